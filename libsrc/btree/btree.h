@@ -1,0 +1,159 @@
+/* btree — B+trees over buffer pages: variable-length keys and values, row
+ * leaves with prefix compression, unique and non-unique trees, cursors for
+ * forward and backward range scans, vectored (sorted batch) lookup and a
+ * fast path for appending sorted batches, split and merge, and bt_check.
+ *
+ * Design notes (btree/README.md has the page layout and the latch rules):
+ * - Keys are byte strings compared with memcmp, the shorter first on a tie
+ *   of the common length. Upper layers encode typed keys order-preservingly.
+ * - A tree is named by its root page number, which never changes for the
+ *   life of the tree (a root split moves the root's contents into two new
+ *   children). The root page records the tree's flags.
+ * - Unique tree: at most one entry per key; insert of a present key fails
+ *   with 23505. Non-unique tree: entries are ordered and identified by
+ *   (key, value); the same (key, value) twice is 23505.
+ * - Leaf layout: a page header, a slot array and row bodies; a per-page
+ *   common key prefix is stored once (prefix compression). The leaf layout
+ *   byte leaves room for the column leaves the column store adds later.
+ * - Concurrency: latch coupling. Readers descend with shared latches,
+ *   writers descend optimistically (shared, exclusive at the leaf) and
+ *   restart pessimistically (exclusive, releasing safe ancestors) when a
+ *   split or merge is needed. Latches are taken top-down and left-to-right;
+ *   moving left takes the left sibling with BP_NOWAIT and re-descends on
+ *   failure.
+ * - Transactions, logging and row locks are not this layer's: txn/ calls
+ *   these functions and logs what it did.
+ */
+#ifndef CZ_BTREE_H
+#define CZ_BTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buffer/buffer.h"
+#include "util/util.h"
+
+#define BT_MAX_KEY 1024      /* bytes; longer keys are 54000 */
+#define BT_MAX_ROW 2048      /* key + value bytes; longer rows are 54000 */
+
+/* bt_create flags */
+#define BT_UNIQUE 0x1
+
+/* Return values besides CZ_OK and CZ_ERR. */
+#define BT_NOT_FOUND 1
+#define BT_END 1
+
+typedef struct bt_tree_s bt_tree_t;
+typedef struct bt_cursor_s bt_cursor_t;
+
+typedef struct bt_key_s {
+  const void *k_data;
+  uint32_t k_len;
+} bt_key_t;
+
+typedef struct bt_row_s {
+  const void *r_key;
+  uint32_t r_key_len;
+  const void *r_val;
+  uint32_t r_val_len;
+} bt_row_t;
+
+/* Creates an empty tree; *root is its permanent name. */
+int bt_create(bpool_t *bp, uint32_t flags, pg_no_t *root, err_t *e);
+/* Opens a handle on an existing tree (reads the flags from the root page).
+ * Handles are cheap (no pages pinned while idle); many may be open at once,
+ * and several handles on one tree may be used from different threads. */
+int bt_open(bpool_t *bp, pg_no_t root, bt_tree_t **out, err_t *e);
+void bt_close(bt_tree_t *t);
+/* Frees every page of the tree, root included; closes t. */
+int bt_drop(bt_tree_t *t, err_t *e);
+pg_no_t bt_root(const bt_tree_t *t);
+uint32_t bt_flags(const bt_tree_t *t);
+
+/* ---- single-row operations -------------------------------------------- */
+
+int bt_insert(bt_tree_t *t, const void *key, size_t key_len,
+              const void *val, size_t val_len, err_t *e);
+/* Unique tree: replaces the value of key. Non-unique: not allowed (XX000).
+ * BT_NOT_FOUND when absent. When old_val is not NULL the previous value is
+ * copied there (up to old_cap bytes, *old_len its full length). */
+int bt_update(bt_tree_t *t, const void *key, size_t key_len,
+              const void *val, size_t val_len,
+              void *old_val, size_t old_cap, size_t *old_len, err_t *e);
+/* Unique tree: deletes key (val ignored, may be NULL). Non-unique: deletes
+ * the entry (key, val). BT_NOT_FOUND when absent. old_val as bt_update. */
+int bt_delete(bt_tree_t *t, const void *key, size_t key_len,
+              const void *val, size_t val_len,
+              void *old_val, size_t old_cap, size_t *old_len, err_t *e);
+/* Copies the value of key (the first entry of key in a non-unique tree)
+ * into val (up to val_cap bytes; *val_len gets its full length).
+ * BT_NOT_FOUND when absent. */
+int bt_lookup(bt_tree_t *t, const void *key, size_t key_len,
+              void *val, size_t val_cap, size_t *val_len, err_t *e);
+
+/* ---- vectored operations ---------------------------------------------- */
+
+/* Called once per key of a batch lookup, in key order: found says whether
+ * the key exists; val points into a latched page and is valid only during
+ * the call. */
+typedef void (*bt_lookup_cb_t)(void *ctx, int key_index, bool found,
+                               const void *val, size_t val_len);
+
+/* keys must be sorted ascending (duplicates allowed). The batch descends
+ * once and walks left to right, reusing the latched path: a key that falls
+ * in the current leaf costs one in-page search; otherwise it climbs only as
+ * far as the lowest ancestor covering it. */
+int bt_lookup_batch(bt_tree_t *t, const bt_key_t *keys, int n,
+                    bt_lookup_cb_t cb, void *ctx, err_t *e);
+
+/* Inserts rows sorted ascending by key (by key, value for non-unique).
+ * When the rows fall after the tree's last key (the loader's case) the
+ * leaves are filled to the brim left to right and separators pushed up
+ * without re-descending per row. Otherwise behaves as bt_insert per row but
+ * reuses the path. On a unique violation the rows before it stay
+ * inserted, *n_done tells how many (n_done may be NULL). */
+int bt_insert_batch(bt_tree_t *t, const bt_row_t *rows, int n, int *n_done, err_t *e);
+
+/* ---- cursors ----------------------------------------------------------- */
+
+typedef enum bt_dir_e {
+  BT_FORWARD = 0,
+  BT_BACKWARD = 1
+} bt_dir_t;
+
+int bt_cursor_open(bt_tree_t *t, bt_cursor_t **out, err_t *e);
+void bt_cursor_close(bt_cursor_t *c);
+/* Positions for a scan. FORWARD: first entry >= key (key NULL = first
+ * entry). BACKWARD: last entry <= key (key NULL = last entry). The cursor
+ * holds no latch between bt_next calls when `release` behaviour is needed:
+ * it keeps one leaf pinned and shared-latched while iterating inside it. */
+int bt_seek(bt_cursor_t *c, const void *key, size_t key_len, bt_dir_t dir, err_t *e);
+/* The next entry in the seek's direction: CZ_OK with key/val set (pointers
+ * valid until the next call on c), BT_END past the end. */
+int bt_next(bt_cursor_t *c, const void **key, size_t *key_len,
+            const void **val, size_t *val_len, err_t *e);
+/* Releases the leaf the cursor holds; the next bt_next re-finds its place
+ * by key. Scans that pause (to ship a batch) call it so writers are not
+ * blocked. */
+void bt_cursor_release(bt_cursor_t *c);
+
+/* ---- verification and statistics -------------------------------------- */
+
+typedef struct bt_check_s {
+  uint64_t bc_entries;
+  uint64_t bc_leaves;
+  uint64_t bc_inner;
+  int bc_height;
+  uint64_t bc_bytes_used;   /* of leaf pages */
+} bt_check_t;
+
+/* Verifies every invariant of btree/README.md over the whole tree: page
+ * types and owner, key order within and across pages, separator bounds,
+ * sibling links both ways, uniform leaf depth, slot and prefix consistency,
+ * fill (no empty non-root page), counts. XX001 with the first violation
+ * (page number and what is wrong). Takes shared latches; run it when the
+ * tree is quiet for an exact answer. */
+int bt_check(bt_tree_t *t, bt_check_t *out, err_t *e);
+
+#endif /* CZ_BTREE_H */

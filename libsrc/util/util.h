@@ -1,0 +1,172 @@
+/* util — the ground floor: arenas, error values, logging, ini files, hashing,
+ * bitmaps and time. Every other module includes only this header from here.
+ *
+ * Design notes: lower layers return an int status (CZ_OK, or CZ_ERR with an
+ * err_t filled in) and never jump. Arenas form a tree (server > session >
+ * transaction > query > batch); memory is released by resetting or destroying
+ * an arena, never piecemeal. See util/README.md.
+ */
+#ifndef CZ_UTIL_H
+#define CZ_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CZ_OK 0
+#define CZ_ERR (-1)
+
+#define CZ_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define CZ_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define CZ_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__)
+#define CZ_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CZ_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CZ_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CZ_LIKELY(x) (x)
+#define CZ_UNLIKELY(x) (x)
+#define CZ_PRINTF(f, a)
+#endif
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* An error value: a SQLSTATE, a message for a person and, where it helps, a
+ * 1-based character position in the statement text (0 = none). */
+typedef struct err_s {
+  char er_sqlstate[6]; /* five characters and a NUL, "00000" when clear */
+  int er_pos;
+  char er_msg[512];
+} err_t;
+
+/* SQLSTATEs used by the lower layers. */
+#define SQLSTATE_IO_ERROR "58030"        /* I/O error */
+#define SQLSTATE_DATA_CORRUPTED "XX001"  /* checksum or structure mismatch */
+#define SQLSTATE_INTERNAL "XX000"        /* internal error */
+#define SQLSTATE_OUT_OF_MEMORY "53200"
+#define SQLSTATE_DISK_FULL "53100"
+#define SQLSTATE_CONFIG "F0000"          /* configuration file error */
+#define SQLSTATE_UNIQUE_VIOLATION "23505"
+#define SQLSTATE_PROGRAM_LIMIT "54000"   /* e.g. key too long */
+#define SQLSTATE_INVALID_PARAMETER "22023"
+#define SQLSTATE_OBJECT_IN_USE "55006"
+
+void err_clear(err_t *e);
+/* Fills e (when e is not NULL) and returns CZ_ERR, so callers can write
+ * `return err_set(e, SQLSTATE_IO_ERROR, "read %s: %s", path, strerror(errno));` */
+int err_set(err_t *e, const char *sqlstate, const char *fmt, ...) CZ_PRINTF(3, 4);
+int err_setv(err_t *e, const char *sqlstate, const char *fmt, va_list ap);
+/* Prepends context: "<context>: <old message>", keeping the SQLSTATE. */
+int err_prefix(err_t *e, const char *fmt, ...) CZ_PRINTF(2, 3);
+bool err_is(const err_t *e, const char *sqlstate);
+
+/* ---- arenas ------------------------------------------------------------ */
+
+typedef struct arena_s arena_t;
+
+/* A child arena is destroyed with its parent. parent may be NULL. */
+arena_t *arena_create(arena_t *parent, const char *name);
+/* 16-byte aligned; never returns NULL (aborts with a log line when the
+ * system is out of memory, as jemalloc would). */
+void *arena_alloc(arena_t *a, size_t n);
+void *arena_zalloc(arena_t *a, size_t n);
+char *arena_strdup(arena_t *a, const char *s);
+char *arena_sprintf(arena_t *a, const char *fmt, ...) CZ_PRINTF(2, 3);
+/* Releases every allocation of a and resets (not destroys) its children. */
+void arena_reset(arena_t *a);
+/* Destroys a, its children, and unlinks it from its parent. */
+void arena_destroy(arena_t *a);
+/* Bytes handed out by a and its children since creation or the last reset. */
+size_t arena_bytes_used(const arena_t *a);
+
+/* ---- logging ----------------------------------------------------------- */
+
+typedef enum log_level_e {
+  LOG_ERROR = 0,
+  LOG_WARN = 1,
+  LOG_INFO = 2,
+  LOG_DEBUG = 3
+} log_level_t;
+
+void log_set_level(log_level_t level);
+log_level_t log_get_level(void);
+/* Sends log lines to path (appending) as well as stderr; NULL = stderr only. */
+int log_open_file(const char *path, err_t *e);
+void log_close_file(void);
+void log_write(log_level_t level, const char *fmt, ...) CZ_PRINTF(2, 3);
+#define log_error(...) log_write(LOG_ERROR, __VA_ARGS__)
+#define log_warn(...) log_write(LOG_WARN, __VA_ARGS__)
+#define log_info(...) log_write(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) \
+  do { if (log_get_level() >= LOG_DEBUG) log_write(LOG_DEBUG, __VA_ARGS__); } while (0)
+
+/* ---- ini files --------------------------------------------------------- */
+
+/* Virtuoso-style: `[Section]` headers, `Key = Value` lines, `;` or `#`
+ * comments. Section and key names compare case-insensitively; values keep
+ * their case with surrounding blanks trimmed. A later duplicate key wins. */
+typedef struct ini_s ini_t;
+
+ini_t *ini_load(const char *path, err_t *e);
+ini_t *ini_parse(const char *text, size_t len, err_t *e);
+void ini_free(ini_t *ini);
+/* NULL when absent. */
+const char *ini_get(const ini_t *ini, const char *section, const char *key);
+/* The value, or dflt when absent. Returns CZ_ERR (F0000, naming section and
+ * key) when present but not a number. ini_get_size accepts K, M, G suffixes
+ * (powers of 1024). ini_get_bool accepts 1/0, yes/no, on/off, true/false. */
+int ini_get_int(const ini_t *ini, const char *section, const char *key,
+                int64_t dflt, int64_t *out, err_t *e);
+int ini_get_size(const ini_t *ini, const char *section, const char *key,
+                 int64_t dflt, int64_t *out, err_t *e);
+int ini_get_bool(const ini_t *ini, const char *section, const char *key,
+                 bool dflt, bool *out, err_t *e);
+
+/* ---- hashing ----------------------------------------------------------- */
+
+/* A fast 64-bit non-cryptographic hash (wyhash-style multiply-mix), good
+ * enough for hash tables and page checksums. Stable across runs and builds:
+ * it is stored on disk. */
+uint64_t hash64(const void *data, size_t len, uint64_t seed);
+/* Mixes one 64-bit integer (page numbers, ids) into a well-spread hash. */
+uint64_t hash64_int(uint64_t x);
+
+/* ---- bitmaps ----------------------------------------------------------- */
+
+typedef struct bitmap_s {
+  uint64_t *bm_words;
+  size_t bm_bits; /* capacity in bits */
+} bitmap_t;
+
+/* bitmap_init allocates zeroed words with malloc; bitmap_resize keeps bits
+ * and zeroes new ones. */
+int bitmap_init(bitmap_t *bm, size_t bits, err_t *e);
+int bitmap_resize(bitmap_t *bm, size_t bits, err_t *e);
+void bitmap_free(bitmap_t *bm);
+static inline bool bitmap_test(const bitmap_t *bm, size_t i)
+{
+  return (bm->bm_words[i >> 6] >> (i & 63)) & 1;
+}
+static inline void bitmap_set(bitmap_t *bm, size_t i)
+{
+  bm->bm_words[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+static inline void bitmap_clear(bitmap_t *bm, size_t i)
+{
+  bm->bm_words[i >> 6] &= ~((uint64_t)1 << (i & 63));
+}
+/* First clear bit at index >= from and < limit, or (size_t)-1. */
+size_t bitmap_find_clear(const bitmap_t *bm, size_t from, size_t limit);
+/* First set bit at index >= from and < limit, or (size_t)-1. */
+size_t bitmap_find_set(const bitmap_t *bm, size_t from, size_t limit);
+size_t bitmap_count(const bitmap_t *bm, size_t from, size_t limit);
+
+/* ---- time -------------------------------------------------------------- */
+
+uint64_t time_now_ns(void);   /* CLOCK_MONOTONIC */
+uint64_t time_wall_ms(void);  /* CLOCK_REALTIME, ms since the epoch */
+void time_sleep_us(uint64_t us);
+
+#endif /* CZ_UTIL_H */
