@@ -112,6 +112,10 @@ int st_write_pages(storage_t *st, const pg_no_t *pages, void *const *bufs, int n
 
 /* fsync of every data file. */
 int st_sync(storage_t *st, err_t *e);
+/* Asks the kernel to drop its cached copy of the data files
+ * (posix_fadvise DONTNEED after a sync), so a benchmark's "cold" scan reads
+ * the disk rather than the OS page cache. */
+int st_drop_os_cache(storage_t *st, err_t *e);
 
 /* ---- allocation -------------------------------------------------------- */
 
