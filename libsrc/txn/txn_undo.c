@@ -1,0 +1,78 @@
+/* txn_undo — rollback: the inverse of each operation, newest first.
+ *
+ * Design notes: insert -> delete, update -> restore the old value, delete ->
+ * re-insert the old entry, create tree -> hide and free it, drop tree ->
+ * bring the hidden tree back. Nothing of an undone transaction was logged,
+ * so undo never touches the log. An undo step that fails leaves memory
+ * different from image + log: the database refuses further work (and the
+ * log refuses commits) so that no checkpoint can make the half-undone state
+ * durable; reopening recovers the committed state.
+ */
+#include <string.h>
+
+#include "txn/txn_int.h"
+
+static int txn_undo_op(db_t *db, const txn_op_t *op, err_t *e)
+{
+  db_tree_t *dt = op->to_tree;
+  bool unique = dt->dt_flags & BT_UNIQUE;
+  int rc;
+  switch (op->to_kind) {
+  case TXN_OP_INSERT:
+    rc = bt_delete(dt->dt_bt, op->to_key, op->to_key_len, unique ? NULL : op->to_val,
+                   unique ? 0 : op->to_val_len, NULL, 0, NULL, e);
+    break;
+  case TXN_OP_UPDATE:
+    rc = bt_update(dt->dt_bt, op->to_key, op->to_key_len, op->to_old, op->to_old_len, NULL, 0, NULL, e);
+    break;
+  case TXN_OP_DELETE:
+    rc = bt_insert(dt->dt_bt, op->to_key, op->to_key_len, op->to_old, op->to_old_len, e);
+    break;
+  case TXN_OP_CREATE:
+    rc = db_dir_hide(db, dt, e);
+    if (rc == CZ_OK)
+      rc = db_dir_destroy(db, dt, e);
+    break;
+  case TXN_OP_DROP:
+    rc = db_dir_unhide(db, dt, e);
+    break;
+  default:
+    rc = err_set(e, SQLSTATE_INTERNAL, "undo of unknown operation %d", op->to_kind);
+  }
+  if (rc == BT_NOT_FOUND)
+    rc = err_set(e, SQLSTATE_INTERNAL, "undo: the row changed by the transaction is gone");
+  return rc;
+}
+
+int txn_undo_all(txn_t *tx, err_t *e)
+{
+  db_t *db = tx->tx_db;
+  int rc = CZ_OK;
+  for (const txn_op_t *op = tx->tx_last; op; op = op->to_prev) {
+    err_t e1;
+    err_clear(&e1);
+    if (txn_undo_op(db, op, &e1) != CZ_OK && rc == CZ_OK) {
+      rc = CZ_ERR;
+      if (e)
+        *e = e1;
+    }
+  }
+  if (rc != CZ_OK) {
+    atomic_store(&db->db_broken, true);
+    wal_set_failed(db->db_wal, "a rollback failed");
+  }
+  return rc;
+}
+
+int txn_rollback(txn_t *tx, err_t *e)
+{
+  if (tx->tx_flags & TXN_BULK) {
+    /* Its changes are in the trees and cannot be taken back: end it so the
+     * checkpoint gate does not wait for it forever. */
+    txn_end(tx);
+    return err_set(e, SQLSTATE_INTERNAL, "a bulk transaction cannot roll back; its changes stay");
+  }
+  int rc = txn_undo_all(tx, e);
+  txn_end(tx);
+  return rc;
+}

@@ -1,0 +1,210 @@
+/* test_arena — alignment, growth, reset reuse, the tree and its lifetimes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "util/util.h"
+
+static void test_arena_alloc_is_16_byte_aligned(void **state)
+{
+  arena_t *a = arena_create(NULL, "align");
+  (void)state;
+  for (size_t n = 0; n < 200; n++) {
+    void *p = arena_alloc(a, n % 37);
+    assert_non_null(p);
+    assert_int_equal((uintptr_t)p % 16, 0);
+  }
+  assert_int_equal((uintptr_t)arena_alloc(a, 100000) % 16, 0);
+  arena_destroy(a);
+}
+
+/* Allocations never overlap: fill each with its own byte, check them all. */
+static void test_arena_allocations_do_not_overlap(void **state)
+{
+  arena_t *a = arena_create(NULL, "overlap");
+  unsigned char *ptrs[500];
+  size_t sizes[500];
+  (void)state;
+  for (size_t i = 0; i < 500; i++) {
+    sizes[i] = (i * 97) % 9000 + 1; /* small, chunk-spanning and large */
+    ptrs[i] = arena_alloc(a, sizes[i]);
+    memset(ptrs[i], (int)(i & 0xff), sizes[i]);
+  }
+  for (size_t i = 0; i < 500; i++)
+    for (size_t j = 0; j < sizes[i]; j++)
+      assert_int_equal(ptrs[i][j], i & 0xff);
+  arena_destroy(a);
+}
+
+static void test_arena_zalloc_strdup_sprintf(void **state)
+{
+  arena_t *a = arena_create(NULL, "str");
+  unsigned char *z;
+  (void)state;
+  /* Dirty the chunk, reset, and zalloc over the same bytes. */
+  memset(arena_alloc(a, 256), 0xee, 256);
+  arena_reset(a);
+  z = arena_zalloc(a, 256);
+  for (int i = 0; i < 256; i++)
+    assert_int_equal(z[i], 0);
+  assert_string_equal(arena_strdup(a, "hello"), "hello");
+  assert_string_equal(arena_strdup(a, ""), "");
+  assert_string_equal(arena_sprintf(a, "%s-%d-%05.1f", "q", 42, 3.5), "q-42-003.5");
+  char *big = arena_sprintf(a, "%5000d", 7);
+  assert_int_equal(strlen(big), 5000);
+  arena_destroy(a);
+}
+
+static void test_arena_bytes_used_counts_tree_and_reset(void **state)
+{
+  arena_t *root = arena_create(NULL, "root");
+  arena_t *kid = arena_create(root, "kid");
+  (void)state;
+  assert_int_equal(arena_bytes_used(root), 0);
+  arena_alloc(root, 100);
+  arena_alloc(kid, 50);
+  arena_alloc(kid, 20000);
+  assert_int_equal(arena_bytes_used(kid), 20050);
+  assert_int_equal(arena_bytes_used(root), 20150);
+  arena_reset(root);
+  assert_int_equal(arena_bytes_used(root), 0);
+  assert_int_equal(arena_bytes_used(kid), 0);
+  arena_destroy(root);
+}
+
+#ifndef CZ_SANITIZE
+/* A reset arena hands out the same memory again instead of calling malloc:
+ * that is what makes per-batch arenas cheap. */
+static void test_arena_reset_reuses_memory(void **state)
+{
+  arena_t *a = arena_create(NULL, "reuse");
+  void *first, *again;
+  (void)state;
+  first = arena_alloc(a, 64);
+  for (int i = 0; i < 10; i++)
+    arena_alloc(a, 64);
+  arena_reset(a);
+  again = arena_alloc(a, 64);
+  assert_ptr_equal(first, again);
+  arena_destroy(a);
+}
+
+/* Small allocations are carved from one chunk: consecutive addresses. */
+static void test_arena_small_allocations_are_contiguous(void **state)
+{
+  arena_t *a = arena_create(NULL, "bump");
+  char *p = arena_alloc(a, 16);
+  char *q = arena_alloc(a, 1);
+  char *r = arena_alloc(a, 40);
+  (void)state;
+  assert_ptr_equal(q, p + 16);
+  assert_ptr_equal(r, q + 16);
+  arena_destroy(a);
+}
+
+/* After a reset that spanned several chunks the arena keeps its largest
+ * chunk, so the next round fits without growing again. */
+static void test_arena_reset_keeps_largest_chunk(void **state)
+{
+  arena_t *a = arena_create(NULL, "grow");
+  char *p, *q = NULL;
+  (void)state;
+  for (int i = 0; i < 100; i++)
+    arena_alloc(a, 1000);
+  arena_reset(a);
+  p = arena_alloc(a, 1000);
+  for (int i = 0; i < 30; i++)
+    q = arena_alloc(a, 1000);
+  assert_ptr_equal(q, p + 30 * 1008);
+  arena_destroy(a);
+}
+#endif
+
+static void test_arena_reset_resets_children_keeps_them(void **state)
+{
+  arena_t *root = arena_create(NULL, "root");
+  arena_t *kid = arena_create(root, "kid");
+  arena_t *grandkid = arena_create(kid, "grandkid");
+  (void)state;
+  arena_alloc(grandkid, 1000);
+  arena_reset(root);
+  assert_int_equal(arena_bytes_used(grandkid), 0);
+  /* Still alive and usable after the parent's reset. */
+  strcpy(arena_alloc(grandkid, 6), "alive");
+  assert_int_equal(arena_bytes_used(root), 6);
+  arena_destroy(root);
+}
+
+/* Destroying a child unlinks it: the parent no longer counts it, and
+ * destroying the parent afterwards does not touch it again (ASan would
+ * report the double free). */
+static void test_arena_destroy_child_unlinks(void **state)
+{
+  arena_t *root = arena_create(NULL, "root");
+  arena_t *a = arena_create(root, "a");
+  arena_t *b = arena_create(root, "b");
+  arena_t *c = arena_create(root, "c");
+  (void)state;
+  arena_alloc(a, 1);
+  arena_alloc(b, 10);
+  arena_alloc(c, 100);
+  arena_destroy(b); /* middle of the sibling list */
+  assert_int_equal(arena_bytes_used(root), 101);
+  arena_destroy(c); /* head of the list */
+  assert_int_equal(arena_bytes_used(root), 1);
+  arena_destroy(a); /* last one */
+  assert_int_equal(arena_bytes_used(root), 0);
+  arena_destroy(root);
+}
+
+/* Destroying a parent destroys the whole subtree (LeakSanitizer checks
+ * nothing is left in the sanitizer build). */
+static void test_arena_children_die_with_parent(void **state)
+{
+  arena_t *root = arena_create(NULL, "root");
+  (void)state;
+  for (int i = 0; i < 10; i++) {
+    arena_t *kid = arena_create(root, "kid");
+    arena_alloc(kid, 5000);
+    for (int j = 0; j < 3; j++)
+      arena_alloc(arena_create(kid, "grandkid"), 100);
+  }
+  assert_int_equal(arena_bytes_used(root), 10 * 5000 + 30 * 100);
+  arena_destroy(root);
+  arena_destroy(NULL);
+}
+
+static void test_arena_zero_size_gives_distinct_pointers(void **state)
+{
+  arena_t *a = arena_create(NULL, "zero");
+  (void)state;
+  void *p = arena_alloc(a, 0);
+  void *q = arena_alloc(a, 0);
+  assert_non_null(p);
+  assert_true(p != q);
+  arena_destroy(a);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_arena_alloc_is_16_byte_aligned),
+      cmocka_unit_test(test_arena_allocations_do_not_overlap),
+      cmocka_unit_test(test_arena_zalloc_strdup_sprintf),
+      cmocka_unit_test(test_arena_bytes_used_counts_tree_and_reset),
+#ifndef CZ_SANITIZE
+      cmocka_unit_test(test_arena_reset_reuses_memory),
+      cmocka_unit_test(test_arena_small_allocations_are_contiguous),
+      cmocka_unit_test(test_arena_reset_keeps_largest_chunk),
+#endif
+      cmocka_unit_test(test_arena_reset_resets_children_keeps_them),
+      cmocka_unit_test(test_arena_destroy_child_unlinks),
+      cmocka_unit_test(test_arena_children_die_with_parent),
+      cmocka_unit_test(test_arena_zero_size_gives_distinct_pointers),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
