@@ -244,7 +244,7 @@ static sqlite3 *sq_open(const char *path, int64_t cache_kb)
   snprintf(wal, sizeof wal, "%s-wal", path);
   unlink(wal);
   sq_check(NULL, sqlite3_open(path, &db), "open");
-  char sql[256];
+  char sql[512];
   snprintf(sql, sizeof sql,
            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-%" PRId64 ";"
            "CREATE TABLE t(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID;", cache_kb);

@@ -27,17 +27,40 @@ static bool bp_pin_found(bp_shard_t *sh, buf_t *b)
   return false;
 }
 
-/* Ends the read into v: valid, or out of the table again. */
-static void bp_end_read(bpool_t *bp, bp_shard_t *sh, uint64_t hash, buf_t *v, bool ok)
+bool bp_begin_read(bpool_t *bp, bp_shard_t *sh, uint64_t hash, pg_no_t pg, buf_t *v,
+                   bool demand, int flags)
 {
   mutex_lock(&sh->sh_mutex);
-  if (ok) {
-    atomic_store(&v->bf_flags, BF_VALID);
+  if (bp_table_find(bp, sh, hash, pg)) {
+    mutex_unlock(&sh->sh_mutex);
+    return false;
+  }
+  atomic_store(&v->bf_page, pg);
+  atomic_store(&v->bf_flags, BF_IO);
+  if (demand && !(flags & BP_SCAN) && bp_ghost_take(bp, pg, hash)) {
+    atomic_store(&v->bf_queue, BQ_PROTECTED);
+    atomic_fetch_add(&bp->bp_n_protected, 1);
+  } else {
+    atomic_store(&v->bf_queue, BQ_PROBATION);
+  }
+  bp_table_insert(bp, sh, hash, v);
+  if (demand)
+    sh->sh_misses++;
+  mutex_unlock(&sh->sh_mutex);
+  return true;
+}
+
+void bp_end_read(bpool_t *bp, bp_shard_t *sh, uint64_t hash, buf_t *v, uint32_t valid_flags)
+{
+  mutex_lock(&sh->sh_mutex);
+  if (valid_flags) {
+    atomic_store(&v->bf_flags, valid_flags);
   } else {
     bp_table_remove(bp, sh, hash, v);
     atomic_store(&v->bf_page, PG_NONE);
     atomic_store(&v->bf_flags, 0);
-    atomic_store(&v->bf_queue, BQ_FREE);
+    if (atomic_exchange(&v->bf_queue, BQ_FREE) == BQ_PROTECTED)
+      atomic_fetch_sub(&bp->bp_n_protected, 1);
   }
   cond_broadcast(&sh->sh_io_done);
   mutex_unlock(&sh->sh_mutex);
@@ -55,26 +78,12 @@ static int bp_load_page(bpool_t *bp, pg_no_t pg, int flags, bp_shard_t *sh, uint
   *out = NULL;
   if (!v)
     return CZ_ERR;
-  mutex_lock(&sh->sh_mutex);
-  if (bp_table_find(bp, sh, hash, pg)) {
-    mutex_unlock(&sh->sh_mutex);
+  if (!bp_begin_read(bp, sh, hash, pg, v, true, flags)) {
     bp_release_claimed(bp, v);
     return CZ_OK;
   }
-  atomic_store(&v->bf_page, pg);
-  atomic_store(&v->bf_flags, BF_IO);
-  if (!(flags & BP_SCAN) && bp_ghost_take(bp, pg, hash)) {
-    atomic_store(&v->bf_queue, BQ_PROTECTED);
-    atomic_fetch_add(&bp->bp_n_protected, 1);
-  } else {
-    atomic_store(&v->bf_queue, BQ_PROBATION);
-  }
-  bp_table_insert(bp, sh, hash, v);
-  sh->sh_misses++;
-  mutex_unlock(&sh->sh_mutex);
-
   rc = st_read_page(bp->bp_st, pg, v->bf_data, e);
-  bp_end_read(bp, sh, hash, v, rc == CZ_OK);
+  bp_end_read(bp, sh, hash, v, rc == CZ_OK ? BF_VALID : 0);
   if (rc != CZ_OK) {
     bp_unpin(v);
     return CZ_ERR;

@@ -4,17 +4,19 @@
  * Design notes: after Virtuoso's extent read history. A small direct-mapped
  * table remembers, per extent, how many demand misses fell into it since
  * the first one of the current window. The miss that reaches
- * bc_ra_threshold within bc_ra_window_ms reads the pages of the extent that
- * are not in the pool with ONE st_read_run call into a scratch buffer and
- * installs each page storage verified (ok[i]) into a victim frame on
- * probation, flagged BF_RA_UNUSED. That read happens in the missing thread,
- * before it latches its own page, so the pages are there when its scan
- * goes on. Read-ahead never fails a query: a bad page is simply not
- * installed (its later demand read reports it), a read error is dropped,
- * and installing stops when no victim is free without waiting. At most a
- * quarter of the pool is filled by one read-ahead so it cannot flush the
- * pool. bp_prefetch_extent hands the same work to one worker thread and
- * drops the request when the worker's queue is full.
+ * bc_ra_threshold within bc_ra_window_ms reads the allocated pages of the
+ * extent that are not in the pool with ONE st_read_run call into a scratch
+ * buffer. Before the read each such page gets a victim frame entered in the
+ * page table marked IO (fixers of it wait, as for a demand read); after it,
+ * each page storage verified (ok[i]) is copied into its frame, valid, on
+ * probation and flagged BF_RA_UNUSED, and the others leave the table. The
+ * read happens in the missing thread after its own page is read and before
+ * it is latched, so the pages are there when its scan goes on. Read-ahead
+ * never fails a query: a bad page is simply not installed (its demand read
+ * reports it), a read error is dropped, and reserving frames stops when no
+ * victim is free without waiting. One read-ahead fills at most a quarter of
+ * the pool. bp_prefetch_extent hands the same work to one worker thread
+ * and drops the request when the worker's queue is full.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,31 +60,37 @@ static bool bp_is_present(bpool_t *bp, pg_no_t pg)
   return present;
 }
 
-/* Puts a page read ahead into a victim frame. -1: no victim free now (stop),
- * 0: the page is present already, 1: installed. */
-static int bp_install(bpool_t *bp, pg_no_t pg, const uint8_t *data)
+/* Claims a frame for each allocated page of [first, end) that is not in
+ * the pool and enters it in the page table marked IO, as a demand miss
+ * does: while the run is read nobody else can hold, write or read these
+ * pages. (Installing after the read instead would race with an eviction
+ * that writes a newer version in between.) Returns how many; *lo and *hi
+ * bound them. */
+static int bp_ra_reserve(bpool_t *bp, pg_no_t first, pg_no_t end, buf_t **frames,
+                         pg_no_t *lo, pg_no_t *hi)
 {
-  uint64_t hash;
-  bp_shard_t *sh = bp_shard_of(bp, pg, &hash);
+  int limit = CZ_MAX(bp->bp_n / 4, 1);
+  int n = 0;
   err_t err;
-  buf_t *v = bp_get_victim(bp, false, &err);
 
-  if (!v)
-    return -1;
-  memcpy(v->bf_data, data, ST_PAGE_SIZE);
-  mutex_lock(&sh->sh_mutex);
-  if (bp_table_find(bp, sh, hash, pg)) {
-    mutex_unlock(&sh->sh_mutex);
-    bp_release_claimed(bp, v);
-    return 0;
+  for (pg_no_t p = CZ_MAX(first, 1); p < end && n < limit; p++) {
+    uint64_t hash;
+    bp_shard_t *sh = bp_shard_of(bp, p, &hash);
+    if (!st_page_is_allocated(bp->bp_st, p) || bp_is_present(bp, p))
+      continue;
+    buf_t *v = bp_get_victim(bp, false, &err);
+    if (!v)
+      break; /* everything pinned: read what we have */
+    if (!bp_begin_read(bp, sh, hash, p, v, false, 0)) {
+      bp_release_claimed(bp, v);
+      continue;
+    }
+    frames[p - first] = v;
+    if (n++ == 0)
+      *lo = p;
+    *hi = p;
   }
-  atomic_store(&v->bf_page, pg);
-  atomic_store(&v->bf_flags, BF_VALID | BF_RA_UNUSED);
-  atomic_store(&v->bf_queue, BQ_PROBATION);
-  bp_table_insert(bp, sh, hash, v);
-  mutex_unlock(&sh->sh_mutex);
-  bp_unpin(v);
-  return 1;
+  return n;
 }
 
 /* Reads the allocated pages of pg's extent that are not in the pool, with
@@ -91,39 +99,38 @@ static int bp_ra_extent(bpool_t *bp, pg_no_t pg, err_t *e)
 {
   pg_no_t first = pg_extent_first(pg);
   pg_no_t end = CZ_MIN(first + ST_EXTENT_PAGES, st_n_pages(bp->bp_st));
+  buf_t *frames[ST_EXTENT_PAGES] = {NULL};
   pg_no_t lo = PG_NONE, hi = PG_NONE;
-  int limit = CZ_MAX(bp->bp_n / 4, 1);
-  int installed = 0;
+  uint64_t installed = 0;
+  int rc = CZ_OK;
 
-  for (pg_no_t p = CZ_MAX(first, 1); p < end; p++) {
-    if (!st_page_is_allocated(bp->bp_st, p) || bp_is_present(bp, p))
-      continue;
-    if (lo == PG_NONE)
-      lo = p;
-    hi = p;
-  }
-  if (lo == PG_NONE)
+  if (bp_ra_reserve(bp, first, end, frames, &lo, &hi) == 0)
     return CZ_OK;
   int n = (int)(hi - lo + 1);
   uint8_t *bufs = aligned_alloc(4096, (size_t)n * ST_PAGE_SIZE);
   bool *ok = calloc((size_t)n, sizeof(bool));
-  int rc = CZ_OK;
   if (!bufs || !ok) {
     rc = err_set(e, SQLSTATE_OUT_OF_MEMORY, "read-ahead buffer");
-    goto out;
+  } else {
+    atomic_fetch_add(&bp->bp_ra_requests, 1);
+    rc = st_read_run(bp->bp_st, lo, n, bufs, ok, e);
   }
-  atomic_fetch_add(&bp->bp_ra_requests, 1);
-  rc = st_read_run(bp->bp_st, lo, n, bufs, ok, e);
-  for (int i = 0; rc == CZ_OK && i < n && installed < limit; i++) {
-    if (!ok[i])
+  for (pg_no_t p = lo; p <= hi; p++) {
+    buf_t *v = frames[p - first];
+    uint64_t hash;
+    bp_shard_t *sh = bp_shard_of(bp, p, &hash);
+    if (!v)
       continue;
-    int got = bp_install(bp, lo + (pg_no_t)i, bufs + (size_t)i * ST_PAGE_SIZE);
-    if (got < 0)
-      break;
-    installed += got;
+    bool good = rc == CZ_OK && ok[p - lo];
+    if (good)
+      memcpy(v->bf_data, bufs + (size_t)(p - lo) * ST_PAGE_SIZE, ST_PAGE_SIZE);
+    /* a page not read leaves the table; a fixer waiting for it reads it
+     * itself and reports its error */
+    bp_end_read(bp, sh, hash, v, good ? BF_VALID | BF_RA_UNUSED : 0);
+    bp_unpin(v);
+    installed += good;
   }
-  atomic_fetch_add(&bp->bp_ra_pages_read, (uint64_t)installed);
-out:
+  atomic_fetch_add(&bp->bp_ra_pages_read, installed);
   free(ok);
   free(bufs);
   return rc;

@@ -132,6 +132,17 @@ void bp_table_remove(bpool_t *bp, bp_shard_t *sh, uint64_t hash, buf_t *b);
  * the writer, which finds frames by position, not by page). */
 bool bp_pin_frame(bpool_t *bp, buf_t *b, pg_no_t *pg_out);
 
+/* bp_fix.c — the read protocol, shared with read-ahead */
+/* Makes the claimed frame v the frame of pg, marked IO, unless pg is
+ * present (false; v untouched). From then on fixers of pg wait for the
+ * read instead of reading. demand: a bp_fix miss (counted; a remembered
+ * page enters protected unless flags has BP_SCAN). */
+bool bp_begin_read(bpool_t *bp, bp_shard_t *sh, uint64_t hash, pg_no_t pg, buf_t *v,
+                   bool demand, int flags);
+/* Ends the read into v and wakes the waiters: valid_flags (BF_VALID ...)
+ * when the page was read, 0 when not (v leaves the table, stays pinned). */
+void bp_end_read(bpool_t *bp, bp_shard_t *sh, uint64_t hash, buf_t *v, uint32_t valid_flags);
+
 /* bp_replace.c — replacement */
 /* A frame claimed for reuse: pinned once by the caller, no page, in no
  * table. NULL with e set when every frame stays pinned (after waiting a
@@ -153,7 +164,9 @@ bool bp_ghost_take(bpool_t *bp, pg_no_t pg, uint64_t hash);
 bool bp_mark_dirty(bpool_t *bp, buf_t *b);
 /* Clears the dirty bit for good (page freed). */
 void bp_forget_dirty(bpool_t *bp, buf_t *b);
-/* Writes one pinned dirty frame (victim): copy under a shared latch. */
+/* Writes one pinned dirty frame (a victim) from a copy taken under a
+ * try-shared latch: 1 written, 0 skipped (clean, busy, or another thread
+ * writing it), CZ_ERR on a write error. */
 int bp_write_frame(bpool_t *bp, buf_t *b, err_t *e);
 /* Writes dirty frames in ascending page order until at most target remain.
  * wait_latch: take shared latches waiting (flush) or try only (writer,

@@ -248,7 +248,7 @@ int db_dir_create(db_t *db, const char *name, size_t name_len, uint64_t id, uint
     return CZ_ERR;
   db_tree_t *dt;
   if (db_dir_entry_new(db, name, name_len, id, root, flags, &dt, e) != CZ_OK)
-    return CZ_ERR; /* the empty root page leaks until the image is rebuilt from the log */
+    return CZ_ERR; /* an I/O error on the page just made: its empty root page is lost */
   uint8_t val[DB_DIR_VAL_SIZE];
   db_dir_value(dt, val);
   if (bt_insert(db->db_dir, name, name_len, val, sizeof val, e) != CZ_OK) {
@@ -287,6 +287,7 @@ int db_dir_unhide(db_t *db, db_tree_t *dt, err_t *e)
     return CZ_ERR;
   mutex_lock(&db->db_dir_mx);
   dt->dt_hidden = false;
+  dt->dt_hider = NULL;
   mutex_unlock(&db->db_dir_mx);
   return CZ_OK;
 }
@@ -317,9 +318,26 @@ int db_open_tree(db_t *db, const char *name, bt_tree_t **out, err_t *e)
   return dt ? CZ_OK : BT_NOT_FOUND;
 }
 
+/* A name whose tree another open transaction dropped stays taken until
+ * that transaction ends: were both to commit, the log would hold the new
+ * tree's CREATE before the old one's DROP, which replay cannot apply. */
+static bool db_name_held_by_other(db_t *db, const txn_t *tx, const char *name, size_t len)
+{
+  db_dir_cache_t *c = &db->db_cache;
+  mutex_lock(&db->db_dir_mx);
+  db_tree_t *dt = c->dc_by_name[db_hash_name(name, len) & (c->dc_n_buckets - 1)];
+  for (; dt; dt = dt->dt_next_name)
+    if (dt->dt_hidden && dt->dt_hider != tx && strlen(dt->dt_name) == len && memcmp(dt->dt_name, name, len) == 0)
+      break;
+  mutex_unlock(&db->db_dir_mx);
+  return dt != NULL;
+}
+
 int db_create_tree(txn_t *tx, const char *name, uint32_t bt_flags, bt_tree_t **out, err_t *e)
 {
   db_t *db = tx->tx_db;
+  if (db_name_held_by_other(db, tx, name, strlen(name)))
+    return err_set(e, SQLSTATE_OBJECT_IN_USE, "tree %s is being dropped by another transaction", name);
   uint64_t id = atomic_fetch_add(&db->db_next_tree_id, 1);
   db_tree_t *dt;
   if (db_dir_create(db, name, strlen(name), id, bt_flags, &dt, e) != CZ_OK)
@@ -345,6 +363,9 @@ int db_drop_tree(txn_t *tx, const char *name, err_t *e)
     return CZ_ERR;
   if (tx->tx_flags & TXN_BULK)
     return db_dir_destroy(db, dt, e);
+  mutex_lock(&db->db_dir_mx);
+  dt->dt_hider = tx;
+  mutex_unlock(&db->db_dir_mx);
   txn_add_op(tx, TXN_OP_DROP, dt, name, strlen(name), NULL, 0, NULL, 0);
   return CZ_OK;
 }

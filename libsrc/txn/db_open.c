@@ -4,7 +4,7 @@
  * Design notes: opening is always "recover, then checkpoint". A new
  * database (an image whose root record holds no user root, which is also
  * what a crash during creation leaves) gets its directory tree and a first
- * checkpoint naming log generation 1. An existing one opens its directory,
+ * checkpoint naming a log generation taken from the clock. An existing one opens its directory,
  * replays the log generation its image names and checkpoints, so the log
  * starts empty under the next generation and the image holds everything.
  */
@@ -48,7 +48,9 @@ static int db_init_new(db_t *db, err_t *e)
   pg_no_t root;
   if (bt_create(db->db_bp, BT_UNIQUE, &root, e) != CZ_OK || bt_open(db->db_bp, root, &db->db_dir, e) != CZ_OK)
     return err_prefix(e, "create the tree directory");
-  db->db_generation = 0;
+  /* Generations start from the clock, not from 1: a log left behind by an
+   * earlier database of the same name can never name this one's image. */
+  db->db_generation = time_wall_ms();
   atomic_store(&db->db_next_tree_id, 1);
   return db_checkpoint_locked_out(db, e);
 }

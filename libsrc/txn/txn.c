@@ -78,15 +78,19 @@ txn_op_t *txn_add_op(txn_t *tx, int kind, db_tree_t *dt, const void *key, size_t
   return op;
 }
 
-/* The directory entry of a handle; XX000 for a tree txn/ does not know. */
+/* The directory entry of a handle; XX000 for a tree txn/ does not know,
+ * 55006 for one dropped by an open transaction (a change logged after its
+ * DROP could not be replayed). */
 static db_tree_t *txn_tree(txn_t *tx, bt_tree_t *t, err_t *e)
 {
-  if (t == tx->tx_last_bt)
-    return tx->tx_last_tree;
-  db_tree_t *dt = db_dir_find_bt(tx->tx_db, t);
+  db_tree_t *dt = t == tx->tx_last_bt ? tx->tx_last_tree : db_dir_find_bt(tx->tx_db, t);
   if (!dt) {
     err_set(e, SQLSTATE_INTERNAL, "tree with root page %u is not a named tree of this database",
             (unsigned)bt_root(t));
+    return NULL;
+  }
+  if (atomic_load(&dt->dt_hidden)) {
+    err_set(e, SQLSTATE_OBJECT_IN_USE, "tree %s has been dropped", dt->dt_name);
     return NULL;
   }
   tx->tx_last_bt = t;

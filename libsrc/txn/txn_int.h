@@ -45,7 +45,8 @@ typedef struct db_tree_s {
   pg_no_t dt_root;          /* changes when replay re-creates the tree */
   uint32_t dt_flags;
   bt_tree_t *dt_bt;         /* the handle db_create_tree/db_open_tree give out */
-  bool dt_hidden;           /* dropped by a transaction not yet committed */
+  _Atomic bool dt_hidden;   /* dropped by a transaction not yet committed */
+  const txn_t *dt_hider;    /* that transaction: only it may reuse the name before it ends */
   struct db_tree_s *dt_next_name, *dt_next_id, *dt_next_root;
 } db_tree_t;
 

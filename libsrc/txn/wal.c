@@ -164,6 +164,9 @@ static void wal_fail_locked(wal_t *w, const err_t *why)
     w->w_err = *why;
     log_error("transaction log %s failed, commits refused until restart: %s", w->w_path, why->er_msg);
   }
+  /* Records still buffered will never be written: their committers see
+   * w_failed. */
+  w->w_buf_len = 0;
   cond_broadcast(&w->w_cond);
 }
 

@@ -29,6 +29,12 @@
 #define ARENA_LARGE ((size_t)4 * 1024)
 #define ARENA_NAME_LEN 32
 
+#ifdef CZ_SANITIZE
+#define ARENA_SEPARATE 1 /* every allocation its own malloc, for ASan */
+#else
+#define ARENA_SEPARATE 0
+#endif
+
 typedef struct arena_chunk_s {
   struct arena_chunk_s *ck_next;
   size_t ck_size; /* usable bytes after the header */
@@ -54,10 +60,12 @@ struct arena_s {
 
 static pthread_mutex_t arena_tree_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* posix_memalign rather than malloc: the 16-byte promise must hold with
+ * any allocator, including the sanitizer's. */
 static void *arena_malloc_or_die(size_t n, const char *name)
 {
-  void *p = malloc(n);
-  if (CZ_UNLIKELY(!p)) {
+  void *p = NULL;
+  if (CZ_UNLIKELY(posix_memalign(&p, ARENA_ALIGN, n) != 0 || !p)) {
     log_error("out of memory: arena %s could not allocate %zu bytes", name, n);
     abort();
   }
@@ -125,20 +133,14 @@ static void arena_new_chunk(arena_t *a)
 
 void *arena_alloc(arena_t *a, size_t n)
 {
-  size_t r;
+  size_t r = arena_round(n ? n : 1);
   a->ar_used += n;
-#ifdef CZ_SANITIZE
-  (void)r;
-  return arena_alloc_large(a, n ? n : 1);
-#else
-  r = arena_round(n ? n : 1);
-  if (r > ARENA_LARGE || r < n)
+  if (ARENA_SEPARATE || r > ARENA_LARGE || r < n)
     return arena_alloc_large(a, n);
   if (CZ_UNLIKELY((size_t)(a->ar_end - a->ar_cur) < r))
     arena_new_chunk(a);
   a->ar_cur += r;
   return a->ar_cur - r;
-#endif
 }
 
 void *arena_zalloc(arena_t *a, size_t n)

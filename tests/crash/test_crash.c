@@ -5,9 +5,10 @@
  * database, lets it commit for a random 20-400 ms, SIGKILLs it, then runs
  * crash_driver --verify with the last transaction each thread had
  * acknowledged (an "ack t i" line is printed only after txn_commit
- * returned). CZ_CRASH_KILLS sets the number of cycles (default 50),
- * CZ_TEST_SEED replays a run. Prints kills, acknowledged commits and
- * failures; exits 1 on any failure.
+ * returned). CZ_CRASH_KILLS sets the number of cycles (default 100),
+ * CZ_TEST_SEED replays a run. Prints kills, acknowledged commits,
+ * failures and the pages the drivers' pools wrote (checkpoint flushes,
+ * the background writer and evictions); exits 1 on any failure.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,8 @@
 typedef struct run_s {
   long r_acked[K];  /* highest acknowledged i per thread, over all cycles */
   long r_acks;      /* acknowledgements seen in all */
+  long r_pool_run;  /* pages the pool of the running driver has written */
+  long r_pool_all;  /* the same, summed over finished cycles */
   char r_line[256]; /* a partial line carried between reads */
   size_t r_line_len;
 } run_t;
@@ -38,7 +41,9 @@ static void take_line(run_t *r, const char *line)
 {
   int t;
   long i;
-  if (sscanf(line, "ack %d %ld", &t, &i) == 2 && t >= 0 && t < K) {
+  if (sscanf(line, "pool %ld", &i) == 1)
+    r->r_pool_run = i;
+  else if (sscanf(line, "ack %d %ld", &t, &i) == 2 && t >= 0 && t < K) {
     r->r_acks++;
     if (i > r->r_acked[t])
       r->r_acked[t] = i;
@@ -112,6 +117,8 @@ static bool run_and_kill(run_t *r, const char *driver, const char *dir, int ms)
   while (drain(r, p[0]))
     ;
   close(p[0]);
+  r->r_pool_all += r->r_pool_run;
+  r->r_pool_run = 0;
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
     return true;
   printf("driver ended by itself (status %d) before the kill\n", status);
@@ -148,7 +155,7 @@ int main(int argc, char **argv)
     return 1;
   }
   const char *env = getenv("CZ_CRASH_KILLS");
-  int kills = env ? atoi(env) : 50;
+  int kills = env ? atoi(env) : 100;
   uint64_t seed = cz_test_seed();
   srand((unsigned)seed);
   const char *dir = cz_test_tmpdir();
@@ -169,7 +176,16 @@ int main(int argc, char **argv)
     if (!killed || !ok)
       failures++;
   }
-  printf("crash test: %d kills, %ld acknowledged commits, %d failures (%.1f s)\n", kills, r.r_acks, failures,
-         (double)(time_now_ns() - start) / 1e9);
+  /* The verifier must be able to fail: claim a commit that never was. */
+  printf("negative control: the verifier must reject a lost commit\n");
+  fflush(stdout);
+  r.r_acked[0] += 1000000;
+  if (verify(&r, driver, dir)) {
+    printf("the verifier accepted a lost commit\n");
+    failures++;
+  }
+  printf("crash test: %d kills, %ld acknowledged commits, %d failures (%.1f s); "
+         "the running drivers' pools wrote at least %ld pages\n",
+         kills, r.r_acks, failures, (double)(time_now_ns() - start) / 1e9, r.r_pool_all);
   return failures ? 1 : 0;
 }

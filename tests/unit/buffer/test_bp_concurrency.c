@@ -82,7 +82,7 @@ static void *ct_worker_main(void *arg)
   return NULL;
 }
 
-static void test_random_fixes_keep_pages_whole(void **state)
+static void ct_random_fixes(int ra_window_ms)
 {
   ct_shared_t *sh = calloc(1, sizeof(*sh));
   ct_worker_t *w = calloc(N_THREADS, sizeof(*w));
@@ -93,6 +93,7 @@ static void test_random_fixes_keep_pages_whole(void **state)
   cfg.bc_max_dirty = POOL / 2;
   cfg.bc_bg_writer = true;
   cfg.bc_read_ahead = true;
+  cfg.bc_ra_window_ms = ra_window_ms;
   bpt_open(&sh->c_t, "conc.db", &cfg);
   for (int i = 0; i < N_PAGES; i++) {
     buf_t *b = bp_fix_new(sh->c_t.t_bp, 1 + (uint64_t)(i % 3), PG_NONE, &e);
@@ -113,6 +114,10 @@ static void test_random_fixes_keep_pages_whole(void **state)
 
   for (int k = 0; k < N_THREADS; k++)
     assert_int_equal(w[k].w_failures, 0);
+  bp_stats_t s = bpt_stats(&sh->c_t);
+  print_message("%llu misses, %llu read-ahead requests, %llu dirty evictions\n",
+                (unsigned long long)s.bs_misses, (unsigned long long)s.bs_ra_requests,
+                (unsigned long long)s.bs_dirty_evictions);
   bpt_cold(&sh->c_t);
   assert_int_equal(bpt_stats(&sh->c_t).bs_n_used, 0);
   for (int i = 0; i < N_PAGES; i++) {
@@ -128,6 +133,19 @@ static void test_random_fixes_keep_pages_whole(void **state)
   bpt_close(&sh->c_t);
   free(w);
   free(sh);
+}
+
+static void test_random_fixes_keep_pages_whole(void **state)
+{
+  ct_random_fixes(1000);
+}
+
+/* A window of 1 ms makes read-ahead start over and over, racing with
+ * demand reads, evictions and writes of the same pages: no update is lost
+ * and no stale page is installed. */
+static void test_random_fixes_with_frequent_read_ahead(void **state)
+{
+  ct_random_fixes(1);
 }
 
 /* Many threads missing on the same few pages at once read each page once:
@@ -279,6 +297,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_random_fixes_keep_pages_whole),
+    cmocka_unit_test(test_random_fixes_with_frequent_read_ahead),
     cmocka_unit_test(test_one_read_per_page),
     cmocka_unit_test(test_alloc_free_churn),
   };

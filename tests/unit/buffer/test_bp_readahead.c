@@ -191,6 +191,36 @@ static void test_bad_page_skipped(void **state)
   ra_close(f);
 }
 
+/* Pages read ahead enter on probation: reading ahead more extents than the
+ * pool holds leaves a hot set resident. */
+static void test_read_ahead_spares_hot_set(void **state)
+{
+  enum { HOT = 100, EXTENTS = 6, PER = 200 };
+  bp_config_t cfg = bpt_config(POOL);
+  bpt_t t;
+  pg_no_t hot[HOT];
+  pg_no_t *cold = calloc(EXTENTS * PER, sizeof(pg_no_t));
+  err_t e;
+
+  bpt_open(&t, "ra_hot.db", &cfg);
+  bpt_make_pages(&t, 1, HOT, hot);
+  for (int x = 0; x < EXTENTS; x++)
+    bpt_make_pages(&t, 10 + (uint64_t)x, PER, cold + x * PER);
+  bpt_cold(&t);
+  for (int r = 0; r < 2; r++)
+    for (int i = 0; i < HOT; i++)
+      bpt_expect(&t, hot[i], 0, 0);
+  for (int x = 0; x < EXTENTS; x++)
+    BPT_OK(bp_read_extent(t.t_bp, cold[x * PER], &e), &e);
+  assert_int_equal(bpt_stats(&t).bs_ra_pages_read, EXTENTS * PER);
+  bp_reset_stats(t.t_bp);
+  for (int i = 0; i < HOT; i++)
+    bpt_expect(&t, hot[i], 0, 0);
+  assert_int_equal(bpt_stats(&t).bs_misses, 0);
+  free(cold);
+  bpt_close(&t);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -201,6 +231,7 @@ int main(void)
     cmocka_unit_test(test_read_extent_sync),
     cmocka_unit_test(test_prefetch_async),
     cmocka_unit_test(test_bad_page_skipped),
+    cmocka_unit_test(test_read_ahead_spares_hot_set),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

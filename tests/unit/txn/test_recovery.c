@@ -150,6 +150,34 @@ static void test_torn_log_tail_loses_only_last(void **state)
   tt_fini(&t);
 }
 
+/* A damaged record in the middle ends the log there: the transactions
+ * before it are replayed, nothing after it is. */
+static void test_bad_record_stops_replay(void **state)
+{
+  tt_db_t t;
+  tt_init(&t, "badrec");
+  work_t w = { .w_from = 0, .w_n = 20 };
+  tt_run_and_crash(&t, work_fn, &w);
+  size_t len = (size_t)file_size(t.t_wal_path);
+  FILE *f = fopen(t.t_wal_path, "r+b");
+  assert_non_null(f);
+  fseek(f, (long)(len / 2), SEEK_SET);
+  int c = fgetc(f);
+  fseek(f, (long)(len / 2), SEEK_SET);
+  fputc(c ^ 0x40, f);
+  fclose(f);
+  db_t *db = tt_open(&t);
+  db_stats_t s;
+  db_get_stats(db, &s);
+  assert_true(s.ds_replayed >= 2 && s.ds_replayed < 21);
+  int n = (int)s.ds_replayed - 1; /* rows: the first record made the tree */
+  bt_tree_t *tr = tt_tree(db, "rows");
+  check_rows(tr, 0, n);
+  assert_int_equal(tt_count(tr), (uint64_t)n);
+  tt_close(db);
+  tt_fini(&t);
+}
+
 /* A log whose generation the image has moved past is ignored: replaying
  * it again would apply its transactions twice. */
 static void test_stale_log_ignored(void **state)
@@ -303,6 +331,7 @@ int main(void)
     cmocka_unit_test(test_uncommitted_invisible_after_crash),
     cmocka_unit_test(test_checkpoint_then_commits_then_crash),
     cmocka_unit_test(test_torn_log_tail_loses_only_last),
+    cmocka_unit_test(test_bad_record_stops_replay),
     cmocka_unit_test(test_stale_log_ignored),
     cmocka_unit_test(test_close_without_checkpoint),
     cmocka_unit_test(test_create_drop_replayed),

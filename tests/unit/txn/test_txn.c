@@ -170,6 +170,7 @@ static void test_create_drop_rollback(void **state)
   TT_OK(db_drop_tree(tx, "keep", &e_));
   assert_int_equal(db_open_tree(db, "keep", &again, &e), BT_NOT_FOUND);
   assert_int_equal(db_drop_tree(tx, "keep", &e), BT_NOT_FOUND);
+  assert_int_equal(tt_insert(tx, keep, 2, 1), CZ_ERR); /* no change after its drop */
   /* Re-created under the same name in the same transaction. */
   TT_OK(db_create_tree(tx, "keep", 0, &again, &e_));
   TT_OK(txn_rollback(tx, &e_));
@@ -187,6 +188,30 @@ static void test_create_drop_rollback(void **state)
   db = tt_open(&t);
   assert_int_equal(db_open_tree(db, "keep", &again, &e), BT_NOT_FOUND);
   assert_int_equal(db_open_tree(db, "tmp", &again, &e), BT_NOT_FOUND);
+  tt_close(db);
+  tt_fini(&t);
+}
+
+/* A name dropped by one open transaction is not free for another. */
+static void test_dropped_name_held_until_end(void **state)
+{
+  tt_db_t t;
+  tt_init(&t, "held");
+  db_t *db = tt_open(&t);
+  tt_create(db, "x", BT_UNIQUE);
+  txn_t *dropper = txn_begin(db, 0, NULL);
+  txn_t *other = txn_begin(db, 0, NULL);
+  TT_OK(db_drop_tree(dropper, "x", &e_));
+  bt_tree_t *tr;
+  err_t e;
+  assert_int_equal(db_create_tree(other, "x", BT_UNIQUE, &tr, &e), CZ_ERR);
+  assert_true(err_is(&e, SQLSTATE_OBJECT_IN_USE));
+  TT_OK(txn_commit(dropper, &e_));
+  TT_OK(db_create_tree(other, "x", 0, &tr, &e_));
+  TT_OK(txn_commit(other, &e_));
+  tt_close(db);
+  db = tt_open(&t);
+  assert_int_equal(bt_flags(tt_tree(db, "x")) & BT_UNIQUE, 0);
   tt_close(db);
   tt_fini(&t);
 }
@@ -436,6 +461,7 @@ int main(void)
     cmocka_unit_test(test_absent_keys_and_read_only),
     cmocka_unit_test(test_unregistered_tree_refused),
     cmocka_unit_test(test_create_drop_rollback),
+    cmocka_unit_test(test_dropped_name_held_until_end),
     cmocka_unit_test(test_named_trees_survive_restart),
     cmocka_unit_test(test_insert_batch_and_rollback),
     cmocka_unit_test(test_group_commit_many_threads),

@@ -283,6 +283,26 @@ static void test_restart_empties(void **state)
   free(path);
 }
 
+/* A failed log refuses appends for good, even after a restart. */
+static void test_failed_log_refuses(void **state)
+{
+  char *path = fresh_path("wal_failed.trx");
+  wal_t *w;
+  uint8_t buf[512];
+  err_t e;
+  OK(wal_open(path, false, &w, &e_));
+  OK(wal_restart(w, 1, &e_));
+  rec_fill(buf, 0);
+  OK(wal_append_and_wait(w, buf, rec_len(0), &e_));
+  wal_set_failed(w, "test");
+  assert_int_equal(wal_append_and_wait(w, buf, rec_len(0), &e), CZ_ERR);
+  assert_true(err_is(&e, SQLSTATE_IO_ERROR));
+  OK(wal_restart(w, 2, &e_));
+  assert_int_equal(wal_append_and_wait(w, buf, rec_len(0), &e), CZ_ERR);
+  wal_close(w);
+  free(path);
+}
+
 /* An error from the callback stops the reading and is returned. */
 static void test_callback_error_stops(void **state)
 {
@@ -456,6 +476,7 @@ int main(void)
     cmocka_unit_test(test_stale_generation_ignored),
     cmocka_unit_test(test_old_records_under_new_header),
     cmocka_unit_test(test_restart_empties),
+    cmocka_unit_test(test_failed_log_refuses),
     cmocka_unit_test(test_callback_error_stops),
     cmocka_unit_test(test_group_commit),
     cmocka_unit_test(test_log_record_encode_decode),

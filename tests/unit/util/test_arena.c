@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <string.h>
 
 #include "util/util.h"
@@ -189,6 +190,34 @@ static void test_arena_zero_size_gives_distinct_pointers(void **state)
   arena_destroy(a);
 }
 
+static void *child_churn(void *arg)
+{
+  arena_t *parent = arg;
+  for (int i = 0; i < 2000; i++) {
+    arena_t *kid = arena_create(parent, "session");
+    memset(arena_alloc(kid, 64), 1, 64);
+    arena_destroy(kid);
+  }
+  return NULL;
+}
+
+/* Threads may create and destroy children of one shared parent at once
+ * (sessions under the server arena): the sibling links stay intact. */
+static void test_arena_concurrent_children_of_shared_parent(void **state)
+{
+  arena_t *root = arena_create(NULL, "server");
+  arena_t *keep = arena_create(root, "keep");
+  pthread_t th[4];
+  (void)state;
+  arena_alloc(keep, 10);
+  for (int i = 0; i < 4; i++)
+    pthread_create(&th[i], NULL, child_churn, root);
+  for (int i = 0; i < 4; i++)
+    pthread_join(th[i], NULL);
+  assert_int_equal(arena_bytes_used(root), 10);
+  arena_destroy(root);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -205,6 +234,7 @@ int main(void)
       cmocka_unit_test(test_arena_destroy_child_unlinks),
       cmocka_unit_test(test_arena_children_die_with_parent),
       cmocka_unit_test(test_arena_zero_size_gives_distinct_pointers),
+      cmocka_unit_test(test_arena_concurrent_children_of_shared_parent),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
