@@ -240,7 +240,7 @@ static sqlite3 *sq_open(const char *path, int64_t cache_kb)
 {
   sqlite3 *db;
   unlink(path);
-  char wal[1024];
+  char wal[1100];
   snprintf(wal, sizeof wal, "%s-wal", path);
   unlink(wal);
   sq_check(NULL, sqlite3_open(path, &db), "open");

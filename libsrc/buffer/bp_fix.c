@@ -170,24 +170,37 @@ buf_t *bp_fix_new(bpool_t *bp, uint64_t owner, pg_no_t near, err_t *e)
   rwl_lock_excl(&v->bf_latch);
   sh = bp_shard_of(bp, pg, &hash);
   mutex_lock(&sh->sh_mutex);
-  if (CZ_UNLIKELY(bp_table_find(bp, sh, hash, pg) != NULL)) {
-    /* A frame of an earlier life of this page number: the page was freed
-     * in storage without bp_free_page. Reuse that frame. */
+  for (;;) {
+    buf_t *old = bp_table_find(bp, sh, hash, pg);
+    if (CZ_LIKELY(old == NULL))
+      break;
+    /* A frame for this page number already exists: a read-ahead that saw
+     * the page allocated before we could enter it, or a frame of an earlier
+     * life of the number (storage's own pages are freed without
+     * bp_free_page). Its contents are meaningless for a new page: wait out
+     * any read, then take the frame over instead of reading the page. */
+    atomic_fetch_add_explicit(&old->bf_pins, 1, memory_order_acquire);
+    while (atomic_load(&old->bf_flags) & BF_IO)
+      cond_wait(&sh->sh_io_done, &sh->sh_mutex);
+    if (!(atomic_load(&old->bf_flags) & BF_VALID)) {
+      bp_unpin(old); /* the failed read dropped it from the table: look again */
+      continue;
+    }
     mutex_unlock(&sh->sh_mutex);
     rwl_unlock_excl(&v->bf_latch);
     bp_release_claimed(bp, v);
-    log_warn("bp_fix_new: page %u was still in the buffer pool", (unsigned)pg);
-    v = bp_fix(bp, pg, BP_EXCL, 0, e);
-    if (!v)
-      return NULL;
-    memset(v->bf_data, 0, ST_PAGE_SIZE);
-  } else {
-    atomic_store(&v->bf_page, pg);
-    atomic_store(&v->bf_flags, BF_VALID);
-    atomic_store(&v->bf_queue, BQ_PROBATION);
-    bp_table_insert(bp, sh, hash, v);
-    mutex_unlock(&sh->sh_mutex);
+    rwl_lock_excl(&old->bf_latch);
+    memset(old->bf_data, 0, ST_PAGE_SIZE);
+    atomic_fetch_and(&old->bf_flags, ~(uint32_t)BF_RA_UNUSED);
+    v = old;
+    goto installed;
   }
+  atomic_store(&v->bf_page, pg);
+  atomic_store(&v->bf_flags, BF_VALID);
+  atomic_store(&v->bf_queue, BQ_PROBATION);
+  bp_table_insert(bp, sh, hash, v);
+  mutex_unlock(&sh->sh_mutex);
+installed:
   if (bp_mark_dirty(bp, v))
     bp_dirty_throttle(bp);
   return v;

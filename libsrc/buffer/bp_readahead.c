@@ -93,6 +93,16 @@ static int bp_ra_reserve(bpool_t *bp, pg_no_t first, pg_no_t end, buf_t **frames
   return n;
 }
 
+/* Storage's own pages (header, root records, allocation maps) share
+ * extents with data pages but are never fixed through the pool: installing
+ * them would only leave stale frames behind when storage reuses them. */
+static bool bp_ra_is_data_page(const uint8_t *page)
+{
+  const pg_head_t *h = (const pg_head_t *)page;
+  return h->ph_type != PG_T_FREE && h->ph_type != PG_T_HEADER &&
+         h->ph_type != PG_T_ROOT_RECORD && h->ph_type != PG_T_META;
+}
+
 /* Reads the allocated pages of pg's extent that are not in the pool, with
  * one request from the first to the last of them. */
 static int bp_ra_extent(bpool_t *bp, pg_no_t pg, err_t *e)
@@ -121,7 +131,8 @@ static int bp_ra_extent(bpool_t *bp, pg_no_t pg, err_t *e)
     bp_shard_t *sh = bp_shard_of(bp, p, &hash);
     if (!v)
       continue;
-    bool good = rc == CZ_OK && ok[p - lo];
+    bool good = rc == CZ_OK && ok[p - lo] &&
+                bp_ra_is_data_page(bufs + (size_t)(p - lo) * ST_PAGE_SIZE);
     if (good)
       memcpy(v->bf_data, bufs + (size_t)(p - lo) * ST_PAGE_SIZE, ST_PAGE_SIZE);
     /* a page not read leaves the table; a fixer waiting for it reads it
