@@ -181,6 +181,10 @@ static void bp_prefetch_task(void *arg)
 
 void bp_prefetch_extent(bpool_t *bp, pg_no_t pg)
 {
+  /* ReadAhead = 0 turns off the scans' hints as well as the trigger, so
+   * the two settings can be compared. */
+  if (!bp->bp_cfg.bc_read_ahead)
+    return;
   bp_prefetch_req_t *req = malloc(sizeof(*req));
 
   if (!req)

@@ -42,7 +42,7 @@ typedef enum bp_latch_e {
 typedef struct bp_config_s {
   int bc_n_buffers;      /* NumberOfBuffers */
   int bc_max_dirty;      /* MaxDirtyBuffers: the background writer keeps dirty frames below this */
-  bool bc_read_ahead;    /* extent read-ahead on (default) */
+  bool bc_read_ahead;    /* extent read-ahead on (default); off also makes bp_prefetch_extent a no-op */
   int bc_ra_threshold;   /* misses into one extent within the window that trigger read-ahead (default 2) */
   int bc_ra_window_ms;   /* the window (default 1000) */
   bool bc_bg_writer;     /* run the background writer thread (default true) */
