@@ -119,22 +119,10 @@ static int append_rows(bt_tree_t *t, const bt_row_t *rows, int n, int *done, err
   bt_path_t p;
   bt_target_t tg;
   int rc = CZ_OK;
-  p.pa_top = 0;
-  p.pa_n = 0;
   *done = 0;
-  buf_t *b = bp_fix(t->t_bp, t->t_root, BP_EXCL, 0, e);
-  if (!b)
+  if (bt_descend_excl(t, NULL, NULL, NULL, &p, e) != CZ_OK)
     return CZ_ERR;
-  p.pa_buf[p.pa_n++] = b;
-  while (!bpg_is_leaf(bp_page(b))) {
-    const uint8_t *pg = bp_page(b);
-    p.pa_child[p.pa_n - 1] = bpg_n(pg);
-    if (p.pa_n >= BT_MAX_HEIGHT || !(b = bp_fix(t->t_bp, bpg_child(pg, bpg_n(pg)), BP_EXCL, 0, e))) {
-      bt_path_release(t, &p);
-      return b ? err_set(e, SQLSTATE_DATA_CORRUPTED, "btree %u: too deep", (unsigned)t->t_root) : CZ_ERR;
-    }
-    p.pa_buf[p.pa_n++] = b;
-  }
+  buf_t *b = p.pa_buf[p.pa_n - 1];
   const uint8_t *lpg = bp_page(b);
   row_target(t, &rows[0], &tg);
   if (bpg_n(lpg) > 0 && bpg_cmp_leaf(lpg, bpg_n(lpg) - 1, &tg, t->t_unique) <= 0) {

@@ -157,45 +157,33 @@ static int rebalance(bt_tree_t *t, bt_path_t *p, int lv, err_t *e)
   return CZ_OK;
 }
 
+typedef struct delete_ctx_s {
+  bt_tree_t *dc_tree;
+  const bt_target_t *dc_target;
+} delete_ctx_t;
+
+/* A leaf is safe when the entry is absent or its removal leaves the leaf
+ * above the merge threshold; an inner page when losing a separator cannot
+ * make it merge. */
+static bool delete_safe(const uint8_t *pg, void *ctx)
+{
+  const delete_ctx_t *dc = ctx;
+  bool eq;
+  if (!bpg_is_leaf(pg))
+    return delete_safe_inner(pg);
+  int pos = bpg_search_leaf(pg, dc->dc_target, dc->dc_tree->t_unique, 0, false, &eq);
+  return !eq || bpg_used(pg) - bpg_ent_size(pg, pos) >= BT_MERGE_THRESHOLD;
+}
+
 static int delete_pessimistic(bt_tree_t *t, const bt_target_t *tg,
                               void *old_val, size_t old_cap, size_t *old_len, err_t *e)
 {
   bt_path_t p;
   bool eq;
-  p.pa_top = 0;
-  p.pa_n = 0;
-  buf_t *b = bp_fix(t->t_bp, t->t_root, BP_EXCL, 0, e);
-  if (!b)
+  delete_ctx_t dc = { t, tg };
+  if (bt_descend_excl(t, tg, delete_safe, &dc, &p, e) != CZ_OK)
     return CZ_ERR;
-  p.pa_buf[p.pa_n++] = b;
-  while (!bpg_is_leaf(bp_page(b))) {
-    const uint8_t *pg = bp_page(b);
-    int c = bpg_search_inner(pg, tg, 0);
-    p.pa_child[p.pa_n - 1] = c;
-    b = bp_fix(t->t_bp, bpg_child(pg, c), BP_EXCL, 0, e);
-    if (!b || p.pa_n >= BT_MAX_HEIGHT) {
-      if (b)
-        bp_unfix(t->t_bp, b);
-      bt_path_release(t, &p);
-      return b ? err_set(e, SQLSTATE_DATA_CORRUPTED, "btree %u: too deep", (unsigned)t->t_root) : CZ_ERR;
-    }
-    p.pa_buf[p.pa_n++] = b;
-    const uint8_t *cpg = bp_page(b);
-    bool safe;
-    if (bpg_is_leaf(cpg)) {
-      int pos = bpg_search_leaf(cpg, tg, t->t_unique, 0, false, &eq);
-      safe = !eq || bpg_used(cpg) - bpg_ent_size(cpg, pos) >= BT_MERGE_THRESHOLD;
-    } else {
-      safe = delete_safe_inner(cpg);
-    }
-    if (safe) {
-      for (int i = p.pa_top; i < p.pa_n - 1; i++) {
-        bp_unfix(t->t_bp, p.pa_buf[i]);
-        p.pa_buf[i] = NULL;
-      }
-      p.pa_top = p.pa_n - 1;
-    }
-  }
+  buf_t *b = p.pa_buf[p.pa_n - 1];
   uint8_t *pg = bp_page(b);
   int pos = bpg_search_leaf(pg, tg, t->t_unique, 0, false, &eq);
   if (!eq) {

@@ -28,40 +28,19 @@ static void copy_old(const uint8_t *pg, int pos, void *old_val, size_t old_cap, 
     *old_len = (size_t)vl;
 }
 
+static bool insert_safe_fn(const uint8_t *pg, void *ent)
+{
+  return insert_safe(pg, ent);
+}
+
 int bt_insert_pessimistic(bt_tree_t *t, const bt_target_t *tg, const bpg_ent_t *ent,
                           bool replace, void *old_val, size_t old_cap, size_t *old_len, err_t *e)
 {
   bt_path_t p;
   bool eq;
-  p.pa_top = 0;
-  p.pa_n = 0;
-  buf_t *b = bp_fix(t->t_bp, t->t_root, BP_EXCL, 0, e);
-  if (!b)
+  if (bt_descend_excl(t, tg, insert_safe_fn, (void *)ent, &p, e) != CZ_OK)
     return CZ_ERR;
-  p.pa_buf[p.pa_n++] = b;
-  while (!bpg_is_leaf(bp_page(b))) {
-    const uint8_t *pg = bp_page(b);
-    int c = bpg_search_inner(pg, tg, 0);
-    p.pa_child[p.pa_n - 1] = c;
-    b = bp_fix(t->t_bp, bpg_child(pg, c), BP_EXCL, 0, e);
-    if (!b) {
-      bt_path_release(t, &p);
-      return CZ_ERR;
-    }
-    if (p.pa_n >= BT_MAX_HEIGHT) {
-      bp_unfix(t->t_bp, b);
-      bt_path_release(t, &p);
-      return err_set(e, SQLSTATE_DATA_CORRUPTED, "btree %u: deeper than %d", (unsigned)t->t_root, BT_MAX_HEIGHT);
-    }
-    p.pa_buf[p.pa_n++] = b;
-    if (insert_safe(bp_page(b), ent)) {
-      for (int i = p.pa_top; i < p.pa_n - 1; i++) {
-        bp_unfix(t->t_bp, p.pa_buf[i]);
-        p.pa_buf[i] = NULL;
-      }
-      p.pa_top = p.pa_n - 1;
-    }
-  }
+  buf_t *b = p.pa_buf[p.pa_n - 1];
   uint8_t *pg = bp_page(b);
   int pos = bpg_search_leaf(pg, tg, t->t_unique, 0, false, &eq);
   int rc = CZ_OK;

@@ -129,6 +129,42 @@ buf_t *bt_descend(bt_tree_t *t, const bt_target_t *tg, bp_latch_t leaf_mode, int
   }
 }
 
+int bt_descend_excl(bt_tree_t *t, const bt_target_t *tg, bt_safe_fn_t safe, void *ctx,
+                    bt_path_t *p, err_t *e)
+{
+  p->pa_top = 0;
+  p->pa_n = 0;
+  buf_t *b = bp_fix(t->t_bp, t->t_root, BP_EXCL, 0, e);
+  if (!b)
+    return CZ_ERR;
+  p->pa_buf[p->pa_n++] = b;
+  while (!bpg_is_leaf(bp_page(b))) {
+    const uint8_t *pg = bp_page(b);
+    int c = tg ? bpg_search_inner(pg, tg, 0) : bpg_n(pg);
+    p->pa_child[p->pa_n - 1] = c;
+    if (p->pa_n >= BT_MAX_HEIGHT) {
+      bt_path_release(t, p);
+      return err_set(e, SQLSTATE_DATA_CORRUPTED, "btree %u: deeper than %d",
+                     (unsigned)t->t_root, BT_MAX_HEIGHT);
+    }
+    b = bp_fix(t->t_bp, bpg_child(pg, c), BP_EXCL, 0, e);
+    if (!b) {
+      bt_path_release(t, p);
+      return CZ_ERR;
+    }
+    p->pa_buf[p->pa_n++] = b;
+    if (safe && safe(bp_page(b), ctx)) {
+      /* this page absorbs the change: its ancestors will not be touched */
+      for (int i = p->pa_top; i < p->pa_n - 1; i++) {
+        bp_unfix(t->t_bp, p->pa_buf[i]);
+        p->pa_buf[i] = NULL;
+      }
+      p->pa_top = p->pa_n - 1;
+    }
+  }
+  return CZ_OK;
+}
+
 void bt_path_release(bt_tree_t *t, bt_path_t *p)
 {
   for (int i = p->pa_n - 1; i >= p->pa_top; i--) {

@@ -261,6 +261,14 @@ void bt_target_entry(bt_target_t *t, const bt_tree_t *tree, const void *key, siz
  * hi (may be NULL) gets the leaf's upper bound. */
 buf_t *bt_descend(bt_tree_t *t, const bt_target_t *tg, bp_latch_t leaf_mode, int leaf_flags,
                   bt_bound_t *hi, err_t *e);
+/* Says whether a page on a pessimistic writer's path can take the change
+ * without splitting or merging (so its ancestors may be released). */
+typedef bool (*bt_safe_fn_t)(const uint8_t *pg, void *ctx);
+/* The pessimistic descent: exclusive latches from the root to the leaf of
+ * tg (the rightmost leaf when tg is NULL), recorded in p; ancestors of a
+ * page that safe() accepts are released (safe NULL: keep the whole path). */
+int bt_descend_excl(bt_tree_t *t, const bt_target_t *tg, bt_safe_fn_t safe, void *ctx,
+                    bt_path_t *p, err_t *e);
 void bt_path_release(bt_tree_t *t, bt_path_t *p);
 int bt_check_limits(size_t klen, size_t vlen, err_t *e);
 
