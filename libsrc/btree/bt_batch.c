@@ -40,18 +40,24 @@ static void bpath_release(bt_tree_t *t, bt_bpath_t *p, int keep)
   }
 }
 
+/* Starts an empty path at the root, shared-latched and unbounded. */
+static int bpath_start(bt_tree_t *t, bt_bpath_t *p, err_t *e)
+{
+  buf_t *b = bp_fix(t->t_bp, t->t_root, BP_SHARED, 0, e);
+  if (!b)
+    return CZ_ERR;
+  p->bb_buf[0] = b;
+  p->bb_from[0] = 0;
+  p->bb_hi_pg[0] = NULL;
+  p->bb_n = 1;
+  return CZ_OK;
+}
+
 /* Descends from the deepest latched page to the leaf for tg. */
 static int bpath_descend(bt_tree_t *t, bt_bpath_t *p, const bt_target_t *tg, err_t *e)
 {
-  if (p->bb_n == 0) {
-    buf_t *b = bp_fix(t->t_bp, t->t_root, BP_SHARED, 0, e);
-    if (!b)
-      return CZ_ERR;
-    p->bb_buf[0] = b;
-    p->bb_from[0] = 0;
-    p->bb_hi_pg[0] = NULL;
-    p->bb_n = 1;
-  }
+  if (p->bb_n == 0 && bpath_start(t, p, e) != CZ_OK)
+    return CZ_ERR;
   for (;;) {
     int d = p->bb_n - 1;
     const uint8_t *pg = bp_page(p->bb_buf[d]);
@@ -180,19 +186,15 @@ static int group_find_leaf(bt_tree_t *t, bt_bpath_t *p, bt_group_t *g, const bt_
   while (p->bb_n > 1 && !below_hi(p, p->bb_n - 1, tg))
     bpath_release(t, p, p->bb_n - 1);
   if (p->bb_n == 0) {
-    buf_t *b = bp_fix(t->t_bp, t->t_root, BP_SHARED, 0, e);
-    if (!b)
+    if (bpath_start(t, p, e) != CZ_OK)
       return CZ_ERR;
-    if (bpg_is_leaf(bp_page(b))) {
+    if (bpg_is_leaf(bp_page(p->bb_buf[0]))) {
       /* A one-page tree: the root is the only leaf, unbounded. */
-      g->gr_leaf[g->gr_n++] = b;
+      g->gr_leaf[g->gr_n++] = p->bb_buf[0];
       g->gr_hi_pg = NULL;
+      p->bb_n = 0;
       return CZ_OK;
     }
-    p->bb_buf[0] = b;
-    p->bb_from[0] = 0;
-    p->bb_hi_pg[0] = NULL;
-    p->bb_n = 1;
   }
   for (;;) {
     int d = p->bb_n - 1;
