@@ -452,6 +452,26 @@ static void test_config_from_ini(void **state)
   ini_free(ini);
 }
 
+/* The sample shipped in ini/ is what new users start from: it must load
+ * and say what its comments say. */
+static void test_sample_ini_loads(void **state)
+{
+  (void)state;
+  err_t e;
+  ini_t *ini = ini_load(CZ_SRCDIR "/ini/cadenza.ini", &e);
+  assert_non_null(ini);
+  db_config_t cfg;
+  TT_OK(db_config_from_ini(ini, &cfg, &e_));
+  assert_string_equal(cfg.dc_storage.sc_path, "cadenza.db");
+  assert_int_equal(cfg.dc_storage.sc_n_stripes, 0);
+  assert_string_equal(cfg.dc_wal_path, "cadenza.trx");
+  assert_int_equal(cfg.dc_pool.bc_n_buffers, 10000);
+  assert_int_equal(cfg.dc_pool.bc_max_dirty, 7500);
+  assert_true(cfg.dc_pool.bc_read_ahead);
+  assert_int_equal(cfg.dc_checkpoint_interval_s, 3600);
+  ini_free(ini);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -469,6 +489,7 @@ int main(void)
     cmocka_unit_test(test_checkpoint_waits_for_transactions),
     cmocka_unit_test(test_periodic_checkpoint),
     cmocka_unit_test(test_config_from_ini),
+    cmocka_unit_test(test_sample_ini_loads),
   };
   return cmocka_run_group_tests_name("txn", tests, NULL, NULL);
 }
