@@ -1,0 +1,432 @@
+/* sql — the SQL front end: lexer, parser and the abstract syntax tree.
+ *
+ * Design notes: sql_parse turns a text of one or more `;`-separated
+ * statements into a list of statement trees. Every node, string and list of
+ * the tree lives in the caller's arena; the tree is freed by resetting that
+ * arena and never piecemeal. The parser is reentrant (a pure Bison parser
+ * over a reentrant Flex scanner, all state on the caller's stack or in the
+ * arena): any number of threads may parse at once.
+ *
+ * The tree is syntax only: names are not resolved, types of expressions are
+ * not known. What the parser does decide: identifiers are folded (unquoted
+ * to lower case, quoted kept), literals are classified, type names are
+ * resolved to sql_type_t, and `-<number>` is folded into a negative literal.
+ * Positions (`*_pos`) are 1-based character (not byte) positions in the
+ * text, as PostgreSQL reports them, so that later phases can point at the
+ * offending token. See sql/README.md.
+ */
+#ifndef CZ_SQL_H
+#define CZ_SQL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+/* SQLSTATEs raised by the parser. */
+#define SQLSTATE_SYNTAX_ERROR "42601"
+#define SQLSTATE_NAME_TOO_LONG "42622"
+#define SQLSTATE_UNDEFINED_OBJECT "42704"      /* unknown type name */
+#define SQLSTATE_CHARACTER_NOT_IN_REPERTOIRE "22021" /* invalid UTF-8 */
+#define SQLSTATE_INVALID_ESCAPE "22025"         /* bad E'' escape */
+#define SQLSTATE_NUMERIC_OUT_OF_RANGE "22003"   /* $n or type modifier */
+#define SQLSTATE_STATEMENT_TOO_COMPLEX "54001"
+#define SQLSTATE_FEATURE_NOT_SUPPORTED "0A000"
+
+/* Identifiers longer than this many bytes are rejected (PostgreSQL's
+ * NAMEDATALEN - 1), so that catalogs can store names in fixed fields. */
+#define SQL_NAME_MAX 63
+/* Deepest expression, set-operation chain or join chain accepted:
+ * recursive walkers (printer, binder) may rely on it. Parenthesised nesting
+ * is bounded separately by the parser stack. */
+#define SQL_MAX_DEPTH 1000
+
+/* ---- lists ------------------------------------------------------------- */
+
+/* A growable array in the arena. The element type is stated at each field
+ * that holds a list. A missing list is NULL, never an empty one. */
+typedef struct sql_list_s {
+  int ls_n;
+  int ls_cap;
+  void **ls_items;
+} sql_list_t;
+
+static inline int sql_list_len(const sql_list_t *l) { return l ? l->ls_n : 0; }
+static inline void *sql_list_at(const sql_list_t *l, int i) { return l->ls_items[i]; }
+
+/* ---- types ------------------------------------------------------------- */
+
+typedef enum sql_type_id_e {
+  SQL_TYPE_INT2,
+  SQL_TYPE_INT4,
+  SQL_TYPE_INT8,
+  SQL_TYPE_FLOAT4,
+  SQL_TYPE_FLOAT8,
+  SQL_TYPE_NUMERIC,
+  SQL_TYPE_CHAR,
+  SQL_TYPE_VARCHAR,
+  SQL_TYPE_TEXT,
+  SQL_TYPE_BOOL,
+  SQL_TYPE_DATE,
+  SQL_TYPE_TIMESTAMP,
+  SQL_TYPE_BYTEA
+} sql_type_id_t;
+
+/* A type as written: the modifiers that were given, -1 for those absent
+ * (VARCHAR without length, NUMERIC without precision). */
+typedef struct sql_type_s {
+  sql_type_id_t ty_id;
+  int ty_len;   /* CHAR(n), VARCHAR(n); CHAR without (n) is CHAR(1) */
+  int ty_prec;  /* NUMERIC(p[,s]) */
+  int ty_scale;
+} sql_type_t;
+
+/* ---- expressions ------------------------------------------------------- */
+
+typedef struct sql_query_s sql_query_t;
+typedef struct sql_expr_s sql_expr_t;
+
+typedef enum sql_expr_kind_e {
+  SQL_E_LITERAL,
+  SQL_E_PARAM,    /* $n */
+  SQL_E_COLUMN,   /* [schema.][table.]column */
+  SQL_E_STAR,     /* * or t.* in a select list; COUNT(*) has no argument list */
+  SQL_E_OP,       /* unary and binary operators, see sql_op_t */
+  SQL_E_BETWEEN,  /* ex_left BETWEEN ex_right AND ex_third */
+  SQL_E_IN_LIST,  /* ex_left IN (ex_list) */
+  SQL_E_IN_QUERY, /* ex_left IN (ex_query) */
+  SQL_E_EXISTS,   /* EXISTS (ex_query) */
+  SQL_E_SUBQUERY, /* (ex_query) used as a scalar */
+  SQL_E_CASE,     /* CASE [ex_left] ex_list(WHEN clauses) [ELSE ex_right] END */
+  SQL_E_CAST,     /* CAST(ex_left AS ex_type), ex_left::ex_type */
+  SQL_E_FUNC,     /* ex_name(ex_list) */
+  SQL_E_DEFAULT   /* DEFAULT in an INSERT's VALUES row */
+} sql_expr_kind_t;
+
+typedef enum sql_op_e {
+  SQL_OP_OR,
+  SQL_OP_AND,
+  SQL_OP_NOT,        /* unary */
+  SQL_OP_NEG,        /* unary minus (not folded: operand not a number) */
+  SQL_OP_EQ,
+  SQL_OP_NE,         /* <> and != */
+  SQL_OP_LT,
+  SQL_OP_LE,
+  SQL_OP_GT,
+  SQL_OP_GE,
+  SQL_OP_ADD,
+  SQL_OP_SUB,
+  SQL_OP_MUL,
+  SQL_OP_DIV,
+  SQL_OP_MOD,
+  SQL_OP_CONCAT,     /* || */
+  SQL_OP_LIKE,
+  SQL_OP_ILIKE,
+  SQL_OP_IS_NULL,    /* unary postfix */
+  SQL_OP_IS_TRUE,
+  SQL_OP_IS_FALSE,
+  SQL_OP_IS_DISTINCT /* a IS DISTINCT FROM b */
+} sql_op_t;
+
+typedef enum sql_lit_kind_e {
+  SQL_LIT_NULL,
+  SQL_LIT_BOOL,
+  SQL_LIT_INT,     /* fits int64: ex_int */
+  SQL_LIT_NUMERIC, /* digits with a point, or an integer too large for int64 */
+  SQL_LIT_FLOAT,   /* with an exponent: 1.5e10 */
+  SQL_LIT_STRING,  /* ex_text is the value, quotes and escapes removed */
+  SQL_LIT_TYPED    /* DATE '…', TIMESTAMP '…': ex_text of type ex_type */
+} sql_lit_kind_t;
+
+/* One WHEN clause of a CASE. */
+typedef struct sql_when_s {
+  sql_expr_t *wh_cond;   /* the condition, or the value compared in simple CASE */
+  sql_expr_t *wh_result;
+} sql_when_t;
+
+/* One node shape for every expression: the kinds differ only in which of
+ * the operand fields they use (stated at sql_expr_kind_t), which keeps the
+ * grammar actions and the tree walkers short. */
+struct sql_expr_s {
+  sql_expr_kind_t ex_kind;
+  int ex_pos;            /* 1-based character position of its main token */
+  int ex_depth;          /* 1 + deepest operand; <= SQL_MAX_DEPTH */
+  sql_op_t ex_op;        /* SQL_E_OP */
+  bool ex_not;           /* NOT BETWEEN, NOT IN, NOT LIKE, IS NOT …, IS NOT DISTINCT */
+  bool ex_distinct;      /* SQL_E_FUNC: f(DISTINCT …) */
+  bool ex_star;          /* SQL_E_FUNC: COUNT(*) */
+  sql_lit_kind_t ex_lit; /* SQL_E_LITERAL */
+  bool ex_bool;          /* SQL_LIT_BOOL */
+  int64_t ex_int;        /* SQL_LIT_INT; SQL_E_PARAM: the n of $n */
+  const char *ex_text;   /* literal text or value (see sql_lit_kind_t) */
+  const char *ex_schema; /* SQL_E_COLUMN, SQL_E_STAR qualifiers; NULL when absent */
+  const char *ex_table;
+  const char *ex_name;   /* column name, function name */
+  sql_type_t ex_type;    /* SQL_E_CAST, SQL_LIT_TYPED */
+  sql_expr_t *ex_left;
+  sql_expr_t *ex_right;
+  sql_expr_t *ex_third;
+  sql_list_t *ex_list;   /* of sql_expr_t (IN list, arguments) or sql_when_t (CASE) */
+  sql_query_t *ex_query;
+};
+
+/* ---- queries ----------------------------------------------------------- */
+
+/* A qualified object name: [schema.]name. */
+typedef struct sql_name_s {
+  const char *nm_schema; /* NULL when not given */
+  const char *nm_name;
+  int nm_pos;
+} sql_name_t;
+
+/* One item of a select list. */
+typedef struct sql_target_s {
+  sql_expr_t *tg_expr;   /* SQL_E_STAR for * and t.* */
+  const char *tg_alias;  /* NULL when none */
+} sql_target_t;
+
+typedef enum sql_from_kind_e {
+  SQL_FROM_TABLE,
+  SQL_FROM_SUBQUERY,
+  SQL_FROM_JOIN
+} sql_from_kind_t;
+
+typedef enum sql_join_kind_e {
+  SQL_JOIN_INNER,
+  SQL_JOIN_LEFT,
+  SQL_JOIN_RIGHT,
+  SQL_JOIN_FULL,
+  SQL_JOIN_CROSS
+} sql_join_kind_t;
+
+/* A FROM item: a table, a derived table, or a join of two items. */
+typedef struct sql_from_s sql_from_t;
+struct sql_from_s {
+  sql_from_kind_t fr_kind;
+  int fr_pos;
+  int fr_depth;            /* join nesting, <= SQL_MAX_DEPTH */
+  sql_name_t fr_table;     /* SQL_FROM_TABLE */
+  sql_query_t *fr_query;   /* SQL_FROM_SUBQUERY */
+  const char *fr_alias;    /* NULL when none */
+  sql_join_kind_t fr_join; /* SQL_FROM_JOIN */
+  sql_from_t *fr_left;
+  sql_from_t *fr_right;
+  sql_expr_t *fr_on;       /* NULL for CROSS JOIN */
+};
+
+typedef struct sql_order_s {
+  sql_expr_t *or_expr;
+  bool or_desc;
+  int or_nulls;            /* 0 default, 1 NULLS FIRST, 2 NULLS LAST */
+} sql_order_t;
+
+#define SQL_NULLS_DEFAULT 0
+#define SQL_NULLS_FIRST 1
+#define SQL_NULLS_LAST 2
+
+/* The SELECT … FROM … WHERE … GROUP BY … HAVING … block. */
+typedef struct sql_select_s {
+  bool se_distinct;
+  sql_expr_t *se_top;      /* SELECT TOP n; NULL when absent */
+  sql_list_t *se_targets;  /* of sql_target_t */
+  sql_list_t *se_from;     /* of sql_from_t: comma-separated items; NULL = no FROM */
+  sql_expr_t *se_where;
+  sql_list_t *se_group;    /* of sql_expr_t */
+  sql_expr_t *se_having;
+} sql_select_t;
+
+typedef enum sql_query_kind_e {
+  SQL_Q_SELECT,
+  SQL_Q_VALUES,
+  SQL_Q_UNION,
+  SQL_Q_EXCEPT,
+  SQL_Q_INTERSECT
+} sql_query_kind_t;
+
+/* A query expression: a SELECT block, a VALUES list, or a set operation of
+ * two queries; any of them with ORDER BY / LIMIT / OFFSET on the whole. */
+struct sql_query_s {
+  sql_query_kind_t qu_kind;
+  int qu_pos;
+  int qu_depth;            /* set-operation nesting, <= SQL_MAX_DEPTH */
+  sql_select_t *qu_select; /* SQL_Q_SELECT */
+  sql_list_t *qu_rows;     /* SQL_Q_VALUES: of sql_list_t of sql_expr_t */
+  bool qu_all;             /* UNION ALL, EXCEPT ALL, INTERSECT ALL */
+  sql_query_t *qu_left;    /* set operations */
+  sql_query_t *qu_right;
+  sql_list_t *qu_order;    /* of sql_order_t */
+  sql_expr_t *qu_limit;
+  sql_expr_t *qu_offset;
+};
+
+/* ---- statements -------------------------------------------------------- */
+
+typedef enum sql_stmt_kind_e {
+  SQL_STMT_SELECT,
+  SQL_STMT_INSERT,
+  SQL_STMT_UPDATE,
+  SQL_STMT_DELETE,
+  SQL_STMT_CREATE_TABLE,
+  SQL_STMT_DROP_TABLE,
+  SQL_STMT_CREATE_INDEX,
+  SQL_STMT_DROP_INDEX,
+  SQL_STMT_BEGIN,
+  SQL_STMT_COMMIT,
+  SQL_STMT_ROLLBACK,
+  SQL_STMT_SAVEPOINT,
+  SQL_STMT_RELEASE,
+  SQL_STMT_ROLLBACK_TO,
+  SQL_STMT_GRANT,
+  SQL_STMT_REVOKE,
+  SQL_STMT_CREATE_ROLE,
+  SQL_STMT_DROP_ROLE,
+  SQL_STMT_EXPLAIN,
+  SQL_STMT_SET,
+  SQL_STMT_SHOW
+} sql_stmt_kind_t;
+
+typedef struct sql_stmt_s sql_stmt_t;
+
+typedef struct sql_insert_s {
+  sql_name_t in_table;
+  sql_list_t *in_columns;  /* of const char *; NULL when not given */
+  sql_query_t *in_query;   /* VALUES rows or a SELECT */
+} sql_insert_t;
+
+/* One `column = expr` of UPDATE … SET. */
+typedef struct sql_assign_s {
+  const char *as_column;
+  int as_pos;
+  sql_expr_t *as_expr;
+} sql_assign_t;
+
+typedef struct sql_update_s {
+  sql_name_t up_table;
+  const char *up_alias;
+  sql_list_t *up_set;      /* of sql_assign_t */
+  sql_expr_t *up_where;
+} sql_update_t;
+
+typedef struct sql_delete_s {
+  sql_name_t de_table;
+  const char *de_alias;
+  sql_expr_t *de_where;
+} sql_delete_t;
+
+typedef struct sql_coldef_s {
+  const char *cd_name;
+  int cd_pos;
+  sql_type_t cd_type;
+  bool cd_not_null;        /* NOT NULL given (NULL given clears it) */
+  bool cd_primary;         /* PRIMARY KEY as a column constraint */
+  bool cd_unique;
+  sql_expr_t *cd_default;  /* NULL when none */
+} sql_coldef_t;
+
+/* PRIMARY KEY (…) or UNIQUE (…) written as a table constraint. */
+typedef struct sql_tabcons_s {
+  bool tc_primary;         /* false: UNIQUE */
+  int tc_pos;
+  sql_list_t *tc_columns;  /* of const char * */
+} sql_tabcons_t;
+
+typedef struct sql_create_table_s {
+  sql_name_t ct_table;
+  bool ct_if_not_exists;
+  sql_list_t *ct_columns;     /* of sql_coldef_t */
+  sql_list_t *ct_constraints; /* of sql_tabcons_t; NULL when none */
+} sql_create_table_t;
+
+/* DROP TABLE, DROP INDEX. */
+typedef struct sql_drop_s {
+  bool dr_if_exists;
+  sql_list_t *dr_names;    /* of sql_name_t */
+} sql_drop_t;
+
+typedef struct sql_create_index_s {
+  sql_name_t ci_index;     /* nm_name NULL when unnamed */
+  sql_name_t ci_table;
+  bool ci_unique;
+  bool ci_if_not_exists;
+  sql_list_t *ci_columns;  /* of const char * */
+  sql_list_t *ci_include;  /* of const char *; NULL when none */
+} sql_create_index_t;
+
+/* Privileges of GRANT and REVOKE, a bit set. */
+#define SQL_PRIV_SELECT 0x01
+#define SQL_PRIV_INSERT 0x02
+#define SQL_PRIV_UPDATE 0x04
+#define SQL_PRIV_DELETE 0x08
+#define SQL_PRIV_ALL 0x0f
+
+typedef struct sql_grant_s {
+  unsigned gr_privs;       /* SQL_PRIV_* */
+  sql_list_t *gr_tables;   /* of sql_name_t */
+  sql_list_t *gr_roles;    /* of const char *; "public" for PUBLIC */
+} sql_grant_t;
+
+/* CREATE USER/ROLE, DROP USER/ROLE. */
+typedef struct sql_role_s {
+  bool ro_user;            /* written as USER (implies LOGIN) */
+  bool ro_if_exists;       /* DROP … IF EXISTS */
+  sql_list_t *ro_names;    /* of const char *; CREATE has exactly one */
+  const char *ro_password; /* NULL when not given */
+} sql_role_t;
+
+/* SET name = value / TO value, SHOW name. */
+typedef struct sql_set_s {
+  const char *sv_name;     /* lower-cased, dotted for a.b; "all" for SHOW ALL */
+  bool sv_local;           /* SET LOCAL */
+  bool sv_default;         /* SET x = DEFAULT / TO DEFAULT */
+  sql_list_t *sv_values;   /* of sql_expr_t (literals and names as text) */
+} sql_set_t;
+
+struct sql_stmt_s {
+  sql_stmt_kind_t st_kind;
+  int st_pos;              /* 1-based character position of its first token */
+  size_t st_off;           /* byte range of its text in the input */
+  size_t st_len;
+  union {
+    sql_query_t *st_query;          /* SELECT (and VALUES) */
+    sql_insert_t *st_insert;
+    sql_update_t *st_update;
+    sql_delete_t *st_delete;
+    sql_create_table_t *st_create_table;
+    sql_drop_t *st_drop;            /* DROP TABLE, DROP INDEX */
+    sql_create_index_t *st_create_index;
+    const char *st_savepoint;       /* SAVEPOINT, RELEASE, ROLLBACK TO */
+    sql_grant_t *st_grant;          /* GRANT, REVOKE */
+    sql_role_t *st_role;            /* CREATE/DROP USER/ROLE */
+    sql_stmt_t *st_explained;       /* EXPLAIN */
+    sql_set_t *st_set;              /* SET, SHOW */
+  };
+  bool st_analyze;                  /* EXPLAIN ANALYZE */
+};
+
+typedef struct sql_stmt_list_s {
+  int sl_n;                /* 0 for a text of only blanks, comments and `;` */
+  sql_stmt_t **sl_stmts;
+} sql_stmt_list_t;
+
+/* ---- entry points ------------------------------------------------------ */
+
+/* Parses len bytes of text (need not be NUL-terminated) into *out, every
+ * node allocated in a. On error returns CZ_ERR with e filled: 42601 syntax
+ * error (er_pos at the offending token, "syntax error at or near "X"" or
+ * "syntax error at end of input"), 22021 invalid UTF-8, 42622 identifier
+ * longer than SQL_NAME_MAX, 42704 unknown type, 54001 nesting deeper than
+ * SQL_MAX_DEPTH. Whatever was allocated in a before the error stays until
+ * the arena is reset. */
+int sql_parse(arena_t *a, const char *text, size_t len, sql_stmt_list_t **out, err_t *e);
+
+/* A canonical S-expression of one statement, allocated in a: operators in
+ * prefix form with every subexpression parenthesised, so tests can assert
+ * precedence and structure. The format is described in sql/README.md. */
+char *sql_ast_print(arena_t *a, const sql_stmt_t *s);
+/* The same for one expression. */
+char *sql_expr_print(arena_t *a, const sql_expr_t *x);
+/* The name of a type as the printer writes it: "int4", "varchar(10)". */
+char *sql_type_print(arena_t *a, const sql_type_t *t);
+
+#endif /* CZ_SQL_H */

@@ -1,0 +1,1171 @@
+/* sql_gram — the SQL grammar: tokens to statement trees; and sql_parse.
+ *
+ * Design notes: a pure (reentrant) LALR(1) Bison parser, its state in the
+ * sql_pstate_t it is given, with no conflicts (%expect 0). The structure
+ * follows PostgreSQL's gram.y, cut down to the core SQL of the server:
+ * a_expr is the full expression, b_expr the restricted one that may stand
+ * between BETWEEN and AND or after DEFAULT (no AND, OR, NOT, IS, LIKE, IN),
+ * c_expr what both share; select_with_parens / select_no_parens /
+ * select_clause let ORDER BY and LIMIT bind to a whole set operation.
+ * Operator precedence is PostgreSQL's, NOT BETWEEN / NOT IN / NOT LIKE
+ * included: sql_lex turns NOT into NOT_LA when one of those follows, so
+ * that `a = b NOT IN (…)` groups as `a = (b NOT IN (…))`.
+ *
+ * Actions build nodes in the arena (sql_node.c) and never free: on any
+ * error the parse stops (YYABORT) and the arena keeps what was built until
+ * the caller resets it. Keywords are either reserved or listed in
+ * unreserved_keyword, which may also serve as a name.
+ */
+
+%define api.pure full
+%define api.prefix {sql_yy}
+%define api.value.type {sql_yystype_t}
+%define api.location.type {sql_loc_t}
+%locations
+%parse-param {sql_pstate_t *ps}
+%lex-param {sql_pstate_t *ps}
+%expect 0
+
+%code requires {
+#include "sql/sql_int.h"
+}
+
+%code {
+#include <stdlib.h>
+#include <string.h>
+
+/* A rule's place runs from its first symbol to its last; an empty rule
+ * sits at the end of the symbol before it. */
+#define YYLLOC_DEFAULT(Cur, Rhs, N)                        \
+  do {                                                     \
+    if (N) {                                               \
+      (Cur).lc_pos = YYRHSLOC(Rhs, 1).lc_pos;              \
+      (Cur).lc_off = YYRHSLOC(Rhs, 1).lc_off;              \
+      (Cur).lc_end = YYRHSLOC(Rhs, N).lc_end;              \
+    } else {                                               \
+      (Cur).lc_pos = YYRHSLOC(Rhs, 0).lc_pos;              \
+      (Cur).lc_off = (Cur).lc_end = YYRHSLOC(Rhs, 0).lc_end; \
+    }                                                      \
+  } while (0)
+
+#define NEW(T) ((T *)arena_zalloc(ps->ps_arena, sizeof(T)))
+#define APPEND(l, x) sql_list_append(ps->ps_arena, (l), (x))
+/* A builder returned NULL: it has set the error. */
+#define CHK(x) do { if (!(x)) YYABORT; } while (0)
+
+static int sql_yylex(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps);
+static void sql_yyerror(sql_loc_t *loc, sql_pstate_t *ps, const char *msg);
+static sql_expr_t *sql_g_column(sql_pstate_t *ps, int pos, const char *a, const char *b,
+                                const char *c);
+static sql_expr_t *sql_g_func(sql_pstate_t *ps, int pos, const char *name, sql_list_t *args,
+                              bool distinct, bool star);
+static sql_query_t *sql_g_select(sql_pstate_t *ps, int pos, sql_select_t *se);
+static sql_name_t *sql_g_name(sql_pstate_t *ps, sql_name_t n);
+static sql_stmt_t *sql_g_drop(sql_pstate_t *ps, sql_stmt_kind_t kind, bool if_exists,
+                              sql_list_t *names);
+static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const char *name,
+                                sql_list_t *values);
+}
+
+%token <str> IDENT ICONST NCONST FCONST SCONST
+%token <ival> PARAM
+%token TYPECAST LESS_EQUALS GREATER_EQUALS NOT_EQUALS CONCAT NOT_LA
+%token LEX_ERROR OP_UNKNOWN
+
+%token <str> ALL ANALYZE AND AS ASC BEGIN_P BETWEEN BY CASE CAST COMMIT CREATE CROSS
+%token <str> DEFAULT DELETE_P DESC DISTINCT DROP ELSE END_P EXCEPT EXISTS EXPLAIN
+%token <str> FALSE_P FIRST_P FROM FULL GRANT GROUP_P HAVING IF_P ILIKE IN_P INCLUDE
+%token <str> INDEX INNER_P INSERT INTERSECT INTO IS JOIN KEY LAST_P LEFT LIKE LIMIT
+%token <str> LOCAL NOT NULL_P NULLS_P OFFSET ON OR ORDER OUTER_P PASSWORD PRECISION
+%token <str> PRIMARY PRIVILEGES RELEASE REVOKE RIGHT ROLE ROLLBACK SAVEPOINT SELECT
+%token <str> SESSION SET SHOW START TABLE THEN TIME TO TOP TRANSACTION TRUE_P UNION
+%token <str> UNIQUE UPDATE USER VALUES VARYING WHEN WHERE WITH WITHOUT WORK ZONE
+
+%type <stmt> stmt insert_stmt update_stmt delete_stmt create_table_stmt drop_stmt
+%type <stmt> create_index_stmt txn_stmt grant_stmt role_stmt explain_stmt set_stmt
+%type <stmt> show_stmt explainable_stmt set_rest
+%type <query> select_stmt select_with_parens select_no_parens select_clause simple_select
+%type <query> values_clause
+%type <limit> limit_clause
+%type <expr> limit_value opt_top a_expr b_expr c_expr columnref const_expr func_expr
+%type <expr> case_expr case_arg case_default in_expr values_item where_clause
+%type <expr> having_clause var_value
+%type <list> target_list from_clause from_list group_clause sort_clause opt_sort_clause
+%type <list> sortby_list expr_list values_row name_list opt_include when_list
+%type <list> qualified_name_list set_list var_list grantee_list
+%type <target> target_el
+%type <from> table_ref joined_table
+%type <order> sortby
+%type <when> when_clause
+%type <type> type_name
+%type <mods> opt_type_mods
+%type <name> qualified_name
+%type <str> col_id opt_alias unreserved_keyword var_name opt_index_name
+%type <num> join_type opt_asc_desc opt_nulls_order privileges privilege_list privilege
+%type <flag> opt_all opt_distinct opt_unique opt_user
+%type <insert> insert_rest
+%type <ctab> table_elts
+%type <coldef> column_def col_quals
+%type <tabcons> table_cons
+%type <assign> set_item
+%type <role> role_opts
+
+/* Lowest first; PostgreSQL's table. */
+%left UNION EXCEPT
+%left INTERSECT
+%left OR
+%left AND
+%right NOT
+%nonassoc IS
+%nonassoc '<' '>' '=' LESS_EQUALS GREATER_EQUALS NOT_EQUALS
+%nonassoc BETWEEN IN_P LIKE ILIKE NOT_LA
+%left CONCAT
+%left '+' '-'
+%left '*' '/' '%'
+%right UMINUS
+%left '(' ')'
+%left TYPECAST
+%left '.'
+%left JOIN CROSS LEFT FULL RIGHT INNER_P
+
+%%
+
+stmtmulti:
+    stmtmulti ';' toplevel_stmt
+  | toplevel_stmt
+  ;
+
+toplevel_stmt:
+    stmt
+      {
+        $1->st_pos = @1.lc_pos;
+        $1->st_off = @1.lc_off;
+        $1->st_len = @1.lc_end - @1.lc_off;
+        ps->ps_stmts = APPEND(ps->ps_stmts, $1);
+      }
+  | %empty
+  ;
+
+stmt:
+    select_stmt         { $$ = sql_stmt_new(ps, SQL_STMT_SELECT); $$->st_query = $1; }
+  | insert_stmt
+  | update_stmt
+  | delete_stmt
+  | create_table_stmt
+  | drop_stmt
+  | create_index_stmt
+  | txn_stmt
+  | grant_stmt
+  | role_stmt
+  | explain_stmt
+  | set_stmt
+  | show_stmt
+  ;
+
+/* ---- queries ------------------------------------------------------------ */
+
+select_stmt:
+    select_no_parens
+  | select_with_parens
+  ;
+
+select_with_parens:
+    '(' select_no_parens ')'    { $$ = $2; }
+  | '(' select_with_parens ')'  { $$ = $2; }
+  ;
+
+select_no_parens:
+    simple_select
+  | select_clause sort_clause
+      { CHK($$ = sql_query_tail(ps, $1, $2, NULL, NULL, @2.lc_pos)); }
+  | select_clause opt_sort_clause limit_clause
+      { CHK($$ = sql_query_tail(ps, $1, $2, $3.li_limit, $3.li_offset, @3.lc_pos)); }
+  ;
+
+select_clause:
+    simple_select
+  | select_with_parens
+  ;
+
+simple_select:
+    SELECT opt_distinct opt_top target_list from_clause where_clause group_clause having_clause
+      {
+        sql_select_t *se = NEW(sql_select_t);
+        se->se_distinct = $2;
+        se->se_top = $3;
+        se->se_targets = $4;
+        se->se_from = $5;
+        se->se_where = $6;
+        se->se_group = $7;
+        se->se_having = $8;
+        $$ = sql_g_select(ps, @1.lc_pos, se);
+      }
+  | values_clause
+  | select_clause UNION opt_all select_clause
+      { CHK($$ = sql_query_setop(ps, SQL_Q_UNION, $3, @2.lc_pos, $1, $4)); }
+  | select_clause INTERSECT opt_all select_clause
+      { CHK($$ = sql_query_setop(ps, SQL_Q_INTERSECT, $3, @2.lc_pos, $1, $4)); }
+  | select_clause EXCEPT opt_all select_clause
+      { CHK($$ = sql_query_setop(ps, SQL_Q_EXCEPT, $3, @2.lc_pos, $1, $4)); }
+  ;
+
+opt_all:
+    ALL       { $$ = true; }
+  | DISTINCT  { $$ = false; }
+  | %empty    { $$ = false; }
+  ;
+
+opt_distinct:
+    DISTINCT  { $$ = true; }
+  | ALL       { $$ = false; }
+  | %empty    { $$ = false; }
+  ;
+
+opt_top:
+    TOP ICONST          { $$ = sql_expr_number(ps, $2, @2.lc_pos, SQL_LIT_INT); }
+  | TOP PARAM           { $$ = sql_expr_new(ps, SQL_E_PARAM, @2.lc_pos); $$->ex_int = $2; }
+  | TOP '(' a_expr ')'  { $$ = $3; }
+  | %empty              { $$ = NULL; }
+  ;
+
+target_list:
+    target_el                  { $$ = APPEND(NULL, $1); }
+  | target_list ',' target_el  { $$ = APPEND($1, $3); }
+  ;
+
+target_el:
+    a_expr AS col_id  { $$ = NEW(sql_target_t); $$->tg_expr = $1; $$->tg_alias = $3; }
+  | a_expr IDENT      { $$ = NEW(sql_target_t); $$->tg_expr = $1; $$->tg_alias = $2; }
+  | a_expr            { $$ = NEW(sql_target_t); $$->tg_expr = $1; }
+  | '*'
+      {
+        $$ = NEW(sql_target_t);
+        $$->tg_expr = sql_expr_new(ps, SQL_E_STAR, @1.lc_pos);
+      }
+  | col_id '.' '*'
+      {
+        $$ = NEW(sql_target_t);
+        $$->tg_expr = sql_expr_new(ps, SQL_E_STAR, @1.lc_pos);
+        $$->tg_expr->ex_table = $1;
+      }
+  | col_id '.' col_id '.' '*'
+      {
+        $$ = NEW(sql_target_t);
+        $$->tg_expr = sql_expr_new(ps, SQL_E_STAR, @1.lc_pos);
+        $$->tg_expr->ex_schema = $1;
+        $$->tg_expr->ex_table = $3;
+      }
+  ;
+
+from_clause:
+    FROM from_list  { $$ = $2; }
+  | %empty          { $$ = NULL; }
+  ;
+
+from_list:
+    table_ref                { $$ = APPEND(NULL, $1); }
+  | from_list ',' table_ref  { $$ = APPEND($1, $3); }
+  ;
+
+table_ref:
+    qualified_name opt_alias      { $$ = sql_from_item(ps, @1.lc_pos, $1, NULL, $2); }
+  | select_with_parens opt_alias
+      {
+        sql_name_t none = {0};
+        $$ = sql_from_item(ps, @1.lc_pos, none, $1, $2);
+      }
+  | joined_table
+  ;
+
+joined_table:
+    '(' joined_table ')'  { $$ = $2; }
+  | table_ref CROSS JOIN table_ref
+      { CHK($$ = sql_from_join(ps, SQL_JOIN_CROSS, @2.lc_pos, $1, $4, NULL)); }
+  | table_ref join_type JOIN table_ref ON a_expr
+      { CHK($$ = sql_from_join(ps, (sql_join_kind_t)$2, @2.lc_pos, $1, $4, $6)); }
+  | table_ref JOIN table_ref ON a_expr
+      { CHK($$ = sql_from_join(ps, SQL_JOIN_INNER, @2.lc_pos, $1, $3, $5)); }
+  ;
+
+join_type:
+    INNER_P          { $$ = SQL_JOIN_INNER; }
+  | LEFT             { $$ = SQL_JOIN_LEFT; }
+  | LEFT OUTER_P     { $$ = SQL_JOIN_LEFT; }
+  | RIGHT            { $$ = SQL_JOIN_RIGHT; }
+  | RIGHT OUTER_P    { $$ = SQL_JOIN_RIGHT; }
+  | FULL             { $$ = SQL_JOIN_FULL; }
+  | FULL OUTER_P     { $$ = SQL_JOIN_FULL; }
+  ;
+
+opt_alias:
+    AS col_id  { $$ = $2; }
+  | IDENT      { $$ = $1; }
+  | %empty     { $$ = NULL; }
+  ;
+
+where_clause:
+    WHERE a_expr  { $$ = $2; }
+  | %empty        { $$ = NULL; }
+  ;
+
+group_clause:
+    GROUP_P BY expr_list  { $$ = $3; }
+  | %empty                { $$ = NULL; }
+  ;
+
+having_clause:
+    HAVING a_expr  { $$ = $2; }
+  | %empty         { $$ = NULL; }
+  ;
+
+sort_clause:
+    ORDER BY sortby_list  { $$ = $3; }
+  ;
+
+opt_sort_clause:
+    sort_clause
+  | %empty       { $$ = NULL; }
+  ;
+
+sortby_list:
+    sortby                  { $$ = APPEND(NULL, $1); }
+  | sortby_list ',' sortby  { $$ = APPEND($1, $3); }
+  ;
+
+sortby:
+    a_expr opt_asc_desc opt_nulls_order
+      {
+        $$ = NEW(sql_order_t);
+        $$->or_expr = $1;
+        $$->or_desc = $2;
+        $$->or_nulls = $3;
+      }
+  ;
+
+opt_asc_desc:
+    ASC     { $$ = 0; }
+  | DESC    { $$ = 1; }
+  | %empty  { $$ = 0; }
+  ;
+
+opt_nulls_order:
+    NULLS_P FIRST_P  { $$ = SQL_NULLS_FIRST; }
+  | NULLS_P LAST_P   { $$ = SQL_NULLS_LAST; }
+  | %empty           { $$ = SQL_NULLS_DEFAULT; }
+  ;
+
+limit_clause:
+    LIMIT limit_value                    { $$.li_limit = $2; $$.li_offset = NULL; }
+  | LIMIT limit_value OFFSET a_expr      { $$.li_limit = $2; $$.li_offset = $4; }
+  | OFFSET a_expr                        { $$.li_limit = NULL; $$.li_offset = $2; }
+  | OFFSET a_expr LIMIT limit_value      { $$.li_limit = $4; $$.li_offset = $2; }
+  ;
+
+limit_value:
+    a_expr
+  | ALL     { $$ = NULL; }
+  ;
+
+values_clause:
+    VALUES '(' values_row ')'
+      {
+        $$ = NEW(sql_query_t);
+        $$->qu_kind = SQL_Q_VALUES;
+        $$->qu_pos = @1.lc_pos;
+        $$->qu_depth = 1;
+        $$->qu_rows = APPEND(NULL, $3);
+      }
+  | values_clause ',' '(' values_row ')'  { $$ = $1; $$->qu_rows = APPEND($1->qu_rows, $4); }
+  ;
+
+values_row:
+    values_item                 { $$ = APPEND(NULL, $1); }
+  | values_row ',' values_item  { $$ = APPEND($1, $3); }
+  ;
+
+values_item:
+    a_expr
+  | DEFAULT  { $$ = sql_expr_new(ps, SQL_E_DEFAULT, @1.lc_pos); }
+  ;
+
+/* ---- expressions -------------------------------------------------------- */
+
+a_expr:
+    c_expr
+  | a_expr TYPECAST type_name
+      {
+        $$ = sql_expr_new(ps, SQL_E_CAST, @2.lc_pos);
+        $$->ex_left = $1;
+        $$->ex_type = $3;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
+  | '+' a_expr %prec UMINUS  { $$ = $2; }
+  | '-' a_expr %prec UMINUS  { CHK($$ = sql_expr_negate(ps, $2, @1.lc_pos)); }
+  | a_expr '+' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_ADD, @2.lc_pos, $1, $3)); }
+  | a_expr '-' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_SUB, @2.lc_pos, $1, $3)); }
+  | a_expr '*' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_MUL, @2.lc_pos, $1, $3)); }
+  | a_expr '/' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_DIV, @2.lc_pos, $1, $3)); }
+  | a_expr '%' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_MOD, @2.lc_pos, $1, $3)); }
+  | a_expr CONCAT a_expr         { CHK($$ = sql_expr_op(ps, SQL_OP_CONCAT, @2.lc_pos, $1, $3)); }
+  | a_expr '<' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_LT, @2.lc_pos, $1, $3)); }
+  | a_expr '>' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_GT, @2.lc_pos, $1, $3)); }
+  | a_expr '=' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_EQ, @2.lc_pos, $1, $3)); }
+  | a_expr LESS_EQUALS a_expr    { CHK($$ = sql_expr_op(ps, SQL_OP_LE, @2.lc_pos, $1, $3)); }
+  | a_expr GREATER_EQUALS a_expr { CHK($$ = sql_expr_op(ps, SQL_OP_GE, @2.lc_pos, $1, $3)); }
+  | a_expr NOT_EQUALS a_expr     { CHK($$ = sql_expr_op(ps, SQL_OP_NE, @2.lc_pos, $1, $3)); }
+  | a_expr AND a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_AND, @2.lc_pos, $1, $3)); }
+  | a_expr OR a_expr             { CHK($$ = sql_expr_op(ps, SQL_OP_OR, @2.lc_pos, $1, $3)); }
+  | NOT a_expr                   { CHK($$ = sql_expr_op(ps, SQL_OP_NOT, @1.lc_pos, $2, NULL)); }
+  | a_expr LIKE a_expr           { CHK($$ = sql_expr_op(ps, SQL_OP_LIKE, @2.lc_pos, $1, $3)); }
+  | a_expr NOT_LA LIKE a_expr %prec NOT_LA
+      { CHK($$ = sql_expr_op_not(ps, SQL_OP_LIKE, @2.lc_pos, $1, $4)); }
+  | a_expr ILIKE a_expr          { CHK($$ = sql_expr_op(ps, SQL_OP_ILIKE, @2.lc_pos, $1, $3)); }
+  | a_expr NOT_LA ILIKE a_expr %prec NOT_LA
+      { CHK($$ = sql_expr_op_not(ps, SQL_OP_ILIKE, @2.lc_pos, $1, $4)); }
+  | a_expr IS NULL_P %prec IS
+      { CHK($$ = sql_expr_op(ps, SQL_OP_IS_NULL, @2.lc_pos, $1, NULL)); }
+  | a_expr IS NOT NULL_P %prec IS
+      { CHK($$ = sql_expr_op_not(ps, SQL_OP_IS_NULL, @2.lc_pos, $1, NULL)); }
+  | a_expr IS TRUE_P %prec IS
+      { CHK($$ = sql_expr_op(ps, SQL_OP_IS_TRUE, @2.lc_pos, $1, NULL)); }
+  | a_expr IS NOT TRUE_P %prec IS
+      { CHK($$ = sql_expr_op_not(ps, SQL_OP_IS_TRUE, @2.lc_pos, $1, NULL)); }
+  | a_expr IS FALSE_P %prec IS
+      { CHK($$ = sql_expr_op(ps, SQL_OP_IS_FALSE, @2.lc_pos, $1, NULL)); }
+  | a_expr IS NOT FALSE_P %prec IS
+      { CHK($$ = sql_expr_op_not(ps, SQL_OP_IS_FALSE, @2.lc_pos, $1, NULL)); }
+  | a_expr IS DISTINCT FROM a_expr %prec IS
+      { CHK($$ = sql_expr_op(ps, SQL_OP_IS_DISTINCT, @2.lc_pos, $1, $5)); }
+  | a_expr IS NOT DISTINCT FROM a_expr %prec IS
+      { CHK($$ = sql_expr_op_not(ps, SQL_OP_IS_DISTINCT, @2.lc_pos, $1, $6)); }
+  | a_expr BETWEEN b_expr AND a_expr %prec BETWEEN
+      {
+        $$ = sql_expr_new(ps, SQL_E_BETWEEN, @2.lc_pos);
+        $$->ex_left = $1;
+        $$->ex_right = $3;
+        $$->ex_third = $5;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
+  | a_expr NOT_LA BETWEEN b_expr AND a_expr %prec NOT_LA
+      {
+        $$ = sql_expr_new(ps, SQL_E_BETWEEN, @2.lc_pos);
+        $$->ex_not = true;
+        $$->ex_left = $1;
+        $$->ex_right = $4;
+        $$->ex_third = $6;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
+  | a_expr IN_P in_expr
+      {
+        $$ = $3;
+        $$->ex_pos = @2.lc_pos;
+        $$->ex_left = $1;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
+  | a_expr NOT_LA IN_P in_expr %prec NOT_LA
+      {
+        $$ = $4;
+        $$->ex_pos = @2.lc_pos;
+        $$->ex_not = true;
+        $$->ex_left = $1;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
+  ;
+
+b_expr:
+    c_expr
+  | b_expr TYPECAST type_name
+      {
+        $$ = sql_expr_new(ps, SQL_E_CAST, @2.lc_pos);
+        $$->ex_left = $1;
+        $$->ex_type = $3;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
+  | '+' b_expr %prec UMINUS  { $$ = $2; }
+  | '-' b_expr %prec UMINUS  { CHK($$ = sql_expr_negate(ps, $2, @1.lc_pos)); }
+  | b_expr '+' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_ADD, @2.lc_pos, $1, $3)); }
+  | b_expr '-' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_SUB, @2.lc_pos, $1, $3)); }
+  | b_expr '*' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_MUL, @2.lc_pos, $1, $3)); }
+  | b_expr '/' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_DIV, @2.lc_pos, $1, $3)); }
+  | b_expr '%' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_MOD, @2.lc_pos, $1, $3)); }
+  | b_expr CONCAT b_expr         { CHK($$ = sql_expr_op(ps, SQL_OP_CONCAT, @2.lc_pos, $1, $3)); }
+  | b_expr '<' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_LT, @2.lc_pos, $1, $3)); }
+  | b_expr '>' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_GT, @2.lc_pos, $1, $3)); }
+  | b_expr '=' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_EQ, @2.lc_pos, $1, $3)); }
+  | b_expr LESS_EQUALS b_expr    { CHK($$ = sql_expr_op(ps, SQL_OP_LE, @2.lc_pos, $1, $3)); }
+  | b_expr GREATER_EQUALS b_expr { CHK($$ = sql_expr_op(ps, SQL_OP_GE, @2.lc_pos, $1, $3)); }
+  | b_expr NOT_EQUALS b_expr     { CHK($$ = sql_expr_op(ps, SQL_OP_NE, @2.lc_pos, $1, $3)); }
+  ;
+
+c_expr:
+    columnref
+  | const_expr
+  | PARAM                { $$ = sql_expr_new(ps, SQL_E_PARAM, @1.lc_pos); $$->ex_int = $1; }
+  | '(' a_expr ')'       { $$ = $2; }
+  | case_expr
+  | func_expr
+  | select_with_parens %prec UMINUS
+      {
+        $$ = sql_expr_new(ps, SQL_E_SUBQUERY, @1.lc_pos);
+        $$->ex_query = $1;
+      }
+  | EXISTS select_with_parens
+      {
+        $$ = sql_expr_new(ps, SQL_E_EXISTS, @1.lc_pos);
+        $$->ex_query = $2;
+      }
+  | CAST '(' a_expr AS type_name ')'
+      {
+        $$ = sql_expr_new(ps, SQL_E_CAST, @1.lc_pos);
+        $$->ex_left = $3;
+        $$->ex_type = $5;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
+  ;
+
+in_expr:
+    select_with_parens
+      {
+        $$ = sql_expr_new(ps, SQL_E_IN_QUERY, @1.lc_pos);
+        $$->ex_query = $1;
+      }
+  | '(' expr_list ')'
+      {
+        $$ = sql_expr_new(ps, SQL_E_IN_LIST, @1.lc_pos);
+        $$->ex_list = $2;
+      }
+  ;
+
+expr_list:
+    a_expr                { $$ = APPEND(NULL, $1); }
+  | expr_list ',' a_expr  { $$ = APPEND($1, $3); }
+  ;
+
+columnref:
+    col_id                        { $$ = sql_g_column(ps, @1.lc_pos, NULL, NULL, $1); }
+  | col_id '.' col_id             { $$ = sql_g_column(ps, @1.lc_pos, NULL, $1, $3); }
+  | col_id '.' col_id '.' col_id  { $$ = sql_g_column(ps, @1.lc_pos, $1, $3, $5); }
+  ;
+
+const_expr:
+    ICONST   { $$ = sql_expr_number(ps, $1, @1.lc_pos, SQL_LIT_INT); }
+  | NCONST   { $$ = sql_expr_number(ps, $1, @1.lc_pos, SQL_LIT_NUMERIC); }
+  | FCONST   { $$ = sql_expr_number(ps, $1, @1.lc_pos, SQL_LIT_FLOAT); }
+  | SCONST   { $$ = sql_expr_string(ps, $1, @1.lc_pos); }
+  | TRUE_P
+      {
+        $$ = sql_expr_new(ps, SQL_E_LITERAL, @1.lc_pos);
+        $$->ex_lit = SQL_LIT_BOOL;
+        $$->ex_bool = true;
+      }
+  | FALSE_P
+      {
+        $$ = sql_expr_new(ps, SQL_E_LITERAL, @1.lc_pos);
+        $$->ex_lit = SQL_LIT_BOOL;
+      }
+  | NULL_P
+      {
+        $$ = sql_expr_new(ps, SQL_E_LITERAL, @1.lc_pos);
+        $$->ex_lit = SQL_LIT_NULL;
+      }
+  | col_id SCONST
+      {
+        /* DATE '2024-01-31': a literal of the named type */
+        $$ = sql_expr_string(ps, $2, @1.lc_pos);
+        $$->ex_lit = SQL_LIT_TYPED;
+        if (sql_type_resolve(ps, $1, SQL_TYPE_PLAIN, 0, NULL, @1.lc_pos, &$$->ex_type))
+          YYABORT;
+      }
+  ;
+
+func_expr:
+    col_id '(' ')'                     { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, NULL, false, false)); }
+  | col_id '(' '*' ')'                 { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, NULL, false, true)); }
+  | col_id '(' expr_list ')'           { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, $3, false, false)); }
+  | col_id '(' ALL expr_list ')'       { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, $4, false, false)); }
+  | col_id '(' DISTINCT expr_list ')'  { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, $4, true, false)); }
+  ;
+
+case_expr:
+    CASE case_arg when_list case_default END_P
+      {
+        $$ = sql_expr_new(ps, SQL_E_CASE, @1.lc_pos);
+        $$->ex_left = $2;
+        $$->ex_list = $3;
+        $$->ex_right = $4;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
+  ;
+
+case_arg:
+    a_expr
+  | %empty  { $$ = NULL; }
+  ;
+
+when_list:
+    when_clause            { $$ = APPEND(NULL, $1); }
+  | when_list when_clause  { $$ = APPEND($1, $2); }
+  ;
+
+when_clause:
+    WHEN a_expr THEN a_expr
+      {
+        $$ = NEW(sql_when_t);
+        $$->wh_cond = $2;
+        $$->wh_result = $4;
+      }
+  ;
+
+case_default:
+    ELSE a_expr  { $$ = $2; }
+  | %empty       { $$ = NULL; }
+  ;
+
+type_name:
+    col_id opt_type_mods
+      { if (sql_type_resolve(ps, $1, SQL_TYPE_PLAIN, $2.md_n, $2.md_v, @1.lc_pos, &$$)) YYABORT; }
+  | col_id PRECISION
+      { if (sql_type_resolve(ps, $1, SQL_TYPE_PRECISION, 0, NULL, @1.lc_pos, &$$)) YYABORT; }
+  | col_id VARYING opt_type_mods
+      { if (sql_type_resolve(ps, $1, SQL_TYPE_VARYING, $3.md_n, $3.md_v, @1.lc_pos, &$$)) YYABORT; }
+  | col_id WITHOUT TIME ZONE
+      { if (sql_type_resolve(ps, $1, SQL_TYPE_NO_TZ, 0, NULL, @1.lc_pos, &$$)) YYABORT; }
+  | col_id WITH TIME ZONE
+      { if (sql_type_resolve(ps, $1, SQL_TYPE_TZ, 0, NULL, @1.lc_pos, &$$)) YYABORT; }
+  ;
+
+opt_type_mods:
+    '(' ICONST ')'
+      {
+        $$.md_n = 1;
+        $$.md_v[0] = strtoll($2, NULL, 10); /* saturates: range checked later */
+      }
+  | '(' ICONST ',' ICONST ')'
+      {
+        $$.md_n = 2;
+        $$.md_v[0] = strtoll($2, NULL, 10);
+        $$.md_v[1] = strtoll($4, NULL, 10);
+      }
+  | %empty  { $$.md_n = 0; }
+  ;
+
+/* ---- names -------------------------------------------------------------- */
+
+col_id:
+    IDENT
+  | unreserved_keyword
+  ;
+
+qualified_name:
+    col_id             { $$.nm_schema = NULL; $$.nm_name = $1; $$.nm_pos = @1.lc_pos; }
+  | col_id '.' col_id  { $$.nm_schema = $1; $$.nm_name = $3; $$.nm_pos = @1.lc_pos; }
+  ;
+
+qualified_name_list:
+    qualified_name                          { $$ = APPEND(NULL, sql_g_name(ps, $1)); }
+  | qualified_name_list ',' qualified_name  { $$ = APPEND($1, sql_g_name(ps, $3)); }
+  ;
+
+name_list:
+    col_id                { $$ = APPEND(NULL, (void *)$1); }
+  | name_list ',' col_id  { $$ = APPEND($1, (void *)$3); }
+  ;
+
+unreserved_keyword:
+    ANALYZE | BEGIN_P | COMMIT | EXPLAIN | FIRST_P | IF_P | INCLUDE | INDEX | KEY | LAST_P
+  | LOCAL | NULLS_P | PASSWORD | PRECISION | PRIVILEGES | RELEASE | ROLE | ROLLBACK
+  | SAVEPOINT | SESSION | SHOW | START | TIME | TRANSACTION | VARYING | WITHOUT | WORK | ZONE
+  ;
+
+/* ---- data manipulation -------------------------------------------------- */
+
+insert_stmt:
+    INSERT INTO qualified_name insert_rest
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_INSERT);
+        $$->st_insert = $4;
+        $4->in_table = $3;
+      }
+  ;
+
+insert_rest:
+    select_stmt                    { $$ = NEW(sql_insert_t); $$->in_query = $1; }
+  | '(' name_list ')' select_stmt
+      {
+        $$ = NEW(sql_insert_t);
+        $$->in_columns = $2;
+        $$->in_query = $4;
+      }
+  | DEFAULT VALUES                 { $$ = NEW(sql_insert_t); }
+  ;
+
+update_stmt:
+    UPDATE qualified_name opt_alias SET set_list where_clause
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_UPDATE);
+        $$->st_update = NEW(sql_update_t);
+        $$->st_update->up_table = $2;
+        $$->st_update->up_alias = $3;
+        $$->st_update->up_set = $5;
+        $$->st_update->up_where = $6;
+      }
+  ;
+
+set_list:
+    set_item               { $$ = APPEND(NULL, $1); }
+  | set_list ',' set_item  { $$ = APPEND($1, $3); }
+  ;
+
+set_item:
+    col_id '=' values_item
+      {
+        $$ = NEW(sql_assign_t);
+        $$->as_column = $1;
+        $$->as_pos = @1.lc_pos;
+        $$->as_expr = $3;
+      }
+  ;
+
+delete_stmt:
+    DELETE_P FROM qualified_name opt_alias where_clause
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_DELETE);
+        $$->st_delete = NEW(sql_delete_t);
+        $$->st_delete->de_table = $3;
+        $$->st_delete->de_alias = $4;
+        $$->st_delete->de_where = $5;
+      }
+  ;
+
+/* ---- data definition ---------------------------------------------------- */
+
+create_table_stmt:
+    CREATE TABLE qualified_name '(' table_elts ')'
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_CREATE_TABLE);
+        $$->st_create_table = $5;
+        $5->ct_table = $3;
+      }
+  | CREATE TABLE IF_P NOT EXISTS qualified_name '(' table_elts ')'
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_CREATE_TABLE);
+        $$->st_create_table = $8;
+        $8->ct_table = $6;
+        $8->ct_if_not_exists = true;
+      }
+  ;
+
+table_elts:
+    column_def
+      {
+        $$ = NEW(sql_create_table_t);
+        $$->ct_columns = APPEND(NULL, $1);
+      }
+  | table_cons
+      {
+        $$ = NEW(sql_create_table_t);
+        $$->ct_constraints = APPEND(NULL, $1);
+      }
+  | table_elts ',' column_def  { $$ = $1; $$->ct_columns = APPEND($1->ct_columns, $3); }
+  | table_elts ',' table_cons  { $$ = $1; $$->ct_constraints = APPEND($1->ct_constraints, $3); }
+  ;
+
+column_def:
+    col_id type_name col_quals
+      {
+        $$ = $3;
+        $$->cd_name = $1;
+        $$->cd_pos = @1.lc_pos;
+        $$->cd_type = $2;
+      }
+  ;
+
+col_quals:
+    %empty                     { $$ = NEW(sql_coldef_t); }
+  | col_quals NOT NULL_P       { $$ = $1; $$->cd_not_null = true; }
+  | col_quals NULL_P           { $$ = $1; $$->cd_not_null = false; }
+  | col_quals DEFAULT b_expr   { $$ = $1; $$->cd_default = $3; }
+  | col_quals PRIMARY KEY      { $$ = $1; $$->cd_primary = true; }
+  | col_quals UNIQUE           { $$ = $1; $$->cd_unique = true; }
+  ;
+
+table_cons:
+    PRIMARY KEY '(' name_list ')'
+      {
+        $$ = NEW(sql_tabcons_t);
+        $$->tc_primary = true;
+        $$->tc_pos = @1.lc_pos;
+        $$->tc_columns = $4;
+      }
+  | UNIQUE '(' name_list ')'
+      {
+        $$ = NEW(sql_tabcons_t);
+        $$->tc_pos = @1.lc_pos;
+        $$->tc_columns = $3;
+      }
+  ;
+
+drop_stmt:
+    DROP TABLE qualified_name_list             { $$ = sql_g_drop(ps, SQL_STMT_DROP_TABLE, false, $3); }
+  | DROP TABLE IF_P EXISTS qualified_name_list { $$ = sql_g_drop(ps, SQL_STMT_DROP_TABLE, true, $5); }
+  | DROP INDEX qualified_name_list             { $$ = sql_g_drop(ps, SQL_STMT_DROP_INDEX, false, $3); }
+  | DROP INDEX IF_P EXISTS qualified_name_list { $$ = sql_g_drop(ps, SQL_STMT_DROP_INDEX, true, $5); }
+  | DROP opt_user name_list
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_DROP_ROLE);
+        $$->st_role = NEW(sql_role_t);
+        $$->st_role->ro_user = $2;
+        $$->st_role->ro_names = $3;
+      }
+  | DROP opt_user IF_P EXISTS name_list
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_DROP_ROLE);
+        $$->st_role = NEW(sql_role_t);
+        $$->st_role->ro_user = $2;
+        $$->st_role->ro_if_exists = true;
+        $$->st_role->ro_names = $5;
+      }
+  ;
+
+create_index_stmt:
+    CREATE opt_unique INDEX opt_index_name ON qualified_name '(' name_list ')' opt_include
+      {
+        sql_create_index_t *ci = NEW(sql_create_index_t);
+        ci->ci_unique = $2;
+        ci->ci_index.nm_name = $4;
+        ci->ci_index.nm_pos = @4.lc_pos;
+        ci->ci_table = $6;
+        ci->ci_columns = $8;
+        ci->ci_include = $10;
+        $$ = sql_stmt_new(ps, SQL_STMT_CREATE_INDEX);
+        $$->st_create_index = ci;
+      }
+  | CREATE opt_unique INDEX IF_P NOT EXISTS col_id ON qualified_name '(' name_list ')' opt_include
+      {
+        sql_create_index_t *ci = NEW(sql_create_index_t);
+        ci->ci_unique = $2;
+        ci->ci_if_not_exists = true;
+        ci->ci_index.nm_name = $7;
+        ci->ci_index.nm_pos = @7.lc_pos;
+        ci->ci_table = $9;
+        ci->ci_columns = $11;
+        ci->ci_include = $13;
+        $$ = sql_stmt_new(ps, SQL_STMT_CREATE_INDEX);
+        $$->st_create_index = ci;
+      }
+  ;
+
+opt_unique:
+    UNIQUE  { $$ = true; }
+  | %empty  { $$ = false; }
+  ;
+
+opt_index_name:
+    col_id
+  | %empty  { $$ = NULL; }
+  ;
+
+opt_include:
+    INCLUDE '(' name_list ')'  { $$ = $3; }
+  | %empty                     { $$ = NULL; }
+  ;
+
+/* ---- transactions ------------------------------------------------------- */
+
+txn_stmt:
+    BEGIN_P opt_transaction        { $$ = sql_stmt_new(ps, SQL_STMT_BEGIN); }
+  | START TRANSACTION              { $$ = sql_stmt_new(ps, SQL_STMT_BEGIN); }
+  | COMMIT opt_transaction         { $$ = sql_stmt_new(ps, SQL_STMT_COMMIT); }
+  | END_P opt_transaction          { $$ = sql_stmt_new(ps, SQL_STMT_COMMIT); }
+  | ROLLBACK opt_transaction       { $$ = sql_stmt_new(ps, SQL_STMT_ROLLBACK); }
+  | SAVEPOINT col_id
+      { $$ = sql_stmt_new(ps, SQL_STMT_SAVEPOINT); $$->st_savepoint = $2; }
+  | RELEASE SAVEPOINT col_id
+      { $$ = sql_stmt_new(ps, SQL_STMT_RELEASE); $$->st_savepoint = $3; }
+  | RELEASE col_id
+      { $$ = sql_stmt_new(ps, SQL_STMT_RELEASE); $$->st_savepoint = $2; }
+  | ROLLBACK opt_transaction TO SAVEPOINT col_id
+      { $$ = sql_stmt_new(ps, SQL_STMT_ROLLBACK_TO); $$->st_savepoint = $5; }
+  | ROLLBACK opt_transaction TO col_id
+      { $$ = sql_stmt_new(ps, SQL_STMT_ROLLBACK_TO); $$->st_savepoint = $4; }
+  ;
+
+opt_transaction:
+    WORK
+  | TRANSACTION
+  | %empty
+  ;
+
+/* ---- privileges and roles ----------------------------------------------- */
+
+grant_stmt:
+    GRANT privileges ON opt_table qualified_name_list TO grantee_list
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_GRANT);
+        $$->st_grant = NEW(sql_grant_t);
+        $$->st_grant->gr_privs = (unsigned)$2;
+        $$->st_grant->gr_tables = $5;
+        $$->st_grant->gr_roles = $7;
+      }
+  | REVOKE privileges ON opt_table qualified_name_list FROM grantee_list
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_REVOKE);
+        $$->st_grant = NEW(sql_grant_t);
+        $$->st_grant->gr_privs = (unsigned)$2;
+        $$->st_grant->gr_tables = $5;
+        $$->st_grant->gr_roles = $7;
+      }
+  ;
+
+privileges:
+    ALL             { $$ = SQL_PRIV_ALL; }
+  | ALL PRIVILEGES  { $$ = SQL_PRIV_ALL; }
+  | privilege_list
+  ;
+
+privilege_list:
+    privilege                     { $$ = $1; }
+  | privilege_list ',' privilege  { $$ = $1 | $3; }
+  ;
+
+privilege:
+    SELECT    { $$ = SQL_PRIV_SELECT; }
+  | INSERT    { $$ = SQL_PRIV_INSERT; }
+  | UPDATE    { $$ = SQL_PRIV_UPDATE; }
+  | DELETE_P  { $$ = SQL_PRIV_DELETE; }
+  ;
+
+opt_table:
+    TABLE
+  | %empty
+  ;
+
+grantee_list:
+    col_id                   { $$ = APPEND(NULL, (void *)$1); }
+  | grantee_list ',' col_id  { $$ = APPEND($1, (void *)$3); }
+  ;
+
+role_stmt:
+    CREATE opt_user col_id opt_with role_opts
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_CREATE_ROLE);
+        $$->st_role = $5;
+        $5->ro_user = $2;
+        $5->ro_names = APPEND(NULL, (void *)$3);
+      }
+  ;
+
+opt_user:
+    USER  { $$ = true; }
+  | ROLE  { $$ = false; }
+  ;
+
+opt_with:
+    WITH
+  | %empty
+  ;
+
+role_opts:
+    %empty                     { $$ = NEW(sql_role_t); }
+  | role_opts PASSWORD SCONST  { $$ = $1; $$->ro_password = $3; }
+  | role_opts PASSWORD NULL_P  { $$ = $1; $$->ro_password = NULL; }
+  ;
+
+/* ---- utility ------------------------------------------------------------ */
+
+explain_stmt:
+    EXPLAIN explainable_stmt
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_EXPLAIN);
+        $$->st_explained = $2;
+      }
+  | EXPLAIN ANALYZE explainable_stmt
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_EXPLAIN);
+        $$->st_explained = $3;
+        $$->st_analyze = true;
+      }
+  ;
+
+explainable_stmt:
+    select_stmt
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_SELECT);
+        $$->st_query = $1;
+        $$->st_pos = @1.lc_pos;
+        $$->st_off = @1.lc_off;
+        $$->st_len = @1.lc_end - @1.lc_off;
+      }
+  | insert_stmt  { $$ = $1; $$->st_pos = @1.lc_pos; $$->st_off = @1.lc_off; $$->st_len = @1.lc_end - @1.lc_off; }
+  | update_stmt  { $$ = $1; $$->st_pos = @1.lc_pos; $$->st_off = @1.lc_off; $$->st_len = @1.lc_end - @1.lc_off; }
+  | delete_stmt  { $$ = $1; $$->st_pos = @1.lc_pos; $$->st_off = @1.lc_off; $$->st_len = @1.lc_end - @1.lc_off; }
+  ;
+
+set_stmt:
+    SET set_rest          { $$ = $2; }
+  | SET SESSION set_rest  { $$ = $3; }
+  | SET LOCAL set_rest    { $$ = $3; $$->st_set->sv_local = true; }
+  ;
+
+set_rest:
+    var_name TO var_list       { $$ = sql_g_setvar(ps, SQL_STMT_SET, $1, $3); }
+  | var_name '=' var_list      { $$ = sql_g_setvar(ps, SQL_STMT_SET, $1, $3); }
+  | var_name TO DEFAULT
+      { $$ = sql_g_setvar(ps, SQL_STMT_SET, $1, NULL); $$->st_set->sv_default = true; }
+  | var_name '=' DEFAULT
+      { $$ = sql_g_setvar(ps, SQL_STMT_SET, $1, NULL); $$->st_set->sv_default = true; }
+  | TIME ZONE var_value
+      { $$ = sql_g_setvar(ps, SQL_STMT_SET, "timezone", APPEND(NULL, $3)); }
+  ;
+
+var_name:
+    col_id
+  | var_name '.' col_id  { $$ = arena_sprintf(ps->ps_arena, "%s.%s", $1, $3); }
+  ;
+
+var_list:
+    var_value               { $$ = APPEND(NULL, $1); }
+  | var_list ',' var_value  { $$ = APPEND($1, $3); }
+  ;
+
+var_value:
+    SCONST      { $$ = sql_expr_string(ps, $1, @1.lc_pos); }
+  | ICONST      { $$ = sql_expr_number(ps, $1, @1.lc_pos, SQL_LIT_INT); }
+  | NCONST      { $$ = sql_expr_number(ps, $1, @1.lc_pos, SQL_LIT_NUMERIC); }
+  | FCONST      { $$ = sql_expr_number(ps, $1, @1.lc_pos, SQL_LIT_FLOAT); }
+  | '-' ICONST  { $$ = sql_expr_negate(ps, sql_expr_number(ps, $2, @2.lc_pos, SQL_LIT_INT), @1.lc_pos); }
+  | '-' NCONST  { $$ = sql_expr_negate(ps, sql_expr_number(ps, $2, @2.lc_pos, SQL_LIT_NUMERIC), @1.lc_pos); }
+  | col_id      { $$ = sql_expr_string(ps, $1, @1.lc_pos); }
+  | ON          { $$ = sql_expr_string(ps, "on", @1.lc_pos); }
+  | TRUE_P      { $$ = sql_expr_string(ps, "true", @1.lc_pos); }
+  | FALSE_P     { $$ = sql_expr_string(ps, "false", @1.lc_pos); }
+  ;
+
+show_stmt:
+    SHOW var_name   { $$ = sql_g_setvar(ps, SQL_STMT_SHOW, $2, NULL); }
+  | SHOW ALL        { $$ = sql_g_setvar(ps, SQL_STMT_SHOW, "all", NULL); }
+  | SHOW TIME ZONE  { $$ = sql_g_setvar(ps, SQL_STMT_SHOW, "timezone", NULL); }
+  ;
+
+%%
+
+/* The scanner's tokens, with NOT turned into NOT_LA when BETWEEN, IN, LIKE
+ * or ILIKE follows (PostgreSQL's parser.c does the same): one token of
+ * lookahead is what lets the grammar give NOT IN the precedence of IN. */
+static int sql_yylex(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
+{
+  int tok;
+  if (ps->ps_have_la) {
+    tok = ps->ps_la_tok;
+    *val = ps->ps_la_val;
+    *loc = ps->ps_la_loc;
+    ps->ps_have_la = false;
+  } else
+    tok = sql_scan_lex(val, loc, ps->ps_scanner);
+  if (tok != NOT)
+    return tok;
+  int next = sql_scan_lex(&ps->ps_la_val, &ps->ps_la_loc, ps->ps_scanner);
+  ps->ps_la_tok = next;
+  ps->ps_have_la = true;
+  if (next == BETWEEN || next == IN_P || next == LIKE || next == ILIKE)
+    return NOT_LA;
+  return tok;
+}
+
+/* loc is the lookahead token's: the one the parser could not accept. */
+static void sql_yyerror(sql_loc_t *loc, sql_pstate_t *ps, const char *msg)
+{
+  if (strcmp(msg, "memory exhausted") == 0)
+    sql_error_at(ps, SQLSTATE_STATEMENT_TOO_COMPLEX, loc->lc_pos,
+                 "statement is too complex (nested too deeply)");
+  else
+    sql_syntax_error(ps, loc);
+}
+
+static sql_expr_t *sql_g_column(sql_pstate_t *ps, int pos, const char *a, const char *b,
+                                const char *c)
+{
+  sql_expr_t *x = sql_expr_new(ps, SQL_E_COLUMN, pos);
+  x->ex_schema = a;
+  x->ex_table = b;
+  x->ex_name = c;
+  return x;
+}
+
+static sql_expr_t *sql_g_func(sql_pstate_t *ps, int pos, const char *name, sql_list_t *args,
+                              bool distinct, bool star)
+{
+  sql_expr_t *x = sql_expr_new(ps, SQL_E_FUNC, pos);
+  x->ex_name = name;
+  x->ex_list = args;
+  x->ex_distinct = distinct;
+  x->ex_star = star;
+  return sql_expr_done(ps, x);
+}
+
+static sql_query_t *sql_g_select(sql_pstate_t *ps, int pos, sql_select_t *se)
+{
+  sql_query_t *q = NEW(sql_query_t);
+  q->qu_kind = SQL_Q_SELECT;
+  q->qu_pos = pos;
+  q->qu_depth = 1;
+  q->qu_select = se;
+  return q;
+}
+
+static sql_name_t *sql_g_name(sql_pstate_t *ps, sql_name_t n)
+{
+  sql_name_t *p = NEW(sql_name_t);
+  *p = n;
+  return p;
+}
+
+static sql_stmt_t *sql_g_drop(sql_pstate_t *ps, sql_stmt_kind_t kind, bool if_exists,
+                              sql_list_t *names)
+{
+  sql_stmt_t *s = sql_stmt_new(ps, kind);
+  s->st_drop = NEW(sql_drop_t);
+  s->st_drop->dr_if_exists = if_exists;
+  s->st_drop->dr_names = names;
+  return s;
+}
+
+static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const char *name,
+                                sql_list_t *values)
+{
+  sql_stmt_t *s = sql_stmt_new(ps, kind);
+  s->st_set = NEW(sql_set_t);
+  s->st_set->sv_name = name;
+  s->st_set->sv_values = values;
+  return s;
+}
+
+int sql_parse(arena_t *a, const char *text, size_t len, sql_stmt_list_t **out, err_t *e)
+{
+  *out = NULL;
+  if (len > (size_t)INT32_MAX / 2)
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "statement text of %zu bytes is too long", len);
+  size_t bad = sql_utf8_check(text, len);
+  if (bad < len) {
+    err_set(e, SQLSTATE_CHARACTER_NOT_IN_REPERTOIRE,
+            "invalid byte sequence for encoding \"UTF8\": 0x%02x", (unsigned char)text[bad]);
+    if (e)
+      e->er_pos = sql_utf8_chars(text, bad) + 1;
+    return CZ_ERR;
+  }
+  sql_pstate_t ps = {.ps_arena = a, .ps_text = text, .ps_len = len, .ps_err = e};
+  if (sql_scan_init(&ps) != CZ_OK)
+    return CZ_ERR;
+  int rc = sql_yyparse(&ps);
+  sql_scan_done(&ps);
+  if (rc != 0 || ps.ps_failed) {
+    if (!ps.ps_failed)
+      err_set(e, SQLSTATE_INTERNAL, "SQL parser failed without an error");
+    return CZ_ERR;
+  }
+  sql_stmt_list_t *l = arena_zalloc(a, sizeof *l);
+  l->sl_n = sql_list_len(ps.ps_stmts);
+  l->sl_stmts = l->sl_n ? (sql_stmt_t **)ps.ps_stmts->ls_items : NULL;
+  *out = l;
+  return CZ_OK;
+}

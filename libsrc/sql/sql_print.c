@@ -1,0 +1,597 @@
+/* sql_print — the canonical S-expression of a syntax tree.
+ *
+ * Design notes: one form per node with every operator in prefix position
+ * and every compound parenthesised, so that a test can assert the shape of
+ * a tree (precedence, associativity, which clause holds what) by comparing
+ * one string. Names that would not read back as the same identifier are
+ * double-quoted; strings are single-quoted with '' doubling. The grammar
+ * of the output is in sql/README.md. The text grows in an arena buffer that
+ * doubles; the printer recurses, relying on SQL_MAX_DEPTH.
+ */
+#include <string.h>
+
+#include "sql/sql_int.h"
+
+typedef struct sql_pr_s {
+  arena_t *pr_arena;
+  char *pr_buf;
+  size_t pr_len;
+  size_t pr_cap;
+} sql_pr_t;
+
+static void pr_mem(sql_pr_t *p, const char *s, size_t n)
+{
+  if (p->pr_len + n + 1 > p->pr_cap) {
+    size_t cap = CZ_MAX(p->pr_cap * 2, p->pr_len + n + 64);
+    char *buf = arena_alloc(p->pr_arena, cap);
+    if (p->pr_len)
+      memcpy(buf, p->pr_buf, p->pr_len);
+    p->pr_buf = buf;
+    p->pr_cap = cap;
+  }
+  memcpy(p->pr_buf + p->pr_len, s, n);
+  p->pr_len += n;
+  p->pr_buf[p->pr_len] = 0;
+}
+
+static void pr_str(sql_pr_t *p, const char *s)
+{
+  pr_mem(p, s, strlen(s));
+}
+
+static void pr_quoted(sql_pr_t *p, const char *s, char q)
+{
+  pr_mem(p, &q, 1);
+  for (const char *c = s; *c; c++) {
+    pr_mem(p, c, 1);
+    if (*c == q)
+      pr_mem(p, c, 1);
+  }
+  pr_mem(p, &q, 1);
+}
+
+/* A name as an identifier that reads back the same: bare when it is lower
+ * case letters, digits and _ (not first a digit), else double-quoted. */
+static void pr_name(sql_pr_t *p, const char *s)
+{
+  bool bare = s[0] && !(s[0] >= '0' && s[0] <= '9');
+  for (const char *c = s; *c && bare; c++)
+    bare = (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_';
+  if (bare)
+    pr_str(p, s);
+  else
+    pr_quoted(p, s, '"');
+}
+
+static void pr_qname(sql_pr_t *p, const sql_name_t *n)
+{
+  if (n->nm_schema) {
+    pr_name(p, n->nm_schema);
+    pr_str(p, ".");
+  }
+  pr_name(p, n->nm_name);
+}
+
+static void pr_names(sql_pr_t *p, const sql_list_t *l)
+{
+  pr_str(p, "(");
+  for (int i = 0; i < sql_list_len(l); i++) {
+    if (i)
+      pr_str(p, " ");
+    pr_name(p, sql_list_at(l, i));
+  }
+  pr_str(p, ")");
+}
+
+/* "a s.b c" */
+static void pr_qnames(sql_pr_t *p, const sql_list_t *l)
+{
+  for (int i = 0; i < sql_list_len(l); i++) {
+    if (i)
+      pr_str(p, " ");
+    pr_qname(p, sql_list_at(l, i));
+  }
+}
+
+static void pr_expr(sql_pr_t *p, const sql_expr_t *x);
+static void pr_query(sql_pr_t *p, const sql_query_t *q);
+static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s);
+
+/* " e1 e2 …" */
+static void pr_exprs(sql_pr_t *p, const sql_list_t *l)
+{
+  for (int i = 0; i < sql_list_len(l); i++) {
+    pr_str(p, " ");
+    pr_expr(p, sql_list_at(l, i));
+  }
+}
+
+/* "(e1 e2 …)" */
+static void pr_expr_list(sql_pr_t *p, const sql_list_t *l)
+{
+  pr_str(p, "(");
+  for (int i = 0; i < sql_list_len(l); i++) {
+    if (i)
+      pr_str(p, " ");
+    pr_expr(p, sql_list_at(l, i));
+  }
+  pr_str(p, ")");
+}
+
+static void pr_literal(sql_pr_t *p, const sql_expr_t *x)
+{
+  switch (x->ex_lit) {
+  case SQL_LIT_NULL: pr_str(p, "null"); break;
+  case SQL_LIT_BOOL: pr_str(p, x->ex_bool ? "true" : "false"); break;
+  case SQL_LIT_INT:
+  case SQL_LIT_NUMERIC:
+  case SQL_LIT_FLOAT: pr_str(p, x->ex_text); break;
+  case SQL_LIT_STRING: pr_quoted(p, x->ex_text, '\''); break;
+  case SQL_LIT_TYPED:
+    pr_str(p, "(");
+    pr_str(p, sql_type_print(p->pr_arena, &x->ex_type));
+    pr_str(p, " ");
+    pr_quoted(p, x->ex_text, '\'');
+    pr_str(p, ")");
+    break;
+  }
+}
+
+static const char *sql_op_name(const sql_expr_t *x)
+{
+  static const char *const names[] = {
+    [SQL_OP_OR] = "or",       [SQL_OP_AND] = "and",       [SQL_OP_NOT] = "not",
+    [SQL_OP_NEG] = "neg",     [SQL_OP_EQ] = "=",          [SQL_OP_NE] = "<>",
+    [SQL_OP_LT] = "<",        [SQL_OP_LE] = "<=",         [SQL_OP_GT] = ">",
+    [SQL_OP_GE] = ">=",       [SQL_OP_ADD] = "+",         [SQL_OP_SUB] = "-",
+    [SQL_OP_MUL] = "*",       [SQL_OP_DIV] = "/",         [SQL_OP_MOD] = "%",
+    [SQL_OP_CONCAT] = "||",   [SQL_OP_LIKE] = "like",     [SQL_OP_ILIKE] = "ilike",
+    [SQL_OP_IS_NULL] = "is-null", [SQL_OP_IS_TRUE] = "is-true",
+    [SQL_OP_IS_FALSE] = "is-false", [SQL_OP_IS_DISTINCT] = "is-distinct-from",
+  };
+  static const char *const negated[] = {
+    [SQL_OP_LIKE] = "not-like",         [SQL_OP_ILIKE] = "not-ilike",
+    [SQL_OP_IS_NULL] = "is-not-null",   [SQL_OP_IS_TRUE] = "is-not-true",
+    [SQL_OP_IS_FALSE] = "is-not-false", [SQL_OP_IS_DISTINCT] = "is-not-distinct-from",
+  };
+  return x->ex_not ? negated[x->ex_op] : names[x->ex_op];
+}
+
+static void pr_case(sql_pr_t *p, const sql_expr_t *x)
+{
+  pr_str(p, "(case");
+  if (x->ex_left) {
+    pr_str(p, " ");
+    pr_expr(p, x->ex_left);
+  }
+  for (int i = 0; i < sql_list_len(x->ex_list); i++) {
+    const sql_when_t *w = sql_list_at(x->ex_list, i);
+    pr_str(p, " (when ");
+    pr_expr(p, w->wh_cond);
+    pr_str(p, " ");
+    pr_expr(p, w->wh_result);
+    pr_str(p, ")");
+  }
+  if (x->ex_right) {
+    pr_str(p, " (else ");
+    pr_expr(p, x->ex_right);
+    pr_str(p, ")");
+  }
+  pr_str(p, ")");
+}
+
+static void pr_column(sql_pr_t *p, const sql_expr_t *x)
+{
+  if (x->ex_schema) {
+    pr_name(p, x->ex_schema);
+    pr_str(p, ".");
+  }
+  if (x->ex_table) {
+    pr_name(p, x->ex_table);
+    pr_str(p, ".");
+  }
+  if (x->ex_kind == SQL_E_STAR)
+    pr_str(p, "*");
+  else
+    pr_name(p, x->ex_name);
+}
+
+static void pr_expr(sql_pr_t *p, const sql_expr_t *x)
+{
+  switch (x->ex_kind) {
+  case SQL_E_LITERAL: pr_literal(p, x); return;
+  case SQL_E_PARAM: pr_str(p, arena_sprintf(p->pr_arena, "$%lld", (long long)x->ex_int)); return;
+  case SQL_E_COLUMN:
+  case SQL_E_STAR: pr_column(p, x); return;
+  case SQL_E_DEFAULT: pr_str(p, "default"); return;
+  case SQL_E_CASE: pr_case(p, x); return;
+  case SQL_E_OP:
+    pr_str(p, "(");
+    pr_str(p, sql_op_name(x));
+    break;
+  case SQL_E_BETWEEN: pr_str(p, x->ex_not ? "(not-between" : "(between"); break;
+  case SQL_E_IN_LIST:
+  case SQL_E_IN_QUERY: pr_str(p, x->ex_not ? "(not-in" : "(in"); break;
+  case SQL_E_EXISTS: pr_str(p, "(exists"); break;
+  case SQL_E_SUBQUERY: pr_str(p, "(subquery"); break;
+  case SQL_E_CAST: pr_str(p, "(cast"); break;
+  case SQL_E_FUNC:
+    pr_str(p, "(");
+    pr_name(p, x->ex_name);
+    if (x->ex_star)
+      pr_str(p, " *");
+    if (x->ex_distinct)
+      pr_str(p, " distinct");
+    pr_exprs(p, x->ex_list);
+    pr_str(p, ")");
+    return;
+  }
+  /* the operand fields, in order, for the kinds that fell through */
+  if (x->ex_left) {
+    pr_str(p, " ");
+    pr_expr(p, x->ex_left);
+  }
+  if (x->ex_right) {
+    pr_str(p, " ");
+    pr_expr(p, x->ex_right);
+  }
+  if (x->ex_third) {
+    pr_str(p, " ");
+    pr_expr(p, x->ex_third);
+  }
+  if (x->ex_kind == SQL_E_IN_LIST) {
+    pr_str(p, " ");
+    pr_expr_list(p, x->ex_list);
+  }
+  if (x->ex_query) {
+    pr_str(p, " ");
+    pr_query(p, x->ex_query);
+  }
+  if (x->ex_kind == SQL_E_CAST) {
+    pr_str(p, " ");
+    pr_str(p, sql_type_print(p->pr_arena, &x->ex_type));
+  }
+  pr_str(p, ")");
+}
+
+static void pr_from(sql_pr_t *p, const sql_from_t *f)
+{
+  static const char *const joins[] = {
+    [SQL_JOIN_INNER] = "inner", [SQL_JOIN_LEFT] = "left", [SQL_JOIN_RIGHT] = "right",
+    [SQL_JOIN_FULL] = "full",   [SQL_JOIN_CROSS] = "cross",
+  };
+  if (f->fr_kind == SQL_FROM_JOIN) {
+    pr_str(p, "(join ");
+    pr_str(p, joins[f->fr_join]);
+    pr_str(p, " ");
+    pr_from(p, f->fr_left);
+    pr_str(p, " ");
+    pr_from(p, f->fr_right);
+    if (f->fr_on) {
+      pr_str(p, " (on ");
+      pr_expr(p, f->fr_on);
+      pr_str(p, ")");
+    }
+    pr_str(p, ")");
+    return;
+  }
+  if (f->fr_alias)
+    pr_str(p, "(as ");
+  if (f->fr_kind == SQL_FROM_TABLE)
+    pr_qname(p, &f->fr_table);
+  else
+    pr_query(p, f->fr_query);
+  if (f->fr_alias) {
+    pr_str(p, " ");
+    pr_name(p, f->fr_alias);
+    pr_str(p, ")");
+  }
+}
+
+/* " (tag e)" when e is there */
+static void pr_clause(sql_pr_t *p, const char *tag, const sql_expr_t *x)
+{
+  if (!x)
+    return;
+  pr_str(p, " (");
+  pr_str(p, tag);
+  pr_str(p, " ");
+  pr_expr(p, x);
+  pr_str(p, ")");
+}
+
+static void pr_select(sql_pr_t *p, const sql_select_t *se)
+{
+  pr_str(p, se->se_distinct ? "(select distinct" : "(select");
+  pr_clause(p, "top", se->se_top);
+  pr_str(p, " (");
+  for (int i = 0; i < sql_list_len(se->se_targets); i++) {
+    const sql_target_t *t = sql_list_at(se->se_targets, i);
+    if (i)
+      pr_str(p, " ");
+    if (t->tg_alias)
+      pr_str(p, "(as ");
+    pr_expr(p, t->tg_expr);
+    if (t->tg_alias) {
+      pr_str(p, " ");
+      pr_name(p, t->tg_alias);
+      pr_str(p, ")");
+    }
+  }
+  pr_str(p, ")");
+  if (se->se_from) {
+    pr_str(p, " (from");
+    for (int i = 0; i < sql_list_len(se->se_from); i++) {
+      pr_str(p, " ");
+      pr_from(p, sql_list_at(se->se_from, i));
+    }
+    pr_str(p, ")");
+  }
+  pr_clause(p, "where", se->se_where);
+  if (se->se_group) {
+    pr_str(p, " (group-by");
+    pr_exprs(p, se->se_group);
+    pr_str(p, ")");
+  }
+  pr_clause(p, "having", se->se_having);
+}
+
+static void pr_query(sql_pr_t *p, const sql_query_t *q)
+{
+  static const char *const setops[] = {
+    [SQL_Q_UNION] = "(union", [SQL_Q_EXCEPT] = "(except", [SQL_Q_INTERSECT] = "(intersect",
+  };
+  switch (q->qu_kind) {
+  case SQL_Q_SELECT:
+    pr_select(p, q->qu_select);
+    break;
+  case SQL_Q_VALUES:
+    pr_str(p, "(values");
+    for (int i = 0; i < sql_list_len(q->qu_rows); i++) {
+      pr_str(p, " ");
+      pr_expr_list(p, sql_list_at(q->qu_rows, i));
+    }
+    break;
+  default:
+    pr_str(p, setops[q->qu_kind]);
+    pr_str(p, q->qu_all ? "-all " : " ");
+    pr_query(p, q->qu_left);
+    pr_str(p, " ");
+    pr_query(p, q->qu_right);
+    break;
+  }
+  if (q->qu_order) {
+    pr_str(p, " (order-by");
+    for (int i = 0; i < sql_list_len(q->qu_order); i++) {
+      const sql_order_t *o = sql_list_at(q->qu_order, i);
+      pr_str(p, o->or_desc ? " (desc " : " (asc ");
+      pr_expr(p, o->or_expr);
+      if (o->or_nulls)
+        pr_str(p, o->or_nulls == SQL_NULLS_FIRST ? " nulls-first" : " nulls-last");
+      pr_str(p, ")");
+    }
+    pr_str(p, ")");
+  }
+  pr_clause(p, "limit", q->qu_limit);
+  pr_clause(p, "offset", q->qu_offset);
+  pr_str(p, ")");
+}
+
+static void pr_target_table(sql_pr_t *p, const sql_name_t *n, const char *alias)
+{
+  pr_str(p, " ");
+  if (alias)
+    pr_str(p, "(as ");
+  pr_qname(p, n);
+  if (alias) {
+    pr_str(p, " ");
+    pr_name(p, alias);
+    pr_str(p, ")");
+  }
+}
+
+static void pr_dml(sql_pr_t *p, const sql_stmt_t *s)
+{
+  switch (s->st_kind) {
+  case SQL_STMT_INSERT:
+    pr_str(p, "(insert ");
+    pr_qname(p, &s->st_insert->in_table);
+    if (s->st_insert->in_columns) {
+      pr_str(p, " ");
+      pr_names(p, s->st_insert->in_columns);
+    }
+    pr_str(p, " ");
+    if (s->st_insert->in_query)
+      pr_query(p, s->st_insert->in_query);
+    else
+      pr_str(p, "default-values");
+    break;
+  case SQL_STMT_UPDATE:
+    pr_str(p, "(update");
+    pr_target_table(p, &s->st_update->up_table, s->st_update->up_alias);
+    pr_str(p, " (set");
+    for (int i = 0; i < sql_list_len(s->st_update->up_set); i++) {
+      const sql_assign_t *as = sql_list_at(s->st_update->up_set, i);
+      pr_str(p, " (= ");
+      pr_name(p, as->as_column);
+      pr_str(p, " ");
+      pr_expr(p, as->as_expr);
+      pr_str(p, ")");
+    }
+    pr_str(p, ")");
+    pr_clause(p, "where", s->st_update->up_where);
+    break;
+  default: /* SQL_STMT_DELETE */
+    pr_str(p, "(delete");
+    pr_target_table(p, &s->st_delete->de_table, s->st_delete->de_alias);
+    pr_clause(p, "where", s->st_delete->de_where);
+    break;
+  }
+  pr_str(p, ")");
+}
+
+static void pr_create_table(sql_pr_t *p, const sql_create_table_t *ct)
+{
+  pr_str(p, ct->ct_if_not_exists ? "(create-table if-not-exists " : "(create-table ");
+  pr_qname(p, &ct->ct_table);
+  for (int i = 0; i < sql_list_len(ct->ct_columns); i++) {
+    const sql_coldef_t *cd = sql_list_at(ct->ct_columns, i);
+    pr_str(p, " (col ");
+    pr_name(p, cd->cd_name);
+    pr_str(p, " ");
+    pr_str(p, sql_type_print(p->pr_arena, &cd->cd_type));
+    if (cd->cd_not_null)
+      pr_str(p, " not-null");
+    pr_clause(p, "default", cd->cd_default);
+    if (cd->cd_primary)
+      pr_str(p, " primary-key");
+    if (cd->cd_unique)
+      pr_str(p, " unique");
+    pr_str(p, ")");
+  }
+  for (int i = 0; i < sql_list_len(ct->ct_constraints); i++) {
+    const sql_tabcons_t *tc = sql_list_at(ct->ct_constraints, i);
+    pr_str(p, tc->tc_primary ? " (primary-key " : " (unique ");
+    pr_names(p, tc->tc_columns);
+    pr_str(p, ")");
+  }
+  pr_str(p, ")");
+}
+
+static void pr_create_index(sql_pr_t *p, const sql_create_index_t *ci)
+{
+  pr_str(p, "(create-index");
+  if (ci->ci_unique)
+    pr_str(p, " unique");
+  if (ci->ci_if_not_exists)
+    pr_str(p, " if-not-exists");
+  pr_str(p, " ");
+  if (ci->ci_index.nm_name)
+    pr_name(p, ci->ci_index.nm_name);
+  else
+    pr_str(p, "-");
+  pr_str(p, " ");
+  pr_qname(p, &ci->ci_table);
+  pr_str(p, " ");
+  pr_names(p, ci->ci_columns);
+  if (ci->ci_include) {
+    pr_str(p, " (include ");
+    pr_names(p, ci->ci_include);
+    pr_str(p, ")");
+  }
+  pr_str(p, ")");
+}
+
+static void pr_grant(sql_pr_t *p, const sql_stmt_t *s)
+{
+  static const char *const privs[] = {"select", "insert", "update", "delete"};
+  const sql_grant_t *g = s->st_grant;
+  pr_str(p, s->st_kind == SQL_STMT_GRANT ? "(grant (" : "(revoke (");
+  if (g->gr_privs == SQL_PRIV_ALL)
+    pr_str(p, "all");
+  else {
+    bool first = true;
+    for (unsigned i = 0; i < CZ_ARRAY_LEN(privs); i++) {
+      if (!(g->gr_privs & (1u << i)))
+        continue;
+      pr_str(p, first ? "" : " ");
+      pr_str(p, privs[i]);
+      first = false;
+    }
+  }
+  pr_str(p, ") (");
+  pr_qnames(p, g->gr_tables);
+  pr_str(p, ") ");
+  pr_names(p, g->gr_roles);
+  pr_str(p, ")");
+}
+
+static void pr_role(sql_pr_t *p, const sql_stmt_t *s)
+{
+  const sql_role_t *r = s->st_role;
+  bool create = s->st_kind == SQL_STMT_CREATE_ROLE;
+  pr_str(p, create ? "(create-" : "(drop-");
+  pr_str(p, r->ro_user ? "user" : "role");
+  if (r->ro_if_exists)
+    pr_str(p, " if-exists");
+  for (int i = 0; i < sql_list_len(r->ro_names); i++) {
+    pr_str(p, " ");
+    pr_name(p, sql_list_at(r->ro_names, i));
+  }
+  if (r->ro_password) {
+    pr_str(p, " (password ");
+    pr_quoted(p, r->ro_password, '\'');
+    pr_str(p, ")");
+  }
+  pr_str(p, ")");
+}
+
+static void pr_set(sql_pr_t *p, const sql_stmt_t *s)
+{
+  const sql_set_t *sv = s->st_set;
+  pr_str(p, s->st_kind == SQL_STMT_SHOW ? "(show " : sv->sv_local ? "(set local " : "(set ");
+  pr_str(p, sv->sv_name); /* a setting's name, dotted: not an identifier */
+  if (sv->sv_default)
+    pr_str(p, " default");
+  pr_exprs(p, sv->sv_values);
+  pr_str(p, ")");
+}
+
+static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
+{
+  switch (s->st_kind) {
+  case SQL_STMT_SELECT: pr_query(p, s->st_query); break;
+  case SQL_STMT_INSERT:
+  case SQL_STMT_UPDATE:
+  case SQL_STMT_DELETE: pr_dml(p, s); break;
+  case SQL_STMT_CREATE_TABLE: pr_create_table(p, s->st_create_table); break;
+  case SQL_STMT_DROP_TABLE:
+  case SQL_STMT_DROP_INDEX:
+    pr_str(p, s->st_kind == SQL_STMT_DROP_TABLE ? "(drop-table" : "(drop-index");
+    if (s->st_drop->dr_if_exists)
+      pr_str(p, " if-exists");
+    pr_str(p, " ");
+    pr_qnames(p, s->st_drop->dr_names);
+    pr_str(p, ")");
+    break;
+  case SQL_STMT_CREATE_INDEX: pr_create_index(p, s->st_create_index); break;
+  case SQL_STMT_BEGIN: pr_str(p, "(begin)"); break;
+  case SQL_STMT_COMMIT: pr_str(p, "(commit)"); break;
+  case SQL_STMT_ROLLBACK: pr_str(p, "(rollback)"); break;
+  case SQL_STMT_SAVEPOINT:
+  case SQL_STMT_RELEASE:
+  case SQL_STMT_ROLLBACK_TO:
+    pr_str(p, s->st_kind == SQL_STMT_SAVEPOINT ? "(savepoint "
+              : s->st_kind == SQL_STMT_RELEASE ? "(release " : "(rollback-to ");
+    pr_name(p, s->st_savepoint);
+    pr_str(p, ")");
+    break;
+  case SQL_STMT_GRANT:
+  case SQL_STMT_REVOKE: pr_grant(p, s); break;
+  case SQL_STMT_CREATE_ROLE:
+  case SQL_STMT_DROP_ROLE: pr_role(p, s); break;
+  case SQL_STMT_EXPLAIN:
+    pr_str(p, s->st_analyze ? "(explain analyze " : "(explain ");
+    pr_stmt(p, s->st_explained);
+    pr_str(p, ")");
+    break;
+  case SQL_STMT_SET:
+  case SQL_STMT_SHOW: pr_set(p, s); break;
+  }
+}
+
+char *sql_ast_print(arena_t *a, const sql_stmt_t *s)
+{
+  sql_pr_t p = {.pr_arena = a};
+  pr_mem(&p, "", 0);
+  pr_stmt(&p, s);
+  return p.pr_buf;
+}
+
+char *sql_expr_print(arena_t *a, const sql_expr_t *x)
+{
+  sql_pr_t p = {.pr_arena = a};
+  pr_mem(&p, "", 0);
+  pr_expr(&p, x);
+  return p.pr_buf;
+}

@@ -1,0 +1,143 @@
+/* sql_type — type names as written (INTEGER, DOUBLE PRECISION,
+ * VARCHAR(10), …) resolved to the engine's built-in types, and printed.
+ *
+ * Design notes: the grammar treats a type name as an ordinary identifier
+ * plus an optional second word (PRECISION, VARYING, WITH[OUT] TIME ZONE)
+ * and up to two modifiers, so type names need no keywords and stay usable
+ * as column names (`date`, `text`). The set of types is fixed, so they are
+ * resolved here rather than in the binder; user-defined types would move
+ * this lookup to the catalog. Modifier limits follow PostgreSQL.
+ */
+#include <string.h>
+
+#include "sql/sql_int.h"
+
+#define SQL_VARCHAR_MAX 10485760 /* PostgreSQL's limit for char(n)/varchar(n) */
+#define SQL_NUMERIC_MAX_PREC 1000
+
+typedef struct sql_tyname_s {
+  const char *tn_name;
+  int tn_variant;     /* SQL_TYPE_PLAIN, _PRECISION, … */
+  sql_type_id_t tn_id;
+  int tn_max_mods;    /* modifiers accepted */
+} sql_tyname_t;
+
+static const sql_tyname_t sql_tynames[] = {
+  {"int", SQL_TYPE_PLAIN, SQL_TYPE_INT4, 0},
+  {"integer", SQL_TYPE_PLAIN, SQL_TYPE_INT4, 0},
+  {"int4", SQL_TYPE_PLAIN, SQL_TYPE_INT4, 0},
+  {"bigint", SQL_TYPE_PLAIN, SQL_TYPE_INT8, 0},
+  {"int8", SQL_TYPE_PLAIN, SQL_TYPE_INT8, 0},
+  {"smallint", SQL_TYPE_PLAIN, SQL_TYPE_INT2, 0},
+  {"int2", SQL_TYPE_PLAIN, SQL_TYPE_INT2, 0},
+  {"real", SQL_TYPE_PLAIN, SQL_TYPE_FLOAT4, 0},
+  {"float4", SQL_TYPE_PLAIN, SQL_TYPE_FLOAT4, 0},
+  {"float8", SQL_TYPE_PLAIN, SQL_TYPE_FLOAT8, 0},
+  {"double", SQL_TYPE_PRECISION, SQL_TYPE_FLOAT8, 0},
+  {"float", SQL_TYPE_PLAIN, SQL_TYPE_FLOAT8, 1}, /* float(p): p <= 24 is float4 */
+  {"numeric", SQL_TYPE_PLAIN, SQL_TYPE_NUMERIC, 2},
+  {"decimal", SQL_TYPE_PLAIN, SQL_TYPE_NUMERIC, 2},
+  {"dec", SQL_TYPE_PLAIN, SQL_TYPE_NUMERIC, 2},
+  {"varchar", SQL_TYPE_PLAIN, SQL_TYPE_VARCHAR, 1},
+  {"character", SQL_TYPE_VARYING, SQL_TYPE_VARCHAR, 1},
+  {"char", SQL_TYPE_VARYING, SQL_TYPE_VARCHAR, 1},
+  {"character", SQL_TYPE_PLAIN, SQL_TYPE_CHAR, 1},
+  {"char", SQL_TYPE_PLAIN, SQL_TYPE_CHAR, 1},
+  {"bpchar", SQL_TYPE_PLAIN, SQL_TYPE_CHAR, 1},
+  {"text", SQL_TYPE_PLAIN, SQL_TYPE_TEXT, 0},
+  {"boolean", SQL_TYPE_PLAIN, SQL_TYPE_BOOL, 0},
+  {"bool", SQL_TYPE_PLAIN, SQL_TYPE_BOOL, 0},
+  {"date", SQL_TYPE_PLAIN, SQL_TYPE_DATE, 0},
+  {"timestamp", SQL_TYPE_PLAIN, SQL_TYPE_TIMESTAMP, 1},
+  {"timestamp", SQL_TYPE_NO_TZ, SQL_TYPE_TIMESTAMP, 1},
+  {"bytea", SQL_TYPE_PLAIN, SQL_TYPE_BYTEA, 0},
+};
+
+static const char *const sql_variant_words[] = {
+  "", " precision", " varying", " without time zone", " with time zone",
+};
+
+/* Checks the modifiers of t against its kind and stores them. */
+static int sql_type_mods(sql_pstate_t *ps, const char *shown, int nmods, const int64_t *mods,
+                         int pos, sql_type_t *t)
+{
+  switch (t->ty_id) {
+  case SQL_TYPE_CHAR:
+  case SQL_TYPE_VARCHAR:
+    if (nmods == 1 && (mods[0] < 1 || mods[0] > SQL_VARCHAR_MAX))
+      return sql_error_at(ps, SQLSTATE_INVALID_PARAMETER, pos,
+                          "length for type %s must be between 1 and %d", shown, SQL_VARCHAR_MAX);
+    t->ty_len = nmods ? (int)mods[0] : t->ty_id == SQL_TYPE_CHAR ? 1 : -1;
+    return CZ_OK;
+  case SQL_TYPE_NUMERIC:
+    if (nmods >= 1 && (mods[0] < 1 || mods[0] > SQL_NUMERIC_MAX_PREC))
+      return sql_error_at(ps, SQLSTATE_INVALID_PARAMETER, pos,
+                          "NUMERIC precision %lld must be between 1 and %d",
+                          (long long)mods[0], SQL_NUMERIC_MAX_PREC);
+    if (nmods == 2 && (mods[1] < 0 || mods[1] > mods[0]))
+      return sql_error_at(ps, SQLSTATE_INVALID_PARAMETER, pos,
+                          "NUMERIC scale %lld must be between 0 and precision %lld",
+                          (long long)mods[1], (long long)mods[0]);
+    t->ty_prec = nmods >= 1 ? (int)mods[0] : -1;
+    t->ty_scale = nmods == 2 ? (int)mods[1] : nmods == 1 ? 0 : -1;
+    return CZ_OK;
+  case SQL_TYPE_FLOAT8:
+    if (nmods == 1) {
+      if (mods[0] < 1 || mods[0] > 53)
+        return sql_error_at(ps, SQLSTATE_INVALID_PARAMETER, pos,
+                            "precision for type float must be between 1 and 53 bits");
+      if (mods[0] <= 24)
+        t->ty_id = SQL_TYPE_FLOAT4;
+    }
+    return CZ_OK;
+  case SQL_TYPE_TIMESTAMP:
+    if (nmods == 1 && (mods[0] < 0 || mods[0] > 6))
+      return sql_error_at(ps, SQLSTATE_INVALID_PARAMETER, pos,
+                          "TIMESTAMP precision must be between 0 and 6");
+    t->ty_prec = nmods ? (int)mods[0] : -1;
+    return CZ_OK;
+  default:
+    return CZ_OK;
+  }
+}
+
+int sql_type_resolve(sql_pstate_t *ps, const char *name, int variant, int nmods,
+                     const int64_t *mods, int pos, sql_type_t *out)
+{
+  const char *shown = arena_sprintf(ps->ps_arena, "%s%s", name, sql_variant_words[variant]);
+  if (variant == SQL_TYPE_TZ && strcmp(name, "timestamp") == 0)
+    return sql_error_at(ps, SQLSTATE_FEATURE_NOT_SUPPORTED, pos,
+                        "type \"%s\" is not supported", shown);
+  for (size_t i = 0; i < CZ_ARRAY_LEN(sql_tynames); i++) {
+    const sql_tyname_t *tn = &sql_tynames[i];
+    if (tn->tn_variant != variant || strcmp(tn->tn_name, name) != 0)
+      continue;
+    if (nmods > tn->tn_max_mods)
+      return sql_error_at(ps, SQLSTATE_SYNTAX_ERROR, pos,
+                          "type modifier is not allowed for type \"%s\"", shown);
+    memset(out, 0, sizeof *out);
+    out->ty_id = tn->tn_id;
+    out->ty_len = out->ty_prec = out->ty_scale = -1;
+    return sql_type_mods(ps, shown, nmods, mods, pos, out);
+  }
+  return sql_error_at(ps, SQLSTATE_UNDEFINED_OBJECT, pos, "type \"%s\" does not exist", shown);
+}
+
+char *sql_type_print(arena_t *a, const sql_type_t *t)
+{
+  static const char *const names[] = {
+    [SQL_TYPE_INT2] = "int2",       [SQL_TYPE_INT4] = "int4",     [SQL_TYPE_INT8] = "int8",
+    [SQL_TYPE_FLOAT4] = "float4",   [SQL_TYPE_FLOAT8] = "float8", [SQL_TYPE_NUMERIC] = "numeric",
+    [SQL_TYPE_CHAR] = "char",       [SQL_TYPE_VARCHAR] = "varchar", [SQL_TYPE_TEXT] = "text",
+    [SQL_TYPE_BOOL] = "bool",       [SQL_TYPE_DATE] = "date",     [SQL_TYPE_TIMESTAMP] = "timestamp",
+    [SQL_TYPE_BYTEA] = "bytea",
+  };
+  const char *n = names[t->ty_id];
+  if ((t->ty_id == SQL_TYPE_CHAR || t->ty_id == SQL_TYPE_VARCHAR) && t->ty_len >= 0)
+    return arena_sprintf(a, "%s(%d)", n, t->ty_len);
+  if (t->ty_id == SQL_TYPE_NUMERIC && t->ty_prec >= 0)
+    return arena_sprintf(a, "%s(%d,%d)", n, t->ty_prec, t->ty_scale);
+  if (t->ty_id == SQL_TYPE_TIMESTAMP && t->ty_prec >= 0)
+    return arena_sprintf(a, "%s(%d)", n, t->ty_prec);
+  return arena_strdup(a, n);
+}
