@@ -4,7 +4,7 @@
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config \
       libjemalloc-dev libcmocka-dev libsqlite3-dev libssl-dev zlib1g-dev \
-      bison flex python3"
+      bison flex python3 libpq-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,0 +1,186 @@
+/* engine — the database as the protocol servers see it: one engine per
+ * server process (database, catalog, configuration), one session per client
+ * connection, prepared statements and portals in a session.
+ *
+ * Design notes (engine/README.md has the details):
+ * - The protocol layer (net/) knows nothing of SQL: it calls these
+ *   functions and turns their results into messages. Everything here is
+ *   protocol-neutral (the HTTP/SPARQL endpoint will use it too).
+ * - A session is used by one thread at a time (the worker serving its
+ *   connection); esession_cancel is the only call another thread may make.
+ * - Statements follow PostgreSQL's extended-query model: prepare (parse,
+ *   bind names, infer parameter types, plan) → bind (parameter values,
+ *   result formats) → execute (with a row limit; a portal may be resumed).
+ *   The simple query protocol prepares each statement of a text in turn.
+ * - Transactions: outside BEGIN … COMMIT every statement commits on its
+ *   own. Inside, a failed statement puts the session in the failed state
+ *   ('E'): everything but COMMIT/ROLLBACK is 25P02 until the block ends.
+ * - Results go out in batches through a sink (vectored to the wire).
+ * - Errors are err_t values with a SQLSTATE, a message and, for errors in
+ *   the statement text, a 1-based character position.
+ */
+#ifndef CZ_ENGINE_H
+#define CZ_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "types/types.h"
+#include "util/util.h"
+
+typedef struct engine_s engine_t;
+typedef struct esession_s esession_t;
+typedef struct estmt_s estmt_t;
+typedef struct eportal_s eportal_t;
+
+/* ---- the engine -------------------------------------------------------- */
+
+/* Opens the database the ini names (creating it, with the superuser dba
+ * whose password is [Parameters] DBAPassword, on first start) and
+ * recovers it. Logs a warning while dba's password is the sample's. */
+int engine_open(const ini_t *ini, engine_t **out, err_t *e);
+/* Waits for sessions to end (the caller closes them first), checkpoints
+ * and closes the database. */
+int engine_close(engine_t *eng, err_t *e);
+int engine_checkpoint(engine_t *eng, err_t *e);
+
+/* Authentication data of a role: its SCRAM-SHA-256 verifier as stored
+ * ("SCRAM-SHA-256$<iter>:<salt>$<stored>:<server>"), copied into a.
+ * BT_NOT_FOUND-style: returns 1 when the role does not exist or may not
+ * log in (the caller then fakes an exchange and fails it, so that the
+ * answer does not reveal which names exist). */
+int engine_role_verifier(engine_t *eng, const char *role, arena_t *a,
+                         char **verifier, err_t *e);
+
+/* ---- sessions ---------------------------------------------------------- */
+
+/* Starts a session for an authenticated role. database is what the client
+ * asked for: any name is accepted (one server serves one database). */
+int esession_open(engine_t *eng, const char *role, const char *database,
+                  esession_t **out, err_t *e);
+void esession_close(esession_t *s);
+
+/* Transaction status for ReadyForQuery: 'I' idle, 'T' in a block, 'E' in a
+ * failed block. */
+char esession_tx_status(const esession_t *s);
+
+/* Run-time parameters the server reports to the client (ParameterStatus)
+ * at startup and whenever SET changes one: server_version,
+ * server_encoding, client_encoding, DateStyle, IntervalStyle, TimeZone,
+ * integer_datetimes, standard_conforming_strings, is_superuser,
+ * session_authorization, application_name. Calls fn for each; with
+ * only_changed, only for those changed since the last call. */
+typedef void (*eparam_fn_t)(void *ctx, const char *name, const char *value);
+void esession_report_params(esession_t *s, bool only_changed, eparam_fn_t fn, void *ctx);
+/* Sets a parameter from the startup packet (application_name,
+ * client_encoding, DateStyle, …). Unknown names are ignored, as
+ * PostgreSQL ignores unknown GUCs of extensions; bad values are 22023. */
+int esession_set_param(esession_t *s, const char *name, const char *value, err_t *e);
+
+/* Asks the statement running in s to stop: it fails with 57014 at its next
+ * batch boundary. Safe from any thread while s is open. */
+void esession_cancel(esession_t *s);
+
+/* Notices (warnings) raised by the last call, e.g. "there is no
+ * transaction in progress": fn is called for each and they are cleared. */
+typedef void (*enotice_fn_t)(void *ctx, const char *severity, const char *sqlstate,
+                             const char *message);
+void esession_drain_notices(esession_t *s, enotice_fn_t fn, void *ctx);
+
+/* ---- statements -------------------------------------------------------- */
+
+/* Splits text into statements (for the simple query protocol): each
+ * (offset, length) of one statement's text, in *stmts allocated in a.
+ * Parse errors are reported here (42601 with position). A text with no
+ * statement gives n = 0 (EmptyQueryResponse). */
+typedef struct etext_s {
+  size_t et_off;
+  size_t et_len;
+} etext_t;
+int esession_split(esession_t *s, const char *text, size_t len, arena_t *a,
+                   etext_t **stmts, int *n, err_t *e);
+
+/* Prepares one statement. param_types[i] are the client's type OIDs for
+ * $1.. (0 = infer); nparams may be less than the statement uses. The
+ * statement lives until estmt_free (it belongs to the session). A
+ * statement whose plan depends on the catalog is re-planned transparently
+ * when the catalog changes. */
+int estmt_prepare(esession_t *s, const char *text, size_t len,
+                  const uint32_t *param_types, int nparams,
+                  estmt_t **out, err_t *e);
+void estmt_free(estmt_t *st);
+
+int estmt_nparams(const estmt_t *st);
+/* Inferred (or given) type of parameter i (0-based). */
+ty_t estmt_param_type(const estmt_t *st, int i);
+
+/* One result column, for RowDescription. Names are valid while st lives. */
+typedef struct ecol_s {
+  const char *ec_name;
+  ty_t ec_type;
+  uint32_t ec_table_oid;  /* table the column comes from, 0 = computed */
+  int16_t ec_attnum;      /* its column number there (1-based), 0 = computed */
+} ecol_t;
+
+/* Result columns; *ncols = -1 when the statement returns no rows (INSERT
+ * without RETURNING, DDL …: NoData). */
+void estmt_columns(const estmt_t *st, const ecol_t **cols, int *ncols);
+
+/* What a statement is, for the protocol: COPY needs the copy
+ * sub-protocol. */
+typedef enum estmt_kind_e {
+  ESTMT_QUERY,      /* returns rows */
+  ESTMT_COMMAND,    /* returns a command tag only */
+  ESTMT_COPY_IN,    /* COPY … FROM STDIN */
+  ESTMT_COPY_OUT    /* COPY … TO STDOUT */
+} estmt_kind_t;
+estmt_kind_t estmt_kind(const estmt_t *st);
+
+/* ---- portals ----------------------------------------------------------- */
+
+/* A parameter value as it came over the wire. */
+typedef struct eparam_s {
+  const uint8_t *ep_data;  /* NULL = SQL NULL */
+  uint32_t ep_len;
+  int16_t ep_format;       /* 0 text, 1 binary */
+} eparam_t;
+
+/* Binds parameter values to st: the portal holds a private copy of what it
+ * needs. Errors: 08P01 wrong parameter count, 22P02/22P03 bad values. */
+int eportal_bind(estmt_t *st, const eparam_t *params, int nparams,
+                 eportal_t **out, err_t *e);
+void eportal_free(eportal_t *p);
+
+/* Receives result rows, one batch at a time (b->b_n rows, one vector per
+ * result column). Returns CZ_OK to go on or CZ_ERR (e filled) to stop, e.g.
+ * when the client went away. */
+typedef int (*erows_fn_t)(void *ctx, const batch_t *b, err_t *e);
+
+/* Runs the portal until max_rows rows have been passed to fn (0 = all) or
+ * the statement ends. *suspended is true when rows remain (PortalSuspended);
+ * executing the portal again continues from there. The first call of a
+ * statement outside a transaction block commits it when it ends. */
+int eportal_execute(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *ctx,
+                    bool *suspended, err_t *e);
+/* The command tag of the completed statement: "SELECT 3", "INSERT 0 1",
+ * "UPDATE 2", "CREATE TABLE", "BEGIN", … Valid while p lives. */
+const char *eportal_tag(const eportal_t *p);
+
+/* ---- COPY -------------------------------------------------------------- */
+
+/* For ESTMT_COPY_OUT: eportal_execute passes no batches; instead this
+ * produces the data, one chunk (whole lines, in the statement's format)
+ * at a time. */
+typedef int (*ecopy_out_fn_t)(void *ctx, const char *data, size_t len, err_t *e);
+int eportal_copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e);
+
+/* For ESTMT_COPY_IN: the number of columns and the format (0 text, 1 CSV)
+ * for CopyInResponse, then any number of data chunks (line boundaries may
+ * fall anywhere), then done (or fail, which rolls back what was copied). */
+int eportal_copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e);
+int eportal_copy_in_data(eportal_t *p, const char *data, size_t len, err_t *e);
+int eportal_copy_in_done(eportal_t *p, err_t *e);
+void eportal_copy_in_fail(eportal_t *p, const char *reason);
+
+#endif /* CZ_ENGINE_H */

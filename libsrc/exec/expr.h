@@ -1,0 +1,144 @@
+/* exec/expr.h — bound scalar expressions and their vectored evaluation,
+ * and the type rules (operator and function resolution, implicit casts)
+ * the binder asks about.
+ *
+ * Design notes:
+ * - The binder (sql/) turns syntax into xnode_t trees whose every node has
+ *   a result type; operands already have the types the operator wants (the
+ *   binder inserts X_CAST nodes as xop_resolve / xfunc_resolve say).
+ * - xeval computes a node for every selected row of an input batch into an
+ *   output vector: one call per node per batch, not per row (DESIGN.md
+ *   §2.9). NULLs follow SQL's three-valued logic.
+ * - Aggregate calls never reach xeval: the group-by operator computes them
+ *   and the binder replaces them by X_COL references to its output.
+ * - Subqueries (scalar, EXISTS, IN) are X_SUBQ nodes evaluated through a
+ *   callback of the query layer, which runs the subplan with the outer
+ *   row's values as parameters.
+ * - Run-time errors (22012 division by zero, 22003 overflow, 22P02 bad
+ *   cast …) stop the evaluation with CZ_ERR and x_pos as the position.
+ */
+#ifndef CZ_EXEC_EXPR_H
+#define CZ_EXEC_EXPR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "types/types.h"
+#include "util/util.h"
+
+typedef enum xkind_e {
+  X_CONST,    /* x_const of x_type */
+  X_COL,      /* column x_index of the input batch */
+  X_PARAM,    /* parameter x_index (0-based) of the statement */
+  X_OP,       /* x_op over x_args */
+  X_FUNC,     /* x_func over x_args */
+  X_CASE,     /* x_args = cond1, res1, cond2, res2, …[, else]; x_has_else */
+  X_CAST,     /* x_args[0] to x_type */
+  X_IN_LIST,  /* x_args[0] IN (x_args[1..]) (x_not: NOT IN), 3VL */
+  X_SUBQ      /* a subquery, see xsubq_fn_t */
+} xkind_t;
+
+typedef enum xop_e {
+  XOP_AND, XOP_OR, XOP_NOT,
+  XOP_EQ, XOP_NE, XOP_LT, XOP_LE, XOP_GT, XOP_GE,
+  XOP_IS_DISTINCT, XOP_IS_NOT_DISTINCT,
+  XOP_ADD, XOP_SUB, XOP_MUL, XOP_DIV, XOP_MOD, XOP_NEG,
+  XOP_CONCAT,
+  XOP_LIKE, XOP_NOT_LIKE, XOP_ILIKE, XOP_NOT_ILIKE,
+  XOP_IS_NULL, XOP_IS_NOT_NULL,
+  XOP_IS_TRUE, XOP_IS_NOT_TRUE, XOP_IS_FALSE, XOP_IS_NOT_FALSE
+} xop_t;
+
+typedef struct xfunc_s xfunc_t;     /* a scalar function (exec/ owns the table) */
+typedef struct xnode_s xnode_t;
+
+/* Subqueries: the query layer's callback computes the subquery for row
+ * `row` of the input batch (whose columns carry the outer references).
+ * kind: 0 scalar (more than one row is 21000), 1 EXISTS, 2 IN (the
+ * subquery's single column compared with x_args[0]'s value, 3VL). */
+typedef int (*xsubq_fn_t)(void *subq, int kind, const batch_t *in, int row,
+                          const datum_t *lhs, arena_t *a, datum_t *out, err_t *e);
+
+struct xnode_s {
+  xkind_t x_kind;
+  ty_t x_type;           /* result type */
+  int x_pos;             /* 1-based position in the statement text, 0 none */
+  datum_t x_const;       /* X_CONST (strings in the statement's arena) */
+  int x_index;           /* X_COL, X_PARAM */
+  xop_t x_op;            /* X_OP */
+  const xfunc_t *x_func; /* X_FUNC */
+  bool x_not;            /* X_IN_LIST: NOT IN; X_SUBQ kind 2: NOT IN */
+  bool x_has_else;       /* X_CASE */
+  int x_subq_kind;       /* X_SUBQ: 0 scalar, 1 EXISTS, 2 IN */
+  void *x_subq;          /* X_SUBQ: the query layer's subplan */
+  int x_nargs;
+  xnode_t **x_args;
+};
+
+/* Evaluation context of one statement execution. */
+typedef struct xctx_s {
+  arena_t *xc_arena;          /* results' strings; reset per batch by the caller */
+  const datum_t *xc_params;   /* bound parameter values */
+  const ty_t *xc_param_types;
+  int xc_nparams;
+  xsubq_fn_t xc_subq;         /* for X_SUBQ */
+  volatile bool *xc_cancel;   /* checked once per batch: 57014 */
+} xctx_t;
+
+/* Evaluates x for rows sel[0..nsel) of in (sel NULL = rows 0..in->b_n),
+ * writing the result of row sel[i] at out index sel[i] (so the output
+ * lines up with the input). out must have been vec_init'ed with x->x_type
+ * and capacity >= in->b_n. */
+int xeval(xctx_t *c, const xnode_t *x, const batch_t *in, const int *sel, int nsel,
+          vec_t *out, err_t *e);
+
+/* Filters: writes into sel_out the rows of sel (or all) for which the
+ * boolean x is TRUE (not FALSE, not NULL); *nout their count. */
+int xeval_filter(xctx_t *c, const xnode_t *x, const batch_t *in, const int *sel, int nsel,
+                 int *sel_out, int *nout, err_t *e);
+
+/* Evaluates a node that uses no columns (constants, parameters, functions
+ * of them): LIMIT values, INSERT … VALUES rows, index lookup keys. */
+int xeval_scalar(xctx_t *c, const xnode_t *x, datum_t *out, err_t *e);
+
+/* ---- type rules the binder asks ----------------------------------------- */
+
+/* For a binary (or, with r NULL, unary) operator over operands of types
+ * l and r: the type each operand must be cast to and the result type.
+ * TY_UNKNOWN operands (untyped literals, parameters of unknown type) take
+ * the other side's type, as PostgreSQL does. 42883 when no such operator
+ * ("operator does not exist: text + integer"). */
+int xop_resolve(xop_t op, ty_t l, const ty_t *r, ty_t *l_to, ty_t *r_to, ty_t *result, err_t *e);
+
+/* The common type of CASE branches, COALESCE arguments, IN lists, UNION
+ * columns (PostgreSQL's "UNION/CASE types resolution"); 42804 when none. */
+int xtype_common(const ty_t *types, int n, ty_t *out, err_t *e);
+
+/* Whether a value of type from may be cast to to (explicitly when
+ * explicit, else implicitly / by assignment). */
+bool xcast_allowed(ty_t from, ty_t to, bool explicit_cast);
+
+/* Looks a scalar function up by (lower-case) name and argument types:
+ * sets *f, the type each argument must be cast to (arg_to, n entries) and
+ * the result type. 42883 when unknown ("function foo(integer) does not
+ * exist"). Aggregates are not here (xagg_resolve). */
+int xfunc_resolve(const char *name, const ty_t *args, int n, const xfunc_t **f,
+                  ty_t *arg_to, ty_t *result, err_t *e);
+
+/* Aggregates: count, sum, avg, min, max, bool_and, bool_or, string_agg …
+ * Resolves the result type and the argument type for the group-by
+ * operator. 42883 when unknown. */
+typedef enum xagg_e {
+  XAGG_COUNT_STAR, XAGG_COUNT, XAGG_SUM, XAGG_AVG, XAGG_MIN, XAGG_MAX,
+  XAGG_BOOL_AND, XAGG_BOOL_OR, XAGG_STRING_AGG
+} xagg_t;
+bool xagg_is_aggregate(const char *name);
+int xagg_resolve(const char *name, bool star, const ty_t *args, int n, xagg_t *agg,
+                 ty_t *arg_to, ty_t *result, err_t *e);
+
+/* Casts one value (the scalar form of X_CAST), e.g. for INSERT of a
+ * literal into a column: checks the target's modifiers (22001 string too
+ * long, 22003 out of range). */
+int xcast_datum(ty_t from, const datum_t *in, ty_t to, arena_t *a, datum_t *out, err_t *e);
+
+#endif /* CZ_EXEC_EXPR_H */

@@ -1,0 +1,188 @@
+/* types — the SQL data types, scalar values (datums), column vectors and
+ * batches, and the text and binary forms of values on the wire.
+ *
+ * Design notes (types/README.md has the details):
+ * - A type is an id plus modifiers (length, precision, scale). Several ids
+ *   share one physical representation in vectors: all integers, DATE and
+ *   TIMESTAMP are int64, REAL and DOUBLE PRECISION are double, CHAR, VARCHAR
+ *   and TEXT are (pointer, length) strings, BYTEA too. Operators therefore
+ *   switch on the physical kind (ty_phys), not on the type id.
+ * - NUMERIC is exact: a scaled 128-bit integer with a per-value scale (at
+ *   most 38 digits). Arithmetic that would overflow is 22003.
+ * - DATE is days since 2000-01-01, TIMESTAMP microseconds since
+ *   2000-01-01 00:00:00 (PostgreSQL's epochs, so binary wire values pass
+ *   through unchanged).
+ * - A vector holds up to v_cap values of one type and a null flag per row.
+ *   String bytes are not owned by the vector: they live in an arena that
+ *   outlives the batch (the query's or the batch's).
+ * - A batch is a set of equally long vectors: the unit the executor passes
+ *   between operators (DESIGN.md §2.9).
+ */
+#ifndef CZ_TYPES_H
+#define CZ_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+/* ---- types ------------------------------------------------------------- */
+
+typedef enum ty_id_e {
+  TY_UNKNOWN = 0, /* a bare NULL or an untyped string literal before binding */
+  TY_BOOL,
+  TY_INT2,
+  TY_INT4,
+  TY_INT8,
+  TY_FLOAT4,
+  TY_FLOAT8,
+  TY_NUMERIC,
+  TY_CHAR,       /* blank-padded, fixed length t_len */
+  TY_VARCHAR,
+  TY_TEXT,
+  TY_BYTEA,
+  TY_DATE,
+  TY_TIMESTAMP,
+  TY_COUNT_
+} ty_id_t;
+
+/* How values of a type are held in vectors and datums. */
+typedef enum ty_phys_e {
+  TP_BOOL,  /* uint8_t 0/1 */
+  TP_I64,   /* int64_t: integers, DATE, TIMESTAMP */
+  TP_F64,   /* double: REAL, DOUBLE PRECISION */
+  TP_NUM,   /* num_t */
+  TP_STR    /* str_t: CHAR, VARCHAR, TEXT, BYTEA */
+} ty_phys_t;
+
+typedef struct ty_s {
+  ty_id_t t_id;
+  int32_t t_len;    /* CHAR(n)/VARCHAR(n) length in characters; -1 none */
+  int16_t t_prec;   /* NUMERIC(p,s); -1 when unconstrained */
+  int16_t t_scale;
+} ty_t;
+
+ty_phys_t ty_phys(ty_id_t id);
+/* The type with no modifiers: ty_plain(TY_INT4). */
+ty_t ty_plain(ty_id_t id);
+/* Lower-case SQL name as PostgreSQL's format_type prints it:
+ * "integer", "character varying(20)", "numeric(10,2)". Allocated in a. */
+char *ty_name(arena_t *a, ty_t t);
+
+/* PostgreSQL's view of a type, for RowDescription, pg_type and
+ * pg_attribute: the type OID (16 bool, 21 int2, 23 int4, 20 int8, 700
+ * float4, 701 float8, 1700 numeric, 1042 bpchar, 1043 varchar, 25 text,
+ * 17 bytea, 1082 date, 1114 timestamp, 705 unknown), typmod (-1 none;
+ * VARCHAR(n) n+4; NUMERIC(p,s) ((p<<16)|s)+4) and typlen (-1 variable). */
+uint32_t ty_pg_oid(ty_t t);
+int32_t ty_pg_typmod(ty_t t);
+int16_t ty_pg_typlen(ty_t t);
+/* The inverse, for parameter types a client declares; false when unknown. */
+bool ty_from_pg_oid(uint32_t oid, int32_t typmod, ty_t *out);
+
+/* ---- scalar values ----------------------------------------------------- */
+
+/* An exact decimal: n_val * 10^-n_scale. */
+typedef struct num_s {
+  __int128 n_val;
+  int16_t n_scale;  /* 0..38 */
+} num_t;
+
+#define NUM_MAX_DIGITS 38
+
+typedef struct str_s {
+  const char *s_ptr;  /* not NUL-terminated; not owned */
+  uint32_t s_len;     /* bytes */
+} str_t;
+
+/* One value of a known type. d_null says it is NULL; otherwise the member
+ * of the type's physical kind holds it. */
+typedef struct datum_s {
+  bool d_null;
+  union {
+    uint8_t d_bool;
+    int64_t d_i64;
+    double d_f64;
+    num_t d_num;
+    str_t d_str;
+  };
+} datum_t;
+
+/* ---- vectors and batches ----------------------------------------------- */
+
+typedef struct vec_s {
+  ty_t v_type;
+  int v_cap;          /* rows allocated */
+  uint8_t *v_null;    /* v_cap flags, 1 = NULL; always allocated */
+  union {             /* v_cap values of ty_phys(v_type.t_id) */
+    uint8_t *v_bool;
+    int64_t *v_i64;
+    double *v_f64;
+    num_t *v_num;
+    str_t *v_str;
+    void *v_data;
+  };
+} vec_t;
+
+typedef struct batch_s {
+  int b_n;            /* rows filled, <= each column's v_cap */
+  int b_ncols;
+  vec_t *b_cols;
+} batch_t;
+
+/* Allocates a vector of cap rows in a (nulls cleared). */
+int vec_init(vec_t *v, arena_t *a, ty_t type, int cap, err_t *e);
+batch_t *batch_create(arena_t *a, int ncols, const ty_t *types, int cap, err_t *e);
+/* Row i of v as a datum (strings still point where the vector's do). */
+void vec_get(const vec_t *v, int i, datum_t *out);
+/* Stores d at row i (strings are not copied). */
+void vec_set(vec_t *v, int i, const datum_t *d);
+
+/* ---- comparison and hashing ------------------------------------------- */
+
+/* Three-way comparison of two non-NULL values of one physical kind (the
+ * binder casts operands to a common type first). Strings compare bytewise
+ * (the C collation); NUMERIC by value whatever the scales. */
+int datum_cmp(ty_phys_t p, const datum_t *a, const datum_t *b);
+/* Equal values hash equally (NUMERIC 1.0 and 1.00 too). */
+uint64_t datum_hash(ty_phys_t p, const datum_t *d);
+
+/* ---- text and binary forms --------------------------------------------- */
+
+/* Parses the text form (what PostgreSQL's input functions accept for the
+ * common cases: integers, floats incl. NaN/Infinity, decimals, 't'/'true'/
+ * 'yes'/'on'/'1', ISO dates and timestamps, bytea hex '\x…' and escape
+ * forms) into *out, checking the type's modifiers (VARCHAR(n) too long
+ * is 22001, out of range 22003, bad syntax 22P02, bad date 22007/22008).
+ * String results are copied into a. */
+int ty_parse_text(ty_t t, const char *s, size_t len, arena_t *a, datum_t *out, err_t *e);
+/* Appends the text form PostgreSQL would send (float8 with shortest
+ * round-trip digits, numeric with its scale, bool t/f, bytea hex, dates
+ * ISO) to out; returns the bytes written, or -1 when cap is too small
+ * (call again with a buffer of at least that size: ty_text_max). */
+int ty_format_text(ty_t t, const datum_t *d, char *out, size_t cap);
+size_t ty_text_max(ty_t t, const datum_t *d);
+/* PostgreSQL's binary send/receive formats (int2/4/8, float4/8 IEEE big
+ * endian, bool 1 byte, numeric base-10000 digits, text raw, bytea raw,
+ * date int32 days, timestamp int64 µs). 22P03 on a malformed value. */
+int ty_parse_binary(ty_t t, const uint8_t *b, size_t len, arena_t *a, datum_t *out, err_t *e);
+int ty_format_binary(ty_t t, const datum_t *d, uint8_t *out, size_t cap);
+size_t ty_binary_max(ty_t t, const datum_t *d);
+
+/* ---- NUMERIC arithmetic (22003 on overflow, 22012 on division by 0) ---- */
+
+int num_from_i64(int64_t v, num_t *out);
+int num_from_f64(double v, int scale, num_t *out, err_t *e);
+double num_to_f64(const num_t *n);
+/* Rounds half away from zero to scale; 22003 when it no longer fits. */
+int num_rescale(const num_t *n, int scale, num_t *out, err_t *e);
+int num_add(const num_t *a, const num_t *b, num_t *out, err_t *e);
+int num_sub(const num_t *a, const num_t *b, num_t *out, err_t *e);
+int num_mul(const num_t *a, const num_t *b, num_t *out, err_t *e);
+/* Quotient with PostgreSQL's result scale rule (at least 16 significant
+ * digits, at least the larger input scale). */
+int num_div(const num_t *a, const num_t *b, num_t *out, err_t *e);
+int num_cmp(const num_t *a, const num_t *b);
+
+#endif /* CZ_TYPES_H */
