@@ -1,0 +1,60 @@
+#!/bin/sh
+# The second README command: installs what is needed, builds Cadenza in
+# build/, and starts the server on a default database in ./demo/ (port 5480,
+# user dba, password from demo/cadenza.ini) with a small demo table loaded.
+# Run as root on Debian 12 from the repository root. Stop the server with
+#   kill $(cat demo/cadenza.pid)
+# Options: PORT=n to listen elsewhere; FOREGROUND=1 to stay in the foreground.
+set -eu
+cd "$(dirname "$0")/.."
+top=$(pwd)
+port=${PORT:-5480}
+./scripts/install-deps.sh
+[ -x configure ] || autoreconf -fi >/dev/null
+mkdir -p build
+if [ ! -f build/Makefile ]; then
+  (cd build && "$top/configure" -q)
+fi
+make -s -C build -j"$(nproc 2>/dev/null || echo 2)"
+
+mkdir -p demo
+if [ ! -f demo/cadenza.ini ]; then
+  sed -e "s/^ServerPort .*/ServerPort         = $port/" \
+      -e "s|^DatabaseFile .*|DatabaseFile    = $top/demo/cadenza.db|" \
+      -e "s|^TransactionFile .*|TransactionFile = $top/demo/cadenza.trx|" \
+      -e "s|^ErrorLogFile .*|ErrorLogFile    = $top/demo/cadenza.log|" \
+      -e "s|^PidFile .*|PidFile            = $top/demo/cadenza.pid|" \
+      ini/cadenza.ini >demo/cadenza.ini
+fi
+port=$(sed -n 's/^ServerPort *= *//p' demo/cadenza.ini)
+password=$(sed -n 's/^DBAPassword *= *//p' demo/cadenza.ini)
+
+if [ -f demo/cadenza.pid ] && kill -0 "$(cat demo/cadenza.pid)" 2>/dev/null; then
+  echo "Cadenza already runs (pid $(cat demo/cadenza.pid))."
+else
+  fresh=0
+  [ -f demo/cadenza.db ] || fresh=1
+  if [ "${FOREGROUND:-0}" = 1 ]; then
+    echo "Starting in the foreground; load scripts/demo.sql with isql-cz from another shell."
+    exec build/binsrc/cadenza/cadenza -c demo/cadenza.ini -f
+  fi
+  build/binsrc/cadenza/cadenza -c demo/cadenza.ini
+  i=0
+  until build/binsrc/isql/isql-cz -q "$port" dba "$password" -c "select 1;" >/dev/null 2>&1; do
+    i=$((i + 1))
+    if [ $i -gt 100 ]; then echo "the server did not start; see demo/cadenza.log"; exit 1; fi
+    sleep 0.1
+  done
+  if [ $fresh = 1 ]; then
+    build/binsrc/isql/isql-cz -q "$port" dba "$password" scripts/demo.sql
+  fi
+fi
+cat <<MSG
+
+Cadenza is running on 127.0.0.1:$port (database folder: demo/, log: demo/cadenza.log).
+Connect with:
+  build/binsrc/isql/isql-cz $port dba $password
+  psql "host=127.0.0.1 port=$port user=dba password=$password dbname=demo"
+Try:  select * from items;
+Stop: kill \$(cat demo/cadenza.pid)
+MSG
