@@ -70,7 +70,22 @@ typedef enum sql_type_id_e {
   SQL_TYPE_BOOL,
   SQL_TYPE_DATE,
   SQL_TYPE_TIMESTAMP,
-  SQL_TYPE_BYTEA
+  SQL_TYPE_BYTEA,
+  /* PostgreSQL's catalog types, which clients name in casts
+   * (`c.oid::regclass`, `'pg_class'::regclass`, `x::pg_catalog.text`)
+   * and which pg_catalog columns have. Added for the clients' catalog
+   * queries; the binder maps each to its ty_t (PostgreSQL OID in
+   * parentheses). */
+  SQL_TYPE_OID,          /* oid (26) */
+  SQL_TYPE_NAME,         /* name (19): a catalog name, at most 63 bytes */
+  SQL_TYPE_CHAR1,        /* "char" (18), written quoted: one byte; unquoted char is CHAR(1) */
+  SQL_TYPE_REGCLASS,     /* regclass (2205): a relation's oid, shown as its name */
+  SQL_TYPE_REGTYPE,      /* regtype (2206) */
+  SQL_TYPE_REGNAMESPACE, /* regnamespace (4089) */
+  SQL_TYPE_REGPROC,      /* regproc (24) */
+  SQL_TYPE_REGROLE,      /* regrole (4096) */
+  SQL_TYPE_INT2VECTOR,   /* int2vector (22): pg_index.indkey */
+  SQL_TYPE_OIDVECTOR     /* oidvector (30) */
 } sql_type_id_t;
 
 /* A type as written: the modifiers that were given, -1 for those absent
@@ -80,6 +95,9 @@ typedef struct sql_type_s {
   int ty_len;   /* CHAR(n), VARCHAR(n); CHAR without (n) is CHAR(1) */
   int ty_prec;  /* NUMERIC(p[,s]) */
   int ty_scale;
+  bool ty_array; /* `int2[]`, `text[]`: a one-dimensional array of ty_id
+                  * (the parser accepts any number of [] or [n] and keeps
+                  * one dimension, as PostgreSQL ignores the declared ones) */
 } sql_type_t;
 
 /* ---- expressions ------------------------------------------------------- */
@@ -100,8 +118,18 @@ typedef enum sql_expr_kind_e {
   SQL_E_SUBQUERY, /* (ex_query) used as a scalar */
   SQL_E_CASE,     /* CASE [ex_left] ex_list(WHEN clauses) [ELSE ex_right] END */
   SQL_E_CAST,     /* CAST(ex_left AS ex_type), ex_left::ex_type */
-  SQL_E_FUNC,     /* ex_name(ex_list) */
-  SQL_E_DEFAULT   /* DEFAULT in an INSERT's VALUES row */
+  SQL_E_FUNC,     /* [ex_schema.]ex_name(ex_list) [OVER ex_over]; see below */
+  SQL_E_DEFAULT,  /* DEFAULT in an INSERT's VALUES row */
+  /* Added for the clients' catalog queries and the rest of core SQL: */
+  SQL_E_ANY,      /* ex_left ex_op ANY (ex_right) or ANY (ex_query): true when the
+                   * comparison holds for some element of the array ex_right
+                   * (`oid = any (pol.polroles)`) or some row of the subquery;
+                   * SOME is ANY; ex_not negates the operator (NOT LIKE, !~) */
+  SQL_E_ALL,      /* the same with ALL: holds for every element / row */
+  SQL_E_ARRAY,    /* ARRAY[ex_list] (ex_list NULL for ARRAY[]) */
+  SQL_E_ARRAY_QUERY, /* ARRAY(ex_query): the single-column subquery's rows as an array */
+  SQL_E_SUBSCRIPT,   /* ex_left[ex_right]: 1-based array element (`prattrs[s]`) */
+  SQL_E_COLLATE      /* ex_left COLLATE [ex_schema.]ex_name */
 } sql_expr_kind_t;
 
 typedef enum sql_op_e {
@@ -126,7 +154,11 @@ typedef enum sql_op_e {
   SQL_OP_IS_NULL,    /* unary postfix */
   SQL_OP_IS_TRUE,
   SQL_OP_IS_FALSE,
-  SQL_OP_IS_DISTINCT /* a IS DISTINCT FROM b */
+  SQL_OP_IS_DISTINCT, /* a IS DISTINCT FROM b */
+  /* POSIX regular expressions, PostgreSQL's ~ ~* !~ !~* (also written
+   * OPERATOR(pg_catalog.~)); ex_not for the !~ forms */
+  SQL_OP_MATCH,      /* a ~ b: a matches the pattern b, case-sensitively */
+  SQL_OP_IMATCH      /* a ~* b: the same ignoring case */
 } sql_op_t;
 
 typedef enum sql_lit_kind_e {
@@ -144,6 +176,16 @@ typedef struct sql_when_s {
   sql_expr_t *wh_cond;   /* the condition, or the value compared in simple CASE */
   sql_expr_t *wh_result;
 } sql_when_t;
+
+/* A window: OVER (PARTITION BY … ORDER BY …) after a function call
+ * (`row_number() OVER (PARTITION BY a.attrelid ORDER BY a.attnum)`). The
+ * frame is always the default (RANGE UNBOUNDED PRECEDING to CURRENT ROW
+ * with ORDER BY, the whole partition without). */
+typedef struct sql_window_s {
+  sql_list_t *wi_partition; /* of sql_expr_t; NULL when none */
+  sql_list_t *wi_order;     /* of sql_order_t; NULL when none */
+  int wi_pos;               /* position of OVER */
+} sql_window_t;
 
 /* One node shape for every expression: the kinds differ only in which of
  * the operand fields they use (stated at sql_expr_kind_t), which keeps the
@@ -169,7 +211,23 @@ struct sql_expr_s {
   sql_expr_t *ex_third;
   sql_list_t *ex_list;   /* of sql_expr_t (IN list, arguments) or sql_when_t (CASE) */
   sql_query_t *ex_query;
+  sql_window_t *ex_over; /* SQL_E_FUNC: the window of f(…) OVER (…); NULL for a plain call */
 };
+
+/* SQL_E_FUNC details. ex_schema is the schema qualifier when one was
+ * written (`pg_catalog.format_type(…)`: "pg_catalog"), else NULL. The SQL
+ * forms with special syntax become plain calls, as PostgreSQL does:
+ *   CURRENT_DATE, CURRENT_TIMESTAMP, LOCALTIMESTAMP, CURRENT_USER,
+ *   CURRENT_ROLE, SESSION_USER, USER, CURRENT_SCHEMA, CURRENT_CATALOG
+ *     → current_date(), current_timestamp(), localtimestamp(),
+ *       current_user(), current_user(), session_user(), current_user(),
+ *       current_schema(), current_database() (no arguments;
+ *       CURRENT_TIMESTAMP(p) and LOCALTIMESTAMP(p) keep p as argument)
+ *   EXTRACT(field FROM x)       → extract('field', x)   (field lower-cased, a string literal)
+ *   POSITION(a IN b)            → position(b, a)        (string first, as PostgreSQL)
+ *   SUBSTRING(x FROM a [FOR b]) → substring(x, a [, b]); SUBSTRING(x FOR b) → substring(x, 1, b)
+ *   TRIM([BOTH] [c] FROM x)     → btrim(x [, c]); LEADING → ltrim, TRAILING → rtrim
+ *   COALESCE, NULLIF, GREATEST, LEAST are ordinary names. */
 
 /* ---- queries ----------------------------------------------------------- */
 
@@ -189,7 +247,8 @@ typedef struct sql_target_s {
 typedef enum sql_from_kind_e {
   SQL_FROM_TABLE,
   SQL_FROM_SUBQUERY,
-  SQL_FROM_JOIN
+  SQL_FROM_JOIN,
+  SQL_FROM_FUNC      /* a set-returning function: FROM generate_series(1, 3) s */
 } sql_from_kind_t;
 
 typedef enum sql_join_kind_e {
@@ -212,7 +271,12 @@ struct sql_from_s {
   sql_join_kind_t fr_join; /* SQL_FROM_JOIN */
   sql_from_t *fr_left;
   sql_from_t *fr_right;
-  sql_expr_t *fr_on;       /* NULL for CROSS JOIN */
+  sql_expr_t *fr_on;       /* NULL for CROSS JOIN, NATURAL and USING joins */
+  /* added: */
+  sql_expr_t *fr_func;     /* SQL_FROM_FUNC: the call, an SQL_E_FUNC */
+  sql_list_t *fr_colnames; /* of const char *: column aliases `AS s(a, b)`; NULL when none */
+  bool fr_natural;         /* SQL_FROM_JOIN: NATURAL JOIN (join on all same-named columns) */
+  sql_list_t *fr_using;    /* SQL_FROM_JOIN: JOIN … USING (of const char *); NULL when none */
 };
 
 typedef struct sql_order_s {
@@ -224,6 +288,21 @@ typedef struct sql_order_s {
 #define SQL_NULLS_DEFAULT 0
 #define SQL_NULLS_FIRST 1
 #define SQL_NULLS_LAST 2
+
+/* One common table expression of WITH: name [(columns)] AS (query). */
+typedef struct sql_cte_s {
+  const char *wc_name;
+  int wc_pos;
+  sql_list_t *wc_columns;  /* of const char *; NULL when not given */
+  sql_query_t *wc_query;
+} sql_cte_t;
+
+/* Row locks of SELECT … FOR UPDATE / FOR SHARE. */
+typedef enum sql_lock_e {
+  SQL_LOCK_NONE,
+  SQL_LOCK_UPDATE,         /* FOR UPDATE (FOR NO KEY UPDATE too) */
+  SQL_LOCK_SHARE           /* FOR SHARE (FOR KEY SHARE too) */
+} sql_lock_t;
 
 /* The SELECT … FROM … WHERE … GROUP BY … HAVING … block. */
 typedef struct sql_select_s {
@@ -256,8 +335,15 @@ struct sql_query_s {
   sql_query_t *qu_left;    /* set operations */
   sql_query_t *qu_right;
   sql_list_t *qu_order;    /* of sql_order_t */
-  sql_expr_t *qu_limit;
+  sql_expr_t *qu_limit;    /* LIMIT n and FETCH FIRST n ROWS ONLY; NULL for none or ALL */
   sql_expr_t *qu_offset;
+  /* added: */
+  sql_list_t *qu_with;     /* of sql_cte_t: WITH before this query; NULL when none. The
+                            * names are visible in the whole query, each also in the
+                            * CTEs after it (not recursive) */
+  bool qu_recursive;       /* WITH RECURSIVE (the binder may refuse it: 0A000) */
+  sql_lock_t qu_lock;      /* FOR UPDATE / FOR SHARE */
+  bool qu_nowait;          /* … NOWAIT */
 };
 
 /* ---- statements -------------------------------------------------------- */
@@ -283,7 +369,16 @@ typedef enum sql_stmt_kind_e {
   SQL_STMT_DROP_ROLE,
   SQL_STMT_EXPLAIN,
   SQL_STMT_SET,
-  SQL_STMT_SHOW
+  SQL_STMT_SHOW,
+  /* added for the clients and bulk load: */
+  SQL_STMT_COPY,            /* st_copy */
+  SQL_STMT_DEALLOCATE,      /* st_deallocate: DEALLOCATE [PREPARE] name | ALL */
+  SQL_STMT_SET_TRANSACTION, /* st_txn: SET TRANSACTION …, SET SESSION CHARACTERISTICS AS TRANSACTION … */
+  SQL_STMT_ALTER_ROLE,      /* st_role: ALTER USER/ROLE name [WITH] options (one name) */
+  SQL_STMT_CHECKPOINT,      /* no operand */
+  SQL_STMT_TRUNCATE,        /* st_drop: TRUNCATE [TABLE] names (dr_if_exists false) */
+  SQL_STMT_VACUUM           /* st_drop: VACUUM [ANALYZE] / ANALYZE [names]; st_analyze set for
+                             * ANALYZE; dr_names NULL = all tables. Statistics only: may be a no-op */
 } sql_stmt_kind_t;
 
 typedef struct sql_stmt_s sql_stmt_t;
@@ -291,7 +386,13 @@ typedef struct sql_stmt_s sql_stmt_t;
 typedef struct sql_insert_s {
   sql_name_t in_table;
   sql_list_t *in_columns;  /* of const char *; NULL when not given */
-  sql_query_t *in_query;   /* VALUES rows or a SELECT */
+  sql_query_t *in_query;   /* VALUES rows or a SELECT; NULL for DEFAULT VALUES */
+  /* added: */
+  const char *in_alias;    /* INSERT INTO t AS alias (for RETURNING / ON CONFLICT); NULL none */
+  sql_list_t *in_returning; /* of sql_target_t: RETURNING list; NULL when none */
+  bool in_on_conflict;     /* ON CONFLICT [(cols)] DO NOTHING: rows that would violate a
+                            * unique index (those columns' when given) are skipped */
+  sql_list_t *in_conflict_cols; /* of const char *; NULL when not given */
 } sql_insert_t;
 
 /* One `column = expr` of UPDATE … SET. */
@@ -306,12 +407,14 @@ typedef struct sql_update_s {
   const char *up_alias;
   sql_list_t *up_set;      /* of sql_assign_t */
   sql_expr_t *up_where;
+  sql_list_t *up_returning; /* added: of sql_target_t; NULL when no RETURNING */
 } sql_update_t;
 
 typedef struct sql_delete_s {
   sql_name_t de_table;
   const char *de_alias;
   sql_expr_t *de_where;
+  sql_list_t *de_returning; /* added: of sql_target_t; NULL when no RETURNING */
 } sql_delete_t;
 
 typedef struct sql_coldef_s {
@@ -366,13 +469,67 @@ typedef struct sql_grant_s {
   sql_list_t *gr_roles;    /* of const char *; "public" for PUBLIC */
 } sql_grant_t;
 
-/* CREATE USER/ROLE, DROP USER/ROLE. */
+/* CREATE USER/ROLE, DROP USER/ROLE, ALTER USER/ROLE. */
 typedef struct sql_role_s {
   bool ro_user;            /* written as USER (implies LOGIN) */
   bool ro_if_exists;       /* DROP … IF EXISTS */
-  sql_list_t *ro_names;    /* of const char *; CREATE has exactly one */
-  const char *ro_password; /* NULL when not given */
+  sql_list_t *ro_names;    /* of const char *; CREATE and ALTER have exactly one */
+  const char *ro_password; /* NULL when not given or PASSWORD NULL */
+  /* added: */
+  bool ro_password_given;  /* PASSWORD 'x' or PASSWORD NULL was written (ALTER … PASSWORD
+                            * NULL removes the password); [ENCRYPTED] PASSWORD both */
+  int ro_login;            /* 0 not given, 1 LOGIN, -1 NOLOGIN */
+  int ro_superuser;        /* 0 not given, 1 SUPERUSER, -1 NOSUPERUSER */
+  int ro_createdb;         /* 0 not given, 1 CREATEDB, -1 NOCREATEDB */
+  int ro_createrole;       /* 0 not given, 1 CREATEROLE, -1 NOCREATEROLE */
 } sql_role_t;
+
+/* Transaction modes of BEGIN / START TRANSACTION / SET TRANSACTION. */
+typedef enum sql_isolation_e {
+  SQL_ISO_DEFAULT,         /* not given */
+  SQL_ISO_READ_UNCOMMITTED,
+  SQL_ISO_READ_COMMITTED,
+  SQL_ISO_REPEATABLE_READ,
+  SQL_ISO_SERIALIZABLE
+} sql_isolation_t;
+
+typedef struct sql_txnmode_s {
+  sql_isolation_t tm_isolation;
+  int tm_read_only;        /* 0 not given, 1 READ ONLY, -1 READ WRITE */
+  int tm_deferrable;       /* 0 not given, 1 DEFERRABLE, -1 NOT DEFERRABLE */
+  bool tm_session;         /* SET SESSION CHARACTERISTICS AS TRANSACTION: the session's
+                            * default for later transactions, not this one's */
+} sql_txnmode_t;
+
+/* COPY table [(cols)] FROM STDIN | 'file' / TO STDOUT | 'file', COPY (query)
+ * TO …, with its options; both the `WITH (FORMAT csv, HEADER true)` form and
+ * the old `WITH CSV HEADER DELIMITER ','` form give the same fields. */
+typedef enum sql_copy_format_e {
+  SQL_COPY_TEXT,           /* tab-separated, \N for NULL, backslash escapes */
+  SQL_COPY_CSV,
+  SQL_COPY_BINARY          /* the binary COPY format (the engine may refuse it: 0A000) */
+} sql_copy_format_t;
+
+typedef struct sql_copy_s {
+  sql_name_t co_table;     /* nm_name NULL for COPY (query) */
+  sql_list_t *co_columns;  /* of const char *; NULL = all columns */
+  sql_query_t *co_query;   /* COPY (query) TO …; NULL otherwise */
+  bool co_from;            /* FROM (load) rather than TO (unload) */
+  const char *co_file;     /* server-side file name; NULL for STDIN / STDOUT */
+  sql_copy_format_t co_format;
+  bool co_header;          /* CSV: first line is a header (skipped FROM, written TO) */
+  const char *co_delimiter; /* one character; NULL = default (tab text, comma CSV) */
+  const char *co_null;     /* NULL marker; NULL = default (\N text, empty CSV) */
+  const char *co_quote;    /* CSV quote character; NULL = '"' */
+  const char *co_escape;   /* CSV escape character; NULL = the quote */
+  const char *co_encoding; /* ENCODING 'x' as written; NULL when not given */
+  sql_list_t *co_force_quote; /* of const char *: CSV TO, columns always quoted; NULL none */
+  bool co_force_quote_all; /* FORCE_QUOTE * */
+  sql_list_t *co_force_not_null; /* of const char *: CSV FROM, empty is '' not NULL */
+  bool co_freeze;          /* FREEZE: accepted, no effect */
+  unsigned co_given;       /* options written, one bit each: the parser's check for
+                            * repeated options; of no use after parsing */
+} sql_copy_t;
 
 /* SET name = value / TO value, SHOW name. */
 typedef struct sql_set_s {
@@ -393,15 +550,20 @@ struct sql_stmt_s {
     sql_update_t *st_update;
     sql_delete_t *st_delete;
     sql_create_table_t *st_create_table;
-    sql_drop_t *st_drop;            /* DROP TABLE, DROP INDEX */
+    sql_drop_t *st_drop;            /* DROP TABLE, DROP INDEX, TRUNCATE, VACUUM/ANALYZE */
     sql_create_index_t *st_create_index;
     const char *st_savepoint;       /* SAVEPOINT, RELEASE, ROLLBACK TO */
     sql_grant_t *st_grant;          /* GRANT, REVOKE */
-    sql_role_t *st_role;            /* CREATE/DROP USER/ROLE */
+    sql_role_t *st_role;            /* CREATE/DROP/ALTER USER/ROLE */
     sql_stmt_t *st_explained;       /* EXPLAIN */
-    sql_set_t *st_set;              /* SET, SHOW */
+    sql_set_t *st_set;              /* SET, SHOW (RESET x is SET x TO DEFAULT) */
+    /* added: */
+    sql_copy_t *st_copy;            /* COPY */
+    const char *st_deallocate;      /* DEALLOCATE: the statement's name; NULL for ALL */
+    sql_txnmode_t *st_txn;          /* SET TRANSACTION; BEGIN / START TRANSACTION with
+                                     * modes (NULL for a plain BEGIN) */
   };
-  bool st_analyze;                  /* EXPLAIN ANALYZE */
+  bool st_analyze;                  /* EXPLAIN ANALYZE; VACUUM ANALYZE and ANALYZE */
 };
 
 typedef struct sql_stmt_list_s {
@@ -426,6 +588,10 @@ int sql_parse(arena_t *a, const char *text, size_t len, sql_stmt_list_t **out, e
 char *sql_ast_print(arena_t *a, const sql_stmt_t *s);
 /* The same for one expression. */
 char *sql_expr_print(arena_t *a, const sql_expr_t *x);
+/* Whether name (lower case) is a keyword that cannot serve as a bare
+ * identifier, so that quote_ident and the catalog's text forms know when
+ * to double-quote a name. */
+bool sql_keyword_reserved(const char *name);
 /* The name of a type as the printer writes it: "int4", "varchar(10)". */
 char *sql_type_print(arena_t *a, const sql_type_t *t);
 

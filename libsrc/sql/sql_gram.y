@@ -57,8 +57,32 @@ static int sql_yylex(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps);
 static void sql_yyerror(sql_loc_t *loc, sql_pstate_t *ps, const char *msg);
 static sql_expr_t *sql_g_column(sql_pstate_t *ps, int pos, const char *a, const char *b,
                                 const char *c);
-static sql_expr_t *sql_g_func(sql_pstate_t *ps, int pos, const char *name, sql_list_t *args,
+static sql_expr_t *sql_g_func(sql_pstate_t *ps, int pos, sql_name_t name, sql_list_t *args,
                               bool distinct, bool star);
+static sql_expr_t *sql_g_fn(sql_pstate_t *ps, int pos, const char *name, sql_list_t *args);
+static sql_expr_t *sql_g_binop(sql_pstate_t *ps, int op, int pos, sql_expr_t *l, sql_expr_t *r);
+static sql_expr_t *sql_g_quant(sql_pstate_t *ps, sql_expr_kind_t kind, int op, int pos,
+                               sql_expr_t *l, sql_expr_t *array, sql_query_t *q);
+static sql_expr_t *sql_g_subscript(sql_pstate_t *ps, int pos, sql_expr_t *x, sql_expr_t *i);
+static int sql_g_opcode(const char *text);
+static const char *sql_g_opname(int op);
+static sql_query_t *sql_g_with(sql_pstate_t *ps, sql_query_t *q, sql_query_t *with, int pos);
+static sql_query_t *sql_g_lock(sql_pstate_t *ps, sql_query_t *q, struct sql_lockc_s lk, int pos);
+static void sql_g_txnmode(sql_txnmode_t *tm, int mode);
+
+/* An operator number (all_op, subquery_op): the sql_op_t, with this bit
+ * for the negated forms (!~, NOT LIKE). */
+#define SQL_G_NOT 0x100
+/* Transaction modes other than isolation levels (txn_mode). */
+#define SQL_G_TM_READ_ONLY 0x201
+#define SQL_G_TM_READ_WRITE 0x202
+#define SQL_G_TM_DEFERRABLE 0x203
+#define SQL_G_TM_NOT_DEFERRABLE 0x204
+/* Whether the token at loc was a quoted identifier. */
+#define SQL_G_QUOTED(loc) (ps->ps_text[(loc).lc_off] == '"')
+#define SQLSTATE_UNDEFINED_FUNCTION "42883"
+#define SQLSTATE_WRONG_OBJECT_TYPE "42809"
+
 static sql_query_t *sql_g_select(sql_pstate_t *ps, int pos, sql_select_t *se);
 static sql_name_t *sql_g_name(sql_pstate_t *ps, sql_name_t n);
 static sql_stmt_t *sql_g_drop(sql_pstate_t *ps, sql_stmt_kind_t kind, bool if_exists,
@@ -67,7 +91,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
                                 sql_list_t *values);
 }
 
-%token <str> IDENT ICONST NCONST FCONST SCONST
+%token <str> IDENT ICONST NCONST FCONST SCONST OP
 %token <ival> PARAM
 %token TYPECAST LESS_EQUALS GREATER_EQUALS NOT_EQUALS CONCAT NOT_LA
 %token LEX_ERROR OP_UNKNOWN
@@ -80,29 +104,49 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> PRIMARY PRIVILEGES RELEASE REVOKE RIGHT ROLE ROLLBACK SAVEPOINT SELECT
 %token <str> SESSION SET SHOW START TABLE THEN TIME TO TOP TRANSACTION TRUE_P UNION
 %token <str> UNIQUE UPDATE USER VALUES VARYING WHEN WHERE WITH WITHOUT WORK ZONE
+%token <str> ALTER ANY ARRAY BINARY BOTH CHARACTERISTICS CHECKPOINT COLLATE COMMITTED
+%token <str> CONFLICT COPY CREATEDB CREATEROLE CSV CURRENT_CATALOG CURRENT_DATE CURRENT_ROLE
+%token <str> CURRENT_SCHEMA CURRENT_TIMESTAMP CURRENT_USER DEALLOCATE DEFERRABLE DELIMITER DO
+%token <str> ENCODING ENCRYPTED ESCAPE EXTRACT FETCH FOR FORCE FREEZE HEADER_P ISOLATION
+%token <str> LEADING LEVEL LOCALTIMESTAMP LOGIN NATURAL NEXT NOCREATEDB NOCREATEROLE NOLOGIN
+%token <str> NOSUPERUSER NOTHING NOWAIT ONLY OPERATOR OVER PARTITION POSITION PREPARE QUOTE
+%token <str> READ RECURSIVE REPEATABLE RESET RETURNING ROW ROWS SERIALIZABLE SESSION_USER
+%token <str> SHARE SOME STDIN STDOUT SUBSTRING SUPERUSER TRAILING TRIM TRUNCATE UNCOMMITTED
+%token <str> USING VACUUM WRITE
 
 %type <stmt> stmt insert_stmt update_stmt delete_stmt create_table_stmt drop_stmt
 %type <stmt> create_index_stmt txn_stmt grant_stmt role_stmt explain_stmt set_stmt
-%type <stmt> show_stmt explainable_stmt set_rest
+%type <stmt> show_stmt explainable_stmt set_rest copy_stmt alter_role_stmt misc_stmt
 %type <query> select_stmt select_with_parens select_no_parens select_clause simple_select
-%type <query> values_clause
+%type <query> values_clause cte_query with_clause
 %type <limit> limit_clause
+%type <lock> for_locking_clause opt_for_locking_clause
 %type <expr> limit_value opt_top a_expr b_expr c_expr columnref const_expr func_expr
 %type <expr> case_expr case_arg case_default in_expr values_item where_clause
-%type <expr> having_clause var_value
+%type <expr> having_clause var_value func_application func_common fetch_count
+%type <expr> subscripted extract_arg fetch_clause
 %type <list> target_list from_clause from_list group_clause sort_clause opt_sort_clause
 %type <list> sortby_list expr_list values_row name_list opt_include when_list
-%type <list> qualified_name_list set_list var_list grantee_list
+%type <list> qualified_name_list set_list var_list grantee_list cte_list
+%type <list> opt_name_list returning_clause opt_partition substr_list trim_list
+%type <list> copy_col_list opt_on_conflict
+%type <copy> copy_opts copy_old_opts copy_generic_opts
+%type <txn> txn_mode_list opt_txn_modes
+%type <alias> opt_alias_clause
+%type <window> over_clause
 %type <target> target_el
 %type <from> table_ref joined_table
 %type <order> sortby
 %type <when> when_clause
-%type <type> type_name
+%type <cte> cte
+%type <type> type_name simple_type
 %type <mods> opt_type_mods
-%type <name> qualified_name
-%type <str> col_id opt_alias unreserved_keyword var_name opt_index_name
+%type <name> qualified_name any_name func_name
+%type <str> col_id opt_alias unreserved_keyword var_name opt_index_name col_label
+%type <str> reserved_keyword copy_target copy_value opt_insert_alias
+%type <num> all_op any_operator subquery_op iso_level txn_mode
 %type <num> join_type opt_asc_desc opt_nulls_order privileges privilege_list privilege
-%type <flag> opt_all opt_distinct opt_unique opt_user
+%type <flag> opt_all opt_distinct opt_unique opt_user copy_direction opt_nowait
 %type <insert> insert_rest
 %type <ctab> table_elts
 %type <coldef> column_def col_quals
@@ -119,14 +163,15 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %nonassoc IS
 %nonassoc '<' '>' '=' LESS_EQUALS GREATER_EQUALS NOT_EQUALS
 %nonassoc BETWEEN IN_P LIKE ILIKE NOT_LA
-%left CONCAT
+%left CONCAT OP OPERATOR
 %left '+' '-'
 %left '*' '/' '%'
+%left COLLATE
 %right UMINUS
 %left '(' ')'
 %left TYPECAST
 %left '.'
-%left JOIN CROSS LEFT FULL RIGHT INNER_P
+%left JOIN CROSS LEFT FULL RIGHT INNER_P NATURAL
 
 %%
 
@@ -160,6 +205,9 @@ stmt:
   | explain_stmt
   | set_stmt
   | show_stmt
+  | copy_stmt
+  | alter_role_stmt
+  | misc_stmt
   ;
 
 /* ---- queries ------------------------------------------------------------ */
@@ -174,12 +222,108 @@ select_with_parens:
   | '(' select_with_parens ')'  { $$ = $2; }
   ;
 
+/* PostgreSQL's shape: ORDER BY, LIMIT and FOR UPDATE in either order
+ * after the last set operation, all optionally under a WITH. */
 select_no_parens:
     simple_select
   | select_clause sort_clause
       { CHK($$ = sql_query_tail(ps, $1, $2, NULL, NULL, @2.lc_pos)); }
-  | select_clause opt_sort_clause limit_clause
-      { CHK($$ = sql_query_tail(ps, $1, $2, $3.li_limit, $3.li_offset, @3.lc_pos)); }
+  | select_clause opt_sort_clause limit_clause opt_for_locking_clause
+      {
+        CHK($$ = sql_query_tail(ps, $1, $2, $3.li_limit, $3.li_offset, @3.lc_pos));
+        CHK($$ = sql_g_lock(ps, $$, $4, @4.lc_pos));
+      }
+  | select_clause opt_sort_clause for_locking_clause
+      {
+        CHK($$ = sql_query_tail(ps, $1, $2, NULL, NULL, @3.lc_pos));
+        CHK($$ = sql_g_lock(ps, $$, $3, @3.lc_pos));
+      }
+  | select_clause opt_sort_clause for_locking_clause limit_clause
+      {
+        CHK($$ = sql_query_tail(ps, $1, $2, $4.li_limit, $4.li_offset, @4.lc_pos));
+        CHK($$ = sql_g_lock(ps, $$, $3, @3.lc_pos));
+      }
+  | with_clause select_clause
+      { CHK($$ = sql_g_with(ps, $2, $1, @1.lc_pos)); }
+  | with_clause select_clause sort_clause
+      {
+        CHK($$ = sql_query_tail(ps, $2, $3, NULL, NULL, @3.lc_pos));
+        CHK($$ = sql_g_with(ps, $$, $1, @1.lc_pos));
+      }
+  | with_clause select_clause opt_sort_clause limit_clause opt_for_locking_clause
+      {
+        CHK($$ = sql_query_tail(ps, $2, $3, $4.li_limit, $4.li_offset, @4.lc_pos));
+        CHK($$ = sql_g_lock(ps, $$, $5, @5.lc_pos));
+        CHK($$ = sql_g_with(ps, $$, $1, @1.lc_pos));
+      }
+  | with_clause select_clause opt_sort_clause for_locking_clause
+      {
+        CHK($$ = sql_query_tail(ps, $2, $3, NULL, NULL, @4.lc_pos));
+        CHK($$ = sql_g_lock(ps, $$, $4, @4.lc_pos));
+        CHK($$ = sql_g_with(ps, $$, $1, @1.lc_pos));
+      }
+  | with_clause select_clause opt_sort_clause for_locking_clause limit_clause
+      {
+        CHK($$ = sql_query_tail(ps, $2, $3, $5.li_limit, $5.li_offset, @5.lc_pos));
+        CHK($$ = sql_g_lock(ps, $$, $4, @4.lc_pos));
+        CHK($$ = sql_g_with(ps, $$, $1, @1.lc_pos));
+      }
+  ;
+
+with_clause:
+    WITH cte_list
+      {
+        /* a query shell holding only the WITH part; sql_g_with moves it */
+        $$ = NEW(sql_query_t);
+        $$->qu_with = $2;
+      }
+  | WITH RECURSIVE cte_list
+      {
+        $$ = NEW(sql_query_t);
+        $$->qu_with = $3;
+        $$->qu_recursive = true;
+      }
+  ;
+
+cte_list:
+    cte               { $$ = APPEND(NULL, $1); }
+  | cte_list ',' cte  { $$ = APPEND($1, $3); }
+  ;
+
+cte:
+    col_id opt_name_list AS cte_query
+      {
+        $$ = NEW(sql_cte_t);
+        $$->wc_name = $1;
+        $$->wc_pos = @1.lc_pos;
+        $$->wc_columns = $2;
+        $$->wc_query = $4;
+      }
+  ;
+
+cte_query:
+    select_with_parens
+  ;
+
+opt_name_list:
+    '(' name_list ')'  { $$ = $2; }
+  | %empty             { $$ = NULL; }
+  ;
+
+for_locking_clause:
+    FOR UPDATE opt_nowait  { $$.lk_mode = SQL_LOCK_UPDATE; $$.lk_nowait = $3; }
+  | FOR SHARE opt_nowait   { $$.lk_mode = SQL_LOCK_SHARE; $$.lk_nowait = $3; }
+  | FOR KEY SHARE opt_nowait  { $$.lk_mode = SQL_LOCK_SHARE; $$.lk_nowait = $4; }
+  ;
+
+opt_for_locking_clause:
+    for_locking_clause
+  | %empty  { $$.lk_mode = SQL_LOCK_NONE; $$.lk_nowait = false; }
+  ;
+
+opt_nowait:
+    NOWAIT  { $$ = true; }
+  | %empty  { $$ = false; }
   ;
 
 select_clause:
@@ -234,7 +378,7 @@ target_list:
   ;
 
 target_el:
-    a_expr AS col_id  { $$ = NEW(sql_target_t); $$->tg_expr = $1; $$->tg_alias = $3; }
+    a_expr AS col_label  { $$ = NEW(sql_target_t); $$->tg_expr = $1; $$->tg_alias = $3; }
   | a_expr IDENT      { $$ = NEW(sql_target_t); $$->tg_expr = $1; $$->tg_alias = $2; }
   | a_expr            { $$ = NEW(sql_target_t); $$->tg_expr = $1; }
   | '*'
@@ -268,13 +412,34 @@ from_list:
   ;
 
 table_ref:
-    qualified_name opt_alias      { $$ = sql_from_item(ps, @1.lc_pos, $1, NULL, $2); }
-  | select_with_parens opt_alias
+    qualified_name opt_alias_clause
+      {
+        $$ = sql_from_item(ps, @1.lc_pos, $1, NULL, $2.al_name);
+        $$->fr_colnames = $2.al_cols;
+      }
+  | select_with_parens opt_alias_clause
       {
         sql_name_t none = {0};
-        $$ = sql_from_item(ps, @1.lc_pos, none, $1, $2);
+        $$ = sql_from_item(ps, @1.lc_pos, none, $1, $2.al_name);
+        $$->fr_colnames = $2.al_cols;
+      }
+  | func_application opt_alias_clause
+      {
+        sql_name_t none = {0};
+        $$ = sql_from_item(ps, @1.lc_pos, none, NULL, $2.al_name);
+        $$->fr_kind = SQL_FROM_FUNC;
+        $$->fr_func = $1;
+        $$->fr_colnames = $2.al_cols;
       }
   | joined_table
+  ;
+
+opt_alias_clause:
+    AS col_id '(' name_list ')'  { $$.al_name = $2; $$.al_cols = $4; }
+  | AS col_id                    { $$.al_name = $2; $$.al_cols = NULL; }
+  | IDENT '(' name_list ')'      { $$.al_name = $1; $$.al_cols = $3; }
+  | IDENT                        { $$.al_name = $1; $$.al_cols = NULL; }
+  | %empty                       { $$.al_name = NULL; $$.al_cols = NULL; }
   ;
 
 joined_table:
@@ -285,6 +450,26 @@ joined_table:
       { CHK($$ = sql_from_join(ps, (sql_join_kind_t)$2, @2.lc_pos, $1, $4, $6)); }
   | table_ref JOIN table_ref ON a_expr
       { CHK($$ = sql_from_join(ps, SQL_JOIN_INNER, @2.lc_pos, $1, $3, $5)); }
+  | table_ref join_type JOIN table_ref USING '(' name_list ')'
+      {
+        CHK($$ = sql_from_join(ps, (sql_join_kind_t)$2, @2.lc_pos, $1, $4, NULL));
+        $$->fr_using = $7;
+      }
+  | table_ref JOIN table_ref USING '(' name_list ')'
+      {
+        CHK($$ = sql_from_join(ps, SQL_JOIN_INNER, @2.lc_pos, $1, $3, NULL));
+        $$->fr_using = $6;
+      }
+  | table_ref NATURAL join_type JOIN table_ref
+      {
+        CHK($$ = sql_from_join(ps, (sql_join_kind_t)$3, @2.lc_pos, $1, $5, NULL));
+        $$->fr_natural = true;
+      }
+  | table_ref NATURAL JOIN table_ref
+      {
+        CHK($$ = sql_from_join(ps, SQL_JOIN_INNER, @2.lc_pos, $1, $4, NULL));
+        $$->fr_natural = true;
+      }
   ;
 
 join_type:
@@ -359,6 +544,33 @@ limit_clause:
   | LIMIT limit_value OFFSET a_expr      { $$.li_limit = $2; $$.li_offset = $4; }
   | OFFSET a_expr                        { $$.li_limit = NULL; $$.li_offset = $2; }
   | OFFSET a_expr LIMIT limit_value      { $$.li_limit = $4; $$.li_offset = $2; }
+  | fetch_clause                         { $$.li_limit = $1; $$.li_offset = NULL; }
+  | OFFSET a_expr row_or_rows            { $$.li_limit = NULL; $$.li_offset = $2; }
+  | OFFSET a_expr row_or_rows fetch_clause  { $$.li_limit = $4; $$.li_offset = $2; }
+  | fetch_clause OFFSET a_expr row_or_rows  { $$.li_limit = $1; $$.li_offset = $3; }
+  ;
+
+/* FETCH FIRST [n] ROW[S] ONLY: the standard's LIMIT (n defaults to 1) */
+fetch_clause:
+    FETCH first_or_next fetch_count row_or_rows ONLY  { $$ = $3; }
+  | FETCH first_or_next row_or_rows ONLY
+      { $$ = sql_expr_number(ps, "1", @1.lc_pos, SQL_LIT_INT); }
+  ;
+
+fetch_count:
+    ICONST           { $$ = sql_expr_number(ps, $1, @1.lc_pos, SQL_LIT_INT); }
+  | PARAM            { $$ = sql_expr_new(ps, SQL_E_PARAM, @1.lc_pos); $$->ex_int = $1; }
+  | '(' a_expr ')'   { $$ = $2; }
+  ;
+
+first_or_next:
+    FIRST_P
+  | NEXT
+  ;
+
+row_or_rows:
+    ROW
+  | ROWS
   ;
 
 limit_value:
@@ -470,6 +682,71 @@ a_expr:
         $$->ex_left = $1;
         CHK($$ = sql_expr_done(ps, $$));
       }
+  | a_expr OP a_expr
+      { CHK($$ = sql_g_binop(ps, sql_g_opcode($2), @2.lc_pos, $1, $3)); }
+  | a_expr OPERATOR '(' any_operator ')' a_expr %prec OPERATOR
+      { CHK($$ = sql_g_binop(ps, $4, @1.lc_pos, $1, $6)); }
+  | a_expr COLLATE any_name
+      {
+        $$ = sql_expr_new(ps, SQL_E_COLLATE, @2.lc_pos);
+        $$->ex_left = $1;
+        $$->ex_schema = $3.nm_schema;
+        $$->ex_name = $3.nm_name;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
+  | a_expr subquery_op ANY select_with_parens %prec OP
+      { CHK($$ = sql_g_quant(ps, SQL_E_ANY, $2, @3.lc_pos, $1, NULL, $4)); }
+  | a_expr subquery_op ANY '(' a_expr ')' %prec OP
+      { CHK($$ = sql_g_quant(ps, SQL_E_ANY, $2, @3.lc_pos, $1, $5, NULL)); }
+  | a_expr subquery_op SOME select_with_parens %prec OP
+      { CHK($$ = sql_g_quant(ps, SQL_E_ANY, $2, @3.lc_pos, $1, NULL, $4)); }
+  | a_expr subquery_op SOME '(' a_expr ')' %prec OP
+      { CHK($$ = sql_g_quant(ps, SQL_E_ANY, $2, @3.lc_pos, $1, $5, NULL)); }
+  | a_expr subquery_op ALL select_with_parens %prec OP
+      { CHK($$ = sql_g_quant(ps, SQL_E_ALL, $2, @3.lc_pos, $1, NULL, $4)); }
+  | a_expr subquery_op ALL '(' a_expr ')' %prec OP
+      { CHK($$ = sql_g_quant(ps, SQL_E_ALL, $2, @3.lc_pos, $1, $5, NULL)); }
+  ;
+
+/* An operator as a number: the sql_op_t, plus SQL_G_NOT when negated
+ * (!~, NOT LIKE). Only the operators the AST has are accepted. */
+subquery_op:
+    all_op
+  | OPERATOR '(' any_operator ')'  { $$ = $3; }
+  | LIKE                           { $$ = SQL_OP_LIKE; }
+  | NOT_LA LIKE                    { $$ = SQL_OP_LIKE | SQL_G_NOT; }
+  | ILIKE                          { $$ = SQL_OP_ILIKE; }
+  | NOT_LA ILIKE                   { $$ = SQL_OP_ILIKE | SQL_G_NOT; }
+  ;
+
+any_operator:
+    all_op
+  | col_id '.' any_operator
+      {
+        if (strcmp($1, "pg_catalog") != 0) {
+          sql_error_at(ps, SQLSTATE_UNDEFINED_FUNCTION, @1.lc_pos,
+                       "operator does not exist: %s.%s", $1,
+                       sql_g_opname($3));
+          YYABORT;
+        }
+        $$ = $3;
+      }
+  ;
+
+all_op:
+    OP              { $$ = sql_g_opcode($1); }
+  | '='             { $$ = SQL_OP_EQ; }
+  | '<'             { $$ = SQL_OP_LT; }
+  | '>'             { $$ = SQL_OP_GT; }
+  | LESS_EQUALS     { $$ = SQL_OP_LE; }
+  | GREATER_EQUALS  { $$ = SQL_OP_GE; }
+  | NOT_EQUALS      { $$ = SQL_OP_NE; }
+  | '+'             { $$ = SQL_OP_ADD; }
+  | '-'             { $$ = SQL_OP_SUB; }
+  | '*'             { $$ = SQL_OP_MUL; }
+  | '/'             { $$ = SQL_OP_DIV; }
+  | '%'             { $$ = SQL_OP_MOD; }
+  | CONCAT          { $$ = SQL_OP_CONCAT; }
   ;
 
 b_expr:
@@ -521,6 +798,27 @@ c_expr:
         $$->ex_type = $5;
         CHK($$ = sql_expr_done(ps, $$));
       }
+  | subscripted
+  | ARRAY '[' expr_list ']'
+      {
+        $$ = sql_expr_new(ps, SQL_E_ARRAY, @1.lc_pos);
+        $$->ex_list = $3;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
+  | ARRAY '[' ']'  { $$ = sql_expr_new(ps, SQL_E_ARRAY, @1.lc_pos); }
+  | ARRAY select_with_parens
+      {
+        $$ = sql_expr_new(ps, SQL_E_ARRAY_QUERY, @1.lc_pos);
+        $$->ex_query = $2;
+      }
+  ;
+
+/* x[i]: only after a column or a parenthesised expression, as in
+ * PostgreSQL (f(x)[1] needs parentheses) */
+subscripted:
+    columnref '[' a_expr ']'         { CHK($$ = sql_g_subscript(ps, @2.lc_pos, $1, $3)); }
+  | '(' a_expr ')' '[' a_expr ']'    { CHK($$ = sql_g_subscript(ps, @4.lc_pos, $2, $5)); }
+  | subscripted '[' a_expr ']'       { CHK($$ = sql_g_subscript(ps, @2.lc_pos, $1, $3)); }
   ;
 
 in_expr:
@@ -573,17 +871,114 @@ const_expr:
         /* DATE '2024-01-31': a literal of the named type */
         $$ = sql_expr_string(ps, $2, @1.lc_pos);
         $$->ex_lit = SQL_LIT_TYPED;
-        if (sql_type_resolve(ps, $1, SQL_TYPE_PLAIN, 0, NULL, @1.lc_pos, &$$->ex_type))
+        if (sql_type_resolve(ps, NULL, $1, SQL_G_QUOTED(@1), SQL_TYPE_PLAIN, 0, NULL, @1.lc_pos,
+                             &$$->ex_type))
           YYABORT;
       }
   ;
 
 func_expr:
-    col_id '(' ')'                     { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, NULL, false, false)); }
-  | col_id '(' '*' ')'                 { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, NULL, false, true)); }
-  | col_id '(' expr_list ')'           { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, $3, false, false)); }
-  | col_id '(' ALL expr_list ')'       { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, $4, false, false)); }
-  | col_id '(' DISTINCT expr_list ')'  { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, $4, true, false)); }
+    func_application
+  | func_application over_clause  { $$ = $1; $$->ex_over = $2; }
+  | func_common
+  ;
+
+func_application:
+    func_name '(' ')'                     { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, NULL, false, false)); }
+  | func_name '(' '*' ')'                 { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, NULL, false, true)); }
+  | func_name '(' expr_list ')'           { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, $3, false, false)); }
+  | func_name '(' ALL expr_list ')'       { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, $4, false, false)); }
+  | func_name '(' DISTINCT expr_list ')'  { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, $4, true, false)); }
+  ;
+
+func_name:
+    col_id             { $$.nm_schema = NULL; $$.nm_name = $1; $$.nm_pos = @1.lc_pos; }
+  | col_id '.' col_id  { $$.nm_schema = $1; $$.nm_name = $3; $$.nm_pos = @1.lc_pos; }
+  ;
+
+over_clause:
+    OVER '(' opt_partition opt_sort_clause ')'
+      {
+        $$ = NEW(sql_window_t);
+        $$->wi_partition = $3;
+        $$->wi_order = $4;
+        $$->wi_pos = @1.lc_pos;
+      }
+  ;
+
+opt_partition:
+    PARTITION BY expr_list  { $$ = $3; }
+  | %empty                  { $$ = NULL; }
+  ;
+
+/* The SQL forms with their own syntax, turned into plain calls (the
+ * mapping is documented at SQL_E_FUNC in sql.h). */
+func_common:
+    CURRENT_DATE           { CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_date", NULL)); }
+  | CURRENT_TIMESTAMP      { CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_timestamp", NULL)); }
+  | CURRENT_TIMESTAMP '(' ICONST ')'
+      {
+        sql_expr_t *p = sql_expr_number(ps, $3, @3.lc_pos, SQL_LIT_INT);
+        CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_timestamp", APPEND(NULL, p)));
+      }
+  | LOCALTIMESTAMP         { CHK($$ = sql_g_fn(ps, @1.lc_pos, "localtimestamp", NULL)); }
+  | LOCALTIMESTAMP '(' ICONST ')'
+      {
+        sql_expr_t *p = sql_expr_number(ps, $3, @3.lc_pos, SQL_LIT_INT);
+        CHK($$ = sql_g_fn(ps, @1.lc_pos, "localtimestamp", APPEND(NULL, p)));
+      }
+  | CURRENT_USER           { CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_user", NULL)); }
+  | CURRENT_ROLE           { CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_user", NULL)); }
+  | USER                   { CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_user", NULL)); }
+  | SESSION_USER           { CHK($$ = sql_g_fn(ps, @1.lc_pos, "session_user", NULL)); }
+  | CURRENT_CATALOG        { CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_database", NULL)); }
+  | CURRENT_SCHEMA         { CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_schema", NULL)); }
+  | CURRENT_SCHEMA '(' ')' { CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_schema", NULL)); }
+  | EXTRACT '(' extract_arg FROM a_expr ')'
+      { CHK($$ = sql_g_fn(ps, @1.lc_pos, "extract", APPEND(APPEND(NULL, $3), $5))); }
+  | POSITION '(' b_expr IN_P b_expr ')'
+      { CHK($$ = sql_g_fn(ps, @1.lc_pos, "position", APPEND(APPEND(NULL, $5), $3))); }
+  | SUBSTRING '(' substr_list ')'  { CHK($$ = sql_g_fn(ps, @1.lc_pos, "substring", $3)); }
+  | SUBSTRING '(' expr_list ')'    { CHK($$ = sql_g_fn(ps, @1.lc_pos, "substring", $3)); }
+  | TRIM '(' BOTH trim_list ')'    { CHK($$ = sql_g_fn(ps, @1.lc_pos, "btrim", $4)); }
+  | TRIM '(' LEADING trim_list ')' { CHK($$ = sql_g_fn(ps, @1.lc_pos, "ltrim", $4)); }
+  | TRIM '(' TRAILING trim_list ')' { CHK($$ = sql_g_fn(ps, @1.lc_pos, "rtrim", $4)); }
+  | TRIM '(' trim_list ')'         { CHK($$ = sql_g_fn(ps, @1.lc_pos, "btrim", $3)); }
+  ;
+
+extract_arg:
+    col_id  { $$ = sql_expr_string(ps, $1, @1.lc_pos); }
+  | SCONST
+      {
+        /* the field name as PostgreSQL takes it: case does not matter */
+        char *f = arena_strdup(ps->ps_arena, $1);
+        for (char *c = f; *c; c++)
+          if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+        $$ = sql_expr_string(ps, f, @1.lc_pos);
+      }
+  ;
+
+substr_list:
+    a_expr FROM a_expr FOR a_expr  { $$ = APPEND(APPEND(APPEND(NULL, $1), $3), $5); }
+  | a_expr FOR a_expr FROM a_expr  { $$ = APPEND(APPEND(APPEND(NULL, $1), $5), $3); }
+  | a_expr FROM a_expr             { $$ = APPEND(APPEND(NULL, $1), $3); }
+  | a_expr FOR a_expr
+      {
+        sql_expr_t *one = sql_expr_number(ps, "1", @2.lc_pos, SQL_LIT_INT);
+        $$ = APPEND(APPEND(APPEND(NULL, $1), one), $3);
+      }
+  ;
+
+/* [chars] FROM string → (string, chars); a plain list stays as written */
+trim_list:
+    a_expr FROM expr_list
+      {
+        $$ = $3;
+        $$ = APPEND($$, $1);
+      }
+  | FROM expr_list  { $$ = $2; }
+  | expr_list
   ;
 
 case_expr:
@@ -621,17 +1016,49 @@ case_default:
   | %empty       { $$ = NULL; }
   ;
 
+/* A type: a name, optionally pg_catalog-qualified, with its second word
+ * and modifiers, then any number of [] for an array. Whether the name was
+ * quoted is read from the text ("char" is not char). */
 type_name:
+    simple_type
+  | type_name '[' ']'         { $$ = $1; $$.ty_array = true; }
+  | type_name '[' ICONST ']'  { $$ = $1; $$.ty_array = true; }
+  ;
+
+simple_type:
     col_id opt_type_mods
-      { if (sql_type_resolve(ps, $1, SQL_TYPE_PLAIN, $2.md_n, $2.md_v, @1.lc_pos, &$$)) YYABORT; }
+      {
+        if (sql_type_resolve(ps, NULL, $1, SQL_G_QUOTED(@1), SQL_TYPE_PLAIN, $2.md_n, $2.md_v,
+                             @1.lc_pos, &$$))
+          YYABORT;
+      }
+  | col_id '.' col_id opt_type_mods
+      {
+        if (sql_type_resolve(ps, $1, $3, SQL_G_QUOTED(@3), SQL_TYPE_PLAIN, $4.md_n, $4.md_v,
+                             @1.lc_pos, &$$))
+          YYABORT;
+      }
   | col_id PRECISION
-      { if (sql_type_resolve(ps, $1, SQL_TYPE_PRECISION, 0, NULL, @1.lc_pos, &$$)) YYABORT; }
+      {
+        if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_PRECISION, 0, NULL, @1.lc_pos, &$$))
+          YYABORT;
+      }
   | col_id VARYING opt_type_mods
-      { if (sql_type_resolve(ps, $1, SQL_TYPE_VARYING, $3.md_n, $3.md_v, @1.lc_pos, &$$)) YYABORT; }
+      {
+        if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_VARYING, $3.md_n, $3.md_v, @1.lc_pos,
+                             &$$))
+          YYABORT;
+      }
   | col_id WITHOUT TIME ZONE
-      { if (sql_type_resolve(ps, $1, SQL_TYPE_NO_TZ, 0, NULL, @1.lc_pos, &$$)) YYABORT; }
+      {
+        if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_NO_TZ, 0, NULL, @1.lc_pos, &$$))
+          YYABORT;
+      }
   | col_id WITH TIME ZONE
-      { if (sql_type_resolve(ps, $1, SQL_TYPE_TZ, 0, NULL, @1.lc_pos, &$$)) YYABORT; }
+      {
+        if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_TZ, 0, NULL, @1.lc_pos, &$$))
+          YYABORT;
+      }
   ;
 
 opt_type_mods:
@@ -671,21 +1098,78 @@ name_list:
   | name_list ',' col_id  { $$ = APPEND($1, (void *)$3); }
   ;
 
+/* A name after AS in a select list, after a dot in a collation name, or
+ * of a COPY option: any keyword will do there. */
+col_label:
+    col_id
+  | reserved_keyword
+  ;
+
+/* [schema.]name where the name may be any keyword (COLLATE pg_catalog.default) */
+any_name:
+    col_id                { $$.nm_schema = NULL; $$.nm_name = $1; $$.nm_pos = @1.lc_pos; }
+  | col_id '.' col_label  { $$.nm_schema = $1; $$.nm_name = $3; $$.nm_pos = @1.lc_pos; }
+  ;
+
 unreserved_keyword:
     ANALYZE | BEGIN_P | COMMIT | EXPLAIN | FIRST_P | IF_P | INCLUDE | INDEX | KEY | LAST_P
   | LOCAL | NULLS_P | PASSWORD | PRECISION | PRIVILEGES | RELEASE | ROLE | ROLLBACK
   | SAVEPOINT | SESSION | SHOW | START | TIME | TRANSACTION | VARYING | WITHOUT | WORK | ZONE
+  | ALTER | BINARY | CHARACTERISTICS | CHECKPOINT | COMMITTED | CONFLICT | COPY | CREATEDB
+  | CREATEROLE | CSV | DEALLOCATE | DELIMITER | ENCODING | ENCRYPTED | ESCAPE | FORCE | FREEZE
+  | HEADER_P | ISOLATION | LEVEL | LOGIN | NEXT | NOCREATEDB | NOCREATEROLE | NOLOGIN
+  | NOSUPERUSER | NOTHING | NOWAIT | OPERATOR | OVER | PARTITION | PREPARE | QUOTE | READ
+  | RECURSIVE | REPEATABLE | RESET | ROW | ROWS | SERIALIZABLE | SHARE | STDIN | STDOUT
+  | SUPERUSER | TRUNCATE | UNCOMMITTED | VACUUM | WRITE
+  ;
+
+/* Every other keyword: not usable as a bare name. */
+reserved_keyword:
+    ALL | AND | ANY | ARRAY | AS | ASC | BETWEEN | BOTH | BY | CASE | CAST | COLLATE | CREATE
+  | CROSS | CURRENT_CATALOG | CURRENT_DATE | CURRENT_ROLE | CURRENT_SCHEMA | CURRENT_TIMESTAMP
+  | CURRENT_USER | DEFAULT | DEFERRABLE | DELETE_P | DESC | DISTINCT | DO | DROP | ELSE | END_P
+  | EXCEPT | EXISTS | EXTRACT | FALSE_P | FETCH | FOR | FROM | FULL | GRANT | GROUP_P | HAVING
+  | ILIKE | IN_P | INNER_P | INSERT | INTERSECT | INTO | IS | JOIN | LEADING | LEFT | LIKE
+  | LIMIT | LOCALTIMESTAMP | NATURAL | NOT | NULL_P | OFFSET | ON | ONLY | OR | ORDER | OUTER_P
+  | POSITION | PRIMARY | RETURNING | REVOKE | RIGHT | SELECT | SESSION_USER | SET | SOME
+  | SUBSTRING | TABLE | THEN | TO | TOP | TRAILING | TRIM | TRUE_P | UNION | UNIQUE | UPDATE
+  | USER | USING | VALUES | WHEN | WHERE | WITH
   ;
 
 /* ---- data manipulation -------------------------------------------------- */
 
 insert_stmt:
-    INSERT INTO qualified_name insert_rest
+    INSERT INTO qualified_name opt_insert_alias insert_rest opt_on_conflict returning_clause
       {
         $$ = sql_stmt_new(ps, SQL_STMT_INSERT);
-        $$->st_insert = $4;
-        $4->in_table = $3;
+        $$->st_insert = $5;
+        $5->in_table = $3;
+        $5->in_alias = $4;
+        if ($6) {
+          $5->in_on_conflict = true;
+          /* the list's first item marks "no columns given" */
+          $5->in_conflict_cols = sql_list_at($6, 0) ? $6 : NULL;
+        }
+        $5->in_returning = $7;
       }
+  ;
+
+opt_insert_alias:
+    AS col_id  { $$ = $2; }
+  | %empty     { $$ = NULL; }
+  ;
+
+/* NULL: no ON CONFLICT; else the conflict columns, or a one-item list
+ * holding NULL when none were given */
+opt_on_conflict:
+    ON CONFLICT '(' name_list ')' DO NOTHING  { $$ = $4; }
+  | ON CONFLICT DO NOTHING                    { $$ = APPEND(NULL, NULL); }
+  | %empty                                    { $$ = NULL; }
+  ;
+
+returning_clause:
+    RETURNING target_list  { $$ = $2; }
+  | %empty                 { $$ = NULL; }
   ;
 
 insert_rest:
@@ -700,7 +1184,7 @@ insert_rest:
   ;
 
 update_stmt:
-    UPDATE qualified_name opt_alias SET set_list where_clause
+    UPDATE qualified_name opt_alias SET set_list where_clause returning_clause
       {
         $$ = sql_stmt_new(ps, SQL_STMT_UPDATE);
         $$->st_update = NEW(sql_update_t);
@@ -708,6 +1192,7 @@ update_stmt:
         $$->st_update->up_alias = $3;
         $$->st_update->up_set = $5;
         $$->st_update->up_where = $6;
+        $$->st_update->up_returning = $7;
       }
   ;
 
@@ -727,13 +1212,14 @@ set_item:
   ;
 
 delete_stmt:
-    DELETE_P FROM qualified_name opt_alias where_clause
+    DELETE_P FROM qualified_name opt_alias where_clause returning_clause
       {
         $$ = sql_stmt_new(ps, SQL_STMT_DELETE);
         $$->st_delete = NEW(sql_delete_t);
         $$->st_delete->de_table = $3;
         $$->st_delete->de_alias = $4;
         $$->st_delete->de_where = $5;
+        $$->st_delete->de_returning = $6;
       }
   ;
 
@@ -873,8 +1359,10 @@ opt_include:
 /* ---- transactions ------------------------------------------------------- */
 
 txn_stmt:
-    BEGIN_P opt_transaction        { $$ = sql_stmt_new(ps, SQL_STMT_BEGIN); }
-  | START TRANSACTION              { $$ = sql_stmt_new(ps, SQL_STMT_BEGIN); }
+    BEGIN_P opt_transaction opt_txn_modes
+      { $$ = sql_stmt_new(ps, SQL_STMT_BEGIN); $$->st_txn = $3; }
+  | START TRANSACTION opt_txn_modes
+      { $$ = sql_stmt_new(ps, SQL_STMT_BEGIN); $$->st_txn = $3; }
   | COMMIT opt_transaction         { $$ = sql_stmt_new(ps, SQL_STMT_COMMIT); }
   | END_P opt_transaction          { $$ = sql_stmt_new(ps, SQL_STMT_COMMIT); }
   | ROLLBACK opt_transaction       { $$ = sql_stmt_new(ps, SQL_STMT_ROLLBACK); }
@@ -894,6 +1382,34 @@ opt_transaction:
     WORK
   | TRANSACTION
   | %empty
+  ;
+
+opt_txn_modes:
+    txn_mode_list
+  | %empty  { $$ = NULL; }
+  ;
+
+/* ISOLATION LEVEL …, READ ONLY | WRITE, [NOT] DEFERRABLE, separated by
+ * commas or blanks; a mode given twice keeps the last */
+txn_mode_list:
+    txn_mode                    { $$ = NEW(sql_txnmode_t); sql_g_txnmode($$, $1); }
+  | txn_mode_list ',' txn_mode  { $$ = $1; sql_g_txnmode($$, $3); }
+  | txn_mode_list txn_mode      { $$ = $1; sql_g_txnmode($$, $2); }
+  ;
+
+txn_mode:
+    ISOLATION LEVEL iso_level  { $$ = $3; }
+  | READ ONLY                  { $$ = SQL_G_TM_READ_ONLY; }
+  | READ WRITE                 { $$ = SQL_G_TM_READ_WRITE; }
+  | DEFERRABLE                 { $$ = SQL_G_TM_DEFERRABLE; }
+  | NOT DEFERRABLE             { $$ = SQL_G_TM_NOT_DEFERRABLE; }
+  ;
+
+iso_level:
+    READ UNCOMMITTED  { $$ = SQL_ISO_READ_UNCOMMITTED; }
+  | READ COMMITTED    { $$ = SQL_ISO_READ_COMMITTED; }
+  | REPEATABLE READ   { $$ = SQL_ISO_REPEATABLE_READ; }
+  | SERIALIZABLE      { $$ = SQL_ISO_SERIALIZABLE; }
   ;
 
 /* ---- privileges and roles ----------------------------------------------- */
@@ -955,6 +1471,16 @@ role_stmt:
       }
   ;
 
+alter_role_stmt:
+    ALTER opt_user col_id opt_with role_opts
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_ALTER_ROLE);
+        $$->st_role = $5;
+        $5->ro_user = $2;
+        $5->ro_names = APPEND(NULL, (void *)$3);
+      }
+  ;
+
 opt_user:
     USER  { $$ = true; }
   | ROLE  { $$ = false; }
@@ -967,8 +1493,18 @@ opt_with:
 
 role_opts:
     %empty                     { $$ = NEW(sql_role_t); }
-  | role_opts PASSWORD SCONST  { $$ = $1; $$->ro_password = $3; }
-  | role_opts PASSWORD NULL_P  { $$ = $1; $$->ro_password = NULL; }
+  | role_opts PASSWORD SCONST  { $$ = $1; $$->ro_password = $3; $$->ro_password_given = true; }
+  | role_opts ENCRYPTED PASSWORD SCONST
+      { $$ = $1; $$->ro_password = $4; $$->ro_password_given = true; }
+  | role_opts PASSWORD NULL_P  { $$ = $1; $$->ro_password = NULL; $$->ro_password_given = true; }
+  | role_opts LOGIN            { $$ = $1; $$->ro_login = 1; }
+  | role_opts NOLOGIN          { $$ = $1; $$->ro_login = -1; }
+  | role_opts SUPERUSER        { $$ = $1; $$->ro_superuser = 1; }
+  | role_opts NOSUPERUSER      { $$ = $1; $$->ro_superuser = -1; }
+  | role_opts CREATEDB         { $$ = $1; $$->ro_createdb = 1; }
+  | role_opts NOCREATEDB       { $$ = $1; $$->ro_createdb = -1; }
+  | role_opts CREATEROLE       { $$ = $1; $$->ro_createrole = 1; }
+  | role_opts NOCREATEROLE     { $$ = $1; $$->ro_createrole = -1; }
   ;
 
 /* ---- utility ------------------------------------------------------------ */
@@ -1005,6 +1541,20 @@ set_stmt:
     SET set_rest          { $$ = $2; }
   | SET SESSION set_rest  { $$ = $3; }
   | SET LOCAL set_rest    { $$ = $3; $$->st_set->sv_local = true; }
+  | SET TRANSACTION txn_mode_list
+      { $$ = sql_stmt_new(ps, SQL_STMT_SET_TRANSACTION); $$->st_txn = $3; }
+  | SET SESSION CHARACTERISTICS AS TRANSACTION txn_mode_list
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_SET_TRANSACTION);
+        $$->st_txn = $6;
+        $6->tm_session = true;
+      }
+  | RESET var_name
+      { $$ = sql_g_setvar(ps, SQL_STMT_SET, $2, NULL); $$->st_set->sv_default = true; }
+  | RESET ALL
+      { $$ = sql_g_setvar(ps, SQL_STMT_SET, "all", NULL); $$->st_set->sv_default = true; }
+  | RESET TIME ZONE
+      { $$ = sql_g_setvar(ps, SQL_STMT_SET, "timezone", NULL); $$->st_set->sv_default = true; }
   ;
 
 set_rest:
@@ -1045,6 +1595,135 @@ show_stmt:
     SHOW var_name   { $$ = sql_g_setvar(ps, SQL_STMT_SHOW, $2, NULL); }
   | SHOW ALL        { $$ = sql_g_setvar(ps, SQL_STMT_SHOW, "all", NULL); }
   | SHOW TIME ZONE  { $$ = sql_g_setvar(ps, SQL_STMT_SHOW, "timezone", NULL); }
+  | SHOW TRANSACTION ISOLATION LEVEL
+      { $$ = sql_g_setvar(ps, SQL_STMT_SHOW, "transaction_isolation", NULL); }
+  ;
+
+/* ---- COPY --------------------------------------------------------------- */
+
+copy_stmt:
+    COPY qualified_name copy_col_list copy_direction copy_target copy_opts
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_COPY);
+        $$->st_copy = $6;
+        $6->co_table = $2;
+        $6->co_columns = $3;
+        $6->co_from = $4;
+        $6->co_file = $5;
+        CHK(sql_copy_check(ps, $6, @1.lc_pos) == CZ_OK);
+      }
+  | COPY select_with_parens TO copy_target copy_opts
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_COPY);
+        $$->st_copy = $5;
+        $5->co_query = $2;
+        $5->co_file = $4;
+        CHK(sql_copy_check(ps, $5, @1.lc_pos) == CZ_OK);
+      }
+  ;
+
+copy_col_list:
+    '(' name_list ')'  { $$ = $2; }
+  | %empty             { $$ = NULL; }
+  ;
+
+copy_direction:
+    FROM  { $$ = true; }
+  | TO    { $$ = false; }
+  ;
+
+/* NULL for STDIN / STDOUT, else the server-side file name */
+copy_target:
+    STDIN   { $$ = NULL; }
+  | STDOUT  { $$ = NULL; }
+  | SCONST
+  ;
+
+copy_opts:
+    '(' copy_generic_opts ')'       { $$ = $2; }
+  | WITH '(' copy_generic_opts ')'  { $$ = $3; }
+  | WITH copy_old_opts              { $$ = $2; }
+  | copy_old_opts
+  ;
+
+copy_generic_opts:
+    col_label copy_value
+      { $$ = NEW(sql_copy_t); CHK(!sql_copy_option(ps, $$, $1, $2, NULL, false, @1.lc_pos)); }
+  | col_label '(' name_list ')'
+      { $$ = NEW(sql_copy_t); CHK(!sql_copy_option(ps, $$, $1, NULL, $3, false, @1.lc_pos)); }
+  | col_label '*'
+      { $$ = NEW(sql_copy_t); CHK(!sql_copy_option(ps, $$, $1, NULL, NULL, true, @1.lc_pos)); }
+  | copy_generic_opts ',' col_label copy_value
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, $3, $4, NULL, false, @3.lc_pos)); }
+  | copy_generic_opts ',' col_label '(' name_list ')'
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, $3, NULL, $5, false, @3.lc_pos)); }
+  | copy_generic_opts ',' col_label '*'
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, $3, NULL, NULL, true, @3.lc_pos)); }
+  ;
+
+/* an option's value as text; NULL when none was written */
+copy_value:
+    SCONST
+  | ICONST
+  | col_label
+  | %empty  { $$ = NULL; }
+  ;
+
+/* the pre-9.0 spelling: BINARY, CSV, HEADER, DELIMITER [AS] 'c', NULL [AS]
+ * 'x', QUOTE [AS] 'q', ESCAPE [AS] 'e', FORCE QUOTE cols | *, FORCE NOT NULL
+ * cols, ENCODING 'x', FREEZE */
+copy_old_opts:
+    %empty  { $$ = NEW(sql_copy_t); }
+  | copy_old_opts BINARY
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, "format", "binary", NULL, false, @2.lc_pos)); }
+  | copy_old_opts CSV
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, "format", "csv", NULL, false, @2.lc_pos)); }
+  | copy_old_opts HEADER_P
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, "header", NULL, NULL, false, @2.lc_pos)); }
+  | copy_old_opts FREEZE
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, "freeze", NULL, NULL, false, @2.lc_pos)); }
+  | copy_old_opts DELIMITER opt_as SCONST
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, "delimiter", $4, NULL, false, @2.lc_pos)); }
+  | copy_old_opts NULL_P opt_as SCONST
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, "null", $4, NULL, false, @2.lc_pos)); }
+  | copy_old_opts QUOTE opt_as SCONST
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, "quote", $4, NULL, false, @2.lc_pos)); }
+  | copy_old_opts ESCAPE opt_as SCONST
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, "escape", $4, NULL, false, @2.lc_pos)); }
+  | copy_old_opts ENCODING SCONST
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, "encoding", $3, NULL, false, @2.lc_pos)); }
+  | copy_old_opts FORCE QUOTE name_list
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, "force_quote", NULL, $4, false, @2.lc_pos)); }
+  | copy_old_opts FORCE QUOTE '*'
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, "force_quote", NULL, NULL, true, @2.lc_pos)); }
+  | copy_old_opts FORCE NOT NULL_P name_list
+      { $$ = $1; CHK(!sql_copy_option(ps, $$, "force_not_null", NULL, $5, false, @2.lc_pos)); }
+  ;
+
+opt_as:
+    AS
+  | %empty
+  ;
+
+/* ---- other utility statements ------------------------------------------- */
+
+misc_stmt:
+    CHECKPOINT  { $$ = sql_stmt_new(ps, SQL_STMT_CHECKPOINT); }
+  | TRUNCATE opt_table qualified_name_list
+      { $$ = sql_g_drop(ps, SQL_STMT_TRUNCATE, false, $3); }
+  | VACUUM      { $$ = sql_g_drop(ps, SQL_STMT_VACUUM, false, NULL); }
+  | VACUUM ANALYZE
+      { $$ = sql_g_drop(ps, SQL_STMT_VACUUM, false, NULL); $$->st_analyze = true; }
+  | VACUUM ANALYZE qualified_name_list
+      { $$ = sql_g_drop(ps, SQL_STMT_VACUUM, false, $3); $$->st_analyze = true; }
+  | ANALYZE
+      { $$ = sql_g_drop(ps, SQL_STMT_VACUUM, false, NULL); $$->st_analyze = true; }
+  | ANALYZE qualified_name_list
+      { $$ = sql_g_drop(ps, SQL_STMT_VACUUM, false, $2); $$->st_analyze = true; }
+  | DEALLOCATE col_id          { $$ = sql_stmt_new(ps, SQL_STMT_DEALLOCATE); $$->st_deallocate = $2; }
+  | DEALLOCATE PREPARE col_id  { $$ = sql_stmt_new(ps, SQL_STMT_DEALLOCATE); $$->st_deallocate = $3; }
+  | DEALLOCATE ALL             { $$ = sql_stmt_new(ps, SQL_STMT_DEALLOCATE); }
+  | DEALLOCATE PREPARE ALL     { $$ = sql_stmt_new(ps, SQL_STMT_DEALLOCATE); }
   ;
 
 %%
@@ -1092,15 +1771,125 @@ static sql_expr_t *sql_g_column(sql_pstate_t *ps, int pos, const char *a, const 
   return x;
 }
 
-static sql_expr_t *sql_g_func(sql_pstate_t *ps, int pos, const char *name, sql_list_t *args,
+static sql_expr_t *sql_g_func(sql_pstate_t *ps, int pos, sql_name_t name, sql_list_t *args,
                               bool distinct, bool star)
 {
   sql_expr_t *x = sql_expr_new(ps, SQL_E_FUNC, pos);
-  x->ex_name = name;
+  x->ex_schema = name.nm_schema;
+  x->ex_name = name.nm_name;
   x->ex_list = args;
   x->ex_distinct = distinct;
   x->ex_star = star;
   return sql_expr_done(ps, x);
+}
+
+static sql_expr_t *sql_g_fn(sql_pstate_t *ps, int pos, const char *name, sql_list_t *args)
+{
+  sql_name_t n = {.nm_name = name, .nm_pos = pos};
+  return sql_g_func(ps, pos, n, args, false, false);
+}
+
+/* The operators the regex token stands for. */
+static int sql_g_opcode(const char *text)
+{
+  if (strcmp(text, "~") == 0)
+    return SQL_OP_MATCH;
+  if (strcmp(text, "~*") == 0)
+    return SQL_OP_IMATCH;
+  if (strcmp(text, "!~") == 0)
+    return SQL_OP_MATCH | SQL_G_NOT;
+  return SQL_OP_IMATCH | SQL_G_NOT; /* "!~*", the scanner's only other OP */
+}
+
+static const char *sql_g_opname(int op)
+{
+  static const char *const names[] = {
+    [SQL_OP_EQ] = "=",  [SQL_OP_NE] = "<>", [SQL_OP_LT] = "<",  [SQL_OP_LE] = "<=",
+    [SQL_OP_GT] = ">",  [SQL_OP_GE] = ">=", [SQL_OP_ADD] = "+", [SQL_OP_SUB] = "-",
+    [SQL_OP_MUL] = "*", [SQL_OP_DIV] = "/", [SQL_OP_MOD] = "%", [SQL_OP_CONCAT] = "||",
+    [SQL_OP_LIKE] = "~~", [SQL_OP_ILIKE] = "~~*", [SQL_OP_MATCH] = "~", [SQL_OP_IMATCH] = "~*",
+  };
+  static const char *const negated[] = {
+    [SQL_OP_LIKE] = "!~~", [SQL_OP_ILIKE] = "!~~*", [SQL_OP_MATCH] = "!~", [SQL_OP_IMATCH] = "!~*",
+  };
+  int base = op & ~SQL_G_NOT;
+  const char *n = (op & SQL_G_NOT) ? negated[base] : names[base];
+  return n ? n : "?";
+}
+
+/* A binary operator given as a number (all_op). */
+static sql_expr_t *sql_g_binop(sql_pstate_t *ps, int op, int pos, sql_expr_t *l, sql_expr_t *r)
+{
+  sql_op_t o = (sql_op_t)(op & ~SQL_G_NOT);
+  return (op & SQL_G_NOT) ? sql_expr_op_not(ps, o, pos, l, r) : sql_expr_op(ps, o, pos, l, r);
+}
+
+/* x op ANY|ALL (array) or (subquery); only comparisons and pattern
+ * matches yield the boolean each element is tested with. */
+static sql_expr_t *sql_g_quant(sql_pstate_t *ps, sql_expr_kind_t kind, int op, int pos,
+                               sql_expr_t *l, sql_expr_t *array, sql_query_t *q)
+{
+  sql_op_t o = (sql_op_t)(op & ~SQL_G_NOT);
+  bool cmp = o == SQL_OP_EQ || o == SQL_OP_NE || o == SQL_OP_LT || o == SQL_OP_LE ||
+             o == SQL_OP_GT || o == SQL_OP_GE || o == SQL_OP_LIKE || o == SQL_OP_ILIKE ||
+             o == SQL_OP_MATCH || o == SQL_OP_IMATCH;
+  if (!cmp) {
+    sql_error_at(ps, SQLSTATE_WRONG_OBJECT_TYPE, pos,
+                 "op ANY/ALL (array) requires operator to yield boolean");
+    return NULL;
+  }
+  sql_expr_t *x = sql_expr_new(ps, kind, pos);
+  x->ex_op = o;
+  x->ex_not = (op & SQL_G_NOT) != 0;
+  x->ex_left = l;
+  x->ex_right = array;
+  x->ex_query = q;
+  return sql_expr_done(ps, x);
+}
+
+static sql_expr_t *sql_g_subscript(sql_pstate_t *ps, int pos, sql_expr_t *x, sql_expr_t *i)
+{
+  sql_expr_t *s = sql_expr_new(ps, SQL_E_SUBSCRIPT, pos);
+  s->ex_left = x;
+  s->ex_right = i;
+  return sql_expr_done(ps, s);
+}
+
+/* WITH … before q; one WITH per query level, as PostgreSQL requires. */
+static sql_query_t *sql_g_with(sql_pstate_t *ps, sql_query_t *q, sql_query_t *with, int pos)
+{
+  if (q->qu_with) {
+    sql_error_at(ps, SQLSTATE_SYNTAX_ERROR, pos, "multiple WITH clauses not allowed");
+    return NULL;
+  }
+  q->qu_with = with->qu_with;
+  q->qu_recursive = with->qu_recursive;
+  return q;
+}
+
+static sql_query_t *sql_g_lock(sql_pstate_t *ps, sql_query_t *q, struct sql_lockc_s lk, int pos)
+{
+  if (lk.lk_mode == SQL_LOCK_NONE)
+    return q;
+  if (q->qu_kind != SQL_Q_SELECT) {
+    sql_error_at(ps, SQLSTATE_FEATURE_NOT_SUPPORTED, pos,
+                 "FOR UPDATE is not allowed with UNION/INTERSECT/EXCEPT or VALUES");
+    return NULL;
+  }
+  q->qu_lock = lk.lk_mode;
+  q->qu_nowait = lk.lk_nowait;
+  return q;
+}
+
+static void sql_g_txnmode(sql_txnmode_t *tm, int mode)
+{
+  switch (mode) {
+  case SQL_G_TM_READ_ONLY: tm->tm_read_only = 1; break;
+  case SQL_G_TM_READ_WRITE: tm->tm_read_only = -1; break;
+  case SQL_G_TM_DEFERRABLE: tm->tm_deferrable = 1; break;
+  case SQL_G_TM_NOT_DEFERRABLE: tm->tm_deferrable = -1; break;
+  default: tm->tm_isolation = (sql_isolation_t)mode; break;
+  }
 }
 
 static sql_query_t *sql_g_select(sql_pstate_t *ps, int pos, sql_select_t *se)

@@ -53,6 +53,18 @@ typedef union sql_yystype_u {
     int md_n;
     int64_t md_v[2];
   } mods;
+  struct sql_lockc_s {     /* FOR UPDATE / FOR SHARE [NOWAIT] */
+    sql_lock_t lk_mode;
+    bool lk_nowait;
+  } lock;
+  struct sql_alias_s {     /* [AS] name [(col, …)] of a FROM item */
+    const char *al_name;
+    sql_list_t *al_cols;
+  } alias;
+  sql_copy_t *copy;
+  sql_txnmode_t *txn;
+  sql_window_t *window;
+  sql_cte_t *cte;
 } sql_yystype_t;
 
 typedef struct sql_pstate_s {
@@ -119,9 +131,21 @@ sql_stmt_t *sql_stmt_new(sql_pstate_t *ps, sql_stmt_kind_t kind);
 #define SQL_TYPE_VARYING 2   /* CHARACTER VARYING */
 #define SQL_TYPE_NO_TZ 3     /* TIMESTAMP WITHOUT TIME ZONE */
 #define SQL_TYPE_TZ 4        /* TIMESTAMP WITH TIME ZONE */
-/* Resolves a type as written; nmods is 0, 1 or 2 modifiers in mods. */
-int sql_type_resolve(sql_pstate_t *ps, const char *name, int variant, int nmods,
-                     const int64_t *mods, int pos, sql_type_t *out);
+/* Resolves a type as written; nmods is 0, 1 or 2 modifiers in mods.
+ * schema is the qualifier (only "pg_catalog" names built-in types; NULL
+ * when none); quoted says the name was a quoted identifier, which tells
+ * "char" (the one-byte catalog type) from char (CHAR(1)). */
+int sql_type_resolve(sql_pstate_t *ps, const char *schema, const char *name, bool quoted,
+                     int variant, int nmods, const int64_t *mods, int pos, sql_type_t *out);
+
+/* COPY options (sql_copy.c): one `name [value]` of the WITH (…) list or of
+ * the old option syntax applied to c; 42601 for an unknown or repeated
+ * option, 22023 for a bad value. value NULL when none was written; list
+ * for FORCE_QUOTE (…) / FORCE_NOT_NULL (…); star for FORCE_QUOTE *. */
+int sql_copy_option(sql_pstate_t *ps, sql_copy_t *c, const char *name, const char *value,
+                    sql_list_t *list, bool star, int pos);
+/* Checks the options of a complete COPY against its direction (22023/0A000). */
+int sql_copy_check(sql_pstate_t *ps, sql_copy_t *c, int pos);
 
 /* literal text (sql_string.c) */
 /* Byte offset of the first invalid UTF-8 sequence (or NUL byte), or len. */

@@ -148,11 +148,13 @@ static const char *sql_op_name(const sql_expr_t *x)
     [SQL_OP_CONCAT] = "||",   [SQL_OP_LIKE] = "like",     [SQL_OP_ILIKE] = "ilike",
     [SQL_OP_IS_NULL] = "is-null", [SQL_OP_IS_TRUE] = "is-true",
     [SQL_OP_IS_FALSE] = "is-false", [SQL_OP_IS_DISTINCT] = "is-distinct-from",
+    [SQL_OP_MATCH] = "~",     [SQL_OP_IMATCH] = "~*",
   };
   static const char *const negated[] = {
     [SQL_OP_LIKE] = "not-like",         [SQL_OP_ILIKE] = "not-ilike",
     [SQL_OP_IS_NULL] = "is-not-null",   [SQL_OP_IS_TRUE] = "is-not-true",
     [SQL_OP_IS_FALSE] = "is-not-false", [SQL_OP_IS_DISTINCT] = "is-not-distinct-from",
+    [SQL_OP_MATCH] = "!~",              [SQL_OP_IMATCH] = "!~*",
   };
   return x->ex_not ? negated[x->ex_op] : names[x->ex_op];
 }
@@ -196,6 +198,21 @@ static void pr_column(sql_pr_t *p, const sql_expr_t *x)
     pr_name(p, x->ex_name);
 }
 
+static void pr_orders(sql_pr_t *p, const sql_list_t *l);
+
+/* " (over [(partition-by e…)] [(order-by …)])" */
+static void pr_over(sql_pr_t *p, const sql_window_t *w)
+{
+  pr_str(p, " (over");
+  if (w->wi_partition) {
+    pr_str(p, " (partition-by");
+    pr_exprs(p, w->wi_partition);
+    pr_str(p, ")");
+  }
+  pr_orders(p, w->wi_order);
+  pr_str(p, ")");
+}
+
 static void pr_expr(sql_pr_t *p, const sql_expr_t *x)
 {
   switch (x->ex_kind) {
@@ -217,12 +234,41 @@ static void pr_expr(sql_pr_t *p, const sql_expr_t *x)
   case SQL_E_CAST: pr_str(p, "(cast"); break;
   case SQL_E_FUNC:
     pr_str(p, "(");
+    if (x->ex_schema) {
+      pr_name(p, x->ex_schema);
+      pr_str(p, ".");
+    }
     pr_name(p, x->ex_name);
     if (x->ex_star)
       pr_str(p, " *");
     if (x->ex_distinct)
       pr_str(p, " distinct");
     pr_exprs(p, x->ex_list);
+    if (x->ex_over)
+      pr_over(p, x->ex_over);
+    pr_str(p, ")");
+    return;
+  case SQL_E_ANY:
+  case SQL_E_ALL:
+    pr_str(p, x->ex_kind == SQL_E_ANY ? "(any " : "(all ");
+    pr_str(p, sql_op_name(x));
+    break;
+  case SQL_E_ARRAY:
+    pr_str(p, "(array");
+    pr_exprs(p, x->ex_list);
+    pr_str(p, ")");
+    return;
+  case SQL_E_ARRAY_QUERY: pr_str(p, "(array"); break;
+  case SQL_E_SUBSCRIPT: pr_str(p, "(subscript"); break;
+  case SQL_E_COLLATE:
+    pr_str(p, "(collate ");
+    pr_expr(p, x->ex_left);
+    pr_str(p, " ");
+    if (x->ex_schema) {
+      pr_name(p, x->ex_schema);
+      pr_str(p, ".");
+    }
+    pr_name(p, x->ex_name);
     pr_str(p, ")");
     return;
   }
@@ -261,7 +307,7 @@ static void pr_from(sql_pr_t *p, const sql_from_t *f)
     [SQL_JOIN_FULL] = "full",   [SQL_JOIN_CROSS] = "cross",
   };
   if (f->fr_kind == SQL_FROM_JOIN) {
-    pr_str(p, "(join ");
+    pr_str(p, f->fr_natural ? "(join natural-" : "(join ");
     pr_str(p, joins[f->fr_join]);
     pr_str(p, " ");
     pr_from(p, f->fr_left);
@@ -272,6 +318,11 @@ static void pr_from(sql_pr_t *p, const sql_from_t *f)
       pr_expr(p, f->fr_on);
       pr_str(p, ")");
     }
+    if (f->fr_using) {
+      pr_str(p, " (using ");
+      pr_names(p, f->fr_using);
+      pr_str(p, ")");
+    }
     pr_str(p, ")");
     return;
   }
@@ -279,11 +330,17 @@ static void pr_from(sql_pr_t *p, const sql_from_t *f)
     pr_str(p, "(as ");
   if (f->fr_kind == SQL_FROM_TABLE)
     pr_qname(p, &f->fr_table);
+  else if (f->fr_kind == SQL_FROM_FUNC)
+    pr_expr(p, f->fr_func);
   else
     pr_query(p, f->fr_query);
   if (f->fr_alias) {
     pr_str(p, " ");
     pr_name(p, f->fr_alias);
+    if (f->fr_colnames) {
+      pr_str(p, " ");
+      pr_names(p, f->fr_colnames);
+    }
     pr_str(p, ")");
   }
 }
@@ -300,13 +357,12 @@ static void pr_clause(sql_pr_t *p, const char *tag, const sql_expr_t *x)
   pr_str(p, ")");
 }
 
-static void pr_select(sql_pr_t *p, const sql_select_t *se)
+/* "(t1 (as t2 alias) …)" */
+static void pr_targets(sql_pr_t *p, const sql_list_t *l)
 {
-  pr_str(p, se->se_distinct ? "(select distinct" : "(select");
-  pr_clause(p, "top", se->se_top);
-  pr_str(p, " (");
-  for (int i = 0; i < sql_list_len(se->se_targets); i++) {
-    const sql_target_t *t = sql_list_at(se->se_targets, i);
+  pr_str(p, "(");
+  for (int i = 0; i < sql_list_len(l); i++) {
+    const sql_target_t *t = sql_list_at(l, i);
     if (i)
       pr_str(p, " ");
     if (t->tg_alias)
@@ -319,6 +375,31 @@ static void pr_select(sql_pr_t *p, const sql_select_t *se)
     }
   }
   pr_str(p, ")");
+}
+
+/* " (order-by (asc|desc e [nulls-first|nulls-last])…)" when l is there */
+static void pr_orders(sql_pr_t *p, const sql_list_t *l)
+{
+  if (!l)
+    return;
+  pr_str(p, " (order-by");
+  for (int i = 0; i < sql_list_len(l); i++) {
+    const sql_order_t *o = sql_list_at(l, i);
+    pr_str(p, o->or_desc ? " (desc " : " (asc ");
+    pr_expr(p, o->or_expr);
+    if (o->or_nulls)
+      pr_str(p, o->or_nulls == SQL_NULLS_FIRST ? " nulls-first" : " nulls-last");
+    pr_str(p, ")");
+  }
+  pr_str(p, ")");
+}
+
+static void pr_select(sql_pr_t *p, const sql_select_t *se)
+{
+  pr_str(p, se->se_distinct ? "(select distinct" : "(select");
+  pr_clause(p, "top", se->se_top);
+  pr_str(p, " ");
+  pr_targets(p, se->se_targets);
   if (se->se_from) {
     pr_str(p, " (from");
     for (int i = 0; i < sql_list_len(se->se_from); i++) {
@@ -341,6 +422,22 @@ static void pr_query(sql_pr_t *p, const sql_query_t *q)
   static const char *const setops[] = {
     [SQL_Q_UNION] = "(union", [SQL_Q_EXCEPT] = "(except", [SQL_Q_INTERSECT] = "(intersect",
   };
+  if (q->qu_with) {
+    pr_str(p, q->qu_recursive ? "(with-recursive" : "(with");
+    for (int i = 0; i < sql_list_len(q->qu_with); i++) {
+      const sql_cte_t *c = sql_list_at(q->qu_with, i);
+      pr_str(p, " (");
+      pr_name(p, c->wc_name);
+      if (c->wc_columns) {
+        pr_str(p, " ");
+        pr_names(p, c->wc_columns);
+      }
+      pr_str(p, " ");
+      pr_query(p, c->wc_query);
+      pr_str(p, ")");
+    }
+    pr_str(p, " ");
+  }
   switch (q->qu_kind) {
   case SQL_Q_SELECT:
     pr_select(p, q->qu_select);
@@ -360,20 +457,25 @@ static void pr_query(sql_pr_t *p, const sql_query_t *q)
     pr_query(p, q->qu_right);
     break;
   }
-  if (q->qu_order) {
-    pr_str(p, " (order-by");
-    for (int i = 0; i < sql_list_len(q->qu_order); i++) {
-      const sql_order_t *o = sql_list_at(q->qu_order, i);
-      pr_str(p, o->or_desc ? " (desc " : " (asc ");
-      pr_expr(p, o->or_expr);
-      if (o->or_nulls)
-        pr_str(p, o->or_nulls == SQL_NULLS_FIRST ? " nulls-first" : " nulls-last");
-      pr_str(p, ")");
-    }
-    pr_str(p, ")");
-  }
+  pr_orders(p, q->qu_order);
   pr_clause(p, "limit", q->qu_limit);
   pr_clause(p, "offset", q->qu_offset);
+  if (q->qu_lock != SQL_LOCK_NONE) {
+    pr_str(p, q->qu_lock == SQL_LOCK_UPDATE ? " (for-update" : " (for-share");
+    pr_str(p, q->qu_nowait ? " nowait)" : ")");
+  }
+  pr_str(p, ")");
+  if (q->qu_with)
+    pr_str(p, ")");
+}
+
+/* " (returning targets)" when l is there */
+static void pr_returning(sql_pr_t *p, const sql_list_t *l)
+{
+  if (!l)
+    return;
+  pr_str(p, " (returning ");
+  pr_targets(p, l);
   pr_str(p, ")");
 }
 
@@ -394,8 +496,8 @@ static void pr_dml(sql_pr_t *p, const sql_stmt_t *s)
 {
   switch (s->st_kind) {
   case SQL_STMT_INSERT:
-    pr_str(p, "(insert ");
-    pr_qname(p, &s->st_insert->in_table);
+    pr_str(p, "(insert");
+    pr_target_table(p, &s->st_insert->in_table, s->st_insert->in_alias);
     if (s->st_insert->in_columns) {
       pr_str(p, " ");
       pr_names(p, s->st_insert->in_columns);
@@ -405,6 +507,15 @@ static void pr_dml(sql_pr_t *p, const sql_stmt_t *s)
       pr_query(p, s->st_insert->in_query);
     else
       pr_str(p, "default-values");
+    if (s->st_insert->in_on_conflict) {
+      pr_str(p, " (on-conflict-do-nothing");
+      if (s->st_insert->in_conflict_cols) {
+        pr_str(p, " ");
+        pr_names(p, s->st_insert->in_conflict_cols);
+      }
+      pr_str(p, ")");
+    }
+    pr_returning(p, s->st_insert->in_returning);
     break;
   case SQL_STMT_UPDATE:
     pr_str(p, "(update");
@@ -420,11 +531,13 @@ static void pr_dml(sql_pr_t *p, const sql_stmt_t *s)
     }
     pr_str(p, ")");
     pr_clause(p, "where", s->st_update->up_where);
+    pr_returning(p, s->st_update->up_returning);
     break;
   default: /* SQL_STMT_DELETE */
     pr_str(p, "(delete");
     pr_target_table(p, &s->st_delete->de_table, s->st_delete->de_alias);
     pr_clause(p, "where", s->st_delete->de_where);
+    pr_returning(p, s->st_delete->de_returning);
     break;
   }
   pr_str(p, ")");
@@ -509,8 +622,9 @@ static void pr_grant(sql_pr_t *p, const sql_stmt_t *s)
 static void pr_role(sql_pr_t *p, const sql_stmt_t *s)
 {
   const sql_role_t *r = s->st_role;
-  bool create = s->st_kind == SQL_STMT_CREATE_ROLE;
-  pr_str(p, create ? "(create-" : "(drop-");
+  pr_str(p, s->st_kind == SQL_STMT_CREATE_ROLE  ? "(create-"
+            : s->st_kind == SQL_STMT_ALTER_ROLE ? "(alter-"
+                                                : "(drop-");
   pr_str(p, r->ro_user ? "user" : "role");
   if (r->ro_if_exists)
     pr_str(p, " if-exists");
@@ -522,7 +636,99 @@ static void pr_role(sql_pr_t *p, const sql_stmt_t *s)
     pr_str(p, " (password ");
     pr_quoted(p, r->ro_password, '\'');
     pr_str(p, ")");
+  } else if (r->ro_password_given)
+    pr_str(p, " (password null)");
+  static const char *const opts[][2] = {
+    {"login", "nologin"}, {"superuser", "nosuperuser"},
+    {"createdb", "nocreatedb"}, {"createrole", "nocreaterole"},
+  };
+  const int vals[] = {r->ro_login, r->ro_superuser, r->ro_createdb, r->ro_createrole};
+  for (size_t i = 0; i < CZ_ARRAY_LEN(vals); i++) {
+    if (vals[i]) {
+      pr_str(p, " ");
+      pr_str(p, opts[i][vals[i] > 0 ? 0 : 1]);
+    }
   }
+  pr_str(p, ")");
+}
+
+/* " isolation-… read-only|read-write deferrable|not-deferrable" */
+static void pr_txnmode(sql_pr_t *p, const sql_txnmode_t *tm)
+{
+  static const char *const iso[] = {
+    [SQL_ISO_READ_UNCOMMITTED] = " isolation-read-uncommitted",
+    [SQL_ISO_READ_COMMITTED] = " isolation-read-committed",
+    [SQL_ISO_REPEATABLE_READ] = " isolation-repeatable-read",
+    [SQL_ISO_SERIALIZABLE] = " isolation-serializable",
+  };
+  if (!tm)
+    return;
+  if (tm->tm_session)
+    pr_str(p, " session");
+  if (tm->tm_isolation != SQL_ISO_DEFAULT)
+    pr_str(p, iso[tm->tm_isolation]);
+  if (tm->tm_read_only)
+    pr_str(p, tm->tm_read_only > 0 ? " read-only" : " read-write");
+  if (tm->tm_deferrable)
+    pr_str(p, tm->tm_deferrable > 0 ? " deferrable" : " not-deferrable");
+}
+
+/* " (tag 'value')" when v is there */
+static void pr_copy_str(sql_pr_t *p, const char *tag, const char *v)
+{
+  if (!v)
+    return;
+  pr_str(p, " (");
+  pr_str(p, tag);
+  pr_str(p, " ");
+  pr_quoted(p, v, '\'');
+  pr_str(p, ")");
+}
+
+static void pr_copy(sql_pr_t *p, const sql_copy_t *c)
+{
+  static const char *const formats[] = {
+    [SQL_COPY_TEXT] = "text", [SQL_COPY_CSV] = "csv", [SQL_COPY_BINARY] = "binary",
+  };
+  pr_str(p, "(copy ");
+  if (c->co_query)
+    pr_query(p, c->co_query);
+  else {
+    pr_qname(p, &c->co_table);
+    if (c->co_columns) {
+      pr_str(p, " ");
+      pr_names(p, c->co_columns);
+    }
+  }
+  pr_str(p, c->co_from ? " from " : " to ");
+  if (c->co_file)
+    pr_quoted(p, c->co_file, '\'');
+  else
+    pr_str(p, c->co_from ? "stdin" : "stdout");
+  pr_str(p, " (format ");
+  pr_str(p, formats[c->co_format]);
+  pr_str(p, ")");
+  if (c->co_header)
+    pr_str(p, " header");
+  pr_copy_str(p, "delimiter", c->co_delimiter);
+  pr_copy_str(p, "null", c->co_null);
+  pr_copy_str(p, "quote", c->co_quote);
+  pr_copy_str(p, "escape", c->co_escape);
+  pr_copy_str(p, "encoding", c->co_encoding);
+  if (c->co_force_quote_all)
+    pr_str(p, " (force-quote *)");
+  if (c->co_force_quote) {
+    pr_str(p, " (force-quote ");
+    pr_names(p, c->co_force_quote);
+    pr_str(p, ")");
+  }
+  if (c->co_force_not_null) {
+    pr_str(p, " (force-not-null ");
+    pr_names(p, c->co_force_not_null);
+    pr_str(p, ")");
+  }
+  if (c->co_freeze)
+    pr_str(p, " freeze");
   pr_str(p, ")");
 }
 
@@ -555,7 +761,11 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
     pr_str(p, ")");
     break;
   case SQL_STMT_CREATE_INDEX: pr_create_index(p, s->st_create_index); break;
-  case SQL_STMT_BEGIN: pr_str(p, "(begin)"); break;
+  case SQL_STMT_BEGIN:
+    pr_str(p, "(begin");
+    pr_txnmode(p, s->st_txn);
+    pr_str(p, ")");
+    break;
   case SQL_STMT_COMMIT: pr_str(p, "(commit)"); break;
   case SQL_STMT_ROLLBACK: pr_str(p, "(rollback)"); break;
   case SQL_STMT_SAVEPOINT:
@@ -577,6 +787,33 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
     break;
   case SQL_STMT_SET:
   case SQL_STMT_SHOW: pr_set(p, s); break;
+  case SQL_STMT_COPY: pr_copy(p, s->st_copy); break;
+  case SQL_STMT_DEALLOCATE:
+    pr_str(p, "(deallocate ");
+    if (s->st_deallocate)
+      pr_name(p, s->st_deallocate);
+    else
+      pr_str(p, "all");
+    pr_str(p, ")");
+    break;
+  case SQL_STMT_SET_TRANSACTION:
+    pr_str(p, "(set-transaction");
+    pr_txnmode(p, s->st_txn);
+    pr_str(p, ")");
+    break;
+  case SQL_STMT_ALTER_ROLE: pr_role(p, s); break;
+  case SQL_STMT_CHECKPOINT: pr_str(p, "(checkpoint)"); break;
+  case SQL_STMT_TRUNCATE:
+  case SQL_STMT_VACUUM:
+    pr_str(p, s->st_kind == SQL_STMT_TRUNCATE ? "(truncate" : "(vacuum");
+    if (s->st_analyze)
+      pr_str(p, " analyze");
+    if (s->st_drop->dr_names) {
+      pr_str(p, " ");
+      pr_qnames(p, s->st_drop->dr_names);
+    }
+    pr_str(p, ")");
+    break;
   }
 }
 

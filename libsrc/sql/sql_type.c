@@ -51,6 +51,16 @@ static const sql_tyname_t sql_tynames[] = {
   {"timestamp", SQL_TYPE_PLAIN, SQL_TYPE_TIMESTAMP, 1},
   {"timestamp", SQL_TYPE_NO_TZ, SQL_TYPE_TIMESTAMP, 1},
   {"bytea", SQL_TYPE_PLAIN, SQL_TYPE_BYTEA, 0},
+  /* the catalog types clients cast to ("char" is matched only when quoted) */
+  {"oid", SQL_TYPE_PLAIN, SQL_TYPE_OID, 0},
+  {"name", SQL_TYPE_PLAIN, SQL_TYPE_NAME, 0},
+  {"regclass", SQL_TYPE_PLAIN, SQL_TYPE_REGCLASS, 0},
+  {"regtype", SQL_TYPE_PLAIN, SQL_TYPE_REGTYPE, 0},
+  {"regnamespace", SQL_TYPE_PLAIN, SQL_TYPE_REGNAMESPACE, 0},
+  {"regproc", SQL_TYPE_PLAIN, SQL_TYPE_REGPROC, 0},
+  {"regrole", SQL_TYPE_PLAIN, SQL_TYPE_REGROLE, 0},
+  {"int2vector", SQL_TYPE_PLAIN, SQL_TYPE_INT2VECTOR, 0},
+  {"oidvector", SQL_TYPE_PLAIN, SQL_TYPE_OIDVECTOR, 0},
 };
 
 static const char *const sql_variant_words[] = {
@@ -101,13 +111,27 @@ static int sql_type_mods(sql_pstate_t *ps, const char *shown, int nmods, const i
   }
 }
 
-int sql_type_resolve(sql_pstate_t *ps, const char *name, int variant, int nmods,
-                     const int64_t *mods, int pos, sql_type_t *out)
+int sql_type_resolve(sql_pstate_t *ps, const char *schema, const char *name, bool quoted,
+                     int variant, int nmods, const int64_t *mods, int pos, sql_type_t *out)
 {
-  const char *shown = arena_sprintf(ps->ps_arena, "%s%s", name, sql_variant_words[variant]);
+  const char *shown = arena_sprintf(ps->ps_arena, "%s%s%s%s", schema ? schema : "",
+                                    schema ? "." : "", name, sql_variant_words[variant]);
+  /* every built-in type lives in pg_catalog; there are no others */
+  if (schema && strcmp(schema, "pg_catalog") != 0)
+    return sql_error_at(ps, SQLSTATE_UNDEFINED_OBJECT, pos, "type \"%s\" does not exist", shown);
   if (variant == SQL_TYPE_TZ && strcmp(name, "timestamp") == 0)
     return sql_error_at(ps, SQLSTATE_FEATURE_NOT_SUPPORTED, pos,
                         "type \"%s\" is not supported", shown);
+  if (quoted && variant == SQL_TYPE_PLAIN && strcmp(name, "char") == 0) {
+    /* "char": PostgreSQL's one-byte type, not CHAR(1) */
+    if (nmods)
+      return sql_error_at(ps, SQLSTATE_SYNTAX_ERROR, pos,
+                          "type modifier is not allowed for type \"char\"");
+    memset(out, 0, sizeof *out);
+    out->ty_id = SQL_TYPE_CHAR1;
+    out->ty_len = out->ty_prec = out->ty_scale = -1;
+    return CZ_OK;
+  }
   for (size_t i = 0; i < CZ_ARRAY_LEN(sql_tynames); i++) {
     const sql_tyname_t *tn = &sql_tynames[i];
     if (tn->tn_variant != variant || strcmp(tn->tn_name, name) != 0)
@@ -130,14 +154,19 @@ char *sql_type_print(arena_t *a, const sql_type_t *t)
     [SQL_TYPE_FLOAT4] = "float4",   [SQL_TYPE_FLOAT8] = "float8", [SQL_TYPE_NUMERIC] = "numeric",
     [SQL_TYPE_CHAR] = "char",       [SQL_TYPE_VARCHAR] = "varchar", [SQL_TYPE_TEXT] = "text",
     [SQL_TYPE_BOOL] = "bool",       [SQL_TYPE_DATE] = "date",     [SQL_TYPE_TIMESTAMP] = "timestamp",
-    [SQL_TYPE_BYTEA] = "bytea",
+    [SQL_TYPE_BYTEA] = "bytea",     [SQL_TYPE_OID] = "oid",       [SQL_TYPE_NAME] = "name",
+    [SQL_TYPE_CHAR1] = "\"char\"",  [SQL_TYPE_REGCLASS] = "regclass",
+    [SQL_TYPE_REGTYPE] = "regtype", [SQL_TYPE_REGNAMESPACE] = "regnamespace",
+    [SQL_TYPE_REGPROC] = "regproc", [SQL_TYPE_REGROLE] = "regrole",
+    [SQL_TYPE_INT2VECTOR] = "int2vector", [SQL_TYPE_OIDVECTOR] = "oidvector",
   };
   const char *n = names[t->ty_id];
+  const char *arr = t->ty_array ? "[]" : "";
   if ((t->ty_id == SQL_TYPE_CHAR || t->ty_id == SQL_TYPE_VARCHAR) && t->ty_len >= 0)
-    return arena_sprintf(a, "%s(%d)", n, t->ty_len);
+    return arena_sprintf(a, "%s(%d)%s", n, t->ty_len, arr);
   if (t->ty_id == SQL_TYPE_NUMERIC && t->ty_prec >= 0)
-    return arena_sprintf(a, "%s(%d,%d)", n, t->ty_prec, t->ty_scale);
+    return arena_sprintf(a, "%s(%d,%d)%s", n, t->ty_prec, t->ty_scale, arr);
   if (t->ty_id == SQL_TYPE_TIMESTAMP && t->ty_prec >= 0)
-    return arena_sprintf(a, "%s(%d)", n, t->ty_prec);
-  return arena_strdup(a, n);
+    return arena_sprintf(a, "%s(%d)%s", n, t->ty_prec, arr);
+  return arena_sprintf(a, "%s%s", n, arr);
 }

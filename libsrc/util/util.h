@@ -169,4 +169,9 @@ uint64_t time_now_ns(void);   /* CLOCK_MONOTONIC */
 uint64_t time_wall_ms(void);  /* CLOCK_REALTIME, ms since the epoch */
 void time_sleep_us(uint64_t us);
 
+/* ---- version ----------------------------------------------------------- */
+
+/* "cadenza <version>", for version() and the server log. */
+const char *cz_version(void);
+
 #endif /* CZ_UTIL_H */

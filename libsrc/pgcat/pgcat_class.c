@@ -1,0 +1,526 @@
+/* pgcat_class — relations and their parts: pg_namespace, pg_class,
+ * pg_attribute, pg_index, pg_attrdef, pg_constraint, pg_inherits; and the
+ * text of an index's or constraint's definition.
+ *
+ * Design notes: every row is derived from the snapshot's schemas, tables
+ * and indexes, plus the virtual relations of pgcat itself (so that
+ * `\d pg_class` and 'pg_class'::regclass work). A table's hidden primary
+ * tree (no PRIMARY KEY) is storage, not an index: it has no pg_class,
+ * pg_index or pg_attribute rows. Defaults are kept as SQL text in the
+ * catalog, and that text is what pg_attrdef.adbin holds and pg_get_expr
+ * returns (PostgreSQL stores a node tree and deparses it; the SQL text is
+ * what a client shows either way).
+ */
+#include <string.h>
+
+#include "pgcat/pgcat_int.h"
+
+/* pg_am OIDs of PostgreSQL */
+#define PGCAT_AM_HEAP 2
+#define PGCAT_AM_BTREE 403
+#define PGCAT_COLL_DEFAULT 100
+
+cat_oid_t pgcat_attrdef_oid(cat_oid_t table, int attnum)
+{
+  /* user OIDs stay far below 2^21, so this is unique and clear of them */
+  return (cat_oid_t)((table << 11) | (uint32_t)attnum);
+}
+
+/* PostgreSQL's storage attributes of a column type. */
+static bool pgcat_byval(ty_t t)
+{
+  int16_t len = ty_pg_typlen(t);
+  return len == 1 || len == 2 || len == 4 || len == 8;
+}
+
+static char pgcat_align(ty_t t)
+{
+  switch (ty_pg_typlen(t)) {
+  case 1: return 'c';
+  case 2: return 's';
+  case 8: return 'd';
+  default: return 'i';
+  }
+}
+
+static uint32_t pgcat_collation(ty_t t)
+{
+  return ty_phys(t.t_id) == TP_STR && t.t_id != TY_BYTEA ? PGCAT_COLL_DEFAULT : 0;
+}
+
+/* ---- pg_namespace -------------------------------------------------------- */
+
+static const pgcat_col_t pg_namespace_cols[] = {
+  {"oid", PGT_OID}, {"nspname", PGT_NAME}, {"nspowner", PGT_OID}, {"nspacl", PGT_ACLITEM_ARRAY},
+};
+
+static int pgcat_fill_pg_namespace(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
+{
+  const cat_snapshot_t *s = env->pe_snap;
+  bool have_pgc = false, have_is = false;
+  for (int i = 0; i < s->cs_nschemas; i++) {
+    const cat_schema_t *sc = &s->cs_schemas[i];
+    have_pgc |= sc->cs_oid == CAT_OID_PG_CATALOG;
+    have_is |= sc->cs_oid == CAT_OID_INFORMATION_SCHEMA;
+    pgcat_put_int(w, sc->cs_oid);
+    pgcat_put_text(w, sc->cs_name);
+    pgcat_put_int(w, sc->cs_owner);
+    pgcat_put_null(w);
+    if (pgcat_row_end(w, e))
+      return CZ_ERR;
+  }
+  /* the schemas of the virtual relations, should the catalog not list them */
+  const struct {
+    bool have;
+    cat_oid_t oid;
+    const char *name;
+  } builtin[] = {{have_pgc, CAT_OID_PG_CATALOG, "pg_catalog"},
+                 {have_is, CAT_OID_INFORMATION_SCHEMA, "information_schema"}};
+  for (size_t i = 0; i < CZ_ARRAY_LEN(builtin); i++) {
+    if (builtin[i].have)
+      continue;
+    pgcat_put_int(w, builtin[i].oid);
+    pgcat_put_text(w, builtin[i].name);
+    pgcat_put_int(w, pgcat_builtin_owner(env));
+    pgcat_put_null(w);
+    if (pgcat_row_end(w, e))
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+/* ---- pg_class ------------------------------------------------------------ */
+
+static const pgcat_col_t pg_class_cols[] = {
+  {"oid", PGT_OID},                 {"relname", PGT_NAME},
+  {"relnamespace", PGT_OID},        {"reltype", PGT_OID},
+  {"reloftype", PGT_OID},           {"relowner", PGT_OID},
+  {"relam", PGT_OID},               {"relfilenode", PGT_OID},
+  {"reltablespace", PGT_OID},       {"relpages", PGT_INT4},
+  {"reltuples", PGT_FLOAT4},        {"relallvisible", PGT_INT4},
+  {"reltoastrelid", PGT_OID},       {"relhasindex", PGT_BOOL},
+  {"relisshared", PGT_BOOL},        {"relpersistence", PGT_CHAR},
+  {"relkind", PGT_CHAR},            {"relnatts", PGT_INT2},
+  {"relchecks", PGT_INT2},          {"relhasrules", PGT_BOOL},
+  {"relhastriggers", PGT_BOOL},     {"relhassubclass", PGT_BOOL},
+  {"relrowsecurity", PGT_BOOL},     {"relforcerowsecurity", PGT_BOOL},
+  {"relispopulated", PGT_BOOL},     {"relreplident", PGT_CHAR},
+  {"relispartition", PGT_BOOL},     {"relrewrite", PGT_OID},
+  {"relacl", PGT_ACLITEM_ARRAY},    {"reloptions", PGT_TEXT_ARRAY},
+  {"relpartbound", PGT_PG_NODE_TREE},
+};
+
+/* A table's privileges as PostgreSQL's aclitem[] text, or NULL when no
+ * grant was ever made (the owner's default rights). */
+static const char *pgcat_table_acl(const pgcat_env_t *env, const cat_table_t *t, arena_t *a)
+{
+  const cat_snapshot_t *s = env->pe_snap;
+  const char *owner = pgcat_role_name(env, t->ct_owner);
+  char *acl = NULL;
+  for (int i = 0; i < s->cs_ngrants; i++) {
+    const cat_grant_t *g = &s->cs_grants[i];
+    if (g->cg_table != t->ct_oid || !g->cg_privs)
+      continue;
+    if (!acl)
+      acl = arena_sprintf(a, "{%s=arwd/%s", owner ? owner : "", owner ? owner : "");
+    const char *grantee =
+      g->cg_grantee == CAT_OID_PUBLIC_ROLE ? "" : pgcat_role_name(env, g->cg_grantee);
+    const char *grantor = pgcat_role_name(env, g->cg_grantor);
+    acl = arena_sprintf(a, "%s,%s=%s%s%s%s/%s", acl, grantee ? grantee : "",
+                        g->cg_privs & CAT_PRIV_INSERT ? "a" : "",
+                        g->cg_privs & CAT_PRIV_SELECT ? "r" : "",
+                        g->cg_privs & CAT_PRIV_UPDATE ? "w" : "",
+                        g->cg_privs & CAT_PRIV_DELETE ? "d" : "", grantor ? grantor : "");
+  }
+  return acl ? arena_sprintf(a, "%s}", acl) : NULL;
+}
+
+static bool pgcat_has_index(const cat_table_t *t)
+{
+  for (int i = 0; i < t->ct_nindexes; i++)
+    if (!t->ct_indexes[i]->ci_hidden)
+      return true;
+  return false;
+}
+
+/* The columns common to every pg_class row; the caller puts the rest. */
+static void pgcat_class_head(pgcat_rows_t *w, cat_oid_t oid, const char *name, cat_oid_t ns,
+                             cat_oid_t owner, cat_oid_t am)
+{
+  pgcat_put_int(w, oid);
+  pgcat_put_text(w, name);
+  pgcat_put_int(w, ns);
+  pgcat_put_int(w, 0);          /* reltype: no composite row types */
+  pgcat_put_int(w, 0);          /* reloftype */
+  pgcat_put_int(w, owner);
+  pgcat_put_int(w, am);
+  pgcat_put_int(w, 0);          /* relfilenode: trees are named, not numbered */
+  pgcat_put_int(w, 0);          /* reltablespace: the default */
+  pgcat_put_int(w, 0);          /* relpages */
+  pgcat_put_f64(w, -1);         /* reltuples: never analyzed */
+  pgcat_put_int(w, 0);          /* relallvisible */
+  pgcat_put_int(w, 0);          /* reltoastrelid */
+}
+
+static int pgcat_class_tail(pgcat_rows_t *w, bool hasindex, char kind, int natts,
+                            const char *acl, err_t *e)
+{
+  pgcat_put_bool(w, hasindex);
+  pgcat_put_bool(w, false);     /* relisshared */
+  pgcat_put_char(w, 'p');       /* relpersistence: permanent */
+  pgcat_put_char(w, kind);
+  pgcat_put_int(w, natts);
+  pgcat_put_int(w, 0);          /* relchecks */
+  pgcat_put_bool(w, false);     /* relhasrules */
+  pgcat_put_bool(w, false);     /* relhastriggers */
+  pgcat_put_bool(w, false);     /* relhassubclass */
+  pgcat_put_bool(w, false);     /* relrowsecurity */
+  pgcat_put_bool(w, false);     /* relforcerowsecurity */
+  pgcat_put_bool(w, true);      /* relispopulated */
+  pgcat_put_char(w, kind == 'r' ? 'd' : 'n');
+  pgcat_put_bool(w, false);     /* relispartition */
+  pgcat_put_int(w, 0);          /* relrewrite */
+  pgcat_put_text(w, acl);
+  pgcat_put_null(w);            /* reloptions */
+  pgcat_put_null(w);            /* relpartbound */
+  return pgcat_row_end(w, e);
+}
+
+static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
+{
+  const cat_snapshot_t *s = env->pe_snap;
+  for (int i = 0; i < s->cs_ntables; i++) {
+    const cat_table_t *t = s->cs_tables[i];
+    pgcat_class_head(w, t->ct_oid, t->ct_name, t->ct_schema, t->ct_owner, PGCAT_AM_HEAP);
+    if (pgcat_class_tail(w, pgcat_has_index(t), 'r', t->ct_ncols,
+                         pgcat_table_acl(env, t, w->pw_arena), e))
+      return CZ_ERR;
+  }
+  for (int i = 0; i < s->cs_nindexes; i++) {
+    const cat_index_t *ix = s->cs_indexes[i];
+    if (ix->ci_hidden)
+      continue;
+    pgcat_class_head(w, ix->ci_oid, ix->ci_name, ix->ci_table->ct_schema,
+                     ix->ci_table->ct_owner, PGCAT_AM_BTREE);
+    if (pgcat_class_tail(w, false, 'i', ix->ci_nkeys + ix->ci_ninclude, NULL, e))
+      return CZ_ERR;
+  }
+  cat_oid_t owner = pgcat_builtin_owner(env);
+  for (int i = 0, n = pgcat_nrels(); i < n; i++) {
+    const pgcat_rel_t *r = pgcat_rel_at(i);
+    pgcat_class_head(w, r->pr_oid, r->pr_name, r->pr_schema, owner,
+                     r->pr_kind == 'r' ? PGCAT_AM_HEAP : 0);
+    if (pgcat_class_tail(w, false, r->pr_kind, r->pr_ncols, NULL, e))
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+/* ---- pg_attribute -------------------------------------------------------- */
+
+static const pgcat_col_t pg_attribute_cols[] = {
+  {"attrelid", PGT_OID},       {"attname", PGT_NAME},         {"atttypid", PGT_OID},
+  {"attstattarget", PGT_INT4}, {"attlen", PGT_INT2},          {"attnum", PGT_INT2},
+  {"attndims", PGT_INT4},      {"attcacheoff", PGT_INT4},     {"atttypmod", PGT_INT4},
+  {"attbyval", PGT_BOOL},      {"attalign", PGT_CHAR},        {"attstorage", PGT_CHAR},
+  {"attcompression", PGT_CHAR}, {"attnotnull", PGT_BOOL},     {"atthasdef", PGT_BOOL},
+  {"atthasmissing", PGT_BOOL}, {"attidentity", PGT_CHAR},     {"attgenerated", PGT_CHAR},
+  {"attisdropped", PGT_BOOL},  {"attislocal", PGT_BOOL},      {"attinhcount", PGT_INT4},
+  {"attcollation", PGT_OID},   {"attacl", PGT_ACLITEM_ARRAY}, {"attoptions", PGT_TEXT_ARRAY},
+  {"attfdwoptions", PGT_TEXT_ARRAY}, {"attmissingval", PGT_TEXT},
+};
+
+static int pgcat_attr_row(pgcat_rows_t *w, cat_oid_t rel, const char *name, ty_t t, int attnum,
+                          bool notnull, bool hasdef, err_t *e)
+{
+  pgcat_put_int(w, rel);
+  pgcat_put_text(w, name);
+  pgcat_put_int(w, ty_pg_oid(t));
+  pgcat_put_int(w, -1);
+  pgcat_put_int(w, ty_pg_typlen(t));
+  pgcat_put_int(w, attnum);
+  pgcat_put_int(w, 0);
+  pgcat_put_int(w, -1);
+  pgcat_put_int(w, ty_pg_typmod(t));
+  pgcat_put_bool(w, pgcat_byval(t));
+  pgcat_put_char(w, pgcat_align(t));
+  pgcat_put_char(w, ty_pg_typlen(t) == -1 ? 'x' : 'p');
+  pgcat_put_char(w, '\0');
+  pgcat_put_bool(w, notnull);
+  pgcat_put_bool(w, hasdef);
+  pgcat_put_bool(w, false);
+  pgcat_put_char(w, '\0');      /* attidentity: no identity columns */
+  pgcat_put_char(w, '\0');      /* attgenerated */
+  pgcat_put_bool(w, false);
+  pgcat_put_bool(w, true);
+  pgcat_put_int(w, 0);
+  pgcat_put_int(w, pgcat_collation(t));
+  pgcat_put_null(w);
+  pgcat_put_null(w);
+  pgcat_put_null(w);
+  pgcat_put_null(w);
+  return pgcat_row_end(w, e);
+}
+
+static int pgcat_fill_pg_attribute(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
+{
+  const cat_snapshot_t *s = env->pe_snap;
+  for (int i = 0; i < s->cs_ntables; i++) {
+    const cat_table_t *t = s->cs_tables[i];
+    for (int c = 0; c < t->ct_ncols; c++) {
+      const cat_column_t *col = &t->ct_cols[c];
+      if (pgcat_attr_row(w, t->ct_oid, col->cc_name, col->cc_type, col->cc_num + 1,
+                         col->cc_not_null, col->cc_default != NULL, e))
+        return CZ_ERR;
+    }
+  }
+  for (int i = 0; i < s->cs_nindexes; i++) {
+    const cat_index_t *ix = s->cs_indexes[i];
+    if (ix->ci_hidden)
+      continue;
+    const cat_table_t *t = ix->ci_table;
+    for (int k = 0; k < ix->ci_nkeys + ix->ci_ninclude; k++) {
+      int c = k < ix->ci_nkeys ? ix->ci_keys[k] : ix->ci_include[k - ix->ci_nkeys];
+      if (pgcat_attr_row(w, ix->ci_oid, t->ct_cols[c].cc_name, t->ct_cols[c].cc_type, k + 1,
+                         false, false, e))
+        return CZ_ERR;
+    }
+  }
+  for (int i = 0, n = pgcat_nrels(); i < n; i++) {
+    const pgcat_rel_t *r = pgcat_rel_at(i);
+    for (int c = 0; c < r->pr_ncols; c++)
+      if (pgcat_attr_row(w, r->pr_oid, r->pr_cols[c].pc_name, pgcat_col_type(r, c), c + 1,
+                         false, false, e))
+        return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+/* ---- pg_index ------------------------------------------------------------ */
+
+static const pgcat_col_t pg_index_cols[] = {
+  {"indexrelid", PGT_OID},      {"indrelid", PGT_OID},          {"indnatts", PGT_INT2},
+  {"indnkeyatts", PGT_INT2},    {"indisunique", PGT_BOOL},      {"indnullsnotdistinct", PGT_BOOL},
+  {"indisprimary", PGT_BOOL},   {"indisexclusion", PGT_BOOL},   {"indimmediate", PGT_BOOL},
+  {"indisclustered", PGT_BOOL}, {"indisvalid", PGT_BOOL},       {"indcheckxmin", PGT_BOOL},
+  {"indisready", PGT_BOOL},     {"indislive", PGT_BOOL},        {"indisreplident", PGT_BOOL},
+  {"indkey", PGT_INT2VECTOR},   {"indcollation", PGT_OIDVECTOR}, {"indclass", PGT_OIDVECTOR},
+  {"indoption", PGT_INT2VECTOR}, {"indexprs", PGT_PG_NODE_TREE}, {"indpred", PGT_PG_NODE_TREE},
+};
+
+/* "a b c": the space-separated text form of int2vector / oidvector. */
+static char *pgcat_vector(arena_t *a, const char *prev, int64_t v)
+{
+  return prev ? arena_sprintf(a, "%s %lld", prev, (long long)v)
+              : arena_sprintf(a, "%lld", (long long)v);
+}
+
+static int pgcat_fill_pg_index(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
+{
+  const cat_snapshot_t *s = env->pe_snap;
+  arena_t *a = w->pw_arena;
+  for (int i = 0; i < s->cs_nindexes; i++) {
+    const cat_index_t *ix = s->cs_indexes[i];
+    if (ix->ci_hidden)
+      continue;
+    const cat_table_t *t = ix->ci_table;
+    int n = ix->ci_nkeys + ix->ci_ninclude;
+    char *key = NULL, *coll = NULL, *cls = NULL, *opt = NULL;
+    for (int k = 0; k < n; k++) {
+      int c = k < ix->ci_nkeys ? ix->ci_keys[k] : ix->ci_include[k - ix->ci_nkeys];
+      key = pgcat_vector(a, key, c + 1);
+      if (k < ix->ci_nkeys) {
+        coll = pgcat_vector(a, coll, pgcat_collation(t->ct_cols[c].cc_type));
+        cls = pgcat_vector(a, cls, 0);
+        opt = pgcat_vector(a, opt, 0);
+      }
+    }
+    pgcat_put_int(w, ix->ci_oid);
+    pgcat_put_int(w, t->ct_oid);
+    pgcat_put_int(w, n);
+    pgcat_put_int(w, ix->ci_nkeys);
+    pgcat_put_bool(w, ix->ci_unique || ix->ci_primary);
+    pgcat_put_bool(w, false);
+    pgcat_put_bool(w, ix->ci_primary);
+    pgcat_put_bool(w, false);
+    pgcat_put_bool(w, true);
+    pgcat_put_bool(w, false);
+    pgcat_put_bool(w, true);
+    pgcat_put_bool(w, false);
+    pgcat_put_bool(w, true);
+    pgcat_put_bool(w, true);
+    pgcat_put_bool(w, false);
+    pgcat_put_text(w, key ? key : "");
+    pgcat_put_text(w, coll ? coll : "");
+    pgcat_put_text(w, cls ? cls : "");
+    pgcat_put_text(w, opt ? opt : "");
+    pgcat_put_null(w);
+    pgcat_put_null(w);
+    if (pgcat_row_end(w, e))
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+/* ---- pg_attrdef ---------------------------------------------------------- */
+
+static const pgcat_col_t pg_attrdef_cols[] = {
+  {"oid", PGT_OID}, {"adrelid", PGT_OID}, {"adnum", PGT_INT2}, {"adbin", PGT_PG_NODE_TREE},
+};
+
+static int pgcat_fill_pg_attrdef(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
+{
+  const cat_snapshot_t *s = env->pe_snap;
+  for (int i = 0; i < s->cs_ntables; i++) {
+    const cat_table_t *t = s->cs_tables[i];
+    for (int c = 0; c < t->ct_ncols; c++) {
+      if (!t->ct_cols[c].cc_default)
+        continue;
+      pgcat_put_int(w, pgcat_attrdef_oid(t->ct_oid, c + 1));
+      pgcat_put_int(w, t->ct_oid);
+      pgcat_put_int(w, c + 1);
+      pgcat_put_text(w, t->ct_cols[c].cc_default);
+      if (pgcat_row_end(w, e))
+        return CZ_ERR;
+    }
+  }
+  return CZ_OK;
+}
+
+/* ---- pg_constraint ------------------------------------------------------- */
+
+static const pgcat_col_t pg_constraint_cols[] = {
+  {"oid", PGT_OID},            {"conname", PGT_NAME},         {"connamespace", PGT_OID},
+  {"contype", PGT_CHAR},       {"condeferrable", PGT_BOOL},   {"condeferred", PGT_BOOL},
+  {"convalidated", PGT_BOOL},  {"conrelid", PGT_OID},         {"contypid", PGT_OID},
+  {"conindid", PGT_OID},       {"conparentid", PGT_OID},      {"confrelid", PGT_OID},
+  {"confupdtype", PGT_CHAR},   {"confdeltype", PGT_CHAR},     {"confmatchtype", PGT_CHAR},
+  {"conislocal", PGT_BOOL},    {"coninhcount", PGT_INT4},     {"connoinherit", PGT_BOOL},
+  {"conkey", PGT_INT2_ARRAY},  {"confkey", PGT_INT2_ARRAY},   {"conpfeqop", PGT_OID_ARRAY},
+  {"conppeqop", PGT_OID_ARRAY}, {"conffeqop", PGT_OID_ARRAY}, {"conexclop", PGT_OID_ARRAY},
+  {"conbin", PGT_PG_NODE_TREE},
+};
+
+/* The index of a table's primary key, or NULL (hidden row id key). */
+static const cat_index_t *pgcat_pk_index(const cat_table_t *t)
+{
+  for (int i = 0; i < t->ct_nindexes; i++)
+    if (t->ct_indexes[i]->ci_primary && !t->ct_indexes[i]->ci_hidden)
+      return t->ct_indexes[i];
+  return NULL;
+}
+
+/* The OID pg_constraint gives a table's primary key. */
+static cat_oid_t pgcat_pk_conoid(const cat_table_t *t, const cat_index_t *pk)
+{
+  return t->ct_pk_oid ? t->ct_pk_oid : pk->ci_oid;
+}
+
+static int pgcat_fill_pg_constraint(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
+{
+  const cat_snapshot_t *s = env->pe_snap;
+  for (int i = 0; i < s->cs_ntables; i++) {
+    const cat_table_t *t = s->cs_tables[i];
+    const cat_index_t *pk = pgcat_pk_index(t);
+    if (!pk)
+      continue;
+    char *key = NULL;
+    for (int k = 0; k < pk->ci_nkeys; k++)
+      key = key ? arena_sprintf(w->pw_arena, "%s,%d", key, pk->ci_keys[k] + 1)
+                : arena_sprintf(w->pw_arena, "%d", pk->ci_keys[k] + 1);
+    pgcat_put_int(w, pgcat_pk_conoid(t, pk));
+    pgcat_put_text(w, pk->ci_name);
+    pgcat_put_int(w, t->ct_schema);
+    pgcat_put_char(w, 'p');
+    pgcat_put_bool(w, false);
+    pgcat_put_bool(w, false);
+    pgcat_put_bool(w, true);
+    pgcat_put_int(w, t->ct_oid);
+    pgcat_put_int(w, 0);
+    pgcat_put_int(w, pk->ci_oid);
+    pgcat_put_int(w, 0);
+    pgcat_put_int(w, 0);
+    pgcat_put_char(w, ' ');
+    pgcat_put_char(w, ' ');
+    pgcat_put_char(w, ' ');
+    pgcat_put_bool(w, true);
+    pgcat_put_int(w, 0);
+    pgcat_put_bool(w, true);
+    pgcat_put_text(w, arena_sprintf(w->pw_arena, "{%s}", key ? key : ""));
+    for (int k = 0; k < 6; k++)
+      pgcat_put_null(w);
+    if (pgcat_row_end(w, e))
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+/* ---- pg_inherits: Cadenza has no table inheritance or partitions --------- */
+
+static const pgcat_col_t pg_inherits_cols[] = {
+  {"inhrelid", PGT_OID}, {"inhparent", PGT_OID}, {"inhseqno", PGT_INT4},
+  {"inhdetachpending", PGT_BOOL},
+};
+
+/* ---- definitions as text ------------------------------------------------- */
+
+char *pgcat_indexdef(const pgcat_env_t *env, const cat_index_t *ix, int column, arena_t *a)
+{
+  const cat_table_t *t = ix->ci_table;
+  int n = ix->ci_nkeys + ix->ci_ninclude;
+  if (column > 0) {
+    if (column > n)
+      return NULL;
+    int k = column - 1;
+    int c = k < ix->ci_nkeys ? ix->ci_keys[k] : ix->ci_include[k - ix->ci_nkeys];
+    return pgcat_quote_ident(t->ct_cols[c].cc_name, a);
+  }
+  char *cols = NULL, *inc = NULL;
+  for (int k = 0; k < n; k++) {
+    int c = k < ix->ci_nkeys ? ix->ci_keys[k] : ix->ci_include[k - ix->ci_nkeys];
+    char *q = pgcat_quote_ident(t->ct_cols[c].cc_name, a);
+    if (k < ix->ci_nkeys)
+      cols = cols ? arena_sprintf(a, "%s, %s", cols, q) : q;
+    else
+      inc = inc ? arena_sprintf(a, "%s, %s", inc, q) : q;
+  }
+  const char *schema = pgcat_schema_name(env, t->ct_schema);
+  return arena_sprintf(a, "CREATE %sINDEX %s ON %s.%s USING btree (%s)%s%s%s",
+                       ix->ci_unique || ix->ci_primary ? "UNIQUE " : "",
+                       pgcat_quote_ident(ix->ci_name, a),
+                       pgcat_quote_ident(schema ? schema : "public", a),
+                       pgcat_quote_ident(t->ct_name, a), cols ? cols : "",
+                       inc ? " INCLUDE (" : "", inc ? inc : "", inc ? ")" : "");
+}
+
+char *pgcat_constraintdef(const pgcat_env_t *env, cat_oid_t conoid, arena_t *a)
+{
+  const cat_snapshot_t *s = env->pe_snap;
+  for (int i = 0; i < s->cs_ntables; i++) {
+    const cat_table_t *t = s->cs_tables[i];
+    const cat_index_t *pk = pgcat_pk_index(t);
+    if (!pk || pgcat_pk_conoid(t, pk) != conoid)
+      continue;
+    char *cols = NULL;
+    for (int k = 0; k < pk->ci_nkeys; k++) {
+      char *q = pgcat_quote_ident(t->ct_cols[pk->ci_keys[k]].cc_name, a);
+      cols = cols ? arena_sprintf(a, "%s, %s", cols, q) : q;
+    }
+    return arena_sprintf(a, "PRIMARY KEY (%s)", cols ? cols : "");
+  }
+  return NULL;
+}
+
+const pgcat_rel_t pgcat_rels_class[] = {
+  PGCAT_REL("pg_namespace", CAT_OID_PG_CATALOG, 2615, 'r', pg_namespace_cols,
+            pgcat_fill_pg_namespace),
+  PGCAT_REL("pg_class", CAT_OID_PG_CATALOG, 1259, 'r', pg_class_cols, pgcat_fill_pg_class),
+  PGCAT_REL("pg_attribute", CAT_OID_PG_CATALOG, 1249, 'r', pg_attribute_cols,
+            pgcat_fill_pg_attribute),
+  PGCAT_REL("pg_index", CAT_OID_PG_CATALOG, 2610, 'r', pg_index_cols, pgcat_fill_pg_index),
+  PGCAT_REL("pg_attrdef", CAT_OID_PG_CATALOG, 2604, 'r', pg_attrdef_cols, pgcat_fill_pg_attrdef),
+  PGCAT_REL("pg_constraint", CAT_OID_PG_CATALOG, 2606, 'r', pg_constraint_cols,
+            pgcat_fill_pg_constraint),
+  PGCAT_REL("pg_inherits", CAT_OID_PG_CATALOG, 2611, 'r', pg_inherits_cols, pgcat_fill_empty),
+};
+const int pgcat_nrels_class = (int)CZ_ARRAY_LEN(pgcat_rels_class);

@@ -1,0 +1,117 @@
+/* pgcat_int — what the files of pgcat share: the relation descriptor, the
+ * row builder the fill functions write through, and the relations' list.
+ *
+ * Design notes: a fill function appends rows one value at a time, in the
+ * relation's column order (pgcat_put_*, then pgcat_row_end); the builder
+ * converts each value to the column's storage type and grows its vectors
+ * by doubling in the scan's arena. A row with too few or too many values
+ * is a bug, reported as XX000 rather than shifting columns silently.
+ */
+#ifndef CZ_PGCAT_INT_H
+#define CZ_PGCAT_INT_H
+
+#include "exec/expr.h"
+#include "pgcat/pgcat.h"
+
+typedef struct pgcat_col_s {
+  const char *pc_name;
+  pgcat_pgtype_t pc_type;
+} pgcat_col_t;
+
+typedef struct pgcat_rows_s pgcat_rows_t;
+typedef int (*pgcat_fill_fn)(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e);
+
+struct pgcat_rel_s {
+  const char *pr_name;
+  cat_oid_t pr_schema;       /* CAT_OID_PG_CATALOG or CAT_OID_INFORMATION_SCHEMA */
+  cat_oid_t pr_oid;          /* PostgreSQL's OID for catalog tables; 12xxx / 13xxx views */
+  char pr_kind;              /* 'r' or 'v' */
+  int pr_ncols;
+  const pgcat_col_t *pr_cols;
+  pgcat_fill_fn pr_fill;
+};
+
+#define PGCAT_REL(name, schema, oid, kind, cols, fill) \
+  {name, schema, oid, kind, (int)CZ_ARRAY_LEN(cols), cols, fill}
+
+struct pgcat_rows_s {
+  const pgcat_rel_t *pw_rel;
+  arena_t *pw_arena;         /* vectors and strings */
+  int pw_n;                  /* complete rows */
+  int pw_cap;                /* rows the vectors hold */
+  int pw_col;                /* next column of row pw_n */
+  bool pw_bad;               /* a row had the wrong number of values */
+  vec_t *pw_cols;
+};
+
+int pgcat_rows_init(pgcat_rows_t *w, const pgcat_rel_t *r, arena_t *a, err_t *e);
+void pgcat_put_null(pgcat_rows_t *w);
+void pgcat_put_int(pgcat_rows_t *w, int64_t v);   /* integer and oid columns */
+void pgcat_put_bool(pgcat_rows_t *w, bool v);
+void pgcat_put_f64(pgcat_rows_t *w, double v);
+void pgcat_put_text(pgcat_rows_t *w, const char *s); /* copied; NULL puts NULL */
+void pgcat_put_char(pgcat_rows_t *w, char c);        /* "char": '\0' is the empty string */
+/* The fill function of a relation that is always empty here (no row
+ * level security, no publications, …): real, queryable, without rows. */
+int pgcat_fill_empty(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e);
+/* Ends the row (CZ_ERR, XX000, when it had the wrong number of values). */
+int pgcat_row_end(pgcat_rows_t *w, err_t *e);
+
+/* The relations of each file. */
+extern const pgcat_rel_t pgcat_rels_class[];      /* pgcat_class.c */
+extern const int pgcat_nrels_class;
+extern const pgcat_rel_t pgcat_rels_type[];       /* pgcat_type.c */
+extern const int pgcat_nrels_type;
+extern const pgcat_rel_t pgcat_rels_misc[];       /* pgcat_misc.c */
+extern const int pgcat_nrels_misc;
+extern const pgcat_rel_t pgcat_rels_infoschema[]; /* pgcat_infoschema.c */
+extern const int pgcat_nrels_infoschema;
+
+/* The functions pgcat registers (pgcat_func.c); pg_proc lists them with
+ * OIDs from PGCAT_FIRST_PROC_OID on. */
+extern const xfunc_def_t pgcat_funcs[];
+extern const int pgcat_nfuncs;
+#define PGCAT_FIRST_PROC_OID 14000
+
+/* ---- names and visibility (pgcat_name.c) -------------------------------- */
+
+/* The role's name, or NULL. */
+const char *pgcat_role_name(const pgcat_env_t *env, cat_oid_t oid);
+/* The schemas of env's search path that exist, pg_catalog first (implicit,
+ * as in PostgreSQL), "$user" resolved; returns how many (at most max). */
+int pgcat_search_path(const pgcat_env_t *env, cat_oid_t *out, int max);
+/* Whether schema oid is on env's search path (pg_catalog always is). */
+bool pgcat_schema_in_path(const pgcat_env_t *env, cat_oid_t schema);
+/* Whether a relation (table, index or pgcat relation) of this name in
+ * this schema is what its bare name resolves to. */
+bool pgcat_relation_visible(const pgcat_env_t *env, cat_oid_t schema, const char *name);
+/* The owner of built-in objects (pg_catalog, types, the database): the
+ * first superuser, which is the role the database was created with. */
+cat_oid_t pgcat_builtin_owner(const pgcat_env_t *env);
+/* The schema's name, or NULL. */
+const char *pgcat_schema_name(const pgcat_env_t *env, cat_oid_t oid);
+/* An identifier quoted as PostgreSQL's quote_ident does (only when needed). */
+char *pgcat_quote_ident(const char *s, arena_t *a);
+
+/* ---- types (pgcat_type.c) ---------------------------------------------- */
+
+/* pg_type.typname of a built-in type ("int4", "_text"), or NULL. */
+const char *pgcat_type_name(uint32_t oid, arena_t *a);
+/* Whether a built-in type has this OID. */
+bool pgcat_type_exists(uint32_t oid);
+/* The type's OID by its pg_type name ("int4", "_text") or SQL name
+ * ("integer", "character varying"); 0 when unknown. */
+uint32_t pgcat_type_by_name(const char *name);
+
+/* ---- index and constraint text (pgcat_class.c) -------------------------- */
+
+char *pgcat_indexdef(const pgcat_env_t *env, const cat_index_t *ix, int column, arena_t *a);
+char *pgcat_constraintdef(const pgcat_env_t *env, cat_oid_t conoid, arena_t *a);
+/* The pg_attrdef OID of a column's default (see README: derived). */
+cat_oid_t pgcat_attrdef_oid(cat_oid_t table, int attnum);
+
+#define SQLSTATE_UNDEFINED_TABLE_PG "42P01"
+#define SQLSTATE_OBJECT_NOT_IN_STATE "55000"
+#define SQLSTATE_INVALID_TEXT "22P02"
+
+#endif /* CZ_PGCAT_INT_H */

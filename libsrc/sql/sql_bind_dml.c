@@ -1,0 +1,233 @@
+/* sql_bind_dml — INSERT, UPDATE and DELETE: the rows to write are
+ * computed by an ordinary plan (VALUES, a query, or a scan of the target
+ * with the new values), converted to the columns' types, and handed to
+ * the modify operators. Column defaults are SQL text in the catalog,
+ * parsed and bound here. */
+#include <string.h>
+
+#include "sql/sql_bind_int.h"
+
+/* Assignment conversion of n to column c of t (42804 when not allowed). */
+static xnode_t *bd_assign(bd_t *b, const sp_table_t *t, int c, xnode_t *n, int pos)
+{
+  ty_t to = t->tb_coltypes[c];
+  if (n->x_type.t_id != TY_UNKNOWN && n->x_type.t_id != to.t_id &&
+      !xcast_allowed(n->x_type, to, false)) {
+    bd_error(b, SQLSTATE_DATATYPE_MISMATCH, pos,
+             "column \"%s\" is of type %s but expression is of type %s", t->tb_colnames[c],
+             ty_name(b->b_a, to), ty_name(b->b_a, n->x_type));
+    return NULL;
+  }
+  return bd_coerce(b, n, to);
+}
+
+/* The DEFAULT of column c (NULL when it has none). */
+static xnode_t *bd_default(bd_t *b, const sp_table_t *t, int c)
+{
+  const char *text = t->tb_defaults ? t->tb_defaults[c] : NULL;
+  if (!text)
+    return bd_const_null(b, t->tb_coltypes[c]);
+  char *sql = arena_sprintf(b->b_a, "SELECT %s", text);
+  sql_stmt_list_t *l;
+  if (sql_parse(b->b_a, sql, strlen(sql), &l, b->b_e) != CZ_OK)
+    return NULL;
+  if (l->sl_n != 1 || l->sl_stmts[0]->st_kind != SQL_STMT_SELECT ||
+      l->sl_stmts[0]->st_query->qu_kind != SQL_Q_SELECT) {
+    bd_error(b, SQLSTATE_INTERNAL, 0, "bad default of column \"%s\"", t->tb_colnames[c]);
+    return NULL;
+  }
+  const sql_target_t *tg = sql_list_at(l->sl_stmts[0]->st_query->qu_select->se_targets, 0);
+  bd_scope_t empty;
+  memset(&empty, 0, sizeof(empty));
+  empty.sc_agg_forbid = "DEFAULT expressions";
+  xnode_t *n;
+  if (bd_expr(b, &empty, tg->tg_expr, &n) != CZ_OK)
+    return NULL;
+  return bd_assign(b, t, c, n, 0);
+}
+
+int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
+{
+  const sp_table_t *t;
+  if (bd_lookup_table(b, &in->in_table, &t) != CZ_OK)
+    return CZ_ERR;
+  if (in->in_returning || in->in_on_conflict)
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, in->in_table.nm_pos,
+                    "RETURNING and ON CONFLICT are not supported yet");
+  bd_access(b, t, SQL_PRIV_INSERT);
+  int nc = t->tb_ncols;
+  /* src[c]: position of table column c in the written column list, -1 = default */
+  int *src = arena_alloc(b->b_a, sizeof(int) * (size_t)(nc + 1));
+  int nlist = in->in_columns ? sql_list_len(in->in_columns) : nc;
+  for (int c = 0; c < nc; c++)
+    src[c] = in->in_columns ? -1 : c;
+  for (int i = 0; in->in_columns && i < nlist; i++) {
+    const char *name = sql_list_at(in->in_columns, i);
+    int c;
+    for (c = 0; c < nc; c++)
+      if (strcmp(t->tb_colnames[c], name) == 0)
+        break;
+    if (c == nc)
+      return bd_error(b, SQLSTATE_UNDEFINED_COLUMN, in->in_table.nm_pos,
+                      "column \"%s\" of relation \"%s\" does not exist", name, t->tb_name);
+    if (src[c] >= 0)
+      return bd_error(b, "42701", in->in_table.nm_pos, "column \"%s\" specified more than once",
+                      name);
+    src[c] = i;
+  }
+  const sql_query_t *q = in->in_query;
+  op_t *rows;
+  if (!q || (q->qu_kind == SQL_Q_VALUES && !q->qu_order && !q->qu_limit && !q->qu_offset)) {
+    int nrows = q ? sql_list_len(q->qu_rows) : 1;
+    xnode_t ***vals = arena_alloc(b->b_a, sizeof(xnode_t **) * (size_t)nrows);
+    bd_scope_t empty;
+    memset(&empty, 0, sizeof(empty));
+    empty.sc_agg_forbid = "VALUES";
+    for (int r = 0; r < nrows; r++) {
+      const sql_list_t *row = q ? sql_list_at(q->qu_rows, r) : NULL;
+      int n = sql_list_len(row);
+      if (q && n > nlist)
+        return bd_error(b, SQLSTATE_SYNTAX_ERROR, q->qu_pos,
+                        "INSERT has more expressions than target columns");
+      if (q && n < nlist)
+        return bd_error(b, SQLSTATE_SYNTAX_ERROR, q->qu_pos,
+                        "INSERT has more target columns than expressions");
+      vals[r] = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nc + 1));
+      for (int c = 0; c < nc; c++) {
+        const sql_expr_t *x = src[c] >= 0 && row ? sql_list_at(row, src[c]) : NULL;
+        xnode_t *v;
+        if (!x || x->ex_kind == SQL_E_DEFAULT)
+          v = bd_default(b, t, c);
+        else if (bd_expr(b, &empty, x, &v) == CZ_OK)
+          v = bd_assign(b, t, c, v, x->ex_pos);
+        else
+          v = NULL;
+        if (!v)
+          return CZ_ERR;
+        vals[r][c] = v;
+      }
+    }
+    rows = op_values_new(b->b_a, nc, t->tb_coltypes, nrows, vals);
+  } else {
+    op_t *sel;
+    if (bd_query(b, q, NULL, NULL, &sel, NULL, NULL) != CZ_OK)
+      return CZ_ERR;
+    if (sel->o_ncols > nlist)
+      return bd_error(b, SQLSTATE_SYNTAX_ERROR, q->qu_pos,
+                      "INSERT has more expressions than target columns");
+    if (sel->o_ncols < nlist)
+      return bd_error(b, SQLSTATE_SYNTAX_ERROR, q->qu_pos,
+                      "INSERT has more target columns than expressions");
+    xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nc + 1));
+    for (int c = 0; c < nc; c++) {
+      x[c] = src[c] >= 0 ? bd_assign(b, t, c, bd_col(b, src[c], sel->o_types[src[c]]), q->qu_pos)
+                         : bd_default(b, t, c);
+      if (!x[c])
+        return CZ_ERR;
+    }
+    rows = op_project_new(b->b_a, sel, nc, x);
+  }
+  *out = op_insert_new(b->b_a, rows, t->tb_handle, t->tb_name);
+  return CZ_OK;
+}
+
+/* The target of UPDATE/DELETE as a one-table scope, with WHERE planned
+ * into a scan that also returns the row identity. */
+static int bd_target_scan(bd_t *b, const sql_name_t *name, const char *alias,
+                          const sql_expr_t *where, unsigned priv, const sp_table_t **tp,
+                          bd_scope_t **scp, op_t **out)
+{
+  const sp_table_t *t;
+  if (bd_lookup_table(b, name, &t) != CZ_OK)
+    return CZ_ERR;
+  bd_access(b, t, priv);
+  bd_scope_t *sc = arena_zalloc(b->b_a, sizeof(*sc));
+  bd_rel_t *r = arena_zalloc(b->b_a, sizeof(*r));
+  r->rl_name = alias ? alias : t->tb_name;
+  r->rl_schema = alias ? NULL : t->tb_schema;
+  r->rl_ncols = t->tb_ncols;
+  r->rl_cols = t->tb_colnames;
+  r->rl_types = (ty_t *)t->tb_coltypes;
+  r->rl_table = t;
+  sc->sc_rels = arena_alloc(b->b_a, sizeof(bd_rel_t *));
+  sc->sc_rels[0] = r;
+  sc->sc_nrels = 1;
+  sc->sc_width = t->tb_ncols;
+  sc->sc_agg_forbid = "WHERE";
+  xnode_t **conj = NULL;
+  int n = 0, cap = 0;
+  if (where) {
+    xnode_t *w;
+    if (bd_cond(b, sc, where, "WHERE", &w) != CZ_OK)
+      return CZ_ERR;
+    bd_conjuncts(b, w, &conj, &n, &cap);
+    if (priv != SQL_PRIV_SELECT)
+      bd_access(b, t, SQL_PRIV_SELECT);  /* reading columns in WHERE needs SELECT */
+  }
+  *out = bd_plan_scan(b, t, r->rl_name, true, conj, n);
+  *tp = t;
+  *scp = sc;
+  return CZ_OK;
+}
+
+int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
+{
+  if (up->up_returning)
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, up->up_table.nm_pos,
+                    "RETURNING is not supported yet");
+  const sp_table_t *t;
+  bd_scope_t *sc;
+  op_t *scan;
+  if (bd_target_scan(b, &up->up_table, up->up_alias, up->up_where, SQL_PRIV_UPDATE, &t, &sc,
+                     &scan) != CZ_OK)
+    return CZ_ERR;
+  int nc = t->tb_ncols;
+  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nc + 2));
+  for (int c = 0; c < nc; c++)
+    x[c] = NULL;
+  sc->sc_agg_forbid = "UPDATE";
+  for (int i = 0; i < sql_list_len(up->up_set); i++) {
+    const sql_assign_t *as = sql_list_at(up->up_set, i);
+    int c;
+    for (c = 0; c < nc; c++)
+      if (strcmp(t->tb_colnames[c], as->as_column) == 0)
+        break;
+    if (c == nc)
+      return bd_error(b, SQLSTATE_UNDEFINED_COLUMN, as->as_pos,
+                      "column \"%s\" of relation \"%s\" does not exist", as->as_column, t->tb_name);
+    if (x[c])
+      return bd_error(b, "42601", as->as_pos, "multiple assignments to same column \"%s\"",
+                      as->as_column);
+    xnode_t *v;
+    if (as->as_expr->ex_kind == SQL_E_DEFAULT)
+      v = bd_default(b, t, c);
+    else if (bd_expr(b, sc, as->as_expr, &v) == CZ_OK)
+      v = bd_assign(b, t, c, v, as->as_expr->ex_pos);
+    else
+      v = NULL;
+    if (!v)
+      return CZ_ERR;
+    x[c] = v;
+  }
+  for (int c = 0; c < nc; c++)
+    if (!x[c])
+      x[c] = bd_col(b, c, t->tb_coltypes[c]);
+  x[nc] = bd_col(b, nc, ty_plain(TY_BYTEA));
+  *out = op_update_new(b->b_a, op_project_new(b->b_a, scan, nc + 1, x), t->tb_handle, t->tb_name);
+  return CZ_OK;
+}
+
+int bd_delete(bd_t *b, const sql_delete_t *de, op_t **out)
+{
+  if (de->de_returning)
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, de->de_table.nm_pos,
+                    "RETURNING is not supported yet");
+  const sp_table_t *t;
+  bd_scope_t *sc;
+  op_t *scan;
+  if (bd_target_scan(b, &de->de_table, de->de_alias, de->de_where, SQL_PRIV_DELETE, &t, &sc,
+                     &scan) != CZ_OK)
+    return CZ_ERR;
+  *out = op_delete_new(b->b_a, scan, t->tb_handle, t->tb_name, t->tb_ncols);
+  return CZ_OK;
+}

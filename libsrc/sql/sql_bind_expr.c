@@ -1,0 +1,635 @@
+/* sql_bind_expr — binding scalar expressions: names to columns (with
+ * correlation to enclosing queries), literals and parameters to typed
+ * values, operators and functions through exec/expr.h's type rules. */
+#include <string.h>
+
+#include "sql/sql_bind_int.h"
+
+/* ---- column references -------------------------------------------------- */
+
+typedef struct bd_found_s {
+  int fd_count;                 /* columns matching */
+  int fd_index;                 /* the (last) match's position in the row */
+  ty_t fd_type;
+  bool fd_table_seen;           /* the qualifier named a FROM item here */
+} bd_found_t;
+
+static void scope_find(const bd_scope_t *sc, const char *schema, const char *table,
+                       const char *name, bd_found_t *f)
+{
+  memset(f, 0, sizeof(*f));
+  for (int r = 0; r < sc->sc_nrels; r++) {
+    const bd_rel_t *rel = sc->sc_rels[r];
+    if (table) {
+      if (strcmp(rel->rl_name, table) != 0)
+        continue;
+      if (schema && (!rel->rl_schema || strcmp(rel->rl_schema, schema) != 0))
+        continue;
+      f->fd_table_seen = true;
+    }
+    for (int c = 0; c < rel->rl_ncols; c++)
+      if (strcmp(rel->rl_cols[c], name) == 0) {
+        f->fd_count++;
+        f->fd_index = rel->rl_base + c;
+        f->fd_type = rel->rl_types[c];
+      }
+  }
+}
+
+/* Makes `outer` (a node in the terms of the scope enclosing sq's) visible
+ * inside subquery sq as a parameter. */
+static xnode_t *bd_corr(bd_t *b, xsubq_t *sq, xnode_t *outer)
+{
+  int k;
+  for (k = 0; k < sq->xs_ncorr; k++)
+    if (bd_node_equal(sq->xs_corr[k], outer))
+      break;
+  if (k == sq->xs_ncorr) {
+    xnode_t **n = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(k + 1));
+    if (k)
+      memcpy(n, sq->xs_corr, sizeof(xnode_t *) * (size_t)k);
+    n[k] = outer;
+    sq->xs_corr = n;
+    sq->xs_ncorr = k + 1;
+  }
+  xnode_t *p = bd_node(b, X_PARAM, outer->x_type, outer->x_pos);
+  p->x_index = k;
+  if (b->b_nfix == b->b_fix_cap) {
+    int cap = b->b_fix_cap ? b->b_fix_cap * 2 : 16;
+    xnode_t **n = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)cap);
+    if (b->b_nfix)
+      memcpy(n, b->b_fix, sizeof(xnode_t *) * (size_t)b->b_nfix);
+    b->b_fix = n;
+    b->b_fix_cap = cap;
+  }
+  b->b_fix[b->b_nfix++] = p;
+  return p;
+}
+
+static int bd_column(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  bd_scope_t *chain[64];
+  int depth = 0;
+  bool table_seen = false;
+  for (bd_scope_t *s = sc; s; s = s->sc_parent) {
+    bd_found_t f;
+    scope_find(s, x->ex_schema, x->ex_table, x->ex_name, &f);
+    table_seen |= f.fd_table_seen;
+    if (f.fd_count > 1)
+      return bd_error(b, SQLSTATE_AMBIGUOUS_COLUMN, x->ex_pos, "column reference \"%s\" is ambiguous",
+                      x->ex_name);
+    if (f.fd_count == 1) {
+      xnode_t *n = bd_col(b, f.fd_index, f.fd_type);
+      n->x_pos = x->ex_pos;
+      /* Pass it inward through every subquery boundary crossed. */
+      for (int i = depth - 1; i >= 0; i--) {
+        if (!chain[i]->sc_subq)
+          return bd_error(b, SQLSTATE_UNDEFINED_COLUMN, x->ex_pos,
+                          "column \"%s\" cannot be referenced from this part of the query",
+                          x->ex_name);
+        n = bd_corr(b, chain[i]->sc_subq, n);
+      }
+      *out = n;
+      return CZ_OK;
+    }
+    if (f.fd_table_seen)
+      break;  /* t.x where t is here but has no x: do not look further out */
+    if (depth == (int)CZ_ARRAY_LEN(chain))
+      break;
+    chain[depth++] = s;
+  }
+  if (x->ex_table && !table_seen)
+    return bd_error(b, SQLSTATE_UNDEFINED_TABLE, x->ex_pos,
+                    "missing FROM-clause entry for table \"%s\"", x->ex_table);
+  if (x->ex_table)
+    return bd_error(b, SQLSTATE_UNDEFINED_COLUMN, x->ex_pos, "column %s.%s does not exist",
+                    x->ex_table, x->ex_name);
+  return bd_error(b, SQLSTATE_UNDEFINED_COLUMN, x->ex_pos, "column \"%s\" does not exist",
+                  x->ex_name);
+}
+
+/* ---- literals and parameters ------------------------------------------- */
+
+static int bd_literal(bd_t *b, const sql_expr_t *x, xnode_t **out)
+{
+  xnode_t *n = bd_node(b, X_CONST, ty_plain(TY_UNKNOWN), x->ex_pos);
+  switch (x->ex_lit) {
+  case SQL_LIT_NULL:
+    n->x_const.d_null = true;
+    break;
+  case SQL_LIT_BOOL:
+    n->x_type = ty_plain(TY_BOOL);
+    n->x_const.d_bool = x->ex_bool;
+    break;
+  case SQL_LIT_INT:
+    n->x_type = ty_plain(x->ex_int >= INT32_MIN && x->ex_int <= INT32_MAX ? TY_INT4 : TY_INT8);
+    n->x_const.d_i64 = x->ex_int;
+    break;
+  case SQL_LIT_NUMERIC:
+  case SQL_LIT_FLOAT: {
+    /* PostgreSQL types 1.5 and 1e3 as numeric; past NUMERIC's 38 digits
+     * the value is kept as double precision. */
+    size_t len = strlen(x->ex_text);
+    n->x_type = ty_plain(TY_NUMERIC);
+    if (ty_parse_text(n->x_type, x->ex_text, len, b->b_a, &n->x_const, NULL) != CZ_OK) {
+      n->x_type = ty_plain(TY_FLOAT8);
+      if (ty_parse_text(n->x_type, x->ex_text, len, b->b_a, &n->x_const, b->b_e) != CZ_OK) {
+        b->b_e->er_pos = x->ex_pos;
+        return CZ_ERR;
+      }
+    }
+    break;
+  }
+  case SQL_LIT_STRING:
+    n->x_const.d_str.s_ptr = x->ex_text;
+    n->x_const.d_str.s_len = (uint32_t)strlen(x->ex_text);
+    break;
+  case SQL_LIT_TYPED: {
+    ty_t t;
+    if (sql_bind_type(&x->ex_type, &t, b->b_e) != CZ_OK)
+      return CZ_ERR;
+    n->x_type = t;
+    if (ty_parse_text(t, x->ex_text, strlen(x->ex_text), b->b_a, &n->x_const, b->b_e) != CZ_OK) {
+      b->b_e->er_pos = x->ex_pos;
+      return CZ_ERR;
+    }
+    break;
+  }
+  }
+  *out = n;
+  return CZ_OK;
+}
+
+static int bd_param(bd_t *b, const sql_expr_t *x, xnode_t **out)
+{
+  int idx = (int)x->ex_int - 1;
+  if (idx < 0 || idx >= 65535)
+    return bd_error(b, "42P02", x->ex_pos, "there is no parameter $%lld", (long long)x->ex_int);
+  if (idx >= b->b_pcap) {
+    int cap = b->b_pcap ? b->b_pcap : 8;
+    while (cap <= idx)
+      cap *= 2;
+    ty_t *n = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)cap);
+    if (b->b_nparams)
+      memcpy(n, b->b_ptypes, sizeof(ty_t) * (size_t)b->b_nparams);
+    b->b_ptypes = n;
+    b->b_pcap = cap;
+  }
+  for (int i = b->b_nparams; i <= idx; i++)
+    b->b_ptypes[i] = ty_plain(TY_UNKNOWN);
+  if (idx >= b->b_nparams)
+    b->b_nparams = idx + 1;
+  xnode_t *n = bd_node(b, X_PARAM, b->b_ptypes[idx], x->ex_pos);
+  n->x_index = idx;
+  if (b->b_nparam_nodes == b->b_param_cap) {
+    int cap = b->b_param_cap ? b->b_param_cap * 2 : 16;
+    xnode_t **nn = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)cap);
+    if (b->b_nparam_nodes)
+      memcpy(nn, b->b_param_nodes, sizeof(xnode_t *) * (size_t)b->b_nparam_nodes);
+    b->b_param_nodes = nn;
+    b->b_param_cap = cap;
+  }
+  b->b_param_nodes[b->b_nparam_nodes++] = n;
+  *out = n;
+  return CZ_OK;
+}
+
+/* ---- operators ---------------------------------------------------------- */
+
+int bd_op(bd_t *b, xop_t op, xnode_t *l, xnode_t *r, int pos, xnode_t **out)
+{
+  ty_t l_to, r_to, res;
+  int rc = r ? xop_resolve(op, l->x_type, &r->x_type, &l_to, &r_to, &res, b->b_e)
+             : xop_resolve(op, l->x_type, NULL, &l_to, NULL, &res, b->b_e);
+  if (rc != CZ_OK) {
+    b->b_e->er_pos = pos;
+    return CZ_ERR;
+  }
+  xnode_t *n = bd_node(b, X_OP, res, pos);
+  n->x_op = op;
+  n->x_nargs = r ? 2 : 1;
+  n->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * 2);
+  if (!(n->x_args[0] = bd_coerce(b, l, l_to)))
+    return CZ_ERR;
+  if (r && !(n->x_args[1] = bd_coerce(b, r, r_to)))
+    return CZ_ERR;
+  *out = n;
+  return CZ_OK;
+}
+
+static xop_t bd_map_op(const sql_expr_t *x)
+{
+  bool nt = x->ex_not;
+  switch (x->ex_op) {
+  case SQL_OP_OR: return XOP_OR;
+  case SQL_OP_AND: return XOP_AND;
+  case SQL_OP_NOT: return XOP_NOT;
+  case SQL_OP_NEG: return XOP_NEG;
+  case SQL_OP_EQ: return XOP_EQ;
+  case SQL_OP_NE: return XOP_NE;
+  case SQL_OP_LT: return XOP_LT;
+  case SQL_OP_LE: return XOP_LE;
+  case SQL_OP_GT: return XOP_GT;
+  case SQL_OP_GE: return XOP_GE;
+  case SQL_OP_ADD: return XOP_ADD;
+  case SQL_OP_SUB: return XOP_SUB;
+  case SQL_OP_MUL: return XOP_MUL;
+  case SQL_OP_DIV: return XOP_DIV;
+  case SQL_OP_MOD: return XOP_MOD;
+  case SQL_OP_CONCAT: return XOP_CONCAT;
+  case SQL_OP_LIKE: return nt ? XOP_NOT_LIKE : XOP_LIKE;
+  case SQL_OP_ILIKE: return nt ? XOP_NOT_ILIKE : XOP_ILIKE;
+  case SQL_OP_IS_NULL: return nt ? XOP_IS_NOT_NULL : XOP_IS_NULL;
+  case SQL_OP_IS_TRUE: return nt ? XOP_IS_NOT_TRUE : XOP_IS_TRUE;
+  case SQL_OP_IS_FALSE: return nt ? XOP_IS_NOT_FALSE : XOP_IS_FALSE;
+  case SQL_OP_IS_DISTINCT: return nt ? XOP_IS_NOT_DISTINCT : XOP_IS_DISTINCT;
+  default: return XOP_EQ;
+  }
+}
+
+static bool op_is_unary(sql_op_t op)
+{
+  return op == SQL_OP_NOT || op == SQL_OP_NEG || op == SQL_OP_IS_NULL || op == SQL_OP_IS_TRUE ||
+         op == SQL_OP_IS_FALSE;
+}
+
+static int bd_func_call(bd_t *b, const char *name, xnode_t **args, int n, int pos,
+                        xnode_t **out);
+
+static int bd_operator(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  xnode_t *l, *r = NULL;
+  if (bd_expr(b, sc, x->ex_left, &l) != CZ_OK)
+    return CZ_ERR;
+  if (!op_is_unary(x->ex_op) && bd_expr(b, sc, x->ex_right, &r) != CZ_OK)
+    return CZ_ERR;
+  if (x->ex_op == SQL_OP_MATCH || x->ex_op == SQL_OP_IMATCH) {
+    /* a ~ b is regexp_like(a, b [, 'i']) */
+    xnode_t *args[3] = {l, r, NULL};
+    int n = 2;
+    if (x->ex_op == SQL_OP_IMATCH) {
+      args[2] = bd_node(b, X_CONST, ty_plain(TY_TEXT), x->ex_pos);
+      args[2]->x_const.d_str.s_ptr = "i";
+      args[2]->x_const.d_str.s_len = 1;
+      n = 3;
+    }
+    xnode_t *m;
+    if (bd_func_call(b, "regexp_like", args, n, x->ex_pos, &m) != CZ_OK)
+      return CZ_ERR;
+    if (!x->ex_not) {
+      *out = m;
+      return CZ_OK;
+    }
+    return bd_op(b, XOP_NOT, m, NULL, x->ex_pos, out);
+  }
+  return bd_op(b, bd_map_op(x), l, r, x->ex_pos, out);
+}
+
+int bd_unify(bd_t *b, xnode_t **nodes, int n, const char *ctx, int pos, ty_t *out)
+{
+  ty_t *types = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)(n > 0 ? n : 1));
+  for (int i = 0; i < n; i++)
+    types[i] = nodes[i]->x_type;
+  if (xtype_common(types, n, out, b->b_e) != CZ_OK) {
+    b->b_e->er_pos = pos;
+    (void)ctx;
+    return CZ_ERR;
+  }
+  for (int i = 0; i < n; i++)
+    if (!(nodes[i] = bd_coerce(b, nodes[i], *out)))
+      return CZ_ERR;
+  return CZ_OK;
+}
+
+/* ---- CASE, IN, BETWEEN ----------------------------------------------------- */
+
+static int bd_case(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  int nw = sql_list_len(x->ex_list);
+  int n = 2 * nw + (x->ex_right ? 1 : 0);
+  xnode_t **args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)n);
+  xnode_t **res = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nw + 1));
+  for (int i = 0; i < nw; i++) {
+    const sql_when_t *w = sql_list_at(x->ex_list, i);
+    xnode_t *cond;
+    if (x->ex_left) {
+      xnode_t *base, *val;
+      if (bd_expr(b, sc, x->ex_left, &base) != CZ_OK || bd_expr(b, sc, w->wh_cond, &val) != CZ_OK ||
+          bd_op(b, XOP_EQ, base, val, w->wh_cond->ex_pos, &cond) != CZ_OK)
+        return CZ_ERR;
+    } else if (bd_cond(b, sc, w->wh_cond, "CASE/WHEN", &cond) != CZ_OK)
+      return CZ_ERR;
+    args[2 * i] = cond;
+    if (bd_expr(b, sc, w->wh_result, &res[i]) != CZ_OK)
+      return CZ_ERR;
+  }
+  int nres = nw;
+  if (x->ex_right && bd_expr(b, sc, x->ex_right, &res[nres++]) != CZ_OK)
+    return CZ_ERR;
+  ty_t t;
+  if (bd_unify(b, res, nres, "CASE", x->ex_pos, &t) != CZ_OK)
+    return CZ_ERR;
+  for (int i = 0; i < nw; i++)
+    args[2 * i + 1] = res[i];
+  if (x->ex_right)
+    args[2 * nw] = res[nw];
+  xnode_t *c = bd_node(b, X_CASE, t, x->ex_pos);
+  c->x_nargs = n;
+  c->x_args = args;
+  c->x_has_else = x->ex_right != NULL;
+  *out = c;
+  return CZ_OK;
+}
+
+static int bd_in_list(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  int n = 1 + sql_list_len(x->ex_list);
+  xnode_t **args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)n);
+  if (bd_expr(b, sc, x->ex_left, &args[0]) != CZ_OK)
+    return CZ_ERR;
+  for (int i = 1; i < n; i++)
+    if (bd_expr(b, sc, sql_list_at(x->ex_list, i - 1), &args[i]) != CZ_OK)
+      return CZ_ERR;
+  ty_t t;
+  if (bd_unify(b, args, n, "IN", x->ex_pos, &t) != CZ_OK)
+    return CZ_ERR;
+  xnode_t *in = bd_node(b, X_IN_LIST, ty_plain(TY_BOOL), x->ex_pos);
+  in->x_nargs = n;
+  in->x_args = args;
+  in->x_not = x->ex_not;
+  *out = in;
+  return CZ_OK;
+}
+
+static int bd_between(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  xnode_t *v, *lo, *hi, *c1, *c2;
+  if (bd_expr(b, sc, x->ex_left, &v) != CZ_OK || bd_expr(b, sc, x->ex_right, &lo) != CZ_OK ||
+      bd_expr(b, sc, x->ex_third, &hi) != CZ_OK)
+    return CZ_ERR;
+  /* v is shared by both comparisons: nodes are never changed in place. */
+  if (x->ex_not)
+    return bd_op(b, XOP_LT, v, lo, x->ex_pos, &c1) != CZ_OK ||
+                   bd_op(b, XOP_GT, v, hi, x->ex_pos, &c2) != CZ_OK
+               ? CZ_ERR
+               : bd_op(b, XOP_OR, c1, c2, x->ex_pos, out);
+  return bd_op(b, XOP_GE, v, lo, x->ex_pos, &c1) != CZ_OK ||
+                 bd_op(b, XOP_LE, v, hi, x->ex_pos, &c2) != CZ_OK
+             ? CZ_ERR
+             : bd_op(b, XOP_AND, c1, c2, x->ex_pos, out);
+}
+
+/* ---- subqueries ------------------------------------------------------------ */
+
+int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos,
+                xsubq_t **out_sq, op_t **out_plan)
+{
+  xsubq_t *sq = arena_zalloc(b->b_a, sizeof(*sq));
+  sq->xs_parent = sc ? sc->sc_subq : NULL;
+  if (b->b_nsubqs == b->b_subq_cap) {
+    int cap = b->b_subq_cap ? b->b_subq_cap * 2 : 8;
+    xsubq_t **n = arena_alloc(b->b_a, sizeof(xsubq_t *) * (size_t)cap);
+    if (b->b_nsubqs)
+      memcpy(n, b->b_subqs, sizeof(xsubq_t *) * (size_t)b->b_nsubqs);
+    b->b_subqs = n;
+    b->b_subq_cap = cap;
+  }
+  b->b_subqs[b->b_nsubqs++] = sq;  /* before its own subqueries: parents first */
+  op_t *plan;
+  if (bd_query(b, q, sc, sq, &plan, NULL, NULL) != CZ_OK)
+    return CZ_ERR;
+  if (kind != 1 && plan->o_ncols != 1)
+    return bd_error(b, SQLSTATE_SYNTAX_ERROR, pos, "subquery must return only one column");
+  sq->xs_plan = plan;
+  *out_sq = sq;
+  *out_plan = plan;
+  return CZ_OK;
+}
+
+static int bd_subq_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, int kind, bool negate,
+                        xnode_t *lhs, xnode_t **out)
+{
+  xsubq_t *sq;
+  op_t *plan;
+  if (bd_subquery(b, sc, x->ex_query, kind, x->ex_pos, &sq, &plan) != CZ_OK)
+    return CZ_ERR;
+  xnode_t *n = bd_node(b, X_SUBQ, kind == 0 ? plan->o_types[0] : ty_plain(TY_BOOL), x->ex_pos);
+  n->x_subq = sq;
+  n->x_subq_kind = kind;
+  n->x_not = negate;
+  if (kind == 2) {
+    xnode_t *pair[2] = {lhs, bd_col(b, 0, plan->o_types[0])};
+    ty_t t;
+    if (bd_unify(b, pair, 2, "IN", x->ex_pos, &t) != CZ_OK)
+      return CZ_ERR;
+    if (pair[1]->x_kind != X_COL) {
+      xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *));
+      cols[0] = pair[1];
+      sq->xs_plan = op_project_new(b->b_a, plan, 1, cols);
+    }
+    n->x_nargs = 1;
+    n->x_args = arena_alloc(b->b_a, sizeof(xnode_t *));
+    n->x_args[0] = pair[0];
+  }
+  *out = n;
+  return CZ_OK;
+}
+
+/* x op ANY/ALL (subquery) for the forms that are IN and NOT IN. */
+static int bd_any_all(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  bool any = x->ex_kind == SQL_E_ANY;
+  if (x->ex_query && ((any && x->ex_op == SQL_OP_EQ && !x->ex_not) ||
+                      (!any && x->ex_op == SQL_OP_NE && !x->ex_not))) {
+    xnode_t *lhs;
+    if (bd_expr(b, sc, x->ex_left, &lhs) != CZ_OK)
+      return CZ_ERR;
+    return bd_subq_expr(b, sc, x, 2, !any, lhs, out);
+  }
+  return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
+                  "this form of ANY/ALL is not supported yet");
+}
+
+/* ---- functions ------------------------------------------------------------ */
+
+/* COALESCE, NULLIF, GREATEST, LEAST as CASE when the function table does
+ * not have them. */
+static int bd_func_as_case(bd_t *b, const char *name, xnode_t **args, int n, int pos,
+                           xnode_t **out)
+{
+  ty_t t;
+  if (strcmp(name, "nullif") == 0) {
+    if (n != 2)
+      return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, pos, "function nullif requires 2 arguments");
+    xnode_t *eq;
+    if (bd_op(b, XOP_EQ, args[0], args[1], pos, &eq) != CZ_OK)
+      return CZ_ERR;
+    xnode_t *v = args[0]->x_type.t_id == TY_UNKNOWN ? bd_finish_unknown(b, args[0]) : args[0];
+    if (!v)
+      return CZ_ERR;
+    xnode_t *c = bd_node(b, X_CASE, v->x_type, pos);
+    c->x_nargs = 3;
+    c->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * 3);
+    c->x_args[0] = eq;
+    c->x_args[1] = bd_const_null(b, v->x_type);
+    c->x_args[2] = v;
+    c->x_has_else = true;
+    *out = c;
+    return CZ_OK;
+  }
+  if (n < 1)
+    return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, pos, "function %s() does not exist", name);
+  if (bd_unify(b, args, n, name, pos, &t) != CZ_OK)
+    return CZ_ERR;
+  bool coalesce = strcmp(name, "coalesce") == 0;
+  /* coalesce: CASE WHEN a IS NOT NULL THEN a … ELSE last END;
+   * greatest/least fold pairwise, ignoring NULLs as PostgreSQL does. */
+  xnode_t *acc = args[n - 1];
+  for (int i = n - 2; i >= 0; i--) {
+    xnode_t *cond;
+    xnode_t *c = bd_node(b, X_CASE, t, pos);
+    c->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * 3);
+    c->x_nargs = 3;
+    c->x_has_else = true;
+    if (coalesce) {
+      if (bd_op(b, XOP_IS_NOT_NULL, args[i], NULL, pos, &cond) != CZ_OK)
+        return CZ_ERR;
+      c->x_args[0] = cond;
+      c->x_args[1] = args[i];
+      c->x_args[2] = acc;
+    } else {
+      xnode_t *cmp, *nn, *accnull;
+      xop_t op = strcmp(name, "greatest") == 0 ? XOP_GE : XOP_LE;
+      if (bd_op(b, op, args[i], acc, pos, &cmp) != CZ_OK ||
+          bd_op(b, XOP_IS_NULL, acc, NULL, pos, &accnull) != CZ_OK ||
+          bd_op(b, XOP_OR, accnull, cmp, pos, &cond) != CZ_OK ||
+          bd_op(b, XOP_IS_NOT_NULL, args[i], NULL, pos, &nn) != CZ_OK ||
+          bd_op(b, XOP_AND, nn, cond, pos, &cond) != CZ_OK)
+        return CZ_ERR;
+      c->x_args[0] = cond;
+      c->x_args[1] = args[i];
+      c->x_args[2] = acc;
+    }
+    acc = c;
+  }
+  *out = acc;
+  return CZ_OK;
+}
+
+static int bd_func_call(bd_t *b, const char *name, xnode_t **args, int n, int pos,
+                        xnode_t **out)
+{
+  ty_t *types = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)(n > 0 ? n : 1));
+  ty_t *arg_to = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)(n > 0 ? n : 1));
+  ty_t res;
+  for (int i = 0; i < n; i++)
+    types[i] = args[i]->x_type;
+  const xfunc_t *f;
+  err_t e2;
+  if (xfunc_resolve(name, types, n, &f, arg_to, &res, &e2) != CZ_OK) {
+    if (strcmp(name, "coalesce") == 0 || strcmp(name, "nullif") == 0 ||
+        strcmp(name, "greatest") == 0 || strcmp(name, "least") == 0)
+      return bd_func_as_case(b, name, args, n, pos, out);
+    *b->b_e = e2;
+    b->b_e->er_pos = pos;
+    return CZ_ERR;
+  }
+  xnode_t *fn = bd_node(b, X_FUNC, res, pos);
+  fn->x_func = f;
+  fn->x_nargs = n;
+  fn->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++)
+    if (!(fn->x_args[i] = bd_coerce(b, args[i], arg_to[i])))
+      return CZ_ERR;
+  *out = fn;
+  return CZ_OK;
+}
+
+static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  if (x->ex_over)
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
+                    "window functions are not supported yet");
+  if (xagg_is_aggregate(x->ex_name))
+    return bd_agg_call(b, sc, x, out);
+  if (x->ex_star || x->ex_distinct)
+    return bd_error(b, SQLSTATE_SYNTAX_ERROR, x->ex_pos,
+                    "%s specified, but %s is not an aggregate function",
+                    x->ex_star ? "*" : "DISTINCT", x->ex_name);
+  int n = sql_list_len(x->ex_list);
+  xnode_t **args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++)
+    if (bd_expr(b, sc, sql_list_at(x->ex_list, i), &args[i]) != CZ_OK)
+      return CZ_ERR;
+  return bd_func_call(b, x->ex_name, args, n, x->ex_pos, out);
+}
+
+/* ---- the dispatcher -------------------------------------------------------- */
+
+int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  switch (x->ex_kind) {
+  case SQL_E_LITERAL:
+    return bd_literal(b, x, out);
+  case SQL_E_PARAM:
+    return bd_param(b, x, out);
+  case SQL_E_COLUMN:
+    return bd_column(b, sc, x, out);
+  case SQL_E_OP:
+    return bd_operator(b, sc, x, out);
+  case SQL_E_BETWEEN:
+    return bd_between(b, sc, x, out);
+  case SQL_E_IN_LIST:
+    return bd_in_list(b, sc, x, out);
+  case SQL_E_IN_QUERY: {
+    xnode_t *lhs;
+    if (bd_expr(b, sc, x->ex_left, &lhs) != CZ_OK)
+      return CZ_ERR;
+    return bd_subq_expr(b, sc, x, 2, x->ex_not, lhs, out);
+  }
+  case SQL_E_EXISTS:
+    return bd_subq_expr(b, sc, x, 1, false, NULL, out);
+  case SQL_E_SUBQUERY:
+    return bd_subq_expr(b, sc, x, 0, false, NULL, out);
+  case SQL_E_CASE:
+    return bd_case(b, sc, x, out);
+  case SQL_E_CAST: {
+    xnode_t *in;
+    ty_t t;
+    if (bd_expr(b, sc, x->ex_left, &in) != CZ_OK || sql_bind_type(&x->ex_type, &t, b->b_e) != CZ_OK)
+      return CZ_ERR;
+    if (!(*out = bd_cast(b, in, t, x->ex_pos)))
+      return CZ_ERR;
+    return CZ_OK;
+  }
+  case SQL_E_FUNC:
+    return bd_func(b, sc, x, out);
+  case SQL_E_DEFAULT:
+    return bd_error(b, SQLSTATE_SYNTAX_ERROR, x->ex_pos, "DEFAULT is not allowed in this context");
+  case SQL_E_STAR:
+    return bd_error(b, SQLSTATE_SYNTAX_ERROR, x->ex_pos, "* is not allowed here");
+  case SQL_E_ANY:
+  case SQL_E_ALL:
+    return bd_any_all(b, sc, x, out);
+  case SQL_E_COLLATE:
+    return bd_expr(b, sc, x->ex_left, out);  /* one collation (C) */
+  default:
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
+                    "arrays are not supported yet");
+  }
+}
+
+int bd_cond(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, const char *what, xnode_t **out)
+{
+  xnode_t *n;
+  if (bd_expr(b, sc, x, &n) != CZ_OK)
+    return CZ_ERR;
+  if (n->x_type.t_id == TY_UNKNOWN && !(n = bd_coerce(b, n, ty_plain(TY_BOOL))))
+    return CZ_ERR;
+  if (n->x_type.t_id != TY_BOOL)
+    return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, x->ex_pos,
+                    "argument of %s must be type boolean, not type %s", what,
+                    ty_name(b->b_a, n->x_type));
+  *out = n;
+  return CZ_OK;
+}

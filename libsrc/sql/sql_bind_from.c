@@ -1,0 +1,347 @@
+/* sql_bind_from — the FROM clause and WHERE: FROM items become range
+ * entries of the block's scope and inputs of a left-deep join tree;
+ * WHERE conjuncts are placed where they can first be evaluated: into the
+ * scan of the one table they use (key bounds or a filter there), into the
+ * join that brings their tables together (equalities of two columns make
+ * it a hash join), or, when they hold subqueries, above all the joins.
+ *
+ * The row of the block is the FROM items' columns side by side in the
+ * order written, and a left-deep join of the items in that order produces
+ * exactly that row, so conjunct column numbers only change when a
+ * conjunct is pushed into a single item (shifted by the item's base). */
+#include <string.h>
+
+#include "sql/sql_bind_int.h"
+
+int bd_lookup_table(bd_t *b, const sql_name_t *n, const sp_table_t **out)
+{
+  int rc = b->b_env->pe_table(b->b_env->pe_ctx, n->nm_schema, n->nm_name, b->b_a, out, b->b_e);
+  if (rc == CZ_ERR)
+    return CZ_ERR;
+  if (rc != CZ_OK)
+    return bd_error(b, SQLSTATE_UNDEFINED_TABLE, n->nm_pos, "relation \"%s%s%s\" does not exist",
+                    n->nm_schema ? n->nm_schema : "", n->nm_schema ? "." : "", n->nm_name);
+  return CZ_OK;
+}
+
+static void scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r)
+{
+  for (int i = 0; i < sc->sc_nrels; i++)
+    if (strcmp(sc->sc_rels[i]->rl_name, r->rl_name) == 0 &&
+        (!r->rl_schema || !sc->sc_rels[i]->rl_schema ||
+         strcmp(r->rl_schema, sc->sc_rels[i]->rl_schema) == 0)) {
+      bd_error(b, SQLSTATE_DUPLICATE_ALIAS, 0, "table name \"%s\" specified more than once",
+               r->rl_name);
+      r->rl_ncols = -1;  /* reported by the caller through b_e */
+    }
+  bd_rel_t **n = arena_alloc(b->b_a, sizeof(bd_rel_t *) * (size_t)(sc->sc_nrels + 1));
+  if (sc->sc_nrels)
+    memcpy(n, sc->sc_rels, sizeof(bd_rel_t *) * (size_t)sc->sc_nrels);
+  n[sc->sc_nrels++] = r;
+  sc->sc_rels = n;
+  r->rl_base = sc->sc_width;
+  if (r->rl_ncols > 0)
+    sc->sc_width += r->rl_ncols;
+}
+
+/* One FROM unit: a table (scan planned later), a derived table or an
+ * explicit join; its columns are [un_base, un_base + un_width). */
+typedef struct unit_s {
+  int un_base, un_width;
+  const sp_table_t *un_table;   /* a plain table: scan with pushed conjuncts */
+  const char *un_alias;
+  op_t *un_op;                  /* otherwise the built input */
+  int un_nconj, un_cap;
+  xnode_t **un_conj;            /* conjuncts pushed here (shifted) */
+} unit_t;
+
+static xnode_t *shift_copy(bd_t *b, const xnode_t *x, int delta)
+{
+  xnode_t *n = arena_alloc(b->b_a, sizeof(*n));
+  *n = *x;
+  if (x->x_kind == X_COL)
+    n->x_index += delta;
+  if (x->x_nargs) {
+    n->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)x->x_nargs);
+    for (int i = 0; i < x->x_nargs; i++)
+      n->x_args[i] = shift_copy(b, x->x_args[i], delta);
+  }
+  return n;
+}
+
+static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
+                   const sp_table_t **table, const char **alias);
+
+static bd_rel_t *rel_new(bd_t *b, const char *name, const char *schema, int n)
+{
+  bd_rel_t *r = arena_zalloc(b->b_a, sizeof(*r));
+  r->rl_name = name;
+  r->rl_schema = schema;
+  r->rl_ncols = n;
+  r->rl_cols = arena_zalloc(b->b_a, sizeof(char *) * (size_t)(n + 1));
+  r->rl_types = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)(n + 1));
+  return r;
+}
+
+/* An explicit JOIN: both sides go into sc, ON is bound over just them. */
+static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
+{
+  int first_rel = sc->sc_nrels;
+  int base = sc->sc_width;
+  op_t *l, *r;
+  const sp_table_t *t;
+  const char *al;
+  if (bd_item(b, sc, fr->fr_left, &l, &t, &al) != CZ_OK)
+    return CZ_ERR;
+  if (t)
+    l = bd_plan_scan(b, t, al, false, NULL, 0);
+  int mid = sc->sc_width;
+  if (bd_item(b, sc, fr->fr_right, &r, &t, &al) != CZ_OK)
+    return CZ_ERR;
+  if (t)
+    r = bd_plan_scan(b, t, al, false, NULL, 0);
+  if (fr->fr_natural || fr->fr_using)
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
+                    "NATURAL and USING joins are not supported yet");
+  if (fr->fr_join == SQL_JOIN_FULL)
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
+                    "FULL JOIN is not supported yet");
+  xnode_t *cond = NULL;
+  if (fr->fr_on) {
+    bd_scope_t js = *sc;  /* only this join's items are visible in ON */
+    js.sc_rels = sc->sc_rels + first_rel;
+    js.sc_nrels = sc->sc_nrels - first_rel;
+    js.sc_agg = NULL;
+    js.sc_agg_forbid = "JOIN conditions";
+    if (bd_cond(b, &js, fr->fr_on, "JOIN/ON", &cond) != CZ_OK)
+      return CZ_ERR;
+    if (bd_node_has_subq(cond))
+      return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_on->ex_pos,
+                      "subqueries in JOIN conditions are not supported yet");
+    cond = shift_copy(b, cond, -base);
+  }
+  if (fr->fr_join == SQL_JOIN_RIGHT) {
+    /* a RIGHT JOIN b = b LEFT JOIN a, with the columns put back in order */
+    int lw = mid - base, rw = sc->sc_width - mid;
+    xnode_t *c2 = NULL;
+    if (cond) {
+      /* in the swapped row, left columns moved up by rw, right down by lw */
+      c2 = shift_copy(b, cond, 0);
+      xnode_t *stack[256];
+      int sp = 0;
+      stack[sp++] = c2;
+      while (sp) {
+        xnode_t *x = stack[--sp];
+        if (x->x_kind == X_COL)
+          x->x_index = x->x_index < lw ? x->x_index + rw : x->x_index - lw;
+        for (int i = 0; i < x->x_nargs && sp < 256; i++)
+          stack[sp++] = x->x_args[i];
+      }
+    }
+    op_t *j = op_nljoin_new(b->b_a, r, l, JOIN_LEFT, c2);
+    xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(lw + rw + 1));
+    for (int i = 0; i < lw; i++)
+      cols[i] = bd_col(b, rw + i, j->o_types[rw + i]);
+    for (int i = 0; i < rw; i++)
+      cols[lw + i] = bd_col(b, i, j->o_types[i]);
+    *out = op_project_new(b->b_a, j, lw + rw, cols);
+    return CZ_OK;
+  }
+  *out = op_nljoin_new(b->b_a, l, r, fr->fr_join == SQL_JOIN_LEFT ? JOIN_LEFT : JOIN_INNER, cond);
+  return CZ_OK;
+}
+
+static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
+                   const sp_table_t **table, const char **alias)
+{
+  *op = NULL;
+  *table = NULL;
+  *alias = NULL;
+  switch (fr->fr_kind) {
+  case SQL_FROM_TABLE: {
+    const sp_table_t *t;
+    if (bd_lookup_table(b, &fr->fr_table, &t) != CZ_OK)
+      return CZ_ERR;
+    bd_access(b, t, SQL_PRIV_SELECT);
+    bd_rel_t *r = rel_new(b, fr->fr_alias ? fr->fr_alias : t->tb_name,
+                          fr->fr_alias ? NULL : t->tb_schema, t->tb_ncols);
+    for (int c = 0; c < t->tb_ncols; c++) {
+      r->rl_cols[c] = t->tb_colnames[c];
+      r->rl_types[c] = t->tb_coltypes[c];
+    }
+    int nal = sql_list_len(fr->fr_colnames);
+    for (int c = 0; c < nal && c < t->tb_ncols; c++)
+      r->rl_cols[c] = sql_list_at(fr->fr_colnames, c);
+    r->rl_table = t;
+    scope_add(b, sc, r);
+    if (r->rl_ncols < 0) {
+      b->b_e->er_pos = fr->fr_pos;
+      return CZ_ERR;
+    }
+    *table = t;
+    *alias = r->rl_name;
+    return CZ_OK;
+  }
+  case SQL_FROM_SUBQUERY: {
+    /* A derived table sees the enclosing query (not its siblings). */
+    bd_scope_t outer = {.sc_parent = sc->sc_parent, .sc_subq = sc->sc_subq};
+    const char **names;
+    op_t *q;
+    if (bd_query(b, fr->fr_query, outer.sc_parent, sc->sc_subq, &q, &names, NULL) != CZ_OK)
+      return CZ_ERR;
+    bd_rel_t *r = rel_new(b, fr->fr_alias ? fr->fr_alias : "?subquery?", NULL, q->o_ncols);
+    int nal = sql_list_len(fr->fr_colnames);
+    for (int c = 0; c < q->o_ncols; c++) {
+      r->rl_cols[c] = c < nal ? sql_list_at(fr->fr_colnames, c) : names[c];
+      r->rl_types[c] = q->o_types[c];
+    }
+    scope_add(b, sc, r);
+    if (r->rl_ncols < 0) {
+      b->b_e->er_pos = fr->fr_pos;
+      return CZ_ERR;
+    }
+    *op = q;
+    return CZ_OK;
+  }
+  case SQL_FROM_JOIN:
+    return bd_join(b, sc, fr, op);
+  default:
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
+                    "functions in FROM are not supported yet");
+  }
+}
+
+typedef struct refs_s {
+  const unit_t *rf_units;
+  int rf_nunits;
+  uint64_t rf_mask;             /* units referenced (first 64) */
+  bool rf_many;                 /* beyond 64 units: treat as all */
+} refs_t;
+
+static void refs_col(void *ctx, xnode_t *col)
+{
+  refs_t *r = ctx;
+  for (int u = 0; u < r->rf_nunits; u++)
+    if (col->x_index >= r->rf_units[u].un_base &&
+        col->x_index < r->rf_units[u].un_base + r->rf_units[u].un_width) {
+      if (u < 64)
+        r->rf_mask |= (uint64_t)1 << u;
+      else
+        r->rf_many = true;
+    }
+}
+
+static void unit_push(bd_t *b, unit_t *u, xnode_t *c)
+{
+  if (u->un_nconj == u->un_cap) {
+    int cap = u->un_cap ? u->un_cap * 2 : 4;
+    xnode_t **n = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)cap);
+    if (u->un_nconj)
+      memcpy(n, u->un_conj, sizeof(xnode_t *) * (size_t)u->un_nconj);
+    u->un_conj = n;
+    u->un_cap = cap;
+  }
+  u->un_conj[u->un_nconj++] = c;
+}
+
+/* col = col between the units so far and unit u: a hash join key pair. */
+static bool hash_key(const xnode_t *c, const unit_t *un, int *lk, int *rk)
+{
+  if (c->x_kind != X_OP || c->x_op != XOP_EQ)
+    return false;
+  const xnode_t *a = c->x_args[0], *d = c->x_args[1];
+  if (a->x_kind != X_COL || d->x_kind != X_COL || a->x_type.t_id != d->x_type.t_id)
+    return false;
+  int lo = un->un_base, hi = un->un_base + un->un_width;
+  bool a_in = a->x_index >= lo && a->x_index < hi, d_in = d->x_index >= lo && d->x_index < hi;
+  if (a_in == d_in || (a_in ? d->x_index : a->x_index) >= lo)
+    return false;
+  *lk = a_in ? d->x_index : a->x_index;
+  *rk = (a_in ? a->x_index : d->x_index) - lo;
+  return true;
+}
+
+int bd_from(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
+            op_t **out)
+{
+  int nu = sql_list_len(from);
+  unit_t *units = arena_zalloc(b->b_a, sizeof(unit_t) * (size_t)(nu + 1));
+  for (int i = 0; i < nu; i++) {
+    units[i].un_base = sc->sc_width;
+    if (bd_item(b, sc, sql_list_at(from, i), &units[i].un_op, &units[i].un_table,
+                &units[i].un_alias) != CZ_OK)
+      return CZ_ERR;
+    units[i].un_width = sc->sc_width - units[i].un_base;
+  }
+  xnode_t **conj = NULL;
+  int nconj = 0, cap = 0;
+  if (where) {
+    xnode_t *w;
+    const char *saved_forbid = sc->sc_agg_forbid;
+    bd_aggctx_t *saved_agg = sc->sc_agg;
+    sc->sc_agg = NULL;
+    sc->sc_agg_forbid = "WHERE";
+    int rc = bd_cond(b, sc, where, "WHERE", &w);
+    sc->sc_agg = saved_agg;
+    sc->sc_agg_forbid = saved_forbid;
+    if (rc != CZ_OK)
+      return CZ_ERR;
+    bd_conjuncts(b, w, &conj, &nconj, &cap);
+  }
+  if (nu == 0) {
+    /* SELECT without FROM: one row (of one unused column). */
+    xnode_t ***rows = arena_alloc(b->b_a, sizeof(xnode_t **));
+    rows[0] = arena_alloc(b->b_a, sizeof(xnode_t *));
+    rows[0][0] = bd_const_i64(b, TY_INT4, 0);
+    ty_t t = ty_plain(TY_INT4);
+    op_t *v = op_values_new(b->b_a, 1, &t, 1, rows);
+    xnode_t *c = bd_and_all(b, conj, nconj);
+    *out = c ? op_filter_new(b->b_a, v, c) : v;
+    return CZ_OK;
+  }
+  /* Place each conjunct. */
+  xnode_t **top = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nconj + 1));
+  int ntop = 0;
+  int *level = arena_alloc(b->b_a, sizeof(int) * (size_t)(nconj + 1));
+  for (int i = 0; i < nconj; i++) {
+    refs_t r = {.rf_units = units, .rf_nunits = nu};
+    bd_node_cols(conj[i], refs_col, &r);
+    level[i] = -1;
+    if (bd_node_has_subq(conj[i]) || r.rf_many || r.rf_mask == 0) {
+      top[ntop++] = conj[i];
+      continue;
+    }
+    int hi = 63 - __builtin_clzll(r.rf_mask);
+    if ((r.rf_mask & (r.rf_mask - 1)) == 0)  /* one unit */
+      unit_push(b, &units[hi], shift_copy(b, conj[i], -units[hi].un_base));
+    else
+      level[i] = hi;  /* applied at the join that adds unit hi */
+  }
+  for (int u = 0; u < nu; u++) {
+    unit_t *un = &units[u];
+    if (un->un_table)
+      un->un_op = bd_plan_scan(b, un->un_table, un->un_alias, false, un->un_conj, un->un_nconj);
+    else if (un->un_nconj)
+      un->un_op = op_filter_new(b->b_a, un->un_op, bd_and_all(b, un->un_conj, un->un_nconj));
+  }
+  op_t *acc = units[0].un_op;
+  for (int u = 1; u < nu; u++) {
+    int lk[32], rk[32], nk = 0;
+    xnode_t **rest = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nconj + 1));
+    int nrest = 0;
+    for (int i = 0; i < nconj; i++) {
+      if (level[i] != u)
+        continue;
+      if (nk < 32 && hash_key(conj[i], &units[u], &lk[nk], &rk[nk]))
+        nk++;
+      else
+        rest[nrest++] = conj[i];
+    }
+    xnode_t *cond = bd_and_all(b, rest, nrest);
+    acc = nk ? op_hashjoin_new(b->b_a, acc, units[u].un_op, JOIN_INNER, nk, lk, rk, cond)
+             : op_nljoin_new(b->b_a, acc, units[u].un_op, JOIN_INNER, cond);
+  }
+  xnode_t *c = bd_and_all(b, top, ntop);
+  *out = c ? op_filter_new(b->b_a, acc, c) : acc;
+  return CZ_OK;
+}

@@ -1,0 +1,147 @@
+/* sql_bind_int — what the binder's and planner's files share: the
+ * statement binding state, scopes of FROM items, and aggregate
+ * collection.
+ *
+ * Design notes:
+ * - A scope is one query block's FROM: range entries (bd_rel_t) laid out
+ *   side by side in the row the block's FROM produces; X_COL indexes are
+ *   positions in that row. A subquery's scope points at the enclosing one
+ *   (sc_parent); a name found there becomes a correlation: an X_PARAM of
+ *   the subquery whose value the executor copies from the outer row
+ *   (xsubq_t xs_corr). Its index is made final (statement params first)
+ *   when the statement is bound (bd_t b_fix).
+ * - Aggregate calls bound in a block that groups are collected in the
+ *   block's bd_aggctx_t and replaced by placeholder X_COL nodes; once the
+ *   block is bound, expressions above the group-by are rewritten to its
+ *   output layout (group keys, then aggregates), which is where 42803 is
+ *   found.
+ */
+#ifndef CZ_SQL_BIND_INT_H
+#define CZ_SQL_BIND_INT_H
+
+#include "exec/exec.h"
+#include "sql/sql.h"
+#include "sql/sql_plan.h"
+
+/* One FROM item's columns in a scope. */
+typedef struct bd_rel_s {
+  const char *rl_name;          /* alias, else the table's name */
+  const char *rl_schema;        /* the table's schema when not aliased; NULL */
+  int rl_ncols;
+  const char **rl_cols;
+  ty_t *rl_types;
+  int rl_base;                  /* its first column in the scope's row */
+  const sp_table_t *rl_table;   /* stored table, NULL for derived ones */
+} bd_rel_t;
+
+typedef struct bd_aggctx_s bd_aggctx_t;
+
+typedef struct bd_scope_s bd_scope_t;
+struct bd_scope_s {
+  bd_scope_t *sc_parent;        /* the enclosing query's scope (correlation) */
+  bd_rel_t **sc_rels;
+  int sc_nrels;
+  int sc_width;                 /* columns of the row */
+  xsubq_t *sc_subq;             /* the subquery this scope belongs to, NULL at top */
+  bd_aggctx_t *sc_agg;          /* where aggregate calls go; NULL: not allowed */
+  const char *sc_agg_forbid;    /* why aggregates are not allowed ("WHERE") */
+};
+
+struct bd_aggctx_s {
+  int ag_n, ag_cap;
+  agg_spec_t *ag_specs;
+  xnode_t **ag_holders;         /* placeholder nodes, one per aggregate */
+  bool ag_in_agg;               /* binding an aggregate's argument (no nesting) */
+};
+
+/* Statement binding state. */
+typedef struct bd_s {
+  arena_t *b_a;
+  const sp_env_t *b_env;
+  err_t *b_e;
+  int b_nparams;                /* highest $n seen, or the client's count */
+  int b_pcap;
+  ty_t *b_ptypes;               /* TY_UNKNOWN until inferred */
+  int b_nparam_nodes, b_param_cap;
+  xnode_t **b_param_nodes;      /* every X_PARAM of a $n (types fixed at the end) */
+  int b_nfix, b_fix_cap;
+  xnode_t **b_fix;              /* correlation X_PARAMs: index += statement params */
+  int b_nsubqs, b_subq_cap;
+  xsubq_t **b_subqs;
+  int b_naccess, b_access_cap;
+  sp_access_t *b_access;
+} bd_t;
+
+/* ---- nodes (sql_bind_node.c) ------------------------------------------- */
+
+xnode_t *bd_node(bd_t *b, xkind_t kind, ty_t type, int pos);
+xnode_t *bd_col(bd_t *b, int index, ty_t type);
+xnode_t *bd_const_null(bd_t *b, ty_t type);
+xnode_t *bd_const_i64(bd_t *b, ty_id_t id, int64_t v);
+/* Converts n to type `to`: folds untyped literals (22P02 on bad text:
+ * NULL returned, b_e set), types untyped parameters, else wraps an
+ * X_CAST. */
+xnode_t *bd_coerce(bd_t *b, xnode_t *n, ty_t to);
+/* Explicit CAST: also checks xcast_allowed (42846). */
+xnode_t *bd_cast(bd_t *b, xnode_t *n, ty_t to, int pos);
+/* Untyped literals and parameters left at the end become text. */
+xnode_t *bd_finish_unknown(bd_t *b, xnode_t *n);
+bool bd_node_equal(const xnode_t *x, const xnode_t *y);
+bool bd_node_has_subq(const xnode_t *x);
+/* Calls fn on every X_COL of x (and of subquery correlations). */
+void bd_node_cols(xnode_t *x, void (*fn)(void *ctx, xnode_t *col), void *ctx);
+int bd_error(bd_t *b, const char *sqlstate, int pos, const char *fmt, ...) CZ_PRINTF(4, 5);
+void bd_access(bd_t *b, const sp_table_t *t, unsigned priv);
+
+/* ---- expressions (sql_bind_expr.c) ------------------------------------- */
+
+int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+/* A boolean condition (WHERE, ON, HAVING): 42804 when not boolean. */
+int bd_cond(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, const char *what, xnode_t **out);
+/* Binds an operator with already bound operands (r NULL for unary). */
+int bd_op(bd_t *b, xop_t op, xnode_t *l, xnode_t *r, int pos, xnode_t **out);
+/* Common type of n nodes, coercing each in place (CASE, IN, UNION). */
+int bd_unify(bd_t *b, xnode_t **nodes, int n, const char *ctx, int pos, ty_t *out);
+/* A subquery as an X_SUBQ of kind 0/1/2 in scope sc. */
+int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos,
+                xsubq_t **out_sq, op_t **out_plan);
+
+/* ---- aggregates (sql_bind_agg.c) --------------------------------------- */
+
+int bd_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+/* Rewrites x (over the FROM row) to the group-by's output: group keys
+ * are matched structurally, aggregate placeholders map to their columns,
+ * any other column is 42803. */
+int bd_agg_rewrite(bd_t *b, bd_aggctx_t *ag, int ngroup, xnode_t **group, xnode_t *x,
+                   xnode_t **out);
+
+/* ---- queries (sql_bind_query.c, sql_bind_from.c) ----------------------- */
+
+/* Binds a query in a new scope whose parent is `outer` (NULL at top);
+ * sq is the subquery it is the plan of (NULL at top). Result names in
+ * *names (may be NULL). */
+int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
+             const char ***names, sp_col_t **cols);
+/* FROM list → op tree and scope; where conjuncts are planned into it. */
+int bd_from(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
+            op_t **out);
+int bd_lookup_table(bd_t *b, const sql_name_t *n, const sp_table_t **out);
+
+/* ---- access paths (sql_plan_scan.c) ------------------------------------ */
+
+/* A scan of table t returning all its columns (plus the row identity when
+ * rowid), using the conjuncts conj[0..n) (over the scan's columns) for key
+ * bounds where they allow; used conjuncts are set to NULL. */
+op_t *bd_plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
+                   xnode_t **conj, int n);
+/* Splits an AND tree into conjuncts (appends to *list). */
+void bd_conjuncts(bd_t *b, xnode_t *x, xnode_t ***list, int *n, int *cap);
+xnode_t *bd_and_all(bd_t *b, xnode_t **conj, int n);
+
+/* ---- DML (sql_bind_dml.c) ----------------------------------------------- */
+
+int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out);
+int bd_update(bd_t *b, const sql_update_t *up, op_t **out);
+int bd_delete(bd_t *b, const sql_delete_t *de, op_t **out);
+
+#endif /* CZ_SQL_BIND_INT_H */

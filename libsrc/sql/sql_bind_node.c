@@ -1,0 +1,214 @@
+/* sql_bind_node — building and comparing bound expression nodes, type
+ * coercion, and the binder's error helper. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sql/sql_bind_int.h"
+
+int bd_error(bd_t *b, const char *sqlstate, int pos, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  err_setv(b->b_e, sqlstate, fmt, ap);
+  va_end(ap);
+  if (b->b_e)
+    b->b_e->er_pos = pos;
+  return CZ_ERR;
+}
+
+void bd_access(bd_t *b, const sp_table_t *t, unsigned priv)
+{
+  for (int i = 0; i < b->b_naccess; i++)
+    if (b->b_access[i].ac_table == t) {
+      b->b_access[i].ac_priv |= priv;
+      return;
+    }
+  if (b->b_naccess == b->b_access_cap) {
+    int cap = b->b_access_cap ? b->b_access_cap * 2 : 4;
+    sp_access_t *n = arena_alloc(b->b_a, sizeof(*n) * (size_t)cap);
+    if (b->b_naccess)
+      memcpy(n, b->b_access, sizeof(*n) * (size_t)b->b_naccess);
+    b->b_access = n;
+    b->b_access_cap = cap;
+  }
+  b->b_access[b->b_naccess].ac_table = t;
+  b->b_access[b->b_naccess++].ac_priv = priv;
+}
+
+xnode_t *bd_node(bd_t *b, xkind_t kind, ty_t type, int pos)
+{
+  xnode_t *n = arena_zalloc(b->b_a, sizeof(*n));
+  n->x_kind = kind;
+  n->x_type = type;
+  n->x_pos = pos;
+  return n;
+}
+
+xnode_t *bd_col(bd_t *b, int index, ty_t type)
+{
+  xnode_t *n = bd_node(b, X_COL, type, 0);
+  n->x_index = index;
+  return n;
+}
+
+xnode_t *bd_const_null(bd_t *b, ty_t type)
+{
+  xnode_t *n = bd_node(b, X_CONST, type, 0);
+  n->x_const.d_null = true;
+  return n;
+}
+
+xnode_t *bd_const_i64(bd_t *b, ty_id_t id, int64_t v)
+{
+  xnode_t *n = bd_node(b, X_CONST, ty_plain(id), 0);
+  n->x_const.d_i64 = v;
+  return n;
+}
+
+/* Whether a value of type a needs no conversion to be of type b: the
+ * same type, or b is the same type without constraining modifiers. */
+static bool ty_same(ty_t a, ty_t b)
+{
+  if (a.t_id != b.t_id)
+    return false;
+  if (b.t_len < 0 && b.t_prec < 0)
+    return true;
+  return a.t_len == b.t_len && a.t_prec == b.t_prec && a.t_scale == b.t_scale;
+}
+
+static xnode_t *bd_wrap_cast(bd_t *b, xnode_t *n, ty_t to)
+{
+  xnode_t *c = bd_node(b, X_CAST, to, n->x_pos);
+  c->x_nargs = 1;
+  c->x_args = arena_alloc(b->b_a, sizeof(xnode_t *));
+  c->x_args[0] = n;
+  return c;
+}
+
+xnode_t *bd_coerce(bd_t *b, xnode_t *n, ty_t to)
+{
+  if (!n || ty_same(n->x_type, to) || to.t_id == TY_UNKNOWN)
+    return n;
+  if (n->x_type.t_id == TY_UNKNOWN) {
+    if (n->x_kind == X_CONST) {
+      if (n->x_const.d_null) {
+        n->x_type = to;
+        return n;
+      }
+      xnode_t *c = bd_node(b, X_CONST, to, n->x_pos);
+      /* PostgreSQL also converts the literal while binding, so the
+       * error (22P02 …) points at it. */
+      if (ty_parse_text(to, n->x_const.d_str.s_ptr, n->x_const.d_str.s_len, b->b_a, &c->x_const,
+                        b->b_e) != CZ_OK) {
+        if (b->b_e)
+          b->b_e->er_pos = n->x_pos;
+        return NULL;
+      }
+      return c;
+    }
+    if (n->x_kind == X_PARAM && n->x_index < b->b_nparams) {
+      b->b_ptypes[n->x_index] = to;
+      n->x_type = to;
+      return n;
+    }
+  }
+  return bd_wrap_cast(b, n, to);
+}
+
+xnode_t *bd_cast(bd_t *b, xnode_t *n, ty_t to, int pos)
+{
+  if (n->x_type.t_id != TY_UNKNOWN && !ty_same(n->x_type, to) &&
+      !xcast_allowed(n->x_type, to, true)) {
+    bd_error(b, SQLSTATE_CANNOT_COERCE, pos, "cannot cast type %s to %s",
+             ty_name(b->b_a, n->x_type), ty_name(b->b_a, to));
+    return NULL;
+  }
+  xnode_t *c = bd_coerce(b, n, to);
+  if (!c)
+    return NULL;
+  /* An explicit cast of a value of the same type with other modifiers
+   * still checks them (varchar(3) of a longer text). */
+  if (c == n && n->x_kind != X_CONST && n->x_kind != X_PARAM && !ty_same(n->x_type, to))
+    c = bd_wrap_cast(b, n, to);
+  return c;
+}
+
+xnode_t *bd_finish_unknown(bd_t *b, xnode_t *n)
+{
+  if (n->x_type.t_id == TY_UNKNOWN)
+    return bd_coerce(b, n, ty_plain(TY_TEXT));
+  return n;
+}
+
+bool bd_node_equal(const xnode_t *x, const xnode_t *y)
+{
+  if (x == y)
+    return true;
+  if (!x || !y || x->x_kind != y->x_kind || x->x_type.t_id != y->x_type.t_id ||
+      x->x_nargs != y->x_nargs)
+    return false;
+  switch (x->x_kind) {
+  case X_CONST:
+    if (x->x_const.d_null || y->x_const.d_null)
+      return x->x_const.d_null && y->x_const.d_null;
+    if (x->x_type.t_id == TY_UNKNOWN)
+      return x->x_const.d_str.s_len == y->x_const.d_str.s_len &&
+             memcmp(x->x_const.d_str.s_ptr, y->x_const.d_str.s_ptr, x->x_const.d_str.s_len) == 0;
+    return datum_cmp(ty_phys(x->x_type.t_id), &x->x_const, &y->x_const) == 0;
+  case X_COL:
+  case X_PARAM:
+    return x->x_index == y->x_index;
+  case X_OP:
+    if (x->x_op != y->x_op)
+      return false;
+    break;
+  case X_FUNC:
+    if (x->x_func != y->x_func)
+      return false;
+    break;
+  case X_CASE:
+    if (x->x_has_else != y->x_has_else)
+      return false;
+    break;
+  case X_IN_LIST:
+    if (x->x_not != y->x_not)
+      return false;
+    break;
+  case X_CAST:
+    break;
+  case X_SUBQ:
+    return false;  /* two subqueries are never the same expression */
+  }
+  for (int i = 0; i < x->x_nargs; i++)
+    if (!bd_node_equal(x->x_args[i], y->x_args[i]))
+      return false;
+  return true;
+}
+
+bool bd_node_has_subq(const xnode_t *x)
+{
+  if (!x)
+    return false;
+  if (x->x_kind == X_SUBQ)
+    return true;
+  for (int i = 0; i < x->x_nargs; i++)
+    if (bd_node_has_subq(x->x_args[i]))
+      return true;
+  return false;
+}
+
+void bd_node_cols(xnode_t *x, void (*fn)(void *ctx, xnode_t *col), void *ctx)
+{
+  if (!x)
+    return;
+  if (x->x_kind == X_COL)
+    fn(ctx, x);
+  if (x->x_kind == X_SUBQ) {
+    xsubq_t *s = x->x_subq;
+    for (int i = 0; i < s->xs_ncorr; i++)
+      bd_node_cols(s->xs_corr[i], fn, ctx);
+  }
+  for (int i = 0; i < x->x_nargs; i++)
+    bd_node_cols(x->x_args[i], fn, ctx);
+}

@@ -1,0 +1,466 @@
+/* sql_bind_query — query blocks: the select list (with * expansion),
+ * GROUP BY / HAVING with aggregates, DISTINCT, ORDER BY (by output
+ * position, output name or expression), LIMIT / OFFSET / TOP, VALUES and
+ * the set operations. */
+#include <string.h>
+
+#include "sql/sql_bind_int.h"
+
+/* The name PostgreSQL gives a result column without an alias. */
+static const char *target_name(const sql_expr_t *x)
+{
+  switch (x->ex_kind) {
+  case SQL_E_COLUMN:
+    return x->ex_name;
+  case SQL_E_FUNC:
+    return x->ex_name;
+  case SQL_E_CASE:
+    return "case";
+  case SQL_E_EXISTS:
+    return "exists";
+  case SQL_E_CAST:
+    if (x->ex_left->ex_kind == SQL_E_COLUMN)
+      return x->ex_left->ex_name;
+    return NULL;
+  default:
+    return "?column?";
+  }
+}
+
+typedef struct tlist_s {
+  int tl_n, tl_cap;
+  xnode_t **tl_x;
+  const char **tl_names;
+  sp_col_t *tl_cols;
+} tlist_t;
+
+static void tl_add(bd_t *b, tlist_t *tl, xnode_t *x, const char *name, const sp_col_t *col)
+{
+  if (tl->tl_n == tl->tl_cap) {
+    int cap = tl->tl_cap ? tl->tl_cap * 2 : 16;
+    xnode_t **nx = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)cap);
+    const char **nn = arena_alloc(b->b_a, sizeof(char *) * (size_t)cap);
+    sp_col_t *nc = arena_alloc(b->b_a, sizeof(sp_col_t) * (size_t)cap);
+    if (tl->tl_n) {
+      memcpy(nx, tl->tl_x, sizeof(xnode_t *) * (size_t)tl->tl_n);
+      memcpy(nn, tl->tl_names, sizeof(char *) * (size_t)tl->tl_n);
+      memcpy(nc, tl->tl_cols, sizeof(sp_col_t) * (size_t)tl->tl_n);
+    }
+    tl->tl_x = nx;
+    tl->tl_names = nn;
+    tl->tl_cols = nc;
+    tl->tl_cap = cap;
+  }
+  tl->tl_x[tl->tl_n] = x;
+  tl->tl_names[tl->tl_n] = name;
+  sp_col_t c = {.pc_name = name, .pc_type = x->x_type};
+  if (col) {
+    c.pc_table_oid = col->pc_table_oid;
+    c.pc_attnum = col->pc_attnum;
+  }
+  tl->tl_cols[tl->tl_n++] = c;
+}
+
+/* Table and column of a FROM column, for RowDescription. */
+static void col_origin(const bd_scope_t *sc, int index, sp_col_t *out)
+{
+  memset(out, 0, sizeof(*out));
+  for (int r = 0; r < sc->sc_nrels; r++) {
+    const bd_rel_t *rel = sc->sc_rels[r];
+    if (rel->rl_table && index >= rel->rl_base && index < rel->rl_base + rel->rl_ncols) {
+      out->pc_table_oid = rel->rl_table->tb_oid;
+      out->pc_attnum = (int16_t)(index - rel->rl_base + 1);
+    }
+  }
+}
+
+static int bd_targets(bd_t *b, bd_scope_t *sc, const sql_select_t *s, tlist_t *tl)
+{
+  for (int i = 0; i < sql_list_len(s->se_targets); i++) {
+    const sql_target_t *t = sql_list_at(s->se_targets, i);
+    const sql_expr_t *x = t->tg_expr;
+    if (x->ex_kind == SQL_E_STAR) {
+      bool any = false;
+      for (int r = 0; r < sc->sc_nrels; r++) {
+        const bd_rel_t *rel = sc->sc_rels[r];
+        if (x->ex_table && strcmp(rel->rl_name, x->ex_table) != 0)
+          continue;
+        any = true;
+        for (int c = 0; c < rel->rl_ncols; c++) {
+          sp_col_t o;
+          col_origin(sc, rel->rl_base + c, &o);
+          tl_add(b, tl, bd_col(b, rel->rl_base + c, rel->rl_types[c]), rel->rl_cols[c], &o);
+        }
+      }
+      if (!any)
+        return x->ex_table ? bd_error(b, SQLSTATE_UNDEFINED_TABLE, x->ex_pos,
+                                      "missing FROM-clause entry for table \"%s\"", x->ex_table)
+                           : bd_error(b, SQLSTATE_SYNTAX_ERROR, x->ex_pos,
+                                      "SELECT * with no tables specified is not valid");
+      continue;
+    }
+    xnode_t *n;
+    if (bd_expr(b, sc, x, &n) != CZ_OK)
+      return CZ_ERR;
+    const char *name = t->tg_alias ? t->tg_alias : target_name(x);
+    if (!name)
+      name = ty_name(b->b_a, n->x_type);
+    sp_col_t o;
+    memset(&o, 0, sizeof(o));
+    if (n->x_kind == X_COL && n->x_index >= 0)
+      col_origin(sc, n->x_index, &o);
+    tl_add(b, tl, n, name, &o);
+  }
+  return CZ_OK;
+}
+
+static bool is_int_literal(const sql_expr_t *x)
+{
+  return x->ex_kind == SQL_E_LITERAL && x->ex_lit == SQL_LIT_INT;
+}
+
+/* GROUP BY 2 and GROUP BY alias refer to the select list. */
+static int bd_group_item(bd_t *b, bd_scope_t *sc, const sql_select_t *s, const sql_expr_t *x,
+                         xnode_t **out)
+{
+  int nt = sql_list_len(s->se_targets);
+  const sql_expr_t *use = x;
+  if (is_int_literal(x)) {
+    if (x->ex_int < 1 || x->ex_int > nt)
+      return bd_error(b, SQLSTATE_INVALID_COLUMN_REF, x->ex_pos,
+                      "GROUP BY position %lld is not in select list", (long long)x->ex_int);
+    use = ((const sql_target_t *)sql_list_at(s->se_targets, (int)x->ex_int - 1))->tg_expr;
+  }
+  bd_aggctx_t *saved = sc->sc_agg;
+  sc->sc_agg = NULL;
+  sc->sc_agg_forbid = "GROUP BY";
+  int rc = bd_expr(b, sc, use, out);
+  if (rc != CZ_OK && use == x && x->ex_kind == SQL_E_COLUMN && !x->ex_table &&
+      err_is(b->b_e, SQLSTATE_UNDEFINED_COLUMN)) {
+    for (int i = 0; i < nt; i++) {
+      const sql_target_t *t = sql_list_at(s->se_targets, i);
+      if (t->tg_alias && strcmp(t->tg_alias, x->ex_name) == 0) {
+        rc = bd_expr(b, sc, t->tg_expr, out);
+        break;
+      }
+    }
+  }
+  sc->sc_agg = saved;
+  sc->sc_agg_forbid = NULL;
+  return rc;
+}
+
+static bool nulls_first(const sql_order_t *o)
+{
+  return o->or_nulls == SQL_NULLS_FIRST ? true : o->or_nulls == SQL_NULLS_LAST ? false : o->or_desc;
+}
+
+/* An ORDER BY item that names an output column: a position or a bare
+ * output name. -1 when it is an expression. */
+static int order_output_ref(bd_t *b, const sql_order_t *o, const tlist_t *tl, int nvis, int *err)
+{
+  const sql_expr_t *x = o->or_expr;
+  *err = 0;
+  if (is_int_literal(x)) {
+    if (x->ex_int < 1 || x->ex_int > nvis) {
+      bd_error(b, SQLSTATE_INVALID_COLUMN_REF, x->ex_pos,
+               "ORDER BY position %lld is not in select list", (long long)x->ex_int);
+      *err = 1;
+      return -1;
+    }
+    return (int)x->ex_int - 1;
+  }
+  if (x->ex_kind == SQL_E_COLUMN && !x->ex_table) {
+    int found = -1;
+    for (int i = 0; i < nvis; i++)
+      if (strcmp(tl->tl_names[i], x->ex_name) == 0) {
+        if (found >= 0 && !bd_node_equal(tl->tl_x[found], tl->tl_x[i])) {
+          bd_error(b, SQLSTATE_AMBIGUOUS_COLUMN, x->ex_pos, "ORDER BY \"%s\" is ambiguous",
+                   x->ex_name);
+          *err = 1;
+          return -1;
+        }
+        if (found < 0)
+          found = i;
+      }
+    return found;
+  }
+  return -1;
+}
+
+static int bd_limit_expr(bd_t *b, const sql_expr_t *x, xnode_t **out)
+{
+  *out = NULL;
+  if (!x)
+    return CZ_OK;
+  bd_scope_t empty;
+  memset(&empty, 0, sizeof(empty));
+  empty.sc_agg_forbid = "LIMIT";
+  xnode_t *n;
+  if (bd_expr(b, &empty, x, &n) != CZ_OK)
+    return CZ_ERR;
+  if (!(n = bd_coerce(b, n, ty_plain(TY_INT8))))
+    return CZ_ERR;
+  *out = n;
+  return CZ_OK;
+}
+
+static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
+                     const char ***names, sp_col_t **cols)
+{
+  const sql_select_t *s = q->qu_select;
+  bd_scope_t *sc = arena_zalloc(b->b_a, sizeof(*sc));
+  sc->sc_parent = outer;
+  sc->sc_subq = sq;
+  op_t *plan;
+  if (bd_from(b, sc, s->se_from, s->se_where, &plan) != CZ_OK)
+    return CZ_ERR;
+  bd_aggctx_t *ag = arena_zalloc(b->b_a, sizeof(*ag));
+  sc->sc_agg = ag;
+  int ngroup = sql_list_len(s->se_group);
+  xnode_t **group = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(ngroup + 1));
+  for (int i = 0; i < ngroup; i++) {
+    if (bd_group_item(b, sc, s, sql_list_at(s->se_group, i), &group[i]) != CZ_OK)
+      return CZ_ERR;
+    if (!(group[i] = bd_finish_unknown(b, group[i])))
+      return CZ_ERR;
+  }
+  tlist_t tl;
+  memset(&tl, 0, sizeof(tl));
+  if (bd_targets(b, sc, s, &tl) != CZ_OK)
+    return CZ_ERR;
+  int nvis = tl.tl_n;
+  xnode_t *having = NULL;
+  if (s->se_having && bd_cond(b, sc, s->se_having, "HAVING", &having) != CZ_OK)
+    return CZ_ERR;
+  /* ORDER BY: output references, else expressions (maybe hidden columns). */
+  int nord = sql_list_len(q->qu_order);
+  sort_key_t *keys = arena_alloc(b->b_a, sizeof(sort_key_t) * (size_t)(nord + 1));
+  for (int i = 0; i < nord; i++) {
+    const sql_order_t *o = sql_list_at(q->qu_order, i);
+    int err;
+    int col = order_output_ref(b, o, &tl, nvis, &err);
+    if (err)
+      return CZ_ERR;
+    if (col < 0) {
+      xnode_t *n;
+      if (bd_expr(b, sc, o->or_expr, &n) != CZ_OK)
+        return CZ_ERR;
+      for (int t = 0; t < tl.tl_n && col < 0; t++)
+        if (bd_node_equal(tl.tl_x[t], n))
+          col = t;
+      if (col < 0) {
+        if (s->se_distinct)
+          return bd_error(b, SQLSTATE_INVALID_COLUMN_REF, o->or_expr->ex_pos,
+                          "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
+        col = tl.tl_n;
+        tl_add(b, &tl, n, "?order?", NULL);
+      }
+    }
+    keys[i].sk_col = col;
+    keys[i].sk_desc = o->or_desc;
+    keys[i].sk_nulls_first = nulls_first(o);
+  }
+  if (ag->ag_n > 0 || ngroup > 0 || having) {
+    plan = op_hashagg_new(b->b_a, plan, ngroup, group, ag->ag_n, ag->ag_specs);
+    for (int t = 0; t < tl.tl_n; t++)
+      if (bd_agg_rewrite(b, ag, ngroup, group, tl.tl_x[t], &tl.tl_x[t]) != CZ_OK)
+        return CZ_ERR;
+    if (having) {
+      if (bd_agg_rewrite(b, ag, ngroup, group, having, &having) != CZ_OK)
+        return CZ_ERR;
+      plan = op_filter_new(b->b_a, plan, having);
+    }
+  }
+  for (int t = 0; t < tl.tl_n; t++) {
+    if (!(tl.tl_x[t] = bd_finish_unknown(b, tl.tl_x[t])))
+      return CZ_ERR;
+    tl.tl_cols[t].pc_type = tl.tl_x[t]->x_type;
+  }
+  plan = op_project_new(b->b_a, plan, tl.tl_n, tl.tl_x);
+  if (s->se_distinct)
+    plan = op_distinct_new(b->b_a, plan);
+  if (nord)
+    plan = op_sort_new(b->b_a, plan, nord, keys);
+  xnode_t *lim, *off, *top;
+  if (bd_limit_expr(b, q->qu_limit, &lim) != CZ_OK || bd_limit_expr(b, q->qu_offset, &off) != CZ_OK ||
+      bd_limit_expr(b, s->se_top, &top) != CZ_OK)
+    return CZ_ERR;
+  if (top)
+    plan = op_limit_new(b->b_a, plan, top, NULL);
+  if (lim || off)
+    plan = op_limit_new(b->b_a, plan, lim, off);
+  if (tl.tl_n > nvis) {
+    xnode_t **vis = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)nvis);
+    for (int t = 0; t < nvis; t++)
+      vis[t] = bd_col(b, t, tl.tl_x[t]->x_type);
+    plan = op_project_new(b->b_a, plan, nvis, vis);
+  }
+  *out = plan;
+  if (names)
+    *names = tl.tl_names;
+  if (cols)
+    *cols = tl.tl_cols;
+  return CZ_OK;
+}
+
+/* VALUES (…), (…): rows of equal length; column types unified per column. */
+static int bd_values(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
+                     const char ***names)
+{
+  int nrows = sql_list_len(q->qu_rows);
+  int ncols = sql_list_len(sql_list_at(q->qu_rows, 0));
+  bd_scope_t sc;
+  memset(&sc, 0, sizeof(sc));
+  sc.sc_parent = outer;
+  sc.sc_subq = sq;
+  sc.sc_agg_forbid = "VALUES";
+  xnode_t ***rows = arena_alloc(b->b_a, sizeof(xnode_t **) * (size_t)nrows);
+  for (int r = 0; r < nrows; r++) {
+    const sql_list_t *row = sql_list_at(q->qu_rows, r);
+    if (sql_list_len(row) != ncols)
+      return bd_error(b, SQLSTATE_SYNTAX_ERROR, q->qu_pos,
+                      "VALUES lists must all be the same length");
+    rows[r] = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)ncols);
+    for (int c = 0; c < ncols; c++)
+      if (bd_expr(b, &sc, sql_list_at(row, c), &rows[r][c]) != CZ_OK)
+        return CZ_ERR;
+  }
+  ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(ncols + 1));
+  xnode_t **col = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nrows + 1));
+  for (int c = 0; c < ncols; c++) {
+    for (int r = 0; r < nrows; r++)
+      col[r] = rows[r][c];
+    if (bd_unify(b, col, nrows, "VALUES", q->qu_pos, &types[c]) != CZ_OK)
+      return CZ_ERR;
+    for (int r = 0; r < nrows; r++)
+      if (!(rows[r][c] = bd_finish_unknown(b, col[r])))
+        return CZ_ERR;
+    types[c] = rows[0][c]->x_type;
+  }
+  *out = op_values_new(b->b_a, ncols, types, nrows, rows);
+  if (names) {
+    const char **nm = arena_alloc(b->b_a, sizeof(char *) * (size_t)(ncols + 1));
+    for (int c = 0; c < ncols; c++)
+      nm[c] = arena_sprintf(b->b_a, "column%d", c + 1);
+    *names = nm;
+  }
+  return CZ_OK;
+}
+
+/* Casts the columns of op to types where they differ. */
+static op_t *cast_columns(bd_t *b, op_t *op, const ty_t *types)
+{
+  bool same = true;
+  for (int c = 0; c < op->o_ncols; c++)
+    same &= op->o_types[c].t_id == types[c].t_id;
+  if (same)
+    return op;
+  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)op->o_ncols);
+  for (int c = 0; c < op->o_ncols; c++)
+    x[c] = bd_coerce(b, bd_col(b, c, op->o_types[c]), types[c]);
+  return op_project_new(b->b_a, op, op->o_ncols, x);
+}
+
+static int bd_setop(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
+                    const char ***names, sp_col_t **cols)
+{
+  op_t *l, *r;
+  const char **ln;
+  if (bd_query(b, q->qu_left, outer, sq, &l, &ln, cols) != CZ_OK ||
+      bd_query(b, q->qu_right, outer, sq, &r, NULL, NULL) != CZ_OK)
+    return CZ_ERR;
+  static const char *what[] = {"", "", "UNION", "EXCEPT", "INTERSECT"};
+  if (l->o_ncols != r->o_ncols)
+    return bd_error(b, SQLSTATE_SYNTAX_ERROR, q->qu_pos,
+                    "each %s query must have the same number of columns", what[q->qu_kind]);
+  ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(l->o_ncols + 1));
+  for (int c = 0; c < l->o_ncols; c++) {
+    ty_t pair[2] = {l->o_types[c], r->o_types[c]};
+    if (xtype_common(pair, 2, &types[c], b->b_e) != CZ_OK) {
+      b->b_e->er_pos = q->qu_pos;
+      return CZ_ERR;
+    }
+  }
+  l = cast_columns(b, l, types);
+  r = cast_columns(b, r, types);
+  setop_kind_t k = q->qu_kind == SQL_Q_UNION    ? SETOP_UNION
+                   : q->qu_kind == SQL_Q_EXCEPT ? SETOP_EXCEPT
+                                                : SETOP_INTERSECT;
+  *out = op_setop_new(b->b_a, l, r, k, q->qu_all);
+  if (names)
+    *names = ln;
+  if (cols && *cols)
+    for (int c = 0; c < l->o_ncols; c++)
+      (*cols)[c].pc_type = types[c];
+  return CZ_OK;
+}
+
+/* ORDER BY / LIMIT over a VALUES list or a set operation: only output
+ * columns can be named. */
+static int bd_order_outputs(bd_t *b, const sql_query_t *q, const char **names, op_t **plan)
+{
+  int nord = sql_list_len(q->qu_order);
+  if (nord) {
+    sort_key_t *keys = arena_alloc(b->b_a, sizeof(sort_key_t) * (size_t)nord);
+    tlist_t tl = {.tl_n = (*plan)->o_ncols, .tl_names = names};
+    tl.tl_x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(tl.tl_n + 1));
+    for (int c = 0; c < tl.tl_n; c++)
+      tl.tl_x[c] = bd_col(b, c, (*plan)->o_types[c]);
+    for (int i = 0; i < nord; i++) {
+      const sql_order_t *o = sql_list_at(q->qu_order, i);
+      int err;
+      int col = order_output_ref(b, o, &tl, tl.tl_n, &err);
+      if (err)
+        return CZ_ERR;
+      if (col < 0)
+        return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, o->or_expr->ex_pos,
+                        "ORDER BY on a set operation must name a result column");
+      keys[i].sk_col = col;
+      keys[i].sk_desc = o->or_desc;
+      keys[i].sk_nulls_first = nulls_first(o);
+    }
+    *plan = op_sort_new(b->b_a, *plan, nord, keys);
+  }
+  xnode_t *lim, *off;
+  if (bd_limit_expr(b, q->qu_limit, &lim) != CZ_OK || bd_limit_expr(b, q->qu_offset, &off) != CZ_OK)
+    return CZ_ERR;
+  if (lim || off)
+    *plan = op_limit_new(b->b_a, *plan, lim, off);
+  return CZ_OK;
+}
+
+int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
+             const char ***names, sp_col_t **cols)
+{
+  if (q->qu_with)
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, q->qu_pos, "WITH is not supported yet");
+  const char **nm = NULL;
+  sp_col_t *cl = NULL;
+  int rc;
+  switch (q->qu_kind) {
+  case SQL_Q_SELECT:
+    return bd_select(b, q, outer, sq, out, names, cols);
+  case SQL_Q_VALUES:
+    rc = bd_values(b, q, outer, sq, out, &nm);
+    break;
+  default:
+    rc = bd_setop(b, q, outer, sq, out, &nm, &cl);
+    break;
+  }
+  if (rc != CZ_OK || bd_order_outputs(b, q, nm, out) != CZ_OK)
+    return CZ_ERR;
+  if (names)
+    *names = nm;
+  if (cols) {
+    if (!cl) {
+      cl = arena_zalloc(b->b_a, sizeof(sp_col_t) * (size_t)((*out)->o_ncols + 1));
+      for (int c = 0; c < (*out)->o_ncols; c++) {
+        cl[c].pc_name = nm[c];
+        cl[c].pc_type = (*out)->o_types[c];
+      }
+    }
+    *cols = cl;
+  }
+  return CZ_OK;
+}

@@ -1,0 +1,133 @@
+/* sql_plan — the binder's entry points: planning a statement, finishing
+ * its parameters and correlations, type names, default values. */
+#include <string.h>
+
+#include "sql/sql_bind_int.h"
+
+int sql_bind_type(const sql_type_t *t, ty_t *out, err_t *e)
+{
+  if (t->ty_array)
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "array types are not supported yet");
+  ty_t r = ty_plain(TY_UNKNOWN);
+  switch (t->ty_id) {
+  case SQL_TYPE_INT2: r.t_id = TY_INT2; break;
+  case SQL_TYPE_INT4: r.t_id = TY_INT4; break;
+  case SQL_TYPE_INT8: r.t_id = TY_INT8; break;
+  case SQL_TYPE_FLOAT4: r.t_id = TY_FLOAT4; break;
+  case SQL_TYPE_FLOAT8: r.t_id = TY_FLOAT8; break;
+  case SQL_TYPE_NUMERIC:
+    r.t_id = TY_NUMERIC;
+    r.t_prec = (int16_t)t->ty_prec;
+    r.t_scale = (int16_t)(t->ty_scale < 0 ? 0 : t->ty_scale);
+    if (t->ty_prec > NUM_MAX_DIGITS)
+      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "NUMERIC precision %d exceeds %d",
+                     t->ty_prec, NUM_MAX_DIGITS);
+    break;
+  case SQL_TYPE_CHAR: r.t_id = TY_CHAR; r.t_len = t->ty_len < 0 ? 1 : t->ty_len; break;
+  case SQL_TYPE_CHAR1: r.t_id = TY_CHAR; r.t_len = 1; break;
+  case SQL_TYPE_VARCHAR: r.t_id = TY_VARCHAR; r.t_len = t->ty_len; break;
+  case SQL_TYPE_TEXT: r.t_id = TY_TEXT; break;
+  case SQL_TYPE_NAME: r.t_id = TY_TEXT; break;
+  case SQL_TYPE_BOOL: r.t_id = TY_BOOL; break;
+  case SQL_TYPE_DATE: r.t_id = TY_DATE; break;
+  case SQL_TYPE_TIMESTAMP: r.t_id = TY_TIMESTAMP; break;
+  case SQL_TYPE_BYTEA: r.t_id = TY_BYTEA; break;
+  default:
+    /* oid and the reg* types are numbers here until types has them */
+    r.t_id = TY_INT8;
+    break;
+  }
+  *out = r;
+  return CZ_OK;
+}
+
+static void bd_finish(bd_t *b, splan_t *p)
+{
+  for (int i = 0; i < b->b_nparams; i++)
+    if (b->b_ptypes[i].t_id == TY_UNKNOWN)
+      b->b_ptypes[i] = ty_plain(TY_TEXT);
+  for (int i = 0; i < b->b_nparam_nodes; i++)
+    if (b->b_param_nodes[i]->x_type.t_id == TY_UNKNOWN)
+      b->b_param_nodes[i]->x_type = b->b_ptypes[b->b_param_nodes[i]->x_index];
+  for (int i = 0; i < b->b_nfix; i++)
+    b->b_fix[i]->x_index += b->b_nparams;
+  for (int i = 0; i < b->b_nsubqs; i++)
+    b->b_subqs[i]->xs_param_base = b->b_nparams;
+  p->sp_nparams = b->b_nparams;
+  p->sp_param_types = b->b_ptypes;
+  p->sp_nsubqs = b->b_nsubqs;
+  p->sp_subqs = b->b_subqs;
+  p->sp_naccess = b->b_naccess;
+  p->sp_access = b->b_access;
+}
+
+int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
+                  const ty_t *param_types, int nparams, splan_t **out, err_t *e)
+{
+  bd_t b;
+  memset(&b, 0, sizeof(b));
+  b.b_a = a;
+  b.b_env = env;
+  b.b_e = e;
+  if (nparams > 0) {
+    b.b_pcap = nparams;
+    b.b_ptypes = arena_alloc(a, sizeof(ty_t) * (size_t)nparams);
+    memcpy(b.b_ptypes, param_types, sizeof(ty_t) * (size_t)nparams);
+    b.b_nparams = nparams;
+  }
+  splan_t *p = arena_zalloc(a, sizeof(*p));
+  int rc;
+  switch (st->st_kind) {
+  case SQL_STMT_SELECT: {
+    const char **names;
+    p->sp_kind = SP_QUERY;
+    rc = bd_query(&b, st->st_query, NULL, NULL, &p->sp_root, &names, &p->sp_cols);
+    if (rc == CZ_OK) {
+      p->sp_ncols = p->sp_root->o_ncols;
+      if (st->st_query->qu_lock != SQL_LOCK_NONE)
+        for (int i = 0; i < b.b_naccess; i++)
+          b.b_access[i].ac_priv |= SQL_PRIV_UPDATE;
+    }
+    break;
+  }
+  case SQL_STMT_INSERT:
+    p->sp_kind = SP_INSERT;
+    rc = bd_insert(&b, st->st_insert, &p->sp_root);
+    break;
+  case SQL_STMT_UPDATE:
+    p->sp_kind = SP_UPDATE;
+    rc = bd_update(&b, st->st_update, &p->sp_root);
+    break;
+  case SQL_STMT_DELETE:
+    p->sp_kind = SP_DELETE;
+    rc = bd_delete(&b, st->st_delete, &p->sp_root);
+    break;
+  default:
+    return err_set(e, SQLSTATE_INTERNAL, "statement kind %d is not planned", (int)st->st_kind);
+  }
+  if (rc != CZ_OK)
+    return CZ_ERR;
+  bd_finish(&b, p);
+  *out = p;
+  return CZ_OK;
+}
+
+int sql_eval_default(arena_t *a, const char *text, ty_t t, datum_t *out, err_t *e)
+{
+  char *sql = arena_sprintf(a, "SELECT CAST(%s AS %s)", text, ty_name(a, t));
+  sql_stmt_list_t *l;
+  if (sql_parse(a, sql, strlen(sql), &l, e) != CZ_OK)
+    return CZ_ERR;
+  bd_t b;
+  memset(&b, 0, sizeof(b));
+  b.b_a = a;
+  b.b_e = e;
+  bd_scope_t empty;
+  memset(&empty, 0, sizeof(empty));
+  const sql_target_t *tg = sql_list_at(l->sl_stmts[0]->st_query->qu_select->se_targets, 0);
+  xnode_t *n;
+  if (bd_expr(&b, &empty, tg->tg_expr, &n) != CZ_OK)
+    return CZ_ERR;
+  xctx_t xc = {.xc_arena = a, .xc_subq = xsubq_eval};
+  return xeval_scalar(&xc, n, out, e);
+}

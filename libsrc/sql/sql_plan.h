@@ -1,0 +1,127 @@
+/* sql_plan — the binder and planner: a parsed statement (sql.h) becomes an
+ * executable operator tree (exec/exec.h) with typed result columns and
+ * inferred parameter types.
+ *
+ * Design notes (sql/README.md, "Binder and planner"):
+ * - The binder resolves names against the tables the environment (the
+ *   engine, over the catalog) describes, types every expression with the
+ *   rules of exec/expr.h, inserting casts, and infers the type of each $n
+ *   from its context (an untyped parameter is text).
+ * - The planner is rule-based for now: WHERE conjuncts are pushed to the
+ *   scans and joins they can be evaluated at, equality conjuncts between
+ *   two inputs make hash joins, and equality (or range) conjuncts on a
+ *   prefix of a table's primary key or an index become key bounds of the
+ *   scan, so `pk = $1` is a point lookup.
+ * - Everything a plan holds lives in the arena given to sql_plan_stmt;
+ *   a plan is executed by running sp_root (see exec.h) after calling
+ *   xsubq_reset on sp_subqs in order.
+ * - Utility statements (DDL, transactions, SET) are not planned: the
+ *   engine carries them out from the syntax tree, using sql_bind_type and
+ *   sql_bind_default for what needs binding.
+ */
+#ifndef CZ_SQL_PLAN_H
+#define CZ_SQL_PLAN_H
+
+#include "exec/exec.h"
+#include "sql/sql.h"
+#include "types/types.h"
+#include "util/util.h"
+
+#define SQLSTATE_UNDEFINED_TABLE "42P01"
+#define SQLSTATE_UNDEFINED_COLUMN "42703"
+#define SQLSTATE_AMBIGUOUS_COLUMN "42702"
+#define SQLSTATE_DATATYPE_MISMATCH "42804"
+#define SQLSTATE_UNDEFINED_FUNCTION "42883"
+#define SQLSTATE_GROUPING_ERROR "42803"
+#define SQLSTATE_INVALID_COLUMN_REF "42P10"
+#define SQLSTATE_DUPLICATE_ALIAS "42712"
+#define SQLSTATE_CANNOT_COERCE "42846"
+#define SQLSTATE_INSUFFICIENT_PRIVILEGE "42501"
+#define SQLSTATE_NOT_NULL_VIOLATION "23502"
+
+/* A secondary index of a table, as the planner sees it. */
+typedef struct sp_index_s {
+  const char *ix_name;
+  int ix_no;                    /* the table layer's index number (scan_spec_t ss_index) */
+  int ix_ncols;
+  const int *ix_cols;           /* key columns (table column numbers, 0-based) */
+  bool ix_unique;
+} sp_index_t;
+
+/* A stored table, as the environment describes it. */
+typedef struct sp_table_s {
+  void *tb_handle;              /* the table layer's handle (for scans and DML) */
+  uint32_t tb_oid;
+  const char *tb_schema;
+  const char *tb_name;
+  int tb_ncols;
+  const char **tb_colnames;
+  const ty_t *tb_coltypes;
+  const bool *tb_notnull;
+  const char **tb_defaults;     /* SQL text of each column's DEFAULT; NULL none */
+  int tb_npk;                   /* primary index key columns (0: no declared key) */
+  const int *tb_pk;
+  int tb_nindexes;
+  const sp_index_t *tb_indexes;
+} sp_table_t;
+
+/* What the binder asks of the world outside. */
+typedef struct sp_env_s {
+  void *pe_ctx;
+  /* Finds schema.name (schema NULL: the search path). Returns CZ_OK with
+   * *out set, 1 when there is no such table, CZ_ERR on error. */
+  int (*pe_table)(void *ctx, const char *schema, const char *name, arena_t *a,
+                  const sp_table_t **out, err_t *e);
+  int pe_vector_size;
+} sp_env_t;
+
+typedef enum sp_kind_e {
+  SP_QUERY,                     /* returns rows */
+  SP_INSERT,
+  SP_UPDATE,
+  SP_DELETE
+} sp_kind_t;
+
+typedef struct sp_col_s {
+  const char *pc_name;
+  ty_t pc_type;
+  uint32_t pc_table_oid;        /* 0 = computed */
+  int16_t pc_attnum;            /* 1-based; 0 = computed */
+} sp_col_t;
+
+/* A table a plan reads or changes, with the privilege that needs. */
+typedef struct sp_access_s {
+  const sp_table_t *ac_table;
+  unsigned ac_priv;             /* SQL_PRIV_* */
+} sp_access_t;
+
+typedef struct splan_s {
+  sp_kind_t sp_kind;
+  op_t *sp_root;
+  int sp_ncols;                 /* result columns (queries) */
+  sp_col_t *sp_cols;
+  int sp_nparams;
+  ty_t *sp_param_types;         /* inferred; untyped ones are text */
+  int sp_nsubqs;
+  xsubq_t **sp_subqs;           /* parents before children */
+  int sp_naccess;
+  sp_access_t *sp_access;
+} splan_t;
+
+/* Binds and plans SELECT, VALUES, INSERT, UPDATE, DELETE. param_types
+ * gives the client's types of $1..$nparams (TY_UNKNOWN = infer). */
+int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
+                  const ty_t *param_types, int nparams, splan_t **out, err_t *e);
+
+/* The ty_t of a type name as written (CREATE TABLE, casts). */
+int sql_bind_type(const sql_type_t *t, ty_t *out, err_t *e);
+
+/* Evaluates a column DEFAULT's SQL text (or an expression tree for
+ * CREATE TABLE's check) to a value of type t. */
+int sql_eval_default(arena_t *a, const char *text, ty_t t, datum_t *out, err_t *e);
+
+/* SQL text of an expression (for DEFAULTs kept as text), in a; NULL with
+ * 0A000 for the forms it does not cover. */
+char *sql_deparse_expr(arena_t *a, const sql_expr_t *x, err_t *e);
+
+#endif /* CZ_SQL_PLAN_H */

@@ -1,0 +1,204 @@
+/* sql_plan_scan — access paths: a table scan bounded by the conjuncts
+ * that fix a prefix of the primary key or of an index (equalities, then
+ * one range), with the other conjuncts as a filter over it. */
+#include <string.h>
+
+#include "sql/sql_bind_int.h"
+
+void bd_conjuncts(bd_t *b, xnode_t *x, xnode_t ***list, int *n, int *cap)
+{
+  if (!x)
+    return;
+  if (x->x_kind == X_OP && x->x_op == XOP_AND) {
+    bd_conjuncts(b, x->x_args[0], list, n, cap);
+    bd_conjuncts(b, x->x_args[1], list, n, cap);
+    return;
+  }
+  if (*n == *cap) {
+    int c = *cap ? *cap * 2 : 8;
+    xnode_t **nl = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)c);
+    if (*n)
+      memcpy(nl, *list, sizeof(xnode_t *) * (size_t)*n);
+    *list = nl;
+    *cap = c;
+  }
+  (*list)[(*n)++] = x;
+}
+
+xnode_t *bd_and_all(bd_t *b, xnode_t **conj, int n)
+{
+  xnode_t *acc = NULL;
+  for (int i = 0; i < n; i++) {
+    if (!conj[i])
+      continue;
+    if (!acc) {
+      acc = conj[i];
+      continue;
+    }
+    xnode_t *a = bd_node(b, X_OP, ty_plain(TY_BOOL), conj[i]->x_pos);
+    a->x_op = XOP_AND;
+    a->x_nargs = 2;
+    a->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * 2);
+    a->x_args[0] = acc;
+    a->x_args[1] = conj[i];
+    acc = a;
+  }
+  return acc;
+}
+
+static bool no_cols(const xnode_t *x)
+{
+  if (x->x_kind == X_COL || x->x_kind == X_SUBQ)
+    return false;
+  for (int i = 0; i < x->x_nargs; i++)
+    if (!no_cols(x->x_args[i]))
+      return false;
+  return true;
+}
+
+/* If c is `col op value` (either order) with col of its stored type and
+ * value free of columns, returns the comparison as seen from the column
+ * (EQ, LT, LE, GT, GE) and the value. */
+static bool key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **val)
+{
+  if (c->x_kind != X_OP || c->x_nargs != 2)
+    return false;
+  xop_t o = c->x_op;
+  if (o != XOP_EQ && o != XOP_LT && o != XOP_LE && o != XOP_GT && o != XOP_GE)
+    return false;
+  for (int side = 0; side < 2; side++) {
+    const xnode_t *k = c->x_args[side], *v = c->x_args[1 - side];
+    /* varchar compares as text: the cast does not change the key order */
+    bool as_text = ctype.t_id == TY_VARCHAR && k->x_kind == X_CAST &&
+                   k->x_type.t_id == TY_TEXT && k->x_args[0]->x_kind == X_COL;
+    if (as_text)
+      k = k->x_args[0];
+    if (k->x_kind != X_COL || k->x_index != col || k->x_type.t_id != ctype.t_id ||
+        v->x_type.t_id != (as_text ? TY_TEXT : ctype.t_id) || !no_cols(v))
+      continue;
+    if (side == 1)  /* value op col: mirror the comparison */
+      o = o == XOP_LT ? XOP_GT : o == XOP_LE ? XOP_GE : o == XOP_GT ? XOP_LT : o == XOP_GE ? XOP_LE : o;
+    *op = o;
+    *val = (xnode_t *)v;
+    return true;
+  }
+  return false;
+}
+
+typedef struct path_s {
+  int pa_index;                 /* 0 primary, else the index number */
+  const char *pa_name;
+  int pa_neq;
+  xnode_t *pa_eq[32];
+  int pa_eq_conj[32];
+  xnode_t *pa_lo, *pa_hi;       /* range on the next key column */
+  bool pa_lo_incl, pa_hi_incl;
+  const ty_t *pa_key_types;
+} path_t;
+
+static void path_fill(const sp_table_t *t, int nkey, const int *keys, xnode_t **conj, int n,
+                      path_t *p)
+{
+  p->pa_neq = 0;
+  p->pa_lo = p->pa_hi = NULL;
+  for (int k = 0; k < nkey && k < 32; k++) {
+    int col = keys[k];
+    ty_t ct = t->tb_coltypes[col];
+    bool found = false;
+    for (int i = 0; i < n && !found; i++) {
+      xop_t op;
+      xnode_t *v;
+      if (conj[i] && key_pred(conj[i], col, ct, &op, &v) && op == XOP_EQ) {
+        p->pa_eq[p->pa_neq] = v;
+        p->pa_eq_conj[p->pa_neq++] = i;
+        found = true;
+      }
+    }
+    if (found)
+      continue;
+    for (int i = 0; i < n; i++) {
+      xop_t op;
+      xnode_t *v;
+      if (!conj[i] || !key_pred(conj[i], col, ct, &op, &v))
+        continue;
+      if ((op == XOP_GT || op == XOP_GE) && !p->pa_lo) {
+        p->pa_lo = v;
+        p->pa_lo_incl = op == XOP_GE;
+      } else if ((op == XOP_LT || op == XOP_LE) && !p->pa_hi) {
+        p->pa_hi = v;
+        p->pa_hi_incl = op == XOP_LE;
+      }
+    }
+    break;
+  }
+}
+
+static int path_score(const path_t *p)
+{
+  return p->pa_neq * 4 + (p->pa_lo ? 1 : 0) + (p->pa_hi ? 1 : 0);
+}
+
+op_t *bd_plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
+                   xnode_t **conj, int n)
+{
+  path_t best, cur;
+  memset(&best, 0, sizeof(best));
+  path_fill(t, t->tb_npk, t->tb_pk, conj, n, &best);
+  for (int i = 0; i < t->tb_nindexes; i++) {
+    memset(&cur, 0, sizeof(cur));
+    path_fill(t, t->tb_indexes[i].ix_ncols, t->tb_indexes[i].ix_cols, conj, n, &cur);
+    cur.pa_index = t->tb_indexes[i].ix_no;
+    cur.pa_name = t->tb_indexes[i].ix_name;
+    if (path_score(&cur) > path_score(&best))
+      best = cur;
+  }
+  scan_spec_t sp;
+  memset(&sp, 0, sizeof(sp));
+  sp.ss_table = t->tb_handle;
+  sp.ss_name = alias && strcmp(alias, t->tb_name) != 0
+                   ? arena_sprintf(b->b_a, "%s %s", t->tb_name, alias)
+                   : t->tb_name;
+  sp.ss_index = best.pa_index;
+  sp.ss_index_name = best.pa_name;
+  sp.ss_ncols = t->tb_ncols;
+  sp.ss_cols = arena_alloc(b->b_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
+  for (int c = 0; c < t->tb_ncols; c++)
+    sp.ss_cols[c] = c;
+  sp.ss_types = (ty_t *)t->tb_coltypes;
+  sp.ss_rowid = rowid;
+  if (path_score(&best) > 0) {
+    int ne = best.pa_neq;
+    xnode_t **eq = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(ne + 1));
+    memcpy(eq, best.pa_eq, sizeof(xnode_t *) * (size_t)ne);
+    for (int i = 0; i < ne; i++)
+      conj[best.pa_eq_conj[i]] = NULL;
+    if (!best.pa_lo && !best.pa_hi) {
+      sp.ss_point = best.pa_index == 0 && t->tb_npk > 0 && ne == t->tb_npk;
+      sp.ss_low = sp.ss_high = eq;
+      sp.ss_nlow = sp.ss_nhigh = ne;
+      sp.ss_low_incl = sp.ss_high_incl = true;
+    } else {
+      xnode_t **lo = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(ne + 1));
+      xnode_t **hi = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(ne + 1));
+      memcpy(lo, eq, sizeof(xnode_t *) * (size_t)ne);
+      memcpy(hi, eq, sizeof(xnode_t *) * (size_t)ne);
+      sp.ss_nlow = sp.ss_nhigh = ne;
+      sp.ss_low_incl = sp.ss_high_incl = true;
+      if (best.pa_lo) {
+        lo[sp.ss_nlow++] = best.pa_lo;
+        sp.ss_low_incl = best.pa_lo_incl;
+      }
+      if (best.pa_hi) {
+        hi[sp.ss_nhigh++] = best.pa_hi;
+        sp.ss_high_incl = best.pa_hi_incl;
+      }
+      sp.ss_low = lo;
+      sp.ss_high = hi;
+    }
+  }
+  /* Range conjuncts stay in the filter: where NULL keys sort relative to
+   * the bound is the table layer's business, not something to rely on. */
+  op_t *o = op_scan_new(b->b_a, &sp);
+  xnode_t *rest = bd_and_all(b, conj, n);
+  return rest ? op_filter_new(b->b_a, o, rest) : o;
+}
