@@ -64,6 +64,10 @@ void pgw_buf_init(pgw_buf_t *b);
 void pgw_buf_free(pgw_buf_t *b);
 /* Empties the buffer (keeping its memory) and clears a sticky error. */
 void pgw_buf_reset(pgw_buf_t *b);
+/* Cuts the buffer back to its first len bytes (a mark taken between two
+ * messages) and clears the sticky error: drops a reply that failed half
+ * way while keeping the complete messages before it. */
+void pgw_buf_truncate(pgw_buf_t *b, size_t len);
 /* Drops the first n bytes, which the caller has sent. */
 void pgw_buf_consume(pgw_buf_t *b, size_t n);
 /* CZ_OK, or CZ_ERR with the sticky error copied into e. */
@@ -79,6 +83,11 @@ int pgw_buf_put_byte(pgw_buf_t *b, uint8_t v);
 int pgw_buf_put_int16(pgw_buf_t *b, int16_t v);
 int pgw_buf_put_int32(pgw_buf_t *b, int32_t v);
 int pgw_buf_put_str(pgw_buf_t *b, const char *s); /* with its NUL */
+/* In-place writing (values formatted straight into the buffer): room for n
+ * more bytes at the end, or NULL when the buffer failed; then advance by
+ * the bytes actually written (at most n). */
+uint8_t *pgw_buf_room(pgw_buf_t *b, size_t n);
+void pgw_buf_advance(pgw_buf_t *b, size_t n);
 
 /* ---- backend messages (server to client) ------------------------------- */
 
@@ -108,6 +117,10 @@ int pgw_write_auth_sasl_continue(pgw_buf_t *b, const void *data, size_t len);
 int pgw_write_auth_sasl_final(pgw_buf_t *b, const void *data, size_t len);
 int pgw_write_parameter_status(pgw_buf_t *b, const char *name, const char *value);
 int pgw_write_backend_key(pgw_buf_t *b, int32_t pid, int32_t key);
+/* NegotiateProtocolVersion: the newest minor version we speak and the
+ * protocol options ("_pq_.*") of the startup packet we did not recognise. */
+int pgw_write_negotiate_version(pgw_buf_t *b, int32_t minor, const char *const *unknown,
+                                int n_unknown);
 int pgw_write_ready(pgw_buf_t *b, pgw_tx_status_t status);
 int pgw_write_row_description(pgw_buf_t *b, const pgw_field_t *fields, int n);
 /* values[i] with lens[i] bytes; lens[i] == -1 sends SQL NULL. */
@@ -222,6 +235,10 @@ void pgw_dec_commit(pgw_decoder_t *d, size_t n);
  * CZ_ERR. An error is final: framing is lost, so every later call returns
  * the same error and the server should send it and close. */
 int pgw_dec_next(pgw_decoder_t *d, pgw_fe_msg_t *m, err_t *e);
+/* Gives the receive buffer back when it holds nothing undecoded and has
+ * grown past keep bytes (an idle connection after a big message). Like
+ * pgw_dec_reserve it invalidates the last decoded message. */
+void pgw_dec_trim(pgw_decoder_t *d, size_t keep);
 /* Bytes received but not yet decoded. */
 size_t pgw_dec_pending(const pgw_decoder_t *d);
 /* True until a StartupMessage has been decoded. */

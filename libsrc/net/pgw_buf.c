@@ -97,6 +97,29 @@ int pgw_buf_put_bytes(pgw_buf_t *b, const void *p, size_t n)
   return CZ_OK;
 }
 
+void pgw_buf_truncate(pgw_buf_t *b, size_t len)
+{
+  if (len < b->pb_len)
+    b->pb_len = len;
+  b->pb_msg = 0;
+  b->pb_in_msg = false;
+  b->pb_failed = false;
+  err_clear(&b->pb_err);
+}
+
+uint8_t *pgw_buf_room(pgw_buf_t *b, size_t n)
+{
+  if (buf_reserve(b, n) != CZ_OK)
+    return NULL;
+  return b->pb_data + b->pb_len;
+}
+
+void pgw_buf_advance(pgw_buf_t *b, size_t n)
+{
+  if (!b->pb_failed)
+    b->pb_len += CZ_MIN(n, b->pb_cap - b->pb_len);
+}
+
 int pgw_buf_put_byte(pgw_buf_t *b, uint8_t v)
 {
   return pgw_buf_put_bytes(b, &v, 1);

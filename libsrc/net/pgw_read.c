@@ -90,6 +90,15 @@ int pgw_dec_reserve(pgw_decoder_t *d, size_t want, uint8_t **p, size_t *avail, e
   return CZ_OK;
 }
 
+void pgw_dec_trim(pgw_decoder_t *d, size_t keep)
+{
+  if (d->pd_start != d->pd_end || d->pd_cap <= keep)
+    return;
+  free(d->pd_buf);
+  d->pd_buf = NULL;
+  d->pd_cap = d->pd_start = d->pd_end = 0;
+}
+
 void pgw_dec_commit(pgw_decoder_t *d, size_t n)
 {
   d->pd_end += CZ_MIN(n, d->pd_cap - d->pd_end);

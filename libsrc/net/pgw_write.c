@@ -158,6 +158,17 @@ int pgw_write_notice(pgw_buf_t *b, const char *severity, const err_t *e)
   return write_report(b, 'N', severity, e);
 }
 
+int pgw_write_negotiate_version(pgw_buf_t *b, int32_t minor, const char *const *unknown,
+                                int n_unknown)
+{
+  pgw_buf_begin(b, 'v');
+  pgw_buf_put_int32(b, minor);
+  pgw_buf_put_int32(b, n_unknown);
+  for (int i = 0; i < n_unknown; i++)
+    pgw_buf_put_str(b, unknown[i]);
+  return pgw_buf_end(b);
+}
+
 int pgw_write_parse_complete(pgw_buf_t *b) { return write_empty(b, '1'); }
 int pgw_write_bind_complete(pgw_buf_t *b) { return write_empty(b, '2'); }
 int pgw_write_close_complete(pgw_buf_t *b) { return write_empty(b, '3'); }

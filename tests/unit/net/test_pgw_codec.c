@@ -254,6 +254,83 @@ static void test_extended_and_copy_messages(void **state)
   pgw_buf_free(&b);
 }
 
+/* In-place writing, truncation back to a mark (a reply that fails half way
+ * keeps the complete messages before it), NegotiateProtocolVersion. */
+static void test_buffer_room_truncate_and_negotiate(void **state)
+{
+  (void)state;
+  pgw_buf_t b;
+  pgw_buf_init(&b);
+  pgw_write_command_complete(&b, "SELECT 1");
+  size_t mark = b.pb_len;
+  uint8_t *p = pgw_buf_room(&b, 3);
+  assert_non_null(p);
+  memcpy(p, "abc", 3);
+  pgw_buf_advance(&b, 2); /* only "ab" kept */
+  assert_int_equal(b.pb_len, mark + 2);
+  assert_memory_equal(b.pb_data + mark, "ab", 2);
+  pgw_buf_truncate(&b, mark);
+  pgw_buf_begin(&b, 'D');
+  static const uint32_t oid = 23;
+  pgw_write_parameter_description(&b, &oid, 40000); /* fails the buffer mid-message */
+  assert_int_equal(pgw_buf_status(&b, NULL), CZ_ERR);
+  assert_null(pgw_buf_room(&b, 1));
+  pgw_buf_truncate(&b, mark);
+  assert_int_equal(pgw_buf_status(&b, NULL), CZ_OK);
+  assert_int_equal(b.pb_len, mark);
+  assert_false(b.pb_in_msg);
+  assert_int_equal(pgw_write_ready(&b, PGW_TX_IDLE), CZ_OK);
+  static const uint8_t cc_z[] = {'C', 0, 0, 0, 13, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '1', 0,
+                                 'Z', 0, 0, 0, 5, 'I'};
+  assert_int_equal(b.pb_len, sizeof cc_z);
+  assert_memory_equal(b.pb_data, cc_z, sizeof cc_z);
+  pgw_buf_reset(&b);
+  const char *unknown[] = {"_pq_.x"};
+  assert_int_equal(pgw_write_negotiate_version(&b, 0, unknown, 1), CZ_OK);
+  static const uint8_t v[] = {'v', 0,   0,   0,   19,  0,   0, 0, 0, 0,
+                              0,   0,   1,   '_', 'p', 'q', '_', '.', 'x', 0};
+  assert_int_equal(b.pb_len, sizeof v);
+  assert_memory_equal(b.pb_data, v, sizeof v);
+  pgw_buf_free(&b);
+}
+
+/* After a big message the receive buffer can be given back; decoding goes
+ * on normally, and nothing undecoded is ever dropped. */
+static void test_decoder_trim(void **state)
+{
+  (void)state;
+  err_t e;
+  pgw_decoder_t *d = pgw_dec_create();
+  static const char *const names[] = {"user"};
+  static const char *const values[] = {"u"};
+  pgw_buf_t b;
+  pgw_buf_init(&b);
+  pgw_write_startup(&b, PGW_PROTOCOL_3_0, names, values, 1);
+  char *big = malloc(100000);
+  memset(big, 'x', 99999);
+  big[99999] = 0;
+  pgw_write_query(&b, big);
+  pgw_write_sync(&b); /* stays undecoded while we try to trim */
+  assert_int_equal(pgw_dec_feed(d, b.pb_data, b.pb_len, &e), CZ_OK);
+  pgw_fe_msg_t m;
+  assert_int_equal(pgw_dec_next(d, &m, &e), PGW_MSG);
+  assert_int_equal(pgw_dec_next(d, &m, &e), PGW_MSG);
+  assert_int_equal(m.fm_kind, PGW_FE_QUERY);
+  pgw_dec_trim(d, 1024); /* the Sync is still waiting: no effect */
+  assert_int_equal(pgw_dec_pending(d), 5);
+  assert_int_equal(pgw_dec_next(d, &m, &e), PGW_MSG);
+  assert_int_equal(m.fm_kind, PGW_FE_SYNC);
+  pgw_dec_trim(d, 1024);
+  pgw_buf_reset(&b);
+  pgw_write_query(&b, "SELECT 1");
+  assert_int_equal(pgw_dec_feed(d, b.pb_data, b.pb_len, &e), CZ_OK);
+  assert_int_equal(pgw_dec_next(d, &m, &e), PGW_MSG);
+  assert_string_equal(m.fm_u.query.sql, "SELECT 1");
+  free(big);
+  pgw_buf_free(&b);
+  pgw_dec_destroy(d);
+}
+
 static void test_buffer_errors_are_sticky(void **state)
 {
   pgw_buf_t b;
@@ -653,6 +730,8 @@ int main(void)
       cmocka_unit_test(test_error_and_notice_fields),
       cmocka_unit_test(test_extended_and_copy_messages),
       cmocka_unit_test(test_buffer_errors_are_sticky),
+      cmocka_unit_test(test_buffer_room_truncate_and_negotiate),
+      cmocka_unit_test(test_decoder_trim),
       cmocka_unit_test(test_frontend_round_trip_whole_and_split),
       cmocka_unit_test(test_decoded_fields),
       cmocka_unit_test(test_zero_copy_receive),

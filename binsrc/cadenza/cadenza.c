@@ -1,0 +1,256 @@
+/* cadenza — the database server program: `cadenza -c cadenza.ini [-f]`.
+ *
+ * Design notes: reads the ini, becomes a daemon unless -f (fork, setsid,
+ * stdio to /dev/null, a pid file; the parent waits on a pipe until the
+ * child is listening, so its exit status says whether the server started),
+ * opens the log file, opens (creates, recovers) the database, starts the
+ * wire-protocol server and then waits for signals in the main thread, the
+ * only one that does not block them: SIGTERM/SIGINT shut down cleanly
+ * (stop accepting, end sessions rolling back open transactions,
+ * checkpoint, exit 0); SIGHUP reopens the log file (for logrotate).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "net/pgserver.h"
+#include "util/util.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+static void usage(FILE *f)
+{
+  fprintf(f,
+          "usage: cadenza [-c cadenza.ini] [-f]\n"
+          "  -c FILE   configuration file (default cadenza.ini)\n"
+          "  -f        stay in the foreground (log to stderr as well)\n"
+          "  -V        print the version\n");
+}
+
+/* "<folder of DatabaseFile>/<name>" for files that default to living
+ * beside the database. */
+static char *beside_database(const ini_t *ini, const char *name)
+{
+  const char *db = ini_get(ini, "Database", "DatabaseFile");
+  if (!db)
+    db = "cadenza.db";
+  char *copy = strdup(db);
+  char *dir = dirname(copy);
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *out = malloc(n);
+  if (out)
+    snprintf(out, n, "%s/%s", dir, name);
+  free(copy);
+  return out;
+}
+
+static char *path_key(const ini_t *ini, const char *section, const char *key, const char *dflt)
+{
+  const char *v = ini_get(ini, section, key);
+  return v && v[0] ? strdup(v) : beside_database(ini, dflt);
+}
+
+/* Refuses to start over a live server's pid file. */
+static int write_pid_file(const char *path, err_t *e)
+{
+  FILE *f = fopen(path, "r");
+  if (f) {
+    long pid = 0;
+    if (fscanf(f, "%ld", &pid) == 1 && pid > 0 && pid != getpid() && kill((pid_t)pid, 0) == 0) {
+      fclose(f);
+      return err_set(e, SQLSTATE_OBJECT_IN_USE, "pid file %s: a server (pid %ld) is running", path,
+                     pid);
+    }
+    fclose(f);
+  }
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return err_set(e, SQLSTATE_IO_ERROR, "pid file %s: %s", path, strerror(errno));
+  char buf[32];
+  int n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+  bool ok = write(fd, buf, (size_t)n) == n;
+  close(fd);
+  if (!ok)
+    return err_set(e, SQLSTATE_IO_ERROR, "pid file %s: write failed", path);
+  return CZ_OK;
+}
+
+/* Forks; the parent waits for one byte on the pipe ('R' = listening) and
+ * exits with the verdict. Returns the write end in the child. */
+static int daemonize(const char *log_path)
+{
+  int p[2];
+  if (pipe(p) != 0) {
+    perror("pipe");
+    exit(1);
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    perror("fork");
+    exit(1);
+  }
+  if (pid > 0) {
+    close(p[1]);
+    char c = 0;
+    ssize_t n;
+    do
+      n = read(p[0], &c, 1);
+    while (n < 0 && errno == EINTR);
+    if (n == 1 && c == 'R')
+      exit(0);
+    fprintf(stderr, "cadenza: the server did not start; see %s\n", log_path);
+    exit(1);
+  }
+  close(p[0]);
+  setsid();
+  int devnull = open("/dev/null", O_RDWR);
+  if (devnull >= 0) {
+    dup2(devnull, STDIN_FILENO);
+    dup2(devnull, STDOUT_FILENO);
+    dup2(devnull, STDERR_FILENO);
+    if (devnull > STDERR_FILENO)
+      close(devnull);
+  }
+  return p[1];
+}
+
+int main(int argc, char **argv)
+{
+  const char *ini_path = "cadenza.ini";
+  bool foreground = false;
+  int opt;
+  while ((opt = getopt(argc, argv, "c:fVh")) != -1) {
+    switch (opt) {
+    case 'c':
+      ini_path = optarg;
+      break;
+    case 'f':
+      foreground = true;
+      break;
+    case 'V':
+      printf("Cadenza %s\n", PACKAGE_VERSION);
+      return 0;
+    case 'h':
+      usage(stdout);
+      return 0;
+    default:
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (optind < argc) {
+    usage(stderr);
+    return 2;
+  }
+
+  err_t e;
+  ini_t *ini = ini_load(ini_path, &e);
+  if (!ini) {
+    fprintf(stderr, "cadenza: %s\n", e.er_msg);
+    return 1;
+  }
+  pgs_config_t cfg;
+  if (pgs_config_load(ini, &cfg, &e) != CZ_OK) {
+    fprintf(stderr, "cadenza: %s: %s\n", ini_path, e.er_msg);
+    return 1;
+  }
+  char *log_path = path_key(ini, "Database", "ErrorLogFile", "cadenza.log");
+  char *pid_path = path_key(ini, "Parameters", "PidFile", "cadenza.pid");
+  if (!log_path || !pid_path) {
+    fprintf(stderr, "cadenza: out of memory\n");
+    return 1;
+  }
+
+  int ready_fd = -1;
+  if (!foreground)
+    ready_fd = daemonize(log_path);
+  if (log_open_file(log_path, &e) != CZ_OK) {
+    fprintf(stderr, "cadenza: %s\n", e.er_msg);
+    return 1;
+  }
+
+  /* Every thread started from here inherits the mask; only sigwait below
+   * takes these signals. */
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  signal(SIGPIPE, SIG_IGN);
+
+  int status = 1;
+  engine_t *eng = NULL;
+  pgs_server_t *srv = NULL;
+  bool pid_written = false;
+  if (write_pid_file(pid_path, &e) != CZ_OK) {
+    log_error("%s", e.er_msg);
+    goto out;
+  }
+  pid_written = true;
+  log_info("Cadenza %s starting (configuration %s, pid %ld)", PACKAGE_VERSION, ini_path,
+           (long)getpid());
+  if (engine_open(ini, &eng, &e) != CZ_OK) {
+    log_error("could not open the database: %s (%s)", e.er_msg, e.er_sqlstate);
+    goto out;
+  }
+  if (pgs_server_start(eng, &cfg, &srv, &e) != CZ_OK) {
+    log_error("could not start the server: %s", e.er_msg);
+    goto out;
+  }
+  log_info("Cadenza %s listening on %s", PACKAGE_VERSION, pgs_server_address(srv));
+  if (foreground) {
+    printf("Cadenza %s listening on %s\n", PACKAGE_VERSION, pgs_server_address(srv));
+    fflush(stdout);
+  }
+  if (ready_fd >= 0) {
+    if (write(ready_fd, "R", 1) != 1)
+      log_warn("could not tell the starting process: %s", strerror(errno));
+    close(ready_fd);
+    ready_fd = -1;
+  }
+
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0)
+      continue;
+    if (sig == SIGHUP) {
+      if (log_open_file(log_path, &e) != CZ_OK)
+        log_error("reopening the log: %s", e.er_msg);
+      else
+        log_info("log file reopened");
+      continue;
+    }
+    log_info("signal %d: shutting down", sig);
+    break;
+  }
+  status = 0;
+
+out:
+  if (srv)
+    pgs_server_stop(srv); /* sessions end, open transactions roll back */
+  if (eng && engine_close(eng, &e) != CZ_OK) {
+    log_error("closing the database: %s (%s)", e.er_msg, e.er_sqlstate);
+    status = 1;
+  }
+  if (pid_written)
+    unlink(pid_path);
+  if (status == 0)
+    log_info("shut down cleanly");
+  if (ready_fd >= 0)
+    close(ready_fd); /* the parent reports the failure */
+  log_close_file();
+  ini_free(ini);
+  free(log_path);
+  free(pid_path);
+  return status;
+}

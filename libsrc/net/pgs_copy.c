@@ -1,0 +1,123 @@
+/* pgs_copy — the COPY sub-protocol: COPY … TO STDOUT (CopyOutResponse,
+ * CopyData…, CopyDone) and COPY … FROM STDIN (CopyInResponse, then the
+ * client's CopyData… and CopyDone or CopyFail), from either query protocol.
+ *
+ * Design notes: COPY FROM STDIN is a connection phase (PGS_PH_COPY_IN):
+ * each CopyData goes to the engine as it is decoded, whatever its line
+ * boundaries, so a bulk load streams through a bounded buffer. When it
+ * ends, the simple-query job goes on with its next statement, or (from
+ * Execute) the client's Sync follows. Any failure rolls the copy back
+ * (eportal_copy_in_fail); data the client still sends is then dropped
+ * (READY ignores CopyData/CopyDone/CopyFail; the extended protocol skips
+ * to Sync). COPY TO STDOUT is produced by the engine in one call, so it
+ * cannot park: it waits for a slow reader, at most PGS_COPY_OUT_STALL_MS
+ * without progress.
+ */
+#include <string.h>
+
+#include "net/pgs_int.h"
+
+static int copy_out_cb(void *ctx, const char *data, size_t len, err_t *e)
+{
+  pgs_conn_t *c = ctx;
+  if (pgw_write_copy_data(&c->c_out, data, len) != CZ_OK)
+    return pgw_buf_status(&c->c_out, e);
+  if (c->c_out.pb_len >= PGS_OUT_HIGH_WATER)
+    return pgs_io_flush_wait(c, PGS_COPY_OUT_STALL_MS, e);
+  return CZ_OK;
+}
+
+static int16_t *text_formats(pgs_conn_t *c, int n)
+{
+  int16_t *f = arena_zalloc(c->c_msg_arena, (size_t)(n > 0 ? n : 1) * sizeof *f);
+  return f;
+}
+
+int pgs_copy_start(pgs_conn_t *c, const estmt_t *st, eportal_t *p, pgs_portal_t *pp,
+                   bool *copy_in, err_t *e)
+{
+  if (estmt_kind(st) == ESTMT_COPY_OUT) {
+    *copy_in = false;
+    const ecol_t *cols;
+    int n;
+    estmt_columns(st, &cols, &n);
+    if (n < 0)
+      n = 0;
+    /* Text and CSV are both the textual COPY format (0) on the wire. */
+    pgw_write_copy_out_response(&c->c_out, 0, text_formats(c, n), n);
+    if (eportal_copy_out(p, copy_out_cb, c, e) != CZ_OK)
+      return CZ_ERR;
+    pgw_write_copy_done(&c->c_out);
+    pgs_send_notices(c);
+    pgw_write_command_complete(&c->c_out, eportal_tag(p));
+    if (pp)
+      pp->pp_done = true;
+    return CZ_OK;
+  }
+  int ncols = 0, format = 0;
+  if (eportal_copy_in_begin(p, &ncols, &format, e) != CZ_OK)
+    return CZ_ERR;
+  pgw_write_copy_in_response(&c->c_out, 0, text_formats(c, ncols), ncols);
+  c->c_phase = PGS_PH_COPY_IN;
+  c->c_copy_portal = p;
+  c->c_copy_extended = pp != NULL;
+  c->c_copy_pp = pp;
+  *copy_in = true;
+  return CZ_OK;
+}
+
+static pgs_next_t copy_end(pgs_conn_t *c, const err_t *failure)
+{
+  c->c_phase = PGS_PH_READY;
+  c->c_copy_portal = NULL;
+  if (failure)
+    pgs_send_error(c, "ERROR", failure);
+  if (c->c_copy_extended) {
+    if (failure) {
+      c->c_ignore_till_sync = true;
+    } else {
+      c->c_copy_pp->pp_done = true;
+      pgs_send_notices(c);
+    }
+    c->c_copy_pp = NULL;
+  } else {
+    pgs_simple_copy_ended(c, failure != NULL);
+  }
+  return PGS_GO_ON;
+}
+
+pgs_next_t pgs_copy_message(pgs_conn_t *c, const pgw_fe_msg_t *m)
+{
+  err_t e;
+  eportal_t *p = c->c_copy_portal;
+  switch (m->fm_kind) {
+  case PGW_FE_COPY_DATA:
+    if (eportal_copy_in_data(p, (const char *)m->fm_u.data.data, m->fm_u.data.len, &e) != CZ_OK) {
+      eportal_copy_in_fail(p, e.er_msg);
+      return copy_end(c, &e);
+    }
+    return PGS_GO_ON;
+  case PGW_FE_COPY_DONE:
+    if (eportal_copy_in_done(p, &e) != CZ_OK)
+      return copy_end(c, &e);
+    pgs_send_notices(c);
+    pgw_write_command_complete(&c->c_out, eportal_tag(p));
+    return copy_end(c, NULL);
+  case PGW_FE_COPY_FAIL:
+    eportal_copy_in_fail(p, m->fm_u.copy_fail.message);
+    err_set(&e, SQLSTATE_QUERY_CANCELED, "COPY from stdin failed: %s", m->fm_u.copy_fail.message);
+    return copy_end(c, &e);
+  case PGW_FE_FLUSH:
+  case PGW_FE_SYNC:
+    /* The protocol has the server ignore these during COPY FROM STDIN. */
+    return PGS_GO_ON;
+  case PGW_FE_TERMINATE:
+    return PGS_CLOSE; /* pgs_conn_destroy fails the copy */
+  default:
+    eportal_copy_in_fail(p, "unexpected message");
+    err_set(&e, SQLSTATE_PROTOCOL_VIOLATION,
+            "unexpected message type 0x%02X during COPY from stdin",
+            (unsigned)(uint8_t)m->fm_type);
+    return copy_end(c, &e);
+  }
+}

@@ -1,0 +1,398 @@
+/* pgs_listen — the listener, the threads that serve connections, the
+ * connection list, deadlines, and shutdown.
+ *
+ * Design notes: leader/follower. ServerThreads threads block in
+ * epoll_wait(…, 1, …) on the epoll set of authenticated connections, all
+ * armed EPOLLONESHOT: an event goes to exactly one thread and the fd stays
+ * disarmed until that thread re-arms it, so a connection is never handled
+ * by two threads at once and needs no lock of its own. A request costs one
+ * wake-up (no hand-off queue). A thread never blocks on a client (all
+ * sockets are non-blocking), so a slow or hostile client costs a buffer and
+ * a file descriptor, not a thread.
+ *
+ * The listener and connections still in startup (TLS handshake, SCRAM,
+ * CancelRequest) live in a second set served by PGS_STARTUP_THREADS
+ * threads of their own; a connection moves to the session set when it is
+ * authenticated (pgs_io_arm). So even when every session thread runs a
+ * long statement, new clients are accepted and CancelRequests answered.
+ *
+ * The housekeeping thread enforces AuthenticationTimeout: it only
+ * shutdown(2)s an expired socket, which wakes whichever thread gets the
+ * event to free it; connections are freed by their handler only.
+ *
+ * Shutdown: stop accepting, cancel running statements and shut the read
+ * side of every socket (each handler then sends 57P01 and closes); after 5
+ * seconds shut both sides of what is left; when no connection remains the
+ * eventfd wakes every thread to exit.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "net/pgs_int.h"
+
+/* Past MaxClientConnections a client is still accepted, told 53300 at its
+ * startup packet and closed (and CancelRequests still work); past this
+ * many more the socket is closed at once. */
+#define PGS_REJECT_SLACK 64
+
+static int listen_on(pgs_server_t *s, err_t *e)
+{
+  const pgs_config_t *cfg = &s->sv_cfg;
+  char port[16];
+  snprintf(port, sizeof port, "%d", cfg->pc_port);
+  struct addrinfo hints = {0}, *res = NULL;
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  const char *host = cfg->pc_listen;
+  if (strcmp(host, "*") == 0 || host[0] == 0)
+    host = NULL; /* every interface */
+  int rc = getaddrinfo(host, port, &hints, &res);
+  if (rc != 0)
+    return err_set(e, SQLSTATE_CONFIG, "ListenAddress %s: %s", cfg->pc_listen, gai_strerror(rc));
+  int fd = -1, err = 0;
+  for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      err = errno;
+      continue;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 1024) == 0)
+      break;
+    err = errno;
+    close(fd);
+    fd = -1;
+  }
+  freeaddrinfo(res);
+  if (fd < 0)
+    return err_set(e, SQLSTATE_IO_ERROR, "could not listen on %s:%d: %s", cfg->pc_listen,
+                   cfg->pc_port, strerror(err));
+  struct sockaddr_storage ss;
+  socklen_t sl = sizeof ss;
+  char host_txt[INET6_ADDRSTRLEN] = "?";
+  if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+    if (ss.ss_family == AF_INET) {
+      struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+      inet_ntop(AF_INET, &in->sin_addr, host_txt, sizeof host_txt);
+      s->sv_port = ntohs(in->sin_port);
+    } else if (ss.ss_family == AF_INET6) {
+      struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+      inet_ntop(AF_INET6, &in6->sin6_addr, host_txt, sizeof host_txt);
+      s->sv_port = ntohs(in6->sin6_port);
+    }
+  }
+  snprintf(s->sv_addr, sizeof s->sv_addr, ss.ss_family == AF_INET6 ? "[%s]:%d" : "%s:%d",
+           host_txt, s->sv_port);
+  s->sv_listen_fd = fd;
+  return CZ_OK;
+}
+
+static void list_add(pgs_server_t *s, pgs_conn_t *c)
+{
+  c->c_prev = NULL;
+  c->c_next = s->sv_conns;
+  if (s->sv_conns)
+    s->sv_conns->c_prev = c;
+  s->sv_conns = c;
+  s->sv_n_conns++;
+}
+
+void pgs_conn_unlist(pgs_conn_t *c)
+{
+  pgs_server_t *s = c->c_srv;
+  mutex_lock(&s->sv_mu);
+  if (c->c_prev)
+    c->c_prev->c_next = c->c_next;
+  else
+    s->sv_conns = c->c_next;
+  if (c->c_next)
+    c->c_next->c_prev = c->c_prev;
+  c->c_prev = c->c_next = NULL;
+  s->sv_n_conns--;
+  cond_broadcast(&s->sv_cv);
+  mutex_unlock(&s->sv_mu);
+}
+
+static void rearm_listener(pgs_server_t *s)
+{
+  struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = &s->sv_listen_tag};
+  if (!atomic_load(&s->sv_stopping))
+    epoll_ctl(s->sv_epfd_startup, EPOLL_CTL_MOD, s->sv_listen_fd, &ev);
+}
+
+static void accept_some(pgs_server_t *s)
+{
+  for (int i = 0; i < 64; i++) {
+    int fd = accept4(s->sv_listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED)
+        continue;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        /* Out of descriptors: back off a little instead of spinning on a
+         * listener that stays readable. */
+        log_warn("accept: %s", strerror(errno));
+        time_sleep_us(100 * 1000);
+      }
+      break;
+    }
+    if (atomic_load(&s->sv_stopping)) {
+      close(fd);
+      continue;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    mutex_lock(&s->sv_mu);
+    int n = s->sv_n_conns;
+    mutex_unlock(&s->sv_mu);
+    if (n >= s->sv_cfg.pc_max_conns + PGS_REJECT_SLACK) {
+      close(fd);
+      continue;
+    }
+    err_t e;
+    pgs_conn_t *c = pgs_conn_create(s, fd, n >= s->sv_cfg.pc_max_conns, &e);
+    if (!c) {
+      log_warn("connection refused: %s", e.er_msg);
+      close(fd);
+      continue;
+    }
+    mutex_lock(&s->sv_mu);
+    c->c_pid = ++s->sv_next_pid;
+    c->c_deadline_ns = time_now_ns() + (uint64_t)s->sv_cfg.pc_auth_timeout_s * 1000000000ull;
+    list_add(s, c);
+    mutex_unlock(&s->sv_mu);
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = c};
+    c->c_epfd = s->sv_epfd_startup;
+    if (epoll_ctl(c->c_epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+      log_warn("epoll_ctl: %s", strerror(errno));
+      pgs_conn_unlist(c);
+      pgs_conn_destroy(c);
+    }
+  }
+  rearm_listener(s);
+}
+
+static void serve(pgs_server_t *s, int epfd)
+{
+  for (;;) {
+    struct epoll_event ev;
+    int n = epoll_wait(epfd, &ev, 1, -1);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      log_error("epoll_wait: %s", strerror(errno));
+      break;
+    }
+    if (n == 0)
+      continue;
+    if (ev.data.ptr == &s->sv_wake_tag) {
+      if (atomic_load(&s->sv_exit))
+        break;
+      continue;
+    }
+    if (ev.data.ptr == &s->sv_listen_tag) {
+      accept_some(s);
+      continue;
+    }
+    pgs_conn_event(ev.data.ptr, ev.events);
+  }
+}
+
+static void *serve_sessions(void *arg)
+{
+  pgs_server_t *s = arg;
+  thread_set_name("cz-pgwire");
+  serve(s, s->sv_epfd);
+  return NULL;
+}
+
+static void *serve_startup(void *arg)
+{
+  pgs_server_t *s = arg;
+  thread_set_name("cz-pgw-startup");
+  serve(s, s->sv_epfd_startup);
+  return NULL;
+}
+
+/* Shuts down expired sockets once a second; their handlers see EOF. */
+static void *house_main(void *arg)
+{
+  pgs_server_t *s = arg;
+  thread_set_name("cz-pgw-house");
+  mutex_lock(&s->sv_mu);
+  while (!atomic_load(&s->sv_exit)) {
+    uint64_t now = time_now_ns();
+    for (pgs_conn_t *c = s->sv_conns; c; c = c->c_next) {
+      if (c->c_deadline_ns && now >= c->c_deadline_ns) {
+        c->c_deadline_ns = 0;
+        log_info("connection %d: startup or authentication took longer than %d s; closed",
+                 c->c_pid, s->sv_cfg.pc_auth_timeout_s);
+        shutdown(c->c_fd, SHUT_RDWR);
+      }
+    }
+    cond_timedwait(&s->sv_cv, &s->sv_mu, 1000 * 1000);
+  }
+  mutex_unlock(&s->sv_mu);
+  return NULL;
+}
+
+static void server_free(pgs_server_t *s)
+{
+  if (s->sv_listen_fd >= 0)
+    close(s->sv_listen_fd);
+  if (s->sv_epfd >= 0)
+    close(s->sv_epfd);
+  if (s->sv_epfd_startup >= 0)
+    close(s->sv_epfd_startup);
+  if (s->sv_wake_fd >= 0)
+    close(s->sv_wake_fd);
+  pgs_tls_ctx_free(s->sv_tls);
+  cond_destroy(&s->sv_cv);
+  mutex_destroy(&s->sv_mu);
+  free(s->sv_threads);
+  free(s);
+}
+
+int pgs_server_start(engine_t *eng, const pgs_config_t *cfg, pgs_server_t **out, err_t *e)
+{
+  pgs_server_t *s = calloc(1, sizeof *s);
+  if (!s)
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
+  s->sv_eng = eng;
+  s->sv_cfg = *cfg;
+  s->sv_listen_fd = s->sv_epfd = s->sv_epfd_startup = s->sv_wake_fd = -1;
+  mutex_init(&s->sv_mu);
+  cond_init(&s->sv_cv);
+  atomic_init(&s->sv_stopping, false);
+  atomic_init(&s->sv_exit, false);
+  /* BackendKeyData pids: distinct per server run, so that a CancelRequest
+   * meant for an earlier run hits nothing. */
+  uint8_t r[2];
+  s->sv_next_pid = 1000;
+  if (scram_random(r, sizeof r, NULL) == CZ_OK)
+    s->sv_next_pid += (r[0] << 8 | r[1]) * 16;
+  if (cfg->pc_ssl_cert[0]) {
+    if (pgs_tls_ctx_create(cfg, &s->sv_tls, e) != CZ_OK)
+      goto fail;
+    /* OpenSSL writes with write(2), which raises SIGPIPE when a client has
+     * gone (plain sockets use MSG_NOSIGNAL): a server must not die of it. */
+    struct sigaction sa;
+    if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL)
+      signal(SIGPIPE, SIG_IGN);
+  }
+  if (listen_on(s, e) != CZ_OK)
+    goto fail;
+  s->sv_epfd = epoll_create1(EPOLL_CLOEXEC);
+  s->sv_epfd_startup = epoll_create1(EPOLL_CLOEXEC);
+  s->sv_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (s->sv_epfd < 0 || s->sv_epfd_startup < 0 || s->sv_wake_fd < 0) {
+    err_set(e, SQLSTATE_IO_ERROR, "epoll: %s", strerror(errno));
+    goto fail;
+  }
+  struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = &s->sv_listen_tag};
+  struct epoll_event wev = {.events = EPOLLIN, .data.ptr = &s->sv_wake_tag};
+  if (epoll_ctl(s->sv_epfd_startup, EPOLL_CTL_ADD, s->sv_listen_fd, &ev) != 0 ||
+      epoll_ctl(s->sv_epfd_startup, EPOLL_CTL_ADD, s->sv_wake_fd, &wev) != 0 ||
+      epoll_ctl(s->sv_epfd, EPOLL_CTL_ADD, s->sv_wake_fd, &wev) != 0) {
+    err_set(e, SQLSTATE_IO_ERROR, "epoll_ctl: %s", strerror(errno));
+    goto fail;
+  }
+  s->sv_threads = calloc((size_t)cfg->pc_threads, sizeof *s->sv_threads);
+  if (!s->sv_threads) {
+    err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
+    goto fail;
+  }
+  for (int i = 0; i < cfg->pc_threads; i++) {
+    if (thread_start(&s->sv_threads[i], serve_sessions, s, e) != CZ_OK)
+      goto fail_threads;
+    s->sv_n_threads++;
+  }
+  for (int i = 0; i < PGS_STARTUP_THREADS; i++) {
+    if (thread_start(&s->sv_start_threads[i], serve_startup, s, e) != CZ_OK)
+      goto fail_threads;
+    s->sv_n_start_threads++;
+  }
+  if (thread_start(&s->sv_house, house_main, s, e) != CZ_OK)
+    goto fail_threads;
+  *out = s;
+  return CZ_OK;
+
+fail_threads:
+  atomic_store(&s->sv_exit, true);
+  uint64_t one = 1;
+  if (write(s->sv_wake_fd, &one, sizeof one) < 0)
+    log_warn("eventfd write: %s", strerror(errno));
+  for (int i = 0; i < s->sv_n_threads; i++)
+    thread_join(&s->sv_threads[i]);
+  for (int i = 0; i < s->sv_n_start_threads; i++)
+    thread_join(&s->sv_start_threads[i]);
+fail:
+  server_free(s);
+  return CZ_ERR;
+}
+
+int pgs_server_port(const pgs_server_t *s) { return s->sv_port; }
+const char *pgs_server_address(const pgs_server_t *s) { return s->sv_addr; }
+
+int pgs_server_n_conns(pgs_server_t *s)
+{
+  mutex_lock(&s->sv_mu);
+  int n = s->sv_n_conns;
+  mutex_unlock(&s->sv_mu);
+  return n;
+}
+
+/* Shuts how of every listed socket; with cancel, also asks each session's
+ * running statement to stop. Caller holds sv_mu. */
+static void shut_all(pgs_server_t *s, int how, bool cancel)
+{
+  for (pgs_conn_t *c = s->sv_conns; c; c = c->c_next) {
+    if (cancel && c->c_sess)
+      esession_cancel(c->c_sess);
+    shutdown(c->c_fd, how);
+  }
+}
+
+void pgs_server_stop(pgs_server_t *s)
+{
+  if (!s)
+    return;
+  atomic_store(&s->sv_stopping, true);
+  epoll_ctl(s->sv_epfd_startup, EPOLL_CTL_DEL, s->sv_listen_fd, NULL);
+  mutex_lock(&s->sv_mu);
+  uint64_t soft_end = time_now_ns() + 5000000000ull;
+  /* Repeated each second: a connection accepted while stopping began may
+   * have been listed after the first pass. */
+  while (s->sv_n_conns > 0 && time_now_ns() < soft_end) {
+    shut_all(s, SHUT_RD, true);
+    cond_timedwait(&s->sv_cv, &s->sv_mu, 1000 * 1000);
+  }
+  while (s->sv_n_conns > 0) {
+    shut_all(s, SHUT_RDWR, true);
+    cond_timedwait(&s->sv_cv, &s->sv_mu, 1000 * 1000);
+  }
+  atomic_store(&s->sv_exit, true);
+  cond_broadcast(&s->sv_cv);
+  mutex_unlock(&s->sv_mu);
+  uint64_t one = 1;
+  if (write(s->sv_wake_fd, &one, sizeof one) < 0)
+    log_warn("eventfd write: %s", strerror(errno));
+  for (int i = 0; i < s->sv_n_threads; i++)
+    thread_join(&s->sv_threads[i]);
+  for (int i = 0; i < s->sv_n_start_threads; i++)
+    thread_join(&s->sv_start_threads[i]);
+  thread_join(&s->sv_house);
+  server_free(s);
+}

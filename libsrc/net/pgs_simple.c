@@ -1,0 +1,147 @@
+/* pgs_simple — the simple query protocol: a Query message with any number
+ * of statements, each answered with RowDescription, DataRows and
+ * CommandComplete (or the COPY sub-protocol), then one ReadyForQuery.
+ *
+ * Design notes: the statements run as a job (pgs_job_t) that can stop and
+ * resume: when the client does not read a long result the job parks, and
+ * when a statement is COPY FROM STDIN the job waits for the copy data to
+ * end. The Query text stays in the decoder while the job parks (nothing
+ * is decoded meanwhile); for COPY FROM STDIN, whose data messages are
+ * decoded, it is copied to c_job_arena first. An error ends the job: the
+ * statements after it are skipped, as PostgreSQL does. Error positions are
+ * made relative to the whole Query text.
+ */
+#include <string.h>
+
+#include "net/pgs_int.h"
+
+static void stmt_free(pgs_job_t *j)
+{
+  if (j->jb_portal)
+    eportal_free(j->jb_portal);
+  if (j->jb_st)
+    estmt_free(j->jb_st);
+  j->jb_portal = NULL;
+  j->jb_st = NULL;
+}
+
+static pgs_next_t job_end(pgs_conn_t *c)
+{
+  stmt_free(&c->c_job);
+  memset(&c->c_job, 0, sizeof c->c_job);
+  arena_reset(c->c_job_arena);
+  pgs_send_notices(c);
+  pgs_send_params(c, true);
+  /* Outside a transaction block no portal can outlive its statement. */
+  if (esession_tx_status(c->c_sess) == 'I')
+    pgs_extended_free_portals(c);
+  pgs_send_ready(c);
+  return PGS_GO_ON;
+}
+
+static pgs_next_t job_fail(pgs_conn_t *c, err_t *e)
+{
+  pgs_job_t *j = &c->c_job;
+  if (e->er_pos > 0 && j->jb_i < j->jb_n)
+    e->er_pos += pgs_chars_before(j->jb_text, j->jb_stmts[j->jb_i].et_off);
+  pgs_send_error(c, "ERROR", e);
+  return job_end(c);
+}
+
+static void stmt_done(pgs_conn_t *c)
+{
+  stmt_free(&c->c_job);
+  c->c_job.jb_i++;
+  pgs_send_notices(c);
+  pgs_send_params(c, true);
+}
+
+/* COPY FROM STDIN will decode more messages: keep the text and the
+ * statement list out of the decoder and the message arena. */
+static void keep_text(pgs_conn_t *c)
+{
+  pgs_job_t *j = &c->c_job;
+  char *t = arena_alloc(c->c_job_arena, j->jb_len + 1);
+  memcpy(t, j->jb_text, j->jb_len);
+  t[j->jb_len] = 0;
+  etext_t *s = arena_alloc(c->c_job_arena, (size_t)j->jb_n * sizeof *s);
+  memcpy(s, j->jb_stmts, (size_t)j->jb_n * sizeof *s);
+  j->jb_text = t;
+  j->jb_stmts = s;
+}
+
+pgs_next_t pgs_simple_resume(pgs_conn_t *c)
+{
+  pgs_job_t *j = &c->c_job;
+  err_t e;
+  while (j->jb_i < j->jb_n) {
+    const etext_t *t = &j->jb_stmts[j->jb_i];
+    if (!j->jb_portal) {
+      if (estmt_prepare(c->c_sess, j->jb_text + t->et_off, t->et_len, NULL, 0, &j->jb_st, &e) !=
+              CZ_OK ||
+          eportal_bind(j->jb_st, NULL, 0, &j->jb_portal, &e) != CZ_OK)
+        return job_fail(c, &e);
+      estmt_kind_t kind = estmt_kind(j->jb_st);
+      if (kind == ESTMT_COPY_IN || kind == ESTMT_COPY_OUT) {
+        bool copy_in;
+        if (kind == ESTMT_COPY_IN && j->jb_text != NULL)
+          keep_text(c);
+        if (pgs_copy_start(c, j->jb_st, j->jb_portal, NULL, &copy_in, &e) != CZ_OK)
+          return job_fail(c, &e);
+        if (copy_in)
+          return PGS_GO_ON; /* pgs_simple_copy_ended continues */
+        stmt_done(c);
+        continue;
+      }
+      if (kind == ESTMT_QUERY)
+        pgs_send_row_description(c, j->jb_st, NULL);
+    }
+    int outcome;
+    int64_t left = 0;
+    if (pgs_pump_rows(c, j->jb_portal, NULL, false, &left, &outcome, &e) != CZ_OK)
+      return job_fail(c, &e);
+    if (outcome == PGS_ROWS_PARKED)
+      return PGS_PARK;
+    pgs_send_notices(c); /* as PostgreSQL: notices precede CommandComplete */
+    pgw_write_command_complete(&c->c_out, eportal_tag(j->jb_portal));
+    stmt_done(c);
+  }
+  return job_end(c);
+}
+
+void pgs_simple_copy_ended(pgs_conn_t *c, bool failed)
+{
+  if (failed) {
+    job_end(c);
+    return;
+  }
+  stmt_done(c); /* the connection loop resumes the job with the next statement */
+}
+
+pgs_next_t pgs_simple_query(pgs_conn_t *c, const pgw_fe_msg_t *m)
+{
+  err_t e;
+  const char *text = m->fm_u.query.sql;
+  size_t len = strlen(text);
+  etext_t *stmts;
+  int n;
+  if (esession_split(c->c_sess, text, len, c->c_msg_arena, &stmts, &n, &e) != CZ_OK) {
+    pgs_send_error(c, "ERROR", &e);
+    pgs_send_ready(c);
+    return PGS_GO_ON;
+  }
+  if (n == 0) {
+    pgw_write_empty_query(&c->c_out);
+    pgs_send_notices(c);
+    pgs_send_ready(c);
+    return PGS_GO_ON;
+  }
+  pgs_job_t *j = &c->c_job;
+  memset(j, 0, sizeof *j);
+  j->jb_kind = PGS_JOB_SIMPLE;
+  j->jb_text = text;
+  j->jb_len = len;
+  j->jb_stmts = stmts;
+  j->jb_n = n;
+  return pgs_simple_resume(c);
+}
