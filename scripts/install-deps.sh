@@ -1,10 +1,19 @@
 #!/bin/sh
-# Installs the system packages Cadenza's build, tests and benchmarks need.
-# Debian 12, as root; safe to run again (apt-get skips what is installed).
+# Installs the system packages Cadenza's build, tests and benchmarks need,
+# then the Python packages of the server tests into a project virtual
+# environment (build/venv, or $CZ_VENV). Debian 12, as root; safe to run
+# again (apt-get and pip skip what is installed).
+#   build:   compiler, autotools, bison/flex, jemalloc, cmocka, openssl, libpq
+#   clients: psql + pgbench (postgresql-client), unixODBC (isql) + psqlODBC,
+#            JDK 17 + Maven (pgJDBC smoke test), python3-venv
+#   bench:   postgresql-15, the reference server of bench/run-server-bench.sh
 set -e
+cd "$(dirname "$0")/.."
 PKGS="build-essential autoconf automake libtool pkg-config \
       libjemalloc-dev libcmocka-dev libsqlite3-dev libssl-dev zlib1g-dev \
-      bison flex python3 libpq-dev"
+      bison flex python3 libpq-dev \
+      python3-venv python3-pip postgresql-client postgresql-15 \
+      unixodbc odbc-postgresql maven default-jdk-headless"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -12,5 +21,20 @@ done
 if [ -n "$missing" ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
+  # postgresql-15's post-install creates a default cluster; the tests and
+  # benchmarks start their own clusters in scratch folders and never use it.
   apt-get install -y -q --no-install-recommends $missing
+fi
+
+# Python packages for tests/ and bench/: psycopg 3 (slt.py, the client,
+# concurrency and crash tests), pyodbc (the ODBC client check).
+venv=${CZ_VENV:-build/venv}
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+if [ ! -x "$venv/bin/python3" ]; then
+  mkdir -p "$(dirname "$venv")"
+  "$py" -m venv "$venv"
+fi
+if ! "$venv/bin/python3" -c 'import psycopg, pyodbc' >/dev/null 2>&1; then
+  "$venv/bin/pip" install -q --disable-pip-version-check "psycopg[binary]" pyodbc
 fi

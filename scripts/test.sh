@@ -2,7 +2,8 @@
 # The one command that installs what is needed, builds Cadenza and runs every
 # test (see README.md). Run as root on Debian 12 from the repository root.
 #   1. system packages (scripts/install-deps.sh)
-#   2. release build with -Werror in build/, all tests
+#   2. release build with -Werror in build/, all tests, then the server
+#      tests against build/binsrc/cadenza/cadenza (tests/server/run.sh)
 #   3. ASan+UBSan build in build-asan/, unit tests
 # Ends with "N passed, N failed" over both builds; exit status 0 when all pass.
 set -u
@@ -35,6 +36,10 @@ summarize() { # the runner's last line "N passed, N failed"
 if build_in build --enable-werror; then
   ./scripts/run-tests.sh build all | tee build/test-summary.txt
   summarize build/test-summary.txt
+  # the server through the wire: SQL files, corpus, clients, concurrency,
+  # bad input, crash (tests/server/run.sh)
+  ./tests/server/run.sh build | tee build/server-test-summary.txt
+  summarize build/server-test-summary.txt
 else
   total_f=$((total_f + 1))
 fi

@@ -32,8 +32,11 @@ typedef enum xkind_e {
   X_PARAM,    /* parameter x_index (0-based) of the statement */
   X_OP,       /* x_op over x_args */
   X_FUNC,     /* x_func over x_args */
-  X_CASE,     /* x_args = cond1, res1, cond2, res2, …[, else]; x_has_else */
-  X_CAST,     /* x_args[0] to x_type */
+  X_CASE,     /* searched form: x_args = cond1, res1, cond2, res2, …[, else];
+                 x_has_else; a branch is evaluated only for the rows that
+                 reach it */
+  X_CAST,     /* x_args[0] to x_type (x_explicit: CAST/::, which truncates
+                 strings to a VARCHAR(n)/CHAR(n) instead of 22001) */
   X_IN_LIST,  /* x_args[0] IN (x_args[1..]) (x_not: NOT IN), 3VL */
   X_SUBQ      /* a subquery, see xsubq_fn_t */
 } xkind_t;
@@ -69,6 +72,7 @@ struct xnode_s {
   const xfunc_t *x_func; /* X_FUNC */
   bool x_not;            /* X_IN_LIST: NOT IN; X_SUBQ kind 2: NOT IN */
   bool x_has_else;       /* X_CASE */
+  bool x_explicit;       /* X_CAST: written by the user (CAST, ::) */
   int x_subq_kind;       /* X_SUBQ: 0 scalar, 1 EXISTS, 2 IN */
   void *x_subq;          /* X_SUBQ: the query layer's subplan */
   int x_nargs;
@@ -83,6 +87,11 @@ typedef struct xctx_s {
   int xc_nparams;
   xsubq_fn_t xc_subq;         /* for X_SUBQ */
   volatile bool *xc_cancel;   /* checked once per batch: 57014 */
+  /* Optional (zero when the caller does not know them): */
+  int64_t xc_stmt_ts;         /* TIMESTAMP of the statement's start for now(),
+                                 current_timestamp; 0 = read the clock */
+  void *xc_session;           /* the engine's session, for functions such as
+                                 current_user that registered modules add */
 } xctx_t;
 
 /* Evaluates x for rows sel[0..nsel) of in (sel NULL = rows 0..in->b_n),
@@ -115,8 +124,14 @@ int xop_resolve(xop_t op, ty_t l, const ty_t *r, ty_t *l_to, ty_t *r_to, ty_t *r
 int xtype_common(const ty_t *types, int n, ty_t *out, err_t *e);
 
 /* Whether a value of type from may be cast to to (explicitly when
- * explicit, else implicitly / by assignment). */
+ * explicit, else by assignment: INSERT/UPDATE of a column, which also
+ * allows numeric narrowing such as numeric -> integer and anything ->
+ * text). */
 bool xcast_allowed(ty_t from, ty_t to, bool explicit_cast);
+/* Whether the cast may be applied silently inside an expression (int4 ->
+ * int8 -> numeric -> float8, varchar -> text, date -> timestamp): what
+ * operator and function resolution use. */
+bool xcast_implicit(ty_t from, ty_t to);
 
 /* Looks a scalar function up by (lower-case) name and argument types:
  * sets *f, the type each argument must be cast to (arg_to, n entries) and
@@ -140,5 +155,87 @@ int xagg_resolve(const char *name, bool star, const ty_t *args, int n, xagg_t *a
  * literal into a column: checks the target's modifiers (22001 string too
  * long, 22003 out of range). */
 int xcast_datum(ty_t from, const datum_t *in, ty_t to, arena_t *a, datum_t *out, err_t *e);
+/* The same with explicit-cast semantics when explicit_cast (strings are
+ * truncated to VARCHAR(n)/CHAR(n) silently, as PostgreSQL's CAST does). */
+int xcast_datum_ex(ty_t from, const datum_t *in, ty_t to, bool explicit_cast, arena_t *a,
+                   datum_t *out, err_t *e);
+
+/* ---- scalar function registry -------------------------------------------
+ *
+ * Functions are rows of static tables registered by name. The built-in
+ * families (ex_func_math.c, ex_func_string.c, ex_func_time.c,
+ * ex_func_misc.c) register themselves on first use; other modules (e.g.
+ * pg_catalog's format_type, version(), current_user) call xfunc_register
+ * at server start with their own static table:
+ *
+ *   static int my_version(xctx_t *c, const xnode_t *x, const datum_t *args,
+ *                         datum_t *out, err_t *e) { ... }
+ *   static const xfunc_def_t my_funcs[] = {
+ *     {.fd_name = "version", .fd_nargs = 0, .fd_result = TY_TEXT,
+ *      .fd_row = my_version},
+ *     {.fd_name = "format_type", .fd_nargs = 2, .fd_args = {TY_INT8, TY_INT4},
+ *      .fd_result = TY_TEXT, .fd_row = my_format_type},   // not XF_STRICT
+ *   };
+ *   xfunc_register(my_funcs, 2, &e);
+ *
+ * Resolution (xfunc_resolve) follows PostgreSQL's rules in short: among
+ * the definitions with the name and a fitting argument count, those whose
+ * every argument is the same type or implicitly castable (an untyped
+ * literal fits anything) qualify; the most exact matches win, then the
+ * most conversions to a preferred type (float8, text); ties go to the
+ * earlier registration. x_func then points at the winning definition.
+ *
+ * Evaluation: fd_row is called once per selected row with the argument
+ * values already computed (vectored per argument node), writing *out
+ * (strings allocated in c->xc_arena). With XF_STRICT the function never
+ * sees a NULL argument (the row's result is NULL). fd_vec, when set,
+ * replaces the per-row loop: it receives the argument vectors and the
+ * selection and fills out itself. */
+
+/* Pseudo types for fd_args: */
+#define XFA_ANY (-1)     /* any type, passed as it is (unknown -> text) */
+#define XFA_ANYNUM (-2)  /* any number type, passed as it is (unknown -> numeric) */
+#define XFA_COMMON (-3)  /* all XFA_COMMON arguments are cast to their common type */
+#define XFA_ANYSTR (-4)  /* char/varchar/text passed as they are (others -> text) */
+/* Pseudo types for fd_result: */
+#define XFR_ARG0 (-1)    /* the (cast) type of the first argument */
+#define XFR_COMMON (-2)  /* the common type of the XFA_COMMON arguments */
+
+#define XF_STRICT 1u     /* NULL in any argument gives NULL, fd_row not called */
+#define XF_VOLATILE 2u   /* not constant for constant arguments (random, now) */
+#define XF_VARIADIC 4u   /* fd_args[fd_nargs-1] may appear any number of times,
+                            zero included: n >= fd_nargs - 1 */
+
+#define XF_MAX_ARGS 8
+
+typedef int (*xfunc_row_fn)(xctx_t *c, const xnode_t *x, const datum_t *args, datum_t *out,
+                            err_t *e);
+typedef int (*xfunc_vec_fn)(xctx_t *c, const xnode_t *x, vec_t *const *args, const int *sel,
+                            int nsel, vec_t *out, err_t *e);
+/* Optional: computes the result type from the argument types (after
+ * casting) when fd_result cannot say it. */
+typedef int (*xfunc_type_fn)(const ty_t *args, int n, ty_t *result, err_t *e);
+
+struct xfunc_s {
+  const char *fd_name;        /* lower case */
+  int fd_nargs;               /* argument count (see XF_VARIADIC) */
+  int fd_args[XF_MAX_ARGS];   /* ty_id_t or XFA_* */
+  int fd_result;              /* ty_id_t or XFR_* */
+  unsigned fd_flags;          /* XF_* */
+  xfunc_row_fn fd_row;
+  xfunc_vec_fn fd_vec;        /* optional; used instead of fd_row */
+  xfunc_type_fn fd_type;      /* optional; overrides fd_result */
+  int fd_special;             /* 0; exec's own lazily evaluated forms (coalesce) */
+};
+typedef struct xfunc_s xfunc_def_t;
+
+/* Registers n definitions (which must stay valid for the process's life:
+ * static tables). Thread-safe; a name may be registered several times
+ * with different arguments (overloads). 42723 when the same name and
+ * argument list is already registered. */
+int xfunc_register(const xfunc_def_t *defs, int n, err_t *e);
+/* Whether any function of this name is registered (for "function does not
+ * exist" versus "no function matches the arguments"). */
+bool xfunc_exists(const char *name);
 
 #endif /* CZ_EXEC_EXPR_H */

@@ -119,6 +119,9 @@ typedef struct pgcat_rel_s pgcat_rel_t;
  * such virtual relation exists. Names are the folded identifiers. */
 const pgcat_rel_t *pgcat_find(const char *schema, const char *name);
 const pgcat_rel_t *pgcat_find_oid(cat_oid_t oid);
+/* Whether p is one of pgcat's relation descriptors: lets the engine tell
+ * a virtual relation's handle from a stored table's in its scan hooks. */
+bool pgcat_is_rel(const void *p);
 /* All relations, for enumeration (pg_class lists them too). */
 int pgcat_nrels(void);
 const pgcat_rel_t *pgcat_rel_at(int i);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "exec/exec_pg.h"
 #include "pgcat/pgcat_int.h"
 
 static _Atomic(pgcat_env_fn) pgcat_hook;
@@ -581,6 +582,23 @@ static int pf_array_upper(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t
   return CZ_OK;
 }
 
+/* array_lower(arr, 1): 1 for an array, 0 for a vector; NULL when empty. */
+static int pf_array_lower(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x;
+  char **items;
+  int lower;
+  int n = pgcat_array_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &items, &lower);
+  if (n < 0)
+    return err_set(e, SQLSTATE_INVALID_TEXT, "malformed array literal: \"%s\"",
+                   pgcat_arg_str(c, &a[0]));
+  if (n == 0 || a[1].d_i64 != 1)
+    out->d_null = true;
+  else
+    pgcat_out_int(out, lower);
+  return CZ_OK;
+}
+
 /* x = ANY (arr) over the text form, with SQL's three values: true when an
  * element equals x, else NULL when x or an element is NULL, else false. */
 static int pf_array_any_eq(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
@@ -612,6 +630,25 @@ static int pf_array_any_eq(xctx_t *c, const xnode_t *x, const datum_t *a, datum_
     out->d_null = true;
   else
     pgcat_out_bool(out, false);
+  return CZ_OK;
+}
+
+/* ARRAY[a, b, …] (the binder passes the elements as text): the array's
+ * text form, NULL elements included. */
+static int pf_array_make(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)e;
+  int n = x->x_nargs;
+  str_t *el = arena_alloc(c->xc_arena, sizeof(str_t) * (size_t)(n + 1));
+  bool *nulls = arena_alloc(c->xc_arena, (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
+    nulls[i] = a[i].d_null;
+    el[i] = a[i].d_null ? (str_t){"", 0} : a[i].d_str;
+  }
+  char *s = xarray_text(c->xc_arena, el, nulls, n);
+  out->d_null = false;
+  out->d_str.s_ptr = s;
+  out->d_str.s_len = (uint32_t)strlen(s);
   return CZ_OK;
 }
 
@@ -795,8 +832,12 @@ const xfunc_def_t pgcat_funcs[] = {
    .fd_row = pf_array_to_string},
   {.fd_name = "array_upper", .fd_nargs = 2, .fd_args = {TX, I4}, .fd_result = I4, .fd_flags = S,
    .fd_row = pf_array_upper},
+  {.fd_name = "array_lower", .fd_nargs = 2, .fd_args = {TX, I4}, .fd_result = I4, .fd_flags = S,
+   .fd_row = pf_array_lower},
   {.fd_name = "array_any_eq", .fd_nargs = 2, .fd_args = {TX, TX}, .fd_result = BO,
    .fd_row = pf_array_any_eq},
+  {.fd_name = "array_make", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX,
+   .fd_flags = XF_VARIADIC, .fd_row = pf_array_make},
   {.fd_name = "array_element", .fd_nargs = 2, .fd_args = {TX, I4}, .fd_result = TX,
    .fd_flags = S, .fd_row = pf_array_element},
   {.fd_name = "regclassin", .fd_nargs = 1, .fd_args = {TX}, .fd_result = I8, .fd_flags = S | V,
@@ -830,7 +871,18 @@ int pgcat_init(pgcat_env_fn fn, err_t *e)
   pthread_mutex_lock(&lock);
   int rc = CZ_OK;
   if (!registered) {
-    rc = xfunc_register(pgcat_funcs, pgcat_nfuncs, e);
+    /* One definition at a time: a function exec already has with the same
+     * arguments (42723) is exec's; pgcat's copy is not needed. */
+    const xfunc_def_t *tabs[] = {pgcat_funcs, pgcat_regex_funcs};
+    const int ns[] = {pgcat_nfuncs, pgcat_regex_nfuncs};
+    for (int t = 0; t < 2 && rc == CZ_OK; t++)
+      for (int i = 0; i < ns[t] && rc == CZ_OK; i++) {
+        err_t e2;
+        if (xfunc_register(&tabs[t][i], 1, &e2) != CZ_OK && !err_is(&e2, "42723")) {
+          *e = e2;
+          rc = CZ_ERR;
+        }
+      }
     registered = rc == CZ_OK;
   }
   pthread_mutex_unlock(&lock);

@@ -71,6 +71,9 @@ extern const int pgcat_nrels_infoschema;
  * OIDs from PGCAT_FIRST_PROC_OID on. */
 extern const xfunc_def_t pgcat_funcs[];
 extern const int pgcat_nfuncs;
+/* regexp_like, the binder's form of the ~ operators (pgcat_regex.c). */
+extern const xfunc_def_t pgcat_regex_funcs[];
+extern const int pgcat_regex_nfuncs;
 #define PGCAT_FIRST_PROC_OID 14000
 
 /* ---- names and visibility (pgcat_name.c) -------------------------------- */

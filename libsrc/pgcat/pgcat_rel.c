@@ -59,6 +59,20 @@ const pgcat_rel_t *pgcat_find(const char *schema, const char *name)
   return NULL;
 }
 
+bool pgcat_is_rel(const void *p)
+{
+  /* Range checks on the integer values: comparing pointers into different
+   * arrays is not defined in C, comparing their addresses as integers is. */
+  uintptr_t x = (uintptr_t)p;
+  for (size_t g = 0; g < CZ_ARRAY_LEN(pgcat_groups); g++) {
+    uintptr_t lo = (uintptr_t)pgcat_groups[g].pg_rels;
+    uintptr_t hi = (uintptr_t)(pgcat_groups[g].pg_rels + *pgcat_groups[g].pg_n);
+    if (x >= lo && x < hi)
+      return true;
+  }
+  return false;
+}
+
 const pgcat_rel_t *pgcat_find_oid(cat_oid_t oid)
 {
   for (int i = 0, n = pgcat_nrels(); i < n; i++) {

@@ -32,12 +32,15 @@ int bd_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     b->b_e->er_pos = x->ex_pos;
     return CZ_ERR;
   }
-  if (n > 1)
+  if (n > 1 && !(kind == XAGG_STRING_AGG && n == 2))
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
                     "aggregates of several arguments are not supported yet");
   agg_spec_t spec = {.ag_kind = kind, .ag_distinct = x->ex_distinct, .ag_arg = NULL,
                      .ag_type = res};
-  if (n == 1 && kind != XAGG_COUNT_STAR) {
+  if (n == 2 && (!(spec.ag_arg2 = bd_coerce(b, args[1], arg_to[1])) ||
+                 !(spec.ag_arg2 = bd_finish_unknown(b, spec.ag_arg2))))
+    return CZ_ERR;
+  if (n >= 1 && kind != XAGG_COUNT_STAR) {
     if (!(spec.ag_arg = bd_coerce(b, args[0], arg_to[0])))
       return CZ_ERR;
     if (!(spec.ag_arg = bd_finish_unknown(b, spec.ag_arg)))

@@ -126,6 +126,12 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
         return CZ_ERR;
     }
     rows = op_project_new(b->b_a, sel, nc, x);
+    for (int i = 0; i < b->b_naccess; i++)
+      if (b->b_access[i].ac_table->tb_handle == t->tb_handle &&
+          (b->b_access[i].ac_priv & SQL_PRIV_SELECT)) {
+        rows = op_buffer_new(b->b_a, rows);  /* reads the table it fills */
+        break;
+      }
   }
   *out = op_insert_new(b->b_a, rows, t->tb_handle, t->tb_name);
   return CZ_OK;
@@ -213,7 +219,10 @@ int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
     if (!x[c])
       x[c] = bd_col(b, c, t->tb_coltypes[c]);
   x[nc] = bd_col(b, nc, ty_plain(TY_BYTEA));
-  *out = op_update_new(b->b_a, op_project_new(b->b_a, scan, nc + 1, x), t->tb_handle, t->tb_name);
+  /* Buffered: an updated row may move ahead of the scan (a changed key
+   * or indexed column) and must not be updated twice. */
+  *out = op_update_new(b->b_a, op_buffer_new(b->b_a, op_project_new(b->b_a, scan, nc + 1, x)),
+                       t->tb_handle, t->tb_name);
   return CZ_OK;
 }
 
@@ -228,6 +237,7 @@ int bd_delete(bd_t *b, const sql_delete_t *de, op_t **out)
   if (bd_target_scan(b, &de->de_table, de->de_alias, de->de_where, SQL_PRIV_DELETE, &t, &sc,
                      &scan) != CZ_OK)
     return CZ_ERR;
-  *out = op_delete_new(b->b_a, scan, t->tb_handle, t->tb_name, t->tb_ncols);
+  *out = op_delete_new(b->b_a, op_buffer_new(b->b_a, scan), t->tb_handle, t->tb_name,
+                       t->tb_ncols);
   return CZ_OK;
 }

@@ -3,6 +3,7 @@
  * values, operators and functions through exec/expr.h's type rules. */
 #include <string.h>
 
+#include "sql/sql_bind_ext.h"
 #include "sql/sql_bind_int.h"
 
 /* ---- column references -------------------------------------------------- */
@@ -28,7 +29,7 @@ static void scope_find(const bd_scope_t *sc, const char *schema, const char *tab
       f->fd_table_seen = true;
     }
     for (int c = 0; c < rel->rl_ncols; c++)
-      if (strcmp(rel->rl_cols[c], name) == 0) {
+      if (strcmp(rel->rl_cols[c], name) == 0 && (table || !rel->rl_merged || !rel->rl_merged[c])) {
         f->fd_count++;
         f->fd_index = rel->rl_base + c;
         f->fd_type = rel->rl_types[c];
@@ -446,6 +447,8 @@ static int bd_any_all(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **ou
       return CZ_ERR;
     return bd_subq_expr(b, sc, x, 2, !any, lhs, out);
   }
+  if (!x->ex_query)
+    return bd_array_any(b, sc, x, out);  /* over an array (sql_bind_array.c) */
   return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
                   "this form of ANY/ALL is not supported yet");
 }
@@ -548,8 +551,7 @@ static int bd_func_call(bd_t *b, const char *name, xnode_t **args, int n, int po
 static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   if (x->ex_over)
-    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
-                    "window functions are not supported yet");
+    return bd_window_call(b, sc, x, out);  /* sql_bind_window.c */
   if (xagg_is_aggregate(x->ex_name))
     return bd_agg_call(b, sc, x, out);
   if (x->ex_star || x->ex_distinct)
@@ -594,6 +596,9 @@ int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
   case SQL_E_CASE:
     return bd_case(b, sc, x, out);
   case SQL_E_CAST: {
+    int ext = bd_cast_ext(b, sc, x, out);  /* reg* and array types (sql_bind_reg.c) */
+    if (ext != 1)
+      return ext;
     xnode_t *in;
     ty_t t;
     if (bd_expr(b, sc, x->ex_left, &in) != CZ_OK || sql_bind_type(&x->ex_type, &t, b->b_e) != CZ_OK)
@@ -613,6 +618,10 @@ int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     return bd_any_all(b, sc, x, out);
   case SQL_E_COLLATE:
     return bd_expr(b, sc, x->ex_left, out);  /* one collation (C) */
+  case SQL_E_ARRAY:
+  case SQL_E_ARRAY_QUERY:
+  case SQL_E_SUBSCRIPT:
+    return bd_array_expr(b, sc, x, out);  /* sql_bind_array.c */
   default:
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
                     "arrays are not supported yet");

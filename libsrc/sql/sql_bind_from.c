@@ -11,6 +11,7 @@
  * conjunct is pushed into a single item (shifted by the item's base). */
 #include <string.h>
 
+#include "sql/sql_bind_ext.h"
 #include "sql/sql_bind_int.h"
 
 int bd_lookup_table(bd_t *b, const sql_name_t *n, const sp_table_t **out)
@@ -83,6 +84,87 @@ static bd_rel_t *rel_new(bd_t *b, const char *name, const char *schema, int n)
   return r;
 }
 
+/* Finds the one column called name among rels [from, to) of sc. */
+static int using_col(bd_t *b, bd_scope_t *sc, int from, int to, const char *name, int pos,
+                     bd_rel_t **rel, int *col)
+{
+  int found = 0;
+  for (int r = from; r < to; r++)
+    for (int c = 0; c < sc->sc_rels[r]->rl_ncols; c++)
+      if (strcmp(sc->sc_rels[r]->rl_cols[c], name) == 0 &&
+          !(sc->sc_rels[r]->rl_merged && sc->sc_rels[r]->rl_merged[c])) {
+        found++;
+        *rel = sc->sc_rels[r];
+        *col = c;
+      }
+  if (found == 1)
+    return CZ_OK;
+  return found ? bd_error(b, SQLSTATE_AMBIGUOUS_COLUMN, pos,
+                          "common column name \"%s\" appears more than once", name)
+               : bd_error(b, SQLSTATE_UNDEFINED_COLUMN, pos,
+                          "column \"%s\" specified in USING clause does not exist", name);
+}
+
+/* JOIN … USING (cols) and NATURAL JOIN: equalities of the same-named
+ * columns (in the join's own row, starting at base); the side whose
+ * value does not survive the join (the right one, or the left one of a
+ * RIGHT JOIN) is merged: unqualified names and * see one column. */
+static int bd_join_using(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, int first_rel, int mid,
+                         int base, xnode_t **out)
+{
+  int split;
+  for (split = first_rel; split < sc->sc_nrels && sc->sc_rels[split]->rl_base < mid; split++)
+    ;
+  sql_list_t names = {0};
+  const sql_list_t *list = fr->fr_using;
+  if (fr->fr_natural) {
+    /* every left column name that the right side has too */
+    for (int r = first_rel; r < split; r++)
+      for (int c = 0; c < sc->sc_rels[r]->rl_ncols; c++) {
+        const char *nm = sc->sc_rels[r]->rl_cols[c];
+        bool right = false;
+        for (int r2 = split; r2 < sc->sc_nrels && !right; r2++)
+          for (int c2 = 0; c2 < sc->sc_rels[r2]->rl_ncols && !right; c2++)
+            right = strcmp(sc->sc_rels[r2]->rl_cols[c2], nm) == 0;
+        if (!right)
+          continue;
+        if (names.ls_n == names.ls_cap) {
+          int cap = names.ls_cap ? names.ls_cap * 2 : 8;
+          void **n = arena_alloc(b->b_a, sizeof(void *) * (size_t)cap);
+          if (names.ls_n)
+            memcpy(n, names.ls_items, sizeof(void *) * (size_t)names.ls_n);
+          names.ls_items = n;
+          names.ls_cap = cap;
+        }
+        names.ls_items[names.ls_n++] = (void *)nm;
+      }
+    list = &names;
+  }
+  xnode_t *cond = NULL;
+  for (int i = 0; i < sql_list_len(list); i++) {
+    const char *nm = sql_list_at(list, i);
+    bd_rel_t *lr, *rr;
+    int lc, rc;
+    if (using_col(b, sc, first_rel, split, nm, fr->fr_pos, &lr, &lc) != CZ_OK ||
+        using_col(b, sc, split, sc->sc_nrels, nm, fr->fr_pos, &rr, &rc) != CZ_OK)
+      return CZ_ERR;
+    xnode_t *eq, *l = bd_col(b, lr->rl_base + lc - base, lr->rl_types[lc]);
+    xnode_t *r = bd_col(b, rr->rl_base + rc - base, rr->rl_types[rc]);
+    if (bd_op(b, XOP_EQ, l, r, fr->fr_pos, &eq) != CZ_OK)
+      return CZ_ERR;
+    cond = cond ? (bd_op(b, XOP_AND, cond, eq, fr->fr_pos, &cond) == CZ_OK ? cond : NULL) : eq;
+    if (!cond)
+      return CZ_ERR;
+    bd_rel_t *gone = fr->fr_join == SQL_JOIN_RIGHT ? lr : rr;
+    int gc = fr->fr_join == SQL_JOIN_RIGHT ? lc : rc;
+    if (!gone->rl_merged)
+      gone->rl_merged = arena_zalloc(b->b_a, (size_t)gone->rl_ncols + 1);
+    gone->rl_merged[gc] = true;
+  }
+  *out = cond;
+  return CZ_OK;
+}
+
 /* An explicit JOIN: both sides go into sc, ON is bound over just them. */
 static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
 {
@@ -100,13 +182,13 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
     return CZ_ERR;
   if (t)
     r = bd_plan_scan(b, t, al, false, NULL, 0);
-  if (fr->fr_natural || fr->fr_using)
-    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
-                    "NATURAL and USING joins are not supported yet");
   if (fr->fr_join == SQL_JOIN_FULL)
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
                     "FULL JOIN is not supported yet");
   xnode_t *cond = NULL;
+  if ((fr->fr_natural || fr->fr_using) &&
+      bd_join_using(b, sc, fr, first_rel, mid, base, &cond) != CZ_OK)
+    return CZ_ERR;
   if (fr->fr_on) {
     bd_scope_t js = *sc;  /* only this join's items are visible in ON */
     js.sc_rels = sc->sc_rels + first_rel;
@@ -205,6 +287,8 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
   }
   case SQL_FROM_JOIN:
     return bd_join(b, sc, fr, op);
+  case SQL_FROM_FUNC:
+    return bd_from_func(b, sc, fr, op);  /* sql_bind_srf.c */
   default:
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
                     "functions in FROM are not supported yet");

@@ -32,9 +32,12 @@ typedef struct bd_rel_s {
   ty_t *rl_types;
   int rl_base;                  /* its first column in the scope's row */
   const sp_table_t *rl_table;   /* stored table, NULL for derived ones */
+  bool *rl_merged;              /* per column: merged into the other side's by JOIN USING
+                                 * (not found unqualified, not in *); NULL = none */
 } bd_rel_t;
 
 typedef struct bd_aggctx_s bd_aggctx_t;
+typedef struct bd_winctx_s bd_winctx_t;  /* window functions (sql_bind_window.c) */
 
 typedef struct bd_scope_s bd_scope_t;
 struct bd_scope_s {
@@ -45,6 +48,7 @@ struct bd_scope_s {
   xsubq_t *sc_subq;             /* the subquery this scope belongs to, NULL at top */
   bd_aggctx_t *sc_agg;          /* where aggregate calls go; NULL: not allowed */
   const char *sc_agg_forbid;    /* why aggregates are not allowed ("WHERE") */
+  bd_winctx_t *sc_win;          /* the block's window functions; NULL: none yet */
 };
 
 struct bd_aggctx_s {

@@ -131,6 +131,8 @@ xnode_t *bd_cast(bd_t *b, xnode_t *n, ty_t to, int pos)
    * still checks them (varchar(3) of a longer text). */
   if (c == n && n->x_kind != X_CONST && n->x_kind != X_PARAM && !ty_same(n->x_type, to))
     c = bd_wrap_cast(b, n, to);
+  if (c->x_kind == X_CAST && c != n)
+    c->x_explicit = true;  /* CAST truncates to VARCHAR(n) where assignment fails */
   return c;
 }
 

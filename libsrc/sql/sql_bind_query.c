@@ -4,6 +4,7 @@
  * the set operations. */
 #include <string.h>
 
+#include "sql/sql_bind_ext.h"
 #include "sql/sql_bind_int.h"
 
 /* The name PostgreSQL gives a result column without an alias. */
@@ -87,6 +88,8 @@ static int bd_targets(bd_t *b, bd_scope_t *sc, const sql_select_t *s, tlist_t *t
           continue;
         any = true;
         for (int c = 0; c < rel->rl_ncols; c++) {
+          if (rel->rl_merged && rel->rl_merged[c] && !x->ex_table)
+            continue;
           sp_col_t o;
           col_origin(sc, rel->rl_base + c, &o);
           tl_add(b, tl, bd_col(b, rel->rl_base + c, rel->rl_types[c]), rel->rl_cols[c], &o);
@@ -261,6 +264,9 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     keys[i].sk_desc = o->or_desc;
     keys[i].sk_nulls_first = nulls_first(o);
   }
+  /* window functions of the select list / ORDER BY (sql_bind_window.c) */
+  if (bd_window_finish(b, sc, ag->ag_n > 0 || ngroup > 0 || having, &plan) != CZ_OK)
+    return CZ_ERR;
   if (ag->ag_n > 0 || ngroup > 0 || having) {
     plan = op_hashagg_new(b->b_a, plan, ngroup, group, ag->ag_n, ag->ag_specs);
     for (int t = 0; t < tl.tl_n; t++)
@@ -280,12 +286,15 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   plan = op_project_new(b->b_a, plan, tl.tl_n, tl.tl_x);
   if (s->se_distinct)
     plan = op_distinct_new(b->b_a, plan);
+  op_t *sort_op = NULL;
   if (nord)
-    plan = op_sort_new(b->b_a, plan, nord, keys);
+    plan = sort_op = op_sort_new(b->b_a, plan, nord, keys);
   xnode_t *lim, *off, *top;
   if (bd_limit_expr(b, q->qu_limit, &lim) != CZ_OK || bd_limit_expr(b, q->qu_offset, &off) != CZ_OK ||
       bd_limit_expr(b, s->se_top, &top) != CZ_OK)
     return CZ_ERR;
+  if (nord && (lim || top))
+    op_sort_set_limit(sort_op, top ? top : lim, top ? NULL : off);
   if (top)
     plan = op_limit_new(b->b_a, plan, top, NULL);
   if (lim || off)

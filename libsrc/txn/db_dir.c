@@ -189,6 +189,7 @@ static int db_dir_entry_new(db_t *db, const char *name, size_t name_len, uint64_
   dt->dt_id = id;
   dt->dt_root = root;
   dt->dt_flags = flags;
+  dt->dt_db = db;
   if (bt_open(db->db_bp, root, &dt->dt_bt, e) != CZ_OK) {
     err_prefix(e, "open tree %s", nm);
     free(nm);
@@ -305,6 +306,32 @@ int db_dir_destroy(db_t *db, db_tree_t *dt, err_t *e)
   return rc;
 }
 
+void db_dir_bury(db_t *db, db_tree_t *dt)
+{
+  mutex_lock(&db->db_dir_mx);
+  dt->dt_buried = true;
+  dt->dt_hider = NULL;
+  dt->dt_next_grave = db->db_graveyard;
+  db->db_graveyard = dt;
+  mutex_unlock(&db->db_dir_mx);
+}
+
+void db_dir_free_buried(db_t *db)
+{
+  mutex_lock(&db->db_dir_mx);
+  db_tree_t *dt = db->db_graveyard;
+  db->db_graveyard = NULL;
+  mutex_unlock(&db->db_dir_mx);
+  while (dt) {
+    db_tree_t *next = dt->dt_next_grave;
+    err_t e;
+    err_clear(&e);
+    if (db_dir_destroy(db, dt, &e) != CZ_OK)
+      log_warn("a dropped tree left pages behind: %s", e.er_msg);
+    dt = next;
+  }
+}
+
 /* ---- the public functions ---------------------------------------------- */
 
 int db_open_tree(db_t *db, const char *name, bt_tree_t **out, err_t *e)
@@ -327,7 +354,8 @@ static bool db_name_held_by_other(db_t *db, const txn_t *tx, const char *name, s
   mutex_lock(&db->db_dir_mx);
   db_tree_t *dt = c->dc_by_name[db_hash_name(name, len) & (c->dc_n_buckets - 1)];
   for (; dt; dt = dt->dt_next_name)
-    if (dt->dt_hidden && dt->dt_hider != tx && strlen(dt->dt_name) == len && memcmp(dt->dt_name, name, len) == 0)
+    if (dt->dt_hidden && !dt->dt_buried && dt->dt_hider != tx && strlen(dt->dt_name) == len &&
+        memcmp(dt->dt_name, name, len) == 0)
       break;
   mutex_unlock(&db->db_dir_mx);
   return dt != NULL;
@@ -368,4 +396,14 @@ int db_drop_tree(txn_t *tx, const char *name, err_t *e)
   mutex_unlock(&db->db_dir_mx);
   txn_add_op(tx, TXN_OP_DROP, dt, name, strlen(name), NULL, 0, NULL, 0);
   return CZ_OK;
+}
+
+db_tree_t *db_tree_of(db_t *db, bt_tree_t *t)
+{
+  return db_dir_find_bt(db, t);
+}
+
+uint64_t db_tree_id(const db_tree_t *dt)
+{
+  return dt->dt_id;
 }

@@ -27,7 +27,11 @@ static void db_copy_config(db_t *db, const db_config_t *cfg)
 
 static void db_free(db_t *db)
 {
+  /* Closing without a checkpoint: the log still holds the DROPs (replay
+   * frees the pages); here only the memory goes. */
+  db->db_graveyard = NULL;
   db_dir_cache_free(&db->db_cache);
+  txn_locktab_free(db);
   if (db->db_dir)
     bt_close(db->db_dir);
   if (db->db_bp)
@@ -84,6 +88,8 @@ int db_open(const db_config_t *cfg, db_t **out, err_t *e)
   cond_init(&db->db_timer_cond);
   int rc = db_dir_cache_init(&db->db_cache, e);
   if (rc == CZ_OK)
+    rc = txn_locktab_create(db, e);
+  if (rc == CZ_OK)
     rc = st_open(&db->db_cfg.dc_storage, &db->db_st, e);
   if (rc == CZ_OK)
     rc = bp_create(db->db_st, &db->db_cfg.dc_pool, &db->db_bp, e);
@@ -114,8 +120,12 @@ int db_close(db_t *db, bool checkpoint, err_t *e)
   if (checkpoint) {
     rc = db_checkpoint(db, e);
   } else {
+    /* Close the gate for good and wait for the running transactions. */
     mutex_lock(&db->db_mx);
-    while (db->db_n_active > 0)
+    while (atomic_load(&db->db_ckpt_pending))
+      cond_wait(&db->db_gate, &db->db_mx);
+    atomic_store(&db->db_ckpt_pending, true);
+    while (atomic_load(&db->db_n_active) > 0)
       cond_wait(&db->db_gate, &db->db_mx);
     mutex_unlock(&db->db_mx);
   }

@@ -23,27 +23,90 @@ txn_t *txn_begin(db_t *db, int flags, err_t *e)
     err_set(e, SQLSTATE_INTERNAL, "the database must be reopened after an earlier failure");
     return NULL;
   }
-  mutex_lock(&db->db_mx);
-  while (db->db_ckpt_pending)
-    cond_wait(&db->db_gate, &db->db_mx);
-  db->db_n_active++;
-  mutex_unlock(&db->db_mx);
+  for (;;) {
+    atomic_fetch_add(&db->db_n_active, 1);
+    if (CZ_LIKELY(!atomic_load(&db->db_ckpt_pending)))
+      break;
+    /* A checkpoint is closing the gate: step back out and wait for it. */
+    db_gate_leave(db);
+    mutex_lock(&db->db_mx);
+    while (atomic_load(&db->db_ckpt_pending))
+      cond_wait(&db->db_gate, &db->db_mx);
+    mutex_unlock(&db->db_mx);
+  }
   arena_t *a = arena_create(NULL, "txn");
   txn_t *tx = arena_zalloc(a, sizeof *tx);
   tx->tx_db = db;
   tx->tx_arena = a;
   tx->tx_flags = flags;
+  tx->tx_id = atomic_fetch_add(&db->db_next_txn_id, 1) + 1;
+  tx->tx_cmd = 1;
   return tx;
+}
+
+void txn_on_end(txn_t *tx, txn_end_fn_t fn, void *ctx)
+{
+  txn_endcb_t *cb = arena_alloc(tx->tx_arena, sizeof *cb);
+  cb->ec_fn = fn;
+  cb->ec_ctx = ctx;
+  cb->ec_next = tx->tx_endcbs;
+  tx->tx_endcbs = cb;
+}
+
+arena_t *txn_arena(txn_t *tx)
+{
+  return tx->tx_arena;
+}
+
+uint32_t txn_command_next(txn_t *tx)
+{
+  return ++tx->tx_cmd;
+}
+
+bool txn_is_bulk(const txn_t *tx)
+{
+  return tx->tx_flags & TXN_BULK;
+}
+
+db_t *txn_db(const txn_t *tx)
+{
+  return tx->tx_db;
+}
+
+uint64_t txn_id(const txn_t *tx)
+{
+  return tx->tx_id;
+}
+
+/* Runs the end callbacks (before the locks go: what they publish must be
+ * in place when the next lock holder looks), then releases the locks. */
+void txn_end_callbacks_and_locks(txn_t *tx, bool committed)
+{
+  for (txn_endcb_t *cb = tx->tx_endcbs; cb; cb = cb->ec_next)
+    cb->ec_fn(cb->ec_ctx, tx, committed);
+  tx->tx_endcbs = NULL;
+  txn_lock_release_all(tx);
 }
 
 void txn_end(txn_t *tx)
 {
   db_t *db = tx->tx_db;
+  if (tx->tx_endcbs || tx->tx_locks)
+    txn_end_callbacks_and_locks(tx, false);
   arena_destroy(tx->tx_arena);
-  mutex_lock(&db->db_mx);
-  if (--db->db_n_active == 0)
+  db_gate_leave(db);
+}
+
+void db_gate_leave(db_t *db)
+{
+  /* Only a closing gate (checkpoint, close) waits for the count to reach
+   * 0; it holds db_mx from its last look at the count until it waits, so
+   * the broadcast cannot slip in between. */
+  if (atomic_fetch_sub(&db->db_n_active, 1) == 1 && atomic_load(&db->db_ckpt_pending)) {
+    mutex_lock(&db->db_mx);
     cond_broadcast(&db->db_gate);
-  mutex_unlock(&db->db_mx);
+    mutex_unlock(&db->db_mx);
+  }
 }
 
 static const uint8_t *txn_copy(txn_t *tx, const void *p, size_t n)
@@ -81,9 +144,43 @@ txn_op_t *txn_add_op(txn_t *tx, int kind, db_tree_t *dt, const void *key, size_t
 /* The directory entry of a handle; XX000 for a tree txn/ does not know,
  * 55006 for one dropped by an open transaction (a change logged after its
  * DROP could not be replayed). */
+static void txn_cache_tree(txn_t *tx, bt_tree_t *t, db_tree_t *dt)
+{
+  unsigned i = tx->tx_tc_next++ % TXN_TREE_CACHE;
+  tx->tx_tc_bt[i] = t;
+  tx->tx_tc_dt[i] = dt;
+}
+
+db_tree_t *txn_tree_of(txn_t *tx, bt_tree_t *t)
+{
+  if (t == tx->tx_last_bt)
+    return tx->tx_last_tree;
+  db_tree_t *dt = NULL;
+  for (int i = 0; i < TXN_TREE_CACHE && !dt; i++)
+    if (tx->tx_tc_bt[i] == t)
+      dt = tx->tx_tc_dt[i];
+  if (!dt) {
+    dt = db_dir_find_bt(tx->tx_db, t);
+    if (!dt)
+      return NULL;
+    txn_cache_tree(tx, t, dt);
+  }
+  tx->tx_last_bt = t;
+  tx->tx_last_tree = dt;
+  return dt;
+}
+
+void txn_note_tree(txn_t *tx, bt_tree_t *t, db_tree_t *dt)
+{
+  for (int i = 0; i < TXN_TREE_CACHE; i++)
+    if (tx->tx_tc_bt[i] == t)
+      return;
+  txn_cache_tree(tx, t, dt);
+}
+
 static db_tree_t *txn_tree(txn_t *tx, bt_tree_t *t, err_t *e)
 {
-  db_tree_t *dt = t == tx->tx_last_bt ? tx->tx_last_tree : db_dir_find_bt(tx->tx_db, t);
+  db_tree_t *dt = txn_tree_of(tx, t);
   if (!dt) {
     err_set(e, SQLSTATE_INTERNAL, "tree with root page %u is not a named tree of this database",
             (unsigned)bt_root(t));
@@ -93,8 +190,6 @@ static db_tree_t *txn_tree(txn_t *tx, bt_tree_t *t, err_t *e)
     err_set(e, SQLSTATE_OBJECT_IN_USE, "tree %s has been dropped", dt->dt_name);
     return NULL;
   }
-  tx->tx_last_bt = t;
-  tx->tx_last_tree = dt;
   return dt;
 }
 
@@ -109,6 +204,8 @@ int txn_insert(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
   db_tree_t *dt = txn_tree(tx, t, e);
   if (!dt)
     return CZ_ERR;
+  if (txn_locks_tree(tx, dt))
+    return txn_locked_insert(tx, dt, key, key_len, val, val_len, e);
   int rc = bt_insert(t, key, key_len, val, val_len, e);
   if (rc == CZ_OK && txn_logged(tx))
     txn_add_op(tx, TXN_OP_INSERT, dt, key, key_len, val, val_len, NULL, 0);
@@ -121,6 +218,8 @@ int txn_update(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
   db_tree_t *dt = txn_tree(tx, t, e);
   if (!dt)
     return CZ_ERR;
+  if (txn_locks_tree(tx, dt))
+    return txn_locked_update(tx, dt, key, key_len, val, val_len, e);
   uint8_t old[BT_MAX_ROW];
   size_t old_len = 0;
   int rc = bt_update(t, key, key_len, val, val_len, old, sizeof old, &old_len, e);
@@ -135,6 +234,8 @@ int txn_delete(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
   db_tree_t *dt = txn_tree(tx, t, e);
   if (!dt)
     return CZ_ERR;
+  if (txn_locks_tree(tx, dt))
+    return txn_locked_delete(tx, dt, key, key_len, e);
   uint8_t old[BT_MAX_ROW];
   size_t old_len = 0;
   int rc = bt_delete(t, key, key_len, val, val_len, old, sizeof old, &old_len, e);
@@ -151,6 +252,14 @@ int txn_insert_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, err_t
   db_tree_t *dt = txn_tree(tx, t, e);
   if (!dt)
     return CZ_ERR;
+  if (txn_locks_tree(tx, dt)) {
+    /* Each row is locked; the batch path would insert before locking. */
+    for (int i = 0; i < n; i++)
+      if (txn_locked_insert(tx, dt, rows[i].r_key, rows[i].r_key_len, rows[i].r_val,
+                            rows[i].r_val_len, e) != CZ_OK)
+        return CZ_ERR;
+    return CZ_OK;
+  }
   int done = 0;
   int rc = bt_insert_batch(t, rows, n, &done, e);
   if (rc == CZ_OK)
@@ -179,23 +288,20 @@ static uint8_t *txn_encode_redo(txn_t *tx, size_t *len)
   return buf;
 }
 
-/* After the commit record is durable: free the pages of dropped trees. A
- * failure here only leaks pages (the drop itself is durable). */
+/* After the commit record is durable: the dropped trees go to the
+ * graveyard; the next checkpoint (no transaction active, so no statement
+ * still reading them) frees their pages. */
 static void txn_finish_drops(txn_t *tx)
 {
-  for (txn_op_t *op = tx->tx_first; op; op = op->to_next) {
-    if (op->to_kind != TXN_OP_DROP)
-      continue;
-    err_t e;
-    err_clear(&e);
-    if (db_dir_destroy(tx->tx_db, op->to_tree, &e) != CZ_OK)
-      log_warn("committed drop left pages behind: %s", e.er_msg);
-  }
+  for (txn_op_t *op = tx->tx_first; op; op = op->to_next)
+    if (op->to_kind == TXN_OP_DROP)
+      db_dir_bury(tx->tx_db, op->to_tree);
 }
 
 static int txn_commit_bulk(txn_t *tx, err_t *e)
 {
   db_t *db = tx->tx_db;
+  txn_end_callbacks_and_locks(tx, true);
   txn_end(tx);
   if (db_checkpoint(db, e) != CZ_OK)
     return err_prefix(e, "bulk commit");
@@ -208,22 +314,30 @@ int txn_commit(txn_t *tx, err_t *e)
   if (tx->tx_flags & TXN_BULK)
     return txn_commit_bulk(tx, e);
   db_t *db = tx->tx_db;
+  if (txn_lock_apply_deletes(tx, e) != CZ_OK)
+    goto failed;
   if (tx->tx_n_ops == 0) {
+    txn_end_callbacks_and_locks(tx, true);
     txn_end(tx);
     return CZ_OK;
   }
   size_t len;
   uint8_t *rec = txn_encode_redo(tx, &len);
-  if (wal_append_and_wait(db->db_wal, rec, len, e) != CZ_OK) {
-    err_t e2;
-    err_clear(&e2);
-    if (txn_undo_all(tx, &e2) != CZ_OK)
-      log_error("rollback after a failed commit: %s", e2.er_msg);
-    txn_end(tx);
-    return err_prefix(e, "commit");
-  }
+  if (wal_append_and_wait(db->db_wal, rec, len, e) != CZ_OK)
+    goto failed;
+  txn_end_callbacks_and_locks(tx, true);
   txn_finish_drops(tx);
   atomic_fetch_add(&db->db_commits, 1);
   txn_end(tx);
   return CZ_OK;
+
+failed:;
+  err_t e2;
+  err_clear(&e2);
+  if (txn_undo_all(tx, &e2) != CZ_OK)
+    log_error("rollback after a failed commit: %s", e2.er_msg);
+  txn_end_callbacks_and_locks(tx, false);
+  txn_undo_finish(tx);
+  txn_end(tx);
+  return err_prefix(e, "commit");
 }

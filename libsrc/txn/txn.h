@@ -20,9 +20,19 @@
  * - Bulk mode: a bulk transaction's changes are not logged and cannot roll
  *   back; they are durable at the next checkpoint (db_commit of a bulk
  *   transaction runs one).
- * - Isolation between concurrent transactions (row locks, read committed
- *   versions) comes with the SQL transaction layer; here concurrent
- *   transactions must touch disjoint keys.
+ * - Read committed (unique trees): a writer locks each key it changes in
+ *   the lock table (txn_lock.c) and keeps the key's committed pre-image in
+ *   the lock entry; a writer meeting a key locked by another transaction
+ *   waits until that one ends (deadlocks: 40P01), and an update or delete
+ *   whose key was changed meanwhile by the other fails with 40001.
+ *   Readers never wait: txn_read_version tells them what to see of a key
+ *   another transaction holds (its pre-image; nothing for an uncommitted
+ *   insert). A transaction's deletes of locked keys stay in the tree until
+ *   its commit, so others keep seeing the row. Non-unique trees and bulk
+ *   transactions are not locked.
+ * - The periodic checkpoint does not stall the server: when transactions
+ *   stay open it gives up after a short wait and retries later
+ *   (db_checkpoint_try).
  */
 #ifndef CZ_TXN_H
 #define CZ_TXN_H
@@ -37,6 +47,9 @@
 
 typedef struct db_s db_t;
 typedef struct txn_s txn_t;
+/* A named tree as txn/ knows it (the lock count readers test); obtained
+ * once per handle with db_tree_of and cached by the caller. */
+typedef struct db_tree_s db_tree_t;
 
 typedef struct db_config_s {
   st_config_t dc_storage;
@@ -67,6 +80,15 @@ int db_create_tree(txn_t *tx, const char *name, uint32_t bt_flags, bt_tree_t **o
 /* BT_NOT_FOUND when no tree has that name. */
 int db_open_tree(db_t *db, const char *name, bt_tree_t **out, err_t *e);
 int db_drop_tree(txn_t *tx, const char *name, err_t *e);
+/* The named tree behind a handle of this database (NULL when it is not
+ * one). Takes the directory mutex: call once and cache the result. */
+db_tree_t *db_tree_of(db_t *db, bt_tree_t *t);
+/* Tells tx that handle t is the named tree dt (as db_tree_of said), so
+ * its operations on t skip the directory lookup and its mutex. The table
+ * layer passes the pair the catalog caches. */
+void txn_note_tree(txn_t *tx, bt_tree_t *t, db_tree_t *dt);
+/* The tree's id (stable across restarts). */
+uint64_t db_tree_id(const db_tree_t *dt);
 
 /* ---- transactions ------------------------------------------------------ */
 
@@ -76,7 +98,11 @@ int db_drop_tree(txn_t *tx, const char *name, err_t *e);
 txn_t *txn_begin(db_t *db, int flags, err_t *e);
 int txn_insert(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
                const void *val, size_t val_len, err_t *e);
-/* BT_NOT_FOUND when the key is absent (nothing logged). */
+/* BT_NOT_FOUND when the key is absent (nothing logged). In a unique tree
+ * (not bulk) insert, update and delete lock the key first (see below);
+ * update and delete fail with 40001 when they waited for a holder that
+ * committed a change of the key; a delete is applied to the tree at
+ * commit (others keep seeing the row until then). */
 int txn_update(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
                const void *val, size_t val_len, err_t *e);
 /* Non-unique trees name the entry with val; unique trees pass NULL. */
@@ -85,6 +111,71 @@ int txn_delete(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
 /* Sorted rows through bt_insert_batch (the loader's path). */
 int txn_insert_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, err_t *e);
 
+/* ---- row locks and read committed (txn_lock.c) -------------------------- */
+
+#define SQLSTATE_DEADLOCK "40P01"
+#define SQLSTATE_SERIALIZATION "40001"
+#define SQLSTATE_QUERY_CANCELED_TX "57014"
+
+/* Locks key of tree t for tx (a no-op for bulk transactions and when tx
+ * already holds it). When another live transaction holds it, waits until
+ * that one ends: 40P01 when waiting would close a cycle of waiters (the
+ * requester is the victim), 57014 when the cancel flag is raised while
+ * waiting. *waited (may be NULL) says whether it had to wait, *changed
+ * (may be NULL) whether the holder waited for committed a change of the
+ * key (its value now differs from the holder's pre-image). Lock names are
+ * (tree, key bytes): callers may lock names that are not entries (the
+ * table layer locks the value of a unique index this way). */
+int txn_lock(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
+             bool *waited, bool *changed, err_t *e);
+/* Locks key (as txn_lock) and reads its value as tx sees it now (its own
+ * change, else the committed value: nobody else can change it while the
+ * lock is held) into val (cap bytes, *val_len the full length). *found is
+ * false when the key has no entry (or tx deleted it). The table layer
+ * reads a row this way before changing it. */
+int txn_lock_read(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, void *val,
+                  size_t cap, size_t *val_len, bool *found, bool *changed, err_t *e);
+/* Whether tx holds the lock on key (tests, assertions). */
+bool txn_holds_lock(const txn_t *tx, bt_tree_t *t, const void *key, size_t key_len);
+/* A flag another thread may raise (esession_cancel): lock waits end with
+ * 57014. NULL = none. */
+void txn_set_cancel(txn_t *tx, const volatile bool *flag);
+
+/* What a reader sees of an entry it read from tree dt. Call it WHILE the
+ * value is still latched (between bt_next calls, or inside a
+ * bt_lookup_batch callback), so that a writer cannot end in between.
+ * self is the reader's transaction (NULL = none: committed data only). */
+typedef enum txn_vis_e {
+  TXN_VIS_CURRENT = 0,  /* the tree's value is visible as it is */
+  TXN_VIS_ABSENT,       /* skip the entry: another's uncommitted insert,
+                           or a delete of self's not yet applied */
+  TXN_VIS_PREIMAGE      /* another's uncommitted change: *val (copied
+                           into a) is the committed value */
+} txn_vis_t;
+/* Fast: one atomic load when no key of dt is locked. self sees all its
+ * own changes. */
+txn_vis_t txn_read_version(const txn_t *self, db_tree_t *dt, const void *key, size_t key_len,
+                           arena_t *a, const void **val, size_t *val_len);
+
+/* Statement-level visibility of one's own changes (no Halloween effect:
+ * an UPDATE that moves rows forward, or INSERT … SELECT from the same
+ * table, must not meet the rows it wrote). txn_command_next starts a new
+ * command of tx and returns its number: a reader opened then passes it to
+ * txn_read_version_at and does not see what tx changes from then on (it
+ * sees the key as tx had it when the command began; one level of history
+ * per key). cmd 0 = see everything of tx. */
+uint32_t txn_command_next(txn_t *tx);
+txn_vis_t txn_read_version_at(const txn_t *self, uint32_t cmd, db_tree_t *dt, const void *key,
+                              size_t key_len, arena_t *a, const void **val, size_t *val_len);
+/* Number of keys of dt now locked (0 = every entry is committed). */
+uint32_t db_tree_nlocked(const db_tree_t *dt);
+/* Why a scan plus txn_read_version suffices: a key another transaction
+ * deleted stays in the tree (marked in its lock entry) until that
+ * transaction commits, so no committed row is ever missing from the tree;
+ * uncommitted values are replaced by their pre-images and uncommitted
+ * inserts skipped. The reader sees exactly the committed state plus its
+ * own changes. */
+
 /* Durable when it returns CZ_OK. On error the transaction is rolled back.
  * tx is freed either way. */
 int txn_commit(txn_t *tx, err_t *e);
@@ -92,9 +183,29 @@ int txn_commit(txn_t *tx, err_t *e);
  * transaction (it cannot roll back). */
 int txn_rollback(txn_t *tx, err_t *e);
 
+/* Calls fn(ctx, committed) when tx ends, after its commit is durable (or
+ * its rollback done) and before its locks are released, newest
+ * registration first. The catalog publishes or discards its pending
+ * snapshot this way. fn must not fail or start transactions. */
+typedef void (*txn_end_fn_t)(void *ctx, txn_t *tx, bool committed);
+void txn_on_end(txn_t *tx, txn_end_fn_t fn, void *ctx);
+/* The transaction's arena: lives until it ends (callers may keep
+ * per-transaction state there). */
+arena_t *txn_arena(txn_t *tx);
+/* Whether tx is a bulk (TXN_BULK) transaction. */
+bool txn_is_bulk(const txn_t *tx);
+db_t *txn_db(const txn_t *tx);
+/* A serial number unique among the transactions of this open database. */
+uint64_t txn_id(const txn_t *tx);
+
 /* ---- checkpoint -------------------------------------------------------- */
 
+/* Waits for running transactions (new ones wait meanwhile) and checkpoints. */
 int db_checkpoint(db_t *db, err_t *e);
+/* As db_checkpoint, but gives up (returns 1, nothing done, new
+ * transactions released) when transactions are still running after
+ * wait_ms. The timer uses it with a short wait and retries sooner. */
+int db_checkpoint_try(db_t *db, uint32_t wait_ms, err_t *e);
 
 typedef struct db_stats_s {
   uint64_t ds_commits;

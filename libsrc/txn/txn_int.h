@@ -3,8 +3,11 @@
  * log record (redo) format.
  *
  * Design notes (txn/README.md has the protocol and the numbered rules):
- * - db_mx guards the checkpoint gate: the count of active transactions and
- *   the pending flag. db_dir_mx guards the tree cache. The log has its own
+ * - The checkpoint gate: db_n_active and db_ckpt_pending are atomics, so
+ *   beginning and ending a transaction take no mutex while no checkpoint
+ *   is pending (Dekker-style: a transaction increments then reads pending,
+ *   a checkpoint sets pending then reads the count; both sequentially
+ *   consistent). db_mx and db_gate serve the waits. db_dir_mx guards the tree cache. The log has its own
  *   mutex (wal.c). Order: db_mx and db_dir_mx are never held together with
  *   anything else and never across a B-tree call.
  * - A transaction's operations form one doubly linked list in its arena:
@@ -45,8 +48,14 @@ typedef struct db_tree_s {
   pg_no_t dt_root;          /* changes when replay re-creates the tree */
   uint32_t dt_flags;
   bt_tree_t *dt_bt;         /* the handle db_create_tree/db_open_tree give out */
+  db_t *dt_db;              /* its database (readers reach the lock table) */
   _Atomic bool dt_hidden;   /* dropped by a transaction not yet committed */
+  _Atomic uint32_t dt_nlocked; /* keys of this tree in the lock table: readers skip
+                                  the lock table while it is 0 */
   const txn_t *dt_hider;    /* that transaction: only it may reuse the name before it ends */
+  bool dt_buried;           /* dropped and committed: freed at the next checkpoint
+                               (under db_dir_mx, on db_graveyard) */
+  struct db_tree_s *dt_next_grave;
   struct db_tree_s *dt_next_name, *dt_next_id, *dt_next_root;
 } db_tree_t;
 
@@ -68,8 +77,8 @@ struct db_s {
 
   cz_mutex_t db_mx;         /* the checkpoint gate */
   cz_cond_t db_gate;        /* n_active reached 0, or a checkpoint ended */
-  int db_n_active;          /* transactions begun and not ended */
-  bool db_ckpt_pending;     /* new transactions wait */
+  _Atomic int db_n_active;  /* transactions begun and not ended (see txn_begin) */
+  _Atomic bool db_ckpt_pending; /* new transactions wait; written under db_mx */
   bool db_closing;          /* db_close started: the timer thread stops */
   uint64_t db_generation;   /* log generation now being appended */
   _Atomic uint64_t db_next_tree_id;
@@ -77,10 +86,14 @@ struct db_s {
 
   cz_mutex_t db_dir_mx;
   db_dir_cache_t db_cache;
+  db_tree_t *db_graveyard;  /* trees whose DROP committed, not yet freed (db_dir_mx) */
 
   cz_thread_t db_timer;     /* periodic checkpoints */
   bool db_timer_running;
   cz_cond_t db_timer_cond;  /* wakes the timer at close */
+
+  struct txn_locktab_s *db_locks; /* row locks (txn_lock.c) */
+  _Atomic uint64_t db_next_txn_id;
 
   _Atomic uint64_t db_commits;
   _Atomic uint64_t db_checkpoints;
@@ -121,6 +134,8 @@ int txn_log_decode(const uint8_t *p, size_t len, txn_logop_fn_t fn, void *ctx, e
 
 /* ---- transactions ------------------------------------------------------ */
 
+#define TXN_TREE_CACHE 8
+
 typedef struct txn_op_s {
   struct txn_op_s *to_next, *to_prev;
   int to_kind;              /* TXN_OP_* */
@@ -140,16 +155,102 @@ struct txn_s {
   txn_op_t *tx_first, *tx_last;
   uint32_t tx_n_ops;
   size_t tx_log_bytes;      /* size of the redo payload so far */
-  bt_tree_t *tx_last_bt;    /* one-entry cache of the handle -> tree lookup */
+  bt_tree_t *tx_last_bt;    /* the last handle -> tree lookup (txn_tree_of) */
   db_tree_t *tx_last_tree;
+  bt_tree_t *tx_tc_bt[TXN_TREE_CACHE]; /* a few more, round robin: a row change
+                                          touches a table and its indexes */
+  db_tree_t *tx_tc_dt[TXN_TREE_CACHE];
+  unsigned tx_tc_next;
+  uint64_t tx_id;
+  uint32_t tx_cmd;                   /* current command (txn_command_next); changes are stamped */
+  struct txn_lock_s *tx_locks;       /* locks held, newest first */
+  uint32_t tx_n_deferred;            /* locks marked deleted (applied at commit) */
+  struct txn_s *tx_waiting_for;      /* the holder it waits for (under the wait mutex);
+                                        the holder clears it when it ends */
+  struct txn_s *tx_wait_next, *tx_wait_prev; /* the list of waiting transactions */
+  const volatile bool *tx_cancel;    /* raised: lock waits end with 57014 */
+  struct txn_endcb_s *tx_endcbs;     /* txn_on_end callbacks, newest first */
 };
+
+/* ---- row locks (txn_lock.c) -------------------------------------------- */
+
+/* What the lock entry knows of the key's committed value. */
+enum {
+  TXN_PRE_NONE = 0,         /* locked only: the tree still holds the committed value */
+  TXN_PRE_ABSENT,           /* the key had no committed entry */
+  TXN_PRE_VALUE             /* lk_pre is the committed value */
+};
+
+typedef struct txn_lock_s {
+  struct txn_lock_s *lk_next;     /* hash chain (under the shard mutex) */
+  struct txn_lock_s *lk_tx_next;  /* the owner's list */
+  txn_t *lk_owner;
+  db_tree_t *lk_tree;
+  uint64_t lk_hash;
+  uint8_t *lk_key;
+  uint32_t lk_key_len;
+  uint8_t lk_pre_state;           /* TXN_PRE_* */
+  bool lk_deleted;                /* the owner deleted the key: applied at commit */
+  uint8_t *lk_pre;                /* in the owner's arena */
+  uint32_t lk_pre_len;
+  /* The owner's own view of the key when command lk_cmd began (its first
+   * change in that command): readers of the owner opened at or before
+   * that command see this instead of the tree. */
+  uint32_t lk_cmd;                /* 0 = not changed yet */
+  bool lk_cmd_exists;
+  const uint8_t *lk_cmd_val;
+  uint32_t lk_cmd_len;
+} txn_lock_t;
+
+int txn_locktab_create(db_t *db, err_t *e);
+void txn_locktab_free(db_t *db);
+/* Whether dt takes part in locking for tx (unique tree, not bulk). */
+bool txn_locks_tree(const txn_t *tx, const db_tree_t *dt);
+/* Takes (or finds) tx's lock on (dt, key), waiting for another holder.
+ * *changed: the holder waited for committed a change of the key. */
+int txn_lock_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
+                     txn_lock_t **out, bool *waited, bool *changed, err_t *e);
+/* Records the pre-image of lk from the tree (a lookup) when not yet known.
+ * *exists: whether the key now has an entry in the tree. */
+int txn_lock_note_pre(txn_t *tx, txn_lock_t *lk, bool *exists, err_t *e);
+/* Sets lk's pre-image from a value the caller read (under the lock). */
+void txn_lock_set_pre(txn_t *tx, txn_lock_t *lk, bool exists, const void *val, size_t len);
+/* Applies the deletes marked in tx's locks (before the commit record). */
+int txn_lock_apply_deletes(txn_t *tx, err_t *e);
+/* Releases every lock of tx and wakes waiters. */
+void txn_lock_release_all(txn_t *tx);
+/* The row operations of txn.c on a locking tree: lock, record the
+ * pre-image, apply (deletes only mark the lock; commit applies them). */
+int txn_locked_insert(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
+                      const void *val, size_t val_len, err_t *e);
+int txn_locked_update(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
+                      const void *val, size_t val_len, err_t *e);
+int txn_locked_delete(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len, err_t *e);
+
+typedef struct txn_endcb_s {
+  struct txn_endcb_s *ec_next;
+  txn_end_fn_t ec_fn;
+  void *ec_ctx;
+} txn_endcb_t;
+
+/* The named tree of a handle through tx's cache (the directory mutex only
+ * on a miss); NULL when unknown. Does not check dt_hidden. */
+db_tree_t *txn_tree_of(txn_t *tx, bt_tree_t *t);
 
 /* Appends an operation (copying key, val and old into the arena). */
 txn_op_t *txn_add_op(txn_t *tx, int kind, db_tree_t *dt, const void *key, size_t key_len,
                      const void *val, size_t val_len, const void *old, size_t old_len);
-/* Applies the undo of every operation, newest first. */
+/* Applies the undo of every operation, newest first. Trees the
+ * transaction created are hidden; txn_undo_finish frees them (after the
+ * locks naming them are released). */
 int txn_undo_all(txn_t *tx, err_t *e);
-/* Leaves the checkpoint gate and frees tx. */
+void txn_undo_finish(txn_t *tx);
+/* Leaves the checkpoint gate (one active transaction less). */
+void db_gate_leave(db_t *db);
+/* Runs the txn_on_end callbacks, then releases the locks. */
+void txn_end_callbacks_and_locks(txn_t *tx, bool committed);
+/* Leaves the checkpoint gate and frees tx (running the callbacks and
+ * releasing the locks as a rollback when that was not done yet). */
 void txn_end(txn_t *tx);
 
 /* ---- directory (db_dir.c) ---------------------------------------------- */
@@ -169,6 +270,11 @@ int db_dir_hide(db_t *db, db_tree_t *dt, err_t *e);
 int db_dir_unhide(db_t *db, db_tree_t *dt, err_t *e);
 /* Frees a hidden tree's pages and its cache entry. */
 int db_dir_destroy(db_t *db, db_tree_t *dt, err_t *e);
+/* A committed DROP: the tree stays readable (statements that started
+ * before still hold its handle) until the next checkpoint, which runs
+ * when no transaction is active, frees it (db_dir_free_buried). */
+void db_dir_bury(db_t *db, db_tree_t *dt);
+void db_dir_free_buried(db_t *db);
 
 /* ---- checkpoint and recovery ------------------------------------------- */
 

@@ -29,9 +29,8 @@ static int txn_undo_op(db_t *db, const txn_op_t *op, err_t *e)
     rc = bt_insert(dt->dt_bt, op->to_key, op->to_key_len, op->to_old, op->to_old_len, e);
     break;
   case TXN_OP_CREATE:
+    /* Freed by txn_undo_finish, once no lock names the tree. */
     rc = db_dir_hide(db, dt, e);
-    if (rc == CZ_OK)
-      rc = db_dir_destroy(db, dt, e);
     break;
   case TXN_OP_DROP:
     rc = db_dir_unhide(db, dt, e);
@@ -64,15 +63,38 @@ int txn_undo_all(txn_t *tx, err_t *e)
   return rc;
 }
 
+void txn_undo_finish(txn_t *tx)
+{
+  for (const txn_op_t *op = tx->tx_last; op; op = op->to_prev) {
+    if (op->to_kind != TXN_OP_CREATE)
+      continue;
+    err_t e;
+    err_clear(&e);
+    if (db_dir_destroy(tx->tx_db, op->to_tree, &e) != CZ_OK)
+      log_warn("rolled back tree creation left pages behind: %s", e.er_msg);
+  }
+}
+
+/* Callbacks and locks first (they may name created trees), then free the
+ * trees the transaction created. */
+static void txn_finish_rollback(txn_t *tx)
+{
+  txn_end_callbacks_and_locks(tx, false);
+  txn_undo_finish(tx);
+}
+
 int txn_rollback(txn_t *tx, err_t *e)
 {
   if (tx->tx_flags & TXN_BULK) {
     /* Its changes are in the trees and cannot be taken back: end it so the
-     * checkpoint gate does not wait for it forever. */
+     * checkpoint gate does not wait for it forever. They stay, so the end
+     * callbacks hear "committed" (the catalog keeps a bulk DDL). */
+    txn_end_callbacks_and_locks(tx, true);
     txn_end(tx);
     return err_set(e, SQLSTATE_INTERNAL, "a bulk transaction cannot roll back; its changes stay");
   }
   int rc = txn_undo_all(tx, e);
+  txn_finish_rollback(tx);
   txn_end(tx);
   return rc;
 }

@@ -160,9 +160,15 @@ int ty_parse_text(ty_t t, const char *s, size_t len, arena_t *a, datum_t *out, e
 /* Appends the text form PostgreSQL would send (float8 with shortest
  * round-trip digits, numeric with its scale, bool t/f, bytea hex, dates
  * ISO) to out; returns the bytes written, or -1 when cap is too small
- * (call again with a buffer of at least that size: ty_text_max). */
+ * (call again with a buffer of at least that size: ty_text_max). A NULL
+ * datum writes nothing and returns 0 (NULLs are the protocol's business). */
 int ty_format_text(ty_t t, const datum_t *d, char *out, size_t cap);
 size_t ty_text_max(ty_t t, const datum_t *d);
+/* Applies t's modifiers to a value d of t's type, in place: CHAR(n) and
+ * VARCHAR(n) length (22001, or silent truncation when truncate, as an
+ * explicit cast does; CHAR is blank-padded), NUMERIC(p,s) rounding and
+ * range (22003), TIMESTAMP(p) rounding. New strings go to a. */
+int ty_apply_mods(ty_t t, datum_t *d, bool truncate, arena_t *a, err_t *e);
 /* PostgreSQL's binary send/receive formats (int2/4/8, float4/8 IEEE big
  * endian, bool 1 byte, numeric base-10000 digits, text raw, bytea raw,
  * date int32 days, timestamp int64 µs). 22P03 on a malformed value. */
@@ -170,9 +176,20 @@ int ty_parse_binary(ty_t t, const uint8_t *b, size_t len, arena_t *a, datum_t *o
 int ty_format_binary(ty_t t, const datum_t *d, uint8_t *out, size_t cap);
 size_t ty_binary_max(ty_t t, const datum_t *d);
 
+/* ---- calendar (proleptic Gregorian; astronomical years: 0 is 1 BC) ---- */
+
+/* DATE (days since 2000-01-01) from a year, month (1..12), day (not
+ * checked: see ty_valid_ymd), and back. */
+int64_t ty_days_from_civil(int64_t y, int m, int d);
+void ty_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
+bool ty_valid_ymd(int64_t y, int m, int d);
+
 /* ---- NUMERIC arithmetic (22003 on overflow, 22012 on division by 0) ---- */
 
 int num_from_i64(int64_t v, num_t *out);
+/* scale < 0: as PostgreSQL's float8 -> numeric (through 15 significant
+ * digits, so 0.1 stays 0.1); else rounded to scale. NaN and infinities
+ * are errors (no NUMERIC NaN here). */
 int num_from_f64(double v, int scale, num_t *out, err_t *e);
 double num_to_f64(const num_t *n);
 /* Rounds half away from zero to scale; 22003 when it no longer fits. */
@@ -183,6 +200,12 @@ int num_mul(const num_t *a, const num_t *b, num_t *out, err_t *e);
 /* Quotient with PostgreSQL's result scale rule (at least 16 significant
  * digits, at least the larger input scale). */
 int num_div(const num_t *a, const num_t *b, num_t *out, err_t *e);
+/* Remainder with the dividend's sign (a - trunc(a/b)*b), at the larger
+ * scale; 22012 when b is 0. */
+int num_mod(const num_t *a, const num_t *b, num_t *out, err_t *e);
 int num_cmp(const num_t *a, const num_t *b);
+/* Square root with PostgreSQL's result scale (at least 16 significant
+ * digits, at least the input's scale), rounded; 2201F for a negative. */
+int num_sqrt(const num_t *a, num_t *out, err_t *e);
 
 #endif /* CZ_TYPES_H */

@@ -738,6 +738,62 @@ static void test_functions(void **state)
   assert_true(pt_call("obj_description", 1, I8, a).d_null);
 }
 
+/* regexp_like (the ~ operators), array_make (ARRAY[…]) and the handle
+ * test the engine's scan hooks rely on. */
+static void test_regex_array_make_is_rel(void **state)
+{
+  (void)state;
+  const ty_t T3[] = {ty_plain(TY_TEXT), ty_plain(TY_TEXT), ty_plain(TY_TEXT)};
+  datum_t a[4];
+  a[0] = pt_s("items"), a[1] = pt_s("^(items)$");
+  assert_true(pt_call("regexp_like", 2, T3, a).d_bool);
+  a[0] = pt_s("items2");
+  assert_false(pt_call("regexp_like", 2, T3, a).d_bool);
+  a[0] = pt_s("pg_toast_1"), a[1] = pt_s("^pg_toast");
+  assert_true(pt_call("regexp_like", 2, T3, a).d_bool);
+  a[0] = pt_s("ITEMS"), a[1] = pt_s("^it"), a[2] = pt_s("i");
+  assert_true(pt_call("regexp_like", 3, T3, a).d_bool);
+  a[2] = pt_s("c");
+  assert_false(pt_call("regexp_like", 3, T3, a).d_bool);
+  /* \d is PostgreSQL's digit class; inside brackets it stays as it is */
+  a[0] = pt_s("t42"), a[1] = pt_s("^t\\d+$");
+  assert_true(pt_call("regexp_like", 2, T3, a).d_bool);
+  a[0] = pt_s("tx"), a[1] = pt_s("^t\\D$");
+  assert_true(pt_call("regexp_like", 2, T3, a).d_bool);
+  a[0] = pt_s("a]"), a[1] = pt_s("^a[]x]$");
+  assert_true(pt_call("regexp_like", 2, T3, a).d_bool);
+  /* a bad pattern is 2201B, a bad flag 22023 */
+  const xfunc_t *f;
+  ty_t to[3], res;
+  PT_OK(xfunc_resolve("regexp_like", T3, 3, &f, to, &res, &e_));
+  xnode_t node = {.x_kind = X_FUNC, .x_func = f, .x_nargs = 2, .x_type = res};
+  xctx_t c = {.xc_arena = pt.f_arena};
+  datum_t out;
+  err_t e;
+  a[0] = pt_s("x"), a[1] = pt_s("(");
+  assert_int_equal(f->fd_row(&c, &node, a, &out, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "2201B");
+  node.x_nargs = 3;
+  a[1] = pt_s("x"), a[2] = pt_s("q");
+  assert_int_equal(f->fd_row(&c, &node, a, &out, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "22023");
+
+  a[0] = pt_s("a"), a[1] = pt_s("b c"), a[2] = pt_s("NULL"), a[3] = pt_s("");
+  assert_string_equal(pt_str(pt_call("array_make", 4, (ty_t[]){T3[0], T3[0], T3[0], T3[0]}, a)),
+                      "{a,\"b c\",\"NULL\",\"\"}");
+  a[1].d_null = true, a[2] = pt_s("q\"\\");
+  assert_string_equal(pt_str(pt_call("array_make", 3, T3, a)), "{a,NULL,\"q\\\"\\\\\"}");
+  assert_string_equal(pt_str(pt_call("array_make", 0, NULL, NULL)), "{}");
+
+  const pgcat_rel_t *r = pgcat_find("pg_catalog", "pg_class");
+  assert_true(pgcat_is_rel(r));
+  assert_true(pgcat_is_rel(pgcat_find("information_schema", "columns")));
+  assert_true(pgcat_is_rel(pgcat_rel_at(pgcat_nrels() - 1)));
+  int local = 0;
+  assert_false(pgcat_is_rel(&local));
+  assert_false(pgcat_is_rel(NULL));
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -751,6 +807,7 @@ int main(void)
     cmocka_unit_test(test_format_type),
     cmocka_unit_test(test_regclass),
     cmocka_unit_test(test_functions),
+    cmocka_unit_test(test_regex_array_make_is_rel),
   };
   int failed = cmocka_run_group_tests_name("snapshot made by DDL", tests, pt_setup, pt_teardown);
   pt_reopen = true;

@@ -52,8 +52,12 @@ static void test_rollback_restores_rows(void **state)
   assert_int_equal(tt_delete(tx, tr, 0), CZ_OK);
   assert_int_equal(tt_insert(tx, tr, 0, 5), CZ_OK);
   assert_int_equal(tt_delete(tx, tr, 301), CZ_OK);
-  assert_int_equal(tt_version(tr, 0), 5);
-  assert_int_equal(tt_version(tr, 1), -1);
+  assert_int_equal(tt_version_as(db, tx, tr, 0), 5);
+  /* Deleted by tx: gone for tx, still there for others until commit. */
+  assert_int_equal(tt_version_as(db, tx, tr, 1), -1);
+  assert_int_equal(tt_version_as(db, NULL, tr, 1), 1);
+  assert_int_equal(tt_version_as(db, NULL, tr, 0), 1);
+  assert_int_equal(tt_version_as(db, NULL, tr, 300), -1);
   TT_OK(txn_rollback(tx, &e_));
 
   for (int i = 0; i < 300; i++)

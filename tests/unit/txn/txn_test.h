@@ -158,6 +158,57 @@ static inline int tt_version(bt_tree_t *t, int i)
   return v;
 }
 
+/* Reading through read committed: what tx (NULL = nobody) sees of row i,
+ * the check made under the leaf latch (inside the lookup callback). */
+typedef struct tt_vis_s {
+  const txn_t *tv_tx;
+  db_tree_t *tv_dt;
+  const char *tv_key;
+  size_t tv_kl;
+  arena_t *tv_a;
+  bool tv_found;
+  char tv_val[256];
+  size_t tv_vl;
+} tt_vis_t;
+
+static inline void tt_vis_cb(void *ctx, int i, bool found, const void *val, size_t len)
+{
+  (void)i;
+  tt_vis_t *v = ctx;
+  v->tv_found = false;
+  if (!found)
+    return;
+  const void *pv = val;
+  size_t pl = len;
+  txn_vis_t r = txn_read_version(v->tv_tx, v->tv_dt, v->tv_key, v->tv_kl, v->tv_a, &pv, &pl);
+  if (r == TXN_VIS_ABSENT)
+    return;
+  v->tv_found = true;
+  v->tv_vl = CZ_MIN(pl, sizeof v->tv_val - 1);
+  memcpy(v->tv_val, pv, v->tv_vl);
+  v->tv_val[v->tv_vl] = 0;
+}
+
+static inline int tt_version_as(db_t *db, const txn_t *tx, bt_tree_t *t, int i)
+{
+  char k[32], want[128];
+  size_t kl = tt_key(k, i);
+  tt_vis_t v = { .tv_tx = tx, .tv_dt = db_tree_of(db, t), .tv_key = k, .tv_kl = kl,
+                 .tv_a = arena_create(NULL, "tt_vis") };
+  bt_key_t key = { k, (uint32_t)kl };
+  err_t e;
+  if (bt_lookup_batch(t, &key, 1, tt_vis_cb, &v, &e) != CZ_OK)
+    fail_msg("bt_lookup_batch: %s", e.er_msg);
+  arena_destroy(v.tv_a);
+  if (!v.tv_found)
+    return -1;
+  int ver = -2;
+  if (sscanf(v.tv_val, "value-%*d-%d", &ver) != 1 || tt_val(want, i, ver) != v.tv_vl ||
+      memcmp(want, v.tv_val, v.tv_vl) != 0)
+    fail_msg("row %d holds a value that no version wrote: %s", i, v.tv_val);
+  return ver;
+}
+
 static inline uint64_t tt_count(bt_tree_t *t)
 {
   bt_check_t c;

@@ -1,0 +1,122 @@
+/* cat_int.h — the catalog's private structures: the catalog handle, the
+ * snapshot internals, the system tables and their record format.
+ *
+ * Design notes (catalog/README.md has the layout and the invariants):
+ * - The system tables are the truth. A snapshot is built by reading them
+ *   (cat_load): at open with no transaction, after each DDL through the
+ *   DDL transaction (which sees its own changes). DDL transactions are
+ *   serialised by the DDL lock, so nothing else is uncommitted there.
+ * - c_mx guards c_cur (the committed snapshot) and the runtime map; it is
+ *   never held across a B-tree call.
+ */
+#ifndef CZ_CAT_INT_H
+#define CZ_CAT_INT_H
+
+#include <stdatomic.h>
+
+#include "catalog/catalog.h"
+#include "thread/thread.h"
+
+#define CAT_OID_BOOTSTRAP_SUPERUSER 10  /* PostgreSQL's bootstrap superuser OID */
+#define CAT_FORMAT_VERSION 1
+
+/* The system tables (each a unique B-tree in the database directory). */
+enum {
+  CAT_SYS_META = 0,   /* "format" -> u32, "next_oid" -> u32; the DDL lock's name "ddl" */
+  CAT_SYS_SCHEMAS,    /* u32 oid -> schema record */
+  CAT_SYS_TABLES,     /* u32 oid -> table record */
+  CAT_SYS_COLUMNS,    /* u32 table oid, u16 column number -> column record */
+  CAT_SYS_INDEXES,    /* u32 oid -> index record */
+  CAT_SYS_ROLES,      /* u32 oid -> role record */
+  CAT_SYS_MEMBERS,    /* u32 role, u32 member -> membership record */
+  CAT_SYS_GRANTS,     /* u32 table, u32 grantee -> grant record */
+  CAT_SYS_N
+};
+
+extern const char *const cat_sys_names[CAT_SYS_N];
+
+struct cat_table_rt_s {
+  struct cat_table_rt_s *rt_next;  /* in c_rts */
+  cat_oid_t rt_oid;
+  cz_mutex_t rt_mx;                /* serialises the first read of the tree */
+  _Atomic bool rt_init;            /* rt_next_rowid read from the tree */
+  _Atomic int64_t rt_next_rowid;
+};
+
+struct cat_s {
+  db_t *c_db;
+  bt_tree_t *c_sys[CAT_SYS_N];
+  cz_mutex_t c_mx;
+  cat_snapshot_t *c_cur;           /* committed; holds one reference */
+  _Atomic uint64_t c_version;      /* c_cur->cs_version */
+  _Atomic(const txn_t *) c_ddl_tx; /* the transaction holding the DDL lock */
+  cat_snapshot_t *c_pending;       /* its snapshot (one reference) */
+  uint64_t c_next_version;         /* for snapshots built (under the DDL lock) */
+  struct cat_table_rt_s *c_rts;    /* per-table runtime, by OID (under c_mx) */
+};
+
+/* Open-addressing name index of a snapshot. */
+typedef struct cat_name_slot_s {
+  uint64_t ns_hash;
+  const void *ns_obj;              /* NULL = empty */
+} cat_name_slot_t;
+
+struct cat_snap_int_s {
+  _Atomic int si_refs;
+  arena_t *si_arena;
+  cat_name_slot_t *si_rel;         /* tables and indexes by (schema oid, name) */
+  size_t si_rel_mask;
+};
+
+/* ---- records ----------------------------------------------------------- */
+
+typedef struct cat_wbuf_s {
+  uint8_t *w_p;
+  size_t w_len, w_cap;
+  bool w_over;
+} cat_wbuf_t;
+
+void cat_w_u8(cat_wbuf_t *w, uint8_t v);
+void cat_w_u32(cat_wbuf_t *w, uint32_t v);
+void cat_w_str(cat_wbuf_t *w, const char *s);  /* NULL is distinct from "" */
+
+typedef struct cat_rbuf_s {
+  const uint8_t *r_p;
+  size_t r_len, r_off;
+  bool r_bad;
+} cat_rbuf_t;
+
+uint8_t cat_r_u8(cat_rbuf_t *r);
+uint32_t cat_r_u32(cat_rbuf_t *r);
+const char *cat_r_str(cat_rbuf_t *r, arena_t *a);
+
+/* Big-endian keys (so B-tree order is OID order). */
+size_t cat_key_oid(uint8_t *out, cat_oid_t a);
+size_t cat_key_oid2(uint8_t *out, cat_oid_t a, uint32_t b);
+cat_oid_t cat_key_get(const uint8_t *p, int i);
+
+/* ---- loading (cat_load.c) ---------------------------------------------- */
+
+/* Builds a snapshot from the system tables as tx sees them (NULL: as
+ * committed). One reference for the caller. */
+int cat_load(cat_t *c, const txn_t *tx, uint64_t version, cat_snapshot_t **out, err_t *e);
+/* Opens the handles of the system trees; 1 when they do not exist. */
+int cat_open_sys(cat_t *c, err_t *e);
+cat_table_rt_t *cat_rt_get(cat_t *c, cat_oid_t oid);
+
+/* ---- DDL helpers (cat_ddl.c) ------------------------------------------- */
+
+/* Takes the DDL lock for tx and returns what tx sees (no reference taken:
+ * valid until the next DDL of tx). */
+int cat_ddl_begin(cat_t *c, txn_t *tx, const cat_snapshot_t **snap, err_t *e);
+/* Rebuilds tx's pending snapshot after its system table writes. */
+int cat_ddl_end(cat_t *c, txn_t *tx, err_t *e);
+int cat_next_oid(cat_t *c, txn_t *tx, cat_oid_t *out, err_t *e);
+int cat_sys_put(cat_t *c, txn_t *tx, int sys, const uint8_t *key, size_t kl, const cat_wbuf_t *w,
+                bool replace, err_t *e);
+int cat_sys_del(cat_t *c, txn_t *tx, int sys, const uint8_t *key, size_t kl, err_t *e);
+
+/* The relation (table or index) named name in schema, or NULL. */
+const void *cat_find_rel(const cat_snapshot_t *s, cat_oid_t schema, const char *name, bool *is_index);
+
+#endif /* CZ_CAT_INT_H */

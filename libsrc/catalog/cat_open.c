@@ -1,0 +1,221 @@
+/* cat_open — creating the catalog of a new database, loading it, the
+ * committed snapshot and its references, row ids.
+ *
+ * Design notes:
+ * - Readers: cat_snapshot takes c_mx for the pointer and the reference;
+ *   sessions avoid even that with cat_snapshot_refresh, which compares
+ *   one atomic version number with the snapshot they hold.
+ * - Publishing (a DDL transaction's commit, see cat_ddl.c) swaps c_cur
+ *   under c_mx and then bumps c_version; the old snapshot lives on while
+ *   anybody holds a reference.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog/cat_int.h"
+
+db_t *cat_db(const cat_t *c)
+{
+  return c->c_db;
+}
+
+/* ---- bootstrap ---------------------------------------------------------- */
+
+static int cat_boot_schema(cat_t *c, txn_t *tx, cat_oid_t oid, const char *name, err_t *e)
+{
+  uint8_t k[4], buf[256];
+  cat_wbuf_t w = { buf, 0, sizeof buf, false };
+  cat_w_str(&w, name);
+  cat_w_u32(&w, CAT_OID_BOOTSTRAP_SUPERUSER);
+  return cat_sys_put(c, tx, CAT_SYS_SCHEMAS, k, cat_key_oid(k, oid), &w, false, e);
+}
+
+int cat_bootstrap(db_t *db, const char *superuser, const char *verifier, err_t *e)
+{
+  bt_tree_t *probe;
+  if (db_open_tree(db, cat_sys_names[CAT_SYS_META], &probe, e) == CZ_OK)
+    return err_set(e, SQLSTATE_DUPLICATE_OBJECT, "the database already has a catalog");
+  txn_t *tx = txn_begin(db, 0, e);
+  if (!tx)
+    return CZ_ERR;
+  cat_t tmp;
+  memset(&tmp, 0, sizeof tmp);
+  tmp.c_db = db;
+  int rc = CZ_OK;
+  for (int i = 0; i < CAT_SYS_N && rc == CZ_OK; i++)
+    rc = db_create_tree(tx, cat_sys_names[i], BT_UNIQUE, &tmp.c_sys[i], e);
+  if (rc == CZ_OK) {
+    uint8_t v[4];
+    cat_wbuf_t w = { v, 0, sizeof v, false };
+    cat_w_u32(&w, CAT_FORMAT_VERSION);
+    rc = cat_sys_put(&tmp, tx, CAT_SYS_META, (const uint8_t *)"format", 6, &w, false, e);
+  }
+  if (rc == CZ_OK) {
+    uint8_t v[4];
+    cat_wbuf_t w = { v, 0, sizeof v, false };
+    cat_w_u32(&w, CAT_FIRST_USER_OID);
+    rc = cat_sys_put(&tmp, tx, CAT_SYS_META, (const uint8_t *)"next_oid", 8, &w, false, e);
+  }
+  if (rc == CZ_OK)
+    rc = cat_boot_schema(&tmp, tx, CAT_OID_PG_CATALOG, "pg_catalog", e);
+  if (rc == CZ_OK)
+    rc = cat_boot_schema(&tmp, tx, CAT_OID_PUBLIC, "public", e);
+  if (rc == CZ_OK)
+    rc = cat_boot_schema(&tmp, tx, CAT_OID_INFORMATION_SCHEMA, "information_schema", e);
+  if (rc == CZ_OK) {
+    uint8_t k[4], buf[1024];
+    cat_wbuf_t w = { buf, 0, sizeof buf, false };
+    cat_w_str(&w, superuser);
+    cat_w_u8(&w, 1 | 2 | 4 | 8);
+    cat_w_str(&w, verifier);
+    rc = cat_sys_put(&tmp, tx, CAT_SYS_ROLES, k, cat_key_oid(k, CAT_OID_BOOTSTRAP_SUPERUSER), &w, false, e);
+  }
+  if (rc != CZ_OK) {
+    err_t e2;
+    txn_rollback(tx, &e2);
+    return err_prefix(e, "create the catalog");
+  }
+  return txn_commit(tx, e);
+}
+
+/* ---- open and close ---------------------------------------------------- */
+
+int cat_open(db_t *db, cat_t **out, err_t *e)
+{
+  *out = NULL;
+  cat_t *c = calloc(1, sizeof *c);
+  if (!c)
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory for the catalog");
+  c->c_db = db;
+  mutex_init(&c->c_mx);
+  int rc = cat_open_sys(c, e);
+  if (rc != CZ_OK) {
+    mutex_destroy(&c->c_mx);
+    free(c);
+    return rc == BT_NOT_FOUND ? 1 : CZ_ERR;
+  }
+  c->c_next_version = 2;
+  if (cat_load(c, NULL, 1, &c->c_cur, e) != CZ_OK) {
+    cat_close(c);
+    return CZ_ERR;
+  }
+  atomic_store(&c->c_version, 1);
+  *out = c;
+  return CZ_OK;
+}
+
+void cat_close(cat_t *c)
+{
+  if (!c)
+    return;
+  if (c->c_cur)
+    cat_snapshot_release(c->c_cur);
+  if (c->c_pending)
+    cat_snapshot_release(c->c_pending);
+  for (cat_table_rt_t *rt = c->c_rts, *next; rt; rt = next) {
+    next = rt->rt_next;
+    mutex_destroy(&rt->rt_mx);
+    free(rt);
+  }
+  mutex_destroy(&c->c_mx);
+  free(c);
+}
+
+/* ---- snapshots ---------------------------------------------------------- */
+
+static cat_snapshot_t *cat_ref(cat_snapshot_t *s)
+{
+  atomic_fetch_add(&s->cs_int->si_refs, 1);
+  return s;
+}
+
+cat_snapshot_t *cat_snapshot(cat_t *c)
+{
+  mutex_lock(&c->c_mx);
+  cat_snapshot_t *s = cat_ref(c->c_cur);
+  mutex_unlock(&c->c_mx);
+  return s;
+}
+
+cat_snapshot_t *cat_snapshot_tx(cat_t *c, const txn_t *tx)
+{
+  /* Only tx itself sets or clears c_ddl_tx to tx, so a match is stable. */
+  if (tx && atomic_load(&c->c_ddl_tx) == tx && c->c_pending)
+    return cat_ref(c->c_pending);
+  return cat_snapshot(c);
+}
+
+void cat_snapshot_release(cat_snapshot_t *s)
+{
+  if (!s)
+    return;
+  if (atomic_fetch_sub(&s->cs_int->si_refs, 1) == 1)
+    arena_destroy(s->cs_int->si_arena);
+}
+
+uint64_t cat_version(const cat_t *c)
+{
+  return atomic_load(&((cat_t *)c)->c_version);
+}
+
+void cat_snapshot_refresh(cat_t *c, const txn_t *tx, cat_snapshot_t **held)
+{
+  if (tx && atomic_load(&c->c_ddl_tx) == tx && c->c_pending) {
+    if (*held == c->c_pending)
+      return;
+  } else if (*held && (*held)->cs_version == atomic_load(&c->c_version)) {
+    return;
+  }
+  cat_snapshot_t *s = cat_snapshot_tx(c, tx);
+  cat_snapshot_release(*held);
+  *held = s;
+}
+
+/* ---- row ids ------------------------------------------------------------ */
+
+/* The largest row id in the tree (committed or not: ids are never reused
+ * while rows that carry them may exist). */
+static int cat_rowid_max(const cat_table_t *t, int64_t *out, err_t *e)
+{
+  *out = 0;
+  bt_cursor_t *c;
+  if (bt_cursor_open(t->ct_indexes[0]->ci_tree, &c, e) != CZ_OK)
+    return CZ_ERR;
+  int rc = bt_seek(c, NULL, 0, BT_BACKWARD, e);
+  if (rc == CZ_OK) {
+    const void *k, *v;
+    size_t kl, vl;
+    rc = bt_next(c, &k, &kl, &v, &vl, e);
+    if (rc == CZ_OK && kl == 9) {
+      const uint8_t *p = k;
+      uint64_t u = 0;
+      for (int i = 1; i < 9; i++)
+        u = (u << 8) | p[i];
+      *out = (int64_t)(u ^ 0x8000000000000000ull);
+    }
+    if (rc == BT_END)
+      rc = CZ_OK;
+  }
+  bt_cursor_close(c);
+  return rc;
+}
+
+int cat_next_rowid(const cat_table_t *t, int64_t *out, err_t *e)
+{
+  cat_table_rt_t *rt = t->ct_rt;
+  if (!atomic_load(&rt->rt_init)) {
+    mutex_lock(&rt->rt_mx);
+    if (!atomic_load(&rt->rt_init)) {
+      int64_t max;
+      if (cat_rowid_max(t, &max, e) != CZ_OK) {
+        mutex_unlock(&rt->rt_mx);
+        return CZ_ERR;
+      }
+      atomic_store(&rt->rt_next_rowid, max + 1);
+      atomic_store(&rt->rt_init, true);
+    }
+    mutex_unlock(&rt->rt_mx);
+  }
+  *out = atomic_fetch_add(&rt->rt_next_rowid, 1);
+  return CZ_OK;
+}

@@ -1,0 +1,328 @@
+/* catalog — schemas, tables, columns, keys, indexes, roles, role
+ * membership and table privileges, stored in system tables inside the
+ * database and read through immutable in-memory snapshots.
+ *
+ * Design notes (catalog/README.md has the system table layout and the
+ * numbered invariants):
+ * - The committed catalog is one immutable snapshot (cat_snapshot_t):
+ *   plain arrays and structs, built once, never changed, refcounted.
+ *   Readers hold a snapshot for a statement (or a session, refreshing it
+ *   when cat_version moves) and read it without any lock.
+ * - DDL is transactional. A DDL function takes the caller's transaction,
+ *   takes the catalog's DDL lock (a row lock in txn/'s lock table, held
+ *   until the transaction ends: DDL transactions are serialised, and a
+ *   deadlock with row locks is detected like any other), writes the system
+ *   tables through that transaction and builds a new private snapshot.
+ *   The transaction itself sees it (cat_snapshot_tx); others see it only
+ *   when the transaction commits; rollback discards it (txn_on_end).
+ * - Object names are stored exactly as given: the binder folds unquoted
+ *   identifiers to lower case before calling.
+ * - A DDL call that fails may have written part of its change: the caller
+ *   rolls the transaction back, as after any failed statement.
+ * - OIDs: built-in schemas carry PostgreSQL's OIDs (pg_catalog 11,
+ *   public 2200, information_schema 13000); user objects get OIDs from
+ *   CAT_FIRST_USER_OID up, one counter for all kinds (as PostgreSQL).
+ * - Every table has a primary tree: keyed by its primary key columns or,
+ *   without a primary key, by a hidden 8-byte row id. It is index 0 of the
+ *   table (ct_indexes[0]); secondary indexes follow.
+ */
+#ifndef CZ_CATALOG_H
+#define CZ_CATALOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "btree/btree.h"
+#include "txn/txn.h"
+#include "types/types.h"
+#include "util/util.h"
+
+typedef uint32_t cat_oid_t;
+
+#define CAT_OID_PG_CATALOG 11
+#define CAT_OID_PUBLIC 2200
+#define CAT_OID_INFORMATION_SCHEMA 13000
+#define CAT_OID_PUBLIC_ROLE 0          /* grantee "PUBLIC" in grants */
+#define CAT_FIRST_USER_OID 16384
+#define CAT_OID_DATABASE 16383         /* the one database (pg_database.oid) */
+
+#define CAT_MAX_NAME 63                /* bytes, as PostgreSQL's NAMEDATALEN-1 */
+#define CAT_MAX_COLUMNS 1600
+#define CAT_MAX_INDEX_KEYS 32
+
+/* SQLSTATEs of the catalog. */
+#define SQLSTATE_DUPLICATE_TABLE "42P07"
+#define SQLSTATE_UNDEFINED_TABLE "42P01"
+#define SQLSTATE_UNDEFINED_COLUMN "42703"
+#define SQLSTATE_UNDEFINED_OBJECT "42704"
+#define SQLSTATE_DUPLICATE_OBJECT "42710"
+#define SQLSTATE_DUPLICATE_SCHEMA "42P06"
+#define SQLSTATE_INVALID_SCHEMA "3F000"
+#define SQLSTATE_DEPENDENT_OBJECTS "2BP01"
+#define SQLSTATE_INSUFFICIENT_PRIVILEGE "42501"
+#define SQLSTATE_DUPLICATE_COLUMN "42701"
+#define SQLSTATE_INVALID_TABLE_DEF "42P16"
+
+/* Table privileges (bit set). */
+#define CAT_PRIV_SELECT 0x1
+#define CAT_PRIV_INSERT 0x2
+#define CAT_PRIV_UPDATE 0x4
+#define CAT_PRIV_DELETE 0x8
+#define CAT_PRIV_ALL 0xf
+
+typedef struct cat_s cat_t;
+
+/* ---- the snapshot: what readers see ------------------------------------- */
+
+typedef struct cat_schema_s {
+  cat_oid_t cs_oid;
+  const char *cs_name;
+  cat_oid_t cs_owner;          /* role */
+} cat_schema_t;
+
+typedef struct cat_column_s {
+  const char *cc_name;
+  ty_t cc_type;
+  int cc_num;                  /* 0-based position in the table (attnum - 1) */
+  bool cc_not_null;            /* NOT NULL, or part of the primary key */
+  const char *cc_default;      /* DEFAULT as SQL text; NULL = none */
+} cat_column_t;
+
+typedef struct cat_table_s cat_table_t;
+
+typedef struct cat_index_s {
+  cat_oid_t ci_oid;
+  const char *ci_name;         /* "<table>_pkey" for the primary key */
+  const cat_table_t *ci_table;
+  int ci_no;                   /* its place in ci_table->ct_indexes (0 = primary tree) */
+  bool ci_primary;             /* the table's primary tree */
+  bool ci_hidden;              /* the primary tree of a table without primary key:
+                                  keyed by the row id; pg_index shows no row for it */
+  bool ci_unique;
+  int ci_nkeys;                /* key columns (0 for the hidden row id key) */
+  const int *ci_keys;          /* table column numbers */
+  const ty_t *ci_key_types;    /* their types (for bounds and key encoding) */
+  int ci_ninclude;             /* INCLUDE columns (secondary indexes only) */
+  const int *ci_include;
+  const char *ci_tree_name;    /* the tree's name in the database directory */
+  bt_tree_t *ci_tree;          /* cached handle (owned by the database) */
+  db_tree_t *ci_dtree;         /* the same tree for txn/ (locks, visibility) */
+} cat_index_t;
+
+/* Per-table state that outlives snapshots (shared by every snapshot that
+ * holds the table): the row id generator of tables without primary key. */
+typedef struct cat_table_rt_s cat_table_rt_t;
+
+struct cat_table_s {
+  cat_oid_t ct_oid;
+  cat_oid_t ct_schema;         /* schema OID */
+  const char *ct_schema_name;
+  const char *ct_name;
+  cat_oid_t ct_owner;          /* role OID */
+  int ct_ncols;
+  const cat_column_t *ct_cols;
+  const ty_t *ct_types;        /* ct_cols[i].cc_type, contiguous (row codec) */
+  int ct_npk;                  /* primary key columns; 0 = hidden row id */
+  const int *ct_pk;            /* their column numbers, in key order */
+  int ct_nindexes;             /* >= 1: [0] the primary tree, then secondaries */
+  cat_index_t *const *ct_indexes;
+  cat_table_rt_t *ct_rt;
+  db_t *ct_db;
+  cat_oid_t ct_pk_oid;         /* OID of the primary key constraint/index (0 none) */
+};
+
+typedef struct cat_role_s {
+  cat_oid_t cr_oid;
+  const char *cr_name;
+  bool cr_superuser;
+  bool cr_login;               /* a user (CREATE USER) may log in */
+  bool cr_createdb;
+  bool cr_createrole;
+  const char *cr_verifier;     /* SCRAM-SHA-256 verifier; NULL = no password */
+} cat_role_t;
+
+typedef struct cat_member_s {
+  cat_oid_t cm_role;           /* the group role */
+  cat_oid_t cm_member;         /* is a member of cm_role */
+  cat_oid_t cm_grantor;
+  bool cm_admin;
+} cat_member_t;
+
+typedef struct cat_grant_s {
+  cat_oid_t cg_table;
+  cat_oid_t cg_grantee;        /* role OID, CAT_OID_PUBLIC_ROLE = PUBLIC */
+  cat_oid_t cg_grantor;
+  uint32_t cg_privs;           /* CAT_PRIV_* */
+} cat_grant_t;
+
+/* Immutable once published. Arrays are sorted by OID. Everything it points
+ * to lives as long as the snapshot. */
+typedef struct cat_snapshot_s {
+  uint64_t cs_version;         /* increases with each committed DDL */
+  cat_t *cs_cat;
+  int cs_nschemas;
+  const cat_schema_t *cs_schemas;
+  int cs_ntables;
+  const cat_table_t *const *cs_tables;
+  int cs_nindexes;             /* every index of every table (primary trees too) */
+  const cat_index_t *const *cs_indexes;
+  int cs_nroles;
+  const cat_role_t *cs_roles;
+  int cs_nmembers;
+  const cat_member_t *cs_members;
+  int cs_ngrants;
+  const cat_grant_t *cs_grants;
+  /* private: reference count and the lookup hashes */
+  struct cat_snap_int_s *cs_int;
+} cat_snapshot_t;
+
+/* ---- opening ------------------------------------------------------------ */
+
+/* Creates the system tables, the built-in schemas and the superuser role
+ * (superuser, login, verifier as given: net.h's scram_make_verifier) in
+ * one transaction. 42710 when the database already has a catalog. */
+int cat_bootstrap(db_t *db, const char *superuser, const char *verifier, err_t *e);
+/* Loads the catalog of db. Returns 1 (nothing opened) when db has no
+ * catalog yet (call cat_bootstrap first). */
+int cat_open(db_t *db, cat_t **out, err_t *e);
+/* Releases the catalog (snapshots still held must be released first). */
+void cat_close(cat_t *c);
+db_t *cat_db(const cat_t *c);
+
+/* ---- snapshots ----------------------------------------------------------- */
+
+/* The committed snapshot, with a reference for the caller. */
+cat_snapshot_t *cat_snapshot(cat_t *c);
+/* What tx sees: its own uncommitted DDL, else the committed snapshot;
+ * tx NULL = the committed one. With a reference. */
+cat_snapshot_t *cat_snapshot_tx(cat_t *c, const txn_t *tx);
+void cat_snapshot_release(cat_snapshot_t *s);
+/* The version of the committed snapshot (one atomic load): a session whose
+ * snapshot has another version takes a new one. */
+uint64_t cat_version(const cat_t *c);
+/* Replaces *held (may be NULL) by what tx sees when it is not that
+ * already; costs one atomic load when nothing changed. */
+void cat_snapshot_refresh(cat_t *c, const txn_t *tx, cat_snapshot_t **held);
+
+/* ---- lookups (NULL / -1 when absent; the cat_lookup_ forms set the
+ * SQLSTATE error instead) --------------------------------------------------- */
+
+const cat_schema_t *cat_find_schema(const cat_snapshot_t *s, const char *name);
+const cat_schema_t *cat_schema_by_oid(const cat_snapshot_t *s, cat_oid_t oid);
+/* schema NULL: the search path (public, then pg_catalog). */
+const cat_table_t *cat_find_table(const cat_snapshot_t *s, const char *schema, const char *name);
+const cat_table_t *cat_table_by_oid(const cat_snapshot_t *s, cat_oid_t oid);
+/* 42P01 "relation \"x\" does not exist" (3F000 for an unknown schema). */
+int cat_lookup_table(const cat_snapshot_t *s, const char *schema, const char *name,
+                     const cat_table_t **out, err_t *e);
+/* Column number (0-based) or -1. */
+int cat_find_column(const cat_table_t *t, const char *name);
+/* 42703 "column \"x\" of relation \"t\" does not exist". */
+int cat_lookup_column(const cat_table_t *t, const char *name, int *colno, err_t *e);
+/* Index names share the table namespace of a schema. */
+const cat_index_t *cat_find_index(const cat_snapshot_t *s, const char *schema, const char *name);
+const cat_index_t *cat_index_by_oid(const cat_snapshot_t *s, cat_oid_t oid);
+const cat_role_t *cat_find_role(const cat_snapshot_t *s, const char *name);
+const cat_role_t *cat_role_by_oid(const cat_snapshot_t *s, cat_oid_t oid);
+/* 42704 "role \"x\" does not exist". */
+int cat_lookup_role(const cat_snapshot_t *s, const char *name, const cat_role_t **out, err_t *e);
+/* Whether member is role, or a member of it directly or through other
+ * roles. */
+bool cat_role_is_member(const cat_snapshot_t *s, cat_oid_t member, cat_oid_t role);
+/* The privileges role holds on table: everything for superusers and the
+ * owner, else the union of the grants to role, to roles it is a member of,
+ * and to PUBLIC. */
+uint32_t cat_table_privs(const cat_snapshot_t *s, cat_oid_t role, const cat_table_t *t);
+/* CZ_OK, or 42501 "permission denied for table x". privs: CAT_PRIV_* (all
+ * of them are required). */
+int cat_check_priv(const cat_snapshot_t *s, cat_oid_t role, const cat_table_t *t,
+                   uint32_t privs, err_t *e);
+
+/* ---- DDL (each takes the DDL lock for tx, see the design notes) --------- */
+
+typedef struct cat_column_def_s {
+  const char *cd_name;
+  ty_t cd_type;
+  bool cd_not_null;
+  const char *cd_default;      /* SQL text of the DEFAULT expression; NULL none */
+} cat_column_def_t;
+
+typedef struct cat_table_def_s {
+  const char *td_schema;       /* NULL = public */
+  const char *td_name;
+  cat_oid_t td_owner;
+  int td_ncols;
+  const cat_column_def_t *td_cols;
+  int td_npk;                  /* 0 = no primary key (hidden row id) */
+  const int *td_pk;            /* column numbers, in key order */
+  const char *td_pk_name;      /* constraint name; NULL = "<table>_pkey" */
+} cat_table_def_t;
+
+/* 42P07 when the name is taken (by a table or an index of the schema),
+ * 42701 duplicate column, 3F000 unknown schema, 42P16 bad key. Primary key
+ * columns become NOT NULL. UNIQUE constraints: create the indexes after
+ * (tbl_create_index). */
+int cat_create_table(cat_t *c, txn_t *tx, const cat_table_def_t *def, cat_oid_t *oid, err_t *e);
+/* Drops the table, its indexes, its trees and the grants on it. */
+int cat_drop_table(cat_t *c, txn_t *tx, cat_oid_t table, err_t *e);
+
+typedef struct cat_index_def_s {
+  const char *id_name;         /* NULL: "<table>_<col>_idx" / "_key" as PostgreSQL */
+  cat_oid_t id_table;
+  bool id_unique;
+  int id_nkeys;
+  const int *id_keys;          /* table column numbers */
+  int id_ninclude;
+  const int *id_include;
+} cat_index_def_t;
+
+/* Creates an EMPTY index (its tree and catalog entry). The table layer's
+ * tbl_create_index calls this and then fills it from the table's rows:
+ * DDL executors call tbl_create_index. 42P07 name taken. */
+int cat_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t *oid, err_t *e);
+/* 2BP01 for the primary key's index. */
+int cat_drop_index(cat_t *c, txn_t *tx, cat_oid_t index, err_t *e);
+
+/* 42P06 duplicate. */
+int cat_create_schema(cat_t *c, txn_t *tx, const char *name, cat_oid_t owner, cat_oid_t *oid,
+                      err_t *e);
+/* 2BP01 while it holds tables (no CASCADE); built-in schemas cannot be
+ * dropped (2BP01). */
+int cat_drop_schema(cat_t *c, txn_t *tx, cat_oid_t schema, err_t *e);
+
+typedef struct cat_role_def_s {
+  const char *rd_name;
+  bool rd_superuser;
+  bool rd_login;
+  bool rd_createdb;
+  bool rd_createrole;
+  const char *rd_verifier;     /* NULL = no password */
+} cat_role_def_t;
+
+/* 42710 "role \"x\" already exists". */
+int cat_create_role(cat_t *c, txn_t *tx, const cat_role_def_t *def, cat_oid_t *oid, err_t *e);
+/* ALTER ROLE: replaces every attribute with def's; the name too (42710 when
+ * taken). */
+int cat_alter_role(cat_t *c, txn_t *tx, cat_oid_t role, const cat_role_def_t *def, err_t *e);
+/* 2BP01 while the role owns tables or schemas, or holds grants. */
+int cat_drop_role(cat_t *c, txn_t *tx, cat_oid_t role, err_t *e);
+/* GRANT role TO member (nothing when already a member). 0LP01-style loops
+ * (role a member of member) are 0LP01. */
+int cat_grant_role(cat_t *c, txn_t *tx, cat_oid_t role, cat_oid_t member, cat_oid_t grantor,
+                   bool admin, err_t *e);
+int cat_revoke_role(cat_t *c, txn_t *tx, cat_oid_t role, cat_oid_t member, err_t *e);
+
+/* GRANT privs ON table TO grantee (CAT_OID_PUBLIC_ROLE = PUBLIC): adds to
+ * what the grantee holds. REVOKE removes those bits. */
+int cat_grant(cat_t *c, txn_t *tx, cat_oid_t table, cat_oid_t grantee, uint32_t privs,
+              cat_oid_t grantor, err_t *e);
+int cat_revoke(cat_t *c, txn_t *tx, cat_oid_t table, cat_oid_t grantee, uint32_t privs,
+               err_t *e);
+
+/* ---- per-table runtime ----------------------------------------------------- */
+
+/* The next hidden row id of a table without primary key (unique, ascending
+ * within a run of the server; never reuses an id present in the tree). */
+int cat_next_rowid(const cat_table_t *t, int64_t *out, err_t *e);
+
+#endif /* CZ_CATALOG_H */

@@ -1,0 +1,608 @@
+/* en_copy — COPY FROM STDIN and COPY TO STDOUT in PostgreSQL's text and
+ * CSV formats.
+ *
+ * Design notes:
+ * - TO: the table (or query) is planned as a SELECT and run batch by
+ *   batch; rows are formatted into a buffer handed to the caller in
+ *   chunks of whole lines (COPY_CHUNK bytes or more).
+ * - FROM: data arrives in chunks cut anywhere; bytes after the last
+ *   complete record wait in ci_pending. Each record is split into fields
+ *   (text: delimiter and backslash escapes, \N is NULL; CSV: quotes,
+ *   doubled quotes, empty unquoted is NULL), converted with the column's
+ *   input function, and collected into a batch of all the table's
+ *   columns (columns not listed get their DEFAULT, evaluated once per
+ *   COPY); full batches go to tbl_insert. An error names the line.
+ * - The rows are written in the session's transaction (an implicit one
+ *   outside a block), committed when the copy is done, rolled back when
+ *   it fails.
+ * - Binary format and server-side files are not supported (0A000).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine_int.h"
+
+#define COPY_CHUNK 65536
+
+typedef struct copy_in_s {
+  const cat_table_t *ci_table;
+  int ci_ncols;                 /* columns in the data */
+  int *ci_cols;                 /* their table column numbers */
+  datum_t *ci_defaults;         /* per table column: value when not in the data */
+  bool ci_csv;
+  char ci_delim, ci_quote, ci_escape;
+  const char *ci_null;
+  bool ci_header;               /* a header line is still to be skipped */
+  bool ci_implicit;             /* ends the transaction it began */
+  bool ci_ended;                /* saw \. */
+  char *ci_pending;             /* an incomplete record */
+  size_t ci_plen, ci_pcap;
+  arena_t *ci_batch_arena;
+  batch_t *ci_batch;
+  int64_t ci_rows;
+  int64_t ci_line;
+} copy_in_t;
+
+/* ---- shared ----------------------------------------------------------------- */
+
+static char opt_char(const char *s, char dflt)
+{
+  return s && s[0] ? s[0] : dflt;
+}
+
+/* The statement's table and the table column numbers COPY moves. */
+static int copy_target(esession_t *s, const sql_copy_t *co, arena_t *a, const cat_table_t **tp,
+                       int **cols, int *ncols, err_t *e)
+{
+  const cat_table_t *t;
+  if (cat_lookup_table(s->se_snap, co->co_table.nm_schema, co->co_table.nm_name, &t, e) != CZ_OK) {
+    e->er_pos = co->co_table.nm_pos;
+    return CZ_ERR;
+  }
+  int n = co->co_columns ? sql_list_len(co->co_columns) : t->ct_ncols;
+  int *c = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
+    if (!co->co_columns)
+      c[i] = i;
+    else if (cat_lookup_column(t, sql_list_at(co->co_columns, i), &c[i], e) != CZ_OK)
+      return CZ_ERR;
+  }
+  *tp = t;
+  *cols = c;
+  *ncols = n;
+  return CZ_OK;
+}
+
+static int copy_check(const sql_copy_t *co, err_t *e)
+{
+  if (co->co_file)
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+                   "COPY to or from a server file is not supported yet; use STDIN/STDOUT");
+  if (co->co_format == SQL_COPY_BINARY)
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "COPY BINARY is not supported yet");
+  return CZ_OK;
+}
+
+int en_copy_describe(estmt_t *st, err_t *e)
+{
+  esession_t *s = st->st_sess;
+  const sql_copy_t *co = st->st_ast->st_copy;
+  if (copy_check(co, e) != CZ_OK)
+    return CZ_ERR;
+  en_refresh_snapshot(s);
+  if (co->co_query) {
+    sql_stmt_t q = {.st_kind = SQL_STMT_SELECT, .st_query = co->co_query};
+    sql_stmt_t *saved = st->st_ast;
+    st->st_ast = &q;
+    splan_t *p;
+    int rc = en_plan(st, st->st_arena, &p, e);
+    st->st_ast = saved;
+    if (rc != CZ_OK)
+      return CZ_ERR;
+    st->st_ncols = p->sp_ncols;
+    return CZ_OK;
+  }
+  const cat_table_t *t;
+  int *cols;
+  if (copy_target(s, co, st->st_arena, &t, &cols, &st->st_ncols, e) != CZ_OK)
+    return CZ_ERR;
+  return cat_check_priv(s->se_snap, s->se_role_oid, t, co->co_from ? CAT_PRIV_INSERT : CAT_PRIV_SELECT,
+                        e);
+}
+
+int en_copy_run(eportal_t *p, err_t *e)
+{
+  (void)p;
+  return copy_check(p->po_stmt->st_ast->st_copy, e) != CZ_OK
+             ? CZ_ERR
+             : err_set(e, SQLSTATE_PROTOCOL_VIOLATION, "COPY must run through the copy protocol");
+}
+
+/* ---- TO STDOUT -------------------------------------------------------------- */
+
+typedef struct outbuf_s {
+  char *ob_p;
+  size_t ob_len, ob_cap;
+} outbuf_t;
+
+static void ob_put(outbuf_t *o, const char *p, size_t n)
+{
+  if (o->ob_len + n > o->ob_cap) {
+    size_t cap = (o->ob_len + n) * 2 + 1024;
+    char *np = realloc(o->ob_p, cap);
+    if (!np)
+      abort();
+    o->ob_p = np;
+    o->ob_cap = cap;
+  }
+  memcpy(o->ob_p + o->ob_len, p, n);
+  o->ob_len += n;
+}
+
+static void ob_putc(outbuf_t *o, char c)
+{
+  ob_put(o, &c, 1);
+}
+
+static void put_text_value(outbuf_t *o, const char *v, size_t n, char delim)
+{
+  for (size_t i = 0; i < n; i++) {
+    char c = v[i];
+    const char *esc = c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t"
+                      : c == '\b' ? "\\b" : c == '\f' ? "\\f" : c == '\v' ? "\\v" : NULL;
+    if (esc)
+      ob_put(o, esc, 2);
+    else if (c == delim) {
+      ob_putc(o, '\\');
+      ob_putc(o, c);
+    } else
+      ob_putc(o, c);
+  }
+}
+
+static void put_csv_value(outbuf_t *o, const char *v, size_t n, char delim, char quote, char escape,
+                          const char *null, bool force)
+{
+  bool q = force || (n == 0 && null[0] == '\0') || (strlen(null) == n && memcmp(v, null, n) == 0);
+  for (size_t i = 0; i < n && !q; i++)
+    q = v[i] == delim || v[i] == quote || v[i] == '\n' || v[i] == '\r' || v[i] == escape;
+  if (!q) {
+    ob_put(o, v, n);
+    return;
+  }
+  ob_putc(o, quote);
+  for (size_t i = 0; i < n; i++) {
+    if (v[i] == quote || v[i] == escape)
+      ob_putc(o, escape);
+    ob_putc(o, v[i]);
+  }
+  ob_putc(o, quote);
+}
+
+int eportal_copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
+{
+  estmt_t *st = p->po_stmt;
+  esession_t *s = st->st_sess;
+  const sql_copy_t *co = st->st_ast->st_copy;
+  if (copy_check(co, e) != CZ_OK || en_check_not_failed(s, st->st_ast, e) != CZ_OK)
+    return CZ_ERR;
+  arena_t *a = arena_create(p->po_arena, "copy out");
+  /* The rows as a SELECT of the columns, or the query itself. */
+  sql_stmt_t sel = {.st_kind = SQL_STMT_SELECT};
+  if (co->co_query)
+    sel.st_query = co->co_query;
+  else {
+    en_refresh_snapshot(s);
+    const cat_table_t *t;
+    int *cols, n;
+    if (copy_target(s, co, a, &t, &cols, &n, e) != CZ_OK)
+      goto fail;
+    sql_query_t *q = arena_zalloc(a, sizeof(*q));
+    sql_select_t *b = arena_zalloc(a, sizeof(*b));
+    q->qu_kind = SQL_Q_SELECT;
+    q->qu_select = b;
+    b->se_targets = arena_zalloc(a, sizeof(sql_list_t));
+    b->se_targets->ls_n = b->se_targets->ls_cap = n;
+    b->se_targets->ls_items = arena_alloc(a, sizeof(void *) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+      sql_target_t *tg = arena_zalloc(a, sizeof(*tg));
+      sql_expr_t *x = arena_zalloc(a, sizeof(*x));
+      x->ex_kind = SQL_E_COLUMN;
+      x->ex_name = t->ct_cols[cols[i]].cc_name;
+      tg->tg_expr = x;
+      b->se_targets->ls_items[i] = tg;
+    }
+    sql_from_t *fr = arena_zalloc(a, sizeof(*fr));
+    fr->fr_kind = SQL_FROM_TABLE;
+    fr->fr_table = co->co_table;
+    b->se_from = arena_zalloc(a, sizeof(sql_list_t));
+    b->se_from->ls_n = b->se_from->ls_cap = 1;
+    b->se_from->ls_items = arena_alloc(a, sizeof(void *));
+    b->se_from->ls_items[0] = fr;
+    sel.st_query = q;
+  }
+  {
+    sql_stmt_t *saved = st->st_ast;
+    st->st_ast = &sel;
+    splan_t *pl;
+    en_refresh_snapshot(s);
+    int rc = en_plan(st, a, &pl, e);
+    st->st_ast = saved;
+    if (rc != CZ_OK)
+      goto fail;
+    bool csv = co->co_format == SQL_COPY_CSV;
+    char delim = opt_char(co->co_delimiter, csv ? ',' : '\t');
+    char quote = opt_char(co->co_quote, '"');
+    char escape = opt_char(co->co_escape, quote);
+    const char *null = co->co_null ? co->co_null : csv ? "" : "\\N";
+    bool *force = arena_zalloc(a, (size_t)(pl->sp_ncols + 1));
+    for (int c = 0; c < pl->sp_ncols; c++) {
+      force[c] = co->co_force_quote_all;
+      for (int i = 0; i < sql_list_len(co->co_force_quote); i++)
+        force[c] |= strcmp(sql_list_at(co->co_force_quote, i), pl->sp_cols[c].pc_name) == 0;
+    }
+    qctx_t q = {.q_arena = a, .q_vector_size = s->se_eng->en_vector_size,
+                .q_max_mem = s->se_eng->en_max_mem, .q_cancel = &s->se_cancel,
+                .q_txn = s->se_tx, .q_tops = &en_table_ops, .q_tops_ctx = s};
+    for (int i = 0; i < pl->sp_nsubqs; i++)
+      xsubq_reset(pl->sp_subqs[i], &q);
+    s->se_cancel = false;
+    outbuf_t o = {0};
+    int64_t rows = 0;
+    char *vbuf = NULL;
+    size_t vcap = 0;
+    if (co->co_header) {
+      for (int c = 0; c < pl->sp_ncols; c++) {
+        if (c)
+          ob_putc(&o, delim);
+        const char *nm = pl->sp_cols[c].pc_name;
+        if (csv)
+          put_csv_value(&o, nm, strlen(nm), delim, quote, escape, null, false);
+        else
+          put_text_value(&o, nm, strlen(nm), delim);
+      }
+      ob_putc(&o, '\n');
+    }
+    rc = op_open(pl->sp_root, &q, e);
+    while (rc == CZ_OK) {
+      obatch_t ob;
+      if ((rc = op_next(pl->sp_root, &q, &ob, e)) != CZ_OK || !ob.ob_b)
+        break;
+      for (int i = 0; i < ob.ob_n; i++) {
+        int r = ob.ob_sel ? ob.ob_sel[i] : i;
+        for (int c = 0; c < pl->sp_ncols; c++) {
+          if (c)
+            ob_putc(&o, delim);
+          const vec_t *v = &ob.ob_b->b_cols[c];
+          datum_t d;
+          vec_get(v, r, &d);
+          if (d.d_null) {
+            ob_put(&o, null, strlen(null));
+            continue;
+          }
+          size_t need = ty_text_max(v->v_type, &d) + 1;
+          if (need > vcap) {
+            vcap = need * 2;
+            vbuf = realloc(vbuf, vcap);
+          }
+          int n = ty_format_text(v->v_type, &d, vbuf, vcap);
+          if (csv)
+            put_csv_value(&o, vbuf, (size_t)n, delim, quote, escape, null, force[c]);
+          else
+            put_text_value(&o, vbuf, (size_t)n, delim);
+        }
+        ob_putc(&o, '\n');
+        rows++;
+      }
+      if (o.ob_len >= COPY_CHUNK) {
+        rc = fn(ctx, o.ob_p, o.ob_len, e);
+        o.ob_len = 0;
+      }
+    }
+    op_close(pl->sp_root, &q);
+    if (rc == CZ_OK && o.ob_len)
+      rc = fn(ctx, o.ob_p, o.ob_len, e);
+    free(o.ob_p);
+    free(vbuf);
+    if (rc != CZ_OK)
+      goto fail;
+    snprintf(p->po_tag, sizeof(p->po_tag), "COPY %lld", (long long)rows);
+  }
+  p->po_state = EP_DONE;
+  arena_destroy(a);
+  return CZ_OK;
+fail:
+  p->po_state = EP_DONE;
+  arena_destroy(a);
+  en_tx_fail(s);
+  return CZ_ERR;
+}
+
+/* ---- FROM STDIN --------------------------------------------------------------- */
+
+int eportal_copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e)
+{
+  estmt_t *st = p->po_stmt;
+  esession_t *s = st->st_sess;
+  const sql_copy_t *co = st->st_ast->st_copy;
+  if (copy_check(co, e) != CZ_OK || en_check_not_failed(s, st->st_ast, e) != CZ_OK)
+    return CZ_ERR;
+  copy_in_t *ci = arena_zalloc(p->po_arena, sizeof(*ci));
+  bool implicit;
+  if (en_tx_ensure(s, &implicit, e) != CZ_OK)
+    return CZ_ERR;
+  ci->ci_implicit = implicit;
+  p->po_copy = ci;
+  en_refresh_snapshot(s);
+  const cat_table_t *t;
+  if (copy_target(s, co, p->po_arena, &t, &ci->ci_cols, &ci->ci_ncols, e) != CZ_OK ||
+      cat_check_priv(s->se_snap, s->se_role_oid, t, CAT_PRIV_INSERT, e) != CZ_OK)
+    goto fail;
+  ci->ci_table = t;
+  ci->ci_csv = co->co_format == SQL_COPY_CSV;
+  ci->ci_delim = opt_char(co->co_delimiter, ci->ci_csv ? ',' : '\t');
+  ci->ci_quote = opt_char(co->co_quote, '"');
+  ci->ci_escape = opt_char(co->co_escape, ci->ci_quote);
+  ci->ci_null = co->co_null ? co->co_null : ci->ci_csv ? "" : "\\N";
+  ci->ci_header = co->co_header;
+  ci->ci_defaults = arena_zalloc(p->po_arena, sizeof(datum_t) * (size_t)(t->ct_ncols + 1));
+  for (int c = 0; c < t->ct_ncols; c++) {
+    ci->ci_defaults[c].d_null = true;
+    if (t->ct_cols[c].cc_default &&
+        sql_eval_default(p->po_arena, t->ct_cols[c].cc_default, t->ct_cols[c].cc_type,
+                         &ci->ci_defaults[c], e) != CZ_OK)
+      goto fail;
+  }
+  ty_t *types = arena_alloc(p->po_arena, sizeof(ty_t) * (size_t)(t->ct_ncols + 1));
+  for (int c = 0; c < t->ct_ncols; c++)
+    types[c] = t->ct_cols[c].cc_type;
+  ci->ci_batch_arena = arena_create(p->po_arena, "copy batch");
+  ci->ci_batch = batch_create(p->po_arena, t->ct_ncols, types, s->se_eng->en_vector_size, e);
+  if (!ci->ci_batch)
+    goto fail;
+  p->po_state = EP_RUNNING;
+  *ncols = ci->ci_ncols;
+  *format = ci->ci_csv ? 1 : 0;
+  return CZ_OK;
+fail:
+  p->po_copy = NULL;
+  if (implicit)
+    en_tx_end_implicit(s, false, NULL);
+  else
+    en_tx_fail(s);
+  return CZ_ERR;
+}
+
+static int copy_flush(eportal_t *p, err_t *e)
+{
+  copy_in_t *ci = p->po_copy;
+  if (ci->ci_batch->b_n == 0)
+    return CZ_OK;
+  int rc = tbl_insert(p->po_stmt->st_sess->se_tx, ci->ci_table, ci->ci_batch, NULL,
+                      ci->ci_batch->b_n, e);
+  ci->ci_rows += ci->ci_batch->b_n;
+  ci->ci_batch->b_n = 0;
+  arena_reset(ci->ci_batch_arena);
+  return rc;
+}
+
+/* Decodes a text-format field in place: backslash escapes. */
+static size_t text_unescape(char *f, size_t n)
+{
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = f[i];
+    if (c != '\\' || i + 1 == n) {
+      f[k++] = c;
+      continue;
+    }
+    c = f[++i];
+    switch (c) {
+    case 'b': f[k++] = '\b'; break;
+    case 'f': f[k++] = '\f'; break;
+    case 'n': f[k++] = '\n'; break;
+    case 'r': f[k++] = '\r'; break;
+    case 't': f[k++] = '\t'; break;
+    case 'v': f[k++] = '\v'; break;
+    case 'x': {
+      int v = 0, d = 0;
+      while (d < 2 && i + 1 < n && strchr("0123456789abcdefABCDEF", f[i + 1]) && f[i + 1]) {
+        char h = f[++i];
+        v = v * 16 + (h <= '9' ? h - '0' : (h | 32) - 'a' + 10);
+        d++;
+      }
+      f[k++] = d ? (char)v : 'x';
+      break;
+    }
+    default:
+      if (c >= '0' && c <= '7') {
+        int v = c - '0', d = 1;
+        while (d < 3 && i + 1 < n && f[i + 1] >= '0' && f[i + 1] <= '7') {
+          v = v * 8 + (f[++i] - '0');
+          d++;
+        }
+        f[k++] = (char)v;
+      } else
+        f[k++] = c;
+    }
+  }
+  return k;
+}
+
+/* One record (without its line end) into the batch. */
+static int copy_record(eportal_t *p, char *rec, size_t len, err_t *e)
+{
+  copy_in_t *ci = p->po_copy;
+  const cat_table_t *t = ci->ci_table;
+  ci->ci_line++;
+  if (ci->ci_header) {
+    ci->ci_header = false;
+    return CZ_OK;
+  }
+  if (!ci->ci_csv && len == 2 && rec[0] == '\\' && rec[1] == '.') {
+    ci->ci_ended = true;
+    return CZ_OK;
+  }
+  batch_t *b = ci->ci_batch;
+  int row = b->b_n;
+  for (int c = 0; c < t->ct_ncols; c++)
+    vec_set(&b->b_cols[c], row, &ci->ci_defaults[c]);
+  size_t i = 0;
+  for (int f = 0; f < ci->ci_ncols; f++) {
+    if (i > len)  /* the previous field ended the record */
+      return err_set(e, SQLSTATE_INVALID_TEXT, "missing data for column \"%s\" (line %lld)",
+                     t->ct_cols[ci->ci_cols[f]].cc_name, (long long)ci->ci_line);
+    char *fs = rec + i;
+    size_t fl = 0;
+    bool quoted = false, is_null;
+    if (ci->ci_csv) {
+      /* a field: unquoted text, or quoted parts with doubled quotes */
+      char *out = fs;
+      while (i < len && rec[i] != ci->ci_delim) {
+        if (rec[i] == ci->ci_quote) {
+          quoted = true;
+          i++;
+          while (i < len) {
+            if (rec[i] == ci->ci_escape && i + 1 < len && rec[i + 1] == ci->ci_quote) {
+              out[fl++] = ci->ci_quote;
+              i += 2;
+              continue;
+            }
+            if (rec[i] == ci->ci_quote)
+              break;
+            out[fl++] = rec[i++];
+          }
+          if (i >= len)
+            return err_set(e, SQLSTATE_INVALID_TEXT, "unterminated CSV quoted field (line %lld)",
+                           (long long)ci->ci_line);
+          i++;
+        } else
+          out[fl++] = rec[i++];
+      }
+      is_null = !quoted && fl == strlen(ci->ci_null) && memcmp(fs, ci->ci_null, fl) == 0;
+    } else {
+      while (i < len && rec[i] != ci->ci_delim) {
+        if (rec[i] == '\\' && i + 1 < len)
+          i++;
+        i++;
+      }
+      fl = (size_t)(rec + i - fs);
+      is_null = fl == strlen(ci->ci_null) && memcmp(fs, ci->ci_null, fl) == 0;
+      if (!is_null)
+        fl = text_unescape(fs, fl);
+    }
+    i++;  /* the delimiter */
+    int col = ci->ci_cols[f];
+    datum_t d = {.d_null = true};
+    if (!is_null &&
+        ty_parse_text(t->ct_cols[col].cc_type, fs, fl, ci->ci_batch_arena, &d, e) != CZ_OK)
+      return err_prefix(e, "COPY %s, line %lld, column %s", t->ct_name, (long long)ci->ci_line,
+                        t->ct_cols[col].cc_name);
+    vec_set(&b->b_cols[col], row, &d);
+  }
+  if (i <= len)
+    return err_set(e, SQLSTATE_INVALID_TEXT, "extra data after last expected column (line %lld)",
+                   (long long)ci->ci_line);
+  b->b_n++;
+  if (b->b_n == b->b_cols[0].v_cap)
+    return copy_flush(p, e);
+  return CZ_OK;
+}
+
+/* The end of the first complete record in buf, or NULL (CSV records may
+ * hold line breaks inside quotes). */
+static char *record_end(const copy_in_t *ci, char *buf, size_t len)
+{
+  if (!ci->ci_csv)
+    return memchr(buf, '\n', len);
+  bool inq = false;
+  for (size_t i = 0; i < len; i++) {
+    if (buf[i] == ci->ci_quote)
+      inq = !inq;
+    else if (buf[i] == '\n' && !inq)
+      return buf + i;
+  }
+  return NULL;
+}
+
+static int copy_records(eportal_t *p, bool final, err_t *e)
+{
+  copy_in_t *ci = p->po_copy;
+  size_t off = 0;
+  while (off < ci->ci_plen && !ci->ci_ended) {
+    char *start = ci->ci_pending + off;
+    char *nl = record_end(ci, start, ci->ci_plen - off);
+    if (!nl && !final)
+      break;
+    size_t len = nl ? (size_t)(nl - start) : ci->ci_plen - off;
+    off += len + (nl ? 1 : 0);
+    if (len && start[len - 1] == '\r')
+      len--;
+    if (copy_record(p, start, len, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  if (off) {
+    memmove(ci->ci_pending, ci->ci_pending + off, ci->ci_plen - off);
+    ci->ci_plen -= off;
+  }
+  return CZ_OK;
+}
+
+int eportal_copy_in_data(eportal_t *p, const char *data, size_t len, err_t *e)
+{
+  copy_in_t *ci = p->po_copy;
+  if (!ci)
+    return err_set(e, SQLSTATE_PROTOCOL_VIOLATION, "no COPY in progress");
+  if (ci->ci_plen + len > ci->ci_pcap) {
+    size_t cap = (ci->ci_plen + len) * 2 + 4096;
+    char *n = arena_alloc(p->po_arena, cap);
+    if (ci->ci_plen)
+      memcpy(n, ci->ci_pending, ci->ci_plen);
+    ci->ci_pending = n;  /* the old buffer stays in the arena until the portal ends */
+    ci->ci_pcap = cap;
+  }
+  if (len)
+    memcpy(ci->ci_pending + ci->ci_plen, data, len);
+  ci->ci_plen += len;
+  return copy_records(p, false, e);
+}
+
+int eportal_copy_in_done(eportal_t *p, err_t *e)
+{
+  copy_in_t *ci = p->po_copy;
+  esession_t *s = p->po_stmt->st_sess;
+  if (!ci)
+    return err_set(e, SQLSTATE_PROTOCOL_VIOLATION, "no COPY in progress");
+  int rc = copy_records(p, true, e);
+  if (rc == CZ_OK)
+    rc = copy_flush(p, e);
+  p->po_copy = NULL;
+  p->po_state = EP_DONE;
+  if (rc != CZ_OK) {
+    if (ci->ci_implicit)
+      en_tx_end_implicit(s, false, NULL);
+    else
+      en_tx_fail(s);
+    return CZ_ERR;
+  }
+  snprintf(p->po_tag, sizeof(p->po_tag), "COPY %lld", (long long)ci->ci_rows);
+  if (ci->ci_implicit)
+    return en_tx_end_implicit(s, true, e);
+  return CZ_OK;
+}
+
+void eportal_copy_in_fail(eportal_t *p, const char *reason)
+{
+  copy_in_t *ci = p->po_copy;
+  (void)reason;
+  if (!ci)
+    return;
+  esession_t *s = p->po_stmt->st_sess;
+  p->po_copy = NULL;
+  p->po_state = EP_DONE;
+  if (ci->ci_implicit)
+    en_tx_end_implicit(s, false, NULL);
+  else
+    en_tx_fail(s);
+}

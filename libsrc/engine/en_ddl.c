@@ -1,0 +1,403 @@
+/* en_ddl — DDL and role statements, carried out from the syntax tree in
+ * the session's transaction (an implicit one outside a block): tables,
+ * indexes, roles, grants, TRUNCATE. Ownership and role checks here;
+ * the catalog enforces names and dependencies. */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine_int.h"
+#include "net/net.h"
+
+static bool en_owns(esession_t *s, const cat_table_t *t)
+{
+  return s->se_superuser || t->ct_owner == s->se_role_oid;
+}
+
+static int col_number(const cat_table_t *t, const char *name, int *out, err_t *e)
+{
+  return cat_lookup_column(t, name, out, e);
+}
+
+static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t *ct, err_t *e)
+{
+  if (ct->ct_if_not_exists && cat_find_table(s->se_snap, ct->ct_table.nm_schema, ct->ct_table.nm_name)) {
+    en_notice(s, "NOTICE", "42P07", "relation \"%s\" already exists, skipping", ct->ct_table.nm_name);
+    return CZ_OK;
+  }
+  int nc = sql_list_len(ct->ct_columns);
+  cat_column_def_t *cols = arena_zalloc(a, sizeof(*cols) * (size_t)(nc + 1));
+  int *pk = arena_alloc(a, sizeof(int) * (size_t)(nc + 1));
+  int npk = 0;
+  int pk_pos = 0;
+  for (int i = 0; i < nc; i++) {
+    const sql_coldef_t *cd = sql_list_at(ct->ct_columns, i);
+    cols[i].cd_name = cd->cd_name;
+    if (sql_bind_type(&cd->cd_type, &cols[i].cd_type, e) != CZ_OK) {
+      e->er_pos = cd->cd_pos;
+      return CZ_ERR;
+    }
+    cols[i].cd_not_null = cd->cd_not_null;
+    if (cd->cd_default && !(cols[i].cd_default = sql_deparse_expr(a, cd->cd_default, e)))
+      return CZ_ERR;
+    if (cd->cd_primary) {
+      if (npk)
+        return err_set(e, "42P16", "multiple primary keys for table \"%s\" are not allowed",
+                       ct->ct_table.nm_name);
+      pk[npk++] = i;
+      pk_pos = cd->cd_pos;
+    }
+  }
+  for (int k = 0; k < sql_list_len(ct->ct_constraints); k++) {
+    const sql_tabcons_t *tc = sql_list_at(ct->ct_constraints, k);
+    if (!tc->tc_primary)
+      continue;
+    if (npk)
+      return err_set(e, "42P16", "multiple primary keys for table \"%s\" are not allowed",
+                     ct->ct_table.nm_name);
+    for (int j = 0; j < sql_list_len(tc->tc_columns); j++) {
+      const char *name = sql_list_at(tc->tc_columns, j);
+      int c;
+      for (c = 0; c < nc; c++)
+        if (strcmp(cols[c].cd_name, name) == 0)
+          break;
+      if (c == nc) {
+        err_set(e, SQLSTATE_UNDEFINED_COLUMN, "column \"%s\" named in key does not exist", name);
+        e->er_pos = tc->tc_pos;
+        return CZ_ERR;
+      }
+      pk[npk++] = c;
+    }
+    pk_pos = tc->tc_pos;
+  }
+  (void)pk_pos;
+  cat_table_def_t def = {.td_schema = ct->ct_table.nm_schema, .td_name = ct->ct_table.nm_name,
+                         .td_owner = s->se_role_oid, .td_ncols = nc, .td_cols = cols,
+                         .td_npk = npk, .td_pk = pk};
+  cat_oid_t oid;
+  if (cat_create_table(s->se_eng->en_cat, s->se_tx, &def, &oid, e) != CZ_OK)
+    return CZ_ERR;
+  /* UNIQUE column and table constraints become unique indexes. */
+  for (int i = 0; i < nc; i++) {
+    const sql_coldef_t *cd = sql_list_at(ct->ct_columns, i);
+    if (!cd->cd_unique)
+      continue;
+    int key = i;
+    cat_index_def_t id = {.id_table = oid, .id_unique = true, .id_nkeys = 1, .id_keys = &key};
+    cat_oid_t ioid;
+    if (tbl_create_index(s->se_eng->en_cat, s->se_tx, &id, &ioid, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  for (int k = 0; k < sql_list_len(ct->ct_constraints); k++) {
+    const sql_tabcons_t *tc = sql_list_at(ct->ct_constraints, k);
+    if (tc->tc_primary)
+      continue;
+    int nk = sql_list_len(tc->tc_columns);
+    int *keys = arena_alloc(a, sizeof(int) * (size_t)(nk + 1));
+    for (int j = 0; j < nk; j++) {
+      const char *name = sql_list_at(tc->tc_columns, j);
+      for (keys[j] = 0; keys[j] < nc; keys[j]++)
+        if (strcmp(cols[keys[j]].cd_name, name) == 0)
+          break;
+      if (keys[j] == nc)
+        return err_set(e, SQLSTATE_UNDEFINED_COLUMN, "column \"%s\" named in key does not exist",
+                       name);
+    }
+    cat_index_def_t id = {.id_table = oid, .id_unique = true, .id_nkeys = nk, .id_keys = keys};
+    cat_oid_t ioid;
+    if (tbl_create_index(s->se_eng->en_cat, s->se_tx, &id, &ioid, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+static int ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
+{
+  for (int i = 0; i < sql_list_len(dr->dr_names); i++) {
+    const sql_name_t *n = sql_list_at(dr->dr_names, i);
+    en_refresh_snapshot(s);
+    const cat_table_t *t = cat_find_table(s->se_snap, n->nm_schema, n->nm_name);
+    if (!t) {
+      if (dr->dr_if_exists) {
+        en_notice(s, "NOTICE", "00000", "table \"%s\" does not exist, skipping", n->nm_name);
+        continue;
+      }
+      err_set(e, SQLSTATE_UNDEFINED_TABLE, "table \"%s\" does not exist", n->nm_name);
+      e->er_pos = n->nm_pos;
+      return CZ_ERR;
+    }
+    if (!en_owns(s, t))
+      return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be owner of table %s", t->ct_name);
+    if (cat_drop_table(s->se_eng->en_cat, s->se_tx, t->ct_oid, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+static int ddl_create_index(esession_t *s, arena_t *a, const sql_create_index_t *ci, err_t *e)
+{
+  const cat_table_t *t;
+  if (cat_lookup_table(s->se_snap, ci->ci_table.nm_schema, ci->ci_table.nm_name, &t, e) != CZ_OK) {
+    e->er_pos = ci->ci_table.nm_pos;
+    return CZ_ERR;
+  }
+  if (!en_owns(s, t))
+    return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be owner of table %s", t->ct_name);
+  if (ci->ci_if_not_exists && ci->ci_index.nm_name &&
+      cat_find_index(s->se_snap, t->ct_schema_name, ci->ci_index.nm_name)) {
+    en_notice(s, "NOTICE", "42P07", "relation \"%s\" already exists, skipping", ci->ci_index.nm_name);
+    return CZ_OK;
+  }
+  int nk = sql_list_len(ci->ci_columns), ni = sql_list_len(ci->ci_include);
+  int *keys = arena_alloc(a, sizeof(int) * (size_t)(nk + 1));
+  int *inc = arena_alloc(a, sizeof(int) * (size_t)(ni + 1));
+  for (int i = 0; i < nk; i++)
+    if (col_number(t, sql_list_at(ci->ci_columns, i), &keys[i], e) != CZ_OK)
+      return CZ_ERR;
+  for (int i = 0; i < ni; i++)
+    if (col_number(t, sql_list_at(ci->ci_include, i), &inc[i], e) != CZ_OK)
+      return CZ_ERR;
+  cat_index_def_t def = {.id_name = ci->ci_index.nm_name, .id_table = t->ct_oid,
+                         .id_unique = ci->ci_unique, .id_nkeys = nk, .id_keys = keys,
+                         .id_ninclude = ni, .id_include = inc};
+  cat_oid_t oid;
+  return tbl_create_index(s->se_eng->en_cat, s->se_tx, &def, &oid, e);
+}
+
+static int ddl_drop_indexes(esession_t *s, const sql_drop_t *dr, err_t *e)
+{
+  for (int i = 0; i < sql_list_len(dr->dr_names); i++) {
+    const sql_name_t *n = sql_list_at(dr->dr_names, i);
+    en_refresh_snapshot(s);
+    const cat_index_t *ix = cat_find_index(s->se_snap, n->nm_schema, n->nm_name);
+    if (!ix) {
+      if (dr->dr_if_exists) {
+        en_notice(s, "NOTICE", "00000", "index \"%s\" does not exist, skipping", n->nm_name);
+        continue;
+      }
+      err_set(e, SQLSTATE_UNDEFINED_OBJECT, "index \"%s\" does not exist", n->nm_name);
+      e->er_pos = n->nm_pos;
+      return CZ_ERR;
+    }
+    if (!en_owns(s, ix->ci_table))
+      return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be owner of index %s", ix->ci_name);
+    if (cat_drop_index(s->se_eng->en_cat, s->se_tx, ix->ci_oid, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+static bool may_manage_roles(esession_t *s)
+{
+  if (s->se_superuser)
+    return true;
+  const cat_role_t *r = cat_role_by_oid(s->se_snap, s->se_role_oid);
+  return r && r->cr_createrole;
+}
+
+static int role_verifier(arena_t *a, const char *pw, const char **out, err_t *e)
+{
+  *out = NULL;
+  if (!pw)
+    return CZ_OK;
+  if (strncmp(pw, "SCRAM-SHA-256$", 14) == 0) {
+    *out = arena_strdup(a, pw);  /* already a verifier (pg_dump output) */
+    return CZ_OK;
+  }
+  char *v = arena_alloc(a, SCRAM_VERIFIER_MAX);
+  if (scram_make_verifier(pw, SCRAM_DEFAULT_ITERATIONS, v, e) != CZ_OK)
+    return CZ_ERR;
+  *out = v;
+  return CZ_OK;
+}
+
+static int ddl_create_role(esession_t *s, arena_t *a, const sql_role_t *ro, err_t *e)
+{
+  if (!may_manage_roles(s))
+    return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied to create role");
+  cat_role_def_t def = {.rd_name = sql_list_at(ro->ro_names, 0),
+                        .rd_superuser = ro->ro_superuser > 0,
+                        .rd_login = ro->ro_login > 0 || (ro->ro_user && ro->ro_login == 0),
+                        .rd_createdb = ro->ro_createdb > 0,
+                        .rd_createrole = ro->ro_createrole > 0};
+  if (def.rd_superuser && !s->se_superuser)
+    return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be superuser to create superusers");
+  if (role_verifier(a, ro->ro_password, &def.rd_verifier, e) != CZ_OK)
+    return CZ_ERR;
+  cat_oid_t oid;
+  return cat_create_role(s->se_eng->en_cat, s->se_tx, &def, &oid, e);
+}
+
+static int ddl_alter_role(esession_t *s, arena_t *a, const sql_role_t *ro, err_t *e)
+{
+  const cat_role_t *r;
+  if (cat_lookup_role(s->se_snap, sql_list_at(ro->ro_names, 0), &r, e) != CZ_OK)
+    return CZ_ERR;
+  bool self_pw_only = r->cr_oid == s->se_role_oid && !ro->ro_superuser && !ro->ro_login &&
+                      !ro->ro_createdb && !ro->ro_createrole;
+  if (!may_manage_roles(s) && !self_pw_only)
+    return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied to alter role");
+  if ((r->cr_superuser || ro->ro_superuser) && !s->se_superuser)
+    return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be superuser to alter superusers");
+  cat_role_def_t def = {.rd_name = r->cr_name, .rd_superuser = r->cr_superuser,
+                        .rd_login = r->cr_login, .rd_createdb = r->cr_createdb,
+                        .rd_createrole = r->cr_createrole, .rd_verifier = r->cr_verifier};
+  if (ro->ro_superuser)
+    def.rd_superuser = ro->ro_superuser > 0;
+  if (ro->ro_login)
+    def.rd_login = ro->ro_login > 0;
+  if (ro->ro_createdb)
+    def.rd_createdb = ro->ro_createdb > 0;
+  if (ro->ro_createrole)
+    def.rd_createrole = ro->ro_createrole > 0;
+  if (ro->ro_password_given && role_verifier(a, ro->ro_password, &def.rd_verifier, e) != CZ_OK)
+    return CZ_ERR;
+  return cat_alter_role(s->se_eng->en_cat, s->se_tx, r->cr_oid, &def, e);
+}
+
+static int ddl_drop_roles(esession_t *s, const sql_role_t *ro, err_t *e)
+{
+  if (!may_manage_roles(s))
+    return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied to drop role");
+  for (int i = 0; i < sql_list_len(ro->ro_names); i++) {
+    const char *name = sql_list_at(ro->ro_names, i);
+    en_refresh_snapshot(s);
+    const cat_role_t *r = cat_find_role(s->se_snap, name);
+    if (!r) {
+      if (ro->ro_if_exists) {
+        en_notice(s, "NOTICE", "00000", "role \"%s\" does not exist, skipping", name);
+        continue;
+      }
+      return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "role \"%s\" does not exist", name);
+    }
+    if (r->cr_oid == s->se_role_oid)
+      return err_set(e, SQLSTATE_OBJECT_IN_USE, "current user cannot be dropped");
+    if (r->cr_superuser && !s->se_superuser)
+      return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be superuser to drop superusers");
+    if (cat_drop_role(s->se_eng->en_cat, s->se_tx, r->cr_oid, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
+{
+  uint32_t privs = 0;
+  if (g->gr_privs & SQL_PRIV_SELECT)
+    privs |= CAT_PRIV_SELECT;
+  if (g->gr_privs & SQL_PRIV_INSERT)
+    privs |= CAT_PRIV_INSERT;
+  if (g->gr_privs & SQL_PRIV_UPDATE)
+    privs |= CAT_PRIV_UPDATE;
+  if (g->gr_privs & SQL_PRIV_DELETE)
+    privs |= CAT_PRIV_DELETE;
+  for (int i = 0; i < sql_list_len(g->gr_tables); i++) {
+    const sql_name_t *n = sql_list_at(g->gr_tables, i);
+    const cat_table_t *t;
+    if (cat_lookup_table(s->se_snap, n->nm_schema, n->nm_name, &t, e) != CZ_OK) {
+      e->er_pos = n->nm_pos;
+      return CZ_ERR;
+    }
+    if (!en_owns(s, t))
+      return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied for table %s",
+                     t->ct_name);
+    for (int j = 0; j < sql_list_len(g->gr_roles); j++) {
+      const char *rn = sql_list_at(g->gr_roles, j);
+      cat_oid_t grantee = CAT_OID_PUBLIC_ROLE;
+      if (strcmp(rn, "public") != 0) {
+        const cat_role_t *r;
+        if (cat_lookup_role(s->se_snap, rn, &r, e) != CZ_OK)
+          return CZ_ERR;
+        grantee = r->cr_oid;
+      }
+      int rc = grant ? cat_grant(s->se_eng->en_cat, s->se_tx, t->ct_oid, grantee, privs,
+                                 s->se_role_oid, e)
+                     : cat_revoke(s->se_eng->en_cat, s->se_tx, t->ct_oid, grantee, privs, e);
+      if (rc != CZ_OK)
+        return CZ_ERR;
+      en_refresh_snapshot(s);
+    }
+  }
+  return CZ_OK;
+}
+
+/* TRUNCATE: deletes every row through a planned DELETE. */
+static int ddl_truncate(esession_t *s, arena_t *a, const sql_drop_t *dr, err_t *e)
+{
+  for (int i = 0; i < sql_list_len(dr->dr_names); i++) {
+    const sql_name_t *n = sql_list_at(dr->dr_names, i);
+    sql_delete_t de = {.de_table = *n};
+    sql_stmt_t st = {.st_kind = SQL_STMT_DELETE, .st_delete = &de};
+    sp_env_t env;
+    en_env(s, &env);
+    splan_t *p;
+    if (sql_plan_stmt(a, &st, &env, NULL, 0, &p, e) != CZ_OK || en_check_access(s, p, e) != CZ_OK)
+      return CZ_ERR;
+    qctx_t q = {.q_arena = a, .q_vector_size = s->se_eng->en_vector_size,
+                .q_max_mem = s->se_eng->en_max_mem, .q_cancel = &s->se_cancel,
+                .q_txn = s->se_tx, .q_tops = &en_table_ops, .q_tops_ctx = s};
+    obatch_t ob;
+    int rc = op_open(p->sp_root, &q, e);
+    if (rc == CZ_OK)
+      rc = op_next(p->sp_root, &q, &ob, e);
+    op_close(p->sp_root, &q);
+    if (rc != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, size_t tagcap,
+                   err_t *e)
+{
+  switch (st->st_kind) {
+  case SQL_STMT_CREATE_TABLE:
+    snprintf(tag, tagcap, "CREATE TABLE");
+    return ddl_create_table(s, a, st->st_create_table, e);
+  case SQL_STMT_DROP_TABLE:
+    snprintf(tag, tagcap, "DROP TABLE");
+    return ddl_drop_tables(s, st->st_drop, e);
+  case SQL_STMT_CREATE_INDEX:
+    snprintf(tag, tagcap, "CREATE INDEX");
+    return ddl_create_index(s, a, st->st_create_index, e);
+  case SQL_STMT_DROP_INDEX:
+    snprintf(tag, tagcap, "DROP INDEX");
+    return ddl_drop_indexes(s, st->st_drop, e);
+  case SQL_STMT_CREATE_ROLE:
+    snprintf(tag, tagcap, "CREATE ROLE");
+    return ddl_create_role(s, a, st->st_role, e);
+  case SQL_STMT_ALTER_ROLE:
+    snprintf(tag, tagcap, "ALTER ROLE");
+    return ddl_alter_role(s, a, st->st_role, e);
+  case SQL_STMT_DROP_ROLE:
+    snprintf(tag, tagcap, "DROP ROLE");
+    return ddl_drop_roles(s, st->st_role, e);
+  case SQL_STMT_GRANT:
+    snprintf(tag, tagcap, "GRANT");
+    return ddl_grant(s, st->st_grant, true, e);
+  case SQL_STMT_REVOKE:
+    snprintf(tag, tagcap, "REVOKE");
+    return ddl_grant(s, st->st_grant, false, e);
+  case SQL_STMT_TRUNCATE:
+    snprintf(tag, tagcap, "TRUNCATE TABLE");
+    return ddl_truncate(s, a, st->st_drop, e);
+  default:
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "this statement is not supported yet");
+  }
+}
+
+int en_ddl(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e)
+{
+  bool implicit;
+  if (en_tx_ensure(s, &implicit, e) != CZ_OK)
+    return CZ_ERR;
+  en_refresh_snapshot(s);
+  arena_t *a = arena_create(NULL, "ddl");
+  int rc = ddl_run(s, a, st, tag, tagcap, e);
+  arena_destroy(a);
+  if (rc != CZ_OK)
+    return CZ_ERR;  /* the caller's en_tx_fail rolls back or fails the block */
+  en_refresh_snapshot(s);
+  if (implicit)
+    return en_tx_end_implicit(s, true, e);
+  return CZ_OK;
+}

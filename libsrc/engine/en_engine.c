@@ -1,0 +1,101 @@
+/* en_engine — opening and closing the database: configuration, recovery,
+ * the catalog (bootstrapped with the superuser dba on first start) and the
+ * role verifiers authentication reads. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/en_pgcat.h"
+#include "engine/engine_int.h"
+#include "net/net.h"
+
+#define EN_SUPERUSER "dba"
+#define EN_SAMPLE_PASSWORD "dba"
+
+static int en_config(engine_t *eng, const ini_t *ini, err_t *e)
+{
+  int64_t vs, mem, thr;
+  if (ini_get_int(ini, "Parameters", "VectorSize", 1024, &vs, e) != CZ_OK ||
+      ini_get_size(ini, "Parameters", "MaxQueryMem", (int64_t)1 << 30, &mem, e) != CZ_OK ||
+      ini_get_int(ini, "Parameters", "ThreadsPerQuery", 1, &thr, e) != CZ_OK)
+    return CZ_ERR;
+  if (vs < 1 || vs > 1000000)
+    return err_set(e, SQLSTATE_CONFIG, "[Parameters] VectorSize must be between 1 and 1000000");
+  eng->en_vector_size = (int)vs;
+  eng->en_max_mem = mem;
+  eng->en_threads = (int)(thr < 1 ? 1 : thr);
+  return CZ_OK;
+}
+
+int engine_open(const ini_t *ini, engine_t **out, err_t *e)
+{
+  engine_t *eng = calloc(1, sizeof(*eng));
+  if (!eng)
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
+  pthread_mutex_init(&eng->en_mu, NULL);
+  if (en_pgcat_init(e) != CZ_OK)  /* pg_catalog's functions, before any statement */
+    goto fail;
+  db_config_t cfg;
+  if (en_config(eng, ini, e) != CZ_OK || db_config_from_ini(ini, &cfg, e) != CZ_OK ||
+      db_open(&cfg, &eng->en_db, e) != CZ_OK)
+    goto fail;
+  int rc = cat_open(eng->en_db, &eng->en_cat, e);
+  if (rc == 1) {
+    const char *pw = ini_get(ini, "Parameters", "DBAPassword");
+    if (!pw)
+      pw = EN_SAMPLE_PASSWORD;
+    char ver[SCRAM_VERIFIER_MAX];
+    if (scram_make_verifier(pw, SCRAM_DEFAULT_ITERATIONS, ver, e) != CZ_OK ||
+        cat_bootstrap(eng->en_db, EN_SUPERUSER, ver, e) != CZ_OK)
+      goto fail_db;
+    log_info("created the catalog with superuser %s", EN_SUPERUSER);
+    rc = cat_open(eng->en_db, &eng->en_cat, e);
+  }
+  if (rc != CZ_OK) {
+    if (rc == 1)
+      err_set(e, SQLSTATE_INTERNAL, "the catalog is missing after bootstrap");
+    goto fail_db;
+  }
+  {
+    const char *pw = ini_get(ini, "Parameters", "DBAPassword");
+    if (!pw || strcmp(pw, EN_SAMPLE_PASSWORD) == 0)
+      log_warn("[Parameters] DBAPassword is the sample's default: change dba's password");
+  }
+  *out = eng;
+  return CZ_OK;
+fail_db:
+  db_close(eng->en_db, false, NULL);
+fail:
+  pthread_mutex_destroy(&eng->en_mu);
+  free(eng);
+  return CZ_ERR;
+}
+
+int engine_close(engine_t *eng, err_t *e)
+{
+  if (!eng)
+    return CZ_OK;
+  cat_close(eng->en_cat);
+  int rc = db_close(eng->en_db, true, e);
+  pthread_mutex_destroy(&eng->en_mu);
+  free(eng);
+  return rc;
+}
+
+int engine_checkpoint(engine_t *eng, err_t *e)
+{
+  return db_checkpoint(eng->en_db, e);
+}
+
+int engine_role_verifier(engine_t *eng, const char *role, arena_t *a, char **verifier, err_t *e)
+{
+  (void)e;
+  cat_snapshot_t *s = cat_snapshot(eng->en_cat);
+  const cat_role_t *r = cat_find_role(s, role);
+  int rc = 1;
+  if (r && r->cr_login && r->cr_verifier) {
+    *verifier = arena_strdup(a, r->cr_verifier);
+    rc = CZ_OK;
+  }
+  cat_snapshot_release(s);
+  return rc;
+}

@@ -1,0 +1,193 @@
+/* en_env — what the binder and the executor need from the catalog and
+ * the table layer: tables described as sp_table_t, the storage hooks
+ * (qtable_ops_t) over tbl_*, and privilege checks of a plan. */
+#include <string.h>
+
+#include "engine/en_pgcat.h"
+#include "engine/engine_int.h"
+
+static int env_table(void *ctx, const char *schema, const char *name, arena_t *a,
+                     const sp_table_t **out, err_t *e)
+{
+  esession_t *s = ctx;
+  (void)e;
+  if (!schema || strcmp(schema, "pg_catalog") == 0 || strcmp(schema, "information_schema") == 0) {
+    int rc = en_pgcat_table(s, schema, name, a, out, e);
+    if (rc != 1)
+      return rc;
+  }
+  const cat_table_t *t = cat_find_table(s->se_snap, schema, name);
+  if (!t)
+    return 1;
+  sp_table_t *p = arena_zalloc(a, sizeof(*p));
+  p->tb_handle = (void *)t;
+  p->tb_oid = t->ct_oid;
+  p->tb_schema = t->ct_schema_name;
+  p->tb_name = t->ct_name;
+  p->tb_ncols = t->ct_ncols;
+  const char **names = arena_alloc(a, sizeof(char *) * (size_t)(t->ct_ncols + 1));
+  ty_t *types = arena_alloc(a, sizeof(ty_t) * (size_t)(t->ct_ncols + 1));
+  bool *nn = arena_alloc(a, (size_t)(t->ct_ncols + 1));
+  const char **defs = arena_alloc(a, sizeof(char *) * (size_t)(t->ct_ncols + 1));
+  for (int c = 0; c < t->ct_ncols; c++) {
+    names[c] = t->ct_cols[c].cc_name;
+    types[c] = t->ct_cols[c].cc_type;
+    nn[c] = t->ct_cols[c].cc_not_null;
+    defs[c] = t->ct_cols[c].cc_default;
+  }
+  p->tb_colnames = names;
+  p->tb_coltypes = types;
+  p->tb_notnull = nn;
+  p->tb_defaults = defs;
+  p->tb_npk = t->ct_npk;
+  p->tb_pk = t->ct_pk;
+  int nix = t->ct_nindexes > 1 ? t->ct_nindexes - 1 : 0;
+  sp_index_t *ix = arena_zalloc(a, sizeof(sp_index_t) * (size_t)(nix + 1));
+  for (int i = 0; i < nix; i++) {
+    const cat_index_t *ci = t->ct_indexes[i + 1];
+    ix[i].ix_name = ci->ci_name;
+    ix[i].ix_no = ci->ci_no;
+    ix[i].ix_ncols = ci->ci_nkeys;
+    ix[i].ix_cols = ci->ci_keys;
+    ix[i].ix_unique = ci->ci_unique;
+  }
+  p->tb_nindexes = nix;
+  p->tb_indexes = ix;
+  *out = p;
+  return CZ_OK;
+}
+
+void en_env(esession_t *s, sp_env_t *env)
+{
+  env->pe_ctx = s;
+  env->pe_table = env_table;
+  env->pe_vector_size = s->se_eng->en_vector_size;
+}
+
+int en_check_access(esession_t *s, const splan_t *p, err_t *e)
+{
+  if (en_pgcat_check_access(p, e) != CZ_OK)
+    return CZ_ERR;
+  if (s->se_superuser)
+    return CZ_OK;
+  for (int i = 0; i < p->sp_naccess; i++) {
+    if (pgcat_is_rel(p->sp_access[i].ac_table->tb_handle))
+      continue;  /* the system catalogs are readable by everyone */
+    const cat_table_t *t = p->sp_access[i].ac_table->tb_handle;
+    uint32_t privs = 0;
+    unsigned want = p->sp_access[i].ac_priv;
+    /* SQL_PRIV_* and CAT_PRIV_* are the same bits; mapped to be explicit. */
+    if (want & SQL_PRIV_SELECT)
+      privs |= CAT_PRIV_SELECT;
+    if (want & SQL_PRIV_INSERT)
+      privs |= CAT_PRIV_INSERT;
+    if (want & SQL_PRIV_UPDATE)
+      privs |= CAT_PRIV_UPDATE;
+    if (want & SQL_PRIV_DELETE)
+      privs |= CAT_PRIV_DELETE;
+    if (cat_check_priv(s->se_snap, s->se_role_oid, t, privs, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+/* ---- storage hooks ---------------------------------------------------------- */
+
+/* A scan is either a tbl_ scan or a point lookup by the full primary key,
+ * which returns its (at most one) row in one batch. */
+struct qscan_s {
+  tbl_scan_t *qs_scan;
+  const cat_table_t *qs_table;
+  const int *qs_cols;
+  int qs_ncols;
+  bool qs_loc;
+  const datum_t *qs_key;        /* lookup: the key values */
+  bool qs_done;
+  en_pgscan_t *qs_pg;           /* a scan of a pgcat relation */
+};
+
+static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int ncols,
+                          const qrange_t *r, bool want_rowid, arena_t *a, qscan_t **out,
+                          err_t *e)
+{
+  if (pgcat_is_rel(tab)) {
+    qscan_t *s = arena_zalloc(a, sizeof(*s));
+    if (en_pgcat_scan_open(q, tab, cols, ncols, r, want_rowid, a, &s->qs_pg, e) != CZ_OK)
+      return CZ_ERR;
+    *out = s;
+    return CZ_OK;
+  }
+  const cat_table_t *t = tab;
+  qscan_t *s = arena_zalloc(a, sizeof(*s));
+  s->qs_table = t;
+  s->qs_cols = cols;
+  s->qs_ncols = ncols;
+  s->qs_loc = want_rowid;
+  if (r && idx == 0 && t->ct_npk > 0 && r->qr_nlow == t->ct_npk && r->qr_nhigh == t->ct_npk &&
+      r->qr_low == r->qr_high && r->qr_low_incl && r->qr_high_incl) {
+    s->qs_key = r->qr_low;
+    *out = s;
+    return CZ_OK;
+  }
+  tbl_bound_t lo = {0}, hi = {0};
+  if (r) {
+    lo.tb_n = r->qr_nlow;
+    lo.tb_vals = r->qr_low;
+    lo.tb_incl = r->qr_low_incl;
+    hi.tb_n = r->qr_nhigh;
+    hi.tb_vals = r->qr_high;
+    hi.tb_incl = r->qr_high_incl;
+  }
+  if (tbl_scan_open(q->q_txn, t, idx, cols, ncols, r ? &lo : NULL, r ? &hi : NULL, want_rowid, a,
+                    &s->qs_scan, e) != CZ_OK)
+    return CZ_ERR;
+  *out = s;
+  return CZ_OK;
+}
+
+static int hook_scan_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t *e)
+{
+  if (s->qs_pg)
+    return en_pgcat_scan_next(s->qs_pg, out, e);
+  if (s->qs_scan)
+    return tbl_scan_next(s->qs_scan, out, a, e);
+  out->b_n = 0;
+  if (s->qs_done)
+    return CZ_OK;
+  s->qs_done = true;
+  bool found = false;
+  const datum_t *keys[1] = {s->qs_key};
+  if (tbl_lookup(q->q_txn, s->qs_table, keys, 1, s->qs_cols, s->qs_ncols, s->qs_loc, out, &found,
+                 a, e) != CZ_OK)
+    return CZ_ERR;
+  out->b_n = found ? 1 : 0;
+  return CZ_OK;
+}
+
+static void hook_scan_close(qctx_t *q, qscan_t *s)
+{
+  (void)q;
+  if (s->qs_scan) {
+    tbl_scan_close(s->qs_scan);
+    s->qs_scan = NULL;
+  }
+}
+
+static int hook_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e)
+{
+  return tbl_insert(q->q_txn, tab, b, sel, n, e);
+}
+
+static int hook_update(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e)
+{
+  return tbl_update(q->q_txn, tab, b, b->b_ncols - 1, sel, n, e);
+}
+
+static int hook_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
+                       err_t *e)
+{
+  return tbl_delete(q->q_txn, tab, b, rid, sel, n, e);
+}
+
+const qtable_ops_t en_table_ops = {hook_scan_open, hook_scan_next, hook_scan_close,
+                                   hook_insert,    hook_update,    hook_delete};

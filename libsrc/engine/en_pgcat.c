@@ -1,0 +1,155 @@
+/* en_pgcat — pgcat's relations and functions wired into the engine: the
+ * session's pgcat_env_t, the binder's lookup of virtual relations and
+ * their scans (see en_pgcat.h). */
+#include <stdatomic.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine/en_pgcat.h"
+
+struct en_pgcat_s {
+  const char *pg_database;      /* as the client asked (session arena) */
+  int32_t pg_id;                /* pg_backend_pid() */
+  pgcat_env_t pg_env;
+  arena_t *pg_arena;            /* pg_settings' array, rebuilt when a setting changes */
+  int pg_nset, pg_capset;
+  pgcat_setting_t *pg_set;
+  const char **pg_seen;         /* the eguc_t values the array was built from */
+};
+
+struct en_pgscan_s {
+  pgcat_scan_t *ps_scan;
+  const int *ps_cols;
+  int ps_ncols;
+};
+
+static atomic_int en_pgcat_next_id = 1;
+
+/* PostgreSQL's spelling of the settings the session keeps in lower case. */
+static const char *setting_display(const char *name)
+{
+  static const char *mixed[] = {"DateStyle", "IntervalStyle", "TimeZone"};
+  for (size_t i = 0; i < CZ_ARRAY_LEN(mixed); i++)
+    if (strcasecmp(mixed[i], name) == 0)
+      return mixed[i];
+  return name;
+}
+
+/* Rebuilds the settings array only when a value changed: guc_put gives a
+ * changed setting a new string, so comparing the pointers is enough. */
+static void refresh_settings(esession_t *s, en_pgcat_t *p)
+{
+  int n = 0;
+  bool same = true;
+  for (const eguc_t *g = s->se_gucs; g; g = g->eg_next, n++)
+    if (n >= p->pg_nset || p->pg_seen[n] != g->eg_value)
+      same = false;
+  if (same && n == p->pg_nset)
+    return;
+  arena_reset(p->pg_arena);
+  p->pg_set = arena_alloc(p->pg_arena, sizeof(pgcat_setting_t) * (size_t)(n + 1));
+  p->pg_seen = arena_alloc(p->pg_arena, sizeof(char *) * (size_t)(n + 1));
+  int i = 0;
+  for (const eguc_t *g = s->se_gucs; g; g = g->eg_next, i++) {
+    p->pg_set[i].pst_name = setting_display(g->eg_name);
+    p->pg_set[i].pst_value = g->eg_value;
+    p->pg_seen[i] = g->eg_value;
+  }
+  p->pg_nset = n;
+}
+
+const pgcat_env_t *en_pgcat_env(esession_t *s)
+{
+  en_pgcat_t *p = s->se_pgcat;
+  if (!p)
+    return NULL;
+  refresh_settings(s, p);
+  pgcat_env_t *env = &p->pg_env;
+  env->pe_snap = s->se_snap;
+  env->pe_user = s->se_role_oid;
+  env->pe_session_user = s->se_role_oid;  /* no SET ROLE: both are the login role */
+  env->pe_database = p->pg_database;
+  env->pe_backend_pid = p->pg_id;
+  env->pe_nsettings = p->pg_nset;
+  env->pe_settings = p->pg_set;
+  return env;
+}
+
+static const pgcat_env_t *env_hook(void *session)
+{
+  return session ? en_pgcat_env(session) : NULL;
+}
+
+int en_pgcat_init(err_t *e)
+{
+  return pgcat_init(env_hook, e);
+}
+
+void en_pgcat_session_open(esession_t *s, const char *database)
+{
+  en_pgcat_t *p = arena_zalloc(s->se_arena, sizeof(*p));
+  p->pg_database = arena_strdup(s->se_arena, database && *database ? database : s->se_role);
+  p->pg_id = atomic_fetch_add(&en_pgcat_next_id, 1);
+  p->pg_arena = arena_create(s->se_arena, "pgcat settings");
+  s->se_pgcat = p;
+}
+
+int en_pgcat_table(esession_t *s, const char *schema, const char *name, arena_t *a,
+                   const sp_table_t **out, err_t *e)
+{
+  (void)s, (void)e;
+  const pgcat_rel_t *r = pgcat_find(schema, name);
+  if (!r)
+    return 1;
+  int n = pgcat_ncols(r);
+  sp_table_t *t = arena_zalloc(a, sizeof(*t));
+  const char **names = arena_alloc(a, sizeof(char *) * (size_t)(n + 1));
+  ty_t *types = arena_alloc(a, sizeof(ty_t) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
+    names[i] = pgcat_col_name(r, i);
+    types[i] = pgcat_col_type(r, i);
+  }
+  t->tb_handle = (void *)r;
+  t->tb_oid = pgcat_rel_oid(r);
+  t->tb_schema = pgcat_rel_schema(r);
+  t->tb_name = pgcat_rel_name(r);
+  t->tb_ncols = n;
+  t->tb_colnames = names;
+  t->tb_coltypes = types;
+  t->tb_notnull = arena_zalloc(a, (size_t)(n + 1));
+  t->tb_defaults = arena_zalloc(a, sizeof(char *) * (size_t)(n + 1));
+  *out = t;
+  return CZ_OK;
+}
+
+int en_pgcat_check_access(const splan_t *p, err_t *e)
+{
+  for (int i = 0; i < p->sp_naccess; i++) {
+    const sp_table_t *t = p->sp_access[i].ac_table;
+    if (pgcat_is_rel(t->tb_handle) && (p->sp_access[i].ac_priv & ~(unsigned)SQL_PRIV_SELECT))
+      return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE,
+                     "permission denied: \"%s\" is a system catalog", t->tb_name);
+  }
+  return CZ_OK;
+}
+
+int en_pgcat_scan_open(qctx_t *q, const void *rel, const int *cols, int ncols,
+                       const qrange_t *range, bool want_rowid, arena_t *a, en_pgscan_t **out,
+                       err_t *e)
+{
+  if (range || want_rowid)
+    return err_set(e, SQLSTATE_INTERNAL, "a system catalog scan takes neither keys nor row ids");
+  const pgcat_env_t *env = q->q_tops_ctx ? en_pgcat_env(q->q_tops_ctx) : NULL;
+  en_pgscan_t *sc = arena_zalloc(a, sizeof(*sc));
+  if (pgcat_scan_open(rel, env, a, &sc->ps_scan, e) != CZ_OK)
+    return CZ_ERR;
+  sc->ps_cols = cols;
+  sc->ps_ncols = ncols;
+  *out = sc;
+  return CZ_OK;
+}
+
+int en_pgcat_scan_next(en_pgscan_t *sc, batch_t *out, err_t *e)
+{
+  return pgcat_scan_next(sc->ps_scan, sc->ps_cols, sc->ps_ncols, out, e);
+}

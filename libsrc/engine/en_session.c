@@ -1,0 +1,252 @@
+/* en_session — sessions: opening for a role, run-time parameters (GUCs)
+ * and their reporting, notices, cancellation, splitting a text into
+ * statements. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine/en_pgcat.h"
+#include "engine/engine_int.h"
+
+/* The parameters every session starts with; reported ones go to the
+ * client as ParameterStatus. */
+static const struct {
+  const char *name;
+  const char *value;
+  bool report;
+} en_defaults[] = {
+    {"server_version", "15.0", true},
+    {"server_encoding", "UTF8", true},
+    {"client_encoding", "UTF8", true},
+    {"datestyle", "ISO, MDY", true},
+    {"intervalstyle", "postgres", true},
+    {"timezone", "UTC", true},
+    {"integer_datetimes", "on", true},
+    {"standard_conforming_strings", "on", true},
+    {"is_superuser", "off", true},
+    {"session_authorization", "", true},
+    {"application_name", "", true},
+    {"search_path", "\"$user\", public", false},
+    {"extra_float_digits", "1", false},
+    {"transaction_isolation", "read committed", false},
+    {"default_transaction_isolation", "read committed", false},
+    {"transaction_read_only", "off", false},
+    {"statement_timeout", "0", false},
+    {"lock_timeout", "0", false},
+    {"max_identifier_length", "63", false},
+    {"server_version_num", "150000", false},
+    {"bytea_output", "hex", false},
+    {"default_transaction_read_only", "off", false},
+};
+
+/* The case PostgreSQL reports names in (ParameterStatus). */
+static const char *guc_display(const char *name)
+{
+  if (strcmp(name, "datestyle") == 0)
+    return "DateStyle";
+  if (strcmp(name, "intervalstyle") == 0)
+    return "IntervalStyle";
+  if (strcmp(name, "timezone") == 0)
+    return "TimeZone";
+  return name;
+}
+
+static eguc_t *guc_find(esession_t *s, const char *name)
+{
+  for (eguc_t *g = s->se_gucs; g; g = g->eg_next)
+    if (strcasecmp(g->eg_name, name) == 0)
+      return g;
+  return NULL;
+}
+
+const char *en_guc_get(esession_t *s, const char *name)
+{
+  eguc_t *g = guc_find(s, name);
+  return g ? g->eg_value : NULL;
+}
+
+static void guc_put(esession_t *s, const char *name, const char *value, bool report)
+{
+  eguc_t *g = guc_find(s, name);
+  if (!g) {
+    g = arena_zalloc(s->se_arena, sizeof(*g));
+    g->eg_name = arena_strdup(s->se_arena, name);
+    for (char *p = g->eg_name; *p; p++)
+      if (*p >= 'A' && *p <= 'Z')
+        *p = (char)(*p - 'A' + 'a');
+    g->eg_report = report;
+    g->eg_next = s->se_gucs;
+    s->se_gucs = g;
+  } else if (g->eg_value && strcmp(g->eg_value, value) == 0)
+    return;
+  /* Values are small and rarely changed: the session arena keeps old ones. */
+  g->eg_value = arena_strdup(s->se_arena, value);
+  g->eg_changed = true;
+}
+
+int en_guc_set(esession_t *s, const char *name, const char *value, bool from_client, err_t *e)
+{
+  char norm[64];
+  if (strcasecmp(name, "client_encoding") == 0) {
+    if (strcasecmp(value, "UTF8") != 0 && strcasecmp(value, "UTF-8") != 0 &&
+        strcasecmp(value, "UNICODE") != 0)
+      return err_set(e, SQLSTATE_INVALID_PARAMETER,
+                     "invalid value for parameter \"client_encoding\": \"%s\" (only UTF8)", value);
+    value = "UTF8";
+  } else if (strcasecmp(name, "datestyle") == 0) {
+    /* Output is always ISO; remember the order the client asked for. */
+    snprintf(norm, sizeof(norm), "ISO, %s", strcasestr(value, "DMY") ? "DMY" : "MDY");
+    value = norm;
+  } else if (strcasecmp(name, "server_version") == 0 || strcasecmp(name, "server_encoding") == 0 ||
+             strcasecmp(name, "is_superuser") == 0 || strcasecmp(name, "integer_datetimes") == 0) {
+    if (from_client)
+      return CZ_OK;  /* startup packets may echo these: ignored */
+    return err_set(e, "55P02", "parameter \"%s\" cannot be changed", name);
+  } else if (strcasecmp(name, "standard_conforming_strings") == 0) {
+    if (strcasecmp(value, "on") != 0 && strcasecmp(value, "true") != 0)
+      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+                     "standard_conforming_strings cannot be turned off");
+    value = "on";
+  }
+  guc_put(s, name, value, false);
+  return CZ_OK;
+}
+
+int esession_open(engine_t *eng, const char *role, const char *database, esession_t **out,
+                  err_t *e)
+{
+  (void)database;
+  cat_snapshot_t *snap = cat_snapshot(eng->en_cat);
+  const cat_role_t *r = cat_find_role(snap, role);
+  if (!r) {
+    cat_snapshot_release(snap);
+    return err_set(e, "28000", "role \"%s\" does not exist", role);
+  }
+  arena_t *a = arena_create(NULL, "session");
+  esession_t *s = arena_zalloc(a, sizeof(*s));
+  s->se_eng = eng;
+  s->se_arena = a;
+  s->se_notice_arena = arena_create(a, "notices");
+  s->se_role = arena_strdup(a, role);
+  s->se_role_oid = r->cr_oid;
+  s->se_superuser = r->cr_superuser;
+  s->se_status = 'I';
+  s->se_snap = snap;
+  for (size_t i = 0; i < CZ_ARRAY_LEN(en_defaults); i++)
+    guc_put(s, en_defaults[i].name, en_defaults[i].value, en_defaults[i].report);
+  guc_put(s, "is_superuser", s->se_superuser ? "on" : "off", true);
+  guc_put(s, "session_authorization", role, true);
+  en_pgcat_session_open(s, database);
+  pthread_mutex_lock(&eng->en_mu);
+  eng->en_nsessions++;
+  pthread_mutex_unlock(&eng->en_mu);
+  *out = s;
+  return CZ_OK;
+}
+
+void esession_close(esession_t *s)
+{
+  if (!s)
+    return;
+  if (s->se_tx)
+    txn_rollback(s->se_tx, NULL);
+  if (s->se_snap)
+    cat_snapshot_release(s->se_snap);
+  pthread_mutex_lock(&s->se_eng->en_mu);
+  s->se_eng->en_nsessions--;
+  pthread_mutex_unlock(&s->se_eng->en_mu);
+  arena_destroy(s->se_arena);
+}
+
+char esession_tx_status(const esession_t *s)
+{
+  return s->se_status;
+}
+
+void esession_report_params(esession_t *s, bool only_changed, eparam_fn_t fn, void *ctx)
+{
+  /* The list is newest first; report in the order they were defined. */
+  eguc_t *stack[128];
+  int n = 0;
+  for (eguc_t *g = s->se_gucs; g && n < (int)CZ_ARRAY_LEN(stack); g = g->eg_next)
+    stack[n++] = g;
+  while (n-- > 0) {
+    eguc_t *g = stack[n];
+    if (g->eg_report && (!only_changed || g->eg_changed))
+      fn(ctx, guc_display(g->eg_name), g->eg_value);
+    g->eg_changed = false;
+  }
+}
+
+int esession_set_param(esession_t *s, const char *name, const char *value, err_t *e)
+{
+  /* Startup packets carry what the client wants; names we do not know
+   * are kept (PostgreSQL ignores extensions' unknown GUCs). */
+  int rc = en_guc_set(s, name, value, true, e);
+  if (rc == CZ_OK) {
+    eguc_t *g = guc_find(s, name);
+    if (g && (strcasecmp(name, "application_name") == 0 || strcasecmp(name, "client_encoding") == 0 ||
+              strcasecmp(name, "datestyle") == 0 || strcasecmp(name, "timezone") == 0 ||
+              strcasecmp(name, "intervalstyle") == 0))
+      g->eg_report = true;
+  }
+  return rc;
+}
+
+void esession_cancel(esession_t *s)
+{
+  s->se_cancel = true;
+}
+
+void en_notice(esession_t *s, const char *severity, const char *sqlstate, const char *fmt, ...)
+{
+  enotice_t *n = arena_zalloc(s->se_notice_arena, sizeof(*n));
+  snprintf(n->en_severity, sizeof(n->en_severity), "%s", severity);
+  snprintf(n->en_sqlstate, sizeof(n->en_sqlstate), "%s", sqlstate);
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  n->en_msg = arena_strdup(s->se_notice_arena, buf);
+  if (s->se_notices_tail)
+    s->se_notices_tail->en_next = n;
+  else
+    s->se_notices = n;
+  s->se_notices_tail = n;
+}
+
+void esession_drain_notices(esession_t *s, enotice_fn_t fn, void *ctx)
+{
+  for (enotice_t *n = s->se_notices; n; n = n->en_next)
+    fn(ctx, n->en_severity, n->en_sqlstate, n->en_msg);
+  s->se_notices = s->se_notices_tail = NULL;
+  arena_reset(s->se_notice_arena);
+}
+
+void en_refresh_snapshot(esession_t *s)
+{
+  cat_snapshot_refresh(s->se_eng->en_cat, s->se_tx, &s->se_snap);
+}
+
+int esession_split(esession_t *s, const char *text, size_t len, arena_t *a, etext_t **stmts,
+                   int *n, err_t *e)
+{
+  (void)s;
+  arena_t *tmp = arena_create(NULL, "split");
+  sql_stmt_list_t *l;
+  if (sql_parse(tmp, text, len, &l, e) != CZ_OK) {
+    arena_destroy(tmp);
+    return CZ_ERR;
+  }
+  etext_t *out = arena_alloc(a, sizeof(etext_t) * (size_t)(l->sl_n + 1));
+  for (int i = 0; i < l->sl_n; i++) {
+    out[i].et_off = l->sl_stmts[i]->st_off;
+    out[i].et_len = l->sl_stmts[i]->st_len;
+  }
+  *n = l->sl_n;
+  *stmts = out;
+  arena_destroy(tmp);
+  return CZ_OK;
+}

@@ -1,0 +1,107 @@
+/* en_txn — transaction control: BEGIN/COMMIT/ROLLBACK blocks, the
+ * implicit transaction of a statement outside a block, and the failed
+ * state ('E') a block enters when one of its statements fails.
+ * Savepoints are not supported: the transaction layer cannot roll back
+ * part of a transaction (0A000). */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine_int.h"
+
+int en_tx_ensure(esession_t *s, bool *implicit, err_t *e)
+{
+  *implicit = false;
+  if (s->se_tx)
+    return CZ_OK;
+  s->se_tx = txn_begin(s->se_eng->en_db, 0, e);
+  if (!s->se_tx)
+    return CZ_ERR;
+  txn_set_cancel(s->se_tx, &s->se_cancel);
+  *implicit = !s->se_block;
+  return CZ_OK;
+}
+
+int en_tx_end_implicit(esession_t *s, bool ok, err_t *e)
+{
+  txn_t *tx = s->se_tx;
+  s->se_tx = NULL;
+  if (!tx)
+    return CZ_OK;
+  int rc = ok ? txn_commit(tx, e) : txn_rollback(tx, NULL);
+  en_refresh_snapshot(s);
+  return ok ? rc : CZ_OK;
+}
+
+void en_tx_fail(esession_t *s)
+{
+  if (s->se_block) {
+    /* Undo now (locks released at once); the block stays failed until
+     * ROLLBACK or COMMIT. */
+    if (s->se_tx) {
+      txn_rollback(s->se_tx, NULL);
+      s->se_tx = NULL;
+    }
+    s->se_status = 'E';
+    en_refresh_snapshot(s);
+  } else if (s->se_tx) {
+    txn_rollback(s->se_tx, NULL);
+    s->se_tx = NULL;
+    en_refresh_snapshot(s);
+  }
+}
+
+static int tx_finish(esession_t *s, bool commit, err_t *e)
+{
+  txn_t *tx = s->se_tx;
+  s->se_tx = NULL;
+  s->se_block = false;
+  s->se_status = 'I';
+  int rc = CZ_OK;
+  if (tx)
+    rc = commit ? txn_commit(tx, e) : txn_rollback(tx, e);
+  en_refresh_snapshot(s);
+  return rc;
+}
+
+int en_tx_control(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e)
+{
+  switch (st->st_kind) {
+  case SQL_STMT_BEGIN:
+    snprintf(tag, tagcap, "BEGIN");
+    if (s->se_block) {
+      en_notice(s, "WARNING", SQLSTATE_ACTIVE_TX, "there is already a transaction in progress");
+      return CZ_OK;
+    }
+    s->se_block = true;
+    s->se_status = 'T';
+    return CZ_OK;
+  case SQL_STMT_COMMIT:
+    if (!s->se_block) {
+      en_notice(s, "WARNING", SQLSTATE_NO_ACTIVE_TX, "there is no transaction in progress");
+      snprintf(tag, tagcap, "COMMIT");
+      return CZ_OK;
+    }
+    if (s->se_status == 'E') {
+      /* COMMIT of a failed block rolls back, and says so in the tag. */
+      snprintf(tag, tagcap, "ROLLBACK");
+      return tx_finish(s, false, e);
+    }
+    snprintf(tag, tagcap, "COMMIT");
+    return tx_finish(s, true, e);
+  case SQL_STMT_ROLLBACK:
+    snprintf(tag, tagcap, "ROLLBACK");
+    if (!s->se_block) {
+      en_notice(s, "WARNING", SQLSTATE_NO_ACTIVE_TX, "there is no transaction in progress");
+      return CZ_OK;
+    }
+    return tx_finish(s, false, e);
+  case SQL_STMT_SET_TRANSACTION:
+    snprintf(tag, tagcap, "SET");
+    return CZ_OK;  /* read committed is the only level; others run as it */
+  default:
+    if (!s->se_block && st->st_kind != SQL_STMT_SAVEPOINT)
+      return err_set(e, SQLSTATE_NO_ACTIVE_TX, "%s can only be used in transaction blocks",
+                     st->st_kind == SQL_STMT_RELEASE ? "RELEASE SAVEPOINT" : "ROLLBACK TO SAVEPOINT");
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "savepoints are not supported yet");
+  }
+}

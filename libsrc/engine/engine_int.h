@@ -1,0 +1,181 @@
+/* engine_int — the engine's private structures: the engine, sessions with
+ * their run-time parameters and transaction state, prepared statements
+ * and portals.
+ *
+ * Design notes (engine/README.md has the invariants):
+ * - A prepared statement owns an arena with its text, its parse tree and
+ *   its plan. The plan was built against one catalog snapshot (held by
+ *   the statement); when the session's snapshot differs at bind time, the
+ *   statement is planned again.
+ * - A portal owns an arena with its parameter values and the run-time
+ *   context. It uses the statement's plan unless another portal is
+ *   running it, in which case it plans a private copy.
+ * - Transactions: s_tx is the open transaction (a BEGIN block, or the
+ *   implicit one of a running statement). SELECTs outside a block run
+ *   without a transaction (committed data only), which keeps point
+ *   selects cheap; anything that writes runs in one.
+ */
+#ifndef CZ_ENGINE_INT_H
+#define CZ_ENGINE_INT_H
+
+#include <pthread.h>
+
+#include "catalog/catalog.h"
+#include "engine/engine.h"
+#include "exec/exec.h"
+#include "sql/sql.h"
+#include "sql/sql_plan.h"
+#include "table/table.h"
+#include "txn/txn.h"
+
+#define SQLSTATE_IN_FAILED_TX "25P02"
+#define SQLSTATE_NO_ACTIVE_TX "25P01"
+#define SQLSTATE_ACTIVE_TX "25001"
+#define SQLSTATE_PROTOCOL_VIOLATION "08P01"
+#define SQLSTATE_UNDEFINED_PARAM "42704"
+#define SQLSTATE_INVALID_TEXT "22P02"
+
+struct engine_s {
+  db_t *en_db;
+  cat_t *en_cat;
+  int en_vector_size;           /* [Parameters] VectorSize */
+  int64_t en_max_mem;           /* [Parameters] MaxQueryMem */
+  int en_threads;               /* [Parameters] ThreadsPerQuery (not used yet) */
+  pthread_mutex_t en_mu;
+  int en_nsessions;
+};
+
+/* A run-time parameter (GUC) of a session. */
+typedef struct eguc_s {
+  char *eg_name;                /* lower case */
+  char *eg_value;
+  bool eg_report;               /* sent as ParameterStatus */
+  bool eg_changed;              /* since the last report */
+  struct eguc_s *eg_next;
+} eguc_t;
+
+typedef struct enotice_s {
+  char en_severity[16];
+  char en_sqlstate[6];
+  char *en_msg;
+  struct enotice_s *en_next;
+} enotice_t;
+
+struct esession_s {
+  engine_t *se_eng;
+  arena_t *se_arena;            /* the session's lifetime */
+  char *se_role;
+  cat_oid_t se_role_oid;
+  bool se_superuser;
+  char se_status;               /* 'I', 'T', 'E' */
+  txn_t *se_tx;                 /* open transaction or NULL */
+  bool se_block;                /* inside BEGIN … COMMIT */
+  cat_snapshot_t *se_snap;      /* what the session sees now */
+  eguc_t *se_gucs;
+  enotice_t *se_notices, *se_notices_tail;
+  arena_t *se_notice_arena;
+  volatile bool se_cancel;
+  struct en_pgcat_s *se_pgcat;  /* pg_catalog environment (en_pgcat.c) */
+};
+
+struct estmt_s {
+  esession_t *st_sess;
+  arena_t *st_arena;
+  char *st_text;
+  size_t st_len;
+  sql_stmt_t *st_ast;           /* NULL for an empty statement */
+  estmt_kind_t st_kind;
+  int st_nparams_given;
+  ty_t *st_given;               /* the client's parameter types */
+  splan_t *st_plan;             /* queries and DML */
+  arena_t *st_plan_arena;       /* child of st_arena, replaced when re-planned */
+  cat_snapshot_t *st_snap;      /* the snapshot st_plan was built against */
+  bool st_plan_busy;            /* a portal is running st_plan */
+  int st_ncols;                 /* -1: no rows */
+  ecol_t *st_cols;
+  int st_nparams;
+  ty_t *st_ptypes;
+  int st_refs;                  /* the owner (until estmt_free) + live portals */
+};
+
+typedef enum eport_state_e { EP_NEW, EP_RUNNING, EP_DONE } eport_state_t;
+
+struct eportal_s {
+  estmt_t *po_stmt;
+  arena_t *po_arena;
+  datum_t *po_params;
+  int po_nparams;
+  eport_state_t po_state;
+  splan_t *po_plan;             /* the plan being run */
+  bool po_own_plan;             /* planned for this portal (not the statement's) */
+  arena_t *po_plan_arena;
+  cat_snapshot_t *po_snap;      /* the snapshot po_plan uses (own plans) */
+  qctx_t po_q;
+  bool po_implicit;             /* runs in an implicit transaction it must end */
+  obatch_t po_pending;          /* rows of the last batch not yet sent */
+  int po_pending_off;
+  int64_t po_rows;
+  char po_tag[64];
+  void *po_copy;                /* COPY state */
+  arena_t *po_out;              /* compacted batches for the sink, reset per batch */
+};
+
+/* ---- en_env.c: the binder's view of the catalog, the executor's storage
+ * hooks --------------------------------------------------------------- */
+
+void en_env(esession_t *s, sp_env_t *env);
+
+extern const qtable_ops_t en_table_ops;
+/* Checks the plan's privileges for the session's role (42501). */
+int en_check_access(esession_t *s, const splan_t *p, err_t *e);
+
+/* ---- en_session.c ---------------------------------------------------------- */
+
+void en_notice(esession_t *s, const char *severity, const char *sqlstate, const char *fmt, ...)
+    CZ_PRINTF(4, 5);
+const char *en_guc_get(esession_t *s, const char *name);
+int en_guc_set(esession_t *s, const char *name, const char *value, bool from_client, err_t *e);
+/* Refreshes se_snap for the current transaction. */
+void en_refresh_snapshot(esession_t *s);
+
+/* ---- en_txn.c ------------------------------------------------------------ */
+
+/* Makes sure a transaction is open; *implicit says it was begun here. */
+int en_tx_ensure(esession_t *s, bool *implicit, err_t *e);
+/* Ends an implicit transaction: commit when ok, else roll back. */
+int en_tx_end_implicit(esession_t *s, bool ok, err_t *e);
+/* A statement failed: in a block the session goes to 'E'. */
+void en_tx_fail(esession_t *s);
+int en_tx_control(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e);
+
+/* ---- en_ddl.c -------------------------------------------------------------- */
+
+int en_ddl(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e);
+
+/* ---- en_set.c -------------------------------------------------------------- */
+
+int en_set(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e);
+/* SHOW name: the value as one row. */
+int en_show(esession_t *s, const sql_set_t *sv, erows_fn_t fn, void *ctx, err_t *e);
+
+/* ---- en_copy.c ------------------------------------------------------------- */
+
+/* Checks a COPY statement at prepare time and sets its column count. */
+int en_copy_describe(estmt_t *st, err_t *e);
+/* COPY reached through eportal_execute (not the copy sub-protocol). */
+int en_copy_run(eportal_t *p, err_t *e);
+
+/* ---- en_stmt.c ------------------------------------------------------------- */
+
+/* Plans st against the session's snapshot into arena a (privileges
+ * checked). */
+int en_plan(estmt_t *st, arena_t *a, splan_t **out, err_t *e);
+/* Re-plans the statement's own plan (its describe data follows). */
+int en_stmt_replan(estmt_t *st, err_t *e);
+void en_stmt_unref(estmt_t *st);
+/* 25P02 in a failed block unless ast ends the block. */
+int en_check_not_failed(esession_t *s, const sql_stmt_t *ast, err_t *e);
+/* True when the statement is carried out by the engine from its AST. */
+bool en_is_utility(const sql_stmt_t *ast);
+
+#endif /* CZ_ENGINE_INT_H */

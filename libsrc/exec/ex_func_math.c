@@ -1,0 +1,414 @@
+/* ex_func_math — numeric functions: abs, sign, round, trunc, floor, ceil,
+ * sqrt (double and numeric), cbrt, power, exp, ln, log, mod, random, pi and the trigonometric
+ * ones, with PostgreSQL's result types and error codes (2201E for
+ * logarithms of zero or negatives, 2201F for invalid powers, 22003 on
+ * overflow, 22012 for mod by zero). */
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "exec/ex_int.h"
+
+#define XF_ARGT(x, k) ((x)->x_args[k]->x_type.t_id)
+
+static int xf_range(ty_id_t id, int64_t v, err_t *e)
+{
+  if ((id == TY_INT2 && (v < INT16_MIN || v > INT16_MAX)) ||
+      (id == TY_INT4 && (v < INT32_MIN || v > INT32_MAX)))
+    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "%s out of range",
+                   id == TY_INT2 ? "smallint" : "integer");
+  return CZ_OK;
+}
+
+static int xf_abs(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  switch (ty_phys(XF_ARGT(x, 0))) {
+  case TP_I64:
+    if (a[0].d_i64 == INT64_MIN)
+      return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "bigint out of range");
+    out->d_i64 = a[0].d_i64 < 0 ? -a[0].d_i64 : a[0].d_i64;
+    return xf_range(XF_ARGT(x, 0), out->d_i64, e);
+  case TP_F64:
+    out->d_f64 = fabs(a[0].d_f64);
+    return CZ_OK;
+  case TP_NUM:
+    out->d_num = a[0].d_num;
+    if (out->d_num.n_val < 0)
+      out->d_num.n_val = -out->d_num.n_val;
+    return CZ_OK;
+  default:
+    return err_set(e, XE_SQLSTATE_NO_OPERATOR, "abs of a non-number");
+  }
+}
+
+static int xf_sign(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)e;
+  if (XF_ARGT(x, 0) == TY_NUMERIC) {
+    __int128 v = a[0].d_num.n_val;
+    out->d_num.n_val = v > 0 ? 1 : v < 0 ? -1 : 0;
+    out->d_num.n_scale = 0;
+  } else {
+    double v = a[0].d_f64;
+    out->d_f64 = v > 0 ? 1 : v < 0 ? -1 : v; /* NaN stays NaN, -0 stays */
+    if (v == 0)
+      out->d_f64 = 0;
+  }
+  return CZ_OK;
+}
+
+/* NUMERIC to scale s (possibly negative: tens, hundreds …), rounding half
+ * away from zero or truncating. The result's scale is max(s, 0). */
+static int xf_num_round(const num_t *n, int s, bool trunc, num_t *out, err_t *e)
+{
+  if (s > NUM_MAX_DIGITS)
+    s = NUM_MAX_DIGITS;
+  if (s >= n->n_scale) {
+    return num_rescale(n, s, out, e);
+  }
+  int drop = n->n_scale - s; /* digits to remove, may exceed 38 */
+  if (drop > 38) {
+    out->n_val = 0;
+    out->n_scale = (int16_t)(s > 0 ? s : 0);
+    return CZ_OK;
+  }
+  __int128 p = 1;
+  for (int i = 0; i < drop; i++)
+    p *= 10;
+  __int128 v = n->n_val, q = v / p, r = v % p;
+  if (!trunc) {
+    __int128 half = p / 2;
+    if (r >= half && r > 0)
+      q++;
+    else if (-r >= half && r < 0)
+      q--;
+  }
+  /* q is in units of 10^-s; a negative s scales back up to scale 0. */
+  if (s < 0) {
+    num_t t = {q, 0};
+    num_t scaled;
+    num_t mul = {1, 0};
+    for (int i = 0; i < -s; i++)
+      mul.n_val *= 10;
+    if (num_mul(&t, &mul, &scaled, e) != CZ_OK)
+      return CZ_ERR;
+    *out = scaled;
+    return CZ_OK;
+  }
+  out->n_val = q;
+  out->n_scale = (int16_t)s;
+  return CZ_OK;
+}
+
+static int xf_round(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  if (XF_ARGT(x, 0) == TY_NUMERIC)
+    return xf_num_round(&a[0].d_num, x->x_nargs > 1 ? (int)a[1].d_i64 : 0, false, &out->d_num, e);
+  out->d_f64 = rint(a[0].d_f64); /* PostgreSQL's dround: half to even */
+  return CZ_OK;
+}
+
+static int xf_trunc(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  if (XF_ARGT(x, 0) == TY_NUMERIC)
+    return xf_num_round(&a[0].d_num, x->x_nargs > 1 ? (int)a[1].d_i64 : 0, true, &out->d_num, e);
+  out->d_f64 = trunc(a[0].d_f64);
+  return CZ_OK;
+}
+
+static int xf_floor_ceil(const xnode_t *x, const datum_t *a, datum_t *out, bool ceiling,
+                         err_t *e)
+{
+  if (XF_ARGT(x, 0) == TY_NUMERIC) {
+    num_t t;
+    if (xf_num_round(&a[0].d_num, 0, true, &t, e) != CZ_OK)
+      return CZ_ERR;
+    /* Truncation went toward zero; step away when it dropped a fraction
+     * on the side that floor/ceil must move to. */
+    if (num_cmp(&t, &a[0].d_num) != 0) {
+      if (ceiling && a[0].d_num.n_val > 0)
+        t.n_val++;
+      else if (!ceiling && a[0].d_num.n_val < 0)
+        t.n_val--;
+    }
+    out->d_num = t;
+    return CZ_OK;
+  }
+  out->d_f64 = ceiling ? ceil(a[0].d_f64) : floor(a[0].d_f64);
+  return CZ_OK;
+}
+
+static int xf_floor(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  return xf_floor_ceil(x, a, out, false, e);
+}
+
+static int xf_ceil(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  return xf_floor_ceil(x, a, out, true, e);
+}
+
+static int xf_check(double r, double in, err_t *e)
+{
+  if (isinf(r) && !isinf(in))
+    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: overflow");
+  return CZ_OK;
+}
+
+static int xf_sqrt(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  if (a[0].d_f64 < 0)
+    return err_set(e, XE_SQLSTATE_POWER_ARG, "cannot take square root of a negative number");
+  out->d_f64 = sqrt(a[0].d_f64);
+  return CZ_OK;
+}
+
+static int xf_sqrt_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  return num_sqrt(&a[0].d_num, &out->d_num, e);
+}
+
+static int xf_cbrt(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  (void)e;
+  out->d_f64 = cbrt(a[0].d_f64);
+  return CZ_OK;
+}
+
+static int xf_power(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  double b = a[0].d_f64, p = a[1].d_f64;
+  if (b == 0 && p < 0)
+    return err_set(e, XE_SQLSTATE_POWER_ARG, "zero raised to a negative power is undefined");
+  if (b < 0 && floor(p) != p)
+    return err_set(e, XE_SQLSTATE_POWER_ARG,
+                   "a negative number raised to a non-integer power yields a complex result");
+  double r = pow(b, p);
+  if (isinf(r) && !isinf(b) && !isinf(p))
+    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: overflow");
+  if (r == 0 && b != 0 && !isinf(p))
+    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: underflow");
+  out->d_f64 = r;
+  return CZ_OK;
+}
+
+static int xf_exp(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  double r = exp(a[0].d_f64);
+  if (r == 0 && !isinf(a[0].d_f64))
+    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: underflow");
+  out->d_f64 = r;
+  return xf_check(r, a[0].d_f64, e);
+}
+
+static int xf_log_check(double v, err_t *e)
+{
+  if (v == 0)
+    return err_set(e, XE_SQLSTATE_LOG_ZERO, "cannot take logarithm of zero");
+  if (v < 0)
+    return err_set(e, XE_SQLSTATE_LOG_ZERO, "cannot take logarithm of a negative number");
+  return CZ_OK;
+}
+
+static int xf_ln(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  if (xf_log_check(a[0].d_f64, e) != CZ_OK)
+    return CZ_ERR;
+  out->d_f64 = log(a[0].d_f64);
+  return CZ_OK;
+}
+
+static int xf_log10(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  if (xf_log_check(a[0].d_f64, e) != CZ_OK)
+    return CZ_ERR;
+  out->d_f64 = log10(a[0].d_f64);
+  return CZ_OK;
+}
+
+static int xf_mod(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  switch (ty_phys(XF_ARGT(x, 0))) {
+  case TP_I64:
+    if (a[1].d_i64 == 0)
+      return err_set(e, XE_SQLSTATE_DIV_ZERO, "division by zero");
+    out->d_i64 = a[1].d_i64 == -1 ? 0 : a[0].d_i64 % a[1].d_i64;
+    return CZ_OK;
+  case TP_NUM:
+    return num_mod(&a[0].d_num, &a[1].d_num, &out->d_num, e);
+  default:
+    return err_set(e, XE_SQLSTATE_NO_OPERATOR, "function mod(double precision) does not exist");
+  }
+}
+
+/* mod over floats has no PostgreSQL definition: reject at bind time. */
+static int xf_mod_type(const ty_t *args, int n, ty_t *result, err_t *e)
+{
+  if (n != 2 || !xt_is_number(args[0].t_id) || args[0].t_id == TY_FLOAT4 ||
+      args[0].t_id == TY_FLOAT8)
+    return err_set(e, XE_SQLSTATE_NO_OPERATOR, "function mod does not exist for these types");
+  *result = ty_plain(args[0].t_id);
+  return CZ_OK;
+}
+
+/* A per-thread xorshift generator seeded from the clock and the thread:
+ * random() needs no lock and no shared state. */
+static __thread uint64_t xf_rand_state;
+
+static int xf_random(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  (void)a;
+  (void)e;
+  if (xf_rand_state == 0)
+    xf_rand_state = hash64_int(time_now_ns() ^ (uint64_t)(uintptr_t)&xf_rand_state) | 1;
+  uint64_t s = xf_rand_state;
+  s ^= s << 13;
+  s ^= s >> 7;
+  s ^= s << 17;
+  xf_rand_state = s;
+  out->d_f64 = (double)(s >> 11) * (1.0 / 9007199254740992.0);
+  return CZ_OK;
+}
+
+static int xf_pi(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  (void)a;
+  (void)e;
+  out->d_f64 = 3.14159265358979323846;
+  return CZ_OK;
+}
+
+#define XF_UNARY_F8(fname, expr)                                                            \
+  static int fname(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)  \
+  {                                                                                         \
+    (void)c;                                                                                \
+    (void)x;                                                                                \
+    double v = a[0].d_f64;                                                                  \
+    if (isinf(v))                                                                           \
+      return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "input is out of range");                 \
+    out->d_f64 = (expr);                                                                    \
+    return CZ_OK;                                                                           \
+  }
+
+XF_UNARY_F8(xf_sin, sin(v))
+XF_UNARY_F8(xf_cos, cos(v))
+XF_UNARY_F8(xf_tan, tan(v))
+XF_UNARY_F8(xf_atan, atan(v))
+/* PostgreSQL's own constant and operations, for the same last digit. */
+#define XF_RADIANS_PER_DEGREE 0.0174532925199432957692
+static int xf_degrees(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  out->d_f64 = a[0].d_f64 / XF_RADIANS_PER_DEGREE;
+  return xf_check(out->d_f64, a[0].d_f64, e);
+}
+
+static int xf_radians(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  out->d_f64 = a[0].d_f64 * XF_RADIANS_PER_DEGREE;
+  return xf_check(out->d_f64, a[0].d_f64, e);
+}
+
+static int xf_asin_acos(const datum_t *a, datum_t *out, bool is_acos, err_t *e)
+{
+  double v = a[0].d_f64;
+  if (v < -1 || v > 1)
+    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "input is out of range");
+  out->d_f64 = is_acos ? acos(v) : asin(v);
+  return CZ_OK;
+}
+
+static int xf_asin(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  return xf_asin_acos(a, out, false, e);
+}
+
+static int xf_acos(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  return xf_asin_acos(a, out, true, e);
+}
+
+static int xf_atan2(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  (void)e;
+  out->d_f64 = atan2(a[0].d_f64, a[1].d_f64);
+  return CZ_OK;
+}
+
+#define F8 TY_FLOAT8
+#define NUM TY_NUMERIC
+#define S XF_STRICT
+
+const xfunc_def_t xfunc_math_defs[] = {
+  {.fd_name = "abs", .fd_nargs = 1, .fd_args = {XFA_ANYNUM}, .fd_result = XFR_ARG0, .fd_flags = S, .fd_row = xf_abs},
+  {.fd_name = "sign", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_sign},
+  {.fd_name = "sign", .fd_nargs = 1, .fd_args = {NUM}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_sign},
+  {.fd_name = "round", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_round},
+  {.fd_name = "round", .fd_nargs = 1, .fd_args = {NUM}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_round},
+  {.fd_name = "round", .fd_nargs = 2, .fd_args = {NUM, TY_INT4}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_round},
+  {.fd_name = "trunc", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_trunc},
+  {.fd_name = "trunc", .fd_nargs = 1, .fd_args = {NUM}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_trunc},
+  {.fd_name = "trunc", .fd_nargs = 2, .fd_args = {NUM, TY_INT4}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_trunc},
+  {.fd_name = "floor", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_floor},
+  {.fd_name = "floor", .fd_nargs = 1, .fd_args = {NUM}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_floor},
+  {.fd_name = "ceil", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_ceil},
+  {.fd_name = "ceil", .fd_nargs = 1, .fd_args = {NUM}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_ceil},
+  {.fd_name = "ceiling", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_ceil},
+  {.fd_name = "ceiling", .fd_nargs = 1, .fd_args = {NUM}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_ceil},
+  {.fd_name = "sqrt", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_sqrt},
+  {.fd_name = "sqrt", .fd_nargs = 1, .fd_args = {NUM}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_sqrt_num},
+  {.fd_name = "cbrt", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_cbrt},
+  {.fd_name = "power", .fd_nargs = 2, .fd_args = {F8, F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_power},
+  {.fd_name = "pow", .fd_nargs = 2, .fd_args = {F8, F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_power},
+  {.fd_name = "exp", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_exp},
+  {.fd_name = "ln", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_ln},
+  {.fd_name = "log", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_log10},
+  {.fd_name = "log10", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_log10},
+  {.fd_name = "mod", .fd_nargs = 2, .fd_args = {XFA_COMMON, XFA_COMMON}, .fd_result = XFR_COMMON, .fd_flags = S, .fd_row = xf_mod, .fd_type = xf_mod_type},
+  {.fd_name = "random", .fd_nargs = 0, .fd_result = F8, .fd_flags = XF_VOLATILE, .fd_row = xf_random},
+  {.fd_name = "pi", .fd_nargs = 0, .fd_result = F8, .fd_row = xf_pi},
+  {.fd_name = "sin", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_sin},
+  {.fd_name = "cos", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_cos},
+  {.fd_name = "tan", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_tan},
+  {.fd_name = "asin", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_asin},
+  {.fd_name = "acos", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_acos},
+  {.fd_name = "atan", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_atan},
+  {.fd_name = "atan2", .fd_nargs = 2, .fd_args = {F8, F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_atan2},
+  {.fd_name = "degrees", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_degrees},
+  {.fd_name = "radians", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_radians},
+};
+const int xfunc_math_ndefs = (int)CZ_ARRAY_LEN(xfunc_math_defs);

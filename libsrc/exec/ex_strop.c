@@ -1,0 +1,252 @@
+/* ex_strop — string operators: || (text and bytea) and [NOT] [I]LIKE.
+ *
+ * Design notes: LIKE is matched left to right with one backtrack point
+ * (the last %), which is linear for patterns with one % and never worse
+ * than O(n*m); _ matches one UTF-8 character; a backslash makes the next
+ * pattern character literal (PostgreSQL's default escape); ILIKE folds
+ * ASCII letters in place, and lower-cases text with other letters first as
+ * PostgreSQL does. Case mapping follows the C.UTF-8 ctype (Unicode simple
+ * mappings), PostgreSQL's behaviour in a C.UTF-8 database. Concatenation sizes the whole batch
+ * first and copies into one arena block, so a batch costs one allocation.
+ */
+#include <locale.h>
+#include <pthread.h>
+#include <string.h>
+#include <wctype.h>
+
+#include "exec/ex_int.h"
+
+/* ---- case mapping -------------------------------------------------------- */
+
+static locale_t xe_utf8_locale;
+static pthread_once_t xe_locale_once = PTHREAD_ONCE_INIT;
+
+static void xe_locale_init(void)
+{
+  xe_utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+/* Decodes one UTF-8 character at s (len > 0); *n its byte length. Bytes
+ * that are not valid UTF-8 come back as themselves, one at a time. */
+static uint32_t xe_utf8_decode(const unsigned char *s, size_t len, size_t *n)
+{
+  uint32_t c = s[0];
+  size_t k = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+  if (k <= 1 || k > len) {
+    *n = 1;
+    return c;
+  }
+  c &= 0x7F >> k;
+  for (size_t i = 1; i < k; i++) {
+    if ((s[i] & 0xC0) != 0x80) {
+      *n = 1;
+      return s[0];
+    }
+    c = c << 6 | (s[i] & 0x3F);
+  }
+  *n = k;
+  return c;
+}
+
+static size_t xe_utf8_encode(uint32_t c, char *o)
+{
+  if (c < 0x80) {
+    o[0] = (char)c;
+    return 1;
+  }
+  if (c < 0x800) {
+    o[0] = (char)(0xC0 | (c >> 6));
+    o[1] = (char)(0x80 | (c & 0x3F));
+    return 2;
+  }
+  if (c < 0x10000) {
+    o[0] = (char)(0xE0 | (c >> 12));
+    o[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+    o[2] = (char)(0x80 | (c & 0x3F));
+    return 3;
+  }
+  o[0] = (char)(0xF0 | (c >> 18));
+  o[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+  o[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+  o[3] = (char)(0x80 | (c & 0x3F));
+  return 4;
+}
+
+size_t xe_case_map(const char *s, size_t len, char *out, xe_case_t how)
+{
+  pthread_once(&xe_locale_once, xe_locale_init);
+  const unsigned char *u = (const unsigned char *)s;
+  size_t o = 0;
+  bool word = false; /* initcap: inside a word (after an alphanumeric) */
+  for (size_t i = 0; i < len;) {
+    size_t n;
+    uint32_t c = xe_utf8_decode(u + i, len - i, &n);
+    uint32_t m = c;
+    bool upper = how == XE_UPPER || (how == XE_INITCAP && !word);
+    if (c < 0x80) {
+      if (upper && c >= 'a' && c <= 'z')
+        m = c - 32;
+      else if (!upper && c >= 'A' && c <= 'Z')
+        m = c + 32;
+      if (how == XE_INITCAP)
+        word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    } else if (xe_utf8_locale && n > 1) {
+      m = (uint32_t)(upper ? towupper_l((wint_t)c, xe_utf8_locale)
+                           : towlower_l((wint_t)c, xe_utf8_locale));
+      if (how == XE_INITCAP)
+        word = iswalnum_l((wint_t)c, xe_utf8_locale) != 0;
+    } else if (how == XE_INITCAP) {
+      word = false;
+    }
+    if (n == 1 && c >= 0x80) /* not UTF-8: keep the byte */
+      out[o++] = (char)c;
+    else
+      o += xe_utf8_encode(m, out + o);
+    i += n;
+  }
+  return o;
+}
+
+static bool xe_is_ascii(const char *s, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)s[i] >= 0x80)
+      return false;
+  return true;
+}
+
+static inline size_t xe_utf8_len(unsigned char c)
+{
+  return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+static inline unsigned char xe_fold(unsigned char c, bool icase)
+{
+  return icase && c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+}
+
+int xe_like_match(const char *s, size_t slen, const char *p, size_t plen, bool icase, bool *match,
+                  err_t *e)
+{
+  size_t si = 0, pi = 0, star_p = 0, star_s = 0;
+  bool star = false;
+  const unsigned char *us = (const unsigned char *)s, *up = (const unsigned char *)p;
+  while (si < slen) {
+    if (pi < plen) {
+      unsigned char c = up[pi];
+      if (c == '%') {
+        while (pi < plen && up[pi] == '%')
+          pi++;
+        if (pi == plen) { /* a trailing % matches the rest */
+          *match = true;
+          return CZ_OK;
+        }
+        star = true;
+        star_p = pi;
+        star_s = si;
+        continue;
+      }
+      if (c == '_') {
+        si += xe_utf8_len(us[si]);
+        pi++;
+        continue;
+      }
+      if (c == '\\') {
+        /* Like PostgreSQL, a trailing escape is an error only when the
+         * match gets that far ('abc' LIKE 'abc\' is simply false). */
+        if (pi + 1 == plen)
+          return err_set(e, XE_SQLSTATE_BAD_ESCAPE,
+                         "LIKE pattern must not end with escape character");
+        c = up[++pi];
+      }
+      if (xe_fold(c, icase) == xe_fold(us[si], icase)) {
+        si++;
+        pi++;
+        continue;
+      }
+    }
+    if (!star) {
+      *match = false;
+      return CZ_OK;
+    }
+    /* Let the last % swallow one more character and retry after it. */
+    star_s += xe_utf8_len(us[star_s]);
+    si = star_s;
+    pi = star_p;
+  }
+  while (pi < plen && up[pi] == '%')
+    pi++;
+  *match = pi == plen && si <= slen;
+  return CZ_OK;
+}
+
+static int xe_concat(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e)
+{
+  xe_arg_t l, r;
+  if (xe_operand(st, x->x_args[0], sel, nsel, &l, e) != CZ_OK ||
+      xe_operand(st, x->x_args[1], sel, nsel, &r, e) != CZ_OK)
+    return CZ_ERR;
+  size_t total = 0;
+  XE_FOR(sel, nsel, i, {
+    if (xe_arg_null(&l, i) || xe_arg_null(&r, i))
+      continue;
+    total += (l.a_const ? l.a_const->d_str.s_len : l.a_vec->v_str[i].s_len) +
+             (r.a_const ? r.a_const->d_str.s_len : r.a_vec->v_str[i].s_len);
+  });
+  char *buf = arena_alloc(st->xe_c->xc_arena, total ? total : 1);
+  XE_FOR(sel, nsel, i, {
+    if (xe_arg_null(&l, i) || xe_arg_null(&r, i)) {
+      dst->v_null[i] = 1;
+      continue;
+    }
+    str_t a = l.a_const ? l.a_const->d_str : l.a_vec->v_str[i];
+    str_t b = r.a_const ? r.a_const->d_str : r.a_vec->v_str[i];
+    if (a.s_len)
+      memcpy(buf, a.s_ptr, a.s_len);
+    if (b.s_len)
+      memcpy(buf + a.s_len, b.s_ptr, b.s_len);
+    dst->v_null[i] = 0;
+    dst->v_str[i].s_ptr = buf;
+    dst->v_str[i].s_len = a.s_len + b.s_len;
+    buf += a.s_len + b.s_len;
+  });
+  return CZ_OK;
+}
+
+int xe_strop(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e)
+{
+  if (x->x_op == XOP_CONCAT)
+    return xe_concat(st, x, sel, nsel, dst, e);
+  bool icase = x->x_op == XOP_ILIKE || x->x_op == XOP_NOT_ILIKE;
+  bool negate = x->x_op == XOP_NOT_LIKE || x->x_op == XOP_NOT_ILIKE;
+  xe_arg_t l, r;
+  if (xe_operand(st, x->x_args[0], sel, nsel, &l, e) != CZ_OK ||
+      xe_operand(st, x->x_args[1], sel, nsel, &r, e) != CZ_OK)
+    return CZ_ERR;
+  XE_FOR(sel, nsel, i, {
+    if (xe_arg_null(&l, i) || xe_arg_null(&r, i)) {
+      dst->v_null[i] = 1;
+      continue;
+    }
+    str_t s = l.a_const ? l.a_const->d_str : l.a_vec->v_str[i];
+    str_t p = r.a_const ? r.a_const->d_str : r.a_vec->v_str[i];
+    bool m;
+    if (icase && (!xe_is_ascii(s.s_ptr, s.s_len) || !xe_is_ascii(p.s_ptr, p.s_len))) {
+      /* PostgreSQL's ILIKE on multibyte text: lower() both, then LIKE. */
+      char *ls = arena_alloc(st->xe_c->xc_arena, 2 * (size_t)s.s_len + 2 * (size_t)p.s_len + 1);
+      char *lp = ls + 2 * (size_t)s.s_len;
+      s.s_len = (uint32_t)xe_case_map(s.s_ptr, s.s_len, ls, XE_LOWER);
+      s.s_ptr = ls;
+      p.s_len = (uint32_t)xe_case_map(p.s_ptr, p.s_len, lp, XE_LOWER);
+      p.s_ptr = lp;
+    }
+    if (xe_like_match(s.s_ptr, s.s_len, p.s_ptr, p.s_len, icase, &m, e) != CZ_OK) {
+      if (e)
+        e->er_pos = x->x_pos;
+      return CZ_ERR;
+    }
+    dst->v_null[i] = 0;
+    dst->v_bool[i] = m != negate;
+  });
+  return CZ_OK;
+}

@@ -1,0 +1,351 @@
+/* ex_type — the type rules the binder asks: operator resolution, the
+ * common type of CASE/COALESCE/IN/UNION inputs, which casts are allowed.
+ *
+ * Design notes: PostgreSQL's rules, reduced to the built-in types. Numbers
+ * form one category ordered int2 < int4 < int8 < numeric < float4 <
+ * float8 (each implicitly castable to the later ones); an operator over
+ * two numbers works in the later of the two, except that mixing float4
+ * with anything but float4 gives float8 (PostgreSQL has only float48
+ * operators). Strings (char, varchar, text) form a second category whose
+ * preferred type is text; CHAR is compared as text, which drops its
+ * trailing blanks as PostgreSQL's bpchar comparison ignores them. DATE
+ * converts implicitly to TIMESTAMP. Untyped literals and parameters take
+ * the other operand's type.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "exec/ex_int.h"
+
+bool xt_is_int(ty_id_t id)
+{
+  return id == TY_INT2 || id == TY_INT4 || id == TY_INT8;
+}
+
+int xt_num_rank(ty_id_t id)
+{
+  switch (id) {
+  case TY_INT2: return 0;
+  case TY_INT4: return 1;
+  case TY_INT8: return 2;
+  case TY_NUMERIC: return 3;
+  case TY_FLOAT4: return 4;
+  case TY_FLOAT8: return 5;
+  default: return -1;
+  }
+}
+
+bool xt_is_number(ty_id_t id)
+{
+  return xt_num_rank(id) >= 0;
+}
+
+bool xt_is_string(ty_id_t id)
+{
+  return id == TY_CHAR || id == TY_VARCHAR || id == TY_TEXT;
+}
+
+ty_t xt_merge_mods(ty_t t, ty_t u)
+{
+  if (t.t_id == u.t_id && t.t_len == u.t_len && t.t_prec == u.t_prec && t.t_scale == u.t_scale)
+    return t;
+  return ty_plain(t.t_id);
+}
+
+static const char *xt_name(ty_t t, char *buf, size_t cap)
+{
+  arena_t *a = arena_create(NULL, "xt_name");
+  snprintf(buf, cap, "%s", ty_name(a, t));
+  arena_destroy(a);
+  return buf;
+}
+
+bool xcast_implicit(ty_t from, ty_t to)
+{
+  if (from.t_id == to.t_id || from.t_id == TY_UNKNOWN)
+    return true;
+  int rf = xt_num_rank(from.t_id), rt = xt_num_rank(to.t_id);
+  if (rf >= 0 && rt >= 0)
+    return rf < rt;
+  if (xt_is_string(from.t_id) && xt_is_string(to.t_id))
+    return true;
+  return from.t_id == TY_DATE && to.t_id == TY_TIMESTAMP;
+}
+
+bool xcast_allowed(ty_t from, ty_t to, bool explicit_cast)
+{
+  if (xcast_implicit(from, to))
+    return true;
+  /* Assignment: numbers narrow, timestamps to dates, anything to a
+   * string type (through its text form). */
+  if (xt_is_number(from.t_id) && xt_is_number(to.t_id))
+    return true;
+  if (from.t_id == TY_TIMESTAMP && to.t_id == TY_DATE)
+    return true;
+  if (xt_is_string(to.t_id))
+    return true;
+  if (!explicit_cast)
+    return false;
+  /* Explicit: strings to anything (through the input function), integers
+   * and booleans both ways. */
+  if (xt_is_string(from.t_id))
+    return true;
+  if ((from.t_id == TY_BOOL && to.t_id == TY_INT4) || (from.t_id == TY_INT4 && to.t_id == TY_BOOL))
+    return true;
+  return false;
+}
+
+/* ---- common type ---------------------------------------------------------- */
+
+int xtype_common(const ty_t *types, int n, ty_t *out, err_t *e)
+{
+  int first = -1;
+  for (int i = 0; i < n; i++)
+    if (types[i].t_id != TY_UNKNOWN) {
+      first = i;
+      break;
+    }
+  if (first < 0) {
+    *out = ty_plain(n > 0 ? TY_TEXT : TY_UNKNOWN);
+    return CZ_OK;
+  }
+  ty_t r = types[first];
+  for (int i = first + 1; i < n; i++) {
+    ty_t t = types[i];
+    if (t.t_id == TY_UNKNOWN)
+      continue;
+    if (t.t_id == r.t_id) {
+      r = xt_merge_mods(r, t);
+      continue;
+    }
+    int rr = xt_num_rank(r.t_id), rt = xt_num_rank(t.t_id);
+    if (rr >= 0 && rt >= 0) {
+      r = ty_plain(rt > rr ? t.t_id : r.t_id);
+    } else if (xt_is_string(r.t_id) && xt_is_string(t.t_id)) {
+      r = ty_plain(TY_TEXT);
+    } else if ((r.t_id == TY_DATE && t.t_id == TY_TIMESTAMP) ||
+               (r.t_id == TY_TIMESTAMP && t.t_id == TY_DATE)) {
+      r = ty_plain(TY_TIMESTAMP);
+    } else {
+      char b1[64], b2[64];
+      return err_set(e, XE_SQLSTATE_DATATYPE, "types %s and %s cannot be matched",
+                     xt_name(r, b1, sizeof(b1)), xt_name(t, b2, sizeof(b2)));
+    }
+  }
+  *out = r;
+  return CZ_OK;
+}
+
+/* ---- operators ------------------------------------------------------------- */
+
+static int xop_no_such(xop_t op, ty_t l, const ty_t *r, err_t *e)
+{
+  static const char *const names[] = {
+    [XOP_AND] = "AND", [XOP_OR] = "OR", [XOP_NOT] = "NOT", [XOP_EQ] = "=", [XOP_NE] = "<>",
+    [XOP_LT] = "<", [XOP_LE] = "<=", [XOP_GT] = ">", [XOP_GE] = ">=",
+    [XOP_IS_DISTINCT] = "IS DISTINCT FROM", [XOP_IS_NOT_DISTINCT] = "IS NOT DISTINCT FROM",
+    [XOP_ADD] = "+", [XOP_SUB] = "-", [XOP_MUL] = "*", [XOP_DIV] = "/", [XOP_MOD] = "%",
+    [XOP_NEG] = "-", [XOP_CONCAT] = "||", [XOP_LIKE] = "~~", [XOP_NOT_LIKE] = "!~~",
+    [XOP_ILIKE] = "~~*", [XOP_NOT_ILIKE] = "!~~*", [XOP_IS_NULL] = "IS NULL",
+    [XOP_IS_NOT_NULL] = "IS NOT NULL", [XOP_IS_TRUE] = "IS TRUE", [XOP_IS_NOT_TRUE] = "IS NOT TRUE",
+    [XOP_IS_FALSE] = "IS FALSE", [XOP_IS_NOT_FALSE] = "IS NOT FALSE",
+  };
+  char b1[64], b2[64];
+  if (!r)
+    return err_set(e, XE_SQLSTATE_NO_OPERATOR, "operator does not exist: %s %s", names[op],
+                   xt_name(l, b1, sizeof(b1)));
+  return err_set(e, XE_SQLSTATE_NO_OPERATOR, "operator does not exist: %s %s %s",
+                 xt_name(l, b1, sizeof(b1)), names[op], xt_name(*r, b2, sizeof(b2)));
+}
+
+/* Arithmetic result type of two numbers. */
+static ty_id_t xop_num_result(ty_id_t l, ty_id_t r)
+{
+  if (l == TY_FLOAT4 && r == TY_FLOAT4)
+    return TY_FLOAT4;
+  if (l == TY_FLOAT4 || r == TY_FLOAT4 || l == TY_FLOAT8 || r == TY_FLOAT8)
+    return TY_FLOAT8;
+  return xt_num_rank(l) >= xt_num_rank(r) ? l : r;
+}
+
+/* The type both operands of a comparison are cast to; false when they
+ * cannot be compared. */
+static bool xop_compare_type(ty_t l, ty_t r, ty_t *to)
+{
+  if (xt_is_number(l.t_id) && xt_is_number(r.t_id)) {
+    /* Modifiers do not matter for comparing: none are kept. */
+    *to = ty_plain(xop_num_result(l.t_id, r.t_id));
+    return true;
+  }
+  if (xt_is_string(l.t_id) && xt_is_string(r.t_id)) {
+    *to = ty_plain(TY_TEXT);
+    return true;
+  }
+  if ((l.t_id == TY_DATE || l.t_id == TY_TIMESTAMP) && (r.t_id == TY_DATE || r.t_id == TY_TIMESTAMP)) {
+    *to = ty_plain(l.t_id == r.t_id ? l.t_id : TY_TIMESTAMP);
+    return true;
+  }
+  if (l.t_id == r.t_id && (l.t_id == TY_BOOL || l.t_id == TY_BYTEA)) {
+    *to = ty_plain(l.t_id);
+    return true;
+  }
+  return false;
+}
+
+static int xop_logic(xop_t op, ty_t l, const ty_t *r, ty_t *l_to, ty_t *r_to, ty_t *result,
+                     err_t *e)
+{
+  const char *name = op == XOP_AND ? "AND" : op == XOP_OR ? "OR" : "NOT";
+  char b[64];
+  if (l.t_id != TY_BOOL && l.t_id != TY_UNKNOWN)
+    return err_set(e, XE_SQLSTATE_DATATYPE, "argument of %s must be type boolean, not type %s",
+                   name, xt_name(l, b, sizeof(b)));
+  if (r && r->t_id != TY_BOOL && r->t_id != TY_UNKNOWN)
+    return err_set(e, XE_SQLSTATE_DATATYPE, "argument of %s must be type boolean, not type %s",
+                   name, xt_name(*r, b, sizeof(b)));
+  *l_to = ty_plain(TY_BOOL);
+  if (r_to)
+    *r_to = ty_plain(TY_BOOL);
+  *result = ty_plain(TY_BOOL);
+  return CZ_OK;
+}
+
+static int xop_arith(xop_t op, ty_t l, ty_t r, ty_t *l_to, ty_t *r_to, ty_t *result, err_t *e)
+{
+  ty_id_t a = l.t_id, b = r.t_id;
+  /* Dates: date ± integer -> date, integer + date -> date, date - date ->
+   * integer (days). */
+  if ((a == TY_DATE && (xt_is_int(b) || b == TY_UNKNOWN) && (op == XOP_ADD || op == XOP_SUB)) ||
+      (b == TY_DATE && xt_is_int(a) && op == XOP_ADD)) {
+    *l_to = a == TY_DATE ? l : ty_plain(TY_INT4);
+    *r_to = b == TY_DATE ? r : ty_plain(TY_INT4);
+    *result = ty_plain(TY_DATE);
+    return CZ_OK;
+  }
+  if (a == TY_DATE && b == TY_DATE && op == XOP_SUB) {
+    *l_to = l;
+    *r_to = r;
+    *result = ty_plain(TY_INT4);
+    return CZ_OK;
+  }
+  if (a == TY_UNKNOWN && b == TY_UNKNOWN)
+    return err_set(e, XE_SQLSTATE_AMBIGUOUS, "operator is not unique: unknown %s unknown",
+                   op == XOP_ADD ? "+" : op == XOP_SUB ? "-" : op == XOP_MUL ? "*" :
+                   op == XOP_DIV ? "/" : "%");
+  if (a == TY_UNKNOWN)
+    a = b;
+  if (b == TY_UNKNOWN)
+    b = a;
+  if (!xt_is_number(a) || !xt_is_number(b))
+    return xop_no_such(op, l, &r, e);
+  ty_id_t id = xop_num_result(a, b);
+  if (op == XOP_MOD && (id == TY_FLOAT4 || id == TY_FLOAT8))
+    return xop_no_such(op, l, &r, e);
+  *l_to = ty_plain(id);
+  *r_to = ty_plain(id);
+  *result = ty_plain(id);
+  return CZ_OK;
+}
+
+int xop_resolve(xop_t op, ty_t l, const ty_t *r, ty_t *l_to, ty_t *r_to, ty_t *result, err_t *e)
+{
+  switch (op) {
+  case XOP_AND:
+  case XOP_OR:
+  case XOP_NOT:
+    return xop_logic(op, l, op == XOP_NOT ? NULL : r, l_to, op == XOP_NOT ? NULL : r_to, result, e);
+  case XOP_IS_NULL:
+  case XOP_IS_NOT_NULL:
+    *l_to = l.t_id == TY_UNKNOWN ? ty_plain(TY_TEXT) : l;
+    *result = ty_plain(TY_BOOL);
+    return CZ_OK;
+  case XOP_IS_TRUE:
+  case XOP_IS_NOT_TRUE:
+  case XOP_IS_FALSE:
+  case XOP_IS_NOT_FALSE:
+    if (l.t_id != TY_BOOL && l.t_id != TY_UNKNOWN)
+      return xop_no_such(op, l, NULL, e);
+    *l_to = ty_plain(TY_BOOL);
+    *result = ty_plain(TY_BOOL);
+    return CZ_OK;
+  case XOP_NEG:
+    if (!xt_is_number(l.t_id)) {
+      if (l.t_id == TY_UNKNOWN)
+        return err_set(e, XE_SQLSTATE_AMBIGUOUS, "operator is not unique: - unknown");
+      return xop_no_such(op, l, NULL, e);
+    }
+    *l_to = ty_plain(l.t_id);
+    *result = ty_plain(l.t_id);
+    return CZ_OK;
+  default:
+    break;
+  }
+  if (!r)
+    return xop_no_such(op, l, NULL, e);
+  ty_t rt = *r;
+  switch (op) {
+  case XOP_EQ:
+  case XOP_NE:
+  case XOP_LT:
+  case XOP_LE:
+  case XOP_GT:
+  case XOP_GE:
+  case XOP_IS_DISTINCT:
+  case XOP_IS_NOT_DISTINCT: {
+    ty_t to;
+    if (l.t_id == TY_UNKNOWN && rt.t_id == TY_UNKNOWN) {
+      to = ty_plain(TY_TEXT);
+    } else if (l.t_id == TY_UNKNOWN || rt.t_id == TY_UNKNOWN) {
+      ty_t known = l.t_id == TY_UNKNOWN ? rt : l;
+      /* CHAR compares as text; other types as themselves, unmodified. */
+      to = ty_plain(xt_is_string(known.t_id) ? TY_TEXT : known.t_id);
+    } else if (!xop_compare_type(l, rt, &to)) {
+      return xop_no_such(op, l, r, e);
+    }
+    *l_to = to;
+    *r_to = to;
+    *result = ty_plain(TY_BOOL);
+    return CZ_OK;
+  }
+  case XOP_ADD:
+  case XOP_SUB:
+  case XOP_MUL:
+  case XOP_DIV:
+  case XOP_MOD:
+    return xop_arith(op, l, rt, l_to, r_to, result, e);
+  case XOP_CONCAT:
+    if (l.t_id == TY_BYTEA && (rt.t_id == TY_BYTEA || rt.t_id == TY_UNKNOWN)) {
+      *l_to = *r_to = *result = ty_plain(TY_BYTEA);
+      return CZ_OK;
+    }
+    if (rt.t_id == TY_BYTEA && l.t_id == TY_UNKNOWN) {
+      *l_to = *r_to = *result = ty_plain(TY_BYTEA);
+      return CZ_OK;
+    }
+    /* text || anything (and anything || text): the other side goes
+     * through its text form. Two non-strings have no operator. */
+    if (!xt_is_string(l.t_id) && l.t_id != TY_UNKNOWN && !xt_is_string(rt.t_id) &&
+        rt.t_id != TY_UNKNOWN)
+      return xop_no_such(op, l, r, e);
+    *l_to = *r_to = *result = ty_plain(TY_TEXT);
+    return CZ_OK;
+  case XOP_LIKE:
+  case XOP_NOT_LIKE:
+  case XOP_ILIKE:
+  case XOP_NOT_ILIKE:
+    if (l.t_id == TY_BYTEA && (rt.t_id == TY_BYTEA || rt.t_id == TY_UNKNOWN) &&
+        (op == XOP_LIKE || op == XOP_NOT_LIKE)) {
+      *l_to = *r_to = ty_plain(TY_BYTEA);
+    } else if ((xt_is_string(l.t_id) || l.t_id == TY_UNKNOWN) &&
+               (xt_is_string(rt.t_id) || rt.t_id == TY_UNKNOWN)) {
+      *l_to = *r_to = ty_plain(TY_TEXT);
+    } else {
+      return xop_no_such(op, l, r, e);
+    }
+    *result = ty_plain(TY_BOOL);
+    return CZ_OK;
+  default:
+    break;
+  }
+  return xop_no_such(op, l, r, e);
+}

@@ -1,0 +1,260 @@
+/* exec — the vectored executor: operator trees that pass batches of rows.
+ *
+ * Design notes (exec/README.md has the details):
+ * - A plan is a tree of operators (op_t). Each operator produces batches of
+ *   at most q_vector_size rows through ov_next; a batch travels with a
+ *   selection vector (obatch_t) so that a filter selects rows without
+ *   copying them (DESIGN.md §2.9). There is no row-at-a-time path.
+ * - An operator's state lives in the op itself and is reset by ov_open, so
+ *   one tree can run many times (prepared statements, correlated
+ *   subqueries re-run per outer row). One tree runs at most one execution
+ *   at a time; a second concurrent execution builds its own tree.
+ * - Memory: each operator has o_state (reset at open) for what lives for
+ *   one execution (hash tables, sort buffers) and o_batch (reset at each
+ *   ov_next) for the batch it returns. A batch returned by ov_next is valid
+ *   until the next ov_next or ov_close of the same operator.
+ * - Expressions are xnode_t trees (exec/expr.h) over the operator's input
+ *   columns; subqueries are X_SUBQ nodes whose x_subq is an xsubq_t.
+ */
+#ifndef CZ_EXEC_H
+#define CZ_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "exec/expr.h"
+#include "types/types.h"
+#include "util/util.h"
+
+typedef struct op_s op_t;
+typedef struct qctx_s qctx_t;
+
+/* SQLSTATEs raised by the executor. */
+#define SQLSTATE_QUERY_CANCELED "57014"
+#define SQLSTATE_CARDINALITY "21000"    /* scalar subquery returned several rows */
+#define SQLSTATE_OUT_OF_MEMORY_Q "53200" /* MaxQueryMem exceeded */
+
+/* A batch and the rows of it that are selected. */
+typedef struct obatch_s {
+  batch_t *ob_b;        /* NULL at the end of the stream */
+  const int *ob_sel;    /* selected row indexes ascending; NULL = all b_n */
+  int ob_n;             /* number of selected rows */
+} obatch_t;
+
+/* Access to stored tables is a service of the layer above (the engine,
+ * through catalog/table): the executor calls these hooks with the table
+ * handle the planner put in the operator, so exec does not depend on how
+ * rows are stored. */
+typedef struct qtable_ops_s qtable_ops_t;
+
+/* One execution of a plan: parameters, cancellation, memory, the
+ * transaction. Subqueries get a child context with their own parameters. */
+struct qctx_s {
+  arena_t *q_arena;             /* this execution's memory */
+  const datum_t *q_params;      /* statement params, then correlation values */
+  const ty_t *q_param_types;
+  int q_nparams;
+  int q_vector_size;            /* rows per batch */
+  int64_t q_max_mem;            /* MaxQueryMem bytes; 0 = unlimited */
+  volatile bool *q_cancel;      /* set by another thread: 57014 */
+  void *q_txn;                  /* the table layer's transaction */
+  const qtable_ops_t *q_tops;   /* storage hooks */
+  void *q_tops_ctx;             /* the engine's session: for the hooks and as
+                                   xctx_t xc_session (catalog functions) */
+  qctx_t *q_parent;             /* the enclosing query for subqueries */
+  int64_t q_stmt_ts;            /* statement start (TIMESTAMP) for now(); 0 = clock */
+};
+
+typedef struct op_vt_s {
+  const char *ov_name;          /* for EXPLAIN */
+  int (*ov_open)(op_t *o, qctx_t *q, err_t *e);
+  /* out->ob_b NULL: no more rows. */
+  int (*ov_next)(op_t *o, qctx_t *q, obatch_t *out, err_t *e);
+  void (*ov_close)(op_t *o, qctx_t *q);
+  /* Extra text after the name on the EXPLAIN line; may be NULL. */
+  char *(*ov_detail)(const op_t *o, arena_t *a);
+} op_vt_t;
+
+struct op_s {
+  const op_vt_t *o_vt;
+  int o_ncols;                  /* output columns */
+  ty_t *o_types;
+  op_t *o_in;                   /* first input, NULL for leaves */
+  op_t *o_in2;                  /* second input (joins, set operations) */
+  arena_t *o_state;             /* per-execution state, reset at open */
+  arena_t *o_batch;             /* the current output batch, reset per next */
+  int64_t o_rows;               /* rows produced in this execution (EXPLAIN ANALYZE) */
+  int o_depth;
+};
+
+/* ---- the storage hooks ------------------------------------------------ */
+
+typedef struct qscan_s qscan_t;   /* the table layer's cursor */
+
+/* A key range for a scan: bounds on a prefix of the index's key columns
+ * given as datums of the key columns' types. A row qualifies when its
+ * first qr_nlow key columns compare (lexicographically) above qr_low, or
+ * equal with qr_low_incl, and likewise below qr_high; a bound of 0
+ * columns is open. Equal low and high with both inclusive is a lookup of
+ * a key prefix. */
+typedef struct qrange_s {
+  int qr_nlow;                  /* key columns given for the low bound */
+  const datum_t *qr_low;
+  bool qr_low_incl;
+  int qr_nhigh;
+  const datum_t *qr_high;
+  bool qr_high_incl;
+} qrange_t;
+
+struct qtable_ops_s {
+  /* Opens a scan of index idx (0 = the table's primary index) of table tab
+   * returning columns cols[0..ncols) (table column numbers, 0-based) in
+   * that order; range may be NULL (all rows). want_rowid adds a last
+   * column with the row's identity (BYTEA, opaque) for UPDATE/DELETE. */
+  int (*qt_scan_open)(qctx_t *q, void *tab, int idx, const int *cols, int ncols,
+                      const qrange_t *range, bool want_rowid, arena_t *a,
+                      qscan_t **out, err_t *e);
+  /* Fills up to out->b_cols[0].v_cap rows; sets out->b_n (0 = end). */
+  int (*qt_scan_next)(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t *e);
+  void (*qt_scan_close)(qctx_t *q, qscan_t *s);
+  /* Inserts rows sel of b (all the table's columns in order). */
+  int (*qt_insert)(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e);
+  /* Updates rows: b holds all the table's columns (new values) and the
+   * row identity as its last column. */
+  int (*qt_update)(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e);
+  /* Deletes rows identified by the row identities in column rid of b. */
+  int (*qt_delete)(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
+                   err_t *e);
+};
+
+/* ---- running operators ------------------------------------------------- */
+
+int op_open(op_t *o, qctx_t *q, err_t *e);
+int op_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e);
+void op_close(op_t *o, qctx_t *q);
+/* 57014 when the context (or an enclosing one) was cancelled. */
+int op_check_cancel(qctx_t *q, err_t *e);
+/* Copies the selected rows of ob into a dense batch in a (strings too). */
+batch_t *op_compact(const obatch_t *ob, int ncols, arena_t *a, err_t *e);
+
+/* The EXPLAIN text of a tree: one line per operator, children indented
+ * two spaces more than their parent; with rows, the rows each operator
+ * produced in its last execution (EXPLAIN ANALYZE). Allocated in a. */
+char *op_explain(const op_t *root, bool rows, arena_t *a);
+
+/* ---- constructors (all allocate in a, the plan's arena) --------------- */
+
+/* Rows of constant-free expressions: nrows rows of ncols expressions each
+ * (rows[r][c]), evaluated at run time (they may hold parameters). */
+op_t *op_values_new(arena_t *a, int ncols, const ty_t *types, int nrows, xnode_t ***rows);
+/* A scan of a stored table through the hooks. range_x (may be NULL) holds
+ * 2*nkey expressions for the low and high bounds of the key prefix, NULL
+ * where open; evaluated per execution (parameters). */
+typedef struct scan_spec_s {
+  void *ss_table;               /* the table layer's handle */
+  const char *ss_name;          /* for EXPLAIN */
+  int ss_index;                 /* 0 primary, else a secondary index */
+  const char *ss_index_name;
+  int ss_ncols;
+  int *ss_cols;                 /* table column numbers */
+  ty_t *ss_types;
+  bool ss_rowid;                /* add the row identity column (BYTEA) */
+  int ss_nlow, ss_nhigh;
+  xnode_t **ss_low;             /* key prefix bounds */
+  xnode_t **ss_high;
+  bool ss_low_incl, ss_high_incl;
+  const ty_t *ss_key_types;     /* types of the key columns bounded */
+  bool ss_point;                /* equality on a whole unique key: at most one row */
+} scan_spec_t;
+op_t *op_scan_new(arena_t *a, const scan_spec_t *spec);
+op_t *op_filter_new(arena_t *a, op_t *in, xnode_t *cond);
+op_t *op_project_new(arena_t *a, op_t *in, int n, xnode_t **exprs);
+/* LIMIT/OFFSET: expressions without columns, NULL when absent. */
+op_t *op_limit_new(arena_t *a, op_t *in, xnode_t *limit, xnode_t *offset);
+
+typedef struct sort_key_s {
+  int sk_col;                   /* input column */
+  bool sk_desc;
+  bool sk_nulls_first;
+} sort_key_t;
+op_t *op_sort_new(arena_t *a, op_t *in, int nkeys, const sort_key_t *keys);
+/* Top-k: the sort may drop rows past LIMIT + OFFSET (the limit operator
+ * above still applies them); expressions without columns. */
+void op_sort_set_limit(op_t *sort, xnode_t *limit, xnode_t *offset);
+
+/* Aggregates of the hash group-by. */
+typedef struct agg_spec_s {
+  xagg_t ag_kind;
+  bool ag_distinct;
+  xnode_t *ag_arg;              /* over the input; NULL for count(*) */
+  xnode_t *ag_arg2;             /* string_agg's delimiter; NULL otherwise */
+  ty_t ag_type;                 /* result type */
+} agg_spec_t;
+/* Output: the ngroup key values, then one column per aggregate. With no
+ * group keys exactly one row comes out, even for empty input. */
+op_t *op_hashagg_new(arena_t *a, op_t *in, int ngroup, xnode_t **group, int nagg,
+                     const agg_spec_t *aggs);
+/* Removes duplicate rows (all columns; NULLs equal). */
+op_t *op_distinct_new(arena_t *a, op_t *in);
+
+typedef enum join_kind_e { JOIN_INNER, JOIN_LEFT } join_kind_t;
+/* Output: the left columns then the right ones. cond over that layout
+ * (NULL = true). The right input is materialised once per execution. */
+op_t *op_nljoin_new(arena_t *a, op_t *left, op_t *right, join_kind_t kind, xnode_t *cond);
+/* Equi-join on nkeys pairs (left column lk[i] = right column rk[i]), then
+ * the residual condition cond over the joined layout. Builds on the right. */
+op_t *op_hashjoin_new(arena_t *a, op_t *left, op_t *right, join_kind_t kind, int nkeys,
+                      const int *lk, const int *rk, xnode_t *cond);
+
+typedef enum setop_kind_e { SETOP_UNION, SETOP_EXCEPT, SETOP_INTERSECT } setop_kind_t;
+/* Inputs with equal column types; all: keep duplicates (bag semantics). */
+op_t *op_setop_new(arena_t *a, op_t *left, op_t *right, setop_kind_t kind, bool all);
+
+/* Reads all of its input at open, then returns it (a statement that
+ * changes what it reads must not read its own changes). */
+op_t *op_buffer_new(arena_t *a, op_t *in);
+
+/* DML: consume the input and change the table; produce no rows. The
+ * number of rows changed is op_dml_count after the execution. */
+op_t *op_insert_new(arena_t *a, op_t *in, void *table, const char *name);
+/* in: the table's columns (new values) then the row identity. */
+op_t *op_update_new(arena_t *a, op_t *in, void *table, const char *name);
+/* in: anything with the row identity at column rid. */
+op_t *op_delete_new(arena_t *a, op_t *in, void *table, const char *name, int rid);
+int64_t op_dml_count(const op_t *o);
+
+/* ---- subqueries -------------------------------------------------------- */
+
+/* The x_subq of an X_SUBQ node. The subplan sees the statement's
+ * parameters followed by the correlation values: xs_corr[i] is an X_COL
+ * (of the batch the X_SUBQ is evaluated over) or an X_PARAM (of the
+ * enclosing query) whose value becomes parameter xs_param_base + i. */
+typedef struct xsubq_s {
+  op_t *xs_plan;
+  int xs_ncorr;
+  xnode_t **xs_corr;
+  int xs_param_base;
+  struct xsubq_s *xs_parent;    /* the subquery whose plan holds this one, or NULL */
+  /* run-time state, reset per execution by xsubq_reset */
+  qctx_t *xs_outer;             /* the context the X_SUBQ is evaluated in */
+  qctx_t xs_q;                  /* the subplan's own context */
+  datum_t *xs_params;           /* xs_q's parameters */
+  bool xs_cached;               /* uncorrelated result known */
+  datum_t xs_value;             /* scalar / EXISTS cache */
+  void *xs_set;                 /* IN cache (a value set) */
+  arena_t *xs_arena;            /* cache memory (child of the outer arena) */
+} xsubq_t;
+
+/* The xsubq_fn_t the executor installs in every xctx_t. */
+int xsubq_eval(void *subq, int kind, const batch_t *in, int row, const datum_t *lhs,
+               arena_t *a, datum_t *out, err_t *e);
+/* Attaches a subquery to the context it is evaluated in (the statement's
+ * for top-level subqueries, else its parent's xs_q) and clears its cache.
+ * The planner lists every subquery of a plan, parents before children, so
+ * the statement calls this for each before running. */
+void xsubq_reset(xsubq_t *s, qctx_t *top);
+
+/* An xctx_t for evaluating expressions in q with results in a. */
+void op_xctx(qctx_t *q, arena_t *a, xctx_t *out);
+
+#endif /* CZ_EXEC_H */

@@ -1,0 +1,29 @@
+/* exec_explain — the EXPLAIN text of an operator tree: one line per
+ * operator ("Name (detail) cols=n"), inputs indented below it. */
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+static char *explain_rec(const op_t *o, int depth, bool rows, char *acc, arena_t *a)
+{
+  const char *detail = o->o_vt->ov_detail ? o->o_vt->ov_detail(o, a) : NULL;
+  acc = arena_sprintf(a, "%s%*s%s%s%s%s", acc, depth * 2, "", depth ? "-> " : "",
+                      o->o_vt->ov_name, detail ? "  " : "", detail ? detail : "");
+  if (rows)
+    acc = arena_sprintf(a, "%s  (rows=%lld)", acc, (long long)o->o_rows);
+  acc = arena_sprintf(a, "%s\n", acc);
+  if (o->o_in)
+    acc = explain_rec(o->o_in, depth + 1, rows, acc, a);
+  if (o->o_in2)
+    acc = explain_rec(o->o_in2, depth + 1, rows, acc, a);
+  return acc;
+}
+
+char *op_explain(const op_t *root, bool rows, arena_t *a)
+{
+  char *s = explain_rec(root, 0, rows, arena_strdup(a, ""), a);
+  size_t n = strlen(s);
+  if (n && s[n - 1] == '\n')
+    s[n - 1] = '\0';
+  return s;
+}

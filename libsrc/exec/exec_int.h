@@ -1,0 +1,91 @@
+/* exec_int — what the operators share: construction, the row store that
+ * materialising operators (sort, hash join, group-by, nested loop) keep
+ * rows in, and a hash index over a row store.
+ *
+ * Design notes: a row store keeps rows column-wise in chunks of
+ * RS_CHUNK rows (batches), with string bytes copied into the store's
+ * arena, so rows outlive the input batches they came from. Row r is at
+ * chunk r / RS_CHUNK, index r % RS_CHUNK.
+ */
+#ifndef CZ_EXEC_INT_H
+#define CZ_EXEC_INT_H
+
+#include "exec/exec.h"
+
+#define RS_CHUNK 1024
+
+typedef struct rstore_s {
+  arena_t *rs_arena;
+  int rs_ncols;
+  const ty_t *rs_types;
+  int64_t rs_n;                 /* rows stored */
+  int rs_nchunks;
+  int rs_cap_chunks;
+  batch_t **rs_chunks;
+} rstore_t;
+
+void rs_init(rstore_t *rs, arena_t *a, int ncols, const ty_t *types);
+/* Appends row `row` of b (its first rs_ncols columns); returns its number. */
+int64_t rs_append_row(rstore_t *rs, const batch_t *b, int row);
+/* Appends one row given as rs_ncols datums (strings copied). */
+int64_t rs_append_datums(rstore_t *rs, const datum_t *vals);
+/* Appends every selected row of ob. */
+void rs_append(rstore_t *rs, const obatch_t *ob);
+static inline vec_t *rs_col(const rstore_t *rs, int64_t r, int c, int *idx)
+{
+  *idx = (int)(r % RS_CHUNK);
+  return &rs->rs_chunks[r / RS_CHUNK]->b_cols[c];
+}
+void rs_get(const rstore_t *rs, int64_t r, int c, datum_t *out);
+/* Copies stored row r into row `row` of out starting at column c0. */
+void rs_copy_out(const rstore_t *rs, int64_t r, batch_t *out, int row, int c0);
+
+/* Copies d's string bytes into a (other kinds are plain values). */
+void datum_copy(ty_phys_t p, const datum_t *in, arena_t *a, datum_t *out);
+/* Equality that treats two NULLs as equal (grouping, DISTINCT). */
+bool datum_eq_nulls(ty_phys_t p, const datum_t *a, const datum_t *b);
+
+/* An open-addressing hash index from a 64-bit hash to row numbers of a row
+ * store; chains of equal hashes are walked by the caller. */
+typedef struct rhash_s {
+  int64_t *rh_slots;            /* row number + 1, 0 = empty */
+  uint64_t *rh_hashes;
+  int64_t rh_cap;               /* power of two */
+  int64_t rh_n;
+  arena_t *rh_arena;
+} rhash_t;
+
+void rh_init(rhash_t *h, arena_t *a, int64_t cap_hint);
+void rh_insert(rhash_t *h, uint64_t hash, int64_t row);
+/* Iteration over the rows with hash `hash`: start with *pos = -1. Returns
+ * false when exhausted. */
+bool rh_next(const rhash_t *h, uint64_t hash, int64_t *pos, int64_t *row);
+
+/* A set of distinct rows (NULLs equal) with a counter per row: DISTINCT,
+ * UNION, EXCEPT, INTERSECT. */
+typedef struct rset_s {
+  rstore_t rt_rows;
+  rhash_t rt_hash;
+  int64_t *rt_counts;
+  int64_t rt_cap;
+} rset_t;
+
+void rset_init(rset_t *s, arena_t *a, int ncols, const ty_t *types);
+/* The id of row `row` of b (first ncols columns), or -1 when absent. */
+int64_t rset_find(const rset_t *s, const batch_t *b, int row);
+/* Finds or adds; *added tells which. */
+int64_t rset_add(rset_t *s, const batch_t *b, int row, bool *added);
+
+/* Hash of row `row` over columns cols of b (NULLs hash to a constant). */
+uint64_t row_hash(const batch_t *b, int row, int ncols, const int *cols);
+
+/* Operator plumbing. */
+void op_init(op_t *o, const op_vt_t *vt, arena_t *a, int ncols, const ty_t *types,
+             op_t *in, op_t *in2);
+/* A fresh output batch of o's types with the query's vector size, in
+ * o_batch. */
+batch_t *op_new_batch(op_t *o, qctx_t *q, err_t *e);
+/* Memory check against MaxQueryMem (53200). */
+int op_check_mem(qctx_t *q, arena_t *a, err_t *e);
+
+#endif /* CZ_EXEC_INT_H */

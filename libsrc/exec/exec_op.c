@@ -1,0 +1,110 @@
+/* exec_op — running operators: open/next/close wrappers, cancellation,
+ * memory checks, compaction of selected rows and expression contexts. */
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+void op_init(op_t *o, const op_vt_t *vt, arena_t *a, int ncols, const ty_t *types,
+             op_t *in, op_t *in2)
+{
+  o->o_vt = vt;
+  o->o_ncols = ncols;
+  o->o_types = arena_alloc(a, sizeof(ty_t) * (size_t)(ncols > 0 ? ncols : 1));
+  if (ncols > 0)
+    memcpy(o->o_types, types, sizeof(ty_t) * (size_t)ncols);
+  o->o_in = in;
+  o->o_in2 = in2;
+  /* Per-operator arenas hang off the plan arena: they live as long as the
+   * plan and are reset, not recreated, per execution and per batch. */
+  o->o_state = arena_create(a, vt->ov_name);
+  o->o_batch = arena_create(a, vt->ov_name);
+}
+
+int op_open(op_t *o, qctx_t *q, err_t *e)
+{
+  arena_reset(o->o_state);
+  arena_reset(o->o_batch);
+  o->o_rows = 0;
+  return o->o_vt->ov_open(o, q, e);
+}
+
+int op_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+{
+  if (op_check_cancel(q, e) != CZ_OK)
+    return CZ_ERR;
+  arena_reset(o->o_batch);
+  out->ob_b = NULL;
+  out->ob_sel = NULL;
+  out->ob_n = 0;
+  if (o->o_vt->ov_next(o, q, out, e) != CZ_OK)
+    return CZ_ERR;
+  if (out->ob_b)
+    o->o_rows += out->ob_n;
+  return CZ_OK;
+}
+
+void op_close(op_t *o, qctx_t *q)
+{
+  if (o->o_vt->ov_close)
+    o->o_vt->ov_close(o, q);
+  else {
+    if (o->o_in)
+      op_close(o->o_in, q);
+    if (o->o_in2)
+      op_close(o->o_in2, q);
+  }
+}
+
+int op_check_cancel(qctx_t *q, err_t *e)
+{
+  for (qctx_t *c = q; c; c = c->q_parent)
+    if (c->q_cancel && *c->q_cancel)
+      return err_set(e, SQLSTATE_QUERY_CANCELED, "canceling statement due to user request");
+  return CZ_OK;
+}
+
+int op_check_mem(qctx_t *q, arena_t *a, err_t *e)
+{
+  if (q->q_max_mem > 0 && (int64_t)arena_bytes_used(a) > q->q_max_mem)
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,
+                   "query needs more than MaxQueryMem (%lld bytes)", (long long)q->q_max_mem);
+  return CZ_OK;
+}
+
+batch_t *op_new_batch(op_t *o, qctx_t *q, err_t *e)
+{
+  return batch_create(o->o_batch, o->o_ncols, o->o_types, q->q_vector_size, e);
+}
+
+batch_t *op_compact(const obatch_t *ob, int ncols, arena_t *a, err_t *e)
+{
+  const batch_t *b = ob->ob_b;
+  ty_t types[ncols > 0 ? ncols : 1];
+  for (int c = 0; c < ncols; c++)
+    types[c] = b->b_cols[c].v_type;
+  batch_t *out = batch_create(a, ncols, types, ob->ob_n > 0 ? ob->ob_n : 1, e);
+  if (!out)
+    return NULL;
+  for (int i = 0; i < ob->ob_n; i++) {
+    int r = ob->ob_sel ? ob->ob_sel[i] : i;
+    for (int c = 0; c < ncols; c++) {
+      datum_t d;
+      vec_get(&b->b_cols[c], r, &d);
+      vec_set(&out->b_cols[c], i, &d);
+    }
+  }
+  out->b_n = ob->ob_n;
+  return out;
+}
+
+void op_xctx(qctx_t *q, arena_t *a, xctx_t *out)
+{
+  out->xc_arena = a;
+  out->xc_params = q->q_params;
+  out->xc_param_types = q->q_param_types;
+  out->xc_nparams = q->q_nparams;
+  out->xc_subq = xsubq_eval;
+  out->xc_cancel = q->q_cancel;
+  out->xc_stmt_ts = q->q_stmt_ts;
+  out->xc_session = q->q_tops_ctx;  /* for catalog functions (pgcat) */
+}

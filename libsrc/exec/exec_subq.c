@@ -1,0 +1,180 @@
+/* exec_subq — scalar, EXISTS and IN subqueries: the xsubq_fn_t callback
+ * that expression evaluation calls for X_SUBQ nodes.
+ *
+ * Design notes: the subplan is run with the statement's parameters
+ * followed by the correlation values of the outer row. An uncorrelated
+ * subquery (no correlation values) runs once per execution: its scalar or
+ * EXISTS result, or for IN the set of its values, is cached until the
+ * next xsubq_reset. A correlated one re-runs per outer row. */
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+/* IN over a cached value set. */
+typedef struct subq_set_s {
+  rset_t ss_set;
+  bool ss_has_null;
+  bool ss_empty;
+} subq_set_t;
+
+void xsubq_reset(xsubq_t *s, qctx_t *top)
+{
+  qctx_t *outer = s->xs_parent ? &s->xs_parent->xs_q : top;
+  s->xs_outer = outer;
+  s->xs_q = *outer;
+  s->xs_q.q_parent = outer;
+  int n = s->xs_param_base + s->xs_ncorr;
+  s->xs_params = arena_zalloc(top->q_arena, sizeof(datum_t) * (size_t)(n ? n : 1));
+  ty_t *types = arena_zalloc(top->q_arena, sizeof(ty_t) * (size_t)(n ? n : 1));
+  for (int i = 0; i < s->xs_param_base && i < outer->q_nparams; i++) {
+    s->xs_params[i] = outer->q_params[i];
+    types[i] = outer->q_param_types[i];
+  }
+  for (int i = 0; i < s->xs_ncorr; i++)
+    types[s->xs_param_base + i] = s->xs_corr[i]->x_type;
+  s->xs_q.q_params = s->xs_params;
+  s->xs_q.q_param_types = types;
+  s->xs_q.q_nparams = n;
+  s->xs_arena = arena_create(top->q_arena, "subquery");
+  s->xs_cached = false;
+  s->xs_set = NULL;
+}
+
+static int subq_bind_outer(xsubq_t *s, const batch_t *in, int row, err_t *e)
+{
+  for (int i = 0; i < s->xs_ncorr; i++) {
+    const xnode_t *c = s->xs_corr[i];
+    datum_t *d = &s->xs_params[s->xs_param_base + i];
+    if (c->x_kind == X_COL && in && c->x_index < in->b_ncols)
+      vec_get(&in->b_cols[c->x_index], row, d);
+    else if (c->x_kind == X_PARAM && c->x_index < s->xs_outer->q_nparams)
+      *d = s->xs_outer->q_params[c->x_index];
+    else
+      return err_set(e, SQLSTATE_INTERNAL, "bad outer reference in a subquery");
+  }
+  return CZ_OK;
+}
+
+/* Scalar (kind 0) or EXISTS (kind 1). */
+static int subq_run_value(xsubq_t *s, int kind, arena_t *a, datum_t *out, err_t *e)
+{
+  qctx_t *q = &s->xs_q;
+  op_t *p = s->xs_plan;
+  memset(out, 0, sizeof(*out));
+  out->d_null = kind == 0;
+  if (op_open(p, q, e) != CZ_OK) {
+    op_close(p, q);
+    return CZ_ERR;
+  }
+  int rc = CZ_OK;
+  bool have = false;
+  for (;;) {
+    obatch_t ob;
+    if ((rc = op_next(p, q, &ob, e)) != CZ_OK || !ob.ob_b)
+      break;
+    if (ob.ob_n == 0)
+      continue;
+    if (kind == 1) {
+      out->d_bool = 1;
+      break;
+    }
+    if (have || ob.ob_n > 1) {
+      rc = err_set(e, SQLSTATE_CARDINALITY,
+                   "more than one row returned by a subquery used as an expression");
+      break;
+    }
+    datum_t d;
+    vec_get(&ob.ob_b->b_cols[0], ob.ob_sel ? ob.ob_sel[0] : 0, &d);
+    datum_copy(ty_phys(p->o_types[0].t_id), &d, a, out);
+    have = true;
+  }
+  op_close(p, q);
+  return rc;
+}
+
+static int subq_build_set(xsubq_t *s, err_t *e)
+{
+  qctx_t *q = &s->xs_q;
+  op_t *p = s->xs_plan;
+  subq_set_t *set = arena_zalloc(s->xs_arena, sizeof(*set));
+  rset_init(&set->ss_set, s->xs_arena, 1, p->o_types);
+  set->ss_empty = true;
+  if (op_open(p, q, e) != CZ_OK) {
+    op_close(p, q);
+    return CZ_ERR;
+  }
+  int rc;
+  for (;;) {
+    obatch_t ob;
+    if ((rc = op_next(p, q, &ob, e)) != CZ_OK || !ob.ob_b)
+      break;
+    for (int i = 0; i < ob.ob_n; i++) {
+      int row = ob.ob_sel ? ob.ob_sel[i] : i;
+      set->ss_empty = false;
+      if (ob.ob_b->b_cols[0].v_null[row]) {
+        set->ss_has_null = true;
+        continue;
+      }
+      bool added;
+      rset_add(&set->ss_set, ob.ob_b, row, &added);
+    }
+  }
+  op_close(p, q);
+  if (rc == CZ_OK)
+    s->xs_set = set;
+  return rc;
+}
+
+/* x IN (subquery) with SQL's three-valued result. */
+static void subq_in_result(const subq_set_t *set, ty_t t, const datum_t *lhs, datum_t *out)
+{
+  memset(out, 0, sizeof(*out));
+  if (set->ss_empty)
+    return;  /* FALSE, even for a NULL lhs */
+  if (lhs->d_null) {
+    out->d_null = true;
+    return;
+  }
+  uint8_t null = 0;
+  vec_t v = {.v_type = t, .v_cap = 1, .v_null = &null};
+  datum_t tmp = *lhs;
+  v.v_data = &tmp.d_bool;  /* the union's storage for one value */
+  batch_t b = {.b_n = 1, .b_ncols = 1, .b_cols = &v};
+  if (rset_find(&set->ss_set, &b, 0) >= 0)
+    out->d_bool = 1;
+  else if (set->ss_has_null)
+    out->d_null = true;
+}
+
+int xsubq_eval(void *subq, int kind, const batch_t *in, int row, const datum_t *lhs,
+               arena_t *a, datum_t *out, err_t *e)
+{
+  xsubq_t *s = subq;
+  if (!s->xs_outer)
+    return err_set(e, SQLSTATE_INTERNAL, "subquery run before xsubq_reset");
+  if (s->xs_ncorr == 0 && s->xs_cached) {
+    if (kind == 2)
+      subq_in_result(s->xs_set, s->xs_plan->o_types[0], lhs, out);
+    else
+      *out = s->xs_value;
+    return CZ_OK;
+  }
+  if (subq_bind_outer(s, in, row, e) != CZ_OK)
+    return CZ_ERR;
+  if (kind == 2) {
+    if (s->xs_ncorr > 0)
+      arena_reset(s->xs_arena);
+    if (subq_build_set(s, e) != CZ_OK)
+      return CZ_ERR;
+    s->xs_cached = true;
+    subq_in_result(s->xs_set, s->xs_plan->o_types[0], lhs, out);
+    return CZ_OK;
+  }
+  if (subq_run_value(s, kind, s->xs_ncorr == 0 ? s->xs_arena : a, out, e) != CZ_OK)
+    return CZ_ERR;
+  if (s->xs_ncorr == 0) {
+    s->xs_value = *out;
+    s->xs_cached = true;
+  }
+  return CZ_OK;
+}

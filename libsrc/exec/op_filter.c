@@ -1,0 +1,49 @@
+/* op_filter — keeps the rows for which a condition is TRUE by narrowing
+ * the selection vector; the column vectors are passed on untouched. */
+#include "exec/exec_int.h"
+
+typedef struct op_filter_s {
+  op_t of_op;
+  xnode_t *of_cond;
+} op_filter_t;
+
+static int filter_open(op_t *o, qctx_t *q, err_t *e)
+{
+  return op_open(o->o_in, q, e);
+}
+
+static int filter_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+{
+  op_filter_t *f = (op_filter_t *)o;
+  xctx_t xc;
+  op_xctx(q, o->o_batch, &xc);
+  for (;;) {
+    obatch_t in;
+    if (op_next(o->o_in, q, &in, e) != CZ_OK)
+      return CZ_ERR;
+    if (!in.ob_b)
+      return CZ_OK;
+    if (in.ob_n == 0)
+      continue;
+    int *sel = arena_alloc(o->o_batch, sizeof(int) * (size_t)in.ob_n);
+    int n = 0;
+    if (xeval_filter(&xc, f->of_cond, in.ob_b, in.ob_sel, in.ob_n, sel, &n, e) != CZ_OK)
+      return CZ_ERR;
+    if (n == 0)
+      continue;
+    out->ob_b = in.ob_b;
+    out->ob_sel = sel;
+    out->ob_n = n;
+    return CZ_OK;
+  }
+}
+
+static const op_vt_t filter_vt = {"Filter", filter_open, filter_next, NULL, NULL};
+
+op_t *op_filter_new(arena_t *a, op_t *in, xnode_t *cond)
+{
+  op_filter_t *f = arena_zalloc(a, sizeof(*f));
+  op_init(&f->of_op, &filter_vt, a, in->o_ncols, in->o_types, in, NULL);
+  f->of_cond = cond;
+  return &f->of_op;
+}

@@ -1,0 +1,383 @@
+/* op_hashagg — GROUP BY with the standard aggregates, by hashing the group
+ * keys. Groups are numbered in the order they are first seen; their key
+ * values sit in a row store and each aggregate keeps an array of states
+ * indexed by group number. DISTINCT aggregates first check a hash set of
+ * (group, value) pairs. Without group keys there is exactly one group,
+ * which exists even when the input is empty (count(*) = 0). */
+#include <math.h>
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+typedef struct agg_state_s {
+  int64_t as_count;             /* non-NULL inputs (rows for count(*)) */
+  int64_t as_i64;               /* integer sums */
+  double as_f64;                /* float sums */
+  num_t as_num;                 /* exact sums */
+  datum_t as_val;               /* min/max/bool value; string_agg's text */
+  uint32_t as_cap;              /* string_agg: bytes allocated at as_val */
+} agg_state_t;
+
+typedef struct agg_run_s {
+  agg_state_t *ar_states;       /* per group */
+  rstore_t ar_seen;             /* DISTINCT: (group, value) pairs */
+  rhash_t ar_seen_hash;
+  ty_t ar_seen_types[2];
+} agg_run_t;
+
+typedef struct op_hashagg_s {
+  op_t oh_op;
+  int oh_ngroup;
+  xnode_t **oh_group;
+  int oh_nagg;
+  agg_spec_t *oh_aggs;
+  /* run-time */
+  rstore_t oh_groups;
+  rhash_t oh_hash;
+  agg_run_t *oh_run;
+  int64_t oh_cap;               /* states allocated per aggregate */
+  int64_t oh_pos;               /* next group to return */
+} op_hashagg_t;
+
+static void agg_grow(op_hashagg_t *h, int64_t need)
+{
+  if (need <= h->oh_cap)
+    return;
+  int64_t cap = h->oh_cap ? h->oh_cap * 2 : 64;
+  while (cap < need)
+    cap *= 2;
+  for (int i = 0; i < h->oh_nagg; i++) {
+    agg_state_t *n = arena_zalloc(h->oh_op.o_state, sizeof(agg_state_t) * (size_t)cap);
+    if (h->oh_cap)
+      memcpy(n, h->oh_run[i].ar_states, sizeof(agg_state_t) * (size_t)h->oh_cap);
+    h->oh_run[i].ar_states = n;
+  }
+  h->oh_cap = cap;
+}
+
+/* Whether (group, value) was seen before by a DISTINCT aggregate; records it. */
+static bool agg_seen(agg_run_t *r, int64_t g, const vec_t *v, int row)
+{
+  datum_t d;
+  vec_get(v, row, &d);
+  ty_phys_t p = ty_phys(v->v_type.t_id);
+  uint64_t hash = hash64_int((uint64_t)g ^ datum_hash(p, &d));
+  int64_t pos = -1, cand;
+  while (rh_next(&r->ar_seen_hash, hash, &pos, &cand)) {
+    datum_t cg, cv;
+    rs_get(&r->ar_seen, cand, 0, &cg);
+    rs_get(&r->ar_seen, cand, 1, &cv);
+    if (cg.d_i64 == g && datum_cmp(p, &cv, &d) == 0)
+      return true;
+  }
+  datum_t vals[2] = {{.d_null = false, .d_i64 = g}, d};
+  rh_insert(&r->ar_seen_hash, hash, rs_append_datums(&r->ar_seen, vals));
+  return false;
+}
+
+static int num_of(ty_phys_t p, const datum_t *d, num_t *out, err_t *e)
+{
+  if (p == TP_NUM) {
+    *out = d->d_num;
+    return CZ_OK;
+  }
+  if (p == TP_F64)
+    return num_from_f64(d->d_f64, 16, out, e);
+  return num_from_i64(d->d_i64, out);
+}
+
+/* string_agg: appends (delimiter and) value to the group's text. */
+static void agg_concat(op_hashagg_t *h, agg_state_t *st, const datum_t *d, const vec_t *delim,
+                       int row)
+{
+  datum_t sep = {.d_null = true};
+  if (delim && st->as_count > 1)
+    vec_get(delim, row, &sep);
+  uint32_t add = d->d_str.s_len + (sep.d_null ? 0 : sep.d_str.s_len);
+  uint32_t len = st->as_count > 1 ? st->as_val.d_str.s_len : 0;
+  if (len + add > st->as_cap) {
+    uint32_t cap = (len + add) * 2 + 16;
+    char *n = arena_alloc(h->oh_op.o_state, cap);
+    if (len)
+      memcpy(n, st->as_val.d_str.s_ptr, len);
+    st->as_val.d_str.s_ptr = n;
+    st->as_cap = cap;
+  }
+  char *p = (char *)st->as_val.d_str.s_ptr;
+  if (!sep.d_null) {
+    memcpy(p + len, sep.d_str.s_ptr, sep.d_str.s_len);
+    len += sep.d_str.s_len;
+  }
+  memcpy(p + len, d->d_str.s_ptr, d->d_str.s_len);
+  st->as_val.d_str.s_len = len + d->d_str.s_len;
+}
+
+static int agg_step(op_hashagg_t *h, const agg_spec_t *ag, agg_state_t *st, const vec_t *v,
+                    const vec_t *v2, int row, err_t *e)
+{
+  if (ag->ag_kind == XAGG_COUNT_STAR) {
+    st->as_count++;
+    return CZ_OK;
+  }
+  datum_t d;
+  vec_get(v, row, &d);
+  if (d.d_null)
+    return CZ_OK;
+  ty_phys_t ap = ty_phys(v->v_type.t_id);
+  ty_phys_t rp = ty_phys(ag->ag_type.t_id);
+  st->as_count++;
+  switch (ag->ag_kind) {
+  case XAGG_COUNT:
+    return CZ_OK;
+  case XAGG_SUM:
+  case XAGG_AVG:
+    if (rp == TP_F64 || (ag->ag_kind == XAGG_AVG && ap == TP_F64)) {
+      st->as_f64 += ap == TP_F64 ? d.d_f64 : ap == TP_NUM ? num_to_f64(&d.d_num) : (double)d.d_i64;
+      return CZ_OK;
+    }
+    if (rp == TP_I64) {
+      if (__builtin_add_overflow(st->as_i64, d.d_i64, &st->as_i64))
+        return err_set(e, "22003", "bigint out of range");
+      return CZ_OK;
+    } else {
+      num_t n;
+      if (num_of(ap, &d, &n, e) != CZ_OK)
+        return CZ_ERR;
+      if (st->as_count == 1)
+        st->as_num = n;
+      else if (num_add(&st->as_num, &n, &st->as_num, e) != CZ_OK)
+        return CZ_ERR;
+      return CZ_OK;
+    }
+  case XAGG_MIN:
+  case XAGG_MAX: {
+    if (st->as_count > 1) {
+      int c = datum_cmp(ap, &d, &st->as_val);
+      if (ag->ag_kind == XAGG_MIN ? c >= 0 : c <= 0)
+        return CZ_OK;
+    }
+    datum_copy(ap, &d, h->oh_op.o_state, &st->as_val);
+    return CZ_OK;
+  }
+  case XAGG_BOOL_AND:
+    st->as_val.d_bool = st->as_count == 1 ? d.d_bool : (st->as_val.d_bool && d.d_bool);
+    return CZ_OK;
+  case XAGG_BOOL_OR:
+    st->as_val.d_bool = st->as_count == 1 ? d.d_bool : (st->as_val.d_bool || d.d_bool);
+    return CZ_OK;
+  case XAGG_STRING_AGG:
+    agg_concat(h, st, &d, v2, row);
+    return CZ_OK;
+  default:
+    return err_set(e, "0A000", "aggregate not supported");
+  }
+}
+
+static int agg_final(const agg_spec_t *ag, const agg_state_t *st, datum_t *out, err_t *e)
+{
+  memset(out, 0, sizeof(*out));
+  ty_phys_t rp = ty_phys(ag->ag_type.t_id);
+  if (ag->ag_kind == XAGG_COUNT || ag->ag_kind == XAGG_COUNT_STAR) {
+    out->d_i64 = st->as_count;
+    return CZ_OK;
+  }
+  if (st->as_count == 0) {
+    out->d_null = true;
+    return CZ_OK;
+  }
+  switch (ag->ag_kind) {
+  case XAGG_SUM:
+    if (rp == TP_F64)
+      out->d_f64 = st->as_f64;
+    else if (rp == TP_I64)
+      out->d_i64 = st->as_i64;
+    else
+      out->d_num = st->as_num;
+    return CZ_OK;
+  case XAGG_AVG:
+    if (rp == TP_F64) {
+      out->d_f64 = st->as_f64 / (double)st->as_count;
+      return CZ_OK;
+    } else {
+      num_t cnt;
+      num_from_i64(st->as_count, &cnt);
+      return num_div(&st->as_num, &cnt, &out->d_num, e);
+    }
+  default:
+    *out = st->as_val;
+    out->d_null = false;
+    return CZ_OK;
+  }
+}
+
+static int hashagg_consume(op_hashagg_t *h, qctx_t *q, const obatch_t *in, err_t *e)
+{
+  op_t *o = &h->oh_op;
+  xctx_t xc;
+  op_xctx(q, o->o_batch, &xc);
+  int cap = in->ob_b->b_n;
+  /* Evaluate keys and arguments for the whole batch first (vectored). */
+  batch_t keys = {.b_n = cap, .b_ncols = h->oh_ngroup, .b_cols = NULL};
+  keys.b_cols = arena_alloc(o->o_batch, sizeof(vec_t) * (size_t)(h->oh_ngroup + 1));
+  for (int k = 0; k < h->oh_ngroup; k++) {
+    if (vec_init(&keys.b_cols[k], o->o_batch, h->oh_group[k]->x_type, cap, e) != CZ_OK ||
+        xeval(&xc, h->oh_group[k], in->ob_b, in->ob_sel, in->ob_n, &keys.b_cols[k], e) != CZ_OK)
+      return CZ_ERR;
+  }
+  vec_t *args = arena_alloc(o->o_batch, sizeof(vec_t) * (size_t)(h->oh_nagg + 1));
+  vec_t *args2 = arena_alloc(o->o_batch, sizeof(vec_t) * (size_t)(h->oh_nagg + 1));
+  for (int i = 0; i < h->oh_nagg; i++) {
+    xnode_t *x = h->oh_aggs[i].ag_arg, *x2 = h->oh_aggs[i].ag_arg2;
+    if (!x)
+      continue;
+    if (vec_init(&args[i], o->o_batch, x->x_type, cap, e) != CZ_OK ||
+        xeval(&xc, x, in->ob_b, in->ob_sel, in->ob_n, &args[i], e) != CZ_OK)
+      return CZ_ERR;
+    if (x2 && (vec_init(&args2[i], o->o_batch, x2->x_type, cap, e) != CZ_OK ||
+               xeval(&xc, x2, in->ob_b, in->ob_sel, in->ob_n, &args2[i], e) != CZ_OK))
+      return CZ_ERR;
+  }
+  for (int j = 0; j < in->ob_n; j++) {
+    int row = in->ob_sel ? in->ob_sel[j] : j;
+    int64_t g = 0;
+    if (h->oh_ngroup > 0) {
+      uint64_t hash = row_hash(&keys, row, h->oh_ngroup, NULL);
+      int64_t pos = -1, cand;
+      g = -1;
+      while (rh_next(&h->oh_hash, hash, &pos, &cand)) {
+        bool eq = true;
+        for (int k = 0; k < h->oh_ngroup && eq; k++) {
+          datum_t a, b;
+          vec_get(&keys.b_cols[k], row, &a);
+          rs_get(&h->oh_groups, cand, k, &b);
+          eq = datum_eq_nulls(ty_phys(keys.b_cols[k].v_type.t_id), &a, &b);
+        }
+        if (eq) {
+          g = cand;
+          break;
+        }
+      }
+      if (g < 0) {
+        g = rs_append_row(&h->oh_groups, &keys, row);
+        rh_insert(&h->oh_hash, hash, g);
+        agg_grow(h, g + 1);
+      }
+    }
+    for (int i = 0; i < h->oh_nagg; i++) {
+      const agg_spec_t *ag = &h->oh_aggs[i];
+      if (ag->ag_distinct && ag->ag_arg) {
+        datum_t d;
+        vec_get(&args[i], row, &d);
+        if (d.d_null || agg_seen(&h->oh_run[i], g, &args[i], row))
+          continue;
+      }
+      if (agg_step(h, ag, &h->oh_run[i].ar_states[g], ag->ag_arg ? &args[i] : NULL,
+                   ag->ag_arg2 ? &args2[i] : NULL, row, e) != CZ_OK)
+        return CZ_ERR;
+    }
+  }
+  return op_check_mem(q, o->o_state, e);
+}
+
+static int hashagg_open(op_t *o, qctx_t *q, err_t *e)
+{
+  op_hashagg_t *h = (op_hashagg_t *)o;
+  ty_t ktypes[h->oh_ngroup + 1];
+  for (int k = 0; k < h->oh_ngroup; k++)
+    ktypes[k] = h->oh_group[k]->x_type;
+  ty_t *kt = arena_alloc(o->o_state, sizeof(ty_t) * (size_t)(h->oh_ngroup + 1));
+  memcpy(kt, ktypes, sizeof(ty_t) * (size_t)h->oh_ngroup);
+  rs_init(&h->oh_groups, o->o_state, h->oh_ngroup, kt);
+  rh_init(&h->oh_hash, o->o_state, 64);
+  h->oh_run = arena_zalloc(o->o_state, sizeof(agg_run_t) * (size_t)(h->oh_nagg + 1));
+  h->oh_cap = 0;
+  h->oh_pos = 0;
+  for (int i = 0; i < h->oh_nagg; i++) {
+    agg_run_t *r = &h->oh_run[i];
+    if (h->oh_aggs[i].ag_distinct && h->oh_aggs[i].ag_arg) {
+      r->ar_seen_types[0] = ty_plain(TY_INT8);
+      r->ar_seen_types[1] = h->oh_aggs[i].ag_arg->x_type;
+      rs_init(&r->ar_seen, o->o_state, 2, r->ar_seen_types);
+      rh_init(&r->ar_seen_hash, o->o_state, 64);
+    }
+  }
+  agg_grow(h, 1);
+  if (op_open(o->o_in, q, e) != CZ_OK)
+    return CZ_ERR;
+  for (;;) {
+    obatch_t in;
+    if (op_next(o->o_in, q, &in, e) != CZ_OK)
+      return CZ_ERR;
+    if (!in.ob_b)
+      break;
+    if (in.ob_n > 0) {
+      arena_reset(o->o_batch);
+      if (hashagg_consume(h, q, &in, e) != CZ_OK)
+        return CZ_ERR;
+    }
+  }
+  op_close(o->o_in, q);
+  return CZ_OK;
+}
+
+static int hashagg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+{
+  op_hashagg_t *h = (op_hashagg_t *)o;
+  int64_t ngroups = h->oh_ngroup > 0 ? h->oh_groups.rs_n : 1;
+  if (h->oh_pos >= ngroups)
+    return CZ_OK;
+  batch_t *b = op_new_batch(o, q, e);
+  if (!b)
+    return CZ_ERR;
+  int n = 0;
+  while (h->oh_pos < ngroups && n < q->q_vector_size) {
+    int64_t g = h->oh_pos++;
+    if (h->oh_ngroup > 0)
+      rs_copy_out(&h->oh_groups, g, b, n, 0);
+    for (int i = 0; i < h->oh_nagg; i++) {
+      datum_t d;
+      if (agg_final(&h->oh_aggs[i], &h->oh_run[i].ar_states[g], &d, e) != CZ_OK)
+        return CZ_ERR;
+      vec_set(&b->b_cols[h->oh_ngroup + i], n, &d);
+    }
+    n++;
+  }
+  b->b_n = n;
+  out->ob_b = b;
+  out->ob_n = n;
+  return CZ_OK;
+}
+
+static void hashagg_close(op_t *o, qctx_t *q)
+{
+  op_close(o->o_in, q);
+}
+
+static char *hashagg_detail(const op_t *o, arena_t *a)
+{
+  const op_hashagg_t *h = (const op_hashagg_t *)o;
+  return arena_sprintf(a, "%d keys, %d aggregates", h->oh_ngroup, h->oh_nagg);
+}
+
+static const op_vt_t hashagg_vt = {"HashAggregate", hashagg_open, hashagg_next, hashagg_close,
+                                   hashagg_detail};
+
+op_t *op_hashagg_new(arena_t *a, op_t *in, int ngroup, xnode_t **group, int nagg,
+                     const agg_spec_t *aggs)
+{
+  op_hashagg_t *h = arena_zalloc(a, sizeof(*h));
+  int n = ngroup + nagg;
+  ty_t types[n > 0 ? n : 1];
+  for (int k = 0; k < ngroup; k++)
+    types[k] = group[k]->x_type;
+  for (int i = 0; i < nagg; i++)
+    types[ngroup + i] = aggs[i].ag_type;
+  op_init(&h->oh_op, &hashagg_vt, a, n, types, in, NULL);
+  h->oh_ngroup = ngroup;
+  h->oh_group = group;
+  h->oh_nagg = nagg;
+  h->oh_aggs = arena_alloc(a, sizeof(agg_spec_t) * (size_t)(nagg ? nagg : 1));
+  if (nagg)
+    memcpy(h->oh_aggs, aggs, sizeof(agg_spec_t) * (size_t)nagg);
+  return &h->oh_op;
+}

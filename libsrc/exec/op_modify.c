@@ -1,0 +1,94 @@
+/* op_modify — INSERT, UPDATE and DELETE: drain the input and hand each
+ * batch to the storage hooks; they return no rows, only a count (for the
+ * command tag). One file because the three differ only in the hook. */
+#include "exec/exec_int.h"
+
+typedef enum modify_kind_e { MOD_INSERT, MOD_UPDATE, MOD_DELETE } modify_kind_t;
+
+typedef struct op_modify_s {
+  op_t om_op;
+  modify_kind_t om_kind;
+  void *om_table;
+  const char *om_name;
+  int om_rid;                   /* DELETE: row identity column */
+  int64_t om_count;             /* run-time: rows changed */
+} op_modify_t;
+
+static int modify_open(op_t *o, qctx_t *q, err_t *e)
+{
+  ((op_modify_t *)o)->om_count = 0;
+  return op_open(o->o_in, q, e);
+}
+
+static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+{
+  op_modify_t *m = (op_modify_t *)o;
+  (void)out;
+  if (!q->q_tops)
+    return err_set(e, SQLSTATE_INTERNAL, "no table access in this context");
+  for (;;) {
+    obatch_t in;
+    if (op_next(o->o_in, q, &in, e) != CZ_OK)
+      return CZ_ERR;
+    if (!in.ob_b)
+      return CZ_OK;
+    if (in.ob_n == 0)
+      continue;
+    int rc;
+    switch (m->om_kind) {
+    case MOD_INSERT:
+      rc = q->q_tops->qt_insert(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n, e);
+      break;
+    case MOD_UPDATE:
+      rc = q->q_tops->qt_update(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n, e);
+      break;
+    default:
+      rc = q->q_tops->qt_delete(q, m->om_table, in.ob_b, m->om_rid, in.ob_sel, in.ob_n, e);
+      break;
+    }
+    if (rc != CZ_OK)
+      return CZ_ERR;
+    m->om_count += in.ob_n;
+  }
+}
+
+static char *modify_detail(const op_t *o, arena_t *a)
+{
+  return arena_strdup(a, ((const op_modify_t *)o)->om_name);
+}
+
+static const op_vt_t insert_vt = {"Insert", modify_open, modify_next, NULL, modify_detail};
+static const op_vt_t update_vt = {"Update", modify_open, modify_next, NULL, modify_detail};
+static const op_vt_t delete_vt = {"Delete", modify_open, modify_next, NULL, modify_detail};
+
+static op_t *modify_new(arena_t *a, const op_vt_t *vt, modify_kind_t kind, op_t *in,
+                        void *table, const char *name, int rid)
+{
+  op_modify_t *m = arena_zalloc(a, sizeof(*m));
+  op_init(&m->om_op, vt, a, 0, NULL, in, NULL);
+  m->om_kind = kind;
+  m->om_table = table;
+  m->om_name = name;
+  m->om_rid = rid;
+  return &m->om_op;
+}
+
+op_t *op_insert_new(arena_t *a, op_t *in, void *table, const char *name)
+{
+  return modify_new(a, &insert_vt, MOD_INSERT, in, table, name, -1);
+}
+
+op_t *op_update_new(arena_t *a, op_t *in, void *table, const char *name)
+{
+  return modify_new(a, &update_vt, MOD_UPDATE, in, table, name, -1);
+}
+
+op_t *op_delete_new(arena_t *a, op_t *in, void *table, const char *name, int rid)
+{
+  return modify_new(a, &delete_vt, MOD_DELETE, in, table, name, rid);
+}
+
+int64_t op_dml_count(const op_t *o)
+{
+  return ((const op_modify_t *)o)->om_count;
+}

@@ -1,0 +1,61 @@
+/* op_project — computes output columns from input columns. A plain column
+ * reference shares the input's vector instead of copying it; the
+ * selection vector passes through (xeval writes row sel[i] at sel[i]). */
+#include "exec/exec_int.h"
+
+typedef struct op_project_s {
+  op_t op_op;
+  xnode_t **op_exprs;
+} op_project_t;
+
+static int project_open(op_t *o, qctx_t *q, err_t *e)
+{
+  return op_open(o->o_in, q, e);
+}
+
+static int project_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+{
+  op_project_t *p = (op_project_t *)o;
+  obatch_t in;
+  if (op_next(o->o_in, q, &in, e) != CZ_OK)
+    return CZ_ERR;
+  if (!in.ob_b)
+    return CZ_OK;
+  xctx_t xc;
+  op_xctx(q, o->o_batch, &xc);
+  batch_t *b = arena_alloc(o->o_batch, sizeof(batch_t));
+  b->b_ncols = o->o_ncols;
+  b->b_n = in.ob_b->b_n;
+  b->b_cols = arena_alloc(o->o_batch, sizeof(vec_t) * (size_t)(o->o_ncols ? o->o_ncols : 1));
+  int cap = in.ob_b->b_n > 0 ? in.ob_b->b_n : 1;
+  for (int c = 0; c < o->o_ncols; c++) {
+    const xnode_t *x = p->op_exprs[c];
+    if (x->x_kind == X_COL) {
+      b->b_cols[c] = in.ob_b->b_cols[x->x_index];
+      b->b_cols[c].v_type = x->x_type;
+      continue;
+    }
+    if (vec_init(&b->b_cols[c], o->o_batch, x->x_type, cap, e) != CZ_OK)
+      return CZ_ERR;
+    if (in.ob_n > 0 &&
+        xeval(&xc, x, in.ob_b, in.ob_sel, in.ob_n, &b->b_cols[c], e) != CZ_OK)
+      return CZ_ERR;
+  }
+  out->ob_b = b;
+  out->ob_sel = in.ob_sel;
+  out->ob_n = in.ob_n;
+  return CZ_OK;
+}
+
+static const op_vt_t project_vt = {"Project", project_open, project_next, NULL, NULL};
+
+op_t *op_project_new(arena_t *a, op_t *in, int n, xnode_t **exprs)
+{
+  op_project_t *p = arena_zalloc(a, sizeof(*p));
+  ty_t types[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++)
+    types[i] = exprs[i]->x_type;
+  op_init(&p->op_op, &project_vt, a, n, types, in, NULL);
+  p->op_exprs = exprs;
+  return &p->op_op;
+}

@@ -1,0 +1,123 @@
+/* op_scan — reads a stored table (or one of its indexes) through the
+ * storage hooks, optionally within bounds on a prefix of the key columns
+ * computed per execution (so `pk = $1` is a point lookup). */
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+typedef struct op_scan_s {
+  op_t os_op;
+  scan_spec_t os_spec;
+  qscan_t *os_cur;              /* run-time cursor, NULL when closed */
+  bool os_empty;                /* a bound is NULL: no row can match */
+} op_scan_t;
+
+static int scan_bounds(op_scan_t *s, qctx_t *q, qrange_t *r, err_t *e)
+{
+  const scan_spec_t *sp = &s->os_spec;
+  xctx_t xc;
+  op_xctx(q, s->os_op.o_state, &xc);
+  datum_t *low = arena_alloc(s->os_op.o_state, sizeof(datum_t) * (size_t)(sp->ss_nlow + 1));
+  datum_t *high = arena_alloc(s->os_op.o_state, sizeof(datum_t) * (size_t)(sp->ss_nhigh + 1));
+  for (int i = 0; i < sp->ss_nlow; i++) {
+    if (xeval_scalar(&xc, sp->ss_low[i], &low[i], e) != CZ_OK)
+      return CZ_ERR;
+    s->os_empty |= low[i].d_null;  /* key = NULL matches nothing */
+  }
+  if (sp->ss_high == sp->ss_low && sp->ss_nhigh == sp->ss_nlow)
+    high = low;  /* a lookup: one key, shown to the table layer as such */
+  else
+    for (int i = 0; i < sp->ss_nhigh; i++) {
+      if (xeval_scalar(&xc, sp->ss_high[i], &high[i], e) != CZ_OK)
+        return CZ_ERR;
+      s->os_empty |= high[i].d_null;
+    }
+  r->qr_nlow = sp->ss_nlow;
+  r->qr_low = low;
+  r->qr_low_incl = sp->ss_low_incl;
+  r->qr_nhigh = sp->ss_nhigh;
+  r->qr_high = high;
+  r->qr_high_incl = sp->ss_high_incl;
+  return CZ_OK;
+}
+
+static int scan_open(op_t *o, qctx_t *q, err_t *e)
+{
+  op_scan_t *s = (op_scan_t *)o;
+  const scan_spec_t *sp = &s->os_spec;
+  s->os_cur = NULL;
+  s->os_empty = false;
+  qrange_t r;
+  const qrange_t *rp = NULL;
+  if (sp->ss_nlow || sp->ss_nhigh) {
+    if (scan_bounds(s, q, &r, e) != CZ_OK)
+      return CZ_ERR;
+    if (s->os_empty)
+      return CZ_OK;
+    rp = &r;
+  }
+  if (!q->q_tops)
+    return err_set(e, SQLSTATE_INTERNAL, "no table access in this context");
+  return q->q_tops->qt_scan_open(q, sp->ss_table, sp->ss_index, sp->ss_cols, sp->ss_ncols, rp,
+                                 sp->ss_rowid, o->o_state, &s->os_cur, e);
+}
+
+static int scan_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+{
+  op_scan_t *s = (op_scan_t *)o;
+  if (!s->os_cur)
+    return CZ_OK;
+  /* A point lookup returns at most one row: no need for a full batch. */
+  batch_t *b = s->os_spec.ss_point ? batch_create(o->o_batch, o->o_ncols, o->o_types, 1, e)
+                                   : op_new_batch(o, q, e);
+  if (!b)
+    return CZ_ERR;
+  if (q->q_tops->qt_scan_next(q, s->os_cur, b, o->o_batch, e) != CZ_OK)
+    return CZ_ERR;
+  if (b->b_n == 0) {
+    q->q_tops->qt_scan_close(q, s->os_cur);
+    s->os_cur = NULL;
+    return CZ_OK;
+  }
+  out->ob_b = b;
+  out->ob_n = b->b_n;
+  return CZ_OK;
+}
+
+static void scan_close(op_t *o, qctx_t *q)
+{
+  op_scan_t *s = (op_scan_t *)o;
+  if (s->os_cur) {
+    q->q_tops->qt_scan_close(q, s->os_cur);
+    s->os_cur = NULL;
+  }
+}
+
+static char *scan_detail(const op_t *o, arena_t *a)
+{
+  const scan_spec_t *sp = &((const op_scan_t *)o)->os_spec;
+  char *t = arena_strdup(a, sp->ss_name ? sp->ss_name : "?");
+  if (sp->ss_index_name)
+    t = arena_sprintf(a, "%s using %s", t, sp->ss_index_name);
+  if (sp->ss_nlow && sp->ss_nhigh && sp->ss_nlow == sp->ss_nhigh && sp->ss_low == sp->ss_high)
+    t = arena_sprintf(a, "%s (lookup on %d key column%s)", t, sp->ss_nlow,
+                      sp->ss_nlow > 1 ? "s" : "");
+  else if (sp->ss_nlow || sp->ss_nhigh)
+    t = arena_sprintf(a, "%s (range on key prefix)", t);
+  return t;
+}
+
+static const op_vt_t scan_vt = {"Scan", scan_open, scan_next, scan_close, scan_detail};
+
+op_t *op_scan_new(arena_t *a, const scan_spec_t *spec)
+{
+  op_scan_t *s = arena_zalloc(a, sizeof(*s));
+  int n = spec->ss_ncols + (spec->ss_rowid ? 1 : 0);
+  ty_t types[n > 0 ? n : 1];
+  memcpy(types, spec->ss_types, sizeof(ty_t) * (size_t)spec->ss_ncols);
+  if (spec->ss_rowid)
+    types[spec->ss_ncols] = ty_plain(TY_BYTEA);
+  op_init(&s->os_op, &scan_vt, a, n, types, NULL, NULL);
+  s->os_spec = *spec;
+  return &s->os_op;
+}

@@ -1,0 +1,133 @@
+/* op_setop — UNION, EXCEPT, INTERSECT [ALL].
+ * UNION streams the left input, then the right (without ALL, only rows
+ * not seen before). EXCEPT and INTERSECT first count the right input's
+ * rows in a row set, then stream the left input: ALL keeps a row as many
+ * times as the counts allow (bag semantics), the distinct forms keep each
+ * qualifying row once. */
+#include "exec/exec_int.h"
+
+typedef struct op_setop_s {
+  op_t ot_op;
+  setop_kind_t ot_kind;
+  bool ot_all;
+  /* run-time */
+  rset_t ot_right;              /* EXCEPT/INTERSECT: right rows with counts */
+  rset_t ot_seen;               /* distinct forms: rows already returned */
+  bool ot_on_right;             /* UNION: reading the right input */
+} op_setop_t;
+
+static int setop_open(op_t *o, qctx_t *q, err_t *e)
+{
+  op_setop_t *s = (op_setop_t *)o;
+  s->ot_on_right = false;
+  rset_init(&s->ot_seen, o->o_state, o->o_ncols, o->o_types);
+  if (s->ot_kind != SETOP_UNION) {
+    rset_init(&s->ot_right, o->o_state, o->o_ncols, o->o_types);
+    if (op_open(o->o_in2, q, e) != CZ_OK)
+      return CZ_ERR;
+    for (;;) {
+      obatch_t in;
+      if (op_next(o->o_in2, q, &in, e) != CZ_OK)
+        return CZ_ERR;
+      if (!in.ob_b)
+        break;
+      for (int i = 0; i < in.ob_n; i++) {
+        bool added;
+        int64_t id = rset_add(&s->ot_right, in.ob_b, in.ob_sel ? in.ob_sel[i] : i, &added);
+        s->ot_right.rt_counts[id]++;
+      }
+      if (op_check_mem(q, o->o_state, e) != CZ_OK)
+        return CZ_ERR;
+    }
+    op_close(o->o_in2, q);
+  }
+  return op_open(o->o_in, q, e);
+}
+
+static bool setop_keep(op_setop_t *s, const batch_t *b, int row)
+{
+  bool added = true;
+  if (s->ot_kind == SETOP_UNION) {
+    if (!s->ot_all)
+      rset_add(&s->ot_seen, b, row, &added);
+    return added;
+  }
+  int64_t id = rset_find(&s->ot_right, b, row);
+  int64_t *cnt = id >= 0 ? &s->ot_right.rt_counts[id] : NULL;
+  if (s->ot_all) {
+    if (s->ot_kind == SETOP_INTERSECT) {
+      if (!cnt || *cnt == 0)
+        return false;
+      (*cnt)--;
+      return true;
+    }
+    if (cnt && *cnt > 0) {
+      (*cnt)--;
+      return false;
+    }
+    return true;
+  }
+  bool in_right = cnt != NULL;
+  if (in_right != (s->ot_kind == SETOP_INTERSECT))
+    return false;
+  rset_add(&s->ot_seen, b, row, &added);
+  return added;
+}
+
+static int setop_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+{
+  op_setop_t *s = (op_setop_t *)o;
+  for (;;) {
+    op_t *src = s->ot_on_right ? o->o_in2 : o->o_in;
+    obatch_t in;
+    if (op_next(src, q, &in, e) != CZ_OK)
+      return CZ_ERR;
+    if (!in.ob_b) {
+      if (s->ot_kind == SETOP_UNION && !s->ot_on_right) {
+        op_close(o->o_in, q);
+        s->ot_on_right = true;
+        if (op_open(o->o_in2, q, e) != CZ_OK)
+          return CZ_ERR;
+        continue;
+      }
+      return CZ_OK;
+    }
+    if (s->ot_kind == SETOP_UNION && s->ot_all) {
+      *out = in;
+      return CZ_OK;
+    }
+    int *sel = arena_alloc(o->o_batch, sizeof(int) * (size_t)(in.ob_n + 1));
+    int n = 0;
+    for (int i = 0; i < in.ob_n; i++) {
+      int row = in.ob_sel ? in.ob_sel[i] : i;
+      if (setop_keep(s, in.ob_b, row))
+        sel[n++] = row;
+    }
+    if (op_check_mem(q, o->o_state, e) != CZ_OK)
+      return CZ_ERR;
+    if (n == 0)
+      continue;
+    out->ob_b = in.ob_b;
+    out->ob_sel = sel;
+    out->ob_n = n;
+    return CZ_OK;
+  }
+}
+
+static char *setop_detail(const op_t *o, arena_t *a)
+{
+  const op_setop_t *s = (const op_setop_t *)o;
+  static const char *names[] = {"union", "except", "intersect"};
+  return arena_sprintf(a, "%s%s", names[s->ot_kind], s->ot_all ? " all" : "");
+}
+
+static const op_vt_t setop_vt = {"SetOp", setop_open, setop_next, NULL, setop_detail};
+
+op_t *op_setop_new(arena_t *a, op_t *left, op_t *right, setop_kind_t kind, bool all)
+{
+  op_setop_t *s = arena_zalloc(a, sizeof(*s));
+  op_init(&s->ot_op, &setop_vt, a, left->o_ncols, left->o_types, left, right);
+  s->ot_kind = kind;
+  s->ot_all = all;
+  return &s->ot_op;
+}

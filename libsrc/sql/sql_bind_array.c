@@ -1,0 +1,195 @@
+/* sql_bind_array — arrays in expressions: ARRAY[…], ARRAY(subquery),
+ * subscripts and x op ANY/ALL (array), over arrays held as PostgreSQL's
+ * text form (see sql_bind_ext.h). The array functions (array_make,
+ * array_element, array_any_eq) are pgcat's, registered at server start.
+ */
+#include <string.h>
+
+#include "exec/exec_pg.h"
+#include "pgcat/pgcat.h"
+#include "sql/sql_bind_ext.h"
+
+int bd_ext_call(bd_t *b, const char *name, xnode_t **args, int n, int pos, xnode_t **out)
+{
+  ty_t types[XF_MAX_ARGS + 1] = {{0}}, to[XF_MAX_ARGS + 1], res;
+  if (n > XF_MAX_ARGS)
+    return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, pos, "function %s has too many arguments", name);
+  for (int i = 0; i < n; i++)
+    types[i] = args[i]->x_type;
+  const xfunc_t *f;
+  if (xfunc_resolve(name, types, n, &f, to, &res, b->b_e) != CZ_OK) {
+    b->b_e->er_pos = pos;
+    return CZ_ERR;
+  }
+  xnode_t *fn = bd_node(b, X_FUNC, res, pos);
+  fn->x_func = f;
+  fn->x_nargs = n;
+  fn->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++)
+    if (!(fn->x_args[i] = bd_coerce(b, args[i], to[i])))
+      return CZ_ERR;
+  *out = fn;
+  return CZ_OK;
+}
+
+/* A bound value as TEXT: untyped literals and parameters become text,
+ * anything else is cast explicitly (an array's element compared as text). */
+static xnode_t *as_text(bd_t *b, xnode_t *n, int pos)
+{
+  ty_id_t id = n->x_type.t_id;
+  if (id == TY_TEXT)
+    return n;
+  if (id == TY_UNKNOWN || id == TY_VARCHAR)
+    return bd_coerce(b, n, ty_plain(TY_TEXT));
+  return bd_cast(b, n, ty_plain(TY_TEXT), pos);
+}
+
+/* The PostgreSQL type of a column reference when it names a column of a
+ * pgcat relation (pg_index.indkey: int2vector), searched like the binder
+ * resolves names: innermost scope first. */
+static bool column_pgtype(const bd_scope_t *sc, const sql_expr_t *x, pgcat_pgtype_t *out)
+{
+  for (const bd_scope_t *s = sc; s; s = s->sc_parent) {
+    const bd_rel_t *hit = NULL;
+    int hit_col = -1, found = 0;
+    for (int r = 0; r < s->sc_nrels; r++) {
+      const bd_rel_t *rel = s->sc_rels[r];
+      if (x->ex_table && strcmp(rel->rl_name, x->ex_table) != 0)
+        continue;
+      for (int c = 0; c < rel->rl_ncols; c++)
+        if (strcmp(rel->rl_cols[c], x->ex_name) == 0) {
+          found++;
+          hit = rel;
+          hit_col = c;
+        }
+    }
+    if (found > 1)
+      return false;
+    if (found == 1) {
+      if (!hit->rl_table || !pgcat_is_rel(hit->rl_table->tb_handle))
+        return false;
+      *out = pgcat_col_pgtype(hit->rl_table->tb_handle, hit_col);
+      return true;
+    }
+  }
+  return false;
+}
+
+int bd_array_elem_type(bd_t *b, const bd_scope_t *sc, const sql_expr_t *x, ty_t *out)
+{
+  *out = ty_plain(TY_TEXT);
+  if (x->ex_kind == SQL_E_CAST && x->ex_type.ty_array) {
+    sql_type_t t = x->ex_type;
+    t.ty_array = false;
+    return sql_bind_type(&t, out, b->b_e);
+  }
+  pgcat_pgtype_t pt, el;
+  if (x->ex_kind == SQL_E_COLUMN && column_pgtype(sc, x, &pt) && pgcat_pgtype_elem(pt, &el))
+    *out = pgcat_pg_type_storage(el);
+  return CZ_OK;
+}
+
+static int bd_subscript(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  xnode_t *arr, *idx, *el;
+  ty_t et;
+  if (bd_array_elem_type(b, sc, x->ex_left, &et) != CZ_OK || bd_expr(b, sc, x->ex_left, &arr) != CZ_OK ||
+      bd_expr(b, sc, x->ex_right, &idx) != CZ_OK)
+    return CZ_ERR;
+  if (!(arr = as_text(b, arr, x->ex_pos)))
+    return CZ_ERR;
+  if (!(idx = bd_coerce(b, idx, ty_plain(TY_INT4))))
+    return CZ_ERR;
+  xnode_t *args[2] = {arr, idx};
+  if (bd_ext_call(b, "array_element", args, 2, x->ex_pos, &el) != CZ_OK)
+    return CZ_ERR;
+  if (et.t_id != TY_TEXT && !(el = bd_cast(b, el, et, x->ex_pos)))
+    return CZ_ERR;
+  *out = el;
+  return CZ_OK;
+}
+
+static int bd_array_ctor(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  int n = sql_list_len(x->ex_list);
+  if (n == 0) {
+    xnode_t *c = bd_node(b, X_CONST, ty_plain(TY_TEXT), x->ex_pos);
+    c->x_const.d_str.s_ptr = "{}";
+    c->x_const.d_str.s_len = 2;
+    *out = c;
+    return CZ_OK;
+  }
+  if (n > XF_MAX_ARGS)
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
+                    "ARRAY[…] with more than %d elements is not supported", XF_MAX_ARGS);
+  xnode_t **el = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)n);
+  for (int i = 0; i < n; i++)
+    if (bd_expr(b, sc, sql_list_at(x->ex_list, i), &el[i]) != CZ_OK)
+      return CZ_ERR;
+  ty_t t;
+  if (bd_unify(b, el, n, "ARRAY", x->ex_pos, &t) != CZ_OK)
+    return CZ_ERR;
+  for (int i = 0; i < n; i++)
+    if (!(el[i] = as_text(b, el[i], x->ex_pos)))
+      return CZ_ERR;
+  return bd_ext_call(b, "array_make", el, n, x->ex_pos, out);
+}
+
+static int bd_array_query(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  xsubq_t *sq;
+  op_t *plan;
+  if (bd_subquery(b, sc, x->ex_query, 0, x->ex_pos, &sq, &plan) != CZ_OK)
+    return CZ_ERR;
+  if (plan->o_types[0].t_id != TY_TEXT) {
+    xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *));
+    if (!(cols[0] = as_text(b, bd_col(b, 0, plan->o_types[0]), x->ex_pos)))
+      return CZ_ERR;
+    plan = op_project_new(b->b_a, plan, 1, cols);
+  }
+  sq->xs_plan = op_array_agg_new(b->b_a, plan);
+  xnode_t *n = bd_node(b, X_SUBQ, ty_plain(TY_TEXT), x->ex_pos);
+  n->x_subq = sq;
+  n->x_subq_kind = 0;
+  *out = n;
+  return CZ_OK;
+}
+
+int bd_array_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  switch (x->ex_kind) {
+  case SQL_E_ARRAY:
+    return bd_array_ctor(b, sc, x, out);
+  case SQL_E_ARRAY_QUERY:
+    return bd_array_query(b, sc, x, out);
+  case SQL_E_SUBSCRIPT:
+    return bd_subscript(b, sc, x, out);
+  default:
+    return bd_error(b, SQLSTATE_INTERNAL, x->ex_pos, "not an array expression");
+  }
+}
+
+int bd_array_any(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  bool any = x->ex_kind == SQL_E_ANY;
+  /* x = ANY (a) and its negation x <> ALL (a); other operators need
+   * typed elements, which arrays as text do not have. */
+  bool eq_any = any && x->ex_op == SQL_OP_EQ && !x->ex_not;
+  bool ne_all = !any && x->ex_op == SQL_OP_NE && !x->ex_not;
+  if (!eq_any && !ne_all)
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
+                    "only = ANY and <> ALL are supported over arrays");
+  xnode_t *lhs, *arr, *m;
+  if (bd_expr(b, sc, x->ex_left, &lhs) != CZ_OK || bd_expr(b, sc, x->ex_right, &arr) != CZ_OK)
+    return CZ_ERR;
+  if (!(lhs = as_text(b, lhs, x->ex_pos)) || !(arr = as_text(b, arr, x->ex_pos)))
+    return CZ_ERR;
+  xnode_t *args[2] = {arr, lhs};
+  if (bd_ext_call(b, "array_any_eq", args, 2, x->ex_pos, &m) != CZ_OK)
+    return CZ_ERR;
+  if (eq_any) {
+    *out = m;
+    return CZ_OK;
+  }
+  return bd_op(b, XOP_NOT, m, NULL, x->ex_pos, out);
+}

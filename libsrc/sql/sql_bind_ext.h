@@ -1,0 +1,62 @@
+/* sql_bind_ext — binding the PostgreSQL forms that clients' catalog
+ * queries use beyond core SQL: arrays (held as their text form), casts to
+ * the reg* types, window functions and generate_series in FROM.
+ *
+ * Design notes:
+ * - Arrays: types/ has no array type, so an array is a TEXT value in
+ *   PostgreSQL's text form ('{1,2}'; pg_catalog's int2vector/oidvector as
+ *   '1 2'), which is also how pgcat's catalog columns hold them. x[i] is
+ *   array_element(x, i) cast to the element type (the cast's for
+ *   `x::int2[]`, pgcat's for a catalog column); x = ANY (arr) is
+ *   array_any_eq(arr, x::text) with three-valued logic; ARRAY(subquery) a
+ *   scalar subquery whose plan collects the rows (exec_pg.h).
+ * - reg* casts: text to regclass/regtype/regnamespace/regrole is the OID
+ *   (regclassin(text) …, 42P01 when there is no such object); an OID to a
+ *   reg type is its name as text (regclassout(oid) …), which is what a
+ *   client displays; both resolved at run time in the session's catalog.
+ * - Window functions (row_number, rank, dense_rank) are collected per
+ *   query block like aggregates: the call binds to a placeholder column
+ *   after the FROM row (sc_width + k), and bd_window_finish puts a sort and
+ *   a window operator under the block's projection to produce it.
+ */
+#ifndef CZ_SQL_BIND_EXT_H
+#define CZ_SQL_BIND_EXT_H
+
+#include "sql/sql_bind_int.h"
+
+/* ---- arrays (sql_bind_array.c) ----------------------------------------- */
+
+/* ARRAY[…], ARRAY(subquery) and x[i]. */
+int bd_array_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+/* x op ANY/ALL (array): the forms with an array operand (no subquery). */
+int bd_array_any(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+/* The element type of the array expression x (not yet bound): the declared
+ * one of `x::int2[]`, pgcat's for a catalog column, else TEXT. */
+int bd_array_elem_type(bd_t *b, const bd_scope_t *sc, const sql_expr_t *x, ty_t *out);
+
+/* ---- casts to reg* and array types (sql_bind_reg.c) --------------------- */
+
+/* CAST(x AS t) when t is a reg* or array type: CZ_OK with *out, CZ_ERR,
+ * or 1 when x is an ordinary cast the caller binds. */
+int bd_cast_ext(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+
+/* ---- window functions (sql_bind_window.c) ------------------------------- */
+
+/* f(…) OVER (…): a placeholder for the block's window column. */
+int bd_window_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+/* Adds the windows of the block to *plan (the FROM row); grouped: the
+ * block aggregates (not supported together with windows, 0A000). */
+int bd_window_finish(bd_t *b, bd_scope_t *sc, bool grouped, op_t **plan);
+
+/* ---- set-returning functions in FROM (sql_bind_srf.c) ------------------- */
+
+/* FROM generate_series(…) or unnest(array) [AS] alias[(col)]: the range
+ * entry in sc and its operator. */
+int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out);
+
+/* ---- shared ------------------------------------------------------------- */
+
+/* Calls the registered function name over bound args (cast as it wants). */
+int bd_ext_call(bd_t *b, const char *name, xnode_t **args, int n, int pos, xnode_t **out);
+
+#endif /* CZ_SQL_BIND_EXT_H */

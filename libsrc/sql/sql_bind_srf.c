@@ -1,0 +1,140 @@
+/* sql_bind_srf — set-returning functions in FROM: generate_series(start,
+ * stop [, step]) over integers (psql's `\d` lists publication columns
+ * with it) and unnest(array) (psql's `\d+` lists TOAST options with it).
+ * The function's arguments see the enclosing queries (outer references of
+ * a correlated subquery) but not the other FROM items. Its one column is
+ * named by the column alias, else the table alias, else the function's
+ * name, as in PostgreSQL.
+ *
+ * unnest(a) over an array's text form is the series array_lower(a, 1) ..
+ * array_upper(a, 1) (none for an empty or NULL array) with each number i
+ * replaced by a[i] cast to the element type, so it needs no operator of
+ * its own.
+ */
+#include <string.h>
+
+#include "exec/exec_pg.h"
+#include "sql/sql_bind_ext.h"
+
+static bool is_int(ty_id_t id)
+{
+  return id == TY_INT2 || id == TY_INT4 || id == TY_INT8;
+}
+
+/* Adds a one-column range entry to sc (42712 for a repeated name). */
+static int scope_add_one(bd_t *b, bd_scope_t *sc, const char *name, const char *col, ty_t t,
+                         int pos)
+{
+  for (int i = 0; i < sc->sc_nrels; i++)
+    if (strcmp(sc->sc_rels[i]->rl_name, name) == 0 && !sc->sc_rels[i]->rl_schema)
+      return bd_error(b, SQLSTATE_DUPLICATE_ALIAS, pos, "table name \"%s\" specified more than once",
+                      name);
+  bd_rel_t *r = arena_zalloc(b->b_a, sizeof(*r));
+  r->rl_name = name;
+  r->rl_ncols = 1;
+  r->rl_cols = arena_alloc(b->b_a, sizeof(char *));
+  r->rl_cols[0] = col;
+  r->rl_types = arena_alloc(b->b_a, sizeof(ty_t));
+  r->rl_types[0] = t;
+  r->rl_base = sc->sc_width;
+  bd_rel_t **n = arena_alloc(b->b_a, sizeof(bd_rel_t *) * (size_t)(sc->sc_nrels + 1));
+  if (sc->sc_nrels)
+    memcpy(n, sc->sc_rels, sizeof(bd_rel_t *) * (size_t)sc->sc_nrels);
+  n[sc->sc_nrels++] = r;
+  sc->sc_rels = n;
+  sc->sc_width += 1;
+  return CZ_OK;
+}
+
+static void args_scope(bd_scope_t *out, const bd_scope_t *sc)
+{
+  memset(out, 0, sizeof(*out));
+  out->sc_parent = sc->sc_parent;
+  out->sc_subq = sc->sc_subq;
+  out->sc_agg_forbid = "functions in FROM";
+}
+
+static int bd_unnest(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
+{
+  const sql_expr_t *f = fr->fr_func;
+  if (sql_list_len(f->ex_list) != 1)
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
+                    "unnest of several arrays is not supported");
+  bd_scope_t args_sc;
+  args_scope(&args_sc, sc);
+  const sql_expr_t *ax = sql_list_at(f->ex_list, 0);
+  ty_t et;
+  xnode_t *arr, *lo, *hi, *el;
+  if (bd_array_elem_type(b, &args_sc, ax, &et) != CZ_OK || bd_expr(b, &args_sc, ax, &arr) != CZ_OK)
+    return CZ_ERR;
+  ty_id_t id = arr->x_type.t_id;
+  if (id != TY_TEXT && id != TY_VARCHAR && id != TY_UNKNOWN)
+    return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, fr->fr_pos,
+                    "function unnest(%s) does not exist", ty_name(b->b_a, arr->x_type));
+  if (!(arr = bd_coerce(b, arr, ty_plain(TY_TEXT))))
+    return CZ_ERR;
+  xnode_t *dim = bd_const_i64(b, TY_INT4, 1);
+  xnode_t *lo_args[2] = {arr, dim}, *hi_args[2] = {arr, dim};
+  if (bd_ext_call(b, "array_lower", lo_args, 2, fr->fr_pos, &lo) != CZ_OK ||
+      bd_ext_call(b, "array_upper", hi_args, 2, fr->fr_pos, &hi) != CZ_OK)
+    return CZ_ERR;
+  ty_t i4 = ty_plain(TY_INT4);
+  op_t *series = op_series_new(b->b_a, i4, lo, hi, NULL);
+  xnode_t *el_args[2] = {arr, bd_col(b, 0, i4)};
+  if (bd_ext_call(b, "array_element", el_args, 2, fr->fr_pos, &el) != CZ_OK)
+    return CZ_ERR;
+  if (et.t_id != TY_TEXT && !(el = bd_cast(b, el, et, fr->fr_pos)))
+    return CZ_ERR;
+  const char *name = fr->fr_alias ? fr->fr_alias : "unnest";
+  const char *col = sql_list_len(fr->fr_colnames) ? sql_list_at(fr->fr_colnames, 0) : name;
+  if (scope_add_one(b, sc, name, col, el->x_type, fr->fr_pos) != CZ_OK)
+    return CZ_ERR;
+  xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *));
+  cols[0] = el;
+  *out = op_project_new(b->b_a, series, 1, cols);
+  return CZ_OK;
+}
+
+int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
+{
+  const sql_expr_t *f = fr->fr_func;
+  bool series = strcmp(f->ex_name, "generate_series") == 0;
+  if ((!series && strcmp(f->ex_name, "unnest") != 0) ||
+      (f->ex_schema && strcmp(f->ex_schema, "pg_catalog") != 0))
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
+                    "function %s in FROM is not supported (only generate_series and unnest)",
+                    f->ex_name);
+  if (f->ex_over || f->ex_star || f->ex_distinct)
+    return bd_error(b, SQLSTATE_SYNTAX_ERROR, fr->fr_pos, "%s is not an aggregate or window function",
+                    f->ex_name);
+  if (!series)
+    return bd_unnest(b, sc, fr, out);
+  int n = sql_list_len(f->ex_list);
+  if (n < 2 || n > 3)
+    return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, fr->fr_pos,
+                    "function generate_series takes 2 or 3 arguments");
+  bd_scope_t args_sc;
+  args_scope(&args_sc, sc);
+  xnode_t *a[3] = {NULL, NULL, NULL};
+  bool wide = false;
+  for (int i = 0; i < n; i++) {
+    if (bd_expr(b, &args_sc, sql_list_at(f->ex_list, i), &a[i]) != CZ_OK)
+      return CZ_ERR;
+    ty_id_t id = a[i]->x_type.t_id;
+    if (id != TY_UNKNOWN && !is_int(id))
+      return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
+                      "generate_series over %s is not supported (only integers)",
+                      ty_name(b->b_a, a[i]->x_type));
+    wide |= id == TY_INT8;
+  }
+  ty_t t = ty_plain(wide ? TY_INT8 : TY_INT4);
+  for (int i = 0; i < n; i++)
+    if (!(a[i] = bd_coerce(b, a[i], t)))
+      return CZ_ERR;
+  const char *name = fr->fr_alias ? fr->fr_alias : "generate_series";
+  const char *col = sql_list_len(fr->fr_colnames) ? sql_list_at(fr->fr_colnames, 0) : name;
+  if (scope_add_one(b, sc, name, col, t, fr->fr_pos) != CZ_OK)
+    return CZ_ERR;
+  *out = op_series_new(b->b_a, t, a[0], a[1], a[2]);
+  return CZ_OK;
+}

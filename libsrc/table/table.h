@@ -1,0 +1,138 @@
+/* table — rows of SQL tables in B-trees: the order-preserving key
+ * encoding, the row codec, insert/update/delete with constraint checks and
+ * index maintenance, and vectored scans and lookups with read-committed
+ * visibility.
+ *
+ * Design notes (table/README.md has the formats and invariants):
+ * - A table's primary tree maps the encoded primary key (or hidden row id)
+ *   to the encoded row (every column). A secondary index's tree maps
+ *   (encoded index key columns ‖ encoded primary key) to the encoded
+ *   INCLUDE columns; all trees are unique B-trees. Unique secondary
+ *   indexes are checked by a prefix probe under a lock on the index value.
+ * - Key encoding: memcmp order of encodings = SQL order of values
+ *   (datum_cmp), NULL after every value, composite keys by concatenation
+ *   (each column's encoding is self-delimiting).
+ * - A row's locator (row identity, BYTEA, opaque to callers) is its
+ *   encoded primary key followed by an 8-byte hash of the row version the
+ *   scan saw: update and delete use it to find the row and to detect a
+ *   concurrent committed change (40001) instead of losing it.
+ * - Writes go through txn/ (locks, log, undo). Reads take no lock: each
+ *   entry is checked with txn_read_version while still latched.
+ * - Point operations allocate nothing per row on the heap: keys and rows
+ *   are encoded into stack buffers (a row is at most BT_MAX_ROW bytes).
+ */
+#ifndef CZ_TABLE_H
+#define CZ_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog/catalog.h"
+#include "txn/txn.h"
+#include "types/types.h"
+#include "util/util.h"
+
+#define SQLSTATE_NOT_NULL_VIOLATION "23502"
+#define TBL_LOC_HASH 8               /* bytes of row-version hash after the key */
+#define TBL_MAX_LOC (BT_MAX_KEY + TBL_LOC_HASH)
+
+/* ---- key encoding (tb_key.c) ----------------------------------------------- */
+
+/* Appends the order-preserving encoding of d (of type t) at out; returns
+ * the bytes it needs (it wrote them only when they fit in cap). */
+size_t tbl_key_put(uint8_t *out, size_t cap, ty_t t, const datum_t *d);
+/* Encodes n values as a composite key into out (cap bytes); 54000 when the
+ * key is longer than cap (BT_MAX_KEY for stored keys). */
+int tbl_key_encode(const ty_t *types, const datum_t *vals, int n, uint8_t *out, size_t cap,
+                   size_t *len, err_t *e);
+/* Decodes n values; strings are copied into a. XX001 on malformed input.
+ * *used (may be NULL) gets the bytes consumed. */
+int tbl_key_decode(const ty_t *types, int n, const uint8_t *p, size_t len, arena_t *a,
+                   datum_t *out, size_t *used, err_t *e);
+
+/* ---- row codec (tb_row.c) ------------------------------------------------- */
+
+/* Encodes the n values of a row (all of a table's columns, in order) into
+ * out; 54000 when longer than cap. */
+int tbl_row_encode(const ty_t *types, int n, const datum_t *vals, uint8_t *out, size_t cap,
+                   size_t *len, err_t *e);
+/* Decodes the columns cols[0..ncols) (table column numbers) of an encoded
+ * row into out[0..ncols); strings point into p unless a is not NULL (then
+ * copied into a). Columns the row does not hold (added after it was
+ * written) are NULL. XX001 on malformed input. */
+int tbl_row_decode(const ty_t *types, int n, const uint8_t *p, size_t len, const int *cols,
+                   int ncols, arena_t *a, datum_t *out, err_t *e);
+
+/* ---- changes (tb_write.c) -------------------------------------------------- */
+
+/* Inserts one row (vals: every column of t, in order; NULL for a column
+ * without value — the caller has applied DEFAULTs). 23502 for a NULL in a
+ * NOT NULL column ("null value in column \"c\" of relation \"t\" violates
+ * not-null constraint"), 23505 for a duplicate primary key or unique index
+ * value (naming the constraint). Every secondary index is maintained. */
+int tbl_insert_row(txn_t *tx, const cat_table_t *t, const datum_t *vals, err_t *e);
+/* Replaces the row loc names by vals (all columns). 40001 when the row was
+ * changed or deleted by another transaction after it was read (or while
+ * this one waited for its lock); 23502/23505 as insert. A changed primary
+ * key moves the row. */
+int tbl_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
+                   const datum_t *vals, err_t *e);
+/* Deletes the row loc names (and its index entries). 40001 as update. */
+int tbl_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, err_t *e);
+
+/* Batch forms for the executor: b holds the table's columns in order (the
+ * binder casts values to the column types); sel (NULL = rows 0..n) picks
+ * the rows. loc_col is the column of b holding locators (BYTEA). The first
+ * failing row stops the call (the statement is then rolled back by the
+ * caller). */
+int tbl_insert(txn_t *tx, const cat_table_t *t, const batch_t *b, const int *sel, int n, err_t *e);
+int tbl_update(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
+               int n, err_t *e);
+int tbl_delete(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
+               int n, err_t *e);
+
+/* Creates an index (cat_create_index) and fills it from the table's rows
+ * (23505 when a unique index finds duplicates). */
+int tbl_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t *oid, err_t *e);
+
+/* ---- scans (tb_scan.c) ------------------------------------------------------ */
+
+/* A bound on a prefix of an index's key columns: n values of the first n
+ * key column types (ci_key_types). n = 0 or a NULL bound = open. */
+typedef struct tbl_bound_s {
+  int tb_n;
+  const datum_t *tb_vals;
+  bool tb_incl;
+} tbl_bound_t;
+
+typedef struct tbl_scan_s tbl_scan_t;
+
+/* Opens a forward scan of index idx of t (0 = the primary tree) returning
+ * columns cols[0..ncols) (table column numbers; any column: an index that
+ * does not cover them fetches the rows from the primary tree by key, a
+ * batch at a time) and, when want_loc, each row's locator as a last BYTEA
+ * column. tx may be NULL (committed rows only). The scan lives in a. */
+int tbl_scan_open(txn_t *tx, const cat_table_t *t, int idx, const int *cols, int ncols,
+                  const tbl_bound_t *low, const tbl_bound_t *high, bool want_loc, arena_t *a,
+                  tbl_scan_t **out, err_t *e);
+/* Fills out (ncols (+1) columns of the right types, created by the caller
+ * with capacity cap) with up to cap rows; out->b_n = 0 at the end. Strings
+ * are copied into a (the batch's arena). Holds no latch on return. */
+int tbl_scan_next(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e);
+void tbl_scan_close(tbl_scan_t *s);
+
+/* Point lookups by full primary key, vectored: keys[i] holds the t->ct_npk
+ * key values of row i (the row id as one INT8 for tables without primary
+ * key). Fills row i of out with the columns cols (then the locator when
+ * want_loc) of the row keys[i] names, and found[i]; rows not found are
+ * all NULL. out must have capacity n; out->b_n = n. Keys need not be
+ * sorted (they are sorted internally for bt_lookup_batch). */
+int tbl_lookup(txn_t *tx, const cat_table_t *t, const datum_t *const *keys, int n,
+               const int *cols, int ncols, bool want_loc, batch_t *out, bool *found,
+               arena_t *a, err_t *e);
+
+/* Number of rows visible to tx (tests, small tables). */
+int tbl_count(txn_t *tx, const cat_table_t *t, int64_t *out, err_t *e);
+
+#endif /* CZ_TABLE_H */

@@ -1,0 +1,57 @@
+/* tb_index — CREATE INDEX: the catalog entry and empty tree
+ * (cat_create_index), then one entry per row the creating transaction
+ * sees, with the unique check of an insert.
+ */
+#include <string.h>
+
+#include "table/tb_int.h"
+
+int tbl_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t *oid, err_t *e)
+{
+  cat_oid_t ioid;
+  if (cat_create_index(c, tx, def, &ioid, e) != CZ_OK)
+    return CZ_ERR;
+  if (oid)
+    *oid = ioid;
+  cat_snapshot_t *snap = cat_snapshot_tx(c, tx);
+  const cat_index_t *ix = cat_index_by_oid(snap, ioid);
+  if (!ix) {
+    cat_snapshot_release(snap);
+    return err_set(e, SQLSTATE_INTERNAL, "index %u vanished after its creation", (unsigned)ioid);
+  }
+  const cat_table_t *t = ix->ci_table;
+  arena_t *a = arena_create(NULL, "tbl_create_index");
+  int *all = arena_alloc(a, sizeof(int) * (size_t)t->ct_ncols);
+  for (int i = 0; i < t->ct_ncols; i++)
+    all[i] = i;
+  tbl_scan_t *s = NULL;
+  int rc = tbl_scan_open(tx, t, 0, all, t->ct_ncols, NULL, NULL, true, a, &s, e);
+  batch_t *b = NULL;
+  if (rc == CZ_OK) {
+    ty_t *types = arena_alloc(a, sizeof(ty_t) * (size_t)(t->ct_ncols + 1));
+    memcpy(types, t->ct_types, sizeof(ty_t) * (size_t)t->ct_ncols);
+    types[t->ct_ncols] = ty_plain(TY_BYTEA);
+    b = batch_create(a, t->ct_ncols + 1, types, 256, e);
+    if (!b)
+      rc = CZ_ERR;
+  }
+  datum_t *vals = arena_alloc(a, sizeof(datum_t) * (size_t)t->ct_ncols);
+  arena_t *ba = arena_create(a, "batch");
+  while (rc == CZ_OK) {
+    arena_reset(ba);
+    rc = tbl_scan_next(s, b, ba, e);
+    if (rc != CZ_OK || b->b_n == 0)
+      break;
+    for (int r = 0; r < b->b_n && rc == CZ_OK; r++) {
+      for (int col = 0; col < t->ct_ncols; col++)
+        tb_vec_get(&b->b_cols[col], r, &vals[col]);
+      str_t loc = b->b_cols[t->ct_ncols].v_str[r];
+      rc = tb_index_add(tx, ix, vals, (const uint8_t *)loc.s_ptr, loc.s_len - TBL_LOC_HASH, e);
+    }
+  }
+  if (s)
+    tbl_scan_close(s);
+  arena_destroy(a);
+  cat_snapshot_release(snap);
+  return rc;
+}

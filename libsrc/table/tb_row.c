@@ -1,0 +1,274 @@
+/* tb_row — the row codec: every column of a row in one B-tree value.
+ *
+ * Layout (table/README.md, "Row format"): varint column count, a NULL
+ * bitmap (bit i of byte i/8 set = column i is NULL), then each non-NULL
+ * column in order: BOOL 1 byte; INT2 2, INT4/DATE 4, INT8/TIMESTAMP 8
+ * bytes little-endian; REAL 4 and DOUBLE 8 bytes IEEE; NUMERIC a scale
+ * byte, a length byte and that many bytes of the two's complement value
+ * (little-endian, minimal); strings a varint length and the bytes.
+ * The column count lets a row written before ALTER TABLE ADD COLUMN read
+ * as NULL in the new columns.
+ */
+#include <string.h>
+
+#include "table/tb_int.h"
+
+static size_t row_put_varint(uint8_t *p, size_t cap, size_t n, uint64_t v)
+{
+  do {
+    uint8_t b = v & 0x7f;
+    v >>= 7;
+    if (v)
+      b |= 0x80;
+    if (n < cap)
+      p[n] = b;
+    n++;
+  } while (v);
+  return n;
+}
+
+static bool row_get_varint(const uint8_t *p, size_t len, size_t *off, uint64_t *out)
+{
+  uint64_t v = 0;
+  for (int sh = 0; sh < 64; sh += 7) {
+    if (*off >= len)
+      return false;
+    uint8_t b = p[(*off)++];
+    v |= (uint64_t)(b & 0x7f) << sh;
+    if (!(b & 0x80)) {
+      *out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+static size_t row_put_le(uint8_t *p, size_t cap, size_t n, uint64_t v, int w)
+{
+  for (int i = 0; i < w; i++, n++)
+    if (n < cap)
+      p[n] = (uint8_t)(v >> (8 * i));
+  return n;
+}
+
+static int row_width(ty_id_t id)
+{
+  switch (id) {
+  case TY_INT2:
+    return 2;
+  case TY_INT4:
+  case TY_DATE:
+  case TY_FLOAT4:
+    return 4;
+  default:
+    return 8;
+  }
+}
+
+int tbl_row_encode(const ty_t *types, int n, const datum_t *vals, uint8_t *out, size_t cap,
+                   size_t *len, err_t *e)
+{
+  size_t o = row_put_varint(out, cap, 0, (uint64_t)n);
+  size_t bm = o;
+  size_t nbm = ((size_t)n + 7) / 8;
+  for (size_t i = 0; i < nbm; i++, o++)
+    if (o < cap)
+      out[o] = 0;
+  for (int i = 0; i < n; i++) {
+    const datum_t *d = &vals[i];
+    if (d->d_null) {
+      if (bm + (size_t)i / 8 < cap)
+        out[bm + (size_t)i / 8] |= (uint8_t)(1u << (i & 7));
+      continue;
+    }
+    switch (ty_phys(types[i].t_id)) {
+    case TP_BOOL:
+      o = row_put_le(out, cap, o, d->d_bool ? 1 : 0, 1);
+      break;
+    case TP_I64:
+      o = row_put_le(out, cap, o, (uint64_t)d->d_i64, row_width(types[i].t_id));
+      break;
+    case TP_F64:
+      if (types[i].t_id == TY_FLOAT4) {
+        float f = (float)d->d_f64;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        o = row_put_le(out, cap, o, u, 4);
+      } else {
+        uint64_t u;
+        memcpy(&u, &d->d_f64, 8);
+        o = row_put_le(out, cap, o, u, 8);
+      }
+      break;
+    case TP_NUM: {
+      __int128 v = d->d_num.n_val;
+      int w = 1;
+      while (w < 16) {
+        __int128 lim = (__int128)1 << (8 * w - 1);
+        if (v >= -lim && v < lim)
+          break;
+        w++;
+      }
+      o = row_put_le(out, cap, o, (uint8_t)d->d_num.n_scale, 1);
+      o = row_put_le(out, cap, o, (uint64_t)w, 1);
+      unsigned __int128 u = (unsigned __int128)v;
+      for (int k = 0; k < w; k++, o++)
+        if (o < cap)
+          out[o] = (uint8_t)(u >> (8 * k));
+      break;
+    }
+    case TP_STR:
+      o = row_put_varint(out, cap, o, d->d_str.s_len);
+      if (o + d->d_str.s_len <= cap && d->d_str.s_len)
+        memcpy(out + o, d->d_str.s_ptr, d->d_str.s_len);
+      o += d->d_str.s_len;
+      break;
+    }
+  }
+  *len = o;
+  if (o > cap)
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "row requires %zu bytes, maximum size is %zu", o, cap);
+  return CZ_OK;
+}
+
+static int row_bad(err_t *e)
+{
+  return err_set(e, SQLSTATE_DATA_CORRUPTED, "malformed row encoding");
+}
+
+static uint64_t row_get_le(const uint8_t *p, int w)
+{
+  uint64_t v = 0;
+  for (int i = w - 1; i >= 0; i--)
+    v = (v << 8) | p[i];
+  return v;
+}
+
+/* Decodes column i at *o into d (or skips it when d is NULL). */
+static int row_get_col(ty_t t, const uint8_t *p, size_t len, size_t *o, arena_t *a, datum_t *d,
+                       err_t *e)
+{
+  switch (ty_phys(t.t_id)) {
+  case TP_BOOL:
+    if (*o + 1 > len)
+      return row_bad(e);
+    if (d)
+      d->d_bool = p[*o];
+    *o += 1;
+    return CZ_OK;
+  case TP_I64: {
+    int w = row_width(t.t_id);
+    if (*o + (size_t)w > len)
+      return row_bad(e);
+    if (d) {
+      uint64_t v = row_get_le(p + *o, w);
+      if (w < 8 && (v >> (8 * w - 1)) & 1)
+        v |= ~(uint64_t)0 << (8 * w);
+      d->d_i64 = (int64_t)v;
+    }
+    *o += (size_t)w;
+    return CZ_OK;
+  }
+  case TP_F64:
+    if (t.t_id == TY_FLOAT4) {
+      if (*o + 4 > len)
+        return row_bad(e);
+      if (d) {
+        uint32_t u = (uint32_t)row_get_le(p + *o, 4);
+        float f;
+        memcpy(&f, &u, 4);
+        d->d_f64 = f;
+      }
+      *o += 4;
+    } else {
+      if (*o + 8 > len)
+        return row_bad(e);
+      if (d) {
+        uint64_t u = row_get_le(p + *o, 8);
+        memcpy(&d->d_f64, &u, 8);
+      }
+      *o += 8;
+    }
+    return CZ_OK;
+  case TP_NUM: {
+    if (*o + 2 > len)
+      return row_bad(e);
+    int scale = p[*o], w = p[*o + 1];
+    if (w < 1 || w > 16 || *o + 2 + (size_t)w > len)
+      return row_bad(e);
+    if (d) {
+      unsigned __int128 u = 0;
+      for (int k = w - 1; k >= 0; k--)
+        u = (u << 8) | p[*o + 2 + (size_t)k];
+      if (w < 16 && (u >> (8 * w - 1)) & 1)
+        u |= ~(unsigned __int128)0 << (8 * w);
+      d->d_num.n_val = (__int128)u;
+      d->d_num.n_scale = (int16_t)scale;
+    }
+    *o += 2 + (size_t)w;
+    return CZ_OK;
+  }
+  case TP_STR: {
+    uint64_t n;
+    if (!row_get_varint(p, len, o, &n) || *o + n > len)
+      return row_bad(e);
+    if (d) {
+      if (a && n) {
+        char *s = arena_alloc(a, n);
+        memcpy(s, p + *o, n);
+        d->d_str.s_ptr = s;
+      } else {
+        d->d_str.s_ptr = n ? (const char *)p + *o : "";
+      }
+      d->d_str.s_len = (uint32_t)n;
+    }
+    *o += n;
+    return CZ_OK;
+  }
+  }
+  return row_bad(e);
+}
+
+int tbl_row_decode(const ty_t *types, int n, const uint8_t *p, size_t len, const int *cols,
+                   int ncols, arena_t *a, datum_t *out, err_t *e)
+{
+  size_t o = 0;
+  uint64_t stored;
+  if (!row_get_varint(p, len, &o, &stored) || stored > CAT_MAX_COLUMNS)
+    return row_bad(e);
+  size_t bm = o;
+  o += ((size_t)stored + 7) / 8;
+  if (o > len)
+    return row_bad(e);
+  int maxc = -1;
+  for (int k = 0; k < ncols; k++) {
+    memset(&out[k], 0, sizeof out[k]);
+    out[k].d_null = true;
+    if (cols[k] > maxc)
+      maxc = cols[k];
+  }
+  int upto = CZ_MIN(maxc + 1, (int)stored);
+  upto = CZ_MIN(upto, n);
+  for (int i = 0; i < upto; i++) {
+    bool null = (p[bm + (size_t)i / 8] >> (i & 7)) & 1;
+    if (null)
+      continue;
+    /* First output wanting column i decodes it; the others copy. */
+    int first = -1;
+    for (int k = 0; k < ncols; k++) {
+      if (cols[k] != i)
+        continue;
+      if (first < 0) {
+        first = k;
+        out[k].d_null = false;
+        if (row_get_col(types[i], p, len, &o, a, &out[k], e) != CZ_OK)
+          return CZ_ERR;
+      } else {
+        out[k] = out[first];
+      }
+    }
+    if (first < 0 && row_get_col(types[i], p, len, &o, NULL, NULL, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}

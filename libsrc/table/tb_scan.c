@@ -1,0 +1,441 @@
+/* tb_scan — forward range scans over a table's primary tree or a secondary
+ * index, filling batches; vectored point lookups by primary key.
+ *
+ * Design notes (table/README.md, "Reads"):
+ * - Readers take no lock. Each entry is checked with txn_read_version
+ *   while the cursor still holds its leaf (or inside the bt_lookup_batch
+ *   callback), so a writer cannot commit or roll back in between: the
+ *   reader sees the committed value, its own change, or the pre-image.
+ * - A batch is filled under the leaf latches, then the cursor is released
+ *   (bt_cursor_release) so writers are not blocked between batches.
+ * - An index that does not cover the wanted columns (or a scan that wants
+ *   locators, whose hash needs the row's stored value) collects up to a
+ *   batch of primary keys, releases the index, and fetches the rows with
+ *   one bt_lookup_batch (keys sorted, results put back in index order).
+ */
+#include <string.h>
+
+#include "table/tb_int.h"
+
+struct tbl_scan_s {
+  txn_t *s_tx;
+  uint32_t s_cmd;             /* the command it reads as of (see txn_command_next) */
+  const cat_table_t *s_t;
+  const cat_index_t *s_ix;
+  int s_ncols;
+  int *s_cols;
+  bool s_want_loc;
+  bool s_fetch;               /* index entries lead to primary rows */
+  bt_cursor_t *s_cur;
+  uint8_t *s_low;
+  size_t s_low_len;
+  bool s_low_incl;
+  uint8_t *s_high;            /* NULL = open */
+  size_t s_high_len;
+  bool s_high_incl;
+  bool s_started, s_done;
+  datum_t *s_row;             /* a whole row, for covered index scans */
+  int *s_all;                 /* 0..ncols-1 */
+};
+
+static int tb_bound_encode(const cat_index_t *ix, const tbl_bound_t *b, arena_t *a, uint8_t **out,
+                           size_t *len, err_t *e)
+{
+  *out = NULL;
+  *len = 0;
+  if (!b || b->tb_n <= 0)
+    return CZ_OK;
+  if (b->tb_n > ix->ci_nkeys)
+    return err_set(e, SQLSTATE_INTERNAL, "bound on %d columns of index %s with %d", b->tb_n,
+                   ix->ci_name, ix->ci_nkeys);
+  uint8_t *buf = arena_alloc(a, BT_MAX_KEY);
+  if (tbl_key_encode(ix->ci_key_types, b->tb_vals, b->tb_n, buf, BT_MAX_KEY, len, e) != CZ_OK)
+    return CZ_ERR;
+  *out = buf;
+  return CZ_OK;
+}
+
+int tbl_scan_open(txn_t *tx, const cat_table_t *t, int idx, const int *cols, int ncols,
+                  const tbl_bound_t *low, const tbl_bound_t *high, bool want_loc, arena_t *a,
+                  tbl_scan_t **out, err_t *e)
+{
+  *out = NULL;
+  if (idx < 0 || idx >= t->ct_nindexes)
+    return err_set(e, SQLSTATE_INTERNAL, "table %s has no index %d", t->ct_name, idx);
+  for (int i = 0; i < ncols; i++)
+    if (cols[i] < 0 || cols[i] >= t->ct_ncols)
+      return err_set(e, SQLSTATE_INTERNAL, "table %s has no column %d", t->ct_name, cols[i]);
+  tbl_scan_t *s = arena_zalloc(a, sizeof *s);
+  s->s_tx = tx;
+  /* What tx changes from now on (this statement's own writes) stays out
+   * of this scan: no row is met again after an UPDATE moved it. */
+  s->s_cmd = tx ? txn_command_next(tx) : 0;
+  s->s_t = t;
+  s->s_ix = t->ct_indexes[idx];
+  s->s_ncols = ncols;
+  s->s_cols = arena_alloc(a, sizeof(int) * (size_t)(ncols ? ncols : 1));
+  if (ncols)
+    memcpy(s->s_cols, cols, sizeof(int) * (size_t)ncols);
+  s->s_want_loc = want_loc;
+  s->s_fetch = idx > 0 && (want_loc || !tb_index_covers(s->s_ix, t, cols, ncols));
+  s->s_row = arena_alloc(a, sizeof(datum_t) * (size_t)t->ct_ncols);
+  s->s_all = arena_alloc(a, sizeof(int) * (size_t)t->ct_ncols);
+  for (int i = 0; i < t->ct_ncols; i++)
+    s->s_all[i] = i;
+  if (tb_bound_encode(s->s_ix, low, a, &s->s_low, &s->s_low_len, e) != CZ_OK ||
+      tb_bound_encode(s->s_ix, high, a, &s->s_high, &s->s_high_len, e) != CZ_OK)
+    return CZ_ERR;
+  s->s_low_incl = !low || low->tb_incl || low->tb_n == 0;
+  s->s_high_incl = !high || high->tb_incl;
+  if (bt_cursor_open(s->s_ix->ci_tree, &s->s_cur, e) != CZ_OK)
+    return CZ_ERR;
+  *out = s;
+  return CZ_OK;
+}
+
+void tbl_scan_close(tbl_scan_t *s)
+{
+  if (s && s->s_cur) {
+    bt_cursor_close(s->s_cur);
+    s->s_cur = NULL;
+  }
+}
+
+/* -1 before the range (skip), 0 in it, 1 past it (stop). */
+static int tb_in_range(const tbl_scan_t *s, const uint8_t *k, size_t kl)
+{
+  if (!s->s_low_incl && s->s_low && kl >= s->s_low_len && memcmp(k, s->s_low, s->s_low_len) == 0)
+    return -1;
+  if (s->s_high) {
+    size_t m = CZ_MIN(kl, s->s_high_len);
+    int c = memcmp(k, s->s_high, m);
+    if (c > 0)
+      return 1;
+    if (c == 0 && kl >= s->s_high_len && !s->s_high_incl)
+      return 1;
+  }
+  return 0;
+}
+
+static void tb_put_loc(vec_t *v, int r, const uint8_t *pk, size_t pk_len, const void *val,
+                       size_t val_len, arena_t *a)
+{
+  uint8_t *loc = arena_alloc(a, pk_len + TBL_LOC_HASH);
+  memcpy(loc, pk, pk_len);
+  uint64_t h = tb_row_hash(val, val_len);
+  for (int i = 0; i < TBL_LOC_HASH; i++)
+    loc[pk_len + (size_t)i] = (uint8_t)(h >> (8 * i));
+  v->v_null[r] = 0;
+  v->v_str[r].s_ptr = (const char *)loc;
+  v->v_str[r].s_len = (uint32_t)(pk_len + TBL_LOC_HASH);
+}
+
+/* Decodes a stored row's wanted columns into row r of out. */
+static int tb_put_row(const tbl_scan_t *s, const cat_table_t *t, const int *cols, int ncols,
+                      const void *val, size_t vl, batch_t *out, int r, arena_t *a, datum_t *tmp, err_t *e)
+{
+  if (tbl_row_decode(t->ct_types, t->ct_ncols, val, vl, cols, ncols, a, tmp, e) != CZ_OK)
+    return CZ_ERR;
+  (void)s;
+  for (int i = 0; i < ncols; i++)
+    tb_vec_put(&out->b_cols[i], r, &tmp[i]);
+  return CZ_OK;
+}
+
+/* A covered index entry: key columns, pk columns and INCLUDE columns give
+ * the wanted ones. */
+static int tb_put_index_entry(tbl_scan_t *s, const uint8_t *k, size_t kl, const void *v, size_t vl,
+                              batch_t *out, int r, arena_t *a, err_t *e)
+{
+  const cat_index_t *ix = s->s_ix;
+  const cat_table_t *t = s->s_t;
+  datum_t kv[CAT_MAX_INDEX_KEYS];
+  size_t used = 0;
+  for (int i = 0; i < t->ct_ncols; i++) {
+    memset(&s->s_row[i], 0, sizeof(datum_t));
+    s->s_row[i].d_null = true;
+  }
+  if (tbl_key_decode(ix->ci_key_types, ix->ci_nkeys, k, kl, a, kv, &used, e) != CZ_OK)
+    return CZ_ERR;
+  for (int i = 0; i < ix->ci_nkeys; i++)
+    s->s_row[ix->ci_keys[i]] = kv[i];
+  if (t->ct_npk > 0) {
+    int npk;
+    const ty_t *pt = tb_pk_types(t, &npk);
+    if (tbl_key_decode(pt, npk, k + used, kl - used, a, kv, NULL, e) != CZ_OK)
+      return CZ_ERR;
+    for (int i = 0; i < npk; i++)
+      s->s_row[t->ct_pk[i]] = kv[i];
+  }
+  if (ix->ci_ninclude > 0) {
+    ty_t it[CAT_MAX_INDEX_KEYS];
+    int seq[CAT_MAX_INDEX_KEYS];
+    for (int i = 0; i < ix->ci_ninclude; i++) {
+      it[i] = t->ct_types[ix->ci_include[i]];
+      seq[i] = i;
+    }
+    if (tbl_row_decode(it, ix->ci_ninclude, v, vl, seq, ix->ci_ninclude, a, kv, e) != CZ_OK)
+      return CZ_ERR;
+    for (int i = 0; i < ix->ci_ninclude; i++)
+      s->s_row[ix->ci_include[i]] = kv[i];
+  }
+  for (int i = 0; i < s->s_ncols; i++)
+    tb_vec_put(&out->b_cols[i], r, &s->s_row[s->s_cols[i]]);
+  return CZ_OK;
+}
+
+/* ---- fetching rows by primary key ------------------------------------- */
+
+typedef struct tb_fetch_s {
+  const txn_t *f_tx;
+  uint32_t f_cmd;
+  const cat_table_t *f_t;
+  const int *f_cols;
+  int f_ncols;
+  bool f_want_loc;
+  const bt_key_t *f_keys;     /* sorted */
+  const int *f_pos;           /* sorted index -> output row */
+  batch_t *f_out;
+  bool *f_found;              /* by output row */
+  arena_t *f_a;
+  datum_t *f_tmp;
+  err_t *f_e;
+  int f_rc;
+} tb_fetch_t;
+
+static void tb_fetch_cb(void *ctx, int ki, bool found, const void *val, size_t vl)
+{
+  tb_fetch_t *f = ctx;
+  int r = f->f_pos[ki];
+  f->f_found[r] = false;
+  if (!found || f->f_rc != CZ_OK)
+    return;
+  const bt_key_t *k = &f->f_keys[ki];
+  const void *v = val;
+  size_t l = vl;
+  txn_vis_t vis = txn_read_version_at(f->f_tx, f->f_cmd, f->f_t->ct_indexes[0]->ci_dtree, k->k_data,
+                                      k->k_len, f->f_a, &v, &l);
+  if (vis == TXN_VIS_ABSENT)
+    return;
+  if (tb_put_row(NULL, f->f_t, f->f_cols, f->f_ncols, v, l, f->f_out, r, f->f_a, f->f_tmp, f->f_e) !=
+      CZ_OK) {
+    f->f_rc = CZ_ERR;
+    return;
+  }
+  if (f->f_want_loc)
+    tb_put_loc(&f->f_out->b_cols[f->f_ncols], r, k->k_data, k->k_len, v, l, f->f_a);
+  f->f_found[r] = true;
+}
+
+/* Sorts keys[0..n) by bytes; perm[i] = original position of sorted key i. */
+static void tb_sort(bt_key_t *keys, int *perm, int n, arena_t *a)
+{
+  bool sorted = true;
+  for (int i = 0; i < n; i++)
+    perm[i] = i;
+  for (int i = 1; i < n && sorted; i++) {
+    size_t m = CZ_MIN(keys[i - 1].k_len, keys[i].k_len);
+    int c = memcmp(keys[i - 1].k_data, keys[i].k_data, m);
+    sorted = c < 0 || (c == 0 && keys[i - 1].k_len <= keys[i].k_len);
+  }
+  if (sorted)
+    return;
+  /* A merge sort of the permutation (qsort has no context argument). */
+  int *tmp = arena_alloc(a, sizeof(int) * (size_t)n);
+  for (int w = 1; w < n; w *= 2) {
+    for (int lo = 0; lo < n; lo += 2 * w) {
+      int mid = CZ_MIN(lo + w, n), hi = CZ_MIN(lo + 2 * w, n);
+      int i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        const bt_key_t *x = &keys[perm[i]], *y = &keys[perm[j]];
+        size_t m = CZ_MIN(x->k_len, y->k_len);
+        int c = memcmp(x->k_data, y->k_data, m);
+        if (c == 0)
+          c = x->k_len < y->k_len ? -1 : x->k_len > y->k_len;
+        tmp[k++] = c <= 0 ? perm[i++] : perm[j++];
+      }
+      while (i < mid)
+        tmp[k++] = perm[i++];
+      while (j < hi)
+        tmp[k++] = perm[j++];
+    }
+    memcpy(perm, tmp, sizeof(int) * (size_t)n);
+  }
+  bt_key_t *sk = arena_alloc(a, sizeof *sk * (size_t)n);
+  for (int i = 0; i < n; i++)
+    sk[i] = keys[perm[i]];
+  memcpy(keys, sk, sizeof *sk * (size_t)n);
+}
+
+/* Fetches rows keys[0..n) (primary keys) into rows 0..n of out. */
+static int tb_fetch(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
+                    bool want_loc, bt_key_t *keys, int n, batch_t *out, bool *found, arena_t *a,
+                    err_t *e)
+{
+  int *perm = arena_alloc(a, sizeof(int) * (size_t)(n ? n : 1));
+  tb_sort(keys, perm, n, a);
+  for (int r = 0; r < n; r++) {
+    for (int c = 0; c < ncols + (want_loc ? 1 : 0); c++)
+      out->b_cols[c].v_null[r] = 1;
+    found[r] = false;
+  }
+  tb_fetch_t f = { .f_tx = tx, .f_cmd = cmd, .f_t = t, .f_cols = cols, .f_ncols = ncols, .f_want_loc = want_loc,
+                   .f_keys = keys, .f_pos = perm, .f_out = out, .f_found = found, .f_a = a,
+                   .f_tmp = arena_alloc(a, sizeof(datum_t) * (size_t)(ncols ? ncols : 1)), .f_e = e,
+                   .f_rc = CZ_OK };
+  if (n > 0 && bt_lookup_batch(t->ct_indexes[0]->ci_tree, keys, n, tb_fetch_cb, &f, e) != CZ_OK)
+    return CZ_ERR;
+  return f.f_rc;
+}
+
+static void tb_move_row(batch_t *out, int ncols, int from, int to)
+{
+  for (int c = 0; c < ncols; c++) {
+    datum_t d;
+    tb_vec_get(&out->b_cols[c], from, &d);
+    tb_vec_put(&out->b_cols[c], to, &d);
+  }
+}
+
+/* ---- the scan --------------------------------------------------------- */
+
+static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e);
+
+int tbl_scan_next(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
+{
+  /* A fetching scan whose whole batch vanished between the index and the
+   * rows goes on with the next batch rather than report an early end. */
+  int rc;
+  do
+    rc = tb_scan_batch(s, out, a, e);
+  while (rc == CZ_OK && out->b_n == 0 && !s->s_done);
+  return rc;
+}
+
+static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
+{
+  out->b_n = 0;
+  if (s->s_done)
+    return CZ_OK;
+  int cap = out->b_ncols > 0 ? out->b_cols[0].v_cap : 0;
+  if (out->b_ncols < s->s_ncols + (s->s_want_loc ? 1 : 0))
+    return err_set(e, SQLSTATE_INTERNAL, "scan batch has %d columns, %d wanted", out->b_ncols,
+                   s->s_ncols + (s->s_want_loc ? 1 : 0));
+  if (cap <= 0)
+    return err_set(e, SQLSTATE_INTERNAL, "scan batch without capacity");
+  if (!s->s_started) {
+    s->s_started = true;
+    if (bt_seek(s->s_cur, s->s_low, s->s_low_len, BT_FORWARD, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  const cat_index_t *ix = s->s_ix;
+  bool primary = ix->ci_no == 0;
+  bt_key_t *pks = s->s_fetch ? arena_alloc(a, sizeof *pks * (size_t)cap) : NULL;
+  datum_t *tmp = arena_alloc(a, sizeof(datum_t) * (size_t)(s->s_ncols ? s->s_ncols : 1));
+  int n = 0;
+  while (n < cap) {
+    const void *k, *v;
+    size_t kl, vl;
+    int rc = bt_next(s->s_cur, &k, &kl, &v, &vl, e);
+    if (rc == BT_END) {
+      s->s_done = true;
+      break;
+    }
+    if (rc != CZ_OK) {
+      bt_cursor_release(s->s_cur);
+      return CZ_ERR;
+    }
+    int in = tb_in_range(s, k, kl);
+    if (in < 0)
+      continue;
+    if (in > 0) {
+      s->s_done = true;
+      break;
+    }
+    if (txn_read_version_at(s->s_tx, s->s_cmd, ix->ci_dtree, k, kl, a, &v, &vl) == TXN_VIS_ABSENT)
+      continue;
+    if (primary) {
+      if (tb_put_row(s, s->s_t, s->s_cols, s->s_ncols, v, vl, out, n, a, tmp, e) != CZ_OK) {
+        bt_cursor_release(s->s_cur);
+        return CZ_ERR;
+      }
+      if (s->s_want_loc)
+        tb_put_loc(&out->b_cols[s->s_ncols], n, k, kl, v, vl, a);
+    } else if (s->s_fetch) {
+      size_t pre = tbl_key_skip(ix->ci_key_types, ix->ci_nkeys, k, kl);
+      uint8_t *pk = arena_alloc(a, kl - pre + 1);
+      memcpy(pk, (const uint8_t *)k + pre, kl - pre);
+      pks[n].k_data = pk;
+      pks[n].k_len = (uint32_t)(kl - pre);
+    } else if (tb_put_index_entry(s, k, kl, v, vl, out, n, a, e) != CZ_OK) {
+      bt_cursor_release(s->s_cur);
+      return CZ_ERR;
+    }
+    n++;
+  }
+  bt_cursor_release(s->s_cur);
+  if (s->s_fetch && n > 0) {
+    bool *found = arena_alloc(a, sizeof(bool) * (size_t)n);
+    if (tb_fetch(s->s_tx, s->s_cmd, s->s_t, s->s_cols, s->s_ncols, s->s_want_loc, pks, n, out,
+                 found, a, e) != CZ_OK)
+      return CZ_ERR;
+    int w = 0;
+    for (int r = 0; r < n; r++) {
+      if (!found[r])
+        continue;
+      if (w != r)
+        tb_move_row(out, s->s_ncols + (s->s_want_loc ? 1 : 0), r, w);
+      w++;
+    }
+    n = w;
+  }
+  out->b_n = n;
+  return CZ_OK;
+}
+
+int tbl_lookup(txn_t *tx, const cat_table_t *t, const datum_t *const *keys, int n,
+               const int *cols, int ncols, bool want_loc, batch_t *out, bool *found,
+               arena_t *a, err_t *e)
+{
+  int npk;
+  const ty_t *pt = tb_pk_types(t, &npk);
+  bt_key_t *bk = arena_alloc(a, sizeof *bk * (size_t)(n ? n : 1));
+  for (int i = 0; i < n; i++) {
+    uint8_t buf[BT_MAX_KEY];
+    size_t len;
+    if (tbl_key_encode(pt, keys[i], npk, buf, sizeof buf, &len, e) != CZ_OK)
+      return CZ_ERR;
+    uint8_t *k = arena_alloc(a, len);
+    memcpy(k, buf, len);
+    bk[i].k_data = k;
+    bk[i].k_len = (uint32_t)len;
+  }
+  if (tb_fetch(tx, tx ? txn_command_next(tx) : 0, t, cols, ncols, want_loc, bk, n, out, found, a,
+               e) != CZ_OK)
+    return CZ_ERR;
+  out->b_n = n;
+  return CZ_OK;
+}
+
+int tbl_count(txn_t *tx, const cat_table_t *t, int64_t *out, err_t *e)
+{
+  *out = 0;
+  arena_t *a = arena_create(NULL, "tbl_count");
+  tbl_scan_t *s;
+  int rc = tbl_scan_open(tx, t, 0, NULL, 0, NULL, NULL, false, a, &s, e);
+  if (rc == CZ_OK) {
+    ty_t ty = ty_plain(TY_INT8);
+    batch_t *b = batch_create(a, 1, &ty, 256, e);
+    if (!b)
+      rc = CZ_ERR;
+    while (rc == CZ_OK) {
+      rc = tbl_scan_next(s, b, a, e);
+      if (rc != CZ_OK || b->b_n == 0)
+        break;
+      *out += b->b_n;
+    }
+    tbl_scan_close(s);
+  }
+  arena_destroy(a);
+  return rc;
+}

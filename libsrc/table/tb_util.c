@@ -1,0 +1,149 @@
+/* tb_util — keys of a table's rows and index entries, vector access, the
+ * row-version hash of locators.
+ */
+#include <string.h>
+
+#include "table/tb_int.h"
+
+static const ty_t tb_rowid_type = { .t_id = TY_INT8, .t_len = -1, .t_prec = -1, .t_scale = -1 };
+
+const ty_t *tb_pk_types(const cat_table_t *t, int *n)
+{
+  if (t->ct_npk == 0) {
+    *n = 1;
+    return &tb_rowid_type;
+  }
+  *n = t->ct_indexes[0]->ci_nkeys;
+  return t->ct_indexes[0]->ci_key_types;
+}
+
+int tb_pk_encode(const cat_table_t *t, const datum_t *vals, int64_t rowid, uint8_t *out,
+                 size_t cap, size_t *len, err_t *e)
+{
+  if (t->ct_npk == 0) {
+    datum_t d = { .d_null = false, .d_i64 = rowid };
+    return tbl_key_encode(&tb_rowid_type, &d, 1, out, cap, len, e);
+  }
+  size_t off = 0;
+  for (int i = 0; i < t->ct_npk; i++) {
+    int c = t->ct_pk[i];
+    size_t w = tbl_key_put(out + CZ_MIN(off, cap), off < cap ? cap - off : 0, t->ct_cols[c].cc_type,
+                           &vals[c]);
+    off += w;
+  }
+  *len = off;
+  if (off > cap)
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "primary key of %s requires %zu bytes, maximum is %zu",
+                   t->ct_name, off, cap);
+  return CZ_OK;
+}
+
+int tb_index_entry(const cat_index_t *ix, const datum_t *vals, const uint8_t *pk, size_t pk_len,
+                   uint8_t *key, size_t *key_len, size_t *prefix_len, bool *has_null,
+                   uint8_t *val, size_t *val_len, err_t *e)
+{
+  const cat_table_t *t = ix->ci_table;
+  size_t off = 0;
+  *has_null = false;
+  for (int i = 0; i < ix->ci_nkeys; i++) {
+    int c = ix->ci_keys[i];
+    if (vals[c].d_null)
+      *has_null = true;
+    off += tbl_key_put(key + CZ_MIN(off, BT_MAX_KEY), off < BT_MAX_KEY ? BT_MAX_KEY - off : 0,
+                       t->ct_cols[c].cc_type, &vals[c]);
+  }
+  *prefix_len = off;
+  if (off + pk_len > BT_MAX_KEY)
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "index row of %s requires %zu bytes, maximum is %d",
+                   ix->ci_name, off + pk_len, BT_MAX_KEY);
+  memcpy(key + off, pk, pk_len);
+  *key_len = off + pk_len;
+  *val_len = 0;
+  if (ix->ci_ninclude == 0)
+    return CZ_OK;
+  ty_t types[CAT_MAX_INDEX_KEYS];
+  datum_t dv[CAT_MAX_INDEX_KEYS];
+  int ni = CZ_MIN(ix->ci_ninclude, CAT_MAX_INDEX_KEYS);
+  for (int i = 0; i < ni; i++) {
+    types[i] = t->ct_cols[ix->ci_include[i]].cc_type;
+    dv[i] = vals[ix->ci_include[i]];
+  }
+  return tbl_row_encode(types, ni, dv, val, BT_MAX_ROW - *key_len, val_len, e);
+}
+
+void tb_col_types(const cat_table_t *t, ty_t *out)
+{
+  for (int i = 0; i < t->ct_ncols; i++)
+    out[i] = t->ct_cols[i].cc_type;
+}
+
+uint64_t tb_row_hash(const void *val, size_t len)
+{
+  return hash64(val, len, 0x7b6c0a1d);
+}
+
+void tb_vec_put(vec_t *v, int i, const datum_t *d)
+{
+  v->v_null[i] = d->d_null ? 1 : 0;
+  if (d->d_null)
+    return;
+  switch (ty_phys(v->v_type.t_id)) {
+  case TP_BOOL:
+    v->v_bool[i] = d->d_bool;
+    break;
+  case TP_I64:
+    v->v_i64[i] = d->d_i64;
+    break;
+  case TP_F64:
+    v->v_f64[i] = d->d_f64;
+    break;
+  case TP_NUM:
+    v->v_num[i] = d->d_num;
+    break;
+  case TP_STR:
+    v->v_str[i] = d->d_str;
+    break;
+  }
+}
+
+void tb_vec_get(const vec_t *v, int i, datum_t *out)
+{
+  memset(out, 0, sizeof *out);
+  out->d_null = v->v_null[i] != 0;
+  if (out->d_null)
+    return;
+  switch (ty_phys(v->v_type.t_id)) {
+  case TP_BOOL:
+    out->d_bool = v->v_bool[i];
+    break;
+  case TP_I64:
+    out->d_i64 = v->v_i64[i];
+    break;
+  case TP_F64:
+    out->d_f64 = v->v_f64[i];
+    break;
+  case TP_NUM:
+    out->d_num = v->v_num[i];
+    break;
+  case TP_STR:
+    out->d_str = v->v_str[i];
+    break;
+  }
+}
+
+bool tb_index_covers(const cat_index_t *ix, const cat_table_t *t, const int *cols, int ncols)
+{
+  for (int k = 0; k < ncols; k++) {
+    int c = cols[k];
+    bool in = false;
+    for (int i = 0; i < ix->ci_nkeys && !in; i++)
+      in = ix->ci_keys[i] == c;
+    for (int i = 0; i < ix->ci_ninclude && !in; i++)
+      in = ix->ci_include[i] == c;
+    for (int i = 0; i < t->ct_npk && !in; i++)
+      in = t->ct_pk[i] == c;
+    if (!in)
+      return false;
+  }
+  return true;
+}

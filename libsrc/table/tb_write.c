@@ -1,0 +1,403 @@
+/* tb_write — insert, update and delete of rows with NOT NULL and unique
+ * checks and the maintenance of every secondary index.
+ *
+ * Design notes (table/README.md, "Changes"):
+ * - The primary tree's key is locked by txn_insert/txn_update/txn_delete
+ *   (row lock). Update and delete first read the row under its lock
+ *   (txn_lock_read) and compare its hash with the locator's: a row changed
+ *   since the caller's scan read it is 40001, never a lost update.
+ * - A unique secondary index value is locked as a name in the index tree
+ *   (the encoded index columns) by everyone inserting or deleting that
+ *   value, then probed: a concurrent inserter of the same value waits for
+ *   the first one's outcome instead of both succeeding.
+ * - A failed call leaves the rows before it changed: the caller rolls the
+ *   transaction back (statements are not savepoints).
+ * - No heap allocation per row: keys and values are built on the stack;
+ *   the old row is decoded in place.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "table/tb_int.h"
+
+#define TB_STACK_COLS 64
+
+/* Hands txn/ the catalog's (handle, tree) pairs: no directory lookups. */
+static void tb_note_trees(txn_t *tx, const cat_table_t *t)
+{
+  for (int i = 0; i < t->ct_nindexes; i++)
+    txn_note_tree(tx, t->ct_indexes[i]->ci_tree, t->ct_indexes[i]->ci_dtree);
+}
+
+static int tb_not_null(const cat_table_t *t, const datum_t *vals, err_t *e)
+{
+  for (int i = 0; i < t->ct_ncols; i++)
+    if (vals[i].d_null && t->ct_cols[i].cc_not_null)
+      return err_set(e, SQLSTATE_NOT_NULL_VIOLATION,
+                     "null value in column \"%s\" of relation \"%s\" violates not-null constraint",
+                     t->ct_cols[i].cc_name, t->ct_name);
+  return CZ_OK;
+}
+
+static int tb_dup(const cat_index_t *ix, err_t *e)
+{
+  return err_set(e, SQLSTATE_UNIQUE_VIOLATION,
+                 "duplicate key value violates unique constraint \"%s\"", ix->ci_name);
+}
+
+static int tb_serialization(err_t *e)
+{
+  return err_set(e, SQLSTATE_SERIALIZATION, "could not serialize access due to concurrent update");
+}
+
+/* Is there an entry with this prefix that tx sees (other than skip_key)? */
+static int tb_unique_probe(txn_t *tx, const cat_index_t *ix, const uint8_t *prefix, size_t plen,
+                           bool *dup, err_t *e)
+{
+  *dup = false;
+  bt_cursor_t *c;
+  if (bt_cursor_open(ix->ci_tree, &c, e) != CZ_OK)
+    return CZ_ERR;
+  int rc = bt_seek(c, prefix, plen, BT_FORWARD, e);
+  while (rc == CZ_OK) {
+    const void *k, *v;
+    size_t kl, vl;
+    rc = bt_next(c, &k, &kl, &v, &vl, e);
+    if (rc != CZ_OK)
+      break;
+    if (kl < plen || memcmp(k, prefix, plen) != 0)
+      break;
+    if (txn_read_version(tx, ix->ci_dtree, k, kl, txn_arena(tx), &v, &vl) != TXN_VIS_ABSENT) {
+      *dup = true;
+      break;
+    }
+  }
+  bt_cursor_close(c);
+  return rc == CZ_ERR ? CZ_ERR : CZ_OK;
+}
+
+int tb_index_add(txn_t *tx, const cat_index_t *ix, const datum_t *vals, const uint8_t *pk,
+                           size_t pk_len, err_t *e)
+{
+  uint8_t key[BT_MAX_KEY], val[BT_MAX_ROW];
+  size_t kl, pl, vl;
+  bool has_null;
+  if (tb_index_entry(ix, vals, pk, pk_len, key, &kl, &pl, &has_null, val, &vl, e) != CZ_OK)
+    return CZ_ERR;
+  if (ix->ci_unique && !has_null) {
+    bool dup;
+    if (txn_lock(tx, ix->ci_tree, key, pl, NULL, NULL, e) != CZ_OK ||
+        tb_unique_probe(tx, ix, key, pl, &dup, e) != CZ_OK)
+      return CZ_ERR;
+    if (dup)
+      return tb_dup(ix, e);
+  }
+  int rc = txn_insert(tx, ix->ci_tree, key, kl, val, vl, e);
+  if (rc != CZ_OK && err_is(e, SQLSTATE_UNIQUE_VIOLATION))
+    return tb_dup(ix, e);
+  return rc;
+}
+
+static int tb_index_delete(txn_t *tx, const cat_index_t *ix, const datum_t *vals, const uint8_t *pk,
+                           size_t pk_len, err_t *e)
+{
+  uint8_t key[BT_MAX_KEY], val[BT_MAX_ROW];
+  size_t kl, pl, vl;
+  bool has_null;
+  if (tb_index_entry(ix, vals, pk, pk_len, key, &kl, &pl, &has_null, val, &vl, e) != CZ_OK)
+    return CZ_ERR;
+  if (ix->ci_unique && !has_null && txn_lock(tx, ix->ci_tree, key, pl, NULL, NULL, e) != CZ_OK)
+    return CZ_ERR;
+  int rc = txn_delete(tx, ix->ci_tree, key, kl, NULL, 0, e);
+  if (rc == BT_NOT_FOUND)
+    return err_set(e, SQLSTATE_DATA_CORRUPTED, "index %s lacks the entry of a row", ix->ci_name);
+  return rc;
+}
+
+/* Old and new entry of one index for an update. */
+static int tb_index_update(txn_t *tx, const cat_index_t *ix, const datum_t *oldv, const uint8_t *opk,
+                           size_t opk_len, const datum_t *newv, const uint8_t *npk, size_t npk_len,
+                           err_t *e)
+{
+  uint8_t ok[BT_MAX_KEY], ov[BT_MAX_ROW], nk[BT_MAX_KEY], nv[BT_MAX_ROW];
+  size_t okl, opl, ovl, nkl, npl, nvl;
+  bool on, nn;
+  if (tb_index_entry(ix, oldv, opk, opk_len, ok, &okl, &opl, &on, ov, &ovl, e) != CZ_OK ||
+      tb_index_entry(ix, newv, npk, npk_len, nk, &nkl, &npl, &nn, nv, &nvl, e) != CZ_OK)
+    return CZ_ERR;
+  if (okl == nkl && memcmp(ok, nk, okl) == 0) {
+    if (ovl == nvl && memcmp(ov, nv, ovl) == 0)
+      return CZ_OK;
+    int rc = txn_update(tx, ix->ci_tree, nk, nkl, nv, nvl, e);
+    return rc == BT_NOT_FOUND ? err_set(e, SQLSTATE_DATA_CORRUPTED, "index %s lacks an entry", ix->ci_name)
+                              : rc;
+  }
+  if (tb_index_delete(tx, ix, oldv, opk, opk_len, e) != CZ_OK)
+    return CZ_ERR;
+  return tb_index_add(tx, ix, newv, npk, npk_len, e);
+}
+
+int tbl_insert_row(txn_t *tx, const cat_table_t *t, const datum_t *vals, err_t *e)
+{
+  tb_note_trees(tx, t);
+  if (tb_not_null(t, vals, e) != CZ_OK)
+    return CZ_ERR;
+  int64_t rowid = 0;
+  if (t->ct_npk == 0 && cat_next_rowid(t, &rowid, e) != CZ_OK)
+    return CZ_ERR;
+  uint8_t key[BT_MAX_KEY], row[BT_MAX_ROW];
+  size_t kl, rl;
+  if (tb_pk_encode(t, vals, rowid, key, sizeof key, &kl, e) != CZ_OK ||
+      tbl_row_encode(t->ct_types, t->ct_ncols, vals, row, BT_MAX_ROW - kl, &rl, e) != CZ_OK)
+    return CZ_ERR;
+  const cat_index_t *pix = t->ct_indexes[0];
+  int rc = txn_insert(tx, pix->ci_tree, key, kl, row, rl, e);
+  if (rc != CZ_OK)
+    return err_is(e, SQLSTATE_UNIQUE_VIOLATION) ? tb_dup(pix, e) : CZ_ERR;
+  for (int i = 1; i < t->ct_nindexes; i++)
+    if (tb_index_add(tx, t->ct_indexes[i], vals, key, kl, e) != CZ_OK)
+      return CZ_ERR;
+  return CZ_OK;
+}
+
+/* Reads the row loc names under its lock and checks its version. */
+static int tb_locate(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
+                     uint8_t *old, size_t *old_len, size_t *pk_len, err_t *e)
+{
+  if (loc_len <= TBL_LOC_HASH || loc_len > TBL_MAX_LOC)
+    return err_set(e, SQLSTATE_INVALID_PARAMETER, "malformed row locator");
+  *pk_len = loc_len - TBL_LOC_HASH;
+  uint64_t want = 0;
+  for (int i = 0; i < TBL_LOC_HASH; i++)
+    want |= (uint64_t)loc[*pk_len + (size_t)i] << (8 * i);
+  bool found, changed;
+  if (txn_lock_read(tx, t->ct_indexes[0]->ci_tree, loc, *pk_len, old, BT_MAX_ROW, old_len, &found,
+                    &changed, e) != CZ_OK)
+    return CZ_ERR;
+  if (changed || !found || *old_len > BT_MAX_ROW || tb_row_hash(old, *old_len) != want)
+    return tb_serialization(e);
+  return CZ_OK;
+}
+
+int tbl_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
+                   const datum_t *vals, err_t *e)
+{
+  uint8_t old[BT_MAX_ROW];
+  size_t old_len, opk_len;
+  tb_note_trees(tx, t);
+  if (tb_locate(tx, t, loc, loc_len, old, &old_len, &opk_len, e) != CZ_OK ||
+      tb_not_null(t, vals, e) != CZ_OK)
+    return CZ_ERR;
+  const cat_index_t *pix = t->ct_indexes[0];
+  uint8_t npk[BT_MAX_KEY], row[BT_MAX_ROW];
+  size_t npk_len, rl;
+  if (t->ct_npk == 0) {
+    memcpy(npk, loc, opk_len);
+    npk_len = opk_len;
+  } else if (tb_pk_encode(t, vals, 0, npk, sizeof npk, &npk_len, e) != CZ_OK) {
+    return CZ_ERR;
+  }
+  if (tbl_row_encode(t->ct_types, t->ct_ncols, vals, row, BT_MAX_ROW - npk_len, &rl, e) != CZ_OK)
+    return CZ_ERR;
+
+  datum_t stack_old[TB_STACK_COLS];
+  datum_t *ov = stack_old;
+  if (t->ct_nindexes > 1) {
+    if (t->ct_ncols > TB_STACK_COLS)
+      ov = arena_alloc(txn_arena(tx), sizeof *ov * (size_t)t->ct_ncols);
+    int cols_stack[TB_STACK_COLS];
+    int *cols = t->ct_ncols > TB_STACK_COLS ? arena_alloc(txn_arena(tx), sizeof *cols * (size_t)t->ct_ncols)
+                                            : cols_stack;
+    for (int i = 0; i < t->ct_ncols; i++)
+      cols[i] = i;
+    if (tbl_row_decode(t->ct_types, t->ct_ncols, old, old_len, cols, t->ct_ncols, NULL, ov, e) != CZ_OK)
+      return CZ_ERR;
+  }
+
+  int rc;
+  if (npk_len == opk_len && memcmp(npk, loc, opk_len) == 0) {
+    rc = txn_update(tx, pix->ci_tree, npk, npk_len, row, rl, e);
+    if (rc == BT_NOT_FOUND)
+      return tb_serialization(e);
+  } else {
+    rc = txn_delete(tx, pix->ci_tree, loc, opk_len, NULL, 0, e);
+    if (rc == BT_NOT_FOUND)
+      return tb_serialization(e);
+    if (rc == CZ_OK) {
+      rc = txn_insert(tx, pix->ci_tree, npk, npk_len, row, rl, e);
+      if (rc != CZ_OK && err_is(e, SQLSTATE_UNIQUE_VIOLATION))
+        return tb_dup(pix, e);
+    }
+  }
+  if (rc != CZ_OK)
+    return CZ_ERR;
+  for (int i = 1; i < t->ct_nindexes; i++)
+    if (tb_index_update(tx, t->ct_indexes[i], ov, loc, opk_len, vals, npk, npk_len, e) != CZ_OK)
+      return CZ_ERR;
+  return CZ_OK;
+}
+
+int tbl_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, err_t *e)
+{
+  uint8_t old[BT_MAX_ROW];
+  size_t old_len, pk_len;
+  tb_note_trees(tx, t);
+  if (tb_locate(tx, t, loc, loc_len, old, &old_len, &pk_len, e) != CZ_OK)
+    return CZ_ERR;
+  if (t->ct_nindexes > 1) {
+    datum_t stack_old[TB_STACK_COLS];
+    int cols_stack[TB_STACK_COLS];
+    datum_t *ov = stack_old;
+    int *cols = cols_stack;
+    if (t->ct_ncols > TB_STACK_COLS) {
+      ov = arena_alloc(txn_arena(tx), sizeof *ov * (size_t)t->ct_ncols);
+      cols = arena_alloc(txn_arena(tx), sizeof *cols * (size_t)t->ct_ncols);
+    }
+    for (int i = 0; i < t->ct_ncols; i++)
+      cols[i] = i;
+    if (tbl_row_decode(t->ct_types, t->ct_ncols, old, old_len, cols, t->ct_ncols, NULL, ov, e) != CZ_OK)
+      return CZ_ERR;
+    for (int i = 1; i < t->ct_nindexes; i++)
+      if (tb_index_delete(tx, t->ct_indexes[i], ov, loc, pk_len, e) != CZ_OK)
+        return CZ_ERR;
+  }
+  int rc = txn_delete(tx, t->ct_indexes[0]->ci_tree, loc, pk_len, NULL, 0, e);
+  if (rc == BT_NOT_FOUND)
+    return tb_serialization(e);
+  return rc;
+}
+
+/* ---- batch forms ------------------------------------------------------- */
+
+static datum_t *tb_row_buf(txn_t *tx, const cat_table_t *t, datum_t *stack)
+{
+  return t->ct_ncols > TB_STACK_COLS ? arena_alloc(txn_arena(tx), sizeof(datum_t) * (size_t)t->ct_ncols)
+                                     : stack;
+}
+
+static void tb_batch_row(const cat_table_t *t, const batch_t *b, int r, datum_t *vals)
+{
+  for (int c = 0; c < t->ct_ncols; c++)
+    tb_vec_get(&b->b_cols[c], r, &vals[c]);
+}
+
+static int tb_check_batch(const cat_table_t *t, const batch_t *b, int extra, err_t *e)
+{
+  if (b->b_ncols < t->ct_ncols + extra)
+    return err_set(e, SQLSTATE_INTERNAL, "batch for %s has %d columns, the table %d", t->ct_name,
+                   b->b_ncols, t->ct_ncols);
+  return CZ_OK;
+}
+
+static int tb_row_cmp(const void *a, const void *b)
+{
+  const bt_row_t *x = a, *y = b;
+  uint32_t m = CZ_MIN(x->r_key_len, y->r_key_len);
+  int c = memcmp(x->r_key, y->r_key, m);
+  if (c)
+    return c;
+  return x->r_key_len < y->r_key_len ? -1 : x->r_key_len > y->r_key_len;
+}
+
+/* Bulk load of a table without secondary indexes: encode the batch, sort
+ * it by key (row ids already ascend) and hand it to bt_insert_batch, whose
+ * append path fills leaves without descending per row. */
+static int tb_insert_bulk(txn_t *tx, const cat_table_t *t, const batch_t *b, const int *sel, int n,
+                          datum_t *vals, err_t *e)
+{
+  arena_t *a = arena_create(NULL, "tbl_bulk");
+  bt_row_t *rows = arena_alloc(a, sizeof *rows * (size_t)n);
+  bool sorted = true;
+  int rc = CZ_OK;
+  for (int i = 0; i < n && rc == CZ_OK; i++) {
+    tb_batch_row(t, b, sel ? sel[i] : i, vals);
+    int64_t rowid = 0;
+    uint8_t key[BT_MAX_KEY], row[BT_MAX_ROW];
+    size_t kl, rl;
+    rc = tb_not_null(t, vals, e);
+    if (rc == CZ_OK && t->ct_npk == 0)
+      rc = cat_next_rowid(t, &rowid, e);
+    if (rc == CZ_OK)
+      rc = tb_pk_encode(t, vals, rowid, key, sizeof key, &kl, e);
+    if (rc == CZ_OK)
+      rc = tbl_row_encode(t->ct_types, t->ct_ncols, vals, row, BT_MAX_ROW - kl, &rl, e);
+    if (rc != CZ_OK)
+      break;
+    uint8_t *p = arena_alloc(a, kl + rl);
+    memcpy(p, key, kl);
+    memcpy(p + kl, row, rl);
+    rows[i] = (bt_row_t){ p, (uint32_t)kl, p + kl, (uint32_t)rl };
+    if (i > 0 && tb_row_cmp(&rows[i - 1], &rows[i]) >= 0)
+      sorted = false;
+  }
+  if (rc == CZ_OK) {
+    if (!sorted)
+      qsort(rows, (size_t)n, sizeof *rows, tb_row_cmp);
+    rc = txn_insert_batch(tx, t->ct_indexes[0]->ci_tree, rows, n, e);
+    if (rc != CZ_OK && err_is(e, SQLSTATE_UNIQUE_VIOLATION))
+      rc = tb_dup(t->ct_indexes[0], e);
+  }
+  arena_destroy(a);
+  return rc;
+}
+
+int tbl_insert(txn_t *tx, const cat_table_t *t, const batch_t *b, const int *sel, int n, err_t *e)
+{
+  if (tb_check_batch(t, b, 0, e) != CZ_OK)
+    return CZ_ERR;
+  if (txn_is_bulk(tx) && t->ct_nindexes == 1 && n > 1) {
+    tb_note_trees(tx, t);
+    datum_t stack[TB_STACK_COLS];
+    return tb_insert_bulk(tx, t, b, sel, n, tb_row_buf(tx, t, stack), e);
+  }
+  datum_t stack[TB_STACK_COLS];
+  datum_t *vals = tb_row_buf(tx, t, stack);
+  for (int i = 0; i < n; i++) {
+    tb_batch_row(t, b, sel ? sel[i] : i, vals);
+    if (tbl_insert_row(tx, t, vals, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+static int tb_loc_of(const batch_t *b, int loc_col, int r, str_t *out, err_t *e)
+{
+  const vec_t *v = &b->b_cols[loc_col];
+  if (v->v_null[r] || ty_phys(v->v_type.t_id) != TP_STR)
+    return err_set(e, SQLSTATE_INTERNAL, "row locator missing");
+  *out = v->v_str[r];
+  return CZ_OK;
+}
+
+int tbl_update(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
+               int n, err_t *e)
+{
+  if (tb_check_batch(t, b, 0, e) != CZ_OK || loc_col >= b->b_ncols)
+    return err_set(e, SQLSTATE_INTERNAL, "update batch of %s malformed", t->ct_name);
+  datum_t stack[TB_STACK_COLS];
+  datum_t *vals = tb_row_buf(tx, t, stack);
+  for (int i = 0; i < n; i++) {
+    int r = sel ? sel[i] : i;
+    str_t loc;
+    if (tb_loc_of(b, loc_col, r, &loc, e) != CZ_OK)
+      return CZ_ERR;
+    tb_batch_row(t, b, r, vals);
+    if (tbl_update_row(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, vals, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+int tbl_delete(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
+               int n, err_t *e)
+{
+  if (loc_col < 0 || loc_col >= b->b_ncols)
+    return err_set(e, SQLSTATE_INTERNAL, "delete batch of %s malformed", t->ct_name);
+  for (int i = 0; i < n; i++) {
+    str_t loc;
+    if (tb_loc_of(b, loc_col, sel ? sel[i] : i, &loc, e) != CZ_OK ||
+        tbl_delete_row(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}

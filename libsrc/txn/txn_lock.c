@@ -1,0 +1,601 @@
+/* txn_lock — row (key) locks, lock waits with deadlock detection, and the
+ * read-committed view readers get of locked keys.
+ *
+ * Design notes (txn/README.md, "Row locks and read committed"):
+ * - The lock table is a hash of (tree, key) -> txn_lock_t split in shards,
+ *   each with its own mutex. Entries live in the owner's arena and are
+ *   unlinked when the owner ends: no allocation besides the arena.
+ * - An entry holds the key's committed pre-image once the owner changes
+ *   the key; a reader meeting another's entry sees the pre-image (or
+ *   nothing for an uncommitted insert). Deletes of locked keys stay in the
+ *   tree (marked lk_deleted) until the owner's commit applies them, so
+ *   readers keep seeing the committed row without merging anything.
+ * - Waits: one global wait mutex and condition. A waiter records whom it
+ *   waits for (tx_waiting_for) under the wait mutex; following that chain
+ *   back to the requester is a deadlock (40P01, the requester gives up).
+ *   An ending transaction broadcasts only when someone waits.
+ * - Order: wait mutex, then a shard mutex. Readers take a shard mutex
+ *   while holding a page latch; nobody takes a latch under a shard mutex.
+ */
+#include <string.h>
+
+#include "txn/txn_int.h"
+
+#define LK_SHARDS 64
+#define LK_BUCKETS 1024 /* per shard, power of two */
+#define LK_WAIT_SLICE_US 100000
+
+typedef struct lk_shard_s {
+  cz_mutex_t ls_mx;
+  txn_lock_t *ls_b[LK_BUCKETS];
+} lk_shard_t;
+
+typedef struct txn_locktab_s {
+  lk_shard_t lt_shards[LK_SHARDS];
+  cz_mutex_t lt_wait_mx;
+  cz_cond_t lt_wait_cond;
+  _Atomic int lt_waiters;
+  txn_t *lt_waiting;          /* transactions with tx_waiting_for set (wait mutex) */
+} txn_locktab_t;
+
+/* Under the wait mutex. */
+static void lk_wait_link(txn_locktab_t *lt, txn_t *tx, txn_t *holder)
+{
+  tx->tx_waiting_for = holder;
+  tx->tx_wait_prev = NULL;
+  tx->tx_wait_next = lt->lt_waiting;
+  if (lt->lt_waiting)
+    lt->lt_waiting->tx_wait_prev = tx;
+  lt->lt_waiting = tx;
+}
+
+static void lk_wait_unlink(txn_locktab_t *lt, txn_t *tx)
+{
+  if (tx->tx_wait_prev)
+    tx->tx_wait_prev->tx_wait_next = tx->tx_wait_next;
+  else if (lt->lt_waiting == tx)
+    lt->lt_waiting = tx->tx_wait_next;
+  if (tx->tx_wait_next)
+    tx->tx_wait_next->tx_wait_prev = tx->tx_wait_prev;
+  tx->tx_wait_next = tx->tx_wait_prev = NULL;
+  tx->tx_waiting_for = NULL;
+}
+
+int txn_locktab_create(db_t *db, err_t *e)
+{
+  (void)e;
+  txn_locktab_t *lt = arena_zalloc(db->db_arena, sizeof *lt);
+  for (int i = 0; i < LK_SHARDS; i++)
+    mutex_init(&lt->lt_shards[i].ls_mx);
+  mutex_init(&lt->lt_wait_mx);
+  cond_init(&lt->lt_wait_cond);
+  db->db_locks = lt;
+  return CZ_OK;
+}
+
+void txn_locktab_free(db_t *db)
+{
+  txn_locktab_t *lt = db->db_locks;
+  if (!lt)
+    return;
+  for (int i = 0; i < LK_SHARDS; i++)
+    mutex_destroy(&lt->lt_shards[i].ls_mx);
+  mutex_destroy(&lt->lt_wait_mx);
+  cond_destroy(&lt->lt_wait_cond);
+  db->db_locks = NULL;
+}
+
+bool txn_locks_tree(const txn_t *tx, const db_tree_t *dt)
+{
+  return !(tx->tx_flags & TXN_BULK) && (dt->dt_flags & BT_UNIQUE);
+}
+
+static uint64_t lk_hash(const db_tree_t *dt, const void *key, size_t len)
+{
+  return hash64(key, len, dt->dt_id * 0x9e3779b97f4a7c15ull);
+}
+
+static lk_shard_t *lk_shard(txn_locktab_t *lt, uint64_t h)
+{
+  return &lt->lt_shards[h & (LK_SHARDS - 1)];
+}
+
+static txn_lock_t **lk_bucket(lk_shard_t *sh, uint64_t h)
+{
+  return &sh->ls_b[(h >> 6) & (LK_BUCKETS - 1)];
+}
+
+/* Under the shard mutex. */
+static txn_lock_t *lk_find(lk_shard_t *sh, uint64_t h, const db_tree_t *dt, const void *key, size_t len)
+{
+  for (txn_lock_t *lk = *lk_bucket(sh, h); lk; lk = lk->lk_next)
+    if (lk->lk_hash == h && lk->lk_tree == dt && lk->lk_key_len == len &&
+        memcmp(lk->lk_key, key, len) == 0)
+      return lk;
+  return NULL;
+}
+
+static txn_lock_t *lk_new(txn_t *tx, lk_shard_t *sh, uint64_t h, db_tree_t *dt, const void *key,
+                          size_t len)
+{
+  txn_lock_t *lk = arena_zalloc(tx->tx_arena, sizeof *lk + len);
+  lk->lk_key = (uint8_t *)(lk + 1);
+  memcpy(lk->lk_key, key, len);
+  lk->lk_key_len = (uint32_t)len;
+  lk->lk_hash = h;
+  lk->lk_tree = dt;
+  lk->lk_owner = tx;
+  txn_lock_t **b = lk_bucket(sh, h);
+  lk->lk_next = *b;
+  *b = lk;
+  lk->lk_tx_next = tx->tx_locks;
+  tx->tx_locks = lk;
+  atomic_fetch_add(&dt->dt_nlocked, 1);
+  return lk;
+}
+
+/* Whether following waits-for from holder leads back to tx. Under the wait
+ * mutex; holder is kept alive by the shard mutex the caller holds, every
+ * other transaction in the chain is a waiter whose holder has not ended
+ * (an ending holder clears the pointers to it under the wait mutex). */
+static bool lk_would_deadlock(const txn_t *tx, const txn_t *holder)
+{
+  int guard = 0;
+  for (const txn_t *x = holder; x && guard < 1000000; x = x->tx_waiting_for, guard++)
+    if (x == tx)
+      return true;
+  return false;
+}
+
+/* The committed value the holder recorded, copied (for "changed" later). */
+typedef struct lk_seen_s {
+  bool ls_have;
+  uint8_t ls_state;
+  uint8_t *ls_val;
+  uint32_t ls_len;
+} lk_seen_t;
+
+static void lk_remember(txn_t *tx, const txn_lock_t *lk, lk_seen_t *seen)
+{
+  if (seen->ls_have)
+    return;
+  seen->ls_have = true;
+  seen->ls_state = lk->lk_pre_state;
+  seen->ls_len = lk->lk_pre_len;
+  seen->ls_val = NULL;
+  if (lk->lk_pre_state == TXN_PRE_VALUE && lk->lk_pre_len) {
+    seen->ls_val = arena_alloc(tx->tx_arena, lk->lk_pre_len);
+    memcpy(seen->ls_val, lk->lk_pre, lk->lk_pre_len);
+  }
+}
+
+/* After the wait: did the holder commit a change? Compare the tree's value
+ * now with the holder's pre-image. A holder that only locked (PRE_NONE)
+ * changed nothing. */
+static int lk_check_changed(txn_t *tx, db_tree_t *dt, const void *key, size_t len,
+                            const lk_seen_t *seen, bool *changed, err_t *e)
+{
+  *changed = false;
+  if (!seen->ls_have || seen->ls_state == TXN_PRE_NONE)
+    return CZ_OK;
+  (void)tx;
+  uint8_t buf[BT_MAX_ROW];
+  size_t vlen = 0;
+  int rc = bt_lookup(dt->dt_bt, key, len, buf, sizeof buf, &vlen, e);
+  if (rc == CZ_ERR)
+    return CZ_ERR;
+  bool exists = rc == CZ_OK;
+  if (seen->ls_state == TXN_PRE_ABSENT)
+    *changed = exists;
+  else
+    *changed = !exists || vlen != seen->ls_len || memcmp(buf, seen->ls_val, vlen) != 0;
+  return CZ_OK;
+}
+
+int txn_lock_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
+                     txn_lock_t **out, bool *waited, bool *changed, err_t *e)
+{
+  txn_locktab_t *lt = tx->tx_db->db_locks;
+  uint64_t h = lk_hash(dt, key, key_len);
+  lk_shard_t *sh = lk_shard(lt, h);
+  lk_seen_t seen = { 0 };
+  bool did_wait = false;
+  for (;;) {
+    mutex_lock(&sh->ls_mx);
+    txn_lock_t *lk = lk_find(sh, h, dt, key, key_len);
+    if (!lk || lk->lk_owner == tx) {
+      if (!lk)
+        lk = lk_new(tx, sh, h, dt, key, key_len);
+      mutex_unlock(&sh->ls_mx);
+      *out = lk;
+      if (waited)
+        *waited = did_wait;
+      bool ch = false;
+      if (did_wait && lk_check_changed(tx, dt, key, key_len, &seen, &ch, e) != CZ_OK)
+        return CZ_ERR;
+      if (changed)
+        *changed = ch;
+      return CZ_OK;
+    }
+    mutex_unlock(&sh->ls_mx);
+
+    /* Held by another: wait for it to end. */
+    mutex_lock(&lt->lt_wait_mx);
+    atomic_fetch_add(&lt->lt_waiters, 1);
+    mutex_lock(&sh->ls_mx);
+    lk = lk_find(sh, h, dt, key, key_len);
+    bool deadlock = false, linked = false;
+    if (lk && lk->lk_owner != tx) {
+      lk_remember(tx, lk, &seen);
+      deadlock = lk_would_deadlock(tx, lk->lk_owner);
+      if (!deadlock) {
+        lk_wait_link(lt, tx, lk->lk_owner);
+        linked = true;
+      }
+    }
+    mutex_unlock(&sh->ls_mx);
+    int rc = CZ_OK;
+    if (deadlock) {
+      rc = err_set(e, SQLSTATE_DEADLOCK, "deadlock detected");
+    } else if (linked) {
+      did_wait = true;
+      /* Woken when a holder ends (or after the slice, to look at the
+       * cancel flag and re-check for a deadlock formed meanwhile). */
+      cond_timedwait(&lt->lt_wait_cond, &lt->lt_wait_mx, LK_WAIT_SLICE_US);
+      if (tx->tx_cancel && *tx->tx_cancel)
+        rc = err_set(e, SQLSTATE_QUERY_CANCELED_TX, "canceling statement due to user request");
+    }
+    if (linked)
+      lk_wait_unlink(lt, tx);
+    atomic_fetch_sub(&lt->lt_waiters, 1);
+    mutex_unlock(&lt->lt_wait_mx);
+    if (rc != CZ_OK)
+      return rc;
+  }
+}
+
+void txn_lock_set_pre(txn_t *tx, txn_lock_t *lk, bool exists, const void *val, size_t len)
+{
+  if (lk->lk_pre_state != TXN_PRE_NONE)
+    return;
+  if (exists && len) {
+    uint8_t *p = arena_alloc(tx->tx_arena, len);
+    memcpy(p, val, len);
+    lk->lk_pre = p;
+  }
+  lk->lk_pre_len = exists ? (uint32_t)len : 0;
+  /* Readers read the state under the shard mutex: publish under it. */
+  lk_shard_t *sh = lk_shard(tx->tx_db->db_locks, lk->lk_hash);
+  mutex_lock(&sh->ls_mx);
+  lk->lk_pre_state = exists ? TXN_PRE_VALUE : TXN_PRE_ABSENT;
+  mutex_unlock(&sh->ls_mx);
+}
+
+int txn_lock_note_pre(txn_t *tx, txn_lock_t *lk, bool *exists, err_t *e)
+{
+  uint8_t buf[BT_MAX_ROW];
+  size_t len = 0;
+  int rc = bt_lookup(lk->lk_tree->dt_bt, lk->lk_key, lk->lk_key_len, buf, sizeof buf, &len, e);
+  if (rc == CZ_ERR)
+    return CZ_ERR;
+  *exists = rc == CZ_OK && !lk->lk_deleted;
+  txn_lock_set_pre(tx, lk, rc == CZ_OK, buf, CZ_MIN(len, sizeof buf));
+  return CZ_OK;
+}
+
+static void lk_set_deleted_locked(txn_t *tx, txn_lock_t *lk, bool deleted)
+{
+  lk_shard_t *sh = lk_shard(tx->tx_db->db_locks, lk->lk_hash);
+  mutex_lock(&sh->ls_mx);
+  if (lk->lk_deleted != deleted)
+    tx->tx_n_deferred += deleted ? 1 : (uint32_t)-1;
+  lk->lk_deleted = deleted;
+  mutex_unlock(&sh->ls_mx);
+}
+
+/* Before (or as) the owner changes lk's key in its current command: keep
+ * its own view of the key from before the command's first change. exists
+ * and val are that view (val may point into the arena already). */
+static void lk_stamp(txn_t *tx, txn_lock_t *lk, bool exists, const void *val, size_t len,
+                     bool in_arena)
+{
+  if (lk->lk_cmd == tx->tx_cmd)
+    return;
+  const uint8_t *copy = NULL;
+  if (exists && len) {
+    if (in_arena) {
+      copy = val;
+    } else {
+      uint8_t *c = arena_alloc(tx->tx_arena, len);
+      memcpy(c, val, len);
+      copy = c;
+    }
+  }
+  lk_shard_t *sh = lk_shard(tx->tx_db->db_locks, lk->lk_hash);
+  mutex_lock(&sh->ls_mx);
+  lk->lk_cmd_exists = exists;
+  lk->lk_cmd_val = copy;
+  lk->lk_cmd_len = exists ? (uint32_t)len : 0;
+  lk->lk_cmd = tx->tx_cmd;
+  mutex_unlock(&sh->ls_mx);
+}
+
+/* ---- the public lock calls -------------------------------------------- */
+
+static db_tree_t *lk_tree_of(txn_t *tx, bt_tree_t *t, err_t *e)
+{
+  db_tree_t *dt = txn_tree_of(tx, t);
+  if (!dt)
+    err_set(e, SQLSTATE_INTERNAL, "tree with root page %u is not a named tree", (unsigned)bt_root(t));
+  return dt;
+}
+
+int txn_lock(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
+             bool *waited, bool *changed, err_t *e)
+{
+  if (waited)
+    *waited = false;
+  if (changed)
+    *changed = false;
+  if (tx->tx_flags & TXN_BULK)
+    return CZ_OK;
+  db_tree_t *dt = lk_tree_of(tx, t, e);
+  if (!dt)
+    return CZ_ERR;
+  txn_lock_t *lk;
+  return txn_lock_acquire(tx, dt, key, key_len, &lk, waited, changed, e);
+}
+
+bool txn_holds_lock(const txn_t *tx, bt_tree_t *t, const void *key, size_t key_len)
+{
+  db_tree_t *dt = db_dir_find_bt(tx->tx_db, t);
+  if (!dt)
+    return false;
+  uint64_t h = lk_hash(dt, key, key_len);
+  lk_shard_t *sh = lk_shard(tx->tx_db->db_locks, h);
+  mutex_lock(&sh->ls_mx);
+  txn_lock_t *lk = lk_find(sh, h, dt, key, key_len);
+  bool mine = lk && lk->lk_owner == tx;
+  mutex_unlock(&sh->ls_mx);
+  return mine;
+}
+
+void txn_set_cancel(txn_t *tx, const volatile bool *flag)
+{
+  tx->tx_cancel = flag;
+}
+
+uint32_t db_tree_nlocked(const db_tree_t *dt)
+{
+  return atomic_load(&((db_tree_t *)dt)->dt_nlocked);
+}
+
+txn_vis_t txn_read_version(const txn_t *self, db_tree_t *dt, const void *key, size_t key_len,
+                           arena_t *a, const void **val, size_t *val_len)
+{
+  return txn_read_version_at(self, 0, dt, key, key_len, a, val, val_len);
+}
+
+static txn_vis_t lk_copy_out(const uint8_t *p, uint32_t len, arena_t *a, const void **val,
+                             size_t *val_len)
+{
+  uint8_t *c = NULL;
+  if (len) {
+    c = arena_alloc(a, len);
+    memcpy(c, p, len);
+  }
+  *val = c;
+  *val_len = len;
+  return TXN_VIS_PREIMAGE;
+}
+
+txn_vis_t txn_read_version_at(const txn_t *self, uint32_t cmd, db_tree_t *dt, const void *key,
+                              size_t key_len, arena_t *a, const void **val, size_t *val_len)
+{
+  if (CZ_LIKELY(atomic_load(&dt->dt_nlocked) == 0))
+    return TXN_VIS_CURRENT;
+  /* The tree of a database: its lock table hangs off the directory's db,
+   * reached through any transaction, or through the tree's owner. */
+  txn_locktab_t *lt = dt->dt_db->db_locks;
+  uint64_t h = lk_hash(dt, key, key_len);
+  lk_shard_t *sh = lk_shard(lt, h);
+  txn_vis_t v = TXN_VIS_CURRENT;
+  mutex_lock(&sh->ls_mx);
+  txn_lock_t *lk = lk_find(sh, h, dt, key, key_len);
+  if (lk) {
+    if (lk->lk_owner == self) {
+      if (cmd != 0 && lk->lk_cmd != 0 && lk->lk_cmd >= cmd)
+        v = lk->lk_cmd_exists ? lk_copy_out(lk->lk_cmd_val, lk->lk_cmd_len, a, val, val_len)
+                              : TXN_VIS_ABSENT;
+      else if (lk->lk_deleted)
+        v = TXN_VIS_ABSENT;
+    } else if (lk->lk_pre_state == TXN_PRE_ABSENT) {
+      v = TXN_VIS_ABSENT;
+    } else if (lk->lk_pre_state == TXN_PRE_VALUE) {
+      v = TXN_VIS_PREIMAGE;
+      uint8_t *p = NULL;
+      if (lk->lk_pre_len) {
+        p = arena_alloc(a, lk->lk_pre_len);
+        memcpy(p, lk->lk_pre, lk->lk_pre_len);
+      }
+      *val = p;
+      *val_len = lk->lk_pre_len;
+    }
+  }
+  mutex_unlock(&sh->ls_mx);
+  return v;
+}
+
+/* ---- the row operations under locks ------------------------------------ */
+
+int txn_lock_apply_deletes(txn_t *tx, err_t *e)
+{
+  if (tx->tx_n_deferred == 0)
+    return CZ_OK;
+  /* Oldest first is not needed: each key is deleted once. */
+  for (txn_lock_t *lk = tx->tx_locks; lk; lk = lk->lk_tx_next) {
+    if (!lk->lk_deleted)
+      continue;
+    /* A tree this transaction dropped goes with all its rows; a DELETE
+     * logged after its DROP could not be replayed. */
+    if (atomic_load(&lk->lk_tree->dt_hidden) && lk->lk_tree->dt_hider == tx)
+      continue;
+    uint8_t old[BT_MAX_ROW];
+    size_t old_len = 0;
+    db_tree_t *dt = lk->lk_tree;
+    int rc = bt_delete(dt->dt_bt, lk->lk_key, lk->lk_key_len, NULL, 0, old, sizeof old, &old_len, e);
+    if (rc == BT_NOT_FOUND)
+      return err_set(e, SQLSTATE_INTERNAL, "commit: a row deleted by the transaction is gone");
+    if (rc != CZ_OK)
+      return CZ_ERR;
+    /* The entry stays locked (and marked) until release: readers keep
+     * seeing the pre-image until the commit is durable. */
+    txn_add_op(tx, TXN_OP_DELETE, dt, lk->lk_key, lk->lk_key_len, NULL, 0, old, CZ_MIN(old_len, sizeof old));
+  }
+  tx->tx_n_deferred = 0;
+  return CZ_OK;
+}
+
+void txn_lock_release_all(txn_t *tx)
+{
+  txn_locktab_t *lt = tx->tx_db->db_locks;
+  if (!tx->tx_locks)
+    return;
+  for (txn_lock_t *lk = tx->tx_locks; lk; lk = lk->lk_tx_next) {
+    lk_shard_t *sh = lk_shard(lt, lk->lk_hash);
+    mutex_lock(&sh->ls_mx);
+    txn_lock_t **pp = lk_bucket(sh, lk->lk_hash);
+    while (*pp && *pp != lk)
+      pp = &(*pp)->lk_next;
+    if (*pp)
+      *pp = lk->lk_next;
+    mutex_unlock(&sh->ls_mx);
+    atomic_fetch_sub(&lk->lk_tree->dt_nlocked, 1);
+  }
+  tx->tx_locks = NULL;
+  if (atomic_load(&lt->lt_waiters) > 0) {
+    mutex_lock(&lt->lt_wait_mx);
+    /* tx is about to be freed: no waits-for chain may lead through it. */
+    for (txn_t *w = lt->lt_waiting; w; w = w->tx_wait_next)
+      if (w->tx_waiting_for == tx)
+        w->tx_waiting_for = NULL;
+    cond_broadcast(&lt->lt_wait_cond);
+    mutex_unlock(&lt->lt_wait_mx);
+  }
+}
+
+/* Insert under a lock: an entry the transaction itself deleted (still in
+ * the tree, marked) is revived with the new value. */
+int txn_locked_insert(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
+                      const void *val, size_t val_len, err_t *e)
+{
+  txn_lock_t *lk;
+  if (txn_lock_acquire(tx, dt, key, key_len, &lk, NULL, NULL, e) != CZ_OK)
+    return CZ_ERR;
+  if (lk->lk_deleted) {
+    uint8_t old[BT_MAX_ROW];
+    size_t old_len = 0;
+    lk_stamp(tx, lk, false, NULL, 0, false);
+    int rc = bt_update(dt->dt_bt, key, key_len, val, val_len, old, sizeof old, &old_len, e);
+    if (rc != CZ_OK)
+      return rc == BT_NOT_FOUND ? err_set(e, SQLSTATE_INTERNAL, "a deleted row vanished") : CZ_ERR;
+    lk_set_deleted_locked(tx, lk, false);
+    txn_add_op(tx, TXN_OP_UPDATE, dt, key, key_len, val, val_len, old, CZ_MIN(old_len, sizeof old));
+    return CZ_OK;
+  }
+  if (lk->lk_pre_state == TXN_PRE_NONE) {
+    bool exists;
+    if (txn_lock_note_pre(tx, lk, &exists, e) != CZ_OK)
+      return CZ_ERR;
+    if (exists)
+      return err_set(e, SQLSTATE_UNIQUE_VIOLATION, "duplicate key");
+  }
+  int rc = bt_insert(dt->dt_bt, key, key_len, val, val_len, e);
+  if (rc == CZ_OK) {
+    txn_add_op(tx, TXN_OP_INSERT, dt, key, key_len, val, val_len, NULL, 0);
+    lk_stamp(tx, lk, false, NULL, 0, false); /* an insert that succeeds found no entry */
+  }
+  return rc;
+}
+
+static int lk_serialization(err_t *e)
+{
+  return err_set(e, SQLSTATE_SERIALIZATION, "could not serialize access due to concurrent update");
+}
+
+int txn_locked_update(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
+                      const void *val, size_t val_len, err_t *e)
+{
+  txn_lock_t *lk;
+  bool changed = false;
+  if (txn_lock_acquire(tx, dt, key, key_len, &lk, NULL, &changed, e) != CZ_OK)
+    return CZ_ERR;
+  if (changed)
+    return lk_serialization(e);
+  if (lk->lk_deleted)
+    return BT_NOT_FOUND;
+  if (lk->lk_pre_state == TXN_PRE_NONE) {
+    bool exists;
+    if (txn_lock_note_pre(tx, lk, &exists, e) != CZ_OK)
+      return CZ_ERR;
+    if (!exists)
+      return BT_NOT_FOUND;
+  }
+  uint8_t old[BT_MAX_ROW];
+  size_t old_len = 0;
+  int rc = bt_update(dt->dt_bt, key, key_len, val, val_len, old, sizeof old, &old_len, e);
+  if (rc == CZ_OK) {
+    txn_op_t *op = txn_add_op(tx, TXN_OP_UPDATE, dt, key, key_len, val, val_len, old,
+                              CZ_MIN(old_len, sizeof old));
+    /* tx's own reader is tx's own thread: stamping after the change is in time */
+    lk_stamp(tx, lk, true, op->to_old, op->to_old_len, true);
+  }
+  return rc;
+}
+
+int txn_locked_delete(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len, err_t *e)
+{
+  txn_lock_t *lk;
+  bool changed = false;
+  if (txn_lock_acquire(tx, dt, key, key_len, &lk, NULL, &changed, e) != CZ_OK)
+    return CZ_ERR;
+  if (changed)
+    return lk_serialization(e);
+  if (lk->lk_deleted)
+    return BT_NOT_FOUND;
+  /* Existence now (the pre-image may predate the transaction's own insert). */
+  uint8_t buf[BT_MAX_ROW];
+  size_t len = 0;
+  int rc = bt_lookup(dt->dt_bt, key, key_len, buf, sizeof buf, &len, e);
+  if (rc != CZ_OK)
+    return rc;
+  txn_lock_set_pre(tx, lk, true, buf, CZ_MIN(len, sizeof buf));
+  lk_stamp(tx, lk, true, buf, CZ_MIN(len, sizeof buf), false);
+  lk_set_deleted_locked(tx, lk, true);
+  return CZ_OK;
+}
+
+int txn_lock_read(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, void *val,
+                  size_t cap, size_t *val_len, bool *found, bool *changed, err_t *e)
+{
+  *found = false;
+  if (changed)
+    *changed = false;
+  db_tree_t *dt = lk_tree_of(tx, t, e);
+  if (!dt)
+    return CZ_ERR;
+  if (!txn_locks_tree(tx, dt)) {
+    int rc = bt_lookup(t, key, key_len, val, cap, val_len, e);
+    *found = rc == CZ_OK;
+    return rc == CZ_ERR ? CZ_ERR : CZ_OK;
+  }
+  txn_lock_t *lk;
+  if (txn_lock_acquire(tx, dt, key, key_len, &lk, NULL, changed, e) != CZ_OK)
+    return CZ_ERR;
+  int rc = bt_lookup(t, key, key_len, val, cap, val_len, e);
+  if (rc == CZ_ERR)
+    return CZ_ERR;
+  txn_lock_set_pre(tx, lk, rc == CZ_OK, val, CZ_MIN(*val_len, cap));
+  *found = rc == CZ_OK && !lk->lk_deleted;
+  return CZ_OK;
+}

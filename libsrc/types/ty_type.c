@@ -1,0 +1,175 @@
+/* ty_type — type ids, their physical kinds, SQL names and PostgreSQL's
+ * identity of each type (OID, typmod, typlen). */
+#include <stdio.h>
+
+#include "types/types_int.h"
+
+ty_phys_t ty_phys(ty_id_t id)
+{
+  switch (id) {
+  case TY_BOOL:
+    return TP_BOOL;
+  case TY_FLOAT4:
+  case TY_FLOAT8:
+    return TP_F64;
+  case TY_NUMERIC:
+    return TP_NUM;
+  case TY_CHAR:
+  case TY_VARCHAR:
+  case TY_TEXT:
+  case TY_BYTEA:
+  case TY_UNKNOWN: /* untyped literals are strings until bound */
+    return TP_STR;
+  case TY_INT2:
+  case TY_INT4:
+  case TY_INT8:
+  case TY_DATE:
+  case TY_TIMESTAMP:
+  case TY_COUNT_:
+    break;
+  }
+  return TP_I64;
+}
+
+ty_t ty_plain(ty_id_t id)
+{
+  ty_t t;
+  t.t_id = id;
+  t.t_len = -1;
+  t.t_prec = -1;
+  t.t_scale = 0;
+  return t;
+}
+
+char *ty_name(arena_t *a, ty_t t)
+{
+  switch (t.t_id) {
+  case TY_BOOL:
+    return arena_strdup(a, "boolean");
+  case TY_INT2:
+    return arena_strdup(a, "smallint");
+  case TY_INT4:
+    return arena_strdup(a, "integer");
+  case TY_INT8:
+    return arena_strdup(a, "bigint");
+  case TY_FLOAT4:
+    return arena_strdup(a, "real");
+  case TY_FLOAT8:
+    return arena_strdup(a, "double precision");
+  case TY_NUMERIC:
+    if (t.t_prec >= 0)
+      return arena_sprintf(a, "numeric(%d,%d)", t.t_prec, t.t_scale);
+    return arena_strdup(a, "numeric");
+  case TY_CHAR:
+    if (t.t_len >= 0)
+      return arena_sprintf(a, "character(%d)", (int)t.t_len);
+    return arena_strdup(a, "bpchar");
+  case TY_VARCHAR:
+    if (t.t_len >= 0)
+      return arena_sprintf(a, "character varying(%d)", (int)t.t_len);
+    return arena_strdup(a, "character varying");
+  case TY_TEXT:
+    return arena_strdup(a, "text");
+  case TY_BYTEA:
+    return arena_strdup(a, "bytea");
+  case TY_DATE:
+    return arena_strdup(a, "date");
+  case TY_TIMESTAMP:
+    if (t.t_prec >= 0)
+      return arena_sprintf(a, "timestamp(%d) without time zone", t.t_prec);
+    return arena_strdup(a, "timestamp without time zone");
+  case TY_UNKNOWN:
+  case TY_COUNT_:
+    break;
+  }
+  return arena_strdup(a, "unknown");
+}
+
+uint32_t ty_pg_oid(ty_t t)
+{
+  static const uint32_t oids[TY_COUNT_] = {
+    [TY_UNKNOWN] = 705, [TY_BOOL] = 16,     [TY_INT2] = 21,   [TY_INT4] = 23,
+    [TY_INT8] = 20,     [TY_FLOAT4] = 700,  [TY_FLOAT8] = 701, [TY_NUMERIC] = 1700,
+    [TY_CHAR] = 1042,   [TY_VARCHAR] = 1043, [TY_TEXT] = 25,  [TY_BYTEA] = 17,
+    [TY_DATE] = 1082,   [TY_TIMESTAMP] = 1114,
+  };
+  return (unsigned)t.t_id < TY_COUNT_ ? oids[t.t_id] : 705;
+}
+
+int32_t ty_pg_typmod(ty_t t)
+{
+  switch (t.t_id) {
+  case TY_CHAR:
+  case TY_VARCHAR:
+    return t.t_len >= 0 ? t.t_len + 4 : -1;
+  case TY_NUMERIC:
+    return t.t_prec >= 0 ? (((int32_t)t.t_prec << 16) | (t.t_scale & 0xffff)) + 4 : -1;
+  case TY_TIMESTAMP:
+    return t.t_prec >= 0 ? t.t_prec : -1;
+  default:
+    return -1;
+  }
+}
+
+int16_t ty_pg_typlen(ty_t t)
+{
+  switch (t.t_id) {
+  case TY_BOOL:
+    return 1;
+  case TY_INT2:
+    return 2;
+  case TY_INT4:
+  case TY_FLOAT4:
+  case TY_DATE:
+    return 4;
+  case TY_INT8:
+  case TY_FLOAT8:
+  case TY_TIMESTAMP:
+    return 8;
+  case TY_UNKNOWN:
+    return -2; /* PostgreSQL's unknown is a C string */
+  default:
+    return -1;
+  }
+}
+
+bool ty_from_pg_oid(uint32_t oid, int32_t typmod, ty_t *out)
+{
+  ty_id_t id;
+  switch (oid) {
+  case 0:
+  case 705:
+    id = TY_UNKNOWN;
+    break;
+  case 16: id = TY_BOOL; break;
+  case 21: id = TY_INT2; break;
+  case 23: id = TY_INT4; break;
+  case 20: id = TY_INT8; break;
+  case 700: id = TY_FLOAT4; break;
+  case 701: id = TY_FLOAT8; break;
+  case 1700: id = TY_NUMERIC; break;
+  case 1042: id = TY_CHAR; break;
+  case 1043: id = TY_VARCHAR; break;
+  case 25: id = TY_TEXT; break;
+  case 17: id = TY_BYTEA; break;
+  case 1082: id = TY_DATE; break;
+  case 1114: id = TY_TIMESTAMP; break;
+  default:
+    return false;
+  }
+  *out = ty_plain(id);
+  if (typmod >= 0) {
+    if (id == TY_CHAR || id == TY_VARCHAR) {
+      if (typmod >= 4)
+        out->t_len = typmod - 4;
+    } else if (id == TY_NUMERIC) {
+      if (typmod >= 4) {
+        out->t_prec = (int16_t)(((typmod - 4) >> 16) & 0xffff);
+        out->t_scale = (int16_t)((typmod - 4) & 0xffff);
+      }
+    } else if (id == TY_TIMESTAMP && typmod <= 6) {
+      out->t_prec = (int16_t)typmod;
+    }
+  }
+  return true;
+}

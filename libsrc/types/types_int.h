@@ -1,0 +1,87 @@
+/* types_int.h — what the files of libsrc/types share privately: SQLSTATEs,
+ * 256-bit helpers for NUMERIC, calendar conversions, float digit search.
+ */
+#ifndef CZ_TYPES_INT_H
+#define CZ_TYPES_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "types/types.h"
+
+#define TY_SQLSTATE_BAD_TEXT "22P02"      /* invalid_text_representation */
+#define TY_SQLSTATE_OUT_OF_RANGE "22003"  /* numeric_value_out_of_range */
+#define TY_SQLSTATE_TOO_LONG "22001"      /* string_data_right_truncation */
+#define TY_SQLSTATE_DIV_ZERO "22012"
+#define TY_SQLSTATE_BAD_DATETIME "22007"  /* invalid_datetime_format */
+#define TY_SQLSTATE_DATETIME_RANGE "22008" /* datetime_field_overflow */
+#define TY_SQLSTATE_BAD_BINARY "22P03"    /* invalid_binary_representation */
+
+/* PostgreSQL's infinite DATE and TIMESTAMP values. */
+#define TY_DATE_NOBEGIN ((int64_t)INT32_MIN)
+#define TY_DATE_NOEND ((int64_t)INT32_MAX)
+#define TY_TS_NOBEGIN INT64_MIN
+#define TY_TS_NOEND INT64_MAX
+#define TY_USECS_PER_DAY INT64_C(86400000000)
+
+/* 10^k for k in 0..38 as unsigned 128-bit integers. */
+unsigned __int128 ty_pow10_u128(int k);
+/* Decimal digits of v (1 for 0). */
+int ty_digits_u128(unsigned __int128 v);
+/* Writes the decimal digits of v into buf (no NUL); returns the count. */
+int ty_u128_to_dec(unsigned __int128 v, char *buf);
+
+
+/* Decimal text of v into out (>= 21 bytes, NUL-terminated); returns the
+ * length. */
+int ty_i64_format(int64_t v, char *out);
+
+/* ---- floats ------------------------------------------------------------ */
+
+/* Shortest decimal digits that read back as v (finite, non-zero):
+ * digits into buf (no point, no trailing zeros, NUL-terminated), *exp10
+ * the decimal exponent of the first digit. */
+void ty_f64_shortest(double v, char *buf, int *exp10);
+void ty_f32_shortest(float v, char *buf, int *exp10);
+/* PostgreSQL's float text form; returns bytes written to out (>= 32 bytes). */
+int ty_f64_format(double v, char *out);
+int ty_f32_format(float v, char *out);
+int ty_f64_parse(const char *s, size_t len, bool is_float4, double *out, err_t *e);
+
+/* ---- NUMERIC text ------------------------------------------------------ */
+
+int ty_num_parse(const char *s, size_t len, num_t *out, err_t *e);
+int ty_num_format(const num_t *n, char *out);  /* out >= TY_NUM_TEXT_MAX */
+#define TY_NUM_TEXT_MAX 48
+/* Checks n against NUMERIC(prec, scale) (after rounding to scale), as an
+ * assignment does: 22003 "numeric field overflow". */
+int ty_num_apply_typmod(const num_t *n, int prec, int scale, num_t *out, err_t *e);
+/* Base-10000 weight and first digit of a non-zero value (as PostgreSQL's
+ * NumericVar would hold it). */
+void ty_num_weight(const num_t *n, int *weight, int *first_digit);
+
+/* ---- dates ------------------------------------------------------------- */
+
+int ty_date_parse(const char *s, size_t len, int64_t *out, err_t *e);
+int ty_ts_parse(const char *s, size_t len, int64_t *out, err_t *e);
+/* Rounds a TIMESTAMP to prec (0..5) fraction digits. */
+int64_t ty_ts_round(int64_t us, int prec);
+int ty_date_format(int64_t days, char *out);   /* out >= 32 */
+int ty_ts_format(int64_t us, char *out);       /* out >= 48 */
+
+/* ---- strings ----------------------------------------------------------- */
+
+/* Characters in a UTF-8 string (bytes that do not start a sequence are
+ * continuation bytes and do not count). */
+size_t ty_utf8_chars(const char *s, size_t len);
+/* Byte length of the first n characters of s (or len when shorter). */
+size_t ty_utf8_prefix(const char *s, size_t len, size_t n);
+/* Applies a CHAR(n)/VARCHAR(n) length to s as PostgreSQL's input and
+ * assignment do: longer is 22001 unless the excess is only spaces (then
+ * truncated), or when truncate is set (explicit casts). CHAR pads with
+ * spaces. Result in a when it differs from s. */
+int ty_str_apply_len(ty_t t, str_t s, bool truncate, arena_t *a, str_t *out, err_t *e);
+int ty_bytea_parse(const char *s, size_t len, arena_t *a, str_t *out, err_t *e);
+
+#endif /* CZ_TYPES_INT_H */

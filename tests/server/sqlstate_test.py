@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Errors carry the right SQLSTATE: each statement below must fail with the
+given code (PostgreSQL 15's), through the simple and the extended protocol
+(psycopg), and the session must go on working afterwards. A syntax error
+must also carry a position (the P field) pointing into the statement.
+Usage: sqlstate_test.py --dsn DSN. Prints PASS/FAIL per check and
+"N passed, N failed"; exit status 0 when all pass."""
+import argparse
+import sys
+
+import psycopg
+
+SETUP = [
+    "DROP TABLE IF EXISTS ss_a",
+    "DROP TABLE IF EXISTS ss_b",
+    "CREATE TABLE ss_a (id INTEGER PRIMARY KEY, name VARCHAR(5) NOT NULL, n SMALLINT)",
+    "INSERT INTO ss_a VALUES (1, 'one', 1), (2, 'two', 2)",
+]
+
+CASES = [
+    ("syntax error", "SELEC 1", "42601"),
+    ("syntax error at the end", "SELECT 1 +", "42601"),
+    ("undefined table", "SELECT * FROM ss_nosuch", "42P01"),
+    ("undefined column", "SELECT nosuch FROM ss_a", "42703"),
+    ("undefined function", "SELECT ss_nosuch_fn(1)", "42883"),
+    ("operator does not exist", "SELECT 1 FROM ss_a WHERE name = 1", "42883"),
+    ("ambiguous column", "SELECT id FROM ss_a a, ss_a b", "42702"),
+    ("duplicate table", "CREATE TABLE ss_a (x INTEGER)", "42P07"),
+    ("unique violation", "INSERT INTO ss_a VALUES (1, 'dup', 0)", "23505"),
+    ("not null violation", "INSERT INTO ss_a VALUES (3, NULL, 0)", "23502"),
+    ("division by zero", "SELECT 1 / 0", "22012"),
+    ("division by zero in a row", "SELECT id / (n - n) FROM ss_a", "22012"),
+    ("integer out of range", "SELECT 2147483647 + 1", "22003"),
+    ("smallint out of range", "UPDATE ss_a SET n = 40000 WHERE id = 1", "22003"),
+    ("invalid integer text", "SELECT CAST('x1' AS INTEGER)", "22P02"),
+    ("string too long", "INSERT INTO ss_a VALUES (4, 'toolong', 0)", "22001"),
+    ("invalid date", "SELECT DATE '2023-02-30'", "22008"),
+    ("grouping error", "SELECT name, count(*) FROM ss_a", "42803"),
+    ("datatype mismatch in WHERE", "SELECT * FROM ss_a WHERE 1", "42804"),
+    ("drop of a missing table", "DROP TABLE ss_nosuch", "42P01"),
+    ("insert of too many values", "INSERT INTO ss_a VALUES (5, 'x', 1, 2)", "42601"),
+]
+
+
+def privileges(dsn, c, report):
+    """CREATE USER, GRANT, REVOKE: a new user logs in with its password,
+    reads what it was granted, gets 42501 for the rest."""
+    for s in ("DROP USER IF EXISTS ss_user", "CREATE USER ss_user WITH PASSWORD 'ss_pw_1'",
+              "GRANT SELECT ON ss_a TO ss_user"):
+        c.execute(s)
+    kw = dict(p.split("=", 1) for p in dsn.split())
+    kw.update(user="ss_user", password="ss_pw_1")
+    udsn = " ".join("%s=%s" % kv for kv in kw.items())
+    try:
+        with psycopg.connect(udsn, autocommit=True) as u:
+            n = u.execute("SELECT count(*) FROM ss_a").fetchone()[0]
+            report("granted SELECT works for the new user", n == 2, "count %s" % n)
+            for name, sql in (("INSERT without a grant", "INSERT INTO ss_a VALUES (9, 'x', 0)"),
+                              ("CREATE USER by a non-superuser", "CREATE USER ss_other")):
+                try:
+                    u.execute(sql)
+                    got = "no error"
+                except psycopg.Error as e:
+                    got = e.sqlstate
+                report(name, got == "42501", "got %s" % got)
+            c.execute("REVOKE SELECT ON ss_a FROM ss_user")
+            try:
+                u.execute("SELECT count(*) FROM ss_a")
+                got = "no error"
+            except psycopg.Error as e:
+                got = e.sqlstate
+            report("SELECT after REVOKE", got == "42501", "got %s" % got)
+    except psycopg.OperationalError as e:
+        report("login of a new user", False, str(e).strip()[:100])
+    try:
+        psycopg.connect(udsn.replace("ss_pw_1", "wrong"), autocommit=True).close()
+        got = "logged in"
+    except psycopg.Error as e:
+        got = e.sqlstate or "refused"
+    report("new user with a wrong password", got in ("28P01", "refused"), "got %s" % got)
+    c.execute("DROP USER ss_user")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dsn", required=True)
+    a = ap.parse_args()
+    passed = failed = 0
+
+    def report(name, ok, detail=""):
+        nonlocal passed, failed
+        passed, failed = passed + ok, failed + (not ok)
+        print("%s %-50s %s" % ("PASS" if ok else "FAIL", name, detail))
+
+    with psycopg.connect(a.dsn, autocommit=True) as c:
+        for s in SETUP:
+            c.execute(s)
+        for proto in ("simple", "extended"):
+            for name, sql, want in CASES:
+                try:
+                    if proto == "simple":
+                        # psycopg sends a statement without parameters as a
+                        # simple Query when asked not to prepare it
+                        c.pgconn.send_query(sql.encode())
+                        res = None
+                        while True:
+                            r = c.pgconn.get_result()
+                            if r is None:
+                                break
+                            res = r
+                        if res is not None and res.status == psycopg.pq.ExecStatus.FATAL_ERROR:
+                            got = (res.error_field(psycopg.pq.DiagnosticField.SQLSTATE) or b"").decode()
+                        else:
+                            got = "no error"
+                    else:
+                        c.execute(sql, prepare=False, binary=False)
+                        got = "no error"
+                except psycopg.Error as e:
+                    got = e.sqlstate or "?"
+                report("%s %s" % (proto, name), got == want,
+                       "got %s, want %s" % (got, want) if got != want else want)
+                ok = c.execute("SELECT 41 + 1").fetchone()[0] == 42
+                if not ok:
+                    report("%s session usable after %s" % (proto, name), False)
+        # the position of a syntax error: 1-based character offset of the
+        # offending token ("SELEC" at 1; FROM in "SELECT (1 FROM ss_a" at 11)
+        for sql, pos in (("SELEC 1", 1), ("SELECT (1 FROM ss_a", 11)):
+            try:
+                c.execute(sql)
+                report("position of the error in %r" % sql, False, "no error")
+            except psycopg.Error as e:
+                got = e.diag.statement_position
+                report("position of the error in %r" % sql, got == str(pos),
+                       "P=%s, want %d" % (got, pos))
+        # an error inside a transaction block: 25P02 until ROLLBACK
+        c.execute("BEGIN")
+        try:
+            c.execute("SELECT 1 / 0")
+        except psycopg.Error:
+            pass
+        try:
+            c.execute("SELECT 1")
+            got = "no error"
+        except psycopg.Error as e:
+            got = e.sqlstate
+        report("statement in a failed transaction", got == "25P02", "got %s" % got)
+        c.execute("ROLLBACK")
+        report("session usable after ROLLBACK", c.execute("SELECT 1").fetchone()[0] == 1)
+        privileges(a.dsn, c, report)
+        c.execute("DROP TABLE ss_a")
+    print("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,335 @@
+/* mem_store — see mem_store.h. Rows are datum arrays in the table's
+ * arena; the row identity is the row's number as 8 bytes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec.h"
+#include "mem_store.h"
+#include "sql/sql.h"
+#include "sql/sql_plan.h"
+
+typedef struct mem_table_s {
+  sp_table_t mt_sp;
+  arena_t *mt_arena;
+  int mt_n, mt_cap;
+  datum_t **mt_rows;
+  bool *mt_dead;
+} mem_table_t;
+
+struct mem_db_s {
+  arena_t *md_arena;
+  int md_n;
+  mem_table_t *md_tables[64];
+};
+
+struct qscan_s {
+  mem_table_t *ms_t;
+  const int *ms_cols;
+  int ms_ncols;
+  bool ms_rowid;
+  int ms_pos;
+};
+
+static int ms_open(qctx_t *q, void *tab, int idx, const int *cols, int ncols, const qrange_t *r,
+                   bool want_rowid, arena_t *a, qscan_t **out, err_t *e)
+{
+  (void)q;
+  (void)idx;
+  if (r)
+    return err_set(e, SQLSTATE_INTERNAL, "memory tables have no keys to bound");
+  qscan_t *s = arena_zalloc(a, sizeof(*s));
+  s->ms_t = tab;
+  s->ms_cols = cols;
+  s->ms_ncols = ncols;
+  s->ms_rowid = want_rowid;
+  *out = s;
+  return CZ_OK;
+}
+
+static int ms_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t *e)
+{
+  (void)q;
+  (void)e;
+  int n = 0;
+  while (s->ms_pos < s->ms_t->mt_n && n < out->b_cols[0].v_cap) {
+    int r = s->ms_pos++;
+    if (s->ms_t->mt_dead[r])
+      continue;
+    for (int c = 0; c < s->ms_ncols; c++)
+      vec_set(&out->b_cols[c], n, &s->ms_t->mt_rows[r][s->ms_cols[c]]);
+    if (s->ms_rowid) {
+      char *id = arena_alloc(a, 8);
+      int64_t v = r;
+      memcpy(id, &v, 8);
+      datum_t d = {.d_null = false};
+      d.d_str.s_ptr = id;
+      d.d_str.s_len = 8;
+      vec_set(&out->b_cols[s->ms_ncols], n, &d);
+    }
+    n++;
+  }
+  out->b_n = n;
+  return CZ_OK;
+}
+
+static void ms_close(qctx_t *q, qscan_t *s)
+{
+  (void)q;
+  (void)s;
+}
+
+static void row_store(mem_table_t *t, datum_t *row, const batch_t *b, int r)
+{
+  for (int c = 0; c < t->mt_sp.tb_ncols; c++) {
+    datum_t d;
+    vec_get(&b->b_cols[c], r, &d);
+    if (!d.d_null && ty_phys(t->mt_sp.tb_coltypes[c].t_id) == TP_STR) {
+      char *p = arena_alloc(t->mt_arena, d.d_str.s_len + 1);
+      memcpy(p, d.d_str.s_ptr, d.d_str.s_len);
+      d.d_str.s_ptr = p;
+    }
+    row[c] = d;
+  }
+}
+
+static int ms_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e)
+{
+  (void)q;
+  (void)e;
+  mem_table_t *t = tab;
+  for (int i = 0; i < n; i++) {
+    if (t->mt_n == t->mt_cap) {
+      t->mt_cap = t->mt_cap ? t->mt_cap * 2 : 64;
+      t->mt_rows = realloc(t->mt_rows, sizeof(datum_t *) * (size_t)t->mt_cap);
+      t->mt_dead = realloc(t->mt_dead, (size_t)t->mt_cap);
+    }
+    datum_t *row = arena_alloc(t->mt_arena, sizeof(datum_t) * (size_t)t->mt_sp.tb_ncols);
+    row_store(t, row, b, sel ? sel[i] : i);
+    t->mt_dead[t->mt_n] = false;
+    t->mt_rows[t->mt_n++] = row;
+  }
+  return CZ_OK;
+}
+
+static int64_t rowid_of(const batch_t *b, int col, int r)
+{
+  datum_t d;
+  vec_get(&b->b_cols[col], r, &d);
+  int64_t v;
+  memcpy(&v, d.d_str.s_ptr, 8);
+  return v;
+}
+
+static int ms_update(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e)
+{
+  (void)q;
+  (void)e;
+  mem_table_t *t = tab;
+  for (int i = 0; i < n; i++) {
+    int r = sel ? sel[i] : i;
+    row_store(t, t->mt_rows[rowid_of(b, b->b_ncols - 1, r)], b, r);
+  }
+  return CZ_OK;
+}
+
+static int ms_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
+                     err_t *e)
+{
+  (void)q;
+  (void)e;
+  mem_table_t *t = tab;
+  for (int i = 0; i < n; i++)
+    t->mt_dead[rowid_of(b, rid, sel ? sel[i] : i)] = true;
+  return CZ_OK;
+}
+
+static const qtable_ops_t mem_ops = {ms_open, ms_next, ms_close, ms_insert, ms_update, ms_delete};
+
+static int env_table(void *ctx, const char *schema, const char *name, arena_t *a,
+                     const sp_table_t **out, err_t *e)
+{
+  (void)schema;
+  (void)a;
+  (void)e;
+  mem_db_t *db = ctx;
+  for (int i = 0; i < db->md_n; i++)
+    if (strcmp(db->md_tables[i]->mt_sp.tb_name, name) == 0) {
+      *out = &db->md_tables[i]->mt_sp;
+      return CZ_OK;
+    }
+  return 1;
+}
+
+mem_db_t *mem_db_new(void)
+{
+  mem_db_t *db = calloc(1, sizeof(*db));
+  db->md_arena = arena_create(NULL, "memdb");
+  return db;
+}
+
+void mem_db_free(mem_db_t *db)
+{
+  for (int i = 0; i < db->md_n; i++) {
+    free(db->md_tables[i]->mt_rows);
+    free(db->md_tables[i]->mt_dead);
+  }
+  arena_destroy(db->md_arena);
+  free(db);
+}
+
+static int create_table(mem_db_t *db, const sql_create_table_t *ct, err_t *e)
+{
+  if (db->md_n == 64)
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "too many tables");
+  mem_table_t *t = arena_zalloc(db->md_arena, sizeof(*t));
+  t->mt_arena = arena_create(db->md_arena, "table");
+  int n = sql_list_len(ct->ct_columns);
+  const char **names = arena_alloc(db->md_arena, sizeof(char *) * (size_t)n);
+  ty_t *types = arena_alloc(db->md_arena, sizeof(ty_t) * (size_t)n);
+  for (int i = 0; i < n; i++) {
+    const sql_coldef_t *cd = sql_list_at(ct->ct_columns, i);
+    names[i] = arena_strdup(db->md_arena, cd->cd_name);
+    if (sql_bind_type(&cd->cd_type, &types[i], e) != CZ_OK)
+      return CZ_ERR;
+  }
+  t->mt_sp.tb_handle = t;
+  t->mt_sp.tb_oid = (uint32_t)(16384 + db->md_n);
+  t->mt_sp.tb_schema = "public";
+  t->mt_sp.tb_name = arena_strdup(db->md_arena, ct->ct_table.nm_name);
+  t->mt_sp.tb_ncols = n;
+  t->mt_sp.tb_colnames = names;
+  t->mt_sp.tb_coltypes = types;
+  db->md_tables[db->md_n++] = t;
+  return CZ_OK;
+}
+
+typedef struct sink_s {
+  char **vals;
+  int n, cap;
+  int ncols;
+  int nrows;
+} sink_t;
+
+static void sink_add(sink_t *s, char *v)
+{
+  if (s->n == s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 64;
+    s->vals = realloc(s->vals, sizeof(char *) * (size_t)s->cap);
+  }
+  s->vals[s->n++] = v;
+}
+
+static int run_stmt(mem_db_t *db, const sql_stmt_t *st, sink_t *sink, int64_t *count, err_t *e)
+{
+  if (st->st_kind == SQL_STMT_CREATE_TABLE)
+    return create_table(db, st->st_create_table, e);
+  arena_t *a = arena_create(NULL, "stmt");
+  sp_env_t env = {.pe_ctx = db, .pe_table = env_table, .pe_vector_size = 7};
+  splan_t *p;
+  int rc = sql_plan_stmt(a, st, &env, NULL, 0, &p, e);
+  if (rc != CZ_OK) {
+    arena_destroy(a);
+    return CZ_ERR;
+  }
+  /* A small vector size exercises batch boundaries in every operator. */
+  qctx_t q = {.q_arena = a, .q_vector_size = 7, .q_tops = &mem_ops};
+  for (int i = 0; i < p->sp_nsubqs; i++)
+    xsubq_reset(p->sp_subqs[i], &q);
+  rc = op_open(p->sp_root, &q, e);
+  sink->ncols = p->sp_kind == SP_QUERY ? p->sp_ncols : 0;
+  while (rc == CZ_OK) {
+    obatch_t ob;
+    rc = op_next(p->sp_root, &q, &ob, e);
+    if (rc != CZ_OK || !ob.ob_b)
+      break;
+    for (int i = 0; i < ob.ob_n && p->sp_kind == SP_QUERY; i++) {
+      int r = ob.ob_sel ? ob.ob_sel[i] : i;
+      for (int c = 0; c < p->sp_ncols; c++) {
+        datum_t d;
+        vec_get(&ob.ob_b->b_cols[c], r, &d);
+        if (d.d_null) {
+          sink_add(sink, NULL);
+          continue;
+        }
+        ty_t t = ob.ob_b->b_cols[c].v_type;
+        size_t cap = ty_text_max(t, &d) + 1;
+        char *buf = malloc(cap);
+        int n = ty_format_text(t, &d, buf, cap);
+        buf[n > 0 ? n : 0] = '\0';
+        sink_add(sink, buf);
+      }
+      sink->nrows++;
+    }
+  }
+  op_close(p->sp_root, &q);
+  if (rc == CZ_OK && p->sp_kind != SP_QUERY)
+    *count = op_dml_count(p->sp_root);
+  arena_destroy(a);
+  return rc;
+}
+
+static void sink_free(sink_t *s)
+{
+  for (int i = 0; i < s->n; i++)
+    free(s->vals[i]);
+  free(s->vals);
+  memset(s, 0, sizeof(*s));
+}
+
+static int run_all(mem_db_t *db, const char *sql, sink_t *sink, int64_t *count, err_t *e)
+{
+  arena_t *a = arena_create(NULL, "parse");
+  sql_stmt_list_t *l;
+  int rc = sql_parse(a, sql, strlen(sql), &l, e);
+  for (int i = 0; rc == CZ_OK && i < l->sl_n; i++) {
+    sink_free(sink);
+    rc = run_stmt(db, l->sl_stmts[i], sink, count, e);
+  }
+  arena_destroy(a);
+  return rc;
+}
+
+int mem_query_values(mem_db_t *db, const char *sql, char ***vals, int *nrows, int *ncols,
+                     err_t *e)
+{
+  sink_t s = {0};
+  int64_t count = 0;
+  if (run_all(db, sql, &s, &count, e) != CZ_OK) {
+    sink_free(&s);
+    return CZ_ERR;
+  }
+  *vals = s.vals;
+  *nrows = s.nrows;
+  *ncols = s.ncols;
+  return CZ_OK;
+}
+
+int mem_run(mem_db_t *db, const char *sql, char **rows, int *nrows, int *ncols, int64_t *count,
+            err_t *e)
+{
+  sink_t s = {0};
+  *count = 0;
+  if (run_all(db, sql, &s, count, e) != CZ_OK) {
+    sink_free(&s);
+    return CZ_ERR;
+  }
+  size_t len = 1;
+  for (int i = 0; i < s.n; i++)
+    len += (s.vals[i] ? strlen(s.vals[i]) : 4) + 1;
+  char *out = malloc(len);
+  size_t k = 0;
+  for (int i = 0; i < s.n; i++) {
+    if (i)
+      out[k++] = s.ncols && i % s.ncols == 0 ? '\n' : '|';
+    const char *v = s.vals[i] ? s.vals[i] : "NULL";
+    memcpy(out + k, v, strlen(v));
+    k += strlen(v);
+  }
+  out[k] = '\0';
+  *rows = out;
+  *nrows = s.nrows;
+  *ncols = s.ncols;
+  sink_free(&s);
+  return CZ_OK;
+}
