@@ -5,6 +5,8 @@
  * overflow, 22012 for mod by zero). */
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/ex_int.h"
@@ -176,6 +178,211 @@ static int xf_sqrt_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *o
   (void)c;
   (void)x;
   return num_sqrt(&a[0].d_num, &out->d_num, e);
+}
+
+/* ---- NUMERIC logarithms, exponentials and powers -------------------------
+ *
+ * PostgreSQL computes these in arbitrary precision with result scales
+ * chosen to give at least 16 significant digits (NUMERIC_MIN_SIG_DIGITS)
+ * and at least the inputs' scales. Here the scale rules are PostgreSQL's
+ * and the value comes from long double arithmetic (64-bit mantissa, about
+ * 19 digits), rounded once to that scale: the same digits except in the
+ * rare case that the digits beyond the 19th would decide the rounding.
+ * A result needing more than 17 significant digits is shown with 17
+ * (fewer decimals than PostgreSQL rather than wrong ones). Integer powers are
+ * computed exactly with NUMERIC multiplication. */
+
+#define XF_MIN_SIG_DIGITS 16
+
+static int xf_dec_exponent(const num_t *n)
+{
+  /* floor(log10(|n|)) for n != 0 */
+  unsigned __int128 m = n->n_val < 0 ? (unsigned __int128)0 - (unsigned __int128)n->n_val
+                                     : (unsigned __int128)n->n_val;
+  int d = 0;
+  while (m >= 10) {
+    m /= 10;
+    d++;
+  }
+  return d - n->n_scale;
+}
+
+/* PostgreSQL's estimate_ln_dweight: the decimal weight of ln(x), x > 0. */
+static int xf_ln_dweight(const num_t *x)
+{
+  num_t lo = {9, 1}, hi = {11, 1}, one = {1, 0}, d;
+  if (x->n_val <= 0)
+    return 0;
+  if (num_cmp(x, &lo) >= 0 && num_cmp(x, &hi) <= 0) {
+    if (num_sub(x, &one, &d, NULL) != CZ_OK || d.n_val == 0)
+      return 0;
+    return xf_dec_exponent(&d); /* ln(1 + d) ~ d */
+  }
+  /* x ~ digits * 10^dweight with digits its first two base-10000 groups,
+   * as PostgreSQL estimates. */
+  int weight, first;
+  num_weight(x, &weight, &first);
+  int shift = 4 - 4 * weight - x->n_scale;
+  unsigned __int128 m = (unsigned __int128)x->n_val, digits = m;
+  for (int k = 0; k < shift; k++)
+    digits *= 10;
+  for (int k = 0; k < -shift; k++)
+    digits /= 10;
+  double ln_var = log((double)digits) + (4 * weight - 4) * 2.302585092994045684;
+  if (ln_var == 0)
+    return 0;
+  return (int)log10(fabs(ln_var));
+}
+
+static int xf_clamp_scale(int rscale)
+{
+  return rscale < 0 ? 0 : rscale > NUM_MAX_DIGITS ? NUM_MAX_DIGITS : rscale;
+}
+
+/* v rounded to rscale decimals as a NUMERIC (through its decimal text,
+ * which printf rounds correctly). */
+static int xf_num_of_ld(long double v, int rscale, num_t *out, err_t *e)
+{
+  if (!isfinite(v))
+    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value overflows numeric format");
+  /* A long double holds about 19 significant digits, and exp/power of
+   * larger arguments lose one or two of them: print at most 17, so that
+   * the digits shown are right (PostgreSQL would print more). */
+  char buf[128];
+  long double mag = fabsl(v);
+  int exp10 = mag > 0 ? (int)floorl(log10l(mag)) : 0; /* leading digit's place */
+  int n;
+  if (exp10 >= 17)
+    n = snprintf(buf, sizeof(buf), "%.16Le", v);
+  else
+    n = snprintf(buf, sizeof(buf), "%.*Lf", xf_clamp_scale(CZ_MIN(rscale, 16 - exp10)), v);
+  if (n < 0 || n >= (int)sizeof(buf))
+    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value overflows numeric format");
+  datum_t d;
+  arena_t *a = NULL; /* numeric input allocates nothing */
+  if (ty_parse_text(ty_plain(TY_NUMERIC), buf, (size_t)n, a, &d, e) != CZ_OK)
+    return CZ_ERR;
+  *out = d.d_num;
+  return CZ_OK;
+}
+
+static long double xf_ld(const num_t *n)
+{
+  char buf[64];
+  datum_t d = {.d_num = *n};
+  int len = ty_format_text(ty_plain(TY_NUMERIC), &d, buf, sizeof(buf) - 1);
+  buf[len < 0 ? 0 : len] = '\0';
+  return strtold(buf, NULL);
+}
+
+/* ln(x) in long double; near 1 through log1p of the exact x - 1, which
+ * keeps the digits that ln(1 + tiny) would otherwise cancel away. */
+static long double xf_ln_ld(const num_t *x)
+{
+  num_t lo = {9, 1}, hi = {11, 1}, one = {1, 0}, d;
+  if (num_cmp(x, &lo) >= 0 && num_cmp(x, &hi) <= 0 && num_sub(x, &one, &d, NULL) == CZ_OK)
+    return log1pl(xf_ld(&d));
+  return logl(xf_ld(x));
+}
+
+static int xf_ln_check(const num_t *x, err_t *e)
+{
+  if (x->n_val == 0)
+    return err_set(e, XE_SQLSTATE_LOG_ZERO, "cannot take logarithm of zero");
+  if (x->n_val < 0)
+    return err_set(e, XE_SQLSTATE_LOG_ZERO, "cannot take logarithm of a negative number");
+  return CZ_OK;
+}
+
+static int xf_ln_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  const num_t *v = &a[0].d_num;
+  if (xf_ln_check(v, e) != CZ_OK)
+    return CZ_ERR;
+  int rscale = CZ_MAX(XF_MIN_SIG_DIGITS - xf_ln_dweight(v), v->n_scale);
+  return xf_num_of_ld(xf_ln_ld(v), rscale, &out->d_num, e);
+}
+
+/* log(base, x) and log(x) = log(10, x). */
+static int xf_log_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  num_t ten = {10, 0};
+  const num_t *base = x->x_nargs > 1 ? &a[0].d_num : &ten;
+  const num_t *v = x->x_nargs > 1 ? &a[1].d_num : &a[0].d_num;
+  if (xf_ln_check(base, e) != CZ_OK || xf_ln_check(v, e) != CZ_OK)
+    return CZ_ERR;
+  long double lb = xf_ln_ld(base);
+  if (lb == 0)
+    return err_set(e, XE_SQLSTATE_DIV_ZERO, "division by zero");
+  int rscale = XF_MIN_SIG_DIGITS - (xf_ln_dweight(v) - xf_ln_dweight(base));
+  rscale = CZ_MAX(rscale, CZ_MAX(base->n_scale, v->n_scale));
+  return xf_num_of_ld(xf_ln_ld(v) / lb, rscale, &out->d_num, e);
+}
+
+static int xf_exp_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  const num_t *v = &a[0].d_num;
+  double w = num_to_f64(v) * 0.434294481903252; /* decimal weight of the result */
+  w = w < -1000 ? -1000 : w > 1000 ? 1000 : w;
+  int rscale = CZ_MAX(XF_MIN_SIG_DIGITS - (int)w, v->n_scale);
+  return xf_num_of_ld(expl(xf_ld(v)), rscale, &out->d_num, e);
+}
+
+/* base^n for an integer n, exactly by squaring (NUMERIC products). */
+static int xf_num_ipow(const num_t *base, int64_t n, num_t *out, err_t *e)
+{
+  num_t r = {1, 0}, b = *base;
+  uint64_t k = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+  while (k) {
+    if ((k & 1) && num_mul(&r, &b, &r, e) != CZ_OK)
+      return CZ_ERR;
+    k >>= 1;
+    if (k && num_mul(&b, &b, &b, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  if (n < 0) {
+    num_t one = {1, 0};
+    return num_div(&one, &r, out, e);
+  }
+  *out = r;
+  return CZ_OK;
+}
+
+static int xf_power_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  const num_t *base = &a[0].d_num, *ex = &a[1].d_num;
+  num_t ipart;
+  bool integral = num_rescale(ex, 0, &ipart, NULL) == CZ_OK && num_cmp(&ipart, ex) == 0;
+  if (base->n_val == 0 && ex->n_val < 0)
+    return err_set(e, XE_SQLSTATE_POWER_ARG, "zero raised to a negative power is undefined");
+  if (base->n_val < 0 && !integral)
+    return err_set(e, XE_SQLSTATE_POWER_ARG,
+                   "a negative number raised to a non-integer power yields a complex result");
+  if (integral && ipart.n_val >= INT32_MIN && ipart.n_val <= INT32_MAX) {
+    int rscale = CZ_MAX(XF_MIN_SIG_DIGITS, base->n_scale);
+    num_t r;
+    if (xf_num_ipow(base, (int64_t)ipart.n_val, &r, e) != CZ_OK)
+      return CZ_ERR;
+    return num_rescale(&r, xf_clamp_scale(rscale), &out->d_num, e);
+  }
+  if (base->n_val == 0) {
+    out->d_num.n_val = 0;
+    out->d_num.n_scale = (int16_t)xf_clamp_scale(CZ_MAX(XF_MIN_SIG_DIGITS, base->n_scale));
+    return CZ_OK;
+  }
+  long double lnr = xf_ln_ld(base) * xf_ld(ex);
+  double w = (double)lnr * 0.434294481903252;
+  w = w < -1000 ? -1000 : w > 1000 ? 1000 : w;
+  int rscale = XF_MIN_SIG_DIGITS - (int)w;
+  rscale = CZ_MAX(rscale, CZ_MAX(base->n_scale, ex->n_scale));
+  return xf_num_of_ld(expl(lnr), rscale, &out->d_num, e);
 }
 
 static int xf_cbrt(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
@@ -393,10 +600,16 @@ const xfunc_def_t xfunc_math_defs[] = {
   {.fd_name = "sqrt", .fd_nargs = 1, .fd_args = {NUM}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_sqrt_num},
   {.fd_name = "cbrt", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_cbrt},
   {.fd_name = "power", .fd_nargs = 2, .fd_args = {F8, F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_power},
+  {.fd_name = "power", .fd_nargs = 2, .fd_args = {NUM, NUM}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_power_num},
   {.fd_name = "pow", .fd_nargs = 2, .fd_args = {F8, F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_power},
+  {.fd_name = "pow", .fd_nargs = 2, .fd_args = {NUM, NUM}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_power_num},
   {.fd_name = "exp", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_exp},
+  {.fd_name = "exp", .fd_nargs = 1, .fd_args = {NUM}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_exp_num},
   {.fd_name = "ln", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_ln},
+  {.fd_name = "ln", .fd_nargs = 1, .fd_args = {NUM}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_ln_num},
   {.fd_name = "log", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_log10},
+  {.fd_name = "log", .fd_nargs = 1, .fd_args = {NUM}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_log_num},
+  {.fd_name = "log", .fd_nargs = 2, .fd_args = {NUM, NUM}, .fd_result = NUM, .fd_flags = S, .fd_row = xf_log_num},
   {.fd_name = "log10", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_log10},
   {.fd_name = "mod", .fd_nargs = 2, .fd_args = {XFA_COMMON, XFA_COMMON}, .fd_result = XFR_COMMON, .fd_flags = S, .fd_row = xf_mod, .fd_type = xf_mod_type},
   {.fd_name = "random", .fd_nargs = 0, .fd_result = F8, .fd_flags = XF_VOLATILE, .fd_row = xf_random},

@@ -24,10 +24,7 @@
 #define XE_SQLSTATE_CANNOT_CAST "42846"   /* cannot_coerce */
 #define XE_SQLSTATE_OUT_OF_RANGE "22003"
 #define XE_SQLSTATE_DIV_ZERO "22012"
-#define XE_SQLSTATE_BAD_TEXT "22P02"
-#define XE_SQLSTATE_TOO_LONG "22001"
 #define XE_SQLSTATE_CANCELED "57014"
-#define XE_SQLSTATE_CARDINALITY "21000"
 #define XE_SQLSTATE_BAD_ARG "22023"       /* invalid_parameter_value */
 #define XE_SQLSTATE_BAD_ESCAPE "22025"    /* invalid_escape_sequence */
 #define XE_SQLSTATE_DATETIME_RANGE "22008"
@@ -42,8 +39,9 @@ typedef struct xe_s {
   int xe_n;            /* rows of the input (capacity of temporaries) */
 } xe_t;
 
-/* Loops the body (the last argument) over the selected rows with i the row index. sel NULL
- * means rows 0..nsel-1 (the whole batch). */
+/* Loops the body (the last argument, which may contain commas) over the
+ * selected rows with i the row index; sel NULL means rows 0..nsel-1 (the
+ * whole batch). `continue` skips to the next row. */
 #define XE_FOR(sel, nsel, i, ...)                                    \
   do {                                                               \
     if (sel) {                                                       \

@@ -132,6 +132,13 @@ int xtype_common(const ty_t *types, int n, ty_t *out, err_t *e)
                      xt_name(r, b1, sizeof(b1)), xt_name(t, b2, sizeof(b2)));
     }
   }
+  /* PostgreSQL keeps the modifiers only when every input has the result's
+   * type with the same modifiers (an untyped literal has none). */
+  for (int i = 0; i < n; i++)
+    if (types[i].t_id != r.t_id) {
+      r = ty_plain(r.t_id);
+      break;
+    }
   *out = r;
   return CZ_OK;
 }

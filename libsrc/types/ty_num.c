@@ -429,3 +429,13 @@ int num_sqrt(const num_t *a, num_t *out, err_t *e)
   u128_t q = t / 2 + (t & 1);
   return ty_num_finish(false, u256_from(q), r, out, e);
 }
+
+void num_weight(const num_t *n, int *weight, int *first_group)
+{
+  if (n->n_val == 0) {
+    *weight = 0;
+    *first_group = 0;
+    return;
+  }
+  ty_num_weight(n, weight, first_group);
+}

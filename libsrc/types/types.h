@@ -204,6 +204,10 @@ int num_div(const num_t *a, const num_t *b, num_t *out, err_t *e);
  * scale; 22012 when b is 0. */
 int num_mod(const num_t *a, const num_t *b, num_t *out, err_t *e);
 int num_cmp(const num_t *a, const num_t *b);
+/* The base-10000 weight of the first non-zero group of digits and that
+ * group's value (as PostgreSQL's NumericVar holds a non-zero value): the
+ * input of its result-scale rules. */
+void num_weight(const num_t *n, int *weight, int *first_group);
 /* Square root with PostgreSQL's result scale (at least 16 significant
  * digits, at least the input's scale), rounded; 2201F for a negative. */
 int num_sqrt(const num_t *a, num_t *out, err_t *e);

@@ -72,6 +72,20 @@ static void test_math(void **state)
   assert_string_equal(F2("mod", tx_i(TY_INT4, 7), tx_i(TY_INT4, 0)), "ERR 22012");
   assert_string_equal(F2("mod", num("7.5"), tx_i(TY_INT4, 2)), "1.5");
   assert_string_equal(F1("sign", num("-3.2")), "-1");
+  /* NUMERIC versions: PostgreSQL 15's digits and scales. */
+  assert_string_equal(F2("power", num("2.0"), num("0.5")), "1.4142135623730950");
+  assert_string_equal(F2("power", num("2.0"), num("3")), "8.0000000000000000");
+  assert_string_equal(F2("power", num("2.0"), num("-2")), "0.2500000000000000");
+  assert_string_equal(F2("power", num("1.1"), num("2")), "1.2100000000000000");
+  assert_string_equal(F2("power", num("-2.0"), num("0.5")), "ERR 2201F");
+  assert_string_equal(F1("exp", num("1.0")), "2.7182818284590452");
+  assert_string_equal(F1("exp", num("0.0001")), "1.0001000050001667");
+  assert_string_equal(F1("ln", num("10.0")), "2.3025850929940457");
+  assert_string_equal(F1("ln", num("1.0000001")), "0.00000009999999500000033");
+  assert_string_equal(F1("ln", num("0.0")), "ERR 2201E");
+  assert_string_equal(F1("log", num("100.0")), "2.0000000000000000");
+  assert_string_equal(F2("log", num("2.0"), num("8.0")), "3.0000000000000000");
+  assert_string_equal(F1("sqrt", num("2.0")), "1.414213562373095");
   assert_string_equal(F1("abs", tx_null(TY_INT4)), "NULL");
   const char *r = tx_eval_text(tx_fn("random", 0, NULL));
   double v = atof(r);
@@ -233,6 +247,26 @@ static int my_answer(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out
   return CZ_OK;
 }
 
+/* A vectored definition: negates an int8 vector over the selection. */
+static int my_vec_negate(xctx_t *c, const xnode_t *x, vec_t *const *args, const int *sel, int nsel,
+                         vec_t *out, err_t *e)
+{
+  (void)c;
+  (void)x;
+  (void)e;
+  for (int k = 0; k < nsel; k++) {
+    int i = sel ? sel[k] : k;
+    out->v_null[i] = args[0]->v_null[i];
+    out->v_i64[i] = -args[0]->v_i64[i];
+  }
+  return CZ_OK;
+}
+
+static const xfunc_def_t my_vec_defs[] = {
+  {.fd_name = "cz_test_negate", .fd_nargs = 1, .fd_args = {TY_INT8}, .fd_result = TY_INT8,
+   .fd_vec = my_vec_negate},
+};
+
 static const xfunc_def_t my_defs[] = {
   {.fd_name = "cz_test_double", .fd_nargs = 1, .fd_args = {TY_INT8}, .fd_result = TY_INT8,
    .fd_row = my_answer},
@@ -247,6 +281,28 @@ static void test_register_api(void **state)
   assert_string_equal(F1("cz_test_double", tx_null(TY_INT8)), "-1"); /* not strict */
   assert_int_equal(xfunc_register(my_defs, 1, &e), CZ_ERR);
   assert_string_equal(e.er_sqlstate, "42723");
+  /* A vectored function over a batch with a selection. */
+  assert_int_equal(xfunc_register(my_vec_defs, 1, &e), CZ_OK);
+  ty_t t8 = ty_plain(TY_INT8);
+  batch_t *b = batch_create(tx_arena, 1, &t8, 4, &e);
+  b->b_n = 4;
+  for (int i = 0; i < 4; i++)
+    b->b_cols[0].v_i64[i] = i + 1;
+  b->b_cols[0].v_null[2] = 1;
+  xnode_t *x = tx_fn("cz_test_negate", 1, (xnode_t *[]){tx_col(0, t8)});
+  assert_non_null(x);
+  xctx_t c = tx_ctx();
+  vec_t out;
+  vec_init(&out, tx_arena, x->x_type, 4, &e);
+  int sel[] = {1, 2, 3};
+  assert_int_equal(xeval(&c, x, b, sel, 3, &out, &e), CZ_OK);
+  assert_int_equal(out.v_i64[1], -2);
+  assert_int_equal(out.v_null[2], 1);
+  assert_int_equal(out.v_i64[3], -4);
+  assert_int_equal(out.v_i64[0], 0); /* not selected: untouched */
+  /* Malformed definitions are refused. */
+  static const xfunc_def_t bad[] = {{.fd_name = "cz_test_bad", .fd_nargs = 1}};
+  assert_int_equal(xfunc_register(bad, 1, &e), CZ_ERR);
 }
 
 int main(void)

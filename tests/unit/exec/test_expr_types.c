@@ -122,6 +122,11 @@ static void test_common_type(void **state)
   in[1] = T(TY_TEXT);
   assert_int_equal(xtype_common(in, 2, &out, &e), CZ_OK);
   assert_int_equal(out.t_id, TY_TEXT);
+  /* An untyped literal among them drops the modifiers, as in PostgreSQL. */
+  in[1] = T(TY_UNKNOWN);
+  assert_int_equal(xtype_common(in, 2, &out, &e), CZ_OK);
+  assert_int_equal(out.t_id, TY_VARCHAR);
+  assert_int_equal(out.t_len, -1);
   in[0] = T(TY_INT4);
   in[1] = T(TY_TEXT);
   assert_int_equal(xtype_common(in, 2, &out, &e), CZ_ERR);
