@@ -207,7 +207,11 @@ int cat_create_table(cat_t *c, txn_t *tx, const cat_table_def_t *def, cat_oid_t 
   char tree[32];
   snprintf(tree, sizeof tree, "t%u", (unsigned)toid);
   bt_tree_t *bt;
+  char ltree[32];
+  cat_long_tree_name(toid, ltree, sizeof ltree);
+  bt_tree_t *lbt;
   if (db_create_tree(tx, tree, BT_UNIQUE, &bt, e) != CZ_OK ||
+      db_create_tree(tx, ltree, BT_UNIQUE, &lbt, e) != CZ_OK ||
       cat_put_table(c, tx, toid, sch->cs_oid, def->td_owner, def->td_name, def->td_ncols, def->td_npk,
                     def->td_pk, pkoid, def->td_npk > 0 ? pk_name : NULL, e) != CZ_OK)
     return CZ_ERR;
@@ -256,6 +260,9 @@ int cat_drop_table(cat_t *c, txn_t *tx, cat_oid_t table, err_t *e)
   if (cat_sys_del(c, tx, CAT_SYS_TABLES, k, cat_key_oid(k, table), e) != CZ_OK)
     return CZ_ERR;
   int rc = db_drop_tree(tx, t->ct_indexes[0]->ci_tree_name, e);
+  if (rc != CZ_OK && rc != BT_NOT_FOUND)
+    return CZ_ERR;
+  rc = db_drop_tree(tx, t->ct_long_tree_name, e);
   if (rc != CZ_OK && rc != BT_NOT_FOUND)
     return CZ_ERR;
   return cat_ddl_end(c, tx, e);

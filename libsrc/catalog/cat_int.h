@@ -41,6 +41,8 @@ struct cat_table_rt_s {
   cz_mutex_t rt_mx;                /* serialises the first read of the tree */
   _Atomic bool rt_init;            /* rt_next_rowid read from the tree */
   _Atomic int64_t rt_next_rowid;
+  _Atomic bool rt_long_init;       /* rt_next_long_id read from the long tree */
+  _Atomic uint64_t rt_next_long_id;
 };
 
 struct cat_s {
@@ -102,6 +104,8 @@ cat_oid_t cat_key_get(const uint8_t *p, int i);
 int cat_load(cat_t *c, const txn_t *tx, uint64_t version, cat_snapshot_t **out, err_t *e);
 /* Opens the handles of the system trees; 1 when they do not exist. */
 int cat_open_sys(cat_t *c, err_t *e);
+/* The name of a table's long-values tree ("l<oid>") into buf. */
+void cat_long_tree_name(cat_oid_t table, char *buf, size_t cap);
 cat_table_rt_t *cat_rt_get(cat_t *c, cat_oid_t oid);
 
 /* ---- DDL helpers (cat_ddl.c) ------------------------------------------- */

@@ -7,6 +7,7 @@
  * by the database) and the name index built. A snapshot is never changed
  * after this.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -337,6 +338,11 @@ static int cat_link(cat_t *c, cat_loader_t *l, cat_snapshot_t *s, err_t *e)
     }
     t->ct_cols = cc;
     t->ct_types = types;
+    char lname[32];
+    cat_long_tree_name(t->ct_oid, lname, sizeof lname);
+    t->ct_long_tree_name = arena_strdup(a, lname);
+    if (cat_tree(c, t->ct_long_tree_name, &t->ct_long_tree, &t->ct_long_dtree, e) != CZ_OK)
+      return CZ_ERR;
     for (int k = 0; k < t->ct_npk; k++)
       if (t->ct_pk[k] < 0 || t->ct_pk[k] >= t->ct_ncols)
         return cat_bad("table (primary key)", e);
@@ -480,6 +486,11 @@ int cat_open_sys(cat_t *c, err_t *e)
       return rc;
   }
   return CZ_OK;
+}
+
+void cat_long_tree_name(cat_oid_t table, char *buf, size_t cap)
+{
+  snprintf(buf, cap, "l%u", (unsigned)table);
 }
 
 cat_table_rt_t *cat_rt_get(cat_t *c, cat_oid_t oid)

@@ -80,6 +80,58 @@ int cat_bootstrap(db_t *db, const char *superuser, const char *verifier, err_t *
 
 /* ---- open and close ---------------------------------------------------- */
 
+/* Databases written before long values existed have tables without a
+ * long-values tree: create the missing ones (one transaction) so that
+ * every table has one (catalog/README.md, invariant on trees). */
+static int cat_long_trees(cat_t *c, err_t *e)
+{
+  txn_t *tx = NULL;
+  bt_cursor_t *cur;
+  if (bt_cursor_open(c->c_sys[CAT_SYS_TABLES], &cur, e) != CZ_OK)
+    return CZ_ERR;
+  int rc = bt_seek(cur, NULL, 0, BT_FORWARD, e);
+  while (rc == CZ_OK) {
+    const void *k, *v;
+    size_t kl, vl;
+    rc = bt_next(cur, &k, &kl, &v, &vl, e);
+    if (rc != CZ_OK)
+      break;
+    if (kl != 4) {
+      rc = err_set(e, SQLSTATE_DATA_CORRUPTED, "malformed table key in the catalog");
+      break;
+    }
+    char name[32];
+    cat_long_tree_name(cat_key_get(k, 0), name, sizeof name);
+    bt_tree_t *bt;
+    int orc = db_open_tree(c->c_db, name, &bt, e);
+    if (orc == CZ_OK)
+      continue;
+    if (orc != BT_NOT_FOUND) {
+      rc = CZ_ERR;
+      break;
+    }
+    /* The cursor is released while the tree is created (no latch held
+     * across another tree's change); it re-finds its place by key. */
+    bt_cursor_release(cur);
+    if (!tx && !(tx = txn_begin(c->c_db, 0, e))) {
+      rc = CZ_ERR;
+      break;
+    }
+    rc = db_create_tree(tx, name, BT_UNIQUE, &bt, e);
+  }
+  bt_cursor_close(cur);
+  if (rc == BT_END)
+    rc = CZ_OK;
+  if (!tx)
+    return rc;
+  if (rc != CZ_OK) {
+    err_t e2;
+    txn_rollback(tx, &e2);
+    return CZ_ERR;
+  }
+  return txn_commit(tx, e);
+}
+
 int cat_open(db_t *db, cat_t **out, err_t *e)
 {
   *out = NULL;
@@ -95,7 +147,7 @@ int cat_open(db_t *db, cat_t **out, err_t *e)
     return rc == BT_NOT_FOUND ? 1 : CZ_ERR;
   }
   c->c_next_version = 2;
-  if (cat_load(c, NULL, 1, &c->c_cur, e) != CZ_OK) {
+  if (cat_long_trees(c, e) != CZ_OK || cat_load(c, NULL, 1, &c->c_cur, e) != CZ_OK) {
     cat_close(c);
     return CZ_ERR;
   }
@@ -217,5 +269,54 @@ int cat_next_rowid(const cat_table_t *t, int64_t *out, err_t *e)
     mutex_unlock(&rt->rt_mx);
   }
   *out = atomic_fetch_add(&rt->rt_next_rowid, 1);
+  return CZ_OK;
+}
+
+/* ---- long-value ids ------------------------------------------------------ */
+
+/* The largest value id in the table's long-values tree (keys begin with
+ * the id, 8 bytes big-endian; committed or not, as row ids). */
+static int cat_long_id_max(const cat_table_t *t, uint64_t *out, err_t *e)
+{
+  *out = 0;
+  bt_cursor_t *c;
+  if (bt_cursor_open(t->ct_long_tree, &c, e) != CZ_OK)
+    return CZ_ERR;
+  int rc = bt_seek(c, NULL, 0, BT_BACKWARD, e);
+  if (rc == CZ_OK) {
+    const void *k, *v;
+    size_t kl, vl;
+    rc = bt_next(c, &k, &kl, &v, &vl, e);
+    if (rc == CZ_OK && kl >= 8) {
+      const uint8_t *p = k;
+      uint64_t u = 0;
+      for (int i = 0; i < 8; i++)
+        u = (u << 8) | p[i];
+      *out = u;
+    }
+    if (rc == BT_END)
+      rc = CZ_OK;
+  }
+  bt_cursor_close(c);
+  return rc;
+}
+
+int cat_next_long_id(const cat_table_t *t, uint64_t *out, err_t *e)
+{
+  cat_table_rt_t *rt = t->ct_rt;
+  if (!atomic_load(&rt->rt_long_init)) {
+    mutex_lock(&rt->rt_mx);
+    if (!atomic_load(&rt->rt_long_init)) {
+      uint64_t max;
+      if (cat_long_id_max(t, &max, e) != CZ_OK) {
+        mutex_unlock(&rt->rt_mx);
+        return CZ_ERR;
+      }
+      atomic_store(&rt->rt_next_long_id, max + 1);
+      atomic_store(&rt->rt_long_init, true);
+    }
+    mutex_unlock(&rt->rt_mx);
+  }
+  *out = atomic_fetch_add(&rt->rt_next_long_id, 1);
   return CZ_OK;
 }

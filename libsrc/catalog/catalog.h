@@ -129,6 +129,13 @@ struct cat_table_s {
   cat_table_rt_t *ct_rt;
   db_t *ct_db;
   cat_oid_t ct_pk_oid;         /* OID of the primary key constraint/index (0 none) */
+  /* The table's long-values tree (unique, "l<oid>"): values too long for
+   * a row, in chunks keyed (value id, chunk number); see table/README.md.
+   * Created with the table, dropped with it, and created at cat_open for
+   * tables of databases written before it existed. */
+  const char *ct_long_tree_name;
+  bt_tree_t *ct_long_tree;
+  db_tree_t *ct_long_dtree;
 };
 
 typedef struct cat_role_s {
@@ -324,5 +331,9 @@ int cat_revoke(cat_t *c, txn_t *tx, cat_oid_t table, cat_oid_t grantee, uint32_t
 /* The next hidden row id of a table without primary key (unique, ascending
  * within a run of the server; never reuses an id present in the tree). */
 int cat_next_rowid(const cat_table_t *t, int64_t *out, err_t *e);
+/* The next long-value id of a table (ascending within a run, starting
+ * after the largest id in its long-values tree: an id is never reused
+ * while a row or a reader may still name it). */
+int cat_next_long_id(const cat_table_t *t, uint64_t *out, err_t *e);
 
 #endif /* CZ_CATALOG_H */

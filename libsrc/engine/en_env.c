@@ -189,5 +189,14 @@ static int hook_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const in
   return tbl_delete(q->q_txn, tab, b, rid, sel, n, e);
 }
 
+static int hook_lookup(qctx_t *q, void *tab, const datum_t *const *keys, int n, const int *cols,
+                       int ncols, batch_t *out, bool *found, arena_t *a, err_t *e)
+{
+  if (pgcat_is_rel(tab))
+    return err_set(e, SQLSTATE_INTERNAL, "catalog relations have no key lookups");
+  return tbl_lookup(q->q_txn, tab, keys, n, cols, ncols, false, out, found, a, e);
+}
+
 const qtable_ops_t en_table_ops = {hook_scan_open, hook_scan_next, hook_scan_close,
-                                   hook_insert,    hook_update,    hook_delete};
+                                   hook_insert,    hook_update,    hook_delete,
+                                   hook_lookup};

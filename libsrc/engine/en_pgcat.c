@@ -35,8 +35,18 @@ static const char *setting_display(const char *name)
   return name;
 }
 
+/* The server's fixed limits, shown as PostgreSQL's read-only "preset"
+ * settings (pgJDBC reads max_index_keys before listing foreign keys). */
+#define EN_STR2(x) #x
+#define EN_STR(x) EN_STR2(x)
+static const pgcat_setting_t en_presets[] = {
+    {"max_index_keys", EN_STR(CAT_MAX_INDEX_KEYS)},
+    {"max_function_args", EN_STR(XF_MAX_ARGS)},
+};
+
 /* Rebuilds the settings array only when a value changed: guc_put gives a
- * changed setting a new string, so comparing the pointers is enough. */
+ * changed setting a new string, so comparing the pointers is enough. The
+ * presets follow the session's settings. */
 static void refresh_settings(esession_t *s, en_pgcat_t *p)
 {
   int n = 0;
@@ -47,7 +57,8 @@ static void refresh_settings(esession_t *s, en_pgcat_t *p)
   if (same && n == p->pg_nset)
     return;
   arena_reset(p->pg_arena);
-  p->pg_set = arena_alloc(p->pg_arena, sizeof(pgcat_setting_t) * (size_t)(n + 1));
+  int np = (int)CZ_ARRAY_LEN(en_presets);
+  p->pg_set = arena_alloc(p->pg_arena, sizeof(pgcat_setting_t) * (size_t)(n + np + 1));
   p->pg_seen = arena_alloc(p->pg_arena, sizeof(char *) * (size_t)(n + 1));
   int i = 0;
   for (const eguc_t *g = s->se_gucs; g; g = g->eg_next, i++) {
@@ -56,6 +67,8 @@ static void refresh_settings(esession_t *s, en_pgcat_t *p)
     p->pg_seen[i] = g->eg_value;
   }
   p->pg_nset = n;
+  for (int k = 0; k < np; k++)
+    p->pg_set[n + k] = en_presets[k];
 }
 
 const pgcat_env_t *en_pgcat_env(esession_t *s)
@@ -70,7 +83,7 @@ const pgcat_env_t *en_pgcat_env(esession_t *s)
   env->pe_session_user = s->se_role_oid;  /* no SET ROLE: both are the login role */
   env->pe_database = p->pg_database;
   env->pe_backend_pid = p->pg_id;
-  env->pe_nsettings = p->pg_nset;
+  env->pe_nsettings = p->pg_nset + (int)CZ_ARRAY_LEN(en_presets);
   env->pe_settings = p->pg_set;
   return env;
 }

@@ -125,6 +125,12 @@ struct qtable_ops_s {
   /* Deletes rows identified by the row identities in column rid of b. */
   int (*qt_delete)(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
                    err_t *e);
+  /* Point lookups by the whole primary key: keys[i] holds row i's key
+   * values (the key columns' types); fills row i of out (columns cols, out
+   * created with capacity >= n) and found[i]. NULL when the
+   * storage has none: the join operator then fails (XX000). */
+  int (*qt_lookup)(qctx_t *q, void *tab, const datum_t *const *keys, int n, const int *cols,
+                   int ncols, batch_t *out, bool *found, arena_t *a, err_t *e);
 };
 
 /* ---- running operators ------------------------------------------------- */
@@ -163,7 +169,8 @@ typedef struct scan_spec_s {
   xnode_t **ss_low;             /* key prefix bounds */
   xnode_t **ss_high;
   bool ss_low_incl, ss_high_incl;
-  const ty_t *ss_key_types;     /* types of the key columns bounded */
+  const ty_t *ss_key_types;     /* types of the key columns bounded (a bound may be
+                                   a wider integer than its column: range-checked) */
   bool ss_point;                /* equality on a whole unique key: at most one row */
 } scan_spec_t;
 op_t *op_scan_new(arena_t *a, const scan_spec_t *spec);
@@ -205,6 +212,16 @@ op_t *op_nljoin_new(arena_t *a, op_t *left, op_t *right, join_kind_t kind, xnode
  * the residual condition cond over the joined layout. Builds on the right. */
 op_t *op_hashjoin_new(arena_t *a, op_t *left, op_t *right, join_kind_t kind, int nkeys,
                       const int *lk, const int *rk, xnode_t *cond);
+
+/* Index nested-loop join: each left row's columns lk[0..nkeys) are the
+ * whole primary key of table; the matching row (at most one) is looked
+ * up, a batch of keys at a time. Output: the left columns, then the
+ * table's columns cols[0..ncols) (types). cond: residual over the joined
+ * row (NULL = true); a LEFT join pads rows without a match (or whose
+ * match fails cond) with NULLs. */
+op_t *op_lookup_join_new(arena_t *a, op_t *left, join_kind_t kind, int nkeys, const int *lk,
+                         void *table, const char *name, int ncols, const int *cols,
+                         const ty_t *types, xnode_t *cond);
 
 typedef enum setop_kind_e { SETOP_UNION, SETOP_EXCEPT, SETOP_INTERSECT } setop_kind_t;
 /* Inputs with equal column types; all: keep duplicates (bag semantics). */

@@ -23,6 +23,13 @@ static int scan_bounds(op_scan_t *s, qctx_t *q, qrange_t *r, err_t *e)
     if (xeval_scalar(&xc, sp->ss_low[i], &low[i], e) != CZ_OK)
       return CZ_ERR;
     s->os_empty |= low[i].d_null;  /* key = NULL matches nothing */
+    /* a wider integer equal to a smaller key column: out of its range,
+     * no row can match */
+    ty_id_t kt = sp->ss_key_types ? sp->ss_key_types[i].t_id : TY_UNKNOWN;
+    if (!low[i].d_null && sp->ss_low == sp->ss_high &&
+        ((kt == TY_INT4 && (low[i].d_i64 < INT32_MIN || low[i].d_i64 > INT32_MAX)) ||
+         (kt == TY_INT2 && (low[i].d_i64 < INT16_MIN || low[i].d_i64 > INT16_MAX))))
+      s->os_empty = true;
   }
   if (sp->ss_high == sp->ss_low && sp->ss_nhigh == sp->ss_nlow)
     high = low;  /* a lookup: one key, shown to the table layer as such */

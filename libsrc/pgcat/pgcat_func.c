@@ -108,6 +108,83 @@ static int pf_pg_get_userbyid(xctx_t *c, const xnode_t *x, const datum_t *a, dat
   return CZ_OK;
 }
 
+/* The pg_proc row's function (pgcat_fill_pg_proc numbers them from
+ * PGCAT_FIRST_PROC_OID), or NULL. */
+static const xfunc_def_t *pgcat_proc(int64_t oid)
+{
+  int64_t i = oid - PGCAT_FIRST_PROC_OID;
+  return i >= 0 && i < pgcat_nfuncs ? &pgcat_funcs[i] : NULL;
+}
+
+/* 'name'::regproc: the function's name as pg_catalog's regproc columns
+ * hold it (pg_type.typinput …), schema qualifier and quotes removed;
+ * 42883 when no function pgcat knows has that name. */
+static int pf_regprocin(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x;
+  const char *s = pgcat_arg_str(c, &a[0]);
+  if (strncmp(s, "pg_catalog.", 11) == 0)
+    s += 11;
+  size_t n = strlen(s);
+  char *name = arena_strdup(c->xc_arena, s);
+  if (n >= 2 && s[0] == '"' && s[n - 1] == '"') {
+    memmove(name, name + 1, n - 2);
+    name[n - 2] = 0;
+  }
+  bool known = strcmp(name, "-") == 0 || pgcat_type_func_exists(name);
+  for (int i = 0; i < pgcat_nfuncs && !known; i++)
+    known = strcmp(pgcat_funcs[i].fd_name, name) == 0;
+  if (!known)
+    return err_set(e, "42883", "function \"%s\" does not exist", s);
+  pgcat_out_text(c, out, name);
+  return CZ_OK;
+}
+
+/* pg_function_is_visible: every function here is in pg_catalog, which is
+ * always searched; NULL for an OID that is no function (as PostgreSQL). */
+static int pf_pg_function_is_visible(xctx_t *c, const xnode_t *x, const datum_t *a,
+                                     datum_t *out, err_t *e)
+{
+  (void)c, (void)x, (void)e;
+  if (pgcat_proc(a[0].d_i64))
+    pgcat_out_bool(out, true);
+  else
+    out->d_null = true;
+  return CZ_OK;
+}
+
+/* pg_get_function_result / pg_get_function_arguments: the types as
+ * format_type names ("integer", "text, integer"). */
+static int pf_pg_get_function_result(xctx_t *c, const xnode_t *x, const datum_t *a,
+                                     datum_t *out, err_t *e)
+{
+  (void)x, (void)e;
+  const xfunc_def_t *f = pgcat_proc(a[0].d_i64);
+  pgcat_out_text(c, out, f ? pgcat_format_type(pgcat_fn_type(f->fd_result), -1, c->xc_arena)
+                           : NULL);
+  return CZ_OK;
+}
+
+static int pf_pg_get_function_arguments(xctx_t *c, const xnode_t *x, const datum_t *a,
+                                        datum_t *out, err_t *e)
+{
+  (void)x, (void)e;
+  const xfunc_def_t *f = pgcat_proc(a[0].d_i64);
+  if (!f) {
+    out->d_null = true;
+    return CZ_OK;
+  }
+  char *s = arena_strdup(c->xc_arena, "");
+  for (int k = 0; k < f->fd_nargs; k++) {
+    bool variadic = (f->fd_flags & XF_VARIADIC) && k == f->fd_nargs - 1;
+    const char *t = pgcat_format_type(pgcat_fn_type(f->fd_args[k]), -1, c->xc_arena);
+    s = arena_sprintf(c->xc_arena, "%s%s%s%s%s", s, k ? ", " : "", variadic ? "VARIADIC " : "",
+                      t, variadic ? "[]" : "");
+  }
+  pgcat_out_text(c, out, s);
+  return CZ_OK;
+}
+
 static int pf_pg_table_is_visible(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
                                   err_t *e)
 {
@@ -768,6 +845,14 @@ const xfunc_def_t pgcat_funcs[] = {
    .fd_row = pf_pg_get_userbyid},
   {.fd_name = "pg_table_is_visible", .fd_nargs = 1, .fd_args = {I8}, .fd_result = BO,
    .fd_flags = S, .fd_row = pf_pg_table_is_visible},
+  {.fd_name = "regprocin", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX, .fd_flags = S,
+   .fd_row = pf_regprocin},
+  {.fd_name = "pg_function_is_visible", .fd_nargs = 1, .fd_args = {I8}, .fd_result = BO,
+   .fd_flags = S, .fd_row = pf_pg_function_is_visible},
+  {.fd_name = "pg_get_function_result", .fd_nargs = 1, .fd_args = {I8}, .fd_result = TX,
+   .fd_flags = S, .fd_row = pf_pg_get_function_result},
+  {.fd_name = "pg_get_function_arguments", .fd_nargs = 1, .fd_args = {I8}, .fd_result = TX,
+   .fd_flags = S, .fd_row = pf_pg_get_function_arguments},
   {.fd_name = "pg_type_is_visible", .fd_nargs = 1, .fd_args = {I8}, .fd_result = BO,
    .fd_flags = S, .fd_row = pf_pg_type_is_visible},
   {.fd_name = "obj_description", .fd_nargs = 1, .fd_args = {I8}, .fd_result = TX, .fd_flags = S,

@@ -75,6 +75,9 @@ extern const int pgcat_nfuncs;
 extern const xfunc_def_t pgcat_regex_funcs[];
 extern const int pgcat_regex_nfuncs;
 #define PGCAT_FIRST_PROC_OID 14000
+/* PostgreSQL's OID of a function argument or result type (an xfunc_def_t
+ * fd_args / fd_result code; the pseudo types are "any", 2276). */
+uint32_t pgcat_fn_type(int t);
 
 /* ---- names and visibility (pgcat_name.c) -------------------------------- */
 
@@ -100,6 +103,9 @@ char *pgcat_quote_ident(const char *s, arena_t *a);
 
 /* pg_type.typname of a built-in type ("int4", "_text"), or NULL. */
 const char *pgcat_type_name(uint32_t oid, arena_t *a);
+/* Whether name is one of the built-in types' I/O functions pg_type names
+ * (int4in, array_out, numerictypmodin …): what regproc values refer to. */
+bool pgcat_type_func_exists(const char *name);
 /* Whether a built-in type has this OID. */
 bool pgcat_type_exists(uint32_t oid);
 /* The type's OID by its pg_type name ("int4", "_text") or SQL name

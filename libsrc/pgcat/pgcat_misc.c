@@ -240,8 +240,7 @@ static const pgcat_col_t pg_proc_cols[] = {
   {"prosrc", PGT_TEXT},
 };
 
-/* PostgreSQL's OID of a function argument or result type. */
-static uint32_t pgcat_fn_type(int t)
+uint32_t pgcat_fn_type(int t)
 {
   if (t < 0)
     return 2276; /* "any" */

@@ -226,7 +226,7 @@ static int pgcat_type_row(pgcat_rows_t *w, const pgcat_env_t *env, const pgcat_t
   /* elem set: the row of t's array type */
   const pgcat_type_t *io = elem ? NULL : t;
   char buf[5][48];
-  const char *ioname = io ? io->ty_io : "array";
+  const char *ioname = io ? io->ty_io : "array_";  /* array_in, array_out … */
   snprintf(buf[0], sizeof buf[0], "%sin", ioname);
   snprintf(buf[1], sizeof buf[1], "%sout", ioname);
   snprintf(buf[2], sizeof buf[2], "%srecv", ioname);
@@ -278,6 +278,25 @@ static int pgcat_fill_pg_type(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
       return CZ_ERR;
   }
   return CZ_OK;
+}
+
+bool pgcat_type_func_exists(const char *name)
+{
+  static const char *const fixed[] = {"array_in", "array_out", "array_recv", "array_send",
+                                      "array_subscript_handler", "array_typanalyze"};
+  for (size_t i = 0; i < CZ_ARRAY_LEN(fixed); i++)
+    if (strcmp(name, fixed[i]) == 0)
+      return true;
+  static const char *const suffix[] = {"in", "out", "recv", "send", "typmodin", "typmodout"};
+  for (size_t i = 0; i < CZ_ARRAY_LEN(pgcat_types); i++) {
+    size_t n = strlen(pgcat_types[i].ty_io);
+    if (strncmp(name, pgcat_types[i].ty_io, n) != 0)
+      continue;
+    for (size_t k = 0; k < CZ_ARRAY_LEN(suffix); k++)
+      if (strcmp(name + n, suffix[k]) == 0)
+        return true;
+  }
+  return false;
 }
 
 const pgcat_rel_t pgcat_rels_type[] = {

@@ -110,7 +110,18 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
     rows = op_values_new(b->b_a, nc, t->tb_coltypes, nrows, vals);
   } else {
     op_t *sel;
-    if (bd_query(b, q, NULL, NULL, &sel, NULL, NULL) != CZ_OK)
+    if (q->qu_kind == SQL_Q_SELECT) {
+      ty_t *hint = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(nlist + 1));
+      for (int c = 0; c < nc; c++)
+        if (src[c] >= 0)
+          hint[src[c]] = t->tb_coltypes[c];
+      b->b_hint = hint;
+      b->b_nhint = nlist;
+    }
+    int rc = bd_query(b, q, NULL, NULL, &sel, NULL, NULL);
+    b->b_hint = NULL;
+    b->b_nhint = 0;
+    if (rc != CZ_OK)
       return CZ_ERR;
     if (sel->o_ncols > nlist)
       return bd_error(b, SQLSTATE_SYNTAX_ERROR, q->qu_pos,

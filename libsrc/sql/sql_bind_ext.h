@@ -1,6 +1,6 @@
 /* sql_bind_ext — binding the PostgreSQL forms that clients' catalog
  * queries use beyond core SQL: arrays (held as their text form), casts to
- * the reg* types, window functions and generate_series in FROM.
+ * the reg* types, window functions, generate_series and unnest in FROM.
  *
  * Design notes:
  * - Arrays: types/ has no array type, so an array is a TEXT value in
@@ -14,6 +14,7 @@
  *   (regclassin(text) …, 42P01 when there is no such object); an OID to a
  *   reg type is its name as text (regclassout(oid) …), which is what a
  *   client displays; both resolved at run time in the session's catalog.
+ * - generate_series(…) and unnest(array) in FROM (sql_bind_srf.c).
  * - Window functions (row_number, rank, dense_rank) are collected per
  *   query block like aggregates: the call binds to a placeholder column
  *   after the FROM row (sc_width + k), and bd_window_finish puts a sort and

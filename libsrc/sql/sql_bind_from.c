@@ -54,6 +54,7 @@ typedef struct unit_s {
   op_t *un_op;                  /* otherwise the built input */
   int un_nconj, un_cap;
   xnode_t **un_conj;            /* conjuncts pushed here (shifted) */
+  xnode_t **un_all;             /* the same, before the scan took key bounds */
 } unit_t;
 
 static xnode_t *shift_copy(bd_t *b, const xnode_t *x, int delta)
@@ -82,6 +83,80 @@ static bd_rel_t *rel_new(bd_t *b, const char *name, const char *schema, int n)
   r->rl_cols = arena_zalloc(b->b_a, sizeof(char *) * (size_t)(n + 1));
   r->rl_types = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)(n + 1));
   return r;
+}
+
+/* Whether conjuncts (those of level lvl when level is given) fix the
+ * whole primary key of t, whose columns start at tbase in the row, to
+ * columns before tbase: then lk[k] is the column giving key column k and
+ * used[] marks the conjuncts taken. */
+static bool pk_keys(const sp_table_t *t, int tbase, xnode_t **conj, int n, const int *level,
+                    int lvl, int *lk, bool *used)
+{
+  if (t->tb_npk <= 0 || t->tb_npk > 32)
+    return false;
+  for (int i = 0; i < n; i++)
+    used[i] = false;
+  for (int k = 0; k < t->tb_npk; k++) {
+    int target = tbase + t->tb_pk[k];
+    bool got = false;
+    for (int i = 0; i < n && !got; i++) {
+      const xnode_t *c = conj[i];
+      if (!c || used[i] || (level && level[i] != lvl) || c->x_kind != X_OP ||
+          c->x_op != XOP_EQ || c->x_args[0]->x_kind != X_COL || c->x_args[1]->x_kind != X_COL ||
+          c->x_args[0]->x_type.t_id != t->tb_coltypes[t->tb_pk[k]].t_id ||
+          c->x_args[1]->x_type.t_id != t->tb_coltypes[t->tb_pk[k]].t_id)
+        continue;
+      int a = c->x_args[0]->x_index, d = c->x_args[1]->x_index;
+      if (a == target && d < tbase)
+        lk[k] = d, got = true;
+      else if (d == target && a < tbase)
+        lk[k] = a, got = true;
+      if (got)
+        used[i] = true;
+    }
+    if (!got)
+      return false;
+  }
+  return true;
+}
+
+/* An index nested-loop join of left with table t (its columns after
+ * left's) on the key columns lk, with the residual conjuncts. */
+static op_t *lookup_join(bd_t *b, op_t *left, const sp_table_t *t, join_kind_t kind,
+                         const int *lk, xnode_t *residual)
+{
+  int *cols = arena_alloc(b->b_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
+  for (int c = 0; c < t->tb_ncols; c++)
+    cols[c] = c;
+  return op_lookup_join_new(b->b_a, left, kind, t->tb_npk, lk, t->tb_handle, t->tb_name,
+                            t->tb_ncols, cols, t->tb_coltypes, residual);
+}
+
+/* A join of left (lw columns) and right over cond (in the joined row):
+ * `left col = right col` conjuncts of one type become hash keys, the
+ * rest the residual condition; without keys a nested loop. */
+static op_t *join_op(bd_t *b, op_t *l, op_t *r, join_kind_t kind, xnode_t *cond)
+{
+  int lw = l->o_ncols;
+  xnode_t **conj = NULL;
+  int n = 0, cap = 0, nk = 0;
+  int lk[32], rk[32];
+  bd_conjuncts(b, cond, &conj, &n, &cap);
+  for (int i = 0; i < n && nk < 32; i++) {
+    const xnode_t *c = conj[i];
+    if (c->x_kind != X_OP || c->x_op != XOP_EQ || c->x_args[0]->x_kind != X_COL ||
+        c->x_args[1]->x_kind != X_COL || c->x_args[0]->x_type.t_id != c->x_args[1]->x_type.t_id)
+      continue;
+    int a = c->x_args[0]->x_index, d = c->x_args[1]->x_index;
+    if ((a < lw) == (d < lw))
+      continue;
+    lk[nk] = a < lw ? a : d;
+    rk[nk++] = (a < lw ? d : a) - lw;
+    conj[i] = NULL;
+  }
+  xnode_t *rest = bd_and_all(b, conj, n);
+  return nk ? op_hashjoin_new(b->b_a, l, r, kind, nk, lk, rk, rest)
+            : op_nljoin_new(b->b_a, l, r, kind, cond);
 }
 
 /* Finds the one column called name among rels [from, to) of sc. */
@@ -180,6 +255,7 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   int mid = sc->sc_width;
   if (bd_item(b, sc, fr->fr_right, &r, &t, &al) != CZ_OK)
     return CZ_ERR;
+  const sp_table_t *rtable = t;
   if (t)
     r = bd_plan_scan(b, t, al, false, NULL, 0);
   if (fr->fr_join == SQL_JOIN_FULL)
@@ -220,7 +296,7 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
           stack[sp++] = x->x_args[i];
       }
     }
-    op_t *j = op_nljoin_new(b->b_a, r, l, JOIN_LEFT, c2);
+    op_t *j = join_op(b, r, l, JOIN_LEFT, c2);
     xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(lw + rw + 1));
     for (int i = 0; i < lw; i++)
       cols[i] = bd_col(b, rw + i, j->o_types[rw + i]);
@@ -229,7 +305,22 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
     *out = op_project_new(b->b_a, j, lw + rw, cols);
     return CZ_OK;
   }
-  *out = op_nljoin_new(b->b_a, l, r, fr->fr_join == SQL_JOIN_LEFT ? JOIN_LEFT : JOIN_INNER, cond);
+  join_kind_t kind = fr->fr_join == SQL_JOIN_LEFT ? JOIN_LEFT : JOIN_INNER;
+  if (rtable && cond) {
+    /* ON fixes the right table's whole primary key: look it up */
+    xnode_t **conj = NULL;
+    int n = 0, cap = 0, lk[32];
+    bd_conjuncts(b, cond, &conj, &n, &cap);
+    bool *used = arena_alloc(b->b_a, (size_t)n + 1);
+    if (pk_keys(rtable, mid - base, conj, n, NULL, 0, lk, used)) {
+      for (int i = 0; i < n; i++)
+        if (used[i])
+          conj[i] = NULL;
+      *out = lookup_join(b, l, rtable, kind, lk, bd_and_all(b, conj, n));
+      return CZ_OK;
+    }
+  }
+  *out = join_op(b, l, r, kind, cond);
   return CZ_OK;
 }
 
@@ -403,14 +494,33 @@ int bd_from(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *w
   }
   for (int u = 0; u < nu; u++) {
     unit_t *un = &units[u];
+    /* the scan may take conjuncts as key bounds: keep them for a lookup join */
+    un->un_all = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(un->un_nconj + 1));
+    if (un->un_nconj)
+      memcpy(un->un_all, un->un_conj, sizeof(xnode_t *) * (size_t)un->un_nconj);
     if (un->un_table)
       un->un_op = bd_plan_scan(b, un->un_table, un->un_alias, false, un->un_conj, un->un_nconj);
     else if (un->un_nconj)
       un->un_op = op_filter_new(b->b_a, un->un_op, bd_and_all(b, un->un_conj, un->un_nconj));
   }
   op_t *acc = units[0].un_op;
+  bool *used = arena_alloc(b->b_a, (size_t)nconj + 1);
   for (int u = 1; u < nu; u++) {
     int lk[32], rk[32], nk = 0;
+    unit_t *un = &units[u];
+    if (un->un_table && pk_keys(un->un_table, un->un_base, conj, nconj, level, u, lk, used)) {
+      /* the unit's whole key comes from the rows so far: look it up; its
+       * own conjuncts and the level's others are the residual */
+      xnode_t **rest = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nconj + un->un_nconj + 1));
+      int nrest = 0;
+      for (int i = 0; i < nconj; i++)
+        if (level[i] == u && !used[i])
+          rest[nrest++] = conj[i];
+      for (int i = 0; i < un->un_nconj; i++)
+        rest[nrest++] = shift_copy(b, un->un_all[i], un->un_base);
+      acc = lookup_join(b, acc, un->un_table, JOIN_INNER, lk, bd_and_all(b, rest, nrest));
+      continue;
+    }
     xnode_t **rest = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nconj + 1));
     int nrest = 0;
     for (int i = 0; i < nconj; i++) {

@@ -74,6 +74,11 @@ typedef struct bd_s {
   xsubq_t **b_subqs;
   int b_naccess, b_access_cap;
   sp_access_t *b_access;
+  /* INSERT … SELECT: the types the target columns want, so that untyped
+   * literals in the select list take them (not text); taken by the first
+   * query block bound, then cleared. */
+  int b_nhint;
+  const ty_t *b_hint;
 } bd_t;
 
 /* ---- nodes (sql_bind_node.c) ------------------------------------------- */

@@ -212,6 +212,10 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
                      const char ***names, sp_col_t **cols)
 {
   const sql_select_t *s = q->qu_select;
+  int nhint = b->b_nhint;
+  const ty_t *hint = b->b_hint;
+  b->b_nhint = 0;  /* for this block only, not its subqueries */
+  b->b_hint = NULL;
   bd_scope_t *sc = arena_zalloc(b->b_a, sizeof(*sc));
   sc->sc_parent = outer;
   sc->sc_subq = sq;
@@ -279,6 +283,9 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     }
   }
   for (int t = 0; t < tl.tl_n; t++) {
+    if (t < nhint && tl.tl_x[t]->x_type.t_id == TY_UNKNOWN &&
+        !(tl.tl_x[t] = bd_coerce(b, tl.tl_x[t], hint[t])))
+      return CZ_ERR;
     if (!(tl.tl_x[t] = bd_finish_unknown(b, tl.tl_x[t])))
       return CZ_ERR;
     tl.tl_cols[t].pc_type = tl.tl_x[t]->x_type;

@@ -5,9 +5,9 @@
  * object's OID ('pg_class'::regclass = 1259), looked up when the statement
  * runs, in its catalog snapshot; a number cast to one of them is the
  * object's name as text (c.oid::regclass shows "items"), which is what
- * clients print. regproc keeps the ordinary cast (pgcat already holds
- * regproc columns as the function's name). A cast to an array type keeps
- * the array's text form.
+ * clients print. regproc is a function's name (as pgcat holds regproc
+ * columns): a string cast to it is checked and unqualified (regprocin).
+ * A cast to an array type keeps the array's text form.
  */
 #include "sql/sql_bind_ext.h"
 
@@ -31,6 +31,7 @@ int bd_cast_ext(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     tname = "regnamespace", in_fn = "regnamespacein", out_fn = "regnamespaceout";
     break;
   case SQL_TYPE_REGROLE: tname = "regrole"; in_fn = "regrolein"; out_fn = "regroleout"; break;
+  case SQL_TYPE_REGPROC: tname = "regproc"; in_fn = "regprocin"; out_fn = NULL; break;
   default: tname = in_fn = out_fn = NULL; break;
   }
   if (!in_fn && !x->ex_type.ty_array)
@@ -51,7 +52,7 @@ int bd_cast_ext(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
       return CZ_ERR;
     return bd_ext_call(b, in_fn, &n, 1, x->ex_pos, out);
   }
-  if (is_integer(id)) {
+  if (is_integer(id) && out_fn) {
     if (!(n = bd_coerce(b, n, ty_plain(TY_INT8))))
       return CZ_ERR;
     return bd_ext_call(b, out_fn, &n, 1, x->ex_pos, out);

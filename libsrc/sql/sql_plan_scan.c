@@ -68,13 +68,23 @@ static bool key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t *
     return false;
   for (int side = 0; side < 2; side++) {
     const xnode_t *k = c->x_args[side], *v = c->x_args[1 - side];
-    /* varchar compares as text: the cast does not change the key order */
-    bool as_text = ctype.t_id == TY_VARCHAR && k->x_kind == X_CAST &&
-                   k->x_type.t_id == TY_TEXT && k->x_args[0]->x_kind == X_COL;
-    if (as_text)
-      k = k->x_args[0];
+    /* varchar compares as text, a smaller integer as a wider one: such a
+     * cast of the key column does not change the key order. A widened
+     * integer bound is checked against the column's range when the scan
+     * opens (equalities only). */
+    ty_id_t vt = ctype.t_id;
+    if (k->x_kind == X_CAST && k->x_args[0]->x_kind == X_COL) {
+      ty_id_t to = k->x_type.t_id;
+      bool as_text = ctype.t_id == TY_VARCHAR && to == TY_TEXT;
+      bool widened = c->x_op == XOP_EQ && (ctype.t_id == TY_INT2 || ctype.t_id == TY_INT4) &&
+                     (to == TY_INT4 || to == TY_INT8);
+      if (as_text || widened) {
+        vt = to;
+        k = k->x_args[0];
+      }
+    }
     if (k->x_kind != X_COL || k->x_index != col || k->x_type.t_id != ctype.t_id ||
-        v->x_type.t_id != (as_text ? TY_TEXT : ctype.t_id) || !no_cols(v))
+        v->x_type.t_id != vt || !no_cols(v))
       continue;
     if (side == 1)  /* value op col: mirror the comparison */
       o = o == XOP_LT ? XOP_GT : o == XOP_LE ? XOP_GE : o == XOP_GT ? XOP_LT : o == XOP_GE ? XOP_LE : o;
@@ -89,11 +99,11 @@ typedef struct path_s {
   int pa_index;                 /* 0 primary, else the index number */
   const char *pa_name;
   int pa_neq;
+  ty_t pa_key_types[32];        /* the key columns' types */
   xnode_t *pa_eq[32];
   int pa_eq_conj[32];
   xnode_t *pa_lo, *pa_hi;       /* range on the next key column */
   bool pa_lo_incl, pa_hi_incl;
-  const ty_t *pa_key_types;
 } path_t;
 
 static void path_fill(const sp_table_t *t, int nkey, const int *keys, xnode_t **conj, int n,
@@ -104,6 +114,7 @@ static void path_fill(const sp_table_t *t, int nkey, const int *keys, xnode_t **
   for (int k = 0; k < nkey && k < 32; k++) {
     int col = keys[k];
     ty_t ct = t->tb_coltypes[col];
+    p->pa_key_types[k] = ct;
     bool found = false;
     for (int i = 0; i < n && !found; i++) {
       xop_t op;
@@ -168,6 +179,9 @@ op_t *bd_plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
   sp.ss_rowid = rowid;
   if (path_score(&best) > 0) {
     int ne = best.pa_neq;
+    ty_t *kt = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(ne + 2));
+    memcpy(kt, best.pa_key_types, sizeof(ty_t) * (size_t)(ne + 1));
+    sp.ss_key_types = kt;
     xnode_t **eq = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(ne + 1));
     memcpy(eq, best.pa_eq, sizeof(xnode_t *) * (size_t)ne);
     for (int i = 0; i < ne; i++)

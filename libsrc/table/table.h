@@ -132,6 +132,19 @@ int tbl_lookup(txn_t *tx, const cat_table_t *t, const datum_t *const *keys, int 
                const int *cols, int ncols, bool want_loc, batch_t *out, bool *found,
                arena_t *a, err_t *e);
 
+/* ---- out-of-line values (tb_long.c) ------------------------------------------
+ * A string value longer than 1000 bytes, or the largest ones of a row that
+ * would not fit in BT_MAX_ROW, is stored in the table's long-values tree
+ * (chunks) and the row holds a reference; reads rebuild it only for the
+ * columns a scan asks for. Process-wide counters (tests, statistics). */
+typedef struct tbl_stats_s {
+  uint64_t ts_long_stored;     /* values written out of line */
+  uint64_t ts_long_fetched;    /* values rebuilt from chunks */
+  uint64_t ts_long_chunks;     /* chunk entries read */
+  uint64_t ts_long_rereads;    /* rows read again: their old chunks went at a commit */
+} tbl_stats_t;
+void tbl_get_stats(tbl_stats_t *out);
+
 /* Number of rows visible to tx (tests, small tables). */
 int tbl_count(txn_t *tx, const cat_table_t *t, int64_t *out, err_t *e);
 

@@ -37,4 +37,52 @@ void tb_vec_get(const vec_t *v, int i, datum_t *out);
 /* Whether the index covers the columns (key, include or pk columns). */
 bool tb_index_covers(const cat_index_t *ix, const cat_table_t *t, const int *cols, int ncols);
 
+/* ---- out-of-line (long) values (tb_row.c, tb_long.c) ----------------- */
+
+#define TB_ROW_LONG (1u << 16)     /* header flag: the row holds references */
+#define TB_LONG_THRESHOLD 1000     /* longer strings are always stored out of line */
+#define TB_LONG_MIN 64             /* shorter strings never are */
+#define TB_LONG_CHUNK 1900         /* bytes of value per chunk entry (4 per leaf) */
+#define TB_LONG_KEY 12             /* chunk key: value id (8, BE) ‖ chunk number (4, BE) */
+#define TB_LONG_MAX ((1u << 30) - 1) /* largest value, as PostgreSQL's 1 GB */
+
+/* A reference to an out-of-line value (lr_on false: the column is inline). */
+typedef struct tb_ref_s {
+  bool lr_on;
+  uint64_t lr_id;
+  uint64_t lr_len;
+} tb_ref_t;
+
+/* The row codec with references: refs (NULL = none) says which columns
+ * are written as references instead of their bytes. */
+int tb_row_encode_refs(const ty_t *types, int n, const datum_t *vals, const tb_ref_t *refs,
+                       uint8_t *out, size_t cap, size_t *len, err_t *e);
+/* Decodes as tbl_row_decode; a reference column gives refs[k] (lr_on)
+ * and an empty string in out[k]. refs NULL: a wanted reference is XX000. */
+int tb_row_decode_refs(const ty_t *types, int n, const uint8_t *p, size_t len, const int *cols,
+                       int ncols, arena_t *a, datum_t *out, tb_ref_t *refs, err_t *e);
+bool tb_row_has_refs(const uint8_t *p, size_t len);
+/* Counts a row read again (tbl_stats_t.ts_long_rereads). */
+void tb_long_note_reread(void);
+
+/* Encodes the row vals of t for storage into out (cap bytes): strings
+ * longer than TB_LONG_THRESHOLD, then the largest others while the row
+ * does not fit, go to the long-values tree through tx. old (NULL for an
+ * insert) is the stored row being replaced: an unchanged long value keeps
+ * its reference, the chunks of the others are deleted. */
+int tb_row_store(txn_t *tx, const cat_table_t *t, const datum_t *vals, const uint8_t *old,
+                 size_t old_len, uint8_t *out, size_t cap, size_t *len, err_t *e);
+/* Deletes the chunks of every reference of a stored row (row deletion). */
+int tb_row_drop_longs(txn_t *tx, const cat_table_t *t, const uint8_t *row, size_t len, err_t *e);
+/* Reads the value r names as tx sees it at command cmd (txn_read_version_at)
+ * into a. *missing: a chunk is not there (its deleter committed after the
+ * caller read the row: read the row again). */
+int tb_long_fetch(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const tb_ref_t *r,
+                  arena_t *a, str_t *out, bool *missing, err_t *e);
+/* Decodes every column of a stored row as tx sees it now (writers, under
+ * the row lock), fetching the long values of the columns need marks (NULL
+ * = all) into *tmp (an arena created on demand; the caller destroys it). */
+int tb_row_decode_full(txn_t *tx, const cat_table_t *t, const uint8_t *p, size_t len,
+                       const bool *need, datum_t *out, arena_t **tmp, err_t *e);
+
 #endif /* CZ_TB_INT_H */

@@ -8,6 +8,13 @@
  * (little-endian, minimal); strings a varint length and the bytes.
  * The column count lets a row written before ALTER TABLE ADD COLUMN read
  * as NULL in the new columns.
+ *
+ * Out-of-line values (tb_long.c): a row holding references carries
+ * TB_ROW_LONG in its header varint (count | TB_ROW_LONG) and, after the
+ * NULL bitmap, a long bitmap of the same size (bit i = column i is a
+ * reference). A reference's body replaces the string's: varint total
+ * length, then the 8-byte value id (little-endian). Rows without
+ * references are byte for byte the format of before.
  */
 #include <string.h>
 
@@ -68,10 +75,19 @@ static int row_width(ty_id_t id)
 int tbl_row_encode(const ty_t *types, int n, const datum_t *vals, uint8_t *out, size_t cap,
                    size_t *len, err_t *e)
 {
-  size_t o = row_put_varint(out, cap, 0, (uint64_t)n);
+  return tb_row_encode_refs(types, n, vals, NULL, out, cap, len, e);
+}
+
+int tb_row_encode_refs(const ty_t *types, int n, const datum_t *vals, const tb_ref_t *refs,
+                       uint8_t *out, size_t cap, size_t *len, err_t *e)
+{
+  bool any = false;
+  for (int i = 0; refs && i < n && !any; i++)
+    any = refs[i].lr_on;
+  size_t o = row_put_varint(out, cap, 0, (uint64_t)n | (any ? TB_ROW_LONG : 0));
   size_t bm = o;
   size_t nbm = ((size_t)n + 7) / 8;
-  for (size_t i = 0; i < nbm; i++, o++)
+  for (size_t i = 0; i < nbm * (any ? 2 : 1); i++, o++)
     if (o < cap)
       out[o] = 0;
   for (int i = 0; i < n; i++) {
@@ -79,6 +95,14 @@ int tbl_row_encode(const ty_t *types, int n, const datum_t *vals, uint8_t *out, 
     if (d->d_null) {
       if (bm + (size_t)i / 8 < cap)
         out[bm + (size_t)i / 8] |= (uint8_t)(1u << (i & 7));
+      continue;
+    }
+    if (any && refs[i].lr_on) {
+      size_t lb = bm + nbm + (size_t)i / 8;
+      if (lb < cap)
+        out[lb] |= (uint8_t)(1u << (i & 7));
+      o = row_put_varint(out, cap, o, refs[i].lr_len);
+      o = row_put_le(out, cap, o, refs[i].lr_id, 8);
       continue;
     }
     switch (ty_phys(types[i].t_id)) {
@@ -229,21 +253,57 @@ static int row_get_col(ty_t t, const uint8_t *p, size_t len, size_t *o, arena_t 
   return row_bad(e);
 }
 
+/* A reference's body at *o: varint length, 8-byte id. */
+static int row_get_ref(const uint8_t *p, size_t len, size_t *o, tb_ref_t *r, err_t *e)
+{
+  uint64_t n;
+  if (!row_get_varint(p, len, o, &n) || *o + 8 > len)
+    return row_bad(e);
+  if (r) {
+    r->lr_on = true;
+    r->lr_len = n;
+    r->lr_id = row_get_le(p + *o, 8);
+  }
+  *o += 8;
+  return CZ_OK;
+}
+
 int tbl_row_decode(const ty_t *types, int n, const uint8_t *p, size_t len, const int *cols,
                    int ncols, arena_t *a, datum_t *out, err_t *e)
 {
+  return tb_row_decode_refs(types, n, p, len, cols, ncols, a, out, NULL, e);
+}
+
+bool tb_row_has_refs(const uint8_t *p, size_t len)
+{
+  size_t o = 0;
+  uint64_t h;
+  return row_get_varint(p, len, &o, &h) && (h & TB_ROW_LONG);
+}
+
+int tb_row_decode_refs(const ty_t *types, int n, const uint8_t *p, size_t len, const int *cols,
+                       int ncols, arena_t *a, datum_t *out, tb_ref_t *refs, err_t *e)
+{
   size_t o = 0;
   uint64_t stored;
-  if (!row_get_varint(p, len, &o, &stored) || stored > CAT_MAX_COLUMNS)
+  if (!row_get_varint(p, len, &o, &stored))
+    return row_bad(e);
+  bool has_long = (stored & TB_ROW_LONG) != 0;
+  stored &= ~(uint64_t)TB_ROW_LONG;
+  if (stored > CAT_MAX_COLUMNS)
     return row_bad(e);
   size_t bm = o;
-  o += ((size_t)stored + 7) / 8;
+  size_t nbm = ((size_t)stored + 7) / 8;
+  size_t lbm = bm + nbm;
+  o += nbm * (has_long ? 2 : 1);
   if (o > len)
     return row_bad(e);
   int maxc = -1;
   for (int k = 0; k < ncols; k++) {
     memset(&out[k], 0, sizeof out[k]);
     out[k].d_null = true;
+    if (refs)
+      refs[k].lr_on = false;
     if (cols[k] > maxc)
       maxc = cols[k];
   }
@@ -253,6 +313,9 @@ int tbl_row_decode(const ty_t *types, int n, const uint8_t *p, size_t len, const
     bool null = (p[bm + (size_t)i / 8] >> (i & 7)) & 1;
     if (null)
       continue;
+    bool ref = has_long && ((p[lbm + (size_t)i / 8] >> (i & 7)) & 1);
+    if (ref && ty_phys(types[i].t_id) != TP_STR)
+      return row_bad(e);
     /* First output wanting column i decodes it; the others copy. */
     int first = -1;
     for (int k = 0; k < ncols; k++) {
@@ -261,14 +324,28 @@ int tbl_row_decode(const ty_t *types, int n, const uint8_t *p, size_t len, const
       if (first < 0) {
         first = k;
         out[k].d_null = false;
-        if (row_get_col(types[i], p, len, &o, a, &out[k], e) != CZ_OK)
+        if (ref) {
+          if (!refs)
+            return err_set(e, SQLSTATE_INTERNAL,
+                           "column %d holds an out-of-line value: read it through its table", i);
+          if (row_get_ref(p, len, &o, &refs[k], e) != CZ_OK)
+            return CZ_ERR;
+          out[k].d_str.s_ptr = "";
+          out[k].d_str.s_len = 0;
+        } else if (row_get_col(types[i], p, len, &o, a, &out[k], e) != CZ_OK) {
           return CZ_ERR;
+        }
       } else {
         out[k] = out[first];
+        if (refs)
+          refs[k] = refs[first];
       }
     }
-    if (first < 0 && row_get_col(types[i], p, len, &o, NULL, NULL, e) != CZ_OK)
-      return CZ_ERR;
+    if (first < 0) {
+      int rc = ref ? row_get_ref(p, len, &o, NULL, e) : row_get_col(types[i], p, len, &o, NULL, NULL, e);
+      if (rc != CZ_OK)
+        return CZ_ERR;
+    }
   }
   return CZ_OK;
 }

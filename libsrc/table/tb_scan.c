@@ -12,8 +12,17 @@
  *   locators, whose hash needs the row's stored value) collects up to a
  *   batch of primary keys, releases the index, and fetches the rows with
  *   one bt_lookup_batch (keys sorted, results put back in index order).
+ * - Out-of-line values (tb_long.c) of the wanted columns are fetched after
+ *   the batch's latches are released: decoding records each reference
+ *   (row, column, primary key) and tb_resolve reads the chunks. A chunk
+ *   found missing means the row's writer committed after this scan read
+ *   the pre-image (its deletes apply at commit): the row is read again by
+ *   key, as it is now (or dropped from the batch when it is gone) — a
+ *   read-committed reader may see the row as of any moment of its read.
  */
+#include <sched.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "table/tb_int.h"
 
@@ -130,15 +139,169 @@ static void tb_put_loc(vec_t *v, int r, const uint8_t *pk, size_t pk_len, const 
   v->v_str[r].s_len = (uint32_t)(pk_len + TBL_LOC_HASH);
 }
 
-/* Decodes a stored row's wanted columns into row r of out. */
-static int tb_put_row(const tbl_scan_t *s, const cat_table_t *t, const int *cols, int ncols,
-                      const void *val, size_t vl, batch_t *out, int r, arena_t *a, datum_t *tmp, err_t *e)
+static void tb_move_row(batch_t *out, int ncols, int from, int to);
+
+/* ---- out-of-line values of a batch ------------------------------------ */
+
+/* A reference met while decoding a batch, fetched after the latches go. */
+typedef struct tb_pend_s {
+  int p_row, p_col;
+  tb_ref_t p_ref;
+  const uint8_t *p_pk;        /* the row's primary key (arena) */
+  uint32_t p_pk_len;
+} tb_pend_t;
+
+typedef struct tb_pends_s {
+  tb_pend_t *pl_v;
+  int pl_n, pl_cap;
+  uint64_t pl_bytes;          /* their total length */
+} tb_pends_t;
+
+/* A primary scan stops filling a batch once its long values reach this
+ * many bytes (at least one row per batch): a batch of 1024 rows of 5 MB
+ * documents would otherwise hold 5 GB. */
+#define TB_BATCH_LONG_BYTES (32u << 20)
+
+static void tb_pend_add(tb_pends_t *pl, arena_t *a, int row, int col, const tb_ref_t *ref,
+                        const uint8_t *pk, size_t pk_len)
 {
-  if (tbl_row_decode(t->ct_types, t->ct_ncols, val, vl, cols, ncols, a, tmp, e) != CZ_OK)
+  if (pl->pl_n == pl->pl_cap) {
+    int cap = pl->pl_cap ? pl->pl_cap * 2 : 16;
+    tb_pend_t *v = arena_alloc(a, sizeof *v * (size_t)cap);
+    if (pl->pl_n)
+      memcpy(v, pl->pl_v, sizeof *v * (size_t)pl->pl_n);
+    pl->pl_v = v;
+    pl->pl_cap = cap;
+  }
+  pl->pl_v[pl->pl_n++] = (tb_pend_t){ row, col, *ref, pk, (uint32_t)pk_len };
+  pl->pl_bytes += ref->lr_len;
+}
+
+/* Decodes a stored row's wanted columns into row r of out; references
+ * go to pl (pk: the row's key, copied when copy_pk: it may point into a
+ * latched page). */
+static int tb_put_row(const cat_table_t *t, const int *cols, int ncols, const void *val, size_t vl,
+                      batch_t *out, int r, arena_t *a, datum_t *tmp, tb_ref_t *refs, tb_pends_t *pl,
+                      const uint8_t *pk, size_t pk_len, bool copy_pk, err_t *e)
+{
+  if (tb_row_decode_refs(t->ct_types, t->ct_ncols, val, vl, cols, ncols, a, tmp, refs, e) != CZ_OK)
     return CZ_ERR;
-  (void)s;
-  for (int i = 0; i < ncols; i++)
+  for (int i = 0; i < ncols; i++) {
     tb_vec_put(&out->b_cols[i], r, &tmp[i]);
+    if (!refs[i].lr_on)
+      continue;
+    if (copy_pk) {
+      uint8_t *c = arena_alloc(a, pk_len ? pk_len : 1);
+      memcpy(c, pk, pk_len);
+      pk = c;
+      copy_pk = false;
+    }
+    tb_pend_add(pl, a, r, i, &refs[i], pk, pk_len);
+  }
+  return CZ_OK;
+}
+
+typedef struct tb_one_s {
+  const txn_t *o_tx;
+  uint32_t o_cmd;
+  db_tree_t *o_dt;
+  const bt_key_t *o_key;
+  arena_t *o_a;
+  const void *o_val;
+  size_t o_len;
+  bool o_found;
+} tb_one_t;
+
+static void tb_one_cb(void *ctx, int ki, bool found, const void *val, size_t vl)
+{
+  tb_one_t *o = ctx;
+  (void)ki;
+  o->o_found = false;
+  if (!found)
+    return;
+  const void *v = val;
+  size_t l = vl;
+  if (txn_read_version_at(o->o_tx, o->o_cmd, o->o_dt, o->o_key->k_data, o->o_key->k_len, o->o_a, &v,
+                          &l) == TXN_VIS_ABSENT)
+    return;
+  void *c = arena_alloc(o->o_a, l ? l : 1);
+  memcpy(c, v, l);
+  o->o_val = c;
+  o->o_len = l;
+  o->o_found = true;
+}
+
+/* Reads row r again by its key, as it is now, with its long values;
+ * *found false when it is gone. Retries while a committing writer's
+ * chunks are in flux (its locks are released one by one). */
+static int tb_reread(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
+                     bool want_loc, const uint8_t *pk, size_t pk_len, batch_t *out, int r,
+                     bool *found, arena_t *a, err_t *e)
+{
+  datum_t *tmp = arena_alloc(a, sizeof(datum_t) * (size_t)(ncols ? ncols : 1));
+  tb_ref_t *refs = arena_alloc(a, sizeof(tb_ref_t) * (size_t)(ncols ? ncols : 1));
+  bt_key_t key = { pk, (uint32_t)pk_len };
+  for (int attempt = 0; attempt < 2000; attempt++) {
+    if (attempt > 20)
+      usleep(1000);
+    else if (attempt > 0)
+      sched_yield();
+    tb_one_t o = { .o_tx = tx, .o_cmd = cmd, .o_dt = t->ct_indexes[0]->ci_dtree, .o_key = &key, .o_a = a };
+    if (bt_lookup_batch(t->ct_indexes[0]->ci_tree, &key, 1, tb_one_cb, &o, e) != CZ_OK)
+      return CZ_ERR;
+    if (!o.o_found) {
+      *found = false;
+      return CZ_OK;
+    }
+    if (tb_row_decode_refs(t->ct_types, t->ct_ncols, o.o_val, o.o_len, cols, ncols, a, tmp, refs, e) !=
+        CZ_OK)
+      return CZ_ERR;
+    bool missing = false;
+    for (int i = 0; i < ncols && !missing; i++)
+      if (refs[i].lr_on && tb_long_fetch(tx, cmd, t, &refs[i], a, &tmp[i].d_str, &missing, e) != CZ_OK)
+        return CZ_ERR;
+    if (missing)
+      continue;
+    for (int i = 0; i < ncols; i++)
+      tb_vec_put(&out->b_cols[i], r, &tmp[i]);
+    if (want_loc)
+      tb_put_loc(&out->b_cols[ncols], r, pk, pk_len, o.o_val, o.o_len, a);
+    *found = true;
+    return CZ_OK;
+  }
+  return err_set(e, SQLSTATE_DATA_CORRUPTED, "out-of-line values of a row of %s stay missing",
+                 t->ct_name);
+}
+
+/* Fetches the values pl names into out; rows that had to be read again
+ * and were gone get gone[row] = true. */
+static int tb_resolve(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols,
+                      int ncols, bool want_loc, const tb_pends_t *pl, batch_t *out, bool *gone,
+                      arena_t *a, err_t *e)
+{
+  int redone = -1;
+  for (int i = 0; i < pl->pl_n; i++) {
+    const tb_pend_t *p = &pl->pl_v[i];
+    if (p->p_row == redone)
+      continue;
+    datum_t d;
+    memset(&d, 0, sizeof d);
+    bool missing;
+    if (tb_long_fetch(tx, cmd, t, &p->p_ref, a, &d.d_str, &missing, e) != CZ_OK)
+      return CZ_ERR;
+    if (!missing) {
+      tb_vec_put(&out->b_cols[p->p_col], p->p_row, &d);
+      continue;
+    }
+    bool found;
+    tb_long_note_reread();
+    if (tb_reread(tx, cmd, t, cols, ncols, want_loc, p->p_pk, p->p_pk_len, out, p->p_row, &found, a,
+                  e) != CZ_OK)
+      return CZ_ERR;
+    if (!found)
+      gone[p->p_row] = true;
+    redone = p->p_row;
+  }
   return CZ_OK;
 }
 
@@ -199,6 +362,8 @@ typedef struct tb_fetch_s {
   bool *f_found;              /* by output row */
   arena_t *f_a;
   datum_t *f_tmp;
+  tb_ref_t *f_refs;
+  tb_pends_t f_pl;
   err_t *f_e;
   int f_rc;
 } tb_fetch_t;
@@ -217,8 +382,8 @@ static void tb_fetch_cb(void *ctx, int ki, bool found, const void *val, size_t v
                                       k->k_len, f->f_a, &v, &l);
   if (vis == TXN_VIS_ABSENT)
     return;
-  if (tb_put_row(NULL, f->f_t, f->f_cols, f->f_ncols, v, l, f->f_out, r, f->f_a, f->f_tmp, f->f_e) !=
-      CZ_OK) {
+  if (tb_put_row(f->f_t, f->f_cols, f->f_ncols, v, l, f->f_out, r, f->f_a, f->f_tmp, f->f_refs,
+                 &f->f_pl, k->k_data, k->k_len, false, f->f_e) != CZ_OK) {
     f->f_rc = CZ_ERR;
     return;
   }
@@ -281,11 +446,24 @@ static int tb_fetch(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const i
   }
   tb_fetch_t f = { .f_tx = tx, .f_cmd = cmd, .f_t = t, .f_cols = cols, .f_ncols = ncols, .f_want_loc = want_loc,
                    .f_keys = keys, .f_pos = perm, .f_out = out, .f_found = found, .f_a = a,
-                   .f_tmp = arena_alloc(a, sizeof(datum_t) * (size_t)(ncols ? ncols : 1)), .f_e = e,
+                   .f_tmp = arena_alloc(a, sizeof(datum_t) * (size_t)(ncols ? ncols : 1)),
+                   .f_refs = arena_alloc(a, sizeof(tb_ref_t) * (size_t)(ncols ? ncols : 1)), .f_e = e,
                    .f_rc = CZ_OK };
   if (n > 0 && bt_lookup_batch(t->ct_indexes[0]->ci_tree, keys, n, tb_fetch_cb, &f, e) != CZ_OK)
     return CZ_ERR;
-  return f.f_rc;
+  if (f.f_rc != CZ_OK || f.f_pl.pl_n == 0)
+    return f.f_rc;
+  bool *gone = arena_zalloc(a, sizeof(bool) * (size_t)n);
+  if (tb_resolve(tx, cmd, t, cols, ncols, want_loc, &f.f_pl, out, gone, a, e) != CZ_OK)
+    return CZ_ERR;
+  for (int r = 0; r < n; r++) {
+    if (!gone[r])
+      continue;
+    found[r] = false;
+    for (int c = 0; c < ncols + (want_loc ? 1 : 0); c++)
+      out->b_cols[c].v_null[r] = 1;
+  }
+  return CZ_OK;
 }
 
 static void tb_move_row(batch_t *out, int ncols, int from, int to)
@@ -298,6 +476,7 @@ static void tb_move_row(batch_t *out, int ncols, int from, int to)
 }
 
 /* ---- the scan --------------------------------------------------------- */
+
 
 static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e);
 
@@ -332,8 +511,10 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
   bool primary = ix->ci_no == 0;
   bt_key_t *pks = s->s_fetch ? arena_alloc(a, sizeof *pks * (size_t)cap) : NULL;
   datum_t *tmp = arena_alloc(a, sizeof(datum_t) * (size_t)(s->s_ncols ? s->s_ncols : 1));
+  tb_ref_t *refs = arena_alloc(a, sizeof(tb_ref_t) * (size_t)(s->s_ncols ? s->s_ncols : 1));
+  tb_pends_t pl = { NULL, 0, 0, 0 };
   int n = 0;
-  while (n < cap) {
+  while (n < cap && pl.pl_bytes < TB_BATCH_LONG_BYTES) {
     const void *k, *v;
     size_t kl, vl;
     int rc = bt_next(s->s_cur, &k, &kl, &v, &vl, e);
@@ -355,7 +536,8 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     if (txn_read_version_at(s->s_tx, s->s_cmd, ix->ci_dtree, k, kl, a, &v, &vl) == TXN_VIS_ABSENT)
       continue;
     if (primary) {
-      if (tb_put_row(s, s->s_t, s->s_cols, s->s_ncols, v, vl, out, n, a, tmp, e) != CZ_OK) {
+      if (tb_put_row(s->s_t, s->s_cols, s->s_ncols, v, vl, out, n, a, tmp, refs, &pl, k, kl, true,
+                     e) != CZ_OK) {
         bt_cursor_release(s->s_cur);
         return CZ_ERR;
       }
@@ -374,6 +556,21 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     n++;
   }
   bt_cursor_release(s->s_cur);
+  if (pl.pl_n > 0) {
+    bool *gone = arena_zalloc(a, sizeof(bool) * (size_t)n);
+    if (tb_resolve(s->s_tx, s->s_cmd, s->s_t, s->s_cols, s->s_ncols, s->s_want_loc, &pl, out, gone,
+                   a, e) != CZ_OK)
+      return CZ_ERR;
+    int w = 0;
+    for (int r = 0; r < n; r++) {
+      if (gone[r])
+        continue;
+      if (w != r)
+        tb_move_row(out, s->s_ncols + (s->s_want_loc ? 1 : 0), r, w);
+      w++;
+    }
+    n = w;
+  }
   if (s->s_fetch && n > 0) {
     bool *found = arena_alloc(a, sizeof(bool) * (size_t)n);
     if (tb_fetch(s->s_tx, s->s_cmd, s->s_t, s->s_cols, s->s_ncols, s->s_want_loc, pks, n, out,

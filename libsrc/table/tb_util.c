@@ -33,8 +33,8 @@ int tb_pk_encode(const cat_table_t *t, const datum_t *vals, int64_t rowid, uint8
   }
   *len = off;
   if (off > cap)
-    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "primary key of %s requires %zu bytes, maximum is %zu",
-                   t->ct_name, off, cap);
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "index row size %zu exceeds maximum %zu for index \"%s\"",
+                   off, cap, t->ct_indexes[0]->ci_name);
   return CZ_OK;
 }
 
@@ -54,8 +54,8 @@ int tb_index_entry(const cat_index_t *ix, const datum_t *vals, const uint8_t *pk
   }
   *prefix_len = off;
   if (off + pk_len > BT_MAX_KEY)
-    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "index row of %s requires %zu bytes, maximum is %d",
-                   ix->ci_name, off + pk_len, BT_MAX_KEY);
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "index row size %zu exceeds maximum %d for index \"%s\"",
+                   off + pk_len, BT_MAX_KEY, ix->ci_name);
   memcpy(key + off, pk, pk_len);
   *key_len = off + pk_len;
   *val_len = 0;
@@ -68,7 +68,11 @@ int tb_index_entry(const cat_index_t *ix, const datum_t *vals, const uint8_t *pk
     types[i] = t->ct_cols[ix->ci_include[i]].cc_type;
     dv[i] = vals[ix->ci_include[i]];
   }
-  return tbl_row_encode(types, ni, dv, val, BT_MAX_ROW - *key_len, val_len, e);
+  /* INCLUDE values stay in the entry (never out of line). */
+  if (tbl_row_encode(types, ni, dv, val, BT_MAX_ROW - *key_len, val_len, e) != CZ_OK)
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "index row size %zu exceeds maximum %d for index \"%s\"",
+                   *key_len + *val_len, BT_MAX_ROW, ix->ci_name);
+  return CZ_OK;
 }
 
 void tb_col_types(const cat_table_t *t, ty_t *out)

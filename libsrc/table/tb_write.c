@@ -27,6 +27,21 @@ static void tb_note_trees(txn_t *tx, const cat_table_t *t)
 {
   for (int i = 0; i < t->ct_nindexes; i++)
     txn_note_tree(tx, t->ct_indexes[i]->ci_tree, t->ct_indexes[i]->ci_dtree);
+  txn_note_tree(tx, t->ct_long_tree, t->ct_long_dtree);
+}
+
+/* The columns some secondary index holds (key or INCLUDE): the only ones
+ * whose old values an update or delete must know. */
+static void tb_index_cols(const cat_table_t *t, bool *need)
+{
+  memset(need, 0, sizeof *need * (size_t)t->ct_ncols);
+  for (int i = 1; i < t->ct_nindexes; i++) {
+    const cat_index_t *ix = t->ct_indexes[i];
+    for (int k = 0; k < ix->ci_nkeys; k++)
+      need[ix->ci_keys[k]] = true;
+    for (int k = 0; k < ix->ci_ninclude; k++)
+      need[ix->ci_include[k]] = true;
+  }
 }
 
 static int tb_not_null(const cat_table_t *t, const datum_t *vals, err_t *e)
@@ -148,7 +163,7 @@ int tbl_insert_row(txn_t *tx, const cat_table_t *t, const datum_t *vals, err_t *
   uint8_t key[BT_MAX_KEY], row[BT_MAX_ROW];
   size_t kl, rl;
   if (tb_pk_encode(t, vals, rowid, key, sizeof key, &kl, e) != CZ_OK ||
-      tbl_row_encode(t->ct_types, t->ct_ncols, vals, row, BT_MAX_ROW - kl, &rl, e) != CZ_OK)
+      tb_row_store(tx, t, vals, NULL, 0, row, BT_MAX_ROW - kl, &rl, e) != CZ_OK)
     return CZ_ERR;
   const cat_index_t *pix = t->ct_indexes[0];
   int rc = txn_insert(tx, pix->ci_tree, key, kl, row, rl, e);
@@ -179,6 +194,10 @@ static int tb_locate(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t
   return CZ_OK;
 }
 
+static int tb_update_apply(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t opk_len,
+                           const uint8_t *old, size_t old_len, const uint8_t *npk, size_t npk_len,
+                           const datum_t *ov, const datum_t *vals, err_t *e);
+
 int tbl_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
                    const datum_t *vals, err_t *e)
 {
@@ -188,32 +207,46 @@ int tbl_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t l
   if (tb_locate(tx, t, loc, loc_len, old, &old_len, &opk_len, e) != CZ_OK ||
       tb_not_null(t, vals, e) != CZ_OK)
     return CZ_ERR;
-  const cat_index_t *pix = t->ct_indexes[0];
-  uint8_t npk[BT_MAX_KEY], row[BT_MAX_ROW];
-  size_t npk_len, rl;
+  uint8_t npk[BT_MAX_KEY];
+  size_t npk_len;
   if (t->ct_npk == 0) {
     memcpy(npk, loc, opk_len);
     npk_len = opk_len;
   } else if (tb_pk_encode(t, vals, 0, npk, sizeof npk, &npk_len, e) != CZ_OK) {
     return CZ_ERR;
   }
-  if (tbl_row_encode(t->ct_types, t->ct_ncols, vals, row, BT_MAX_ROW - npk_len, &rl, e) != CZ_OK)
-    return CZ_ERR;
-
+  /* The old values the indexes hold are decoded (long ones fetched)
+   * before tb_row_store deletes replaced chunks. */
   datum_t stack_old[TB_STACK_COLS];
+  bool stack_need[TB_STACK_COLS];
   datum_t *ov = stack_old;
+  arena_t *tmp = NULL;
   if (t->ct_nindexes > 1) {
-    if (t->ct_ncols > TB_STACK_COLS)
+    bool *need = stack_need;
+    if (t->ct_ncols > TB_STACK_COLS) {
       ov = arena_alloc(txn_arena(tx), sizeof *ov * (size_t)t->ct_ncols);
-    int cols_stack[TB_STACK_COLS];
-    int *cols = t->ct_ncols > TB_STACK_COLS ? arena_alloc(txn_arena(tx), sizeof *cols * (size_t)t->ct_ncols)
-                                            : cols_stack;
-    for (int i = 0; i < t->ct_ncols; i++)
-      cols[i] = i;
-    if (tbl_row_decode(t->ct_types, t->ct_ncols, old, old_len, cols, t->ct_ncols, NULL, ov, e) != CZ_OK)
+      need = arena_alloc(txn_arena(tx), sizeof *need * (size_t)t->ct_ncols);
+    }
+    tb_index_cols(t, need);
+    if (tb_row_decode_full(tx, t, old, old_len, need, ov, &tmp, e) != CZ_OK) {
+      arena_destroy(tmp);
       return CZ_ERR;
+    }
   }
+  int rc = tb_update_apply(tx, t, loc, opk_len, old, old_len, npk, npk_len, ov, vals, e);
+  arena_destroy(tmp);
+  return rc;
+}
 
+static int tb_update_apply(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t opk_len,
+                           const uint8_t *old, size_t old_len, const uint8_t *npk, size_t npk_len,
+                           const datum_t *ov, const datum_t *vals, err_t *e)
+{
+  const cat_index_t *pix = t->ct_indexes[0];
+  uint8_t row[BT_MAX_ROW];
+  size_t rl;
+  if (tb_row_store(tx, t, vals, old, old_len, row, BT_MAX_ROW - npk_len, &rl, e) != CZ_OK)
+    return CZ_ERR;
   int rc;
   if (npk_len == opk_len && memcmp(npk, loc, opk_len) == 0) {
     rc = txn_update(tx, pix->ci_tree, npk, npk_len, row, rl, e);
@@ -246,21 +279,24 @@ int tbl_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t l
     return CZ_ERR;
   if (t->ct_nindexes > 1) {
     datum_t stack_old[TB_STACK_COLS];
-    int cols_stack[TB_STACK_COLS];
+    bool stack_need[TB_STACK_COLS];
     datum_t *ov = stack_old;
-    int *cols = cols_stack;
+    bool *need = stack_need;
     if (t->ct_ncols > TB_STACK_COLS) {
       ov = arena_alloc(txn_arena(tx), sizeof *ov * (size_t)t->ct_ncols);
-      cols = arena_alloc(txn_arena(tx), sizeof *cols * (size_t)t->ct_ncols);
+      need = arena_alloc(txn_arena(tx), sizeof *need * (size_t)t->ct_ncols);
     }
-    for (int i = 0; i < t->ct_ncols; i++)
-      cols[i] = i;
-    if (tbl_row_decode(t->ct_types, t->ct_ncols, old, old_len, cols, t->ct_ncols, NULL, ov, e) != CZ_OK)
+    tb_index_cols(t, need);
+    arena_t *tmp = NULL;
+    int rc = tb_row_decode_full(tx, t, old, old_len, need, ov, &tmp, e);
+    for (int i = 1; i < t->ct_nindexes && rc == CZ_OK; i++)
+      rc = tb_index_delete(tx, t->ct_indexes[i], ov, loc, pk_len, e);
+    arena_destroy(tmp);
+    if (rc != CZ_OK)
       return CZ_ERR;
-    for (int i = 1; i < t->ct_nindexes; i++)
-      if (tb_index_delete(tx, t->ct_indexes[i], ov, loc, pk_len, e) != CZ_OK)
-        return CZ_ERR;
   }
+  if (tb_row_drop_longs(tx, t, old, old_len, e) != CZ_OK)
+    return CZ_ERR;
   int rc = txn_delete(tx, t->ct_indexes[0]->ci_tree, loc, pk_len, NULL, 0, e);
   if (rc == BT_NOT_FOUND)
     return tb_serialization(e);
@@ -320,7 +356,7 @@ static int tb_insert_bulk(txn_t *tx, const cat_table_t *t, const batch_t *b, con
     if (rc == CZ_OK)
       rc = tb_pk_encode(t, vals, rowid, key, sizeof key, &kl, e);
     if (rc == CZ_OK)
-      rc = tbl_row_encode(t->ct_types, t->ct_ncols, vals, row, BT_MAX_ROW - kl, &rl, e);
+      rc = tb_row_store(tx, t, vals, NULL, 0, row, BT_MAX_ROW - kl, &rl, e);
     if (rc != CZ_OK)
       break;
     uint8_t *p = arena_alloc(a, kl + rl);

@@ -64,6 +64,12 @@ static void test_primary_key_lookup_and_dml(void **state)
   expect_rows("SELECT * FROM k", "1|a|1.50\n2|b|1.50\n3|c|1.50");
   expect_rows("SELECT name FROM k WHERE id = 2", "b");
   expect_rows("SELECT name FROM k WHERE id = 7", "");
+  /* a bigint compared with the int key still looks the key up */
+  expect_rows("SELECT name FROM k WHERE id = CAST(2 AS bigint)", "b");
+  expect_rows("SELECT name FROM k WHERE id = 3000000000", "");
+  char *plan = en_query(ses, "EXPLAIN SELECT name FROM k WHERE id = 3000000000");
+  assert_non_null(strstr(plan, "lookup on 1 key column"));
+  free(plan);
   en_expect_error(ses, "INSERT INTO k VALUES (1, 'dup', 0)", "23505");
   en_expect_error(ses, "INSERT INTO k VALUES (NULL, 'x', 0)", "23502");
   en_expect_error(ses, "INSERT INTO k VALUES (9, 'much too long', 0)", "22001");
@@ -217,6 +223,62 @@ static void test_portal_row_limit(void **state)
   estmt_free(st);
 }
 
+static void test_parameter_types_and_formats(void **state)
+{
+  (void)state;
+  en_exec(ses, "CREATE TABLE pt(id bigint PRIMARY KEY, name text, price numeric(6,2))");
+  err_t e;
+  estmt_t *st;
+  const char *sql = "INSERT INTO pt VALUES ($1, $2, $3)";
+  assert_int_equal(estmt_prepare(ses, sql, strlen(sql), NULL, 0, &st, &e), CZ_OK);
+  assert_int_equal(estmt_nparams(st), 3);
+  assert_int_equal(estmt_param_type(st, 0).t_id, TY_INT8);
+  assert_int_equal(estmt_param_type(st, 1).t_id, TY_TEXT);
+  assert_int_equal(estmt_param_type(st, 2).t_id, TY_NUMERIC);
+  const ecol_t *cols;
+  int ncols;
+  estmt_columns(st, &cols, &ncols);
+  assert_int_equal(ncols, -1);
+  /* $1 in binary (int8 big endian), the others as text */
+  uint8_t id[8] = {0, 0, 0, 0, 0, 0, 0, 7};
+  eparam_t prm[3] = {{.ep_data = id, .ep_len = 8, .ep_format = 1},
+                     {.ep_data = (const uint8_t *)"seven", .ep_len = 5, .ep_format = 0},
+                     {.ep_data = NULL}};
+  eportal_t *p;
+  bool susp;
+  assert_int_equal(eportal_bind(st, prm, 3, &p, &e), CZ_OK);
+  assert_int_equal(eportal_execute(p, 0, count_rows, &(int){0}, &susp, &e), CZ_OK);
+  assert_string_equal(eportal_tag(p), "INSERT 0 1");
+  eportal_free(p);
+  /* wrong parameter count and a bad value */
+  assert_int_equal(eportal_bind(st, prm, 2, &p, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "08P01");
+  prm[0] = (eparam_t){.ep_data = (const uint8_t *)"x", .ep_len = 1, .ep_format = 0};
+  assert_int_equal(eportal_bind(st, prm, 3, &p, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "22P02");
+  estmt_free(st);
+  expect_rows("SELECT id, name, price FROM pt", "7|seven|NULL");
+  /* a client-declared type wins over inference; untyped ones are text */
+  uint32_t oids[2] = {20, 0};
+  sql = "SELECT $1 + 1, $2";
+  assert_int_equal(estmt_prepare(ses, sql, strlen(sql), oids, 2, &st, &e), CZ_OK);
+  assert_int_equal(estmt_param_type(st, 0).t_id, TY_INT8);
+  assert_int_equal(estmt_param_type(st, 1).t_id, TY_TEXT);
+  estmt_columns(st, &cols, &ncols);
+  assert_int_equal(ncols, 2);
+  assert_int_equal(cols[0].ec_type.t_id, TY_INT8);
+  assert_string_equal(cols[0].ec_name, "?column?");
+  estmt_free(st);
+  /* LIMIT takes a bigint; a table column reports its table and attnum */
+  sql = "SELECT name FROM pt LIMIT $1";
+  assert_int_equal(estmt_prepare(ses, sql, strlen(sql), NULL, 0, &st, &e), CZ_OK);
+  assert_int_equal(estmt_param_type(st, 0).t_id, TY_INT8);
+  estmt_columns(st, &cols, &ncols);
+  assert_true(cols[0].ec_table_oid != 0);
+  assert_int_equal(cols[0].ec_attnum, 2);
+  estmt_free(st);
+}
+
 static void test_explain(void **state)
 {
   (void)state;
@@ -230,6 +292,28 @@ static void test_explain(void **state)
   assert_non_null(strstr(plan, "Filter  (rows=2)"));
   assert_non_null(strstr(plan, "Scan  x  (rows=3)"));
   free(plan);
+  /* equality joins hash, whether written with JOIN … ON or in WHERE */
+  plan = en_query(ses, "EXPLAIN SELECT * FROM x a LEFT JOIN x b ON a.v = b.id * 10 AND a.id = b.v");
+  assert_non_null(strstr(plan, "HashJoin  left on $1 = $4 filter"));
+  free(plan);
+  plan = en_query(ses, "EXPLAIN SELECT * FROM x a, x b WHERE a.id = b.v");
+  assert_non_null(strstr(plan, "HashJoin  inner on $1 = $4"));
+  free(plan);
+  expect_rows("SELECT a.id, b.id FROM x a LEFT JOIN x b ON a.v = b.id * 10 ORDER BY 1",
+              "1|1\n2|2\n3|3");
+  /* a join on the inner table's whole primary key looks the key up */
+  en_exec(ses, "CREATE TABLE y(k int PRIMARY KEY, xid int)");
+  en_exec(ses, "INSERT INTO y VALUES (5, 1), (6, 3), (7, NULL), (8, 9)");
+  plan = en_query(ses, "EXPLAIN SELECT y.k, x.v FROM y, x WHERE x.id = y.xid AND x.v > 5");
+  assert_non_null(strstr(plan, "LookupJoin  inner x on $2 filter"));
+  free(plan);
+  expect_rows("SELECT y.k, x.v FROM y, x WHERE x.id = y.xid AND x.v > 5 ORDER BY 1",
+              "5|10\n6|30");
+  plan = en_query(ses, "EXPLAIN SELECT * FROM y LEFT JOIN x ON x.id = y.xid AND x.v > 15");
+  assert_non_null(strstr(plan, "LookupJoin  left x on $2 filter"));
+  free(plan);
+  expect_rows("SELECT y.k, x.v FROM y LEFT JOIN x ON x.id = y.xid AND x.v > 15 ORDER BY 1",
+              "5|NULL\n6|30\n7|NULL\n8|NULL");
 }
 
 static int copy_out_cb(void *ctx, const char *data, size_t len, err_t *e)
@@ -305,6 +389,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_commit_outside_block_warns, setup, teardown),
       cmocka_unit_test_setup_teardown(test_portal_row_limit, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_parameter_types_and_formats, setup, teardown),
       cmocka_unit_test_setup_teardown(test_explain, setup, teardown),
       cmocka_unit_test_setup_teardown(test_copy_in_and_out, setup, teardown),
   };

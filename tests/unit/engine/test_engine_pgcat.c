@@ -243,6 +243,15 @@ static void test_psql_l_and_du(void **state)
               "WHERE m.member = r.oid) as memberof FROM pg_catalog.pg_roles r "
               "WHERE r.rolname !~ '^pg_' ORDER BY 1",
               "dba|t|t|{}\ngrp|f|f|{}\nu1|f|t|{}");
+  /* \dfS: pg_proc and the function description functions */
+  expect_rows("SELECT n.nspname, p.proname, pg_catalog.pg_get_function_result(p.oid), "
+              "pg_catalog.pg_get_function_arguments(p.oid), CASE p.prokind WHEN 'a' THEN 'agg' "
+              "ELSE 'func' END FROM pg_catalog.pg_proc p LEFT JOIN pg_catalog.pg_namespace n "
+              "ON n.oid = p.pronamespace WHERE pg_catalog.pg_function_is_visible(p.oid) AND "
+              "p.proname OPERATOR(pg_catalog.~) '^(format_type|array_make)$' ORDER BY 1, 2, 4",
+              "pg_catalog|array_make|text|VARIADIC text[]|func\n"
+              "pg_catalog|format_type|text|bigint, integer|func");
+  expect_rows("SELECT pg_catalog.pg_function_is_visible(1), pg_get_function_result(1)", "NULL|NULL");
 }
 
 /* ---- what pgJDBC and psqlODBC read ---------------------------------------------- */
@@ -299,6 +308,16 @@ static void test_reg_casts(void **state)
               "11::regnamespace, 'public'::regnamespace",
               "1259|t|items|pg_class|23|integer|pg_catalog|2200");
   en_expect_error(ses, "SELECT 'nosuch'::regclass", "42P01");
+  /* regproc: a function's name, as pg_type.typinput holds it (pgJDBC's getTypeInfo) */
+  expect_rows("SELECT count(*) > 0 AND count(*) = (SELECT count(*) FROM pg_catalog.pg_type "
+              "WHERE typcategory = 'A' AND substr(typname, 1, 1) = '_') FROM pg_catalog.pg_type t "
+              "WHERE t.typinput = 'pg_catalog.array_in'::regproc",
+              "t");
+  expect_rows("SELECT 'int4in'::regproc, 'format_type'::pg_catalog.regproc", "int4in|format_type");
+  en_expect_error(ses, "SELECT 'nosuchfn'::regproc", "42883");
+  /* the server's fixed limits are read-only settings (pgJDBC's getImportedKeys) */
+  expect_rows("SELECT setting FROM pg_catalog.pg_settings WHERE name = 'max_index_keys'", "32");
+  expect_rows("SELECT current_setting('max_function_args')", "8");
   en_expect_error(ses, "SELECT true::regclass", "42846");
 }
 
@@ -348,7 +367,22 @@ static void test_generate_series(void **state)
   expect_rows("SELECT id, (SELECT sum(s) FROM generate_series(1, id) s) FROM items ORDER BY id",
               "1|1\n2|3\n3|6");
   en_expect_error(ses, "SELECT * FROM generate_series(1, 3, 0)", "22023");
-  en_expect_error(ses, "SELECT * FROM unnest('{1}')", "0A000");
+  en_expect_error(ses, "SELECT * FROM lower('x')", "0A000");
+}
+
+static void test_unnest(void **state)
+{
+  (void)state;
+  expect_rows("SELECT x FROM unnest('{a,\"b c\",NULL}') x", "a\nb c\nNULL");
+  expect_rows("SELECT count(*) FROM pg_catalog.unnest('{}'::text[])", "0");
+  expect_rows("SELECT count(*) FROM unnest(NULL::text[])", "0");
+  expect_rows("SELECT u + 1 FROM unnest('{4,5}'::int4[]) AS t(u)", "5\n6");
+  /* an int2vector from the catalog: its elements, typed int2 */
+  expect_rows("SELECT (SELECT max(k) * 10 FROM unnest(i.indkey) k) FROM pg_catalog.pg_index i "
+              "WHERE i.indrelid = @OID", "10");
+  /* psql's \d+ reads TOAST options through it (none here) */
+  expect_rows("SELECT array(select 'toast.' || x from pg_catalog.unnest(tc.reloptions) x) "
+              "FROM pg_catalog.pg_class tc WHERE tc.oid = @OID", "{}");
 }
 
 /* ---- read-only catalogs, visible to every role ----------------------------------- */
@@ -384,6 +418,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(test_arrays_as_text, setup, teardown),
       cmocka_unit_test_setup_teardown(test_window_numbering, setup, teardown),
       cmocka_unit_test_setup_teardown(test_generate_series, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unnest, setup, teardown),
       cmocka_unit_test_setup_teardown(test_catalogs_read_only, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

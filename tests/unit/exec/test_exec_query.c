@@ -186,6 +186,11 @@ static void test_dml(void **state)
   free(rows);
   assert_int_equal(cnt, 1);
   expect("SELECT a, d FROM u WHERE a > 100", "110|z");
+  /* untyped literals of INSERT … SELECT take the column types */
+  assert_int_equal(mem_run(db, "INSERT INTO u SELECT '12', 'twelve'", &rows, &nr, &nc, &cnt, &e),
+                   CZ_OK);
+  free(rows);
+  expect("SELECT a + 1 FROM u WHERE d = 'twelve'", "13");
   expect_error("INSERT INTO u VALUES (1, 'a', 3)", "42601");
   expect_error("INSERT INTO u (nosuch) VALUES (1)", "42703");
   expect_error("INSERT INTO u VALUES ('x', 'a')", "22P02");

@@ -1,0 +1,173 @@
+/* op_lookup — index nested-loop join on a whole primary key: for each
+ * left batch, the key values of its rows are looked up in the table in
+ * one vectored call (the table layer sorts them and walks the tree
+ * once), and each left row is joined with its match (at most one: the
+ * key is unique). No build side is materialised. */
+#include <string.h>
+
+#include "exec/exec_int.h"
+
+typedef struct op_lookup_s {
+  op_t ol_op;
+  join_kind_t ol_kind;
+  int ol_nkeys;
+  int *ol_lk;                   /* left key columns */
+  void *ol_table;
+  const char *ol_name;
+  int ol_ncols;                 /* right columns fetched */
+  int *ol_cols;
+  ty_t *ol_types;
+  xnode_t *ol_cond;
+} op_lookup_t;
+
+static int lookup_open(op_t *o, qctx_t *q, err_t *e)
+{
+  if (!q->q_tops || !q->q_tops->qt_lookup)
+    return err_set(e, SQLSTATE_INTERNAL, "no key lookups in this context");
+  return op_open(o->o_in, q, e);
+}
+
+static int lookup_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+{
+  op_lookup_t *l = (op_lookup_t *)o;
+  int nleft = o->o_in->o_ncols;
+  for (;;) {
+    obatch_t in;
+    if (op_next(o->o_in, q, &in, e) != CZ_OK)
+      return CZ_ERR;
+    if (!in.ob_b)
+      return CZ_OK;
+    if (in.ob_n == 0)
+      continue;
+    const batch_t *lb = in.ob_b;
+    /* keys of the selected rows without a NULL key part */
+    const datum_t **keys = arena_alloc(o->o_batch, sizeof(datum_t *) * (size_t)in.ob_n);
+    int *key_row = arena_alloc(o->o_batch, sizeof(int) * (size_t)in.ob_n);
+    int nk = 0;
+    for (int i = 0; i < in.ob_n; i++) {
+      int row = in.ob_sel ? in.ob_sel[i] : i;
+      datum_t *k = arena_alloc(o->o_batch, sizeof(datum_t) * (size_t)l->ol_nkeys);
+      bool null = false;
+      for (int c = 0; c < l->ol_nkeys; c++) {
+        vec_get(&lb->b_cols[l->ol_lk[c]], row, &k[c]);
+        null |= k[c].d_null;
+      }
+      if (null)
+        continue;
+      keys[nk] = k;
+      key_row[nk++] = row;
+    }
+    batch_t *rb = batch_create(o->o_batch, l->ol_ncols, l->ol_types, nk > 0 ? nk : 1, e);
+    bool *found = arena_zalloc(o->o_batch, (size_t)(nk + 1));
+    if (!rb)
+      return CZ_ERR;
+    if (nk > 0 && q->q_tops->qt_lookup(q, l->ol_table, keys, nk, l->ol_cols, l->ol_ncols, rb,
+                                       found, o->o_batch, e) != CZ_OK)
+      return CZ_ERR;
+    /* joined rows: one per selected left row (LEFT) or per match (INNER) */
+    batch_t *b = batch_create(o->o_batch, o->o_ncols, o->o_types, in.ob_n, e);
+    if (!b)
+      return CZ_ERR;
+    bool *matched = arena_zalloc(o->o_batch, (size_t)in.ob_n + 1);
+    int n = 0, k = 0;
+    for (int i = 0; i < in.ob_n; i++) {
+      int row = in.ob_sel ? in.ob_sel[i] : i;
+      bool hit = false;
+      int r = -1;
+      if (k < nk && key_row[k] == row) {
+        hit = found[k];
+        r = k++;
+      }
+      if (!hit && l->ol_kind != JOIN_LEFT)
+        continue;
+      for (int c = 0; c < nleft; c++) {
+        datum_t d;
+        vec_get(&lb->b_cols[c], row, &d);
+        vec_set(&b->b_cols[c], n, &d);
+      }
+      for (int c = 0; c < l->ol_ncols; c++) {
+        datum_t d = {.d_null = true};
+        if (hit)
+          vec_get(&rb->b_cols[c], r, &d);
+        vec_set(&b->b_cols[nleft + c], n, &d);
+      }
+      matched[n++] = hit;
+    }
+    b->b_n = n;
+    if (n == 0)
+      continue;
+    int *sel = arena_alloc(o->o_batch, sizeof(int) * (size_t)n);
+    int ns = n;
+    for (int i = 0; i < n; i++)
+      sel[i] = i;
+    if (l->ol_cond) {
+      /* the residual applies to matches; a LEFT join pads those it rejects */
+      int *cand = arena_alloc(o->o_batch, sizeof(int) * (size_t)n);
+      int nc = 0;
+      for (int i = 0; i < n; i++)
+        if (matched[i])
+          cand[nc++] = i;
+      int *pass = arena_alloc(o->o_batch, sizeof(int) * (size_t)(nc + 1));
+      int np = 0;
+      xctx_t xc;
+      op_xctx(q, o->o_batch, &xc);
+      if (nc > 0 && xeval_filter(&xc, l->ol_cond, b, cand, nc, pass, &np, e) != CZ_OK)
+        return CZ_ERR;
+      if (l->ol_kind == JOIN_LEFT) {
+        for (int i = 0, p = 0; i < nc; i++) {
+          if (p < np && pass[p] == cand[i]) {
+            p++;
+            continue;
+          }
+          for (int c = 0; c < l->ol_ncols; c++)
+            b->b_cols[nleft + c].v_null[cand[i]] = 1;
+        }
+      } else {
+        sel = pass;
+        ns = np;
+      }
+    }
+    if (ns == 0)
+      continue;
+    out->ob_b = b;
+    out->ob_sel = ns == n ? NULL : sel;
+    out->ob_n = ns;
+    return CZ_OK;
+  }
+}
+
+static char *lookup_detail(const op_t *o, arena_t *a)
+{
+  const op_lookup_t *l = (const op_lookup_t *)o;
+  char *t = arena_sprintf(a, "%s %s on", l->ol_kind == JOIN_LEFT ? "left" : "inner", l->ol_name);
+  for (int k = 0; k < l->ol_nkeys; k++)
+    t = arena_sprintf(a, "%s%s $%d", t, k ? "," : "", l->ol_lk[k] + 1);
+  return l->ol_cond ? arena_sprintf(a, "%s filter", t) : t;
+}
+
+static const op_vt_t lookup_vt = {"LookupJoin", lookup_open, lookup_next, NULL, lookup_detail};
+
+op_t *op_lookup_join_new(arena_t *a, op_t *left, join_kind_t kind, int nkeys, const int *lk,
+                         void *table, const char *name, int ncols, const int *cols,
+                         const ty_t *types, xnode_t *cond)
+{
+  op_lookup_t *l = arena_zalloc(a, sizeof(*l));
+  int n = left->o_ncols + ncols;
+  ty_t *all = arena_alloc(a, sizeof(ty_t) * (size_t)(n + 1));
+  memcpy(all, left->o_types, sizeof(ty_t) * (size_t)left->o_ncols);
+  memcpy(all + left->o_ncols, types, sizeof(ty_t) * (size_t)ncols);
+  op_init(&l->ol_op, &lookup_vt, a, n, all, left, NULL);
+  l->ol_kind = kind;
+  l->ol_nkeys = nkeys;
+  l->ol_lk = arena_alloc(a, sizeof(int) * (size_t)nkeys);
+  memcpy(l->ol_lk, lk, sizeof(int) * (size_t)nkeys);
+  l->ol_table = table;
+  l->ol_name = name;
+  l->ol_ncols = ncols;
+  l->ol_cols = arena_alloc(a, sizeof(int) * (size_t)(ncols + 1));
+  memcpy(l->ol_cols, cols, sizeof(int) * (size_t)ncols);
+  l->ol_types = arena_alloc(a, sizeof(ty_t) * (size_t)(ncols + 1));
+  memcpy(l->ol_types, types, sizeof(ty_t) * (size_t)ncols);
+  l->ol_cond = cond;
+  return &l->ol_op;
+}
