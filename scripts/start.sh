@@ -15,7 +15,12 @@ mkdir -p build
 if [ ! -f build/Makefile ]; then
   (cd build && "$top/configure" -q)
 fi
-make -s -C build -j"$(nproc 2>/dev/null || echo 2)"
+echo "building in build/ (log: build/make.out) ..."
+if ! make -C build -j"$(nproc 2>/dev/null || echo 2)" >build/make.out 2>&1; then
+  tail -n 40 build/make.out
+  echo "the build failed; see build/make.out"
+  exit 1
+fi
 
 mkdir -p demo
 if [ ! -f demo/cadenza.ini ]; then
