@@ -20,6 +20,10 @@
  *   entry is checked with txn_read_version while still latched.
  * - Point operations allocate nothing per row on the heap: keys and rows
  *   are encoded into stack buffers (a row is at most BT_MAX_ROW bytes).
+ * - Long string values (over 1000 bytes, or the largest ones of a row that
+ *   would not fit) are stored out of line in the table's long-values tree
+ *   in chunks, the row holding a reference; scans rebuild them only for
+ *   the columns asked for (README "Long values" has limits and rules).
  */
 #ifndef CZ_TABLE_H
 #define CZ_TABLE_H
@@ -78,6 +82,12 @@ int tbl_insert_row(txn_t *tx, const cat_table_t *t, const datum_t *vals, err_t *
  * key moves the row. */
 int tbl_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
                    const datum_t *vals, err_t *e);
+/* As tbl_update_row, but only the columns set marks are given (vals[c]
+ * is not read for the others): the others keep their stored values, and
+ * their out-of-line values are neither read nor rewritten (UPDATE docs SET
+ * title = ... need not scan the documents). */
+int tbl_update_row_cols(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
+                        const datum_t *vals, const bool *set, err_t *e);
 /* Deletes the row loc names (and its index entries). 40001 as update. */
 int tbl_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, err_t *e);
 
@@ -91,6 +101,10 @@ int tbl_update(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, c
                int n, err_t *e);
 int tbl_delete(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
                int n, err_t *e);
+/* tbl_update with only the columns set marks taken from b (the others'
+ * vectors are not read and may hold anything): see tbl_update_row_cols. */
+int tbl_update_cols(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const bool *set,
+                    const int *sel, int n, err_t *e);
 
 /* Creates an index (cat_create_index) and fills it from the table's rows
  * (23505 when a unique index finds duplicates). */

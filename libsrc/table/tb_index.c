@@ -1,6 +1,8 @@
 /* tb_index — CREATE INDEX: the catalog entry and empty tree
  * (cat_create_index), then one entry per row the creating transaction
- * sees, with the unique check of an insert.
+ * sees, with the unique check of an insert. The scan reads only the
+ * columns the index holds (key and INCLUDE; the primary key comes with
+ * the locator), so long values of other columns are not fetched.
  */
 #include <string.h>
 
@@ -21,21 +23,27 @@ int tbl_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t 
   }
   const cat_table_t *t = ix->ci_table;
   arena_t *a = arena_create(NULL, "tbl_create_index");
-  int *all = arena_alloc(a, sizeof(int) * (size_t)t->ct_ncols);
-  for (int i = 0; i < t->ct_ncols; i++)
-    all[i] = i;
+  int *cols = arena_alloc(a, sizeof(int) * (size_t)(ix->ci_nkeys + ix->ci_ninclude + 1));
+  int nc = 0;
+  for (int i = 0; i < ix->ci_nkeys; i++)
+    cols[nc++] = ix->ci_keys[i];
+  for (int i = 0; i < ix->ci_ninclude; i++)
+    cols[nc++] = ix->ci_include[i];
   tbl_scan_t *s = NULL;
-  int rc = tbl_scan_open(tx, t, 0, all, t->ct_ncols, NULL, NULL, true, a, &s, e);
+  int rc = tbl_scan_open(tx, t, 0, cols, nc, NULL, NULL, true, a, &s, e);
   batch_t *b = NULL;
   if (rc == CZ_OK) {
-    ty_t *types = arena_alloc(a, sizeof(ty_t) * (size_t)(t->ct_ncols + 1));
-    memcpy(types, t->ct_types, sizeof(ty_t) * (size_t)t->ct_ncols);
-    types[t->ct_ncols] = ty_plain(TY_BYTEA);
-    b = batch_create(a, t->ct_ncols + 1, types, 256, e);
+    ty_t *types = arena_alloc(a, sizeof(ty_t) * (size_t)(nc + 1));
+    for (int i = 0; i < nc; i++)
+      types[i] = t->ct_types[cols[i]];
+    types[nc] = ty_plain(TY_BYTEA);
+    b = batch_create(a, nc + 1, types, 256, e);
     if (!b)
       rc = CZ_ERR;
   }
-  datum_t *vals = arena_alloc(a, sizeof(datum_t) * (size_t)t->ct_ncols);
+  datum_t *vals = arena_zalloc(a, sizeof(datum_t) * (size_t)t->ct_ncols);
+  for (int i = 0; i < t->ct_ncols; i++)
+    vals[i].d_null = true; /* columns the index does not hold: never read */
   arena_t *ba = arena_create(a, "batch");
   while (rc == CZ_OK) {
     arena_reset(ba);
@@ -43,9 +51,9 @@ int tbl_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t 
     if (rc != CZ_OK || b->b_n == 0)
       break;
     for (int r = 0; r < b->b_n && rc == CZ_OK; r++) {
-      for (int col = 0; col < t->ct_ncols; col++)
-        tb_vec_get(&b->b_cols[col], r, &vals[col]);
-      str_t loc = b->b_cols[t->ct_ncols].v_str[r];
+      for (int k = 0; k < nc; k++)
+        tb_vec_get(&b->b_cols[k], r, &vals[cols[k]]);
+      str_t loc = b->b_cols[nc].v_str[r];
       rc = tb_index_add(tx, ix, vals, (const uint8_t *)loc.s_ptr, loc.s_len - TBL_LOC_HASH, e);
     }
   }

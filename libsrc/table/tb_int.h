@@ -69,9 +69,11 @@ void tb_long_note_reread(void);
  * longer than TB_LONG_THRESHOLD, then the largest others while the row
  * does not fit, go to the long-values tree through tx. old (NULL for an
  * insert) is the stored row being replaced: an unchanged long value keeps
- * its reference, the chunks of the others are deleted. */
-int tb_row_store(txn_t *tx, const cat_table_t *t, const datum_t *vals, const uint8_t *old,
-                 size_t old_len, uint8_t *out, size_t cap, size_t *len, err_t *e);
+ * its reference, the chunks of the others are deleted. set (NULL = all):
+ * the columns vals gives; an unset column that old holds out of line keeps
+ * its reference untouched (vals[i] is then not read). */
+int tb_row_store(txn_t *tx, const cat_table_t *t, const datum_t *vals, const bool *set,
+                 const uint8_t *old, size_t old_len, uint8_t *out, size_t cap, size_t *len, err_t *e);
 /* Deletes the chunks of every reference of a stored row (row deletion). */
 int tb_row_drop_longs(txn_t *tx, const cat_table_t *t, const uint8_t *row, size_t len, err_t *e);
 /* Reads the value r names as tx sees it at command cmd (txn_read_version_at)

@@ -195,6 +195,8 @@ int tb_row_decode_full(txn_t *tx, const cat_table_t *t, const uint8_t *p, size_t
 
 static int tb_long_write(txn_t *tx, const cat_table_t *t, const str_t *s, tb_ref_t *r, err_t *e)
 {
+  if (!t->ct_long_tree)
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "table %s cannot store out-of-line values", t->ct_name);
   uint64_t id;
   if (cat_next_long_id(t, &id, e) != CZ_OK)
     return CZ_ERR;
@@ -245,8 +247,8 @@ static bool tb_is_str(const cat_table_t *t, const datum_t *vals, int i)
   return !vals[i].d_null && ty_phys(t->ct_types[i].t_id) == TP_STR;
 }
 
-int tb_row_store(txn_t *tx, const cat_table_t *t, const datum_t *vals, const uint8_t *old,
-                 size_t old_len, uint8_t *out, size_t cap, size_t *len, err_t *e)
+int tb_row_store(txn_t *tx, const cat_table_t *t, const datum_t *vals, const bool *set,
+                 const uint8_t *old, size_t old_len, uint8_t *out, size_t cap, size_t *len, err_t *e)
 {
   int n = t->ct_ncols;
   bool any = false;
@@ -258,30 +260,50 @@ int tb_row_store(txn_t *tx, const cat_table_t *t, const datum_t *vals, const uin
 
   tb_ref_t stack_refs[64], stack_old[64];
   datum_t stack_od[64];
+  int stack_cols[64];
   tb_ref_t *refs = stack_refs, *orefs = stack_old;
   datum_t *od = stack_od;
+  int *cols = stack_cols;
   if (n > 64) {
     refs = arena_alloc(txn_arena(tx), sizeof *refs * (size_t)n);
     orefs = arena_alloc(txn_arena(tx), sizeof *orefs * (size_t)n);
     od = arena_alloc(txn_arena(tx), sizeof *od * (size_t)n);
+    cols = arena_alloc(txn_arena(tx), sizeof *cols * (size_t)n);
   }
   memset(refs, 0, sizeof *refs * (size_t)n);
+  memset(orefs, 0, sizeof *orefs * (size_t)n);
+  if (old_refs) {
+    for (int i = 0; i < n; i++)
+      cols[i] = i;
+    if (tb_row_decode_refs(t->ct_types, n, old, old_len, cols, n, NULL, od, orefs, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  /* 0. Columns the caller does not set keep their stored reference as it
+   * is (vals holds no value for them). */
+  bool marked = false;
+  for (int i = 0; set && i < n; i++)
+    if (!set[i] && orefs[i].lr_on) {
+      refs[i] = orefs[i];
+      orefs[i].lr_on = false;
+      marked = true;
+    }
   /* 1. Values above the threshold always go out of line. */
   for (int i = 0; i < n; i++) {
-    if (!tb_is_str(t, vals, i) || vals[i].d_str.s_len <= TB_LONG_THRESHOLD)
+    if (refs[i].lr_on || !tb_is_str(t, vals, i) || vals[i].d_str.s_len <= TB_LONG_THRESHOLD)
       continue;
     if (vals[i].d_str.s_len > TB_LONG_MAX)
       return err_set(e, SQLSTATE_PROGRAM_LIMIT, "value of column \"%s\" is %u bytes, maximum is %u",
                      t->ct_cols[i].cc_name, (unsigned)vals[i].d_str.s_len, TB_LONG_MAX);
     refs[i].lr_on = true;
     refs[i].lr_len = vals[i].d_str.s_len;
+    marked = true;
   }
-  /* Nothing above the threshold, nothing to replace: the plain row when
-   * it fits (the common case costs one encode). */
-  bool marked = false;
-  for (int i = 0; i < n && !marked; i++)
-    marked = refs[i].lr_on;
-  if (!marked && !old_refs) {
+  /* Nothing out of line, nothing to replace: the plain row when it fits
+   * (the common case costs one encode). */
+  bool replacing = false;
+  for (int i = 0; i < n && !replacing; i++)
+    replacing = orefs[i].lr_on;
+  if (!marked && !replacing) {
     err_t scratch;
     if (tbl_row_encode(t->ct_types, n, vals, out, cap, len, &scratch) == CZ_OK)
       return CZ_OK;
@@ -298,22 +320,11 @@ int tb_row_store(txn_t *tx, const cat_table_t *t, const datum_t *vals, const uin
     refs[best].lr_on = true;
     refs[best].lr_len = vals[best].d_str.s_len;
   }
-  /* 3. Unchanged values keep their reference; the others are written. */
-  if (old_refs) {
-    int *cols = n > 64 ? arena_alloc(txn_arena(tx), sizeof(int) * (size_t)n) : NULL;
-    int stack_cols[64];
-    if (!cols)
-      cols = stack_cols;
-    for (int i = 0; i < n; i++)
-      cols[i] = i;
-    if (tb_row_decode_refs(t->ct_types, n, old, old_len, cols, n, NULL, od, orefs, e) != CZ_OK)
-      return CZ_ERR;
-  } else {
-    memset(orefs, 0, sizeof *orefs * (size_t)n);
-  }
+  /* 3. Values equal to the stored ones keep their reference; the others
+   * are written. */
   for (int i = 0; i < n; i++) {
-    if (!refs[i].lr_on)
-      continue;
+    if (!refs[i].lr_on || refs[i].lr_id != 0)
+      continue; /* inline, or a reference kept in step 0 */
     if (orefs[i].lr_on && orefs[i].lr_len == vals[i].d_str.s_len) {
       bool eq = false;
       if (tb_long_equal(tx, t, &orefs[i], &vals[i].d_str, &eq, e) != CZ_OK)

@@ -151,7 +151,7 @@ int tb_row_encode_refs(const ty_t *types, int n, const datum_t *vals, const tb_r
   }
   *len = o;
   if (o > cap)
-    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "row requires %zu bytes, maximum size is %zu", o, cap);
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "row is too big: size %zu, maximum size %zu", o, cap);
   return CZ_OK;
 }
 

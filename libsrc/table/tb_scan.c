@@ -47,6 +47,27 @@ struct tbl_scan_s {
   int *s_all;                 /* 0..ncols-1 */
 };
 
+/* Encodes a search key of any length into a: a value longer than a
+ * stored key can be (BT_MAX_KEY) is no error for a search — it matches
+ * nothing, and orders against stored keys as its first bytes do. */
+static int tb_search_key(const ty_t *types, const datum_t *vals, int n, arena_t *a, uint8_t **out,
+                         size_t *len, err_t *e)
+{
+  uint8_t *buf = arena_alloc(a, BT_MAX_KEY);
+  if (tbl_key_encode(types, vals, n, buf, BT_MAX_KEY, len, e) == CZ_OK) {
+    *out = buf;
+    return CZ_OK;
+  }
+  if (!err_is(e, SQLSTATE_PROGRAM_LIMIT))
+    return CZ_ERR;
+  err_clear(e);
+  buf = arena_alloc(a, *len);
+  if (tbl_key_encode(types, vals, n, buf, *len, len, e) != CZ_OK)
+    return CZ_ERR;
+  *out = buf;
+  return CZ_OK;
+}
+
 static int tb_bound_encode(const cat_index_t *ix, const tbl_bound_t *b, arena_t *a, uint8_t **out,
                            size_t *len, err_t *e)
 {
@@ -57,11 +78,7 @@ static int tb_bound_encode(const cat_index_t *ix, const tbl_bound_t *b, arena_t 
   if (b->tb_n > ix->ci_nkeys)
     return err_set(e, SQLSTATE_INTERNAL, "bound on %d columns of index %s with %d", b->tb_n,
                    ix->ci_name, ix->ci_nkeys);
-  uint8_t *buf = arena_alloc(a, BT_MAX_KEY);
-  if (tbl_key_encode(ix->ci_key_types, b->tb_vals, b->tb_n, buf, BT_MAX_KEY, len, e) != CZ_OK)
-    return CZ_ERR;
-  *out = buf;
-  return CZ_OK;
+  return tb_search_key(ix->ci_key_types, b->tb_vals, b->tb_n, a, out, len, e);
 }
 
 int tbl_scan_open(txn_t *tx, const cat_table_t *t, int idx, const int *cols, int ncols,
@@ -598,14 +615,12 @@ int tbl_lookup(txn_t *tx, const cat_table_t *t, const datum_t *const *keys, int 
   const ty_t *pt = tb_pk_types(t, &npk);
   bt_key_t *bk = arena_alloc(a, sizeof *bk * (size_t)(n ? n : 1));
   for (int i = 0; i < n; i++) {
-    uint8_t buf[BT_MAX_KEY];
+    uint8_t *k;
     size_t len;
-    if (tbl_key_encode(pt, keys[i], npk, buf, sizeof buf, &len, e) != CZ_OK)
+    if (tb_search_key(pt, keys[i], npk, a, &k, &len, e) != CZ_OK)
       return CZ_ERR;
-    uint8_t *k = arena_alloc(a, len);
-    memcpy(k, buf, len);
     bk[i].k_data = k;
-    bk[i].k_len = (uint32_t)len;
+    bk[i].k_len = (uint32_t)len; /* longer than BT_MAX_KEY: not found */
   }
   if (tb_fetch(tx, tx ? txn_command_next(tx) : 0, t, cols, ncols, want_loc, bk, n, out, found, a,
                e) != CZ_OK)

@@ -27,7 +27,8 @@ static void tb_note_trees(txn_t *tx, const cat_table_t *t)
 {
   for (int i = 0; i < t->ct_nindexes; i++)
     txn_note_tree(tx, t->ct_indexes[i]->ci_tree, t->ct_indexes[i]->ci_dtree);
-  txn_note_tree(tx, t->ct_long_tree, t->ct_long_dtree);
+  if (t->ct_long_tree)
+    txn_note_tree(tx, t->ct_long_tree, t->ct_long_dtree);
 }
 
 /* The columns some secondary index holds (key or INCLUDE): the only ones
@@ -163,7 +164,7 @@ int tbl_insert_row(txn_t *tx, const cat_table_t *t, const datum_t *vals, err_t *
   uint8_t key[BT_MAX_KEY], row[BT_MAX_ROW];
   size_t kl, rl;
   if (tb_pk_encode(t, vals, rowid, key, sizeof key, &kl, e) != CZ_OK ||
-      tb_row_store(tx, t, vals, NULL, 0, row, BT_MAX_ROW - kl, &rl, e) != CZ_OK)
+      tb_row_store(tx, t, vals, NULL, NULL, 0, row, BT_MAX_ROW - kl, &rl, e) != CZ_OK)
     return CZ_ERR;
   const cat_index_t *pix = t->ct_indexes[0];
   int rc = txn_insert(tx, pix->ci_tree, key, kl, row, rl, e);
@@ -195,18 +196,71 @@ static int tb_locate(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t
 }
 
 static int tb_update_apply(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t opk_len,
-                           const uint8_t *old, size_t old_len, const uint8_t *npk, size_t npk_len,
-                           const datum_t *ov, const datum_t *vals, err_t *e);
+                           const uint8_t *old, size_t old_len, const datum_t *ov,
+                           const datum_t *vals, const bool *set, err_t *e);
 
-int tbl_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
-                   const datum_t *vals, err_t *e)
+/* Update with every column given (set NULL) or only the set ones: the
+ * others then keep their stored values (decoded from the old row; long
+ * ones keep their reference and are neither read nor rewritten, unless an
+ * index or the primary key needs their value). */
+static int tb_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
+                         const datum_t *vals, const bool *set, err_t *e)
 {
   uint8_t old[BT_MAX_ROW];
   size_t old_len, opk_len;
   tb_note_trees(tx, t);
-  if (tb_locate(tx, t, loc, loc_len, old, &old_len, &opk_len, e) != CZ_OK ||
-      tb_not_null(t, vals, e) != CZ_OK)
+  if (tb_locate(tx, t, loc, loc_len, old, &old_len, &opk_len, e) != CZ_OK)
     return CZ_ERR;
+  /* The old values the indexes hold are decoded (long ones fetched)
+   * before tb_row_store deletes replaced chunks. */
+  int n = t->ct_ncols;
+  datum_t stack_old[TB_STACK_COLS], stack_new[TB_STACK_COLS];
+  bool stack_need[TB_STACK_COLS];
+  datum_t *ov = stack_old, *nv = stack_new;
+  bool *need = stack_need;
+  if (n > TB_STACK_COLS) {
+    ov = arena_alloc(txn_arena(tx), sizeof *ov * (size_t)n);
+    nv = arena_alloc(txn_arena(tx), sizeof *nv * (size_t)n);
+    need = arena_alloc(txn_arena(tx), sizeof *need * (size_t)n);
+  }
+  arena_t *tmp = NULL;
+  int rc = CZ_OK;
+  if (t->ct_nindexes > 1 || set) {
+    tb_index_cols(t, need);
+    for (int i = 0; set && i < t->ct_npk; i++)
+      need[t->ct_pk[i]] = true;
+    rc = tb_row_decode_full(tx, t, old, old_len, need, ov, &tmp, e);
+  }
+  if (rc == CZ_OK && set) {
+    for (int i = 0; i < n; i++)
+      nv[i] = set[i] ? vals[i] : ov[i];
+    vals = nv;
+  }
+  if (rc == CZ_OK)
+    rc = tb_not_null(t, vals, e);
+  if (rc == CZ_OK)
+    rc = tb_update_apply(tx, t, loc, opk_len, old, old_len, ov, vals, set, e);
+  arena_destroy(tmp);
+  return rc;
+}
+
+int tbl_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
+                   const datum_t *vals, err_t *e)
+{
+  return tb_update_row(tx, t, loc, loc_len, vals, NULL, e);
+}
+
+int tbl_update_row_cols(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
+                        const datum_t *vals, const bool *set, err_t *e)
+{
+  return tb_update_row(tx, t, loc, loc_len, vals, set, e);
+}
+
+static int tb_update_apply(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t opk_len,
+                           const uint8_t *old, size_t old_len, const datum_t *ov,
+                           const datum_t *vals, const bool *set, err_t *e)
+{
+  const cat_index_t *pix = t->ct_indexes[0];
   uint8_t npk[BT_MAX_KEY];
   size_t npk_len;
   if (t->ct_npk == 0) {
@@ -215,37 +269,9 @@ int tbl_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t l
   } else if (tb_pk_encode(t, vals, 0, npk, sizeof npk, &npk_len, e) != CZ_OK) {
     return CZ_ERR;
   }
-  /* The old values the indexes hold are decoded (long ones fetched)
-   * before tb_row_store deletes replaced chunks. */
-  datum_t stack_old[TB_STACK_COLS];
-  bool stack_need[TB_STACK_COLS];
-  datum_t *ov = stack_old;
-  arena_t *tmp = NULL;
-  if (t->ct_nindexes > 1) {
-    bool *need = stack_need;
-    if (t->ct_ncols > TB_STACK_COLS) {
-      ov = arena_alloc(txn_arena(tx), sizeof *ov * (size_t)t->ct_ncols);
-      need = arena_alloc(txn_arena(tx), sizeof *need * (size_t)t->ct_ncols);
-    }
-    tb_index_cols(t, need);
-    if (tb_row_decode_full(tx, t, old, old_len, need, ov, &tmp, e) != CZ_OK) {
-      arena_destroy(tmp);
-      return CZ_ERR;
-    }
-  }
-  int rc = tb_update_apply(tx, t, loc, opk_len, old, old_len, npk, npk_len, ov, vals, e);
-  arena_destroy(tmp);
-  return rc;
-}
-
-static int tb_update_apply(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t opk_len,
-                           const uint8_t *old, size_t old_len, const uint8_t *npk, size_t npk_len,
-                           const datum_t *ov, const datum_t *vals, err_t *e)
-{
-  const cat_index_t *pix = t->ct_indexes[0];
   uint8_t row[BT_MAX_ROW];
   size_t rl;
-  if (tb_row_store(tx, t, vals, old, old_len, row, BT_MAX_ROW - npk_len, &rl, e) != CZ_OK)
+  if (tb_row_store(tx, t, vals, set, old, old_len, row, BT_MAX_ROW - npk_len, &rl, e) != CZ_OK)
     return CZ_ERR;
   int rc;
   if (npk_len == opk_len && memcmp(npk, loc, opk_len) == 0) {
@@ -356,7 +382,7 @@ static int tb_insert_bulk(txn_t *tx, const cat_table_t *t, const batch_t *b, con
     if (rc == CZ_OK)
       rc = tb_pk_encode(t, vals, rowid, key, sizeof key, &kl, e);
     if (rc == CZ_OK)
-      rc = tb_row_store(tx, t, vals, NULL, 0, row, BT_MAX_ROW - kl, &rl, e);
+      rc = tb_row_store(tx, t, vals, NULL, NULL, 0, row, BT_MAX_ROW - kl, &rl, e);
     if (rc != CZ_OK)
       break;
     uint8_t *p = arena_alloc(a, kl + rl);
@@ -405,8 +431,8 @@ static int tb_loc_of(const batch_t *b, int loc_col, int r, str_t *out, err_t *e)
   return CZ_OK;
 }
 
-int tbl_update(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
-               int n, err_t *e)
+int tbl_update_cols(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const bool *set,
+                    const int *sel, int n, err_t *e)
 {
   if (tb_check_batch(t, b, 0, e) != CZ_OK || loc_col >= b->b_ncols)
     return err_set(e, SQLSTATE_INTERNAL, "update batch of %s malformed", t->ct_name);
@@ -418,10 +444,16 @@ int tbl_update(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, c
     if (tb_loc_of(b, loc_col, r, &loc, e) != CZ_OK)
       return CZ_ERR;
     tb_batch_row(t, b, r, vals);
-    if (tbl_update_row(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, vals, e) != CZ_OK)
+    if (tb_update_row(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, vals, set, e) != CZ_OK)
       return CZ_ERR;
   }
   return CZ_OK;
+}
+
+int tbl_update(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
+               int n, err_t *e)
+{
+  return tbl_update_cols(tx, t, b, loc_col, NULL, sel, n, e);
 }
 
 int tbl_delete(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,

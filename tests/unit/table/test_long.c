@@ -162,6 +162,9 @@ static void test_long_insert_select_update_delete(void **state)
   assert_int_equal(st1.ts_long_stored - st0.ts_long_stored, expect_out);
   uint64_t chunks = tl_entries(tb->ct_long_tree);
   assert_true(chunks >= 2 * (5 * MB / 1900));
+  bt_check_t bc;
+  CT_OK(bt_check(tb->ct_long_tree, &bc, &e_));
+  assert_true(bc.bc_entries >= 3 * bc.bc_leaves); /* 4 chunks a leaf when appended */
 
   /* select every column: the values come back whole */
   arena_t *a = arena_create(NULL, "crud");
@@ -284,6 +287,31 @@ static void test_long_rollback(void **state)
   assert_true(tl_get(NULL, tb, 1, all, 4, a, got, NULL));
   tl_expect(&got[2], v1, 100 * KB);
   tl_expect(&got[3], v2, 300 * KB);
+
+  /* one transaction: insert, update twice, delete — no chunk is left;
+   * insert then update — the last value is stored */
+  tx = ct_begin(&d.t);
+  tl_row(row, 2, "b", 1, v1, 100 * KB, NULL, 0);
+  CT_OK(tbl_insert_row(tx, tb, row, &e_));
+  for (int i = 0; i < 2; i++) {
+    assert_true(tl_get(tx, tb, 2, all, 4, a, got, &loc));
+    tl_row(row, 2, "b", 1, i ? v1 : v2, i ? 100 * KB : 300 * KB, v2, 5000);
+    CT_OK(tbl_update_row(tx, tb, (const uint8_t *)loc.s_ptr, loc.s_len, row, &e_));
+  }
+  assert_true(tl_get(tx, tb, 2, all, 4, a, got, &loc));
+  tl_expect(&got[2], v1, 100 * KB);
+  tl_expect(&got[3], v2, 5000);
+  CT_OK(tbl_delete_row(tx, tb, (const uint8_t *)loc.s_ptr, loc.s_len, &e_));
+  tl_row(row, 3, "c", 1, v2, 300 * KB, NULL, 0);
+  CT_OK(tbl_insert_row(tx, tb, row, &e_));
+  assert_true(tl_get(tx, tb, 3, all, 4, a, got, &loc));
+  tl_row(row, 3, "c", 1, v1, 100 * KB, NULL, 0);
+  CT_OK(tbl_update_row(tx, tb, (const uint8_t *)loc.s_ptr, loc.s_len, row, &e_));
+  CT_OK(txn_commit(tx, &e_));
+  assert_int_equal(tl_entries(tb->ct_long_tree), chunks + (100 * KB + 1899) / 1900);
+  assert_false(tl_get(NULL, tb, 2, all, 4, a, got, NULL));
+  assert_true(tl_get(NULL, tb, 3, all, 4, a, got, NULL));
+  tl_expect(&got[2], v1, 100 * KB);
   free(v1);
   free(v2);
   arena_destroy(a);
@@ -378,7 +406,8 @@ static void test_long_restart(void **state)
 }
 
 /* A reader during an uncommitted update sees the old long value (and
- * the writer its new one); after the commit everyone sees the new one. */
+ * the writer its new one); after the commit everyone sees the new one.
+ * Likewise during an uncommitted DELETE. */
 static void test_long_reader_during_update(void **state)
 {
   (void)state;
@@ -412,6 +441,18 @@ static void test_long_reader_during_update(void **state)
   CT_OK(txn_commit(w, &e_));
   assert_true(tl_get(r, tb, 1, all, 4, a, got, NULL));
   tl_expect(&got[2], nw, 150 * KB);
+  /* an uncommitted DELETE: others still read the whole value */
+  w = ct_begin(&d.t);
+  assert_true(tl_get(w, tb, 1, all, 4, a, got, &loc));
+  CT_OK(tbl_delete_row(w, tb, (const uint8_t *)loc.s_ptr, loc.s_len, &e_));
+  assert_false(tl_get(w, tb, 1, all, 4, a, got, NULL));
+  assert_true(tl_get(r, tb, 1, all, 4, a, got, NULL));
+  tl_expect(&got[2], nw, 150 * KB);
+  assert_true(tl_get(NULL, tb, 1, all, 4, a, got, NULL));
+  tl_expect(&got[2], nw, 150 * KB);
+  CT_OK(txn_commit(w, &e_));
+  assert_false(tl_get(r, tb, 1, all, 4, a, got, NULL));
+  assert_int_equal(tl_entries(tb->ct_long_tree), 0);
   CT_OK(txn_commit(r, &e_));
   free(old);
   free(nw);
@@ -556,6 +597,17 @@ static void test_long_index_limit(void **state)
   assert_int_equal(b->b_n, 1);
   assert_int_equal(b->b_cols[0].v_i64[0], 1);
   tbl_scan_close(sc);
+  /* searching for a value longer than any key is no error: nothing found */
+  datum_t kbig = tl_str(big, 2000);
+  tbl_bound_t lb = { 1, &kbig, true };
+  CT_OK(tbl_scan_open(NULL, tb, 1, cols, 2, &lb, &lb, false, a, &sc, &e_));
+  CT_OK(tbl_scan_next(sc, b, a, &e_));
+  assert_int_equal(b->b_n, 0);
+  tbl_scan_close(sc);
+  CT_OK(tbl_scan_open(NULL, tb, 1, cols, 2, NULL, &lb, false, a, &sc, &e_));
+  CT_OK(tbl_scan_next(sc, b, a, &e_));
+  assert_int_equal(b->b_n, memcmp(mid, big, 1010) < 0 ? 1 : 0);
+  tbl_scan_close(sc);
   /* update to another long title and delete: the old entry goes */
   int all[4] = { 0, 1, 2, 3 };
   datum_t got[4];
@@ -580,6 +632,157 @@ static void test_long_index_limit(void **state)
   free(big);
   free(mid);
   free(mid2);
+  arena_destroy(a);
+  cat_snapshot_release(s);
+  ct_fini(&d.t);
+}
+
+/* tbl_update_row_cols: the columns not set keep their stored values; their
+ * long values are neither read nor written, through a primary key change
+ * too, and the index on a set column follows. */
+static void test_long_update_some_columns(void **state)
+{
+  (void)state;
+  tl_t d;
+  tl_open(&d, "long_cols", true);
+  cat_snapshot_t *s = cat_snapshot(d.t.ce_cat);
+  const cat_table_t *tb = cat_table_by_oid(s, d.oid);
+  char *body = tl_val(5 * MB, 11, false), *data = tl_val(100 * KB, 12, true), *data2 = tl_val(50 * KB, 13, true);
+  datum_t row[4];
+  txn_t *tx = ct_begin(&d.t);
+  tl_row(row, 1, "a", 1, body, 5 * MB, data, 100 * KB);
+  CT_OK(tbl_insert_row(tx, tb, row, &e_));
+  CT_OK(txn_commit(tx, &e_));
+  uint64_t chunks = tl_entries(tb->ct_long_tree);
+  arena_t *a = arena_create(NULL, "cols");
+  int idt[2] = { 0, 1 }, all[4] = { 0, 1, 2, 3 };
+  datum_t got[4];
+  str_t loc;
+  /* title only */
+  assert_true(tl_get(NULL, tb, 1, idt, 2, a, got, &loc));
+  tbl_stats_t before = tl_stats();
+  tx = ct_begin(&d.t);
+  bool set_title[4] = { false, true, false, false };
+  memset(row, 0, sizeof row);
+  row[1] = tl_str("b", 1);
+  CT_OK(tbl_update_row_cols(tx, tb, (const uint8_t *)loc.s_ptr, loc.s_len, row, set_title, &e_));
+  CT_OK(txn_commit(tx, &e_));
+  tbl_stats_t after = tl_stats();
+  assert_int_equal(after.ts_long_chunks, before.ts_long_chunks);
+  assert_int_equal(after.ts_long_stored, before.ts_long_stored);
+  assert_int_equal(tl_entries(tb->ct_long_tree), chunks);
+  /* the primary key only: the row moves with its references */
+  assert_true(tl_get(NULL, tb, 1, idt, 2, a, got, &loc));
+  tx = ct_begin(&d.t);
+  bool set_id[4] = { true, false, false, false };
+  memset(row, 0, sizeof row);
+  row[0].d_i64 = 2;
+  CT_OK(tbl_update_row_cols(tx, tb, (const uint8_t *)loc.s_ptr, loc.s_len, row, set_id, &e_));
+  CT_OK(txn_commit(tx, &e_));
+  after = tl_stats();
+  assert_int_equal(after.ts_long_chunks, before.ts_long_chunks);
+  assert_int_equal(after.ts_long_stored, before.ts_long_stored);
+  assert_false(tl_get(NULL, tb, 1, idt, 2, a, got, NULL));
+  assert_true(tl_get(NULL, tb, 2, all, 4, a, got, &loc));
+  tl_expect(&got[1], "b", 1);
+  tl_expect(&got[2], body, 5 * MB);
+  tl_expect(&got[3], data, 100 * KB);
+  /* the index follows the title and the new key */
+  datum_t kb = tl_str("b", 1);
+  tbl_bound_t b1 = { 1, &kb, true };
+  ty_t types[2] = { ty_plain(TY_INT4), ty_plain(TY_TEXT) };
+  err_t e;
+  batch_t *ib = batch_create(a, 2, types, 4, &e);
+  tbl_scan_t *sc;
+  CT_OK(tbl_scan_open(NULL, tb, 1, idt, 2, &b1, &b1, false, a, &sc, &e_));
+  CT_OK(tbl_scan_next(sc, ib, a, &e_));
+  assert_int_equal(ib->b_n, 1);
+  assert_int_equal(ib->b_cols[0].v_i64[0], 2);
+  tbl_scan_close(sc);
+  assert_int_equal(tl_entries(tb->ct_indexes[1]->ci_tree), 1);
+  /* data set to a new value: written, the old one's chunks freed; body kept */
+  before = tl_stats();
+  tx = ct_begin(&d.t);
+  bool set_data[4] = { false, false, false, true };
+  memset(row, 0, sizeof row);
+  row[3] = tl_str(data2, 50 * KB);
+  CT_OK(tbl_update_row_cols(tx, tb, (const uint8_t *)loc.s_ptr, loc.s_len, row, set_data, &e_));
+  CT_OK(txn_commit(tx, &e_));
+  after = tl_stats();
+  assert_int_equal(after.ts_long_stored - before.ts_long_stored, 1);
+  assert_int_equal(after.ts_long_chunks, before.ts_long_chunks);
+  assert_int_equal(tl_entries(tb->ct_long_tree),
+                   chunks - (100 * KB + 1899) / 1900 + (50 * KB + 1899) / 1900);
+  assert_true(tl_get(NULL, tb, 2, all, 4, a, got, NULL));
+  tl_expect(&got[1], "b", 1);
+  tl_expect(&got[2], body, 5 * MB);
+  tl_expect(&got[3], data2, 50 * KB);
+  free(body);
+  free(data);
+  free(data2);
+  arena_destroy(a);
+  cat_snapshot_release(s);
+  ct_fini(&d.t);
+}
+
+/* CREATE INDEX on a table of long documents reads only the indexed
+ * column: no chunk is fetched. */
+static void test_long_create_index_reads_no_chunks(void **state)
+{
+  (void)state;
+  tl_t d;
+  tl_open(&d, "long_mkindex", false);
+  cat_snapshot_t *s = cat_snapshot(d.t.ce_cat);
+  const cat_table_t *tb = cat_table_by_oid(s, d.oid);
+  char *v = tl_val(100 * KB, 4, false);
+  txn_t *tx = ct_begin(&d.t);
+  for (int i = 0; i < 20; i++) {
+    char title[16];
+    snprintf(title, sizeof title, "doc%02d", i);
+    datum_t row[4];
+    tl_row(row, i, title, strlen(title), v, 100 * KB, NULL, 0);
+    CT_OK(tbl_insert_row(tx, tb, row, &e_));
+  }
+  CT_OK(txn_commit(tx, &e_));
+  cat_snapshot_release(s);
+  tbl_stats_t before = tl_stats();
+  tx = ct_begin(&d.t);
+  int keys[1] = { 1 };
+  cat_index_def_t ix = { .id_name = "docs_title", .id_table = d.oid, .id_unique = true, .id_nkeys = 1,
+                         .id_keys = keys };
+  CT_OK(tbl_create_index(d.t.ce_cat, tx, &ix, NULL, &e_));
+  CT_OK(txn_commit(tx, &e_));
+  assert_int_equal(tl_stats().ts_long_chunks, before.ts_long_chunks);
+  s = cat_snapshot(d.t.ce_cat);
+  tb = cat_table_by_oid(s, d.oid);
+  assert_int_equal(tb->ct_nindexes, 2);
+  assert_int_equal(tl_entries(tb->ct_indexes[1]->ci_tree), 20);
+  /* a fetching index scan wanting the body rebuilds it */
+  arena_t *a = arena_create(NULL, "mkindex");
+  datum_t k = tl_str("doc07", 5);
+  tbl_bound_t b1 = { 1, &k, true };
+  int cols[2] = { 0, 2 };
+  ty_t types[2] = { ty_plain(TY_INT4), ty_plain(TY_TEXT) };
+  err_t e;
+  batch_t *b = batch_create(a, 2, types, 8, &e);
+  tbl_scan_t *sc;
+  CT_OK(tbl_scan_open(NULL, tb, 1, cols, 2, &b1, &b1, false, a, &sc, &e_));
+  CT_OK(tbl_scan_next(sc, b, a, &e_));
+  assert_int_equal(b->b_n, 1);
+  assert_int_equal(b->b_cols[0].v_i64[0], 7);
+  assert_int_equal(b->b_cols[1].v_str[0].s_len, 100 * KB);
+  assert_memory_equal(b->b_cols[1].v_str[0].s_ptr, v, 100 * KB);
+  tbl_scan_close(sc);
+  /* and a point lookup by primary key */
+  datum_t pk = { .d_i64 = 3 };
+  const datum_t *keysv[1] = { &pk };
+  bool found[1];
+  batch_t *lb = batch_create(a, 2, types, 1, &e);
+  CT_OK(tbl_lookup(NULL, tb, keysv, 1, cols, 2, false, lb, found, a, &e_));
+  assert_true(found[0]);
+  assert_int_equal(lb->b_cols[1].v_str[0].s_len, 100 * KB);
+  assert_memory_equal(lb->b_cols[1].v_str[0].s_ptr, v, 100 * KB);
+  free(v);
   arena_destroy(a);
   cat_snapshot_release(s);
   ct_fini(&d.t);
@@ -744,6 +947,8 @@ int main(void)
     cmocka_unit_test(test_long_reader_during_update),
     cmocka_unit_test(test_long_readers_race_commits),
     cmocka_unit_test(test_long_index_limit),
+    cmocka_unit_test(test_long_create_index_reads_no_chunks),
+    cmocka_unit_test(test_long_update_some_columns),
     cmocka_unit_test(test_long_drop_and_old_database),
     cmocka_unit_test(test_long_bulk_and_too_wide),
   };
