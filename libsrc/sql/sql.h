@@ -158,8 +158,13 @@ typedef enum sql_op_e {
   /* POSIX regular expressions, PostgreSQL's ~ ~* !~ !~* (also written
    * OPERATOR(pg_catalog.~)); ex_not for the !~ forms */
   SQL_OP_MATCH,      /* a ~ b: a matches the pattern b, case-sensitively */
-  SQL_OP_IMATCH      /* a ~* b: the same ignoring case */
+  SQL_OP_IMATCH,     /* a ~* b: the same ignoring case */
+  SQL_OP_POW,        /* a ^ b: power, left-associative, above * and / (as PostgreSQL) */
+  SQL_OP_SIMILAR     /* a SIMILAR TO b [ESCAPE c]; ex_not for NOT SIMILAR TO */
 } sql_op_t;
+/* SQL_OP_LIKE / SQL_OP_ILIKE / SQL_OP_SIMILAR (and their ex_not forms) carry the ESCAPE
+ * expression of `a LIKE b ESCAPE c` in ex_third, NULL without ESCAPE.
+ * The operators ~~ !~~ ~~* !~~* are LIKE, NOT LIKE, ILIKE, NOT ILIKE. */
 
 typedef enum sql_lit_kind_e {
   SQL_LIT_NULL,
@@ -168,7 +173,10 @@ typedef enum sql_lit_kind_e {
   SQL_LIT_NUMERIC, /* digits with a point, or an integer too large for int64 */
   SQL_LIT_FLOAT,   /* with an exponent: 1.5e10 */
   SQL_LIT_STRING,  /* ex_text is the value, quotes and escapes removed */
-  SQL_LIT_TYPED    /* DATE '…', TIMESTAMP '…': ex_text of type ex_type */
+  SQL_LIT_TYPED,   /* DATE '…', TIMESTAMP '…': ex_text of type ex_type */
+  SQL_LIT_INTERVAL /* INTERVAL '…' [unit]: ex_text the quoted text, ex_name the unit
+                    * (year, month, day, hour, minute, second; NULL when none).
+                    * There is no interval type: the binder decides what it can do. */
 } sql_lit_kind_t;
 
 /* One WHEN clause of a CASE. */
@@ -432,6 +440,8 @@ typedef struct sql_tabcons_s {
   bool tc_primary;         /* false: UNIQUE */
   int tc_pos;
   sql_list_t *tc_columns;  /* of const char * */
+  const char *tc_name;     /* CONSTRAINT name …; NULL when not named. (A column
+                            * constraint's name is parsed and not kept.) */
 } sql_tabcons_t;
 
 typedef struct sql_create_table_s {
@@ -445,6 +455,8 @@ typedef struct sql_create_table_s {
 typedef struct sql_drop_s {
   bool dr_if_exists;
   sql_list_t *dr_names;    /* of sql_name_t */
+  bool dr_cascade;         /* CASCADE written (RESTRICT, the default, is false);
+                            * DROP TABLE / DROP INDEX only */
 } sql_drop_t;
 
 typedef struct sql_create_index_s {
@@ -454,6 +466,12 @@ typedef struct sql_create_index_s {
   bool ci_if_not_exists;
   sql_list_t *ci_columns;  /* of const char * */
   sql_list_t *ci_include;  /* of const char *; NULL when none */
+  const char *ci_method;   /* USING method: always "btree" when written (the
+                            * parser rejects the others), NULL when not */
+  sql_list_t *ci_keys;     /* of sql_order_t, parallel to ci_columns: or_expr the
+                            * column (SQL_E_COLUMN), or_desc / or_nulls as written
+                            * after it (`a DESC NULLS FIRST`); never NULL when
+                            * ci_columns is set */
 } sql_create_index_t;
 
 /* Privileges of GRANT and REVOKE, a bit set. */

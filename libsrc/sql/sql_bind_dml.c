@@ -46,14 +46,68 @@ static xnode_t *bd_default(bd_t *b, const sp_table_t *t, int c)
   return bd_assign(b, t, c, n, 0);
 }
 
+/* Table t alone as a scope, its columns at 0.. (named alias when given). */
+static bd_scope_t *bd_table_scope(bd_t *b, const sp_table_t *t, const char *alias)
+{
+  bd_scope_t *sc = arena_zalloc(b->b_a, sizeof(*sc));
+  bd_rel_t *r = arena_zalloc(b->b_a, sizeof(*r));
+  r->rl_name = alias ? alias : t->tb_name;
+  r->rl_schema = alias ? NULL : t->tb_schema;
+  r->rl_ncols = t->tb_ncols;
+  r->rl_cols = t->tb_colnames;
+  r->rl_types = (ty_t *)t->tb_coltypes;
+  r->rl_table = t;
+  sc->sc_rels = arena_alloc(b->b_a, sizeof(bd_rel_t *));
+  sc->sc_rels[0] = r;
+  sc->sc_nrels = 1;
+  sc->sc_width = t->tb_ncols;
+  return sc;
+}
+
+/* Whether the n columns cols are the names of the set of columns names
+ * (in any order). */
+static bool same_columns(const sp_table_t *t, const int *cols, int n, const sql_list_t *names)
+{
+  if (n != sql_list_len(names))
+    return false;
+  for (int i = 0; i < n; i++) {
+    bool found = false;
+    for (int j = 0; j < n && !found; j++)
+      found = strcmp(t->tb_colnames[cols[j]], sql_list_at(names, i)) == 0;
+    if (!found)
+      return false;
+  }
+  return true;
+}
+
+/* ON CONFLICT (cols): the unique index with exactly those key columns
+ * (42P10 when there is none); without columns, every unique index (-1). */
+static int bd_conflict_index(bd_t *b, const sp_table_t *t, const sql_insert_t *in, int *out)
+{
+  *out = -1;
+  if (!in->in_conflict_cols)
+    return CZ_OK;
+  if (t->tb_npk > 0 && same_columns(t, t->tb_pk, t->tb_npk, in->in_conflict_cols)) {
+    *out = 0;
+    return CZ_OK;
+  }
+  for (int i = 0; i < t->tb_nindexes; i++)
+    if (t->tb_indexes[i].ix_unique &&
+        same_columns(t, t->tb_indexes[i].ix_cols, t->tb_indexes[i].ix_ncols,
+                     in->in_conflict_cols)) {
+      *out = t->tb_indexes[i].ix_no;
+      return CZ_OK;
+    }
+  return bd_error(b, SQLSTATE_INVALID_COLUMN_REF, in->in_table.nm_pos,
+                  "there is no unique or exclusion constraint matching the ON CONFLICT "
+                  "specification");
+}
+
 int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
 {
   const sp_table_t *t;
   if (bd_lookup_table(b, &in->in_table, &t) != CZ_OK)
     return CZ_ERR;
-  if (in->in_returning || in->in_on_conflict)
-    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, in->in_table.nm_pos,
-                    "RETURNING and ON CONFLICT are not supported yet");
   bd_access(b, t, SQL_PRIV_INSERT);
   int nc = t->tb_ncols;
   /* src[c]: position of table column c in the written column list, -1 = default */
@@ -76,6 +130,16 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
     src[c] = i;
   }
   const sql_query_t *q = in->in_query;
+  /* Without a column list, VALUES rows may be shorter than the table
+   * (PostgreSQL fills the rest with defaults). */
+  if (!in->in_columns && q && q->qu_kind == SQL_Q_VALUES && sql_list_len(q->qu_rows) > 0) {
+    int n0 = sql_list_len(sql_list_at(q->qu_rows, 0));
+    if (n0 < nc) {
+      nlist = n0;
+      for (int c = n0; c < nc; c++)
+        src[c] = -1;
+    }
+  }
   op_t *rows;
   if (!q || (q->qu_kind == SQL_Q_VALUES && !q->qu_order && !q->qu_limit && !q->qu_offset)) {
     int nrows = q ? sql_list_len(q->qu_rows) : 1;
@@ -126,9 +190,11 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
     if (sel->o_ncols > nlist)
       return bd_error(b, SQLSTATE_SYNTAX_ERROR, q->qu_pos,
                       "INSERT has more expressions than target columns");
-    if (sel->o_ncols < nlist)
+    if (sel->o_ncols < nlist && in->in_columns)
       return bd_error(b, SQLSTATE_SYNTAX_ERROR, q->qu_pos,
                       "INSERT has more target columns than expressions");
+    for (int c = sel->o_ncols; c < nc && !in->in_columns; c++)
+      src[c] = -1;  /* a shorter query fills the first columns (the rest: defaults) */
     xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nc + 1));
     for (int c = 0; c < nc; c++) {
       x[c] = src[c] >= 0 ? bd_assign(b, t, c, bd_col(b, src[c], sel->o_types[src[c]]), q->qu_pos)
@@ -144,8 +210,19 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
         break;
       }
   }
-  *out = op_insert_new(b->b_a, rows, t->tb_handle, t->tb_name);
-  return CZ_OK;
+  op_t *ins = op_insert_new(b->b_a, rows, t->tb_handle, t->tb_name);
+  if (in->in_on_conflict) {
+    int index;
+    if (bd_conflict_index(b, t, in, &index) != CZ_OK)
+      return CZ_ERR;
+    op_insert_skip_conflicts(ins, index);
+  }
+  if (!in->in_returning) {
+    b->b_dml = ins;
+    *out = ins;
+    return CZ_OK;
+  }
+  return bd_returning(b, bd_table_scope(b, t, in->in_alias), in->in_returning, ins, out);
 }
 
 /* The target of UPDATE/DELETE as a one-table scope, with WHERE planned
@@ -158,18 +235,8 @@ static int bd_target_scan(bd_t *b, const sql_name_t *name, const char *alias,
   if (bd_lookup_table(b, name, &t) != CZ_OK)
     return CZ_ERR;
   bd_access(b, t, priv);
-  bd_scope_t *sc = arena_zalloc(b->b_a, sizeof(*sc));
-  bd_rel_t *r = arena_zalloc(b->b_a, sizeof(*r));
-  r->rl_name = alias ? alias : t->tb_name;
-  r->rl_schema = alias ? NULL : t->tb_schema;
-  r->rl_ncols = t->tb_ncols;
-  r->rl_cols = t->tb_colnames;
-  r->rl_types = (ty_t *)t->tb_coltypes;
-  r->rl_table = t;
-  sc->sc_rels = arena_alloc(b->b_a, sizeof(bd_rel_t *));
-  sc->sc_rels[0] = r;
-  sc->sc_nrels = 1;
-  sc->sc_width = t->tb_ncols;
+  bd_scope_t *sc = bd_table_scope(b, t, alias);
+  bd_rel_t *r = sc->sc_rels[0];
   sc->sc_agg_forbid = "WHERE";
   xnode_t **conj = NULL;
   int n = 0, cap = 0;
@@ -189,9 +256,6 @@ static int bd_target_scan(bd_t *b, const sql_name_t *name, const char *alias,
 
 int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
 {
-  if (up->up_returning)
-    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, up->up_table.nm_pos,
-                    "RETURNING is not supported yet");
   const sp_table_t *t;
   bd_scope_t *sc;
   op_t *scan;
@@ -232,23 +296,22 @@ int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
   x[nc] = bd_col(b, nc, ty_plain(TY_BYTEA));
   /* Buffered: an updated row may move ahead of the scan (a changed key
    * or indexed column) and must not be updated twice. */
-  *out = op_update_new(b->b_a, op_buffer_new(b->b_a, op_project_new(b->b_a, scan, nc + 1, x)),
-                       t->tb_handle, t->tb_name);
-  return CZ_OK;
+  op_t *upd = op_update_new(b->b_a,
+                            op_buffer_new(b->b_a, op_project_new(b->b_a, scan, nc + 1, x)),
+                            t->tb_handle, t->tb_name);
+  /* RETURNING sees the new values at the same columns as WHERE saw the old */
+  return bd_returning(b, sc, up->up_returning, upd, out);
 }
 
 int bd_delete(bd_t *b, const sql_delete_t *de, op_t **out)
 {
-  if (de->de_returning)
-    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, de->de_table.nm_pos,
-                    "RETURNING is not supported yet");
   const sp_table_t *t;
   bd_scope_t *sc;
   op_t *scan;
   if (bd_target_scan(b, &de->de_table, de->de_alias, de->de_where, SQL_PRIV_DELETE, &t, &sc,
                      &scan) != CZ_OK)
     return CZ_ERR;
-  *out = op_delete_new(b->b_a, op_buffer_new(b->b_a, scan), t->tb_handle, t->tb_name,
-                       t->tb_ncols);
-  return CZ_OK;
+  op_t *del = op_delete_new(b->b_a, op_buffer_new(b->b_a, scan), t->tb_handle, t->tb_name,
+                            t->tb_ncols);
+  return bd_returning(b, sc, de->de_returning, del, out);
 }

@@ -5,6 +5,7 @@
 
 #include "sql/sql_bind_ext.h"
 #include "sql/sql_bind_int.h"
+#include "sql/sql_bind_syn.h"
 
 /* ---- column references -------------------------------------------------- */
 
@@ -145,6 +146,8 @@ static int bd_literal(bd_t *b, const sql_expr_t *x, xnode_t **out)
     n->x_const.d_str.s_ptr = x->ex_text;
     n->x_const.d_str.s_len = (uint32_t)strlen(x->ex_text);
     break;
+  case SQL_LIT_INTERVAL:
+    return bd_interval_alone(b, x); /* sql_bind_interval.c: no interval type */
   case SQL_LIT_TYPED: {
     ty_t t;
     if (sql_bind_type(&x->ex_type, &t, b->b_e) != CZ_OK)
@@ -197,6 +200,49 @@ static int bd_param(bd_t *b, const sql_expr_t *x, xnode_t **out)
 
 /* ---- operators ---------------------------------------------------------- */
 
+static bool bd_is_null_const(const xnode_t *n)
+{
+  return n->x_kind == X_CONST && n->x_const.d_null;
+}
+
+/* PostgreSQL folds a strict operator with a NULL constant operand to NULL
+ * while planning, so `col / 0 = NULL` is NULL without dividing; and IS
+ * [NOT] NULL / IS [NOT] TRUE|FALSE of a NULL constant to a boolean (a
+ * HAVING or WHERE that is then constantly not true runs nothing, see
+ * op_filter). The operand's aggregates and subqueries stay registered,
+ * so the query's shape does not change. */
+static xnode_t *bd_fold_null(bd_t *b, xnode_t *n)
+{
+  bool null_arg = false;
+  for (int i = 0; i < n->x_nargs; i++)
+    null_arg |= bd_is_null_const(n->x_args[i]);
+  if (!null_arg)
+    return n;
+  switch (n->x_op) {
+  case XOP_AND:
+  case XOP_OR:
+  case XOP_IS_DISTINCT:
+  case XOP_IS_NOT_DISTINCT:
+    return n;
+  case XOP_IS_NULL:
+  case XOP_IS_NOT_TRUE:
+  case XOP_IS_NOT_FALSE:
+  case XOP_IS_NOT_NULL:
+  case XOP_IS_TRUE:
+  case XOP_IS_FALSE: {
+    xnode_t *c = bd_node(b, X_CONST, ty_plain(TY_BOOL), n->x_pos);
+    c->x_const.d_bool =
+        n->x_op == XOP_IS_NULL || n->x_op == XOP_IS_NOT_TRUE || n->x_op == XOP_IS_NOT_FALSE;
+    return c;
+  }
+  default: {
+    xnode_t *c = bd_const_null(b, n->x_type);
+    c->x_pos = n->x_pos;
+    return c;
+  }
+  }
+}
+
 int bd_op(bd_t *b, xop_t op, xnode_t *l, xnode_t *r, int pos, xnode_t **out)
 {
   ty_t l_to, r_to, res;
@@ -214,7 +260,7 @@ int bd_op(bd_t *b, xop_t op, xnode_t *l, xnode_t *r, int pos, xnode_t **out)
     return CZ_ERR;
   if (r && !(n->x_args[1] = bd_coerce(b, r, r_to)))
     return CZ_ERR;
-  *out = n;
+  *out = bd_fold_null(b, n);
   return CZ_OK;
 }
 
@@ -260,11 +306,22 @@ static int bd_func_call(bd_t *b, const char *name, xnode_t **args, int n, int po
 static int bd_operator(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   xnode_t *l, *r = NULL;
+  if ((x->ex_op == SQL_OP_ADD || x->ex_op == SQL_OP_SUB) &&
+      (bd_is_interval(x->ex_left) || bd_is_interval(x->ex_right)))
+    return bd_interval_arith(b, sc, x, out); /* sql_bind_interval.c */
   if (bd_expr(b, sc, x->ex_left, &l) != CZ_OK)
     return CZ_ERR;
   if (!op_is_unary(x->ex_op) && bd_expr(b, sc, x->ex_right, &r) != CZ_OK)
     return CZ_ERR;
-  if (x->ex_op == SQL_OP_MATCH || x->ex_op == SQL_OP_IMATCH) {
+  if (x->ex_op == SQL_OP_POW) {
+    xnode_t *args[2] = {l, r}; /* a ^ b is power(a, b), as in PostgreSQL */
+    return bd_func_call(b, "power", args, 2, x->ex_pos, out);
+  }
+  if (x->ex_op == SQL_OP_SIMILAR && bd_similar_pattern(b, sc, x, &r) != CZ_OK)
+    return CZ_ERR; /* SIMILAR TO: a regular expression, matched below */
+  else if (x->ex_third && x->ex_op != SQL_OP_SIMILAR && bd_like_escape(b, sc, x, &r) != CZ_OK)
+    return CZ_ERR; /* LIKE … ESCAPE */
+  if (x->ex_op == SQL_OP_MATCH || x->ex_op == SQL_OP_IMATCH || x->ex_op == SQL_OP_SIMILAR) {
     /* a ~ b is regexp_like(a, b [, 'i']) */
     xnode_t *args[3] = {l, r, NULL};
     int n = 2;
@@ -354,6 +411,13 @@ static int bd_in_list(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **ou
   ty_t t;
   if (bd_unify(b, args, n, "IN", x->ex_pos, &t) != CZ_OK)
     return CZ_ERR;
+  if (bd_is_null_const(args[0]) || (n == 2 && bd_is_null_const(args[1]))) {
+    /* NULL IN (…) is NULL whatever the list (PostgreSQL folds its strict
+     * = ANY), and x IN (NULL) is x = NULL; the list is not evaluated */
+    *out = bd_const_null(b, ty_plain(TY_BOOL));
+    (*out)->x_pos = x->ex_pos;
+    return CZ_OK;
+  }
   xnode_t *in = bd_node(b, X_IN_LIST, ty_plain(TY_BOOL), x->ex_pos);
   in->x_nargs = n;
   in->x_args = args;

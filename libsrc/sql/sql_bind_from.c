@@ -324,6 +324,49 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   return CZ_OK;
 }
 
+static const bd_cte_t *bd_find_cte(const bd_t *b, const char *name)
+{
+  for (const bd_cte_t *c = b->b_ctes; c; c = c->ct_prev)
+    if (strcmp(c->ct_cte->wc_name, name) == 0)
+      return c;
+  return NULL;
+}
+
+/* A WITH query named in FROM: its body bound here as a derived table,
+ * seeing the WITH queries defined before it (not itself or later ones). */
+static int bd_cte_ref(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const bd_cte_t *cte,
+                      op_t **op)
+{
+  const sql_cte_t *c = cte->ct_cte;
+  bd_cte_t *saved = b->b_ctes;
+  b->b_ctes = cte->ct_prev;
+  const char **names;
+  op_t *q;
+  int rc = bd_query(b, c->wc_query, sc->sc_parent, sc->sc_subq, &q, &names, NULL);
+  b->b_ctes = saved;
+  if (rc != CZ_OK)
+    return CZ_ERR;
+  int ncte = sql_list_len(c->wc_columns), nal = sql_list_len(fr->fr_colnames);
+  if (ncte > q->o_ncols)
+    return bd_error(b, SQLSTATE_INVALID_COLUMN_REF, c->wc_pos,
+                    "WITH query \"%s\" has %d columns available but %d columns specified",
+                    c->wc_name, q->o_ncols, ncte);
+  bd_rel_t *r = rel_new(b, fr->fr_alias ? fr->fr_alias : c->wc_name, NULL, q->o_ncols);
+  for (int i = 0; i < q->o_ncols; i++) {
+    r->rl_cols[i] = i < nal    ? sql_list_at(fr->fr_colnames, i)
+                    : i < ncte ? sql_list_at(c->wc_columns, i)
+                               : names[i];
+    r->rl_types[i] = q->o_types[i];
+  }
+  scope_add(b, sc, r);
+  if (r->rl_ncols < 0) {
+    b->b_e->er_pos = fr->fr_pos;
+    return CZ_ERR;
+  }
+  *op = q;
+  return CZ_OK;
+}
+
 static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
                    const sp_table_t **table, const char **alias)
 {
@@ -332,6 +375,9 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
   *alias = NULL;
   switch (fr->fr_kind) {
   case SQL_FROM_TABLE: {
+    const bd_cte_t *cte = fr->fr_table.nm_schema ? NULL : bd_find_cte(b, fr->fr_table.nm_name);
+    if (cte)
+      return bd_cte_ref(b, sc, fr, cte, op);
     const sp_table_t *t;
     if (bd_lookup_table(b, &fr->fr_table, &t) != CZ_OK)
       return CZ_ERR;

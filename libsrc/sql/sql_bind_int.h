@@ -58,6 +58,14 @@ struct bd_aggctx_s {
   bool ag_in_agg;               /* binding an aggregate's argument (no nesting) */
 };
 
+/* A WITH query in force: inlined as a derived table where it is named in
+ * FROM; its own body sees only the WITH queries before it (ct_prev). */
+typedef struct bd_cte_s bd_cte_t;
+struct bd_cte_s {
+  const sql_cte_t *ct_cte;
+  bd_cte_t *ct_prev;
+};
+
 /* Statement binding state. */
 typedef struct bd_s {
   arena_t *b_a;
@@ -79,6 +87,10 @@ typedef struct bd_s {
    * query block bound, then cleared. */
   int b_nhint;
   const ty_t *b_hint;
+  bd_cte_t *b_ctes;             /* WITH queries visible here, innermost first */
+  op_t *b_dml;                  /* the statement's modify operator */
+  int b_nret;                   /* RETURNING columns */
+  sp_col_t *b_ret_cols;
 } bd_t;
 
 /* ---- nodes (sql_bind_node.c) ------------------------------------------- */
@@ -149,6 +161,10 @@ xnode_t *bd_and_all(bd_t *b, xnode_t **conj, int n);
 
 /* ---- DML (sql_bind_dml.c) ----------------------------------------------- */
 
+/* RETURNING targets over the rows of modify operator dml, in scope sc
+ * (the target table's columns at 0..): sets b_dml, b_nret, b_ret_cols;
+ * *out is the plan returning them. */
+int bd_returning(bd_t *b, bd_scope_t *sc, const sql_list_t *targets, op_t *dml, op_t **out);
 int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out);
 int bd_update(bd_t *b, const sql_update_t *up, op_t **out);
 int bd_delete(bd_t *b, const sql_delete_t *de, op_t **out);

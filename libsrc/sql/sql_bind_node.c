@@ -92,11 +92,13 @@ xnode_t *bd_coerce(bd_t *b, xnode_t *n, ty_t to)
     return n;
   if (n->x_type.t_id == TY_UNKNOWN) {
     if (n->x_kind == X_CONST) {
-      if (n->x_const.d_null) {
-        n->x_type = to;
-        return n;
-      }
+      /* A new node, never the old one retyped: the same node may be an
+       * operand twice (BETWEEN) and be coerced to another type there. */
       xnode_t *c = bd_node(b, X_CONST, to, n->x_pos);
+      if (n->x_const.d_null) {
+        c->x_const.d_null = true;
+        return c;
+      }
       /* PostgreSQL also converts the literal while binding, so the
        * error (22P02 …) points at it. */
       if (ty_parse_text(to, n->x_const.d_str.s_ptr, n->x_const.d_str.s_len, b->b_a, &c->x_const,
@@ -123,6 +125,22 @@ xnode_t *bd_cast(bd_t *b, xnode_t *n, ty_t to, int pos)
     bd_error(b, SQLSTATE_CANNOT_COERCE, pos, "cannot cast type %s to %s",
              ty_name(b->b_a, n->x_type), ty_name(b->b_a, to));
     return NULL;
+  }
+  if (n->x_kind == X_CONST && n->x_type.t_id == TY_UNKNOWN && !n->x_const.d_null &&
+      (to.t_len >= 0 || to.t_prec >= 0)) {
+    /* 'abcd'::varchar(3) truncates: the literal is read as the plain type,
+     * then cast with explicit-cast semantics to the modifiers. */
+    ty_t plain = ty_plain(to.t_id);
+    xnode_t *c = bd_node(b, X_CONST, to, n->x_pos);
+    datum_t d;
+    if (ty_parse_text(plain, n->x_const.d_str.s_ptr, n->x_const.d_str.s_len, b->b_a, &d,
+                      b->b_e) != CZ_OK ||
+        xcast_datum_ex(plain, &d, to, true, b->b_a, &c->x_const, b->b_e) != CZ_OK) {
+      if (b->b_e)
+        b->b_e->er_pos = n->x_pos;
+      return NULL;
+    }
+    return c;
   }
   xnode_t *c = bd_coerce(b, n, to);
   if (!c)

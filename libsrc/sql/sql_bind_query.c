@@ -117,6 +117,36 @@ static int bd_targets(bd_t *b, bd_scope_t *sc, const sql_select_t *s, tlist_t *t
   return CZ_OK;
 }
 
+int bd_returning(bd_t *b, bd_scope_t *sc, const sql_list_t *targets, op_t *dml, op_t **out)
+{
+  b->b_dml = dml;
+  if (!targets) {
+    *out = dml;
+    return CZ_OK;
+  }
+  sql_select_t s;
+  memset(&s, 0, sizeof(s));
+  s.se_targets = (sql_list_t *)targets;
+  sc->sc_agg = NULL;
+  sc->sc_agg_forbid = "RETURNING";
+  tlist_t tl;
+  memset(&tl, 0, sizeof(tl));
+  if (bd_targets(b, sc, &s, &tl) != CZ_OK)
+    return CZ_ERR;
+  for (int i = 0; i < tl.tl_n; i++) {
+    if (!(tl.tl_x[i] = bd_finish_unknown(b, tl.tl_x[i])))
+      return CZ_ERR;
+    tl.tl_cols[i].pc_type = tl.tl_x[i]->x_type;
+  }
+  op_dml_set_returning(dml);
+  /* The buffer runs the whole change at the first fetch, as PostgreSQL
+   * does, whatever the client's row limit. */
+  *out = op_buffer_new(b->b_a, op_project_new(b->b_a, dml, tl.tl_n, tl.tl_x));
+  b->b_nret = tl.tl_n;
+  b->b_ret_cols = tl.tl_cols;
+  return CZ_OK;
+}
+
 static bool is_int_literal(const sql_expr_t *x)
 {
   return x->ex_kind == SQL_E_LITERAL && x->ex_lit == SQL_LIT_INT;
@@ -446,11 +476,45 @@ static int bd_order_outputs(bd_t *b, const sql_query_t *q, const char **names, o
   return CZ_OK;
 }
 
+static int bd_query_body(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
+                         op_t **out, const char ***names, sp_col_t **cols);
+
+/* WITH: the names are put in force for the query (and its subqueries),
+ * each also for the WITH queries after it; a reference in FROM binds the
+ * body there as a derived table (sql_bind_from.c), which is what
+ * PostgreSQL does with a non-recursive CTE (it inlines it; one it keeps
+ * materialised gives the same rows for queries without side effects). */
 int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
              const char ***names, sp_col_t **cols)
 {
-  if (q->qu_with)
-    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, q->qu_pos, "WITH is not supported yet");
+  if (!q->qu_with)
+    return bd_query_body(b, q, outer, sq, out, names, cols);
+  if (q->qu_recursive)
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, q->qu_pos,
+                    "WITH RECURSIVE is not supported yet");
+  bd_cte_t *saved = b->b_ctes;
+  int n = sql_list_len(q->qu_with);
+  for (int i = 0; i < n; i++) {
+    const sql_cte_t *c = sql_list_at(q->qu_with, i);
+    for (int j = 0; j < i; j++)
+      if (strcmp(((const sql_cte_t *)sql_list_at(q->qu_with, j))->wc_name, c->wc_name) == 0) {
+        b->b_ctes = saved;
+        return bd_error(b, SQLSTATE_DUPLICATE_ALIAS, c->wc_pos,
+                        "WITH query name \"%s\" specified more than once", c->wc_name);
+      }
+    bd_cte_t *e = arena_zalloc(b->b_a, sizeof(*e));
+    e->ct_cte = c;
+    e->ct_prev = b->b_ctes;
+    b->b_ctes = e;
+  }
+  int rc = bd_query_body(b, q, outer, sq, out, names, cols);
+  b->b_ctes = saved;
+  return rc;
+}
+
+static int bd_query_body(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
+                         op_t **out, const char ***names, sp_col_t **cols)
+{
   const char **nm = NULL;
   sp_col_t *cl = NULL;
   int rc;

@@ -26,6 +26,7 @@ static const char *op_text(sql_op_t op)
   case SQL_OP_CONCAT: return "||";
   case SQL_OP_LIKE: return "LIKE";
   case SQL_OP_ILIKE: return "ILIKE";
+  case SQL_OP_POW: return "^";
   default: return "";
   }
 }
@@ -58,6 +59,7 @@ char *sql_deparse_expr(arena_t *a, const sql_expr_t *x, err_t *e)
     case SQL_LIT_STRING: return quote(a, x->ex_text);
     case SQL_LIT_TYPED:
       return arena_sprintf(a, "CAST(%s AS %s)", quote(a, x->ex_text), sql_type_print(a, &x->ex_type));
+    case SQL_LIT_INTERVAL: break; /* no interval type to keep */
     }
     break;
   case SQL_E_COLUMN:
@@ -70,7 +72,7 @@ char *sql_deparse_expr(arena_t *a, const sql_expr_t *x, err_t *e)
       return arena_sprintf(a, "(%s %s)", op_text(x->ex_op), l);
     if (x->ex_op == SQL_OP_IS_NULL)
       return arena_sprintf(a, "(%s IS %sNULL)", l, x->ex_not ? "NOT " : "");
-    if (!x->ex_right || !op_text(x->ex_op)[0])
+    if (!x->ex_right || !op_text(x->ex_op)[0] || x->ex_third /* LIKE … ESCAPE */)
       break;
     char *r = sql_deparse_expr(a, x->ex_right, e);
     if (!r)

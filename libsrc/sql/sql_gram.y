@@ -9,7 +9,8 @@
  * select_clause let ORDER BY and LIMIT bind to a whole set operation.
  * Operator precedence is PostgreSQL's, NOT BETWEEN / NOT IN / NOT LIKE
  * included: sql_lex turns NOT into NOT_LA when one of those follows, so
- * that `a = b NOT IN (…)` groups as `a = (b NOT IN (…))`.
+ * that `a = b NOT IN (…)` groups as `a = (b NOT IN (…))`. sql_yylex also
+ * joins 'a'<newline>'b' and makes the unit after INTERVAL 'text' a token.
  *
  * Actions build nodes in the arena (sql_node.c) and never free: on any
  * error the parse stops (YYABORT) and the arena keeps what was built until
@@ -69,6 +70,13 @@ static const char *sql_g_opname(int op);
 static sql_query_t *sql_g_with(sql_pstate_t *ps, sql_query_t *q, sql_query_t *with, int pos);
 static sql_query_t *sql_g_lock(sql_pstate_t *ps, sql_query_t *q, struct sql_lockc_s lk, int pos);
 static void sql_g_txnmode(sql_txnmode_t *tm, int mode);
+static void sql_g_index_keys(sql_pstate_t *ps, sql_create_index_t *ci, sql_list_t *keys);
+static sql_expr_t *sql_g_like(sql_pstate_t *ps, sql_op_t op, bool negated, int pos,
+                              sql_expr_t *l, sql_expr_t *r, sql_expr_t *esc);
+static sql_expr_t *sql_g_interval(sql_pstate_t *ps, int pos, const char *text, const char *unit);
+static sql_expr_t *sql_g_interval_cast(sql_pstate_t *ps, int pos, sql_expr_t *x);
+static sql_expr_t *sql_g_between(sql_pstate_t *ps, int pos, bool negated, bool symmetric,
+                                 sql_expr_t *x, sql_expr_t *lo, sql_expr_t *hi);
 
 /* An operator number (all_op, subquery_op): the sql_op_t, with this bit
  * for the negated forms (!~, NOT LIKE). */
@@ -82,6 +90,7 @@ static void sql_g_txnmode(sql_txnmode_t *tm, int mode);
 #define SQL_G_QUOTED(loc) (ps->ps_text[(loc).lc_off] == '"')
 #define SQLSTATE_UNDEFINED_FUNCTION "42883"
 #define SQLSTATE_WRONG_OBJECT_TYPE "42809"
+#define SQLSTATE_UNDEFINED_OBJECT_G "42704"
 
 static sql_query_t *sql_g_select(sql_pstate_t *ps, int pos, sql_select_t *se);
 static sql_name_t *sql_g_name(sql_pstate_t *ps, sql_name_t n);
@@ -112,7 +121,11 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> NOSUPERUSER NOTHING NOWAIT ONLY OPERATOR OVER PARTITION POSITION PREPARE QUOTE
 %token <str> READ RECURSIVE REPEATABLE RESET RETURNING ROW ROWS SERIALIZABLE SESSION_USER
 %token <str> SHARE SOME STDIN STDOUT SUBSTRING SUPERUSER TRAILING TRIM TRUNCATE UNCOMMITTED
-%token <str> USING VACUUM WRITE
+%token <str> USING VACUUM WRITE INTERVAL CASCADE CONSTRAINT RESTRICT SIMILAR SYMMETRIC
+%token <str> ASYMMETRIC
+/* year, month, day, hour, minute or second right after INTERVAL 'text'
+ * (sql_yylex turns the identifier into this token only there) */
+%token <str> IV_UNIT
 
 %type <stmt> stmt insert_stmt update_stmt delete_stmt create_table_stmt drop_stmt
 %type <stmt> create_index_stmt txn_stmt grant_stmt role_stmt explain_stmt set_stmt
@@ -129,28 +142,28 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <list> sortby_list expr_list values_row name_list opt_include when_list
 %type <list> qualified_name_list set_list var_list grantee_list cte_list
 %type <list> opt_name_list returning_clause opt_partition substr_list trim_list
-%type <list> copy_col_list opt_on_conflict
+%type <list> copy_col_list opt_on_conflict index_elems
 %type <copy> copy_opts copy_old_opts copy_generic_opts
 %type <txn> txn_mode_list opt_txn_modes
 %type <alias> opt_alias_clause
 %type <window> over_clause
 %type <target> target_el
 %type <from> table_ref joined_table
-%type <order> sortby
+%type <order> sortby index_elem
 %type <when> when_clause
 %type <cte> cte
 %type <type> type_name simple_type
 %type <mods> opt_type_mods
 %type <name> qualified_name any_name func_name
 %type <str> col_id opt_alias unreserved_keyword var_name opt_index_name col_label
-%type <str> reserved_keyword copy_target copy_value opt_insert_alias
+%type <str> reserved_keyword copy_target copy_value opt_insert_alias opt_index_method
 %type <num> all_op any_operator subquery_op iso_level txn_mode
 %type <num> join_type opt_asc_desc opt_nulls_order privileges privilege_list privilege
-%type <flag> opt_all opt_distinct opt_unique opt_user copy_direction opt_nowait
+%type <flag> opt_all opt_distinct opt_unique opt_user copy_direction opt_nowait opt_drop_behavior
 %type <insert> insert_rest
 %type <ctab> table_elts
 %type <coldef> column_def col_quals
-%type <tabcons> table_cons
+%type <tabcons> table_cons named_table_cons
 %type <assign> set_item
 %type <role> role_opts
 
@@ -162,10 +175,12 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %right NOT
 %nonassoc IS
 %nonassoc '<' '>' '=' LESS_EQUALS GREATER_EQUALS NOT_EQUALS
-%nonassoc BETWEEN IN_P LIKE ILIKE NOT_LA
+%nonassoc BETWEEN IN_P LIKE ILIKE SIMILAR NOT_LA
+%nonassoc ESCAPE /* just above LIKE, ILIKE, SIMILAR: a LIKE b ESCAPE c */
 %left CONCAT OP OPERATOR
 %left '+' '-'
 %left '*' '/' '%'
+%left '^'
 %left COLLATE
 %right UMINUS
 %left '(' ')'
@@ -345,6 +360,16 @@ simple_select:
         $$ = sql_g_select(ps, @1.lc_pos, se);
       }
   | values_clause
+  | TABLE qualified_name
+      {
+        /* TABLE t is SELECT * FROM t (PostgreSQL rewrites it the same way) */
+        sql_select_t *se = NEW(sql_select_t);
+        sql_target_t *tg = NEW(sql_target_t);
+        tg->tg_expr = sql_expr_new(ps, SQL_E_STAR, @1.lc_pos);
+        se->se_targets = APPEND(NULL, tg);
+        se->se_from = APPEND(NULL, sql_from_item(ps, @2.lc_pos, $2, NULL, NULL));
+        $$ = sql_g_select(ps, @1.lc_pos, se);
+      }
   | select_clause UNION opt_all select_clause
       { CHK($$ = sql_query_setop(ps, SQL_Q_UNION, $3, @2.lc_pos, $1, $4)); }
   | select_clause INTERSECT opt_all select_clause
@@ -416,6 +441,12 @@ table_ref:
       {
         $$ = sql_from_item(ps, @1.lc_pos, $1, NULL, $2.al_name);
         $$->fr_colnames = $2.al_cols;
+      }
+  | ONLY qualified_name opt_alias_clause
+      {
+        /* ONLY excludes child tables; there is no inheritance, so it is t */
+        $$ = sql_from_item(ps, @2.lc_pos, $2, NULL, $3.al_name);
+        $$->fr_colnames = $3.al_cols;
       }
   | select_with_parens opt_alias_clause
       {
@@ -611,6 +642,7 @@ a_expr:
         $$->ex_type = $3;
         CHK($$ = sql_expr_done(ps, $$));
       }
+  | a_expr TYPECAST INTERVAL  { CHK($$ = sql_g_interval_cast(ps, @2.lc_pos, $1)); }
   | '+' a_expr %prec UMINUS  { $$ = $2; }
   | '-' a_expr %prec UMINUS  { CHK($$ = sql_expr_negate(ps, $2, @1.lc_pos)); }
   | a_expr '+' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_ADD, @2.lc_pos, $1, $3)); }
@@ -618,6 +650,7 @@ a_expr:
   | a_expr '*' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_MUL, @2.lc_pos, $1, $3)); }
   | a_expr '/' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_DIV, @2.lc_pos, $1, $3)); }
   | a_expr '%' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_MOD, @2.lc_pos, $1, $3)); }
+  | a_expr '^' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_POW, @2.lc_pos, $1, $3)); }
   | a_expr CONCAT a_expr         { CHK($$ = sql_expr_op(ps, SQL_OP_CONCAT, @2.lc_pos, $1, $3)); }
   | a_expr '<' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_LT, @2.lc_pos, $1, $3)); }
   | a_expr '>' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_GT, @2.lc_pos, $1, $3)); }
@@ -629,11 +662,27 @@ a_expr:
   | a_expr OR a_expr             { CHK($$ = sql_expr_op(ps, SQL_OP_OR, @2.lc_pos, $1, $3)); }
   | NOT a_expr                   { CHK($$ = sql_expr_op(ps, SQL_OP_NOT, @1.lc_pos, $2, NULL)); }
   | a_expr LIKE a_expr           { CHK($$ = sql_expr_op(ps, SQL_OP_LIKE, @2.lc_pos, $1, $3)); }
+  | a_expr LIKE a_expr ESCAPE a_expr %prec LIKE
+      { CHK($$ = sql_g_like(ps, SQL_OP_LIKE, false, @2.lc_pos, $1, $3, $5)); }
   | a_expr NOT_LA LIKE a_expr %prec NOT_LA
       { CHK($$ = sql_expr_op_not(ps, SQL_OP_LIKE, @2.lc_pos, $1, $4)); }
+  | a_expr NOT_LA LIKE a_expr ESCAPE a_expr %prec NOT_LA
+      { CHK($$ = sql_g_like(ps, SQL_OP_LIKE, true, @2.lc_pos, $1, $4, $6)); }
   | a_expr ILIKE a_expr          { CHK($$ = sql_expr_op(ps, SQL_OP_ILIKE, @2.lc_pos, $1, $3)); }
+  | a_expr ILIKE a_expr ESCAPE a_expr %prec ILIKE
+      { CHK($$ = sql_g_like(ps, SQL_OP_ILIKE, false, @2.lc_pos, $1, $3, $5)); }
   | a_expr NOT_LA ILIKE a_expr %prec NOT_LA
       { CHK($$ = sql_expr_op_not(ps, SQL_OP_ILIKE, @2.lc_pos, $1, $4)); }
+  | a_expr NOT_LA ILIKE a_expr ESCAPE a_expr %prec NOT_LA
+      { CHK($$ = sql_g_like(ps, SQL_OP_ILIKE, true, @2.lc_pos, $1, $4, $6)); }
+  | a_expr SIMILAR TO a_expr %prec SIMILAR
+      { CHK($$ = sql_g_like(ps, SQL_OP_SIMILAR, false, @2.lc_pos, $1, $4, NULL)); }
+  | a_expr SIMILAR TO a_expr ESCAPE a_expr %prec SIMILAR
+      { CHK($$ = sql_g_like(ps, SQL_OP_SIMILAR, false, @2.lc_pos, $1, $4, $6)); }
+  | a_expr NOT_LA SIMILAR TO a_expr %prec NOT_LA
+      { CHK($$ = sql_g_like(ps, SQL_OP_SIMILAR, true, @2.lc_pos, $1, $5, NULL)); }
+  | a_expr NOT_LA SIMILAR TO a_expr ESCAPE a_expr %prec NOT_LA
+      { CHK($$ = sql_g_like(ps, SQL_OP_SIMILAR, true, @2.lc_pos, $1, $5, $7)); }
   | a_expr IS NULL_P %prec IS
       { CHK($$ = sql_expr_op(ps, SQL_OP_IS_NULL, @2.lc_pos, $1, NULL)); }
   | a_expr IS NOT NULL_P %prec IS
@@ -658,6 +707,14 @@ a_expr:
         $$->ex_third = $5;
         CHK($$ = sql_expr_done(ps, $$));
       }
+  | a_expr BETWEEN ASYMMETRIC b_expr AND a_expr %prec BETWEEN
+      { CHK($$ = sql_g_between(ps, @2.lc_pos, false, false, $1, $4, $6)); }
+  | a_expr BETWEEN SYMMETRIC b_expr AND a_expr %prec BETWEEN
+      { CHK($$ = sql_g_between(ps, @2.lc_pos, false, true, $1, $4, $6)); }
+  | a_expr NOT_LA BETWEEN ASYMMETRIC b_expr AND a_expr %prec NOT_LA
+      { CHK($$ = sql_g_between(ps, @2.lc_pos, true, false, $1, $5, $7)); }
+  | a_expr NOT_LA BETWEEN SYMMETRIC b_expr AND a_expr %prec NOT_LA
+      { CHK($$ = sql_g_between(ps, @2.lc_pos, true, true, $1, $5, $7)); }
   | a_expr NOT_LA BETWEEN b_expr AND a_expr %prec NOT_LA
       {
         $$ = sql_expr_new(ps, SQL_E_BETWEEN, @2.lc_pos);
@@ -746,6 +803,7 @@ all_op:
   | '*'             { $$ = SQL_OP_MUL; }
   | '/'             { $$ = SQL_OP_DIV; }
   | '%'             { $$ = SQL_OP_MOD; }
+  | '^'             { $$ = SQL_OP_POW; }
   | CONCAT          { $$ = SQL_OP_CONCAT; }
   ;
 
@@ -758,6 +816,7 @@ b_expr:
         $$->ex_type = $3;
         CHK($$ = sql_expr_done(ps, $$));
       }
+  | b_expr TYPECAST INTERVAL  { CHK($$ = sql_g_interval_cast(ps, @2.lc_pos, $1)); }
   | '+' b_expr %prec UMINUS  { $$ = $2; }
   | '-' b_expr %prec UMINUS  { CHK($$ = sql_expr_negate(ps, $2, @1.lc_pos)); }
   | b_expr '+' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_ADD, @2.lc_pos, $1, $3)); }
@@ -765,6 +824,7 @@ b_expr:
   | b_expr '*' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_MUL, @2.lc_pos, $1, $3)); }
   | b_expr '/' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_DIV, @2.lc_pos, $1, $3)); }
   | b_expr '%' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_MOD, @2.lc_pos, $1, $3)); }
+  | b_expr '^' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_POW, @2.lc_pos, $1, $3)); }
   | b_expr CONCAT b_expr         { CHK($$ = sql_expr_op(ps, SQL_OP_CONCAT, @2.lc_pos, $1, $3)); }
   | b_expr '<' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_LT, @2.lc_pos, $1, $3)); }
   | b_expr '>' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_GT, @2.lc_pos, $1, $3)); }
@@ -791,6 +851,7 @@ c_expr:
         $$ = sql_expr_new(ps, SQL_E_EXISTS, @1.lc_pos);
         $$->ex_query = $2;
       }
+  | CAST '(' a_expr AS INTERVAL ')'  { CHK($$ = sql_g_interval_cast(ps, @1.lc_pos, $3)); }
   | CAST '(' a_expr AS type_name ')'
       {
         $$ = sql_expr_new(ps, SQL_E_CAST, @1.lc_pos);
@@ -866,6 +927,10 @@ const_expr:
         $$ = sql_expr_new(ps, SQL_E_LITERAL, @1.lc_pos);
         $$->ex_lit = SQL_LIT_NULL;
       }
+  | INTERVAL SCONST           { $$ = sql_g_interval(ps, @1.lc_pos, $2, NULL); }
+  | INTERVAL SCONST IV_UNIT   { $$ = sql_g_interval(ps, @1.lc_pos, $2, $3); }
+  | INTERVAL SCONST IV_UNIT '(' ICONST ')'
+      { $$ = sql_g_interval(ps, @1.lc_pos, $2, $3); /* leading precision: range not checked */ }
   | col_id SCONST
       {
         /* DATE '2024-01-31': a literal of the named type */
@@ -891,9 +956,13 @@ func_application:
   | func_name '(' DISTINCT expr_list ')'  { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, $4, true, false)); }
   ;
 
+/* LEFT and RIGHT are reserved (joins) but name functions too, as in
+ * PostgreSQL: left(s, n), right(s, n). */
 func_name:
     col_id             { $$.nm_schema = NULL; $$.nm_name = $1; $$.nm_pos = @1.lc_pos; }
   | col_id '.' col_id  { $$.nm_schema = $1; $$.nm_name = $3; $$.nm_pos = @1.lc_pos; }
+  | LEFT               { $$.nm_schema = NULL; $$.nm_name = "left"; $$.nm_pos = @1.lc_pos; }
+  | RIGHT              { $$.nm_schema = NULL; $$.nm_name = "right"; $$.nm_pos = @1.lc_pos; }
   ;
 
 over_clause:
@@ -1120,19 +1189,22 @@ unreserved_keyword:
   | HEADER_P | ISOLATION | LEVEL | LOGIN | NEXT | NOCREATEDB | NOCREATEROLE | NOLOGIN
   | NOSUPERUSER | NOTHING | NOWAIT | OPERATOR | OVER | PARTITION | PREPARE | QUOTE | READ
   | RECURSIVE | REPEATABLE | RESET | ROW | ROWS | SERIALIZABLE | SHARE | STDIN | STDOUT
-  | SUPERUSER | TRUNCATE | UNCOMMITTED | VACUUM | WRITE
+  | SUPERUSER | TRUNCATE | UNCOMMITTED | VACUUM | WRITE | CASCADE | RESTRICT
   ;
 
 /* Every other keyword: not usable as a bare name. */
 reserved_keyword:
-    ALL | AND | ANY | ARRAY | AS | ASC | BETWEEN | BOTH | BY | CASE | CAST | COLLATE | CREATE
+    ALL | AND | ANY | ARRAY | AS | ASC | ASYMMETRIC | BETWEEN | BOTH | BY | CASE | CAST | COLLATE
+  | CONSTRAINT
+  | CREATE
   | CROSS | CURRENT_CATALOG | CURRENT_DATE | CURRENT_ROLE | CURRENT_SCHEMA | CURRENT_TIMESTAMP
   | CURRENT_USER | DEFAULT | DEFERRABLE | DELETE_P | DESC | DISTINCT | DO | DROP | ELSE | END_P
   | EXCEPT | EXISTS | EXTRACT | FALSE_P | FETCH | FOR | FROM | FULL | GRANT | GROUP_P | HAVING
-  | ILIKE | IN_P | INNER_P | INSERT | INTERSECT | INTO | IS | JOIN | LEADING | LEFT | LIKE
+  | ILIKE | IN_P | INNER_P | INSERT | INTERSECT | INTERVAL | INTO | IS | JOIN | LEADING | LEFT | LIKE
   | LIMIT | LOCALTIMESTAMP | NATURAL | NOT | NULL_P | OFFSET | ON | ONLY | OR | ORDER | OUTER_P
-  | POSITION | PRIMARY | RETURNING | REVOKE | RIGHT | SELECT | SESSION_USER | SET | SOME
-  | SUBSTRING | TABLE | THEN | TO | TOP | TRAILING | TRIM | TRUE_P | UNION | UNIQUE | UPDATE
+  | POSITION | PRIMARY | RETURNING | REVOKE | RIGHT | SELECT | SESSION_USER | SET | SIMILAR | SOME
+  | SUBSTRING | SYMMETRIC | TABLE | THEN | TO | TOP | TRAILING | TRIM | TRUE_P | UNION | UNIQUE
+  | UPDATE
   | USER | USING | VALUES | WHEN | WHERE | WITH
   ;
 
@@ -1254,6 +1326,13 @@ table_elts:
       }
   | table_elts ',' column_def  { $$ = $1; $$->ct_columns = APPEND($1->ct_columns, $3); }
   | table_elts ',' table_cons  { $$ = $1; $$->ct_constraints = APPEND($1->ct_constraints, $3); }
+  | named_table_cons
+      {
+        $$ = NEW(sql_create_table_t);
+        $$->ct_constraints = APPEND(NULL, $1);
+      }
+  | table_elts ',' named_table_cons
+      { $$ = $1; $$->ct_constraints = APPEND($1->ct_constraints, $3); }
   ;
 
 column_def:
@@ -1273,6 +1352,15 @@ col_quals:
   | col_quals DEFAULT b_expr   { $$ = $1; $$->cd_default = $3; }
   | col_quals PRIMARY KEY      { $$ = $1; $$->cd_primary = true; }
   | col_quals UNIQUE           { $$ = $1; $$->cd_unique = true; }
+  /* a named column constraint: the name is not kept */
+  | col_quals CONSTRAINT col_id NOT NULL_P   { $$ = $1; $$->cd_not_null = true; }
+  | col_quals CONSTRAINT col_id NULL_P       { $$ = $1; $$->cd_not_null = false; }
+  | col_quals CONSTRAINT col_id PRIMARY KEY  { $$ = $1; $$->cd_primary = true; }
+  | col_quals CONSTRAINT col_id UNIQUE       { $$ = $1; $$->cd_unique = true; }
+  ;
+
+named_table_cons:
+    CONSTRAINT col_id table_cons  { $$ = $3; $$->tc_name = $2; $$->tc_pos = @1.lc_pos; }
   ;
 
 table_cons:
@@ -1292,10 +1380,26 @@ table_cons:
   ;
 
 drop_stmt:
-    DROP TABLE qualified_name_list             { $$ = sql_g_drop(ps, SQL_STMT_DROP_TABLE, false, $3); }
-  | DROP TABLE IF_P EXISTS qualified_name_list { $$ = sql_g_drop(ps, SQL_STMT_DROP_TABLE, true, $5); }
-  | DROP INDEX qualified_name_list             { $$ = sql_g_drop(ps, SQL_STMT_DROP_INDEX, false, $3); }
-  | DROP INDEX IF_P EXISTS qualified_name_list { $$ = sql_g_drop(ps, SQL_STMT_DROP_INDEX, true, $5); }
+    DROP TABLE qualified_name_list opt_drop_behavior
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_DROP_TABLE, false, $3);
+        $$->st_drop->dr_cascade = $4;
+      }
+  | DROP TABLE IF_P EXISTS qualified_name_list opt_drop_behavior
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_DROP_TABLE, true, $5);
+        $$->st_drop->dr_cascade = $6;
+      }
+  | DROP INDEX qualified_name_list opt_drop_behavior
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_DROP_INDEX, false, $3);
+        $$->st_drop->dr_cascade = $4;
+      }
+  | DROP INDEX IF_P EXISTS qualified_name_list opt_drop_behavior
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_DROP_INDEX, true, $5);
+        $$->st_drop->dr_cascade = $6;
+      }
   | DROP opt_user name_list
       {
         $$ = sql_stmt_new(ps, SQL_STMT_DROP_ROLE);
@@ -1314,19 +1418,22 @@ drop_stmt:
   ;
 
 create_index_stmt:
-    CREATE opt_unique INDEX opt_index_name ON qualified_name '(' name_list ')' opt_include
+    CREATE opt_unique INDEX opt_index_name ON qualified_name opt_index_method '(' index_elems ')'
+    opt_include
       {
         sql_create_index_t *ci = NEW(sql_create_index_t);
         ci->ci_unique = $2;
         ci->ci_index.nm_name = $4;
         ci->ci_index.nm_pos = @4.lc_pos;
         ci->ci_table = $6;
-        ci->ci_columns = $8;
-        ci->ci_include = $10;
+        ci->ci_method = $7;
+        sql_g_index_keys(ps, ci, $9);
+        ci->ci_include = $11;
         $$ = sql_stmt_new(ps, SQL_STMT_CREATE_INDEX);
         $$->st_create_index = ci;
       }
-  | CREATE opt_unique INDEX IF_P NOT EXISTS col_id ON qualified_name '(' name_list ')' opt_include
+  | CREATE opt_unique INDEX IF_P NOT EXISTS col_id ON qualified_name opt_index_method
+    '(' index_elems ')' opt_include
       {
         sql_create_index_t *ci = NEW(sql_create_index_t);
         ci->ci_unique = $2;
@@ -1334,11 +1441,53 @@ create_index_stmt:
         ci->ci_index.nm_name = $7;
         ci->ci_index.nm_pos = @7.lc_pos;
         ci->ci_table = $9;
-        ci->ci_columns = $11;
-        ci->ci_include = $13;
+        ci->ci_method = $10;
+        sql_g_index_keys(ps, ci, $12);
+        ci->ci_include = $14;
         $$ = sql_stmt_new(ps, SQL_STMT_CREATE_INDEX);
         $$->st_create_index = ci;
       }
+  ;
+
+/* key columns, each with its own order: (a DESC, b ASC NULLS FIRST) */
+index_elems:
+    index_elem                  { $$ = APPEND(NULL, $1); }
+  | index_elems ',' index_elem  { $$ = APPEND($1, $3); }
+  ;
+
+index_elem:
+    col_id opt_asc_desc opt_nulls_order
+      {
+        $$ = NEW(sql_order_t);
+        $$->or_expr = sql_g_column(ps, @1.lc_pos, NULL, NULL, $1);
+        $$->or_desc = $2;
+        $$->or_nulls = $3;
+      }
+  ;
+
+opt_drop_behavior:
+    CASCADE   { $$ = true; }
+  | RESTRICT  { $$ = false; }
+  | %empty    { $$ = false; }
+  ;
+
+/* USING btree: the only access method there is */
+opt_index_method:
+    USING col_id
+      {
+        static const char *const pg_methods[] = {"hash", "gist", "gin", "spgist", "brin"};
+        if (strcmp($2, "btree") != 0) {
+          bool known = false;
+          for (size_t i = 0; i < sizeof pg_methods / sizeof pg_methods[0]; i++)
+            known = known || strcmp($2, pg_methods[i]) == 0;
+          sql_error_at(ps, known ? SQLSTATE_FEATURE_NOT_SUPPORTED : SQLSTATE_UNDEFINED_OBJECT_G,
+                       @2.lc_pos, known ? "access method \"%s\" is not supported"
+                                        : "access method \"%s\" does not exist", $2);
+          YYABORT;
+        }
+        $$ = $2;
+      }
+  | %empty  { $$ = NULL; }
   ;
 
 opt_unique:
@@ -1728,10 +1877,24 @@ misc_stmt:
 
 %%
 
-/* The scanner's tokens, with NOT turned into NOT_LA when BETWEEN, IN, LIKE
- * or ILIKE follows (PostgreSQL's parser.c does the same): one token of
- * lookahead is what lets the grammar give NOT IN the precedence of IN. */
-static int sql_yylex(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
+/* Whether the n bytes at s are white space holding a newline. */
+static bool sql_g_newline_gap(const char *s, size_t n)
+{
+  bool nl = false;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '\n')
+      nl = true;
+    else if (!strchr(" \t\r\f\v", s[i]))
+      return false;
+  }
+  return nl;
+}
+
+/* The scanner's tokens, with NOT turned into NOT_LA when BETWEEN, IN, LIKE,
+ * ILIKE or SIMILAR follows (PostgreSQL's parser.c does the same): one token
+ * of lookahead is what lets the grammar give NOT IN the precedence of IN.
+ * The same lookahead joins string constants separated by a newline. */
+static int sql_yylex_la(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
 {
   int tok;
   if (ps->ps_have_la) {
@@ -1741,13 +1904,52 @@ static int sql_yylex(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
     ps->ps_have_la = false;
   } else
     tok = sql_scan_lex(val, loc, ps->ps_scanner);
+  while (tok == SCONST) {
+    /* 'foo'<newline>'bar' is 'foobar' (the standard's continuation; the
+     * blank between must hold a newline, as in PostgreSQL) */
+    sql_yystype_t nv;
+    sql_loc_t nl;
+    int next = sql_scan_lex(&nv, &nl, ps->ps_scanner);
+    if (next == SCONST && sql_g_newline_gap(ps->ps_text + loc->lc_end, nl.lc_off - loc->lc_end)) {
+      val->str = arena_sprintf(ps->ps_arena, "%s%s", val->str, nv.str);
+      loc->lc_end = nl.lc_end;
+      continue;
+    }
+    ps->ps_la_tok = next;
+    ps->ps_la_val = nv;
+    ps->ps_la_loc = nl;
+    ps->ps_have_la = true;
+    return tok;
+  }
   if (tok != NOT)
     return tok;
   int next = sql_scan_lex(&ps->ps_la_val, &ps->ps_la_loc, ps->ps_scanner);
   ps->ps_la_tok = next;
   ps->ps_have_la = true;
-  if (next == BETWEEN || next == IN_P || next == LIKE || next == ILIKE)
+  if (next == BETWEEN || next == IN_P || next == LIKE || next == ILIKE || next == SIMILAR)
     return NOT_LA;
+  return tok;
+}
+
+/* Those tokens, with an unquoted year, month, day, hour, minute or second
+ * right after INTERVAL 'text' turned into IV_UNIT. Only there is such a
+ * word a unit; everywhere else it stays an identifier (a column, an alias
+ * as in `SELECT extract(year FROM d) year`), so no new keyword is needed. */
+static int sql_yylex(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
+{
+  static const char *const units[] = {"year", "month", "day", "hour", "minute", "second"};
+  int tok = sql_yylex_la(val, loc, ps);
+  int state = ps->ps_iv_state;
+  ps->ps_iv_state = 0;
+  if (tok == INTERVAL)
+    ps->ps_iv_state = 1;
+  else if (tok == SCONST && state == 1)
+    ps->ps_iv_state = 2;
+  else if (tok == IDENT && state == 2 && !SQL_G_QUOTED(*loc)) {
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+      if (strcmp(val->str, units[i]) == 0)
+        return IV_UNIT;
+  }
   return tok;
 }
 
@@ -1789,16 +1991,19 @@ static sql_expr_t *sql_g_fn(sql_pstate_t *ps, int pos, const char *name, sql_lis
   return sql_g_func(ps, pos, n, args, false, false);
 }
 
-/* The operators the regex token stands for. */
+/* The operators the OP token stands for: the regular-expression matches
+ * and PostgreSQL's spelling of [NOT] [I]LIKE. */
 static int sql_g_opcode(const char *text)
 {
-  if (strcmp(text, "~") == 0)
-    return SQL_OP_MATCH;
-  if (strcmp(text, "~*") == 0)
-    return SQL_OP_IMATCH;
-  if (strcmp(text, "!~") == 0)
-    return SQL_OP_MATCH | SQL_G_NOT;
-  return SQL_OP_IMATCH | SQL_G_NOT; /* "!~*", the scanner's only other OP */
+  static const struct { const char *name; int op; } ops[] = {
+    {"~", SQL_OP_MATCH},   {"~*", SQL_OP_IMATCH},   {"!~", SQL_OP_MATCH | SQL_G_NOT},
+    {"!~*", SQL_OP_IMATCH | SQL_G_NOT}, {"~~", SQL_OP_LIKE}, {"~~*", SQL_OP_ILIKE},
+    {"!~~", SQL_OP_LIKE | SQL_G_NOT},  {"!~~*", SQL_OP_ILIKE | SQL_G_NOT},
+  };
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (strcmp(text, ops[i].name) == 0)
+      return ops[i].op;
+  return SQL_OP_IMATCH | SQL_G_NOT; /* unreachable: the scanner's OP texts are those above */
 }
 
 static const char *sql_g_opname(int op)
@@ -1808,6 +2013,7 @@ static const char *sql_g_opname(int op)
     [SQL_OP_GT] = ">",  [SQL_OP_GE] = ">=", [SQL_OP_ADD] = "+", [SQL_OP_SUB] = "-",
     [SQL_OP_MUL] = "*", [SQL_OP_DIV] = "/", [SQL_OP_MOD] = "%", [SQL_OP_CONCAT] = "||",
     [SQL_OP_LIKE] = "~~", [SQL_OP_ILIKE] = "~~*", [SQL_OP_MATCH] = "~", [SQL_OP_IMATCH] = "~*",
+    [SQL_OP_POW] = "^",
   };
   static const char *const negated[] = {
     [SQL_OP_LIKE] = "!~~", [SQL_OP_ILIKE] = "!~~*", [SQL_OP_MATCH] = "!~", [SQL_OP_IMATCH] = "!~*",
@@ -1879,6 +2085,77 @@ static sql_query_t *sql_g_lock(sql_pstate_t *ps, sql_query_t *q, struct sql_lock
   q->qu_lock = lk.lk_mode;
   q->qu_nowait = lk.lk_nowait;
   return q;
+}
+
+/* The key columns: ci_keys as written, ci_columns their names (what the
+ * index is built on, whatever the order). */
+static void sql_g_index_keys(sql_pstate_t *ps, sql_create_index_t *ci, sql_list_t *keys)
+{
+  ci->ci_keys = keys;
+  for (int i = 0; i < sql_list_len(keys); i++) {
+    sql_order_t *o = sql_list_at(keys, i);
+    ci->ci_columns = APPEND(ci->ci_columns, (void *)o->or_expr->ex_name);
+  }
+}
+
+/* [NOT] [I]LIKE or SIMILAR TO with an optional ESCAPE (ex_third). */
+static sql_expr_t *sql_g_like(sql_pstate_t *ps, sql_op_t op, bool negated, int pos,
+                              sql_expr_t *l, sql_expr_t *r, sql_expr_t *esc)
+{
+  sql_expr_t *x = sql_expr_new(ps, SQL_E_OP, pos);
+  x->ex_op = op;
+  x->ex_not = negated;
+  x->ex_left = l;
+  x->ex_right = r;
+  x->ex_third = esc;
+  return sql_expr_done(ps, x);
+}
+
+/* INTERVAL 'text' [unit] as a literal; the unit is one of the scanner's
+ * interval words, already lower case. */
+static sql_expr_t *sql_g_interval(sql_pstate_t *ps, int pos, const char *text, const char *unit)
+{
+  sql_expr_t *x = sql_expr_string(ps, text, pos);
+  x->ex_lit = SQL_LIT_INTERVAL;
+  x->ex_name = unit;
+  return x;
+}
+
+/* 'text'::interval, CAST('text' AS interval): the INTERVAL literal, as
+ * PostgreSQL's typed literals are; anything else would need an interval
+ * type, which there is not. */
+static sql_expr_t *sql_g_interval_cast(sql_pstate_t *ps, int pos, sql_expr_t *x)
+{
+  if (x->ex_kind == SQL_E_LITERAL && x->ex_lit == SQL_LIT_STRING)
+    return sql_g_interval(ps, x->ex_pos, x->ex_text, NULL);
+  sql_error_at(ps, SQLSTATE_FEATURE_NOT_SUPPORTED, pos,
+               "type interval is not supported: only a string constant can be cast to it");
+  return NULL;
+}
+
+static sql_expr_t *sql_g_between1(sql_pstate_t *ps, int pos, bool negated, sql_expr_t *x,
+                                  sql_expr_t *lo, sql_expr_t *hi)
+{
+  sql_expr_t *b = sql_expr_new(ps, SQL_E_BETWEEN, pos);
+  b->ex_not = negated;
+  b->ex_left = x;
+  b->ex_right = lo;
+  b->ex_third = hi;
+  return sql_expr_done(ps, b);
+}
+
+/* [NOT] BETWEEN [A]SYMMETRIC. SYMMETRIC is rewritten here, as PostgreSQL
+ * does: x BETWEEN lo AND hi OR x BETWEEN hi AND lo (NOT: both NOT BETWEEN,
+ * ANDed). The operands are shared by both halves; the tree is read-only
+ * after parsing, so sharing is safe. */
+static sql_expr_t *sql_g_between(sql_pstate_t *ps, int pos, bool negated, bool symmetric,
+                                 sql_expr_t *x, sql_expr_t *lo, sql_expr_t *hi)
+{
+  sql_expr_t *a = sql_g_between1(ps, pos, negated, x, lo, hi);
+  if (!a || !symmetric)
+    return a;
+  sql_expr_t *b = sql_g_between1(ps, pos, negated, x, hi, lo);
+  return b ? sql_expr_op(ps, negated ? SQL_OP_AND : SQL_OP_OR, pos, a, b) : NULL;
 }
 
 static void sql_g_txnmode(sql_txnmode_t *tm, int mode)

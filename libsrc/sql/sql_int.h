@@ -79,11 +79,18 @@ typedef struct sql_pstate_s {
   size_t ps_bytes;
   int ps_comment_depth;  /* nested block comments */
   int ps_comment_pos;    /* where the outermost open comment began */
+  /* an open dollar-quoted string ($tag$…$tag$): its delimiter, where it
+   * began, and its text so far (arena) */
+  const char *ps_dq_delim;
+  sql_loc_t ps_dq_loc;
+  char *ps_dq_buf;
+  size_t ps_dq_len, ps_dq_cap;
   /* one token of lookahead, see sql_lex in sql_gram.y */
   bool ps_have_la;
   int ps_la_tok;
   sql_yystype_t ps_la_val;
   sql_loc_t ps_la_loc;
+  int ps_iv_state;       /* tokens of INTERVAL 'text' seen so far (0-2), see sql_yylex */
   sql_list_t *ps_stmts;  /* of sql_stmt_t */
 } sql_pstate_t;
 

@@ -107,6 +107,11 @@ int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
   }
   if (rc != CZ_OK)
     return CZ_ERR;
+  if (p->sp_kind != SP_QUERY) {
+    p->sp_dml = b.b_dml ? b.b_dml : p->sp_root;
+    p->sp_ncols = b.b_nret;
+    p->sp_cols = b.b_ret_cols;
+  }
   bd_finish(&b, p);
   *out = p;
   return CZ_OK;

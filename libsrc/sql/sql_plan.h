@@ -98,7 +98,8 @@ typedef struct sp_access_s {
 typedef struct splan_s {
   sp_kind_t sp_kind;
   op_t *sp_root;
-  int sp_ncols;                 /* result columns (queries) */
+  op_t *sp_dml;                 /* INSERT/UPDATE/DELETE: the modify operator (op_dml_count) */
+  int sp_ncols;                 /* result columns (queries, DML with RETURNING) */
   sp_col_t *sp_cols;
   int sp_nparams;
   ty_t *sp_param_types;         /* inferred; untyped ones are text */

@@ -134,6 +134,15 @@ static void pr_literal(sql_pr_t *p, const sql_expr_t *x)
     pr_quoted(p, x->ex_text, '\'');
     pr_str(p, ")");
     break;
+  case SQL_LIT_INTERVAL:
+    pr_str(p, "(interval ");
+    pr_quoted(p, x->ex_text, '\'');
+    if (x->ex_name) {
+      pr_str(p, " ");
+      pr_str(p, x->ex_name);
+    }
+    pr_str(p, ")");
+    break;
   }
 }
 
@@ -148,13 +157,15 @@ static const char *sql_op_name(const sql_expr_t *x)
     [SQL_OP_CONCAT] = "||",   [SQL_OP_LIKE] = "like",     [SQL_OP_ILIKE] = "ilike",
     [SQL_OP_IS_NULL] = "is-null", [SQL_OP_IS_TRUE] = "is-true",
     [SQL_OP_IS_FALSE] = "is-false", [SQL_OP_IS_DISTINCT] = "is-distinct-from",
-    [SQL_OP_MATCH] = "~",     [SQL_OP_IMATCH] = "~*",
+    [SQL_OP_MATCH] = "~",     [SQL_OP_IMATCH] = "~*",     [SQL_OP_POW] = "^",
+    [SQL_OP_SIMILAR] = "similar-to",
   };
   static const char *const negated[] = {
     [SQL_OP_LIKE] = "not-like",         [SQL_OP_ILIKE] = "not-ilike",
     [SQL_OP_IS_NULL] = "is-not-null",   [SQL_OP_IS_TRUE] = "is-not-true",
     [SQL_OP_IS_FALSE] = "is-not-false", [SQL_OP_IS_DISTINCT] = "is-not-distinct-from",
     [SQL_OP_MATCH] = "!~",              [SQL_OP_IMATCH] = "!~*",
+    [SQL_OP_SIMILAR] = "not-similar-to",
   };
   return x->ex_not ? negated[x->ex_op] : names[x->ex_op];
 }
@@ -281,7 +292,11 @@ static void pr_expr(sql_pr_t *p, const sql_expr_t *x)
     pr_str(p, " ");
     pr_expr(p, x->ex_right);
   }
-  if (x->ex_third) {
+  if (x->ex_third && x->ex_kind == SQL_E_OP) {
+    pr_str(p, " (escape "); /* [NOT] [I]LIKE … ESCAPE c */
+    pr_expr(p, x->ex_third);
+    pr_str(p, ")");
+  } else if (x->ex_third) {
     pr_str(p, " ");
     pr_expr(p, x->ex_third);
   }
@@ -566,6 +581,11 @@ static void pr_create_table(sql_pr_t *p, const sql_create_table_t *ct)
     const sql_tabcons_t *tc = sql_list_at(ct->ct_constraints, i);
     pr_str(p, tc->tc_primary ? " (primary-key " : " (unique ");
     pr_names(p, tc->tc_columns);
+    if (tc->tc_name) {
+      pr_str(p, " (constraint ");
+      pr_name(p, tc->tc_name);
+      pr_str(p, ")");
+    }
     pr_str(p, ")");
   }
   pr_str(p, ")");
@@ -585,8 +605,26 @@ static void pr_create_index(sql_pr_t *p, const sql_create_index_t *ci)
     pr_str(p, "-");
   pr_str(p, " ");
   pr_qname(p, &ci->ci_table);
-  pr_str(p, " ");
-  pr_names(p, ci->ci_columns);
+  if (ci->ci_method)
+    pr_str(p, " (using btree)");
+  pr_str(p, " (");
+  /* a key with an order written is (desc a [nulls-first|nulls-last]) or
+   * (asc a nulls-…); a plain one just its name */
+  for (int i = 0; i < sql_list_len(ci->ci_keys); i++) {
+    const sql_order_t *o = sql_list_at(ci->ci_keys, i);
+    if (i)
+      pr_str(p, " ");
+    if (!o->or_desc && !o->or_nulls) {
+      pr_name(p, o->or_expr->ex_name);
+      continue;
+    }
+    pr_str(p, o->or_desc ? "(desc " : "(asc ");
+    pr_name(p, o->or_expr->ex_name);
+    if (o->or_nulls)
+      pr_str(p, o->or_nulls == SQL_NULLS_FIRST ? " nulls-first" : " nulls-last");
+    pr_str(p, ")");
+  }
+  pr_str(p, ")");
   if (ci->ci_include) {
     pr_str(p, " (include ");
     pr_names(p, ci->ci_include);
@@ -758,6 +796,8 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
       pr_str(p, " if-exists");
     pr_str(p, " ");
     pr_qnames(p, s->st_drop->dr_names);
+    if (s->st_drop->dr_cascade)
+      pr_str(p, " cascade");
     pr_str(p, ")");
     break;
   case SQL_STMT_CREATE_INDEX: pr_create_index(p, s->st_create_index); break;
