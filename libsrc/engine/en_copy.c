@@ -128,6 +128,8 @@ typedef struct outbuf_s {
 
 static void ob_put(outbuf_t *o, const char *p, size_t n)
 {
+  if (!n)
+    return;  /* an empty piece: ob_p may still be NULL, and memcpy(NULL, …, 0) is UB */
   if (o->ob_len + n > o->ob_cap) {
     size_t cap = (o->ob_len + n) * 2 + 1024;
     char *np = realloc(o->ob_p, cap);
@@ -244,7 +246,8 @@ int eportal_copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
     }
     qctx_t q = {.q_arena = a, .q_vector_size = s->se_eng->en_vector_size,
                 .q_max_mem = s->se_eng->en_max_mem, .q_cancel = &s->se_cancel,
-                .q_txn = s->se_tx, .q_tops = &en_table_ops, .q_tops_ctx = s};
+                .q_txn = s->se_tx, .q_tops = &en_table_ops, .q_tops_ctx = s,
+                .q_stmt_ts = en_stmt_ts()};
     for (int i = 0; i < pl->sp_nsubqs; i++)
       xsubq_reset(pl->sp_subqs[i], &q);
     s->se_cancel = false;

@@ -334,7 +334,8 @@ static int ddl_truncate(esession_t *s, arena_t *a, const sql_drop_t *dr, err_t *
       return CZ_ERR;
     qctx_t q = {.q_arena = a, .q_vector_size = s->se_eng->en_vector_size,
                 .q_max_mem = s->se_eng->en_max_mem, .q_cancel = &s->se_cancel,
-                .q_txn = s->se_tx, .q_tops = &en_table_ops, .q_tops_ctx = s};
+                .q_txn = s->se_tx, .q_tops = &en_table_ops, .q_tops_ctx = s,
+                .q_stmt_ts = en_stmt_ts()};
     obatch_t ob;
     int rc = op_open(p->sp_root, &q, e);
     if (rc == CZ_OK)

@@ -52,6 +52,30 @@ int eportal_bind(estmt_t *st, const eparam_t *params, int nparams, eportal_t **o
   return CZ_OK;
 }
 
+int en_portal_bind_values(estmt_t *st, const datum_t *vals, int n, eportal_t **out, err_t *e)
+{
+  if (n != st->st_nparams)
+    return err_set(e, SQLSTATE_PROTOCOL_VIOLATION, "%d parameters given, %d wanted", n,
+                   st->st_nparams);
+  arena_t *a = arena_create(NULL, "portal");
+  eportal_t *p = arena_zalloc(a, sizeof(*p));
+  p->po_stmt = st;
+  p->po_arena = a;
+  p->po_nparams = n;
+  p->po_params = arena_zalloc(a, sizeof(datum_t) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
+    p->po_params[i] = vals[i];
+    if (!vals[i].d_null && ty_phys(estmt_param_type(st, i).t_id) == TP_STR) {
+      char *c = arena_alloc(a, vals[i].d_str.s_len + 1);
+      memcpy(c, vals[i].d_str.s_ptr, vals[i].d_str.s_len);
+      p->po_params[i].d_str.s_ptr = c;  /* the caller's values die with its portal */
+    }
+  }
+  st->st_refs++;
+  *out = p;
+  return CZ_OK;
+}
+
 static void portal_release_plan(eportal_t *p)
 {
   if (!p->po_plan)
@@ -140,7 +164,7 @@ static int portal_start(eportal_t *p, err_t *e)
   q->q_tops = &en_table_ops;
   q->q_tops_ctx = s;
   /* now() is the statement's start: µs since 2000-01-01 as TIMESTAMP */
-  q->q_stmt_ts = (int64_t)time_wall_ms() * 1000 - INT64_C(946684800000000);
+  q->q_stmt_ts = en_stmt_ts();
   for (int i = 0; i < p->po_plan->sp_nsubqs; i++)
     xsubq_reset(p->po_plan->sp_subqs[i], q);
   p->po_out = arena_create(p->po_arena, "out");
@@ -156,13 +180,13 @@ static void portal_finish_tag(eportal_t *p)
     snprintf(p->po_tag, sizeof(p->po_tag), "SELECT %lld", (long long)p->po_rows);
     break;
   case SP_INSERT:
-    snprintf(p->po_tag, sizeof(p->po_tag), "INSERT 0 %lld", (long long)op_dml_count(pl->sp_root));
+    snprintf(p->po_tag, sizeof(p->po_tag), "INSERT 0 %lld", (long long)op_dml_count(pl->sp_dml));
     break;
   case SP_UPDATE:
-    snprintf(p->po_tag, sizeof(p->po_tag), "UPDATE %lld", (long long)op_dml_count(pl->sp_root));
+    snprintf(p->po_tag, sizeof(p->po_tag), "UPDATE %lld", (long long)op_dml_count(pl->sp_dml));
     break;
   case SP_DELETE:
-    snprintf(p->po_tag, sizeof(p->po_tag), "DELETE %lld", (long long)op_dml_count(pl->sp_root));
+    snprintf(p->po_tag, sizeof(p->po_tag), "DELETE %lld", (long long)op_dml_count(pl->sp_dml));
     break;
   }
 }
@@ -225,6 +249,13 @@ int eportal_execute(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *ctx, bo
       return CZ_ERR;
     if (!st->st_ast) {
       p->po_state = EP_DONE;
+      if (st->st_cursor) {
+        if (en_cursor_run(p, fn, ctx, e) != CZ_OK) {
+          en_tx_fail(s);
+          return CZ_ERR;
+        }
+        return CZ_OK;
+      }
       return CZ_OK;  /* empty query: tag "" */
     }
     if (en_is_utility(st->st_ast)) {
@@ -272,7 +303,7 @@ static int explain_run(eportal_t *p, splan_t *pl, arena_t *a, err_t *e)
   qctx_t q = {.q_arena = a, .q_params = p->po_params, .q_param_types = pl->sp_param_types,
               .q_nparams = p->po_nparams, .q_vector_size = s->se_eng->en_vector_size,
               .q_max_mem = s->se_eng->en_max_mem, .q_cancel = &s->se_cancel, .q_txn = s->se_tx,
-              .q_tops = &en_table_ops, .q_tops_ctx = s};
+              .q_tops = &en_table_ops, .q_tops_ctx = s, .q_stmt_ts = en_stmt_ts()};
   for (int i = 0; i < pl->sp_nsubqs; i++)
     xsubq_reset(pl->sp_subqs[i], &q);
   int rc = op_open(pl->sp_root, &q, e);

@@ -149,6 +149,7 @@ void esession_close(esession_t *s)
 {
   if (!s)
     return;
+  en_cursor_close_all(s);
   if (s->se_tx)
     txn_rollback(s->se_tx, NULL);
   if (s->se_snap)
@@ -238,7 +239,8 @@ int esession_split(esession_t *s, const char *text, size_t len, arena_t *a, etex
   sql_stmt_list_t *l;
   if (sql_parse(tmp, text, len, &l, e) != CZ_OK) {
     arena_destroy(tmp);
-    return CZ_ERR;
+    /* Cursor statements are read by en_cursor.c, not the parser. */
+    return en_cursor_split(text, len, a, stmts, n) ? CZ_OK : CZ_ERR;
   }
   etext_t *out = arena_alloc(a, sizeof(etext_t) * (size_t)(l->sl_n + 1));
   for (int i = 0; i < l->sl_n; i++) {

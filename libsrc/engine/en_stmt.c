@@ -48,8 +48,8 @@ static void stmt_describe(estmt_t *st, const splan_t *p)
 {
   st->st_nparams = p->sp_nparams;
   st->st_ptypes = p->sp_param_types;
-  if (p->sp_kind != SP_QUERY) {
-    st->st_ncols = -1;
+  if (p->sp_kind != SP_QUERY && !p->sp_cols) {
+    st->st_ncols = -1;  /* DML without RETURNING: no rows */
     return;
   }
   st->st_ncols = p->sp_ncols;
@@ -105,6 +105,13 @@ int estmt_prepare(esession_t *s, const char *text, size_t len, const uint32_t *p
   st->st_len = len;
   st->st_ncols = -1;
   st->st_kind = ESTMT_COMMAND;
+  int cr = en_cursor_prepare(st, param_types, nparams, e);
+  if (cr == CZ_OK) {
+    *out = st;
+    return CZ_OK;
+  }
+  if (cr == CZ_ERR)
+    goto fail;
   sql_stmt_list_t *l;
   if (sql_parse(a, st->st_text, len, &l, e) != CZ_OK)
     goto fail;
@@ -133,6 +140,8 @@ int estmt_prepare(esession_t *s, const char *text, size_t len, const uint32_t *p
       en_refresh_snapshot(s);
       if (en_stmt_replan(st, e) != CZ_OK)
         goto fail;
+      if (st->st_ncols >= 0)
+        st->st_kind = ESTMT_QUERY;  /* SELECT, or DML with RETURNING: rows */
       break;
     case SQL_STMT_SHOW:
       st->st_kind = ESTMT_QUERY;
@@ -158,6 +167,7 @@ int estmt_prepare(esession_t *s, const char *text, size_t len, const uint32_t *p
 fail:
   if (st->st_snap)
     cat_snapshot_release(st->st_snap);
+  en_cursor_stmt_free(st);
   arena_destroy(a);
   /* As in PostgreSQL, a statement that cannot even be prepared fails the
    * transaction block it is in (25P02 itself leaves the state as it is). */
@@ -170,6 +180,7 @@ void en_stmt_unref(estmt_t *st)
 {
   if (--st->st_refs > 0)
     return;
+  en_cursor_stmt_free(st);
   if (st->st_snap)
     cat_snapshot_release(st->st_snap);
   arena_destroy(st->st_arena);

@@ -17,8 +17,29 @@ int en_tx_ensure(esession_t *s, bool *implicit, err_t *e)
   if (!s->se_tx)
     return CZ_ERR;
   txn_set_cancel(s->se_tx, &s->se_cancel);
-  *implicit = !s->se_block;
+  /* Inside a multi-statement text the transaction outlives the
+   * statement: esession_end_implicit ends it. */
+  *implicit = !s->se_block && !s->se_multi;
   return CZ_OK;
+}
+
+int64_t en_stmt_ts(void)
+{
+  return (int64_t)time_wall_ms() * 1000 - INT64_C(946684800000000);
+}
+
+void esession_begin_implicit(esession_t *s)
+{
+  s->se_multi = true;
+}
+
+int esession_end_implicit(esession_t *s, bool ok, err_t *e)
+{
+  bool was = s->se_multi;
+  s->se_multi = false;
+  if (!was || s->se_block || !s->se_tx)
+    return CZ_OK;
+  return en_tx_end_implicit(s, ok, e);
 }
 
 int en_tx_end_implicit(esession_t *s, bool ok, err_t *e)
@@ -35,6 +56,7 @@ int en_tx_end_implicit(esession_t *s, bool ok, err_t *e)
 void en_tx_fail(esession_t *s)
 {
   if (s->se_block) {
+    en_cursor_close_all(s);
     /* Undo now (locks released at once); the block stays failed until
      * ROLLBACK or COMMIT. */
     if (s->se_tx) {
@@ -52,6 +74,7 @@ void en_tx_fail(esession_t *s)
 
 static int tx_finish(esession_t *s, bool commit, err_t *e)
 {
+  en_cursor_close_all(s);  /* cursors end with their block */
   txn_t *tx = s->se_tx;
   s->se_tx = NULL;
   s->se_block = false;

@@ -101,6 +101,21 @@ typedef struct etext_s {
 int esession_split(esession_t *s, const char *text, size_t len, arena_t *a,
                    etext_t **stmts, int *n, err_t *e);
 
+/* The statements of one simple-protocol Query run as one implicit
+ * transaction, as in PostgreSQL: between esession_begin_implicit and
+ * esession_end_implicit a statement outside a block does not commit on
+ * its own; the first failure rolls back everything the text did so far
+ * (outside a block), and end_implicit commits what is left open (ok) or
+ * rolls it back (!ok). BEGIN inside the text turns the open implicit
+ * transaction into a block (its earlier statements included) and
+ * COMMIT / ROLLBACK end it; the statements after that start a new
+ * implicit one. end_implicit returns the commit's error, if any. */
+void esession_begin_implicit(esession_t *s);
+/* The statement of the open SQL cursor (DECLARE) named name, for the
+ * protocol's Describe of a portal of that name; NULL when none. */
+const estmt_t *esession_cursor_stmt(esession_t *s, const char *name);
+int esession_end_implicit(esession_t *s, bool ok, err_t *e);
+
 /* Prepares one statement. param_types[i] are the client's type OIDs for
  * $1.. (0 = infer); nparams may be less than the statement uses. The
  * statement lives until estmt_free (it belongs to the session). A

@@ -61,6 +61,30 @@ typedef struct enotice_s {
   struct enotice_s *en_next;
 } enotice_t;
 
+/* ---- en_cursor.c: DECLARE / FETCH / MOVE / CLOSE ------------------------ */
+
+#define SQLSTATE_UNDEFINED_CURSOR "34000"
+#define SQLSTATE_DUPLICATE_CURSOR "42P03"
+
+typedef enum ecur_kind_e { ECUR_NONE, ECUR_DECLARE, ECUR_FETCH, ECUR_MOVE, ECUR_CLOSE } ecur_kind_t;
+
+/* A cursor statement as read (the parser does not know them). */
+typedef struct ecur_stmt_s {
+  ecur_kind_t cs_kind;
+  char *cs_name;                /* NULL: CLOSE ALL */
+  struct estmt_s *cs_query;     /* DECLARE: the query, prepared */
+  int64_t cs_count;             /* FETCH / MOVE: rows, -1 = ALL */
+} ecur_stmt_t;
+
+/* An open cursor: a portal of its own statement, until CLOSE or the end
+ * of the transaction block. */
+typedef struct ecursor_s {
+  char *cu_name;
+  struct estmt_s *cu_stmt;      /* holds a reference */
+  struct eportal_s *cu_portal;
+  struct ecursor_s *cu_next;
+} ecursor_t;
+
 struct esession_s {
   engine_t *se_eng;
   arena_t *se_arena;            /* the session's lifetime */
@@ -70,6 +94,8 @@ struct esession_s {
   char se_status;               /* 'I', 'T', 'E' */
   txn_t *se_tx;                 /* open transaction or NULL */
   bool se_block;                /* inside BEGIN … COMMIT */
+  bool se_multi;                /* inside esession_begin_implicit … end_implicit */
+  ecursor_t *se_cursors;        /* open cursors (in se_arena) */
   cat_snapshot_t *se_snap;      /* what the session sees now */
   eguc_t *se_gucs;
   enotice_t *se_notices, *se_notices_tail;
@@ -96,6 +122,7 @@ struct estmt_s {
   int st_nparams;
   ty_t *st_ptypes;
   int st_refs;                  /* the owner (until estmt_free) + live portals */
+  ecur_stmt_t *st_cursor;       /* a cursor statement (st_ast is then NULL) */
 };
 
 typedef enum eport_state_e { EP_NEW, EP_RUNNING, EP_DONE } eport_state_t;
@@ -144,6 +171,26 @@ void en_refresh_snapshot(esession_t *s);
 int en_tx_ensure(esession_t *s, bool *implicit, err_t *e);
 /* Ends an implicit transaction: commit when ok, else roll back. */
 int en_tx_end_implicit(esession_t *s, bool ok, err_t *e);
+/* now() for a statement starting now: µs since 2000-01-01 as TIMESTAMP.
+ * Every execution context of a statement gets it once (q_stmt_ts), so
+ * now() is the same in all its rows and batches. */
+int64_t en_stmt_ts(void);
+
+/* en_cursor.c. ECUR_NONE unless text starts with DECLARE, FETCH, MOVE or
+ * CLOSE. */
+ecur_kind_t en_cursor_kind(const char *text, size_t len);
+/* Reads a cursor statement into st (1: not one; CZ_OK; CZ_ERR). */
+int en_cursor_prepare(estmt_t *st, const uint32_t *ptypes, int nparams, err_t *e);
+void en_cursor_stmt_free(estmt_t *st);
+/* Executes the cursor statement of portal p. */
+int en_cursor_run(eportal_t *p, erows_fn_t fn, void *ctx, err_t *e);
+/* Closes every cursor (the end of the transaction, the session). */
+void en_cursor_close_all(esession_t *s);
+/* Splits a text the parser refused at semicolons; false when it has no
+ * cursor statement (the parser's error stands). */
+bool en_cursor_split(const char *text, size_t len, arena_t *a, etext_t **out, int *n);
+/* A portal of st with parameter values already converted (copied). */
+int en_portal_bind_values(estmt_t *st, const datum_t *vals, int n, eportal_t **out, err_t *e);
 /* A statement failed: in a block the session goes to 'E'. */
 void en_tx_fail(esession_t *s);
 int en_tx_control(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e);

@@ -131,6 +131,15 @@ struct qtable_ops_s {
    * storage has none: the join operator then fails (XX000). */
   int (*qt_lookup)(qctx_t *q, void *tab, const datum_t *const *keys, int n, const int *cols,
                    int ncols, batch_t *out, bool *found, arena_t *a, err_t *e);
+  /* INSERT … ON CONFLICT DO NOTHING: inserts, in order, those of rows sel
+   * of b whose key in unique index `index` (-1: in every unique index,
+   * the primary key included) matches no row the transaction sees (rows
+   * inserted before in the same call included); writes the inserted rows'
+   * numbers to kept (capacity n) and their count to *nkept. A key with a
+   * NULL conflicts with nothing. NULL when the storage has no unique
+   * indexes (0A000). */
+  int (*qt_insert_new)(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, int index,
+                       int *kept, int *nkept, err_t *e);
 };
 
 /* ---- running operators ------------------------------------------------- */
@@ -239,6 +248,14 @@ op_t *op_update_new(arena_t *a, op_t *in, void *table, const char *name);
 /* in: anything with the row identity at column rid. */
 op_t *op_delete_new(arena_t *a, op_t *in, void *table, const char *name, int rid);
 int64_t op_dml_count(const op_t *o);
+/* RETURNING: o (an insert, update or delete) also returns each batch it
+ * changed, as its input gave it (the new rows for INSERT and UPDATE, the
+ * removed ones for DELETE), instead of nothing. */
+void op_dml_set_returning(op_t *o);
+/* ON CONFLICT DO NOTHING: insert o skips the rows whose key in unique
+ * index `index` (-1: any unique index) is already there (qt_insert_new);
+ * the count and RETURNING cover only the rows inserted. */
+void op_insert_skip_conflicts(op_t *o, int index);
 
 /* ---- subqueries -------------------------------------------------------- */
 

@@ -7,14 +7,28 @@ typedef struct op_filter_s {
   xnode_t *of_cond;
 } op_filter_t;
 
+/* A condition that is a constant other than TRUE (the binder folds
+ * `x = NULL`, `NULL IS NOT NULL`) passes no row whatever the input: the
+ * input is not run at all, as PostgreSQL's one-time filter does, so its
+ * run-time errors (a division by zero below) do not happen. */
+static bool filter_never(const op_filter_t *f)
+{
+  const xnode_t *c = f->of_cond;
+  return c->x_kind == X_CONST && (c->x_const.d_null || !c->x_const.d_bool);
+}
+
 static int filter_open(op_t *o, qctx_t *q, err_t *e)
 {
+  if (filter_never((op_filter_t *)o))
+    return CZ_OK;
   return op_open(o->o_in, q, e);
 }
 
 static int filter_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
 {
   op_filter_t *f = (op_filter_t *)o;
+  if (filter_never(f))
+    return CZ_OK;
   xctx_t xc;
   op_xctx(q, o->o_batch, &xc);
   for (;;) {

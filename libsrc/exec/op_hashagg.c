@@ -104,11 +104,13 @@ static void agg_concat(op_hashagg_t *h, agg_state_t *st, const datum_t *d, const
     st->as_cap = cap;
   }
   char *p = (char *)st->as_val.d_str.s_ptr;
-  if (!sep.d_null) {
+  /* Empty pieces are skipped: p is still NULL while the text is empty. */
+  if (!sep.d_null && sep.d_str.s_len) {
     memcpy(p + len, sep.d_str.s_ptr, sep.d_str.s_len);
     len += sep.d_str.s_len;
   }
-  memcpy(p + len, d->d_str.s_ptr, d->d_str.s_len);
+  if (d->d_str.s_len)
+    memcpy(p + len, d->d_str.s_ptr, d->d_str.s_len);
   st->as_val.d_str.s_len = len + d->d_str.s_len;
 }
 

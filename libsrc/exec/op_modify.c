@@ -1,6 +1,7 @@
 /* op_modify — INSERT, UPDATE and DELETE: drain the input and hand each
  * batch to the storage hooks; they return no rows, only a count (for the
- * command tag). One file because the three differ only in the hook. */
+ * command tag), except under RETURNING, where each changed batch is
+ * passed on (the binder projects the RETURNING list over it). One file because the three differ only in the hook. */
 #include "exec/exec_int.h"
 
 typedef enum modify_kind_e { MOD_INSERT, MOD_UPDATE, MOD_DELETE } modify_kind_t;
@@ -11,6 +12,9 @@ typedef struct op_modify_s {
   void *om_table;
   const char *om_name;
   int om_rid;                   /* DELETE: row identity column */
+  bool om_returning;            /* return the changed batches (RETURNING) */
+  bool om_skip_conflicts;       /* INSERT … ON CONFLICT DO NOTHING */
+  int om_conflict_index;        /* its unique index; -1 = all */
   int64_t om_count;             /* run-time: rows changed */
 } op_modify_t;
 
@@ -23,7 +27,6 @@ static int modify_open(op_t *o, qctx_t *q, err_t *e)
 static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
 {
   op_modify_t *m = (op_modify_t *)o;
-  (void)out;
   if (!q->q_tops)
     return err_set(e, SQLSTATE_INTERNAL, "no table access in this context");
   for (;;) {
@@ -37,7 +40,18 @@ static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     int rc;
     switch (m->om_kind) {
     case MOD_INSERT:
-      rc = q->q_tops->qt_insert(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n, e);
+      if (m->om_skip_conflicts) {
+        if (!q->q_tops->qt_insert_new)
+          return err_set(e, "0A000",
+                         "ON CONFLICT is not supported for this table");
+        int *kept = arena_alloc(o->o_batch, sizeof(int) * (size_t)in.ob_n);
+        int nkept = 0;
+        rc = q->q_tops->qt_insert_new(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n,
+                                      m->om_conflict_index, kept, &nkept, e);
+        in.ob_sel = kept;  /* only the inserted rows count and are returned */
+        in.ob_n = nkept;
+      } else
+        rc = q->q_tops->qt_insert(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n, e);
       break;
     case MOD_UPDATE:
       rc = q->q_tops->qt_update(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n, e);
@@ -49,12 +63,19 @@ static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     if (rc != CZ_OK)
       return CZ_ERR;
     m->om_count += in.ob_n;
+    if (m->om_returning && in.ob_n > 0) {
+      *out = in;  /* valid until the next call, like the input's batch */
+      return CZ_OK;
+    }
   }
 }
 
 static char *modify_detail(const op_t *o, arena_t *a)
 {
-  return arena_strdup(a, ((const op_modify_t *)o)->om_name);
+  const op_modify_t *m = (const op_modify_t *)o;
+  if (m->om_skip_conflicts)
+    return arena_sprintf(a, "%s  on conflict do nothing", m->om_name);
+  return arena_strdup(a, m->om_name);
 }
 
 static const op_vt_t insert_vt = {"Insert", modify_open, modify_next, NULL, modify_detail};
@@ -86,6 +107,21 @@ op_t *op_update_new(arena_t *a, op_t *in, void *table, const char *name)
 op_t *op_delete_new(arena_t *a, op_t *in, void *table, const char *name, int rid)
 {
   return modify_new(a, &delete_vt, MOD_DELETE, in, table, name, rid);
+}
+
+void op_insert_skip_conflicts(op_t *o, int index)
+{
+  op_modify_t *m = (op_modify_t *)o;
+  m->om_skip_conflicts = true;
+  m->om_conflict_index = index;
+}
+
+void op_dml_set_returning(op_t *o)
+{
+  op_modify_t *m = (op_modify_t *)o;
+  m->om_returning = true;
+  o->o_ncols = o->o_in->o_ncols;
+  o->o_types = o->o_in->o_types;
 }
 
 int64_t op_dml_count(const op_t *o)

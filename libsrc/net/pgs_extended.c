@@ -318,8 +318,14 @@ static pgs_next_t do_describe(pgs_conn_t *c, char what, const char *name)
     return PGS_GO_ON;
   }
   pgs_portal_t *p = portal_find(c, name);
-  if (!p || !p->pp_stmt)
-    return portal_missing(c, name);
+  if (!p || !p->pp_stmt) {
+    /* SQL cursors (DECLARE) are portals too, as in PostgreSQL */
+    const estmt_t *cur = name[0] ? esession_cursor_stmt(c->c_sess, name) : NULL;
+    if (!cur)
+      return portal_missing(c, name);
+    pgs_send_row_description(c, cur, NULL);
+    return PGS_GO_ON;
+  }
   if (p->pp_stmt->ps_st)
     pgs_send_row_description(c, p->pp_stmt->ps_st, p->pp_formats);
   else

@@ -82,6 +82,7 @@ typedef struct pgs_job_s {
   etext_t *jb_stmts;
   int jb_n;
   int jb_i;
+  bool jb_implicit;           /* esession_begin_implicit was called for the text */
   estmt_t *jb_st;
   eportal_t *jb_portal;
   /* execute */

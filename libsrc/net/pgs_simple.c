@@ -9,7 +9,8 @@
  * is decoded meanwhile); for COPY FROM STDIN, whose data messages are
  * decoded, it is copied to c_job_arena first. An error ends the job: the
  * statements after it are skipped, as PostgreSQL does. Error positions are
- * made relative to the whole Query text.
+ * made relative to the whole Query text. Several statements run as one
+ * implicit transaction (esession_begin_implicit), as in PostgreSQL.
  */
 #include <string.h>
 
@@ -25,9 +26,14 @@ static void stmt_free(pgs_job_t *j)
   j->jb_st = NULL;
 }
 
-static pgs_next_t job_end(pgs_conn_t *c)
+static pgs_next_t job_end(pgs_conn_t *c, bool ok)
 {
   stmt_free(&c->c_job);
+  /* The text's implicit transaction ends with it (PostgreSQL commits a
+   * multi-statement Query as one transaction). */
+  err_t e;
+  if (c->c_job.jb_implicit && esession_end_implicit(c->c_sess, ok, &e) != CZ_OK)
+    pgs_send_error(c, "ERROR", &e);
   memset(&c->c_job, 0, sizeof c->c_job);
   arena_reset(c->c_job_arena);
   pgs_send_notices(c);
@@ -45,7 +51,7 @@ static pgs_next_t job_fail(pgs_conn_t *c, err_t *e)
   if (e->er_pos > 0 && j->jb_i < j->jb_n)
     e->er_pos += pgs_chars_before(j->jb_text, j->jb_stmts[j->jb_i].et_off);
   pgs_send_error(c, "ERROR", e);
-  return job_end(c);
+  return job_end(c, false);
 }
 
 static void stmt_done(pgs_conn_t *c)
@@ -106,13 +112,13 @@ pgs_next_t pgs_simple_resume(pgs_conn_t *c)
     pgw_write_command_complete(&c->c_out, eportal_tag(j->jb_portal));
     stmt_done(c);
   }
-  return job_end(c);
+  return job_end(c, true);
 }
 
 void pgs_simple_copy_ended(pgs_conn_t *c, bool failed)
 {
   if (failed) {
-    job_end(c);
+    job_end(c, false);
     return;
   }
   stmt_done(c); /* the connection loop resumes the job with the next statement */
@@ -143,5 +149,9 @@ pgs_next_t pgs_simple_query(pgs_conn_t *c, const pgw_fe_msg_t *m)
   j->jb_len = len;
   j->jb_stmts = stmts;
   j->jb_n = n;
+  if (n > 1) {
+    esession_begin_implicit(c->c_sess);
+    j->jb_implicit = true;
+  }
   return pgs_simple_resume(c);
 }
