@@ -159,8 +159,10 @@ struct pgs_server_s {
   SSL_CTX *sv_tls;             /* NULL: SSLRequest answered 'N' */
   char sv_addr[300];
   int sv_port;
-  cz_thread_t *sv_threads;
-  int sv_n_threads;
+  cz_thread_t *sv_threads;     /* sv_max_threads slots */
+  int sv_n_threads;            /* started; grows while sessions wait for locks (sv_mu) */
+  int sv_max_threads;          /* ServerThreads + MaxClientConnections */
+  atomic_int sv_blocked;       /* session threads waiting for another session */
   cz_thread_t sv_start_threads[PGS_STARTUP_THREADS];
   int sv_n_start_threads;
   cz_thread_t sv_house;        /* deadlines */

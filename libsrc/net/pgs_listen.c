@@ -210,10 +210,40 @@ static void serve(pgs_server_t *s, int epfd)
   }
 }
 
+static void *serve_sessions(void *arg);
+
+/* A session thread is about to wait for another session (a row lock held
+ * by a transaction whose COMMIT has not arrived). Keep ServerThreads
+ * threads runnable by starting one more, or the sessions that would
+ * release the locks could never run. The pool only grows, and never past
+ * one thread per connection beyond ServerThreads. */
+static void session_thread_blocks(void *ctx, bool blocking)
+{
+  pgs_server_t *s = ctx;
+  if (!blocking) {
+    atomic_fetch_sub(&s->sv_blocked, 1);
+    return;
+  }
+  int blocked = atomic_fetch_add(&s->sv_blocked, 1) + 1;
+  mutex_lock(&s->sv_mu);
+  if (!atomic_load(&s->sv_exit) && s->sv_n_threads - blocked < s->sv_cfg.pc_threads &&
+      s->sv_n_threads < s->sv_max_threads) {
+    err_t e;
+    if (thread_start(&s->sv_threads[s->sv_n_threads], serve_sessions, s, &e) == CZ_OK) {
+      s->sv_n_threads++;
+      log_info("session threads: %d (%d waiting for other sessions)", s->sv_n_threads, blocked);
+    } else {
+      log_warn("cannot add a session thread: %s", e.er_msg);
+    }
+  }
+  mutex_unlock(&s->sv_mu);
+}
+
 static void *serve_sessions(void *arg)
 {
   pgs_server_t *s = arg;
   thread_set_name("cz-pgwire");
+  thread_set_block_handler(session_thread_blocks, s);
   serve(s, s->sv_epfd);
   return NULL;
 }
@@ -309,7 +339,9 @@ int pgs_server_start(engine_t *eng, const pgs_config_t *cfg, pgs_server_t **out,
     err_set(e, SQLSTATE_IO_ERROR, "epoll_ctl: %s", strerror(errno));
     goto fail;
   }
-  s->sv_threads = calloc((size_t)cfg->pc_threads, sizeof *s->sv_threads);
+  s->sv_max_threads = cfg->pc_threads + cfg->pc_max_conns;
+  atomic_init(&s->sv_blocked, 0);
+  s->sv_threads = calloc((size_t)s->sv_max_threads, sizeof *s->sv_threads);
   if (!s->sv_threads) {
     err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
     goto fail;
@@ -389,7 +421,11 @@ void pgs_server_stop(pgs_server_t *s)
   uint64_t one = 1;
   if (write(s->sv_wake_fd, &one, sizeof one) < 0)
     log_warn("eventfd write: %s", strerror(errno));
-  for (int i = 0; i < s->sv_n_threads; i++)
+  /* sv_exit is set under sv_mu, so no thread is added after this read. */
+  mutex_lock(&s->sv_mu);
+  int n_threads = s->sv_n_threads;
+  mutex_unlock(&s->sv_mu);
+  for (int i = 0; i < n_threads; i++)
     thread_join(&s->sv_threads[i]);
   for (int i = 0; i < s->sv_n_start_threads; i++)
     thread_join(&s->sv_start_threads[i]);

@@ -46,6 +46,29 @@ void thread_set_name(const char *name)
   (void)pthread_setname_np(pthread_self(), buf);
 }
 
+static _Thread_local thread_block_fn_t th_block_fn;
+static _Thread_local void *th_block_ctx;
+static _Thread_local int th_block_depth;
+
+void thread_set_block_handler(thread_block_fn_t fn, void *ctx)
+{
+  th_block_fn = fn;
+  th_block_ctx = ctx;
+  th_block_depth = 0;
+}
+
+void thread_block_begin(void)
+{
+  if (th_block_depth++ == 0 && th_block_fn)
+    th_block_fn(th_block_ctx, true);
+}
+
+void thread_block_end(void)
+{
+  if (--th_block_depth == 0 && th_block_fn)
+    th_block_fn(th_block_ctx, false);
+}
+
 void mutex_init(cz_mutex_t *m)
 {
   pthread_mutexattr_t at;

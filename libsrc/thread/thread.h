@@ -29,6 +29,19 @@ void thread_join(cz_thread_t *t);
 /* Names the calling thread (shown by gdb and top); at most 15 chars used. */
 void thread_set_name(const char *name);
 
+/* Blocking hints. A thread about to wait for something only another
+ * session can bring about (a row lock held by a transaction whose COMMIT
+ * has not arrived yet, a checkpoint gate) says so, so that the pool it
+ * belongs to can run another thread meanwhile: without that, a pool whose
+ * every thread waits for locks held by idle sessions would stop for good.
+ * The handler is per thread (set by the pool's threads at start); threads
+ * without one ignore the hints. Hints nest: only the outermost pair calls
+ * the handler. */
+typedef void (*thread_block_fn_t)(void *ctx, bool blocking);
+void thread_set_block_handler(thread_block_fn_t fn, void *ctx);
+void thread_block_begin(void);
+void thread_block_end(void);
+
 /* ---- mutexes and condition waits --------------------------------------- */
 
 typedef struct cz_mutex_s {

@@ -29,10 +29,12 @@ txn_t *txn_begin(db_t *db, int flags, err_t *e)
       break;
     /* A checkpoint is closing the gate: step back out and wait for it. */
     db_gate_leave(db);
+    thread_block_begin(); /* the checkpoint may wait for idle sessions' transactions */
     mutex_lock(&db->db_mx);
     while (atomic_load(&db->db_ckpt_pending))
       cond_wait(&db->db_gate, &db->db_mx);
     mutex_unlock(&db->db_mx);
+    thread_block_end();
   }
   arena_t *a = arena_create(NULL, "txn");
   txn_t *tx = arena_zalloc(a, sizeof *tx);

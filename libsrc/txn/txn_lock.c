@@ -219,7 +219,10 @@ int txn_lock_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
     }
     mutex_unlock(&sh->ls_mx);
 
-    /* Held by another: wait for it to end. */
+    /* Held by another: wait for it to end. The holder may be a session
+     * waiting for its client's next message, so tell this thread's pool
+     * (before taking the wait mutex: the pool may start a thread). */
+    thread_block_begin();
     mutex_lock(&lt->lt_wait_mx);
     atomic_fetch_add(&lt->lt_waiters, 1);
     mutex_lock(&sh->ls_mx);
@@ -249,6 +252,7 @@ int txn_lock_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
       lk_wait_unlink(lt, tx);
     atomic_fetch_sub(&lt->lt_waiters, 1);
     mutex_unlock(&lt->lt_wait_mx);
+    thread_block_end();
     if (rc != CZ_OK)
       return rc;
   }

@@ -206,12 +206,49 @@ static void test_cond_timedwait_returns_true_when_signalled(void **state)
   gate_run(2, true, gate_timed_waiter);
 }
 
+/* Blocking hints reach the thread's own handler once per outermost pair,
+ * and threads without a handler ignore them. */
+static int hint_calls[2];
+static void count_hint(void *ctx, bool blocking)
+{
+  assert_ptr_equal(ctx, hint_calls);
+  hint_calls[blocking ? 1 : 0]++;
+}
+
+static void *hint_without_handler(void *arg)
+{
+  (void)arg;
+  thread_block_begin();
+  thread_block_end();
+  return NULL;
+}
+
+static void test_block_hints_nest_and_stay_per_thread(void **state)
+{
+  (void)state;
+  err_t e;
+  thread_set_block_handler(count_hint, hint_calls);
+  thread_block_begin();
+  thread_block_begin();
+  assert_int_equal(hint_calls[1], 1);
+  thread_block_end();
+  assert_int_equal(hint_calls[0], 0);
+  thread_block_end();
+  assert_int_equal(hint_calls[0], 1);
+  cz_thread_t t;
+  assert_int_equal(thread_start(&t, hint_without_handler, NULL, &e), CZ_OK);
+  thread_join(&t);
+  assert_int_equal(hint_calls[0] + hint_calls[1], 2);
+  thread_set_block_handler(NULL, NULL);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_thread_start_runs_fn_with_arg),
       cmocka_unit_test(test_thread_set_name_truncates_to_15),
       cmocka_unit_test(test_mutex_excludes),
+      cmocka_unit_test(test_block_hints_nest_and_stay_per_thread),
       cmocka_unit_test(test_mutex_trylock),
       cmocka_unit_test(test_cond_timedwait_times_out),
       cmocka_unit_test(test_cond_signal_wakes_waiter),
