@@ -239,6 +239,14 @@ static pgs_next_t do_bind(pgs_conn_t *c, const pgw_bind_t *bi)
       ps[i].ep_format = bi->bi_n_formats == 0   ? 0
                         : bi->bi_n_formats == 1 ? bi->bi_formats[0]
                                                 : bi->bi_formats[i];
+      /* A text-format value is client-encoding text, whatever its type. */
+      if (ps[i].ep_format == 0 && ps[i].ep_data) {
+        size_t ok = pgw_utf8_check(ps[i].ep_data, ps[i].ep_len);
+        if (ok != ps[i].ep_len) {
+          pgw_utf8_error(&e, ps[i].ep_data, ps[i].ep_len, ok);
+          return ext_error(c, &e);
+        }
+      }
     }
     if (eportal_bind(s->ps_st, ps, bi->bi_n_params, &ep, &e) != CZ_OK)
       return ext_error(c, &e);
