@@ -39,6 +39,17 @@ static void cat_on_end(void *ctx, txn_t *tx, bool committed)
   atomic_store(&c->c_ddl_tx, NULL);
 }
 
+/* ROLLBACK TO a savepoint undid system table writes: the pending snapshot
+ * is rebuilt from the tables as the transaction now sees them (the state
+ * at the mark). The DDL lock stays (txn keeps locks taken after a mark). */
+static int cat_on_rollback_to(void *ctx, txn_t *tx, err_t *e)
+{
+  cat_t *c = ctx;
+  if (atomic_load(&c->c_ddl_tx) != tx || !c->c_pending)
+    return CZ_OK;
+  return cat_ddl_end(c, tx, e);
+}
+
 int cat_ddl_begin(cat_t *c, txn_t *tx, const cat_snapshot_t **snap, err_t *e)
 {
   /* A bulk transaction takes no locks (no DDL lock either) and cannot
@@ -50,6 +61,7 @@ int cat_ddl_begin(cat_t *c, txn_t *tx, const cat_snapshot_t **snap, err_t *e)
       return CZ_ERR;
     atomic_store(&c->c_ddl_tx, tx);
     txn_on_end(tx, cat_on_end, c);
+    txn_on_rollback_to(tx, cat_on_rollback_to, c);
   }
   /* c_cur cannot change while tx holds the DDL lock. */
   *snap = c->c_pending ? c->c_pending : c->c_cur;

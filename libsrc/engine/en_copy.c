@@ -11,7 +11,7 @@
  *   doubled quotes, empty unquoted is NULL), converted with the column's
  *   input function, and collected into a batch of all the table's
  *   columns (columns not listed get their DEFAULT, evaluated once per
- *   COPY); full batches go to tbl_insert. An error names the line.
+ *   COPY); full batches go to tbl_insert_batch. An error names the line.
  * - The rows are written in the session's transaction (an implicit one
  *   outside a block), committed when the copy is done, rolled back when
  *   it fails.
@@ -30,9 +30,12 @@ typedef struct copy_in_s {
   int ci_ncols;                 /* columns in the data */
   int *ci_cols;                 /* their table column numbers */
   datum_t *ci_defaults;         /* per table column: value when not in the data */
+  int *ci_unlisted;             /* the table columns not in the data */
+  int ci_nunlisted;
   bool ci_csv;
   char ci_delim, ci_quote, ci_escape;
   const char *ci_null;
+  size_t ci_null_len;
   bool ci_header;               /* a header line is still to be skipped */
   bool ci_implicit;             /* ends the transaction it began */
   bool ci_ended;                /* saw \. */
@@ -348,6 +351,7 @@ int eportal_copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e)
   ci->ci_quote = opt_char(co->co_quote, '"');
   ci->ci_escape = opt_char(co->co_escape, ci->ci_quote);
   ci->ci_null = co->co_null ? co->co_null : ci->ci_csv ? "" : "\\N";
+  ci->ci_null_len = strlen(ci->ci_null);
   ci->ci_header = co->co_header;
   ci->ci_defaults = arena_zalloc(p->po_arena, sizeof(datum_t) * (size_t)(t->ct_ncols + 1));
   for (int c = 0; c < t->ct_ncols; c++) {
@@ -357,6 +361,14 @@ int eportal_copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e)
                          &ci->ci_defaults[c], e) != CZ_OK)
       goto fail;
   }
+  /* Only the columns the data leaves out get their default per row. */
+  bool *listed = arena_zalloc(p->po_arena, (size_t)t->ct_ncols + 1);
+  for (int i = 0; i < ci->ci_ncols; i++)
+    listed[ci->ci_cols[i]] = true;
+  ci->ci_unlisted = arena_alloc(p->po_arena, sizeof(int) * (size_t)(t->ct_ncols + 1));
+  for (int c = 0; c < t->ct_ncols; c++)
+    if (!listed[c])
+      ci->ci_unlisted[ci->ci_nunlisted++] = c;
   ty_t *types = arena_alloc(p->po_arena, sizeof(ty_t) * (size_t)(t->ct_ncols + 1));
   for (int c = 0; c < t->ct_ncols; c++)
     types[c] = t->ct_cols[c].cc_type;
@@ -382,8 +394,8 @@ static int copy_flush(eportal_t *p, err_t *e)
   copy_in_t *ci = p->po_copy;
   if (ci->ci_batch->b_n == 0)
     return CZ_OK;
-  int rc = tbl_insert(p->po_stmt->st_sess->se_tx, ci->ci_table, ci->ci_batch, NULL,
-                      ci->ci_batch->b_n, e);
+  int rc = tbl_insert_batch(p->po_stmt->st_sess->se_tx, ci->ci_table, ci->ci_batch,
+                            ci->ci_batch->b_n, e);
   ci->ci_rows += ci->ci_batch->b_n;
   ci->ci_batch->b_n = 0;
   arena_reset(ci->ci_batch_arena);
@@ -449,8 +461,8 @@ static int copy_record(eportal_t *p, char *rec, size_t len, err_t *e)
   }
   batch_t *b = ci->ci_batch;
   int row = b->b_n;
-  for (int c = 0; c < t->ct_ncols; c++)
-    vec_set(&b->b_cols[c], row, &ci->ci_defaults[c]);
+  for (int i = 0; i < ci->ci_nunlisted; i++)
+    vec_set(&b->b_cols[ci->ci_unlisted[i]], row, &ci->ci_defaults[ci->ci_unlisted[i]]);
   size_t i = 0;
   for (int f = 0; f < ci->ci_ncols; f++) {
     if (i > len)  /* the previous field ended the record */
@@ -483,16 +495,19 @@ static int copy_record(eportal_t *p, char *rec, size_t len, err_t *e)
         } else
           out[fl++] = rec[i++];
       }
-      is_null = !quoted && fl == strlen(ci->ci_null) && memcmp(fs, ci->ci_null, fl) == 0;
+      is_null = !quoted && fl == ci->ci_null_len && memcmp(fs, ci->ci_null, fl) == 0;
     } else {
+      bool escaped = false;
       while (i < len && rec[i] != ci->ci_delim) {
-        if (rec[i] == '\\' && i + 1 < len)
+        if (rec[i] == '\\' && i + 1 < len) {
+          escaped = true;
           i++;
+        }
         i++;
       }
       fl = (size_t)(rec + i - fs);
-      is_null = fl == strlen(ci->ci_null) && memcmp(fs, ci->ci_null, fl) == 0;
-      if (!is_null)
+      is_null = fl == ci->ci_null_len && memcmp(fs, ci->ci_null, fl) == 0;
+      if (!is_null && escaped)
         fl = text_unescape(fs, fl);
     }
     i++;  /* the delimiter */

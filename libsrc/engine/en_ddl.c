@@ -29,6 +29,7 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
   int *pk = arena_alloc(a, sizeof(int) * (size_t)(nc + 1));
   int npk = 0;
   int pk_pos = 0;
+  const char *pk_name = NULL;  /* CONSTRAINT name PRIMARY KEY: the key index's name */
   for (int i = 0; i < nc; i++) {
     const sql_coldef_t *cd = sql_list_at(ct->ct_columns, i);
     cols[i].cd_name = cd->cd_name;
@@ -45,6 +46,7 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
                        ct->ct_table.nm_name);
       pk[npk++] = i;
       pk_pos = cd->cd_pos;
+      pk_name = cd->cd_pk_name;
     }
   }
   for (int k = 0; k < sql_list_len(ct->ct_constraints); k++) {
@@ -68,11 +70,12 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
       pk[npk++] = c;
     }
     pk_pos = tc->tc_pos;
+    pk_name = tc->tc_name;
   }
   (void)pk_pos;
   cat_table_def_t def = {.td_schema = ct->ct_table.nm_schema, .td_name = ct->ct_table.nm_name,
                          .td_owner = s->se_role_oid, .td_ncols = nc, .td_cols = cols,
-                         .td_npk = npk, .td_pk = pk};
+                         .td_npk = npk, .td_pk = pk, .td_pk_name = pk_name};
   cat_oid_t oid;
   if (cat_create_table(s->se_eng->en_cat, s->se_tx, &def, &oid, e) != CZ_OK)
     return CZ_ERR;
@@ -82,7 +85,8 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
     if (!cd->cd_unique)
       continue;
     int key = i;
-    cat_index_def_t id = {.id_table = oid, .id_unique = true, .id_nkeys = 1, .id_keys = &key};
+    cat_index_def_t id = {.id_name = cd->cd_unique_name, .id_table = oid, .id_unique = true,
+                          .id_nkeys = 1, .id_keys = &key};
     cat_oid_t ioid;
     if (tbl_create_index(s->se_eng->en_cat, s->se_tx, &id, &ioid, e) != CZ_OK)
       return CZ_ERR;
@@ -102,7 +106,8 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
         return err_set(e, SQLSTATE_UNDEFINED_COLUMN, "column \"%s\" named in key does not exist",
                        name);
     }
-    cat_index_def_t id = {.id_table = oid, .id_unique = true, .id_nkeys = nk, .id_keys = keys};
+    cat_index_def_t id = {.id_name = tc->tc_name, .id_table = oid, .id_unique = true,
+                          .id_nkeys = nk, .id_keys = keys};
     cat_oid_t ioid;
     if (tbl_create_index(s->se_eng->en_cat, s->se_tx, &id, &ioid, e) != CZ_OK)
       return CZ_ERR;

@@ -178,8 +178,11 @@ static int hook_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, i
   return tbl_insert(q->q_txn, tab, b, sel, n, e);
 }
 
-static int hook_update(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e)
+static int hook_update(qctx_t *q, void *tab, const batch_t *b, const bool *set, const int *sel,
+                       int n, err_t *e)
 {
+  if (set)
+    return tbl_update_cols(q->q_txn, tab, b, b->b_ncols - 1, set, sel, n, e);
   return tbl_update(q->q_txn, tab, b, b->b_ncols - 1, sel, n, e);
 }
 

@@ -107,6 +107,12 @@ void en_pgcat_session_open(esession_t *s, const char *database)
   s->se_pgcat = p;
 }
 
+void esession_set_backend_pid(esession_t *s, int32_t pid)
+{
+  if (s->se_pgcat)
+    s->se_pgcat->pg_id = pid;
+}
+
 int en_pgcat_table(esession_t *s, const char *schema, const char *name, arena_t *a,
                    const sp_table_t **out, err_t *e)
 {

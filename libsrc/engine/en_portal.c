@@ -243,6 +243,7 @@ int eportal_execute(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *ctx, bo
   *suspended = false;
   if (p->po_state == EP_DONE)
     return CZ_OK;
+  en_sp_stmt_mark(s);  /* a resumed portal too: writes since its last run stay on failure */
   if (p->po_state == EP_NEW) {
     s->se_cancel = false;  /* a cancel aims at the statement running when it came */
     if (en_check_not_failed(s, st->st_ast, e) != CZ_OK)

@@ -31,6 +31,7 @@ int en_check_not_failed(esession_t *s, const sql_stmt_t *ast, err_t *e)
     return err_set(e, SQLSTATE_IN_FAILED_TX,
                    "current transaction is aborted, commands ignored until end of transaction "
                    "block");
+  en_sp_stmt_mark(s);  /* a statement phase begins: its failure undoes what follows only */
   return CZ_OK;
 }
 

@@ -1,8 +1,7 @@
 /* en_txn — transaction control: BEGIN/COMMIT/ROLLBACK blocks, the
  * implicit transaction of a statement outside a block, and the failed
- * state ('E') a block enters when one of its statements fails.
- * Savepoints are not supported: the transaction layer cannot roll back
- * part of a transaction (0A000). */
+ * state ('E') a block enters when one of its statements fails (only the
+ * failed statement is undone; savepoints are en_savepoint.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -57,9 +56,10 @@ void en_tx_fail(esession_t *s)
 {
   if (s->se_block) {
     en_cursor_close_all(s);
-    /* Undo now (locks released at once); the block stays failed until
-     * ROLLBACK or COMMIT. */
-    if (s->se_tx) {
+    /* Undo the failed statement only (back to its mark); the block stays
+     * failed, its earlier work intact, until ROLLBACK, COMMIT or ROLLBACK
+     * TO. Without a usable mark the whole transaction goes now. */
+    if (s->se_tx && !en_sp_fail(s)) {
       txn_rollback(s->se_tx, NULL);
       s->se_tx = NULL;
     }
@@ -122,9 +122,6 @@ int en_tx_control(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap,
     snprintf(tag, tagcap, "SET");
     return CZ_OK;  /* read committed is the only level; others run as it */
   default:
-    if (!s->se_block && st->st_kind != SQL_STMT_SAVEPOINT)
-      return err_set(e, SQLSTATE_NO_ACTIVE_TX, "%s can only be used in transaction blocks",
-                     st->st_kind == SQL_STMT_RELEASE ? "RELEASE SAVEPOINT" : "ROLLBACK TO SAVEPOINT");
-    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "savepoints are not supported yet");
+    return en_sp_control(s, st, tag, tagcap, e);
   }
 }

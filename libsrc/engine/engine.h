@@ -78,6 +78,11 @@ void esession_report_params(esession_t *s, bool only_changed, eparam_fn_t fn, vo
  * PostgreSQL ignores unknown GUCs of extensions; bad values are 22023. */
 int esession_set_param(esession_t *s, const char *name, const char *value, err_t *e);
 
+/* The id the protocol server gave the client in BackendKeyData (what
+ * pg_backend_pid() returns; the engine numbers sessions itself until
+ * told). Call it right after esession_open. */
+void esession_set_backend_pid(esession_t *s, int32_t pid);
+
 /* Asks the statement running in s to stop: it fails with 57014 at its next
  * batch boundary. Safe from any thread while s is open. */
 void esession_cancel(esession_t *s);

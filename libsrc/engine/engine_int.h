@@ -102,6 +102,7 @@ struct esession_s {
   arena_t *se_notice_arena;
   volatile bool se_cancel;
   struct en_pgcat_s *se_pgcat;  /* pg_catalog environment (en_pgcat.c) */
+  struct en_sp_s *se_sp;        /* savepoints and the statement mark (en_savepoint.c) */
 };
 
 struct estmt_s {
@@ -224,5 +225,7 @@ void en_stmt_unref(estmt_t *st);
 int en_check_not_failed(esession_t *s, const sql_stmt_t *ast, err_t *e);
 /* True when the statement is carried out by the engine from its AST. */
 bool en_is_utility(const sql_stmt_t *ast);
+
+#include "engine/en_savepoint.h"
 
 #endif /* CZ_ENGINE_INT_H */

@@ -120,8 +120,11 @@ struct qtable_ops_s {
   /* Inserts rows sel of b (all the table's columns in order). */
   int (*qt_insert)(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e);
   /* Updates rows: b holds all the table's columns (new values) and the
-   * row identity as its last column. */
-  int (*qt_update)(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e);
+   * row identity as its last column; set (NULL = every column) marks the
+   * columns the statement sets: the others keep their stored values and
+   * their vectors in b are not read. */
+  int (*qt_update)(qctx_t *q, void *tab, const batch_t *b, const bool *set, const int *sel,
+                   int n, err_t *e);
   /* Deletes rows identified by the row identities in column rid of b. */
   int (*qt_delete)(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
                    err_t *e);
@@ -244,7 +247,8 @@ op_t *op_buffer_new(arena_t *a, op_t *in);
  * number of rows changed is op_dml_count after the execution. */
 op_t *op_insert_new(arena_t *a, op_t *in, void *table, const char *name);
 /* in: the table's columns (new values) then the row identity. */
-op_t *op_update_new(arena_t *a, op_t *in, void *table, const char *name);
+/* set: as qt_update (NULL = every column). */
+op_t *op_update_new(arena_t *a, op_t *in, void *table, const char *name, const bool *set);
 /* in: anything with the row identity at column rid. */
 op_t *op_delete_new(arena_t *a, op_t *in, void *table, const char *name, int rid);
 int64_t op_dml_count(const op_t *o);

@@ -12,6 +12,7 @@ typedef struct op_modify_s {
   void *om_table;
   const char *om_name;
   int om_rid;                   /* DELETE: row identity column */
+  const bool *om_set;           /* UPDATE: the columns set (NULL = all) */
   bool om_returning;            /* return the changed batches (RETURNING) */
   bool om_skip_conflicts;       /* INSERT … ON CONFLICT DO NOTHING */
   int om_conflict_index;        /* its unique index; -1 = all */
@@ -54,7 +55,7 @@ static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
         rc = q->q_tops->qt_insert(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n, e);
       break;
     case MOD_UPDATE:
-      rc = q->q_tops->qt_update(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n, e);
+      rc = q->q_tops->qt_update(q, m->om_table, in.ob_b, m->om_set, in.ob_sel, in.ob_n, e);
       break;
     default:
       rc = q->q_tops->qt_delete(q, m->om_table, in.ob_b, m->om_rid, in.ob_sel, in.ob_n, e);
@@ -99,9 +100,11 @@ op_t *op_insert_new(arena_t *a, op_t *in, void *table, const char *name)
   return modify_new(a, &insert_vt, MOD_INSERT, in, table, name, -1);
 }
 
-op_t *op_update_new(arena_t *a, op_t *in, void *table, const char *name)
+op_t *op_update_new(arena_t *a, op_t *in, void *table, const char *name, const bool *set)
 {
-  return modify_new(a, &update_vt, MOD_UPDATE, in, table, name, -1);
+  op_t *o = modify_new(a, &update_vt, MOD_UPDATE, in, table, name, -1);
+  ((op_modify_t *)o)->om_set = set;
+  return o;
 }
 
 op_t *op_delete_new(arena_t *a, op_t *in, void *table, const char *name, int rid)

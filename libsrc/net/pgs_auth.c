@@ -35,6 +35,7 @@ static pgs_next_t auth_finish(pgs_conn_t *c)
   pgw_write_auth_ok(&c->c_out);
   if (esession_open(c->c_srv->sv_eng, c->c_user, c->c_database, &s, &e) != CZ_OK)
     return fatal(c, &e);
+  esession_set_backend_pid(s, c->c_pid); /* pg_backend_pid() is the client's BackendKeyData pid */
   mutex_lock(&c->c_srv->sv_mu);
   c->c_sess = s;
   c->c_deadline_ns = 0;

@@ -14,6 +14,12 @@
  *   (c_ignore_till_sync); Sync answers ReadyForQuery. Portals end with
  *   their transaction: at Sync outside a transaction block they are
  *   dropped.
+ * - The messages from the first Execute after a Sync up to the next Sync
+ *   run as one implicit transaction outside a block, as in PostgreSQL
+ *   (esession_begin_implicit, c_ext_implicit): a statement does not commit
+ *   on its own, an error rolls back everything since the last Sync, and
+ *   Sync commits (or rolls back after an error). A portal suspended in
+ *   that transaction is closed at Sync, before the commit.
  * - The empty query (only blanks and semicolons) is a statement without an
  *   engine statement: Describe answers NoData and Execute
  *   EmptyQueryResponse.
@@ -376,6 +382,10 @@ static pgs_next_t do_execute(pgs_conn_t *c, const char *name, int32_t max_rows)
   pgs_portal_t *p = portal_find(c, name);
   if (!p || !p->pp_stmt)
     return portal_missing(c, name);
+  if (!c->c_ext_implicit) { /* Sync ends it */
+    esession_begin_implicit(c->c_sess);
+    c->c_ext_implicit = true;
+  }
   if (!p->pp_portal) {
     pgw_write_empty_query(&c->c_out);
     return PGS_GO_ON;
@@ -412,12 +422,26 @@ static pgs_next_t do_close(pgs_conn_t *c, char what, const char *name)
   return PGS_GO_ON;
 }
 
+void pgs_extended_end_implicit(pgs_conn_t *c, bool ok)
+{
+  if (!c->c_ext_implicit)
+    return;
+  c->c_ext_implicit = false;
+  err_t e;
+  if (esession_end_implicit(c->c_sess, ok, &e) != CZ_OK)
+    pgs_send_error(c, "ERROR", &e);
+}
+
 pgs_next_t pgs_extended_message(pgs_conn_t *c, const pgw_fe_msg_t *m)
 {
   if (m->fm_kind == PGW_FE_SYNC) {
+    bool ok = !c->c_ignore_till_sync;
     c->c_ignore_till_sync = false;
+    /* Outside a block the portals go first: a suspended one ends with
+     * its implicit transaction, as in PostgreSQL. */
     if (esession_tx_status(c->c_sess) == 'I')
       pgs_extended_free_portals(c);
+    pgs_extended_end_implicit(c, ok);
     pgs_send_notices(c);
     pgs_send_ready(c);
     return PGS_GO_ON;

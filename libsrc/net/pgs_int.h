@@ -118,6 +118,7 @@ struct pgs_conn_s {
   pgs_phase_t c_phase;
   bool c_rejected;             /* over MaxClientConnections: 53300 at startup */
   bool c_ignore_till_sync;     /* extended query error: skip to Sync */
+  bool c_ext_implicit;         /* extended messages since Sync run in one implicit transaction */
   uint64_t c_deadline_ns;      /* startup must end by then; 0 = none; sv_mu */
   int32_t c_pid;               /* BackendKeyData */
   int32_t c_key;
@@ -246,6 +247,10 @@ pgs_next_t pgs_execute_resume(pgs_conn_t *c);
 void pgs_extended_free_all(pgs_conn_t *c);
 /* Drops the portals (end of a transaction). */
 void pgs_extended_free_portals(pgs_conn_t *c);
+/* Ends the implicit transaction of the extended messages since the last
+ * Sync, if one is open: commits (ok) or rolls back; a commit error is sent
+ * as ErrorResponse. */
+void pgs_extended_end_implicit(pgs_conn_t *c, bool ok);
 
 /* ---- pgs_copy.c ---- */
 /* Starts COPY for p (from Execute when pp != NULL, else from the simple

@@ -133,10 +133,19 @@ pgs_next_t pgs_simple_query(pgs_conn_t *c, const pgw_fe_msg_t *m)
   int n;
   if (esession_split(c->c_sess, text, len, c->c_msg_arena, &stmts, &n, &e) != CZ_OK) {
     pgs_send_error(c, "ERROR", &e);
+    pgs_extended_end_implicit(c, false);
     pgs_send_ready(c);
     return PGS_GO_ON;
   }
+  /* Extended messages sent without a Sync before this Query share its
+   * transaction, which ends with the Query, as in PostgreSQL. */
+  bool joined = c->c_ext_implicit;
+  c->c_ext_implicit = false;
   if (n == 0) {
+    if (joined) {
+      c->c_ext_implicit = true;
+      pgs_extended_end_implicit(c, true);
+    }
     pgw_write_empty_query(&c->c_out);
     pgs_send_notices(c);
     pgs_send_ready(c);
@@ -149,7 +158,7 @@ pgs_next_t pgs_simple_query(pgs_conn_t *c, const pgw_fe_msg_t *m)
   j->jb_len = len;
   j->jb_stmts = stmts;
   j->jb_n = n;
-  if (n > 1) {
+  if (n > 1 || joined) {
     esession_begin_implicit(c->c_sess);
     j->jb_implicit = true;
   }

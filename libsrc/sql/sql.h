@@ -433,6 +433,8 @@ typedef struct sql_coldef_s {
   bool cd_primary;         /* PRIMARY KEY as a column constraint */
   bool cd_unique;
   sql_expr_t *cd_default;  /* NULL when none */
+  const char *cd_pk_name;  /* CONSTRAINT name PRIMARY KEY; NULL when not named */
+  const char *cd_unique_name; /* CONSTRAINT name UNIQUE; NULL when not named */
 } sql_coldef_t;
 
 /* PRIMARY KEY (…) or UNIQUE (…) written as a table constraint. */
@@ -441,7 +443,7 @@ typedef struct sql_tabcons_s {
   int tc_pos;
   sql_list_t *tc_columns;  /* of const char * */
   const char *tc_name;     /* CONSTRAINT name …; NULL when not named. (A column
-                            * constraint's name is parsed and not kept.) */
+                            * constraint's: cd_pk_name, cd_unique_name.) */
 } sql_tabcons_t;
 
 typedef struct sql_create_table_s {
@@ -582,6 +584,8 @@ struct sql_stmt_s {
                                      * modes (NULL for a plain BEGIN) */
   };
   bool st_analyze;                  /* EXPLAIN ANALYZE; VACUUM ANALYZE and ANALYZE */
+  sql_query_t *st_with;             /* WITH before INSERT/UPDATE/DELETE: a query shell
+                                     * holding only qu_with and qu_recursive; NULL none */
 };
 
 typedef struct sql_stmt_list_s {

@@ -225,45 +225,72 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
   return bd_returning(b, bd_table_scope(b, t, in->in_alias), in->in_returning, ins, out);
 }
 
-/* The target of UPDATE/DELETE as a one-table scope, with WHERE planned
- * into a scan that also returns the row identity. */
-static int bd_target_scan(bd_t *b, const sql_name_t *name, const char *alias,
-                          const sql_expr_t *where, unsigned priv, const sp_table_t **tp,
-                          bd_scope_t **scp, op_t **out)
+/* The target of UPDATE/DELETE: a one-table scope (its columns at 0..,
+ * the row locator after them) and WHERE bound into conjuncts. The scan is
+ * planned once every expression is bound (bd_target_plan), so that it
+ * reads only the columns they use. */
+typedef struct bd_target_s {
+  const sp_table_t *tg_t;
+  bd_scope_t *tg_sc;
+  xnode_t **tg_conj;
+  int tg_n, tg_cap;
+  bool *tg_need;                /* per column: read by the statement */
+} bd_target_t;
+
+static int bd_target(bd_t *b, const sql_name_t *name, const char *alias, const sql_expr_t *where,
+                     unsigned priv, bd_target_t *tg)
 {
-  const sp_table_t *t;
-  if (bd_lookup_table(b, name, &t) != CZ_OK)
+  memset(tg, 0, sizeof(*tg));
+  if (bd_lookup_table(b, name, &tg->tg_t) != CZ_OK)
     return CZ_ERR;
+  const sp_table_t *t = tg->tg_t;
   bd_access(b, t, priv);
-  bd_scope_t *sc = bd_table_scope(b, t, alias);
-  bd_rel_t *r = sc->sc_rels[0];
-  sc->sc_agg_forbid = "WHERE";
-  xnode_t **conj = NULL;
-  int n = 0, cap = 0;
+  tg->tg_sc = bd_table_scope(b, t, alias);
+  tg->tg_sc->sc_agg_forbid = "WHERE";
+  tg->tg_need = arena_zalloc(b->b_a, sizeof(bool) * (size_t)(t->tb_ncols + 1));
   if (where) {
     xnode_t *w;
-    if (bd_cond(b, sc, where, "WHERE", &w) != CZ_OK)
+    if (bd_cond(b, tg->tg_sc, where, "WHERE", &w) != CZ_OK)
       return CZ_ERR;
-    bd_conjuncts(b, w, &conj, &n, &cap);
-    if (priv != SQL_PRIV_SELECT)
-      bd_access(b, t, SQL_PRIV_SELECT);  /* reading columns in WHERE needs SELECT */
+    bd_conjuncts(b, w, &tg->tg_conj, &tg->tg_n, &tg->tg_cap);
+    bd_access(b, t, SQL_PRIV_SELECT);  /* reading columns in WHERE needs SELECT */
   }
-  *out = bd_plan_scan(b, t, r->rl_name, true, conj, n);
-  *tp = t;
-  *scp = sc;
   return CZ_OK;
+}
+
+static void need_col(void *ctx, xnode_t *col)
+{
+  bd_target_t *tg = ctx;
+  if (col->x_index >= 0 && col->x_index < tg->tg_t->tb_ncols)
+    tg->tg_need[col->x_index] = true;
+}
+
+/* Marks the columns x reads as needed. */
+static void bd_target_use(bd_target_t *tg, xnode_t *x)
+{
+  bd_node_cols(x, need_col, tg);
+}
+
+/* The scan of the target: the needed columns (others NULL) and the
+ * locator, WHERE planned into it. */
+static op_t *bd_target_plan(bd_t *b, bd_target_t *tg)
+{
+  for (int i = 0; i < tg->tg_n; i++)
+    bd_target_use(tg, tg->tg_conj[i]);
+  return bd_plan_scan_cols(b, tg->tg_t, tg->tg_sc->sc_rels[0]->rl_name, true, tg->tg_conj,
+                           tg->tg_n, tg->tg_need);
 }
 
 int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
 {
-  const sp_table_t *t;
-  bd_scope_t *sc;
-  op_t *scan;
-  if (bd_target_scan(b, &up->up_table, up->up_alias, up->up_where, SQL_PRIV_UPDATE, &t, &sc,
-                     &scan) != CZ_OK)
+  bd_target_t tg;
+  if (bd_target(b, &up->up_table, up->up_alias, up->up_where, SQL_PRIV_UPDATE, &tg) != CZ_OK)
     return CZ_ERR;
+  const sp_table_t *t = tg.tg_t;
+  bd_scope_t *sc = tg.tg_sc;
   int nc = t->tb_ncols;
   xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nc + 2));
+  bool *set = arena_zalloc(b->b_a, sizeof(bool) * (size_t)(nc + 1));
   for (int c = 0; c < nc; c++)
     x[c] = NULL;
   sc->sc_agg_forbid = "UPDATE";
@@ -289,29 +316,43 @@ int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
     if (!v)
       return CZ_ERR;
     x[c] = v;
+    set[c] = true;
+    bd_target_use(&tg, v);
   }
+  /* RETURNING sees the new values at the same columns as WHERE saw the
+   * old: a column not set is passed on when RETURNING reads it. */
+  bd_ret_t ret;
+  if (bd_returning_bind(b, sc, up->up_returning, &ret) != CZ_OK)
+    return CZ_ERR;
+  for (int i = 0; i < ret.rt_n; i++)
+    bd_target_use(&tg, ret.rt_x[i]);
+  op_t *scan = bd_target_plan(b, &tg);
+  /* Columns not set are not given to the table layer (their stored
+   * values, long ones included, stay untouched and unread). */
   for (int c = 0; c < nc; c++)
     if (!x[c])
-      x[c] = bd_col(b, c, t->tb_coltypes[c]);
+      x[c] = tg.tg_need[c] ? bd_col(b, c, t->tb_coltypes[c]) : bd_const_null(b, t->tb_coltypes[c]);
   x[nc] = bd_col(b, nc, ty_plain(TY_BYTEA));
   /* Buffered: an updated row may move ahead of the scan (a changed key
    * or indexed column) and must not be updated twice. */
   op_t *upd = op_update_new(b->b_a,
                             op_buffer_new(b->b_a, op_project_new(b->b_a, scan, nc + 1, x)),
-                            t->tb_handle, t->tb_name);
-  /* RETURNING sees the new values at the same columns as WHERE saw the old */
-  return bd_returning(b, sc, up->up_returning, upd, out);
+                            t->tb_handle, t->tb_name, set);
+  return bd_returning_plan(b, &ret, upd, out);
 }
 
 int bd_delete(bd_t *b, const sql_delete_t *de, op_t **out)
 {
-  const sp_table_t *t;
-  bd_scope_t *sc;
-  op_t *scan;
-  if (bd_target_scan(b, &de->de_table, de->de_alias, de->de_where, SQL_PRIV_DELETE, &t, &sc,
-                     &scan) != CZ_OK)
+  bd_target_t tg;
+  if (bd_target(b, &de->de_table, de->de_alias, de->de_where, SQL_PRIV_DELETE, &tg) != CZ_OK)
     return CZ_ERR;
-  op_t *del = op_delete_new(b->b_a, op_buffer_new(b->b_a, scan), t->tb_handle, t->tb_name,
-                            t->tb_ncols);
-  return bd_returning(b, sc, de->de_returning, del, out);
+  bd_ret_t ret;
+  if (bd_returning_bind(b, tg.tg_sc, de->de_returning, &ret) != CZ_OK)
+    return CZ_ERR;
+  for (int i = 0; i < ret.rt_n; i++)
+    bd_target_use(&tg, ret.rt_x[i]);
+  const sp_table_t *t = tg.tg_t;
+  op_t *del = op_delete_new(b->b_a, op_buffer_new(b->b_a, bd_target_plan(b, &tg)), t->tb_handle,
+                            t->tb_name, t->tb_ncols);
+  return bd_returning_plan(b, &ret, del, out);
 }

@@ -147,6 +147,9 @@ int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t
 int bd_from(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
             op_t **out);
 int bd_lookup_table(bd_t *b, const sql_name_t *n, const sp_table_t **out);
+/* Puts q's WITH queries in force (b_ctes; the caller restores it):
+ * 42712 for a name given twice, 0A000 for RECURSIVE. */
+int bd_with_push(bd_t *b, const sql_query_t *q);
 
 /* ---- access paths (sql_plan_scan.c) ------------------------------------ */
 
@@ -155,6 +158,10 @@ int bd_lookup_table(bd_t *b, const sql_name_t *n, const sp_table_t **out);
  * bounds where they allow; used conjuncts are set to NULL. */
 op_t *bd_plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
                    xnode_t **conj, int n);
+/* As bd_plan_scan, but reading only the columns need marks (need[c],
+ * NULL = all); the others are NULL at their positions in the result. */
+op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
+                        xnode_t **conj, int n, const bool *need);
 /* Splits an AND tree into conjuncts (appends to *list). */
 void bd_conjuncts(bd_t *b, xnode_t *x, xnode_t ***list, int *n, int *cap);
 xnode_t *bd_and_all(bd_t *b, xnode_t **conj, int n);
@@ -165,6 +172,16 @@ xnode_t *bd_and_all(bd_t *b, xnode_t **conj, int n);
  * (the target table's columns at 0..): sets b_dml, b_nret, b_ret_cols;
  * *out is the plan returning them. */
 int bd_returning(bd_t *b, bd_scope_t *sc, const sql_list_t *targets, op_t *dml, op_t **out);
+/* bd_returning in two steps, so that UPDATE and DELETE know the columns
+ * RETURNING reads before they plan the scan: bind the targets (r_n = 0
+ * without RETURNING), then put them over dml. */
+typedef struct bd_ret_s {
+  int rt_n;
+  xnode_t **rt_x;
+  sp_col_t *rt_cols;
+} bd_ret_t;
+int bd_returning_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *targets, bd_ret_t *out);
+int bd_returning_plan(bd_t *b, const bd_ret_t *r, op_t *dml, op_t **out);
 int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out);
 int bd_update(bd_t *b, const sql_update_t *up, op_t **out);
 int bd_delete(bd_t *b, const sql_delete_t *de, op_t **out);

@@ -117,13 +117,11 @@ static int bd_targets(bd_t *b, bd_scope_t *sc, const sql_select_t *s, tlist_t *t
   return CZ_OK;
 }
 
-int bd_returning(bd_t *b, bd_scope_t *sc, const sql_list_t *targets, op_t *dml, op_t **out)
+int bd_returning_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *targets, bd_ret_t *out)
 {
-  b->b_dml = dml;
-  if (!targets) {
-    *out = dml;
+  memset(out, 0, sizeof(*out));
+  if (!targets)
     return CZ_OK;
-  }
   sql_select_t s;
   memset(&s, 0, sizeof(s));
   s.se_targets = (sql_list_t *)targets;
@@ -138,13 +136,34 @@ int bd_returning(bd_t *b, bd_scope_t *sc, const sql_list_t *targets, op_t *dml, 
       return CZ_ERR;
     tl.tl_cols[i].pc_type = tl.tl_x[i]->x_type;
   }
+  out->rt_n = tl.tl_n;
+  out->rt_x = tl.tl_x;
+  out->rt_cols = tl.tl_cols;
+  return CZ_OK;
+}
+
+int bd_returning_plan(bd_t *b, const bd_ret_t *r, op_t *dml, op_t **out)
+{
+  b->b_dml = dml;
+  if (!r->rt_x) {
+    *out = dml;
+    return CZ_OK;
+  }
   op_dml_set_returning(dml);
   /* The buffer runs the whole change at the first fetch, as PostgreSQL
    * does, whatever the client's row limit. */
-  *out = op_buffer_new(b->b_a, op_project_new(b->b_a, dml, tl.tl_n, tl.tl_x));
-  b->b_nret = tl.tl_n;
-  b->b_ret_cols = tl.tl_cols;
+  *out = op_buffer_new(b->b_a, op_project_new(b->b_a, dml, r->rt_n, r->rt_x));
+  b->b_nret = r->rt_n;
+  b->b_ret_cols = r->rt_cols;
   return CZ_OK;
+}
+
+int bd_returning(bd_t *b, bd_scope_t *sc, const sql_list_t *targets, op_t *dml, op_t **out)
+{
+  bd_ret_t r;
+  if (bd_returning_bind(b, sc, targets, &r) != CZ_OK)
+    return CZ_ERR;
+  return bd_returning_plan(b, &r, dml, out);
 }
 
 static bool is_int_literal(const sql_expr_t *x)
@@ -484,11 +503,8 @@ static int bd_query_body(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq
  * body there as a derived table (sql_bind_from.c), which is what
  * PostgreSQL does with a non-recursive CTE (it inlines it; one it keeps
  * materialised gives the same rows for queries without side effects). */
-int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
-             const char ***names, sp_col_t **cols)
+int bd_with_push(bd_t *b, const sql_query_t *q)
 {
-  if (!q->qu_with)
-    return bd_query_body(b, q, outer, sq, out, names, cols);
   if (q->qu_recursive)
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, q->qu_pos,
                     "WITH RECURSIVE is not supported yet");
@@ -507,6 +523,17 @@ int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t
     e->ct_prev = b->b_ctes;
     b->b_ctes = e;
   }
+  return CZ_OK;
+}
+
+int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
+             const char ***names, sp_col_t **cols)
+{
+  if (!q->qu_with)
+    return bd_query_body(b, q, outer, sq, out, names, cols);
+  bd_cte_t *saved = b->b_ctes;
+  if (bd_with_push(b, q) != CZ_OK)
+    return CZ_ERR;
   int rc = bd_query_body(b, q, outer, sq, out, names, cols);
   b->b_ctes = saved;
   return rc;

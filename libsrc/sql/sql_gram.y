@@ -127,7 +127,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
  * (sql_yylex turns the identifier into this token only there) */
 %token <str> IV_UNIT
 
-%type <stmt> stmt insert_stmt update_stmt delete_stmt create_table_stmt drop_stmt
+%type <stmt> stmt insert_stmt update_stmt delete_stmt with_dml_stmt create_table_stmt drop_stmt
 %type <stmt> create_index_stmt txn_stmt grant_stmt role_stmt explain_stmt set_stmt
 %type <stmt> show_stmt explainable_stmt set_rest copy_stmt alter_role_stmt misc_stmt
 %type <query> select_stmt select_with_parens select_no_parens select_clause simple_select
@@ -211,6 +211,7 @@ stmt:
   | insert_stmt
   | update_stmt
   | delete_stmt
+  | with_dml_stmt
   | create_table_stmt
   | drop_stmt
   | create_index_stmt
@@ -1283,6 +1284,14 @@ set_item:
       }
   ;
 
+/* WITH … INSERT / UPDATE / DELETE: the WITH queries are in force for
+ * the whole statement (the shell from with_clause is kept as st_with). */
+with_dml_stmt:
+    with_clause insert_stmt  { $$ = $2; $$->st_with = $1; }
+  | with_clause update_stmt  { $$ = $2; $$->st_with = $1; }
+  | with_clause delete_stmt  { $$ = $2; $$->st_with = $1; }
+  ;
+
 delete_stmt:
     DELETE_P FROM qualified_name opt_alias where_clause returning_clause
       {
@@ -1355,8 +1364,8 @@ col_quals:
   /* a named column constraint: the name is not kept */
   | col_quals CONSTRAINT col_id NOT NULL_P   { $$ = $1; $$->cd_not_null = true; }
   | col_quals CONSTRAINT col_id NULL_P       { $$ = $1; $$->cd_not_null = false; }
-  | col_quals CONSTRAINT col_id PRIMARY KEY  { $$ = $1; $$->cd_primary = true; }
-  | col_quals CONSTRAINT col_id UNIQUE       { $$ = $1; $$->cd_unique = true; }
+  | col_quals CONSTRAINT col_id PRIMARY KEY  { $$ = $1; $$->cd_primary = true; $$->cd_pk_name = $3; }
+  | col_quals CONSTRAINT col_id UNIQUE       { $$ = $1; $$->cd_unique = true; $$->cd_unique_name = $3; }
   ;
 
 named_table_cons:
@@ -1684,6 +1693,7 @@ explainable_stmt:
   | insert_stmt  { $$ = $1; $$->st_pos = @1.lc_pos; $$->st_off = @1.lc_off; $$->st_len = @1.lc_end - @1.lc_off; }
   | update_stmt  { $$ = $1; $$->st_pos = @1.lc_pos; $$->st_off = @1.lc_off; $$->st_len = @1.lc_end - @1.lc_off; }
   | delete_stmt  { $$ = $1; $$->st_pos = @1.lc_pos; $$->st_off = @1.lc_off; $$->st_len = @1.lc_end - @1.lc_off; }
+  | with_dml_stmt  { $$ = $1; $$->st_pos = @1.lc_pos; $$->st_off = @1.lc_off; $$->st_len = @1.lc_end - @1.lc_off; }
   ;
 
 set_stmt:

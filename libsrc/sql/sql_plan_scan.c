@@ -152,6 +152,39 @@ static int path_score(const path_t *p)
 op_t *bd_plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
                    xnode_t **conj, int n)
 {
+  return bd_plan_scan_cols(b, t, alias, rowid, conj, n, NULL);
+}
+
+/* The scan reads only the needed columns (long values of the others are
+ * never rebuilt); a projection puts them back at their table positions,
+ * NULL in the others, so that conjuncts and the caller's expressions
+ * keep the one layout. */
+static op_t *scan_subset(bd_t *b, const sp_table_t *t, scan_spec_t *sp, const bool *need)
+{
+  int nc = t->tb_ncols, k = 0;
+  int *cols = arena_alloc(b->b_a, sizeof(int) * (size_t)(nc + 1));
+  ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(nc + 1));
+  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nc + 1));
+  for (int c = 0; c < nc; c++) {
+    if (!need[c]) {
+      x[c] = bd_const_null(b, t->tb_coltypes[c]);
+      continue;
+    }
+    x[c] = bd_col(b, k, t->tb_coltypes[c]);
+    cols[k] = c;
+    types[k++] = t->tb_coltypes[c];
+  }
+  sp->ss_ncols = k;
+  sp->ss_cols = cols;
+  sp->ss_types = types;
+  if (sp->ss_rowid)
+    x[nc] = bd_col(b, k, ty_plain(TY_BYTEA));
+  return op_project_new(b->b_a, op_scan_new(b->b_a, sp), nc + (sp->ss_rowid ? 1 : 0), x);
+}
+
+op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
+                        xnode_t **conj, int n, const bool *need)
+{
   path_t best, cur;
   memset(&best, 0, sizeof(best));
   path_fill(t, t->tb_npk, t->tb_pk, conj, n, &best);
@@ -212,7 +245,7 @@ op_t *bd_plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
   }
   /* Range conjuncts stay in the filter: where NULL keys sort relative to
    * the bound is the table layer's business, not something to rely on. */
-  op_t *o = op_scan_new(b->b_a, &sp);
+  op_t *o = need ? scan_subset(b, t, &sp, need) : op_scan_new(b->b_a, &sp);
   xnode_t *rest = bd_and_all(b, conj, n);
   return rest ? op_filter_new(b->b_a, o, rest) : o;
 }

@@ -432,12 +432,13 @@ static void pr_select(sql_pr_t *p, const sql_select_t *se)
   pr_clause(p, "having", se->se_having);
 }
 
-static void pr_query(sql_pr_t *p, const sql_query_t *q)
+static void pr_query(sql_pr_t *p, const sql_query_t *q);
+
+/* "(with (name query)… " before a query or statement (closed by the
+ * caller); nothing without WITH. */
+static void pr_with(sql_pr_t *p, const sql_query_t *q)
 {
-  static const char *const setops[] = {
-    [SQL_Q_UNION] = "(union", [SQL_Q_EXCEPT] = "(except", [SQL_Q_INTERSECT] = "(intersect",
-  };
-  if (q->qu_with) {
+  if (q && q->qu_with) {
     pr_str(p, q->qu_recursive ? "(with-recursive" : "(with");
     for (int i = 0; i < sql_list_len(q->qu_with); i++) {
       const sql_cte_t *c = sql_list_at(q->qu_with, i);
@@ -453,6 +454,14 @@ static void pr_query(sql_pr_t *p, const sql_query_t *q)
     }
     pr_str(p, " ");
   }
+}
+
+static void pr_query(sql_pr_t *p, const sql_query_t *q)
+{
+  static const char *const setops[] = {
+    [SQL_Q_UNION] = "(union", [SQL_Q_EXCEPT] = "(except", [SQL_Q_INTERSECT] = "(intersect",
+  };
+  pr_with(p, q);
   switch (q->qu_kind) {
   case SQL_Q_SELECT:
     pr_select(p, q->qu_select);
@@ -509,6 +518,7 @@ static void pr_target_table(sql_pr_t *p, const sql_name_t *n, const char *alias)
 
 static void pr_dml(sql_pr_t *p, const sql_stmt_t *s)
 {
+  pr_with(p, s->st_with);
   switch (s->st_kind) {
   case SQL_STMT_INSERT:
     pr_str(p, "(insert");
@@ -556,6 +566,8 @@ static void pr_dml(sql_pr_t *p, const sql_stmt_t *s)
     break;
   }
   pr_str(p, ")");
+  if (s->st_with)
+    pr_str(p, ")");
 }
 
 static void pr_create_table(sql_pr_t *p, const sql_create_table_t *ct)

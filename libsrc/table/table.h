@@ -97,6 +97,12 @@ int tbl_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t l
  * failing row stops the call (the statement is then rolled back by the
  * caller). */
 int tbl_insert(txn_t *tx, const cat_table_t *t, const batch_t *b, const int *sel, int n, err_t *e);
+/* A load's batch (COPY FROM): rows 0..n of b, in any order. A table
+ * without secondary indexes gets them encoded first (NOT NULL checked in
+ * row order), sorted by key and inserted with one txn_insert_batch
+ * (ascending keys past the end take the B-tree's append path); others go
+ * row by row as tbl_insert. Errors as tbl_insert. */
+int tbl_insert_batch(txn_t *tx, const cat_table_t *t, const batch_t *b, int n, err_t *e);
 int tbl_update(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
                int n, err_t *e);
 int tbl_delete(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,

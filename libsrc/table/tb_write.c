@@ -422,6 +422,20 @@ int tbl_insert(txn_t *tx, const cat_table_t *t, const batch_t *b, const int *sel
   return CZ_OK;
 }
 
+int tbl_insert_batch(txn_t *tx, const cat_table_t *t, const batch_t *b, int n, err_t *e)
+{
+  if (tb_check_batch(t, b, 0, e) != CZ_OK)
+    return CZ_ERR;
+  if (t->ct_nindexes > 1 || n < 2)
+    return tbl_insert(tx, t, b, NULL, n, e);
+  /* Primary tree only: one sorted txn_insert_batch (locked per key by
+   * txn/ outside bulk mode, so readers still skip the new rows until the
+   * commit and a duplicate is still 23505). */
+  tb_note_trees(tx, t);
+  datum_t stack[TB_STACK_COLS];
+  return tb_insert_bulk(tx, t, b, NULL, n, tb_row_buf(tx, t, stack), e);
+}
+
 static int tb_loc_of(const batch_t *b, int loc_col, int r, str_t *out, err_t *e)
 {
   const vec_t *v = &b->b_cols[loc_col];

@@ -95,6 +95,7 @@ void txn_end(txn_t *tx)
   db_t *db = tx->tx_db;
   if (tx->tx_endcbs || tx->tx_locks)
     txn_end_callbacks_and_locks(tx, false);
+  txn_free_dead_trees(tx);
   arena_destroy(tx->tx_arena);
   db_gate_leave(db);
 }

@@ -189,6 +189,32 @@ int txn_rollback(txn_t *tx, err_t *e);
  * snapshot this way. fn must not fail or start transactions. */
 typedef void (*txn_end_fn_t)(void *ctx, txn_t *tx, bool committed);
 void txn_on_end(txn_t *tx, txn_end_fn_t fn, void *ctx);
+/* ---- savepoints (txn_savepoint.c) --------------------------------------- */
+
+/* A point in a transaction to roll back to (SQL SAVEPOINT, and the
+ * engine's implicit mark before each statement of a block). Lives in the
+ * transaction's arena. */
+typedef struct txn_mark_s txn_mark_t;
+/* Marks the current state of tx. Cheap: a few words. */
+txn_mark_t *txn_savepoint_mark(txn_t *tx);
+/* Undoes every change tx made after mark, newest first, and forgets it:
+ * the commit record will not hold it. Deletes deferred after the mark are
+ * cancelled; trees created after it are hidden (freed when tx ends),
+ * trees dropped after it come back; then the txn_on_rollback_to callbacks
+ * run (the catalog rebuilds its private snapshot). Keys locked after the
+ * mark STAY locked until tx ends (their entries hold the committed
+ * pre-image, which equals the tree again, so readers and waiters see the
+ * committed state). mark stays valid (roll back to it again); marks taken
+ * after it are invalid from now on. Starts a new command. On an undo
+ * failure the database is marked broken (as for txn_rollback) and the
+ * caller must roll tx back. A no-op for bulk transactions' unlogged
+ * changes: XX000 when tx is bulk. */
+int txn_rollback_to_mark(txn_t *tx, txn_mark_t *mark, err_t *e);
+/* Called by txn_rollback_to_mark after the undo, newest registration
+ * first; fn may fail (then txn_rollback_to_mark fails). */
+typedef int (*txn_rollback_to_fn_t)(void *ctx, txn_t *tx, err_t *e);
+void txn_on_rollback_to(txn_t *tx, txn_rollback_to_fn_t fn, void *ctx);
+
 /* The transaction's arena: lives until it ends (callers may keep
  * per-transaction state there). */
 arena_t *txn_arena(txn_t *tx);

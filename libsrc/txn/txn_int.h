@@ -170,6 +170,12 @@ struct txn_s {
   struct txn_s *tx_wait_next, *tx_wait_prev; /* the list of waiting transactions */
   const volatile bool *tx_cancel;    /* raised: lock waits end with 57014 */
   struct txn_endcb_s *tx_endcbs;     /* txn_on_end callbacks, newest first */
+  /* Savepoints (txn_savepoint.c). */
+  bool tx_marked;                    /* a mark was taken: journal lock state changes */
+  struct txn_mark_s *tx_last_mark;   /* the newest mark (shared while nothing changes) */
+  struct txn_ljournal_s *tx_journal; /* lk_deleted changes since the first mark, newest first */
+  struct txn_rbcb_s *tx_rbcbs;       /* txn_on_rollback_to callbacks, newest first */
+  struct txn_dead_s *tx_dead;        /* trees created then rolled back to a mark: freed at the end */
 };
 
 /* ---- row locks (txn_lock.c) -------------------------------------------- */
@@ -233,6 +239,32 @@ typedef struct txn_endcb_s {
   void *ec_ctx;
 } txn_endcb_t;
 
+/* Savepoints (txn_savepoint.c). */
+typedef struct txn_ljournal_s {
+  struct txn_ljournal_s *lj_next;
+  struct txn_lock_s *lj_lock;
+  bool lj_old_deleted;            /* lk_deleted before the change */
+} txn_ljournal_t;
+
+typedef struct txn_rbcb_s {
+  struct txn_rbcb_s *rc_next;
+  txn_rollback_to_fn_t rc_fn;
+  void *rc_ctx;
+} txn_rbcb_t;
+
+typedef struct txn_dead_s {
+  struct txn_dead_s *dd_next;
+  db_tree_t *dd_tree;
+} txn_dead_t;
+
+/* Remembers lk's deleted flag before a change (when tx has marks). */
+void txn_journal_lock(txn_t *tx, struct txn_lock_s *lk);
+/* Sets lk's deleted flag (shard mutex, deferred count) without journaling. */
+void txn_lock_set_deleted(txn_t *tx, struct txn_lock_s *lk, bool deleted);
+/* Frees the trees created after a mark that was rolled back to (at the
+ * end of tx, after its locks are released: lock entries name them). */
+void txn_free_dead_trees(txn_t *tx);
+
 /* The named tree of a handle through tx's cache (the directory mutex only
  * on a miss); NULL when unknown. Does not check dt_hidden. */
 db_tree_t *txn_tree_of(txn_t *tx, bt_tree_t *t);
@@ -244,6 +276,8 @@ txn_op_t *txn_add_op(txn_t *tx, int kind, db_tree_t *dt, const void *key, size_t
  * transaction created are hidden; txn_undo_finish frees them (after the
  * locks naming them are released). */
 int txn_undo_all(txn_t *tx, err_t *e);
+/* The inverse of one operation (BT_NOT_FOUND turned into XX000). */
+int txn_undo_op(db_t *db, const txn_op_t *op, err_t *e);
 void txn_undo_finish(txn_t *tx);
 /* Leaves the checkpoint gate (one active transaction less). */
 void db_gate_leave(db_t *db);

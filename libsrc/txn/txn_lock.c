@@ -287,7 +287,7 @@ int txn_lock_note_pre(txn_t *tx, txn_lock_t *lk, bool *exists, err_t *e)
   return CZ_OK;
 }
 
-static void lk_set_deleted_locked(txn_t *tx, txn_lock_t *lk, bool deleted)
+void txn_lock_set_deleted(txn_t *tx, txn_lock_t *lk, bool deleted)
 {
   lk_shard_t *sh = lk_shard(tx->tx_db->db_locks, lk->lk_hash);
   mutex_lock(&sh->ls_mx);
@@ -295,6 +295,14 @@ static void lk_set_deleted_locked(txn_t *tx, txn_lock_t *lk, bool deleted)
     tx->tx_n_deferred += deleted ? 1 : (uint32_t)-1;
   lk->lk_deleted = deleted;
   mutex_unlock(&sh->ls_mx);
+}
+
+/* The owner's changes of the flag, journaled for txn_rollback_to_mark. */
+static void lk_set_deleted_locked(txn_t *tx, txn_lock_t *lk, bool deleted)
+{
+  if (lk->lk_deleted != deleted)
+    txn_journal_lock(tx, lk);
+  txn_lock_set_deleted(tx, lk, deleted);
 }
 
 /* Before (or as) the owner changes lk's key in its current command: keep

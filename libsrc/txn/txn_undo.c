@@ -12,7 +12,7 @@
 
 #include "txn/txn_int.h"
 
-static int txn_undo_op(db_t *db, const txn_op_t *op, err_t *e)
+int txn_undo_op(db_t *db, const txn_op_t *op, err_t *e)
 {
   db_tree_t *dt = op->to_tree;
   bool unique = dt->dt_flags & BT_UNIQUE;

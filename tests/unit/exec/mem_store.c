@@ -79,9 +79,12 @@ static void ms_close(qctx_t *q, qscan_t *s)
   (void)s;
 }
 
-static void row_store(mem_table_t *t, datum_t *row, const batch_t *b, int r)
+/* Stores row r of b into row; set (NULL = all) picks the columns taken. */
+static void row_store(mem_table_t *t, datum_t *row, const batch_t *b, const bool *set, int r)
 {
   for (int c = 0; c < t->mt_sp.tb_ncols; c++) {
+    if (set && !set[c])
+      continue;
     datum_t d;
     vec_get(&b->b_cols[c], r, &d);
     if (!d.d_null && ty_phys(t->mt_sp.tb_coltypes[c].t_id) == TP_STR) {
@@ -105,7 +108,7 @@ static int ms_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, int
       t->mt_dead = realloc(t->mt_dead, (size_t)t->mt_cap);
     }
     datum_t *row = arena_alloc(t->mt_arena, sizeof(datum_t) * (size_t)t->mt_sp.tb_ncols);
-    row_store(t, row, b, sel ? sel[i] : i);
+    row_store(t, row, b, NULL, sel ? sel[i] : i);
     t->mt_dead[t->mt_n] = false;
     t->mt_rows[t->mt_n++] = row;
   }
@@ -121,14 +124,15 @@ static int64_t rowid_of(const batch_t *b, int col, int r)
   return v;
 }
 
-static int ms_update(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e)
+static int ms_update(qctx_t *q, void *tab, const batch_t *b, const bool *set, const int *sel,
+                     int n, err_t *e)
 {
   (void)q;
   (void)e;
   mem_table_t *t = tab;
   for (int i = 0; i < n; i++) {
     int r = sel ? sel[i] : i;
-    row_store(t, t->mt_rows[rowid_of(b, b->b_ncols - 1, r)], b, r);
+    row_store(t, t->mt_rows[rowid_of(b, b->b_ncols - 1, r)], b, set, r);
   }
   return CZ_OK;
 }

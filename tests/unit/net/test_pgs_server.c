@@ -123,6 +123,10 @@ static void test_login_scram(void **state)
   tc_t c;
   login(&c);
   assert_true(c.tc_pid != 0);
+  /* pg_backend_pid() is the pid of BackendKeyData, as in PostgreSQL */
+  char want[64];
+  snprintf(want, sizeof want, "T(p:23) D(%d) C(SELECT 1) Z(I)", c.tc_pid);
+  assert_string_equal(tc_query(&c, "SELECT pg_backend_pid() AS p"), want);
   tc_close(&c);
 }
 
@@ -354,6 +358,86 @@ static void test_extended_error_discards_until_sync(void **state)
   tc_close(&c);
 }
 
+/* Parse/Bind/Execute of one statement, without Sync. */
+static void pipe_exec(tc_t *c, const char *sql)
+{
+  pgw_write_parse(&c->tc_out, "", sql, NULL, 0);
+  pgw_bind_t b = {.bi_portal = "", .bi_stmt = ""};
+  pgw_write_bind(&c->tc_out, &b);
+  pgw_write_execute(&c->tc_out, "", 0);
+}
+
+/* The extended messages up to Sync are one implicit transaction outside
+ * a block, as in PostgreSQL: a failure rolls back what the earlier
+ * Executes did, and the commit happens at Sync. */
+static void test_extended_pipeline_is_one_transaction(void **state)
+{
+  (void)state;
+  tc_t c, o;
+  login(&c);
+  login(&o);
+  assert_string_equal(tc_query(&c, "CREATE TABLE pipe_t (a int)"), "C(CREATE TABLE) Z(I)");
+  /* the second Execute fails: the first one's row goes too */
+  pipe_exec(&c, "INSERT INTO pipe_t VALUES (1)");
+  pipe_exec(&c, "INSERT INTO pipe_t VALUES (1/0)");
+  pgw_write_sync(&c.tc_out);
+  tc_flush(&c);
+  assert_string_equal(tc_until(&c, "Z"), "1 2 C(INSERT 0 1) 1 2 E(22012@29) Z(I)");
+  assert_string_equal(tc_query(&c, "SELECT count(*) AS n FROM pipe_t"),
+                      "T(n:20) D(0) C(SELECT 1) Z(I)");
+  /* an error outside the engine (Bind) rolls back the earlier Execute too */
+  pipe_exec(&c, "INSERT INTO pipe_t VALUES (1)");
+  pgw_bind_t nb = {.bi_portal = "", .bi_stmt = "nosuch"};
+  pgw_write_bind(&c.tc_out, &nb);
+  pgw_write_sync(&c.tc_out);
+  tc_flush(&c);
+  assert_string_equal(tc_until(&c, "Z"), "1 2 C(INSERT 0 1) E(26000) Z(I)");
+  assert_string_equal(tc_query(&o, "SELECT count(*) AS n FROM pipe_t"),
+                      "T(n:20) D(0) C(SELECT 1) Z(I)");
+  /* the commit happens at Sync, not at the end of each Execute */
+  pipe_exec(&c, "INSERT INTO pipe_t VALUES (2)");
+  pipe_exec(&c, "INSERT INTO pipe_t VALUES (3)");
+  pgw_write_flush(&c.tc_out);
+  tc_flush(&c);
+  assert_string_equal(tc_until(&c, "C"), "1 2 C(INSERT 0 1)");
+  assert_string_equal(tc_until(&c, "C"), "1 2 C(INSERT 0 1)");
+  assert_string_equal(tc_query(&o, "SELECT count(*) AS n FROM pipe_t"),
+                      "T(n:20) D(0) C(SELECT 1) Z(I)");
+  pgw_write_sync(&c.tc_out);
+  tc_flush(&c);
+  assert_string_equal(tc_until(&c, "Z"), "Z(I)");
+  assert_string_equal(tc_query(&o, "SELECT count(*) AS n FROM pipe_t"),
+                      "T(n:20) D(2) C(SELECT 1) Z(I)");
+  /* a portal suspended in the implicit transaction is closed at Sync */
+  pgw_write_parse(&c.tc_out, "", "SELECT a FROM pipe_t ORDER BY a", NULL, 0);
+  pgw_bind_t b = {.bi_portal = "", .bi_stmt = ""};
+  pgw_write_bind(&c.tc_out, &b);
+  pgw_write_execute(&c.tc_out, "", 1);
+  pgw_write_sync(&c.tc_out);
+  pgw_write_execute(&c.tc_out, "", 1);
+  pgw_write_sync(&c.tc_out);
+  tc_flush(&c);
+  assert_string_equal(tc_until(&c, "Z"), "1 2 D(2) s Z(I)");
+  assert_string_equal(tc_until(&c, "Z"), "E(34000) Z(I)");
+  /* a Query after extended messages without Sync ends their transaction */
+  pipe_exec(&c, "INSERT INTO pipe_t VALUES (4)");
+  pgw_write_query(&c.tc_out, "SELECT count(*) AS n FROM pipe_t");
+  tc_flush(&c);
+  assert_string_equal(tc_until(&c, "Z"), "1 2 C(INSERT 0 1) T(n:20) D(3) C(SELECT 1) Z(I)");
+  assert_string_equal(tc_query(&o, "SELECT count(*) AS n FROM pipe_t"),
+                      "T(n:20) D(3) C(SELECT 1) Z(I)");
+  /* inside a block the block decides; Sync commits nothing */
+  assert_string_equal(tc_query(&c, "BEGIN"), "C(BEGIN) Z(T)");
+  pipe_exec(&c, "INSERT INTO pipe_t VALUES (5)");
+  pgw_write_sync(&c.tc_out);
+  tc_flush(&c);
+  assert_string_equal(tc_until(&c, "Z"), "1 2 C(INSERT 0 1) Z(T)");
+  assert_string_equal(tc_query(&c, "ROLLBACK"), "C(ROLLBACK) Z(I)");
+  assert_string_equal(tc_query(&o, "DROP TABLE pipe_t"), "C(DROP TABLE) Z(I)");
+  tc_close(&o);
+  tc_close(&c);
+}
+
 static void test_extended_names_close_and_empty(void **state)
 {
   (void)state;
@@ -524,10 +608,24 @@ static void expect_refused(const uint8_t *bytes, size_t len, bool typed, const c
   tc_close(&c);
 }
 
+/* Waits (up to 5 s) until the server holds at most n connections and
+ * returns how many it holds. A connection its client closed is reaped
+ * by the server only when a session thread sees the EOF, some time after
+ * tc_close returns, so a count taken right after an earlier test may
+ * still include that test's connections. */
+static int settle_conns(int n)
+{
+  for (int i = 0; i < 500 && pgs_server_n_conns(srv) > n; i++)
+    usleep(10 * 1000);
+  return pgs_server_n_conns(srv);
+}
+
 static void test_bad_input_leaves_others_working(void **state)
 {
   (void)state;
-  int before = pgs_server_n_conns(srv); /* a failed test may leave its own */
+  /* the earlier tests' connections are gone first (a failed test may
+   * leave its own open for good: those are counted in before) */
+  int before = settle_conns(0);
   tc_t bystander;
   login(&bystander);
   uint8_t m[64];
@@ -580,9 +678,7 @@ static void test_bad_input_leaves_others_working(void **state)
   assert_string_equal(tc_query(&bystander, "SELECT 1 AS x"), "T(x:23) D(1) C(SELECT 1) Z(I)");
   tc_close(&bystander);
   /* every refused connection is gone */
-  for (int i = 0; i < 500 && pgs_server_n_conns(srv) > before; i++)
-    usleep(10 * 1000);
-  assert_int_equal(pgs_server_n_conns(srv), before);
+  assert_int_equal(settle_conns(before), before);
 }
 
 /* ---- limits, timeouts, stalled clients ---- */
@@ -597,8 +693,7 @@ static void test_too_many_connections(void **state)
   assert_string_equal(tc_login(&c, port, "dba", PASSWORD), "E(53300) EOF");
   tc_close(&c);
   tc_close(&b);
-  for (int i = 0; i < 100 && pgs_server_n_conns(srv) > 1; i++)
-    usleep(10 * 1000);
+  settle_conns(1);
   login(&c); /* a slot is free again */
   tc_close(&c);
   tc_close(&a);
@@ -805,6 +900,7 @@ int main(void)
       cmocka_unit_test(test_extended_named_statement_text_and_binary),
       cmocka_unit_test(test_extended_row_limit_suspends),
       cmocka_unit_test(test_extended_error_discards_until_sync),
+      cmocka_unit_test(test_extended_pipeline_is_one_transaction),
       cmocka_unit_test(test_extended_names_close_and_empty),
       cmocka_unit_test(test_extended_declared_parameter_type),
       cmocka_unit_test(test_copy_in_and_out),

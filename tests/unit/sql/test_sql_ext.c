@@ -250,6 +250,12 @@ static void test_dml_additions(void **state)
      "(update t (set (= a 1)) (returning (*)))"},
     {"DELETE FROM t WHERE a = 1 RETURNING a", SQL_STMT_DELETE,
      "(delete t (where (= a 1)) (returning (a)))"},
+    {"WITH v AS (SELECT 1) INSERT INTO t SELECT * FROM v", SQL_STMT_INSERT,
+     "(with (v (select (1))) (insert t (select (*) (from v))))"},
+    {"WITH v AS (SELECT 1) UPDATE t SET a = (SELECT * FROM v)", SQL_STMT_UPDATE,
+     "(with (v (select (1))) (update t (set (= a (subquery (select (*) (from v)))))))"},
+    {"WITH RECURSIVE v AS (SELECT 1) DELETE FROM t", SQL_STMT_DELETE,
+     "(with-recursive (v (select (1))) (delete t))"},
   };
   sqlt_cases(*state, c, CZ_ARRAY_LEN(c));
 }
