@@ -11,9 +11,12 @@
  *   keeps the savepoint and drops the later ones; RELEASE drops it and the
  *   later ones (their work stays in the transaction).
  * - Each statement phase of a block takes a mark first (txn marks are a
- *   few words and identical marks are shared), so a failure undoes the
- *   failed statement only and leaves the block in 'E' with its earlier
- *   work; ROLLBACK TO then returns the block to 'T'.
+ *   few words and identical marks are shared), so a failure while a
+ *   savepoint exists undoes the failed statement only and leaves the
+ *   block in 'E' with its earlier work; ROLLBACK TO then returns the block
+ *   to 'T'. Without a savepoint nothing but ROLLBACK can follow, so the
+ *   whole transaction is undone at once and its locks released (what
+ *   PostgreSQL does; the difference is not observable otherwise).
  */
 #include <stdio.h>
 #include <string.h>
@@ -64,14 +67,21 @@ void en_sp_stmt_mark(esession_t *s)
   if (!s->se_block || s->se_status == 'E')
     return;
   struct en_sp_s *ss = sp_state(s);
-  /* No transaction yet: one begun by this statement is all its own. */
-  ss->ss_stmt_txid = s->se_tx ? txn_id(s->se_tx) : 0;
-  ss->ss_stmt = s->se_tx ? txn_savepoint_mark(s->se_tx) : NULL;
+  /* No savepoint (so no transaction yet either): a failure undoes the
+   * whole transaction (en_sp_fail), no mark needed. */
+  bool want = sp_top(s) != NULL;
+  ss->ss_stmt_txid = want ? txn_id(s->se_tx) : 0;
+  ss->ss_stmt = want ? txn_savepoint_mark(s->se_tx) : NULL;
 }
 
 bool en_sp_fail(esession_t *s)
 {
   struct en_sp_s *ss = sp_state(s);
+  /* Without a savepoint the failed block can only end in a rollback:
+   * undo it all now, which releases its locks at once (a deadlock
+   * victim's included), as PostgreSQL aborts the transaction then. */
+  if (!sp_top(s))
+    return false;
   if (!s->se_tx || !ss->ss_stmt || ss->ss_stmt_txid != txn_id(s->se_tx))
     return false;
   err_t e;

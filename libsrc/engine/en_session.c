@@ -3,6 +3,7 @@
  * statements. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -85,9 +86,54 @@ static void guc_put(esession_t *s, const char *name, const char *value, bool rep
   g->eg_changed = true;
 }
 
+/* A duration setting as PostgreSQL takes it: an integer with an optional
+ * unit (us, ms, s, min, h, d; none = ms). false when value is not one. */
+static bool guc_parse_ms(const char *value, int64_t *ms)
+{
+  static const struct {
+    const char *unit;
+    double ms;
+  } units[] = {{"", 1}, {"us", 0.001}, {"ms", 1}, {"s", 1000}, {"min", 60000},
+               {"h", 3600000}, {"d", 86400000}};
+  const char *p = value;
+  while (*p == ' ')
+    p++;
+  char *end;
+  double v = strtod(p, &end);
+  if (end == p)
+    return false;
+  while (*end == ' ')
+    end++;
+  size_t n = strlen(end);
+  while (n > 0 && end[n - 1] == ' ')
+    n--;
+  for (size_t i = 0; i < CZ_ARRAY_LEN(units); i++) {
+    if (strlen(units[i].unit) == n && strncmp(end, units[i].unit, n) == 0) {
+      double r = v * units[i].ms;
+      if (!(r >= 0 && r <= 2147483647.0))
+        return false;
+      *ms = (int64_t)(r + 0.5);
+      return true;
+    }
+  }
+  return false;
+}
+
+int64_t esession_statement_timeout_ms(esession_t *s)
+{
+  const char *v = en_guc_get(s, "statement_timeout");
+  int64_t ms = 0;
+  return v && guc_parse_ms(v, &ms) ? ms : 0;
+}
+
 int en_guc_set(esession_t *s, const char *name, const char *value, bool from_client, err_t *e)
 {
   char norm[64];
+  int64_t ms;
+  if ((strcasecmp(name, "statement_timeout") == 0 || strcasecmp(name, "lock_timeout") == 0) &&
+      !guc_parse_ms(value, &ms))
+    return err_set(e, SQLSTATE_INVALID_PARAMETER, "invalid value for parameter \"%s\": \"%s\"",
+                   name, value);
   if (strcasecmp(name, "client_encoding") == 0) {
     if (strcasecmp(value, "UTF8") != 0 && strcasecmp(value, "UTF-8") != 0 &&
         strcasecmp(value, "UNICODE") != 0)

@@ -37,7 +37,10 @@ int en_set(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t 
     value = strcmp(sv->sv_name, "search_path") == 0 ? "\"$user\", public"
             : strcmp(sv->sv_name, "datestyle") == 0 ? "ISO, MDY"
             : strcmp(sv->sv_name, "extra_float_digits") == 0 ? "1"
-                                                             : "";
+            : strcmp(sv->sv_name, "statement_timeout") == 0 ||
+                    strcmp(sv->sv_name, "lock_timeout") == 0
+                ? "0"
+                : "";
   } else
     value = set_value_text(a, sv->sv_values);
   if (strcasecmp(sv->sv_name, "session_authorization") == 0 ||

@@ -14,7 +14,9 @@
  *   The simple query protocol prepares each statement of a text in turn.
  * - Transactions: outside BEGIN … COMMIT every statement commits on its
  *   own. Inside, a failed statement puts the session in the failed state
- *   ('E'): everything but COMMIT/ROLLBACK is 25P02 until the block ends.
+ *   ('E'): everything but COMMIT/ROLLBACK/ROLLBACK TO is 25P02 until the
+ *   block ends or ROLLBACK TO a savepoint recovers it (only the failed
+ *   statement is undone).
  * - Results go out in batches through a sink (vectored to the wire).
  * - Errors are err_t values with a SQLSTATE, a message and, for errors in
  *   the statement text, a 1-based character position.
@@ -82,6 +84,11 @@ int esession_set_param(esession_t *s, const char *name, const char *value, err_t
  * pg_backend_pid() returns; the engine numbers sessions itself until
  * told). Call it right after esession_open. */
 void esession_set_backend_pid(esession_t *s, int32_t pid);
+
+/* The statement_timeout setting in milliseconds (0 = none). SET checks
+ * the value (22023); the protocol server enforces it by a timer that calls
+ * esession_cancel, as PostgreSQL's statement timeout. */
+int64_t esession_statement_timeout_ms(esession_t *s);
 
 /* Asks the statement running in s to stop: it fails with 57014 at its next
  * batch boundary. Safe from any thread while s is open. */

@@ -356,6 +356,7 @@ pgs_next_t pgs_execute_resume(pgs_conn_t *c)
   int rc = pgs_pump_rows(c, p->pp_portal, p->pp_formats, j->jb_limited, &j->jb_left, &outcome, &e);
   if (rc == CZ_OK && outcome == PGS_ROWS_PARKED)
     return PGS_PARK;
+  pgs_timeout_stop(c);
   memset(j, 0, sizeof *j);
   if (rc != CZ_OK)
     return ext_error(c, &e);
@@ -390,6 +391,7 @@ static pgs_next_t do_execute(pgs_conn_t *c, const char *name, int32_t max_rows)
     pgw_write_empty_query(&c->c_out);
     return PGS_GO_ON;
   }
+  pgs_timeout_start(c);
   estmt_kind_t kind = estmt_kind(p->pp_stmt->ps_st);
   if (kind == ESTMT_COPY_IN || kind == ESTMT_COPY_OUT) {
     bool copy_in;

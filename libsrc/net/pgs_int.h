@@ -120,6 +120,9 @@ struct pgs_conn_s {
   bool c_ignore_till_sync;     /* extended query error: skip to Sync */
   bool c_ext_implicit;         /* extended messages since Sync run in one implicit transaction */
   uint64_t c_deadline_ns;      /* startup must end by then; 0 = none; sv_mu */
+  uint64_t c_stmt_deadline_ns; /* statement_timeout: cancel then; 0 = none; written by
+                                * the handler under sv_mu, read by the housekeeper */
+  atomic_bool c_stmt_timed_out; /* the housekeeper cancelled for statement_timeout */
   int32_t c_pid;               /* BackendKeyData */
   int32_t c_key;
   pgw_decoder_t *c_dec;
@@ -247,6 +250,14 @@ pgs_next_t pgs_execute_resume(pgs_conn_t *c);
 void pgs_extended_free_all(pgs_conn_t *c);
 /* Drops the portals (end of a transaction). */
 void pgs_extended_free_portals(pgs_conn_t *c);
+/* statement_timeout (pgs_timeout.c): the handler arms the timer when a
+ * statement starts and disarms it when it ends; the housekeeper cancels
+ * a statement past its deadline (pgs_timeout_expire, under sv_mu) and
+ * pgs_send_error then words its 57014 as PostgreSQL does. */
+void pgs_timeout_start(pgs_conn_t *c);
+void pgs_timeout_stop(pgs_conn_t *c);
+uint64_t pgs_timeout_expire(pgs_server_t *s, uint64_t now, uint64_t wake);
+void pgs_timeout_word(pgs_conn_t *c, err_t *e);
 /* Ends the implicit transaction of the extended messages since the last
  * Sync, if one is open: commits (ok) or rolls back; a commit error is sent
  * as ErrorResponse. */

@@ -256,7 +256,8 @@ static void *serve_startup(void *arg)
   return NULL;
 }
 
-/* Shuts down expired sockets once a second; their handlers see EOF. */
+/* Shuts down expired sockets once a second (their handlers see EOF) and
+ * cancels statements past their statement_timeout (pgs_timeout.c). */
 static void *house_main(void *arg)
 {
   pgs_server_t *s = arg;
@@ -272,7 +273,9 @@ static void *house_main(void *arg)
         shutdown(c->c_fd, SHUT_RDWR);
       }
     }
-    cond_timedwait(&s->sv_cv, &s->sv_mu, 1000 * 1000);
+    uint64_t wake = pgs_timeout_expire(s, now, now + 1000 * 1000 * 1000ull);
+    uint64_t us = wake > now ? (wake - now + 999) / 1000 : 1;
+    cond_timedwait(&s->sv_cv, &s->sv_mu, us);
   }
   mutex_unlock(&s->sv_mu);
   return NULL;

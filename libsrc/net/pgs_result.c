@@ -44,6 +44,12 @@ void pgs_send_notices(pgs_conn_t *c)
 
 void pgs_send_error(pgs_conn_t *c, const char *severity, const err_t *e)
 {
+  err_t worded;
+  if (atomic_load(&c->c_stmt_timed_out)) {
+    worded = *e;
+    pgs_timeout_word(c, &worded);
+    e = &worded;
+  }
   pgs_send_notices(c);
   /* An error while a reply was half built (the buffer failed) must not
    * cost the messages before it; the failed part is dropped. */
@@ -66,6 +72,7 @@ void pgs_send_params(pgs_conn_t *c, bool only_changed)
 
 void pgs_send_ready(pgs_conn_t *c)
 {
+  pgs_timeout_stop(c); /* nothing runs between ReadyForQuery and the next message */
   pgw_write_ready(&c->c_out, (pgw_tx_status_t)esession_tx_status(c->c_sess));
 }
 

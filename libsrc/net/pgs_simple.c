@@ -56,6 +56,7 @@ static pgs_next_t job_fail(pgs_conn_t *c, err_t *e)
 
 static void stmt_done(pgs_conn_t *c)
 {
+  pgs_timeout_stop(c);
   stmt_free(&c->c_job);
   c->c_job.jb_i++;
   pgs_send_notices(c);
@@ -83,6 +84,7 @@ pgs_next_t pgs_simple_resume(pgs_conn_t *c)
   while (j->jb_i < j->jb_n) {
     const etext_t *t = &j->jb_stmts[j->jb_i];
     if (!j->jb_portal) {
+      pgs_timeout_start(c); /* per statement, as PostgreSQL 13 and later */
       if (estmt_prepare(c->c_sess, j->jb_text + t->et_off, t->et_len, NULL, 0, &j->jb_st, &e) !=
               CZ_OK ||
           eportal_bind(j->jb_st, NULL, 0, &j->jb_portal, &e) != CZ_OK)

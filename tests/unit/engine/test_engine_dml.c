@@ -132,6 +132,8 @@ static void test_update_reads_no_untouched_long_value(void **state)
   /* rolled back: the old values come back */
   en_exec(ses, "BEGIN");
   expect_no_long_io("UPDATE docs SET n = n + 1000", "");
+  expect_no_long_io("UPDATE docs SET n = 0", "");  /* the scan reads the locator only */
+  expect_rows("SELECT count(*) FROM docs WHERE n = 0", "3");
   en_exec(ses, "ROLLBACK");
   expect_rows("SELECT n, length(body) FROM docs ORDER BY id", "-11|1000000\n-12|1000000\n4|1000000");
 }

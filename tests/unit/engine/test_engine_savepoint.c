@@ -200,6 +200,14 @@ static void test_other_session(void **state)
   expect_rows(other, "SELECT a, b FROM v ORDER BY a", "1|11\n2|20");
   en_exec(other, "UPDATE v SET b = 23 WHERE a = 2");  /* no 40001: nothing changed it */
   expect_rows(ses, "SELECT b FROM v WHERE a = 2", "23");
+  /* a failed block without savepoints is undone at once: its locks go
+   * (the other session's update would wait forever otherwise) */
+  en_exec(ses, "BEGIN");
+  en_exec(ses, "UPDATE v SET b = 13 WHERE a = 1");
+  en_expect_error(ses, "SELECT 1/0", "22012");
+  en_exec(other, "UPDATE v SET b = 14 WHERE a = 1");
+  en_exec(ses, "ROLLBACK");
+  expect_rows(ses, "SELECT b FROM v WHERE a = 1", "14");
   esession_close(other);
 }
 

@@ -564,6 +564,42 @@ static void test_cancel_request(void **state)
   tc_close(&c);
 }
 
+/* SET statement_timeout cancels a statement that runs longer, as
+ * PostgreSQL: 57014 "canceling statement due to statement timeout". */
+static void test_statement_timeout(void **state)
+{
+  (void)state;
+  tc_t c;
+  login(&c);
+  assert_string_equal(tc_query(&c, "SET statement_timeout = 'soon'"), "E(22023) Z(I)");
+  assert_string_equal(tc_query(&c, "SET statement_timeout = 200"), "C(SET) Z(I)");
+  uint64_t t0 = time_now_ns();
+  assert_string_equal(tc_query(&c, LONG_QUERY), "T(count:20) E(57014) Z(I)");
+  uint64_t ms = (time_now_ns() - t0) / 1000000;
+  assert_true(ms >= 150 && ms < 5000);
+  assert_string_equal(c.tc_last_msg, "canceling statement due to statement timeout");
+  /* short statements are not hit, the next one included */
+  assert_string_equal(tc_query(&c, "SELECT 1 AS x"), "T(x:23) D(1) C(SELECT 1) Z(I)");
+  /* each statement of a text has its own clock */
+  assert_string_equal(tc_query(&c, "SELECT 1 AS x; " LONG_QUERY),
+                      "T(x:23) D(1) C(SELECT 1) T(count:20) E(57014) Z(I)");
+  /* the extended protocol, with units */
+  assert_string_equal(tc_query(&c, "SET statement_timeout = '0.2s'"), "C(SET) Z(I)");
+  pgw_write_parse(&c.tc_out, "", LONG_QUERY, NULL, 0);
+  pgw_bind_t b = {.bi_portal = "", .bi_stmt = ""};
+  pgw_write_bind(&c.tc_out, &b);
+  pgw_write_execute(&c.tc_out, "", 0);
+  pgw_write_sync(&c.tc_out);
+  tc_flush(&c);
+  assert_string_equal(tc_until(&c, "Z"), "1 2 E(57014) Z(I)");
+  assert_string_equal(c.tc_last_msg, "canceling statement due to statement timeout");
+  /* back to none */
+  assert_string_equal(tc_query(&c, "SET statement_timeout TO DEFAULT"), "C(SET) Z(I)");
+  assert_string_equal(tc_query(&c, "SHOW statement_timeout"),
+                      "T(statement_timeout:25) D(0) C(SHOW) Z(I)");
+  tc_close(&c);
+}
+
 static void test_terminate_closes(void **state)
 {
   (void)state;
@@ -905,6 +941,7 @@ int main(void)
       cmocka_unit_test(test_extended_declared_parameter_type),
       cmocka_unit_test(test_copy_in_and_out),
       cmocka_unit_test(test_cancel_request),
+      cmocka_unit_test(test_statement_timeout),
       cmocka_unit_test(test_terminate_closes),
       cmocka_unit_test(test_bad_input_leaves_others_working),
       cmocka_unit_test(test_too_many_connections),
