@@ -243,6 +243,31 @@ static void test_ddl_after_savepoint(void **state)
   expect_rows(ses, "SELECT z FROM b", "zz");
 }
 
+/* Long values are written as chunks in the row's transaction: they
+ * follow the row back to the mark. */
+static void test_long_values(void **state)
+{
+  (void)state;
+  en_exec(ses, "CREATE TABLE l(a int PRIMARY KEY, b text)");
+  en_exec(ses, "INSERT INTO l VALUES (1, repeat('a', 100000))");
+  en_exec(ses, "BEGIN");
+  en_exec(ses, "SAVEPOINT s");
+  en_exec(ses, "INSERT INTO l VALUES (2, repeat('b', 200000))");
+  en_exec(ses, "UPDATE l SET b = repeat('c', 150000) WHERE a = 1");
+  expect_rows(ses, "SELECT a, length(b), substr(b, 1, 1) FROM l ORDER BY a", "1|150000|c\n2|200000|b");
+  en_exec(ses, "ROLLBACK TO s");
+  expect_rows(ses, "SELECT a, length(b), substr(b, 1, 1) FROM l ORDER BY a", "1|100000|a");
+  en_exec(ses, "INSERT INTO l VALUES (3, repeat('d', 120000))");
+  en_exec(ses, "COMMIT");
+  expect_rows(ses, "SELECT a, length(b), substr(b, 1, 1) FROM l ORDER BY a", "1|100000|a\n3|120000|d");
+  esession_close(ses);
+  err_t e;
+  assert_int_equal(engine_close(eng, &e), CZ_OK);
+  eng = en_test_reopen(db_name);
+  ses = en_test_session(eng, "dba");
+  expect_rows(ses, "SELECT a, length(b), substr(b, 1, 1) FROM l ORDER BY a", "1|100000|a\n3|120000|d");
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -252,6 +277,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(test_failed_statement_and_recovery, setup, teardown),
       cmocka_unit_test_setup_teardown(test_other_session, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ddl_after_savepoint, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_long_values, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
