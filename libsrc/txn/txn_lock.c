@@ -17,17 +17,20 @@
  * - Order: wait mutex, then a shard mutex. Readers take a shard mutex
  *   while holding a page latch; nobody takes a latch under a shard mutex.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "txn/txn_int.h"
 
 #define LK_SHARDS 64
-#define LK_BUCKETS 1024 /* per shard, power of two */
+#define LK_BUCKETS 1024 /* per shard at start, power of two; doubles as it fills */
 #define LK_WAIT_SLICE_US 100000
 
 typedef struct lk_shard_s {
   cz_mutex_t ls_mx;
-  txn_lock_t *ls_b[LK_BUCKETS];
+  txn_lock_t **ls_b;          /* ls_nb chains (heap; a bulk insert grows it) */
+  uint32_t ls_nb;             /* power of two */
+  uint32_t ls_n;              /* locks in the shard */
 } lk_shard_t;
 
 typedef struct txn_locktab_s {
@@ -63,10 +66,19 @@ static void lk_wait_unlink(txn_locktab_t *lt, txn_t *tx)
 
 int txn_locktab_create(db_t *db, err_t *e)
 {
-  (void)e;
   txn_locktab_t *lt = arena_zalloc(db->db_arena, sizeof *lt);
-  for (int i = 0; i < LK_SHARDS; i++)
+  for (int i = 0; i < LK_SHARDS; i++) {
+    lt->lt_shards[i].ls_nb = LK_BUCKETS;
+    lt->lt_shards[i].ls_b = calloc(LK_BUCKETS, sizeof(txn_lock_t *));
+    if (!lt->lt_shards[i].ls_b) {
+      while (i-- > 0) {
+        mutex_destroy(&lt->lt_shards[i].ls_mx);
+        free(lt->lt_shards[i].ls_b);
+      }
+      return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory for the lock table");
+    }
     mutex_init(&lt->lt_shards[i].ls_mx);
+  }
   mutex_init(&lt->lt_wait_mx);
   cond_init(&lt->lt_wait_cond);
   db->db_locks = lt;
@@ -78,8 +90,10 @@ void txn_locktab_free(db_t *db)
   txn_locktab_t *lt = db->db_locks;
   if (!lt)
     return;
-  for (int i = 0; i < LK_SHARDS; i++)
+  for (int i = 0; i < LK_SHARDS; i++) {
     mutex_destroy(&lt->lt_shards[i].ls_mx);
+    free(lt->lt_shards[i].ls_b);
+  }
   mutex_destroy(&lt->lt_wait_mx);
   cond_destroy(&lt->lt_wait_cond);
   db->db_locks = NULL;
@@ -102,7 +116,7 @@ static lk_shard_t *lk_shard(txn_locktab_t *lt, uint64_t h)
 
 static txn_lock_t **lk_bucket(lk_shard_t *sh, uint64_t h)
 {
-  return &sh->ls_b[(h >> 6) & (LK_BUCKETS - 1)];
+  return &sh->ls_b[(h >> 6) & (sh->ls_nb - 1)];
 }
 
 /* Under the shard mutex. */
@@ -115,6 +129,27 @@ static txn_lock_t *lk_find(lk_shard_t *sh, uint64_t h, const db_tree_t *dt, cons
   return NULL;
 }
 
+/* Doubles the shard's chains when they average more than one lock (a
+ * transaction inserting a million rows holds a million locks). Under the
+ * shard mutex; on allocation failure the chains just stay longer. */
+static void lk_grow(lk_shard_t *sh)
+{
+  uint32_t nb = sh->ls_nb * 2;
+  txn_lock_t **b = calloc(nb, sizeof *b);
+  if (!b)
+    return;
+  for (uint32_t i = 0; i < sh->ls_nb; i++)
+    for (txn_lock_t *lk = sh->ls_b[i], *next; lk; lk = next) {
+      next = lk->lk_next;
+      txn_lock_t **p = &b[(lk->lk_hash >> 6) & (nb - 1)];
+      lk->lk_next = *p;
+      *p = lk;
+    }
+  free(sh->ls_b);
+  sh->ls_b = b;
+  sh->ls_nb = nb;
+}
+
 static txn_lock_t *lk_new(txn_t *tx, lk_shard_t *sh, uint64_t h, db_tree_t *dt, const void *key,
                           size_t len)
 {
@@ -125,6 +160,8 @@ static txn_lock_t *lk_new(txn_t *tx, lk_shard_t *sh, uint64_t h, db_tree_t *dt, 
   lk->lk_hash = h;
   lk->lk_tree = dt;
   lk->lk_owner = tx;
+  if (++sh->ls_n > sh->ls_nb)
+    lk_grow(sh);
   txn_lock_t **b = lk_bucket(sh, h);
   lk->lk_next = *b;
   *b = lk;
@@ -479,8 +516,10 @@ void txn_lock_release_all(txn_t *tx)
     txn_lock_t **pp = lk_bucket(sh, lk->lk_hash);
     while (*pp && *pp != lk)
       pp = &(*pp)->lk_next;
-    if (*pp)
+    if (*pp) {
       *pp = lk->lk_next;
+      sh->ls_n--;
+    }
     mutex_unlock(&sh->ls_mx);
     atomic_fetch_sub(&lk->lk_tree->dt_nlocked, 1);
   }
