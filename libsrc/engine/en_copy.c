@@ -15,11 +15,21 @@
  * - The rows are written in the session's transaction (an implicit one
  *   outside a block), committed when the copy is done, rolled back when
  *   it fails.
- * - Binary format and server-side files are not supported (0A000).
+ * - Server-side files (COPY … FROM/TO '/abs/path') run as a plain command
+ *   (no copy sub-protocol): the file's contents are fed to the FROM STDIN
+ *   path in chunks, and the TO STDOUT producer writes into the file. Only
+ *   a superuser may use them, and only inside [Parameters] DirsAllowed
+ *   (see copy_file_resolve for how paths are compared).
+ * - Binary format is not supported (0A000).
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine/engine_int.h"
 
@@ -79,15 +89,12 @@ static int copy_target(esession_t *s, const sql_copy_t *co, arena_t *a, const ca
 
 static int copy_check(const sql_copy_t *co, err_t *e)
 {
-  if (co->co_file)
-    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
-                   "COPY to or from a server file is not supported yet; use STDIN/STDOUT");
   if (co->co_format == SQL_COPY_BINARY)
     return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "COPY BINARY is not supported yet");
   return CZ_OK;
 }
 
-int en_copy_describe(estmt_t *st, err_t *e)
+static int copy_describe(estmt_t *st, err_t *e)
 {
   esession_t *s = st->st_sess;
   const sql_copy_t *co = st->st_ast->st_copy;
@@ -114,12 +121,31 @@ int en_copy_describe(estmt_t *st, err_t *e)
                         e);
 }
 
+int en_copy_describe(estmt_t *st, err_t *e)
+{
+  const sql_copy_t *co = st->st_ast->st_copy;
+  if (copy_describe(st, e) != CZ_OK)
+    return CZ_ERR;
+  if (co->co_file) {
+    /* A server file is a plain command: no copy sub-protocol, no rows. */
+    st->st_kind = ESTMT_COMMAND;
+    st->st_ncols = -1;
+  }
+  return CZ_OK;
+}
+
+static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e);
+static int copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e);
+static int copy_file_run(eportal_t *p, err_t *e);
+
 int en_copy_run(eportal_t *p, err_t *e)
 {
-  (void)p;
-  return copy_check(p->po_stmt->st_ast->st_copy, e) != CZ_OK
-             ? CZ_ERR
-             : err_set(e, SQLSTATE_PROTOCOL_VIOLATION, "COPY must run through the copy protocol");
+  const sql_copy_t *co = p->po_stmt->st_ast->st_copy;
+  if (copy_check(co, e) != CZ_OK)
+    return CZ_ERR;
+  if (!co->co_file)
+    return err_set(e, SQLSTATE_PROTOCOL_VIOLATION, "COPY must run through the copy protocol");
+  return copy_file_run(p, e);
 }
 
 /* ---- TO STDOUT -------------------------------------------------------------- */
@@ -186,6 +212,13 @@ static void put_csv_value(outbuf_t *o, const char *v, size_t n, char delim, char
 }
 
 int eportal_copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
+{
+  if (p->po_stmt->st_ast->st_copy->co_file)
+    return err_set(e, SQLSTATE_PROTOCOL_VIOLATION, "COPY to a file does not use the copy protocol");
+  return copy_out(p, fn, ctx, e);
+}
+
+static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
 {
   estmt_t *st = p->po_stmt;
   esession_t *s = st->st_sess;
@@ -328,6 +361,14 @@ fail:
 /* ---- FROM STDIN --------------------------------------------------------------- */
 
 int eportal_copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e)
+{
+  if (p->po_stmt->st_ast->st_copy->co_file)
+    return err_set(e, SQLSTATE_PROTOCOL_VIOLATION,
+                   "COPY from a file does not use the copy protocol");
+  return copy_in_begin(p, ncols, format, e);
+}
+
+static int copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e)
 {
   estmt_t *st = p->po_stmt;
   esession_t *s = st->st_sess;
@@ -623,4 +664,185 @@ void eportal_copy_in_fail(eportal_t *p, const char *reason)
     en_tx_end_implicit(s, false, NULL);
   else
     en_tx_fail(s);
+}
+
+/* ---- server-side files -------------------------------------------------------- */
+
+#define SQLSTATE_UNDEFINED_FILE "58P01"
+#define SQLSTATE_INVALID_NAME "42602"
+
+/* Whether the resolved path lies in one of the DirsAllowed folders (each
+ * resolved now with realpath, relative ones against the working folder;
+ * entries that do not resolve allow nothing). A folder allows itself and
+ * everything under it, compared by whole path components. */
+static bool copy_dir_allowed(const engine_t *eng, const char *real)
+{
+  const char *d = eng->en_dirs_allowed;
+  while (d && *d) {
+    const char *end = strchr(d, ',');
+    size_t n = end ? (size_t)(end - d) : strlen(d);
+    const char *next = end ? end + 1 : NULL;
+    while (n && (*d == ' ' || *d == '\t')) {
+      d++;
+      n--;
+    }
+    while (n && (d[n - 1] == ' ' || d[n - 1] == '\t'))
+      n--;
+    char entry[PATH_MAX], dir[PATH_MAX];
+    if (n && n < sizeof(entry)) {
+      memcpy(entry, d, n);
+      entry[n] = '\0';
+      if (realpath(entry, dir)) {
+        size_t dl = strlen(dir);
+        if (strncmp(real, dir, dl) == 0 &&
+            (real[dl] == '\0' || real[dl] == '/' || (dl == 1 && dir[0] == '/')))
+          return true;
+      }
+    }
+    d = next;
+  }
+  return false;
+}
+
+/* The file's real path into real (PATH_MAX bytes), checked against
+ * DirsAllowed. A file that does not exist yet (TO, or a missing FROM
+ * file) is its folder's real path plus its name, so a missing file
+ * outside DirsAllowed is refused rather than reported missing. *missing
+ * says the file itself does not exist. */
+static int copy_file_resolve(esession_t *s, const char *path, char *real, bool *missing, err_t *e)
+{
+  *missing = false;
+  if (path[0] != '/')
+    return err_set(e, SQLSTATE_INVALID_NAME,
+                   "relative path not allowed for COPY to or from a file: \"%s\"", path);
+  if (!realpath(path, real)) {
+    if (errno != ENOENT)
+      return err_set(e, SQLSTATE_IO_ERROR, "could not open file \"%s\": %s", path, strerror(errno));
+    *missing = true;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash + 1;
+    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+      return err_set(e, SQLSTATE_UNDEFINED_FILE, "could not open file \"%s\": %s", path,
+                     strerror(ENOENT));
+    size_t pl = slash == path ? 1 : (size_t)(slash - path);
+    char parent[PATH_MAX];
+    if (pl >= sizeof(parent))
+      return err_set(e, SQLSTATE_IO_ERROR, "could not open file \"%s\": %s", path,
+                     strerror(ENAMETOOLONG));
+    memcpy(parent, path, pl);
+    parent[pl] = '\0';
+    if (!realpath(parent, real))
+      return err_set(e, errno == ENOENT ? SQLSTATE_UNDEFINED_FILE : SQLSTATE_IO_ERROR,
+                     "could not open file \"%s\": %s", path, strerror(errno));
+    size_t rl = strlen(real);
+    if (rl + strlen(base) + 2 > PATH_MAX)
+      return err_set(e, SQLSTATE_IO_ERROR, "could not open file \"%s\": %s", path,
+                     strerror(ENAMETOOLONG));
+    snprintf(real + rl, PATH_MAX - rl, "%s%s", rl == 1 ? "" : "/", base);
+  }
+  if (!copy_dir_allowed(s->se_eng, real))
+    return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE,
+                   "COPY to or from a file is not allowed: \"%s\" is not in DirsAllowed", real);
+  return CZ_OK;
+}
+
+typedef struct file_out_s {
+  int fo_fd;
+  const char *fo_path;
+} file_out_t;
+
+static int file_write(void *ctx, const char *data, size_t len, err_t *e)
+{
+  file_out_t *fo = ctx;
+  while (len) {
+    ssize_t n = write(fo->fo_fd, data, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return err_set(e, SQLSTATE_IO_ERROR, "could not write to file \"%s\": %s", fo->fo_path,
+                     strerror(errno));
+    data += n;
+    len -= (size_t)n;
+  }
+  return CZ_OK;
+}
+
+static int copy_file_to(eportal_t *p, const char *path, const char *real, err_t *e)
+{
+  int fd = open(real, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return err_set(e, errno == ENOENT ? SQLSTATE_UNDEFINED_FILE : SQLSTATE_IO_ERROR,
+                   "could not open file \"%s\" for writing: %s", path, strerror(errno));
+  file_out_t fo = {.fo_fd = fd, .fo_path = path};
+  int rc = copy_out(p, file_write, &fo, e);
+  /* close reports late write errors (NFS, full disks): they fail the COPY */
+  if (close(fd) != 0 && rc == CZ_OK)
+    rc = err_set(e, SQLSTATE_IO_ERROR, "could not write to file \"%s\": %s", path, strerror(errno));
+  return rc;
+}
+
+static int copy_file_from(eportal_t *p, const char *path, const char *real, err_t *e)
+{
+  int fd = open(real, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return err_set(e, errno == ENOENT ? SQLSTATE_UNDEFINED_FILE : SQLSTATE_IO_ERROR,
+                   "could not open file \"%s\" for reading: %s", path, strerror(errno));
+  struct stat sb;
+  int st_rc = fstat(fd, &sb);
+  if (st_rc != 0 || S_ISDIR(sb.st_mode)) {
+    int en = st_rc != 0 ? errno : EISDIR;
+    close(fd);
+    return err_set(e, SQLSTATE_IO_ERROR, "could not open file \"%s\" for reading: %s", path,
+                   strerror(en));
+  }
+  int ncols, format;
+  if (copy_in_begin(p, &ncols, &format, e) != CZ_OK) {
+    close(fd);
+    return CZ_ERR;
+  }
+  char *buf = malloc(COPY_CHUNK);
+  if (!buf)
+    abort();
+  int rc = CZ_OK;
+  for (;;) {
+    ssize_t n = read(fd, buf, COPY_CHUNK);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      rc = err_set(e, SQLSTATE_IO_ERROR, "could not read from COPY file \"%s\": %s", path,
+                   strerror(errno));
+      break;
+    }
+    if (n == 0 || (rc = eportal_copy_in_data(p, buf, (size_t)n, e)) != CZ_OK)
+      break;
+  }
+  free(buf);
+  close(fd);
+  if (rc != CZ_OK) {
+    eportal_copy_in_fail(p, e->er_msg);
+    return CZ_ERR;
+  }
+  return eportal_copy_in_done(p, e);
+}
+
+static int copy_file_run(eportal_t *p, err_t *e)
+{
+  esession_t *s = p->po_stmt->st_sess;
+  const sql_copy_t *co = p->po_stmt->st_ast->st_copy;
+  /* PostgreSQL asks for pg_read_server_files / pg_write_server_files;
+   * Cadenza has no such roles, so only a superuser. */
+  if (!s->se_superuser)
+    return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE,
+                   "permission denied to COPY %s a file: only a superuser may COPY to or from a "
+                   "server file",
+                   co->co_from ? "from" : "to");
+  char real[PATH_MAX];
+  bool missing;
+  if (copy_file_resolve(s, co->co_file, real, &missing, e) != CZ_OK)
+    return CZ_ERR;
+  if (co->co_from && missing)
+    return err_set(e, SQLSTATE_UNDEFINED_FILE, "could not open file \"%s\" for reading: %s",
+                   co->co_file, strerror(ENOENT));
+  return co->co_from ? copy_file_from(p, co->co_file, real, e)
+                     : copy_file_to(p, co->co_file, real, e);
 }

@@ -23,6 +23,11 @@ static int en_config(engine_t *eng, const ini_t *ini, err_t *e)
   eng->en_vector_size = (int)vs;
   eng->en_max_mem = mem;
   eng->en_threads = (int)(thr < 1 ? 1 : thr);
+  /* Kept as written: the folders are resolved when a COPY runs, so one
+   * created after the start counts, relative to the working folder then. */
+  const char *dirs = ini_get(ini, "Parameters", "DirsAllowed");
+  if (dirs && !(eng->en_dirs_allowed = strdup(dirs)))
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
   return CZ_OK;
 }
 
@@ -66,6 +71,7 @@ fail_db:
   db_close(eng->en_db, false, NULL);
 fail:
   pthread_mutex_destroy(&eng->en_mu);
+  free(eng->en_dirs_allowed);
   free(eng);
   return CZ_ERR;
 }
@@ -77,6 +83,7 @@ int engine_close(engine_t *eng, err_t *e)
   cat_close(eng->en_cat);
   int rc = db_close(eng->en_db, true, e);
   pthread_mutex_destroy(&eng->en_mu);
+  free(eng->en_dirs_allowed);
   free(eng);
   return rc;
 }

@@ -41,6 +41,8 @@ struct engine_s {
   int en_vector_size;           /* [Parameters] VectorSize */
   int64_t en_max_mem;           /* [Parameters] MaxQueryMem */
   int en_threads;               /* [Parameters] ThreadsPerQuery (not used yet) */
+  char *en_dirs_allowed;        /* [Parameters] DirsAllowed as written (malloc'd), NULL = none:
+                                 * folders server-side COPY files may lie in (en_copy.c) */
   pthread_mutex_t en_mu;
   int en_nsessions;
 };
