@@ -4,7 +4,7 @@
 #   1. system packages (scripts/install-deps.sh)
 #   2. release build with -Werror in build/, all tests, then the server
 #      tests against build/binsrc/cadenza/cadenza (tests/server/run.sh)
-#   3. ASan+UBSan build in build-asan/, unit tests
+#   3. ASan+UBSan build in build-asan/, unit tests and the SQL files through the server
 # Ends with "N passed, N failed" over both builds; exit status 0 when all pass.
 set -u
 cd "$(dirname "$0")/.."
@@ -47,6 +47,11 @@ if build_in build-asan --enable-werror --enable-sanitizers --enable-debug; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ./scripts/run-tests.sh build-asan unit | tee build-asan/test-summary.txt
   summarize build-asan/test-summary.txt
+  # The SQL regression files through a sanitized server (STYLE.md: the
+  # sanitizer build runs the unit and SQL tests).
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ./tests/server/run.sh build-asan --only sql | tee build-asan/server-test-summary.txt
+  summarize build-asan/server-test-summary.txt
 else
   total_f=$((total_f + 1))
 fi
