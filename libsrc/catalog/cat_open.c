@@ -9,6 +9,7 @@
  *   under c_mx and then bumps c_version; the old snapshot lives on while
  *   anybody holds a reference.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,30 +226,45 @@ void cat_snapshot_refresh(cat_t *c, const txn_t *tx, cat_snapshot_t **held)
 
 /* ---- row ids ------------------------------------------------------------ */
 
-/* The largest row id in the tree (committed or not: ids are never reused
- * while rows that carry them may exist). */
-static int cat_rowid_max(const cat_table_t *t, int64_t *out, err_t *e)
+/* The 8 big-endian bytes at off of the last key of tree; *found is false
+ * (and *out 0) when the tree is empty or that key's length is outside
+ * [min_len, max_len]. Both id counters start above the last key. */
+static int cat_last_key_u64(bt_tree_t *tree, size_t off, size_t min_len, size_t max_len,
+                            uint64_t *out, bool *found, err_t *e)
 {
   *out = 0;
+  *found = false;
   bt_cursor_t *c;
-  if (bt_cursor_open(t->ct_indexes[0]->ci_tree, &c, e) != CZ_OK)
+  if (bt_cursor_open(tree, &c, e) != CZ_OK)
     return CZ_ERR;
   int rc = bt_seek(c, NULL, 0, BT_BACKWARD, e);
   if (rc == CZ_OK) {
     const void *k, *v;
     size_t kl, vl;
     rc = bt_next(c, &k, &kl, &v, &vl, e);
-    if (rc == CZ_OK && kl == 9) {
+    if (rc == CZ_OK && kl >= min_len && kl <= max_len) {
       const uint8_t *p = k;
       uint64_t u = 0;
-      for (int i = 1; i < 9; i++)
+      for (size_t i = off; i < off + 8; i++)
         u = (u << 8) | p[i];
-      *out = (int64_t)(u ^ 0x8000000000000000ull);
+      *out = u;
+      *found = true;
     }
     if (rc == BT_END)
       rc = CZ_OK;
   }
   bt_cursor_close(c);
+  return rc;
+}
+
+/* The largest row id in the tree (committed or not: ids are never reused
+ * while rows that carry them may exist). */
+static int cat_rowid_max(const cat_table_t *t, int64_t *out, err_t *e)
+{
+  uint64_t u;
+  bool found;
+  int rc = cat_last_key_u64(t->ct_indexes[0]->ci_tree, 1, 9, 9, &u, &found, e);
+  *out = found ? (int64_t)(u ^ 0x8000000000000000ull) : 0;
   return rc;
 }
 
@@ -278,27 +294,8 @@ int cat_next_rowid(const cat_table_t *t, int64_t *out, err_t *e)
  * the id, 8 bytes big-endian; committed or not, as row ids). */
 static int cat_long_id_max(const cat_table_t *t, uint64_t *out, err_t *e)
 {
-  *out = 0;
-  bt_cursor_t *c;
-  if (bt_cursor_open(t->ct_long_tree, &c, e) != CZ_OK)
-    return CZ_ERR;
-  int rc = bt_seek(c, NULL, 0, BT_BACKWARD, e);
-  if (rc == CZ_OK) {
-    const void *k, *v;
-    size_t kl, vl;
-    rc = bt_next(c, &k, &kl, &v, &vl, e);
-    if (rc == CZ_OK && kl >= 8) {
-      const uint8_t *p = k;
-      uint64_t u = 0;
-      for (int i = 0; i < 8; i++)
-        u = (u << 8) | p[i];
-      *out = u;
-    }
-    if (rc == BT_END)
-      rc = CZ_OK;
-  }
-  bt_cursor_close(c);
-  return rc;
+  bool found;
+  return cat_last_key_u64(t->ct_long_tree, 0, 8, SIZE_MAX, out, &found, e);
 }
 
 int cat_next_long_id(const cat_table_t *t, uint64_t *out, err_t *e)

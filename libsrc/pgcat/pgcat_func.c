@@ -619,15 +619,25 @@ static int pgcat_array_parse(arena_t *a, const char *s, size_t len, char ***item
   return n;
 }
 
+/* Argument 0 of an array function, parsed as pgcat_array_parse does (*n
+ * items); 22P02 when it is not an array literal. */
+static int pgcat_array_arg(xctx_t *c, const datum_t *a, char ***items, int *lower, int *n,
+                           err_t *e)
+{
+  *n = pgcat_array_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, items, lower);
+  if (*n < 0)
+    return err_set(e, SQLSTATE_INVALID_TEXT, "malformed array literal: \"%s\"",
+                   pgcat_arg_str(c, &a[0]));
+  return CZ_OK;
+}
+
 static int pf_array_to_string(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
                               err_t *e)
 {
   char **items;
-  int lower;
-  int n = pgcat_array_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &items, &lower);
-  if (n < 0)
-    return err_set(e, SQLSTATE_INVALID_TEXT, "malformed array literal: \"%s\"",
-                   pgcat_arg_str(c, &a[0]));
+  int lower, n;
+  if (pgcat_array_arg(c, a, &items, &lower, &n, e) != CZ_OK)
+    return CZ_ERR;
   const char *sep = pgcat_arg_str(c, &a[1]);
   const char *null_as = x->x_nargs > 2 && !a[2].d_null ? pgcat_arg_str(c, &a[2]) : NULL;
   char *res = arena_strdup(c->xc_arena, "");
@@ -643,37 +653,32 @@ static int pf_array_to_string(xctx_t *c, const xnode_t *x, const datum_t *a, dat
   return CZ_OK;
 }
 
-static int pf_array_upper(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+/* array_upper / array_lower (arr, 1): the last or first subscript of
+ * the first dimension (arrays count from 1, vectors from 0); NULL when
+ * the array is empty or another dimension is asked. */
+static int pf_array_bound(xctx_t *c, const datum_t *a, bool upper, datum_t *out, err_t *e)
 {
-  (void)x;
   char **items;
-  int lower;
-  int n = pgcat_array_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &items, &lower);
-  if (n < 0)
-    return err_set(e, SQLSTATE_INVALID_TEXT, "malformed array literal: \"%s\"",
-                   pgcat_arg_str(c, &a[0]));
+  int lower, n;
+  if (pgcat_array_arg(c, a, &items, &lower, &n, e) != CZ_OK)
+    return CZ_ERR;
   if (n == 0 || a[1].d_i64 != 1)
     out->d_null = true;
   else
-    pgcat_out_int(out, n - 1 + lower);
+    pgcat_out_int(out, upper ? n - 1 + lower : lower);
   return CZ_OK;
 }
 
-/* array_lower(arr, 1): 1 for an array, 0 for a vector; NULL when empty. */
+static int pf_array_upper(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x;
+  return pf_array_bound(c, a, true, out, e);
+}
+
 static int pf_array_lower(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   (void)x;
-  char **items;
-  int lower;
-  int n = pgcat_array_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &items, &lower);
-  if (n < 0)
-    return err_set(e, SQLSTATE_INVALID_TEXT, "malformed array literal: \"%s\"",
-                   pgcat_arg_str(c, &a[0]));
-  if (n == 0 || a[1].d_i64 != 1)
-    out->d_null = true;
-  else
-    pgcat_out_int(out, lower);
-  return CZ_OK;
+  return pf_array_bound(c, a, false, out, e);
 }
 
 /* x = ANY (arr) over the text form, with SQL's three values: true when an
@@ -686,11 +691,9 @@ static int pf_array_any_eq(xctx_t *c, const xnode_t *x, const datum_t *a, datum_
     return CZ_OK;
   }
   char **items;
-  int lower;
-  int n = pgcat_array_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &items, &lower);
-  if (n < 0)
-    return err_set(e, SQLSTATE_INVALID_TEXT, "malformed array literal: \"%s\"",
-                   pgcat_arg_str(c, &a[0]));
+  int lower, n;
+  if (pgcat_array_arg(c, a, &items, &lower, &n, e) != CZ_OK)
+    return CZ_ERR;
   bool unknown = a[1].d_null;
   if (!unknown) {
     const char *v = pgcat_arg_str(c, &a[1]);
@@ -734,11 +737,9 @@ static int pf_array_element(xctx_t *c, const xnode_t *x, const datum_t *a, datum
 {
   (void)x;
   char **items;
-  int lower;
-  int n = pgcat_array_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &items, &lower);
-  if (n < 0)
-    return err_set(e, SQLSTATE_INVALID_TEXT, "malformed array literal: \"%s\"",
-                   pgcat_arg_str(c, &a[0]));
+  int lower, n;
+  if (pgcat_array_arg(c, a, &items, &lower, &n, e) != CZ_OK)
+    return CZ_ERR;
   int64_t i = a[1].d_i64 - lower;
   pgcat_out_text(c, out, i >= 0 && i < n ? items[i] : NULL);
   return CZ_OK;

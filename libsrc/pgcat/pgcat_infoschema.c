@@ -237,6 +237,19 @@ static const cat_index_t *pgcat_table_pk(const cat_table_t *t)
   return NULL;
 }
 
+/* The six columns that name a constraint and its table, first in both
+ * table_constraints and key_column_usage. */
+static void pgcat_put_constraint_names(pgcat_rows_t *w, const pgcat_env_t *env, const char *schema,
+                                       const cat_index_t *pk, const cat_table_t *t)
+{
+  pgcat_put_text(w, pgcat_db(env));
+  pgcat_put_text(w, schema);
+  pgcat_put_text(w, pk->ci_name);
+  pgcat_put_text(w, pgcat_db(env));
+  pgcat_put_text(w, schema);
+  pgcat_put_text(w, t->ct_name);
+}
+
 static int pgcat_fill_is_table_constraints(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
 {
   const cat_snapshot_t *s = env->pe_snap;
@@ -246,12 +259,7 @@ static int pgcat_fill_is_table_constraints(pgcat_rows_t *w, const pgcat_env_t *e
     if (!pk || !pgcat_may_see(env, t))
       continue;
     const char *schema = pgcat_schema_name(env, t->ct_schema);
-    pgcat_put_text(w, pgcat_db(env));
-    pgcat_put_text(w, schema);
-    pgcat_put_text(w, pk->ci_name);
-    pgcat_put_text(w, pgcat_db(env));
-    pgcat_put_text(w, schema);
-    pgcat_put_text(w, t->ct_name);
+    pgcat_put_constraint_names(w, env, schema, pk, t);
     pgcat_put_text(w, "PRIMARY KEY");
     pgcat_put_text(w, "NO");
     pgcat_put_text(w, "NO");
@@ -281,12 +289,7 @@ static int pgcat_fill_is_key_column_usage(pgcat_rows_t *w, const pgcat_env_t *en
       continue;
     const char *schema = pgcat_schema_name(env, t->ct_schema);
     for (int k = 0; k < pk->ci_nkeys; k++) {
-      pgcat_put_text(w, pgcat_db(env));
-      pgcat_put_text(w, schema);
-      pgcat_put_text(w, pk->ci_name);
-      pgcat_put_text(w, pgcat_db(env));
-      pgcat_put_text(w, schema);
-      pgcat_put_text(w, t->ct_name);
+      pgcat_put_constraint_names(w, env, schema, pk, t);
       pgcat_put_text(w, t->ct_cols[pk->ci_keys[k]].cc_name);
       pgcat_put_int(w, k + 1);
       pgcat_put_null(w);

@@ -52,7 +52,7 @@ int tbl_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t 
       break;
     for (int r = 0; r < b->b_n && rc == CZ_OK; r++) {
       for (int k = 0; k < nc; k++)
-        tb_vec_get(&b->b_cols[k], r, &vals[cols[k]]);
+        vec_get(&b->b_cols[k], r, &vals[cols[k]]);
       str_t loc = b->b_cols[nc].v_str[r];
       rc = tb_index_add(tx, ix, vals, (const uint8_t *)loc.s_ptr, loc.s_len - TBL_LOC_HASH, e);
     }

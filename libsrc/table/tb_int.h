@@ -29,11 +29,6 @@ void tb_col_types(const cat_table_t *t, ty_t *out);
 /* Hash of a stored row value: the version check of a locator. */
 uint64_t tb_row_hash(const void *val, size_t len);
 
-/* Writes d into row i of v (strings are not copied). */
-void tb_vec_put(vec_t *v, int i, const datum_t *d);
-/* Row i of v as a datum. */
-void tb_vec_get(const vec_t *v, int i, datum_t *out);
-
 /* Whether the index covers the columns (key, include or pk columns). */
 bool tb_index_covers(const cat_index_t *ix, const cat_table_t *t, const int *cols, int ncols);
 

@@ -204,7 +204,7 @@ static int tb_put_row(const cat_table_t *t, const int *cols, int ncols, const vo
   if (tb_row_decode_refs(t->ct_types, t->ct_ncols, val, vl, cols, ncols, a, tmp, refs, e) != CZ_OK)
     return CZ_ERR;
   for (int i = 0; i < ncols; i++) {
-    tb_vec_put(&out->b_cols[i], r, &tmp[i]);
+    vec_set(&out->b_cols[i], r, &tmp[i]);
     if (!refs[i].lr_on)
       continue;
     if (copy_pk) {
@@ -280,7 +280,7 @@ static int tb_reread(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const 
     if (missing)
       continue;
     for (int i = 0; i < ncols; i++)
-      tb_vec_put(&out->b_cols[i], r, &tmp[i]);
+      vec_set(&out->b_cols[i], r, &tmp[i]);
     if (want_loc)
       tb_put_loc(&out->b_cols[ncols], r, pk, pk_len, o.o_val, o.o_len, a);
     *found = true;
@@ -307,7 +307,7 @@ static int tb_resolve(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const
     if (tb_long_fetch(tx, cmd, t, &p->p_ref, a, &d.d_str, &missing, e) != CZ_OK)
       return CZ_ERR;
     if (!missing) {
-      tb_vec_put(&out->b_cols[p->p_col], p->p_row, &d);
+      vec_set(&out->b_cols[p->p_col], p->p_row, &d);
       continue;
     }
     bool found;
@@ -360,7 +360,7 @@ static int tb_put_index_entry(tbl_scan_t *s, const uint8_t *k, size_t kl, const 
       s->s_row[ix->ci_include[i]] = kv[i];
   }
   for (int i = 0; i < s->s_ncols; i++)
-    tb_vec_put(&out->b_cols[i], r, &s->s_row[s->s_cols[i]]);
+    vec_set(&out->b_cols[i], r, &s->s_row[s->s_cols[i]]);
   return CZ_OK;
 }
 
@@ -487,8 +487,8 @@ static void tb_move_row(batch_t *out, int ncols, int from, int to)
 {
   for (int c = 0; c < ncols; c++) {
     datum_t d;
-    tb_vec_get(&out->b_cols[c], from, &d);
-    tb_vec_put(&out->b_cols[c], to, &d);
+    vec_get(&out->b_cols[c], from, &d);
+    vec_set(&out->b_cols[c], to, &d);
   }
 }
 

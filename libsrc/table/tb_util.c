@@ -86,55 +86,6 @@ uint64_t tb_row_hash(const void *val, size_t len)
   return hash64(val, len, 0x7b6c0a1d);
 }
 
-void tb_vec_put(vec_t *v, int i, const datum_t *d)
-{
-  v->v_null[i] = d->d_null ? 1 : 0;
-  if (d->d_null)
-    return;
-  switch (ty_phys(v->v_type.t_id)) {
-  case TP_BOOL:
-    v->v_bool[i] = d->d_bool;
-    break;
-  case TP_I64:
-    v->v_i64[i] = d->d_i64;
-    break;
-  case TP_F64:
-    v->v_f64[i] = d->d_f64;
-    break;
-  case TP_NUM:
-    v->v_num[i] = d->d_num;
-    break;
-  case TP_STR:
-    v->v_str[i] = d->d_str;
-    break;
-  }
-}
-
-void tb_vec_get(const vec_t *v, int i, datum_t *out)
-{
-  memset(out, 0, sizeof *out);
-  out->d_null = v->v_null[i] != 0;
-  if (out->d_null)
-    return;
-  switch (ty_phys(v->v_type.t_id)) {
-  case TP_BOOL:
-    out->d_bool = v->v_bool[i];
-    break;
-  case TP_I64:
-    out->d_i64 = v->v_i64[i];
-    break;
-  case TP_F64:
-    out->d_f64 = v->v_f64[i];
-    break;
-  case TP_NUM:
-    out->d_num = v->v_num[i];
-    break;
-  case TP_STR:
-    out->d_str = v->v_str[i];
-    break;
-  }
-}
-
 bool tb_index_covers(const cat_index_t *ix, const cat_table_t *t, const int *cols, int ncols)
 {
   for (int k = 0; k < ncols; k++) {

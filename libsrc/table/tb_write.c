@@ -340,7 +340,7 @@ static datum_t *tb_row_buf(txn_t *tx, const cat_table_t *t, datum_t *stack)
 static void tb_batch_row(const cat_table_t *t, const batch_t *b, int r, datum_t *vals)
 {
   for (int c = 0; c < t->ct_ncols; c++)
-    tb_vec_get(&b->b_cols[c], r, &vals[c]);
+    vec_get(&b->b_cols[c], r, &vals[c]);
 }
 
 static int tb_check_batch(const cat_table_t *t, const batch_t *b, int extra, err_t *e)

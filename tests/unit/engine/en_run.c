@@ -147,3 +147,27 @@ void en_expect_error(esession_t *s, const char *sql, const char *sqlstate)
     fail_msg("%s: got %s (%s), expected %s", sql, r.rr_err.er_sqlstate, r.rr_err.er_msg, sqlstate);
   en_result_free(&r);
 }
+
+void en_expect_rows(esession_t *s, const char *sql, const char *want)
+{
+  char *got = en_query(s, sql);
+  if (strcmp(got, want) != 0)
+    fail_msg("%s\n got: [%s]\nwant: [%s]", sql, got, want);
+  free(got);
+}
+
+void en_fixture_open(const char *prefix, engine_t **eng, esession_t **ses)
+{
+  static int n;
+  char name[32];
+  snprintf(name, sizeof(name), "%s%d", prefix, n++);
+  *eng = en_test_open(name);
+  *ses = en_test_session(*eng, "dba");
+}
+
+void en_fixture_close(engine_t *eng, esession_t *ses)
+{
+  esession_close(ses);
+  err_t e;
+  assert_int_equal(engine_close(eng, &e), CZ_OK);
+}

@@ -32,5 +32,12 @@ char *en_query(esession_t *s, const char *sql);
 /* Runs sql expecting an error with this SQLSTATE. */
 void en_expect_error(esession_t *s, const char *sql, const char *sqlstate);
 void en_exec(esession_t *s, const char *sql);
+/* Runs sql and fails the test unless its rows are exactly want. */
+void en_expect_rows(esession_t *s, const char *sql, const char *want);
+/* The usual per-test fixture (for cmocka setup / teardown): an engine on
+ * a new database named prefix<k>, k counting the opens so that every
+ * test starts empty, and a session of the role "dba". */
+void en_fixture_open(const char *prefix, engine_t **eng, esession_t **ses);
+void en_fixture_close(engine_t *eng, esession_t *ses);
 
 #endif

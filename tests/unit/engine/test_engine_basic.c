@@ -17,29 +17,15 @@ static esession_t *ses;
 static int setup(void **state)
 {
   (void)state;
-  static int n;
-  char name[32];
-  snprintf(name, sizeof(name), "basic%d", n++);
-  eng = en_test_open(name);
-  ses = en_test_session(eng, "dba");
+  en_fixture_open("basic", &eng, &ses);
   return 0;
 }
 
 static int teardown(void **state)
 {
   (void)state;
-  esession_close(ses);
-  err_t e;
-  assert_int_equal(engine_close(eng, &e), CZ_OK);
+  en_fixture_close(eng, ses);
   return 0;
-}
-
-static void expect_rows(const char *sql, const char *want)
-{
-  char *got = en_query(ses, sql);
-  if (strcmp(got, want) != 0)
-    fail_msg("%s\n got: [%s]\nwant: [%s]", sql, got, want);
-  free(got);
 }
 
 static void test_create_insert_select(void **state)
@@ -49,7 +35,7 @@ static void test_create_insert_select(void **state)
   en_result_t r = {0};
   assert_int_equal(en_run(ses, "INSERT INTO t VALUES (1, 2), (3, 4), (5, NULL)", &r), CZ_OK);
   assert_string_equal(r.rr_tag, "INSERT 0 3");
-  expect_rows("SELECT a + b FROM t WHERE a > 1", "7\nNULL");
+  en_expect_rows(ses, "SELECT a + b FROM t WHERE a > 1", "7\nNULL");
   assert_int_equal(en_run(ses, "SELECT a, b FROM t ORDER BY a DESC", &r), CZ_OK);
   assert_string_equal(r.rr_rows, "5|NULL\n3|4\n1|2");
   assert_string_equal(r.rr_tag, "SELECT 3");
@@ -61,12 +47,12 @@ static void test_primary_key_lookup_and_dml(void **state)
   (void)state;
   en_exec(ses, "CREATE TABLE k(id int PRIMARY KEY, name varchar(10), v numeric(10,2) DEFAULT 1.5)");
   en_exec(ses, "INSERT INTO k(id, name) VALUES (3, 'c'), (1, 'a'), (2, 'b')");
-  expect_rows("SELECT * FROM k", "1|a|1.50\n2|b|1.50\n3|c|1.50");
-  expect_rows("SELECT name FROM k WHERE id = 2", "b");
-  expect_rows("SELECT name FROM k WHERE id = 7", "");
+  en_expect_rows(ses, "SELECT * FROM k", "1|a|1.50\n2|b|1.50\n3|c|1.50");
+  en_expect_rows(ses, "SELECT name FROM k WHERE id = 2", "b");
+  en_expect_rows(ses, "SELECT name FROM k WHERE id = 7", "");
   /* a bigint compared with the int key still looks the key up */
-  expect_rows("SELECT name FROM k WHERE id = CAST(2 AS bigint)", "b");
-  expect_rows("SELECT name FROM k WHERE id = 3000000000", "");
+  en_expect_rows(ses, "SELECT name FROM k WHERE id = CAST(2 AS bigint)", "b");
+  en_expect_rows(ses, "SELECT name FROM k WHERE id = 3000000000", "");
   char *plan = en_query(ses, "EXPLAIN SELECT name FROM k WHERE id = 3000000000");
   assert_non_null(strstr(plan, "lookup on 1 key column"));
   free(plan);
@@ -78,9 +64,9 @@ static void test_primary_key_lookup_and_dml(void **state)
   assert_string_equal(r.rr_tag, "UPDATE 2");
   assert_int_equal(en_run(ses, "DELETE FROM k WHERE name = 'a'", &r), CZ_OK);
   assert_string_equal(r.rr_tag, "DELETE 1");
-  expect_rows("SELECT id, v FROM k ORDER BY id", "2|3.00\n3|3.00");
+  en_expect_rows(ses, "SELECT id, v FROM k ORDER BY id", "2|3.00\n3|3.00");
   assert_int_equal(en_run(ses, "UPDATE k SET id = id + 10", &r), CZ_OK);
-  expect_rows("SELECT id FROM k ORDER BY 1", "12\n13");
+  en_expect_rows(ses, "SELECT id FROM k ORDER BY 1", "12\n13");
   en_result_free(&r);
 }
 
@@ -93,21 +79,21 @@ static void test_statement_does_not_see_its_changes(void **state)
   en_exec(ses, "INSERT INTO h VALUES (1)");
   for (int i = 0; i < 8; i++)
     en_exec(ses, "INSERT INTO h SELECT id + (SELECT max(id) FROM h) FROM h");
-  expect_rows("SELECT count(*), min(id), max(id) FROM h", "256|1|256");
+  en_expect_rows(ses, "SELECT count(*), min(id), max(id) FROM h", "256|1|256");
   en_result_t r = {0};
   assert_int_equal(en_run(ses, "UPDATE h SET id = id + 1000", &r), CZ_OK);
   assert_string_equal(r.rr_tag, "UPDATE 256");
   en_result_free(&r);
-  expect_rows("SELECT count(*), min(id), max(id) FROM h", "256|1001|1256");
+  en_expect_rows(ses, "SELECT count(*), min(id), max(id) FROM h", "256|1001|1256");
   en_exec(ses, "DELETE FROM h WHERE id > 1010");
-  expect_rows("SELECT count(*) FROM h", "10");
+  en_expect_rows(ses, "SELECT count(*) FROM h", "10");
 }
 
 static void test_errors_carry_sqlstates(void **state)
 {
   (void)state;
   en_exec(ses, "CREATE TABLE e(a int, b text)");
-  expect_rows("SELECT * FROM e", "");
+  en_expect_rows(ses, "SELECT * FROM e", "");
   en_expect_error(ses, "SELECT * FROM nosuch", "42P01");
   en_expect_error(ses, "SELECT c FROM e", "42703");
   en_expect_error(ses, "SELECT a FROM e x, e y", "42702");
@@ -132,9 +118,9 @@ static void test_transactions(void **state)
   en_exec(ses, "INSERT INTO tx VALUES (1)");
   en_exec(ses, "ROLLBACK");
   assert_int_equal(esession_tx_status(ses), 'I');
-  expect_rows("SELECT count(*) FROM tx", "0");
+  en_expect_rows(ses, "SELECT count(*) FROM tx", "0");
   en_exec(ses, "BEGIN; INSERT INTO tx VALUES (2); COMMIT");
-  expect_rows("SELECT a FROM tx", "2");
+  en_expect_rows(ses, "SELECT a FROM tx", "2");
   en_exec(ses, "BEGIN");
   en_expect_error(ses, "SELECT nosuch FROM tx", "42703");
   assert_int_equal(esession_tx_status(ses), 'E');
@@ -146,7 +132,7 @@ static void test_transactions(void **state)
   en_result_free(&r);
   /* DDL is transactional */
   en_exec(ses, "BEGIN; CREATE TABLE gone(a int); INSERT INTO gone VALUES (1)");
-  expect_rows("SELECT * FROM gone", "1");
+  en_expect_rows(ses, "SELECT * FROM gone", "1");
   en_exec(ses, "ROLLBACK");
   en_expect_error(ses, "SELECT * FROM gone", "42P01");
 }
@@ -257,7 +243,7 @@ static void test_parameter_types_and_formats(void **state)
   assert_int_equal(eportal_bind(st, prm, 3, &p, &e), CZ_ERR);
   assert_string_equal(e.er_sqlstate, "22P02");
   estmt_free(st);
-  expect_rows("SELECT id, name, price FROM pt", "7|seven|NULL");
+  en_expect_rows(ses, "SELECT id, name, price FROM pt", "7|seven|NULL");
   /* a client-declared type wins over inference; untyped ones are text */
   uint32_t oids[2] = {20, 0};
   sql = "SELECT $1 + 1, $2";
@@ -299,7 +285,7 @@ static void test_explain(void **state)
   plan = en_query(ses, "EXPLAIN SELECT * FROM x a, x b WHERE a.id = b.v");
   assert_non_null(strstr(plan, "HashJoin  inner on $1 = $4"));
   free(plan);
-  expect_rows("SELECT a.id, b.id FROM x a LEFT JOIN x b ON a.v = b.id * 10 ORDER BY 1",
+  en_expect_rows(ses, "SELECT a.id, b.id FROM x a LEFT JOIN x b ON a.v = b.id * 10 ORDER BY 1",
               "1|1\n2|2\n3|3");
   /* a join on the inner table's whole primary key looks the key up */
   en_exec(ses, "CREATE TABLE y(k int PRIMARY KEY, xid int)");
@@ -307,12 +293,12 @@ static void test_explain(void **state)
   plan = en_query(ses, "EXPLAIN SELECT y.k, x.v FROM y, x WHERE x.id = y.xid AND x.v > 5");
   assert_non_null(strstr(plan, "LookupJoin  inner x on $2 filter"));
   free(plan);
-  expect_rows("SELECT y.k, x.v FROM y, x WHERE x.id = y.xid AND x.v > 5 ORDER BY 1",
+  en_expect_rows(ses, "SELECT y.k, x.v FROM y, x WHERE x.id = y.xid AND x.v > 5 ORDER BY 1",
               "5|10\n6|30");
   plan = en_query(ses, "EXPLAIN SELECT * FROM y LEFT JOIN x ON x.id = y.xid AND x.v > 15");
   assert_non_null(strstr(plan, "LookupJoin  left x on $2 filter"));
   free(plan);
-  expect_rows("SELECT y.k, x.v FROM y LEFT JOIN x ON x.id = y.xid AND x.v > 15 ORDER BY 1",
+  en_expect_rows(ses, "SELECT y.k, x.v FROM y LEFT JOIN x ON x.id = y.xid AND x.v > 15 ORDER BY 1",
               "5|NULL\n6|30\n7|NULL\n8|NULL");
 }
 
@@ -347,7 +333,8 @@ static void test_copy_in_and_out(void **state)
   assert_string_equal(eportal_tag(p), "COPY 4");
   eportal_free(p);
   estmt_free(st);
-  expect_rows("SELECT a, b, d FROM c1 WHERE a < 4 ORDER BY a", "1|one|7\n2|two\tx|7\n3|NULL|7");
+  en_expect_rows(ses, "SELECT a, b, d FROM c1 WHERE a < 4 ORDER BY a",
+                 "1|one|7\n2|two\tx|7\n3|NULL|7");
 
   sql = "COPY c1 TO STDOUT (FORMAT csv, HEADER true)";
   assert_int_equal(estmt_prepare(ses, sql, strlen(sql), NULL, 0, &st, &e), CZ_OK);
@@ -376,7 +363,7 @@ static void test_copy_in_and_out(void **state)
   assert_string_equal(e.er_sqlstate, "22P02");
   eportal_free(p);
   estmt_free(st);
-  expect_rows("SELECT count(*) FROM c1", "4");
+  en_expect_rows(ses, "SELECT count(*) FROM c1", "4");
 }
 
 int main(void)

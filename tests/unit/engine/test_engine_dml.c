@@ -23,29 +23,15 @@ static esession_t *ses;
 static int setup(void **state)
 {
   (void)state;
-  static int n;
-  char name[32];
-  snprintf(name, sizeof(name), "dml%d", n++);
-  eng = en_test_open(name);
-  ses = en_test_session(eng, "dba");
+  en_fixture_open("dml", &eng, &ses);
   return 0;
 }
 
 static int teardown(void **state)
 {
   (void)state;
-  esession_close(ses);
-  err_t e;
-  assert_int_equal(engine_close(eng, &e), CZ_OK);
+  en_fixture_close(eng, ses);
   return 0;
-}
-
-static void expect_rows(const char *sql, const char *want)
-{
-  char *got = en_query(ses, sql);
-  if (strcmp(got, want) != 0)
-    fail_msg("%s\n got: [%s]\nwant: [%s]", sql, got, want);
-  free(got);
 }
 
 /* Long-value counters read by running sql (rows checked when want). */
@@ -94,22 +80,25 @@ static void test_update_reads_no_untouched_long_value(void **state)
   (void)state;
   make_docs();
   expect_no_long_io("UPDATE docs SET n = n + 1", "");
-  expect_rows(docs_sql, "1|2|a|1000000|AA|5000\n2|3|b|1000000|BB|5000\n3|4|c|1000000|CC|5000");
+  en_expect_rows(ses, docs_sql,
+                 "1|2|a|1000000|AA|5000\n2|3|b|1000000|BB|5000\n3|4|c|1000000|CC|5000");
   /* through the secondary index on title, and moving the primary key
    * (the statement does not see the rows it moved) */
   expect_no_long_io("UPDATE docs SET n = n * 10 WHERE title = 'b'", "");
   expect_no_long_io("UPDATE docs SET id = id + 10", "");
-  expect_rows(docs_sql, "11|2|a|1000000|AA|5000\n12|30|b|1000000|BB|5000\n13|4|c|1000000|CC|5000");
+  en_expect_rows(ses, docs_sql,
+                 "11|2|a|1000000|AA|5000\n12|30|b|1000000|BB|5000\n13|4|c|1000000|CC|5000");
   /* RETURNING of set and unset short columns */
   expect_no_long_io("UPDATE docs SET title = title || 'x' WHERE n < 10 RETURNING id, n, title",
                     "11|2|ax\n13|4|cx");
   /* the index on the changed column is maintained; the other one too */
-  expect_rows("SELECT id FROM docs WHERE title = 'cx'", "13");
-  expect_rows("SELECT id FROM docs WHERE title = 'c'", "");
-  expect_rows("SELECT id FROM docs WHERE n = 30", "12");
+  en_expect_rows(ses, "SELECT id FROM docs WHERE title = 'cx'", "13");
+  en_expect_rows(ses, "SELECT id FROM docs WHERE title = 'c'", "");
+  en_expect_rows(ses, "SELECT id FROM docs WHERE n = 30", "12");
   /* a unique violation on the set column leaves everything as it was */
   en_expect_error(ses, "UPDATE docs SET title = 'b', n = 0 WHERE id = 13", "23505");
-  expect_rows(docs_sql, "11|2|ax|1000000|AA|5000\n12|30|b|1000000|BB|5000\n13|4|cx|1000000|CC|5000");
+  en_expect_rows(ses, docs_sql,
+                 "11|2|ax|1000000|AA|5000\n12|30|b|1000000|BB|5000\n13|4|cx|1000000|CC|5000");
   /* a long column that is read (WHERE, SET, RETURNING) is fetched */
   tbl_stats_t d = run_counted("UPDATE docs SET n = n + 100 WHERE length(body) > 10", NULL);
   assert_true(d.ts_long_fetched >= 3);
@@ -120,22 +109,24 @@ static void test_update_reads_no_untouched_long_value(void **state)
   d = run_counted("UPDATE docs SET note = repeat('m', 3000) WHERE id = 12", "");
   assert_int_equal(d.ts_long_stored, 1);
   assert_int_equal(d.ts_long_chunks, 0);
-  expect_rows(docs_sql, "11|2|ax|1000000|AA|5000\n12|30|b|1000000|BB|3000\n13|4|cx|1000000|CC|5000");
+  en_expect_rows(ses, docs_sql,
+                 "11|2|ax|1000000|AA|5000\n12|30|b|1000000|BB|3000\n13|4|cx|1000000|CC|5000");
   /* SET from another column, a correlated subquery in WHERE */
   en_exec(ses, "CREATE TABLE pick (t text)");
   en_exec(ses, "INSERT INTO pick VALUES ('ax'), ('b')");
   expect_no_long_io("UPDATE docs SET title = upper(title), n = -id WHERE EXISTS "
                     "(SELECT 1 FROM pick WHERE pick.t = docs.title)",
                     "");
-  expect_rows(docs_sql,
+  en_expect_rows(ses, docs_sql,
               "11|-11|AX|1000000|AA|5000\n12|-12|B|1000000|BB|3000\n13|4|cx|1000000|CC|5000");
   /* rolled back: the old values come back */
   en_exec(ses, "BEGIN");
   expect_no_long_io("UPDATE docs SET n = n + 1000", "");
   expect_no_long_io("UPDATE docs SET n = 0", "");  /* the scan reads the locator only */
-  expect_rows("SELECT count(*) FROM docs WHERE n = 0", "3");
+  en_expect_rows(ses, "SELECT count(*) FROM docs WHERE n = 0", "3");
   en_exec(ses, "ROLLBACK");
-  expect_rows("SELECT n, length(body) FROM docs ORDER BY id", "-11|1000000\n-12|1000000\n4|1000000");
+  en_expect_rows(ses, "SELECT n, length(body) FROM docs ORDER BY id",
+                 "-11|1000000\n-12|1000000\n4|1000000");
 }
 
 static void test_delete_reads_no_long_value(void **state)
@@ -144,14 +135,14 @@ static void test_delete_reads_no_long_value(void **state)
   make_docs();
   expect_no_long_io("DELETE FROM docs WHERE n = 2", "");
   expect_no_long_io("DELETE FROM docs WHERE title = 'c' RETURNING id, n", "3|3");
-  expect_rows(docs_sql, "1|1|a|1000000|AA|5000");
+  en_expect_rows(ses, docs_sql, "1|1|a|1000000|AA|5000");
   en_exec(ses, "INSERT INTO docs VALUES (5, 5, 'e', repeat('E', 20000), 'x')");
   /* RETURNING a long column reads it */
   tbl_stats_t d = run_counted("DELETE FROM docs WHERE id = 5 RETURNING substr(body, 1, 3)", "EEE");
   assert_true(d.ts_long_fetched >= 1);
   expect_no_long_io("DELETE FROM docs", "");
-  expect_rows("SELECT count(*) FROM docs", "0");
-  expect_rows("SELECT id FROM docs WHERE title = 'a'", "");
+  en_expect_rows(ses, "SELECT count(*) FROM docs", "0");
+  en_expect_rows(ses, "SELECT id FROM docs WHERE title = 'a'", "");
 }
 
 /* CONSTRAINT name UNIQUE / PRIMARY KEY names the index (the constraint),
@@ -174,17 +165,17 @@ static void test_named_constraints(void **state)
   assert_int_equal(en_run(ses, "INSERT INTO t VALUES (2, 2, 1)", &r), CZ_ERR);
   assert_non_null(strstr(r.rr_err.er_msg, "\"t_c_key\""));
   en_result_free(&r);
-  expect_rows("SELECT indexname FROM pg_indexes WHERE tablename = 't' ORDER BY indexname",
+  en_expect_rows(ses, "SELECT indexname FROM pg_indexes WHERE tablename = 't' ORDER BY indexname",
               "bu\npk\nt_c_key");
   /* the name is taken: a second relation of that name is 42P07 */
   en_expect_error(ses, "CREATE TABLE u (a int, CONSTRAINT bu UNIQUE (a))", "42P07");
   en_exec(ses, "CREATE TABLE v (a int PRIMARY KEY, b int UNIQUE)");
-  expect_rows("SELECT indexname FROM pg_indexes WHERE tablename = 'v' ORDER BY indexname",
+  en_expect_rows(ses, "SELECT indexname FROM pg_indexes WHERE tablename = 'v' ORDER BY indexname",
               "v_b_key\nv_pkey");
   /* column constraints are named the same way */
   en_exec(ses, "CREATE TABLE x (a int CONSTRAINT x_id PRIMARY KEY, "
                "b int CONSTRAINT x_b_unique UNIQUE, c int UNIQUE)");
-  expect_rows("SELECT indexname FROM pg_indexes WHERE tablename = 'x' ORDER BY indexname",
+  en_expect_rows(ses, "SELECT indexname FROM pg_indexes WHERE tablename = 'x' ORDER BY indexname",
               "x_b_unique\nx_c_key\nx_id");
   en_expect_error(ses, "INSERT INTO x VALUES (1, 1, 1), (1, 2, 2)", "23505");
 }
@@ -201,21 +192,21 @@ static void test_with_before_dml(void **state)
                                "INSERT INTO w SELECT g, 'x' || g FROM v", &r), CZ_OK);
   assert_string_equal(r.rr_tag, "INSERT 0 3");
   en_result_free(&r);
-  expect_rows("WITH v AS (SELECT 10 AS k) INSERT INTO w VALUES ((SELECT k FROM v), 'ten') "
+  en_expect_rows(ses, "WITH v AS (SELECT 10 AS k) INSERT INTO w VALUES ((SELECT k FROM v), 'ten') "
               "RETURNING a, b",
               "10|ten");
-  expect_rows("WITH big AS (SELECT a FROM w WHERE a >= 2), tag AS (SELECT 'big' AS t) "
+  en_expect_rows(ses, "WITH big AS (SELECT a FROM w WHERE a >= 2), tag AS (SELECT 'big' AS t) "
               "UPDATE w SET b = (SELECT t FROM tag) WHERE a IN (SELECT a FROM big) "
               "RETURNING a, b",
               "2|big\n3|big\n10|big");
-  expect_rows("WITH one AS (SELECT 1 AS k) DELETE FROM w WHERE a = (SELECT k FROM one) "
+  en_expect_rows(ses, "WITH one AS (SELECT 1 AS k) DELETE FROM w WHERE a = (SELECT k FROM one) "
               "RETURNING a, b",
               "1|x1");
   char *plan = en_query(ses, "EXPLAIN WITH v AS (SELECT 2 AS k) DELETE FROM w "
                              "WHERE a IN (SELECT k FROM v)");
   assert_non_null(strstr(plan, "Delete"));
   free(plan);
-  expect_rows("SELECT a, b FROM w ORDER BY a", "2|big\n3|big\n10|big");
+  en_expect_rows(ses, "SELECT a, b FROM w ORDER BY a", "2|big\n3|big\n10|big");
   en_expect_error(ses, "WITH x AS (SELECT 1), x AS (SELECT 2) DELETE FROM w", "42712");
   en_expect_error(ses, "WITH RECURSIVE x AS (SELECT 1) DELETE FROM w", "0A000");
   en_expect_error(ses, "WITH v AS (SELECT 1) UPDATE w SET b = k", "42703");

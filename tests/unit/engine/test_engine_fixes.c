@@ -18,29 +18,15 @@ static esession_t *ses;
 static int setup(void **state)
 {
   (void)state;
-  static int n;
-  char name[32];
-  snprintf(name, sizeof(name), "fixes%d", n++);
-  eng = en_test_open(name);
-  ses = en_test_session(eng, "dba");
+  en_fixture_open("fixes", &eng, &ses);
   return 0;
 }
 
 static int teardown(void **state)
 {
   (void)state;
-  esession_close(ses);
-  err_t e;
-  assert_int_equal(engine_close(eng, &e), CZ_OK);
+  en_fixture_close(eng, ses);
   return 0;
-}
-
-static void expect_rows(const char *sql, const char *want)
-{
-  char *got = en_query(ses, sql);
-  if (strcmp(got, want) != 0)
-    fail_msg("%s\n got: [%s]\nwant: [%s]", sql, got, want);
-  free(got);
 }
 
 /* An untyped NULL used twice (BETWEEN compares it with both bounds) must
@@ -48,13 +34,15 @@ static void expect_rows(const char *sql, const char *want)
 static void test_null_between(void **state)
 {
   (void)state;
-  expect_rows("SELECT NULL BETWEEN NULL AND 93", "NULL");
-  expect_rows("SELECT NULL NOT BETWEEN 'a' AND 93", "NULL");
-  expect_rows("SELECT 5 BETWEEN NULL AND 93, 5 NOT BETWEEN 1 AND NULL", "NULL|NULL");
+  en_expect_rows(ses, "SELECT NULL BETWEEN NULL AND 93", "NULL");
+  en_expect_rows(ses, "SELECT NULL NOT BETWEEN 'a' AND 93", "NULL");
+  en_expect_rows(ses, "SELECT 5 BETWEEN NULL AND 93, 5 NOT BETWEEN 1 AND NULL", "NULL|NULL");
   en_exec(ses, "CREATE TABLE nb(a int, b text)");
   en_exec(ses, "INSERT INTO nb VALUES (1, 'x'), (NULL, NULL)");
-  expect_rows("SELECT count(*) FROM nb WHERE NULL BETWEEN a AND 93 OR b BETWEEN NULL AND 'z'", "0");
-  expect_rows("SELECT a FROM nb WHERE NULL NOT BETWEEN NULL AND a IS NULL ORDER BY a", "1\nNULL");
+  en_expect_rows(ses, "SELECT count(*) FROM nb WHERE NULL BETWEEN a AND 93 OR b BETWEEN NULL AND 'z'",
+                 "0");
+  en_expect_rows(ses, "SELECT a FROM nb WHERE NULL NOT BETWEEN NULL AND a IS NULL ORDER BY a",
+                 "1\nNULL");
 }
 
 /* A strict operator with a NULL constant operand is NULL without
@@ -66,17 +54,18 @@ static void test_null_operand_folding(void **state)
   (void)state;
   en_exec(ses, "CREATE TABLE z(a int)");
   en_exec(ses, "INSERT INTO z VALUES (0), (1), (70000)");
-  expect_rows("SELECT a FROM z WHERE a / 0 = NULL", "");
-  expect_rows("SELECT count(*) FROM z WHERE NOT (a * a * a) > NULL", "0");
-  expect_rows("SELECT a FROM z GROUP BY a HAVING NULL IN (a / a)", "");
-  expect_rows("SELECT a FROM z WHERE a / a IS NOT NULL GROUP BY a HAVING NULL IS NOT NULL", "");
-  expect_rows("SELECT NULL + count(*), count(*) FROM z", "NULL|3");
-  expect_rows("SELECT a IN (NULL), NULL::int IS NULL, NULL IS TRUE, NULL || 'x' FROM z WHERE a = 1",
+  en_expect_rows(ses, "SELECT a FROM z WHERE a / 0 = NULL", "");
+  en_expect_rows(ses, "SELECT count(*) FROM z WHERE NOT (a * a * a) > NULL", "0");
+  en_expect_rows(ses, "SELECT a FROM z GROUP BY a HAVING NULL IN (a / a)", "");
+  en_expect_rows(ses, "SELECT a FROM z WHERE a / a IS NOT NULL GROUP BY a HAVING NULL IS NOT NULL",
+                 "");
+  en_expect_rows(ses, "SELECT NULL + count(*), count(*) FROM z", "NULL|3");
+  en_expect_rows(ses, "SELECT a IN (NULL), NULL::int IS NULL, NULL IS TRUE, NULL || 'x' FROM z WHERE a = 1",
               "NULL|t|f|NULL");
-  expect_rows("SELECT NULL IN (1, a / 0) FROM z WHERE a = 0", "NULL");
+  en_expect_rows(ses, "SELECT NULL IN (1, a / 0) FROM z WHERE a = 0", "NULL");
   /* not folded: a NULL in a longer list, IS DISTINCT FROM, AND */
   en_expect_error(ses, "SELECT a IN (NULL, a / 0) FROM z", "22012");
-  expect_rows("SELECT a IS DISTINCT FROM NULL, (a > 0 AND NULL) FROM z ORDER BY a",
+  en_expect_rows(ses, "SELECT a IS DISTINCT FROM NULL, (a > 0 AND NULL) FROM z ORDER BY a",
               "t|f\nt|NULL\nt|NULL");
   char *plan = en_query(ses, "EXPLAIN SELECT a FROM z WHERE a / 0 = NULL");
   assert_non_null(strstr(plan, "Filter"));
@@ -88,13 +77,13 @@ static void test_null_operand_folding(void **state)
 static void test_explicit_cast_of_literal_truncates(void **state)
 {
   (void)state;
-  expect_rows("SELECT 'abcd'::varchar(3), CAST('abcd' AS char(2)), 'ab'::char(4) || '|'",
+  en_expect_rows(ses, "SELECT 'abcd'::varchar(3), CAST('abcd' AS char(2)), 'ab'::char(4) || '|'",
               "abc|ab|ab|");
-  expect_rows("SELECT '12.345'::numeric(5,2)", "12.35");
+  en_expect_rows(ses, "SELECT '12.345'::numeric(5,2)", "12.35");
   en_exec(ses, "CREATE TABLE vc(v varchar(3))");
   en_expect_error(ses, "INSERT INTO vc VALUES ('abcd')", "22001");
   en_exec(ses, "INSERT INTO vc VALUES ('abcd'::varchar(3))");
-  expect_rows("SELECT v FROM vc", "abc");
+  en_expect_rows(ses, "SELECT v FROM vc", "abc");
   en_expect_error(ses, "SELECT '1x'::numeric(5,2)", "22P02");
 }
 
@@ -114,7 +103,7 @@ static int copy_collect(void *ctx, const char *data, size_t len, err_t *e)
 static void test_now_constant_in_statement(void **state)
 {
   (void)state;
-  expect_rows("SELECT count(DISTINCT now()), count(DISTINCT current_timestamp) "
+  en_expect_rows(ses, "SELECT count(DISTINCT now()), count(DISTINCT current_timestamp) "
               "FROM generate_series(1, 20000)",
               "1|1");
   err_t e;
@@ -147,9 +136,9 @@ static void test_empty_strings_in_aggregates_and_copy(void **state)
   (void)state;
   en_exec(ses, "CREATE TABLE sa(k int, v text)");
   en_exec(ses, "INSERT INTO sa VALUES (1, ''), (1, ''), (2, 'a'), (2, ''), (2, 'b'), (3, NULL)");
-  expect_rows("SELECT k, string_agg(v, ''), length(string_agg(v, ',')) FROM sa GROUP BY k ORDER BY k",
+  en_expect_rows(ses, "SELECT k, string_agg(v, ''), length(string_agg(v, ',')) FROM sa GROUP BY k ORDER BY k",
               "1||1\n2|ab|4\n3|NULL|NULL");
-  expect_rows("SELECT string_agg(v, '') FROM sa WHERE k = 1", "");
+  en_expect_rows(ses, "SELECT string_agg(v, '') FROM sa WHERE k = 1", "");
   err_t e;
   estmt_t *st;
   const char *sql = "COPY sa FROM STDIN";
@@ -197,7 +186,7 @@ static void test_multi_statement_text_is_one_transaction(void **state)
                             &r),
                    CZ_ERR);
   assert_string_equal(r.rr_err.er_sqlstate, "22012");
-  expect_rows("SELECT count(*) FROM mt", "0");
+  en_expect_rows(ses, "SELECT count(*) FROM mt", "0");
   assert_int_equal(esession_tx_status(ses), 'I');
   /* a later statement sees the earlier ones' rows; all committed at the end */
   assert_int_equal(run_text("INSERT INTO mt VALUES (1); INSERT INTO mt VALUES (2); "
@@ -205,7 +194,7 @@ static void test_multi_statement_text_is_one_transaction(void **state)
                             &r),
                    CZ_OK);
   assert_string_equal(r.rr_rows, "2");
-  expect_rows("SELECT count(*) FROM mt", "2");
+  en_expect_rows(ses, "SELECT count(*) FROM mt", "2");
   /* BEGIN takes the statements before it into its block; after COMMIT a
    * new implicit transaction starts, which the failure rolls back alone */
   assert_int_equal(run_text("INSERT INTO mt VALUES (3); BEGIN; INSERT INTO mt VALUES (4); COMMIT; "
@@ -213,15 +202,15 @@ static void test_multi_statement_text_is_one_transaction(void **state)
                             &r),
                    CZ_ERR);
   assert_string_equal(r.rr_err.er_sqlstate, "23505");
-  expect_rows("SELECT a FROM mt ORDER BY a", "1\n2\n3\n4");
+  en_expect_rows(ses, "SELECT a FROM mt ORDER BY a", "1\n2\n3\n4");
   /* a block left open by the text stays open */
   assert_int_equal(run_text("INSERT INTO mt VALUES (6); BEGIN; INSERT INTO mt VALUES (7)", &r), CZ_OK);
   assert_int_equal(esession_tx_status(ses), 'T');
   en_exec(ses, "ROLLBACK");
-  expect_rows("SELECT a FROM mt ORDER BY a", "1\n2\n3\n4");
+  en_expect_rows(ses, "SELECT a FROM mt ORDER BY a", "1\n2\n3\n4");
   /* outside a text, statements still commit one by one */
   en_expect_error(ses, "INSERT INTO mt VALUES (8); INSERT INTO mt VALUES (8)", "23505");
-  expect_rows("SELECT count(*) FROM mt WHERE a = 8", "1");
+  en_expect_rows(ses, "SELECT count(*) FROM mt WHERE a = 8", "1");
   en_result_free(&r);
 }
 
@@ -232,18 +221,20 @@ static void test_with_queries(void **state)
   (void)state;
   en_exec(ses, "CREATE TABLE w(a int, b text)");
   en_exec(ses, "INSERT INTO w VALUES (1, 'x'), (2, 'y'), (3, 'z')");
-  expect_rows("WITH c AS (SELECT a, b FROM w WHERE a > 1) SELECT * FROM c ORDER BY a", "2|y\n3|z");
-  expect_rows("WITH c(n) AS (SELECT a FROM w), d AS (SELECT n * 10 AS m FROM c) "
+  en_expect_rows(ses, "WITH c AS (SELECT a, b FROM w WHERE a > 1) SELECT * FROM c ORDER BY a",
+                 "2|y\n3|z");
+  en_expect_rows(ses, "WITH c(n) AS (SELECT a FROM w), d AS (SELECT n * 10 AS m FROM c) "
               "SELECT m FROM d ORDER BY m DESC",
               "30\n20\n10");
-  expect_rows("WITH c AS (SELECT 1 AS k) SELECT b FROM w WHERE a IN (SELECT k FROM c)", "x");
-  expect_rows("WITH c AS (SELECT a FROM w) SELECT (SELECT count(*) FROM c), count(*) FROM c x, c y",
+  en_expect_rows(ses, "WITH c AS (SELECT 1 AS k) SELECT b FROM w WHERE a IN (SELECT k FROM c)",
+                 "x");
+  en_expect_rows(ses, "WITH c AS (SELECT a FROM w) SELECT (SELECT count(*) FROM c), count(*) FROM c x, c y",
               "3|9");
-  expect_rows("SELECT v FROM (WITH q AS (SELECT 5 AS v) SELECT v FROM q) s", "5");
+  en_expect_rows(ses, "SELECT v FROM (WITH q AS (SELECT 5 AS v) SELECT v FROM q) s", "5");
   en_exec(ses, "INSERT INTO w WITH q AS (SELECT 9 AS a, 'q' AS b) SELECT * FROM q");
-  expect_rows("SELECT b FROM w WHERE a = 9", "q");
+  en_expect_rows(ses, "SELECT b FROM w WHERE a = 9", "q");
   /* a WITH name hides a table of the same name */
-  expect_rows("WITH w AS (SELECT 7 AS a) SELECT a FROM w", "7");
+  en_expect_rows(ses, "WITH w AS (SELECT 7 AS a) SELECT a FROM w", "7");
   en_expect_error(ses, "WITH c AS (SELECT 1), c AS (SELECT 2) SELECT * FROM c", "42712");
   en_expect_error(ses, "WITH c(a, b) AS (SELECT 1) SELECT * FROM c", "42P10");
   en_expect_error(ses, "WITH d AS (SELECT * FROM c), c AS (SELECT 1) SELECT * FROM d", "42P01");
@@ -261,9 +252,9 @@ static void test_returning(void **state)
                    CZ_OK);
   assert_string_equal(res.rr_rows, "1|a|10\n2|b|20");
   assert_string_equal(res.rr_tag, "INSERT 0 2");
-  expect_rows("INSERT INTO r(id) VALUES (3) RETURNING id, v || '!' AS vv, n", "3|d!|NULL");
-  expect_rows("INSERT INTO r AS x (id, n) SELECT 4, 40 RETURNING x.id * 2", "8");
-  expect_rows("INSERT INTO r VALUES (5) RETURNING 'lit', NULL, v", "lit|NULL|d");
+  en_expect_rows(ses, "INSERT INTO r(id) VALUES (3) RETURNING id, v || '!' AS vv, n", "3|d!|NULL");
+  en_expect_rows(ses, "INSERT INTO r AS x (id, n) SELECT 4, 40 RETURNING x.id * 2", "8");
+  en_expect_rows(ses, "INSERT INTO r VALUES (5) RETURNING 'lit', NULL, v", "lit|NULL|d");
   assert_int_equal(en_run(ses, "UPDATE r SET n = n + 1 WHERE id <= 2 RETURNING id, n, "
                                "(SELECT count(*) FROM r)",
                           &res),
@@ -273,9 +264,9 @@ static void test_returning(void **state)
   assert_int_equal(en_run(ses, "DELETE FROM r WHERE id = 3 RETURNING *", &res), CZ_OK);
   assert_string_equal(res.rr_rows, "3|d|NULL");
   assert_string_equal(res.rr_tag, "DELETE 1");
-  expect_rows("UPDATE r SET v = 'z' WHERE id = 99 RETURNING id", "");
+  en_expect_rows(ses, "UPDATE r SET v = 'z' WHERE id = 99 RETURNING id", "");
   en_expect_error(ses, "DELETE FROM r WHERE id = 4 RETURNING count(*)", "42803");
-  expect_rows("SELECT id, v, n FROM r ORDER BY id", "1|a|11\n2|b|21\n4|d|40\n5|d|NULL");
+  en_expect_rows(ses, "SELECT id, v, n FROM r ORDER BY id", "1|a|11\n2|b|21\n4|d|40\n5|d|NULL");
   char *plan = en_query(ses, "EXPLAIN UPDATE r SET n = 0 RETURNING id");
   assert_non_null(strstr(plan, "Update"));
   free(plan);
@@ -299,12 +290,13 @@ static void test_on_conflict_do_nothing(void **state)
   /* with a target, only that index is the arbiter */
   en_expect_error(ses, "INSERT INTO oc VALUES (1, 'y', 0), (7, 'b', 7) ON CONFLICT (id) DO NOTHING",
                   "23505");
-  expect_rows("INSERT INTO oc VALUES (1, 'y', 0), (7, 'g', 7) ON CONFLICT (id) DO NOTHING "
+  en_expect_rows(ses, "INSERT INTO oc VALUES (1, 'y', 0), (7, 'g', 7) ON CONFLICT (id) DO NOTHING "
               "RETURNING id",
               "7");
-  expect_rows("INSERT INTO oc VALUES (8, 'a', 8) ON CONFLICT (u) DO NOTHING RETURNING id", "");
+  en_expect_rows(ses, "INSERT INTO oc VALUES (8, 'a', 8) ON CONFLICT (u) DO NOTHING RETURNING id",
+                 "");
   en_expect_error(ses, "INSERT INTO oc VALUES (9, 'z', 9) ON CONFLICT (n) DO NOTHING", "42P10");
-  expect_rows("SELECT id, u FROM oc ORDER BY id", "1|a\n2|b\n4|d\n5|NULL\n6|NULL\n7|g");
+  en_expect_rows(ses, "SELECT id, u FROM oc ORDER BY id", "1|a\n2|b\n4|d\n5|NULL\n6|NULL\n7|g");
   char *plan = en_query(ses, "EXPLAIN INSERT INTO oc VALUES (1) ON CONFLICT DO NOTHING");
   assert_non_null(strstr(plan, "on conflict do nothing"));
   free(plan);
@@ -326,10 +318,10 @@ static void test_cursors(void **state)
   assert_int_equal(en_run(ses, "FETCH 3 FROM c", &r), CZ_OK);
   assert_string_equal(r.rr_rows, "1\n2\n3");
   assert_string_equal(r.rr_tag, "FETCH 3");
-  expect_rows("FETCH NEXT c", "4");
+  en_expect_rows(ses, "FETCH NEXT c", "4");
   assert_int_equal(en_run(ses, "MOVE 2 IN c", &r), CZ_OK);
   assert_string_equal(r.rr_tag, "MOVE 2");
-  expect_rows("/* psycopg */ FETCH FORWARD 2 FROM \"c\"; FETCH ALL c", "9\n10");
+  en_expect_rows(ses, "/* psycopg */ FETCH FORWARD 2 FROM \"c\"; FETCH ALL c", "9\n10");
   assert_int_equal(en_run(ses, "FETCH c", &r), CZ_OK);
   assert_string_equal(r.rr_tag, "FETCH 0");
   /* parameters of the query, a quoted name, the statement's columns */
@@ -353,7 +345,7 @@ static void test_cursors(void **state)
   estmt_columns(cs, &cols, &ncols);
   assert_int_equal(ncols, 1);
   assert_string_equal(cols[0].ec_name, "x");
-  expect_rows("FETCH ALL FROM \"Big\"", "900\n1000");
+  en_expect_rows(ses, "FETCH ALL FROM \"Big\"", "900\n1000");
   en_exec(ses, "CLOSE \"Big\"");
   assert_null(esession_cursor_stmt(ses, "Big"));
   en_expect_error(ses, "FETCH \"Big\"", "34000");

@@ -23,11 +23,7 @@ static char oid[16];            /* items' OID as text */
 static int setup(void **state)
 {
   (void)state;
-  static int n;
-  char name[32];
-  snprintf(name, sizeof(name), "pgcat%d", n++);
-  eng = en_test_open(name);
-  ses = en_test_session(eng, "dba");
+  en_fixture_open("pgcat", &eng, &ses);
   en_exec(ses, "CREATE TABLE items (id integer PRIMARY KEY, name varchar(40) NOT NULL, "
                "price numeric(10,2))");
   en_exec(ses, "INSERT INTO items VALUES (1, 'one', 0.50), (2, 'two', 1.50), (3, 'three', 2.50)");
@@ -41,9 +37,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
   (void)state;
-  esession_close(ses);
-  err_t e;
-  assert_int_equal(engine_close(eng, &e), CZ_OK);
+  en_fixture_close(eng, ses);
   return 0;
 }
 

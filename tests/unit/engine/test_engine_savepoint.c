@@ -30,18 +30,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
   (void)state;
-  esession_close(ses);
-  err_t e;
-  assert_int_equal(engine_close(eng, &e), CZ_OK);
+  en_fixture_close(eng, ses);
   return 0;
-}
-
-static void expect_rows(esession_t *s, const char *sql, const char *want)
-{
-  char *got = en_query(s, sql);
-  if (strcmp(got, want) != 0)
-    fail_msg("%s: got [%s], want [%s]", sql, got, want);
-  free(got);
 }
 
 static void expect_tag(const char *sql, const char *tag)
@@ -64,23 +54,23 @@ static void test_rollback_to_keeps_earlier_work(void **state)
   en_exec(ses, "INSERT INTO t VALUES (2, 'two')");
   en_exec(ses, "UPDATE t SET b = 'uno' WHERE a = 1");
   en_exec(ses, "DELETE FROM t WHERE a = 1");
-  expect_rows(ses, "SELECT a, b FROM t ORDER BY a", "2|two");
+  en_expect_rows(ses, "SELECT a, b FROM t ORDER BY a", "2|two");
   expect_tag("ROLLBACK TO SAVEPOINT s1", "ROLLBACK");
   assert_int_equal(esession_tx_status(ses), 'T');
-  expect_rows(ses, "SELECT a, b FROM t ORDER BY a", "1|one");
+  en_expect_rows(ses, "SELECT a, b FROM t ORDER BY a", "1|one");
   en_exec(ses, "INSERT INTO t VALUES (3, 'three')");
   /* ROLLBACK TO keeps the savepoint */
   expect_tag("ROLLBACK TO s1", "ROLLBACK");
-  expect_rows(ses, "SELECT a FROM t ORDER BY a", "1");
+  en_expect_rows(ses, "SELECT a FROM t ORDER BY a", "1");
   en_exec(ses, "INSERT INTO t VALUES (4, 'four')");
   expect_tag("RELEASE SAVEPOINT s1", "RELEASE");
   en_expect_error(ses, "ROLLBACK TO s1", "3B001");
   assert_int_equal(esession_tx_status(ses), 'E');
   en_exec(ses, "ROLLBACK");
-  expect_rows(ses, "SELECT count(*) FROM t", "0");
+  en_expect_rows(ses, "SELECT count(*) FROM t", "0");
   en_exec(ses, "BEGIN; INSERT INTO t VALUES (1, 'one'); SAVEPOINT x; INSERT INTO t VALUES (2, 'two'); "
                "ROLLBACK TO x; INSERT INTO t VALUES (3, 'three'); COMMIT");
-  expect_rows(ses, "SELECT a FROM t ORDER BY a", "1\n3");
+  en_expect_rows(ses, "SELECT a FROM t ORDER BY a", "1\n3");
 }
 
 static void test_nested_and_repeated_names(void **state)
@@ -95,7 +85,7 @@ static void test_nested_and_repeated_names(void **state)
   en_exec(ses, "SAVEPOINT b");
   en_exec(ses, "INSERT INTO t VALUES (3)");
   en_exec(ses, "ROLLBACK TO a");
-  expect_rows(ses, "SELECT a FROM t ORDER BY a", "1");
+  en_expect_rows(ses, "SELECT a FROM t ORDER BY a", "1");
   en_expect_error(ses, "RELEASE b", "3B001");  /* gone with the rollback to a */
   en_exec(ses, "ROLLBACK");
   en_exec(ses, "BEGIN");
@@ -104,9 +94,9 @@ static void test_nested_and_repeated_names(void **state)
   en_exec(ses, "SAVEPOINT a");
   en_exec(ses, "INSERT INTO t VALUES (2)");
   en_exec(ses, "RELEASE a");  /* the inner one: its work stays */
-  expect_rows(ses, "SELECT a FROM t ORDER BY a", "1\n2");
+  en_expect_rows(ses, "SELECT a FROM t ORDER BY a", "1\n2");
   en_exec(ses, "ROLLBACK TO a");  /* the outer one */
-  expect_rows(ses, "SELECT count(*) FROM t", "0");
+  en_expect_rows(ses, "SELECT count(*) FROM t", "0");
   en_exec(ses, "SAVEPOINT c");
   en_exec(ses, "SAVEPOINT d");
   en_exec(ses, "INSERT INTO t VALUES (5)");
@@ -115,7 +105,7 @@ static void test_nested_and_repeated_names(void **state)
   en_exec(ses, "ROLLBACK TO a");
   en_exec(ses, "INSERT INTO t VALUES (6)");
   en_exec(ses, "COMMIT");
-  expect_rows(ses, "SELECT a FROM t", "6");
+  en_expect_rows(ses, "SELECT a FROM t", "6");
 }
 
 static void test_outside_block_and_unknown(void **state)
@@ -156,19 +146,19 @@ static void test_failed_statement_and_recovery(void **state)
   en_expect_error(ses, "SELECT 1", "25P02");
   en_exec(ses, "ROLLBACK TO s");
   assert_int_equal(esession_tx_status(ses), 'T');
-  expect_rows(ses, "SELECT a FROM u ORDER BY a", "1");
+  en_expect_rows(ses, "SELECT a FROM u ORDER BY a", "1");
   en_exec(ses, "INSERT INTO u VALUES (3)");  /* the failed statement's row is gone */
   en_expect_error(ses, "SELECT 1/0", "22012");
   en_exec(ses, "ROLLBACK TO s");
   en_exec(ses, "INSERT INTO u VALUES (2)");
   en_exec(ses, "COMMIT");
-  expect_rows(ses, "SELECT a FROM u ORDER BY a", "1\n2");
+  en_expect_rows(ses, "SELECT a FROM u ORDER BY a", "1\n2");
   /* a failed block without ROLLBACK TO: COMMIT answers ROLLBACK */
   en_exec(ses, "BEGIN");
   en_exec(ses, "INSERT INTO u VALUES (10)");
   en_expect_error(ses, "INSERT INTO u VALUES (1)", "23505");
   expect_tag("COMMIT", "ROLLBACK");
-  expect_rows(ses, "SELECT a FROM u ORDER BY a", "1\n2");
+  en_expect_rows(ses, "SELECT a FROM u ORDER BY a", "1\n2");
   /* a savepoint taken before the block's first change */
   en_exec(ses, "BEGIN");
   en_exec(ses, "SAVEPOINT first");
@@ -176,7 +166,7 @@ static void test_failed_statement_and_recovery(void **state)
   en_exec(ses, "ROLLBACK TO first");
   en_exec(ses, "INSERT INTO u VALUES (5)");
   en_exec(ses, "COMMIT");
-  expect_rows(ses, "SELECT a FROM u ORDER BY a", "1\n2\n5");
+  en_expect_rows(ses, "SELECT a FROM u ORDER BY a", "1\n2\n5");
 }
 
 /* Another session sees only committed rows; a key whose change was rolled
@@ -192,14 +182,14 @@ static void test_other_session(void **state)
   en_exec(ses, "SAVEPOINT s");
   en_exec(ses, "UPDATE v SET b = 12 WHERE a = 1");
   en_exec(ses, "UPDATE v SET b = 22 WHERE a = 2");
-  expect_rows(other, "SELECT a, b FROM v ORDER BY a", "1|10\n2|20");
+  en_expect_rows(other, "SELECT a, b FROM v ORDER BY a", "1|10\n2|20");
   en_exec(ses, "ROLLBACK TO s");
-  expect_rows(other, "SELECT a, b FROM v ORDER BY a", "1|10\n2|20");
-  expect_rows(ses, "SELECT a, b FROM v ORDER BY a", "1|11\n2|20");
+  en_expect_rows(other, "SELECT a, b FROM v ORDER BY a", "1|10\n2|20");
+  en_expect_rows(ses, "SELECT a, b FROM v ORDER BY a", "1|11\n2|20");
   en_exec(ses, "COMMIT");
-  expect_rows(other, "SELECT a, b FROM v ORDER BY a", "1|11\n2|20");
+  en_expect_rows(other, "SELECT a, b FROM v ORDER BY a", "1|11\n2|20");
   en_exec(other, "UPDATE v SET b = 23 WHERE a = 2");  /* no 40001: nothing changed it */
-  expect_rows(ses, "SELECT b FROM v WHERE a = 2", "23");
+  en_expect_rows(ses, "SELECT b FROM v WHERE a = 2", "23");
   /* a failed block without savepoints is undone at once: its locks go
    * (the other session's update would wait forever otherwise) */
   en_exec(ses, "BEGIN");
@@ -207,7 +197,7 @@ static void test_other_session(void **state)
   en_expect_error(ses, "SELECT 1/0", "22012");
   en_exec(other, "UPDATE v SET b = 14 WHERE a = 1");
   en_exec(ses, "ROLLBACK");
-  expect_rows(ses, "SELECT b FROM v WHERE a = 1", "14");
+  en_expect_rows(ses, "SELECT b FROM v WHERE a = 1", "14");
   esession_close(other);
 }
 
@@ -224,23 +214,23 @@ static void test_ddl_after_savepoint(void **state)
   en_exec(ses, "ROLLBACK TO s");
   en_expect_error(ses, "SELECT y FROM b", "42P01");
   en_exec(ses, "ROLLBACK TO s");
-  expect_rows(ses, "SELECT x FROM a", "1");
+  en_expect_rows(ses, "SELECT x FROM a", "1");
   en_exec(ses, "CREATE TABLE b(z text)");  /* the name is free again */
   en_exec(ses, "INSERT INTO b VALUES ('zz')");
   en_exec(ses, "SAVEPOINT t");
   en_expect_error(ses, "CREATE TABLE b(w int)", "42P07");
   en_exec(ses, "ROLLBACK TO t");
   en_exec(ses, "COMMIT");
-  expect_rows(ses, "SELECT x FROM a", "1");
-  expect_rows(ses, "SELECT z FROM b", "zz");
+  en_expect_rows(ses, "SELECT x FROM a", "1");
+  en_expect_rows(ses, "SELECT z FROM b", "zz");
   /* and after a restart (the log replayed, then the catalog loaded) */
   esession_close(ses);
   err_t e;
   assert_int_equal(engine_close(eng, &e), CZ_OK);
   eng = en_test_reopen(db_name);
   ses = en_test_session(eng, "dba");
-  expect_rows(ses, "SELECT x FROM a", "1");
-  expect_rows(ses, "SELECT z FROM b", "zz");
+  en_expect_rows(ses, "SELECT x FROM a", "1");
+  en_expect_rows(ses, "SELECT z FROM b", "zz");
 }
 
 /* Long values are written as chunks in the row's transaction: they
@@ -254,18 +244,18 @@ static void test_long_values(void **state)
   en_exec(ses, "SAVEPOINT s");
   en_exec(ses, "INSERT INTO l VALUES (2, repeat('b', 200000))");
   en_exec(ses, "UPDATE l SET b = repeat('c', 150000) WHERE a = 1");
-  expect_rows(ses, "SELECT a, length(b), substr(b, 1, 1) FROM l ORDER BY a", "1|150000|c\n2|200000|b");
+  en_expect_rows(ses, "SELECT a, length(b), substr(b, 1, 1) FROM l ORDER BY a", "1|150000|c\n2|200000|b");
   en_exec(ses, "ROLLBACK TO s");
-  expect_rows(ses, "SELECT a, length(b), substr(b, 1, 1) FROM l ORDER BY a", "1|100000|a");
+  en_expect_rows(ses, "SELECT a, length(b), substr(b, 1, 1) FROM l ORDER BY a", "1|100000|a");
   en_exec(ses, "INSERT INTO l VALUES (3, repeat('d', 120000))");
   en_exec(ses, "COMMIT");
-  expect_rows(ses, "SELECT a, length(b), substr(b, 1, 1) FROM l ORDER BY a", "1|100000|a\n3|120000|d");
+  en_expect_rows(ses, "SELECT a, length(b), substr(b, 1, 1) FROM l ORDER BY a", "1|100000|a\n3|120000|d");
   esession_close(ses);
   err_t e;
   assert_int_equal(engine_close(eng, &e), CZ_OK);
   eng = en_test_reopen(db_name);
   ses = en_test_session(eng, "dba");
-  expect_rows(ses, "SELECT a, length(b), substr(b, 1, 1) FROM l ORDER BY a", "1|100000|a\n3|120000|d");
+  en_expect_rows(ses, "SELECT a, length(b), substr(b, 1, 1) FROM l ORDER BY a", "1|100000|a\n3|120000|d");
 }
 
 int main(void)

@@ -699,8 +699,10 @@ static void test_functions(void **state)
   assert_string_equal(pt_str(pt_call("array_to_string", 2, T2, a)), "");
   a[0] = pt_s("{1,2,3}"), a[1] = pt_i(1);
   assert_int_equal(pt_call("array_upper", 2, TI, a).d_i64, 3);
+  assert_int_equal(pt_call("array_lower", 2, TI, a).d_i64, 1);
   a[0] = pt_s("{}");
   assert_true(pt_call("array_upper", 2, TI, a).d_null);
+  assert_true(pt_call("array_lower", 2, TI, a).d_null);
 
   a[0] = pt_s("{10,20}"), a[1] = pt_s("20");
   assert_true(pt_call("array_any_eq", 2, T2, a).d_bool);
@@ -719,6 +721,7 @@ static void test_functions(void **state)
   assert_string_equal(pt_str(pt_call("array_element", 2, TI, a)), "2");
   a[1] = pt_i(1);
   assert_int_equal(pt_call("array_upper", 2, TI, a).d_i64, 1);
+  assert_int_equal(pt_call("array_lower", 2, TI, a).d_i64, 0);
   pgcat_pgtype_t elem;
   assert_true(pgcat_pgtype_elem(PGT_INT2VECTOR, &elem));
   assert_int_equal(elem, PGT_INT2);
