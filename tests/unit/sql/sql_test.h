@@ -90,4 +90,47 @@ static inline err_t sqlt_fail(arena_t *a, const char *text)
   return sqlt_fail_len(a, text, strlen(text));
 }
 
+/* ---- table-driven checks ------------------------------------------------ */
+
+/* One statement text, the kind it must parse to and its printed tree. */
+typedef struct sqlt_case_s {
+  const char *in;
+  sql_stmt_kind_t kind;
+  const char *want;
+} sqlt_case_t;
+
+static inline void sqlt_cases(arena_t *a, const sqlt_case_t *c, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    sql_stmt_list_t *l = sqlt_parse(a, c[i].in);
+    assert_int_equal(l->sl_n, 1);
+    const char *got = sql_ast_print(a, l->sl_stmts[0]);
+    if (strcmp(got, c[i].want) != 0)
+      fprintf(stderr, "input: %s\n  want: %s\n  got:  %s\n", c[i].in, c[i].want, got);
+    assert_string_equal(got, c[i].want);
+    assert_int_equal(l->sl_stmts[0]->st_kind, c[i].kind);
+  }
+}
+
+/* The expression x (parsed as SELECT x) prints as want. */
+static inline void sqlt_x(arena_t *a, const char *x, const char *want)
+{
+  const char *got = sqlt_expr(a, x);
+  if (strcmp(got, want) != 0)
+    fprintf(stderr, "input: %s\n  want: %s\n  got:  %s\n", x, want, got);
+  assert_string_equal(got, want);
+}
+
+/* text fails with sqlstate, at character position pos when pos is not 0. */
+static inline void sqlt_err(arena_t *a, const char *text, const char *sqlstate, int pos)
+{
+  err_t e = sqlt_fail(a, text);
+  if (strcmp(e.er_sqlstate, sqlstate) != 0 || (pos && e.er_pos != pos))
+    fprintf(stderr, "input: %s\n  got: %s [%s] at %d\n", text, e.er_msg, e.er_sqlstate,
+            e.er_pos);
+  assert_string_equal(e.er_sqlstate, sqlstate);
+  if (pos)
+    assert_int_equal(e.er_pos, pos);
+}
+
 #endif /* CZ_SQL_TEST_H */

@@ -15,31 +15,12 @@
 
 #define SQLT_TPCH_DIR "/work/shared/tools/sql/tpch/queries"
 
-static void sqlt_x(arena_t *a, const char *x, const char *want)
-{
-  const char *got = sqlt_expr(a, x);
-  if (strcmp(got, want) != 0)
-    fprintf(stderr, "input: %s\n  want: %s\n  got:  %s\n", x, want, got);
-  assert_string_equal(got, want);
-}
-
 static void sqlt_s(arena_t *a, const char *in, const char *want)
 {
   const char *got = sqlt_stmt(a, in);
   if (strcmp(got, want) != 0)
     fprintf(stderr, "input: %s\n  want: %s\n  got:  %s\n", in, want, got);
   assert_string_equal(got, want);
-}
-
-static void sqlt_err(arena_t *a, const char *text, const char *sqlstate, int pos)
-{
-  err_t e = sqlt_fail(a, text);
-  if (strcmp(e.er_sqlstate, sqlstate) != 0 || (pos && e.er_pos != pos))
-    fprintf(stderr, "input: %s\n  got: %s [%s] at %d\n", text, e.er_msg, e.er_sqlstate,
-            e.er_pos);
-  assert_string_equal(e.er_sqlstate, sqlstate);
-  if (pos)
-    assert_int_equal(e.er_pos, pos);
 }
 
 static void test_index_order(void **state)

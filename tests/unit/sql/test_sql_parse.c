@@ -6,12 +6,12 @@
 
 #include "sql_test.h"
 
-typedef struct sqlt_case_s {
+typedef struct sqlt_expr_case_s {
   const char *in;
   const char *want;
-} sqlt_case_t;
+} sqlt_expr_case_t;
 
-static void sqlt_cases(arena_t *a, const sqlt_case_t *c, size_t n)
+static void sqlt_expr_cases(arena_t *a, const sqlt_expr_case_t *c, size_t n)
 {
   for (size_t i = 0; i < n; i++) {
     const char *got = sqlt_expr(a, c[i].in);
@@ -31,7 +31,7 @@ static const sql_expr_t *sqlt_expr_node(arena_t *a, const char *x)
 
 static void test_arithmetic_precedence(void **state)
 {
-  static const sqlt_case_t c[] = {
+  static const sqlt_expr_case_t c[] = {
     {"1 + 2 * 3", "(+ 1 (* 2 3))"},
     {"1 * 2 + 3", "(+ (* 1 2) 3)"},
     {"(1 + 2) * 3", "(* (+ 1 2) 3)"},
@@ -42,12 +42,12 @@ static void test_arithmetic_precedence(void **state)
     {"a + b || c", "(|| (+ a b) c)"},
     {"a || b = c", "(= (|| a b) c)"},
   };
-  sqlt_cases(*state, c, CZ_ARRAY_LEN(c));
+  sqlt_expr_cases(*state, c, CZ_ARRAY_LEN(c));
 }
 
 static void test_left_associativity(void **state)
 {
-  static const sqlt_case_t c[] = {
+  static const sqlt_expr_case_t c[] = {
     {"1 - 2 - 3", "(- (- 1 2) 3)"},
     {"8 / 4 / 2", "(/ (/ 8 4) 2)"},
     {"a || b || c", "(|| (|| a b) c)"},
@@ -55,12 +55,12 @@ static void test_left_associativity(void **state)
     {"a AND b AND c", "(and (and a b) c)"},
     {"a::int::text", "(cast (cast a int4) text)"},
   };
-  sqlt_cases(*state, c, CZ_ARRAY_LEN(c));
+  sqlt_expr_cases(*state, c, CZ_ARRAY_LEN(c));
 }
 
 static void test_boolean_precedence(void **state)
 {
-  static const sqlt_case_t c[] = {
+  static const sqlt_expr_case_t c[] = {
     {"a OR b AND c", "(or a (and b c))"},
     {"a AND b OR c", "(or (and a b) c)"},
     {"NOT a AND b", "(and (not a) b)"},
@@ -71,12 +71,12 @@ static void test_boolean_precedence(void **state)
     {"a <> b AND a != c", "(and (<> a b) (<> a c))"},
     {"a <= b OR a >= c", "(or (<= a b) (>= a c))"},
   };
-  sqlt_cases(*state, c, CZ_ARRAY_LEN(c));
+  sqlt_expr_cases(*state, c, CZ_ARRAY_LEN(c));
 }
 
 static void test_is_between_in_like(void **state)
 {
-  static const sqlt_case_t c[] = {
+  static const sqlt_expr_case_t c[] = {
     {"a IS NULL AND b IS NOT NULL", "(and (is-null a) (is-not-null b))"},
     {"a = b IS TRUE", "(is-true (= a b))"},
     {"a IS NOT TRUE OR b IS FALSE OR c IS NOT FALSE",
@@ -94,12 +94,12 @@ static void test_is_between_in_like(void **state)
     {"a ILIKE b AND a NOT ILIKE c", "(and (ilike a b) (not-ilike a c))"},
     {"a || 'x' LIKE b", "(like (|| a 'x') b)"},
   };
-  sqlt_cases(*state, c, CZ_ARRAY_LEN(c));
+  sqlt_expr_cases(*state, c, CZ_ARRAY_LEN(c));
 }
 
 static void test_subqueries_case_cast_functions(void **state)
 {
-  static const sqlt_case_t c[] = {
+  static const sqlt_expr_case_t c[] = {
     {"EXISTS (SELECT 1)", "(exists (select (1)))"},
     {"NOT EXISTS (SELECT * FROM t)", "(not (exists (select (*) (from t))))"},
     {"(SELECT max(a) FROM t) + 1", "(+ (subquery (select ((max a)) (from t))) 1)"},
@@ -120,12 +120,12 @@ static void test_subqueries_case_cast_functions(void **state)
     {"now()", "(now)"},
     {"Upper(x)", "(upper x)"},
   };
-  sqlt_cases(*state, c, CZ_ARRAY_LEN(c));
+  sqlt_expr_cases(*state, c, CZ_ARRAY_LEN(c));
 }
 
 static void test_type_names(void **state)
 {
-  static const sqlt_case_t c[] = {
+  static const sqlt_expr_case_t c[] = {
     {"a::integer", "(cast a int4)"},     {"a::INT", "(cast a int4)"},
     {"a::int4", "(cast a int4)"},        {"a::bigint", "(cast a int8)"},
     {"a::int8", "(cast a int8)"},        {"a::smallint", "(cast a int2)"},
@@ -139,7 +139,7 @@ static void test_type_names(void **state)
     {"a::date", "(cast a date)"},        {"a::timestamp", "(cast a timestamp)"},
     {"a::bytea", "(cast a bytea)"},
   };
-  sqlt_cases(*state, c, CZ_ARRAY_LEN(c));
+  sqlt_expr_cases(*state, c, CZ_ARRAY_LEN(c));
 }
 
 static void test_numeric_literals(void **state)
@@ -215,7 +215,7 @@ static void test_string_and_other_literals(void **state)
 static void test_identifier_folding_and_quoting(void **state)
 {
   arena_t *a = *state;
-  static const sqlt_case_t c[] = {
+  static const sqlt_expr_case_t c[] = {
     {"FooBar", "foobar"},
     {"\"FooBar\"", "\"FooBar\""},
     {"\"Mixed Case\"", "\"Mixed Case\""},
@@ -226,7 +226,7 @@ static void test_identifier_folding_and_quoting(void **state)
     {"_x$1", "\"_x$1\""},
     {"\xc3\x84" "Bc", "\"\xc3\x84" "bc\""}, /* only ASCII letters fold */
   };
-  sqlt_cases(a, c, CZ_ARRAY_LEN(c));
+  sqlt_expr_cases(a, c, CZ_ARRAY_LEN(c));
   const sql_expr_t *x = sqlt_expr_node(a, "\"Mixed Case\"");
   assert_int_equal(x->ex_kind, SQL_E_COLUMN);
   assert_string_equal(x->ex_name, "Mixed Case");

@@ -5,25 +5,6 @@
 
 #include "sql_test.h"
 
-typedef struct sqlt_case_s {
-  const char *in;
-  sql_stmt_kind_t kind;
-  const char *want;
-} sqlt_case_t;
-
-static void sqlt_cases(arena_t *a, const sqlt_case_t *c, size_t n)
-{
-  for (size_t i = 0; i < n; i++) {
-    sql_stmt_list_t *l = sqlt_parse(a, c[i].in);
-    assert_int_equal(l->sl_n, 1);
-    const char *got = sql_ast_print(a, l->sl_stmts[0]);
-    if (strcmp(got, c[i].want) != 0)
-      fprintf(stderr, "input: %s\n  want: %s\n  got:  %s\n", c[i].in, c[i].want, got);
-    assert_string_equal(got, c[i].want);
-    assert_int_equal(l->sl_stmts[0]->st_kind, c[i].kind);
-  }
-}
-
 static void test_select_clauses(void **state)
 {
   static const sqlt_case_t c[] = {
