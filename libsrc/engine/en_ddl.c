@@ -115,6 +115,20 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
   return CZ_OK;
 }
 
+/* DROP of a name that does not exist: a notice with IF EXISTS (the caller
+ * skips the name), else the error. */
+static int ddl_drop_absent(esession_t *s, const sql_drop_t *dr, const sql_name_t *n,
+                           const char *what, const char *sqlstate, err_t *e)
+{
+  if (dr->dr_if_exists) {
+    en_notice(s, "NOTICE", "00000", "%s \"%s\" does not exist, skipping", what, n->nm_name);
+    return CZ_OK;
+  }
+  err_set(e, sqlstate, "%s \"%s\" does not exist", what, n->nm_name);
+  e->er_pos = n->nm_pos;
+  return CZ_ERR;
+}
+
 static int ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
 {
   for (int i = 0; i < sql_list_len(dr->dr_names); i++) {
@@ -122,13 +136,9 @@ static int ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
     en_refresh_snapshot(s);
     const cat_table_t *t = cat_find_table(s->se_snap, n->nm_schema, n->nm_name);
     if (!t) {
-      if (dr->dr_if_exists) {
-        en_notice(s, "NOTICE", "00000", "table \"%s\" does not exist, skipping", n->nm_name);
-        continue;
-      }
-      err_set(e, SQLSTATE_UNDEFINED_TABLE, "table \"%s\" does not exist", n->nm_name);
-      e->er_pos = n->nm_pos;
-      return CZ_ERR;
+      if (ddl_drop_absent(s, dr, n, "table", SQLSTATE_UNDEFINED_TABLE, e) != CZ_OK)
+        return CZ_ERR;
+      continue;
     }
     if (!en_owns(s, t))
       return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be owner of table %s", t->ct_name);
@@ -175,13 +185,9 @@ static int ddl_drop_indexes(esession_t *s, const sql_drop_t *dr, err_t *e)
     en_refresh_snapshot(s);
     const cat_index_t *ix = cat_find_index(s->se_snap, n->nm_schema, n->nm_name);
     if (!ix) {
-      if (dr->dr_if_exists) {
-        en_notice(s, "NOTICE", "00000", "index \"%s\" does not exist, skipping", n->nm_name);
-        continue;
-      }
-      err_set(e, SQLSTATE_UNDEFINED_OBJECT, "index \"%s\" does not exist", n->nm_name);
-      e->er_pos = n->nm_pos;
-      return CZ_ERR;
+      if (ddl_drop_absent(s, dr, n, "index", SQLSTATE_UNDEFINED_OBJECT, e) != CZ_OK)
+        return CZ_ERR;
+      continue;
     }
     if (!en_owns(s, ix->ci_table))
       return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be owner of index %s", ix->ci_name);
