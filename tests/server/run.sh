@@ -14,7 +14,7 @@
 #   --crash-rounds N    kill -9 rounds of the crash test (default 8)
 #   --quick             10 s concurrency, 2 crash rounds, no corpus files
 #   --only LIST         comma list of groups: sql,corpus,clients,protocol,isql,
-#                       concurrency,fuzz,crash
+#                       regress,fuzz,concurrency,isolated,crash
 # Environment: CZ_VENV (Python venv with psycopg and pyodbc, default
 # build/venv, made by scripts/install-deps.sh), CZ_SHARED (default ../shared).
 # Logs: BUILD_DIR/server-tests/logs/<test>.log, the server's in
@@ -29,7 +29,7 @@ target=cadenza
 secs=${CZ_CONCURRENCY_SECONDS:-60}
 rounds=8
 corpus=1
-only=sql,corpus,clients,protocol,isql,concurrency,fuzz,crash
+only=sql,corpus,clients,protocol,isql,regress,fuzz,concurrency,isolated,crash
 while [ $# -gt 0 ]; do
   case "$1" in
     --target) target=$2; shift 2 ;;
@@ -124,7 +124,8 @@ server_up() {
   echo "server: $target pid $SRV_PID on port $PGPORT ($SRV_DIR)"
 }
 
-if want sql || want corpus || want clients || want protocol || want isql || want concurrency || want fuzz; then
+if want sql || want corpus || want clients || want protocol || want isql || want regress ||
+   want concurrency || want fuzz; then
   server_up || finish
   dsn=$(srv_dsn)
 
@@ -165,6 +166,15 @@ if want sql || want corpus || want clients || want protocol || want isql || want
     export CZ_HOST CZ_PORT CZ_USER CZ_PASSWORD CZ_DATABASE
     run_counted isql 300 "$CZ_TOP/tests/server/isql_test.sh"
   fi
+  if want regress; then
+    # regression checks against the shared server, one script per class of
+    # defect: tests/server/regress_*.py --dsn DSN --kind KIND, each printing
+    # PASS/FAIL lines and "N passed, N failed"
+    for t in "$CZ_TOP"/tests/server/regress_*.py; do
+      [ -f "$t" ] || continue
+      run_counted "$(basename "$t" .py)" 600 "$TB_PY" "$t" --dsn "$dsn" --kind "$target"
+    done
+  fi
   if want fuzz; then
     run_counted bad_input 600 "$TB_PY" "$CZ_TOP/tests/server/fuzz.py" --random 300
   fi
@@ -188,6 +198,16 @@ if want sql || want corpus || want clients || want protocol || want isql || want
   srv_stop
 fi
 
+if want isolated; then
+  # tests that start (and limit, kill or misconfigure) servers of their own:
+  # tests/server/isolated_*.py --kind KIND --binary PATH --dir FOLDER
+  for t in "$CZ_TOP"/tests/server/isolated_*.py; do
+    [ -f "$t" ] || continue
+    n=$(basename "$t" .py)
+    run_counted "$n" 900 "$TB_PY" "$t" --kind "$target" \
+      --binary "$build/binsrc/cadenza/cadenza" --dir "$work/$n"
+  done
+fi
 if want crash; then
   run_test crash 900 "$TB_PY" "$CZ_TOP/tests/server/crash.py" --kind "$target" \
     --binary "$build/binsrc/cadenza/cadenza" --rounds "$rounds" --dir "$work/crash"
