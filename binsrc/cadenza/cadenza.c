@@ -8,6 +8,12 @@
  * only one that does not block them: SIGTERM/SIGINT shut down cleanly
  * (stop accepting, end sessions rolling back open transactions,
  * checkpoint, exit 0); SIGHUP reopens the log file (for logrotate).
+ * Fatal signals are logged with a backtrace and the statements being run
+ * before the process dies (util/crash.c). The pid file is held with an
+ * exclusive flock while the server runs: the lock, not the file's
+ * existence, refuses a second server, so a crash's leftover does not
+ * block the restart. The server's own files are registered with
+ * util/fileguard.c, which SQL file functions consult.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -59,29 +66,58 @@ static char *path_key(const ini_t *ini, const char *section, const char *key, co
   return v && v[0] ? strdup(v) : beside_database(ini, dflt);
 }
 
-/* Refuses to start over a live server's pid file. */
-static int write_pid_file(const char *path, err_t *e)
+/* Writes the pid file and keeps it open with an exclusive flock for the
+ * server's life: the lock, not the file, says a server runs, so a pid file
+ * left by a crash (its process gone, or a zombie not yet reaped) does not
+ * stop a start, while a second server with the same pid file is refused.
+ * The content is only rewritten once the lock is held. Returns the
+ * descriptor (to keep) in *fd_out. */
+static int pid_file_lock(const char *path, int *fd_out, err_t *e)
 {
-  FILE *f = fopen(path, "r");
-  if (f) {
-    long pid = 0;
-    if (fscanf(f, "%ld", &pid) == 1 && pid > 0 && pid != getpid() && kill((pid_t)pid, 0) == 0) {
-      fclose(f);
-      return err_set(e, SQLSTATE_OBJECT_IN_USE, "pid file %s: a server (pid %ld) is running", path,
-                     pid);
+  *fd_out = -1;
+  for (int attempt = 0; attempt < 10; attempt++) {
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+    if (fd < 0)
+      return err_set(e, SQLSTATE_IO_ERROR, "pid file %s: %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      int en = errno;
+      char buf[32] = {0};
+      ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+      close(fd);
+      if (en == EWOULDBLOCK)
+        return err_set(e, SQLSTATE_OBJECT_IN_USE,
+                       "pid file %s is locked: a server (pid %ld) is running with this "
+                       "configuration",
+                       path, n > 0 ? strtol(buf, NULL, 10) : 0L);
+      return err_set(e, SQLSTATE_IO_ERROR, "pid file %s: flock: %s", path, strerror(en));
     }
-    fclose(f);
+    /* A server stopping at this moment unlinks the file it locked: lock
+     * the one that is on disk now. */
+    struct stat held, now;
+    if (fstat(fd, &held) != 0 || stat(path, &now) != 0 || held.st_dev != now.st_dev ||
+        held.st_ino != now.st_ino) {
+      close(fd);
+      continue;
+    }
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
+      int en = errno;
+      close(fd);
+      return err_set(e, SQLSTATE_IO_ERROR, "pid file %s: write failed: %s", path, strerror(en));
+    }
+    fg_protect_fd(fd, path, "the server's pid file");
+    *fd_out = fd;
+    return CZ_OK;
   }
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return err_set(e, SQLSTATE_IO_ERROR, "pid file %s: %s", path, strerror(errno));
-  char buf[32];
-  int n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
-  bool ok = write(fd, buf, (size_t)n) == n;
-  close(fd);
-  if (!ok)
-    return err_set(e, SQLSTATE_IO_ERROR, "pid file %s: write failed", path);
-  return CZ_OK;
+  return err_set(e, SQLSTATE_OBJECT_IN_USE, "pid file %s keeps being replaced", path);
+}
+
+static void protect_if_file(int fd, const char *what)
+{
+  struct stat sb;
+  if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+    fg_protect_fd(fd, NULL, what);
 }
 
 /* Forks; the parent waits for one byte on the pipe ('R' = listening) and
@@ -191,12 +227,19 @@ int main(int argc, char **argv)
   int status = 1;
   engine_t *eng = NULL;
   pgs_server_t *srv = NULL;
-  bool pid_written = false;
-  if (write_pid_file(pid_path, &e) != CZ_OK) {
+  int pid_fd = -1;
+  if (crash_install(&e) != CZ_OK)
+    log_warn("fatal signals will not be logged: %s", e.er_msg);
+  if (pid_file_lock(pid_path, &pid_fd, &e) != CZ_OK) {
     log_error("%s", e.er_msg);
     goto out;
   }
-  pid_written = true;
+  /* The configuration may hold passwords: no SQL function may read it.
+   * Standard output and error redirected to files (-f under a service
+   * manager) take log lines too. */
+  fg_protect_path(ini_path, "the server's configuration file");
+  protect_if_file(STDOUT_FILENO, "the server's standard output");
+  protect_if_file(STDERR_FILENO, "the server's standard error");
   log_info("Cadenza %s starting (configuration %s, pid %ld)", PACKAGE_VERSION, ini_path,
            (long)getpid());
   if (engine_open(ini, &eng, &e) != CZ_OK) {
@@ -242,8 +285,11 @@ out:
     log_error("closing the database: %s (%s)", e.er_msg, e.er_sqlstate);
     status = 1;
   }
-  if (pid_written)
-    unlink(pid_path);
+  if (pid_fd >= 0) {
+    unlink(pid_path); /* still locked: a starting server retries on the new file */
+    fg_release_fd(pid_fd);
+    close(pid_fd);
+  }
   if (status == 0)
     log_info("shut down cleanly");
   if (ready_fd >= 0)

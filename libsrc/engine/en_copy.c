@@ -19,7 +19,8 @@
  *   (no copy sub-protocol): the file's contents are fed to the FROM STDIN
  *   path in chunks, and the TO STDOUT producer writes into the file. Only
  *   a superuser may use them, and only inside [Parameters] DirsAllowed
- *   (see copy_file_resolve for how paths are compared).
+ *   (en_file.c opens the file: superuser, DirsAllowed, never one of the
+ *   server's own files, regular files only).
  * - Binary format is not supported (0A000).
  */
 #include <errno.h>
@@ -211,11 +212,20 @@ static void put_csv_value(outbuf_t *o, const char *v, size_t n, char delim, char
   ob_putc(o, quote);
 }
 
-int eportal_copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
+static int portal_copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
 {
   if (p->po_stmt->st_ast->st_copy->co_file)
     return err_set(e, SQLSTATE_PROTOCOL_VIOLATION, "COPY to a file does not use the copy protocol");
   return copy_out(p, fn, ctx, e);
+}
+
+/* The statement is what a fatal signal's log names (util/crash.c). */
+int eportal_copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
+{
+  crash_stmt_t prev = crash_stmt_enter(p->po_stmt->st_text, p->po_stmt->st_len);
+  int rc = portal_copy_out(p, fn, ctx, e);
+  crash_stmt_leave(prev);
+  return rc;
 }
 
 static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
@@ -608,7 +618,7 @@ static int copy_records(eportal_t *p, bool final, err_t *e)
   return CZ_OK;
 }
 
-int eportal_copy_in_data(eportal_t *p, const char *data, size_t len, err_t *e)
+static int portal_copy_in_data(eportal_t *p, const char *data, size_t len, err_t *e)
 {
   copy_in_t *ci = p->po_copy;
   if (!ci)
@@ -625,6 +635,15 @@ int eportal_copy_in_data(eportal_t *p, const char *data, size_t len, err_t *e)
     memcpy(ci->ci_pending + ci->ci_plen, data, len);
   ci->ci_plen += len;
   return copy_records(p, false, e);
+}
+
+/* The statement is what a fatal signal's log names (util/crash.c). */
+int eportal_copy_in_data(eportal_t *p, const char *data, size_t len, err_t *e)
+{
+  crash_stmt_t prev = crash_stmt_enter(p->po_stmt->st_text, p->po_stmt->st_len);
+  int rc = portal_copy_in_data(p, data, len, e);
+  crash_stmt_leave(prev);
+  return rc;
 }
 
 int eportal_copy_in_done(eportal_t *p, err_t *e)
@@ -668,84 +687,6 @@ void eportal_copy_in_fail(eportal_t *p, const char *reason)
 
 /* ---- server-side files -------------------------------------------------------- */
 
-#define SQLSTATE_UNDEFINED_FILE "58P01"
-#define SQLSTATE_INVALID_NAME "42602"
-
-/* Whether the resolved path lies in one of the DirsAllowed folders (each
- * resolved now with realpath, relative ones against the working folder;
- * entries that do not resolve allow nothing). A folder allows itself and
- * everything under it, compared by whole path components. */
-static bool copy_dir_allowed(const engine_t *eng, const char *real)
-{
-  const char *d = eng->en_dirs_allowed;
-  while (d && *d) {
-    const char *end = strchr(d, ',');
-    size_t n = end ? (size_t)(end - d) : strlen(d);
-    const char *next = end ? end + 1 : NULL;
-    while (n && (*d == ' ' || *d == '\t')) {
-      d++;
-      n--;
-    }
-    while (n && (d[n - 1] == ' ' || d[n - 1] == '\t'))
-      n--;
-    char entry[PATH_MAX], dir[PATH_MAX];
-    if (n && n < sizeof(entry)) {
-      memcpy(entry, d, n);
-      entry[n] = '\0';
-      if (realpath(entry, dir)) {
-        size_t dl = strlen(dir);
-        if (strncmp(real, dir, dl) == 0 &&
-            (real[dl] == '\0' || real[dl] == '/' || (dl == 1 && dir[0] == '/')))
-          return true;
-      }
-    }
-    d = next;
-  }
-  return false;
-}
-
-/* The file's real path into real (PATH_MAX bytes), checked against
- * DirsAllowed. A file that does not exist yet (TO, or a missing FROM
- * file) is its folder's real path plus its name, so a missing file
- * outside DirsAllowed is refused rather than reported missing. *missing
- * says the file itself does not exist. */
-static int copy_file_resolve(esession_t *s, const char *path, char *real, bool *missing, err_t *e)
-{
-  *missing = false;
-  if (path[0] != '/')
-    return err_set(e, SQLSTATE_INVALID_NAME,
-                   "relative path not allowed for COPY to or from a file: \"%s\"", path);
-  if (!realpath(path, real)) {
-    if (errno != ENOENT)
-      return err_set(e, SQLSTATE_IO_ERROR, "could not open file \"%s\": %s", path, strerror(errno));
-    *missing = true;
-    const char *slash = strrchr(path, '/');
-    const char *base = slash + 1;
-    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-      return err_set(e, SQLSTATE_UNDEFINED_FILE, "could not open file \"%s\": %s", path,
-                     strerror(ENOENT));
-    size_t pl = slash == path ? 1 : (size_t)(slash - path);
-    char parent[PATH_MAX];
-    if (pl >= sizeof(parent))
-      return err_set(e, SQLSTATE_IO_ERROR, "could not open file \"%s\": %s", path,
-                     strerror(ENAMETOOLONG));
-    memcpy(parent, path, pl);
-    parent[pl] = '\0';
-    if (!realpath(parent, real))
-      return err_set(e, errno == ENOENT ? SQLSTATE_UNDEFINED_FILE : SQLSTATE_IO_ERROR,
-                     "could not open file \"%s\": %s", path, strerror(errno));
-    size_t rl = strlen(real);
-    if (rl + strlen(base) + 2 > PATH_MAX)
-      return err_set(e, SQLSTATE_IO_ERROR, "could not open file \"%s\": %s", path,
-                     strerror(ENAMETOOLONG));
-    snprintf(real + rl, PATH_MAX - rl, "%s%s", rl == 1 ? "" : "/", base);
-  }
-  if (!copy_dir_allowed(s->se_eng, real))
-    return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE,
-                   "COPY to or from a file is not allowed: \"%s\" is not in DirsAllowed", real);
-  return CZ_OK;
-}
-
 typedef struct file_out_s {
   int fo_fd;
   const char *fo_path;
@@ -767,12 +708,8 @@ static int file_write(void *ctx, const char *data, size_t len, err_t *e)
   return CZ_OK;
 }
 
-static int copy_file_to(eportal_t *p, const char *path, const char *real, err_t *e)
+static int copy_file_to(eportal_t *p, const char *path, int fd, err_t *e)
 {
-  int fd = open(real, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return err_set(e, errno == ENOENT ? SQLSTATE_UNDEFINED_FILE : SQLSTATE_IO_ERROR,
-                   "could not open file \"%s\" for writing: %s", path, strerror(errno));
   file_out_t fo = {.fo_fd = fd, .fo_path = path};
   int rc = copy_out(p, file_write, &fo, e);
   /* close reports late write errors (NFS, full disks): they fail the COPY */
@@ -781,20 +718,8 @@ static int copy_file_to(eportal_t *p, const char *path, const char *real, err_t 
   return rc;
 }
 
-static int copy_file_from(eportal_t *p, const char *path, const char *real, err_t *e)
+static int copy_file_from(eportal_t *p, const char *path, int fd, err_t *e)
 {
-  int fd = open(real, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return err_set(e, errno == ENOENT ? SQLSTATE_UNDEFINED_FILE : SQLSTATE_IO_ERROR,
-                   "could not open file \"%s\" for reading: %s", path, strerror(errno));
-  struct stat sb;
-  int st_rc = fstat(fd, &sb);
-  if (st_rc != 0 || S_ISDIR(sb.st_mode)) {
-    int en = st_rc != 0 ? errno : EISDIR;
-    close(fd);
-    return err_set(e, SQLSTATE_IO_ERROR, "could not open file \"%s\" for reading: %s", path,
-                   strerror(en));
-  }
   int ncols, format;
   if (copy_in_begin(p, &ncols, &format, e) != CZ_OK) {
     close(fd);
@@ -830,19 +755,10 @@ static int copy_file_run(eportal_t *p, err_t *e)
   esession_t *s = p->po_stmt->st_sess;
   const sql_copy_t *co = p->po_stmt->st_ast->st_copy;
   /* PostgreSQL asks for pg_read_server_files / pg_write_server_files;
-   * Cadenza has no such roles, so only a superuser. */
-  if (!s->se_superuser)
-    return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE,
-                   "permission denied to COPY %s a file: only a superuser may COPY to or from a "
-                   "server file",
-                   co->co_from ? "from" : "to");
-  char real[PATH_MAX];
-  bool missing;
-  if (copy_file_resolve(s, co->co_file, real, &missing, e) != CZ_OK)
+   * Cadenza has no such roles: en_file_open admits only a superuser. */
+  int fd;
+  if (en_file_open(s, co->co_from ? "COPY from a file" : "COPY to a file", co->co_file,
+                   !co->co_from, &fd, e) != CZ_OK)
     return CZ_ERR;
-  if (co->co_from && missing)
-    return err_set(e, SQLSTATE_UNDEFINED_FILE, "could not open file \"%s\" for reading: %s",
-                   co->co_file, strerror(ENOENT));
-  return co->co_from ? copy_file_from(p, co->co_file, real, e)
-                     : copy_file_to(p, co->co_file, real, e);
+  return co->co_from ? copy_file_from(p, co->co_file, fd, e) : copy_file_to(p, co->co_file, fd, e);
 }

@@ -235,8 +235,8 @@ static int portal_run(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *ctx, 
 
 static int portal_utility(eportal_t *p, erows_fn_t fn, void *ctx, err_t *e);
 
-int eportal_execute(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *ctx, bool *suspended,
-                    err_t *e)
+static int portal_execute(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *ctx,
+                          bool *suspended, err_t *e)
 {
   estmt_t *st = p->po_stmt;
   esession_t *s = st->st_sess;
@@ -291,6 +291,16 @@ fail:
   else
     en_tx_fail(s);
   return CZ_ERR;
+}
+
+/* The statement is what a fatal signal's log names (util/crash.c). */
+int eportal_execute(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *ctx, bool *suspended,
+                    err_t *e)
+{
+  crash_stmt_t prev = crash_stmt_enter(p->po_stmt->st_text, p->po_stmt->st_len);
+  int rc = portal_execute(p, max_rows, fn, ctx, suspended, e);
+  crash_stmt_leave(prev);
+  return rc;
 }
 
 /* EXPLAIN ANALYZE: runs the plan (changes included, as PostgreSQL does)

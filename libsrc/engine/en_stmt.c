@@ -92,8 +92,8 @@ static void one_text_col(estmt_t *st, const char *name)
   st->st_cols[0].ec_type = ty_plain(TY_TEXT);
 }
 
-int estmt_prepare(esession_t *s, const char *text, size_t len, const uint32_t *param_types,
-                  int nparams, estmt_t **out, err_t *e)
+static int stmt_prepare(esession_t *s, const char *text, size_t len, const uint32_t *param_types,
+                        int nparams, estmt_t **out, err_t *e)
 {
   arena_t *a = arena_create(NULL, "statement");
   estmt_t *st = arena_zalloc(a, sizeof(*st));
@@ -175,6 +175,16 @@ fail:
   if (!err_is(e, SQLSTATE_IN_FAILED_TX))
     en_tx_fail(s);
   return CZ_ERR;
+}
+
+/* The statement is what a fatal signal's log names (util/crash.c). */
+int estmt_prepare(esession_t *s, const char *text, size_t len, const uint32_t *param_types,
+                  int nparams, estmt_t **out, err_t *e)
+{
+  crash_stmt_t prev = crash_stmt_enter(text, len);
+  int rc = stmt_prepare(s, text, len, param_types, nparams, out, e);
+  crash_stmt_leave(prev);
+  return rc;
 }
 
 void en_stmt_unref(estmt_t *st)

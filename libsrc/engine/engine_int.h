@@ -155,6 +155,11 @@ struct eportal_s {
 
 void en_env(esession_t *s, sp_env_t *env);
 
+/* en_file.c: the one gate for SQL that reads or writes a server file (op
+ * names the operation in errors: "COPY to a file"). On success *fd is open
+ * for reading, or for writing and emptied; the caller closes it. */
+int en_file_open(esession_t *s, const char *op, const char *path, bool write, int *fd, err_t *e);
+
 extern const qtable_ops_t en_table_ops;
 /* Checks the plan's privileges for the session's role (42501). */
 int en_check_access(esession_t *s, const splan_t *p, err_t *e);

@@ -41,6 +41,10 @@ int pgs_tls_ctx_create(const pgs_config_t *cfg, SSL_CTX **out, err_t *e)
     SSL_CTX_free(ctx);
     return CZ_ERR;
   }
+  /* The key is a secret and the certificate the server's identity: no SQL
+   * function may read or replace them (util/fileguard.c). */
+  fg_protect_path(cfg->pc_ssl_cert, "the server's TLS certificate");
+  fg_protect_path(cfg->pc_ssl_key, "the server's TLS private key");
   *out = ctx;
   return CZ_OK;
 }

@@ -1,7 +1,7 @@
 /* pgcat_func — the catalog functions clients call: format_type,
  * pg_get_expr, pg_get_userbyid, pg_table_is_visible, pg_get_indexdef,
  * pg_get_constraintdef, current_schema(s), current_user, version,
- * has_table_privilege, array_to_string, the reg* input and output
+ * has_table_privilege, array_to_string, pg_sleep, the reg* input and output
  * functions, …
  *
  * Design notes: they are registered once (pgcat_init) in exec's function
@@ -329,6 +329,27 @@ static int pf_version(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *ou
   /* clients parse the leading "PostgreSQL <major>.<minor>" */
   pgcat_out_text(c, out, arena_sprintf(c->xc_arena, "PostgreSQL 15.0 (%s) on x86_64-pc-linux-gnu",
                                        cz_version()));
+  return CZ_OK;
+}
+
+/* pg_sleep(seconds): waits in slices of at most 10 ms, so that a cancel
+ * or statement_timeout (both set the cancel flag) ends it within one
+ * slice with 57014. As PostgreSQL: zero, negative and NaN return at once,
+ * Infinity waits until cancelled; void is shown as an empty text. */
+static int pf_pg_sleep(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x;
+  double secs = a[0].d_f64;
+  double start = (double)time_now_ns() / 1e9;
+  for (;;) {
+    if (c->xc_cancel && *c->xc_cancel)
+      return err_set(e, "57014", "canceling statement due to user request");
+    double left = start + secs - (double)time_now_ns() / 1e9;
+    if (!(left > 0))
+      break;
+    time_sleep_us(left > 0.01 ? 10000 : (uint64_t)(left * 1e6) + 1);
+  }
+  pgcat_out_text(c, out, "");
   return CZ_OK;
 }
 
@@ -887,6 +908,8 @@ const xfunc_def_t pgcat_funcs[] = {
   {.fd_name = "session_user", .fd_nargs = 0, .fd_result = TX, .fd_flags = V,
    .fd_row = pf_session_user},
   {.fd_name = "version", .fd_nargs = 0, .fd_result = TX, .fd_row = pf_version},
+  {.fd_name = "pg_sleep", .fd_nargs = 1, .fd_args = {TY_FLOAT8}, .fd_result = TX,
+   .fd_flags = S | V, .fd_row = pf_pg_sleep},
   {.fd_name = "pg_backend_pid", .fd_nargs = 0, .fd_result = I4, .fd_flags = V,
    .fd_row = pf_pg_backend_pid},
   {.fd_name = "pg_encoding_to_char", .fd_nargs = 1, .fd_args = {I4}, .fd_result = TX,

@@ -34,6 +34,7 @@ static int open_file(storage_t *st, int i, const char *path, int flags, err_t *e
     return err_set(e, SQLSTATE_IO_ERROR, "open %s: %s", path, strerror(errno));
   st->st_files[i].sf_fd = fd;
   st->st_files[i].sf_path = arena_strdup(st->st_arena, path);
+  fg_protect_fd(fd, path, i == 0 ? "the database file" : "a stripe of the database");
   return CZ_OK;
 }
 
@@ -91,6 +92,7 @@ void st_files_close(storage_t *st)
   for (int i = 0; i < st->st_n_files; i++) {
     if (i == 0 && st->st_locked)
       flock(st->st_files[0].sf_fd, LOCK_UN);
+    fg_release_fd(st->st_files[i].sf_fd);
     close(st->st_files[i].sf_fd);
   }
   st->st_n_files = 0;

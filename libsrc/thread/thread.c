@@ -24,12 +24,34 @@ void th_check_failed(int rc, const char *call)
   abort();
 }
 
+typedef struct th_boot_s {
+  void *(*tb_fn)(void *);
+  void *tb_arg;
+} th_boot_t;
+
+/* Every thread gets its alternate signal stack before it runs anything, so
+ * that a stack overflow on it is logged (util/crash.c). */
+static void *th_boot(void *p)
+{
+  th_boot_t b = *(th_boot_t *)p;
+  free(p);
+  crash_thread_init();
+  return b.tb_fn(b.tb_arg);
+}
+
 int thread_start(cz_thread_t *t, void *(*fn)(void *), void *arg, err_t *e)
 {
-  int rc = pthread_create(&t->th_id, NULL, fn, arg);
-  if (rc != 0)
+  th_boot_t *b = malloc(sizeof *b);
+  if (!b)
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "cannot start thread: out of memory");
+  b->tb_fn = fn;
+  b->tb_arg = arg;
+  int rc = pthread_create(&t->th_id, NULL, th_boot, b);
+  if (rc != 0) {
+    free(b);
     return err_set(e, rc == EAGAIN ? SQLSTATE_OUT_OF_MEMORY : SQLSTATE_INTERNAL,
                    "cannot start thread: %s", strerror(rc));
+  }
   return CZ_OK;
 }
 

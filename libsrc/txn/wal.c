@@ -107,6 +107,7 @@ int wal_open(const char *path, bool sync, wal_t **out, err_t *e)
   }
   w->w_fd = fd;
   w->w_path = p;
+  fg_protect_fd(fd, path, "the transaction log");
   w->w_sync = sync;
   mutex_init(&w->w_mx);
   cond_init(&w->w_cond);
@@ -118,6 +119,7 @@ void wal_close(wal_t *w)
 {
   if (!w)
     return;
+  fg_release_fd(w->w_fd);
   close(w->w_fd);
   mutex_destroy(&w->w_mx);
   cond_destroy(&w->w_cond);

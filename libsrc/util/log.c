@@ -21,7 +21,9 @@
 
 static _Atomic int log_level = LOG_INFO;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-static int log_fd = -1; /* the log file, -1 when none; guarded by log_lock */
+/* the log file, -1 when none; swapped under log_lock, atomic so that the
+ * fatal-signal handler (crash.c) can read it without the lock */
+static _Atomic int log_fd = -1;
 
 static const char *const log_level_names[] = {"ERROR", "WARN", "INFO", "DEBUG"};
 
@@ -42,14 +44,22 @@ int log_open_file(const char *path, err_t *e)
     fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0)
       return err_set(e, SQLSTATE_IO_ERROR, "open log file %s: %s", path, strerror(errno));
+    fg_protect_fd(fd, path, "the server's error log");
   }
   pthread_mutex_lock(&log_lock);
   old = log_fd;
   log_fd = fd;
   pthread_mutex_unlock(&log_lock);
-  if (old >= 0)
+  if (old >= 0) {
+    fg_release_fd(old);
     close(old);
+  }
   return CZ_OK;
+}
+
+int log_file_fd(void)
+{
+  return atomic_load(&log_fd);
 }
 
 void log_close_file(void)

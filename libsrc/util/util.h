@@ -81,6 +81,37 @@ void arena_destroy(arena_t *a);
 /* Bytes handed out by a and its children since creation or the last reset. */
 size_t arena_bytes_used(const arena_t *a);
 
+/* ---- the server's own files (fileguard.c) ------------------------------
+ *
+ * No SQL function may read or write the files the server runs on. Each
+ * module registers a file where it opens it (what: static text naming it,
+ * "the transaction log") and releases it where it closes it. */
+struct stat;
+void fg_protect_fd(int fd, const char *path, const char *what);
+void fg_protect_path(const char *path, const char *what);
+void fg_release_fd(int fd);
+/* What the file is when it is one of the server's (same st_dev/st_ino as
+ * sb, or same resolved path as real; either may be NULL), else NULL. */
+const char *fg_protected(const struct stat *sb, const char *real);
+int fg_count(void); /* registered files, for tests */
+
+/* ---- fatal signals (crash.c) ------------------------------------------
+ *
+ * crash_install (the server program, once, before its threads start) logs
+ * SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT with a backtrace and the
+ * statements being run, then re-raises them. Threads started by
+ * thread_start get an alternate signal stack (crash_thread_init). The
+ * engine brackets each statement with crash_stmt_enter/leave; text must
+ * stay valid until the matching leave. */
+typedef struct crash_stmt_s {
+  const char *cs_text;
+  size_t cs_len;
+} crash_stmt_t;
+int crash_install(err_t *e);
+void crash_thread_init(void);
+crash_stmt_t crash_stmt_enter(const char *text, size_t len);
+void crash_stmt_leave(crash_stmt_t prev);
+
 /* ---- logging ----------------------------------------------------------- */
 
 typedef enum log_level_e {
@@ -95,6 +126,9 @@ log_level_t log_get_level(void);
 /* Sends log lines to path (appending) as well as stderr; NULL = stderr only. */
 int log_open_file(const char *path, err_t *e);
 void log_close_file(void);
+/* The log file's descriptor (-1 when none), for the fatal-signal handler
+ * only: it writes without the lock, the process being about to die. */
+int log_file_fd(void);
 void log_write(log_level_t level, const char *fmt, ...) CZ_PRINTF(2, 3);
 #define log_error(...) log_write(LOG_ERROR, __VA_ARGS__)
 #define log_warn(...) log_write(LOG_WARN, __VA_ARGS__)
