@@ -22,9 +22,10 @@ if ! make -C build -j"$(nproc 2>/dev/null || echo 2)" >build/make.out 2>&1; then
   exit 1
 fi
 
-mkdir -p demo
+mkdir -p demo demo/io
 if [ ! -f demo/cadenza.ini ]; then
   sed -e "s/^ServerPort .*/ServerPort         = $port/" \
+      -e "s|^DirsAllowed .*|DirsAllowed        = $top/demo/io|" \
       -e "s|^DatabaseFile .*|DatabaseFile    = $top/demo/cadenza.db|" \
       -e "s|^TransactionFile .*|TransactionFile = $top/demo/cadenza.trx|" \
       -e "s|^ErrorLogFile .*|ErrorLogFile    = $top/demo/cadenza.log|" \
@@ -34,7 +35,17 @@ fi
 port=$(sed -n 's/^ServerPort *= *//p' demo/cadenza.ini)
 password=$(sed -n 's/^DBAPassword *= *//p' demo/cadenza.ini)
 
-if [ -f demo/cadenza.pid ] && kill -0 "$(cat demo/cadenza.pid)" 2>/dev/null; then
+# The server holds an flock on its pid file while it runs; a file left by a
+# crash is not locked (flock(1) tells; without it, kill -0 guesses).
+server_runs() {
+  [ -f demo/cadenza.pid ] || return 1
+  if command -v flock >/dev/null 2>&1; then
+    ! flock -n demo/cadenza.pid true
+  else
+    kill -0 "$(cat demo/cadenza.pid)" 2>/dev/null
+  fi
+}
+if server_runs; then
   echo "Cadenza already runs (pid $(cat demo/cadenza.pid))."
 else
   fresh=0
@@ -56,7 +67,8 @@ else
 fi
 cat <<MSG
 
-Cadenza is running on 127.0.0.1:$port (database folder: demo/, log: demo/cadenza.log).
+Cadenza is running on 127.0.0.1:$port (database folder: demo/, log: demo/cadenza.log;
+COPY … TO/FROM '$top/demo/io/<file>' for server-side files).
 Connect with:
   build/binsrc/isql/isql-cz $port dba $password
   psql "host=127.0.0.1 port=$port user=dba password=$password dbname=demo"

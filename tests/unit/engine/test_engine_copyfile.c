@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -178,8 +179,8 @@ static void test_dirs_allowed(void **state)
   en_expect_error(s, "COPY src TO 'relative.txt'", "42602");
   /* a missing file outside is refused, not reported missing */
   en_expect_error(s, sql_at("COPY src FROM '%s'", cz_test_tmpdir(), "nothing.txt"), "42501");
-  /* the folder itself is not a file */
-  en_expect_error(s, sql_at("COPY src FROM '%s'", g_allowed, "."), "58030");
+  /* the folder itself is not a file (PostgreSQL: wrong_object_type) */
+  en_expect_error(s, sql_at("COPY src FROM '%s'", g_allowed, "."), "42809");
   esession_close(s);
   close_engine(eng);
 
@@ -245,6 +246,38 @@ static void test_missing_file(void **state)
   close_engine(eng);
 }
 
+/* DirsAllowed holding the database's folder must still not reach the
+ * engine's files, under any spelling (issue 7, defect 6). */
+static void test_own_files_refused(void **state)
+{
+  (void)state;
+  engine_t *eng = open_with_dirs("own", cz_test_tmpdir());
+  esession_t *s = en_test_session(eng, "dba");
+  fill(s);
+  const char *names[] = {"own.db", "own.trx", "allowed/../own.db", "./own.trx"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    char *p = cz_test_path(names[i]);
+    struct stat before, after;
+    assert_int_equal(stat(p, &before), 0);
+    en_expect_error(s, sql_at("COPY src TO '%s'", cz_test_tmpdir(), names[i]), "42501");
+    en_expect_error(s, sql_at("COPY src FROM '%s'", cz_test_tmpdir(), names[i]), "42501");
+    assert_int_equal(stat(p, &after), 0);
+    assert_int_equal(before.st_size, after.st_size);
+    free(p);
+  }
+  /* a hard link in an allowed folder is the same file */
+  char *db = cz_test_path("own.db");
+  char *hard = cz_test_path("allowed/hard-own.db");
+  assert_int_equal(link(db, hard), 0);
+  en_expect_error(s, sql_at("COPY src TO '%s'", g_allowed, "hard-own.db"), "42501");
+  unlink(hard);
+  free(db);
+  free(hard);
+  expect_rows(s, "SELECT count(*) FROM src", "7");
+  esession_close(s);
+  close_engine(eng);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -253,6 +286,7 @@ int main(void)
       cmocka_unit_test(test_dirs_allowed),
       cmocka_unit_test(test_superuser_only),
       cmocka_unit_test(test_missing_file),
+      cmocka_unit_test(test_own_files_refused),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
