@@ -129,7 +129,12 @@ static void crash_slot_store(const char *text, size_t len)
 crash_stmt_t crash_stmt_enter(const char *text, size_t len)
 {
   crash_stmt_t prev = {crash_text, crash_text_len};
+  /* The handler may interrupt this thread between any two stores: it must
+   * never see a pointer with another text's length. */
+  crash_text = NULL;
+  atomic_signal_fence(memory_order_seq_cst);
   crash_text_len = text ? len : 0;
+  atomic_signal_fence(memory_order_seq_cst);
   crash_text = text;
   if (!crash_self)
     crash_thread_init(); /* a thread not started by thread_start */
@@ -139,8 +144,10 @@ crash_stmt_t crash_stmt_enter(const char *text, size_t len)
 
 void crash_stmt_leave(crash_stmt_t prev)
 {
-  crash_text = NULL; /* the handler must never see the pointer with a wrong length */
+  crash_text = NULL; /* as in crash_stmt_enter */
+  atomic_signal_fence(memory_order_seq_cst);
   crash_text_len = prev.cs_len;
+  atomic_signal_fence(memory_order_seq_cst);
   crash_text = prev.cs_text;
   crash_slot_store(prev.cs_text, prev.cs_len);
 }
