@@ -12,6 +12,7 @@ signals and starts two servers on one folder:
               /proc files are refused (42501) without hanging; a normal COPY
               inside DirsAllowed still works; after a CHECKPOINT and a
               restart the database is intact.
+  pg_sleep    ends at once on statement_timeout and on a cancel request.
   crash       a statement sleeps in pg_sleep on one connection; SIGSEGV (then
               SIGFPE) to the server: the log holds the signal, a backtrace and
               that statement; the exit status is the signal's; a restart at
@@ -228,6 +229,32 @@ def wait_dead(pid, timeout=20):
     return False
 
 
+def test_pg_sleep(srv):
+    """pg_sleep, which the crash test sleeps in, ends on statement_timeout
+    and on a cancel request at once (57014)."""
+    with connect(srv) as c:
+        t0 = time.time()
+        c.execute("select pg_sleep(0.3)")
+        check("pg_sleep_sleeps", time.time() - t0 >= 0.29, "%.3f s" % (time.time() - t0))
+        c.execute("set statement_timeout = 300")
+        t0 = time.time()
+        st = sqlstate_of(c, "select pg_sleep(30)")
+        took = time.time() - t0
+        check("pg_sleep_honours_statement_timeout", st == "57014" and took < 3,
+              "sqlstate %s after %.1f s" % (st, took))
+        c.execute("set statement_timeout = 0")
+        timer = threading.Timer(0.5, c.cancel)
+        timer.start()
+        t0 = time.time()
+        st = sqlstate_of(c, "select pg_sleep(30)")
+        took = time.time() - t0
+        timer.join()
+        check("pg_sleep_honours_cancel", st == "57014" and took < 3,
+              "sqlstate %s after %.1f s" % (st, took))
+        n = c.execute("select 1").fetchone()[0]
+        check("session_goes_on_after_cancel", n == 1, "got %s" % n)
+
+
 def test_crash(srv, sig, tag):
     """srv runs; it runs again (restarted) when this returns, if it could."""
     folder = srv.folder
@@ -364,6 +391,7 @@ def main():
         srv = srvctl.Server("cadenza", folder, binary=args.binary)
         try:
             srv.start()
+            test_pg_sleep(srv)
             test_crash(srv, signal.SIGSEGV, "sigsegv")
             if srv.alive():
                 test_crash(srv, signal.SIGFPE, "sigfpe")
