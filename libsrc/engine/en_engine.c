@@ -65,6 +65,7 @@ int engine_open(const ini_t *ini, engine_t **out, err_t *e)
     if (!pw || strcmp(pw, EN_SAMPLE_PASSWORD) == 0)
       log_warn("[Parameters] DBAPassword is the sample's default: change dba's password");
   }
+  en_file_warn_config(eng, ini);
   *out = eng;
   return CZ_OK;
 fail_db:

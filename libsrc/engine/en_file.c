@@ -215,3 +215,14 @@ int en_file_open(esession_t *s, const char *op, const char *path, bool write, in
   *fd_out = fd;
   return CZ_OK;
 }
+
+void en_file_warn_config(const engine_t *eng, const ini_t *ini)
+{
+  const char *db = ini_get(ini, "Striping", "Stripe1");
+  if (!db)
+    db = ini_get(ini, "Database", "DatabaseFile");
+  char real[PATH_MAX];
+  if (db && realpath(db, real) && en_dir_allowed(eng, real))
+    log_warn("[Parameters] DirsAllowed includes the database's folder: SQL cannot reach the "
+             "server's own files, but give import and export files a folder of their own");
+}

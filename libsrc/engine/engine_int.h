@@ -159,6 +159,8 @@ void en_env(esession_t *s, sp_env_t *env);
  * names the operation in errors: "COPY to a file"). On success *fd is open
  * for reading, or for writing and emptied; the caller closes it. */
 int en_file_open(esession_t *s, const char *op, const char *path, bool write, int *fd, err_t *e);
+/* Warns when DirsAllowed lets SQL into the database's folder. */
+void en_file_warn_config(const engine_t *eng, const ini_t *ini);
 
 extern const qtable_ops_t en_table_ops;
 /* Checks the plan's privileges for the session's role (42501). */
