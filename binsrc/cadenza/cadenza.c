@@ -87,7 +87,7 @@ static int pid_file_lock(const char *path, int *fd_out, err_t *e)
       if (en == EWOULDBLOCK)
         return err_set(e, SQLSTATE_OBJECT_IN_USE,
                        "pid file %s is locked: a server (pid %ld) is running with this "
-                       "configuration",
+                       "pid file",
                        path, n > 0 ? strtol(buf, NULL, 10) : 0L);
       return err_set(e, SQLSTATE_IO_ERROR, "pid file %s: flock: %s", path, strerror(en));
     }
