@@ -149,6 +149,8 @@ struct pgs_conn_s {
   eportal_t *c_copy_portal;    /* PGS_PH_COPY_IN: where CopyData goes */
   bool c_copy_extended;        /* it came from Execute (else from c_job) */
   pgs_portal_t *c_copy_pp;     /* the extended portal, for its tag */
+  uint8_t c_copy_tail[4];      /* a UTF-8 sequence split across CopyData messages */
+  int c_copy_tail_len;
 };
 
 struct pgs_server_s {
@@ -270,6 +272,8 @@ void pgs_extended_end_implicit(pgs_conn_t *c, bool ok);
 int pgs_copy_start(pgs_conn_t *c, const estmt_t *st, eportal_t *p, pgs_portal_t *pp,
                    bool *copy_in, err_t *e);
 pgs_next_t pgs_copy_message(pgs_conn_t *c, const pgw_fe_msg_t *m);
+/* A CopyFail whose text is not valid UTF-8: the COPY fails with e. */
+pgs_next_t pgs_copy_invalid(pgs_conn_t *c, const err_t *e);
 
 /* ---- helpers ---- */
 /* Characters (UTF-8) in text[0..off): turns a statement's error position
