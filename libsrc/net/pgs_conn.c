@@ -28,7 +28,7 @@
 
 #define ADMIN_SHUTDOWN_MSG "terminating connection due to administrator command"
 
-pgs_conn_t *pgs_conn_create(pgs_server_t *srv, int fd, bool rejected, err_t *e)
+pgs_conn_t *pgs_conn_create(pgs_server_t *srv, int fd, err_t *e)
 {
   pgs_conn_t *c = calloc(1, sizeof *c);
   if (!c) {
@@ -43,7 +43,6 @@ pgs_conn_t *pgs_conn_create(pgs_server_t *srv, int fd, bool rejected, err_t *e)
   }
   c->c_srv = srv;
   c->c_fd = fd;
-  c->c_rejected = rejected;
   c->c_phase = PGS_PH_STARTUP;
   c->c_maybe_more = true;
   pgw_buf_init(&c->c_out);
