@@ -664,7 +664,7 @@ static void test_invalid_utf8_keeps_session(void **state)
   (void)state;
   tc_t c;
   login(&c);
-  tc_send_raw(&c, (const uint8_t *)"Q\0\0\0\x0eSELECT '\xff'\0", 15);
+  tc_send_raw(&c, (const uint8_t *)"Q\0\0\0\x0fSELECT '\xff'\0", 16);
   assert_string_equal(tc_until(&c, "Z"), "E(22021) Z(I)");
   assert_string_equal(tc_query(&c, "SELECT 1 AS x"), "T(x:23) D(1) C(SELECT 1) Z(I)");
   tc_close(&c);
