@@ -72,6 +72,10 @@ int pgs_config_load(const ini_t *ini, pgs_config_t *c, err_t *e)
       return err_set(e, SQLSTATE_CONFIG,
                      "[Parameters] Authentication = %s: must be scram-sha-256 or trust", auth);
   }
+  /* The default reserve shrinks for a tiny MaxClientConnections; one
+   * given explicitly must leave a slot for others, as PostgreSQL's. */
+  if (!ini_get(ini, "Parameters", "SuperuserReservedConnections"))
+    c->pc_su_reserved = CZ_MIN(c->pc_su_reserved, c->pc_max_conns - 1);
   if (c->pc_su_reserved >= c->pc_max_conns)
     return err_set(e, SQLSTATE_CONFIG,
                    "[Parameters] SuperuserReservedConnections = %d must be less than "

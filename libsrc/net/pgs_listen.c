@@ -16,9 +16,16 @@
  * authenticated (pgs_io_arm). So even when every session thread runs a
  * long statement, new clients are accepted and CancelRequests answered.
  *
- * The housekeeping thread enforces AuthenticationTimeout: it only
- * shutdown(2)s an expired socket, which wakes whichever thread gets the
- * event to free it; connections are freed by their handler only.
+ * Unauthenticated connections wait in a bounded queue, oldest first
+ * (MaxStartupConnections): a new connection at a full queue drops the
+ * oldest that has not sent its StartupMessage, so idle sockets cannot
+ * lock anyone out. A session slot (MaxClientConnections, less the
+ * superuser reserve for others) is taken only after authentication.
+ *
+ * The housekeeping thread enforces StartupTimeout and
+ * AuthenticationTimeout: it only shutdown(2)s an expired socket, which
+ * wakes whichever thread gets the event to free it; connections are freed
+ * by their handler only.
  *
  * Shutdown: stop accepting, cancel running statements and shut the read
  * side of every socket (each handler then sends 57P01 and closes); after 5
