@@ -427,6 +427,8 @@ int pgs_server_start(engine_t *eng, const pgs_config_t *cfg, pgs_server_t **out,
   s->sv_eng = eng;
   s->sv_cfg = *cfg;
   s->sv_max_startup = cfg->pc_max_startup > 0 ? cfg->pc_max_startup : cfg->pc_max_conns;
+  /* a configuration filled in by code: the reserve leaves one slot */
+  s->sv_cfg.pc_su_reserved = CZ_MAX(0, CZ_MIN(cfg->pc_su_reserved, cfg->pc_max_conns - 1));
   if (pgs_config_check(cfg, e) != CZ_OK) {
     free(s);
     return CZ_ERR;
