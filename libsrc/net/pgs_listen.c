@@ -48,7 +48,6 @@
 
 #include "net/pgs_int.h"
 
-
 static int listen_on(pgs_server_t *s, err_t *e)
 {
   const pgs_config_t *cfg = &s->sv_cfg;
