@@ -197,6 +197,7 @@ int main(int argc, char **argv)
   pgs_config_t cfg;
   if (pgs_config_load(ini, &cfg, &e) != CZ_OK) {
     fprintf(stderr, "cadenza: %s: %s\n", ini_path, e.er_msg);
+    ini_free(ini);
     return 1;
   }
   char *log_path = path_key(ini, "Database", "ErrorLogFile", "cadenza.log");

@@ -72,6 +72,16 @@ void en_tx_fail(esession_t *s)
   }
 }
 
+void esession_fail(esession_t *s)
+{
+  if (s->se_block && s->se_status == 'E')
+    return;
+  en_sp_stmt_mark(s); /* no statement ran: nothing of the block to undo */
+  en_tx_fail(s);
+}
+
+bool esession_is_superuser(const esession_t *s) { return s->se_superuser; }
+
 static int tx_finish(esession_t *s, bool commit, err_t *e)
 {
   en_cursor_close_all(s);  /* cursors end with their block */

@@ -85,6 +85,16 @@ int esession_set_param(esession_t *s, const char *name, const char *value, err_t
  * told). Call it right after esession_open. */
 void esession_set_backend_pid(esession_t *s, int32_t pid);
 
+/* Whether the session's role is a superuser (the protocol server keeps
+ * SuperuserReservedConnections slots for them). */
+bool esession_is_superuser(const esession_t *s);
+
+/* An error the protocol layer raised outside any statement (a message
+ * whose text is not valid UTF-8): an open transaction block fails as if a
+ * statement had failed ('E'), nothing it did so far being undone; outside
+ * a block an open implicit transaction is rolled back. */
+void esession_fail(esession_t *s);
+
 /* The statement_timeout setting in milliseconds (0 = none). SET checks
  * the value (22023); the protocol server enforces it by a timer that calls
  * esession_cancel, as PostgreSQL's statement timeout. */

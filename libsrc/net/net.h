@@ -221,6 +221,11 @@ typedef struct pgw_decoder_s pgw_decoder_t;
 /* Results of pgw_dec_next besides CZ_ERR. */
 #define PGW_NEED_MORE 0
 #define PGW_MSG 1
+/* A whole typed message was framed but one of its strings is not valid
+ * UTF-8 (22021 in e): the message is consumed and the decoder stays usable
+ * (framing is intact), so the server answers ERROR and goes on, as
+ * PostgreSQL does. m has fm_kind and fm_type only. */
+#define PGW_MSG_INVALID 2
 
 pgw_decoder_t *pgw_dec_create(void);
 void pgw_dec_destroy(pgw_decoder_t *d);
@@ -231,9 +236,10 @@ int pgw_dec_feed(pgw_decoder_t *d, const void *data, size_t len, err_t *e);
  * (e.g. recv()) and then committed. */
 int pgw_dec_reserve(pgw_decoder_t *d, size_t want, uint8_t **p, size_t *avail, err_t *e);
 void pgw_dec_commit(pgw_decoder_t *d, size_t n);
-/* Decodes the next whole message: PGW_MSG (m filled), PGW_NEED_MORE, or
- * CZ_ERR. An error is final: framing is lost, so every later call returns
- * the same error and the server should send it and close. */
+/* Decodes the next whole message: PGW_MSG (m filled), PGW_NEED_MORE,
+ * PGW_MSG_INVALID (bad UTF-8 in a typed message: not final), or CZ_ERR.
+ * An error is final: framing is lost, so every later call returns the
+ * same error and the server should send it and close. */
 int pgw_dec_next(pgw_decoder_t *d, pgw_fe_msg_t *m, err_t *e);
 /* Gives the receive buffer back when it holds nothing undecoded and has
  * grown past keep bytes (an idle connection after a big message). Like

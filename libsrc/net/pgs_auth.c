@@ -35,10 +35,16 @@ static pgs_next_t auth_finish(pgs_conn_t *c)
   pgw_write_auth_ok(&c->c_out);
   if (esession_open(c->c_srv->sv_eng, c->c_user, c->c_database, &s, &e) != CZ_OK)
     return fatal(c, &e);
+  /* The session slot is taken only now: an unauthenticated client holds
+   * none, and the superuser's reserve is known only once we know who. */
+  if (pgs_conn_take_slot(c, esession_is_superuser(s), &e) != CZ_OK) {
+    esession_close(s);
+    log_info("connection %d: \"%s\" refused: %s", c->c_pid, c->c_user, e.er_msg);
+    return fatal(c, &e);
+  }
   esession_set_backend_pid(s, c->c_pid); /* pg_backend_pid() is the client's BackendKeyData pid */
   mutex_lock(&c->c_srv->sv_mu);
   c->c_sess = s;
-  c->c_deadline_ns = 0;
   mutex_unlock(&c->c_srv->sv_mu);
   for (int i = 0; i < c->c_n_params; i++) {
     if (esession_set_param(s, c->c_param_names[i], c->c_param_values[i], &e) != CZ_OK)

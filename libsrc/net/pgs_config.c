@@ -17,6 +17,12 @@ void pgs_config_defaults(pgs_config_t *c)
   c->pc_max_conns = 100; /* PostgreSQL's max_connections */
   c->pc_auth = PGS_AUTH_SCRAM;
   c->pc_auth_timeout_s = 60; /* PostgreSQL's authentication_timeout */
+  c->pc_su_reserved = 3;     /* PostgreSQL's superuser_reserved_connections */
+  c->pc_max_startup = 0;     /* as many as MaxClientConnections */
+  /* A client sends its StartupMessage right after connecting (and its TLS
+   * handshake): one that does not is idle or hostile, and holds a place
+   * other clients need. */
+  c->pc_startup_timeout_s = 10;
 }
 
 static int get_str(const ini_t *ini, const char *key, char *out, size_t cap, err_t *e)
@@ -50,6 +56,9 @@ int pgs_config_load(const ini_t *ini, pgs_config_t *c, err_t *e)
       get_int(ini, "ServerThreads", 1, 1024, &c->pc_threads, e) != CZ_OK ||
       get_int(ini, "MaxClientConnections", 1, 100000, &c->pc_max_conns, e) != CZ_OK ||
       get_int(ini, "AuthenticationTimeout", 1, 600, &c->pc_auth_timeout_s, e) != CZ_OK ||
+      get_int(ini, "SuperuserReservedConnections", 0, 100000, &c->pc_su_reserved, e) != CZ_OK ||
+      get_int(ini, "MaxStartupConnections", 0, 100000, &c->pc_max_startup, e) != CZ_OK ||
+      get_int(ini, "StartupTimeout", 1, 600, &c->pc_startup_timeout_s, e) != CZ_OK ||
       get_str(ini, "SSLCertificate", c->pc_ssl_cert, sizeof c->pc_ssl_cert, e) != CZ_OK ||
       get_str(ini, "SSLPrivateKey", c->pc_ssl_key, sizeof c->pc_ssl_key, e) != CZ_OK)
     return CZ_ERR;
@@ -63,9 +72,40 @@ int pgs_config_load(const ini_t *ini, pgs_config_t *c, err_t *e)
       return err_set(e, SQLSTATE_CONFIG,
                      "[Parameters] Authentication = %s: must be scram-sha-256 or trust", auth);
   }
+  /* The default reserve shrinks for a tiny MaxClientConnections; one
+   * given explicitly must leave a slot for others, as PostgreSQL's. */
+  if (!ini_get(ini, "Parameters", "SuperuserReservedConnections"))
+    c->pc_su_reserved = CZ_MIN(c->pc_su_reserved, c->pc_max_conns - 1);
+  if (c->pc_su_reserved >= c->pc_max_conns)
+    return err_set(e, SQLSTATE_CONFIG,
+                   "[Parameters] SuperuserReservedConnections = %d must be less than "
+                   "MaxClientConnections = %d", c->pc_su_reserved, c->pc_max_conns);
+  const char *req = ini_get(ini, "Parameters", "RequireSSL");
+  if (req) {
+    if (strcasecmp(req, "no") == 0 || strcasecmp(req, "off") == 0 || strcmp(req, "0") == 0)
+      c->pc_require_ssl = PGS_SSL_OPTIONAL;
+    else if (strcasecmp(req, "yes") == 0 || strcasecmp(req, "on") == 0 ||
+             strcasecmp(req, "all") == 0 || strcmp(req, "1") == 0)
+      c->pc_require_ssl = PGS_SSL_ALL;
+    else if (strcasecmp(req, "remote") == 0)
+      c->pc_require_ssl = PGS_SSL_REMOTE;
+    else
+      return err_set(e, SQLSTATE_CONFIG,
+                     "[Parameters] RequireSSL = %s: must be no, yes or remote", req);
+  }
   if ((c->pc_ssl_cert[0] != 0) != (c->pc_ssl_key[0] != 0))
     return err_set(e, SQLSTATE_CONFIG,
                    "[Parameters] SSLCertificate and SSLPrivateKey go together: "
                    "give both or neither");
+  return pgs_config_check(c, e);
+}
+
+int pgs_config_check(const pgs_config_t *c, err_t *e)
+{
+  if (c->pc_require_ssl != PGS_SSL_OPTIONAL && !c->pc_ssl_cert[0])
+    return err_set(e, SQLSTATE_CONFIG,
+                   "[Parameters] RequireSSL = %s but no SSLCertificate and SSLPrivateKey are "
+                   "configured: clients could not connect at all",
+                   c->pc_require_ssl == PGS_SSL_ALL ? "yes" : "remote");
   return CZ_OK;
 }

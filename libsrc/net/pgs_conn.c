@@ -28,7 +28,7 @@
 
 #define ADMIN_SHUTDOWN_MSG "terminating connection due to administrator command"
 
-pgs_conn_t *pgs_conn_create(pgs_server_t *srv, int fd, bool rejected, err_t *e)
+pgs_conn_t *pgs_conn_create(pgs_server_t *srv, int fd, err_t *e)
 {
   pgs_conn_t *c = calloc(1, sizeof *c);
   if (!c) {
@@ -43,7 +43,6 @@ pgs_conn_t *pgs_conn_create(pgs_server_t *srv, int fd, bool rejected, err_t *e)
   }
   c->c_srv = srv;
   c->c_fd = fd;
-  c->c_rejected = rejected;
   c->c_phase = PGS_PH_STARTUP;
   c->c_maybe_more = true;
   pgw_buf_init(&c->c_out);
@@ -140,6 +139,46 @@ static pgs_next_t dispatch(pgs_conn_t *c, const pgw_fe_msg_t *m)
   }
 }
 
+/* A well-framed message whose text is not valid UTF-8 (22021): the
+ * session goes on, as in PostgreSQL, where the error is raised while the
+ * message is read. Before the session is open it stays FATAL. */
+static pgs_next_t invalid_text(pgs_conn_t *c, const pgw_fe_msg_t *m, err_t *e)
+{
+  if (c->c_phase == PGS_PH_COPY_IN) {
+    /* CopyFail's message: the COPY fails with it (CopyData is bytes,
+     * checked in pgs_copy.c). */
+    return pgs_copy_invalid(c, e);
+  }
+  if (c->c_phase != PGS_PH_READY) {
+    pgs_send_error(c, "FATAL", e);
+    return PGS_CLOSE;
+  }
+  switch (m->fm_kind) {
+  case PGW_FE_QUERY:
+    if (c->c_ignore_till_sync)
+      return PGS_GO_ON; /* skipped unread, as every message up to Sync */
+    pgs_send_error(c, "ERROR", e);
+    esession_fail(c->c_sess);
+    pgs_extended_end_implicit(c, false);
+    pgs_send_notices(c);
+    pgs_send_ready(c);
+    return PGS_GO_ON;
+  case PGW_FE_PARSE:
+  case PGW_FE_BIND:
+  case PGW_FE_DESCRIBE:
+  case PGW_FE_EXECUTE:
+  case PGW_FE_CLOSE:
+    if (c->c_ignore_till_sync)
+      return PGS_GO_ON;
+    pgs_send_error(c, "ERROR", e);
+    esession_fail(c->c_sess);
+    c->c_ignore_till_sync = true; /* Sync ends the error (and rolls back) */
+    return PGS_GO_ON;
+  default: /* CopyFail outside COPY: dropped like the other COPY messages */
+    return PGS_GO_ON;
+  }
+}
+
 /* Decodes and answers messages until input runs out (GO_ON), output backs
  * up or the turn's budget is spent (PARK), or the connection must end. */
 static pgs_next_t conn_work(pgs_conn_t *c)
@@ -178,6 +217,15 @@ static pgs_next_t conn_work(pgs_conn_t *c)
         return PGS_PARK; /* authenticated: SQL runs on the session threads */
       if (c->c_out.pb_len >= PGS_OUT_HIGH_WATER)
         pgs_maybe_flush(c);
+      if (--budget == 0)
+        return PGS_PARK;
+      continue;
+    }
+    if (rc == PGW_MSG_INVALID) {
+      arena_reset(c->c_msg_arena);
+      pgs_next_t nx = invalid_text(c, &m, &e);
+      if (nx != PGS_GO_ON)
+        return nx;
       if (--budget == 0)
         return PGS_PARK;
       continue;

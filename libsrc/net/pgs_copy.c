@@ -59,11 +59,65 @@ int pgs_copy_start(pgs_conn_t *c, const estmt_t *st, eportal_t *p, pgs_portal_t 
     return CZ_ERR;
   pgw_write_copy_in_response(&c->c_out, 0, text_formats(c, ncols), ncols);
   c->c_phase = PGS_PH_COPY_IN;
+  c->c_copy_tail_len = 0;
   c->c_copy_portal = p;
   c->c_copy_extended = pp != NULL;
   c->c_copy_pp = pp;
   *copy_in = true;
   return CZ_OK;
+}
+
+/* Length a UTF-8 lead byte announces (1 for bytes that cannot lead). */
+static size_t lead_len(uint8_t b)
+{
+  return b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 1;
+}
+
+/* Whether s[0..n) (n shorter than its lead announces) can still become a
+ * valid sequence: completed with the smallest allowed bytes, it must be. */
+static bool utf8_prefix_ok(const uint8_t *s, size_t n)
+{
+  size_t want = lead_len(s[0]);
+  if (want == 1 || n >= want)
+    return false;
+  uint8_t t[4];
+  memcpy(t, s, n);
+  for (size_t i = n; i < want; i++)
+    t[i] = i == 1 && s[0] == 0xE0 ? 0xA0 : i == 1 && s[0] == 0xF0 ? 0x90 : 0x80;
+  return pgw_utf8_check(t, want) == want;
+}
+
+/* COPY FROM STDIN data is client-encoding text (only the text and CSV
+ * formats exist), checked here at the protocol boundary as every other
+ * text: a sequence split across CopyData messages waits in c_copy_tail. */
+static int copy_check_utf8(pgs_conn_t *c, const uint8_t *p, size_t len, err_t *e)
+{
+  if (c->c_copy_tail_len > 0) {
+    size_t want = lead_len(c->c_copy_tail[0]);
+    size_t take = CZ_MIN(want - (size_t)c->c_copy_tail_len, len);
+    memcpy(c->c_copy_tail + c->c_copy_tail_len, p, take);
+    c->c_copy_tail_len += (int)take;
+    p += take;
+    len -= take;
+    size_t have = (size_t)c->c_copy_tail_len;
+    if (have < want) {
+      if (!utf8_prefix_ok(c->c_copy_tail, have))
+        return pgw_utf8_error(e, c->c_copy_tail, have, 0);
+      return CZ_OK;
+    }
+    if (pgw_utf8_check(c->c_copy_tail, want) != want)
+      return pgw_utf8_error(e, c->c_copy_tail, want, 0);
+    c->c_copy_tail_len = 0;
+  }
+  size_t bad = pgw_utf8_check(p, len);
+  if (bad == len)
+    return CZ_OK;
+  if (utf8_prefix_ok(p + bad, len - bad)) {
+    memcpy(c->c_copy_tail, p + bad, len - bad);
+    c->c_copy_tail_len = (int)(len - bad);
+    return CZ_OK;
+  }
+  return pgw_utf8_error(e, p, len, bad);
 }
 
 static pgs_next_t copy_end(pgs_conn_t *c, const err_t *failure)
@@ -92,12 +146,18 @@ pgs_next_t pgs_copy_message(pgs_conn_t *c, const pgw_fe_msg_t *m)
   eportal_t *p = c->c_copy_portal;
   switch (m->fm_kind) {
   case PGW_FE_COPY_DATA:
-    if (eportal_copy_in_data(p, (const char *)m->fm_u.data.data, m->fm_u.data.len, &e) != CZ_OK) {
+    if (copy_check_utf8(c, m->fm_u.data.data, m->fm_u.data.len, &e) != CZ_OK ||
+        eportal_copy_in_data(p, (const char *)m->fm_u.data.data, m->fm_u.data.len, &e) != CZ_OK) {
       eportal_copy_in_fail(p, e.er_msg);
       return copy_end(c, &e);
     }
     return PGS_GO_ON;
   case PGW_FE_COPY_DONE:
+    if (c->c_copy_tail_len > 0) { /* the data ended inside a sequence */
+      pgw_utf8_error(&e, c->c_copy_tail, (size_t)c->c_copy_tail_len, 0);
+      eportal_copy_in_fail(p, e.er_msg);
+      return copy_end(c, &e);
+    }
     if (eportal_copy_in_done(p, &e) != CZ_OK)
       return copy_end(c, &e);
     pgs_send_notices(c);
@@ -120,4 +180,10 @@ pgs_next_t pgs_copy_message(pgs_conn_t *c, const pgw_fe_msg_t *m)
             (unsigned)(uint8_t)m->fm_type);
     return copy_end(c, &e);
   }
+}
+
+pgs_next_t pgs_copy_invalid(pgs_conn_t *c, const err_t *e)
+{
+  eportal_copy_in_fail(c->c_copy_portal, e->er_msg);
+  return copy_end(c, e);
 }

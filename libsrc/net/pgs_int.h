@@ -116,7 +116,13 @@ struct pgs_conn_s {
   bool c_io_want_write;        /* TLS: the last read/write needs writability */
   bool c_maybe_more;           /* the last read filled its room: read again */
   pgs_phase_t c_phase;
-  bool c_rejected;             /* over MaxClientConnections: 53300 at startup */
+  pgs_conn_t *c_sprev, *c_snext; /* the unauthenticated queue, oldest first; sv_mu */
+  bool c_in_startup;           /* in that queue (counted in sv_n_startup); sv_mu */
+  bool c_authing;              /* StartupMessage received: AuthenticationTimeout; sv_mu */
+  bool c_has_slot;             /* authenticated: counted in sv_n_sessions; sv_mu */
+  uint64_t c_accept_ns;        /* when the connection was accepted */
+  char c_peer[64];             /* the client's address, for messages */
+  bool c_peer_local;           /* on a loopback address (RequireSSL = remote) */
   bool c_ignore_till_sync;     /* extended query error: skip to Sync */
   bool c_ext_implicit;         /* extended messages since Sync run in one implicit transaction */
   uint64_t c_deadline_ns;      /* startup must end by then; 0 = none; sv_mu */
@@ -149,6 +155,8 @@ struct pgs_conn_s {
   eportal_t *c_copy_portal;    /* PGS_PH_COPY_IN: where CopyData goes */
   bool c_copy_extended;        /* it came from Execute (else from c_job) */
   pgs_portal_t *c_copy_pp;     /* the extended portal, for its tag */
+  uint8_t c_copy_tail[4];      /* a UTF-8 sequence split across CopyData messages */
+  int c_copy_tail_len;
 };
 
 struct pgs_server_s {
@@ -174,6 +182,11 @@ struct pgs_server_s {
   cz_cond_t sv_cv;             /* a connection ended; the housekeeper's sleep */
   pgs_conn_t *sv_conns;        /* every open connection; sv_mu */
   int sv_n_conns;              /* sv_mu */
+  int sv_n_sessions;           /* connections holding a session slot; sv_mu */
+  int sv_n_startup;            /* connections in the startup queue; sv_mu */
+  int sv_max_startup;          /* MaxStartupConnections resolved */
+  pgs_conn_t *sv_startup_head; /* the startup queue: oldest first; sv_mu */
+  pgs_conn_t *sv_startup_tail;
   int32_t sv_next_pid;         /* sv_mu */
   atomic_bool sv_stopping;     /* no new connections; clients are told 57P01 */
   atomic_bool sv_exit;         /* threads leave their loop */
@@ -181,9 +194,14 @@ struct pgs_server_s {
 
 /* ---- pgs_listen.c ---- */
 void pgs_conn_unlist(pgs_conn_t *c);
+/* The StartupMessage arrived: AuthenticationTimeout replaces StartupTimeout. */
+void pgs_conn_startup_done(pgs_conn_t *c);
+/* Authenticated: takes a session slot (CZ_OK) or fails with 53300 when
+ * none is left for this role (superusers may use the reserved ones). */
+int pgs_conn_take_slot(pgs_conn_t *c, bool superuser, err_t *e);
 
 /* ---- pgs_conn.c ---- */
-pgs_conn_t *pgs_conn_create(pgs_server_t *srv, int fd, bool rejected, err_t *e);
+pgs_conn_t *pgs_conn_create(pgs_server_t *srv, int fd, err_t *e);
 /* Handles one epoll event of c; c may be freed on return. */
 void pgs_conn_event(pgs_conn_t *c, uint32_t events);
 /* Frees c (the caller holds it, unlisted or not). */
@@ -270,6 +288,8 @@ void pgs_extended_end_implicit(pgs_conn_t *c, bool ok);
 int pgs_copy_start(pgs_conn_t *c, const estmt_t *st, eportal_t *p, pgs_portal_t *pp,
                    bool *copy_in, err_t *e);
 pgs_next_t pgs_copy_message(pgs_conn_t *c, const pgw_fe_msg_t *m);
+/* A CopyFail whose text is not valid UTF-8: the COPY fails with e. */
+pgs_next_t pgs_copy_invalid(pgs_conn_t *c, const err_t *e);
 
 /* ---- helpers ---- */
 /* Characters (UTF-8) in text[0..off): turns a statement's error position

@@ -126,7 +126,12 @@ int pgs_io_flush_wait(pgs_conn_t *c, int timeout_ms, err_t *e)
     if (now >= end)
       return err_set(e, "08006", "client did not read its data for %d s", timeout_ms / 1000);
     struct pollfd pfd = {.fd = c->c_fd, .events = c->c_io_want_write ? POLLOUT : POLLIN};
+    /* Waiting on a client that does not read: say so, so that the pool
+     * starts another session thread (pgs_listen.c) and a few such clients
+     * cannot leave the server without a thread to serve anyone. */
+    thread_block_begin();
     int n = poll(&pfd, 1, (int)((end - now) / 1000000ull) + 1);
+    thread_block_end();
     if (n < 0 && errno != EINTR)
       return err_set(e, "08006", "poll: %s", strerror(errno));
   }

@@ -16,9 +16,16 @@
  * authenticated (pgs_io_arm). So even when every session thread runs a
  * long statement, new clients are accepted and CancelRequests answered.
  *
- * The housekeeping thread enforces AuthenticationTimeout: it only
- * shutdown(2)s an expired socket, which wakes whichever thread gets the
- * event to free it; connections are freed by their handler only.
+ * Unauthenticated connections wait in a bounded queue, oldest first
+ * (MaxStartupConnections): a new connection at a full queue drops the
+ * oldest that has not sent its StartupMessage, so idle sockets cannot
+ * lock anyone out. A session slot (MaxClientConnections, less the
+ * superuser reserve for others) is taken only after authentication.
+ *
+ * The housekeeping thread enforces StartupTimeout and
+ * AuthenticationTimeout: it only shutdown(2)s an expired socket, which
+ * wakes whichever thread gets the event to free it; connections are freed
+ * by their handler only.
  *
  * Shutdown: stop accepting, cancel running statements and shut the read
  * side of every socket (each handler then sends 57P01 and closes); after 5
@@ -40,11 +47,6 @@
 #include <unistd.h>
 
 #include "net/pgs_int.h"
-
-/* Past MaxClientConnections a client is still accepted, told 53300 at its
- * startup packet and closed (and CancelRequests still work); past this
- * many more the socket is closed at once. */
-#define PGS_REJECT_SLACK 64
 
 static int listen_on(pgs_server_t *s, err_t *e)
 {
@@ -110,10 +112,100 @@ static void list_add(pgs_server_t *s, pgs_conn_t *c)
   s->sv_n_conns++;
 }
 
+/* The startup queue (sv_mu): unauthenticated connections, oldest first. */
+static void startup_push(pgs_server_t *s, pgs_conn_t *c)
+{
+  c->c_snext = NULL;
+  c->c_sprev = s->sv_startup_tail;
+  if (s->sv_startup_tail)
+    s->sv_startup_tail->c_snext = c;
+  else
+    s->sv_startup_head = c;
+  s->sv_startup_tail = c;
+  c->c_in_startup = true;
+  s->sv_n_startup++;
+}
+
+static void startup_remove(pgs_server_t *s, pgs_conn_t *c)
+{
+  if (!c->c_in_startup)
+    return;
+  if (c->c_sprev)
+    c->c_sprev->c_snext = c->c_snext;
+  else
+    s->sv_startup_head = c->c_snext;
+  if (c->c_snext)
+    c->c_snext->c_sprev = c->c_sprev;
+  else
+    s->sv_startup_tail = c->c_sprev;
+  c->c_sprev = c->c_snext = NULL;
+  c->c_in_startup = false;
+  s->sv_n_startup--;
+}
+
+/* The startup queue is full: drop the oldest connection that has not sent
+ * its StartupMessage yet (idle or hostile ones), else the oldest one still
+ * authenticating, so that a new client always gets in. The victim leaves
+ * the queue now; its handler sees EOF and frees it. (sv_mu) */
+static void startup_evict(pgs_server_t *s)
+{
+  pgs_conn_t *v = s->sv_startup_head;
+  for (pgs_conn_t *c = v; c; c = c->c_snext)
+    if (!c->c_authing) {
+      v = c;
+      break;
+    }
+  if (!v)
+    return;
+  startup_remove(s, v);
+  v->c_deadline_ns = 0;
+  log_info("connection %d from %s: dropped unauthenticated after %.1f s "
+           "(MaxStartupConnections = %d reached)", v->c_pid, v->c_peer,
+           (double)(time_now_ns() - v->c_accept_ns) / 1e9, s->sv_max_startup);
+  shutdown(v->c_fd, SHUT_RDWR);
+}
+
+void pgs_conn_startup_done(pgs_conn_t *c)
+{
+  pgs_server_t *s = c->c_srv;
+  mutex_lock(&s->sv_mu);
+  c->c_authing = true;
+  if (c->c_deadline_ns)
+    c->c_deadline_ns = c->c_accept_ns + (uint64_t)s->sv_cfg.pc_auth_timeout_s * 1000000000ull;
+  mutex_unlock(&s->sv_mu);
+}
+
+int pgs_conn_take_slot(pgs_conn_t *c, bool superuser, err_t *e)
+{
+  pgs_server_t *s = c->c_srv;
+  const pgs_config_t *cfg = &s->sv_cfg;
+  int rc = CZ_OK;
+  mutex_lock(&s->sv_mu);
+  if (s->sv_n_sessions >= cfg->pc_max_conns)
+    rc = err_set(e, SQLSTATE_TOO_MANY_CONNECTIONS, "sorry, too many clients already");
+  else if (!superuser && s->sv_n_sessions >= cfg->pc_max_conns - cfg->pc_su_reserved)
+    rc = err_set(e, SQLSTATE_TOO_MANY_CONNECTIONS,
+                 "remaining connection slots are reserved for non-replication superuser "
+                 "connections");
+  if (rc == CZ_OK) {
+    s->sv_n_sessions++;
+    c->c_has_slot = true;
+    startup_remove(s, c);
+    c->c_deadline_ns = 0;
+  }
+  mutex_unlock(&s->sv_mu);
+  return rc;
+}
+
 void pgs_conn_unlist(pgs_conn_t *c)
 {
   pgs_server_t *s = c->c_srv;
   mutex_lock(&s->sv_mu);
+  startup_remove(s, c);
+  if (c->c_has_slot) {
+    c->c_has_slot = false;
+    s->sv_n_sessions--;
+  }
   if (c->c_prev)
     c->c_prev->c_next = c->c_next;
   else
@@ -126,6 +218,29 @@ void pgs_conn_unlist(pgs_conn_t *c)
   mutex_unlock(&s->sv_mu);
 }
 
+/* The client's address as text, and whether it is a loopback one. */
+static void peer_describe(const struct sockaddr_storage *ss, char *out, size_t cap, bool *local)
+{
+  *local = false;
+  snprintf(out, cap, "?");
+  if (ss->ss_family == AF_INET) {
+    const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+    inet_ntop(AF_INET, &in->sin_addr, out, (socklen_t)cap);
+    *local = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+  } else if (ss->ss_family == AF_INET6) {
+    const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
+    inet_ntop(AF_INET6, &in6->sin6_addr, out, (socklen_t)cap);
+    const uint8_t *a = in6->sin6_addr.s6_addr;
+    if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr))
+      *local = true;
+    else if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr))
+      *local = a[12] == 127;
+  } else if (ss->ss_family == AF_UNIX) {
+    snprintf(out, cap, "[local]");
+    *local = true;
+  }
+}
+
 static void rearm_listener(pgs_server_t *s)
 {
   struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = &s->sv_listen_tag};
@@ -136,7 +251,10 @@ static void rearm_listener(pgs_server_t *s)
 static void accept_some(pgs_server_t *s)
 {
   for (int i = 0; i < 64; i++) {
-    int fd = accept4(s->sv_listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    struct sockaddr_storage peer;
+    socklen_t peer_len = sizeof peer;
+    int fd = accept4(s->sv_listen_fd, (struct sockaddr *)&peer, &peer_len,
+                     SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED)
         continue;
@@ -154,24 +272,25 @@ static void accept_some(pgs_server_t *s)
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    mutex_lock(&s->sv_mu);
-    int n = s->sv_n_conns;
-    mutex_unlock(&s->sv_mu);
-    if (n >= s->sv_cfg.pc_max_conns + PGS_REJECT_SLACK) {
-      close(fd);
-      continue;
-    }
     err_t e;
-    pgs_conn_t *c = pgs_conn_create(s, fd, n >= s->sv_cfg.pc_max_conns, &e);
+    pgs_conn_t *c = pgs_conn_create(s, fd, &e);
     if (!c) {
       log_warn("connection refused: %s", e.er_msg);
       close(fd);
       continue;
     }
+    peer_describe(&peer, c->c_peer, sizeof c->c_peer, &c->c_peer_local);
+    c->c_accept_ns = time_now_ns();
     mutex_lock(&s->sv_mu);
+    /* No session slot yet (that comes after authentication): a place in
+     * the bounded startup queue, with a short deadline for the
+     * StartupMessage. A full queue makes room rather than refusing. */
+    while (s->sv_n_startup >= s->sv_max_startup && s->sv_startup_head)
+      startup_evict(s);
     c->c_pid = ++s->sv_next_pid;
-    c->c_deadline_ns = time_now_ns() + (uint64_t)s->sv_cfg.pc_auth_timeout_s * 1000000000ull;
+    c->c_deadline_ns = c->c_accept_ns + (uint64_t)s->sv_cfg.pc_startup_timeout_s * 1000000000ull;
     list_add(s, c);
+    startup_push(s, c);
     mutex_unlock(&s->sv_mu);
     struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = c};
     c->c_epfd = s->sv_epfd_startup;
@@ -268,8 +387,9 @@ static void *house_main(void *arg)
     for (pgs_conn_t *c = s->sv_conns; c; c = c->c_next) {
       if (c->c_deadline_ns && now >= c->c_deadline_ns) {
         c->c_deadline_ns = 0;
-        log_info("connection %d: startup or authentication took longer than %d s; closed",
-                 c->c_pid, s->sv_cfg.pc_auth_timeout_s);
+        log_info("connection %d from %s: %s took longer than %d s; closed", c->c_pid,
+                 c->c_peer, c->c_authing ? "authentication" : "the startup packet",
+                 c->c_authing ? s->sv_cfg.pc_auth_timeout_s : s->sv_cfg.pc_startup_timeout_s);
         shutdown(c->c_fd, SHUT_RDWR);
       }
     }
@@ -305,6 +425,13 @@ int pgs_server_start(engine_t *eng, const pgs_config_t *cfg, pgs_server_t **out,
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
   s->sv_eng = eng;
   s->sv_cfg = *cfg;
+  s->sv_max_startup = cfg->pc_max_startup > 0 ? cfg->pc_max_startup : cfg->pc_max_conns;
+  /* a configuration filled in by code: the reserve leaves one slot */
+  s->sv_cfg.pc_su_reserved = CZ_MAX(0, CZ_MIN(cfg->pc_su_reserved, cfg->pc_max_conns - 1));
+  if (pgs_config_check(cfg, e) != CZ_OK) {
+    free(s);
+    return CZ_ERR;
+  }
   s->sv_listen_fd = s->sv_epfd = s->sv_epfd_startup = s->sv_wake_fd = -1;
   mutex_init(&s->sv_mu);
   cond_init(&s->sv_cv);

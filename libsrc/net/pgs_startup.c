@@ -98,10 +98,6 @@ static int split_options(pgs_conn_t *c, plist_t *l, const char *opts, err_t *e)
 static pgs_next_t startup(pgs_conn_t *c, const pgw_startup_t *su)
 {
   err_t e;
-  if (c->c_rejected) {
-    err_set(&e, SQLSTATE_TOO_MANY_CONNECTIONS, "sorry, too many clients already");
-    return fatal(c, &e);
-  }
   plist_t l = {0};
   const char *unknown[64];
   int n_unknown = 0;
@@ -136,6 +132,17 @@ static pgs_next_t startup(pgs_conn_t *c, const pgw_startup_t *su)
   }
   if (!c->c_database || !c->c_database[0])
     c->c_database = c->c_user; /* PostgreSQL's default */
+  pgs_require_ssl_t req = c->c_srv->sv_cfg.pc_require_ssl;
+  if (!c->c_ssl && (req == PGS_SSL_ALL || (req == PGS_SSL_REMOTE && !c->c_peer_local))) {
+    /* PostgreSQL's words when no hostssl line admits a plaintext client */
+    err_set(&e, SQLSTATE_INVALID_AUTHORIZATION,
+            "no pg_hba.conf entry for host \"%s\", user \"%s\", database \"%s\", "
+            "no encryption (the server requires SSL: RequireSSL = %s)",
+            c->c_peer, c->c_user, c->c_database, req == PGS_SSL_ALL ? "yes" : "remote");
+    log_info("connection %d: %s", c->c_pid, e.er_msg);
+    return fatal(c, &e);
+  }
+  pgs_conn_startup_done(c);
   c->c_n_params = l.pl_n;
   c->c_param_names = l.pl_names;
   c->c_param_values = l.pl_values;

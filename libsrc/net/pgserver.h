@@ -16,8 +16,12 @@
  * - One reply per batch of pipelined messages: output is sent when a whole
  *   Query/Sync has been answered, on Flush, when the buffer passes 64 KB, or
  *   when no complete message is left to process.
- * - Startup and authentication must finish within AuthenticationTimeout;
- *   beyond MaxClientConnections a client gets 53300 and is closed.
+ * - Startup and authentication must finish within AuthenticationTimeout
+ *   (the StartupMessage within StartupTimeout); at most
+ *   MaxStartupConnections wait unauthenticated (a new one drops the
+ *   oldest). A session slot is taken after authentication: beyond
+ *   MaxClientConnections (less SuperuserReservedConnections for
+ *   non-superusers) a client gets 53300 and is closed.
  */
 #ifndef CZ_PGSERVER_H
 #define CZ_PGSERVER_H
@@ -37,25 +41,40 @@ typedef enum pgs_auth_e {
   PGS_AUTH_TRUST      /* no password asked: local tests only */
 } pgs_auth_t;
 
+/* RequireSSL: which clients must use TLS (PostgreSQL: hostssl lines). */
+typedef enum pgs_require_ssl_e {
+  PGS_SSL_OPTIONAL = 0, /* no: TLS when the client asks */
+  PGS_SSL_ALL,          /* yes: every client */
+  PGS_SSL_REMOTE        /* remote: every client not on a loopback address */
+} pgs_require_ssl_t;
+
 /* The server's settings, from [Parameters] of the ini (pgs_config_load) or
  * filled in by a test. */
 typedef struct pgs_config_s {
   char pc_listen[256];      /* ListenAddress: a host name or numeric address */
   int pc_port;              /* ServerPort; 0 = any free port (tests) */
   int pc_threads;           /* ServerThreads: threads serving connections */
-  int pc_max_conns;         /* MaxClientConnections */
+  int pc_max_conns;         /* MaxClientConnections: authenticated sessions */
+  int pc_su_reserved;       /* SuperuserReservedConnections: of those, kept for superusers */
+  int pc_max_startup;       /* MaxStartupConnections: not yet authenticated; 0 = pc_max_conns */
+  int pc_startup_timeout_s; /* StartupTimeout: connect to StartupMessage (TLS included) */
   pgs_auth_t pc_auth;       /* Authentication */
   int pc_auth_timeout_s;    /* AuthenticationTimeout: startup + auth deadline */
   char pc_ssl_cert[1024];   /* SSLCertificate (PEM chain); "" = no TLS */
   char pc_ssl_key[1024];    /* SSLPrivateKey (PEM) */
+  pgs_require_ssl_t pc_require_ssl; /* RequireSSL: refuse plaintext clients */
 } pgs_config_t;
 
 /* Defaults, then the [Parameters] keys ServerPort, ListenAddress,
- * ServerThreads, MaxClientConnections, Authentication,
- * AuthenticationTimeout, SSLCertificate, SSLPrivateKey. F0000 on a bad
- * value. */
+ * ServerThreads, MaxClientConnections, SuperuserReservedConnections,
+ * MaxStartupConnections, StartupTimeout, Authentication,
+ * AuthenticationTimeout, SSLCertificate, SSLPrivateKey, RequireSSL.
+ * F0000 on a bad value (RequireSSL without a certificate included). */
 void pgs_config_defaults(pgs_config_t *c);
 int pgs_config_load(const ini_t *ini, pgs_config_t *c, err_t *e);
+/* The checks between keys that pgs_server_start repeats for configurations
+ * filled in by code (RequireSSL needs a certificate). */
+int pgs_config_check(const pgs_config_t *c, err_t *e);
 
 typedef struct pgs_server_s pgs_server_t;
 

@@ -187,8 +187,17 @@ static int next_typed(pgw_decoder_t *d, const uint8_t *p, size_t have, pgw_fe_ms
                    limit);
   if (have - 1 < len)
     return PGW_NEED_MORE;
-  if (pgw_parse_typed((char)p[0], p + 5, len - 4, d->pd_arena, m, e) != CZ_OK)
-    return CZ_ERR;
+  if (pgw_parse_typed((char)p[0], p + 5, len - 4, d->pd_arena, m, e) != CZ_OK) {
+    if (!err_is(e, SQLSTATE_CHARACTER_NOT_IN_REPERTOIRE))
+      return CZ_ERR;
+    /* The length word framed it: skip the message, keep the framing. */
+    pgw_fe_kind_t kind = m->fm_kind;
+    memset(m, 0, sizeof *m);
+    m->fm_kind = kind;
+    m->fm_type = (char)p[0];
+    d->pd_start += (size_t)len + 1;
+    return PGW_MSG_INVALID;
+  }
   d->pd_start += (size_t)len + 1;
   if (m->fm_kind == PGW_FE_TERMINATE)
     d->pd_phase = PD_CLOSED;

@@ -62,7 +62,11 @@ int pgw_utf8_error(err_t *e, const uint8_t *s, size_t len, size_t bad)
 {
   char hex[32] = "";
   size_t used = 0;
-  for (size_t i = bad; i < len && i < bad + 4; i++)
+  /* As PostgreSQL's report_invalid_encoding: as many bytes as the lead
+   * byte announces (pg_utf_mblen), at most what is there. */
+  uint8_t c = s[bad];
+  size_t want = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+  for (size_t i = bad; i < len && i < bad + want; i++)
     used += (size_t)snprintf(hex + used, sizeof hex - used, "%s0x%02x", i > bad ? " " : "", s[i]);
   return err_set(e, SQLSTATE_CHARACTER_NOT_IN_REPERTOIRE,
                  "invalid byte sequence for encoding \"UTF8\": %s", hex);

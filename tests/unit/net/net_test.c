@@ -91,8 +91,12 @@ char *nt_decode_stream(const uint8_t *data, size_t len, size_t (*chunk)(void *ct
     if (pgw_dec_feed(d, data + off, n, &e) != CZ_OK)
       break;
     off += n;
-    while ((rc = pgw_dec_next(d, &m, &e)) == PGW_MSG)
-      nt_describe(&m, out);
+    while ((rc = pgw_dec_next(d, &m, &e)) == PGW_MSG || rc == PGW_MSG_INVALID) {
+      if (rc == PGW_MSG_INVALID) /* skipped, the decoder goes on */
+        fprintf(out, "INVALID %c %s %s\n", m.fm_type, e.er_sqlstate, e.er_msg);
+      else
+        nt_describe(&m, out);
+    }
     if (rc == CZ_ERR || off == len)
       break;
   }

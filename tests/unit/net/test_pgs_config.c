@@ -32,6 +32,13 @@ static void test_defaults(void **state)
   assert_int_equal(c.pc_auth_timeout_s, 60);
   assert_true(c.pc_threads >= 4 && c.pc_threads <= 64);
   assert_string_equal(c.pc_ssl_cert, "");
+  assert_int_equal(c.pc_su_reserved, 3);
+  assert_int_equal(c.pc_max_startup, 0); /* as many as MaxClientConnections */
+  assert_int_equal(c.pc_startup_timeout_s, 10);
+  assert_int_equal(c.pc_require_ssl, PGS_SSL_OPTIONAL);
+  /* a tiny MaxClientConnections shrinks the default reserve */
+  assert_int_equal(load("[Parameters]\nMaxClientConnections = 1\n", &c, &e), CZ_OK);
+  assert_int_equal(c.pc_su_reserved, 0);
 }
 
 static void test_sample_ini(void **state)
@@ -67,6 +74,18 @@ static void test_values(void **state)
   assert_int_equal(c.pc_auth_timeout_s, 5);
   assert_string_equal(c.pc_ssl_cert, "a.pem");
   assert_string_equal(c.pc_ssl_key, "b.pem");
+  assert_int_equal(load("[Parameters]\nSuperuserReservedConnections = 6\nMaxClientConnections = 7\n"
+                        "MaxStartupConnections = 9\nStartupTimeout = 3\nRequireSSL = remote\n"
+                        "SSLCertificate = a.pem\nSSLPrivateKey = b.pem\n",
+                        &c, &e),
+                   CZ_OK);
+  assert_int_equal(c.pc_su_reserved, 6);
+  assert_int_equal(c.pc_max_startup, 9);
+  assert_int_equal(c.pc_startup_timeout_s, 3);
+  assert_int_equal(c.pc_require_ssl, PGS_SSL_REMOTE);
+  assert_int_equal(load("[Parameters]\nRequireSSL = yes\nSSLCertificate = a.pem\n"
+                        "SSLPrivateKey = b.pem\n", &c, &e), CZ_OK);
+  assert_int_equal(c.pc_require_ssl, PGS_SSL_ALL);
 }
 
 static void test_bad_values_refused(void **state)
@@ -80,6 +99,11 @@ static void test_bad_values_refused(void **state)
       "[Parameters]\nMaxClientConnections = -1\n",
       "[Parameters]\nAuthenticationTimeout = 0\n",
       "[Parameters]\nSSLCertificate = only-the-cert.pem\n",
+      "[Parameters]\nSuperuserReservedConnections = 7\nMaxClientConnections = 7\n",
+      "[Parameters]\nStartupTimeout = 0\n",
+      "[Parameters]\nRequireSSL = maybe\n",
+      "[Parameters]\nRequireSSL = yes\n", /* and no certificate */
+      "[Parameters]\nRequireSSL = remote\n",
   };
   for (size_t i = 0; i < CZ_ARRAY_LEN(bad); i++) {
     pgs_config_t c;

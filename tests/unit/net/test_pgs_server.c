@@ -49,6 +49,7 @@ static void start_server(int threads, int max_conns, int auth_timeout, pgs_auth_
   cfg.pc_threads = threads;
   cfg.pc_max_conns = max_conns;
   cfg.pc_auth_timeout_s = auth_timeout;
+  cfg.pc_startup_timeout_s = CZ_MIN(auth_timeout, cfg.pc_startup_timeout_s);
   cfg.pc_auth = auth;
   snprintf(cfg.pc_ssl_cert, sizeof cfg.pc_ssl_cert, "%s", tls_cert);
   snprintf(cfg.pc_ssl_key, sizeof cfg.pc_ssl_key, "%s", tls_key);
@@ -656,6 +657,19 @@ static int settle_conns(int n)
   return pgs_server_n_conns(srv);
 }
 
+/* Bad UTF-8 in a well-framed Query is an ERROR, as in PostgreSQL: the
+ * session goes on. */
+static void test_invalid_utf8_keeps_session(void **state)
+{
+  (void)state;
+  tc_t c;
+  login(&c);
+  tc_send_raw(&c, (const uint8_t *)"Q\0\0\0\x0fSELECT '\xff'\0", 16);
+  assert_string_equal(tc_until(&c, "Z"), "E(22021) Z(I)");
+  assert_string_equal(tc_query(&c, "SELECT 1 AS x"), "T(x:23) D(1) C(SELECT 1) Z(I)");
+  tc_close(&c);
+}
+
 static void test_bad_input_leaves_others_working(void **state)
 {
   (void)state;
@@ -693,7 +707,6 @@ static void test_bad_input_leaves_others_working(void **state)
   expect_refused((const uint8_t *)"Q\x7f\xff\xff\xff", 5, true, "huge Query");
   expect_refused((const uint8_t *)"S\0\0\0\5x", 6, true, "Sync with a body");
   expect_refused((const uint8_t *)"Q\0\0\0\3", 5, true, "length 3");
-  expect_refused((const uint8_t *)"Q\0\0\0\x0eSELECT '\xff'\0", 15, true, "invalid UTF-8");
   expect_refused((const uint8_t *)"Q\0\0\0\010abcd", 9, true, "no NUL");
   expect_refused((const uint8_t *)"B\0\0\0\x0a\0\0\0\x7f\xff\0", 11, true, "Bind counts");
   expect_refused((const uint8_t *)"Q\0\0\0\x40SELECT", 11, true, "truncated Query");
@@ -943,6 +956,7 @@ int main(void)
       cmocka_unit_test(test_cancel_request),
       cmocka_unit_test(test_statement_timeout),
       cmocka_unit_test(test_terminate_closes),
+      cmocka_unit_test(test_invalid_utf8_keeps_session),
       cmocka_unit_test(test_bad_input_leaves_others_working),
       cmocka_unit_test(test_too_many_connections),
       cmocka_unit_test(test_startup_timeout),
