@@ -528,8 +528,8 @@ class Objects:
         est = self.est["copy_row"] * self.n_copy
 
         def step(job, conn, i):
-            self.copy_in(conn, "cr_copy", self.n_copy, job, pace=est)
-        return [("COPY", step)], est
+            self.copy_in(conn, "cr_copy", self.n_copy, job, pace=0.6 * est)
+        return [("COPY", step)], est * 1.2
 
     def prepare_index(self, c):
         c.execute("DROP INDEX IF EXISTS cr_big_k")
