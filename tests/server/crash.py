@@ -60,6 +60,7 @@ Exit status 0 when everything holds.
 """
 import argparse
 import collections
+import logging
 import os
 import random
 import shutil
@@ -617,6 +618,7 @@ class Objects:
             errs.append("cr_big holds %s (count, sum id, sum k, sum length), acknowledged %s"
                         % (got, want))
         exists = index_exists(c, "cr_big_k")
+        self.index_found = exists
         allowed = ok.get("index", {self.big_index})
         if exists not in allowed:
             errs.append("index cr_big_k %s after its CREATE INDEX was acknowledged"
@@ -646,6 +648,7 @@ class Objects:
         if table_exists(c, "cr_drop"):
             n = c.execute("SELECT count(*) FROM cr_drop").fetchone()[0]
             state = "old" if n == self.n_drop else "new%d" % n
+        self.drop_found = state
         if state not in allowed:
             errs.append("cr_drop is %s after the kill; acknowledged: %s"
                         % (state, " or ".join(sorted(allowed))))
@@ -784,6 +787,13 @@ def run_cycle(no, kind, srv, dsn, a, rng, ledger, objs, stats):
         errs += objs.check(c, ok)
     stats.committed += found
     stats.absent += absent
+    if kind == "copy":
+        what += " -> cr_copy has %d rows" % objs.copy
+    elif kind == "index":
+        what += " -> cr_big_k %s" % ("there" if objs.index_found else "absent, created again")
+    elif kind == "drop":
+        what += " -> cr_drop %s" % {"old": "whole", "gone": "gone"}.get(
+            objs.drop_found, "re-created with %s rows" % objs.drop_found[3:])
     what += "; %d transfers acknowledged, %d in doubt (%d there)" % (acked, len(doubts), found)
     return errs, what, acked, restart_s
 
@@ -807,6 +817,8 @@ def main():
                          "misses rows committed during its build; off until that is fixed)")
     ap.add_argument("--seed", type=int)
     a = ap.parse_args()
+    # psycopg warns when a pipeline cannot end because the server was killed
+    logging.getLogger("psycopg").setLevel(logging.ERROR)
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
     rng = random.Random(seed)
     folder = a.dir or tempfile.mkdtemp(prefix="cz-crash-")
