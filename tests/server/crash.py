@@ -460,6 +460,7 @@ class BigWriter(threading.Thread):
                     except RETRY:   # Cadenza refuses writes while an index is built
                         self.refused += 1
                         self.doubt = None
+                        time.sleep(0.005)
                         continue
                     self.acked.append(r)
                     self.doubt = None
