@@ -43,6 +43,11 @@ struct cat_table_rt_s {
   _Atomic int64_t rt_next_rowid;
   _Atomic bool rt_long_init;       /* rt_next_long_id read from the long tree */
   _Atomic uint64_t rt_next_long_id;
+  /* The index-build gate (cat_build_gate.c). */
+  _Atomic int rt_writing;                /* writes of rows in flight now */
+  _Atomic(const txn_t *) rt_builder;     /* building an index on the table; NULL none */
+  _Atomic uint64_t rt_index_version;     /* snapshots older than this lack an index */
+  uint64_t rt_build_version;             /* the builder's snapshot version (its own) */
 };
 
 struct cat_s {

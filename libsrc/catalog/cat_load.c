@@ -321,6 +321,7 @@ static int cat_link(cat_t *c, cat_loader_t *l, cat_snapshot_t *s, err_t *e)
     t->ct_schema_name = sch->cs_name;
     t->ct_db = c->c_db;
     t->ct_rt = cat_rt_get(c, t->ct_oid);
+    t->ct_version = s->cs_version;
     while (ci < l->l_cols.cv_n && cols[ci].cr_table < t->ct_oid)
       ci++;
     int first = ci;

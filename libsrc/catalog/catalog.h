@@ -127,6 +127,7 @@ struct cat_table_s {
   int ct_nindexes;             /* >= 1: [0] the primary tree, then secondaries */
   cat_index_t *const *ct_indexes;
   cat_table_rt_t *ct_rt;
+  uint64_t ct_version;         /* version of the snapshot that loaded it */
   db_t *ct_db;
   cat_oid_t ct_pk_oid;         /* OID of the primary key constraint/index (0 none) */
   /* The table's long-values tree (unique, "l<oid>"): values too long for
@@ -210,6 +211,22 @@ uint64_t cat_version(const cat_t *c);
 /* Replaces *held (may be NULL) by what tx sees when it is not that
  * already; costs one atomic load when nothing changed. */
 void cat_snapshot_refresh(cat_t *c, const txn_t *tx, cat_snapshot_t **held);
+
+/* ---- the index-build gate (cat_build_gate.c) ------------------------------
+ * Writers of a table's rows keep the indexes of the snapshot their
+ * statement took; an index built meanwhile would miss their rows. So every
+ * row write runs between cat_table_write_begin and cat_table_write_end,
+ * which refuses it (40001) while another transaction builds an index on
+ * the table or when the statement's snapshot is older than an index
+ * created since; and cat_index_build_begin, before the build reads the
+ * rows, closes the gate and waits until no other transaction has a write
+ * in flight or an uncommitted row in the table (55P03 after
+ * CAT_BUILD_WAIT_MS, 57014 on cancel). */
+#define CAT_BUILD_WAIT_MS 30000
+int cat_table_write_begin(const cat_table_t *t, const txn_t *tx, err_t *e);
+void cat_table_write_end(const cat_table_t *t);
+/* version: the version of the snapshot holding the new index (tx's). */
+int cat_index_build_begin(txn_t *tx, const cat_table_t *t, uint64_t version, err_t *e);
 
 /* ---- lookups (NULL / -1 when absent; the cat_lookup_ forms set the
  * SQLSTATE error instead) --------------------------------------------------- */

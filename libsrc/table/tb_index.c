@@ -1,6 +1,8 @@
 /* tb_index — CREATE INDEX: the catalog entry and empty tree
- * (cat_create_index), then one entry per row the creating transaction
- * sees, with the unique check of an insert. The scan reads only the
+ * (cat_create_index), then, once the index-build gate is closed (no other
+ * transaction writes the table until this one ends; cat_build_gate.c),
+ * one entry per row the creating transaction sees, with the unique check
+ * of an insert. The scan reads only the
  * columns the index holds (key and INCLUDE; the primary key comes with
  * the locator), so long values of other columns are not fetched.
  */
@@ -22,6 +24,12 @@ int tbl_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t 
     return err_set(e, SQLSTATE_INTERNAL, "index %u vanished after its creation", (unsigned)ioid);
   }
   const cat_table_t *t = ix->ci_table;
+  /* no other transaction may change the rows while they are read, nor
+   * write them later with a snapshot that lacks the index */
+  if (cat_index_build_begin(tx, t, snap->cs_version, e) != CZ_OK) {
+    cat_snapshot_release(snap);
+    return CZ_ERR;
+  }
   arena_t *a = arena_create(NULL, "tbl_create_index");
   int *cols = arena_alloc(a, sizeof(int) * (size_t)(ix->ci_nkeys + ix->ci_ninclude + 1));
   int nc = 0;

@@ -153,7 +153,7 @@ static int tb_index_update(txn_t *tx, const cat_index_t *ix, const datum_t *oldv
   return tb_index_add(tx, ix, newv, npk, npk_len, e);
 }
 
-int tbl_insert_row(txn_t *tx, const cat_table_t *t, const datum_t *vals, err_t *e)
+static int tb_insert_row(txn_t *tx, const cat_table_t *t, const datum_t *vals, err_t *e)
 {
   tb_note_trees(tx, t);
   if (tb_not_null(t, vals, e) != CZ_OK)
@@ -174,6 +174,15 @@ int tbl_insert_row(txn_t *tx, const cat_table_t *t, const datum_t *vals, err_t *
     if (tb_index_add(tx, t->ct_indexes[i], vals, key, kl, e) != CZ_OK)
       return CZ_ERR;
   return CZ_OK;
+}
+
+int tbl_insert_row(txn_t *tx, const cat_table_t *t, const datum_t *vals, err_t *e)
+{
+  if (cat_table_write_begin(t, tx, e) != CZ_OK)
+    return CZ_ERR;
+  int rc = tb_insert_row(tx, t, vals, e);
+  cat_table_write_end(t);
+  return rc;
 }
 
 /* Reads the row loc names under its lock and checks its version. */
@@ -203,8 +212,8 @@ static int tb_update_apply(txn_t *tx, const cat_table_t *t, const uint8_t *loc, 
  * others then keep their stored values (decoded from the old row; long
  * ones keep their reference and are neither read nor rewritten, unless an
  * index or the primary key needs their value). */
-static int tb_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
-                         const datum_t *vals, const bool *set, err_t *e)
+static int tb_update_row_gated(txn_t *tx, const cat_table_t *t, const uint8_t *loc,
+                               size_t loc_len, const datum_t *vals, const bool *set, err_t *e)
 {
   uint8_t old[BT_MAX_ROW];
   size_t old_len, opk_len;
@@ -241,6 +250,16 @@ static int tb_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, si
   if (rc == CZ_OK)
     rc = tb_update_apply(tx, t, loc, opk_len, old, old_len, ov, vals, set, e);
   arena_destroy(tmp);
+  return rc;
+}
+
+static int tb_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
+                         const datum_t *vals, const bool *set, err_t *e)
+{
+  if (cat_table_write_begin(t, tx, e) != CZ_OK)
+    return CZ_ERR;
+  int rc = tb_update_row_gated(tx, t, loc, loc_len, vals, set, e);
+  cat_table_write_end(t);
   return rc;
 }
 
@@ -296,7 +315,8 @@ static int tb_update_apply(txn_t *tx, const cat_table_t *t, const uint8_t *loc, 
   return CZ_OK;
 }
 
-int tbl_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, err_t *e)
+static int tb_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
+                         err_t *e)
 {
   uint8_t old[BT_MAX_ROW];
   size_t old_len, pk_len;
@@ -326,6 +346,15 @@ int tbl_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t l
   int rc = txn_delete(tx, t->ct_indexes[0]->ci_tree, loc, pk_len, NULL, 0, e);
   if (rc == BT_NOT_FOUND)
     return tb_serialization(e);
+  return rc;
+}
+
+int tbl_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, err_t *e)
+{
+  if (cat_table_write_begin(t, tx, e) != CZ_OK)
+    return CZ_ERR;
+  int rc = tb_delete_row(tx, t, loc, loc_len, e);
+  cat_table_write_end(t);
   return rc;
 }
 
@@ -364,8 +393,8 @@ static int tb_row_cmp(const void *a, const void *b)
 /* Bulk load of a table without secondary indexes: encode the batch, sort
  * it by key (row ids already ascend) and hand it to bt_insert_batch, whose
  * append path fills leaves without descending per row. */
-static int tb_insert_bulk(txn_t *tx, const cat_table_t *t, const batch_t *b, const int *sel, int n,
-                          datum_t *vals, err_t *e)
+static int tb_insert_bulk_gated(txn_t *tx, const cat_table_t *t, const batch_t *b,
+                                const int *sel, int n, datum_t *vals, err_t *e)
 {
   arena_t *a = arena_create(NULL, "tbl_bulk");
   bt_row_t *rows = arena_alloc(a, sizeof *rows * (size_t)n);
@@ -400,6 +429,16 @@ static int tb_insert_bulk(txn_t *tx, const cat_table_t *t, const batch_t *b, con
       rc = tb_dup(t->ct_indexes[0], e);
   }
   arena_destroy(a);
+  return rc;
+}
+
+static int tb_insert_bulk(txn_t *tx, const cat_table_t *t, const batch_t *b, const int *sel, int n,
+                          datum_t *vals, err_t *e)
+{
+  if (cat_table_write_begin(t, tx, e) != CZ_OK)
+    return CZ_ERR;
+  int rc = tb_insert_bulk_gated(tx, t, b, sel, n, vals, e);
+  cat_table_write_end(t);
   return rc;
 }
 

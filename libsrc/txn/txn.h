@@ -169,6 +169,11 @@ txn_vis_t txn_read_version_at(const txn_t *self, uint32_t cmd, db_tree_t *dt, co
                               size_t key_len, arena_t *a, const void **val, size_t *val_len);
 /* Number of keys of dt now locked (0 = every entry is committed). */
 uint32_t db_tree_nlocked(const db_tree_t *dt);
+/* Number of keys of dt that tx itself holds locked (walks tx's locks;
+ * only tx's own thread may call it). */
+uint32_t txn_tree_nlocked_own(const txn_t *tx, const db_tree_t *dt);
+/* Whether tx's cancel flag (txn_set_cancel) is raised. */
+bool txn_cancel_requested(const txn_t *tx);
 /* Why a scan plus txn_read_version suffices: a key another transaction
  * deleted stays in the tree (marked in its lock entry) until that
  * transaction commits, so no committed row is ever missing from the tree;

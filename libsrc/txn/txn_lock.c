@@ -419,6 +419,19 @@ uint32_t db_tree_nlocked(const db_tree_t *dt)
   return atomic_load(&((db_tree_t *)dt)->dt_nlocked);
 }
 
+uint32_t txn_tree_nlocked_own(const txn_t *tx, const db_tree_t *dt)
+{
+  uint32_t n = 0;
+  for (const txn_lock_t *lk = tx->tx_locks; lk; lk = lk->lk_tx_next)
+    n += lk->lk_tree == dt;
+  return n;
+}
+
+bool txn_cancel_requested(const txn_t *tx)
+{
+  return tx->tx_cancel && *tx->tx_cancel;
+}
+
 txn_vis_t txn_read_version(const txn_t *self, db_tree_t *dt, const void *key, size_t key_len,
                            arena_t *a, const void **val, size_t *val_len)
 {

@@ -20,9 +20,10 @@ CLI (used by lib.sh):
   srvctl.py stop FOLDER       SIGTERM, then SIGKILL after 30 s, by PID
   srvctl.py log FOLDER [N]    the last N lines of the server's logs
 
-The server runs in its own process group whose id is its PID, so kill9()
-takes PostgreSQL's children down with the postmaster (a real crash), and
-nothing else is ever signalled.
+The server runs in its own process group whose id is its PID; kill9()
+signals that group and the server's child processes (PostgreSQL's backends
+have groups of their own), so they go down with the postmaster (a real
+crash), and nothing else is ever signalled.
 """
 import argparse
 import os
@@ -221,14 +222,25 @@ class Server:
         return _pid_alive(self.pid)
 
     def kill9(self):
-        """A crash: SIGKILL to the server's process group, then reap it."""
+        """A crash: SIGKILL to the server's process group and to its child
+        processes (PostgreSQL's backends call setsid(), so they are not in
+        the postmaster's group; one that outlives it keeps the shared
+        memory and the restart fails), then reap it."""
         if self.pid is None:
             return
+        children = _children(self.pid)
         _killpg(self.pid, signal.SIGKILL)
+        for c in children:
+            try:
+                os.kill(c, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         if self.proc is not None:
             self.proc.wait()
         else:
             _wait_gone(self.pid, 30)
+        for c in children:
+            _wait_gone(c, 30)
         self.pid = None
         self.proc = None
 
@@ -275,6 +287,22 @@ def _killpg(pid, sig):
         pass
     except PermissionError:
         os.kill(pid, sig)
+
+
+def _children(pid):
+    """The PIDs whose parent is pid (from /proc)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                fields = f.read().rsplit(") ", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(d))
+    return out
 
 
 def _pid_alive(pid):

@@ -2,8 +2,9 @@
  * values, the row codec, inserts with NOT NULL and unique checks, scans
  * with bounds over the primary tree and secondary indexes (covering and
  * fetching), point lookups, updates and deletes through locators (stale
- * ones are 40001), tables without primary key, and what a concurrent
- * reader sees of uncommitted rows.
+ * ones are 40001), tables without primary key, what a concurrent
+ * reader sees of uncommitted rows, and CREATE INDEX against concurrent
+ * writers.
  */
 #include <pthread.h>
 
@@ -669,6 +670,80 @@ static void test_unique_value_waits_for_inserter(void **state)
   tt_unique_race(false);
 }
 
+/* CREATE INDEX against concurrent writers (the index-build gate): the
+ * build waits for another transaction's uncommitted rows, refuses new
+ * writes while it runs (40001), and afterwards a writer still holding the
+ * old snapshot (without the index) is refused too; the index then has
+ * exactly the table's rows. Without the gate the rows committed after the
+ * build read past them were missing from the index. */
+typedef struct tt_build_s {
+  ct_env_t *t;
+  cat_oid_t table;
+  int rc;
+  volatile int done;
+} tt_build_t;
+
+static void *tt_build_name_index(void *arg)
+{
+  tt_build_t *b = arg;
+  txn_t *tx = ct_begin(b->t);
+  int keys[1] = { 1 };
+  cat_index_def_t ix = { .id_name = "gate_name", .id_table = b->table, .id_nkeys = 1,
+                         .id_keys = keys };
+  err_t e;
+  b->rc = tbl_create_index(b->t->ce_cat, tx, &ix, NULL, &e);
+  if (b->rc == CZ_OK)
+    b->rc = txn_commit(tx, &e);
+  else
+    txn_rollback(tx, &e);
+  b->done = 1;
+  return NULL;
+}
+
+static void test_create_index_gate(void **state)
+{
+  (void)state;
+  tt_tab_t p;
+  tt_people(&p, "gate", false);
+  cat_snapshot_t *s = cat_snapshot(p.t.ce_cat);
+  const cat_table_t *tb = cat_table_by_oid(s, p.oid);
+  txn_t *tx = ct_begin(&p.t);
+  tt_insert_people(&p, tx, tb, 0, 10, 1);
+  CT_OK(txn_commit(tx, &e_));
+  txn_t *w = ct_begin(&p.t);
+  tt_insert_people(&p, w, tb, 10, 20, 1); /* uncommitted when the build starts */
+  tt_build_t b = { .t = &p.t, .table = p.oid };
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, tt_build_name_index, &b), 0);
+  time_sleep_us(100000);
+  assert_false(b.done); /* waits for w's rows */
+  txn_t *w2 = ct_begin(&p.t);
+  datum_t row[3];
+  char nb[16];
+  tt_person(row, 30, nb, 0);
+  CT_FAILS(SQLSTATE_SERIALIZATION, tbl_insert_row(w2, tb, row, &e_));
+  CT_OK(txn_rollback(w2, &e_));
+  CT_OK(txn_commit(w, &e_));
+  pthread_join(th, NULL);
+  assert_int_equal(b.rc, CZ_OK);
+  /* the old snapshot lacks the index: its writers are refused */
+  w2 = ct_begin(&p.t);
+  CT_FAILS(SQLSTATE_SERIALIZATION, tbl_insert_row(w2, tb, row, &e_));
+  CT_OK(txn_rollback(w2, &e_));
+  cat_snapshot_t *s2 = cat_snapshot(p.t.ce_cat);
+  const cat_table_t *tb2 = cat_table_by_oid(s2, p.oid);
+  assert_int_equal(tb2->ct_nindexes, 2);
+  w2 = ct_begin(&p.t);
+  CT_OK(tbl_insert_row(w2, tb2, row, &e_));
+  CT_OK(txn_commit(w2, &e_));
+  static int got[64];
+  assert_int_equal(tt_scan_ids(NULL, tb2, 0, NULL, NULL, got, 64), 21);
+  assert_int_equal(tt_scan_ids(NULL, tb2, 1, NULL, NULL, got, 64), 21);
+  cat_snapshot_release(s2);
+  cat_snapshot_release(s);
+  ct_fini(&p.t);
+}
+
 /* UPDATE id = id + 1000 over a scan in small batches: every row exactly
  * once (the scan does not meet the moved rows); INSERT ... SELECT from the
  * same table ends. */
@@ -807,6 +882,7 @@ int main(void)
     cmocka_unit_test(test_unique_value_waits_for_inserter),
     cmocka_unit_test(test_statement_does_not_see_its_own_rows),
     cmocka_unit_test(test_bulk_insert_batches),
+    cmocka_unit_test(test_create_index_gate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
