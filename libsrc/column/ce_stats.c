@@ -168,6 +168,14 @@ int ce_stats_build(ce_stats_t *st, const vec_t *v, int start, int n, arena_t *a,
       st->st_nnull++;
       continue;
     }
+    if (st->st_phys == TP_I64 && have) { /* the common case without a call */
+      int64_t x = st->st_i64[i];
+      if (x < st->st_min.d_i64)
+        st->st_min.d_i64 = x;
+      else if (x > st->st_max.d_i64)
+        st->st_max.d_i64 = x;
+      continue;
+    }
     datum_t d;
     get_datum(st, i, &d);
     if (!have) {

@@ -225,6 +225,24 @@ static inline bool ce_ipred_match(const ce_cpred_t *cp, int64_t v)
   return lo < cp->cp_nint && cp->cp_lo[lo] <= v;
 }
 
+/* datum_cmp's order for strings and floats, inline for the hot loops. */
+static inline int ce_cmp_fast(ty_phys_t ph, const datum_t *a, const datum_t *b)
+{
+  if (ph == TP_F64) {
+    double x = a->d_f64, y = b->d_f64;
+    if (x != x)
+      return y != y ? 0 : 1;
+    if (y != y)
+      return -1;
+    return x < y ? -1 : x > y;
+  }
+  uint32_t n = CZ_MIN(a->d_str.s_len, b->d_str.s_len);
+  int c = n ? memcmp(a->d_str.s_ptr, b->d_str.s_ptr, n) : 0;
+  if (c)
+    return c < 0 ? -1 : 1;
+  return a->d_str.s_len < b->d_str.s_len ? -1 : a->d_str.s_len > b->d_str.s_len;
+}
+
 /* Tests a non-NULL value (every kind; integers through the intervals). */
 static inline bool ce_pred_test(const ce_cpred_t *cp, const datum_t *d)
 {
@@ -233,6 +251,27 @@ static inline bool ce_pred_test(const ce_cpred_t *cp, const datum_t *d)
   switch (cp->cp_phys) {
   case TP_I64: return ce_ipred_match(cp, d->d_i64);
   case TP_BOOL: return ce_ipred_match(cp, d->d_bool);
+  case TP_F64:
+  case TP_STR: {
+    const ce_pred_t *p = cp->cp_pred;
+    if (p->p_op == CE_IN)
+      return ce_pred_test_slow(cp, d);
+    int c = ce_cmp_fast(cp->cp_phys, d, &p->p_val);
+    switch (p->p_op) {
+    case CE_EQ: return c == 0;
+    case CE_NE: return c != 0;
+    case CE_LT: return c < 0;
+    case CE_LE: return c <= 0;
+    case CE_GT: return c > 0;
+    case CE_GE: return c >= 0;
+    case CE_RANGE:
+      if (c < 0 || (c == 0 && !p->p_lo_incl))
+        return false;
+      c = ce_cmp_fast(cp->cp_phys, d, &p->p_hi);
+      return c < 0 || (c == 0 && p->p_hi_incl);
+    default: return false;
+    }
+  }
   default: return ce_pred_test_slow(cp, d);
   }
 }
