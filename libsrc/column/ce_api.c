@@ -8,6 +8,7 @@
  * filled values; NULL flags are applied here, so every codec gets NULLs
  * right in one place.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -37,9 +38,9 @@ int ce_id_by_name(const char *name)
   return -1;
 }
 
-/* -2: not read from the environment yet. Only tests set it; a plain int is
- * enough (set before the encoding threads start). */
-static int forced = -2;
+/* -2: not read from the environment yet. Only tests set it; atomic so
+ * that encoders racing on the first read stay defined. */
+static _Atomic int forced = -2;
 
 void ce_force_codec(int id)
 {
@@ -179,6 +180,8 @@ uint32_t ce_cursor_run(ce_cursor_t *c, datum_t *val)
 
 const char *ce_cursor_keep(ce_cursor_t *c, const char *s, uint32_t len)
 {
+  if (len == 0)
+    return ""; /* never a NULL pointer, even for no bytes */
   if (len > c->c_chunk_left) {
     size_t sz = CZ_MAX((size_t)len, (size_t)65536);
     c->c_chunk = arena_alloc(c->c_arena, sz);

@@ -129,7 +129,8 @@ static size_t mm_read(const uint8_t *p, size_t room, ty_phys_t ph, datum_t *d)
     return 0;
   ce_vb_t vb = {.vb_phys = ph, .vb_k = 1, .vb_p = p};
   ce_vb_get(&vb, 0, d);
-  if (ph == TP_NUM && ce_ld16(p + 16) > NUM_MAX_DIGITS)
+  const __int128 lim = (__int128)10000000000000000000ull * 10000000000000000000ull;
+  if (ph == TP_NUM && (ce_ld16(p + 16) > NUM_MAX_DIGITS || d->d_num.n_val >= lim || d->d_num.n_val <= -lim))
     return 0;
   return w;
 }

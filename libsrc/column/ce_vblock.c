@@ -74,6 +74,15 @@ int ce_vb_open(ce_vb_t *vb, ty_phys_t phys, uint32_t k, const uint8_t *p, size_t
     if (need > len)
       return ce_corrupt(e, "value block past the end");
     vb->vb_len = need;
+    /* NUMERIC values outside num_t's range would reach code that trusts
+     * it (formatting, arithmetic): checked once here. */
+    const __int128 lim = (__int128)10000000000000000000ull * 10000000000000000000ull;
+    for (uint32_t i = 0; phys == TP_NUM && i < k; i++) {
+      const uint8_t *q = p + 18 * (size_t)i;
+      __int128 v = (__int128)((unsigned __int128)ce_ld64(q + 8) << 64 | ce_ld64(q));
+      if (ce_ld16(q + 16) > NUM_MAX_DIGITS || v >= lim || v <= -lim)
+        return ce_corrupt(e, "NUMERIC value out of range");
+    }
     return CZ_OK;
   }
   size_t hdr = 4 * ((size_t)k + 1);
