@@ -320,6 +320,36 @@ int ce_fetch(const uint8_t *buf, size_t len, uint32_t pos, datum_t *out, arena_t
   return CZ_OK;
 }
 
+/* A sparse input selection (late materialization: most rows already
+ * gone): decode just those rows and test them, instead of the segment. */
+static int filter_few(ce_cursor_t *c, const ce_cpred_t *cp, const uint32_t *sel_in, uint32_t nsel_in,
+                      uint32_t *sel_out, uint32_t *nout, err_t *e)
+{
+  vec_t v;
+  if (vec_init(&v, c->c_arena, phys_type(c->c_phys), (int)nsel_in, e) != CZ_OK)
+    return CZ_ERR;
+  if (c->c_codec->cc_gather) {
+    if (c->c_codec->cc_gather(c, sel_in, nsel_in, &v, 0, e) != CZ_OK)
+      return CZ_ERR;
+  } else {
+    for (uint32_t i = 0; i < nsel_in; i++)
+      if ((sel_in[i] > c->c_pos && c->c_codec->cc_skip(c, sel_in[i] - c->c_pos, e) != CZ_OK) ||
+          c->c_codec->cc_read(c, 1, &v, (int)i, e) != CZ_OK)
+        return CZ_ERR;
+  }
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < nsel_in; i++) {
+    if (ce_is_null(c->c_nulls, sel_in[i]))
+      continue;
+    datum_t d;
+    vec_get(&v, (int)i, &d);
+    sel_out[k] = sel_in[i];
+    k += ce_pred_test(cp, &d);
+  }
+  *nout = k;
+  return CZ_OK;
+}
+
 int ce_filter(const uint8_t *buf, size_t len, const ce_pred_t *p, const uint32_t *sel_in, uint32_t nsel_in,
               uint32_t *sel_out, uint32_t *nout, arena_t *scratch, err_t *e)
 {
@@ -345,6 +375,8 @@ int ce_filter(const uint8_t *buf, size_t len, const ce_pred_t *p, const uint32_t
   }
   if (cp.cp_none || c.c_n == 0)
     return CZ_OK;
+  if (sel_in && nsel_in < c.c_n / 4)
+    return filter_few(&c, &cp, sel_in, nsel_in, sel_out, nout, e);
   uint32_t *all = sel_in ? arena_alloc(scratch, sizeof(uint32_t) * c.c_n) : sel_out;
   uint32_t m = 0;
   if (c.c_codec->cc_filter(&c, &cp, all, &m, e) != CZ_OK)

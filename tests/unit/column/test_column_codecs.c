@@ -100,9 +100,9 @@ static void check_segment(const vec_t *v, int n, const uint8_t *buf, size_t len,
 
   /* selection decode and fetch */
   uint32_t *sel = arena_alloc(a, sizeof(uint32_t) * (size_t)(n + 1));
-  uint32_t ns = 0;
+  uint32_t ns = 0, every = 1u << (1 + cg_below(4)); /* dense or sparse: 1/2 .. 1/16 */
   for (int i = 0; i < n; i++)
-    if (cg_below(4) == 0)
+    if (cg_below(every) == 0)
       sel[ns++] = (uint32_t)i;
   vec_t sv;
   assert_int_equal(vec_init(&sv, a, v->v_type, (int)ns, &e), CZ_OK);
