@@ -88,7 +88,7 @@ static int xe_arith_i64(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, 
   int64_t hi = rt == TY_INT2 ? INT16_MAX : rt == TY_INT4 ? INT32_MAX : INT64_MAX;
   if (rt == TY_DATE) { /* PostgreSQL's date range: 4714-11-24 BC .. 5874897-12-31 */
     lo = -2451545;
-    hi = 2147483494 - 2451545;
+    hi = 2147483494 - 1 - 2451545; /* PostgreSQL's DATE_END_JULIAN is exclusive */
   }
   const int64_t *av = l->o_v, *bv = r->o_v;
   const uint8_t *an = l->o_n, *bn = r->o_n;

@@ -106,6 +106,24 @@ bool xfunc_exists(const char *name)
   return found;
 }
 
+int xfunc_count(void)
+{
+  xfunc_builtins_init();
+  pthread_rwlock_rdlock(&xreg.r_lock);
+  int n = xreg.r_n;
+  pthread_rwlock_unlock(&xreg.r_lock);
+  return n;
+}
+
+const xfunc_def_t *xfunc_at(int i)
+{
+  xfunc_builtins_init();
+  pthread_rwlock_rdlock(&xreg.r_lock);
+  const xfunc_def_t *d = i >= 0 && i < xreg.r_n ? xreg.r_defs[i] : NULL;
+  pthread_rwlock_unlock(&xreg.r_lock);
+  return d;
+}
+
 /* How well d fits the argument types: -1 when it does not, else a score
  * (exact matches first, then conversions to a preferred type). Fills
  * to[] and *result. */

@@ -62,15 +62,23 @@ static int xf_sign(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, 
 }
 
 /* NUMERIC to scale s (possibly negative: tens, hundreds …), rounding half
- * away from zero or truncating. The result's scale is max(s, 0). */
+ * away from zero or truncating. The result's scale is max(s, 0). s is any
+ * int the user wrote (INT_MIN included): it is clamped before any
+ * arithmetic, since |n| < 10^38 makes every s below -38 give 0 (even
+ * 5 * 10^37 rounds to 0 at 10^39) and scales past 38 cannot be held. */
 static int xf_num_round(const num_t *n, int s, bool trunc, num_t *out, err_t *e)
 {
   if (s > NUM_MAX_DIGITS)
     s = NUM_MAX_DIGITS;
+  if (s < -NUM_MAX_DIGITS - 1) {
+    out->n_val = 0;
+    out->n_scale = 0;
+    return CZ_OK;
+  }
   if (s >= n->n_scale) {
     return num_rescale(n, s, out, e);
   }
-  int drop = n->n_scale - s; /* digits to remove, may exceed 38 */
+  int drop = n->n_scale - s; /* both bounded: at most 38 + 39 */
   if (drop > 38) {
     out->n_val = 0;
     out->n_scale = (int16_t)(s > 0 ? s : 0);
@@ -87,16 +95,20 @@ static int xf_num_round(const num_t *n, int s, bool trunc, num_t *out, err_t *e)
     else if (-r >= half && r < 0)
       q--;
   }
-  /* q is in units of 10^-s; a negative s scales back up to scale 0. */
+  /* q is in units of 10^-s; a negative s scales back up to scale 0
+   * (10^-s <= 10^39 does not fit a num_t: multiply in two steps). */
   if (s < 0) {
     num_t t = {q, 0};
-    num_t scaled;
-    num_t mul = {1, 0};
-    for (int i = 0; i < -s; i++)
-      mul.n_val *= 10;
-    if (num_mul(&t, &mul, &scaled, e) != CZ_OK)
-      return CZ_ERR;
-    *out = scaled;
+    for (int left = -s; left > 0;) {
+      int k = CZ_MIN(left, 19);
+      num_t mul = {1, 0};
+      for (int i = 0; i < k; i++)
+        mul.n_val *= 10;
+      if (t.n_val != 0 && num_mul(&t, &mul, &t, e) != CZ_OK)
+        return CZ_ERR;
+      left -= k;
+    }
+    *out = t;
     return CZ_OK;
   }
   out->n_val = q;

@@ -237,5 +237,10 @@ int xfunc_register(const xfunc_def_t *defs, int n, err_t *e);
 /* Whether any function of this name is registered (for "function does not
  * exist" versus "no function matches the arguments"). */
 bool xfunc_exists(const char *name);
+/* The registry in registration order (built-ins first), for catalogs that
+ * list every function (pg_proc): definitions are only ever appended, so
+ * an index names the same definition for the life of the process. */
+int xfunc_count(void);
+const xfunc_def_t *xfunc_at(int i);
 
 #endif /* CZ_EXEC_EXPR_H */

@@ -113,7 +113,7 @@ static int pf_pg_get_userbyid(xctx_t *c, const xnode_t *x, const datum_t *a, dat
 static const xfunc_def_t *pgcat_proc(int64_t oid)
 {
   int64_t i = oid - PGCAT_FIRST_PROC_OID;
-  return i >= 0 && i < pgcat_nfuncs ? &pgcat_funcs[i] : NULL;
+  return i >= 0 && i < INT32_MAX ? xfunc_at((int)i) : NULL;
 }
 
 /* 'name'::regproc: the function's name as pg_catalog's regproc columns
@@ -132,8 +132,7 @@ static int pf_regprocin(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *
     name[n - 2] = 0;
   }
   bool known = strcmp(name, "-") == 0 || pgcat_type_func_exists(name);
-  for (int i = 0; i < pgcat_nfuncs && !known; i++)
-    known = strcmp(pgcat_funcs[i].fd_name, name) == 0;
+  known = known || xfunc_exists(name);
   if (!known)
     return err_set(e, "42883", "function \"%s\" does not exist", s);
   pgcat_out_text(c, out, name);

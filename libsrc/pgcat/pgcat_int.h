@@ -67,8 +67,9 @@ extern const int pgcat_nrels_misc;
 extern const pgcat_rel_t pgcat_rels_infoschema[]; /* pgcat_infoschema.c */
 extern const int pgcat_nrels_infoschema;
 
-/* The functions pgcat registers (pgcat_func.c); pg_proc lists them with
- * OIDs from PGCAT_FIRST_PROC_OID on. */
+/* The functions pgcat registers (pgcat_func.c). pg_proc lists the whole
+ * function registry (exec's and these) with OIDs PGCAT_FIRST_PROC_OID +
+ * registry index (xfunc_at). */
 extern const xfunc_def_t pgcat_funcs[];
 extern const int pgcat_nfuncs;
 /* regexp_like, the binder's form of the ~ operators (pgcat_regex.c). */

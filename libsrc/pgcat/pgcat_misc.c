@@ -230,7 +230,7 @@ static int pgcat_fill_pg_collation(pgcat_rows_t *w, const pgcat_env_t *env, err_
   return CZ_OK;
 }
 
-/* ---- pg_proc: the functions pgcat registers --------------------------------- */
+/* ---- pg_proc: every registered function (exec's built-ins and pgcat's) ------ */
 
 static const pgcat_col_t pg_proc_cols[] = {
   {"oid", PGT_OID},          {"proname", PGT_NAME},        {"pronamespace", PGT_OID},
@@ -249,8 +249,9 @@ uint32_t pgcat_fn_type(int t)
 
 static int pgcat_fill_pg_proc(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
 {
-  for (int i = 0; i < pgcat_nfuncs; i++) {
-    const xfunc_def_t *f = &pgcat_funcs[i];
+  int nf = xfunc_count();
+  for (int i = 0; i < nf; i++) {
+    const xfunc_def_t *f = xfunc_at(i);
     char *args = arena_strdup(w->pw_arena, "");
     for (int k = 0; k < f->fd_nargs; k++)
       args = arena_sprintf(w->pw_arena, "%s%s%u", args, k ? " " : "", pgcat_fn_type(f->fd_args[k]));
