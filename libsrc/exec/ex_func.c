@@ -276,6 +276,9 @@ int xe_func(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, er
       return CZ_ERR;
   bool strict = (d->fd_flags & XF_STRICT) != 0;
   XE_FOR(sel, nsel, i, {
+    /* One function call can be long (repeat, regex): check per row. */
+    if (xc_check_interrupt(st->xe_c, e) != CZ_OK)
+      return CZ_ERR;
     bool any_null = false;
     for (int k = 0; k < n; k++) {
       xe_arg_get(&as[k], i, &vals[k]);

@@ -94,6 +94,14 @@ typedef struct xctx_s {
                                  current_user that registered modules add */
 } xctx_t;
 
+/* 57014 when the statement must stop (cancel request or statement_timeout;
+ * later also its memory budget), else CZ_OK. Long scalar work calls it in
+ * every loop whose length depends on data or arguments (ex_interrupt.c).
+ * c may be NULL (nothing to check). */
+int xc_check_interrupt(const xctx_t *c, err_t *e);
+/* Bytes or iterations of scalar work between two such checks. */
+#define XC_INTERRUPT_EVERY 65536
+
 /* Evaluates x for rows sel[0..nsel) of in (sel NULL = rows 0..in->b_n),
  * writing the result of row sel[i] at out index sel[i] (so the output
  * lines up with the input). out must have been vec_init'ed with x->x_type
