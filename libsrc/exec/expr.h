@@ -99,6 +99,9 @@ typedef struct xctx_s {
  * every loop whose length depends on data or arguments (ex_interrupt.c).
  * c may be NULL (nothing to check). */
 int xc_check_interrupt(const xctx_t *c, err_t *e);
+/* The largest string or array a function builds: PostgreSQL's 1 GB field
+ * limit (past it, 54000), which also keeps lengths inside str_t's 32 bits. */
+#define XE_MAX_FIELD (1u << 30)
 /* Bytes or iterations of scalar work between two such checks. */
 #define XC_INTERRUPT_EVERY 65536
 
