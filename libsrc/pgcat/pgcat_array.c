@@ -384,6 +384,31 @@ static int pf_array_element_md(xctx_t *c, const xnode_t *x, const datum_t *a, da
   return CZ_OK;
 }
 
+/* text::sometype[]: a literal '{…}' is checked (rectangular, at most 6
+ * dimensions: 22P02 / 54000 as PostgreSQL's array_in) and put in its
+ * canonical form; the vector form of int2vector / oidvector ('1 2')
+ * passes as it is. */
+static int pf_array_in(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x;
+  str_t s = a[0].d_str;
+  size_t i = 0;
+  while (i < s.s_len && (s.s_ptr[i] == ' ' || s.s_ptr[i] == '\t' || s.s_ptr[i] == '\n'))
+    i++;
+  if (i == s.s_len || s.s_ptr[i] != '{') {
+    *out = a[0];
+    return CZ_OK;
+  }
+  pgcat_arr_t r;
+  if (pa_arg(c, a, 0, &r, e) != CZ_OK)
+    return CZ_ERR;
+  char *t = pa_text(c->xc_arena, &r, e);
+  if (!t)
+    return CZ_ERR;
+  pgcat_out_text(c, out, t);
+  return CZ_OK;
+}
+
 #define TX TY_TEXT
 #define I4 TY_INT4
 #define S XF_STRICT
@@ -393,6 +418,8 @@ const xfunc_def_t pgcat_array_funcs[] = {
    .fd_flags = XF_VARIADIC, .fd_row = pf_array_make_md},
   {.fd_name = "array_element_md", .fd_nargs = 2, .fd_args = {TX, I4}, .fd_result = TX,
    .fd_flags = XF_VARIADIC, .fd_row = pf_array_element_md},
+  {.fd_name = "array_in", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX, .fd_flags = S,
+   .fd_row = pf_array_in},
   {.fd_name = "array_ndims", .fd_nargs = 1, .fd_args = {TX}, .fd_result = I4, .fd_flags = S,
    .fd_row = pf_array_ndims},
   {.fd_name = "array_dims", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX, .fd_flags = S,

@@ -672,7 +672,23 @@ int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
       return ext;
     xnode_t *in;
     ty_t t;
-    if (bd_expr(b, sc, x->ex_left, &in) != CZ_OK || sql_bind_type(&x->ex_type, &t, b->b_e) != CZ_OK)
+    if (sql_bind_type(&x->ex_type, &t, b->b_e) != CZ_OK)
+      return CZ_ERR;
+    const sql_expr_t *l = x->ex_left;
+    if ((t.t_id == TY_FLOAT8 || t.t_id == TY_FLOAT4) && l->ex_kind == SQL_E_LITERAL &&
+        (l->ex_lit == SQL_LIT_NUMERIC || l->ex_lit == SQL_LIT_FLOAT)) {
+      /* 5e-324::float8: PostgreSQL's exact numeric literal rounded once to
+       * double, which is the decimal text read as a double; NUMERIC's 38
+       * digits need not hold it */
+      xnode_t *c = bd_node(b, X_CONST, ty_plain(TY_FLOAT8), x->ex_pos);
+      if (ty_parse_text(c->x_type, l->ex_text, strlen(l->ex_text), b->b_a, &c->x_const,
+                        b->b_e) != CZ_OK) {
+        b->b_e->er_pos = l->ex_pos;
+        return CZ_ERR;
+      }
+      return (*out = bd_cast(b, c, t, x->ex_pos)) ? CZ_OK : CZ_ERR;
+    }
+    if (bd_expr(b, sc, l, &in) != CZ_OK)
       return CZ_ERR;
     if (!(*out = bd_cast(b, in, t, x->ex_pos)))
       return CZ_ERR;

@@ -45,7 +45,9 @@ int bd_cast_ext(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     if (!is_string(id))
       return bd_error(b, SQLSTATE_CANNOT_COERCE, x->ex_pos, "cannot cast type %s to an array type",
                       ty_name(b->b_a, n->x_type));
-    return (*out = bd_coerce(b, n, ty_plain(TY_TEXT))) ? CZ_OK : CZ_ERR;
+    if (!(n = bd_coerce(b, n, ty_plain(TY_TEXT))))
+      return CZ_ERR;
+    return bd_ext_call(b, "array_in", &n, 1, x->ex_pos, out); /* checked, canonical */
   }
   if (is_string(id)) {
     if (!(n = bd_coerce(b, n, ty_plain(TY_TEXT))))

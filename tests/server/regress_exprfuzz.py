@@ -112,8 +112,21 @@ class Fuzz:
         self.slow = []
         self.conn = None
         self.side = psycopg.connect(dsn, autocommit=True)
+        self.side.execute("SET statement_timeout = '10s'")
 
     def connect(self):
+        """False when the server does not accept a connection any more."""
+        if self.conn is not None and not self.conn.closed:
+            return True
+        try:
+            self._connect()
+            return True
+        except psycopg.Error as ex:
+            self.failures.append("cannot connect: %s" % str(ex).strip()[:200])
+            self.conn = None
+            return False
+
+    def _connect(self):
         if self.conn is None or self.conn.closed:
             self.conn = psycopg.connect(self.dsn, autocommit=True)
             for oid in RAW_OIDS:
@@ -130,7 +143,8 @@ class Fuzz:
 
     def run_one(self, expr):
         """One call: a result or an ERROR with a SQLSTATE; else a failure."""
-        self.connect()
+        if not self.connect():
+            return False
         self.calls += 1
         t0 = time.time()
         try:
@@ -152,7 +166,8 @@ class Fuzz:
 
     def run_batch(self, exprs):
         """Several calls in one statement; on an error each alone."""
-        self.connect()
+        if not self.connect():
+            return False
         try:
             self.conn.execute("select " + ", ".join(exprs)).fetchall()
             self.calls += len(exprs)
@@ -160,7 +175,11 @@ class Fuzz:
         except psycopg.Error:
             if self.conn.closed:
                 self.conn = None
-            ok = all([self.run_one(x) for x in exprs])
+            ok = True
+            for x in exprs:
+                ok = self.run_one(x) and ok
+                if self.conn is None and not self.alive():
+                    break
         if not self.alive():
             self.failures.append("server stopped answering after: select %s" %
                                  ", ".join(exprs)[:600])
