@@ -740,8 +740,14 @@ static int pf_array_any_eq(xctx_t *c, const xnode_t *x, const datum_t *a, datum_
  * text form, NULL elements included. */
 static int pf_array_make(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
-  (void)e;
   int n = x->x_nargs;
+  /* the text form at most doubles an element (quotes, backslashes):
+   * refuse what could pass PostgreSQL's 1 GB field limit before building */
+  size_t bound = 2;
+  for (int i = 0; i < n; i++)
+    bound += 2 * (size_t)(a[i].d_null ? 4 : a[i].d_str.s_len) + 3;
+  if (bound > XE_MAX_FIELD)
+    return err_set(e, "54000", "array size exceeds the maximum allowed (%u bytes)", XE_MAX_FIELD);
   str_t *el = arena_alloc(c->xc_arena, sizeof(str_t) * (size_t)(n + 1));
   bool *nulls = arena_alloc(c->xc_arena, (size_t)(n + 1));
   for (int i = 0; i < n; i++) {

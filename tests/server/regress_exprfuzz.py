@@ -110,6 +110,7 @@ class Fuzz:
         self.errors = {}
         self.failures = []
         self.slow = []
+        self.examples = {}
         self.conn = None
         self.side = psycopg.connect(dsn, autocommit=True)
         self.side.execute("SET statement_timeout = '10s'")
@@ -162,6 +163,7 @@ class Fuzz:
                 self.conn = None
                 return False
             self.errors[state] = self.errors.get(state, 0) + 1
+            self.examples.setdefault(state, "%s -> %s" % (expr[:150], str(ex).strip()[:150]))
             return True
 
     def run_batch(self, exprs):
@@ -216,9 +218,11 @@ def quote_ident(name):
 
 def op_expr(rng, op):
     name, kind = op
+    # operands of one type most of the time, so that most calls resolve
+    pool = rng.choice(list(POOLS.values()) + [ARRAY_POOL]) if rng.random() < 0.7 else ALL_VALUES
     if kind == "l":
-        return "(%s %s)" % (name, rng.choice(ALL_VALUES))
-    return "(%s %s %s)" % (rng.choice(ALL_VALUES), name, rng.choice(ALL_VALUES))
+        return "(%s %s)" % (name, rng.choice(pool))
+    return "(%s %s %s)" % (rng.choice(pool), name, rng.choice(pool))
 
 
 def deep_expr(rng, funcs):
@@ -245,6 +249,7 @@ def main():
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--calls", type=int, default=3000)
     ap.add_argument("--seconds", type=float, default=100.0)
+    ap.add_argument("--verbose", action="store_true", help="one example call per SQLSTATE")
     args = ap.parse_args()
     if args.kind != "cadenza":
         print("SKIP exprfuzz: PostgreSQL's catalog functions include ones that act on the server")
@@ -309,6 +314,9 @@ def main():
           flush=True)
     check("every call gave a result or an ERROR with a SQLSTATE", not fz.failures,
           "%d bad calls; first: %s" % (len(fz.failures), fz.failures[0] if fz.failures else ""))
+    if args.verbose:
+        for state, ex in sorted(fz.examples.items()):
+            print("  %s e.g. %s" % (state, ex.replace("\n", " ")))
     for f in fz.failures[:20]:
         print("  bad call: %s" % f)
     for f in fz.slow[:20]:
