@@ -222,6 +222,31 @@ static ty_dt_rc_t ty_dt_parse(const char *s, size_t len, ty_dt_t *dt)
   return TY_DT_OK;
 }
 
+/* 294277-01-01, the first day past TIMESTAMP's range (PostgreSQL's
+ * TIMESTAMP_END_JULIAN), in days since 2000-01-01. */
+#define TY_TS_END_DAY ty_days_from_civil(TY_TS_MAX_YEAR + 1, 1, 1)
+
+bool ty_date_to_ts(int64_t days, int64_t *us)
+{
+  if (days >= TY_DATE_NOEND) {
+    *us = TY_TS_NOEND;
+    return true;
+  }
+  if (days <= TY_DATE_NOBEGIN) {
+    *us = TY_TS_NOBEGIN;
+    return true;
+  }
+  if (days < TY_DAY_MIN || days >= TY_TS_END_DAY)
+    return false;
+  *us = days * TY_USECS_PER_DAY;
+  return true;
+}
+
+bool ty_ts_in_range(int64_t us)
+{
+  return us >= TY_DAY_MIN * TY_USECS_PER_DAY && us < TY_TS_END_DAY * TY_USECS_PER_DAY;
+}
+
 static int ty_dt_error(ty_dt_rc_t rc, const char *tname, const char *s, size_t len, err_t *e)
 {
   if (rc == TY_DT_RANGE)
