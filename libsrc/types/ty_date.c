@@ -293,6 +293,9 @@ int ty_ts_parse(const char *s, size_t len, int64_t *out, err_t *e)
   int64_t days = ty_days_from_civil(dt.dt_year, dt.dt_mon, dt.dt_day);
   int64_t secs = (int64_t)dt.dt_hour * 3600 + dt.dt_min * 60 + dt.dt_sec;
   *out = days * TY_USECS_PER_DAY + secs * 1000000 + dt.dt_usec;
+  if (!ty_ts_in_range(*out)) /* 294276-12-31 23:59:59.9999999 rounds past the end */
+    return err_set(e, TY_SQLSTATE_DATETIME_RANGE, "timestamp out of range: \"%.*s\"",
+                   (int)CZ_MIN(len, 200), s);
   return CZ_OK;
 }
 
