@@ -242,6 +242,8 @@ static int pa_arg(xctx_t *c, const datum_t *a, int k, pgcat_arr_t *r, err_t *e)
 /* ARRAY[sub, sub, …] whose elements are arrays: one more dimension. NULL
  * and empty sub-arrays are skipped when all are (the result is empty) and
  * are an error otherwise, as PostgreSQL's ExecEvalArrayExpr. */
+static int pa_stack_out(xctx_t *c, const pgcat_arr_t *subs, int n, datum_t *out, err_t *e);
+
 static int pf_array_make_md(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   int n = x->x_nargs, nonempty = 0, empty = 0;
@@ -277,6 +279,48 @@ static int pf_array_make_md(xctx_t *c, const xnode_t *x, const datum_t *a, datum
   if (empty > 0)
     return err_set(e, SQLSTATE_ARRAY_SUBSCRIPT, "multidimensional arrays must have array "
                    "expressions with matching dimensions");
+  return pa_stack_out(c, subs, n, out, e);
+}
+
+/* ARRAY(subquery) whose rows are arrays: arr holds their text forms (as
+ * op_array_agg collects them); one more dimension, with PostgreSQL's
+ * rules for accumulating arrays (no NULL, no empty, equal shapes). */
+static int pf_array_stack(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x;
+  pgcat_arr_t rows;
+  if (pa_arg(c, a, 0, &rows, e) != CZ_OK)
+    return CZ_ERR;
+  if (rows.pa_n == 0) {
+    pgcat_out_text(c, out, arena_strdup(c->xc_arena, "{}"));
+    return CZ_OK;
+  }
+  if (rows.pa_ndim != 1)
+    return err_set(e, SQLSTATE_ARRAY_SUBSCRIPT, "cannot accumulate arrays of different dimensionality");
+  int n = rows.pa_n;
+  pgcat_arr_t *subs = arena_alloc(c->xc_arena, sizeof(pgcat_arr_t) * (size_t)n);
+  for (int k = 0; k < n; k++) {
+    if (xc_check_interrupt(c, e) != CZ_OK)
+      return CZ_ERR;
+    if (!rows.pa_items[k])
+      return err_set(e, "22004", "cannot accumulate null arrays");
+    if (pgcat_arr_parse(c->xc_arena, rows.pa_items[k], strlen(rows.pa_items[k]), &subs[k], e) !=
+        CZ_OK)
+      return CZ_ERR;
+    if (subs[k].pa_ndim == 0)
+      return err_set(e, SQLSTATE_ARRAY_SUBSCRIPT, "cannot accumulate empty arrays");
+    if (subs[k].pa_ndim != subs[0].pa_ndim ||
+        memcmp(subs[k].pa_dims, subs[0].pa_dims, sizeof(int) * (size_t)subs[0].pa_ndim) != 0)
+      return err_set(e, SQLSTATE_ARRAY_SUBSCRIPT,
+                     "cannot accumulate arrays of different dimensionality");
+  }
+  return pa_stack_out(c, subs, n, out, e);
+}
+
+/* subs[0..n) (non-empty, all of one shape) as one array with one more
+ * dimension. */
+static int pa_stack_out(xctx_t *c, const pgcat_arr_t *subs, int n, datum_t *out, err_t *e)
+{
   pgcat_arr_t r = {0};
   r.pa_ndim = subs[0].pa_ndim + 1;
   if (r.pa_ndim > PGCAT_ARRAY_MAXDIM)
@@ -414,6 +458,8 @@ static int pf_array_in(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *o
 #define S XF_STRICT
 
 const xfunc_def_t pgcat_array_funcs[] = {
+  {.fd_name = "array_stack", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX,
+   .fd_flags = XF_STRICT, .fd_row = pf_array_stack},
   {.fd_name = "array_make_md", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX,
    .fd_flags = XF_VARIADIC, .fd_row = pf_array_make_md},
   {.fd_name = "array_element_md", .fd_nargs = 2, .fd_args = {TX, I4}, .fd_result = TX,

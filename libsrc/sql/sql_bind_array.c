@@ -221,6 +221,13 @@ static int bd_array_query(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t 
   xnode_t *n = bd_node(b, X_SUBQ, ty_plain(TY_TEXT), x->ex_pos);
   n->x_subq = sq;
   n->x_subq_kind = 0;
+  /* rows that are arrays make one more dimension, as in PostgreSQL */
+  const sql_query_t *q = x->ex_query;
+  if (q->qu_kind == SQL_Q_SELECT && sql_list_len(q->qu_select->se_targets) == 1) {
+    const sql_target_t *t = sql_list_at(q->qu_select->se_targets, 0);
+    if (is_array_syntax(t->tg_expr))
+      return bd_ext_call(b, "array_stack", &n, 1, x->ex_pos, out);
+  }
   *out = n;
   return CZ_OK;
 }
