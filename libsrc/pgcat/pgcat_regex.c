@@ -182,10 +182,14 @@ static int rx_check(const char *p, bool *backref, bool *anchored, err_t *e)
       sum[depth] += last * (k - 1);
       last *= k;
       i = j;
+      if (last > RX_MAX_SIZE || sum[depth] > RX_MAX_SIZE)
+        break; /* stop before products could overflow */
       continue;
     } else if (c == '+') {
       sum[depth] += last;
       last *= 2;
+      if (sum[depth] > RX_MAX_SIZE)
+        break;
       continue;
     } else if (c == '^') {
       *anchored = true;
@@ -199,7 +203,7 @@ static int rx_check(const char *p, bool *backref, bool *anchored, err_t *e)
     if (sum[depth] > RX_MAX_SIZE)
       break;
   }
-  double total = 0;
+  double total = last > RX_MAX_SIZE ? last : 0; /* a repetition that broke off */
   for (int d = 0; d <= depth; d++)
     total += sum[d];
   if (total > RX_MAX_SIZE)
