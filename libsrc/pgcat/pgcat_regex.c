@@ -21,7 +21,11 @@
  * PostgreSQL's "regular expression is too complex". regexec's unanchored
  * search restarts at every position (quadratic: 'b.*c' over 100 kB took
  * half a minute); '^.*(' pattern ')' matches the same strings in one
- * pass; a pattern with a ^ anchor (searched from the start only anyway)
+ * pass. Only a pattern with an unbounded repetition (* + {m,}) can run
+ * far from each start, so only those are wrapped: the wrapper lets every
+ * position of the pattern be live at once, which for 'a(a|b){20}c' makes
+ * the C library build a million DFA states where the plain search stays
+ * linear. A pattern with a ^ anchor (searched from the start only anyway)
  * is passed as written. Back-references are 0A000: regexec matches them
  * by backtracking, exponential in the subject and impossible to stop.
  */
@@ -133,18 +137,19 @@ static size_t rx_skip_bracket(const char *p, size_t n, size_t i)
 }
 
 /* Checks an ERE against the bounds above (2201B) and tells whether it
- * uses back-references or a ^ anchor (which regexec already tries at the
- * start only, and which '^.*(' would let match after a newline). The size counts each atom once, times the upper
+ * uses back-references, a ^ anchor (which regexec already tries at the
+ * start only, and which '^.*(' would let match after a newline) or an
+ * unbounded repetition. The size counts each atom once, times the upper
  * bound (or lower bound + 1) of every repetition around it, and + twice
  * (regcomp writes x+ as xx*). */
-static int rx_check(const char *p, bool *backref, bool *anchored, err_t *e)
+static int rx_check(const char *p, bool *backref, bool *anchored, bool *unbounded, err_t *e)
 {
   double sum[RX_MAX_DEPTH + 1]; /* size of each open group so far */
   double last = 0;              /* size of the atom a quantifier applies to */
   int depth = 0;
   size_t n = strlen(p);
   sum[0] = 0;
-  *backref = *anchored = false;
+  *backref = *anchored = *unbounded = false;
   for (size_t i = 0; i < n; i++) {
     char c = p[i];
     if (c == '\\' && i + 1 < n) {
@@ -178,6 +183,7 @@ static int rx_check(const char *p, bool *backref, bool *anchored, err_t *e)
             hi = CZ_MIN(hi * 10 + (p[j] - '0'), 100000);
         } else {
           hi = lo + 1; /* {m,}: m copies and a star */
+          *unbounded = true;
         }
       }
       double k = hi < 1 ? 1 : (double)hi;
@@ -188,6 +194,7 @@ static int rx_check(const char *p, bool *backref, bool *anchored, err_t *e)
         break; /* stop before products could overflow */
       continue;
     } else if (c == '+') {
+      *unbounded = true;
       sum[depth] += last;
       last *= 2;
       if (sum[depth] > RX_MAX_SIZE)
@@ -197,6 +204,7 @@ static int rx_check(const char *p, bool *backref, bool *anchored, err_t *e)
       *anchored = true;
       continue;
     } else if (c == '*' || c == '?' || c == '|' || c == '$') {
+      *unbounded |= c == '*';
       continue;
     } else {
       last = 1;
@@ -243,8 +251,8 @@ static regex_t *rx_get(const str_t *pat, int cflags, err_t *e)
     err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
     return NULL;
   }
-  bool backref, anchored;
-  if (rx_check(text, &backref, &anchored, e) != CZ_OK) {
+  bool backref, anchored, unbounded;
+  if (rx_check(text, &backref, &anchored, &unbounded, e) != CZ_OK) {
     free(text);
     free(copy);
     return NULL;
@@ -258,7 +266,7 @@ static regex_t *rx_get(const str_t *pat, int cflags, err_t *e)
             "back-references in regular expressions are not supported");
     return NULL;
   }
-  if (!anchored) {
+  if (!anchored && unbounded) {
     size_t tl = strlen(text);
     char *wrapped = malloc(tl + 6);
     if (!wrapped) {
