@@ -112,8 +112,9 @@ static int pf_pg_get_userbyid(xctx_t *c, const xnode_t *x, const datum_t *a, dat
  * PGCAT_FIRST_PROC_OID), or NULL. */
 static const xfunc_def_t *pgcat_proc(int64_t oid)
 {
-  int64_t i = oid - PGCAT_FIRST_PROC_OID;
-  return i >= 0 && i < INT32_MAX ? xfunc_at((int)i) : NULL;
+  if (oid < PGCAT_FIRST_PROC_OID || oid - PGCAT_FIRST_PROC_OID >= INT32_MAX)
+    return NULL; /* compared first: any int8 arrives here, INT64_MIN included */
+  return xfunc_at((int)(oid - PGCAT_FIRST_PROC_OID));
 }
 
 /* 'name'::regproc: the function's name as pg_catalog's regproc columns
