@@ -219,6 +219,16 @@ static int xf_dec_exponent(const num_t *n)
   return d - n->n_scale;
 }
 
+/* A result's decimal weight estimate as an int in [-1000, 1000]: the
+ * estimate is NaN or infinite for extreme arguments, and converting
+ * those to int is undefined. */
+static int xf_weight(double w)
+{
+  if (isnan(w))
+    return 0;
+  return w < -1000 ? -1000 : w > 1000 ? 1000 : (int)w;
+}
+
 /* PostgreSQL's estimate_ln_dweight: the decimal weight of ln(x), x > 0. */
 static int xf_ln_dweight(const num_t *x)
 {
@@ -243,7 +253,7 @@ static int xf_ln_dweight(const num_t *x)
   double ln_var = log((double)digits) + (4 * weight - 4) * 2.302585092994045684;
   if (ln_var == 0)
     return 0;
-  return (int)log10(fabs(ln_var));
+  return xf_weight(log10(fabs(ln_var))); /* log(0) is -inf: not an int */
 }
 
 static int xf_clamp_scale(int rscale)
@@ -339,9 +349,8 @@ static int xf_exp_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *ou
   (void)c;
   (void)x;
   const num_t *v = &a[0].d_num;
-  double w = num_to_f64(v) * 0.434294481903252; /* decimal weight of the result */
-  w = w < -1000 ? -1000 : w > 1000 ? 1000 : w;
-  int rscale = CZ_MAX(XF_MIN_SIG_DIGITS - (int)w, v->n_scale);
+  int w = xf_weight(num_to_f64(v) * 0.434294481903252); /* decimal weight of the result */
+  int rscale = CZ_MAX(XF_MIN_SIG_DIGITS - w, v->n_scale);
   return xf_num_of_ld(expl(xf_ld(v)), rscale, &out->d_num, e);
 }
 
@@ -390,9 +399,7 @@ static int xf_power_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *
     return CZ_OK;
   }
   long double lnr = xf_ln_ld(base) * xf_ld(ex);
-  double w = (double)lnr * 0.434294481903252;
-  w = w < -1000 ? -1000 : w > 1000 ? 1000 : w;
-  int rscale = XF_MIN_SIG_DIGITS - (int)w;
+  int rscale = XF_MIN_SIG_DIGITS - xf_weight((double)lnr * 0.434294481903252);
   rscale = CZ_MAX(rscale, CZ_MAX(base->n_scale, ex->n_scale));
   return xf_num_of_ld(expl(lnr), rscale, &out->d_num, e);
 }
