@@ -88,7 +88,7 @@ static int xe_arith_i64(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, 
   int64_t hi = rt == TY_INT2 ? INT16_MAX : rt == TY_INT4 ? INT32_MAX : INT64_MAX;
   if (rt == TY_DATE) { /* PostgreSQL's date range: 4714-11-24 BC .. 5874897-12-31 */
     lo = -2451545;
-    hi = 2147483494 - 2451545;
+    hi = 2147483494 - 1 - 2451545; /* PostgreSQL's DATE_END_JULIAN is exclusive */
   }
   const int64_t *av = l->o_v, *bv = r->o_v;
   const uint8_t *an = l->o_n, *bn = r->o_n;
@@ -141,8 +141,30 @@ static int xe_arith_i64(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, 
   if (ovf)
     return xe_error(x, e, rt == TY_DATE ? XE_SQLSTATE_DATETIME_RANGE : XE_SQLSTATE_OUT_OF_RANGE,
                     "%s", xe_range_msg(rt));
+  if (rt == TY_DATE || (x->x_op == XOP_SUB && x->x_args[0]->x_type.t_id == TY_DATE)) {
+    /* An infinite date plus or minus days stays infinite (PostgreSQL's
+     * date_pli); the days between an infinite date and another are an
+     * error, not the distance to the sentinel. */
+    bool left = x->x_args[0]->x_type.t_id == TY_DATE;
+    bool both = left && x->x_nargs > 1 && x->x_args[1]->x_type.t_id == TY_DATE;
+    XE_FOR(sel, nsel, i, {
+      if (dn[i])
+        continue;
+      int64_t d = left ? av[i * as] : bv[i * bs];
+      bool inf = d >= INT32_MAX || d <= INT32_MIN;
+      if (both) {
+        int64_t d2 = bv[i * bs];
+        if (inf || d2 >= INT32_MAX || d2 <= INT32_MIN)
+          return xe_error(x, e, XE_SQLSTATE_DATETIME_RANGE, "cannot subtract infinite dates");
+      } else if (inf) {
+        out[i] = d;
+      }
+    });
+  }
   if (rt != TY_INT8) {
     XE_FOR(sel, nsel, i, {
+      if (rt == TY_DATE && !dn[i] && (out[i] == INT32_MAX || out[i] == INT32_MIN))
+        continue;
       if (!dn[i] && (out[i] < lo || out[i] > hi))
         return xe_error(x, e,
                         rt == TY_DATE ? XE_SQLSTATE_DATETIME_RANGE : XE_SQLSTATE_OUT_OF_RANGE, "%s",

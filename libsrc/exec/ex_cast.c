@@ -196,13 +196,8 @@ int xcast_datum_ex(ty_t from, const datum_t *in, ty_t to, bool explicit_cast, ar
       return xc_no_cast(from, to, e);
     r.d_bool = in->d_i64 != 0;
   } else if (t == TY_TIMESTAMP && f == TY_DATE) {
-    int64_t d = in->d_i64;
-    if (d >= INT32_MAX)
-      r.d_i64 = INT64_MAX;
-    else if (d <= INT32_MIN)
-      r.d_i64 = INT64_MIN;
-    else
-      r.d_i64 = d * INT64_C(86400000000);
+    if (!ty_date_to_ts(in->d_i64, &r.d_i64))
+      return err_set(e, XE_SQLSTATE_DATETIME_RANGE, "date out of range for timestamp");
   } else if (t == TY_DATE && f == TY_TIMESTAMP) {
     int64_t us = in->d_i64;
     if (us == INT64_MAX)

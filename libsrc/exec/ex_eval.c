@@ -341,17 +341,10 @@ int xe_node(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, ve
   return rc;
 }
 
-static int xe_check_cancel(xctx_t *c, err_t *e)
-{
-  if (c->xc_cancel && *c->xc_cancel)
-    return err_set(e, XE_SQLSTATE_CANCELED, "canceling statement due to user request");
-  return CZ_OK;
-}
-
 int xeval(xctx_t *c, const xnode_t *x, const batch_t *in, const int *sel, int nsel, vec_t *out,
           err_t *e)
 {
-  if (xe_check_cancel(c, e) != CZ_OK)
+  if (xc_check_interrupt(c, e) != CZ_OK)
     return CZ_ERR;
   xe_t st = {c, in, in->b_n};
   if (!sel)
@@ -389,7 +382,7 @@ static int xe_filter(xe_t *st, const xnode_t *x, const int *sel, int nsel, int *
 int xeval_filter(xctx_t *c, const xnode_t *x, const batch_t *in, const int *sel, int nsel,
                  int *sel_out, int *nout, err_t *e)
 {
-  if (xe_check_cancel(c, e) != CZ_OK)
+  if (xc_check_interrupt(c, e) != CZ_OK)
     return CZ_ERR;
   xe_t st = {c, in, in->b_n};
   if (!sel)
@@ -403,7 +396,7 @@ int xeval_scalar(xctx_t *c, const xnode_t *x, datum_t *out, err_t *e)
     *out = x->x_const;
     return CZ_OK;
   }
-  if (xe_check_cancel(c, e) != CZ_OK)
+  if (xc_check_interrupt(c, e) != CZ_OK)
     return CZ_ERR;
   batch_t one = {1, 0, NULL};
   xe_t st = {c, &one, 1};

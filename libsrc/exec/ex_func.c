@@ -106,6 +106,24 @@ bool xfunc_exists(const char *name)
   return found;
 }
 
+int xfunc_count(void)
+{
+  xfunc_builtins_init();
+  pthread_rwlock_rdlock(&xreg.r_lock);
+  int n = xreg.r_n;
+  pthread_rwlock_unlock(&xreg.r_lock);
+  return n;
+}
+
+const xfunc_def_t *xfunc_at(int i)
+{
+  xfunc_builtins_init();
+  pthread_rwlock_rdlock(&xreg.r_lock);
+  const xfunc_def_t *d = i >= 0 && i < xreg.r_n ? xreg.r_defs[i] : NULL;
+  pthread_rwlock_unlock(&xreg.r_lock);
+  return d;
+}
+
 /* How well d fits the argument types: -1 when it does not, else a score
  * (exact matches first, then conversions to a preferred type). Fills
  * to[] and *result. */
@@ -258,6 +276,9 @@ int xe_func(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, er
       return CZ_ERR;
   bool strict = (d->fd_flags & XF_STRICT) != 0;
   XE_FOR(sel, nsel, i, {
+    /* One function call can be long (repeat, regex): check per row. */
+    if (xc_check_interrupt(st->xe_c, e) != CZ_OK)
+      return CZ_ERR;
     bool any_null = false;
     for (int k = 0; k < n; k++) {
       xe_arg_get(&as[k], i, &vals[k]);

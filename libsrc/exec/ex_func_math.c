@@ -62,15 +62,23 @@ static int xf_sign(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, 
 }
 
 /* NUMERIC to scale s (possibly negative: tens, hundreds …), rounding half
- * away from zero or truncating. The result's scale is max(s, 0). */
+ * away from zero or truncating. The result's scale is max(s, 0). s is any
+ * int the user wrote (INT_MIN included): it is clamped before any
+ * arithmetic, since |n| < 10^38 makes every s below -38 give 0 (even
+ * 5 * 10^37 rounds to 0 at 10^39) and scales past 38 cannot be held. */
 static int xf_num_round(const num_t *n, int s, bool trunc, num_t *out, err_t *e)
 {
   if (s > NUM_MAX_DIGITS)
     s = NUM_MAX_DIGITS;
+  if (s < -NUM_MAX_DIGITS - 1) {
+    out->n_val = 0;
+    out->n_scale = 0;
+    return CZ_OK;
+  }
   if (s >= n->n_scale) {
     return num_rescale(n, s, out, e);
   }
-  int drop = n->n_scale - s; /* digits to remove, may exceed 38 */
+  int drop = n->n_scale - s; /* both bounded: at most 38 + 39 */
   if (drop > 38) {
     out->n_val = 0;
     out->n_scale = (int16_t)(s > 0 ? s : 0);
@@ -87,16 +95,20 @@ static int xf_num_round(const num_t *n, int s, bool trunc, num_t *out, err_t *e)
     else if (-r >= half && r < 0)
       q--;
   }
-  /* q is in units of 10^-s; a negative s scales back up to scale 0. */
+  /* q is in units of 10^-s; a negative s scales back up to scale 0
+   * (10^-s <= 10^39 does not fit a num_t: multiply in two steps). */
   if (s < 0) {
     num_t t = {q, 0};
-    num_t scaled;
-    num_t mul = {1, 0};
-    for (int i = 0; i < -s; i++)
-      mul.n_val *= 10;
-    if (num_mul(&t, &mul, &scaled, e) != CZ_OK)
-      return CZ_ERR;
-    *out = scaled;
+    for (int left = -s; left > 0;) {
+      int k = CZ_MIN(left, 19);
+      num_t mul = {1, 0};
+      for (int i = 0; i < k; i++)
+        mul.n_val *= 10;
+      if (t.n_val != 0 && num_mul(&t, &mul, &t, e) != CZ_OK)
+        return CZ_ERR;
+      left -= k;
+    }
+    *out = t;
     return CZ_OK;
   }
   out->n_val = q;
@@ -207,6 +219,16 @@ static int xf_dec_exponent(const num_t *n)
   return d - n->n_scale;
 }
 
+/* A result's decimal weight estimate as an int in [-1000, 1000]: the
+ * estimate is NaN or infinite for extreme arguments, and converting
+ * those to int is undefined. */
+static int xf_weight(double w)
+{
+  if (isnan(w))
+    return 0;
+  return w < -1000 ? -1000 : w > 1000 ? 1000 : (int)w;
+}
+
 /* PostgreSQL's estimate_ln_dweight: the decimal weight of ln(x), x > 0. */
 static int xf_ln_dweight(const num_t *x)
 {
@@ -231,7 +253,7 @@ static int xf_ln_dweight(const num_t *x)
   double ln_var = log((double)digits) + (4 * weight - 4) * 2.302585092994045684;
   if (ln_var == 0)
     return 0;
-  return (int)log10(fabs(ln_var));
+  return xf_weight(log10(fabs(ln_var))); /* log(0) is -inf: not an int */
 }
 
 static int xf_clamp_scale(int rscale)
@@ -327,9 +349,8 @@ static int xf_exp_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *ou
   (void)c;
   (void)x;
   const num_t *v = &a[0].d_num;
-  double w = num_to_f64(v) * 0.434294481903252; /* decimal weight of the result */
-  w = w < -1000 ? -1000 : w > 1000 ? 1000 : w;
-  int rscale = CZ_MAX(XF_MIN_SIG_DIGITS - (int)w, v->n_scale);
+  int w = xf_weight(num_to_f64(v) * 0.434294481903252); /* decimal weight of the result */
+  int rscale = CZ_MAX(XF_MIN_SIG_DIGITS - w, v->n_scale);
   return xf_num_of_ld(expl(xf_ld(v)), rscale, &out->d_num, e);
 }
 
@@ -378,9 +399,7 @@ static int xf_power_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *
     return CZ_OK;
   }
   long double lnr = xf_ln_ld(base) * xf_ld(ex);
-  double w = (double)lnr * 0.434294481903252;
-  w = w < -1000 ? -1000 : w > 1000 ? 1000 : w;
-  int rscale = XF_MIN_SIG_DIGITS - (int)w;
+  int rscale = XF_MIN_SIG_DIGITS - xf_weight((double)lnr * 0.434294481903252);
   rscale = CZ_MAX(rscale, CZ_MAX(base->n_scale, ex->n_scale));
   return xf_num_of_ld(expl(lnr), rscale, &out->d_num, e);
 }

@@ -14,6 +14,7 @@
 #include "exec/ex_int.h"
 
 #define XF_UNUSED(c, x) ((void)(c), (void)(x))
+#define XF_MAX_RESULT XE_MAX_FIELD
 
 static inline bool xf_is_lead(unsigned char c)
 {
@@ -197,6 +198,8 @@ static int xf_replace(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *ou
   for (const char *p = s.s_ptr, *end = s.s_ptr + s.s_len;
        (p = memmem(p, (size_t)(end - p), from.s_ptr, from.s_len)) != NULL; p += from.s_len)
     count++;
+  if (to.s_len > from.s_len && count > (XF_MAX_RESULT - s.s_len) / (to.s_len - from.s_len))
+    return err_set(e, "54000", "requested length too large");
   size_t n = s.s_len + count * to.s_len - count * from.s_len;
   char *o = xf_alloc_str(c, out, n);
   const char *p = s.s_ptr, *end = s.s_ptr + s.s_len;
@@ -288,7 +291,27 @@ static int xf_rtrim(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
   return xf_trim_impl(x, a, out, false, true);
 }
 
-#define XF_MAX_RESULT (1u << 30) /* PostgreSQL's 1 GB field limit */
+
+/* Fills dst[0..total) with copies of unit[0..ulen) (total a multiple of
+ * ulen, or cut short in the last copy) by doubling what is already
+ * written: log(total/ulen) memcpy calls rather than one per copy, with an
+ * interrupt check between the big ones. */
+static int xf_fill_repeat(xctx_t *c, char *dst, size_t total, const char *unit, size_t ulen,
+                          err_t *e)
+{
+  if (total == 0 || ulen == 0)
+    return CZ_OK;
+  size_t done = CZ_MIN(ulen, total);
+  memcpy(dst, unit, done);
+  while (done < total) {
+    size_t k = CZ_MIN(done, total - done);
+    memcpy(dst + done, dst, k);
+    done += k;
+    if (k >= XC_INTERRUPT_EVERY && xc_check_interrupt(c, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
 
 static int xf_pad(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, bool left,
                   err_t *e)
@@ -314,8 +337,9 @@ static int xf_pad(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, b
     return err_set(e, "54000", "requested length too large");
   char *o = xf_alloc_str(c, out, pad_bytes + s.s_len);
   char *p = left ? o : o + s.s_len;
-  for (size_t k = 0; k < whole; k++, p += fill.s_len)
-    memcpy(p, fill.s_ptr, fill.s_len);
+  if (xf_fill_repeat(c, p, whole * fill.s_len, fill.s_ptr, fill.s_len, e) != CZ_OK)
+    return CZ_ERR;
+  p += whole * fill.s_len;
   memcpy(p, fill.s_ptr, rest_bytes);
   memcpy(left ? o + pad_bytes : o, s.s_ptr, s.s_len);
   return CZ_OK;
@@ -364,6 +388,8 @@ static int xf_concat_impl(xctx_t *c, const xnode_t *x, const datum_t *a, int fir
     total += parts[np].s_len + (sep && np > 0 ? sep->s_len : 0);
     np++;
   }
+  if (total > XF_MAX_RESULT)
+    return err_set(e, "54000", "requested length too large");
   char *o = xf_alloc_str(c, out, total);
   for (int k = 0; k < np; k++) {
     if (sep && k > 0) {
@@ -398,9 +424,7 @@ static int xf_repeat(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out
   if (s.s_len && (uint64_t)n > XF_MAX_RESULT / s.s_len)
     return err_set(e, "54000", "requested length too large");
   char *o = xf_alloc_str(c, out, (size_t)n * s.s_len);
-  for (int64_t k = 0; k < n; k++, o += s.s_len)
-    memcpy(o, s.s_ptr, s.s_len);
-  return CZ_OK;
+  return xf_fill_repeat(c, o, (size_t)n * s.s_len, s.s_ptr, s.s_len, e);
 }
 
 static int xf_reverse(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)

@@ -136,12 +136,26 @@ static int64_t xf_year_shown(int64_t y)
   return y <= 0 ? y - 1 : y; /* there is no year 0: 1 BC is -1 */
 }
 
-/* The field's value as a scaled integer (value = v / 10^scale). */
-static int xf_field_value(xf_field_t f, int64_t us, bool is_date, int64_t *v, int *scale,
-                          str_t name, err_t *e)
+/* The parts of a DATE (days, midnight) or a TIMESTAMP (µs): a date is
+ * broken down from its days, since past year 294276 it has no TIMESTAMP. */
+static void xf_breakdown_value(int64_t v, bool stored_date, xf_tm_t *tm)
 {
-  xf_tm_t tm;
-  xf_breakdown(us, &tm);
+  if (!stored_date) {
+    xf_breakdown(v, tm);
+    return;
+  }
+  memset(tm, 0, sizeof(*tm));
+  tm->tm_days = v;
+  ty_civil_from_days(v, &tm->tm_year, &tm->tm_mon, &tm->tm_day);
+}
+
+/* The field's value as a scaled integer (value = v / 10^scale); is_date
+ * selects the DATE field rules. 128 bits: the epoch in µs of the last
+ * timestamps passes INT64_MAX. */
+static int xf_field_value(xf_field_t f, const xf_tm_t *tmp, bool is_date, __int128 *v,
+                          int *scale, str_t name, err_t *e)
+{
+  xf_tm_t tm = *tmp;
   *scale = 0;
   int64_t y = xf_year_shown(tm.tm_year);
   switch (f) {
@@ -192,10 +206,10 @@ static int xf_field_value(xf_field_t f, int64_t us, bool is_date, int64_t *v, in
     return CZ_OK;
   }
   case XFF_EPOCH:
-    if (is_date) {
-      *v = tm.tm_days * 86400 + XF_EPOCH_SHIFT;
-    } else {
-      *v = us + XF_EPOCH_SHIFT * 1000000;
+    *v = (__int128)tm.tm_days * 86400 + XF_EPOCH_SHIFT;
+    if (!is_date) {
+      int64_t tod_s = ((int64_t)tm.tm_hour * 60 + tm.tm_min) * 60 + tm.tm_sec;
+      *v = (*v + tod_s) * 1000000 + tm.tm_usec;
       *scale = 6;
     }
     return CZ_OK;
@@ -224,9 +238,11 @@ static int xf_extract_as(xctx_t *c, const datum_t *a, bool date_rules, bool is_d
     out->d_null = true;
     return CZ_OK;
   }
-  int64_t us = is_date ? a[1].d_i64 * XF_USECS_PER_DAY : a[1].d_i64, v = 0;
+  xf_tm_t tm;
+  xf_breakdown_value(a[1].d_i64, is_date, &tm);
+  __int128 v = 0;
   int scale = 0;
-  if (xf_field_value(xf_field_of(a[0].d_str), us, date_rules, &v, &scale, a[0].d_str, e) != CZ_OK)
+  if (xf_field_value(xf_field_of(a[0].d_str), &tm, date_rules, &v, &scale, a[0].d_str, e) != CZ_OK)
     return CZ_ERR;
   out->d_num.n_val = v;
   out->d_num.n_scale = (int16_t)scale;
@@ -246,8 +262,8 @@ static int xf_extract(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *ou
 static int xf_date_part(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   bool is_date = x->x_args[1]->x_type.t_id == TY_DATE;
-  if (!xf_infinite(a[1].d_i64, is_date)) {
-    int64_t us = is_date ? a[1].d_i64 * XF_USECS_PER_DAY : a[1].d_i64;
+  if (!is_date && !xf_infinite(a[1].d_i64, is_date)) {
+    int64_t us = a[1].d_i64;
     xf_tm_t tm;
     xf_breakdown(us, &tm);
     switch (xf_field_of(a[0].d_str)) {
@@ -261,7 +277,8 @@ static int xf_date_part(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *
       out->d_f64 = tm.tm_sec + tm.tm_usec / 1000000.0;
       return CZ_OK;
     case XFF_EPOCH:
-      out->d_f64 = (double)(us + XF_EPOCH_SHIFT * 1000000) / 1000000.0;
+      /* as PostgreSQL: in double, so the last timestamps do not wrap */
+      out->d_f64 = ((double)us + (double)XF_EPOCH_SHIFT * 1000000.0) / 1000000.0;
       return CZ_OK;
     default:
       break;

@@ -25,6 +25,7 @@
 #define XE_SQLSTATE_OUT_OF_RANGE "22003"
 #define XE_SQLSTATE_DIV_ZERO "22012"
 #define XE_SQLSTATE_CANCELED "57014"
+
 #define XE_SQLSTATE_BAD_ARG "22023"       /* invalid_parameter_value */
 #define XE_SQLSTATE_BAD_ESCAPE "22025"    /* invalid_escape_sequence */
 #define XE_SQLSTATE_DATETIME_RANGE "22008"

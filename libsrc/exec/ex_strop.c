@@ -190,8 +190,11 @@ static int xe_concat(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t
   XE_FOR(sel, nsel, i, {
     if (xe_arg_null(&l, i) || xe_arg_null(&r, i))
       continue;
-    total += (l.a_const ? l.a_const->d_str.s_len : l.a_vec->v_str[i].s_len) +
-             (r.a_const ? r.a_const->d_str.s_len : r.a_vec->v_str[i].s_len);
+    size_t one = (size_t)(l.a_const ? l.a_const->d_str.s_len : l.a_vec->v_str[i].s_len) +
+                 (r.a_const ? r.a_const->d_str.s_len : r.a_vec->v_str[i].s_len);
+    if (one > XE_MAX_FIELD)
+      return xe_error(x, e, "54000", "requested length too large");
+    total += one;
   });
   char *buf = arena_alloc(st->xe_c->xc_arena, total ? total : 1);
   XE_FOR(sel, nsel, i, {

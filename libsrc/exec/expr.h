@@ -94,6 +94,17 @@ typedef struct xctx_s {
                                  current_user that registered modules add */
 } xctx_t;
 
+/* 57014 when the statement must stop (cancel request or statement_timeout;
+ * later also its memory budget), else CZ_OK. Long scalar work calls it in
+ * every loop whose length depends on data or arguments (ex_interrupt.c).
+ * c may be NULL (nothing to check). */
+int xc_check_interrupt(const xctx_t *c, err_t *e);
+/* The largest string or array a function builds: PostgreSQL's 1 GB field
+ * limit (past it, 54000), which also keeps lengths inside str_t's 32 bits. */
+#define XE_MAX_FIELD (1u << 30)
+/* Bytes or iterations of scalar work between two such checks. */
+#define XC_INTERRUPT_EVERY 65536
+
 /* Evaluates x for rows sel[0..nsel) of in (sel NULL = rows 0..in->b_n),
  * writing the result of row sel[i] at out index sel[i] (so the output
  * lines up with the input). out must have been vec_init'ed with x->x_type
@@ -237,5 +248,10 @@ int xfunc_register(const xfunc_def_t *defs, int n, err_t *e);
 /* Whether any function of this name is registered (for "function does not
  * exist" versus "no function matches the arguments"). */
 bool xfunc_exists(const char *name);
+/* The registry in registration order (built-ins first), for catalogs that
+ * list every function (pg_proc): definitions are only ever appended, so
+ * an index names the same definition for the life of the process. */
+int xfunc_count(void);
+const xfunc_def_t *xfunc_at(int i);
 
 #endif /* CZ_EXEC_EXPR_H */

@@ -42,10 +42,14 @@ static int sort_cmp(const op_sort_t *s, int64_t a, int64_t b)
   return 0;
 }
 
-static void merge_sort(const op_sort_t *s, int64_t *v, int64_t *tmp, int64_t n)
+/* Stable merge sort of row numbers. A sort of millions of rows takes
+ * seconds inside one call: every merge of a few thousand rows checks for
+ * cancellation (57014). */
+static int merge_sort(const op_sort_t *s, qctx_t *q, int64_t *v, int64_t *tmp, int64_t n,
+                      err_t *e)
 {
   if (n < 2)
-    return;
+    return CZ_OK;
   if (n <= 8) {
     for (int64_t i = 1; i < n; i++) {
       int64_t x = v[i], j = i;
@@ -55,11 +59,13 @@ static void merge_sort(const op_sort_t *s, int64_t *v, int64_t *tmp, int64_t n)
       }
       v[j] = x;
     }
-    return;
+    return CZ_OK;
   }
   int64_t h = n / 2;
-  merge_sort(s, v, tmp, h);
-  merge_sort(s, v + h, tmp, n - h);
+  if (merge_sort(s, q, v, tmp, h, e) != CZ_OK || merge_sort(s, q, v + h, tmp, n - h, e) != CZ_OK)
+    return CZ_ERR;
+  if (n >= 4096 && op_check_cancel(q, e) != CZ_OK)
+    return CZ_ERR;
   int64_t i = 0, j = h, k = 0;
   while (i < h && j < n)
     tmp[k++] = sort_cmp(s, v[j], v[i]) < 0 ? v[j++] : v[i++];
@@ -68,6 +74,7 @@ static void merge_sort(const op_sort_t *s, int64_t *v, int64_t *tmp, int64_t n)
   while (j < n)
     tmp[k++] = v[j++];
   memcpy(v, tmp, sizeof(int64_t) * (size_t)n);
+  return CZ_OK;
 }
 
 /* Rows needed for LIMIT + OFFSET, or -1 (all). */
@@ -89,14 +96,15 @@ static int sort_keep(op_sort_t *s, qctx_t *q, int64_t *k, err_t *e)
 }
 
 /* Top-k: keeps only the k first rows in order (a new row store). */
-static void sort_trim(op_sort_t *s, int64_t k)
+static int sort_trim(op_sort_t *s, qctx_t *q, int64_t k, err_t *e)
 {
   int64_t n = s->os_rows.rs_n;
   int64_t *perm = arena_alloc(s->os_op.o_state, sizeof(int64_t) * (size_t)n);
   int64_t *tmp = arena_alloc(s->os_op.o_state, sizeof(int64_t) * (size_t)n);
   for (int64_t i = 0; i < n; i++)
     perm[i] = i;
-  merge_sort(s, perm, tmp, n);
+  if (merge_sort(s, q, perm, tmp, n, e) != CZ_OK)
+    return CZ_ERR;
   rstore_t kept;
   rs_init(&kept, s->os_op.o_state, s->os_op.o_ncols, s->os_op.o_types);
   batch_t *row = batch_create(s->os_op.o_state, s->os_op.o_ncols, s->os_op.o_types, 1, NULL);
@@ -107,6 +115,7 @@ static void sort_trim(op_sort_t *s, int64_t k)
   /* The old rows stay in o_state until the next open: a bounded waste,
    * at most one trim's worth per 2k rows read. */
   s->os_rows = kept;
+  return CZ_OK;
 }
 
 static int sort_open(op_t *o, qctx_t *q, err_t *e)
@@ -126,7 +135,8 @@ static int sort_open(op_t *o, qctx_t *q, err_t *e)
       break;
     rs_append(&s->os_rows, &in);
     if (k >= 0 && s->os_rows.rs_n >= CZ_MAX(2 * k, 4 * RS_CHUNK))
-      sort_trim(s, k);
+      if (sort_trim(s, q, k, e) != CZ_OK)
+        return CZ_ERR;
     if (op_check_mem(q, o->o_state, e) != CZ_OK)
       return CZ_ERR;
   }
@@ -136,7 +146,8 @@ static int sort_open(op_t *o, qctx_t *q, err_t *e)
   int64_t *tmp = arena_alloc(o->o_state, sizeof(int64_t) * (size_t)(n ? n : 1));
   for (int64_t i = 0; i < n; i++)
     s->os_perm[i] = i;
-  merge_sort(s, s->os_perm, tmp, n);
+  if (merge_sort(s, q, s->os_perm, tmp, n, e) != CZ_OK)
+    return CZ_ERR;
   return CZ_OK;
 }
 

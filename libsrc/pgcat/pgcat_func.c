@@ -112,8 +112,9 @@ static int pf_pg_get_userbyid(xctx_t *c, const xnode_t *x, const datum_t *a, dat
  * PGCAT_FIRST_PROC_OID), or NULL. */
 static const xfunc_def_t *pgcat_proc(int64_t oid)
 {
-  int64_t i = oid - PGCAT_FIRST_PROC_OID;
-  return i >= 0 && i < pgcat_nfuncs ? &pgcat_funcs[i] : NULL;
+  if (oid < PGCAT_FIRST_PROC_OID || oid - PGCAT_FIRST_PROC_OID >= INT32_MAX)
+    return NULL; /* compared first: any int8 arrives here, INT64_MIN included */
+  return xfunc_at((int)(oid - PGCAT_FIRST_PROC_OID));
 }
 
 /* 'name'::regproc: the function's name as pg_catalog's regproc columns
@@ -132,8 +133,7 @@ static int pf_regprocin(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *
     name[n - 2] = 0;
   }
   bool known = strcmp(name, "-") == 0 || pgcat_type_func_exists(name);
-  for (int i = 0; i < pgcat_nfuncs && !known; i++)
-    known = strcmp(pgcat_funcs[i].fd_name, name) == 0;
+  known = known || xfunc_exists(name);
   if (!known)
     return err_set(e, "42883", "function \"%s\" does not exist", s);
   pgcat_out_text(c, out, name);
@@ -557,69 +557,34 @@ static int pf_has_database_privilege(xctx_t *c, const xnode_t *x, const datum_t 
 
 /* ---- arrays in their text form ----------------------------------------------------- */
 
-/* Splits a one-dimensional array literal into its elements (quotes and
- * backslashes undone; an unquoted NULL is NULL). Returns the count, or -1
- * when s is not an array literal. */
-static int pgcat_array_split(arena_t *a, const char *s, size_t len, char ***items)
+/* An array literal's elements, flattened in row-major order (quotes and
+ * backslashes undone; an unquoted NULL is NULL; any number of dimensions,
+ * *ndim set when not NULL). Returns the count, or -1 when s is not an
+ * array literal. */
+static int pgcat_array_split(arena_t *a, const char *s, size_t len, char ***items, int *ndim)
 {
+  pgcat_arr_t r;
+  err_t ignored;
   *items = NULL;
-  if (len < 2 || s[0] != '{' || s[len - 1] != '}')
+  if (pgcat_arr_parse(a, s, len, &r, &ignored) != CZ_OK)
     return -1;
-  int n = 0, cap = 0;
-  size_t i = 1;
-  if (len == 2)
-    return 0;
-  while (i < len) {
-    char *buf = arena_alloc(a, len);
-    size_t bl = 0;
-    bool quoted = false;
-    while (i < len - 1 && s[i] == ' ')
-      i++;
-    if (s[i] == '"') {
-      quoted = true;
-      for (i++; i < len - 1 && s[i] != '"'; i++) {
-        if (s[i] == '\\' && i + 1 < len - 1)
-          i++;
-        buf[bl++] = s[i];
-      }
-      i++;
-    } else {
-      for (; i < len - 1 && s[i] != ','; i++) {
-        if (s[i] == '\\' && i + 1 < len - 1)
-          i++;
-        buf[bl++] = s[i];
-      }
-      while (bl && buf[bl - 1] == ' ')
-        bl--;
-    }
-    buf[bl] = 0;
-    if (n == cap) {
-      cap = cap ? cap * 2 : 8;
-      char **ni = arena_alloc(a, (size_t)cap * sizeof *ni);
-      if (n)
-        memcpy(ni, *items, (size_t)n * sizeof *ni);
-      *items = ni;
-    }
-    (*items)[n++] = !quoted && strcasecmp(buf, "null") == 0 ? NULL : buf;
-    while (i < len - 1 && s[i] == ' ')
-      i++;
-    if (i >= len - 1)
-      break;
-    if (s[i] != ',')
-      return -1;
-    i++;
-  }
-  return n;
+  *items = r.pa_items;
+  if (ndim)
+    *ndim = r.pa_ndim;
+  return r.pa_n;
 }
 
 /* An array's elements from either text form: '{a,b}' (lower bound 1) or
  * the vector form of int2vector / oidvector, '1 2' (lower bound 0, as
  * PostgreSQL subscripts vectors). -1 when s is neither. */
-static int pgcat_array_parse(arena_t *a, const char *s, size_t len, char ***items, int *lower)
+static int pgcat_array_parse(arena_t *a, const char *s, size_t len, char ***items, int *lower,
+                             int *ndim)
 {
   *lower = 1;
+  if (ndim)
+    *ndim = 1;
   if (len == 0 || s[0] == '{')
-    return pgcat_array_split(a, s, len, items);
+    return pgcat_array_split(a, s, len, items, ndim);
   *lower = 0;
   int n = 0;
   *items = arena_alloc(a, sizeof **items * (len / 2 + 1));
@@ -642,14 +607,32 @@ static int pgcat_array_parse(arena_t *a, const char *s, size_t len, char ***item
 
 /* Argument 0 of an array function, parsed as pgcat_array_parse does (*n
  * items); 22P02 when it is not an array literal. */
-static int pgcat_array_arg(xctx_t *c, const datum_t *a, char ***items, int *lower, int *n,
-                           err_t *e)
+static int pgcat_array_arg_nd(xctx_t *c, const datum_t *a, char ***items, int *lower, int *n,
+                              int *ndim, err_t *e)
 {
-  *n = pgcat_array_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, items, lower);
+  if (a[0].d_str.s_len > 0 && a[0].d_str.s_ptr[0] == '{') {
+    /* the parser's own message (non-rectangular, too many dimensions) */
+    pgcat_arr_t r;
+    if (pgcat_arr_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &r, e) != CZ_OK)
+      return CZ_ERR;
+    *items = r.pa_items;
+    *lower = 1;
+    *n = r.pa_n;
+    if (ndim)
+      *ndim = r.pa_ndim;
+    return CZ_OK;
+  }
+  *n = pgcat_array_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, items, lower, ndim);
   if (*n < 0)
     return err_set(e, SQLSTATE_INVALID_TEXT, "malformed array literal: \"%s\"",
                    pgcat_arg_str(c, &a[0]));
   return CZ_OK;
+}
+
+static int pgcat_array_arg(xctx_t *c, const datum_t *a, char ***items, int *lower, int *n,
+                           err_t *e)
+{
+  return pgcat_array_arg_nd(c, a, items, lower, n, NULL, e);
 }
 
 static int pf_array_to_string(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
@@ -661,16 +644,34 @@ static int pf_array_to_string(xctx_t *c, const xnode_t *x, const datum_t *a, dat
     return CZ_ERR;
   const char *sep = pgcat_arg_str(c, &a[1]);
   const char *null_as = x->x_nargs > 2 && !a[2].d_null ? pgcat_arg_str(c, &a[2]) : NULL;
-  char *res = arena_strdup(c->xc_arena, "");
+  /* two passes (length, then copy): linear in the array's size */
+  size_t total = 0, seplen = strlen(sep);
+  for (int i = 0; i < n; i++) {
+    const char *v = items[i] ? items[i] : null_as;
+    if (v)
+      total += strlen(v) + seplen;
+  }
+  if (total > XE_MAX_FIELD)
+    return err_set(e, "54000", "requested length too large");
+  char *res = arena_alloc(c->xc_arena, total + 1), *p = res;
   bool first = true;
   for (int i = 0; i < n; i++) {
     const char *v = items[i] ? items[i] : null_as;
     if (!v)
       continue;
-    res = arena_sprintf(c->xc_arena, "%s%s%s", res, first ? "" : sep, v);
+    if (!first) {
+      memcpy(p, sep, seplen);
+      p += seplen;
+    }
+    size_t l = strlen(v);
+    memcpy(p, v, l);
+    p += l;
     first = false;
   }
-  pgcat_out_text(c, out, res);
+  *p = 0;
+  out->d_null = false;
+  out->d_str.s_ptr = res;
+  out->d_str.s_len = (uint32_t)(p - res);
   return CZ_OK;
 }
 
@@ -681,12 +682,35 @@ static int pf_array_bound(xctx_t *c, const datum_t *a, bool upper, datum_t *out,
 {
   char **items;
   int lower, n;
+  if (a[0].d_str.s_len > 0 && a[0].d_str.s_ptr[0] == '{') {
+    pgcat_arr_t r;
+    if (pgcat_arr_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &r, e) != CZ_OK)
+      return CZ_ERR;
+    if (a[1].d_i64 < 1 || a[1].d_i64 > r.pa_ndim)
+      out->d_null = true;
+    else
+      pgcat_out_int(out, upper ? r.pa_dims[a[1].d_i64 - 1] : 1);
+    return CZ_OK;
+  }
   if (pgcat_array_arg(c, a, &items, &lower, &n, e) != CZ_OK)
     return CZ_ERR;
   if (n == 0 || a[1].d_i64 != 1)
     out->d_null = true;
   else
     pgcat_out_int(out, upper ? n - 1 + lower : lower);
+  return CZ_OK;
+}
+
+/* The last subscript of the flattened elements (unnest's series). */
+static int pf_array_flat_upper(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
+                               err_t *e)
+{
+  (void)x;
+  char **items;
+  int lower, n;
+  if (pgcat_array_arg(c, a, &items, &lower, &n, e) != CZ_OK)
+    return CZ_ERR;
+  pgcat_out_int(out, n - 1 + lower);
   return CZ_OK;
 }
 
@@ -738,8 +762,14 @@ static int pf_array_any_eq(xctx_t *c, const xnode_t *x, const datum_t *a, datum_
  * text form, NULL elements included. */
 static int pf_array_make(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
-  (void)e;
   int n = x->x_nargs;
+  /* the text form at most doubles an element (quotes, backslashes):
+   * refuse what could pass PostgreSQL's 1 GB field limit before building */
+  size_t bound = 2;
+  for (int i = 0; i < n; i++)
+    bound += 2 * (size_t)(a[i].d_null ? 4 : a[i].d_str.s_len) + 3;
+  if (bound > XE_MAX_FIELD)
+    return err_set(e, "54000", "array size exceeds the maximum allowed (%u bytes)", XE_MAX_FIELD);
   str_t *el = arena_alloc(c->xc_arena, sizeof(str_t) * (size_t)(n + 1));
   bool *nulls = arena_alloc(c->xc_arena, (size_t)(n + 1));
   for (int i = 0; i < n; i++) {
@@ -756,13 +786,15 @@ static int pf_array_make(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t 
 /* arr[i] over the text form (1-based; NULL outside the array). */
 static int pf_array_element(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
-  (void)x;
   char **items;
-  int lower, n;
-  if (pgcat_array_arg(c, a, &items, &lower, &n, e) != CZ_OK)
+  int lower, n, ndim;
+  if (pgcat_array_arg_nd(c, a, &items, &lower, &n, &ndim, e) != CZ_OK)
     return CZ_ERR;
+  /* one subscript of a multi-dimensional array: NULL, as PostgreSQL;
+   * array_flat_element (unnest) indexes the flattened elements */
   int64_t i = a[1].d_i64 - lower;
-  pgcat_out_text(c, out, i >= 0 && i < n ? items[i] : NULL);
+  bool flat = x->x_func && strcmp(x->x_func->fd_name, "array_flat_element") == 0;
+  pgcat_out_text(c, out, i >= 0 && i < n && (ndim <= 1 || flat) ? items[i] : NULL);
   return CZ_OK;
 }
 
@@ -949,6 +981,10 @@ const xfunc_def_t pgcat_funcs[] = {
    .fd_flags = XF_VARIADIC, .fd_row = pf_array_make},
   {.fd_name = "array_element", .fd_nargs = 2, .fd_args = {TX, I4}, .fd_result = TX,
    .fd_flags = S, .fd_row = pf_array_element},
+  {.fd_name = "array_flat_element", .fd_nargs = 2, .fd_args = {TX, I4}, .fd_result = TX,
+   .fd_flags = S, .fd_row = pf_array_element},
+  {.fd_name = "array_flat_upper", .fd_nargs = 1, .fd_args = {TX}, .fd_result = I4,
+   .fd_flags = S, .fd_row = pf_array_flat_upper},
   {.fd_name = "regclassin", .fd_nargs = 1, .fd_args = {TX}, .fd_result = I8, .fd_flags = S | V,
    .fd_row = pf_regclassin},
   {.fd_name = "to_regclass", .fd_nargs = 1, .fd_args = {TX}, .fd_result = I8, .fd_flags = S | V,
@@ -982,9 +1018,9 @@ int pgcat_init(pgcat_env_fn fn, err_t *e)
   if (!registered) {
     /* One definition at a time: a function exec already has with the same
      * arguments (42723) is exec's; pgcat's copy is not needed. */
-    const xfunc_def_t *tabs[] = {pgcat_funcs, pgcat_regex_funcs};
-    const int ns[] = {pgcat_nfuncs, pgcat_regex_nfuncs};
-    for (int t = 0; t < 2 && rc == CZ_OK; t++)
+    const xfunc_def_t *tabs[] = {pgcat_funcs, pgcat_regex_funcs, pgcat_array_funcs};
+    const int ns[] = {pgcat_nfuncs, pgcat_regex_nfuncs, pgcat_array_nfuncs};
+    for (int t = 0; t < 3 && rc == CZ_OK; t++)
       for (int i = 0; i < ns[t] && rc == CZ_OK; i++) {
         err_t e2;
         if (xfunc_register(&tabs[t][i], 1, &e2) != CZ_OK && !err_is(&e2, "42723")) {

@@ -67,10 +67,25 @@ extern const int pgcat_nrels_misc;
 extern const pgcat_rel_t pgcat_rels_infoschema[]; /* pgcat_infoschema.c */
 extern const int pgcat_nrels_infoschema;
 
-/* The functions pgcat registers (pgcat_func.c); pg_proc lists them with
- * OIDs from PGCAT_FIRST_PROC_OID on. */
+/* The functions pgcat registers (pgcat_func.c). pg_proc lists the whole
+ * function registry (exec's and these) with OIDs PGCAT_FIRST_PROC_OID +
+ * registry index (xfunc_at). */
 extern const xfunc_def_t pgcat_funcs[];
 extern const int pgcat_nfuncs;
+/* Multi-dimensional arrays in their text form (pgcat_array.c). */
+typedef struct pgcat_arr_s {
+  int pa_ndim;                     /* 0 for the empty array */
+  int pa_dims[PGCAT_ARRAY_MAXDIM]; /* lengths; lower bounds are 1 */
+  int pa_n;                        /* elements, row-major */
+  char **pa_items;                 /* NUL-terminated; NULL for SQL NULL */
+} pgcat_arr_t;
+/* Parses '{…}' (any nesting up to 6 levels, rectangular) into r, in a's
+ * memory; 22P02 when malformed, 54000 past 6 dimensions. */
+int pgcat_arr_parse(arena_t *a, const char *s, size_t len, pgcat_arr_t *r, err_t *e);
+/* ARRAY[ARRAY[…]], a[i][j], array_ndims, array_dims, array_length,
+ * cardinality. */
+extern const xfunc_def_t pgcat_array_funcs[];
+extern const int pgcat_array_nfuncs;
 /* regexp_like, the binder's form of the ~ operators (pgcat_regex.c). */
 extern const xfunc_def_t pgcat_regex_funcs[];
 extern const int pgcat_regex_nfuncs;

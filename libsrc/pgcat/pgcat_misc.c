@@ -230,7 +230,7 @@ static int pgcat_fill_pg_collation(pgcat_rows_t *w, const pgcat_env_t *env, err_
   return CZ_OK;
 }
 
-/* ---- pg_proc: the functions pgcat registers --------------------------------- */
+/* ---- pg_proc: every registered function (exec's built-ins and pgcat's) ------ */
 
 static const pgcat_col_t pg_proc_cols[] = {
   {"oid", PGT_OID},          {"proname", PGT_NAME},        {"pronamespace", PGT_OID},
@@ -249,8 +249,9 @@ uint32_t pgcat_fn_type(int t)
 
 static int pgcat_fill_pg_proc(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
 {
-  for (int i = 0; i < pgcat_nfuncs; i++) {
-    const xfunc_def_t *f = &pgcat_funcs[i];
+  int nf = xfunc_count();
+  for (int i = 0; i < nf; i++) {
+    const xfunc_def_t *f = xfunc_at(i);
     char *args = arena_strdup(w->pw_arena, "");
     for (int k = 0; k < f->fd_nargs; k++)
       args = arena_sprintf(w->pw_arena, "%s%s%u", args, k ? " " : "", pgcat_fn_type(f->fd_args[k]));
@@ -267,6 +268,48 @@ static int pgcat_fill_pg_proc(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
     pgcat_put_int(w, pgcat_fn_type(f->fd_result));
     pgcat_put_text(w, args);
     pgcat_put_text(w, f->fd_name);
+    if (pgcat_row_end(w, e))
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+/* ---- pg_operator: the operators the SQL grammar knows -------------------------
+ *
+ * The binder resolves an operator by its operands' types (exec's xop_resolve
+ * and the function registry), so each symbol is listed once with "any"
+ * (2276) operands and result; the list is the grammar's (sql_gram.y a_expr)
+ * and changes with it. Tools (and the expression fuzzer) enumerate it. */
+
+static const pgcat_col_t pg_operator_cols[] = {
+  {"oid", PGT_OID},        {"oprname", PGT_NAME},  {"oprnamespace", PGT_OID},
+  {"oprowner", PGT_OID},   {"oprkind", PGT_CHAR},  {"oprleft", PGT_OID},
+  {"oprright", PGT_OID},   {"oprresult", PGT_OID},
+};
+
+static const struct {
+  const char *po_name;
+  char po_kind; /* 'b' binary, 'l' prefix */
+} pgcat_operators[] = {
+  {"=", 'b'},  {"<>", 'b'},  {"!=", 'b'},   {"<", 'b'},    {"<=", 'b'}, {">", 'b'},
+  {">=", 'b'}, {"+", 'b'},   {"-", 'b'},    {"*", 'b'},    {"/", 'b'},  {"%", 'b'},
+  {"^", 'b'},  {"||", 'b'},  {"~~", 'b'},   {"!~~", 'b'},  {"~~*", 'b'}, {"!~~*", 'b'},
+  {"~", 'b'},  {"~*", 'b'},  {"!~", 'b'},   {"!~*", 'b'},  {"-", 'l'},  {"+", 'l'},
+};
+
+#define PGCAT_FIRST_OPERATOR_OID 15900
+
+static int pgcat_fill_pg_operator(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
+{
+  for (int i = 0; i < (int)CZ_ARRAY_LEN(pgcat_operators); i++) {
+    pgcat_put_int(w, PGCAT_FIRST_OPERATOR_OID + i);
+    pgcat_put_text(w, pgcat_operators[i].po_name);
+    pgcat_put_int(w, CAT_OID_PG_CATALOG);
+    pgcat_put_int(w, pgcat_builtin_owner(env));
+    pgcat_put_char(w, pgcat_operators[i].po_kind);
+    pgcat_put_int(w, pgcat_operators[i].po_kind == 'l' ? 0 : 2276);
+    pgcat_put_int(w, 2276);
+    pgcat_put_int(w, 2276);
     if (pgcat_row_end(w, e))
       return CZ_ERR;
   }
@@ -409,6 +452,7 @@ const pgcat_rel_t pgcat_rels_misc[] = {
   PGCAT_REL("pg_auth_members", PGC, 1261, 'r', pg_auth_members_cols, pgcat_fill_pg_auth_members),
   PGCAT_REL("pg_am", PGC, 2601, 'r', pg_am_cols, pgcat_fill_pg_am),
   PGCAT_REL("pg_proc", PGC, 1255, 'r', pg_proc_cols, pgcat_fill_pg_proc),
+  PGCAT_REL("pg_operator", PGC, 2617, 'r', pg_operator_cols, pgcat_fill_pg_operator),
   PGCAT_REL("pg_description", PGC, 2609, 'r', pg_description_cols, pgcat_fill_empty),
   PGCAT_REL("pg_tablespace", PGC, 1213, 'r', pg_tablespace_cols, pgcat_fill_pg_tablespace),
   PGCAT_REL("pg_collation", PGC, 3456, 'r', pg_collation_cols, pgcat_fill_pg_collation),

@@ -154,6 +154,7 @@ typedef enum sql_op_e {
   SQL_OP_IS_NULL,    /* unary postfix */
   SQL_OP_IS_TRUE,
   SQL_OP_IS_FALSE,
+  SQL_OP_IS_UNKNOWN, /* a boolean IS [NOT] UNKNOWN: IS [NOT] NULL of a boolean */
   SQL_OP_IS_DISTINCT, /* a IS DISTINCT FROM b */
   /* POSIX regular expressions, PostgreSQL's ~ ~* !~ !~* (also written
    * OPERATOR(pg_catalog.~)); ex_not for the !~ forms */

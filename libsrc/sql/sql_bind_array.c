@@ -89,10 +89,46 @@ int bd_array_elem_type(bd_t *b, const bd_scope_t *sc, const sql_expr_t *x, ty_t 
   return CZ_OK;
 }
 
+/* a[i][j]…: the subscripts of a chain, outermost array first; the
+ * element of a multi-dimensional array (array_element_md). */
+static int bd_subscript_md(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  const sql_expr_t *chain[XF_MAX_ARGS];
+  int n = 0;
+  const sql_expr_t *base = x;
+  for (; base->ex_kind == SQL_E_SUBSCRIPT; base = base->ex_left) {
+    if (n >= PGCAT_ARRAY_MAXDIM)
+      return bd_error(b, "54000", x->ex_pos,
+                      "number of array dimensions (%d) exceeds the maximum allowed (%d)", n + 1,
+                      PGCAT_ARRAY_MAXDIM);
+    chain[n++] = base;
+  }
+  xnode_t *args[PGCAT_ARRAY_MAXDIM + 1], *el;
+  ty_t et;
+  if (bd_array_elem_type(b, sc, base, &et) != CZ_OK || bd_expr(b, sc, base, &args[0]) != CZ_OK)
+    return CZ_ERR;
+  if (!(args[0] = as_text(b, args[0], x->ex_pos)))
+    return CZ_ERR;
+  for (int k = 0; k < n; k++) {
+    xnode_t *idx;
+    if (bd_expr(b, sc, chain[n - 1 - k]->ex_right, &idx) != CZ_OK ||
+        !(args[k + 1] = bd_coerce(b, idx, ty_plain(TY_INT4))))
+      return CZ_ERR;
+  }
+  if (bd_ext_call(b, "array_element_md", args, n + 1, x->ex_pos, &el) != CZ_OK)
+    return CZ_ERR;
+  if (et.t_id != TY_TEXT && !(el = bd_cast(b, el, et, x->ex_pos)))
+    return CZ_ERR;
+  *out = el;
+  return CZ_OK;
+}
+
 static int bd_subscript(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   xnode_t *arr, *idx, *el;
   ty_t et;
+  if (x->ex_left->ex_kind == SQL_E_SUBSCRIPT)
+    return bd_subscript_md(b, sc, x, out);
   if (bd_array_elem_type(b, sc, x->ex_left, &et) != CZ_OK || bd_expr(b, sc, x->ex_left, &arr) != CZ_OK ||
       bd_expr(b, sc, x->ex_right, &idx) != CZ_OK)
     return CZ_ERR;
@@ -109,6 +145,20 @@ static int bd_subscript(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **
   return CZ_OK;
 }
 
+/* Whether x is written as an array: ARRAY[…], ARRAY(…) or a cast to an
+ * array type. Arrays are text here, so a sub-array is known by how it is
+ * written (columns of array type are text too). */
+static bool is_array_syntax(const sql_expr_t *x)
+{
+  return x->ex_kind == SQL_E_ARRAY || x->ex_kind == SQL_E_ARRAY_QUERY ||
+         (x->ex_kind == SQL_E_CAST && x->ex_type.ty_array);
+}
+
+static bool is_null_literal(const sql_expr_t *x)
+{
+  return x->ex_kind == SQL_E_LITERAL && x->ex_lit == SQL_LIT_NULL;
+}
+
 static int bd_array_ctor(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   int n = sql_list_len(x->ex_list);
@@ -123,6 +173,26 @@ static int bd_array_ctor(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t *
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
                     "ARRAY[…] with more than %d elements is not supported", XF_MAX_ARGS);
   xnode_t **el = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)n);
+  int nsub = 0, nnull = 0;
+  for (int i = 0; i < n; i++) {
+    const sql_expr_t *ex = sql_list_at(x->ex_list, i);
+    nsub += is_array_syntax(ex);
+    nnull += is_null_literal(ex);
+  }
+  if (nsub > 0) {
+    /* ARRAY[ARRAY[1,2], ARRAY[3,4]]: a multi-dimensional array ({{1,2},{3,4}}),
+     * not an array of the sub-arrays' text */
+    if (nsub + nnull != n)
+      return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, x->ex_pos,
+                      "ARRAY elements and sub-arrays cannot be mixed");
+    for (int i = 0; i < n; i++) {
+      if (bd_expr(b, sc, sql_list_at(x->ex_list, i), &el[i]) != CZ_OK)
+        return CZ_ERR;
+      if (!(el[i] = as_text(b, el[i], x->ex_pos)))
+        return CZ_ERR;
+    }
+    return bd_ext_call(b, "array_make_md", el, n, x->ex_pos, out);
+  }
   for (int i = 0; i < n; i++)
     if (bd_expr(b, sc, sql_list_at(x->ex_list, i), &el[i]) != CZ_OK)
       return CZ_ERR;
@@ -151,6 +221,13 @@ static int bd_array_query(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t 
   xnode_t *n = bd_node(b, X_SUBQ, ty_plain(TY_TEXT), x->ex_pos);
   n->x_subq = sq;
   n->x_subq_kind = 0;
+  /* rows that are arrays make one more dimension, as in PostgreSQL */
+  const sql_query_t *q = x->ex_query;
+  if (q->qu_kind == SQL_Q_SELECT && sql_list_len(q->qu_select->se_targets) == 1) {
+    const sql_target_t *t = sql_list_at(q->qu_select->se_targets, 0);
+    if (is_array_syntax(t->tg_expr))
+      return bd_ext_call(b, "array_stack", &n, 1, x->ex_pos, out);
+  }
   *out = n;
   return CZ_OK;
 }

@@ -129,16 +129,14 @@ static int bd_literal(bd_t *b, const sql_expr_t *x, xnode_t **out)
     break;
   case SQL_LIT_NUMERIC:
   case SQL_LIT_FLOAT: {
-    /* PostgreSQL types 1.5 and 1e3 as numeric; past NUMERIC's 38 digits
-     * the value is kept as double precision. */
+    /* PostgreSQL types 1.5 and 1e3 as numeric, exactly at any length;
+     * one that NUMERIC's 38 digits cannot hold exactly is 22003 (a double
+     * would silently change its digits). */
     size_t len = strlen(x->ex_text);
     n->x_type = ty_plain(TY_NUMERIC);
-    if (ty_parse_text(n->x_type, x->ex_text, len, b->b_a, &n->x_const, NULL) != CZ_OK) {
-      n->x_type = ty_plain(TY_FLOAT8);
-      if (ty_parse_text(n->x_type, x->ex_text, len, b->b_a, &n->x_const, b->b_e) != CZ_OK) {
-        b->b_e->er_pos = x->ex_pos;
-        return CZ_ERR;
-      }
+    if (ty_parse_text(n->x_type, x->ex_text, len, b->b_a, &n->x_const, b->b_e) != CZ_OK) {
+      b->b_e->er_pos = x->ex_pos;
+      return CZ_ERR;
     }
     break;
   }
@@ -286,7 +284,8 @@ static xop_t bd_map_op(const sql_expr_t *x)
   case SQL_OP_CONCAT: return XOP_CONCAT;
   case SQL_OP_LIKE: return nt ? XOP_NOT_LIKE : XOP_LIKE;
   case SQL_OP_ILIKE: return nt ? XOP_NOT_ILIKE : XOP_ILIKE;
-  case SQL_OP_IS_NULL: return nt ? XOP_IS_NOT_NULL : XOP_IS_NULL;
+  case SQL_OP_IS_NULL:
+  case SQL_OP_IS_UNKNOWN: return nt ? XOP_IS_NOT_NULL : XOP_IS_NULL;
   case SQL_OP_IS_TRUE: return nt ? XOP_IS_NOT_TRUE : XOP_IS_TRUE;
   case SQL_OP_IS_FALSE: return nt ? XOP_IS_NOT_FALSE : XOP_IS_FALSE;
   case SQL_OP_IS_DISTINCT: return nt ? XOP_IS_NOT_DISTINCT : XOP_IS_DISTINCT;
@@ -297,7 +296,7 @@ static xop_t bd_map_op(const sql_expr_t *x)
 static bool op_is_unary(sql_op_t op)
 {
   return op == SQL_OP_NOT || op == SQL_OP_NEG || op == SQL_OP_IS_NULL || op == SQL_OP_IS_TRUE ||
-         op == SQL_OP_IS_FALSE;
+         op == SQL_OP_IS_FALSE || op == SQL_OP_IS_UNKNOWN;
 }
 
 static int bd_func_call(bd_t *b, const char *name, xnode_t **args, int n, int pos,
@@ -313,6 +312,14 @@ static int bd_operator(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **o
     return CZ_ERR;
   if (!op_is_unary(x->ex_op) && bd_expr(b, sc, x->ex_right, &r) != CZ_OK)
     return CZ_ERR;
+  if (x->ex_op == SQL_OP_IS_UNKNOWN) {
+    /* IS UNKNOWN is IS NULL restricted to booleans, as in PostgreSQL. */
+    if (l->x_type.t_id == TY_UNKNOWN && !(l = bd_coerce(b, l, ty_plain(TY_BOOL))))
+      return CZ_ERR;
+    if (l->x_type.t_id != TY_BOOL)
+      return bd_error(b, "42804", x->ex_pos, "argument of IS %sUNKNOWN must be type boolean",
+                      x->ex_not ? "NOT " : "");
+  }
   if (x->ex_op == SQL_OP_POW) {
     xnode_t *args[2] = {l, r}; /* a ^ b is power(a, b), as in PostgreSQL */
     return bd_func_call(b, "power", args, 2, x->ex_pos, out);
@@ -665,7 +672,23 @@ int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
       return ext;
     xnode_t *in;
     ty_t t;
-    if (bd_expr(b, sc, x->ex_left, &in) != CZ_OK || sql_bind_type(&x->ex_type, &t, b->b_e) != CZ_OK)
+    if (sql_bind_type(&x->ex_type, &t, b->b_e) != CZ_OK)
+      return CZ_ERR;
+    const sql_expr_t *l = x->ex_left;
+    if ((t.t_id == TY_FLOAT8 || t.t_id == TY_FLOAT4) && l->ex_kind == SQL_E_LITERAL &&
+        (l->ex_lit == SQL_LIT_NUMERIC || l->ex_lit == SQL_LIT_FLOAT)) {
+      /* 5e-324::float8: PostgreSQL's exact numeric literal rounded once to
+       * double, which is the decimal text read as a double; NUMERIC's 38
+       * digits need not hold it */
+      xnode_t *c = bd_node(b, X_CONST, ty_plain(TY_FLOAT8), x->ex_pos);
+      if (ty_parse_text(c->x_type, l->ex_text, strlen(l->ex_text), b->b_a, &c->x_const,
+                        b->b_e) != CZ_OK) {
+        b->b_e->er_pos = l->ex_pos;
+        return CZ_ERR;
+      }
+      return (*out = bd_cast(b, c, t, x->ex_pos)) ? CZ_OK : CZ_ERR;
+    }
+    if (bd_expr(b, sc, l, &in) != CZ_OK)
       return CZ_ERR;
     if (!(*out = bd_cast(b, in, t, x->ex_pos)))
       return CZ_ERR;

@@ -40,6 +40,10 @@ int bd_array_elem_type(bd_t *b, const bd_scope_t *sc, const sql_expr_t *x, ty_t 
 /* CAST(x AS t) when t is a reg* or array type: CZ_OK with *out, CZ_ERR,
  * or 1 when x is an ordinary cast the caller binds. */
 int bd_cast_ext(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+/* A select-list item of the statement's outermost SELECT: when x casts a
+ * string to regclass, regtype, regnamespace or regrole, *n (its OID)
+ * becomes the object's name, as PostgreSQL displays reg* values. */
+int bd_reg_display(bd_t *b, const sql_expr_t *x, xnode_t **n);
 
 /* ---- window functions (sql_bind_window.c) ------------------------------- */
 

@@ -85,6 +85,10 @@ typedef struct bd_s {
   /* INSERT … SELECT: the types the target columns want, so that untyped
    * literals in the select list take them (not text); taken by the first
    * query block bound, then cleared. */
+  /* The statement's outermost SELECT: its select list shows a string
+   * cast to regclass & co. as the name, as PostgreSQL prints reg*
+   * values (everywhere else the cast is the OID, for comparisons). */
+  const sql_query_t *b_top_query;
   int b_nhint;
   const ty_t *b_hint;
   bd_cte_t *b_ctes;             /* WITH queries visible here, innermost first */

@@ -252,8 +252,7 @@ static int iv_apply(bd_t *b, int pos, int64_t ts, const iv_t *iv, int sign, int6
   if (r < -9.2e18 || r > 9.2e18)
     goto range;
   int64_t res = days * IV_USEC_PER_DAY + tod + sign * iv->iv_usec;
-  ty_civil_from_days(iv_floor_div(res, IV_USEC_PER_DAY), &y, &m, &d);
-  if (y < IV_MIN_YEAR || y > IV_MAX_YEAR)
+  if (!ty_ts_in_range(res))
     goto range;
   *out = res;
   return CZ_OK;
@@ -299,9 +298,13 @@ int bd_interval_arith(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **ou
       *out = bd_const_null(b, ts);
       return CZ_OK;
     }
-    int64_t v = id == TY_DATE ? d->x_const.d_i64 * IV_USEC_PER_DAY : d->x_const.d_i64;
+    int64_t v = d->x_const.d_i64;
+    if (id == TY_DATE && !ty_date_to_ts(d->x_const.d_i64, &v))
+      return bd_error(b, SQLSTATE_DATETIME_RANGE, x->ex_pos, "date out of range for timestamp");
     xnode_t *n = bd_node(b, X_CONST, ts, x->ex_pos);
-    if (iv_apply(b, x->ex_pos, v, &iv, sign, &n->x_const.d_i64) != CZ_OK)
+    if (v == INT64_MAX || v == INT64_MIN)
+      n->x_const.d_i64 = v; /* infinity ± an interval is infinity */
+    else if (iv_apply(b, x->ex_pos, v, &iv, sign, &n->x_const.d_i64) != CZ_OK)
       return CZ_ERR;
     *out = n;
     return CZ_OK;

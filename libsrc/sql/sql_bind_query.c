@@ -75,7 +75,7 @@ static void col_origin(const bd_scope_t *sc, int index, sp_col_t *out)
   }
 }
 
-static int bd_targets(bd_t *b, bd_scope_t *sc, const sql_select_t *s, tlist_t *tl)
+static int bd_targets(bd_t *b, bd_scope_t *sc, const sql_select_t *s, bool top, tlist_t *tl)
 {
   for (int i = 0; i < sql_list_len(s->se_targets); i++) {
     const sql_target_t *t = sql_list_at(s->se_targets, i);
@@ -105,6 +105,8 @@ static int bd_targets(bd_t *b, bd_scope_t *sc, const sql_select_t *s, tlist_t *t
     xnode_t *n;
     if (bd_expr(b, sc, x, &n) != CZ_OK)
       return CZ_ERR;
+    if (top && bd_reg_display(b, x, &n) != CZ_OK)
+      return CZ_ERR;
     const char *name = t->tg_alias ? t->tg_alias : target_name(x);
     if (!name)
       name = ty_name(b->b_a, n->x_type);
@@ -129,7 +131,7 @@ int bd_returning_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *targets, bd_ret
   sc->sc_agg_forbid = "RETURNING";
   tlist_t tl;
   memset(&tl, 0, sizeof(tl));
-  if (bd_targets(b, sc, &s, &tl) != CZ_OK)
+  if (bd_targets(b, sc, &s, false, &tl) != CZ_OK)
     return CZ_ERR;
   for (int i = 0; i < tl.tl_n; i++) {
     if (!(tl.tl_x[i] = bd_finish_unknown(b, tl.tl_x[i])))
@@ -283,7 +285,7 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   }
   tlist_t tl;
   memset(&tl, 0, sizeof(tl));
-  if (bd_targets(b, sc, s, &tl) != CZ_OK)
+  if (bd_targets(b, sc, s, q == b->b_top_query, &tl) != CZ_OK)
     return CZ_ERR;
   int nvis = tl.tl_n;
   xnode_t *having = NULL;

@@ -3,7 +3,10 @@
  *
  * A string cast to regclass, regtype, regnamespace or regrole is the
  * object's OID ('pg_class'::regclass = 1259), looked up when the statement
- * runs, in its catalog snapshot; a number cast to one of them is the
+ * runs, in its catalog snapshot, except as an item of the statement's
+ * outermost select list, where it is shown as PostgreSQL shows it: the
+ * name (bd_reg_display; there is no reg* type to carry both). A number
+ * cast to one of them is the
  * object's name as text (c.oid::regclass shows "items"), which is what
  * clients print. regproc is a function's name (as pgcat holds regproc
  * columns): a string cast to it is checked and unqualified (regprocin).
@@ -19,6 +22,21 @@ static bool is_string(ty_id_t id)
 static bool is_integer(ty_id_t id)
 {
   return id == TY_INT2 || id == TY_INT4 || id == TY_INT8;
+}
+
+int bd_reg_display(bd_t *b, const sql_expr_t *x, xnode_t **n)
+{
+  const char *out_fn;
+  if (x->ex_kind != SQL_E_CAST || x->ex_type.ty_array || (*n)->x_type.t_id != TY_INT8)
+    return CZ_OK;
+  switch (x->ex_type.ty_id) {
+  case SQL_TYPE_REGCLASS: out_fn = "regclassout"; break;
+  case SQL_TYPE_REGTYPE: out_fn = "regtypeout"; break;
+  case SQL_TYPE_REGNAMESPACE: out_fn = "regnamespaceout"; break;
+  case SQL_TYPE_REGROLE: out_fn = "regroleout"; break;
+  default: return CZ_OK;
+  }
+  return bd_ext_call(b, out_fn, n, 1, x->ex_pos, n);
 }
 
 int bd_cast_ext(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
@@ -45,7 +63,9 @@ int bd_cast_ext(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     if (!is_string(id))
       return bd_error(b, SQLSTATE_CANNOT_COERCE, x->ex_pos, "cannot cast type %s to an array type",
                       ty_name(b->b_a, n->x_type));
-    return (*out = bd_coerce(b, n, ty_plain(TY_TEXT))) ? CZ_OK : CZ_ERR;
+    if (!(n = bd_coerce(b, n, ty_plain(TY_TEXT))))
+      return CZ_ERR;
+    return bd_ext_call(b, "array_in", &n, 1, x->ex_pos, out); /* checked, canonical */
   }
   if (is_string(id)) {
     if (!(n = bd_coerce(b, n, ty_plain(TY_TEXT))))

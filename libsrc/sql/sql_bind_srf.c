@@ -73,15 +73,16 @@ static int bd_unnest(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
                     "function unnest(%s) does not exist", ty_name(b->b_a, arr->x_type));
   if (!(arr = bd_coerce(b, arr, ty_plain(TY_TEXT))))
     return CZ_ERR;
+  /* every element of every dimension, in row-major order, as PostgreSQL */
   xnode_t *dim = bd_const_i64(b, TY_INT4, 1);
-  xnode_t *lo_args[2] = {arr, dim}, *hi_args[2] = {arr, dim};
+  xnode_t *lo_args[2] = {arr, dim}, *hi_args[1] = {arr};
   if (bd_ext_call(b, "array_lower", lo_args, 2, fr->fr_pos, &lo) != CZ_OK ||
-      bd_ext_call(b, "array_upper", hi_args, 2, fr->fr_pos, &hi) != CZ_OK)
+      bd_ext_call(b, "array_flat_upper", hi_args, 1, fr->fr_pos, &hi) != CZ_OK)
     return CZ_ERR;
   ty_t i4 = ty_plain(TY_INT4);
   op_t *series = op_series_new(b->b_a, i4, lo, hi, NULL);
   xnode_t *el_args[2] = {arr, bd_col(b, 0, i4)};
-  if (bd_ext_call(b, "array_element", el_args, 2, fr->fr_pos, &el) != CZ_OK)
+  if (bd_ext_call(b, "array_flat_element", el_args, 2, fr->fr_pos, &el) != CZ_OK)
     return CZ_ERR;
   if (et.t_id != TY_TEXT && !(el = bd_cast(b, el, et, fr->fr_pos)))
     return CZ_ERR;

@@ -72,6 +72,8 @@ char *sql_deparse_expr(arena_t *a, const sql_expr_t *x, err_t *e)
       return arena_sprintf(a, "(%s %s)", op_text(x->ex_op), l);
     if (x->ex_op == SQL_OP_IS_NULL)
       return arena_sprintf(a, "(%s IS %sNULL)", l, x->ex_not ? "NOT " : "");
+    if (x->ex_op == SQL_OP_IS_UNKNOWN)
+      return arena_sprintf(a, "(%s IS %sUNKNOWN)", l, x->ex_not ? "NOT " : "");
     if (!x->ex_right || !op_text(x->ex_op)[0] || x->ex_third /* LIKE … ESCAPE */)
       break;
     char *r = sql_deparse_expr(a, x->ex_right, e);

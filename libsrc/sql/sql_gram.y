@@ -120,7 +120,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> LEADING LEVEL LOCALTIMESTAMP LOGIN NATURAL NEXT NOCREATEDB NOCREATEROLE NOLOGIN
 %token <str> NOSUPERUSER NOTHING NOWAIT ONLY OPERATOR OVER PARTITION POSITION PREPARE QUOTE
 %token <str> READ RECURSIVE REPEATABLE RESET RETURNING ROW ROWS SERIALIZABLE SESSION_USER
-%token <str> SHARE SOME STDIN STDOUT SUBSTRING SUPERUSER TRAILING TRIM TRUNCATE UNCOMMITTED
+%token <str> SHARE SOME STDIN STDOUT SUBSTRING SUPERUSER TRAILING TRIM TRUNCATE UNCOMMITTED UNKNOWN
 %token <str> USING VACUUM WRITE INTERVAL CASCADE CONSTRAINT RESTRICT SIMILAR SYMMETRIC
 %token <str> ASYMMETRIC
 /* year, month, day, hour, minute or second right after INTERVAL 'text'
@@ -696,6 +696,10 @@ a_expr:
       { CHK($$ = sql_expr_op(ps, SQL_OP_IS_FALSE, @2.lc_pos, $1, NULL)); }
   | a_expr IS NOT FALSE_P %prec IS
       { CHK($$ = sql_expr_op_not(ps, SQL_OP_IS_FALSE, @2.lc_pos, $1, NULL)); }
+  | a_expr IS UNKNOWN %prec IS
+      { CHK($$ = sql_expr_op(ps, SQL_OP_IS_UNKNOWN, @2.lc_pos, $1, NULL)); }
+  | a_expr IS NOT UNKNOWN %prec IS
+      { CHK($$ = sql_expr_op_not(ps, SQL_OP_IS_UNKNOWN, @2.lc_pos, $1, NULL)); }
   | a_expr IS DISTINCT FROM a_expr %prec IS
       { CHK($$ = sql_expr_op(ps, SQL_OP_IS_DISTINCT, @2.lc_pos, $1, $5)); }
   | a_expr IS NOT DISTINCT FROM a_expr %prec IS
@@ -1190,7 +1194,7 @@ unreserved_keyword:
   | HEADER_P | ISOLATION | LEVEL | LOGIN | NEXT | NOCREATEDB | NOCREATEROLE | NOLOGIN
   | NOSUPERUSER | NOTHING | NOWAIT | OPERATOR | OVER | PARTITION | PREPARE | QUOTE | READ
   | RECURSIVE | REPEATABLE | RESET | ROW | ROWS | SERIALIZABLE | SHARE | STDIN | STDOUT
-  | SUPERUSER | TRUNCATE | UNCOMMITTED | VACUUM | WRITE | CASCADE | RESTRICT
+  | SUPERUSER | TRUNCATE | UNCOMMITTED | VACUUM | WRITE | CASCADE | RESTRICT | UNKNOWN
   ;
 
 /* Every other keyword: not usable as a bare name. */

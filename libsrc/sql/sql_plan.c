@@ -84,6 +84,7 @@ int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
   case SQL_STMT_SELECT: {
     const char **names;
     p->sp_kind = SP_QUERY;
+    b.b_top_query = st->st_query;
     rc = bd_query(&b, st->st_query, NULL, NULL, &p->sp_root, &names, &p->sp_cols);
     if (rc == CZ_OK) {
       p->sp_ncols = p->sp_root->o_ncols;

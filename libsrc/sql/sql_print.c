@@ -156,14 +156,16 @@ static const char *sql_op_name(const sql_expr_t *x)
     [SQL_OP_MUL] = "*",       [SQL_OP_DIV] = "/",         [SQL_OP_MOD] = "%",
     [SQL_OP_CONCAT] = "||",   [SQL_OP_LIKE] = "like",     [SQL_OP_ILIKE] = "ilike",
     [SQL_OP_IS_NULL] = "is-null", [SQL_OP_IS_TRUE] = "is-true",
-    [SQL_OP_IS_FALSE] = "is-false", [SQL_OP_IS_DISTINCT] = "is-distinct-from",
+    [SQL_OP_IS_FALSE] = "is-false", [SQL_OP_IS_UNKNOWN] = "is-unknown",
+    [SQL_OP_IS_DISTINCT] = "is-distinct-from",
     [SQL_OP_MATCH] = "~",     [SQL_OP_IMATCH] = "~*",     [SQL_OP_POW] = "^",
     [SQL_OP_SIMILAR] = "similar-to",
   };
   static const char *const negated[] = {
     [SQL_OP_LIKE] = "not-like",         [SQL_OP_ILIKE] = "not-ilike",
     [SQL_OP_IS_NULL] = "is-not-null",   [SQL_OP_IS_TRUE] = "is-not-true",
-    [SQL_OP_IS_FALSE] = "is-not-false", [SQL_OP_IS_DISTINCT] = "is-not-distinct-from",
+    [SQL_OP_IS_FALSE] = "is-not-false", [SQL_OP_IS_UNKNOWN] = "is-not-unknown",
+    [SQL_OP_IS_DISTINCT] = "is-not-distinct-from",
     [SQL_OP_MATCH] = "!~",              [SQL_OP_IMATCH] = "!~*",
     [SQL_OP_SIMILAR] = "not-similar-to",
   };

@@ -222,6 +222,31 @@ static ty_dt_rc_t ty_dt_parse(const char *s, size_t len, ty_dt_t *dt)
   return TY_DT_OK;
 }
 
+/* 294277-01-01, the first day past TIMESTAMP's range (PostgreSQL's
+ * TIMESTAMP_END_JULIAN), in days since 2000-01-01. */
+#define TY_TS_END_DAY ty_days_from_civil(TY_TS_MAX_YEAR + 1, 1, 1)
+
+bool ty_date_to_ts(int64_t days, int64_t *us)
+{
+  if (days >= TY_DATE_NOEND) {
+    *us = TY_TS_NOEND;
+    return true;
+  }
+  if (days <= TY_DATE_NOBEGIN) {
+    *us = TY_TS_NOBEGIN;
+    return true;
+  }
+  if (days < TY_DAY_MIN || days >= TY_TS_END_DAY)
+    return false;
+  *us = days * TY_USECS_PER_DAY;
+  return true;
+}
+
+bool ty_ts_in_range(int64_t us)
+{
+  return us >= TY_DAY_MIN * TY_USECS_PER_DAY && us < TY_TS_END_DAY * TY_USECS_PER_DAY;
+}
+
 static int ty_dt_error(ty_dt_rc_t rc, const char *tname, const char *s, size_t len, err_t *e)
 {
   if (rc == TY_DT_RANGE)
@@ -268,6 +293,9 @@ int ty_ts_parse(const char *s, size_t len, int64_t *out, err_t *e)
   int64_t days = ty_days_from_civil(dt.dt_year, dt.dt_mon, dt.dt_day);
   int64_t secs = (int64_t)dt.dt_hour * 3600 + dt.dt_min * 60 + dt.dt_sec;
   *out = days * TY_USECS_PER_DAY + secs * 1000000 + dt.dt_usec;
+  if (!ty_ts_in_range(*out)) /* 294276-12-31 23:59:59.9999999 rounds past the end */
+    return err_set(e, TY_SQLSTATE_DATETIME_RANGE, "timestamp out of range: \"%.*s\"",
+                   (int)CZ_MIN(len, 200), s);
   return CZ_OK;
 }
 

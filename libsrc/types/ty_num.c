@@ -184,7 +184,7 @@ int num_from_f64(double v, int scale, num_t *out, err_t *e)
   char buf[64];
   int n = snprintf(buf, sizeof(buf), "%.15g", v);
   num_t r;
-  if (ty_num_parse(buf, (size_t)n, &r, e) != CZ_OK)
+  if (ty_num_parse_rounding(buf, (size_t)n, &r, e) != CZ_OK)
     return CZ_ERR;
   if (scale >= 0)
     return num_rescale(&r, scale, out, e);

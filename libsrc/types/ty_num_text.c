@@ -15,7 +15,13 @@ static int ty_num_bad(const char *s, size_t len, err_t *e)
                  (int)CZ_MIN(len, 200), s);
 }
 
-int ty_num_parse(const char *s, size_t len, num_t *out, err_t *e)
+/* Text input of a NUMERIC. With exact, a value whose non-zero digits do not
+ * all fit in 38 significant digits at a scale of at most 38 is 22003
+ * rather than silently rounded (PostgreSQL holds such values exactly, so
+ * rounding would change data); zeros beyond them are dropped exactly.
+ * Without it (conversions from float, whose digits are approximate anyway)
+ * the value is rounded half away from zero. */
+static int ty_num_parse_as(const char *s, size_t len, bool exact, num_t *out, err_t *e)
 {
   size_t i = 0, end = len;
   while (i < end && isspace((unsigned char)s[i]))
@@ -88,10 +94,25 @@ int ty_num_parse(const char *s, size_t len, num_t *out, err_t *e)
   }
   long drop = CZ_MAX(0, CZ_MAX(scale - NUM_MAX_DIGITS, nsig + mult - NUM_MAX_DIGITS));
   if (drop > scale)
-    return err_set(e, TY_SQLSTATE_OUT_OF_RANGE, "value overflows numeric format");
+    return err_set(e, TY_SQLSTATE_OUT_OF_RANGE,
+                      "numeric field overflow: \"%.*s\" has more than %d digits",
+                      (int)CZ_MIN(len, 60), s, NUM_MAX_DIGITS);
   unsigned __int128 v = 0;
   int taken = 0, keep = nsig - (int)drop, idx = 0;
   bool round_up = false;
+  if (exact && drop > 0) {
+    /* Only zeros may go: find the first dropped digit that is not one. */
+    int k2 = 0;
+    for (size_t k = dstart; k < dend; k++) {
+      if (s[k] == '.')
+        continue;
+      if (k2++ >= z + CZ_MAX(keep, 0) && s[k] != '0')
+        return err_set(e, TY_SQLSTATE_OUT_OF_RANGE,
+                       "numeric field overflow: \"%.*s\" has more than %d significant digits "
+                       "or decimals",
+                       (int)CZ_MIN(len, 60), s, NUM_MAX_DIGITS);
+    }
+  }
   if (keep < 0) {
     /* Every significant digit lies more than one place below the last
      * kept decimal: the value rounds to zero at scale 38. */
@@ -118,13 +139,25 @@ int ty_num_parse(const char *s, size_t len, num_t *out, err_t *e)
   scale -= drop;
   if (v >= ty_pow10_u128(NUM_MAX_DIGITS)) {
     if (scale == 0)
-      return err_set(e, TY_SQLSTATE_OUT_OF_RANGE, "value overflows numeric format");
+      return err_set(e, TY_SQLSTATE_OUT_OF_RANGE,
+                      "numeric field overflow: \"%.*s\" has more than %d digits",
+                      (int)CZ_MIN(len, 60), s, NUM_MAX_DIGITS);
     v /= 10; /* a rounding carry: the dropped digit is 0 */
     scale--;
   }
   out->n_val = neg ? -(__int128)v : (__int128)v;
   out->n_scale = (int16_t)scale;
   return CZ_OK;
+}
+
+int ty_num_parse(const char *s, size_t len, num_t *out, err_t *e)
+{
+  return ty_num_parse_as(s, len, true, out, e);
+}
+
+int ty_num_parse_rounding(const char *s, size_t len, num_t *out, err_t *e)
+{
+  return ty_num_parse_as(s, len, false, out, e);
 }
 
 int ty_num_format(const num_t *n, char *out)

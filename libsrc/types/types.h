@@ -183,6 +183,13 @@ size_t ty_binary_max(ty_t t, const datum_t *d);
 int64_t ty_days_from_civil(int64_t y, int m, int d);
 void ty_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
 bool ty_valid_ymd(int64_t y, int m, int d);
+/* DATE to TIMESTAMP (its midnight); the infinities stay infinite. False
+ * when the date lies past TIMESTAMP's range (PostgreSQL's 22008 "date out
+ * of range for timestamp"): DATE reaches year 5874897, TIMESTAMP 294276. */
+bool ty_date_to_ts(int64_t days, int64_t *us);
+/* Whether a TIMESTAMP lies in PostgreSQL's range, 4714-11-24 00:00 BC up
+ * to 294276-12-31 23:59:59.999999 (the infinities do not). */
+bool ty_ts_in_range(int64_t us);
 
 /* ---- NUMERIC arithmetic (22003 on overflow, 22012 on division by 0) ---- */
 

@@ -52,6 +52,8 @@ int ty_f64_parse(const char *s, size_t len, bool is_float4, double *out, err_t *
 /* ---- NUMERIC text ------------------------------------------------------ */
 
 int ty_num_parse(const char *s, size_t len, num_t *out, err_t *e);
+/* The same, rounding digits past 38 instead of refusing them (floats). */
+int ty_num_parse_rounding(const char *s, size_t len, num_t *out, err_t *e);
 int ty_num_format(const num_t *n, char *out);  /* out >= TY_NUM_TEXT_MAX */
 #define TY_NUM_TEXT_MAX 48
 /* Checks n against NUMERIC(prec, scale) (after rounding to scale), as an

@@ -300,7 +300,10 @@ static void test_reg_casts(void **state)
   expect_rows("SELECT 'pg_class'::regclass, 'items'::pg_catalog.regclass = @OID, "
               "@OID::regclass, 1259::regclass::text, 'int4'::regtype, 23::regtype, "
               "11::regnamespace, 'public'::regnamespace",
-              "1259|t|items|pg_class|23|integer|pg_catalog|2200");
+              "pg_class|t|items|pg_class|integer|integer|pg_catalog|public");
+  /* the OID where the value is compared or kept, not shown */
+  expect_rows("SELECT count(*) FROM pg_catalog.pg_class WHERE oid = 'pg_class'::regclass", "1");
+  expect_rows("SELECT 'pg_class'::regclass::oid, 'pg_class'::regclass = 1259", "1259|t");
   en_expect_error(ses, "SELECT 'nosuch'::regclass", "42P01");
   /* regproc: a function's name, as pg_type.typinput holds it (pgJDBC's getTypeInfo) */
   expect_rows("SELECT count(*) > 0 AND count(*) = (SELECT count(*) FROM pg_catalog.pg_type "

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""statement_timeout and cancel requests land promptly inside long scalar
+work (issue 7, defect 4): each statement below runs for many seconds when
+left alone; under `SET statement_timeout = '1s'` it must end with 57014
+within about two seconds, and a CancelRequest (psycopg's conn.cancel()
+from another thread) likewise.
+
+Usage: regress_interrupt.py --dsn DSN --kind cadenza|postgres
+Prints PASS/FAIL lines and "N passed, N failed"; exit 0 when none failed.
+"""
+import argparse
+import sys
+import threading
+import time
+
+import psycopg
+
+LIMIT_S = 2.5  # 1 s timeout plus slack for a loaded two-core machine
+
+STATEMENTS = [
+    ("scalar functions over many rows",
+     "SELECT count(*) FROM generate_series(1, 50000000) g WHERE md5(g::text) LIKE '%abc%'"),
+    ("string building per row",
+     "SELECT sum(length(lpad(g::text, 3000, 'xy'))) FROM generate_series(1, 20000000) g"),
+    ("sort comparisons",
+     "SELECT count(*) FROM (SELECT md5(g::text) AS m FROM generate_series(1, 3000000) g "
+     "ORDER BY m OFFSET 1) s"),
+    ("nested expressions",
+     "SELECT count(*) FROM generate_series(1, 50000000) g WHERE "
+     "upper(lower(upper(lower(g::text || 'abc')))) = 'X'"),
+]
+
+BIG_VALUES = [
+    ("repeat to 300 MB", "SELECT length(repeat('x', 300000000))"),
+    ("lpad to 300 MB", "SELECT length(lpad('', 300000000, 'xy'))"),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dsn", required=True)
+    ap.add_argument("--kind", default="cadenza")
+    args = ap.parse_args()
+    passed = failed = 0
+
+    def check(name, ok, why=""):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+            print("PASS %s" % name, flush=True)
+        else:
+            failed += 1
+            print("FAIL %s: %s" % (name, why), flush=True)
+
+    for name, sql in STATEMENTS:
+        with psycopg.connect(args.dsn, autocommit=True) as conn:
+            conn.execute("SET statement_timeout = '1s'")
+            t0 = time.time()
+            state = None
+            try:
+                conn.execute(sql).fetchall()
+            except psycopg.Error as ex:
+                state = ex.diag.sqlstate
+            secs = time.time() - t0
+            check("statement_timeout 1s: %s ends with 57014 in %.1f s" % (name, secs),
+                  state == "57014" and secs < LIMIT_S,
+                  "SQLSTATE %s after %.1f s" % (state, secs))
+            alive = conn.execute("SELECT 1").fetchone()[0] == 1
+            check("session usable after the timeout (%s)" % name, alive, "select 1 failed")
+
+    # One call building one long value (seconds of work in one function
+    # call before the fix): a result or 57014, either within the limit.
+    for name, sql in BIG_VALUES:
+        with psycopg.connect(args.dsn, autocommit=True) as conn:
+            conn.execute("SET statement_timeout = '1s'")
+            t0 = time.time()
+            state = "result"
+            try:
+                conn.execute(sql).fetchall()
+            except psycopg.Error as ex:
+                state = ex.diag.sqlstate
+            secs = time.time() - t0
+            check("statement_timeout 1s: %s ends in %.1f s (%s)" % (name, secs, state),
+                  state in ("result", "57014", "53200", "54000") and secs < LIMIT_S,
+                  "%s after %.1f s" % (state, secs))
+
+    for name, sql in STATEMENTS[:2]:
+        with psycopg.connect(args.dsn, autocommit=True) as conn:
+            timer = threading.Timer(1.0, conn.cancel)
+            t0 = time.time()
+            state = None
+            timer.start()
+            try:
+                conn.execute(sql).fetchall()
+            except psycopg.Error as ex:
+                state = ex.diag.sqlstate
+            secs = time.time() - t0
+            timer.cancel()
+            check("cancel request after 1 s: %s ends with 57014 in %.1f s" % (name, secs),
+                  state == "57014" and secs < LIMIT_S,
+                  "SQLSTATE %s after %.1f s" % (state, secs))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
