@@ -247,9 +247,9 @@ int num_add(const num_t *a, const num_t *b, num_t *out, err_t *e)
 {
   /* The common case: equal scales and no overflow stays in 128 bits. */
   if (a->n_scale == b->n_scale) {
-    __int128 r = a->n_val + b->n_val; /* |a|,|b| < 10^38: cannot wrap */
-    __int128 lim = (__int128)ty_pow10_u128(NUM_MAX_DIGITS);
-    if (r < lim && r > -lim) {
+    /* |a|,|b| < 10^38, but 2 * 10^38 passes __int128's 1.7 * 10^38 */
+    __int128 r, lim = (__int128)ty_pow10_u128(NUM_MAX_DIGITS);
+    if (!__builtin_add_overflow(a->n_val, b->n_val, &r) && r < lim && r > -lim) {
       out->n_val = r;
       out->n_scale = a->n_scale;
       return CZ_OK;
@@ -261,9 +261,8 @@ int num_add(const num_t *a, const num_t *b, num_t *out, err_t *e)
 int num_sub(const num_t *a, const num_t *b, num_t *out, err_t *e)
 {
   if (a->n_scale == b->n_scale) {
-    __int128 r = a->n_val - b->n_val;
-    __int128 lim = (__int128)ty_pow10_u128(NUM_MAX_DIGITS);
-    if (r < lim && r > -lim) {
+    __int128 r, lim = (__int128)ty_pow10_u128(NUM_MAX_DIGITS);
+    if (!__builtin_sub_overflow(a->n_val, b->n_val, &r) && r < lim && r > -lim) {
       out->n_val = r;
       out->n_scale = a->n_scale;
       return CZ_OK;
