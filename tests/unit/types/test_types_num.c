@@ -56,6 +56,14 @@ static void test_add_sub_keep_larger_scale(void **state)
   assert_string_equal(op(num_sub, "1", "0.001"), "0.999");
   assert_string_equal(op(num_sub, "-5", "5"), "-10");
   assert_string_equal(op(num_add, "99999999999999999999999999999999999999", "1"), "ERR 22003");
+  /* the equal-scale fast path: 2 * (10^38 - 1) passes __int128 (UBSan) */
+  assert_string_equal(op(num_add, "99999999999999999999999999999999999999",
+                         "99999999999999999999999999999999999999"), "ERR 22003");
+  assert_string_equal(op(num_sub, "-99999999999999999999999999999999999999",
+                         "99999999999999999999999999999999999999"), "ERR 22003");
+  assert_string_equal(op(num_add, "9999999999999999999.9999999999999999999",
+                         "9999999999999999999.9999999999999999999"),
+                      "20000000000000000000.000000000000000000");
   assert_string_equal(op(num_add, "99999999999999999999999999999999999999", "-1"),
                       "99999999999999999999999999999999999998");
   /* Aligning 38 digits by one more scale digit overflows 128 bits in the
