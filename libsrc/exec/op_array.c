@@ -98,6 +98,7 @@ static int array_agg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     return CZ_OK;
   g->oa_done = true;
   int n = 0, cap = 16;
+  size_t bytes = 2; /* the text form's length so far: PostgreSQL's 1 GB bound */
   str_t *elems = arena_alloc(o->o_state, sizeof(str_t) * (size_t)cap);
   bool *nulls = arena_alloc(o->o_state, (size_t)cap);
   for (;;) {
@@ -124,6 +125,10 @@ static int array_agg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       if (!d.d_null)
         datum_copy(TP_STR, &d, o->o_state, &d);  /* the input batch goes away */
       elems[n++] = d.d_null ? (str_t){"", 0} : d.d_str;
+      bytes += elem_len(&elems[n - 1], nulls[n - 1]) + 1;
+      if (bytes > XE_MAX_FIELD || n == INT32_MAX / 2)
+        return err_set(e, "54000", "array size exceeds the maximum allowed (%u bytes)",
+                       XE_MAX_FIELD);
     }
     if (op_check_mem(q, o->o_state, e) != CZ_OK)
       return CZ_ERR;
