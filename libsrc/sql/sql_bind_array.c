@@ -75,9 +75,51 @@ static bool column_pgtype(const bd_scope_t *sc, const sql_expr_t *x, pgcat_pgtyp
   return false;
 }
 
+/* The element type of ARRAY[…] of literals (nested ones too), as
+ * PostgreSQL types them: integers int4 (int8 when one is wider), numeric
+ * when one has a point or exponent, boolean, else text. false when an
+ * element is not a literal (its type would need binding). */
+static bool literal_array_type(const sql_expr_t *x, int depth, ty_id_t *t)
+{
+  if (depth > PGCAT_ARRAY_MAXDIM)
+    return false;
+  for (int i = 0; i < sql_list_len(x->ex_list); i++) {
+    const sql_expr_t *el = sql_list_at(x->ex_list, i);
+    ty_id_t k;
+    if (el->ex_kind == SQL_E_ARRAY) {
+      if (!literal_array_type(el, depth + 1, t))
+        return false;
+      continue;
+    }
+    if (el->ex_kind != SQL_E_LITERAL)
+      return false;
+    switch (el->ex_lit) {
+    case SQL_LIT_NULL: continue;
+    case SQL_LIT_INT:
+      k = el->ex_int >= INT32_MIN && el->ex_int <= INT32_MAX ? TY_INT4 : TY_INT8;
+      break;
+    case SQL_LIT_NUMERIC:
+    case SQL_LIT_FLOAT: k = TY_NUMERIC; break;
+    case SQL_LIT_BOOL: k = TY_BOOL; break;
+    default: return false;
+    }
+    if (*t == TY_UNKNOWN || (*t == TY_INT4 && (k == TY_INT8 || k == TY_NUMERIC)) ||
+        (*t == TY_INT8 && k == TY_NUMERIC))
+      *t = k;
+    else if (*t != k && !(k == TY_INT4 || (k == TY_INT8 && *t == TY_NUMERIC)))
+      return false; /* booleans with numbers: the binder reports it */
+  }
+  return true;
+}
+
 int bd_array_elem_type(bd_t *b, const bd_scope_t *sc, const sql_expr_t *x, ty_t *out)
 {
   *out = ty_plain(TY_TEXT);
+  ty_id_t lt = TY_UNKNOWN;
+  if (x->ex_kind == SQL_E_ARRAY && literal_array_type(x, 1, &lt) && lt != TY_UNKNOWN) {
+    *out = ty_plain(lt);
+    return CZ_OK;
+  }
   if (x->ex_kind == SQL_E_CAST && x->ex_type.ty_array) {
     sql_type_t t = x->ex_type;
     t.ty_array = false;
