@@ -160,8 +160,10 @@ static int pf_pg_get_function_result(xctx_t *c, const xnode_t *x, const datum_t 
 {
   (void)x, (void)e;
   const xfunc_def_t *f = pgcat_proc(a[0].d_i64);
-  pgcat_out_text(c, out, f ? pgcat_format_type(pgcat_fn_type(f->fd_result), -1, c->xc_arena)
-                           : NULL);
+  /* exec's polymorphic results (the argument's type) show as "any" */
+  pgcat_out_text(c, out, !f ? NULL
+                         : f->fd_result < 0 ? "\"any\""
+                         : pgcat_format_type(pgcat_fn_type(f->fd_result), -1, c->xc_arena));
   return CZ_OK;
 }
 
@@ -177,9 +179,11 @@ static int pf_pg_get_function_arguments(xctx_t *c, const xnode_t *x, const datum
   char *s = arena_strdup(c->xc_arena, "");
   for (int k = 0; k < f->fd_nargs; k++) {
     bool variadic = (f->fd_flags & XF_VARIADIC) && k == f->fd_nargs - 1;
-    const char *t = pgcat_format_type(pgcat_fn_type(f->fd_args[k]), -1, c->xc_arena);
+    bool any = f->fd_args[k] < 0; /* exec's XFA_* pseudo types: PostgreSQL's "any" */
+    const char *t = any ? "\"any\""
+                        : pgcat_format_type(pgcat_fn_type(f->fd_args[k]), -1, c->xc_arena);
     s = arena_sprintf(c->xc_arena, "%s%s%s%s%s", s, k ? ", " : "", variadic ? "VARIADIC " : "",
-                      t, variadic ? "[]" : "");
+                      t, variadic && !any ? "[]" : "");
   }
   pgcat_out_text(c, out, s);
   return CZ_OK;

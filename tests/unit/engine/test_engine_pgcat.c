@@ -242,8 +242,8 @@ static void test_psql_l_and_du(void **state)
               "pg_catalog.pg_get_function_arguments(p.oid), CASE p.prokind WHEN 'a' THEN 'agg' "
               "ELSE 'func' END FROM pg_catalog.pg_proc p LEFT JOIN pg_catalog.pg_namespace n "
               "ON n.oid = p.pronamespace WHERE pg_catalog.pg_function_is_visible(p.oid) AND "
-              "p.proname OPERATOR(pg_catalog.~) '^(format_type|array_make)$' ORDER BY 1, 2, 4",
-              "pg_catalog|array_make|text|VARIADIC text[]|func\n"
+              "p.proname OPERATOR(pg_catalog.~) '^(format_type|concat_ws)$' ORDER BY 1, 2, 4",
+              "pg_catalog|concat_ws|text|text, \"any\", VARIADIC \"any\"|func\n"
               "pg_catalog|format_type|text|bigint, integer|func");
   expect_rows("SELECT pg_catalog.pg_function_is_visible(1), pg_get_function_result(1)", "NULL|NULL");
 }
