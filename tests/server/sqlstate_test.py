@@ -39,6 +39,17 @@ CASES = [
     ("datatype mismatch in WHERE", "SELECT * FROM ss_a WHERE 1", "42804"),
     ("drop of a missing table", "DROP TABLE ss_nosuch", "42P01"),
     ("insert of too many values", "INSERT INTO ss_a VALUES (5, 'x', 1, 2)", "42601"),
+    # issue 7 (expressions): the SQLSTATEs PostgreSQL gives
+    ("sub-arrays of other dimensions", "SELECT ARRAY[ARRAY[1],ARRAY[1,2]]", "2202E"),
+    ("a NULL beside a sub-array", "SELECT ARRAY[ARRAY[1,2], NULL]", "2202E"),
+    ("seven array dimensions", "SELECT ARRAY[ARRAY[ARRAY[ARRAY[ARRAY[ARRAY[ARRAY[1]]]]]]]",
+     "54000"),
+    ("a ragged array literal", "SELECT '{{1,2},{3}}'::int[]", "22P02"),
+    ("past the last date", "SELECT DATE '5874897-12-31' + 1", "22008"),
+    ("before the first date", "SELECT DATE '4714-11-24 BC' - 1", "22008"),
+    ("IS UNKNOWN of an integer", "SELECT 1 IS UNKNOWN", "42804"),
+    ("integer minimum divided by -1", "SELECT (-2147483648)::int4 / (-1)::int4", "22003"),
+    ("smallint minimum divided by -1", "SELECT (-32768)::int2 / (-1)::int2", "22003"),
 ]
 
 
