@@ -345,7 +345,29 @@ static int xe_check_cancel(xctx_t *c, err_t *e)
 {
   if (c->xc_cancel && *c->xc_cancel)
     return err_set(e, XE_SQLSTATE_CANCELED, "canceling statement due to user request");
+  if (c->xc_budget && mem_budget_exceeded(c->xc_budget))
+    return xc_budget_error(c, e);
   return CZ_OK;
+}
+
+int xc_budget_error(const xctx_t *c, err_t *e)
+{
+  if (mem_budget_exceeded(c->xc_budget) == MEM_OVER_SYSTEM)
+    return err_set(e, "53200", "out of memory: the system refused the query more memory");
+  return err_set(e, "53200", "query needs more than MaxQueryMem (%lld bytes)",
+                 (long long)c->xc_max_mem);
+}
+
+void *xc_alloc(xctx_t *c, size_t n, err_t *e)
+{
+  if (n > XC_MAX_VALUE) {
+    err_set(e, "54000", "requested length too large");
+    return NULL;
+  }
+  void *p = arena_try_alloc(c->xc_arena, n ? n : 1);
+  if (!p)
+    xc_budget_error(c, e);
+  return p;
 }
 
 int xeval(xctx_t *c, const xnode_t *x, const batch_t *in, const int *sel, int nsel, vec_t *out,

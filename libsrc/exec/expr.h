@@ -92,7 +92,19 @@ typedef struct xctx_s {
                                  current_timestamp; 0 = read the clock */
   void *xc_session;           /* the engine's session, for functions such as
                                  current_user that registered modules add */
+  mem_budget_t *xc_budget;    /* the execution's memory budget (NULL = none) */
+  int64_t xc_max_mem;         /* its limit, for the error message */
 } xctx_t;
+
+/* The largest single value a function may build (PostgreSQL's 1 GB field
+ * limit): past it 54000 "requested length too large". */
+#define XC_MAX_VALUE ((size_t)1 << 30)
+
+/* n bytes in c->xc_arena for a value whose size the arguments decide:
+ * NULL with 54000 past XC_MAX_VALUE, or with 53200 when it would take the
+ * execution past its memory budget or the system refuses; nothing is
+ * allocated then. Every function that builds such a value uses it. */
+void *xc_alloc(xctx_t *c, size_t n, err_t *e);
 
 /* Evaluates x for rows sel[0..nsel) of in (sel NULL = rows 0..in->b_n),
  * writing the result of row sel[i] at out index sel[i] (so the output
