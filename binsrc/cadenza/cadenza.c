@@ -126,12 +126,15 @@ static int daemonize(const char *log_path)
 /* jemalloc reads its options from this symbol: freed pages go back to the
  * system a second after the last use (dirty) and at once after that
  * (muzzy), so that an idle server's size reflects its buffer pool, not its
- * biggest past query. Ignored when jemalloc is not linked (sanitizers). */
-const char *malloc_conf = "dirty_decay_ms:1000,muzzy_decay_ms:0";
+ * biggest past query; retain:false unmaps freed extents instead of keeping
+ * the address space, so that memory given back (the emergency reserve
+ * above all) is address space a limit such as RLIMIT_AS can grant again.
+ * Ignored when jemalloc is not linked (sanitizers). */
+const char *malloc_conf = "dirty_decay_ms:1000,muzzy_decay_ms:0,retain:false";
 
 /* The emergency reserve (util/mem.c): lets a query that meets a malloc
  * failure fail with 53200 instead of the server aborting. */
-#define CZ_MEM_RESERVE ((size_t)32 * 1024 * 1024)
+#define CZ_MEM_RESERVE ((size_t)64 * 1024 * 1024)
 
 int main(int argc, char **argv)
 {

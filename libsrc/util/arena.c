@@ -121,12 +121,13 @@ static void *arena_malloc_or_die(size_t n, const char *name, mem_budget_t *b)
     return p;
   if (b)
     atomic_store(&b->mb_exceeded, MEM_OVER_SYSTEM);
-  if (mem_reserve_release()) {
-    log_warn("out of memory: arena %s could not allocate %zu bytes; "
-             "emergency reserve released, the query will be canceled", name, n);
-    p = arena_memalign(n);
-    if (p)
-      return p;
+  bool had_reserve = mem_reserve_release();
+  mem_return_to_os();  /* what jemalloc keeps dirty may be what the kernel lacks */
+  p = arena_memalign(n);
+  if (p) {
+    log_warn("out of memory: arena %s could not allocate %zu bytes; %s, the query will be "
+             "canceled", name, n, had_reserve ? "emergency reserve released" : "purged");
+    return p;
   }
   log_error("out of memory: arena %s could not allocate %zu bytes", name, n);
   abort();

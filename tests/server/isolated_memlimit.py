@@ -15,7 +15,9 @@ its idle size (RSS_TOLERANCE above the RSS after loading the table, which
 includes the buffer pool's pages).
 
 Then the reproductions of the issue one by one, with a smaller limit
-(MaxQueryMem = 32M), each ending in 53200 and the server alive.
+(MaxQueryMem = 32M), each ending in 53200 and the server alive; and once
+more with MaxQueryMem far above the address space left (SYSTEM_ROOM), so
+that malloc itself fails: still 53200, and the server alive.
 
 Usage: isolated_memlimit.py --kind cadenza|postgres --binary PATH --dir DIR
 Prints PASS/FAIL lines and `N passed, N failed`; exit 0 when none failed.
@@ -36,6 +38,7 @@ MAX_QUERY_MEM = 128 << 20      # MaxQueryMem of the main run
 MARGIN = 384 << 20             # address space above idle + pool + MaxQueryMem
 RSS_TOLERANCE = 48 << 20       # RSS after the storm may exceed the loaded RSS by this
 SMALL_QUERY_MEM = 32 << 20     # the regression run
+SYSTEM_ROOM = 320 << 20        # the last run: address space for queries, MaxQueryMem 64G
 TIMEOUT_MS = 30000             # statement_timeout: a runaway is a failure, not a hang
 
 passed = failed = 0
@@ -255,6 +258,25 @@ def main():
         for name, sql in small:
             with connect(srv) as c:
                 run_one(srv, c, name, sql, {"53200"})
+        srv.stop()
+
+        # The system refuses before MaxQueryMem does (a limit far above the
+        # address space left): the failed malloc must fail the query with
+        # 53200 (the emergency reserve lets the infallible paths get there),
+        # never abort the server.
+        srv.extra_ini = {"Parameters": {"MaxQueryMem": "64G"}}
+        srv.created = False
+        srv.wrapper = ["prlimit", "--as=%d" % (idle_vm + BUFFERS * 8192 + SYSTEM_ROOM), "--"]
+        srv.start()
+        for name, sql in [("repeat per row (system)", small[0][1]),
+                          ("IN subquery set (system)", small[2][1]),
+                          ("24-table chain (system)", small[3][1]),
+                          ("repeat per row again (system)", small[0][1])]:
+            with connect(srv) as c:
+                run_one(srv, c, name, sql, {"53200"})
+        log = open(srv.log_path()).read()
+        report("emergency reserve" in log or "could not allocate" in log,
+               "the system's refusals are logged", log[-300:])
         with connect(srv) as c:
             c.execute("drop table big")
             for k in range(1, 25):
