@@ -68,6 +68,8 @@ int op_budget_error(const mem_budget_t *b, int64_t limit, err_t *e)
   if (mem_budget_exceeded(b) == MEM_OVER_SYSTEM)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,
                    "out of memory: the system refused the query more memory");
+  if (b && b->mb_limit > 0)
+    limit = b->mb_limit;
   return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q, "query needs more than MaxQueryMem (%lld bytes)",
                  (long long)limit);
 }

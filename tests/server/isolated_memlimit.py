@@ -147,6 +147,8 @@ STORM = [
     ("nested arrays",
      "select length(" + "array[" * 12 + "repeat('x', 1000000)" + "]" * 12 + "::text)",
      {"53200", "54000"}),
+    ("40 nested ARRAY[]", "select length(" + "array[" * 40 + "'x'" + "]" * 40 + "::text)",
+     {"53200", "54000"}),
     ("cross product distinct",
      "select count(distinct a.v || b.v) from big a, big b where b.id < 100", {"53200"}),
     ("cross product sort",
