@@ -49,8 +49,7 @@ void en_qmem_detach(qctx_t *q, arena_t *plan_arena, arena_t *out_arena)
   arena_set_budget(q->q_arena, NULL);
   q->q_budget = NULL;
   int over = mem_budget_exceeded(b);
-  if (over == MEM_OVER_SYSTEM)
-    mem_reserve_restore();
+  mem_reserve_restore();  /* whoever used it (a query, a session): no-op when there */
   if (atomic_load(&b->mb_peak) >= EN_QMEM_PURGE_PEAK || over)
     mem_return_to_os();
 }

@@ -352,10 +352,13 @@ static int xe_check_cancel(xctx_t *c, err_t *e)
 
 int xc_budget_error(const xctx_t *c, err_t *e)
 {
-  if (mem_budget_exceeded(c->xc_budget) == MEM_OVER_SYSTEM)
+  /* The budget that refused is the arena's (the same as xc_budget while a
+   * query runs; none when the planner folds constants). */
+  const mem_budget_t *b = c->xc_budget ? c->xc_budget : arena_budget(c->xc_arena);
+  if (!b || mem_budget_exceeded(b) != MEM_OVER_LIMIT)
     return err_set(e, "53200", "out of memory: the system refused the query more memory");
   return err_set(e, "53200", "query needs more than MaxQueryMem (%lld bytes)",
-                 (long long)c->xc_max_mem);
+                 (long long)(b->mb_limit > 0 ? b->mb_limit : c->xc_max_mem));
 }
 
 void *xc_alloc(xctx_t *c, size_t n, err_t *e)
