@@ -129,7 +129,8 @@ def chain_query(n=24):
                                            " and ".join(conds))
 
 
-# (name, SQL, SQLSTATEs accepted besides a result)
+# (name, SQL, outcomes accepted: SQLSTATEs, "result" where the statement
+# may fit the limit; the others need more than MaxQueryMem by construction)
 STORM = [
     ("repeat per row", "select max(length(repeat(v, 100000))) from big", {"53200"}),
     ("repeat 1e9", "select length(repeat('x', 1000000000))", {"53200"}),
@@ -137,7 +138,8 @@ STORM = [
     ("lpad 1e9", "select length(lpad('x', 1000000000, 'ab'))", {"53200"}),
     ("concat 1 GB", "select length(repeat('x', 600000000) || repeat('y', 600000000))",
      {"53200", "54000"}),
-    ("concat per row", "select max(length(v || repeat(g, 300) || v)) from big", {"53200"}),
+    ("concat per row", "select max(length(v || repeat(g, 300) || v)) from big",
+     {"result", "53200"}),
     ("string_agg", "select length(string_agg(repeat(v, 200), ',')) from big", {"53200"}),
     ("ARRAY(subquery)", "select length(array(select repeat(v, 200) from big)::text)",
      {"53200"}),
@@ -146,7 +148,7 @@ STORM = [
      {"53200"}),
     ("nested arrays",
      "select length(" + "array[" * 12 + "repeat('x', 1000000)" + "]" * 12 + "::text)",
-     {"53200", "54000"}),
+     {"result", "53200", "54000"}),
     ("40 nested ARRAY[]", "select length(" + "array[" * 40 + "'x'" + "]" * 40 + "::text)",
      {"53200", "54000"}),
     ("cross product distinct",
@@ -164,7 +166,7 @@ def run_one(srv, c, name, sql, ok_states):
     with PeakRss(srv.pid) as pk:
         try:
             c.execute(sql).fetchall()
-            outcome, ok = "a result", True
+            outcome, ok = "a result", "result" in ok_states
         except psycopg.Error as ex:
             st = getattr(ex, "sqlstate", None)
             outcome, ok = "%s %s" % (st, str(ex).splitlines()[0]), st in ok_states
@@ -172,7 +174,7 @@ def run_one(srv, c, name, sql, ok_states):
             outcome, ok = "%s" % ex, False
     print("# %-24s %5.1f s  peak RSS %4d MB  -> %s"
           % (name, time.time() - t0, pk.peak // 1024, outcome[:90]))
-    report(ok, "%s ends with a result or %s" % (name, "/".join(sorted(ok_states))), outcome)
+    report(ok, "%s ends with %s" % (name, " or ".join(sorted(ok_states))), outcome)
     report(alive(srv), "%s: server answers after it" % name, "no answer")
     return ok
 
@@ -275,7 +277,7 @@ def main():
                           ("24-table chain (system)", small[3][1]),
                           ("repeat per row again (system)", small[0][1])]:
             with connect(srv) as c:
-                run_one(srv, c, name, sql, {"53200"})
+                run_one(srv, c, name, sql, {"result", "53200"})
         log = open(srv.log_path()).read()
         report("emergency reserve" in log or "could not allocate" in log,
                "the system's refusals are logged", log[-300:])
