@@ -281,6 +281,22 @@ def main():
         for name, sql in small:
             with connect(srv) as c:
                 run_one(srv, c, name, sql, {"53200"})
+        # A prepared statement's cached plan runs again after a run that
+        # failed with 53200 (its operator state was released, not kept).
+        import psycopg
+        with connect(srv) as c:
+            q = ("select count(*), max(w) from (select a.v || b.v as w from big a, big b "
+                 "where b.id <= %s order by w) s")
+            first = c.execute(q, (1,), prepare=True).fetchall()
+            try:
+                c.execute(q, (30,), prepare=True).fetchall()
+                mid = "a result"
+            except psycopg.Error as ex:
+                mid = getattr(ex, "sqlstate", None)
+            again = c.execute(q, (1,), prepare=True).fetchall()
+            report(mid == "53200" and first == again and first[0][0] > 0,
+                   "prepared statement: result, 53200, the same result again",
+                   "%r / %r / %r" % (first, mid, again))
         srv.stop()
         if asan:
             raise Done()
