@@ -155,6 +155,7 @@ STORM = [
      {"53200", "54000"}),
     ("concat per row", "select max(length(v || repeat(g, 300) || v)) from big",
      {"result", "53200"}),
+    ("bytea as text", "select length(repeat('x', 60000000)::bytea::text)", {"53200"}),
     ("string_agg", "select length(string_agg(repeat(v, 200), ',')) from big", {"53200"}),
     ("ARRAY(subquery)", "select length(array(select repeat(v, 200) from big)::text)",
      {"53200"}),
