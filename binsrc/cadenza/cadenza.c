@@ -159,6 +159,19 @@ static int daemonize(const char *log_path)
   return p[1];
 }
 
+/* jemalloc reads its options from this symbol: freed pages go back to the
+ * system a second after the last use (dirty) and at once after that
+ * (muzzy), so that an idle server's size reflects its buffer pool, not its
+ * biggest past query; retain:false unmaps freed extents instead of keeping
+ * the address space, so that memory given back (the emergency reserve
+ * above all) is address space a limit such as RLIMIT_AS can grant again.
+ * Ignored when jemalloc is not linked (sanitizers). */
+const char *malloc_conf = "dirty_decay_ms:1000,muzzy_decay_ms:0,retain:false";
+
+/* The emergency reserve (util/mem.c): lets a query that meets a malloc
+ * failure fail with 53200 instead of the server aborting. */
+#define CZ_MEM_RESERVE ((size_t)64 * 1024 * 1024)
+
 int main(int argc, char **argv)
 {
   const char *ini_path = "cadenza.ini";
@@ -247,6 +260,7 @@ int main(int argc, char **argv)
     log_error("could not open the database: %s (%s)", e.er_msg, e.er_sqlstate);
     goto out;
   }
+  mem_reserve_init(CZ_MEM_RESERVE);
   if (pgs_server_start(eng, &cfg, &srv, &e) != CZ_OK) {
     log_error("could not start the server: %s", e.er_msg);
     goto out;

@@ -154,6 +154,7 @@ int en_copy_run(eportal_t *p, err_t *e)
 typedef struct outbuf_s {
   char *ob_p;
   size_t ob_len, ob_cap;
+  bool ob_failed;               /* a realloc failed: the COPY fails with 53200 */
 } outbuf_t;
 
 static void ob_put(outbuf_t *o, const char *p, size_t n)
@@ -162,9 +163,11 @@ static void ob_put(outbuf_t *o, const char *p, size_t n)
     return;  /* an empty piece: ob_p may still be NULL, and memcpy(NULL, …, 0) is UB */
   if (o->ob_len + n > o->ob_cap) {
     size_t cap = (o->ob_len + n) * 2 + 1024;
-    char *np = realloc(o->ob_p, cap);
-    if (!np)
-      abort();
+    char *np = o->ob_failed ? NULL : realloc(o->ob_p, cap);
+    if (!np) {
+      o->ob_failed = true;  /* checked once per batch; never the server's end */
+      return;
+    }
     o->ob_p = np;
     o->ob_cap = cap;
   }
@@ -290,10 +293,13 @@ static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
       for (int i = 0; i < sql_list_len(co->co_force_quote); i++)
         force[c] |= strcmp(sql_list_at(co->co_force_quote, i), pl->sp_cols[c].pc_name) == 0;
     }
-    qctx_t q = {.q_arena = a, .q_vector_size = s->se_eng->en_vector_size,
+    qctx_t q = {.q_arena = arena_create(a, "execution"),
+                .q_vector_size = s->se_eng->en_vector_size,
                 .q_max_mem = s->se_eng->en_max_mem, .q_cancel = &s->se_cancel,
                 .q_txn = s->se_tx, .q_tops = &en_table_ops, .q_tops_ctx = s,
                 .q_stmt_ts = en_stmt_ts()};
+    mem_budget_t budget;  /* a holds the plan: charged while it runs (en_qmem.c) */
+    en_qmem_attach(&q, &budget, s->se_eng->en_max_mem, a, NULL);
     for (int i = 0; i < pl->sp_nsubqs; i++)
       xsubq_reset(pl->sp_subqs[i], &q);
     s->se_cancel = false;
@@ -332,8 +338,13 @@ static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
           }
           size_t need = ty_text_max(v->v_type, &d) + 1;
           if (need > vcap) {
+            char *nb = realloc(vbuf, need * 2);
+            if (!nb) {
+              o.ob_failed = true;
+              break;
+            }
+            vbuf = nb;
             vcap = need * 2;
-            vbuf = realloc(vbuf, vcap);
           }
           int n = ty_format_text(v->v_type, &d, vbuf, vcap);
           if (csv)
@@ -344,12 +355,17 @@ static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
         ob_putc(&o, '\n');
         rows++;
       }
+      if (o.ob_failed) {
+        rc = err_set(e, SQLSTATE_OUT_OF_MEMORY_Q, "out of memory: COPY could not buffer a row");
+        break;
+      }
       if (o.ob_len >= COPY_CHUNK) {
         rc = fn(ctx, o.ob_p, o.ob_len, e);
         o.ob_len = 0;
       }
     }
     op_close(pl->sp_root, &q);
+    en_qmem_detach(&q, a, NULL);
     if (rc == CZ_OK && o.ob_len)
       rc = fn(ctx, o.ob_p, o.ob_len, e);
     free(o.ob_p);

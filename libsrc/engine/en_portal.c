@@ -96,6 +96,7 @@ void eportal_free(eportal_t *p)
   esession_t *s = p->po_stmt->st_sess;
   if (p->po_state == EP_RUNNING) {
     op_close(p->po_plan->sp_root, &p->po_q);
+    en_qmem_detach(&p->po_q, p->po_run_arena, p->po_out);
     if (p->po_implicit)
       en_tx_end_implicit(s, false, NULL);
   }
@@ -168,6 +169,8 @@ static int portal_start(eportal_t *p, err_t *e)
   for (int i = 0; i < p->po_plan->sp_nsubqs; i++)
     xsubq_reset(p->po_plan->sp_subqs[i], q);
   p->po_out = arena_create(p->po_arena, "out");
+  p->po_run_arena = p->po_own_plan ? p->po_plan_arena : st->st_plan_arena;
+  en_qmem_attach(q, &p->po_budget, s->se_eng->en_max_mem, p->po_run_arena, p->po_out);
   p->po_state = EP_RUNNING;
   return op_open(p->po_plan->sp_root, q, e);
 }
@@ -276,14 +279,17 @@ static int portal_execute(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *c
     return CZ_OK;  /* only reads suspend, and reads outside a block run without a transaction */
   op_close(p->po_plan->sp_root, &p->po_q);
   portal_finish_tag(p);
+  en_qmem_detach(&p->po_q, p->po_run_arena, p->po_out);
   p->po_state = EP_DONE;
   portal_release_plan(p);
   if (p->po_implicit)
     return en_tx_end_implicit(s, true, e) == CZ_OK ? CZ_OK : (en_tx_fail(s), CZ_ERR);
   return CZ_OK;
 fail:
-  if (p->po_plan && p->po_state == EP_RUNNING)
+  if (p->po_plan && p->po_state == EP_RUNNING) {
     op_close(p->po_plan->sp_root, &p->po_q);
+    en_qmem_detach(&p->po_q, p->po_run_arena, p->po_out);
+  }
   p->po_state = EP_DONE;
   portal_release_plan(p);
   if (p->po_implicit)
@@ -315,6 +321,12 @@ static int explain_run(eportal_t *p, splan_t *pl, arena_t *a, err_t *e)
               .q_nparams = p->po_nparams, .q_vector_size = s->se_eng->en_vector_size,
               .q_max_mem = s->se_eng->en_max_mem, .q_cancel = &s->se_cancel, .q_txn = s->se_tx,
               .q_tops = &en_table_ops, .q_tops_ctx = s, .q_stmt_ts = en_stmt_ts()};
+  /* The plan and the run share arena a: charged to the budget for the
+   * run; its operator arenas are released after it (the rows counts the
+   * EXPLAIN text shows live in the operators themselves). */
+  mem_budget_t b;
+  q.q_arena = arena_create(a, "execution");
+  en_qmem_attach(&q, &b, s->se_eng->en_max_mem, a, NULL);
   for (int i = 0; i < pl->sp_nsubqs; i++)
     xsubq_reset(pl->sp_subqs[i], &q);
   int rc = op_open(pl->sp_root, &q, e);
@@ -324,6 +336,7 @@ static int explain_run(eportal_t *p, splan_t *pl, arena_t *a, err_t *e)
       break;
   }
   op_close(pl->sp_root, &q);
+  en_qmem_detach(&q, a, NULL);
   if (implicit)
     return en_tx_end_implicit(s, rc == CZ_OK, e) == CZ_OK ? rc : CZ_ERR;
   return rc;

@@ -148,7 +148,20 @@ struct eportal_s {
   char po_tag[64];
   void *po_copy;                /* COPY state */
   arena_t *po_out;              /* compacted batches for the sink, reset per batch */
+  arena_t *po_run_arena;        /* the running plan's arena (en_qmem_detach) */
+  mem_budget_t po_budget;       /* the running execution's memory (en_qmem.c) */
 };
+
+/* ---- en_qmem.c: one execution's memory budget -------------------------- */
+
+/* Initialises b with limit and charges q's arena, the plan's arena and
+ * out_arena (either may be NULL) to it. */
+void en_qmem_attach(qctx_t *q, mem_budget_t *b, int64_t limit, arena_t *plan_arena,
+                    arena_t *out_arena);
+/* The execution ended: releases the plan's operator arenas, q's arena and
+ * out_arena, detaches the budget, and gives memory back to the system
+ * after a big run. No-op when nothing is attached. */
+void en_qmem_detach(qctx_t *q, arena_t *plan_arena, arena_t *out_arena);
 
 /* ---- en_env.c: the binder's view of the catalog, the executor's storage
  * hooks --------------------------------------------------------------- */

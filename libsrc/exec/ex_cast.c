@@ -94,7 +94,12 @@ static int xc_to_text(ty_t from, const datum_t *in, arena_t *a, str_t *out, err_
     return CZ_OK;
   }
   size_t cap = ty_text_max(from, in);
-  char *p = arena_alloc(a, cap ? cap : 1);
+  if (cap > XE_MAX_FIELD) /* bytea's hex form doubles it */
+    return err_set(e, "54000", "requested length too large");
+  char *p = arena_try_alloc(a, cap ? cap : 1);
+  if (!p)
+    return err_set(e, "53200", "out of memory: the text form of a %zu-byte value does not fit "
+                   "the query's memory", cap);
   int n = ty_format_text(from, in, p, cap);
   if (n < 0)
     return err_set(e, SQLSTATE_INTERNAL, "text form larger than its bound");

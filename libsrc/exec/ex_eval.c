@@ -341,6 +341,29 @@ int xe_node(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, ve
   return rc;
 }
 
+int xc_budget_error(const xctx_t *c, err_t *e)
+{
+  /* The budget that refused is the arena's (the same as xc_budget while a
+   * query runs; none when the planner folds constants). */
+  const mem_budget_t *b = c->xc_budget ? c->xc_budget : arena_budget(c->xc_arena);
+  if (!b || mem_budget_exceeded(b) != MEM_OVER_LIMIT)
+    return err_set(e, "53200", "out of memory: the system refused the query more memory");
+  return err_set(e, "53200", "query needs more than MaxQueryMem (%lld bytes)",
+                 (long long)(b->mb_limit > 0 ? b->mb_limit : c->xc_max_mem));
+}
+
+void *xc_alloc(xctx_t *c, size_t n, err_t *e)
+{
+  if (n > XE_MAX_FIELD) {
+    err_set(e, "54000", "requested length too large");
+    return NULL;
+  }
+  void *p = arena_try_alloc(c->xc_arena, n ? n : 1);
+  if (!p)
+    xc_budget_error(c, e);
+  return p;
+}
+
 int xeval(xctx_t *c, const xnode_t *x, const batch_t *in, const int *sel, int nsel, vec_t *out,
           err_t *e)
 {

@@ -242,9 +242,11 @@ int xfunc_resolve(const char *name, const ty_t *args, int n, const xfunc_t **f, 
 
 /* ---- evaluation ---------------------------------------------------------- */
 
-char *xf_alloc_str(xctx_t *c, datum_t *out, size_t n)
+char *xf_alloc_str(xctx_t *c, datum_t *out, size_t n, err_t *e)
 {
-  char *p = arena_alloc(c->xc_arena, n ? n : 1);
+  char *p = xc_alloc(c, n, e);
+  if (!p)
+    return NULL;
   out->d_null = false;
   out->d_str.s_ptr = p;
   out->d_str.s_len = (uint32_t)n;

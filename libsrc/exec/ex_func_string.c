@@ -73,10 +73,12 @@ static int xf_octet_length(xctx_t *c, const xnode_t *x, const datum_t *a, datum_
   return CZ_OK;
 }
 
-static int xf_case(xctx_t *c, const datum_t *a, datum_t *out, xe_case_t how)
+static int xf_case(xctx_t *c, const datum_t *a, datum_t *out, xe_case_t how, err_t *e)
 {
   str_t s = a[0].d_str;
-  char *p = arena_alloc(c->xc_arena, 2 * (size_t)s.s_len + 1);
+  char *p = xc_alloc(c, 2 * (size_t)s.s_len + 1, e);
+  if (!p)
+    return CZ_ERR;
   size_t n = xe_case_map(s.s_ptr, s.s_len, p, how);
   xf_set_str(out, p, n);
   return CZ_OK;
@@ -85,22 +87,19 @@ static int xf_case(xctx_t *c, const datum_t *a, datum_t *out, xe_case_t how)
 static int xf_lower(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   (void)x;
-  (void)e;
-  return xf_case(c, a, out, XE_LOWER);
+  return xf_case(c, a, out, XE_LOWER, e);
 }
 
 static int xf_upper(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   (void)x;
-  (void)e;
-  return xf_case(c, a, out, XE_UPPER);
+  return xf_case(c, a, out, XE_UPPER, e);
 }
 
 static int xf_initcap(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   (void)x;
-  (void)e;
-  return xf_case(c, a, out, XE_INITCAP);
+  return xf_case(c, a, out, XE_INITCAP, e);
 }
 
 /* substring(s, from[, count]): characters from..from+count-1 (1-based)
@@ -201,7 +200,9 @@ static int xf_replace(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *ou
   if (to.s_len > from.s_len && count > (XF_MAX_RESULT - s.s_len) / (to.s_len - from.s_len))
     return err_set(e, "54000", "requested length too large");
   size_t n = s.s_len + count * to.s_len - count * from.s_len;
-  char *o = xf_alloc_str(c, out, n);
+  char *o = xf_alloc_str(c, out, n, e);
+  if (!o)
+    return CZ_ERR;
   const char *p = s.s_ptr, *end = s.s_ptr + s.s_len;
   while (p < end) {
     const char *hit = memmem(p, (size_t)(end - p), from.s_ptr, from.s_len);
@@ -335,7 +336,9 @@ static int xf_pad(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, b
   size_t pad_bytes = whole * fill.s_len + rest_bytes;
   if (pad_bytes + s.s_len > XF_MAX_RESULT)
     return err_set(e, "54000", "requested length too large");
-  char *o = xf_alloc_str(c, out, pad_bytes + s.s_len);
+  char *o = xf_alloc_str(c, out, pad_bytes + s.s_len, e);
+  if (!o)
+    return CZ_ERR;
   char *p = left ? o : o + s.s_len;
   if (xf_fill_repeat(c, p, whole * fill.s_len, fill.s_ptr, fill.s_len, e) != CZ_OK)
     return CZ_ERR;
@@ -364,7 +367,9 @@ static int xf_text_of(xctx_t *c, ty_t t, const datum_t *d, str_t *out, err_t *e)
     return CZ_OK;
   }
   size_t cap = ty_text_max(t, d);
-  char *p = arena_alloc(c->xc_arena, cap ? cap : 1);
+  char *p = xc_alloc(c, cap ? cap : 1, e);
+  if (!p)
+    return CZ_ERR;
   int n = ty_format_text(t, d, p, cap);
   if (n < 0)
     return err_set(e, SQLSTATE_INTERNAL, "text form larger than its bound");
@@ -390,7 +395,9 @@ static int xf_concat_impl(xctx_t *c, const xnode_t *x, const datum_t *a, int fir
   }
   if (total > XF_MAX_RESULT)
     return err_set(e, "54000", "requested length too large");
-  char *o = xf_alloc_str(c, out, total);
+  char *o = xf_alloc_str(c, out, total, e);
+  if (!o)
+    return CZ_ERR;
   for (int k = 0; k < np; k++) {
     if (sep && k > 0) {
       memcpy(o, sep->s_ptr, sep->s_len);
@@ -423,7 +430,9 @@ static int xf_repeat(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out
   int64_t n = a[1].d_i64 < 0 ? 0 : a[1].d_i64;
   if (s.s_len && (uint64_t)n > XF_MAX_RESULT / s.s_len)
     return err_set(e, "54000", "requested length too large");
-  char *o = xf_alloc_str(c, out, (size_t)n * s.s_len);
+  char *o = xf_alloc_str(c, out, (size_t)n * s.s_len, e);
+  if (!o)
+    return CZ_ERR;
   return xf_fill_repeat(c, o, (size_t)n * s.s_len, s.s_ptr, s.s_len, e);
 }
 
@@ -432,7 +441,9 @@ static int xf_reverse(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *ou
   (void)x;
   (void)e;
   str_t s = a[0].d_str;
-  char *o = xf_alloc_str(c, out, s.s_len);
+  char *o = xf_alloc_str(c, out, s.s_len, e);
+  if (!o)
+    return CZ_ERR;
   size_t w = s.s_len;
   for (size_t i = 0; i < s.s_len;) {
     size_t k = xf_next_char(s, i);
@@ -451,7 +462,9 @@ static int xf_md5(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, e
   if (EVP_Digest(a[0].d_str.s_ptr, a[0].d_str.s_len, dig, &n, EVP_md5(), NULL) != 1 || n != 16)
     return err_set(e, SQLSTATE_INTERNAL, "could not compute MD5 hash");
   static const char hex[] = "0123456789abcdef";
-  char *o = xf_alloc_str(c, out, 32);
+  char *o = xf_alloc_str(c, out, 32, e);
+  if (!o)
+    return CZ_ERR;
   for (int i = 0; i < 16; i++) {
     o[2 * i] = hex[dig[i] >> 4];
     o[2 * i + 1] = hex[dig[i] & 15];
@@ -509,7 +522,10 @@ static int xf_chr(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, e
     buf[3] = (char)(0x80 | (cp & 0x3F));
     n = 4;
   }
-  memcpy(xf_alloc_str(c, out, n), buf, n);
+  char *o = xf_alloc_str(c, out, n, e);
+  if (!o)
+    return CZ_ERR;
+  memcpy(o, buf, n);
   return CZ_OK;
 }
 

@@ -157,7 +157,10 @@ extern const int xfunc_misc_ndefs;
 #define XFS_COALESCE 1  /* fd_special: lazily evaluated by xe_coalesce */
 
 /* Helpers for function bodies: a string result of n bytes in the arena. */
-char *xf_alloc_str(xctx_t *c, datum_t *out, size_t n);
+/* Fallible (xc_alloc): NULL with the error in e. */
+char *xf_alloc_str(xctx_t *c, datum_t *out, size_t n, err_t *e);
+/* The 53200 error for c's budget. */
+int xc_budget_error(const xctx_t *c, err_t *e);
 /* Current statement time (xc_stmt_ts or the clock) as TIMESTAMP µs. */
 int64_t xf_now(const xctx_t *c);
 

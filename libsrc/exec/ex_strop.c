@@ -196,7 +196,9 @@ static int xe_concat(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t
       return xe_error(x, e, "54000", "requested length too large");
     total += one;
   });
-  char *buf = arena_alloc(st->xe_c->xc_arena, total ? total : 1);
+  char *buf = xc_alloc(st->xe_c, total, e);
+  if (!buf)
+    return CZ_ERR;
   XE_FOR(sel, nsel, i, {
     if (xe_arg_null(&l, i) || xe_arg_null(&r, i)) {
       dst->v_null[i] = 1;
@@ -236,7 +238,9 @@ int xe_strop(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, e
     bool m;
     if (icase && (!xe_is_ascii(s.s_ptr, s.s_len) || !xe_is_ascii(p.s_ptr, p.s_len))) {
       /* PostgreSQL's ILIKE on multibyte text: lower() both, then LIKE. */
-      char *ls = arena_alloc(st->xe_c->xc_arena, 2 * (size_t)s.s_len + 2 * (size_t)p.s_len + 1);
+      char *ls = xc_alloc(st->xe_c, 2 * (size_t)s.s_len + 2 * (size_t)p.s_len + 1, e);
+      if (!ls)
+        return CZ_ERR;
       char *lp = ls + 2 * (size_t)s.s_len;
       s.s_len = (uint32_t)xe_case_map(s.s_ptr, s.s_len, ls, XE_LOWER);
       s.s_ptr = ls;

@@ -56,6 +56,8 @@ struct qctx_s {
   int q_nparams;
   int q_vector_size;            /* rows per batch */
   int64_t q_max_mem;            /* MaxQueryMem bytes; 0 = unlimited */
+  mem_budget_t *q_budget;       /* what the execution's arenas are charged to
+                                   (limit q_max_mem); NULL = not counted */
   volatile bool *q_cancel;      /* set by another thread: 57014 */
   void *q_txn;                  /* the table layer's transaction */
   const qtable_ops_t *q_tops;   /* storage hooks */
@@ -152,6 +154,11 @@ int op_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e);
 void op_close(op_t *o, qctx_t *q);
 /* 57014 when the context (or an enclosing one) was cancelled. */
 int op_check_cancel(qctx_t *q, err_t *e);
+/* 53200 when the execution's memory budget is exceeded (op_next checks it
+ * before every batch). */
+int op_check_budget(const qctx_t *q, err_t *e);
+/* The 53200 error for budget b (MEM_OVER_* in mb_exceeded). */
+int op_budget_error(const mem_budget_t *b, int64_t limit, err_t *e);
 /* Copies the selected rows of ob into a dense batch in a (strings too). */
 batch_t *op_compact(const obatch_t *ob, int ncols, arena_t *a, err_t *e);
 

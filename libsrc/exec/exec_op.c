@@ -16,8 +16,8 @@ void op_init(op_t *o, const op_vt_t *vt, arena_t *a, int ncols, const ty_t *type
   o->o_in2 = in2;
   /* Per-operator arenas hang off the plan arena: they live as long as the
    * plan and are reset, not recreated, per execution and per batch. */
-  o->o_state = arena_create(a, vt->ov_name);
-  o->o_batch = arena_create(a, vt->ov_name);
+  o->o_state = arena_create_scratch(a, vt->ov_name);
+  o->o_batch = arena_create_scratch(a, vt->ov_name);
 }
 
 int op_open(op_t *o, qctx_t *q, err_t *e)
@@ -30,7 +30,7 @@ int op_open(op_t *o, qctx_t *q, err_t *e)
 
 int op_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
 {
-  if (op_check_cancel(q, e) != CZ_OK)
+  if (op_check_cancel(q, e) != CZ_OK || op_check_budget(q, e) != CZ_OK)
     return CZ_ERR;
   arena_reset(o->o_batch);
   out->ob_b = NULL;
@@ -63,8 +63,30 @@ int op_check_cancel(qctx_t *q, err_t *e)
   return CZ_OK;
 }
 
+int op_budget_error(const mem_budget_t *b, int64_t limit, err_t *e)
+{
+  if (mem_budget_exceeded(b) == MEM_OVER_SYSTEM || (b && b->mb_limit == 0))
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,
+                   "out of memory: the system refused the query more memory");
+  if (b && b->mb_limit > 0)
+    limit = b->mb_limit;
+  return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q, "query needs more than MaxQueryMem (%lld bytes)",
+                 (long long)limit);
+}
+
+int op_check_budget(const qctx_t *q, err_t *e)
+{
+  if (CZ_UNLIKELY(q->q_budget && mem_budget_exceeded(q->q_budget)))
+    return op_budget_error(q->q_budget, q->q_max_mem, e);
+  return CZ_OK;
+}
+
 int op_check_mem(qctx_t *q, arena_t *a, err_t *e)
 {
+  /* With a budget the whole execution is counted (and cheaply); without
+   * one (unit tests, old callers) only the operator's own arena. */
+  if (q->q_budget)
+    return op_check_budget(q, e);
   if (q->q_max_mem > 0 && (int64_t)arena_bytes_used(a) > q->q_max_mem)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,
                    "query needs more than MaxQueryMem (%lld bytes)", (long long)q->q_max_mem);
@@ -105,6 +127,8 @@ void op_xctx(qctx_t *q, arena_t *a, xctx_t *out)
   out->xc_nparams = q->q_nparams;
   out->xc_subq = xsubq_eval;
   out->xc_cancel = q->q_cancel;
+  out->xc_budget = q->q_budget;
+  out->xc_max_mem = q->q_max_mem;
   out->xc_stmt_ts = q->q_stmt_ts;
   out->xc_session = q->q_tops_ctx;  /* for catalog functions (pgcat) */
 }

@@ -28,8 +28,9 @@ op_t *op_window_new(arena_t *a, op_t *in, xwin_t kind, int npart, const int *par
 /* ---- arrays as text ----------------------------------------------------- */
 
 /* The text form of a one-dimensional array of n elements (NULL elements
- * where nulls[i]), allocated in a: '{}' when n is 0. */
-char *xarray_text(arena_t *a, const str_t *elems, const bool *nulls, int n);
+ * where nulls[i]), allocated in a: '{}' when n is 0. NULL with 54000 past
+ * XE_MAX_FIELD, or 53200 when it does not fit a's memory budget. */
+char *xarray_text(arena_t *a, const str_t *elems, const bool *nulls, int n, err_t *e);
 /* ARRAY(subquery): one row, one TEXT column: the array of the input's
  * single (TEXT) column's values, in input order. */
 op_t *op_array_agg_new(arena_t *a, op_t *in);

@@ -92,10 +92,12 @@ typedef struct xctx_s {
                                  current_timestamp; 0 = read the clock */
   void *xc_session;           /* the engine's session, for functions such as
                                  current_user that registered modules add */
+  mem_budget_t *xc_budget;    /* the execution's memory budget (NULL = none) */
+  int64_t xc_max_mem;         /* its limit, for the error message */
 } xctx_t;
 
-/* 57014 when the statement must stop (cancel request or statement_timeout;
- * later also its memory budget), else CZ_OK. Long scalar work calls it in
+/* 57014 when the statement must stop (cancel request or statement_timeout),
+ * 53200 when its memory budget is exceeded, else CZ_OK. Long scalar work calls it in
  * every loop whose length depends on data or arguments (ex_interrupt.c).
  * c may be NULL (nothing to check). */
 int xc_check_interrupt(const xctx_t *c, err_t *e);
@@ -104,6 +106,12 @@ int xc_check_interrupt(const xctx_t *c, err_t *e);
 #define XE_MAX_FIELD (1u << 30)
 /* Bytes or iterations of scalar work between two such checks. */
 #define XC_INTERRUPT_EVERY 65536
+
+/* n bytes in c->xc_arena for a value whose size the arguments decide:
+ * NULL with 54000 past XE_MAX_FIELD, or with 53200 when it would take the
+ * execution past its memory budget or the system refuses; nothing is
+ * allocated then. Every function that builds such a value uses it. */
+void *xc_alloc(xctx_t *c, size_t n, err_t *e);
 
 /* Evaluates x for rows sel[0..nsel) of in (sel NULL = rows 0..in->b_n),
  * writing the result of row sel[i] at out index sel[i] (so the output

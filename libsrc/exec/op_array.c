@@ -60,12 +60,20 @@ static char *elem_put(char *p, const str_t *s, bool null)
   return p;
 }
 
-char *xarray_text(arena_t *a, const str_t *elems, const bool *nulls, int n)
+char *xarray_text(arena_t *a, const str_t *elems, const bool *nulls, int n, err_t *e)
 {
   size_t len = 2 + (n > 1 ? (size_t)(n - 1) : 0);
   for (int i = 0; i < n; i++)
     len += elem_len(&elems[i], nulls && nulls[i]);
-  char *out = arena_alloc(a, len + 1);
+  if (len >= XE_MAX_FIELD) {
+    err_set(e, "54000", "requested length too large");
+    return NULL;
+  }
+  char *out = arena_try_alloc(a, len + 1);
+  if (!out) {
+    op_budget_error(arena_budget(a), 0, e);
+    return NULL;
+  }
   char *p = out;
   *p++ = '{';
   for (int i = 0; i < n; i++) {
@@ -136,7 +144,9 @@ static int array_agg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   batch_t *b = batch_create(o->o_batch, 1, o->o_types, 1, e);
   if (!b)
     return CZ_ERR;
-  char *text = xarray_text(o->o_batch, elems, nulls, n);
+  char *text = xarray_text(o->o_batch, elems, nulls, n, e);
+  if (!text)
+    return CZ_ERR;
   datum_t d = {.d_null = false};
   d.d_str.s_ptr = text;
   d.d_str.s_len = (uint32_t)strlen(text);

@@ -86,22 +86,28 @@ static int num_of(ty_phys_t p, const datum_t *d, num_t *out, err_t *e)
   return num_from_i64(d->d_i64, out);
 }
 
-/* string_agg: appends (delimiter and) value to the group's text. */
-static void agg_concat(op_hashagg_t *h, agg_state_t *st, const datum_t *d, const vec_t *delim,
-                       int row)
+/* string_agg: appends (delimiter and) value to the group's text. The
+ * text is one value: past XE_MAX_FIELD 54000, and its growth is a
+ * fallible allocation (53200 past the query's budget). */
+static int agg_concat(op_hashagg_t *h, qctx_t *q, agg_state_t *st, const datum_t *d,
+                      const vec_t *delim, int row, err_t *e)
 {
   datum_t sep = {.d_null = true};
   if (delim && st->as_count > 1)
     vec_get(delim, row, &sep);
-  uint32_t add = d->d_str.s_len + (sep.d_null ? 0 : sep.d_str.s_len);
-  uint32_t len = st->as_count > 1 ? st->as_val.d_str.s_len : 0;
+  size_t add = (size_t)d->d_str.s_len + (sep.d_null ? 0 : sep.d_str.s_len);
+  size_t len = st->as_count > 1 ? st->as_val.d_str.s_len : 0;
+  if (len + add > XE_MAX_FIELD)
+    return err_set(e, "54000", "requested length too large");
   if (len + add > st->as_cap) {
-    uint32_t cap = (len + add) * 2 + 16;
-    char *n = arena_alloc(h->oh_op.o_state, cap);
+    size_t cap = CZ_MIN((len + add) * 2 + 16, XE_MAX_FIELD);
+    char *n = arena_try_alloc(h->oh_op.o_state, cap);
+    if (!n)
+      return op_budget_error(q->q_budget, q->q_max_mem, e);
     if (len)
       memcpy(n, st->as_val.d_str.s_ptr, len);
     st->as_val.d_str.s_ptr = n;
-    st->as_cap = cap;
+    st->as_cap = (uint32_t)cap;
   }
   char *p = (char *)st->as_val.d_str.s_ptr;
   /* Empty pieces are skipped: p is still NULL while the text is empty. */
@@ -111,11 +117,12 @@ static void agg_concat(op_hashagg_t *h, agg_state_t *st, const datum_t *d, const
   }
   if (d->d_str.s_len)
     memcpy(p + len, d->d_str.s_ptr, d->d_str.s_len);
-  st->as_val.d_str.s_len = len + d->d_str.s_len;
+  st->as_val.d_str.s_len = (uint32_t)(len + d->d_str.s_len);
+  return CZ_OK;
 }
 
-static int agg_step(op_hashagg_t *h, const agg_spec_t *ag, agg_state_t *st, const vec_t *v,
-                    const vec_t *v2, int row, err_t *e)
+static int agg_step(op_hashagg_t *h, qctx_t *q, const agg_spec_t *ag, agg_state_t *st,
+                    const vec_t *v, const vec_t *v2, int row, err_t *e)
 {
   if (ag->ag_kind == XAGG_COUNT_STAR) {
     st->as_count++;
@@ -168,8 +175,7 @@ static int agg_step(op_hashagg_t *h, const agg_spec_t *ag, agg_state_t *st, cons
     st->as_val.d_bool = st->as_count == 1 ? d.d_bool : (st->as_val.d_bool || d.d_bool);
     return CZ_OK;
   case XAGG_STRING_AGG:
-    agg_concat(h, st, &d, v2, row);
-    return CZ_OK;
+    return agg_concat(h, q, st, &d, v2, row, e);
   default:
     return err_set(e, "0A000", "aggregate not supported");
   }
@@ -273,7 +279,7 @@ static int hashagg_consume(op_hashagg_t *h, qctx_t *q, const obatch_t *in, err_t
         if (d.d_null || agg_seen(&h->oh_run[i], g, &args[i], row))
           continue;
       }
-      if (agg_step(h, ag, &h->oh_run[i].ar_states[g], ag->ag_arg ? &args[i] : NULL,
+      if (agg_step(h, q, ag, &h->oh_run[i].ar_states[g], ag->ag_arg ? &args[i] : NULL,
                    ag->ag_arg2 ? &args2[i] : NULL, row, e) != CZ_OK)
         return CZ_ERR;
     }

@@ -780,7 +780,9 @@ static int pf_array_make(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t 
     nulls[i] = a[i].d_null;
     el[i] = a[i].d_null ? (str_t){"", 0} : a[i].d_str;
   }
-  char *s = xarray_text(c->xc_arena, el, nulls, n);
+  char *s = xarray_text(c->xc_arena, el, nulls, n, e);
+  if (!s)
+    return CZ_ERR;
   out->d_null = false;
   out->d_str.s_ptr = s;
   out->d_str.s_len = (uint32_t)strlen(s);

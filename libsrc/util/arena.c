@@ -11,12 +11,21 @@
  * Under CZ_SANITIZE every allocation is its own malloc so AddressSanitizer
  * reports overflows and use after reset at the exact allocation.
  *
+ * Budgets: every chunk (header included) is charged to the arena's budget
+ * when malloced and uncharged when freed, so a budget's mb_used is exactly
+ * the chunk memory its arenas hold; arena_set_budget moves the charge of
+ * existing chunks. A failed malloc never aborts while the emergency reserve
+ * (util/mem.c) can be given back: the reserve is freed, the malloc retried,
+ * and the budget marked MEM_OVER_SYSTEM so that its query fails (53200) at
+ * the next check point and frees what it holds.
+ *
  * Threads: an arena is used by one thread at a time. Only the links between
  * a parent and its children are shared (a server arena has session children
  * made by many threads), so those links are guarded by one process-wide
  * mutex; creating and destroying arenas is rare enough for that to be cheap.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,27 +64,80 @@ struct arena_s {
   char *ar_end;
   size_t ar_next_size;      /* size of the next regular chunk */
   size_t ar_used;           /* bytes handed out by this arena alone */
+  mem_budget_t *ar_budget;  /* charged for every chunk; NULL = none */
+  bool ar_scratch;          /* per-execution contents: arena_release_scratch */
   char ar_name[ARENA_NAME_LEN];
 };
 
 static pthread_mutex_t arena_tree_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* posix_memalign rather than malloc: the 16-byte promise must hold with
- * any allocator, including the sanitizer's. */
-static void *arena_malloc_or_die(size_t n, const char *name)
+static void budget_charge(mem_budget_t *b, size_t n)
+{
+  if (!b)
+    return;
+  int64_t now = atomic_fetch_add(&b->mb_used, (int64_t)n) + (int64_t)n;
+  int64_t peak = atomic_load(&b->mb_peak);
+  while (now > peak && !atomic_compare_exchange_weak(&b->mb_peak, &peak, now))
+    ;
+  if (b->mb_limit > 0 && now > b->mb_limit && atomic_load(&b->mb_exceeded) == 0)
+    atomic_store(&b->mb_exceeded, MEM_OVER_LIMIT);
+}
+
+static void budget_uncharge(mem_budget_t *b, size_t n)
+{
+  if (b)
+    atomic_fetch_sub(&b->mb_used, (int64_t)n);
+}
+
+void mem_budget_init(mem_budget_t *b, int64_t limit)
+{
+  atomic_init(&b->mb_used, 0);
+  atomic_init(&b->mb_peak, 0);
+  atomic_init(&b->mb_exceeded, 0);
+  b->mb_limit = limit > 0 ? limit : 0;
+}
+
+int mem_budget_exceeded(const mem_budget_t *b)
+{
+  return b ? atomic_load(&((mem_budget_t *)b)->mb_exceeded) : 0;
+}
+
+static void *arena_memalign(size_t n)
 {
   void *p = NULL;
-  if (CZ_UNLIKELY(posix_memalign(&p, ARENA_ALIGN, n) != 0 || !p)) {
-    log_error("out of memory: arena %s could not allocate %zu bytes", name, n);
-    abort();
-  }
+  if (posix_memalign(&p, ARENA_ALIGN, n) != 0)
+    return NULL;
   return p;
 }
 
-static void arena_free_list(arena_chunk_t *c)
+/* posix_memalign rather than malloc: the 16-byte promise must hold with
+ * any allocator, including the sanitizer's. When the system refuses, the
+ * emergency reserve is given back and the request retried once; only when
+ * that fails too is there nothing left but to stop the server. */
+static void *arena_malloc_or_die(size_t n, const char *name, mem_budget_t *b)
+{
+  void *p = arena_memalign(n);
+  if (CZ_LIKELY(p != NULL))
+    return p;
+  if (b)
+    atomic_store(&b->mb_exceeded, MEM_OVER_SYSTEM);
+  bool had_reserve = mem_reserve_release();
+  mem_return_to_os();  /* what jemalloc keeps dirty may be what the kernel lacks */
+  p = arena_memalign(n);
+  if (p) {
+    log_warn("out of memory: arena %s could not allocate %zu bytes; %s, the query will be "
+             "canceled", name, n, had_reserve ? "emergency reserve released" : "purged");
+    return p;
+  }
+  log_error("out of memory: arena %s could not allocate %zu bytes", name, n);
+  abort();
+}
+
+static void arena_free_list(arena_t *a, arena_chunk_t *c)
 {
   while (c) {
     arena_chunk_t *next = c->ck_next;
+    budget_uncharge(a->ar_budget, ARENA_CHUNK_HDR + c->ck_size);
     free(c);
     c = next;
   }
@@ -83,13 +145,14 @@ static void arena_free_list(arena_chunk_t *c)
 
 arena_t *arena_create(arena_t *parent, const char *name)
 {
-  arena_t *a = arena_malloc_or_die(sizeof *a, name ? name : "?");
+  arena_t *a = arena_malloc_or_die(sizeof *a, name ? name : "?", parent ? parent->ar_budget : NULL);
   memset(a, 0, sizeof *a);
   snprintf(a->ar_name, sizeof a->ar_name, "%s", name ? name : "");
   a->ar_next_size = ARENA_FIRST_CHUNK;
   if (parent) {
     pthread_mutex_lock(&arena_tree_lock);
     a->ar_parent = parent;
+    a->ar_budget = parent->ar_budget;
     a->ar_next_sibling = parent->ar_first_child;
     if (parent->ar_first_child)
       parent->ar_first_child->ar_prev_sibling = a;
@@ -112,7 +175,8 @@ static void *arena_alloc_large(arena_t *a, size_t n)
     log_error("arena %s: request of %zu bytes is too large", a->ar_name, n);
     abort();
   }
-  c = arena_malloc_or_die(ARENA_CHUNK_HDR + n, a->ar_name);
+  c = arena_malloc_or_die(ARENA_CHUNK_HDR + n, a->ar_name, a->ar_budget);
+  budget_charge(a->ar_budget, ARENA_CHUNK_HDR + n);
   c->ck_size = n;
   c->ck_next = a->ar_large;
   a->ar_large = c;
@@ -121,7 +185,9 @@ static void *arena_alloc_large(arena_t *a, size_t n)
 
 static void arena_new_chunk(arena_t *a)
 {
-  arena_chunk_t *c = arena_malloc_or_die(ARENA_CHUNK_HDR + a->ar_next_size, a->ar_name);
+  arena_chunk_t *c = arena_malloc_or_die(ARENA_CHUNK_HDR + a->ar_next_size, a->ar_name,
+                                         a->ar_budget);
+  budget_charge(a->ar_budget, ARENA_CHUNK_HDR + a->ar_next_size);
   c->ck_size = a->ar_next_size;
   c->ck_next = a->ar_chunks;
   a->ar_chunks = c;
@@ -141,6 +207,40 @@ void *arena_alloc(arena_t *a, size_t n)
     arena_new_chunk(a);
   a->ar_cur += r;
   return a->ar_cur - r;
+}
+
+void *arena_try_alloc(arena_t *a, size_t n)
+{
+  size_t r = arena_round(n ? n : 1);
+  if (!ARENA_SEPARATE && r >= n && r <= ARENA_LARGE && (size_t)(a->ar_end - a->ar_cur) >= r) {
+    a->ar_used += n;
+    a->ar_cur += r;
+    return a->ar_cur - r;
+  }
+  mem_budget_t *b = a->ar_budget;
+  if (n > SIZE_MAX - ARENA_CHUNK_HDR - ARENA_ALIGN)
+    return NULL;
+  size_t need = ARENA_CHUNK_HDR + n;
+  if (b && b->mb_limit > 0 &&
+      (int64_t)need > b->mb_limit - atomic_load(&b->mb_used)) {
+    if (atomic_load(&b->mb_exceeded) == 0)
+      atomic_store(&b->mb_exceeded, MEM_OVER_LIMIT);
+    return NULL;
+  }
+  arena_chunk_t *c = arena_memalign(need);
+  if (!c) {
+    if (b)
+      atomic_store(&b->mb_exceeded, MEM_OVER_SYSTEM);
+    log_warn("out of memory: arena %s could not allocate %zu bytes; the query is canceled",
+             a->ar_name, need);
+    return NULL;
+  }
+  budget_charge(b, need);
+  c->ck_size = n;
+  c->ck_next = a->ar_large;
+  a->ar_large = c;
+  a->ar_used += n;
+  return (char *)c + ARENA_CHUNK_HDR;
 }
 
 void *arena_zalloc(arena_t *a, size_t n)
@@ -178,11 +278,11 @@ char *arena_sprintf(arena_t *a, const char *fmt, ...)
 
 static void arena_reset_self(arena_t *a)
 {
-  arena_free_list(a->ar_large);
+  arena_free_list(a, a->ar_large);
   a->ar_large = NULL;
   if (a->ar_chunks) {
     /* Keep the current (largest) chunk for reuse. */
-    arena_free_list(a->ar_chunks->ck_next);
+    arena_free_list(a, a->ar_chunks->ck_next);
     a->ar_chunks->ck_next = NULL;
     a->ar_cur = (char *)a->ar_chunks + ARENA_CHUNK_HDR;
     a->ar_end = a->ar_cur + a->ar_chunks->ck_size;
@@ -213,8 +313,8 @@ static void arena_free_tree(arena_t *a)
     arena_free_tree(c);
     c = next;
   }
-  arena_free_list(a->ar_large);
-  arena_free_list(a->ar_chunks);
+  arena_free_list(a, a->ar_large);
+  arena_free_list(a, a->ar_chunks);
   free(a);
 }
 
@@ -250,4 +350,77 @@ size_t arena_bytes_used(const arena_t *a)
   n = arena_bytes_tree(a);
   pthread_mutex_unlock(&arena_tree_lock);
   return n;
+}
+
+/* Frees every chunk of a, the kept one too. */
+static void arena_release_self(arena_t *a)
+{
+  arena_free_list(a, a->ar_large);
+  arena_free_list(a, a->ar_chunks);
+  a->ar_large = NULL;
+  a->ar_chunks = NULL;
+  a->ar_cur = a->ar_end = NULL;
+  a->ar_next_size = ARENA_FIRST_CHUNK;
+  a->ar_used = 0;
+}
+
+static void arena_release_tree(arena_t *a, bool only_scratch)
+{
+  if (!only_scratch || a->ar_scratch)
+    arena_release_self(a);
+  for (arena_t *c = a->ar_first_child; c; c = c->ar_next_sibling)
+    arena_release_tree(c, only_scratch && !a->ar_scratch);
+}
+
+void arena_release(arena_t *a)
+{
+  pthread_mutex_lock(&arena_tree_lock);
+  arena_release_tree(a, false);
+  pthread_mutex_unlock(&arena_tree_lock);
+}
+
+arena_t *arena_create_scratch(arena_t *parent, const char *name)
+{
+  arena_t *a = arena_create(parent, name);
+  a->ar_scratch = true;  /* not yet seen by another thread: no lock needed */
+  return a;
+}
+
+void arena_release_scratch(arena_t *root)
+{
+  pthread_mutex_lock(&arena_tree_lock);
+  arena_release_tree(root, true);
+  pthread_mutex_unlock(&arena_tree_lock);
+}
+
+static size_t arena_chunk_bytes(const arena_chunk_t *c)
+{
+  size_t n = 0;
+  for (; c; c = c->ck_next)
+    n += ARENA_CHUNK_HDR + c->ck_size;
+  return n;
+}
+
+static void arena_set_budget_tree(arena_t *a, mem_budget_t *b)
+{
+  if (a->ar_budget != b) {
+    size_t n = arena_chunk_bytes(a->ar_chunks) + arena_chunk_bytes(a->ar_large);
+    budget_uncharge(a->ar_budget, n);
+    budget_charge(b, n);
+    a->ar_budget = b;
+  }
+  for (arena_t *c = a->ar_first_child; c; c = c->ar_next_sibling)
+    arena_set_budget_tree(c, b);
+}
+
+void arena_set_budget(arena_t *a, mem_budget_t *b)
+{
+  pthread_mutex_lock(&arena_tree_lock);
+  arena_set_budget_tree(a, b);
+  pthread_mutex_unlock(&arena_tree_lock);
+}
+
+mem_budget_t *arena_budget(const arena_t *a)
+{
+  return a->ar_budget;
 }

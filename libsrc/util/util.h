@@ -112,6 +112,53 @@ void crash_thread_init(void);
 crash_stmt_t crash_stmt_enter(const char *text, size_t len);
 void crash_stmt_leave(crash_stmt_t prev);
 
+/* ---- memory budgets ------------------------------------------------------
+ * A budget is what one execution may hold: every chunk an arena mallocs is
+ * charged to the arena's budget (NULL = none) and uncharged when freed.
+ * Children inherit their parent's budget at creation. Charging past the
+ * limit does not fail (arena_alloc cannot) but marks the budget exceeded;
+ * the executor fails the query at its next check point. arena_try_alloc
+ * fails a request that would pass the limit before making it. */
+typedef struct mem_budget_s {
+  _Atomic int64_t mb_used;      /* bytes of chunks charged now */
+  _Atomic int64_t mb_peak;      /* highest mb_used: decides whether to purge */
+  int64_t mb_limit;             /* 0 = unlimited */
+  _Atomic int mb_exceeded;      /* MEM_OVER_* why the query must stop; 0 = fine */
+} mem_budget_t;
+
+#define MEM_OVER_LIMIT 1        /* charged past mb_limit */
+#define MEM_OVER_SYSTEM 2       /* malloc failed (the emergency reserve was used) */
+
+void mem_budget_init(mem_budget_t *b, int64_t limit);
+/* MEM_OVER_* or 0. */
+int mem_budget_exceeded(const mem_budget_t *b);
+/* Charges every chunk of a's subtree to b (NULL: to nothing), uncharging
+ * the budget each chunk was charged to before. */
+void arena_set_budget(arena_t *a, mem_budget_t *b);
+mem_budget_t *arena_budget(const arena_t *a);
+/* As arena_alloc, but NULL (nothing allocated, the budget marked) when the
+ * request would take a's budget past its limit or malloc fails: for
+ * requests whose size a user controls (string functions, aggregates). */
+void *arena_try_alloc(arena_t *a, size_t n);
+/* As arena_reset, but the kept chunk goes too: an arena that held one
+ * execution's state stops holding memory between executions. */
+void arena_release(arena_t *a);
+/* An arena whose contents live for one execution (an operator's state and
+ * batch in a cached plan): arena_release_scratch(root) releases every such
+ * arena in root's subtree (and their children) when the execution ends. */
+arena_t *arena_create_scratch(arena_t *parent, const char *name);
+void arena_release_scratch(arena_t *root);
+
+/* Process memory (util/mem.c). mem_reserve_init sets aside an emergency
+ * reserve that arena allocations fall back on when malloc fails; it is
+ * re-established by mem_reserve_restore once the query that used it ended.
+ * mem_return_to_os hands freed memory back to the system (jemalloc purge,
+ * or malloc_trim) after a query that used much of it. */
+void mem_reserve_init(size_t bytes);
+bool mem_reserve_release(void);
+void mem_reserve_restore(void);
+void mem_return_to_os(void);
+
 /* ---- logging ----------------------------------------------------------- */
 
 typedef enum log_level_e {

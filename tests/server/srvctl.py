@@ -10,8 +10,10 @@ Both get the superuser `dba` with a generated password and a database
 `cztest` (Cadenza serves one database under any name; PostgreSQL gets one
 created), on a free 127.0.0.1 port.
 
-Library: Server(kind, folder, binary=...).start(); .kill9(); .start() again
-(recovery); .stop(); .dsn(); .env(); .log_tail().
+Library: Server(kind, folder, binary=..., wrapper=[...]).start(); .kill9();
+.start() again (recovery); .stop(); .dsn(); .env(); .log_tail(). wrapper is
+an argv prefix that execs the server (prlimit, taskset); .wrapper may be
+changed between stop() and start().
 CLI (used by lib.sh):
   srvctl.py start KIND FOLDER [--binary PATH] [--buffers N]
       starts the server detached, waits until it accepts, writes
@@ -68,7 +70,7 @@ def _connect_ok(dsn):
 
 class Server:
     def __init__(self, kind, folder, binary=None, buffers=2000, password=None,
-                 port=None, extra_ini=None, pg_conf=None):
+                 port=None, extra_ini=None, pg_conf=None, wrapper=None):
         if kind not in ("cadenza", "postgres"):
             raise ValueError("kind must be cadenza or postgres")
         self.kind = kind
@@ -79,6 +81,9 @@ class Server:
         self.port = port or free_port()
         self.extra_ini = extra_ini or {}
         self.pg_conf = pg_conf or {}
+        # argv prefix that execs the server (e.g. ["prlimit", "--as=N", "--"]):
+        # it must exec, not fork, so that the PID stays the server's
+        self.wrapper = list(wrapper or [])
         self.proc = None
         self.pid = None
         self.created = False
@@ -178,6 +183,7 @@ class Server:
         out = open(self.out_path, "ab")
         if self.kind == "postgres" and user is not None:
             os.chown(self.out_path, user, group)
+        cmd = self.wrapper + cmd
         self.proc = subprocess.Popen(cmd, cwd=self.folder, stdin=subprocess.DEVNULL,
                                      stdout=out, stderr=subprocess.STDOUT,
                                      start_new_session=True, user=user, group=group)

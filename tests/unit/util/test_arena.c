@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "util/util.h"
@@ -218,6 +219,79 @@ static void test_arena_concurrent_children_of_shared_parent(void **state)
   arena_destroy(root);
 }
 
+/* Every chunk is charged to the budget and uncharged when freed; children
+ * inherit it; moving a subtree moves its charge. */
+static void test_arena_budget_charges_chunks(void **state)
+{
+  (void)state;
+  mem_budget_t b;
+  mem_budget_init(&b, 0);
+  arena_t *root = arena_create(NULL, "root");
+  arena_alloc(root, 100);  /* before the budget: moved by set_budget */
+  arena_set_budget(root, &b);
+  int64_t base = atomic_load(&b.mb_used);
+  assert_true(base > 0);
+  arena_t *child = arena_create(root, "child");
+  assert_ptr_equal(arena_budget(child), &b);
+  arena_alloc(child, 1 << 20);
+  assert_true(atomic_load(&b.mb_used) >= base + (1 << 20));
+  arena_reset(child);
+  arena_release(child);
+  assert_int_equal(atomic_load(&b.mb_used), base);
+  assert_true(atomic_load(&b.mb_peak) >= base + (1 << 20));
+  arena_alloc(child, 50000);
+  arena_set_budget(root, NULL);
+  assert_int_equal(atomic_load(&b.mb_used), 0);
+  assert_int_equal(mem_budget_exceeded(&b), 0);  /* no limit */
+  arena_destroy(root);
+}
+
+/* Charging past the limit marks the budget; arena_try_alloc refuses a
+ * request that would pass it and allocates nothing. */
+static void test_arena_budget_limit(void **state)
+{
+  (void)state;
+  mem_budget_t b;
+  mem_budget_init(&b, 1 << 20);
+  arena_t *a = arena_create(NULL, "limited");
+  arena_set_budget(a, &b);
+  assert_non_null(arena_try_alloc(a, 100000));
+  assert_int_equal(mem_budget_exceeded(&b), 0);
+  int64_t used = atomic_load(&b.mb_used);
+  assert_null(arena_try_alloc(a, 2 << 20));
+  assert_int_equal(atomic_load(&b.mb_used), used);
+  assert_int_equal(mem_budget_exceeded(&b), MEM_OVER_LIMIT);
+  arena_set_budget(a, NULL);
+  mem_budget_init(&b, 1 << 20);
+  arena_set_budget(a, &b);
+  arena_alloc(a, 2 << 20);  /* cannot fail: marks the budget */
+  assert_int_equal(mem_budget_exceeded(&b), MEM_OVER_LIMIT);
+  arena_destroy(a);
+  assert_int_equal(atomic_load(&b.mb_used), 0);
+}
+
+/* Scratch arenas lose every chunk at arena_release_scratch; others keep
+ * theirs. */
+static void test_arena_release_scratch(void **state)
+{
+  (void)state;
+  mem_budget_t b;
+  mem_budget_init(&b, 0);
+  arena_t *plan = arena_create(NULL, "plan");
+  arena_set_budget(plan, &b);
+  char *kept = arena_strdup(plan, "plan text");
+  int64_t plan_bytes = atomic_load(&b.mb_used);
+  arena_t *st = arena_create_scratch(plan, "state");
+  arena_alloc(st, 3 << 20);
+  arena_alloc(st, 100);
+  arena_release_scratch(plan);
+  assert_int_equal(atomic_load(&b.mb_used), plan_bytes);
+  assert_string_equal(kept, "plan text");
+  assert_non_null(arena_alloc(st, 100));  /* usable again */
+  arena_destroy(plan);
+  assert_int_equal(atomic_load(&b.mb_used), 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -235,6 +309,9 @@ int main(void)
       cmocka_unit_test(test_arena_children_die_with_parent),
       cmocka_unit_test(test_arena_zero_size_gives_distinct_pointers),
       cmocka_unit_test(test_arena_concurrent_children_of_shared_parent),
+      cmocka_unit_test(test_arena_budget_charges_chunks),
+      cmocka_unit_test(test_arena_budget_limit),
+      cmocka_unit_test(test_arena_release_scratch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

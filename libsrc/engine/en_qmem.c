@@ -1,0 +1,55 @@
+/* en_qmem — one execution's memory budget (MaxQueryMem).
+ *
+ * Design notes: the budget is attached, for the time the execution runs,
+ * to every arena it allocates in: its own q_arena (and so the subquery
+ * caches and the storage hooks' arenas made under it), the plan's arena
+ * (whose operator state and batch arenas are the bulk of a query's
+ * memory) and the portal's output arena. When the execution ends the
+ * operator arenas of the (possibly cached) plan are released, not merely
+ * reset, and the budget detached: a prepared statement keeps its plan,
+ * not the memory of its last run. After a run that held much memory the
+ * freed pages go back to the system at once, not at the allocator's next
+ * decay tick; after one that met a malloc failure the emergency reserve
+ * is re-established.
+ */
+#include <stdatomic.h>
+
+#include "engine/engine_int.h"
+
+/* A run whose budget peaked above this gives its memory back at once. */
+#define EN_QMEM_PURGE_PEAK ((int64_t)16 * 1024 * 1024)
+
+void en_qmem_attach(qctx_t *q, mem_budget_t *b, int64_t limit, arena_t *plan_arena,
+                    arena_t *out_arena)
+{
+  mem_budget_init(b, limit);
+  q->q_budget = b;
+  q->q_max_mem = limit;
+  arena_set_budget(q->q_arena, b);
+  if (plan_arena)
+    arena_set_budget(plan_arena, b);
+  if (out_arena)
+    arena_set_budget(out_arena, b);
+}
+
+void en_qmem_detach(qctx_t *q, arena_t *plan_arena, arena_t *out_arena)
+{
+  mem_budget_t *b = q->q_budget;
+  if (!b)
+    return;
+  if (plan_arena) {
+    arena_release_scratch(plan_arena);
+    arena_set_budget(plan_arena, NULL);
+  }
+  if (out_arena) {
+    arena_release(out_arena);
+    arena_set_budget(out_arena, NULL);
+  }
+  arena_release(q->q_arena);
+  arena_set_budget(q->q_arena, NULL);
+  q->q_budget = NULL;
+  int over = mem_budget_exceeded(b);
+  mem_reserve_restore();  /* whoever used it (a query, a session): no-op when there */
+  if (atomic_load(&b->mb_peak) >= EN_QMEM_PURGE_PEAK || over)
+    mem_return_to_os();
+}

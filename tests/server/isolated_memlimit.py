@@ -1,0 +1,339 @@
+#!/usr/bin/env python3
+"""isolated_memlimit — no statement grows the server past its limits.
+
+Issue 7, defects 2 and 5. The server runs under an address-space limit
+(prlimit --as, which execs the server so the limit is the server's own) a
+little above what it needs: the address space of the idle server, plus its
+buffer pool (NumberOfBuffers * 8 KB), plus MaxQueryMem, plus a stated
+margin (MARGIN: jemalloc's per-thread caches and arenas, the 32 MB
+emergency reserve, thread stacks of the sessions, a budget overshoot of
+one batch). Statements that build huge values, huge IN sets, huge arrays
+and exploding joins must each end with a result or 53200 (54000 for a
+single value over the 1 GB cap), the server must stay up and answer, and
+some seconds after the last query its resident size must be back near
+its idle size (RSS_TOLERANCE above the RSS after loading the table, which
+includes the buffer pool's pages).
+
+Then the reproductions of the issue one by one, with a smaller limit
+(MaxQueryMem = 32M), each ending in 53200 and the server alive; and once
+more with MaxQueryMem far above the address space left (SYSTEM_ROOM), so
+that malloc itself fails: still 53200, and the server alive.
+
+Usage: isolated_memlimit.py --kind cadenza|postgres --binary PATH --dir DIR
+Prints PASS/FAIL lines and `N passed, N failed`; exit 0 when none failed.
+"""
+import argparse
+import os
+import shutil
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import srvctl  # noqa: E402
+
+ROWS = 200000                  # the table the statements read
+BUFFERS = 2000                 # NumberOfBuffers: 16 MB of pages
+MAX_QUERY_MEM = 128 << 20      # MaxQueryMem of the main run
+MARGIN = 384 << 20             # address space above idle + pool + MaxQueryMem
+RSS_TOLERANCE = 48 << 20       # RSS after the storm may exceed the loaded RSS by this
+SMALL_QUERY_MEM = 32 << 20     # the regression run
+SYSTEM_ROOM = 320 << 20        # the last run: address space for queries, MaxQueryMem 64G
+TIMEOUT_MS = 30000             # statement_timeout: a runaway is a failure, not a hang
+
+passed = failed = 0
+
+
+class Done(Exception):
+    """The rest does not apply (sanitizer build)."""
+
+
+def report(ok, name, why=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("PASS %s" % name)
+    else:
+        failed += 1
+        print("FAIL %s: %s" % (name, why))
+    sys.stdout.flush()
+
+
+def status_kb(pid, field):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+class PeakRss:
+    """Samples the server's VmRSS every 20 ms while a statement runs."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.peak = 0
+        self.stop = False
+        self.t = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        while not self.stop:
+            v = status_kb(self.pid, "VmRSS")
+            if v is None:
+                return
+            self.peak = max(self.peak, v)
+            time.sleep(0.02)
+
+    def __enter__(self):
+        self.t.start()
+        return self
+
+    def __exit__(self, *a):
+        self.stop = True
+        self.t.join()
+
+
+def sanitized(binary):
+    """AddressSanitizer reserves terabytes of address space and keeps freed
+    memory in quarantine: no address-space limit and no RSS check then."""
+    import subprocess
+    try:
+        out = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
+    except OSError:
+        return False
+    return "libasan" in out
+
+
+def connect(srv):
+    import psycopg
+    c = psycopg.connect(srv.dsn(), autocommit=True, connect_timeout=10)
+    c.execute("set statement_timeout = %d" % TIMEOUT_MS)
+    return c
+
+
+def alive(srv):
+    try:
+        with connect(srv) as c:
+            return c.execute("select 1").fetchone()[0] == 1
+    except Exception:
+        return False
+
+
+def create_chain(c, n=24):
+    """Issue 7's 24 tables tK(aK integer primary key, bK integer, xK
+    varchar(40)) of 10 rows each."""
+    for k in range(1, n + 1):
+        c.execute("drop table if exists t%d" % k)
+        c.execute("create table t%d(a%d integer primary key, b%d integer, x%d varchar(40))"
+                  % (k, k, k, k))
+        c.execute("insert into t%d select i, 1 + (i * 7) %% 10, 'x' || i from "
+                  "generate_series(1, 10) i" % k)
+
+
+def chain_query(n=24):
+    """All xK, the chain aK+1 = bK plus a1 = 10, the odd tables listed
+    first so that several follow each other with no condition between
+    them: the planner's cross products feed lookup joins."""
+    order = list(range(1, n + 1, 2)) + list(range(2, n + 1, 2))
+    cols = ", ".join("x%d" % k for k in range(1, n + 1))
+    conds = ["a%d = b%d" % (k + 1, k) for k in range(1, n)] + ["a1 = 10"]
+    return "select %s from %s where %s" % (cols, ", ".join("t%d" % k for k in order),
+                                           " and ".join(conds))
+
+
+# (name, SQL, outcomes accepted: SQLSTATEs, "result" where the statement
+# may fit the limit; the others need more than MaxQueryMem by construction)
+STORM = [
+    ("repeat per row", "select max(length(repeat(v, 100000))) from big", {"53200"}),
+    ("repeat 1e9", "select length(repeat('x', 1000000000))", {"53200"}),
+    ("repeat over 1 GB", "select length(repeat('xy', 1000000000))", {"54000"}),
+    ("lpad 1e9", "select length(lpad('x', 1000000000, 'ab'))", {"53200"}),
+    ("concat 1 GB", "select length(repeat('x', 600000000) || repeat('y', 600000000))",
+     {"53200", "54000"}),
+    ("concat per row", "select max(length(v || repeat(g, 300) || v)) from big",
+     {"result", "53200"}),
+    ("bytea as text", "select length(repeat('x', 60000000)::bytea::text)", {"53200"}),
+    ("string_agg", "select length(string_agg(repeat(v, 200), ',')) from big", {"53200"}),
+    ("ARRAY(subquery)", "select length(array(select repeat(v, 200) from big)::text)",
+     {"53200"}),
+    ("IN subquery set",
+     "select count(*) from big where v in (select a.v || b.g from big a, big b where b.id < 30)",
+     {"53200"}),
+    ("nested arrays",
+     "select length(" + "array[" * 12 + "repeat('x', 1000000)" + "]" * 12 + "::text)",
+     {"result", "53200", "54000"}),
+    ("40 nested ARRAY[]", "select length(" + "array[" * 40 + "'x'" + "]" * 40 + "::text)",
+     {"53200", "54000"}),
+    ("cross product distinct",
+     "select count(distinct a.v || b.v) from big a, big b where b.id < 100", {"53200"}),
+    ("cross product sort",
+     "select a.v, b.v from big a, big b where b.id < 50 order by a.v || b.v desc limit 5",
+     {"53200"}),
+    ("24-table chain", None, {"53200"}),
+]
+
+
+def run_one(srv, c, name, sql, ok_states):
+    import psycopg
+    t0 = time.time()
+    with PeakRss(srv.pid) as pk:
+        try:
+            c.execute(sql).fetchall()
+            outcome, ok = "a result", "result" in ok_states
+        except psycopg.Error as ex:
+            st = getattr(ex, "sqlstate", None)
+            outcome, ok = "%s %s" % (st, str(ex).splitlines()[0]), st in ok_states
+        except Exception as ex:  # the connection died
+            outcome, ok = "%s" % ex, False
+    print("# %-24s %5.1f s  peak RSS %4d MB  -> %s"
+          % (name, time.time() - t0, pk.peak // 1024, outcome[:90]))
+    report(ok, "%s ends with %s" % (name, " or ".join(sorted(ok_states))), outcome)
+    report(alive(srv), "%s: server answers after it" % name, "no answer")
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kind", default="cadenza")
+    ap.add_argument("--binary")
+    ap.add_argument("--dir", required=True)
+    a = ap.parse_args()
+    if a.kind != "cadenza":
+        print("SKIP memory limits: MaxQueryMem and the server's address-space limit are "
+              "Cadenza's")
+        print("0 passed, 0 failed")
+        return 0
+    if not shutil.which("prlimit"):
+        print("SKIP memory limits: no prlimit")
+        print("0 passed, 0 failed")
+        return 0
+    folder = os.path.join(a.dir, "memlimit")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    srv = srvctl.Server("cadenza", folder, binary=a.binary, buffers=BUFFERS,
+                        extra_ini={"Parameters": {"MaxQueryMem": str(MAX_QUERY_MEM)}})
+    t_start = time.time()
+    try:
+        # The idle server's address space, without a limit.
+        srv.start()
+        idle_vm = status_kb(srv.pid, "VmSize") * 1024
+        idle_rss = status_kb(srv.pid, "VmRSS") * 1024
+        srv.stop()
+        limit = idle_vm + BUFFERS * 8192 + MAX_QUERY_MEM + MARGIN
+        print("# idle: VmSize %d MB, VmRSS %d MB; address-space limit %d MB "
+              "(idle + pool %d MB + MaxQueryMem %d MB + margin %d MB)"
+              % (idle_vm >> 20, idle_rss >> 20, limit >> 20, (BUFFERS * 8192) >> 20,
+                 MAX_QUERY_MEM >> 20, MARGIN >> 20))
+        asan = sanitized(srv.binary)
+        if asan:
+            print("# sanitizer build: no address-space limit, no RSS checks")
+        else:
+            srv.wrapper = ["prlimit", "--as=%d" % limit, "--"]
+        srv.start()
+        report(status_kb(srv.pid, "VmSize") is not None, "server runs under prlimit --as")
+        with connect(srv) as c:
+            c.execute("drop table if exists big")
+            c.execute("create table big(id integer primary key, v varchar(20), "
+                      "g varchar(20))")
+            c.execute("insert into big select i, 'v' || i, 'g' || (i %% 7) from "
+                      "generate_series(1, %d) i" % ROWS)
+            c.execute("select count(*), max(length(v)) from big").fetchall()
+            create_chain(c)
+        time.sleep(2)
+        loaded_rss = status_kb(srv.pid, "VmRSS") * 1024
+        print("# loaded: VmRSS %d MB" % (loaded_rss >> 20))
+        for name, sql, states in STORM:
+            if not srv.alive():
+                report(False, "%s: server up before it" % name, "server gone")
+                break
+            with connect(srv) as c:
+                run_one(srv, c, name, sql or chain_query(), states)
+        # Defect 5: memory goes back after the work is done.
+        time.sleep(5)
+        after = status_kb(srv.pid, "VmRSS")
+        report(after is not None, "server is up after the storm", "server gone")
+        if after is not None and not asan:
+            after *= 1024
+            print("# RSS %d MB five seconds after the last query (loaded %d MB, "
+                  "tolerance %d MB)" % (after >> 20, loaded_rss >> 20, RSS_TOLERANCE >> 20))
+            report(after <= loaded_rss + RSS_TOLERANCE, "RSS back near its idle size",
+                   "%d MB > %d MB + %d MB" % (after >> 20, loaded_rss >> 20,
+                                              RSS_TOLERANCE >> 20))
+        log = open(srv.log_path()).read()
+        report("could not allocate" not in log or "emergency reserve" in log,
+               "no allocation failure aborted", log[-500:])
+        srv.stop()
+
+        # The issue's reproductions with a smaller limit: each one 53200.
+        srv.extra_ini = {"Parameters": {"MaxQueryMem": str(SMALL_QUERY_MEM)}}
+        srv.created = False  # rewrite the ini; the database stays
+        srv.start()
+        small = [
+            ("repeat per row (32M)", "select max(length(repeat(v, 100000))) from big"),
+            ("repeat 1e9 (32M)", "select length(repeat('x', 1000000000))"),
+            ("IN subquery set (32M)",
+             "select count(*) from big where v in "
+             "(select a.v || b.g from big a, big b where b.id < 30)"),
+            ("24-table chain (32M)", chain_query()),
+        ]
+        for name, sql in small:
+            with connect(srv) as c:
+                run_one(srv, c, name, sql, {"53200"})
+        # A prepared statement's cached plan runs again after a run that
+        # failed with 53200 (its operator state was released, not kept).
+        import psycopg
+        with connect(srv) as c:
+            q = ("select count(*), max(w) from (select a.v || b.v as w from big a, big b "
+                 "where b.id <= %s order by w) s")
+            first = c.execute(q, (1,), prepare=True).fetchall()
+            try:
+                c.execute(q, (30,), prepare=True).fetchall()
+                mid = "a result"
+            except psycopg.Error as ex:
+                mid = getattr(ex, "sqlstate", None)
+            again = c.execute(q, (1,), prepare=True).fetchall()
+            report(mid == "53200" and first == again and first[0][0] > 0,
+                   "prepared statement: result, 53200, the same result again",
+                   "%r / %r / %r" % (first, mid, again))
+        srv.stop()
+        if asan:
+            raise Done()
+
+        # The system refuses before MaxQueryMem does (a limit far above the
+        # address space left): the failed malloc must fail the query with
+        # 53200 (the emergency reserve lets the infallible paths get there),
+        # never abort the server.
+        srv.extra_ini = {"Parameters": {"MaxQueryMem": "64G"}}
+        srv.created = False
+        srv.wrapper = ["prlimit", "--as=%d" % (idle_vm + BUFFERS * 8192 + SYSTEM_ROOM), "--"]
+        srv.start()
+        for name, sql in [("repeat per row (system)", small[0][1]),
+                          ("IN subquery set (system)", small[2][1]),
+                          ("24-table chain (system)", small[3][1]),
+                          ("repeat per row again (system)", small[0][1])]:
+            with connect(srv) as c:
+                run_one(srv, c, name, sql, {"result", "53200"})
+        log = open(srv.log_path()).read()
+        report("emergency reserve" in log or "could not allocate" in log,
+               "the system's refusals are logged", log[-300:])
+        with connect(srv) as c:
+            c.execute("drop table big")
+            for k in range(1, 25):
+                c.execute("drop table t%d" % k)
+    except Done:
+        pass
+    except Exception as ex:
+        report(False, "memory-limit run", "%s\n%s" % (ex, srv.log_tail() if srv.pid else ""))
+    finally:
+        if srv.pid and srv.alive():
+            srv.stop()
+    print("# total %.0f s" % (time.time() - t_start))
+    print("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
