@@ -134,11 +134,13 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <query> values_clause cte_query with_clause
 %type <limit> limit_clause
 %type <lock> for_locking_clause opt_for_locking_clause
+%type <expr> array_sub
 %type <expr> limit_value opt_top a_expr b_expr c_expr columnref const_expr func_expr
 %type <expr> case_expr case_arg case_default in_expr values_item where_clause
 %type <expr> having_clause var_value func_application func_common fetch_count
 %type <expr> subscripted extract_arg fetch_clause
 %type <list> target_list from_clause from_list group_clause sort_clause opt_sort_clause
+%type <list> array_sub_list
 %type <list> sortby_list expr_list values_row name_list opt_include when_list
 %type <list> qualified_name_list set_list var_list grantee_list cte_list
 %type <list> opt_name_list returning_clause opt_partition substr_list trim_list
@@ -871,6 +873,14 @@ c_expr:
         $$->ex_list = $3;
         CHK($$ = sql_expr_done(ps, $$));
       }
+  | ARRAY '[' array_sub_list ']'
+      {
+        /* ARRAY[[1,2],[3,4]]: the inner brackets are ARRAY[…] without the
+         * keyword, as in PostgreSQL */
+        $$ = sql_expr_new(ps, SQL_E_ARRAY, @1.lc_pos);
+        $$->ex_list = $3;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
   | ARRAY '[' ']'  { $$ = sql_expr_new(ps, SQL_E_ARRAY, @1.lc_pos); }
   | ARRAY select_with_parens
       {
@@ -898,6 +908,27 @@ in_expr:
         $$ = sql_expr_new(ps, SQL_E_IN_LIST, @1.lc_pos);
         $$->ex_list = $2;
       }
+  ;
+
+array_sub_list:
+    array_sub                     { $$ = APPEND(NULL, $1); }
+  | array_sub_list ',' array_sub  { $$ = APPEND($1, $3); }
+  ;
+
+array_sub:
+    '[' expr_list ']'
+      {
+        $$ = sql_expr_new(ps, SQL_E_ARRAY, @1.lc_pos);
+        $$->ex_list = $2;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
+  | '[' array_sub_list ']'
+      {
+        $$ = sql_expr_new(ps, SQL_E_ARRAY, @1.lc_pos);
+        $$->ex_list = $2;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
+  | '[' ']'  { $$ = sql_expr_new(ps, SQL_E_ARRAY, @1.lc_pos); }
   ;
 
 expr_list:
