@@ -14,7 +14,6 @@
 #include "exec/ex_int.h"
 
 #define XF_UNUSED(c, x) ((void)(c), (void)(x))
-#define XF_MAX_RESULT XE_MAX_FIELD
 
 static inline bool xf_is_lead(unsigned char c)
 {
@@ -197,7 +196,7 @@ static int xf_replace(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *ou
   for (const char *p = s.s_ptr, *end = s.s_ptr + s.s_len;
        (p = memmem(p, (size_t)(end - p), from.s_ptr, from.s_len)) != NULL; p += from.s_len)
     count++;
-  if (to.s_len > from.s_len && count > (XF_MAX_RESULT - s.s_len) / (to.s_len - from.s_len))
+  if (to.s_len > from.s_len && count > (XE_MAX_FIELD - s.s_len) / (to.s_len - from.s_len))
     return err_set(e, "54000", "requested length too large");
   size_t n = s.s_len + count * to.s_len - count * from.s_len;
   char *o = xf_alloc_str(c, out, n, e);
@@ -334,7 +333,7 @@ static int xf_pad(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, b
   size_t whole = pad / fill_chars, rest = pad % fill_chars;
   size_t rest_bytes = xf_char_off(fill, rest);
   size_t pad_bytes = whole * fill.s_len + rest_bytes;
-  if (pad_bytes + s.s_len > XF_MAX_RESULT)
+  if (pad_bytes + s.s_len > XE_MAX_FIELD)
     return err_set(e, "54000", "requested length too large");
   char *o = xf_alloc_str(c, out, pad_bytes + s.s_len, e);
   if (!o)
@@ -393,7 +392,7 @@ static int xf_concat_impl(xctx_t *c, const xnode_t *x, const datum_t *a, int fir
     total += parts[np].s_len + (sep && np > 0 ? sep->s_len : 0);
     np++;
   }
-  if (total > XF_MAX_RESULT)
+  if (total > XE_MAX_FIELD)
     return err_set(e, "54000", "requested length too large");
   char *o = xf_alloc_str(c, out, total, e);
   if (!o)
@@ -428,7 +427,7 @@ static int xf_repeat(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out
   (void)x;
   str_t s = a[0].d_str;
   int64_t n = a[1].d_i64 < 0 ? 0 : a[1].d_i64;
-  if (s.s_len && (uint64_t)n > XF_MAX_RESULT / s.s_len)
+  if (s.s_len && (uint64_t)n > XE_MAX_FIELD / s.s_len)
     return err_set(e, "54000", "requested length too large");
   char *o = xf_alloc_str(c, out, (size_t)n * s.s_len, e);
   if (!o)

@@ -36,27 +36,14 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 import srvctl  # noqa: E402
 
 try:
     import psycopg
 except ImportError:  # pragma: no cover
     psycopg = None
-
-PASSED = 0
-FAILED = 0
-
-
-def check(name, ok, why=""):
-    global PASSED, FAILED
-    if ok:
-        PASSED += 1
-        print("PASS %s" % name)
-    else:
-        FAILED += 1
-        print("FAIL %s: %s" % (name, why))
-    sys.stdout.flush()
-    return ok
 
 
 def digest(path):
@@ -401,8 +388,7 @@ def main():
             check("crash", False, "%s: %s" % (type(e).__name__, e))
         finally:
             srv.stop()
-    print("%d passed, %d failed" % (PASSED, FAILED))
-    return 0 if FAILED == 0 else 1
+    return checks.summary()
 
 
 if __name__ == "__main__":

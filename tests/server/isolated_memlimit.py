@@ -30,6 +30,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 import srvctl  # noqa: E402
 
 ROWS = 200000                  # the table the statements read
@@ -41,22 +43,14 @@ SMALL_QUERY_MEM = 32 << 20     # the regression run
 SYSTEM_ROOM = 320 << 20        # the last run: address space for queries, MaxQueryMem 64G
 TIMEOUT_MS = 30000             # statement_timeout: a runaway is a failure, not a hang
 
-passed = failed = 0
-
 
 class Done(Exception):
     """The rest does not apply (sanitizer build)."""
 
 
 def report(ok, name, why=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS %s" % name)
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
-    sys.stdout.flush()
+    """check() with the outcome first, as this file's calls read."""
+    return check(name, ok, why)
 
 
 def status_kb(pid, field):
@@ -331,8 +325,7 @@ def main():
         if srv.pid and srv.alive():
             srv.stop()
     print("# total %.0f s" % (time.time() - t_start))
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
+    return checks.summary()
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 import srvctl  # noqa: E402
 from fuzz import Closed, cstr, login, msg, startup_packet  # noqa: E402
 
@@ -38,18 +40,6 @@ try:
     import psycopg
 except ImportError:  # noqa: E722
     psycopg = None
-
-passed = failed = 0
-
-
-def check(name, ok, why=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS %s" % name)
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
 
 
 def try_connect(srv, **kw):
@@ -299,8 +289,7 @@ def main():
             part(a)
         except Exception as e:  # noqa: BLE001
             check(part.__name__, False, "%s: %s" % (type(e).__name__, e))
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
+    return checks.summary()
 
 
 if __name__ == "__main__":

@@ -21,19 +21,9 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 from fuzz import Closed, cstr, error_fields, login, msg  # noqa: E402
-
-passed = failed = 0
-
-
-def check(name, ok, why=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("PASS %s" % name)
-    else:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
 
 
 def replies(c):
@@ -193,8 +183,7 @@ def main():
     query(c, "DROP TABLE " + tab)
     check("session usable at the end", alive(c))
     c.close()
-    print("%d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 else 1
+    return checks.summary()
 
 
 if __name__ == "__main__":
