@@ -119,8 +119,12 @@ class Server:
                            "PidFile": "cadenza.pid",
                            "NumberOfBuffers": str(self.buffers),
                            "MaxDirtyBuffers": str(self.buffers * 3 // 4),
-                           "CheckpointInterval": "60", "DirsAllowed": "."},
+                           "CheckpointInterval": "60",
+                           # server-side COPY files get a folder of their
+                           # own, as the sample ini: never the database's
+                           "DirsAllowed": "io"},
         }
+        os.makedirs(os.path.join(self.folder, "io"), exist_ok=True)
         for sec, kv in self.extra_ini.items():
             ini.setdefault(sec, {}).update(kv)
         with open(os.path.join(self.folder, "cadenza.ini"), "w") as f:
