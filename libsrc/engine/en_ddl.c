@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "engine/engine_int.h"
-#include "net/net.h"
 
 static bool en_owns(esession_t *s, const cat_table_t *t)
 {

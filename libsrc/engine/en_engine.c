@@ -6,7 +6,6 @@
 
 #include "engine/en_pgcat.h"
 #include "engine/engine_int.h"
-#include "net/net.h"
 
 #define EN_SUPERUSER "dba"
 #define EN_SAMPLE_PASSWORD "dba"

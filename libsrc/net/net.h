@@ -282,30 +282,9 @@ int pgw_write_copy_fail(pgw_buf_t *b, const char *message);
 
 /* ---- SCRAM-SHA-256 (RFC 5802, RFC 7677) -------------------------------- */
 
-#define SCRAM_MECHANISM "SCRAM-SHA-256"
-#define SCRAM_KEY_LEN 32          /* SHA-256 */
-#define SCRAM_SALT_LEN 16         /* what scram_make_verifier uses */
-#define SCRAM_MAX_SALT_LEN 64     /* what a stored verifier may carry */
-#define SCRAM_DEFAULT_ITERATIONS 4096
-#define SCRAM_VERIFIER_MAX 256    /* room for any verifier string */
+/* The verifier format, its parsing and the primitives are util's
+ * (util.h: password verifiers), shared with the catalog. */
 
-/* Builds PostgreSQL's stored form
- * "SCRAM-SHA-256$<iter>:<salt b64>$<StoredKey b64>:<ServerKey b64>" into
- * out[SCRAM_VERIFIER_MAX], with a random salt. */
-int scram_make_verifier(const char *password, int iterations, char *out, err_t *e);
-/* The same with a given salt (for tests and for reproducing a verifier). */
-int scram_make_verifier_salt(const char *password, const uint8_t *salt, size_t salt_len,
-                             int iterations, char *out, err_t *e);
-
-typedef struct scram_verifier_s {
-  int sv_iterations;
-  uint8_t sv_salt[SCRAM_MAX_SALT_LEN];
-  size_t sv_salt_len;
-  uint8_t sv_stored_key[SCRAM_KEY_LEN];
-  uint8_t sv_server_key[SCRAM_KEY_LEN];
-} scram_verifier_t;
-
-int scram_parse_verifier(const char *s, scram_verifier_t *v, err_t *e);
 
 typedef enum scram_state_e {
   SCRAM_WAIT_CLIENT_FIRST = 0,

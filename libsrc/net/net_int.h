@@ -45,26 +45,5 @@ int pgw_parse_typed(char type, const uint8_t *body, uint32_t len, arena_t *a,
 int pgw_parse_startup(const uint8_t *body, uint32_t len, arena_t *a, pgw_fe_msg_t *m,
                       err_t *e);
 
-/* ---- SCRAM primitives (scram_crypto.c) ---- */
-
-/* Standard base64 with padding. encode writes 4*ceil(n/3) chars and a NUL. */
-size_t scram_b64_encoded_len(size_t n);
-void scram_b64_encode(const uint8_t *in, size_t n, char *out);
-/* Strict: only the alphabet, padding only at the end, length a multiple of
- * four. Returns the decoded length, or -1. out needs 3*len/4 bytes. */
-long scram_b64_decode(const char *in, size_t len, uint8_t *out);
-char *scram_b64_arena(arena_t *a, const uint8_t *in, size_t n);
-
-/* SaltedPassword = Hi(password, salt, i); ClientKey, StoredKey, ServerKey. */
-int scram_salted_password(const char *password, const uint8_t *salt, size_t salt_len,
-                          int iterations, uint8_t out[SCRAM_KEY_LEN], err_t *e);
-void scram_hmac(const uint8_t key[SCRAM_KEY_LEN], const void *msg, size_t len,
-                uint8_t out[SCRAM_KEY_LEN]);
-void scram_sha256(const void *msg, size_t len, uint8_t out[SCRAM_KEY_LEN]);
-int scram_random(uint8_t *out, size_t n, err_t *e);
-/* A random nonce of printable characters (base64 of 18 random bytes). */
-const char *scram_random_nonce(arena_t *a, err_t *e);
-/* True when s is a valid nonce: printable ASCII except ','. */
-bool scram_nonce_valid(const char *s, size_t len);
 
 #endif /* CZ_NET_INT_H */

@@ -159,6 +159,60 @@ bool mem_reserve_release(void);
 void mem_reserve_restore(void);
 void mem_return_to_os(void);
 
+/* ---- password verifiers: SCRAM-SHA-256 (scram_verifier.c, scram_crypto.c)
+ *
+ * PostgreSQL's stored verifier format and the RFC 5802/7677 primitives.
+ * Here, below the catalog and the wire protocol, because both use them:
+ * the catalog stores verifiers (CREATE ROLE, ALTER ROLE … PASSWORD), net
+ * runs the exchange (net/scram.c). */
+
+#define SCRAM_MECHANISM "SCRAM-SHA-256"
+#define SCRAM_KEY_LEN 32          /* SHA-256 */
+#define SCRAM_SALT_LEN 16         /* what scram_make_verifier uses */
+#define SCRAM_MAX_SALT_LEN 64     /* what a stored verifier may carry */
+#define SCRAM_DEFAULT_ITERATIONS 4096
+#define SCRAM_VERIFIER_MAX 256    /* room for any verifier string */
+
+/* Builds PostgreSQL's stored form
+ * "SCRAM-SHA-256$<iter>:<salt b64>$<StoredKey b64>:<ServerKey b64>" into
+ * out[SCRAM_VERIFIER_MAX], with a random salt. */
+int scram_make_verifier(const char *password, int iterations, char *out, err_t *e);
+/* The same with a given salt (for tests and for reproducing a verifier). */
+int scram_make_verifier_salt(const char *password, const uint8_t *salt, size_t salt_len,
+                             int iterations, char *out, err_t *e);
+
+typedef struct scram_verifier_s {
+  int sv_iterations;
+  uint8_t sv_salt[SCRAM_MAX_SALT_LEN];
+  size_t sv_salt_len;
+  uint8_t sv_stored_key[SCRAM_KEY_LEN];
+  uint8_t sv_server_key[SCRAM_KEY_LEN];
+} scram_verifier_t;
+
+int scram_parse_verifier(const char *s, scram_verifier_t *v, err_t *e);
+
+/* Primitives (scram_crypto.c). */
+
+/* Standard base64 with padding. encode writes 4*ceil(n/3) chars and a NUL. */
+size_t scram_b64_encoded_len(size_t n);
+void scram_b64_encode(const uint8_t *in, size_t n, char *out);
+/* Strict: only the alphabet, padding only at the end, length a multiple of
+ * four. Returns the decoded length, or -1. out needs 3*len/4 bytes. */
+long scram_b64_decode(const char *in, size_t len, uint8_t *out);
+char *scram_b64_arena(arena_t *a, const uint8_t *in, size_t n);
+
+/* SaltedPassword = Hi(password, salt, i); ClientKey, StoredKey, ServerKey. */
+int scram_salted_password(const char *password, const uint8_t *salt, size_t salt_len,
+                          int iterations, uint8_t out[SCRAM_KEY_LEN], err_t *e);
+void scram_hmac(const uint8_t key[SCRAM_KEY_LEN], const void *msg, size_t len,
+                uint8_t out[SCRAM_KEY_LEN]);
+void scram_sha256(const void *msg, size_t len, uint8_t out[SCRAM_KEY_LEN]);
+int scram_random(uint8_t *out, size_t n, err_t *e);
+/* A random nonce of printable characters (base64 of 18 random bytes). */
+const char *scram_random_nonce(arena_t *a, err_t *e);
+/* True when s is a valid nonce: printable ASCII except ','. */
+bool scram_nonce_valid(const char *s, size_t len);
+
 /* ---- logging ----------------------------------------------------------- */
 
 typedef enum log_level_e {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/net_int.h"
+#include "util/util.h"
 
 #define PREFIX SCRAM_MECHANISM "$"
 

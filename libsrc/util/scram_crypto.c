@@ -12,7 +12,7 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
-#include "net/net_int.h"
+#include "util/util.h"
 
 static const char b64_alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
