@@ -14,7 +14,6 @@
 #include "column/column_int.h"
 
 #define CE_DELTA_HDR 24u
-#define CE_BLK 1024u
 
 static int64_t delta_analyze(const ce_stats_t *st)
 {
@@ -110,22 +109,7 @@ static int delta_skip(ce_cursor_t *c, uint32_t n, err_t *e)
 
 static int delta_filter(ce_cursor_t *c, const ce_cpred_t *cp, uint32_t *sel, uint32_t *nout, err_t *e)
 {
-  int64_t tmp[CE_BLK];
-  uint32_t k = 0;
-  for (uint32_t base = 0; base < c->c_n; base += CE_BLK) {
-    uint32_t m = CZ_MIN(c->c_n - base, CE_BLK);
-    if (delta_read_i64(c, m, tmp, e) != CZ_OK)
-      return CZ_ERR;
-    if (c->c_phys == TP_BOOL)
-      for (uint32_t i = 0; i < m; i++)
-        tmp[i] &= 1;
-    for (uint32_t i = 0; i < m; i++) {
-      sel[k] = base + i;
-      k += ce_ipred_match(cp, tmp[i]);
-    }
-  }
-  *nout = k;
-  return CZ_OK;
+  return ce_filter_decoded_i64(c, delta_read_i64, cp, sel, nout, e);
 }
 
 const ce_codec_t ce_delta_codec = {

@@ -55,7 +55,6 @@ static int dict_open(ce_cursor_t *c, err_t *e)
   return CZ_OK;
 }
 
-#define CE_BLK 1024u
 
 static int dict_read(ce_cursor_t *c, uint32_t n, vec_t *v, int off, err_t *e)
 {

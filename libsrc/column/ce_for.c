@@ -95,7 +95,6 @@ static int for_fetch(ce_cursor_t *c, uint32_t pos, datum_t *out, err_t *e)
   return CZ_OK;
 }
 
-#define CE_BLK 1024u
 
 static int for_filter(ce_cursor_t *c, const ce_cpred_t *cp, uint32_t *sel, uint32_t *nout, err_t *e)
 {
@@ -103,22 +102,7 @@ static int for_filter(ce_cursor_t *c, const ce_cpred_t *cp, uint32_t *sel, uint3
   uint64_t ref = c->c_u[0];
   uint64_t maxoff = w == 64 ? UINT64_MAX : (w ? (1ull << w) - 1 : 0);
   if (c->c_phys != TP_I64 || cp->cp_nint != 1) {
-    uint32_t k = 0;
-    int64_t tmp[CE_BLK];
-    for (uint32_t base = 0; base < c->c_n; base += CE_BLK) {
-      uint32_t m = CZ_MIN(c->c_n - base, CE_BLK);
-      if (for_read_i64(c, m, tmp, e) != CZ_OK)
-        return CZ_ERR;
-      if (c->c_phys == TP_BOOL)
-        for (uint32_t i = 0; i < m; i++)
-          tmp[i] &= 1;
-      for (uint32_t i = 0; i < m; i++) {
-        sel[k] = base + i;
-        k += ce_ipred_match(cp, tmp[i]);
-      }
-    }
-    *nout = k;
-    return CZ_OK;
+    return ce_filter_decoded_i64(c, for_read_i64, cp, sel, nout, e);
   }
   /* The interval in the packed domain: [lo, hi] intersected with
    * [ref, ref + maxoff], as offsets from ref. Signed order must be kept:

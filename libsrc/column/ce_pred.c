@@ -197,3 +197,24 @@ bool ce_may_match(const ce_info_t *in, const ce_pred_t *p)
     return true;
   }
 }
+
+int ce_filter_decoded_i64(ce_cursor_t *c, ce_read_i64_fn read_i64, const ce_cpred_t *cp,
+                          uint32_t *sel, uint32_t *nout, err_t *e)
+{
+  int64_t tmp[CE_BLK];
+  uint32_t k = 0;
+  for (uint32_t base = 0; base < c->c_n; base += CE_BLK) {
+    uint32_t m = CZ_MIN(c->c_n - base, CE_BLK);
+    if (read_i64(c, m, tmp, e) != CZ_OK)
+      return CZ_ERR;
+    if (c->c_phys == TP_BOOL)
+      for (uint32_t i = 0; i < m; i++)
+        tmp[i] &= 1;
+    for (uint32_t i = 0; i < m; i++) {
+      sel[k] = base + i;
+      k += ce_ipred_match(cp, tmp[i]);
+    }
+  }
+  *nout = k;
+  return CZ_OK;
+}

@@ -225,6 +225,17 @@ static inline bool ce_ipred_match(const ce_cpred_t *cp, int64_t v)
   return lo < cp->cp_nint && cp->cp_lo[lo] <= v;
 }
 
+/* Values decoded at once into a stack buffer by filters and gathers that
+ * work block by block (8 KB of int64: stays in L1). */
+#define CE_BLK 1024u
+
+/* The filter of an integer codec that cannot test its compressed form
+ * directly: decodes c block by block with read_i64 (BOOL values masked
+ * to 0/1) and tests each value; sel gets the matching row positions. */
+typedef int (*ce_read_i64_fn)(ce_cursor_t *c, uint32_t n, int64_t *out, err_t *e);
+int ce_filter_decoded_i64(ce_cursor_t *c, ce_read_i64_fn read_i64, const ce_cpred_t *cp,
+                          uint32_t *sel, uint32_t *nout, err_t *e);
+
 /* datum_cmp's order for strings and floats, inline for the hot loops. */
 static inline int ce_cmp_fast(ty_phys_t ph, const datum_t *a, const datum_t *b)
 {
