@@ -2,6 +2,7 @@
 isolated_*.py): each check prints `PASS name` or `FAIL name: why` at once
 (so a hung script still shows how far it got), and summary() prints the
 closing `N passed, N failed` line run.sh reads and gives the exit status."""
+import argparse
 import sys
 
 passed = 0
@@ -25,3 +26,19 @@ def summary():
     """Prints the closing line; the exit status: 0 when nothing failed."""
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
+
+
+def isolated_args():
+    """The arguments run.sh gives an isolated_*.py script."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kind", default="cadenza")
+    ap.add_argument("--binary")
+    ap.add_argument("--dir", required=True)
+    return ap.parse_args()
+
+
+def skip(why):
+    """Nothing of the script applies (e.g. to PostgreSQL): says why, counts
+    nothing; the exit status for main()."""
+    print("SKIP %s" % why)
+    return summary()

@@ -25,7 +25,6 @@ signals and starts two servers on one folder:
 
 --kind postgres skips what is Cadenza's own (ini, pid file lock, crash log).
 """
-import argparse
 import hashlib
 import os
 import shutil
@@ -356,15 +355,9 @@ def test_pid_file(args, srv):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kind", default="cadenza")
-    ap.add_argument("--binary")
-    ap.add_argument("--dir", required=True)
-    args = ap.parse_args()
+    args = checks.isolated_args()
     if args.kind != "cadenza":
-        print("skipped: the server's own files, its crash log and its pid file are Cadenza's")
-        print("0 passed, 0 failed")
-        return 0
+        return checks.skip("the server's own files, its crash log and its pid file are Cadenza's")
     if psycopg is None:
         check("psycopg", False, "psycopg is not installed (CZ_VENV)")
     else:

@@ -22,7 +22,6 @@ that malloc itself fails: still 53200, and the server alive.
 Usage: isolated_memlimit.py --kind cadenza|postgres --binary PATH --dir DIR
 Prints PASS/FAIL lines and `N passed, N failed`; exit 0 when none failed.
 """
-import argparse
 import os
 import shutil
 import sys
@@ -190,20 +189,12 @@ def run_one(srv, c, name, sql, ok_states):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kind", default="cadenza")
-    ap.add_argument("--binary")
-    ap.add_argument("--dir", required=True)
-    a = ap.parse_args()
+    a = checks.isolated_args()
     if a.kind != "cadenza":
-        print("SKIP memory limits: MaxQueryMem and the server's address-space limit are "
-              "Cadenza's")
-        print("0 passed, 0 failed")
-        return 0
+        return checks.skip("memory limits: MaxQueryMem and the server's address-space limit are "
+                           "Cadenza's")
     if not shutil.which("prlimit"):
-        print("SKIP memory limits: no prlimit")
-        print("0 passed, 0 failed")
-        return 0
+        return checks.skip("memory limits: no prlimit")
     folder = os.path.join(a.dir, "memlimit")
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)

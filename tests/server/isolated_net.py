@@ -20,7 +20,6 @@ Own servers (small limits so that the checks are quick):
                 without a certificate: the server does not start
 Usage: isolated_net.py --kind cadenza|postgres --binary PATH --dir FOLDER
 """
-import argparse
 import os
 import socket
 import struct
@@ -269,16 +268,10 @@ def tls_checks(a):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kind", default="cadenza")
-    ap.add_argument("--binary")
-    ap.add_argument("--dir", required=True)
-    a = ap.parse_args()
+    a = checks.isolated_args()
     if a.kind != "cadenza":
-        print("SKIP isolated_net: Cadenza's ini keys (MaxStartupConnections, StartupTimeout, "
-              "RequireSSL); PostgreSQL has superuser_reserved_connections and hostssl instead")
-        print("0 passed, 0 failed")
-        return 0
+        return checks.skip("isolated_net: Cadenza's ini keys (MaxStartupConnections, StartupTimeout, "
+                           "RequireSSL); PostgreSQL has superuser_reserved_connections and hostssl instead")
     if psycopg is None:
         print("FAIL psycopg: not installed (set CZ_VENV)")
         print("0 passed, 1 failed")

@@ -26,11 +26,16 @@ Against PostgreSQL it is skipped: its thousands of catalog functions
 include ones that act on the server (pg_terminate_backend, lo_*, ...).
 """
 import argparse
+import os
 import random
 import sys
 import time
 
 import psycopg
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 
 # Functions that act on the server or the session rather than computing a
 # value (or sleep): calling them at random would test the fuzzer, not the
@@ -280,17 +285,6 @@ def main():
         argtypes = [int(t) for t in (argtext or "").split()] if argtext else []
         funcs.append((name, argtypes, False))
     ops = fz.side.execute("select oprname, oprkind::text from pg_operator order by oid").fetchall()
-    passed = failed = 0
-
-    def check(name, ok, why=""):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-            print("PASS %s" % name, flush=True)
-        else:
-            failed += 1
-            print("FAIL %s: %s" % (name, why), flush=True)
-
     check("catalog lists functions (%d) and operators (%d)" % (len(funcs), len(ops)),
           len(funcs) > 50 and len(ops) > 10, "pg_proc / pg_operator look empty")
     start = time.time()
@@ -342,8 +336,7 @@ def main():
           "%d calls ended late" % len(fz.slow))
     check("at least 2000 calls made", fz.calls >= min(2000, args.calls),
           "only %d calls in %.0f s" % (fz.calls, secs))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return checks.summary()
 
 
 if __name__ == "__main__":

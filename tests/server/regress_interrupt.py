@@ -9,11 +9,16 @@ Usage: regress_interrupt.py --dsn DSN --kind cadenza|postgres
 Prints PASS/FAIL lines and "N passed, N failed"; exit 0 when none failed.
 """
 import argparse
+import os
 import sys
 import threading
 import time
 
 import psycopg
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 
 LIMIT_S = 2.5  # 1 s timeout plus slack for a loaded two-core machine
 
@@ -41,17 +46,6 @@ def main():
     ap.add_argument("--dsn", required=True)
     ap.add_argument("--kind", default="cadenza")
     args = ap.parse_args()
-    passed = failed = 0
-
-    def check(name, ok, why=""):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-            print("PASS %s" % name, flush=True)
-        else:
-            failed += 1
-            print("FAIL %s: %s" % (name, why), flush=True)
-
     for name, sql in STATEMENTS:
         with psycopg.connect(args.dsn, autocommit=True) as conn:
             conn.execute("SET statement_timeout = '1s'")
@@ -99,8 +93,7 @@ def main():
             check("cancel request after 1 s: %s ends with 57014 in %.1f s" % (name, secs),
                   state == "57014" and secs < LIMIT_S,
                   "SQLSTATE %s after %.1f s" % (state, secs))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return checks.summary()
 
 
 if __name__ == "__main__":
