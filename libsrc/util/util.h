@@ -1,5 +1,7 @@
-/* util — the ground floor: arenas, error values, logging, ini files, hashing,
- * bitmaps and time. Every other module includes only this header from here.
+/* util — the ground floor: arenas and per-query memory budgets, error
+ * values, logging, ini files, hashing, bitmaps, time, the registry of the
+ * server's own files, the fatal-signal handler and SCRAM password
+ * verifiers. Every other module includes only this header from here.
  *
  * Design notes: lower layers return an int status (CZ_OK, or CZ_ERR with an
  * err_t filled in) and never jump. Arenas form a tree (server > session >
