@@ -176,6 +176,10 @@ typedef struct bd_fromblk_s {
 int bd_from_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
                  bd_fromblk_t **out);
 int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out);
+/* Adds to fb's conjuncts what its ORs imply: conjuncts common to every
+ * branch, and per unit the OR of each branch's conditions on it
+ * (sql_plan_or.c); unit_of maps block columns to units. */
+void bd_or_factor(bd_t *b, bd_fromblk_t *fb, const int *unit_of);
 int bd_lookup_table(bd_t *b, const sql_name_t *n, const sp_table_t **out);
 /* Puts q's WITH queries in force (b_ctes; the caller restores it):
  * 42712 for a name given twice, 0A000 for RECURSIVE. */

@@ -204,7 +204,8 @@ static void order_dp(const jplan_t *jp, int *order)
       last[s] = u;
       continue;
     }
-    for (int u = 0; u < n; u++) {
+    /* from the last unit down: on a tie the order written wins */
+    for (int u = n - 1; u >= 0; u--) {
       if (!((s >> u) & 1))
         continue;
       size_t prev = s & ~((size_t)1 << u);
@@ -311,6 +312,7 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
   for (int u = 0; u < nu; u++)
     for (int c = 0; c < fb->fb_units[u].un_width; c++)
       jp.jp_unit_of[fb->fb_units[u].un_base + c] = u;
+  bd_or_factor(b, fb, jp.jp_unit_of);  /* sql_plan_or.c */
   /* which units each conjunct reads */
   jp.jp_nconj = fb->fb_nconj;
   jp.jp_conj = arena_zalloc(b->b_a, sizeof(jconj_t) * (size_t)(fb->fb_nconj + 1));
