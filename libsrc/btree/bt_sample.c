@@ -12,7 +12,7 @@
  *   n + 1, at the leaf the slot p of m; the key sits at the fraction
  *   sum(c_l / prod(n_k + 1)) + p / m / prod(n_k + 1) of the tree. The
  *   entries between two keys are the difference of their fractions times
- *   the tree's size, itself estimated from the fanouts on the path. When
+ *   the tree's size, itself estimated from the fanouts on random paths. When
  *   both ends reach the same leaf the count is exact for that leaf.
  * - A random descent picks, at each level, a child uniformly among those
  *   that can hold keys of the range; once it leaves the path of an end,
@@ -38,7 +38,6 @@ static int end_on_page(const bt_tree_t *t, const uint8_t *pg, const void *key, s
 
 typedef struct bt_pos_s {
   double ps_frac;       /* where the key falls, 0..1 */
-  double ps_size;       /* the tree's entries as seen from this path */
   pg_no_t ps_leaf;
   int ps_slot;
 } bt_pos_t;
@@ -50,7 +49,7 @@ static int key_position(bt_tree_t *t, const void *key, size_t len, bool hi, bt_p
   buf_t *b = bp_fix(bp, t->t_root, BP_SHARED, 0, e);
   if (!b)
     return CZ_ERR;
-  double scale = 1.0, frac = 0.0, size = 1.0;
+  double scale = 1.0, frac = 0.0;
   for (int depth = 0;; depth++) {
     const uint8_t *pg = bp_page(b);
     int at = end_on_page(t, pg, key, len, hi);
@@ -58,7 +57,6 @@ static int key_position(bt_tree_t *t, const void *key, size_t len, bool hi, bt_p
       int m = bpg_n(pg);
       frac += m > 0 ? scale * at / m : 0.0;
       out->ps_frac = frac;
-      out->ps_size = size * (m > 0 ? m : 1);
       out->ps_leaf = bp_page_no(b);
       out->ps_slot = at;
       bp_unfix(bp, b);
@@ -67,8 +65,39 @@ static int key_position(bt_tree_t *t, const void *key, size_t len, bool hi, bt_p
     int fan = bpg_n(pg) + 1;
     frac += scale * at / fan;
     scale /= fan;
-    size *= fan;
     buf_t *nb = bp_fix(bp, bpg_child(pg, at), BP_SHARED, 0, e);
+    bp_unfix(bp, b);
+    if (!nb)
+      return CZ_ERR;
+    b = nb;
+  }
+}
+
+static uint64_t next_rand(uint64_t *s);
+
+/* The tree's size as one random path sees it: the product of the fanouts
+ * met, times the entries of the leaf reached. The two ends of a range sit
+ * on edge pages, often half full after splits, so the size comes from
+ * BT_SIZE_DESCENTS random paths instead. */
+#define BT_SIZE_DESCENTS 16
+static int random_size(bt_tree_t *t, uint64_t *seed, double *out, err_t *e)
+{
+  bpool_t *bp = t->t_bp;
+  buf_t *b = bp_fix(bp, t->t_root, BP_SHARED, 0, e);
+  if (!b)
+    return CZ_ERR;
+  double size = 1;
+  for (int depth = 0;; depth++) {
+    const uint8_t *pg = bp_page(b);
+    if (bpg_is_leaf(pg) || depth >= BT_MAX_HEIGHT) {
+      *out = size * bpg_n(pg);
+      bp_unfix(bp, b);
+      return CZ_OK;
+    }
+    int fan = bpg_n(pg) + 1;
+    size *= fan;
+    int c = (int)(next_rand(seed) % (uint64_t)fan);
+    buf_t *nb = bp_fix(bp, bpg_child(pg, c), BP_SHARED, 0, e);
     bp_unfix(bp, b);
     if (!nb)
       return CZ_ERR;
@@ -88,7 +117,15 @@ int bt_estimate(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, siz
     *out = z.ps_slot > a.ps_slot ? z.ps_slot - a.ps_slot : 0;
     return CZ_OK;
   }
-  double n = (z.ps_frac - a.ps_frac) * (a.ps_size + z.ps_size) / 2;
+  double size = 0;
+  uint64_t seed = (uint64_t)t->t_root * 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < BT_SIZE_DESCENTS; i++) {
+    double one;
+    if (random_size(t, &seed, &one, e) != CZ_OK)
+      return CZ_ERR;
+    size += one;
+  }
+  double n = (z.ps_frac - a.ps_frac) * size / BT_SIZE_DESCENTS;
   *out = n > 0 ? n : 0;
   return CZ_OK;
 }

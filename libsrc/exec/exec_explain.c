@@ -9,6 +9,9 @@ static char *explain_rec(const op_t *o, int depth, bool rows, char *acc, arena_t
   const char *detail = o->o_vt->ov_detail ? o->o_vt->ov_detail(o, a) : NULL;
   acc = arena_sprintf(a, "%s%*s%s%s%s%s", acc, depth * 2, "", depth ? "-> " : "",
                       o->o_vt->ov_name, detail ? "  " : "", detail ? detail : "");
+  if (o->o_est_rows >= 0)
+    acc = arena_sprintf(a, "%s  (estimated rows=%.0f cost=%.0f)", acc, o->o_est_rows,
+                        o->o_est_cost >= 0 ? o->o_est_cost : 0);
   if (rows)
     acc = arena_sprintf(a, "%s  (rows=%lld)", acc, (long long)o->o_rows);
   acc = arena_sprintf(a, "%s\n", acc);

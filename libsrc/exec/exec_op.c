@@ -14,6 +14,7 @@ void op_init(op_t *o, const op_vt_t *vt, arena_t *a, int ncols, const ty_t *type
     memcpy(o->o_types, types, sizeof(ty_t) * (size_t)ncols);
   o->o_in = in;
   o->o_in2 = in2;
+  o->o_est_rows = o->o_est_cost = -1;
   /* Per-operator arenas hang off the plan arena: they live as long as the
    * plan and are reset, not recreated, per execution and per batch. */
   o->o_state = arena_create_scratch(a, vt->ov_name);

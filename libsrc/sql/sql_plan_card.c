@@ -10,12 +10,14 @@
  *   volatile functions, or an error on a sampled row) count as
  *   DEFAULT_SEL.
  * - Conjuncts that fix the whole primary key to constants give one row.
- * - An equality of two columns keeps 1 / max(distinct values of either).
+ * - An equality with a column that is a key of its table (the primary key
+ *   or a one-column unique index) keeps 1 / rows of that table: each row
+ *   of the other side meets at most one. Other equalities of two columns
+ *   keep 1 / max(distinct values of either).
  *   A column that is the primary key or a one-column unique index has as
  *   many distinct values as the table has rows; other columns are
- *   estimated from the sample (GEE: sqrt(N/n) * singletons + the rest),
- *   which is low for key-like columns but the other side of a foreign key
- *   is a key, and the larger figure is the one used.
+ *   estimated from the sample with Haas and Stokes' Duj1 estimator
+ *   (n d / (n - f1 + f1 n / N): n sampled, d distinct, f1 seen once).
  * - Derived tables and functions in FROM count PC_DEFAULT_ROWS rows.
  */
 #include <math.h>
@@ -227,6 +229,18 @@ int pc_unit_estimate(bd_t *b, bd_scope_t *sc, const bd_unit_t *un, xnode_t **loc
   return CZ_OK;
 }
 
+/* Whether table column tc is a key by itself (each value on one row). */
+static bool column_is_key(const sp_table_t *t, int tc)
+{
+  if (t->tb_npk == 1 && t->tb_pk[0] == tc)
+    return true;
+  for (int i = 0; i < t->tb_nindexes; i++)
+    if (t->tb_indexes[i].ix_unique && t->tb_indexes[i].ix_ncols == 1 &&
+        t->tb_indexes[i].ix_cols[0] == tc)
+      return true;
+  return false;
+}
+
 /* Distinct values of table column tc of unit u (see the notes). */
 static double column_ndv(bd_t *b, const bd_unit_t *un, pc_unit_t *pu, int tc)
 {
@@ -236,13 +250,7 @@ static double column_ndv(bd_t *b, const bd_unit_t *un, pc_unit_t *pu, int tc)
   if (pu->pu_ndv[tc] >= 0)
     return pu->pu_ndv[tc];
   double n = pu->pu_total;
-  double ndv = -1;
-  if (t->tb_npk == 1 && t->tb_pk[0] == tc)
-    ndv = n;
-  for (int i = 0; i < t->tb_nindexes && ndv < 0; i++)
-    if (t->tb_indexes[i].ix_unique && t->tb_indexes[i].ix_ncols == 1 &&
-        t->tb_indexes[i].ix_cols[0] == tc)
-      ndv = n;
+  double ndv = column_is_key(t, tc) ? n : -1;
   if (ndv < 0 && !pu->pu_sample && b->b_env->pe_sample && n > 0) {
     batch_t *sample = NULL;
     int rc = b->b_env->pe_sample(b->b_env->pe_ctx, t, PC_SAMPLE, b->b_a, &sample, b->b_e);
@@ -276,8 +284,11 @@ static double column_ndv(bd_t *b, const bd_unit_t *un, pc_unit_t *pu, int tc)
         once += count == 1;
       }
     }
-    if (nonnull > 0)
-      ndv = sqrt(n / nonnull) * once + (distinct - once);
+    if (nonnull > 0) {
+      /* Haas and Stokes' Duj1: n d / (n - f1 + f1 n / N) */
+      double sn = nonnull;
+      ndv = sn * distinct / (sn - once + once * sn / CZ_MAX(n, sn));
+    }
   }
   if (ndv < 0)
     ndv = n / 10;
@@ -294,6 +305,16 @@ double pc_join_selectivity(bd_t *b, const bd_fromblk_t *fb, pc_unit_t *units, co
 {
   if (x->x_kind == X_OP && x->x_op == XOP_EQ && x->x_nargs == 2 &&
       x->x_args[0]->x_kind == X_COL && x->x_args[1]->x_kind == X_COL) {
+    /* a key column: each row of the other side meets at most one row */
+    double key = -1;
+    for (int side = 0; side < 2; side++) {
+      int col = x->x_args[side]->x_index, u = unit_of[col];
+      const bd_unit_t *un = &fb->fb_units[u];
+      if (un->un_table && !units[u].pu_unknown && column_is_key(un->un_table, col - un->un_base))
+        key = CZ_MAX(key, units[u].pu_total);
+    }
+    if (key >= 1)
+      return 1 / key;
     double m = 1;
     for (int side = 0; side < 2; side++) {
       int col = x->x_args[side]->x_index, u = unit_of[col];

@@ -179,6 +179,53 @@ static double step_cost(const jplan_t *jp, bool *in_set, double rows, int u, jme
   return best + out * COST_OUT;
 }
 
+/* Equalities from one unit v that together give another unit u's whole
+ * primary key of several columns find one row of u each: together they
+ * keep 1 / rows(u), not the product of their separate estimates (which
+ * assumes the key's columns independent and comes out far too low). */
+static void composite_keys(jplan_t *jp)
+{
+  bool *mine = arena_zalloc(jp->jp_b->b_a, (size_t)jp->jp_nconj + 1);
+  for (int u = 0; u < jp->jp_nu; u++) {
+    const sp_table_t *t = jp->jp_fb->fb_units[u].un_table;
+    if (!t || t->tb_npk < 2 || jp->jp_units[u].pu_unknown)
+      continue;
+    int base = jp->jp_fb->fb_units[u].un_base;
+    for (int v = 0; v < jp->jp_nu; v++) {
+      if (v == u)
+        continue;
+      int covered = 0;
+      for (int k = 0; k < t->tb_npk; k++) {
+        bool got = false;
+        for (int i = 0; i < jp->jp_nconj; i++) {
+          const jconj_t *c = &jp->jp_conj[i];
+          int a, d;
+          if (c->jc_top || c->jc_local || c->jc_nunits != 2 || !conj_uses(c, u) ||
+              !conj_uses(c, v) || !col_equality(jp, c->jc_x, &a, &d))
+            continue;
+          if (a == base + t->tb_pk[k] || d == base + t->tb_pk[k]) {
+            if (!got)
+              mine[i] = true;
+            got = true;
+          }
+        }
+        covered += got;
+      }
+      if (covered < t->tb_npk) {
+        memset(mine, 0, (size_t)jp->jp_nconj);
+        continue;
+      }
+      bool first = true;
+      for (int i = 0; i < jp->jp_nconj; i++)
+        if (mine[i]) {
+          jp->jp_conj[i].jc_sel = first ? 1 / CZ_MAX(jp->jp_units[u].pu_total, 1.0) : 1;
+          first = false;
+          mine[i] = false;
+        }
+    }
+  }
+}
+
 /* ---- the search ---------------------------------------------------------- */
 
 /* Every left-deep order of up to JOIN_DP_MAX units: best[S] is the
@@ -262,6 +309,16 @@ static void order_greedy(const jplan_t *jp, int *order)
 
 /* ---- building the operators ---------------------------------------------- */
 
+/* EXPLAIN shows the estimates of the joins and of the units' inputs
+ * (only when there was a choice to make). */
+static void estimate(op_t *o, const jplan_t *jp, double rows, double cost)
+{
+  if (jp->jp_nu < 2)
+    return;
+  o->o_est_rows = rows;
+  o->o_est_cost = cost;
+}
+
 /* The unit's own input: a table scan with its conjuncts reading its
  * needed columns (outputs: those columns in table order), or the bound
  * input under a filter of its conjuncts (all its columns). cols[i] is the
@@ -343,6 +400,7 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
   for (int i = 0; i < jp.jp_nconj; i++)
     if (!jp.jp_conj[i].jc_top && !jp.jp_conj[i].jc_local)
       jp.jp_conj[i].jc_sel = pc_join_selectivity(b, fb, jp.jp_units, jp.jp_unit_of, jp.jp_conj[i].jc_x);
+  composite_keys(&jp);
   /* the order */
   int *order = arena_alloc(b->b_a, sizeof(int) * (size_t)(nu + 1));
   if (nu == 1)
@@ -362,7 +420,7 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
   bool *used = arena_alloc(b->b_a, (size_t)jp.jp_nconj + 1);
   op_t *acc = NULL;
   int acc_w = 0;
-  double rows = 0;
+  double rows = 0, cost = 0;
   for (int k = 0; k < nu; k++) {
     int u = order[k];
     const bd_unit_t *un = &fb->fb_units[u];
@@ -401,11 +459,16 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
       for (int i = 0; i < jp.jp_nconj; i++)
         done[i] = done[i] || used[i];
       acc_w += nc;
+      cost += rows * COST_LOOKUP;
       rows = set_rows(&jp, in_set);
+      cost += rows * COST_OUT;
+      estimate(acc, &jp, rows, cost);
       continue;
     }
     int nuc;
     op_t *in = unit_input(&jp, u, &nuc, ucols);
+    const pc_unit_t *pu = &jp.jp_units[u];
+    estimate(in, &jp, pu->pu_rows, scan_cost(pu));
     for (int i = 0; i < jp.jp_nconj; i++)
       if (jp.jp_conj[i].jc_local && jp.jp_conj[i].jc_units[0] == u)
         done[i] = true;
@@ -416,6 +479,7 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
       acc_w = nuc;
       in_set[u] = true;
       rows = set_rows(&jp, in_set);
+      cost = scan_cost(pu) + rows * COST_OUT;
       continue;
     }
     for (int i = 0; i < nuc; i++)
@@ -443,7 +507,11 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
     acc = nk ? op_hashjoin_new(b->b_a, acc, in, JOIN_INNER, nk, hl, hr, cond)
              : op_nljoin_new(b->b_a, acc, in, JOIN_INNER, cond);
     acc_w += nuc;
+    cost += scan_cost(pu) + pu->pu_rows * COST_BUILD +
+            rows * (nk ? COST_PROBE : pu->pu_rows * COST_NLOOP);
     rows = set_rows(&jp, in_set);
+    cost += rows * COST_OUT;
+    estimate(acc, &jp, rows, cost);
   }
   /* back to the block's row */
   bool identity = acc_w == width;
