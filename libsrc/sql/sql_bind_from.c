@@ -420,20 +420,82 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
   }
 }
 
+static void fb_conj_add(bd_t *b, bd_fromblk_t *fb, xnode_t *x)
+{
+  if (fb->fb_nconj == fb->fb_cap) {
+    int cap = fb->fb_cap ? fb->fb_cap * 2 : 8;
+    xnode_t **n = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)cap);
+    if (fb->fb_nconj)
+      memcpy(n, fb->fb_conj, sizeof(xnode_t *) * (size_t)fb->fb_nconj);
+    fb->fb_conj = n;
+    fb->fb_cap = cap;
+  }
+  fb->fb_conj[fb->fb_nconj++] = x;
+}
+
+/* An inner or cross JOIN without USING, NATURAL or an alias of its own
+ * is the same as its items listed in FROM with ON in WHERE: its items
+ * become units of the block, so the join planner orders them with the
+ * others. Other items (outer joins among them) are one unit each. */
+static int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *fb)
+{
+  if (fr->fr_kind == SQL_FROM_JOIN &&
+      (fr->fr_join == SQL_JOIN_INNER || fr->fr_join == SQL_JOIN_CROSS) && !fr->fr_natural &&
+      !fr->fr_using && !fr->fr_alias && !fr->fr_colnames) {
+    int first_rel = sc->sc_nrels;
+    if (bd_from_units(b, sc, fr->fr_left, fb) != CZ_OK ||
+        bd_from_units(b, sc, fr->fr_right, fb) != CZ_OK)
+      return CZ_ERR;
+    if (!fr->fr_on)
+      return CZ_OK;
+    bd_scope_t js = *sc;  /* only this join's items are visible in ON */
+    js.sc_rels = sc->sc_rels + first_rel;
+    js.sc_nrels = sc->sc_nrels - first_rel;
+    js.sc_agg = NULL;
+    js.sc_agg_forbid = "JOIN conditions";
+    js.sc_used = NULL;
+    js.sc_used_cap = 0;
+    xnode_t *cond;
+    int rc = bd_cond(b, &js, fr->fr_on, "JOIN/ON", &cond);
+    /* columns ON reads are read by the block */
+    for (int c = 0; c < js.sc_used_cap; c++)
+      if (js.sc_used[c])
+        bd_scope_use(b, sc, c);
+    if (rc != CZ_OK)
+      return CZ_ERR;
+    if (bd_node_has_subq(cond))
+      return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_on->ex_pos,
+                      "subqueries in JOIN conditions are not supported yet");
+    xnode_t **conj = NULL;
+    int n = 0, cap = 0;
+    bd_conjuncts(b, cond, &conj, &n, &cap);
+    for (int i = 0; i < n; i++)
+      fb_conj_add(b, fb, conj[i]);
+    return CZ_OK;
+  }
+  if (fb->fb_nunits == fb->fb_ucap) {
+    int cap = fb->fb_ucap ? fb->fb_ucap * 2 : 8;
+    bd_unit_t *n = arena_zalloc(b->b_a, sizeof(bd_unit_t) * (size_t)cap);
+    if (fb->fb_nunits)
+      memcpy(n, fb->fb_units, sizeof(bd_unit_t) * (size_t)fb->fb_nunits);
+    fb->fb_units = n;
+    fb->fb_ucap = cap;
+  }
+  bd_unit_t *u = &fb->fb_units[fb->fb_nunits++];
+  u->un_base = sc->sc_width;
+  if (bd_item(b, sc, fr, &u->un_op, &u->un_table, &u->un_alias) != CZ_OK)
+    return CZ_ERR;
+  u->un_width = sc->sc_width - u->un_base;
+  return CZ_OK;
+}
+
 int bd_from_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
                  bd_fromblk_t **out)
 {
   bd_fromblk_t *fb = arena_zalloc(b->b_a, sizeof(*fb));
-  int nu = sql_list_len(from);
-  fb->fb_nunits = nu;
-  fb->fb_units = arena_zalloc(b->b_a, sizeof(bd_unit_t) * (size_t)(nu + 1));
-  for (int i = 0; i < nu; i++) {
-    bd_unit_t *u = &fb->fb_units[i];
-    u->un_base = sc->sc_width;
-    if (bd_item(b, sc, sql_list_at(from, i), &u->un_op, &u->un_table, &u->un_alias) != CZ_OK)
+  for (int i = 0; i < sql_list_len(from); i++)
+    if (bd_from_units(b, sc, sql_list_at(from, i), fb) != CZ_OK)
       return CZ_ERR;
-    u->un_width = sc->sc_width - u->un_base;
-  }
   if (where) {
     xnode_t *w;
     const char *saved_forbid = sc->sc_agg_forbid;
@@ -445,8 +507,7 @@ int bd_from_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr
     sc->sc_agg_forbid = saved_forbid;
     if (rc != CZ_OK)
       return CZ_ERR;
-    int cap = 0;
-    bd_conjuncts(b, w, &fb->fb_conj, &fb->fb_nconj, &cap);
+    bd_conjuncts(b, w, &fb->fb_conj, &fb->fb_nconj, &fb->fb_cap);
   }
   *out = fb;
   return CZ_OK;

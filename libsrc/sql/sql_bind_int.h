@@ -168,10 +168,10 @@ typedef struct bd_unit_s {
   op_t *un_op;                  /* otherwise the input built while binding */
 } bd_unit_t;
 typedef struct bd_fromblk_s {
-  int fb_nunits;
-  bd_unit_t *fb_units;          /* the FROM list's items, as written */
-  int fb_nconj;
-  xnode_t **fb_conj;            /* WHERE's conjuncts over the block's row */
+  int fb_nunits, fb_ucap;
+  bd_unit_t *fb_units;          /* the FROM items (inner JOINs' items too), as written */
+  int fb_nconj, fb_cap;
+  xnode_t **fb_conj;            /* WHERE's (and inner JOINs' ON) conjuncts over the block's row */
 } bd_fromblk_t;
 int bd_from_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
                  bd_fromblk_t **out);

@@ -9,8 +9,9 @@
             the written order does not change the plan's shape
   q19       a join condition written inside every branch of an OR becomes
             a hash join (no nested loop), and the answer is the OR's
-  chain     chains and stars of 20 and 64 tables plan in well under a
-            second and have no nested-loop join (no cross product)
+  chain     chains and stars of 20 and 64 tables (and a chain of 30
+            written as JOIN … ON) plan in well under a second and have no
+            nested-loop join (no cross product)
   answers   each query above answers the same rows as the same query with
             the tables in the opposite order
 Cadenza only (the plans are ours; PostgreSQL prints its own EXPLAIN).
@@ -90,20 +91,30 @@ def check_or(cur):
           "%r vs %r" % (rows(cur, q), rows(cur, u)))
 
 
-def check_many(cur, n, star):
+def check_many(cur, n, star, explicit=False):
     names = [f"{P}m{i}" for i in range(n)]
     for i, t in enumerate(names):
+        cur.execute(f"DROP TABLE IF EXISTS {t}")
         cur.execute(f"CREATE TABLE {t} (a{i} integer PRIMARY KEY, b{i} integer, x{i} text)")
         cur.execute(f"INSERT INTO {t} SELECT g, g % 10, 'v' || g FROM generate_series(0, 9) g")
     # chain: b(i) = a(i+1); star: b0... every table joins the first one
     conds = [(f"b0 = a{i}" if star else f"b{i - 1} = a{i}") for i in range(1, n)] + ["a0 = 3"]
     # list the tables so that neighbours in the FROM list have no condition between them
     order = names[::2] + names[1::2]
-    sql = "SELECT count(*) FROM " + ", ".join(order) + " WHERE " + " AND ".join(conds)
+    if explicit:  # the same as JOIN … ON, each ON holding the conditions its items allow
+        placed, sql, seen = set(), "SELECT count(*) FROM " + order[0], {order[0]}
+        for t in order[1:]:
+            seen.add(t)
+            mine = [c for c in conds if c not in placed and
+                    all(f"{P}m{x[1:]}" in seen for x in c.replace("=", " ").split() if x[0] in "ab")]
+            placed.update(mine)
+            sql += f" JOIN {t} ON " + (" AND ".join(mine) if mine else "true")
+    else:
+        sql = "SELECT count(*) FROM " + ", ".join(order) + " WHERE " + " AND ".join(conds)
     t0 = time.time()
     p = explain(cur, sql)
     took = time.time() - t0
-    kind = "star" if star else "chain"
+    kind = ("star" if star else "chain") + (" of JOINs" if explicit else "")
     check(f"{kind} of {n} tables plans in under a second ({took:.2f} s)", took < 1.0)
     check(f"{kind} of {n} tables has no cross product", "NestedLoop" not in p, p[:2000])
     got = rows(cur, sql)
@@ -131,6 +142,7 @@ def main():
             check_many(cur, 20, False)
             check_many(cur, 64, False)
             check_many(cur, 64, True)
+            check_many(cur, 30, False, explicit=True)
         finally:
             for t in ("fact", "dim"):
                 cur.execute(f"DROP TABLE IF EXISTS {P}{t}")
