@@ -106,7 +106,8 @@ bool mem_budget_try_charge(mem_budget_t *b, size_t n)
 {
   if (!b)
     return true;
-  if (b->mb_limit > 0 && (int64_t)n > b->mb_limit - atomic_load(&b->mb_used)) {
+  if (b->mb_limit > 0 &&
+      (n > (size_t)INT64_MAX || (int64_t)n > b->mb_limit - atomic_load(&b->mb_used))) {
     if (atomic_load(&b->mb_exceeded) == 0)
       atomic_store(&b->mb_exceeded, MEM_OVER_LIMIT);
     return false;
