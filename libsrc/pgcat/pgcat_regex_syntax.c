@@ -312,9 +312,15 @@ static int rx_bracket(rx_rd_t *r)
       if (e + 1 >= n)
         return rx_bad(r, "brackets [] not balanced");
       if (kind == ':') {
-        for (size_t k = s; k < e; k++)
-          if (!(p[k] >= 'a' && p[k] <= 'z'))
-            return rx_bad(r, "invalid character class");
+        /* PostgreSQL's classes, which are also PCRE2's */
+        static const char *const names[] = {"alnum", "alpha", "ascii", "blank", "cntrl",
+                                            "digit", "graph", "lower", "print", "punct",
+                                            "space", "upper", "word",  "xdigit"};
+        bool known = false;
+        for (size_t k = 0; k < CZ_ARRAY_LEN(names) && !known; k++)
+          known = strlen(names[k]) == e - s && memcmp(names[k], p + s, e - s) == 0;
+        if (!known)
+          return rx_bad(r, "invalid character class");
         rb_put(o, p + r->r_i, e + 2 - r->r_i);
       } else {
         /* [.c.] / [=c=]: one character stands for itself */
