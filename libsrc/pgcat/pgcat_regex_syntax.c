@@ -466,6 +466,8 @@ static int rx_literal(rx_rd_t *r)
 static int rx_prefix(rx_rd_t *r)
 {
   const char *p = r->r_p;
+  if (r->r_flags & RX_LITERAL)
+    return CZ_OK; /* the q flag: even a director is literal text */
   if (r->r_n >= 4 && memcmp(p, "***", 3) == 0 && (p[3] == ':' || p[3] == '=')) {
     r->r_i = 4;
     if (p[3] == '=') {
