@@ -236,11 +236,14 @@ static rx_t *rx_slot_for(rx_thread_t *t, size_t need)
   }
 }
 
-rx_t *rx_get(const str_t *pat, unsigned flags, err_t *e)
+rx_t *rx_get(const str_t *pat_in, unsigned flags, err_t *e)
 {
   rx_thread_t *t = rx_thread(e);
   if (!t)
     return NULL;
+  /* an empty string may come without a pointer */
+  str_t pat_v = {pat_in->s_ptr ? pat_in->s_ptr : "", pat_in->s_len};
+  const str_t *pat = &pat_v;
   flags &= ~RX_GLOBAL;
   for (int i = 0; i < RX_CACHE_SLOTS; i++) {
     rx_t *s = &t->t_slots[i];
@@ -345,6 +348,8 @@ int rx_match(xctx_t *c, rx_t *r, const char *s, size_t len, size_t start, bool c
   rx_thread_t *t = rx_thread(e);
   if (!t)
     return -1;
+  if (!s)
+    s = ""; /* an empty subject may come without a pointer */
   int pairs = r->r_groups + 1;
   if (t->t_md && t->t_md_pairs < pairs) {
     pcre2_match_data_free(t->t_md);

@@ -191,7 +191,8 @@ static int rx_out_slice(xctx_t *c, datum_t *out, const char *p, size_t n, err_t 
   char *t = xc_alloc(c, n ? n : 1, e);
   if (!t)
     return CZ_ERR;
-  memcpy(t, p, n);
+  if (n)
+    memcpy(t, p, n);
   out->d_null = false;
   out->d_str.s_ptr = t;
   out->d_str.s_len = (uint32_t)n;
@@ -255,6 +256,8 @@ typedef struct rx_sb_s {
 
 static int sb_put(xctx_t *c, rx_sb_t *b, const char *p, size_t n, err_t *e)
 {
+  if (n == 0)
+    return CZ_OK;
   if (b->sb_n + n > b->sb_cap) {
     size_t cap = b->sb_cap ? b->sb_cap : 64;
     while (cap < b->sb_n + n)
@@ -350,7 +353,7 @@ static int rx_replace(xctx_t *c, const xnode_t *x, const datum_t *a, int64_t sta
   if (sb_put(c, &b, s->s_ptr + copied, s->s_len - copied, e) != CZ_OK)
     return CZ_ERR;
   out->d_null = false;
-  out->d_str.s_ptr = b.sb_p;
+  out->d_str.s_ptr = b.sb_p ? b.sb_p : ""; /* everything replaced by nothing */
   out->d_str.s_len = (uint32_t)b.sb_n;
   return CZ_OK;
 }
@@ -377,7 +380,8 @@ static char *rx_item(xctx_t *c, const char *s, const int64_t *ov, int g, err_t *
   size_t n = (size_t)(ov[2 * g + 1] - ov[2 * g]);
   char *t = xc_alloc(c, n + 1, e);
   if (t) {
-    memcpy(t, s + ov[2 * g], n);
+    if (n)
+      memcpy(t, s + ov[2 * g], n);
     t[n] = 0;
   }
   return t;

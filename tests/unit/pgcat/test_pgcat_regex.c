@@ -182,6 +182,12 @@ static void test_match_and_cache(void **state)
   /* back-references */
   assert_int_equal(match(&c, get("^(ab)\\1$", 0), "abab", ov, &e), 1);
   assert_int_equal(match(&c, get("^(ab)\\1$", 0), "abac", ov, &e), 0);
+  /* an empty pattern or subject may come without a pointer */
+  str_t empty = {NULL, 0};
+  rx_t *re = rx_get(&empty, 0, &e);
+  assert_non_null(re);
+  assert_int_equal(rx_match(&c, re, NULL, 0, 0, false, ov, &e), 1);
+  assert_int_equal(rx_match(&c, get("^$", 0), NULL, 0, 0, false, ov, &e), 1);
   /* invalid UTF-8 in a subject is 22021, not undefined behaviour */
   assert_int_equal(match(&c, get("a", 0), "\xff" "a", ov, &e), -1);
   assert_string_equal(e.er_sqlstate, "22021");
