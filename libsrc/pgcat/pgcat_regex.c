@@ -23,8 +23,9 @@
  *   optimizations (memchr for a required character). Rows are checked
  *   between calls by exec (xe_func).
  * - Bounds: RX_MATCH_LIMIT backtracking steps (PCRE2's match limit,
- *   counted per start position; ~0.3–0.5 s on this machine) and RX_DEPTH_LIMIT nested
- *   backtracking points end a match with 54001 naming the limit, so a
+ *   counted per start position: about 0.3-0.5 s with callouts) and
+ *   RX_DEPTH_LIMIT nested backtracking points (a repeated group pushes one
+ *   per iteration) end a match with 54001 naming the limit, so a
  *   catastrophic pattern such as (a+)+$ fails clearly instead of running
  *   until the timeout; RX_HEAP_LIMIT_KB caps its backtracking memory.
  *   Compile-time size is bounded by RX_MAX_PATTERN, PCRE2's nesting limit
@@ -308,9 +309,8 @@ int rx_groups(const rx_t *r)
   return r->r_groups;
 }
 
-static int rx_match_error(rx_thread_t *t, xctx_t *c, int rc, err_t *e)
+static int rx_match_error(xctx_t *c, int rc, err_t *e)
 {
-  (void)t;
   if (rc == PCRE2_ERROR_CALLOUT || rc == PCRE2_ERROR_NOMEMORY) {
     /* the callout saw the cancel flag or the budget; the allocator marks
      * the budget it could not charge */
@@ -389,5 +389,5 @@ int rx_match(xctx_t *c, rx_t *r, const char *s, size_t len, size_t start, bool c
     return 1;
   if (rc == PCRE2_ERROR_NOMATCH)
     return 0;
-  return rx_match_error(t, c, rc, e);
+  return rx_match_error(c, rc, e);
 }
