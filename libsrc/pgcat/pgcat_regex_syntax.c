@@ -118,10 +118,13 @@ typedef struct rx_rd_s {
   rx_buf_t r_out;
   rx_prev_t r_prev;
   int r_closed;        /* capturing groups closed so far (back-references) */
+  int r_opened;        /* capturing groups opened so far: the next one's number - 1 */
+  bool *r_done;        /* r_done[n]: group n has closed (a back-reference to an
+                          open group is PostgreSQL's "invalid backreference") */
   int r_depth;         /* open groups */
   int r_look;          /* open lookaround groups: groups inside do not capture */
   bool r_look_at[RX_MAX_NEST]; /* whether open group k is a lookaround */
-  bool r_cap_at[RX_MAX_NEST];  /* whether open group k captures */
+  int r_cap_at[RX_MAX_NEST];   /* open group k's number, 0: does not capture */
   err_t *r_e;
 } rx_rd_t;
 
@@ -255,7 +258,7 @@ static int rx_escape(rx_rd_t *r, bool in_bracket, rx_prev_t *kind)
       end = start + 1; /* the first digit alone, the rest literal digits */
       num = c - '0';
     }
-    if (in_bracket || num > r->r_closed || r->r_look > 0)
+    if (in_bracket || num > r->r_opened || !r->r_done[num] || r->r_look > 0)
       return rx_bad(r, "invalid backreference number");
     char t[32];
     snprintf(t, sizeof t, "\\g{%ld}", num);
@@ -439,7 +442,7 @@ static int rx_open(rx_rd_t *r)
     return err_set(r->r_e, SQLSTATE_INVALID_REGEX,
                    "invalid regular expression: regular expression is too complex");
   r->r_look_at[r->r_depth] = look;
-  r->r_cap_at[r->r_depth] = cap;
+  r->r_cap_at[r->r_depth] = cap ? ++r->r_opened : 0;
   r->r_depth++;
   r->r_look += look;
   rb_str(&r->r_out, text);
@@ -549,7 +552,10 @@ static int rx_body(rx_rd_t *r)
       r->r_depth--;
       bool look = r->r_look_at[r->r_depth];
       r->r_look -= look;
-      r->r_closed += r->r_cap_at[r->r_depth];
+      if (r->r_cap_at[r->r_depth]) {
+        r->r_closed++;
+        r->r_done[r->r_cap_at[r->r_depth]] = true;
+      }
       rb_str(&r->r_out, ")");
       r->r_i++;
       r->r_prev = look ? RP_CONSTRAINT : RP_ATOM;
@@ -618,6 +624,11 @@ int rx_translate(const char *p, size_t n, unsigned flags, char **out, size_t *ou
   r->r_n = n;
   r->r_flags = flags & ~RX_GLOBAL;
   r->r_e = e;
+  r->r_done = calloc(n / 2 + 2, 1); /* at most one group per two bytes */
+  if (!r->r_done) {
+    free(r);
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
+  }
   int rc = rx_prefix(r);
   if (rc == CZ_OK) {
     if (r->r_flags & RX_LITERAL) {
@@ -638,6 +649,7 @@ int rx_translate(const char *p, size_t n, unsigned flags, char **out, size_t *ou
     *out_len = r->r_out.rb_n;
     *out_flags = r->r_flags;
   }
+  free(r->r_done);
   free(r);
   return rc;
 }

@@ -130,6 +130,8 @@ static void test_translate_refusals(void **state)
   tr_fails("a)", "parentheses () not balanced");
   tr_fails("\\1(a)", "invalid backreference number");
   tr_fails("(?=(a))\\1", "invalid backreference number");
+  tr_fails("(a\\1)", "invalid backreference number");
+  tr_fails("(a(b)|\\1)", "invalid backreference number");
   tr_fails("[[.hyphen.]]", "invalid collating element");
 }
 
