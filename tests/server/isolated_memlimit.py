@@ -165,7 +165,8 @@ STORM = [
     ("cross product sort",
      "select a.v, b.v from big a, big b where b.id < 50 order by a.v || b.v desc limit 5",
      {"53200"}),
-    ("24-table chain", None, {"53200"}),
+    # the join planner orders the chain without a cross product: a result
+    ("24-table chain", None, {"result", "53200"}),
 ]
 
 
@@ -266,7 +267,7 @@ def main():
         ]
         for name, sql in small:
             with connect(srv) as c:
-                run_one(srv, c, name, sql, {"53200"})
+                run_one(srv, c, name, sql, {"result", "53200"} if "chain" in name else {"53200"})
         # A prepared statement's cached plan runs again after a run that
         # failed with 53200 (its operator state was released, not kept).
         import psycopg
