@@ -16,7 +16,6 @@ import re
 import time
 
 from . import compare, known, schema, shrink
-from . import qtree as Q
 from .gen import Features, Gen
 
 QUERIES_PER_ROUND = 40
@@ -72,7 +71,7 @@ class Fuzzer:
         self.shrink_budget = shrink_budget
         self.row_budget = row_budget
         self.verbose = verbose
-        self.stats = dict(queries=0, rows=0, both_error=0, pg_timeout=0, known=0,
+        self.stats = dict(queries=0, rows=0, nonempty=0, both_error=0, pg_timeout=0, known=0,
                           differences=0, crashes=0, cz_seconds=0.0, pg_seconds=0.0)
         self.slowest = (0.0, "")
         self.known_seen = {}
@@ -150,6 +149,7 @@ class Fuzzer:
                 self.stats["both_error"] += 1
             else:
                 self.stats["rows"] += 1
+                self.stats["nonempty"] += bool(pg.rows)
             return
         k = known.classify(cz, pg)
         if k:
@@ -233,10 +233,10 @@ class Fuzzer:
 
     def summary(self):
         s = self.stats
-        self.out("difffuzz seed %s: %d queries: %d agreed with rows, %d both failed, "
-                 "%d skipped (PostgreSQL timed out), %d known differences, %d differences "
+        self.out("difffuzz seed %s: %d queries: %d agreed with rows (%d not empty), %d both "
+                 "failed, %d skipped (PostgreSQL timed out), %d known differences, %d differences "
                  "(%d distinct), %d server deaths"
-                 % (self.seed, s["queries"], s["rows"], s["both_error"], s["pg_timeout"],
+                 % (self.seed, s["queries"], s["rows"], s["nonempty"], s["both_error"], s["pg_timeout"],
                     s["known"], s["differences"], len(self.diffs), s["crashes"]))
         self.out("  time: subject %.1f s, postgresql %.1f s; slowest on the subject %.2f s: %s"
                  % (s["cz_seconds"], s["pg_seconds"], self.slowest[0], self.slowest[1][:300]))
@@ -246,6 +246,3 @@ class Fuzzer:
             self.out("  difference x%d: %s; cadenza %s; %s" % (
                 d.count, d.reason, d.small_cz.brief(3)[:160], d.small_sql[:300]))
 
-
-def is_query(node):
-    return isinstance(node, Q.Query)

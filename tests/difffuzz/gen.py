@@ -177,7 +177,7 @@ class Gen:
         if grouped is None:
             grouped = self.chance(0.3)
         scope = Scope(cols, outer=scope_outer)
-        if self.chance(0.7):
+        if self.chance(0.5):
             s.where = self.pred(scope, depth, 2)
         if grouped:
             keys = []
@@ -249,12 +249,56 @@ class Gen:
             a = self.alias()
             return Q.TableRef(name, a), [Q.Col(a, c, t) for c, t in cols]
         if depth < 2 and self.f.subqueries and r < 0.4:
-            q = self.select(depth=depth + 1, scope_outer=[], ncols=self.rng.randint(1, 3))
+            if self.f.setops and self.chance(0.15):
+                q = self.setop(depth=depth + 1)
+                a = self.alias("d")
+                return Q.Derived(q, a), [Q.Col(a, "x%d" % i, t) for i, t in enumerate(q.tags())]
+            q = self.select(depth=depth + 1, scope_outer=[], ncols=self.rng.randint(1, 3),
+                            top=self.chance(0.3))
             a = self.alias("d")
             return Q.Derived(q, a), [Q.Col(a, it.alias, it.expr.tag) for it in q.items]
+        if r < 0.47:
+            return self.values()
+        if depth < 2 and r < 0.55:
+            # a parenthesized join as one relation: a LEFT JOIN (b JOIN c ON …) ON …
+            left, lcols = self.relation(depth + 1)
+            right, rcols = self.relation(depth + 1)
+            kind = self.rng.choice(["INNER", "LEFT"] + (["RIGHT"] if self.f.right_join else []))
+            return Q.Join(kind, left, right, self.join_cond(lcols, rcols, [], depth + 1)), \
+                lcols + rcols
         t = self.rng.choice(self.tables)
         a = self.alias()
         return Q.TableRef(t.name, a), [Q.Col(a, c.name, c.tag) for c in t.columns]
+
+    def values(self):
+        """VALUES as a relation: the first row's literals typed by casts,
+        the others bare (PostgreSQL resolves each column's type from all
+        rows: integer and numeric literals make numeric)."""
+        ncols = self.rng.randint(1, 3)
+        tags = [self.rng.choice(list(sqltypes.DECLARE)) for _ in range(ncols)]
+        rows = []
+        for i in range(self.rng.randint(1, 4)):
+            vals = []
+            for t in tags:
+                v = None if self.chance(0.2) else self.rng.choice(POOL[t])
+                if i == 0:
+                    vals.append(sqltypes.literal(t, v))
+                elif v is None:
+                    vals.append("NULL")
+                elif t in ("int", "bigint", "numeric"):
+                    vals.append(str(v))
+                else:
+                    vals.append(sqltypes.literal(t, v))
+            rows.append("(" + ", ".join(vals) + ")")
+        a = self.alias("v")
+        names = ["x%d" % i for i in range(ncols)]
+        text = "(VALUES %s) AS %s(%s)" % (", ".join(rows), a, ", ".join(names))
+        # bigint literals under 2^31 are integers: the column is numeric
+        # when a numeric literal joins them, else bigint (from the cast)
+        out = []
+        for n, t in zip(names, tags):
+            out.append(Q.Col(a, n, t))
+        return Q.RawFrom(text), out
 
     def join_cond(self, lcols, rcols, scope_outer, depth):
         pairs = [(l, r) for l in lcols for r in rcols if FAMILY[l.tag] == FAMILY[r.tag]]
@@ -312,6 +356,16 @@ class Gen:
             return "double" if t == "double" else "numeric"
         return t
 
+    def family(self, scope, choices, agg=False):
+        """A family to build an expression of: mostly one that a column in
+        scope has (an expression of literals only tests the constant
+        folder, not the executor)."""
+        cols = scope.agg_cols if (agg and scope.agg_cols) else scope.cols + scope.atoms + scope.outer
+        fams = [FAMILY[c.tag] for c in cols if FAMILY[c.tag] in choices]
+        if fams and self.chance(0.85):
+            return self.rng.choice(fams)
+        return self.rng.choice(choices)
+
     def literal(self, fam, tag=None):
         if tag is None:
             tag = self.rng.choice([t for t, f in FAMILY.items() if f == fam])
@@ -328,7 +382,7 @@ class Gen:
     def value(self, scope, fam, depth, budget, want_agg=False):
         """An expression of family `fam` (None: any)."""
         if fam is None:
-            fam = self.rng.choice(["num", "num", "text", "date", "bool"])
+            fam = self.family(scope, ["num", "num", "text", "date", "bool"])
         budget = self.grow(budget)
         if want_agg and scope.agg_cols is not None:
             return self.aggregate(scope, fam, depth)
@@ -376,13 +430,21 @@ class Gen:
             return Q.Tmpl("(- {0})", [a], a.tag)
         if r < 0.6:
             return Q.Tmpl("abs({0})", [a], a.tag)
-        if r < 0.72:
-            t = self.rng.choice(sqltypes.NUMERIC_TAGS)
-            if a.tag == "double" and t in ("int", "bigint", "numeric"):
-                t = "double"   # large doubles do not fit (and NaN-free is enough)
+        if r < 0.66:
+            t = self.rng.choice(sqltypes.NUMERIC_TAGS + ("numeric(20,1)",))
+            if a.tag == "double" and t == "int":
+                t = "bigint"   # 1e10 does not fit an integer
+            if a.tag == "double" and t.startswith("numeric") and not isinstance(a, Q.Col):
+                t = "double"   # a computed double's last digits are not the data's
             if a.tag in ("numeric", "bigint") and t == "int":
                 t = "bigint"
-            return Q.Tmpl("CAST({0} AS %s)" % sqltypes.CAST_NAME[t], [a], t)
+            name = sqltypes.CAST_NAME.get(t, t)
+            return Q.Tmpl("CAST({0} AS %s)" % name, [a], "numeric" if t.startswith("numeric") else t)
+        if r < 0.72:
+            # division by a column made safe: nullif turns 0 into NULL
+            b = self.value(scope, "num", depth, budget - 1)
+            op = "%" if a.tag != "double" and b.tag != "double" and self.chance(0.3) else "/"
+            return Q.Tmpl("({0} %s nullif({1}, 0))" % op, [a, b], sqltypes.result_tag(a.tag, b.tag))
         if r < 0.8:
             s = self.value(scope, "text", depth, budget - 1)
             return Q.Tmpl("length({0})", [s], "int")
@@ -411,8 +473,14 @@ class Gen:
                           [a], "text")
         if r < 0.7:
             return Q.Tmpl(self.rng.choice(["trim", "ltrim", "rtrim"]) + "({0})", [a], "text")
-        if r < 0.8:
+        if r < 0.76:
             return Q.Tmpl("replace({0}, 'a', 'Z')", [a], "text")
+        if r < 0.82:
+            b = self.value(scope, "text", depth, budget - 1)
+            return Q.Tmpl("concat({0}, {1})", [a, b], "text")
+        if r < 0.88:
+            # an explicit cast truncates
+            return Q.Tmpl("CAST({0} AS varchar(2))", [a], "varchar")
         n = self.value(scope, "num", depth, budget - 1)
         if n.tag == "double" and not isinstance(n, Q.Col):
             # a computed double's last digit may depend on the order of
@@ -492,7 +560,8 @@ class Gen:
             return Q.Tmpl("(NOT {0})", [self.pred(scope, depth, budget - 1, want_agg)], "bool")
         if not want_agg and self.chance(self.sub_p(depth)):
             return self.subquery_pred(scope, depth)
-        fam = self.rng.choice(["num", "num", "num", "text", "text", "date", "bool"])
+        fam = self.family(scope, ["num", "num", "num", "text", "text", "date", "bool"],
+                          agg=want_agg)
         a = self.value(scope, fam, depth, budget - 1, want_agg=want_agg)
         r = self.rng.random()
         if fam == "bool":
@@ -502,7 +571,7 @@ class Gen:
                                   "IS NULL", "IS NOT NULL", "IS UNKNOWN"])
             return Q.Tmpl("({0} %s)" % op, [a], "bool")
         if r < 0.45:
-            b = self.value(scope, fam, depth, budget - 1)
+            b = self.literal(fam) if self.chance(0.4) else self.value(scope, fam, depth, budget - 1)
             op = self.rng.choice(["=", "<>", "<", "<=", ">", ">=", "=", "IS DISTINCT FROM",
                                   "IS NOT DISTINCT FROM"])
             return Q.Tmpl("({0} %s {1})" % op, [a, b], "bool")
@@ -535,7 +604,7 @@ class Gen:
             q = self.select(depth=depth + 1, scope_outer=outer, ncols=1, simple=True,
                             grouped=self.chance(0.15))
             return Q.Tmpl("(%sEXISTS ({0}))" % ("NOT " if self.chance(0.4) else ""), [q], "bool")
-        fam = self.rng.choice(["num", "num", "text", "date"])
+        fam = self.family(scope, ["num", "num", "text", "date"])
         a = self.value(scope, fam, depth, 1)
         q = self.select(depth=depth + 1, scope_outer=outer, fams=[fam], simple=True,
                         grouped=self.chance(0.15))

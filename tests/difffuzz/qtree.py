@@ -360,6 +360,15 @@ class TableRef(Node):
         return "%s AS %s" % (self.name, self.alias)
 
 
+class RawFrom(Node):
+    """A FROM item written out whole (a VALUES list)."""
+    def __init__(self, text):
+        self.text = text
+
+    def sql(self):
+        return self.text
+
+
 class Derived(Node):
     FIELDS = ("query",)
 
@@ -377,13 +386,13 @@ class Join(Node):
         self.kind, self.left, self.right, self.on = kind, left, right, on
 
     def sql(self):
-        if self.kind == ",":
-            return "%s, %s" % (self.left.sql(), self.right.sql())
-        if self.kind == "CROSS":
-            return "%s CROSS JOIN %s" % (self.left.sql(), self.right.sql())
         right = self.right.sql()
         if isinstance(self.right, Join):
             right = "(" + right + ")"
+        if self.kind == ",":
+            return "%s, %s" % (self.left.sql(), right)
+        if self.kind == "CROSS":
+            return "%s CROSS JOIN %s" % (self.left.sql(), right)
         return "%s %s JOIN %s ON %s" % (self.left.sql(), self.kind, right, self.on.sql())
 
     def variants(self):

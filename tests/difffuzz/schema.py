@@ -67,7 +67,7 @@ def random_table(rng, name, want_pk=False):
     for i in range(ncols):
         tag = "int" if (i == 0 and rng.random() < 0.7) else rng.choice(COLUMN_TAGS)
         cols.append(Column("c%d" % i, tag, nullable=rng.random() < 0.85))
-    nrows = rng.choice([0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12])
+    nrows = rng.choice([0, 1, 2, 3, 4, 5, 6, 6, 7, 8, 8, 10, 10, 12])
     pk = 0 if (want_pk and cols[0].tag == "int") else None
     null_p = rng.choice([0.0, 0.1, 0.2, 0.35])
     rows = []

@@ -48,6 +48,7 @@ SHORT_QUERIES = 300
 SHORT_SECONDS = 80
 SHORT_SEED = "20261126"
 MIN_ANSWERED = 0.6    # at least this share of the queries must return rows on both
+MIN_NONEMPTY = 0.3    # and at least this share of those a row or more
 
 
 def main():
@@ -96,9 +97,14 @@ def main():
             check("difference %s" % d.where, False, "%s (x%d): %s" % (
                 d.reason, d.count, d.small_sql[:200]))
         check("no server deaths", st["crashes"] == 0, "%d deaths" % st["crashes"])
+        # a fuzzer whose queries all fail or all come back empty compares
+        # nothing: that is a failure of the test, not a pass
         answered = st["rows"] / max(1, st["queries"])
         check("queries answered on both", answered >= MIN_ANSWERED,
               "only %.0f%% of %d queries returned rows on both" % (100 * answered, st["queries"]))
+        nonempty = st["nonempty"] / max(1, st["rows"])
+        check("answers not empty", nonempty >= MIN_NONEMPTY,
+              "only %.0f%% of %d answers had a row" % (100 * nonempty, st["rows"]))
         check("differences", st["differences"] == 0,
               "%d differences, %d distinct (reproductions above)" % (st["differences"], len(fz.diffs)))
     finally:
