@@ -34,7 +34,8 @@ class RawText(Loader):
 
 
 class Engine:
-    def __init__(self, name, kind, dsn=None, binary=None, folder=None, timeout_ms=10000):
+    def __init__(self, name, kind, dsn=None, binary=None, folder=None, timeout_ms=10000,
+                 ini=None):
         self.name = name
         self.kind = kind
         self.timeout_ms = timeout_ms
@@ -44,7 +45,7 @@ class Engine:
         self.crashes = 0
         if dsn is None:
             self.server = srvctl.Server(kind, folder, binary=binary,
-                                        extra_ini={"Parameters": {}} if kind == "cadenza" else None)
+                                        extra_ini={"Parameters": dict(ini or {})})
             self.server.start()
             self.dsn = self.server.dsn()
         self.connect()

@@ -151,7 +151,7 @@ class Fuzzer:
                 self.stats["rows"] += 1
                 self.stats["nonempty"] += bool(pg.rows)
             return
-        k = known.classify(cz, pg)
+        k = known.classify(cz, pg, sql)
         if k:
             self.stats["known"] += 1
             self.known_seen[k] = self.known_seen.get(k, 0) + 1
@@ -179,7 +179,7 @@ class Fuzzer:
             reason, cz, pg = self.judge(cand, sql)
             if cz.kind == "lost":
                 self.make(tables, [self.cz])
-            if reason in (None, "skip") or known.classify(cz, pg):
+            if reason in (None, "skip") or known.classify(cz, pg, sql):
                 return False
             if signature(reason, cz, pg) != want:
                 return False
@@ -199,7 +199,7 @@ class Fuzzer:
             reason, cz, pg = self.judge(q, d.small_sql)
             if cz.kind == "lost":
                 self.make(cand_tables, [self.cz])
-            if reason in (None, "skip") or known.classify(cz, pg):
+            if reason in (None, "skip") or known.classify(cz, pg, d.small_sql):
                 return False
             if signature(reason, cz, pg) != want:
                 return False

@@ -36,6 +36,9 @@ class Features:
         self.window_aggs = False     # sum/count/avg/min/max(...) OVER (...)
         self.any_all = False         # x < ANY (subquery), x = ALL (subquery), ...
         self.join_subqueries = False  # subqueries inside JOIN ... ON
+        self.grouped_windows = False  # window functions in a grouped SELECT
+        self.agg_order = False       # string_agg(x, ',' ORDER BY x)
+        self.agg_filter = False      # agg(...) FILTER (WHERE ...)
         self.right_join = True
         self.setops = True
         self.windows = True
@@ -96,7 +99,7 @@ class Gen:
         """How likely an expression at this nesting depth is a subquery."""
         if not self.f.subqueries or depth >= 2 or self.nodes >= self.max_nodes:
             return 0.0
-        return (0.14, 0.05)[depth]
+        return (0.25, 0.08)[depth]
 
     # ---- top level ---------------------------------------------------------
 
@@ -197,6 +200,8 @@ class Gen:
             gscope = Scope(gcols, outer=scope_outer, agg_cols=cols, atoms=atoms)
             s.items = [Q.Item(self.value(gscope, fam, depth, 2, want_agg=(not keys or self.chance(0.6))),
                               "x%d" % i) for i, fam in enumerate(fams)]
+            if top and self.f.grouped_windows and self.chance(0.3):
+                s.items.append(Q.Item(self.grouped_window(gscope, keys, depth), "x%d" % len(s.items)))
             if not scalar and self.chance(0.35):
                 s.having = self.pred(gscope, depth, 2, want_agg=True)
             if scalar:
@@ -317,6 +322,15 @@ class Gen:
         return e
 
     # ---- window functions -----------------------------------------------------
+
+    def grouped_window(self, gscope, keys, depth):
+        """A window over the groups: ordered by an aggregate, then by every
+        grouping key (one row per group, so that order is total)."""
+        agg = self.aggregate(gscope, "num", depth)
+        fn = self.rng.choice(["row_number", "rank", "dense_rank"])
+        order = [Q.SortKey(agg, self.chance(0.5))]
+        fixed = [Q.SortKey(k) for k in keys] if fn == "row_number" else []
+        return Q.Window(fn, [], [], order, fixed, "bigint")
 
     def window(self, cols):
         part = [c for c in self.rng.sample(cols, min(len(cols), self.rng.randint(0, 2)))]
@@ -521,19 +535,36 @@ class Gen:
         if fam == "num":
             r = self.rng.random()
             if r < 0.25:
-                return Q.Tmpl("count(*)", [], "bigint", keep=True, is_agg=True)
+                return self.filtered(Q.Tmpl("count(*)", [], "bigint", keep=True, is_agg=True),
+                                     scope, depth)
             if r < 0.4:
                 f2 = self.rng.choice(["num", "text", "date", "bool"])
                 a = self.value(inner, f2, depth, 1)
                 d = "DISTINCT " if self.chance(0.4) else ""
-                return Q.Tmpl("count(%s{0})" % d, [a], "bigint", keep=True, is_agg=True)
+                return self.filtered(Q.Tmpl("count(%s{0})" % d, [a], "bigint", keep=True,
+                                            is_agg=True), scope, depth)
             a = self.value(inner, "num", depth, 1)
             fn = self.rng.choice(["sum", "avg", "min", "max", "sum"])
             d = "DISTINCT " if self.chance(0.2) else ""
-            return Q.Tmpl(fn + "(%s{0})" % d, [a], self.agg_tag(fn, a.tag), keep=True, is_agg=True)
+            return self.filtered(Q.Tmpl(fn + "(%s{0})" % d, [a], self.agg_tag(fn, a.tag),
+                                        keep=True, is_agg=True), scope, depth)
         a = self.value(inner, fam, depth, 1)
+        if fam == "text" and self.f.agg_order and self.chance(0.3):
+            # ordered by its own argument: equal texts tie, and ties give
+            # the same string whichever comes first
+            d = " DESC" if self.chance(0.5) else ""
+            return Q.Tmpl("string_agg({0}, ',' ORDER BY {1}%s)" % d, [a, a], "text",
+                          keep=True, is_agg=True)
         fn = self.rng.choice(["min", "max"])
         return Q.Tmpl(fn + "({0})", [a], a.tag, keep=True, is_agg=True)
+
+    def filtered(self, agg, scope, depth):
+        """agg FILTER (WHERE …), when the feature is on."""
+        if not self.f.agg_filter or not self.chance(0.2):
+            return agg
+        p = self.pred(Scope(scope.agg_cols), depth, 1)
+        return Q.Tmpl(agg.fmt + " FILTER (WHERE {%d})" % len(agg.args), agg.args + [p],
+                      agg.tag, keep=True, is_agg=True)
 
     def sub_scope(self, scope):
         """The outer columns a subquery of `scope` may correlate with (not
@@ -586,7 +617,11 @@ class Gen:
         if r < 0.82:
             tag = a.tag if a.tag in POOL else self.rng.choice(
                 [t for t, f in FAMILY.items() if f == fam])
-            vals = [self.literal(fam, tag).sql() for _ in range(self.rng.randint(1, 4))]
+            # the list's literals of the operand's type, or of any type of
+            # its family (integer IN (1.50, 2), varchar IN (text, …))
+            mixed = self.chance(0.4)
+            vals = [self.literal(fam, None if mixed else tag).sql()
+                    for _ in range(self.rng.randint(1, 4))]
             neg = "NOT IN" if self.chance(0.35) else "IN"
             return Q.Tmpl("({0} %s (%s))" % (neg, ", ".join(vals).replace("{", "{{")
                                               .replace("}", "}}")), [a], "bool")

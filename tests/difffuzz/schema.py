@@ -14,10 +14,11 @@ COLUMN_TAGS = ("int", "int", "bigint", "numeric", "double", "text", "varchar", "
 
 
 class Column:
-    def __init__(self, name, tag, nullable=True):
+    def __init__(self, name, tag, nullable=True, decl=None):
         self.name = name
         self.tag = tag
         self.nullable = nullable
+        self.decl = decl or sqltypes.DECLARE[tag]   # the declared SQL type
 
 
 class Table:
@@ -30,7 +31,7 @@ class Table:
     def create_sql(self):
         cols = []
         for i, c in enumerate(self.columns):
-            s = "%s %s" % (c.name, sqltypes.DECLARE[c.tag])
+            s = "%s %s" % (c.name, c.decl)
             if self.pk == i:
                 s += " PRIMARY KEY"
             elif not c.nullable:
@@ -66,7 +67,8 @@ def random_table(rng, name, want_pk=False):
     # an integer first column most of the time: join keys to find partners
     for i in range(ncols):
         tag = "int" if (i == 0 and rng.random() < 0.7) else rng.choice(COLUMN_TAGS)
-        cols.append(Column("c%d" % i, tag, nullable=rng.random() < 0.85))
+        decl = "numeric" if tag == "numeric" and rng.random() < 0.5 else None
+        cols.append(Column("c%d" % i, tag, nullable=rng.random() < 0.85, decl=decl))
     nrows = rng.choice([0, 1, 2, 3, 4, 5, 6, 6, 7, 8, 8, 10, 10, 12])
     pk = 0 if (want_pk and cols[0].tag == "int") else None
     null_p = rng.choice([0.0, 0.1, 0.2, 0.35])

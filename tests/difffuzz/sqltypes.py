@@ -40,10 +40,16 @@ CAST_NAME = {
 POOL = {
     "int": [0, 1, 2, 3, 3, 5, -1, 7, 10, -4],
     "bigint": [0, 1, 2, 10000000000, -10000000000, 3, 2, 123456789012, -7],
+    # mixed scales: an unconstrained numeric column keeps each value's
+    # scale (sums, averages and products show the display-scale rules);
+    # numeric(10,2) rounds them on the way in
     "numeric": [Decimal("0.00"), Decimal("1.50"), Decimal("2.00"), Decimal("-2.25"),
-                Decimal("3.00"), Decimal("0.01"), Decimal("1.50"), Decimal("100.75")],
-    "double": [0.0, 1.5, 2.0, -2.25, 3.0, 0.5, 1e10, -0.125, 2.0],
-    "text": ["a", "ab", "abc", "B", "", " a", "b%c", "x_y", "ab"],
+                Decimal("3.00"), Decimal("0.01"), Decimal("1.50"), Decimal("100.75"),
+                Decimal("0.5"), Decimal("-3"), Decimal("12.3456"), Decimal("0.001"),
+                Decimal("1.000")],
+    "double": [0.0, 1.5, 2.0, -2.25, 3.0, 0.5, 1e10, -0.125, 2.0, 2.0 ** -20],
+    # multi-byte characters without case (known.DIALECT "case_mapping")
+    "text": ["a", "ab", "abc", "B", "", " a", "b%c", "x_y", "ab", "€1", "日本"],
     "varchar": ["a", "ab", "bc", "B", "", "abc ", "zz", "a"],
     "bool": [True, False, True],
     "date": [datetime.date(2020, 1, 1), datetime.date(2020, 1, 2), datetime.date(2019, 12, 31),
