@@ -132,10 +132,12 @@ class Gen:
             q.ctes = ctes
         return q
 
-    def order(self, q):
+    def order(self, q, limited=False):
+        """An ORDER BY for q: none, total (perhaps with LIMIT/OFFSET) or
+        partial; `limited`: total with a LIMIT (a derived table's top-k)."""
         n = q.ncols()
-        r = self.rng.random()
-        if r < 0.35:
+        r = self.rng.random() * (0.75 if limited else 1.0)
+        if r < 0.35 and not limited:
             return
         pos = list(range(n))
         self.rng.shuffle(pos)
@@ -146,7 +148,7 @@ class Gen:
             q.total = len(pos) == n
         q.order = [Q.OrderKey(p, self.chance(0.3), self.rng.choice([None, None, "FIRST", "LAST"]))
                    for p in pos]
-        if q.total and self.chance(0.6):
+        if q.total and (limited or self.chance(0.6)):
             q.limit = self.rng.choice([0, 1, 2, 3, 5, 10])
             if self.chance(0.4):
                 q.offset = self.rng.choice([0, 1, 2, 4])
@@ -260,6 +262,8 @@ class Gen:
                 return Q.Derived(q, a), [Q.Col(a, "x%d" % i, t) for i, t in enumerate(q.tags())]
             q = self.select(depth=depth + 1, scope_outer=[], ncols=self.rng.randint(1, 3),
                             top=self.chance(0.3))
+            if self.chance(0.2):
+                self.order(q, limited=True)
             a = self.alias("d")
             return Q.Derived(q, a), [Q.Col(a, it.alias, it.expr.tag) for it in q.items]
         if r < 0.47:
@@ -470,9 +474,21 @@ class Gen:
             d = self.value(scope, "date", depth, budget - 1)
             part = self.rng.choice(["year", "month", "day", "dow", "doy"])
             return Q.Tmpl("EXTRACT(%s FROM {0})" % part, [d], "numeric")
-        if a.tag == "numeric":
-            return Q.Tmpl("round({0}, %d)" % self.rng.choice([0, 1]), [a], "numeric")
-        return Q.Tmpl("sign({0})", [a], a.tag)
+        if r < 0.95:
+            if a.tag == "numeric" and self.chance(0.4):
+                return Q.Tmpl("round({0}, %d)" % self.rng.choice([0, 1, 3]), [a], "numeric")
+            if self.chance(0.3):
+                s = self.value(scope, "text", depth, budget - 1)
+                fn = self.rng.choice(["position('b' in {0})", "strpos({0}, 'a')"])
+                return Q.Tmpl(fn, [s], "int")
+            if a.tag in ("int", "bigint", "numeric") and self.chance(0.3):
+                b = self.value(scope, "num", depth, budget - 1)
+                if b.tag == "double":
+                    b = self.literal("num", "int")
+                return Q.Tmpl("mod({0}, nullif({1}, 0))", [a, b], sqltypes.result_tag(a.tag, b.tag))
+            fn = self.rng.choice(["floor", "ceil", "trunc", "round", "sign"])
+            return Q.Tmpl(fn + "({0})", [a], "double" if a.tag == "double" else "numeric")
+        return Q.Tmpl("sqrt(abs({0}))", [a], "double" if a.tag == "double" else "numeric")
 
     def fn_text(self, scope, depth, budget):
         a = self.value(scope, "text", depth, budget - 1)
@@ -495,6 +511,11 @@ class Gen:
         if r < 0.88:
             # an explicit cast truncates
             return Q.Tmpl("CAST({0} AS varchar(2))", [a], "varchar")
+        if r < 0.96:
+            fn = self.rng.choice(["left({0}, 2)", "right({0}, 2)", "left({0}, -1)", "lpad({0}, 4, '*')",
+                                  "rpad({0}, 2, '.')", "repeat({0}, 2)", "reverse({0})",
+                                  "btrim({0}, 'a')", "split_part({0}, 'b', 1)", "initcap({0})"])
+            return Q.Tmpl(fn, [a], "text")
         n = self.value(scope, "num", depth, budget - 1)
         if n.tag == "double" and not isinstance(n, Q.Col):
             # a computed double's last digit may depend on the order of

@@ -12,7 +12,7 @@ query — printed in the log and counted as a failure, unless it is one of
 the known differences listed with their reasons in
 tests/difffuzz/known.py. Seeded: the same --seed gives the same queries.
 
-The default is the short run of the test stage (a fixed seed, 300
+The default is the short run of the test stage (a fixed seed, 500
 queries, at most 80 s). The long run is the same script with more
 queries, e.g.
   isolated_difffuzz.py --binary build/binsrc/cadenza/cadenza --dir /tmp/df \\
@@ -44,7 +44,7 @@ from difffuzz.engines import Engine  # noqa: E402
 from difffuzz.fuzz import Fuzzer  # noqa: E402
 from difffuzz.gen import Features  # noqa: E402
 
-SHORT_QUERIES = 300
+SHORT_QUERIES = 500
 SHORT_SECONDS = 80
 SHORT_SEED = "20261126"
 MIN_ANSWERED = 0.6    # at least this share of the queries must return rows on both
