@@ -19,6 +19,7 @@ from . import compare, known, schema, shrink
 from .gen import Features, Gen
 
 QUERIES_PER_ROUND = 40
+SHRINK_SECONDS = 60      # per difference, for the query and the rows together
 
 
 class Difference:
@@ -173,8 +174,12 @@ class Fuzzer:
         want = signature(d.reason, d.cz, d.pg)
         budget = self.shrink_budget if d.cz.kind not in ("timeout", "lost") else 25
         last = {}
+        # a time budget too: a difference must not hold the stage for long
+        until = time.time() + SHRINK_SECONDS
 
         def keeps(cand):
+            if time.time() > until:
+                return False
             sql = cand.sql()
             reason, cz, pg = self.judge(cand, sql)
             if cz.kind == "lost":
@@ -195,6 +200,8 @@ class Fuzzer:
             return
 
         def keeps_rows(cand_tables):
+            if time.time() > until:
+                return False
             self.make(cand_tables)
             reason, cz, pg = self.judge(q, d.small_sql)
             if cz.kind == "lost":

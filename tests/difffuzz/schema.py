@@ -3,9 +3,10 @@ columns each, 0 to a dozen rows drawn from the type pools (so with
 duplicates and NULLs), and the SQL that creates and fills them the same
 way on both servers.
 
-Design notes: no keys or indexes — the first table of a schema sometimes
-gets a primary key (so the binder's key paths run too), but keys never
-change an answer, only the plan. Table names carry the round number so
+Design notes: the first table of a schema sometimes gets a primary key
+and any table secondary indexes (one or two columns), so that the key
+paths (point lookups, index ranges, index joins) run too; keys and
+indexes never change an answer, only the plan. Table names carry the round number so
 that a reproduction printed from one round never collides with another's.
 """
 from . import sqltypes
@@ -22,11 +23,12 @@ class Column:
 
 
 class Table:
-    def __init__(self, name, columns, rows, pk=None):
+    def __init__(self, name, columns, rows, pk=None, indexes=()):
         self.name = name
         self.columns = columns
         self.rows = rows          # list of tuples of Python values (None = NULL)
         self.pk = pk              # index of the primary-key column, or None
+        self.indexes = list(indexes)  # secondary indexes: tuples of column positions
 
     def create_sql(self):
         cols = []
@@ -50,11 +52,14 @@ class Table:
         return "INSERT INTO %s VALUES %s" % (self.name, ", ".join(vals))
 
     def with_rows(self, rows):
-        return Table(self.name, self.columns, rows, self.pk)
+        return Table(self.name, self.columns, rows, self.pk, self.indexes)
 
     def script(self):
         """The statements that recreate this table with its rows."""
         out = ["DROP TABLE IF EXISTS %s" % self.name, self.create_sql()]
+        for i, cols in enumerate(self.indexes):
+            out.append("CREATE INDEX %s_i%d ON %s (%s)" % (
+                self.name, i, self.name, ", ".join(self.columns[c].name for c in cols)))
         ins = self.insert_sql()
         if ins:
             out.append(ins)
@@ -94,10 +99,19 @@ def random_table(rng, name, want_pk=False):
     for i, c in enumerate(cols):
         if i == pk:
             c.nullable = False
-    return Table(name, cols, rows, pk)
+    # secondary indexes, so that WHERE and join keys also go through index
+    # ranges and lookups (bounds of mixed types, NULLs, IN lists)
+    indexes = []
+    for _ in range(rng.choice([0, 0, 1, 1, 2])):
+        first = rng.randrange(ncols)
+        key = (first,) if rng.random() < 0.7 or ncols < 2 else \
+            (first, rng.choice([i for i in range(ncols) if i != first]))
+        if key not in indexes and key != (pk,):
+            indexes.append(key)
+    return Table(name, cols, rows, pk, indexes)
 
 
 def random_schema(rng, round_no):
     n = rng.randint(2, 4)
-    return [random_table(rng, "df%d_t%d" % (round_no, i), want_pk=(i == 0 and rng.random() < 0.4))
+    return [random_table(rng, "df%d_t%d" % (round_no, i), want_pk=(rng.random() < 0.3))
             for i in range(n)]
