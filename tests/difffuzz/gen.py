@@ -238,8 +238,8 @@ class Gen:
                 kinds.append("FULL")
             kind = self.rng.choice(kinds)
             if comma and kind != ",":
-                # `a, b JOIN c ON …` is `a, (b JOIN c ON …)`: the ON could
-                # not name a (known.DIALECT, on_scope)
+                # `a, b JOIN c ON …` is `a, (b JOIN c ON …)`: an ON naming
+                # a is an error on both servers, a query wasted
                 kind = "CROSS"
             comma = comma or kind == ","
             on = None
