@@ -124,6 +124,8 @@ def main():
             a.seed, a.queries, ", at most %g s" % seconds if seconds else "",
             "; ".join("%s (%s)" % (k, v) for k, v in sorted(known.EXCLUDED.items())
                       if not getattr(feats, k))))
+        print("difffuzz: not in the grammar: %s (tests/difffuzz/known.py says why)"
+              % ", ".join(sorted(known.NOT_IN_GRAMMAR)))
         sys.stdout.flush()
         st = fz.run(a.queries, seconds or None)
         fz.summary()
