@@ -158,20 +158,20 @@ class Gen:
     def setop(self, depth):
         n = self.rng.randint(1, 3)
         fams = [self.rng.choice(["num", "num", "text", "date", "bool"]) for _ in range(n)]
-        left = self.select(depth=depth, scope_outer=[], fams=fams, simple=True)
-        right = self.select(depth=depth, scope_outer=[], fams=fams, simple=True)
+        left = self.select(depth=depth, scope_outer=[], fams=fams)
+        right = self.select(depth=depth, scope_outer=[], fams=fams)
         q = Q.SetOp(self.rng.choice(SETOPS), left, right)
         if self.chance(0.25):
-            third = self.select(depth=depth, scope_outer=[], fams=fams, simple=True)
+            third = self.select(depth=depth, scope_outer=[], fams=fams)
             q = Q.SetOp(self.rng.choice(SETOPS), q, third)
         return q
 
     # ---- SELECT ---------------------------------------------------------------
 
-    def select(self, depth, scope_outer, ncols=None, fams=None, top=False, simple=False,
+    def select(self, depth, scope_outer, ncols=None, fams=None, top=False,
                grouped=None, scalar=False):
         """One SELECT. `fams`: the families of its columns (set operation
-        sides, IN subqueries); `simple`: no ORDER BY of its own; `scalar`:
+        sides, IN subqueries); `top`: window functions allowed; `scalar`:
         one aggregate and no GROUP BY (exactly one row)."""
         s = Q.Select()
         from_, cols = self.from_clause(depth, scope_outer)
@@ -596,7 +596,7 @@ class Gen:
     def scalar_subquery(self, scope, fam, depth):
         # an aggregate with no GROUP BY: one row, whatever the data
         q = self.select(depth=depth + 1, scope_outer=self.sub_scope(scope), fams=[fam],
-                        simple=True, grouped=True, scalar=True)
+                        grouped=True, scalar=True)
         return Q.Tmpl("({0})", [q], q.items[0].expr.tag)
 
     # ---- predicates -------------------------------------------------------------
@@ -657,12 +657,12 @@ class Gen:
         outer = self.sub_scope(scope)
         r = self.rng.random()
         if r < 0.35:
-            q = self.select(depth=depth + 1, scope_outer=outer, ncols=1, simple=True,
+            q = self.select(depth=depth + 1, scope_outer=outer, ncols=1,
                             grouped=self.chance(0.15))
             return Q.Tmpl("(%sEXISTS ({0}))" % ("NOT " if self.chance(0.4) else ""), [q], "bool")
         fam = self.family(scope, ["num", "num", "text", "date"])
         a = self.value(scope, fam, depth, 1)
-        q = self.select(depth=depth + 1, scope_outer=outer, fams=[fam], simple=True,
+        q = self.select(depth=depth + 1, scope_outer=outer, fams=[fam],
                         grouped=self.chance(0.15))
         if r < 0.8:
             op = self.rng.choice(["IN", "NOT IN", "= ANY", "<> ALL"])
