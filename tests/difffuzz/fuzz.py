@@ -30,6 +30,7 @@ class Difference:
         self.small_tables = tables
         self.small_cz, self.small_pg = cz, pg
         self.count = 1
+        self.flaky = False        # did not recur when run again
 
     def key(self):
         msg = self.small_cz.message or "" if self.small_cz.kind == "error" else ""
@@ -39,7 +40,8 @@ class Difference:
 
     def report(self, out):
         out("=" * 72)
-        out("DIFFERENCE (%s) at %s" % (self.reason, self.where))
+        out("DIFFERENCE (%s) at %s%s" % (self.reason, self.where,
+                                          " — did not recur when run again" if self.flaky else ""))
         out("-- tables:")
         for t in self.small_tables:
             for s in t.script():
@@ -190,6 +192,11 @@ class Fuzzer:
                 return False
             last["q"], last["cz"], last["pg"] = cand, cz, pg
             return True
+        if not keeps(q):
+            # not again on a second run (a crash from elsewhere, a race):
+            # reported as it was, not shrunk
+            d.flaky = True
+            return
         small, _ = shrink.shrink_query(q, keeps, budget)
         if "q" in last:
             d.small_sql, d.small_cz, d.small_pg = small.sql(), last["cz"], last["pg"]
