@@ -1,7 +1,8 @@
 """The two servers the differential fuzzer asks: each started with
 tests/server/srvctl.py in a folder of its own (or reached through a DSN
 given on the command line), one autocommit connection each, every value
-read back as the text the server sent.
+read back as the text the server sent, through the extended or the simple
+query protocol.
 
 Design notes: a statement runs under statement_timeout; a timeout is an
 outcome of its own ("timeout"), as is a lost connection ("lost"). After a
@@ -15,6 +16,7 @@ import sys
 import time
 
 import psycopg
+from psycopg import pq
 from psycopg.adapt import Loader
 
 from .compare import Outcome
@@ -43,6 +45,7 @@ class Engine:
         self.dsn = dsn
         self.conn = None
         self.crashes = 0
+        self.simple = False       # simple query protocol (else the extended one)
         if dsn is None:
             self.server = srvctl.Server(kind, folder, binary=binary,
                                         extra_ini={"Parameters": dict(ini or {})})
@@ -90,9 +93,13 @@ class Engine:
         return died
 
     def run(self, sql):
+        if not self.simple:
+            return self.run_extended(sql)
         t0 = time.time()
         try:
-            cur = self.conn.execute(sql)
+            # psycopg sends a statement without parameters as a simple Query
+            cur = self.conn.cursor()
+            cur.execute(sql)
             if cur.description is None:
                 out = Outcome("rows", rows=[], types=[])
             else:
@@ -107,6 +114,38 @@ class Engine:
             else:
                 died = self.recover()
                 out = Outcome("lost", message=("server died: " if died else "") + str(e).strip()[:200])
+        out.seconds = time.time() - t0
+        return out
+
+    def run_extended(self, sql):
+        """The statement through the extended protocol (Parse, Bind,
+        Execute, as libpq's PQexecParams sends it), read as text."""
+        t0 = time.time()
+        pgc = self.conn.pgconn
+        try:
+            res = pgc.exec_params(sql.encode(), [])
+        except psycopg.Error as e:
+            res = None
+            err = str(e)
+        if res is not None and res.status == pq.ExecStatus.TUPLES_OK:
+            rows = [tuple(None if v is None else bytes(v).decode("utf-8", errors="replace")
+                          for v in (res.get_value(r, c) for c in range(res.nfields)))
+                    for r in range(res.ntuples)]
+            out = Outcome("rows", rows=rows, types=[res.ftype(c) for c in range(res.nfields)])
+        elif res is not None and res.status == pq.ExecStatus.COMMAND_OK:
+            out = Outcome("rows", rows=[], types=[])
+        else:
+            state = res.error_field(pq.DiagnosticField.SQLSTATE) if res is not None else None
+            msg = res.error_field(pq.DiagnosticField.MESSAGE_PRIMARY) if res is not None else None
+            state = state.decode() if state else None
+            msg = msg.decode(errors="replace") if msg else (err if res is None else "")
+            if state == "57014":
+                out = Outcome("timeout", message=msg)
+            elif state and pgc.status == pq.ConnStatus.OK:
+                out = Outcome("error", sqlstate=state, message=msg)
+            else:
+                died = self.recover()
+                out = Outcome("lost", message=("server died: " if died else "") + (msg or "")[:200])
         out.seconds = time.time() - t0
         return out
 

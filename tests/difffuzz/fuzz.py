@@ -1,7 +1,8 @@
 """The differential fuzzer's driver: rounds of (random schema, queries on
 both servers, comparison), a minimized reproduction of each difference.
 
-Design notes: everything is a function of the seed — round r's schema of
+Design notes: odd rounds use the simple query protocol, even rounds
+the extended one. Everything is a function of the seed — round r's schema of
 random.Random("S:r"), its query k of random.Random("S:r:k") — so that
 `--seed S` replays a run and a reported (round, query) pair names one
 query. A round makes its tables on both servers, runs its queries, drops
@@ -114,6 +115,8 @@ class Fuzzer:
     def run_round(self, r, nqueries, deadline):
         rng = random.Random("%s:%d" % (self.seed, r))
         tables = schema.random_schema(rng, r)
+        # odd rounds through the simple query protocol, even ones extended
+        self.cz.simple = self.pg.simple = bool(r % 2)
         self.make(tables)
         done = 0
         try:
