@@ -591,9 +591,28 @@ static int bd_func_as_case(bd_t *b, const char *name, xnode_t **args, int n, int
   return CZ_OK;
 }
 
+/* NULLIF(a, b) has the type of the left input of the = operator
+ * PostgreSQL picks for (a, b): a's own type when a cross-type = exists
+ * (among int2/int4/int8, between float4 and float8, date with
+ * timestamp), so NULLIF(int, bigint) is an integer; otherwise both sides
+ * go to their common type (NULLIF(int, numeric) is numeric). */
+static bool bd_nullif_keeps_left(ty_id_t l, ty_id_t r)
+{
+  bool l_int = l == TY_INT2 || l == TY_INT4 || l == TY_INT8;
+  bool r_int = r == TY_INT2 || r == TY_INT4 || r == TY_INT8;
+  bool l_flt = l == TY_FLOAT4 || l == TY_FLOAT8;
+  bool r_flt = r == TY_FLOAT4 || r == TY_FLOAT8;
+  bool l_dt = l == TY_DATE || l == TY_TIMESTAMP;
+  bool r_dt = r == TY_DATE || r == TY_TIMESTAMP;
+  return l != r && ((l_int && r_int) || (l_flt && r_flt) || (l_dt && r_dt));
+}
+
 static int bd_func_call(bd_t *b, const char *name, xnode_t **args, int n, int pos,
                         xnode_t **out)
 {
+  if (n == 2 && strcmp(name, "nullif") == 0 &&
+      bd_nullif_keeps_left(args[0]->x_type.t_id, args[1]->x_type.t_id))
+    return bd_func_as_case(b, name, args, n, pos, out);
   ty_t *types = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)(n > 0 ? n : 1));
   ty_t *arg_to = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)(n > 0 ? n : 1));
   ty_t res;

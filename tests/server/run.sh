@@ -14,7 +14,11 @@
 #   --crash-rounds N    kill -9 cycles of the crash test (default 36)
 #   --quick             10 s concurrency, 6 crash cycles, no corpus files
 #   --only LIST         comma list of groups: sql,corpus,clients,protocol,isql,
-#                       regress,fuzz,concurrency,isolated,crash
+#                       regress,fuzz,concurrency,isolated,crash; also difffuzz,
+#                       which no default run includes: the differential
+#                       fuzzer's long run (its short run is in isolated)
+#   --difffuzz-queries N, --difffuzz-seed S
+#                       the long run's size (default 5000) and seed (default 1)
 # Environment: CZ_VENV (Python venv with psycopg and pyodbc, default
 # build/venv, made by scripts/install-deps.sh), CZ_SHARED (default ../shared).
 # Logs: BUILD_DIR/server-tests/logs/<test>.log, the server's in
@@ -30,6 +34,8 @@ secs=${CZ_CONCURRENCY_SECONDS:-60}
 rounds=36
 corpus=1
 only=sql,corpus,clients,protocol,isql,regress,fuzz,concurrency,isolated,crash
+dfq=5000
+dfs=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --target) target=$2; shift 2 ;;
@@ -37,6 +43,8 @@ while [ $# -gt 0 ]; do
     --crash-rounds) rounds=$2; shift 2 ;;
     --quick) secs=10; rounds=6; corpus=0; shift ;;
     --only) only=$2; shift 2 ;;
+    --difffuzz-queries) dfq=$2; shift 2 ;;
+    --difffuzz-seed) dfs=$2; shift 2 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -207,6 +215,13 @@ if want isolated; then
     run_counted "$n" 900 "$TB_PY" "$t" --kind "$target" \
       --binary "$build/binsrc/cadenza/cadenza" --dir "$work/$n"
   done
+fi
+if want difffuzz; then
+  # the differential fuzzer's long run: Cadenza against PostgreSQL 15 on
+  # $dfq random queries (about 25 queries a second on this machine)
+  run_counted difffuzz_long $((dfq / 5 + 600)) "$TB_PY" "$CZ_TOP/tests/server/isolated_difffuzz.py" \
+    --kind "$target" --binary "$build/binsrc/cadenza/cadenza" --dir "$work/difffuzz_long" \
+    --queries "$dfq" --seed "$dfs" --seconds 0
 fi
 if want crash; then
   # the ledger under kill -9, kills during CHECKPOINT, COPY, CREATE INDEX and

@@ -1,0 +1,1 @@
+"""The differential SQL fuzzer: Cadenza against PostgreSQL 15 (README.md)."""
