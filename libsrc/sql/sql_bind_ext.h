@@ -31,9 +31,11 @@
 int bd_array_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
 /* x op ANY/ALL (array): the forms with an array operand (no subquery). */
 int bd_array_any(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
-/* The element type of the array expression x (not yet bound): the declared
- * one of `x::int2[]`, pgcat's for a catalog column, else TEXT. */
-int bd_array_elem_type(bd_t *b, const bd_scope_t *sc, const sql_expr_t *x, ty_t *out);
+/* The type of an array of elem (held as text, t_elem = elem). */
+ty_t bd_array_of(ty_id_t elem);
+/* The element type of the array expression x, bound as n: its t_elem, an
+ * int2vector/oidvector catalog column's element, else text. */
+ty_t bd_array_elem_of(const bd_scope_t *sc, const sql_expr_t *x, const xnode_t *n);
 
 /* ---- casts to reg* and array types (sql_bind_reg.c) --------------------- */
 
