@@ -6,8 +6,11 @@
  * - Arrays: types/ has no array type, so an array is a TEXT value in
  *   PostgreSQL's text form ('{1,2}'; pg_catalog's int2vector/oidvector as
  *   '1 2'), which is also how pgcat's catalog columns hold them. x[i] is
- *   array_element(x, i) cast to the element type (the cast's for
- *   `x::int2[]`, pgcat's for a catalog column); x = ANY (arr) is
+ *   array_element(x, i) cast to the element type. Whether a value is an
+ *   array, and of what, is its type's t_elem (types.h), set where arrays
+ *   are made and carried like any type through subqueries, set
+ *   operations and WITH (sql_bind_array.c); int2vector/oidvector catalog
+ *   columns are subscripted but are not arrays; x = ANY (arr) is
  *   array_any_eq(arr, x::text) with three-valued logic; ARRAY(subquery) a
  *   scalar subquery whose plan collects the rows (exec_pg.h).
  * - reg* casts: text to regclass/regtype/regnamespace/regrole is the OID
