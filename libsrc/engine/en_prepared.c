@@ -29,6 +29,10 @@
 
 #define SQLSTATE_UNDEFINED_PSTMT "26000"
 #define SQLSTATE_DUPLICATE_PSTMT "42P05"
+/* A protocol statement may itself be an EXECUTE, and names can be
+ * re-pointed (x runs y, y is re-prepared to run x): nesting is bounded,
+ * 54001 as PostgreSQL's stack depth check. */
+#define EN_EXEC_MAX_DEPTH 16
 
 struct eprep_s {
   char *pr_name;
@@ -234,6 +238,8 @@ static int exec_start(eportal_t *p, err_t *e)
   estmt_t *st = p->po_stmt;
   esession_t *s = st->st_sess;
   estmt_t *target;
+  if (s->se_exec_depth >= EN_EXEC_MAX_DEPTH)
+    return err_set(e, "54001", "EXECUTE nested more than %d deep", EN_EXEC_MAX_DEPTH);
   if (exec_target(s, st->st_ast->st_execute, &target, e) != CZ_OK)
     return CZ_ERR;
   if (!same_result(st, target))
@@ -272,7 +278,9 @@ int en_execute_run(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *ctx, boo
   }
   /* The inner portal keeps the transaction rules: it commits an implicit
    * transaction or fails the block itself. */
+  s->se_exec_depth++;
   int rc = eportal_execute(p->po_inner, max_rows, fn, ctx, suspended, e);
+  s->se_exec_depth--;
   if (rc != CZ_OK || !*suspended) {
     p->po_state = EP_DONE;
     snprintf(p->po_tag, sizeof(p->po_tag), "%s", eportal_tag(p->po_inner));

@@ -107,6 +107,7 @@ struct esession_s {
   volatile bool se_cancel;
   struct en_pgcat_s *se_pgcat;  /* pg_catalog environment (en_pgcat.c) */
   struct en_sp_s *se_sp;        /* savepoints and the statement mark (en_savepoint.c) */
+  int se_exec_depth;            /* EXECUTEs running inside one another (en_prepared.c) */
   struct eprep_s *se_prepared[EN_PREP_BUCKETS]; /* named prepared statements (en_prepared.c):
                                  * SQL PREPARE's and the protocol's, one namespace */
 };

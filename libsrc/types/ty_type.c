@@ -44,7 +44,7 @@ ty_t ty_plain(ty_id_t id)
 
 char *ty_name(arena_t *a, ty_t t)
 {
-  if (t.t_elem != TY_UNKNOWN && t.t_elem < TY_COUNT_ && t.t_elem != t.t_id)
+  if (t.t_elem != TY_UNKNOWN && t.t_elem < TY_COUNT_)
     return arena_sprintf(a, "%s[]", ty_name(a, ty_plain(t.t_elem)));
   switch (t.t_id) {
   case TY_BOOL:

@@ -11,6 +11,9 @@
               Bind runs a PREPAREd one (Describe too), PREPARE and Parse
               refuse each other's names, DEALLOCATE [ALL] drops both; the
               unnamed statement is not touched by DEALLOCATE ALL
+  nesting     a protocol statement that is itself an EXECUTE runs; a cycle
+              (x runs y, y re-prepared to run x) ends in 54001, the server
+              and the session alive
   syntax      a syntax error in a simple Query inside a block fails the
               block: 25P02 until ROLLBACK (or ROLLBACK TO a savepoint),
               transaction status 'E'
@@ -119,6 +122,17 @@ def test_shared(c):
     c.q("DEALLOCATE ALL")
 
 
+def test_nesting(c):
+    expect("prepare_inner", c.q("PREPARE rp_x AS SELECT 1"), tag="PREPARE")
+    expect("parse_execute", c.parse("rp_y", "EXECUTE rp_x"))
+    expect("bind_nested_execute", c.bind_exec("rp_y"), value="1")
+    expect("deallocate_inner", c.q("DEALLOCATE rp_x"), tag="DEALLOCATE")
+    expect("parse_cycle", c.parse("rp_x", "EXECUTE rp_y"))
+    expect("execute_cycle_54001", c.q("EXECUTE rp_x"), state="54001")
+    expect("alive_after_cycle", c.q("SELECT 1"), value="1")
+    c.q("DEALLOCATE ALL")
+
+
 def test_syntax_in_block(c):
     expect("begin", c.q("BEGIN"), tag="BEGIN")
     expect("syntax_error_42601", c.q("SELEC 1"), state="42601")
@@ -150,7 +164,7 @@ def main():
     ap.add_argument("--dsn", required=True)
     ap.add_argument("--kind", default="cadenza")
     args = ap.parse_args()
-    for name, fn in (("sql", test_sql), ("shared", test_shared),
+    for name, fn in (("sql", test_sql), ("shared", test_shared), ("nesting", test_nesting),
                      ("syntax", test_syntax_in_block)):
         c = Conn(args.dsn)
         try:
