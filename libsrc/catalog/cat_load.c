@@ -381,7 +381,7 @@ static int cat_link(cat_t *c, cat_loader_t *l, cat_snapshot_t *s, err_t *e)
       ix->ci_table = t;
       ix->ci_no = k;
       if (ix->ci_primary && ix->ci_hidden) {
-        static const ty_t rowid_type = { TY_INT8, -1, -1, -1 };
+        static const ty_t rowid_type = { TY_INT8, -1, -1, -1, TY_UNKNOWN };
         ix->ci_key_types = &rowid_type;
       } else {
         ty_t *kt = arena_alloc(a, sizeof *kt * (size_t)(ix->ci_nkeys + 1));

@@ -127,6 +127,12 @@ int en_pgcat_table(esession_t *s, const char *schema, const char *name, arena_t 
   for (int i = 0; i < n; i++) {
     names[i] = pgcat_col_name(r, i);
     types[i] = pgcat_col_type(r, i);
+    /* A column of an array type (pg_constraint.conkey int2[], relacl …)
+     * is an array to the binder (ARRAY[…] of it adds a dimension);
+     * int2vector and oidvector are not, as in PostgreSQL. */
+    pgcat_pgtype_t pt = pgcat_col_pgtype(r, i), el;
+    if (pt != PGT_INT2VECTOR && pt != PGT_OIDVECTOR && pgcat_pgtype_elem(pt, &el))
+      types[i].t_elem = pgcat_pg_type_storage(el).t_id;
   }
   t->tb_handle = (void *)r;
   t->tb_oid = pgcat_rel_oid(r);

@@ -94,6 +94,10 @@ void eportal_free(eportal_t *p)
   if (!p)
     return;
   esession_t *s = p->po_stmt->st_sess;
+  if (p->po_inner) {  /* EXECUTE: no plan of its own */
+    eportal_free(p->po_inner);
+    p->po_state = EP_DONE;
+  }
   if (p->po_state == EP_RUNNING) {
     op_close(p->po_plan->sp_root, &p->po_q);
     en_qmem_detach(&p->po_q, p->po_run_arena, p->po_out);
@@ -246,6 +250,8 @@ static int portal_execute(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *c
   *suspended = false;
   if (p->po_state == EP_DONE)
     return CZ_OK;
+  if (st->st_ast && st->st_ast->st_kind == SQL_STMT_EXECUTE)
+    return en_execute_run(p, max_rows, fn, ctx, suspended, e);
   en_sp_stmt_mark(s);  /* a resumed portal too: writes since its last run stay on failure */
   if (p->po_state == EP_NEW) {
     s->se_cancel = false;  /* a cancel aims at the statement running when it came */
@@ -408,8 +414,9 @@ static int portal_utility(eportal_t *p, erows_fn_t fn, void *ctx, err_t *e)
   case SQL_STMT_COPY:
     return en_copy_run(p, e);
   case SQL_STMT_DEALLOCATE:
-    snprintf(p->po_tag, sizeof(p->po_tag), "DEALLOCATE");
-    return CZ_OK;  /* SQL-level PREPARE is not supported, so nothing to drop */
+    return en_deallocate_run(p, e);
+  case SQL_STMT_PREPARE:
+    return en_prepare_run(p, e);
   case SQL_STMT_VACUUM:
     snprintf(p->po_tag, sizeof(p->po_tag), "%s", ast->st_analyze ? "ANALYZE" : "VACUUM");
     return CZ_OK;  /* no statistics yet */

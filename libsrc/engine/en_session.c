@@ -196,6 +196,7 @@ void esession_close(esession_t *s)
   if (!s)
     return;
   en_cursor_close_all(s);
+  en_prepared_free_all(s);
   if (s->se_tx)
     txn_rollback(s->se_tx, NULL);
   if (s->se_snap)
@@ -280,13 +281,17 @@ void en_refresh_snapshot(esession_t *s)
 int esession_split(esession_t *s, const char *text, size_t len, arena_t *a, etext_t **stmts,
                    int *n, err_t *e)
 {
-  (void)s;
   arena_t *tmp = arena_create(NULL, "split");
   sql_stmt_list_t *l;
   if (sql_parse(tmp, text, len, &l, e) != CZ_OK) {
     arena_destroy(tmp);
     /* Cursor statements are read by en_cursor.c, not the parser. */
-    return en_cursor_split(text, len, a, stmts, n) ? CZ_OK : CZ_ERR;
+    if (en_cursor_split(text, len, a, stmts, n))
+      return CZ_OK;
+    /* As PostgreSQL: a syntax error fails the open block (25P02 until
+     * ROLLBACK) like any failed statement. */
+    esession_fail(s);
+    return CZ_ERR;
   }
   etext_t *out = arena_alloc(a, sizeof(etext_t) * (size_t)(l->sl_n + 1));
   for (int i = 0; i < l->sl_n; i++) {

@@ -152,6 +152,11 @@ static int stmt_prepare(esession_t *s, const char *text, size_t len, const uint3
       st->st_kind = ESTMT_QUERY;
       one_text_col(st, "QUERY PLAN");
       break;
+    case SQL_STMT_EXECUTE:
+      en_refresh_snapshot(s);
+      if (en_execute_describe(st, e) != CZ_OK)
+        goto fail;
+      break;
     case SQL_STMT_COPY:
       st->st_kind = st->st_ast->st_copy->co_from ? ESTMT_COPY_IN : ESTMT_COPY_OUT;
       if (en_copy_describe(st, e) != CZ_OK)

@@ -114,8 +114,9 @@ void esession_drain_notices(esession_t *s, enotice_fn_t fn, void *ctx);
 
 /* Splits text into statements (for the simple query protocol): each
  * (offset, length) of one statement's text, in *stmts allocated in a.
- * Parse errors are reported here (42601 with position). A text with no
- * statement gives n = 0 (EmptyQueryResponse). */
+ * Parse errors are reported here (42601 with position) and fail the
+ * session's open transaction block, as a failing statement does. A text
+ * with no statement gives n = 0 (EmptyQueryResponse). */
 typedef struct etext_s {
   size_t et_off;
   size_t et_len;
@@ -173,6 +174,23 @@ typedef enum estmt_kind_e {
   ESTMT_COPY_OUT    /* COPY … TO STDOUT */
 } estmt_kind_t;
 estmt_kind_t estmt_kind(const estmt_t *st);
+
+/* ---- named prepared statements -------------------------------------------
+ *
+ * One namespace per session for SQL PREPARE and the protocol's named
+ * statements, as in PostgreSQL: EXECUTE and Bind find either, DEALLOCATE
+ * [ALL] and Close remove either. The protocol's unnamed statement is not
+ * here (the protocol server keeps it). */
+
+/* Registers st (NULL: the empty query) under name and takes over its
+ * owner reference; 42P05 when the name is taken (st is then the
+ * caller's still). */
+int esession_prepared_add(esession_t *s, const char *name, estmt_t *st, err_t *e);
+/* Whether name exists; *st its statement (NULL for the empty query). */
+bool esession_prepared_find(esession_t *s, const char *name, estmt_t **st);
+/* Removes name (its statement goes once no portal runs it); false when
+ * there is none. */
+bool esession_prepared_remove(esession_t *s, const char *name);
 
 /* ---- portals ----------------------------------------------------------- */
 

@@ -87,6 +87,8 @@ typedef struct ecursor_s {
   struct ecursor_s *cu_next;
 } ecursor_t;
 
+#define EN_PREP_BUCKETS 64     /* named prepared statements' hash (en_prepared.c) */
+
 struct esession_s {
   engine_t *se_eng;
   arena_t *se_arena;            /* the session's lifetime */
@@ -105,6 +107,9 @@ struct esession_s {
   volatile bool se_cancel;
   struct en_pgcat_s *se_pgcat;  /* pg_catalog environment (en_pgcat.c) */
   struct en_sp_s *se_sp;        /* savepoints and the statement mark (en_savepoint.c) */
+  int se_exec_depth;            /* EXECUTEs running inside one another (en_prepared.c) */
+  struct eprep_s *se_prepared[EN_PREP_BUCKETS]; /* named prepared statements (en_prepared.c):
+                                 * SQL PREPARE's and the protocol's, one namespace */
 };
 
 struct estmt_s {
@@ -150,6 +155,7 @@ struct eportal_s {
   arena_t *po_out;              /* compacted batches for the sink, reset per batch */
   arena_t *po_run_arena;        /* the running plan's arena (en_qmem_detach) */
   mem_budget_t po_budget;       /* the running execution's memory (en_qmem.c) */
+  struct eportal_s *po_inner;   /* EXECUTE: the portal of the prepared statement it runs */
 };
 
 /* ---- en_qmem.c: one execution's memory budget -------------------------- */
@@ -217,6 +223,19 @@ int en_portal_bind_values(estmt_t *st, const datum_t *vals, int n, eportal_t **o
 /* A statement failed: in a block the session goes to 'E'. */
 void en_tx_fail(esession_t *s);
 int en_tx_control(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e);
+
+/* ---- en_prepared.c: PREPARE / EXECUTE / DEALLOCATE ---------------------- */
+
+int en_prepare_run(eportal_t *p, err_t *e);
+int en_deallocate_run(eportal_t *p, err_t *e);
+/* Describes an EXECUTE statement at prepare time: the target's rows, the
+ * EXECUTE's own parameters ($n in its arguments). 26000 unknown name. */
+int en_execute_describe(estmt_t *st, err_t *e);
+/* Runs (or resumes) an EXECUTE portal through its inner portal. */
+int en_execute_run(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *ctx, bool *suspended,
+                   err_t *e);
+/* Drops every named prepared statement (DEALLOCATE ALL, session end). */
+void en_prepared_free_all(esession_t *s);
 
 /* ---- en_ddl.c -------------------------------------------------------------- */
 

@@ -47,9 +47,18 @@ bool xt_is_string(ty_id_t id)
 
 ty_t xt_merge_mods(ty_t t, ty_t u)
 {
-  if (t.t_id == u.t_id && t.t_len == u.t_len && t.t_prec == u.t_prec && t.t_scale == u.t_scale)
+  if (t.t_id == u.t_id && t.t_len == u.t_len && t.t_prec == u.t_prec && t.t_scale == u.t_scale &&
+      t.t_elem == u.t_elem)
     return t;
-  return ty_plain(t.t_id);
+  ty_t r = ty_plain(t.t_id);
+  /* arrays of two element types: an array of their common type
+   * (int[] and numeric[] give numeric[]); an array and a text: text */
+  if (t.t_elem != TY_UNKNOWN && u.t_elem != TY_UNKNOWN) {
+    ty_t pair[2] = {ty_plain(t.t_elem), ty_plain(u.t_elem)}, c;
+    if (xtype_common(pair, 2, &c, NULL) == CZ_OK)
+      r.t_elem = c.t_id;
+  }
+  return r;
 }
 
 static const char *xt_name(ty_t t, char *buf, size_t cap)
@@ -136,7 +145,9 @@ int xtype_common(const ty_t *types, int n, ty_t *out, err_t *e)
    * type with the same modifiers (an untyped literal has none). */
   for (int i = 0; i < n; i++)
     if (types[i].t_id != r.t_id) {
+      ty_id_t elem = r.t_elem; /* an array stays one beside a NULL */
       r = ty_plain(r.t_id);
+      r.t_elem = elem;
       break;
     }
   *out = r;

@@ -3,13 +3,17 @@
  * statements and portals.
  *
  * Design notes:
- * - Names live in small per-connection hash tables; the unnamed statement
- *   and portal sit in their own slots and are replaced by the next unnamed
- *   Parse/Bind, as the protocol says. The unnamed portal's struct and its
+ * - Named statements live in the engine's session (esession_prepared_*),
+ *   in one namespace with SQL PREPARE as in PostgreSQL: EXECUTE runs them
+ *   and DEALLOCATE drops them. Portal names live in a small
+ *   per-connection hash table; the unnamed statement and portal sit in
+ *   their own slots and are replaced by the next unnamed Parse/Bind, as
+ *   the protocol says. The unnamed portal's struct and its
  *   formats array are reused, so a Bind/Execute/Sync round allocates only
  *   in the message arena (reset per message) and inside the engine.
- * - A portal holds a reference on its statement, because a client may
- *   Close the statement first (PostgreSQL allows it).
+ * - A portal's engine portal holds a reference on its statement, because
+ *   a client may Close (or DEALLOCATE) the statement first (PostgreSQL
+ *   allows it).
  * - After an error every message up to Sync is skipped
  *   (c_ignore_till_sync); Sync answers ReadyForQuery. Portals end with
  *   their transaction: at Sync outside a transaction block they are
@@ -34,38 +38,23 @@ static unsigned bucket(const char *name)
   return (unsigned)(hash64(name, strlen(name), 0) % PGS_NAME_BUCKETS);
 }
 
-static pgs_stmt_t *stmt_find(pgs_conn_t *c, const char *name)
+/* Whether statement name exists; *st its engine statement (NULL: the
+ * empty query). */
+static bool stmt_find(pgs_conn_t *c, const char *name, estmt_t **st)
 {
-  if (!name[0])
-    return c->c_unnamed_stmt;
-  for (pgs_stmt_t *s = c->c_stmts[bucket(name)]; s; s = s->ps_next)
-    if (strcmp(s->ps_name, name) == 0)
-      return s;
-  return NULL;
-}
-
-static void stmt_unref(pgs_stmt_t *s)
-{
-  if (--s->ps_refs > 0)
-    return;
-  if (s->ps_st)
-    estmt_free(s->ps_st);
-  free(s->ps_name);
-  free(s);
-}
-
-/* Takes s out of the name table (its own reference goes). */
-static void stmt_remove(pgs_conn_t *c, pgs_stmt_t *s)
-{
-  if (s == c->c_unnamed_stmt) {
-    c->c_unnamed_stmt = NULL;
-  } else {
-    pgs_stmt_t **pp = &c->c_stmts[bucket(s->ps_name)];
-    while (*pp != s)
-      pp = &(*pp)->ps_next;
-    *pp = s->ps_next;
+  if (!name[0]) {
+    *st = c->c_unnamed_st;
+    return c->c_has_unnamed_stmt;
   }
-  stmt_unref(s);
+  return esession_prepared_find(c->c_sess, name, st);
+}
+
+static void unnamed_stmt_drop(pgs_conn_t *c)
+{
+  if (c->c_unnamed_st)
+    estmt_free(c->c_unnamed_st); /* goes once no portal runs it */
+  c->c_unnamed_st = NULL;
+  c->c_has_unnamed_stmt = false;
 }
 
 static pgs_portal_t *portal_find(pgs_conn_t *c, const char *name)
@@ -85,9 +74,8 @@ static void portal_clear(pgs_portal_t *p)
   if (p->pp_portal)
     eportal_free(p->pp_portal);
   p->pp_portal = NULL;
-  if (p->pp_stmt)
-    stmt_unref(p->pp_stmt);
-  p->pp_stmt = NULL;
+  p->pp_st = NULL;
+  p->pp_bound = false;
   p->pp_ncols = -1;
   p->pp_done = false;
 }
@@ -132,16 +120,7 @@ void pgs_extended_free_all(pgs_conn_t *c)
   if (c->c_unnamed_portal)
     portal_free(c->c_unnamed_portal);
   c->c_unnamed_portal = NULL;
-  for (int i = 0; i < PGS_NAME_BUCKETS; i++) {
-    while (c->c_stmts[i]) {
-      pgs_stmt_t *s = c->c_stmts[i];
-      c->c_stmts[i] = s->ps_next;
-      stmt_unref(s);
-    }
-  }
-  if (c->c_unnamed_stmt)
-    stmt_unref(c->c_unnamed_stmt);
-  c->c_unnamed_stmt = NULL;
+  unnamed_stmt_drop(c); /* the named ones go with the session */
 }
 
 static pgs_next_t ext_error(pgs_conn_t *c, err_t *e)
@@ -162,36 +141,26 @@ static bool is_empty_query(const char *q)
 static pgs_next_t do_parse(pgs_conn_t *c, const pgw_parse_t *pa)
 {
   err_t e;
-  if (pa->pa_stmt[0] && stmt_find(c, pa->pa_stmt)) {
+  estmt_t *st = NULL;
+  if (pa->pa_stmt[0] && stmt_find(c, pa->pa_stmt, &st)) {
     err_set(&e, "42P05", "prepared statement \"%s\" already exists", pa->pa_stmt);
     return ext_error(c, &e);
   }
-  estmt_t *st = NULL;
+  st = NULL;
   if (!is_empty_query(pa->pa_query) &&
       estmt_prepare(c->c_sess, pa->pa_query, strlen(pa->pa_query), pa->pa_types, pa->pa_n_types,
                     &st, &e) != CZ_OK)
     return ext_error(c, &e);
-  pgs_stmt_t *s = calloc(1, sizeof *s);
-  char *name = pa->pa_stmt[0] ? strdup(pa->pa_stmt) : NULL;
-  if (!s || (pa->pa_stmt[0] && !name)) {
-    free(s);
-    free(name);
-    if (st)
-      estmt_free(st);
-    err_set(&e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
-    return ext_error(c, &e);
-  }
-  s->ps_name = name;
-  s->ps_st = st;
-  s->ps_refs = 1;
-  if (!name) {
-    if (c->c_unnamed_stmt)
-      stmt_remove(c, c->c_unnamed_stmt);
-    c->c_unnamed_stmt = s;
+  if (pa->pa_stmt[0]) {
+    if (esession_prepared_add(c->c_sess, pa->pa_stmt, st, &e) != CZ_OK) {
+      if (st)
+        estmt_free(st);
+      return ext_error(c, &e);
+    }
   } else {
-    unsigned b = bucket(name);
-    s->ps_next = c->c_stmts[b];
-    c->c_stmts[b] = s;
+    unnamed_stmt_drop(c);
+    c->c_unnamed_st = st;
+    c->c_has_unnamed_stmt = true;
   }
   pgw_write_parse_complete(&c->c_out);
   return PGS_GO_ON;
@@ -217,8 +186,8 @@ static pgs_next_t portal_missing(pgs_conn_t *c, const char *name)
 static pgs_next_t do_bind(pgs_conn_t *c, const pgw_bind_t *bi)
 {
   err_t e;
-  pgs_stmt_t *s = stmt_find(c, bi->bi_stmt);
-  if (!s)
+  estmt_t *st;
+  if (!stmt_find(c, bi->bi_stmt, &st))
     return stmt_missing(c, bi->bi_stmt);
   if (bi->bi_portal[0] && portal_find(c, bi->bi_portal)) {
     err_set(&e, "42P03", "portal \"%s\" already exists", bi->bi_portal);
@@ -226,8 +195,8 @@ static pgs_next_t do_bind(pgs_conn_t *c, const pgw_bind_t *bi)
   }
   const ecol_t *cols = NULL;
   int ncols = -1;
-  if (s->ps_st)
-    estmt_columns(s->ps_st, &cols, &ncols);
+  if (st)
+    estmt_columns(st, &cols, &ncols);
   int nres = ncols < 0 ? 0 : ncols;
   if (bi->bi_n_result_formats > 1 && bi->bi_n_result_formats != nres) {
     err_set(&e, SQLSTATE_PROTOCOL_VIOLATION,
@@ -236,7 +205,7 @@ static pgs_next_t do_bind(pgs_conn_t *c, const pgw_bind_t *bi)
     return ext_error(c, &e);
   }
   eportal_t *ep = NULL;
-  if (s->ps_st) {
+  if (st) {
     eparam_t *ps = arena_alloc(c->c_msg_arena, (size_t)(bi->bi_n_params ? bi->bi_n_params : 1) *
                                                    sizeof *ps);
     for (int i = 0; i < bi->bi_n_params; i++) {
@@ -254,7 +223,7 @@ static pgs_next_t do_bind(pgs_conn_t *c, const pgw_bind_t *bi)
         }
       }
     }
-    if (eportal_bind(s->ps_st, ps, bi->bi_n_params, &ep, &e) != CZ_OK)
+    if (eportal_bind(st, ps, bi->bi_n_params, &ep, &e) != CZ_OK)
       return ext_error(c, &e);
   } else if (bi->bi_n_params != 0) {
     err_set(&e, SQLSTATE_PROTOCOL_VIOLATION,
@@ -300,8 +269,8 @@ static pgs_next_t do_bind(pgs_conn_t *c, const pgw_bind_t *bi)
                                                       : bi->bi_result_formats[i];
   p->pp_ncols = ncols;
   p->pp_portal = ep;
-  p->pp_stmt = s;
-  s->ps_refs++;
+  p->pp_st = st;
+  p->pp_bound = true;
   p->pp_done = false;
   if (!bi->bi_portal[0]) {
     c->c_unnamed_portal = p;
@@ -317,22 +286,22 @@ static pgs_next_t do_bind(pgs_conn_t *c, const pgw_bind_t *bi)
 static pgs_next_t do_describe(pgs_conn_t *c, char what, const char *name)
 {
   if (what == 'S') {
-    pgs_stmt_t *s = stmt_find(c, name);
-    if (!s)
+    estmt_t *st;
+    if (!stmt_find(c, name, &st))
       return stmt_missing(c, name);
-    int n = s->ps_st ? estmt_nparams(s->ps_st) : 0;
+    int n = st ? estmt_nparams(st) : 0;
     uint32_t *oids = arena_alloc(c->c_msg_arena, (size_t)(n ? n : 1) * sizeof *oids);
     for (int i = 0; i < n; i++)
-      oids[i] = ty_pg_oid(estmt_param_type(s->ps_st, i));
+      oids[i] = ty_pg_oid(estmt_param_type(st, i));
     pgw_write_parameter_description(&c->c_out, oids, n);
-    if (s->ps_st)
-      pgs_send_row_description(c, s->ps_st, NULL);
+    if (st)
+      pgs_send_row_description(c, st, NULL);
     else
       pgw_write_no_data(&c->c_out);
     return PGS_GO_ON;
   }
   pgs_portal_t *p = portal_find(c, name);
-  if (!p || !p->pp_stmt) {
+  if (!p || !p->pp_bound) {
     /* SQL cursors (DECLARE) are portals too, as in PostgreSQL */
     const estmt_t *cur = name[0] ? esession_cursor_stmt(c->c_sess, name) : NULL;
     if (!cur)
@@ -340,8 +309,8 @@ static pgs_next_t do_describe(pgs_conn_t *c, char what, const char *name)
     pgs_send_row_description(c, cur, NULL);
     return PGS_GO_ON;
   }
-  if (p->pp_stmt->ps_st)
-    pgs_send_row_description(c, p->pp_stmt->ps_st, p->pp_formats);
+  if (p->pp_st)
+    pgs_send_row_description(c, p->pp_st, p->pp_formats);
   else
     pgw_write_no_data(&c->c_out);
   return PGS_GO_ON;
@@ -381,7 +350,7 @@ static pgs_next_t do_execute(pgs_conn_t *c, const char *name, int32_t max_rows)
 {
   err_t e;
   pgs_portal_t *p = portal_find(c, name);
-  if (!p || !p->pp_stmt)
+  if (!p || !p->pp_bound)
     return portal_missing(c, name);
   if (!c->c_ext_implicit) { /* Sync ends it */
     esession_begin_implicit(c->c_sess);
@@ -392,10 +361,10 @@ static pgs_next_t do_execute(pgs_conn_t *c, const char *name, int32_t max_rows)
     return PGS_GO_ON;
   }
   pgs_timeout_start(c);
-  estmt_kind_t kind = estmt_kind(p->pp_stmt->ps_st);
+  estmt_kind_t kind = estmt_kind(p->pp_st);
   if (kind == ESTMT_COPY_IN || kind == ESTMT_COPY_OUT) {
     bool copy_in;
-    if (pgs_copy_start(c, p->pp_stmt->ps_st, p->pp_portal, p, &copy_in, &e) != CZ_OK)
+    if (pgs_copy_start(c, p->pp_st, p->pp_portal, p, &copy_in, &e) != CZ_OK)
       return ext_error(c, &e);
     return PGS_GO_ON;
   }
@@ -411,9 +380,10 @@ static pgs_next_t do_execute(pgs_conn_t *c, const char *name, int32_t max_rows)
 static pgs_next_t do_close(pgs_conn_t *c, char what, const char *name)
 {
   if (what == 'S') {
-    pgs_stmt_t *s = stmt_find(c, name);
-    if (s)
-      stmt_remove(c, s);
+    if (!name[0])
+      unnamed_stmt_drop(c);
+    else
+      esession_prepared_remove(c->c_sess, name);
   } else {
     pgs_portal_t *p = portal_find(c, name);
     if (p)

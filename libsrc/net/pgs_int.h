@@ -46,17 +46,17 @@ typedef struct pgs_conn_s pgs_conn_t;
 
 /* ---- prepared statements and portals (pgs_extended.c) ---- */
 
-typedef struct pgs_stmt_s {
-  struct pgs_stmt_s *ps_next; /* hash chain */
-  char *ps_name;              /* "" for the unnamed statement */
-  estmt_t *ps_st;             /* NULL: the empty query (EmptyQueryResponse) */
-  int ps_refs;                /* the name's own reference + one per portal */
-} pgs_stmt_t;
+/* Named statements live in the engine's session (esession_prepared_*:
+ * one namespace with SQL PREPARE, as in PostgreSQL); only the unnamed one
+ * is kept here. */
 
 typedef struct pgs_portal_s {
   struct pgs_portal_s *pp_next;
   char *pp_name;
-  pgs_stmt_t *pp_stmt;        /* holds a reference: Close 'S' may come first */
+  bool pp_bound;              /* a Bind filled it (the unnamed struct is reused) */
+  const estmt_t *pp_st;       /* its statement, NULL for the empty query; alive while
+                               * pp_portal is (the engine portal holds a reference, so
+                               * Close 'S' or DEALLOCATE may come first) */
   eportal_t *pp_portal;       /* NULL for the empty query */
   int pp_ncols;               /* -1: the statement returns no rows */
   int16_t *pp_formats;        /* pp_ncols result formats (0 text, 1 binary) */
@@ -146,9 +146,9 @@ struct pgs_conn_s {
   /* the session; sv_mu guards the pointer (CancelRequest reads it) */
   esession_t *c_sess;
   /* extended query */
-  pgs_stmt_t *c_stmts[PGS_NAME_BUCKETS];
   pgs_portal_t *c_portals[PGS_NAME_BUCKETS];
-  pgs_stmt_t *c_unnamed_stmt;
+  bool c_has_unnamed_stmt;     /* a Parse made the unnamed statement */
+  estmt_t *c_unnamed_st;       /* it (NULL: the empty query) */
   pgs_portal_t *c_unnamed_portal;
   /* the running job and COPY FROM STDIN */
   pgs_job_t c_job;

@@ -386,8 +386,10 @@ typedef enum sql_stmt_kind_e {
   SQL_STMT_ALTER_ROLE,      /* st_role: ALTER USER/ROLE name [WITH] options (one name) */
   SQL_STMT_CHECKPOINT,      /* no operand */
   SQL_STMT_TRUNCATE,        /* st_drop: TRUNCATE [TABLE] names (dr_if_exists false) */
-  SQL_STMT_VACUUM           /* st_drop: VACUUM [ANALYZE] / ANALYZE [names]; st_analyze set for
+  SQL_STMT_VACUUM,          /* st_drop: VACUUM [ANALYZE] / ANALYZE [names]; st_analyze set for
                              * ANALYZE; dr_names NULL = all tables. Statistics only: may be a no-op */
+  SQL_STMT_PREPARE,         /* st_prepare: PREPARE name [(types)] AS statement */
+  SQL_STMT_EXECUTE          /* st_execute: EXECUTE name [(arguments)] */
 } sql_stmt_kind_t;
 
 typedef struct sql_stmt_s sql_stmt_t;
@@ -560,6 +562,21 @@ typedef struct sql_set_s {
   sql_list_t *sv_values;   /* of sql_expr_t (literals and names as text) */
 } sql_set_t;
 
+/* PREPARE name [(type, …)] AS statement. */
+typedef struct sql_prepare_s {
+  const char *pr_name;
+  sql_list_t *pr_types;    /* of sql_type_t *; NULL when none given */
+  sql_stmt_t *pr_stmt;     /* SELECT/VALUES, INSERT, UPDATE, DELETE (WITH too) */
+  size_t pr_off;           /* its text: a byte range of the PREPARE's input */
+  size_t pr_len;
+} sql_prepare_t;
+
+/* EXECUTE name [(argument, …)]. */
+typedef struct sql_execute_s {
+  const char *ex_name;
+  sql_list_t *ex_args;     /* of sql_expr_t; NULL when none given */
+} sql_execute_t;
+
 struct sql_stmt_s {
   sql_stmt_kind_t st_kind;
   int st_pos;              /* 1-based character position of its first token */
@@ -581,6 +598,8 @@ struct sql_stmt_s {
     /* added: */
     sql_copy_t *st_copy;            /* COPY */
     const char *st_deallocate;      /* DEALLOCATE: the statement's name; NULL for ALL */
+    sql_prepare_t *st_prepare;      /* PREPARE */
+    sql_execute_t *st_execute;      /* EXECUTE */
     sql_txnmode_t *st_txn;          /* SET TRANSACTION; BEGIN / START TRANSACTION with
                                      * modes (NULL for a plain BEGIN) */
   };

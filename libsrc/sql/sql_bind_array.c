@@ -2,6 +2,14 @@
  * subscripts and x op ANY/ALL (array), over arrays held as PostgreSQL's
  * text form (see sql_bind_ext.h). The array functions (array_make,
  * array_element, array_any_eq) are pgcat's, registered at server start.
+ *
+ * Design notes: whether a value is an array, and of what, is its type's
+ * t_elem (types.h), set where arrays are made (ARRAY[…], ARRAY(…), casts
+ * to array types, catalog array columns) and carried by the binder like
+ * any type: through columns of subqueries in FROM, WITH, set operations,
+ * CASE and COALESCE. So ARRAY[a, b] of array values builds one more
+ * dimension, and ARRAY(subquery) of an array column stacks its rows,
+ * however the value reached them, as in PostgreSQL.
  */
 #include <string.h>
 
@@ -75,60 +83,23 @@ static bool column_pgtype(const bd_scope_t *sc, const sql_expr_t *x, pgcat_pgtyp
   return false;
 }
 
-/* The element type of ARRAY[…] of literals (nested ones too), as
- * PostgreSQL types them: integers int4 (int8 when one is wider), numeric
- * when one has a point or exponent, boolean, else text. false when an
- * element is not a literal (its type would need binding). */
-static bool literal_array_type(const sql_expr_t *x, int depth, ty_id_t *t)
+ty_t bd_array_of(ty_id_t elem)
 {
-  if (depth > PGCAT_ARRAY_MAXDIM)
-    return false;
-  for (int i = 0; i < sql_list_len(x->ex_list); i++) {
-    const sql_expr_t *el = sql_list_at(x->ex_list, i);
-    ty_id_t k;
-    if (el->ex_kind == SQL_E_ARRAY) {
-      if (!literal_array_type(el, depth + 1, t))
-        return false;
-      continue;
-    }
-    if (el->ex_kind != SQL_E_LITERAL)
-      return false;
-    switch (el->ex_lit) {
-    case SQL_LIT_NULL: continue;
-    case SQL_LIT_INT:
-      k = el->ex_int >= INT32_MIN && el->ex_int <= INT32_MAX ? TY_INT4 : TY_INT8;
-      break;
-    case SQL_LIT_NUMERIC:
-    case SQL_LIT_FLOAT: k = TY_NUMERIC; break;
-    case SQL_LIT_BOOL: k = TY_BOOL; break;
-    default: return false;
-    }
-    if (*t == TY_UNKNOWN || (*t == TY_INT4 && (k == TY_INT8 || k == TY_NUMERIC)) ||
-        (*t == TY_INT8 && k == TY_NUMERIC))
-      *t = k;
-    else if (*t != k && !(k == TY_INT4 || (k == TY_INT8 && *t == TY_NUMERIC)))
-      return false; /* booleans with numbers: the binder reports it */
-  }
-  return true;
+  ty_t t = ty_plain(TY_TEXT);
+  t.t_elem = elem == TY_UNKNOWN ? TY_TEXT : elem;
+  return t;
 }
 
-int bd_array_elem_type(bd_t *b, const bd_scope_t *sc, const sql_expr_t *x, ty_t *out)
+ty_t bd_array_elem_of(const bd_scope_t *sc, const sql_expr_t *x, const xnode_t *bound)
 {
-  *out = ty_plain(TY_TEXT);
-  ty_id_t lt = TY_UNKNOWN;
-  if (x->ex_kind == SQL_E_ARRAY && literal_array_type(x, 1, &lt) && lt != TY_UNKNOWN) {
-    *out = ty_plain(lt);
-    return CZ_OK;
-  }
-  if (x->ex_kind == SQL_E_CAST && x->ex_type.ty_array) {
-    sql_type_t t = x->ex_type;
-    t.ty_array = false;
-    return sql_bind_type(&t, out, b->b_e);
-  }
+  if (bound->x_type.t_elem != TY_UNKNOWN)
+    return ty_plain(bound->x_type.t_elem);
+  /* int2vector and oidvector columns of the catalog: subscripted, though
+   * not arrays to ARRAY[…] (PostgreSQL's ARRAY[indkey] is {"1 2"}) */
   pgcat_pgtype_t pt, el;
   if (x->ex_kind == SQL_E_COLUMN && column_pgtype(sc, x, &pt) && pgcat_pgtype_elem(pt, &el))
-    *out = pgcat_pg_type_storage(el);
-  return CZ_OK;
+    return pgcat_pg_type_storage(el);
+  return ty_plain(TY_TEXT);
 }
 
 /* a[i][j]…: the subscripts of a chain, outermost array first; the
@@ -146,9 +117,9 @@ static int bd_subscript_md(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t
     chain[n++] = base;
   }
   xnode_t *args[PGCAT_ARRAY_MAXDIM + 1], *el;
-  ty_t et;
-  if (bd_array_elem_type(b, sc, base, &et) != CZ_OK || bd_expr(b, sc, base, &args[0]) != CZ_OK)
+  if (bd_expr(b, sc, base, &args[0]) != CZ_OK)
     return CZ_ERR;
+  ty_t et = bd_array_elem_of(sc, base, args[0]);
   if (!(args[0] = as_text(b, args[0], x->ex_pos)))
     return CZ_ERR;
   for (int k = 0; k < n; k++) {
@@ -168,12 +139,11 @@ static int bd_subscript_md(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t
 static int bd_subscript(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   xnode_t *arr, *idx, *el;
-  ty_t et;
   if (x->ex_left->ex_kind == SQL_E_SUBSCRIPT)
     return bd_subscript_md(b, sc, x, out);
-  if (bd_array_elem_type(b, sc, x->ex_left, &et) != CZ_OK || bd_expr(b, sc, x->ex_left, &arr) != CZ_OK ||
-      bd_expr(b, sc, x->ex_right, &idx) != CZ_OK)
+  if (bd_expr(b, sc, x->ex_left, &arr) != CZ_OK || bd_expr(b, sc, x->ex_right, &idx) != CZ_OK)
     return CZ_ERR;
+  ty_t et = bd_array_elem_of(sc, x->ex_left, arr);
   if (!(arr = as_text(b, arr, x->ex_pos)))
     return CZ_ERR;
   if (!(idx = bd_coerce(b, idx, ty_plain(TY_INT4))))
@@ -187,20 +157,15 @@ static int bd_subscript(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **
   return CZ_OK;
 }
 
-/* Whether x is written as an array: ARRAY[…], ARRAY(…) or a cast to an
- * array type. Arrays are text here, so a sub-array is known by how it is
- * written (columns of array type are text too). */
-static bool is_array_syntax(const sql_expr_t *x)
+static bool is_array(const xnode_t *n)
 {
-  return x->ex_kind == SQL_E_ARRAY || x->ex_kind == SQL_E_ARRAY_QUERY ||
-         (x->ex_kind == SQL_E_CAST && x->ex_type.ty_array);
+  return n->x_type.t_elem != TY_UNKNOWN;
 }
 
-static bool is_null_literal(const sql_expr_t *x)
-{
-  return x->ex_kind == SQL_E_LITERAL && x->ex_lit == SQL_LIT_NULL;
-}
-
+/* ARRAY[…]: of sub-arrays (array-typed elements, NULLs and untyped
+ * literals among them) a multi-dimensional array ({{1,2},{3,4}}), not an
+ * array of the sub-arrays' text; else a one-dimensional array of the
+ * elements' common type. */
 static int bd_array_ctor(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   int n = sql_list_len(x->ex_list);
@@ -215,36 +180,45 @@ static int bd_array_ctor(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t *
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
                     "ARRAY[…] with more than %d elements is not supported", XF_MAX_ARGS);
   xnode_t **el = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)n);
-  int nsub = 0, nnull = 0;
+  int nsub = 0, nuntyped = 0;
   for (int i = 0; i < n; i++) {
-    const sql_expr_t *ex = sql_list_at(x->ex_list, i);
-    nsub += is_array_syntax(ex);
-    nnull += is_null_literal(ex);
-  }
-  if (nsub > 0) {
-    /* ARRAY[ARRAY[1,2], ARRAY[3,4]]: a multi-dimensional array ({{1,2},{3,4}}),
-     * not an array of the sub-arrays' text */
-    if (nsub + nnull != n)
-      return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, x->ex_pos,
-                      "ARRAY elements and sub-arrays cannot be mixed");
-    for (int i = 0; i < n; i++) {
-      if (bd_expr(b, sc, sql_list_at(x->ex_list, i), &el[i]) != CZ_OK)
-        return CZ_ERR;
-      if (!(el[i] = as_text(b, el[i], x->ex_pos)))
-        return CZ_ERR;
-    }
-    return bd_ext_call(b, "array_make_md", el, n, x->ex_pos, out);
-  }
-  for (int i = 0; i < n; i++)
     if (bd_expr(b, sc, sql_list_at(x->ex_list, i), &el[i]) != CZ_OK)
       return CZ_ERR;
+    nsub += is_array(el[i]);
+    nuntyped += el[i]->x_type.t_id == TY_UNKNOWN;
+  }
+  if (nsub > 0) {
+    if (nsub + nuntyped != n)
+      return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, x->ex_pos,
+                      "ARRAY elements and sub-arrays cannot be mixed");
+    ty_t *elems = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)n);
+    int ne = 0;
+    for (int i = 0; i < n; i++)
+      if (is_array(el[i]))
+        elems[ne++] = ty_plain(el[i]->x_type.t_elem);
+    ty_t common;
+    if (xtype_common(elems, ne, &common, b->b_e) != CZ_OK) {
+      b->b_e->er_pos = x->ex_pos;
+      return CZ_ERR;
+    }
+    for (int i = 0; i < n; i++)
+      if (!(el[i] = as_text(b, el[i], x->ex_pos)))
+        return CZ_ERR;
+    if (bd_ext_call(b, "array_make_md", el, n, x->ex_pos, out) != CZ_OK)
+      return CZ_ERR;
+    (*out)->x_type = bd_array_of(common.t_id);
+    return CZ_OK;
+  }
   ty_t t;
   if (bd_unify(b, el, n, "ARRAY", x->ex_pos, &t) != CZ_OK)
     return CZ_ERR;
   for (int i = 0; i < n; i++)
     if (!(el[i] = as_text(b, el[i], x->ex_pos)))
       return CZ_ERR;
-  return bd_ext_call(b, "array_make", el, n, x->ex_pos, out);
+  if (bd_ext_call(b, "array_make", el, n, x->ex_pos, out) != CZ_OK)
+    return CZ_ERR;
+  (*out)->x_type = bd_array_of(t.t_id);
+  return CZ_OK;
 }
 
 static int bd_array_query(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
@@ -253,6 +227,7 @@ static int bd_array_query(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t 
   op_t *plan;
   if (bd_subquery(b, sc, x->ex_query, 0, x->ex_pos, &sq, &plan) != CZ_OK)
     return CZ_ERR;
+  ty_t col = plan->o_types[0];
   if (plan->o_types[0].t_id != TY_TEXT) {
     xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *));
     if (!(cols[0] = as_text(b, bd_col(b, 0, plan->o_types[0]), x->ex_pos)))
@@ -260,15 +235,18 @@ static int bd_array_query(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t 
     plan = op_project_new(b->b_a, plan, 1, cols);
   }
   sq->xs_plan = op_array_agg_new(b->b_a, plan);
-  xnode_t *n = bd_node(b, X_SUBQ, ty_plain(TY_TEXT), x->ex_pos);
+  xnode_t *n = bd_node(b, X_SUBQ, bd_array_of(col.t_elem != TY_UNKNOWN ? col.t_elem : col.t_id),
+                       x->ex_pos);
   n->x_subq = sq;
   n->x_subq_kind = 0;
-  /* rows that are arrays make one more dimension, as in PostgreSQL */
-  const sql_query_t *q = x->ex_query;
-  if (q->qu_kind == SQL_Q_SELECT && sql_list_len(q->qu_select->se_targets) == 1) {
-    const sql_target_t *t = sql_list_at(q->qu_select->se_targets, 0);
-    if (is_array_syntax(t->tg_expr))
-      return bd_ext_call(b, "array_stack", &n, 1, x->ex_pos, out);
+  /* rows that are arrays make one more dimension, as in PostgreSQL:
+   * whatever way the column came to be an array (a UNION, a subquery in
+   * FROM, WITH, a cast, a catalog column) */
+  if (col.t_elem != TY_UNKNOWN) {
+    if (bd_ext_call(b, "array_stack", &n, 1, x->ex_pos, out) != CZ_OK)
+      return CZ_ERR;
+    (*out)->x_type = n->x_type;
+    return CZ_OK;
   }
   *out = n;
   return CZ_OK;

@@ -6,8 +6,11 @@
  * - Arrays: types/ has no array type, so an array is a TEXT value in
  *   PostgreSQL's text form ('{1,2}'; pg_catalog's int2vector/oidvector as
  *   '1 2'), which is also how pgcat's catalog columns hold them. x[i] is
- *   array_element(x, i) cast to the element type (the cast's for
- *   `x::int2[]`, pgcat's for a catalog column); x = ANY (arr) is
+ *   array_element(x, i) cast to the element type. Whether a value is an
+ *   array, and of what, is its type's t_elem (types.h), set where arrays
+ *   are made and carried like any type through subqueries, set
+ *   operations and WITH (sql_bind_array.c); int2vector/oidvector catalog
+ *   columns are subscripted but are not arrays; x = ANY (arr) is
  *   array_any_eq(arr, x::text) with three-valued logic; ARRAY(subquery) a
  *   scalar subquery whose plan collects the rows (exec_pg.h).
  * - reg* casts: text to regclass/regtype/regnamespace/regrole is the OID
@@ -31,9 +34,11 @@
 int bd_array_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
 /* x op ANY/ALL (array): the forms with an array operand (no subquery). */
 int bd_array_any(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
-/* The element type of the array expression x (not yet bound): the declared
- * one of `x::int2[]`, pgcat's for a catalog column, else TEXT. */
-int bd_array_elem_type(bd_t *b, const bd_scope_t *sc, const sql_expr_t *x, ty_t *out);
+/* The type of an array of elem (held as text, t_elem = elem). */
+ty_t bd_array_of(ty_id_t elem);
+/* The element type of the array expression x, bound as n: its t_elem, an
+ * int2vector/oidvector catalog column's element, else text. */
+ty_t bd_array_elem_of(const bd_scope_t *sc, const sql_expr_t *x, const xnode_t *n);
 
 /* ---- casts to reg* and array types (sql_bind_reg.c) --------------------- */
 

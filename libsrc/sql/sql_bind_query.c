@@ -405,10 +405,13 @@ static int bd_values(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
       col[r] = rows[r][c];
     if (bd_unify(b, col, nrows, "VALUES", q->qu_pos, &types[c]) != CZ_OK)
       return CZ_ERR;
+    ty_id_t elem = types[c].t_elem;
     for (int r = 0; r < nrows; r++)
       if (!(rows[r][c] = bd_finish_unknown(b, col[r])))
         return CZ_ERR;
     types[c] = rows[0][c]->x_type;
+    if (types[c].t_id == TY_TEXT)
+      types[c].t_elem = elem; /* an array beside NULLs stays one */
   }
   *out = op_values_new(b->b_a, ncols, types, nrows, rows);
   if (names) {
@@ -460,6 +463,9 @@ static int bd_setop(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *s
                    : q->qu_kind == SQL_Q_EXCEPT ? SETOP_EXCEPT
                                                 : SETOP_INTERSECT;
   *out = op_setop_new(b->b_a, l, r, k, q->qu_all);
+  /* the columns are of the common types (modifiers, array-ness), not the
+   * left branch's: same physical types, so only the description changes */
+  (*out)->o_types = types;
   if (names)
     *names = ln;
   if (cols && *cols)

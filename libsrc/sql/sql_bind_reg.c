@@ -65,7 +65,15 @@ int bd_cast_ext(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
                       ty_name(b->b_a, n->x_type));
     if (!(n = bd_coerce(b, n, ty_plain(TY_TEXT))))
       return CZ_ERR;
-    return bd_ext_call(b, "array_in", &n, 1, x->ex_pos, out); /* checked, canonical */
+    if (bd_ext_call(b, "array_in", &n, 1, x->ex_pos, out) != CZ_OK) /* checked, canonical */
+      return CZ_ERR;
+    sql_type_t et = x->ex_type;
+    ty_t elem;
+    et.ty_array = false;
+    if (sql_bind_type(&et, &elem, b->b_e) != CZ_OK)
+      return CZ_ERR;
+    (*out)->x_type = bd_array_of(elem.t_id);
+    return CZ_OK;
   }
   if (is_string(id)) {
     if (!(n = bd_coerce(b, n, ty_plain(TY_TEXT))))

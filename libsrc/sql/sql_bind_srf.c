@@ -63,10 +63,10 @@ static int bd_unnest(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   bd_scope_t args_sc;
   args_scope(&args_sc, sc);
   const sql_expr_t *ax = sql_list_at(f->ex_list, 0);
-  ty_t et;
   xnode_t *arr, *lo, *hi, *el;
-  if (bd_array_elem_type(b, &args_sc, ax, &et) != CZ_OK || bd_expr(b, &args_sc, ax, &arr) != CZ_OK)
+  if (bd_expr(b, &args_sc, ax, &arr) != CZ_OK)
     return CZ_ERR;
+  ty_t et = bd_array_elem_of(&args_sc, ax, arr);
   ty_id_t id = arr->x_type.t_id;
   if (id != TY_TEXT && id != TY_VARCHAR && id != TY_UNKNOWN)
     return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, fr->fr_pos,

@@ -122,7 +122,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> READ RECURSIVE REPEATABLE RESET RETURNING ROW ROWS SERIALIZABLE SESSION_USER
 %token <str> SHARE SOME STDIN STDOUT SUBSTRING SUPERUSER TRAILING TRIM TRUNCATE UNCOMMITTED UNKNOWN
 %token <str> USING VACUUM WRITE INTERVAL CASCADE CONSTRAINT RESTRICT SIMILAR SYMMETRIC
-%token <str> ASYMMETRIC
+%token <str> ASYMMETRIC EXECUTE
 /* year, month, day, hour, minute or second right after INTERVAL 'text'
  * (sql_yylex turns the identifier into this token only there) */
 %token <str> IV_UNIT
@@ -130,6 +130,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <stmt> stmt insert_stmt update_stmt delete_stmt with_dml_stmt create_table_stmt drop_stmt
 %type <stmt> create_index_stmt txn_stmt grant_stmt role_stmt explain_stmt set_stmt
 %type <stmt> show_stmt explainable_stmt set_rest copy_stmt alter_role_stmt misc_stmt
+%type <stmt> prepare_stmt preparable_stmt execute_stmt
 %type <query> select_stmt select_with_parens select_no_parens select_clause simple_select
 %type <query> values_clause cte_query with_clause
 %type <limit> limit_clause
@@ -144,7 +145,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <list> sortby_list expr_list values_row name_list opt_include when_list
 %type <list> qualified_name_list set_list var_list grantee_list cte_list
 %type <list> opt_name_list returning_clause opt_partition substr_list trim_list
-%type <list> copy_col_list opt_on_conflict index_elems
+%type <list> copy_col_list opt_on_conflict index_elems opt_prep_types prep_type_list
 %type <copy> copy_opts copy_old_opts copy_generic_opts
 %type <txn> txn_mode_list opt_txn_modes
 %type <alias> opt_alias_clause
@@ -226,6 +227,8 @@ stmt:
   | copy_stmt
   | alter_role_stmt
   | misc_stmt
+  | prepare_stmt
+  | execute_stmt
   ;
 
 /* ---- queries ------------------------------------------------------------ */
@@ -1224,6 +1227,7 @@ unreserved_keyword:
   | CREATEROLE | CSV | DEALLOCATE | DELIMITER | ENCODING | ENCRYPTED | ESCAPE | FORCE | FREEZE
   | HEADER_P | ISOLATION | LEVEL | LOGIN | NEXT | NOCREATEDB | NOCREATEROLE | NOLOGIN
   | NOSUPERUSER | NOTHING | NOWAIT | OPERATOR | OVER | PARTITION | PREPARE | QUOTE | READ
+  | EXECUTE
   | RECURSIVE | REPEATABLE | RESET | ROW | ROWS | SERIALIZABLE | SHARE | STDIN | STDOUT
   | SUPERUSER | TRUNCATE | UNCOMMITTED | VACUUM | WRITE | CASCADE | RESTRICT | UNKNOWN
   ;
@@ -1918,6 +1922,68 @@ misc_stmt:
   | DEALLOCATE PREPARE col_id  { $$ = sql_stmt_new(ps, SQL_STMT_DEALLOCATE); $$->st_deallocate = $3; }
   | DEALLOCATE ALL             { $$ = sql_stmt_new(ps, SQL_STMT_DEALLOCATE); }
   | DEALLOCATE PREPARE ALL     { $$ = sql_stmt_new(ps, SQL_STMT_DEALLOCATE); }
+  ;
+
+/* PREPARE name [(type, …)] AS statement: the statement's own text is kept
+ * (pr_off, pr_len) so that the engine prepares it as a client's Parse
+ * would, with the given parameter types. */
+prepare_stmt:
+    PREPARE col_id opt_prep_types AS preparable_stmt
+      {
+        sql_prepare_t *pr = arena_zalloc(ps->ps_arena, sizeof *pr);
+        pr->pr_name = $2;
+        pr->pr_types = $3;
+        pr->pr_stmt = $5;
+        pr->pr_off = @5.lc_off;
+        pr->pr_len = @5.lc_end - @5.lc_off;
+        $$ = sql_stmt_new(ps, SQL_STMT_PREPARE);
+        $$->st_prepare = pr;
+      }
+  ;
+
+opt_prep_types:
+    '(' prep_type_list ')'  { $$ = $2; }
+  | %empty                  { $$ = NULL; }
+  ;
+
+prep_type_list:
+    type_name
+      {
+        sql_type_t *t = arena_alloc(ps->ps_arena, sizeof *t);
+        *t = $1;
+        $$ = APPEND(NULL, t);
+      }
+  | prep_type_list ',' type_name
+      {
+        sql_type_t *t = arena_alloc(ps->ps_arena, sizeof *t);
+        *t = $3;
+        $$ = APPEND($1, t);
+      }
+  ;
+
+preparable_stmt:
+    select_stmt  { $$ = sql_stmt_new(ps, SQL_STMT_SELECT); $$->st_query = $1; }
+  | insert_stmt
+  | update_stmt
+  | delete_stmt
+  | with_dml_stmt
+  ;
+
+/* EXECUTE name [(argument, …)] */
+execute_stmt:
+    EXECUTE col_id
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_EXECUTE);
+        $$->st_execute = arena_zalloc(ps->ps_arena, sizeof(sql_execute_t));
+        $$->st_execute->ex_name = $2;
+      }
+  | EXECUTE col_id '(' expr_list ')'
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_EXECUTE);
+        $$->st_execute = arena_zalloc(ps->ps_arena, sizeof(sql_execute_t));
+        $$->st_execute->ex_name = $2;
+        $$->st_execute->ex_args = $4;
+      }
   ;
 
 %%

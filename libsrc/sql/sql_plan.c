@@ -121,6 +121,44 @@ int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
   return CZ_OK;
 }
 
+int sql_bind_args(arena_t *a, const sql_list_t *args, const ty_t *to, int n, const sp_env_t *env,
+                  const ty_t *param_types, int nparams, xnode_t ***out, ty_t **out_ptypes,
+                  int *out_nparams, err_t *e)
+{
+  bd_t b;
+  memset(&b, 0, sizeof(b));
+  b.b_a = a;
+  b.b_env = env;
+  b.b_e = e;
+  if (nparams > 0) {
+    b.b_pcap = nparams;
+    b.b_ptypes = arena_alloc(a, sizeof(ty_t) * (size_t)nparams);
+    memcpy(b.b_ptypes, param_types, sizeof(ty_t) * (size_t)nparams);
+    b.b_nparams = nparams;
+  }
+  bd_scope_t empty;
+  memset(&empty, 0, sizeof(empty));
+  empty.sc_agg_forbid = "EXECUTE parameter";
+  xnode_t **x = arena_zalloc(a, sizeof(xnode_t *) * (size_t)(n + 1));
+  for (int i = 0; i < n && i < sql_list_len(args); i++) {
+    const sql_expr_t *ex = sql_list_at(args, i);
+    if (bd_expr(&b, &empty, ex, &x[i]) != CZ_OK)
+      return CZ_ERR;
+    if (bd_node_has_subq(x[i]) || b.b_nsubqs > 0)
+      return bd_error(&b, SQLSTATE_FEATURE_NOT_SUPPORTED, ex->ex_pos,
+                      "cannot use subquery in EXECUTE parameter");
+    if (!(x[i] = bd_cast(&b, x[i], to[i], ex->ex_pos)))
+      return CZ_ERR;
+  }
+  splan_t p;
+  memset(&p, 0, sizeof(p));
+  bd_finish(&b, &p);
+  *out = x;
+  *out_ptypes = p.sp_param_types;
+  *out_nparams = p.sp_nparams;
+  return CZ_OK;
+}
+
 int sql_eval_default(arena_t *a, const char *text, ty_t t, datum_t *out, err_t *e)
 {
   char *sql = arena_sprintf(a, "SELECT CAST(%s AS %s)", text, ty_name(a, t));

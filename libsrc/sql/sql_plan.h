@@ -120,6 +120,15 @@ typedef struct splan_s {
 int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
                   const ty_t *param_types, int nparams, splan_t **out, err_t *e);
 
+/* EXECUTE's arguments: each expression bound (no columns; a subquery is
+ * 0A000, as in PostgreSQL) and cast to to[i], the prepared statement's
+ * parameter type, into out[0..n-1] (each evaluated by xeval_scalar).
+ * $k in them are the EXECUTE's own parameters: param_types gives the
+ * client's types, *out_ptypes / *out_nparams all of them, inferred. */
+int sql_bind_args(arena_t *a, const sql_list_t *args, const ty_t *to, int n, const sp_env_t *env,
+                  const ty_t *param_types, int nparams, xnode_t ***out, ty_t **out_ptypes,
+                  int *out_nparams, err_t *e);
+
 /* The ty_t of a type name as written (CREATE TABLE, casts). */
 int sql_bind_type(const sql_type_t *t, ty_t *out, err_t *e);
 

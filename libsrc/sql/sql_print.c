@@ -850,6 +850,19 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
       pr_str(p, "all");
     pr_str(p, ")");
     break;
+  case SQL_STMT_PREPARE:
+    pr_str(p, "(prepare ");
+    pr_name(p, s->st_prepare->pr_name);
+    pr_str(p, " ");
+    pr_stmt(p, s->st_prepare->pr_stmt);
+    pr_str(p, ")");
+    break;
+  case SQL_STMT_EXECUTE:
+    pr_str(p, "(execute ");
+    pr_name(p, s->st_execute->ex_name);
+    pr_exprs(p, s->st_execute->ex_args);
+    pr_str(p, ")");
+    break;
   case SQL_STMT_SET_TRANSACTION:
     pr_str(p, "(set-transaction");
     pr_txnmode(p, s->st_txn);

@@ -8,14 +8,13 @@
  * extent 0 and so holds the header; the other stripe files carry no header
  * of their own and are recognised by the count in stripe 0's header. All
  * I/O goes through the OS page cache (no O_DIRECT); durability comes from
- * fsync at checkpoints. An exclusive flock on stripe 0 keeps a second
- * process from opening the same database.
+ * fsync at checkpoints. An exclusive flock on every stripe file keeps a
+ * second process from opening the same database or any of its files.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -75,14 +74,14 @@ int st_files_open(storage_t *st, const st_config_t *cfg, bool *created, err_t *e
     }
     st->st_n_files = i + 1;
   }
-  if (flock(st->st_files[0].sf_fd, LOCK_EX | LOCK_NB) != 0) {
-    int err = errno;
-    st_files_close(st);
-    if (err == EWOULDBLOCK)
-      return err_set(e, SQLSTATE_OBJECT_IN_USE, "database %s is in use by another process",
-                     paths[0]);
-    return err_set(e, SQLSTATE_IO_ERROR, "flock %s: %s", paths[0], strerror(err));
-  }
+  /* Every file is locked, not only stripe 0: a second server whose
+   * stripe list shares any one file with ours must not write it. */
+  for (int i = 0; i < n; i++)
+    if (flk_lock_exclusive(st->st_files[i].sf_fd, paths[i],
+                           i == 0 ? "database file" : "database stripe", e) != CZ_OK) {
+      st_files_close(st);
+      return CZ_ERR;
+    }
   st->st_locked = true;
   return CZ_OK;
 }
@@ -90,8 +89,8 @@ int st_files_open(storage_t *st, const st_config_t *cfg, bool *created, err_t *e
 void st_files_close(storage_t *st)
 {
   for (int i = 0; i < st->st_n_files; i++) {
-    if (i == 0 && st->st_locked)
-      flock(st->st_files[0].sf_fd, LOCK_UN);
+    if (st->st_locked)
+      flk_unlock(st->st_files[i].sf_fd);
     fg_release_fd(st->st_files[i].sf_fd);
     close(st->st_files[i].sf_fd);
   }

@@ -125,7 +125,7 @@ struct storage_s {
   int st_n_files;           /* stripes; 1 when not striped */
   bool st_do_sync;          /* false in tests: fsync skipped */
   bool st_created;
-  bool st_locked;           /* holds the flock on stripe 0 */
+  bool st_locked;           /* holds the flock on every stripe file */
 
   cz_mutex_t st_mtx;        /* guards the maps below (see file notes) */
   uint64_t st_n_pages;      /* multiple of ST_EXTENT_PAGES */

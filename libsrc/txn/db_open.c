@@ -89,12 +89,17 @@ int db_open(const db_config_t *cfg, db_t **out, err_t *e)
   int rc = db_dir_cache_init(&db->db_cache, e);
   if (rc == CZ_OK)
     rc = txn_locktab_create(db, e);
-  if (rc == CZ_OK)
-    rc = st_open(&db->db_cfg.dc_storage, &db->db_st, e);
-  if (rc == CZ_OK)
-    rc = bp_create(db->db_st, &db->db_cfg.dc_pool, &db->db_bp, e);
+  /* The log first: its lock refuses a second server sharing it before
+   * a database file is created or read. */
   if (rc == CZ_OK)
     rc = wal_open(db->db_cfg.dc_wal_path, db->db_cfg.dc_sync, &db->db_wal, e);
+  if (rc == CZ_OK && st_open(&db->db_cfg.dc_storage, &db->db_st, e) != CZ_OK) {
+    rc = CZ_ERR;
+    wal_close_discard(db->db_wal);  /* a log made just now for a database in use */
+    db->db_wal = NULL;
+  }
+  if (rc == CZ_OK)
+    rc = bp_create(db->db_st, &db->db_cfg.dc_pool, &db->db_bp, e);
   if (rc == CZ_OK) {
     size_t len;
     const void *ur = st_user_root(db->db_st, &len);

@@ -33,6 +33,7 @@ struct wal_s {
   int w_fd;
   char *w_path;
   bool w_sync;             /* fdatasync after each group write */
+  bool w_created;          /* this open created the file (wal_close_discard) */
   uint64_t w_generation;   /* 0 until the first restart: appends refused */
   cz_mutex_t w_mx;
   cz_cond_t w_cond;        /* a group became durable, or the log failed */
@@ -93,6 +94,12 @@ int wal_open(const char *path, bool sync, wal_t **out, err_t *e)
   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0)
     return err_set(e, SQLSTATE_IO_ERROR, "open log %s: %s", path, strerror(errno));
+  /* Before anything is read or written: a second server with another
+   * database but this log must not append to it nor truncate it. */
+  if (flk_lock_exclusive(fd, path, "transaction log", e) != CZ_OK) {
+    close(fd);
+    return CZ_ERR;
+  }
   if (!existed && sync && wal_sync_dir(path, e) != CZ_OK) {
     close(fd);
     return CZ_ERR;
@@ -107,6 +114,7 @@ int wal_open(const char *path, bool sync, wal_t **out, err_t *e)
   }
   w->w_fd = fd;
   w->w_path = p;
+  w->w_created = !existed;
   fg_protect_fd(fd, path, "the transaction log");
   w->w_sync = sync;
   mutex_init(&w->w_mx);
@@ -127,6 +135,19 @@ void wal_close(wal_t *w)
   free(w->w_spare);
   free(w->w_path);
   free(w);
+}
+
+void wal_close_discard(wal_t *w)
+{
+  if (!w)
+    return;
+  struct stat sb;
+  bool empty = fstat(w->w_fd, &sb) == 0 && sb.st_size == 0;
+  char *path = w->w_created && empty ? strdup(w->w_path) : NULL;
+  wal_close(w);
+  if (path)
+    unlink(path);
+  free(path);
 }
 
 void wal_header_encode(uint8_t out[WAL_HEADER_SIZE], uint64_t generation)

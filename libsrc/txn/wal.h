@@ -49,6 +49,10 @@ typedef struct wal_stats_s {
  * it; appends are refused until the first wal_restart names a generation. */
 int wal_open(const char *path, bool sync, wal_t **out, err_t *e);
 void wal_close(wal_t *w);
+/* wal_close for an open that went no further (the database could not be
+ * opened): a file this open created and nothing wrote is removed again,
+ * so that a refused start leaves no stray log behind. */
+void wal_close_discard(wal_t *w);
 
 /* Truncates the log to a fresh header naming generation and syncs it. The
  * caller guarantees no append is in progress (the checkpoint gate). */

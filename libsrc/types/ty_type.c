@@ -38,11 +38,14 @@ ty_t ty_plain(ty_id_t id)
   t.t_len = -1;
   t.t_prec = -1;
   t.t_scale = 0;
+  t.t_elem = TY_UNKNOWN;
   return t;
 }
 
 char *ty_name(arena_t *a, ty_t t)
 {
+  if (t.t_elem != TY_UNKNOWN && t.t_elem < TY_COUNT_)
+    return arena_sprintf(a, "%s[]", ty_name(a, ty_plain(t.t_elem)));
   switch (t.t_id) {
   case TY_BOOL:
     return arena_strdup(a, "boolean");

@@ -61,6 +61,13 @@ typedef struct ty_s {
   int32_t t_len;    /* CHAR(n)/VARCHAR(n) length in characters; -1 none */
   int16_t t_prec;   /* NUMERIC(p,s); -1 when unconstrained */
   int16_t t_scale;
+  ty_id_t t_elem;   /* an array, held as PostgreSQL's text form (t_id TY_TEXT): its
+                     * element type (any number of dimensions, as PostgreSQL's int[]);
+                     * TY_UNKNOWN for every value that is not an array. The binder
+                     * sets and reads it (ARRAY[…], ARRAY(…), casts, catalog array
+                     * columns) so that array-ness follows a value through
+                     * subqueries, set operations and CTEs; storage and the wire
+                     * see text */
 } ty_t;
 
 ty_phys_t ty_phys(ty_id_t id);

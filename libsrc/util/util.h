@@ -97,6 +97,15 @@ void fg_release_fd(int fd);
 const char *fg_protected(const struct stat *sb, const char *real);
 int fg_count(void); /* registered files, for tests */
 
+/* ---- locks on the files a server writes (filelock.c) -------------------
+ *
+ * An exclusive, non-blocking flock held while the descriptor stays open:
+ * 55006 "<what> <path> is in use by another process" when another process
+ * (or another open in this one) holds it. The kernel releases it when the
+ * process ends, however it ends, so a stale lock never blocks a start. */
+int flk_lock_exclusive(int fd, const char *path, const char *what, err_t *e);
+void flk_unlock(int fd);
+
 /* ---- fatal signals (crash.c) ------------------------------------------
  *
  * crash_install (the server program, once, before its threads start) logs

@@ -209,6 +209,50 @@ static void test_portal_row_limit(void **state)
   estmt_free(st);
 }
 
+/* EXECUTE of a prepared query: described as the query (columns, its own
+ * $1), suspended and resumed under a row limit, and still running after
+ * its target is DEALLOCATEd (the portal keeps the statement alive). */
+static void test_execute_row_limit(void **state)
+{
+  (void)state;
+  en_exec(ses, "CREATE TABLE xr(a int PRIMARY KEY)");
+  en_exec(ses, "INSERT INTO xr VALUES (1),(2),(3),(4),(5)");
+  en_exec(ses, "PREPARE xr_q(int) AS SELECT a FROM xr WHERE a >= $1 ORDER BY a");
+  err_t e;
+  estmt_t *st;
+  const char *sql = "EXECUTE xr_q($1 - 1)";
+  assert_int_equal(estmt_prepare(ses, sql, strlen(sql), NULL, 0, &st, &e), CZ_OK);
+  assert_int_equal(estmt_kind(st), ESTMT_QUERY);
+  assert_int_equal(estmt_nparams(st), 1);
+  const ecol_t *cols;
+  int ncols;
+  estmt_columns(st, &cols, &ncols);
+  assert_int_equal(ncols, 1);
+  assert_string_equal(cols[0].ec_name, "a");
+  eparam_t prm = {.ep_data = (const uint8_t *)"2", .ep_len = 1, .ep_format = 0};
+  eportal_t *p;
+  assert_int_equal(eportal_bind(st, &prm, 1, &p, &e), CZ_OK);
+  bool susp;
+  int n = 0;
+  assert_int_equal(eportal_execute(p, 2, count_rows, &n, &susp, &e), CZ_OK);
+  assert_true(susp);
+  assert_int_equal(n, 2);
+  en_exec(ses, "DEALLOCATE xr_q");
+  n = 0;
+  assert_int_equal(eportal_execute(p, 0, count_rows, &n, &susp, &e), CZ_OK);
+  assert_false(susp);
+  assert_int_equal(n, 3);
+  assert_string_equal(eportal_tag(p), "SELECT 5");
+  eportal_free(p);
+  /* the target is gone now */
+  assert_int_equal(eportal_bind(st, &prm, 1, &p, &e), CZ_OK);
+  assert_int_equal(eportal_execute(p, 0, count_rows, &n, &susp, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "26000");
+  eportal_free(p);
+  estmt_free(st);
+  en_expect_error(ses, "EXECUTE xr_q(1)", "26000");
+}
+
 static void test_parameter_types_and_formats(void **state)
 {
   (void)state;
@@ -378,6 +422,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_commit_outside_block_warns, setup, teardown),
       cmocka_unit_test_setup_teardown(test_portal_row_limit, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_execute_row_limit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_parameter_types_and_formats, setup, teardown),
       cmocka_unit_test_setup_teardown(test_explain, setup, teardown),
       cmocka_unit_test_setup_teardown(test_copy_in_and_out, setup, teardown),

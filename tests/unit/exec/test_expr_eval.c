@@ -353,7 +353,7 @@ static void test_comparisons(void **state)
   assert_int_equal(out.v_i64[1], 6);
   assert_int_equal(out.v_null[2], 1);
   /* CHAR compares without its padding. */
-  ty_t c5 = {TY_CHAR, 5, -1, 0};
+  ty_t c5 = {TY_CHAR, 5, -1, 0, TY_UNKNOWN};
   assert_string_equal(tx_eval_text(tx_op(XOP_EQ, tx_t(c5, "ab"), tx_s("ab"))), "t");
 }
 

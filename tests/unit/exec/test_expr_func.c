@@ -98,7 +98,7 @@ static void test_strings(void **state)
   assert_string_equal(F1("length", tx_s("h\xc3\xa9llo")), "5");
   assert_string_equal(F1("octet_length", tx_s("h\xc3\xa9llo")), "6");
   assert_string_equal(F1("char_length", unk("abc")), "3");
-  ty_t c5 = {TY_CHAR, 5, -1, 0};
+  ty_t c5 = {TY_CHAR, 5, -1, 0, TY_UNKNOWN};
   assert_string_equal(F1("length", tx_t(c5, "ab")), "2");
   assert_string_equal(F1("lower", tx_s("HeLLo")), "hello");
   assert_string_equal(F1("upper", tx_s("hello")), "HELLO");
@@ -230,7 +230,7 @@ static void test_resolution_errors(void **state)
   assert_int_equal(xfunc_resolve("round", args, 1, &f, to, &res, &e), CZ_OK);
   assert_int_equal(res.t_id, TY_NUMERIC);
   /* Varchar arguments are passed as text. */
-  ty_t v10 = {TY_VARCHAR, 10, -1, 0};
+  ty_t v10 = {TY_VARCHAR, 10, -1, 0, TY_UNKNOWN};
   args[0] = v10;
   assert_int_equal(xfunc_resolve("upper", args, 1, &f, to, &res, &e), CZ_OK);
   assert_int_equal(to[0].t_id, TY_TEXT);

@@ -110,7 +110,7 @@ static void test_common_type(void **state)
   in[1] = T(TY_UNKNOWN);
   assert_int_equal(xtype_common(in, 2, &out, &e), CZ_OK);
   assert_int_equal(out.t_id, TY_TEXT);
-  ty_t v10 = {TY_VARCHAR, 10, -1, 0}, v20 = {TY_VARCHAR, 20, -1, 0};
+  ty_t v10 = {TY_VARCHAR, 10, -1, 0, TY_UNKNOWN}, v20 = {TY_VARCHAR, 20, -1, 0, TY_UNKNOWN};
   in[0] = v10;
   in[1] = v10;
   assert_int_equal(xtype_common(in, 2, &out, &e), CZ_OK);
@@ -171,7 +171,7 @@ static void test_casts_follow_postgres(void **state)
   assert_string_equal(cast(tx, "abc", i4, true), "ERR 22P02");
   assert_string_equal(cast(tx, " 12 ", i4, true), "12");
   assert_string_equal(cast(tx, "99999999999", i4, true), "ERR 22003");
-  ty_t v3 = {TY_VARCHAR, 3, -1, 0}, c3 = {TY_CHAR, 3, -1, 0}, n52 = {TY_NUMERIC, -1, 5, 2};
+  ty_t v3 = {TY_VARCHAR, 3, -1, 0, TY_UNKNOWN}, c3 = {TY_CHAR, 3, -1, 0, TY_UNKNOWN}, n52 = {TY_NUMERIC, -1, 5, 2, TY_UNKNOWN};
   assert_string_equal(cast(tx, "abcd", v3, false), "ERR 22001");
   assert_string_equal(cast(tx, "abcd", v3, true), "abc");
   assert_string_equal(cast(tx, "ab", c3, false), "ab ");

@@ -91,12 +91,38 @@ static void missing_stripe_file_is_an_io_error(void **state)
   assert_non_null(strstr(e.er_msg, s1));
 }
 
+/* A second open of a database sharing only a later stripe file with an
+ * open one is refused (55006): every stripe is locked, not only the first. */
+static void shared_stripe_is_locked(void **state)
+{
+  char s0[512], s1[512], t0[512];
+  st_config_t cfg, other;
+  storage_t *st2 = NULL;
+  err_t e;
+
+  (void)state;
+  snprintf(s0, sizeof s0, "%s", stt_path("sp_lock.0"));
+  snprintf(s1, sizeof s1, "%s", stt_path("sp_lock.1"));
+  snprintf(t0, sizeof t0, "%s", stt_path("sp_lock.other0"));
+  unlink(t0);
+  cfg = striped(s0, s1, NULL);
+  storage_t *st = stt_open_cfg(&cfg);
+  other = striped(t0, s1, NULL);
+  assert_int_equal(st_open(&other, &st2, &e), CZ_ERR);
+  assert_true(err_is(&e, SQLSTATE_OBJECT_IN_USE));
+  assert_non_null(strstr(e.er_msg, s1));
+  st_close(st);
+  /* released with the first: the same files open again */
+  st_close(stt_open_cfg(&cfg));
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(pages_land_in_their_stripe_file),
       cmocka_unit_test(other_stripe_count_is_refused),
       cmocka_unit_test(missing_stripe_file_is_an_io_error),
+      cmocka_unit_test(shared_stripe_is_locked),
   };
 
   return cmocka_run_group_tests_name("storage striping", tests, NULL, NULL);

@@ -466,10 +466,36 @@ static void test_user_root_roundtrip(void **state)
   assert_int_equal(db_root_decode(b, sizeof b, &back, &e), CZ_ERR);
 }
 
+/* A log is locked while open: a second open (another server, or this
+ * process again) is refused with 55006 and the file left as it was; the
+ * lock goes with the first close. */
+static void test_log_locked(void **state)
+{
+  (void)state;
+  char *path = fresh_path("wal_locked");
+  write_log(path, 3, 2, NULL);
+  size_t len0, len1;
+  free(slurp(path, &len0));
+  wal_t *w, *w2 = NULL;
+  err_t e;
+  OK(wal_open(path, false, &w, &e_));
+  assert_int_equal(wal_open(path, false, &w2, &e), CZ_ERR);
+  assert_true(err_is(&e, SQLSTATE_OBJECT_IN_USE));
+  assert_non_null(strstr(e.er_msg, path));
+  assert_null(w2);
+  free(slurp(path, &len1));
+  assert_int_equal(len0, len1);
+  wal_close(w);
+  OK(wal_open(path, false, &w2, &e_));
+  wal_close(w2);
+  free(path);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_append_read_back),
+    cmocka_unit_test(test_log_locked),
     cmocka_unit_test(test_record_head),
     cmocka_unit_test(test_torn_tail_every_byte),
     cmocka_unit_test(test_bad_checksum_stops),

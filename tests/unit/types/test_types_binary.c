@@ -115,7 +115,7 @@ static void test_malformed_binary_is_22P03(void **state)
   assert_int_equal(ty_parse_binary(ty_plain(TY_NUMERIC), short_len, sizeof(short_len), ar, &d, &e),
                    CZ_ERR);
   assert_string_equal(e.er_sqlstate, "22P03");
-  ty_t v2 = {TY_VARCHAR, 2, -1, 0};
+  ty_t v2 = {TY_VARCHAR, 2, -1, 0, TY_UNKNOWN};
   assert_int_equal(ty_parse_binary(v2, (const uint8_t *)"abc", 3, ar, &d, &e), CZ_ERR);
   assert_string_equal(e.er_sqlstate, "22001");
 }

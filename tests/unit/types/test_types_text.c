@@ -183,7 +183,7 @@ static void test_numeric_keeps_scale(void **state)
   assert_string_equal(round_trip(n, "00.100"), "0.100");
   /* more than 38 significant digits is 22003, never a silent rounding */
   assert_string_equal(round_trip(n, "1.000000000000000000000000000000000000001"), "ERR 22003");
-  ty_t n52 = {TY_NUMERIC, -1, 5, 2};
+  ty_t n52 = {TY_NUMERIC, -1, 5, 2, TY_UNKNOWN};
   assert_string_equal(round_trip(n52, "123.456"), "123.46");
   assert_string_equal(round_trip(n52, "-1.005"), "-1.01");
   assert_string_equal(round_trip(n52, "1"), "1.00");
@@ -237,15 +237,15 @@ static void test_timestamps(void **state)
   assert_string_equal(round_trip(t, "2020-01-01 23:59:59.9999995"), "2020-01-02 00:00:00");
   assert_string_equal(round_trip(t, "2020-01-01 12:00:60"), "2020-01-01 12:01:00");
   assert_string_equal(round_trip(t, "294277-01-01"), "ERR 22008");
-  ty_t t0 = {TY_TIMESTAMP, -1, 0, 0};
+  ty_t t0 = {TY_TIMESTAMP, -1, 0, 0, TY_UNKNOWN};
   assert_string_equal(round_trip(t0, "2020-01-02 03:04:05.5"), "2020-01-02 03:04:06");
 }
 
 static void test_strings_and_lengths(void **state)
 {
   (void)state;
-  ty_t v3 = {TY_VARCHAR, 3, -1, 0};
-  ty_t c3 = {TY_CHAR, 3, -1, 0};
+  ty_t v3 = {TY_VARCHAR, 3, -1, 0, TY_UNKNOWN};
+  ty_t c3 = {TY_CHAR, 3, -1, 0, TY_UNKNOWN};
   assert_string_equal(round_trip(v3, "abc"), "abc");
   assert_string_equal(round_trip(v3, "abcd"), "ERR 22001");
   assert_string_equal(round_trip(v3, "abc   "), "abc");

@@ -29,7 +29,7 @@ static void test_names_like_format_type(void **state)
 {
   (void)state;
   arena_t *a = arena_create(NULL, "t");
-  ty_t v20 = {TY_VARCHAR, 20, -1, 0}, n102 = {TY_NUMERIC, -1, 10, 2}, c1 = {TY_CHAR, 1, -1, 0};
+  ty_t v20 = {TY_VARCHAR, 20, -1, 0, TY_UNKNOWN}, n102 = {TY_NUMERIC, -1, 10, 2, TY_UNKNOWN}, c1 = {TY_CHAR, 1, -1, 0, TY_UNKNOWN};
   assert_string_equal(ty_name(a, ty_plain(TY_INT4)), "integer");
   assert_string_equal(ty_name(a, ty_plain(TY_FLOAT8)), "double precision");
   assert_string_equal(ty_name(a, v20), "character varying(20)");
@@ -44,7 +44,7 @@ static void test_names_like_format_type(void **state)
 static void test_pg_oids_and_typmods(void **state)
 {
   (void)state;
-  ty_t v20 = {TY_VARCHAR, 20, -1, 0}, n102 = {TY_NUMERIC, -1, 10, 2};
+  ty_t v20 = {TY_VARCHAR, 20, -1, 0, TY_UNKNOWN}, n102 = {TY_NUMERIC, -1, 10, 2, TY_UNKNOWN};
   assert_int_equal(ty_pg_oid(ty_plain(TY_INT4)), 23);
   assert_int_equal(ty_pg_oid(ty_plain(TY_INT8)), 20);
   assert_int_equal(ty_pg_oid(ty_plain(TY_NUMERIC)), 1700);
