@@ -124,16 +124,23 @@ int en_pgcat_table(esession_t *s, const char *schema, const char *name, arena_t 
   sp_table_t *t = arena_zalloc(a, sizeof(*t));
   const char **names = arena_alloc(a, sizeof(char *) * (size_t)(n + 1));
   ty_t *types = arena_alloc(a, sizeof(ty_t) * (size_t)(n + 1));
+  ty_id_t *sub = arena_alloc(a, sizeof(ty_id_t) * (size_t)(n + 1));
   for (int i = 0; i < n; i++) {
     names[i] = pgcat_col_name(r, i);
     types[i] = pgcat_col_type(r, i);
     /* A column of an array type (pg_constraint.conkey int2[], relacl …)
      * is an array to the binder (ARRAY[…] of it adds a dimension);
-     * int2vector and oidvector are not, as in PostgreSQL. */
+     * int2vector and oidvector are not, as in PostgreSQL, but both can
+     * be subscripted (indkey[0]). */
     pgcat_pgtype_t pt = pgcat_col_pgtype(r, i), el;
-    if (pt != PGT_INT2VECTOR && pt != PGT_OIDVECTOR && pgcat_pgtype_elem(pt, &el))
-      types[i].t_elem = pgcat_pg_type_storage(el).t_id;
+    sub[i] = TY_UNKNOWN;
+    if (pgcat_pgtype_elem(pt, &el)) {
+      sub[i] = pgcat_pg_type_storage(el).t_id;
+      if (pt != PGT_INT2VECTOR && pt != PGT_OIDVECTOR)
+        types[i].t_elem = sub[i];
+    }
   }
+  t->tb_subscript_elem = sub;
   t->tb_handle = (void *)r;
   t->tb_oid = pgcat_rel_oid(r);
   t->tb_schema = pgcat_rel_schema(r);

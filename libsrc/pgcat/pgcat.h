@@ -180,6 +180,6 @@ char *pgcat_regrole_out(const pgcat_env_t *env, cat_oid_t oid, arena_t *a);
 char *pgcat_format_type(uint32_t type_oid, int32_t typmod, arena_t *a);
 
 /* Arrays have at most this many dimensions (PostgreSQL's MAXDIM). */
-#define PGCAT_ARRAY_MAXDIM 6
+#define PGCAT_ARRAY_MAXDIM TY_ARRAY_MAXDIM
 
 #endif /* CZ_PGCAT_H */

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "exec/exec_pg.h"
-#include "pgcat/pgcat.h"
 #include "sql/sql_bind_ext.h"
 
 int bd_ext_call(bd_t *b, const char *name, xnode_t **args, int n, int pos, xnode_t **out)
@@ -52,10 +51,10 @@ static xnode_t *as_text(bd_t *b, xnode_t *n, int pos)
   return bd_cast(b, n, ty_plain(TY_TEXT), pos);
 }
 
-/* The PostgreSQL type of a column reference when it names a column of a
- * pgcat relation (pg_index.indkey: int2vector), searched like the binder
- * resolves names: innermost scope first. */
-static bool column_pgtype(const bd_scope_t *sc, const sql_expr_t *x, pgcat_pgtype_t *out)
+/* The element type x[i] gives when the column reference x names a column
+ * the table metadata marks subscriptable (pg_index.indkey: int2vector),
+ * searched like the binder resolves names: innermost scope first. */
+static bool column_subscript_elem(const bd_scope_t *sc, const sql_expr_t *x, ty_id_t *out)
 {
   for (const bd_scope_t *s = sc; s; s = s->sc_parent) {
     const bd_rel_t *hit = NULL;
@@ -74,9 +73,10 @@ static bool column_pgtype(const bd_scope_t *sc, const sql_expr_t *x, pgcat_pgtyp
     if (found > 1)
       return false;
     if (found == 1) {
-      if (!hit->rl_table || !pgcat_is_rel(hit->rl_table->tb_handle))
+      if (!hit->rl_table || !hit->rl_table->tb_subscript_elem ||
+          hit->rl_table->tb_subscript_elem[hit_col] == TY_UNKNOWN)
         return false;
-      *out = pgcat_col_pgtype(hit->rl_table->tb_handle, hit_col);
+      *out = hit->rl_table->tb_subscript_elem[hit_col];
       return true;
     }
   }
@@ -96,9 +96,9 @@ ty_t bd_array_elem_of(const bd_scope_t *sc, const sql_expr_t *x, const xnode_t *
     return ty_plain(bound->x_type.t_elem);
   /* int2vector and oidvector columns of the catalog: subscripted, though
    * not arrays to ARRAY[…] (PostgreSQL's ARRAY[indkey] is {"1 2"}) */
-  pgcat_pgtype_t pt, el;
-  if (x->ex_kind == SQL_E_COLUMN && column_pgtype(sc, x, &pt) && pgcat_pgtype_elem(pt, &el))
-    return pgcat_pg_type_storage(el);
+  ty_id_t el;
+  if (x->ex_kind == SQL_E_COLUMN && column_subscript_elem(sc, x, &el))
+    return ty_plain(el);
   return ty_plain(TY_TEXT);
 }
 
@@ -110,13 +110,13 @@ static int bd_subscript_md(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t
   int n = 0;
   const sql_expr_t *base = x;
   for (; base->ex_kind == SQL_E_SUBSCRIPT; base = base->ex_left) {
-    if (n >= PGCAT_ARRAY_MAXDIM)
+    if (n >= TY_ARRAY_MAXDIM)
       return bd_error(b, "54000", x->ex_pos,
                       "number of array dimensions (%d) exceeds the maximum allowed (%d)", n + 1,
-                      PGCAT_ARRAY_MAXDIM);
+                      TY_ARRAY_MAXDIM);
     chain[n++] = base;
   }
-  xnode_t *args[PGCAT_ARRAY_MAXDIM + 1], *el;
+  xnode_t *args[TY_ARRAY_MAXDIM + 1], *el;
   if (bd_expr(b, sc, base, &args[0]) != CZ_OK)
     return CZ_ERR;
   ty_t et = bd_array_elem_of(sc, base, args[0]);

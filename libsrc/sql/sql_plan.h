@@ -63,6 +63,10 @@ typedef struct sp_table_s {
   const int *tb_pk;
   int tb_nindexes;
   const sp_index_t *tb_indexes;
+  /* Per column, the element type x[i] gives (arrays, and the catalog's
+   * int2vector and oidvector, which are not arrays to ARRAY[…]);
+   * TY_UNKNOWN: not subscriptable. NULL: no column is. */
+  const ty_id_t *tb_subscript_elem;
 } sp_table_t;
 
 /* What the binder asks of the world outside. */

@@ -56,6 +56,9 @@ typedef enum ty_phys_e {
   TP_STR    /* str_t: CHAR, VARCHAR, TEXT, BYTEA */
 } ty_phys_t;
 
+/* The most dimensions an array may have (PostgreSQL's MAXDIM). */
+#define TY_ARRAY_MAXDIM 6
+
 typedef struct ty_s {
   ty_id_t t_id;
   int32_t t_len;    /* CHAR(n)/VARCHAR(n) length in characters; -1 none */
