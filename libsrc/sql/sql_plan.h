@@ -118,7 +118,8 @@ int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
 int sql_bind_type(const sql_type_t *t, ty_t *out, err_t *e);
 
 /* Evaluates a column DEFAULT's SQL text (or an expression tree for
- * CREATE TABLE's check) to a value of type t. */
+ * CREATE TABLE's check) to a value of type t, in a. The evaluation is
+ * charged to a's budget (none: unlimited) and fails with 53200 past it. */
 int sql_eval_default(arena_t *a, const char *text, ty_t t, datum_t *out, err_t *e);
 
 /* SQL text of an expression (for DEFAULTs kept as text), in a; NULL with

@@ -4,7 +4,8 @@
  * from the current chunk by moving a pointer; when it is exhausted a new
  * chunk twice the size of the last (8 KB up to 1 MB) becomes current.
  * Requests above ARENA_LARGE get a chunk of their own so that one big vector
- * does not waste the tail of a small chunk. Nothing is freed piecemeal: reset
+ * does not waste the tail of a small chunk. Nothing is freed piecemeal (except
+ * a dedicated chunk given back by arena_free, for tables that double): reset
  * frees every chunk but the current one (so a per-batch arena that is reset
  * in a loop stops calling malloc after the first batch), destroy frees all.
  *
@@ -209,18 +210,11 @@ void *arena_alloc(arena_t *a, size_t n)
   return a->ar_cur - r;
 }
 
-void *arena_try_alloc(arena_t *a, size_t n)
+/* The budget check and malloc of arena_try_alloc: NULL (budget marked)
+ * when need bytes would pass the limit or the system refuses them. */
+static arena_chunk_t *arena_try_chunk(arena_t *a, size_t need)
 {
-  size_t r = arena_round(n ? n : 1);
-  if (!ARENA_SEPARATE && r >= n && r <= ARENA_LARGE && (size_t)(a->ar_end - a->ar_cur) >= r) {
-    a->ar_used += n;
-    a->ar_cur += r;
-    return a->ar_cur - r;
-  }
   mem_budget_t *b = a->ar_budget;
-  if (n > SIZE_MAX - ARENA_CHUNK_HDR - ARENA_ALIGN)
-    return NULL;
-  size_t need = ARENA_CHUNK_HDR + n;
   if (b && b->mb_limit > 0 &&
       (int64_t)need > b->mb_limit - atomic_load(&b->mb_used)) {
     if (atomic_load(&b->mb_exceeded) == 0)
@@ -236,11 +230,70 @@ void *arena_try_alloc(arena_t *a, size_t n)
     return NULL;
   }
   budget_charge(b, need);
+  return c;
+}
+
+void *arena_try_alloc(arena_t *a, size_t n)
+{
+  size_t r = arena_round(n ? n : 1);
+  if (!ARENA_SEPARATE && r >= n && r <= ARENA_LARGE) {
+    /* A small request past the current chunk takes a new regular chunk, as
+     * arena_alloc would: many small fallible requests (the strings of a row
+     * store) must not each cost a malloc of their own. */
+    if ((size_t)(a->ar_end - a->ar_cur) < r) {
+      arena_chunk_t *c = arena_try_chunk(a, ARENA_CHUNK_HDR + a->ar_next_size);
+      if (!c)
+        return NULL;
+      c->ck_size = a->ar_next_size;
+      c->ck_next = a->ar_chunks;
+      a->ar_chunks = c;
+      a->ar_cur = (char *)c + ARENA_CHUNK_HDR;
+      a->ar_end = a->ar_cur + c->ck_size;
+      if (a->ar_next_size < ARENA_MAX_CHUNK)
+        a->ar_next_size *= 2;
+    }
+    a->ar_used += n;
+    a->ar_cur += r;
+    return a->ar_cur - r;
+  }
+  if (n > SIZE_MAX - ARENA_CHUNK_HDR - ARENA_ALIGN)
+    return NULL;
+  arena_chunk_t *c = arena_try_chunk(a, ARENA_CHUNK_HDR + n);
+  if (!c)
+    return NULL;
   c->ck_size = n;
   c->ck_next = a->ar_large;
   a->ar_large = c;
   a->ar_used += n;
   return (char *)c + ARENA_CHUNK_HDR;
+}
+
+void *arena_try_zalloc(arena_t *a, size_t n)
+{
+  void *p = arena_try_alloc(a, n);
+  if (p)
+    memset(p, 0, n);
+  return p;
+}
+
+void arena_free(arena_t *a, void *p)
+{
+  if (!p)
+    return;
+  /* Only dedicated chunks can go back; the list is walked because a
+   * pointer carved from a regular chunk must be recognised as such (and
+   * left alone). Callers free rarely (a table that doubled), so the walk
+   * costs less than the copy that preceded it. */
+  for (arena_chunk_t **pp = &a->ar_large; *pp; pp = &(*pp)->ck_next) {
+    arena_chunk_t *c = *pp;
+    if ((char *)c + ARENA_CHUNK_HDR == (char *)p) {
+      *pp = c->ck_next;
+      a->ar_used -= c->ck_size;
+      budget_uncharge(a->ar_budget, ARENA_CHUNK_HDR + c->ck_size);
+      free(c);
+      return;
+    }
+  }
 }
 
 void *arena_zalloc(arena_t *a, size_t n)

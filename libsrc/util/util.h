@@ -140,8 +140,15 @@ void arena_set_budget(arena_t *a, mem_budget_t *b);
 mem_budget_t *arena_budget(const arena_t *a);
 /* As arena_alloc, but NULL (nothing allocated, the budget marked) when the
  * request would take a's budget past its limit or malloc fails: for
- * requests whose size a user controls (string functions, aggregates). */
+ * requests whose size grows with the data or a user controls (row stores,
+ * hash tables, copied strings, string functions, aggregates). */
 void *arena_try_alloc(arena_t *a, size_t n);
+void *arena_try_zalloc(arena_t *a, size_t n);
+/* Gives back p at once when it has a chunk of its own (a request above
+ * 4 KB, or any request in the sanitizer build); otherwise does nothing, and
+ * p lives until the arena is reset. For tables that double: the old copy
+ * need not stay charged while the query goes on. p may be NULL. */
+void arena_free(arena_t *a, void *p);
 /* As arena_reset, but the kept chunk goes too: an arena that held one
  * execution's state stops holding memory between executions. */
 void arena_release(arena_t *a);
