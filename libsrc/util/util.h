@@ -6,7 +6,8 @@
  * Design notes: lower layers return an int status (CZ_OK, or CZ_ERR with an
  * err_t filled in) and never jump. Arenas form a tree (server > session >
  * transaction > query > batch); memory is released by resetting or destroying
- * an arena, never piecemeal. See util/README.md.
+ * an arena, never piecemeal (but for arena_free of a chunk of its own, for
+ * tables that double). See util/README.md.
  */
 #ifndef CZ_UTIL_H
 #define CZ_UTIL_H
