@@ -674,7 +674,7 @@ static int portal_copy_in_data(eportal_t *p, const char *data, size_t len, err_t
       return op_budget_error(&ci->ci_budget, ci->ci_budget.mb_limit, e);
     if (ci->ci_plen)
       memcpy(n, ci->ci_pending, ci->ci_plen);
-    arena_free(ci->ci_mem, ci->ci_pending);
+    arena_free(ci->ci_mem, ci->ci_pending, ci->ci_pcap);
     ci->ci_pending = n;
     ci->ci_pcap = cap;
   }

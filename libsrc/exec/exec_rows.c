@@ -98,7 +98,7 @@ static int rs_grow(rstore_t *rs, err_t *e)
       return op_alloc_error(rs->rs_arena, e);
     if (rs->rs_nchunks)
       memcpy(n, rs->rs_chunks, sizeof(batch_t *) * (size_t)rs->rs_nchunks);
-    arena_free(rs->rs_arena, rs->rs_chunks);
+    arena_free(rs->rs_arena, rs->rs_chunks, sizeof(batch_t *) * (size_t)rs->rs_cap_chunks);
     rs->rs_chunks = n;
     rs->rs_cap_chunks = cap;
   }
@@ -217,7 +217,7 @@ int rh_insert(rhash_t *h, uint64_t hash, int64_t row, err_t *e)
     for (int64_t i = 0; i < old_cap; i++)
       if (old_slots[i])
         rh_put(h, old_hashes[i], old_slots[i] - 1);
-    arena_free(h->rh_arena, old_slots);
+    arena_free(h->rh_arena, old_slots, (sizeof(int64_t) + sizeof(uint64_t)) * (size_t)old_cap);
   }
   rh_put(h, hash, row);
   h->rh_n++;
@@ -302,7 +302,7 @@ int64_t rset_add(rset_t *s, const batch_t *b, int row, bool *added, err_t *e)
       return -1;
     }
     memcpy(n, s->rt_counts, sizeof(int64_t) * (size_t)s->rt_cap);
-    arena_free(a, s->rt_counts);
+    arena_free(a, s->rt_counts, sizeof(int64_t) * (size_t)s->rt_cap);
     s->rt_counts = n;
     s->rt_cap *= 2;
   }

@@ -131,7 +131,7 @@ static int array_agg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
         bool *nn = (bool *)(ne + cap);
         memcpy(ne, elems, sizeof(str_t) * (size_t)n);
         memcpy(nn, nulls, (size_t)n);
-        arena_free(a, elems);
+        arena_free(a, elems, (sizeof(str_t) + 1) * (size_t)(cap / 2));
         elems = ne;
         nulls = nn;
       }

@@ -55,7 +55,7 @@ static int agg_grow(op_hashagg_t *h, int64_t need, err_t *e)
       return op_alloc_error(a, e);
     if (h->oh_cap)
       memcpy(n, h->oh_run[i].ar_states, sizeof(agg_state_t) * (size_t)h->oh_cap);
-    arena_free(a, h->oh_run[i].ar_states);
+    arena_free(a, h->oh_run[i].ar_states, sizeof(agg_state_t) * (size_t)h->oh_cap);
     h->oh_run[i].ar_states = n;
   }
   h->oh_cap = cap;
@@ -105,7 +105,7 @@ static int agg_keep(op_hashagg_t *h, agg_state_t *st, ty_phys_t p, const datum_t
     if (!n)
       return op_alloc_error(a, e);
     if (st->as_cap)
-      arena_free(a, buf);
+      arena_free(a, buf, st->as_cap);
     buf = n;
     st->as_cap = d->d_str.s_len;
   }
@@ -148,7 +148,7 @@ static int agg_concat(op_hashagg_t *h, qctx_t *q, agg_state_t *st, const datum_t
     if (len)
       memcpy(n, st->as_val.d_str.s_ptr, len);
     if (st->as_cap)
-      arena_free(h->oh_op.o_state, (char *)st->as_val.d_str.s_ptr);
+      arena_free(h->oh_op.o_state, (char *)st->as_val.d_str.s_ptr, st->as_cap);
     st->as_val.d_str.s_ptr = n;
     st->as_cap = (uint32_t)cap;
   }

@@ -164,7 +164,7 @@ static int sort_open(op_t *o, qctx_t *q, err_t *e)
     s->os_perm[i] = i;
   if (merge_sort(s, q, s->os_perm, tmp, n, e) != CZ_OK)
     return CZ_ERR;
-  arena_free(o->o_state, tmp);
+  arena_free(o->o_state, tmp, sizeof(int64_t) * (size_t)(n ? n : 1));
   return CZ_OK;
 }
 

@@ -47,6 +47,7 @@
 
 typedef struct arena_chunk_s {
   struct arena_chunk_s *ck_next;
+  struct arena_chunk_s *ck_prev; /* ar_large only: arena_free unlinks in O(1) */
   size_t ck_size; /* usable bytes after the header */
 } arena_chunk_t;
 
@@ -168,6 +169,16 @@ static size_t arena_round(size_t n)
   return (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
 }
 
+/* Links c at the head of a's dedicated chunks. */
+static void arena_link_large(arena_t *a, arena_chunk_t *c)
+{
+  c->ck_prev = NULL;
+  c->ck_next = a->ar_large;
+  if (a->ar_large)
+    a->ar_large->ck_prev = c;
+  a->ar_large = c;
+}
+
 /* A chunk of its own, linked on ar_large. */
 static void *arena_alloc_large(arena_t *a, size_t n)
 {
@@ -179,8 +190,7 @@ static void *arena_alloc_large(arena_t *a, size_t n)
   c = arena_malloc_or_die(ARENA_CHUNK_HDR + n, a->ar_name, a->ar_budget);
   budget_charge(a->ar_budget, ARENA_CHUNK_HDR + n);
   c->ck_size = n;
-  c->ck_next = a->ar_large;
-  a->ar_large = c;
+  arena_link_large(a, c);
   return (char *)c + ARENA_CHUNK_HDR;
 }
 
@@ -262,8 +272,7 @@ void *arena_try_alloc(arena_t *a, size_t n)
   if (!c)
     return NULL;
   c->ck_size = n;
-  c->ck_next = a->ar_large;
-  a->ar_large = c;
+  arena_link_large(a, c);
   a->ar_used += n;
   return (char *)c + ARENA_CHUNK_HDR;
 }
@@ -276,24 +285,21 @@ void *arena_try_zalloc(arena_t *a, size_t n)
   return p;
 }
 
-void arena_free(arena_t *a, void *p)
+void arena_free(arena_t *a, void *p, size_t n)
 {
-  if (!p)
-    return;
-  /* Only dedicated chunks can go back; the list is walked because a
-   * pointer carved from a regular chunk must be recognised as such (and
-   * left alone). Callers free rarely (a table that doubled), so the walk
-   * costs less than the copy that preceded it. */
-  for (arena_chunk_t **pp = &a->ar_large; *pp; pp = &(*pp)->ck_next) {
-    arena_chunk_t *c = *pp;
-    if ((char *)c + ARENA_CHUNK_HDR == (char *)p) {
-      *pp = c->ck_next;
-      a->ar_used -= c->ck_size;
-      budget_uncharge(a->ar_budget, ARENA_CHUNK_HDR + c->ck_size);
-      free(c);
-      return;
-    }
-  }
+  size_t r = arena_round(n ? n : 1);
+  if (!p || !(ARENA_SEPARATE || r > ARENA_LARGE || r < n))
+    return;  /* carved from a regular chunk: lives until the reset */
+  arena_chunk_t *c = (arena_chunk_t *)((char *)p - ARENA_CHUNK_HDR);
+  if (c->ck_prev)
+    c->ck_prev->ck_next = c->ck_next;
+  else
+    a->ar_large = c->ck_next;
+  if (c->ck_next)
+    c->ck_next->ck_prev = c->ck_prev;
+  a->ar_used -= c->ck_size;
+  budget_uncharge(a->ar_budget, ARENA_CHUNK_HDR + c->ck_size);
+  free(c);
 }
 
 void *arena_zalloc(arena_t *a, size_t n)

@@ -145,11 +145,12 @@ mem_budget_t *arena_budget(const arena_t *a);
  * hash tables, copied strings, string functions, aggregates). */
 void *arena_try_alloc(arena_t *a, size_t n);
 void *arena_try_zalloc(arena_t *a, size_t n);
-/* Gives back p at once when it has a chunk of its own (a request above
- * 4 KB, or any request in the sanitizer build); otherwise does nothing, and
- * p lives until the arena is reset. For tables that double: the old copy
- * need not stay charged while the query goes on. p may be NULL. */
-void arena_free(arena_t *a, void *p);
+/* Gives back p, an allocation of n bytes from a, at once when it has a
+ * chunk of its own (n above 4 KB, or any n in the sanitizer build);
+ * otherwise does nothing, and p lives until the arena is reset. For tables
+ * that double: the old copy need not stay charged while the query goes
+ * on. p may be NULL; n must be the size p was allocated with. */
+void arena_free(arena_t *a, void *p, size_t n);
 /* As arena_reset, but the kept chunk goes too: an arena that held one
  * execution's state stops holding memory between executions. */
 void arena_release(arena_t *a);

@@ -314,15 +314,15 @@ static void test_arena_free_dedicated_chunk(void **state)
   assert_non_null(big);
   memset(big, 1, 1 << 20);
   assert_true(atomic_load(&b.mb_used) >= base + (2 << 20));
-  arena_free(a, big);
+  arena_free(a, big, 1 << 20);
   assert_true(atomic_load(&b.mb_used) < base + (2 << 20));
   assert_true(atomic_load(&b.mb_used) >= base + (1 << 20));
-  arena_free(a, big2);
+  arena_free(a, big2, 1 << 20);
   assert_int_equal(atomic_load(&b.mb_used), base);
   assert_int_equal(arena_bytes_used(a), 5);
-  arena_free(a, NULL);
+  arena_free(a, NULL, 0);
 #ifndef CZ_SANITIZE
-  arena_free(a, small);  /* in a regular chunk: stays */
+  arena_free(a, small, 5);  /* in a regular chunk: stays */
   assert_int_equal(atomic_load(&b.mb_used), base);
 #endif
   assert_string_equal(small, "kept");
