@@ -604,6 +604,11 @@ static int copy_record(eportal_t *p, char *rec, size_t len, err_t *e)
     i++;  /* the delimiter */
     int col = ci->ci_cols[f];
     datum_t d = {.d_null = true};
+    /* The value is about as long as its text, and the input function
+     * allocates it without a way to fail: make sure it fits first. */
+    int64_t room = ci->ci_budget.mb_limit - atomic_load(&ci->ci_budget.mb_used);
+    if (!is_null && ci->ci_budget.mb_limit > 0 && (int64_t)fl > room)
+      return op_budget_error(&ci->ci_budget, ci->ci_budget.mb_limit, e);
     if (!is_null &&
         ty_parse_text(t->ct_cols[col].cc_type, fs, fl, ci->ci_batch_arena, &d, e) != CZ_OK)
       return err_prefix(e, "COPY %s, line %lld, column %s", t->ct_name, (long long)ci->ci_line,
