@@ -57,34 +57,39 @@ static size_t rs_value_size(ty_phys_t p)
   return sizeof(str_t);
 }
 
+/* 16-byte steps inside a chunk's block, as arena allocations are. */
+static size_t rs_round(size_t n)
+{
+  return (n + 15) & ~(size_t)15;
+}
+
 /* One chunk of RS_CHUNK rows as a single fallible block: the batch, its
  * vectors, and each column's null flags and values (zeroed, as
  * batch_create's: a row never written reads as 0 / empty). */
 static batch_t *rs_chunk_new(rstore_t *rs, err_t *e)
 {
-  size_t al = 16, n = (sizeof(batch_t) + al - 1) / al * al;
-  size_t vecs = n;
-  n += (sizeof(vec_t) * (size_t)(rs->rs_ncols > 0 ? rs->rs_ncols : 1) + al - 1) / al * al;
-  for (int c = 0; c < rs->rs_ncols; c++)
-    n += (RS_CHUNK + al - 1) / al * al +
-         (RS_CHUNK * rs_value_size(ty_phys(rs->rs_types[c].t_id)) + al - 1) / al * al;
+  int nc = rs->rs_ncols;
+  size_t head = rs_round(sizeof(batch_t)) + rs_round(sizeof(vec_t) * (size_t)(nc > 0 ? nc : 1));
+  size_t n = head;
+  for (int c = 0; c < nc; c++)
+    n += rs_round(RS_CHUNK) + rs_round(RS_CHUNK * rs_value_size(ty_phys(rs->rs_types[c].t_id)));
   char *m = arena_try_zalloc(rs->rs_arena, n);
   if (!m) {
     op_alloc_error(rs->rs_arena, e);
     return NULL;
   }
   batch_t *b = (batch_t *)m;
-  b->b_ncols = rs->rs_ncols;
-  b->b_cols = (vec_t *)(m + vecs);
-  char *at = m + vecs + (sizeof(vec_t) * (size_t)(rs->rs_ncols > 0 ? rs->rs_ncols : 1) + al - 1) / al * al;
-  for (int c = 0; c < rs->rs_ncols; c++) {
+  b->b_ncols = nc;
+  b->b_cols = (vec_t *)(m + rs_round(sizeof(batch_t)));
+  char *at = m + head;
+  for (int c = 0; c < nc; c++) {
     vec_t *v = &b->b_cols[c];
     v->v_type = rs->rs_types[c];
     v->v_cap = RS_CHUNK;
     v->v_null = (uint8_t *)at;
-    at += (RS_CHUNK + al - 1) / al * al;
+    at += rs_round(RS_CHUNK);
     v->v_data = at;
-    at += (RS_CHUNK * rs_value_size(ty_phys(rs->rs_types[c].t_id)) + al - 1) / al * al;
+    at += rs_round(RS_CHUNK * rs_value_size(ty_phys(rs->rs_types[c].t_id)));
   }
   return b;
 }
