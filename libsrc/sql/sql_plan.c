@@ -167,6 +167,8 @@ int sql_eval_default(arena_t *a, const char *text, ty_t t, datum_t *out, err_t *
       }
     }
   }
+  if (rc != CZ_OK && e)
+    e->er_pos = 0;  /* a position in the default's text, not the statement's */
   arena_destroy(w);
   return rc;
 }
