@@ -3,14 +3,15 @@
 # then the Python packages of the server tests into a project virtual
 # environment (build/venv, or $CZ_VENV). Debian 12, as root; safe to run
 # again (apt-get and pip skip what is installed).
-#   build:   compiler, autotools, bison/flex, jemalloc, cmocka, openssl, libpq
+#   build:   compiler, autotools, bison/flex, jemalloc, cmocka, openssl, libpq,
+#            PCRE2 (regular expressions)
 #   clients: psql + pgbench (postgresql-client), unixODBC (isql) + psqlODBC,
 #            JDK 17 + Maven (pgJDBC smoke test), python3-venv
 #   bench:   postgresql-15, the reference server of bench/run-server-bench.sh
 set -e
 cd "$(dirname "$0")/.."
 PKGS="build-essential autoconf automake libtool pkg-config \
-      libjemalloc-dev libcmocka-dev libsqlite3-dev libssl-dev zlib1g-dev \
+      libjemalloc-dev libcmocka-dev libsqlite3-dev libssl-dev zlib1g-dev libpcre2-dev \
       bison flex python3 libpq-dev \
       python3-venv python3-pip postgresql-client postgresql-15 \
       unixodbc odbc-postgresql maven default-jdk-headless"

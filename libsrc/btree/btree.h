@@ -138,6 +138,23 @@ int bt_next(bt_cursor_t *c, const void **key, size_t *key_len,
  * blocked. */
 void bt_cursor_release(bt_cursor_t *c);
 
+/* ---- estimates for the optimizer (bt_sample.c) -------------------------- */
+
+/* Estimated number of entries with lo <= key < hi (NULL: open end), from
+ * where the two keys fall on their descents: two descents, no scan. Exact
+ * when both ends fall on one leaf. */
+int bt_estimate(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len,
+                double *out, err_t *e);
+/* Called under the leaf's latch with one sampled entry (pointers valid
+ * only during the call). */
+typedef void (*bt_sample_cb_t)(void *ctx, const void *key, size_t key_len, const void *val,
+                               size_t val_len);
+/* Up to n entries of [lo, hi), each from a random descent (the same seed
+ * gives the same picks on the same tree); a descent that finds no entry
+ * of the range calls nothing. */
+int bt_sample(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len, int n,
+              uint64_t seed, bt_sample_cb_t cb, void *ctx, err_t *e);
+
 /* ---- verification and statistics -------------------------------------- */
 
 typedef struct bt_check_s {

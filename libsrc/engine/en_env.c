@@ -57,10 +57,42 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
   return CZ_OK;
 }
 
+static int env_estimate(void *ctx, const sp_table_t *t, double *rows, err_t *e)
+{
+  (void)ctx;
+  if (pgcat_is_rel(t->tb_handle))
+    return 1;
+  arena_t *a = arena_create(NULL, "estimate");
+  int rc = tbl_estimate(t->tb_handle, 0, NULL, NULL, a, rows, e);
+  arena_destroy(a);
+  return rc;
+}
+
+/* Committed rows only (tx NULL): a plan must not move the statement's
+ * command counter, and its estimates need no exactness. */
+static int env_sample(void *ctx, const sp_table_t *t, int n, arena_t *a, batch_t **out, err_t *e)
+{
+  (void)ctx;
+  if (pgcat_is_rel(t->tb_handle))
+    return 1;
+  const cat_table_t *ct = t->tb_handle;
+  int *cols = arena_alloc(a, sizeof(int) * (size_t)(ct->ct_ncols + 1));
+  for (int c = 0; c < ct->ct_ncols; c++)
+    cols[c] = c;
+  batch_t *b = batch_create(a, ct->ct_ncols, t->tb_coltypes, n, e);
+  if (!b || tbl_sample(NULL, ct, 0, NULL, NULL, n, 0x5eed ^ ct->ct_oid, cols, ct->ct_ncols, b, a,
+                       e) != CZ_OK)
+    return CZ_ERR;
+  *out = b;
+  return CZ_OK;
+}
+
 void en_env(esession_t *s, sp_env_t *env)
 {
   env->pe_ctx = s;
   env->pe_table = env_table;
+  env->pe_estimate = env_estimate;
+  env->pe_sample = env_sample;
   env->pe_vector_size = s->se_eng->en_vector_size;
 }
 

@@ -86,6 +86,10 @@ struct op_s {
   arena_t *o_state;             /* per-execution state, reset at open */
   arena_t *o_batch;             /* the current output batch, reset per next */
   int64_t o_rows;               /* rows produced in this execution (EXPLAIN ANALYZE) */
+  uint64_t o_ns;                /* time in open and next, inputs included (EXPLAIN ANALYZE) */
+  int64_t o_mem;                /* most state memory seen (after open, at the end) */
+  double o_est_rows;            /* the planner's estimates for EXPLAIN; < 0 unknown */
+  double o_est_cost;
   int o_depth;
 };
 

@@ -1,5 +1,8 @@
 /* exec_explain — the EXPLAIN text of an operator tree: one line per
- * operator ("Name (detail) cols=n"), inputs indented below it. */
+ * operator ("Name  detail  (estimated rows=N cost=C)"), inputs indented
+ * below it; with ANALYZE also "(rows=N)" produced and "(time=T ms
+ * memory=M kB)": time in the operator and its inputs (inclusive, as
+ * PostgreSQL's actual time), memory the most its state held. */
 #include <string.h>
 
 #include "exec/exec_int.h"
@@ -9,8 +12,14 @@ static char *explain_rec(const op_t *o, int depth, bool rows, char *acc, arena_t
   const char *detail = o->o_vt->ov_detail ? o->o_vt->ov_detail(o, a) : NULL;
   acc = arena_sprintf(a, "%s%*s%s%s%s%s", acc, depth * 2, "", depth ? "-> " : "",
                       o->o_vt->ov_name, detail ? "  " : "", detail ? detail : "");
-  if (rows)
+  if (o->o_est_rows >= 0)
+    acc = arena_sprintf(a, "%s  (estimated rows=%.0f cost=%.0f)", acc, o->o_est_rows,
+                        o->o_est_cost >= 0 ? o->o_est_cost : 0);
+  if (rows) {
     acc = arena_sprintf(a, "%s  (rows=%lld)", acc, (long long)o->o_rows);
+    acc = arena_sprintf(a, "%s  (time=%.3f ms memory=%lld kB)", acc, o->o_ns / 1e6,
+                        (long long)((o->o_mem + 1023) / 1024));
+  }
   acc = arena_sprintf(a, "%s\n", acc);
   if (o->o_in)
     acc = explain_rec(o->o_in, depth + 1, rows, acc, a);

@@ -14,33 +14,53 @@ void op_init(op_t *o, const op_vt_t *vt, arena_t *a, int ncols, const ty_t *type
     memcpy(o->o_types, types, sizeof(ty_t) * (size_t)ncols);
   o->o_in = in;
   o->o_in2 = in2;
+  o->o_est_rows = o->o_est_cost = -1;
   /* Per-operator arenas hang off the plan arena: they live as long as the
    * plan and are reset, not recreated, per execution and per batch. */
   o->o_state = arena_create_scratch(a, vt->ov_name);
   o->o_batch = arena_create_scratch(a, vt->ov_name);
 }
 
+/* What EXPLAIN ANALYZE shows of an operator's memory: its state arena
+ * (hash tables, sort arrays, buffered rows), looked at after open and at
+ * the end of its rows, when what it holds is largest. */
+static void note_mem(op_t *o)
+{
+  int64_t m = (int64_t)arena_bytes_used(o->o_state);
+  if (m > o->o_mem)
+    o->o_mem = m;
+}
+
 int op_open(op_t *o, qctx_t *q, err_t *e)
 {
+  uint64_t t0 = time_now_ns();
   arena_reset(o->o_state);
   arena_reset(o->o_batch);
   o->o_rows = 0;
-  return o->o_vt->ov_open(o, q, e);
+  o->o_ns = 0;
+  o->o_mem = 0;
+  int rc = o->o_vt->ov_open(o, q, e);
+  note_mem(o);
+  o->o_ns += time_now_ns() - t0;
+  return rc;
 }
 
 int op_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
 {
   if (op_check_cancel(q, e) != CZ_OK || op_check_budget(q, e) != CZ_OK)
     return CZ_ERR;
+  uint64_t t0 = time_now_ns();
   arena_reset(o->o_batch);
   out->ob_b = NULL;
   out->ob_sel = NULL;
   out->ob_n = 0;
-  if (o->o_vt->ov_next(o, q, out, e) != CZ_OK)
-    return CZ_ERR;
-  if (out->ob_b)
+  int rc = o->o_vt->ov_next(o, q, out, e);
+  if (rc == CZ_OK && out->ob_b)
     o->o_rows += out->ob_n;
-  return CZ_OK;
+  else
+    note_mem(o);
+  o->o_ns += time_now_ns() - t0;
+  return rc;
 }
 
 void op_close(op_t *o, qctx_t *q)

@@ -171,7 +171,7 @@ static bool pa_needs_quotes(const char *v)
 
 /* Canonical text of r (PostgreSQL's array_out); NULL with 54000 past
  * XE_MAX_FIELD bytes. */
-static char *pa_text(arena_t *a, const pgcat_arr_t *r, err_t *e)
+char *pgcat_arr_text(arena_t *a, const pgcat_arr_t *r, err_t *e)
 {
   if (r->pa_ndim == 0)
     return arena_strdup(a, "{}");
@@ -337,7 +337,7 @@ static int pa_stack_out(xctx_t *c, const pgcat_arr_t *subs, int n, datum_t *out,
   for (int k = 0; k < n; k++)
     memcpy(r.pa_items + (size_t)k * (size_t)subs[0].pa_n, subs[k].pa_items,
            sizeof(char *) * (size_t)subs[0].pa_n);
-  char *s = pa_text(c->xc_arena, &r, e);
+  char *s = pgcat_arr_text(c->xc_arena, &r, e);
   if (!s)
     return CZ_ERR;
   pgcat_out_text(c, out, s);
@@ -446,7 +446,7 @@ static int pf_array_in(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *o
   pgcat_arr_t r;
   if (pa_arg(c, a, 0, &r, e) != CZ_OK)
     return CZ_ERR;
-  char *t = pa_text(c->xc_arena, &r, e);
+  char *t = pgcat_arr_text(c->xc_arena, &r, e);
   if (!t)
     return CZ_ERR;
   pgcat_out_text(c, out, t);

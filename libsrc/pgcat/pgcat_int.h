@@ -82,11 +82,15 @@ typedef struct pgcat_arr_s {
 /* Parses '{…}' (any nesting up to 6 levels, rectangular) into r, in a's
  * memory; 22P02 when malformed, 54000 past 6 dimensions. */
 int pgcat_arr_parse(arena_t *a, const char *s, size_t len, pgcat_arr_t *r, err_t *e);
+/* r's canonical text (PostgreSQL's array_out) in a; NULL with 54000 past
+ * XE_MAX_FIELD bytes. */
+char *pgcat_arr_text(arena_t *a, const pgcat_arr_t *r, err_t *e);
 /* ARRAY[ARRAY[…]], a[i][j], array_ndims, array_dims, array_length,
  * cardinality. */
 extern const xfunc_def_t pgcat_array_funcs[];
 extern const int pgcat_array_nfuncs;
-/* regexp_like, the binder's form of the ~ operators (pgcat_regex.c). */
+/* The regexp functions (regexp_like, the binder's form of the ~ operators,
+ * regexp_replace, regexp_match, …: pgcat_regex_func.c). */
 extern const xfunc_def_t pgcat_regex_funcs[];
 extern const int pgcat_regex_nfuncs;
 #define PGCAT_FIRST_PROC_OID 14000

@@ -1,344 +1,393 @@
-/* pgcat_regex — regexp_like(string, pattern [, flags]), what the binder
- * turns PostgreSQL's `~`, `~*`, `!~` and `OPERATOR(pg_catalog.~)` into.
- * Clients put these in every catalog query (psql's `\d name` matches
- * relnames with '^(name)$', `\dt` and pgJDBC filter schemas with '^pg_').
+/* pgcat_regex — the regular-expression engine of the SQL regexp functions
+ * and operators: PostgreSQL patterns compiled by PCRE2 (after
+ * pgcat_regex_syntax.c's translation), cached per thread, and every match
+ * bounded in steps, depth and memory and stoppable by cancel and
+ * statement_timeout.
  *
- * Design notes: patterns are POSIX extended regular expressions (the C
- * library's regcomp), which PostgreSQL's advanced expressions extend; the
- * class escapes \d \D (digits) are rewritten to bracket expressions since
- * ERE lacks them, \w \s \b work as the C library's extensions. Flags: 'i'
- * ignores case, 'c' is case-sensitive (the default), others are 22023.
- * A compiled pattern is cached per thread (the last one used), because a
- * filter evaluates the same constant pattern for every row; the cache is
- * freed when its thread ends (a pthread key's destructor).
- *
- * The C library's regcomp and regexec cannot be interrupted, so what
- * reaches them is bounded first (issue 7): regcomp parses groups
- * recursively (tens of thousands of nested parentheses overflow the
- * thread's stack) and copies each bounded repetition x{m,n} out n times
- * (nested bounds multiply: gigabytes), so a pattern nested deeper than
- * RX_MAX_DEPTH or larger than RX_MAX_SIZE once expanded is 2201B, as
- * PostgreSQL's "regular expression is too complex". regexec's unanchored
- * search restarts at every position (quadratic: 'b.*c' over 100 kB took
- * half a minute); '^.*(' pattern ')' matches the same strings in one
- * pass. Only a pattern with an unbounded repetition (* + {m,}) can run
- * far from each start, so only those are wrapped: the wrapper lets every
- * position of the pattern be live at once, which for 'a(a|b){20}c' makes
- * the C library build a million DFA states where the plain search stays
- * linear. A pattern with a ^ anchor (searched from the start only anyway)
- * is passed as written. Back-references are 0A000: regexec matches them
- * by backtracking, exponential in the subject and impossible to stop.
+ * Design notes:
+ * - Why PCRE2: PostgreSQL's advanced expressions (\d \w \s, non-greedy
+ *   quantifiers, lookahead, back-references) are much closer to PCRE2's
+ *   syntax than to the C library's POSIX ERE, and PCRE2, unlike regexec,
+ *   can be bounded and interrupted while it matches.
+ * - Interruption: patterns are compiled with PCRE2_AUTO_CALLOUT, so the
+ *   matcher calls rx_callout before every item of the pattern it tries,
+ *   backtracking included; every RX_CHECK_EVERY calls the callout reads
+ *   the statement's cancel flag (set by a CancelRequest and by
+ *   statement_timeout) and its memory budget and abandons the match. A
+ *   check is a few loads, so a cancel lands within microseconds whatever
+ *   the pattern does. A match-limit slice (stop after N steps, check,
+ *   match again) cannot work: PCRE2 cannot resume a match, and restarting
+ *   with growing limits makes the wait between two checks grow with the
+ *   work done. Callouts cost about 2x on backtracking-heavy matches and
+ *   nothing measurable on searches PCRE2 decides by its start-of-match
+ *   optimizations (memchr for a required character). Rows are checked
+ *   between calls by exec (xe_func).
+ * - Bounds: RX_MATCH_LIMIT backtracking steps (PCRE2's match limit,
+ *   counted per start position: about 0.3-0.5 s with callouts) and
+ *   RX_DEPTH_LIMIT nested backtracking points (a repeated group pushes one
+ *   per iteration) end a match with 54001 naming the limit, so a
+ *   catastrophic pattern such as (a+)+$ fails clearly instead of running
+ *   until the timeout; RX_HEAP_LIMIT_KB caps its backtracking memory.
+ *   Compile-time size is bounded by RX_MAX_PATTERN, PCRE2's nesting limit
+ *   (250 groups) and its compiled-size limit (64 KB code units: "regular
+ *   expression is too large", 2201B).
+ * - Memory: the match heap (PCRE2's backtracking frames) comes from a
+ *   general context whose allocator charges any block of RX_FREE_HEAP or
+ *   more to the running statement's budget (MaxQueryMem), so a deep match
+ *   fails with 53200 when the query's memory is spent; smaller blocks (the
+ *   20 KB PCRE2 starts with) are the thread's. After a match that took
+ *   charged memory the match data is freed, so nothing charged outlives
+ *   the call (and no budget is uncharged after its statement ended).
+ *   Compiled patterns are the thread's (malloc), bounded by RX_CACHE_SLOTS
+ *   and RX_CACHE_BYTES of pattern text.
+ * - Cache: a filter evaluates the same constant pattern for every row, so
+ *   each thread keeps its last RX_CACHE_SLOTS compiled patterns keyed by
+ *   (pattern text, flags), least recently used out: a constant pattern is
+ *   compiled once per statement (per thread), not per row. Everything is
+ *   freed when the thread ends (a pthread key's destructor).
+ * - JIT is not used: its own stack and memory would need the same
+ *   accounting, and the interpreter already meets the bounds above.
  */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <pthread.h>
-#include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pgcat/pgcat_int.h"
+#include "pgcat/pgcat_regex_int.h"
 
-#define SQLSTATE_INVALID_REGEX "2201B"
-#define SQLSTATE_INVALID_PARAMETER_VALUE "22023"
-#define SQLSTATE_FEATURE_NOT_SUPPORTED "0A000"
+#define RX_MATCH_LIMIT 5000000u      /* backtracking steps from one start position */
+#define RX_DEPTH_LIMIT 1000000u      /* nested backtracking points */
+#define RX_HEAP_LIMIT_KB (512u * 1024) /* backtracking memory of one match */
+#define RX_MAX_PATTERN (1u << 20)    /* bytes of pattern text (PostgreSQL has no such limit) */
+#define RX_CACHE_SLOTS 16
+#define RX_CACHE_BYTES (1u << 20)    /* pattern text the cache may hold beyond the newest */
+#define RX_FREE_HEAP (256u * 1024)   /* match-heap blocks below this are not charged */
+#define RX_CHECK_EVERY 256u          /* callouts between two cancel checks (power of 2) */
 
-typedef struct rx_cache_s {
-  char *rc_pattern;       /* malloc'd; NULL when empty */
-  int rc_flags;
-  regex_t rc_re;
-} rx_cache_t;
+struct rx_s {
+  char *r_pat;          /* the PostgreSQL pattern (key); NULL: free slot */
+  size_t r_len;
+  unsigned r_flags;     /* key, RX_GLOBAL cleared */
+  pcre2_code *r_code;
+  int r_groups;
+  uint64_t r_used;      /* LRU tick */
+};
+
+typedef struct rx_thread_s {
+  rx_t t_slots[RX_CACHE_SLOTS];
+  uint64_t t_tick;
+  pcre2_general_context *t_gctx;   /* the match data's allocator (rx_malloc) */
+  pcre2_compile_context *t_cctx;
+  pcre2_match_context *t_mctx;
+  pcre2_match_data *t_md;          /* NULL until needed, and after a big match */
+  int t_md_pairs;
+  /* the running match: */
+  const xctx_t *t_c;               /* its statement (cancel flag, budget) */
+  size_t t_big;                    /* bytes of blocks >= RX_FREE_HEAP held now */
+  unsigned t_calls;
+} rx_thread_t;
+
+/* Header of a match-heap block: its size and the budget it was charged to. */
+typedef struct rx_hdr_s {
+  size_t h_size;
+  mem_budget_t *h_budget;
+} rx_hdr_t;
+#define RX_HDR ((sizeof(rx_hdr_t) + 15) & ~(size_t)15)
 
 static pthread_key_t rx_key;
 static pthread_once_t rx_once = PTHREAD_ONCE_INIT;
 
-static void rx_cache_free(void *p)
+static void *rx_malloc(size_t n, void *data)
 {
-  rx_cache_t *c = p;
-  if (c->rc_pattern) {
-    regfree(&c->rc_re);
-    free(c->rc_pattern);
+  rx_thread_t *t = data;
+  bool big = n >= RX_FREE_HEAP;
+  mem_budget_t *b = big && t->t_c ? t->t_c->xc_budget : NULL;
+  if (n > SIZE_MAX - RX_HDR)
+    return NULL;
+  if (b && !mem_budget_try_charge(b, n + RX_HDR))
+    return NULL; /* the budget is marked: the caller reports 53200 */
+  rx_hdr_t *h = malloc(RX_HDR + n);
+  if (!h) {
+    if (b)
+      mem_budget_uncharge(b, n + RX_HDR);
+    return NULL;
   }
-  free(c);
+  h->h_size = n + RX_HDR;
+  h->h_budget = b;
+  if (big)
+    t->t_big += h->h_size;
+  return (char *)h + RX_HDR;
+}
+
+static void rx_free(void *p, void *data)
+{
+  rx_thread_t *t = data;
+  if (!p)
+    return;
+  rx_hdr_t *h = (rx_hdr_t *)((char *)p - RX_HDR);
+  if (h->h_size >= RX_FREE_HEAP + RX_HDR)
+    t->t_big -= h->h_size;
+  if (h->h_budget)
+    mem_budget_uncharge(h->h_budget, h->h_size);
+  free(h);
+}
+
+static int rx_callout(pcre2_callout_block *cb, void *data)
+{
+  (void)cb;
+  rx_thread_t *t = data;
+  if ((++t->t_calls & (RX_CHECK_EVERY - 1)) != 0)
+    return 0;
+  const xctx_t *c = t->t_c;
+  if (c && ((c->xc_cancel && *c->xc_cancel) ||
+            (c->xc_budget && mem_budget_exceeded(c->xc_budget))))
+    return PCRE2_ERROR_CALLOUT;
+  return 0;
+}
+
+static void rx_slot_clear(rx_t *s)
+{
+  pcre2_code_free(s->r_code);
+  free(s->r_pat);
+  memset(s, 0, sizeof(*s));
+}
+
+static void rx_thread_free(void *p)
+{
+  rx_thread_t *t = p;
+  for (int i = 0; i < RX_CACHE_SLOTS; i++)
+    rx_slot_clear(&t->t_slots[i]);
+  t->t_c = NULL;
+  pcre2_match_data_free(t->t_md);
+  pcre2_match_context_free(t->t_mctx);
+  pcre2_compile_context_free(t->t_cctx);
+  pcre2_general_context_free(t->t_gctx);
+  free(t);
 }
 
 static void rx_key_init(void)
 {
-  pthread_key_create(&rx_key, rx_cache_free);
+  pthread_key_create(&rx_key, rx_thread_free);
 }
 
-static rx_cache_t *rx_cache_get(void)
+static rx_thread_t *rx_thread(err_t *e)
 {
   pthread_once(&rx_once, rx_key_init);
-  rx_cache_t *c = pthread_getspecific(rx_key);
-  if (!c && (c = calloc(1, sizeof(*c))) != NULL)
-    pthread_setspecific(rx_key, c);
-  return c;
-}
-
-/* ERE text for a PostgreSQL pattern: \d and \D become bracket expressions
- * outside brackets; everything else is passed through. */
-static char *rx_translate(const char *p, size_t n)
-{
-  char *out = malloc(n * 6 + 1);
-  if (!out)
-    return NULL;
-  size_t o = 0;
-  bool in_bracket = false;
-  for (size_t i = 0; i < n; i++) {
-    char c = p[i];
-    if (!in_bracket && c == '\\' && i + 1 < n && (p[i + 1] == 'd' || p[i + 1] == 'D')) {
-      const char *rep = p[i + 1] == 'd' ? "[0-9]" : "[^0-9]";
-      memcpy(out + o, rep, strlen(rep));
-      o += strlen(rep);
-      i++;
-      continue;
-    }
-    if (c == '\\' && i + 1 < n) {
-      out[o++] = c;
-      out[o++] = p[++i];
-      continue;
-    }
-    if (!in_bracket && c == '[') {
-      in_bracket = true;
-      out[o++] = c;
-      /* a ] right after [ or [^ is a literal member */
-      if (i + 1 < n && p[i + 1] == '^')
-        out[o++] = p[++i];
-      if (i + 1 < n && p[i + 1] == ']')
-        out[o++] = p[++i];
-      continue;
-    }
-    if (in_bracket && c == ']')
-      in_bracket = false;
-    out[o++] = c;
+  rx_thread_t *t = pthread_getspecific(rx_key);
+  if (t)
+    return t;
+  t = calloc(1, sizeof(*t));
+  if (t) {
+    t->t_gctx = pcre2_general_context_create(rx_malloc, rx_free, t);
+    t->t_cctx = pcre2_compile_context_create(NULL);
+    t->t_mctx = pcre2_match_context_create(NULL);
   }
-  out[o] = 0;
-  return out;
-}
-
-#define RX_MAX_DEPTH 100      /* nested groups; PostgreSQL's own limit is deeper, regcomp's stack is not */
-#define RX_MAX_SIZE 200000.0  /* atoms after copying out bounded repetitions (~0.5 s of regcomp) */
-
-/* Skips the bracket expression starting at p[i] ('['); returns the index
- * of its closing ']' (or n when it is not closed). */
-static size_t rx_skip_bracket(const char *p, size_t n, size_t i)
-{
-  i++;
-  if (i < n && p[i] == '^')
-    i++;
-  if (i < n && p[i] == ']')
-    i++;
-  for (; i < n && p[i] != ']'; i++)
-    if (p[i] == '[' && i + 1 < n && (p[i + 1] == ':' || p[i + 1] == '.' || p[i + 1] == '=')) {
-      char close = p[i + 1];
-      for (i += 2; i + 1 < n && !(p[i] == close && p[i + 1] == ']'); i++)
-        ;
-      i++;
-    }
-  return i;
-}
-
-/* Checks an ERE against the bounds above (2201B) and tells whether it
- * uses back-references, a ^ anchor (which regexec already tries at the
- * start only, and which '^.*(' would let match after a newline) or an
- * unbounded repetition. The size counts each atom once, times the upper
- * bound (or lower bound + 1) of every repetition around it, and + twice
- * (regcomp writes x+ as xx*). */
-static int rx_check(const char *p, bool *backref, bool *anchored, bool *unbounded, err_t *e)
-{
-  double sum[RX_MAX_DEPTH + 1]; /* size of each open group so far */
-  double last = 0;              /* size of the atom a quantifier applies to */
-  int depth = 0;
-  size_t n = strlen(p);
-  sum[0] = 0;
-  *backref = *anchored = *unbounded = false;
-  for (size_t i = 0; i < n; i++) {
-    char c = p[i];
-    if (c == '\\' && i + 1 < n) {
-      if (p[i + 1] >= '1' && p[i + 1] <= '9')
-        *backref = true;
-      i++;
-      last = 1;
-    } else if (c == '[') {
-      i = rx_skip_bracket(p, n, i);
-      last = 1;
-    } else if (c == '(') {
-      if (depth == RX_MAX_DEPTH)
-        return err_set(e, SQLSTATE_INVALID_REGEX,
-                       "invalid regular expression: regular expression is too complex "
-                       "(groups nested deeper than %d)", RX_MAX_DEPTH);
-      sum[++depth] = 0;
-      last = 0;
-      continue;
-    } else if (c == ')' && depth > 0) {
-      last = sum[depth--];
-    } else if (c == '{') {
-      long lo = 0, hi;
-      size_t j = i + 1;
-      for (; j < n && p[j] >= '0' && p[j] <= '9'; j++)
-        lo = CZ_MIN(lo * 10 + (p[j] - '0'), 100000);
-      hi = lo;
-      if (j < n && p[j] == ',') {
-        j++;
-        if (j < n && p[j] >= '0' && p[j] <= '9') {
-          for (hi = 0; j < n && p[j] >= '0' && p[j] <= '9'; j++)
-            hi = CZ_MIN(hi * 10 + (p[j] - '0'), 100000);
-        } else {
-          hi = lo + 1; /* {m,}: m copies and a star */
-          *unbounded = true;
-        }
-      }
-      double k = hi < 1 ? 1 : (double)hi;
-      sum[depth] += last * (k - 1);
-      last *= k;
-      i = j;
-      if (last > RX_MAX_SIZE || sum[depth] > RX_MAX_SIZE)
-        break; /* stop before products could overflow */
-      continue;
-    } else if (c == '+') {
-      *unbounded = true;
-      sum[depth] += last;
-      last *= 2;
-      if (sum[depth] > RX_MAX_SIZE)
-        break;
-      continue;
-    } else if (c == '^') {
-      *anchored = true;
-      continue;
-    } else if (c == '*' || c == '?' || c == '|' || c == '$') {
-      *unbounded |= c == '*';
-      continue;
-    } else {
-      last = 1;
-    }
-    sum[depth] += last;
-    if (sum[depth] > RX_MAX_SIZE)
-      break;
-  }
-  double total = last > RX_MAX_SIZE ? last : 0; /* a repetition that broke off */
-  for (int d = 0; d <= depth; d++)
-    total += sum[d];
-  if (total > RX_MAX_SIZE)
-    return err_set(e, SQLSTATE_INVALID_REGEX,
-                   "invalid regular expression: regular expression is too complex");
-  return CZ_OK;
-}
-
-/* The compiled form of pattern with cflags, from the cache or compiled
- * now; NULL with 2201B when the pattern is invalid. */
-static regex_t *rx_get(const str_t *pat, int cflags, err_t *e)
-{
-  rx_cache_t *c = rx_cache_get();
-  if (!c) {
+  if (!t || !t->t_gctx || !t->t_cctx || !t->t_mctx) {
+    if (t)
+      rx_thread_free(t);
     err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
     return NULL;
   }
-  if (c->rc_pattern && c->rc_flags == cflags && strlen(c->rc_pattern) == pat->s_len &&
-      memcmp(c->rc_pattern, pat->s_ptr, pat->s_len) == 0)
-    return &c->rc_re;
-  if (c->rc_pattern) {
-    regfree(&c->rc_re);
-    free(c->rc_pattern);
-    c->rc_pattern = NULL;
+  pcre2_set_newline(t->t_cctx, PCRE2_NEWLINE_LF);
+  pcre2_set_parens_nest_limit(t->t_cctx, 250);
+  pcre2_set_max_pattern_length(t->t_cctx, (PCRE2_SIZE)RX_MAX_PATTERN * 4);
+  pcre2_set_match_limit(t->t_mctx, RX_MATCH_LIMIT);
+  pcre2_set_depth_limit(t->t_mctx, RX_DEPTH_LIMIT);
+  pcre2_set_heap_limit(t->t_mctx, RX_HEAP_LIMIT_KB);
+  pcre2_set_callout(t->t_mctx, rx_callout, t);
+  pthread_setspecific(rx_key, t);
+  return t;
+}
+
+static uint32_t rx_options(unsigned flags)
+{
+  uint32_t o = PCRE2_UTF | PCRE2_UCP | PCRE2_AUTO_CALLOUT | PCRE2_NEVER_BACKSLASH_C;
+  if (flags & RX_ICASE)
+    o |= PCRE2_CASELESS;
+  if (!(flags & RX_NL_DOT))
+    o |= PCRE2_DOTALL;
+  o |= (flags & RX_NL_ANCHOR) ? PCRE2_MULTILINE : PCRE2_DOLLAR_ENDONLY;
+  return o;
+}
+
+/* Frees least recently used slots until the others hold at most
+ * RX_CACHE_BYTES of pattern text; returns a free slot (keep stays). */
+static rx_t *rx_slot_for(rx_thread_t *t, size_t need)
+{
+  for (;;) {
+    size_t bytes = need;
+    rx_t *free_slot = NULL, *lru = NULL;
+    for (int i = 0; i < RX_CACHE_SLOTS; i++) {
+      rx_t *s = &t->t_slots[i];
+      if (!s->r_pat) {
+        free_slot = free_slot ? free_slot : s;
+        continue;
+      }
+      bytes += s->r_len;
+      if (!lru || s->r_used < lru->r_used)
+        lru = s;
+    }
+    if (free_slot && bytes <= RX_CACHE_BYTES)
+      return free_slot;
+    if (!lru)
+      return free_slot;
+    rx_slot_clear(lru);
+  }
+}
+
+rx_t *rx_get(const str_t *pat_in, unsigned flags, err_t *e)
+{
+  rx_thread_t *t = rx_thread(e);
+  if (!t)
+    return NULL;
+  /* an empty string may come without a pointer */
+  str_t pat_v = {pat_in->s_ptr ? pat_in->s_ptr : "", pat_in->s_len};
+  const str_t *pat = &pat_v;
+  flags &= ~RX_GLOBAL;
+  for (int i = 0; i < RX_CACHE_SLOTS; i++) {
+    rx_t *s = &t->t_slots[i];
+    if (s->r_pat && s->r_flags == flags && s->r_len == pat->s_len &&
+        memcmp(s->r_pat, pat->s_ptr, pat->s_len) == 0) {
+      s->r_used = ++t->t_tick;
+      return s;
+    }
+  }
+  if (pat->s_len > RX_MAX_PATTERN) {
+    err_set(e, SQLSTATE_INVALID_REGEX,
+            "invalid regular expression: regular expression is too long (more than %u bytes)",
+            RX_MAX_PATTERN);
+    return NULL;
   }
   if (memchr(pat->s_ptr, 0, pat->s_len)) {
     err_set(e, SQLSTATE_INVALID_REGEX, "invalid regular expression: NUL byte");
     return NULL;
   }
-  char *text = rx_translate(pat->s_ptr, pat->s_len);
-  char *copy = malloc((size_t)pat->s_len + 1);
-  if (!text || !copy) {
-    free(text);
-    free(copy);
+  char *text;
+  size_t tlen;
+  unsigned final;
+  if (rx_translate(pat->s_ptr, pat->s_len, flags, &text, &tlen, &final, e) != CZ_OK)
+    return NULL;
+  int code;
+  PCRE2_SIZE off;
+  pcre2_code *re =
+      pcre2_compile((PCRE2_SPTR)text, tlen, rx_options(final), &code, &off, t->t_cctx);
+  free(text);
+  if (!re) {
+    char msg[256];
+    if (pcre2_get_error_message(code, (PCRE2_UCHAR *)msg, sizeof msg) < 0)
+      snprintf(msg, sizeof msg, "error %d", code);
+    if (code == PCRE2_ERROR_HEAPLIMIT || code == PCRE2_ERROR_NOMEMORY)
+      err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory compiling a regular expression");
+    else
+      err_set(e, SQLSTATE_INVALID_REGEX, "invalid regular expression: %s", msg);
+    return NULL;
+  }
+  rx_t *s = rx_slot_for(t, pat->s_len);
+  char *key = malloc(pat->s_len + 1);
+  if (!key) {
+    pcre2_code_free(re);
     err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
     return NULL;
   }
-  bool backref, anchored, unbounded;
-  if (rx_check(text, &backref, &anchored, &unbounded, e) != CZ_OK) {
-    free(text);
-    free(copy);
-    return NULL;
+  memcpy(key, pat->s_ptr, pat->s_len);
+  key[pat->s_len] = 0;
+  uint32_t groups = 0;
+  pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, &groups);
+  s->r_pat = key;
+  s->r_len = pat->s_len;
+  s->r_flags = flags;
+  s->r_code = re;
+  s->r_groups = (int)groups;
+  s->r_used = ++t->t_tick;
+  return s;
+}
+
+int rx_groups(const rx_t *r)
+{
+  return r->r_groups;
+}
+
+static int rx_match_error(xctx_t *c, int rc, err_t *e)
+{
+  if (rc == PCRE2_ERROR_CALLOUT || rc == PCRE2_ERROR_NOMEMORY) {
+    /* the callout saw the cancel flag or the budget; the allocator marks
+     * the budget it could not charge */
+    if (xc_check_interrupt(c, e) != CZ_OK)
+      return -1;
+    err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory matching a regular expression");
+    return -1;
   }
-  if (backref) {
-    /* the C library matches them by backtracking, exponentially and
-     * without a way to stop it: 160 bytes took 12 s with '((a|b)*)*\1c' */
-    free(text);
-    free(copy);
-    err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
-            "back-references in regular expressions are not supported");
-    return NULL;
+  if (rc == PCRE2_ERROR_MATCHLIMIT)
+    err_set(e, SQLSTATE_REGEX_TOO_COMPLEX,
+            "regular expression is too complex to match: more than %u backtracking steps "
+            "(the regular-expression match limit)", RX_MATCH_LIMIT);
+  else if (rc == PCRE2_ERROR_DEPTHLIMIT)
+    err_set(e, SQLSTATE_REGEX_TOO_COMPLEX,
+            "regular expression is too complex to match: backtracking nested deeper than %u "
+            "(the regular-expression depth limit)", RX_DEPTH_LIMIT);
+  else if (rc == PCRE2_ERROR_HEAPLIMIT)
+    err_set(e, SQLSTATE_REGEX_TOO_COMPLEX,
+            "regular expression is too complex to match: more than %u kB of backtracking memory "
+            "(the regular-expression heap limit)", RX_HEAP_LIMIT_KB);
+  else if (rc <= PCRE2_ERROR_UTF8_ERR1 && rc >= PCRE2_ERROR_UTF8_ERR21)
+    err_set(e, "22021", "invalid byte sequence for encoding \"UTF8\"");
+  else {
+    char msg[256];
+    if (pcre2_get_error_message(rc, (PCRE2_UCHAR *)msg, sizeof msg) < 0)
+      snprintf(msg, sizeof msg, "error %d", rc);
+    err_set(e, SQLSTATE_INTERNAL, "regular expression match failed: %s", msg);
   }
-  if (!anchored && unbounded) {
-    size_t tl = strlen(text);
-    char *wrapped = malloc(tl + 6);
-    if (!wrapped) {
-      free(text);
-      free(copy);
+  return -1;
+}
+
+int rx_match(xctx_t *c, rx_t *r, const char *s, size_t len, size_t start, bool checked,
+             int64_t *ov, err_t *e)
+{
+  rx_thread_t *t = rx_thread(e);
+  if (!t)
+    return -1;
+  if (!s)
+    s = ""; /* an empty subject may come without a pointer */
+  int pairs = r->r_groups + 1;
+  if (t->t_md && t->t_md_pairs < pairs) {
+    pcre2_match_data_free(t->t_md);
+    t->t_md = NULL;
+  }
+  if (!t->t_md) {
+    int want = pairs < 16 ? 16 : pairs;
+    t->t_c = c; /* (small: never charged) */
+    t->t_md = pcre2_match_data_create((uint32_t)want, t->t_gctx);
+    if (!t->t_md) {
       err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
-      return NULL;
+      return -1;
     }
-    memcpy(wrapped, "^.*(", 4);
-    memcpy(wrapped + 4, text, tl);
-    memcpy(wrapped + 4 + tl, ")", 2);
-    free(text);
-    text = wrapped;
+    t->t_md_pairs = want;
   }
-  memcpy(copy, pat->s_ptr, pat->s_len);
-  copy[pat->s_len] = 0;
-  int rc = regcomp(&c->rc_re, text, cflags);
-  free(text);
-  if (rc != 0) {
-    char msg[128];
-    regerror(rc, &c->rc_re, msg, sizeof(msg));
-    free(copy);
-    err_set(e, SQLSTATE_INVALID_REGEX, "invalid regular expression: %s", msg);
-    return NULL;
+  t->t_c = c; /* t_calls runs on across matches: many short ones are checked too */
+  int rc = pcre2_match(r->r_code, (PCRE2_SPTR)s, len, start, checked ? PCRE2_NO_UTF_CHECK : 0,
+                       t->t_md, t->t_mctx);
+  if (rc >= 0) {
+    /* rc: pairs set (0: all that fit; the match data always has room) */
+    int set_pairs = rc == 0 ? pairs : rc;
+    PCRE2_SIZE *v = pcre2_get_ovector_pointer(t->t_md);
+    for (int k = 0; k < pairs; k++) {
+      bool set = k < set_pairs && v[2 * k] != PCRE2_UNSET;
+      ov[2 * k] = set ? (int64_t)v[2 * k] : -1;
+      ov[2 * k + 1] = set ? (int64_t)v[2 * k + 1] : -1;
+    }
   }
-  c->rc_pattern = copy;
-  c->rc_flags = cflags;
-  return &c->rc_re;
-}
-
-static int rx_flags(const datum_t *f, int *cflags, err_t *e)
-{
-  *cflags = REG_EXTENDED | REG_NOSUB;
-  if (!f)
-    return CZ_OK;
-  for (uint32_t i = 0; i < f->d_str.s_len; i++) {
-    char c = f->d_str.s_ptr[i];
-    if (c == 'i')
-      *cflags |= REG_ICASE;
-    else if (c == 'c')
-      *cflags &= ~REG_ICASE;
-    else
-      return err_set(e, SQLSTATE_INVALID_PARAMETER_VALUE,
-                     "invalid regular expression option: \"%c\"", c);
+  if (t->t_big > 0) {
+    /* give back (and uncharge) the big backtracking heap now, while the
+     * budget it was charged to is alive */
+    pcre2_match_data_free(t->t_md);
+    t->t_md = NULL;
   }
-  return CZ_OK;
+  t->t_c = NULL;
+  if (rc >= 0)
+    return 1;
+  if (rc == PCRE2_ERROR_NOMATCH)
+    return 0;
+  return rx_match_error(c, rc, e);
 }
-
-static int pf_regexp_like(xctx_t *c, const xnode_t *x, const datum_t *args, datum_t *out,
-                          err_t *e)
-{
-  int cflags;
-  if (rx_flags(x->x_nargs > 2 ? &args[2] : NULL, &cflags, e) != CZ_OK)
-    return CZ_ERR;
-  regex_t *re = rx_get(&args[1].d_str, cflags, e);
-  if (!re)
-    return CZ_ERR;
-  /* regexec wants a NUL-terminated subject. */
-  const str_t *s = &args[0].d_str;
-  char stackbuf[256];
-  char *subj = s->s_len < sizeof(stackbuf) ? stackbuf : arena_alloc(c->xc_arena, s->s_len + 1);
-  memcpy(subj, s->s_ptr, s->s_len);
-  subj[s->s_len] = 0;
-  out->d_null = false;
-  out->d_bool = regexec(re, subj, 0, NULL, 0) == 0;
-  return CZ_OK;
-}
-
-const xfunc_def_t pgcat_regex_funcs[] = {
-  {.fd_name = "regexp_like", .fd_nargs = 2, .fd_args = {TY_TEXT, TY_TEXT}, .fd_result = TY_BOOL,
-   .fd_flags = XF_STRICT, .fd_row = pf_regexp_like},
-  {.fd_name = "regexp_like", .fd_nargs = 3, .fd_args = {TY_TEXT, TY_TEXT, TY_TEXT},
-   .fd_result = TY_BOOL, .fd_flags = XF_STRICT, .fd_row = pf_regexp_like},
-};
-const int pgcat_regex_nfuncs = (int)CZ_ARRAY_LEN(pgcat_regex_funcs);

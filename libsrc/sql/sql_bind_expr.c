@@ -83,6 +83,7 @@ static int bd_column(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out
     if (f.fd_count == 1) {
       xnode_t *n = bd_col(b, f.fd_index, f.fd_type);
       n->x_pos = x->ex_pos;
+      bd_scope_use(b, s, f.fd_index);
       /* Pass it inward through every subquery boundary crossed. */
       for (int i = depth - 1; i >= 0; i--) {
         if (!chain[i]->sc_subq)

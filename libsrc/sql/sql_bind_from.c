@@ -45,18 +45,6 @@ static void scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r)
     sc->sc_width += r->rl_ncols;
 }
 
-/* One FROM unit: a table (scan planned later), a derived table or an
- * explicit join; its columns are [un_base, un_base + un_width). */
-typedef struct unit_s {
-  int un_base, un_width;
-  const sp_table_t *un_table;   /* a plain table: scan with pushed conjuncts */
-  const char *un_alias;
-  op_t *un_op;                  /* otherwise the built input */
-  int un_nconj, un_cap;
-  xnode_t **un_conj;            /* conjuncts pushed here (shifted) */
-  xnode_t **un_all;             /* the same, before the scan took key bounds */
-} unit_t;
-
 static xnode_t *shift_copy(bd_t *b, const xnode_t *x, int delta)
 {
   xnode_t *n = arena_alloc(b->b_a, sizeof(*n));
@@ -432,70 +420,82 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
   }
 }
 
-typedef struct refs_s {
-  const unit_t *rf_units;
-  int rf_nunits;
-  uint64_t rf_mask;             /* units referenced (first 64) */
-  bool rf_many;                 /* beyond 64 units: treat as all */
-} refs_t;
-
-static void refs_col(void *ctx, xnode_t *col)
+static void fb_conj_add(bd_t *b, bd_fromblk_t *fb, xnode_t *x)
 {
-  refs_t *r = ctx;
-  for (int u = 0; u < r->rf_nunits; u++)
-    if (col->x_index >= r->rf_units[u].un_base &&
-        col->x_index < r->rf_units[u].un_base + r->rf_units[u].un_width) {
-      if (u < 64)
-        r->rf_mask |= (uint64_t)1 << u;
-      else
-        r->rf_many = true;
-    }
-}
-
-static void unit_push(bd_t *b, unit_t *u, xnode_t *c)
-{
-  if (u->un_nconj == u->un_cap) {
-    int cap = u->un_cap ? u->un_cap * 2 : 4;
+  if (fb->fb_nconj == fb->fb_cap) {
+    int cap = fb->fb_cap ? fb->fb_cap * 2 : 8;
     xnode_t **n = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)cap);
-    if (u->un_nconj)
-      memcpy(n, u->un_conj, sizeof(xnode_t *) * (size_t)u->un_nconj);
-    u->un_conj = n;
-    u->un_cap = cap;
+    if (fb->fb_nconj)
+      memcpy(n, fb->fb_conj, sizeof(xnode_t *) * (size_t)fb->fb_nconj);
+    fb->fb_conj = n;
+    fb->fb_cap = cap;
   }
-  u->un_conj[u->un_nconj++] = c;
+  fb->fb_conj[fb->fb_nconj++] = x;
 }
 
-/* col = col between the units so far and unit u: a hash join key pair. */
-static bool hash_key(const xnode_t *c, const unit_t *un, int *lk, int *rk)
+/* An inner or cross JOIN without USING, NATURAL or an alias of its own
+ * is the same as its items listed in FROM with ON in WHERE: its items
+ * become units of the block, so the join planner orders them with the
+ * others. Other items (outer joins among them) are one unit each. */
+static int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *fb)
 {
-  if (c->x_kind != X_OP || c->x_op != XOP_EQ)
-    return false;
-  const xnode_t *a = c->x_args[0], *d = c->x_args[1];
-  if (a->x_kind != X_COL || d->x_kind != X_COL || a->x_type.t_id != d->x_type.t_id)
-    return false;
-  int lo = un->un_base, hi = un->un_base + un->un_width;
-  bool a_in = a->x_index >= lo && a->x_index < hi, d_in = d->x_index >= lo && d->x_index < hi;
-  if (a_in == d_in || (a_in ? d->x_index : a->x_index) >= lo)
-    return false;
-  *lk = a_in ? d->x_index : a->x_index;
-  *rk = (a_in ? a->x_index : d->x_index) - lo;
-  return true;
-}
-
-int bd_from(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
-            op_t **out)
-{
-  int nu = sql_list_len(from);
-  unit_t *units = arena_zalloc(b->b_a, sizeof(unit_t) * (size_t)(nu + 1));
-  for (int i = 0; i < nu; i++) {
-    units[i].un_base = sc->sc_width;
-    if (bd_item(b, sc, sql_list_at(from, i), &units[i].un_op, &units[i].un_table,
-                &units[i].un_alias) != CZ_OK)
+  if (fr->fr_kind == SQL_FROM_JOIN &&
+      (fr->fr_join == SQL_JOIN_INNER || fr->fr_join == SQL_JOIN_CROSS) && !fr->fr_natural &&
+      !fr->fr_using && !fr->fr_alias && !fr->fr_colnames) {
+    int first_rel = sc->sc_nrels;
+    if (bd_from_units(b, sc, fr->fr_left, fb) != CZ_OK ||
+        bd_from_units(b, sc, fr->fr_right, fb) != CZ_OK)
       return CZ_ERR;
-    units[i].un_width = sc->sc_width - units[i].un_base;
+    if (!fr->fr_on)
+      return CZ_OK;
+    bd_scope_t js = *sc;  /* only this join's items are visible in ON */
+    js.sc_rels = sc->sc_rels + first_rel;
+    js.sc_nrels = sc->sc_nrels - first_rel;
+    js.sc_agg = NULL;
+    js.sc_agg_forbid = "JOIN conditions";
+    js.sc_used = NULL;
+    js.sc_used_cap = 0;
+    xnode_t *cond;
+    int rc = bd_cond(b, &js, fr->fr_on, "JOIN/ON", &cond);
+    /* columns ON reads are read by the block */
+    for (int c = 0; c < js.sc_used_cap; c++)
+      if (js.sc_used[c])
+        bd_scope_use(b, sc, c);
+    if (rc != CZ_OK)
+      return CZ_ERR;
+    if (bd_node_has_subq(cond))
+      return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_on->ex_pos,
+                      "subqueries in JOIN conditions are not supported yet");
+    xnode_t **conj = NULL;
+    int n = 0, cap = 0;
+    bd_conjuncts(b, cond, &conj, &n, &cap);
+    for (int i = 0; i < n; i++)
+      fb_conj_add(b, fb, conj[i]);
+    return CZ_OK;
   }
-  xnode_t **conj = NULL;
-  int nconj = 0, cap = 0;
+  if (fb->fb_nunits == fb->fb_ucap) {
+    int cap = fb->fb_ucap ? fb->fb_ucap * 2 : 8;
+    bd_unit_t *n = arena_zalloc(b->b_a, sizeof(bd_unit_t) * (size_t)cap);
+    if (fb->fb_nunits)
+      memcpy(n, fb->fb_units, sizeof(bd_unit_t) * (size_t)fb->fb_nunits);
+    fb->fb_units = n;
+    fb->fb_ucap = cap;
+  }
+  bd_unit_t *u = &fb->fb_units[fb->fb_nunits++];
+  u->un_base = sc->sc_width;
+  if (bd_item(b, sc, fr, &u->un_op, &u->un_table, &u->un_alias) != CZ_OK)
+    return CZ_ERR;
+  u->un_width = sc->sc_width - u->un_base;
+  return CZ_OK;
+}
+
+int bd_from_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
+                 bd_fromblk_t **out)
+{
+  bd_fromblk_t *fb = arena_zalloc(b->b_a, sizeof(*fb));
+  for (int i = 0; i < sql_list_len(from); i++)
+    if (bd_from_units(b, sc, sql_list_at(from, i), fb) != CZ_OK)
+      return CZ_ERR;
   if (where) {
     xnode_t *w;
     const char *saved_forbid = sc->sc_agg_forbid;
@@ -507,81 +507,8 @@ int bd_from(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *w
     sc->sc_agg_forbid = saved_forbid;
     if (rc != CZ_OK)
       return CZ_ERR;
-    bd_conjuncts(b, w, &conj, &nconj, &cap);
+    bd_conjuncts(b, w, &fb->fb_conj, &fb->fb_nconj, &fb->fb_cap);
   }
-  if (nu == 0) {
-    /* SELECT without FROM: one row (of one unused column). */
-    xnode_t ***rows = arena_alloc(b->b_a, sizeof(xnode_t **));
-    rows[0] = arena_alloc(b->b_a, sizeof(xnode_t *));
-    rows[0][0] = bd_const_i64(b, TY_INT4, 0);
-    ty_t t = ty_plain(TY_INT4);
-    op_t *v = op_values_new(b->b_a, 1, &t, 1, rows);
-    xnode_t *c = bd_and_all(b, conj, nconj);
-    *out = c ? op_filter_new(b->b_a, v, c) : v;
-    return CZ_OK;
-  }
-  /* Place each conjunct. */
-  xnode_t **top = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nconj + 1));
-  int ntop = 0;
-  int *level = arena_alloc(b->b_a, sizeof(int) * (size_t)(nconj + 1));
-  for (int i = 0; i < nconj; i++) {
-    refs_t r = {.rf_units = units, .rf_nunits = nu};
-    bd_node_cols(conj[i], refs_col, &r);
-    level[i] = -1;
-    if (bd_node_has_subq(conj[i]) || r.rf_many || r.rf_mask == 0) {
-      top[ntop++] = conj[i];
-      continue;
-    }
-    int hi = 63 - __builtin_clzll(r.rf_mask);
-    if ((r.rf_mask & (r.rf_mask - 1)) == 0)  /* one unit */
-      unit_push(b, &units[hi], shift_copy(b, conj[i], -units[hi].un_base));
-    else
-      level[i] = hi;  /* applied at the join that adds unit hi */
-  }
-  for (int u = 0; u < nu; u++) {
-    unit_t *un = &units[u];
-    /* the scan may take conjuncts as key bounds: keep them for a lookup join */
-    un->un_all = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(un->un_nconj + 1));
-    if (un->un_nconj)
-      memcpy(un->un_all, un->un_conj, sizeof(xnode_t *) * (size_t)un->un_nconj);
-    if (un->un_table)
-      un->un_op = bd_plan_scan(b, un->un_table, un->un_alias, false, un->un_conj, un->un_nconj);
-    else if (un->un_nconj)
-      un->un_op = op_filter_new(b->b_a, un->un_op, bd_and_all(b, un->un_conj, un->un_nconj));
-  }
-  op_t *acc = units[0].un_op;
-  bool *used = arena_alloc(b->b_a, (size_t)nconj + 1);
-  for (int u = 1; u < nu; u++) {
-    int lk[32], rk[32], nk = 0;
-    unit_t *un = &units[u];
-    if (un->un_table && pk_keys(un->un_table, un->un_base, conj, nconj, level, u, lk, used)) {
-      /* the unit's whole key comes from the rows so far: look it up; its
-       * own conjuncts and the level's others are the residual */
-      xnode_t **rest = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nconj + un->un_nconj + 1));
-      int nrest = 0;
-      for (int i = 0; i < nconj; i++)
-        if (level[i] == u && !used[i])
-          rest[nrest++] = conj[i];
-      for (int i = 0; i < un->un_nconj; i++)
-        rest[nrest++] = shift_copy(b, un->un_all[i], un->un_base);
-      acc = lookup_join(b, acc, un->un_table, JOIN_INNER, lk, bd_and_all(b, rest, nrest));
-      continue;
-    }
-    xnode_t **rest = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nconj + 1));
-    int nrest = 0;
-    for (int i = 0; i < nconj; i++) {
-      if (level[i] != u)
-        continue;
-      if (nk < 32 && hash_key(conj[i], &units[u], &lk[nk], &rk[nk]))
-        nk++;
-      else
-        rest[nrest++] = conj[i];
-    }
-    xnode_t *cond = bd_and_all(b, rest, nrest);
-    acc = nk ? op_hashjoin_new(b->b_a, acc, units[u].un_op, JOIN_INNER, nk, lk, rk, cond)
-             : op_nljoin_new(b->b_a, acc, units[u].un_op, JOIN_INNER, cond);
-  }
-  xnode_t *c = bd_and_all(b, top, ntop);
-  *out = c ? op_filter_new(b->b_a, acc, c) : acc;
+  *out = fb;
   return CZ_OK;
 }

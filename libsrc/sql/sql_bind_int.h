@@ -49,7 +49,11 @@ struct bd_scope_s {
   bd_aggctx_t *sc_agg;          /* where aggregate calls go; NULL: not allowed */
   const char *sc_agg_forbid;    /* why aggregates are not allowed ("WHERE") */
   bd_winctx_t *sc_win;          /* the block's window functions; NULL: none yet */
+  bool *sc_used;                /* per row column: referenced by name or by *
+                                 * (the planner reads only those); NULL = none yet */
+  int sc_used_cap;
 };
+
 
 struct bd_aggctx_s {
   int ag_n, ag_cap;
@@ -98,6 +102,9 @@ typedef struct bd_s {
 } bd_t;
 
 /* ---- nodes (sql_bind_node.c) ------------------------------------------- */
+/* Notes that column index of sc's row is read (bd_from_plan reads only
+ * the columns so noted). */
+void bd_scope_use(bd_t *b, bd_scope_t *sc, int index);
 
 xnode_t *bd_node(bd_t *b, xkind_t kind, ty_t type, int pos);
 xnode_t *bd_col(bd_t *b, int index, ty_t type);
@@ -113,6 +120,9 @@ xnode_t *bd_cast(bd_t *b, xnode_t *n, ty_t to, int pos);
 xnode_t *bd_finish_unknown(bd_t *b, xnode_t *n);
 bool bd_node_equal(const xnode_t *x, const xnode_t *y);
 bool bd_node_has_subq(const xnode_t *x);
+/* A copy of x whose X_COL n reads column map[n] (for moving a condition
+ * to another row layout; x holds no subquery). */
+xnode_t *bd_node_remap(bd_t *b, const xnode_t *x, const int *map);
 /* Calls fn on every X_COL of x (and of subquery correlations). */
 void bd_node_cols(xnode_t *x, void (*fn)(void *ctx, xnode_t *col), void *ctx);
 int bd_error(bd_t *b, const char *sqlstate, int pos, const char *fmt, ...) CZ_PRINTF(4, 5);
@@ -147,9 +157,29 @@ int bd_agg_rewrite(bd_t *b, bd_aggctx_t *ag, int ngroup, xnode_t **group, xnode_
  * *names (may be NULL). */
 int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
              const char ***names, sp_col_t **cols);
-/* FROM list → op tree and scope; where conjuncts are planned into it. */
-int bd_from(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
-            op_t **out);
+/* A FROM clause in two steps: bd_from_bind puts its items into sc and
+ * binds WHERE; bd_from_plan, called once every expression of the block is
+ * bound (so that bd_scope_use knows the columns read), orders the joins
+ * and builds the operator tree producing sc's row (sql_plan_join.c). */
+typedef struct bd_unit_s {
+  int un_base, un_width;        /* its columns in the block's row */
+  const sp_table_t *un_table;   /* a plain table: its scan is planned with the joins */
+  const char *un_alias;
+  op_t *un_op;                  /* otherwise the input built while binding */
+} bd_unit_t;
+typedef struct bd_fromblk_s {
+  int fb_nunits, fb_ucap;
+  bd_unit_t *fb_units;          /* the FROM items (inner JOINs' items too), as written */
+  int fb_nconj, fb_cap;
+  xnode_t **fb_conj;            /* WHERE's (and inner JOINs' ON) conjuncts over the block's row */
+} bd_fromblk_t;
+int bd_from_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
+                 bd_fromblk_t **out);
+int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out);
+/* Adds to fb's conjuncts what its ORs imply: conjuncts common to every
+ * branch, and per unit the OR of each branch's conditions on it
+ * (sql_plan_or.c); unit_of maps block columns to units. */
+void bd_or_factor(bd_t *b, bd_fromblk_t *fb, const int *unit_of);
 int bd_lookup_table(bd_t *b, const sql_name_t *n, const sp_table_t **out);
 /* Puts q's WITH queries in force (b_ctes; the caller restores it):
  * 42712 for a name given twice, 0A000 for RECURSIVE. */
@@ -166,6 +196,10 @@ op_t *bd_plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
  * NULL = all); the others are NULL at their positions in the result. */
 op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
                         xnode_t **conj, int n, const bool *need);
+/* As bd_plan_scan_cols, but the result holds only the needed columns, in
+ * table order (the conjuncts' columns must be needed). */
+op_t *bd_plan_scan_compact(bd_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,
+                           int n, const bool *need);
 /* Splits an AND tree into conjuncts (appends to *list). */
 void bd_conjuncts(bd_t *b, xnode_t *x, xnode_t ***list, int *n, int *cap);
 xnode_t *bd_and_all(bd_t *b, xnode_t **conj, int n);

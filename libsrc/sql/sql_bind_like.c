@@ -88,11 +88,13 @@ int bd_like_escape(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **patte
 static char *similar_to_ere(bd_t *b, const sql_expr_t *x, const char *s, size_t len,
                             const char *e, size_t elen)
 {
-  /* worst case: every byte becomes two, plus the anchors */
-  char *out = arena_alloc(b->b_a, 2 * len + 8);
+  /* worst case: every byte becomes two, plus the anchors; (?: so that
+   * the pattern's own groups keep their numbers, as PostgreSQL's
+   * similar_to_escape writes it */
+  char *out = arena_alloc(b->b_a, 2 * len + 10);
   size_t o = 0;
-  memcpy(out, "^(", 2);
-  o = 2;
+  memcpy(out, "^(?:", 4);
+  o = 4;
   bool in_bracket = false;
   size_t bracket_start = 0;
   for (size_t i = 0; i < len;) {

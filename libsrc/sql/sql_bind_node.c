@@ -232,3 +232,34 @@ void bd_node_cols(xnode_t *x, void (*fn)(void *ctx, xnode_t *col), void *ctx)
   for (int i = 0; i < x->x_nargs; i++)
     bd_node_cols(x->x_args[i], fn, ctx);
 }
+
+xnode_t *bd_node_remap(bd_t *b, const xnode_t *x, const int *map)
+{
+  xnode_t *n = arena_alloc(b->b_a, sizeof(*n));
+  *n = *x;
+  if (x->x_kind == X_COL)
+    n->x_index = map[x->x_index];
+  if (x->x_nargs) {
+    n->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)x->x_nargs);
+    for (int i = 0; i < x->x_nargs; i++)
+      n->x_args[i] = bd_node_remap(b, x->x_args[i], map);
+  }
+  return n;
+}
+
+void bd_scope_use(bd_t *b, bd_scope_t *sc, int index)
+{
+  if (index < 0)
+    return;
+  if (index >= sc->sc_used_cap) {
+    int cap = sc->sc_used_cap ? sc->sc_used_cap : 16;
+    while (cap <= index)
+      cap *= 2;
+    bool *n = arena_zalloc(b->b_a, (size_t)cap);
+    if (sc->sc_used_cap)
+      memcpy(n, sc->sc_used, (size_t)sc->sc_used_cap);
+    sc->sc_used = n;
+    sc->sc_used_cap = cap;
+  }
+  sc->sc_used[index] = true;
+}

@@ -92,6 +92,7 @@ static int bd_targets(bd_t *b, bd_scope_t *sc, const sql_select_t *s, bool top, 
             continue;
           sp_col_t o;
           col_origin(sc, rel->rl_base + c, &o);
+          bd_scope_use(b, sc, rel->rl_base + c);
           tl_add(b, tl, bd_col(b, rel->rl_base + c, rel->rl_types[c]), rel->rl_cols[c], &o);
         }
       }
@@ -271,7 +272,8 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   sc->sc_parent = outer;
   sc->sc_subq = sq;
   op_t *plan;
-  if (bd_from(b, sc, s->se_from, s->se_where, &plan) != CZ_OK)
+  bd_fromblk_t *from;
+  if (bd_from_bind(b, sc, s->se_from, s->se_where, &from) != CZ_OK)
     return CZ_ERR;
   bd_aggctx_t *ag = arena_zalloc(b->b_a, sizeof(*ag));
   sc->sc_agg = ag;
@@ -319,6 +321,9 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     keys[i].sk_desc = o->or_desc;
     keys[i].sk_nulls_first = nulls_first(o);
   }
+  /* every expression over the FROM row is bound: plan it */
+  if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
+    return CZ_ERR;
   /* window functions of the select list / ORDER BY (sql_bind_window.c) */
   if (bd_window_finish(b, sc, ag->ag_n > 0 || ngroup > 0 || having, &plan) != CZ_OK)
     return CZ_ERR;

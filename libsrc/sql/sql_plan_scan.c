@@ -182,8 +182,49 @@ static op_t *scan_subset(bd_t *b, const sp_table_t *t, scan_spec_t *sp, const bo
   return op_project_new(b->b_a, op_scan_new(b->b_a, sp), nc + (sp->ss_rowid ? 1 : 0), x);
 }
 
+static op_t *plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
+                       xnode_t **conj, int n, const bool *need, bool compact);
+
 op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
                         xnode_t **conj, int n, const bool *need)
+{
+  return plan_scan(b, t, alias, rowid, conj, n, need, false);
+}
+
+op_t *bd_plan_scan_compact(bd_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,
+                           int n, const bool *need)
+{
+  return plan_scan(b, t, alias, false, conj, n, need, true);
+}
+
+/* The scan's columns are the needed ones only; conditions left for the
+ * filter are moved to their positions. */
+static op_t *scan_compact(bd_t *b, const sp_table_t *t, scan_spec_t *sp, const bool *need,
+                          xnode_t **conj, int n)
+{
+  int nc = t->tb_ncols, k = 0;
+  int *cols = arena_alloc(b->b_a, sizeof(int) * (size_t)(nc + 1));
+  ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(nc + 1));
+  int *map = arena_alloc(b->b_a, sizeof(int) * (size_t)(nc + 1));
+  for (int c = 0; c < nc; c++) {
+    map[c] = -1;
+    if (need && !need[c])
+      continue;
+    map[c] = k;
+    cols[k] = c;
+    types[k++] = t->tb_coltypes[c];
+  }
+  sp->ss_ncols = k;
+  sp->ss_cols = cols;
+  sp->ss_types = types;
+  for (int i = 0; i < n; i++)
+    if (conj[i])
+      conj[i] = bd_node_remap(b, conj[i], map);
+  return op_scan_new(b->b_a, sp);
+}
+
+static op_t *plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
+                       xnode_t **conj, int n, const bool *need, bool compact)
 {
   path_t best, cur;
   memset(&best, 0, sizeof(best));
@@ -245,7 +286,9 @@ op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool ro
   }
   /* Range conjuncts stay in the filter: where NULL keys sort relative to
    * the bound is the table layer's business, not something to rely on. */
-  op_t *o = need ? scan_subset(b, t, &sp, need) : op_scan_new(b->b_a, &sp);
+  op_t *o = compact ? scan_compact(b, t, &sp, need, conj, n)
+             : need  ? scan_subset(b, t, &sp, need)
+                     : op_scan_new(b->b_a, &sp);
   xnode_t *rest = bd_and_all(b, conj, n);
   return rest ? op_filter_new(b->b_a, o, rest) : o;
 }

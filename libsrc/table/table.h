@@ -165,6 +165,20 @@ typedef struct tbl_stats_s {
 } tbl_stats_t;
 void tbl_get_stats(tbl_stats_t *out);
 
+/* ---- estimates for the optimizer (tb_sample.c) ---------------------------- */
+
+/* Estimated rows of t whose index idx key lies between low and high (NULL
+ * or 0 columns: open), from the tree's shape alone (two descents). */
+int tbl_estimate(const cat_table_t *t, int idx, const tbl_bound_t *low, const tbl_bound_t *high,
+                 arena_t *a, double *rows, err_t *e);
+/* Up to n rows of that range picked at random (seeded), as tx sees them
+ * (tx NULL: committed rows), columns cols into out (created by the caller
+ * with capacity >= n); out->b_n rows come back, fewer for small ranges,
+ * and a row may come twice. */
+int tbl_sample(txn_t *tx, const cat_table_t *t, int idx, const tbl_bound_t *low,
+               const tbl_bound_t *high, int n, uint64_t seed, const int *cols, int ncols,
+               batch_t *out, arena_t *a, err_t *e);
+
 /* Number of rows visible to tx (tests, small tables). */
 int tbl_count(txn_t *tx, const cat_table_t *t, int64_t *out, err_t *e);
 

@@ -32,6 +32,18 @@ uint64_t tb_row_hash(const void *val, size_t len);
 /* Whether the index covers the columns (key, include or pk columns). */
 bool tb_index_covers(const cat_index_t *ix, const cat_table_t *t, const int *cols, int ncols);
 
+/* ---- reads shared by scans and samples (tb_scan.c) ------------------- */
+
+/* The search key of a bound (NULL, *len 0 when open), in a. */
+int tb_bound_encode(const cat_index_t *ix, const tbl_bound_t *b, arena_t *a, uint8_t **out,
+                    size_t *len, err_t *e);
+/* Fetches the rows of primary keys keys[0..n) (sorted here, in place) into
+ * rows 0..n of out as tx sees them at command cmd; found[i] says whether
+ * row i exists (the others are all NULL). */
+int tb_fetch(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
+             bool want_loc, bt_key_t *keys, int n, batch_t *out, bool *found, arena_t *a,
+             err_t *e);
+
 /* ---- out-of-line (long) values (tb_row.c, tb_long.c) ----------------- */
 
 #define TB_ROW_LONG (1u << 16)     /* header flag: the row holds references */

@@ -309,6 +309,22 @@ int tb_row_decode_refs(const ty_t *types, int n, const uint8_t *p, size_t len, c
   }
   int upto = CZ_MIN(maxc + 1, (int)stored);
   upto = CZ_MIN(upto, n);
+  /* wanted[i]: the first output wanting column i (-1: none), and
+   * also_wanted[k] the next output wanting the same column, so a row is
+   * decoded in one pass whatever the number of outputs */
+  int16_t wanted[CAT_MAX_COLUMNS + 1], also_wanted[CAT_MAX_COLUMNS + 1];
+  if (ncols > CAT_MAX_COLUMNS)
+    return err_set(e, SQLSTATE_INTERNAL, "%d columns asked of a row", ncols);
+  for (int i = 0; i < upto; i++)
+    wanted[i] = -1;
+  for (int k = ncols - 1; k >= 0; k--) {
+    if (cols[k] < 0 || cols[k] >= upto) {
+      also_wanted[k] = -1;
+      continue;
+    }
+    also_wanted[k] = wanted[cols[k]];
+    wanted[cols[k]] = (int16_t)k;
+  }
   for (int i = 0; i < upto; i++) {
     bool null = (p[bm + (size_t)i / 8] >> (i & 7)) & 1;
     if (null)
@@ -318,9 +334,7 @@ int tb_row_decode_refs(const ty_t *types, int n, const uint8_t *p, size_t len, c
       return row_bad(e);
     /* First output wanting column i decodes it; the others copy. */
     int first = -1;
-    for (int k = 0; k < ncols; k++) {
-      if (cols[k] != i)
-        continue;
+    for (int k = wanted[i]; k >= 0; k = also_wanted[k]) {
       if (first < 0) {
         first = k;
         out[k].d_null = false;

@@ -68,7 +68,7 @@ static int tb_search_key(const ty_t *types, const datum_t *vals, int n, arena_t 
   return CZ_OK;
 }
 
-static int tb_bound_encode(const cat_index_t *ix, const tbl_bound_t *b, arena_t *a, uint8_t **out,
+int tb_bound_encode(const cat_index_t *ix, const tbl_bound_t *b, arena_t *a, uint8_t **out,
                            size_t *len, err_t *e)
 {
   *out = NULL;
@@ -449,8 +449,7 @@ static void tb_sort(bt_key_t *keys, int *perm, int n, arena_t *a)
   memcpy(keys, sk, sizeof *sk * (size_t)n);
 }
 
-/* Fetches rows keys[0..n) (primary keys) into rows 0..n of out. */
-static int tb_fetch(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
+int tb_fetch(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
                     bool want_loc, bt_key_t *keys, int n, batch_t *out, bool *found, arena_t *a,
                     err_t *e)
 {

@@ -243,9 +243,39 @@ static int ty_num_addsub(const num_t *a, const num_t *b, bool negate_b, num_t *o
   return ty_num_finish(nb, u256_sub(mb, ma), scale, out, e);
 }
 
+/* Values that fit in 64 bits brought to the same scale in 128 bits
+ * (|v| < 2^63 times 10^18 < 2^60 stays below 2^123), for the fast paths
+ * of add and subtract; false when they do not fit or the scales are too
+ * far apart. */
+static bool ty_num_align64(const num_t *a, const num_t *b, __int128 *va, __int128 *vb, int *scale)
+{
+  if (a->n_val > INT64_MAX || a->n_val < INT64_MIN || b->n_val > INT64_MAX ||
+      b->n_val < INT64_MIN)
+    return false;
+  int d = a->n_scale - b->n_scale;
+  if (d > 18 || d < -18)
+    return false;
+  *scale = CZ_MAX(a->n_scale, b->n_scale);
+  *va = d < 0 ? a->n_val * (__int128)ty_pow10_u128(-d) : a->n_val;
+  *vb = d > 0 ? b->n_val * (__int128)ty_pow10_u128(d) : b->n_val;
+  return true;
+}
+
 int num_add(const num_t *a, const num_t *b, num_t *out, err_t *e)
 {
   /* The common case: equal scales and no overflow stays in 128 bits. */
+  if (a->n_scale != b->n_scale) {
+    __int128 va, vb;
+    int scale;
+    if (ty_num_align64(a, b, &va, &vb, &scale) && scale <= NUM_MAX_DIGITS) {
+      __int128 r = va + vb, lim = (__int128)ty_pow10_u128(NUM_MAX_DIGITS);
+      if (r < lim && r > -lim) {
+        out->n_val = r;
+        out->n_scale = (int16_t)scale;
+        return CZ_OK;
+      }
+    }
+  }
   if (a->n_scale == b->n_scale) {
     /* |a|,|b| < 10^38, but 2 * 10^38 passes __int128's 1.7 * 10^38 */
     __int128 r, lim = (__int128)ty_pow10_u128(NUM_MAX_DIGITS);
@@ -260,6 +290,18 @@ int num_add(const num_t *a, const num_t *b, num_t *out, err_t *e)
 
 int num_sub(const num_t *a, const num_t *b, num_t *out, err_t *e)
 {
+  if (a->n_scale != b->n_scale) {
+    __int128 va, vb;
+    int scale;
+    if (ty_num_align64(a, b, &va, &vb, &scale) && scale <= NUM_MAX_DIGITS) {
+      __int128 r = va - vb, lim = (__int128)ty_pow10_u128(NUM_MAX_DIGITS);
+      if (r < lim && r > -lim) {
+        out->n_val = r;
+        out->n_scale = (int16_t)scale;
+        return CZ_OK;
+      }
+    }
+  }
   if (a->n_scale == b->n_scale) {
     __int128 r, lim = (__int128)ty_pow10_u128(NUM_MAX_DIGITS);
     if (!__builtin_sub_overflow(a->n_val, b->n_val, &r) && r < lim && r > -lim) {
@@ -273,6 +315,13 @@ int num_sub(const num_t *a, const num_t *b, num_t *out, err_t *e)
 
 int num_mul(const num_t *a, const num_t *b, num_t *out, err_t *e)
 {
+  /* Both within 64 bits: the product is below 2^126 < 10^38, exact. */
+  if (a->n_val <= INT64_MAX && a->n_val >= INT64_MIN && b->n_val <= INT64_MAX &&
+      b->n_val >= INT64_MIN && a->n_scale + b->n_scale <= NUM_MAX_DIGITS) {
+    out->n_val = a->n_val * b->n_val;
+    out->n_scale = (int16_t)(a->n_scale + b->n_scale);
+    return CZ_OK;
+  }
   bool neg = (a->n_val < 0) != (b->n_val < 0);
   u256_t m = u256_mul128(ty_num_mag(a), ty_num_mag(b));
   if (m.w_hi == 0 && m.w_lo == 0)

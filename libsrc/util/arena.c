@@ -104,6 +104,25 @@ int mem_budget_exceeded(const mem_budget_t *b)
   return b ? atomic_load(&((mem_budget_t *)b)->mb_exceeded) : 0;
 }
 
+bool mem_budget_try_charge(mem_budget_t *b, size_t n)
+{
+  if (!b)
+    return true;
+  if (b->mb_limit > 0 &&
+      (n > (size_t)INT64_MAX || (int64_t)n > b->mb_limit - atomic_load(&b->mb_used))) {
+    if (atomic_load(&b->mb_exceeded) == 0)
+      atomic_store(&b->mb_exceeded, MEM_OVER_LIMIT);
+    return false;
+  }
+  budget_charge(b, n);
+  return true;
+}
+
+void mem_budget_uncharge(mem_budget_t *b, size_t n)
+{
+  budget_uncharge(b, n);
+}
+
 static void *arena_memalign(size_t n)
 {
   void *p = NULL;

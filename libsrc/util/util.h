@@ -139,6 +139,12 @@ int mem_budget_exceeded(const mem_budget_t *b);
  * the budget each chunk was charged to before. */
 void arena_set_budget(arena_t *a, mem_budget_t *b);
 mem_budget_t *arena_budget(const arena_t *a);
+/* For memory a library allocates outside the arenas on a query's behalf
+ * (PCRE2's match heap): charges n bytes to b, or returns false with
+ * nothing charged (and b marked exceeded) when that would pass its limit.
+ * mem_budget_uncharge gives them back; b NULL charges nothing. */
+bool mem_budget_try_charge(mem_budget_t *b, size_t n);
+void mem_budget_uncharge(mem_budget_t *b, size_t n);
 /* As arena_alloc, but NULL (nothing allocated, the budget marked) when the
  * request would take a's budget past its limit or malloc fails: for
  * requests whose size grows with the data or a user controls (row stores,

@@ -777,7 +777,7 @@ static void test_regex_array_make_is_rel(void **state)
   assert_int_equal(f->fd_row(&c, &node, a, &out, &e), CZ_ERR);
   assert_string_equal(e.er_sqlstate, "2201B");
   node.x_nargs = 3;
-  a[1] = pt_s("x"), a[2] = pt_s("q");
+  a[1] = pt_s("x"), a[2] = pt_s("z");
   assert_int_equal(f->fd_row(&c, &node, a, &out, &e), CZ_ERR);
   assert_string_equal(e.er_sqlstate, "22023");
 

@@ -1,0 +1,540 @@
+/* sql_plan_join — the joins of one FROM clause: which order, which join
+ * method, which columns each table reads.
+ *
+ * Design notes (sql/README.md, "Join order"):
+ * - The FROM items are units: tables, whose scans are planned here with
+ *   the WHERE conjuncts that use only them and reading only the columns
+ *   the block names (bd_scope_use), or inputs built while binding
+ *   (derived tables, explicit JOINs, functions).
+ * - Every unit gets an estimated row count (sql_plan_card.c: the table's
+ *   size from its index, the selectivity of its own conjuncts measured on
+ *   a sample of its rows); a conjunct between units gets a selectivity
+ *   (an equality: one over the larger number of distinct values).
+ * - The order is left-deep: each step joins the rows so far with one more
+ *   unit, by a lookup of its primary key when the rows so far give all of
+ *   it, else by a hash join building on the new unit, else (no equality)
+ *   a nested loop. Up to JOIN_DP_MAX units every order is weighed by
+ *   dynamic programming over subsets; beyond, a greedy search adds the
+ *   cheapest next unit. The cost of a plan is the rows each step reads,
+ *   builds, probes and produces, weighted per method (cost_* below).
+ * - The joins produce the units' columns in the order chosen; a final
+ *   projection puts them back in the block's row (columns no expression
+ *   reads are NULL there), so expressions bound over the row need no
+ *   change. Conjuncts holding subqueries are evaluated over that row,
+ *   after all joins.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "sql/sql_bind_int.h"
+#include "sql/sql_plan_card.h"
+
+#define JOIN_DP_MAX 12
+
+/* Per-row costs, relative: what a step does to each row it touches. */
+#define COST_SCAN 0.2    /* a stored row read and decoded by a scan */
+#define COST_BUILD 1.0   /* a row put into a hash table */
+#define COST_PROBE 0.3   /* a row looked up in a hash table */
+#define COST_LOOKUP 1.5  /* a primary-key lookup in the B-tree */
+#define COST_NLOOP 0.05  /* a pair of rows compared by a nested loop */
+#define COST_OUT 0.1     /* a row produced by a join */
+
+typedef struct jconj_s {
+  xnode_t *jc_x;                /* over the block's row */
+  int jc_nunits;
+  int *jc_units;                /* units it reads */
+  double jc_sel;
+  bool jc_top;                  /* evaluated after all joins */
+  bool jc_local;                /* one unit: inside its scan or filter */
+} jconj_t;
+
+typedef struct jplan_s {
+  bd_t *jp_b;
+  bd_scope_t *jp_sc;
+  bd_fromblk_t *jp_fb;
+  int jp_nu;
+  pc_unit_t *jp_units;          /* estimates (sql_plan_card.h) */
+  int jp_nconj;
+  jconj_t *jp_conj;
+  int *jp_unit_of;              /* block column -> unit */
+} jplan_t;
+
+static bool conj_within(const jconj_t *c, const bool *in_set)
+{
+  for (int i = 0; i < c->jc_nunits; i++)
+    if (!in_set[c->jc_units[i]])
+      return false;
+  return true;
+}
+
+static bool conj_uses(const jconj_t *c, int u)
+{
+  for (int i = 0; i < c->jc_nunits; i++)
+    if (c->jc_units[i] == u)
+      return true;
+  return false;
+}
+
+/* `a = b` of two columns of one type: their units and columns. */
+static bool col_equality(const jplan_t *jp, const xnode_t *x, int *ca, int *cb)
+{
+  if (x->x_kind != X_OP || x->x_op != XOP_EQ || x->x_nargs != 2)
+    return false;
+  const xnode_t *a = x->x_args[0], *d = x->x_args[1];
+  if (a->x_kind != X_COL || d->x_kind != X_COL || a->x_type.t_id != d->x_type.t_id)
+    return false;
+  if (jp->jp_unit_of[a->x_index] == jp->jp_unit_of[d->x_index])
+    return false;
+  *ca = a->x_index;
+  *cb = d->x_index;
+  return true;
+}
+
+/* Whether the rows of in_set give unit u's whole primary key through
+ * equalities applicable when u joins: lk[k] is the block column giving
+ * key column k, used[i] marks the conjuncts taken. */
+static bool lookup_keys(const jplan_t *jp, const bool *in_set, int u, int *lk, bool *used)
+{
+  const bd_unit_t *un = &jp->jp_fb->fb_units[u];
+  const sp_table_t *t = un->un_table;
+  if (!t || t->tb_npk <= 0 || t->tb_npk > 32 || jp->jp_units[u].pu_unknown)
+    return false;
+  for (int i = 0; i < jp->jp_nconj; i++)
+    used[i] = false;
+  for (int k = 0; k < t->tb_npk; k++) {
+    int target = un->un_base + t->tb_pk[k];
+    bool got = false;
+    for (int i = 0; i < jp->jp_nconj && !got; i++) {
+      const jconj_t *c = &jp->jp_conj[i];
+      int a, d;
+      if (used[i] || c->jc_top || c->jc_local || !conj_uses(c, u) || !col_equality(jp, c->jc_x, &a, &d))
+        continue;
+      if (c->jc_x->x_args[0]->x_type.t_id != t->tb_coltypes[t->tb_pk[k]].t_id)
+        continue;
+      int other = a == target ? d : d == target ? a : -1;
+      if (other < 0 || !in_set[jp->jp_unit_of[other]])
+        continue;
+      lk[k] = other;
+      used[i] = true;
+      got = true;
+    }
+    if (!got)
+      return false;
+  }
+  return true;
+}
+
+typedef enum jmethod_e { JM_HASH, JM_LOOKUP, JM_NLOOP } jmethod_t;
+
+/* Rows of the units of in_set joined: the product of their estimates and
+ * of the selectivities of the conjuncts among them. */
+static double set_rows(const jplan_t *jp, const bool *in_set)
+{
+  double r = 1;
+  for (int u = 0; u < jp->jp_nu; u++)
+    if (in_set[u])
+      r *= jp->jp_units[u].pu_rows;
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    const jconj_t *c = &jp->jp_conj[i];
+    if (!c->jc_top && !c->jc_local && conj_within(c, in_set))
+      r *= c->jc_sel;
+  }
+  return r < 1 ? 1 : r;
+}
+
+static double scan_cost(const pc_unit_t *pu)
+{
+  return pu->pu_read * COST_SCAN;
+}
+
+/* The cost of joining unit u to rows (estimate `rows`) of in_set, and the
+ * method it would use. */
+static double step_cost(const jplan_t *jp, bool *in_set, double rows, int u, jmethod_t *method)
+{
+  const pc_unit_t *pu = &jp->jp_units[u];
+  int lk[32];
+  bool *used = arena_alloc(jp->jp_b->b_a, (size_t)jp->jp_nconj + 1);
+  bool equi = false;
+  for (int i = 0; i < jp->jp_nconj && !equi; i++) {
+    const jconj_t *c = &jp->jp_conj[i];
+    int a, d;
+    if (c->jc_top || c->jc_local || !conj_uses(c, u) || !col_equality(jp, c->jc_x, &a, &d))
+      continue;
+    int other = jp->jp_unit_of[a] == u ? d : a;
+    equi = in_set[jp->jp_unit_of[other]];
+  }
+  double hash = scan_cost(pu) + pu->pu_rows * COST_BUILD + rows * COST_PROBE;
+  double best = equi ? hash : scan_cost(pu) + pu->pu_rows * COST_BUILD + rows * pu->pu_rows * COST_NLOOP;
+  *method = equi ? JM_HASH : JM_NLOOP;
+  if (lookup_keys(jp, in_set, u, lk, used)) {
+    double look = rows * COST_LOOKUP;
+    if (look < best) {
+      best = look;
+      *method = JM_LOOKUP;
+    }
+  }
+  in_set[u] = true;
+  double out = set_rows(jp, in_set);
+  in_set[u] = false;
+  return best + out * COST_OUT;
+}
+
+/* Equalities from one unit v that together give another unit u's whole
+ * primary key of several columns find one row of u each: together they
+ * keep 1 / rows(u), not the product of their separate estimates (which
+ * assumes the key's columns independent and comes out far too low). */
+static void composite_keys(jplan_t *jp)
+{
+  bool *mine = arena_zalloc(jp->jp_b->b_a, (size_t)jp->jp_nconj + 1);
+  for (int u = 0; u < jp->jp_nu; u++) {
+    const sp_table_t *t = jp->jp_fb->fb_units[u].un_table;
+    if (!t || t->tb_npk < 2 || jp->jp_units[u].pu_unknown)
+      continue;
+    int base = jp->jp_fb->fb_units[u].un_base;
+    for (int v = 0; v < jp->jp_nu; v++) {
+      if (v == u)
+        continue;
+      int covered = 0;
+      for (int k = 0; k < t->tb_npk; k++) {
+        bool got = false;
+        for (int i = 0; i < jp->jp_nconj; i++) {
+          const jconj_t *c = &jp->jp_conj[i];
+          int a, d;
+          if (c->jc_top || c->jc_local || c->jc_nunits != 2 || !conj_uses(c, u) ||
+              !conj_uses(c, v) || !col_equality(jp, c->jc_x, &a, &d))
+            continue;
+          if (a == base + t->tb_pk[k] || d == base + t->tb_pk[k]) {
+            if (!got)
+              mine[i] = true;
+            got = true;
+          }
+        }
+        covered += got;
+      }
+      if (covered < t->tb_npk) {
+        memset(mine, 0, (size_t)jp->jp_nconj);
+        continue;
+      }
+      bool first = true;
+      for (int i = 0; i < jp->jp_nconj; i++)
+        if (mine[i]) {
+          jp->jp_conj[i].jc_sel = first ? 1 / CZ_MAX(jp->jp_units[u].pu_total, 1.0) : 1;
+          first = false;
+          mine[i] = false;
+        }
+    }
+  }
+}
+
+/* ---- the search ---------------------------------------------------------- */
+
+/* Every left-deep order of up to JOIN_DP_MAX units: best[S] is the
+ * cheapest way to join the set S, last[S] the unit it joins last. */
+static void order_dp(const jplan_t *jp, int *order)
+{
+  int n = jp->jp_nu;
+  size_t nsets = (size_t)1 << n;
+  arena_t *a = jp->jp_b->b_a;
+  double *best = arena_alloc(a, sizeof(double) * nsets);
+  int *last = arena_alloc(a, sizeof(int) * nsets);
+  double *rows = arena_alloc(a, sizeof(double) * nsets);
+  bool in_set[JOIN_DP_MAX];
+  for (size_t s = 1; s < nsets; s++) {
+    for (int u = 0; u < n; u++)
+      in_set[u] = (s >> u) & 1;
+    rows[s] = set_rows(jp, in_set);
+    best[s] = INFINITY;
+    last[s] = -1;
+    if ((s & (s - 1)) == 0) {
+      int u = __builtin_ctzll(s);
+      best[s] = scan_cost(&jp->jp_units[u]) + jp->jp_units[u].pu_rows * COST_OUT;
+      last[s] = u;
+      continue;
+    }
+    /* from the last unit down: on a tie the order written wins */
+    for (int u = n - 1; u >= 0; u--) {
+      if (!((s >> u) & 1))
+        continue;
+      size_t prev = s & ~((size_t)1 << u);
+      if (best[prev] == INFINITY)
+        continue;
+      in_set[u] = false;
+      jmethod_t m;
+      double c = best[prev] + step_cost(jp, in_set, rows[prev], u, &m);
+      in_set[u] = true;
+      if (c < best[s]) {
+        best[s] = c;
+        last[s] = u;
+      }
+    }
+  }
+  size_t s = nsets - 1;
+  for (int k = n - 1; k >= 0; k--) {
+    order[k] = last[s];
+    s &= ~((size_t)1 << last[s]);
+  }
+}
+
+/* Beyond JOIN_DP_MAX: start with the smallest unit, then add the unit
+ * whose step costs least. */
+static void order_greedy(const jplan_t *jp, int *order)
+{
+  int n = jp->jp_nu;
+  bool *in_set = arena_zalloc(jp->jp_b->b_a, (size_t)n + 1);
+  int first = 0;
+  for (int u = 1; u < n; u++)
+    if (jp->jp_units[u].pu_rows < jp->jp_units[first].pu_rows)
+      first = u;
+  order[0] = first;
+  in_set[first] = true;
+  double rows = jp->jp_units[first].pu_rows;
+  for (int k = 1; k < n; k++) {
+    int pick = -1;
+    double pick_cost = INFINITY;
+    for (int u = 0; u < n; u++) {
+      if (in_set[u])
+        continue;
+      jmethod_t m;
+      double c = step_cost(jp, in_set, rows, u, &m);
+      if (c < pick_cost) {
+        pick_cost = c;
+        pick = u;
+      }
+    }
+    order[k] = pick;
+    in_set[pick] = true;
+    rows = set_rows(jp, in_set);
+  }
+}
+
+/* ---- building the operators ---------------------------------------------- */
+
+/* EXPLAIN shows the estimates of the joins and of the units' inputs
+ * (only when there was a choice to make). */
+static void estimate(op_t *o, const jplan_t *jp, double rows, double cost)
+{
+  if (jp->jp_nu < 2)
+    return;
+  o->o_est_rows = rows;
+  o->o_est_cost = cost;
+}
+
+/* The unit's own input: a table scan with its conjuncts reading its
+ * needed columns (outputs: those columns in table order), or the bound
+ * input under a filter of its conjuncts (all its columns). cols[i] is the
+ * block column of output i. */
+static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
+{
+  bd_t *b = jp->jp_b;
+  const bd_unit_t *un = &jp->jp_fb->fb_units[u];
+  xnode_t **local = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(jp->jp_nconj + 1));
+  int nl = 0;
+  int *shift = arena_alloc(b->b_a, sizeof(int) * (size_t)(jp->jp_sc->sc_width + 1));
+  for (int c = 0; c < jp->jp_sc->sc_width; c++)
+    shift[c] = c - un->un_base;
+  for (int i = 0; i < jp->jp_nconj; i++)
+    if (jp->jp_conj[i].jc_local && jp->jp_conj[i].jc_units[0] == u)
+      local[nl++] = bd_node_remap(b, jp->jp_conj[i].jc_x, shift);
+  *ncols = 0;
+  if (!un->un_table) {
+    for (int c = 0; c < un->un_width; c++)
+      cols[(*ncols)++] = un->un_base + c;
+    xnode_t *f = bd_and_all(b, local, nl);
+    return f ? op_filter_new(b->b_a, un->un_op, f) : un->un_op;
+  }
+  const bool *need = jp->jp_units[u].pu_need;
+  for (int c = 0; c < un->un_width; c++)
+    if (need[c])
+      cols[(*ncols)++] = un->un_base + c;
+  return bd_plan_scan_compact(b, un->un_table, un->un_alias, local, nl, need);
+}
+
+int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
+{
+  int nu = fb->fb_nunits;
+  if (nu == 0) {
+    /* SELECT without FROM: one row (of one unused column). */
+    xnode_t ***rows = arena_alloc(b->b_a, sizeof(xnode_t **));
+    rows[0] = arena_alloc(b->b_a, sizeof(xnode_t *));
+    rows[0][0] = bd_const_i64(b, TY_INT4, 0);
+    ty_t t = ty_plain(TY_INT4);
+    op_t *v = op_values_new(b->b_a, 1, &t, 1, rows);
+    xnode_t *c = bd_and_all(b, fb->fb_conj, fb->fb_nconj);
+    *out = c ? op_filter_new(b->b_a, v, c) : v;
+    return CZ_OK;
+  }
+  jplan_t jp = {.jp_b = b, .jp_sc = sc, .jp_fb = fb, .jp_nu = nu};
+  int width = sc->sc_width;
+  jp.jp_unit_of = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
+  for (int u = 0; u < nu; u++)
+    for (int c = 0; c < fb->fb_units[u].un_width; c++)
+      jp.jp_unit_of[fb->fb_units[u].un_base + c] = u;
+  bd_or_factor(b, fb, jp.jp_unit_of);  /* sql_plan_or.c */
+  /* which units each conjunct reads */
+  jp.jp_nconj = fb->fb_nconj;
+  jp.jp_conj = arena_zalloc(b->b_a, sizeof(jconj_t) * (size_t)(fb->fb_nconj + 1));
+  bool *seen = arena_alloc(b->b_a, (size_t)nu + 1);
+  for (int i = 0; i < fb->fb_nconj; i++) {
+    jconj_t *c = &jp.jp_conj[i];
+    c->jc_x = fb->fb_conj[i];
+    memset(seen, 0, (size_t)nu);
+    pc_conj_units(c->jc_x, jp.jp_unit_of, seen);
+    c->jc_units = arena_alloc(b->b_a, sizeof(int) * (size_t)(nu + 1));
+    for (int u = 0; u < nu; u++)
+      if (seen[u])
+        c->jc_units[c->jc_nunits++] = u;
+    c->jc_top = bd_node_has_subq(c->jc_x) || c->jc_nunits == 0;
+    c->jc_local = !c->jc_top && c->jc_nunits == 1;
+  }
+  /* estimates (and the columns each table reads) */
+  jp.jp_units = arena_zalloc(b->b_a, sizeof(pc_unit_t) * (size_t)(nu + 1));
+  for (int u = 0; u < nu; u++) {
+    xnode_t **local = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(fb->fb_nconj + 1));
+    int nl = 0;
+    for (int i = 0; i < jp.jp_nconj; i++)
+      if (jp.jp_conj[i].jc_local && jp.jp_conj[i].jc_units[0] == u)
+        local[nl++] = jp.jp_conj[i].jc_x;
+    if (pc_unit_estimate(b, sc, &fb->fb_units[u], local, nl, nu > 1, &jp.jp_units[u]) != CZ_OK)
+      return CZ_ERR;
+  }
+  for (int i = 0; i < jp.jp_nconj; i++)
+    if (!jp.jp_conj[i].jc_top && !jp.jp_conj[i].jc_local)
+      jp.jp_conj[i].jc_sel = pc_join_selectivity(b, fb, jp.jp_units, jp.jp_unit_of, jp.jp_conj[i].jc_x);
+  composite_keys(&jp);
+  /* the order */
+  int *order = arena_alloc(b->b_a, sizeof(int) * (size_t)(nu + 1));
+  if (nu == 1)
+    order[0] = 0;
+  else if (nu <= JOIN_DP_MAX)
+    order_dp(&jp, order);
+  else
+    order_greedy(&jp, order);
+  /* the operators, in that order; pos[c] is block column c's place in
+   * the rows built so far (-1: not read) */
+  int *pos = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
+  for (int c = 0; c < width; c++)
+    pos[c] = -1;
+  bool *in_set = arena_zalloc(b->b_a, (size_t)nu + 1);
+  bool *done = arena_zalloc(b->b_a, (size_t)jp.jp_nconj + 1);
+  int *ucols = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
+  bool *used = arena_alloc(b->b_a, (size_t)jp.jp_nconj + 1);
+  op_t *acc = NULL;
+  int acc_w = 0;
+  double rows = 0, cost = 0;
+  for (int k = 0; k < nu; k++) {
+    int u = order[k];
+    const bd_unit_t *un = &fb->fb_units[u];
+    jmethod_t m = JM_HASH;
+    int lk[32];
+    if (k > 0)
+      (void)step_cost(&jp, in_set, rows, u, &m);
+    if (m == JM_LOOKUP && lookup_keys(&jp, in_set, u, lk, used)) {
+      /* the unit's needed columns come from the lookup; its own
+       * conjuncts and the step's others are the residual */
+      const sp_table_t *t = un->un_table;
+      const bool *need = jp.jp_units[u].pu_need;
+      int nc = 0;
+      int *tcols = arena_alloc(b->b_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
+      ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(t->tb_ncols + 1));
+      for (int c = 0; c < t->tb_ncols; c++)
+        if (need[c]) {
+          pos[un->un_base + c] = acc_w + nc;
+          types[nc] = t->tb_coltypes[c];
+          tcols[nc++] = c;
+        }
+      for (int kk = 0; kk < t->tb_npk; kk++)
+        lk[kk] = pos[lk[kk]];
+      in_set[u] = true;
+      xnode_t **rest = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
+      int nrest = 0;
+      for (int i = 0; i < jp.jp_nconj; i++) {
+        jconj_t *c = &jp.jp_conj[i];
+        if (done[i] || c->jc_top || used[i] || !conj_within(c, in_set))
+          continue;
+        rest[nrest++] = bd_node_remap(b, c->jc_x, pos);
+        done[i] = true;
+      }
+      acc = op_lookup_join_new(b->b_a, acc, JOIN_INNER, t->tb_npk, lk, t->tb_handle, t->tb_name,
+                               nc, tcols, types, bd_and_all(b, rest, nrest));
+      for (int i = 0; i < jp.jp_nconj; i++)
+        done[i] = done[i] || used[i];
+      acc_w += nc;
+      cost += rows * COST_LOOKUP;
+      rows = set_rows(&jp, in_set);
+      cost += rows * COST_OUT;
+      estimate(acc, &jp, rows, cost);
+      continue;
+    }
+    int nuc;
+    op_t *in = unit_input(&jp, u, &nuc, ucols);
+    const pc_unit_t *pu = &jp.jp_units[u];
+    estimate(in, &jp, pu->pu_rows, scan_cost(pu));
+    for (int i = 0; i < jp.jp_nconj; i++)
+      if (jp.jp_conj[i].jc_local && jp.jp_conj[i].jc_units[0] == u)
+        done[i] = true;
+    if (k == 0) {
+      acc = in;
+      for (int i = 0; i < nuc; i++)
+        pos[ucols[i]] = i;
+      acc_w = nuc;
+      in_set[u] = true;
+      rows = set_rows(&jp, in_set);
+      cost = scan_cost(pu) + rows * COST_OUT;
+      continue;
+    }
+    for (int i = 0; i < nuc; i++)
+      pos[ucols[i]] = acc_w + i;
+    in_set[u] = true;
+    int hl[32], hr[32], nk = 0;
+    xnode_t **rest = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
+    int nrest = 0;
+    for (int i = 0; i < jp.jp_nconj; i++) {
+      jconj_t *c = &jp.jp_conj[i];
+      if (done[i] || c->jc_top || !conj_within(c, in_set))
+        continue;
+      done[i] = true;
+      int a, d;
+      if (nk < 32 && col_equality(&jp, c->jc_x, &a, &d) &&
+          (jp.jp_unit_of[a] == u) != (jp.jp_unit_of[d] == u)) {
+        int mine = jp.jp_unit_of[a] == u ? a : d, other = mine == a ? d : a;
+        hl[nk] = pos[other];
+        hr[nk++] = pos[mine] - acc_w;
+        continue;
+      }
+      rest[nrest++] = bd_node_remap(b, c->jc_x, pos);
+    }
+    xnode_t *cond = bd_and_all(b, rest, nrest);
+    acc = nk ? op_hashjoin_new(b->b_a, acc, in, JOIN_INNER, nk, hl, hr, cond)
+             : op_nljoin_new(b->b_a, acc, in, JOIN_INNER, cond);
+    acc_w += nuc;
+    cost += scan_cost(pu) + pu->pu_rows * COST_BUILD +
+            rows * (nk ? COST_PROBE : pu->pu_rows * COST_NLOOP);
+    rows = set_rows(&jp, in_set);
+    cost += rows * COST_OUT;
+    estimate(acc, &jp, rows, cost);
+  }
+  /* back to the block's row */
+  bool identity = acc_w == width;
+  for (int c = 0; c < width && identity; c++)
+    identity = pos[c] == c;
+  if (!identity) {
+    xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(width + 1));
+    for (int u = 0; u < nu; u++) {
+      const bd_unit_t *un = &fb->fb_units[u];
+      for (int c = 0; c < un->un_width; c++) {
+        int bc = un->un_base + c;
+        ty_t t = un->un_table ? un->un_table->tb_coltypes[c] : un->un_op->o_types[c];
+        x[bc] = pos[bc] >= 0 ? bd_col(b, pos[bc], t) : bd_const_null(b, t);
+      }
+    }
+    acc = op_project_new(b->b_a, acc, width, x);
+  }
+  xnode_t **top = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
+  int ntop = 0;
+  for (int i = 0; i < jp.jp_nconj; i++)
+    if (!done[i])
+      top[ntop++] = jp.jp_conj[i].jc_x;
+  xnode_t *c = bd_and_all(b, top, ntop);
+  *out = c ? op_filter_new(b->b_a, acc, c) : acc;
+  return CZ_OK;
+}

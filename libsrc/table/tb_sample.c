@@ -1,0 +1,127 @@
+/* tb_sample — estimates for the optimizer: how many rows of a table fall
+ * in a key range of one of its indexes, and a sample of those rows.
+ *
+ * Design notes:
+ * - Counts come from the index's tree (bt_estimate: where the two ends of
+ *   the range fall), so they cost two descents whatever the table's size;
+ *   uncommitted and deleted-but-not-purged entries count as rows. Good
+ *   enough for choosing plans, never used for answers.
+ * - A sample is entries picked by random descents into the range
+ *   (bt_sample), turned into primary keys and fetched as tx sees them
+ *   (tb_fetch), so every value is one a query could read. A secondary
+ *   index entry is its key columns followed by the primary key.
+ * - A bound's key is a prefix of the index key: an inclusive high bound or
+ *   an exclusive low one must reach past every key that starts with it,
+ *   so it is padded with 0xFF bytes (no column encoding of this size is
+ *   all 0xFF; an estimate may be off by the keys that are).
+ */
+#include <string.h>
+
+#include "table/tb_int.h"
+
+#define TB_PAST_PREFIX 16  /* 0xFF bytes that put a bound after its prefix's keys */
+
+static int range_keys(const cat_index_t *ix, const tbl_bound_t *low, const tbl_bound_t *high,
+                      arena_t *a, uint8_t **lo, size_t *lo_len, uint8_t **hi, size_t *hi_len,
+                      err_t *e)
+{
+  const tbl_bound_t *ends[2] = {low, high};
+  uint8_t **keys[2] = {lo, hi};
+  size_t *lens[2] = {lo_len, hi_len};
+  for (int i = 0; i < 2; i++) {
+    uint8_t *k;
+    size_t kl;
+    if (tb_bound_encode(ix, ends[i], a, &k, &kl, e) != CZ_OK)
+      return CZ_ERR;
+    bool past = k && (i == 0 ? !ends[i]->tb_incl : ends[i]->tb_incl);
+    if (past) {
+      uint8_t *p = arena_alloc(a, kl + TB_PAST_PREFIX);
+      memcpy(p, k, kl);
+      memset(p + kl, 0xFF, TB_PAST_PREFIX);
+      k = p;
+      kl += TB_PAST_PREFIX;
+    }
+    *keys[i] = k;
+    *lens[i] = kl;
+  }
+  return CZ_OK;
+}
+
+int tbl_estimate(const cat_table_t *t, int idx, const tbl_bound_t *low, const tbl_bound_t *high,
+                 arena_t *a, double *rows, err_t *e)
+{
+  if (idx < 0 || idx >= t->ct_nindexes)
+    return err_set(e, SQLSTATE_INTERNAL, "table %s has no index %d", t->ct_name, idx);
+  uint8_t *lo, *hi;
+  size_t lo_len, hi_len;
+  if (range_keys(t->ct_indexes[idx], low, high, a, &lo, &lo_len, &hi, &hi_len, e) != CZ_OK)
+    return CZ_ERR;
+  return bt_estimate(t->ct_indexes[idx]->ci_tree, lo, lo_len, hi, hi_len, rows, e);
+}
+
+typedef struct tb_pick_s {
+  const cat_index_t *pk_ix;
+  arena_t *pk_a;
+  bt_key_t *pk_keys;
+  int pk_n, pk_cap;
+} tb_pick_t;
+
+static void pick_cb(void *ctx, const void *key, size_t key_len, const void *val, size_t val_len)
+{
+  (void)val;
+  (void)val_len;
+  tb_pick_t *p = ctx;
+  if (p->pk_n >= p->pk_cap)
+    return;
+  size_t pre = p->pk_ix->ci_no == 0
+                   ? 0
+                   : tbl_key_skip(p->pk_ix->ci_key_types, p->pk_ix->ci_nkeys, key, key_len);
+  if (pre >= key_len)
+    return;
+  uint8_t *k = arena_alloc(p->pk_a, key_len - pre);
+  memcpy(k, (const uint8_t *)key + pre, key_len - pre);
+  p->pk_keys[p->pk_n].k_data = k;
+  p->pk_keys[p->pk_n].k_len = (uint32_t)(key_len - pre);
+  p->pk_n++;
+}
+
+int tbl_sample(txn_t *tx, const cat_table_t *t, int idx, const tbl_bound_t *low,
+               const tbl_bound_t *high, int n, uint64_t seed, const int *cols, int ncols,
+               batch_t *out, arena_t *a, err_t *e)
+{
+  out->b_n = 0;
+  if (idx < 0 || idx >= t->ct_nindexes)
+    return err_set(e, SQLSTATE_INTERNAL, "table %s has no index %d", t->ct_name, idx);
+  int cap = out->b_ncols > 0 ? out->b_cols[0].v_cap : 0;
+  if (n > cap)
+    n = cap;
+  if (n <= 0)
+    return CZ_OK;
+  const cat_index_t *ix = t->ct_indexes[idx];
+  uint8_t *lo, *hi;
+  size_t lo_len, hi_len;
+  if (range_keys(ix, low, high, a, &lo, &lo_len, &hi, &hi_len, e) != CZ_OK)
+    return CZ_ERR;
+  tb_pick_t p = {.pk_ix = ix, .pk_a = a, .pk_cap = n,
+                 .pk_keys = arena_alloc(a, sizeof(bt_key_t) * (size_t)n)};
+  if (bt_sample(ix->ci_tree, lo, lo_len, hi, hi_len, n, seed, pick_cb, &p, e) != CZ_OK)
+    return CZ_ERR;
+  bool *found = arena_alloc(a, (size_t)p.pk_n + 1);
+  if (tb_fetch(tx, tx ? txn_command_next(tx) : 0, t, cols, ncols, false, p.pk_keys, p.pk_n, out,
+               found, a, e) != CZ_OK)
+    return CZ_ERR;
+  int w = 0;
+  for (int r = 0; r < p.pk_n; r++) {
+    if (!found[r])
+      continue;
+    if (w != r)
+      for (int c = 0; c < ncols; c++) {
+        datum_t d;
+        vec_get(&out->b_cols[c], r, &d);
+        vec_set(&out->b_cols[c], w, &d);
+      }
+    w++;
+  }
+  out->b_n = w;
+  return CZ_OK;
+}

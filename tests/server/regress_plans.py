@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Plans the join planner picks (issue 8, "Plans"), read from EXPLAIN:
+
+  skew      a frequent literal and a rare one of the same column give
+            different join methods: the rare one few rows, looked up by
+            key in the other table; the frequent one many rows, probing a
+            hash table built on the smaller table
+  order     a selective table is joined first whatever the FROM order, and
+            the written order does not change the plan's shape
+  q19       a join condition written inside every branch of an OR becomes
+            a hash join (no nested loop), and the answer is the OR's
+  chain     chains and stars of 20 and 64 tables (and a chain of 30
+            written as JOIN … ON) plan in well under a second and have no
+            nested-loop join (no cross product)
+  answers   each query above answers the same rows as the same query with
+            the tables in the opposite order
+Cadenza only (the plans are ours; PostgreSQL prints its own EXPLAIN).
+Usage: regress_plans.py --dsn DSN --kind cadenza|postgres
+"""
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+from checks import check  # noqa: E402
+import psycopg  # noqa: E402
+
+P = "rplan_"
+
+
+def explain(cur, sql):
+    cur.execute("EXPLAIN " + sql)
+    return "\n".join(r[0] for r in cur.fetchall())
+
+
+def rows(cur, sql):
+    cur.execute(sql)
+    return sorted(cur.fetchall(), key=repr)
+
+
+def setup(cur):
+    cur.execute(f"CREATE TABLE {P}fact (id integer PRIMARY KEY, kind text, dim integer, amount integer)")
+    cur.execute(f"CREATE TABLE {P}dim (id integer PRIMARY KEY, name text)")
+    # 20000 facts: kind 'common' on all but 20 rows, which are 'rare'
+    cur.execute(f"INSERT INTO {P}fact SELECT g, CASE WHEN g % 1000 = 0 THEN 'rare' ELSE 'common' END, "
+                f"g % 2000, g % 7 FROM generate_series(1, 20000) g")
+    cur.execute(f"INSERT INTO {P}dim SELECT g, 'd' || g FROM generate_series(0, 1999) g")
+
+
+def check_skew(cur):
+    q = (f"SELECT d.name, f.amount FROM {P}fact f, {P}dim d "
+         f"WHERE f.dim = d.id AND f.kind = '%s'")
+    rare, common = explain(cur, q % "rare"), explain(cur, q % "common")
+    check("skew: the rare literal looks the other table up by key",
+          "LookupJoin" in rare and "HashJoin" not in rare, rare)
+    check("skew: the frequent literal hash-joins", "HashJoin" in common and "LookupJoin" not in common,
+          common)
+    check("skew: the plans differ", rare != common, rare)
+    swapped = (f"SELECT d.name, f.amount FROM {P}dim d, {P}fact f "
+               f"WHERE f.dim = d.id AND f.kind = 'rare'")
+    check("answers: rare literal, either FROM order", rows(cur, q % "rare") == rows(cur, swapped))
+    check("answers: rare literal has 20 rows", len(rows(cur, q % "rare")) == 20)
+
+
+def check_order(cur):
+    a = f"SELECT count(*) FROM {P}dim d, {P}fact f WHERE f.dim = d.id AND d.name = 'd7'"
+    b = f"SELECT count(*) FROM {P}fact f, {P}dim d WHERE f.dim = d.id AND d.name = 'd7'"
+    pa, pb = explain(cur, a), explain(cur, b)
+    check("order: the written order does not change the plan's joins",
+          [l.strip() for l in pa.splitlines() if "Join" in l] ==
+          [l.strip() for l in pb.splitlines() if "Join" in l], pa + "\n---\n" + pb)
+    check("order: no nested loop", "NestedLoop" not in pa, pa)
+    check("answers: either FROM order", rows(cur, a) == rows(cur, b) == [(10,)], repr(rows(cur, a)))
+
+
+def check_or(cur):
+    q = (f"SELECT count(*), sum(f.amount) FROM {P}fact f, {P}dim d WHERE "
+         f"(f.dim = d.id AND f.kind = 'rare' AND d.name LIKE 'd1%%') OR "
+         f"(f.dim = d.id AND f.amount = 3 AND d.id < 50)")
+    p = explain(cur, q)
+    check("q19: a join key inside every OR branch makes a join without a nested loop",
+          "NestedLoop" not in p and ("HashJoin" in p or "LookupJoin" in p), p)
+    # the same answer computed without the factored form (a UNION of the branches)
+    u = (f"SELECT count(*), sum(amount) FROM (SELECT f.id, f.amount FROM {P}fact f, {P}dim d "
+         f"WHERE f.dim = d.id AND f.kind = 'rare' AND d.name LIKE 'd1%%' UNION "
+         f"SELECT f.id, f.amount FROM {P}fact f, {P}dim d WHERE f.dim = d.id AND f.amount = 3 "
+         f"AND d.id < 50) s")
+    check("answers: OR with factored join key", rows(cur, q) == rows(cur, u),
+          "%r vs %r" % (rows(cur, q), rows(cur, u)))
+
+
+def check_many(cur, n, star, explicit=False):
+    names = [f"{P}m{i}" for i in range(n)]
+    for i, t in enumerate(names):
+        cur.execute(f"DROP TABLE IF EXISTS {t}")
+        cur.execute(f"CREATE TABLE {t} (a{i} integer PRIMARY KEY, b{i} integer, x{i} text)")
+        cur.execute(f"INSERT INTO {t} SELECT g, g % 10, 'v' || g FROM generate_series(0, 9) g")
+    # chain: b(i) = a(i+1); star: b0... every table joins the first one
+    conds = [(f"b0 = a{i}" if star else f"b{i - 1} = a{i}") for i in range(1, n)] + ["a0 = 3"]
+    # list the tables so that neighbours in the FROM list have no condition between them
+    order = names[::2] + names[1::2]
+    if explicit:  # the same as JOIN … ON, each ON holding the conditions its items allow
+        placed, sql, seen = set(), "SELECT count(*) FROM " + order[0], {order[0]}
+        for t in order[1:]:
+            seen.add(t)
+            mine = [c for c in conds if c not in placed and
+                    all(f"{P}m{x[1:]}" in seen for x in c.replace("=", " ").split() if x[0] in "ab")]
+            placed.update(mine)
+            sql += f" JOIN {t} ON " + (" AND ".join(mine) if mine else "true")
+    else:
+        sql = "SELECT count(*) FROM " + ", ".join(order) + " WHERE " + " AND ".join(conds)
+    t0 = time.time()
+    p = explain(cur, sql)
+    took = time.time() - t0
+    kind = ("star" if star else "chain") + (" of JOINs" if explicit else "")
+    check(f"{kind} of {n} tables plans in under a second ({took:.2f} s)", took < 1.0)
+    check(f"{kind} of {n} tables has no cross product", "NestedLoop" not in p, p[:2000])
+    got = rows(cur, sql)
+    check(f"{kind} of {n} tables answers one row", got == [(1,)], repr(got))
+    for t in names:
+        cur.execute(f"DROP TABLE {t}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dsn", required=True)
+    ap.add_argument("--kind", default="cadenza")
+    args = ap.parse_args()
+    if args.kind != "cadenza":
+        return checks.skip("the plans checked are Cadenza's")
+    with psycopg.connect(args.dsn, autocommit=True) as conn:
+        cur = conn.cursor()
+        for t in ("fact", "dim"):
+            cur.execute(f"DROP TABLE IF EXISTS {P}{t}")
+        setup(cur)
+        try:
+            check_skew(cur)
+            check_order(cur)
+            check_or(cur)
+            check_many(cur, 20, False)
+            check_many(cur, 64, False)
+            check_many(cur, 64, True)
+            check_many(cur, 30, False, explicit=True)
+        finally:
+            for t in ("fact", "dim"):
+                cur.execute(f"DROP TABLE IF EXISTS {P}{t}")
+    return checks.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
