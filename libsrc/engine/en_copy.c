@@ -12,6 +12,10 @@
  *   input function, and collected into a batch of all the table's
  *   columns (columns not listed get their DEFAULT, evaluated once per
  *   COPY); full batches go to tbl_insert_batch. An error names the line.
+ *   What the copy holds (the defaults, the pending input, a batch's
+ *   values) is charged to a budget of MaxQueryMem (ci_budget): the input
+ *   buffer grows fallibly, and the budget is checked after each record,
+ *   so one long record or a huge default fails with 53200.
  * - The rows are written in the session's transaction (an implicit one
  *   outside a block), committed when the copy is done, rolled back when
  *   it fails.
@@ -26,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +55,11 @@ typedef struct copy_in_s {
   bool ci_header;               /* a header line is still to be skipped */
   bool ci_implicit;             /* ends the transaction it began */
   bool ci_ended;                /* saw \. */
-  char *ci_pending;             /* an incomplete record */
+  char *ci_pending;             /* an incomplete record (in ci_mem) */
   size_t ci_plen, ci_pcap;
-  arena_t *ci_batch_arena;
+  mem_budget_t ci_budget;       /* MaxQueryMem for what the copy holds */
+  arena_t *ci_mem;              /* defaults, pending input; charged to ci_budget */
+  arena_t *ci_batch_arena;      /* a child of ci_mem: one batch's values */
   batch_t *ci_batch;
   int64_t ci_rows;
   int64_t ci_line;
@@ -420,11 +427,15 @@ static int copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e)
   ci->ci_null = co->co_null ? co->co_null : ci->ci_csv ? "" : "\\N";
   ci->ci_null_len = strlen(ci->ci_null);
   ci->ci_header = co->co_header;
+  mem_budget_init(&ci->ci_budget, s->se_eng->en_max_mem);
+  ci->ci_mem = arena_create(p->po_arena, "copy");
+  arena_set_budget(ci->ci_mem, &ci->ci_budget);
+  ci->ci_batch_arena = arena_create(ci->ci_mem, "copy batch");
   ci->ci_defaults = arena_zalloc(p->po_arena, sizeof(datum_t) * (size_t)(t->ct_ncols + 1));
   for (int c = 0; c < t->ct_ncols; c++) {
     ci->ci_defaults[c].d_null = true;
     if (t->ct_cols[c].cc_default &&
-        sql_eval_default(p->po_arena, t->ct_cols[c].cc_default, t->ct_cols[c].cc_type,
+        sql_eval_default(ci->ci_mem, t->ct_cols[c].cc_default, t->ct_cols[c].cc_type,
                          &ci->ci_defaults[c], e) != CZ_OK)
       goto fail;
   }
@@ -439,7 +450,6 @@ static int copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e)
   ty_t *types = arena_alloc(p->po_arena, sizeof(ty_t) * (size_t)(t->ct_ncols + 1));
   for (int c = 0; c < t->ct_ncols; c++)
     types[c] = t->ct_cols[c].cc_type;
-  ci->ci_batch_arena = arena_create(p->po_arena, "copy batch");
   ci->ci_batch = batch_create(p->po_arena, t->ct_ncols, types, s->se_eng->en_vector_size, e);
   if (!ci->ci_batch)
     goto fail;
@@ -454,6 +464,20 @@ fail:
   else
     en_tx_fail(s);
   return CZ_ERR;
+}
+
+/* The copy is over: what it held goes back now, not when the portal goes
+ * (as en_qmem_detach does for a query). */
+static void copy_in_release(copy_in_t *ci)
+{
+  bool big = atomic_load(&ci->ci_budget.mb_peak) >= (int64_t)16 * 1024 * 1024 ||
+             mem_budget_exceeded(&ci->ci_budget);
+  arena_release(ci->ci_mem);
+  ci->ci_pending = NULL;
+  ci->ci_plen = ci->ci_pcap = 0;
+  mem_reserve_restore();
+  if (big)
+    mem_return_to_os();
 }
 
 static int copy_flush(eportal_t *p, err_t *e)
@@ -580,6 +604,11 @@ static int copy_record(eportal_t *p, char *rec, size_t len, err_t *e)
     i++;  /* the delimiter */
     int col = ci->ci_cols[f];
     datum_t d = {.d_null = true};
+    /* The value is about as long as its text, and the input function
+     * allocates it without a way to fail: make sure it fits first. */
+    int64_t room = ci->ci_budget.mb_limit - atomic_load(&ci->ci_budget.mb_used);
+    if (!is_null && ci->ci_budget.mb_limit > 0 && (int64_t)fl > room)
+      return op_budget_error(&ci->ci_budget, ci->ci_budget.mb_limit, e);
     if (!is_null &&
         ty_parse_text(t->ct_cols[col].cc_type, fs, fl, ci->ci_batch_arena, &d, e) != CZ_OK)
       return err_prefix(e, "COPY %s, line %lld, column %s", t->ct_name, (long long)ci->ci_line,
@@ -626,6 +655,8 @@ static int copy_records(eportal_t *p, bool final, err_t *e)
       len--;
     if (copy_record(p, start, len, e) != CZ_OK)
       return CZ_ERR;
+    if (mem_budget_exceeded(&ci->ci_budget))
+      return op_budget_error(&ci->ci_budget, ci->ci_budget.mb_limit, e);
   }
   if (off) {
     memmove(ci->ci_pending, ci->ci_pending + off, ci->ci_plen - off);
@@ -640,11 +671,16 @@ static int portal_copy_in_data(eportal_t *p, const char *data, size_t len, err_t
   if (!ci)
     return err_set(e, SQLSTATE_PROTOCOL_VIOLATION, "no COPY in progress");
   if (ci->ci_plen + len > ci->ci_pcap) {
+    /* A record without its end grows this buffer as far as a client
+     * sends: fallible, the old buffer given back. */
     size_t cap = (ci->ci_plen + len) * 2 + 4096;
-    char *n = arena_alloc(p->po_arena, cap);
+    char *n = arena_try_alloc(ci->ci_mem, cap);
+    if (!n)
+      return op_budget_error(&ci->ci_budget, ci->ci_budget.mb_limit, e);
     if (ci->ci_plen)
       memcpy(n, ci->ci_pending, ci->ci_plen);
-    ci->ci_pending = n;  /* the old buffer stays in the arena until the portal ends */
+    arena_free(ci->ci_mem, ci->ci_pending, ci->ci_pcap);
+    ci->ci_pending = n;
     ci->ci_pcap = cap;
   }
   if (len)
@@ -671,6 +707,7 @@ int eportal_copy_in_done(eportal_t *p, err_t *e)
   int rc = copy_records(p, true, e);
   if (rc == CZ_OK)
     rc = copy_flush(p, e);
+  copy_in_release(ci);
   p->po_copy = NULL;
   p->po_state = EP_DONE;
   if (rc != CZ_OK) {
@@ -693,6 +730,7 @@ void eportal_copy_in_fail(eportal_t *p, const char *reason)
   if (!ci)
     return;
   esession_t *s = p->po_stmt->st_sess;
+  copy_in_release(ci);
   p->po_copy = NULL;
   p->po_state = EP_DONE;
   if (ci->ci_implicit)

@@ -342,15 +342,22 @@ static int ddl_truncate(esession_t *s, arena_t *a, const sql_drop_t *dr, err_t *
     splan_t *p;
     if (sql_plan_stmt(a, &st, &env, NULL, 0, &p, e) != CZ_OK || en_check_access(s, p, e) != CZ_OK)
       return CZ_ERR;
-    qctx_t q = {.q_arena = a, .q_vector_size = s->se_eng->en_vector_size,
+    qctx_t q = {.q_arena = arena_create(a, "execution"),
+                .q_vector_size = s->se_eng->en_vector_size,
                 .q_max_mem = s->se_eng->en_max_mem, .q_cancel = &s->se_cancel,
                 .q_txn = s->se_tx, .q_tops = &en_table_ops, .q_tops_ctx = s,
                 .q_stmt_ts = en_stmt_ts()};
+    /* The delete reads the rows to delete before deleting them (a
+     * Buffer): as any query, under MaxQueryMem (53200), charged to a
+     * budget that also covers the plan's arena a (en_qmem.c). */
+    mem_budget_t budget;
+    en_qmem_attach(&q, &budget, s->se_eng->en_max_mem, a, NULL);
     obatch_t ob;
     int rc = op_open(p->sp_root, &q, e);
     if (rc == CZ_OK)
       rc = op_next(p->sp_root, &q, &ob, e);
     op_close(p->sp_root, &q);
+    en_qmem_detach(&q, a, NULL);
     if (rc != CZ_OK)
       return CZ_ERR;
   }

@@ -26,11 +26,13 @@ typedef struct rstore_s {
 
 void rs_init(rstore_t *rs, arena_t *a, int ncols, const ty_t *types);
 /* Appends row `row` of b (its first rs_ncols columns); returns its number. */
-int64_t rs_append_row(rstore_t *rs, const batch_t *b, int row);
+/* Appending can be refused (MaxQueryMem, or the system): -1 / CZ_ERR with
+ * 53200 in e, the store holding only whole rows appended before. */
+int64_t rs_append_row(rstore_t *rs, const batch_t *b, int row, err_t *e);
 /* Appends one row given as rs_ncols datums (strings copied). */
-int64_t rs_append_datums(rstore_t *rs, const datum_t *vals);
+int64_t rs_append_datums(rstore_t *rs, const datum_t *vals, err_t *e);
 /* Appends every selected row of ob. */
-void rs_append(rstore_t *rs, const obatch_t *ob);
+int rs_append(rstore_t *rs, const obatch_t *ob, err_t *e);
 static inline vec_t *rs_col(const rstore_t *rs, int64_t r, int c, int *idx)
 {
   *idx = (int)(r % RS_CHUNK);
@@ -40,8 +42,9 @@ void rs_get(const rstore_t *rs, int64_t r, int c, datum_t *out);
 /* Copies stored row r into row `row` of out starting at column c0. */
 void rs_copy_out(const rstore_t *rs, int64_t r, batch_t *out, int row, int c0);
 
-/* Copies d's string bytes into a (other kinds are plain values). */
-void datum_copy(ty_phys_t p, const datum_t *in, arena_t *a, datum_t *out);
+/* Copies d's string bytes into a (other kinds are plain values); the copy
+ * is fallible (53200), as its size is the data's. */
+int datum_copy(ty_phys_t p, const datum_t *in, arena_t *a, datum_t *out, err_t *e);
 /* Equality that treats two NULLs as equal (grouping, DISTINCT). */
 bool datum_eq_nulls(ty_phys_t p, const datum_t *a, const datum_t *b);
 
@@ -55,8 +58,9 @@ typedef struct rhash_s {
   arena_t *rh_arena;
 } rhash_t;
 
-void rh_init(rhash_t *h, arena_t *a, int64_t cap_hint);
-void rh_insert(rhash_t *h, uint64_t hash, int64_t row);
+int rh_init(rhash_t *h, arena_t *a, int64_t cap_hint, err_t *e);
+/* Doubling the table may be refused (53200); the row is then not in it. */
+int rh_insert(rhash_t *h, uint64_t hash, int64_t row, err_t *e);
 /* Iteration over the rows with hash `hash`: start with *pos = -1. Returns
  * false when exhausted. */
 bool rh_next(const rhash_t *h, uint64_t hash, int64_t *pos, int64_t *row);
@@ -70,11 +74,12 @@ typedef struct rset_s {
   int64_t rt_cap;
 } rset_t;
 
-void rset_init(rset_t *s, arena_t *a, int ncols, const ty_t *types);
+int rset_init(rset_t *s, arena_t *a, int ncols, const ty_t *types, err_t *e);
 /* The id of row `row` of b (first ncols columns), or -1 when absent. */
 int64_t rset_find(const rset_t *s, const batch_t *b, int row);
-/* Finds or adds; *added tells which. */
-int64_t rset_add(rset_t *s, const batch_t *b, int row, bool *added);
+/* Finds or adds; *added tells which. -1 (53200 in e) when adding was
+ * refused memory. */
+int64_t rset_add(rset_t *s, const batch_t *b, int row, bool *added, err_t *e);
 
 /* Hash of row `row` over columns cols of b (NULLs hash to a constant). */
 uint64_t row_hash(const batch_t *b, int row, int ncols, const int *cols);
@@ -87,5 +92,8 @@ void op_init(op_t *o, const op_vt_t *vt, arena_t *a, int ncols, const ty_t *type
 batch_t *op_new_batch(op_t *o, qctx_t *q, err_t *e);
 /* Memory check against MaxQueryMem (53200). */
 int op_check_mem(qctx_t *q, arena_t *a, err_t *e);
+/* The 53200 of an arena_try_alloc on a that returned NULL: MaxQueryMem
+ * (a's budget) or the system refused. Always CZ_ERR. */
+int op_alloc_error(const arena_t *a, err_t *e);
 
 #endif /* CZ_EXEC_INT_H */

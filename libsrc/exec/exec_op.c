@@ -85,13 +85,23 @@ int op_check_cancel(qctx_t *q, err_t *e)
 
 int op_budget_error(const mem_budget_t *b, int64_t limit, err_t *e)
 {
-  if (mem_budget_exceeded(b) == MEM_OVER_SYSTEM || (b && b->mb_limit == 0))
+  /* No budget, or none with a limit: only the system can have refused. */
+  if (mem_budget_exceeded(b) == MEM_OVER_SYSTEM || !b || b->mb_limit == 0)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,
                    "out of memory: the system refused the query more memory");
   if (b && b->mb_limit > 0)
     limit = b->mb_limit;
   return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q, "query needs more than MaxQueryMem (%lld bytes)",
                  (long long)limit);
+}
+
+int op_alloc_error(const arena_t *a, err_t *e)
+{
+  const mem_budget_t *b = arena_budget(a);
+  if (!b)
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,
+                   "out of memory: the system refused the query more memory");
+  return op_budget_error(b, b->mb_limit, e);
 }
 
 int op_check_budget(const qctx_t *q, err_t *e)

@@ -1,5 +1,13 @@
 /* exec_rows — the row store and the hash index over it, shared by the
- * materialising operators (sort, joins, group-by, distinct, set ops). */
+ * materialising operators (sort, joins, group-by, distinct, set ops).
+ *
+ * Design notes: everything here grows with the data, so every growth step
+ * (a chunk of rows, a copied string, a doubled table or counts array)
+ * is an arena_try_alloc that may be refused — by MaxQueryMem before the
+ * memory is taken, or by the system — and the refusal comes back as the
+ * query's 53200 (op_alloc_error). Nothing is dropped: a caller that gets
+ * -1 or CZ_ERR fails the query. A table that doubles gives its old copy
+ * back (arena_free) once the rows have moved. */
 #include <string.h>
 
 #include "exec/exec_int.h"
@@ -12,14 +20,17 @@ void rs_init(rstore_t *rs, arena_t *a, int ncols, const ty_t *types)
   rs->rs_types = types;
 }
 
-void datum_copy(ty_phys_t p, const datum_t *in, arena_t *a, datum_t *out)
+int datum_copy(ty_phys_t p, const datum_t *in, arena_t *a, datum_t *out, err_t *e)
 {
   *out = *in;
   if (!in->d_null && p == TP_STR && in->d_str.s_len > 0) {
-    char *s = arena_alloc(a, in->d_str.s_len);
+    char *s = arena_try_alloc(a, in->d_str.s_len);
+    if (!s)
+      return op_alloc_error(a, e);
     memcpy(s, in->d_str.s_ptr, in->d_str.s_len);
     out->d_str.s_ptr = s;
   }
+  return CZ_OK;
 }
 
 bool datum_eq_nulls(ty_phys_t p, const datum_t *a, const datum_t *b)
@@ -29,56 +40,119 @@ bool datum_eq_nulls(ty_phys_t p, const datum_t *a, const datum_t *b)
   return datum_cmp(p, a, b) == 0;
 }
 
-static void rs_grow(rstore_t *rs)
+static size_t rs_value_size(ty_phys_t p)
+{
+  switch (p) {
+  case TP_BOOL:
+    return sizeof(uint8_t);
+  case TP_I64:
+    return sizeof(int64_t);
+  case TP_F64:
+    return sizeof(double);
+  case TP_NUM:
+    return sizeof(num_t);
+  case TP_STR:
+    break;
+  }
+  return sizeof(str_t);
+}
+
+/* 16-byte steps inside a chunk's block, as arena allocations are. */
+static size_t rs_round(size_t n)
+{
+  return (n + 15) & ~(size_t)15;
+}
+
+/* One chunk of RS_CHUNK rows as a single fallible block: the batch, its
+ * vectors, and each column's null flags and values (zeroed, as
+ * batch_create's: a row never written reads as 0 / empty). */
+static batch_t *rs_chunk_new(rstore_t *rs, err_t *e)
+{
+  int nc = rs->rs_ncols;
+  size_t head = rs_round(sizeof(batch_t)) + rs_round(sizeof(vec_t) * (size_t)(nc > 0 ? nc : 1));
+  size_t n = head;
+  for (int c = 0; c < nc; c++)
+    n += rs_round(RS_CHUNK) + rs_round(RS_CHUNK * rs_value_size(ty_phys(rs->rs_types[c].t_id)));
+  char *m = arena_try_zalloc(rs->rs_arena, n);
+  if (!m) {
+    op_alloc_error(rs->rs_arena, e);
+    return NULL;
+  }
+  batch_t *b = (batch_t *)m;
+  b->b_ncols = nc;
+  b->b_cols = (vec_t *)(m + rs_round(sizeof(batch_t)));
+  char *at = m + head;
+  for (int c = 0; c < nc; c++) {
+    vec_t *v = &b->b_cols[c];
+    v->v_type = rs->rs_types[c];
+    v->v_cap = RS_CHUNK;
+    v->v_null = (uint8_t *)at;
+    at += rs_round(RS_CHUNK);
+    v->v_data = at;
+    at += rs_round(RS_CHUNK * rs_value_size(ty_phys(rs->rs_types[c].t_id)));
+  }
+  return b;
+}
+
+static int rs_grow(rstore_t *rs, err_t *e)
 {
   if (rs->rs_nchunks == rs->rs_cap_chunks) {
     int cap = rs->rs_cap_chunks ? rs->rs_cap_chunks * 2 : 8;
-    batch_t **n = arena_alloc(rs->rs_arena, sizeof(batch_t *) * (size_t)cap);
+    batch_t **n = arena_try_alloc(rs->rs_arena, sizeof(batch_t *) * (size_t)cap);
+    if (!n)
+      return op_alloc_error(rs->rs_arena, e);
     if (rs->rs_nchunks)
       memcpy(n, rs->rs_chunks, sizeof(batch_t *) * (size_t)rs->rs_nchunks);
+    arena_free(rs->rs_arena, rs->rs_chunks, sizeof(batch_t *) * (size_t)rs->rs_cap_chunks);
     rs->rs_chunks = n;
     rs->rs_cap_chunks = cap;
   }
-  /* batch_create fails only on bad arguments; the arena aborts on OOM. */
-  rs->rs_chunks[rs->rs_nchunks++] =
-      batch_create(rs->rs_arena, rs->rs_ncols, rs->rs_types, RS_CHUNK, NULL);
+  batch_t *b = rs_chunk_new(rs, e);
+  if (!b)
+    return CZ_ERR;
+  rs->rs_chunks[rs->rs_nchunks++] = b;
+  return CZ_OK;
 }
 
-int64_t rs_append_row(rstore_t *rs, const batch_t *b, int row)
+int64_t rs_append_row(rstore_t *rs, const batch_t *b, int row, err_t *e)
 {
-  if (rs->rs_n == (int64_t)rs->rs_nchunks * RS_CHUNK)
-    rs_grow(rs);
+  if (rs->rs_n == (int64_t)rs->rs_nchunks * RS_CHUNK && rs_grow(rs, e) != CZ_OK)
+    return -1;
   batch_t *ch = rs->rs_chunks[rs->rs_n / RS_CHUNK];
   int idx = (int)(rs->rs_n % RS_CHUNK);
   for (int c = 0; c < rs->rs_ncols; c++) {
     datum_t d, d2;
     vec_get(&b->b_cols[c], row, &d);
-    datum_copy(ty_phys(rs->rs_types[c].t_id), &d, rs->rs_arena, &d2);
+    if (datum_copy(ty_phys(rs->rs_types[c].t_id), &d, rs->rs_arena, &d2, e) != CZ_OK)
+      return -1;
     vec_set(&ch->b_cols[c], idx, &d2);
   }
   ch->b_n = idx + 1;
   return rs->rs_n++;
 }
 
-int64_t rs_append_datums(rstore_t *rs, const datum_t *vals)
+int64_t rs_append_datums(rstore_t *rs, const datum_t *vals, err_t *e)
 {
-  if (rs->rs_n == (int64_t)rs->rs_nchunks * RS_CHUNK)
-    rs_grow(rs);
+  if (rs->rs_n == (int64_t)rs->rs_nchunks * RS_CHUNK && rs_grow(rs, e) != CZ_OK)
+    return -1;
   batch_t *ch = rs->rs_chunks[rs->rs_n / RS_CHUNK];
   int idx = (int)(rs->rs_n % RS_CHUNK);
   for (int c = 0; c < rs->rs_ncols; c++) {
     datum_t d2;
-    datum_copy(ty_phys(rs->rs_types[c].t_id), &vals[c], rs->rs_arena, &d2);
+    if (datum_copy(ty_phys(rs->rs_types[c].t_id), &vals[c], rs->rs_arena, &d2, e) != CZ_OK)
+      return -1;
     vec_set(&ch->b_cols[c], idx, &d2);
   }
   ch->b_n = idx + 1;
   return rs->rs_n++;
 }
 
-void rs_append(rstore_t *rs, const obatch_t *ob)
+int rs_append(rstore_t *rs, const obatch_t *ob, err_t *e)
 {
   for (int i = 0; i < ob->ob_n; i++)
-    rs_append_row(rs, ob->ob_b, ob->ob_sel ? ob->ob_sel[i] : i);
+    if (rs_append_row(rs, ob->ob_b, ob->ob_sel ? ob->ob_sel[i] : i, e) < 0)
+      return CZ_ERR;
+  return CZ_OK;
 }
 
 void rs_get(const rstore_t *rs, int64_t r, int c, datum_t *out)
@@ -99,21 +173,29 @@ void rs_copy_out(const rstore_t *rs, int64_t r, batch_t *out, int row, int c0)
 
 /* ---- hash index -------------------------------------------------------- */
 
-static void rh_alloc(rhash_t *h, int64_t cap)
+/* Slots and hashes in one fallible block: a table's size follows the
+ * data. */
+static int rh_alloc(rhash_t *h, int64_t cap, err_t *e)
 {
+  size_t n = (sizeof(int64_t) + sizeof(uint64_t)) * (size_t)cap;
+  char *m = arena_try_alloc(h->rh_arena, n);
+  if (!m)
+    return op_alloc_error(h->rh_arena, e);
   h->rh_cap = cap;
-  h->rh_slots = arena_zalloc(h->rh_arena, sizeof(int64_t) * (size_t)cap);
-  h->rh_hashes = arena_alloc(h->rh_arena, sizeof(uint64_t) * (size_t)cap);
+  h->rh_slots = (int64_t *)m;
+  memset(h->rh_slots, 0, sizeof(int64_t) * (size_t)cap);
+  h->rh_hashes = (uint64_t *)(m + sizeof(int64_t) * (size_t)cap);
+  return CZ_OK;
 }
 
-void rh_init(rhash_t *h, arena_t *a, int64_t cap_hint)
+int rh_init(rhash_t *h, arena_t *a, int64_t cap_hint, err_t *e)
 {
   int64_t cap = 64;
   while (cap < cap_hint * 2)
     cap *= 2;
   h->rh_arena = a;
   h->rh_n = 0;
-  rh_alloc(h, cap);
+  return rh_alloc(h, cap, e);
 }
 
 static void rh_put(rhash_t *h, uint64_t hash, int64_t row)
@@ -126,19 +208,25 @@ static void rh_put(rhash_t *h, uint64_t hash, int64_t row)
   h->rh_hashes[i] = hash;
 }
 
-void rh_insert(rhash_t *h, uint64_t hash, int64_t row)
+int rh_insert(rhash_t *h, uint64_t hash, int64_t row, err_t *e)
 {
   if ((h->rh_n + 1) * 2 > h->rh_cap) {
+    /* The new table is charged (and may be refused) before the old one is
+     * given back: both exist while rows move, so the peak is 1.5 times
+     * the new table, never an uncounted doubling. */
     int64_t old_cap = h->rh_cap;
     int64_t *old_slots = h->rh_slots;
     uint64_t *old_hashes = h->rh_hashes;
-    rh_alloc(h, old_cap * 2);
+    if (rh_alloc(h, old_cap * 2, e) != CZ_OK)
+      return CZ_ERR;
     for (int64_t i = 0; i < old_cap; i++)
       if (old_slots[i])
         rh_put(h, old_hashes[i], old_slots[i] - 1);
+    arena_free(h->rh_arena, old_slots, (sizeof(int64_t) + sizeof(uint64_t)) * (size_t)old_cap);
   }
   rh_put(h, hash, row);
   h->rh_n++;
+  return CZ_OK;
 }
 
 bool rh_next(const rhash_t *h, uint64_t hash, int64_t *pos, int64_t *row)
@@ -172,12 +260,12 @@ uint64_t row_hash(const batch_t *b, int row, int ncols, const int *cols)
 
 /* ---- row sets ---------------------------------------------------------- */
 
-void rset_init(rset_t *s, arena_t *a, int ncols, const ty_t *types)
+int rset_init(rset_t *s, arena_t *a, int ncols, const ty_t *types, err_t *e)
 {
   rs_init(&s->rt_rows, a, ncols, types);
-  rh_init(&s->rt_hash, a, 64);
   s->rt_cap = 64;
   s->rt_counts = arena_zalloc(a, sizeof(int64_t) * 64);
+  return rh_init(&s->rt_hash, a, 64, e);
 }
 
 static int64_t rset_lookup(const rset_t *s, const batch_t *b, int row, uint64_t hash)
@@ -202,20 +290,29 @@ int64_t rset_find(const rset_t *s, const batch_t *b, int row)
   return rset_lookup(s, b, row, row_hash(b, row, s->rt_rows.rs_ncols, NULL));
 }
 
-int64_t rset_add(rset_t *s, const batch_t *b, int row, bool *added)
+int64_t rset_add(rset_t *s, const batch_t *b, int row, bool *added, err_t *e)
 {
   uint64_t hash = row_hash(b, row, s->rt_rows.rs_ncols, NULL);
   int64_t id = rset_lookup(s, b, row, hash);
   *added = id < 0;
   if (id >= 0)
     return id;
-  id = rs_append_row(&s->rt_rows, b, row);
-  rh_insert(&s->rt_hash, hash, id);
-  if (id >= s->rt_cap) {
-    int64_t *n = arena_zalloc(s->rt_rows.rs_arena, sizeof(int64_t) * (size_t)s->rt_cap * 2);
+  if (s->rt_rows.rs_n >= s->rt_cap) {
+    /* The counts grow before the row goes in, so a refusal leaves the set
+     * as it was. */
+    arena_t *a = s->rt_rows.rs_arena;
+    int64_t *n = arena_try_zalloc(a, sizeof(int64_t) * (size_t)s->rt_cap * 2);
+    if (!n) {
+      op_alloc_error(a, e);
+      return -1;
+    }
     memcpy(n, s->rt_counts, sizeof(int64_t) * (size_t)s->rt_cap);
+    arena_free(a, s->rt_counts, sizeof(int64_t) * (size_t)s->rt_cap);
     s->rt_counts = n;
     s->rt_cap *= 2;
   }
+  id = rs_append_row(&s->rt_rows, b, row, e);
+  if (id < 0 || rh_insert(&s->rt_hash, hash, id, e) != CZ_OK)
+    return -1;
   return id;
 }

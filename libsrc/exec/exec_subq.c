@@ -85,7 +85,8 @@ static int subq_run_value(xsubq_t *s, int kind, arena_t *a, datum_t *out, err_t 
     }
     datum_t d;
     vec_get(&ob.ob_b->b_cols[0], ob.ob_sel ? ob.ob_sel[0] : 0, &d);
-    datum_copy(ty_phys(p->o_types[0].t_id), &d, a, out);
+    if ((rc = datum_copy(ty_phys(p->o_types[0].t_id), &d, a, out, e)) != CZ_OK)
+      break;
     have = true;
   }
   op_close(p, q);
@@ -97,7 +98,8 @@ static int subq_build_set(xsubq_t *s, err_t *e)
   qctx_t *q = &s->xs_q;
   op_t *p = s->xs_plan;
   subq_set_t *set = arena_zalloc(s->xs_arena, sizeof(*set));
-  rset_init(&set->ss_set, s->xs_arena, 1, p->o_types);
+  if (rset_init(&set->ss_set, s->xs_arena, 1, p->o_types, e) != CZ_OK)
+    return CZ_ERR;
   set->ss_empty = true;
   if (op_open(p, q, e) != CZ_OK) {
     op_close(p, q);
@@ -116,8 +118,13 @@ static int subq_build_set(xsubq_t *s, err_t *e)
         continue;
       }
       bool added;
-      rset_add(&set->ss_set, ob.ob_b, row, &added);
+      if (rset_add(&set->ss_set, ob.ob_b, row, &added, e) < 0) {
+        rc = CZ_ERR;
+        break;
+      }
     }
+    if (rc != CZ_OK || (rc = op_check_mem(q, s->xs_arena, e)) != CZ_OK)
+      break;
   }
   op_close(p, q);
   if (rc == CZ_OK)

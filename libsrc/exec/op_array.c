@@ -107,8 +107,13 @@ static int array_agg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   g->oa_done = true;
   int n = 0, cap = 16;
   size_t bytes = 2; /* the text form's length so far: PostgreSQL's 1 GB bound */
-  str_t *elems = arena_alloc(o->o_state, sizeof(str_t) * (size_t)cap);
-  bool *nulls = arena_alloc(o->o_state, (size_t)cap);
+  arena_t *a = o->o_state;
+  /* The element and null arrays (one block) double with the input, and
+   * each element is a copy: all fallible, 53200 past MaxQueryMem. */
+  str_t *elems = arena_try_alloc(a, (sizeof(str_t) + 1) * (size_t)cap);
+  if (!elems)
+    return op_alloc_error(a, e);
+  bool *nulls = (bool *)(elems + cap);
   for (;;) {
     obatch_t in;
     if (op_next(o->o_in, q, &in, e) != CZ_OK)
@@ -120,18 +125,21 @@ static int array_agg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       int r = in.ob_sel ? in.ob_sel[i] : i;
       if (n == cap) {
         cap *= 2;
-        str_t *ne = arena_alloc(o->o_state, sizeof(str_t) * (size_t)cap);
-        bool *nn = arena_alloc(o->o_state, (size_t)cap);
+        str_t *ne = arena_try_alloc(a, (sizeof(str_t) + 1) * (size_t)cap);
+        if (!ne)
+          return op_alloc_error(a, e);
+        bool *nn = (bool *)(ne + cap);
         memcpy(ne, elems, sizeof(str_t) * (size_t)n);
         memcpy(nn, nulls, (size_t)n);
+        arena_free(a, elems, (sizeof(str_t) + 1) * (size_t)(cap / 2));
         elems = ne;
         nulls = nn;
       }
       datum_t d;
       vec_get(v, r, &d);
       nulls[n] = d.d_null;
-      if (!d.d_null)
-        datum_copy(TP_STR, &d, o->o_state, &d);  /* the input batch goes away */
+      if (!d.d_null && datum_copy(TP_STR, &d, a, &d, e) != CZ_OK)  /* the input batch goes away */
+        return CZ_ERR;
       elems[n++] = d.d_null ? (str_t){"", 0} : d.d_str;
       bytes += elem_len(&elems[n - 1], nulls[n - 1]) + 1;
       if (bytes > XE_MAX_FIELD || n == INT32_MAX / 2)

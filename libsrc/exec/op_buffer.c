@@ -23,8 +23,7 @@ static int buffer_open(op_t *o, qctx_t *q, err_t *e)
       return CZ_ERR;
     if (!in.ob_b)
       break;
-    rs_append(&b->ob_rows, &in);
-    if (op_check_mem(q, o->o_state, e) != CZ_OK)
+    if (rs_append(&b->ob_rows, &in, e) != CZ_OK || op_check_mem(q, o->o_state, e) != CZ_OK)
       return CZ_ERR;
   }
   op_close(o->o_in, q);

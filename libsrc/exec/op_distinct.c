@@ -9,7 +9,8 @@ typedef struct op_distinct_s {
 
 static int distinct_open(op_t *o, qctx_t *q, err_t *e)
 {
-  rset_init(&((op_distinct_t *)o)->od_seen, o->o_state, o->o_ncols, o->o_types);
+  if (rset_init(&((op_distinct_t *)o)->od_seen, o->o_state, o->o_ncols, o->o_types, e) != CZ_OK)
+    return CZ_ERR;
   return op_open(o->o_in, q, e);
 }
 
@@ -27,7 +28,8 @@ static int distinct_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     for (int i = 0; i < in.ob_n; i++) {
       int row = in.ob_sel ? in.ob_sel[i] : i;
       bool added;
-      rset_add(&d->od_seen, in.ob_b, row, &added);
+      if (rset_add(&d->od_seen, in.ob_b, row, &added, e) < 0)
+        return CZ_ERR;
       if (added)
         sel[n++] = row;
     }

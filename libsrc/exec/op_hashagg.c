@@ -15,7 +15,7 @@ typedef struct agg_state_s {
   double as_f64;                /* float sums */
   num_t as_num;                 /* exact sums */
   datum_t as_val;               /* min/max/bool value; string_agg's text */
-  uint32_t as_cap;              /* string_agg: bytes allocated at as_val */
+  uint32_t as_cap;              /* string_agg, min/max of text: bytes owned at as_val */
 } agg_state_t;
 
 typedef struct agg_run_s {
@@ -39,24 +39,32 @@ typedef struct op_hashagg_s {
   int64_t oh_pos;               /* next group to return */
 } op_hashagg_t;
 
-static void agg_grow(op_hashagg_t *h, int64_t need)
+/* The state arrays grow with the number of groups: fallible (53200), the
+ * old array given back once copied. */
+static int agg_grow(op_hashagg_t *h, int64_t need, err_t *e)
 {
   if (need <= h->oh_cap)
-    return;
+    return CZ_OK;
   int64_t cap = h->oh_cap ? h->oh_cap * 2 : 64;
   while (cap < need)
     cap *= 2;
+  arena_t *a = h->oh_op.o_state;
   for (int i = 0; i < h->oh_nagg; i++) {
-    agg_state_t *n = arena_zalloc(h->oh_op.o_state, sizeof(agg_state_t) * (size_t)cap);
+    agg_state_t *n = arena_try_zalloc(a, sizeof(agg_state_t) * (size_t)cap);
+    if (!n)
+      return op_alloc_error(a, e);
     if (h->oh_cap)
       memcpy(n, h->oh_run[i].ar_states, sizeof(agg_state_t) * (size_t)h->oh_cap);
+    arena_free(a, h->oh_run[i].ar_states, sizeof(agg_state_t) * (size_t)h->oh_cap);
     h->oh_run[i].ar_states = n;
   }
   h->oh_cap = cap;
+  return CZ_OK;
 }
 
-/* Whether (group, value) was seen before by a DISTINCT aggregate; records it. */
-static bool agg_seen(agg_run_t *r, int64_t g, const vec_t *v, int row)
+/* Whether (group, value) was seen before by a DISTINCT aggregate (*seen);
+ * records it. CZ_ERR (53200) when recording was refused memory. */
+static int agg_seen(agg_run_t *r, int64_t g, const vec_t *v, int row, bool *seen, err_t *e)
 {
   datum_t d;
   vec_get(v, row, &d);
@@ -67,12 +75,45 @@ static bool agg_seen(agg_run_t *r, int64_t g, const vec_t *v, int row)
     datum_t cg, cv;
     rs_get(&r->ar_seen, cand, 0, &cg);
     rs_get(&r->ar_seen, cand, 1, &cv);
-    if (cg.d_i64 == g && datum_cmp(p, &cv, &d) == 0)
-      return true;
+    if (cg.d_i64 == g && datum_cmp(p, &cv, &d) == 0) {
+      *seen = true;
+      return CZ_OK;
+    }
   }
+  *seen = false;
   datum_t vals[2] = {{.d_null = false, .d_i64 = g}, d};
-  rh_insert(&r->ar_seen_hash, hash, rs_append_datums(&r->ar_seen, vals));
-  return false;
+  int64_t id = rs_append_datums(&r->ar_seen, vals, e);
+  if (id < 0)
+    return CZ_ERR;
+  return rh_insert(&r->ar_seen_hash, hash, id, e);
+}
+
+/* min/max keep a copy of the best value so far. A string is copied into
+ * the state's own buffer, reused while the new value fits and replaced
+ * (the old one given back) when it does not, so a run of ever larger
+ * values holds one copy, not all of them. */
+static int agg_keep(op_hashagg_t *h, agg_state_t *st, ty_phys_t p, const datum_t *d, err_t *e)
+{
+  if (p != TP_STR) {
+    st->as_val = *d;
+    return CZ_OK;
+  }
+  arena_t *a = h->oh_op.o_state;
+  char *buf = (char *)st->as_val.d_str.s_ptr;
+  if (d->d_str.s_len > st->as_cap) {
+    char *n = arena_try_alloc(a, d->d_str.s_len);
+    if (!n)
+      return op_alloc_error(a, e);
+    if (st->as_cap)
+      arena_free(a, buf, st->as_cap);
+    buf = n;
+    st->as_cap = d->d_str.s_len;
+  }
+  if (d->d_str.s_len)
+    memcpy(buf, d->d_str.s_ptr, d->d_str.s_len);
+  st->as_val = *d;
+  st->as_val.d_str.s_ptr = buf;
+  return CZ_OK;
 }
 
 static int num_of(ty_phys_t p, const datum_t *d, num_t *out, err_t *e)
@@ -106,6 +147,8 @@ static int agg_concat(op_hashagg_t *h, qctx_t *q, agg_state_t *st, const datum_t
       return op_budget_error(q->q_budget, q->q_max_mem, e);
     if (len)
       memcpy(n, st->as_val.d_str.s_ptr, len);
+    if (st->as_cap)
+      arena_free(h->oh_op.o_state, (char *)st->as_val.d_str.s_ptr, st->as_cap);
     st->as_val.d_str.s_ptr = n;
     st->as_cap = (uint32_t)cap;
   }
@@ -165,8 +208,7 @@ static int agg_step(op_hashagg_t *h, qctx_t *q, const agg_spec_t *ag, agg_state_
       if (ag->ag_kind == XAGG_MIN ? c >= 0 : c <= 0)
         return CZ_OK;
     }
-    datum_copy(ap, &d, h->oh_op.o_state, &st->as_val);
-    return CZ_OK;
+    return agg_keep(h, st, ap, &d, e);
   }
   case XAGG_BOOL_AND:
     st->as_val.d_bool = st->as_count == 1 ? d.d_bool : (st->as_val.d_bool && d.d_bool);
@@ -266,9 +308,9 @@ static int hashagg_consume(op_hashagg_t *h, qctx_t *q, const obatch_t *in, err_t
         }
       }
       if (g < 0) {
-        g = rs_append_row(&h->oh_groups, &keys, row);
-        rh_insert(&h->oh_hash, hash, g);
-        agg_grow(h, g + 1);
+        g = rs_append_row(&h->oh_groups, &keys, row, e);
+        if (g < 0 || rh_insert(&h->oh_hash, hash, g, e) != CZ_OK || agg_grow(h, g + 1, e) != CZ_OK)
+          return CZ_ERR;
       }
     }
     for (int i = 0; i < h->oh_nagg; i++) {
@@ -276,7 +318,12 @@ static int hashagg_consume(op_hashagg_t *h, qctx_t *q, const obatch_t *in, err_t
       if (ag->ag_distinct && ag->ag_arg) {
         datum_t d;
         vec_get(&args[i], row, &d);
-        if (d.d_null || agg_seen(&h->oh_run[i], g, &args[i], row))
+        bool seen = false;
+        if (d.d_null)
+          continue;
+        if (agg_seen(&h->oh_run[i], g, &args[i], row, &seen, e) != CZ_OK)
+          return CZ_ERR;
+        if (seen)
           continue;
       }
       if (agg_step(h, q, ag, &h->oh_run[i].ar_states[g], ag->ag_arg ? &args[i] : NULL,
@@ -296,7 +343,8 @@ static int hashagg_open(op_t *o, qctx_t *q, err_t *e)
   ty_t *kt = arena_alloc(o->o_state, sizeof(ty_t) * (size_t)(h->oh_ngroup + 1));
   memcpy(kt, ktypes, sizeof(ty_t) * (size_t)h->oh_ngroup);
   rs_init(&h->oh_groups, o->o_state, h->oh_ngroup, kt);
-  rh_init(&h->oh_hash, o->o_state, 64);
+  if (rh_init(&h->oh_hash, o->o_state, 64, e) != CZ_OK)
+    return CZ_ERR;
   h->oh_run = arena_zalloc(o->o_state, sizeof(agg_run_t) * (size_t)(h->oh_nagg + 1));
   h->oh_cap = 0;
   h->oh_pos = 0;
@@ -306,10 +354,12 @@ static int hashagg_open(op_t *o, qctx_t *q, err_t *e)
       r->ar_seen_types[0] = ty_plain(TY_INT8);
       r->ar_seen_types[1] = h->oh_aggs[i].ag_arg->x_type;
       rs_init(&r->ar_seen, o->o_state, 2, r->ar_seen_types);
-      rh_init(&r->ar_seen_hash, o->o_state, 64);
+      if (rh_init(&r->ar_seen_hash, o->o_state, 64, e) != CZ_OK)
+        return CZ_ERR;
     }
   }
-  agg_grow(h, 1);
+  if (agg_grow(h, 1, e) != CZ_OK)
+    return CZ_ERR;
   if (op_open(o->o_in, q, e) != CZ_OK)
     return CZ_ERR;
   for (;;) {

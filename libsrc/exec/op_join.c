@@ -40,8 +40,8 @@ static int join_open(op_t *o, qctx_t *q, err_t *e)
   op_join_t *j = (op_join_t *)o;
   op_t *r = o->o_in2;
   rs_init(&j->oj_right, o->o_state, r->o_ncols, r->o_types);
-  if (j->oj_nkeys)
-    rh_init(&j->oj_hash, o->o_state, 64);
+  if (j->oj_nkeys && rh_init(&j->oj_hash, o->o_state, 64, e) != CZ_OK)
+    return CZ_ERR;
   memset(&j->oj_left, 0, sizeof(j->oj_left));
   j->oj_left_end = false;
   j->oj_li = 0;
@@ -65,9 +65,11 @@ static int join_open(op_t *o, qctx_t *q, err_t *e)
         if (has_null)
           continue;  /* a NULL key never equals anything */
         uint64_t h = row_hash(in.ob_b, row, j->oj_nkeys, j->oj_rk);
-        rh_insert(&j->oj_hash, h, rs_append_row(&j->oj_right, in.ob_b, row));
-      } else
-        rs_append_row(&j->oj_right, in.ob_b, row);
+        int64_t id = rs_append_row(&j->oj_right, in.ob_b, row, e);
+        if (id < 0 || rh_insert(&j->oj_hash, h, id, e) != CZ_OK)
+          return CZ_ERR;
+      } else if (rs_append_row(&j->oj_right, in.ob_b, row, e) < 0)
+        return CZ_ERR;
     }
     if (op_check_mem(q, o->o_state, e) != CZ_OK)
       return CZ_ERR;

@@ -20,10 +20,11 @@ static int setop_open(op_t *o, qctx_t *q, err_t *e)
 {
   op_setop_t *s = (op_setop_t *)o;
   s->ot_on_right = false;
-  rset_init(&s->ot_seen, o->o_state, o->o_ncols, o->o_types);
+  if (rset_init(&s->ot_seen, o->o_state, o->o_ncols, o->o_types, e) != CZ_OK)
+    return CZ_ERR;
   if (s->ot_kind != SETOP_UNION) {
-    rset_init(&s->ot_right, o->o_state, o->o_ncols, o->o_types);
-    if (op_open(o->o_in2, q, e) != CZ_OK)
+    if (rset_init(&s->ot_right, o->o_state, o->o_ncols, o->o_types, e) != CZ_OK ||
+        op_open(o->o_in2, q, e) != CZ_OK)
       return CZ_ERR;
     for (;;) {
       obatch_t in;
@@ -33,7 +34,9 @@ static int setop_open(op_t *o, qctx_t *q, err_t *e)
         break;
       for (int i = 0; i < in.ob_n; i++) {
         bool added;
-        int64_t id = rset_add(&s->ot_right, in.ob_b, in.ob_sel ? in.ob_sel[i] : i, &added);
+        int64_t id = rset_add(&s->ot_right, in.ob_b, in.ob_sel ? in.ob_sel[i] : i, &added, e);
+        if (id < 0)
+          return CZ_ERR;
         s->ot_right.rt_counts[id]++;
       }
       if (op_check_mem(q, o->o_state, e) != CZ_OK)
@@ -44,34 +47,42 @@ static int setop_open(op_t *o, qctx_t *q, err_t *e)
   return op_open(o->o_in, q, e);
 }
 
-static bool setop_keep(op_setop_t *s, const batch_t *b, int row)
+/* Whether row `row` of b is returned (*keep). CZ_ERR (53200) when
+ * remembering it was refused memory. */
+static int setop_keep(op_setop_t *s, const batch_t *b, int row, bool *keep, err_t *e)
 {
   bool added = true;
   if (s->ot_kind == SETOP_UNION) {
-    if (!s->ot_all)
-      rset_add(&s->ot_seen, b, row, &added);
-    return added;
+    if (!s->ot_all && rset_add(&s->ot_seen, b, row, &added, e) < 0)
+      return CZ_ERR;
+    *keep = added;
+    return CZ_OK;
   }
+  *keep = false;
   int64_t id = rset_find(&s->ot_right, b, row);
   int64_t *cnt = id >= 0 ? &s->ot_right.rt_counts[id] : NULL;
   if (s->ot_all) {
     if (s->ot_kind == SETOP_INTERSECT) {
       if (!cnt || *cnt == 0)
-        return false;
+        return CZ_OK;
       (*cnt)--;
-      return true;
+      *keep = true;
+      return CZ_OK;
     }
     if (cnt && *cnt > 0) {
       (*cnt)--;
-      return false;
+      return CZ_OK;
     }
-    return true;
+    *keep = true;
+    return CZ_OK;
   }
   bool in_right = cnt != NULL;
   if (in_right != (s->ot_kind == SETOP_INTERSECT))
-    return false;
-  rset_add(&s->ot_seen, b, row, &added);
-  return added;
+    return CZ_OK;
+  if (rset_add(&s->ot_seen, b, row, &added, e) < 0)
+    return CZ_ERR;
+  *keep = added;
+  return CZ_OK;
 }
 
 static int setop_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
@@ -100,7 +111,10 @@ static int setop_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     int n = 0;
     for (int i = 0; i < in.ob_n; i++) {
       int row = in.ob_sel ? in.ob_sel[i] : i;
-      if (setop_keep(s, in.ob_b, row))
+      bool keep;
+      if (setop_keep(s, in.ob_b, row, &keep, e) != CZ_OK)
+        return CZ_ERR;
+      if (keep)
         sel[n++] = row;
     }
     if (op_check_mem(q, o->o_state, e) != CZ_OK)

@@ -14,6 +14,10 @@ typedef struct op_sort_s {
   sort_key_t *os_keys;
   xnode_t *os_limit_x;          /* top-k: only the first limit+offset rows matter */
   xnode_t *os_offset_x;
+  arena_t *os_ar[2];            /* top-k: the rows live in os_ar[os_cur]; a trim
+                                   copies the kept ones to the other and
+                                   releases this one, so trims do not pile up */
+  int os_cur;
   rstore_t os_rows;             /* run-time */
   int64_t *os_perm;
   int64_t os_pos;
@@ -99,21 +103,26 @@ static int sort_keep(op_sort_t *s, qctx_t *q, int64_t *k, err_t *e)
 static int sort_trim(op_sort_t *s, qctx_t *q, int64_t k, err_t *e)
 {
   int64_t n = s->os_rows.rs_n;
-  int64_t *perm = arena_alloc(s->os_op.o_state, sizeof(int64_t) * (size_t)n);
-  int64_t *tmp = arena_alloc(s->os_op.o_state, sizeof(int64_t) * (size_t)n);
+  arena_t *old = s->os_ar[s->os_cur], *next = s->os_ar[!s->os_cur];
+  int64_t *perm = arena_try_alloc(old, sizeof(int64_t) * (size_t)n * 2);
+  if (!perm)
+    return op_alloc_error(old, e);
+  int64_t *tmp = perm + n;
   for (int64_t i = 0; i < n; i++)
     perm[i] = i;
   if (merge_sort(s, q, perm, tmp, n, e) != CZ_OK)
     return CZ_ERR;
   rstore_t kept;
-  rs_init(&kept, s->os_op.o_state, s->os_op.o_ncols, s->os_op.o_types);
-  batch_t *row = batch_create(s->os_op.o_state, s->os_op.o_ncols, s->os_op.o_types, 1, NULL);
+  rs_init(&kept, next, s->os_op.o_ncols, s->os_op.o_types);
+  batch_t *row = batch_create(old, s->os_op.o_ncols, s->os_op.o_types, 1, NULL);
   for (int64_t i = 0; i < k && i < n; i++) {
     rs_copy_out(&s->os_rows, perm[i], row, 0, 0);
-    rs_append_row(&kept, row, 0);
+    if (rs_append_row(&kept, row, 0, e) < 0)
+      return CZ_ERR;
   }
-  /* The old rows stay in o_state until the next open: a bounded waste,
-   * at most one trim's worth per 2k rows read. */
+  /* The kept rows (strings copied) live in the other arena now. */
+  arena_release(old);
+  s->os_cur = !s->os_cur;
   s->os_rows = kept;
   return CZ_OK;
 }
@@ -121,7 +130,8 @@ static int sort_trim(op_sort_t *s, qctx_t *q, int64_t k, err_t *e)
 static int sort_open(op_t *o, qctx_t *q, err_t *e)
 {
   op_sort_t *s = (op_sort_t *)o;
-  rs_init(&s->os_rows, o->o_state, o->o_ncols, o->o_types);
+  s->os_cur = 0;
+  rs_init(&s->os_rows, s->os_ar[0], o->o_ncols, o->o_types);
   s->os_pos = 0;
   s->os_perm = NULL;
   int64_t k;
@@ -133,7 +143,8 @@ static int sort_open(op_t *o, qctx_t *q, err_t *e)
       return CZ_ERR;
     if (!in.ob_b)
       break;
-    rs_append(&s->os_rows, &in);
+    if (rs_append(&s->os_rows, &in, e) != CZ_OK)
+      return CZ_ERR;
     if (k >= 0 && s->os_rows.rs_n >= CZ_MAX(2 * k, 4 * RS_CHUNK))
       if (sort_trim(s, q, k, e) != CZ_OK)
         return CZ_ERR;
@@ -142,12 +153,18 @@ static int sort_open(op_t *o, qctx_t *q, err_t *e)
   }
   op_close(o->o_in, q);
   int64_t n = s->os_rows.rs_n;
-  s->os_perm = arena_alloc(o->o_state, sizeof(int64_t) * (size_t)(n ? n : 1));
-  int64_t *tmp = arena_alloc(o->o_state, sizeof(int64_t) * (size_t)(n ? n : 1));
+  /* The permutation and its merge buffer grow with the input: fallible;
+   * the buffer goes back once the rows are in order. */
+  s->os_perm = arena_try_alloc(o->o_state, sizeof(int64_t) * (size_t)(n ? n : 1));
+  int64_t *tmp = s->os_perm ? arena_try_alloc(o->o_state, sizeof(int64_t) * (size_t)(n ? n : 1))
+                            : NULL;
+  if (!tmp)
+    return op_alloc_error(o->o_state, e);
   for (int64_t i = 0; i < n; i++)
     s->os_perm[i] = i;
   if (merge_sort(s, q, s->os_perm, tmp, n, e) != CZ_OK)
     return CZ_ERR;
+  arena_free(o->o_state, tmp, sizeof(int64_t) * (size_t)(n ? n : 1));
   return CZ_OK;
 }
 
@@ -199,6 +216,9 @@ op_t *op_sort_new(arena_t *a, op_t *in, int nkeys, const sort_key_t *keys)
 {
   op_sort_t *s = arena_zalloc(a, sizeof(*s));
   op_init(&s->os_op, &sort_vt, a, in->o_ncols, in->o_types, in, NULL);
+  /* Children of o_state: reset and released with it. */
+  s->os_ar[0] = arena_create(s->os_op.o_state, "Sort rows");
+  s->os_ar[1] = arena_create(s->os_op.o_state, "Sort rows");
   s->os_nkeys = nkeys;
   s->os_keys = arena_alloc(a, sizeof(sort_key_t) * (size_t)(nkeys ? nkeys : 1));
   memcpy(s->os_keys, keys, sizeof(sort_key_t) * (size_t)nkeys);

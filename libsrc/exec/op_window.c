@@ -4,8 +4,9 @@
  *
  * Design notes: a row is compared with the previous selected row of its
  * batch; for the first row of a batch, with a copy of the last row's keys
- * of the batch before (kept in o_state, strings copied), so numbering
- * continues across batch boundaries. The output batch shares the input's
+ * of the batch before (kept in ow_keys, strings copied), so numbering
+ * continues across batch boundaries. ow_keys is reset before each copy:
+ * it holds one row's keys, never one per batch. The output batch shares the input's
  * vectors and selection and adds one vector. */
 #include <string.h>
 
@@ -20,6 +21,7 @@ typedef struct op_window_s {
   /* run-time */
   bool ow_have_prev;            /* ow_prev holds the last row's keys */
   datum_t *ow_prev;             /* partition keys then order keys */
+  arena_t *ow_keys;             /* the strings of ow_prev (a child of o_state) */
   int64_t ow_rownum;            /* rows so far in the partition */
   int64_t ow_rank;              /* rank of the current peer group */
   int64_t ow_dense;             /* peer groups so far in the partition */
@@ -100,8 +102,12 @@ static int window_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     for (int k = 0; k < w->ow_npart + w->ow_norder; k++) {
       int c = k < w->ow_npart ? w->ow_part[k] : w->ow_ord[k - w->ow_npart];
       datum_t d;
+      if (k == 0)
+        arena_reset(w->ow_keys);  /* the previous batch's keys are compared already */
       vec_get(&ib->b_cols[c], prev, &d);
-      datum_copy(ty_phys(ib->b_cols[c].v_type.t_id), &d, o->o_state, &w->ow_prev[k]);
+      if (datum_copy(ty_phys(ib->b_cols[c].v_type.t_id), &d, w->ow_keys, &w->ow_prev[k], e) !=
+          CZ_OK)
+        return CZ_ERR;
     }
     w->ow_have_prev = true;
   }
@@ -131,6 +137,7 @@ op_t *op_window_new(arena_t *a, op_t *in, xwin_t kind, int npart, const int *par
   memcpy(types, in->o_types, sizeof(ty_t) * (size_t)in->o_ncols);
   types[in->o_ncols] = ty_plain(TY_INT8);
   op_init(&w->ow_op, &window_vt, a, n, types, in, NULL);
+  w->ow_keys = arena_create(w->ow_op.o_state, "Window keys");
   w->ow_kind = kind;
   w->ow_npart = npart;
   w->ow_norder = norder;

@@ -159,7 +159,8 @@ int sql_bind_args(arena_t *a, const sql_list_t *args, const ty_t *to, int n, con
   return CZ_OK;
 }
 
-int sql_eval_default(arena_t *a, const char *text, ty_t t, datum_t *out, err_t *e)
+static int eval_default_in(arena_t *a, mem_budget_t *budget, const char *text, ty_t t,
+                           datum_t *out, err_t *e)
 {
   char *sql = arena_sprintf(a, "SELECT CAST(%s AS %s)", text, ty_name(a, t));
   sql_stmt_list_t *l;
@@ -175,6 +176,37 @@ int sql_eval_default(arena_t *a, const char *text, ty_t t, datum_t *out, err_t *
   xnode_t *n;
   if (bd_expr(&b, &empty, tg->tg_expr, &n) != CZ_OK)
     return CZ_ERR;
-  xctx_t xc = {.xc_arena = a, .xc_subq = xsubq_eval};
+  xctx_t xc = {.xc_arena = a, .xc_subq = xsubq_eval, .xc_budget = budget,
+               .xc_max_mem = budget ? budget->mb_limit : 0};
   return xeval_scalar(&xc, n, out, e);
+}
+
+/* A default is evaluated when a statement is planned, outside any
+ * execution: the work is done in a child of a, charged to a's budget
+ * (its user's MaxQueryMem: 53200 past it, as a query's), and only the
+ * value is copied to a. */
+int sql_eval_default(arena_t *a, const char *text, ty_t t, datum_t *out, err_t *e)
+{
+  mem_budget_t *budget = arena_budget(a);
+  arena_t *w = arena_create(a, "default");
+  datum_t v;
+  int rc = eval_default_in(w, budget, text, t, &v, e);
+  if (rc == CZ_OK && mem_budget_exceeded(budget))
+    rc = op_budget_error(budget, budget->mb_limit, e);
+  if (rc == CZ_OK) {
+    *out = v;
+    if (!v.d_null && ty_phys(t.t_id) == TP_STR && v.d_str.s_len > 0) {
+      char *s = arena_try_alloc(a, v.d_str.s_len);
+      if (!s)
+        rc = op_budget_error(budget, budget ? budget->mb_limit : 0, e);
+      else {
+        memcpy(s, v.d_str.s_ptr, v.d_str.s_len);
+        out->d_str.s_ptr = s;
+      }
+    }
+  }
+  if (rc != CZ_OK && e)
+    e->er_pos = 0;  /* a position in the default's text, not the statement's */
+  arena_destroy(w);
+  return rc;
 }

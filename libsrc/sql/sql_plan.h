@@ -137,7 +137,8 @@ int sql_bind_args(arena_t *a, const sql_list_t *args, const ty_t *to, int n, con
 int sql_bind_type(const sql_type_t *t, ty_t *out, err_t *e);
 
 /* Evaluates a column DEFAULT's SQL text (or an expression tree for
- * CREATE TABLE's check) to a value of type t. */
+ * CREATE TABLE's check) to a value of type t, in a. The evaluation is
+ * charged to a's budget (none: unlimited) and fails with 53200 past it. */
 int sql_eval_default(arena_t *a, const char *text, ty_t t, datum_t *out, err_t *e);
 
 /* SQL text of an expression (for DEFAULTs kept as text), in a; NULL with

@@ -4,7 +4,8 @@
  * from the current chunk by moving a pointer; when it is exhausted a new
  * chunk twice the size of the last (8 KB up to 1 MB) becomes current.
  * Requests above ARENA_LARGE get a chunk of their own so that one big vector
- * does not waste the tail of a small chunk. Nothing is freed piecemeal: reset
+ * does not waste the tail of a small chunk. Nothing is freed piecemeal (except
+ * a dedicated chunk given back by arena_free, for tables that double): reset
  * frees every chunk but the current one (so a per-batch arena that is reset
  * in a loop stops calling malloc after the first batch), destroy frees all.
  *
@@ -46,6 +47,7 @@
 
 typedef struct arena_chunk_s {
   struct arena_chunk_s *ck_next;
+  struct arena_chunk_s *ck_prev; /* ar_large only: arena_free unlinks in O(1) */
   size_t ck_size; /* usable bytes after the header */
 } arena_chunk_t;
 
@@ -186,6 +188,16 @@ static size_t arena_round(size_t n)
   return (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
 }
 
+/* Links c at the head of a's dedicated chunks. */
+static void arena_link_large(arena_t *a, arena_chunk_t *c)
+{
+  c->ck_prev = NULL;
+  c->ck_next = a->ar_large;
+  if (a->ar_large)
+    a->ar_large->ck_prev = c;
+  a->ar_large = c;
+}
+
 /* A chunk of its own, linked on ar_large. */
 static void *arena_alloc_large(arena_t *a, size_t n)
 {
@@ -197,8 +209,7 @@ static void *arena_alloc_large(arena_t *a, size_t n)
   c = arena_malloc_or_die(ARENA_CHUNK_HDR + n, a->ar_name, a->ar_budget);
   budget_charge(a->ar_budget, ARENA_CHUNK_HDR + n);
   c->ck_size = n;
-  c->ck_next = a->ar_large;
-  a->ar_large = c;
+  arena_link_large(a, c);
   return (char *)c + ARENA_CHUNK_HDR;
 }
 
@@ -228,18 +239,11 @@ void *arena_alloc(arena_t *a, size_t n)
   return a->ar_cur - r;
 }
 
-void *arena_try_alloc(arena_t *a, size_t n)
+/* The budget check and malloc of arena_try_alloc: NULL (budget marked)
+ * when need bytes would pass the limit or the system refuses them. */
+static arena_chunk_t *arena_try_chunk(arena_t *a, size_t need)
 {
-  size_t r = arena_round(n ? n : 1);
-  if (!ARENA_SEPARATE && r >= n && r <= ARENA_LARGE && (size_t)(a->ar_end - a->ar_cur) >= r) {
-    a->ar_used += n;
-    a->ar_cur += r;
-    return a->ar_cur - r;
-  }
   mem_budget_t *b = a->ar_budget;
-  if (n > SIZE_MAX - ARENA_CHUNK_HDR - ARENA_ALIGN)
-    return NULL;
-  size_t need = ARENA_CHUNK_HDR + n;
   if (b && b->mb_limit > 0 &&
       (int64_t)need > b->mb_limit - atomic_load(&b->mb_used)) {
     if (atomic_load(&b->mb_exceeded) == 0)
@@ -255,11 +259,66 @@ void *arena_try_alloc(arena_t *a, size_t n)
     return NULL;
   }
   budget_charge(b, need);
+  return c;
+}
+
+void *arena_try_alloc(arena_t *a, size_t n)
+{
+  size_t r = arena_round(n ? n : 1);
+  if (!ARENA_SEPARATE && r >= n && r <= ARENA_LARGE) {
+    /* A small request past the current chunk takes a new regular chunk, as
+     * arena_alloc would: many small fallible requests (the strings of a row
+     * store) must not each cost a malloc of their own. */
+    if ((size_t)(a->ar_end - a->ar_cur) < r) {
+      arena_chunk_t *c = arena_try_chunk(a, ARENA_CHUNK_HDR + a->ar_next_size);
+      if (!c)
+        return NULL;
+      c->ck_size = a->ar_next_size;
+      c->ck_next = a->ar_chunks;
+      a->ar_chunks = c;
+      a->ar_cur = (char *)c + ARENA_CHUNK_HDR;
+      a->ar_end = a->ar_cur + c->ck_size;
+      if (a->ar_next_size < ARENA_MAX_CHUNK)
+        a->ar_next_size *= 2;
+    }
+    a->ar_used += n;
+    a->ar_cur += r;
+    return a->ar_cur - r;
+  }
+  if (n > SIZE_MAX - ARENA_CHUNK_HDR - ARENA_ALIGN)
+    return NULL;
+  arena_chunk_t *c = arena_try_chunk(a, ARENA_CHUNK_HDR + n);
+  if (!c)
+    return NULL;
   c->ck_size = n;
-  c->ck_next = a->ar_large;
-  a->ar_large = c;
+  arena_link_large(a, c);
   a->ar_used += n;
   return (char *)c + ARENA_CHUNK_HDR;
+}
+
+void *arena_try_zalloc(arena_t *a, size_t n)
+{
+  void *p = arena_try_alloc(a, n);
+  if (p)
+    memset(p, 0, n);
+  return p;
+}
+
+void arena_free(arena_t *a, void *p, size_t n)
+{
+  size_t r = arena_round(n ? n : 1);
+  if (!p || !(ARENA_SEPARATE || r > ARENA_LARGE || r < n))
+    return;  /* carved from a regular chunk: lives until the reset */
+  arena_chunk_t *c = (arena_chunk_t *)((char *)p - ARENA_CHUNK_HDR);
+  if (c->ck_prev)
+    c->ck_prev->ck_next = c->ck_next;
+  else
+    a->ar_large = c->ck_next;
+  if (c->ck_next)
+    c->ck_next->ck_prev = c->ck_prev;
+  a->ar_used -= c->ck_size;
+  budget_uncharge(a->ar_budget, ARENA_CHUNK_HDR + c->ck_size);
+  free(c);
 }
 
 void *arena_zalloc(arena_t *a, size_t n)

@@ -6,7 +6,8 @@
  * Design notes: lower layers return an int status (CZ_OK, or CZ_ERR with an
  * err_t filled in) and never jump. Arenas form a tree (server > session >
  * transaction > query > batch); memory is released by resetting or destroying
- * an arena, never piecemeal. See util/README.md.
+ * an arena, never piecemeal (but for arena_free of a chunk of its own, for
+ * tables that double). See util/README.md.
  */
 #ifndef CZ_UTIL_H
 #define CZ_UTIL_H
@@ -155,8 +156,16 @@ bool mem_budget_try_charge(mem_budget_t *b, size_t n);
 void mem_budget_uncharge(mem_budget_t *b, size_t n);
 /* As arena_alloc, but NULL (nothing allocated, the budget marked) when the
  * request would take a's budget past its limit or malloc fails: for
- * requests whose size a user controls (string functions, aggregates). */
+ * requests whose size grows with the data or a user controls (row stores,
+ * hash tables, copied strings, string functions, aggregates). */
 void *arena_try_alloc(arena_t *a, size_t n);
+void *arena_try_zalloc(arena_t *a, size_t n);
+/* Gives back p, an allocation of n bytes from a, at once when it has a
+ * chunk of its own (n above 4 KB, or any n in the sanitizer build);
+ * otherwise does nothing, and p lives until the arena is reset. For tables
+ * that double: the old copy need not stay charged while the query goes
+ * on. p may be NULL; n must be the size p was allocated with. */
+void arena_free(arena_t *a, void *p, size_t n);
 /* As arena_reset, but the kept chunk goes too: an arena that held one
  * execution's state stops holding memory between executions. */
 void arena_release(arena_t *a);

@@ -270,6 +270,66 @@ static void test_arena_budget_limit(void **state)
   assert_int_equal(atomic_load(&b.mb_used), 0);
 }
 
+/* Small fallible requests past the current chunk take a new regular
+ * chunk (as arena_alloc's do), not a malloc each; and when that chunk
+ * would pass the limit they are refused like large ones. */
+static void test_arena_try_alloc_small_shares_chunks(void **state)
+{
+  (void)state;
+  mem_budget_t b;
+  mem_budget_init(&b, 4 << 20);
+  arena_t *a = arena_create(NULL, "small");
+  arena_set_budget(a, &b);
+  for (int i = 0; i < 60000; i++)
+    assert_non_null(arena_try_alloc(a, 24));
+#ifndef CZ_SANITIZE
+  /* 60,000 * 32 bytes in chunks of up to 1 MB: under 3 MB, where a chunk
+   * (and a malloc) each would be more. */
+  assert_true(atomic_load(&b.mb_used) < (int64_t)3 << 20);
+#endif
+  assert_int_equal(mem_budget_exceeded(&b), 0);
+  int i = 0;
+  while (arena_try_alloc(a, 24) && i < 1000000)
+    i++;
+  assert_true(i < 1000000);  /* refused before the limit was passed */
+  assert_true(atomic_load(&b.mb_used) <= (int64_t)4 << 20);
+  assert_int_equal(mem_budget_exceeded(&b), MEM_OVER_LIMIT);
+  arena_destroy(a);
+  assert_int_equal(atomic_load(&b.mb_used), 0);
+}
+
+/* arena_free gives back a dedicated chunk at once (uncharged) and leaves
+ * a pointer carved from a regular chunk alone. */
+static void test_arena_free_dedicated_chunk(void **state)
+{
+  (void)state;
+  mem_budget_t b;
+  mem_budget_init(&b, 0);
+  arena_t *a = arena_create(NULL, "free");
+  arena_set_budget(a, &b);
+  char *small = arena_strdup(a, "kept");
+  int64_t base = atomic_load(&b.mb_used);
+  char *big = arena_try_alloc(a, 1 << 20);
+  char *big2 = arena_alloc(a, 1 << 20);
+  assert_non_null(big);
+  memset(big, 1, 1 << 20);
+  assert_true(atomic_load(&b.mb_used) >= base + (2 << 20));
+  arena_free(a, big, 1 << 20);
+  assert_true(atomic_load(&b.mb_used) < base + (2 << 20));
+  assert_true(atomic_load(&b.mb_used) >= base + (1 << 20));
+  arena_free(a, big2, 1 << 20);
+  assert_int_equal(atomic_load(&b.mb_used), base);
+  assert_int_equal(arena_bytes_used(a), 5);
+  arena_free(a, NULL, 0);
+#ifndef CZ_SANITIZE
+  arena_free(a, small, 5);  /* in a regular chunk: stays */
+  assert_int_equal(atomic_load(&b.mb_used), base);
+#endif
+  assert_string_equal(small, "kept");
+  arena_destroy(a);
+  assert_int_equal(atomic_load(&b.mb_used), 0);
+}
+
 /* Scratch arenas lose every chunk at arena_release_scratch; others keep
  * theirs. */
 static void test_arena_release_scratch(void **state)
@@ -312,6 +372,8 @@ int main(void)
       cmocka_unit_test(test_arena_budget_charges_chunks),
       cmocka_unit_test(test_arena_budget_limit),
       cmocka_unit_test(test_arena_release_scratch),
+      cmocka_unit_test(test_arena_try_alloc_small_shares_chunks),
+      cmocka_unit_test(test_arena_free_dedicated_chunk),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
