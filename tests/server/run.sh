@@ -14,7 +14,11 @@
 #   --crash-rounds N    kill -9 cycles of the crash test (default 36)
 #   --quick             10 s concurrency, 6 crash cycles, no corpus files
 #   --only LIST         comma list of groups: sql,corpus,clients,protocol,isql,
-#                       regress,fuzz,concurrency,isolated,crash
+#                       regress,fuzz,concurrency,isolated,crash; and tpch,
+#                       which only --only runs (TPC-H SF 0.1 answers against
+#                       DuckDB's, tests/server/tpch_test.py; data cached in
+#                       BUILD_DIR/tpch-sf0.1; $CZ_TPCH_TIMEOUT s per query,
+#                       default 60)
 # Environment: CZ_VENV (Python venv with psycopg and pyodbc, default
 # build/venv, made by scripts/install-deps.sh), CZ_SHARED (default ../shared).
 # Logs: BUILD_DIR/server-tests/logs/<test>.log, the server's in
@@ -207,6 +211,13 @@ if want isolated; then
     run_counted "$n" 900 "$TB_PY" "$t" --kind "$target" \
       --binary "$build/binsrc/cadenza/cadenza" --dir "$work/$n"
   done
+fi
+if want tpch; then
+  # not a default group until all 22 queries answer in time: the 22 TPC-H
+  # queries at SF 0.1 against DuckDB's answers, at ThreadsPerQuery 1 and 2
+  run_counted tpch 5400 "$TB_PY" "$CZ_TOP/tests/server/tpch_test.py" --kind "$target" \
+    --binary "$build/binsrc/cadenza/cadenza" --dir "$work/tpch" \
+    --data "$build/tpch-sf0.1" --timeout "${CZ_TPCH_TIMEOUT:-60}"
 fi
 if want crash; then
   # the ledger under kill -9, kills during CHECKPOINT, COPY, CREATE INDEX and
