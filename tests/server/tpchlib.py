@@ -145,7 +145,10 @@ def add_indexes(dsn, log=print):
                 if not m:
                     raise
                 alt = "create unique index %s_pk on %s (%s)" % (m.group(1), m.group(1), m.group(2))
-                notes.append("%s: %s; used `%s`" % (s, str(e).splitlines()[0], alt))
+                if not notes:
+                    notes.append("ALTER TABLE ... ADD PRIMARY KEY failed (%s): each primary key "
+                                 "of pg_indexes.sql was made a unique index on its columns"
+                                 % str(e).splitlines()[0])
                 t0 = time.perf_counter()
                 con.execute(alt)
             steps[name] = round(time.perf_counter() - t0, 3)
