@@ -17,6 +17,7 @@
 #   --timeout S       statement_timeout per query, s (default 300): a
 #                     hopeless query is reported as >S, not waited for
 #   --runs N          timed runs per query, the median reported (default 3)
+#   --warmup N        untimed runs before them (default 1)
 #   --only LIST       some queries only, e.g. 1,6,17
 #   --systems LIST    cadenza,postgres,duckdb (default all three)
 #   --vector1         also Cadenza with VectorSize = 1 on Q1, Q3, Q9
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
     --binary) binary=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     --systems) systems=$2; args="$args --systems $2"; shift 2 ;;
-    --sf|--timeout|--runs|--only) args="$args $1 $2"; shift 2 ;;
+    --sf|--timeout|--runs|--warmup|--only) args="$args $1 $2"; shift 2 ;;
     --vector1) args="$args --vector1"; shift ;;
     *) echo "bench/tpch/run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
