@@ -21,6 +21,9 @@
 #   --only LIST       some queries only, e.g. 1,6,17
 #   --systems LIST    cadenza,postgres,duckdb (default all three)
 #   --vector1         also Cadenza with VectorSize = 1 on Q1, Q3, Q9
+#   --cz-param K=V    another Cadenza [Parameters] key (repeatable), e.g.
+#                     MaxQueryMem=8G: at SF 1 the default 1G stops Q3, Q5,
+#                     Q7, Q8, Q9, Q18 and Q21 with 53200 until joins spill
 #   --binary PATH     the cadenza binary (default: an optimised build in
 #                     build-bench/, made first)
 #   --dir DIR         scratch folder (default: a temp folder, kept: the
@@ -40,6 +43,7 @@ while [ $# -gt 0 ]; do
     --systems) systems=$2; args="$args --systems $2"; shift 2 ;;
     --sf|--timeout|--runs|--warmup|--only) args="$args $1 $2"; shift 2 ;;
     --vector1) args="$args --vector1"; shift ;;
+    --cz-param) args="$args --cz-param $2"; shift 2 ;;
     *) echo "bench/tpch/run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done

@@ -42,6 +42,8 @@ def main():
     ap.add_argument("--threads", default="1,2", help="Cadenza ThreadsPerQuery settings")
     ap.add_argument("--vector1", action="store_true", help="also Cadenza VectorSize=1 on Q1,Q3,Q9")
     ap.add_argument("--buffers", type=int, default=262144, help="Cadenza NumberOfBuffers (8 KB)")
+    ap.add_argument("--cz-param", action="append", default=[], metavar="KEY=VALUE",
+                    help="another Cadenza [Parameters] key, e.g. MaxQueryMem=8G (repeatable)")
     ap.add_argument("--pg-shared-buffers", default="2GB")
     a = ap.parse_args()
     systems = a.systems.split(",")
@@ -87,7 +89,10 @@ def main():
         if not has_tpq:
             notes.append("ThreadsPerQuery is not built yet: Cadenza ran once, at its default")
             threads = threads[:1]
-        params = lambda t: {"ThreadsPerQuery": t} if has_tpq else {}  # noqa: E731
+        extra = dict(kv.split("=", 1) for kv in a.cz_param)
+        if extra:
+            notes.append("Cadenza ran with " + ", ".join("%s = %s" % kv for kv in extra.items()))
+        params = lambda t: dict(extra, **({"ThreadsPerQuery": t} if has_tpq else {}))  # noqa: E731
         srv = tpchlib.cadenza_server(os.path.join(work, "cadenza"), a.binary, data, a.buffers,
                                      params(threads[0]))
         try:
