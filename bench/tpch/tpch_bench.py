@@ -131,14 +131,21 @@ def fmt(v, timeout):
         return "-"
     if v == "T":
         return ">%g" % timeout
+    if v == "E":
+        return "error"
     return "%.3f" % v
 
 
 def times(rq, timeout):
-    """{qNN: seconds, 'T' (timed out / failed), or None (not run)}"""
+    """{qNN: seconds, 'T' (timed out), 'E' (failed otherwise: the errors
+    are listed under the table), or None (not run)}"""
     out = {}
     for q, r in (rq or {}).get("queries", {}).items():
-        out[q] = r["median_s"] if r.get("median_s") is not None else "T"
+        err = r.get("error") or ""
+        if r.get("median_s") is not None:
+            out[q] = r["median_s"]
+        else:
+            out[q] = "T" if ("timeout" in err or "canceling" in err) else "E"
     return out
 
 
@@ -161,13 +168,13 @@ def report(a, runs, loads, notes, gen_s, results, work):
 
     def val(k, q):
         v = tab[k].get(q)
-        return a.timeout if v == "T" else v
+        return a.timeout if v in ("T", "E") else v
 
     for q in qs:
         row = "| %s | " % q.upper() + " | ".join(fmt(tab[k].get(q), a.timeout) for k, _ in cols)
         for k, _ in ratio:
             c, o = val("cz-t1", q), val(k, q)
-            gt = ">" if tab["cz-t1"].get(q) == "T" else ""
+            gt = ">" if tab["cz-t1"].get(q) in ("T", "E") else ""
             row += " | " + ("%s%.1fx" % (gt, c / o) if c is not None and o else "-")
         lines.append(row + " |")
     for what in ("sum", "geomean"):
@@ -176,7 +183,7 @@ def report(a, runs, loads, notes, gen_s, results, work):
         agg = {}
         for k, _ in cols:
             vs = [val(k, q) for q in qs if tab[k].get(q) is not None]
-            over = any(tab[k].get(q) == "T" for q in qs)
+            over = any(tab[k].get(q) in ("T", "E") for q in qs)
             if not vs:
                 cells.append("-")
                 continue
@@ -187,6 +194,10 @@ def report(a, runs, loads, notes, gen_s, results, work):
         for k, _ in ratio:
             row += " | " + ("%.1fx" % (agg["cz-t1"] / agg[k]) if "cz-t1" in agg and agg.get(k) else "-")
         lines.append(row + " |")
+    errs = ["- %s %s: %s" % (name, q.upper(), runs[k]["queries"][q]["error"])
+            for k, name in cols for q in qs if tab[k].get(q) == "E"]
+    if errs:
+        lines += ["", "failed queries (counted as the timeout in sums and ratios, marked >):"] + errs
     if "cz-vs1" in runs:
         vs1 = times(runs["cz-vs1"], a.timeout)
         lines += ["", "## Cadenza VectorSize = 1 against the default (1 thread)", "",
