@@ -8,6 +8,7 @@
 #   clients: psql + pgbench (postgresql-client), unixODBC (isql) + psqlODBC,
 #            JDK 17 + Maven (pgJDBC smoke test), python3-venv
 #   bench:   postgresql-15, the reference server of bench/run-server-bench.sh
+#            and bench/tpch/run.sh
 set -e
 cd "$(dirname "$0")/.."
 PKGS="build-essential autoconf automake libtool pkg-config \
@@ -28,7 +29,9 @@ if [ -n "$missing" ]; then
 fi
 
 # Python packages for tests/ and bench/: psycopg 3 (slt.py, the client,
-# concurrency and crash tests), pyodbc (the ODBC client check).
+# concurrency and crash tests), pyodbc (the ODBC client check), duckdb (the
+# reference answers and times of the TPC-H test and bench/tpch) and
+# tpchgen-cli (the TPC-H data generator, a command in the venv's bin/).
 venv=${CZ_VENV:-build/venv}
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
@@ -36,6 +39,8 @@ if [ ! -x "$venv/bin/python3" ]; then
   mkdir -p "$(dirname "$venv")"
   "$py" -m venv "$venv"
 fi
-if ! "$venv/bin/python3" -c 'import psycopg, pyodbc' >/dev/null 2>&1; then
-  "$venv/bin/pip" install -q --disable-pip-version-check "psycopg[binary]" pyodbc
+if ! "$venv/bin/python3" -c 'import psycopg, pyodbc, duckdb' >/dev/null 2>&1 ||
+   [ ! -x "$venv/bin/tpchgen-cli" ]; then
+  "$venv/bin/pip" install -q --disable-pip-version-check "psycopg[binary]" pyodbc \
+    duckdb tpchgen-cli
 fi

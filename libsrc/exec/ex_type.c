@@ -356,7 +356,11 @@ int xop_resolve(xop_t op, ty_t l, const ty_t *r, ty_t *l_to, ty_t *r_to, ty_t *r
       *l_to = *r_to = ty_plain(TY_BYTEA);
     } else if ((xt_is_string(l.t_id) || l.t_id == TY_UNKNOWN) &&
                (xt_is_string(rt.t_id) || rt.t_id == TY_UNKNOWN)) {
-      *l_to = *r_to = ty_plain(TY_TEXT);
+      /* PostgreSQL's LIKE on bpchar matches the padded value ('a'::char(3)
+       * LIKE 'a' is false): a CHAR subject keeps its blanks; a CHAR
+       * pattern is cast to text as elsewhere. */
+      *l_to = l.t_id == TY_CHAR ? l : ty_plain(TY_TEXT);
+      *r_to = ty_plain(TY_TEXT);
     } else {
       return xop_no_such(op, l, r, e);
     }

@@ -242,9 +242,62 @@ static xnode_t *bd_fold_null(bd_t *b, xnode_t *n)
   }
 }
 
+/* ---- CHAR (bpchar) comparisons ------------------------------------------
+ * PostgreSQL compares CHAR with CHAR, VARCHAR or an untyped value as
+ * bpchar, where trailing blanks do not count on either side (the other
+ * side is cast to bpchar: 'SHIP ' = 'SHIP'::char(10), and a varchar
+ * 'SHIP  ' equals it too); CHAR with TEXT compares as text, where only
+ * CHAR's own padding is dropped. Strings here compare as text, so a pair
+ * compared as bpchar gets both sides' trailing blanks dropped first. `=`,
+ * the other comparisons, simple CASE, NULLIF, BETWEEN, IN lists and IN
+ * (subquery) all pair their operands through this rule. */
+
+static bool bd_is_cmp(xop_t op)
+{
+  return op == XOP_EQ || op == XOP_NE || op == XOP_LT || op == XOP_LE || op == XOP_GT ||
+         op == XOP_GE || op == XOP_IS_DISTINCT || op == XOP_IS_NOT_DISTINCT;
+}
+
+static bool bd_is_str(ty_id_t t)
+{
+  return t == TY_CHAR || t == TY_VARCHAR || t == TY_TEXT;
+}
+
+/* Whether values of types l and r compare as bpchar. */
+static bool bd_bpchar_pair(ty_t l, ty_t r)
+{
+  bool lc = l.t_id == TY_CHAR, rc = r.t_id == TY_CHAR;
+  if (!lc && !rc)
+    return false;
+  ty_id_t o = lc ? r.t_id : l.t_id;
+  return o == TY_CHAR || o == TY_VARCHAR || o == TY_UNKNOWN;
+}
+
+/* n as text without trailing blanks (bpchar's comparison value): a
+ * constant is converted here, anything else cast to CHAR (keeping its
+ * blanks) and then to TEXT, which drops them. */
+static xnode_t *bd_bpchar_text(bd_t *b, xnode_t *n)
+{
+  if (n->x_kind == X_CONST && (bd_is_str(n->x_type.t_id) || n->x_type.t_id == TY_UNKNOWN)) {
+    xnode_t *c = bd_node(b, X_CONST, ty_plain(TY_TEXT), n->x_pos);
+    c->x_const = n->x_const;
+    if (!c->x_const.d_null)
+      while (c->x_const.d_str.s_len > 0 &&
+             c->x_const.d_str.s_ptr[c->x_const.d_str.s_len - 1] == ' ')
+        c->x_const.d_str.s_len--;
+    return c;
+  }
+  if (n->x_type.t_id != TY_CHAR && !(n = bd_coerce(b, n, ty_plain(TY_CHAR))))
+    return NULL;
+  return bd_coerce(b, n, ty_plain(TY_TEXT));
+}
+
 int bd_op(bd_t *b, xop_t op, xnode_t *l, xnode_t *r, int pos, xnode_t **out)
 {
   ty_t l_to, r_to, res;
+  if (r && bd_is_cmp(op) && bd_bpchar_pair(l->x_type, r->x_type) &&
+      (!(l = bd_bpchar_text(b, l)) || !(r = bd_bpchar_text(b, r))))
+    return CZ_ERR;
   int rc = r ? xop_resolve(op, l->x_type, &r->x_type, &l_to, &r_to, &res, b->b_e)
              : xop_resolve(op, l->x_type, NULL, &l_to, NULL, &res, b->b_e);
   if (rc != CZ_OK) {
@@ -407,6 +460,53 @@ static int bd_case(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
   return CZ_OK;
 }
 
+/* An IN list over strings with a CHAR among them: each item compares with
+ * the left side as `=` would (bd_bpchar_pair). Returns 0 when nothing was
+ * done (no CHAR, or not all strings), after turning every operand into
+ * TEXT so that the list is built as usual; 1 when the list had to become
+ * an OR (NOT IN: an AND) of comparisons because the left side would be
+ * compared with and without its trailing blanks (a VARCHAR against both a
+ * CHAR and a TEXT item), *out set; -1 on error. */
+static int bd_in_list_bpchar(bd_t *b, xnode_t **args, int n, bool negate, int pos,
+                             xnode_t **out)
+{
+  bool any_char = false;
+  for (int i = 0; i < n; i++) {
+    ty_id_t t = args[i]->x_type.t_id;
+    if (!bd_is_str(t) && t != TY_UNKNOWN)
+      return 0;
+    any_char |= t == TY_CHAR;
+  }
+  if (!any_char)
+    return 0;
+  ty_t lt = args[0]->x_type;
+  int strip_lhs = -1;
+  for (int k = 1; k < n; k++) {
+    int s = lt.t_id == TY_CHAR || bd_bpchar_pair(lt, args[k]->x_type);
+    if (strip_lhs >= 0 && s != strip_lhs) {
+      xnode_t *acc = NULL;
+      for (int j = 1; j < n; j++) {
+        xnode_t *c;
+        if (bd_op(b, negate ? XOP_NE : XOP_EQ, args[0], args[j], pos, &c) != CZ_OK ||
+            (acc && bd_op(b, negate ? XOP_AND : XOP_OR, acc, c, pos, &c) != CZ_OK))
+          return -1;
+        acc = c;
+      }
+      *out = acc;
+      return 1;
+    }
+    strip_lhs = s;
+  }
+  for (int k = 1; k < n; k++) {
+    bool s = args[k]->x_type.t_id == TY_CHAR || bd_bpchar_pair(lt, args[k]->x_type);
+    if (!(args[k] = s ? bd_bpchar_text(b, args[k]) : bd_coerce(b, args[k], ty_plain(TY_TEXT))))
+      return -1;
+  }
+  if (!(args[0] = strip_lhs ? bd_bpchar_text(b, args[0]) : bd_coerce(b, args[0], ty_plain(TY_TEXT))))
+    return -1;
+  return 0;
+}
+
 static int bd_in_list(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   int n = 1 + sql_list_len(x->ex_list);
@@ -416,6 +516,9 @@ static int bd_in_list(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **ou
   for (int i = 1; i < n; i++)
     if (bd_expr(b, sc, sql_list_at(x->ex_list, i - 1), &args[i]) != CZ_OK)
       return CZ_ERR;
+  int bp = bd_in_list_bpchar(b, args, n, x->ex_not, x->ex_pos, out);
+  if (bp != 0)
+    return bp > 0 ? CZ_OK : CZ_ERR;
   ty_t t;
   if (bd_unify(b, args, n, "IN", x->ex_pos, &t) != CZ_OK)
     return CZ_ERR;
@@ -493,6 +596,9 @@ static int bd_subq_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, int kind, 
   if (kind == 2) {
     xnode_t *pair[2] = {lhs, bd_col(b, 0, plan->o_types[0])};
     ty_t t;
+    if (bd_bpchar_pair(pair[0]->x_type, pair[1]->x_type) &&
+        (!(pair[0] = bd_bpchar_text(b, pair[0])) || !(pair[1] = bd_bpchar_text(b, pair[1]))))
+      return CZ_ERR;
     if (bd_unify(b, pair, 2, "IN", x->ex_pos, &t) != CZ_OK)
       return CZ_ERR;
     if (pair[1]->x_kind != X_COL) {
