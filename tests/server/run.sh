@@ -14,13 +14,13 @@
 #   --crash-rounds N    kill -9 cycles of the crash test (default 36)
 #   --quick             10 s concurrency, 6 crash cycles, no corpus files
 #   --only LIST         comma list of groups: sql,corpus,clients,protocol,isql,
-#                       regress,fuzz,concurrency,isolated,crash; also difffuzz
-#                       and tpch, which no default run includes: the
-#                       differential fuzzer's long run (its short run is in
-#                       isolated), and TPC-H SF 0.1 answers against DuckDB's
-#                       (tests/server/tpch_test.py; data cached in
+#                       regress,fuzz,concurrency,isolated,tpch,crash (tpch:
+#                       TPC-H SF 0.1 answers against DuckDB's,
+#                       tests/server/tpch_test.py; data cached in
 #                       BUILD_DIR/tpch-sf0.1; $CZ_TPCH_TIMEOUT s per query,
-#                       default 60)
+#                       default 60); also difffuzz, which no default run
+#                       includes: the differential fuzzer's long run (its
+#                       short run is in isolated)
 #   --difffuzz-queries N, --difffuzz-seed S
 #                       the long run's size (default 5000) and seed (default 1)
 # Environment: CZ_VENV (Python venv with psycopg and pyodbc, default
@@ -37,7 +37,7 @@ target=cadenza
 secs=${CZ_CONCURRENCY_SECONDS:-60}
 rounds=36
 corpus=1
-only=sql,corpus,clients,protocol,isql,regress,fuzz,concurrency,isolated,crash
+only=sql,corpus,clients,protocol,isql,regress,fuzz,concurrency,isolated,tpch,crash
 dfq=5000
 dfs=1
 while [ $# -gt 0 ]; do
@@ -228,8 +228,9 @@ if want difffuzz; then
     --queries "$dfq" --seed "$dfs" --seconds 0
 fi
 if want tpch; then
-  # not a default group until all 22 queries answer in time: the 22 TPC-H
-  # queries at SF 0.1 against DuckDB's answers, at ThreadsPerQuery 1 and 2
+  # the 22 TPC-H queries at SF 0.1 against DuckDB's answers, at
+  # ThreadsPerQuery 1 and 2 (about a minute on 2 cores, data generation
+  # and load included)
   run_counted tpch 5400 "$TB_PY" "$CZ_TOP/tests/server/tpch_test.py" --kind "$target" \
     --binary "$build/binsrc/cadenza/cadenza" --dir "$work/tpch" \
     --data "$build/tpch-sf0.1" --timeout "${CZ_TPCH_TIMEOUT:-60}"
