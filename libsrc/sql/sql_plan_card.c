@@ -76,26 +76,15 @@ static bool column_free(const xnode_t *x)
   return true;
 }
 
-/* `col = value` with col table column tc (over the unit's own layout). */
-static bool fixes_column(const xnode_t *x, int tc)
+/* `col op value` on table column tc (over the unit's own layout), op
+ * equality only or (range) any comparison but <>. */
+static bool restricts_column(const xnode_t *x, int tc, bool range)
 {
-  if (x->x_kind != X_OP || x->x_op != XOP_EQ || x->x_nargs != 2)
+  if (x->x_kind != X_OP || x->x_nargs != 2)
     return false;
-  for (int side = 0; side < 2; side++) {
-    const xnode_t *k = x->x_args[side], *v = x->x_args[1 - side];
-    if (k->x_kind == X_CAST && k->x_args[0]->x_kind == X_COL)
-      k = k->x_args[0];
-    if (k->x_kind == X_COL && k->x_index == tc && column_free(v))
-      return true;
-  }
-  return false;
-}
-
-/* `col op value` on table column tc for any comparison. */
-static bool bounds_column(const xnode_t *x, int tc)
-{
-  if (x->x_kind != X_OP || x->x_nargs != 2 || x->x_op < XOP_EQ || x->x_op > XOP_GE ||
-      x->x_op == XOP_NE)
+  bool eq = x->x_op == XOP_EQ;
+  bool cmp = x->x_op >= XOP_EQ && x->x_op <= XOP_GE && x->x_op != XOP_NE;
+  if (!(range ? cmp : eq))
     return false;
   for (int side = 0; side < 2; side++) {
     const xnode_t *k = x->x_args[side], *v = x->x_args[1 - side];
@@ -110,7 +99,7 @@ static bool bounds_column(const xnode_t *x, int tc)
 static bool any_fixes(xnode_t **conj, int n, int tc, bool range)
 {
   for (int i = 0; i < n; i++)
-    if (range ? bounds_column(conj[i], tc) : fixes_column(conj[i], tc))
+    if (restricts_column(conj[i], tc, range))
       return true;
   return false;
 }

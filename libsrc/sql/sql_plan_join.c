@@ -57,6 +57,7 @@ typedef struct jplan_s {
   int jp_nconj;
   jconj_t *jp_conj;
   int *jp_unit_of;              /* block column -> unit */
+  bool *jp_scratch;             /* per conjunct, for step_cost's lookup_keys */
 } jplan_t;
 
 static bool conj_within(const jconj_t *c, const bool *in_set)
@@ -153,7 +154,7 @@ static double step_cost(const jplan_t *jp, bool *in_set, double rows, int u, jme
 {
   const pc_unit_t *pu = &jp->jp_units[u];
   int lk[32];
-  bool *used = arena_alloc(jp->jp_b->b_a, (size_t)jp->jp_nconj + 1);
+  bool *used = jp->jp_scratch;
   bool equi = false;
   for (int i = 0; i < jp->jp_nconj && !equi; i++) {
     const jconj_t *c = &jp->jp_conj[i];
@@ -401,6 +402,7 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
     if (!jp.jp_conj[i].jc_top && !jp.jp_conj[i].jc_local)
       jp.jp_conj[i].jc_sel = pc_join_selectivity(b, fb, jp.jp_units, jp.jp_unit_of, jp.jp_conj[i].jc_x);
   composite_keys(&jp);
+  jp.jp_scratch = arena_alloc(b->b_a, (size_t)jp.jp_nconj + 1);
   /* the order */
   int *order = arena_alloc(b->b_a, sizeof(int) * (size_t)(nu + 1));
   if (nu == 1)
