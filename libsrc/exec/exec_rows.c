@@ -40,23 +40,6 @@ bool datum_eq_nulls(ty_phys_t p, const datum_t *a, const datum_t *b)
   return datum_cmp(p, a, b) == 0;
 }
 
-static size_t rs_value_size(ty_phys_t p)
-{
-  switch (p) {
-  case TP_BOOL:
-    return sizeof(uint8_t);
-  case TP_I64:
-    return sizeof(int64_t);
-  case TP_F64:
-    return sizeof(double);
-  case TP_NUM:
-    return sizeof(num_t);
-  case TP_STR:
-    break;
-  }
-  return sizeof(str_t);
-}
-
 /* 16-byte steps inside a chunk's block, as arena allocations are. */
 static size_t rs_round(size_t n)
 {
@@ -72,7 +55,7 @@ static batch_t *rs_chunk_new(rstore_t *rs, err_t *e)
   size_t head = rs_round(sizeof(batch_t)) + rs_round(sizeof(vec_t) * (size_t)(nc > 0 ? nc : 1));
   size_t n = head;
   for (int c = 0; c < nc; c++)
-    n += rs_round(RS_CHUNK) + rs_round(RS_CHUNK * rs_value_size(ty_phys(rs->rs_types[c].t_id)));
+    n += rs_round(RS_CHUNK) + rs_round(RS_CHUNK * ty_phys_size(ty_phys(rs->rs_types[c].t_id)));
   char *m = arena_try_zalloc(rs->rs_arena, n);
   if (!m) {
     op_alloc_error(rs->rs_arena, e);
@@ -89,7 +72,7 @@ static batch_t *rs_chunk_new(rstore_t *rs, err_t *e)
     v->v_null = (uint8_t *)at;
     at += rs_round(RS_CHUNK);
     v->v_data = at;
-    at += rs_round(RS_CHUNK * rs_value_size(ty_phys(rs->rs_types[c].t_id)));
+    at += rs_round(RS_CHUNK * ty_phys_size(ty_phys(rs->rs_types[c].t_id)));
   }
   return b;
 }

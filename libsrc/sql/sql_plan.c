@@ -61,20 +61,27 @@ static void bd_finish(bd_t *b, splan_t *p)
   p->sp_access = b->b_access;
 }
 
+/* Binding state for a statement with the client's parameter types. */
+static void bd_init(bd_t *b, arena_t *a, const sp_env_t *env, const ty_t *param_types,
+                    int nparams, err_t *e)
+{
+  memset(b, 0, sizeof(*b));
+  b->b_a = a;
+  b->b_env = env;
+  b->b_e = e;
+  if (nparams > 0) {
+    b->b_pcap = nparams;
+    b->b_ptypes = arena_alloc(a, sizeof(ty_t) * (size_t)nparams);
+    memcpy(b->b_ptypes, param_types, sizeof(ty_t) * (size_t)nparams);
+    b->b_nparams = nparams;
+  }
+}
+
 int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
                   const ty_t *param_types, int nparams, splan_t **out, err_t *e)
 {
   bd_t b;
-  memset(&b, 0, sizeof(b));
-  b.b_a = a;
-  b.b_env = env;
-  b.b_e = e;
-  if (nparams > 0) {
-    b.b_pcap = nparams;
-    b.b_ptypes = arena_alloc(a, sizeof(ty_t) * (size_t)nparams);
-    memcpy(b.b_ptypes, param_types, sizeof(ty_t) * (size_t)nparams);
-    b.b_nparams = nparams;
-  }
+  bd_init(&b, a, env, param_types, nparams, e);
   splan_t *p = arena_zalloc(a, sizeof(*p));
   int rc;
   /* WITH … INSERT/UPDATE/DELETE: in force for the whole statement */
@@ -126,16 +133,7 @@ int sql_bind_args(arena_t *a, const sql_list_t *args, const ty_t *to, int n, con
                   int *out_nparams, err_t *e)
 {
   bd_t b;
-  memset(&b, 0, sizeof(b));
-  b.b_a = a;
-  b.b_env = env;
-  b.b_e = e;
-  if (nparams > 0) {
-    b.b_pcap = nparams;
-    b.b_ptypes = arena_alloc(a, sizeof(ty_t) * (size_t)nparams);
-    memcpy(b.b_ptypes, param_types, sizeof(ty_t) * (size_t)nparams);
-    b.b_nparams = nparams;
-  }
+  bd_init(&b, a, env, param_types, nparams, e);
   bd_scope_t empty;
   memset(&empty, 0, sizeof(empty));
   empty.sc_agg_forbid = "EXECUTE parameter";

@@ -4,7 +4,7 @@
 
 #include "types/types_int.h"
 
-static size_t ty_phys_size(ty_phys_t p)
+size_t ty_phys_size(ty_phys_t p)
 {
   switch (p) {
   case TP_BOOL:

@@ -143,6 +143,8 @@ typedef struct batch_s {
 
 /* Allocates a vector of cap rows in a (nulls cleared). */
 int vec_init(vec_t *v, arena_t *a, ty_t type, int cap, err_t *e);
+/* Bytes one value of a physical type takes in a vector. */
+size_t ty_phys_size(ty_phys_t p);
 batch_t *batch_create(arena_t *a, int ncols, const ty_t *types, int cap, err_t *e);
 /* Row i of v as a datum (strings still point where the vector's do). */
 void vec_get(const vec_t *v, int i, datum_t *out);
