@@ -624,6 +624,13 @@ typedef struct sql_stmt_list_s {
  * the arena is reset. */
 int sql_parse(arena_t *a, const char *text, size_t len, sql_stmt_list_t **out, err_t *e);
 
+/* The lexical cut of a multi-statement text (sql_split.c), for a front
+ * end that must find statements before parsing them: the bytes of text
+ * before the first `;` outside quotes, dollar quotes and comments (len
+ * when there is none), and the bytes of blanks and comments at its start. */
+size_t sql_statement_extent(const char *text, size_t len);
+size_t sql_skip_blanks(const char *text, size_t len);
+
 /* A canonical S-expression of one statement, allocated in a: operators in
  * prefix form with every subexpression parenthesised, so tests can assert
  * precedence and structure. The format is described in sql/README.md. */
