@@ -136,7 +136,8 @@ int bd_lateral_unit(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, const sql_from_t 
     for (int c = 0; c < w; c++)
       bd_scope_use(b, sc, c);
     bd_fromblk_t prefix = *fb;
-    prefix.fb_nconj = 0;
+    prefix.fb_nconj = prefix.fb_cap = 0;  /* the conjuncts stay the block's */
+    prefix.fb_conj = NULL;
     op_t *left;
     if (bd_from_plan(b, sc, &prefix, &left) != CZ_OK)
       return CZ_ERR;
