@@ -205,8 +205,11 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out);
 void bd_or_factor(bd_t *b, bd_fromblk_t *fb, const int *unit_of);
 int bd_lookup_table(bd_t *b, const sql_name_t *n, const sp_table_t **out);
 /* Puts q's WITH queries in force (b_ctes; the caller restores it):
- * 42712 for a name given twice, 0A000 for RECURSIVE. */
+ * 42712 for a name given twice. */
 int bd_with_push(bd_t *b, const sql_query_t *q);
+/* After bd_with_push of a RECURSIVE list: binds each of its queries once,
+ * so an invalid one fails even when nothing names it. */
+int bd_with_check(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq);
 
 /* ---- the rest of the query language ------------------------------------ */
 

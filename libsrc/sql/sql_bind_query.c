@@ -643,6 +643,24 @@ int bd_with_push(bd_t *b, const sql_query_t *q)
   return CZ_OK;
 }
 
+/* PostgreSQL checks every query of a RECURSIVE list, named or not: each
+ * is bound once here (the plans are dropped: each reference binds its
+ * own). q's list must be the innermost in force. */
+int bd_with_check(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq)
+{
+  if (!q->qu_recursive)
+    return CZ_OK;
+  bd_scope_t wsc = {.sc_parent = outer, .sc_subq = sq};
+  bd_cte_t *e = b->b_ctes;
+  for (int i = 0; i < sql_list_len(q->qu_with) && e; i++, e = e->ct_prev) {
+    op_t *p;
+    const char **nm;
+    if (bd_cte_recursive(b, &wsc, e, &p, &nm) != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
 int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
              const char ***names, sp_col_t **cols)
 {
@@ -651,16 +669,9 @@ int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t
   bd_cte_t *saved = b->b_ctes;
   if (bd_with_push(b, q) != CZ_OK)
     return CZ_ERR;
-  /* PostgreSQL checks every query of a RECURSIVE list, named or not (the
-   * bound plans are dropped: each reference binds its own) */
-  bd_scope_t wsc = {.sc_parent = outer, .sc_subq = sq};
-  for (bd_cte_t *e = b->b_ctes; q->qu_recursive && e != saved; e = e->ct_prev) {
-    op_t *p;
-    const char **nm;
-    if (bd_cte_recursive(b, &wsc, e, &p, &nm) != CZ_OK) {
-      b->b_ctes = saved;
-      return CZ_ERR;
-    }
+  if (bd_with_check(b, q, outer, sq) != CZ_OK) {
+    b->b_ctes = saved;
+    return CZ_ERR;
   }
   int rc = bd_query_body(b, q, outer, sq, out, names, cols);
   b->b_ctes = saved;
