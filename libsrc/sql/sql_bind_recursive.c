@@ -227,19 +227,33 @@ static int rec_union(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const ch
                     "each UNION query must have the same number of columns");
   bool same = true;
   for (int i = 0; i < l->o_ncols; i++) {
-    if (r->o_types[i].t_id == l->o_types[i].t_id)
-      continue;
-    ty_t pair[2] = {l->o_types[i], r->o_types[i]}, common;
-    if (xtype_common(pair, 2, &common, b->b_e) != CZ_OK) {
-      b->b_e->er_pos = body->qu_pos;
-      return CZ_ERR;
+    ty_t lt = l->o_types[i], rt = r->o_types[i], common = lt;
+    if (rt.t_id != lt.t_id && !(lt.t_id == TY_VARCHAR && rt.t_id == TY_TEXT)) {
+      /* (varchar then text stays varchar in PostgreSQL: each casts to the
+       * other implicitly, so the first is kept) */
+      ty_t pair[2] = {lt, rt};
+      if (xtype_common(pair, 2, &common, b->b_e) != CZ_OK) {
+        b->b_e->er_pos = body->qu_pos;
+        return CZ_ERR;
+      }
     }
-    if (common.t_id != l->o_types[i].t_id)
+    /* the overall type keeps a length (CHAR, VARCHAR) or a precision
+     * (NUMERIC) only when both terms agree on it */
+    bool lmod = (lt.t_id == TY_VARCHAR || lt.t_id == TY_CHAR) ? lt.t_len >= 0
+                : lt.t_id == TY_NUMERIC                     ? lt.t_prec >= 0
+                                                            : false;
+    bool lost = lmod && (rt.t_id != lt.t_id || rt.t_len != lt.t_len ||
+                         rt.t_prec != lt.t_prec || rt.t_scale != lt.t_scale);
+    if (lost) {
+      common.t_len = -1;
+      common.t_prec = common.t_scale = -1;
+    }
+    if (common.t_id != lt.t_id || lost)
       return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, c->wc_pos,
                       "recursive query \"%s\" column %d has type %s in non-recursive term but "
-                      "type %s overall", c->wc_name, i + 1, ty_name(b->b_a, l->o_types[i]),
+                      "type %s overall", c->wc_name, i + 1, ty_name(b->b_a, lt),
                       ty_name(b->b_a, common));
-    same = false;
+    same &= rt.t_id == lt.t_id;
   }
   if (!same) {
     xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)r->o_ncols);
