@@ -244,6 +244,38 @@ static int order_output_ref(bd_t *b, const sql_order_t *o, const tlist_t *tl, in
   return -1;
 }
 
+/* DISTINCT ON's expressions resolved as ORDER BY items are: an output
+ * position or name, else an expression equal to an output column or
+ * added as a hidden one; *out their columns. */
+static int bd_distinct_on(bd_t *b, bd_scope_t *sc, const sql_select_t *s, tlist_t *tl, int nvis,
+                          int **out)
+{
+  int ndon = sql_list_len(s->se_distinct_on);
+  int *don = arena_alloc(b->b_a, sizeof(int) * (size_t)ndon);
+  for (int i = 0; i < ndon; i++) {
+    sql_order_t o = {.or_expr = sql_list_at(s->se_distinct_on, i)};
+    int err;
+    int col = order_output_ref(b, &o, tl, nvis, &err);
+    if (err)
+      return CZ_ERR;
+    if (col < 0) {
+      xnode_t *n;
+      if (bd_expr(b, sc, o.or_expr, &n) != CZ_OK)
+        return CZ_ERR;
+      for (int t = 0; t < tl->tl_n && col < 0; t++)
+        if (bd_node_equal(tl->tl_x[t], n))
+          col = t;
+      if (col < 0) {
+        col = tl->tl_n;
+        tl_add(b, tl, n, "?distinct?", NULL);
+      }
+    }
+    don[i] = col;
+  }
+  *out = don;
+  return CZ_OK;
+}
+
 /* PostgreSQL's rule for DISTINCT ON: the ORDER BY items that are DISTINCT
  * ON expressions must come first (42P10 otherwise); the sort is the ORDER
  * BY followed by the DISTINCT ON expressions it does not name, so that
@@ -375,31 +407,9 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   /* DISTINCT ON (…): its expressions as output columns (maybe hidden) */
   int ndon = sql_list_len(s->se_distinct_on);
   int *don = NULL;
-  if (ndon) {
-    don = arena_alloc(b->b_a, sizeof(int) * (size_t)ndon);
-    for (int i = 0; i < ndon; i++) {
-      sql_order_t o = {.or_expr = sql_list_at(s->se_distinct_on, i)};
-      int err;
-      int col = order_output_ref(b, &o, &tl, nvis, &err);
-      if (err)
-        return CZ_ERR;
-      if (col < 0) {
-        xnode_t *n;
-        if (bd_expr(b, sc, o.or_expr, &n) != CZ_OK)
-          return CZ_ERR;
-        for (int t = 0; t < tl.tl_n && col < 0; t++)
-          if (bd_node_equal(tl.tl_x[t], n))
-            col = t;
-        if (col < 0) {
-          col = tl.tl_n;
-          tl_add(b, &tl, n, "?distinct?", NULL);
-        }
-      }
-      don[i] = col;
-    }
-    if (distinct_on_keys(b, s, don, ndon, &keys, &nord) != CZ_OK)
-      return CZ_ERR;
-  }
+  if (ndon && (bd_distinct_on(b, sc, s, &tl, nvis, &don) != CZ_OK ||
+               distinct_on_keys(b, s, don, ndon, &keys, &nord) != CZ_OK))
+    return CZ_ERR;
   /* every expression over the FROM row is bound: plan it */
   if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
     return CZ_ERR;
