@@ -189,6 +189,8 @@ typedef struct bd_unit_s {
   const sp_table_t *un_table;   /* a plain table: its scan is planned with the joins */
   const char *un_alias;
   op_t *un_op;                  /* otherwise the input built while binding */
+  xsubq_t *un_lateral;          /* a LATERAL item reading the units before it: its plan,
+                                 * joined to them by bd_lateral_fold (un_op NULL) */
 } bd_unit_t;
 typedef struct bd_fromblk_s {
   int fb_nunits, fb_ucap;
@@ -247,9 +249,14 @@ int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const ch
 bool bd_item_lateral(const sql_from_t *fr);
 int bd_lateral_join(bd_t *b, bd_scope_t *sc, int first_rel, int base, op_t *left,
                     const sql_from_t *fr, join_kind_t kind, const sql_expr_t *on, op_t **out);
-/* A lateral item of a FROM list after other items: the unit joining them
- * and it (or an ordinary unit when it reads none of them). */
+/* A lateral item of a FROM list after other items: a unit marked
+ * un_lateral (or an ordinary unit when it reads none of them). */
 int bd_lateral_unit(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, const sql_from_t *fr);
+/* Called first by bd_from_plan: the units before the last lateral unit
+ * are planned (with the conjuncts over them alone) and joined to it, and
+ * that join becomes the block's first unit, so the join search never
+ * sees a lateral unit. */
+int bd_lateral_fold(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb);
 /* Adds range entry r to sc at the end of its row (42712 for a name
  * already there: CZ_ERR, b_e set without a position). */
 int bd_scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r);

@@ -7,12 +7,13 @@
  * view of the items before it, so a name of theirs becomes a correlation
  * value (exec/op_lateral.c sets them per left row). An item that turns
  * out to read none of them (ncorr 0) is an ordinary FROM unit. Otherwise,
- * in a FROM list, the items before it are planned there and then (their
- * join order chosen among themselves, all their columns read) and the
- * lateral join of them and the item becomes the block's first unit, so
- * the join planner never puts the item before what it reads; the WHERE
- * conjuncts over those items are then filters above that unit (no key
- * bounds for them: the cost of keeping this apart from the join search).
+ * in a FROM list, it is a unit marked un_lateral; when the block is
+ * planned (bd_lateral_fold, first thing in bd_from_plan) the units before
+ * the last such unit are planned on their own, with the WHERE conjuncts
+ * over them alone (so their scans keep key bounds and filters, and the
+ * item runs only for rows that pass), and their lateral join with the
+ * item becomes the block's first unit: the join search itself never sees
+ * a lateral unit, so it never orders one before what it reads.
  * In an explicit JOIN the left side is what it may read; an ON condition
  * is bound inside the item (a filter over its rows, the left row as
  * parameters), which is the same join for INNER and LEFT. */
@@ -129,22 +130,15 @@ int bd_lateral_unit(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, const sql_from_t 
   bd_rel_t *rel;
   if (lat_bind(b, sc, 0, fr, NULL, &sq, &rel) != CZ_OK)
     return CZ_ERR;
-  int w = sc->sc_width;
-  bd_unit_t u = {.un_base = w, .un_width = rel->rl_ncols, .un_op = sq->xs_plan};
+  bd_unit_t u = {.un_base = sc->sc_width, .un_width = rel->rl_ncols, .un_op = sq->xs_plan};
   if (sq->xs_ncorr > 0) {
-    /* the items before it, planned now, all their columns read */
-    for (int c = 0; c < w; c++)
-      bd_scope_use(b, sc, c);
-    bd_fromblk_t prefix = *fb;
-    prefix.fb_nconj = prefix.fb_cap = 0;  /* the conjuncts stay the block's */
-    prefix.fb_conj = NULL;
-    op_t *left;
-    if (bd_from_plan(b, sc, &prefix, &left) != CZ_OK)
-      return CZ_ERR;
-    u.un_base = 0;
-    u.un_width = w + rel->rl_ncols;
-    u.un_op = op_lateral_new(b->b_a, left, sq, JOIN_INNER);
-    fb->fb_nunits = 0;
+    /* joined to the units before it when the block is planned; the
+     * columns it reads are read by them */
+    u.un_op = NULL;
+    u.un_lateral = sq;
+    for (int i = 0; i < sq->xs_ncorr; i++)
+      if (sq->xs_corr[i]->x_kind == X_COL)
+        bd_scope_use(b, sc, sq->xs_corr[i]->x_index);
   }
   if (bd_scope_add(b, sc, rel) != CZ_OK) {
     b->b_e->er_pos = fr->fr_pos;
@@ -159,5 +153,58 @@ int bd_lateral_unit(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, const sql_from_t 
     fb->fb_ucap = cap;
   }
   fb->fb_units[fb->fb_nunits++] = u;
+  return CZ_OK;
+}
+
+static void max_col(void *ctx, xnode_t *col)
+{
+  int *m = ctx;
+  if (col->x_index > *m)
+    *m = col->x_index;
+}
+
+int bd_lateral_fold(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb)
+{
+  int k = -1;
+  for (int u = 1; u < fb->fb_nunits; u++)
+    if (fb->fb_units[u].un_lateral)
+      k = u;
+  if (k < 0)
+    return CZ_OK;
+  bd_unit_t *lu = &fb->fb_units[k];
+  int base = lu->un_base;  /* the units before it are the block's columns [0, base) */
+  /* the prefix: those units and the conjuncts over their columns alone
+   * (they are filtered before the lateral item runs) */
+  bd_fromblk_t prefix;
+  memset(&prefix, 0, sizeof(prefix));
+  prefix.fb_nunits = prefix.fb_ucap = k;
+  prefix.fb_units = fb->fb_units;
+  prefix.fb_conj = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(fb->fb_nconj + 1));
+  prefix.fb_cap = fb->fb_nconj + 1;
+  int keep = 0;
+  for (int i = 0; i < fb->fb_nconj; i++) {
+    int m = -1;
+    bd_node_cols(fb->fb_conj[i], max_col, &m);
+    if (m >= 0 && m < base)
+      prefix.fb_conj[prefix.fb_nconj++] = fb->fb_conj[i];
+    else
+      fb->fb_conj[keep++] = fb->fb_conj[i];
+  }
+  fb->fb_nconj = keep;
+  int width = sc->sc_width;
+  sc->sc_width = base;  /* bd_from_plan builds the row of the units it is given */
+  op_t *left;
+  int rc = bd_from_plan(b, sc, &prefix, &left);
+  sc->sc_width = width;
+  if (rc != CZ_OK)
+    return CZ_ERR;
+  bd_unit_t merged = {.un_base = 0, .un_width = base + lu->un_width,
+                      .un_op = op_lateral_new(b->b_a, left, lu->un_lateral, JOIN_INNER)};
+  int rest = fb->fb_nunits - k - 1;
+  bd_unit_t *units = arena_zalloc(b->b_a, sizeof(bd_unit_t) * (size_t)(rest + 2));
+  units[0] = merged;
+  memcpy(units + 1, fb->fb_units + k + 1, sizeof(bd_unit_t) * (size_t)rest);
+  fb->fb_units = units;
+  fb->fb_nunits = fb->fb_ucap = rest + 1;
   return CZ_OK;
 }
