@@ -129,8 +129,19 @@ typedef enum sql_expr_kind_e {
   SQL_E_ARRAY,    /* ARRAY[ex_list] (ex_list NULL for ARRAY[]) */
   SQL_E_ARRAY_QUERY, /* ARRAY(ex_query): the single-column subquery's rows as an array */
   SQL_E_SUBSCRIPT,   /* ex_left[ex_right]: 1-based array element (`prattrs[s]`) */
-  SQL_E_COLLATE      /* ex_left COLLATE [ex_schema.]ex_name */
+  SQL_E_COLLATE,     /* ex_left COLLATE [ex_schema.]ex_name */
+  SQL_E_GROUPING_SET /* only in GROUP BY: ex_int is an sql_gset_kind_t, ex_list the
+                      * members (expressions or further SQL_E_GROUPING_SETs) */
 } sql_expr_kind_t;
+
+/* The GROUP BY forms beyond plain expressions (SQL_E_GROUPING_SET). */
+typedef enum sql_gset_kind_e {
+  SQL_GSET_EMPTY,    /* () */
+  SQL_GSET_ROW,      /* (a, b): one set of several expressions */
+  SQL_GSET_ROLLUP,   /* ROLLUP (…) */
+  SQL_GSET_CUBE,     /* CUBE (…) */
+  SQL_GSET_SETS      /* GROUPING SETS (…) */
+} sql_gset_kind_t;
 
 typedef enum sql_op_e {
   SQL_OP_OR,
@@ -286,6 +297,7 @@ struct sql_from_s {
   sql_list_t *fr_colnames; /* of const char *: column aliases `AS s(a, b)`; NULL when none */
   bool fr_natural;         /* SQL_FROM_JOIN: NATURAL JOIN (join on all same-named columns) */
   sql_list_t *fr_using;    /* SQL_FROM_JOIN: JOIN … USING (of const char *); NULL when none */
+  bool fr_lateral;         /* LATERAL before a derived table or a function */
 };
 
 typedef struct sql_order_s {
@@ -320,8 +332,9 @@ typedef struct sql_select_s {
   sql_list_t *se_targets;  /* of sql_target_t */
   sql_list_t *se_from;     /* of sql_from_t: comma-separated items; NULL = no FROM */
   sql_expr_t *se_where;
-  sql_list_t *se_group;    /* of sql_expr_t */
+  sql_list_t *se_group;    /* of sql_expr_t (SQL_E_GROUPING_SET for ROLLUP & co.) */
   sql_expr_t *se_having;
+  sql_list_t *se_distinct_on; /* of sql_expr_t: SELECT DISTINCT ON (…); NULL when absent */
 } sql_select_t;
 
 typedef enum sql_query_kind_e {
