@@ -181,8 +181,19 @@ static int hook_scan_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t
 {
   if (s->qs_pg)
     return en_pgcat_scan_next(s->qs_pg, out, e);
-  if (s->qs_scan)
-    return tbl_scan_next(s->qs_scan, out, a, e);
+  if (s->qs_scan) {
+    /* a filtered scan may come back empty before its end: check for
+     * cancel between such steps */
+    for (;;) {
+      bool done;
+      if (tbl_scan_step(s->qs_scan, out, a, &done, e) != CZ_OK)
+        return CZ_ERR;
+      if (out->b_n > 0 || done)
+        return CZ_OK;
+      if (op_check_cancel(q, e) != CZ_OK)
+        return CZ_ERR;
+    }
+  }
   out->b_n = 0;
   if (s->qs_done)
     return CZ_OK;
