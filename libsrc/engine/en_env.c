@@ -136,14 +136,54 @@ struct qscan_s {
   const datum_t *qs_key;        /* lookup: the key values */
   bool qs_done;
   en_pgscan_t *qs_pg;           /* a scan of a pgcat relation */
+  tbl_pred_t *qs_preds;         /* the pushed predicates, as the table layer takes them */
+  int qs_npred;
 };
 
+static tbl_pred_t *scan_preds(const qpred_t *preds, int n, arena_t *a)
+{
+  tbl_pred_t *tp = arena_alloc(a, sizeof(tbl_pred_t) * (size_t)(n + 1));
+  for (int j = 0; j < n; j++) {
+    static const tbl_pred_op_t map[] = {
+        [QP_EQ] = TBP_EQ, [QP_NE] = TBP_NE,         [QP_LT] = TBP_LT,
+        [QP_LE] = TBP_LE, [QP_GT] = TBP_GT,         [QP_GE] = TBP_GE,
+        [QP_IN] = TBP_IN, [QP_NOT_IN] = TBP_NOT_IN, [QP_NULL] = TBP_NULL,
+        [QP_NOT_NULL] = TBP_NOT_NULL};
+    tp[j] = (tbl_pred_t){preds[j].qp_col, map[preds[j].qp_op], preds[j].qp_nvals,
+                         preds[j].qp_vals};
+  }
+  return tp;
+}
+
+/* Keeps the rows of out passing the predicates (scans that do not test
+ * them themselves: catalog relations, point lookups). */
+static void scan_filter_batch(const qscan_t *s, batch_t *out)
+{
+  if (!s->qs_npred)
+    return;
+  int w = 0;
+  for (int r = 0; r < out->b_n; r++) {
+    if (!tbl_preds_pass(s->qs_preds, s->qs_npred, out, r))
+      continue;
+    if (w != r)
+      for (int c = 0; c < out->b_ncols; c++) {
+        datum_t d;
+        vec_get(&out->b_cols[c], r, &d);
+        vec_set(&out->b_cols[c], w, &d);
+      }
+    w++;
+  }
+  out->b_n = w;
+}
+
 static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int ncols,
-                          const qrange_t *r, bool want_rowid, arena_t *a, qscan_t **out,
-                          err_t *e)
+                          const qrange_t *r, const qpred_t *preds, int npred, bool want_rowid,
+                          arena_t *a, qscan_t **out, err_t *e)
 {
   if (pgcat_is_rel(tab)) {
     qscan_t *s = arena_zalloc(a, sizeof(*s));
+    s->qs_preds = scan_preds(preds, npred, a);
+    s->qs_npred = npred;
     if (en_pgcat_scan_open(q, tab, cols, ncols, r, want_rowid, a, &s->qs_pg, e) != CZ_OK)
       return CZ_ERR;
     *out = s;
@@ -151,6 +191,8 @@ static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int nc
   }
   const cat_table_t *t = tab;
   qscan_t *s = arena_zalloc(a, sizeof(*s));
+  s->qs_preds = scan_preds(preds, npred, a);
+  s->qs_npred = npred;
   s->qs_table = t;
   s->qs_cols = cols;
   s->qs_ncols = ncols;
@@ -171,7 +213,8 @@ static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int nc
     hi.tb_incl = r->qr_high_incl;
   }
   if (tbl_scan_open(q->q_txn, t, idx, cols, ncols, r ? &lo : NULL, r ? &hi : NULL, want_rowid, a,
-                    &s->qs_scan, e) != CZ_OK)
+                    &s->qs_scan, e) != CZ_OK ||
+      tbl_scan_filter(s->qs_scan, s->qs_preds, npred, e) != CZ_OK)
     return CZ_ERR;
   *out = s;
   return CZ_OK;
@@ -179,8 +222,18 @@ static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int nc
 
 static int hook_scan_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t *e)
 {
-  if (s->qs_pg)
-    return en_pgcat_scan_next(s->qs_pg, out, e);
+  if (s->qs_pg) {
+    /* a catalog batch that the predicates empty is not the end */
+    do {
+      if (en_pgcat_scan_next(s->qs_pg, out, e) != CZ_OK)
+        return CZ_ERR;
+      int got = out->b_n;
+      scan_filter_batch(s, out);
+      if (got == 0)
+        break;
+    } while (out->b_n == 0);
+    return CZ_OK;
+  }
   if (s->qs_scan) {
     /* a filtered scan may come back empty before its end: check for
      * cancel between such steps */
@@ -204,6 +257,7 @@ static int hook_scan_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t
                  a, e) != CZ_OK)
     return CZ_ERR;
   out->b_n = found ? 1 : 0;
+  scan_filter_batch(s, out);
   return CZ_OK;
 }
 

@@ -28,6 +28,28 @@ static inline int pred_cmp_f64(double a, double b)
   return a < b ? -1 : a > b;
 }
 
+/* NUMERIC values of a column mostly share one scale: compared as
+ * integers once the one of smaller scale is scaled up (when that cannot
+ * overflow), else by datum_cmp. */
+static int pred_cmp_num(const num_t *a, const num_t *b)
+{
+  static const int64_t pow10[19] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                    100000000, 1000000000, 10000000000, 100000000000,
+                                    1000000000000, 10000000000000, 100000000000000,
+                                    1000000000000000, 10000000000000000,
+                                    100000000000000000, 1000000000000000000};
+  __int128 x = a->n_val, y = b->n_val;
+  int d = a->n_scale - b->n_scale;
+  if (d > 0 && d <= 18 && !__builtin_mul_overflow(y, (__int128)pow10[d], &y))
+    d = 0;
+  else if (d < 0 && d >= -18 && !__builtin_mul_overflow(x, (__int128)pow10[-d], &x))
+    d = 0;
+  if (d == 0)
+    return x < y ? -1 : x > y;
+  datum_t da = {.d_num = *a}, db = {.d_num = *b};
+  return datum_cmp(TP_NUM, &da, &db);
+}
+
 /* Three-way comparison of row r of v with d. */
 static inline int pred_cmp(ty_phys_t p, const vec_t *v, int r, const datum_t *d)
 {
@@ -40,6 +62,8 @@ static inline int pred_cmp(ty_phys_t p, const vec_t *v, int r, const datum_t *d)
     return pred_cmp_str(v->v_str[r], d->d_str);
   case TP_BOOL:
     return (int)(v->v_bool[r] != 0) - (int)(d->d_bool != 0);
+  case TP_NUM:
+    return pred_cmp_num(&v->v_num[r], &d->d_num);
   default: {
     datum_t x;
     vec_get(v, r, &x);
