@@ -20,7 +20,7 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
   if (!t)
     return 1;
   sp_table_t *p = arena_zalloc(a, sizeof(*p));
-  p->tb_handle = (void *)t;
+  p->tb_handle = en_handle_table(t, a);
   p->tb_oid = t->ct_oid;
   p->tb_schema = t->ct_schema_name;
   p->tb_name = t->ct_name;
@@ -60,10 +60,10 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
 static int env_estimate(void *ctx, const sp_table_t *t, double *rows, err_t *e)
 {
   (void)ctx;
-  if (pgcat_is_rel(t->tb_handle))
+  if (!en_handle_cat(t->tb_handle))
     return 1;
   arena_t *a = arena_create(NULL, "estimate");
-  int rc = tbl_estimate(t->tb_handle, 0, NULL, NULL, a, rows, e);
+  int rc = tbl_estimate(en_handle_cat(t->tb_handle), 0, NULL, NULL, a, rows, e);
   arena_destroy(a);
   return rc;
 }
@@ -73,9 +73,9 @@ static int env_estimate(void *ctx, const sp_table_t *t, double *rows, err_t *e)
 static int env_sample(void *ctx, const sp_table_t *t, int n, arena_t *a, batch_t **out, err_t *e)
 {
   (void)ctx;
-  if (pgcat_is_rel(t->tb_handle))
+  const cat_table_t *ct = en_handle_cat(t->tb_handle);
+  if (!ct)
     return 1;
-  const cat_table_t *ct = t->tb_handle;
   int *cols = arena_alloc(a, sizeof(int) * (size_t)(ct->ct_ncols + 1));
   for (int c = 0; c < ct->ct_ncols; c++)
     cols[c] = c;
@@ -103,9 +103,9 @@ int en_check_access(esession_t *s, const splan_t *p, err_t *e)
   if (s->se_superuser)
     return CZ_OK;
   for (int i = 0; i < p->sp_naccess; i++) {
-    if (pgcat_is_rel(p->sp_access[i].ac_table->tb_handle))
+    const cat_table_t *t = en_handle_cat(p->sp_access[i].ac_table->tb_handle);
+    if (!t)
       continue;  /* the system catalogs are readable by everyone */
-    const cat_table_t *t = p->sp_access[i].ac_table->tb_handle;
     uint32_t privs = 0;
     unsigned want = p->sp_access[i].ac_priv;
     /* SQL_PRIV_* and CAT_PRIV_* are the same bits; mapped to be explicit. */
@@ -180,16 +180,16 @@ static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int nc
                           const qrange_t *r, const qpred_t *preds, int npred, bool want_rowid,
                           arena_t *a, qscan_t **out, err_t *e)
 {
-  if (pgcat_is_rel(tab)) {
+  if (en_handle_pgrel(tab)) {
     qscan_t *s = arena_zalloc(a, sizeof(*s));
     s->qs_preds = scan_preds(preds, npred, a);
     s->qs_npred = npred;
-    if (en_pgcat_scan_open(q, tab, cols, ncols, r, want_rowid, a, &s->qs_pg, e) != CZ_OK)
+    if (en_pgcat_scan_open(q, en_handle_pgrel(tab), cols, ncols, r, want_rowid, a, &s->qs_pg, e) != CZ_OK)
       return CZ_ERR;
     *out = s;
     return CZ_OK;
   }
-  const cat_table_t *t = tab;
+  const cat_table_t *t = en_handle_cat(tab);
   qscan_t *s = arena_zalloc(a, sizeof(*s));
   s->qs_preds = scan_preds(preds, npred, a);
   s->qs_npred = npred;
@@ -272,29 +272,27 @@ static void hook_scan_close(qctx_t *q, qscan_t *s)
 
 static int hook_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e)
 {
-  return tbl_insert(q->q_txn, tab, b, sel, n, e);
+  return tbl_insert(q->q_txn, en_handle_cat(tab), b, sel, n, e);
 }
 
 static int hook_update(qctx_t *q, void *tab, const batch_t *b, const bool *set, const int *sel,
                        int n, err_t *e)
 {
   if (set)
-    return tbl_update_cols(q->q_txn, tab, b, b->b_ncols - 1, set, sel, n, e);
-  return tbl_update(q->q_txn, tab, b, b->b_ncols - 1, sel, n, e);
+    return tbl_update_cols(q->q_txn, en_handle_cat(tab), b, b->b_ncols - 1, set, sel, n, e);
+  return tbl_update(q->q_txn, en_handle_cat(tab), b, b->b_ncols - 1, sel, n, e);
 }
 
 static int hook_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
                        err_t *e)
 {
-  return tbl_delete(q->q_txn, tab, b, rid, sel, n, e);
+  return tbl_delete(q->q_txn, en_handle_cat(tab), b, rid, sel, n, e);
 }
 
 static int hook_lookup(qctx_t *q, void *tab, const datum_t *const *keys, int n, const int *cols,
                        int ncols, batch_t *out, bool *found, arena_t *a, err_t *e)
 {
-  if (pgcat_is_rel(tab))
-    return err_set(e, SQLSTATE_INTERNAL, "catalog relations have no key lookups");
-  return tbl_lookup(q->q_txn, tab, keys, n, cols, ncols, false, out, found, a, e);
+  return tbl_lookup(q->q_txn, en_handle_cat(tab), keys, n, cols, ncols, false, out, found, a, e);
 }
 
 /* Whether row `row` of b has a key in unique index ix that a row the
@@ -325,9 +323,7 @@ static int key_taken(qctx_t *q, const cat_table_t *t, const cat_index_t *ix, con
 static int hook_insert_new(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n,
                            int index, int *kept, int *nkept, err_t *e)
 {
-  if (pgcat_is_rel(tab))
-    return err_set(e, SQLSTATE_INTERNAL, "cannot insert into a catalog relation");
-  const cat_table_t *t = tab;
+  const cat_table_t *t = en_handle_cat(tab);
   *nkept = 0;
   arena_t *a = arena_create(q->q_arena, "on conflict");
   int rc = CZ_OK;
@@ -350,6 +346,47 @@ static int hook_insert_new(qctx_t *q, void *tab, const batch_t *b, const int *se
   return rc;
 }
 
-const qtable_ops_t en_table_ops = {hook_scan_open, hook_scan_next, hook_scan_close,
-                                   hook_insert,    hook_update,    hook_delete,
-                                   hook_lookup,    hook_insert_new};
+static int rel_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e)
+{
+  (void)q, (void)tab, (void)b, (void)sel, (void)n;
+  return err_set(e, SQLSTATE_INTERNAL, "cannot change a catalog relation");
+}
+
+static int rel_update(qctx_t *q, void *tab, const batch_t *b, const bool *set, const int *sel,
+                      int n, err_t *e)
+{
+  (void)set;
+  return rel_insert(q, tab, b, sel, n, e);
+}
+
+static int rel_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
+                      err_t *e)
+{
+  (void)rid;
+  return rel_insert(q, tab, b, sel, n, e);
+}
+
+static const qtable_ops_t en_table_ops = {hook_scan_open, hook_scan_next, hook_scan_close,
+                                          hook_insert,    hook_update,    hook_delete,
+                                          hook_lookup,    hook_insert_new};
+
+/* Catalog relations: scans only (no key lookups, no ON CONFLICT). */
+static const qtable_ops_t en_rel_ops = {hook_scan_open, hook_scan_next, hook_scan_close,
+                                        rel_insert,     rel_update,     rel_delete,
+                                        NULL,           NULL};
+
+en_handle_t *en_handle_table(const cat_table_t *t, arena_t *a)
+{
+  en_handle_t *h = arena_zalloc(a, sizeof *h);
+  h->eh_q.qt_ops = &en_table_ops;
+  h->eh_table = t;
+  return h;
+}
+
+en_handle_t *en_handle_rel(const void *rel, arena_t *a)
+{
+  en_handle_t *h = arena_zalloc(a, sizeof *h);
+  h->eh_q.qt_ops = &en_rel_ops;
+  h->eh_rel = rel;
+  return h;
+}

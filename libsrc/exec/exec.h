@@ -41,11 +41,15 @@ typedef struct obatch_s {
   int ob_n;             /* number of selected rows */
 } obatch_t;
 
-/* Access to stored tables is a service of the layer above (the engine,
- * through catalog/table): the executor calls these hooks with the table
- * handle the planner put in the operator, so exec does not depend on how
- * rows are stored. */
+/* Access to stored tables is a service of the layers below the planner
+ * (the engine, through catalog/table; the column store): every table
+ * handle the planner puts in an operator starts with a qtable_t whose
+ * operations the executor calls, so exec does not depend on how rows are
+ * stored and tables of different kinds mix in one plan. */
 typedef struct qtable_ops_s qtable_ops_t;
+typedef struct qtable_s {
+  const qtable_ops_t *qt_ops;
+} qtable_t;
 
 /* One execution of a plan: parameters, cancellation, memory, the
  * transaction. Subqueries get a child context with their own parameters. */
@@ -60,9 +64,9 @@ struct qctx_s {
                                    (limit q_max_mem); NULL = not counted */
   volatile bool *q_cancel;      /* set by another thread: 57014 */
   void *q_txn;                  /* the table layer's transaction */
-  const qtable_ops_t *q_tops;   /* storage hooks */
-  void *q_tops_ctx;             /* the engine's session: for the hooks and as
-                                   xctx_t xc_session (catalog functions) */
+  void *q_tops_ctx;             /* the engine's session: for the table
+                                   operations and as xctx_t xc_session
+                                   (catalog functions) */
   qctx_t *q_parent;             /* the enclosing query for subqueries */
   int64_t q_stmt_ts;            /* statement start (TIMESTAMP) for now(); 0 = clock */
 };
@@ -133,6 +137,7 @@ typedef struct qpred_s {
   const datum_t *qp_vals;
 } qpred_t;
 
+/* The operations of a table handle; tab is always the handle itself. */
 struct qtable_ops_s {
   /* Opens a scan of index idx (0 = the table's primary index) of table tab
    * returning columns cols[0..ncols) (table column numbers, 0-based) in
@@ -213,7 +218,7 @@ typedef struct scan_pred_s {
  * 2*nkey expressions for the low and high bounds of the key prefix, NULL
  * where open; evaluated per execution (parameters). */
 typedef struct scan_spec_s {
-  void *ss_table;               /* the table layer's handle */
+  void *ss_table;               /* the table's handle (starts with a qtable_t) */
   const char *ss_name;          /* for EXPLAIN */
   int ss_index;                 /* 0 primary, else a secondary index */
   const char *ss_index_name;

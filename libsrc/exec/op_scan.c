@@ -11,6 +11,7 @@ typedef struct op_scan_s {
   op_t os_op;
   scan_spec_t os_spec;
   qscan_t *os_cur;              /* run-time cursor, NULL when closed */
+  const qtable_ops_t *os_ops;   /* the table handle's operations */
   bool os_empty;                /* a bound is NULL: no row can match */
 } op_scan_t;
 
@@ -104,9 +105,7 @@ static int scan_open(op_t *o, qctx_t *q, err_t *e)
     return CZ_ERR;
   if (s->os_empty)
     return CZ_OK;
-  if (!q->q_tops)
-    return err_set(e, SQLSTATE_INTERNAL, "no table access in this context");
-  return q->q_tops->qt_scan_open(q, sp->ss_table, sp->ss_index, sp->ss_cols, sp->ss_ncols, rp,
+  return s->os_ops->qt_scan_open(q, sp->ss_table, sp->ss_index, sp->ss_cols, sp->ss_ncols, rp,
                                  preds, sp->ss_npred, sp->ss_rowid, o->o_state, &s->os_cur, e);
 }
 
@@ -120,10 +119,10 @@ static int scan_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
                                    : op_new_batch(o, q, e);
   if (!b)
     return CZ_ERR;
-  if (q->q_tops->qt_scan_next(q, s->os_cur, b, o->o_batch, e) != CZ_OK)
+  if (s->os_ops->qt_scan_next(q, s->os_cur, b, o->o_batch, e) != CZ_OK)
     return CZ_ERR;
   if (b->b_n == 0) {
-    q->q_tops->qt_scan_close(q, s->os_cur);
+    s->os_ops->qt_scan_close(q, s->os_cur);
     s->os_cur = NULL;
     return CZ_OK;
   }
@@ -136,7 +135,7 @@ static void scan_close(op_t *o, qctx_t *q)
 {
   op_scan_t *s = (op_scan_t *)o;
   if (s->os_cur) {
-    q->q_tops->qt_scan_close(q, s->os_cur);
+    s->os_ops->qt_scan_close(q, s->os_cur);
     s->os_cur = NULL;
   }
 }
@@ -212,5 +211,6 @@ op_t *op_scan_new(arena_t *a, const scan_spec_t *spec)
     types[spec->ss_ncols] = ty_plain(TY_BYTEA);
   op_init(&s->os_op, &scan_vt, a, n, types, NULL, NULL);
   s->os_spec = *spec;
+  s->os_ops = ((const qtable_t *)spec->ss_table)->qt_ops;
   return &s->os_op;
 }

@@ -10,6 +10,7 @@
 #include "sql/sql_plan.h"
 
 typedef struct mem_table_s {
+  qtable_t mt_q;                /* first: the handle the executor calls */
   sp_table_t mt_sp;
   arena_t *mt_arena;
   int mt_n, mt_cap;
@@ -238,6 +239,7 @@ static int create_table(mem_db_t *db, const sql_create_table_t *ct, err_t *e)
     if (sql_bind_type(&cd->cd_type, &types[i], e) != CZ_OK)
       return CZ_ERR;
   }
+  t->mt_q.qt_ops = &mem_ops;
   t->mt_sp.tb_handle = t;
   t->mt_sp.tb_oid = (uint32_t)(16384 + db->md_n);
   t->mt_sp.tb_schema = "public";
@@ -278,7 +280,7 @@ static int run_stmt(mem_db_t *db, const sql_stmt_t *st, sink_t *sink, int64_t *c
     return CZ_ERR;
   }
   /* A small vector size exercises batch boundaries in every operator. */
-  qctx_t q = {.q_arena = a, .q_vector_size = 7, .q_tops = &mem_ops};
+  qctx_t q = {.q_arena = a, .q_vector_size = 7};
   for (int i = 0; i < p->sp_nsubqs; i++)
     xsubq_reset(p->sp_subqs[i], &q);
   rc = op_open(p->sp_root, &q, e);
