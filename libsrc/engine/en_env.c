@@ -149,8 +149,8 @@ static tbl_pred_t *scan_preds(const qpred_t *preds, int n, arena_t *a)
         [QP_LE] = TBP_LE, [QP_GT] = TBP_GT,         [QP_GE] = TBP_GE,
         [QP_IN] = TBP_IN, [QP_NOT_IN] = TBP_NOT_IN, [QP_NULL] = TBP_NULL,
         [QP_NOT_NULL] = TBP_NOT_NULL};
-    tp[j] = (tbl_pred_t){preds[j].qp_col, map[preds[j].qp_op], preds[j].qp_nvals,
-                         preds[j].qp_vals};
+    tp[j] = (tbl_pred_t){preds[j].qp_col, map[preds[j].qp_op], preds[j].qp_rtrim,
+                         preds[j].qp_nvals, preds[j].qp_vals};
   }
   return tp;
 }

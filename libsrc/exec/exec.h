@@ -133,6 +133,8 @@ typedef enum qpred_op_e {
 typedef struct qpred_s {
   int qp_col;
   qpred_op_t qp_op;
+  bool qp_rtrim;                /* the column's trailing blanks do not count
+                                   (CHAR(n) compared as bpchar) */
   int qp_nvals;
   const datum_t *qp_vals;
 } qpred_t;
@@ -209,6 +211,7 @@ op_t *op_values_new(arena_t *a, int ncols, const ty_t *types, int nrows, xnode_t
 typedef struct scan_pred_s {
   int sp_col;
   qpred_op_t sp_op;
+  bool sp_rtrim;                /* qp_rtrim */
   int sp_nvals;
   xnode_t **sp_vals;
   const char *sp_colname;       /* for EXPLAIN */

@@ -43,7 +43,7 @@ static int scan_preds(op_scan_t *s, qctx_t *q, qpred_t **out, err_t *e)
     }
     if (p->sp_op == QP_IN && nv == 0)
       s->os_empty = true;
-    qp[j] = (qpred_t){p->sp_col, p->sp_op, nv, vals};
+    qp[j] = (qpred_t){p->sp_col, p->sp_op, p->sp_rtrim, nv, vals};
   }
   *out = qp;
   return CZ_OK;

@@ -99,14 +99,17 @@ static bool key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t *
 
 /* A column of the table as a comparison sees it: the column itself, or
  * cast so that the stored value compares the same (a smaller integer as
- * a wider one, varchar as text). CHAR(n) to text trims blanks: not so. */
-static int pushed_col(const sp_table_t *t, const xnode_t *x)
+ * a wider one, varchar as text) or the same once its trailing blanks are
+ * dropped (CHAR(n) as text: *rtrim). */
+static int pushed_col(const sp_table_t *t, const xnode_t *x, bool *rtrim)
 {
+  *rtrim = false;
   if (x->x_kind == X_CAST && x->x_args[0]->x_kind == X_COL) {
     ty_id_t from = x->x_args[0]->x_type.t_id, to = x->x_type.t_id;
     bool widened = (from == TY_INT2 && (to == TY_INT4 || to == TY_INT8)) ||
                    (from == TY_INT4 && to == TY_INT8);
-    if (!widened && !(from == TY_VARCHAR && to == TY_TEXT))
+    *rtrim = from == TY_CHAR && to == TY_TEXT;
+    if (!widened && !*rtrim && !(from == TY_VARCHAR && to == TY_TEXT))
       return -1;
     x = x->x_args[0];
   }
@@ -133,7 +136,7 @@ static bool pushable(const sp_table_t *t, const xnode_t *c, int *col, scan_pred_
 {
   memset(p, 0, sizeof *p);
   if (c->x_kind == X_IN_LIST) {
-    int k = pushed_col(t, c->x_args[0]);
+    int k = pushed_col(t, c->x_args[0], &p->sp_rtrim);
     if (k < 0 || c->x_nargs < 2)
       return false;
     for (int i = 1; i < c->x_nargs; i++)
@@ -148,7 +151,7 @@ static bool pushable(const sp_table_t *t, const xnode_t *c, int *col, scan_pred_
   if (c->x_kind != X_OP)
     return false;
   if ((c->x_op == XOP_IS_NULL || c->x_op == XOP_IS_NOT_NULL) && c->x_nargs == 1) {
-    int k = pushed_col(t, c->x_args[0]);
+    int k = pushed_col(t, c->x_args[0], &p->sp_rtrim);
     if (k < 0)
       return false;
     *col = k;
@@ -159,7 +162,7 @@ static bool pushable(const sp_table_t *t, const xnode_t *c, int *col, scan_pred_
     return false;
   for (int side = 0; side < 2; side++) {
     const xnode_t *k = c->x_args[side], *v = c->x_args[1 - side];
-    int kc = pushed_col(t, k);
+    int kc = pushed_col(t, k, &p->sp_rtrim);
     if (kc < 0 || !pushed_value(v, k->x_type.t_id))
       continue;
     xop_t o = c->x_op;

@@ -153,6 +153,8 @@ typedef enum tbl_pred_op_e {
 typedef struct tbl_pred_s {
   int tp_out;                   /* the scan's column (index into cols) tested */
   tbl_pred_op_t tp_op;
+  bool tp_rtrim;                /* strings: the stored value's trailing blanks
+                                   do not count (CHAR(n) as bpchar) */
   int tp_nvals;                 /* 1 for comparisons, 0 for the NULL tests */
   const datum_t *tp_vals;       /* non-NULL values (the caller drops NULL
                                    list items and empties a scan whose

@@ -72,10 +72,20 @@ static inline int pred_cmp(ty_phys_t p, const vec_t *v, int r, const datum_t *d)
   }
 }
 
+/* Row r of a string vector, without trailing blanks when rtrim. */
+static inline str_t pred_str(const vec_t *v, int r, bool rtrim)
+{
+  str_t s = v->v_str[r];
+  if (rtrim)
+    while (s.s_len > 0 && s.s_ptr[s.s_len - 1] == ' ')
+      s.s_len--;
+  return s;
+}
+
 static bool pred_in(ty_phys_t p, const vec_t *v, int r, const tbl_pred_t *pr)
 {
   if (p == TP_STR) {
-    str_t s = v->v_str[r];
+    str_t s = pred_str(v, r, pr->tp_rtrim);
     for (int i = 0; i < pr->tp_nvals; i++) {
       str_t b = pr->tp_vals[i].d_str;
       if (b.s_len == s.s_len && (s.s_len == 0 || memcmp(s.s_ptr, b.s_ptr, s.s_len) == 0))
@@ -106,7 +116,8 @@ bool tb_pred_test(const tbl_pred_t *pr, const vec_t *v, int r)
   default:
     break;
   }
-  int c = pred_cmp(p, v, r, &pr->tp_vals[0]);
+  int c = p == TP_STR ? pred_cmp_str(pred_str(v, r, pr->tp_rtrim), pr->tp_vals[0].d_str)
+                      : pred_cmp(p, v, r, &pr->tp_vals[0]);
   switch (pr->tp_op) {
   case TBP_EQ: return c == 0;
   case TBP_NE: return c != 0;

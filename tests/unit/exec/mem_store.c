@@ -40,7 +40,11 @@ static bool ms_pass(const qscan_t *s, const datum_t *row)
 {
   for (int j = 0; j < s->ms_npred; j++) {
     const qpred_t *p = &s->ms_preds[j];
-    const datum_t *d = &row[s->ms_cols[p->qp_col]];
+    datum_t dv = row[s->ms_cols[p->qp_col]];
+    const datum_t *d = &dv;
+    if (p->qp_rtrim && !dv.d_null)
+      while (dv.d_str.s_len > 0 && dv.d_str.s_ptr[dv.d_str.s_len - 1] == ' ')
+        dv.d_str.s_len--;
     ty_phys_t ph = ty_phys(s->ms_t->mt_sp.tb_coltypes[s->ms_cols[p->qp_col]].t_id);
     if (p->qp_op == QP_NULL) {
       if (!d->d_null)
