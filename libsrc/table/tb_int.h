@@ -85,6 +85,8 @@ typedef struct tb_dplan_s {
   int16_t *dp_pnext;            /* [npred] the next predicate on the same column */
   int16_t *dp_first;            /* [nout] the output that decodes the same column
                                    (itself when first; -1: column out of range) */
+  int dp_nstr;
+  int16_t *dp_strs;             /* [nstr] outputs decoding a string column */
   int dp_npred;
   const tbl_pred_t *dp_preds;   /* tp_out already mapped to the first output */
 } tb_dplan_t;

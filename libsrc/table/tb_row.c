@@ -424,6 +424,10 @@ int tb_dplan_build(const ty_t *types, int n, const int *cols, int ncols, const t
       dp->dp_out[c] = (int16_t)k;
     dp->dp_first[k] = dp->dp_out[c];
   }
+  dp->dp_strs = arena_alloc(a, sizeof(int16_t) * ((size_t)ncols + 1));
+  for (int i = 0; i < upto; i++)
+    if (dp->dp_out[i] >= 0 && dp->dp_kind[i] == TB_DK_STR)
+      dp->dp_strs[dp->dp_nstr++] = dp->dp_out[i];
   tbl_pred_t *pm = arena_alloc(a, sizeof *pm * ((size_t)npred + 1));
   for (int j = npred - 1; j >= 0; j--) {
     pm[j] = preds[j];
@@ -551,12 +555,18 @@ static inline bool row_get_vec(uint8_t k, const uint8_t *p, size_t len, size_t *
     int scale = p[at], w = p[at + 1];
     if (w < 1 || w > 16 || at + 2 + (size_t)w > len)
       return false;
-    unsigned __int128 u = 0;
-    for (int b = w - 1; b >= 0; b--)
-      u = (u << 8) | p[at + 2 + (size_t)b];
-    if (w < 16 && (u >> (8 * w - 1)) & 1)
-      u |= ~(unsigned __int128)0 << (8 * w);
-    v->v_num[r].n_val = (__int128)u;
+    if (w <= 8 && at + 10 <= len) {
+      /* the common case: one load, the sign spread by an arithmetic shift */
+      int sh = 64 - 8 * w;
+      v->v_num[r].n_val = (__int128)((int64_t)(row_le64(p + at + 2) << sh) >> sh);
+    } else {
+      unsigned __int128 u = 0;
+      for (int b = w - 1; b >= 0; b--)
+        u = (u << 8) | p[at + 2 + (size_t)b];
+      if (w < 16 && (u >> (8 * w - 1)) & 1)
+        u |= ~(unsigned __int128)0 << (8 * w);
+      v->v_num[r].n_val = (__int128)u;
+    }
     v->v_num[r].n_scale = (int16_t)scale;
     *o = at + 2 + (size_t)w;
     return true;
@@ -648,11 +658,28 @@ int tb_row_decode_vec(const tb_dplan_t *dp, const uint8_t *p, size_t len, batch_
     cols[k].v_null[r] = 0;
     if (kind == TB_DK_STR)
       strbytes += cols[k].v_str[r].s_len;
-    for (int j = dp->dp_pred[i]; j >= 0; j = dp->dp_pnext[j])
-      if (!tb_pred_test(&preds[j], &cols[k], r)) {
+    for (int j = dp->dp_pred[i]; j >= 0; j = dp->dp_pnext[j]) {
+      const tbl_pred_t *pr = &preds[j];
+      bool ok;
+      if (kind >= TB_DK_I16 && kind <= TB_DK_I64 && pr->tp_op <= TBP_GE) {
+        /* integers and dates: inline */
+        int64_t x = cols[k].v_i64[r], y = pr->tp_vals[0].d_i64;
+        switch (pr->tp_op) {
+        case TBP_EQ: ok = x == y; break;
+        case TBP_NE: ok = x != y; break;
+        case TBP_LT: ok = x < y; break;
+        case TBP_LE: ok = x <= y; break;
+        case TBP_GT: ok = x > y; break;
+        default: ok = x >= y; break;
+        }
+      } else {
+        ok = tb_pred_test(pr, &cols[k], r);
+      }
+      if (!ok) {
         *pass = false;
         return CZ_OK;
       }
+    }
   }
   /* Predicates on columns past the stored ones see NULLs. */
   if (dp->dp_npred && upto < dp->dp_upto)
@@ -663,9 +690,9 @@ int tb_row_decode_vec(const tb_dplan_t *dp, const uint8_t *p, size_t len, batch_
       }
   if (strbytes) {
     char *buf = arena_alloc(a, strbytes);
-    for (int i = 0; i < upto; i++) {
-      int k = dp->dp_out[i];
-      if (k < 0 || dp->dp_kind[i] != TB_DK_STR || cols[k].v_null[r])
+    for (int j = 0; j < dp->dp_nstr; j++) {
+      int k = dp->dp_strs[j];
+      if (cols[k].v_null[r])
         continue;
       str_t *s = &cols[k].v_str[r];
       if (s->s_len == 0)
