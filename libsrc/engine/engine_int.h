@@ -181,7 +181,26 @@ int en_file_open(esession_t *s, const char *op, const char *path, bool write, in
 /* Warns when DirsAllowed lets SQL into the database's folder. */
 void en_file_warn_config(const engine_t *eng, const ini_t *ini);
 
-extern const qtable_ops_t en_table_ops;
+/* The table handles the engine gives the planner (sp_table_t.tb_handle):
+ * a stored table or a catalog relation, each with its own operations. */
+typedef struct en_handle_s {
+  qtable_t eh_q;                /* first: what the executor calls */
+  const cat_table_t *eh_table;  /* a stored table, or NULL */
+  const void *eh_rel;           /* a pgcat relation, or NULL */
+} en_handle_t;
+/* A handle for a stored table / a catalog relation, in a. */
+en_handle_t *en_handle_table(const cat_table_t *t, arena_t *a);
+en_handle_t *en_handle_rel(const void *rel, arena_t *a);
+/* The stored table of a handle (NULL for a catalog relation). */
+static inline const cat_table_t *en_handle_cat(const void *h)
+{
+  return ((const en_handle_t *)h)->eh_table;
+}
+/* The catalog relation of a handle (NULL for a stored table). */
+static inline const void *en_handle_pgrel(const void *h)
+{
+  return ((const en_handle_t *)h)->eh_rel;
+}
 /* Checks the plan's privileges for the session's role (42501). */
 int en_check_access(esession_t *s, const splan_t *p, err_t *e);
 
