@@ -267,6 +267,12 @@ int64_t op_dml_count(const op_t *o);
  * changed, as its input gave it (the new rows for INSERT and UPDATE, the
  * removed ones for DELETE), instead of nothing. */
 void op_dml_set_returning(op_t *o);
+/* UPDATE … FROM / DELETE … USING: the input holds a target row once per
+ * row it joined (locator at column loc); o changes it once, with the
+ * first, and counts and returns only that one. For an update the input's
+ * first nwrite columns (the table's, then the locator) are written; the
+ * columns after them are only passed on (RETURNING of the other tables). */
+void op_dml_set_joined(op_t *o, int loc, int nwrite);
 /* ON CONFLICT DO NOTHING: insert o skips the rows whose key in unique
  * index `index` (-1: any unique index) is already there (qt_insert_new);
  * the count and RETURNING cover only the rows inserted. */

@@ -16,13 +16,48 @@ typedef struct op_modify_s {
   bool om_returning;            /* return the changed batches (RETURNING) */
   bool om_skip_conflicts;       /* INSERT … ON CONFLICT DO NOTHING */
   int om_conflict_index;        /* its unique index; -1 = all */
+  bool om_joined;               /* UPDATE … FROM / DELETE … USING: a row may come
+                                   several times (joined to several rows) */
+  int om_loc;                   /* then: the locator column */
+  int om_nwrite;                /* UPDATE … FROM: the columns the hook sees (the
+                                   table's and the locator); the others are for
+                                   RETURNING. 0 = all */
   int64_t om_count;             /* run-time: rows changed */
+  rset_t om_seen;               /* run-time (om_joined): locators changed so far */
 } op_modify_t;
 
 static int modify_open(op_t *o, qctx_t *q, err_t *e)
 {
-  ((op_modify_t *)o)->om_count = 0;
+  op_modify_t *m = (op_modify_t *)o;
+  m->om_count = 0;
+  if (m->om_joined) {
+    ty_t *t = arena_alloc(o->o_state, sizeof *t);  /* the set keeps the pointer */
+    *t = ty_plain(TY_BYTEA);
+    if (rset_init(&m->om_seen, o->o_state, 1, t, e) != CZ_OK)
+      return CZ_ERR;
+  }
   return op_open(o->o_in, q, e);
+}
+
+/* A target row joined to several rows is changed once, with the first of
+ * them (PostgreSQL changes it once too, with an arbitrary one): keeps in
+ * *in only the rows whose locator is new. */
+static int modify_first_only(op_modify_t *m, obatch_t *in, err_t *e)
+{
+  batch_t loc = {.b_n = in->ob_b->b_n, .b_ncols = 1, .b_cols = &in->ob_b->b_cols[m->om_loc]};
+  int *kept = arena_alloc(m->om_op.o_batch, sizeof(int) * (size_t)(in->ob_n + 1));
+  int n = 0;
+  for (int j = 0; j < in->ob_n; j++) {
+    int r = in->ob_sel ? in->ob_sel[j] : j;
+    bool added;
+    if (rset_add(&m->om_seen, &loc, r, &added, e) < 0)
+      return CZ_ERR;
+    if (added)
+      kept[n++] = r;
+  }
+  in->ob_sel = kept;
+  in->ob_n = n;
+  return CZ_OK;
 }
 
 static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
@@ -36,6 +71,8 @@ static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       return CZ_ERR;
     if (!in.ob_b)
       return CZ_OK;
+    if (m->om_joined && modify_first_only(m, &in, e) != CZ_OK)
+      return CZ_ERR;
     if (in.ob_n == 0)
       continue;
     int rc;
@@ -54,9 +91,13 @@ static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       } else
         rc = q->q_tops->qt_insert(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n, e);
       break;
-    case MOD_UPDATE:
-      rc = q->q_tops->qt_update(q, m->om_table, in.ob_b, m->om_set, in.ob_sel, in.ob_n, e);
+    case MOD_UPDATE: {
+      batch_t view = *in.ob_b;  /* the table's columns and the locator */
+      if (m->om_nwrite > 0)
+        view.b_ncols = m->om_nwrite;
+      rc = q->q_tops->qt_update(q, m->om_table, &view, m->om_set, in.ob_sel, in.ob_n, e);
       break;
+    }
     default:
       rc = q->q_tops->qt_delete(q, m->om_table, in.ob_b, m->om_rid, in.ob_sel, in.ob_n, e);
       break;
@@ -117,6 +158,14 @@ void op_insert_skip_conflicts(op_t *o, int index)
   op_modify_t *m = (op_modify_t *)o;
   m->om_skip_conflicts = true;
   m->om_conflict_index = index;
+}
+
+void op_dml_set_joined(op_t *o, int loc, int nwrite)
+{
+  op_modify_t *m = (op_modify_t *)o;
+  m->om_joined = true;
+  m->om_loc = loc;
+  m->om_nwrite = nwrite;
 }
 
 void op_dml_set_returning(op_t *o)

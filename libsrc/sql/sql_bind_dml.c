@@ -8,7 +8,7 @@
 #include "sql/sql_bind_int.h"
 
 /* Assignment conversion of n to column c of t (42804 when not allowed). */
-static xnode_t *bd_assign(bd_t *b, const sp_table_t *t, int c, xnode_t *n, int pos)
+xnode_t *bd_assign(bd_t *b, const sp_table_t *t, int c, xnode_t *n, int pos)
 {
   ty_t to = t->tb_coltypes[c];
   if (n->x_type.t_id != TY_UNKNOWN && n->x_type.t_id != to.t_id &&
@@ -22,7 +22,7 @@ static xnode_t *bd_assign(bd_t *b, const sp_table_t *t, int c, xnode_t *n, int p
 }
 
 /* The DEFAULT of column c (NULL when it has none). */
-static xnode_t *bd_default(bd_t *b, const sp_table_t *t, int c)
+xnode_t *bd_default(bd_t *b, const sp_table_t *t, int c)
 {
   const char *text = t->tb_defaults ? t->tb_defaults[c] : NULL;
   if (!text)
@@ -47,7 +47,7 @@ static xnode_t *bd_default(bd_t *b, const sp_table_t *t, int c)
 }
 
 /* Table t alone as a scope, its columns at 0.. (named alias when given). */
-static bd_scope_t *bd_table_scope(bd_t *b, const sp_table_t *t, const char *alias)
+bd_scope_t *bd_table_scope(bd_t *b, const sp_table_t *t, const char *alias)
 {
   bd_scope_t *sc = arena_zalloc(b->b_a, sizeof(*sc));
   bd_rel_t *r = arena_zalloc(b->b_a, sizeof(*r));
@@ -281,21 +281,14 @@ static op_t *bd_target_plan(bd_t *b, bd_target_t *tg)
                            tg->tg_n, tg->tg_need);
 }
 
-int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
+int bd_set_list(bd_t *b, bd_scope_t *sc, const sp_table_t *t, const sql_list_t *list,
+                xnode_t ***xout, bool **setout)
 {
-  bd_target_t tg;
-  if (bd_target(b, &up->up_table, up->up_alias, up->up_where, SQL_PRIV_UPDATE, &tg) != CZ_OK)
-    return CZ_ERR;
-  const sp_table_t *t = tg.tg_t;
-  bd_scope_t *sc = tg.tg_sc;
   int nc = t->tb_ncols;
-  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nc + 2));
+  xnode_t **x = arena_zalloc(b->b_a, sizeof(xnode_t *) * (size_t)(nc + 2));
   bool *set = arena_zalloc(b->b_a, sizeof(bool) * (size_t)(nc + 1));
-  for (int c = 0; c < nc; c++)
-    x[c] = NULL;
-  sc->sc_agg_forbid = "UPDATE";
-  for (int i = 0; i < sql_list_len(up->up_set); i++) {
-    const sql_assign_t *as = sql_list_at(up->up_set, i);
+  for (int i = 0; i < sql_list_len(list); i++) {
+    const sql_assign_t *as = sql_list_at(list, i);
     int c;
     for (c = 0; c < nc; c++)
       if (strcmp(t->tb_colnames[c], as->as_column) == 0)
@@ -317,8 +310,30 @@ int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
       return CZ_ERR;
     x[c] = v;
     set[c] = true;
-    bd_target_use(&tg, v);
   }
+  *xout = x;
+  *setout = set;
+  return CZ_OK;
+}
+
+int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
+{
+  if (up->up_from)
+    return bd_update_from(b, up, out);  /* sql_bind_dml_from.c */
+  bd_target_t tg;
+  if (bd_target(b, &up->up_table, up->up_alias, up->up_where, SQL_PRIV_UPDATE, &tg) != CZ_OK)
+    return CZ_ERR;
+  const sp_table_t *t = tg.tg_t;
+  bd_scope_t *sc = tg.tg_sc;
+  int nc = t->tb_ncols;
+  xnode_t **x;
+  bool *set;
+  sc->sc_agg_forbid = "UPDATE";
+  if (bd_set_list(b, sc, t, up->up_set, &x, &set) != CZ_OK)
+    return CZ_ERR;
+  for (int c = 0; c < nc; c++)
+    if (x[c])
+      bd_target_use(&tg, x[c]);
   /* RETURNING sees the new values at the same columns as WHERE saw the
    * old: a column not set is passed on when RETURNING reads it. */
   bd_ret_t ret;
@@ -343,6 +358,8 @@ int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
 
 int bd_delete(bd_t *b, const sql_delete_t *de, op_t **out)
 {
+  if (de->de_using)
+    return bd_delete_using(b, de, out);  /* sql_bind_dml_from.c */
   bd_target_t tg;
   if (bd_target(b, &de->de_table, de->de_alias, de->de_where, SQL_PRIV_DELETE, &tg) != CZ_OK)
     return CZ_ERR;
