@@ -41,6 +41,7 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
   p->tb_defaults = defs;
   p->tb_npk = t->ct_npk;
   p->tb_pk = t->ct_pk;
+  p->tb_pk_name = t->ct_npk > 0 ? t->ct_indexes[0]->ci_name : NULL;
   int nix = t->ct_nindexes > 1 ? t->ct_nindexes - 1 : 0;
   sp_index_t *ix = arena_zalloc(a, sizeof(sp_index_t) * (size_t)(nix + 1));
   for (int i = 0; i < nix; i++) {
@@ -232,59 +233,28 @@ static int hook_lookup(qctx_t *q, void *tab, const datum_t *const *keys, int n, 
   return tbl_lookup(q->q_txn, tab, keys, n, cols, ncols, false, out, found, a, e);
 }
 
-/* Whether row `row` of b has a key in unique index ix that a row the
- * transaction sees already has. */
-static int key_taken(qctx_t *q, const cat_table_t *t, const cat_index_t *ix, const batch_t *b,
-                     int row, arena_t *a, bool *taken, err_t *e)
-{
-  *taken = false;
-  datum_t *vals = arena_alloc(a, sizeof(datum_t) * (size_t)(ix->ci_nkeys + 1));
-  for (int k = 0; k < ix->ci_nkeys; k++) {
-    vec_get(&b->b_cols[ix->ci_keys[k]], row, &vals[k]);
-    if (vals[k].d_null)
-      return CZ_OK;  /* NULLs are never equal: no conflict */
-  }
-  tbl_bound_t bound = {.tb_n = ix->ci_nkeys, .tb_vals = vals, .tb_incl = true};
-  int col = ix->ci_keys[0];
-  tbl_scan_t *s;
-  if (tbl_scan_open(q->q_txn, t, ix->ci_no, &col, 1, &bound, &bound, false, a, &s, e) != CZ_OK)
-    return CZ_ERR;
-  batch_t *out = batch_create(a, 1, &t->ct_types[col], 1, e);
-  int rc = out ? tbl_scan_next(s, out, a, e) : CZ_ERR;
-  tbl_scan_close(s);
-  if (rc == CZ_OK)
-    *taken = out->b_n > 0;
-  return rc;
-}
+/* ON CONFLICT lives in the table layer (tb_conflict.c); these only pass
+ * the transaction. qcf_eval_t and tbl_cf_eval_t have the same shape. */
+_Static_assert(QCF_SKIPPED == TBL_CF_SKIPPED && QCF_INSERTED == TBL_CF_INSERTED &&
+                   QCF_UPDATED == TBL_CF_UPDATED,
+               "exec's and table's ON CONFLICT outcomes differ");
 
-static int hook_insert_new(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n,
-                           int index, int *kept, int *nkept, err_t *e)
+static int hook_conflict_open(qctx_t *q, void *tab, int index, qcf_eval_t eval, void *ctx,
+                              const bool *set, arena_t *a, qconflict_t **out, err_t *e)
 {
   if (pgcat_is_rel(tab))
     return err_set(e, SQLSTATE_INTERNAL, "cannot insert into a catalog relation");
-  const cat_table_t *t = tab;
-  *nkept = 0;
-  arena_t *a = arena_create(q->q_arena, "on conflict");
-  int rc = CZ_OK;
-  for (int j = 0; j < n && rc == CZ_OK; j++) {
-    int row = sel ? sel[j] : j;
-    bool taken = false;
-    for (int i = 0; i < t->ct_nindexes && !taken && rc == CZ_OK; i++) {
-      const cat_index_t *ix = t->ct_indexes[i];
-      if (ix->ci_hidden || !(ix->ci_unique || ix->ci_primary) || ix->ci_nkeys == 0 ||
-          (index >= 0 && ix->ci_no != index))
-        continue;
-      rc = key_taken(q, t, ix, b, row, a, &taken, e);
-    }
-    /* one row at a time: the next row's probe sees this one */
-    if (rc == CZ_OK && !taken && (rc = tbl_insert(q->q_txn, t, b, &row, 1, e)) == CZ_OK)
-      kept[(*nkept)++] = row;
-    arena_reset(a);
-  }
-  arena_destroy(a);
-  return rc;
+  return tbl_conflict_open(q->q_txn, tab, index, (tbl_cf_eval_t)eval, ctx, set, a,
+                           (tbl_conflict_t **)out, e);
+}
+
+static int hook_conflict_apply(qctx_t *q, qconflict_t *c, const batch_t *b, const int *sel, int n,
+                               uint8_t *act, batch_t **newv, arena_t *a, err_t *e)
+{
+  (void)q;
+  return tbl_conflict_apply((tbl_conflict_t *)c, b, sel, n, act, newv, a, e);
 }
 
 const qtable_ops_t en_table_ops = {hook_scan_open, hook_scan_next, hook_scan_close,
                                    hook_insert,    hook_update,    hook_delete,
-                                   hook_lookup,    hook_insert_new};
+                                   hook_lookup,    hook_conflict_open, hook_conflict_apply};

@@ -64,45 +64,6 @@ bd_scope_t *bd_table_scope(bd_t *b, const sp_table_t *t, const char *alias)
   return sc;
 }
 
-/* Whether the n columns cols are the names of the set of columns names
- * (in any order). */
-static bool same_columns(const sp_table_t *t, const int *cols, int n, const sql_list_t *names)
-{
-  if (n != sql_list_len(names))
-    return false;
-  for (int i = 0; i < n; i++) {
-    bool found = false;
-    for (int j = 0; j < n && !found; j++)
-      found = strcmp(t->tb_colnames[cols[j]], sql_list_at(names, i)) == 0;
-    if (!found)
-      return false;
-  }
-  return true;
-}
-
-/* ON CONFLICT (cols): the unique index with exactly those key columns
- * (42P10 when there is none); without columns, every unique index (-1). */
-static int bd_conflict_index(bd_t *b, const sp_table_t *t, const sql_insert_t *in, int *out)
-{
-  *out = -1;
-  if (!in->in_conflict_cols)
-    return CZ_OK;
-  if (t->tb_npk > 0 && same_columns(t, t->tb_pk, t->tb_npk, in->in_conflict_cols)) {
-    *out = 0;
-    return CZ_OK;
-  }
-  for (int i = 0; i < t->tb_nindexes; i++)
-    if (t->tb_indexes[i].ix_unique &&
-        same_columns(t, t->tb_indexes[i].ix_cols, t->tb_indexes[i].ix_ncols,
-                     in->in_conflict_cols)) {
-      *out = t->tb_indexes[i].ix_no;
-      return CZ_OK;
-    }
-  return bd_error(b, SQLSTATE_INVALID_COLUMN_REF, in->in_table.nm_pos,
-                  "there is no unique or exclusion constraint matching the ON CONFLICT "
-                  "specification");
-}
-
 int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
 {
   const sp_table_t *t;
@@ -211,12 +172,8 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
       }
   }
   op_t *ins = op_insert_new(b->b_a, rows, t->tb_handle, t->tb_name);
-  if (in->in_on_conflict) {
-    int index;
-    if (bd_conflict_index(b, t, in, &index) != CZ_OK)
-      return CZ_ERR;
-    op_insert_skip_conflicts(ins, index);
-  }
+  if (in->in_on_conflict && bd_on_conflict(b, t, in, ins) != CZ_OK)  /* sql_bind_upsert.c */
+    return CZ_ERR;
   if (!in->in_returning) {
     b->b_dml = ins;
     *out = ins;

@@ -242,6 +242,9 @@ bd_scope_t *bd_table_scope(bd_t *b, const sp_table_t *t, const char *alias);
  * ones. 42703 for an unknown column, 42601 for one set twice. */
 int bd_set_list(bd_t *b, bd_scope_t *sc, const sp_table_t *t, const sql_list_t *list,
                 xnode_t ***x, bool **set);
+/* INSERT's ON CONFLICT clause on insert operator ins into t
+ * (sql_bind_upsert.c). */
+int bd_on_conflict(bd_t *b, const sp_table_t *t, const sql_insert_t *in, op_t *ins);
 /* sql_bind_dml_from.c */
 int bd_update_from(bd_t *b, const sql_update_t *up, op_t **out);
 int bd_delete_using(bd_t *b, const sql_delete_t *de, op_t **out);
