@@ -126,16 +126,12 @@ int en_check_access(esession_t *s, const splan_t *p, err_t *e)
 
 /* ---- storage hooks ---------------------------------------------------------- */
 
-/* A scan is either a tbl_ scan or a point lookup by the full primary key,
- * which returns its (at most one) row in one batch. */
+/* A scan is a tbl_ range scan, a point lookup by the full primary key
+ * (which the table layer recognises: tbl_point_open), or a scan of a
+ * pgcat relation. */
 struct qscan_s {
   tbl_scan_t *qs_scan;
-  const cat_table_t *qs_table;
-  const int *qs_cols;
-  int qs_ncols;
-  bool qs_loc;
-  const datum_t *qs_key;        /* lookup: the key values */
-  bool qs_done;
+  tbl_point_t *qs_point;
   en_pgscan_t *qs_pg;           /* a scan of a pgcat relation */
 };
 
@@ -143,25 +139,14 @@ static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int nc
                           const qrange_t *r, bool want_rowid, arena_t *a, qscan_t **out,
                           err_t *e)
 {
+  qscan_t *s = arena_zalloc(a, sizeof(*s));
   if (pgcat_is_rel(tab)) {
-    qscan_t *s = arena_zalloc(a, sizeof(*s));
     if (en_pgcat_scan_open(q, tab, cols, ncols, r, want_rowid, a, &s->qs_pg, e) != CZ_OK)
       return CZ_ERR;
     *out = s;
     return CZ_OK;
   }
   const cat_table_t *t = tab;
-  qscan_t *s = arena_zalloc(a, sizeof(*s));
-  s->qs_table = t;
-  s->qs_cols = cols;
-  s->qs_ncols = ncols;
-  s->qs_loc = want_rowid;
-  if (r && idx == 0 && t->ct_npk > 0 && r->qr_nlow == t->ct_npk && r->qr_nhigh == t->ct_npk &&
-      r->qr_low == r->qr_high && r->qr_low_incl && r->qr_high_incl) {
-    s->qs_key = r->qr_low;
-    *out = s;
-    return CZ_OK;
-  }
   tbl_bound_t lo = {0}, hi = {0};
   if (r) {
     lo.tb_n = r->qr_nlow;
@@ -171,8 +156,12 @@ static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int nc
     hi.tb_vals = r->qr_high;
     hi.tb_incl = r->qr_high_incl;
   }
-  if (tbl_scan_open(q->q_txn, t, idx, cols, ncols, r ? &lo : NULL, r ? &hi : NULL, want_rowid, a,
-                    &s->qs_scan, e) != CZ_OK)
+  int rc = tbl_point_open(q->q_txn, t, idx, cols, ncols, r ? &lo : NULL, r ? &hi : NULL,
+                          want_rowid, a, &s->qs_point, e);
+  if (rc == 1)
+    rc = tbl_scan_open(q->q_txn, t, idx, cols, ncols, r ? &lo : NULL, r ? &hi : NULL, want_rowid,
+                       a, &s->qs_scan, e);
+  if (rc != CZ_OK)
     return CZ_ERR;
   *out = s;
   return CZ_OK;
@@ -180,21 +169,12 @@ static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int nc
 
 static int hook_scan_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t *e)
 {
+  (void)q;
   if (s->qs_pg)
     return en_pgcat_scan_next(s->qs_pg, out, e);
-  if (s->qs_scan)
-    return tbl_scan_next(s->qs_scan, out, a, e);
-  out->b_n = 0;
-  if (s->qs_done)
-    return CZ_OK;
-  s->qs_done = true;
-  bool found = false;
-  const datum_t *keys[1] = {s->qs_key};
-  if (tbl_lookup(q->q_txn, s->qs_table, keys, 1, s->qs_cols, s->qs_ncols, s->qs_loc, out, &found,
-                 a, e) != CZ_OK)
-    return CZ_ERR;
-  out->b_n = found ? 1 : 0;
-  return CZ_OK;
+  if (s->qs_point)
+    return tbl_point_next(s->qs_point, out, a, e);
+  return tbl_scan_next(s->qs_scan, out, a, e);
 }
 
 static void hook_scan_close(qctx_t *q, qscan_t *s)

@@ -190,6 +190,18 @@ int tbl_lookup(txn_t *tx, const cat_table_t *t, const datum_t *const *keys, int 
                const int *cols, int ncols, bool want_loc, batch_t *out, bool *found,
                arena_t *a, err_t *e);
 
+/* A scan that is a point lookup (tb_point.c): tbl_point_open returns 1
+ * (nothing opened) unless index idx is the primary tree and low and high
+ * are equal and inclusive on every primary key column; then *out reads
+ * that one row (or none) with one tbl_lookup: tbl_point_next fills out
+ * (as tbl_scan_next: the columns cols, then the locator when want_loc)
+ * with it the first time and with 0 rows after. Nothing to close. */
+typedef struct tbl_point_s tbl_point_t;
+int tbl_point_open(txn_t *tx, const cat_table_t *t, int idx, const int *cols, int ncols,
+                   const tbl_bound_t *low, const tbl_bound_t *high, bool want_loc, arena_t *a,
+                   tbl_point_t **out, err_t *e);
+int tbl_point_next(tbl_point_t *p, batch_t *out, arena_t *a, err_t *e);
+
 /* ---- out-of-line values (tb_long.c) ------------------------------------------
  * A string value longer than 1000 bytes, or the largest ones of a row that
  * would not fit in BT_MAX_ROW, is stored in the table's long-values tree
