@@ -165,9 +165,10 @@ static void cf_copy_row(const batch_t *from, int fr, batch_t *to, int tr, int nc
 }
 
 /* Fetches (tbl_lookup, one call) the rows of the encoded primary keys
- * pks[0..m) into rows at[0..m) of ex (every column and the locator). */
+ * pks[0..m) into rows at[0..m) of ex (every column and the locator);
+ * got[i]: key i's row is there. */
 static int cf_fetch(tbl_conflict_t *c, uint8_t **pks, const size_t *pk_lens, int m, const int *at,
-                    batch_t *ex, bool *found, arena_t *a, err_t *e)
+                    batch_t *ex, bool *got, arena_t *a, err_t *e)
 {
   const cat_table_t *t = c->cf_t;
   int npk;
@@ -187,11 +188,9 @@ static int cf_fetch(tbl_conflict_t *c, uint8_t **pks, const size_t *pk_lens, int
   }
   types[t->ct_ncols] = ty_plain(TY_BYTEA);
   batch_t *tmp = batch_create(a, t->ct_ncols + 1, types, m ? m : 1, e);
-  bool *got = arena_alloc(a, (size_t)m + 1);
   if (!tmp || tbl_lookup(c->cf_tx, t, keys, m, cols, t->ct_ncols, true, tmp, got, a, e) != CZ_OK)
     return CZ_ERR;
   for (int i = 0; i < m; i++) {
-    found[at[i]] = got[i];
     if (got[i])
       cf_copy_row(tmp, i, ex, at[i], t->ct_ncols + 1);
   }
@@ -238,8 +237,11 @@ static int cf_probe(tbl_conflict_t *c, const batch_t *b, const int *sel, int n, 
     }
     if (cur)
       bt_cursor_close(cur);
-    if (rc != CZ_OK || (m > 0 && cf_fetch(c, pks, pk_lens, m, at, ex, found, a, e) != CZ_OK))
+    bool *got = arena_alloc(a, (size_t)m + 1);
+    if (rc != CZ_OK || (m > 0 && cf_fetch(c, pks, pk_lens, m, at, ex, got, a, e) != CZ_OK))
       return CZ_ERR;
+    for (int k = 0; k < m; k++)
+      found[at[k]] = got[k];
   }
   return CZ_OK;
 }
