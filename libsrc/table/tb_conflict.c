@@ -354,7 +354,8 @@ static int cf_update(tbl_conflict_t *c, const batch_t *ex, batch_t *newv, int r,
 /* The slow way for proposal r: lock the value, read the row holding it as
  * it is now, evaluate and update it, or insert when there is none. */
 static int cf_settle_locked(tbl_conflict_t *c, const batch_t *b, int r, batch_t *ex,
-                            batch_t *newv, uint8_t *act, datum_t *vals, arena_t *a, err_t *e)
+                            batch_t *newv, uint8_t *act, bool *ok, datum_t *vals, arena_t *a,
+                            err_t *e)
 {
   bool taken;
   cf_row(c->cf_t, b, r, vals);
@@ -370,10 +371,9 @@ static int cf_settle_locked(tbl_conflict_t *c, const batch_t *b, int r, batch_t 
   act[r] = TBL_CF_SKIPPED;
   if (!c->cf_eval)
     return CZ_OK;
-  bool ok = false;
-  if (c->cf_eval(c->cf_ctx, ex, b, &r, 1, newv, &ok, e) != CZ_OK)
+  if (c->cf_eval(c->cf_ctx, ex, b, &r, 1, newv, ok, e) != CZ_OK)  /* (ok[r]: by row) */
     return CZ_ERR;
-  if (!ok)
+  if (!ok[r])
     return CZ_OK;
   act[r] = TBL_CF_UPDATED;
   return cf_update(c, ex, newv, r, vals, e);
@@ -452,7 +452,7 @@ int tbl_conflict_apply(tbl_conflict_t *c, const batch_t *b, const int *sel, int 
         return CZ_ERR;
       if (!current) {
         /* changed or gone since the probe: settle it as it is now */
-        if (cf_settle_locked(c, b, r, ex, newv, act, vals, a, e) != CZ_OK)
+        if (cf_settle_locked(c, b, r, ex, newv, act, ok, vals, a, e) != CZ_OK)
           return CZ_ERR;
         continue;
       }
@@ -463,7 +463,7 @@ int tbl_conflict_apply(tbl_conflict_t *c, const batch_t *b, const int *sel, int 
         return CZ_ERR;
       continue;
     }
-    if (cf_settle_locked(c, b, r, ex, newv, act, vals, a, e) != CZ_OK)
+    if (cf_settle_locked(c, b, r, ex, newv, act, ok, vals, a, e) != CZ_OK)
       return CZ_ERR;
   }
   return CZ_OK;
