@@ -227,13 +227,18 @@ static int cf_probe(tbl_conflict_t *c, const batch_t *b, const int *sel, int n, 
       rc = cf_value(t, ix, vals, v, &vl, &has_null, e);
       if (rc != CZ_OK || has_null)
         continue;
-      pks[m] = arena_alloc(a, BT_MAX_KEY);
+      uint8_t pk[BT_MAX_KEY];
+      size_t pl = vl;
       if (i == 0)
-        memcpy(pks[m], v, pk_lens[m] = vl);
+        memcpy(pk, v, vl);
       else
-        rc = cf_index_find(c->cf_tx, cur, ix, v, vl, pks[m], &pk_lens[m], &hit, e);
-      if (rc == CZ_OK && hit)
-        at[m++] = r;
+        rc = cf_index_find(c->cf_tx, cur, ix, v, vl, pk, &pl, &hit, e);
+      if (rc != CZ_OK || !hit)
+        continue;
+      pks[m] = arena_alloc(a, pl ? pl : 1);
+      memcpy(pks[m], pk, pl);
+      pk_lens[m] = pl;
+      at[m++] = r;
     }
     if (cur)
       bt_cursor_close(cur);
@@ -261,7 +266,7 @@ static int cf_lock_current(tbl_conflict_t *c, const batch_t *ex, int r, bool *cu
   uint64_t want = 0;
   for (int i = 0; i < TBL_LOC_HASH; i++)
     want |= (uint64_t)(uint8_t)loc.s_ptr[pk_len + (size_t)i] << (8 * i);
-  uint8_t *row = arena_alloc(txn_arena(c->cf_tx), BT_MAX_ROW);
+  uint8_t row[BT_MAX_ROW];
   size_t len;
   bool found, changed;
   if (txn_lock_read(c->cf_tx, c->cf_t->ct_indexes[0]->ci_tree, loc.s_ptr, pk_len, row, BT_MAX_ROW,
@@ -291,11 +296,20 @@ static int cf_lock_value(tbl_conflict_t *c, const datum_t *vals, batch_t *ex, in
       return CZ_ERR;
     if (has_null)
       continue;
-    if (txn_lock(c->cf_tx, ix->ci_tree, v, vl, NULL, NULL, e) != CZ_OK)
-      return CZ_ERR;
     if (i == 0) {
+      /* lock and look in one descent: most proposals that get here are new */
+      uint8_t row[BT_MAX_ROW];
+      size_t len;
+      bool there, changed;
+      if (txn_lock_read(c->cf_tx, ix->ci_tree, v, vl, row, BT_MAX_ROW, &len, &there, &changed,
+                        e) != CZ_OK)
+        return CZ_ERR;
+      if (!there)
+        continue;
       memcpy(pk, v, pk_len = vl);
     } else {
+      if (txn_lock(c->cf_tx, ix->ci_tree, v, vl, NULL, NULL, e) != CZ_OK)
+        return CZ_ERR;
       bt_cursor_t *cur;
       bool hit;
       if (bt_cursor_open(ix->ci_tree, &cur, e) != CZ_OK)
