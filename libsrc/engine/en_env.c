@@ -41,6 +41,7 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
   p->tb_defaults = defs;
   p->tb_npk = t->ct_npk;
   p->tb_pk = t->ct_pk;
+  p->tb_pk_name = t->ct_npk > 0 ? t->ct_indexes[0]->ci_name : NULL;
   int nix = t->ct_nindexes > 1 ? t->ct_nindexes - 1 : 0;
   sp_index_t *ix = arena_zalloc(a, sizeof(sp_index_t) * (size_t)(nix + 1));
   for (int i = 0; i < nix; i++) {
@@ -125,16 +126,12 @@ int en_check_access(esession_t *s, const splan_t *p, err_t *e)
 
 /* ---- storage hooks ---------------------------------------------------------- */
 
-/* A scan is either a tbl_ scan or a point lookup by the full primary key,
- * which returns its (at most one) row in one batch. */
+/* A scan is a tbl_ range scan, a point lookup by the full primary key
+ * (which the table layer recognises: tbl_point_open), or a scan of a
+ * pgcat relation. */
 struct qscan_s {
   tbl_scan_t *qs_scan;
-  const cat_table_t *qs_table;
-  const int *qs_cols;
-  int qs_ncols;
-  bool qs_loc;
-  const datum_t *qs_key;        /* lookup: the key values */
-  bool qs_done;
+  tbl_point_t *qs_point;
   en_pgscan_t *qs_pg;           /* a scan of a pgcat relation */
   tbl_pred_t *qs_preds;         /* the pushed predicates, as the table layer takes them */
   int qs_npred;
@@ -193,16 +190,6 @@ static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int nc
   qscan_t *s = arena_zalloc(a, sizeof(*s));
   s->qs_preds = scan_preds(preds, npred, a);
   s->qs_npred = npred;
-  s->qs_table = t;
-  s->qs_cols = cols;
-  s->qs_ncols = ncols;
-  s->qs_loc = want_rowid;
-  if (r && idx == 0 && t->ct_npk > 0 && r->qr_nlow == t->ct_npk && r->qr_nhigh == t->ct_npk &&
-      r->qr_low == r->qr_high && r->qr_low_incl && r->qr_high_incl) {
-    s->qs_key = r->qr_low;
-    *out = s;
-    return CZ_OK;
-  }
   tbl_bound_t lo = {0}, hi = {0};
   if (r) {
     lo.tb_n = r->qr_nlow;
@@ -212,9 +199,14 @@ static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int nc
     hi.tb_vals = r->qr_high;
     hi.tb_incl = r->qr_high_incl;
   }
-  if (tbl_scan_open(q->q_txn, t, idx, cols, ncols, r ? &lo : NULL, r ? &hi : NULL, want_rowid, a,
-                    &s->qs_scan, e) != CZ_OK ||
-      tbl_scan_filter(s->qs_scan, s->qs_preds, npred, e) != CZ_OK)
+  int rc = tbl_point_open(q->q_txn, t, idx, cols, ncols, r ? &lo : NULL, r ? &hi : NULL,
+                          want_rowid, a, &s->qs_point, e);
+  if (rc == 1)
+    rc = tbl_scan_open(q->q_txn, t, idx, cols, ncols, r ? &lo : NULL, r ? &hi : NULL, want_rowid,
+                       a, &s->qs_scan, e) == CZ_OK
+             ? tbl_scan_filter(s->qs_scan, s->qs_preds, npred, e)
+             : CZ_ERR;
+  if (rc != CZ_OK)
     return CZ_ERR;
   *out = s;
   return CZ_OK;
@@ -234,31 +226,23 @@ static int hook_scan_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t
     } while (out->b_n == 0);
     return CZ_OK;
   }
-  if (s->qs_scan) {
-    /* a filtered scan may come back empty before its end: check for
-     * cancel between such steps */
-    for (;;) {
-      bool done;
-      if (tbl_scan_step(s->qs_scan, out, a, &done, e) != CZ_OK)
-        return CZ_ERR;
-      if (out->b_n > 0 || done)
-        return CZ_OK;
-      if (op_check_cancel(q, e) != CZ_OK)
-        return CZ_ERR;
-    }
-  }
-  out->b_n = 0;
-  if (s->qs_done)
+  if (s->qs_point) {
+    if (tbl_point_next(s->qs_point, out, a, e) != CZ_OK)
+      return CZ_ERR;
+    scan_filter_batch(s, out);  /* at most one row: empty is the end */
     return CZ_OK;
-  s->qs_done = true;
-  bool found = false;
-  const datum_t *keys[1] = {s->qs_key};
-  if (tbl_lookup(q->q_txn, s->qs_table, keys, 1, s->qs_cols, s->qs_ncols, s->qs_loc, out, &found,
-                 a, e) != CZ_OK)
-    return CZ_ERR;
-  out->b_n = found ? 1 : 0;
-  scan_filter_batch(s, out);
-  return CZ_OK;
+  }
+  /* a filtered scan may come back empty before its end: check for
+   * cancel between such steps */
+  for (;;) {
+    bool done;
+    if (tbl_scan_step(s->qs_scan, out, a, &done, e) != CZ_OK)
+      return CZ_ERR;
+    if (out->b_n > 0 || done)
+      return CZ_OK;
+    if (op_check_cancel(q, e) != CZ_OK)
+      return CZ_ERR;
+  }
 }
 
 static void hook_scan_close(qctx_t *q, qscan_t *s)
@@ -295,55 +279,24 @@ static int hook_lookup(qctx_t *q, void *tab, const datum_t *const *keys, int n, 
   return tbl_lookup(q->q_txn, en_handle_cat(tab), keys, n, cols, ncols, false, out, found, a, e);
 }
 
-/* Whether row `row` of b has a key in unique index ix that a row the
- * transaction sees already has. */
-static int key_taken(qctx_t *q, const cat_table_t *t, const cat_index_t *ix, const batch_t *b,
-                     int row, arena_t *a, bool *taken, err_t *e)
+/* ON CONFLICT lives in the table layer (tb_conflict.c); these only pass
+ * the transaction. qcf_eval_t and tbl_cf_eval_t have the same shape. */
+_Static_assert(QCF_SKIPPED == TBL_CF_SKIPPED && QCF_INSERTED == TBL_CF_INSERTED &&
+                   QCF_UPDATED == TBL_CF_UPDATED,
+               "exec's and table's ON CONFLICT outcomes differ");
+
+static int hook_conflict_open(qctx_t *q, void *tab, int index, qcf_eval_t eval, void *ctx,
+                              const bool *set, arena_t *a, qconflict_t **out, err_t *e)
 {
-  *taken = false;
-  datum_t *vals = arena_alloc(a, sizeof(datum_t) * (size_t)(ix->ci_nkeys + 1));
-  for (int k = 0; k < ix->ci_nkeys; k++) {
-    vec_get(&b->b_cols[ix->ci_keys[k]], row, &vals[k]);
-    if (vals[k].d_null)
-      return CZ_OK;  /* NULLs are never equal: no conflict */
-  }
-  tbl_bound_t bound = {.tb_n = ix->ci_nkeys, .tb_vals = vals, .tb_incl = true};
-  int col = ix->ci_keys[0];
-  tbl_scan_t *s;
-  if (tbl_scan_open(q->q_txn, t, ix->ci_no, &col, 1, &bound, &bound, false, a, &s, e) != CZ_OK)
-    return CZ_ERR;
-  batch_t *out = batch_create(a, 1, &t->ct_types[col], 1, e);
-  int rc = out ? tbl_scan_next(s, out, a, e) : CZ_ERR;
-  tbl_scan_close(s);
-  if (rc == CZ_OK)
-    *taken = out->b_n > 0;
-  return rc;
+  return tbl_conflict_open(q->q_txn, en_handle_cat(tab), index, (tbl_cf_eval_t)eval, ctx, set, a,
+                           (tbl_conflict_t **)out, e);
 }
 
-static int hook_insert_new(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n,
-                           int index, int *kept, int *nkept, err_t *e)
+static int hook_conflict_apply(qctx_t *q, qconflict_t *c, const batch_t *b, const int *sel, int n,
+                               uint8_t *act, batch_t **newv, arena_t *a, err_t *e)
 {
-  const cat_table_t *t = en_handle_cat(tab);
-  *nkept = 0;
-  arena_t *a = arena_create(q->q_arena, "on conflict");
-  int rc = CZ_OK;
-  for (int j = 0; j < n && rc == CZ_OK; j++) {
-    int row = sel ? sel[j] : j;
-    bool taken = false;
-    for (int i = 0; i < t->ct_nindexes && !taken && rc == CZ_OK; i++) {
-      const cat_index_t *ix = t->ct_indexes[i];
-      if (ix->ci_hidden || !(ix->ci_unique || ix->ci_primary) || ix->ci_nkeys == 0 ||
-          (index >= 0 && ix->ci_no != index))
-        continue;
-      rc = key_taken(q, t, ix, b, row, a, &taken, e);
-    }
-    /* one row at a time: the next row's probe sees this one */
-    if (rc == CZ_OK && !taken && (rc = tbl_insert(q->q_txn, t, b, &row, 1, e)) == CZ_OK)
-      kept[(*nkept)++] = row;
-    arena_reset(a);
-  }
-  arena_destroy(a);
-  return rc;
+  (void)q;
+  return tbl_conflict_apply((tbl_conflict_t *)c, b, sel, n, act, newv, a, e);
 }
 
 static int rel_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e)
@@ -366,14 +319,14 @@ static int rel_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int
   return rel_insert(q, tab, b, sel, n, e);
 }
 
-static const qtable_ops_t en_table_ops = {hook_scan_open, hook_scan_next, hook_scan_close,
-                                          hook_insert,    hook_update,    hook_delete,
-                                          hook_lookup,    hook_insert_new};
+static const qtable_ops_t en_table_ops = {
+    hook_scan_open, hook_scan_next, hook_scan_close,    hook_insert,        hook_update,
+    hook_delete,    hook_lookup,    hook_conflict_open, hook_conflict_apply};
 
 /* Catalog relations: scans only (no key lookups, no ON CONFLICT). */
 static const qtable_ops_t en_rel_ops = {hook_scan_open, hook_scan_next, hook_scan_close,
                                         rel_insert,     rel_update,     rel_delete,
-                                        NULL,           NULL};
+                                        NULL,           NULL,           NULL};
 
 en_handle_t *en_handle_table(const cat_table_t *t, arena_t *a)
 {

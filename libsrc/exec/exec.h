@@ -139,6 +139,21 @@ typedef struct qpred_s {
   const datum_t *qp_vals;
 } qpred_t;
 
+
+/* INSERT … ON CONFLICT (qt_conflict_*): the storage's per-statement
+ * state, what became of each proposed row, and DO UPDATE's evaluation:
+ * for proposals sel[0..n) of b, ex holds at the same row numbers the row
+ * each conflicts with (the table's columns, then its locator); eval fills
+ * those rows of newv (the table's columns: SET's values, the others from
+ * ex) and ok[row] (DO UPDATE's WHERE holds). */
+typedef struct qconflict_s qconflict_t;
+#define QCF_SKIPPED 0
+#define QCF_INSERTED 1
+#define QCF_UPDATED 2
+typedef int (*qcf_eval_t)(void *ctx, const batch_t *ex, const batch_t *b, const int *sel, int n,
+                          batch_t *newv, bool *ok, err_t *e);
+
+
 /* The operations of a table handle; tab is always the handle itself. */
 struct qtable_ops_s {
   /* Opens a scan of index idx (0 = the table's primary index) of table tab
@@ -170,15 +185,21 @@ struct qtable_ops_s {
    * storage has none: the join operator then fails (XX000). */
   int (*qt_lookup)(qctx_t *q, void *tab, const datum_t *const *keys, int n, const int *cols,
                    int ncols, batch_t *out, bool *found, arena_t *a, err_t *e);
-  /* INSERT … ON CONFLICT DO NOTHING: inserts, in order, those of rows sel
-   * of b whose key in unique index `index` (-1: in every unique index,
-   * the primary key included) matches no row the transaction sees (rows
-   * inserted before in the same call included); writes the inserted rows'
-   * numbers to kept (capacity n) and their count to *nkept. A key with a
-   * NULL conflicts with nothing. NULL when the storage has no unique
-   * indexes (0A000). */
-  int (*qt_insert_new)(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, int index,
-                       int *kept, int *nkept, err_t *e);
+  /* INSERT … ON CONFLICT, both DO NOTHING and DO UPDATE: the storage
+   * finds the conflicting rows (one vectored probe per batch) and settles
+   * each proposal under its locks; the executor only evaluates DO
+   * UPDATE's SET and WHERE (eval). qt_conflict_open starts one
+   * statement's (arbiter `index`: 0 the primary key, else a unique
+   * index's number; -1 every unique index, DO NOTHING only; eval NULL =
+   * DO NOTHING); qt_conflict_apply proposes rows sel of b (every column)
+   * in order: act[row] is QCF_*, *newv (in a, rows aligned with b) each
+   * inserted or updated row as written. 21000 when DO UPDATE would change
+   * a row this statement inserted or updated. NULL when the storage has
+   * no unique indexes (0A000). */
+  int (*qt_conflict_open)(qctx_t *q, void *tab, int index, qcf_eval_t eval, void *ctx,
+                          const bool *set, arena_t *a, qconflict_t **out, err_t *e);
+  int (*qt_conflict_apply)(qctx_t *q, qconflict_t *c, const batch_t *b, const int *sel, int n,
+                           uint8_t *act, batch_t **newv, arena_t *a, err_t *e);
 };
 
 /* ---- running operators ------------------------------------------------- */
@@ -310,10 +331,23 @@ int64_t op_dml_count(const op_t *o);
  * changed, as its input gave it (the new rows for INSERT and UPDATE, the
  * removed ones for DELETE), instead of nothing. */
 void op_dml_set_returning(op_t *o);
+/* UPDATE … FROM / DELETE … USING: the input holds a target row once per
+ * row it joined (locator at column loc); o changes it once, with the
+ * first, and counts and returns only that one. For an update the input's
+ * first nwrite columns (the table's, then the locator) are written; the
+ * columns after them are only passed on (RETURNING of the other tables). */
+void op_dml_set_joined(op_t *o, int loc, int nwrite);
 /* ON CONFLICT DO NOTHING: insert o skips the rows whose key in unique
- * index `index` (-1: any unique index) is already there (qt_insert_new);
+ * index `index` (-1: any unique index) is already there (qt_conflict_*);
  * the count and RETURNING cover only the rows inserted. */
 void op_insert_skip_conflicts(op_t *o, int index);
+/* ON CONFLICT (…) DO UPDATE: a proposed row whose key in unique index
+ * `index` a row has updates that row instead. set_x[c] (NULL where set[c]
+ * is false) and where (NULL = none) are over the row [the existing row's
+ * nc columns, its locator, the proposed (excluded) row's nc columns]; the
+ * count and RETURNING cover the rows inserted and updated (as written). */
+void op_insert_do_update(op_t *o, int index, int nc, const bool *set, xnode_t **set_x,
+                         xnode_t *where);
 
 /* ---- subqueries -------------------------------------------------------- */
 

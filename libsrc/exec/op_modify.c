@@ -2,6 +2,8 @@
  * batch to the storage hooks; they return no rows, only a count (for the
  * command tag), except under RETURNING, where each changed batch is
  * passed on (the binder projects the RETURNING list over it). One file because the three differ only in the hook. */
+#include <string.h>
+
 #include "exec/exec_int.h"
 
 typedef enum modify_kind_e { MOD_INSERT, MOD_UPDATE, MOD_DELETE } modify_kind_t;
@@ -14,15 +16,108 @@ typedef struct op_modify_s {
   int om_rid;                   /* DELETE: row identity column */
   const bool *om_set;           /* UPDATE: the columns set (NULL = all) */
   bool om_returning;            /* return the changed batches (RETURNING) */
-  bool om_skip_conflicts;       /* INSERT … ON CONFLICT DO NOTHING */
+  bool om_conflict;             /* INSERT … ON CONFLICT */
   int om_conflict_index;        /* its unique index; -1 = all */
+  bool om_do_update;            /* DO UPDATE (else DO NOTHING) */
+  int om_nc;                    /* DO UPDATE: the table's columns */
+  const bool *om_cf_set;        /* DO UPDATE: the columns SET gives */
+  xnode_t **om_cf_x;            /* their values, over [existing, locator, excluded] */
+  xnode_t *om_cf_where;         /* DO UPDATE … WHERE, or NULL */
+  qconflict_t *om_cf;           /* run-time: the storage's statement state */
+  qctx_t *om_q;                 /* run-time: the execution (for the evaluation) */
+  bool om_joined;               /* UPDATE … FROM / DELETE … USING: a row may come
+                                   several times (joined to several rows) */
+  int om_loc;                   /* then: the locator column */
+  int om_nwrite;                /* UPDATE … FROM: the columns the hook sees (the
+                                   table's and the locator); the others are for
+                                   RETURNING. 0 = all */
   int64_t om_count;             /* run-time: rows changed */
+  rset_t om_seen;               /* run-time (om_joined): locators changed so far */
 } op_modify_t;
+
+/* DO UPDATE's SET and WHERE for the proposals sel of b (qcf_eval_t):
+ * evaluated, vectored, over [ex's columns and locator, b's columns]. */
+static int modify_cf_eval(void *ctx, const batch_t *ex, const batch_t *b, const int *sel, int n,
+                          batch_t *newv, bool *ok, err_t *e)
+{
+  op_modify_t *m = ctx;
+  arena_t *a = m->om_op.o_batch;
+  int nc = m->om_nc;
+  batch_t row = {.b_n = b->b_n, .b_ncols = 2 * nc + 1};
+  row.b_cols = arena_alloc(a, sizeof(vec_t) * (size_t)(2 * nc + 1));
+  memcpy(row.b_cols, ex->b_cols, sizeof(vec_t) * (size_t)(nc + 1));
+  memcpy(row.b_cols + nc + 1, b->b_cols, sizeof(vec_t) * (size_t)nc);
+  xctx_t xc;
+  op_xctx(m->om_q, a, &xc);
+  const int *pass = sel;
+  int np = n;
+  if (m->om_cf_where) {
+    int *kept = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
+    if (xeval_filter(&xc, m->om_cf_where, &row, sel, n, kept, &np, e) != CZ_OK)
+      return CZ_ERR;
+    pass = kept;
+  }
+  for (int i = 0; i < n; i++)
+    ok[sel[i]] = false;
+  for (int i = 0; i < np; i++)
+    ok[pass[i]] = true;
+  for (int c = 0; c < nc; c++) {
+    if (m->om_cf_set[c]) {
+      if (xeval(&xc, m->om_cf_x[c], &row, pass, np, &newv->b_cols[c], e) != CZ_OK)
+        return CZ_ERR;
+      continue;
+    }
+    for (int i = 0; i < np; i++) {
+      datum_t d;
+      vec_get(&ex->b_cols[c], pass[i], &d);
+      vec_set(&newv->b_cols[c], pass[i], &d);
+    }
+  }
+  return CZ_OK;
+}
 
 static int modify_open(op_t *o, qctx_t *q, err_t *e)
 {
-  ((op_modify_t *)o)->om_count = 0;
+  op_modify_t *m = (op_modify_t *)o;
+  m->om_count = 0;
+  if (m->om_joined) {
+    ty_t *t = arena_alloc(o->o_state, sizeof *t);  /* the set keeps the pointer */
+    *t = ty_plain(TY_BYTEA);
+    if (rset_init(&m->om_seen, o->o_state, 1, t, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  m->om_q = q;
+  if (m->om_conflict) {
+    const qtable_ops_t *ops = ((const qtable_t *)m->om_table)->qt_ops;
+    if (!ops->qt_conflict_open)
+      return err_set(e, "0A000", "ON CONFLICT is not supported for this table");
+    if (ops->qt_conflict_open(q, m->om_table, m->om_conflict_index,
+                              m->om_do_update ? modify_cf_eval : NULL, m, m->om_cf_set, o->o_state,
+                              &m->om_cf, e) != CZ_OK)
+      return CZ_ERR;
+  }
   return op_open(o->o_in, q, e);
+}
+
+/* A target row joined to several rows is changed once, with the first of
+ * them (PostgreSQL changes it once too, with an arbitrary one): keeps in
+ * *in only the rows whose locator is new. */
+static int modify_first_only(op_modify_t *m, obatch_t *in, err_t *e)
+{
+  batch_t loc = {.b_n = in->ob_b->b_n, .b_ncols = 1, .b_cols = &in->ob_b->b_cols[m->om_loc]};
+  int *kept = arena_alloc(m->om_op.o_batch, sizeof(int) * (size_t)(in->ob_n + 1));
+  int n = 0;
+  for (int j = 0; j < in->ob_n; j++) {
+    int r = in->ob_sel ? in->ob_sel[j] : j;
+    bool added;
+    if (rset_add(&m->om_seen, &loc, r, &added, e) < 0)
+      return CZ_ERR;
+    if (added)
+      kept[n++] = r;
+  }
+  in->ob_sel = kept;
+  in->ob_n = n;
+  return CZ_OK;
 }
 
 static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
@@ -35,27 +130,40 @@ static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       return CZ_ERR;
     if (!in.ob_b)
       return CZ_OK;
+    if (m->om_joined && modify_first_only(m, &in, e) != CZ_OK)
+      return CZ_ERR;
     if (in.ob_n == 0)
       continue;
     int rc;
     switch (m->om_kind) {
     case MOD_INSERT:
-      if (m->om_skip_conflicts) {
-        if (!ops->qt_insert_new)
-          return err_set(e, "0A000",
-                         "ON CONFLICT is not supported for this table");
-        int *kept = arena_alloc(o->o_batch, sizeof(int) * (size_t)in.ob_n);
+      if (m->om_conflict) {
+        uint8_t *act = arena_alloc(o->o_batch, (size_t)in.ob_b->b_n + 1);
+        int *kept = arena_alloc(o->o_batch, sizeof(int) * (size_t)(in.ob_n + 1));
         int nkept = 0;
-        rc = ops->qt_insert_new(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n,
-                                      m->om_conflict_index, kept, &nkept, e);
-        in.ob_sel = kept;  /* only the inserted rows count and are returned */
+        batch_t *written;
+        rc = ops->qt_conflict_apply(q, m->om_cf, in.ob_b, in.ob_sel, in.ob_n, act, &written,
+                                          o->o_batch, e);
+        for (int j = 0; rc == CZ_OK && j < in.ob_n; j++) {
+          int r = in.ob_sel ? in.ob_sel[j] : j;
+          if (act[r] != QCF_SKIPPED)
+            kept[nkept++] = r;
+        }
+        /* only the rows inserted or updated count and are returned, as written */
+        if (rc == CZ_OK)
+          in.ob_b = written;
+        in.ob_sel = kept;
         in.ob_n = nkept;
       } else
         rc = ops->qt_insert(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n, e);
       break;
-    case MOD_UPDATE:
-      rc = ops->qt_update(q, m->om_table, in.ob_b, m->om_set, in.ob_sel, in.ob_n, e);
+    case MOD_UPDATE: {
+      batch_t view = *in.ob_b;  /* the table's columns and the locator */
+      if (m->om_nwrite > 0)
+        view.b_ncols = m->om_nwrite;
+      rc = ops->qt_update(q, m->om_table, &view, m->om_set, in.ob_sel, in.ob_n, e);
       break;
+    }
     default:
       rc = ops->qt_delete(q, m->om_table, in.ob_b, m->om_rid, in.ob_sel, in.ob_n, e);
       break;
@@ -73,8 +181,9 @@ static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
 static char *modify_detail(const op_t *o, arena_t *a)
 {
   const op_modify_t *m = (const op_modify_t *)o;
-  if (m->om_skip_conflicts)
-    return arena_sprintf(a, "%s  on conflict do nothing", m->om_name);
+  if (m->om_conflict)
+    return arena_sprintf(a, "%s  on conflict do %s", m->om_name,
+                         m->om_do_update ? "update" : "nothing");
   return arena_strdup(a, m->om_name);
 }
 
@@ -114,8 +223,29 @@ op_t *op_delete_new(arena_t *a, op_t *in, void *table, const char *name, int rid
 void op_insert_skip_conflicts(op_t *o, int index)
 {
   op_modify_t *m = (op_modify_t *)o;
-  m->om_skip_conflicts = true;
+  m->om_conflict = true;
   m->om_conflict_index = index;
+}
+
+void op_insert_do_update(op_t *o, int index, int nc, const bool *set, xnode_t **set_x,
+                         xnode_t *where)
+{
+  op_modify_t *m = (op_modify_t *)o;
+  m->om_conflict = true;
+  m->om_conflict_index = index;
+  m->om_do_update = true;
+  m->om_nc = nc;
+  m->om_cf_set = set;
+  m->om_cf_x = set_x;
+  m->om_cf_where = where;
+}
+
+void op_dml_set_joined(op_t *o, int loc, int nwrite)
+{
+  op_modify_t *m = (op_modify_t *)o;
+  m->om_joined = true;
+  m->om_loc = loc;
+  m->om_nwrite = nwrite;
 }
 
 void op_dml_set_returning(op_t *o)

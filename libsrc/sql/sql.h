@@ -417,6 +417,12 @@ typedef struct sql_insert_s {
   bool in_on_conflict;     /* ON CONFLICT [(cols)] DO NOTHING: rows that would violate a
                             * unique index (those columns' when given) are skipped */
   sql_list_t *in_conflict_cols; /* of const char *; NULL when not given */
+  const char *in_conflict_constraint; /* ON CONFLICT ON CONSTRAINT name; NULL when not given */
+  sql_expr_t *in_conflict_where; /* ON CONFLICT (cols) WHERE p: the index predicate */
+  int in_conflict_pos;     /* where ON CONFLICT starts */
+  bool in_do_update;       /* DO UPDATE (else DO NOTHING) */
+  sql_list_t *in_update_set; /* DO UPDATE SET: of sql_assign_t */
+  sql_expr_t *in_update_where; /* DO UPDATE … WHERE; NULL when none */
 } sql_insert_t;
 
 /* One `column = expr` of UPDATE … SET. */
@@ -430,6 +436,7 @@ typedef struct sql_update_s {
   sql_name_t up_table;
   const char *up_alias;
   sql_list_t *up_set;      /* of sql_assign_t */
+  sql_list_t *up_from;     /* UPDATE … FROM: of sql_from_t; NULL when none */
   sql_expr_t *up_where;
   sql_list_t *up_returning; /* added: of sql_target_t; NULL when no RETURNING */
 } sql_update_t;
@@ -437,6 +444,7 @@ typedef struct sql_update_s {
 typedef struct sql_delete_s {
   sql_name_t de_table;
   const char *de_alias;
+  sql_list_t *de_using;    /* DELETE … USING: of sql_from_t; NULL when none */
   sql_expr_t *de_where;
   sql_list_t *de_returning; /* added: of sql_target_t; NULL when no RETURNING */
 } sql_delete_t;

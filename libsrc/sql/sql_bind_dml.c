@@ -8,7 +8,7 @@
 #include "sql/sql_bind_int.h"
 
 /* Assignment conversion of n to column c of t (42804 when not allowed). */
-static xnode_t *bd_assign(bd_t *b, const sp_table_t *t, int c, xnode_t *n, int pos)
+xnode_t *bd_assign(bd_t *b, const sp_table_t *t, int c, xnode_t *n, int pos)
 {
   ty_t to = t->tb_coltypes[c];
   if (n->x_type.t_id != TY_UNKNOWN && n->x_type.t_id != to.t_id &&
@@ -22,7 +22,7 @@ static xnode_t *bd_assign(bd_t *b, const sp_table_t *t, int c, xnode_t *n, int p
 }
 
 /* The DEFAULT of column c (NULL when it has none). */
-static xnode_t *bd_default(bd_t *b, const sp_table_t *t, int c)
+xnode_t *bd_default(bd_t *b, const sp_table_t *t, int c)
 {
   const char *text = t->tb_defaults ? t->tb_defaults[c] : NULL;
   if (!text)
@@ -47,7 +47,7 @@ static xnode_t *bd_default(bd_t *b, const sp_table_t *t, int c)
 }
 
 /* Table t alone as a scope, its columns at 0.. (named alias when given). */
-static bd_scope_t *bd_table_scope(bd_t *b, const sp_table_t *t, const char *alias)
+bd_scope_t *bd_table_scope(bd_t *b, const sp_table_t *t, const char *alias)
 {
   bd_scope_t *sc = arena_zalloc(b->b_a, sizeof(*sc));
   bd_rel_t *r = arena_zalloc(b->b_a, sizeof(*r));
@@ -62,45 +62,6 @@ static bd_scope_t *bd_table_scope(bd_t *b, const sp_table_t *t, const char *alia
   sc->sc_nrels = 1;
   sc->sc_width = t->tb_ncols;
   return sc;
-}
-
-/* Whether the n columns cols are the names of the set of columns names
- * (in any order). */
-static bool same_columns(const sp_table_t *t, const int *cols, int n, const sql_list_t *names)
-{
-  if (n != sql_list_len(names))
-    return false;
-  for (int i = 0; i < n; i++) {
-    bool found = false;
-    for (int j = 0; j < n && !found; j++)
-      found = strcmp(t->tb_colnames[cols[j]], sql_list_at(names, i)) == 0;
-    if (!found)
-      return false;
-  }
-  return true;
-}
-
-/* ON CONFLICT (cols): the unique index with exactly those key columns
- * (42P10 when there is none); without columns, every unique index (-1). */
-static int bd_conflict_index(bd_t *b, const sp_table_t *t, const sql_insert_t *in, int *out)
-{
-  *out = -1;
-  if (!in->in_conflict_cols)
-    return CZ_OK;
-  if (t->tb_npk > 0 && same_columns(t, t->tb_pk, t->tb_npk, in->in_conflict_cols)) {
-    *out = 0;
-    return CZ_OK;
-  }
-  for (int i = 0; i < t->tb_nindexes; i++)
-    if (t->tb_indexes[i].ix_unique &&
-        same_columns(t, t->tb_indexes[i].ix_cols, t->tb_indexes[i].ix_ncols,
-                     in->in_conflict_cols)) {
-      *out = t->tb_indexes[i].ix_no;
-      return CZ_OK;
-    }
-  return bd_error(b, SQLSTATE_INVALID_COLUMN_REF, in->in_table.nm_pos,
-                  "there is no unique or exclusion constraint matching the ON CONFLICT "
-                  "specification");
 }
 
 int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
@@ -212,12 +173,8 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
       }
   }
   op_t *ins = op_insert_new(b->b_a, rows, t->tb_handle, t->tb_name);
-  if (in->in_on_conflict) {
-    int index;
-    if (bd_conflict_index(b, t, in, &index) != CZ_OK)
-      return CZ_ERR;
-    op_insert_skip_conflicts(ins, index);
-  }
+  if (in->in_on_conflict && bd_on_conflict(b, t, in, ins) != CZ_OK)  /* sql_bind_upsert.c */
+    return CZ_ERR;
   if (!in->in_returning) {
     b->b_dml = ins;
     *out = ins;
@@ -282,21 +239,14 @@ static op_t *bd_target_plan(bd_t *b, bd_target_t *tg)
                            tg->tg_n, tg->tg_need);
 }
 
-int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
+int bd_set_list(bd_t *b, bd_scope_t *sc, const sp_table_t *t, const sql_list_t *list,
+                xnode_t ***xout, bool **setout)
 {
-  bd_target_t tg;
-  if (bd_target(b, &up->up_table, up->up_alias, up->up_where, SQL_PRIV_UPDATE, &tg) != CZ_OK)
-    return CZ_ERR;
-  const sp_table_t *t = tg.tg_t;
-  bd_scope_t *sc = tg.tg_sc;
   int nc = t->tb_ncols;
-  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nc + 2));
+  xnode_t **x = arena_zalloc(b->b_a, sizeof(xnode_t *) * (size_t)(nc + 2));
   bool *set = arena_zalloc(b->b_a, sizeof(bool) * (size_t)(nc + 1));
-  for (int c = 0; c < nc; c++)
-    x[c] = NULL;
-  sc->sc_agg_forbid = "UPDATE";
-  for (int i = 0; i < sql_list_len(up->up_set); i++) {
-    const sql_assign_t *as = sql_list_at(up->up_set, i);
+  for (int i = 0; i < sql_list_len(list); i++) {
+    const sql_assign_t *as = sql_list_at(list, i);
     int c;
     for (c = 0; c < nc; c++)
       if (strcmp(t->tb_colnames[c], as->as_column) == 0)
@@ -318,8 +268,30 @@ int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
       return CZ_ERR;
     x[c] = v;
     set[c] = true;
-    bd_target_use(&tg, v);
   }
+  *xout = x;
+  *setout = set;
+  return CZ_OK;
+}
+
+int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
+{
+  if (up->up_from)
+    return bd_update_from(b, up, out);  /* sql_bind_dml_from.c */
+  bd_target_t tg;
+  if (bd_target(b, &up->up_table, up->up_alias, up->up_where, SQL_PRIV_UPDATE, &tg) != CZ_OK)
+    return CZ_ERR;
+  const sp_table_t *t = tg.tg_t;
+  bd_scope_t *sc = tg.tg_sc;
+  int nc = t->tb_ncols;
+  xnode_t **x;
+  bool *set;
+  sc->sc_agg_forbid = "UPDATE";
+  if (bd_set_list(b, sc, t, up->up_set, &x, &set) != CZ_OK)
+    return CZ_ERR;
+  for (int c = 0; c < nc; c++)
+    if (x[c])
+      bd_target_use(&tg, x[c]);
   /* RETURNING sees the new values at the same columns as WHERE saw the
    * old: a column not set is passed on when RETURNING reads it. */
   bd_ret_t ret;
@@ -344,6 +316,8 @@ int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
 
 int bd_delete(bd_t *b, const sql_delete_t *de, op_t **out)
 {
+  if (de->de_using)
+    return bd_delete_using(b, de, out);  /* sql_bind_dml_from.c */
   bd_target_t tg;
   if (bd_target(b, &de->de_table, de->de_alias, de->de_where, SQL_PRIV_DELETE, &tg) != CZ_OK)
     return CZ_ERR;

@@ -461,7 +461,7 @@ static void fb_conj_add(bd_t *b, bd_fromblk_t *fb, xnode_t *x)
  * is the same as its items listed in FROM with ON in WHERE: its items
  * become units of the block, so the join planner orders them with the
  * others. Other items (outer joins among them) are one unit each. */
-static int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *fb)
+int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *fb)
 {
   if (fr->fr_kind == SQL_FROM_JOIN &&
       (fr->fr_join == SQL_JOIN_INNER || fr->fr_join == SQL_JOIN_CROSS) && !fr->fr_natural &&

@@ -191,6 +191,9 @@ typedef struct bd_unit_s {
   op_t *un_op;                  /* otherwise the input built while binding */
   xsubq_t *un_lateral;          /* a LATERAL item reading the units before it: its plan,
                                  * joined to them by bd_lateral_fold (un_op NULL) */
+  bool un_rowid;                /* the target of UPDATE … FROM / DELETE … USING: its scan
+                                   also gives the row locator, block column
+                                   un_base + tb_ncols (un_width = tb_ncols + 1) */
 } bd_unit_t;
 typedef struct bd_fromblk_s {
   int fb_nunits, fb_ucap;
@@ -201,6 +204,9 @@ typedef struct bd_fromblk_s {
 int bd_from_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
                  bd_fromblk_t **out);
 int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out);
+/* Adds one FROM item to sc and fb (bd_from_bind does it for each item):
+ * UPDATE … FROM and DELETE … USING put their target first themselves. */
+int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *fb);
 /* Adds to fb's conjuncts what its ORs imply: conjuncts common to every
  * branch, and per unit the OR of each branch's conditions on it
  * (sql_plan_or.c); unit_of maps block columns to units. */
@@ -276,6 +282,10 @@ op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool ro
  * table order (the conjuncts' columns must be needed). */
 op_t *bd_plan_scan_compact(bd_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,
                            int n, const bool *need);
+/* As bd_plan_scan_compact, plus the row locator as a last column (the
+ * target of UPDATE … FROM / DELETE … USING). */
+op_t *bd_plan_scan_target(bd_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,
+                          int n, const bool *need);
 /* Splits an AND tree into conjuncts (appends to *list). */
 void bd_conjuncts(bd_t *b, xnode_t *x, xnode_t ***list, int *n, int *cap);
 xnode_t *bd_and_all(bd_t *b, xnode_t **conj, int n);
@@ -297,6 +307,23 @@ typedef struct bd_ret_s {
 int bd_returning_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *targets, bd_ret_t *out);
 int bd_returning_plan(bd_t *b, const bd_ret_t *r, op_t *dml, op_t **out);
 int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out);
+/* Assignment conversion of n to column c of t (42804 when not allowed). */
+xnode_t *bd_assign(bd_t *b, const sp_table_t *t, int c, xnode_t *n, int pos);
+/* The DEFAULT of column c of t (a NULL constant when it has none). */
+xnode_t *bd_default(bd_t *b, const sp_table_t *t, int c);
+/* Table t alone as a scope, its columns at 0.. (named alias when given). */
+bd_scope_t *bd_table_scope(bd_t *b, const sp_table_t *t, const char *alias);
+/* An UPDATE's SET list bound in sc: (*x)[c] the new value of column c
+ * (converted to its type), NULL where not set; (*set)[c] marks the set
+ * ones. 42703 for an unknown column, 42601 for one set twice. */
+int bd_set_list(bd_t *b, bd_scope_t *sc, const sp_table_t *t, const sql_list_t *list,
+                xnode_t ***x, bool **set);
+/* INSERT's ON CONFLICT clause on insert operator ins into t
+ * (sql_bind_upsert.c). */
+int bd_on_conflict(bd_t *b, const sp_table_t *t, const sql_insert_t *in, op_t *ins);
+/* sql_bind_dml_from.c */
+int bd_update_from(bd_t *b, const sql_update_t *up, op_t **out);
+int bd_delete_using(bd_t *b, const sql_delete_t *de, op_t **out);
 int bd_update(bd_t *b, const sql_update_t *up, op_t **out);
 int bd_delete(bd_t *b, const sql_delete_t *de, op_t **out);
 

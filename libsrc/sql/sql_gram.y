@@ -142,12 +142,12 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <expr> case_expr case_arg case_default in_expr values_item where_clause
 %type <expr> having_clause var_value func_application func_common fetch_count
 %type <expr> subscripted extract_arg fetch_clause
-%type <list> target_list from_clause from_list group_clause sort_clause opt_sort_clause
+%type <list> target_list from_clause from_list opt_using group_clause sort_clause opt_sort_clause
 %type <list> array_sub_list group_by_list
 %type <list> sortby_list expr_list values_row name_list opt_include when_list
 %type <list> qualified_name_list set_list var_list grantee_list cte_list
 %type <list> opt_name_list returning_clause opt_partition substr_list trim_list
-%type <list> copy_col_list opt_on_conflict index_elems opt_prep_types prep_type_list
+%type <list> copy_col_list index_elems opt_prep_types prep_type_list
 %type <copy> copy_opts copy_old_opts copy_generic_opts
 %type <txn> txn_mode_list opt_txn_modes
 %type <alias> opt_alias_clause
@@ -165,7 +165,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <num> all_op any_operator subquery_op iso_level txn_mode
 %type <num> join_type opt_asc_desc opt_nulls_order privileges privilege_list privilege
 %type <flag> opt_all opt_distinct opt_unique opt_user copy_direction opt_nowait opt_drop_behavior
-%type <insert> insert_rest
+%type <insert> insert_rest opt_on_conflict conflict_target
 %type <ctab> table_elts
 %type <coldef> column_def col_quals
 %type <tabcons> table_cons named_table_cons
@@ -1335,8 +1335,13 @@ insert_stmt:
         $5->in_alias = $4;
         if ($6) {
           $5->in_on_conflict = true;
-          /* the list's first item marks "no columns given" */
-          $5->in_conflict_cols = sql_list_at($6, 0) ? $6 : NULL;
+          $5->in_conflict_cols = $6->in_conflict_cols;
+          $5->in_conflict_constraint = $6->in_conflict_constraint;
+          $5->in_conflict_where = $6->in_conflict_where;
+          $5->in_conflict_pos = $6->in_conflict_pos;
+          $5->in_do_update = $6->in_do_update;
+          $5->in_update_set = $6->in_update_set;
+          $5->in_update_where = $6->in_update_where;
         }
         $5->in_returning = $7;
       }
@@ -1347,12 +1352,27 @@ opt_insert_alias:
   | %empty     { $$ = NULL; }
   ;
 
-/* NULL: no ON CONFLICT; else the conflict columns, or a one-item list
- * holding NULL when none were given */
+/* NULL: no ON CONFLICT; else a shell holding only the in_conflict_* and
+ * in_update_* fields (insert_stmt copies them). */
 opt_on_conflict:
-    ON CONFLICT '(' name_list ')' DO NOTHING  { $$ = $4; }
-  | ON CONFLICT DO NOTHING                    { $$ = APPEND(NULL, NULL); }
-  | %empty                                    { $$ = NULL; }
+    ON CONFLICT conflict_target DO NOTHING
+      { $$ = $3; $$->in_conflict_pos = @1.lc_pos; }
+  | ON CONFLICT conflict_target DO UPDATE SET set_list where_clause
+      {
+        $$ = $3;
+        $$->in_conflict_pos = @1.lc_pos;
+        $$->in_do_update = true;
+        $$->in_update_set = $7;
+        $$->in_update_where = $8;
+      }
+  | %empty  { $$ = NULL; }
+  ;
+
+conflict_target:
+    '(' name_list ')' where_clause
+      { $$ = NEW(sql_insert_t); $$->in_conflict_cols = $2; $$->in_conflict_where = $4; }
+  | ON CONSTRAINT col_id  { $$ = NEW(sql_insert_t); $$->in_conflict_constraint = $3; }
+  | %empty                { $$ = NEW(sql_insert_t); }
   ;
 
 returning_clause:
@@ -1372,15 +1392,16 @@ insert_rest:
   ;
 
 update_stmt:
-    UPDATE qualified_name opt_alias SET set_list where_clause returning_clause
+    UPDATE qualified_name opt_alias SET set_list from_clause where_clause returning_clause
       {
         $$ = sql_stmt_new(ps, SQL_STMT_UPDATE);
         $$->st_update = NEW(sql_update_t);
         $$->st_update->up_table = $2;
         $$->st_update->up_alias = $3;
         $$->st_update->up_set = $5;
-        $$->st_update->up_where = $6;
-        $$->st_update->up_returning = $7;
+        $$->st_update->up_from = $6;
+        $$->st_update->up_where = $7;
+        $$->st_update->up_returning = $8;
       }
   ;
 
@@ -1407,15 +1428,22 @@ with_dml_stmt:
   | with_clause delete_stmt  { $$ = $2; $$->st_with = $1; }
   ;
 
+/* DELETE … USING: more FROM items, as UPDATE … FROM */
+opt_using:
+    USING from_list  { $$ = $2; }
+  | %empty           { $$ = NULL; }
+  ;
+
 delete_stmt:
-    DELETE_P FROM qualified_name opt_alias where_clause returning_clause
+    DELETE_P FROM qualified_name opt_alias opt_using where_clause returning_clause
       {
         $$ = sql_stmt_new(ps, SQL_STMT_DELETE);
         $$->st_delete = NEW(sql_delete_t);
         $$->st_delete->de_table = $3;
         $$->st_delete->de_alias = $4;
-        $$->st_delete->de_where = $5;
-        $$->st_delete->de_returning = $6;
+        $$->st_delete->de_using = $5;
+        $$->st_delete->de_where = $6;
+        $$->st_delete->de_returning = $7;
       }
   ;
 

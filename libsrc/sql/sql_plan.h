@@ -61,6 +61,7 @@ typedef struct sp_table_s {
   const char **tb_defaults;     /* SQL text of each column's DEFAULT; NULL none */
   int tb_npk;                   /* primary index key columns (0: no declared key) */
   const int *tb_pk;
+  const char *tb_pk_name;       /* the primary key constraint's name; NULL none */
   int tb_nindexes;
   const sp_index_t *tb_indexes;
   /* Per column, the element type x[i] gives (arrays, and the catalog's

@@ -98,8 +98,8 @@ static bool lookup_keys(const jplan_t *jp, const bool *in_set, int u, int *lk, b
 {
   const bd_unit_t *un = &jp->jp_fb->fb_units[u];
   const sp_table_t *t = un->un_table;
-  if (!t || t->tb_npk <= 0 || t->tb_npk > 32 || jp->jp_units[u].pu_unknown)
-    return false;
+  if (!t || un->un_rowid || t->tb_npk <= 0 || t->tb_npk > 32 || jp->jp_units[u].pu_unknown)
+    return false;  /* (lookups give no row locator) */
   for (int i = 0; i < jp->jp_nconj; i++)
     used[i] = false;
   for (int k = 0; k < t->tb_npk; k++) {
@@ -344,9 +344,14 @@ static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
     return f ? op_filter_new(b->b_a, un->un_op, f) : un->un_op;
   }
   const bool *need = jp->jp_units[u].pu_need;
-  for (int c = 0; c < un->un_width; c++)
+  int nt = un->un_table->tb_ncols;
+  for (int c = 0; c < nt; c++)
     if (need[c])
       cols[(*ncols)++] = un->un_base + c;
+  if (un->un_rowid) {
+    cols[(*ncols)++] = un->un_base + nt;
+    return bd_plan_scan_target(b, un->un_table, un->un_alias, local, nl, need);
+  }
   return bd_plan_scan_compact(b, un->un_table, un->un_alias, local, nl, need);
 }
 
@@ -528,7 +533,9 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
       const bd_unit_t *un = &fb->fb_units[u];
       for (int c = 0; c < un->un_width; c++) {
         int bc = un->un_base + c;
-        ty_t t = un->un_table ? un->un_table->tb_coltypes[c] : un->un_op->o_types[c];
+        ty_t t = !un->un_table                  ? un->un_op->o_types[c]
+                 : c < un->un_table->tb_ncols ? un->un_table->tb_coltypes[c]
+                                              : ty_plain(TY_BYTEA);  /* the locator */
         x[bc] = pos[bc] >= 0 ? bd_col(b, pos[bc], t) : bd_const_null(b, t);
       }
     }

@@ -303,6 +303,12 @@ op_t *bd_plan_scan_compact(bd_t *b, const sp_table_t *t, const char *alias, xnod
   return plan_scan(b, t, alias, false, conj, n, need, true);
 }
 
+op_t *bd_plan_scan_target(bd_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,
+                          int n, const bool *need)
+{
+  return plan_scan(b, t, alias, true, conj, n, need, true);
+}
+
 /* The scan's columns are the needed ones only; conditions left for the
  * filter are moved to their positions. */
 static op_t *scan_compact(bd_t *b, const sp_table_t *t, scan_spec_t *sp, const bool *need,

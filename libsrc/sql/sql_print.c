@@ -536,6 +536,34 @@ static void pr_target_table(sql_pr_t *p, const sql_name_t *n, const char *alias)
   }
 }
 
+/* UPDATE's FROM and DELETE's USING: (tag item …) */
+static void pr_dml_from(sql_pr_t *p, const char *tag, const sql_list_t *l)
+{
+  if (!l)
+    return;
+  pr_str(p, " (");
+  pr_str(p, tag);
+  for (int i = 0; i < sql_list_len(l); i++) {
+    pr_str(p, " ");
+    pr_from(p, sql_list_at(l, i));
+  }
+  pr_str(p, ")");
+}
+
+static void pr_assigns(sql_pr_t *p, const sql_list_t *l)
+{
+  pr_str(p, " (set");
+  for (int i = 0; i < sql_list_len(l); i++) {
+    const sql_assign_t *as = sql_list_at(l, i);
+    pr_str(p, " (= ");
+    pr_name(p, as->as_column);
+    pr_str(p, " ");
+    pr_expr(p, as->as_expr);
+    pr_str(p, ")");
+  }
+  pr_str(p, ")");
+}
+
 static void pr_dml(sql_pr_t *p, const sql_stmt_t *s)
 {
   pr_with(p, s->st_with);
@@ -553,10 +581,21 @@ static void pr_dml(sql_pr_t *p, const sql_stmt_t *s)
     else
       pr_str(p, "default-values");
     if (s->st_insert->in_on_conflict) {
-      pr_str(p, " (on-conflict-do-nothing");
-      if (s->st_insert->in_conflict_cols) {
+      const sql_insert_t *in = s->st_insert;
+      pr_str(p, in->in_do_update ? " (on-conflict-do-update" : " (on-conflict-do-nothing");
+      if (in->in_conflict_cols) {
         pr_str(p, " ");
-        pr_names(p, s->st_insert->in_conflict_cols);
+        pr_names(p, in->in_conflict_cols);
+      }
+      if (in->in_conflict_constraint) {
+        pr_str(p, " (on-constraint ");
+        pr_name(p, in->in_conflict_constraint);
+        pr_str(p, ")");
+      }
+      pr_clause(p, "index-where", in->in_conflict_where);
+      if (in->in_do_update) {
+        pr_assigns(p, in->in_update_set);
+        pr_clause(p, "where", in->in_update_where);
       }
       pr_str(p, ")");
     }
@@ -565,22 +604,15 @@ static void pr_dml(sql_pr_t *p, const sql_stmt_t *s)
   case SQL_STMT_UPDATE:
     pr_str(p, "(update");
     pr_target_table(p, &s->st_update->up_table, s->st_update->up_alias);
-    pr_str(p, " (set");
-    for (int i = 0; i < sql_list_len(s->st_update->up_set); i++) {
-      const sql_assign_t *as = sql_list_at(s->st_update->up_set, i);
-      pr_str(p, " (= ");
-      pr_name(p, as->as_column);
-      pr_str(p, " ");
-      pr_expr(p, as->as_expr);
-      pr_str(p, ")");
-    }
-    pr_str(p, ")");
+    pr_assigns(p, s->st_update->up_set);
+    pr_dml_from(p, "from", s->st_update->up_from);
     pr_clause(p, "where", s->st_update->up_where);
     pr_returning(p, s->st_update->up_returning);
     break;
   default: /* SQL_STMT_DELETE */
     pr_str(p, "(delete");
     pr_target_table(p, &s->st_delete->de_table, s->st_delete->de_alias);
+    pr_dml_from(p, "using", s->st_delete->de_using);
     pr_clause(p, "where", s->st_delete->de_where);
     pr_returning(p, s->st_delete->de_returning);
     break;

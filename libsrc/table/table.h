@@ -116,6 +116,44 @@ int tbl_update_cols(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_c
  * (23505 when a unique index finds duplicates). */
 int tbl_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t *oid, err_t *e);
 
+/* ---- INSERT … ON CONFLICT (tb_conflict.c) ---------------------------------- */
+
+#define TBL_SQLSTATE_CARDINALITY "21000"
+/* What became of a proposed row (tbl_conflict_apply's act[]). */
+#define TBL_CF_SKIPPED 0
+#define TBL_CF_INSERTED 1
+#define TBL_CF_UPDATED 2
+
+/* DO UPDATE's SET and WHERE, evaluated by the caller: for the proposals
+ * sel[0..n) (row numbers of b), ex holds at the same row numbers the row
+ * each one conflicts with (every column, then its locator); fills those
+ * rows of newv (every column: the SET values, the others as in ex) and
+ * ok[row] (WHERE holds, or there is none). */
+typedef int (*tbl_cf_eval_t)(void *ctx, const batch_t *ex, const batch_t *b, const int *sel,
+                             int n, batch_t *newv, bool *ok, err_t *e);
+
+typedef struct tbl_conflict_s tbl_conflict_t;
+/* One statement's ON CONFLICT on t, living in a (the statement's): the
+ * arbiter is unique index ct_indexes[index] (0 = the primary key), or with
+ * index -1 every unique index (DO NOTHING only). eval NULL: DO NOTHING;
+ * else DO UPDATE, SET giving the columns set marks (the others keep their
+ * stored values, long ones unread). */
+int tbl_conflict_open(txn_t *tx, const cat_table_t *t, int index, tbl_cf_eval_t eval, void *ctx,
+                      const bool *set, arena_t *a, tbl_conflict_t **out, err_t *e);
+/* Proposes rows sel[0..n) of b (every column, in order; sel NULL = 0..n)
+ * in order, with read-committed semantics as PostgreSQL's: a row whose
+ * arbiter value no row holds is inserted; one whose value a row holds is
+ * skipped (DO NOTHING, or WHERE false) or updates that row (the version
+ * current once it is locked: no lost update; a concurrent inserter of the
+ * value is waited for, never 23505). act[row] says which; *newv (in a,
+ * rows aligned with b) holds each inserted or updated row as written.
+ * 21000 when a proposal's value is one this statement already inserted
+ * or updated (DO UPDATE); 23505 for a conflict on another unique index;
+ * 40P01, 57014 from lock waits. One vectored probe per call finds the
+ * conflicting rows (README "ON CONFLICT"). */
+int tbl_conflict_apply(tbl_conflict_t *c, const batch_t *b, const int *sel, int n, uint8_t *act,
+                       batch_t **newv, arena_t *a, err_t *e);
+
 /* ---- scans (tb_scan.c) ------------------------------------------------------ */
 
 /* A bound on a prefix of an index's key columns: n values of the first n
@@ -185,6 +223,18 @@ void tbl_scan_close(tbl_scan_t *s);
 int tbl_lookup(txn_t *tx, const cat_table_t *t, const datum_t *const *keys, int n,
                const int *cols, int ncols, bool want_loc, batch_t *out, bool *found,
                arena_t *a, err_t *e);
+
+/* A scan that is a point lookup (tb_point.c): tbl_point_open returns 1
+ * (nothing opened) unless index idx is the primary tree and low and high
+ * are equal and inclusive on every primary key column; then *out reads
+ * that one row (or none) with one tbl_lookup: tbl_point_next fills out
+ * (as tbl_scan_next: the columns cols, then the locator when want_loc)
+ * with it the first time and with 0 rows after. Nothing to close. */
+typedef struct tbl_point_s tbl_point_t;
+int tbl_point_open(txn_t *tx, const cat_table_t *t, int idx, const int *cols, int ncols,
+                   const tbl_bound_t *low, const tbl_bound_t *high, bool want_loc, arena_t *a,
+                   tbl_point_t **out, err_t *e);
+int tbl_point_next(tbl_point_t *p, batch_t *out, arena_t *a, err_t *e);
 
 /* ---- out-of-line values (tb_long.c) ------------------------------------------
  * A string value longer than 1000 bytes, or the largest ones of a row that

@@ -1,0 +1,116 @@
+/* sql_bind_dml_from — UPDATE … FROM and DELETE … USING: the target and
+ * the other FROM items form one block, planned by the join planner like a
+ * SELECT's FROM; the modify operator then changes each target row once.
+ *
+ * Design notes:
+ * - The block's row is the target's columns (0 .. nc-1), the target's row
+ *   locator (column nc, not nameable: the target's scope entry has nc
+ *   columns), then the other items' columns, as bd_from_units lays them
+ *   out. The target is the block's first unit with un_rowid set, so its
+ *   scan takes its own WHERE conjuncts as key bounds and returns the
+ *   locator; the join order and methods are the planner's choice.
+ * - UPDATE projects the block row to the new values (columns 0 .. nc-1),
+ *   the locator, and the other items' columns unchanged after it, so that
+ *   RETURNING, bound over the block's scope, reads the new values of the
+ *   target and the joined rows of the others at the same positions.
+ * - A target row joined to several rows comes several times: the modify
+ *   operator changes (counts, returns) only its first (op_dml_set_joined);
+ *   PostgreSQL likewise updates it once, with an arbitrary one of them.
+ * - The whole join is buffered before the first change (the scan must not
+ *   meet the rows it changes).
+ */
+#include <string.h>
+
+#include "sql/sql_bind_int.h"
+
+/* The block of the target (name, alias) and the items from, with WHERE
+ * bound into fb's conjuncts. */
+static int bd_dml_block(bd_t *b, const sql_name_t *name, const char *alias, const sql_list_t *from,
+                        const sql_expr_t *where, unsigned priv, const sp_table_t **tout,
+                        bd_scope_t **scout, bd_fromblk_t **fbout)
+{
+  const sp_table_t *t;
+  if (bd_lookup_table(b, name, &t) != CZ_OK)
+    return CZ_ERR;
+  bd_access(b, t, priv);
+  bd_scope_t *sc = bd_table_scope(b, t, alias);
+  sc->sc_width = t->tb_ncols + 1;  /* the locator */
+  bd_fromblk_t *fb = arena_zalloc(b->b_a, sizeof(*fb));
+  fb->fb_ucap = 8;
+  fb->fb_units = arena_zalloc(b->b_a, sizeof(bd_unit_t) * (size_t)fb->fb_ucap);
+  bd_unit_t *u = &fb->fb_units[fb->fb_nunits++];
+  u->un_base = 0;
+  u->un_width = t->tb_ncols + 1;
+  u->un_table = t;
+  u->un_alias = sc->sc_rels[0]->rl_name;
+  u->un_rowid = true;
+  for (int i = 0; i < sql_list_len(from); i++)
+    if (bd_from_units(b, sc, sql_list_at(from, i), fb) != CZ_OK)
+      return CZ_ERR;
+  if (where) {
+    xnode_t *w;
+    sc->sc_agg = NULL;
+    sc->sc_agg_forbid = "WHERE";
+    if (bd_cond(b, sc, where, "WHERE", &w) != CZ_OK)
+      return CZ_ERR;
+    bd_conjuncts(b, w, &fb->fb_conj, &fb->fb_nconj, &fb->fb_cap);
+    bd_access(b, t, SQL_PRIV_SELECT);  /* reading columns in WHERE needs SELECT */
+  }
+  *tout = t;
+  *scout = sc;
+  *fbout = fb;
+  return CZ_OK;
+}
+
+int bd_update_from(bd_t *b, const sql_update_t *up, op_t **out)
+{
+  const sp_table_t *t;
+  bd_scope_t *sc;
+  bd_fromblk_t *fb;
+  if (bd_dml_block(b, &up->up_table, up->up_alias, up->up_from, up->up_where, SQL_PRIV_UPDATE,
+                   &t, &sc, &fb) != CZ_OK)
+    return CZ_ERR;
+  int nc = t->tb_ncols;
+  xnode_t **set_x;
+  bool *set;
+  sc->sc_agg_forbid = "UPDATE";
+  if (bd_set_list(b, sc, t, up->up_set, &set_x, &set) != CZ_OK)
+    return CZ_ERR;
+  bd_ret_t ret;
+  if (bd_returning_bind(b, sc, up->up_returning, &ret) != CZ_OK)
+    return CZ_ERR;
+  op_t *rows;
+  if (bd_from_plan(b, sc, fb, &rows) != CZ_OK)
+    return CZ_ERR;
+  /* new values, the locator, then (for RETURNING) the other items */
+  int width = ret.rt_n > 0 ? sc->sc_width : nc + 1;
+  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(width + 1));
+  for (int c = 0; c < nc; c++)
+    x[c] = set[c] ? set_x[c] : bd_col(b, c, t->tb_coltypes[c]);
+  for (int c = nc; c < width; c++)
+    x[c] = bd_col(b, c, rows->o_types[c]);
+  op_t *upd = op_update_new(b->b_a, op_buffer_new(b->b_a, op_project_new(b->b_a, rows, width, x)),
+                            t->tb_handle, t->tb_name, set);
+  op_dml_set_joined(upd, nc, nc + 1);
+  return bd_returning_plan(b, &ret, upd, out);
+}
+
+int bd_delete_using(bd_t *b, const sql_delete_t *de, op_t **out)
+{
+  const sp_table_t *t;
+  bd_scope_t *sc;
+  bd_fromblk_t *fb;
+  if (bd_dml_block(b, &de->de_table, de->de_alias, de->de_using, de->de_where, SQL_PRIV_DELETE,
+                   &t, &sc, &fb) != CZ_OK)
+    return CZ_ERR;
+  bd_ret_t ret;
+  if (bd_returning_bind(b, sc, de->de_returning, &ret) != CZ_OK)
+    return CZ_ERR;
+  op_t *rows;
+  if (bd_from_plan(b, sc, fb, &rows) != CZ_OK)
+    return CZ_ERR;
+  op_t *del = op_delete_new(b->b_a, op_buffer_new(b->b_a, rows), t->tb_handle, t->tb_name,
+                            t->tb_ncols);
+  op_dml_set_joined(del, t->tb_ncols, 0);
+  return bd_returning_plan(b, &ret, del, out);
+}
