@@ -246,9 +246,11 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   const sp_table_t *rtable = t;
   if (t)
     r = bd_plan_scan(b, t, al, false, NULL, 0);
-  if (fr->fr_join == SQL_JOIN_FULL)
+  if (fr->fr_join == SQL_JOIN_FULL && (fr->fr_natural || fr->fr_using))
+    /* the merged column would be COALESCE of both sides, which the
+     * scope's merging (one side's column hidden) cannot express yet */
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
-                    "FULL JOIN is not supported yet");
+                    "FULL JOIN with USING or NATURAL is not supported yet");
   xnode_t *cond = NULL;
   if ((fr->fr_natural || fr->fr_using) &&
       bd_join_using(b, sc, fr, first_rel, mid, base, &cond) != CZ_OK)
@@ -291,6 +293,10 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
     for (int i = 0; i < rw; i++)
       cols[lw + i] = bd_col(b, i, j->o_types[i]);
     *out = op_project_new(b->b_a, j, lw + rw, cols);
+    return CZ_OK;
+  }
+  if (fr->fr_join == SQL_JOIN_FULL) {
+    *out = join_op(b, l, r, JOIN_FULL, cond);
     return CZ_OK;
   }
   join_kind_t kind = fr->fr_join == SQL_JOIN_LEFT ? JOIN_LEFT : JOIN_INNER;
