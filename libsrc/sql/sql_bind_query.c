@@ -275,6 +275,13 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   bd_fromblk_t *from;
   if (bd_from_bind(b, sc, s->se_from, s->se_where, &from) != CZ_OK)
     return CZ_ERR;
+  bd_decor_t *decor = b->b_decor;
+  if (!decor || !sq || sq != decor->dr_sq || q != decor->dr_q || decor->dr_claimed)
+    decor = NULL;
+  else {
+    decor->dr_claimed = true;  /* this block gives up its correlated conjuncts */
+    bd_decor_extract(b, decor, from);
+  }
   bd_aggctx_t *ag = arena_zalloc(b->b_a, sizeof(*ag));
   sc->sc_agg = ag;
   int ngroup = sql_list_len(s->se_group);
@@ -324,6 +331,14 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   /* every expression over the FROM row is bound: plan it */
   if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
     return CZ_ERR;
+  if (decor) {
+    /* what a semi / anti join cannot express: keep the per-row subquery */
+    if (ag->ag_n > 0 || ngroup > 0 || having || sc->sc_win || q->qu_limit || q->qu_offset ||
+        s->se_top || (decor->dr_in && nvis != 1))
+      decor->dr_fail = true;
+    *out = bd_decor_output(b, decor, plan, nvis > 0 ? tl.tl_x[0] : NULL);
+    return *out ? CZ_OK : CZ_ERR;
+  }
   /* window functions of the select list / ORDER BY (sql_bind_window.c) */
   if (bd_window_finish(b, sc, ag->ag_n > 0 || ngroup > 0 || having, &plan) != CZ_OK)
     return CZ_ERR;

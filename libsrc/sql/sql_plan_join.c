@@ -46,6 +46,7 @@ typedef struct jconj_s {
   double jc_sel;
   bool jc_top;                  /* evaluated after all joins */
   bool jc_local;                /* one unit: inside its scan or filter */
+  bool jc_semi;                 /* joins a SEMI / ANTI unit (its selectivity is jp_semi's) */
 } jconj_t;
 
 typedef struct jplan_s {
@@ -57,6 +58,7 @@ typedef struct jplan_s {
   int jp_nconj;
   jconj_t *jp_conj;
   int *jp_unit_of;              /* block column -> unit */
+  double *jp_semi;              /* per unit: SEMI / ANTI: the fraction of rows it keeps; else 0 */
   bool *jp_scratch;             /* per conjunct, for step_cost's lookup_keys */
 } jplan_t;
 
@@ -74,6 +76,28 @@ static bool conj_uses(const jconj_t *c, int u)
     if (c->jc_units[i] == u)
       return true;
   return false;
+}
+
+/* Whether unit u may join the rows of in_set: a SEMI / ANTI unit only
+ * after every unit its conjuncts read, and never first. */
+static bool unit_ready(const jplan_t *jp, const bool *in_set, int u)
+{
+  if (jp->jp_semi[u] <= 0)
+    return true;
+  bool any = false;
+  for (int v = 0; v < jp->jp_nu; v++)
+    any |= in_set[v];
+  if (!any)
+    return false;
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    const jconj_t *c = &jp->jp_conj[i];
+    if (!conj_uses(c, u))
+      continue;
+    for (int k = 0; k < c->jc_nunits; k++)
+      if (c->jc_units[k] != u && !in_set[c->jc_units[k]])
+        return false;
+  }
+  return true;
 }
 
 /* `a = b` of two columns of one type: their units and columns. */
@@ -134,10 +158,10 @@ static double set_rows(const jplan_t *jp, const bool *in_set)
   double r = 1;
   for (int u = 0; u < jp->jp_nu; u++)
     if (in_set[u])
-      r *= jp->jp_units[u].pu_rows;
+      r *= jp->jp_semi[u] > 0 ? jp->jp_semi[u] : jp->jp_units[u].pu_rows;
   for (int i = 0; i < jp->jp_nconj; i++) {
     const jconj_t *c = &jp->jp_conj[i];
-    if (!c->jc_top && !c->jc_local && conj_within(c, in_set))
+    if (!c->jc_top && !c->jc_local && !c->jc_semi && conj_within(c, in_set))
       r *= c->jc_sel;
   }
   return r < 1 ? 1 : r;
@@ -248,6 +272,8 @@ static void order_dp(const jplan_t *jp, int *order)
     last[s] = -1;
     if ((s & (s - 1)) == 0) {
       int u = __builtin_ctzll(s);
+      if (jp->jp_semi[u] > 0)
+        continue;  /* a semi / anti join has a left side */
       best[s] = scan_cost(&jp->jp_units[u]) + jp->jp_units[u].pu_rows * COST_OUT;
       last[s] = u;
       continue;
@@ -260,6 +286,10 @@ static void order_dp(const jplan_t *jp, int *order)
       if (best[prev] == INFINITY)
         continue;
       in_set[u] = false;
+      if (!unit_ready(jp, in_set, u)) {
+        in_set[u] = true;
+        continue;
+      }
       jmethod_t m;
       double c = best[prev] + step_cost(jp, in_set, rows[prev], u, &m);
       in_set[u] = true;
@@ -282,9 +312,9 @@ static void order_greedy(const jplan_t *jp, int *order)
 {
   int n = jp->jp_nu;
   bool *in_set = arena_zalloc(jp->jp_b->b_a, (size_t)n + 1);
-  int first = 0;
-  for (int u = 1; u < n; u++)
-    if (jp->jp_units[u].pu_rows < jp->jp_units[first].pu_rows)
+  int first = -1;
+  for (int u = 0; u < n; u++)
+    if (jp->jp_semi[u] <= 0 && (first < 0 || jp->jp_units[u].pu_rows < jp->jp_units[first].pu_rows))
       first = u;
   order[0] = first;
   in_set[first] = true;
@@ -293,7 +323,7 @@ static void order_greedy(const jplan_t *jp, int *order)
     int pick = -1;
     double pick_cost = INFINITY;
     for (int u = 0; u < n; u++) {
-      if (in_set[u])
+      if (in_set[u] || !unit_ready(jp, in_set, u))
         continue;
       jmethod_t m;
       double c = step_cost(jp, in_set, rows, u, &m);
@@ -364,8 +394,14 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
     *out = c ? op_filter_new(b->b_a, v, c) : v;
     return CZ_OK;
   }
+  if (bd_decorrelate(b, sc, fb) != CZ_OK)  /* sql_plan_decor.c */
+    return CZ_ERR;
+  nu = fb->fb_nunits;
   jplan_t jp = {.jp_b = b, .jp_sc = sc, .jp_fb = fb, .jp_nu = nu};
-  int width = sc->sc_width;
+  /* the block's row, then the columns of semi / anti units */
+  int bwidth = sc->sc_width, width = bwidth;
+  for (int u = 0; u < nu; u++)
+    width = CZ_MAX(width, fb->fb_units[u].un_base + fb->fb_units[u].un_width);
   jp.jp_unit_of = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
   for (int u = 0; u < nu; u++)
     for (int c = 0; c < fb->fb_units[u].un_width; c++)
@@ -386,6 +422,8 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
         c->jc_units[c->jc_nunits++] = u;
     c->jc_top = bd_node_has_subq(c->jc_x) || c->jc_nunits == 0;
     c->jc_local = !c->jc_top && c->jc_nunits == 1;
+    for (int k = 0; k < c->jc_nunits; k++)
+      c->jc_semi |= fb->fb_units[c->jc_units[k]].un_kind != JOIN_INNER;
   }
   /* estimates (and the columns each table reads) */
   jp.jp_units = arena_zalloc(b->b_a, sizeof(pc_unit_t) * (size_t)(nu + 1));
@@ -402,6 +440,22 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
     if (!jp.jp_conj[i].jc_top && !jp.jp_conj[i].jc_local)
       jp.jp_conj[i].jc_sel = pc_join_selectivity(b, fb, jp.jp_units, jp.jp_unit_of, jp.jp_conj[i].jc_x);
   composite_keys(&jp);
+  /* a semi join keeps the outer rows with a partner: about rows(u) times
+   * the keys' selectivity, at most all; an anti join the others */
+  jp.jp_semi = arena_zalloc(b->b_a, sizeof(double) * (size_t)(nu + 1));
+  for (int u = 0; u < nu; u++) {
+    const bd_unit_t *un = &fb->fb_units[u];
+    if (un->un_kind == JOIN_INNER)
+      continue;
+    if (un->un_op->o_est_rows > 0)
+      jp.jp_units[u].pu_rows = un->un_op->o_est_rows;
+    double f = jp.jp_units[u].pu_rows;
+    for (int i = 0; i < jp.jp_nconj; i++)
+      if (jp.jp_conj[i].jc_semi && conj_uses(&jp.jp_conj[i], u))
+        f *= jp.jp_conj[i].jc_sel > 0 ? jp.jp_conj[i].jc_sel : 0.1;
+    f = CZ_MIN(CZ_MAX(f, 0.05), 1.0);
+    jp.jp_semi[u] = un->un_kind == JOIN_SEMI ? f : CZ_MAX(1.0 - f, 0.05);
+  }
   jp.jp_scratch = arena_alloc(b->b_a, (size_t)jp.jp_nconj + 1);
   /* the order */
   int *order = arena_alloc(b->b_a, sizeof(int) * (size_t)(nu + 1));
@@ -506,8 +560,17 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
       rest[nrest++] = bd_node_remap(b, c->jc_x, pos);
     }
     xnode_t *cond = bd_and_all(b, rest, nrest);
-    acc = nk ? op_hashjoin_new(b->b_a, acc, in, JOIN_INNER, nk, hl, hr, cond)
-             : op_nljoin_new(b->b_a, acc, in, JOIN_INNER, cond);
+    join_kind_t kind = un->un_kind;
+    acc = nk ? op_hashjoin_new(b->b_a, acc, in, kind, nk, hl, hr, cond)
+             : op_nljoin_new(b->b_a, acc, in, kind, cond);
+    if (un->un_null_aware)
+      op_join_set_null_aware(acc);
+    if (kind != JOIN_INNER) {
+      /* its columns were only for the join's conditions */
+      for (int i = 0; i < nuc; i++)
+        pos[ucols[i]] = -1;
+      nuc = 0;
+    }
     acc_w += nuc;
     cost += scan_cost(pu) + pu->pu_rows * COST_BUILD +
             rows * (nk ? COST_PROBE : pu->pu_rows * COST_NLOOP);
@@ -516,20 +579,22 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
     estimate(acc, &jp, rows, cost);
   }
   /* back to the block's row */
-  bool identity = acc_w == width;
-  for (int c = 0; c < width && identity; c++)
+  bool identity = acc_w == bwidth;
+  for (int c = 0; c < bwidth && identity; c++)
     identity = pos[c] == c;
   if (!identity) {
-    xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(width + 1));
+    xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(bwidth + 1));
     for (int u = 0; u < nu; u++) {
       const bd_unit_t *un = &fb->fb_units[u];
+      if (un->un_kind != JOIN_INNER)
+        continue;
       for (int c = 0; c < un->un_width; c++) {
         int bc = un->un_base + c;
         ty_t t = un->un_table ? un->un_table->tb_coltypes[c] : un->un_op->o_types[c];
         x[bc] = pos[bc] >= 0 ? bd_col(b, pos[bc], t) : bd_const_null(b, t);
       }
     }
-    acc = op_project_new(b->b_a, acc, width, x);
+    acc = op_project_new(b->b_a, acc, bwidth, x);
   }
   xnode_t **top = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
   int ntop = 0;

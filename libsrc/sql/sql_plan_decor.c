@@ -1,0 +1,287 @@
+/* sql_plan_decor — decorrelation: WHERE's EXISTS, NOT EXISTS, IN and
+ * NOT IN subqueries become semi and anti joins that the join search
+ * orders like any other unit (sql/README.md, "Decorrelation").
+ *
+ * Design notes:
+ * - A subquery is bound once as a per-row X_SUBQ (today's path, which
+ *   stays whenever decorrelation does not apply). When its conjunct is a
+ *   top-level conjunct of WHERE, the planner binds the subquery's text
+ *   again in decorrelating mode (b_decor): its top block pulls out the
+ *   conjuncts that read the outer row — `inner = outer column`
+ *   equalities become join keys, any other (e.g. Q21's `<>`) a residual
+ *   of the join — and outputs [IN's value,] the keys' inner sides and the
+ *   inner columns the residuals read, uncorrelated. The subquery's other
+ *   conjuncts stay inside it.
+ * - It applies only when every correlation of the subquery was pulled out
+ *   (no outer reference left in its select list, its other conjuncts, its
+ *   own subqueries or outer joins), the block has no grouping,
+ *   aggregates, windows, LIMIT / OFFSET, and there is at least one key.
+ * - NOT IN becomes a null-aware anti join, and only when uncorrelated:
+ *   its NULL rules hold over the subquery's whole result. A residual that
+ *   reads no inner column would move into the outer WHERE: right for a
+ *   semi join, wrong for an anti join (refused there).
+ * - The new unit's columns lie past the block's row; the conjuncts that
+ *   join it are the keys (outer column = its column) and the residuals
+ *   rewritten over the block's row extended by them. */
+#include <string.h>
+
+#include "sql/sql_bind_int.h"
+
+static bool is_ours(const bd_decor_t *dr, const xnode_t *x)
+{
+  if (x->x_kind != X_PARAM)
+    return false;
+  for (int i = 0; i < dr->dr_nparams; i++)
+    if (dr->dr_params[i] == x)
+      return true;
+  return false;
+}
+
+/* What x reads: inner columns, dr_sq's correlation parameters (counted);
+ * bad: a subquery, or a correlation value that is not an outer column. */
+static void refs(const bd_decor_t *dr, const xnode_t *x, bool *inner, int *ours, bool *bad)
+{
+  if (x->x_kind == X_SUBQ)
+    *bad = true;
+  else if (x->x_kind == X_COL)
+    *inner = true;
+  else if (is_ours(dr, x)) {
+    (*ours)++;
+    const xnode_t *c = dr->dr_sq->xs_corr[x->x_index];
+    if (c->x_kind != X_COL)
+      *bad = true;
+  }
+  for (int i = 0; i < x->x_nargs; i++)
+    refs(dr, x->x_args[i], inner, ours, bad);
+}
+
+static void collect_cols(bd_t *b, bd_decor_t *dr, xnode_t *x)
+{
+  if (x->x_kind == X_COL) {
+    for (int i = 0; i < dr->dr_ncols; i++)
+      if (dr->dr_cols[i]->x_index == x->x_index)
+        return;
+    xnode_t **n = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(dr->dr_ncols + 1));
+    if (dr->dr_ncols)
+      memcpy(n, dr->dr_cols, sizeof(xnode_t *) * (size_t)dr->dr_ncols);
+    n[dr->dr_ncols++] = x;
+    dr->dr_cols = n;
+  }
+  for (int i = 0; i < x->x_nargs; i++)
+    collect_cols(b, dr, x->x_args[i]);
+}
+
+void bd_decor_extract(bd_t *b, bd_decor_t *dr, bd_fromblk_t *fb)
+{
+  int n = fb->fb_nconj;
+  dr->dr_inner = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n + 1));
+  dr->dr_outer = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n + 1));
+  dr->dr_resid = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n + 1));
+  int keep = 0;
+  for (int i = 0; i < n; i++) {
+    xnode_t *x = fb->fb_conj[i];
+    bool inner = false, bad = false;
+    int ours = 0;
+    refs(dr, x, &inner, &ours, &bad);
+    if (ours == 0 || bad) {
+      fb->fb_conj[keep++] = x;  /* a bad one leaves a correlation: refused later */
+      continue;
+    }
+    dr->dr_consumed += ours;
+    if (x->x_kind == X_OP && x->x_op == XOP_EQ && x->x_nargs == 2) {
+      for (int s = 0; s < 2; s++) {
+        xnode_t *p = x->x_args[s], *o = x->x_args[1 - s];
+        bool oi = false, ob = false;
+        int oo = 0;
+        refs(dr, o, &oi, &oo, &ob);
+        if (!is_ours(dr, p) || oo || ob || o->x_type.t_id != p->x_type.t_id)
+          continue;
+        dr->dr_inner[dr->dr_nkeys] = o;
+        dr->dr_outer[dr->dr_nkeys++] = dr->dr_sq->xs_corr[p->x_index];
+        x = NULL;
+        break;
+      }
+      if (!x)
+        continue;
+    }
+    if (!inner && dr->dr_anti)
+      dr->dr_fail = true;  /* NOT EXISTS (… WHERE outer.a > 5 …) is not a filter on a */
+    dr->dr_resid[dr->dr_nresid++] = x;
+    collect_cols(b, dr, x);
+  }
+  fb->fb_nconj = keep;
+}
+
+op_t *bd_decor_output(bd_t *b, bd_decor_t *dr, op_t *plan, xnode_t *target)
+{
+  int n = (dr->dr_in ? 1 : 0) + dr->dr_nkeys + dr->dr_ncols;
+  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n + 1));
+  int k = 0;
+  if (dr->dr_in) {
+    if (!target)
+      return plan;  /* dr_fail is set */
+    if (!(target = bd_finish_unknown(b, target)))
+      return NULL;
+    if (target->x_type.t_id != dr->dr_in_type.t_id && !(target = bd_coerce(b, target, dr->dr_in_type)))
+      return NULL;
+    x[k++] = target;
+  }
+  for (int i = 0; i < dr->dr_nkeys; i++)
+    x[k++] = dr->dr_inner[i];
+  for (int i = 0; i < dr->dr_ncols; i++)
+    x[k++] = dr->dr_cols[i];
+  if (n == 0)
+    return plan;
+  return op_project_new(b->b_a, plan, n, x);
+}
+
+/* ---- the outer block ----------------------------------------------------- */
+
+/* A copy of residual x over the block's row extended by the unit's
+ * columns: inner column c -> base + its output, correlation k -> the
+ * outer column it stands for. */
+static xnode_t *resid_remap(bd_t *b, const bd_decor_t *dr, const xnode_t *x, int base)
+{
+  xnode_t *n = arena_alloc(b->b_a, sizeof(*n));
+  *n = *x;
+  if (x->x_kind == X_COL) {
+    for (int i = 0; i < dr->dr_ncols; i++)
+      if (dr->dr_cols[i]->x_index == x->x_index)
+        n->x_index = base + (dr->dr_in ? 1 : 0) + dr->dr_nkeys + i;
+  } else if (is_ours(dr, x)) {
+    *n = *dr->dr_sq->xs_corr[x->x_index];
+    n->x_nargs = 0;
+  }
+  if (x->x_nargs && x->x_kind != X_PARAM) {
+    n->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)x->x_nargs);
+    for (int i = 0; i < x->x_nargs; i++)
+      n->x_args[i] = resid_remap(b, dr, x->x_args[i], base);
+  }
+  return n;
+}
+
+static const bd_subq_src_t *find_src(const bd_t *b, const xsubq_t *sq)
+{
+  for (int i = 0; i < b->b_nsrc; i++)
+    if (b->b_src[i].ss_sq == sq)
+      return &b->b_src[i];
+  return NULL;
+}
+
+static void add_conj(bd_t *b, bd_fromblk_t *fb, xnode_t *x)
+{
+  if (fb->fb_nconj == fb->fb_cap) {
+    int cap = fb->fb_cap ? fb->fb_cap * 2 : 8;
+    xnode_t **n = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)cap);
+    if (fb->fb_nconj)
+      memcpy(n, fb->fb_conj, sizeof(xnode_t *) * (size_t)fb->fb_nconj);
+    fb->fb_conj = n;
+    fb->fb_cap = cap;
+  }
+  fb->fb_conj[fb->fb_nconj++] = x;
+}
+
+static bd_unit_t *add_unit(bd_t *b, bd_fromblk_t *fb)
+{
+  if (fb->fb_nunits == fb->fb_ucap) {
+    int cap = fb->fb_ucap ? fb->fb_ucap * 2 : 8;
+    bd_unit_t *n = arena_zalloc(b->b_a, sizeof(bd_unit_t) * (size_t)cap);
+    if (fb->fb_nunits)
+      memcpy(n, fb->fb_units, sizeof(bd_unit_t) * (size_t)fb->fb_nunits);
+    fb->fb_units = n;
+    fb->fb_ucap = cap;
+  }
+  bd_unit_t *u = &fb->fb_units[fb->fb_nunits++];
+  memset(u, 0, sizeof(*u));
+  return u;
+}
+
+/* Conjunct i of fb as a semi / anti unit, when it can be. */
+static int decorrelate_one(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int *ext)
+{
+  xnode_t *x = fb->fb_conj[i];
+  bool neg = false;
+  if (x->x_kind == X_OP && x->x_op == XOP_NOT && x->x_nargs == 1 && x->x_args[0]->x_kind == X_SUBQ &&
+      x->x_args[0]->x_subq_kind == 1) {
+    neg = true;
+    x = x->x_args[0];
+  }
+  if (x->x_kind != X_SUBQ || x->x_subq_kind == 0)
+    return CZ_OK;
+  bool in = x->x_subq_kind == 2;
+  if (in) {
+    neg = x->x_not;
+    if (x->x_args[0]->x_kind != X_COL)
+      return CZ_OK;  /* hash keys are columns */
+  }
+  const xsubq_t *old = x->x_subq;
+  const bd_subq_src_t *src = find_src(b, old);
+  if (!src || !src->ss_q || src->ss_sc != sc)
+    return CZ_OK;
+  bd_decor_t dr;
+  memset(&dr, 0, sizeof(dr));
+  dr.dr_q = src->ss_q;
+  dr.dr_in = in;
+  dr.dr_in_type = in ? old->xs_plan->o_types[0] : ty_plain(TY_BOOL);
+  dr.dr_anti = neg;
+  bd_decor_t *saved = b->b_decor;
+  b->b_decor = &dr;
+  xsubq_t *nsq;
+  op_t *plan;
+  int rc = bd_subquery(b, sc, src->ss_q, x->x_subq_kind, x->x_pos, &nsq, &plan);
+  b->b_decor = saved;
+  if (rc != CZ_OK)
+    return CZ_ERR;
+  if (!dr.dr_claimed || dr.dr_fail || dr.dr_consumed != dr.dr_nparams)
+    return CZ_OK;  /* an outer reference is left somewhere: per row it stays */
+  if (dr.dr_nkeys + in == 0)
+    return CZ_OK;  /* nothing to hash on: the cached subquery is as good */
+  if (in && neg && (dr.dr_nkeys > 0 || dr.dr_nresid > 0))
+    return CZ_OK;  /* NOT IN's NULL rules per outer row: not a plain anti join */
+  if (in && x->x_args[0]->x_type.t_id != plan->o_types[0].t_id)
+    return CZ_OK;
+  int base = *ext;
+  bd_unit_t *u = add_unit(b, fb);
+  u->un_base = base;
+  u->un_width = plan->o_ncols;
+  u->un_op = plan;
+  u->un_kind = neg ? JOIN_ANTI : JOIN_SEMI;
+  u->un_null_aware = in && neg;
+  *ext += plan->o_ncols;
+  /* the conjunct becomes the join's keys and residuals */
+  int nnew = 0;
+  int k = 0;
+  if (in) {
+    xnode_t *eq;
+    if (bd_op(b, XOP_EQ, x->x_args[0], bd_col(b, base, plan->o_types[0]), x->x_pos, &eq) != CZ_OK)
+      return CZ_ERR;
+    fb->fb_conj[i] = eq;
+    nnew++;
+    k = 1;
+  }
+  for (int j = 0; j < dr.dr_nkeys; j++, k++) {
+    xnode_t *eq;
+    if (bd_op(b, XOP_EQ, dr.dr_outer[j], bd_col(b, base + k, plan->o_types[k]), x->x_pos, &eq) !=
+        CZ_OK)
+      return CZ_ERR;
+    if (nnew++ == 0)
+      fb->fb_conj[i] = eq;
+    else
+      add_conj(b, fb, eq);
+  }
+  for (int j = 0; j < dr.dr_nresid; j++)
+    add_conj(b, fb, resid_remap(b, &dr, dr.dr_resid[j], base));
+  return CZ_OK;
+}
+
+int bd_decorrelate(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb)
+{
+  if (fb->fb_nunits == 0)
+    return CZ_OK;
+  int ext = sc->sc_width;
+  int n = fb->fb_nconj;
+  for (int i = 0; i < n; i++)
+    if (decorrelate_one(b, sc, fb, i, &ext) != CZ_OK)
+      return CZ_ERR;
+  return CZ_OK;
+}
