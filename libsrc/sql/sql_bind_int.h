@@ -97,6 +97,7 @@ typedef struct bd_decor_s {
   xnode_t **dr_inner, **dr_outer;
   int dr_nresid;                /* other pulled-out conjuncts (inner row, dr_sq's params) */
   xnode_t **dr_resid;
+  bool dr_key_probe;            /* a key's inner side leads a table's primary key or index */
   int dr_ncols;                 /* inner columns the residuals read */
   xnode_t **dr_cols;
 } bd_decor_t;

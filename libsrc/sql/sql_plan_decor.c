@@ -12,6 +12,11 @@
  *   of the join — and outputs [IN's value,] the keys' inner sides and the
  *   inner columns the residuals read, uncorrelated. The subquery's other
  *   conjuncts stay inside it.
+ * - A subquery whose correlating equality gives the leading column of
+ *   a table's primary key or of an index stays per row: there each outer row is one key
+ *   lookup, while the hash join reads the whole subquery (TPC-H Q4, Q21:
+ *   5-10x slower at SF 0.1). Choosing by estimates of both sides is left
+ *   to the cost model (with a semi lookup join).
  * - It applies only when every correlation of the subquery was pulled out
  *   (no outer reference left in its select list, its other conjuncts, its
  *   own subqueries or outer joins), the block has no grouping,
@@ -96,6 +101,18 @@ void bd_decor_extract(bd_t *b, bd_decor_t *dr, bd_fromblk_t *fb)
         refs(dr, o, &oi, &oo, &ob);
         if (!is_ours(dr, p) || oo || ob || o->x_type.t_id != p->x_type.t_id)
           continue;
+        for (int u = 0; u < fb->fb_nunits && o->x_kind == X_COL; u++) {
+          const bd_unit_t *un = &fb->fb_units[u];
+          const sp_table_t *t = un->un_table;
+          if (!t)
+            continue;
+          int c = o->x_index - un->un_base;
+          if (t->tb_npk > 0 && c == t->tb_pk[0])
+            dr->dr_key_probe = true;
+          for (int ix = 0; ix < t->tb_nindexes; ix++)
+            if (t->tb_indexes[ix].ix_ncols > 0 && t->tb_indexes[ix].ix_cols[0] == c)
+              dr->dr_key_probe = true;
+        }
         dr->dr_inner[dr->dr_nkeys] = o;
         dr->dr_outer[dr->dr_nkeys++] = dr->dr_sq->xs_corr[p->x_index];
         x = NULL;
@@ -236,6 +253,10 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int
     return CZ_OK;  /* an outer reference is left somewhere: per row it stays */
   if (dr.dr_nkeys + in == 0)
     return CZ_OK;  /* nothing to hash on: the cached subquery is as good */
+  if (dr.dr_key_probe)
+    return CZ_OK;  /* per row it is a key lookup, cheaper than hashing the
+                    * whole subquery unless the outer rows are many: without a
+                    * semi lookup join and outer estimates here, it stays */
   if (in && neg && (dr.dr_nkeys > 0 || dr.dr_nresid > 0))
     return CZ_OK;  /* NOT IN's NULL rules per outer row: not a plain anti join */
   if (in && x->x_args[0]->x_type.t_id != plan->o_types[0].t_id)
