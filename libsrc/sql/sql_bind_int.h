@@ -88,6 +88,7 @@ typedef struct bd_decor_s {
   bool dr_in;                   /* IN: output 0 is the value compared */
   ty_t dr_in_type;
   bool dr_anti;
+  bool dr_scalar;               /* a scalar subquery: output the keys and the value per key group */
   bool dr_claimed;              /* its top block was bound in decorrelating mode */
   bool dr_fail;                 /* something forbids it: keep the per-row subquery */
   int dr_nparams, dr_param_cap; /* every correlation X_PARAM made for dr_sq */
@@ -224,6 +225,9 @@ int bd_decorrelate(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb);
  * pulls the correlated conjuncts out of fb, then shapes the output. */
 void bd_decor_extract(bd_t *b, bd_decor_t *dr, bd_fromblk_t *fb);
 op_t *bd_decor_output(bd_t *b, bd_decor_t *dr, op_t *plan, xnode_t *target);
+/* The same for a scalar subquery: its aggregates grouped by the keys'
+ * inner sides (ag: the block's aggregates); NULL with b_e set on error. */
+op_t *bd_decor_grouped(bd_t *b, bd_decor_t *dr, op_t *plan, bd_aggctx_t *ag, xnode_t *target);
 /* Adds to fb's conjuncts what its ORs imply: conjuncts common to every
  * branch, and per unit the OR of each branch's conditions on it
  * (sql_plan_or.c); unit_of maps block columns to units. */

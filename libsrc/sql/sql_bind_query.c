@@ -332,10 +332,19 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
     return CZ_ERR;
   if (decor) {
-    /* what a semi / anti join cannot express: keep the per-row subquery */
-    if (ag->ag_n > 0 || ngroup > 0 || having || sc->sc_win || q->qu_limit || q->qu_offset ||
-        s->se_top || (decor->dr_in && nvis != 1))
+    /* what a semi / anti or grouped join cannot express: keep the per-row subquery */
+    if ((ag->ag_n > 0 && !decor->dr_scalar) || ngroup > 0 || having || sc->sc_win ||
+        q->qu_limit || q->qu_offset || s->se_top || ((decor->dr_in || decor->dr_scalar) && nvis != 1))
       decor->dr_fail = true;
+    if (decor->dr_scalar) {
+      if (decor->dr_fail || ag->ag_n == 0) {
+        decor->dr_fail = true;
+        *out = plan;
+        return CZ_OK;
+      }
+      *out = bd_decor_grouped(b, decor, plan, ag, tl.tl_x[0]);
+      return *out ? CZ_OK : CZ_ERR;
+    }
     *out = bd_decor_output(b, decor, plan, nvis > 0 ? tl.tl_x[0] : NULL);
     return *out ? CZ_OK : CZ_ERR;
   }

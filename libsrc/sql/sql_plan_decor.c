@@ -152,6 +152,65 @@ op_t *bd_decor_output(bd_t *b, bd_decor_t *dr, op_t *plan, xnode_t *target)
   return op_project_new(b->b_a, plan, n, x);
 }
 
+/* Whether x is NULL whenever one of its aggregates (columns past the
+ * ngroup keys of the grouped row) is: constants, columns, casts and
+ * arithmetic only. */
+static bool strict_value(const xnode_t *x, int ngroup, bool *has_agg)
+{
+  switch (x->x_kind) {
+  case X_CONST:
+    return true;
+  case X_COL:
+    *has_agg |= x->x_index >= ngroup;
+    return true;
+  case X_CAST:
+    return strict_value(x->x_args[0], ngroup, has_agg);
+  case X_OP:
+    if (x->x_op != XOP_ADD && x->x_op != XOP_SUB && x->x_op != XOP_MUL && x->x_op != XOP_DIV &&
+        x->x_op != XOP_NEG)
+      return false;
+    /* every group is computed, also those no outer row asks for: a
+     * division by one of its values could fail where per row it never ran */
+    if (x->x_op == XOP_DIV && x->x_args[1]->x_kind != X_CONST)
+      return false;
+    for (int i = 0; i < x->x_nargs; i++)
+      if (!strict_value(x->x_args[i], ngroup, has_agg))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
+op_t *bd_decor_grouped(bd_t *b, bd_decor_t *dr, op_t *plan, bd_aggctx_t *ag, xnode_t *target)
+{
+  /* a key group with no row has no output row, so an outer row without
+   * one is dropped by the join: right only when the per-row value is
+   * NULL then (no count) and the comparison rejects NULL (the caller) */
+  for (int i = 0; i < ag->ag_n; i++)
+    if (ag->ag_specs[i].ag_kind == XAGG_COUNT || ag->ag_specs[i].ag_kind == XAGG_COUNT_STAR)
+      dr->dr_fail = true;
+  if (dr->dr_nkeys == 0 || dr->dr_nresid > 0)
+    dr->dr_fail = true;
+  if (dr->dr_fail)
+    return plan;
+  int nk = dr->dr_nkeys;
+  op_t *g = op_hashagg_new(b->b_a, plan, nk, dr->dr_inner, ag->ag_n, ag->ag_specs);
+  xnode_t *v;
+  if (bd_agg_rewrite(b, ag, nk, dr->dr_inner, target, &v) != CZ_OK || !(v = bd_finish_unknown(b, v)))
+    return NULL;
+  bool has_agg = false;
+  if (!strict_value(v, nk, &has_agg) || !has_agg) {
+    dr->dr_fail = true;
+    return plan;
+  }
+  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nk + 1));
+  for (int i = 0; i < nk; i++)
+    x[i] = bd_col(b, i, dr->dr_inner[i]->x_type);
+  x[nk] = v;
+  return op_project_new(b->b_a, g, nk + 1, x);
+}
+
 /* ---- the outer block ----------------------------------------------------- */
 
 /* A copy of residual x over the block's row extended by the unit's
@@ -295,6 +354,89 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int
   return CZ_OK;
 }
 
+/* The scalar subquery argument of comparison x (possibly under a cast),
+ * when the other argument holds none: its place in x. */
+static xnode_t **scalar_arg(xnode_t *x)
+{
+  if (x->x_kind != X_OP || x->x_nargs != 2 || x->x_op < XOP_EQ || x->x_op > XOP_GE)
+    return NULL;
+  for (int s = 0; s < 2; s++) {
+    xnode_t **p = &x->x_args[s];
+    if ((*p)->x_kind == X_CAST && (*p)->x_args[0]->x_kind == X_SUBQ)
+      p = &(*p)->x_args[0];
+    if ((*p)->x_kind == X_SUBQ && (*p)->x_subq_kind == 0 && !bd_node_has_subq(x->x_args[1 - s]))
+      return p;
+  }
+  return NULL;
+}
+
+/* `a < (SELECT 0.2 * avg(x) FROM t WHERE t.k = outer.k …)` (TPC-H Q2,
+ * Q17, Q20): the subquery grouped by its correlating columns becomes an
+ * inner unit joined on them, and the comparison reads its value. The
+ * comparison rejects NULL and the value is NULL for an outer row without
+ * a group (no count), so an inner join drops exactly the rows the
+ * per-row subquery would. */
+static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int *ext)
+{
+  xnode_t *x = fb->fb_conj[i];
+  xnode_t **at = scalar_arg(x);
+  if (!at)
+    return CZ_OK;
+  const xsubq_t *old = (*at)->x_subq;
+  const bd_subq_src_t *src = find_src(b, old);
+  if (!src || !src->ss_q || src->ss_sc != sc)
+    return CZ_OK;
+  bd_decor_t dr;
+  memset(&dr, 0, sizeof(dr));
+  dr.dr_q = src->ss_q;
+  dr.dr_scalar = true;
+  bd_decor_t *saved = b->b_decor;
+  b->b_decor = &dr;
+  xsubq_t *nsq;
+  op_t *plan;
+  int rc = bd_subquery(b, sc, src->ss_q, 0, (*at)->x_pos, &nsq, &plan);
+  b->b_decor = saved;
+  if (rc != CZ_OK)
+    return CZ_ERR;
+  if (!dr.dr_claimed || dr.dr_fail || dr.dr_consumed != dr.dr_nparams || dr.dr_key_probe ||
+      plan->o_ncols != dr.dr_nkeys + 1 ||
+      plan->o_types[dr.dr_nkeys].t_id != old->xs_plan->o_types[0].t_id)
+    return CZ_OK;
+  int base = *ext;
+  bd_unit_t *u = add_unit(b, fb);
+  u->un_base = base;
+  u->un_width = plan->o_ncols;
+  u->un_op = plan;
+  u->un_kind = JOIN_INNER;
+  *ext += plan->o_ncols;
+  /* the comparison reads the unit's value; a copy, as nodes are shared */
+  xnode_t *cmp = arena_alloc(b->b_a, sizeof(*cmp));
+  *cmp = *x;
+  cmp->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * 2);
+  for (int s = 0; s < 2; s++) {
+    xnode_t *a = x->x_args[s];
+    if (&x->x_args[s] == at)
+      a = bd_col(b, base + dr.dr_nkeys, plan->o_types[dr.dr_nkeys]);
+    else if (a->x_kind == X_CAST && &a->x_args[0] == at) {
+      xnode_t *c = arena_alloc(b->b_a, sizeof(*c));
+      *c = *a;
+      c->x_args = arena_alloc(b->b_a, sizeof(xnode_t *));
+      c->x_args[0] = bd_col(b, base + dr.dr_nkeys, plan->o_types[dr.dr_nkeys]);
+      a = c;
+    }
+    cmp->x_args[s] = a;
+  }
+  fb->fb_conj[i] = cmp;
+  for (int j = 0; j < dr.dr_nkeys; j++) {
+    xnode_t *eq;
+    if (bd_op(b, XOP_EQ, dr.dr_outer[j], bd_col(b, base + j, plan->o_types[j]), x->x_pos, &eq) !=
+        CZ_OK)
+      return CZ_ERR;
+    add_conj(b, fb, eq);
+  }
+  return CZ_OK;
+}
+
 int bd_decorrelate(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb)
 {
   if (fb->fb_nunits == 0)
@@ -302,7 +444,7 @@ int bd_decorrelate(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb)
   int ext = sc->sc_width;
   int n = fb->fb_nconj;
   for (int i = 0; i < n; i++)
-    if (decorrelate_one(b, sc, fb, i, &ext) != CZ_OK)
+    if (decorrelate_one(b, sc, fb, i, &ext) != CZ_OK || decorrelate_scalar(b, sc, fb, i, &ext) != CZ_OK)
       return CZ_ERR;
   return CZ_OK;
 }

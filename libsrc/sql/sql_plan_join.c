@@ -586,8 +586,8 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
     xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(bwidth + 1));
     for (int u = 0; u < nu; u++) {
       const bd_unit_t *un = &fb->fb_units[u];
-      if (un->un_kind != JOIN_INNER)
-        continue;
+      if (un->un_base >= bwidth)
+        continue;  /* a decorrelated subquery's columns are not the block's */
       for (int c = 0; c < un->un_width; c++) {
         int bc = un->un_base + c;
         ty_t t = un->un_table ? un->un_table->tb_coltypes[c] : un->un_op->o_types[c];
