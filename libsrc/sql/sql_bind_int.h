@@ -99,6 +99,7 @@ typedef struct bd_decor_s {
   int dr_nresid;                /* other pulled-out conjuncts (inner row, dr_sq's params) */
   xnode_t **dr_resid;
   bool dr_key_probe;            /* a key's inner side leads a table's primary key or index */
+  double dr_est_rows;           /* the block's FROM estimate (rows aggregated or joined) */
   int dr_ncols;                 /* inner columns the residuals read */
   xnode_t **dr_cols;
 } bd_decor_t;
@@ -207,12 +208,21 @@ typedef struct bd_unit_s {
    * block's row (its own lie past it); JOIN_INNER otherwise */
   join_kind_t un_kind;
   bool un_null_aware;           /* ANTI of NOT IN */
+  /* a decorrelated subquery: the conjunct it came from, its input's
+   * estimated rows, and whether per row it would be an index probe (then
+   * the planner compares both ways and may put the subquery back) */
+  int un_src_conj;
+  double un_sub_rows;
+  bool un_probe;
 } bd_unit_t;
 typedef struct bd_fromblk_s {
   int fb_nunits, fb_ucap;
   bd_unit_t *fb_units;          /* the FROM items (inner JOINs' items too), as written */
   int fb_nconj, fb_cap;
   xnode_t **fb_conj;            /* WHERE's (and inner JOINs' ON) conjuncts over the block's row */
+  bool fb_estimate;             /* estimate even one unit, into the plan's o_est_rows
+                                 * (a subquery being decorrelated) */
+  const bool *fb_keep;          /* per conjunct: leave its subquery per row (NULL = none) */
 } bd_fromblk_t;
 int bd_from_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
                  bd_fromblk_t **out);

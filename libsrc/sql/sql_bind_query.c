@@ -329,8 +329,11 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     keys[i].sk_nulls_first = nulls_first(o);
   }
   /* every expression over the FROM row is bound: plan it */
+  from->fb_estimate = decor != NULL;
   if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
     return CZ_ERR;
+  if (decor)
+    decor->dr_est_rows = plan->o_est_rows;
   if (decor) {
     /* what a semi / anti or grouped join cannot express: keep the per-row subquery */
     if ((ag->ag_n > 0 && !decor->dr_scalar) || ngroup > 0 || having || sc->sc_win ||

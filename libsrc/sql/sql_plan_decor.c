@@ -12,11 +12,12 @@
  *   of the join — and outputs [IN's value,] the keys' inner sides and the
  *   inner columns the residuals read, uncorrelated. The subquery's other
  *   conjuncts stay inside it.
- * - A subquery whose correlating equality gives the leading column of
- *   a table's primary key or of an index stays per row: there each outer row is one key
- *   lookup, while the hash join reads the whole subquery (TPC-H Q4, Q21:
- *   5-10x slower at SF 0.1). Choosing by estimates of both sides is left
- *   to the cost model (with a semi lookup join).
+ * - When a correlating equality's inner side leads a table's primary key
+ *   or an index, the per-row subquery is an index probe per outer row;
+ *   the join planner then weighs both ways (sql_plan_join.c,
+ *   keep_per_row) and may plan the block again with the subquery left
+ *   per row (fb_keep): TPC-H Q4 and Q21 were 3x slower as hash semi joins
+ *   that read all of lineitem for a few thousand outer rows.
  * - It applies only when every correlation of the subquery was pulled out
  *   (no outer reference left in its select list, its other conjuncts, its
  *   own subqueries or outer joins), the block has no grouping,
@@ -312,10 +313,6 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int
     return CZ_OK;  /* an outer reference is left somewhere: per row it stays */
   if (dr.dr_nkeys + in == 0)
     return CZ_OK;  /* nothing to hash on: the cached subquery is as good */
-  if (dr.dr_key_probe)
-    return CZ_OK;  /* per row it is a key lookup, cheaper than hashing the
-                    * whole subquery unless the outer rows are many: without a
-                    * semi lookup join and outer estimates here, it stays */
   if (in && neg && (dr.dr_nkeys > 0 || dr.dr_nresid > 0))
     return CZ_OK;  /* NOT IN's NULL rules per outer row: not a plain anti join */
   if (in && x->x_args[0]->x_type.t_id != plan->o_types[0].t_id)
@@ -327,6 +324,9 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int
   u->un_op = plan;
   u->un_kind = neg ? JOIN_ANTI : JOIN_SEMI;
   u->un_null_aware = in && neg;
+  u->un_src_conj = i;
+  u->un_sub_rows = dr.dr_est_rows;
+  u->un_probe = dr.dr_key_probe;
   *ext += plan->o_ncols;
   /* the conjunct becomes the join's keys and residuals */
   int nnew = 0;
@@ -398,7 +398,7 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, 
   b->b_decor = saved;
   if (rc != CZ_OK)
     return CZ_ERR;
-  if (!dr.dr_claimed || dr.dr_fail || dr.dr_consumed != dr.dr_nparams || dr.dr_key_probe ||
+  if (!dr.dr_claimed || dr.dr_fail || dr.dr_consumed != dr.dr_nparams ||
       plan->o_ncols != dr.dr_nkeys + 1 ||
       plan->o_types[dr.dr_nkeys].t_id != old->xs_plan->o_types[0].t_id)
     return CZ_OK;
@@ -408,6 +408,9 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, 
   u->un_width = plan->o_ncols;
   u->un_op = plan;
   u->un_kind = JOIN_INNER;
+  u->un_src_conj = i;
+  u->un_sub_rows = dr.dr_est_rows;
+  u->un_probe = dr.dr_key_probe;
   *ext += plan->o_ncols;
   /* the comparison reads the unit's value; a copy, as nodes are shared */
   xnode_t *cmp = arena_alloc(b->b_a, sizeof(*cmp));
@@ -444,7 +447,8 @@ int bd_decorrelate(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb)
   int ext = sc->sc_width;
   int n = fb->fb_nconj;
   for (int i = 0; i < n; i++)
-    if (decorrelate_one(b, sc, fb, i, &ext) != CZ_OK || decorrelate_scalar(b, sc, fb, i, &ext) != CZ_OK)
+    if (!(fb->fb_keep && fb->fb_keep[i]) &&
+        (decorrelate_one(b, sc, fb, i, &ext) != CZ_OK || decorrelate_scalar(b, sc, fb, i, &ext) != CZ_OK))
       return CZ_ERR;
   return CZ_OK;
 }

@@ -38,6 +38,8 @@
 #define COST_LOOKUP 1.5  /* a primary-key lookup in the B-tree */
 #define COST_NLOOP 0.05  /* a pair of rows compared by a nested loop */
 #define COST_OUT 0.1     /* a row produced by a join */
+#define COST_SUBQ_ROW 15.0 /* a subquery run for one outer row as an index probe
+                            * (open, probe, close: about ten batched lookups) */
 
 typedef struct jconj_s {
   xnode_t *jc_x;                /* over the block's row */
@@ -380,7 +382,57 @@ static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
   return bd_plan_scan_compact(b, un->un_table, un->un_alias, local, nl, need);
 }
 
+/* Decorrelated subqueries that would be an index probe per outer row:
+ * when the rows reaching them are few, probing per row reads less than
+ * hashing the whole subquery; such a unit's conjunct is marked to stay
+ * per row (fb_keep) and the block is planned again. */
+static bool keep_per_row(jplan_t *jp, int bwidth, bool *keep)
+{
+  bool *in_set = arena_zalloc(jp->jp_b->b_a, (size_t)jp->jp_nu + 1);
+  for (int u = 0; u < jp->jp_nu; u++)
+    in_set[u] = jp->jp_fb->fb_units[u].un_base < bwidth;
+  double outer = set_rows(jp, in_set);
+  bool any = false;
+  for (int u = 0; u < jp->jp_nu; u++) {
+    const bd_unit_t *un = &jp->jp_fb->fb_units[u];
+    if (un->un_base < bwidth || !un->un_probe)
+      continue;
+    double sub = un->un_sub_rows > 0 ? un->un_sub_rows : PC_DEFAULT_ROWS;
+    if (outer * COST_SUBQ_ROW < sub * (COST_SCAN + COST_BUILD)) {
+      keep[un->un_src_conj] = true;
+      any = true;
+    }
+  }
+  return any;
+}
+
+static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, bool *redo,
+                      op_t **out);
+
 int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
+{
+  /* decorrelation changes fb; a second plan starts from it as bound */
+  int nconj0 = fb->fb_nconj, nu0 = fb->fb_nunits;
+  xnode_t **conj0 = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nconj0 + 1));
+  if (nconj0)
+    memcpy(conj0, fb->fb_conj, sizeof(xnode_t *) * (size_t)nconj0);
+  bool *keep = arena_zalloc(b->b_a, (size_t)nconj0 + 1);
+  fb->fb_keep = keep;
+  for (;;) {
+    bool redo = false;
+    if (plan_block(b, sc, fb, keep, &redo, out) != CZ_OK)
+      return CZ_ERR;
+    if (!redo)
+      return CZ_OK;
+    if (nconj0)
+      memcpy(fb->fb_conj, conj0, sizeof(xnode_t *) * (size_t)nconj0);
+    fb->fb_nconj = nconj0;
+    fb->fb_nunits = nu0;
+  }
+}
+
+static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, bool *redo,
+                      op_t **out)
 {
   int nu = fb->fb_nunits;
   if (nu == 0) {
@@ -433,7 +485,8 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
     for (int i = 0; i < jp.jp_nconj; i++)
       if (jp.jp_conj[i].jc_local && jp.jp_conj[i].jc_units[0] == u)
         local[nl++] = jp.jp_conj[i].jc_x;
-    if (pc_unit_estimate(b, sc, &fb->fb_units[u], local, nl, nu > 1, &jp.jp_units[u]) != CZ_OK)
+    if (pc_unit_estimate(b, sc, &fb->fb_units[u], local, nl, nu > 1 || fb->fb_estimate,
+                         &jp.jp_units[u]) != CZ_OK)
       return CZ_ERR;
   }
   for (int i = 0; i < jp.jp_nconj; i++)
@@ -455,6 +508,10 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
         f *= jp.jp_conj[i].jc_sel > 0 ? jp.jp_conj[i].jc_sel : 0.1;
     f = CZ_MIN(CZ_MAX(f, 0.05), 1.0);
     jp.jp_semi[u] = un->un_kind == JOIN_SEMI ? f : CZ_MAX(1.0 - f, 0.05);
+  }
+  if (keep_per_row(&jp, bwidth, keep)) {
+    *redo = true;
+    return CZ_OK;
   }
   jp.jp_scratch = arena_alloc(b->b_a, (size_t)jp.jp_nconj + 1);
   /* the order */
@@ -603,5 +660,7 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
       top[ntop++] = jp.jp_conj[i].jc_x;
   xnode_t *c = bd_and_all(b, top, ntop);
   *out = c ? op_filter_new(b->b_a, acc, c) : acc;
+  if (fb->fb_estimate && (*out)->o_est_rows <= 0)
+    (*out)->o_est_rows = rows;  /* what a decorrelating caller weighs */
   return CZ_OK;
 }

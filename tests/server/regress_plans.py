@@ -116,6 +116,16 @@ def check_semi(cur):
     p = explain(cur, nin)
     check("semi: uncorrelated NOT IN is a null-aware anti join", "AntiJoin" in p and "null-aware" in p, p)
     check("answers: NOT IN", rows(cur, nin)[0][0] == 2000 - rows(cur, join)[0][0], repr(rows(cur, nin)))
+    # a subquery probing an index per row: per row for few outer rows, a semi join for many
+    few = (f"SELECT count(*) FROM {P}fact f WHERE f.kind = 'rare' AND "
+           f"EXISTS (SELECT 1 FROM {P}dim d WHERE d.id = f.dim)")
+    p = explain(cur, few)
+    check("semi: few outer rows probe the subquery's key per row", "SemiJoin" not in p, p)
+    check("answers: EXISTS per row", rows(cur, few) == [(20,)], repr(rows(cur, few)))
+    many = few.replace("f.kind = 'rare'", "f.kind = 'common'")
+    p = explain(cur, many)
+    check("semi: many outer rows hash the subquery once", "SemiJoin" in p, p)
+    check("answers: EXISTS as a semi join over a key", rows(cur, many) == [(19980,)], repr(rows(cur, many)))
     # an aggregate in the subquery keeps the per-row path (and its answer)
     agg = (f"SELECT count(*) FROM {P}dim d WHERE EXISTS (SELECT 1 FROM {P}fact f WHERE f.dim = d.id "
            f"GROUP BY f.dim HAVING count(*) > 9)")
