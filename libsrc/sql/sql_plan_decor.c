@@ -18,6 +18,8 @@
  *   keep_per_row) and may plan the block again with the subquery left
  *   per row (fb_keep): TPC-H Q4 and Q21 were 3x slower as hash semi joins
  *   that read all of lineitem for a few thousand outer rows.
+ * - An uncorrelated IN / NOT IN needs no rebinding: its plan as bound
+ *   (any shape) is the unit.
  * - It applies only when every correlation of the subquery was pulled out
  *   (no outer reference left in its select list, its other conjuncts, its
  *   own subqueries or outer joins), the block has no grouping,
@@ -301,16 +303,23 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int
   dr.dr_in = in;
   dr.dr_in_type = in ? old->xs_plan->o_types[0] : ty_plain(TY_BOOL);
   dr.dr_anti = neg;
-  bd_decor_t *saved = b->b_decor;
-  b->b_decor = &dr;
-  xsubq_t *nsq;
   op_t *plan;
-  int rc = bd_subquery(b, sc, src->ss_q, x->x_subq_kind, x->x_pos, &nsq, &plan);
-  b->b_decor = saved;
-  if (rc != CZ_OK)
-    return CZ_ERR;
-  if (!dr.dr_claimed || dr.dr_fail || dr.dr_consumed != dr.dr_nparams)
-    return CZ_OK;  /* an outer reference is left somewhere: per row it stays */
+  if (in && old->xs_ncorr == 0) {
+    /* uncorrelated IN: the subquery as bound, whatever its shape
+     * (GROUP BY … HAVING in TPC-H Q18, set operations, LIMIT) */
+    plan = old->xs_plan;
+    dr.dr_est_rows = plan->o_est_rows;
+  } else {
+    bd_decor_t *saved = b->b_decor;
+    b->b_decor = &dr;
+    xsubq_t *nsq;
+    int rc = bd_subquery(b, sc, src->ss_q, x->x_subq_kind, x->x_pos, &nsq, &plan);
+    b->b_decor = saved;
+    if (rc != CZ_OK)
+      return CZ_ERR;
+    if (!dr.dr_claimed || dr.dr_fail || dr.dr_consumed != dr.dr_nparams)
+      return CZ_OK;  /* an outer reference is left somewhere: per row it stays */
+  }
   if (dr.dr_nkeys + in == 0)
     return CZ_OK;  /* nothing to hash on: the cached subquery is as good */
   if (in && neg && (dr.dr_nkeys > 0 || dr.dr_nresid > 0))

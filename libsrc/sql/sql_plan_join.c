@@ -389,14 +389,16 @@ static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
 static bool keep_per_row(jplan_t *jp, int bwidth, bool *keep)
 {
   bool *in_set = arena_zalloc(jp->jp_b->b_a, (size_t)jp->jp_nu + 1);
-  for (int u = 0; u < jp->jp_nu; u++)
-    in_set[u] = jp->jp_fb->fb_units[u].un_base < bwidth;
-  double outer = set_rows(jp, in_set);
   bool any = false;
   for (int u = 0; u < jp->jp_nu; u++) {
     const bd_unit_t *un = &jp->jp_fb->fb_units[u];
     if (un->un_base < bwidth || !un->un_probe)
       continue;
+    /* the rows reaching it: the block's units and the other semi / anti
+     * joins, which only filter */
+    for (int v = 0; v < jp->jp_nu; v++)
+      in_set[v] = v != u && (jp->jp_fb->fb_units[v].un_base < bwidth || jp->jp_semi[v] > 0);
+    double outer = set_rows(jp, in_set);
     double sub = un->un_sub_rows > 0 ? un->un_sub_rows : PC_DEFAULT_ROWS;
     if (outer * COST_SUBQ_ROW < sub * (COST_SCAN + COST_BUILD)) {
       keep[un->un_src_conj] = true;
@@ -500,8 +502,8 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
     const bd_unit_t *un = &fb->fb_units[u];
     if (un->un_kind == JOIN_INNER)
       continue;
-    if (un->un_op->o_est_rows > 0)
-      jp.jp_units[u].pu_rows = un->un_op->o_est_rows;
+    if (un->un_sub_rows > 0)
+      jp.jp_units[u].pu_rows = un->un_sub_rows;
     double f = jp.jp_units[u].pu_rows;
     for (int i = 0; i < jp.jp_nconj; i++)
       if (jp.jp_conj[i].jc_semi && conj_uses(&jp.jp_conj[i], u))
