@@ -251,7 +251,8 @@ void op_join_set_null_aware(op_t *o);
  * up, a batch of keys at a time. Output: the left columns, then the
  * table's columns cols[0..ncols) (types). cond: residual over the joined
  * row (NULL = true); a LEFT join pads rows without a match (or whose
- * match fails cond) with NULLs. */
+ * match fails cond) with NULLs; SEMI / ANTI output only the left columns
+ * of the rows with / without a match passing cond. */
 op_t *op_lookup_join_new(arena_t *a, op_t *left, join_kind_t kind, int nkeys, const int *lk,
                          void *table, const char *name, int ncols, const int *cols,
                          const ty_t *types, xnode_t *cond);
