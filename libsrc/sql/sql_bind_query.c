@@ -329,7 +329,9 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     keys[i].sk_nulls_first = nulls_first(o);
   }
   /* every expression over the FROM row is bound: plan it */
-  from->fb_estimate = decor != NULL;
+  /* the estimate weighs a subquery that could also probe an index per row
+   * (sql_plan_join.c keep_per_row); sampling costs, so only then */
+  from->fb_estimate = decor && decor->dr_key_probe;
   if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
     return CZ_ERR;
   if (decor)
