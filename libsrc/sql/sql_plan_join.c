@@ -408,8 +408,15 @@ static bool keep_per_row(jplan_t *jp, int bwidth, bool *keep)
   return any;
 }
 
+/* Estimates of the block's own units, kept for a second plan (their
+ * conjuncts do not change; sampling twice would cost twice). */
+typedef struct est_cache_s {
+  int ec_n;                     /* units estimated (the block's own), 0 = none yet */
+  pc_unit_t *ec_units;
+} est_cache_t;
+
 static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, bool *redo,
-                      op_t **out);
+                      est_cache_t *ec, op_t **out);
 
 int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
 {
@@ -420,9 +427,10 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
     memcpy(conj0, fb->fb_conj, sizeof(xnode_t *) * (size_t)nconj0);
   bool *keep = arena_zalloc(b->b_a, (size_t)nconj0 + 1);
   fb->fb_keep = keep;
+  est_cache_t ec = {0};
   for (;;) {
     bool redo = false;
-    if (plan_block(b, sc, fb, keep, &redo, out) != CZ_OK)
+    if (plan_block(b, sc, fb, keep, &redo, &ec, out) != CZ_OK)
       return CZ_ERR;
     if (!redo)
       return CZ_OK;
@@ -434,9 +442,9 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
 }
 
 static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, bool *redo,
-                      op_t **out)
+                      est_cache_t *ec, op_t **out)
 {
-  int nu = fb->fb_nunits;
+  int nu = fb->fb_nunits, nu_own = fb->fb_nunits;
   if (nu == 0) {
     /* SELECT without FROM: one row (of one unused column). */
     xnode_t ***rows = arena_alloc(b->b_a, sizeof(xnode_t **));
@@ -487,6 +495,10 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
     for (int i = 0; i < jp.jp_nconj; i++)
       if (jp.jp_conj[i].jc_local && jp.jp_conj[i].jc_units[0] == u)
         local[nl++] = jp.jp_conj[i].jc_x;
+    if (u < ec->ec_n) {
+      jp.jp_units[u] = ec->ec_units[u];
+      continue;
+    }
     if (pc_unit_estimate(b, sc, &fb->fb_units[u], local, nl, nu > 1 || fb->fb_estimate,
                          &jp.jp_units[u]) != CZ_OK)
       return CZ_ERR;
@@ -512,6 +524,8 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
     jp.jp_semi[u] = un->un_kind == JOIN_SEMI ? f : CZ_MAX(1.0 - f, 0.05);
   }
   if (keep_per_row(&jp, bwidth, keep)) {
+    ec->ec_n = nu_own;
+    ec->ec_units = jp.jp_units;
     *redo = true;
     return CZ_OK;
   }
