@@ -291,21 +291,32 @@ op_t *op_hashagg_new(arena_t *a, op_t *in, int ngroup, xnode_t **group, int nagg
 /* Removes duplicate rows (all columns; NULLs equal). */
 op_t *op_distinct_new(arena_t *a, op_t *in);
 
-typedef enum join_kind_e { JOIN_INNER, JOIN_LEFT } join_kind_t;
-/* Output: the left columns then the right ones. cond over that layout
- * (NULL = true). The right input is materialised once per execution. */
+/* INNER, LEFT (left rows without a partner padded with NULLs), RIGHT (the
+ * right rows without one, padded, after all pairs), FULL (both); SEMI
+ * (each left row with at least one partner, once) and ANTI (each left
+ * row with none) output only the left columns. */
+typedef enum join_kind_e { JOIN_INNER, JOIN_LEFT, JOIN_RIGHT, JOIN_FULL, JOIN_SEMI, JOIN_ANTI } join_kind_t;
+/* Output: the left columns then the right ones (SEMI / ANTI: the left
+ * ones). cond over left then right columns (NULL = true). The right input
+ * is materialised once per execution. */
 op_t *op_nljoin_new(arena_t *a, op_t *left, op_t *right, join_kind_t kind, xnode_t *cond);
 /* Equi-join on nkeys pairs (left column lk[i] = right column rk[i]), then
  * the residual condition cond over the joined layout. Builds on the right. */
 op_t *op_hashjoin_new(arena_t *a, op_t *left, op_t *right, join_kind_t kind, int nkeys,
                       const int *lk, const int *rk, xnode_t *cond);
+/* Makes hash ANTI join o answer as `NOT IN` in a WHERE: no row at all
+ * when a right key is NULL, and a left row with a NULL key passes only
+ * when the right input is empty (without this, NULL keys never match).
+ * No effect on other joins. */
+void op_join_set_null_aware(op_t *o);
 
 /* Index nested-loop join: each left row's columns lk[0..nkeys) are the
  * whole primary key of table; the matching row (at most one) is looked
  * up, a batch of keys at a time. Output: the left columns, then the
  * table's columns cols[0..ncols) (types). cond: residual over the joined
  * row (NULL = true); a LEFT join pads rows without a match (or whose
- * match fails cond) with NULLs. */
+ * match fails cond) with NULLs; SEMI / ANTI output only the left columns
+ * of the rows with / without a match passing cond. */
 op_t *op_lookup_join_new(arena_t *a, op_t *left, join_kind_t kind, int nkeys, const int *lk,
                          void *table, const char *name, int ncols, const int *cols,
                          const ty_t *types, xnode_t *cond);

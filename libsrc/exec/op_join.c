@@ -1,4 +1,6 @@
-/* op_join — inner and left joins, by nested loop or by hashing.
+/* op_join — joins by nested loop or by hashing: inner, left, right and
+ * full here; semi and anti joins and the unmatched right rows of right
+ * and full joins in op_join_kinds.c (the state is op_join_int.h).
  *
  * Both strategies share everything but how the right rows matching one
  * left row are enumerated, so they are one operator with two matchers:
@@ -12,28 +14,8 @@
  * rows point at its strings. */
 #include <string.h>
 
-#include "exec/exec_int.h"
+#include "exec/op_join_int.h"
 
-typedef struct op_join_s {
-  op_t oj_op;
-  join_kind_t oj_kind;
-  xnode_t *oj_cond;             /* residual condition, NULL = true */
-  int oj_nkeys;                 /* hash join: key pairs; 0 = nested loop */
-  int *oj_lk;
-  int *oj_rk;
-  /* run-time */
-  rstore_t oj_right;
-  rhash_t oj_hash;
-  obatch_t oj_left;             /* current left batch */
-  bool oj_left_end;
-  int oj_li;                    /* position in oj_left's selection */
-  bool oj_in_row;               /* candidates of left row oj_li being enumerated */
-  int64_t oj_rpos;              /* nested loop: next right row; hash: chain position */
-  uint64_t oj_hv;               /* hash join: the left row's key hash */
-  bool oj_null_key;             /* hash join: a left key is NULL: no match */
-  uint8_t *oj_matched;          /* per left row of oj_left: a pair survived */
-  int oj_matched_cap;
-} op_join_t;
 
 static int join_open(op_t *o, qctx_t *q, err_t *e)
 {
@@ -48,6 +30,11 @@ static int join_open(op_t *o, qctx_t *q, err_t *e)
   j->oj_in_row = false;
   j->oj_matched = NULL;
   j->oj_matched_cap = 0;
+  j->oj_build_n = 0;
+  j->oj_build_null = false;
+  j->oj_rmatched = NULL;
+  j->oj_rscan = 0;
+  bool keep = join_keeps_right(j->oj_kind);
   if (op_open(r, q, e) != CZ_OK)
     return CZ_ERR;
   for (;;) {
@@ -58,12 +45,16 @@ static int join_open(op_t *o, qctx_t *q, err_t *e)
       break;
     for (int i = 0; i < in.ob_n; i++) {
       int row = in.ob_sel ? in.ob_sel[i] : i;
+      j->oj_build_n++;
       if (j->oj_nkeys) {
         bool has_null = false;
         for (int k = 0; k < j->oj_nkeys; k++)
           has_null |= in.ob_b->b_cols[j->oj_rk[k]].v_null[row] != 0;
+        j->oj_build_null |= has_null;
+        if (has_null && keep && rs_append_row(&j->oj_right, in.ob_b, row, e) < 0)
+          return CZ_ERR;
         if (has_null)
-          continue;  /* a NULL key never equals anything */
+          continue;  /* a NULL key never equals anything (kept unhashed for RIGHT / FULL) */
         uint64_t h = row_hash(in.ob_b, row, j->oj_nkeys, j->oj_rk);
         int64_t id = rs_append_row(&j->oj_right, in.ob_b, row, e);
         if (id < 0 || rh_insert(&j->oj_hash, h, id, e) != CZ_OK)
@@ -75,11 +66,16 @@ static int join_open(op_t *o, qctx_t *q, err_t *e)
       return CZ_ERR;
   }
   op_close(r, q);
+  if (keep) {
+    j->oj_rmatched = arena_try_zalloc(o->o_state, (size_t)(j->oj_right.rs_n + 1));
+    if (!j->oj_rmatched)
+      return op_alloc_error(o->o_state, e);
+  }
   return op_open(o->o_in, q, e);
 }
 
 /* The next right row matching left row `lrow`, or -1. */
-static int64_t join_match(op_join_t *j, int lrow)
+int64_t join_match(op_join_t *j, int lrow)
 {
   if (!j->oj_nkeys)
     return j->oj_rpos < j->oj_right.rs_n ? j->oj_rpos++ : -1;
@@ -100,7 +96,7 @@ static int64_t join_match(op_join_t *j, int lrow)
   return -1;
 }
 
-static void join_start_row(op_join_t *j, int lrow)
+void join_start_row(op_join_t *j, int lrow)
 {
   j->oj_in_row = true;
   j->oj_rpos = j->oj_nkeys ? -1 : 0;
@@ -114,7 +110,7 @@ static void join_start_row(op_join_t *j, int lrow)
   }
 }
 
-static void copy_left(const batch_t *l, int lrow, batch_t *out, int row)
+void join_copy_left(const batch_t *l, int lrow, batch_t *out, int row)
 {
   for (int c = 0; c < l->b_ncols; c++) {
     datum_t d;
@@ -123,7 +119,7 @@ static void copy_left(const batch_t *l, int lrow, batch_t *out, int row)
   }
 }
 
-static int join_fetch_left(op_join_t *j, qctx_t *q, err_t *e)
+int join_fetch_left(op_join_t *j, qctx_t *q, err_t *e)
 {
   if (op_next(j->oj_op.o_in, q, &j->oj_left, e) != CZ_OK)
     return CZ_ERR;
@@ -136,7 +132,9 @@ static int join_fetch_left(op_join_t *j, qctx_t *q, err_t *e)
   int n = j->oj_left.ob_b->b_n;
   if (n > j->oj_matched_cap) {
     j->oj_matched_cap = n;
-    j->oj_matched = arena_alloc(j->oj_op.o_state, (size_t)n);
+    j->oj_matched = arena_try_alloc(j->oj_op.o_state, (size_t)n);
+    if (!j->oj_matched)
+      return op_alloc_error(j->oj_op.o_state, e);
   }
   memset(j->oj_matched, 0, (size_t)n);
   return CZ_OK;
@@ -145,11 +143,14 @@ static int join_fetch_left(op_join_t *j, qctx_t *q, err_t *e)
 static int join_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
 {
   op_join_t *j = (op_join_t *)o;
+  if (join_left_only(j->oj_kind))
+    return join_next_semi(o, q, out, e);
   int vs = q->q_vector_size;
   int nleft = o->o_in->o_ncols;
+  bool keep = join_keeps_right(j->oj_kind);
   for (;;) {
     if (j->oj_left_end)
-      return CZ_OK;
+      return keep ? join_next_unmatched(j, q, out, e) : CZ_OK;
     if (!j->oj_left.ob_b || j->oj_li >= j->oj_left.ob_n) {
       if (join_fetch_left(j, q, e) != CZ_OK)
         return CZ_ERR;
@@ -161,6 +162,7 @@ static int join_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       return CZ_ERR;
     int *left_of = arena_alloc(o->o_batch, sizeof(int) * (size_t)(vs + 1));
     int *done = arena_alloc(o->o_batch, sizeof(int) * (size_t)(vs + 1));
+    int64_t *right_of = keep ? arena_alloc(o->o_batch, sizeof(int64_t) * (size_t)(vs + 1)) : NULL;
     int npairs = 0, ndone = 0;
     while (npairs < vs && j->oj_li < j->oj_left.ob_n && ndone < vs) {
       int lrow = j->oj_left.ob_sel ? j->oj_left.ob_sel[j->oj_li] : j->oj_li;
@@ -173,8 +175,10 @@ static int join_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
         j->oj_li++;
         continue;
       }
-      copy_left(j->oj_left.ob_b, lrow, b, npairs);
+      join_copy_left(j->oj_left.ob_b, lrow, b, npairs);
       rs_copy_out(&j->oj_right, r, b, npairs, nleft);
+      if (right_of)
+        right_of[npairs] = r;
       left_of[npairs++] = lrow;
     }
     b->b_n = npairs;
@@ -190,14 +194,17 @@ static int join_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
         sel[k] = k;
       n = npairs;
     }
-    if (j->oj_kind == JOIN_LEFT) {
+    if (right_of)
+      for (int k = 0; k < n; k++)
+        j->oj_rmatched[right_of[sel[k]]] = 1;
+    if (j->oj_kind == JOIN_LEFT || j->oj_kind == JOIN_FULL) {
       for (int k = 0; k < n; k++)
         j->oj_matched[left_of[sel[k]]] = 1;
       for (int d = 0; d < ndone; d++) {
         if (j->oj_matched[done[d]])
           continue;
         int row = b->b_n++;
-        copy_left(j->oj_left.ob_b, done[d], b, row);
+        join_copy_left(j->oj_left.ob_b, done[d], b, row);
         for (int c = nleft; c < o->o_ncols; c++)
           b->b_cols[c].v_null[row] = 1;
         sel[n++] = row;
@@ -223,7 +230,10 @@ static void join_close(op_t *o, qctx_t *q)
 static char *join_detail(const op_t *o, arena_t *a)
 {
   const op_join_t *j = (const op_join_t *)o;
-  char *t = arena_strdup(a, j->oj_kind == JOIN_LEFT ? "left" : "inner");
+  static const char *const kinds[] = {"inner", "left", "right", "full", "semi", "anti"};
+  char *t = arena_strdup(a, kinds[j->oj_kind]);
+  if (j->oj_null_aware)
+    t = arena_sprintf(a, "%s null-aware", t);
   for (int k = 0; k < j->oj_nkeys; k++)
     t = arena_sprintf(a, "%s%s $%d = $%d", t, k ? " and" : " on", j->oj_lk[k] + 1,
                       o->o_in->o_ncols + j->oj_rk[k] + 1);
@@ -235,34 +245,63 @@ static char *join_detail(const op_t *o, arena_t *a)
 static const op_vt_t nljoin_vt = {"NestedLoopJoin", join_open, join_next, join_close,
                                   join_detail};
 static const op_vt_t hashjoin_vt = {"HashJoin", join_open, join_next, join_close, join_detail};
+/* semi and anti joins show as their own nodes in EXPLAIN */
+static const op_vt_t nlsemi_vt = {"NestedLoopSemiJoin", join_open, join_next, join_close,
+                                  join_detail};
+static const op_vt_t nlanti_vt = {"NestedLoopAntiJoin", join_open, join_next, join_close,
+                                  join_detail};
+static const op_vt_t hashsemi_vt = {"HashSemiJoin", join_open, join_next, join_close,
+                                    join_detail};
+static const op_vt_t hashanti_vt = {"HashAntiJoin", join_open, join_next, join_close,
+                                    join_detail};
 
 static op_join_t *join_new(arena_t *a, const op_vt_t *vt, op_t *left, op_t *right,
                            join_kind_t kind, xnode_t *cond)
 {
   op_join_t *j = arena_zalloc(a, sizeof(*j));
-  int n = left->o_ncols + right->o_ncols;
+  int n = left->o_ncols + (join_left_only(kind) ? 0 : right->o_ncols);
   ty_t types[n > 0 ? n : 1];
   memcpy(types, left->o_types, sizeof(ty_t) * (size_t)left->o_ncols);
-  memcpy(types + left->o_ncols, right->o_types, sizeof(ty_t) * (size_t)right->o_ncols);
+  if (!join_left_only(kind))
+    memcpy(types + left->o_ncols, right->o_types, sizeof(ty_t) * (size_t)right->o_ncols);
   op_init(&j->oj_op, vt, a, n, types, left, right);
   j->oj_kind = kind;
   j->oj_cond = cond;
+  if (join_left_only(kind)) {
+    /* a residual is evaluated over pairs, whose layout the output lacks */
+    int np = left->o_ncols + right->o_ncols;
+    j->oj_pair_types = arena_alloc(a, sizeof(ty_t) * (size_t)(np > 0 ? np : 1));
+    memcpy(j->oj_pair_types, left->o_types, sizeof(ty_t) * (size_t)left->o_ncols);
+    memcpy(j->oj_pair_types + left->o_ncols, right->o_types,
+           sizeof(ty_t) * (size_t)right->o_ncols);
+  }
   return j;
 }
 
 op_t *op_nljoin_new(arena_t *a, op_t *left, op_t *right, join_kind_t kind, xnode_t *cond)
 {
-  return &join_new(a, &nljoin_vt, left, right, kind, cond)->oj_op;
+  const op_vt_t *vt = kind == JOIN_SEMI ? &nlsemi_vt : kind == JOIN_ANTI ? &nlanti_vt : &nljoin_vt;
+  return &join_new(a, vt, left, right, kind, cond)->oj_op;
 }
 
 op_t *op_hashjoin_new(arena_t *a, op_t *left, op_t *right, join_kind_t kind, int nkeys,
                       const int *lk, const int *rk, xnode_t *cond)
 {
-  op_join_t *j = join_new(a, &hashjoin_vt, left, right, kind, cond);
+  const op_vt_t *vt = kind == JOIN_SEMI   ? &hashsemi_vt
+                      : kind == JOIN_ANTI ? &hashanti_vt
+                                          : &hashjoin_vt;
+  op_join_t *j = join_new(a, vt, left, right, kind, cond);
   j->oj_nkeys = nkeys;
   j->oj_lk = arena_alloc(a, sizeof(int) * (size_t)nkeys);
   j->oj_rk = arena_alloc(a, sizeof(int) * (size_t)nkeys);
   memcpy(j->oj_lk, lk, sizeof(int) * (size_t)nkeys);
   memcpy(j->oj_rk, rk, sizeof(int) * (size_t)nkeys);
   return &j->oj_op;
+}
+
+void op_join_set_null_aware(op_t *o)
+{
+  op_join_t *j = (op_join_t *)o;
+  if (j->oj_kind == JOIN_ANTI && j->oj_nkeys > 0)
+    j->oj_null_aware = true;
 }

@@ -1,4 +1,6 @@
-/* op_lookup — index nested-loop join on a whole primary key: for each
+/* op_lookup — index nested-loop join on a whole primary key (INNER,
+ * LEFT, and SEMI / ANTI returning the left rows with / without a
+ * passing match): for each
  * left batch, the key values of its rows are looked up in the table in
  * one vectored call (the table layer sorts them and walks the tree
  * once), and each left row is joined with its match (at most one: the
@@ -18,7 +20,25 @@ typedef struct op_lookup_s {
   int *ol_cols;
   ty_t *ol_types;
   xnode_t *ol_cond;
+  ty_t *ol_pair_types;          /* left then fetched columns (the output's unless SEMI / ANTI) */
 } op_lookup_t;
+
+/* SEMI / ANTI: the left rows whose match (exists and) passes the residual
+ * — or, for ANTI, the others — as the left batch under a selection.
+ * pass[i]: joined row i (left row i of the selection) has a partner. */
+static void lookup_semi_out(const op_lookup_t *l, const obatch_t *in, const bool *pass,
+                            arena_t *a, obatch_t *out)
+{
+  int *sel = arena_alloc(a, sizeof(int) * (size_t)(in->ob_n + 1));
+  int n = 0;
+  bool anti = l->ol_kind == JOIN_ANTI;
+  for (int i = 0; i < in->ob_n; i++)
+    if (pass[i] != anti)
+      sel[n++] = in->ob_sel ? in->ob_sel[i] : i;
+  out->ob_b = n ? in->ob_b : NULL;
+  out->ob_sel = sel;
+  out->ob_n = n;
+}
 
 static int lookup_open(op_t *o, qctx_t *q, err_t *e)
 {
@@ -65,8 +85,9 @@ static int lookup_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     if (nk > 0 && ((const qtable_t *)l->ol_table)->qt_ops->qt_lookup(q, l->ol_table, keys, nk, l->ol_cols, l->ol_ncols, rb,
                                        found, o->o_batch, e) != CZ_OK)
       return CZ_ERR;
-    /* joined rows: one per selected left row (LEFT) or per match (INNER) */
-    batch_t *b = batch_create(o->o_batch, o->o_ncols, o->o_types, in.ob_n, e);
+    /* joined rows: one per selected left row (LEFT, SEMI, ANTI) or per match (INNER) */
+    bool every = l->ol_kind != JOIN_INNER;
+    batch_t *b = batch_create(o->o_batch, nleft + l->ol_ncols, l->ol_pair_types, in.ob_n, e);
     if (!b)
       return CZ_ERR;
     bool *matched = arena_zalloc(o->o_batch, (size_t)in.ob_n + 1);
@@ -79,7 +100,7 @@ static int lookup_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
         hit = found[k];
         r = k++;
       }
-      if (!hit && l->ol_kind != JOIN_LEFT)
+      if (!hit && !every)
         continue;
       for (int c = 0; c < nleft; c++) {
         datum_t d;
@@ -97,6 +118,7 @@ static int lookup_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     b->b_n = n;
     if (n == 0)
       continue;
+    bool semi = l->ol_kind == JOIN_SEMI || l->ol_kind == JOIN_ANTI;
     int *sel = arena_alloc(o->o_batch, sizeof(int) * (size_t)n);
     int ns = n;
     for (int i = 0; i < n; i++)
@@ -114,7 +136,11 @@ static int lookup_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       op_xctx(q, o->o_batch, &xc);
       if (nc > 0 && xeval_filter(&xc, l->ol_cond, b, cand, nc, pass, &np, e) != CZ_OK)
         return CZ_ERR;
-      if (l->ol_kind == JOIN_LEFT) {
+      if (semi) {
+        memset(matched, 0, (size_t)n);
+        for (int p = 0; p < np; p++)
+          matched[pass[p]] = true;
+      } else if (l->ol_kind == JOIN_LEFT) {
         for (int i = 0, p = 0; i < nc; i++) {
           if (p < np && pass[p] == cand[i]) {
             p++;
@@ -128,6 +154,12 @@ static int lookup_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
         ns = np;
       }
     }
+    if (semi) {
+      lookup_semi_out(l, &in, matched, o->o_batch, out);
+      if (!out->ob_b)
+        continue;
+      return CZ_OK;
+    }
     if (ns == 0)
       continue;
     out->ob_b = b;
@@ -140,13 +172,18 @@ static int lookup_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
 static char *lookup_detail(const op_t *o, arena_t *a)
 {
   const op_lookup_t *l = (const op_lookup_t *)o;
-  char *t = arena_sprintf(a, "%s %s on", l->ol_kind == JOIN_LEFT ? "left" : "inner", l->ol_name);
+  static const char *const kinds[] = {"inner", "left", "right", "full", "semi", "anti"};
+  char *t = arena_sprintf(a, "%s %s on", kinds[l->ol_kind], l->ol_name);
   for (int k = 0; k < l->ol_nkeys; k++)
     t = arena_sprintf(a, "%s%s $%d", t, k ? "," : "", l->ol_lk[k] + 1);
   return l->ol_cond ? arena_sprintf(a, "%s filter", t) : t;
 }
 
 static const op_vt_t lookup_vt = {"LookupJoin", lookup_open, lookup_next, NULL, lookup_detail};
+static const op_vt_t lookup_semi_vt = {"LookupSemiJoin", lookup_open, lookup_next, NULL,
+                                       lookup_detail};
+static const op_vt_t lookup_anti_vt = {"LookupAntiJoin", lookup_open, lookup_next, NULL,
+                                       lookup_detail};
 
 op_t *op_lookup_join_new(arena_t *a, op_t *left, join_kind_t kind, int nkeys, const int *lk,
                          void *table, const char *name, int ncols, const int *cols,
@@ -157,7 +194,10 @@ op_t *op_lookup_join_new(arena_t *a, op_t *left, join_kind_t kind, int nkeys, co
   ty_t *all = arena_alloc(a, sizeof(ty_t) * (size_t)(n + 1));
   memcpy(all, left->o_types, sizeof(ty_t) * (size_t)left->o_ncols);
   memcpy(all + left->o_ncols, types, sizeof(ty_t) * (size_t)ncols);
-  op_init(&l->ol_op, &lookup_vt, a, n, all, left, NULL);
+  bool semi = kind == JOIN_SEMI || kind == JOIN_ANTI;
+  const op_vt_t *vt = kind == JOIN_SEMI ? &lookup_semi_vt : kind == JOIN_ANTI ? &lookup_anti_vt : &lookup_vt;
+  op_init(&l->ol_op, vt, a, semi ? left->o_ncols : n, all, left, NULL);
+  l->ol_pair_types = all;
   l->ol_kind = kind;
   l->ol_nkeys = nkeys;
   l->ol_lk = arena_alloc(a, sizeof(int) * (size_t)nkeys);

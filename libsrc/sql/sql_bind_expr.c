@@ -65,6 +65,18 @@ static xnode_t *bd_corr(bd_t *b, xsubq_t *sq, xnode_t *outer)
     b->b_fix_cap = cap;
   }
   b->b_fix[b->b_nfix++] = p;
+  bd_decor_t *dr = b->b_decor;
+  if (dr && sq == dr->dr_sq) {
+    if (dr->dr_nparams == dr->dr_param_cap) {
+      int cap = dr->dr_param_cap ? dr->dr_param_cap * 2 : 8;
+      xnode_t **n = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)cap);
+      if (dr->dr_nparams)
+        memcpy(n, dr->dr_params, sizeof(xnode_t *) * (size_t)dr->dr_nparams);
+      dr->dr_params = n;
+      dr->dr_param_cap = cap;
+    }
+    dr->dr_params[dr->dr_nparams++] = p;
+  }
   return p;
 }
 
@@ -571,10 +583,22 @@ int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos
     b->b_subq_cap = cap;
   }
   b->b_subqs[b->b_nsubqs++] = sq;  /* before its own subqueries: parents first */
+  if (b->b_nsrc == b->b_src_cap) {
+    int cap = b->b_src_cap ? b->b_src_cap * 2 : 8;
+    bd_subq_src_t *n = arena_alloc(b->b_a, sizeof(bd_subq_src_t) * (size_t)cap);
+    if (b->b_nsrc)
+      memcpy(n, b->b_src, sizeof(bd_subq_src_t) * (size_t)b->b_nsrc);
+    b->b_src = n;
+    b->b_src_cap = cap;
+  }
+  b->b_src[b->b_nsrc++] = (bd_subq_src_t){.ss_sq = sq, .ss_q = q, .ss_sc = sc};
+  bool decor = b->b_decor && !b->b_decor->dr_sq;
+  if (decor)
+    b->b_decor->dr_sq = sq;  /* the rebinding asked for: its top block decorrelates */
   op_t *plan;
   if (bd_query(b, q, sc, sq, &plan, NULL, NULL) != CZ_OK)
     return CZ_ERR;
-  if (kind != 1 && plan->o_ncols != 1)
+  if (kind != 1 && plan->o_ncols != 1 && !decor)
     return bd_error(b, SQLSTATE_SYNTAX_ERROR, pos, "subquery must return only one column");
   sq->xs_plan = plan;
   *out_sq = sq;

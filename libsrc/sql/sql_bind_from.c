@@ -234,6 +234,63 @@ static int bd_join_using(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, int firs
   return CZ_OK;
 }
 
+static xnode_t *strip_casts(xnode_t *x)
+{
+  while (x->x_kind == X_CAST)
+    x = x->x_args[0];
+  return x;
+}
+
+/* FULL JOIN … USING / NATURAL: the merged column is COALESCE of both
+ * sides (either may be the padded one), so both sides' columns are
+ * hidden from unqualified names and `*` and a range entry of the
+ * coalesced columns, after the join's own, takes the names; the join's
+ * output *j gains those columns. cond: the USING equalities (join row). */
+static int full_using(bd_t *b, bd_scope_t *sc, int first_rel, int base, xnode_t *cond, op_t **j)
+{
+  xnode_t **conj = NULL;
+  int n = 0, cap = 0;
+  if (cond)
+    bd_conjuncts(b, cond, &conj, &n, &cap);
+  int w = (*j)->o_ncols;
+  bd_rel_t *m = arena_zalloc(b->b_a, sizeof(*m));
+  m->rl_name = arena_sprintf(b->b_a, "\x01using%d", sc->sc_nrels);  /* no name a query can spell */
+  m->rl_cols = arena_alloc(b->b_a, sizeof(char *) * (size_t)(n + 1));
+  m->rl_types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(n + 1));
+  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(w + n + 1));
+  for (int c = 0; c < w; c++)
+    x[c] = bd_col(b, c, (*j)->o_types[c]);
+  for (int i = 0; i < n; i++) {
+    xnode_t *eq = conj[i];
+    xnode_t *lc = strip_casts(eq->x_args[0]);
+    /* the left column's range entry: hidden unqualified, its name taken */
+    for (int r = first_rel; r < sc->sc_nrels; r++) {
+      bd_rel_t *rel = sc->sc_rels[r];
+      int c = base + lc->x_index - rel->rl_base;
+      if (c < 0 || c >= rel->rl_ncols)
+        continue;
+      if (!rel->rl_merged)
+        rel->rl_merged = arena_zalloc(b->b_a, (size_t)rel->rl_ncols + 1);
+      rel->rl_merged[c] = true;
+      m->rl_cols[m->rl_ncols] = rel->rl_cols[c];
+    }
+    xnode_t *notnull, *cs = bd_node(b, X_CASE, eq->x_args[0]->x_type, eq->x_pos);
+    if (bd_op(b, XOP_IS_NOT_NULL, eq->x_args[0], NULL, eq->x_pos, &notnull) != CZ_OK)
+      return CZ_ERR;
+    cs->x_nargs = 3;
+    cs->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * 3);
+    cs->x_args[0] = notnull;
+    cs->x_args[1] = eq->x_args[0];
+    cs->x_args[2] = eq->x_args[1];
+    cs->x_has_else = true;
+    m->rl_types[m->rl_ncols] = cs->x_type;
+    x[w + m->rl_ncols++] = cs;
+  }
+  scope_add(b, sc, m);
+  *j = op_project_new(b->b_a, *j, w + m->rl_ncols, x);
+  return CZ_OK;
+}
+
 /* An explicit JOIN: both sides go into sc, ON is bound over just them. */
 static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
 {
@@ -266,9 +323,6 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   const sp_table_t *rtable = t;
   if (t)
     r = bd_plan_scan(b, t, al, false, NULL, 0);
-  if (fr->fr_join == SQL_JOIN_FULL)
-    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
-                    "FULL JOIN is not supported yet");
   xnode_t *cond = NULL;
   if ((fr->fr_natural || fr->fr_using) &&
       bd_join_using(b, sc, fr, first_rel, mid, base, &cond) != CZ_OK)
@@ -311,6 +365,12 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
     for (int i = 0; i < rw; i++)
       cols[lw + i] = bd_col(b, i, j->o_types[i]);
     *out = op_project_new(b->b_a, j, lw + rw, cols);
+    return CZ_OK;
+  }
+  if (fr->fr_join == SQL_JOIN_FULL) {
+    *out = join_op(b, l, r, JOIN_FULL, cond);
+    if (fr->fr_natural || fr->fr_using)
+      return full_using(b, sc, first_rel, base, cond, out);
     return CZ_OK;
   }
   join_kind_t kind = fr->fr_join == SQL_JOIN_LEFT ? JOIN_LEFT : JOIN_INNER;

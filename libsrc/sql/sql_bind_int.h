@@ -89,6 +89,40 @@ struct bd_cte_s {
   int ct_wt_setop;              /* b_setop_other likewise */
 };
 
+/* Where a subquery was bound from, so that the planner can bind it again
+ * decorrelated (sql_plan_decor.c). */
+typedef struct bd_subq_src_s {
+  xsubq_t *ss_sq;
+  const sql_query_t *ss_q;
+  bd_scope_t *ss_sc;            /* the scope it was bound in */
+} bd_subq_src_t;
+
+/* A subquery being bound again for decorrelation (sql_plan_decor.c): its
+ * top block pulls out the conjuncts that read the outer row and outputs
+ * [IN's value,] the inner sides of the correlating equalities, then the
+ * columns the other pulled-out conjuncts read. */
+typedef struct bd_decor_s {
+  const sql_query_t *dr_q;      /* the subquery's text */
+  xsubq_t *dr_sq;               /* set by bd_subquery: the new binding's subquery */
+  bool dr_in;                   /* IN: output 0 is the value compared */
+  ty_t dr_in_type;
+  bool dr_anti;
+  bool dr_scalar;               /* a scalar subquery: output the keys and the value per key group */
+  bool dr_claimed;              /* its top block was bound in decorrelating mode */
+  bool dr_fail;                 /* something forbids it: keep the per-row subquery */
+  int dr_nparams, dr_param_cap; /* every correlation X_PARAM made for dr_sq */
+  xnode_t **dr_params;
+  int dr_consumed;              /* of those, how many the pulled-out conjuncts hold */
+  int dr_nkeys;                 /* correlating equalities: inner side, outer side */
+  xnode_t **dr_inner, **dr_outer;
+  int dr_nresid;                /* other pulled-out conjuncts (inner row, dr_sq's params) */
+  xnode_t **dr_resid;
+  bool dr_key_probe;            /* a key's inner side leads a table's primary key or index */
+  double dr_est_rows;           /* the block's FROM estimate (rows aggregated or joined) */
+  int dr_ncols;                 /* inner columns the residuals read */
+  xnode_t **dr_cols;
+} bd_decor_t;
+
 /* Statement binding state. */
 typedef struct bd_s {
   arena_t *b_a;
@@ -103,6 +137,9 @@ typedef struct bd_s {
   xnode_t **b_fix;              /* correlation X_PARAMs: index += statement params */
   int b_nsubqs, b_subq_cap;
   xsubq_t **b_subqs;
+  int b_nsrc, b_src_cap;
+  bd_subq_src_t *b_src;         /* every subquery's text and scope */
+  bd_decor_t *b_decor;          /* a decorrelating rebinding in progress, else NULL */
   int b_naccess, b_access_cap;
   sp_access_t *b_access;
   /* INSERT … SELECT: the types the target columns want, so that untyped
@@ -194,12 +231,26 @@ typedef struct bd_unit_s {
   bool un_rowid;                /* the target of UPDATE … FROM / DELETE … USING: its scan
                                    also gives the row locator, block column
                                    un_base + tb_ncols (un_width = tb_ncols + 1) */
+  /* JOIN_SEMI / JOIN_ANTI: a decorrelated subquery (sql_plan_decor.c),
+   * joined after the units its conjuncts read, adding no columns to the
+   * block's row (its own lie past it); JOIN_INNER otherwise */
+  join_kind_t un_kind;
+  bool un_null_aware;           /* ANTI of NOT IN */
+  /* a decorrelated subquery: the conjunct it came from, its input's
+   * estimated rows, and whether per row it would be an index probe (then
+   * the planner compares both ways and may put the subquery back) */
+  int un_src_conj;
+  double un_sub_rows;
+  bool un_probe;
 } bd_unit_t;
 typedef struct bd_fromblk_s {
   int fb_nunits, fb_ucap;
   bd_unit_t *fb_units;          /* the FROM items (inner JOINs' items too), as written */
   int fb_nconj, fb_cap;
   xnode_t **fb_conj;            /* WHERE's (and inner JOINs' ON) conjuncts over the block's row */
+  bool fb_estimate;             /* estimate even one unit, into the plan's o_est_rows
+                                 * (a subquery being decorrelated) */
+  const bool *fb_keep;          /* per conjunct: leave its subquery per row (NULL = none) */
 } bd_fromblk_t;
 int bd_from_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
                  bd_fromblk_t **out);
@@ -207,6 +258,17 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out);
 /* Adds one FROM item to sc and fb (bd_from_bind does it for each item):
  * UPDATE … FROM and DELETE … USING put their target first themselves. */
 int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *fb);
+/* sql_plan_decor.c: WHERE's EXISTS / NOT EXISTS / IN / NOT IN conjuncts
+ * whose subquery is correlated only by conjuncts it can give up become
+ * SEMI / ANTI units of fb (the others stay per-row subqueries). */
+int bd_decorrelate(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb);
+/* In the decorrelating rebinding's top block (called by bd_select):
+ * pulls the correlated conjuncts out of fb, then shapes the output. */
+void bd_decor_extract(bd_t *b, bd_decor_t *dr, bd_fromblk_t *fb);
+op_t *bd_decor_output(bd_t *b, bd_decor_t *dr, op_t *plan, xnode_t *target);
+/* The same for a scalar subquery: its aggregates grouped by the keys'
+ * inner sides (ag: the block's aggregates); NULL with b_e set on error. */
+op_t *bd_decor_grouped(bd_t *b, bd_decor_t *dr, op_t *plan, bd_aggctx_t *ag, xnode_t *target);
 /* Adds to fb's conjuncts what its ORs imply: conjuncts common to every
  * branch, and per unit the OR of each branch's conditions on it
  * (sql_plan_or.c); unit_of maps block columns to units. */

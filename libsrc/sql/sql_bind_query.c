@@ -348,6 +348,13 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   bd_fromblk_t *from;
   if (bd_from_bind(b, sc, s->se_from, s->se_where, &from) != CZ_OK)
     return CZ_ERR;
+  bd_decor_t *decor = b->b_decor;
+  if (!decor || !sq || sq != decor->dr_sq || q != decor->dr_q || decor->dr_claimed)
+    decor = NULL;
+  else {
+    decor->dr_claimed = true;  /* this block gives up its correlated conjuncts */
+    bd_decor_extract(b, decor, from);
+  }
   bd_aggctx_t *ag = arena_zalloc(b->b_a, sizeof(*ag));
   sc->sc_agg = ag;
   int ngroup = sql_list_len(s->se_group);
@@ -411,8 +418,30 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
                distinct_on_keys(b, s, don, ndon, &keys, &nord) != CZ_OK))
     return CZ_ERR;
   /* every expression over the FROM row is bound: plan it */
+  /* the estimate weighs a subquery that could also probe an index per row
+   * (sql_plan_join.c keep_per_row); sampling costs, so only then */
+  from->fb_estimate = decor && decor->dr_key_probe;
   if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
     return CZ_ERR;
+  if (decor)
+    decor->dr_est_rows = plan->o_est_rows;
+  if (decor) {
+    /* what a semi / anti or grouped join cannot express: keep the per-row subquery */
+    if ((ag->ag_n > 0 && !decor->dr_scalar) || ngroup > 0 || having || has_sets || ndon || sc->sc_win ||
+        q->qu_limit || q->qu_offset || s->se_top || ((decor->dr_in || decor->dr_scalar) && nvis != 1))
+      decor->dr_fail = true;
+    if (decor->dr_scalar) {
+      if (decor->dr_fail || ag->ag_n == 0) {
+        decor->dr_fail = true;
+        *out = plan;
+        return CZ_OK;
+      }
+      *out = bd_decor_grouped(b, decor, plan, ag, tl.tl_x[0]);
+      return *out ? CZ_OK : CZ_ERR;
+    }
+    *out = bd_decor_output(b, decor, plan, nvis > 0 ? tl.tl_x[0] : NULL);
+    return *out ? CZ_OK : CZ_ERR;
+  }
   bool grouped = ag->ag_n > 0 || ngroup > 0 || having || has_sets || ag->ag_ngrp > 0;
   /* window functions of the select list / ORDER BY (sql_bind_window.c) */
   if (bd_window_finish(b, sc, grouped, &plan) != CZ_OK)

@@ -38,6 +38,8 @@
 #define COST_LOOKUP 1.5  /* a primary-key lookup in the B-tree */
 #define COST_NLOOP 0.05  /* a pair of rows compared by a nested loop */
 #define COST_OUT 0.1     /* a row produced by a join */
+#define COST_SUBQ_ROW 15.0 /* a subquery run for one outer row as an index probe
+                            * (open, probe, close: about ten batched lookups) */
 
 typedef struct jconj_s {
   xnode_t *jc_x;                /* over the block's row */
@@ -46,6 +48,7 @@ typedef struct jconj_s {
   double jc_sel;
   bool jc_top;                  /* evaluated after all joins */
   bool jc_local;                /* one unit: inside its scan or filter */
+  bool jc_semi;                 /* joins a SEMI / ANTI unit (its selectivity is jp_semi's) */
 } jconj_t;
 
 typedef struct jplan_s {
@@ -57,6 +60,7 @@ typedef struct jplan_s {
   int jp_nconj;
   jconj_t *jp_conj;
   int *jp_unit_of;              /* block column -> unit */
+  double *jp_semi;              /* per unit: SEMI / ANTI: the fraction of rows it keeps; else 0 */
   bool *jp_scratch;             /* per conjunct, for step_cost's lookup_keys */
 } jplan_t;
 
@@ -74,6 +78,28 @@ static bool conj_uses(const jconj_t *c, int u)
     if (c->jc_units[i] == u)
       return true;
   return false;
+}
+
+/* Whether unit u may join the rows of in_set: a SEMI / ANTI unit only
+ * after every unit its conjuncts read, and never first. */
+static bool unit_ready(const jplan_t *jp, const bool *in_set, int u)
+{
+  if (jp->jp_semi[u] <= 0)
+    return true;
+  bool any = false;
+  for (int v = 0; v < jp->jp_nu; v++)
+    any |= in_set[v];
+  if (!any)
+    return false;
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    const jconj_t *c = &jp->jp_conj[i];
+    if (!conj_uses(c, u))
+      continue;
+    for (int k = 0; k < c->jc_nunits; k++)
+      if (c->jc_units[k] != u && !in_set[c->jc_units[k]])
+        return false;
+  }
+  return true;
 }
 
 /* `a = b` of two columns of one type: their units and columns. */
@@ -134,10 +160,10 @@ static double set_rows(const jplan_t *jp, const bool *in_set)
   double r = 1;
   for (int u = 0; u < jp->jp_nu; u++)
     if (in_set[u])
-      r *= jp->jp_units[u].pu_rows;
+      r *= jp->jp_semi[u] > 0 ? jp->jp_semi[u] : jp->jp_units[u].pu_rows;
   for (int i = 0; i < jp->jp_nconj; i++) {
     const jconj_t *c = &jp->jp_conj[i];
-    if (!c->jc_top && !c->jc_local && conj_within(c, in_set))
+    if (!c->jc_top && !c->jc_local && !c->jc_semi && conj_within(c, in_set))
       r *= c->jc_sel;
   }
   return r < 1 ? 1 : r;
@@ -248,6 +274,8 @@ static void order_dp(const jplan_t *jp, int *order)
     last[s] = -1;
     if ((s & (s - 1)) == 0) {
       int u = __builtin_ctzll(s);
+      if (jp->jp_semi[u] > 0)
+        continue;  /* a semi / anti join has a left side */
       best[s] = scan_cost(&jp->jp_units[u]) + jp->jp_units[u].pu_rows * COST_OUT;
       last[s] = u;
       continue;
@@ -260,6 +288,10 @@ static void order_dp(const jplan_t *jp, int *order)
       if (best[prev] == INFINITY)
         continue;
       in_set[u] = false;
+      if (!unit_ready(jp, in_set, u)) {
+        in_set[u] = true;
+        continue;
+      }
       jmethod_t m;
       double c = best[prev] + step_cost(jp, in_set, rows[prev], u, &m);
       in_set[u] = true;
@@ -282,9 +314,9 @@ static void order_greedy(const jplan_t *jp, int *order)
 {
   int n = jp->jp_nu;
   bool *in_set = arena_zalloc(jp->jp_b->b_a, (size_t)n + 1);
-  int first = 0;
-  for (int u = 1; u < n; u++)
-    if (jp->jp_units[u].pu_rows < jp->jp_units[first].pu_rows)
+  int first = -1;
+  for (int u = 0; u < n; u++)
+    if (jp->jp_semi[u] <= 0 && (first < 0 || jp->jp_units[u].pu_rows < jp->jp_units[first].pu_rows))
       first = u;
   order[0] = first;
   in_set[first] = true;
@@ -293,7 +325,7 @@ static void order_greedy(const jplan_t *jp, int *order)
     int pick = -1;
     double pick_cost = INFINITY;
     for (int u = 0; u < n; u++) {
-      if (in_set[u])
+      if (in_set[u] || !unit_ready(jp, in_set, u))
         continue;
       jmethod_t m;
       double c = step_cost(jp, in_set, rows, u, &m);
@@ -355,12 +387,72 @@ static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
   return bd_plan_scan_compact(b, un->un_table, un->un_alias, local, nl, need);
 }
 
+/* Decorrelated subqueries that would be an index probe per outer row:
+ * when the rows reaching them are few, probing per row reads less than
+ * hashing the whole subquery; such a unit's conjunct is marked to stay
+ * per row (fb_keep) and the block is planned again. */
+static bool keep_per_row(jplan_t *jp, int bwidth, bool *keep)
+{
+  bool *in_set = arena_zalloc(jp->jp_b->b_a, (size_t)jp->jp_nu + 1);
+  bool any = false;
+  for (int u = 0; u < jp->jp_nu; u++) {
+    const bd_unit_t *un = &jp->jp_fb->fb_units[u];
+    if (un->un_base < bwidth || !un->un_probe)
+      continue;
+    /* the rows reaching it: the block's units and the other semi / anti
+     * joins, which only filter */
+    for (int v = 0; v < jp->jp_nu; v++)
+      in_set[v] = v != u && (jp->jp_fb->fb_units[v].un_base < bwidth || jp->jp_semi[v] > 0);
+    double outer = set_rows(jp, in_set);
+    double sub = un->un_sub_rows > 0 ? un->un_sub_rows : PC_DEFAULT_ROWS;
+    if (outer * COST_SUBQ_ROW < sub * (COST_SCAN + COST_BUILD)) {
+      keep[un->un_src_conj] = true;
+      any = true;
+    }
+  }
+  return any;
+}
+
+/* Estimates of the block's own units, kept for a second plan (their
+ * conjuncts do not change; sampling twice would cost twice). */
+typedef struct est_cache_s {
+  int ec_n;                     /* units estimated (the block's own), 0 = none yet */
+  pc_unit_t *ec_units;
+} est_cache_t;
+
+static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, bool *redo,
+                      est_cache_t *ec, op_t **out);
+
 int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
 {
   /* LATERAL units are joined to what they read first (sql_bind_lateral.c) */
   if (bd_lateral_fold(b, sc, fb) != CZ_OK)
     return CZ_ERR;
-  int nu = fb->fb_nunits;
+  /* decorrelation changes fb; a second plan starts from it as bound */
+  int nconj0 = fb->fb_nconj, nu0 = fb->fb_nunits;
+  xnode_t **conj0 = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nconj0 + 1));
+  if (nconj0)
+    memcpy(conj0, fb->fb_conj, sizeof(xnode_t *) * (size_t)nconj0);
+  bool *keep = arena_zalloc(b->b_a, (size_t)nconj0 + 1);
+  fb->fb_keep = keep;
+  est_cache_t ec = {0};
+  for (;;) {
+    bool redo = false;
+    if (plan_block(b, sc, fb, keep, &redo, &ec, out) != CZ_OK)
+      return CZ_ERR;
+    if (!redo)
+      return CZ_OK;
+    if (nconj0)
+      memcpy(fb->fb_conj, conj0, sizeof(xnode_t *) * (size_t)nconj0);
+    fb->fb_nconj = nconj0;
+    fb->fb_nunits = nu0;
+  }
+}
+
+static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, bool *redo,
+                      est_cache_t *ec, op_t **out)
+{
+  int nu = fb->fb_nunits, nu_own = fb->fb_nunits;
   if (nu == 0) {
     /* SELECT without FROM: one row (of one unused column). */
     xnode_t ***rows = arena_alloc(b->b_a, sizeof(xnode_t **));
@@ -372,8 +464,14 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
     *out = c ? op_filter_new(b->b_a, v, c) : v;
     return CZ_OK;
   }
+  if (bd_decorrelate(b, sc, fb) != CZ_OK)  /* sql_plan_decor.c */
+    return CZ_ERR;
+  nu = fb->fb_nunits;
   jplan_t jp = {.jp_b = b, .jp_sc = sc, .jp_fb = fb, .jp_nu = nu};
-  int width = sc->sc_width;
+  /* the block's row, then the columns of semi / anti units */
+  int bwidth = sc->sc_width, width = bwidth;
+  for (int u = 0; u < nu; u++)
+    width = CZ_MAX(width, fb->fb_units[u].un_base + fb->fb_units[u].un_width);
   jp.jp_unit_of = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
   for (int u = 0; u < nu; u++)
     for (int c = 0; c < fb->fb_units[u].un_width; c++)
@@ -394,6 +492,8 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
         c->jc_units[c->jc_nunits++] = u;
     c->jc_top = bd_node_has_subq(c->jc_x) || c->jc_nunits == 0;
     c->jc_local = !c->jc_top && c->jc_nunits == 1;
+    for (int k = 0; k < c->jc_nunits; k++)
+      c->jc_semi |= fb->fb_units[c->jc_units[k]].un_kind != JOIN_INNER;
   }
   /* estimates (and the columns each table reads) */
   jp.jp_units = arena_zalloc(b->b_a, sizeof(pc_unit_t) * (size_t)(nu + 1));
@@ -403,13 +503,40 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
     for (int i = 0; i < jp.jp_nconj; i++)
       if (jp.jp_conj[i].jc_local && jp.jp_conj[i].jc_units[0] == u)
         local[nl++] = jp.jp_conj[i].jc_x;
-    if (pc_unit_estimate(b, sc, &fb->fb_units[u], local, nl, nu > 1, &jp.jp_units[u]) != CZ_OK)
+    if (u < ec->ec_n) {
+      jp.jp_units[u] = ec->ec_units[u];
+      continue;
+    }
+    if (pc_unit_estimate(b, sc, &fb->fb_units[u], local, nl, nu > 1 || fb->fb_estimate,
+                         &jp.jp_units[u]) != CZ_OK)
       return CZ_ERR;
   }
   for (int i = 0; i < jp.jp_nconj; i++)
     if (!jp.jp_conj[i].jc_top && !jp.jp_conj[i].jc_local)
       jp.jp_conj[i].jc_sel = pc_join_selectivity(b, fb, jp.jp_units, jp.jp_unit_of, jp.jp_conj[i].jc_x);
   composite_keys(&jp);
+  /* a semi join keeps the outer rows with a partner: about rows(u) times
+   * the keys' selectivity, at most all; an anti join the others */
+  jp.jp_semi = arena_zalloc(b->b_a, sizeof(double) * (size_t)(nu + 1));
+  for (int u = 0; u < nu; u++) {
+    const bd_unit_t *un = &fb->fb_units[u];
+    if (un->un_kind == JOIN_INNER)
+      continue;
+    if (un->un_sub_rows > 0)
+      jp.jp_units[u].pu_rows = un->un_sub_rows;
+    double f = jp.jp_units[u].pu_rows;
+    for (int i = 0; i < jp.jp_nconj; i++)
+      if (jp.jp_conj[i].jc_semi && conj_uses(&jp.jp_conj[i], u))
+        f *= jp.jp_conj[i].jc_sel > 0 ? jp.jp_conj[i].jc_sel : 0.1;
+    f = CZ_MIN(CZ_MAX(f, 0.05), 1.0);
+    jp.jp_semi[u] = un->un_kind == JOIN_SEMI ? f : CZ_MAX(1.0 - f, 0.05);
+  }
+  if (keep_per_row(&jp, bwidth, keep)) {
+    ec->ec_n = nu_own;
+    ec->ec_units = jp.jp_units;
+    *redo = true;
+    return CZ_OK;
+  }
   jp.jp_scratch = arena_alloc(b->b_a, (size_t)jp.jp_nconj + 1);
   /* the order */
   int *order = arena_alloc(b->b_a, sizeof(int) * (size_t)(nu + 1));
@@ -514,8 +641,17 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
       rest[nrest++] = bd_node_remap(b, c->jc_x, pos);
     }
     xnode_t *cond = bd_and_all(b, rest, nrest);
-    acc = nk ? op_hashjoin_new(b->b_a, acc, in, JOIN_INNER, nk, hl, hr, cond)
-             : op_nljoin_new(b->b_a, acc, in, JOIN_INNER, cond);
+    join_kind_t kind = un->un_kind;
+    acc = nk ? op_hashjoin_new(b->b_a, acc, in, kind, nk, hl, hr, cond)
+             : op_nljoin_new(b->b_a, acc, in, kind, cond);
+    if (un->un_null_aware)
+      op_join_set_null_aware(acc);
+    if (kind != JOIN_INNER) {
+      /* its columns were only for the join's conditions */
+      for (int i = 0; i < nuc; i++)
+        pos[ucols[i]] = -1;
+      nuc = 0;
+    }
     acc_w += nuc;
     cost += scan_cost(pu) + pu->pu_rows * COST_BUILD +
             rows * (nk ? COST_PROBE : pu->pu_rows * COST_NLOOP);
@@ -524,13 +660,15 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
     estimate(acc, &jp, rows, cost);
   }
   /* back to the block's row */
-  bool identity = acc_w == width;
-  for (int c = 0; c < width && identity; c++)
+  bool identity = acc_w == bwidth;
+  for (int c = 0; c < bwidth && identity; c++)
     identity = pos[c] == c;
   if (!identity) {
-    xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(width + 1));
+    xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(bwidth + 1));
     for (int u = 0; u < nu; u++) {
       const bd_unit_t *un = &fb->fb_units[u];
+      if (un->un_base >= bwidth)
+        continue;  /* a decorrelated subquery's columns are not the block's */
       for (int c = 0; c < un->un_width; c++) {
         int bc = un->un_base + c;
         ty_t t = !un->un_table                  ? un->un_op->o_types[c]
@@ -539,7 +677,7 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
         x[bc] = pos[bc] >= 0 ? bd_col(b, pos[bc], t) : bd_const_null(b, t);
       }
     }
-    acc = op_project_new(b->b_a, acc, width, x);
+    acc = op_project_new(b->b_a, acc, bwidth, x);
   }
   xnode_t **top = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
   int ntop = 0;
@@ -548,5 +686,7 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
       top[ntop++] = jp.jp_conj[i].jc_x;
   xnode_t *c = bd_and_all(b, top, ntop);
   *out = c ? op_filter_new(b->b_a, acc, c) : acc;
+  if (fb->fb_estimate && (*out)->o_est_rows <= 0)
+    (*out)->o_est_rows = rows;  /* what a decorrelating caller weighs */
   return CZ_OK;
 }

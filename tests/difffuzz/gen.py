@@ -32,7 +32,7 @@ class Features:
     """What the grammar may use. The defaults are what Cadenza answers
     today; known.py says why each other one is off."""
     def __init__(self, **kw):
-        self.full_join = False       # FULL [OUTER] JOIN
+        self.full_join = True        # FULL [OUTER] JOIN (ON one column equality)
         self.window_aggs = False     # sum/count/avg/min/max(...) OVER (...)
         self.any_all = False         # x < ANY (subquery), x = ALL (subquery), ...
         self.join_subqueries = False  # subqueries inside JOIN ... ON
@@ -243,7 +243,13 @@ class Gen:
                 kind = "CROSS"
             comma = comma or kind == ","
             on = None
-            if kind not in ("CROSS", ","):
+            if kind == "FULL":
+                # PostgreSQL runs FULL JOIN only on hash- or merge-joinable
+                # conditions (known.py DIALECT full_join_cond)
+                on = self.full_join_cond(cols, rcols)
+                if on is None:
+                    kind = "LEFT"
+            if kind not in ("CROSS", ",") and on is None:
                 on = self.join_cond(cols, rcols, scope_outer, depth)
             node = Q.Join(kind, node, right, on)
             cols = cols + rcols
@@ -308,6 +314,13 @@ class Gen:
         for n, t in zip(names, tags):
             out.append(Q.Col(a, n, t))
         return Q.RawFrom(text), out
+
+    def full_join_cond(self, lcols, rcols):
+        pairs = [(l, r) for l in lcols for r in rcols if FAMILY[l.tag] == FAMILY[r.tag]]
+        if not pairs:
+            return None
+        l, r = self.rng.choice(pairs)
+        return Q.Tmpl("({0} = {1})", [l, r], "bool")
 
     def join_cond(self, lcols, rcols, scope_outer, depth):
         pairs = [(l, r) for l in lcols for r in rcols if FAMILY[l.tag] == FAMILY[r.tag]]

@@ -14,6 +14,11 @@
             nested-loop join (no cross product)
   answers   each query above answers the same rows as the same query with
             the tables in the opposite order
+  semi      correlated EXISTS / IN become semi joins, NOT EXISTS and an
+            uncorrelated NOT IN (null-aware) anti joins; a subquery joined
+            by its correlation runs no per-row subplan, and answers as the
+            same query written with a join / count
+  full      FULL JOIN on an equality is a hash join
 Cadenza only (the plans are ours; PostgreSQL prints its own EXPLAIN).
 Usage: regress_plans.py --dsn DSN --kind cadenza|postgres
 """
@@ -91,6 +96,56 @@ def check_or(cur):
           "%r vs %r" % (rows(cur, q), rows(cur, u)))
 
 
+def check_semi(cur):
+    ex = (f"SELECT count(*) FROM {P}dim d WHERE EXISTS "
+          f"(SELECT 1 FROM {P}fact f WHERE f.dim = d.id AND f.kind = 'rare')")
+    p = explain(cur, ex)
+    check("semi: correlated EXISTS is a semi join", "SemiJoin" in p, p)
+    check("answers: EXISTS as a semi join", rows(cur, ex) == [(2,)], repr(rows(cur, ex)))
+    nex = ex.replace("WHERE EXISTS", "WHERE NOT EXISTS")
+    p = explain(cur, nex)
+    check("semi: correlated NOT EXISTS is an anti join", "AntiJoin" in p, p)
+    check("answers: NOT EXISTS as an anti join", rows(cur, nex) == [(1998,)], repr(rows(cur, nex)))
+    inq = f"SELECT count(*) FROM {P}dim d WHERE d.id IN (SELECT f.dim FROM {P}fact f WHERE f.amount = 3)"
+    p = explain(cur, inq)
+    check("semi: IN (subquery) is a semi join", "SemiJoin" in p, p)
+    join = (f"SELECT count(DISTINCT d.id) FROM {P}dim d, {P}fact f "
+            f"WHERE d.id = f.dim AND f.amount = 3")
+    check("answers: IN as a semi join", rows(cur, inq) == rows(cur, join), repr(rows(cur, inq)))
+    nin = inq.replace(" IN (", " NOT IN (")
+    p = explain(cur, nin)
+    check("semi: uncorrelated NOT IN is a null-aware anti join", "AntiJoin" in p and "null-aware" in p, p)
+    check("answers: NOT IN", rows(cur, nin)[0][0] == 2000 - rows(cur, join)[0][0], repr(rows(cur, nin)))
+    # a subquery probing an index per row: per row for few outer rows, a semi join for many
+    few = (f"SELECT count(*) FROM {P}fact f WHERE f.kind = 'rare' AND "
+           f"EXISTS (SELECT 1 FROM {P}dim d WHERE d.id = f.dim)")
+    p = explain(cur, few)
+    check("semi: few outer rows probe the subquery's key per row", "SemiJoin" not in p, p)
+    check("answers: EXISTS per row", rows(cur, few) == [(20,)], repr(rows(cur, few)))
+    many = few.replace("f.kind = 'rare'", "f.kind = 'common'")
+    p = explain(cur, many)
+    check("semi: many outer rows hash the subquery once", "SemiJoin" in p, p)
+    check("answers: EXISTS as a semi join over a key", rows(cur, many) == [(19980,)], repr(rows(cur, many)))
+    # an aggregate in the subquery keeps the per-row path (and its answer)
+    agg = (f"SELECT count(*) FROM {P}dim d WHERE EXISTS (SELECT 1 FROM {P}fact f WHERE f.dim = d.id "
+           f"GROUP BY f.dim HAVING count(*) > 9)")
+    p = explain(cur, agg)
+    check("semi: a grouped subquery stays per row", "SemiJoin" not in p, p)
+    check("answers: grouped EXISTS", rows(cur, agg) == [(2000,)], repr(rows(cur, agg)))
+
+
+def check_full(cur):
+    q = (f"SELECT count(*), count(f.id), count(d.id), sum(f.id), sum(d.id) FROM {P}fact f "
+         f"FULL JOIN {P}dim d ON f.dim = d.id AND f.amount = 3 AND d.id < 1000")
+    p = explain(cur, q)
+    check("full: FULL JOIN on an equality hash-joins", "HashJoin  full" in p, p)
+    nl = q.replace("f.dim = d.id", "f.dim + 0 = d.id")
+    pn = explain(cur, nl)
+    check("full: without a column equality it is a nested loop", "NestedLoopJoin  full" in pn, pn)
+    check("answers: FULL JOIN by hash and by nested loop", rows(cur, q) == rows(cur, nl),
+          "%r vs %r" % (rows(cur, q), rows(cur, nl)))
+
+
 def check_many(cur, n, star, explicit=False):
     names = [f"{P}m{i}" for i in range(n)]
     for i, t in enumerate(names):
@@ -139,6 +194,8 @@ def main():
             check_skew(cur)
             check_order(cur)
             check_or(cur)
+            check_semi(cur)
+            check_full(cur)
             check_many(cur, 20, False)
             check_many(cur, 64, False)
             check_many(cur, 64, True)

@@ -1,0 +1,66 @@
+/* op_join_int — what the join operator's files share (op_join.c: the
+ * build, inner / left / right / full pairing; op_join_kinds.c: semi and
+ * anti joins, the unmatched build rows of right and full joins).
+ *
+ * Design notes: one operator state for every kind, so that the build of
+ * the right input (materialised, hashed on the keys for a hash join) and
+ * the candidate enumeration (join_match) are written once. */
+#ifndef CZ_EXEC_OP_JOIN_INT_H
+#define CZ_EXEC_OP_JOIN_INT_H
+
+#include "exec/exec_int.h"
+
+typedef struct op_join_s {
+  op_t oj_op;
+  join_kind_t oj_kind;
+  xnode_t *oj_cond;             /* residual condition, NULL = true */
+  int oj_nkeys;                 /* hash join: key pairs; 0 = nested loop */
+  int *oj_lk;
+  int *oj_rk;
+  bool oj_null_aware;           /* anti join of NOT IN (JOIN_ANTI only) */
+  ty_t *oj_pair_types;          /* left then right columns (SEMI / ANTI residual) */
+  /* run-time */
+  rstore_t oj_right;
+  rhash_t oj_hash;
+  int64_t oj_build_n;           /* right rows read (NULL keys too) */
+  bool oj_build_null;           /* a right row had a NULL key */
+  uint8_t *oj_rmatched;         /* right / full: per stored right row, a pair survived */
+  int64_t oj_rscan;             /* right / full: next stored row for the unmatched pass */
+  obatch_t oj_left;             /* current left batch */
+  bool oj_left_end;
+  int oj_li;                    /* position in oj_left's selection */
+  bool oj_in_row;               /* candidates of left row oj_li being enumerated */
+  int64_t oj_rpos;              /* nested loop: next right row; hash: chain position */
+  uint64_t oj_hv;               /* hash join: the left row's key hash */
+  bool oj_null_key;             /* hash join: a left key is NULL: no match */
+  uint8_t *oj_matched;          /* per left row of oj_left: a pair survived */
+  int oj_matched_cap;
+} op_join_t;
+
+/* Whether the kind keeps right rows without a partner (RIGHT, FULL). */
+static inline bool join_keeps_right(join_kind_t k)
+{
+  return k == JOIN_RIGHT || k == JOIN_FULL;
+}
+
+/* Whether the output holds only the left columns (SEMI, ANTI). */
+static inline bool join_left_only(join_kind_t k)
+{
+  return k == JOIN_SEMI || k == JOIN_ANTI;
+}
+
+/* op_join.c */
+int64_t join_match(op_join_t *j, int lrow);
+void join_start_row(op_join_t *j, int lrow);
+void join_copy_left(const batch_t *l, int lrow, batch_t *out, int row);
+int join_fetch_left(op_join_t *j, qctx_t *q, err_t *e);
+
+/* op_join_kinds.c */
+/* SEMI / ANTI: the left rows with (without) a partner, as the left
+ * batch under a selection. */
+int join_next_semi(op_t *o, qctx_t *q, obatch_t *out, err_t *e);
+/* RIGHT / FULL after the left input ended: the stored right rows no pair
+ * matched, padded with NULLs on the left (out->ob_b NULL at the end). */
+int join_next_unmatched(op_join_t *j, qctx_t *q, obatch_t *out, err_t *e);
+
+#endif /* CZ_EXEC_OP_JOIN_INT_H */

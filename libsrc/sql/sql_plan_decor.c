@@ -1,0 +1,463 @@
+/* sql_plan_decor — decorrelation: WHERE's EXISTS, NOT EXISTS, IN and
+ * NOT IN subqueries become semi and anti joins that the join search
+ * orders like any other unit (sql/README.md, "Decorrelation").
+ *
+ * Design notes:
+ * - A subquery is bound once as a per-row X_SUBQ (today's path, which
+ *   stays whenever decorrelation does not apply). When its conjunct is a
+ *   top-level conjunct of WHERE, the planner binds the subquery's text
+ *   again in decorrelating mode (b_decor): its top block pulls out the
+ *   conjuncts that read the outer row — `inner = outer column`
+ *   equalities become join keys, any other (e.g. Q21's `<>`) a residual
+ *   of the join — and outputs [IN's value,] the keys' inner sides and the
+ *   inner columns the residuals read, uncorrelated. The subquery's other
+ *   conjuncts stay inside it.
+ * - When a correlating equality's inner side leads a table's primary key
+ *   or an index, the per-row subquery is an index probe per outer row;
+ *   the join planner then weighs both ways (sql_plan_join.c,
+ *   keep_per_row) and may plan the block again with the subquery left
+ *   per row (fb_keep): TPC-H Q4 and Q21 were 3x slower as hash semi joins
+ *   that read all of lineitem for a few thousand outer rows.
+ * - An uncorrelated IN / NOT IN needs no rebinding: its plan as bound
+ *   (any shape) is the unit.
+ * - It applies only when every correlation of the subquery was pulled out
+ *   (no outer reference left in its select list, its other conjuncts, its
+ *   own subqueries or outer joins), the block has no grouping,
+ *   aggregates, windows, LIMIT / OFFSET, and there is at least one key.
+ * - NOT IN becomes a null-aware anti join, and only when uncorrelated:
+ *   its NULL rules hold over the subquery's whole result. A residual that
+ *   reads no inner column would move into the outer WHERE: right for a
+ *   semi join, wrong for an anti join (refused there).
+ * - The new unit's columns lie past the block's row; the conjuncts that
+ *   join it are the keys (outer column = its column) and the residuals
+ *   rewritten over the block's row extended by them. */
+#include <string.h>
+
+#include "sql/sql_bind_int.h"
+
+static bool is_ours(const bd_decor_t *dr, const xnode_t *x)
+{
+  if (x->x_kind != X_PARAM)
+    return false;
+  for (int i = 0; i < dr->dr_nparams; i++)
+    if (dr->dr_params[i] == x)
+      return true;
+  return false;
+}
+
+/* What x reads: inner columns, dr_sq's correlation parameters (counted);
+ * bad: a subquery, or a correlation value that is not an outer column. */
+static void refs(const bd_decor_t *dr, const xnode_t *x, bool *inner, int *ours, bool *bad)
+{
+  if (x->x_kind == X_SUBQ)
+    *bad = true;
+  else if (x->x_kind == X_COL)
+    *inner = true;
+  else if (is_ours(dr, x)) {
+    (*ours)++;
+    const xnode_t *c = dr->dr_sq->xs_corr[x->x_index];
+    if (c->x_kind != X_COL)
+      *bad = true;
+  }
+  for (int i = 0; i < x->x_nargs; i++)
+    refs(dr, x->x_args[i], inner, ours, bad);
+}
+
+static void collect_cols(bd_t *b, bd_decor_t *dr, xnode_t *x)
+{
+  if (x->x_kind == X_COL) {
+    for (int i = 0; i < dr->dr_ncols; i++)
+      if (dr->dr_cols[i]->x_index == x->x_index)
+        return;
+    xnode_t **n = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(dr->dr_ncols + 1));
+    if (dr->dr_ncols)
+      memcpy(n, dr->dr_cols, sizeof(xnode_t *) * (size_t)dr->dr_ncols);
+    n[dr->dr_ncols++] = x;
+    dr->dr_cols = n;
+  }
+  for (int i = 0; i < x->x_nargs; i++)
+    collect_cols(b, dr, x->x_args[i]);
+}
+
+void bd_decor_extract(bd_t *b, bd_decor_t *dr, bd_fromblk_t *fb)
+{
+  int n = fb->fb_nconj;
+  dr->dr_inner = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n + 1));
+  dr->dr_outer = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n + 1));
+  dr->dr_resid = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n + 1));
+  int keep = 0;
+  for (int i = 0; i < n; i++) {
+    xnode_t *x = fb->fb_conj[i];
+    bool inner = false, bad = false;
+    int ours = 0;
+    refs(dr, x, &inner, &ours, &bad);
+    if (ours == 0 || bad) {
+      fb->fb_conj[keep++] = x;  /* a bad one leaves a correlation: refused later */
+      continue;
+    }
+    dr->dr_consumed += ours;
+    if (x->x_kind == X_OP && x->x_op == XOP_EQ && x->x_nargs == 2) {
+      for (int s = 0; s < 2; s++) {
+        xnode_t *p = x->x_args[s], *o = x->x_args[1 - s];
+        bool oi = false, ob = false;
+        int oo = 0;
+        refs(dr, o, &oi, &oo, &ob);
+        if (!is_ours(dr, p) || oo || ob || o->x_type.t_id != p->x_type.t_id)
+          continue;
+        for (int u = 0; u < fb->fb_nunits && o->x_kind == X_COL; u++) {
+          const bd_unit_t *un = &fb->fb_units[u];
+          const sp_table_t *t = un->un_table;
+          if (!t)
+            continue;
+          int c = o->x_index - un->un_base;
+          if (t->tb_npk > 0 && c == t->tb_pk[0])
+            dr->dr_key_probe = true;
+          for (int ix = 0; ix < t->tb_nindexes; ix++)
+            if (t->tb_indexes[ix].ix_ncols > 0 && t->tb_indexes[ix].ix_cols[0] == c)
+              dr->dr_key_probe = true;
+        }
+        dr->dr_inner[dr->dr_nkeys] = o;
+        dr->dr_outer[dr->dr_nkeys++] = dr->dr_sq->xs_corr[p->x_index];
+        x = NULL;
+        break;
+      }
+      if (!x)
+        continue;
+    }
+    if (!inner && dr->dr_anti)
+      dr->dr_fail = true;  /* NOT EXISTS (… WHERE outer.a > 5 …) is not a filter on a */
+    dr->dr_resid[dr->dr_nresid++] = x;
+    collect_cols(b, dr, x);
+  }
+  fb->fb_nconj = keep;
+}
+
+op_t *bd_decor_output(bd_t *b, bd_decor_t *dr, op_t *plan, xnode_t *target)
+{
+  int n = (dr->dr_in ? 1 : 0) + dr->dr_nkeys + dr->dr_ncols;
+  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n + 1));
+  int k = 0;
+  if (dr->dr_in) {
+    if (!target)
+      return plan;  /* dr_fail is set */
+    if (!(target = bd_finish_unknown(b, target)))
+      return NULL;
+    if (target->x_type.t_id != dr->dr_in_type.t_id && !(target = bd_coerce(b, target, dr->dr_in_type)))
+      return NULL;
+    x[k++] = target;
+  }
+  for (int i = 0; i < dr->dr_nkeys; i++)
+    x[k++] = dr->dr_inner[i];
+  for (int i = 0; i < dr->dr_ncols; i++)
+    x[k++] = dr->dr_cols[i];
+  if (n == 0)
+    return plan;
+  return op_project_new(b->b_a, plan, n, x);
+}
+
+/* Whether x is NULL whenever one of its aggregates (columns past the
+ * ngroup keys of the grouped row) is: constants, columns, casts and
+ * arithmetic only. */
+static bool strict_value(const xnode_t *x, int ngroup, bool *has_agg)
+{
+  switch (x->x_kind) {
+  case X_CONST:
+    return true;
+  case X_COL:
+    *has_agg |= x->x_index >= ngroup;
+    return true;
+  case X_CAST:
+    return strict_value(x->x_args[0], ngroup, has_agg);
+  case X_OP:
+    if (x->x_op != XOP_ADD && x->x_op != XOP_SUB && x->x_op != XOP_MUL && x->x_op != XOP_DIV &&
+        x->x_op != XOP_NEG)
+      return false;
+    /* every group is computed, also those no outer row asks for: a
+     * division by one of its values could fail where per row it never ran */
+    if (x->x_op == XOP_DIV && x->x_args[1]->x_kind != X_CONST)
+      return false;
+    for (int i = 0; i < x->x_nargs; i++)
+      if (!strict_value(x->x_args[i], ngroup, has_agg))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
+op_t *bd_decor_grouped(bd_t *b, bd_decor_t *dr, op_t *plan, bd_aggctx_t *ag, xnode_t *target)
+{
+  /* a key group with no row has no output row, so an outer row without
+   * one is dropped by the join: right only when the per-row value is
+   * NULL then (no count) and the comparison rejects NULL (the caller) */
+  for (int i = 0; i < ag->ag_n; i++)
+    if (ag->ag_specs[i].ag_kind == XAGG_COUNT || ag->ag_specs[i].ag_kind == XAGG_COUNT_STAR)
+      dr->dr_fail = true;
+  if (dr->dr_nkeys == 0 || dr->dr_nresid > 0)
+    dr->dr_fail = true;
+  if (dr->dr_fail)
+    return plan;
+  int nk = dr->dr_nkeys;
+  op_t *g = op_hashagg_new(b->b_a, plan, nk, dr->dr_inner, ag->ag_n, ag->ag_specs);
+  xnode_t *v;
+  if (bd_agg_rewrite(b, ag, nk, dr->dr_inner, target, &v) != CZ_OK || !(v = bd_finish_unknown(b, v)))
+    return NULL;
+  bool has_agg = false;
+  if (!strict_value(v, nk, &has_agg) || !has_agg) {
+    dr->dr_fail = true;
+    return plan;
+  }
+  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nk + 1));
+  for (int i = 0; i < nk; i++)
+    x[i] = bd_col(b, i, dr->dr_inner[i]->x_type);
+  x[nk] = v;
+  return op_project_new(b->b_a, g, nk + 1, x);
+}
+
+/* ---- the outer block ----------------------------------------------------- */
+
+/* A copy of residual x over the block's row extended by the unit's
+ * columns: inner column c -> base + its output, correlation k -> the
+ * outer column it stands for. */
+static xnode_t *resid_remap(bd_t *b, const bd_decor_t *dr, const xnode_t *x, int base)
+{
+  xnode_t *n = arena_alloc(b->b_a, sizeof(*n));
+  *n = *x;
+  if (x->x_kind == X_COL) {
+    for (int i = 0; i < dr->dr_ncols; i++)
+      if (dr->dr_cols[i]->x_index == x->x_index)
+        n->x_index = base + (dr->dr_in ? 1 : 0) + dr->dr_nkeys + i;
+  } else if (is_ours(dr, x)) {
+    *n = *dr->dr_sq->xs_corr[x->x_index];
+    n->x_nargs = 0;
+  }
+  if (x->x_nargs && x->x_kind != X_PARAM) {
+    n->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)x->x_nargs);
+    for (int i = 0; i < x->x_nargs; i++)
+      n->x_args[i] = resid_remap(b, dr, x->x_args[i], base);
+  }
+  return n;
+}
+
+static const bd_subq_src_t *find_src(const bd_t *b, const xsubq_t *sq)
+{
+  for (int i = 0; i < b->b_nsrc; i++)
+    if (b->b_src[i].ss_sq == sq)
+      return &b->b_src[i];
+  return NULL;
+}
+
+static void add_conj(bd_t *b, bd_fromblk_t *fb, xnode_t *x)
+{
+  if (fb->fb_nconj == fb->fb_cap) {
+    int cap = fb->fb_cap ? fb->fb_cap * 2 : 8;
+    xnode_t **n = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)cap);
+    if (fb->fb_nconj)
+      memcpy(n, fb->fb_conj, sizeof(xnode_t *) * (size_t)fb->fb_nconj);
+    fb->fb_conj = n;
+    fb->fb_cap = cap;
+  }
+  fb->fb_conj[fb->fb_nconj++] = x;
+}
+
+static bd_unit_t *add_unit(bd_t *b, bd_fromblk_t *fb)
+{
+  if (fb->fb_nunits == fb->fb_ucap) {
+    int cap = fb->fb_ucap ? fb->fb_ucap * 2 : 8;
+    bd_unit_t *n = arena_zalloc(b->b_a, sizeof(bd_unit_t) * (size_t)cap);
+    if (fb->fb_nunits)
+      memcpy(n, fb->fb_units, sizeof(bd_unit_t) * (size_t)fb->fb_nunits);
+    fb->fb_units = n;
+    fb->fb_ucap = cap;
+  }
+  bd_unit_t *u = &fb->fb_units[fb->fb_nunits++];
+  memset(u, 0, sizeof(*u));
+  return u;
+}
+
+/* Conjunct i of fb as a semi / anti unit, when it can be. */
+static int decorrelate_one(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int *ext)
+{
+  xnode_t *x = fb->fb_conj[i];
+  bool neg = false;
+  if (x->x_kind == X_OP && x->x_op == XOP_NOT && x->x_nargs == 1 && x->x_args[0]->x_kind == X_SUBQ &&
+      x->x_args[0]->x_subq_kind == 1) {
+    neg = true;
+    x = x->x_args[0];
+  }
+  if (x->x_kind != X_SUBQ || x->x_subq_kind == 0)
+    return CZ_OK;
+  bool in = x->x_subq_kind == 2;
+  if (in) {
+    neg = x->x_not;
+    if (x->x_args[0]->x_kind != X_COL)
+      return CZ_OK;  /* hash keys are columns */
+  }
+  const xsubq_t *old = x->x_subq;
+  const bd_subq_src_t *src = find_src(b, old);
+  if (!src || !src->ss_q || src->ss_sc != sc)
+    return CZ_OK;
+  bd_decor_t dr;
+  memset(&dr, 0, sizeof(dr));
+  dr.dr_q = src->ss_q;
+  dr.dr_in = in;
+  dr.dr_in_type = in ? old->xs_plan->o_types[0] : ty_plain(TY_BOOL);
+  dr.dr_anti = neg;
+  op_t *plan;
+  if (in && old->xs_ncorr == 0) {
+    /* uncorrelated IN: the subquery as bound, whatever its shape
+     * (GROUP BY … HAVING in TPC-H Q18, set operations, LIMIT) */
+    plan = old->xs_plan;
+    dr.dr_est_rows = plan->o_est_rows;
+  } else {
+    bd_decor_t *saved = b->b_decor;
+    b->b_decor = &dr;
+    xsubq_t *nsq;
+    int rc = bd_subquery(b, sc, src->ss_q, x->x_subq_kind, x->x_pos, &nsq, &plan);
+    b->b_decor = saved;
+    if (rc != CZ_OK)
+      return CZ_ERR;
+    if (!dr.dr_claimed || dr.dr_fail || dr.dr_consumed != dr.dr_nparams)
+      return CZ_OK;  /* an outer reference is left somewhere: per row it stays */
+  }
+  if (dr.dr_nkeys + in == 0)
+    return CZ_OK;  /* nothing to hash on: the cached subquery is as good */
+  if (in && neg && (dr.dr_nkeys > 0 || dr.dr_nresid > 0))
+    return CZ_OK;  /* NOT IN's NULL rules per outer row: not a plain anti join */
+  if (in && x->x_args[0]->x_type.t_id != plan->o_types[0].t_id)
+    return CZ_OK;
+  int base = *ext;
+  bd_unit_t *u = add_unit(b, fb);
+  u->un_base = base;
+  u->un_width = plan->o_ncols;
+  u->un_op = plan;
+  u->un_kind = neg ? JOIN_ANTI : JOIN_SEMI;
+  u->un_null_aware = in && neg;
+  u->un_src_conj = i;
+  u->un_sub_rows = dr.dr_est_rows;
+  u->un_probe = dr.dr_key_probe;
+  *ext += plan->o_ncols;
+  /* the conjunct becomes the join's keys and residuals */
+  int nnew = 0;
+  int k = 0;
+  if (in) {
+    xnode_t *eq;
+    if (bd_op(b, XOP_EQ, x->x_args[0], bd_col(b, base, plan->o_types[0]), x->x_pos, &eq) != CZ_OK)
+      return CZ_ERR;
+    fb->fb_conj[i] = eq;
+    nnew++;
+    k = 1;
+  }
+  for (int j = 0; j < dr.dr_nkeys; j++, k++) {
+    xnode_t *eq;
+    if (bd_op(b, XOP_EQ, dr.dr_outer[j], bd_col(b, base + k, plan->o_types[k]), x->x_pos, &eq) !=
+        CZ_OK)
+      return CZ_ERR;
+    if (nnew++ == 0)
+      fb->fb_conj[i] = eq;
+    else
+      add_conj(b, fb, eq);
+  }
+  for (int j = 0; j < dr.dr_nresid; j++)
+    add_conj(b, fb, resid_remap(b, &dr, dr.dr_resid[j], base));
+  return CZ_OK;
+}
+
+/* The scalar subquery argument of comparison x (possibly under a cast),
+ * when the other argument holds none: its place in x. */
+static xnode_t **scalar_arg(xnode_t *x)
+{
+  if (x->x_kind != X_OP || x->x_nargs != 2 || x->x_op < XOP_EQ || x->x_op > XOP_GE)
+    return NULL;
+  for (int s = 0; s < 2; s++) {
+    xnode_t **p = &x->x_args[s];
+    if ((*p)->x_kind == X_CAST && (*p)->x_args[0]->x_kind == X_SUBQ)
+      p = &(*p)->x_args[0];
+    if ((*p)->x_kind == X_SUBQ && (*p)->x_subq_kind == 0 && !bd_node_has_subq(x->x_args[1 - s]))
+      return p;
+  }
+  return NULL;
+}
+
+/* `a < (SELECT 0.2 * avg(x) FROM t WHERE t.k = outer.k …)` (TPC-H Q2,
+ * Q17, Q20): the subquery grouped by its correlating columns becomes an
+ * inner unit joined on them, and the comparison reads its value. The
+ * comparison rejects NULL and the value is NULL for an outer row without
+ * a group (no count), so an inner join drops exactly the rows the
+ * per-row subquery would. */
+static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int *ext)
+{
+  xnode_t *x = fb->fb_conj[i];
+  xnode_t **at = scalar_arg(x);
+  if (!at)
+    return CZ_OK;
+  const xsubq_t *old = (*at)->x_subq;
+  const bd_subq_src_t *src = find_src(b, old);
+  if (!src || !src->ss_q || src->ss_sc != sc)
+    return CZ_OK;
+  bd_decor_t dr;
+  memset(&dr, 0, sizeof(dr));
+  dr.dr_q = src->ss_q;
+  dr.dr_scalar = true;
+  bd_decor_t *saved = b->b_decor;
+  b->b_decor = &dr;
+  xsubq_t *nsq;
+  op_t *plan;
+  int rc = bd_subquery(b, sc, src->ss_q, 0, (*at)->x_pos, &nsq, &plan);
+  b->b_decor = saved;
+  if (rc != CZ_OK)
+    return CZ_ERR;
+  if (!dr.dr_claimed || dr.dr_fail || dr.dr_consumed != dr.dr_nparams ||
+      plan->o_ncols != dr.dr_nkeys + 1 ||
+      plan->o_types[dr.dr_nkeys].t_id != old->xs_plan->o_types[0].t_id)
+    return CZ_OK;
+  int base = *ext;
+  bd_unit_t *u = add_unit(b, fb);
+  u->un_base = base;
+  u->un_width = plan->o_ncols;
+  u->un_op = plan;
+  u->un_kind = JOIN_INNER;
+  u->un_src_conj = i;
+  u->un_sub_rows = dr.dr_est_rows;
+  u->un_probe = dr.dr_key_probe;
+  *ext += plan->o_ncols;
+  /* the comparison reads the unit's value; a copy, as nodes are shared */
+  xnode_t *cmp = arena_alloc(b->b_a, sizeof(*cmp));
+  *cmp = *x;
+  cmp->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * 2);
+  for (int s = 0; s < 2; s++) {
+    xnode_t *a = x->x_args[s];
+    if (&x->x_args[s] == at)
+      a = bd_col(b, base + dr.dr_nkeys, plan->o_types[dr.dr_nkeys]);
+    else if (a->x_kind == X_CAST && &a->x_args[0] == at) {
+      xnode_t *c = arena_alloc(b->b_a, sizeof(*c));
+      *c = *a;
+      c->x_args = arena_alloc(b->b_a, sizeof(xnode_t *));
+      c->x_args[0] = bd_col(b, base + dr.dr_nkeys, plan->o_types[dr.dr_nkeys]);
+      a = c;
+    }
+    cmp->x_args[s] = a;
+  }
+  fb->fb_conj[i] = cmp;
+  for (int j = 0; j < dr.dr_nkeys; j++) {
+    xnode_t *eq;
+    if (bd_op(b, XOP_EQ, dr.dr_outer[j], bd_col(b, base + j, plan->o_types[j]), x->x_pos, &eq) !=
+        CZ_OK)
+      return CZ_ERR;
+    add_conj(b, fb, eq);
+  }
+  return CZ_OK;
+}
+
+int bd_decorrelate(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb)
+{
+  if (fb->fb_nunits == 0)
+    return CZ_OK;
+  int ext = sc->sc_width;
+  int n = fb->fb_nconj;
+  for (int i = 0; i < n; i++)
+    if (!(fb->fb_keep && fb->fb_keep[i]) &&
+        (decorrelate_one(b, sc, fb, i, &ext) != CZ_OK || decorrelate_scalar(b, sc, fb, i, &ext) != CZ_OK))
+      return CZ_ERR;
+  return CZ_OK;
+}
