@@ -388,7 +388,14 @@ static void agg_check_spill(op_hashagg_t *h, qctx_t *q)
   int64_t lim = spill_mem_limit(q);
   if (lim <= 0 || (int64_t)arena_bytes_used(h->oh_tab) < lim / 16)
     return;
-  if (spill_pressure(q))
+  /* The groups kept in memory go on taking their rows after the table is
+   * full: string_agg's text and DISTINCT sets still grow then, so with
+   * those the table stops at half of the memory rather than three
+   * quarters. */
+  bool grows = false;
+  for (int i = 0; i < h->oh_nagg; i++)
+    grows |= h->oh_aggs[i].ag_distinct || h->oh_aggs[i].ag_kind == XAGG_STRING_AGG;
+  if (spill_pressure(q) || (grows && mem_budget_room(q->q_budget) < lim / 2))
     h->oh_full = true;
 }
 

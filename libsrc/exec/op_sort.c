@@ -223,7 +223,7 @@ static int sort_spill_run(op_sort_t *s, qctx_t *q, err_t *e)
 static int sort_fanin(const op_sort_t *s, const qctx_t *q)
 {
   int64_t lim = spill_mem_limit(q);
-  int64_t per = 64 * 1024 + (int64_t)SORT_READ_ROWS * (s->os_op.o_ncols + 1) * 48 + 32 * 1024;
+  int64_t per = 16 * 1024 + (int64_t)SORT_READ_ROWS * (s->os_op.o_ncols + 1) * 48 + 32 * 1024;
   int64_t f = lim > 0 ? lim / 2 / per : 64;
   return (int)CZ_MAX(2, CZ_MIN(f, 64));
 }

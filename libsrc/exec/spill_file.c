@@ -22,7 +22,7 @@
 #include "exec/exec_int.h"
 #include "exec/spill.h"
 
-#define SPILL_BUF (64 * 1024)
+#define SPILL_BUF (16 * 1024)
 
 /* The registry of one execution, on its root context (q_spill). */
 typedef struct spill_reg_s {
