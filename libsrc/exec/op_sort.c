@@ -213,6 +213,9 @@ static int sort_spill_run(op_sort_t *s, qctx_t *q, err_t *e)
     if (spill_put(f, rs->rs_chunks[perm[i] / RS_CHUNK], (int)(perm[i] % RS_CHUNK), e) != CZ_OK)
       return CZ_ERR;
   }
+  /* Written out: the file's buffer goes back until the merge reads it. */
+  if (spill_rewind(f, e) != CZ_OK)
+    return CZ_ERR;
   arena_release(cur);
   rs_init(&s->os_rows, cur, s->os_op.o_ncols, s->os_op.o_types);
   return CZ_OK;
@@ -302,6 +305,8 @@ static int sort_merge_runs(op_sort_t *s, qctx_t *q, spill_t **runs, int n, spill
       return CZ_ERR;
   }
   sort_sources_done(src, n);
+  if (spill_rewind(f, e) != CZ_OK)
+    return CZ_ERR;
   for (int i = 0; i < n; i++)
     runs[i] = NULL;
   return CZ_OK;

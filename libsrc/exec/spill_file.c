@@ -8,7 +8,9 @@
  * spill_end deletes whatever an execution left (an error or a cancel in
  * the middle of a spill), and spill_configure removes what a crashed
  * server left. One buffer per file (SPILL_BUF bytes, charged to the
- * query's budget) serves writing, then reading. */
+ * query's budget) serves writing, then reading; it is given back between
+ * the two (spill_rewind), so that many files written and waiting to be
+ * read (a sort's runs) hold no memory. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -130,17 +132,9 @@ spill_t *spill_open(qctx_t *q, int ncols, const ty_t *types, err_t *e)
     root->q_spill = reg;
   }
   mem_budget_t *b = root->q_budget;
-  if (!mem_budget_try_charge(b, SPILL_BUF)) {
-    op_budget_error(b, root->q_max_mem, e);
-    return NULL;
-  }
   size_t plen = strlen(spill_folder) + 64;
   spill_t *f = calloc(1, sizeof(*f) + plen);
-  char *buf = malloc(SPILL_BUF);
-  if (!f || !buf) {
-    free(f);
-    free(buf);
-    mem_budget_uncharge(b, SPILL_BUF);
+  if (!f) {
     err_set(e, SQLSTATE_OUT_OF_MEMORY_Q, "out of memory: the system refused the query more memory");
     return NULL;
   }
@@ -150,13 +144,10 @@ spill_t *spill_open(qctx_t *q, int ncols, const ty_t *types, err_t *e)
   if (f->sp_fd < 0) {
     spill_io_error(f, "create", errno, e);
     free(f);
-    free(buf);
-    mem_budget_uncharge(b, SPILL_BUF);
     return NULL;
   }
   f->sp_reg = reg;
   f->sp_budget = b;
-  f->sp_buf = buf;
   f->sp_ncols = ncols;
   f->sp_types = types;
   f->sp_next = reg->sr_files;
@@ -164,6 +155,30 @@ spill_t *spill_open(qctx_t *q, int ncols, const ty_t *types, err_t *e)
     reg->sr_files->sp_prev = f;
   reg->sr_files = f;
   return f;
+}
+
+/* The buffer, charged to the query's budget when taken. */
+static int spill_buf_take(spill_t *f, err_t *e)
+{
+  if (f->sp_buf)
+    return CZ_OK;
+  if (!mem_budget_try_charge(f->sp_budget, SPILL_BUF))
+    return op_budget_error(f->sp_budget, f->sp_budget->mb_limit, e);
+  if (!(f->sp_buf = malloc(SPILL_BUF))) {
+    mem_budget_uncharge(f->sp_budget, SPILL_BUF);
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,
+                   "out of memory: the system refused the query more memory");
+  }
+  return CZ_OK;
+}
+
+static void spill_buf_drop(spill_t *f)
+{
+  if (!f->sp_buf)
+    return;
+  free(f->sp_buf);
+  f->sp_buf = NULL;
+  mem_budget_uncharge(f->sp_budget, SPILL_BUF);
 }
 
 void spill_close(spill_t *f)
@@ -180,8 +195,7 @@ void spill_close(spill_t *f)
   reg->sr_bytes -= f->sp_size;
   close(f->sp_fd);
   unlink(f->sp_path);
-  free(f->sp_buf);
-  mem_budget_uncharge(f->sp_budget, SPILL_BUF);
+  spill_buf_drop(f);
   free(f);
 }
 
@@ -231,6 +245,8 @@ static int spill_write(spill_t *f, const void *p, size_t n, err_t *e)
     return err_set(e, SQLSTATE_TEMP_LIMIT,
                    "temporary file size exceeds MaxTempSpace (%lld bytes)",
                    (long long)spill_max_temp);
+  if (spill_buf_take(f, e) != CZ_OK)
+    return CZ_ERR;
   reg->sr_bytes += (int64_t)n;
   f->sp_size += (int64_t)n;
   const char *s = p;
@@ -300,10 +316,11 @@ int spill_put(spill_t *f, const batch_t *b, int row, err_t *e)
 
 int spill_rewind(spill_t *f, err_t *e)
 {
-  if (!f->sp_reading && spill_flush(f, e) != CZ_OK)
+  if (!f->sp_reading && f->sp_buf && spill_flush(f, e) != CZ_OK)
     return CZ_ERR;
   if (lseek(f->sp_fd, 0, SEEK_SET) < 0)
     return spill_io_error(f, "seek in", errno, e);
+  spill_buf_drop(f);  /* taken again by the first read */
   f->sp_reading = true;
   f->sp_len = 0;
   f->sp_pos = 0;
@@ -344,6 +361,8 @@ static int spill_more(spill_t *f, bool *more, err_t *e)
     *more = true;
     return CZ_OK;
   }
+  if (spill_buf_take(f, e) != CZ_OK)
+    return CZ_ERR;
   ssize_t r;
   do
     r = read(f->sp_fd, f->sp_buf, SPILL_BUF);

@@ -27,6 +27,7 @@ are each several times MaxQueryMem. Checked:
 Usage: isolated_spill.py --kind cadenza|postgres --binary PATH --dir DIR
 """
 import os
+import re
 import shutil
 import sys
 import threading
@@ -38,7 +39,8 @@ from checks import check  # noqa: E402
 import srvctl  # noqa: E402
 
 ROWS = 300000
-SMALL_MEM = "8M"
+SMALL_MEM = "6M"
+SMALL_BYTES = 6 << 20
 TEMP_LIMIT = "256M"
 CANCEL_BOUND = 0.5   # seconds from the cancel to the error (the issue: 100 ms in the server)
 TIMEOUT_MS = 120000
@@ -160,7 +162,7 @@ def main():
             load(c)
             plan = "\n".join(r[0] for r in c.execute("explain " + JOIN_SQL).fetchall())
             check("the join is a hash join", "HashJoin" in plan, plan)
-            small = run_all(c, srv, "8M")
+            small = run_all(c, srv, SMALL_MEM)
         for name, (rows, err, most) in small.items():
             check("%s past MaxQueryMem answers" % name, err is None, err or "")
             check("%s past MaxQueryMem spilled (temporary files seen)" % name, most > 0,
@@ -278,6 +280,17 @@ def main():
                   "%s vs %s rows" % (len(s_rows or []), len(b_rows or [])))
         check("in memory, nothing spilled", all(v[2] == 0 for v in big.values()),
               str({k: v[2] for k, v in big.items()}))
+        # Each statement's state in memory is at least 4 times SMALL_MEM
+        # (EXPLAIN ANALYZE's memory of its materialising operator).
+        with connect(srv) as c:
+            for name, sql, op in (("join", JOIN_SQL, "HashJoin"), ("group by", GROUP_SQL,
+                                                                   "HashAggregate"),
+                                  ("sort", SORT_SQL, "Sort")):
+                lines = [r[0] for r in c.execute("explain analyze " + sql).fetchall()]
+                kb = [int(m.group(1)) for ln in lines if ("-> " + op) in ln
+                      for m in [re.search(r"memory=(\d+) kB", ln)] if m]
+                check("%s in memory holds at least 4 x MaxQueryMem" % name,
+                      kb and kb[0] * 1024 >= 4 * SMALL_BYTES, "\n".join(lines))
         srv.stop()
 
         # All queries together: MaxServerQueryMem below three queries' limits.
