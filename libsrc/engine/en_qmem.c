@@ -1,4 +1,6 @@
-/* en_qmem — one execution's memory budget (MaxQueryMem).
+/* en_qmem — one execution's memory budget (MaxQueryMem), a child of the
+ * server's budget for all executions (MaxServerQueryMem), and the end of
+ * its temporary files.
  *
  * Design notes: the budget is attached, for the time the execution runs,
  * to every arena it allocates in: its own q_arena (and so the subquery

@@ -42,6 +42,8 @@ typedef struct op_sort_s {
   int os_nruns, os_cap_runs;
   sort_src_t *os_src;           /* the final merge's runs (os_nsrc), or NULL */
   int os_nsrc;
+  int *os_heap;                 /* the final merge's heap of sources */
+  int os_nheap;
 } op_sort_t;
 
 /* Row ia of ba against row ib of bb by the sort keys. */
@@ -253,25 +255,59 @@ static sort_src_t *sort_sources(op_sort_t *s, spill_t **runs, int n, err_t *e)
   return src;
 }
 
-/* The source holding the smallest row (the earliest run among equals), or
- * -1 when all are exhausted. Refills a source whose batch ran out. */
-static int sort_pick(const op_sort_t *s, sort_src_t *src, int n)
+/* The merge's heap: indexes of the sources not exhausted, ordered by
+ * their current rows, the earlier run first among equals (stability). */
+static bool heap_less(const op_sort_t *s, const sort_src_t *src, int a, int b)
 {
-  int best = -1;
-  for (int i = 0; i < n; i++) {
-    if (src[i].ss_pos >= src[i].ss_b->b_n)
-      continue;
-    if (best < 0 || sort_cmp_rows(s, src[i].ss_b, src[i].ss_pos, src[best].ss_b,
-                                  src[best].ss_pos) < 0)
-      best = i;
-  }
-  return best;
+  int c = sort_cmp_rows(s, src[a].ss_b, src[a].ss_pos, src[b].ss_b, src[b].ss_pos);
+  return c < 0 || (c == 0 && a < b);
 }
 
-static int sort_advance(sort_src_t *src, err_t *e)
+static void heap_down(const op_sort_t *s, const sort_src_t *src, int *heap, int nh, int i)
 {
-  if (++src->ss_pos >= src->ss_b->b_n && src->ss_b->b_n > 0)
-    return src_fill(src, e);
+  for (;;) {
+    int l = 2 * i + 1, m = i;
+    if (l < nh && heap_less(s, src, heap[l], heap[m]))
+      m = l;
+    if (l + 1 < nh && heap_less(s, src, heap[l + 1], heap[m]))
+      m = l + 1;
+    if (m == i)
+      return;
+    int t = heap[i];
+    heap[i] = heap[m];
+    heap[m] = t;
+    i = m;
+  }
+}
+
+/* A heap over src[0..n) in heap (capacity n); returns its size. */
+static int heap_build(const op_sort_t *s, const sort_src_t *src, int n, int *heap)
+{
+  int nh = 0;
+  for (int i = 0; i < n; i++)
+    if (src[i].ss_pos < src[i].ss_b->b_n)
+      heap[nh++] = i;
+  for (int i = nh / 2 - 1; i >= 0; i--)
+    heap_down(s, src, heap, nh, i);
+  return nh;
+}
+
+/* The source holding the smallest row, or -1 when all are exhausted. */
+static int sort_pick(const int *heap, int nh)
+{
+  return nh > 0 ? heap[0] : -1;
+}
+
+/* Moves the top source to its next row (reading its next batch when this
+ * one is used up) and restores the heap. */
+static int sort_advance(const op_sort_t *s, sort_src_t *src, int *heap, int *nh, err_t *e)
+{
+  sort_src_t *top = &src[heap[0]];
+  if (++top->ss_pos >= top->ss_b->b_n && top->ss_b->b_n > 0 && src_fill(top, e) != CZ_OK)
+    return CZ_ERR;
+  if (top->ss_pos >= top->ss_b->b_n)
+    heap[0] = heap[--*nh];
+  heap_down(s, src, heap, *nh, 0);
   return CZ_OK;
 }
 
@@ -291,6 +327,8 @@ static int sort_merge_runs(op_sort_t *s, qctx_t *q, spill_t **runs, int n, spill
   sort_src_t *src = sort_sources(s, runs, n, e);
   if (!src)
     return CZ_ERR;
+  int *heap = arena_alloc(s->os_op.o_state, sizeof(int) * (size_t)n);
+  int nh = heap_build(s, src, n, heap);
   spill_t *f = spill_open(q, s->os_op.o_ncols, s->os_op.o_types, e);
   if (!f)
     return CZ_ERR;
@@ -298,10 +336,11 @@ static int sort_merge_runs(op_sort_t *s, qctx_t *q, spill_t **runs, int n, spill
   for (int64_t k = 0;; k++) {
     if ((k & 4095) == 4095 && op_check_cancel(q, e) != CZ_OK)
       return CZ_ERR;
-    int i = sort_pick(s, src, n);
+    int i = sort_pick(heap, nh);
     if (i < 0)
       break;
-    if (spill_put(f, src[i].ss_b, src[i].ss_pos, e) != CZ_OK || sort_advance(&src[i], e) != CZ_OK)
+    if (spill_put(f, src[i].ss_b, src[i].ss_pos, e) != CZ_OK ||
+        sort_advance(s, src, heap, &nh, e) != CZ_OK)
       return CZ_ERR;
   }
   sort_sources_done(src, n);
@@ -339,6 +378,8 @@ static int sort_finish_runs(op_sort_t *s, qctx_t *q, err_t *e)
   if (!s->os_src)
     return CZ_ERR;
   s->os_nsrc = s->os_nruns;
+  s->os_heap = arena_alloc(s->os_op.o_state, sizeof(int) * (size_t)s->os_nsrc);
+  s->os_nheap = heap_build(s, s->os_src, s->os_nsrc, s->os_heap);
   return CZ_OK;
 }
 
@@ -350,7 +391,7 @@ static int sort_next_merged(op_sort_t *s, qctx_t *q, obatch_t *out, err_t *e)
   batch_t *b = NULL;
   int n = 0;
   while (n < q->q_vector_size) {
-    int i = sort_pick(s, s->os_src, s->os_nsrc);
+    int i = sort_pick(s->os_heap, s->os_nheap);
     if (i < 0)
       break;
     if (!b && !(b = op_new_batch(o, q, e)))
@@ -364,7 +405,7 @@ static int sort_next_merged(op_sort_t *s, qctx_t *q, obatch_t *out, err_t *e)
       vec_set(&b->b_cols[c], n, &d2);
     }
     n++;
-    if (sort_advance(src, e) != CZ_OK)
+    if (sort_advance(s, s->os_src, s->os_heap, &s->os_nheap, e) != CZ_OK)
       return CZ_ERR;
   }
   if (!b)

@@ -146,6 +146,9 @@ spill_t *spill_open(qctx_t *q, int ncols, const ty_t *types, err_t *e)
     free(f);
     return NULL;
   }
+  /* A server file: no SQL function (COPY … TO a guessed name) may touch
+   * it while it lives. */
+  fg_protect_fd(f->sp_fd, f->sp_path, "a temporary file of the server");
   f->sp_reg = reg;
   f->sp_budget = b;
   f->sp_ncols = ncols;
@@ -193,6 +196,7 @@ void spill_close(spill_t *f)
   if (f->sp_next)
     f->sp_next->sp_prev = f->sp_prev;
   reg->sr_bytes -= f->sp_size;
+  fg_release_fd(f->sp_fd);
   close(f->sp_fd);
   unlink(f->sp_path);
   spill_buf_drop(f);
