@@ -1,14 +1,66 @@
 /* en_engine — opening and closing the database: configuration, recovery,
  * the catalog (bootstrapped with the superuser dba on first start) and the
  * role verifiers authentication reads. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine/en_pgcat.h"
 #include "engine/engine_int.h"
+#include "exec/spill.h"
 
 #define EN_SUPERUSER "dba"
 #define EN_SAMPLE_PASSWORD "dba"
+
+/* The folder beside the database file: [Database] DatabaseFile's (or the
+ * first stripe's) folder, into buf. */
+static void en_db_folder(const ini_t *ini, char *buf, size_t n)
+{
+  const char *db = ini_get(ini, "Striping", "Stripe1");
+  if (!db)
+    db = ini_get(ini, "Database", "DatabaseFile");
+  const char *slash = db ? strrchr(db, '/') : NULL;
+  if (!slash)
+    snprintf(buf, n, ".");
+  else if (slash == db)
+    snprintf(buf, n, "/");
+  else
+    snprintf(buf, n, "%.*s", (int)(slash - db), db);
+}
+
+/* Spilling and the memory of all queries together: [Parameters]
+ * TempDirectory, MaxTempSpace and MaxServerQueryMem. By default the
+ * queries together may hold half of what the machine's memory leaves
+ * beside the buffer pool (at least MaxQueryMem and 64 MB), so that many
+ * sessions spill or fail with 53200 before the machine runs out. */
+static int en_config_spill(const ini_t *ini, int64_t max_query_mem, err_t *e)
+{
+  char dir[4096];
+  const char *td = ini_get(ini, "Parameters", "TempDirectory");
+  if (td && *td)
+    snprintf(dir, sizeof(dir), "%s", td);
+  else {
+    char base[4000];
+    en_db_folder(ini, base, sizeof(base));
+    snprintf(dir, sizeof(dir), "%s/cadenza-temp", base);
+  }
+  int64_t bufs, max_temp, server;
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  int64_t ram = pages > 0 && psize > 0 ? (int64_t)pages * psize : (int64_t)4 << 30;
+  if (ini_get_int(ini, "Parameters", "NumberOfBuffers", 10000, &bufs, e) != CZ_OK)
+    return CZ_ERR;
+  int64_t left = ram - bufs * 8192;
+  int64_t def = CZ_MAX(CZ_MAX(left / 2, max_query_mem), (int64_t)64 << 20);
+  if (ini_get_size(ini, "Parameters", "MaxTempSpace", 0, &max_temp, e) != CZ_OK ||
+      ini_get_size(ini, "Parameters", "MaxServerQueryMem", def, &server, e) != CZ_OK)
+    return CZ_ERR;
+  if (max_temp < 0 || server < 0)
+    return err_set(e, SQLSTATE_CONFIG,
+                   "[Parameters] MaxTempSpace and MaxServerQueryMem must not be negative");
+  en_qmem_configure(server);
+  return spill_configure(dir, max_temp, e);
+}
 
 static int en_config(engine_t *eng, const ini_t *ini, err_t *e)
 {
@@ -22,6 +74,8 @@ static int en_config(engine_t *eng, const ini_t *ini, err_t *e)
   eng->en_vector_size = (int)vs;
   eng->en_max_mem = mem;
   eng->en_threads = (int)(thr < 1 ? 1 : thr);
+  if (en_config_spill(ini, mem, e) != CZ_OK)
+    return CZ_ERR;
   /* Kept as written: the folders are resolved when a COPY runs, so one
    * created after the start counts, relative to the working folder then. */
   const char *dirs = ini_get(ini, "Parameters", "DirsAllowed");

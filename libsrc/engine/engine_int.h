@@ -164,8 +164,13 @@ struct eportal_s {
  * out_arena (either may be NULL) to it. */
 void en_qmem_attach(qctx_t *q, mem_budget_t *b, int64_t limit, arena_t *plan_arena,
                     arena_t *out_arena);
-/* The execution ended: releases the plan's operator arenas, q's arena and
- * out_arena, detaches the budget, and gives memory back to the system
+/* The server-wide limit of all executions' memory (MaxServerQueryMem;
+ * 0 = none), before the first execution. */
+void en_qmem_configure(int64_t server_limit);
+int64_t en_qmem_server_limit(void);
+/* The execution ended: deletes its temporary files (spill_end), releases
+ * the plan's operator arenas, q's arena and out_arena, detaches the
+ * budget, and gives memory back to the system
  * after a big run. No-op when nothing is attached. */
 void en_qmem_detach(qctx_t *q, arena_t *plan_arena, arena_t *out_arena);
 

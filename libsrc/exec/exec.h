@@ -69,6 +69,8 @@ struct qctx_s {
                                    (catalog functions) */
   qctx_t *q_parent;             /* the enclosing query for subqueries */
   int64_t q_stmt_ts;            /* statement start (TIMESTAMP) for now(); 0 = clock */
+  struct spill_reg_s *q_spill;  /* the execution's temporary files (spill.h): on the
+                                   root context only; spill_end deletes them */
 };
 
 typedef struct op_vt_s {

@@ -85,6 +85,10 @@ int op_check_cancel(qctx_t *q, err_t *e)
 
 int op_budget_error(const mem_budget_t *b, int64_t limit, err_t *e)
 {
+  if (mem_budget_exceeded(b) == MEM_OVER_SERVER)
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,
+                   "out of memory: the queries running together need more than "
+                   "MaxServerQueryMem (%lld bytes)", (long long)b->mb_parent->mb_limit);
   /* No budget, or none with a limit: only the system can have refused. */
   if (mem_budget_exceeded(b) == MEM_OVER_SYSTEM || !b || b->mb_limit == 0)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,

@@ -3,11 +3,32 @@
  * values sit in a row store and each aggregate keeps an array of states
  * indexed by group number. DISTINCT aggregates first check a hash set of
  * (group, value) pairs. Without group keys there is exactly one group,
- * which exists even when the input is empty (count(*) = 0). */
+ * which exists even when the input is empty (count(*) = 0).
+ *
+ * Spilling: each input batch is first evaluated into the "evaluated row"
+ * (the group keys, then each aggregate's arguments). When the execution
+ * nears its memory limit the table stops taking new groups (oh_full):
+ * a row of a group already in memory still goes into it, a row of any
+ * other group goes, evaluated, to one of AGG_FANOUT partition files by
+ * bits of its key hash. So every group lives either wholly in memory or
+ * wholly in one partition, its rows in input order (string_agg's order,
+ * DISTINCT sets and NULL keys need nothing special). The groups in memory
+ * are returned first; then each partition is aggregated the same way with
+ * a fresh table (oh_tab is released), partitioning again with the next
+ * bits of the hash when it still does not fit. */
 #include <math.h>
 #include <string.h>
 
 #include "exec/exec_int.h"
+#include "exec/spill.h"
+
+#define AGG_FANOUT 32           /* partitions per spill (5 bits of the hash) */
+#define AGG_MAX_LEVEL 10        /* partitioning levels: 50 bits of the hash */
+
+typedef struct agg_part_s {
+  spill_t *ap_file;
+  int ap_level;                 /* the level its rows are aggregated at */
+} agg_part_t;
 
 typedef struct agg_state_s {
   int64_t as_count;             /* non-NULL inputs (rows for count(*)) */
@@ -31,7 +52,17 @@ typedef struct op_hashagg_s {
   xnode_t **oh_group;
   int oh_nagg;
   agg_spec_t *oh_aggs;
+  int oh_nev;                   /* the evaluated row: keys, then arguments */
+  ty_t *oh_evtypes;
+  int *oh_ai, *oh_ai2;          /* per aggregate: its arguments' columns there, -1 none */
+  arena_t *oh_tab;              /* groups, hash, states, DISTINCT sets */
+  arena_t *oh_rd;               /* a partition batch being read */
   /* run-time */
+  bool oh_full;                 /* no new groups: their rows go to partitions */
+  int oh_level;
+  spill_t *oh_part[AGG_FANOUT]; /* partitions being written */
+  agg_part_t *oh_pending;       /* partitions to aggregate */
+  int oh_npending, oh_cap_pending;
   rstore_t oh_groups;
   rhash_t oh_hash;
   agg_run_t *oh_run;
@@ -48,7 +79,7 @@ static int agg_grow(op_hashagg_t *h, int64_t need, err_t *e)
   int64_t cap = h->oh_cap ? h->oh_cap * 2 : 64;
   while (cap < need)
     cap *= 2;
-  arena_t *a = h->oh_op.o_state;
+  arena_t *a = h->oh_tab;
   for (int i = 0; i < h->oh_nagg; i++) {
     agg_state_t *n = arena_try_zalloc(a, sizeof(agg_state_t) * (size_t)cap);
     if (!n)
@@ -98,7 +129,7 @@ static int agg_keep(op_hashagg_t *h, agg_state_t *st, ty_phys_t p, const datum_t
     st->as_val = *d;
     return CZ_OK;
   }
-  arena_t *a = h->oh_op.o_state;
+  arena_t *a = h->oh_tab;
   char *buf = (char *)st->as_val.d_str.s_ptr;
   if (d->d_str.s_len > st->as_cap) {
     char *n = arena_try_alloc(a, d->d_str.s_len);
@@ -142,13 +173,13 @@ static int agg_concat(op_hashagg_t *h, qctx_t *q, agg_state_t *st, const datum_t
     return err_set(e, "54000", "requested length too large");
   if (len + add > st->as_cap) {
     size_t cap = CZ_MIN((len + add) * 2 + 16, XE_MAX_FIELD);
-    char *n = arena_try_alloc(h->oh_op.o_state, cap);
+    char *n = arena_try_alloc(h->oh_tab, cap);
     if (!n)
       return op_budget_error(q->q_budget, q->q_max_mem, e);
     if (len)
       memcpy(n, st->as_val.d_str.s_ptr, len);
     if (st->as_cap)
-      arena_free(h->oh_op.o_state, (char *)st->as_val.d_str.s_ptr, st->as_cap);
+      arena_free(h->oh_tab, (char *)st->as_val.d_str.s_ptr, st->as_cap);
     st->as_val.d_str.s_ptr = n;
     st->as_cap = (uint32_t)cap;
   }
@@ -260,6 +291,114 @@ static int agg_final(const agg_spec_t *ag, const agg_state_t *st, datum_t *out, 
   }
 }
 
+/* Writes evaluated row `row` of ev to its partition at the current level. */
+static int agg_to_partition(op_hashagg_t *h, qctx_t *q, const batch_t *ev, int row, uint64_t hash,
+                            err_t *e)
+{
+  int p = (int)((hash >> (64 - 5 * (h->oh_level + 1))) & (AGG_FANOUT - 1));
+  if (!h->oh_part[p] && !(h->oh_part[p] = spill_open(q, h->oh_nev, h->oh_evtypes, e)))
+    return CZ_ERR;
+  return spill_put(h->oh_part[p], ev, row, e);
+}
+
+/* Whether a new group would take the table past what the execution may
+ * still hold: the doubling of the state arrays or of the hash table, or a
+ * new chunk of group keys, are single large steps that a check after each
+ * batch does not foresee. Only when the table can spill instead. */
+static bool agg_growth_refused(const op_hashagg_t *h, const qctx_t *q)
+{
+  int64_t n = h->oh_groups.rs_n;
+  int64_t need = 0;
+  if (n + 1 > h->oh_cap)
+    need += (int64_t)h->oh_nagg * (int64_t)sizeof(agg_state_t) * h->oh_cap * 2;
+  if ((h->oh_hash.rh_n + 1) * 2 > h->oh_hash.rh_cap)
+    need += 16 * h->oh_hash.rh_cap * 2;
+  if (n % RS_CHUNK == 0)
+    need += (int64_t)RS_CHUNK * (h->oh_ngroup + 1) * 24;
+  if (need == 0 || h->oh_ngroup == 0 || h->oh_level >= AGG_MAX_LEVEL || !spill_dir())
+    return false;
+  int64_t lim = spill_mem_limit(q);
+  return lim > 0 && need > mem_budget_room(q->q_budget) - lim / 8;
+}
+
+/* Aggregates the selected evaluated rows of ev (keys, then arguments). */
+static int agg_accum(op_hashagg_t *h, qctx_t *q, const batch_t *ev, const int *sel, int nsel,
+                     err_t *e)
+{
+  for (int j = 0; j < nsel; j++) {
+    int row = sel ? sel[j] : j;
+    int64_t g = 0;
+    if (h->oh_ngroup > 0) {
+      uint64_t hash = row_hash(ev, row, h->oh_ngroup, NULL);
+      int64_t pos = -1, cand;
+      g = -1;
+      while (rh_next(&h->oh_hash, hash, &pos, &cand)) {
+        bool eq = true;
+        for (int k = 0; k < h->oh_ngroup && eq; k++) {
+          datum_t a, b;
+          vec_get(&ev->b_cols[k], row, &a);
+          rs_get(&h->oh_groups, cand, k, &b);
+          eq = datum_eq_nulls(ty_phys(ev->b_cols[k].v_type.t_id), &a, &b);
+        }
+        if (eq) {
+          g = cand;
+          break;
+        }
+      }
+      if (g < 0 && !h->oh_full && agg_growth_refused(h, q))
+        h->oh_full = true;
+      if (g < 0 && h->oh_full) {
+        if (agg_to_partition(h, q, ev, row, hash, e) != CZ_OK)
+          return CZ_ERR;
+        continue;
+      }
+      if (g < 0) {
+        g = rs_append_row(&h->oh_groups, ev, row, e);
+        if (g < 0 || rh_insert(&h->oh_hash, hash, g, e) != CZ_OK || agg_grow(h, g + 1, e) != CZ_OK)
+          return CZ_ERR;
+      }
+    }
+    for (int i = 0; i < h->oh_nagg; i++) {
+      const agg_spec_t *ag = &h->oh_aggs[i];
+      const vec_t *v = h->oh_ai[i] >= 0 ? &ev->b_cols[h->oh_ai[i]] : NULL;
+      const vec_t *v2 = h->oh_ai2[i] >= 0 ? &ev->b_cols[h->oh_ai2[i]] : NULL;
+      if (ag->ag_distinct && v) {
+        bool seen = false;
+        if (v->v_null[row])
+          continue;
+        if (agg_seen(&h->oh_run[i], g, v, row, &seen, e) != CZ_OK)
+          return CZ_ERR;
+        if (seen)
+          continue;
+      }
+      if (agg_step(h, q, ag, &h->oh_run[i].ar_states[g], v, v2, row, e) != CZ_OK)
+        return CZ_ERR;
+    }
+  }
+  return CZ_OK;
+}
+
+/* After a batch: whether to stop taking new groups. Only with group keys
+ * (one group never needs it), a table that holds a fair share of the
+ * memory, and hash bits left to partition by. */
+static void agg_check_spill(op_hashagg_t *h, qctx_t *q)
+{
+  if (h->oh_full || h->oh_ngroup == 0 || h->oh_level >= AGG_MAX_LEVEL || !spill_dir())
+    return;
+  int64_t lim = spill_mem_limit(q);
+  if (lim <= 0 || (int64_t)arena_bytes_used(h->oh_tab) < lim / 16)
+    return;
+  /* The groups kept in memory go on taking their rows after the table is
+   * full: string_agg's text and DISTINCT sets still grow then, so with
+   * those the table stops at half of the memory rather than three
+   * quarters. */
+  bool grows = false;
+  for (int i = 0; i < h->oh_nagg; i++)
+    grows |= h->oh_aggs[i].ag_distinct || h->oh_aggs[i].ag_kind == XAGG_STRING_AGG;
+  if (spill_pressure(q) || (grows && mem_budget_room(q->q_budget) < lim / 2))
+    h->oh_full = true;
+}
+
 static int hashagg_consume(op_hashagg_t *h, qctx_t *q, const obatch_t *in, err_t *e)
 {
   op_t *o = &h->oh_op;
@@ -267,98 +406,138 @@ static int hashagg_consume(op_hashagg_t *h, qctx_t *q, const obatch_t *in, err_t
   op_xctx(q, o->o_batch, &xc);
   int cap = in->ob_b->b_n;
   /* Evaluate keys and arguments for the whole batch first (vectored). */
-  batch_t keys = {.b_n = cap, .b_ncols = h->oh_ngroup, .b_cols = NULL};
-  keys.b_cols = arena_alloc(o->o_batch, sizeof(vec_t) * (size_t)(h->oh_ngroup + 1));
+  batch_t ev = {.b_n = cap, .b_ncols = h->oh_nev, .b_cols = NULL};
+  ev.b_cols = arena_alloc(o->o_batch, sizeof(vec_t) * (size_t)(h->oh_nev + 1));
   for (int k = 0; k < h->oh_ngroup; k++) {
-    if (vec_init(&keys.b_cols[k], o->o_batch, h->oh_group[k]->x_type, cap, e) != CZ_OK ||
-        xeval(&xc, h->oh_group[k], in->ob_b, in->ob_sel, in->ob_n, &keys.b_cols[k], e) != CZ_OK)
+    if (vec_init(&ev.b_cols[k], o->o_batch, h->oh_group[k]->x_type, cap, e) != CZ_OK ||
+        xeval(&xc, h->oh_group[k], in->ob_b, in->ob_sel, in->ob_n, &ev.b_cols[k], e) != CZ_OK)
       return CZ_ERR;
   }
-  vec_t *args = arena_alloc(o->o_batch, sizeof(vec_t) * (size_t)(h->oh_nagg + 1));
-  vec_t *args2 = arena_alloc(o->o_batch, sizeof(vec_t) * (size_t)(h->oh_nagg + 1));
   for (int i = 0; i < h->oh_nagg; i++) {
     xnode_t *x = h->oh_aggs[i].ag_arg, *x2 = h->oh_aggs[i].ag_arg2;
     if (!x)
       continue;
-    if (vec_init(&args[i], o->o_batch, x->x_type, cap, e) != CZ_OK ||
-        xeval(&xc, x, in->ob_b, in->ob_sel, in->ob_n, &args[i], e) != CZ_OK)
+    vec_t *v = &ev.b_cols[h->oh_ai[i]];
+    if (vec_init(v, o->o_batch, x->x_type, cap, e) != CZ_OK ||
+        xeval(&xc, x, in->ob_b, in->ob_sel, in->ob_n, v, e) != CZ_OK)
       return CZ_ERR;
-    if (x2 && (vec_init(&args2[i], o->o_batch, x2->x_type, cap, e) != CZ_OK ||
-               xeval(&xc, x2, in->ob_b, in->ob_sel, in->ob_n, &args2[i], e) != CZ_OK))
-      return CZ_ERR;
-  }
-  for (int j = 0; j < in->ob_n; j++) {
-    int row = in->ob_sel ? in->ob_sel[j] : j;
-    int64_t g = 0;
-    if (h->oh_ngroup > 0) {
-      uint64_t hash = row_hash(&keys, row, h->oh_ngroup, NULL);
-      int64_t pos = -1, cand;
-      g = -1;
-      while (rh_next(&h->oh_hash, hash, &pos, &cand)) {
-        bool eq = true;
-        for (int k = 0; k < h->oh_ngroup && eq; k++) {
-          datum_t a, b;
-          vec_get(&keys.b_cols[k], row, &a);
-          rs_get(&h->oh_groups, cand, k, &b);
-          eq = datum_eq_nulls(ty_phys(keys.b_cols[k].v_type.t_id), &a, &b);
-        }
-        if (eq) {
-          g = cand;
-          break;
-        }
-      }
-      if (g < 0) {
-        g = rs_append_row(&h->oh_groups, &keys, row, e);
-        if (g < 0 || rh_insert(&h->oh_hash, hash, g, e) != CZ_OK || agg_grow(h, g + 1, e) != CZ_OK)
-          return CZ_ERR;
-      }
-    }
-    for (int i = 0; i < h->oh_nagg; i++) {
-      const agg_spec_t *ag = &h->oh_aggs[i];
-      if (ag->ag_distinct && ag->ag_arg) {
-        datum_t d;
-        vec_get(&args[i], row, &d);
-        bool seen = false;
-        if (d.d_null)
-          continue;
-        if (agg_seen(&h->oh_run[i], g, &args[i], row, &seen, e) != CZ_OK)
-          return CZ_ERR;
-        if (seen)
-          continue;
-      }
-      if (agg_step(h, q, ag, &h->oh_run[i].ar_states[g], ag->ag_arg ? &args[i] : NULL,
-                   ag->ag_arg2 ? &args2[i] : NULL, row, e) != CZ_OK)
+    if (x2) {
+      vec_t *v2 = &ev.b_cols[h->oh_ai2[i]];
+      if (vec_init(v2, o->o_batch, x2->x_type, cap, e) != CZ_OK ||
+          xeval(&xc, x2, in->ob_b, in->ob_sel, in->ob_n, v2, e) != CZ_OK)
         return CZ_ERR;
     }
   }
+  if (agg_accum(h, q, &ev, in->ob_sel, in->ob_n, e) != CZ_OK)
+    return CZ_ERR;
+  agg_check_spill(h, q);
   return op_check_mem(q, o->o_state, e);
 }
 
-static int hashagg_open(op_t *o, qctx_t *q, err_t *e)
+/* A fresh table (the previous one's memory given back). */
+static int agg_table_init(op_hashagg_t *h, err_t *e)
 {
-  op_hashagg_t *h = (op_hashagg_t *)o;
-  ty_t ktypes[h->oh_ngroup + 1];
-  for (int k = 0; k < h->oh_ngroup; k++)
-    ktypes[k] = h->oh_group[k]->x_type;
-  ty_t *kt = arena_alloc(o->o_state, sizeof(ty_t) * (size_t)(h->oh_ngroup + 1));
-  memcpy(kt, ktypes, sizeof(ty_t) * (size_t)h->oh_ngroup);
-  rs_init(&h->oh_groups, o->o_state, h->oh_ngroup, kt);
-  if (rh_init(&h->oh_hash, o->o_state, 64, e) != CZ_OK)
+  arena_release(h->oh_tab);
+  ty_t *kt = arena_alloc(h->oh_tab, sizeof(ty_t) * (size_t)(h->oh_ngroup + 1));
+  memcpy(kt, h->oh_evtypes, sizeof(ty_t) * (size_t)h->oh_ngroup);
+  rs_init(&h->oh_groups, h->oh_tab, h->oh_ngroup, kt);
+  if (rh_init(&h->oh_hash, h->oh_tab, 64, e) != CZ_OK)
     return CZ_ERR;
-  h->oh_run = arena_zalloc(o->o_state, sizeof(agg_run_t) * (size_t)(h->oh_nagg + 1));
+  h->oh_run = arena_zalloc(h->oh_tab, sizeof(agg_run_t) * (size_t)(h->oh_nagg + 1));
   h->oh_cap = 0;
   h->oh_pos = 0;
+  h->oh_full = false;
   for (int i = 0; i < h->oh_nagg; i++) {
     agg_run_t *r = &h->oh_run[i];
     if (h->oh_aggs[i].ag_distinct && h->oh_aggs[i].ag_arg) {
       r->ar_seen_types[0] = ty_plain(TY_INT8);
       r->ar_seen_types[1] = h->oh_aggs[i].ag_arg->x_type;
-      rs_init(&r->ar_seen, o->o_state, 2, r->ar_seen_types);
-      if (rh_init(&r->ar_seen_hash, o->o_state, 64, e) != CZ_OK)
+      rs_init(&r->ar_seen, h->oh_tab, 2, r->ar_seen_types);
+      if (rh_init(&r->ar_seen_hash, h->oh_tab, 64, e) != CZ_OK)
         return CZ_ERR;
     }
   }
-  if (agg_grow(h, 1, e) != CZ_OK)
+  return agg_grow(h, 1, e);
+}
+
+/* The partitions written at this level join the queue (their rows are
+ * aggregated at the next level). */
+static int agg_queue_parts(op_hashagg_t *h, err_t *e)
+{
+  for (int p = 0; p < AGG_FANOUT; p++) {
+    spill_t *f = h->oh_part[p];
+    if (!f)
+      continue;
+    h->oh_part[p] = NULL;
+    if (h->oh_npending == h->oh_cap_pending) {
+      int cap = h->oh_cap_pending ? h->oh_cap_pending * 2 : AGG_FANOUT;
+      agg_part_t *n = arena_alloc(h->oh_op.o_state, sizeof(agg_part_t) * (size_t)cap);
+      if (h->oh_npending)
+        memcpy(n, h->oh_pending, sizeof(agg_part_t) * (size_t)h->oh_npending);
+      h->oh_pending = n;
+      h->oh_cap_pending = cap;
+    }
+    h->oh_pending[h->oh_npending++] = (agg_part_t){f, h->oh_level + 1};
+    if (spill_rewind(f, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+/* Aggregates the next queued partition into a fresh table. */
+static int agg_next_partition(op_hashagg_t *h, qctx_t *q, err_t *e)
+{
+  agg_part_t part = h->oh_pending[--h->oh_npending];
+  if (agg_table_init(h, e) != CZ_OK) {
+    spill_close(part.ap_file);
+    return CZ_ERR;
+  }
+  h->oh_level = part.ap_level;
+  int rc = CZ_OK;
+  for (;;) {
+    arena_reset(h->oh_rd);
+    batch_t *b = batch_create(h->oh_rd, h->oh_nev, h->oh_evtypes, q->q_vector_size, e);
+    if (!b || spill_get(part.ap_file, b, h->oh_rd, e) != CZ_OK) {
+      rc = CZ_ERR;
+      break;
+    }
+    if (b->b_n == 0)
+      break;
+    if (op_check_cancel(q, e) != CZ_OK || agg_accum(h, q, b, NULL, b->b_n, e) != CZ_OK ||
+        op_check_mem(q, h->oh_op.o_state, e) != CZ_OK) {
+      rc = CZ_ERR;
+      break;
+    }
+    agg_check_spill(h, q);
+  }
+  spill_close(part.ap_file);
+  arena_reset(h->oh_rd);
+  if (rc != CZ_OK)
+    return CZ_ERR;
+  return agg_queue_parts(h, e);
+}
+
+static void agg_drop_parts(op_hashagg_t *h)
+{
+  for (int p = 0; p < AGG_FANOUT; p++) {
+    spill_close(h->oh_part[p]);
+    h->oh_part[p] = NULL;
+  }
+  for (int i = 0; i < h->oh_npending; i++)
+    spill_close(h->oh_pending[i].ap_file);
+  h->oh_npending = 0;
+}
+
+static int hashagg_open(op_t *o, qctx_t *q, err_t *e)
+{
+  op_hashagg_t *h = (op_hashagg_t *)o;
+  /* Files of an earlier execution were closed by its end (spill_end):
+   * forgotten here, never touched. */
+  memset(h->oh_part, 0, sizeof(h->oh_part));
+  h->oh_pending = NULL;
+  h->oh_npending = h->oh_cap_pending = 0;
+  h->oh_level = 0;
+  if (agg_table_init(h, e) != CZ_OK)
     return CZ_ERR;
   if (op_open(o->o_in, q, e) != CZ_OK)
     return CZ_ERR;
@@ -375,15 +554,20 @@ static int hashagg_open(op_t *o, qctx_t *q, err_t *e)
     }
   }
   op_close(o->o_in, q);
-  return CZ_OK;
+  return agg_queue_parts(h, e);
 }
 
 static int hashagg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
 {
   op_hashagg_t *h = (op_hashagg_t *)o;
   int64_t ngroups = h->oh_ngroup > 0 ? h->oh_groups.rs_n : 1;
-  if (h->oh_pos >= ngroups)
-    return CZ_OK;
+  while (h->oh_pos >= ngroups) {
+    if (h->oh_npending == 0)
+      return CZ_OK;
+    if (agg_next_partition(h, q, e) != CZ_OK)
+      return CZ_ERR;
+    ngroups = h->oh_groups.rs_n;
+  }
   batch_t *b = op_new_batch(o, q, e);
   if (!b)
     return CZ_ERR;
@@ -408,6 +592,7 @@ static int hashagg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
 
 static void hashagg_close(op_t *o, qctx_t *q)
 {
+  agg_drop_parts((op_hashagg_t *)o);
   op_close(o->o_in, q);
 }
 
@@ -437,5 +622,26 @@ op_t *op_hashagg_new(arena_t *a, op_t *in, int ngroup, xnode_t **group, int nagg
   h->oh_aggs = arena_alloc(a, sizeof(agg_spec_t) * (size_t)(nagg ? nagg : 1));
   if (nagg)
     memcpy(h->oh_aggs, aggs, sizeof(agg_spec_t) * (size_t)nagg);
+  /* The evaluated row: the keys, then each aggregate's arguments. */
+  h->oh_ai = arena_alloc(a, sizeof(int) * (size_t)(nagg + 1));
+  h->oh_ai2 = arena_alloc(a, sizeof(int) * (size_t)(nagg + 1));
+  h->oh_evtypes = arena_alloc(a, sizeof(ty_t) * (size_t)(ngroup + 2 * nagg + 1));
+  int nev = 0;
+  for (int k = 0; k < ngroup; k++)
+    h->oh_evtypes[nev++] = group[k]->x_type;
+  for (int i = 0; i < nagg; i++) {
+    h->oh_ai[i] = h->oh_ai2[i] = -1;
+    if (aggs[i].ag_arg) {
+      h->oh_ai[i] = nev;
+      h->oh_evtypes[nev++] = aggs[i].ag_arg->x_type;
+      if (aggs[i].ag_arg2) {
+        h->oh_ai2[i] = nev;
+        h->oh_evtypes[nev++] = aggs[i].ag_arg2->x_type;
+      }
+    }
+  }
+  h->oh_nev = nev;
+  h->oh_tab = arena_create(h->oh_op.o_state, "HashAggregate groups");
+  h->oh_rd = arena_create(h->oh_op.o_state, "HashAggregate partition");
   return &h->oh_op;
 }

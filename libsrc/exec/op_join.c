@@ -11,18 +11,76 @@
  * has seen its last candidate without a surviving pair gets one row
  * padded with NULLs.
  * A left batch is replaced only at the start of a call, because output
- * rows point at its strings. */
+ * rows point at its strings.
+ * A hash join whose table passes the memory it may hold partitions both
+ * inputs to temporary files and joins partition by partition
+ * (op_join_spill.c); here only where the table and the left batches come
+ * from changes (join_build_spill, join_fetch_left). */
 #include <string.h>
 
 #include "exec/op_join_int.h"
+#include "exec/op_join_spill.h"
 
+
+/* The table went past its memory while the right input was read (after
+ * the batch that made it so): what was built goes to partition files, so
+ * does the rest of the right input and then the whole left input; the
+ * first partition's table is built. */
+static int join_build_spill(op_join_t *j, qctx_t *q, err_t *e)
+{
+  op_t *o = &j->oj_op, *r = o->o_in2;
+  j->oj_spill = hjs_begin(q, o->o_state, o->o_in, r, j->oj_nkeys, j->oj_lk, j->oj_rk, e);
+  if (!j->oj_spill || hjs_put_store(j->oj_spill, q, &j->oj_right, e) != CZ_OK)
+    return CZ_ERR;
+  arena_release(j->oj_build);
+  rs_init(&j->oj_right, j->oj_build, r->o_ncols, r->o_types);
+  for (;;) {
+    obatch_t in;
+    if (op_next(r, q, &in, e) != CZ_OK)
+      return CZ_ERR;
+    if (!in.ob_b)
+      break;
+    for (int i = 0; i < in.ob_n; i++) {
+      int row = in.ob_sel ? in.ob_sel[i] : i;
+      bool has_null = false;
+      for (int k = 0; k < j->oj_nkeys; k++)
+        has_null |= in.ob_b->b_cols[j->oj_rk[k]].v_null[row] != 0;
+      if (!has_null && hjs_put_right(j->oj_spill, q, in.ob_b, row, e) != CZ_OK)
+        return CZ_ERR;
+    }
+  }
+  op_close(r, q);
+  if (op_open(o->o_in, q, e) != CZ_OK)
+    return CZ_ERR;
+  for (;;) {
+    obatch_t in;
+    if (op_next(o->o_in, q, &in, e) != CZ_OK)
+      return CZ_ERR;
+    if (!in.ob_b)
+      break;
+    for (int i = 0; i < in.ob_n; i++)
+      if (hjs_put_left(j->oj_spill, q, in.ob_b, in.ob_sel ? in.ob_sel[i] : i, e) != CZ_OK)
+        return CZ_ERR;
+  }
+  op_close(o->o_in, q);
+  bool more;
+  if (hjs_end_input(j->oj_spill, e) != CZ_OK ||
+      hjs_next_partition(j->oj_spill, q, j->oj_build, &j->oj_right, &j->oj_hash, &more, e) != CZ_OK)
+    return CZ_ERR;
+  if (!more)
+    j->oj_left_end = true;
+  return CZ_OK;
+}
 
 static int join_open(op_t *o, qctx_t *q, err_t *e)
 {
   op_join_t *j = (op_join_t *)o;
   op_t *r = o->o_in2;
-  rs_init(&j->oj_right, o->o_state, r->o_ncols, r->o_types);
-  if (j->oj_nkeys && rh_init(&j->oj_hash, o->o_state, 64, e) != CZ_OK)
+  /* Files of an earlier execution were closed by its end (spill_end):
+   * forgotten here, never touched. */
+  j->oj_spill = NULL;
+  rs_init(&j->oj_right, j->oj_build, r->o_ncols, r->o_types);
+  if (j->oj_nkeys && rh_init(&j->oj_hash, j->oj_build, 64, e) != CZ_OK)
     return CZ_ERR;
   memset(&j->oj_left, 0, sizeof(j->oj_left));
   j->oj_left_end = false;
@@ -64,6 +122,11 @@ static int join_open(op_t *o, qctx_t *q, err_t *e)
     }
     if (op_check_mem(q, o->o_state, e) != CZ_OK)
       return CZ_ERR;
+    /* only inner and left joins spill: right / full marks and semi / anti
+     * tests over partitions are not built (they fail with 53200) */
+    if (j->oj_nkeys && (j->oj_kind == JOIN_INNER || j->oj_kind == JOIN_LEFT) &&
+        hjs_should_spill(q, j->oj_build, &j->oj_hash))
+      return join_build_spill(j, q, e);
   }
   op_close(r, q);
   if (keep) {
@@ -121,8 +184,25 @@ void join_copy_left(const batch_t *l, int lrow, batch_t *out, int row)
 
 int join_fetch_left(op_join_t *j, qctx_t *q, err_t *e)
 {
-  if (op_next(j->oj_op.o_in, q, &j->oj_left, e) != CZ_OK)
-    return CZ_ERR;
+  if (!j->oj_spill) {
+    if (op_next(j->oj_op.o_in, q, &j->oj_left, e) != CZ_OK)
+      return CZ_ERR;
+  } else {
+    /* Spilled: the current partition's left rows, then the next
+     * partition's table and rows. */
+    for (;;) {
+      if (hjs_next_left(j->oj_spill, q, &j->oj_left, e) != CZ_OK)
+        return CZ_ERR;
+      if (j->oj_left.ob_b)
+        break;
+      bool more;
+      if (hjs_next_partition(j->oj_spill, q, j->oj_build, &j->oj_right, &j->oj_hash, &more,
+                             e) != CZ_OK)
+        return CZ_ERR;
+      if (!more)
+        break;
+    }
+  }
   j->oj_li = 0;
   j->oj_in_row = false;
   if (!j->oj_left.ob_b) {
@@ -223,6 +303,9 @@ static int join_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
 
 static void join_close(op_t *o, qctx_t *q)
 {
+  op_join_t *j = (op_join_t *)o;
+  hjs_close(j->oj_spill);
+  j->oj_spill = NULL;
   op_close(o->o_in, q);
   op_close(o->o_in2, q);
 }
@@ -265,6 +348,7 @@ static op_join_t *join_new(arena_t *a, const op_vt_t *vt, op_t *left, op_t *righ
   if (!join_left_only(kind))
     memcpy(types + left->o_ncols, right->o_types, sizeof(ty_t) * (size_t)right->o_ncols);
   op_init(&j->oj_op, vt, a, n, types, left, right);
+  j->oj_build = arena_create(j->oj_op.o_state, "Join build");
   j->oj_kind = kind;
   j->oj_cond = cond;
   if (join_left_only(kind)) {

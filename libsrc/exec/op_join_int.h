@@ -35,6 +35,9 @@ typedef struct op_join_s {
   bool oj_null_key;             /* hash join: a left key is NULL: no match */
   uint8_t *oj_matched;          /* per left row of oj_left: a pair survived */
   int oj_matched_cap;
+  arena_t *oj_build;            /* the right rows and their hash index */
+  struct hjspill_s *oj_spill;   /* hash join past its memory: the partitions (inner and
+                                   left joins only; op_join_spill.c) */
 } op_join_t;
 
 /* Whether the kind keeps right rows without a partner (RIGHT, FULL). */

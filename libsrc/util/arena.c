@@ -73,10 +73,8 @@ struct arena_s {
 
 static pthread_mutex_t arena_tree_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void budget_charge(mem_budget_t *b, size_t n)
+static void budget_charge_one(mem_budget_t *b, size_t n)
 {
-  if (!b)
-    return;
   int64_t now = atomic_fetch_add(&b->mb_used, (int64_t)n) + (int64_t)n;
   int64_t peak = atomic_load(&b->mb_peak);
   while (now > peak && !atomic_compare_exchange_weak(&b->mb_peak, &peak, now))
@@ -85,10 +83,70 @@ static void budget_charge(mem_budget_t *b, size_t n)
     atomic_store(&b->mb_exceeded, MEM_OVER_LIMIT);
 }
 
+/* The parent (the server's budget) is charged alongside; past its limit
+ * the child is marked, not the parent: the query that took the total over
+ * stops, the others go on. */
+static void budget_charge(mem_budget_t *b, size_t n)
+{
+  if (!b)
+    return;
+  mem_budget_t *p = b->mb_parent;
+  if (p) {
+    int64_t now = atomic_fetch_add(&p->mb_used, (int64_t)n) + (int64_t)n;
+    int64_t peak = atomic_load(&p->mb_peak);
+    while (now > peak && !atomic_compare_exchange_weak(&p->mb_peak, &peak, now))
+      ;
+    if (p->mb_limit > 0 && now > p->mb_limit && atomic_load(&b->mb_exceeded) == 0)
+      atomic_store(&b->mb_exceeded, MEM_OVER_SERVER);
+  }
+  budget_charge_one(b, n);
+}
+
 static void budget_uncharge(mem_budget_t *b, size_t n)
 {
-  if (b)
-    atomic_fetch_sub(&b->mb_used, (int64_t)n);
+  if (!b)
+    return;
+  atomic_fetch_sub(&b->mb_used, (int64_t)n);
+  if (b->mb_parent)
+    atomic_fetch_sub(&b->mb_parent->mb_used, (int64_t)n);
+}
+
+/* Whether n more bytes would pass b's limit or its parent's; marks b. */
+static bool budget_refuses(mem_budget_t *b, size_t n)
+{
+  if (!b)
+    return false;
+  if (b->mb_limit > 0 &&
+      (n > (size_t)INT64_MAX || (int64_t)n > b->mb_limit - atomic_load(&b->mb_used))) {
+    if (atomic_load(&b->mb_exceeded) == 0)
+      atomic_store(&b->mb_exceeded, MEM_OVER_LIMIT);
+    return true;
+  }
+  mem_budget_t *p = b->mb_parent;
+  if (p && p->mb_limit > 0 &&
+      (n > (size_t)INT64_MAX || (int64_t)n > p->mb_limit - atomic_load(&p->mb_used))) {
+    if (atomic_load(&b->mb_exceeded) == 0)
+      atomic_store(&b->mb_exceeded, MEM_OVER_SERVER);
+    return true;
+  }
+  return false;
+}
+
+void mem_budget_set_parent(mem_budget_t *b, mem_budget_t *parent)
+{
+  b->mb_parent = parent;
+}
+
+int64_t mem_budget_room(const mem_budget_t *b)
+{
+  int64_t room = INT64_MAX;
+  for (const mem_budget_t *x = b; x; x = x->mb_parent)
+    if (x->mb_limit > 0) {
+      int64_t r = x->mb_limit - atomic_load(&((mem_budget_t *)x)->mb_used);
+      if (r < room)
+        room = r;
+    }
+  return room;
 }
 
 void mem_budget_init(mem_budget_t *b, int64_t limit)
@@ -97,6 +155,7 @@ void mem_budget_init(mem_budget_t *b, int64_t limit)
   atomic_init(&b->mb_peak, 0);
   atomic_init(&b->mb_exceeded, 0);
   b->mb_limit = limit > 0 ? limit : 0;
+  b->mb_parent = NULL;
 }
 
 int mem_budget_exceeded(const mem_budget_t *b)
@@ -108,12 +167,8 @@ bool mem_budget_try_charge(mem_budget_t *b, size_t n)
 {
   if (!b)
     return true;
-  if (b->mb_limit > 0 &&
-      (n > (size_t)INT64_MAX || (int64_t)n > b->mb_limit - atomic_load(&b->mb_used))) {
-    if (atomic_load(&b->mb_exceeded) == 0)
-      atomic_store(&b->mb_exceeded, MEM_OVER_LIMIT);
+  if (budget_refuses(b, n))
     return false;
-  }
   budget_charge(b, n);
   return true;
 }
@@ -244,12 +299,8 @@ void *arena_alloc(arena_t *a, size_t n)
 static arena_chunk_t *arena_try_chunk(arena_t *a, size_t need)
 {
   mem_budget_t *b = a->ar_budget;
-  if (b && b->mb_limit > 0 &&
-      (int64_t)need > b->mb_limit - atomic_load(&b->mb_used)) {
-    if (atomic_load(&b->mb_exceeded) == 0)
-      atomic_store(&b->mb_exceeded, MEM_OVER_LIMIT);
+  if (budget_refuses(b, need))
     return NULL;
-  }
   arena_chunk_t *c = arena_memalign(need);
   if (!c) {
     if (b)

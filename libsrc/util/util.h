@@ -136,12 +136,23 @@ typedef struct mem_budget_s {
   _Atomic int64_t mb_peak;      /* highest mb_used: decides whether to purge */
   int64_t mb_limit;             /* 0 = unlimited */
   _Atomic int mb_exceeded;      /* MEM_OVER_* why the query must stop; 0 = fine */
+  struct mem_budget_s *mb_parent; /* charged too (the server's budget for all
+                                   queries); NULL = none. Never marked itself:
+                                   passing its limit marks the child
+                                   MEM_OVER_SERVER */
 } mem_budget_t;
 
 #define MEM_OVER_LIMIT 1        /* charged past mb_limit */
 #define MEM_OVER_SYSTEM 2       /* malloc failed (the emergency reserve was used) */
+#define MEM_OVER_SERVER 3       /* charged past the parent's limit (all queries together) */
 
 void mem_budget_init(mem_budget_t *b, int64_t limit);
+/* Makes every later charge to b count against parent too (set before
+ * anything is charged to b). */
+void mem_budget_set_parent(mem_budget_t *b, mem_budget_t *parent);
+/* Bytes b may still take: the least of its own room and its parent's;
+ * INT64_MAX without limits. */
+int64_t mem_budget_room(const mem_budget_t *b);
 /* MEM_OVER_* or 0. */
 int mem_budget_exceeded(const mem_budget_t *b);
 /* Charges every chunk of a's subtree to b (NULL: to nothing), uncharging

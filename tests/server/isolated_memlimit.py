@@ -19,8 +19,13 @@ catches one past the budget, as when a growth step that could not fail
 (a hash table doubling, a chunk of rows, a copied string) took the query
 past MaxQueryMem between two checks.
 
+Hash joins, GROUP BY and ORDER BY past the limit spill to temporary files
+(issue 8; isolated_spill.py checks their answers): here they must return a
+result within the same peak bound.
+
 Then the reproductions of the issue one by one, with a smaller limit
-(MaxQueryMem = 32M), each ending in 53200 and the server alive; and once
+(MaxQueryMem = 32M), each ending in 53200 (a result for those that spill)
+and the server alive; and once
 more with MaxQueryMem far above the address space left (SYSTEM_ROOM), so
 that malloc itself fails: still 53200, and the server alive.
 
@@ -189,18 +194,21 @@ STORM = [
     # explodes (a result) or build the cross products (53200).
     ("24-table chain", None, {"result", "53200"}),
     # Every materialising operator past MaxQueryMem, each growing by
-    # doubling tables and chunks of rows: 53200 within the peak bound.
+    # doubling tables and chunks of rows: 53200 within the peak bound, or,
+    # for those that spill to temporary files (hash join, GROUP BY, ORDER
+    # BY: isolated_spill.py checks their answers), a result within it.
     ("hash join build side",
      "select count(*) from big a join (select x.id * 64 + y.id as k2 from big x, big y "
-     "where y.id < 40) s on a.k = s.k2", {"result", "53200"}),
+     "where y.id < 20) s on a.k = s.k2", {"result", "53200"}),
     ("GROUP BY many groups",
      "select count(*) from (select a.v || b.g as w, count(*), max(b.v) from big a, big b "
-     "where b.id < 40 group by 1) s", {"53200"}),
+     "where b.id < 12 group by 1) s", {"result"}),
     ("count(DISTINCT) per group",
      "select count(*) from (select a.g, count(distinct a.v || b.v) from big a, big b "
      "where b.id < 40 group by a.g) s", {"53200"}),
     ("ORDER BY huge set",
-     "select a.v || b.v as w from big a, big b where b.id < 40 order by w", {"53200"}),
+     "select count(*), max(w) from (select a.v || b.v as w from big a, big b where b.id < 12 "
+     "order by w) s", {"result"}),
     ("DISTINCT huge set",
      "select count(*) from (select distinct a.v || b.v from big a, big b where b.id < 40) s",
      {"53200"}),
@@ -210,9 +218,10 @@ STORM = [
     ("EXCEPT huge set",
      "select count(*) from (select v from big except "
      "select a.v || b.v from big a, big b where b.id < 40) s", {"53200"}),
+    # The window's input is sorted, and the sort spills: a result.
     ("window partition",
      "select max(r) from (select row_number() over (partition by a.g order by a.v || b.v) r "
-     "from big a, big b where b.id < 40) s", {"53200"}),
+     "from big a, big b where b.id < 5) s", {"result"}),
     ("string_agg of huge values",
      "select length(string_agg(repeat(v, 100000), ',')) from big", {"53200"}),
     ("scalar subquery of a huge value",
@@ -373,22 +382,29 @@ def main():
              "select count(*) from big where v in "
              "(select a.v || b.g from big a, big b where b.id < 30)"),
             ("24-table chain (32M)", chain_query()),
+            # These two spill to temporary files now: a result, within the bound.
             ("GROUP BY many groups (32M)",
              "select count(*) from (select a.v || b.g as w, count(*) from big a, big b "
-             "where b.id < 40 group by 1) s"),
+             "where b.id < 8 group by 1) s"),
             ("ORDER BY huge set (32M)",
-             "select a.v || b.v as w from big a, big b where b.id < 10 order by w"),
+             "select count(*), max(w) from (select a.v || b.v as w from big a, big b "
+             "where b.id < 6 order by w) s"),
+            ("DISTINCT huge set (32M)",
+             "select count(*) from (select distinct a.v || b.v from big a, big b "
+             "where b.id < 10) s"),
         ]
         for name, sql in small:
             with connect(srv) as c:
-                run_one(srv, c, name, sql, {"result", "53200"} if "chain" in name else {"53200"},
-                        None if asan else SMALL_QUERY_MEM, small_loaded)
+                ok = {"result", "53200"} if "chain" in name else \
+                    {"result"} if ("GROUP BY" in name or "ORDER BY" in name) else {"53200"}
+                run_one(srv, c, name, sql, ok, None if asan else SMALL_QUERY_MEM, small_loaded)
         # A prepared statement's cached plan runs again after a run that
         # failed with 53200 (its operator state was released, not kept).
         import psycopg
         with connect(srv) as c:
-            q = ("select count(*), max(w) from (select a.v || b.v as w from big a, big b "
-                 "where b.id <= %s order by w) s")
+            # DISTINCT does not spill: the middle run still meets MaxQueryMem.
+            q = ("select count(*), max(w) from (select distinct a.v || b.v as w from big a, big b "
+                 "where b.id <= %s) s")
             first = c.execute(q, (1,), prepare=True).fetchall()
             try:
                 c.execute(q, (30,), prepare=True).fetchall()

@@ -270,6 +270,35 @@ static void test_arena_budget_limit(void **state)
   assert_int_equal(atomic_load(&b.mb_used), 0);
 }
 
+/* A budget with a parent (the server's, for all queries) charges both;
+ * a request past the parent's room is refused and marks the child
+ * MEM_OVER_SERVER, not the parent; a second child shares the parent. */
+static void test_arena_budget_parent(void **state)
+{
+  (void)state;
+  mem_budget_t server, q1, q2;
+  mem_budget_init(&server, 3 << 20);
+  mem_budget_init(&q1, 2 << 20);
+  mem_budget_init(&q2, 2 << 20);
+  mem_budget_set_parent(&q1, &server);
+  mem_budget_set_parent(&q2, &server);
+  arena_t *a1 = arena_create(NULL, "q1");
+  arena_t *a2 = arena_create(NULL, "q2");
+  arena_set_budget(a1, &q1);
+  arena_set_budget(a2, &q2);
+  assert_non_null(arena_try_alloc(a1, 1800000));
+  assert_int_equal(atomic_load(&server.mb_used), atomic_load(&q1.mb_used));
+  assert_int_equal(mem_budget_room(&q2), (3 << 20) - atomic_load(&server.mb_used));
+  assert_non_null(arena_try_alloc(a2, 800000));
+  assert_null(arena_try_alloc(a2, 800000));  /* q2 has room, the server not */
+  assert_int_equal(mem_budget_exceeded(&q2), MEM_OVER_SERVER);
+  assert_int_equal(mem_budget_exceeded(&q1), 0);
+  assert_int_equal(mem_budget_exceeded(&server), 0);
+  arena_destroy(a1);
+  arena_destroy(a2);
+  assert_int_equal(atomic_load(&server.mb_used), 0);
+}
+
 /* Small fallible requests past the current chunk take a new regular
  * chunk (as arena_alloc's do), not a malloc each; and when that chunk
  * would pass the limit they are refused like large ones. */
@@ -371,6 +400,7 @@ int main(void)
       cmocka_unit_test(test_arena_concurrent_children_of_shared_parent),
       cmocka_unit_test(test_arena_budget_charges_chunks),
       cmocka_unit_test(test_arena_budget_limit),
+      cmocka_unit_test(test_arena_budget_parent),
       cmocka_unit_test(test_arena_release_scratch),
       cmocka_unit_test(test_arena_try_alloc_small_shares_chunks),
       cmocka_unit_test(test_arena_free_dedicated_chunk),

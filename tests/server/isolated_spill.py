@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""isolated_spill — hash join, GROUP BY and ORDER BY past MaxQueryMem spill
+to temporary files and answer as they do in memory.
+
+Issue 8, item 5. Its own server with a small MaxQueryMem (SMALL_MEM) and a
+MaxTempSpace (TEMP_LIMIT); tables whose hash table, groups and sort rows
+are each several times MaxQueryMem. Checked:
+
+- a hash join (inner and LEFT, NULL keys on both sides), a GROUP BY
+  (count, sum, min/max of text, string_agg, count(DISTINCT), a NULL
+  group) and an ORDER BY (two keys, DESC, duplicates: the sort is stable)
+  each complete under SMALL_MEM with files appearing in the temporary
+  folder while they run, and return exactly what the same statements
+  return after a restart with MaxQueryMem = 1G (the sort also against
+  the order computed here); the temporary folder is empty after each;
+- a statement far past every limit (a cross product sorted: more temporary
+  bytes than MaxTempSpace) fails with 53400 and the server keeps serving,
+  its files gone;
+- a cancel request and statement_timeout during a spill stop the statement
+  within CANCEL_BOUND seconds (57014), its files gone;
+- with MaxServerQueryMem below three statements' MaxQueryMem, three
+  sessions spilling at once each answer right or get 53200, and the
+  server stays up;
+- at start the server removes spill files an earlier server left in the
+  folder (and nothing else).
+
+Usage: isolated_spill.py --kind cadenza|postgres --binary PATH --dir DIR
+"""
+import os
+import re
+import shutil
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+from checks import check  # noqa: E402
+import srvctl  # noqa: E402
+
+ROWS = 300000
+SMALL_MEM = "6M"
+SMALL_BYTES = 6 << 20
+TEMP_LIMIT = "256M"
+CANCEL_BOUND = 0.5   # seconds from the cancel to the error (the issue: 100 ms in the server)
+TIMEOUT_MS = 120000
+
+JOIN_SQL = ("select a.id, a.j, b.id, b.w from sp_a a left join sp_b b on a.j = b.j")
+INNER_SQL = ("select count(*), sum(a.id), sum(b.id), max(b.w), min(b.w) "
+             "from sp_a a join sp_b b on a.j = b.j")
+# Groups of two rows, and one NULL group of 300 (a single group's string_agg
+# text is one value: it has to fit in memory).
+GROUP_SQL = ("select case when a.id % 1000 = 0 then null else a.id / 2 end as g, count(*), "
+             "sum(a.id), min(a.w), max(a.w), string_agg(a.w, ','), count(distinct a.id % 3), "
+             "count(a.j) from sp_a a group by 1")
+SORT_SQL = "select substr(w, 1, 4) as p, id, w from sp_a order by p desc, j"
+FAR_SQL = ("select count(*) from (select a.w || b.w as x from sp_a a, sp_a b "
+           "where b.id < 60 order by x) s")
+CANCEL_SQL = ("select count(*) from (select a.w || b.w as x from sp_a a, sp_a b "
+              "where b.id < 40 order by x) s")
+
+
+def connect(srv):
+    import psycopg
+    c = psycopg.connect(srv.dsn(), autocommit=True, connect_timeout=10)
+    c.execute("set statement_timeout = %d" % TIMEOUT_MS)
+    return c
+
+
+def temp_dir(srv):
+    return os.path.join(srv.folder, "cadenza-temp")
+
+
+def temp_files(srv):
+    try:
+        return [f for f in os.listdir(temp_dir(srv)) if f.endswith(".spill")]
+    except OSError:
+        return []
+
+
+class FileWatch:
+    """Counts the most spill files seen in the temporary folder while a
+    statement runs (sampled every 10 ms)."""
+
+    def __init__(self, srv):
+        self.srv = srv
+        self.most = 0
+        self.stop = False
+        self.t = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        while not self.stop:
+            self.most = max(self.most, len(temp_files(self.srv)))
+            time.sleep(0.01)
+
+    def __enter__(self):
+        self.t.start()
+        return self
+
+    def __exit__(self, *a):
+        self.stop = True
+        self.t.join()
+
+
+def alive(srv):
+    try:
+        with connect(srv) as c:
+            return c.execute("select 1").fetchone()[0] == 1
+    except Exception:
+        return False
+
+
+def load(c):
+    c.execute("drop table if exists sp_a")
+    c.execute("drop table if exists sp_b")
+    # j: every fourth NULL; w: 40 bytes, its first 4 characters repeat
+    # (duplicate sort keys), not in id order.
+    c.execute("create table sp_a(id integer primary key, j integer, w varchar(60))")
+    c.execute("insert into sp_a select i, case when i %% 4 = 0 then null else i end, "
+              "lpad(((i::bigint * 7919) %% 1000003)::text, 40, 'x') "
+              "from generate_series(1, %d) i"
+              % ROWS)
+    c.execute("create table sp_b(id integer primary key, j integer, w varchar(60))")
+    c.execute("insert into sp_b select i, case when i %% 5 = 0 then null else i * 2 end, "
+              "'b' || lpad(i::text, 39, 'y') from generate_series(1, %d) i" % ROWS)
+
+
+def run_all(c, srv, label):
+    """The three statements; returns their answers and the files seen."""
+    out = {}
+    for name, sql in (("join", JOIN_SQL), ("inner join", INNER_SQL), ("group by", GROUP_SQL),
+                      ("sort", SORT_SQL)):
+        t0 = time.time()
+        with FileWatch(srv) as fw:
+            try:
+                rows = c.execute(sql).fetchall()
+                err = None
+            except Exception as ex:  # noqa: BLE001
+                rows, err = None, "%s %s" % (getattr(ex, "sqlstate", ""), str(ex).splitlines()[0])
+        print("# %-10s %-8s %6.1f s, %d rows, most files at once %d%s"
+              % (name, label, time.time() - t0, len(rows or []), fw.most,
+                 ", " + err if err else ""))
+        out[name] = (rows, err, fw.most)
+    return out
+
+
+def main():
+    a = checks.isolated_args()
+    if a.kind != "cadenza":
+        return checks.skip("spilling: MaxQueryMem, TempDirectory and MaxTempSpace are Cadenza's")
+    import psycopg
+    folder = os.path.join(a.dir, "spill")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    small_ini = {"Parameters": {"MaxQueryMem": SMALL_MEM, "MaxTempSpace": TEMP_LIMIT}}
+    srv = srvctl.Server("cadenza", folder, binary=a.binary, extra_ini=small_ini)
+    try:
+        srv.start()
+        check("the temporary folder is made beside the database", os.path.isdir(temp_dir(srv)),
+              temp_dir(srv))
+        with connect(srv) as c:
+            load(c)
+            plan = "\n".join(r[0] for r in c.execute("explain " + JOIN_SQL).fetchall())
+            check("the join is a hash join", "HashJoin" in plan, plan)
+            small = run_all(c, srv, SMALL_MEM)
+        for name, (rows, err, most) in small.items():
+            check("%s past MaxQueryMem answers" % name, err is None, err or "")
+            check("%s past MaxQueryMem spilled (temporary files seen)" % name, most > 0,
+                  "no file seen")
+        check("no temporary file left after them", temp_files(srv) == [], str(temp_files(srv)))
+
+        # The sort's order computed here: p descending (C collation), then j
+        # ascending with NULLs last.
+        with connect(srv) as c:
+            base = c.execute("select id, j, w from sp_a").fetchall()
+        want = sorted(base, key=lambda r: (r[1] is None, r[1] if r[1] is not None else 0))
+        want = sorted(want, key=lambda r: r[2][:4].encode(), reverse=True)
+        got = small["sort"][0]
+        check("sort past MaxQueryMem: the computed order",
+              got is not None and [(r[1], r[2]) for r in got] == [(r[0], r[2]) for r in want],
+              "differs")
+        # The join computed here too: LEFT, NULL keys never match.
+        bj = {}
+        with connect(srv) as c:
+            for bid, j, w in c.execute("select id, j, w from sp_b").fetchall():
+                if j is not None:
+                    bj.setdefault(j, []).append((bid, w))
+        want_join = []
+        for aid, j, _w in base:
+            m = bj.get(j) if j is not None else None
+            if m:
+                want_join.extend((aid, j, bid, w) for bid, w in m)
+            else:
+                want_join.append((aid, j, None, None))
+        got = small["join"][0]
+        check("LEFT hash join past MaxQueryMem: the computed rows",
+              got is not None and sorted(got, key=repr) == sorted(want_join, key=repr), "differs")
+
+        # Far past every limit: MaxTempSpace.
+        with connect(srv) as c:
+            try:
+                c.execute(FAR_SQL).fetchall()
+                outcome = "a result"
+            except psycopg.Error as ex:
+                outcome = getattr(ex, "sqlstate", None)
+        check("a statement past MaxTempSpace fails with 53400", outcome == "53400", str(outcome))
+        check("the server serves after it", alive(srv))
+        check("its temporary files are gone", temp_files(srv) == [], str(temp_files(srv)))
+
+        # Cancel and statement_timeout during a spill.
+        with connect(srv) as c:
+            state = {}
+
+            def worker():
+                try:
+                    c.execute(CANCEL_SQL).fetchall()
+                    state["outcome"] = "a result"
+                except psycopg.Error as ex:
+                    state["outcome"] = getattr(ex, "sqlstate", None)
+                state["end"] = time.time()
+
+            t = threading.Thread(target=worker)
+            t.start()
+            deadline = time.time() + 30
+            while not temp_files(srv) and time.time() < deadline and t.is_alive():
+                time.sleep(0.01)
+            spilling = bool(temp_files(srv))
+            time.sleep(0.3)
+            t0 = time.time()
+            c.cancel()
+            t.join(30)
+            lat = state.get("end", time.time()) - t0
+            print("# cancel: the statement ended %.3f s after the cancel request" % lat)
+            check("cancel during a spill: 57014", spilling and state.get("outcome") == "57014",
+                  "spilling %s, outcome %s" % (spilling, state.get("outcome")))
+            check("cancel during a spill ends it within %.1f s" % CANCEL_BOUND, lat <= CANCEL_BOUND,
+                  "%.3f s" % lat)
+            check("after the cancel its temporary files are gone", temp_files(srv) == [],
+                  str(temp_files(srv)))
+            c.execute("set statement_timeout = 1500")
+            t0 = time.time()
+            try:
+                c.execute(CANCEL_SQL).fetchall()
+                outcome = "a result"
+            except psycopg.Error as ex:
+                outcome = getattr(ex, "sqlstate", None)
+            took = time.time() - t0
+            print("# statement_timeout 1.5 s: ended after %.3f s" % took)
+            check("statement_timeout during a spill: 57014 in time",
+                  outcome == "57014" and took < 1.5 + CANCEL_BOUND, "%s after %.3f s"
+                  % (outcome, took))
+            check("after the timeout its temporary files are gone", temp_files(srv) == [],
+                  str(temp_files(srv)))
+            check("the session goes on", c.execute("select 2").fetchone()[0] == 2)
+        srv.stop()
+
+        # Leftovers of an earlier server are removed at start (ours only).
+        with open(os.path.join(temp_dir(srv), "cz-1-7.spill"), "w") as f:
+            f.write("left by a crash")
+        with open(os.path.join(temp_dir(srv), "keep.txt"), "w") as f:
+            f.write("not ours")
+        # The same statements in memory.
+        srv.extra_ini = {"Parameters": {"MaxQueryMem": "1G"}}
+        srv.created = False
+        srv.start()
+        check("a spill file left behind is removed at start", temp_files(srv) == [],
+              str(temp_files(srv)))
+        check("other files in the folder are kept",
+              os.path.exists(os.path.join(temp_dir(srv), "keep.txt")))
+        with connect(srv) as c:
+            big = run_all(c, srv, "1G")
+        for name in small:
+            s_rows, b_rows = small[name][0], big[name][0]
+            if name in ("sort", "inner join"):
+                same = s_rows == b_rows
+            else:  # a hash join's and a group-by's row order is not defined
+                same = s_rows is not None and b_rows is not None and \
+                    sorted(s_rows, key=repr) == sorted(b_rows, key=repr)
+            check("%s: spilled answer equals the in-memory one" % name, same,
+                  "%s vs %s rows" % (len(s_rows or []), len(b_rows or [])))
+        check("in memory, nothing spilled", all(v[2] == 0 for v in big.values()),
+              str({k: v[2] for k, v in big.items()}))
+        # Each statement's state in memory is at least 4 times SMALL_MEM
+        # (EXPLAIN ANALYZE's memory of its materialising operator).
+        with connect(srv) as c:
+            for name, sql, op in (("join", JOIN_SQL, "HashJoin"), ("group by", GROUP_SQL,
+                                                                   "HashAggregate"),
+                                  ("sort", SORT_SQL, "Sort")):
+                lines = [r[0] for r in c.execute("explain analyze " + sql).fetchall()]
+                kb = [int(m.group(1)) for ln in lines if ("-> " + op) in ln
+                      for m in [re.search(r"memory=(\d+) kB", ln)] if m]
+                check("%s in memory holds at least 4 x MaxQueryMem" % name,
+                      kb and kb[0] * 1024 >= 4 * SMALL_BYTES, "\n".join(lines))
+        srv.stop()
+
+        # All queries together: MaxServerQueryMem below three queries' limits.
+        srv.extra_ini = {"Parameters": {"MaxQueryMem": "16M", "MaxServerQueryMem": "24M",
+                                        "MaxTempSpace": TEMP_LIMIT}}
+        srv.created = False
+        srv.start()
+        results = {}
+
+        def session(name, sql):
+            try:
+                with connect(srv) as c:
+                    results[name] = ("rows", c.execute(sql).fetchall())
+            except psycopg.Error as ex:
+                results[name] = (getattr(ex, "sqlstate", None), None)
+            except Exception as ex:  # noqa: BLE001
+                results[name] = (str(ex), None)
+
+        ts = [threading.Thread(target=session, args=(n, q))
+              for n, q in (("inner join", INNER_SQL), ("group by", GROUP_SQL), ("sort", SORT_SQL))]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(300)
+        for name, (kind, rows) in sorted(results.items()):
+            print("# MaxServerQueryMem 24M, %s: %s" % (name, kind))
+            if kind == "rows":
+                exp = big[name][0]
+                ok = rows == exp if name != "group by" else \
+                    sorted(rows, key=repr) == sorted(exp, key=repr)
+                check("three sessions under MaxServerQueryMem: %s answers right" % name, ok,
+                      "differs")
+            else:
+                check("three sessions under MaxServerQueryMem: %s answers or gets 53200" % name,
+                      kind == "53200", str(kind))
+        check("three sessions under MaxServerQueryMem: all ended", len(results) == 3,
+              str(sorted(results)))
+        check("the server serves after them", alive(srv))
+        check("no temporary file left after them", temp_files(srv) == [], str(temp_files(srv)))
+        srv.stop()
+    finally:
+        try:
+            srv.stop()
+        except Exception:  # noqa: BLE001
+            pass
+    return checks.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
