@@ -751,6 +751,12 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     return bd_window_call(b, sc, x, out);  /* sql_bind_window.c */
   if (xagg_is_aggregate(x->ex_name))
     return bd_agg_call(b, sc, x, out);
+  if (bd_window_only(x->ex_name))
+    return bd_error(b, "42809", x->ex_pos, "window function %s requires an OVER clause",
+                    x->ex_name);
+  if (x->ex_filter)
+    return bd_error(b, "42809", x->ex_pos, "FILTER specified, but %s is not an aggregate function",
+                    x->ex_name);
   if (x->ex_star || x->ex_distinct)
     return bd_error(b, SQLSTATE_SYNTAX_ERROR, x->ex_pos,
                     "%s specified, but %s is not an aggregate function",

@@ -277,6 +277,8 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     return CZ_ERR;
   bd_aggctx_t *ag = arena_zalloc(b->b_a, sizeof(*ag));
   sc->sc_agg = ag;
+  if (bd_window_begin(b, sc, s->se_windows) != CZ_OK)
+    return CZ_ERR;
   int ngroup = sql_list_len(s->se_group);
   xnode_t **group = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(ngroup + 1));
   for (int i = 0; i < ngroup; i++) {
@@ -291,8 +293,10 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     return CZ_ERR;
   int nvis = tl.tl_n;
   xnode_t *having = NULL;
+  bd_window_forbid(sc, "HAVING");
   if (s->se_having && bd_cond(b, sc, s->se_having, "HAVING", &having) != CZ_OK)
     return CZ_ERR;
+  bd_window_forbid(sc, NULL);
   /* ORDER BY: output references, else expressions (maybe hidden columns). */
   int nord = sql_list_len(q->qu_order);
   sort_key_t *keys = arena_alloc(b->b_a, sizeof(sort_key_t) * (size_t)(nord + 1));
@@ -324,10 +328,12 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   /* every expression over the FROM row is bound: plan it */
   if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
     return CZ_ERR;
-  /* window functions of the select list / ORDER BY (sql_bind_window.c) */
-  if (bd_window_finish(b, sc, ag->ag_n > 0 || ngroup > 0 || having, &plan) != CZ_OK)
+  /* window functions of the select list / ORDER BY (sql_bind_window.c):
+   * over the FROM row, or after GROUP BY and HAVING */
+  bool grouped = ag->ag_n > 0 || ngroup > 0 || having;
+  if (!grouped && bd_window_finish(b, sc, NULL, &plan) != CZ_OK)
     return CZ_ERR;
-  if (ag->ag_n > 0 || ngroup > 0 || having) {
+  if (grouped) {
     plan = op_hashagg_new(b->b_a, plan, ngroup, group, ag->ag_n, ag->ag_specs);
     for (int t = 0; t < tl.tl_n; t++)
       if (bd_agg_rewrite(b, ag, ngroup, group, tl.tl_x[t], &tl.tl_x[t]) != CZ_OK)
@@ -337,6 +343,9 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
         return CZ_ERR;
       plan = op_filter_new(b->b_a, plan, having);
     }
+    bd_wgroup_t wg = {.wg_agg = ag, .wg_ngroup = ngroup, .wg_group = group};
+    if (bd_window_finish(b, sc, &wg, &plan) != CZ_OK)
+      return CZ_ERR;
   }
   for (int t = 0; t < tl.tl_n; t++) {
     if (t < nhint && tl.tl_x[t]->x_type.t_id == TY_UNKNOWN &&
