@@ -166,12 +166,12 @@ static int bind_offset(bd_t *b, bd_scope_t *sc, const sql_window_t *w, const bd_
       break;
     case TY_NUMERIC: ok = int_off || o == TY_NUMERIC; to = ty_plain(TY_NUMERIC); break;
     default:
-      return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, x->ex_pos,
+      return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
                       "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s",
                       ty_name(b->b_a, k));
     }
     if (!ok)
-      return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, x->ex_pos,
+      return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
                       "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s "
                       "and offset type %s",
                       ty_name(b->b_a, k), ty_name(b->b_a, n->x_type));
