@@ -224,7 +224,7 @@ typedef struct sql_window_s {
   sql_expr_t *wi_end_off;
   int wi_start_pos, wi_end_pos;
   sql_exclude_t wi_exclude;
-  int wi_pos;               /* position of OVER (of the name in a WINDOW clause) */
+  int wi_pos;               /* position of OVER (…)'s parenthesis, of OVER w's name */
 } sql_window_t;
 
 /* One node shape for every expression: the kinds differ only in which of

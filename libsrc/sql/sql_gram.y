@@ -1021,13 +1021,13 @@ func_name:
   ;
 
 over_clause:
-    OVER window_spec  { $$ = $2; $$->wi_pos = @1.lc_pos; }
+    OVER window_spec  { $$ = $2; }
   | OVER col_id
       {
         $$ = NEW(sql_window_t);
         $$->wi_ref = $2;
         $$->wi_bare_ref = true;
-        $$->wi_pos = @1.lc_pos;
+        $$->wi_pos = @2.lc_pos;
       }
   ;
 
@@ -1135,7 +1135,7 @@ window_def_list:
   ;
 
 window_def:
-    col_id AS window_spec  { $$ = $3; $$->wi_name = $1; $$->wi_pos = @1.lc_pos; }
+    col_id AS window_spec  { $$ = $3; $$->wi_name = $1; }
   ;
 
 opt_partition:
