@@ -28,6 +28,7 @@
  * - EXCLUDE makes the frame up to three ranges (frame_parts).
  * - The cancel flag is checked every XC_INTERRUPT_EVERY rows of work
  *   inside long partitions, not only between batches. */
+#include <math.h>
 #include <string.h>
 
 #include "exec/exec_int.h"
@@ -190,8 +191,20 @@ static int range_cmp(const op_window_t *w, const datum_t *v, const datum_t *c, b
     return CZ_OK;
   }
   case TP_F64: {
-    double b = add ? c->d_f64 + off->d_f64 : c->d_f64 - off->d_f64;
-    *out = v->d_f64 < b ? -1 : v->d_f64 > b;
+    /* PostgreSQL's in_range for floats: NaN sorts above every number and
+     * equals NaN; infinity moved by an infinite offset towards the other
+     * infinity (a NaN sum) takes in every row */
+    double x = v->d_f64, cv = c->d_f64, o = off->d_f64;
+    if (isnan(x) || isnan(cv)) {
+      *out = isnan(x) && isnan(cv) ? 0 : isnan(x) ? 1 : -1;
+      return CZ_OK;
+    }
+    if (isinf(o) && isinf(cv) && (add ? cv < 0 : cv > 0)) {
+      *out = 0;
+      return CZ_OK;
+    }
+    double b = add ? cv + o : cv - o;
+    *out = x < b ? -1 : x > b;
     return CZ_OK;
   }
   case TP_NUM: {
