@@ -18,7 +18,8 @@
  *   bound is found by advancing a pointer (ow_ptr), and an aggregate
  *   slides: rows entering are added, rows leaving removed when the state
  *   can forget them exactly (op_window_agg.h), else the frame is
- *   aggregated afresh; with UNBOUNDED PRECEDING nothing ever leaves. A
+ *   aggregated afresh; with UNBOUNDED PRECEDING nothing ever leaves;
+ *   min/max keep a monotonic queue of rows (deque_value). A
  *   result recomputed for one row is reused by the next while its frame
  *   is the same (peers under RANGE / GROUPS).
  * - RANGE offsets compare the one ORDER BY key with key ± offset without
@@ -39,6 +40,7 @@ typedef enum wmode_e {
   WM_NONE,      /* not an aggregate */
   WM_GROW,      /* frame start fixed at the partition's start: only adds */
   WM_SLIDE,     /* adds and removes */
+  WM_DEQUE,     /* min/max over a moving frame: a monotonic queue of rows */
   WM_RESCAN     /* aggregates each distinct frame afresh */
 } wmode_t;
 
@@ -50,6 +52,9 @@ typedef struct wrun_s {
   int64_t wr_cfs, wr_cfe, wr_cgs;
   datum_t wr_cache;
   int64_t wr_ntile;             /* ntile's bucket count for the partition; <= 0: NULL */
+  int64_t *wr_dq;               /* WM_DEQUE: rows of the frame whose value may still be the
+                                 * extreme, values in order from the best (ow_parena) */
+  int64_t wr_dqh, wr_dqt;       /* its head and tail */
 } wrun_t;
 
 typedef struct op_window_s {
@@ -162,6 +167,11 @@ static int enter_partition(op_window_t *w, qctx_t *q, int64_t ps, err_t *e)
     r->wr_have = false;
     if (r->wr_mode != WM_NONE)
       wagg_reset(&r->wr_agg);
+    if (r->wr_mode == WM_DEQUE) {
+      r->wr_dqh = r->wr_dqt = 0;
+      if (!(r->wr_dq = arena_try_alloc(w->ow_parena, sizeof(int64_t) * (size_t)len)))
+        return op_alloc_error(w->ow_parena, e);
+    }
     if (w->ow_fns[k].wf_kind == XWIN_NTILE) {
       datum_t d;
       rs_get(&w->ow_rows, ps, w->ow_fns[k].wf_args[0], &d);
@@ -390,6 +400,55 @@ static int agg_remove_range(op_window_t *w, qctx_t *q, const xwin_fn_t *f, wagg_
   return work(w, q, hi - lo, e);
 }
 
+/* min/max over a frame that moves forward: rows enter at the tail after
+ * dropping the rows they beat (which can never be the extreme again),
+ * rows leave at the head; each row enters and leaves once, so a sliding
+ * min/max costs O(1) per row however large the frame (PostgreSQL
+ * rescans the frame). */
+static int deque_value(op_window_t *w, qctx_t *q, const xwin_fn_t *f, wrun_t *run, int64_t fs,
+                       int64_t fe, datum_t *out, err_t *e)
+{
+  int col = f->wf_args[0];
+  ty_phys_t p = ty_phys(w->ow_rows.rs_types[col].t_id);
+  bool is_max = f->wf_agg == XAGG_MAX;
+  if (fs >= run->wr_hi || fs < run->wr_lo) {
+    run->wr_dqh = run->wr_dqt = 0;
+    run->wr_lo = run->wr_hi = fs;
+  }
+  for (int64_t j = run->wr_hi; j < fe; j++) {
+    datum_t v;
+    rs_get(&w->ow_rows, j, col, &v);
+    if (v.d_null)
+      continue;
+    while (run->wr_dqt > run->wr_dqh) {
+      datum_t t;
+      rs_get(&w->ow_rows, run->wr_dq[run->wr_dqt - 1], col, &t);
+      int c = datum_cmp(p, &t, &v);
+      if (is_max ? c > 0 : c < 0)
+        break;
+      run->wr_dqt--;
+    }
+    /* the queue holds at most the partition's rows: indexes from 0 again
+     * once it is empty at the front */
+    if (run->wr_dqh == run->wr_dqt)
+      run->wr_dqh = run->wr_dqt = 0;
+    run->wr_dq[run->wr_dqt++] = j;
+  }
+  if (fe > run->wr_hi) {
+    if (work(w, q, fe - run->wr_hi, e) != CZ_OK)
+      return CZ_ERR;
+    run->wr_hi = fe;
+  }
+  while (run->wr_dqh < run->wr_dqt && run->wr_dq[run->wr_dqh] < fs)
+    run->wr_dqh++;
+  run->wr_lo = fs;
+  if (run->wr_dqh == run->wr_dqt)
+    out->d_null = true;
+  else
+    rs_get(&w->ow_rows, run->wr_dq[run->wr_dqh], col, out);
+  return CZ_OK;
+}
+
 static int agg_value(op_window_t *w, qctx_t *q, int k, int64_t r, int64_t fs, int64_t fe,
                      datum_t *out, err_t *e)
 {
@@ -420,6 +479,8 @@ static int agg_value(op_window_t *w, qctx_t *q, int k, int64_t r, int64_t fs, in
     run->wr_cache = *out;
     return CZ_OK;
   }
+  if (run->wr_mode == WM_DEQUE)
+    return deque_value(w, q, f, run, fs, fe, out, e);
   /* WM_GROW / WM_SLIDE: bring the state from [lo, hi) to [fs, fe) */
   bool ok = true;
   if (fs >= run->wr_hi || fs < run->wr_lo) {
@@ -574,6 +635,8 @@ static int window_open(op_t *o, qctx_t *q, err_t *e)
     wagg_reset(&r->wr_agg);
     if (s->ws_start == XBOUND_UNBOUNDED_PRECEDING && s->ws_exclude == XEXCLUDE_NONE)
       r->wr_mode = WM_GROW;
+    else if ((f->wf_agg == XAGG_MIN || f->wf_agg == XAGG_MAX) && s->ws_exclude == XEXCLUDE_NONE)
+      r->wr_mode = WM_DEQUE;
     else
       r->wr_mode = wagg_can_remove(&r->wr_agg) ? WM_SLIDE : WM_RESCAN;
   }

@@ -131,8 +131,10 @@ int wagg_add(wagg_t *a, qctx_t *q, const datum_t *v, const datum_t *delim, err_t
   case XAGG_MIN:
   case XAGG_MAX:
     if (a->wa_count > 1) {
+      /* of equal values the later wins, as PostgreSQL's numeric_larger
+       * and float8larger (1.5 and 1.50 print differently) */
       int c = datum_cmp(a->wa_ap, v, &a->wa_val);
-      if (a->wa_kind == XAGG_MIN ? c >= 0 : c <= 0)
+      if (a->wa_kind == XAGG_MIN ? c > 0 : c < 0)
         return CZ_OK;
     }
     a->wa_val = *v;
