@@ -187,7 +187,7 @@ typedef struct cat_snapshot_s {
 /* ---- opening ------------------------------------------------------------ */
 
 /* Creates the system tables, the built-in schemas and the superuser role
- * (superuser, login, verifier as given: net.h's scram_make_verifier) in
+ * (superuser, login, verifier as given: util.h's scram_make_verifier) in
  * one transaction. 42710 when the database already has a catalog. */
 int cat_bootstrap(db_t *db, const char *superuser, const char *verifier, err_t *e);
 /* Loads the catalog of db. Returns 1 (nothing opened) when db has no

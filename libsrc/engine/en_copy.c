@@ -303,7 +303,7 @@ static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
     qctx_t q = {.q_arena = arena_create(a, "execution"),
                 .q_vector_size = s->se_eng->en_vector_size,
                 .q_max_mem = s->se_eng->en_max_mem, .q_cancel = &s->se_cancel,
-                .q_txn = s->se_tx, .q_tops = &en_table_ops, .q_tops_ctx = s,
+                .q_txn = s->se_tx, .q_tops_ctx = s,
                 .q_stmt_ts = en_stmt_ts()};
     mem_budget_t budget;  /* a holds the plan: charged while it runs (en_qmem.c) */
     en_qmem_attach(&q, &budget, s->se_eng->en_max_mem, a, NULL);

@@ -253,8 +253,6 @@ static ecursor_t *find_cursor(esession_t *s, const char *name)
 int en_cursor_prepare(estmt_t *st, const uint32_t *ptypes, int nparams, err_t *e)
 {
   ecur_kind_t kind = en_cursor_kind(st->st_text, st->st_len);
-  if (kind == ECUR_NONE)
-    return 1;
   if (en_check_not_failed(st->st_sess, NULL, e) != CZ_OK)
     return CZ_ERR;  /* 25P02 before anything about the cursor, as PostgreSQL */
   ctok_t t = {.ct_p = st->st_text, .ct_len = st->st_len};
@@ -403,59 +401,4 @@ int en_cursor_run(eportal_t *p, erows_fn_t fn, void *ctx, err_t *e)
       }
     return err_set(e, SQLSTATE_UNDEFINED_CURSOR, "cursor \"%s\" does not exist", cs->cs_name);
   }
-}
-
-/* ---- splitting texts the parser refuses ---------------------------------- */
-
-/* Statements of text split at semicolons outside quotes and comments,
- * for texts with cursor statements (which the parser does not know).
- * Returns false when none of them is a cursor statement. */
-bool en_cursor_split(const char *text, size_t len, arena_t *a, etext_t **out, int *n)
-{
-  int cap = 8, cnt = 0;
-  etext_t *v = arena_alloc(a, sizeof(etext_t) * (size_t)cap);
-  bool any = false;
-  size_t start = 0, i = 0;
-  while (i <= len) {
-    if (i == len || text[i] == ';') {
-      ctok_t t = {.ct_p = text + start, .ct_len = i - start};
-      skip_space(&t);
-      if (t.ct_off < t.ct_len) {
-        if (cnt == cap) {
-          etext_t *nv = arena_alloc(a, sizeof(etext_t) * (size_t)cap * 2);
-          memcpy(nv, v, sizeof(etext_t) * (size_t)cnt);
-          v = nv;
-          cap *= 2;
-        }
-        v[cnt].et_off = start + t.ct_off;
-        v[cnt].et_len = i - start - t.ct_off;
-        any |= en_cursor_kind(text + v[cnt].et_off, v[cnt].et_len) != ECUR_NONE;
-        cnt++;
-      }
-      start = ++i;
-      continue;
-    }
-    char c = text[i];
-    if (c == '\'' || c == '"') {
-      for (i++; i < len; i++)
-        if (text[i] == c) {
-          if (i + 1 < len && text[i + 1] == c)
-            i++;
-          else
-            break;
-        }
-      i++;
-    } else if (c == '-' && i + 1 < len && text[i + 1] == '-') {
-      while (i < len && text[i] != '\n')
-        i++;
-    } else if (c == '/' && i + 1 < len && text[i + 1] == '*') {
-      ctok_t t = {.ct_p = text, .ct_len = len, .ct_off = i};
-      skip_space(&t);
-      i = t.ct_off > i ? t.ct_off : i + 1;
-    } else
-      i++;
-  }
-  *out = v;
-  *n = cnt;
-  return any;
 }

@@ -345,7 +345,7 @@ static int ddl_truncate(esession_t *s, arena_t *a, const sql_drop_t *dr, err_t *
     qctx_t q = {.q_arena = arena_create(a, "execution"),
                 .q_vector_size = s->se_eng->en_vector_size,
                 .q_max_mem = s->se_eng->en_max_mem, .q_cancel = &s->se_cancel,
-                .q_txn = s->se_tx, .q_tops = &en_table_ops, .q_tops_ctx = s,
+                .q_txn = s->se_tx, .q_tops_ctx = s,
                 .q_stmt_ts = en_stmt_ts()};
     /* The delete reads the rows to delete before deleting them (a
      * Buffer): as any query, under MaxQueryMem (53200), charged to a

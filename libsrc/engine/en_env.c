@@ -20,7 +20,7 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
   if (!t)
     return 1;
   sp_table_t *p = arena_zalloc(a, sizeof(*p));
-  p->tb_handle = (void *)t;
+  p->tb_handle = en_handle_table(t, a);
   p->tb_oid = t->ct_oid;
   p->tb_schema = t->ct_schema_name;
   p->tb_name = t->ct_name;
@@ -60,10 +60,10 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
 static int env_estimate(void *ctx, const sp_table_t *t, double *rows, err_t *e)
 {
   (void)ctx;
-  if (pgcat_is_rel(t->tb_handle))
+  if (!en_handle_cat(t->tb_handle))
     return 1;
   arena_t *a = arena_create(NULL, "estimate");
-  int rc = tbl_estimate(t->tb_handle, 0, NULL, NULL, a, rows, e);
+  int rc = tbl_estimate(en_handle_cat(t->tb_handle), 0, NULL, NULL, a, rows, e);
   arena_destroy(a);
   return rc;
 }
@@ -73,9 +73,9 @@ static int env_estimate(void *ctx, const sp_table_t *t, double *rows, err_t *e)
 static int env_sample(void *ctx, const sp_table_t *t, int n, arena_t *a, batch_t **out, err_t *e)
 {
   (void)ctx;
-  if (pgcat_is_rel(t->tb_handle))
+  const cat_table_t *ct = en_handle_cat(t->tb_handle);
+  if (!ct)
     return 1;
-  const cat_table_t *ct = t->tb_handle;
   int *cols = arena_alloc(a, sizeof(int) * (size_t)(ct->ct_ncols + 1));
   for (int c = 0; c < ct->ct_ncols; c++)
     cols[c] = c;
@@ -103,9 +103,9 @@ int en_check_access(esession_t *s, const splan_t *p, err_t *e)
   if (s->se_superuser)
     return CZ_OK;
   for (int i = 0; i < p->sp_naccess; i++) {
-    if (pgcat_is_rel(p->sp_access[i].ac_table->tb_handle))
+    const cat_table_t *t = en_handle_cat(p->sp_access[i].ac_table->tb_handle);
+    if (!t)
       continue;  /* the system catalogs are readable by everyone */
-    const cat_table_t *t = p->sp_access[i].ac_table->tb_handle;
     uint32_t privs = 0;
     unsigned want = p->sp_access[i].ac_priv;
     /* SQL_PRIV_* and CAT_PRIV_* are the same bits; mapped to be explicit. */
@@ -136,21 +136,63 @@ struct qscan_s {
   const datum_t *qs_key;        /* lookup: the key values */
   bool qs_done;
   en_pgscan_t *qs_pg;           /* a scan of a pgcat relation */
+  tbl_pred_t *qs_preds;         /* the pushed predicates, as the table layer takes them */
+  int qs_npred;
 };
 
-static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int ncols,
-                          const qrange_t *r, bool want_rowid, arena_t *a, qscan_t **out,
-                          err_t *e)
+static tbl_pred_t *scan_preds(const qpred_t *preds, int n, arena_t *a)
 {
-  if (pgcat_is_rel(tab)) {
+  tbl_pred_t *tp = arena_alloc(a, sizeof(tbl_pred_t) * (size_t)(n + 1));
+  for (int j = 0; j < n; j++) {
+    static const tbl_pred_op_t map[] = {
+        [QP_EQ] = TBP_EQ, [QP_NE] = TBP_NE,         [QP_LT] = TBP_LT,
+        [QP_LE] = TBP_LE, [QP_GT] = TBP_GT,         [QP_GE] = TBP_GE,
+        [QP_IN] = TBP_IN, [QP_NOT_IN] = TBP_NOT_IN, [QP_NULL] = TBP_NULL,
+        [QP_NOT_NULL] = TBP_NOT_NULL};
+    tp[j] = (tbl_pred_t){preds[j].qp_col, map[preds[j].qp_op], preds[j].qp_rtrim,
+                         preds[j].qp_nvals, preds[j].qp_vals};
+  }
+  return tp;
+}
+
+/* Keeps the rows of out passing the predicates (scans that do not test
+ * them themselves: catalog relations, point lookups). */
+static void scan_filter_batch(const qscan_t *s, batch_t *out)
+{
+  if (!s->qs_npred)
+    return;
+  int w = 0;
+  for (int r = 0; r < out->b_n; r++) {
+    if (!tbl_preds_pass(s->qs_preds, s->qs_npred, out, r))
+      continue;
+    if (w != r)
+      for (int c = 0; c < out->b_ncols; c++) {
+        datum_t d;
+        vec_get(&out->b_cols[c], r, &d);
+        vec_set(&out->b_cols[c], w, &d);
+      }
+    w++;
+  }
+  out->b_n = w;
+}
+
+static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int ncols,
+                          const qrange_t *r, const qpred_t *preds, int npred, bool want_rowid,
+                          arena_t *a, qscan_t **out, err_t *e)
+{
+  if (en_handle_pgrel(tab)) {
     qscan_t *s = arena_zalloc(a, sizeof(*s));
-    if (en_pgcat_scan_open(q, tab, cols, ncols, r, want_rowid, a, &s->qs_pg, e) != CZ_OK)
+    s->qs_preds = scan_preds(preds, npred, a);
+    s->qs_npred = npred;
+    if (en_pgcat_scan_open(q, en_handle_pgrel(tab), cols, ncols, r, want_rowid, a, &s->qs_pg, e) != CZ_OK)
       return CZ_ERR;
     *out = s;
     return CZ_OK;
   }
-  const cat_table_t *t = tab;
+  const cat_table_t *t = en_handle_cat(tab);
   qscan_t *s = arena_zalloc(a, sizeof(*s));
+  s->qs_preds = scan_preds(preds, npred, a);
+  s->qs_npred = npred;
   s->qs_table = t;
   s->qs_cols = cols;
   s->qs_ncols = ncols;
@@ -171,7 +213,8 @@ static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int nc
     hi.tb_incl = r->qr_high_incl;
   }
   if (tbl_scan_open(q->q_txn, t, idx, cols, ncols, r ? &lo : NULL, r ? &hi : NULL, want_rowid, a,
-                    &s->qs_scan, e) != CZ_OK)
+                    &s->qs_scan, e) != CZ_OK ||
+      tbl_scan_filter(s->qs_scan, s->qs_preds, npred, e) != CZ_OK)
     return CZ_ERR;
   *out = s;
   return CZ_OK;
@@ -179,10 +222,31 @@ static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int nc
 
 static int hook_scan_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t *e)
 {
-  if (s->qs_pg)
-    return en_pgcat_scan_next(s->qs_pg, out, e);
-  if (s->qs_scan)
-    return tbl_scan_next(s->qs_scan, out, a, e);
+  if (s->qs_pg) {
+    /* a catalog batch that the predicates empty is not the end */
+    do {
+      if (en_pgcat_scan_next(s->qs_pg, out, e) != CZ_OK)
+        return CZ_ERR;
+      int got = out->b_n;
+      scan_filter_batch(s, out);
+      if (got == 0)
+        break;
+    } while (out->b_n == 0);
+    return CZ_OK;
+  }
+  if (s->qs_scan) {
+    /* a filtered scan may come back empty before its end: check for
+     * cancel between such steps */
+    for (;;) {
+      bool done;
+      if (tbl_scan_step(s->qs_scan, out, a, &done, e) != CZ_OK)
+        return CZ_ERR;
+      if (out->b_n > 0 || done)
+        return CZ_OK;
+      if (op_check_cancel(q, e) != CZ_OK)
+        return CZ_ERR;
+    }
+  }
   out->b_n = 0;
   if (s->qs_done)
     return CZ_OK;
@@ -193,6 +257,7 @@ static int hook_scan_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t
                  a, e) != CZ_OK)
     return CZ_ERR;
   out->b_n = found ? 1 : 0;
+  scan_filter_batch(s, out);
   return CZ_OK;
 }
 
@@ -207,29 +272,27 @@ static void hook_scan_close(qctx_t *q, qscan_t *s)
 
 static int hook_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e)
 {
-  return tbl_insert(q->q_txn, tab, b, sel, n, e);
+  return tbl_insert(q->q_txn, en_handle_cat(tab), b, sel, n, e);
 }
 
 static int hook_update(qctx_t *q, void *tab, const batch_t *b, const bool *set, const int *sel,
                        int n, err_t *e)
 {
   if (set)
-    return tbl_update_cols(q->q_txn, tab, b, b->b_ncols - 1, set, sel, n, e);
-  return tbl_update(q->q_txn, tab, b, b->b_ncols - 1, sel, n, e);
+    return tbl_update_cols(q->q_txn, en_handle_cat(tab), b, b->b_ncols - 1, set, sel, n, e);
+  return tbl_update(q->q_txn, en_handle_cat(tab), b, b->b_ncols - 1, sel, n, e);
 }
 
 static int hook_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
                        err_t *e)
 {
-  return tbl_delete(q->q_txn, tab, b, rid, sel, n, e);
+  return tbl_delete(q->q_txn, en_handle_cat(tab), b, rid, sel, n, e);
 }
 
 static int hook_lookup(qctx_t *q, void *tab, const datum_t *const *keys, int n, const int *cols,
                        int ncols, batch_t *out, bool *found, arena_t *a, err_t *e)
 {
-  if (pgcat_is_rel(tab))
-    return err_set(e, SQLSTATE_INTERNAL, "catalog relations have no key lookups");
-  return tbl_lookup(q->q_txn, tab, keys, n, cols, ncols, false, out, found, a, e);
+  return tbl_lookup(q->q_txn, en_handle_cat(tab), keys, n, cols, ncols, false, out, found, a, e);
 }
 
 /* Whether row `row` of b has a key in unique index ix that a row the
@@ -260,9 +323,7 @@ static int key_taken(qctx_t *q, const cat_table_t *t, const cat_index_t *ix, con
 static int hook_insert_new(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n,
                            int index, int *kept, int *nkept, err_t *e)
 {
-  if (pgcat_is_rel(tab))
-    return err_set(e, SQLSTATE_INTERNAL, "cannot insert into a catalog relation");
-  const cat_table_t *t = tab;
+  const cat_table_t *t = en_handle_cat(tab);
   *nkept = 0;
   arena_t *a = arena_create(q->q_arena, "on conflict");
   int rc = CZ_OK;
@@ -285,6 +346,47 @@ static int hook_insert_new(qctx_t *q, void *tab, const batch_t *b, const int *se
   return rc;
 }
 
-const qtable_ops_t en_table_ops = {hook_scan_open, hook_scan_next, hook_scan_close,
-                                   hook_insert,    hook_update,    hook_delete,
-                                   hook_lookup,    hook_insert_new};
+static int rel_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e)
+{
+  (void)q, (void)tab, (void)b, (void)sel, (void)n;
+  return err_set(e, SQLSTATE_INTERNAL, "cannot change a catalog relation");
+}
+
+static int rel_update(qctx_t *q, void *tab, const batch_t *b, const bool *set, const int *sel,
+                      int n, err_t *e)
+{
+  (void)set;
+  return rel_insert(q, tab, b, sel, n, e);
+}
+
+static int rel_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
+                      err_t *e)
+{
+  (void)rid;
+  return rel_insert(q, tab, b, sel, n, e);
+}
+
+static const qtable_ops_t en_table_ops = {hook_scan_open, hook_scan_next, hook_scan_close,
+                                          hook_insert,    hook_update,    hook_delete,
+                                          hook_lookup,    hook_insert_new};
+
+/* Catalog relations: scans only (no key lookups, no ON CONFLICT). */
+static const qtable_ops_t en_rel_ops = {hook_scan_open, hook_scan_next, hook_scan_close,
+                                        rel_insert,     rel_update,     rel_delete,
+                                        NULL,           NULL};
+
+en_handle_t *en_handle_table(const cat_table_t *t, arena_t *a)
+{
+  en_handle_t *h = arena_zalloc(a, sizeof *h);
+  h->eh_q.qt_ops = &en_table_ops;
+  h->eh_table = t;
+  return h;
+}
+
+en_handle_t *en_handle_rel(const void *rel, arena_t *a)
+{
+  en_handle_t *h = arena_zalloc(a, sizeof *h);
+  h->eh_q.qt_ops = &en_rel_ops;
+  h->eh_rel = rel;
+  return h;
+}

@@ -141,7 +141,7 @@ int en_pgcat_table(esession_t *s, const char *schema, const char *name, arena_t 
     }
   }
   t->tb_subscript_elem = sub;
-  t->tb_handle = (void *)r;
+  t->tb_handle = en_handle_rel(r, a);
   t->tb_oid = pgcat_rel_oid(r);
   t->tb_schema = pgcat_rel_schema(r);
   t->tb_name = pgcat_rel_name(r);
@@ -158,7 +158,7 @@ int en_pgcat_check_access(const splan_t *p, err_t *e)
 {
   for (int i = 0; i < p->sp_naccess; i++) {
     const sp_table_t *t = p->sp_access[i].ac_table;
-    if (pgcat_is_rel(t->tb_handle) && (p->sp_access[i].ac_priv & ~(unsigned)SQL_PRIV_SELECT))
+    if (en_handle_pgrel(t->tb_handle) && (p->sp_access[i].ac_priv & ~(unsigned)SQL_PRIV_SELECT))
       return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE,
                      "permission denied: \"%s\" is a system catalog", t->tb_name);
   }

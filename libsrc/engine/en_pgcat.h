@@ -4,8 +4,8 @@
  *
  * Design notes:
  * - A pgcat relation is described to the binder as an sp_table_t whose
- *   tb_handle is the pgcat_rel_t itself (pgcat_is_rel tells it from a
- *   cat_table_t), with no key and no index: every scan of it is a full
+ *   tb_handle is an en_handle_t with the catalog relations'
+ *   operations (en_env.c: scans only) and eh_rel the pgcat_rel_t, with no key and no index: every scan of it is a full
  *   scan of rows computed when it opens.
  * - The environment (pgcat_env_t) of a session is kept in the session's
  *   en_pgcat_t and refreshed on every request from the session's current

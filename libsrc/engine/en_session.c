@@ -277,29 +277,3 @@ void en_refresh_snapshot(esession_t *s)
 {
   cat_snapshot_refresh(s->se_eng->en_cat, s->se_tx, &s->se_snap);
 }
-
-int esession_split(esession_t *s, const char *text, size_t len, arena_t *a, etext_t **stmts,
-                   int *n, err_t *e)
-{
-  arena_t *tmp = arena_create(NULL, "split");
-  sql_stmt_list_t *l;
-  if (sql_parse(tmp, text, len, &l, e) != CZ_OK) {
-    arena_destroy(tmp);
-    /* Cursor statements are read by en_cursor.c, not the parser. */
-    if (en_cursor_split(text, len, a, stmts, n))
-      return CZ_OK;
-    /* As PostgreSQL: a syntax error fails the open block (25P02 until
-     * ROLLBACK) like any failed statement. */
-    esession_fail(s);
-    return CZ_ERR;
-  }
-  etext_t *out = arena_alloc(a, sizeof(etext_t) * (size_t)(l->sl_n + 1));
-  for (int i = 0; i < l->sl_n; i++) {
-    out[i].et_off = l->sl_stmts[i]->st_off;
-    out[i].et_len = l->sl_stmts[i]->st_len;
-  }
-  *n = l->sl_n;
-  *stmts = out;
-  arena_destroy(tmp);
-  return CZ_OK;
-}

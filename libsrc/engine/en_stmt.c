@@ -92,37 +92,14 @@ static void one_text_col(estmt_t *st, const char *name)
   st->st_cols[0].ec_type = ty_plain(TY_TEXT);
 }
 
-static int stmt_prepare(esession_t *s, const char *text, size_t len, const uint32_t *param_types,
-                        int nparams, estmt_t **out, err_t *e)
+int en_sql_prepare(estmt_t *st, void *parsed, const uint32_t *param_types, int nparams,
+                   err_t *e)
 {
-  arena_t *a = arena_create(NULL, "statement");
-  estmt_t *st = arena_zalloc(a, sizeof(*st));
-  st->st_sess = s;
-  st->st_arena = a;
-  st->st_refs = 1;
-  st->st_text = arena_alloc(a, len + 1);
-  memcpy(st->st_text, text, len);
-  st->st_text[len] = '\0';
-  st->st_len = len;
-  st->st_ncols = -1;
-  st->st_kind = ESTMT_COMMAND;
-  int cr = en_cursor_prepare(st, param_types, nparams, e);
-  if (cr == CZ_OK) {
-    *out = st;
-    return CZ_OK;
-  }
-  if (cr == CZ_ERR)
-    goto fail;
-  sql_stmt_list_t *l;
-  if (sql_parse(a, st->st_text, len, &l, e) != CZ_OK)
-    goto fail;
-  if (l->sl_n > 1) {
-    err_set(e, SQLSTATE_SYNTAX_ERROR, "cannot insert multiple commands into a prepared statement");
-    goto fail;
-  }
-  st->st_ast = l->sl_n ? l->sl_stmts[0] : NULL;
+  esession_t *s = st->st_sess;
+  arena_t *a = st->st_arena;
+  st->st_ast = parsed;
   if (en_check_not_failed(s, st->st_ast, e) != CZ_OK)
-    goto fail;
+    return CZ_ERR;
   st->st_nparams_given = nparams;
   st->st_given = arena_zalloc(a, sizeof(ty_t) * (size_t)(nparams + 1));
   for (int i = 0; i < nparams; i++)
@@ -140,7 +117,7 @@ static int stmt_prepare(esession_t *s, const char *text, size_t len, const uint3
     case SQL_STMT_DELETE:
       en_refresh_snapshot(s);
       if (en_stmt_replan(st, e) != CZ_OK)
-        goto fail;
+        return CZ_ERR;
       if (st->st_ncols >= 0)
         st->st_kind = ESTMT_QUERY;  /* SELECT, or DML with RETURNING: rows */
       break;
@@ -155,12 +132,12 @@ static int stmt_prepare(esession_t *s, const char *text, size_t len, const uint3
     case SQL_STMT_EXECUTE:
       en_refresh_snapshot(s);
       if (en_execute_describe(st, e) != CZ_OK)
-        goto fail;
+        return CZ_ERR;
       break;
     case SQL_STMT_COPY:
       st->st_kind = st->st_ast->st_copy->co_from ? ESTMT_COPY_IN : ESTMT_COPY_OUT;
       if (en_copy_describe(st, e) != CZ_OK)
-        goto fail;
+        return CZ_ERR;
       if (st->st_kind == ESTMT_COPY_IN)
         st->st_ncols = -1;  /* no RowDescription; copy_in_begin gives the count */
       break;
@@ -168,6 +145,31 @@ static int stmt_prepare(esession_t *s, const char *text, size_t len, const uint3
       break;
     }
   }
+  return CZ_OK;
+}
+
+static int stmt_prepare(esession_t *s, const char *text, size_t len, const efront_t *fe,
+                        void *parsed, const uint32_t *param_types, int nparams, estmt_t **out,
+                        err_t *e)
+{
+  arena_t *a = arena_create(NULL, "statement");
+  estmt_t *st = arena_zalloc(a, sizeof(*st));
+  st->st_sess = s;
+  st->st_arena = a;
+  st->st_refs = 1;
+  st->st_text = arena_alloc(a, len + 1);
+  memcpy(st->st_text, text, len);
+  st->st_text[len] = '\0';
+  st->st_len = len;
+  st->st_ncols = -1;
+  st->st_kind = ESTMT_COMMAND;
+  if (!fe) {
+    fe = en_front_for(st->st_text, len);
+    if (fe->fe_parse && fe->fe_parse(a, st->st_text, len, &parsed, e) != CZ_OK)
+      goto fail;
+  }
+  if (fe->fe_prepare(st, parsed, param_types, nparams, e) != CZ_OK)
+    goto fail;
   *out = st;
   return CZ_OK;
 fail:
@@ -187,7 +189,16 @@ int estmt_prepare(esession_t *s, const char *text, size_t len, const uint32_t *p
                   int nparams, estmt_t **out, err_t *e)
 {
   crash_stmt_t prev = crash_stmt_enter(text, len);
-  int rc = stmt_prepare(s, text, len, param_types, nparams, out, e);
+  int rc = stmt_prepare(s, text, len, NULL, NULL, param_types, nparams, out, e);
+  crash_stmt_leave(prev);
+  return rc;
+}
+
+int estmt_prepare_parsed(esession_t *s, const char *text, const etext_t *t, estmt_t **out,
+                         err_t *e)
+{
+  crash_stmt_t prev = crash_stmt_enter(text, t->et_len);
+  int rc = stmt_prepare(s, text, t->et_len, t->et_front, t->et_parsed, NULL, 0, out, e);
   crash_stmt_leave(prev);
   return rc;
 }

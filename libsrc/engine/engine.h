@@ -112,14 +112,19 @@ void esession_drain_notices(esession_t *s, enotice_fn_t fn, void *ctx);
 
 /* ---- statements -------------------------------------------------------- */
 
-/* Splits text into statements (for the simple query protocol): each
- * (offset, length) of one statement's text, in *stmts allocated in a.
- * Parse errors are reported here (42601 with position) and fail the
- * session's open transaction block, as a failing statement does. A text
- * with no statement gives n = 0 (EmptyQueryResponse). */
+/* Splits text into statements (for the simple query protocol) and parses
+ * each once with the parser of its language (en_frontend.c): each
+ * statement's (offset, length) in text and its parsed form, in *stmts
+ * allocated in a, which must outlive the statements prepared from them
+ * (estmt_prepare_parsed). Parse errors are reported here (42601 with the
+ * position in text) before anything runs, and fail the session's open
+ * transaction block, as a failing statement does. A text with no
+ * statement gives n = 0 (EmptyQueryResponse). */
 typedef struct etext_s {
   size_t et_off;
   size_t et_len;
+  const struct efront_s *et_front;  /* the statement's front end */
+  void *et_parsed;                  /* its parsed form (the front end's), in a */
 } etext_t;
 int esession_split(esession_t *s, const char *text, size_t len, arena_t *a,
                    etext_t **stmts, int *n, err_t *e);
@@ -147,6 +152,10 @@ int esession_end_implicit(esession_t *s, bool ok, err_t *e);
 int estmt_prepare(esession_t *s, const char *text, size_t len,
                   const uint32_t *param_types, int nparams,
                   estmt_t **out, err_t *e);
+/* As estmt_prepare for a statement esession_split cut and parsed: text is
+ * the statement's own text (t's et_len bytes), and it is not parsed again. */
+int estmt_prepare_parsed(esession_t *s, const char *text, const etext_t *t, estmt_t **out,
+                         err_t *e);
 void estmt_free(estmt_t *st);
 
 int estmt_nparams(const estmt_t *st);

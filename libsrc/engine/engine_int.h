@@ -181,7 +181,26 @@ int en_file_open(esession_t *s, const char *op, const char *path, bool write, in
 /* Warns when DirsAllowed lets SQL into the database's folder. */
 void en_file_warn_config(const engine_t *eng, const ini_t *ini);
 
-extern const qtable_ops_t en_table_ops;
+/* The table handles the engine gives the planner (sp_table_t.tb_handle):
+ * a stored table or a catalog relation, each with its own operations. */
+typedef struct en_handle_s {
+  qtable_t eh_q;                /* first: what the executor calls */
+  const cat_table_t *eh_table;  /* a stored table, or NULL */
+  const void *eh_rel;           /* a pgcat relation, or NULL */
+} en_handle_t;
+/* A handle for a stored table / a catalog relation, in a. */
+en_handle_t *en_handle_table(const cat_table_t *t, arena_t *a);
+en_handle_t *en_handle_rel(const void *rel, arena_t *a);
+/* The stored table of a handle (NULL for a catalog relation). */
+static inline const cat_table_t *en_handle_cat(const void *h)
+{
+  return ((const en_handle_t *)h)->eh_table;
+}
+/* The catalog relation of a handle (NULL for a stored table). */
+static inline const void *en_handle_pgrel(const void *h)
+{
+  return ((const en_handle_t *)h)->eh_rel;
+}
 /* Checks the plan's privileges for the session's role (42501). */
 int en_check_access(esession_t *s, const splan_t *p, err_t *e);
 
@@ -205,19 +224,34 @@ int en_tx_end_implicit(esession_t *s, bool ok, err_t *e);
  * now() is the same in all its rows and batches. */
 int64_t en_stmt_ts(void);
 
+/* en_frontend.c: a statement language's front end. fe_claims (NULL for
+ * the default, SQL) tells by the statement's first words whether it is
+ * this language's; fe_extent gives the bytes of the statement at text (up
+ * to its terminating `;`, excluded); fe_parse (NULL: fe_prepare reads
+ * st_text itself) parses one statement into a; fe_prepare sets up st from
+ * the parsed form (classify, plan, describe). */
+typedef struct efront_s {
+  const char *fe_name;
+  bool (*fe_claims)(const char *text, size_t len);
+  size_t (*fe_extent)(const char *text, size_t len);
+  int (*fe_parse)(arena_t *a, const char *text, size_t len, void **parsed, err_t *e);
+  int (*fe_prepare)(estmt_t *st, void *parsed, const uint32_t *ptypes, int nparams, err_t *e);
+} efront_t;
+const efront_t *en_front_for(const char *text, size_t len);
+/* en_stmt.c: the SQL front end's fe_prepare (parsed: a sql_stmt_t, NULL
+ * for an empty statement). */
+int en_sql_prepare(estmt_t *st, void *parsed, const uint32_t *ptypes, int nparams, err_t *e);
+
 /* en_cursor.c. ECUR_NONE unless text starts with DECLARE, FETCH, MOVE or
  * CLOSE. */
 ecur_kind_t en_cursor_kind(const char *text, size_t len);
-/* Reads a cursor statement into st (1: not one; CZ_OK; CZ_ERR). */
+/* Reads a cursor statement (en_cursor_kind not ECUR_NONE) into st. */
 int en_cursor_prepare(estmt_t *st, const uint32_t *ptypes, int nparams, err_t *e);
 void en_cursor_stmt_free(estmt_t *st);
 /* Executes the cursor statement of portal p. */
 int en_cursor_run(eportal_t *p, erows_fn_t fn, void *ctx, err_t *e);
 /* Closes every cursor (the end of the transaction, the session). */
 void en_cursor_close_all(esession_t *s);
-/* Splits a text the parser refused at semicolons; false when it has no
- * cursor statement (the parser's error stands). */
-bool en_cursor_split(const char *text, size_t len, arena_t *a, etext_t **out, int *n);
 /* A portal of st with parameter values already converted (copied). */
 int en_portal_bind_values(estmt_t *st, const datum_t *vals, int n, eportal_t **out, err_t *e);
 /* A statement failed: in a block the session goes to 'E'. */

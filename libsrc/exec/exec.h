@@ -41,11 +41,15 @@ typedef struct obatch_s {
   int ob_n;             /* number of selected rows */
 } obatch_t;
 
-/* Access to stored tables is a service of the layer above (the engine,
- * through catalog/table): the executor calls these hooks with the table
- * handle the planner put in the operator, so exec does not depend on how
- * rows are stored. */
+/* Access to stored tables is a service of the layers below the planner
+ * (the engine, through catalog/table; the column store): every table
+ * handle the planner puts in an operator starts with a qtable_t whose
+ * operations the executor calls, so exec does not depend on how rows are
+ * stored and tables of different kinds mix in one plan. */
 typedef struct qtable_ops_s qtable_ops_t;
+typedef struct qtable_s {
+  const qtable_ops_t *qt_ops;
+} qtable_t;
 
 /* One execution of a plan: parameters, cancellation, memory, the
  * transaction. Subqueries get a child context with their own parameters. */
@@ -60,9 +64,9 @@ struct qctx_s {
                                    (limit q_max_mem); NULL = not counted */
   volatile bool *q_cancel;      /* set by another thread: 57014 */
   void *q_txn;                  /* the table layer's transaction */
-  const qtable_ops_t *q_tops;   /* storage hooks */
-  void *q_tops_ctx;             /* the engine's session: for the hooks and as
-                                   xctx_t xc_session (catalog functions) */
+  void *q_tops_ctx;             /* the engine's session: for the table
+                                   operations and as xctx_t xc_session
+                                   (catalog functions) */
   qctx_t *q_parent;             /* the enclosing query for subqueries */
   int64_t q_stmt_ts;            /* statement start (TIMESTAMP) for now(); 0 = clock */
 };
@@ -112,14 +116,40 @@ typedef struct qrange_s {
   bool qr_high_incl;
 } qrange_t;
 
+/* A simple predicate pushed into a scan: output column qp_col of the scan
+ * compared with values computed when the scan opens. A row comes out only
+ * when all its scan's predicates are true, so a NULL passes nothing but
+ * QP_NULL. Values have the column's physical kind and compare as the
+ * executor compares them (exec/ex_cmp.c: strings bytewise, NUMERIC by
+ * value, NaN largest); they are never NULL (op_scan drops NULL list items
+ * and skips the scan when a comparison's value is NULL). */
+typedef enum qpred_op_e {
+  QP_EQ, QP_NE, QP_LT, QP_LE, QP_GT, QP_GE,
+  QP_IN,                        /* one of qp_vals */
+  QP_NOT_IN,                    /* none of qp_vals (and not NULL) */
+  QP_NULL, QP_NOT_NULL
+} qpred_op_t;
+
+typedef struct qpred_s {
+  int qp_col;
+  qpred_op_t qp_op;
+  bool qp_rtrim;                /* the column's trailing blanks do not count
+                                   (CHAR(n) compared as bpchar) */
+  int qp_nvals;
+  const datum_t *qp_vals;
+} qpred_t;
+
+/* The operations of a table handle; tab is always the handle itself. */
 struct qtable_ops_s {
   /* Opens a scan of index idx (0 = the table's primary index) of table tab
    * returning columns cols[0..ncols) (table column numbers, 0-based) in
-   * that order; range may be NULL (all rows). want_rowid adds a last
-   * column with the row's identity (BYTEA, opaque) for UPDATE/DELETE. */
+   * that order; range may be NULL (all rows); only rows passing the
+   * predicates preds[0..npred) come back (they live as long as the scan).
+   * want_rowid adds a last column with the row's identity (BYTEA, opaque)
+   * for UPDATE/DELETE. */
   int (*qt_scan_open)(qctx_t *q, void *tab, int idx, const int *cols, int ncols,
-                      const qrange_t *range, bool want_rowid, arena_t *a,
-                      qscan_t **out, err_t *e);
+                      const qrange_t *range, const qpred_t *preds, int npred, bool want_rowid,
+                      arena_t *a, qscan_t **out, err_t *e);
   /* Fills up to out->b_cols[0].v_cap rows; sets out->b_n (0 = end). */
   int (*qt_scan_next)(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t *e);
   void (*qt_scan_close)(qctx_t *q, qscan_t *s);
@@ -176,11 +206,22 @@ char *op_explain(const op_t *root, bool rows, arena_t *a);
 /* Rows of constant-free expressions: nrows rows of ncols expressions each
  * (rows[r][c]), evaluated at run time (they may hold parameters). */
 op_t *op_values_new(arena_t *a, int ncols, const ty_t *types, int nrows, xnode_t ***rows);
+/* A predicate the planner pushes into a scan: output column sp_col
+ * against sp_nvals expressions without columns, evaluated per execution. */
+typedef struct scan_pred_s {
+  int sp_col;
+  qpred_op_t sp_op;
+  bool sp_rtrim;                /* qp_rtrim */
+  int sp_nvals;
+  xnode_t **sp_vals;
+  const char *sp_colname;       /* for EXPLAIN */
+} scan_pred_t;
+
 /* A scan of a stored table through the hooks. range_x (may be NULL) holds
  * 2*nkey expressions for the low and high bounds of the key prefix, NULL
  * where open; evaluated per execution (parameters). */
 typedef struct scan_spec_s {
-  void *ss_table;               /* the table layer's handle */
+  void *ss_table;               /* the table's handle (starts with a qtable_t) */
   const char *ss_name;          /* for EXPLAIN */
   int ss_index;                 /* 0 primary, else a secondary index */
   const char *ss_index_name;
@@ -195,6 +236,8 @@ typedef struct scan_spec_s {
   const ty_t *ss_key_types;     /* types of the key columns bounded (a bound may be
                                    a wider integer than its column: range-checked) */
   bool ss_point;                /* equality on a whole unique key: at most one row */
+  int ss_npred;                 /* predicates tested by the table layer */
+  scan_pred_t *ss_preds;
 } scan_spec_t;
 op_t *op_scan_new(arena_t *a, const scan_spec_t *spec);
 op_t *op_filter_new(arena_t *a, op_t *in, xnode_t *cond);

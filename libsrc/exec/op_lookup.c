@@ -22,7 +22,8 @@ typedef struct op_lookup_s {
 
 static int lookup_open(op_t *o, qctx_t *q, err_t *e)
 {
-  if (!q->q_tops || !q->q_tops->qt_lookup)
+  op_lookup_t *l = (op_lookup_t *)o;
+  if (!((const qtable_t *)l->ol_table)->qt_ops->qt_lookup)
     return err_set(e, SQLSTATE_INTERNAL, "no key lookups in this context");
   return op_open(o->o_in, q, e);
 }
@@ -61,7 +62,7 @@ static int lookup_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     bool *found = arena_zalloc(o->o_batch, (size_t)(nk + 1));
     if (!rb)
       return CZ_ERR;
-    if (nk > 0 && q->q_tops->qt_lookup(q, l->ol_table, keys, nk, l->ol_cols, l->ol_ncols, rb,
+    if (nk > 0 && ((const qtable_t *)l->ol_table)->qt_ops->qt_lookup(q, l->ol_table, keys, nk, l->ol_cols, l->ol_ncols, rb,
                                        found, o->o_batch, e) != CZ_OK)
       return CZ_ERR;
     /* joined rows: one per selected left row (LEFT) or per match (INNER) */

@@ -28,8 +28,7 @@ static int modify_open(op_t *o, qctx_t *q, err_t *e)
 static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
 {
   op_modify_t *m = (op_modify_t *)o;
-  if (!q->q_tops)
-    return err_set(e, SQLSTATE_INTERNAL, "no table access in this context");
+  const qtable_ops_t *ops = ((const qtable_t *)m->om_table)->qt_ops;
   for (;;) {
     obatch_t in;
     if (op_next(o->o_in, q, &in, e) != CZ_OK)
@@ -42,23 +41,23 @@ static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     switch (m->om_kind) {
     case MOD_INSERT:
       if (m->om_skip_conflicts) {
-        if (!q->q_tops->qt_insert_new)
+        if (!ops->qt_insert_new)
           return err_set(e, "0A000",
                          "ON CONFLICT is not supported for this table");
         int *kept = arena_alloc(o->o_batch, sizeof(int) * (size_t)in.ob_n);
         int nkept = 0;
-        rc = q->q_tops->qt_insert_new(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n,
+        rc = ops->qt_insert_new(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n,
                                       m->om_conflict_index, kept, &nkept, e);
         in.ob_sel = kept;  /* only the inserted rows count and are returned */
         in.ob_n = nkept;
       } else
-        rc = q->q_tops->qt_insert(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n, e);
+        rc = ops->qt_insert(q, m->om_table, in.ob_b, in.ob_sel, in.ob_n, e);
       break;
     case MOD_UPDATE:
-      rc = q->q_tops->qt_update(q, m->om_table, in.ob_b, m->om_set, in.ob_sel, in.ob_n, e);
+      rc = ops->qt_update(q, m->om_table, in.ob_b, m->om_set, in.ob_sel, in.ob_n, e);
       break;
     default:
-      rc = q->q_tops->qt_delete(q, m->om_table, in.ob_b, m->om_rid, in.ob_sel, in.ob_n, e);
+      rc = ops->qt_delete(q, m->om_table, in.ob_b, m->om_rid, in.ob_sel, in.ob_n, e);
       break;
     }
     if (rc != CZ_OK)

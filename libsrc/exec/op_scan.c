@@ -1,6 +1,8 @@
 /* op_scan — reads a stored table (or one of its indexes) through the
  * storage hooks, optionally within bounds on a prefix of the key columns
- * computed per execution (so `pk = $1` is a point lookup). */
+ * computed per execution (so `pk = $1` is a point lookup), and with the
+ * simple predicates the planner pushed (scan_pred_t) handed to the table
+ * layer, which tests them while decoding rows. */
 #include <string.h>
 
 #include "exec/exec_int.h"
@@ -9,8 +11,43 @@ typedef struct op_scan_s {
   op_t os_op;
   scan_spec_t os_spec;
   qscan_t *os_cur;              /* run-time cursor, NULL when closed */
+  const qtable_ops_t *os_ops;   /* the table handle's operations */
   bool os_empty;                /* a bound is NULL: no row can match */
 } op_scan_t;
+
+/* The pushed predicates' values for this execution. A NULL value makes a
+ * comparison unknown for every row (no row), a NULL list item can only
+ * turn a miss into unknown (dropped from IN; NOT IN then passes no row). */
+static int scan_preds(op_scan_t *s, qctx_t *q, qpred_t **out, err_t *e)
+{
+  const scan_spec_t *sp = &s->os_spec;
+  *out = NULL;
+  if (sp->ss_npred == 0)
+    return CZ_OK;
+  xctx_t xc;
+  op_xctx(q, s->os_op.o_state, &xc);
+  qpred_t *qp = arena_alloc(s->os_op.o_state, sizeof(qpred_t) * (size_t)sp->ss_npred);
+  for (int j = 0; j < sp->ss_npred; j++) {
+    const scan_pred_t *p = &sp->ss_preds[j];
+    datum_t *vals = arena_alloc(s->os_op.o_state, sizeof(datum_t) * (size_t)(p->sp_nvals + 1));
+    int nv = 0;
+    for (int i = 0; i < p->sp_nvals; i++) {
+      if (xeval_scalar(&xc, p->sp_vals[i], &vals[nv], e) != CZ_OK)
+        return CZ_ERR;
+      if (!vals[nv].d_null) {
+        nv++;
+        continue;
+      }
+      if (p->sp_op != QP_IN)
+        s->os_empty = true;  /* x op NULL, x NOT IN (…, NULL): never true */
+    }
+    if (p->sp_op == QP_IN && nv == 0)
+      s->os_empty = true;
+    qp[j] = (qpred_t){p->sp_col, p->sp_op, p->sp_rtrim, nv, vals};
+  }
+  *out = qp;
+  return CZ_OK;
+}
 
 static int scan_bounds(op_scan_t *s, qctx_t *q, qrange_t *r, err_t *e)
 {
@@ -63,10 +100,13 @@ static int scan_open(op_t *o, qctx_t *q, err_t *e)
       return CZ_OK;
     rp = &r;
   }
-  if (!q->q_tops)
-    return err_set(e, SQLSTATE_INTERNAL, "no table access in this context");
-  return q->q_tops->qt_scan_open(q, sp->ss_table, sp->ss_index, sp->ss_cols, sp->ss_ncols, rp,
-                                 sp->ss_rowid, o->o_state, &s->os_cur, e);
+  qpred_t *preds;
+  if (scan_preds(s, q, &preds, e) != CZ_OK)
+    return CZ_ERR;
+  if (s->os_empty)
+    return CZ_OK;
+  return s->os_ops->qt_scan_open(q, sp->ss_table, sp->ss_index, sp->ss_cols, sp->ss_ncols, rp,
+                                 preds, sp->ss_npred, sp->ss_rowid, o->o_state, &s->os_cur, e);
 }
 
 static int scan_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
@@ -79,10 +119,10 @@ static int scan_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
                                    : op_new_batch(o, q, e);
   if (!b)
     return CZ_ERR;
-  if (q->q_tops->qt_scan_next(q, s->os_cur, b, o->o_batch, e) != CZ_OK)
+  if (s->os_ops->qt_scan_next(q, s->os_cur, b, o->o_batch, e) != CZ_OK)
     return CZ_ERR;
   if (b->b_n == 0) {
-    q->q_tops->qt_scan_close(q, s->os_cur);
+    s->os_ops->qt_scan_close(q, s->os_cur);
     s->os_cur = NULL;
     return CZ_OK;
   }
@@ -95,8 +135,51 @@ static void scan_close(op_t *o, qctx_t *q)
 {
   op_scan_t *s = (op_scan_t *)o;
   if (s->os_cur) {
-    q->q_tops->qt_scan_close(q, s->os_cur);
+    s->os_ops->qt_scan_close(q, s->os_cur);
     s->os_cur = NULL;
+  }
+}
+
+/* A pushed value as EXPLAIN shows it: a constant's text, $n, or (expr). */
+static char *value_text(const xnode_t *x, arena_t *a)
+{
+  while (x->x_kind == X_CAST && !x->x_explicit)
+    x = x->x_args[0];
+  if (x->x_kind == X_PARAM)
+    return arena_sprintf(a, "$%d", x->x_index + 1);
+  if (x->x_kind != X_CONST)
+    return arena_strdup(a, "(expr)");
+  if (x->x_const.d_null)
+    return arena_strdup(a, "NULL");
+  size_t n = ty_text_max(x->x_type, &x->x_const);
+  char *buf = arena_alloc(a, n + 1);
+  int w = ty_format_text(x->x_type, &x->x_const, buf, n + 1);
+  buf[w < 0 ? 0 : w] = 0;
+  ty_phys_t p = ty_phys(x->x_type.t_id);
+  return p == TP_STR || (p == TP_I64 && x->x_type.t_id != TY_INT2 && x->x_type.t_id != TY_INT4 &&
+                         x->x_type.t_id != TY_INT8)
+             ? arena_sprintf(a, "'%s'", buf)
+             : buf;
+}
+
+static char *pred_text(const scan_pred_t *p, arena_t *a)
+{
+  static const char *const ops[] = {"=", "<>", "<", "<=", ">", ">="};
+  const char *c = p->sp_colname ? p->sp_colname : "?";
+  switch (p->sp_op) {
+  case QP_NULL:
+    return arena_sprintf(a, "%s IS NULL", c);
+  case QP_NOT_NULL:
+    return arena_sprintf(a, "%s IS NOT NULL", c);
+  case QP_IN:
+  case QP_NOT_IN: {
+    char *t = arena_sprintf(a, "%s %sIN (", c, p->sp_op == QP_NOT_IN ? "NOT " : "");
+    for (int i = 0; i < p->sp_nvals; i++)
+      t = arena_sprintf(a, "%s%s%s", t, i ? ", " : "", value_text(p->sp_vals[i], a));
+    return arena_sprintf(a, "%s)", t);
+  }
+  default:
+    return arena_sprintf(a, "%s %s %s", c, ops[p->sp_op], value_text(p->sp_vals[0], a));
   }
 }
 
@@ -111,6 +194,8 @@ static char *scan_detail(const op_t *o, arena_t *a)
                       sp->ss_nlow > 1 ? "s" : "");
   else if (sp->ss_nlow || sp->ss_nhigh)
     t = arena_sprintf(a, "%s (range on key prefix)", t);
+  for (int j = 0; j < sp->ss_npred; j++)
+    t = arena_sprintf(a, "%s%s%s", t, j ? " AND " : " pushed: ", pred_text(&sp->ss_preds[j], a));
   return t;
 }
 
@@ -126,5 +211,6 @@ op_t *op_scan_new(arena_t *a, const scan_spec_t *spec)
     types[spec->ss_ncols] = ty_plain(TY_BYTEA);
   op_init(&s->os_op, &scan_vt, a, n, types, NULL, NULL);
   s->os_spec = *spec;
+  s->os_ops = ((const qtable_t *)spec->ss_table)->qt_ops;
   return &s->os_op;
 }

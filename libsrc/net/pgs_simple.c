@@ -7,7 +7,8 @@
  * when a statement is COPY FROM STDIN the job waits for the copy data to
  * end. The Query text stays in the decoder while the job parks (nothing
  * is decoded meanwhile); for COPY FROM STDIN, whose data messages are
- * decoded, it is copied to c_job_arena first. An error ends the job: the
+ * decoded, it is copied to c_job_arena first. The statements are parsed
+ * once, all before the first runs (esession_split), into c_job_arena. An error ends the job: the
  * statements after it are skipped, as PostgreSQL does. Error positions are
  * made relative to the whole Query text. Several statements run as one
  * implicit transaction (esession_begin_implicit), as in PostgreSQL.
@@ -63,18 +64,15 @@ static void stmt_done(pgs_conn_t *c)
   pgs_send_params(c, true);
 }
 
-/* COPY FROM STDIN will decode more messages: keep the text and the
- * statement list out of the decoder and the message arena. */
+/* COPY FROM STDIN will decode more messages: keep the text out of the
+ * decoder (the statement list is in the job arena already). */
 static void keep_text(pgs_conn_t *c)
 {
   pgs_job_t *j = &c->c_job;
   char *t = arena_alloc(c->c_job_arena, j->jb_len + 1);
   memcpy(t, j->jb_text, j->jb_len);
   t[j->jb_len] = 0;
-  etext_t *s = arena_alloc(c->c_job_arena, (size_t)j->jb_n * sizeof *s);
-  memcpy(s, j->jb_stmts, (size_t)j->jb_n * sizeof *s);
   j->jb_text = t;
-  j->jb_stmts = s;
 }
 
 pgs_next_t pgs_simple_resume(pgs_conn_t *c)
@@ -85,8 +83,7 @@ pgs_next_t pgs_simple_resume(pgs_conn_t *c)
     const etext_t *t = &j->jb_stmts[j->jb_i];
     if (!j->jb_portal) {
       pgs_timeout_start(c); /* per statement, as PostgreSQL 13 and later */
-      if (estmt_prepare(c->c_sess, j->jb_text + t->et_off, t->et_len, NULL, 0, &j->jb_st, &e) !=
-              CZ_OK ||
+      if (estmt_prepare_parsed(c->c_sess, j->jb_text + t->et_off, t, &j->jb_st, &e) != CZ_OK ||
           eportal_bind(j->jb_st, NULL, 0, &j->jb_portal, &e) != CZ_OK)
         return job_fail(c, &e);
       estmt_kind_t kind = estmt_kind(j->jb_st);
@@ -133,7 +130,10 @@ pgs_next_t pgs_simple_query(pgs_conn_t *c, const pgw_fe_msg_t *m)
   size_t len = strlen(text);
   etext_t *stmts;
   int n;
-  if (esession_split(c->c_sess, text, len, c->c_msg_arena, &stmts, &n, &e) != CZ_OK) {
+  /* The statements' parsed forms live in the job arena: they must outlive
+   * messages decoded while the job runs (COPY data). */
+  arena_reset(c->c_job_arena);
+  if (esession_split(c->c_sess, text, len, c->c_job_arena, &stmts, &n, &e) != CZ_OK) {
     pgs_send_error(c, "ERROR", &e);
     pgs_extended_end_implicit(c, false);
     pgs_send_ready(c);

@@ -36,9 +36,14 @@ static int rx_flags_arg(const xnode_t *x, const datum_t *f, bool allow_g, unsign
   return rx_parse_flags(f->d_str.s_ptr, f->d_str.s_len, allow_g, rx_fn(x), flags, e);
 }
 
-static rx_t *rx_arg(const datum_t *pat, unsigned flags, err_t *e)
+/* The compiled pattern a[1] with the flags of optional argument
+ * a[flags_pos] (the functions without 'g'); NULL on error. */
+static rx_t *rx_pattern(const xnode_t *x, const datum_t *a, int flags_pos, err_t *e)
 {
-  return rx_get(&pat->d_str, flags, e);
+  unsigned flags;
+  if (rx_flags_arg(x, x->x_nargs > flags_pos ? &a[flags_pos] : NULL, false, &flags, e) != CZ_OK)
+    return NULL;
+  return rx_get(&a[1].d_str, flags, e);
 }
 
 /* Byte offset of character n (0-based) of s, or len + 1 past its end. */
@@ -105,10 +110,7 @@ static int rx_nth(xctx_t *c, rx_t *r, const str_t *s, size_t start, int64_t n, i
 
 static int pf_regexp_like(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
-  unsigned flags;
-  if (rx_flags_arg(x, x->x_nargs > 2 ? &a[2] : NULL, false, &flags, e) != CZ_OK)
-    return CZ_ERR;
-  rx_t *r = rx_arg(&a[1], flags, e);
+  rx_t *r = rx_pattern(x, a, 2, e);
   if (!r)
     return CZ_ERR;
   int64_t *ov = rx_ovec(c, r);
@@ -125,11 +127,9 @@ static int pf_regexp_count(xctx_t *c, const xnode_t *x, const datum_t *a, datum_
                            err_t *e)
 {
   int64_t start = x->x_nargs > 2 ? a[2].d_i64 : 1;
-  unsigned flags;
-  if (rx_check_int("start", start, 1, e) != CZ_OK ||
-      rx_flags_arg(x, x->x_nargs > 3 ? &a[3] : NULL, false, &flags, e) != CZ_OK)
+  if (rx_check_int("start", start, 1, e) != CZ_OK)
     return CZ_ERR;
-  rx_t *r = rx_arg(&a[1], flags, e);
+  rx_t *r = rx_pattern(x, a, 3, e);
   if (!r)
     return CZ_ERR;
   const str_t *s = &a[0].d_str;
@@ -162,16 +162,14 @@ static int pf_regexp_instr(xctx_t *c, const xnode_t *x, const datum_t *a, datum_
   int n = x->x_nargs;
   int64_t start = n > 2 ? a[2].d_i64 : 1, nth = n > 3 ? a[3].d_i64 : 1;
   int64_t endopt = n > 4 ? a[4].d_i64 : 0, sub = n > 6 ? a[6].d_i64 : 0;
-  unsigned flags;
   if (rx_check_int("start", start, 1, e) != CZ_OK || rx_check_int("n", nth, 1, e) != CZ_OK)
     return CZ_ERR;
   if (endopt != 0 && endopt != 1)
     return err_set(e, SQLSTATE_INVALID_PARAMETER,
                    "invalid value for parameter \"endoption\": %lld", (long long)endopt);
-  if (rx_flags_arg(x, n > 5 ? &a[5] : NULL, false, &flags, e) != CZ_OK ||
-      rx_check_int("subexpr", sub, 0, e) != CZ_OK)
+  if (rx_check_int("subexpr", sub, 0, e) != CZ_OK)
     return CZ_ERR;
-  rx_t *r = rx_arg(&a[1], flags, e);
+  rx_t *r = rx_pattern(x, a, 5, e);
   if (!r)
     return CZ_ERR;
   const str_t *s = &a[0].d_str;
@@ -206,12 +204,10 @@ static int pf_regexp_substr(xctx_t *c, const xnode_t *x, const datum_t *a, datum
   int n = x->x_nargs;
   int64_t start = n > 2 ? a[2].d_i64 : 1, nth = n > 3 ? a[3].d_i64 : 1;
   int64_t sub = n > 5 ? a[5].d_i64 : 0;
-  unsigned flags;
   if (rx_check_int("start", start, 1, e) != CZ_OK || rx_check_int("n", nth, 1, e) != CZ_OK ||
-      rx_flags_arg(x, n > 4 ? &a[4] : NULL, false, &flags, e) != CZ_OK ||
       rx_check_int("subexpr", sub, 0, e) != CZ_OK)
     return CZ_ERR;
-  rx_t *r = rx_arg(&a[1], flags, e);
+  rx_t *r = rx_pattern(x, a, 4, e);
   if (!r)
     return CZ_ERR;
   const str_t *s = &a[0].d_str;
@@ -232,7 +228,7 @@ static int pf_substring_regex(xctx_t *c, const xnode_t *x, const datum_t *a, dat
                               err_t *e)
 {
   (void)x;
-  rx_t *r = rx_arg(&a[1], 0, e);
+  rx_t *r = rx_get(&a[1].d_str, 0, e);
   if (!r)
     return CZ_ERR;
   const str_t *s = &a[0].d_str;
@@ -318,7 +314,7 @@ static int rx_replace(xctx_t *c, const xnode_t *x, const datum_t *a, int64_t sta
     return CZ_ERR;
   if (nth < 0)
     nth = (flags & RX_GLOBAL) ? 0 : 1;
-  rx_t *r = rx_arg(&a[1], flags, e);
+  rx_t *r = rx_get(&a[1].d_str, flags, e);
   if (!r)
     return CZ_ERR;
   const str_t *s = &a[0].d_str;
@@ -405,10 +401,7 @@ static int rx_out_array(xctx_t *c, pgcat_arr_t *arr, datum_t *out, err_t *e)
 static int pf_regexp_match(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
                            err_t *e)
 {
-  unsigned flags;
-  if (rx_flags_arg(x, x->x_nargs > 2 ? &a[2] : NULL, false, &flags, e) != CZ_OK)
-    return CZ_ERR;
-  rx_t *r = rx_arg(&a[1], flags, e);
+  rx_t *r = rx_pattern(x, a, 2, e);
   if (!r)
     return CZ_ERR;
   const str_t *s = &a[0].d_str;
@@ -437,10 +430,7 @@ static int pf_regexp_match(xctx_t *c, const xnode_t *x, const datum_t *a, datum_
 static int pf_regexp_split_to_array(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
                                     err_t *e)
 {
-  unsigned flags;
-  if (rx_flags_arg(x, x->x_nargs > 2 ? &a[2] : NULL, false, &flags, e) != CZ_OK)
-    return CZ_ERR;
-  rx_t *r = rx_arg(&a[1], flags, e);
+  rx_t *r = rx_pattern(x, a, 2, e);
   if (!r)
     return CZ_ERR;
   const str_t *s = &a[0].d_str;

@@ -133,17 +133,6 @@ static int rx_bad(rx_rd_t *r, const char *why)
   return err_set(r->r_e, SQLSTATE_INVALID_REGEX, "invalid regular expression: %s", why);
 }
 
-static int hexval(char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 static bool is_alnum(char c)
 {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -154,8 +143,8 @@ static int rx_hex(rx_rd_t *r, int min, int max, uint32_t *cp)
 {
   uint64_t v = 0;
   int k = 0;
-  while (k < max && r->r_i < r->r_n && hexval(r->r_p[r->r_i]) >= 0) {
-    v = v * 16 + (uint64_t)hexval(r->r_p[r->r_i++]);
+  while (k < max && r->r_i < r->r_n && hex_digit_value(r->r_p[r->r_i]) >= 0) {
+    v = v * 16 + (uint64_t)hex_digit_value(r->r_p[r->r_i++]);
     if (v > 0x10FFFF)
       return rx_bad(r, "invalid escape \\ sequence");
     k++;

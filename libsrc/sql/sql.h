@@ -129,8 +129,19 @@ typedef enum sql_expr_kind_e {
   SQL_E_ARRAY,    /* ARRAY[ex_list] (ex_list NULL for ARRAY[]) */
   SQL_E_ARRAY_QUERY, /* ARRAY(ex_query): the single-column subquery's rows as an array */
   SQL_E_SUBSCRIPT,   /* ex_left[ex_right]: 1-based array element (`prattrs[s]`) */
-  SQL_E_COLLATE      /* ex_left COLLATE [ex_schema.]ex_name */
+  SQL_E_COLLATE,     /* ex_left COLLATE [ex_schema.]ex_name */
+  SQL_E_GROUPING_SET /* only in GROUP BY: ex_int is an sql_gset_kind_t, ex_list the
+                      * members (expressions or further SQL_E_GROUPING_SETs) */
 } sql_expr_kind_t;
+
+/* The GROUP BY forms beyond plain expressions (SQL_E_GROUPING_SET). */
+typedef enum sql_gset_kind_e {
+  SQL_GSET_EMPTY,    /* () */
+  SQL_GSET_ROW,      /* (a, b): one set of several expressions */
+  SQL_GSET_ROLLUP,   /* ROLLUP (…) */
+  SQL_GSET_CUBE,     /* CUBE (…) */
+  SQL_GSET_SETS      /* GROUPING SETS (…) */
+} sql_gset_kind_t;
 
 typedef enum sql_op_e {
   SQL_OP_OR,
@@ -320,6 +331,7 @@ struct sql_from_s {
   sql_list_t *fr_colnames; /* of const char *: column aliases `AS s(a, b)`; NULL when none */
   bool fr_natural;         /* SQL_FROM_JOIN: NATURAL JOIN (join on all same-named columns) */
   sql_list_t *fr_using;    /* SQL_FROM_JOIN: JOIN … USING (of const char *); NULL when none */
+  bool fr_lateral;         /* LATERAL before a derived table or a function */
 };
 
 typedef struct sql_order_s {
@@ -354,9 +366,10 @@ typedef struct sql_select_s {
   sql_list_t *se_targets;  /* of sql_target_t */
   sql_list_t *se_from;     /* of sql_from_t: comma-separated items; NULL = no FROM */
   sql_expr_t *se_where;
-  sql_list_t *se_group;    /* of sql_expr_t */
+  sql_list_t *se_group;    /* of sql_expr_t (SQL_E_GROUPING_SET for ROLLUP & co.) */
   sql_expr_t *se_having;
   sql_list_t *se_windows;  /* of sql_window_t: WINDOW w AS (…), …; NULL when none */
+  sql_list_t *se_distinct_on; /* of sql_expr_t: SELECT DISTINCT ON (…); NULL when absent */
 } sql_select_t;
 
 typedef enum sql_query_kind_e {
@@ -658,6 +671,13 @@ typedef struct sql_stmt_list_s {
  * SQL_MAX_DEPTH. Whatever was allocated in a before the error stays until
  * the arena is reset. */
 int sql_parse(arena_t *a, const char *text, size_t len, sql_stmt_list_t **out, err_t *e);
+
+/* The lexical cut of a multi-statement text (sql_split.c), for a front
+ * end that must find statements before parsing them: the bytes of text
+ * before the first `;` outside quotes, dollar quotes and comments (len
+ * when there is none), and the bytes of blanks and comments at its start. */
+size_t sql_statement_extent(const char *text, size_t len);
+size_t sql_skip_blanks(const char *text, size_t len);
 
 /* A canonical S-expression of one statement, allocated in a: operators in
  * prefix form with every subexpression parenthesised, so tests can assert

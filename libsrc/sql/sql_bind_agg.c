@@ -87,6 +87,11 @@ static int rw_node(rw_t *w, xnode_t *x, xnode_t **out)
       *out = bd_col(b, w->rw_ngroup + i, x->x_type);
       return CZ_OK;
     }
+  for (int i = 0; i < w->rw_ag->ag_ngrp; i++)
+    if (w->rw_ag->ag_grp_holders[i] == x) {  /* GROUPING(…): after the aggregates */
+      *out = bd_col(b, w->rw_ngroup + w->rw_ag->ag_n + i, x->x_type);
+      return CZ_OK;
+    }
   for (int k = 0; k < w->rw_ngroup; k++)
     if (bd_node_equal(w->rw_group[k], x)) {
       *out = bd_col(b, k, x->x_type);

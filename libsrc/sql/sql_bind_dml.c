@@ -204,7 +204,8 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
     }
     rows = op_project_new(b->b_a, sel, nc, x);
     for (int i = 0; i < b->b_naccess; i++)
-      if (b->b_access[i].ac_table->tb_handle == t->tb_handle &&
+      /* handles are made per name resolution: the table's identity is its OID */
+      if (b->b_access[i].ac_table->tb_oid == t->tb_oid &&
           (b->b_access[i].ac_priv & SQL_PRIV_SELECT)) {
         rows = op_buffer_new(b->b_a, rows);  /* reads the table it fills */
         break;

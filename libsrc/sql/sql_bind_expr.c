@@ -751,6 +751,8 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     return bd_window_call(b, sc, x, out);  /* sql_bind_window.c */
   if (xagg_is_aggregate(x->ex_name))
     return bd_agg_call(b, sc, x, out);
+  if (!x->ex_schema && !x->ex_over && strcmp(x->ex_name, "grouping") == 0)
+    return bd_grouping_call(b, sc, x, out);  /* sql_bind_grouping.c */
   if (bd_window_only(x->ex_name))
     return bd_error(b, "42809", x->ex_pos, "window function %s requires an OVER clause",
                     x->ex_name);

@@ -45,6 +45,12 @@ static void scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r)
     sc->sc_width += r->rl_ncols;
 }
 
+int bd_scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r)
+{
+  scope_add(b, sc, r);
+  return r->rl_ncols < 0 ? CZ_ERR : CZ_OK;
+}
+
 static xnode_t *shift_copy(bd_t *b, const xnode_t *x, int delta)
 {
   xnode_t *n = arena_alloc(b->b_a, sizeof(*n));
@@ -236,12 +242,26 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   op_t *l, *r;
   const sp_table_t *t;
   const char *al;
-  if (bd_item(b, sc, fr->fr_left, &l, &t, &al) != CZ_OK)
+  /* the nullable sides of outer joins (a recursive reference is refused there) */
+  bool null_l = fr->fr_join == SQL_JOIN_RIGHT || fr->fr_join == SQL_JOIN_FULL;
+  bool null_r = fr->fr_join == SQL_JOIN_LEFT || fr->fr_join == SQL_JOIN_FULL;
+  b->b_nullable += null_l;
+  int rc = bd_item(b, sc, fr->fr_left, &l, &t, &al);
+  b->b_nullable -= null_l;
+  if (rc != CZ_OK)
     return CZ_ERR;
   if (t)
     l = bd_plan_scan(b, t, al, false, NULL, 0);
   int mid = sc->sc_width;
-  if (bd_item(b, sc, fr->fr_right, &r, &t, &al) != CZ_OK)
+  if (bd_item_lateral(fr->fr_right) && !fr->fr_natural && !fr->fr_using &&
+      (fr->fr_join == SQL_JOIN_INNER || fr->fr_join == SQL_JOIN_LEFT ||
+       fr->fr_join == SQL_JOIN_CROSS))
+    return bd_lateral_join(b, sc, first_rel, base, l, fr->fr_right,
+                           fr->fr_join == SQL_JOIN_LEFT ? JOIN_LEFT : JOIN_INNER, fr->fr_on, out);
+  b->b_nullable += null_r;
+  rc = bd_item(b, sc, fr->fr_right, &r, &t, &al);
+  b->b_nullable -= null_r;
+  if (rc != CZ_OK)
     return CZ_ERR;
   const sp_table_t *rtable = t;
   if (t)
@@ -312,9 +332,9 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   return CZ_OK;
 }
 
-static const bd_cte_t *bd_find_cte(const bd_t *b, const char *name)
+static bd_cte_t *bd_find_cte(const bd_t *b, const char *name)
 {
-  for (const bd_cte_t *c = b->b_ctes; c; c = c->ct_prev)
+  for (bd_cte_t *c = b->b_ctes; c; c = c->ct_prev)
     if (strcmp(c->ct_cte->wc_name, name) == 0)
       return c;
   return NULL;
@@ -322,16 +342,20 @@ static const bd_cte_t *bd_find_cte(const bd_t *b, const char *name)
 
 /* A WITH query named in FROM: its body bound here as a derived table,
  * seeing the WITH queries defined before it (not itself or later ones). */
-static int bd_cte_ref(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const bd_cte_t *cte,
-                      op_t **op)
+static int bd_cte_ref(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_cte_t *cte, op_t **op)
 {
   const sql_cte_t *c = cte->ct_cte;
-  bd_cte_t *saved = b->b_ctes;
-  b->b_ctes = cte->ct_prev;
   const char **names;
   op_t *q;
-  int rc = bd_query(b, c->wc_query, sc->sc_parent, sc->sc_subq, &q, &names, NULL);
-  b->b_ctes = saved;
+  int rc;
+  if (cte->ct_recursive) {
+    rc = bd_cte_recursive(b, sc, cte, &q, &names);  /* sql_bind_recursive.c */
+  } else {
+    bd_cte_t *saved = b->b_ctes;
+    b->b_ctes = cte->ct_prev;
+    rc = bd_query(b, c->wc_query, sc->sc_parent, sc->sc_subq, &q, &names, NULL);
+    b->b_ctes = saved;
+  }
   if (rc != CZ_OK)
     return CZ_ERR;
   int ncte = sql_list_len(c->wc_columns), nal = sql_list_len(fr->fr_colnames);
@@ -363,7 +387,7 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
   *alias = NULL;
   switch (fr->fr_kind) {
   case SQL_FROM_TABLE: {
-    const bd_cte_t *cte = fr->fr_table.nm_schema ? NULL : bd_find_cte(b, fr->fr_table.nm_name);
+    bd_cte_t *cte = fr->fr_table.nm_schema ? NULL : bd_find_cte(b, fr->fr_table.nm_name);
     if (cte)
       return bd_cte_ref(b, sc, fr, cte, op);
     const sp_table_t *t;
@@ -481,6 +505,8 @@ static int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromb
     fb->fb_units = n;
     fb->fb_ucap = cap;
   }
+  if (fb->fb_nunits > 0 && bd_item_lateral(fr))
+    return bd_lateral_unit(b, sc, fb, fr);  /* sql_bind_lateral.c */
   bd_unit_t *u = &fb->fb_units[fb->fb_nunits++];
   u->un_base = sc->sc_width;
   if (bd_item(b, sc, fr, &u->un_op, &u->un_table, &u->un_alias) != CZ_OK)

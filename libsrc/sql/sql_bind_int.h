@@ -60,6 +60,12 @@ struct bd_aggctx_s {
   agg_spec_t *ag_specs;
   xnode_t **ag_holders;         /* placeholder nodes, one per aggregate */
   bool ag_in_agg;               /* binding an aggregate's argument (no nesting) */
+  /* GROUPING(…) calls (sql_bind_grouping.c): placeholders that the rewrite
+   * maps to the columns after the aggregates, one per call */
+  int ag_ngrp, ag_grp_cap;
+  xnode_t **ag_grp_holders;
+  int *ag_grp_nargs;
+  xnode_t ***ag_grp_args;       /* the arguments, bound over the FROM row */
 };
 
 /* A WITH query in force: inlined as a derived table where it is named in
@@ -68,6 +74,19 @@ typedef struct bd_cte_s bd_cte_t;
 struct bd_cte_s {
   const sql_cte_t *ct_cte;
   bd_cte_t *ct_prev;
+  /* WITH RECURSIVE (sql_bind_recursive.c): every query of the list sees
+   * all of them (ct_visible); while one is bound ct_busy is set, and while
+   * its recursive term is bound ct_wt is the working table its one
+   * self-reference reads. */
+  bool ct_recursive;
+  bd_cte_t *ct_visible;
+  bool ct_busy;
+  op_t *ct_wt;
+  const char **ct_wt_names;
+  int ct_wt_refs;
+  xsubq_t *ct_wt_subq;          /* the subquery the recursive term is bound in */
+  int ct_wt_nullable;           /* b_nullable when the recursive term began */
+  int ct_wt_setop;              /* b_setop_other likewise */
 };
 
 /* Statement binding state. */
@@ -96,6 +115,10 @@ typedef struct bd_s {
   int b_nhint;
   const ty_t *b_hint;
   bd_cte_t *b_ctes;             /* WITH queries visible here, innermost first */
+  bd_cte_t *b_cte_cur;          /* the WITH query whose body is being bound (recursion) */
+  int b_nullable;               /* binding the nullable side of an outer join */
+  int b_setop_other;            /* binding under EXCEPT / INTERSECT: 2 / 3 (innermost) */
+  int b_setop_depth;
   op_t *b_dml;                  /* the statement's modify operator */
   int b_nret;                   /* RETURNING columns */
   sp_col_t *b_ret_cols;
@@ -166,6 +189,8 @@ typedef struct bd_unit_s {
   const sp_table_t *un_table;   /* a plain table: its scan is planned with the joins */
   const char *un_alias;
   op_t *un_op;                  /* otherwise the input built while binding */
+  xsubq_t *un_lateral;          /* a LATERAL item reading the units before it: its plan,
+                                 * joined to them by bd_lateral_fold (un_op NULL) */
 } bd_unit_t;
 typedef struct bd_fromblk_s {
   int fb_nunits, fb_ucap;
@@ -182,8 +207,59 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out);
 void bd_or_factor(bd_t *b, bd_fromblk_t *fb, const int *unit_of);
 int bd_lookup_table(bd_t *b, const sql_name_t *n, const sp_table_t **out);
 /* Puts q's WITH queries in force (b_ctes; the caller restores it):
- * 42712 for a name given twice, 0A000 for RECURSIVE. */
+ * 42712 for a name given twice. */
 int bd_with_push(bd_t *b, const sql_query_t *q);
+/* After bd_with_push of a RECURSIVE list: binds each of its queries once,
+ * so an invalid one fails even when nothing names it. */
+int bd_with_check(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq);
+
+/* ---- the rest of the query language ------------------------------------ */
+
+/* GROUP BY 2 / alias / expression (sql_bind_query.c). */
+int bd_group_item(bd_t *b, bd_scope_t *sc, const sql_select_t *s, const sql_expr_t *x,
+                  xnode_t **out);
+/* Grouping sets (sql_bind_grouping.c): the distinct key expressions and
+ * the sets as lists of key indexes. */
+typedef struct bd_gsets_s {
+  int gs_nkeys, gs_kcap;
+  xnode_t **gs_keys;
+  int gs_nsets, gs_scap;
+  int *gs_set_n;
+  int **gs_sets;
+} bd_gsets_t;
+bool bd_group_has_sets(const sql_list_t *group);
+int bd_group_sets(bd_t *b, bd_scope_t *sc, const sql_select_t *s, bd_gsets_t *out);
+/* The plain GROUP BY keys as one grouping set (GROUPING(…) without sets). */
+void bd_group_one_set(bd_t *b, int ngroup, xnode_t **group, bd_gsets_t *out);
+/* GROUPING(args): a placeholder collected in the block's aggregate context. */
+int bd_grouping_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+/* The grouping-sets operator over in, for the block's aggregates and
+ * GROUPING calls (42803 for an argument that is not a key). */
+int bd_groupsets_plan(bd_t *b, op_t *in, const bd_gsets_t *gs, bd_aggctx_t *ag, op_t **out);
+
+/* WITH RECURSIVE (sql_bind_recursive.c): a WITH query named in FROM whose
+ * list is RECURSIVE: binds a self-referencing one as a recursive union
+ * (or the reference itself as its working table); else 1 (not handled). */
+int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const char ***names);
+
+/* LATERAL (sql_bind_lateral.c): whether a FROM item is lateral (LATERAL,
+ * or a function whose arguments read earlier items); binding one as the
+ * right side of the rows so far (left, the items of sc from first_rel
+ * on, their columns from base): *out joins them. on: JOIN's condition. */
+bool bd_item_lateral(const sql_from_t *fr);
+int bd_lateral_join(bd_t *b, bd_scope_t *sc, int first_rel, int base, op_t *left,
+                    const sql_from_t *fr, join_kind_t kind, const sql_expr_t *on, op_t **out);
+/* A lateral item of a FROM list after other items: a unit marked
+ * un_lateral (or an ordinary unit when it reads none of them). */
+int bd_lateral_unit(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, const sql_from_t *fr);
+/* Called first by bd_from_plan: the units before the last lateral unit
+ * are planned (with the conjuncts over them alone) and joined to it, and
+ * that join becomes the block's first unit, so the join search never
+ * sees a lateral unit. */
+int bd_lateral_fold(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb);
+/* Adds range entry r to sc at the end of its row (42712 for a name
+ * already there: CZ_ERR, b_e set without a position). */
+int bd_scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r);
 
 /* ---- access paths (sql_plan_scan.c) ------------------------------------ */
 

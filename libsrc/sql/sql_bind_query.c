@@ -4,6 +4,7 @@
  * the set operations. */
 #include <string.h>
 
+#include "exec/exec_ql.h"
 #include "sql/sql_bind_ext.h"
 #include "sql/sql_bind_int.h"
 
@@ -175,8 +176,8 @@ static bool is_int_literal(const sql_expr_t *x)
 }
 
 /* GROUP BY 2 and GROUP BY alias refer to the select list. */
-static int bd_group_item(bd_t *b, bd_scope_t *sc, const sql_select_t *s, const sql_expr_t *x,
-                         xnode_t **out)
+int bd_group_item(bd_t *b, bd_scope_t *sc, const sql_select_t *s, const sql_expr_t *x,
+                  xnode_t **out)
 {
   int nt = sql_list_len(s->se_targets);
   const sql_expr_t *use = x;
@@ -243,6 +244,78 @@ static int order_output_ref(bd_t *b, const sql_order_t *o, const tlist_t *tl, in
   return -1;
 }
 
+/* DISTINCT ON's expressions resolved as ORDER BY items are: an output
+ * position or name, else an expression equal to an output column or
+ * added as a hidden one; *out their columns. */
+static int bd_distinct_on(bd_t *b, bd_scope_t *sc, const sql_select_t *s, tlist_t *tl, int nvis,
+                          int **out)
+{
+  int ndon = sql_list_len(s->se_distinct_on);
+  int *don = arena_alloc(b->b_a, sizeof(int) * (size_t)ndon);
+  for (int i = 0; i < ndon; i++) {
+    sql_order_t o = {.or_expr = sql_list_at(s->se_distinct_on, i)};
+    int err;
+    int col = order_output_ref(b, &o, tl, nvis, &err);
+    if (err)
+      return CZ_ERR;
+    if (col < 0) {
+      xnode_t *n;
+      if (bd_expr(b, sc, o.or_expr, &n) != CZ_OK)
+        return CZ_ERR;
+      for (int t = 0; t < tl->tl_n && col < 0; t++)
+        if (bd_node_equal(tl->tl_x[t], n))
+          col = t;
+      if (col < 0) {
+        col = tl->tl_n;
+        tl_add(b, tl, n, "?distinct?", NULL);
+      }
+    }
+    don[i] = col;
+  }
+  *out = don;
+  return CZ_OK;
+}
+
+/* PostgreSQL's rule for DISTINCT ON: the ORDER BY items that are DISTINCT
+ * ON expressions must come first (42P10 otherwise); the sort is the ORDER
+ * BY followed by the DISTINCT ON expressions it does not name, so that
+ * equal DISTINCT ON values are adjacent. */
+static int distinct_on_keys(bd_t *b, const sql_select_t *s, const int *don, int ndon,
+                            sort_key_t **keys, int *nkeys)
+{
+  int nord = *nkeys;
+  sort_key_t *k = arena_alloc(b->b_a, sizeof(sort_key_t) * (size_t)(nord + ndon + 1));
+  bool skipped = false;
+  int pos = ((const sql_expr_t *)sql_list_at(s->se_distinct_on, 0))->ex_pos;
+  for (int i = 0; i < nord; i++) {
+    bool is_don = false;
+    for (int j = 0; j < ndon && !is_don; j++)
+      is_don = don[j] == (*keys)[i].sk_col;
+    if (is_don && skipped)
+      return bd_error(b, SQLSTATE_INVALID_COLUMN_REF, pos,
+                      "SELECT DISTINCT ON expressions must match initial ORDER BY expressions");
+    skipped |= !is_don;
+    k[i] = (*keys)[i];
+  }
+  int n = nord;
+  for (int j = 0; j < ndon; j++) {
+    bool named = false;
+    for (int i = 0; i < n && !named; i++)
+      named = k[i].sk_col == don[j];
+    if (named)
+      continue;
+    if (skipped)
+      return bd_error(b, SQLSTATE_INVALID_COLUMN_REF, pos,
+                      "SELECT DISTINCT ON expressions must match initial ORDER BY expressions");
+    k[n].sk_col = don[j];
+    k[n].sk_desc = false;
+    k[n++].sk_nulls_first = false;
+  }
+  *keys = k;
+  *nkeys = n;
+  return CZ_OK;
+}
+
 static int bd_limit_expr(bd_t *b, const sql_expr_t *x, xnode_t **out)
 {
   *out = NULL;
@@ -280,12 +353,22 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   if (bd_window_begin(b, sc, s->se_windows) != CZ_OK)
     return CZ_ERR;
   int ngroup = sql_list_len(s->se_group);
-  xnode_t **group = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(ngroup + 1));
-  for (int i = 0; i < ngroup; i++) {
-    if (bd_group_item(b, sc, s, sql_list_at(s->se_group, i), &group[i]) != CZ_OK)
+  xnode_t **group;
+  bd_gsets_t gsets;  /* GROUPING SETS, ROLLUP, CUBE (sql_bind_grouping.c) */
+  bool has_sets = bd_group_has_sets(s->se_group);
+  if (has_sets) {
+    if (bd_group_sets(b, sc, s, &gsets) != CZ_OK)
       return CZ_ERR;
-    if (!(group[i] = bd_finish_unknown(b, group[i])))
-      return CZ_ERR;
+    ngroup = gsets.gs_nkeys;
+    group = gsets.gs_keys;
+  } else {
+    group = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(ngroup + 1));
+    for (int i = 0; i < ngroup; i++) {
+      if (bd_group_item(b, sc, s, sql_list_at(s->se_group, i), &group[i]) != CZ_OK)
+        return CZ_ERR;
+      if (!(group[i] = bd_finish_unknown(b, group[i])))
+        return CZ_ERR;
+    }
   }
   tlist_t tl;
   memset(&tl, 0, sizeof(tl));
@@ -325,16 +408,29 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     keys[i].sk_desc = o->or_desc;
     keys[i].sk_nulls_first = nulls_first(o);
   }
+  /* DISTINCT ON (…): its expressions as output columns (maybe hidden) */
+  int ndon = sql_list_len(s->se_distinct_on);
+  int *don = NULL;
+  if (ndon && (bd_distinct_on(b, sc, s, &tl, nvis, &don) != CZ_OK ||
+               distinct_on_keys(b, s, don, ndon, &keys, &nord) != CZ_OK))
+    return CZ_ERR;
   /* every expression over the FROM row is bound: plan it */
   if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
     return CZ_ERR;
+  bool grouped = ag->ag_n > 0 || ngroup > 0 || having || has_sets || ag->ag_ngrp > 0;
   /* window functions of the select list / ORDER BY (sql_bind_window.c):
    * over the FROM row, or after GROUP BY and HAVING */
-  bool grouped = ag->ag_n > 0 || ngroup > 0 || having;
   if (!grouped && bd_window_finish(b, sc, NULL, &plan) != CZ_OK)
     return CZ_ERR;
   if (grouped) {
-    plan = op_hashagg_new(b->b_a, plan, ngroup, group, ag->ag_n, ag->ag_specs);
+    if (has_sets || ag->ag_ngrp > 0) {
+      if (!has_sets)
+        bd_group_one_set(b, ngroup, group, &gsets);
+      if (bd_groupsets_plan(b, plan, &gsets, ag, &plan) != CZ_OK)
+        return CZ_ERR;
+    } else {
+      plan = op_hashagg_new(b->b_a, plan, ngroup, group, ag->ag_n, ag->ag_specs);
+    }
     for (int t = 0; t < tl.tl_n; t++)
       if (bd_agg_rewrite(b, ag, ngroup, group, tl.tl_x[t], &tl.tl_x[t]) != CZ_OK)
         return CZ_ERR;
@@ -361,11 +457,17 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   op_t *sort_op = NULL;
   if (nord)
     plan = sort_op = op_sort_new(b->b_a, plan, nord, keys);
+  if (ndon) {
+    /* the first row of each run of equal DISTINCT ON values, in the
+     * ORDER BY's order; LIMIT counts the rows kept, so no top-k sort */
+    plan = op_distinct_on_new(b->b_a, plan, ndon, don);
+    sort_op = NULL;
+  }
   xnode_t *lim, *off, *top;
   if (bd_limit_expr(b, q->qu_limit, &lim) != CZ_OK || bd_limit_expr(b, q->qu_offset, &off) != CZ_OK ||
       bd_limit_expr(b, s->se_top, &top) != CZ_OK)
     return CZ_ERR;
-  if (nord && (lim || top))
+  if (sort_op && (lim || top))
     op_sort_set_limit(sort_op, top ? top : lim, top ? NULL : off);
   if (top)
     plan = op_limit_new(b->b_a, plan, top, NULL);
@@ -451,8 +553,18 @@ static int bd_setop(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *s
 {
   op_t *l, *r;
   const char **ln;
-  if (bd_query(b, q->qu_left, outer, sq, &l, &ln, cols) != CZ_OK ||
-      bd_query(b, q->qu_right, outer, sq, &r, NULL, NULL) != CZ_OK)
+  /* a recursive reference is refused where PostgreSQL refuses it: in
+   * INTERSECT ALL, EXCEPT ALL's left side and EXCEPT's right side */
+  int saved_other = b->b_setop_other;
+  if (q->qu_kind != SQL_Q_UNION && q->qu_all)
+    b->b_setop_other = q->qu_kind;
+  int rc = bd_query(b, q->qu_left, outer, sq, &l, &ln, cols);
+  if (q->qu_kind == SQL_Q_EXCEPT)
+    b->b_setop_other = q->qu_kind;
+  if (rc == CZ_OK)
+    rc = bd_query(b, q->qu_right, outer, sq, &r, NULL, NULL);
+  b->b_setop_other = saved_other;
+  if (rc != CZ_OK)
     return CZ_ERR;
   static const char *what[] = {"", "", "UNION", "EXCEPT", "INTERSECT"};
   if (l->o_ncols != r->o_ncols)
@@ -527,9 +639,6 @@ static int bd_query_body(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq
  * materialised gives the same rows for queries without side effects). */
 int bd_with_push(bd_t *b, const sql_query_t *q)
 {
-  if (q->qu_recursive)
-    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, q->qu_pos,
-                    "WITH RECURSIVE is not supported yet");
   bd_cte_t *saved = b->b_ctes;
   int n = sql_list_len(q->qu_with);
   for (int i = 0; i < n; i++) {
@@ -543,7 +652,29 @@ int bd_with_push(bd_t *b, const sql_query_t *q)
     bd_cte_t *e = arena_zalloc(b->b_a, sizeof(*e));
     e->ct_cte = c;
     e->ct_prev = b->b_ctes;
+    e->ct_recursive = q->qu_recursive;
     b->b_ctes = e;
+  }
+  /* RECURSIVE: each query sees the whole list (sql_bind_recursive.c) */
+  for (bd_cte_t *e = b->b_ctes; q->qu_recursive && e != saved; e = e->ct_prev)
+    e->ct_visible = b->b_ctes;
+  return CZ_OK;
+}
+
+/* PostgreSQL checks every query of a RECURSIVE list, named or not: each
+ * is bound once here (the plans are dropped: each reference binds its
+ * own). q's list must be the innermost in force. */
+int bd_with_check(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq)
+{
+  if (!q->qu_recursive)
+    return CZ_OK;
+  bd_scope_t wsc = {.sc_parent = outer, .sc_subq = sq};
+  bd_cte_t *e = b->b_ctes;
+  for (int i = 0; i < sql_list_len(q->qu_with) && e; i++, e = e->ct_prev) {
+    op_t *p;
+    const char **nm;
+    if (bd_cte_recursive(b, &wsc, e, &p, &nm) != CZ_OK)
+      return CZ_ERR;
   }
   return CZ_OK;
 }
@@ -556,6 +687,10 @@ int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t
   bd_cte_t *saved = b->b_ctes;
   if (bd_with_push(b, q) != CZ_OK)
     return CZ_ERR;
+  if (bd_with_check(b, q, outer, sq) != CZ_OK) {
+    b->b_ctes = saved;
+    return CZ_ERR;
+  }
   int rc = bd_query_body(b, q, outer, sq, out, names, cols);
   b->b_ctes = saved;
   return rc;

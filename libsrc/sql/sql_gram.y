@@ -124,6 +124,8 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> SHARE SOME STDIN STDOUT SUBSTRING SUPERUSER TRAILING TRIM TRUNCATE UNCOMMITTED UNKNOWN
 %token <str> USING VACUUM WRITE INTERVAL CASCADE CONSTRAINT RESTRICT SIMILAR SYMMETRIC
 %token <str> ASYMMETRIC EXECUTE
+/* the rest of the query language: LATERAL, GROUPING SETS / ROLLUP / CUBE */
+%token <str> CUBE GROUPING LATERAL_P ROLLUP SETS
 /* window frames and named windows (sql_bind_window.c) */
 %token <str> CURRENT_P EXCLUDE FILTER FOLLOWING GROUPS NO OTHERS PRECEDING RANGE TIES UNBOUNDED
 %token <str> WINDOW
@@ -139,13 +141,13 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <query> values_clause cte_query with_clause
 %type <limit> limit_clause
 %type <lock> for_locking_clause opt_for_locking_clause
-%type <expr> array_sub
+%type <expr> array_sub group_by_item
 %type <expr> limit_value opt_top a_expr b_expr c_expr columnref const_expr func_expr
 %type <expr> case_expr case_arg case_default in_expr values_item where_clause
 %type <expr> having_clause var_value func_application func_common fetch_count
 %type <expr> subscripted extract_arg fetch_clause
 %type <list> target_list from_clause from_list group_clause sort_clause opt_sort_clause
-%type <list> array_sub_list
+%type <list> array_sub_list group_by_list
 %type <list> sortby_list expr_list values_row name_list opt_include when_list
 %type <list> qualified_name_list set_list var_list grantee_list cte_list
 %type <list> opt_name_list returning_clause opt_partition substr_list trim_list
@@ -379,6 +381,19 @@ simple_select:
         se->se_windows = $9;
         $$ = sql_g_select(ps, @1.lc_pos, se);
       }
+  | SELECT DISTINCT ON '(' expr_list ')' opt_top target_list from_clause where_clause
+    group_clause having_clause
+      {
+        sql_select_t *se = NEW(sql_select_t);
+        se->se_distinct_on = $5;
+        se->se_top = $7;
+        se->se_targets = $8;
+        se->se_from = $9;
+        se->se_where = $10;
+        se->se_group = $11;
+        se->se_having = $12;
+        $$ = sql_g_select(ps, @1.lc_pos, se);
+      }
   | values_clause
   | TABLE qualified_name
       {
@@ -482,6 +497,22 @@ table_ref:
         $$->fr_func = $1;
         $$->fr_colnames = $2.al_cols;
       }
+  | LATERAL_P select_with_parens opt_alias_clause
+      {
+        sql_name_t none = {0};
+        $$ = sql_from_item(ps, @2.lc_pos, none, $2, $3.al_name);
+        $$->fr_colnames = $3.al_cols;
+        $$->fr_lateral = true;
+      }
+  | LATERAL_P func_application opt_alias_clause
+      {
+        sql_name_t none = {0};
+        $$ = sql_from_item(ps, @2.lc_pos, none, NULL, $3.al_name);
+        $$->fr_kind = SQL_FROM_FUNC;
+        $$->fr_func = $2;
+        $$->fr_colnames = $3.al_cols;
+        $$->fr_lateral = true;
+      }
   | joined_table
   ;
 
@@ -545,8 +576,50 @@ where_clause:
   ;
 
 group_clause:
-    GROUP_P BY expr_list  { $$ = $3; }
-  | %empty                { $$ = NULL; }
+    GROUP_P BY group_by_list  { $$ = $3; }
+  | %empty                    { $$ = NULL; }
+  ;
+
+/* PostgreSQL's group_by_item: an expression, (), (a, b), ROLLUP, CUBE,
+ * GROUPING SETS (nesting the others). */
+group_by_list:
+    group_by_item                    { $$ = APPEND(NULL, $1); }
+  | group_by_list ',' group_by_item  { $$ = APPEND($1, $3); }
+  ;
+
+group_by_item:
+    a_expr
+  | '(' ')'
+      {
+        $$ = sql_expr_new(ps, SQL_E_GROUPING_SET, @1.lc_pos);
+        $$->ex_int = SQL_GSET_EMPTY;
+      }
+  | '(' a_expr ',' expr_list ')'
+      {
+        $$ = sql_expr_new(ps, SQL_E_GROUPING_SET, @1.lc_pos);
+        $$->ex_int = SQL_GSET_ROW;
+        $$->ex_list = APPEND(NULL, $2);
+        for (int i = 0; i < sql_list_len($4); i++)
+          $$->ex_list = APPEND($$->ex_list, sql_list_at($4, i));
+      }
+  | ROLLUP '(' group_by_list ')'
+      {
+        $$ = sql_expr_new(ps, SQL_E_GROUPING_SET, @1.lc_pos);
+        $$->ex_int = SQL_GSET_ROLLUP;
+        $$->ex_list = $3;
+      }
+  | CUBE '(' group_by_list ')'
+      {
+        $$ = sql_expr_new(ps, SQL_E_GROUPING_SET, @1.lc_pos);
+        $$->ex_int = SQL_GSET_CUBE;
+        $$->ex_list = $3;
+      }
+  | GROUPING SETS '(' group_by_list ')'
+      {
+        $$ = sql_expr_new(ps, SQL_E_GROUPING_SET, @1.lc_pos);
+        $$->ex_int = SQL_GSET_SETS;
+        $$->ex_list = $4;
+      }
   ;
 
 having_clause:
@@ -1018,6 +1091,7 @@ func_name:
   | col_id '.' col_id  { $$.nm_schema = $1; $$.nm_name = $3; $$.nm_pos = @1.lc_pos; }
   | LEFT               { $$.nm_schema = NULL; $$.nm_name = "left"; $$.nm_pos = @1.lc_pos; }
   | RIGHT              { $$.nm_schema = NULL; $$.nm_name = "right"; $$.nm_pos = @1.lc_pos; }
+  | GROUPING           { $$.nm_schema = NULL; $$.nm_name = "grouping"; $$.nm_pos = @1.lc_pos; }
   ;
 
 over_clause:
@@ -1354,6 +1428,7 @@ unreserved_keyword:
   | EXECUTE
   | RECURSIVE | REPEATABLE | RESET | ROW | ROWS | SERIALIZABLE | SHARE | STDIN | STDOUT
   | SUPERUSER | TRUNCATE | UNCOMMITTED | VACUUM | WRITE | CASCADE | RESTRICT | UNKNOWN
+  | SETS
   | CURRENT_P | EXCLUDE | FILTER | FOLLOWING | GROUPS | NO | OTHERS | PRECEDING | RANGE | TIES
   | UNBOUNDED
   ;
@@ -1372,6 +1447,7 @@ reserved_keyword:
   | SUBSTRING | SYMMETRIC | TABLE | THEN | TO | TOP | TRAILING | TRIM | TRUE_P | UNION | UNIQUE
   | UPDATE
   | USER | USING | VALUES | WHEN | WHERE | WINDOW | WITH
+  | CUBE | GROUPING | LATERAL_P | ROLLUP
   ;
 
 /* ---- data manipulation -------------------------------------------------- */

@@ -85,7 +85,8 @@ int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
   splan_t *p = arena_zalloc(a, sizeof(*p));
   int rc;
   /* WITH … INSERT/UPDATE/DELETE: in force for the whole statement */
-  if (st->st_with && bd_with_push(&b, st->st_with) != CZ_OK)
+  if (st->st_with && (bd_with_push(&b, st->st_with) != CZ_OK ||
+                      bd_with_check(&b, st->st_with, NULL, NULL) != CZ_OK))
     return CZ_ERR;
   switch (st->st_kind) {
   case SQL_STMT_SELECT: {

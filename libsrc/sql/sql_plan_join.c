@@ -352,6 +352,9 @@ static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
 
 int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
 {
+  /* LATERAL units are joined to what they read first (sql_bind_lateral.c) */
+  if (bd_lateral_fold(b, sc, fb) != CZ_OK)
+    return CZ_ERR;
   int nu = fb->fb_nunits;
   if (nu == 0) {
     /* SELECT without FROM: one row (of one unused column). */

@@ -95,6 +95,112 @@ static bool key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t *
   return false;
 }
 
+/* ---- predicates pushed into the scan ------------------------------------ */
+
+/* A column of the table as a comparison sees it: the column itself, or
+ * cast so that the stored value compares the same (a smaller integer as
+ * a wider one, varchar as text) or the same once its trailing blanks are
+ * dropped (CHAR(n) as text: *rtrim). */
+static int pushed_col(const sp_table_t *t, const xnode_t *x, bool *rtrim)
+{
+  *rtrim = false;
+  if (x->x_kind == X_CAST && x->x_args[0]->x_kind == X_COL) {
+    ty_id_t from = x->x_args[0]->x_type.t_id, to = x->x_type.t_id;
+    bool widened = (from == TY_INT2 && (to == TY_INT4 || to == TY_INT8)) ||
+                   (from == TY_INT4 && to == TY_INT8);
+    *rtrim = from == TY_CHAR && to == TY_TEXT;
+    if (!widened && !*rtrim && !(from == TY_VARCHAR && to == TY_TEXT))
+      return -1;
+    x = x->x_args[0];
+  }
+  if (x->x_kind != X_COL || x->x_index < 0 || x->x_index >= t->tb_ncols ||
+      x->x_type.t_id != t->tb_coltypes[x->x_index].t_id)
+    return -1;
+  return x->x_index;
+}
+
+/* A value computed once per execution: constants and parameters, maybe
+ * cast (no functions: a volatile one must run per row). */
+static bool pushed_value(const xnode_t *x, ty_id_t type)
+{
+  if (x->x_type.t_id != type)
+    return false;
+  while (x->x_kind == X_CAST)
+    x = x->x_args[0];
+  return x->x_kind == X_CONST || x->x_kind == X_PARAM;
+}
+
+/* Whether conjunct c is a predicate the table layer can test: column op
+ * value, column [NOT] IN (values), column IS [NOT] NULL. */
+static bool pushable(const sp_table_t *t, const xnode_t *c, int *col, scan_pred_t *p)
+{
+  memset(p, 0, sizeof *p);
+  if (c->x_kind == X_IN_LIST) {
+    int k = pushed_col(t, c->x_args[0], &p->sp_rtrim);
+    if (k < 0 || c->x_nargs < 2)
+      return false;
+    for (int i = 1; i < c->x_nargs; i++)
+      if (!pushed_value(c->x_args[i], c->x_args[0]->x_type.t_id))
+        return false;
+    *col = k;
+    p->sp_op = c->x_not ? QP_NOT_IN : QP_IN;
+    p->sp_nvals = c->x_nargs - 1;
+    p->sp_vals = c->x_args + 1;
+    return true;
+  }
+  if (c->x_kind != X_OP)
+    return false;
+  if ((c->x_op == XOP_IS_NULL || c->x_op == XOP_IS_NOT_NULL) && c->x_nargs == 1) {
+    int k = pushed_col(t, c->x_args[0], &p->sp_rtrim);
+    if (k < 0)
+      return false;
+    *col = k;
+    p->sp_op = c->x_op == XOP_IS_NULL ? QP_NULL : QP_NOT_NULL;
+    return true;
+  }
+  if (c->x_nargs != 2 || c->x_op < XOP_EQ || c->x_op > XOP_GE)
+    return false;
+  for (int side = 0; side < 2; side++) {
+    const xnode_t *k = c->x_args[side], *v = c->x_args[1 - side];
+    int kc = pushed_col(t, k, &p->sp_rtrim);
+    if (kc < 0 || !pushed_value(v, k->x_type.t_id))
+      continue;
+    xop_t o = c->x_op;
+    if (side == 1)  /* value op col: as seen from the column */
+      o = o == XOP_LT ? XOP_GT : o == XOP_LE ? XOP_GE : o == XOP_GT ? XOP_LT : o == XOP_GE ? XOP_LE : o;
+    static const qpred_op_t map[] = {[XOP_EQ] = QP_EQ, [XOP_NE] = QP_NE, [XOP_LT] = QP_LT,
+                                     [XOP_LE] = QP_LE, [XOP_GT] = QP_GT, [XOP_GE] = QP_GE};
+    *col = kc;
+    p->sp_op = map[o];
+    p->sp_nvals = 1;
+    p->sp_vals = c->x_args + (1 - side);  /* the value, as a one-element list */
+    return true;
+  }
+  return false;
+}
+
+/* Moves the conjuncts the table layer can test into the scan (sp): they
+ * leave the filter, since the scan returns only rows passing them. out_pos
+ * maps a table column to the scan's output column (-1: not read). */
+static void push_preds(bd_t *b, const sp_table_t *t, xnode_t **conj, int n, const int *out_pos,
+                       scan_spec_t *sp)
+{
+  scan_pred_t *preds = arena_alloc(b->b_a, sizeof(scan_pred_t) * (size_t)(n + 1));
+  int np = 0;
+  for (int i = 0; i < n; i++) {
+    int col;
+    scan_pred_t p;
+    if (!conj[i] || !pushable(t, conj[i], &col, &p) || out_pos[col] < 0)
+      continue;
+    p.sp_col = out_pos[col];
+    p.sp_colname = t->tb_colnames[col];
+    preds[np++] = p;
+    conj[i] = NULL;
+  }
+  sp->ss_npred = np;
+  sp->ss_preds = np ? preds : NULL;
+}
+
 typedef struct path_s {
   int pa_index;                 /* 0 primary, else the index number */
   const char *pa_name;
@@ -285,7 +391,13 @@ static op_t *plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool row
     }
   }
   /* Range conjuncts stay in the filter: where NULL keys sort relative to
-   * the bound is the table layer's business, not something to rely on. */
+   * the bound is the table layer's business, not something to rely on.
+   * They and the other simple conjuncts on columns the scan reads are
+   * tested by the table layer instead (push_preds). */
+  int *out_pos = arena_alloc(b->b_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
+  for (int c = 0, k = 0; c < t->tb_ncols; c++)
+    out_pos[c] = (need && !need[c]) ? -1 : (compact || need) ? k++ : c;
+  push_preds(b, t, conj, n, out_pos, &sp);
   op_t *o = compact ? scan_compact(b, t, &sp, need, conj, n)
              : need  ? scan_subset(b, t, &sp, need)
                      : op_scan_new(b->b_a, &sp);

@@ -315,6 +315,15 @@ static void pr_expr(sql_pr_t *p, const sql_expr_t *x)
     pr_name(p, x->ex_name);
     pr_str(p, ")");
     return;
+  case SQL_E_GROUPING_SET: {
+    static const char *const gs[] = {"grouping-empty", "grouping-row", "rollup", "cube",
+                                     "grouping-sets"};
+    pr_str(p, "(");
+    pr_str(p, gs[x->ex_int]);
+    pr_exprs(p, x->ex_list);
+    pr_str(p, ")");
+    return;
+  }
   }
   /* the operand fields, in order, for the kinds that fell through */
   if (x->ex_left) {
@@ -374,6 +383,8 @@ static void pr_from(sql_pr_t *p, const sql_from_t *f)
     pr_str(p, ")");
     return;
   }
+  if (f->fr_lateral)
+    pr_str(p, "(lateral ");
   if (f->fr_alias)
     pr_str(p, "(as ");
   if (f->fr_kind == SQL_FROM_TABLE)
@@ -391,6 +402,8 @@ static void pr_from(sql_pr_t *p, const sql_from_t *f)
     }
     pr_str(p, ")");
   }
+  if (f->fr_lateral)
+    pr_str(p, ")");
 }
 
 /* " (tag e)" when e is there */
@@ -445,6 +458,11 @@ static void pr_orders(sql_pr_t *p, const sql_list_t *l)
 static void pr_select(sql_pr_t *p, const sql_select_t *se)
 {
   pr_str(p, se->se_distinct ? "(select distinct" : "(select");
+  if (se->se_distinct_on) {
+    pr_str(p, " (distinct-on");
+    pr_exprs(p, se->se_distinct_on);
+    pr_str(p, ")");
+  }
   pr_clause(p, "top", se->se_top);
   pr_str(p, " ");
   pr_targets(p, se->se_targets);

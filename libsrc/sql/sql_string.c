@@ -92,17 +92,6 @@ char *sql_string_dequote(arena_t *a, const char *s, size_t len, char quote)
   return out;
 }
 
-static int sql_hex_digit(char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 static size_t sql_utf8_encode(uint32_t cp, char *out)
 {
   if (cp < 0x80) {
@@ -141,7 +130,7 @@ static int sql_unescape_one(const char *s, size_t len, size_t *i, char *out)
   case 't': *out = '\t'; return 1;
   case 'x': {
     int v = 0, nd = 0, d;
-    while (nd < 2 && *i < len && (d = sql_hex_digit(s[*i])) >= 0) {
+    while (nd < 2 && *i < len && (d = hex_digit_value(s[*i])) >= 0) {
       v = v * 16 + d;
       nd++;
       (*i)++;
@@ -158,7 +147,7 @@ static int sql_unescape_one(const char *s, size_t len, size_t *i, char *out)
     int want = c == 'u' ? 4 : 8, d;
     uint32_t cp = 0;
     for (int k = 0; k < want; k++, (*i)++) {
-      if (*i >= len || (d = sql_hex_digit(s[*i])) < 0)
+      if (*i >= len || (d = hex_digit_value(s[*i])) < 0)
         return -1;
       cp = cp * 16 + (uint32_t)d;
     }

@@ -136,10 +136,44 @@ typedef struct tbl_scan_s tbl_scan_t;
 int tbl_scan_open(txn_t *tx, const cat_table_t *t, int idx, const int *cols, int ncols,
                   const tbl_bound_t *low, const tbl_bound_t *high, bool want_loc, arena_t *a,
                   tbl_scan_t **out, err_t *e);
+/* A simple predicate on one column a scan returns, tested on the stored
+ * value as it is decoded, before the row's other columns are: a row is
+ * returned only when every predicate of its scan is true (so a NULL never
+ * passes a comparison). Values have the physical kind of the column's
+ * type; strings compare bytewise, NUMERIC by value whatever the scales,
+ * doubles with NaN equal to itself and above every number (the
+ * executor's order). */
+typedef enum tbl_pred_op_e {
+  TBP_EQ, TBP_NE, TBP_LT, TBP_LE, TBP_GT, TBP_GE,
+  TBP_IN,                       /* equal to one of tp_vals */
+  TBP_NOT_IN,                   /* non-NULL and equal to none of tp_vals */
+  TBP_NULL, TBP_NOT_NULL
+} tbl_pred_op_t;
+
+typedef struct tbl_pred_s {
+  int tp_out;                   /* the scan's column (index into cols) tested */
+  tbl_pred_op_t tp_op;
+  bool tp_rtrim;                /* strings: the stored value's trailing blanks
+                                   do not count (CHAR(n) as bpchar) */
+  int tp_nvals;                 /* 1 for comparisons, 0 for the NULL tests */
+  const datum_t *tp_vals;       /* non-NULL values (the caller drops NULL
+                                   list items and empties a scan whose
+                                   comparison value is NULL) */
+} tbl_pred_t;
+
+/* Restricts an open scan (before its first tbl_scan_next) to the rows
+ * passing every one of preds[0..n) (kept by reference: they must live as
+ * long as the scan). */
+int tbl_scan_filter(tbl_scan_t *s, const tbl_pred_t *preds, int n, err_t *e);
+/* Whether row r of b passes every predicate (tp_out indexes b's columns). */
+bool tbl_preds_pass(const tbl_pred_t *preds, int n, const batch_t *b, int r);
 /* Fills out (ncols (+1) columns of the right types, created by the caller
  * with capacity cap) with up to cap rows; out->b_n = 0 at the end. Strings
  * are copied into a (the batch's arena). Holds no latch on return. */
 int tbl_scan_next(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e);
+/* As tbl_scan_next, but may return no rows before the end (a filtered
+ * scan that examined many rows and kept none): *done says the end. */
+int tbl_scan_step(tbl_scan_t *s, batch_t *out, arena_t *a, bool *done, err_t *e);
 void tbl_scan_close(tbl_scan_t *s);
 
 /* Point lookups by full primary key, vectored: keys[i] holds the t->ct_npk

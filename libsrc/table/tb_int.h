@@ -69,6 +69,48 @@ int tb_row_encode_refs(const ty_t *types, int n, const datum_t *vals, const tb_r
 int tb_row_decode_refs(const ty_t *types, int n, const uint8_t *p, size_t len, const int *cols,
                        int ncols, arena_t *a, datum_t *out, tb_ref_t *refs, err_t *e);
 bool tb_row_has_refs(const uint8_t *p, size_t len);
+
+/* How a scan decodes rows straight into its batch's vectors (built once
+ * per scan by tb_dplan_build): which stored column goes to which output,
+ * how wide each is, which predicates test it. */
+typedef struct tb_dplan_s {
+  int dp_ntab;                  /* the table's columns (types) */
+  int dp_upto;                  /* columns walked: the last one wanted + 1 */
+  int dp_nout;                  /* outputs (the scan's columns) */
+  const ty_t *dp_types;         /* the table's column types */
+  uint8_t *dp_kind;             /* [upto] TB_DK_* of each column */
+  uint8_t *dp_width;            /* [upto] its bytes when fixed, else 0 */
+  int16_t *dp_out;              /* [upto] the first output of the column, -1 none */
+  int16_t *dp_pred;             /* [upto] the first predicate on it, -1 none */
+  int16_t *dp_pnext;            /* [npred] the next predicate on the same column */
+  int16_t *dp_first;            /* [nout] the output that decodes the same column
+                                   (itself when first; -1: column out of range) */
+  int dp_nstr;
+  int16_t *dp_strs;             /* [nstr] outputs decoding a string column */
+  int dp_npred;
+  const tbl_pred_t *dp_preds;   /* tp_out already mapped to the first output */
+} tb_dplan_t;
+
+enum { TB_DK_BOOL, TB_DK_I16, TB_DK_I32, TB_DK_I64, TB_DK_F32, TB_DK_F64, TB_DK_NUM, TB_DK_STR };
+
+/* Whether row r of v (not NULL unless the test is TBP_NULL/TBP_NOT_NULL)
+ * passes predicate pr (tb_pred.c). */
+bool tb_pred_test(const tbl_pred_t *pr, const vec_t *v, int r);
+
+/* The plan to decode columns cols[0..ncols) of rows of a table of n
+ * columns of types, testing preds (tp_out indexes cols), in a. */
+int tb_dplan_build(const ty_t *types, int n, const int *cols, int ncols, const tbl_pred_t *preds,
+                   int npred, arena_t *a, tb_dplan_t **out, err_t *e);
+/* Decodes a stored row into row r of out's first dp_nout vectors, without
+ * datums: fixed-width values in place, strings copied into a (one block
+ * per row) once the row passed. *pass false: a predicate rejected the row
+ * (the row's slots hold garbage, nothing was allocated). A wanted
+ * out-of-line value sets refs[k] (k: the first output of the column; the
+ * vector gets an empty string) and *nrefs counts them: its predicates
+ * are not tested (the caller tests the row again once the value is read,
+ * tbl_preds_pass). */
+int tb_row_decode_vec(const tb_dplan_t *dp, const uint8_t *p, size_t len, batch_t *out, int r,
+                      arena_t *a, tb_ref_t *refs, int *nrefs, bool *pass, err_t *e);
 /* Counts a row read again (tbl_stats_t.ts_long_rereads). */
 void tb_long_note_reread(void);
 

@@ -45,6 +45,10 @@ struct tbl_scan_s {
   bool s_started, s_done;
   datum_t *s_row;             /* a whole row, for covered index scans */
   int *s_all;                 /* 0..ncols-1 */
+  const tbl_pred_t *s_preds;  /* tbl_scan_filter */
+  int s_npred;
+  tb_dplan_t *s_plan;         /* primary scans: decoding into vectors */
+  arena_t *s_a;               /* the scan's arena */
 };
 
 /* Encodes a search key of any length into a: a value longer than a
@@ -103,6 +107,7 @@ int tbl_scan_open(txn_t *tx, const cat_table_t *t, int idx, const int *cols, int
   if (ncols)
     memcpy(s->s_cols, cols, sizeof(int) * (size_t)ncols);
   s->s_want_loc = want_loc;
+  s->s_a = a;
   s->s_fetch = idx > 0 && (want_loc || !tb_index_covers(s->s_ix, t, cols, ncols));
   s->s_row = arena_alloc(a, sizeof(datum_t) * (size_t)t->ct_ncols);
   s->s_all = arena_alloc(a, sizeof(int) * (size_t)t->ct_ncols);
@@ -116,6 +121,19 @@ int tbl_scan_open(txn_t *tx, const cat_table_t *t, int idx, const int *cols, int
   if (bt_cursor_open(s->s_ix->ci_tree, &s->s_cur, e) != CZ_OK)
     return CZ_ERR;
   *out = s;
+  return CZ_OK;
+}
+
+int tbl_scan_filter(tbl_scan_t *s, const tbl_pred_t *preds, int n, err_t *e)
+{
+  if (s->s_started)
+    return err_set(e, SQLSTATE_INTERNAL, "predicates added to a started scan");
+  for (int j = 0; j < n; j++)
+    if (preds[j].tp_out < 0 || preds[j].tp_out >= s->s_ncols)
+      return err_set(e, SQLSTATE_INTERNAL, "predicate on column %d of a scan of %d",
+                     preds[j].tp_out, s->s_ncols);
+  s->s_preds = preds;
+  s->s_npred = n;
   return CZ_OK;
 }
 
@@ -496,6 +514,18 @@ static void tb_move_row(batch_t *out, int ncols, int from, int to)
 
 static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e);
 
+/* A batch of a filtered scan stops after the rows of this many batches
+ * were examined (a rejected row weighs 1, a kept one TB_REJECT_WEIGHT). */
+#define TB_REJECT_WEIGHT_BATCHES 16
+#define TB_REJECT_WEIGHT 64
+
+int tbl_scan_step(tbl_scan_t *s, batch_t *out, arena_t *a, bool *done, err_t *e)
+{
+  int rc = tb_scan_batch(s, out, a, e);
+  *done = s->s_done && out->b_n == 0;
+  return rc;
+}
+
 int tbl_scan_next(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
 {
   /* A fetching scan whose whole batch vanished between the index and the
@@ -520,17 +550,25 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     return err_set(e, SQLSTATE_INTERNAL, "scan batch without capacity");
   if (!s->s_started) {
     s->s_started = true;
+    if (s->s_ix->ci_no == 0 &&
+        tb_dplan_build(s->s_t->ct_types, s->s_t->ct_ncols, s->s_cols, s->s_ncols, s->s_preds,
+                       s->s_npred, s->s_a, &s->s_plan, e) != CZ_OK)
+      return CZ_ERR;
     if (bt_seek(s->s_cur, s->s_low, s->s_low_len, BT_FORWARD, e) != CZ_OK)
       return CZ_ERR;
   }
   const cat_index_t *ix = s->s_ix;
   bool primary = ix->ci_no == 0;
   bt_key_t *pks = s->s_fetch ? arena_alloc(a, sizeof *pks * (size_t)cap) : NULL;
-  datum_t *tmp = arena_alloc(a, sizeof(datum_t) * (size_t)(s->s_ncols ? s->s_ncols : 1));
   tb_ref_t *refs = arena_alloc(a, sizeof(tb_ref_t) * (size_t)(s->s_ncols ? s->s_ncols : 1));
   tb_pends_t pl = { NULL, 0, 0, 0 };
   int n = 0;
-  while (n < cap && pl.pl_bytes < TB_BATCH_LONG_BYTES) {
+  /* Rows a predicate rejects count too, a little: a selective scan still
+   * releases its cursor (writers) and returns to its caller (cancel)
+   * every so often, with fewer rows or none. */
+  int64_t budget = (int64_t)cap * TB_REJECT_WEIGHT_BATCHES * TB_REJECT_WEIGHT;
+  while (n < cap && pl.pl_bytes < TB_BATCH_LONG_BYTES && budget > 0) {
+    budget -= TB_REJECT_WEIGHT;
     const void *k, *v;
     size_t kl, vl;
     int rc = bt_next(s->s_cur, &k, &kl, &v, &vl, e);
@@ -552,10 +590,23 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     if (txn_read_version_at(s->s_tx, s->s_cmd, ix->ci_dtree, k, kl, a, &v, &vl) == TXN_VIS_ABSENT)
       continue;
     if (primary) {
-      if (tb_put_row(s->s_t, s->s_cols, s->s_ncols, v, vl, out, n, a, tmp, refs, &pl, k, kl, true,
-                     e) != CZ_OK) {
+      int nrefs;
+      bool pass;
+      if (tb_row_decode_vec(s->s_plan, v, vl, out, n, a, refs, &nrefs, &pass, e) != CZ_OK) {
         bt_cursor_release(s->s_cur);
         return CZ_ERR;
+      }
+      if (!pass) {
+        budget += TB_REJECT_WEIGHT - 1;
+        continue;
+      }
+      if (nrefs) {
+        /* the key may point into the latched page */
+        uint8_t *pk = arena_alloc(a, kl ? kl : 1);
+        memcpy(pk, k, kl);
+        for (int c = 0; c < s->s_ncols; c++)
+          if (refs[c].lr_on)
+            tb_pend_add(&pl, a, n, c, &refs[c], pk, kl);
       }
       if (s->s_want_loc)
         tb_put_loc(&out->b_cols[s->s_ncols], n, k, kl, v, vl, a);
@@ -577,6 +628,14 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     if (tb_resolve(s->s_tx, s->s_cmd, s->s_t, s->s_cols, s->s_ncols, s->s_want_loc, &pl, out, gone,
                    a, e) != CZ_OK)
       return CZ_ERR;
+    /* rows with out-of-line values: their predicates are tested now that
+     * the values are read (a row read again may have changed too) */
+    if (s->s_npred)
+      for (int i = 0; i < pl.pl_n; i++) {
+        int r = pl.pl_v[i].p_row;
+        if (!gone[r] && !tbl_preds_pass(s->s_preds, s->s_npred, out, r))
+          gone[r] = true;
+      }
     int w = 0;
     for (int r = 0; r < n; r++) {
       if (gone[r])
@@ -594,7 +653,19 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
       return CZ_ERR;
     int w = 0;
     for (int r = 0; r < n; r++) {
-      if (!found[r])
+      if (!found[r] || (s->s_npred && !tbl_preds_pass(s->s_preds, s->s_npred, out, r)))
+        continue;
+      if (w != r)
+        tb_move_row(out, s->s_ncols + (s->s_want_loc ? 1 : 0), r, w);
+      w++;
+    }
+    n = w;
+  }
+  if (s->s_npred && !primary && !s->s_fetch) {
+    /* covered index entries: tested once decoded */
+    int w = 0;
+    for (int r = 0; r < n; r++) {
+      if (!tbl_preds_pass(s->s_preds, s->s_npred, out, r))
         continue;
       if (w != r)
         tb_move_row(out, s->s_ncols + (s->s_want_loc ? 1 : 0), r, w);

@@ -6,17 +6,6 @@
 
 #include "types/types_int.h"
 
-static int ty_hexval(char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 int ty_bytea_parse(const char *s, size_t len, arena_t *a, str_t *out, err_t *e)
 {
   char *p = arena_alloc(a, len + 1);
@@ -28,12 +17,12 @@ int ty_bytea_parse(const char *s, size_t len, arena_t *a, str_t *out, err_t *e)
         i++;
         continue;
       }
-      int hi = ty_hexval(c);
+      int hi = hex_digit_value(c);
       if (hi < 0)
         return err_set(e, SQLSTATE_INVALID_PARAMETER, "invalid hexadecimal digit: \"%c\"", c);
       if (i + 1 >= len)
         return err_set(e, SQLSTATE_INVALID_PARAMETER, "invalid hexadecimal data: odd number of digits");
-      int lo = ty_hexval(s[i + 1]);
+      int lo = hex_digit_value(s[i + 1]);
       if (lo < 0)
         return err_set(e, SQLSTATE_INVALID_PARAMETER, "invalid hexadecimal digit: \"%c\"", s[i + 1]);
       p[o++] = (char)(hi << 4 | lo);

@@ -285,6 +285,20 @@ int ini_get_size(const ini_t *ini, const char *section, const char *key,
 int ini_get_bool(const ini_t *ini, const char *section, const char *key,
                  bool dflt, bool *out, err_t *e);
 
+/* ---- text helpers ------------------------------------------------------ */
+
+/* The value of hexadecimal digit c, or -1 when c is not one. */
+static inline int hex_digit_value(char c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
 /* ---- hashing ----------------------------------------------------------- */
 
 /* A fast 64-bit non-cryptographic hash (wyhash-style multiply-mix), good

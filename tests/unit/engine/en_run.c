@@ -109,7 +109,7 @@ int en_run(esession_t *s, const char *sql, en_result_t *r)
     r->rr_len = 0;
     r->rr_rows[0] = '\0';
     r->rr_nrows = 0;
-    rc = estmt_prepare(s, sql + parts[i].et_off, parts[i].et_len, NULL, 0, &st, &r->rr_err);
+    rc = estmt_prepare_parsed(s, sql + parts[i].et_off, &parts[i], &st, &r->rr_err);
     if (rc != CZ_OK)
       break;
     rc = eportal_bind(st, NULL, 0, &p, &r->rr_err);

@@ -208,7 +208,10 @@ static void test_with_before_dml(void **state)
   free(plan);
   en_expect_rows(ses, "SELECT a, b FROM w ORDER BY a", "2|big\n3|big\n10|big");
   en_expect_error(ses, "WITH x AS (SELECT 1), x AS (SELECT 2) DELETE FROM w", "42712");
-  en_expect_error(ses, "WITH RECURSIVE x AS (SELECT 1) DELETE FROM w", "0A000");
+  en_expect_error(ses, "WITH RECURSIVE x AS (SELECT * FROM x) DELETE FROM w", "42P19");
+  en_expect_rows(ses, "WITH RECURSIVE x(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM x "
+                      "WHERE n < 3) DELETE FROM w WHERE a IN (SELECT n FROM x) RETURNING a",
+                 "2\n3");
   en_expect_error(ses, "WITH v AS (SELECT 1) UPDATE w SET b = k", "42703");
   /* the names are the statement's only */
   en_expect_error(ses, "SELECT * FROM v", "42P01");

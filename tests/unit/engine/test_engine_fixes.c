@@ -238,7 +238,11 @@ static void test_with_queries(void **state)
   en_expect_error(ses, "WITH c AS (SELECT 1), c AS (SELECT 2) SELECT * FROM c", "42712");
   en_expect_error(ses, "WITH c(a, b) AS (SELECT 1) SELECT * FROM c", "42P10");
   en_expect_error(ses, "WITH d AS (SELECT * FROM c), c AS (SELECT 1) SELECT * FROM d", "42P01");
-  en_expect_error(ses, "WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r", "0A000");
+  en_expect_rows(ses, "WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r", "1");
+  en_expect_rows(ses, "WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n % 3 + 1 FROM r) "
+                      "SELECT sum(n) FROM r", "6");
+  en_expect_error(ses, "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n FROM r, r s) "
+                       "SELECT * FROM r", "42P19");
 }
 
 /* INSERT / UPDATE / DELETE … RETURNING, and INSERT with fewer VALUES than

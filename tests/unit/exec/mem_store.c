@@ -10,6 +10,7 @@
 #include "sql/sql_plan.h"
 
 typedef struct mem_table_s {
+  qtable_t mt_q;                /* first: the handle the executor calls */
   sp_table_t mt_sp;
   arena_t *mt_arena;
   int mt_n, mt_cap;
@@ -29,10 +30,51 @@ struct qscan_s {
   int ms_ncols;
   bool ms_rowid;
   int ms_pos;
+  const qpred_t *ms_preds;
+  int ms_npred;
 };
 
+/* The pushed predicates, as the contract of qt_scan_open says (datum_cmp
+ * orders as the executor does for these tests' types). */
+static bool ms_pass(const qscan_t *s, const datum_t *row)
+{
+  for (int j = 0; j < s->ms_npred; j++) {
+    const qpred_t *p = &s->ms_preds[j];
+    datum_t dv = row[s->ms_cols[p->qp_col]];
+    const datum_t *d = &dv;
+    if (p->qp_rtrim && !dv.d_null)
+      while (dv.d_str.s_len > 0 && dv.d_str.s_ptr[dv.d_str.s_len - 1] == ' ')
+        dv.d_str.s_len--;
+    ty_phys_t ph = ty_phys(s->ms_t->mt_sp.tb_coltypes[s->ms_cols[p->qp_col]].t_id);
+    if (p->qp_op == QP_NULL) {
+      if (!d->d_null)
+        return false;
+      continue;
+    }
+    if (d->d_null)
+      return false;
+    bool ok;
+    if (p->qp_op == QP_NOT_NULL) {
+      ok = true;
+    } else if (p->qp_op == QP_IN || p->qp_op == QP_NOT_IN) {
+      bool found = false;
+      for (int i = 0; i < p->qp_nvals && !found; i++)
+        found = datum_cmp(ph, d, &p->qp_vals[i]) == 0;
+      ok = found == (p->qp_op == QP_IN);
+    } else {
+      int c = datum_cmp(ph, d, &p->qp_vals[0]);
+      ok = p->qp_op == QP_EQ ? c == 0 : p->qp_op == QP_NE ? c != 0 : p->qp_op == QP_LT ? c < 0
+           : p->qp_op == QP_LE ? c <= 0 : p->qp_op == QP_GT ? c > 0 : c >= 0;
+    }
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
 static int ms_open(qctx_t *q, void *tab, int idx, const int *cols, int ncols, const qrange_t *r,
-                   bool want_rowid, arena_t *a, qscan_t **out, err_t *e)
+                   const qpred_t *preds, int npred, bool want_rowid, arena_t *a, qscan_t **out,
+                   err_t *e)
 {
   (void)q;
   (void)idx;
@@ -43,6 +85,8 @@ static int ms_open(qctx_t *q, void *tab, int idx, const int *cols, int ncols, co
   s->ms_cols = cols;
   s->ms_ncols = ncols;
   s->ms_rowid = want_rowid;
+  s->ms_preds = preds;
+  s->ms_npred = npred;
   *out = s;
   return CZ_OK;
 }
@@ -54,7 +98,7 @@ static int ms_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t *e)
   int n = 0;
   while (s->ms_pos < s->ms_t->mt_n && n < out->b_cols[0].v_cap) {
     int r = s->ms_pos++;
-    if (s->ms_t->mt_dead[r])
+    if (s->ms_t->mt_dead[r] || !ms_pass(s, s->ms_t->mt_rows[r]))
       continue;
     for (int c = 0; c < s->ms_ncols; c++)
       vec_set(&out->b_cols[c], n, &s->ms_t->mt_rows[r][s->ms_cols[c]]);
@@ -199,6 +243,7 @@ static int create_table(mem_db_t *db, const sql_create_table_t *ct, err_t *e)
     if (sql_bind_type(&cd->cd_type, &types[i], e) != CZ_OK)
       return CZ_ERR;
   }
+  t->mt_q.qt_ops = &mem_ops;
   t->mt_sp.tb_handle = t;
   t->mt_sp.tb_oid = (uint32_t)(16384 + db->md_n);
   t->mt_sp.tb_schema = "public";
@@ -239,7 +284,7 @@ static int run_stmt(mem_db_t *db, const sql_stmt_t *st, sink_t *sink, int64_t *c
     return CZ_ERR;
   }
   /* A small vector size exercises batch boundaries in every operator. */
-  qctx_t q = {.q_arena = a, .q_vector_size = 7, .q_tops = &mem_ops};
+  qctx_t q = {.q_arena = a, .q_vector_size = 7};
   for (int i = 0; i < p->sp_nsubqs; i++)
     xsubq_reset(p->sp_subqs[i], &q);
   rc = op_open(p->sp_root, &q, e);

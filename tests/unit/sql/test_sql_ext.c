@@ -176,6 +176,24 @@ static void test_query_forms(void **state)
   assert_int_equal(f->fr_func->ex_kind, SQL_E_FUNC);
 }
 
+/* issue 8 item 6: LATERAL, DISTINCT ON, grouping sets, GROUPING(). */
+static void test_query_language_forms(void **state)
+{
+  static const sqlt_case_t c[] = {
+    {"SELECT * FROM t, LATERAL (SELECT t.a) s", SQL_STMT_SELECT,
+     "(select (*) (from t (lateral (as (select (t.a)) s))))"},
+    {"SELECT * FROM t LEFT JOIN LATERAL generate_series(1, t.n) g ON true", SQL_STMT_SELECT,
+     "(select (*) (from (join left t (lateral (as (generate_series 1 t.n) g)) "
+     "(on true))))"},
+    {"SELECT DISTINCT ON (a, b + 1) a FROM t ORDER BY a", SQL_STMT_SELECT, "(select (distinct-on a (+ b 1)) (a) (from t) (order-by (asc a)))"},
+    {"SELECT a, GROUPING(a, b) FROM t GROUP BY c, ROLLUP (a, (b, c)), CUBE (d), "
+     "GROUPING SETS ((a), (), a, ROLLUP (b))", SQL_STMT_SELECT, "(select (a (grouping a b)) (from t) (group-by c (rollup a (grouping-row b c)) (cube d) "
+     "(grouping-sets a (grouping-empty) a (rollup b))))"},
+    {"SELECT sets FROM sets", SQL_STMT_SELECT, "(select (sets) (from sets))"},
+  };
+  sqlt_cases(*state, c, CZ_ARRAY_LEN(c));
+}
+
 static void test_copy(void **state)
 {
   static const sqlt_case_t c[] = {
@@ -355,6 +373,7 @@ int main(void)
     cmocka_unit_test_setup(test_any_all_arrays, sqlt_reset),
     cmocka_unit_test_setup(test_functions, sqlt_reset),
     cmocka_unit_test_setup(test_query_forms, sqlt_reset),
+    cmocka_unit_test_setup(test_query_language_forms, sqlt_reset),
     cmocka_unit_test_setup(test_copy, sqlt_reset),
     cmocka_unit_test_setup(test_dml_additions, sqlt_reset),
     cmocka_unit_test_setup(test_utility, sqlt_reset),

@@ -205,6 +205,48 @@ static void test_multiple_statements(void **state)
   assert_int_equal(l->sl_stmts[3]->st_kind, SQL_STMT_DELETE);
 }
 
+/* The lexical cut (sql_split.c) must find the statements the parser
+ * finds, whatever hides a `;`: quotes, E'' escapes, quoted identifiers,
+ * dollar quotes, parameters, comments. */
+static void test_statement_extent(void **state)
+{
+  arena_t *a = *state;
+  static const char *const texts[] = {
+    "SELECT 1; SELECT 2",
+    "SELECT ';' AS x; SELECT 'it''s;'",
+    "SELECT E'a\\';b\\\\'; SELECT 2",
+    "SELECT \"a;b\" FROM \"t;\"\"x\"; SELECT 3",
+    "SELECT $$;$$, $tag$ ; $x$ ; $tag$; SELECT $1 + 2",
+    "SELECT a$b FROM t; SELECT e'\\';'",
+    "SELECT 1 -- a comment; with a semicolon\n; SELECT /* a ; /* nested ; */ one */ 2",
+    "SELECT 1e5;SELECT 1.5e-3 ; ; SELECT x.y FROM t x",
+  };
+  for (size_t k = 0; k < CZ_ARRAY_LEN(texts); k++) {
+    const char *t = texts[k];
+    size_t len = strlen(t), at = 0;
+    sql_stmt_list_t *l = sqlt_parse(a, t);
+    int i = 0;
+    for (;;) {
+      at += sql_skip_blanks(t + at, len - at);
+      if (at < len && t[at] == ';') {
+        at++;
+        continue;
+      }
+      if (at >= len)
+        break;
+      size_t ext = sql_statement_extent(t + at, len - at);
+      assert_true(i < l->sl_n);
+      const sql_stmt_t *st = l->sl_stmts[i++];
+      assert_int_equal(st->st_off, at);
+      assert_true(st->st_off + st->st_len <= at + ext);
+      size_t rest = at + ext - (st->st_off + st->st_len);
+      assert_int_equal(sql_skip_blanks(t + st->st_off + st->st_len, rest), rest);
+      at += ext;
+    }
+    assert_int_equal(i, l->sl_n);
+  }
+}
+
 static void test_empty_statements(void **state)
 {
   arena_t *a = *state;
@@ -292,6 +334,7 @@ int main(void)
     cmocka_unit_test_setup(test_privileges_and_roles, sqlt_reset),
     cmocka_unit_test_setup(test_explain_set_show, sqlt_reset),
     cmocka_unit_test_setup(test_multiple_statements, sqlt_reset),
+    cmocka_unit_test_setup(test_statement_extent, sqlt_reset),
     cmocka_unit_test_setup(test_empty_statements, sqlt_reset),
     cmocka_unit_test_setup(test_node_positions, sqlt_reset),
     cmocka_unit_test_setup(test_parse_from_threads, sqlt_reset),
