@@ -1,29 +1,16 @@
 /* exec_pg — operators PostgreSQL clients' catalog queries need beyond core
- * SQL: window numbering (row_number, rank, dense_rank), ARRAY(subquery)
- * as an array's text form, and generate_series in FROM.
+ * SQL: ARRAY(subquery) as an array's text form, and generate_series in
+ * FROM (window functions have their own contract, exec_window.h).
  *
  * Design notes:
  * - Arrays are values of type TEXT in PostgreSQL's one-dimensional text
  *   form ('{a,"b c",NULL}') until types/ has arrays; xarray_text makes
  *   that form (element quoting as PostgreSQL's array output does).
- * - The window operator numbers rows that arrive sorted by the partition
- *   keys and then the ORDER BY keys (the binder puts a sort below it); it
- *   streams, keeping only the previous row's keys across batches.
  */
 #ifndef CZ_EXEC_PG_H
 #define CZ_EXEC_PG_H
 
 #include "exec/exec.h"
-
-/* ---- window numbering --------------------------------------------------- */
-
-typedef enum xwin_e { XWIN_ROW_NUMBER, XWIN_RANK, XWIN_DENSE_RANK } xwin_t;
-
-/* Output: the input's columns, then one BIGINT column of kind's number. The
- * input is sorted by the npart partition columns part[], then the norder
- * ORDER BY columns ord[] (peers: equal in all of them). */
-op_t *op_window_new(arena_t *a, op_t *in, xwin_t kind, int npart, const int *part, int norder,
-                    const int *ord);
 
 /* ---- arrays as text ----------------------------------------------------- */
 

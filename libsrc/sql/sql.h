@@ -197,14 +197,45 @@ typedef struct sql_when_s {
   sql_expr_t *wh_result;
 } sql_when_t;
 
-/* A window: OVER (PARTITION BY … ORDER BY …) after a function call
- * (`row_number() OVER (PARTITION BY a.attrelid ORDER BY a.attnum)`). The
- * frame is always the default (RANGE UNBOUNDED PRECEDING to CURRENT ROW
- * with ORDER BY, the whole partition without). */
+/* Window frames (PostgreSQL's): the unit, the kinds of bound, EXCLUDE. */
+typedef enum sql_frame_e {
+  SQL_FRAME_DEFAULT = 0,   /* none written: RANGE UNBOUNDED PRECEDING .. CURRENT ROW */
+  SQL_FRAME_ROWS,
+  SQL_FRAME_RANGE,
+  SQL_FRAME_GROUPS
+} sql_frame_t;
+
+typedef enum sql_bound_e {
+  SQL_BOUND_UNBOUNDED_PRECEDING = 0,
+  SQL_BOUND_PRECEDING,     /* offset PRECEDING */
+  SQL_BOUND_CURRENT,
+  SQL_BOUND_FOLLOWING,     /* offset FOLLOWING */
+  SQL_BOUND_UNBOUNDED_FOLLOWING
+} sql_bound_t;
+
+typedef enum sql_exclude_e {
+  SQL_EXCLUDE_NONE = 0,    /* also EXCLUDE NO OTHERS */
+  SQL_EXCLUDE_CURRENT,
+  SQL_EXCLUDE_GROUP,
+  SQL_EXCLUDE_TIES
+} sql_exclude_t;
+
+/* A window: OVER (…) after a function call, or one WINDOW w AS (…) of a
+ * SELECT (wi_name set). `OVER w` has only wi_ref and wi_bare_ref;
+ * `OVER (w ORDER BY …)` names the window it extends in wi_ref. */
 typedef struct sql_window_s {
+  const char *wi_name;      /* WINDOW clause: the name defined; NULL in OVER */
+  const char *wi_ref;       /* the existing window referred to; NULL when none */
+  bool wi_bare_ref;         /* OVER w (not parenthesised): w's frame as it is */
   sql_list_t *wi_partition; /* of sql_expr_t; NULL when none */
   sql_list_t *wi_order;     /* of sql_order_t; NULL when none */
-  int wi_pos;               /* position of OVER */
+  sql_frame_t wi_frame;     /* SQL_FRAME_DEFAULT: no frame clause */
+  sql_bound_t wi_start, wi_end;
+  sql_expr_t *wi_start_off; /* the offset of n PRECEDING / FOLLOWING; NULL otherwise */
+  sql_expr_t *wi_end_off;
+  int wi_start_pos, wi_end_pos;
+  sql_exclude_t wi_exclude;
+  int wi_pos;               /* position of OVER (…)'s parenthesis, of OVER w's name */
 } sql_window_t;
 
 /* One node shape for every expression: the kinds differ only in which of
@@ -232,6 +263,9 @@ struct sql_expr_s {
   sql_list_t *ex_list;   /* of sql_expr_t (IN list, arguments) or sql_when_t (CASE) */
   sql_query_t *ex_query;
   sql_window_t *ex_over; /* SQL_E_FUNC: the window of f(…) OVER (…); NULL for a plain call */
+  sql_expr_t *ex_filter; /* SQL_E_FUNC: FILTER (WHERE …), already folded into the first
+                          * argument (see sql_g_filter); kept to refuse it on
+                          * what is not an aggregate */
 };
 
 /* SQL_E_FUNC details. ex_schema is the schema qualifier when one was
@@ -334,6 +368,7 @@ typedef struct sql_select_s {
   sql_expr_t *se_where;
   sql_list_t *se_group;    /* of sql_expr_t (SQL_E_GROUPING_SET for ROLLUP & co.) */
   sql_expr_t *se_having;
+  sql_list_t *se_windows;  /* of sql_window_t: WINDOW w AS (…), …; NULL when none */
   sql_list_t *se_distinct_on; /* of sql_expr_t: SELECT DISTINCT ON (…); NULL when absent */
 } sql_select_t;
 

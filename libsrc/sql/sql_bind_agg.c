@@ -2,7 +2,7 @@
  * GROUP BY to the group-by operator's output (keys, then aggregates). */
 #include <string.h>
 
-#include "sql/sql_bind_int.h"
+#include "sql/sql_bind_ext.h"
 
 int bd_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
@@ -78,6 +78,10 @@ typedef struct rw_s {
 static int rw_node(rw_t *w, xnode_t *x, xnode_t **out)
 {
   bd_t *b = w->rw_b;
+  if (bd_window_is_holder(x)) {  /* a window's result: computed after the group-by */
+    *out = x;
+    return CZ_OK;
+  }
   for (int i = 0; i < w->rw_ag->ag_n; i++)
     if (w->rw_ag->ag_holders[i] == x) {
       *out = bd_col(b, w->rw_ngroup + i, x->x_type);

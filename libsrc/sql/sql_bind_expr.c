@@ -777,6 +777,12 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     return bd_agg_call(b, sc, x, out);
   if (!x->ex_schema && !x->ex_over && strcmp(x->ex_name, "grouping") == 0)
     return bd_grouping_call(b, sc, x, out);  /* sql_bind_grouping.c */
+  if (bd_window_only(x->ex_name))
+    return bd_error(b, "42809", x->ex_pos, "window function %s requires an OVER clause",
+                    x->ex_name);
+  if (x->ex_filter)
+    return bd_error(b, "42809", x->ex_pos, "FILTER specified, but %s is not an aggregate function",
+                    x->ex_name);
   if (x->ex_star || x->ex_distinct)
     return bd_error(b, SQLSTATE_SYNTAX_ERROR, x->ex_pos,
                     "%s specified, but %s is not an aggregate function",

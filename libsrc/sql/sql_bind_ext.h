@@ -52,11 +52,31 @@ int bd_reg_display(bd_t *b, const sql_expr_t *x, xnode_t **n);
 
 /* ---- window functions (sql_bind_window.c) ------------------------------- */
 
+/* The block's WINDOW clause (of sql_window_t; 42P20 for a name defined
+ * twice): before its select list is bound. */
+int bd_window_begin(bd_t *b, bd_scope_t *sc, const sql_list_t *defs);
+/* Refuses window calls while binding `where` (HAVING: 42P20); NULL
+ * allows them again. */
+/* Whether the block has window function calls (not only WINDOW definitions). */
+bool bd_window_any(const bd_scope_t *sc);
+void bd_window_forbid(bd_scope_t *sc, const char *where);
 /* f(…) OVER (…): a placeholder for the block's window column. */
 int bd_window_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
-/* Adds the windows of the block to *plan (the FROM row); grouped: the
- * block aggregates (not supported together with windows, 0A000). */
-int bd_window_finish(bd_t *b, bd_scope_t *sc, bool grouped, op_t **plan);
+/* Whether x is a window call's placeholder (the GROUP BY rewrite keeps it). */
+bool bd_window_is_holder(const xnode_t *x);
+/* Whether name is a window function that is not also an aggregate
+ * (row_number …): such a call needs OVER (42809). */
+bool bd_window_only(const char *name);
+/* A grouped block's GROUP BY, for rewriting window keys and arguments
+ * over the group-by's output. */
+typedef struct bd_wgroup_s {
+  bd_aggctx_t *wg_agg;
+  int wg_ngroup;
+  xnode_t **wg_group;
+} bd_wgroup_t;
+/* Adds the windows of the block to *plan: the FROM row, or with grouped
+ * the group-by's output (keys, then aggregates). */
+int bd_window_finish(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, op_t **plan);
 
 /* ---- set-returning functions in FROM (sql_bind_srf.c) ------------------- */
 

@@ -357,6 +357,8 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   }
   bd_aggctx_t *ag = arena_zalloc(b->b_a, sizeof(*ag));
   sc->sc_agg = ag;
+  if (bd_window_begin(b, sc, s->se_windows) != CZ_OK)
+    return CZ_ERR;
   int ngroup = sql_list_len(s->se_group);
   xnode_t **group;
   bd_gsets_t gsets;  /* GROUPING SETS, ROLLUP, CUBE (sql_bind_grouping.c) */
@@ -381,8 +383,10 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     return CZ_ERR;
   int nvis = tl.tl_n;
   xnode_t *having = NULL;
+  bd_window_forbid(sc, "HAVING");
   if (s->se_having && bd_cond(b, sc, s->se_having, "HAVING", &having) != CZ_OK)
     return CZ_ERR;
+  bd_window_forbid(sc, NULL);
   /* ORDER BY: output references, else expressions (maybe hidden columns). */
   int nord = sql_list_len(q->qu_order);
   sort_key_t *keys = arena_alloc(b->b_a, sizeof(sort_key_t) * (size_t)(nord + 1));
@@ -427,7 +431,8 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     decor->dr_est_rows = plan->o_est_rows;
   if (decor) {
     /* what a semi / anti or grouped join cannot express: keep the per-row subquery */
-    if ((ag->ag_n > 0 && !decor->dr_scalar) || ngroup > 0 || having || has_sets || ndon || sc->sc_win ||
+    if ((ag->ag_n > 0 && !decor->dr_scalar) || ngroup > 0 || having || has_sets || ndon ||
+        bd_window_any(sc) ||
         q->qu_limit || q->qu_offset || s->se_top || ((decor->dr_in || decor->dr_scalar) && nvis != 1))
       decor->dr_fail = true;
     if (decor->dr_scalar) {
@@ -443,8 +448,9 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     return *out ? CZ_OK : CZ_ERR;
   }
   bool grouped = ag->ag_n > 0 || ngroup > 0 || having || has_sets || ag->ag_ngrp > 0;
-  /* window functions of the select list / ORDER BY (sql_bind_window.c) */
-  if (bd_window_finish(b, sc, grouped, &plan) != CZ_OK)
+  /* window functions of the select list / ORDER BY (sql_bind_window.c):
+   * over the FROM row, or after GROUP BY and HAVING */
+  if (!grouped && bd_window_finish(b, sc, NULL, &plan) != CZ_OK)
     return CZ_ERR;
   if (grouped) {
     if (has_sets || ag->ag_ngrp > 0) {
@@ -463,6 +469,9 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
         return CZ_ERR;
       plan = op_filter_new(b->b_a, plan, having);
     }
+    bd_wgroup_t wg = {.wg_agg = ag, .wg_ngroup = ngroup, .wg_group = group};
+    if (bd_window_finish(b, sc, &wg, &plan) != CZ_OK)
+      return CZ_ERR;
   }
   for (int t = 0; t < tl.tl_n; t++) {
     if (t < nhint && tl.tl_x[t]->x_type.t_id == TY_UNKNOWN &&

@@ -61,6 +61,7 @@ static sql_expr_t *sql_g_column(sql_pstate_t *ps, int pos, const char *a, const 
 static sql_expr_t *sql_g_func(sql_pstate_t *ps, int pos, sql_name_t name, sql_list_t *args,
                               bool distinct, bool star);
 static sql_expr_t *sql_g_fn(sql_pstate_t *ps, int pos, const char *name, sql_list_t *args);
+static sql_expr_t *sql_g_filter(sql_pstate_t *ps, int pos, sql_expr_t *f, sql_expr_t *cond);
 static sql_expr_t *sql_g_binop(sql_pstate_t *ps, int op, int pos, sql_expr_t *l, sql_expr_t *r);
 static sql_expr_t *sql_g_quant(sql_pstate_t *ps, sql_expr_kind_t kind, int op, int pos,
                                sql_expr_t *l, sql_expr_t *array, sql_query_t *q);
@@ -125,6 +126,9 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> ASYMMETRIC EXECUTE
 /* the rest of the query language: LATERAL, GROUPING SETS / ROLLUP / CUBE */
 %token <str> CUBE GROUPING LATERAL_P ROLLUP SETS
+/* window frames and named windows (sql_bind_window.c) */
+%token <str> CURRENT_P EXCLUDE FILTER FOLLOWING GROUPS NO OTHERS PRECEDING RANGE TIES UNBOUNDED
+%token <str> WINDOW
 /* year, month, day, hour, minute or second right after INTERVAL 'text'
  * (sql_yylex turns the identifier into this token only there) */
 %token <str> IV_UNIT
@@ -151,7 +155,11 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <copy> copy_opts copy_old_opts copy_generic_opts
 %type <txn> txn_mode_list opt_txn_modes
 %type <alias> opt_alias_clause
-%type <window> over_clause
+%type <window> over_clause opt_over_clause_filter window_spec window_def
+%type <list> opt_window_clause window_def_list
+%type <num> frame_bound_kind opt_frame_exclusion frame_unit
+%type <window> opt_frame_clause frame_bound
+%type <str> opt_window_ref
 %type <target> target_el
 %type <from> table_ref joined_table
 %type <order> sortby index_elem
@@ -173,6 +181,10 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <role> role_opts
 
 /* Lowest first; PostgreSQL's table. */
+/* UNBOUNDED PRECEDING is the frame bound, not a column named unbounded
+ * followed by PRECEDING (PostgreSQL's precedence trick, gram.y). */
+%nonassoc UNBOUNDED
+%nonassoc PRECEDING FOLLOWING
 %left UNION EXCEPT
 %left INTERSECT
 %left OR
@@ -356,6 +368,7 @@ select_clause:
 
 simple_select:
     SELECT opt_distinct opt_top target_list from_clause where_clause group_clause having_clause
+    opt_window_clause
       {
         sql_select_t *se = NEW(sql_select_t);
         se->se_distinct = $2;
@@ -365,6 +378,7 @@ simple_select:
         se->se_where = $6;
         se->se_group = $7;
         se->se_having = $8;
+        se->se_windows = $9;
         $$ = sql_g_select(ps, @1.lc_pos, se);
       }
   | SELECT DISTINCT ON '(' expr_list ')' opt_top target_list from_clause where_clause
@@ -1057,6 +1071,8 @@ const_expr:
 func_expr:
     func_application
   | func_application over_clause  { $$ = $1; $$->ex_over = $2; }
+  | func_application FILTER '(' WHERE a_expr ')' opt_over_clause_filter
+      { CHK($$ = sql_g_filter(ps, @2.lc_pos, $1, $5)); $$->ex_over = $7; }
   | func_common
   ;
 
@@ -1079,13 +1095,121 @@ func_name:
   ;
 
 over_clause:
-    OVER '(' opt_partition opt_sort_clause ')'
+    OVER window_spec  { $$ = $2; }
+  | OVER col_id
       {
         $$ = NEW(sql_window_t);
+        $$->wi_ref = $2;
+        $$->wi_bare_ref = true;
+        $$->wi_pos = @2.lc_pos;
+      }
+  ;
+
+opt_over_clause_filter:
+    over_clause
+  | %empty       { $$ = NULL; }
+  ;
+
+/* ( [existing window] [PARTITION BY …] [ORDER BY …] [frame] ). The
+ * existing window's name is a plain identifier here (PostgreSQL also
+ * takes unreserved keywords, which would make PARTITION, ROWS, RANGE and
+ * GROUPS ambiguous without precedence tricks). */
+window_spec:
+    '(' opt_window_ref opt_partition opt_sort_clause opt_frame_clause ')'
+      {
+        $$ = $5;
+        $$->wi_ref = $2;
         $$->wi_partition = $3;
         $$->wi_order = $4;
         $$->wi_pos = @1.lc_pos;
       }
+  ;
+
+opt_window_ref:
+    IDENT    { $$ = $1; }
+  | %empty   { $$ = NULL; }
+  ;
+
+opt_frame_clause:
+    frame_unit frame_bound opt_frame_exclusion
+      {
+        $$ = $2;
+        $$->wi_frame = $1;
+        $$->wi_exclude = $3;
+      }
+  | frame_unit BETWEEN frame_bound AND frame_bound opt_frame_exclusion
+      {
+        $$ = $3;
+        $$->wi_frame = $1;
+        $$->wi_end = $5->wi_start;
+        $$->wi_end_off = $5->wi_start_off;
+        $$->wi_end_pos = $5->wi_start_pos;
+        $$->wi_exclude = $6;
+      }
+  | %empty  { $$ = NEW(sql_window_t); }
+  ;
+
+frame_unit:
+    ROWS    { $$ = SQL_FRAME_ROWS; }
+  | RANGE   { $$ = SQL_FRAME_RANGE; }
+  | GROUPS  { $$ = SQL_FRAME_GROUPS; }
+  ;
+
+/* One bound, parsed into wi_start (the BETWEEN rule moves the second
+ * into wi_end); a lone bound is the start, the end CURRENT ROW. */
+frame_bound:
+    frame_bound_kind
+      {
+        $$ = NEW(sql_window_t);
+        $$->wi_start = $1;
+        $$->wi_end = SQL_BOUND_CURRENT;
+        $$->wi_start_pos = @1.lc_pos;
+      }
+  | a_expr PRECEDING
+      {
+        $$ = NEW(sql_window_t);
+        $$->wi_start = SQL_BOUND_PRECEDING;
+        $$->wi_start_off = $1;
+        $$->wi_end = SQL_BOUND_CURRENT;
+        $$->wi_start_pos = @1.lc_pos;
+      }
+  | a_expr FOLLOWING
+      {
+        $$ = NEW(sql_window_t);
+        $$->wi_start = SQL_BOUND_FOLLOWING;
+        $$->wi_start_off = $1;
+        $$->wi_end = SQL_BOUND_CURRENT;
+        $$->wi_start_pos = @1.lc_pos;
+      }
+  ;
+
+frame_bound_kind:
+    UNBOUNDED PRECEDING  { $$ = SQL_BOUND_UNBOUNDED_PRECEDING; }
+  | UNBOUNDED FOLLOWING  { $$ = SQL_BOUND_UNBOUNDED_FOLLOWING; }
+  | CURRENT_P ROW        { $$ = SQL_BOUND_CURRENT; }
+  ;
+
+opt_frame_exclusion:
+    EXCLUDE CURRENT_P ROW  { $$ = SQL_EXCLUDE_CURRENT; }
+  | EXCLUDE GROUP_P        { $$ = SQL_EXCLUDE_GROUP; }
+  | EXCLUDE TIES           { $$ = SQL_EXCLUDE_TIES; }
+  | EXCLUDE NO OTHERS      { $$ = SQL_EXCLUDE_NONE; }
+  | %empty                 { $$ = SQL_EXCLUDE_NONE; }
+  ;
+
+/* WINDOW w AS (…) [, …] after HAVING */
+opt_window_clause:
+    WINDOW window_def_list  { $$ = $2; }
+  | %empty                  { $$ = NULL; }
+  ;
+
+window_def_list:
+    window_def                      { $$ = APPEND(NULL, $1); }
+  | window_def_list ',' window_def  { $$ = APPEND($1, $3); }
+  ;
+
+window_def:
+    col_id AS window_spec  { $$ = $3; $$->wi_name = $1; }
   ;
 
 opt_partition:
@@ -1305,6 +1429,8 @@ unreserved_keyword:
   | RECURSIVE | REPEATABLE | RESET | ROW | ROWS | SERIALIZABLE | SHARE | STDIN | STDOUT
   | SUPERUSER | TRUNCATE | UNCOMMITTED | VACUUM | WRITE | CASCADE | RESTRICT | UNKNOWN
   | SETS
+  | CURRENT_P | EXCLUDE | FILTER | FOLLOWING | GROUPS | NO | OTHERS | PRECEDING | RANGE | TIES
+  | UNBOUNDED
   ;
 
 /* Every other keyword: not usable as a bare name. */
@@ -1320,7 +1446,7 @@ reserved_keyword:
   | POSITION | PRIMARY | RETURNING | REVOKE | RIGHT | SELECT | SESSION_USER | SET | SIMILAR | SOME
   | SUBSTRING | SYMMETRIC | TABLE | THEN | TO | TOP | TRAILING | TRIM | TRUE_P | UNION | UNIQUE
   | UPDATE
-  | USER | USING | VALUES | WHEN | WHERE | WITH
+  | USER | USING | VALUES | WHEN | WHERE | WINDOW | WITH
   | CUBE | GROUPING | LATERAL_P | ROLLUP
   ;
 
@@ -2204,6 +2330,32 @@ static sql_expr_t *sql_g_fn(sql_pstate_t *ps, int pos, const char *name, sql_lis
 {
   sql_name_t n = {.nm_name = name, .nm_pos = pos};
   return sql_g_func(ps, pos, n, args, false, false);
+}
+
+/* f(x, …) FILTER (WHERE cond) is f(CASE WHEN cond THEN x END, …): every
+ * aggregate ignores NULL inputs, so the rows that fail the condition drop
+ * out (count(*) counts CASE WHEN cond THEN 1 END). ex_filter keeps the
+ * condition so that the binder refuses FILTER on what is not an aggregate. */
+static sql_expr_t *sql_g_filter(sql_pstate_t *ps, int pos, sql_expr_t *f, sql_expr_t *cond)
+{
+  sql_expr_t *arg = f->ex_star ? sql_expr_number(ps, "1", pos, SQL_LIT_INT)
+                               : sql_list_len(f->ex_list) ? sql_list_at(f->ex_list, 0) : NULL;
+  if (arg) {
+    sql_when_t *w = arena_zalloc(ps->ps_arena, sizeof *w);
+    w->wh_cond = cond;
+    w->wh_result = arg;
+    sql_expr_t *c = sql_expr_new(ps, SQL_E_CASE, pos);
+    c->ex_list = sql_list_append(ps->ps_arena, NULL, w);
+    if (!(c = sql_expr_done(ps, c)))
+      return NULL;
+    sql_list_t *args = sql_list_append(ps->ps_arena, NULL, c);
+    for (int i = 1; i < sql_list_len(f->ex_list); i++)
+      args = sql_list_append(ps->ps_arena, args, sql_list_at(f->ex_list, i));
+    f->ex_list = args;
+    f->ex_star = false;
+  }
+  f->ex_filter = cond;
+  return sql_expr_done(ps, f);
 }
 
 /* The operators the OP token stands for: the regular-expression matches

@@ -213,10 +213,41 @@ static void pr_column(sql_pr_t *p, const sql_expr_t *x)
 
 static void pr_orders(sql_pr_t *p, const sql_list_t *l);
 
-/* " (over [(partition-by e…)] [(order-by …)])" */
+static void pr_bound(sql_pr_t *p, sql_bound_t k, const sql_expr_t *off)
+{
+  static const char *names[] = {"unbounded-preceding", "preceding", "current-row", "following",
+                                "unbounded-following"};
+  if (!off) {
+    pr_str(p, " ");
+    pr_str(p, names[k]);
+    return;
+  }
+  pr_str(p, " (");
+  pr_str(p, names[k]);
+  pr_str(p, " ");
+  pr_expr(p, off);
+  pr_str(p, ")");
+}
+
+/* " (over [name] [(partition-by e…)] [(order-by …)] [(rows|range|groups
+ * start end [exclude-…])])"; a WINDOW clause entry is "(name over …)". */
 static void pr_over(sql_pr_t *p, const sql_window_t *w)
 {
+  static const char *units[] = {"", "rows", "range", "groups"};
+  static const char *excl[] = {"", " exclude-current-row", " exclude-group", " exclude-ties"};
   pr_str(p, " (over");
+  if (w->wi_ref) {
+    pr_str(p, " ");
+    pr_name(p, w->wi_ref);
+  }
+  if (w->wi_frame != SQL_FRAME_DEFAULT) {
+    pr_str(p, " (");
+    pr_str(p, units[w->wi_frame]);
+    pr_bound(p, w->wi_start, w->wi_start_off);
+    pr_bound(p, w->wi_end, w->wi_end_off);
+    pr_str(p, excl[w->wi_exclude]);
+    pr_str(p, ")");
+  }
   if (w->wi_partition) {
     pr_str(p, " (partition-by");
     pr_exprs(p, w->wi_partition);
@@ -450,6 +481,17 @@ static void pr_select(sql_pr_t *p, const sql_select_t *se)
     pr_str(p, ")");
   }
   pr_clause(p, "having", se->se_having);
+  if (se->se_windows) {
+    pr_str(p, " (window");
+    for (int i = 0; i < sql_list_len(se->se_windows); i++) {
+      const sql_window_t *w = sql_list_at(se->se_windows, i);
+      pr_str(p, " (");
+      pr_name(p, w->wi_name);
+      pr_over(p, w);
+      pr_str(p, ")");
+    }
+    pr_str(p, ")");
+  }
 }
 
 static void pr_query(sql_pr_t *p, const sql_query_t *q);

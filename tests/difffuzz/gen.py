@@ -33,12 +33,13 @@ class Features:
     today; known.py says why each other one is off."""
     def __init__(self, **kw):
         self.full_join = True        # FULL [OUTER] JOIN (ON one column equality)
-        self.window_aggs = False     # sum/count/avg/min/max(...) OVER (...)
+        self.window_aggs = True      # sum/count/avg/min/max(...) OVER (...)
+        self.window_frames = True    # ROWS/RANGE/GROUPS frames, EXCLUDE, lag/lead/ntile/…
         self.any_all = False         # x < ANY (subquery), x = ALL (subquery), ...
         self.join_subqueries = False  # subqueries inside JOIN ... ON
-        self.grouped_windows = False  # window functions in a grouped SELECT
+        self.grouped_windows = True  # window functions in a grouped SELECT
         self.agg_order = False       # string_agg(x, ',' ORDER BY x)
-        self.agg_filter = False      # agg(...) FILTER (WHERE ...)
+        self.agg_filter = True       # agg(...) FILTER (WHERE ...)
         self.right_join = True
         self.setops = True
         self.windows = True
@@ -356,7 +357,31 @@ class Gen:
         funcs = ["row_number", "rank", "dense_rank"]
         if self.f.window_aggs:
             funcs += ["sum", "count", "avg", "min", "max", "count*"]
+        if self.f.window_frames:
+            funcs += ["lag", "lead", "first_value", "last_value", "nth_value", "ntile",
+                      "percent_rank", "cume_dist"]
         fn = self.rng.choice(funcs)
+        if fn in ("percent_rank", "cume_dist"):
+            return Q.Window(fn, [], part, keys, [], "double")
+        if fn in ("lag", "lead", "first_value", "last_value", "nth_value", "ntile"):
+            # over a total order (the chosen keys, then every column): rows
+            # that tie in all of them are identical, so the answer is fixed
+            fixed = [Q.SortKey(c) for c in cols]
+            if fn == "ntile":
+                return Q.Window(fn, [Q.Lit("int", self.rng.randint(1, 4))], part, keys, fixed,
+                                "int")
+            arg = self.rng.choice(cols)
+            args = [arg]
+            if fn in ("lag", "lead") and self.chance(0.6):
+                args.append(Q.Lit("int", self.rng.randint(0, 3)))
+                if self.chance(0.5):
+                    same = [c for c in cols if c.tag == arg.tag and c is not arg]
+                    if same:
+                        args.append(self.rng.choice(same))
+            if fn == "nth_value":
+                args.append(Q.Lit("int", self.rng.randint(1, 3)))
+            frame = self.frame(True, keys) if fn not in ("lag", "lead") else ""
+            return Q.Window(fn, args, part, keys, fixed, arg.tag, frame)
         if fn == "row_number" and self.row_numbered:
             # two row_number()s may pair the numbers of identical rows
             # differently: one per SELECT
@@ -368,12 +393,43 @@ class Gen:
             return Q.Window("row_number", [], part, keys, fixed, "bigint")
         if fn in ("rank", "dense_rank"):
             return Q.Window(fn, [], part, keys, [], "bigint")
+        # an aggregate: over a frame sometimes; ROWS frames need a total order
+        frame, fixed = "", []
+        if self.f.window_frames and self.chance(0.5):
+            rows = not keys or self.chance(0.5)
+            if rows:
+                fixed = [Q.SortKey(c) for c in cols]
+            frame = self.frame(rows, keys)
         if fn == "count*":
-            return Q.Window("count", [Q.Raw("*", None)], part, keys, [], "bigint")
+            return Q.Window("count", [Q.Raw("*", None)], part, keys, fixed, "bigint", frame)
         nums = [c for c in cols if FAMILY[c.tag] == "num"] or [Q.Lit("int", 1)]
         arg = self.rng.choice(nums)
         tag = self.agg_tag(fn, arg.tag)
-        return Q.Window(fn, [arg], part, keys, [], tag)
+        return Q.Window(fn, [arg], part, keys, fixed, tag, frame)
+
+    BOUNDS = ["UNBOUNDED PRECEDING", "%d PRECEDING", "CURRENT ROW", "%d FOLLOWING",
+              "UNBOUNDED FOLLOWING"]
+
+    def frame(self, rows, keys):
+        """A frame clause: ROWS (the caller fixed a total order), else
+        GROUPS or RANGE over the window's keys (RANGE offsets only over
+        one integer key); bounds in an order PostgreSQL accepts."""
+        if rows:
+            unit = "ROWS"
+        elif not keys:
+            return ""
+        else:
+            unit = self.rng.choice(["GROUPS", "RANGE"])
+        offsets = unit != "RANGE" or (len(keys) == 1 and keys[0].expr.tag in ("int", "bigint"))
+        kinds = [k for k in range(5) if offsets or k in (0, 2, 4)]
+        start = self.rng.choice([k for k in kinds if k < 4])
+        end = self.rng.choice([k for k in kinds if k >= start and k > 0])
+        b = [self.BOUNDS[k] % self.rng.randint(0, 3) if "%" in self.BOUNDS[k] else self.BOUNDS[k]
+             for k in (start, end)]
+        sql = "%s BETWEEN %s AND %s" % (unit, b[0], b[1])
+        if self.chance(0.3):
+            sql += " EXCLUDE " + self.rng.choice(["CURRENT ROW", "GROUP", "TIES", "NO OTHERS"])
+        return sql
 
     # ---- expressions -------------------------------------------------------------
 

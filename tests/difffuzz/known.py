@@ -23,28 +23,19 @@ out because Cadenza answers it wrongly.
 import re
 
 EXCLUDED = {
-    "window_aggs": "aggregates as window functions (sum/count/avg/min/max OVER) are not "
-                   "implemented, only row_number/rank/dense_rank (0A000; issue 8 item 6, "
-                   "'every standard window function')",
     "any_all": "x op ANY/ALL (subquery) for operators other than = ANY and <> ALL is not "
                "implemented (0A000 'this form of ANY/ALL is not supported yet')",
     "join_subqueries": "subqueries inside JOIN ... ON are not implemented (0A000 'subqueries "
                        "in JOIN conditions are not supported yet')",
-    "grouped_windows": "window functions in a SELECT with GROUP BY or aggregates are not "
-                       "implemented (0A000 'window functions together with aggregates or GROUP "
-                       "BY are not supported')",
     "agg_order": "ORDER BY inside an aggregate call (string_agg(x, ',' ORDER BY x)) is not "
                  "parsed (42601); string_agg without it depends on the row order, so the "
                  "grammar writes none",
-    "agg_filter": "aggregate FILTER (WHERE ...) is not parsed (42601)",
 }
 
 NOT_IN_GRAMMAR = {
     "lateral": "LATERAL (issue 8 item 6; a syntax error, 42601, today)",
     "with_recursive": "WITH RECURSIVE (issue 8 item 6; 0A000 today)",
     "distinct_on": "DISTINCT ON (issue 8 item 6; 42601 today)",
-    "window_frames": "ROWS/RANGE/GROUPS frames (42601 today), lag/lead/ntile and the other "
-                     "window functions (0A000 today; issue 8 item 6)",
     "grouping_sets": "GROUPING SETS / ROLLUP / CUBE (issue 8 item 6; rollup(a) is taken for "
                      "an unknown function today, 42883)",
     "interval": "an interval type (issue 8 item 6; only date/timestamp +/- INTERVAL literal "
@@ -81,19 +72,13 @@ DIALECT = {
 
 # (name, SQLSTATE of Cadenza's error, regular expression on its message, why)
 KNOWN = [
-    ("window_aggs", "0A000", r"window function \w+ is not supported", EXCLUDED["window_aggs"]),
     ("any_all", "0A000", r"this form of ANY/ALL is not supported", EXCLUDED["any_all"]),
     ("join_subqueries", "0A000", r"subqueries in JOIN conditions are not supported",
      EXCLUDED["join_subqueries"]),
-    ("grouped_windows", "0A000", r"window functions together with aggregates or GROUP BY",
-     EXCLUDED["grouped_windows"]),
-    ("grouped_windows", "42803", r"aggregate functions are not allowed in window definitions",
-     EXCLUDED["grouped_windows"]),
     # syntax errors: known only when the query has the construct
     ("agg_order", "42601", r"syntax error at or near \"order\"", EXCLUDED["agg_order"]),
-    ("agg_filter", "42601", r"syntax error at or near \"(filter|\()\"", EXCLUDED["agg_filter"]),
 ]
-NEEDS_TEXT = {"agg_order": r"string_agg\(.* ORDER BY", "agg_filter": r"\) FILTER \(WHERE "}
+NEEDS_TEXT = {"agg_order": r"string_agg\(.* ORDER BY"}
 
 
 def classify(cz, pg, sql=""):

@@ -119,10 +119,11 @@ class Window(Expr):
     FIELDS = ("args", "partition", "order")
     is_window = True
 
-    def __init__(self, func, args, partition, order, fixed, tag):
+    def __init__(self, func, args, partition, order, fixed, tag, frame=""):
         self.func, self.args, self.partition, self.order = func, list(args), list(partition), list(order)
         self.fixed = list(fixed)
         self.tag = tag
+        self.frame = frame  # "ROWS BETWEEN … AND … [EXCLUDE …]" or ""
 
     def sql(self):
         parts = []
@@ -131,6 +132,8 @@ class Window(Expr):
         keys = [k.sql() for k in self.order] + [k.sql() for k in self.fixed]
         if keys:
             parts.append("ORDER BY " + ", ".join(keys))
+        if self.frame:
+            parts.append(self.frame)
         return "%s(%s) OVER (%s)" % (self.func, ", ".join(a.sql() for a in self.args),
                                    " ".join(parts))
 

@@ -17,7 +17,7 @@ queries, at most 80 s). The long run is the same script with more
 queries, e.g.
   isolated_difffuzz.py --binary build/binsrc/cadenza/cadenza --dir /tmp/df \\
       --queries 5000 --seed 7
-(--seconds 0 lifts the time limit; --enable window_aggs,any_all
+(--seconds 0 lifts the time limit; --enable any_all
 turns on constructs Cadenza does not have yet; --dsn-cadenza/--dsn-postgres
 use running servers instead of starting them.)
 

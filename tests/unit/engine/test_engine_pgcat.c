@@ -349,8 +349,15 @@ static void test_window_numbering(void **state)
   expect_rows("SELECT count(*) FROM (SELECT row_number() OVER () AS n FROM w) s WHERE n > 4", "2");
   expect_rows("SELECT row_number() OVER ()", "1");
   en_expect_error(ses, "SELECT g FROM w WHERE row_number() OVER () > 1", "42P20");
-  en_expect_error(ses, "SELECT g, count(*), row_number() OVER () FROM w GROUP BY g", "0A000");
-  en_expect_error(ses, "SELECT ntile(2) OVER () FROM w", "0A000");
+  /* windows over grouped rows, and the other window functions */
+  expect_rows("SELECT g, count(*), rank() OVER (ORDER BY count(*) DESC, g) FROM w GROUP BY g "
+              "ORDER BY g",
+              "1|3|1\n2|2|2\n3|1|3");
+  expect_rows("SELECT ntile(2) OVER (ORDER BY g, v), lag(v) OVER (ORDER BY g, v) FROM w "
+              "WHERE g = 1 ORDER BY 1, 2",
+              "1|10\n1|NULL\n2|20");
+  en_expect_error(ses, "SELECT count(DISTINCT v) OVER () FROM w", "0A000");
+  en_expect_error(ses, "SELECT sum(v) OVER (ROWS -1 PRECEDING) FROM w", "22013");
 }
 
 static void test_generate_series(void **state)

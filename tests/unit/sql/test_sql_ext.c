@@ -108,6 +108,22 @@ static void test_functions(void **state)
          "(row_number (over (partition-by a.attrelid) (order-by (asc a.attnum))))");
   sqlt_x(a, "sum(x) OVER ()", "(sum x (over))");
   sqlt_x(a, "rank() OVER (ORDER BY x DESC)", "(rank (over (order-by (desc x))))");
+  /* frames: a lone bound is the start (the end is CURRENT ROW) */
+  sqlt_x(a, "sum(x) OVER (ORDER BY y ROWS 2 PRECEDING)",
+         "(sum x (over (rows (preceding 2) current-row) (order-by (asc y))))");
+  sqlt_x(a, "sum(x) OVER (ORDER BY y RANGE BETWEEN UNBOUNDED PRECEDING AND 1 + 1 FOLLOWING "
+            "EXCLUDE TIES)",
+         "(sum x (over (range unbounded-preceding (following (+ 1 1)) exclude-ties) "
+         "(order-by (asc y))))");
+  sqlt_x(a, "count(*) OVER (w GROUPS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING EXCLUDE NO "
+            "OTHERS)",
+         "(count * (over w (groups current-row unbounded-following)))");
+  sqlt_x(a, "lag(x) OVER w", "(lag x (over w))");
+  /* UNBOUNDED PRECEDING is the bound; a column named unbounded still reads */
+  sqlt_x(a, "sum(x) OVER (ROWS BETWEEN unbounded PRECEDING AND \"unbounded\" FOLLOWING)",
+         "(sum x (over (rows unbounded-preceding (following unbounded))))");
+  /* FILTER folds into the argument */
+  sqlt_x(a, "count(*) FILTER (WHERE x > 1)", "(count (case (when (> x 1) 1)))");
   /* the window hangs on the call */
   sql_stmt_list_t *l = sqlt_parse(a, "SELECT count(*) OVER (PARTITION BY a, b)");
   const sql_target_t *t = sql_list_at(l->sl_stmts[0]->st_query->qu_select->se_targets, 0);
