@@ -141,6 +141,11 @@ int tb_row_encode_refs(const ty_t *types, int n, const datum_t *vals, const tb_r
           out[o] = (uint8_t)(u >> (8 * k));
       break;
     }
+    case TP_IV: /* µs 8, days 4, months 4 bytes */
+      o = row_put_le(out, cap, o, (uint64_t)d->d_iv.iv_us, 8);
+      o = row_put_le(out, cap, o, (uint32_t)d->d_iv.iv_days, 4);
+      o = row_put_le(out, cap, o, (uint32_t)d->d_iv.iv_months, 4);
+      break;
     case TP_STR:
       o = row_put_varint(out, cap, o, d->d_str.s_len);
       if (o + d->d_str.s_len <= cap && d->d_str.s_len)
@@ -232,6 +237,16 @@ static int row_get_col(ty_t t, const uint8_t *p, size_t len, size_t *o, arena_t 
     *o += 2 + (size_t)w;
     return CZ_OK;
   }
+  case TP_IV:
+    if (*o + 16 > len)
+      return row_bad(e);
+    if (d) {
+      d->d_iv.iv_us = (int64_t)row_get_le(p + *o, 8);
+      d->d_iv.iv_days = (int32_t)(uint32_t)row_get_le(p + *o + 8, 4);
+      d->d_iv.iv_months = (int32_t)(uint32_t)row_get_le(p + *o + 12, 4);
+    }
+    *o += 16;
+    return CZ_OK;
   case TP_STR: {
     uint64_t n;
     if (!row_get_varint(p, len, o, &n) || *o + n > len)
