@@ -153,6 +153,8 @@ extern const xfunc_def_t xfunc_string_defs[];
 extern const int xfunc_string_ndefs;
 extern const xfunc_def_t xfunc_time_defs[];
 extern const int xfunc_time_ndefs;
+extern const xfunc_def_t xfunc_interval_defs[];
+extern const int xfunc_interval_ndefs;
 extern const xfunc_def_t xfunc_misc_defs[];
 extern const int xfunc_misc_ndefs;
 

@@ -105,12 +105,14 @@ typedef struct iv_field_s {
   size_t f_n;
 } iv_field_t;
 
-/* The parts as they accumulate (PostgreSQL's pg_itm_in, months wider so
- * years can be checked once at the end). */
+/* The parts as they accumulate (PostgreSQL's pg_itm_in): each within
+ * int32 (else 22015); years and months meet at the end, where a total
+ * past int32 is 22008. */
 typedef struct iv_acc_s {
   int64_t a_us;
   int64_t a_days;
   int64_t a_months;
+  int64_t a_years;
 } iv_acc_t;
 
 typedef enum iv_err_e { IE_OK, IE_FORMAT, IE_FIELD, IE_RANGE } iv_err_t;
@@ -158,11 +160,13 @@ static bool iv_days_units(iv_acc_t *a, int64_t val, int scale)
 
 static bool iv_year_units(iv_acc_t *a, int64_t val, double frac, int scale)
 {
-  int64_t m;
-  if (__builtin_mul_overflow(val, (int64_t)scale * 12, &m) || m > INT32_MAX || m < INT32_MIN)
+  int64_t y = val * scale; /* |val| checked below 2^31 first */
+  if (val > INT32_MAX || val < INT32_MIN || y > INT32_MAX || y < INT32_MIN)
     return false;
-  a->a_months += m + (int64_t)rint(frac * scale * 12);
-  return a->a_months <= INT32_MAX && a->a_months >= INT32_MIN;
+  a->a_years += y;
+  a->a_months += (int64_t)rint(frac * scale * 12);
+  return a->a_years <= INT32_MAX && a->a_years >= INT32_MIN && a->a_months <= INT32_MAX &&
+         a->a_months >= INT32_MIN;
 }
 
 /* Adds val.frac units of u (DecodeInterval's switch on type). */
@@ -440,6 +444,7 @@ static iv_err_t iv_decode(const char *s, size_t n, int range, iv_acc_t *a)
     a->a_us = -a->a_us;
     a->a_days = -a->a_days;
     a->a_months = -a->a_months;
+    a->a_years = -a->a_years;
   }
   return IE_OK;
 }
@@ -518,10 +523,11 @@ int ty_iv_parse(ty_t t, const char *s, size_t len, ty_iv_t *out, err_t *e)
   case IE_RANGE:
     return iv_range_error(e);
   }
-  if (a.a_months > INT32_MAX || a.a_months < INT32_MIN || a.a_days > INT32_MAX ||
-      a.a_days < INT32_MIN || a.a_us == INT64_MIN)
+  int64_t months = a.a_years * 12 + a.a_months;
+  if (months > INT32_MAX || months < INT32_MIN || a.a_days > INT32_MAX || a.a_days < INT32_MIN ||
+      a.a_us == INT64_MIN)
     return iv_range_error(e);
-  out->iv_months = (int32_t)a.a_months;
+  out->iv_months = (int32_t)months;
   out->iv_days = (int32_t)a.a_days;
   out->iv_us = a.a_us;
   ty_iv_apply_typmod(t, out);
