@@ -231,7 +231,8 @@ static int key_get_num(const uint8_t *p, size_t len, size_t *off, num_t *out, er
 
 /* An interval back from its length, justified (months of 30 days, days of
  * 24 h, signs alike): `1 mon` and `30 days` share a key, so the key alone
- * cannot tell which was stored. */
+ * cannot tell which was stored. Past int32 months (only the largest
+ * values) the rest stays in days, then in µs, which always holds it. */
 static int key_get_iv(const uint8_t *p, size_t len, ty_iv_t *out)
 {
   if (len < 16)
@@ -241,12 +242,16 @@ static int key_get_iv(const uint8_t *p, size_t len, ty_iv_t *out)
     u = (u << 8) | p[k];
   __int128 span = (__int128)(u ^ ((unsigned __int128)1 << 127));
   const __int128 day = TY_USECS_PER_DAY_KEY, month = day * 30;
-  __int128 months = span / month, rest = span % month;
-  if (months > INT32_MAX || months < INT32_MIN)
+  __int128 months = span / month;
+  months = months > INT32_MAX ? INT32_MAX : months < INT32_MIN ? INT32_MIN : months;
+  __int128 rest = span - months * month, days = rest / day;
+  days = days > INT32_MAX ? INT32_MAX : days < INT32_MIN ? INT32_MIN : days;
+  rest -= days * day;
+  if (rest > INT64_MAX || rest < INT64_MIN)
     return CZ_ERR;
   out->iv_months = (int32_t)months;
-  out->iv_days = (int32_t)(rest / day);
-  out->iv_us = (int64_t)(rest % day);
+  out->iv_days = (int32_t)days;
+  out->iv_us = (int64_t)rest;
   return CZ_OK;
 }
 
