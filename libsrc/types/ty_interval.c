@@ -16,7 +16,8 @@
  * fields are read right to left, so a number takes the unit written after
  * it; a number without one is a day before a time (`1 02:00`), else the
  * lowest field of the typmod (seconds when none). A field given twice is
- * 22007. Text starting with P is ISO 8601's designator form.
+ * 22007. Text starting with P is ISO 8601 (designators or the
+ * alternative YYYY-MM-DDThh:mm:ss form), read when the rest fails.
  */
 #include <ctype.h>
 #include <math.h>
@@ -449,59 +450,187 @@ static iv_err_t iv_decode(const char *s, size_t n, int range, iv_acc_t *a)
   return IE_OK;
 }
 
-/* ISO 8601's designator form P[nY][nM][nW][nD][T[nH][nM][nS]]
- * (DecodeISO8601Interval), numbers signed and possibly fractional. */
+/* ISO 8601's number (ParseISO8601Number): strtod's, truncated toward
+ * zero into an integer part and a fraction; no leading '+'. */
+static iv_err_t iv_iso_number(const char *p, const char **end, int64_t *ipart, double *frac)
+{
+  if (!(isdigit((unsigned char)*p) || *p == '-' || *p == '.'))
+    return IE_FORMAT;
+  char *e;
+  double v = strtod(p, &e);
+  if (e == p)
+    return IE_FORMAT;
+  if (isnan(v) || v < -1.0e15 || v > 1.0e15)
+    return IE_FIELD;
+  *ipart = v >= 0 ? (int64_t)floor(v) : -(int64_t)floor(-v);
+  *frac = v - (double)*ipart;
+  *end = e;
+  return IE_OK;
+}
+
+/* Digits of the integer part at p (ISO8601IntegerWidth). */
+static size_t iv_iso_width(const char *p)
+{
+  if (*p == '-')
+    p++;
+  return strspn(p, "0123456789");
+}
+
+/* ISO 8601 (DecodeISO8601Interval): the designator form
+ * P[nY][nM][nW][nD][T[nH][nM][nS]] and the alternative forms
+ * PYYYY-MM-DDThh:mm:ss and PYYYYMMDDThhmmss, with fractions. */
 static iv_err_t iv_iso8601(const char *s, size_t n, iv_acc_t *a)
 {
+  char buf[256];
   memset(a, 0, sizeof *a);
-  while (n > 0 && isspace((unsigned char)s[n - 1]))
-    n--;
-  while (n > 0 && isspace((unsigned char)*s)) {
-    s++;
-    n--;
-  }
-  if (n < 2 || s[0] != 'P')
+  if (n < 2 || n >= sizeof buf || s[0] != 'P')
     return IE_FORMAT;
-  size_t i = 1;
-  bool time = false, any = false;
-  while (i < n) {
-    if (s[i] == 'T' && !time) {
-      time = true;
-      i++;
+  memcpy(buf, s + 1, n - 1);
+  buf[n - 1] = '\0';
+  const char *p = buf;
+  bool date = true, have = false;
+  int64_t val;
+  double frac;
+  iv_err_t r;
+  while (*p) {
+    if (*p == 'T') {
+      date = false;
+      have = false;
+      p++;
       continue;
     }
-    size_t st = i;
-    if (s[i] == '+' || s[i] == '-')
-      i++;
-    while (i < n && (isdigit((unsigned char)s[i]) || s[i] == '.'))
-      i++;
-    if (i == st || i >= n)
-      return IE_FORMAT;
-    iv_field_t f = {IF_NUMBER, s + st, i - st};
-    iv_unit_t u = IU_NONE;
-    int64_t val;
-    double frac;
-    iv_err_t r = iv_number(&f, &u, &val, &frac);
-    if (r != IE_OK)
+    const char *start = p;
+    if ((r = iv_iso_number(p, &p, &val, &frac)) != IE_OK)
       return r;
-    if (u != IU_NONE)
-      return IE_FORMAT; /* no y-m inside ISO designators */
-    switch (s[i++]) {
-    case 'Y': u = time ? IU_NONE : IU_YEAR; break;
-    case 'M': u = time ? IU_MINUTE : IU_MONTH; break;
-    case 'W': u = time ? IU_NONE : IU_WEEK; break;
-    case 'D': u = time ? IU_NONE : IU_DAY; break;
-    case 'H': u = time ? IU_HOUR : IU_NONE; break;
-    case 'S': u = time ? IU_SECOND : IU_NONE; break;
-    default: u = IU_NONE; break;
+    char unit = *p;
+    if (unit)
+      p++;
+    if (date) {
+      switch (unit) {
+      case 'Y':
+        if (!iv_add_units(a, IU_YEAR, val, frac))
+          return IE_FIELD;
+        break;
+      case 'M':
+        if (!iv_add_units(a, IU_MONTH, val, frac))
+          return IE_FIELD;
+        break;
+      case 'W':
+        if (!iv_add_units(a, IU_WEEK, val, frac))
+          return IE_FIELD;
+        break;
+      case 'D':
+        if (!iv_add_units(a, IU_DAY, val, frac))
+          return IE_FIELD;
+        break;
+      case 'T':
+      case '\0':
+        if (iv_iso_width(start) == 8 && !have) { /* YYYYMMDD */
+          if (!iv_add_units(a, IU_YEAR, val / 10000, 0) ||
+              !iv_add_units(a, IU_MONTH, (val / 100) % 100, 0) ||
+              !iv_add_units(a, IU_DAY, val % 100, frac))
+            return IE_FIELD;
+          if (unit == '\0')
+            return IE_OK;
+          date = false;
+          have = false;
+          continue;
+        }
+        /* fall through - YYYY-MM-DD with parts left out */
+      case '-':
+        if (have)
+          return IE_FORMAT;
+        if (!iv_add_units(a, IU_YEAR, val, frac))
+          return IE_FIELD;
+        if (unit == '\0')
+          return IE_OK;
+        if (unit == 'T') {
+          date = false;
+          have = false;
+          continue;
+        }
+        if ((r = iv_iso_number(p, &p, &val, &frac)) != IE_OK)
+          return r;
+        if (!iv_add_units(a, IU_MONTH, val, frac))
+          return IE_FIELD;
+        if (*p == '\0')
+          return IE_OK;
+        if (*p == 'T') {
+          date = false;
+          have = false;
+          p++;
+          continue;
+        }
+        if (*p++ != '-')
+          return IE_FORMAT;
+        if ((r = iv_iso_number(p, &p, &val, &frac)) != IE_OK)
+          return r;
+        if (!iv_add_units(a, IU_DAY, val, frac))
+          return IE_FIELD;
+        if (*p == '\0')
+          return IE_OK;
+        if (*p == 'T') {
+          date = false;
+          have = false;
+          p++;
+          continue;
+        }
+        return IE_FORMAT;
+      default:
+        return IE_FORMAT;
+      }
+    } else {
+      switch (unit) {
+      case 'H':
+        if (!iv_add_units(a, IU_HOUR, val, frac))
+          return IE_FIELD;
+        break;
+      case 'M':
+        if (!iv_add_units(a, IU_MINUTE, val, frac))
+          return IE_FIELD;
+        break;
+      case 'S':
+        if (!iv_add_units(a, IU_SECOND, val, frac))
+          return IE_FIELD;
+        break;
+      case '\0':
+        if (iv_iso_width(start) == 6 && !have) { /* hhmmss */
+          if (!iv_add_units(a, IU_HOUR, val / 10000, 0) ||
+              !iv_add_units(a, IU_MINUTE, (val / 100) % 100, 0) ||
+              !iv_add_units(a, IU_SECOND, val % 100, frac))
+            return IE_FIELD;
+          return IE_OK;
+        }
+        /* fall through - hh:mm:ss with parts left out */
+      case ':':
+        if (have)
+          return IE_FORMAT;
+        if (!iv_add_units(a, IU_HOUR, val, frac))
+          return IE_FIELD;
+        if (unit == '\0')
+          return IE_OK;
+        if ((r = iv_iso_number(p, &p, &val, &frac)) != IE_OK)
+          return r;
+        if (!iv_add_units(a, IU_MINUTE, val, frac))
+          return IE_FIELD;
+        if (*p == '\0')
+          return IE_OK;
+        if (*p++ != ':')
+          return IE_FORMAT;
+        if ((r = iv_iso_number(p, &p, &val, &frac)) != IE_OK)
+          return r;
+        if (!iv_add_units(a, IU_SECOND, val, frac))
+          return IE_FIELD;
+        if (*p == '\0')
+          return IE_OK;
+        return IE_FORMAT;
+      default:
+        return IE_FORMAT;
+      }
     }
-    if (u == IU_NONE)
-      return IE_FORMAT;
-    if (!iv_add_units(a, u, val, frac))
-      return IE_FIELD;
-    any = true;
+    have = true;
   }
-  return any ? IE_OK : IE_FORMAT;
+  return IE_OK;
 }
 
 int ty_iv_parse(ty_t t, const char *s, size_t len, ty_iv_t *out, err_t *e)

@@ -111,6 +111,16 @@ static void test_sql_and_iso_forms(void **state)
   assert_string_equal(iv("P1.5Y"), "1 year 6 mons");
   assert_string_equal(iv("PT1.5S"), "00:00:01.5");
   assert_string_equal(iv("P2W"), "14 days");
+  /* ISO 8601's alternative forms, extended and basic */
+  assert_string_equal(iv("P0001-02-03T04:05:06"), "1 year 2 mons 3 days 04:05:06");
+  assert_string_equal(iv("P00010203T040506"), "1 year 2 mons 3 days 04:05:06");
+  assert_string_equal(iv("P1-2"), "1 year 2 mons");
+  assert_string_equal(iv("PT1:30"), "01:30:00");
+  assert_string_equal(iv("P1.5-2"), "1 year 8 mons");
+  assert_string_equal(iv("P1DT"), "1 day");
+  assert_string_equal(iv(" P1D"), "ERR 22007");
+  assert_string_equal(iv("P+1D"), "ERR 22007");
+  assert_string_equal(iv("PT1D"), "ERR 22007");
 }
 
 static void test_input_errors(void **state)
