@@ -31,6 +31,10 @@ uint64_t tb_row_hash(const void *val, size_t len);
 
 /* Whether the index covers the columns (key, include or pk columns). */
 bool tb_index_covers(const cat_index_t *ix, const cat_table_t *t, const int *cols, int ncols);
+/* Whether decoding a key gives back the value itself: not for NUMERIC
+ * (1.0 and 1.00 share a key) nor INTERVAL (1 mon and 30 days do), whose
+ * columns a covered index scan must fetch from the row. */
+bool tbl_key_exact(ty_t t);
 
 /* ---- reads shared by scans and samples (tb_scan.c) ------------------- */
 

@@ -171,6 +171,12 @@ int tbl_key_encode(const ty_t *types, const datum_t *vals, int n, uint8_t *out, 
   return CZ_OK;
 }
 
+bool tbl_key_exact(ty_t t)
+{
+  ty_phys_t p = ty_phys(t.t_id);
+  return p != TP_NUM && p != TP_IV;
+}
+
 /* ---- decoding ---------------------------------------------------------- */
 
 static int key_bad(err_t *e)
