@@ -34,6 +34,7 @@ static bool same_prev(const ce_stats_t *st, uint32_t i)
   case TP_STR:
     return st->st_str[i].s_len == st->st_str[i - 1].s_len &&
            (!st->st_str[i].s_len || !memcmp(st->st_str[i].s_ptr, st->st_str[i - 1].s_ptr, st->st_str[i].s_len));
+  case TP_IV: break; /* refused by ce_stats_build */
   }
   return false;
 }

@@ -46,6 +46,8 @@ size_t ce_vb_write(uint8_t *o, const ce_stats_t *st, const uint32_t *rows, uint3
       ce_st16(o + 18 * (size_t)i + 16, (uint16_t)x->n_scale);
     }
     return 18 * (size_t)k;
+  case TP_IV:
+    return 0; /* refused by ce_stats_build */
   case TP_STR: {
     uint8_t *bytes = o + 4 * ((size_t)k + 1);
     uint32_t off = 0;

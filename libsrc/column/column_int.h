@@ -120,6 +120,7 @@ static inline size_t ce_vb_width(ty_phys_t p)
   case TP_F64: return 8;
   case TP_NUM: return 18;
   case TP_STR: return 4;
+  case TP_IV: break; /* refused by ce_stats_build; headers with it are corrupt */
   }
   return 8;
 }
@@ -153,6 +154,7 @@ static inline void ce_vb_get(const ce_vb_t *vb, uint32_t i, datum_t *d)
     d->d_str.s_len = b - a;
     break;
   }
+  case TP_IV: break; /* never a block's kind (ce_stats_build, ce_hdr checks) */
   }
 }
 /* Stores entry i at row r of v (strings point into the block). */
@@ -166,6 +168,7 @@ static inline void ce_vb_put(const ce_vb_t *vb, uint32_t i, vec_t *v, int r)
   case TP_F64: v->v_f64[r] = d.d_f64; break;
   case TP_NUM: v->v_num[r] = d.d_num; break;
   case TP_STR: v->v_str[r] = d.d_str; break;
+  case TP_IV: break;
   }
 }
 

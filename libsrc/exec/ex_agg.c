@@ -1,7 +1,7 @@
 /* ex_agg — aggregate names and their result types (PostgreSQL's):
  * count -> bigint; sum(smallint|integer) -> bigint, sum(bigint|numeric) ->
  * numeric, sum(real) -> real, sum(double) -> double; avg of integers and
- * numeric -> numeric, of floats -> double; min/max -> the argument's type
+ * numeric -> numeric, of floats -> double; sum/avg(interval) -> interval; min/max -> the argument's type
  * (varchar as text); bool_and/bool_or/every -> boolean; string_agg(text,
  * text) -> text. The group-by operator computes them; arg_to is the type
  * it receives each argument in.
@@ -75,6 +75,10 @@ int xagg_resolve(const char *name, bool star, const ty_t *args, int n, xagg_t *a
   case XAGG_AVG:
     if (id == TY_UNKNOWN)
       return err_set(e, XE_SQLSTATE_AMBIGUOUS, "function %s(unknown) is not unique", name);
+    if (id == TY_INTERVAL) { /* sum and avg of intervals are intervals */
+      arg_to[0] = *result = ty_plain(TY_INTERVAL);
+      return CZ_OK;
+    }
     if (!xt_is_number(id))
       return xagg_no_such(name, args, n, e);
     arg_to[0] = ty_plain(id);

@@ -59,6 +59,7 @@ static int xc_to_int(ty_t from, const datum_t *in, ty_id_t to, int64_t *out, err
     break;
   }
   case TP_STR:
+  case TP_IV:
     return err_set(e, XE_SQLSTATE_CANNOT_CAST, "cannot cast to integer");
   }
   if (!xc_int_fits(to, *out))
@@ -141,7 +142,9 @@ int xcast_datum_ex(ty_t from, const datum_t *in, ty_t to, bool explicit_cast, ar
   } else if (xt_is_string(f) || f == TY_UNKNOWN) {
     /* Through the input function; modifiers are checked below, with the
      * cast's own truncation rule. */
-    if (ty_parse_text(ty_plain(t), in->d_str.s_ptr, in->d_str.s_len, a, &r, e) != CZ_OK)
+    /* an interval's fields decide what a bare number is ('90'::interval minute) */
+    if (ty_parse_text(t == TY_INTERVAL ? to : ty_plain(t), in->d_str.s_ptr, in->d_str.s_len, a, &r,
+                      e) != CZ_OK)
       return CZ_ERR;
   } else if (xt_is_int(t)) {
     if ((f == TY_BOOL && t != TY_INT4) || (!xt_is_number(f) && f != TY_BOOL))

@@ -31,7 +31,8 @@ vec_t *xe_temp(xe_t *st, ty_t t)
   /* Not zeroed (unlike vec_init): a temporary is read only at the rows
    * its producer wrote, the selected ones. */
   static const size_t width[] = {[TP_BOOL] = 1, [TP_I64] = 8, [TP_F64] = 8,
-                                 [TP_NUM] = sizeof(num_t), [TP_STR] = sizeof(str_t)};
+                                 [TP_NUM] = sizeof(num_t), [TP_STR] = sizeof(str_t),
+                                 [TP_IV] = sizeof(ty_iv_t)};
   arena_t *a = st->xe_c->xc_arena;
   size_t n = st->xe_n > 0 ? (size_t)st->xe_n : 1;
   vec_t *v = arena_alloc(a, sizeof(*v));
@@ -87,6 +88,9 @@ void xe_copy_rows(vec_t *dst, const vec_t *src, const int *sel, int nsel)
   case TP_NUM:
     XE_FOR(sel, nsel, i, { dst->v_null[i] = src->v_null[i]; dst->v_num[i] = src->v_num[i]; });
     break;
+  case TP_IV:
+    XE_FOR(sel, nsel, i, { dst->v_null[i] = src->v_null[i]; dst->v_iv[i] = src->v_iv[i]; });
+    break;
   case TP_STR:
     XE_FOR(sel, nsel, i, { dst->v_null[i] = src->v_null[i]; dst->v_str[i] = src->v_str[i]; });
     break;
@@ -111,6 +115,9 @@ void xe_fill(vec_t *dst, const datum_t *d, const int *sel, int nsel)
     break;
   case TP_NUM:
     XE_FOR(sel, nsel, i, { dst->v_null[i] = 0; dst->v_num[i] = d->d_num; });
+    break;
+  case TP_IV:
+    XE_FOR(sel, nsel, i, { dst->v_null[i] = 0; dst->v_iv[i] = d->d_iv; });
     break;
   case TP_STR:
     XE_FOR(sel, nsel, i, { dst->v_null[i] = 0; dst->v_str[i] = d->d_str; });

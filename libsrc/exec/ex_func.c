@@ -77,6 +77,7 @@ static void xfunc_builtins_once(void)
   xfunc_register_locked(xfunc_math_defs, xfunc_math_ndefs, NULL);
   xfunc_register_locked(xfunc_string_defs, xfunc_string_ndefs, NULL);
   xfunc_register_locked(xfunc_time_defs, xfunc_time_ndefs, NULL);
+  xfunc_register_locked(xfunc_interval_defs, xfunc_interval_ndefs, NULL);
   xfunc_register_locked(xfunc_misc_defs, xfunc_misc_ndefs, NULL);
   pthread_rwlock_unlock(&xreg.r_lock);
 }

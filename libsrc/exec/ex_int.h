@@ -113,6 +113,8 @@ int xe_coalesce(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst
 int xe_compare(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e);
 int xe_in_list(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e);
 int xe_arith(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e);
+/* The INTERVAL operators (ex_arith_iv.c); xe_arith hands them over. */
+int xe_arith_iv(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e);
 int xe_strop(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e);
 int xe_cast(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e);
 int xe_func(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e);
@@ -151,6 +153,8 @@ extern const xfunc_def_t xfunc_string_defs[];
 extern const int xfunc_string_ndefs;
 extern const xfunc_def_t xfunc_time_defs[];
 extern const int xfunc_time_ndefs;
+extern const xfunc_def_t xfunc_interval_defs[];
+extern const int xfunc_interval_ndefs;
 extern const xfunc_def_t xfunc_misc_defs[];
 extern const int xfunc_misc_ndefs;
 

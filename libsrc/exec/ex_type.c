@@ -203,7 +203,7 @@ static bool xop_compare_type(ty_t l, ty_t r, ty_t *to)
     *to = ty_plain(l.t_id == r.t_id ? l.t_id : TY_TIMESTAMP);
     return true;
   }
-  if (l.t_id == r.t_id && (l.t_id == TY_BOOL || l.t_id == TY_BYTEA)) {
+  if (l.t_id == r.t_id && (l.t_id == TY_BOOL || l.t_id == TY_BYTEA || l.t_id == TY_INTERVAL)) {
     *to = ty_plain(l.t_id);
     return true;
   }
@@ -228,9 +228,61 @@ static int xop_logic(xop_t op, ty_t l, const ty_t *r, ty_t *l_to, ty_t *r_to, ty
   return CZ_OK;
 }
 
+static bool xt_is_datetime(ty_id_t id)
+{
+  return id == TY_DATE || id == TY_TIMESTAMP;
+}
+
+static void xop_set(ty_id_t l, ty_id_t r, ty_id_t res, ty_t *l_to, ty_t *r_to, ty_t *result)
+{
+  *l_to = ty_plain(l);
+  *r_to = ty_plain(r);
+  *result = ty_plain(res);
+}
+
+/* PostgreSQL's interval operators: date/timestamp ± interval and
+ * interval + date/timestamp (a timestamp; a date is its midnight),
+ * timestamp - timestamp (an interval; date - date stays an integer),
+ * interval ± interval, interval * / number, number * interval. An untyped
+ * operand takes the type that operator wants: `ts + '1 day'` is an
+ * interval, `ts - '…'` a timestamp (PostgreSQL prefers the same type),
+ * `iv * '2'` a float8. True when one of these applies. */
+static bool xop_interval(xop_t op, ty_id_t a, ty_id_t b, ty_t *l_to, ty_t *r_to, ty_t *result)
+{
+  const ty_id_t IV = TY_INTERVAL, TS = TY_TIMESTAMP, U = TY_UNKNOWN;
+  bool add = op == XOP_ADD, sub = op == XOP_SUB;
+  if (xt_is_datetime(a) && (b == IV || (a == TS && b == U && add)) && (add || sub)) {
+    xop_set(TS, IV, TS, l_to, r_to, result);
+    return true;
+  }
+  if ((a == IV || (a == U && b == TS)) && xt_is_datetime(b) && add) {
+    xop_set(IV, TS, TS, l_to, r_to, result);
+    return true;
+  }
+  if (sub && ((a == TS && (xt_is_datetime(b) || b == U)) || (b == TS && (a == TY_DATE || a == U)))) {
+    xop_set(TS, TS, IV, l_to, r_to, result);
+    return true;
+  }
+  if ((add || sub) && ((a == IV && (b == IV || b == U)) || (a == U && b == IV))) {
+    xop_set(IV, IV, IV, l_to, r_to, result);
+    return true;
+  }
+  if ((op == XOP_MUL || op == XOP_DIV) && a == IV && (xt_is_number(b) || b == U)) {
+    xop_set(IV, TY_FLOAT8, IV, l_to, r_to, result);
+    return true;
+  }
+  if (op == XOP_MUL && b == IV && (xt_is_number(a) || a == U)) {
+    xop_set(TY_FLOAT8, IV, IV, l_to, r_to, result);
+    return true;
+  }
+  return false;
+}
+
 static int xop_arith(xop_t op, ty_t l, ty_t r, ty_t *l_to, ty_t *r_to, ty_t *result, err_t *e)
 {
   ty_id_t a = l.t_id, b = r.t_id;
+  if (xop_interval(op, a, b, l_to, r_to, result))
+    return CZ_OK;
   /* Dates: date ± integer -> date, integer + date -> date, date - date ->
    * integer (days). */
   if ((a == TY_DATE && (xt_is_int(b) || b == TY_UNKNOWN) && (op == XOP_ADD || op == XOP_SUB)) ||
@@ -287,7 +339,7 @@ int xop_resolve(xop_t op, ty_t l, const ty_t *r, ty_t *l_to, ty_t *r_to, ty_t *r
     *result = ty_plain(TY_BOOL);
     return CZ_OK;
   case XOP_NEG:
-    if (!xt_is_number(l.t_id)) {
+    if (!xt_is_number(l.t_id) && l.t_id != TY_INTERVAL) {
       if (l.t_id == TY_UNKNOWN)
         return err_set(e, XE_SQLSTATE_AMBIGUOUS, "operator is not unique: - unknown");
       return xop_no_such(op, l, NULL, e);

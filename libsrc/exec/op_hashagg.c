@@ -214,6 +214,13 @@ static int agg_step(op_hashagg_t *h, qctx_t *q, const agg_spec_t *ag, agg_state_
     return CZ_OK;
   case XAGG_SUM:
   case XAGG_AVG:
+    if (rp == TP_IV) { /* interval: the running sum; avg divides at the end */
+      if (st->as_count == 1) {
+        st->as_val = d;
+        return CZ_OK;
+      }
+      return ty_iv_add(&st->as_val.d_iv, &d.d_iv, &st->as_val.d_iv, e);
+    }
     if (rp == TP_F64 || (ag->ag_kind == XAGG_AVG && ap == TP_F64)) {
       st->as_f64 += ap == TP_F64 ? d.d_f64 : ap == TP_NUM ? num_to_f64(&d.d_num) : (double)d.d_i64;
       return CZ_OK;
@@ -236,7 +243,8 @@ static int agg_step(op_hashagg_t *h, qctx_t *q, const agg_spec_t *ag, agg_state_
   case XAGG_MAX: {
     if (st->as_count > 1) {
       int c = datum_cmp(ap, &d, &st->as_val);
-      if (ag->ag_kind == XAGG_MIN ? c >= 0 : c <= 0)
+      if (ag->ag_kind == XAGG_MIN ? c > 0 : c < 0) /* ties take the later value, as
+                                                     * PostgreSQL's smaller/larger do */
         return CZ_OK;
     }
     return agg_keep(h, st, ap, &d, e);
@@ -265,6 +273,14 @@ static int agg_final(const agg_spec_t *ag, const agg_state_t *st, datum_t *out, 
   if (st->as_count == 0) {
     out->d_null = true;
     return CZ_OK;
+  }
+  if (rp == TP_IV && (ag->ag_kind == XAGG_SUM || ag->ag_kind == XAGG_AVG)) {
+    /* interval_avg: the sum divided as interval / float8 does */
+    if (ag->ag_kind == XAGG_SUM) {
+      out->d_iv = st->as_val.d_iv;
+      return CZ_OK;
+    }
+    return ty_iv_div(&st->as_val.d_iv, (double)st->as_count, &out->d_iv, e);
   }
   switch (ag->ag_kind) {
   case XAGG_SUM:

@@ -193,7 +193,35 @@ static int range_cmp(const op_window_t *w, const datum_t *v, const datum_t *c, b
   int col = w->ow_spec.ws_ord[0];
   ty_phys_t p = ty_phys(w->ow_rows.rs_types[col].t_id);
   bool add = follow != w->ow_spec.ws_desc[0];  /* DESC: following means smaller */
+  ty_id_t key = w->ow_rows.rs_types[col].t_id;
+  if (key == TY_DATE || key == TY_TIMESTAMP) {
+    /* PostgreSQL's in_range for dates and timestamps: the key as a
+     * timestamp moved by the interval; a bound past the timestamp range
+     * lies beyond every row */
+    int64_t x = v->d_i64, cv = c->d_i64, b;
+    if (key == TY_DATE && (!ty_date_to_ts(x, &x) || !ty_date_to_ts(cv, &cv)))
+      return err_set(e, "22008", "date out of range for timestamp");
+    err_t ignored;
+    if (ty_ts_add_iv(cv, &off->d_iv, add ? 1 : -1, &b, &ignored) != CZ_OK) {
+      *out = add ? -1 : 1;
+      return CZ_OK;
+    }
+    *out = x < b ? -1 : x > b;
+    return CZ_OK;
+  }
   switch (p) {
+  case TP_IV: {
+    ty_iv_t b;
+    err_t ignored;
+    if ((add ? ty_iv_add(&c->d_iv, &off->d_iv, &b, &ignored)
+             : ty_iv_sub(&c->d_iv, &off->d_iv, &b, &ignored)) != CZ_OK) {
+      *out = add ? -1 : 1;
+      return CZ_OK;
+    }
+    __int128 xs = ty_iv_span(&v->d_iv), bs = ty_iv_span(&b);
+    *out = xs < bs ? -1 : xs > bs;
+    return CZ_OK;
+  }
   case TP_I64: {
     __int128 b = (__int128)c->d_i64 + (add ? (__int128)off->d_i64 : -(__int128)off->d_i64);
     __int128 x = v->d_i64;

@@ -21,6 +21,7 @@ void wagg_reset(wagg_t *a)
   a->wa_i64 = 0;
   a->wa_f64 = 0;
   memset(&a->wa_num, 0, sizeof(a->wa_num));
+  memset(&a->wa_iv, 0, sizeof(a->wa_iv));
   a->wa_max_scale = 0;
   a->wa_nmax_scale = 0;
   a->wa_val.d_null = true;
@@ -108,6 +109,8 @@ int wagg_add(wagg_t *a, qctx_t *q, const datum_t *v, const datum_t *delim, err_t
                                         : (double)v->d_i64;
       return CZ_OK;
     }
+    if (a->wa_rp == TP_IV)  /* exact: removable too */
+      return ty_iv_add(&a->wa_iv, &v->d_iv, &a->wa_iv, e);
     if (a->wa_rp == TP_I64) {
       if (__builtin_add_overflow(a->wa_i64, v->d_i64, &a->wa_i64))
         return err_set(e, "22003", "bigint out of range");
@@ -171,6 +174,8 @@ int wagg_remove(wagg_t *a, const datum_t *v, bool *ok, err_t *e)
       wagg_reset(a);
       return CZ_OK;
     }
+    if (a->wa_rp == TP_IV)
+      return ty_iv_sub(&a->wa_iv, &v->d_iv, &a->wa_iv, e);
     if (a->wa_rp == TP_I64) {
       if (__builtin_sub_overflow(a->wa_i64, v->d_i64, &a->wa_i64))
         return err_set(e, "22003", "bigint out of range");
@@ -214,7 +219,9 @@ int wagg_final(const wagg_t *a, datum_t *out, err_t *e)
   }
   switch (a->wa_kind) {
   case XAGG_SUM:
-    if (a->wa_rp == TP_F64)
+    if (a->wa_rp == TP_IV)
+      out->d_iv = a->wa_iv;
+    else if (a->wa_rp == TP_F64)
       out->d_f64 = a->wa_f64;
     else if (a->wa_rp == TP_I64)
       out->d_i64 = a->wa_i64;
@@ -222,6 +229,8 @@ int wagg_final(const wagg_t *a, datum_t *out, err_t *e)
       out->d_num = a->wa_num;
     return CZ_OK;
   case XAGG_AVG:
+    if (a->wa_rp == TP_IV)  /* interval_avg: the sum divided as interval / float8 */
+      return ty_iv_div(&a->wa_iv, (double)a->wa_count, &out->d_iv, e);
     if (a->wa_rp == TP_F64) {
       out->d_f64 = a->wa_f64 / (double)a->wa_count;
       return CZ_OK;

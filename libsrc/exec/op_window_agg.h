@@ -32,6 +32,7 @@ typedef struct wagg_s {
   int64_t wa_i64;               /* integer sums; bool_and/bool_or: TRUE inputs */
   double wa_f64;                /* float sums */
   num_t wa_num;                 /* exact sums */
+  ty_iv_t wa_iv;                /* interval sums (avg divides at the end) */
   int wa_max_scale;             /* numeric: the largest scale added */
   int64_t wa_nmax_scale;        /* numeric: inputs of that scale in the state */
   datum_t wa_val;               /* min/max: the best value so far */

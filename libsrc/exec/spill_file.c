@@ -300,6 +300,10 @@ int spill_put(spill_t *f, const batch_t *b, int row, err_t *e)
       memcpy(tmp + n + 16, &d.d_num.n_scale, 2);
       n += 18;
       break;
+    case TP_IV:
+      memcpy(tmp + n, &d.d_iv, sizeof d.d_iv);
+      n += sizeof d.d_iv;
+      break;
     case TP_STR:
       memcpy(tmp + n, &d.d_str.s_len, 4);
       n += 4;
@@ -411,6 +415,9 @@ int spill_get(spill_t *f, batch_t *out, arena_t *a, err_t *e)
         case TP_NUM:
           if ((rc = spill_read(f, &d.d_num.n_val, 16, e)) == CZ_OK)
             rc = spill_read(f, &d.d_num.n_scale, 2, e);
+          break;
+        case TP_IV:
+          rc = spill_read(f, &d.d_iv, sizeof d.d_iv, e);
           break;
         case TP_STR:
           if ((rc = spill_read(f, &d.d_str.s_len, 4, e)) == CZ_OK && d.d_str.s_len) {

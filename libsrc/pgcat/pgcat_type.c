@@ -57,6 +57,7 @@ static const pgcat_type_t pgcat_types[] = {
    'd', 'p', 0},
   {1184, "timestamptz", "timestamp with time zone", 8, true, 'D', true, 0, 1185, "timestamptz",
    'd', 'p', 0},
+  {1186, "interval", "interval", 16, false, 'T', true, 0, 1187, "interval", 'd', 'p', 0},
   {1700, "numeric", "numeric", -1, false, 'N', false, 0, 1231, "numeric", 'i', 'm', 0},
   {2205, "regclass", "regclass", 4, true, 'N', false, 0, 2210, "regclass", 'i', 'p', 0},
   {2206, "regtype", "regtype", 4, true, 'N', false, 0, 2211, "regtype", 'i', 'p', 0},
@@ -160,6 +161,12 @@ static char *pgcat_format_base(const pgcat_type_t *t, int32_t typmod, arena_t *a
     if (mod)
       return arena_sprintf(a, "timestamp(%d) with time zone", typmod);
     break;
+  case 1186: {
+    ty_t it;
+    if (mod && ty_from_pg_oid(1186, typmod, &it))
+      return ty_name(a, it);
+    break;
+  }
   default:
     break;
   }
@@ -251,7 +258,7 @@ static int pgcat_type_row(pgcat_rows_t *w, const pgcat_env_t *env, const pgcat_t
   pgcat_put_text(w, buf[2]);
   pgcat_put_text(w, buf[3]);
   bool mods = t->ty_oid == 1042 || t->ty_oid == 1043 || t->ty_oid == 1700 ||
-              t->ty_oid == 1114 || t->ty_oid == 1184;
+              t->ty_oid == 1114 || t->ty_oid == 1184 || t->ty_oid == 1186;
   pgcat_put_text(w, mods ? arena_sprintf(w->pw_arena, "%stypmodin", t->ty_io) : "-");
   pgcat_put_text(w, mods ? arena_sprintf(w->pw_arena, "%stypmodout", t->ty_io) : "-");
   pgcat_put_text(w, elem ? "array_typanalyze" : "-");

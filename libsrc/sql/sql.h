@@ -71,6 +71,7 @@ typedef enum sql_type_id_e {
   SQL_TYPE_DATE,
   SQL_TYPE_TIMESTAMP,
   SQL_TYPE_BYTEA,
+  SQL_TYPE_INTERVAL, /* ty_scale the fields (SQL_IV_F_* bits, 0 all), ty_prec the seconds' */
   /* PostgreSQL's catalog types, which clients name in casts
    * (`c.oid::regclass`, `'pg_class'::regclass`, `x::pg_catalog.text`)
    * and which pg_catalog columns have. Added for the clients' catalog
@@ -87,6 +88,15 @@ typedef enum sql_type_id_e {
   SQL_TYPE_INT2VECTOR,   /* int2vector (22): pg_index.indkey */
   SQL_TYPE_OIDVECTOR     /* oidvector (30) */
 } sql_type_id_t;
+
+/* INTERVAL's fields (`day to second`) as PostgreSQL's typmod range bits;
+ * types.h's TY_IV_F_* are the same values. */
+#define SQL_IV_F_MONTH (1 << 1)
+#define SQL_IV_F_YEAR (1 << 2)
+#define SQL_IV_F_DAY (1 << 3)
+#define SQL_IV_F_HOUR (1 << 10)
+#define SQL_IV_F_MINUTE (1 << 11)
+#define SQL_IV_F_SECOND (1 << 12)
 
 /* A type as written: the modifiers that were given, -1 for those absent
  * (VARCHAR without length, NUMERIC without precision). */
@@ -185,10 +195,7 @@ typedef enum sql_lit_kind_e {
   SQL_LIT_NUMERIC, /* digits with a point, or an integer too large for int64 */
   SQL_LIT_FLOAT,   /* with an exponent: 1.5e10 */
   SQL_LIT_STRING,  /* ex_text is the value, quotes and escapes removed */
-  SQL_LIT_TYPED,   /* DATE '…', TIMESTAMP '…': ex_text of type ex_type */
-  SQL_LIT_INTERVAL /* INTERVAL '…' [unit]: ex_text the quoted text, ex_name the unit
-                    * (year, month, day, hour, minute, second; NULL when none).
-                    * There is no interval type: the binder decides what it can do. */
+  SQL_LIT_TYPED    /* DATE '…', TIMESTAMP '…', INTERVAL '…' DAY: ex_text of type ex_type */
 } sql_lit_kind_t;
 
 /* One WHEN clause of a CASE. */

@@ -157,8 +157,6 @@ static int bd_literal(bd_t *b, const sql_expr_t *x, xnode_t **out)
     n->x_const.d_str.s_ptr = x->ex_text;
     n->x_const.d_str.s_len = (uint32_t)strlen(x->ex_text);
     break;
-  case SQL_LIT_INTERVAL:
-    return bd_interval_alone(b, x); /* sql_bind_interval.c: no interval type */
   case SQL_LIT_TYPED: {
     ty_t t;
     if (sql_bind_type(&x->ex_type, &t, b->b_e) != CZ_OK)
@@ -371,9 +369,6 @@ static int bd_func_call(bd_t *b, const char *name, xnode_t **args, int n, int po
 static int bd_operator(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   xnode_t *l, *r = NULL;
-  if ((x->ex_op == SQL_OP_ADD || x->ex_op == SQL_OP_SUB) &&
-      (bd_is_interval(x->ex_left) || bd_is_interval(x->ex_right)))
-    return bd_interval_arith(b, sc, x, out); /* sql_bind_interval.c */
   if (bd_expr(b, sc, x->ex_left, &l) != CZ_OK)
     return CZ_ERR;
   if (!op_is_unary(x->ex_op) && bd_expr(b, sc, x->ex_right, &r) != CZ_OK)

@@ -1,6 +1,5 @@
 /* sql_bind_syn — binding of the grammar additions that need more than a
- * node mapping: `a LIKE b ESCAPE c` (sql_bind_like.c) and INTERVAL
- * literals in date/timestamp arithmetic (sql_bind_interval.c). Called
+ * node mapping: `a LIKE b ESCAPE c` and SIMILAR TO (sql_bind_like.c). Called
  * from sql_bind_expr.c; owned with the grammar.
  */
 #ifndef CZ_SQL_BIND_SYN_H
@@ -26,19 +25,5 @@ int bd_like_escape(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **patte
  * bracket expressions keep their meaning. Pattern and escape must be
  * constants: else 0A000; an escape longer than one character, 22025. */
 int bd_similar_pattern(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **pattern);
-
-/* Whether x is an INTERVAL literal (SQL_LIT_INTERVAL). */
-bool bd_is_interval(const sql_expr_t *x);
-
-/* x is `d + i`, `i + d` or `d - i` with i an INTERVAL literal (checked by
- * the caller with bd_is_interval): bound as PostgreSQL types it, a
- * TIMESTAMP. A constant date or timestamp d is folded (months first, the
- * day clamped to the month's end, then days, then time). A non-constant d
- * works when the interval is whole days (date + integer, then cast);
- * anything else needs an interval type, which does not exist: 0A000. */
-int bd_interval_arith(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
-
-/* An INTERVAL literal anywhere else: 0A000 (there is no interval type). */
-int bd_interval_alone(bd_t *b, const sql_expr_t *x);
 
 #endif

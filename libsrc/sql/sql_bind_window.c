@@ -170,6 +170,10 @@ static int bind_offset(bd_t *b, bd_scope_t *sc, const sql_window_t *w, const bd_
       to = ty_plain(TY_FLOAT8);
       break;
     case TY_NUMERIC: ok = int_off || o == TY_NUMERIC; to = ty_plain(TY_NUMERIC); break;
+    case TY_DATE: case TY_TIMESTAMP: case TY_INTERVAL:  /* moved by an interval */
+      ok = o == TY_INTERVAL || o == TY_UNKNOWN;
+      to = ty_plain(TY_INTERVAL);
+      break;
     default:
       return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
                       "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s",

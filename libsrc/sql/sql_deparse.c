@@ -59,7 +59,6 @@ char *sql_deparse_expr(arena_t *a, const sql_expr_t *x, err_t *e)
     case SQL_LIT_STRING: return quote(a, x->ex_text);
     case SQL_LIT_TYPED:
       return arena_sprintf(a, "CAST(%s AS %s)", quote(a, x->ex_text), sql_type_print(a, &x->ex_type));
-    case SQL_LIT_INTERVAL: break; /* no interval type to keep */
     }
     break;
   case SQL_E_COLUMN:

@@ -74,8 +74,9 @@ static void sql_g_txnmode(sql_txnmode_t *tm, int mode);
 static void sql_g_index_keys(sql_pstate_t *ps, sql_create_index_t *ci, sql_list_t *keys);
 static sql_expr_t *sql_g_like(sql_pstate_t *ps, sql_op_t op, bool negated, int pos,
                               sql_expr_t *l, sql_expr_t *r, sql_expr_t *esc);
-static sql_expr_t *sql_g_interval(sql_pstate_t *ps, int pos, const char *text, const char *unit);
-static sql_expr_t *sql_g_interval_cast(sql_pstate_t *ps, int pos, sql_expr_t *x);
+static sql_expr_t *sql_g_interval(sql_pstate_t *ps, int pos, const char *text, sql_type_t t);
+static int sql_g_iv_fields(sql_pstate_t *ps, int pos, const char *from, const char *to, int prec,
+                           sql_type_t *t);
 static sql_expr_t *sql_g_between(sql_pstate_t *ps, int pos, bool negated, bool symmetric,
                                  sql_expr_t *x, sql_expr_t *lo, sql_expr_t *hi);
 
@@ -165,7 +166,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <order> sortby index_elem
 %type <when> when_clause
 %type <cte> cte
-%type <type> type_name simple_type
+%type <type> type_name simple_type opt_interval
 %type <mods> opt_type_mods
 %type <name> qualified_name any_name func_name
 %type <str> col_id opt_alias unreserved_keyword var_name opt_index_name col_label
@@ -735,7 +736,6 @@ a_expr:
         $$->ex_type = $3;
         CHK($$ = sql_expr_done(ps, $$));
       }
-  | a_expr TYPECAST INTERVAL  { CHK($$ = sql_g_interval_cast(ps, @2.lc_pos, $1)); }
   | '+' a_expr %prec UMINUS  { $$ = $2; }
   | '-' a_expr %prec UMINUS  { CHK($$ = sql_expr_negate(ps, $2, @1.lc_pos)); }
   | a_expr '+' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_ADD, @2.lc_pos, $1, $3)); }
@@ -913,7 +913,6 @@ b_expr:
         $$->ex_type = $3;
         CHK($$ = sql_expr_done(ps, $$));
       }
-  | b_expr TYPECAST INTERVAL  { CHK($$ = sql_g_interval_cast(ps, @2.lc_pos, $1)); }
   | '+' b_expr %prec UMINUS  { $$ = $2; }
   | '-' b_expr %prec UMINUS  { CHK($$ = sql_expr_negate(ps, $2, @1.lc_pos)); }
   | b_expr '+' b_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_ADD, @2.lc_pos, $1, $3)); }
@@ -948,7 +947,6 @@ c_expr:
         $$ = sql_expr_new(ps, SQL_E_EXISTS, @1.lc_pos);
         $$->ex_query = $2;
       }
-  | CAST '(' a_expr AS INTERVAL ')'  { CHK($$ = sql_g_interval_cast(ps, @1.lc_pos, $3)); }
   | CAST '(' a_expr AS type_name ')'
       {
         $$ = sql_expr_new(ps, SQL_E_CAST, @1.lc_pos);
@@ -1053,10 +1051,14 @@ const_expr:
         $$ = sql_expr_new(ps, SQL_E_LITERAL, @1.lc_pos);
         $$->ex_lit = SQL_LIT_NULL;
       }
-  | INTERVAL SCONST           { $$ = sql_g_interval(ps, @1.lc_pos, $2, NULL); }
-  | INTERVAL SCONST IV_UNIT   { $$ = sql_g_interval(ps, @1.lc_pos, $2, $3); }
-  | INTERVAL SCONST IV_UNIT '(' ICONST ')'
-      { $$ = sql_g_interval(ps, @1.lc_pos, $2, $3); /* leading precision: range not checked */ }
+  | INTERVAL SCONST opt_interval  { $$ = sql_g_interval(ps, @1.lc_pos, $2, $3); }
+  | INTERVAL '(' ICONST ')' SCONST
+      {
+        sql_type_t t;
+        if (sql_g_iv_fields(ps, @3.lc_pos, NULL, NULL, (int)strtol($3, NULL, 10), &t))
+          YYABORT;
+        $$ = sql_g_interval(ps, @1.lc_pos, $5, t);
+      }
   | col_id SCONST
       {
         /* DATE '2024-01-31': a literal of the named type */
@@ -1363,6 +1365,33 @@ simple_type:
   | col_id WITH TIME ZONE
       {
         if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_TZ, 0, NULL, @1.lc_pos, &$$))
+          YYABORT;
+      }
+  | INTERVAL opt_interval  { $$ = $2; }
+  | INTERVAL '(' ICONST ')'
+      {
+        if (sql_g_iv_fields(ps, @3.lc_pos, NULL, NULL, (int)strtol($3, NULL, 10), &$$))
+          YYABORT;
+      }
+  ;
+
+/* INTERVAL's fields and seconds precision: `day to second(3)`. The units
+ * are IV_UNIT tokens only right after INTERVAL (see sql_yylex). */
+opt_interval:
+    %empty
+      { if (sql_g_iv_fields(ps, 0, NULL, NULL, -1, &$$)) YYABORT; }
+  | IV_UNIT
+      { if (sql_g_iv_fields(ps, @1.lc_pos, $1, NULL, -1, &$$)) YYABORT; }
+  | IV_UNIT '(' ICONST ')'
+      {
+        if (sql_g_iv_fields(ps, @1.lc_pos, $1, NULL, (int)strtol($3, NULL, 10), &$$))
+          YYABORT;
+      }
+  | IV_UNIT TO IV_UNIT
+      { if (sql_g_iv_fields(ps, @1.lc_pos, $1, $3, -1, &$$)) YYABORT; }
+  | IV_UNIT TO IV_UNIT '(' ICONST ')'
+      {
+        if (sql_g_iv_fields(ps, @1.lc_pos, $1, $3, (int)strtol($5, NULL, 10), &$$))
           YYABORT;
       }
   ;
@@ -2273,9 +2302,12 @@ static int sql_yylex_la(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
 }
 
 /* Those tokens, with an unquoted year, month, day, hour, minute or second
- * right after INTERVAL 'text' turned into IV_UNIT. Only there is such a
- * word a unit; everywhere else it stays an identifier (a column, an alias
- * as in `SELECT extract(year FROM d) year`), so no new keyword is needed. */
+ * turned into IV_UNIT right after INTERVAL or INTERVAL 'text' (the type's
+ * fields: `INTERVAL '1' DAY`, `x::interval day to second`), and after TO
+ * following such a unit. Only there is such a word a unit; everywhere
+ * else it stays an identifier (a column, an alias as in `SELECT
+ * extract(year FROM d) year`), so no new keyword is needed. States: 1
+ * after INTERVAL, 2 after its string, 3 after a unit, 4 after unit TO. */
 static int sql_yylex(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
 {
   static const char *const units[] = {"year", "month", "day", "hour", "minute", "second"};
@@ -2286,10 +2318,14 @@ static int sql_yylex(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
     ps->ps_iv_state = 1;
   else if (tok == SCONST && state == 1)
     ps->ps_iv_state = 2;
-  else if (tok == IDENT && state == 2 && !SQL_G_QUOTED(*loc)) {
+  else if (tok == TO && state == 3)
+    ps->ps_iv_state = 4;
+  else if (tok == IDENT && state >= 1 && state != 3 && !SQL_G_QUOTED(*loc)) {
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-      if (strcmp(val->str, units[i]) == 0)
+      if (strcmp(val->str, units[i]) == 0) {
+        ps->ps_iv_state = state == 4 ? 0 : 3;
         return IV_UNIT;
+      }
   }
   return tok;
 }
@@ -2478,26 +2514,50 @@ static sql_expr_t *sql_g_like(sql_pstate_t *ps, sql_op_t op, bool negated, int p
   return sql_expr_done(ps, x);
 }
 
-/* INTERVAL 'text' [unit] as a literal; the unit is one of the scanner's
- * interval words, already lower case. */
-static sql_expr_t *sql_g_interval(sql_pstate_t *ps, int pos, const char *text, const char *unit)
+/* INTERVAL [(p)] 'text' [fields]: a literal of that interval type. */
+static sql_expr_t *sql_g_interval(sql_pstate_t *ps, int pos, const char *text, sql_type_t t)
 {
   sql_expr_t *x = sql_expr_string(ps, text, pos);
-  x->ex_lit = SQL_LIT_INTERVAL;
-  x->ex_name = unit;
+  x->ex_lit = SQL_LIT_TYPED;
+  x->ex_type = t;
   return x;
 }
 
-/* 'text'::interval, CAST('text' AS interval): the INTERVAL literal, as
- * PostgreSQL's typed literals are; anything else would need an interval
- * type, which there is not. */
-static sql_expr_t *sql_g_interval_cast(sql_pstate_t *ps, int pos, sql_expr_t *x)
+/* The interval type with fields from [TO to] (lower-case unit words, NULL
+ * for none) and seconds precision prec (-1 none): ty_scale holds the
+ * fields as PostgreSQL's range bits (SQL_IV_F_*). A precision needs SECOND
+ * as the last field to mean that (after another field it is the standard's
+ * leading field precision, which PostgreSQL refuses and we ignore), and
+ * lies in 0..6 (PostgreSQL lowers a larger one to 6, with a warning). */
+static int sql_g_iv_fields(sql_pstate_t *ps, int pos, const char *from, const char *to, int prec,
+                           sql_type_t *t)
 {
-  if (x->ex_kind == SQL_E_LITERAL && x->ex_lit == SQL_LIT_STRING)
-    return sql_g_interval(ps, x->ex_pos, x->ex_text, NULL);
-  sql_error_at(ps, SQLSTATE_FEATURE_NOT_SUPPORTED, pos,
-               "type interval is not supported: only a string constant can be cast to it");
-  return NULL;
+  static const char *const units[] = {"year", "month", "day", "hour", "minute", "second"};
+  static const int bits[] = {SQL_IV_F_YEAR, SQL_IV_F_MONTH, SQL_IV_F_DAY, SQL_IV_F_HOUR,
+                             SQL_IV_F_MINUTE, SQL_IV_F_SECOND};
+  memset(t, 0, sizeof *t);
+  t->ty_id = SQL_TYPE_INTERVAL;
+  t->ty_len = -1;
+  t->ty_prec = prec;
+  int a = -1, b = -1;
+  for (int i = 0; i < 6; i++) {
+    if (from && strcmp(from, units[i]) == 0)
+      a = i;
+    if (to && strcmp(to, units[i]) == 0)
+      b = i;
+  }
+  if (from && !to)
+    b = a;
+  /* one field, year to month, or a run within day .. second */
+  if (to && !((a == 0 && b == 1) || (a >= 2 && b > a)))
+    return sql_error_at(ps, SQLSTATE_SYNTAX_ERROR, pos, "syntax error at or near \"%s\"", to);
+  for (int i = a; from && i <= b; i++)
+    t->ty_scale |= bits[i];
+  if (from && b != 5)
+    t->ty_prec = -1; /* the standard's leading field precision (`day (3)`): no limit here */
+  if (prec > 6) /* PostgreSQL lowers it with a warning */
+    t->ty_prec = 6;
+  return CZ_OK;
 }
 
 static sql_expr_t *sql_g_between1(sql_pstate_t *ps, int pos, bool negated, sql_expr_t *x,

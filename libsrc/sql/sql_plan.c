@@ -32,6 +32,13 @@ int sql_bind_type(const sql_type_t *t, ty_t *out, err_t *e)
   case SQL_TYPE_DATE: r.t_id = TY_DATE; break;
   case SQL_TYPE_TIMESTAMP: r.t_id = TY_TIMESTAMP; break;
   case SQL_TYPE_BYTEA: r.t_id = TY_BYTEA; break;
+  case SQL_TYPE_INTERVAL:
+    _Static_assert(SQL_IV_F_DAY == TY_IV_F_DAY && SQL_IV_F_SECOND == TY_IV_F_SECOND &&
+                   SQL_IV_F_YEAR == TY_IV_F_YEAR, "interval field bits differ");
+    r.t_id = TY_INTERVAL;
+    r.t_prec = (int16_t)t->ty_prec;
+    r.t_scale = (int16_t)t->ty_scale;
+    break;
   default:
     /* oid and the reg* types are numbers here until types has them */
     r.t_id = TY_INT8;

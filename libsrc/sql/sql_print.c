@@ -134,15 +134,6 @@ static void pr_literal(sql_pr_t *p, const sql_expr_t *x)
     pr_quoted(p, x->ex_text, '\'');
     pr_str(p, ")");
     break;
-  case SQL_LIT_INTERVAL:
-    pr_str(p, "(interval ");
-    pr_quoted(p, x->ex_text, '\'');
-    if (x->ex_name) {
-      pr_str(p, " ");
-      pr_str(p, x->ex_name);
-    }
-    pr_str(p, ")");
-    break;
   }
 }
 

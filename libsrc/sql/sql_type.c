@@ -154,7 +154,7 @@ char *sql_type_print(arena_t *a, const sql_type_t *t)
     [SQL_TYPE_FLOAT4] = "float4",   [SQL_TYPE_FLOAT8] = "float8", [SQL_TYPE_NUMERIC] = "numeric",
     [SQL_TYPE_CHAR] = "char",       [SQL_TYPE_VARCHAR] = "varchar", [SQL_TYPE_TEXT] = "text",
     [SQL_TYPE_BOOL] = "bool",       [SQL_TYPE_DATE] = "date",     [SQL_TYPE_TIMESTAMP] = "timestamp",
-    [SQL_TYPE_BYTEA] = "bytea",     [SQL_TYPE_OID] = "oid",       [SQL_TYPE_NAME] = "name",
+    [SQL_TYPE_BYTEA] = "bytea",     [SQL_TYPE_INTERVAL] = "interval", [SQL_TYPE_OID] = "oid",       [SQL_TYPE_NAME] = "name",
     [SQL_TYPE_CHAR1] = "\"char\"",  [SQL_TYPE_REGCLASS] = "regclass",
     [SQL_TYPE_REGTYPE] = "regtype", [SQL_TYPE_REGNAMESPACE] = "regnamespace",
     [SQL_TYPE_REGPROC] = "regproc", [SQL_TYPE_REGROLE] = "regrole",
@@ -168,5 +168,22 @@ char *sql_type_print(arena_t *a, const sql_type_t *t)
     return arena_sprintf(a, "%s(%d,%d)%s", n, t->ty_prec, t->ty_scale, arr);
   if (t->ty_id == SQL_TYPE_TIMESTAMP && t->ty_prec >= 0)
     return arena_sprintf(a, "%s(%d)%s", n, t->ty_prec, arr);
+  if (t->ty_id == SQL_TYPE_INTERVAL) {
+    static const char *const units[] = {"year", "month", "day", "hour", "minute", "second"};
+    static const int bits[] = {SQL_IV_F_YEAR, SQL_IV_F_MONTH, SQL_IV_F_DAY, SQL_IV_F_HOUR,
+                               SQL_IV_F_MINUTE, SQL_IV_F_SECOND};
+    int lo = -1, hi = -1;
+    for (int i = 0; i < 6; i++)
+      if (t->ty_scale & bits[i]) {
+        if (lo < 0)
+          lo = i;
+        hi = i;
+      }
+    const char *f = lo < 0 ? "" : lo == hi ? arena_sprintf(a, " %s", units[lo])
+                                           : arena_sprintf(a, " %s to %s", units[lo], units[hi]);
+    if (t->ty_prec >= 0)
+      return arena_sprintf(a, "interval%s(%d)%s", f, t->ty_prec, arr);
+    return arena_sprintf(a, "interval%s%s", f, arr);
+  }
   return arena_sprintf(a, "%s%s", n, arr);
 }

@@ -31,6 +31,10 @@ uint64_t tb_row_hash(const void *val, size_t len);
 
 /* Whether the index covers the columns (key, include or pk columns). */
 bool tb_index_covers(const cat_index_t *ix, const cat_table_t *t, const int *cols, int ncols);
+/* Whether decoding a key gives back the value itself: not for NUMERIC
+ * (1.0 and 1.00 share a key) nor INTERVAL (1 mon and 30 days do), whose
+ * columns a covered index scan must fetch from the row. */
+bool tbl_key_exact(ty_t t);
 
 /* ---- reads shared by scans and samples (tb_scan.c) ------------------- */
 
@@ -91,7 +95,7 @@ typedef struct tb_dplan_s {
   const tbl_pred_t *dp_preds;   /* tp_out already mapped to the first output */
 } tb_dplan_t;
 
-enum { TB_DK_BOOL, TB_DK_I16, TB_DK_I32, TB_DK_I64, TB_DK_F32, TB_DK_F64, TB_DK_NUM, TB_DK_STR };
+enum { TB_DK_BOOL, TB_DK_I16, TB_DK_I32, TB_DK_I64, TB_DK_F32, TB_DK_F64, TB_DK_NUM, TB_DK_IV, TB_DK_STR };
 
 /* Whether row r of v (not NULL unless the test is TBP_NULL/TBP_NOT_NULL)
  * passes predicate pr (tb_pred.c). */

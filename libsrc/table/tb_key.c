@@ -22,6 +22,8 @@
 #define KM_VALUE 0x01
 #define KM_NULL 0x02
 
+#define TY_USECS_PER_DAY_KEY INT64_C(86400000000)
+
 #define KN_NEG 0x10
 #define KN_ZERO 0x20
 #define KN_POS 0x30
@@ -141,6 +143,13 @@ size_t tbl_key_put(uint8_t *out, size_t cap, ty_t t, const datum_t *d)
     return key_put_uint(out, cap, n, key_f64_bits(d->d_f64), 8);
   case TP_NUM:
     return key_put_num(out, cap, n, &d->d_num);
+  case TP_IV: {
+    /* the justified length (what orders and equates intervals), 128-bit
+     * big-endian with the sign flipped; the parts are not kept */
+    unsigned __int128 v = (unsigned __int128)ty_iv_span(&d->d_iv) ^ ((unsigned __int128)1 << 127);
+    n = key_put_uint(out, cap, n, (uint64_t)(v >> 64), 8);
+    return key_put_uint(out, cap, n, (uint64_t)v, 8);
+  }
   case TP_STR:
     return key_put_str(out, cap, n, &d->d_str);
   }
@@ -160,6 +169,12 @@ int tbl_key_encode(const ty_t *types, const datum_t *vals, int n, uint8_t *out, 
     return err_set(e, SQLSTATE_PROGRAM_LIMIT, "index row requires %zu bytes, maximum size is %zu",
                    off, cap);
   return CZ_OK;
+}
+
+bool tbl_key_exact(ty_t t)
+{
+  ty_phys_t p = ty_phys(t.t_id);
+  return p != TP_NUM && p != TP_IV;
 }
 
 /* ---- decoding ---------------------------------------------------------- */
@@ -217,6 +232,32 @@ static int key_get_num(const uint8_t *p, size_t len, size_t *off, num_t *out, er
   out->n_val = cls == KN_NEG ? -v : v;
   out->n_scale = (int16_t)scale;
   *off = o;
+  return CZ_OK;
+}
+
+/* An interval back from its length, justified (months of 30 days, days of
+ * 24 h, signs alike): `1 mon` and `30 days` share a key, so the key alone
+ * cannot tell which was stored. Past int32 months (only the largest
+ * values) the rest stays in days, then in µs, which always holds it. */
+static int key_get_iv(const uint8_t *p, size_t len, ty_iv_t *out)
+{
+  if (len < 16)
+    return CZ_ERR;
+  unsigned __int128 u = 0;
+  for (int k = 0; k < 16; k++)
+    u = (u << 8) | p[k];
+  __int128 span = (__int128)(u ^ ((unsigned __int128)1 << 127));
+  const __int128 day = TY_USECS_PER_DAY_KEY, month = day * 30;
+  __int128 months = span / month;
+  months = months > INT32_MAX ? INT32_MAX : months < INT32_MIN ? INT32_MIN : months;
+  __int128 rest = span - months * month, days = rest / day;
+  days = days > INT32_MAX ? INT32_MAX : days < INT32_MIN ? INT32_MIN : days;
+  rest -= days * day;
+  if (rest > INT64_MAX || rest < INT64_MIN)
+    return CZ_ERR;
+  out->iv_months = (int32_t)months;
+  out->iv_days = (int32_t)days;
+  out->iv_us = (int64_t)rest;
   return CZ_OK;
 }
 
@@ -304,6 +345,11 @@ int tbl_key_decode(const ty_t *types, int n, const uint8_t *p, size_t len, arena
       if (key_get_num(p, len, &o, &d->d_num, e) != CZ_OK)
         return CZ_ERR;
       break;
+    case TP_IV:
+      if (key_get_iv(p + o, len - o, &d->d_iv) != CZ_OK)
+        return key_bad(e);
+      o += 16;
+      break;
     case TP_STR:
       if (key_get_str(p, len, &o, a, &d->d_str, e) != CZ_OK)
         return CZ_ERR;
@@ -331,6 +377,9 @@ size_t tbl_key_skip(const ty_t *types, int n, const uint8_t *p, size_t len)
       break;
     case TP_F64:
       o += 8;
+      break;
+    case TP_IV:
+      o += 16;
       break;
     case TP_NUM:
       if (o < len && p[o] == KN_ZERO) {

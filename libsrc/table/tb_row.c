@@ -141,6 +141,11 @@ int tb_row_encode_refs(const ty_t *types, int n, const datum_t *vals, const tb_r
           out[o] = (uint8_t)(u >> (8 * k));
       break;
     }
+    case TP_IV: /* µs 8, days 4, months 4 bytes */
+      o = row_put_le(out, cap, o, (uint64_t)d->d_iv.iv_us, 8);
+      o = row_put_le(out, cap, o, (uint32_t)d->d_iv.iv_days, 4);
+      o = row_put_le(out, cap, o, (uint32_t)d->d_iv.iv_months, 4);
+      break;
     case TP_STR:
       o = row_put_varint(out, cap, o, d->d_str.s_len);
       if (o + d->d_str.s_len <= cap && d->d_str.s_len)
@@ -232,6 +237,16 @@ static int row_get_col(ty_t t, const uint8_t *p, size_t len, size_t *o, arena_t 
     *o += 2 + (size_t)w;
     return CZ_OK;
   }
+  case TP_IV:
+    if (*o + 16 > len)
+      return row_bad(e);
+    if (d) {
+      d->d_iv.iv_us = (int64_t)row_get_le(p + *o, 8);
+      d->d_iv.iv_days = (int32_t)(uint32_t)row_get_le(p + *o + 8, 4);
+      d->d_iv.iv_months = (int32_t)(uint32_t)row_get_le(p + *o + 12, 4);
+    }
+    *o += 16;
+    return CZ_OK;
   case TP_STR: {
     uint64_t n;
     if (!row_get_varint(p, len, o, &n) || *o + n > len)
@@ -377,6 +392,8 @@ static uint8_t row_kind(ty_id_t id)
     return id == TY_FLOAT4 ? TB_DK_F32 : TB_DK_F64;
   case TP_NUM:
     return TB_DK_NUM;
+  case TP_IV:
+    return TB_DK_IV;
   default:
     return TB_DK_STR;
   }
@@ -409,6 +426,7 @@ int tb_dplan_build(const ty_t *types, int n, const int *cols, int ncols, const t
     case TB_DK_I16: dp->dp_width[i] = 2; break;
     case TB_DK_I32: case TB_DK_F32: dp->dp_width[i] = 4; break;
     case TB_DK_I64: case TB_DK_F64: dp->dp_width[i] = 8; break;
+    case TB_DK_IV: dp->dp_width[i] = 16; break;  /* µs 8, days 4, months 4 */
     default: dp->dp_width[i] = 0; break;
     }
     dp->dp_out[i] = -1;
@@ -482,6 +500,7 @@ static inline bool row_skip(uint8_t k, const uint8_t *p, size_t len, size_t *o)
   case TB_DK_I16: w = 2; break;
   case TB_DK_I32: case TB_DK_F32: w = 4; break;
   case TB_DK_I64: case TB_DK_F64: w = 8; break;
+  case TB_DK_IV: w = 16; break;
   case TB_DK_NUM:
     if (*o + 2 > len || p[*o + 1] < 1 || p[*o + 1] > 16)
       return false;
@@ -549,6 +568,14 @@ static inline bool row_get_vec(uint8_t k, const uint8_t *p, size_t len, size_t *
     *o = at + 8;
     return true;
   }
+  case TB_DK_IV:
+    if (at + 16 > len)
+      return false;
+    v->v_iv[r].iv_us = (int64_t)row_le64(p + at);
+    v->v_iv[r].iv_days = (int32_t)(uint32_t)row_get_le(p + at + 8, 4);
+    v->v_iv[r].iv_months = (int32_t)(uint32_t)row_get_le(p + at + 12, 4);
+    *o = at + 16;
+    return true;
   case TB_DK_NUM: {
     if (at + 2 > len)
       return false;

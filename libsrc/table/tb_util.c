@@ -91,12 +91,14 @@ bool tb_index_covers(const cat_index_t *ix, const cat_table_t *t, const int *col
   for (int k = 0; k < ncols; k++) {
     int c = cols[k];
     bool in = false;
+    /* a key gives back only what its encoding keeps (tbl_key_exact) */
+    bool exact = tbl_key_exact(t->ct_types[c]);
     for (int i = 0; i < ix->ci_nkeys && !in; i++)
-      in = ix->ci_keys[i] == c;
+      in = ix->ci_keys[i] == c && exact;
     for (int i = 0; i < ix->ci_ninclude && !in; i++)
       in = ix->ci_include[i] == c;
     for (int i = 0; i < t->ct_npk && !in; i++)
-      in = t->ct_pk[i] == c;
+      in = t->ct_pk[i] == c && exact;
     if (!in)
       return false;
   }

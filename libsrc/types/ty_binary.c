@@ -167,6 +167,15 @@ int ty_parse_binary(ty_t t, const uint8_t *b, size_t len, arena_t *a, datum_t *o
     memcpy(&out->d_f64, &bits, 8);
     return CZ_OK;
   }
+  case TY_INTERVAL:
+    /* interval_recv: int64 µs, int32 days, int32 months */
+    if (len != 16)
+      return ty_bin_bad(t, e);
+    out->d_iv.iv_us = (int64_t)ty_get_be(b, 8);
+    out->d_iv.iv_days = (int32_t)ty_get_be(b + 8, 4);
+    out->d_iv.iv_months = (int32_t)ty_get_be(b + 12, 4);
+    ty_iv_apply_typmod(t, &out->d_iv);
+    return CZ_OK;
   case TY_NUMERIC:
     if (ty_num_recv(b, len, &out->d_num, e) != CZ_OK)
       return CZ_ERR;
@@ -200,6 +209,8 @@ size_t ty_binary_max(ty_t t, const datum_t *d)
     return 8;
   case TY_NUMERIC:
     return 8 + 2 * 24;
+  case TY_INTERVAL:
+    return 16;
   default:
     return d->d_str.s_len;
   }
@@ -244,6 +255,11 @@ int ty_format_binary(ty_t t, const datum_t *d, uint8_t *out, size_t cap)
     ty_put_be(out, bits, 8);
     break;
   }
+  case TY_INTERVAL:
+    ty_put_be(out, (uint64_t)d->d_iv.iv_us, 8);
+    ty_put_be(out + 8, (uint32_t)d->d_iv.iv_days, 4);
+    ty_put_be(out + 12, (uint32_t)d->d_iv.iv_months, 4);
+    break;
   default:
     if (need)
       memcpy(out, d->d_str.s_ptr, need);

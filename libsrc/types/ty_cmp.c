@@ -23,6 +23,10 @@ int datum_cmp(ty_phys_t p, const datum_t *a, const datum_t *b)
   }
   case TP_NUM:
     return num_cmp(&a->d_num, &b->d_num);
+  case TP_IV: {
+    __int128 x = ty_iv_span(&a->d_iv), y = ty_iv_span(&b->d_iv);
+    return x < y ? -1 : x > y;
+  }
   case TP_STR: {
     uint32_t n = CZ_MIN(a->d_str.s_len, b->d_str.s_len);
     int c = n ? memcmp(a->d_str.s_ptr, b->d_str.s_ptr, n) : 0;
@@ -64,6 +68,11 @@ uint64_t datum_hash(ty_phys_t p, const datum_t *d)
   }
   case TP_STR:
     return hash64(d->d_str.s_ptr, d->d_str.s_len, 0);
+  case TP_IV: {
+    /* the justified length, so 1 mon and 30 days meet (interval_hash) */
+    unsigned __int128 v = (unsigned __int128)ty_iv_span(&d->d_iv);
+    return hash64_int((uint64_t)v ^ hash64_int((uint64_t)(v >> 64)));
+  }
   }
   return 0;
 }

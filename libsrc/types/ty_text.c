@@ -153,6 +153,8 @@ int ty_parse_text(ty_t t, const char *s, size_t len, arena_t *a, datum_t *out, e
     if (t.t_prec >= 0 && t.t_prec < 6)
       out->d_i64 = ty_ts_round(out->d_i64, t.t_prec);
     return CZ_OK;
+  case TY_INTERVAL:
+    return ty_iv_parse(t, s, len, &out->d_iv, e);
   case TY_BYTEA:
     return ty_bytea_parse(s, len, a, &out->d_str, e);
   case TY_CHAR:
@@ -189,6 +191,8 @@ size_t ty_text_max(ty_t t, const datum_t *d)
     return 32;
   case TY_TIMESTAMP:
     return 48;
+  case TY_INTERVAL:
+    return TY_IV_TEXT_MAX;
   case TY_BYTEA:
     return 2 + 2 * (size_t)d->d_str.s_len;
   default:
@@ -231,6 +235,14 @@ int ty_format_text(ty_t t, const datum_t *d, char *out, size_t cap)
   case TY_TIMESTAMP:
     n = ty_ts_format(d->d_i64, tmp);
     break;
+  case TY_INTERVAL: {
+    char iv[TY_IV_TEXT_MAX];
+    n = ty_iv_format(&d->d_iv, iv);
+    if ((size_t)n > cap)
+      return -1;
+    memcpy(out, iv, (size_t)n);
+    return n;
+  }
   case TY_BYTEA: {
     static const char hex[] = "0123456789abcdef";
     if (cap < need)
@@ -270,6 +282,9 @@ int ty_apply_mods(ty_t t, datum_t *d, bool truncate, arena_t *a, err_t *e)
   case TY_TIMESTAMP:
     if (t.t_prec >= 0 && t.t_prec < 6)
       d->d_i64 = ty_ts_round(d->d_i64, t.t_prec);
+    return CZ_OK;
+  case TY_INTERVAL:
+    ty_iv_apply_typmod(t, &d->d_iv);
     return CZ_OK;
   default:
     return CZ_OK;

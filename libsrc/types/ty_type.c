@@ -14,6 +14,8 @@ ty_phys_t ty_phys(ty_id_t id)
     return TP_F64;
   case TY_NUMERIC:
     return TP_NUM;
+  case TY_INTERVAL:
+    return TP_IV;
   case TY_CHAR:
   case TY_VARCHAR:
   case TY_TEXT:
@@ -81,6 +83,29 @@ char *ty_name(arena_t *a, ty_t t)
     if (t.t_prec >= 0)
       return arena_sprintf(a, "timestamp(%d) without time zone", t.t_prec);
     return arena_strdup(a, "timestamp without time zone");
+  case TY_INTERVAL: {
+    /* format_type's "interval day to second(3)" */
+    static const struct {
+      int f;
+      const char *w;
+    } fields[] = {
+      {TY_IV_F_YEAR, " year"}, {TY_IV_F_MONTH, " month"}, {TY_IV_F_DAY, " day"},
+      {TY_IV_F_HOUR, " hour"}, {TY_IV_F_MINUTE, " minute"}, {TY_IV_F_SECOND, " second"},
+      {TY_IV_F_YEAR | TY_IV_F_MONTH, " year to month"}, {TY_IV_F_DAY | TY_IV_F_HOUR, " day to hour"},
+      {TY_IV_F_DAY | TY_IV_F_HOUR | TY_IV_F_MINUTE, " day to minute"},
+      {TY_IV_F_DAY | TY_IV_F_HOUR | TY_IV_F_MINUTE | TY_IV_F_SECOND, " day to second"},
+      {TY_IV_F_HOUR | TY_IV_F_MINUTE, " hour to minute"},
+      {TY_IV_F_HOUR | TY_IV_F_MINUTE | TY_IV_F_SECOND, " hour to second"},
+      {TY_IV_F_MINUTE | TY_IV_F_SECOND, " minute to second"},
+    };
+    const char *w = "";
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+      if (fields[i].f == t.t_scale)
+        w = fields[i].w;
+    if (t.t_prec >= 0)
+      return arena_sprintf(a, "interval%s(%d)", w, t.t_prec);
+    return arena_sprintf(a, "interval%s", w);
+  }
   case TY_UNKNOWN:
   case TY_COUNT_:
     break;
@@ -94,7 +119,7 @@ uint32_t ty_pg_oid(ty_t t)
     [TY_UNKNOWN] = 705, [TY_BOOL] = 16,     [TY_INT2] = 21,   [TY_INT4] = 23,
     [TY_INT8] = 20,     [TY_FLOAT4] = 700,  [TY_FLOAT8] = 701, [TY_NUMERIC] = 1700,
     [TY_CHAR] = 1042,   [TY_VARCHAR] = 1043, [TY_TEXT] = 25,  [TY_BYTEA] = 17,
-    [TY_DATE] = 1082,   [TY_TIMESTAMP] = 1114,
+    [TY_DATE] = 1082,   [TY_TIMESTAMP] = 1114, [TY_INTERVAL] = 1186,
   };
   return (unsigned)t.t_id < TY_COUNT_ ? oids[t.t_id] : 705;
 }
@@ -109,6 +134,12 @@ int32_t ty_pg_typmod(ty_t t)
     return t.t_prec >= 0 ? (((int32_t)t.t_prec << 16) | (t.t_scale & 0xffff)) + 4 : -1;
   case TY_TIMESTAMP:
     return t.t_prec >= 0 ? t.t_prec : -1;
+  case TY_INTERVAL:
+    /* PostgreSQL's INTERVAL_TYPMOD(precision, range): 0xFFFF and 0x7FFF
+     * stand for "full" */
+    if (t.t_prec < 0 && t.t_scale == 0)
+      return -1;
+    return (int32_t)(((t.t_scale ? t.t_scale : 0x7fff) << 16) | (t.t_prec >= 0 ? t.t_prec : 0xffff));
   default:
     return -1;
   }
@@ -129,6 +160,8 @@ int16_t ty_pg_typlen(ty_t t)
   case TY_FLOAT8:
   case TY_TIMESTAMP:
     return 8;
+  case TY_INTERVAL:
+    return 16;
   case TY_UNKNOWN:
     return -2; /* PostgreSQL's unknown is a C string */
   default:
@@ -157,6 +190,7 @@ bool ty_from_pg_oid(uint32_t oid, int32_t typmod, ty_t *out)
   case 17: id = TY_BYTEA; break;
   case 1082: id = TY_DATE; break;
   case 1114: id = TY_TIMESTAMP; break;
+  case 1186: id = TY_INTERVAL; break;
   default:
     return false;
   }
@@ -172,6 +206,10 @@ bool ty_from_pg_oid(uint32_t oid, int32_t typmod, ty_t *out)
       }
     } else if (id == TY_TIMESTAMP && typmod <= 6) {
       out->t_prec = (int16_t)typmod;
+    } else if (id == TY_INTERVAL) {
+      int prec = typmod & 0xffff, range = (typmod >> 16) & 0x7fff;
+      out->t_prec = (int16_t)(prec <= 6 ? prec : -1);
+      out->t_scale = (int16_t)(range == 0x7fff ? 0 : range);
     }
   }
   return true;

@@ -15,6 +15,8 @@ size_t ty_phys_size(ty_phys_t p)
     return sizeof(double);
   case TP_NUM:
     return sizeof(num_t);
+  case TP_IV:
+    return sizeof(ty_iv_t);
   case TP_STR:
     break;
   }
@@ -66,6 +68,9 @@ void vec_get(const vec_t *v, int i, datum_t *out)
   case TP_NUM:
     out->d_num = v->v_num[i];
     break;
+  case TP_IV:
+    out->d_iv = v->v_iv[i];
+    break;
   case TP_STR:
     out->d_str = v->v_str[i];
     break;
@@ -91,6 +96,9 @@ void vec_set(vec_t *v, int i, const datum_t *d)
     break;
   case TP_NUM:
     v->v_num[i] = d->d_num;
+    break;
+  case TP_IV:
+    v->v_iv[i] = d->d_iv;
     break;
   case TP_STR:
     v->v_str[i] = d->d_str;

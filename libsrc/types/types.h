@@ -44,6 +44,7 @@ typedef enum ty_id_e {
   TY_BYTEA,
   TY_DATE,
   TY_TIMESTAMP,
+  TY_INTERVAL,   /* months, days and microseconds kept apart (ty_iv_t) */
   TY_COUNT_
 } ty_id_t;
 
@@ -53,7 +54,8 @@ typedef enum ty_phys_e {
   TP_I64,   /* int64_t: integers, DATE, TIMESTAMP */
   TP_F64,   /* double: REAL, DOUBLE PRECISION */
   TP_NUM,   /* num_t */
-  TP_STR    /* str_t: CHAR, VARCHAR, TEXT, BYTEA */
+  TP_STR,   /* str_t: CHAR, VARCHAR, TEXT, BYTEA */
+  TP_IV     /* ty_iv_t: INTERVAL */
 } ty_phys_t;
 
 /* The most dimensions an array may have (PostgreSQL's MAXDIM). */
@@ -62,8 +64,10 @@ typedef enum ty_phys_e {
 typedef struct ty_s {
   ty_id_t t_id;
   int32_t t_len;    /* CHAR(n)/VARCHAR(n) length in characters; -1 none */
-  int16_t t_prec;   /* NUMERIC(p,s); -1 when unconstrained */
-  int16_t t_scale;
+  int16_t t_prec;   /* NUMERIC(p,s); -1 when unconstrained; TIMESTAMP(p) and
+                     * INTERVAL(p): fraction digits, -1 none */
+  int16_t t_scale;  /* NUMERIC's scale; INTERVAL's fields (PostgreSQL's range
+                     * mask, TY_IV_F_*: `interval day to second`), 0 all */
   ty_id_t t_elem;   /* an array, held as PostgreSQL's text form (t_id TY_TEXT): its
                      * element type (any number of dimensions, as PostgreSQL's int[]);
                      * TY_UNKNOWN for every value that is not an array. The binder
@@ -101,6 +105,16 @@ typedef struct num_s {
 
 #define NUM_MAX_DIGITS 38
 
+/* An INTERVAL as PostgreSQL keeps it: three parts, because a month and a
+ * day have no fixed length (a month added to Jan 31 is Feb 28, a day is
+ * 23 h across a DST change in zoned types). Ordering and equality use the
+ * justified length (a month as 30 days, a day as 24 h): ty_iv_span. */
+typedef struct ty_iv_s {
+  int64_t iv_us;      /* microseconds */
+  int32_t iv_days;
+  int32_t iv_months;
+} ty_iv_t;
+
 typedef struct str_s {
   const char *s_ptr;  /* not NUL-terminated; not owned */
   uint32_t s_len;     /* bytes */
@@ -116,6 +130,7 @@ typedef struct datum_s {
     double d_f64;
     num_t d_num;
     str_t d_str;
+    ty_iv_t d_iv;
   };
 } datum_t;
 
@@ -131,6 +146,7 @@ typedef struct vec_s {
     double *v_f64;
     num_t *v_num;
     str_t *v_str;
+    ty_iv_t *v_iv;
     void *v_data;
   };
 } vec_t;
@@ -230,5 +246,59 @@ void num_weight(const num_t *n, int *weight, int *first_group);
 /* Square root with PostgreSQL's result scale (at least 16 significant
  * digits, at least the input's scale), rounded; 2201F for a negative. */
 int num_sqrt(const num_t *a, num_t *out, err_t *e);
+
+/* ---- INTERVAL (ty_interval.c; 22008 "interval out of range" unless said) ---- */
+
+/* The fields of `interval year to month` & co. as PostgreSQL's typmod
+ * range bits (INTERVAL_MASK), kept in ty_t.t_scale (0 = all fields). */
+#define TY_IV_F_MONTH (1 << 1)
+#define TY_IV_F_YEAR (1 << 2)
+#define TY_IV_F_DAY (1 << 3)
+#define TY_IV_F_HOUR (1 << 10)
+#define TY_IV_F_MINUTE (1 << 11)
+#define TY_IV_F_SECOND (1 << 12)
+/* The length used for ordering, equality and hashing: (months * 30 +
+ * days) * 24 h + µs, exact in 128 bits (PostgreSQL's interval_cmp_value). */
+__int128 ty_iv_span(const ty_iv_t *v);
+/* PostgreSQL's interval input (its postgres/verbose forms, `1-2`
+ * year-month, `1 2:03:04` day-time, ISO 8601 `P1Y2M3DT4H5M6S`, `@ … ago`)
+ * with t's fields and precision applied: 22007 bad syntax, 22015 a field
+ * out of range, 22008 the interval out of range. */
+int ty_iv_parse(ty_t t, const char *s, size_t len, ty_iv_t *out, err_t *e);
+/* IntervalStyle postgres: `1 year 2 mons 3 days 04:05:06.5`; returns the
+ * bytes written (out >= TY_IV_TEXT_MAX). */
+#define TY_IV_TEXT_MAX 96
+int ty_iv_format(const ty_iv_t *v, char *out);
+/* Truncates to t's fields and rounds to its precision (interval_scale). */
+void ty_iv_apply_typmod(ty_t t, ty_iv_t *v);
+/* interval_pl / interval_mi / interval_um. */
+int ty_iv_add(const ty_iv_t *a, const ty_iv_t *b, ty_iv_t *out, err_t *e);
+int ty_iv_sub(const ty_iv_t *a, const ty_iv_t *b, ty_iv_t *out, err_t *e);
+int ty_iv_neg(const ty_iv_t *a, ty_iv_t *out, err_t *e);
+/* interval * float8 and interval / float8, fractions cascading down
+ * (a month's fraction to days at 30 a month, a day's to time); 22012 on
+ * division by zero. */
+int ty_iv_mul(const ty_iv_t *a, double f, ty_iv_t *out, err_t *e);
+int ty_iv_div(const ty_iv_t *a, double f, ty_iv_t *out, err_t *e);
+/* justify_hours (24 h to a day), justify_days (30 days to a month),
+ * justify_interval (both, signs made to agree). */
+int ty_iv_justify_hours(const ty_iv_t *a, ty_iv_t *out, err_t *e);
+int ty_iv_justify_days(const ty_iv_t *a, ty_iv_t *out, err_t *e);
+int ty_iv_justify(const ty_iv_t *a, ty_iv_t *out, err_t *e);
+/* TIMESTAMP plus sign * interval: months first (the day clamped to the
+ * month's end), then days, then time; ±infinity stays; 22008 "timestamp
+ * out of range". */
+int ty_ts_add_iv(int64_t ts, const ty_iv_t *v, int sign, int64_t *out, err_t *e);
+/* TIMESTAMP - TIMESTAMP, hours justified into days (timestamp_mi). */
+int ty_ts_diff(int64_t a, int64_t b, ty_iv_t *out, err_t *e);
+/* age(a, b): the symbolic difference in years, months, days and time. */
+int ty_ts_age(int64_t a, int64_t b, ty_iv_t *out, err_t *e);
+/* make_interval(years, months, weeks, days, hours, mins, secs). */
+int ty_iv_make(int64_t years, int64_t months, int64_t weeks, int64_t days, int64_t hours,
+               int64_t mins, double secs, ty_iv_t *out, err_t *e);
+/* extract(field FROM interval) for a lower-case field name: the value as
+ * NUMERIC (scale 6 for second and epoch, 3 for milliseconds, else 0).
+ * 22023 for an unknown unit, 0A000 for one an interval has not (week). */
+int ty_iv_extract(const ty_iv_t *v, const char *field, num_t *out, err_t *e);
 
 #endif /* CZ_TYPES_H */

@@ -50,6 +50,24 @@ CASES = [
     ("IS UNKNOWN of an integer", "SELECT 1 IS UNKNOWN", "42804"),
     ("integer minimum divided by -1", "SELECT (-2147483648)::int4 / (-1)::int4", "22003"),
     ("smallint minimum divided by -1", "SELECT (-32768)::int2 / (-1)::int2", "22003"),
+    # issue 8 (interval): PostgreSQL's codes for its input, range and operators
+    ("invalid interval text", "SELECT interval 'soon'", "22007"),
+    ("an interval field given twice", "SELECT '1 day 2 days'::interval", "22007"),
+    ("an interval field out of range", "SELECT interval '2147483648 days'", "22015"),
+    ("an interval time field out of range", "SELECT interval '1:60'", "22015"),
+    ("an interval out of range", "SELECT interval '178956971 years'", "22008"),
+    ("interval arithmetic out of range",
+     "SELECT interval '-2147483648 days' - interval '1 day'", "22008"),
+    ("interval times NaN", "SELECT interval '1 day' * 'nan'::float8", "22008"),
+    ("timestamp plus interval out of range",
+     "SELECT timestamp '294276-12-01' + interval '1 month'", "22008"),
+    ("infinite timestamps subtracted", "SELECT timestamp 'infinity' - timestamp '2020-01-01'",
+     "22008"),
+    ("interval divided by zero", "SELECT interval '1 day' / 0", "22012"),
+    ("week of an interval", "SELECT extract(week FROM interval '1 day')", "0A000"),
+    ("unknown unit of an interval", "SELECT date_part('foo', interval '1 day')", "22023"),
+    ("integer plus interval", "SELECT 1 + interval '1 day'", "42883"),
+    ("integer cast to interval", "SELECT 1::interval", "42846"),
 ]
 
 

@@ -66,6 +66,7 @@ static inline void cg_value(ty_phys_t ph, int dist, int i, int n, arena_t *a, da
   switch (ph) {
   case TP_BOOL: d->d_bool = dist == CG_CONST ? 1 : (uint8_t)((dist == CG_SORTED ? i > n / 2 : x) & 1); break;
   case TP_I64: d->d_i64 = x; break;
+  case TP_IV: break; /* the codecs take no interval (ce_stats_build refuses it) */
   case TP_F64:
     if (dist == CG_EXTREME || dist == CG_ADVERSE) {
       static const double fx[] = {0.0, -0.0, INFINITY, -INFINITY, 1e308, -1e-308, 5e-324};
@@ -121,6 +122,7 @@ static inline bool cg_same(ty_phys_t ph, const datum_t *a, const datum_t *b)
   case TP_I64: return a->d_i64 == b->d_i64;
   case TP_F64: return memcmp(&a->d_f64, &b->d_f64, 8) == 0;
   case TP_NUM: return a->d_num.n_val == b->d_num.n_val && a->d_num.n_scale == b->d_num.n_scale;
+  case TP_IV: return memcmp(&a->d_iv, &b->d_iv, sizeof a->d_iv) == 0;
   case TP_STR:
     return a->d_str.s_len == b->d_str.s_len &&
            (!a->d_str.s_len || memcmp(a->d_str.s_ptr, b->d_str.s_ptr, a->d_str.s_len) == 0);

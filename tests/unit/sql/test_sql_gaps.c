@@ -150,20 +150,28 @@ static void test_interval(void **state)
 {
   arena_t *a = *state;
   sqlt_x(a, "INTERVAL '1 day'", "(interval '1 day')");
-  sqlt_x(a, "interval '90' day", "(interval '90' day)");
-  sqlt_x(a, "interval '3' MONTH", "(interval '3' month)");
-  sqlt_x(a, "interval '90' day (3)", "(interval '90' day)");
+  sqlt_x(a, "interval '90' day", "(interval day '90')");
+  sqlt_x(a, "interval '3' MONTH", "(interval month '3')");
+  sqlt_x(a, "interval '90' day (3)", "(interval day '90')");
+  sqlt_x(a, "interval '1' day to second (3)", "(interval day to second(3) '1')");
+  sqlt_x(a, "interval (2) '1.234'", "(interval(2) '1.234')");
+  sqlt_x(a, "interval '1-2' year to month", "(interval year to month '1-2')");
   sqlt_x(a, "date '1998-12-01' - interval '90' day",
-         "(- (date '1998-12-01') (interval '90' day))");
-  sqlt_x(a, "d + interval '1' year < e", "(< (+ d (interval '1' year)) e)");
+         "(- (date '1998-12-01') (interval day '90'))");
+  sqlt_x(a, "d + interval '1' year < e", "(< (+ d (interval year '1')) e)");
+  /* the type: in casts and column definitions, with its fields */
+  sqlt_x(a, "x::interval", "(cast x interval)");
+  sqlt_x(a, "CAST(x AS interval minute to second)", "(cast x interval minute to second)");
+  sqlt_x(a, "x::interval(3)", "(cast x interval(3))");
   sql_stmt_list_t *l = sqlt_parse(a, "SELECT INTERVAL '2' hour");
   const sql_target_t *t = sql_list_at(l->sl_stmts[0]->st_query->qu_select->se_targets, 0);
   assert_int_equal(t->tg_expr->ex_kind, SQL_E_LITERAL);
-  assert_int_equal(t->tg_expr->ex_lit, SQL_LIT_INTERVAL);
+  assert_int_equal(t->tg_expr->ex_lit, SQL_LIT_TYPED);
+  assert_int_equal(t->tg_expr->ex_type.ty_id, SQL_TYPE_INTERVAL);
+  assert_int_equal(t->tg_expr->ex_type.ty_scale, SQL_IV_F_HOUR);
   assert_string_equal(t->tg_expr->ex_text, "2");
-  assert_string_equal(t->tg_expr->ex_name, "hour");
   assert_int_equal(t->tg_expr->ex_pos, 8);
-  /* the unit words are units only right after INTERVAL 'text' */
+  /* the unit words are units only right after INTERVAL ['text'] */
   sqlt_s(a, "SELECT extract(year FROM d) year, day FROM t",
          "(select ((as (extract 'year' d) year) day) (from t))");
   sqlt_s(a, "SELECT interval '1 day' AS d", "(select ((as (interval '1 day') d)))");
@@ -174,6 +182,7 @@ static void test_interval(void **state)
   sqlt_err(a, "SELECT interval FROM t", "42601", 17);
   sqlt_err(a, "SELECT interval 5", "42601", 17);
   sqlt_err(a, "SELECT interval '1' day (x)", "42601", 26);
+  sqlt_err(a, "SELECT interval '1' month to day", "42601", 21);
 }
 
 static void test_string_continuation(void **state)
@@ -245,13 +254,12 @@ static void test_ddl_forms(void **state)
 static void test_more_forms(void **state)
 {
   arena_t *a = *state;
-  /* 'text'::interval and CAST('text' AS interval) are INTERVAL literals */
-  sqlt_x(a, "'1 day'::interval", "(interval '1 day')");
-  sqlt_x(a, "CAST('3 months' AS INTERVAL)", "(interval '3 months')");
-  sqlt_x(a, "d - '30 days'::interval", "(- d (interval '30 days'))");
-  sqlt_x(a, "x BETWEEN '1 day'::interval AND y", "(between x (interval '1 day') y)");
-  sqlt_err(a, "SELECT x::interval FROM t", "0A000", 9);
-  sqlt_err(a, "SELECT CAST(1 AS interval)", "0A000", 8);
+  /* 'text'::interval and CAST('text' AS interval) are ordinary casts */
+  sqlt_x(a, "'1 day'::interval", "(cast '1 day' interval)");
+  sqlt_x(a, "CAST('3 months' AS INTERVAL)", "(cast '3 months' interval)");
+  sqlt_x(a, "d - '30 days'::interval", "(- d (cast '30 days' interval))");
+  sqlt_x(a, "x BETWEEN '1 day'::interval AND y", "(between x (cast '1 day' interval) y)");
+  sqlt_x(a, "x::interval day", "(cast x interval day)");
   /* BETWEEN SYMMETRIC is rewritten as PostgreSQL does; ASYMMETRIC is plain */
   sqlt_x(a, "x BETWEEN SYMMETRIC 1 AND y", "(or (between x 1 y) (between x y 1))");
   sqlt_x(a, "x NOT BETWEEN SYMMETRIC 1 AND 2",

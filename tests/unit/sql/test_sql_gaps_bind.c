@@ -108,17 +108,18 @@ static void test_interval(void **state)
   en_exec(ses, "INSERT INTO iv VALUES (1, date '2020-01-01'), (2, date '2020-02-01'), (3, NULL)");
   en_expect_rows(ses, "SELECT a FROM iv WHERE d < date '2020-01-01' + interval '1' month ORDER BY a",
                  "1");
-  /* whole days work on any date */
+  /* an ordinary typed operator: any date, any interval */
   en_expect_rows(ses, "SELECT a, d + interval '10' day FROM iv ORDER BY a",
               "1|2020-01-11 00:00:00\n2|2020-02-11 00:00:00\n3|NULL");
-  en_expect_error(ses, "SELECT a, d + interval '1' month FROM iv", "0A000");
-  en_expect_error(ses, "SELECT interval '1 day'", "0A000");
+  en_expect_rows(ses, "SELECT a, d + interval '1' month FROM iv ORDER BY a",
+              "1|2020-02-01 00:00:00\n2|2020-03-01 00:00:00\n3|NULL");
+  en_expect_rows(ses, "SELECT interval '1 day'", "1 day");
   en_expect_error(ses, "SELECT date '2020-01-01' + interval 'soon'", "22007");
   en_expect_error(ses, "SELECT 1 + interval '1 day'", "42883");
   en_expect_error(ses, "SELECT date '2020-01-01' + interval '999999999 years'", "22008");
-  en_expect_error(ses, "SELECT date '2020-01-01' + interval '99999999999 hours'", "22008");
-  en_expect_error(ses, "SELECT date '2020-01-01' + interval '4000000000000000 hours'", "22007");
-  en_expect_error(ses, "SELECT date '2020-01-01' + interval '9999999999999999999:00'", "22007");
+  en_expect_error(ses, "SELECT date '2020-01-01' + interval '99999999999 hours'", "22015");
+  en_expect_error(ses, "SELECT date '2020-01-01' + interval '2000000 hours' * 100000", "22008");
+  en_expect_error(ses, "SELECT date '2020-01-01' + interval '9999999999999999999:00'", "22015");
 }
 
 static void test_more_forms(void **state)
@@ -136,7 +137,7 @@ static void test_more_forms(void **state)
   en_expect_rows(ses, "SELECT a FROM mf WHERE d > date '2020-03-01' - '30 days'::interval", "5");
   en_expect_rows(ses, "SELECT date '2020-01-31' + CAST('1 month' AS interval)",
                  "2020-02-29 00:00:00");
-  en_expect_error(ses, "SELECT a::interval FROM mf", "0A000");
+  en_expect_error(ses, "SELECT a::interval FROM mf", "42846");
 }
 
 static void test_index_order(void **state)

@@ -1,0 +1,61 @@
+/* ex_arith_iv — the INTERVAL operators, vectored: interval ± interval,
+ * interval * and / float8, unary minus, timestamp ± interval, interval +
+ * timestamp and timestamp - timestamp (the binder's xop_interval chose
+ * the operand types; dates arrive cast to timestamps).
+ *
+ * Design notes: the calendar work is types' (ty_iv_*, ty_ts_add_iv,
+ * ty_ts_diff), which follow PostgreSQL 15's functions; this file only
+ * walks the selected rows and picks the routine from the operand types.
+ * An error stops the batch with the node's position, as the other
+ * arithmetic does.
+ */
+#include "exec/ex_int.h"
+
+int xe_arith_iv(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e)
+{
+  xe_arg_t l, r;
+  if (xe_operand(st, x->x_args[0], sel, nsel, &l, e) != CZ_OK)
+    return CZ_ERR;
+  bool unary = x->x_op == XOP_NEG;
+  if (unary)
+    r = l;
+  else if (xe_operand(st, x->x_args[1], sel, nsel, &r, e) != CZ_OK)
+    return CZ_ERR;
+  ty_id_t lt = x->x_args[0]->x_type.t_id, rt = unary ? lt : x->x_args[1]->x_type.t_id;
+  xop_t op = x->x_op;
+  XE_FOR(sel, nsel, i, {
+    if (xe_arg_null(&l, i) || xe_arg_null(&r, i)) {
+      dst->v_null[i] = 1;
+      continue;
+    }
+    datum_t a, b;
+    xe_arg_get(&l, i, &a);
+    xe_arg_get(&r, i, &b);
+    dst->v_null[i] = 0;
+    int rc;
+    if (unary)
+      rc = ty_iv_neg(&a.d_iv, &dst->v_iv[i], e);
+    else if (lt == TY_INTERVAL && rt == TY_INTERVAL)
+      rc = op == XOP_ADD ? ty_iv_add(&a.d_iv, &b.d_iv, &dst->v_iv[i], e)
+                         : ty_iv_sub(&a.d_iv, &b.d_iv, &dst->v_iv[i], e);
+    else if (lt == TY_INTERVAL && rt == TY_FLOAT8)
+      rc = op == XOP_MUL ? ty_iv_mul(&a.d_iv, b.d_f64, &dst->v_iv[i], e)
+                         : ty_iv_div(&a.d_iv, b.d_f64, &dst->v_iv[i], e);
+    else if (lt == TY_FLOAT8 && rt == TY_INTERVAL)
+      rc = ty_iv_mul(&b.d_iv, a.d_f64, &dst->v_iv[i], e);
+    else if (lt == TY_TIMESTAMP && rt == TY_INTERVAL)
+      rc = ty_ts_add_iv(a.d_i64, &b.d_iv, op == XOP_SUB ? -1 : 1, &dst->v_i64[i], e);
+    else if (lt == TY_INTERVAL && rt == TY_TIMESTAMP)
+      rc = ty_ts_add_iv(b.d_i64, &a.d_iv, 1, &dst->v_i64[i], e);
+    else if (lt == TY_TIMESTAMP && rt == TY_TIMESTAMP)
+      rc = ty_ts_diff(a.d_i64, b.d_i64, &dst->v_iv[i], e);
+    else
+      rc = err_set(e, XE_SQLSTATE_NO_OPERATOR, "operator does not exist for interval");
+    if (rc != CZ_OK) {
+      if (e)
+        e->er_pos = x->x_pos;
+      return CZ_ERR;
+    }
+  });
+  return CZ_OK;
+}
