@@ -138,7 +138,7 @@ static int itc_left(bt_cursor_t *c, err_t *e)
     /* Right to left against the latch order: only try (rule L6). */
     buf_t *nb = bp_fix(bp, l, BP_SHARED, BP_NOWAIT | BP_SCAN, e);
     if (!nb) {
-      if (e && strcmp(e->er_sqlstate, "00000") != 0)
+      if (e && strcmp(e->er_sqlstate, SQLSTATE_SUCCESSFUL_COMPLETION) != 0)
         return CZ_ERR;
       itc_unhold(c);
       sched_yield();

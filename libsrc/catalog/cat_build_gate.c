@@ -86,9 +86,9 @@ int cat_index_build_begin(txn_t *tx, const cat_table_t *t, uint64_t version, err
         db_tree_nlocked(dt) == txn_tree_nlocked_own(tx, dt))
       return CZ_OK;
     if (txn_cancel_requested(tx))
-      return err_set(e, SQLSTATE_QUERY_CANCELED_TX, "canceling statement due to user request");
+      return err_set(e, SQLSTATE_QUERY_CANCELED, "canceling statement due to user request");
     if (time_now_ns() > deadline)
-      return err_set(e, "55P03",
+      return err_set(e, SQLSTATE_LOCK_NOT_AVAILABLE,
                      "could not build an index on table \"%s\": other transactions kept "
                      "uncommitted changes in it for %d s",
                      t->ct_name, CAT_BUILD_WAIT_MS / 1000);

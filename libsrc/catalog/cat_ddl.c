@@ -55,7 +55,7 @@ int cat_ddl_begin(cat_t *c, txn_t *tx, const cat_snapshot_t **snap, err_t *e)
   /* A bulk transaction takes no locks (no DDL lock either) and cannot
    * roll back: DDL is done in an ordinary transaction before the load. */
   if (txn_is_bulk(tx))
-    return err_set(e, "0A000", "DDL is not supported in a bulk-load transaction");
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "DDL is not supported in a bulk-load transaction");
   if (atomic_load(&c->c_ddl_tx) != tx) {
     if (txn_lock(tx, c->c_sys[CAT_SYS_META], "ddl", 3, NULL, NULL, e) != CZ_OK)
       return CZ_ERR;
@@ -120,9 +120,9 @@ int cat_sys_del(cat_t *c, txn_t *tx, int sys, const uint8_t *key, size_t kl, err
 static int cat_name_check(const char *what, const char *name, err_t *e)
 {
   if (!name || !*name)
-    return err_set(e, "42602", "zero-length %s name", what);
+    return err_set(e, SQLSTATE_INVALID_NAME, "zero-length %s name", what);
   if (strlen(name) > CAT_MAX_NAME)
-    return err_set(e, "42622", "%s name \"%s\" is too long (at most %d bytes)", what, name, CAT_MAX_NAME);
+    return err_set(e, SQLSTATE_NAME_TOO_LONG, "%s name \"%s\" is too long (at most %d bytes)", what, name, CAT_MAX_NAME);
   return CZ_OK;
 }
 
@@ -183,12 +183,12 @@ int cat_create_table(cat_t *c, txn_t *tx, const cat_table_def_t *def, cat_oid_t 
   if (!sch || cat_rel_free(s, sch->cs_oid, def->td_name, e) != CZ_OK)
     return CZ_ERR;
   if (def->td_ncols < 0 || def->td_ncols > CAT_MAX_COLUMNS)
-    return err_set(e, "54011", "tables can have at most %d columns", CAT_MAX_COLUMNS);
+    return err_set(e, SQLSTATE_TOO_MANY_COLUMNS, "tables can have at most %d columns", CAT_MAX_COLUMNS);
   for (int i = 0; i < def->td_ncols; i++) {
     if (cat_name_check("column", def->td_cols[i].cd_name, e) != CZ_OK)
       return CZ_ERR;
     if (def->td_cols[i].cd_type.t_id <= TY_UNKNOWN || def->td_cols[i].cd_type.t_id >= TY_COUNT_)
-      return err_set(e, "42804", "column \"%s\" has no storable type", def->td_cols[i].cd_name);
+      return err_set(e, SQLSTATE_DATATYPE_MISMATCH, "column \"%s\" has no storable type", def->td_cols[i].cd_name);
     for (int j = 0; j < i; j++)
       if (strcmp(def->td_cols[i].cd_name, def->td_cols[j].cd_name) == 0)
         return err_set(e, SQLSTATE_DUPLICATE_COLUMN, "column \"%s\" specified more than once",
@@ -307,7 +307,7 @@ int cat_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t 
     return err_set(e, SQLSTATE_UNDEFINED_TABLE, "table with OID %u does not exist", (unsigned)def->id_table);
   if (def->id_nkeys < 1 || def->id_nkeys > CAT_MAX_INDEX_KEYS || def->id_ninclude < 0 ||
       def->id_ninclude > CAT_MAX_INDEX_KEYS)
-    return err_set(e, "54011", "an index has 1 to %d key columns", CAT_MAX_INDEX_KEYS);
+    return err_set(e, SQLSTATE_TOO_MANY_COLUMNS, "an index has 1 to %d key columns", CAT_MAX_INDEX_KEYS);
   for (int i = 0; i < def->id_nkeys; i++)
     if (def->id_keys[i] < 0 || def->id_keys[i] >= t->ct_ncols)
       return err_set(e, SQLSTATE_UNDEFINED_COLUMN, "index column %d does not exist", def->id_keys[i]);
@@ -499,7 +499,7 @@ int cat_grant_role(cat_t *c, txn_t *tx, cat_oid_t role, cat_oid_t member, cat_oi
     return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "role with OID %u does not exist",
                    (unsigned)(r ? member : role));
   if (cat_role_is_member(s, role, member))
-    return err_set(e, "0LP01", "role \"%s\" is a member of role \"%s\"", r->cr_name, m->cr_name);
+    return err_set(e, SQLSTATE_INVALID_GRANT_OPERATION, "role \"%s\" is a member of role \"%s\"", r->cr_name, m->cr_name);
   uint8_t k[8], buf[16];
   cat_wbuf_t w = { buf, 0, sizeof buf, false };
   cat_w_u32(&w, grantor);

@@ -164,7 +164,7 @@ int ce_stats_build(ce_stats_t *st, const vec_t *v, int start, int n, arena_t *a,
     return err_set(e, SQLSTATE_INTERNAL, "column: cannot encode %d rows from %d", n, start);
   st->st_phys = ty_phys(v->v_type.t_id);
   if (st->st_phys == TP_IV) /* no codec holds INTERVAL's three parts yet */
-    return err_set(e, "0A000", "column: type interval cannot be column-encoded yet");
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "column: type interval cannot be column-encoded yet");
   st->st_n = (uint32_t)n;
   st->st_nulls = v->v_null + start;
   fill_values(st, v, start, a);

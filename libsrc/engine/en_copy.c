@@ -363,7 +363,7 @@ static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
         rows++;
       }
       if (o.ob_failed) {
-        rc = err_set(e, SQLSTATE_OUT_OF_MEMORY_Q, "out of memory: COPY could not buffer a row");
+        rc = err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory: COPY could not buffer a row");
         break;
       }
       if (o.ob_len >= COPY_CHUNK) {

@@ -20,7 +20,7 @@ static int col_number(const cat_table_t *t, const char *name, int *out, err_t *e
 static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t *ct, err_t *e)
 {
   if (ct->ct_if_not_exists && cat_find_table(s->se_snap, ct->ct_table.nm_schema, ct->ct_table.nm_name)) {
-    en_notice(s, "NOTICE", "42P07", "relation \"%s\" already exists, skipping", ct->ct_table.nm_name);
+    en_notice(s, "NOTICE", SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", ct->ct_table.nm_name);
     return CZ_OK;
   }
   int nc = sql_list_len(ct->ct_columns);
@@ -41,7 +41,7 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
       return CZ_ERR;
     if (cd->cd_primary) {
       if (npk)
-        return err_set(e, "42P16", "multiple primary keys for table \"%s\" are not allowed",
+        return err_set(e, SQLSTATE_INVALID_TABLE_DEF, "multiple primary keys for table \"%s\" are not allowed",
                        ct->ct_table.nm_name);
       pk[npk++] = i;
       pk_pos = cd->cd_pos;
@@ -53,7 +53,7 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
     if (!tc->tc_primary)
       continue;
     if (npk)
-      return err_set(e, "42P16", "multiple primary keys for table \"%s\" are not allowed",
+      return err_set(e, SQLSTATE_INVALID_TABLE_DEF, "multiple primary keys for table \"%s\" are not allowed",
                      ct->ct_table.nm_name);
     for (int j = 0; j < sql_list_len(tc->tc_columns); j++) {
       const char *name = sql_list_at(tc->tc_columns, j);
@@ -120,7 +120,7 @@ static int ddl_drop_absent(esession_t *s, const sql_drop_t *dr, const sql_name_t
                            const char *what, const char *sqlstate, err_t *e)
 {
   if (dr->dr_if_exists) {
-    en_notice(s, "NOTICE", "00000", "%s \"%s\" does not exist, skipping", what, n->nm_name);
+    en_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "%s \"%s\" does not exist, skipping", what, n->nm_name);
     return CZ_OK;
   }
   err_set(e, sqlstate, "%s \"%s\" does not exist", what, n->nm_name);
@@ -158,7 +158,7 @@ static int ddl_create_index(esession_t *s, arena_t *a, const sql_create_index_t 
     return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be owner of table %s", t->ct_name);
   if (ci->ci_if_not_exists && ci->ci_index.nm_name &&
       cat_find_index(s->se_snap, t->ct_schema_name, ci->ci_index.nm_name)) {
-    en_notice(s, "NOTICE", "42P07", "relation \"%s\" already exists, skipping", ci->ci_index.nm_name);
+    en_notice(s, "NOTICE", SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", ci->ci_index.nm_name);
     return CZ_OK;
   }
   int nk = sql_list_len(ci->ci_columns), ni = sql_list_len(ci->ci_include);
@@ -274,7 +274,7 @@ static int ddl_drop_roles(esession_t *s, const sql_role_t *ro, err_t *e)
     const cat_role_t *r = cat_find_role(s->se_snap, name);
     if (!r) {
       if (ro->ro_if_exists) {
-        en_notice(s, "NOTICE", "00000", "role \"%s\" does not exist, skipping", name);
+        en_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "role \"%s\" does not exist, skipping", name);
         continue;
       }
       return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "role \"%s\" does not exist", name);

@@ -34,9 +34,6 @@
 
 #include "engine/engine_int.h"
 
-#define SQLSTATE_UNDEFINED_FILE "58P01"
-#define SQLSTATE_INVALID_NAME "42602"
-#define SQLSTATE_WRONG_OBJECT_TYPE "42809"
 
 /* f_type values of the kernel's pseudo file systems (linux/magic.h). */
 #define EN_PROC_SUPER_MAGIC 0x9fa0

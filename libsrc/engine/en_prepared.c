@@ -27,8 +27,6 @@
 
 #include "engine/engine_int.h"
 
-#define SQLSTATE_UNDEFINED_PSTMT "26000"
-#define SQLSTATE_DUPLICATE_PSTMT "42P05"
 /* A protocol statement may itself be an EXECUTE, and names can be
  * re-pointed (x runs y, y is re-prepared to run x): nesting is bounded,
  * 54001 as PostgreSQL's stack depth check. */
@@ -239,7 +237,7 @@ static int exec_start(eportal_t *p, err_t *e)
   esession_t *s = st->st_sess;
   estmt_t *target;
   if (s->se_exec_depth >= EN_EXEC_MAX_DEPTH)
-    return err_set(e, "54001", "EXECUTE nested more than %d deep", EN_EXEC_MAX_DEPTH);
+    return err_set(e, SQLSTATE_STATEMENT_TOO_COMPLEX, "EXECUTE nested more than %d deep", EN_EXEC_MAX_DEPTH);
   if (exec_target(s, st->st_ast->st_execute, &target, e) != CZ_OK)
     return CZ_ERR;
   if (!same_result(st, target))

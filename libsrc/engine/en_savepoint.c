@@ -23,7 +23,6 @@
 
 #include "engine/engine_int.h"
 
-#define SQLSTATE_INVALID_SAVEPOINT "3B001"
 
 typedef struct en_spent_s {
   struct en_spent_s *sp_below;  /* the next older savepoint */

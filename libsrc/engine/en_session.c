@@ -148,7 +148,7 @@ int en_guc_set(esession_t *s, const char *name, const char *value, bool from_cli
              strcasecmp(name, "is_superuser") == 0 || strcasecmp(name, "integer_datetimes") == 0) {
     if (from_client)
       return CZ_OK;  /* startup packets may echo these: ignored */
-    return err_set(e, "55P02", "parameter \"%s\" cannot be changed", name);
+    return err_set(e, SQLSTATE_CANT_CHANGE_RUNTIME_PARAM, "parameter \"%s\" cannot be changed", name);
   } else if (strcasecmp(name, "standard_conforming_strings") == 0) {
     if (strcasecmp(value, "on") != 0 && strcasecmp(value, "true") != 0)
       return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
@@ -167,7 +167,7 @@ int esession_open(engine_t *eng, const char *role, const char *database, esessio
   const cat_role_t *r = cat_find_role(snap, role);
   if (!r) {
     cat_snapshot_release(snap);
-    return err_set(e, "28000", "role \"%s\" does not exist", role);
+    return err_set(e, SQLSTATE_INVALID_AUTHORIZATION, "role \"%s\" does not exist", role);
   }
   arena_t *a = arena_create(NULL, "session");
   esession_t *s = arena_zalloc(a, sizeof(*s));

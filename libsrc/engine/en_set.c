@@ -59,7 +59,7 @@ int en_show(esession_t *s, const sql_set_t *sv, erows_fn_t fn, void *ctx, err_t 
   if (!v) {
     if (strcmp(sv->sv_name, "all") == 0)
       return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "SHOW ALL is not supported yet");
-    return err_set(e, SQLSTATE_UNDEFINED_PARAM, "unrecognized configuration parameter \"%s\"",
+    return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "unrecognized configuration parameter \"%s\"",
                    sv->sv_name);
   }
   arena_t *a = arena_create(NULL, "show");

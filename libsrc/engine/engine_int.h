@@ -28,12 +28,6 @@
 #include "table/table.h"
 #include "txn/txn.h"
 
-#define SQLSTATE_IN_FAILED_TX "25P02"
-#define SQLSTATE_NO_ACTIVE_TX "25P01"
-#define SQLSTATE_ACTIVE_TX "25001"
-#define SQLSTATE_PROTOCOL_VIOLATION "08P01"
-#define SQLSTATE_UNDEFINED_PARAM "42704"
-#define SQLSTATE_INVALID_TEXT "22P02"
 
 struct engine_s {
   db_t *en_db;
@@ -65,8 +59,6 @@ typedef struct enotice_s {
 
 /* ---- en_cursor.c: DECLARE / FETCH / MOVE / CLOSE ------------------------ */
 
-#define SQLSTATE_UNDEFINED_CURSOR "34000"
-#define SQLSTATE_DUPLICATE_CURSOR "42P03"
 
 typedef enum ecur_kind_e { ECUR_NONE, ECUR_DECLARE, ECUR_FETCH, ECUR_MOVE, ECUR_CLOSE } ecur_kind_t;
 

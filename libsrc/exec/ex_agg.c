@@ -40,7 +40,7 @@ static int xagg_no_such(const char *name, const ty_t *args, int n, err_t *e)
     o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", i ? ", " : "",
                           args[i].t_id == TY_UNKNOWN ? "unknown" : ty_name(a, args[i]));
   arena_destroy(a);
-  return err_set(e, XE_SQLSTATE_NO_OPERATOR, "function %s(%s) does not exist", name, buf);
+  return err_set(e, SQLSTATE_UNDEFINED_FUNCTION, "function %s(%s) does not exist", name, buf);
 }
 
 int xagg_resolve(const char *name, bool star, const ty_t *args, int n, xagg_t *agg, ty_t *arg_to,
@@ -54,7 +54,7 @@ int xagg_resolve(const char *name, bool star, const ty_t *args, int n, xagg_t *a
     return xagg_no_such(name, args, n, e);
   if (star) {
     if (an->an_agg != XAGG_COUNT || n != 0)
-      return err_set(e, "42809", "%s(*) must be used to call a parameterless aggregate function",
+      return err_set(e, SQLSTATE_WRONG_OBJECT_TYPE, "%s(*) must be used to call a parameterless aggregate function",
                      name);
     *agg = XAGG_COUNT_STAR;
     *result = ty_plain(TY_INT8);
@@ -74,7 +74,7 @@ int xagg_resolve(const char *name, bool star, const ty_t *args, int n, xagg_t *a
   case XAGG_SUM:
   case XAGG_AVG:
     if (id == TY_UNKNOWN)
-      return err_set(e, XE_SQLSTATE_AMBIGUOUS, "function %s(unknown) is not unique", name);
+      return err_set(e, SQLSTATE_AMBIGUOUS_FUNCTION, "function %s(unknown) is not unique", name);
     if (id == TY_INTERVAL) { /* sum and avg of intervals are intervals */
       arg_to[0] = *result = ty_plain(TY_INTERVAL);
       return CZ_OK;

@@ -118,7 +118,7 @@ static int xe_arith_i64(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, 
         continue;
       int64_t a = av[i * as], b = bv[i * bs];
       if (b == 0)
-        return xe_error(x, e, XE_SQLSTATE_DIV_ZERO, "division by zero");
+        return xe_error(x, e, SQLSTATE_DIVISION_BY_ZERO, "division by zero");
       if (b == -1) { /* INT64_MIN / -1 traps in C */
         if (x->x_op == XOP_MOD)
           out[i] = 0;
@@ -139,7 +139,7 @@ static int xe_arith_i64(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, 
     return xe_error(x, e, SQLSTATE_INTERNAL, "not an arithmetic operator");
   }
   if (ovf)
-    return xe_error(x, e, rt == TY_DATE ? XE_SQLSTATE_DATETIME_RANGE : XE_SQLSTATE_OUT_OF_RANGE,
+    return xe_error(x, e, rt == TY_DATE ? SQLSTATE_DATETIME_FIELD_OVERFLOW : SQLSTATE_NUMERIC_OUT_OF_RANGE,
                     "%s", xe_range_msg(rt));
   if (rt == TY_DATE || (x->x_op == XOP_SUB && x->x_args[0]->x_type.t_id == TY_DATE)) {
     /* An infinite date plus or minus days stays infinite (PostgreSQL's
@@ -155,7 +155,7 @@ static int xe_arith_i64(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, 
       if (both) {
         int64_t d2 = bv[i * bs];
         if (inf || d2 >= INT32_MAX || d2 <= INT32_MIN)
-          return xe_error(x, e, XE_SQLSTATE_DATETIME_RANGE, "cannot subtract infinite dates");
+          return xe_error(x, e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "cannot subtract infinite dates");
       } else if (inf) {
         out[i] = d;
       }
@@ -167,7 +167,7 @@ static int xe_arith_i64(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, 
         continue;
       if (!dn[i] && (out[i] < lo || out[i] > hi))
         return xe_error(x, e,
-                        rt == TY_DATE ? XE_SQLSTATE_DATETIME_RANGE : XE_SQLSTATE_OUT_OF_RANGE, "%s",
+                        rt == TY_DATE ? SQLSTATE_DATETIME_FIELD_OVERFLOW : SQLSTATE_NUMERIC_OUT_OF_RANGE, "%s",
                         xe_range_msg(rt));
     });
   }
@@ -180,11 +180,11 @@ static int xe_float_check(const xnode_t *x, bool f4, double a, double b, double 
   if (f4)
     v = (float)v;
   if (isinf(v) && !isinf(a) && !isinf(b))
-    return xe_error(x, e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: overflow");
+    return xe_error(x, e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value out of range: overflow");
   if (v == 0 && *r != 0)
-    return xe_error(x, e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: underflow");
+    return xe_error(x, e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value out of range: underflow");
   if (v == 0 && x->x_op == XOP_MUL && a != 0 && b != 0)
-    return xe_error(x, e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: underflow");
+    return xe_error(x, e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value out of range: underflow");
   *r = v;
   return CZ_OK;
 }
@@ -215,7 +215,7 @@ static int xe_arith_f64(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, 
     XE_FOR(sel, nsel, i, {
       dn[i] = an[i * as] | bn[i * bs];
       if (!dn[i] && bv[i * bs] == 0)
-        return xe_error(x, e, XE_SQLSTATE_DIV_ZERO, "division by zero");
+        return xe_error(x, e, SQLSTATE_DIVISION_BY_ZERO, "division by zero");
       out[i] = dn[i] ? 0 : av[i * as] / bv[i * bs];
     });
     break;
@@ -223,7 +223,7 @@ static int xe_arith_f64(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, 
     XE_FOR(sel, nsel, i, { dn[i] = an[i * as]; out[i] = -av[i * as]; });
     return CZ_OK;
   default:
-    return xe_error(x, e, XE_SQLSTATE_NO_OPERATOR, "operator does not exist for floats");
+    return xe_error(x, e, SQLSTATE_UNDEFINED_FUNCTION, "operator does not exist for floats");
   }
   XE_FOR(sel, nsel, i, {
     if (!dn[i] && (f4 || !isfinite(out[i]) || out[i] == 0)) {
@@ -300,6 +300,6 @@ int xe_arith(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, e
   case TP_NUM:
     return xe_arith_num(x, &lo, &ro, sel, nsel, dst, e);
   default:
-    return xe_error(x, e, XE_SQLSTATE_NO_OPERATOR, "operator does not exist for this type");
+    return xe_error(x, e, SQLSTATE_UNDEFINED_FUNCTION, "operator does not exist for this type");
   }
 }

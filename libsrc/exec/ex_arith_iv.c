@@ -50,7 +50,7 @@ int xe_arith_iv(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst
     else if (lt == TY_TIMESTAMP && rt == TY_TIMESTAMP)
       rc = ty_ts_diff(a.d_i64, b.d_i64, &dst->v_iv[i], e);
     else
-      rc = err_set(e, XE_SQLSTATE_NO_OPERATOR, "operator does not exist for interval");
+      rc = err_set(e, SQLSTATE_UNDEFINED_FUNCTION, "operator does not exist for interval");
     if (rc != CZ_OK) {
       if (e)
         e->er_pos = x->x_pos;

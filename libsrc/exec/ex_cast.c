@@ -46,7 +46,7 @@ static int xc_to_int(ty_t from, const datum_t *in, ty_id_t to, int64_t *out, err
     double r = rint(in->d_f64);
     /* Exactly representable bounds: -2^63 <= r < 2^63. */
     if (r != r || r < -9223372036854775808.0 || r >= 9223372036854775808.0)
-      return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "%s", xc_int_range_msg(to));
+      return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "%s", xc_int_range_msg(to));
     *out = (int64_t)r;
     break;
   }
@@ -54,16 +54,16 @@ static int xc_to_int(ty_t from, const datum_t *in, ty_id_t to, int64_t *out, err
     num_t n;
     if (num_rescale(&in->d_num, 0, &n, NULL) != CZ_OK || n.n_val > INT64_MAX ||
         n.n_val < INT64_MIN)
-      return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "%s", xc_int_range_msg(to));
+      return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "%s", xc_int_range_msg(to));
     *out = (int64_t)n.n_val;
     break;
   }
   case TP_STR:
   case TP_IV:
-    return err_set(e, XE_SQLSTATE_CANNOT_CAST, "cannot cast to integer");
+    return err_set(e, SQLSTATE_CANNOT_COERCE, "cannot cast to integer");
   }
   if (!xc_int_fits(to, *out))
-    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "%s", xc_int_range_msg(to));
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "%s", xc_int_range_msg(to));
   return CZ_OK;
 }
 
@@ -72,9 +72,9 @@ static int xc_to_float4(double v, double *out, err_t *e)
 {
   float f = (float)v;
   if (isinf(f) && !isinf(v))
-    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: overflow");
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value out of range: overflow");
   if (f == 0 && v != 0)
-    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: underflow");
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value out of range: underflow");
   *out = f;
   return CZ_OK;
 }
@@ -96,10 +96,10 @@ static int xc_to_text(ty_t from, const datum_t *in, arena_t *a, str_t *out, err_
   }
   size_t cap = ty_text_max(from, in);
   if (cap > XE_MAX_FIELD) /* bytea's hex form doubles it */
-    return err_set(e, "54000", "requested length too large");
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "requested length too large");
   char *p = arena_try_alloc(a, cap ? cap : 1);
   if (!p)
-    return err_set(e, "53200", "out of memory: the text form of a %zu-byte value does not fit "
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory: the text form of a %zu-byte value does not fit "
                    "the query's memory", cap);
   int n = ty_format_text(from, in, p, cap);
   if (n < 0)
@@ -112,7 +112,7 @@ static int xc_to_text(ty_t from, const datum_t *in, arena_t *a, str_t *out, err_
 static int xc_no_cast(ty_t from, ty_t to, err_t *e)
 {
   arena_t *a = arena_create(NULL, "xcast");
-  int rc = err_set(e, XE_SQLSTATE_CANNOT_CAST, "cannot cast type %s to %s", ty_name(a, from),
+  int rc = err_set(e, SQLSTATE_CANNOT_COERCE, "cannot cast type %s to %s", ty_name(a, from),
                    ty_name(a, to));
   arena_destroy(a);
   return rc;
@@ -172,9 +172,9 @@ int xcast_datum_ex(ty_t from, const datum_t *in, ty_t to, bool explicit_cast, ar
       buf[n < 0 ? 0 : n] = '\0';
       float fv = strtof(buf, NULL);
       if (isinf(fv))
-        return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: overflow");
+        return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value out of range: overflow");
       if (fv == 0 && in->d_num.n_val != 0)
-        return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: underflow");
+        return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value out of range: underflow");
       r.d_f64 = fv;
     } else if (t == TY_FLOAT4) {
       if (xc_to_float4(v, &r.d_f64, e) != CZ_OK)
@@ -205,7 +205,7 @@ int xcast_datum_ex(ty_t from, const datum_t *in, ty_t to, bool explicit_cast, ar
     r.d_bool = in->d_i64 != 0;
   } else if (t == TY_TIMESTAMP && f == TY_DATE) {
     if (!ty_date_to_ts(in->d_i64, &r.d_i64))
-      return err_set(e, XE_SQLSTATE_DATETIME_RANGE, "date out of range for timestamp");
+      return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "date out of range for timestamp");
   } else if (t == TY_DATE && f == TY_TIMESTAMP) {
     int64_t us = in->d_i64;
     if (us == INT64_MAX)
@@ -263,7 +263,7 @@ int xe_cast(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, er
       dn[i] = sn[i];
       int64_t v = src->v_i64[i];
       if (check && !sn[i] && !xc_int_fits(t, v))
-        return xe_error(x, e, XE_SQLSTATE_OUT_OF_RANGE, "%s", xc_int_range_msg(t));
+        return xe_error(x, e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "%s", xc_int_range_msg(t));
       dst->v_i64[i] = v;
     });
     return CZ_OK;

@@ -152,7 +152,7 @@ static int xe_param(xe_t *st, const xnode_t *x, datum_t *out, err_t *e)
 {
   xctx_t *c = st->xe_c;
   if (x->x_index < 0 || x->x_index >= c->xc_nparams || !c->xc_params)
-    return xe_error(x, e, "08P01", "there is no parameter $%d", x->x_index + 1);
+    return xe_error(x, e, SQLSTATE_PROTOCOL_VIOLATION, "there is no parameter $%d", x->x_index + 1);
   const datum_t *d = &c->xc_params[x->x_index];
   ty_t pt = c->xc_param_types ? c->xc_param_types[x->x_index] : x->x_type;
   if (d->d_null || pt.t_id == x->x_type.t_id || x->x_type.t_id == TY_UNKNOWN) {
@@ -354,15 +354,15 @@ int xc_budget_error(const xctx_t *c, err_t *e)
    * query runs; none when the planner folds constants). */
   const mem_budget_t *b = c->xc_budget ? c->xc_budget : arena_budget(c->xc_arena);
   if (!b || mem_budget_exceeded(b) != MEM_OVER_LIMIT)
-    return err_set(e, "53200", "out of memory: the system refused the query more memory");
-  return err_set(e, "53200", "query needs more than MaxQueryMem (%lld bytes)",
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory: the system refused the query more memory");
+  return err_set(e, SQLSTATE_OUT_OF_MEMORY, "query needs more than MaxQueryMem (%lld bytes)",
                  (long long)(b->mb_limit > 0 ? b->mb_limit : c->xc_max_mem));
 }
 
 void *xc_alloc(xctx_t *c, size_t n, err_t *e)
 {
   if (n > XE_MAX_FIELD) {
-    err_set(e, "54000", "requested length too large");
+    err_set(e, SQLSTATE_PROGRAM_LIMIT, "requested length too large");
     return NULL;
   }
   void *p = arena_try_alloc(c->xc_arena, n ? n : 1);

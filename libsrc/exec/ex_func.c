@@ -54,7 +54,7 @@ static int xfunc_register_locked(const xfunc_def_t *defs, int n, err_t *e)
                      d->fd_name ? d->fd_name : "(null)");
     for (int i = 0; i < xreg.r_n; i++)
       if (xfunc_same_signature(xreg.r_defs[i], d))
-        return err_set(e, XE_SQLSTATE_DUP_FUNCTION, "function %s already exists with the same "
+        return err_set(e, SQLSTATE_DUPLICATE_FUNCTION, "function %s already exists with the same "
                        "argument types", d->fd_name);
     if (xreg.r_n == xreg.r_cap) {
       int cap = xreg.r_cap ? xreg.r_cap * 2 : 256;
@@ -206,7 +206,7 @@ static int xfunc_not_found(const char *name, const ty_t *args, int n, err_t *e)
     o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", i ? ", " : "",
                           args[i].t_id == TY_UNKNOWN ? "unknown" : ty_name(a, args[i]));
   arena_destroy(a);
-  return err_set(e, XE_SQLSTATE_NO_OPERATOR, "function %s(%s) does not exist", name, buf);
+  return err_set(e, SQLSTATE_UNDEFINED_FUNCTION, "function %s(%s) does not exist", name, buf);
 }
 
 int xfunc_resolve(const char *name, const ty_t *args, int n, const xfunc_t **f, ty_t *arg_to,
@@ -214,7 +214,7 @@ int xfunc_resolve(const char *name, const ty_t *args, int n, const xfunc_t **f, 
 {
   xfunc_builtins_init();
   if (n > 64)
-    return err_set(e, "54023", "cannot pass more than 64 arguments to a function");
+    return err_set(e, SQLSTATE_TOO_MANY_ARGUMENTS, "cannot pass more than 64 arguments to a function");
   ty_t to[64], res, best_to[64], best_res = ty_plain(TY_UNKNOWN);
   int best = -1;
   const xfunc_def_t *best_def = NULL;

@@ -103,8 +103,8 @@ static int xi_date_trunc(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t 
   case 11: break;
   default:
     if (strcmp(unit, "week") == 0)
-      return err_set(e, "0A000", "unit \"%s\" not supported for type interval", unit);
-    return err_set(e, XE_SQLSTATE_BAD_ARG, "unit \"%s\" not recognized for type interval", unit);
+      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "unit \"%s\" not supported for type interval", unit);
+    return err_set(e, SQLSTATE_INVALID_PARAMETER, "unit \"%s\" not recognized for type interval", unit);
   }
   out->d_iv = v;
   return CZ_OK;

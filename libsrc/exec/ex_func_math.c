@@ -17,7 +17,7 @@ static int xf_range(ty_id_t id, int64_t v, err_t *e)
 {
   if ((id == TY_INT2 && (v < INT16_MIN || v > INT16_MAX)) ||
       (id == TY_INT4 && (v < INT32_MIN || v > INT32_MAX)))
-    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "%s out of range",
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "%s out of range",
                    id == TY_INT2 ? "smallint" : "integer");
   return CZ_OK;
 }
@@ -28,7 +28,7 @@ static int xf_abs(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, e
   switch (ty_phys(XF_ARGT(x, 0))) {
   case TP_I64:
     if (a[0].d_i64 == INT64_MIN)
-      return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "bigint out of range");
+      return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "bigint out of range");
     out->d_i64 = a[0].d_i64 < 0 ? -a[0].d_i64 : a[0].d_i64;
     return xf_range(XF_ARGT(x, 0), out->d_i64, e);
   case TP_F64:
@@ -40,7 +40,7 @@ static int xf_abs(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, e
       out->d_num.n_val = -out->d_num.n_val;
     return CZ_OK;
   default:
-    return err_set(e, XE_SQLSTATE_NO_OPERATOR, "abs of a non-number");
+    return err_set(e, SQLSTATE_UNDEFINED_FUNCTION, "abs of a non-number");
   }
 }
 
@@ -171,7 +171,7 @@ static int xf_ceil(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, 
 static int xf_check(double r, double in, err_t *e)
 {
   if (isinf(r) && !isinf(in))
-    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: overflow");
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value out of range: overflow");
   return CZ_OK;
 }
 
@@ -180,7 +180,7 @@ static int xf_sqrt(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, 
   (void)c;
   (void)x;
   if (a[0].d_f64 < 0)
-    return err_set(e, XE_SQLSTATE_POWER_ARG, "cannot take square root of a negative number");
+    return err_set(e, SQLSTATE_INVALID_ARGUMENT_FOR_POWER, "cannot take square root of a negative number");
   out->d_f64 = sqrt(a[0].d_f64);
   return CZ_OK;
 }
@@ -266,7 +266,7 @@ static int xf_clamp_scale(int rscale)
 static int xf_num_of_ld(long double v, int rscale, num_t *out, err_t *e)
 {
   if (!isfinite(v))
-    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value overflows numeric format");
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value overflows numeric format");
   /* A long double holds about 19 significant digits, and exp/power of
    * larger arguments lose one or two of them: print at most 17, so that
    * the digits shown are right (PostgreSQL would print more). */
@@ -279,7 +279,7 @@ static int xf_num_of_ld(long double v, int rscale, num_t *out, err_t *e)
   else
     n = snprintf(buf, sizeof(buf), "%.*Lf", xf_clamp_scale(CZ_MIN(rscale, 16 - exp10)), v);
   if (n < 0 || n >= (int)sizeof(buf))
-    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value overflows numeric format");
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value overflows numeric format");
   datum_t d;
   arena_t *a = NULL; /* numeric input allocates nothing */
   if (ty_parse_text(ty_plain(TY_NUMERIC), buf, (size_t)n, a, &d, e) != CZ_OK)
@@ -310,9 +310,9 @@ static long double xf_ln_ld(const num_t *x)
 static int xf_ln_check(const num_t *x, err_t *e)
 {
   if (x->n_val == 0)
-    return err_set(e, XE_SQLSTATE_LOG_ZERO, "cannot take logarithm of zero");
+    return err_set(e, SQLSTATE_INVALID_ARGUMENT_FOR_LOG, "cannot take logarithm of zero");
   if (x->n_val < 0)
-    return err_set(e, XE_SQLSTATE_LOG_ZERO, "cannot take logarithm of a negative number");
+    return err_set(e, SQLSTATE_INVALID_ARGUMENT_FOR_LOG, "cannot take logarithm of a negative number");
   return CZ_OK;
 }
 
@@ -338,7 +338,7 @@ static int xf_log_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *ou
     return CZ_ERR;
   long double lb = xf_ln_ld(base);
   if (lb == 0)
-    return err_set(e, XE_SQLSTATE_DIV_ZERO, "division by zero");
+    return err_set(e, SQLSTATE_DIVISION_BY_ZERO, "division by zero");
   int rscale = XF_MIN_SIG_DIGITS - (xf_ln_dweight(v) - xf_ln_dweight(base));
   rscale = CZ_MAX(rscale, CZ_MAX(base->n_scale, v->n_scale));
   return xf_num_of_ld(xf_ln_ld(v) / lb, rscale, &out->d_num, e);
@@ -382,9 +382,9 @@ static int xf_power_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *
   num_t ipart;
   bool integral = num_rescale(ex, 0, &ipart, NULL) == CZ_OK && num_cmp(&ipart, ex) == 0;
   if (base->n_val == 0 && ex->n_val < 0)
-    return err_set(e, XE_SQLSTATE_POWER_ARG, "zero raised to a negative power is undefined");
+    return err_set(e, SQLSTATE_INVALID_ARGUMENT_FOR_POWER, "zero raised to a negative power is undefined");
   if (base->n_val < 0 && !integral)
-    return err_set(e, XE_SQLSTATE_POWER_ARG,
+    return err_set(e, SQLSTATE_INVALID_ARGUMENT_FOR_POWER,
                    "a negative number raised to a non-integer power yields a complex result");
   if (integral && ipart.n_val >= INT32_MIN && ipart.n_val <= INT32_MAX) {
     int rscale = CZ_MAX(XF_MIN_SIG_DIGITS, base->n_scale);
@@ -419,15 +419,15 @@ static int xf_power(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
   (void)x;
   double b = a[0].d_f64, p = a[1].d_f64;
   if (b == 0 && p < 0)
-    return err_set(e, XE_SQLSTATE_POWER_ARG, "zero raised to a negative power is undefined");
+    return err_set(e, SQLSTATE_INVALID_ARGUMENT_FOR_POWER, "zero raised to a negative power is undefined");
   if (b < 0 && floor(p) != p)
-    return err_set(e, XE_SQLSTATE_POWER_ARG,
+    return err_set(e, SQLSTATE_INVALID_ARGUMENT_FOR_POWER,
                    "a negative number raised to a non-integer power yields a complex result");
   double r = pow(b, p);
   if (isinf(r) && !isinf(b) && !isinf(p))
-    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: overflow");
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value out of range: overflow");
   if (r == 0 && b != 0 && !isinf(p))
-    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: underflow");
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value out of range: underflow");
   out->d_f64 = r;
   return CZ_OK;
 }
@@ -438,7 +438,7 @@ static int xf_exp(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, e
   (void)x;
   double r = exp(a[0].d_f64);
   if (r == 0 && !isinf(a[0].d_f64))
-    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "value out of range: underflow");
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value out of range: underflow");
   out->d_f64 = r;
   return xf_check(r, a[0].d_f64, e);
 }
@@ -446,9 +446,9 @@ static int xf_exp(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, e
 static int xf_log_check(double v, err_t *e)
 {
   if (v == 0)
-    return err_set(e, XE_SQLSTATE_LOG_ZERO, "cannot take logarithm of zero");
+    return err_set(e, SQLSTATE_INVALID_ARGUMENT_FOR_LOG, "cannot take logarithm of zero");
   if (v < 0)
-    return err_set(e, XE_SQLSTATE_LOG_ZERO, "cannot take logarithm of a negative number");
+    return err_set(e, SQLSTATE_INVALID_ARGUMENT_FOR_LOG, "cannot take logarithm of a negative number");
   return CZ_OK;
 }
 
@@ -478,13 +478,13 @@ static int xf_mod(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, e
   switch (ty_phys(XF_ARGT(x, 0))) {
   case TP_I64:
     if (a[1].d_i64 == 0)
-      return err_set(e, XE_SQLSTATE_DIV_ZERO, "division by zero");
+      return err_set(e, SQLSTATE_DIVISION_BY_ZERO, "division by zero");
     out->d_i64 = a[1].d_i64 == -1 ? 0 : a[0].d_i64 % a[1].d_i64;
     return CZ_OK;
   case TP_NUM:
     return num_mod(&a[0].d_num, &a[1].d_num, &out->d_num, e);
   default:
-    return err_set(e, XE_SQLSTATE_NO_OPERATOR, "function mod(double precision) does not exist");
+    return err_set(e, SQLSTATE_UNDEFINED_FUNCTION, "function mod(double precision) does not exist");
   }
 }
 
@@ -493,7 +493,7 @@ static int xf_mod_type(const ty_t *args, int n, ty_t *result, err_t *e)
 {
   if (n != 2 || !xt_is_number(args[0].t_id) || args[0].t_id == TY_FLOAT4 ||
       args[0].t_id == TY_FLOAT8)
-    return err_set(e, XE_SQLSTATE_NO_OPERATOR, "function mod does not exist for these types");
+    return err_set(e, SQLSTATE_UNDEFINED_FUNCTION, "function mod does not exist for these types");
   *result = ty_plain(args[0].t_id);
   return CZ_OK;
 }
@@ -536,7 +536,7 @@ static int xf_pi(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, er
     (void)x;                                                                                \
     double v = a[0].d_f64;                                                                  \
     if (isinf(v))                                                                           \
-      return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "input is out of range");                 \
+      return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "input is out of range");                 \
     out->d_f64 = (expr);                                                                    \
     return CZ_OK;                                                                           \
   }
@@ -567,7 +567,7 @@ static int xf_asin_acos(const datum_t *a, datum_t *out, bool is_acos, err_t *e)
 {
   double v = a[0].d_f64;
   if (v < -1 || v > 1)
-    return err_set(e, XE_SQLSTATE_OUT_OF_RANGE, "input is out of range");
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "input is out of range");
   out->d_f64 = is_acos ? acos(v) : asin(v);
   return CZ_OK;
 }

@@ -110,7 +110,7 @@ static int xf_substr(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out
   int64_t from = a[1].d_i64, end;
   if (x->x_nargs > 2) {
     if (a[2].d_i64 < 0)
-      return err_set(e, "22011", "negative substring length not allowed");
+      return err_set(e, SQLSTATE_SUBSTRING_ERROR, "negative substring length not allowed");
     if (__builtin_add_overflow(from, a[2].d_i64, &end))
       end = INT64_MAX;
   } else {
@@ -197,7 +197,7 @@ static int xf_replace(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *ou
        (p = memmem(p, (size_t)(end - p), from.s_ptr, from.s_len)) != NULL; p += from.s_len)
     count++;
   if (to.s_len > from.s_len && count > (XE_MAX_FIELD - s.s_len) / (to.s_len - from.s_len))
-    return err_set(e, "54000", "requested length too large");
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "requested length too large");
   size_t n = s.s_len + count * to.s_len - count * from.s_len;
   char *o = xf_alloc_str(c, out, n, e);
   if (!o)
@@ -334,7 +334,7 @@ static int xf_pad(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, b
   size_t rest_bytes = xf_char_off(fill, rest);
   size_t pad_bytes = whole * fill.s_len + rest_bytes;
   if (pad_bytes + s.s_len > XE_MAX_FIELD)
-    return err_set(e, "54000", "requested length too large");
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "requested length too large");
   char *o = xf_alloc_str(c, out, pad_bytes + s.s_len, e);
   if (!o)
     return CZ_ERR;
@@ -393,7 +393,7 @@ static int xf_concat_impl(xctx_t *c, const xnode_t *x, const datum_t *a, int fir
     np++;
   }
   if (total > XE_MAX_FIELD)
-    return err_set(e, "54000", "requested length too large");
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "requested length too large");
   char *o = xf_alloc_str(c, out, total, e);
   if (!o)
     return CZ_ERR;
@@ -428,7 +428,7 @@ static int xf_repeat(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out
   str_t s = a[0].d_str;
   int64_t n = a[1].d_i64 < 0 ? 0 : a[1].d_i64;
   if (s.s_len && (uint64_t)n > XE_MAX_FIELD / s.s_len)
-    return err_set(e, "54000", "requested length too large");
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "requested length too large");
   char *o = xf_alloc_str(c, out, (size_t)n * s.s_len, e);
   if (!o)
     return CZ_ERR;
@@ -497,9 +497,9 @@ static int xf_chr(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, e
   (void)x;
   int64_t cp = a[0].d_i64;
   if (cp == 0)
-    return err_set(e, "54000", "null character not permitted");
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "null character not permitted");
   if (cp < 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-    return err_set(e, "54000", "requested character too large for encoding: %lld", (long long)cp);
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "requested character too large for encoding: %lld", (long long)cp);
   char buf[4];
   size_t n;
   if (cp < 0x80) {
@@ -534,7 +534,7 @@ static int xf_split_part(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t 
   str_t s = a[0].d_str, d = a[1].d_str;
   int64_t field = a[2].d_i64;
   if (field == 0)
-    return err_set(e, XE_SQLSTATE_BAD_ARG, "field position must not be zero");
+    return err_set(e, SQLSTATE_INVALID_PARAMETER, "field position must not be zero");
   if (d.s_len == 0) { /* the whole string is field 1 (or -1) */
     bool one = field == 1 || field == -1;
     xf_set_str(out, s.s_ptr, one ? s.s_len : 0);

@@ -165,7 +165,7 @@ static int xf_field_value(xf_field_t f, const xf_tm_t *tmp, bool is_date, __int1
   case XFF_MINUTE:
   case XFF_HOUR:
     if (is_date)
-      return err_set(e, "0A000", "unit \"%.*s\" not supported for type date", (int)name.s_len,
+      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "unit \"%.*s\" not supported for type date", (int)name.s_len,
                      name.s_ptr);
     if (f == XFF_MICROSECONDS) {
       *v = (int64_t)tm.tm_sec * 1000000 + tm.tm_usec;
@@ -219,7 +219,7 @@ static int xf_field_value(xf_field_t f, const xf_tm_t *tmp, bool is_date, __int1
   case XFF_BAD:
     break;
   }
-  return err_set(e, XE_SQLSTATE_BAD_ARG, "unit \"%.*s\" not recognized for type %s",
+  return err_set(e, SQLSTATE_INVALID_PARAMETER, "unit \"%.*s\" not recognized for type %s",
                  (int)name.s_len, name.s_ptr, is_date ? "date" : "timestamp");
 }
 
@@ -333,7 +333,7 @@ static int xf_date_trunc(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t 
     out->d_i64 = ty_days_from_civil(xf_floor_div(y - 1, 1000) * 1000 + 1, 1, 1) * XF_USECS_PER_DAY;
     break;
   default:
-    return err_set(e, XE_SQLSTATE_BAD_ARG, "unit \"%.*s\" not recognized for type timestamp",
+    return err_set(e, SQLSTATE_INVALID_PARAMETER, "unit \"%.*s\" not recognized for type timestamp",
                    (int)a[0].d_str.s_len, a[0].d_str.s_ptr);
   }
   return CZ_OK;
@@ -345,12 +345,12 @@ static int xf_make_date(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *
   (void)x;
   int64_t y = a[0].d_i64;
   if (y == 0 || a[1].d_i64 < 1 || a[1].d_i64 > 12 || a[2].d_i64 < 1 || a[2].d_i64 > 31)
-    return err_set(e, XE_SQLSTATE_DATETIME_RANGE, "date field value out of range: %lld-%02lld-%02lld",
+    return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "date field value out of range: %lld-%02lld-%02lld",
                    (long long)y, (long long)a[1].d_i64, (long long)a[2].d_i64);
   if (y < 0)
     y++; /* -1 is 1 BC, astronomical year 0 */
   if (!ty_valid_ymd(y, (int)a[1].d_i64, (int)a[2].d_i64))
-    return err_set(e, XE_SQLSTATE_DATETIME_RANGE, "date field value out of range: %lld-%02lld-%02lld",
+    return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "date field value out of range: %lld-%02lld-%02lld",
                    (long long)a[0].d_i64, (long long)a[1].d_i64, (long long)a[2].d_i64);
   out->d_i64 = ty_days_from_civil(y, (int)a[1].d_i64, (int)a[2].d_i64);
   return CZ_OK;
@@ -366,7 +366,7 @@ static int xf_make_timestamp(xctx_t *c, const xnode_t *x, const datum_t *a, datu
   int64_t h = a[3].d_i64, mi = a[4].d_i64;
   double s = a[5].d_f64;
   if (h < 0 || h > 23 || mi < 0 || mi > 59 || !(s >= 0 && s < 61))
-    return err_set(e, XE_SQLSTATE_DATETIME_RANGE, "time field value out of range");
+    return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "time field value out of range");
   int64_t usec = (int64_t)(s * 1000000.0 + 0.5);
   out->d_i64 = d.d_i64 * XF_USECS_PER_DAY + (h * 3600 + mi * 60) * 1000000 + usec;
   return CZ_OK;

@@ -18,20 +18,7 @@
 #include "types/types.h"
 #include "util/util.h"
 
-#define XE_SQLSTATE_NO_OPERATOR "42883"   /* undefined_function */
-#define XE_SQLSTATE_AMBIGUOUS "42725"     /* ambiguous_function */
-#define XE_SQLSTATE_DATATYPE "42804"      /* datatype_mismatch */
-#define XE_SQLSTATE_CANNOT_CAST "42846"   /* cannot_coerce */
-#define XE_SQLSTATE_OUT_OF_RANGE "22003"
-#define XE_SQLSTATE_DIV_ZERO "22012"
-#define XE_SQLSTATE_CANCELED "57014"
 
-#define XE_SQLSTATE_BAD_ARG "22023"       /* invalid_parameter_value */
-#define XE_SQLSTATE_BAD_ESCAPE "22025"    /* invalid_escape_sequence */
-#define XE_SQLSTATE_DATETIME_RANGE "22008"
-#define XE_SQLSTATE_DUP_FUNCTION "42723"
-#define XE_SQLSTATE_LOG_ZERO "2201E"      /* invalid_argument_for_logarithm */
-#define XE_SQLSTATE_POWER_ARG "2201F"     /* invalid_argument_for_power_function */
 
 /* One xeval call: the context, the input batch and its row count. */
 typedef struct xe_s {

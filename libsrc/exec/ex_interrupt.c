@@ -16,7 +16,7 @@
 int xc_check_interrupt(const xctx_t *c, err_t *e)
 {
   if (c && c->xc_cancel && *c->xc_cancel)
-    return err_set(e, XE_SQLSTATE_CANCELED, "canceling statement due to user request");
+    return err_set(e, SQLSTATE_QUERY_CANCELED, "canceling statement due to user request");
   if (c && c->xc_budget && mem_budget_exceeded(c->xc_budget))
     return xc_budget_error(c, e);
   return CZ_OK;

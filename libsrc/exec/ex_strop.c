@@ -155,7 +155,7 @@ int xe_like_match(const char *s, size_t slen, const char *p, size_t plen, bool i
         /* Like PostgreSQL, a trailing escape is an error only when the
          * match gets that far ('abc' LIKE 'abc\' is simply false). */
         if (pi + 1 == plen)
-          return err_set(e, XE_SQLSTATE_BAD_ESCAPE,
+          return err_set(e, SQLSTATE_INVALID_ESCAPE_SEQUENCE,
                          "LIKE pattern must not end with escape character");
         c = up[++pi];
       }
@@ -193,7 +193,7 @@ static int xe_concat(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t
     size_t one = (size_t)(l.a_const ? l.a_const->d_str.s_len : l.a_vec->v_str[i].s_len) +
                  (r.a_const ? r.a_const->d_str.s_len : r.a_vec->v_str[i].s_len);
     if (one > XE_MAX_FIELD)
-      return xe_error(x, e, "54000", "requested length too large");
+      return xe_error(x, e, SQLSTATE_PROGRAM_LIMIT, "requested length too large");
     total += one;
   });
   char *buf = xc_alloc(st->xe_c, total, e);

@@ -137,7 +137,7 @@ int xtype_common(const ty_t *types, int n, ty_t *out, err_t *e)
       r = ty_plain(TY_TIMESTAMP);
     } else {
       char b1[64], b2[64];
-      return err_set(e, XE_SQLSTATE_DATATYPE, "types %s and %s cannot be matched",
+      return err_set(e, SQLSTATE_DATATYPE_MISMATCH, "types %s and %s cannot be matched",
                      xt_name(r, b1, sizeof(b1)), xt_name(t, b2, sizeof(b2)));
     }
   }
@@ -170,9 +170,9 @@ static int xop_no_such(xop_t op, ty_t l, const ty_t *r, err_t *e)
   };
   char b1[64], b2[64];
   if (!r)
-    return err_set(e, XE_SQLSTATE_NO_OPERATOR, "operator does not exist: %s %s", names[op],
+    return err_set(e, SQLSTATE_UNDEFINED_FUNCTION, "operator does not exist: %s %s", names[op],
                    xt_name(l, b1, sizeof(b1)));
-  return err_set(e, XE_SQLSTATE_NO_OPERATOR, "operator does not exist: %s %s %s",
+  return err_set(e, SQLSTATE_UNDEFINED_FUNCTION, "operator does not exist: %s %s %s",
                  xt_name(l, b1, sizeof(b1)), names[op], xt_name(*r, b2, sizeof(b2)));
 }
 
@@ -216,10 +216,10 @@ static int xop_logic(xop_t op, ty_t l, const ty_t *r, ty_t *l_to, ty_t *r_to, ty
   const char *name = op == XOP_AND ? "AND" : op == XOP_OR ? "OR" : "NOT";
   char b[64];
   if (l.t_id != TY_BOOL && l.t_id != TY_UNKNOWN)
-    return err_set(e, XE_SQLSTATE_DATATYPE, "argument of %s must be type boolean, not type %s",
+    return err_set(e, SQLSTATE_DATATYPE_MISMATCH, "argument of %s must be type boolean, not type %s",
                    name, xt_name(l, b, sizeof(b)));
   if (r && r->t_id != TY_BOOL && r->t_id != TY_UNKNOWN)
-    return err_set(e, XE_SQLSTATE_DATATYPE, "argument of %s must be type boolean, not type %s",
+    return err_set(e, SQLSTATE_DATATYPE_MISMATCH, "argument of %s must be type boolean, not type %s",
                    name, xt_name(*r, b, sizeof(b)));
   *l_to = ty_plain(TY_BOOL);
   if (r_to)
@@ -299,7 +299,7 @@ static int xop_arith(xop_t op, ty_t l, ty_t r, ty_t *l_to, ty_t *r_to, ty_t *res
     return CZ_OK;
   }
   if (a == TY_UNKNOWN && b == TY_UNKNOWN)
-    return err_set(e, XE_SQLSTATE_AMBIGUOUS, "operator is not unique: unknown %s unknown",
+    return err_set(e, SQLSTATE_AMBIGUOUS_FUNCTION, "operator is not unique: unknown %s unknown",
                    op == XOP_ADD ? "+" : op == XOP_SUB ? "-" : op == XOP_MUL ? "*" :
                    op == XOP_DIV ? "/" : "%");
   if (a == TY_UNKNOWN)
@@ -341,7 +341,7 @@ int xop_resolve(xop_t op, ty_t l, const ty_t *r, ty_t *l_to, ty_t *r_to, ty_t *r
   case XOP_NEG:
     if (!xt_is_number(l.t_id) && l.t_id != TY_INTERVAL) {
       if (l.t_id == TY_UNKNOWN)
-        return err_set(e, XE_SQLSTATE_AMBIGUOUS, "operator is not unique: - unknown");
+        return err_set(e, SQLSTATE_AMBIGUOUS_FUNCTION, "operator is not unique: - unknown");
       return xop_no_such(op, l, NULL, e);
     }
     *l_to = ty_plain(l.t_id);

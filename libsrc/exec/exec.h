@@ -30,9 +30,6 @@ typedef struct op_s op_t;
 typedef struct qctx_s qctx_t;
 
 /* SQLSTATEs raised by the executor. */
-#define SQLSTATE_QUERY_CANCELED "57014"
-#define SQLSTATE_CARDINALITY "21000"    /* scalar subquery returned several rows */
-#define SQLSTATE_OUT_OF_MEMORY_Q "53200" /* MaxQueryMem exceeded */
 
 /* A batch and the rows of it that are selected. */
 typedef struct obatch_s {

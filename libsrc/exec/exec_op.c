@@ -86,16 +86,16 @@ int op_check_cancel(qctx_t *q, err_t *e)
 int op_budget_error(const mem_budget_t *b, int64_t limit, err_t *e)
 {
   if (mem_budget_exceeded(b) == MEM_OVER_SERVER)
-    return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY,
                    "out of memory: the queries running together need more than "
                    "MaxServerQueryMem (%lld bytes)", (long long)b->mb_parent->mb_limit);
   /* No budget, or none with a limit: only the system can have refused. */
   if (mem_budget_exceeded(b) == MEM_OVER_SYSTEM || !b || b->mb_limit == 0)
-    return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY,
                    "out of memory: the system refused the query more memory");
   if (b && b->mb_limit > 0)
     limit = b->mb_limit;
-  return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q, "query needs more than MaxQueryMem (%lld bytes)",
+  return err_set(e, SQLSTATE_OUT_OF_MEMORY, "query needs more than MaxQueryMem (%lld bytes)",
                  (long long)limit);
 }
 
@@ -103,7 +103,7 @@ int op_alloc_error(const arena_t *a, err_t *e)
 {
   const mem_budget_t *b = arena_budget(a);
   if (!b)
-    return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY,
                    "out of memory: the system refused the query more memory");
   return op_budget_error(b, b->mb_limit, e);
 }
@@ -122,7 +122,7 @@ int op_check_mem(qctx_t *q, arena_t *a, err_t *e)
   if (q->q_budget)
     return op_check_budget(q, e);
   if (q->q_max_mem > 0 && (int64_t)arena_bytes_used(a) > q->q_max_mem)
-    return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY,
                    "query needs more than MaxQueryMem (%lld bytes)", (long long)q->q_max_mem);
   return CZ_OK;
 }

@@ -66,7 +66,7 @@ char *xarray_text(arena_t *a, const str_t *elems, const bool *nulls, int n, err_
   for (int i = 0; i < n; i++)
     len += elem_len(&elems[i], nulls && nulls[i]);
   if (len >= XE_MAX_FIELD) {
-    err_set(e, "54000", "requested length too large");
+    err_set(e, SQLSTATE_PROGRAM_LIMIT, "requested length too large");
     return NULL;
   }
   char *out = arena_try_alloc(a, len + 1);
@@ -143,7 +143,7 @@ static int array_agg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       elems[n++] = d.d_null ? (str_t){"", 0} : d.d_str;
       bytes += elem_len(&elems[n - 1], nulls[n - 1]) + 1;
       if (bytes > XE_MAX_FIELD || n == INT32_MAX / 2)
-        return err_set(e, "54000", "array size exceeds the maximum allowed (%u bytes)",
+        return err_set(e, SQLSTATE_PROGRAM_LIMIT, "array size exceeds the maximum allowed (%u bytes)",
                        XE_MAX_FIELD);
     }
     if (op_check_mem(q, o->o_state, e) != CZ_OK)

@@ -170,7 +170,7 @@ static int agg_concat(op_hashagg_t *h, qctx_t *q, agg_state_t *st, const datum_t
   size_t add = (size_t)d->d_str.s_len + (sep.d_null ? 0 : sep.d_str.s_len);
   size_t len = st->as_count > 1 ? st->as_val.d_str.s_len : 0;
   if (len + add > XE_MAX_FIELD)
-    return err_set(e, "54000", "requested length too large");
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "requested length too large");
   if (len + add > st->as_cap) {
     size_t cap = CZ_MIN((len + add) * 2 + 16, XE_MAX_FIELD);
     char *n = arena_try_alloc(h->oh_tab, cap);
@@ -227,7 +227,7 @@ static int agg_step(op_hashagg_t *h, qctx_t *q, const agg_spec_t *ag, agg_state_
     }
     if (rp == TP_I64) {
       if (__builtin_add_overflow(st->as_i64, d.d_i64, &st->as_i64))
-        return err_set(e, "22003", "bigint out of range");
+        return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "bigint out of range");
       return CZ_OK;
     } else {
       num_t n;
@@ -258,7 +258,7 @@ static int agg_step(op_hashagg_t *h, qctx_t *q, const agg_spec_t *ag, agg_state_
   case XAGG_STRING_AGG:
     return agg_concat(h, q, st, &d, v2, row, e);
   default:
-    return err_set(e, "0A000", "aggregate not supported");
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "aggregate not supported");
   }
 }
 

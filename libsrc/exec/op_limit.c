@@ -27,7 +27,7 @@ static int limit_value(qctx_t *q, arena_t *a, xnode_t *x, int64_t dflt, int64_t 
   if (d.d_null)
     return CZ_OK;  /* LIMIT NULL is no limit, OFFSET NULL is 0 */
   if (d.d_i64 < 0)
-    return err_set(e, strcmp(what, "LIMIT") == 0 ? "2201W" : "2201X",
+    return err_set(e, strcmp(what, "LIMIT") == 0 ? SQLSTATE_INVALID_LIMIT : SQLSTATE_INVALID_OFFSET,
                    "%s must not be negative", what);
   *out = d.d_i64;
   return CZ_OK;

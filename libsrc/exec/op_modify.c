@@ -90,7 +90,7 @@ static int modify_open(op_t *o, qctx_t *q, err_t *e)
   if (m->om_conflict) {
     const qtable_ops_t *ops = ((const qtable_t *)m->om_table)->qt_ops;
     if (!ops->qt_conflict_open)
-      return err_set(e, "0A000", "ON CONFLICT is not supported for this table");
+      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "ON CONFLICT is not supported for this table");
     if (ops->qt_conflict_open(q, m->om_table, m->om_conflict_index,
                               m->om_do_update ? modify_cf_eval : NULL, m, m->om_cf_set, o->o_state,
                               &m->om_cf, e) != CZ_OK)

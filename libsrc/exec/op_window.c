@@ -102,7 +102,7 @@ static int eval_offset(op_window_t *w, qctx_t *q, int which, err_t *e)
     return CZ_ERR;
   const char *what = which == 0 ? "starting" : "ending";
   if (d->d_null)
-    return err_set(e, "22004", "frame %s offset must not be null", what);
+    return err_set(e, SQLSTATE_NULL_VALUE_NOT_ALLOWED, "frame %s offset must not be null", what);
   ty_phys_t p = ty_phys(x->x_type.t_id);
   bool neg = p == TP_I64   ? d->d_i64 < 0
              : p == TP_F64 ? (d->d_f64 < 0 || d->d_f64 != d->d_f64)
@@ -110,8 +110,8 @@ static int eval_offset(op_window_t *w, qctx_t *q, int which, err_t *e)
                            : false;
   if (neg) {
     if (s->ws_unit == XFRAME_RANGE)
-      return err_set(e, "22013", "invalid preceding or following size in window function");
-    return err_set(e, "22013", "frame %s offset must not be negative", what);
+      return err_set(e, SQLSTATE_INVALID_PRECEDING_OR_FOLLOWING_SIZE, "invalid preceding or following size in window function");
+    return err_set(e, SQLSTATE_INVALID_PRECEDING_OR_FOLLOWING_SIZE, "frame %s offset must not be negative", what);
   }
   return CZ_OK;
 }
@@ -176,7 +176,7 @@ static int enter_partition(op_window_t *w, qctx_t *q, int64_t ps, err_t *e)
       datum_t d;
       rs_get(&w->ow_rows, ps, w->ow_fns[k].wf_args[0], &d);
       if (!d.d_null && d.d_i64 <= 0)
-        return err_set(e, "22014", "argument of ntile must be greater than zero");
+        return err_set(e, SQLSTATE_INVALID_ARGUMENT_FOR_NTILE, "argument of ntile must be greater than zero");
       r->wr_ntile = d.d_null ? 0 : d.d_i64;
     }
   }
@@ -200,7 +200,7 @@ static int range_cmp(const op_window_t *w, const datum_t *v, const datum_t *c, b
      * lies beyond every row */
     int64_t x = v->d_i64, cv = c->d_i64, b;
     if (key == TY_DATE && (!ty_date_to_ts(x, &x) || !ty_date_to_ts(cv, &cv)))
-      return err_set(e, "22008", "date out of range for timestamp");
+      return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "date out of range for timestamp");
     err_t ignored;
     if (ty_ts_add_iv(cv, &off->d_iv, add ? 1 : -1, &b, &ignored) != CZ_OK) {
       *out = add ? -1 : 1;
@@ -254,7 +254,7 @@ static int range_cmp(const op_window_t *w, const datum_t *v, const datum_t *c, b
     return CZ_OK;
   }
   default:
-    return err_set(e, "0A000", "RANGE with offset is not supported for this type");
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "RANGE with offset is not supported for this type");
   }
 }
 
@@ -621,7 +621,7 @@ static int fn_value(op_window_t *w, qctx_t *q, int k, int64_t r, datum_t *out, e
       return CZ_OK;
     }
     if (d.d_i64 <= 0)
-      return err_set(e, "22016", "argument of nth_value must be greater than zero");
+      return err_set(e, SQLSTATE_INVALID_ARGUMENT_FOR_NTH_VALUE, "argument of nth_value must be greater than zero");
     int64_t nth = d.d_i64 - 1;
     for (int p = 0; p < np && at < 0; p++) {
       if (nth < hi[p] - lo[p])

@@ -66,7 +66,7 @@ static int wagg_concat(wagg_t *a, qctx_t *q, const datum_t *d, const datum_t *de
   size_t add = (size_t)d->d_str.s_len + (sep.d_null ? 0 : sep.d_str.s_len);
   size_t len = a->wa_count > 1 ? a->wa_len : 0;
   if (len + add > XE_MAX_FIELD)
-    return err_set(e, "54000", "requested length too large");
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "requested length too large");
   if (len + add > a->wa_cap) {
     size_t cap = CZ_MIN((len + add) * 2 + 16, XE_MAX_FIELD);
     char *n = arena_try_alloc(a->wa_arena, cap);
@@ -113,7 +113,7 @@ int wagg_add(wagg_t *a, qctx_t *q, const datum_t *v, const datum_t *delim, err_t
       return ty_iv_add(&a->wa_iv, &v->d_iv, &a->wa_iv, e);
     if (a->wa_rp == TP_I64) {
       if (__builtin_add_overflow(a->wa_i64, v->d_i64, &a->wa_i64))
-        return err_set(e, "22003", "bigint out of range");
+        return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "bigint out of range");
       return CZ_OK;
     } else {
       num_t n;
@@ -149,7 +149,7 @@ int wagg_add(wagg_t *a, qctx_t *q, const datum_t *v, const datum_t *delim, err_t
   case XAGG_STRING_AGG:
     return wagg_concat(a, q, v, delim, e);
   default:
-    return err_set(e, "0A000", "aggregate not supported");
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "aggregate not supported");
   }
 }
 
@@ -178,7 +178,7 @@ int wagg_remove(wagg_t *a, const datum_t *v, bool *ok, err_t *e)
       return ty_iv_sub(&a->wa_iv, &v->d_iv, &a->wa_iv, e);
     if (a->wa_rp == TP_I64) {
       if (__builtin_sub_overflow(a->wa_i64, v->d_i64, &a->wa_i64))
-        return err_set(e, "22003", "bigint out of range");
+        return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "bigint out of range");
       return CZ_OK;
     } else {
       num_t n;

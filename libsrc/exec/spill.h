@@ -25,7 +25,6 @@
 
 #include "exec/exec.h"
 
-#define SQLSTATE_TEMP_LIMIT "53400"   /* configuration_limit_exceeded: MaxTempSpace */
 
 /* The server's temporary folder (created when missing; our files left
  * there by an earlier server removed) and the per-query limit of bytes in

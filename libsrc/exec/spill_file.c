@@ -63,7 +63,7 @@ int spill_configure(const char *dir, int64_t max_temp, err_t *e)
   free(spill_folder);
   spill_folder = strdup(dir);
   if (!spill_folder)
-    return err_set(e, "53200", "out of memory");
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
   spill_max_temp = max_temp > 0 ? max_temp : 0;
   if (mkdir(dir, 0700) != 0 && errno != EEXIST)
     return err_set(e, SQLSTATE_IO_ERROR, "could not create the temporary folder %s: %s", dir,
@@ -117,7 +117,7 @@ static int spill_io_error(const spill_t *f, const char *what, int err, err_t *e)
 spill_t *spill_open(qctx_t *q, int ncols, const ty_t *types, err_t *e)
 {
   if (!spill_folder) {
-    err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,
+    err_set(e, SQLSTATE_OUT_OF_MEMORY,
             "query needs more than MaxQueryMem and no temporary folder is configured");
     return NULL;
   }
@@ -135,7 +135,7 @@ spill_t *spill_open(qctx_t *q, int ncols, const ty_t *types, err_t *e)
   size_t plen = strlen(spill_folder) + 64;
   spill_t *f = calloc(1, sizeof(*f) + plen);
   if (!f) {
-    err_set(e, SQLSTATE_OUT_OF_MEMORY_Q, "out of memory: the system refused the query more memory");
+    err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory: the system refused the query more memory");
     return NULL;
   }
   snprintf(f->sp_path, plen, "%s/cz-%ld-%llu.spill", spill_folder, (long)getpid(),
@@ -169,7 +169,7 @@ static int spill_buf_take(spill_t *f, err_t *e)
     return op_budget_error(f->sp_budget, f->sp_budget->mb_limit, e);
   if (!(f->sp_buf = malloc(SPILL_BUF))) {
     mem_budget_uncharge(f->sp_budget, SPILL_BUF);
-    return err_set(e, SQLSTATE_OUT_OF_MEMORY_Q,
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY,
                    "out of memory: the system refused the query more memory");
   }
   return CZ_OK;

@@ -17,11 +17,6 @@
 
 #include "util/util.h"
 
-#define SQLSTATE_PROTOCOL_VIOLATION "08P01"
-#define SQLSTATE_CHARACTER_NOT_IN_REPERTOIRE "22021" /* invalid UTF-8 */
-#define SQLSTATE_INVALID_PASSWORD "28P01"
-#define SQLSTATE_INVALID_AUTHORIZATION "28000"
-#define SQLSTATE_FEATURE_NOT_SUPPORTED "0A000"
 
 /* Protocol version 3.0 and the special request codes of the startup phase. */
 #define PGW_PROTOCOL_3_0 196608u /* 3 << 16 */

@@ -143,7 +143,7 @@ static pgs_next_t do_parse(pgs_conn_t *c, const pgw_parse_t *pa)
   err_t e;
   estmt_t *st = NULL;
   if (pa->pa_stmt[0] && stmt_find(c, pa->pa_stmt, &st)) {
-    err_set(&e, "42P05", "prepared statement \"%s\" already exists", pa->pa_stmt);
+    err_set(&e, SQLSTATE_DUPLICATE_PSTMT, "prepared statement \"%s\" already exists", pa->pa_stmt);
     return ext_error(c, &e);
   }
   st = NULL;
@@ -170,16 +170,16 @@ static pgs_next_t stmt_missing(pgs_conn_t *c, const char *name)
 {
   err_t e;
   if (name[0])
-    err_set(&e, "26000", "prepared statement \"%s\" does not exist", name);
+    err_set(&e, SQLSTATE_UNDEFINED_PSTMT, "prepared statement \"%s\" does not exist", name);
   else
-    err_set(&e, "26000", "unnamed prepared statement does not exist");
+    err_set(&e, SQLSTATE_UNDEFINED_PSTMT, "unnamed prepared statement does not exist");
   return ext_error(c, &e);
 }
 
 static pgs_next_t portal_missing(pgs_conn_t *c, const char *name)
 {
   err_t e;
-  err_set(&e, "34000", "portal \"%s\" does not exist", name);
+  err_set(&e, SQLSTATE_UNDEFINED_CURSOR, "portal \"%s\" does not exist", name);
   return ext_error(c, &e);
 }
 
@@ -190,7 +190,7 @@ static pgs_next_t do_bind(pgs_conn_t *c, const pgw_bind_t *bi)
   if (!stmt_find(c, bi->bi_stmt, &st))
     return stmt_missing(c, bi->bi_stmt);
   if (bi->bi_portal[0] && portal_find(c, bi->bi_portal)) {
-    err_set(&e, "42P03", "portal \"%s\" already exists", bi->bi_portal);
+    err_set(&e, SQLSTATE_DUPLICATE_CURSOR, "portal \"%s\" already exists", bi->bi_portal);
     return ext_error(c, &e);
   }
   const ecol_t *cols = NULL;

@@ -121,10 +121,10 @@ int pgs_io_flush_wait(pgs_conn_t *c, int timeout_ms, err_t *e)
     if (r == PGS_IO_OK)
       return CZ_OK;
     if (r == PGS_IO_EOF)
-      return err_set(e, "08006", "connection to client lost");
+      return err_set(e, SQLSTATE_CONNECTION_FAILURE, "connection to client lost");
     uint64_t now = time_now_ns();
     if (now >= end)
-      return err_set(e, "08006", "client did not read its data for %d s", timeout_ms / 1000);
+      return err_set(e, SQLSTATE_CONNECTION_FAILURE, "client did not read its data for %d s", timeout_ms / 1000);
     struct pollfd pfd = {.fd = c->c_fd, .events = c->c_io_want_write ? POLLOUT : POLLIN};
     /* Waiting on a client that does not read: say so, so that the pool
      * starts another session thread (pgs_listen.c) and a few such clients
@@ -133,7 +133,7 @@ int pgs_io_flush_wait(pgs_conn_t *c, int timeout_ms, err_t *e)
     int n = poll(&pfd, 1, (int)((end - now) / 1000000ull) + 1);
     thread_block_end();
     if (n < 0 && errno != EINTR)
-      return err_set(e, "08006", "poll: %s", strerror(errno));
+      return err_set(e, SQLSTATE_CONNECTION_FAILURE, "poll: %s", strerror(errno));
   }
 }
 

@@ -32,9 +32,6 @@
 #include "net/net.h"
 #include "util/util.h"
 
-#define SQLSTATE_TOO_MANY_CONNECTIONS "53300"
-#define SQLSTATE_ADMIN_SHUTDOWN "57P01"
-#define SQLSTATE_QUERY_CANCELED "57014"
 
 typedef enum pgs_auth_e {
   PGS_AUTH_SCRAM = 0, /* SCRAM-SHA-256 against the catalog's verifiers */

@@ -19,8 +19,6 @@
 
 #include "pgcat/pgcat_int.h"
 
-#define SQLSTATE_ARRAY_SUBSCRIPT "2202E"
-#define SQLSTATE_PROGRAM_LIMIT "54000"
 
 static void pgcat_out_text(xctx_t *c, datum_t *out, const char *s)
 {
@@ -303,7 +301,7 @@ static int pf_array_stack(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t
     if (xc_check_interrupt(c, e) != CZ_OK)
       return CZ_ERR;
     if (!rows.pa_items[k])
-      return err_set(e, "22004", "cannot accumulate null arrays");
+      return err_set(e, SQLSTATE_NULL_VALUE_NOT_ALLOWED, "cannot accumulate null arrays");
     if (pgcat_arr_parse(c->xc_arena, rows.pa_items[k], strlen(rows.pa_items[k]), &subs[k], e) !=
         CZ_OK)
       return CZ_ERR;

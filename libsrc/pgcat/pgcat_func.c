@@ -135,7 +135,7 @@ static int pf_regprocin(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *
   bool known = strcmp(name, "-") == 0 || pgcat_type_func_exists(name);
   known = known || xfunc_exists(name);
   if (!known)
-    return err_set(e, "42883", "function \"%s\" does not exist", s);
+    return err_set(e, SQLSTATE_UNDEFINED_FUNCTION, "function \"%s\" does not exist", s);
   pgcat_out_text(c, out, name);
   return CZ_OK;
 }
@@ -347,7 +347,7 @@ static int pf_pg_sleep(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *o
   double start = (double)time_now_ns() / 1e9;
   for (;;) {
     if (c->xc_cancel && *c->xc_cancel)
-      return err_set(e, "57014", "canceling statement due to user request");
+      return err_set(e, SQLSTATE_QUERY_CANCELED, "canceling statement due to user request");
     double left = start + secs - (double)time_now_ns() / 1e9;
     if (!(left > 0))
       break;
@@ -656,7 +656,7 @@ static int pf_array_to_string(xctx_t *c, const xnode_t *x, const datum_t *a, dat
       total += strlen(v) + seplen;
   }
   if (total > XE_MAX_FIELD)
-    return err_set(e, "54000", "requested length too large");
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "requested length too large");
   char *res = arena_alloc(c->xc_arena, total + 1), *p = res;
   bool first = true;
   for (int i = 0; i < n; i++) {
@@ -773,7 +773,7 @@ static int pf_array_make(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t 
   for (int i = 0; i < n; i++)
     bound += 2 * (size_t)(a[i].d_null ? 4 : a[i].d_str.s_len) + 3;
   if (bound > XE_MAX_FIELD)
-    return err_set(e, "54000", "array size exceeds the maximum allowed (%u bytes)", XE_MAX_FIELD);
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "array size exceeds the maximum allowed (%u bytes)", XE_MAX_FIELD);
   str_t *el = arena_alloc(c->xc_arena, sizeof(str_t) * (size_t)(n + 1));
   bool *nulls = arena_alloc(c->xc_arena, (size_t)(n + 1));
   for (int i = 0; i < n; i++) {
@@ -1029,7 +1029,7 @@ int pgcat_init(pgcat_env_fn fn, err_t *e)
     for (int t = 0; t < 3 && rc == CZ_OK; t++)
       for (int i = 0; i < ns[t] && rc == CZ_OK; i++) {
         err_t e2;
-        if (xfunc_register(&tabs[t][i], 1, &e2) != CZ_OK && !err_is(&e2, "42723")) {
+        if (xfunc_register(&tabs[t][i], 1, &e2) != CZ_OK && !err_is(&e2, SQLSTATE_DUPLICATE_FUNCTION)) {
           *e = e2;
           rc = CZ_ERR;
         }

@@ -138,8 +138,5 @@ char *pgcat_constraintdef(const pgcat_env_t *env, cat_oid_t conoid, arena_t *a);
 /* The pg_attrdef OID of a column's default (see README: derived). */
 cat_oid_t pgcat_attrdef_oid(cat_oid_t table, int attnum);
 
-#define SQLSTATE_UNDEFINED_TABLE_PG "42P01"
-#define SQLSTATE_OBJECT_NOT_IN_STATE "55000"
-#define SQLSTATE_INVALID_TEXT "22P02"
 
 #endif /* CZ_PGCAT_INT_H */

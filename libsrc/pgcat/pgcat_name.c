@@ -236,7 +236,7 @@ int pgcat_regclass_in(const pgcat_env_t *env, const char *text, cat_oid_t *out, 
       if (pgcat_rel_in(env, path[i], parts[0], out))
         return CZ_OK;
   }
-  return err_set(e, SQLSTATE_UNDEFINED_TABLE_PG, "relation \"%s\" does not exist", text);
+  return err_set(e, SQLSTATE_UNDEFINED_TABLE, "relation \"%s\" does not exist", text);
 }
 
 char *pgcat_regclass_out(const pgcat_env_t *env, cat_oid_t oid, arena_t *a)

@@ -320,19 +320,19 @@ static int rx_match_error(xctx_t *c, int rc, err_t *e)
     return -1;
   }
   if (rc == PCRE2_ERROR_MATCHLIMIT)
-    err_set(e, SQLSTATE_REGEX_TOO_COMPLEX,
+    err_set(e, SQLSTATE_STATEMENT_TOO_COMPLEX,
             "regular expression is too complex to match: more than %u backtracking steps "
             "(the regular-expression match limit)", RX_MATCH_LIMIT);
   else if (rc == PCRE2_ERROR_DEPTHLIMIT)
-    err_set(e, SQLSTATE_REGEX_TOO_COMPLEX,
+    err_set(e, SQLSTATE_STATEMENT_TOO_COMPLEX,
             "regular expression is too complex to match: backtracking nested deeper than %u "
             "(the regular-expression depth limit)", RX_DEPTH_LIMIT);
   else if (rc == PCRE2_ERROR_HEAPLIMIT)
-    err_set(e, SQLSTATE_REGEX_TOO_COMPLEX,
+    err_set(e, SQLSTATE_STATEMENT_TOO_COMPLEX,
             "regular expression is too complex to match: more than %u kB of backtracking memory "
             "(the regular-expression heap limit)", RX_HEAP_LIMIT_KB);
   else if (rc <= PCRE2_ERROR_UTF8_ERR1 && rc >= PCRE2_ERROR_UTF8_ERR21)
-    err_set(e, "22021", "invalid byte sequence for encoding \"UTF8\"");
+    err_set(e, SQLSTATE_CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\"");
   else {
     char msg[256];
     if (pcre2_get_error_message(rc, (PCRE2_UCHAR *)msg, sizeof msg) < 0)

@@ -11,8 +11,6 @@
 
 #include "pgcat/pgcat_int.h"
 
-#define SQLSTATE_INVALID_REGEX "2201B"
-#define SQLSTATE_REGEX_TOO_COMPLEX "54001" /* statement_too_complex */
 
 /* Bytes of the UTF-8 sequence lead byte c starts (1 for a stray byte). */
 static inline size_t rx_utf8_len(unsigned char c)

@@ -665,7 +665,7 @@ int rx_parse_flags(const char *s, size_t n, bool allow_g, const char *fn, unsign
     case 't': f &= ~RX_EXPANDED; break;
     case 'q': f |= RX_LITERAL; break;
     case 'b': case 'e':
-      return err_set(e, "0A000", "regular expression option \"%c\" (POSIX %s syntax) is not supported",
+      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "regular expression option \"%c\" (POSIX %s syntax) is not supported",
                      s[i], s[i] == 'b' ? "basic" : "extended");
     default: {
       size_t l = CZ_MIN(rx_utf8_len((unsigned char)s[i]), n - i);

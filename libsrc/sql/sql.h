@@ -25,14 +25,6 @@
 #include "util/util.h"
 
 /* SQLSTATEs raised by the parser. */
-#define SQLSTATE_SYNTAX_ERROR "42601"
-#define SQLSTATE_NAME_TOO_LONG "42622"
-#define SQLSTATE_UNDEFINED_OBJECT "42704"      /* unknown type name */
-#define SQLSTATE_CHARACTER_NOT_IN_REPERTOIRE "22021" /* invalid UTF-8 */
-#define SQLSTATE_INVALID_ESCAPE "22025"         /* bad E'' escape */
-#define SQLSTATE_NUMERIC_OUT_OF_RANGE "22003"   /* $n or type modifier */
-#define SQLSTATE_STATEMENT_TOO_COMPLEX "54001"
-#define SQLSTATE_FEATURE_NOT_SUPPORTED "0A000"
 
 /* Identifiers longer than this many bytes are rejected (PostgreSQL's
  * NAMEDATALEN - 1), so that catalogs can store names in fixed fields. */

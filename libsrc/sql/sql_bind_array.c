@@ -111,7 +111,7 @@ static int bd_subscript_md(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t
   const sql_expr_t *base = x;
   for (; base->ex_kind == SQL_E_SUBSCRIPT; base = base->ex_left) {
     if (n >= TY_ARRAY_MAXDIM)
-      return bd_error(b, "54000", x->ex_pos,
+      return bd_error(b, SQLSTATE_PROGRAM_LIMIT, x->ex_pos,
                       "number of array dimensions (%d) exceeds the maximum allowed (%d)", n + 1,
                       TY_ARRAY_MAXDIM);
     chain[n++] = base;

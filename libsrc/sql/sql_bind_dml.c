@@ -86,7 +86,7 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
       return bd_error(b, SQLSTATE_UNDEFINED_COLUMN, in->in_table.nm_pos,
                       "column \"%s\" of relation \"%s\" does not exist", name, t->tb_name);
     if (src[c] >= 0)
-      return bd_error(b, "42701", in->in_table.nm_pos, "column \"%s\" specified more than once",
+      return bd_error(b, SQLSTATE_DUPLICATE_COLUMN, in->in_table.nm_pos, "column \"%s\" specified more than once",
                       name);
     src[c] = i;
   }
@@ -255,7 +255,7 @@ int bd_set_list(bd_t *b, bd_scope_t *sc, const sp_table_t *t, const sql_list_t *
       return bd_error(b, SQLSTATE_UNDEFINED_COLUMN, as->as_pos,
                       "column \"%s\" of relation \"%s\" does not exist", as->as_column, t->tb_name);
     if (x[c])
-      return bd_error(b, "42601", as->as_pos, "multiple assignments to same column \"%s\"",
+      return bd_error(b, SQLSTATE_SYNTAX_ERROR, as->as_pos, "multiple assignments to same column \"%s\"",
                       as->as_column);
     xnode_t *v;
     if (as->as_expr->ex_kind == SQL_E_DEFAULT)

@@ -177,7 +177,7 @@ static int bd_param(bd_t *b, const sql_expr_t *x, xnode_t **out)
 {
   int idx = (int)x->ex_int - 1;
   if (idx < 0 || idx >= 65535)
-    return bd_error(b, "42P02", x->ex_pos, "there is no parameter $%lld", (long long)x->ex_int);
+    return bd_error(b, SQLSTATE_UNDEFINED_PARAMETER, x->ex_pos, "there is no parameter $%lld", (long long)x->ex_int);
   if (idx >= b->b_pcap) {
     int cap = b->b_pcap ? b->b_pcap : 8;
     while (cap <= idx)
@@ -378,7 +378,7 @@ static int bd_operator(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **o
     if (l->x_type.t_id == TY_UNKNOWN && !(l = bd_coerce(b, l, ty_plain(TY_BOOL))))
       return CZ_ERR;
     if (l->x_type.t_id != TY_BOOL)
-      return bd_error(b, "42804", x->ex_pos, "argument of IS %sUNKNOWN must be type boolean",
+      return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, x->ex_pos, "argument of IS %sUNKNOWN must be type boolean",
                       x->ex_not ? "NOT " : "");
   }
   if (x->ex_op == SQL_OP_POW) {
@@ -773,10 +773,10 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
   if (!x->ex_schema && !x->ex_over && strcmp(x->ex_name, "grouping") == 0)
     return bd_grouping_call(b, sc, x, out);  /* sql_bind_grouping.c */
   if (bd_window_only(x->ex_name))
-    return bd_error(b, "42809", x->ex_pos, "window function %s requires an OVER clause",
+    return bd_error(b, SQLSTATE_WRONG_OBJECT_TYPE, x->ex_pos, "window function %s requires an OVER clause",
                     x->ex_name);
   if (x->ex_filter)
-    return bd_error(b, "42809", x->ex_pos, "FILTER specified, but %s is not an aggregate function",
+    return bd_error(b, SQLSTATE_WRONG_OBJECT_TYPE, x->ex_pos, "FILTER specified, but %s is not an aggregate function",
                     x->ex_name);
   if (x->ex_star || x->ex_distinct)
     return bd_error(b, SQLSTATE_SYNTAX_ERROR, x->ex_pos,

@@ -138,7 +138,7 @@ static int gs_item(bd_t *b, bd_scope_t *sc, const sql_select_t *s, const sql_exp
   case SQL_GSET_ROLLUP:
   case SQL_GSET_CUBE: {
     if (x->ex_int == SQL_GSET_CUBE && nm > 12)
-      return bd_error(b, "54011", x->ex_pos, "CUBE is limited to 12 elements");
+      return bd_error(b, SQLSTATE_TOO_MANY_COLUMNS, x->ex_pos, "CUBE is limited to 12 elements");
     int width = 0;
     for (int i = 0; i < nm; i++)
       width += member_width(sql_list_at(x->ex_list, i));
@@ -247,7 +247,7 @@ int bd_grouping_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out
   if (n == 0 || x->ex_star || x->ex_distinct)
     return bd_error(b, SQLSTATE_SYNTAX_ERROR, x->ex_pos, "syntax error at or near \")\"");
   if (n > 31)
-    return bd_error(b, "54011", x->ex_pos, "GROUPING must have fewer than 32 arguments");
+    return bd_error(b, SQLSTATE_TOO_MANY_COLUMNS, x->ex_pos, "GROUPING must have fewer than 32 arguments");
   xnode_t **args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)n);
   ag->ag_in_agg = true;  /* no aggregates inside */
   for (int i = 0; i < n; i++)

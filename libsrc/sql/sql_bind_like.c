@@ -13,7 +13,6 @@
 
 #include "sql/sql_bind_syn.h"
 
-#define SQLSTATE_INVALID_ESCAPE_SEQUENCE "22025"
 
 static bool is_string(ty_id_t id)
 {

@@ -20,7 +20,6 @@
 #include "exec/exec_ql.h"
 #include "sql/sql_bind_int.h"
 
-#define SQLSTATE_INVALID_RECURSION "42P19"
 
 static bool q_refs(const sql_query_t *q, const char *name);
 

@@ -22,7 +22,6 @@
 #include "exec/exec_window.h"
 #include "sql/sql_bind_ext.h"
 
-#define SQLSTATE_WINDOWING_ERROR "42P20"
 
 /* The mark of a window placeholder: its x_subq (unused by X_COL). */
 static const char bd_win_holder_mark = 0;
@@ -109,7 +108,7 @@ static int resolve(bd_t *b, const bd_winctx_t *wx, const sql_window_t *w, int nd
     if (strcmp(((const sql_window_t *)sql_list_at(wx->wx_defs, i))->wi_name, w->wi_ref) == 0)
       found = i;
   if (found < 0)
-    return bd_error(b, "42704", w->wi_pos, "window \"%s\" does not exist", w->wi_ref);
+    return bd_error(b, SQLSTATE_UNDEFINED_OBJECT, w->wi_pos, "window \"%s\" does not exist", w->wi_ref);
   sql_window_t base;
   if (resolve(b, wx, sql_list_at(wx->wx_defs, found), found, &base) != CZ_OK)
     return CZ_ERR;
@@ -152,7 +151,7 @@ static int bind_offset(bd_t *b, bd_scope_t *sc, const sql_window_t *w, const bd_
   if (bd_expr(b, sc, x, &n) != CZ_OK)
     return CZ_ERR;
   if (has_column(n))
-    return bd_error(b, "42P10", x->ex_pos, "argument of %s must not contain variables",
+    return bd_error(b, SQLSTATE_INVALID_COLUMN_REF, x->ex_pos, "argument of %s must not contain variables",
                     units[w->wi_frame]);
   ty_t to = ty_plain(TY_INT8);
   if (w->wi_frame == SQL_FRAME_RANGE) {
@@ -324,7 +323,7 @@ static int bind_function(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, bd_wcall_
                     "DISTINCT is not implemented for window functions");
   if (!wn) {
     if (!xagg_is_aggregate(x->ex_name))
-      return bd_error(b, xfunc_exists(x->ex_name) ? "42809" : SQLSTATE_UNDEFINED_FUNCTION,
+      return bd_error(b, xfunc_exists(x->ex_name) ? SQLSTATE_WRONG_OBJECT_TYPE : SQLSTATE_UNDEFINED_FUNCTION,
                       x->ex_pos, xfunc_exists(x->ex_name)
                                      ? "OVER specified, but %s is not a window function nor an "
                                        "aggregate function"

@@ -90,9 +90,6 @@ static sql_expr_t *sql_g_between(sql_pstate_t *ps, int pos, bool negated, bool s
 #define SQL_G_TM_NOT_DEFERRABLE 0x204
 /* Whether the token at loc was a quoted identifier. */
 #define SQL_G_QUOTED(loc) (ps->ps_text[(loc).lc_off] == '"')
-#define SQLSTATE_UNDEFINED_FUNCTION "42883"
-#define SQLSTATE_WRONG_OBJECT_TYPE "42809"
-#define SQLSTATE_UNDEFINED_OBJECT_G "42704"
 
 static sql_query_t *sql_g_select(sql_pstate_t *ps, int pos, sql_select_t *se);
 static sql_name_t *sql_g_name(sql_pstate_t *ps, sql_name_t n);
@@ -1787,7 +1784,7 @@ opt_index_method:
           bool known = false;
           for (size_t i = 0; i < sizeof pg_methods / sizeof pg_methods[0]; i++)
             known = known || strcmp($2, pg_methods[i]) == 0;
-          sql_error_at(ps, known ? SQLSTATE_FEATURE_NOT_SUPPORTED : SQLSTATE_UNDEFINED_OBJECT_G,
+          sql_error_at(ps, known ? SQLSTATE_FEATURE_NOT_SUPPORTED : SQLSTATE_UNDEFINED_OBJECT,
                        @2.lc_pos, known ? "access method \"%s\" is not supported"
                                         : "access method \"%s\" does not exist", $2);
           YYABORT;

@@ -27,17 +27,6 @@
 #include "types/types.h"
 #include "util/util.h"
 
-#define SQLSTATE_UNDEFINED_TABLE "42P01"
-#define SQLSTATE_UNDEFINED_COLUMN "42703"
-#define SQLSTATE_AMBIGUOUS_COLUMN "42702"
-#define SQLSTATE_DATATYPE_MISMATCH "42804"
-#define SQLSTATE_UNDEFINED_FUNCTION "42883"
-#define SQLSTATE_GROUPING_ERROR "42803"
-#define SQLSTATE_INVALID_COLUMN_REF "42P10"
-#define SQLSTATE_DUPLICATE_ALIAS "42712"
-#define SQLSTATE_CANNOT_COERCE "42846"
-#define SQLSTATE_INSUFFICIENT_PRIVILEGE "42501"
-#define SQLSTATE_NOT_NULL_VIOLATION "23502"
 
 /* A secondary index of a table, as the planner sees it. */
 typedef struct sp_index_s {

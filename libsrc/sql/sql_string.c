@@ -181,7 +181,7 @@ char *sql_string_unescape(sql_pstate_t *ps, const char *s, size_t len, int pos)
       i++;
       int w = sql_unescape_one(s, len, &i, out + n);
       if (w < 0) {
-        sql_error_at(ps, SQLSTATE_INVALID_ESCAPE, pos, "invalid Unicode escape value");
+        sql_error_at(ps, SQLSTATE_INVALID_ESCAPE_SEQUENCE, pos, "invalid Unicode escape value");
         return NULL;
       }
       n += (size_t)w;

@@ -37,7 +37,6 @@
 #include "types/types.h"
 #include "util/util.h"
 
-#define SQLSTATE_NOT_NULL_VIOLATION "23502"
 #define TBL_LOC_HASH 8               /* bytes of row-version hash after the key */
 #define TBL_MAX_LOC (BT_MAX_KEY + TBL_LOC_HASH)
 
@@ -118,7 +117,6 @@ int tbl_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t 
 
 /* ---- INSERT … ON CONFLICT (tb_conflict.c) ---------------------------------- */
 
-#define TBL_SQLSTATE_CARDINALITY "21000"
 /* What became of a proposed row (tbl_conflict_apply's act[]). */
 #define TBL_CF_SKIPPED 0
 #define TBL_CF_INSERTED 1

@@ -349,7 +349,7 @@ static int cf_note_written(tbl_conflict_t *c, const datum_t *vals, err_t *e)
 
 static int cf_twice(err_t *e)
 {
-  return err_set(e, TBL_SQLSTATE_CARDINALITY,
+  return err_set(e, SQLSTATE_CARDINALITY,
                  "ON CONFLICT DO UPDATE command cannot affect row a second time");
 }
 

@@ -113,9 +113,6 @@ int txn_insert_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, err_t
 
 /* ---- row locks and read committed (txn_lock.c) -------------------------- */
 
-#define SQLSTATE_DEADLOCK "40P01"
-#define SQLSTATE_SERIALIZATION "40001"
-#define SQLSTATE_QUERY_CANCELED_TX "57014"
 
 /* Locks key of tree t for tx (a no-op for bulk transactions and when tx
  * already holds it). When another live transaction holds it, waits until

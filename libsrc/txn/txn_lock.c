@@ -283,7 +283,7 @@ int txn_lock_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
        * cancel flag and re-check for a deadlock formed meanwhile). */
       cond_timedwait(&lt->lt_wait_cond, &lt->lt_wait_mx, LK_WAIT_SLICE_US);
       if (tx->tx_cancel && *tx->tx_cancel)
-        rc = err_set(e, SQLSTATE_QUERY_CANCELED_TX, "canceling statement due to user request");
+        rc = err_set(e, SQLSTATE_QUERY_CANCELED, "canceling statement due to user request");
     }
     if (linked)
       lk_wait_unlink(lt, tx);

@@ -28,27 +28,27 @@ static void ty_put_be(uint8_t *b, uint64_t v, int n)
 
 static int ty_bin_bad(ty_t t, err_t *e)
 {
-  return err_set(e, TY_SQLSTATE_BAD_BINARY, "incorrect binary data format for type %s",
+  return err_set(e, SQLSTATE_INVALID_BINARY_REPRESENTATION, "incorrect binary data format for type %s",
                  t.t_id == TY_NUMERIC ? "numeric" : "value");
 }
 
 static int ty_num_recv(const uint8_t *b, size_t len, num_t *out, err_t *e)
 {
   if (len < 8)
-    return err_set(e, TY_SQLSTATE_BAD_BINARY, "insufficient data left in message");
+    return err_set(e, SQLSTATE_INVALID_BINARY_REPRESENTATION, "insufficient data left in message");
   int ndig = (int16_t)ty_get_be(b, 2);
   int weight = (int16_t)ty_get_be(b + 2, 2);
   unsigned sign = (unsigned)ty_get_be(b + 4, 2);
   int dscale = (int)ty_get_be(b + 6, 2);
   if (ndig < 0 || len != 8 + 2 * (size_t)ndig)
-    return err_set(e, TY_SQLSTATE_BAD_BINARY, "invalid length in external \"numeric\" value");
+    return err_set(e, SQLSTATE_INVALID_BINARY_REPRESENTATION, "invalid length in external \"numeric\" value");
   if (sign != TY_NUM_POS && sign != TY_NUM_NEG) {
     if (sign == 0xC000 || sign == 0xD000 || sign == 0xF000)
-      return err_set(e, "0A000", "numeric NaN and Infinity are not supported");
-    return err_set(e, TY_SQLSTATE_BAD_BINARY, "invalid sign in external \"numeric\" value");
+      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "numeric NaN and Infinity are not supported");
+    return err_set(e, SQLSTATE_INVALID_BINARY_REPRESENTATION, "invalid sign in external \"numeric\" value");
   }
   if (dscale > 0x3FFF)
-    return err_set(e, TY_SQLSTATE_BAD_BINARY, "invalid scale in external \"numeric\" value");
+    return err_set(e, SQLSTATE_INVALID_BINARY_REPRESENTATION, "invalid scale in external \"numeric\" value");
   /* Digits below the scale are truncated away, as numeric_recv does; a
    * scale beyond 38 is cut to 38 the same way. */
   int scale = CZ_MIN(dscale, NUM_MAX_DIGITS);
@@ -56,7 +56,7 @@ static int ty_num_recv(const uint8_t *b, size_t len, num_t *out, err_t *e)
   for (int i = 0; i < ndig; i++) {
     unsigned d = (unsigned)ty_get_be(b + 8 + 2 * i, 2);
     if (d >= 10000)
-      return err_set(e, TY_SQLSTATE_BAD_BINARY, "invalid digit in external \"numeric\" value");
+      return err_set(e, SQLSTATE_INVALID_BINARY_REPRESENTATION, "invalid digit in external \"numeric\" value");
     /* Digit i is worth d * 10^(4*(weight-i)); at our scale 10^(p). */
     int p = 4 * (weight - i) + scale;
     if (p <= -4)
@@ -69,12 +69,12 @@ static int ty_num_recv(const uint8_t *b, size_t len, num_t *out, err_t *e)
       part = d;
     }
     if (p > 38 && part != 0)
-      return err_set(e, TY_SQLSTATE_OUT_OF_RANGE, "value overflows numeric format");
+      return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value overflows numeric format");
     if (part == 0)
       continue;
     m = u256_add(m, u256_mul128(part, ty_pow10_u128(p)));
     if (u256_cmp(m, u256_from(ty_pow10_u128(NUM_MAX_DIGITS))) >= 0)
-      return err_set(e, TY_SQLSTATE_OUT_OF_RANGE, "value overflows numeric format");
+      return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value overflows numeric format");
   }
   out->n_val = sign == TY_NUM_NEG ? -(__int128)m.w_lo : (__int128)m.w_lo;
   out->n_scale = (int16_t)scale;

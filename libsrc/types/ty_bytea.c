@@ -40,7 +40,7 @@ int ty_bytea_parse(const char *s, size_t len, arena_t *a, str_t *out, err_t *e)
         p[o++] = (char)((s[i + 1] - '0') << 6 | (s[i + 2] - '0') << 3 | (s[i + 3] - '0'));
         i += 4;
       } else {
-        return err_set(e, TY_SQLSTATE_BAD_TEXT, "invalid input syntax for type bytea");
+        return err_set(e, SQLSTATE_INVALID_TEXT, "invalid input syntax for type bytea");
       }
     }
   }

@@ -250,9 +250,9 @@ bool ty_ts_in_range(int64_t us)
 static int ty_dt_error(ty_dt_rc_t rc, const char *tname, const char *s, size_t len, err_t *e)
 {
   if (rc == TY_DT_RANGE)
-    return err_set(e, TY_SQLSTATE_DATETIME_RANGE, "date/time field value out of range: \"%.*s\"",
+    return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "date/time field value out of range: \"%.*s\"",
                    (int)CZ_MIN(len, 200), s);
-  return err_set(e, TY_SQLSTATE_BAD_DATETIME, "invalid input syntax for type %s: \"%.*s\"", tname,
+  return err_set(e, SQLSTATE_INVALID_DATETIME_FORMAT, "invalid input syntax for type %s: \"%.*s\"", tname,
                  (int)CZ_MIN(len, 200), s);
 }
 
@@ -269,7 +269,7 @@ int ty_date_parse(const char *s, size_t len, int64_t *out, err_t *e)
   }
   if (dt.dt_year < TY_DATE_MIN_YEAR || dt.dt_year > TY_DATE_MAX_YEAR ||
       ty_days_from_civil(dt.dt_year, dt.dt_mon, dt.dt_day) < TY_DAY_MIN)
-    return err_set(e, TY_SQLSTATE_DATETIME_RANGE, "date out of range: \"%.*s\"",
+    return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "date out of range: \"%.*s\"",
                    (int)CZ_MIN(len, 200), s);
   *out = ty_days_from_civil(dt.dt_year, dt.dt_mon, dt.dt_day);
   return CZ_OK;
@@ -288,13 +288,13 @@ int ty_ts_parse(const char *s, size_t len, int64_t *out, err_t *e)
   }
   if (dt.dt_year < TY_DATE_MIN_YEAR || dt.dt_year > TY_TS_MAX_YEAR ||
       ty_days_from_civil(dt.dt_year, dt.dt_mon, dt.dt_day) < TY_DAY_MIN)
-    return err_set(e, TY_SQLSTATE_DATETIME_RANGE, "timestamp out of range: \"%.*s\"",
+    return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "timestamp out of range: \"%.*s\"",
                    (int)CZ_MIN(len, 200), s);
   int64_t days = ty_days_from_civil(dt.dt_year, dt.dt_mon, dt.dt_day);
   int64_t secs = (int64_t)dt.dt_hour * 3600 + dt.dt_min * 60 + dt.dt_sec;
   *out = days * TY_USECS_PER_DAY + secs * 1000000 + dt.dt_usec;
   if (!ty_ts_in_range(*out)) /* 294276-12-31 23:59:59.9999999 rounds past the end */
-    return err_set(e, TY_SQLSTATE_DATETIME_RANGE, "timestamp out of range: \"%.*s\"",
+    return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "timestamp out of range: \"%.*s\"",
                    (int)CZ_MIN(len, 200), s);
   return CZ_OK;
 }

@@ -198,17 +198,17 @@ int ty_f64_parse(const char *s, size_t len, bool is_float4, double *out, err_t *
   } else if (strcasecmp(w, "infinity") == 0 || strcasecmp(w, "inf") == 0) {
     *out = neg ? -INFINITY : INFINITY;
   } else if (*p == '\0') {
-    rc = err_set(e, TY_SQLSTATE_BAD_TEXT, "invalid input syntax for type %s: \"%.*s\"", tname,
+    rc = err_set(e, SQLSTATE_INVALID_TEXT, "invalid input syntax for type %s: \"%.*s\"", tname,
                  (int)CZ_MIN(len, 200), s);
   } else {
     char *stop;
     errno = 0;
     double d = is_float4 ? (double)strtof(p, &stop) : strtod(p, &stop);
     if (stop == p || *stop != '\0') {
-      rc = err_set(e, TY_SQLSTATE_BAD_TEXT, "invalid input syntax for type %s: \"%.*s\"", tname,
+      rc = err_set(e, SQLSTATE_INVALID_TEXT, "invalid input syntax for type %s: \"%.*s\"", tname,
                    (int)CZ_MIN(len, 200), s);
     } else if (errno == ERANGE && (d == 0 || isinf(d))) {
-      rc = err_set(e, TY_SQLSTATE_OUT_OF_RANGE, "\"%.*s\" is out of range for type %s",
+      rc = err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "\"%.*s\" is out of range for type %s",
                    (int)CZ_MIN(len, 200), s, tname);
     } else {
       *out = d;

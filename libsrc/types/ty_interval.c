@@ -28,9 +28,6 @@
 
 #include "types/types_int.h"
 
-#define IV_SQLSTATE_FIELD_OVERFLOW "22015" /* interval_field_overflow */
-#define IV_SQLSTATE_BAD_PARAM "22023"
-#define IV_SQLSTATE_NOT_SUPPORTED "0A000"
 #define IV_USEC_PER_SEC INT64_C(1000000)
 #define IV_USEC_PER_MIN INT64_C(60000000)
 #define IV_USEC_PER_HOUR INT64_C(3600000000)
@@ -40,7 +37,7 @@
 
 static int iv_range_error(err_t *e)
 {
-  return err_set(e, TY_SQLSTATE_DATETIME_RANGE, "interval out of range");
+  return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "interval out of range");
 }
 
 __int128 ty_iv_span(const ty_iv_t *v)
@@ -644,10 +641,10 @@ int ty_iv_parse(ty_t t, const char *s, size_t len, ty_iv_t *out, err_t *e)
   case IE_OK:
     break;
   case IE_FORMAT:
-    return err_set(e, TY_SQLSTATE_BAD_DATETIME, "invalid input syntax for type interval: \"%.*s\"",
+    return err_set(e, SQLSTATE_INVALID_DATETIME_FORMAT, "invalid input syntax for type interval: \"%.*s\"",
                    (int)CZ_MIN(len, 200), s);
   case IE_FIELD:
-    return err_set(e, IV_SQLSTATE_FIELD_OVERFLOW, "interval field value out of range: \"%.*s\"",
+    return err_set(e, SQLSTATE_INTERVAL_FIELD_OVERFLOW, "interval field value out of range: \"%.*s\"",
                    (int)CZ_MIN(len, 200), s);
   case IE_RANGE:
     return iv_range_error(e);
@@ -816,7 +813,7 @@ int ty_iv_mul(const ty_iv_t *a, double f, ty_iv_t *out, err_t *e)
 int ty_iv_div(const ty_iv_t *a, double f, ty_iv_t *out, err_t *e)
 {
   if (f == 0)
-    return err_set(e, TY_SQLSTATE_DIV_ZERO, "division by zero");
+    return err_set(e, SQLSTATE_DIVISION_BY_ZERO, "division by zero");
   return iv_scale(a, f, true, out, e);
 }
 
@@ -911,7 +908,7 @@ static int iv_month_days(int64_t y, int m)
 
 static int iv_ts_range(err_t *e)
 {
-  return err_set(e, TY_SQLSTATE_DATETIME_RANGE, "timestamp out of range");
+  return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "timestamp out of range");
 }
 
 int ty_ts_add_iv(int64_t ts, const ty_iv_t *v, int sign, int64_t *out, err_t *e)
@@ -958,7 +955,7 @@ int ty_ts_add_iv(int64_t ts, const ty_iv_t *v, int sign, int64_t *out, err_t *e)
 int ty_ts_diff(int64_t a, int64_t b, ty_iv_t *out, err_t *e)
 {
   if (a == TY_TS_NOBEGIN || a == TY_TS_NOEND || b == TY_TS_NOBEGIN || b == TY_TS_NOEND)
-    return err_set(e, TY_SQLSTATE_DATETIME_RANGE, "cannot subtract infinite timestamps");
+    return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "cannot subtract infinite timestamps");
   ty_iv_t r = {0, 0, 0};
   if (__builtin_sub_overflow(a, b, &r.iv_us))
     return iv_range_error(e);
@@ -1114,9 +1111,9 @@ int ty_iv_extract(const ty_iv_t *v, const char *field, num_t *out, err_t *e)
     return CZ_OK;
   }
   case 99:
-    return err_set(e, IV_SQLSTATE_NOT_SUPPORTED, "unit \"%s\" not supported for type interval",
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "unit \"%s\" not supported for type interval",
                    field);
   default:
-    return err_set(e, IV_SQLSTATE_BAD_PARAM, "unit \"%s\" not recognized for type interval", field);
+    return err_set(e, SQLSTATE_INVALID_PARAMETER, "unit \"%s\" not recognized for type interval", field);
   }
 }

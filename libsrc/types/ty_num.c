@@ -160,7 +160,7 @@ static int ty_num_finish(bool neg, u256_t m, int scale, num_t *out, err_t *e)
     }
   }
   if (u256_cmp(m, lim) >= 0)
-    return err_set(e, TY_SQLSTATE_OUT_OF_RANGE, "%s", ty_num_overflow_msg);
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "%s", ty_num_overflow_msg);
   out->n_val = neg && m.w_lo != 0 ? -(__int128)m.w_lo : (__int128)m.w_lo;
   out->n_scale = (int16_t)scale;
   return CZ_OK;
@@ -176,9 +176,9 @@ int num_from_i64(int64_t v, num_t *out)
 int num_from_f64(double v, int scale, num_t *out, err_t *e)
 {
   if (v != v)
-    return err_set(e, "0A000", "cannot convert NaN to numeric");
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "cannot convert NaN to numeric");
   if (v > 1.7976931348623157e308 || v < -1.7976931348623157e308)
-    return err_set(e, TY_SQLSTATE_OUT_OF_RANGE, "cannot convert infinity to numeric");
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "cannot convert infinity to numeric");
   /* PostgreSQL converts through 15 significant digits (DBL_DIG), so that
    * 0.1::float8::numeric is 0.1 and not the binary fraction's expansion. */
   char buf[64];
@@ -211,7 +211,7 @@ double num_to_f64(const num_t *n)
 int num_rescale(const num_t *n, int scale, num_t *out, err_t *e)
 {
   if (scale < 0 || scale > NUM_MAX_DIGITS)
-    return err_set(e, TY_SQLSTATE_OUT_OF_RANGE, "numeric scale %d is out of range", scale);
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "numeric scale %d is out of range", scale);
   bool neg = n->n_val < 0;
   u256_t m = u256_from(ty_num_mag(n));
   if (scale >= n->n_scale) {
@@ -220,7 +220,7 @@ int num_rescale(const num_t *n, int scale, num_t *out, err_t *e)
     m = ty_wide_round_down(m, n->n_scale - scale);
   }
   if (u256_cmp(m, u256_from(ty_pow10_u128(NUM_MAX_DIGITS))) >= 0)
-    return err_set(e, TY_SQLSTATE_OUT_OF_RANGE, "%s", ty_num_overflow_msg);
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "%s", ty_num_overflow_msg);
   out->n_val = neg ? -(__int128)m.w_lo : (__int128)m.w_lo;
   out->n_scale = (int16_t)scale;
   return CZ_OK;
@@ -345,7 +345,7 @@ void ty_num_weight(const num_t *n, int *weight, int *first_digit)
 int num_div(const num_t *a, const num_t *b, num_t *out, err_t *e)
 {
   if (b->n_val == 0)
-    return err_set(e, TY_SQLSTATE_DIV_ZERO, "division by zero");
+    return err_set(e, SQLSTATE_DIVISION_BY_ZERO, "division by zero");
   /* PostgreSQL's select_div_scale: at least 16 significant digits, at least
    * either input's scale. */
   int w1 = 0, f1 = 0, w2, f2;
@@ -372,7 +372,7 @@ int num_div(const num_t *a, const num_t *b, num_t *out, err_t *e)
     step = CZ_MIN(exp, 38);
     u256_t hi;
     if (!u256_mul(q, ty_pow10_u128(step), &hi))
-      return err_set(e, TY_SQLSTATE_OUT_OF_RANGE, "%s", ty_num_overflow_msg);
+      return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "%s", ty_num_overflow_msg);
     u256_t lo = u256_divmod(u256_mul128(rem, ty_pow10_u128(step)), d, &rem);
     q = u256_add(hi, lo);
     exp -= step;
@@ -401,7 +401,7 @@ int num_cmp(const num_t *a, const num_t *b)
 int num_mod(const num_t *a, const num_t *b, num_t *out, err_t *e)
 {
   if (b->n_val == 0)
-    return err_set(e, TY_SQLSTATE_DIV_ZERO, "division by zero");
+    return err_set(e, SQLSTATE_DIVISION_BY_ZERO, "division by zero");
   /* Aligned magnitudes fit in 256 bits (at most 76 digits); the remainder
    * takes the dividend's sign, as C's % and PostgreSQL's mod do. */
   int scale = CZ_MAX(a->n_scale, b->n_scale);
@@ -443,7 +443,7 @@ static u128_t ty_wide_isqrt(u256_t m)
 int num_sqrt(const num_t *a, num_t *out, err_t *e)
 {
   if (a->n_val < 0)
-    return err_set(e, "2201F", "cannot take square root of a negative number");
+    return err_set(e, SQLSTATE_INVALID_ARGUMENT_FOR_POWER, "cannot take square root of a negative number");
   /* PostgreSQL: rscale = 16 - sweight, sweight = (weight+1)*4/2 - 1 with
    * the base-10000 weight of the input; at least the input's scale. */
   int weight = 0, first;
@@ -465,14 +465,14 @@ int num_sqrt(const num_t *a, num_t *out, err_t *e)
     int e1 = CZ_MIN(exp, 38);
     n = u256_mul128(v, ty_pow10_u128(e1));
     if (exp > e1 && !u256_mul(n, ty_pow10_u128(exp - e1), &n))
-      return err_set(e, TY_SQLSTATE_OUT_OF_RANGE, "%s", ty_num_overflow_msg);
+      return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "%s", ty_num_overflow_msg);
   } else {
     n = u256_from(v / ty_pow10_u128(-exp));
   }
   /* round(sqrt(N)) = (floor(sqrt(4N)) + 1) / 2 */
   u256_t n4;
   if (!u256_mul(n, 4, &n4))
-    return err_set(e, TY_SQLSTATE_OUT_OF_RANGE, "%s", ty_num_overflow_msg);
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "%s", ty_num_overflow_msg);
   u128_t t = ty_wide_isqrt(n4);
   u128_t q = t / 2 + (t & 1);
   return ty_num_finish(false, u256_from(q), r, out, e);

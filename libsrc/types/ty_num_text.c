@@ -11,7 +11,7 @@
 
 static int ty_num_bad(const char *s, size_t len, err_t *e)
 {
-  return err_set(e, TY_SQLSTATE_BAD_TEXT, "invalid input syntax for type numeric: \"%.*s\"",
+  return err_set(e, SQLSTATE_INVALID_TEXT, "invalid input syntax for type numeric: \"%.*s\"",
                  (int)CZ_MIN(len, 200), s);
 }
 
@@ -52,7 +52,7 @@ static int ty_num_parse_as(const char *s, size_t len, bool exact, num_t *out, er
     if ((rest == 3 && strncasecmp(s + dstart, "nan", 3) == 0) ||
         (rest == 8 && strncasecmp(s + dstart, "infinity", 8) == 0) ||
         (rest == 3 && strncasecmp(s + dstart, "inf", 3) == 0))
-      return err_set(e, "0A000", "numeric NaN and Infinity are not supported");
+      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "numeric NaN and Infinity are not supported");
     return ty_num_bad(s, len, e);
   }
   long exp = 0;
@@ -94,7 +94,7 @@ static int ty_num_parse_as(const char *s, size_t len, bool exact, num_t *out, er
   }
   long drop = CZ_MAX(0, CZ_MAX(scale - NUM_MAX_DIGITS, nsig + mult - NUM_MAX_DIGITS));
   if (drop > scale)
-    return err_set(e, TY_SQLSTATE_OUT_OF_RANGE,
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE,
                       "numeric field overflow: \"%.*s\" has more than %d digits",
                       (int)CZ_MIN(len, 60), s, NUM_MAX_DIGITS);
   unsigned __int128 v = 0;
@@ -107,7 +107,7 @@ static int ty_num_parse_as(const char *s, size_t len, bool exact, num_t *out, er
       if (s[k] == '.')
         continue;
       if (k2++ >= z + CZ_MAX(keep, 0) && s[k] != '0')
-        return err_set(e, TY_SQLSTATE_OUT_OF_RANGE,
+        return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE,
                        "numeric field overflow: \"%.*s\" has more than %d significant digits "
                        "or decimals",
                        (int)CZ_MIN(len, 60), s, NUM_MAX_DIGITS);
@@ -139,7 +139,7 @@ static int ty_num_parse_as(const char *s, size_t len, bool exact, num_t *out, er
   scale -= drop;
   if (v >= ty_pow10_u128(NUM_MAX_DIGITS)) {
     if (scale == 0)
-      return err_set(e, TY_SQLSTATE_OUT_OF_RANGE,
+      return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE,
                       "numeric field overflow: \"%.*s\" has more than %d digits",
                       (int)CZ_MIN(len, 60), s, NUM_MAX_DIGITS);
     v /= 10; /* a rounding carry: the dropped digit is 0 */
@@ -195,12 +195,12 @@ int ty_num_apply_typmod(const num_t *n, int prec, int scale, num_t *out, err_t *
     return CZ_OK;
   }
   if (num_rescale(n, CZ_MIN(scale, NUM_MAX_DIGITS), &r, e) != CZ_OK)
-    return err_set(e, TY_SQLSTATE_OUT_OF_RANGE, "numeric field overflow");
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "numeric field overflow");
   if (prec < NUM_MAX_DIGITS) {
     unsigned __int128 m = r.n_val < 0 ? (unsigned __int128)0 - (unsigned __int128)r.n_val
                                       : (unsigned __int128)r.n_val;
     if (m >= ty_pow10_u128(prec))
-      return err_set(e, TY_SQLSTATE_OUT_OF_RANGE,
+      return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE,
                      "numeric field overflow: a field with precision %d, scale %d must round "
                      "to an absolute value less than %s%d",
                      prec, scale, prec - scale > 0 ? "10^" : "", prec - scale > 0 ? prec - scale : 1);

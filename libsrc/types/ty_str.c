@@ -45,7 +45,7 @@ int ty_str_apply_len(ty_t t, str_t s, bool truncate, arena_t *a, str_t *out, err
       if (!truncate) {
         for (size_t i = cut; i < s.s_len; i++)
           if (s.s_ptr[i] != ' ')
-            return err_set(e, TY_SQLSTATE_TOO_LONG, "value too long for type %s(%d)",
+            return err_set(e, SQLSTATE_STRING_DATA_RIGHT_TRUNCATION, "value too long for type %s(%d)",
                            t.t_id == TY_CHAR ? "character" : "character varying", (int)t.t_len);
       }
       out->s_len = (uint32_t)cut;

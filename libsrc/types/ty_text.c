@@ -76,12 +76,12 @@ static int ty_int_parse(ty_id_t id, const char *s, size_t len, int64_t *out, err
   int64_t lo = id == TY_INT2 ? INT16_MIN : id == TY_INT4 ? INT32_MIN : INT64_MIN;
   int64_t hi = id == TY_INT2 ? INT16_MAX : id == TY_INT4 ? INT32_MAX : INT64_MAX;
   if (range || v < lo || v > hi)
-    return err_set(e, TY_SQLSTATE_OUT_OF_RANGE, "value \"%.*s\" is out of range for type %s",
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "value \"%.*s\" is out of range for type %s",
                    (int)CZ_MIN(len, 200), s, ty_int_name(id));
   *out = v;
   return CZ_OK;
 bad:
-  return err_set(e, TY_SQLSTATE_BAD_TEXT, "invalid input syntax for type %s: \"%.*s\"",
+  return err_set(e, SQLSTATE_INVALID_TEXT, "invalid input syntax for type %s: \"%.*s\"",
                  ty_int_name(id), (int)CZ_MIN(len, 200), s);
 }
 
@@ -124,7 +124,7 @@ static int ty_bool_parse(const char *s, size_t len, uint8_t *out, err_t *e)
       break;
     }
   }
-  return err_set(e, TY_SQLSTATE_BAD_TEXT, "invalid input syntax for type boolean: \"%.*s\"",
+  return err_set(e, SQLSTATE_INVALID_TEXT, "invalid input syntax for type boolean: \"%.*s\"",
                  (int)CZ_MIN(len, 200), s);
 }
 

@@ -10,13 +10,6 @@
 
 #include "types/types.h"
 
-#define TY_SQLSTATE_BAD_TEXT "22P02"      /* invalid_text_representation */
-#define TY_SQLSTATE_OUT_OF_RANGE "22003"  /* numeric_value_out_of_range */
-#define TY_SQLSTATE_TOO_LONG "22001"      /* string_data_right_truncation */
-#define TY_SQLSTATE_DIV_ZERO "22012"
-#define TY_SQLSTATE_BAD_DATETIME "22007"  /* invalid_datetime_format */
-#define TY_SQLSTATE_DATETIME_RANGE "22008" /* datetime_field_overflow */
-#define TY_SQLSTATE_BAD_BINARY "22P03"    /* invalid_binary_representation */
 
 /* PostgreSQL's infinite DATE and TIMESTAMP values. */
 #define TY_DATE_NOBEGIN ((int64_t)INT32_MIN)

@@ -15,7 +15,7 @@ void err_clear(err_t *e)
 {
   if (!e)
     return;
-  memcpy(e->er_sqlstate, "00000", 6);
+  memcpy(e->er_sqlstate, SQLSTATE_SUCCESSFUL_COMPLETION, 6);
   e->er_pos = 0;
   e->er_msg[0] = '\0';
 }

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/sqlstate.h"
+
 #define CZ_OK 0
 #define CZ_ERR (-1)
 
@@ -39,22 +41,12 @@
 /* An error value: a SQLSTATE, a message for a person and, where it helps, a
  * 1-based character position in the statement text (0 = none). */
 typedef struct err_s {
-  char er_sqlstate[6]; /* five characters and a NUL, "00000" when clear */
+  char er_sqlstate[6]; /* five characters and a NUL, SQLSTATE_SUCCESSFUL_COMPLETION when clear */
   int er_pos;
   char er_msg[512];
 } err_t;
 
 /* SQLSTATEs used by the lower layers. */
-#define SQLSTATE_IO_ERROR "58030"        /* I/O error */
-#define SQLSTATE_DATA_CORRUPTED "XX001"  /* checksum or structure mismatch */
-#define SQLSTATE_INTERNAL "XX000"        /* internal error */
-#define SQLSTATE_OUT_OF_MEMORY "53200"
-#define SQLSTATE_DISK_FULL "53100"
-#define SQLSTATE_CONFIG "F0000"          /* configuration file error */
-#define SQLSTATE_UNIQUE_VIOLATION "23505"
-#define SQLSTATE_PROGRAM_LIMIT "54000"   /* e.g. key too long */
-#define SQLSTATE_INVALID_PARAMETER "22023"
-#define SQLSTATE_OBJECT_IN_USE "55006"
 
 void err_clear(err_t *e);
 /* Fills e (when e is not NULL) and returns CZ_ERR, so callers can write

@@ -170,12 +170,12 @@ static void test_do_update(void **state)
   assert_true(tc_score(tx, tb, 5, &found) == 5 && found);
   /* a value this statement wrote, again (in a later batch, and in one batch) */
   int ids2[1] = { 5 }, names2[1] = { 5 };
-  CT_FAILS(TBL_SQLSTATE_CARDINALITY,
+  CT_FAILS(SQLSTATE_CARDINALITY,
            tbl_conflict_apply(c, tc_batch(a, tb, 1, ids2, names2, sc), NULL, 1, act, &newv, a,
                               &e_));
   CT_OK(tbl_conflict_open(tx, tb, 0, tc_eval, NULL, set, a, &c, &e_));
   int ids3[2] = { 8, 8 }, names3[2] = { 8, 9 };
-  CT_FAILS(TBL_SQLSTATE_CARDINALITY,
+  CT_FAILS(SQLSTATE_CARDINALITY,
            tbl_conflict_apply(c, tc_batch(a, tb, 2, ids3, names3, sc), NULL, 2, act, &newv, a,
                               &e_));
   CT_OK(txn_rollback(tx, &e_));
