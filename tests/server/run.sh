@@ -14,7 +14,9 @@
 #   --crash-rounds N    kill -9 cycles of the crash test (default 36)
 #   --quick             10 s concurrency, 6 crash cycles, no corpus files
 #   --only LIST         comma list of groups: sql,corpus,clients,protocol,isql,
-#                       regress,fuzz,concurrency,isolated,tpch,crash (tpch:
+#                       regress,fuzz,concurrency,sqlvariants,isolated,tpch,crash
+#                       (sqlvariants: tests/sql/*.test again on servers with
+#                       VectorSize = 1 and with ThreadsPerQuery = 2; tpch:
 #                       TPC-H SF 0.1 answers against DuckDB's,
 #                       tests/server/tpch_test.py; data cached in
 #                       BUILD_DIR/tpch-sf0.1; $CZ_TPCH_TIMEOUT s per query,
@@ -37,7 +39,7 @@ target=cadenza
 secs=${CZ_CONCURRENCY_SECONDS:-60}
 rounds=36
 corpus=1
-only=sql,corpus,clients,protocol,isql,regress,fuzz,concurrency,isolated,tpch,crash
+only=sql,corpus,clients,protocol,isql,regress,fuzz,concurrency,sqlvariants,isolated,tpch,crash
 dfq=5000
 dfs=1
 while [ $# -gt 0 ]; do
@@ -208,6 +210,24 @@ if want sql || want corpus || want clients || want protocol || want isql || want
     done
     echo "stopped after $((i / 10)) s"'
   srv_stop
+fi
+
+if want sqlvariants && [ "$target" = cadenza ]; then
+  # the SQL files on a server of one-row batches (every operator's batch
+  # boundaries) and on one of two threads per query
+  for v in VectorSize=1 ThreadsPerQuery=2; do
+    if srv_start cadenza "$work/server-$v" --param "$v" >"$logs/server_$v.log" 2>&1; then
+      vdsn=$(srv_dsn)
+      for f in "$CZ_TOP"/tests/sql/*.test; do
+        run_test "sql_$(basename "$f" .test)_$v" 300 "$TB_PY" "$slt" --dsn "$vdsn" \
+          --engine cadenza --timeout 30 "$f"
+      done
+      srv_stop
+    else
+      failed=$((failed + 1)); failed_names="$failed_names server_$v"
+      echo "FAIL server_$v — see $logs/server_$v.log"
+    fi
+  done
 fi
 
 if want isolated; then

@@ -354,6 +354,8 @@ def main(argv):
     s.add_argument("--port", type=int)
     s.add_argument("--timeout", type=int, default=90)
     s.add_argument("--pg-conf", action="append", default=[], metavar="KEY=VALUE")
+    s.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="a [Parameters] key of cadenza.ini (e.g. VectorSize=1)")
     t = sub.add_parser("stop")
     t.add_argument("folder")
     t.add_argument("--timeout", type=int, default=30)
@@ -363,8 +365,9 @@ def main(argv):
     a = ap.parse_args(argv)
     if a.cmd == "start":
         conf = dict(kv.split("=", 1) for kv in a.pg_conf)
+        params = dict(kv.split("=", 1) for kv in a.param)
         srv = Server(a.kind, a.folder, binary=a.binary, buffers=a.buffers, port=a.port,
-                     pg_conf=conf)
+                     pg_conf=conf, extra_ini={"Parameters": params} if params else None)
         try:
             srv.start(timeout=a.timeout)
         except Exception as e:
