@@ -33,6 +33,10 @@ int64_t rs_append_row(rstore_t *rs, const batch_t *b, int row, err_t *e);
 int64_t rs_append_datums(rstore_t *rs, const datum_t *vals, err_t *e);
 /* Appends every selected row of ob. */
 int rs_append(rstore_t *rs, const obatch_t *ob, err_t *e);
+/* Opens in, appends all its rows to rs (the memory of `state` checked
+ * against MaxQueryMem after each batch) and closes it: the operators that
+ * hold their whole input (buffer, window, grouping sets). */
+int rs_fill(rstore_t *rs, op_t *in, qctx_t *q, arena_t *state, err_t *e);
 static inline vec_t *rs_col(const rstore_t *rs, int64_t r, int c, int *idx)
 {
   *idx = (int)(r % RS_CHUNK);
@@ -45,6 +49,19 @@ void rs_copy_out(const rstore_t *rs, int64_t r, batch_t *out, int row, int c0);
 /* Copies d's string bytes into a (other kinds are plain values); the copy
  * is fallible (53200), as its size is the data's. */
 int datum_copy(ty_phys_t p, const datum_t *in, arena_t *a, datum_t *out, err_t *e);
+/* A sum's or average's input as NUMERIC: integers exactly, floats to 16
+ * digits (hash aggregation and window aggregates alike). */
+static inline int datum_to_num(ty_phys_t p, const datum_t *d, num_t *out, err_t *e)
+{
+  if (p == TP_NUM) {
+    *out = d->d_num;
+    return CZ_OK;
+  }
+  if (p == TP_F64)
+    return num_from_f64(d->d_f64, 16, out, e);
+  return num_from_i64(d->d_i64, out);
+}
+
 /* Equality that treats two NULLs as equal (grouping, DISTINCT). */
 bool datum_eq_nulls(ty_phys_t p, const datum_t *a, const datum_t *b);
 

@@ -299,3 +299,20 @@ int64_t rset_add(rset_t *s, const batch_t *b, int row, bool *added, err_t *e)
     return -1;
   return id;
 }
+
+int rs_fill(rstore_t *rs, op_t *in, qctx_t *q, arena_t *state, err_t *e)
+{
+  if (op_open(in, q, e) != CZ_OK)
+    return CZ_ERR;
+  for (;;) {
+    obatch_t ob;
+    if (op_next(in, q, &ob, e) != CZ_OK)
+      return CZ_ERR;
+    if (!ob.ob_b)
+      break;
+    if (rs_append(rs, &ob, e) != CZ_OK || op_check_mem(q, state, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  op_close(in, q);
+  return CZ_OK;
+}

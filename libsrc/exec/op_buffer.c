@@ -15,19 +15,7 @@ static int buffer_open(op_t *o, qctx_t *q, err_t *e)
   op_buffer_t *b = (op_buffer_t *)o;
   rs_init(&b->ob_rows, o->o_state, o->o_ncols, o->o_types);
   b->ob_pos = 0;
-  if (op_open(o->o_in, q, e) != CZ_OK)
-    return CZ_ERR;
-  for (;;) {
-    obatch_t in;
-    if (op_next(o->o_in, q, &in, e) != CZ_OK)
-      return CZ_ERR;
-    if (!in.ob_b)
-      break;
-    if (rs_append(&b->ob_rows, &in, e) != CZ_OK || op_check_mem(q, o->o_state, e) != CZ_OK)
-      return CZ_ERR;
-  }
-  op_close(o->o_in, q);
-  return CZ_OK;
+  return rs_fill(&b->ob_rows, o->o_in, q, o->o_state, e);
 }
 
 static int buffer_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)

@@ -68,18 +68,8 @@ static int gs_open(op_t *o, qctx_t *q, err_t *e)
   op_t *in = o->o_in;
   rs_init(&g->gs_rows, o->o_state, in->o_ncols, in->o_types);
   g->gs_set = 0;
-  if (op_open(in, q, e) != CZ_OK)
+  if (rs_fill(&g->gs_rows, in, q, o->o_state, e) != CZ_OK)
     return CZ_ERR;
-  for (;;) {
-    obatch_t ob;
-    if (op_next(in, q, &ob, e) != CZ_OK)
-      return CZ_ERR;
-    if (!ob.ob_b)
-      break;
-    if (rs_append(&g->gs_rows, &ob, e) != CZ_OK || op_check_mem(q, o->o_state, e) != CZ_OK)
-      return CZ_ERR;
-  }
-  op_close(in, q);
   return op_open(g->gs_aggs[0], q, e);
 }
 

@@ -147,17 +147,6 @@ static int agg_keep(op_hashagg_t *h, agg_state_t *st, ty_phys_t p, const datum_t
   return CZ_OK;
 }
 
-static int num_of(ty_phys_t p, const datum_t *d, num_t *out, err_t *e)
-{
-  if (p == TP_NUM) {
-    *out = d->d_num;
-    return CZ_OK;
-  }
-  if (p == TP_F64)
-    return num_from_f64(d->d_f64, 16, out, e);
-  return num_from_i64(d->d_i64, out);
-}
-
 /* string_agg: appends (delimiter and) value to the group's text. The
  * text is one value: past XE_MAX_FIELD 54000, and its growth is a
  * fallible allocation (53200 past the query's budget). */
@@ -231,7 +220,7 @@ static int agg_step(op_hashagg_t *h, qctx_t *q, const agg_spec_t *ag, agg_state_
       return CZ_OK;
     } else {
       num_t n;
-      if (num_of(ap, &d, &n, e) != CZ_OK)
+      if (datum_to_num(ap, &d, &n, e) != CZ_OK)
         return CZ_ERR;
       if (st->as_count == 1)
         st->as_num = n;

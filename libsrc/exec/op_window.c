@@ -668,19 +668,7 @@ static int window_open(op_t *o, qctx_t *q, err_t *e)
     else
       r->wr_mode = wagg_can_remove(&r->wr_agg) ? WM_SLIDE : WM_RESCAN;
   }
-  if (op_open(o->o_in, q, e) != CZ_OK)
-    return CZ_ERR;
-  for (;;) {
-    obatch_t in;
-    if (op_next(o->o_in, q, &in, e) != CZ_OK)
-      return CZ_ERR;
-    if (!in.ob_b)
-      break;
-    if (rs_append(&w->ow_rows, &in, e) != CZ_OK || op_check_mem(q, o->o_state, e) != CZ_OK)
-      return CZ_ERR;
-  }
-  op_close(o->o_in, q);
-  return CZ_OK;
+  return rs_fill(&w->ow_rows, o->o_in, q, o->o_state, e);
 }
 
 static int window_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)

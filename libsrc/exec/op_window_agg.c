@@ -46,17 +46,6 @@ bool wagg_can_remove(const wagg_t *a)
   }
 }
 
-static int num_of(ty_phys_t p, const datum_t *d, num_t *out, err_t *e)
-{
-  if (p == TP_NUM) {
-    *out = d->d_num;
-    return CZ_OK;
-  }
-  if (p == TP_F64)
-    return num_from_f64(d->d_f64, 16, out, e);
-  return num_from_i64(d->d_i64, out);
-}
-
 /* string_agg: appends (the delimiter and) the value. */
 static int wagg_concat(wagg_t *a, qctx_t *q, const datum_t *d, const datum_t *delim, err_t *e)
 {
@@ -117,7 +106,7 @@ int wagg_add(wagg_t *a, qctx_t *q, const datum_t *v, const datum_t *delim, err_t
       return CZ_OK;
     } else {
       num_t n;
-      if (num_of(a->wa_ap, v, &n, e) != CZ_OK)
+      if (datum_to_num(a->wa_ap, v, &n, e) != CZ_OK)
         return CZ_ERR;
       if (n.n_scale > a->wa_max_scale || a->wa_count == 1) {
         a->wa_max_scale = n.n_scale;
@@ -182,7 +171,7 @@ int wagg_remove(wagg_t *a, const datum_t *v, bool *ok, err_t *e)
       return CZ_OK;
     } else {
       num_t n;
-      if (num_of(a->wa_ap, v, &n, e) != CZ_OK)
+      if (datum_to_num(a->wa_ap, v, &n, e) != CZ_OK)
         return CZ_ERR;
       if (n.n_scale == a->wa_max_scale && --a->wa_nmax_scale == 0) {
         *ok = false;  /* the display scale may shrink: recompute */
