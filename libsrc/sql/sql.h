@@ -692,9 +692,10 @@ size_t sql_skip_blanks(const char *text, size_t len);
 char *sql_ast_print(arena_t *a, const sql_stmt_t *s);
 /* The same for one expression. */
 char *sql_expr_print(arena_t *a, const sql_expr_t *x);
-/* Whether name (lower case) is a keyword that cannot serve as a bare
- * identifier, so that quote_ident and the catalog's text forms know when
- * to double-quote a name. */
+/* Whether name (lower case) is a keyword that quote_ident and the
+ * catalog's text forms double-quote: one PostgreSQL 15 does not list as
+ * unreserved (PostgreSQL's rule). Some of them (col_name keywords
+ * such as values, interval, trim) still serve as bare column names. */
 bool sql_keyword_reserved(const char *name);
 /* The name of a type as the printer writes it: "int4", "varchar(10)". */
 char *sql_type_print(arena_t *a, const sql_type_t *t);

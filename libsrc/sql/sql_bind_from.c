@@ -153,9 +153,10 @@ static op_t *join_op(bd_t *b, op_t *l, op_t *r, join_kind_t kind, xnode_t *cond)
             : op_nljoin_new(b->b_a, l, r, kind, cond);
 }
 
-/* Finds the one column called name among rels [from, to) of sc. */
-static int using_col(bd_t *b, bd_scope_t *sc, int from, int to, const char *name, int pos,
-                     bd_rel_t **rel, int *col)
+/* Finds the one column called name among rels [from, to) of sc (side
+ * names them in the error, which has no position, as PostgreSQL's). */
+static int using_col(bd_t *b, bd_scope_t *sc, int from, int to, const char *name,
+                     const char *side, bd_rel_t **rel, int *col)
 {
   int found = 0;
   for (int r = from; r < to; r++)
@@ -168,10 +169,12 @@ static int using_col(bd_t *b, bd_scope_t *sc, int from, int to, const char *name
       }
   if (found == 1)
     return CZ_OK;
-  return found ? bd_error(b, SQLSTATE_AMBIGUOUS_COLUMN, pos,
-                          "common column name \"%s\" appears more than once", name)
-               : bd_error(b, SQLSTATE_UNDEFINED_COLUMN, pos,
-                          "column \"%s\" specified in USING clause does not exist", name);
+  return found ? bd_error(b, SQLSTATE_AMBIGUOUS_COLUMN, 0,
+                          "common column name \"%s\" appears more than once in %s table", name,
+                          side)
+               : bd_error(b, SQLSTATE_UNDEFINED_COLUMN, 0,
+                          "column \"%s\" specified in USING clause does not exist in %s table",
+                          name, side);
 }
 
 /* JOIN … USING (cols) and NATURAL JOIN: equalities of the same-named
@@ -179,7 +182,7 @@ static int using_col(bd_t *b, bd_scope_t *sc, int from, int to, const char *name
  * value does not survive the join (the right one, or the left one of a
  * RIGHT JOIN) is merged: unqualified names and * see one column. */
 static int bd_join_using(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, int first_rel, int mid,
-                         int base, xnode_t **out)
+                         int base, xnode_t **out, bd_using_t **rec)
 {
   int split;
   for (split = first_rel; split < sc->sc_nrels && sc->sc_rels[split]->rl_base < mid; split++)
@@ -187,15 +190,22 @@ static int bd_join_using(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, int firs
   sql_list_t names = {0};
   const sql_list_t *list = fr->fr_using;
   if (fr->fr_natural) {
-    /* every left column name that the right side has too */
+    /* every left column name that the right side has too (columns an
+     * inner USING join merged away are not the sides' columns) */
     for (int r = first_rel; r < split; r++)
       for (int c = 0; c < sc->sc_rels[r]->rl_ncols; c++) {
-        const char *nm = sc->sc_rels[r]->rl_cols[c];
-        bool right = false;
+        const bd_rel_t *lrel = sc->sc_rels[r];
+        const char *nm = lrel->rl_cols[c];
+        bool right = false, seen = false;
+        if (lrel->rl_merged && lrel->rl_merged[c])
+          continue;
         for (int r2 = split; r2 < sc->sc_nrels && !right; r2++)
           for (int c2 = 0; c2 < sc->sc_rels[r2]->rl_ncols && !right; c2++)
-            right = strcmp(sc->sc_rels[r2]->rl_cols[c2], nm) == 0;
-        if (!right)
+            right = strcmp(sc->sc_rels[r2]->rl_cols[c2], nm) == 0 &&
+                    !(sc->sc_rels[r2]->rl_merged && sc->sc_rels[r2]->rl_merged[c2]);
+        for (int i = 0; i < names.ls_n && !seen; i++)
+          seen = strcmp(names.ls_items[i], nm) == 0;
+        if (!right || seen)
           continue;
         if (names.ls_n == names.ls_cap) {
           int cap = names.ls_cap ? names.ls_cap * 2 : 8;
@@ -210,12 +220,15 @@ static int bd_join_using(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, int firs
     list = &names;
   }
   xnode_t *cond = NULL;
+  bd_using_t *us = arena_zalloc(b->b_a, sizeof(*us));
+  us->us_first = first_rel;
+  us->us_cols = arena_alloc(b->b_a, sizeof(int) * (size_t)(sql_list_len(list) + 1));
   for (int i = 0; i < sql_list_len(list); i++) {
     const char *nm = sql_list_at(list, i);
     bd_rel_t *lr, *rr;
     int lc, rc;
-    if (using_col(b, sc, first_rel, split, nm, fr->fr_pos, &lr, &lc) != CZ_OK ||
-        using_col(b, sc, split, sc->sc_nrels, nm, fr->fr_pos, &rr, &rc) != CZ_OK)
+    if (using_col(b, sc, first_rel, split, nm, "left", &lr, &lc) != CZ_OK ||
+        using_col(b, sc, split, sc->sc_nrels, nm, "right", &rr, &rc) != CZ_OK)
       return CZ_ERR;
     xnode_t *eq, *l = bd_col(b, lr->rl_base + lc - base, lr->rl_types[lc]);
     xnode_t *r = bd_col(b, rr->rl_base + rc - base, rr->rl_types[rc]);
@@ -229,9 +242,23 @@ static int bd_join_using(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, int firs
     if (!gone->rl_merged)
       gone->rl_merged = arena_zalloc(b->b_a, (size_t)gone->rl_ncols + 1);
     gone->rl_merged[gc] = true;
+    us->us_cols[us->us_n++] =
+        fr->fr_join == SQL_JOIN_RIGHT ? rr->rl_base + rc : lr->rl_base + lc;
   }
   *out = cond;
+  *rec = us;
   return CZ_OK;
+}
+
+/* Records a USING / NATURAL join once its range entries are all in sc. */
+static void using_record(bd_t *b, bd_scope_t *sc, bd_using_t *us)
+{
+  us->us_end = sc->sc_nrels;
+  bd_using_t **n = arena_alloc(b->b_a, sizeof(*n) * (size_t)(sc->sc_nusings + 1));
+  if (sc->sc_nusings)
+    memcpy(n, sc->sc_usings, sizeof(*n) * (size_t)sc->sc_nusings);
+  n[sc->sc_nusings++] = us;
+  sc->sc_usings = n;
 }
 
 static xnode_t *strip_casts(xnode_t *x)
@@ -246,7 +273,8 @@ static xnode_t *strip_casts(xnode_t *x)
  * hidden from unqualified names and `*` and a range entry of the
  * coalesced columns, after the join's own, takes the names; the join's
  * output *j gains those columns. cond: the USING equalities (join row). */
-static int full_using(bd_t *b, bd_scope_t *sc, int first_rel, int base, xnode_t *cond, op_t **j)
+static int full_using(bd_t *b, bd_scope_t *sc, int first_rel, int base, xnode_t *cond, op_t **j,
+                      bd_using_t *us)
 {
   xnode_t **conj = NULL;
   int n = 0, cap = 0;
@@ -287,6 +315,8 @@ static int full_using(bd_t *b, bd_scope_t *sc, int first_rel, int base, xnode_t 
     x[w + m->rl_ncols++] = cs;
   }
   scope_add(b, sc, m);
+  for (int i = 0; i < m->rl_ncols && i < us->us_n; i++)
+    us->us_cols[i] = m->rl_base + i;
   *j = op_project_new(b->b_a, *j, w + m->rl_ncols, x);
   return CZ_OK;
 }
@@ -324,8 +354,9 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   if (t)
     r = bd_plan_scan(b, t, al, false, NULL, 0);
   xnode_t *cond = NULL;
+  bd_using_t *us = NULL;
   if ((fr->fr_natural || fr->fr_using) &&
-      bd_join_using(b, sc, fr, first_rel, mid, base, &cond) != CZ_OK)
+      bd_join_using(b, sc, fr, first_rel, mid, base, &cond, &us) != CZ_OK)
     return CZ_ERR;
   if (fr->fr_on) {
     bd_scope_t js = *sc;  /* only this join's items are visible in ON */
@@ -340,6 +371,8 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
                       "subqueries in JOIN conditions are not supported yet");
     cond = shift_copy(b, cond, -base);
   }
+  if (us && fr->fr_join != SQL_JOIN_FULL)
+    using_record(b, sc, us);  /* FULL: once full_using has made the merged columns */
   if (fr->fr_join == SQL_JOIN_RIGHT) {
     /* a RIGHT JOIN b = b LEFT JOIN a, with the columns put back in order */
     int lw = mid - base, rw = sc->sc_width - mid;
@@ -369,8 +402,11 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   }
   if (fr->fr_join == SQL_JOIN_FULL) {
     *out = join_op(b, l, r, JOIN_FULL, cond);
-    if (fr->fr_natural || fr->fr_using)
-      return full_using(b, sc, first_rel, base, cond, out);
+    if (!us)
+      return CZ_OK;
+    if (full_using(b, sc, first_rel, base, cond, out, us) != CZ_OK)
+      return CZ_ERR;
+    using_record(b, sc, us);
     return CZ_OK;
   }
   join_kind_t kind = fr->fr_join == SQL_JOIN_LEFT ? JOIN_LEFT : JOIN_INNER;

@@ -36,6 +36,17 @@ typedef struct bd_rel_s {
                                  * (not found unqualified, not in *); NULL = none */
 } bd_rel_t;
 
+/* A JOIN … USING or NATURAL JOIN of a scope. PostgreSQL's `*` lists a
+ * join's merged columns first, then its left and right sides' other
+ * columns; the scope's row keeps the sides' columns in place, so `*`
+ * reads the order from these (bd_star, sql_bind_query.c). */
+typedef struct bd_using_s {
+  int us_first, us_end;         /* its range entries: sc_rels[us_first, us_end) */
+  int us_n;
+  int *us_cols;                 /* the merged columns' row positions, in USING order (FULL:
+                                 * the COALESCE columns) */
+} bd_using_t;
+
 typedef struct bd_aggctx_s bd_aggctx_t;
 typedef struct bd_winctx_s bd_winctx_t;  /* window functions (sql_bind_window.c) */
 
@@ -52,6 +63,8 @@ struct bd_scope_s {
   bool *sc_used;                /* per row column: referenced by name or by *
                                  * (the planner reads only those); NULL = none yet */
   int sc_used_cap;
+  bd_using_t **sc_usings;       /* USING / NATURAL joins, inner ones first */
+  int sc_nusings;
 };
 
 

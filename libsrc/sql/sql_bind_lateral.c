@@ -57,6 +57,8 @@ static int lat_bind(bd_t *b, bd_scope_t *sc, int first_rel, const sql_from_t *fr
   view.sc_win = NULL;
   view.sc_used = NULL;
   view.sc_used_cap = 0;
+  view.sc_usings = NULL;  /* their range numbers are the whole scope's; no `*` reads a view */
+  view.sc_nusings = 0;
   xsubq_t *sq = lat_subq(b, sc);
   bd_scope_t ls;
   memset(&ls, 0, sizeof(ls));

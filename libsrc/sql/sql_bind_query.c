@@ -76,11 +76,70 @@ static void col_origin(const bd_scope_t *sc, int index, sp_col_t *out)
   }
 }
 
+/* One column of the scope's row into an unqualified `*`, once, unless an
+ * outer USING join merged it away (an inner join's merged column may be). */
+static void star_col(bd_t *b, bd_scope_t *sc, int index, bool *done, tlist_t *tl)
+{
+  if (done[index])
+    return;
+  done[index] = true;
+  for (int r = 0; r < sc->sc_nrels; r++) {
+    const bd_rel_t *rel = sc->sc_rels[r];
+    int c = index - rel->rl_base;
+    if (c < 0 || c >= rel->rl_ncols)
+      continue;
+    if (rel->rl_merged && rel->rl_merged[c])
+      return;
+    sp_col_t o;
+    col_origin(sc, index, &o);
+    bd_scope_use(b, sc, index);
+    tl_add(b, tl, bd_col(b, index, rel->rl_types[c]), rel->rl_cols[c], &o);
+    return;
+  }
+}
+
+/* The unqualified `*` over range entries [from, to): PostgreSQL's order,
+ * where a USING / NATURAL join lists its merged columns first, then its
+ * sides' other columns (each side in the same way, recursively). open
+ * marks the joins already being listed; done the columns already out. */
+static void star_range(bd_t *b, bd_scope_t *sc, int from, int to, bool *open, bool *done,
+                       tlist_t *tl)
+{
+  for (int r = from; r < to;) {
+    int outer = -1;
+    for (int u = 0; u < sc->sc_nusings; u++) {
+      const bd_using_t *us = sc->sc_usings[u];
+      if (!open[u] && us->us_first == r && us->us_end <= to &&
+          (outer < 0 || us->us_end > sc->sc_usings[outer]->us_end))
+        outer = u;
+    }
+    if (outer >= 0) {
+      const bd_using_t *us = sc->sc_usings[outer];
+      open[outer] = true;
+      for (int i = 0; i < us->us_n; i++)
+        star_col(b, sc, us->us_cols[i], done, tl);
+      star_range(b, sc, r, us->us_end, open, done, tl);
+      r = us->us_end;
+      continue;
+    }
+    const bd_rel_t *rel = sc->sc_rels[r];
+    for (int c = 0; c < rel->rl_ncols; c++)
+      star_col(b, sc, rel->rl_base + c, done, tl);
+    r++;
+  }
+}
+
 static int bd_targets(bd_t *b, bd_scope_t *sc, const sql_select_t *s, bool top, tlist_t *tl)
 {
   for (int i = 0; i < sql_list_len(s->se_targets); i++) {
     const sql_target_t *t = sql_list_at(s->se_targets, i);
     const sql_expr_t *x = t->tg_expr;
+    if (x->ex_kind == SQL_E_STAR && !x->ex_table && sc->sc_nrels > 0) {
+      bool *open = arena_zalloc(b->b_a, (size_t)sc->sc_nusings + 1);
+      bool *done = arena_zalloc(b->b_a, (size_t)sc->sc_width + 1);
+      star_range(b, sc, 0, sc->sc_nrels, open, done, tl);
+      continue;
+    }
     if (x->ex_kind == SQL_E_STAR) {
       bool any = false;
       for (int r = 0; r < sc->sc_nrels; r++) {

@@ -167,7 +167,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <mods> opt_type_mods
 %type <name> qualified_name any_name func_name
 %type <str> col_id opt_alias unreserved_keyword var_name opt_index_name col_label
-%type <str> reserved_keyword copy_target copy_value opt_insert_alias opt_index_method
+%type <str> reserved_keyword col_name_keyword type_function_name copy_target copy_value opt_insert_alias opt_index_method
 %type <num> all_op any_operator subquery_op iso_level txn_mode
 %type <num> join_type opt_asc_desc opt_nulls_order privileges privilege_list privilege
 %type <flag> opt_all opt_distinct opt_unique opt_user copy_direction opt_nowait opt_drop_behavior
@@ -183,6 +183,10 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
  * followed by PRECEDING (PostgreSQL's precedence trick, gram.y). */
 %nonassoc UNBOUNDED
 %nonassoc PRECEDING FOLLOWING
+/* CUBE and ROLLUP are unreserved: below '(' so that GROUP BY cube(a, b)
+ * shifts into the grouping set rather than taking cube as a function
+ * name (PostgreSQL's trick, gram.y). */
+%nonassoc CUBE ROLLUP
 %left UNION EXCEPT
 %left INTERSECT
 %left OR
@@ -1056,7 +1060,7 @@ const_expr:
           YYABORT;
         $$ = sql_g_interval(ps, @1.lc_pos, $5, t);
       }
-  | col_id SCONST
+  | type_function_name SCONST
       {
         /* DATE '2024-01-31': a literal of the named type */
         $$ = sql_expr_string(ps, $2, @1.lc_pos);
@@ -1086,7 +1090,7 @@ func_application:
 /* LEFT and RIGHT are reserved (joins) but name functions too, as in
  * PostgreSQL: left(s, n), right(s, n). */
 func_name:
-    col_id             { $$.nm_schema = NULL; $$.nm_name = $1; $$.nm_pos = @1.lc_pos; }
+    type_function_name { $$.nm_schema = NULL; $$.nm_name = $1; $$.nm_pos = @1.lc_pos; }
   | col_id '.' col_id  { $$.nm_schema = $1; $$.nm_name = $3; $$.nm_pos = @1.lc_pos; }
   | LEFT               { $$.nm_schema = NULL; $$.nm_name = "left"; $$.nm_pos = @1.lc_pos; }
   | RIGHT              { $$.nm_schema = NULL; $$.nm_name = "right"; $$.nm_pos = @1.lc_pos; }
@@ -1331,35 +1335,35 @@ type_name:
   ;
 
 simple_type:
-    col_id opt_type_mods
+    type_function_name opt_type_mods
       {
         if (sql_type_resolve(ps, NULL, $1, SQL_G_QUOTED(@1), SQL_TYPE_PLAIN, $2.md_n, $2.md_v,
                              @1.lc_pos, &$$))
           YYABORT;
       }
-  | col_id '.' col_id opt_type_mods
+  | type_function_name '.' col_id opt_type_mods
       {
         if (sql_type_resolve(ps, $1, $3, SQL_G_QUOTED(@3), SQL_TYPE_PLAIN, $4.md_n, $4.md_v,
                              @1.lc_pos, &$$))
           YYABORT;
       }
-  | col_id PRECISION
+  | type_function_name PRECISION
       {
         if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_PRECISION, 0, NULL, @1.lc_pos, &$$))
           YYABORT;
       }
-  | col_id VARYING opt_type_mods
+  | type_function_name VARYING opt_type_mods
       {
         if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_VARYING, $3.md_n, $3.md_v, @1.lc_pos,
                              &$$))
           YYABORT;
       }
-  | col_id WITHOUT TIME ZONE
+  | type_function_name WITHOUT TIME ZONE
       {
         if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_NO_TZ, 0, NULL, @1.lc_pos, &$$))
           YYABORT;
       }
-  | col_id WITH TIME ZONE
+  | type_function_name WITH TIME ZONE
       {
         if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_TZ, 0, NULL, @1.lc_pos, &$$))
           YYABORT;
@@ -1413,6 +1417,14 @@ opt_type_mods:
 col_id:
     IDENT
   | unreserved_keyword
+  | col_name_keyword
+  ;
+
+/* A function's or type's name: PostgreSQL's type_function_name without
+ * its type_func_name_keyword (LEFT and RIGHT are in func_name). */
+type_function_name:
+    IDENT
+  | unreserved_keyword
   ;
 
 qualified_name:
@@ -1457,23 +1469,30 @@ unreserved_keyword:
   | SETS
   | CURRENT_P | EXCLUDE | FILTER | FOLLOWING | GROUPS | NO | OTHERS | PRECEDING | RANGE | TIES
   | UNBOUNDED
+  | BY | CUBE | DELETE_P | DROP | INSERT | REVOKE | ROLLUP | SET | UPDATE
+  ;
+
+/* PostgreSQL's col_name_keyword: a column or table name, never a function
+ * or type name (each has a syntax of its own: EXTRACT(f FROM x),
+ * INTERVAL '1' DAY, VALUES (…), GROUPING(…)). */
+col_name_keyword:
+    BETWEEN | EXISTS | EXTRACT | GROUPING | INTERVAL | POSITION | SUBSTRING | TRIM | VALUES
   ;
 
 /* Every other keyword: not usable as a bare name. */
 reserved_keyword:
-    ALL | AND | ANY | ARRAY | AS | ASC | ASYMMETRIC | BETWEEN | BOTH | BY | CASE | CAST | COLLATE
+    ALL | AND | ANY | ARRAY | AS | ASC | ASYMMETRIC | BOTH | CASE | CAST | COLLATE
   | CONSTRAINT
   | CREATE
   | CROSS | CURRENT_CATALOG | CURRENT_DATE | CURRENT_ROLE | CURRENT_SCHEMA | CURRENT_TIMESTAMP
-  | CURRENT_USER | DEFAULT | DEFERRABLE | DELETE_P | DESC | DISTINCT | DO | DROP | ELSE | END_P
-  | EXCEPT | EXISTS | EXTRACT | FALSE_P | FETCH | FOR | FROM | FULL | GRANT | GROUP_P | HAVING
-  | ILIKE | IN_P | INNER_P | INSERT | INTERSECT | INTERVAL | INTO | IS | JOIN | LEADING | LEFT | LIKE
+  | CURRENT_USER | DEFAULT | DEFERRABLE | DESC | DISTINCT | DO | ELSE | END_P
+  | EXCEPT | FALSE_P | FETCH | FOR | FROM | FULL | GRANT | GROUP_P | HAVING
+  | ILIKE | IN_P | INNER_P | INTERSECT | INTO | IS | JOIN | LEADING | LEFT | LIKE
   | LIMIT | LOCALTIMESTAMP | NATURAL | NOT | NULL_P | OFFSET | ON | ONLY | OR | ORDER | OUTER_P
-  | POSITION | PRIMARY | RETURNING | REVOKE | RIGHT | SELECT | SESSION_USER | SET | SIMILAR | SOME
-  | SUBSTRING | SYMMETRIC | TABLE | THEN | TO | TOP | TRAILING | TRIM | TRUE_P | UNION | UNIQUE
-  | UPDATE
-  | USER | USING | VALUES | WHEN | WHERE | WINDOW | WITH
-  | CUBE | GROUPING | LATERAL_P | ROLLUP
+  | PRIMARY | RETURNING | RIGHT | SELECT | SESSION_USER | SIMILAR | SOME
+  | SYMMETRIC | TABLE | THEN | TO | TOP | TRAILING | TRUE_P | UNION | UNIQUE
+  | USER | USING | WHEN | WHERE | WINDOW | WITH
+  | LATERAL_P
   ;
 
 /* ---- data manipulation -------------------------------------------------- */
@@ -2305,7 +2324,7 @@ static int sql_yylex_la(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
  * else it stays an identifier (a column, an alias as in `SELECT
  * extract(year FROM d) year`), so no new keyword is needed. States: 1
  * after INTERVAL, 2 after its string, 3 after a unit, 4 after unit TO. */
-static int sql_yylex(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
+static int sql_yylex_units(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
 {
   static const char *const units[] = {"year", "month", "day", "hour", "minute", "second"};
   int tok = sql_yylex_la(val, loc, ps);
@@ -2324,6 +2343,30 @@ static int sql_yylex(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
         return IV_UNIT;
       }
   }
+  return tok;
+}
+
+/* Those tokens, with Virtuoso's TOP a keyword only where it opens a
+ * SELECT's row limit: right after SELECT, DISTINCT, ALL or DISTINCT ON's
+ * ')' and before a number, a parameter or '('. Everywhere else `top` is
+ * a plain name, as in PostgreSQL, which does not reserve it (a column of
+ * that name is common). The peeked token waits in the lookahead slot,
+ * which is free here: only SCONST and NOT fill it, and TOP is neither. */
+static int sql_yylex(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
+{
+  int tok = sql_yylex_units(val, loc, ps);
+  if (tok == TOP) {
+    int prev = ps->ps_prev_tok;
+    bool opens = prev == SELECT || prev == DISTINCT || prev == ALL || prev == ')';
+    if (opens && !ps->ps_have_la) {
+      ps->ps_la_tok = sql_scan_lex(&ps->ps_la_val, &ps->ps_la_loc, ps->ps_scanner);
+      ps->ps_have_la = true;
+      opens = ps->ps_la_tok == ICONST || ps->ps_la_tok == PARAM || ps->ps_la_tok == '(';
+    }
+    if (!opens)
+      tok = IDENT;
+  }
+  ps->ps_prev_tok = tok;
   return tok;
 }
 

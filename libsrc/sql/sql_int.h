@@ -91,6 +91,7 @@ typedef struct sql_pstate_s {
   sql_yystype_t ps_la_val;
   sql_loc_t ps_la_loc;
   int ps_iv_state;       /* tokens of INTERVAL 'text' seen so far (0-2), see sql_yylex */
+  int ps_prev_tok;       /* the token sql_yylex returned last (TOP's context) */
   sql_list_t *ps_stmts;  /* of sql_stmt_t */
 } sql_pstate_t;
 

@@ -47,7 +47,7 @@ static void test_syntax_error_positions(void **state)
     {"SELECT 'x' 'y'", "42601", 12, "syntax error at or near \"'y'\""},
     {"CREATE TABLE t (a int,)", "42601", 23, "syntax error at or near \")\""},
     {"UPDATE t SET WHERE a = 1", "42601", 14, "syntax error at or near \"WHERE\""},
-    {"SELECT top FROM t", "42601", 12, "syntax error at or near \"FROM\""},
+    {"SELECT top 5 FROM t", "42601", 14, "syntax error at or near \"FROM\""},
     {"SELECT a FROM t ORDER BY", "42601", 25, "syntax error at end of input"},
     {"(SELECT 1 ORDER BY 1) ORDER BY 1", "42601", 23, "multiple ORDER BY clauses not allowed"},
     {"(SELECT 1 LIMIT 1) LIMIT 2", "42601", 20, "multiple LIMIT clauses not allowed"},

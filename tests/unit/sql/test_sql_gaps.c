@@ -178,8 +178,11 @@ static void test_interval(void **state)
   sqlt_s(a, "SELECT date '2020-01-01' day", "(select ((as (date '2020-01-01') day)))");
   /* quoted, the word is an alias again: INTERVAL '1' "day" */
   sqlt_s(a, "SELECT interval '1' \"day\"", "(select ((as (interval '1') day)))");
-  /* INTERVAL is reserved (a type name in PostgreSQL's grammar) */
-  sqlt_err(a, "SELECT interval FROM t", "42601", 17);
+  /* INTERVAL is a col_name keyword (PostgreSQL's): a column, never a
+   * function or the start of anything but a literal or a type */
+  sqlt_s(a, "SELECT interval FROM t", "(select (interval) (from t))");
+  sqlt_s(a, "SELECT t.interval + interval '1 day' FROM t",
+         "(select ((+ t.interval (interval '1 day'))) (from t))");
   sqlt_err(a, "SELECT interval 5", "42601", 17);
   sqlt_err(a, "SELECT interval '1' day (x)", "42601", 26);
   sqlt_err(a, "SELECT interval '1' month to day", "42601", 21);

@@ -13,6 +13,12 @@ static void test_select_clauses(void **state)
      "(select distinct (a (as b x) (as c y)) (from t))"},
     {"SELECT ALL * , t.*, s.t.* FROM s.t", SQL_STMT_SELECT, "(select (* t.* s.t.*) (from s.t))"},
     {"SELECT TOP 5 a FROM t", SQL_STMT_SELECT, "(select (top 5) (a) (from t))"},
+    /* TOP is a keyword only where it opens the row limit; a name elsewhere */
+    {"SELECT DISTINCT top 2 top FROM top", SQL_STMT_SELECT,
+     "(select distinct (top 2) (top) (from top))"},
+    {"SELECT top, top.top FROM top WHERE top > 1", SQL_STMT_SELECT,
+     "(select (top top.top) (from top) (where (> top 1)))"},
+    {"CREATE TABLE top (top int)", SQL_STMT_CREATE_TABLE, "(create-table top (col top int4))"},
     {"SELECT a, count(*) FROM t WHERE a > 1 GROUP BY a, b HAVING count(*) > 2", SQL_STMT_SELECT,
      "(select (a (count *)) (from t) (where (> a 1)) (group-by a b) (having (> (count *) 2)))"},
     {"SELECT a FROM t ORDER BY a DESC NULLS FIRST, b ASC NULLS LAST, c", SQL_STMT_SELECT,
