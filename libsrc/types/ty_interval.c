@@ -473,9 +473,73 @@ static size_t iv_iso_width(const char *p)
   return strspn(p, "0123456789");
 }
 
+/* The alternative form's fields, in the date part and in the time part. */
+static const iv_unit_t iv_iso_date_units[3] = {IU_YEAR, IU_MONTH, IU_DAY};
+static const iv_unit_t iv_iso_time_units[3] = {IU_HOUR, IU_MINUTE, IU_SECOND};
+
+/* A designator's unit: Y M W D in the date part, H M S in the time part
+ * (M is months or minutes by the part); IU_NONE for any other character. */
+static iv_unit_t iv_iso_designator(bool date, char c)
+{
+  switch (c) {
+  case 'Y': return date ? IU_YEAR : IU_NONE;
+  case 'M': return date ? IU_MONTH : IU_MINUTE;
+  case 'W': return date ? IU_WEEK : IU_NONE;
+  case 'D': return date ? IU_DAY : IU_NONE;
+  case 'H': return date ? IU_NONE : IU_HOUR;
+  case 'S': return date ? IU_NONE : IU_SECOND;
+  default: return IU_NONE;
+  }
+}
+
+/* The alternative form's three fields packed in one number: YYYYMMDD or
+ * hhmmss. The fraction is days' after YYYYMMDD but, after hhmmss,
+ * microseconds' (PostgreSQL 15 passes it to AdjustFractMicroseconds with
+ * scale 1, so `PT123456.5` is 12:34:56). */
+static bool iv_iso_packed(iv_acc_t *a, bool date, int64_t val, double frac)
+{
+  const iv_unit_t *u = date ? iv_iso_date_units : iv_iso_time_units;
+  return iv_add_units(a, u[0], val / 10000, 0) && iv_add_units(a, u[1], (val / 100) % 100, 0) &&
+         iv_add_units(a, u[2], val % 100, date ? frac : 0) &&
+         (date || iv_add_units(a, IU_USEC, 0, frac));
+}
+
+/* The alternative form with separators, YYYY-MM-DD or hh:mm:ss, trailing
+ * parts left out: val.frac is the first field, next the character after
+ * it (already passed), *pp what follows. Sets *done when the text ends
+ * there; otherwise a date part ended at 'T' and *pp is past it. */
+static iv_err_t iv_iso_alt(iv_acc_t *a, const char **pp, char next, int64_t val, double frac,
+                           bool date, bool *done)
+{
+  const iv_unit_t *u = date ? iv_iso_date_units : iv_iso_time_units;
+  const char *p = *pp;
+  iv_err_t r;
+  for (int k = 0;; k++) {
+    if (!iv_add_units(a, u[k], val, frac))
+      return IE_FIELD;
+    if (next == '\0') {
+      *done = true;
+      return IE_OK;
+    }
+    if (date && next == 'T') {
+      *pp = p;
+      return IE_OK;
+    }
+    if (k == 2 || next != (date ? '-' : ':'))
+      return IE_FORMAT;
+    if ((r = iv_iso_number(p, &p, &val, &frac)) != IE_OK)
+      return r;
+    next = *p;
+    if (next)
+      p++;
+  }
+}
+
 /* ISO 8601 (DecodeISO8601Interval): the designator form
  * P[nY][nM][nW][nD][T[nH][nM][nS]] and the alternative forms
- * PYYYY-MM-DDThh:mm:ss and PYYYYMMDDThhmmss, with fractions. */
+ * PYYYY-MM-DDThh:mm:ss and PYYYYMMDDThhmmss, with fractions. have: a
+ * designator was read in the current part, which then admits no
+ * alternative form. */
 static iv_err_t iv_iso8601(const char *s, size_t n, iv_acc_t *a)
 {
   char buf[256];
@@ -502,130 +566,32 @@ static iv_err_t iv_iso8601(const char *s, size_t n, iv_acc_t *a)
     char unit = *p;
     if (unit)
       p++;
-    if (date) {
-      switch (unit) {
-      case 'Y':
-        if (!iv_add_units(a, IU_YEAR, val, frac))
-          return IE_FIELD;
-        break;
-      case 'M':
-        if (!iv_add_units(a, IU_MONTH, val, frac))
-          return IE_FIELD;
-        break;
-      case 'W':
-        if (!iv_add_units(a, IU_WEEK, val, frac))
-          return IE_FIELD;
-        break;
-      case 'D':
-        if (!iv_add_units(a, IU_DAY, val, frac))
-          return IE_FIELD;
-        break;
-      case 'T':
-      case '\0':
-        if (iv_iso_width(start) == 8 && !have) { /* YYYYMMDD */
-          if (!iv_add_units(a, IU_YEAR, val / 10000, 0) ||
-              !iv_add_units(a, IU_MONTH, (val / 100) % 100, 0) ||
-              !iv_add_units(a, IU_DAY, val % 100, frac))
-            return IE_FIELD;
-          if (unit == '\0')
-            return IE_OK;
-          date = false;
-          have = false;
-          continue;
-        }
-        /* fall through - YYYY-MM-DD with parts left out */
-      case '-':
-        if (have)
-          return IE_FORMAT;
-        if (!iv_add_units(a, IU_YEAR, val, frac))
-          return IE_FIELD;
-        if (unit == '\0')
-          return IE_OK;
-        if (unit == 'T') {
-          date = false;
-          have = false;
-          continue;
-        }
-        if ((r = iv_iso_number(p, &p, &val, &frac)) != IE_OK)
-          return r;
-        if (!iv_add_units(a, IU_MONTH, val, frac))
-          return IE_FIELD;
-        if (*p == '\0')
-          return IE_OK;
-        if (*p == 'T') {
-          date = false;
-          have = false;
-          p++;
-          continue;
-        }
-        if (*p++ != '-')
-          return IE_FORMAT;
-        if ((r = iv_iso_number(p, &p, &val, &frac)) != IE_OK)
-          return r;
-        if (!iv_add_units(a, IU_DAY, val, frac))
-          return IE_FIELD;
-        if (*p == '\0')
-          return IE_OK;
-        if (*p == 'T') {
-          date = false;
-          have = false;
-          p++;
-          continue;
-        }
-        return IE_FORMAT;
-      default:
-        return IE_FORMAT;
-      }
-    } else {
-      switch (unit) {
-      case 'H':
-        if (!iv_add_units(a, IU_HOUR, val, frac))
-          return IE_FIELD;
-        break;
-      case 'M':
-        if (!iv_add_units(a, IU_MINUTE, val, frac))
-          return IE_FIELD;
-        break;
-      case 'S':
-        if (!iv_add_units(a, IU_SECOND, val, frac))
-          return IE_FIELD;
-        break;
-      case '\0':
-        if (iv_iso_width(start) == 6 && !have) { /* hhmmss */
-          if (!iv_add_units(a, IU_HOUR, val / 10000, 0) ||
-              !iv_add_units(a, IU_MINUTE, (val / 100) % 100, 0) ||
-              !iv_add_units(a, IU_SECOND, val % 100, frac))
-            return IE_FIELD;
-          return IE_OK;
-        }
-        /* fall through - hh:mm:ss with parts left out */
-      case ':':
-        if (have)
-          return IE_FORMAT;
-        if (!iv_add_units(a, IU_HOUR, val, frac))
-          return IE_FIELD;
-        if (unit == '\0')
-          return IE_OK;
-        if ((r = iv_iso_number(p, &p, &val, &frac)) != IE_OK)
-          return r;
-        if (!iv_add_units(a, IU_MINUTE, val, frac))
-          return IE_FIELD;
-        if (*p == '\0')
-          return IE_OK;
-        if (*p++ != ':')
-          return IE_FORMAT;
-        if ((r = iv_iso_number(p, &p, &val, &frac)) != IE_OK)
-          return r;
-        if (!iv_add_units(a, IU_SECOND, val, frac))
-          return IE_FIELD;
-        if (*p == '\0')
-          return IE_OK;
-        return IE_FORMAT;
-      default:
-        return IE_FORMAT;
-      }
+    iv_unit_t u = iv_iso_designator(date, unit);
+    if (u != IU_NONE) {
+      if (!iv_add_units(a, u, val, frac))
+        return IE_FIELD;
+      have = true;
+      continue;
     }
-    have = true;
+    bool ends = unit == '\0' || (date && unit == 'T');
+    if (!ends && unit != (date ? '-' : ':'))
+      return IE_FORMAT;
+    if (have)
+      return IE_FORMAT;
+    if (ends && iv_iso_width(start) == (date ? 8u : 6u)) {
+      if (!iv_iso_packed(a, date, val, frac))
+        return IE_FIELD;
+      if (unit == '\0')
+        return IE_OK;
+    } else {
+      bool done = false;
+      if ((r = iv_iso_alt(a, &p, unit, val, frac, date, &done)) != IE_OK)
+        return r;
+      if (done)
+        return IE_OK;
+    }
+    date = false; /* the date part ended at 'T' */
+    have = false;
   }
   return IE_OK;
 }
