@@ -707,26 +707,30 @@ int ty_iv_format(const ty_iv_t *v, char *out)
 
 /* ---- arithmetic ------------------------------------------------------------ */
 
-int ty_iv_add(const ty_iv_t *a, const ty_iv_t *b, ty_iv_t *out, err_t *e)
+/* a + b, or a - b: each field on its own, any overflow out of range. */
+static int iv_add_sub(const ty_iv_t *a, const ty_iv_t *b, bool sub, ty_iv_t *out, err_t *e)
 {
   ty_iv_t r;
-  if (__builtin_add_overflow(a->iv_months, b->iv_months, &r.iv_months) ||
-      __builtin_add_overflow(a->iv_days, b->iv_days, &r.iv_days) ||
-      __builtin_add_overflow(a->iv_us, b->iv_us, &r.iv_us))
+  bool over = sub ? __builtin_sub_overflow(a->iv_months, b->iv_months, &r.iv_months) ||
+                        __builtin_sub_overflow(a->iv_days, b->iv_days, &r.iv_days) ||
+                        __builtin_sub_overflow(a->iv_us, b->iv_us, &r.iv_us)
+                  : __builtin_add_overflow(a->iv_months, b->iv_months, &r.iv_months) ||
+                        __builtin_add_overflow(a->iv_days, b->iv_days, &r.iv_days) ||
+                        __builtin_add_overflow(a->iv_us, b->iv_us, &r.iv_us);
+  if (over)
     return iv_range_error(e);
   *out = r;
   return CZ_OK;
 }
 
+int ty_iv_add(const ty_iv_t *a, const ty_iv_t *b, ty_iv_t *out, err_t *e)
+{
+  return iv_add_sub(a, b, false, out, e);
+}
+
 int ty_iv_sub(const ty_iv_t *a, const ty_iv_t *b, ty_iv_t *out, err_t *e)
 {
-  ty_iv_t r;
-  if (__builtin_sub_overflow(a->iv_months, b->iv_months, &r.iv_months) ||
-      __builtin_sub_overflow(a->iv_days, b->iv_days, &r.iv_days) ||
-      __builtin_sub_overflow(a->iv_us, b->iv_us, &r.iv_us))
-    return iv_range_error(e);
-  *out = r;
-  return CZ_OK;
+  return iv_add_sub(a, b, true, out, e);
 }
 
 int ty_iv_neg(const ty_iv_t *a, ty_iv_t *out, err_t *e)
@@ -783,22 +787,60 @@ int ty_iv_div(const ty_iv_t *a, double f, ty_iv_t *out, err_t *e)
   return iv_scale(a, f, true, out, e);
 }
 
+/* The steps of PostgreSQL's justify functions. Whole days of the time
+ * move into the days; false when the days overflow. */
+static bool iv_carry_days(ty_iv_t *r)
+{
+  int64_t whole = r->iv_us / TY_USECS_PER_DAY;
+  r->iv_us -= whole * TY_USECS_PER_DAY;
+  int64_t days = (int64_t)r->iv_days + whole;
+  if (days > INT32_MAX || days < INT32_MIN)
+    return false;
+  r->iv_days = (int32_t)days;
+  return true;
+}
+
+/* Whole 30-day months of the days move into the months. */
+static bool iv_carry_months(ty_iv_t *r)
+{
+  int32_t whole = r->iv_days / IV_DAYS_PER_MONTH;
+  r->iv_days -= whole * IV_DAYS_PER_MONTH;
+  return !__builtin_add_overflow(r->iv_months, whole, &r->iv_months);
+}
+
+/* Days and time of one sign: a day borrowed or lent. */
+static void iv_sign_days(ty_iv_t *r)
+{
+  if (r->iv_days > 0 && r->iv_us < 0) {
+    r->iv_us += TY_USECS_PER_DAY;
+    r->iv_days--;
+  } else if (r->iv_days < 0 && r->iv_us > 0) {
+    r->iv_us -= TY_USECS_PER_DAY;
+    r->iv_days++;
+  }
+}
+
+/* Months and days of one sign (with_time: the time decides when there
+ * are no days, as justify_interval has it). */
+static void iv_sign_months(ty_iv_t *r, bool with_time)
+{
+  if (r->iv_months > 0 &&
+      (r->iv_days < 0 || (with_time && r->iv_days == 0 && r->iv_us < 0))) {
+    r->iv_days += IV_DAYS_PER_MONTH;
+    r->iv_months--;
+  } else if (r->iv_months < 0 &&
+             (r->iv_days > 0 || (with_time && r->iv_days == 0 && r->iv_us > 0))) {
+    r->iv_days -= IV_DAYS_PER_MONTH;
+    r->iv_months++;
+  }
+}
+
 int ty_iv_justify_hours(const ty_iv_t *a, ty_iv_t *out, err_t *e)
 {
   ty_iv_t r = *a;
-  int64_t whole = r.iv_us / TY_USECS_PER_DAY;
-  r.iv_us -= whole * TY_USECS_PER_DAY;
-  int64_t days = (int64_t)r.iv_days + whole;
-  if (days > INT32_MAX || days < INT32_MIN)
+  if (!iv_carry_days(&r))
     return iv_range_error(e);
-  r.iv_days = (int32_t)days;
-  if (r.iv_days > 0 && r.iv_us < 0) {
-    r.iv_us += TY_USECS_PER_DAY;
-    r.iv_days--;
-  } else if (r.iv_days < 0 && r.iv_us > 0) {
-    r.iv_us -= TY_USECS_PER_DAY;
-    r.iv_days++;
-  }
+  iv_sign_days(&r);
   *out = r;
   return CZ_OK;
 }
@@ -806,17 +848,9 @@ int ty_iv_justify_hours(const ty_iv_t *a, ty_iv_t *out, err_t *e)
 int ty_iv_justify_days(const ty_iv_t *a, ty_iv_t *out, err_t *e)
 {
   ty_iv_t r = *a;
-  int32_t whole = r.iv_days / IV_DAYS_PER_MONTH;
-  r.iv_days -= whole * IV_DAYS_PER_MONTH;
-  if (__builtin_add_overflow(r.iv_months, whole, &r.iv_months))
+  if (!iv_carry_months(&r))
     return iv_range_error(e);
-  if (r.iv_months > 0 && r.iv_days < 0) {
-    r.iv_days += IV_DAYS_PER_MONTH;
-    r.iv_months--;
-  } else if (r.iv_months < 0 && r.iv_days > 0) {
-    r.iv_days -= IV_DAYS_PER_MONTH;
-    r.iv_months++;
-  }
+  iv_sign_months(&r, false);
   *out = r;
   return CZ_OK;
 }
@@ -824,36 +858,12 @@ int ty_iv_justify_days(const ty_iv_t *a, ty_iv_t *out, err_t *e)
 int ty_iv_justify(const ty_iv_t *a, ty_iv_t *out, err_t *e)
 {
   ty_iv_t r = *a;
-  if ((r.iv_days > 0 && r.iv_us > 0) || (r.iv_days < 0 && r.iv_us < 0)) {
-    int32_t whole = r.iv_days / IV_DAYS_PER_MONTH;
-    r.iv_days -= whole * IV_DAYS_PER_MONTH;
-    if (__builtin_add_overflow(r.iv_months, whole, &r.iv_months))
-      return iv_range_error(e);
-  }
-  int64_t wd = r.iv_us / TY_USECS_PER_DAY;
-  r.iv_us -= wd * TY_USECS_PER_DAY;
-  int64_t days = (int64_t)r.iv_days + wd;
-  if (days > INT32_MAX || days < INT32_MIN)
+  /* days and time of one sign: months first, so the days cannot overflow */
+  bool same = (r.iv_days > 0 && r.iv_us > 0) || (r.iv_days < 0 && r.iv_us < 0);
+  if ((same && !iv_carry_months(&r)) || !iv_carry_days(&r) || !iv_carry_months(&r))
     return iv_range_error(e);
-  r.iv_days = (int32_t)days;
-  int32_t wm = r.iv_days / IV_DAYS_PER_MONTH;
-  r.iv_days -= wm * IV_DAYS_PER_MONTH;
-  if (__builtin_add_overflow(r.iv_months, wm, &r.iv_months))
-    return iv_range_error(e);
-  if (r.iv_months > 0 && (r.iv_days < 0 || (r.iv_days == 0 && r.iv_us < 0))) {
-    r.iv_days += IV_DAYS_PER_MONTH;
-    r.iv_months--;
-  } else if (r.iv_months < 0 && (r.iv_days > 0 || (r.iv_days == 0 && r.iv_us > 0))) {
-    r.iv_days -= IV_DAYS_PER_MONTH;
-    r.iv_months++;
-  }
-  if (r.iv_days > 0 && r.iv_us < 0) {
-    r.iv_us += TY_USECS_PER_DAY;
-    r.iv_days--;
-  } else if (r.iv_days < 0 && r.iv_us > 0) {
-    r.iv_us -= TY_USECS_PER_DAY;
-    r.iv_days++;
-  }
+  iv_sign_months(&r, true);
+  iv_sign_days(&r);
   *out = r;
   return CZ_OK;
 }
@@ -954,42 +964,26 @@ int ty_ts_age(int64_t a, int64_t b, ty_iv_t *out, err_t *e)
   iv_tm_t t1, t2;
   iv_tm_of(a, &t1);
   iv_tm_of(b, &t2);
-  int64_t fsec = t1.usec - t2.usec, sec = t1.sec - t2.sec, min = t1.min - t2.min;
-  int64_t hour = t1.hour - t2.hour, mday = t1.mday - t2.mday, mon = t1.mon - t2.mon;
-  int64_t year = t1.year - t2.year;
+  /* the differences, smallest first; each field borrows from the next
+   * until none is negative (a day's borrow is the earlier month's days) */
   int s = a < b ? -1 : 1;
-  fsec *= s, sec *= s, min *= s, hour *= s, mday *= s, mon *= s, year *= s;
-  while (fsec < 0) {
-    fsec += IV_USEC_PER_SEC;
-    sec--;
-  }
-  while (sec < 0) {
-    sec += 60;
-    min--;
-  }
-  while (min < 0) {
-    min += 60;
-    hour--;
-  }
-  while (hour < 0) {
-    hour += 24;
-    mday--;
-  }
-  while (mday < 0) {
-    const iv_tm_t *t = a < b ? &t1 : &t2;
-    mday += iv_month_days(t->year, t->mon);
-    mon--;
-  }
-  while (mon < 0) {
-    mon += 12;
-    year--;
-  }
-  int64_t months = (year * 12 + mon) * s;
+  const iv_tm_t *early = a < b ? &t1 : &t2;
+  int64_t f[7] = {t1.usec - t2.usec, t1.sec - t2.sec, t1.min - t2.min, t1.hour - t2.hour,
+                  t1.mday - t2.mday, t1.mon - t2.mon, t1.year - t2.year};
+  static const int64_t carry[6] = {IV_USEC_PER_SEC, 60, 60, 24, 0, 12};
+  for (int i = 0; i < 7; i++)
+    f[i] *= s;
+  for (int i = 0; i < 6; i++)
+    while (f[i] < 0) {
+      f[i] += i == 4 ? iv_month_days(early->year, early->mon) : carry[i];
+      f[i + 1]--;
+    }
+  int64_t months = (f[6] * 12 + f[5]) * s;
   if (months > INT32_MAX || months < INT32_MIN)
     return iv_range_error(e);
   out->iv_months = (int32_t)months;
-  out->iv_days = (int32_t)(mday * s);
-  out->iv_us = (((hour * 60 + min) * 60 + sec) * IV_USEC_PER_SEC + fsec) * s;
+  out->iv_days = (int32_t)(f[4] * s);
+  out->iv_us = (((f[3] * 60 + f[2]) * 60 + f[1]) * IV_USEC_PER_SEC + f[0]) * s;
   return CZ_OK;
 }
 
