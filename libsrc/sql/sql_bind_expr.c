@@ -564,8 +564,7 @@ static int bd_between(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **ou
 
 /* ---- subqueries ------------------------------------------------------------ */
 
-int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos,
-                xsubq_t **out_sq, op_t **out_plan)
+xsubq_t *bd_subq_new(bd_t *b, bd_scope_t *sc)
 {
   xsubq_t *sq = arena_zalloc(b->b_a, sizeof(*sq));
   sq->xs_parent = sc ? sc->sc_subq : NULL;
@@ -578,6 +577,13 @@ int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos
     b->b_subq_cap = cap;
   }
   b->b_subqs[b->b_nsubqs++] = sq;  /* before its own subqueries: parents first */
+  return sq;
+}
+
+int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos,
+                xsubq_t **out_sq, op_t **out_plan)
+{
+  xsubq_t *sq = bd_subq_new(b, sc);
   if (b->b_nsrc == b->b_src_cap) {
     int cap = b->b_src_cap ? b->b_src_cap * 2 : 8;
     bd_subq_src_t *n = arena_alloc(b->b_a, sizeof(bd_subq_src_t) * (size_t)cap);

@@ -45,10 +45,13 @@ static void scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r)
     sc->sc_width += r->rl_ncols;
 }
 
-int bd_scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r)
+int bd_scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r, int pos)
 {
   scope_add(b, sc, r);
-  return r->rl_ncols < 0 ? CZ_ERR : CZ_OK;
+  if (r->rl_ncols >= 0)
+    return CZ_OK;
+  b->b_e->er_pos = pos;
+  return CZ_ERR;
 }
 
 static xnode_t *shift_copy(bd_t *b, const xnode_t *x, int delta)
@@ -466,13 +469,21 @@ static int bd_cte_ref(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_cte_t *c
                                : names[i];
     r->rl_types[i] = q->o_types[i];
   }
-  scope_add(b, sc, r);
-  if (r->rl_ncols < 0) {
-    b->b_e->er_pos = fr->fr_pos;
+  if (bd_scope_add(b, sc, r, fr->fr_pos) != CZ_OK)
     return CZ_ERR;
-  }
   *op = q;
   return CZ_OK;
+}
+
+bd_rel_t *bd_rel_derived(bd_t *b, const sql_from_t *fr, const op_t *q, const char **names)
+{
+  bd_rel_t *r = rel_new(b, fr->fr_alias ? fr->fr_alias : "?subquery?", NULL, q->o_ncols);
+  int nal = sql_list_len(fr->fr_colnames);
+  for (int c = 0; c < q->o_ncols; c++) {
+    r->rl_cols[c] = c < nal ? sql_list_at(fr->fr_colnames, c) : names[c];
+    r->rl_types[c] = q->o_types[c];
+  }
+  return r;
 }
 
 static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
@@ -500,11 +511,8 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
     for (int c = 0; c < nal && c < t->tb_ncols; c++)
       r->rl_cols[c] = sql_list_at(fr->fr_colnames, c);
     r->rl_table = t;
-    scope_add(b, sc, r);
-    if (r->rl_ncols < 0) {
-      b->b_e->er_pos = fr->fr_pos;
+    if (bd_scope_add(b, sc, r, fr->fr_pos) != CZ_OK)
       return CZ_ERR;
-    }
     *table = t;
     *alias = r->rl_name;
     return CZ_OK;
@@ -516,17 +524,8 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
     op_t *q;
     if (bd_query(b, fr->fr_query, outer.sc_parent, sc->sc_subq, &q, &names, NULL) != CZ_OK)
       return CZ_ERR;
-    bd_rel_t *r = rel_new(b, fr->fr_alias ? fr->fr_alias : "?subquery?", NULL, q->o_ncols);
-    int nal = sql_list_len(fr->fr_colnames);
-    for (int c = 0; c < q->o_ncols; c++) {
-      r->rl_cols[c] = c < nal ? sql_list_at(fr->fr_colnames, c) : names[c];
-      r->rl_types[c] = q->o_types[c];
-    }
-    scope_add(b, sc, r);
-    if (r->rl_ncols < 0) {
-      b->b_e->er_pos = fr->fr_pos;
+    if (bd_scope_add(b, sc, bd_rel_derived(b, fr, q, names), fr->fr_pos) != CZ_OK)
       return CZ_ERR;
-    }
     *op = q;
     return CZ_OK;
   }
@@ -551,6 +550,21 @@ static void fb_conj_add(bd_t *b, bd_fromblk_t *fb, xnode_t *x)
     fb->fb_cap = cap;
   }
   fb->fb_conj[fb->fb_nconj++] = x;
+}
+
+bd_unit_t *bd_fromblk_unit(bd_t *b, bd_fromblk_t *fb)
+{
+  if (fb->fb_nunits == fb->fb_ucap) {
+    int cap = fb->fb_ucap ? fb->fb_ucap * 2 : 8;
+    bd_unit_t *n = arena_zalloc(b->b_a, sizeof(bd_unit_t) * (size_t)cap);
+    if (fb->fb_nunits)
+      memcpy(n, fb->fb_units, sizeof(bd_unit_t) * (size_t)fb->fb_nunits);
+    fb->fb_units = n;
+    fb->fb_ucap = cap;
+  }
+  bd_unit_t *u = &fb->fb_units[fb->fb_nunits++];
+  memset(u, 0, sizeof(*u));
+  return u;
 }
 
 /* An inner or cross JOIN without USING, NATURAL or an alias of its own
@@ -593,17 +607,9 @@ int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *f
       fb_conj_add(b, fb, conj[i]);
     return CZ_OK;
   }
-  if (fb->fb_nunits == fb->fb_ucap) {
-    int cap = fb->fb_ucap ? fb->fb_ucap * 2 : 8;
-    bd_unit_t *n = arena_zalloc(b->b_a, sizeof(bd_unit_t) * (size_t)cap);
-    if (fb->fb_nunits)
-      memcpy(n, fb->fb_units, sizeof(bd_unit_t) * (size_t)fb->fb_nunits);
-    fb->fb_units = n;
-    fb->fb_ucap = cap;
-  }
   if (fb->fb_nunits > 0 && bd_item_lateral(fr))
     return bd_lateral_unit(b, sc, fb, fr);  /* sql_bind_lateral.c */
-  bd_unit_t *u = &fb->fb_units[fb->fb_nunits++];
+  bd_unit_t *u = bd_fromblk_unit(b, fb);
   u->un_base = sc->sc_width;
   if (bd_item(b, sc, fr, &u->un_op, &u->un_table, &u->un_alias) != CZ_OK)
     return CZ_ERR;

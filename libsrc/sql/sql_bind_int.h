@@ -339,8 +339,16 @@ int bd_lateral_unit(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, const sql_from_t 
  * sees a lateral unit. */
 int bd_lateral_fold(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb);
 /* Adds range entry r to sc at the end of its row (42712 for a name
- * already there: CZ_ERR, b_e set without a position). */
-int bd_scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r);
+ * already there: CZ_ERR, b_e set at pos). */
+int bd_scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r, int pos);
+/* The range entry of a derived table fr whose plan q has output names:
+ * fr's alias (else ?subquery?), its column aliases, then the names. */
+bd_rel_t *bd_rel_derived(bd_t *b, const sql_from_t *fr, const op_t *q, const char **names);
+/* A new, zeroed unit at the end of fb. */
+bd_unit_t *bd_fromblk_unit(bd_t *b, bd_fromblk_t *fb);
+/* A new subquery registered with the statement (parents before their own
+ * subqueries), its parent sc's (NULL: none). */
+xsubq_t *bd_subq_new(bd_t *b, bd_scope_t *sc);
 
 /* ---- access paths (sql_plan_scan.c) ------------------------------------ */
 

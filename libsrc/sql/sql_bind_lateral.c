@@ -28,22 +28,6 @@ bool bd_item_lateral(const sql_from_t *fr)
   return fr->fr_lateral || fr->fr_kind == SQL_FROM_FUNC;
 }
 
-static xsubq_t *lat_subq(bd_t *b, bd_scope_t *sc)
-{
-  xsubq_t *sq = arena_zalloc(b->b_a, sizeof(*sq));
-  sq->xs_parent = sc->sc_subq;
-  if (b->b_nsubqs == b->b_subq_cap) {
-    int cap = b->b_subq_cap ? b->b_subq_cap * 2 : 8;
-    xsubq_t **n = arena_alloc(b->b_a, sizeof(xsubq_t *) * (size_t)cap);
-    if (b->b_nsubqs)
-      memcpy(n, b->b_subqs, sizeof(xsubq_t *) * (size_t)b->b_nsubqs);
-    b->b_subqs = n;
-    b->b_subq_cap = cap;
-  }
-  b->b_subqs[b->b_nsubqs++] = sq;  /* parents first, as bd_subquery */
-  return sq;
-}
-
 /* Binds fr as the plan of a new correlated subquery seeing sc's items
  * from first_rel on; its range entry (based at 0) in *out_rel. */
 static int lat_bind(bd_t *b, bd_scope_t *sc, int first_rel, const sql_from_t *fr,
@@ -59,7 +43,7 @@ static int lat_bind(bd_t *b, bd_scope_t *sc, int first_rel, const sql_from_t *fr
   view.sc_used_cap = 0;
   view.sc_usings = NULL;  /* their range numbers are the whole scope's; no `*` reads a view */
   view.sc_nusings = 0;
-  xsubq_t *sq = lat_subq(b, sc);
+  xsubq_t *sq = bd_subq_new(b, sc);
   bd_scope_t ls;
   memset(&ls, 0, sizeof(ls));
   ls.sc_parent = &view;
@@ -74,16 +58,7 @@ static int lat_bind(bd_t *b, bd_scope_t *sc, int first_rel, const sql_from_t *fr
     const char **names;
     if (bd_query(b, fr->fr_query, &view, sq, &plan, &names, NULL) != CZ_OK)
       return CZ_ERR;
-    rel = arena_zalloc(b->b_a, sizeof(*rel));
-    rel->rl_name = fr->fr_alias ? fr->fr_alias : "?subquery?";
-    rel->rl_ncols = plan->o_ncols;
-    rel->rl_cols = arena_zalloc(b->b_a, sizeof(char *) * (size_t)(plan->o_ncols + 1));
-    rel->rl_types = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)(plan->o_ncols + 1));
-    int nal = sql_list_len(fr->fr_colnames);
-    for (int c = 0; c < plan->o_ncols; c++) {
-      rel->rl_cols[c] = c < nal ? sql_list_at(fr->fr_colnames, c) : names[c];
-      rel->rl_types[c] = plan->o_types[c];
-    }
+    rel = bd_rel_derived(b, fr, plan, names);
     ls.sc_rels = &rel;
     ls.sc_nrels = 1;
     ls.sc_width = rel->rl_ncols;
@@ -118,10 +93,8 @@ int bd_lateral_join(bd_t *b, bd_scope_t *sc, int first_rel, int base, op_t *left
       c->x_index -= base;
       sq->xs_corr[i] = c;
     }
-  if (bd_scope_add(b, sc, rel) != CZ_OK) {
-    b->b_e->er_pos = fr->fr_pos;
+  if (bd_scope_add(b, sc, rel, fr->fr_pos) != CZ_OK)
     return CZ_ERR;
-  }
   *out = op_lateral_new(b->b_a, left, sq, kind);
   return CZ_OK;
 }
@@ -142,19 +115,9 @@ int bd_lateral_unit(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, const sql_from_t 
       if (sq->xs_corr[i]->x_kind == X_COL)
         bd_scope_use(b, sc, sq->xs_corr[i]->x_index);
   }
-  if (bd_scope_add(b, sc, rel) != CZ_OK) {
-    b->b_e->er_pos = fr->fr_pos;
+  if (bd_scope_add(b, sc, rel, fr->fr_pos) != CZ_OK)
     return CZ_ERR;
-  }
-  if (fb->fb_nunits == fb->fb_ucap) {
-    int cap = fb->fb_ucap ? fb->fb_ucap * 2 : 8;
-    bd_unit_t *n = arena_zalloc(b->b_a, sizeof(bd_unit_t) * (size_t)cap);
-    if (fb->fb_nunits)
-      memcpy(n, fb->fb_units, sizeof(bd_unit_t) * (size_t)fb->fb_nunits);
-    fb->fb_units = n;
-    fb->fb_ucap = cap;
-  }
-  fb->fb_units[fb->fb_nunits++] = u;
+  *bd_fromblk_unit(b, fb) = u;
   return CZ_OK;
 }
 
