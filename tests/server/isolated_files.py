@@ -85,9 +85,8 @@ def make_tls(folder):
 
 
 def test_own_files(args):
-    folder = os.path.abspath(os.path.join(args.dir, "own"))
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
+    srv = checks.isolated_server(args, "own")
+    folder = srv.folder
     io = os.path.join(folder, "io")
     os.makedirs(io)
     stripe = os.path.join(folder, "cadenza-2.db")
@@ -95,9 +94,8 @@ def test_own_files(args):
     crt, key = make_tls(folder) if shutil.which("openssl") else (None, None)
     if crt:
         params.update({"SSLCertificate": crt, "SSLPrivateKey": key})
-    srv = srvctl.Server("cadenza", folder, binary=args.binary, extra_ini={
-        "Parameters": params,
-        "Striping": {"Stripe1": os.path.join(folder, "cadenza.db"), "Stripe2": stripe}})
+    srv.extra_ini = {"Parameters": params,
+                     "Striping": {"Stripe1": os.path.join(folder, "cadenza.db"), "Stripe2": stripe}}
     srv.start()
     try:
         c = connect(srv)
@@ -366,9 +364,7 @@ def main():
             test_own_files(args)
         except Exception as e:  # a step that cannot go on is one failure
             check("own_files", False, "%s: %s" % (type(e).__name__, e))
-        folder = os.path.abspath(os.path.join(args.dir, "crash"))
-        shutil.rmtree(folder, ignore_errors=True)
-        srv = srvctl.Server("cadenza", folder, binary=args.binary)
+        srv = checks.isolated_server(args, "crash")
         try:
             srv.start()
             test_pg_sleep(srv)

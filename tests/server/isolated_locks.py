@@ -89,14 +89,12 @@ def main():
         check("psycopg", False, "psycopg is not installed (CZ_VENV)")
         return checks.summary()
     base = os.path.abspath(args.dir)
-    folder = os.path.join(base, "locks")
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder, exist_ok=True)
+    srv = checks.isolated_server(args, "locks")
+    folder = srv.folder
     s1 = os.path.join(folder, "first.s1")
     s2 = os.path.join(folder, "first.s2")
     trx = os.path.join(folder, "cadenza.trx")
-    srv = srvctl.Server("cadenza", folder, binary=args.binary,
-                        extra_ini={"Striping": {"Stripe1": s1, "Stripe2": s2}})
+    srv.extra_ini = {"Striping": {"Stripe1": s1, "Stripe2": s2}}
     try:
         srv.start()
         with psycopg.connect(srv.dsn(), autocommit=True) as c:

@@ -35,13 +35,11 @@ Prints PASS/FAIL lines and `N passed, N failed`; exit 0 when none failed.
 import os
 import shutil
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
 from checks import check  # noqa: E402
-import srvctl  # noqa: E402
 
 ROWS = 200000                  # the table the statements read
 BUFFERS = 2000                 # NumberOfBuffers: 16 MB of pages
@@ -84,32 +82,6 @@ def status_kb(pid, field):
     except OSError:
         return None
     return None
-
-
-class PeakRss:
-    """Samples the server's VmRSS every 20 ms while a statement runs."""
-
-    def __init__(self, pid):
-        self.pid = pid
-        self.peak = 0
-        self.stop = False
-        self.t = threading.Thread(target=self.run, daemon=True)
-
-    def run(self):
-        while not self.stop:
-            v = status_kb(self.pid, "VmRSS")
-            if v is None:
-                return
-            self.peak = max(self.peak, v)
-            time.sleep(0.02)
-
-    def __enter__(self):
-        self.t.start()
-        return self
-
-    def __exit__(self, *a):
-        self.stop = True
-        self.t.join()
 
 
 def sanitized(binary):
@@ -253,7 +225,8 @@ def run_one(srv, c, name, sql, ok_states, limit=None, loaded=None):
         before = (status_kb(srv.pid, "VmRSS") or 0) * 1024
         bound = peak_bound(min(loaded, before) if before else loaded, limit)
     t0 = time.time()
-    with PeakRss(srv.pid) as pk:
+    # the server's VmRSS every 20 ms while the statement runs
+    with checks.Peak(lambda: status_kb(srv.pid, "VmRSS"), 0.02) as pk:
         try:
             if callable(sql):
                 sql(c)
@@ -300,11 +273,7 @@ def main():
                            "Cadenza's")
     if not shutil.which("prlimit"):
         return checks.skip("memory limits: no prlimit")
-    folder = os.path.join(a.dir, "memlimit")
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
-    srv = srvctl.Server("cadenza", folder, binary=a.binary, buffers=BUFFERS,
-                        extra_ini={"Parameters": {"MaxQueryMem": str(MAX_QUERY_MEM)}})
+    srv = checks.isolated_server(a, "memlimit", {"MaxQueryMem": MAX_QUERY_MEM}, buffers=BUFFERS)
     t_start = time.time()
     try:
         # The idle server's address space, without a limit.

@@ -32,7 +32,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import checks  # noqa: E402
 from checks import check  # noqa: E402
-import srvctl  # noqa: E402
 from fuzz import Closed, cstr, login, msg, startup_packet  # noqa: E402
 
 try:
@@ -77,10 +76,9 @@ def closed_within(s, seconds):
 
 
 def lockout_checks(a):
-    srv = srvctl.Server("cadenza", os.path.join(a.dir, "slots"), binary=a.binary, extra_ini={
-        "Parameters": {"MaxClientConnections": "4", "SuperuserReservedConnections": "2",
-                       "MaxStartupConnections": "6", "StartupTimeout": "2",
-                       "AuthenticationTimeout": "30", "ServerThreads": "2"}})
+    srv = checks.isolated_server(a, "slots", {
+        "MaxClientConnections": 4, "SuperuserReservedConnections": 2, "MaxStartupConnections": 6,
+        "StartupTimeout": 2, "AuthenticationTimeout": 30, "ServerThreads": 2})
     srv.start()
     try:
         silent = [socket.create_connection(("127.0.0.1", srv.port)) for _ in range(20)]
@@ -157,8 +155,7 @@ def lockout_checks(a):
 
 
 def thread_checks(a):
-    srv = srvctl.Server("cadenza", os.path.join(a.dir, "threads"), binary=a.binary, extra_ini={
-        "Parameters": {"ServerThreads": "2"}})
+    srv = checks.isolated_server(a, "threads", {"ServerThreads": 2})
     srv.start()
     try:
         with psycopg.connect(srv.dsn(), autocommit=True) as c:
@@ -215,10 +212,9 @@ def other_address():
 
 
 def tls_checks(a):
-    folder = os.path.join(a.dir, "tls")
     crt, key = make_cert(os.path.join(a.dir, "cert"))
-    srv = srvctl.Server("cadenza", folder, binary=a.binary, extra_ini={
-        "Parameters": {"SSLCertificate": crt, "SSLPrivateKey": key, "RequireSSL": "yes"}})
+    srv = checks.isolated_server(a, "tls", {"SSLCertificate": crt, "SSLPrivateKey": key,
+                                            "RequireSSL": "yes"})
     # srvctl's readiness probe connects with the default sslmode (prefer)
     srv.start()
     try:
@@ -232,9 +228,8 @@ def tls_checks(a):
     finally:
         srv.stop()
 
-    srv = srvctl.Server("cadenza", os.path.join(a.dir, "tls-remote"), binary=a.binary, extra_ini={
-        "Parameters": {"SSLCertificate": crt, "SSLPrivateKey": key, "RequireSSL": "remote",
-                       "ListenAddress": "*"}})
+    srv = checks.isolated_server(a, "tls-remote", {"SSLCertificate": crt, "SSLPrivateKey": key,
+                                                   "RequireSSL": "remote", "ListenAddress": "*"})
     srv.start()
     try:
         c, st, m = try_connect(srv, sslmode="disable")
@@ -255,8 +250,7 @@ def tls_checks(a):
     finally:
         srv.stop()
 
-    srv = srvctl.Server("cadenza", os.path.join(a.dir, "tls-nocert"), binary=a.binary,
-                        extra_ini={"Parameters": {"RequireSSL": "yes"}})
+    srv = checks.isolated_server(a, "tls-nocert", {"RequireSSL": "yes"})
     try:
         srv.start(timeout=15)
         check("RequireSSL without a certificate: the server does not start", False, "it started")

@@ -16,16 +16,13 @@ Usage: isolated_regex.py --kind cadenza|postgres --binary PATH --dir DIR
 Prints PASS/FAIL lines and `N passed, N failed`; exit 0 when none failed.
 """
 import os
-import shutil
 import sys
-import time
 
 import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-from checks import check  # noqa: E402
-import srvctl  # noqa: E402
+from checks import check, sqlstate_of  # noqa: E402
 
 QUERY_MEM = 32 << 20
 
@@ -49,41 +46,24 @@ ERRORS = [
 ]
 
 
-def run(conn, sql):
-    """(SQLSTATE or "result", primary message, seconds)."""
-    t0 = time.time()
-    try:
-        conn.execute(sql).fetchall()
-        return "result", "", time.time() - t0
-    except psycopg.Error as ex:
-        return ex.diag.sqlstate, ex.diag.message_primary or "", time.time() - t0
-
-
 def main():
     a = checks.isolated_args()
-    folder = os.path.join(a.dir, "regex")
-    shutil.rmtree(folder, ignore_errors=True)
-    if a.kind == "postgres":
-        srv = srvctl.Server("postgres", folder)
-    else:
-        srv = srvctl.Server("cadenza", folder, binary=a.binary,
-                            extra_ini={"Parameters": {"MaxQueryMem": str(QUERY_MEM)}})
-    srv.start()
-    try:
+    srv = checks.isolated_server(a, "regex", {"MaxQueryMem": QUERY_MEM}, both=True)
+    with checks.running(srv):
         with psycopg.connect(srv.dsn(), autocommit=True, connect_timeout=10) as conn:
             conn.execute("SET statement_timeout = '30s'")
             if a.kind != "postgres":
                 # ~120 bytes of frame per iteration of the group: 400,000
                 # iterations need ~50 MB, past the 32 MB budget
-                state, msg, secs = run(conn, "SELECT repeat('ab', 200000) ~ '^(a|b)*$'")
+                state, msg, secs = sqlstate_of(conn, "SELECT repeat('ab', 200000) ~ '^(a|b)*$'")
                 check("a match heap past MaxQueryMem ends with 53200 (%.2f s)" % secs,
                       state == "53200", "%s %s" % (state, msg))
-                state, msg, secs = run(conn, "SELECT repeat('ab', 20000) ~ '^(a|b)*$'")
+                state, msg, secs = sqlstate_of(conn, "SELECT repeat('ab', 20000) ~ '^(a|b)*$'")
                 check("the same pattern within the budget answers", state == "result",
                       "%s %s" % (state, msg))
             for name, sql, cz_state, pg_state in ERRORS:
                 want = pg_state if a.kind == "postgres" else cz_state
-                state, msg, secs = run(conn, sql)
+                state, msg, secs = sqlstate_of(conn, sql)
                 if want is None:
                     check("%s answers (PostgreSQL)" % name, state == "result", state)
                 else:
@@ -93,8 +73,6 @@ def main():
                     check("%s ends in under 1.5 s" % name, secs < 1.5, "%.2f s" % secs)
                 alive = conn.execute("SELECT 'ab' ~ '^(ab)$'").fetchone()[0] is True
                 check("session matches after: %s" % name, alive, "no answer")
-    finally:
-        srv.stop()
     return checks.summary()
 
 

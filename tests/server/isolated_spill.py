@@ -28,7 +28,6 @@ Usage: isolated_spill.py --kind cadenza|postgres --binary PATH --dir DIR
 """
 import os
 import re
-import shutil
 import sys
 import threading
 import time
@@ -36,7 +35,6 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
 from checks import check  # noqa: E402
-import srvctl  # noqa: E402
 
 ROWS = 300000
 SMALL_MEM = "6M"
@@ -78,30 +76,6 @@ def temp_files(srv):
         return []
 
 
-class FileWatch:
-    """Counts the most spill files seen in the temporary folder while a
-    statement runs (sampled every 10 ms)."""
-
-    def __init__(self, srv):
-        self.srv = srv
-        self.most = 0
-        self.stop = False
-        self.t = threading.Thread(target=self.run, daemon=True)
-
-    def run(self):
-        while not self.stop:
-            self.most = max(self.most, len(temp_files(self.srv)))
-            time.sleep(0.01)
-
-    def __enter__(self):
-        self.t.start()
-        return self
-
-    def __exit__(self, *a):
-        self.stop = True
-        self.t.join()
-
-
 def alive(srv):
     try:
         with connect(srv) as c:
@@ -131,16 +105,17 @@ def run_all(c, srv, label):
     for name, sql in (("join", JOIN_SQL), ("inner join", INNER_SQL), ("group by", GROUP_SQL),
                       ("sort", SORT_SQL)):
         t0 = time.time()
-        with FileWatch(srv) as fw:
+        # the most spill files seen at once, sampled every 10 ms
+        with checks.Peak(lambda: len(temp_files(srv)), 0.01) as fw:
             try:
                 rows = c.execute(sql).fetchall()
                 err = None
             except Exception as ex:  # noqa: BLE001
                 rows, err = None, "%s %s" % (getattr(ex, "sqlstate", ""), str(ex).splitlines()[0])
         print("# %-10s %-8s %6.1f s, %d rows, most files at once %d%s"
-              % (name, label, time.time() - t0, len(rows or []), fw.most,
+              % (name, label, time.time() - t0, len(rows or []), fw.peak,
                  ", " + err if err else ""))
-        out[name] = (rows, err, fw.most)
+        out[name] = (rows, err, fw.peak)
     return out
 
 
@@ -149,11 +124,7 @@ def main():
     if a.kind != "cadenza":
         return checks.skip("spilling: MaxQueryMem, TempDirectory and MaxTempSpace are Cadenza's")
     import psycopg
-    folder = os.path.join(a.dir, "spill")
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
-    small_ini = {"Parameters": {"MaxQueryMem": SMALL_MEM, "MaxTempSpace": TEMP_LIMIT}}
-    srv = srvctl.Server("cadenza", folder, binary=a.binary, extra_ini=small_ini)
+    srv = checks.isolated_server(a, "spill", {"MaxQueryMem": SMALL_MEM, "MaxTempSpace": TEMP_LIMIT})
     try:
         srv.start()
         check("the temporary folder is made beside the database", os.path.isdir(temp_dir(srv)),

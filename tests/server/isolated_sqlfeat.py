@@ -15,17 +15,14 @@ Usage: isolated_sqlfeat.py --kind cadenza|postgres --binary PATH --dir DIR
 Prints PASS/FAIL lines and `N passed, N failed`; exit 0 when none failed.
 """
 import os
-import shutil
 import sys
 import threading
-import time
 
 import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-from checks import check  # noqa: E402
-import srvctl  # noqa: E402
+from checks import answers, check, sqlstate_of  # noqa: E402
 
 QUERY_MEM = 32 << 20
 LIMIT_S = 2.5
@@ -102,74 +99,49 @@ ERRORS = [
 INFINITE = "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT count(*) FROM t"
 
 
-def run(conn, sql):
-    t0 = time.time()
-    try:
-        conn.execute(sql).fetchall()
-        return "result", "", time.time() - t0
-    except psycopg.Error as ex:
-        return ex.diag.sqlstate, ex.diag.message_primary or "", time.time() - t0
-
-
-def alive(conn):
-    try:
-        return conn.execute("SELECT 1").fetchone()[0] == 1
-    except psycopg.Error:
-        return False
-
-
 def main():
     a = checks.isolated_args()
-    folder = os.path.join(a.dir, "sqlfeat")
-    shutil.rmtree(folder, ignore_errors=True)
-    if a.kind == "postgres":
-        srv = srvctl.Server("postgres", folder)
-    else:
-        srv = srvctl.Server("cadenza", folder, binary=a.binary,
-                            extra_ini={"Parameters": {"MaxQueryMem": str(QUERY_MEM)}})
-    srv.start()
-    try:
+    srv = checks.isolated_server(a, "sqlfeat", {"MaxQueryMem": QUERY_MEM}, both=True)
+    with checks.running(srv):
         with psycopg.connect(srv.dsn(), autocommit=True, connect_timeout=10) as conn:
             for s in SETUP:
                 conn.execute(s)
             for name, sql, want in ERRORS:
-                state, msg, _ = run(conn, sql)
+                state, msg, _ = sqlstate_of(conn, sql)
                 check("%s: %s" % (name, want), state == want, "%s %s" % (state, msg))
-                check("session answers after: %s" % name, alive(conn), "no answer")
+                check("session answers after: %s" % name, answers(conn), "no answer")
             # an infinite UNION ALL recursion streams: only the timeout stops it
             conn.execute("SET statement_timeout = '1s'")
-            state, msg, secs = run(conn, INFINITE)
+            state, msg, secs = sqlstate_of(conn, INFINITE)
             check("infinite recursion ends with 57014 at statement_timeout (%.2f s)" % secs,
                   state == "57014" and secs < LIMIT_S, "%s %s after %.2f s" % (state, msg, secs))
             conn.execute("SET statement_timeout = 0")
             timer = threading.Timer(1.0, conn.cancel)
             timer.start()
-            state, msg, secs = run(conn, INFINITE)
+            state, msg, secs = sqlstate_of(conn, INFINITE)
             timer.cancel()
             check("infinite recursion ends with 57014 on cancel (%.2f s)" % secs,
                   state == "57014" and secs < LIMIT_S, "%s %s after %.2f s" % (state, msg, secs))
-            check("session answers after the cancel", alive(conn), "no answer")
+            check("session answers after the cancel", answers(conn), "no answer")
             if a.kind != "postgres":
                 conn.execute("SET statement_timeout = '60s'")
                 # UNION keeps every row seen: past 32 MB that is 53200
-                state, msg, secs = run(conn, "WITH RECURSIVE t(n) AS (SELECT 1 UNION "
-                                             "SELECT n + 1 FROM t) SELECT count(*) FROM t")
+                state, msg, secs = sqlstate_of(conn, "WITH RECURSIVE t(n) AS (SELECT 1 UNION "
+                                                     "SELECT n + 1 FROM t) SELECT count(*) FROM t")
                 check("an infinite UNION recursion ends with 53200 (%.2f s)" % secs,
                       state == "53200", "%s %s" % (state, msg))
-                check("session answers after the UNION recursion", alive(conn), "no answer")
-                state, msg, secs = run(conn, "SELECT g, count(*) FROM (SELECT x % 3 AS g, "
-                                             "md5(x::text) AS m FROM generate_series(1, 2000000) x) s "
-                                             "GROUP BY ROLLUP (g, m)")
+                check("session answers after the UNION recursion", answers(conn), "no answer")
+                state, msg, secs = sqlstate_of(
+                    conn, "SELECT g, count(*) FROM (SELECT x % 3 AS g, md5(x::text) AS m "
+                          "FROM generate_series(1, 2000000) x) s GROUP BY ROLLUP (g, m)")
                 check("grouping sets over an input past MaxQueryMem end with 53200 (%.2f s)" % secs,
                       state == "53200", "%s %s" % (state, msg))
-                check("session answers after the grouping sets", alive(conn), "no answer")
-                state, msg, secs = run(conn, "WITH RECURSIVE t(n) AS (SELECT 1 UNION "
-                                             "SELECT n + 1 FROM t WHERE n < 20000) "
-                                             "SELECT count(*) FROM t")
+                check("session answers after the grouping sets", answers(conn), "no answer")
+                state, msg, secs = sqlstate_of(conn, "WITH RECURSIVE t(n) AS (SELECT 1 UNION "
+                                                     "SELECT n + 1 FROM t WHERE n < 20000) "
+                                                     "SELECT count(*) FROM t")
                 check("a UNION recursion within the budget answers", state == "result",
                       "%s %s" % (state, msg))
-    finally:
-        srv.stop()
     return checks.summary()
 
 
