@@ -57,8 +57,8 @@ NOT_IN_GRAMMAR = {
 DIALECT = {
     "full_join_cond": "FULL JOIN on a condition that is not hash- or merge-joinable (a "
                       "non-equality, an OR, a constant): PostgreSQL refuses it (0A000), Cadenza "
-                      "answers it by a nested loop (kept on purpose: docs/sql-reference.md, \"FULL JOIN on "
-                      "any condition\"); gen.py writes FULL JOIN ON one column "
+                      "answers it by a nested loop (kept on purpose: docs/sql-reference.md, "
+                      "\"FULL JOIN on any condition\"); gen.py writes FULL JOIN ON one column "
                       "equality only, but shrinking can reach others",
     "case_mapping": "lower/upper/initcap and ILIKE map non-ASCII letters in Cadenza "
                     "(lower('É') = 'é'), as PostgreSQL does under a UTF-8 locale; the reference "
