@@ -521,8 +521,8 @@ table_ref:
 opt_alias_clause:
     AS col_id '(' name_list ')'  { $$.al_name = $2; $$.al_cols = $4; }
   | AS col_id                    { $$.al_name = $2; $$.al_cols = NULL; }
-  | IDENT '(' name_list ')'      { $$.al_name = $1; $$.al_cols = $3; }
-  | IDENT                        { $$.al_name = $1; $$.al_cols = NULL; }
+  | col_id '(' name_list ')'     { $$.al_name = $1; $$.al_cols = $3; }
+  | col_id                       { $$.al_name = $1; $$.al_cols = NULL; }
   | %empty                       { $$.al_name = NULL; $$.al_cols = NULL; }
   ;
 
