@@ -298,6 +298,6 @@ int en_check_not_failed(esession_t *s, const sql_stmt_t *ast, err_t *e);
 /* True when the statement is carried out by the engine from its AST. */
 bool en_is_utility(const sql_stmt_t *ast);
 
-#include "engine/en_savepoint.h"
+#include "engine/session/en_savepoint.h"
 
 #endif /* CZ_ENGINE_INT_H */

@@ -3,7 +3,7 @@
  * (qtable_ops_t) over tbl_*, and privilege checks of a plan. */
 #include <string.h>
 
-#include "engine/en_pgcat.h"
+#include "engine/runner/en_pgcat.h"
 #include "engine/engine_int.h"
 
 static int env_table(void *ctx, const char *schema, const char *name, arena_t *a,

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine/en_pgcat.h"
+#include "engine/runner/en_pgcat.h"
 #include "engine/engine_int.h"
 
 /* The parameters every session starts with; reported ones go to the

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine/en_pgcat.h"
+#include "engine/runner/en_pgcat.h"
 
 struct en_pgcat_s {
   const char *pg_database;      /* as the client asked (session arena) */
