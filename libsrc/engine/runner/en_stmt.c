@@ -1,5 +1,7 @@
-/* en_stmt — prepared statements: parse, classify, plan (with parameter
- * type inference) and describe; re-planning when the catalog changed. */
+/* en_stmt — prepared statements: parse (through the front-end dispatch,
+ * en_frontend.c), classify, plan (with parameter type inference) and
+ * describe; re-planning when the catalog changed. The session holds the
+ * statements and counts their references (runner.h). */
 #include <stdio.h>
 #include <string.h>
 

@@ -6,6 +6,11 @@
 #ifndef CZ_ENGINE_RUNNER_INT_H
 #define CZ_ENGINE_RUNNER_INT_H
 
+/* The boundary (README.md): no file is of both parts. */
+#ifdef CZ_ENGINE_SESSION_INT_H
+#error "a file includes both engine/runner/runner_int.h and engine/session/session_int.h"
+#endif
+
 #include "engine/runner/runner.h"
 #include "engine/session/session.h"
 #include "table/table.h"

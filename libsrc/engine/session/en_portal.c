@@ -1,6 +1,12 @@
 /* en_portal — portals: binding parameter values, running a statement in
- * batches with a row limit (suspending and resuming), command tags, and
- * the transaction bracket of each execution. */
+ * batches with a row limit (suspending and resuming), command tags, the
+ * transaction bracket of each execution, the utility statements the
+ * session keeps, and the portal's side of the copy sub-protocol.
+ *
+ * Design notes: the statement runner sets up and ends each execution
+ * (er_exec_begin / er_exec_end on po_x) and carries out the utility
+ * statements that are not the session's (er_utility); it sees a portal
+ * only as its erun_t (po_run). */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* en_session — sessions: opening for a role, run-time parameters (GUCs)
- * and their reporting, notices, cancellation, splitting a text into
- * statements. */
+ * and their reporting, notices, cancellation, and what the statement
+ * runner reads of a session (session.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

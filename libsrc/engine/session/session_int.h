@@ -16,6 +16,11 @@
 #ifndef CZ_ENGINE_SESSION_INT_H
 #define CZ_ENGINE_SESSION_INT_H
 
+/* The boundary (README.md): no file is of both parts. */
+#ifdef CZ_ENGINE_RUNNER_INT_H
+#error "a file includes both engine/session/session_int.h and engine/runner/runner_int.h"
+#endif
+
 #include "engine/runner/runner.h"
 #include "engine/session/session.h"
 
