@@ -77,7 +77,8 @@ static int copy_target(esession_t *s, const sql_copy_t *co, arena_t *a, const ca
                        int **cols, int *ncols, err_t *e)
 {
   const cat_table_t *t;
-  if (cat_lookup_table(es_snapshot(s), co->co_table.nm_schema, co->co_table.nm_name, &t, e) != CZ_OK) {
+  if (cat_lookup_table(es_snapshot(s), co->co_table.nm_schema, co->co_table.nm_name, &t, e) !=
+      CZ_OK) {
     e->er_pos = co->co_table.nm_pos;
     return CZ_ERR;
   }
@@ -125,8 +126,8 @@ static int copy_describe(estmt_t *st, err_t *e)
   int *cols;
   if (copy_target(s, co, st->st_arena, &t, &cols, &st->st_ncols, e) != CZ_OK)
     return CZ_ERR;
-  return cat_check_priv(es_snapshot(s), es_role_oid(s), t, co->co_from ? CAT_PRIV_INSERT : CAT_PRIV_SELECT,
-                        e);
+  return cat_check_priv(es_snapshot(s), es_role_oid(s), t,
+                        co->co_from ? CAT_PRIV_INSERT : CAT_PRIV_SELECT, e);
 }
 
 int en_copy_describe(estmt_t *st, err_t *e)

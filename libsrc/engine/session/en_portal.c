@@ -177,18 +177,20 @@ static int portal_start(eportal_t *p, err_t *e)
 static void portal_finish_tag(eportal_t *p)
 {
   const splan_t *pl = p->po_plan;
+  char *tag = p->po_run.ru_tag;
+  size_t cap = sizeof(p->po_run.ru_tag);
   switch (pl->sp_kind) {
   case SP_QUERY:
-    snprintf(p->po_run.ru_tag, sizeof(p->po_run.ru_tag), "SELECT %lld", (long long)p->po_rows);
+    snprintf(tag, cap, "SELECT %lld", (long long)p->po_rows);
     break;
   case SP_INSERT:
-    snprintf(p->po_run.ru_tag, sizeof(p->po_run.ru_tag), "INSERT 0 %lld", (long long)op_dml_count(pl->sp_dml));
+    snprintf(tag, cap, "INSERT 0 %lld", (long long)op_dml_count(pl->sp_dml));
     break;
   case SP_UPDATE:
-    snprintf(p->po_run.ru_tag, sizeof(p->po_run.ru_tag), "UPDATE %lld", (long long)op_dml_count(pl->sp_dml));
+    snprintf(tag, cap, "UPDATE %lld", (long long)op_dml_count(pl->sp_dml));
     break;
   case SP_DELETE:
-    snprintf(p->po_run.ru_tag, sizeof(p->po_run.ru_tag), "DELETE %lld", (long long)op_dml_count(pl->sp_dml));
+    snprintf(tag, cap, "DELETE %lld", (long long)op_dml_count(pl->sp_dml));
     break;
   }
 }
