@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/en_pgcat.h"
+#include "engine/runner/runner.h"
 #include "engine/engine_int.h"
 #include "exec/spill.h"
 

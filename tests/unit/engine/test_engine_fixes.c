@@ -380,6 +380,31 @@ static void test_cursors(void **state)
   en_result_free(&r);
 }
 
+/* A COPY FROM STDIN portal freed before CopyDone or CopyFail (a client
+ * of engine.h that gives up): the copy is failed with it, so its rows are
+ * rolled back with its implicit transaction and the session goes on. It
+ * crashed: the running portal was closed as if it ran a plan. */
+static void test_copy_in_portal_freed_unfinished(void **state)
+{
+  (void)state;
+  en_exec(ses, "CREATE TABLE cf(a int)");
+  err_t e;
+  estmt_t *st;
+  const char *sql = "COPY cf FROM STDIN";
+  assert_int_equal(estmt_prepare(ses, sql, strlen(sql), NULL, 0, &st, &e), CZ_OK);
+  eportal_t *p;
+  assert_int_equal(eportal_bind(st, NULL, 0, &p, &e), CZ_OK);
+  int ncols, format;
+  assert_int_equal(eportal_copy_in_begin(p, &ncols, &format, &e), CZ_OK);
+  assert_int_equal(eportal_copy_in_data(p, "1\n2\n", 4, &e), CZ_OK);
+  eportal_free(p);
+  estmt_free(st);
+  assert_int_equal(esession_tx_status(ses), 'I');
+  en_expect_rows(ses, "SELECT count(*) FROM cf", "0");
+  en_exec(ses, "INSERT INTO cf VALUES (3)");
+  en_expect_rows(ses, "SELECT a FROM cf", "3");
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -393,6 +418,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(test_returning, setup, teardown),
       cmocka_unit_test_setup_teardown(test_on_conflict_do_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cursors, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_copy_in_portal_freed_unfinished, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,7 @@
  */
 #include <stdatomic.h>
 
-#include "engine/engine_int.h"
+#include "engine/runner/runner_int.h"
 #include "exec/spill.h"
 
 /* All queries of the server together ([Parameters] MaxServerQueryMem):

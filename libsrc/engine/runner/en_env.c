@@ -3,8 +3,8 @@
  * (qtable_ops_t) over tbl_*, and privilege checks of a plan. */
 #include <string.h>
 
-#include "engine/en_pgcat.h"
-#include "engine/engine_int.h"
+#include "engine/runner/en_pgcat.h"
+#include "engine/runner/runner_int.h"
 
 static int env_table(void *ctx, const char *schema, const char *name, arena_t *a,
                      const sp_table_t **out, err_t *e)
@@ -16,7 +16,7 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
     if (rc != 1)
       return rc;
   }
-  const cat_table_t *t = cat_find_table(s->se_snap, schema, name);
+  const cat_table_t *t = cat_find_table(es_snapshot(s), schema, name);
   if (!t)
     return 1;
   sp_table_t *p = arena_zalloc(a, sizeof(*p));
@@ -94,14 +94,14 @@ void en_env(esession_t *s, sp_env_t *env)
   env->pe_table = env_table;
   env->pe_estimate = env_estimate;
   env->pe_sample = env_sample;
-  env->pe_vector_size = s->se_eng->en_vector_size;
+  env->pe_vector_size = es_engine(s)->en_vector_size;
 }
 
 int en_check_access(esession_t *s, const splan_t *p, err_t *e)
 {
   if (en_pgcat_check_access(p, e) != CZ_OK)
     return CZ_ERR;
-  if (s->se_superuser)
+  if (esession_is_superuser(s))
     return CZ_OK;
   for (int i = 0; i < p->sp_naccess; i++) {
     const cat_table_t *t = en_handle_cat(p->sp_access[i].ac_table->tb_handle);
@@ -118,7 +118,7 @@ int en_check_access(esession_t *s, const splan_t *p, err_t *e)
       privs |= CAT_PRIV_UPDATE;
     if (want & SQL_PRIV_DELETE)
       privs |= CAT_PRIV_DELETE;
-    if (cat_check_priv(s->se_snap, s->se_role_oid, t, privs, e) != CZ_OK)
+    if (cat_check_priv(es_snapshot(s), es_role_oid(s), t, privs, e) != CZ_OK)
       return CZ_ERR;
   }
   return CZ_OK;

@@ -7,9 +7,10 @@
  *   tb_handle is an en_handle_t with the catalog relations'
  *   operations (en_env.c: scans only) and eh_rel the pgcat_rel_t, with no key and no index: every scan of it is a full
  *   scan of rows computed when it opens.
- * - The environment (pgcat_env_t) of a session is kept in the session's
- *   en_pgcat_t and refreshed on every request from the session's current
- *   snapshot, role and settings, so it always describes the running
+ * - The environment (pgcat_env_t) of a session is kept in its en_pgcat_t
+ *   (the runner's per-session state, which the session holds for it) and
+ *   refreshed on every request from the session's current snapshot, role
+ *   and settings (session.h), so it always describes the running
  *   statement.
  * - Only reads: a plan that would write into a pgcat relation is refused
  *   at the access check (42501), before anything runs.
@@ -17,16 +18,12 @@
 #ifndef CZ_EN_PGCAT_H
 #define CZ_EN_PGCAT_H
 
-#include "engine/engine_int.h"
+#include "engine/runner/runner_int.h"
 #include "pgcat/pgcat.h"
 
 typedef struct en_pgcat_s en_pgcat_t;
 
-/* Registers pgcat's functions with the engine's environment hook; once per
- * process, before any statement binds. */
-int en_pgcat_init(err_t *e);
-/* Attaches the per-session state (database name as the client gave it). */
-void en_pgcat_session_open(esession_t *s, const char *database);
+/* en_pgcat_init, en_pgcat_session_open, en_pgcat_set_backend_pid: runner.h. */
 /* The environment of the session's current statement (never NULL for an
  * open session). */
 const pgcat_env_t *en_pgcat_env(esession_t *s);

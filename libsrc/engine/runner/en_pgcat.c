@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine/en_pgcat.h"
+#include "engine/runner/en_pgcat.h"
 
 struct en_pgcat_s {
   const char *pg_database;      /* as the client asked (session arena) */
@@ -14,7 +14,7 @@ struct en_pgcat_s {
   arena_t *pg_arena;            /* pg_settings' array, rebuilt when a setting changes */
   int pg_nset, pg_capset;
   pgcat_setting_t *pg_set;
-  const char **pg_seen;         /* the eguc_t values the array was built from */
+  const char **pg_seen;         /* the setting values the array was built from */
 };
 
 struct en_pgscan_s {
@@ -44,28 +44,47 @@ static const pgcat_setting_t en_presets[] = {
     {"max_function_args", EN_STR(XF_MAX_ARGS)},
 };
 
-/* Rebuilds the settings array only when a value changed: guc_put gives a
- * changed setting a new string, so comparing the pointers is enough. The
- * presets follow the session's settings. */
+/* A pass over the session's settings (es_settings_each): counts them and
+ * notes whether each is the value the array was built from; with fill,
+ * puts them into the array. */
+typedef struct settings_pass_s {
+  en_pgcat_t *sp_p;
+  int sp_n;
+  bool sp_same;
+  bool sp_fill;
+} settings_pass_t;
+
+static void settings_visit(void *ctx, const char *name, const char *value)
+{
+  settings_pass_t *sp = ctx;
+  en_pgcat_t *p = sp->sp_p;
+  int i = sp->sp_n++;
+  if (!sp->sp_fill) {
+    if (i >= p->pg_nset || p->pg_seen[i] != value)
+      sp->sp_same = false;
+    return;
+  }
+  p->pg_set[i].pst_name = setting_display(name);
+  p->pg_set[i].pst_value = value;
+  p->pg_seen[i] = value;
+}
+
+/* Rebuilds the settings array only when a value changed: the session
+ * gives a changed setting a new string, so comparing the pointers is
+ * enough. The presets follow the session's settings. */
 static void refresh_settings(esession_t *s, en_pgcat_t *p)
 {
-  int n = 0;
-  bool same = true;
-  for (const eguc_t *g = s->se_gucs; g; g = g->eg_next, n++)
-    if (n >= p->pg_nset || p->pg_seen[n] != g->eg_value)
-      same = false;
-  if (same && n == p->pg_nset)
+  settings_pass_t sp = {.sp_p = p, .sp_same = true};
+  es_settings_each(s, settings_visit, &sp);
+  int n = sp.sp_n;
+  if (sp.sp_same && n == p->pg_nset)
     return;
   arena_reset(p->pg_arena);
   int np = (int)CZ_ARRAY_LEN(en_presets);
   p->pg_set = arena_alloc(p->pg_arena, sizeof(pgcat_setting_t) * (size_t)(n + np + 1));
   p->pg_seen = arena_alloc(p->pg_arena, sizeof(char *) * (size_t)(n + 1));
-  int i = 0;
-  for (const eguc_t *g = s->se_gucs; g; g = g->eg_next, i++) {
-    p->pg_set[i].pst_name = setting_display(g->eg_name);
-    p->pg_set[i].pst_value = g->eg_value;
-    p->pg_seen[i] = g->eg_value;
-  }
+  sp = (settings_pass_t){.sp_p = p, .sp_fill = true};
+  es_settings_each(s, settings_visit, &sp);
   p->pg_nset = n;
   for (int k = 0; k < np; k++)
     p->pg_set[n + k] = en_presets[k];
@@ -73,14 +92,14 @@ static void refresh_settings(esession_t *s, en_pgcat_t *p)
 
 const pgcat_env_t *en_pgcat_env(esession_t *s)
 {
-  en_pgcat_t *p = s->se_pgcat;
+  en_pgcat_t *p = es_pgcat(s);
   if (!p)
     return NULL;
   refresh_settings(s, p);
   pgcat_env_t *env = &p->pg_env;
-  env->pe_snap = s->se_snap;
-  env->pe_user = s->se_role_oid;
-  env->pe_session_user = s->se_role_oid;  /* no SET ROLE: both are the login role */
+  env->pe_snap = es_snapshot(s);
+  env->pe_user = es_role_oid(s);
+  env->pe_session_user = es_role_oid(s);  /* no SET ROLE: both are the login role */
   env->pe_database = p->pg_database;
   env->pe_backend_pid = p->pg_id;
   env->pe_nsettings = p->pg_nset + (int)CZ_ARRAY_LEN(en_presets);
@@ -98,19 +117,19 @@ int en_pgcat_init(err_t *e)
   return pgcat_init(env_hook, e);
 }
 
-void en_pgcat_session_open(esession_t *s, const char *database)
+en_pgcat_t *en_pgcat_session_open(arena_t *a, const char *database, const char *role)
 {
-  en_pgcat_t *p = arena_zalloc(s->se_arena, sizeof(*p));
-  p->pg_database = arena_strdup(s->se_arena, database && *database ? database : s->se_role);
+  en_pgcat_t *p = arena_zalloc(a, sizeof(*p));
+  p->pg_database = arena_strdup(a, database && *database ? database : role);
   p->pg_id = atomic_fetch_add(&en_pgcat_next_id, 1);
-  p->pg_arena = arena_create(s->se_arena, "pgcat settings");
-  s->se_pgcat = p;
+  p->pg_arena = arena_create(a, "pgcat settings");
+  return p;
 }
 
-void esession_set_backend_pid(esession_t *s, int32_t pid)
+void en_pgcat_set_backend_pid(en_pgcat_t *p, int32_t pid)
 {
-  if (s->se_pgcat)
-    s->se_pgcat->pg_id = pid;
+  if (p)
+    p->pg_id = pid;
 }
 
 int en_pgcat_table(esession_t *s, const char *schema, const char *name, arena_t *a,

@@ -32,7 +32,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "engine/engine_int.h"
+#include "engine/runner/runner_int.h"
 
 
 /* f_type values of the kernel's pseudo file systems (linux/magic.h). */
@@ -153,7 +153,7 @@ int en_file_open(esession_t *s, const char *op, const char *path, bool write, in
                  err_t *e)
 {
   *fd_out = -1;
-  if (!s->se_superuser)
+  if (!esession_is_superuser(s))
     return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE,
                    "permission denied to %s: only a superuser may read or write server files",
                    op);
@@ -161,7 +161,7 @@ int en_file_open(esession_t *s, const char *op, const char *path, bool write, in
   bool missing;
   if (en_file_resolve(path, real, &missing, e) != CZ_OK)
     return CZ_ERR;
-  if (!en_dir_allowed(s->se_eng, real))
+  if (!en_dir_allowed(es_engine(s), real))
     return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE,
                    "permission denied to %s: \"%s\" is not in DirsAllowed", op, real);
   const char *what = fg_protected(NULL, real);

@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/engine_int.h"
+#include "engine/session/session_int.h"
 
 
 typedef struct en_spent_s {
@@ -108,7 +108,7 @@ static int sp_missing(const char *name, err_t *e)
 static int sp_savepoint(esession_t *s, const char *name, err_t *e)
 {
   bool implicit;
-  if (en_tx_ensure(s, &implicit, e) != CZ_OK)
+  if (es_tx_ensure(s, &implicit, e) != CZ_OK)
     return CZ_ERR;
   en_spent_t *top = sp_top(s);
   arena_t *a = txn_arena(s->se_tx);
@@ -134,11 +134,11 @@ static int sp_rollback_to(esession_t *s, const char *name, err_t *e)
     txn_rollback(s->se_tx, NULL);
     s->se_tx = NULL;
     s->se_status = 'E';
-    en_refresh_snapshot(s);
+    es_refresh_snapshot(s);
     return CZ_ERR;
   }
   s->se_status = 'T';
-  en_refresh_snapshot(s);
+  es_refresh_snapshot(s);
   return CZ_OK;
 }
 

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/engine_int.h"
+#include "engine/runner/runner_int.h"
 
 /* ---- reading the statement ------------------------------------------------ */
 
@@ -242,18 +242,10 @@ static int parse_fetch(estmt_t *st, ctok_t *t, ecur_stmt_t *cs, err_t *e)
   return at_end(t) ? CZ_OK : syntax(t, e);
 }
 
-static ecursor_t *find_cursor(esession_t *s, const char *name)
-{
-  for (ecursor_t *c = s->se_cursors; c; c = c->cu_next)
-    if (strcmp(c->cu_name, name) == 0)
-      return c;
-  return NULL;
-}
-
 int en_cursor_prepare(estmt_t *st, const uint32_t *ptypes, int nparams, err_t *e)
 {
   ecur_kind_t kind = en_cursor_kind(st->st_text, st->st_len);
-  if (en_check_not_failed(st->st_sess, NULL, e) != CZ_OK)
+  if (es_check_not_failed(st->st_sess, NULL, e) != CZ_OK)
     return CZ_ERR;  /* 25P02 before anything about the cursor, as PostgreSQL */
   ctok_t t = {.ct_p = st->st_text, .ct_len = st->st_len};
   char w[128];
@@ -274,16 +266,16 @@ int en_cursor_prepare(estmt_t *st, const uint32_t *ptypes, int nparams, err_t *e
       return rc;
     if (kind == ECUR_FETCH) {
       /* Rows come back: describe them from the cursor (it must exist). */
-      ecursor_t *c = find_cursor(st->st_sess, cs->cs_name);
-      if (!c)
+      const estmt_t *cq = esession_cursor_stmt(st->st_sess, cs->cs_name);
+      if (!cq)
         return err_set(e, SQLSTATE_UNDEFINED_CURSOR, "cursor \"%s\" does not exist",
                        cs->cs_name);
       st->st_kind = ESTMT_QUERY;
-      st->st_ncols = c->cu_stmt->st_ncols;
+      st->st_ncols = cq->st_ncols;
       st->st_cols = arena_alloc(st->st_arena, sizeof(ecol_t) * (size_t)(st->st_ncols + 1));
       for (int i = 0; i < st->st_ncols; i++) {
-        st->st_cols[i] = c->cu_stmt->st_cols[i];
-        st->st_cols[i].ec_name = arena_strdup(st->st_arena, c->cu_stmt->st_cols[i].ec_name);
+        st->st_cols[i] = cq->st_cols[i];
+        st->st_cols[i].ec_name = arena_strdup(st->st_arena, cq->st_cols[i].ec_name);
       }
     }
     return CZ_OK;
@@ -304,29 +296,6 @@ void en_cursor_stmt_free(estmt_t *st)
   }
 }
 
-static void cursor_free(ecursor_t *c)
-{
-  eportal_free(c->cu_portal);
-  estmt_free(c->cu_stmt);
-}
-
-const estmt_t *esession_cursor_stmt(esession_t *s, const char *name)
-{
-  ecursor_t *c = find_cursor(s, name);
-  return c ? c->cu_stmt : NULL;
-}
-
-void en_cursor_close_all(esession_t *s)
-{
-  ecursor_t *c = s->se_cursors;
-  s->se_cursors = NULL;  /* first: freeing a portal may fail the block again */
-  while (c) {
-    ecursor_t *next = c->cu_next;
-    cursor_free(c);
-    c = next;
-  }
-}
-
 /* FETCH's sink: counts the rows it passes on. */
 typedef struct fetch_sink_s {
   erows_fn_t fs_fn;
@@ -341,64 +310,45 @@ static int fetch_rows(void *ctx, const batch_t *b, err_t *e)
   return f->fs_fn ? f->fs_fn(f->fs_ctx, b, e) : CZ_OK;
 }
 
-int en_cursor_run(eportal_t *p, erows_fn_t fn, void *ctx, err_t *e)
+int en_cursor_run(erun_t *p, erows_fn_t fn, void *ctx, err_t *e)
 {
-  estmt_t *st = p->po_stmt;
+  estmt_t *st = p->ru_stmt;
   esession_t *s = st->st_sess;
   ecur_stmt_t *cs = st->st_cursor;
   switch (cs->cs_kind) {
-  case ECUR_DECLARE: {
-    if (!s->se_block)
+  case ECUR_DECLARE:
+    if (!es_in_block(s))
       return err_set(e, SQLSTATE_NO_ACTIVE_TX,
                      "DECLARE CURSOR can only be used in transaction blocks");
-    if (find_cursor(s, cs->cs_name))
-      return err_set(e, SQLSTATE_DUPLICATE_CURSOR, "cursor \"%s\" already exists", cs->cs_name);
-    eportal_t *cp;
-    if (en_portal_bind_values(cs->cs_query, p->po_params, p->po_nparams, &cp, e) != CZ_OK)
+    if (es_cursor_open(s, cs->cs_name, cs->cs_query, p->ru_params, p->ru_nparams, e) != CZ_OK)
       return CZ_ERR;
-    ecursor_t *c = arena_zalloc(s->se_arena, sizeof(*c));
-    c->cu_name = arena_strdup(s->se_arena, cs->cs_name);
-    c->cu_stmt = cs->cs_query;
-    c->cu_stmt->st_refs++;
-    c->cu_portal = cp;
-    c->cu_next = s->se_cursors;
-    s->se_cursors = c;
-    snprintf(p->po_tag, sizeof(p->po_tag), "DECLARE CURSOR");
+    snprintf(p->ru_tag, sizeof(p->ru_tag), "DECLARE CURSOR");
     return CZ_OK;
-  }
   case ECUR_FETCH:
   case ECUR_MOVE: {
-    ecursor_t *c = find_cursor(s, cs->cs_name);
-    if (!c)
+    eportal_t *cp = es_cursor_portal(s, cs->cs_name);
+    if (!cp)
       return err_set(e, SQLSTATE_UNDEFINED_CURSOR, "cursor \"%s\" does not exist", cs->cs_name);
-    if (cs->cs_kind == ECUR_FETCH && c->cu_stmt->st_ncols != st->st_ncols)
+    if (cs->cs_kind == ECUR_FETCH &&
+        esession_cursor_stmt(s, cs->cs_name)->st_ncols != st->st_ncols)
       return err_set(e, SQLSTATE_UNDEFINED_CURSOR, "cursor \"%s\" changed since the FETCH was "
                      "prepared", cs->cs_name);
     fetch_sink_t f = {.fs_fn = cs->cs_kind == ECUR_FETCH ? fn : NULL, .fs_ctx = ctx};
     bool susp;
-    /* A failure ends the block, and with it the cursor (en_tx_fail). */
-    if (eportal_execute(c->cu_portal, cs->cs_count < 0 ? 0 : cs->cs_count, fetch_rows, &f, &susp,
-                        e) != CZ_OK) {
+    /* A failure ends the block, and with it the cursor (es_tx_fail). */
+    if (eportal_execute(cp, cs->cs_count < 0 ? 0 : cs->cs_count, fetch_rows, &f, &susp, e) !=
+        CZ_OK) {
       e->er_pos = 0;  /* a position in the cursor's query, not in this text */
       return CZ_ERR;
     }
-    snprintf(p->po_tag, sizeof(p->po_tag), "%s %lld", cs->cs_kind == ECUR_FETCH ? "FETCH" : "MOVE",
+    snprintf(p->ru_tag, sizeof(p->ru_tag), "%s %lld", cs->cs_kind == ECUR_FETCH ? "FETCH" : "MOVE",
              (long long)f.fs_rows);
     return CZ_OK;
   }
   default:
-    snprintf(p->po_tag, sizeof(p->po_tag), "CLOSE CURSOR");
-    if (!cs->cs_name) {
-      en_cursor_close_all(s);
+    snprintf(p->ru_tag, sizeof(p->ru_tag), "CLOSE CURSOR");
+    if (es_cursor_close(s, cs->cs_name) || !cs->cs_name)
       return CZ_OK;
-    }
-    for (ecursor_t **pc = &s->se_cursors; *pc; pc = &(*pc)->cu_next)
-      if (strcmp((*pc)->cu_name, cs->cs_name) == 0) {
-        ecursor_t *c = *pc;
-        *pc = c->cu_next;
-        cursor_free(c);
-        return CZ_OK;
-      }
     return err_set(e, SQLSTATE_UNDEFINED_CURSOR, "cursor \"%s\" does not exist", cs->cs_name);
   }
 }

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/engine_int.h"
+#include "engine/runner/runner_int.h"
 
 static bool en_owns(esession_t *s, const cat_table_t *t)
 {
-  return s->se_superuser || t->ct_owner == s->se_role_oid;
+  return esession_is_superuser(s) || t->ct_owner == es_role_oid(s);
 }
 
 static int col_number(const cat_table_t *t, const char *name, int *out, err_t *e)
@@ -19,8 +19,8 @@ static int col_number(const cat_table_t *t, const char *name, int *out, err_t *e
 
 static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t *ct, err_t *e)
 {
-  if (ct->ct_if_not_exists && cat_find_table(s->se_snap, ct->ct_table.nm_schema, ct->ct_table.nm_name)) {
-    en_notice(s, "NOTICE", SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", ct->ct_table.nm_name);
+  if (ct->ct_if_not_exists && cat_find_table(es_snapshot(s), ct->ct_table.nm_schema, ct->ct_table.nm_name)) {
+    es_notice(s, "NOTICE", SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", ct->ct_table.nm_name);
     return CZ_OK;
   }
   int nc = sql_list_len(ct->ct_columns);
@@ -73,10 +73,10 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
   }
   (void)pk_pos;
   cat_table_def_t def = {.td_schema = ct->ct_table.nm_schema, .td_name = ct->ct_table.nm_name,
-                         .td_owner = s->se_role_oid, .td_ncols = nc, .td_cols = cols,
+                         .td_owner = es_role_oid(s), .td_ncols = nc, .td_cols = cols,
                          .td_npk = npk, .td_pk = pk, .td_pk_name = pk_name};
   cat_oid_t oid;
-  if (cat_create_table(s->se_eng->en_cat, s->se_tx, &def, &oid, e) != CZ_OK)
+  if (cat_create_table(es_engine(s)->en_cat, es_txn(s), &def, &oid, e) != CZ_OK)
     return CZ_ERR;
   /* UNIQUE column and table constraints become unique indexes. */
   for (int i = 0; i < nc; i++) {
@@ -87,7 +87,7 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
     cat_index_def_t id = {.id_name = cd->cd_unique_name, .id_table = oid, .id_unique = true,
                           .id_nkeys = 1, .id_keys = &key};
     cat_oid_t ioid;
-    if (tbl_create_index(s->se_eng->en_cat, s->se_tx, &id, &ioid, e) != CZ_OK)
+    if (tbl_create_index(es_engine(s)->en_cat, es_txn(s), &id, &ioid, e) != CZ_OK)
       return CZ_ERR;
   }
   for (int k = 0; k < sql_list_len(ct->ct_constraints); k++) {
@@ -108,7 +108,7 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
     cat_index_def_t id = {.id_name = tc->tc_name, .id_table = oid, .id_unique = true,
                           .id_nkeys = nk, .id_keys = keys};
     cat_oid_t ioid;
-    if (tbl_create_index(s->se_eng->en_cat, s->se_tx, &id, &ioid, e) != CZ_OK)
+    if (tbl_create_index(es_engine(s)->en_cat, es_txn(s), &id, &ioid, e) != CZ_OK)
       return CZ_ERR;
   }
   return CZ_OK;
@@ -120,7 +120,7 @@ static int ddl_drop_absent(esession_t *s, const sql_drop_t *dr, const sql_name_t
                            const char *what, const char *sqlstate, err_t *e)
 {
   if (dr->dr_if_exists) {
-    en_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "%s \"%s\" does not exist, skipping", what, n->nm_name);
+    es_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "%s \"%s\" does not exist, skipping", what, n->nm_name);
     return CZ_OK;
   }
   err_set(e, sqlstate, "%s \"%s\" does not exist", what, n->nm_name);
@@ -132,8 +132,8 @@ static int ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
 {
   for (int i = 0; i < sql_list_len(dr->dr_names); i++) {
     const sql_name_t *n = sql_list_at(dr->dr_names, i);
-    en_refresh_snapshot(s);
-    const cat_table_t *t = cat_find_table(s->se_snap, n->nm_schema, n->nm_name);
+    es_refresh_snapshot(s);
+    const cat_table_t *t = cat_find_table(es_snapshot(s), n->nm_schema, n->nm_name);
     if (!t) {
       if (ddl_drop_absent(s, dr, n, "table", SQLSTATE_UNDEFINED_TABLE, e) != CZ_OK)
         return CZ_ERR;
@@ -141,7 +141,7 @@ static int ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
     }
     if (!en_owns(s, t))
       return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be owner of table %s", t->ct_name);
-    if (cat_drop_table(s->se_eng->en_cat, s->se_tx, t->ct_oid, e) != CZ_OK)
+    if (cat_drop_table(es_engine(s)->en_cat, es_txn(s), t->ct_oid, e) != CZ_OK)
       return CZ_ERR;
   }
   return CZ_OK;
@@ -150,15 +150,15 @@ static int ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
 static int ddl_create_index(esession_t *s, arena_t *a, const sql_create_index_t *ci, err_t *e)
 {
   const cat_table_t *t;
-  if (cat_lookup_table(s->se_snap, ci->ci_table.nm_schema, ci->ci_table.nm_name, &t, e) != CZ_OK) {
+  if (cat_lookup_table(es_snapshot(s), ci->ci_table.nm_schema, ci->ci_table.nm_name, &t, e) != CZ_OK) {
     e->er_pos = ci->ci_table.nm_pos;
     return CZ_ERR;
   }
   if (!en_owns(s, t))
     return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be owner of table %s", t->ct_name);
   if (ci->ci_if_not_exists && ci->ci_index.nm_name &&
-      cat_find_index(s->se_snap, t->ct_schema_name, ci->ci_index.nm_name)) {
-    en_notice(s, "NOTICE", SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", ci->ci_index.nm_name);
+      cat_find_index(es_snapshot(s), t->ct_schema_name, ci->ci_index.nm_name)) {
+    es_notice(s, "NOTICE", SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", ci->ci_index.nm_name);
     return CZ_OK;
   }
   int nk = sql_list_len(ci->ci_columns), ni = sql_list_len(ci->ci_include);
@@ -174,15 +174,15 @@ static int ddl_create_index(esession_t *s, arena_t *a, const sql_create_index_t 
                          .id_unique = ci->ci_unique, .id_nkeys = nk, .id_keys = keys,
                          .id_ninclude = ni, .id_include = inc};
   cat_oid_t oid;
-  return tbl_create_index(s->se_eng->en_cat, s->se_tx, &def, &oid, e);
+  return tbl_create_index(es_engine(s)->en_cat, es_txn(s), &def, &oid, e);
 }
 
 static int ddl_drop_indexes(esession_t *s, const sql_drop_t *dr, err_t *e)
 {
   for (int i = 0; i < sql_list_len(dr->dr_names); i++) {
     const sql_name_t *n = sql_list_at(dr->dr_names, i);
-    en_refresh_snapshot(s);
-    const cat_index_t *ix = cat_find_index(s->se_snap, n->nm_schema, n->nm_name);
+    es_refresh_snapshot(s);
+    const cat_index_t *ix = cat_find_index(es_snapshot(s), n->nm_schema, n->nm_name);
     if (!ix) {
       if (ddl_drop_absent(s, dr, n, "index", SQLSTATE_UNDEFINED_OBJECT, e) != CZ_OK)
         return CZ_ERR;
@@ -190,7 +190,7 @@ static int ddl_drop_indexes(esession_t *s, const sql_drop_t *dr, err_t *e)
     }
     if (!en_owns(s, ix->ci_table))
       return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be owner of index %s", ix->ci_name);
-    if (cat_drop_index(s->se_eng->en_cat, s->se_tx, ix->ci_oid, e) != CZ_OK)
+    if (cat_drop_index(es_engine(s)->en_cat, es_txn(s), ix->ci_oid, e) != CZ_OK)
       return CZ_ERR;
   }
   return CZ_OK;
@@ -198,9 +198,9 @@ static int ddl_drop_indexes(esession_t *s, const sql_drop_t *dr, err_t *e)
 
 static bool may_manage_roles(esession_t *s)
 {
-  if (s->se_superuser)
+  if (esession_is_superuser(s))
     return true;
-  const cat_role_t *r = cat_role_by_oid(s->se_snap, s->se_role_oid);
+  const cat_role_t *r = cat_role_by_oid(es_snapshot(s), es_role_oid(s));
   return r && r->cr_createrole;
 }
 
@@ -229,24 +229,24 @@ static int ddl_create_role(esession_t *s, arena_t *a, const sql_role_t *ro, err_
                         .rd_login = ro->ro_login > 0 || (ro->ro_user && ro->ro_login == 0),
                         .rd_createdb = ro->ro_createdb > 0,
                         .rd_createrole = ro->ro_createrole > 0};
-  if (def.rd_superuser && !s->se_superuser)
+  if (def.rd_superuser && !esession_is_superuser(s))
     return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be superuser to create superusers");
   if (role_verifier(a, ro->ro_password, &def.rd_verifier, e) != CZ_OK)
     return CZ_ERR;
   cat_oid_t oid;
-  return cat_create_role(s->se_eng->en_cat, s->se_tx, &def, &oid, e);
+  return cat_create_role(es_engine(s)->en_cat, es_txn(s), &def, &oid, e);
 }
 
 static int ddl_alter_role(esession_t *s, arena_t *a, const sql_role_t *ro, err_t *e)
 {
   const cat_role_t *r;
-  if (cat_lookup_role(s->se_snap, sql_list_at(ro->ro_names, 0), &r, e) != CZ_OK)
+  if (cat_lookup_role(es_snapshot(s), sql_list_at(ro->ro_names, 0), &r, e) != CZ_OK)
     return CZ_ERR;
-  bool self_pw_only = r->cr_oid == s->se_role_oid && !ro->ro_superuser && !ro->ro_login &&
+  bool self_pw_only = r->cr_oid == es_role_oid(s) && !ro->ro_superuser && !ro->ro_login &&
                       !ro->ro_createdb && !ro->ro_createrole;
   if (!may_manage_roles(s) && !self_pw_only)
     return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied to alter role");
-  if ((r->cr_superuser || ro->ro_superuser) && !s->se_superuser)
+  if ((r->cr_superuser || ro->ro_superuser) && !esession_is_superuser(s))
     return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be superuser to alter superusers");
   cat_role_def_t def = {.rd_name = r->cr_name, .rd_superuser = r->cr_superuser,
                         .rd_login = r->cr_login, .rd_createdb = r->cr_createdb,
@@ -261,7 +261,7 @@ static int ddl_alter_role(esession_t *s, arena_t *a, const sql_role_t *ro, err_t
     def.rd_createrole = ro->ro_createrole > 0;
   if (ro->ro_password_given && role_verifier(a, ro->ro_password, &def.rd_verifier, e) != CZ_OK)
     return CZ_ERR;
-  return cat_alter_role(s->se_eng->en_cat, s->se_tx, r->cr_oid, &def, e);
+  return cat_alter_role(es_engine(s)->en_cat, es_txn(s), r->cr_oid, &def, e);
 }
 
 static int ddl_drop_roles(esession_t *s, const sql_role_t *ro, err_t *e)
@@ -270,20 +270,20 @@ static int ddl_drop_roles(esession_t *s, const sql_role_t *ro, err_t *e)
     return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied to drop role");
   for (int i = 0; i < sql_list_len(ro->ro_names); i++) {
     const char *name = sql_list_at(ro->ro_names, i);
-    en_refresh_snapshot(s);
-    const cat_role_t *r = cat_find_role(s->se_snap, name);
+    es_refresh_snapshot(s);
+    const cat_role_t *r = cat_find_role(es_snapshot(s), name);
     if (!r) {
       if (ro->ro_if_exists) {
-        en_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "role \"%s\" does not exist, skipping", name);
+        es_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "role \"%s\" does not exist, skipping", name);
         continue;
       }
       return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "role \"%s\" does not exist", name);
     }
-    if (r->cr_oid == s->se_role_oid)
+    if (r->cr_oid == es_role_oid(s))
       return err_set(e, SQLSTATE_OBJECT_IN_USE, "current user cannot be dropped");
-    if (r->cr_superuser && !s->se_superuser)
+    if (r->cr_superuser && !esession_is_superuser(s))
       return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be superuser to drop superusers");
-    if (cat_drop_role(s->se_eng->en_cat, s->se_tx, r->cr_oid, e) != CZ_OK)
+    if (cat_drop_role(es_engine(s)->en_cat, es_txn(s), r->cr_oid, e) != CZ_OK)
       return CZ_ERR;
   }
   return CZ_OK;
@@ -303,7 +303,7 @@ static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
   for (int i = 0; i < sql_list_len(g->gr_tables); i++) {
     const sql_name_t *n = sql_list_at(g->gr_tables, i);
     const cat_table_t *t;
-    if (cat_lookup_table(s->se_snap, n->nm_schema, n->nm_name, &t, e) != CZ_OK) {
+    if (cat_lookup_table(es_snapshot(s), n->nm_schema, n->nm_name, &t, e) != CZ_OK) {
       e->er_pos = n->nm_pos;
       return CZ_ERR;
     }
@@ -315,16 +315,16 @@ static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
       cat_oid_t grantee = CAT_OID_PUBLIC_ROLE;
       if (strcmp(rn, "public") != 0) {
         const cat_role_t *r;
-        if (cat_lookup_role(s->se_snap, rn, &r, e) != CZ_OK)
+        if (cat_lookup_role(es_snapshot(s), rn, &r, e) != CZ_OK)
           return CZ_ERR;
         grantee = r->cr_oid;
       }
-      int rc = grant ? cat_grant(s->se_eng->en_cat, s->se_tx, t->ct_oid, grantee, privs,
-                                 s->se_role_oid, e)
-                     : cat_revoke(s->se_eng->en_cat, s->se_tx, t->ct_oid, grantee, privs, e);
+      int rc = grant ? cat_grant(es_engine(s)->en_cat, es_txn(s), t->ct_oid, grantee, privs,
+                                 es_role_oid(s), e)
+                     : cat_revoke(es_engine(s)->en_cat, es_txn(s), t->ct_oid, grantee, privs, e);
       if (rc != CZ_OK)
         return CZ_ERR;
-      en_refresh_snapshot(s);
+      es_refresh_snapshot(s);
     }
   }
   return CZ_OK;
@@ -342,22 +342,18 @@ static int ddl_truncate(esession_t *s, arena_t *a, const sql_drop_t *dr, err_t *
     splan_t *p;
     if (sql_plan_stmt(a, &st, &env, NULL, 0, &p, e) != CZ_OK || en_check_access(s, p, e) != CZ_OK)
       return CZ_ERR;
-    qctx_t q = {.q_arena = arena_create(a, "execution"),
-                .q_vector_size = s->se_eng->en_vector_size,
-                .q_max_mem = s->se_eng->en_max_mem, .q_cancel = &s->se_cancel,
-                .q_txn = s->se_tx, .q_tops_ctx = s,
-                .q_stmt_ts = en_stmt_ts()};
     /* The delete reads the rows to delete before deleting them (a
      * Buffer): as any query, under MaxQueryMem (53200), charged to a
-     * budget that also covers the plan's arena a (en_qmem.c). */
-    mem_budget_t budget;
-    en_qmem_attach(&q, &budget, s->se_eng->en_max_mem, a, NULL);
+     * budget that also covers the plan's arena a (en_exec.c). */
+    erexec_t x;
+    er_exec_begin(&x, s, p, NULL, 0, a, a, NULL);
+    qctx_t *q = &x.x_q;
     obatch_t ob;
-    int rc = op_open(p->sp_root, &q, e);
+    int rc = op_open(p->sp_root, q, e);
     if (rc == CZ_OK)
-      rc = op_next(p->sp_root, &q, &ob, e);
-    op_close(p->sp_root, &q);
-    en_qmem_detach(&q, a, NULL);
+      rc = op_next(p->sp_root, q, &ob, e);
+    op_close(p->sp_root, q);
+    er_exec_end(&x);
     if (rc != CZ_OK)
       return CZ_ERR;
   }
@@ -406,16 +402,16 @@ static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, s
 int en_ddl(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e)
 {
   bool implicit;
-  if (en_tx_ensure(s, &implicit, e) != CZ_OK)
+  if (es_tx_ensure(s, &implicit, e) != CZ_OK)
     return CZ_ERR;
-  en_refresh_snapshot(s);
+  es_refresh_snapshot(s);
   arena_t *a = arena_create(NULL, "ddl");
   int rc = ddl_run(s, a, st, tag, tagcap, e);
   arena_destroy(a);
   if (rc != CZ_OK)
-    return CZ_ERR;  /* the caller's en_tx_fail rolls back or fails the block */
-  en_refresh_snapshot(s);
+    return CZ_ERR;  /* the caller's es_tx_fail rolls back or fails the block */
+  es_refresh_snapshot(s);
   if (implicit)
-    return en_tx_end_implicit(s, true, e);
+    return es_tx_end_implicit(s, true, e);
   return CZ_OK;
 }

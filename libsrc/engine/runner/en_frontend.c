@@ -11,7 +11,7 @@
  * their own extent rules (a `;` inside braces does not end them). */
 #include <string.h>
 
-#include "engine/engine_int.h"
+#include "engine/runner/runner_int.h"
 
 static bool cursor_claims(const char *text, size_t len)
 {

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine_int.h"
+#include "engine/session/session_int.h"
 
 /* A protocol statement may itself be an EXECUTE, and names can be
  * re-pointed (x runs y, y is re-prepared to run x): nesting is bounded,
@@ -115,7 +115,7 @@ static int char_pos(const char *text, size_t off)
 
 int en_prepare_run(eportal_t *p, err_t *e)
 {
-  estmt_t *st = p->po_stmt;
+  estmt_t *st = p->po_run.ru_stmt;
   esession_t *s = st->st_sess;
   const sql_prepare_t *pr = st->st_ast->st_prepare;
   estmt_t *dup;
@@ -123,7 +123,7 @@ int en_prepare_run(eportal_t *p, err_t *e)
     return err_set(e, SQLSTATE_DUPLICATE_PSTMT, "prepared statement \"%s\" already exists",
                    pr->pr_name);
   int n = sql_list_len(pr->pr_types);
-  uint32_t *oids = arena_zalloc(p->po_arena, sizeof(uint32_t) * (size_t)(n + 1));
+  uint32_t *oids = arena_zalloc(p->po_run.ru_arena, sizeof(uint32_t) * (size_t)(n + 1));
   for (int i = 0; i < n; i++) {
     ty_t t;
     if (sql_bind_type(sql_list_at(pr->pr_types, i), &t, e) != CZ_OK)
@@ -142,22 +142,22 @@ int en_prepare_run(eportal_t *p, err_t *e)
     estmt_free(inner);
     return CZ_ERR;
   }
-  snprintf(p->po_tag, sizeof(p->po_tag), "PREPARE");
+  snprintf(p->po_run.ru_tag, sizeof(p->po_run.ru_tag), "PREPARE");
   return CZ_OK;
 }
 
 int en_deallocate_run(eportal_t *p, err_t *e)
 {
-  esession_t *s = p->po_stmt->st_sess;
-  const char *name = p->po_stmt->st_ast->st_deallocate;
+  esession_t *s = p->po_run.ru_stmt->st_sess;
+  const char *name = p->po_run.ru_stmt->st_ast->st_deallocate;
   if (!name) {
     en_prepared_free_all(s);
-    snprintf(p->po_tag, sizeof(p->po_tag), "DEALLOCATE ALL");
+    snprintf(p->po_run.ru_tag, sizeof(p->po_run.ru_tag), "DEALLOCATE ALL");
     return CZ_OK;
   }
   if (!esession_prepared_remove(s, name))
     return err_set(e, SQLSTATE_UNDEFINED_PSTMT, "prepared statement \"%s\" does not exist", name);
-  snprintf(p->po_tag, sizeof(p->po_tag), "DEALLOCATE");
+  snprintf(p->po_run.ru_tag, sizeof(p->po_run.ru_tag), "DEALLOCATE");
   return CZ_OK;
 }
 
@@ -199,7 +199,7 @@ static int exec_bind_args(estmt_t *st, const estmt_t *target, arena_t *a, xnode_
                        ptypes, nparams, e);
 }
 
-int en_execute_describe(estmt_t *st, err_t *e)
+int es_execute_describe(estmt_t *st, err_t *e)
 {
   estmt_t *target;
   if (exec_target(st->st_sess, st->st_ast->st_execute, &target, e) != CZ_OK)
@@ -233,7 +233,7 @@ static bool same_result(const estmt_t *st, const estmt_t *target)
 
 static int exec_start(eportal_t *p, err_t *e)
 {
-  estmt_t *st = p->po_stmt;
+  estmt_t *st = p->po_run.ru_stmt;
   esession_t *s = st->st_sess;
   estmt_t *target;
   if (s->se_exec_depth >= EN_EXEC_MAX_DEPTH)
@@ -245,12 +245,12 @@ static int exec_start(eportal_t *p, err_t *e)
   xnode_t **args;
   ty_t *ptypes;
   int nparams;
-  if (exec_bind_args(st, target, p->po_arena, &args, &ptypes, &nparams, e) != CZ_OK)
+  if (exec_bind_args(st, target, p->po_run.ru_arena, &args, &ptypes, &nparams, e) != CZ_OK)
     return CZ_ERR;
   int n = target->st_nparams;
-  datum_t *vals = arena_zalloc(p->po_arena, sizeof(datum_t) * (size_t)(n + 1));
-  xctx_t xc = {.xc_arena = p->po_arena, .xc_params = p->po_params,
-               .xc_param_types = st->st_ptypes, .xc_nparams = p->po_nparams,
+  datum_t *vals = arena_zalloc(p->po_run.ru_arena, sizeof(datum_t) * (size_t)(n + 1));
+  xctx_t xc = {.xc_arena = p->po_run.ru_arena, .xc_params = p->po_run.ru_params,
+               .xc_param_types = st->st_ptypes, .xc_nparams = p->po_run.ru_nparams,
                .xc_cancel = &s->se_cancel, .xc_stmt_ts = en_stmt_ts(), .xc_session = s};
   for (int i = 0; i < n; i++)
     if (xeval_scalar(&xc, args[i], &vals[i], e) != CZ_OK)
@@ -261,16 +261,16 @@ static int exec_start(eportal_t *p, err_t *e)
 int en_execute_run(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *ctx, bool *suspended,
                    err_t *e)
 {
-  esession_t *s = p->po_stmt->st_sess;
+  esession_t *s = p->po_run.ru_stmt->st_sess;
   *suspended = false;
   if (p->po_state == EP_NEW) {
     s->se_cancel = false;
-    if (en_check_not_failed(s, p->po_stmt->st_ast, e) != CZ_OK)
+    if (es_check_not_failed(s, p->po_run.ru_stmt->st_ast, e) != CZ_OK)
       return CZ_ERR;
     p->po_state = EP_RUNNING;
     if (exec_start(p, e) != CZ_OK) {
       p->po_state = EP_DONE;
-      en_tx_fail(s);
+      es_tx_fail(s);
       return CZ_ERR;
     }
   }
@@ -281,7 +281,7 @@ int en_execute_run(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *ctx, boo
   s->se_exec_depth--;
   if (rc != CZ_OK || !*suspended) {
     p->po_state = EP_DONE;
-    snprintf(p->po_tag, sizeof(p->po_tag), "%s", eportal_tag(p->po_inner));
+    snprintf(p->po_run.ru_tag, sizeof(p->po_run.ru_tag), "%s", eportal_tag(p->po_inner));
   }
   return rc;
 }

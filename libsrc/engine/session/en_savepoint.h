@@ -1,5 +1,5 @@
 /* en_savepoint.h — SQL savepoints and the per-statement mark of a
- * transaction block (en_savepoint.c). Included by engine_int.h. */
+ * transaction block (en_savepoint.c). Included by session_int.h. */
 #ifndef CZ_EN_SAVEPOINT_H
 #define CZ_EN_SAVEPOINT_H
 

@@ -37,7 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/engine_int.h"
+#include "engine/runner/runner_int.h"
 
 #define COPY_CHUNK 65536
 
@@ -77,7 +77,8 @@ static int copy_target(esession_t *s, const sql_copy_t *co, arena_t *a, const ca
                        int **cols, int *ncols, err_t *e)
 {
   const cat_table_t *t;
-  if (cat_lookup_table(s->se_snap, co->co_table.nm_schema, co->co_table.nm_name, &t, e) != CZ_OK) {
+  if (cat_lookup_table(es_snapshot(s), co->co_table.nm_schema, co->co_table.nm_name, &t, e) !=
+      CZ_OK) {
     e->er_pos = co->co_table.nm_pos;
     return CZ_ERR;
   }
@@ -108,7 +109,7 @@ static int copy_describe(estmt_t *st, err_t *e)
   const sql_copy_t *co = st->st_ast->st_copy;
   if (copy_check(co, e) != CZ_OK)
     return CZ_ERR;
-  en_refresh_snapshot(s);
+  es_refresh_snapshot(s);
   if (co->co_query) {
     sql_stmt_t q = {.st_kind = SQL_STMT_SELECT, .st_query = co->co_query};
     sql_stmt_t *saved = st->st_ast;
@@ -125,8 +126,8 @@ static int copy_describe(estmt_t *st, err_t *e)
   int *cols;
   if (copy_target(s, co, st->st_arena, &t, &cols, &st->st_ncols, e) != CZ_OK)
     return CZ_ERR;
-  return cat_check_priv(s->se_snap, s->se_role_oid, t, co->co_from ? CAT_PRIV_INSERT : CAT_PRIV_SELECT,
-                        e);
+  return cat_check_priv(es_snapshot(s), es_role_oid(s), t,
+                        co->co_from ? CAT_PRIV_INSERT : CAT_PRIV_SELECT, e);
 }
 
 int en_copy_describe(estmt_t *st, err_t *e)
@@ -142,13 +143,13 @@ int en_copy_describe(estmt_t *st, err_t *e)
   return CZ_OK;
 }
 
-static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e);
-static int copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e);
-static int copy_file_run(eportal_t *p, err_t *e);
+static int copy_out(erun_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e);
+static int copy_in_begin(erun_t *p, int *ncols, int *format, err_t *e);
+static int copy_file_run(erun_t *p, err_t *e);
 
-int en_copy_run(eportal_t *p, err_t *e)
+int en_copy_run(erun_t *p, err_t *e)
 {
-  const sql_copy_t *co = p->po_stmt->st_ast->st_copy;
+  const sql_copy_t *co = p->ru_stmt->st_ast->st_copy;
   if (copy_check(co, e) != CZ_OK)
     return CZ_ERR;
   if (!co->co_file)
@@ -222,36 +223,27 @@ static void put_csv_value(outbuf_t *o, const char *v, size_t n, char delim, char
   ob_putc(o, quote);
 }
 
-static int portal_copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
+int er_copy_out(erun_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
 {
-  if (p->po_stmt->st_ast->st_copy->co_file)
+  if (p->ru_stmt->st_ast->st_copy->co_file)
     return err_set(e, SQLSTATE_PROTOCOL_VIOLATION, "COPY to a file does not use the copy protocol");
   return copy_out(p, fn, ctx, e);
 }
 
-/* The statement is what a fatal signal's log names (util/crash.c). */
-int eportal_copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
+static int copy_out(erun_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
 {
-  crash_stmt_t prev = crash_stmt_enter(p->po_stmt->st_text, p->po_stmt->st_len);
-  int rc = portal_copy_out(p, fn, ctx, e);
-  crash_stmt_leave(prev);
-  return rc;
-}
-
-static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
-{
-  estmt_t *st = p->po_stmt;
+  estmt_t *st = p->ru_stmt;
   esession_t *s = st->st_sess;
   const sql_copy_t *co = st->st_ast->st_copy;
-  if (copy_check(co, e) != CZ_OK || en_check_not_failed(s, st->st_ast, e) != CZ_OK)
+  if (copy_check(co, e) != CZ_OK || es_check_not_failed(s, st->st_ast, e) != CZ_OK)
     return CZ_ERR;
-  arena_t *a = arena_create(p->po_arena, "copy out");
+  arena_t *a = arena_create(p->ru_arena, "copy out");
   /* The rows as a SELECT of the columns, or the query itself. */
   sql_stmt_t sel = {.st_kind = SQL_STMT_SELECT};
   if (co->co_query)
     sel.st_query = co->co_query;
   else {
-    en_refresh_snapshot(s);
+    es_refresh_snapshot(s);
     const cat_table_t *t;
     int *cols, n;
     if (copy_target(s, co, a, &t, &cols, &n, e) != CZ_OK)
@@ -284,7 +276,7 @@ static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
     sql_stmt_t *saved = st->st_ast;
     st->st_ast = &sel;
     splan_t *pl;
-    en_refresh_snapshot(s);
+    es_refresh_snapshot(s);
     int rc = en_plan(st, a, &pl, e);
     st->st_ast = saved;
     if (rc != CZ_OK)
@@ -300,16 +292,10 @@ static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
       for (int i = 0; i < sql_list_len(co->co_force_quote); i++)
         force[c] |= strcmp(sql_list_at(co->co_force_quote, i), pl->sp_cols[c].pc_name) == 0;
     }
-    qctx_t q = {.q_arena = arena_create(a, "execution"),
-                .q_vector_size = s->se_eng->en_vector_size,
-                .q_max_mem = s->se_eng->en_max_mem, .q_cancel = &s->se_cancel,
-                .q_txn = s->se_tx, .q_tops_ctx = s,
-                .q_stmt_ts = en_stmt_ts()};
-    mem_budget_t budget;  /* a holds the plan: charged while it runs (en_qmem.c) */
-    en_qmem_attach(&q, &budget, s->se_eng->en_max_mem, a, NULL);
-    for (int i = 0; i < pl->sp_nsubqs; i++)
-      xsubq_reset(pl->sp_subqs[i], &q);
-    s->se_cancel = false;
+    erexec_t x;  /* a holds the plan: charged while it runs (en_exec.c) */
+    er_exec_begin(&x, s, pl, NULL, 0, a, a, NULL);
+    qctx_t *q = &x.x_q;
+    *es_cancel_flag(s) = false;
     outbuf_t o = {0};
     int64_t rows = 0;
     char *vbuf = NULL;
@@ -326,10 +312,10 @@ static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
       }
       ob_putc(&o, '\n');
     }
-    rc = op_open(pl->sp_root, &q, e);
+    rc = op_open(pl->sp_root, q, e);
     while (rc == CZ_OK) {
       obatch_t ob;
-      if ((rc = op_next(pl->sp_root, &q, &ob, e)) != CZ_OK || !ob.ob_b)
+      if ((rc = op_next(pl->sp_root, q, &ob, e)) != CZ_OK || !ob.ob_b)
         break;
       for (int i = 0; i < ob.ob_n; i++) {
         int r = ob.ob_sel ? ob.ob_sel[i] : i;
@@ -371,53 +357,51 @@ static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
         o.ob_len = 0;
       }
     }
-    op_close(pl->sp_root, &q);
-    en_qmem_detach(&q, a, NULL);
+    op_close(pl->sp_root, q);
+    er_exec_end(&x);
     if (rc == CZ_OK && o.ob_len)
       rc = fn(ctx, o.ob_p, o.ob_len, e);
     free(o.ob_p);
     free(vbuf);
     if (rc != CZ_OK)
       goto fail;
-    snprintf(p->po_tag, sizeof(p->po_tag), "COPY %lld", (long long)rows);
+    snprintf(p->ru_tag, sizeof(p->ru_tag), "COPY %lld", (long long)rows);
   }
-  p->po_state = EP_DONE;
   arena_destroy(a);
   return CZ_OK;
 fail:
-  p->po_state = EP_DONE;
   arena_destroy(a);
-  en_tx_fail(s);
+  es_tx_fail(s);
   return CZ_ERR;
 }
 
 /* ---- FROM STDIN --------------------------------------------------------------- */
 
-int eportal_copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e)
+int er_copy_in_begin(erun_t *p, int *ncols, int *format, err_t *e)
 {
-  if (p->po_stmt->st_ast->st_copy->co_file)
+  if (p->ru_stmt->st_ast->st_copy->co_file)
     return err_set(e, SQLSTATE_PROTOCOL_VIOLATION,
                    "COPY from a file does not use the copy protocol");
   return copy_in_begin(p, ncols, format, e);
 }
 
-static int copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e)
+static int copy_in_begin(erun_t *p, int *ncols, int *format, err_t *e)
 {
-  estmt_t *st = p->po_stmt;
+  estmt_t *st = p->ru_stmt;
   esession_t *s = st->st_sess;
   const sql_copy_t *co = st->st_ast->st_copy;
-  if (copy_check(co, e) != CZ_OK || en_check_not_failed(s, st->st_ast, e) != CZ_OK)
+  if (copy_check(co, e) != CZ_OK || es_check_not_failed(s, st->st_ast, e) != CZ_OK)
     return CZ_ERR;
-  copy_in_t *ci = arena_zalloc(p->po_arena, sizeof(*ci));
+  copy_in_t *ci = arena_zalloc(p->ru_arena, sizeof(*ci));
   bool implicit;
-  if (en_tx_ensure(s, &implicit, e) != CZ_OK)
+  if (es_tx_ensure(s, &implicit, e) != CZ_OK)
     return CZ_ERR;
   ci->ci_implicit = implicit;
-  p->po_copy = ci;
-  en_refresh_snapshot(s);
+  p->ru_copy = ci;
+  es_refresh_snapshot(s);
   const cat_table_t *t;
-  if (copy_target(s, co, p->po_arena, &t, &ci->ci_cols, &ci->ci_ncols, e) != CZ_OK ||
-      cat_check_priv(s->se_snap, s->se_role_oid, t, CAT_PRIV_INSERT, e) != CZ_OK)
+  if (copy_target(s, co, p->ru_arena, &t, &ci->ci_cols, &ci->ci_ncols, e) != CZ_OK ||
+      cat_check_priv(es_snapshot(s), es_role_oid(s), t, CAT_PRIV_INSERT, e) != CZ_OK)
     goto fail;
   ci->ci_table = t;
   ci->ci_csv = co->co_format == SQL_COPY_CSV;
@@ -427,11 +411,11 @@ static int copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e)
   ci->ci_null = co->co_null ? co->co_null : ci->ci_csv ? "" : "\\N";
   ci->ci_null_len = strlen(ci->ci_null);
   ci->ci_header = co->co_header;
-  mem_budget_init(&ci->ci_budget, s->se_eng->en_max_mem);
-  ci->ci_mem = arena_create(p->po_arena, "copy");
+  mem_budget_init(&ci->ci_budget, es_engine(s)->en_max_mem);
+  ci->ci_mem = arena_create(p->ru_arena, "copy");
   arena_set_budget(ci->ci_mem, &ci->ci_budget);
   ci->ci_batch_arena = arena_create(ci->ci_mem, "copy batch");
-  ci->ci_defaults = arena_zalloc(p->po_arena, sizeof(datum_t) * (size_t)(t->ct_ncols + 1));
+  ci->ci_defaults = arena_zalloc(p->ru_arena, sizeof(datum_t) * (size_t)(t->ct_ncols + 1));
   for (int c = 0; c < t->ct_ncols; c++) {
     ci->ci_defaults[c].d_null = true;
     if (t->ct_cols[c].cc_default &&
@@ -440,29 +424,28 @@ static int copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e)
       goto fail;
   }
   /* Only the columns the data leaves out get their default per row. */
-  bool *listed = arena_zalloc(p->po_arena, (size_t)t->ct_ncols + 1);
+  bool *listed = arena_zalloc(p->ru_arena, (size_t)t->ct_ncols + 1);
   for (int i = 0; i < ci->ci_ncols; i++)
     listed[ci->ci_cols[i]] = true;
-  ci->ci_unlisted = arena_alloc(p->po_arena, sizeof(int) * (size_t)(t->ct_ncols + 1));
+  ci->ci_unlisted = arena_alloc(p->ru_arena, sizeof(int) * (size_t)(t->ct_ncols + 1));
   for (int c = 0; c < t->ct_ncols; c++)
     if (!listed[c])
       ci->ci_unlisted[ci->ci_nunlisted++] = c;
-  ty_t *types = arena_alloc(p->po_arena, sizeof(ty_t) * (size_t)(t->ct_ncols + 1));
+  ty_t *types = arena_alloc(p->ru_arena, sizeof(ty_t) * (size_t)(t->ct_ncols + 1));
   for (int c = 0; c < t->ct_ncols; c++)
     types[c] = t->ct_cols[c].cc_type;
-  ci->ci_batch = batch_create(p->po_arena, t->ct_ncols, types, s->se_eng->en_vector_size, e);
+  ci->ci_batch = batch_create(p->ru_arena, t->ct_ncols, types, es_engine(s)->en_vector_size, e);
   if (!ci->ci_batch)
     goto fail;
-  p->po_state = EP_RUNNING;
   *ncols = ci->ci_ncols;
   *format = ci->ci_csv ? 1 : 0;
   return CZ_OK;
 fail:
-  p->po_copy = NULL;
+  p->ru_copy = NULL;
   if (implicit)
-    en_tx_end_implicit(s, false, NULL);
+    es_tx_end_implicit(s, false, NULL);
   else
-    en_tx_fail(s);
+    es_tx_fail(s);
   return CZ_ERR;
 }
 
@@ -480,12 +463,12 @@ static void copy_in_release(copy_in_t *ci)
     mem_return_to_os();
 }
 
-static int copy_flush(eportal_t *p, err_t *e)
+static int copy_flush(erun_t *p, err_t *e)
 {
-  copy_in_t *ci = p->po_copy;
+  copy_in_t *ci = p->ru_copy;
   if (ci->ci_batch->b_n == 0)
     return CZ_OK;
-  int rc = tbl_insert_batch(p->po_stmt->st_sess->se_tx, ci->ci_table, ci->ci_batch,
+  int rc = tbl_insert_batch(es_txn(p->ru_stmt->st_sess), ci->ci_table, ci->ci_batch,
                             ci->ci_batch->b_n, e);
   ci->ci_rows += ci->ci_batch->b_n;
   ci->ci_batch->b_n = 0;
@@ -537,9 +520,9 @@ static size_t text_unescape(char *f, size_t n)
 }
 
 /* One record (without its line end) into the batch. */
-static int copy_record(eportal_t *p, char *rec, size_t len, err_t *e)
+static int copy_record(erun_t *p, char *rec, size_t len, err_t *e)
 {
-  copy_in_t *ci = p->po_copy;
+  copy_in_t *ci = p->ru_copy;
   const cat_table_t *t = ci->ci_table;
   ci->ci_line++;
   if (ci->ci_header) {
@@ -640,9 +623,9 @@ static char *record_end(const copy_in_t *ci, char *buf, size_t len)
   return NULL;
 }
 
-static int copy_records(eportal_t *p, bool final, err_t *e)
+static int copy_records(erun_t *p, bool final, err_t *e)
 {
-  copy_in_t *ci = p->po_copy;
+  copy_in_t *ci = p->ru_copy;
   size_t off = 0;
   while (off < ci->ci_plen && !ci->ci_ended) {
     char *start = ci->ci_pending + off;
@@ -665,9 +648,9 @@ static int copy_records(eportal_t *p, bool final, err_t *e)
   return CZ_OK;
 }
 
-static int portal_copy_in_data(eportal_t *p, const char *data, size_t len, err_t *e)
+int er_copy_in_data(erun_t *p, const char *data, size_t len, err_t *e)
 {
-  copy_in_t *ci = p->po_copy;
+  copy_in_t *ci = p->ru_copy;
   if (!ci)
     return err_set(e, SQLSTATE_PROTOCOL_VIOLATION, "no COPY in progress");
   if (ci->ci_plen + len > ci->ci_pcap) {
@@ -689,54 +672,43 @@ static int portal_copy_in_data(eportal_t *p, const char *data, size_t len, err_t
   return copy_records(p, false, e);
 }
 
-/* The statement is what a fatal signal's log names (util/crash.c). */
-int eportal_copy_in_data(eportal_t *p, const char *data, size_t len, err_t *e)
+int er_copy_in_done(erun_t *p, err_t *e)
 {
-  crash_stmt_t prev = crash_stmt_enter(p->po_stmt->st_text, p->po_stmt->st_len);
-  int rc = portal_copy_in_data(p, data, len, e);
-  crash_stmt_leave(prev);
-  return rc;
-}
-
-int eportal_copy_in_done(eportal_t *p, err_t *e)
-{
-  copy_in_t *ci = p->po_copy;
-  esession_t *s = p->po_stmt->st_sess;
+  copy_in_t *ci = p->ru_copy;
+  esession_t *s = p->ru_stmt->st_sess;
   if (!ci)
     return err_set(e, SQLSTATE_PROTOCOL_VIOLATION, "no COPY in progress");
   int rc = copy_records(p, true, e);
   if (rc == CZ_OK)
     rc = copy_flush(p, e);
   copy_in_release(ci);
-  p->po_copy = NULL;
-  p->po_state = EP_DONE;
+  p->ru_copy = NULL;
   if (rc != CZ_OK) {
     if (ci->ci_implicit)
-      en_tx_end_implicit(s, false, NULL);
+      es_tx_end_implicit(s, false, NULL);
     else
-      en_tx_fail(s);
+      es_tx_fail(s);
     return CZ_ERR;
   }
-  snprintf(p->po_tag, sizeof(p->po_tag), "COPY %lld", (long long)ci->ci_rows);
+  snprintf(p->ru_tag, sizeof(p->ru_tag), "COPY %lld", (long long)ci->ci_rows);
   if (ci->ci_implicit)
-    return en_tx_end_implicit(s, true, e);
+    return es_tx_end_implicit(s, true, e);
   return CZ_OK;
 }
 
-void eportal_copy_in_fail(eportal_t *p, const char *reason)
+void er_copy_in_fail(erun_t *p, const char *reason)
 {
-  copy_in_t *ci = p->po_copy;
+  copy_in_t *ci = p->ru_copy;
   (void)reason;
   if (!ci)
     return;
-  esession_t *s = p->po_stmt->st_sess;
+  esession_t *s = p->ru_stmt->st_sess;
   copy_in_release(ci);
-  p->po_copy = NULL;
-  p->po_state = EP_DONE;
+  p->ru_copy = NULL;
   if (ci->ci_implicit)
-    en_tx_end_implicit(s, false, NULL);
+    es_tx_end_implicit(s, false, NULL);
   else
-    en_tx_fail(s);
+    es_tx_fail(s);
 }
 
 /* ---- server-side files -------------------------------------------------------- */
@@ -762,7 +734,7 @@ static int file_write(void *ctx, const char *data, size_t len, err_t *e)
   return CZ_OK;
 }
 
-static int copy_file_to(eportal_t *p, const char *path, int fd, err_t *e)
+static int copy_file_to(erun_t *p, const char *path, int fd, err_t *e)
 {
   file_out_t fo = {.fo_fd = fd, .fo_path = path};
   int rc = copy_out(p, file_write, &fo, e);
@@ -772,7 +744,7 @@ static int copy_file_to(eportal_t *p, const char *path, int fd, err_t *e)
   return rc;
 }
 
-static int copy_file_from(eportal_t *p, const char *path, int fd, err_t *e)
+static int copy_file_from(erun_t *p, const char *path, int fd, err_t *e)
 {
   int ncols, format;
   if (copy_in_begin(p, &ncols, &format, e) != CZ_OK) {
@@ -792,22 +764,22 @@ static int copy_file_from(eportal_t *p, const char *path, int fd, err_t *e)
                    strerror(errno));
       break;
     }
-    if (n == 0 || (rc = eportal_copy_in_data(p, buf, (size_t)n, e)) != CZ_OK)
+    if (n == 0 || (rc = er_copy_in_data(p, buf, (size_t)n, e)) != CZ_OK)
       break;
   }
   free(buf);
   close(fd);
   if (rc != CZ_OK) {
-    eportal_copy_in_fail(p, e->er_msg);
+    er_copy_in_fail(p, e->er_msg);
     return CZ_ERR;
   }
-  return eportal_copy_in_done(p, e);
+  return er_copy_in_done(p, e);
 }
 
-static int copy_file_run(eportal_t *p, err_t *e)
+static int copy_file_run(erun_t *p, err_t *e)
 {
-  esession_t *s = p->po_stmt->st_sess;
-  const sql_copy_t *co = p->po_stmt->st_ast->st_copy;
+  esession_t *s = p->ru_stmt->st_sess;
+  const sql_copy_t *co = p->ru_stmt->st_ast->st_copy;
   /* PostgreSQL asks for pg_read_server_files / pg_write_server_files;
    * Cadenza has no such roles: en_file_open admits only a superuser. */
   int fd;

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/engine_int.h"
+#include "engine/session/session_int.h"
 
-int en_tx_ensure(esession_t *s, bool *implicit, err_t *e)
+int es_tx_ensure(esession_t *s, bool *implicit, err_t *e)
 {
   *implicit = false;
   if (s->se_tx)
@@ -22,11 +22,6 @@ int en_tx_ensure(esession_t *s, bool *implicit, err_t *e)
   return CZ_OK;
 }
 
-int64_t en_stmt_ts(void)
-{
-  return (int64_t)time_wall_ms() * 1000 - INT64_C(946684800000000);
-}
-
 void esession_begin_implicit(esession_t *s)
 {
   s->se_multi = true;
@@ -38,21 +33,21 @@ int esession_end_implicit(esession_t *s, bool ok, err_t *e)
   s->se_multi = false;
   if (!was || s->se_block || !s->se_tx)
     return CZ_OK;
-  return en_tx_end_implicit(s, ok, e);
+  return es_tx_end_implicit(s, ok, e);
 }
 
-int en_tx_end_implicit(esession_t *s, bool ok, err_t *e)
+int es_tx_end_implicit(esession_t *s, bool ok, err_t *e)
 {
   txn_t *tx = s->se_tx;
   s->se_tx = NULL;
   if (!tx)
     return CZ_OK;
   int rc = ok ? txn_commit(tx, e) : txn_rollback(tx, NULL);
-  en_refresh_snapshot(s);
+  es_refresh_snapshot(s);
   return ok ? rc : CZ_OK;
 }
 
-void en_tx_fail(esession_t *s)
+void es_tx_fail(esession_t *s)
 {
   if (s->se_block) {
     en_cursor_close_all(s);
@@ -64,11 +59,11 @@ void en_tx_fail(esession_t *s)
       s->se_tx = NULL;
     }
     s->se_status = 'E';
-    en_refresh_snapshot(s);
+    es_refresh_snapshot(s);
   } else if (s->se_tx) {
     txn_rollback(s->se_tx, NULL);
     s->se_tx = NULL;
-    en_refresh_snapshot(s);
+    es_refresh_snapshot(s);
   }
 }
 
@@ -77,10 +72,29 @@ void esession_fail(esession_t *s)
   if (s->se_block && s->se_status == 'E')
     return;
   en_sp_stmt_mark(s); /* no statement ran: nothing of the block to undo */
-  en_tx_fail(s);
+  es_tx_fail(s);
 }
 
 bool esession_is_superuser(const esession_t *s) { return s->se_superuser; }
+
+bool es_in_block(const esession_t *s) { return s->se_block; }
+
+/* Statements allowed in a failed transaction block. */
+static bool en_is_tx_exit(const sql_stmt_t *ast)
+{
+  return ast && (ast->st_kind == SQL_STMT_COMMIT || ast->st_kind == SQL_STMT_ROLLBACK ||
+                 ast->st_kind == SQL_STMT_ROLLBACK_TO);
+}
+
+int es_check_not_failed(esession_t *s, const sql_stmt_t *ast, err_t *e)
+{
+  if (s->se_status == 'E' && !en_is_tx_exit(ast))
+    return err_set(e, SQLSTATE_IN_FAILED_TX,
+                   "current transaction is aborted, commands ignored until end of transaction "
+                   "block");
+  en_sp_stmt_mark(s);  /* a statement phase begins: its failure undoes what follows only */
+  return CZ_OK;
+}
 
 static int tx_finish(esession_t *s, bool commit, err_t *e)
 {
@@ -92,7 +106,7 @@ static int tx_finish(esession_t *s, bool commit, err_t *e)
   int rc = CZ_OK;
   if (tx)
     rc = commit ? txn_commit(tx, e) : txn_rollback(tx, e);
-  en_refresh_snapshot(s);
+  es_refresh_snapshot(s);
   return rc;
 }
 
@@ -102,7 +116,7 @@ int en_tx_control(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap,
   case SQL_STMT_BEGIN:
     snprintf(tag, tagcap, "BEGIN");
     if (s->se_block) {
-      en_notice(s, "WARNING", SQLSTATE_ACTIVE_TX, "there is already a transaction in progress");
+      es_notice(s, "WARNING", SQLSTATE_ACTIVE_TX, "there is already a transaction in progress");
       return CZ_OK;
     }
     s->se_block = true;
@@ -110,7 +124,7 @@ int en_tx_control(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap,
     return CZ_OK;
   case SQL_STMT_COMMIT:
     if (!s->se_block) {
-      en_notice(s, "WARNING", SQLSTATE_NO_ACTIVE_TX, "there is no transaction in progress");
+      es_notice(s, "WARNING", SQLSTATE_NO_ACTIVE_TX, "there is no transaction in progress");
       snprintf(tag, tagcap, "COMMIT");
       return CZ_OK;
     }
@@ -124,7 +138,7 @@ int en_tx_control(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap,
   case SQL_STMT_ROLLBACK:
     snprintf(tag, tagcap, "ROLLBACK");
     if (!s->se_block) {
-      en_notice(s, "WARNING", SQLSTATE_NO_ACTIVE_TX, "there is no transaction in progress");
+      es_notice(s, "WARNING", SQLSTATE_NO_ACTIVE_TX, "there is no transaction in progress");
       return CZ_OK;
     }
     return tx_finish(s, false, e);

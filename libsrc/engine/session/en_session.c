@@ -1,14 +1,13 @@
 /* en_session — sessions: opening for a role, run-time parameters (GUCs)
- * and their reporting, notices, cancellation, splitting a text into
- * statements. */
+ * and their reporting, notices, cancellation, and what the statement
+ * runner reads of a session (session.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "engine/en_pgcat.h"
-#include "engine/engine_int.h"
+#include "engine/session/session_int.h"
 
 /* The parameters every session starts with; reported ones go to the
  * client as ParameterStatus. */
@@ -183,7 +182,7 @@ int esession_open(engine_t *eng, const char *role, const char *database, esessio
     guc_put(s, en_defaults[i].name, en_defaults[i].value, en_defaults[i].report);
   guc_put(s, "is_superuser", s->se_superuser ? "on" : "off", true);
   guc_put(s, "session_authorization", role, true);
-  en_pgcat_session_open(s, database);
+  s->se_pgcat = en_pgcat_session_open(a, database, role);
   pthread_mutex_lock(&eng->en_mu);
   eng->en_nsessions++;
   pthread_mutex_unlock(&eng->en_mu);
@@ -247,7 +246,7 @@ void esession_cancel(esession_t *s)
   s->se_cancel = true;
 }
 
-void en_notice(esession_t *s, const char *severity, const char *sqlstate, const char *fmt, ...)
+void es_notice(esession_t *s, const char *severity, const char *sqlstate, const char *fmt, ...)
 {
   enotice_t *n = arena_zalloc(s->se_notice_arena, sizeof(*n));
   snprintf(n->en_severity, sizeof(n->en_severity), "%s", severity);
@@ -273,7 +272,29 @@ void esession_drain_notices(esession_t *s, enotice_fn_t fn, void *ctx)
   arena_reset(s->se_notice_arena);
 }
 
-void en_refresh_snapshot(esession_t *s)
+void es_refresh_snapshot(esession_t *s)
 {
   cat_snapshot_refresh(s->se_eng->en_cat, s->se_tx, &s->se_snap);
+}
+
+void esession_set_backend_pid(esession_t *s, int32_t pid)
+{
+  en_pgcat_set_backend_pid(s->se_pgcat, pid);
+}
+
+/* ---- what the runner reads of a session (session.h) ---------------------- */
+
+engine_t *es_engine(const esession_t *s) { return s->se_eng; }
+cat_oid_t es_role_oid(const esession_t *s) { return s->se_role_oid; }
+const char *es_role(const esession_t *s) { return s->se_role; }
+cat_snapshot_t *es_snapshot(const esession_t *s) { return s->se_snap; }
+txn_t *es_txn(const esession_t *s) { return s->se_tx; }
+volatile bool *es_cancel_flag(esession_t *s) { return &s->se_cancel; }
+struct en_pgcat_s *es_pgcat(esession_t *s) { return s->se_pgcat; }
+
+void es_settings_each(esession_t *s, void (*fn)(void *ctx, const char *name, const char *value),
+                      void *ctx)
+{
+  for (const eguc_t *g = s->se_gucs; g; g = g->eg_next)
+    fn(ctx, g->eg_name, g->eg_value);
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine/engine_int.h"
+#include "engine/session/session_int.h"
 
 /* The value list of SET as text: names and literals joined by ", ". */
 static char *set_value_text(arena_t *a, const sql_list_t *vals)

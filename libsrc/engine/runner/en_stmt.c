@@ -1,9 +1,11 @@
-/* en_stmt — prepared statements: parse, classify, plan (with parameter
- * type inference) and describe; re-planning when the catalog changed. */
+/* en_stmt — prepared statements: parse (through the front-end dispatch,
+ * en_frontend.c), classify, plan (with parameter type inference) and
+ * describe; re-planning when the catalog changed. The session holds the
+ * statements and counts their references (runner.h). */
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/engine_int.h"
+#include "engine/runner/runner_int.h"
 
 bool en_is_utility(const sql_stmt_t *ast)
 {
@@ -16,23 +18,6 @@ bool en_is_utility(const sql_stmt_t *ast)
   default:
     return true;
   }
-}
-
-/* Statements allowed in a failed transaction block. */
-static bool en_is_tx_exit(const sql_stmt_t *ast)
-{
-  return ast && (ast->st_kind == SQL_STMT_COMMIT || ast->st_kind == SQL_STMT_ROLLBACK ||
-                 ast->st_kind == SQL_STMT_ROLLBACK_TO);
-}
-
-int en_check_not_failed(esession_t *s, const sql_stmt_t *ast, err_t *e)
-{
-  if (s->se_status == 'E' && !en_is_tx_exit(ast))
-    return err_set(e, SQLSTATE_IN_FAILED_TX,
-                   "current transaction is aborted, commands ignored until end of transaction "
-                   "block");
-  en_sp_stmt_mark(s);  /* a statement phase begins: its failure undoes what follows only */
-  return CZ_OK;
 }
 
 int en_plan(estmt_t *st, arena_t *a, splan_t **out, err_t *e)
@@ -79,7 +64,7 @@ int en_stmt_replan(estmt_t *st, err_t *e)
     cat_snapshot_release(st->st_snap);
   st->st_plan_arena = a;
   st->st_plan = p;
-  st->st_snap = cat_snapshot_tx(s->se_eng->en_cat, s->se_tx);
+  st->st_snap = cat_snapshot_tx(es_engine(s)->en_cat, es_txn(s));
   stmt_describe(st, p);
   return CZ_OK;
 }
@@ -98,7 +83,7 @@ int en_sql_prepare(estmt_t *st, void *parsed, const uint32_t *param_types, int n
   esession_t *s = st->st_sess;
   arena_t *a = st->st_arena;
   st->st_ast = parsed;
-  if (en_check_not_failed(s, st->st_ast, e) != CZ_OK)
+  if (es_check_not_failed(s, st->st_ast, e) != CZ_OK)
     return CZ_ERR;
   st->st_nparams_given = nparams;
   st->st_given = arena_zalloc(a, sizeof(ty_t) * (size_t)(nparams + 1));
@@ -115,7 +100,7 @@ int en_sql_prepare(estmt_t *st, void *parsed, const uint32_t *param_types, int n
     case SQL_STMT_INSERT:
     case SQL_STMT_UPDATE:
     case SQL_STMT_DELETE:
-      en_refresh_snapshot(s);
+      es_refresh_snapshot(s);
       if (en_stmt_replan(st, e) != CZ_OK)
         return CZ_ERR;
       if (st->st_ncols >= 0)
@@ -130,8 +115,8 @@ int en_sql_prepare(estmt_t *st, void *parsed, const uint32_t *param_types, int n
       one_text_col(st, "QUERY PLAN");
       break;
     case SQL_STMT_EXECUTE:
-      en_refresh_snapshot(s);
-      if (en_execute_describe(st, e) != CZ_OK)
+      es_refresh_snapshot(s);
+      if (es_execute_describe(st, e) != CZ_OK)
         return CZ_ERR;
       break;
     case SQL_STMT_COPY:
@@ -180,7 +165,7 @@ fail:
   /* As in PostgreSQL, a statement that cannot even be prepared fails the
    * transaction block it is in (25P02 itself leaves the state as it is). */
   if (!err_is(e, SQLSTATE_IN_FAILED_TX))
-    en_tx_fail(s);
+    es_tx_fail(s);
   return CZ_ERR;
 }
 

@@ -1,0 +1,116 @@
+/* runner_int — the statement runner's private structures: the front ends,
+ * cursor statements, table handles, the execution's memory, server files,
+ * DDL and COPY. Only runner files include it; the session reaches the
+ * runner through runner.h, and the runner the session through
+ * session/session.h (engine/README.md: the boundary). */
+#ifndef CZ_ENGINE_RUNNER_INT_H
+#define CZ_ENGINE_RUNNER_INT_H
+
+/* The boundary (README.md): no file is of both parts. */
+#ifdef CZ_ENGINE_SESSION_INT_H
+#error "a file includes both engine/runner/runner_int.h and engine/session/session_int.h"
+#endif
+
+#include "engine/runner/runner.h"
+#include "engine/session/session.h"
+#include "table/table.h"
+
+/* ---- en_frontend.c: the front-end dispatch --------------------------------- */
+
+/* A statement language's front end. fe_claims (NULL for the default, SQL)
+ * tells by the statement's first words whether it is this language's;
+ * fe_extent gives the bytes of the statement at text (up to its
+ * terminating `;`, excluded); fe_parse (NULL: fe_prepare reads st_text
+ * itself) parses one statement into a; fe_prepare sets up st from the
+ * parsed form (classify, plan, describe). */
+typedef struct efront_s {
+  const char *fe_name;
+  bool (*fe_claims)(const char *text, size_t len);
+  size_t (*fe_extent)(const char *text, size_t len);
+  int (*fe_parse)(arena_t *a, const char *text, size_t len, void **parsed, err_t *e);
+  int (*fe_prepare)(estmt_t *st, void *parsed, const uint32_t *ptypes, int nparams, err_t *e);
+} efront_t;
+const efront_t *en_front_for(const char *text, size_t len);
+/* en_stmt.c: the SQL front end's fe_prepare (parsed: a sql_stmt_t, NULL
+ * for an empty statement). */
+int en_sql_prepare(estmt_t *st, void *parsed, const uint32_t *ptypes, int nparams, err_t *e);
+
+/* ---- en_cursor.c: DECLARE / FETCH / MOVE / CLOSE ------------------------ */
+
+typedef enum ecur_kind_e { ECUR_NONE, ECUR_DECLARE, ECUR_FETCH, ECUR_MOVE, ECUR_CLOSE } ecur_kind_t;
+
+/* A cursor statement as read (the parser does not know them). */
+typedef struct ecur_stmt_s {
+  ecur_kind_t cs_kind;
+  char *cs_name;                /* NULL: CLOSE ALL */
+  struct estmt_s *cs_query;     /* DECLARE: the query, prepared */
+  int64_t cs_count;             /* FETCH / MOVE: rows, -1 = ALL */
+} ecur_stmt_t;
+
+/* ECUR_NONE unless text starts with DECLARE, FETCH, MOVE or CLOSE. */
+ecur_kind_t en_cursor_kind(const char *text, size_t len);
+/* Reads a cursor statement (en_cursor_kind not ECUR_NONE) into st. */
+int en_cursor_prepare(estmt_t *st, const uint32_t *ptypes, int nparams, err_t *e);
+void en_cursor_stmt_free(estmt_t *st);
+
+/* ---- en_qmem.c: one execution's memory budget -------------------------- */
+
+/* Initialises b with limit and charges q's arena, the plan's arena and
+ * out_arena (either may be NULL) to it. */
+void en_qmem_attach(qctx_t *q, mem_budget_t *b, int64_t limit, arena_t *plan_arena,
+                    arena_t *out_arena);
+/* The execution ended: deletes its temporary files (spill_end), releases
+ * the plan's operator arenas, q's arena and out_arena, detaches the
+ * budget, and gives memory back to the system
+ * after a big run. No-op when nothing is attached. */
+void en_qmem_detach(qctx_t *q, arena_t *plan_arena, arena_t *out_arena);
+
+/* ---- en_exec.c: EXPLAIN ------------------------------------------------- */
+
+/* EXPLAIN [ANALYZE] of r's statement: the operator tree, one row per line. */
+int en_explain(erun_t *r, erows_fn_t fn, void *ctx, err_t *e);
+
+/* ---- en_env.c: the binder's view of the catalog, the executor's storage
+ * hooks --------------------------------------------------------------- */
+
+/* en_file.c: the one gate for SQL that reads or writes a server file (op
+ * names the operation in errors: "COPY to a file"). On success *fd is open
+ * for reading, or for writing and emptied; the caller closes it. */
+int en_file_open(esession_t *s, const char *op, const char *path, bool write, int *fd, err_t *e);
+
+/* The table handles the engine gives the planner (sp_table_t.tb_handle):
+ * a stored table or a catalog relation, each with its own operations. */
+typedef struct en_handle_s {
+  qtable_t eh_q;                /* first: what the executor calls */
+  const cat_table_t *eh_table;  /* a stored table, or NULL */
+  const void *eh_rel;           /* a pgcat relation, or NULL */
+} en_handle_t;
+/* A handle for a stored table / a catalog relation, in a. */
+en_handle_t *en_handle_table(const cat_table_t *t, arena_t *a);
+en_handle_t *en_handle_rel(const void *rel, arena_t *a);
+/* The stored table of a handle (NULL for a catalog relation). */
+static inline const cat_table_t *en_handle_cat(const void *h)
+{
+  return ((const en_handle_t *)h)->eh_table;
+}
+/* The catalog relation of a handle (NULL for a stored table). */
+static inline const void *en_handle_pgrel(const void *h)
+{
+  return ((const en_handle_t *)h)->eh_rel;
+}
+/* Checks the plan's privileges for the session's role (42501). */
+int en_check_access(esession_t *s, const splan_t *p, err_t *e);
+
+/* ---- en_ddl.c -------------------------------------------------------------- */
+
+int en_ddl(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e);
+
+/* ---- en_copy.c ------------------------------------------------------------- */
+
+/* Checks a COPY statement at prepare time and sets its column count. */
+int en_copy_describe(estmt_t *st, err_t *e);
+/* COPY with a server file, reached through eportal_execute (not the copy
+ * sub-protocol). */
+int en_copy_run(erun_t *r, err_t *e);
+
+#endif /* CZ_ENGINE_RUNNER_INT_H */
