@@ -307,8 +307,6 @@ static int copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
                 .q_stmt_ts = en_stmt_ts()};
     mem_budget_t budget;  /* a holds the plan: charged while it runs (en_qmem.c) */
     en_qmem_attach(&q, &budget, s->se_eng->en_max_mem, a, NULL);
-    for (int i = 0; i < pl->sp_nsubqs; i++)
-      xsubq_reset(pl->sp_subqs[i], &q);
     s->se_cancel = false;
     outbuf_t o = {0};
     int64_t rows = 0;

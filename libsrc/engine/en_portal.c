@@ -11,7 +11,7 @@ int eportal_bind(estmt_t *st, const eparam_t *params, int nparams, eportal_t **o
   esession_t *s = st->st_sess;
   if (en_check_not_failed(s, st->st_ast, e) != CZ_OK)
     return CZ_ERR;
-  if (st->st_plan && !st->st_plan_busy) {
+  if (st->st_plan && st->st_plan_runs == 0) {
     en_refresh_snapshot(s);
     if (st->st_snap != s->se_snap && en_stmt_replan(st, e) != CZ_OK) {
       en_tx_fail(s);
@@ -85,7 +85,7 @@ static void portal_release_plan(eportal_t *p)
       cat_snapshot_release(p->po_snap);
     p->po_snap = NULL;
   } else
-    p->po_stmt->st_plan_busy = false;
+    p->po_stmt->st_plan_runs--;
   p->po_plan = NULL;
 }
 
@@ -100,7 +100,7 @@ void eportal_free(eportal_t *p)
   }
   if (p->po_state == EP_RUNNING) {
     op_close(p->po_plan->sp_root, &p->po_q);
-    en_qmem_detach(&p->po_q, p->po_run_arena, p->po_out);
+    en_qmem_detach(&p->po_q, NULL, p->po_out);
     if (p->po_implicit)
       en_tx_end_implicit(s, false, NULL);
   }
@@ -137,8 +137,12 @@ static int portal_start(eportal_t *p, err_t *e)
 {
   estmt_t *st = p->po_stmt;
   esession_t *s = st->st_sess;
-  /* The statement's plan unless another portal is running it. */
-  if (st->st_plan_busy) {
+  /* The statement's plan: immutable, every run state is the execution's
+   * (exec.h), so any number of portals run it at once. Only when it was
+   * stale at bind (DDL since it was built) while other portals ran it, so
+   * that bind could not replace it, does this portal plan a tree of its
+   * own. */
+  if (st->st_plan_runs > 0 && st->st_snap != s->se_snap) {
     p->po_plan_arena = arena_create(p->po_arena, "plan");
     en_refresh_snapshot(s);
     if (en_plan(st, p->po_plan_arena, &p->po_plan, e) != CZ_OK)
@@ -147,7 +151,7 @@ static int portal_start(eportal_t *p, err_t *e)
     p->po_snap = cat_snapshot_tx(s->se_eng->en_cat, s->se_tx);
   } else {
     p->po_plan = st->st_plan;
-    st->st_plan_busy = true;
+    st->st_plan_runs++;
   }
   bool writes = p->po_plan->sp_kind != SP_QUERY;
   if (writes || s->se_block) {
@@ -169,11 +173,10 @@ static int portal_start(eportal_t *p, err_t *e)
   q->q_tops_ctx = s;
   /* now() is the statement's start: µs since 2000-01-01 as TIMESTAMP */
   q->q_stmt_ts = en_stmt_ts();
-  for (int i = 0; i < p->po_plan->sp_nsubqs; i++)
-    xsubq_reset(p->po_plan->sp_subqs[i], q);
   p->po_out = arena_create(p->po_arena, "out");
-  p->po_run_arena = p->po_own_plan ? p->po_plan_arena : st->st_plan_arena;
-  en_qmem_attach(q, &p->po_budget, s->se_eng->en_max_mem, p->po_run_arena, p->po_out);
+  /* The plan's arena is not written while it runs: only the execution's
+   * arenas are charged. */
+  en_qmem_attach(q, &p->po_budget, s->se_eng->en_max_mem, NULL, p->po_out);
   p->po_state = EP_RUNNING;
   return op_open(p->po_plan->sp_root, q, e);
 }
@@ -186,13 +189,16 @@ static void portal_finish_tag(eportal_t *p)
     snprintf(p->po_tag, sizeof(p->po_tag), "SELECT %lld", (long long)p->po_rows);
     break;
   case SP_INSERT:
-    snprintf(p->po_tag, sizeof(p->po_tag), "INSERT 0 %lld", (long long)op_dml_count(pl->sp_dml));
+    snprintf(p->po_tag, sizeof(p->po_tag), "INSERT 0 %lld",
+             (long long)op_dml_count(pl->sp_dml, &p->po_q));
     break;
   case SP_UPDATE:
-    snprintf(p->po_tag, sizeof(p->po_tag), "UPDATE %lld", (long long)op_dml_count(pl->sp_dml));
+    snprintf(p->po_tag, sizeof(p->po_tag), "UPDATE %lld",
+             (long long)op_dml_count(pl->sp_dml, &p->po_q));
     break;
   case SP_DELETE:
-    snprintf(p->po_tag, sizeof(p->po_tag), "DELETE %lld", (long long)op_dml_count(pl->sp_dml));
+    snprintf(p->po_tag, sizeof(p->po_tag), "DELETE %lld",
+             (long long)op_dml_count(pl->sp_dml, &p->po_q));
     break;
   }
 }
@@ -284,7 +290,7 @@ static int portal_execute(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *c
     return CZ_OK;  /* only reads suspend, and reads outside a block run without a transaction */
   op_close(p->po_plan->sp_root, &p->po_q);
   portal_finish_tag(p);
-  en_qmem_detach(&p->po_q, p->po_run_arena, p->po_out);
+  en_qmem_detach(&p->po_q, NULL, p->po_out);
   p->po_state = EP_DONE;
   portal_release_plan(p);
   if (p->po_implicit)
@@ -293,7 +299,7 @@ static int portal_execute(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *c
 fail:
   if (p->po_plan && p->po_state == EP_RUNNING) {
     op_close(p->po_plan->sp_root, &p->po_q);
-    en_qmem_detach(&p->po_q, p->po_run_arena, p->po_out);
+    en_qmem_detach(&p->po_q, NULL, p->po_out);
   }
   p->po_state = EP_DONE;
   portal_release_plan(p);
@@ -315,8 +321,10 @@ int eportal_execute(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *ctx, bo
 }
 
 /* EXPLAIN ANALYZE: runs the plan (changes included, as PostgreSQL does)
- * discarding its rows, in the session's transaction or an implicit one. */
-static int explain_run(eportal_t *p, splan_t *pl, arena_t *a, err_t *e)
+ * discarding its rows, in the session's transaction or an implicit one;
+ * *text is the EXPLAIN text with the figures of that run, read from its
+ * run states before they go. */
+static int explain_run(eportal_t *p, splan_t *pl, arena_t *a, char **text, err_t *e)
 {
   esession_t *s = p->po_stmt->st_sess;
   bool implicit = false;
@@ -326,14 +334,11 @@ static int explain_run(eportal_t *p, splan_t *pl, arena_t *a, err_t *e)
               .q_nparams = p->po_nparams, .q_vector_size = s->se_eng->en_vector_size,
               .q_max_mem = s->se_eng->en_max_mem, .q_cancel = &s->se_cancel, .q_txn = s->se_tx,
               .q_tops_ctx = s, .q_stmt_ts = en_stmt_ts()};
-  /* The plan and the run share arena a: charged to the budget for the
-   * run; its operator arenas are released after it (the rows counts the
-   * EXPLAIN text shows live in the operators themselves). */
+  /* The run's states live in its q_arena (a child of a), charged to the
+   * budget and released after it. */
   mem_budget_t b;
   q.q_arena = arena_create(a, "execution");
-  en_qmem_attach(&q, &b, s->se_eng->en_max_mem, a, NULL);
-  for (int i = 0; i < pl->sp_nsubqs; i++)
-    xsubq_reset(pl->sp_subqs[i], &q);
+  en_qmem_attach(&q, &b, s->se_eng->en_max_mem, NULL, NULL);
   int rc = op_open(pl->sp_root, &q, e);
   while (rc == CZ_OK) {
     obatch_t ob;
@@ -341,7 +346,8 @@ static int explain_run(eportal_t *p, splan_t *pl, arena_t *a, err_t *e)
       break;
   }
   op_close(pl->sp_root, &q);
-  en_qmem_detach(&q, a, NULL);
+  *text = op_explain(pl->sp_root, &q, a);
+  en_qmem_detach(&q, NULL, NULL);
   if (implicit)
     return en_tx_end_implicit(s, rc == CZ_OK, e) == CZ_OK ? rc : CZ_ERR;
   return rc;
@@ -364,9 +370,11 @@ static int portal_explain(eportal_t *p, erows_fn_t fn, void *ctx, err_t *e)
     return CZ_ERR;
   if (en_check_access(st->st_sess, pl, e) != CZ_OK)
     return CZ_ERR;
-  if (analyze && explain_run(p, pl, a, e) != CZ_OK)
+  char *text = NULL;
+  if (analyze && explain_run(p, pl, a, &text, e) != CZ_OK)
     return CZ_ERR;
-  char *text = op_explain(pl->sp_root, analyze, a);
+  if (!analyze)
+    text = op_explain(pl->sp_root, NULL, a);
   int nlines = 1;
   for (char *c = text; *c; c++)
     nlines += *c == '\n';

@@ -116,7 +116,8 @@ struct estmt_s {
   splan_t *st_plan;             /* queries and DML */
   arena_t *st_plan_arena;       /* child of st_arena, replaced when re-planned */
   cat_snapshot_t *st_snap;      /* the snapshot st_plan was built against */
-  bool st_plan_busy;            /* a portal is running st_plan */
+  int st_plan_runs;             /* portals running st_plan now (it is immutable: any
+                                   number may; it is not replaced while one does) */
   int st_ncols;                 /* -1: no rows */
   ecol_t *st_cols;
   int st_nparams;
@@ -134,7 +135,8 @@ struct eportal_s {
   int po_nparams;
   eport_state_t po_state;
   splan_t *po_plan;             /* the plan being run */
-  bool po_own_plan;             /* planned for this portal (not the statement's) */
+  bool po_own_plan;             /* planned for this portal (not the statement's): the
+                                   statement's was stale and others still ran it */
   arena_t *po_plan_arena;
   cat_snapshot_t *po_snap;      /* the snapshot po_plan uses (own plans) */
   qctx_t po_q;
@@ -145,7 +147,6 @@ struct eportal_s {
   char po_tag[64];
   void *po_copy;                /* COPY state */
   arena_t *po_out;              /* compacted batches for the sink, reset per batch */
-  arena_t *po_run_arena;        /* the running plan's arena (en_qmem_detach) */
   mem_budget_t po_budget;       /* the running execution's memory (en_qmem.c) */
   struct eportal_s *po_inner;   /* EXECUTE: the portal of the prepared statement it runs */
 };

@@ -285,8 +285,6 @@ static int run_stmt(mem_db_t *db, const sql_stmt_t *st, sink_t *sink, int64_t *c
   }
   /* A small vector size exercises batch boundaries in every operator. */
   qctx_t q = {.q_arena = a, .q_vector_size = 7};
-  for (int i = 0; i < p->sp_nsubqs; i++)
-    xsubq_reset(p->sp_subqs[i], &q);
   rc = op_open(p->sp_root, &q, e);
   sink->ncols = p->sp_kind == SP_QUERY ? p->sp_ncols : 0;
   while (rc == CZ_OK) {
@@ -315,7 +313,7 @@ static int run_stmt(mem_db_t *db, const sql_stmt_t *st, sink_t *sink, int64_t *c
   }
   op_close(p->sp_root, &q);
   if (rc == CZ_OK && p->sp_kind != SP_QUERY)
-    *count = op_dml_count(p->sp_root);
+    *count = op_dml_count(p->sp_root, &q);
   arena_destroy(a);
   return rc;
 }
