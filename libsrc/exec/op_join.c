@@ -30,7 +30,8 @@ static int join_build_spill(join_run_t *j, qctx_t *q, err_t *e)
 {
   const op_t *o = &j->sr_p->oj_op, *r = o->o_in2;
   opst_t *st = &j->sr_st;
-  j->oj_spill = hjs_begin(q, st->os_state, o->o_in, r, j->sr_p->oj_nkeys, j->sr_p->oj_lk, j->sr_p->oj_rk, e);
+  const op_join_t *jp = j->sr_p;
+  j->oj_spill = hjs_begin(q, st->os_state, o->o_in, r, jp->oj_nkeys, jp->oj_lk, jp->oj_rk, e);
   if (!j->oj_spill || hjs_put_store(j->oj_spill, q, &j->oj_right, e) != CZ_OK)
     return CZ_ERR;
   arena_release(j->oj_build);
@@ -333,7 +334,8 @@ static char *join_detail(const op_t *o, arena_t *a)
 
 static const op_vt_t nljoin_vt = {"NestedLoopJoin", join_open, join_next, join_close,
                                   join_detail, sizeof(join_run_t)};
-static const op_vt_t hashjoin_vt = {"HashJoin", join_open, join_next, join_close, join_detail, sizeof(join_run_t)};
+static const op_vt_t hashjoin_vt = {"HashJoin", join_open, join_next, join_close, join_detail,
+                                    sizeof(join_run_t)};
 /* semi and anti joins show as their own nodes in EXPLAIN */
 static const op_vt_t nlsemi_vt = {"NestedLoopSemiJoin", join_open, join_next, join_close,
                                   join_detail, sizeof(join_run_t)};

@@ -41,7 +41,8 @@ static int lat_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 }
 
 /* Row `row` of the left batch repeated into vectors of cap rows. */
-static int lat_left_cols(const op_t *o, opst_t *st, batch_t *b, const batch_t *lb, int row, int cap, err_t *e)
+static int lat_left_cols(const op_t *o, opst_t *st, batch_t *b, const batch_t *lb, int row,
+                         int cap, err_t *e)
 {
   int lw = o->o_in->o_ncols;
   for (int c = 0; c < lw; c++) {

@@ -101,8 +101,8 @@ static int modify_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
     if (!ops->qt_conflict_open)
       return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "ON CONFLICT is not supported for this table");
     if (ops->qt_conflict_open(q, m->om_table, m->om_conflict_index,
-                              m->om_do_update ? modify_cf_eval : NULL, r, m->om_cf_set, st->os_state,
-                              &r->om_cf, e) != CZ_OK)
+                              m->om_do_update ? modify_cf_eval : NULL, r, m->om_cf_set,
+                              st->os_state, &r->om_cf, e) != CZ_OK)
       return CZ_ERR;
   }
   return op_open(o->o_in, q, e);

@@ -53,7 +53,8 @@ static int setop_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 
 /* Whether row `row` of b is returned (*keep). CZ_ERR (53200) when
  * remembering it was refused memory. */
-static int setop_keep(const op_setop_t *sp, setop_run_t *s, const batch_t *b, int row, bool *keep, err_t *e)
+static int setop_keep(const op_setop_t *sp, setop_run_t *s, const batch_t *b, int row,
+                      bool *keep, err_t *e)
 {
   bool added = true;
   if (sp->ot_kind == SETOP_UNION) {

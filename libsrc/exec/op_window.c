@@ -699,7 +699,8 @@ static int window_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
       if (fn_value(w, q, k, r, &d, e) != CZ_OK)
         return CZ_ERR;
       /* string_agg's text is rewritten for the next row: the batch keeps a copy */
-      if (!d.d_null && w->sr_p->ow_fns[k].wf_kind == XWIN_AGG && w->sr_p->ow_fns[k].wf_agg == XAGG_STRING_AGG &&
+      const xwin_fn_t *fk = &w->sr_p->ow_fns[k];
+      if (!d.d_null && fk->wf_kind == XWIN_AGG && fk->wf_agg == XAGG_STRING_AGG &&
           datum_copy(TP_STR, &d, st->os_batch, &d, e) != CZ_OK)
         return CZ_ERR;
       vec_set(&b->b_cols[w->sr_p->ow_nin + k], n, &d);
