@@ -30,7 +30,7 @@ static const char *const queries[] = {
     "ORDER BY x.b",
     /* a correlated subquery per scanned row, top-k sort */
     "SELECT t.a, t.c, (SELECT max(u.k) FROM u WHERE u.a = t.a + 1) FROM t "
-    "WHERE t.c % 7 <> 3 ORDER BY t.c DESC, t.a LIMIT 60",
+    "WHERE t.c % 7 <> 3 AND t.a < 250 ORDER BY t.c DESC, t.a LIMIT 60",
     /* an uncorrelated IN set (cached per execution), DISTINCT, sort */
     "SELECT DISTINCT t.b, t.c % 5 FROM t WHERE t.a IN (SELECT u.a FROM u WHERE u.k % 3 = 0) "
     "ORDER BY 1, 2",
