@@ -226,7 +226,8 @@ static int xe_subq(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *
     memset(&l, 0, sizeof(l));
     if (lhs.a_vec || lhs.a_const)
       xe_arg_get(&lhs, i, &l);
-    if (c->xc_subq(x->x_subq, x->x_subq_kind, st->xe_in, i, x->x_subq_kind == 2 ? &l : NULL,
+    if (c->xc_subq(c->xc_qctx, x->x_subq, x->x_subq_kind, st->xe_in, i,
+                   x->x_subq_kind == 2 ? &l : NULL,
                    c->xc_arena, &r, e) != CZ_OK) {
       if (e && e->er_pos == 0)
         e->er_pos = x->x_pos;

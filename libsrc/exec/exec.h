@@ -5,14 +5,20 @@
  *   at most q_vector_size rows through ov_next; a batch travels with a
  *   selection vector (obatch_t) so that a filter selects rows without
  *   copying them (DESIGN.md §2.9). There is no row-at-a-time path.
- * - An operator's state lives in the op itself and is reset by ov_open, so
- *   one tree can run many times (prepared statements, correlated
- *   subqueries re-run per outer row). One tree runs at most one execution
- *   at a time; a second concurrent execution builds its own tree.
- * - Memory: each operator has o_state (reset at open) for what lives for
- *   one execution (hash tables, sort buffers) and o_batch (reset at each
- *   ov_next) for the batch it returns. A batch returned by ov_next is valid
- *   until the next ov_next or ov_close of the same operator.
+ * - A finished plan is immutable: op_t, every operator's plan struct,
+ *   xsubq_t and xnode_t hold only what the planner decided and are never
+ *   written while a plan runs (the ov_* functions take const op_t *).
+ *   Everything an execution changes — arenas, hash tables, sort buffers,
+ *   cursors, positions, row counters, EXPLAIN ANALYZE figures, spill
+ *   files, subquery contexts and caches — is a run state (opst_t and what
+ *   an operator adds to it) in the execution's qexec_t, reached from the
+ *   qctx_t and created at the first open. So one plan runs any number of
+ *   times, and at once in many executions: sessions, portals, threads.
+ * - Memory: each operator's run state has os_state (reset at open) for
+ *   what lives for one execution (hash tables, sort buffers) and os_batch
+ *   (reset at each ov_next) for the batch it returns. A batch returned by
+ *   ov_next is valid until the next ov_next or ov_close of the same
+ *   operator in the same execution.
  * - Expressions are xnode_t trees (exec/expr.h) over the operator's input
  *   columns; subqueries are X_SUBQ nodes whose x_subq is an xsubq_t.
  */
@@ -28,6 +34,8 @@
 
 typedef struct op_s op_t;
 typedef struct qctx_s qctx_t;
+typedef struct opst_s opst_t;     /* an operator's run state (exec_int.h) */
+typedef struct qexec_s qexec_t;   /* one execution's run states (exec_state.c) */
 
 /* SQLSTATEs raised by the executor. */
 
@@ -68,29 +76,34 @@ struct qctx_s {
   int64_t q_stmt_ts;            /* statement start (TIMESTAMP) for now(); 0 = clock */
   struct spill_reg_s *q_spill;  /* the execution's temporary files (spill.h): on the
                                    root context only; spill_end deletes them */
+  qexec_t *q_exec;              /* the run states of the operators, subqueries and
+                                   expressions this context runs, in q_arena; NULL
+                                   until the first open (qexec_of) */
 };
 
+/* An operator's code. st is o's run state in q's execution: ov_run_size
+ * bytes (at least sizeof(opst_t), which it starts with), zeroed when first
+ * created, then kept (its arenas reset) across re-opens in the same
+ * execution; ov_open must (re)set every field it reads. */
 typedef struct op_vt_s {
   const char *ov_name;          /* for EXPLAIN */
-  int (*ov_open)(op_t *o, qctx_t *q, err_t *e);
+  int (*ov_open)(const op_t *o, opst_t *st, qctx_t *q, err_t *e);
   /* out->ob_b NULL: no more rows. */
-  int (*ov_next)(op_t *o, qctx_t *q, obatch_t *out, err_t *e);
-  void (*ov_close)(op_t *o, qctx_t *q);
+  int (*ov_next)(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e);
+  void (*ov_close)(const op_t *o, opst_t *st, qctx_t *q);
   /* Extra text after the name on the EXPLAIN line; may be NULL. */
   char *(*ov_detail)(const op_t *o, arena_t *a);
+  size_t ov_run_size;           /* 0 = sizeof(opst_t): nothing of its own */
 } op_vt_t;
 
+/* The plan part of an operator: what the planner decided. Never written
+ * once the plan runs. */
 struct op_s {
   const op_vt_t *o_vt;
   int o_ncols;                  /* output columns */
   ty_t *o_types;
   op_t *o_in;                   /* first input, NULL for leaves */
   op_t *o_in2;                  /* second input (joins, set operations) */
-  arena_t *o_state;             /* per-execution state, reset at open */
-  arena_t *o_batch;             /* the current output batch, reset per next */
-  int64_t o_rows;               /* rows produced in this execution (EXPLAIN ANALYZE) */
-  uint64_t o_ns;                /* time in open and next, inputs included (EXPLAIN ANALYZE) */
-  int64_t o_mem;                /* most state memory seen (after open, at the end) */
   double o_est_rows;            /* the planner's estimates for EXPLAIN; < 0 unknown */
   double o_est_cost;
   int o_depth;
@@ -203,9 +216,12 @@ struct qtable_ops_s {
 
 /* ---- running operators ------------------------------------------------- */
 
-int op_open(op_t *o, qctx_t *q, err_t *e);
-int op_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e);
-void op_close(op_t *o, qctx_t *q);
+/* o's run state in q's execution is created at the first open (and
+ * reset by every open); op_close of an operator never opened in q's
+ * execution does nothing. */
+int op_open(const op_t *o, qctx_t *q, err_t *e);
+int op_next(const op_t *o, qctx_t *q, obatch_t *out, err_t *e);
+void op_close(const op_t *o, qctx_t *q);
 /* 57014 when the context (or an enclosing one) was cancelled. */
 int op_check_cancel(qctx_t *q, err_t *e);
 /* 53200 when the execution's memory budget is exceeded (op_next checks it
@@ -217,9 +233,34 @@ int op_budget_error(const mem_budget_t *b, int64_t limit, err_t *e);
 batch_t *op_compact(const obatch_t *ob, int ncols, arena_t *a, err_t *e);
 
 /* The EXPLAIN text of a tree: one line per operator, children indented
- * two spaces more than their parent; with rows, the rows each operator
- * produced in its last execution (EXPLAIN ANALYZE). Allocated in a. */
-char *op_explain(const op_t *root, bool rows, arena_t *a);
+ * two spaces more than their parent; with run (EXPLAIN ANALYZE: the
+ * context the tree ran in, before its execution ends), the rows, time and
+ * memory of each operator in that execution. Allocated in a. */
+char *op_explain(const op_t *root, const qctx_t *run, arena_t *a);
+
+/* ---- executions ---------------------------------------------------------
+ *
+ * An execution is a root qctx_t set up by its caller (the engine): arena,
+ * parameters, vector size, budget, cancel flag, transaction. Its run
+ * states live in q_arena and go with it; qexec_end forgets them (the
+ * engine calls it, through en_qmem_detach, before releasing q_arena). */
+void qexec_end(qctx_t *q);
+
+/* A worker's context for running a subtree of the plan that `parent` is
+ * running, on another thread (parallel execution; exec/README.md,
+ * "Executions and workers"). Shared with parent: the parameters, the
+ * transaction and session, the cancel flag, the memory budget, the
+ * statement timestamp and the spill registry (created here if missing, so
+ * that workers never race to create it). Its own: an arena (a child of
+ * parent's q_arena, charged to the same budget) and with it a fresh set of
+ * run states: every operator, subquery and cache the worker opens gets
+ * its own state. Call on the thread that owns parent, before the worker
+ * starts; the worker then uses w alone. qctx_worker_end (on the owning
+ * thread, after the worker stopped and closed what it opened) frees w's
+ * arena and run states; the spill files it left are still the parent
+ * execution's (spill_end). */
+int qctx_worker_init(qctx_t *w, qctx_t *parent, err_t *e);
+void qctx_worker_end(qctx_t *w);
 
 /* ---- constructors (all allocate in a, the plan's arena) --------------- */
 
@@ -336,7 +377,8 @@ op_t *op_insert_new(arena_t *a, op_t *in, void *table, const char *name);
 op_t *op_update_new(arena_t *a, op_t *in, void *table, const char *name, const bool *set);
 /* in: anything with the row identity at column rid. */
 op_t *op_delete_new(arena_t *a, op_t *in, void *table, const char *name, int rid);
-int64_t op_dml_count(const op_t *o);
+/* In q's execution (0 when o never ran in it). */
+int64_t op_dml_count(const op_t *o, const qctx_t *q);
 /* RETURNING: o (an insert, update or delete) also returns each batch it
  * changed, as its input gave it (the new rows for INSERT and UPDATE, the
  * removed ones for DELETE), instead of nothing. */
@@ -361,34 +403,31 @@ void op_insert_do_update(op_t *o, int index, int nc, const bool *set, xnode_t **
 
 /* ---- subqueries -------------------------------------------------------- */
 
-/* The x_subq of an X_SUBQ node. The subplan sees the statement's
- * parameters followed by the correlation values: xs_corr[i] is an X_COL
- * (of the batch the X_SUBQ is evaluated over) or an X_PARAM (of the
- * enclosing query) whose value becomes parameter xs_param_base + i. */
+/* The x_subq of an X_SUBQ node (the plan part: immutable while it runs).
+ * The subplan sees the statement's parameters followed by the correlation
+ * values: xs_corr[i] is an X_COL (of the batch the X_SUBQ is evaluated
+ * over) or an X_PARAM (of the enclosing query) whose value becomes
+ * parameter xs_param_base + i. Its run state (the subplan's child
+ * context, the parameter values, the uncorrelated result cache) is one
+ * per execution, created the first time the execution evaluates it
+ * (exec_subq.c), in the context the X_SUBQ is evaluated in. */
 typedef struct xsubq_s {
   op_t *xs_plan;
   int xs_ncorr;
   xnode_t **xs_corr;
   int xs_param_base;
   struct xsubq_s *xs_parent;    /* the subquery whose plan holds this one, or NULL */
-  /* run-time state, reset per execution by xsubq_reset */
-  qctx_t *xs_outer;             /* the context the X_SUBQ is evaluated in */
-  qctx_t xs_q;                  /* the subplan's own context */
-  datum_t *xs_params;           /* xs_q's parameters */
-  bool xs_cached;               /* uncorrelated result known */
-  datum_t xs_value;             /* scalar / EXISTS cache */
-  void *xs_set;                 /* IN cache (a value set) */
-  arena_t *xs_arena;            /* cache memory (child of the outer arena) */
 } xsubq_t;
 
-/* The xsubq_fn_t the executor installs in every xctx_t. */
-int xsubq_eval(void *subq, int kind, const batch_t *in, int row, const datum_t *lhs,
-               arena_t *a, datum_t *out, err_t *e);
-/* Attaches a subquery to the context it is evaluated in (the statement's
- * for top-level subqueries, else its parent's xs_q) and clears its cache.
- * The planner lists every subquery of a plan, parents before children, so
- * the statement calls this for each before running. */
-void xsubq_reset(xsubq_t *s, qctx_t *top);
+/* The xsubq_fn_t the executor installs in every xctx_t (qctx: the
+ * qctx_t the expression is evaluated in, op_xctx's xc_qctx). */
+int xsubq_eval(void *qctx, void *subq, int kind, const batch_t *in, int row,
+               const datum_t *lhs, arena_t *a, datum_t *out, err_t *e);
+/* The subplan's context for s evaluated in outer, its correlation values
+ * taken from row `row` of in (in NULL: only X_PARAM correlations): what a
+ * lateral join re-opens s->xs_plan in per left row. */
+int xsubq_bind(qctx_t *outer, const xsubq_t *s, const batch_t *in, int row, qctx_t **sub,
+               err_t *e);
 
 /* An xctx_t for evaluating expressions in q with results in a. */
 void op_xctx(qctx_t *q, arena_t *a, xctx_t *out);

@@ -14,6 +14,33 @@
 
 #define RS_CHUNK 1024
 
+/* The run state every operator has in each execution it runs in; an
+ * operator's own run struct starts with it (ov_run_size bytes). */
+struct opst_s {
+  arena_t *os_state;            /* reset at open: hash tables, buffers, cursors */
+  arena_t *os_batch;            /* the current output batch, reset per next */
+  int64_t os_rows;              /* rows produced (EXPLAIN ANALYZE) */
+  uint64_t os_ns;               /* time in open and next, inputs included */
+  int64_t os_mem;               /* most state memory seen (after open, at the end) */
+  bool os_opened;               /* opened at least once in this execution */
+};
+
+/* The run state of plan object key (an operator, an xsubq_t, an
+ * expression node) in q's execution: the one made before, or, when make
+ * is true, a new one of size bytes (zeroed, in the execution's arena);
+ * NULL when there is none and make is false. *fresh (may be NULL) tells
+ * whether it was made now. Keyed by the plan object's address: plans are
+ * immutable and outlive their executions, so an address names one thing
+ * for an execution's whole life. */
+void *qexec_state(qctx_t *q, const void *key, size_t size, bool make, bool *fresh);
+/* The execution's arena for run states (a child of the root q_arena). */
+arena_t *qexec_arena(qctx_t *q);
+/* o's run state in q's execution, or NULL when o was never opened in it. */
+opst_t *op_state(const op_t *o, const qctx_t *q);
+/* The subplan context of s in outer's execution, NULL when s was never
+ * bound or evaluated in it. */
+qctx_t *xsubq_ctx(qctx_t *outer, const xsubq_t *s);
+
 typedef struct rstore_s {
   arena_t *rs_arena;
   int rs_ncols;
@@ -36,7 +63,7 @@ int rs_append(rstore_t *rs, const obatch_t *ob, err_t *e);
 /* Opens in, appends all its rows to rs (the memory of `state` checked
  * against MaxQueryMem after each batch) and closes it: the operators that
  * hold their whole input (buffer, window, grouping sets). */
-int rs_fill(rstore_t *rs, op_t *in, qctx_t *q, arena_t *state, err_t *e);
+int rs_fill(rstore_t *rs, const op_t *in, qctx_t *q, arena_t *state, err_t *e);
 static inline vec_t *rs_col(const rstore_t *rs, int64_t r, int c, int *idx)
 {
   *idx = (int)(r % RS_CHUNK);
@@ -105,8 +132,8 @@ uint64_t row_hash(const batch_t *b, int row, int ncols, const int *cols);
 void op_init(op_t *o, const op_vt_t *vt, arena_t *a, int ncols, const ty_t *types,
              op_t *in, op_t *in2);
 /* A fresh output batch of o's types with the query's vector size, in
- * o_batch. */
-batch_t *op_new_batch(op_t *o, qctx_t *q, err_t *e);
+ * st->os_batch. */
+batch_t *op_new_batch(const op_t *o, opst_t *st, const qctx_t *q, err_t *e);
 /* Memory check against MaxQueryMem (53200). */
 int op_check_mem(qctx_t *q, arena_t *a, err_t *e);
 /* The 53200 of an arena_try_alloc on a that returned NULL: MaxQueryMem

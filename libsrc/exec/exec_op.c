@@ -15,58 +15,73 @@ void op_init(op_t *o, const op_vt_t *vt, arena_t *a, int ncols, const ty_t *type
   o->o_in = in;
   o->o_in2 = in2;
   o->o_est_rows = o->o_est_cost = -1;
-  /* Per-operator arenas hang off the plan arena: they live as long as the
-   * plan and are reset, not recreated, per execution and per batch. */
-  o->o_state = arena_create_scratch(a, vt->ov_name);
-  o->o_batch = arena_create_scratch(a, vt->ov_name);
 }
 
 /* What EXPLAIN ANALYZE shows of an operator's memory: its state arena
  * (hash tables, sort arrays, buffered rows), looked at after open and at
  * the end of its rows, when what it holds is largest. */
-static void note_mem(op_t *o)
+static void note_mem(opst_t *st)
 {
-  int64_t m = (int64_t)arena_bytes_used(o->o_state);
-  if (m > o->o_mem)
-    o->o_mem = m;
+  int64_t m = (int64_t)arena_bytes_used(st->os_state);
+  if (m > st->os_mem)
+    st->os_mem = m;
 }
 
-int op_open(op_t *o, qctx_t *q, err_t *e)
+int op_open(const op_t *o, qctx_t *q, err_t *e)
 {
   uint64_t t0 = time_now_ns();
-  arena_reset(o->o_state);
-  arena_reset(o->o_batch);
-  o->o_rows = 0;
-  o->o_ns = 0;
-  o->o_mem = 0;
-  int rc = o->o_vt->ov_open(o, q, e);
-  note_mem(o);
-  o->o_ns += time_now_ns() - t0;
+  size_t size = o->o_vt->ov_run_size ? o->o_vt->ov_run_size : sizeof(opst_t);
+  bool fresh;
+  opst_t *st = qexec_state(q, o, size, true, &fresh);
+  if (fresh) {
+    /* Per-operator arenas hang off the execution's: they live as long as
+     * it and are reset, not recreated, per open and per batch. */
+    arena_t *xa = qexec_arena(q);
+    st->os_state = arena_create_scratch(xa, o->o_vt->ov_name);
+    st->os_batch = arena_create_scratch(xa, o->o_vt->ov_name);
+  } else {
+    arena_reset(st->os_state);
+    arena_reset(st->os_batch);
+  }
+  st->os_opened = true;
+  st->os_rows = 0;
+  st->os_ns = 0;
+  st->os_mem = 0;
+  int rc = o->o_vt->ov_open(o, st, q, e);
+  note_mem(st);
+  st->os_ns += time_now_ns() - t0;
   return rc;
 }
 
-int op_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+int op_next(const op_t *o, qctx_t *q, obatch_t *out, err_t *e)
 {
   if (op_check_cancel(q, e) != CZ_OK || op_check_budget(q, e) != CZ_OK)
     return CZ_ERR;
+  opst_t *st = op_state(o, q);
+  if (!st)
+    return err_set(e, SQLSTATE_INTERNAL, "%s: next before open", o->o_vt->ov_name);
   uint64_t t0 = time_now_ns();
-  arena_reset(o->o_batch);
+  arena_reset(st->os_batch);
   out->ob_b = NULL;
   out->ob_sel = NULL;
   out->ob_n = 0;
-  int rc = o->o_vt->ov_next(o, q, out, e);
+  int rc = o->o_vt->ov_next(o, st, q, out, e);
   if (rc == CZ_OK && out->ob_b)
-    o->o_rows += out->ob_n;
+    st->os_rows += out->ob_n;
   else
-    note_mem(o);
-  o->o_ns += time_now_ns() - t0;
+    note_mem(st);
+  st->os_ns += time_now_ns() - t0;
   return rc;
 }
 
-void op_close(op_t *o, qctx_t *q)
+void op_close(const op_t *o, qctx_t *q)
 {
+  /* Never opened in this execution: nor was anything below it. */
+  opst_t *st = op_state(o, q);
+  if (!st)
+    return;
   if (o->o_vt->ov_close)
-    o->o_vt->ov_close(o, q);
+    o->o_vt->ov_close(o, st, q);
   else {
     if (o->o_in)
       op_close(o->o_in, q);
@@ -127,9 +142,9 @@ int op_check_mem(qctx_t *q, arena_t *a, err_t *e)
   return CZ_OK;
 }
 
-batch_t *op_new_batch(op_t *o, qctx_t *q, err_t *e)
+batch_t *op_new_batch(const op_t *o, opst_t *st, const qctx_t *q, err_t *e)
 {
-  return batch_create(o->o_batch, o->o_ncols, o->o_types, q->q_vector_size, e);
+  return batch_create(st->os_batch, o->o_ncols, o->o_types, q->q_vector_size, e);
 }
 
 batch_t *op_compact(const obatch_t *ob, int ncols, arena_t *a, err_t *e)
@@ -160,6 +175,7 @@ void op_xctx(qctx_t *q, arena_t *a, xctx_t *out)
   out->xc_param_types = q->q_param_types;
   out->xc_nparams = q->q_nparams;
   out->xc_subq = xsubq_eval;
+  out->xc_qctx = q;
   out->xc_cancel = q->q_cancel;
   out->xc_budget = q->q_budget;
   out->xc_max_mem = q->q_max_mem;

@@ -4,8 +4,10 @@
  *
  * Design notes: kept out of exec.h so that the core contract stays the
  * operators every plan uses; the binder's files for these features
- * include this header. Run-time state lives in the operators as for the
- * others (exec/README.md invariants 1-9 hold for each).
+ * include this header. Run-time state lives in the execution's run states
+ * as for the others (exec/README.md invariants 1-9 hold for each); the
+ * working table and the grouping sets' Replay leaf read their union's /
+ * grouping operator's run state in the same execution.
  */
 #ifndef CZ_EXEC_QL_H
 #define CZ_EXEC_QL_H

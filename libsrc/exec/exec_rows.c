@@ -300,7 +300,7 @@ int64_t rset_add(rset_t *s, const batch_t *b, int row, bool *added, err_t *e)
   return id;
 }
 
-int rs_fill(rstore_t *rs, op_t *in, qctx_t *q, arena_t *state, err_t *e)
+int rs_fill(rstore_t *rs, const op_t *in, qctx_t *q, arena_t *state, err_t *e)
 {
   if (op_open(in, q, e) != CZ_OK)
     return CZ_ERR;

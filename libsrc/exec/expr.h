@@ -59,7 +59,7 @@ typedef struct xnode_s xnode_t;
  * `row` of the input batch (whose columns carry the outer references).
  * kind: 0 scalar (more than one row is 21000), 1 EXISTS, 2 IN (the
  * subquery's single column compared with x_args[0]'s value, 3VL). */
-typedef int (*xsubq_fn_t)(void *subq, int kind, const batch_t *in, int row,
+typedef int (*xsubq_fn_t)(void *qctx, void *subq, int kind, const batch_t *in, int row,
                           const datum_t *lhs, arena_t *a, datum_t *out, err_t *e);
 
 struct xnode_s {
@@ -86,6 +86,9 @@ typedef struct xctx_s {
   const ty_t *xc_param_types;
   int xc_nparams;
   xsubq_fn_t xc_subq;         /* for X_SUBQ */
+  void *xc_qctx;              /* its first argument: the execution context the
+                                 expression is evaluated in (a subquery's run
+                                 state is that execution's, never the plan's) */
   volatile bool *xc_cancel;   /* checked once per batch: 57014 */
   /* Optional (zero when the caller does not know them): */
   int64_t xc_stmt_ts;         /* TIMESTAMP of the statement's start for now(),

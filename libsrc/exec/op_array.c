@@ -90,24 +90,28 @@ char *xarray_text(arena_t *a, const str_t *elems, const bool *nulls, int n, err_
 
 typedef struct op_array_agg_s {
   op_t oa_op;
-  bool oa_done;                 /* run-time: the row was returned */
 } op_array_agg_t;
 
-static int array_agg_open(op_t *o, qctx_t *q, err_t *e)
+typedef struct array_agg_run_s {
+  opst_t oa_st;
+  bool oa_done;                 /* the row was returned */
+} array_agg_run_t;
+
+static int array_agg_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  ((op_array_agg_t *)o)->oa_done = false;
+  ((array_agg_run_t *)st)->oa_done = false;
   return op_open(o->o_in, q, e);
 }
 
-static int array_agg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int array_agg_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_array_agg_t *g = (op_array_agg_t *)o;
+  array_agg_run_t *g = (array_agg_run_t *)st;
   if (g->oa_done)
     return CZ_OK;
   g->oa_done = true;
   int n = 0, cap = 16;
   size_t bytes = 2; /* the text form's length so far: PostgreSQL's 1 GB bound */
-  arena_t *a = o->o_state;
+  arena_t *a = st->os_state;
   /* The element and null arrays (one block) double with the input, and
    * each element is a copy: all fallible, 53200 past MaxQueryMem. */
   str_t *elems = arena_try_alloc(a, (sizeof(str_t) + 1) * (size_t)cap);
@@ -146,13 +150,13 @@ static int array_agg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
         return err_set(e, SQLSTATE_PROGRAM_LIMIT, "array size exceeds the maximum allowed (%u bytes)",
                        XE_MAX_FIELD);
     }
-    if (op_check_mem(q, o->o_state, e) != CZ_OK)
+    if (op_check_mem(q, st->os_state, e) != CZ_OK)
       return CZ_ERR;
   }
-  batch_t *b = batch_create(o->o_batch, 1, o->o_types, 1, e);
+  batch_t *b = batch_create(st->os_batch, 1, o->o_types, 1, e);
   if (!b)
     return CZ_ERR;
-  char *text = xarray_text(o->o_batch, elems, nulls, n, e);
+  char *text = xarray_text(st->os_batch, elems, nulls, n, e);
   if (!text)
     return CZ_ERR;
   datum_t d = {.d_null = false};
@@ -165,7 +169,8 @@ static int array_agg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   return CZ_OK;
 }
 
-static const op_vt_t array_agg_vt = {"ArrayAgg", array_agg_open, array_agg_next, NULL, NULL};
+static const op_vt_t array_agg_vt = {"ArrayAgg", array_agg_open, array_agg_next, NULL, NULL,
+                                     sizeof(array_agg_run_t)};
 
 op_t *op_array_agg_new(arena_t *a, op_t *in)
 {

@@ -6,24 +6,28 @@
 
 typedef struct op_buffer_s {
   op_t ob_op;
-  rstore_t ob_rows;             /* run-time */
-  int64_t ob_pos;
 } op_buffer_t;
 
-static int buffer_open(op_t *o, qctx_t *q, err_t *e)
+typedef struct buffer_run_s {
+  opst_t ob_st;
+  rstore_t ob_rows;
+  int64_t ob_pos;
+} buffer_run_t;
+
+static int buffer_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_buffer_t *b = (op_buffer_t *)o;
-  rs_init(&b->ob_rows, o->o_state, o->o_ncols, o->o_types);
+  buffer_run_t *b = (buffer_run_t *)st;
+  rs_init(&b->ob_rows, st->os_state, o->o_ncols, o->o_types);
   b->ob_pos = 0;
-  return rs_fill(&b->ob_rows, o->o_in, q, o->o_state, e);
+  return rs_fill(&b->ob_rows, o->o_in, q, st->os_state, e);
 }
 
-static int buffer_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int buffer_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_buffer_t *b = (op_buffer_t *)o;
+  buffer_run_t *b = (buffer_run_t *)st;
   if (b->ob_pos >= b->ob_rows.rs_n)
     return CZ_OK;
-  batch_t *bt = op_new_batch(o, q, e);
+  batch_t *bt = op_new_batch(o, st, q, e);
   if (!bt)
     return CZ_ERR;
   int n = 0;
@@ -35,12 +39,14 @@ static int buffer_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   return CZ_OK;
 }
 
-static void buffer_close(op_t *o, qctx_t *q)
+static void buffer_close(const op_t *o, opst_t *st, qctx_t *q)
 {
+  (void)st;
   op_close(o->o_in, q);
 }
 
-static const op_vt_t buffer_vt = {"Buffer", buffer_open, buffer_next, buffer_close, NULL};
+static const op_vt_t buffer_vt = {"Buffer", buffer_open, buffer_next, buffer_close, NULL,
+                                   sizeof(buffer_run_t)};
 
 op_t *op_buffer_new(arena_t *a, op_t *in)
 {

@@ -4,26 +4,30 @@
 
 typedef struct op_distinct_s {
   op_t od_op;
-  rset_t od_seen;               /* run-time */
 } op_distinct_t;
 
-static int distinct_open(op_t *o, qctx_t *q, err_t *e)
+typedef struct distinct_run_s {
+  opst_t od_st;
+  rset_t od_seen;
+} distinct_run_t;
+
+static int distinct_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  if (rset_init(&((op_distinct_t *)o)->od_seen, o->o_state, o->o_ncols, o->o_types, e) != CZ_OK)
+  if (rset_init(&((distinct_run_t *)st)->od_seen, st->os_state, o->o_ncols, o->o_types, e) != CZ_OK)
     return CZ_ERR;
   return op_open(o->o_in, q, e);
 }
 
-static int distinct_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int distinct_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_distinct_t *d = (op_distinct_t *)o;
+  distinct_run_t *d = (distinct_run_t *)st;
   for (;;) {
     obatch_t in;
     if (op_next(o->o_in, q, &in, e) != CZ_OK)
       return CZ_ERR;
     if (!in.ob_b)
       return CZ_OK;
-    int *sel = arena_alloc(o->o_batch, sizeof(int) * (size_t)(in.ob_n + 1));
+    int *sel = arena_alloc(st->os_batch, sizeof(int) * (size_t)(in.ob_n + 1));
     int n = 0;
     for (int i = 0; i < in.ob_n; i++) {
       int row = in.ob_sel ? in.ob_sel[i] : i;
@@ -33,7 +37,7 @@ static int distinct_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       if (added)
         sel[n++] = row;
     }
-    if (op_check_mem(q, o->o_state, e) != CZ_OK)
+    if (op_check_mem(q, st->os_state, e) != CZ_OK)
       return CZ_ERR;
     if (n == 0)
       continue;
@@ -44,7 +48,8 @@ static int distinct_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   }
 }
 
-static const op_vt_t distinct_vt = {"Distinct", distinct_open, distinct_next, NULL, NULL};
+static const op_vt_t distinct_vt = {"Distinct", distinct_open, distinct_next, NULL, NULL,
+                                     sizeof(distinct_run_t)};
 
 op_t *op_distinct_new(arena_t *a, op_t *in)
 {

@@ -11,24 +11,33 @@ typedef struct op_distinct_on_s {
   op_t od_op;
   int od_nkeys;
   int *od_keys;                 /* input columns */
-  /* run-time */
+} op_distinct_on_t;
+
+typedef struct distinct_on_run_s {
+  opst_t dr_st;
   arena_t *od_keyarena;         /* the copied keys; reset when a new run starts */
   datum_t *od_prev;
   bool od_have;
-} op_distinct_on_t;
+} distinct_on_run_t;
 
-static int don_open(op_t *o, qctx_t *q, err_t *e)
+static int don_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_distinct_on_t *d = (op_distinct_on_t *)o;
+  const op_distinct_on_t *dp = (const op_distinct_on_t *)o;
+  distinct_on_run_t *d = (distinct_on_run_t *)st;
+  if (!d->od_keyarena) {
+    d->od_keyarena = arena_create_scratch(qexec_arena(q), "distinct on keys");
+    d->od_prev = arena_zalloc(qexec_arena(q), sizeof(datum_t) * (size_t)(dp->od_nkeys + 1));
+  }
   arena_reset(d->od_keyarena);
   d->od_have = false;
   return op_open(o->o_in, q, e);
 }
 
-static bool same_keys(const op_distinct_on_t *d, const batch_t *b, int row)
+static bool same_keys(const op_distinct_on_t *dp, const distinct_on_run_t *d, const batch_t *b,
+                      int row)
 {
-  for (int k = 0; k < d->od_nkeys; k++) {
-    const vec_t *v = &b->b_cols[d->od_keys[k]];
+  for (int k = 0; k < dp->od_nkeys; k++) {
+    const vec_t *v = &b->b_cols[dp->od_keys[k]];
     datum_t x;
     vec_get(v, row, &x);
     if (!datum_eq_nulls(ty_phys(v->v_type.t_id), &x, &d->od_prev[k]))
@@ -37,24 +46,25 @@ static bool same_keys(const op_distinct_on_t *d, const batch_t *b, int row)
   return true;
 }
 
-static int don_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int don_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_distinct_on_t *d = (op_distinct_on_t *)o;
+  const op_distinct_on_t *dp = (const op_distinct_on_t *)o;
+  distinct_on_run_t *d = (distinct_on_run_t *)st;
   for (;;) {
     obatch_t in;
     if (op_next(o->o_in, q, &in, e) != CZ_OK)
       return CZ_ERR;
     if (!in.ob_b)
       return CZ_OK;
-    int *sel = arena_alloc(o->o_batch, sizeof(int) * (size_t)(in.ob_n + 1));
+    int *sel = arena_alloc(st->os_batch, sizeof(int) * (size_t)(in.ob_n + 1));
     int n = 0;
     for (int i = 0; i < in.ob_n; i++) {
       int row = in.ob_sel ? in.ob_sel[i] : i;
-      if (d->od_have && same_keys(d, in.ob_b, row))
+      if (d->od_have && same_keys(dp, d, in.ob_b, row))
         continue;
       arena_reset(d->od_keyarena);
-      for (int k = 0; k < d->od_nkeys; k++) {
-        const vec_t *v = &in.ob_b->b_cols[d->od_keys[k]];
+      for (int k = 0; k < dp->od_nkeys; k++) {
+        const vec_t *v = &in.ob_b->b_cols[dp->od_keys[k]];
         datum_t x;
         vec_get(v, row, &x);
         if (datum_copy(ty_phys(v->v_type.t_id), &x, d->od_keyarena, &d->od_prev[k], e) != CZ_OK)
@@ -72,7 +82,8 @@ static int don_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   }
 }
 
-static const op_vt_t distinct_on_vt = {"Unique", don_open, don_next, NULL, NULL};
+static const op_vt_t distinct_on_vt = {"Unique", don_open, don_next, NULL, NULL,
+                                       sizeof(distinct_on_run_t)};
 
 op_t *op_distinct_on_new(arena_t *a, op_t *in, int nkeys, const int *keys)
 {
@@ -82,7 +93,5 @@ op_t *op_distinct_on_new(arena_t *a, op_t *in, int nkeys, const int *keys)
   d->od_keys = arena_alloc(a, sizeof(int) * (size_t)(nkeys + 1));
   for (int k = 0; k < nkeys; k++)
     d->od_keys[k] = keys[k];
-  d->od_prev = arena_zalloc(a, sizeof(datum_t) * (size_t)(nkeys + 1));
-  d->od_keyarena = arena_create_scratch(a, "distinct on keys");
   return &d->od_op;
 }

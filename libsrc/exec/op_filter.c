@@ -17,20 +17,21 @@ static bool filter_never(const op_filter_t *f)
   return c->x_kind == X_CONST && (c->x_const.d_null || !c->x_const.d_bool);
 }
 
-static int filter_open(op_t *o, qctx_t *q, err_t *e)
+static int filter_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  if (filter_never((op_filter_t *)o))
+  (void)st;
+  if (filter_never((const op_filter_t *)o))
     return CZ_OK;
   return op_open(o->o_in, q, e);
 }
 
-static int filter_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int filter_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_filter_t *f = (op_filter_t *)o;
+  const op_filter_t *f = (const op_filter_t *)o;
   if (filter_never(f))
     return CZ_OK;
   xctx_t xc;
-  op_xctx(q, o->o_batch, &xc);
+  op_xctx(q, st->os_batch, &xc);
   for (;;) {
     obatch_t in;
     if (op_next(o->o_in, q, &in, e) != CZ_OK)
@@ -39,7 +40,7 @@ static int filter_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       return CZ_OK;
     if (in.ob_n == 0)
       continue;
-    int *sel = arena_alloc(o->o_batch, sizeof(int) * (size_t)in.ob_n);
+    int *sel = arena_alloc(st->os_batch, sizeof(int) * (size_t)in.ob_n);
     int n = 0;
     if (xeval_filter(&xc, f->of_cond, in.ob_b, in.ob_sel, in.ob_n, sel, &n, e) != CZ_OK)
       return CZ_ERR;
@@ -52,7 +53,7 @@ static int filter_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   }
 }
 
-static const op_vt_t filter_vt = {"Filter", filter_open, filter_next, NULL, NULL};
+static const op_vt_t filter_vt = {"Filter", filter_open, filter_next, NULL, NULL, 0};
 
 op_t *op_filter_new(arena_t *a, op_t *in, xnode_t *cond)
 {

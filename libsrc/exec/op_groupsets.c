@@ -1,7 +1,7 @@
 /* op_groupsets — GROUP BY GROUPING SETS (ROLLUP, CUBE): one hash group-by
  * per grouping set over the input read once.
  *
- * Design notes: the input is kept in a row store (o_state, charged to
+ * Design notes: the input is kept in a row store (os_state, charged to
  * MaxQueryMem like every materialising operator); each set's group-by is
  * an ordinary op_hashagg_new over a Replay leaf that returns the kept
  * rows, so aggregation has one implementation. The sets run one after
@@ -19,8 +19,12 @@ typedef struct op_groupsets_s op_groupsets_t;
 typedef struct op_replay_s {
   op_t rp_op;
   op_groupsets_t *rp_src;
-  int64_t rp_pos;               /* run-time */
 } op_replay_t;
+
+typedef struct replay_run_s {
+  opst_t rp_st;
+  int64_t rp_pos;
+} replay_run_t;
 
 struct op_groupsets_s {
   op_t gs_op;
@@ -29,26 +33,32 @@ struct op_groupsets_s {
   int *const *gs_set_keys;
   const int32_t *gs_grp;
   op_t **gs_aggs;               /* one group-by per set */
-  /* run-time */
-  rstore_t gs_rows;
-  int gs_set;                   /* the set running */
 };
 
-static int rp_open(op_t *o, qctx_t *q, err_t *e)
+/* Read by the Replay leaves below (the same execution). */
+typedef struct groupsets_run_s {
+  opst_t gs_st;
+  rstore_t gs_rows;
+  int gs_set;                   /* the set running */
+} groupsets_run_t;
+
+static int rp_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  (void)q;
-  (void)e;
-  ((op_replay_t *)o)->rp_pos = 0;
+  ((replay_run_t *)st)->rp_pos = 0;
+  if (!op_state(&((const op_replay_t *)o)->rp_src->gs_op, q))
+    return err_set(e, SQLSTATE_INTERNAL, "replay without its grouping sets");
   return CZ_OK;
 }
 
-static int rp_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int rp_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_replay_t *r = (op_replay_t *)o;
-  const rstore_t *rs = &r->rp_src->gs_rows;
+  replay_run_t *r = (replay_run_t *)st;
+  const groupsets_run_t *src =
+      (const groupsets_run_t *)op_state(&((const op_replay_t *)o)->rp_src->gs_op, q);
+  const rstore_t *rs = &src->gs_rows;
   if (r->rp_pos >= rs->rs_n)
     return CZ_OK;
-  batch_t *b = op_new_batch(o, q, e);
+  batch_t *b = op_new_batch(o, st, q, e);
   if (!b)
     return CZ_ERR;
   int n = 0;
@@ -60,40 +70,42 @@ static int rp_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   return CZ_OK;
 }
 
-static const op_vt_t replay_vt = {"Replay", rp_open, rp_next, NULL, NULL};
+static const op_vt_t replay_vt = {"Replay", rp_open, rp_next, NULL, NULL, sizeof(replay_run_t)};
 
-static int gs_open(op_t *o, qctx_t *q, err_t *e)
+static int gs_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_groupsets_t *g = (op_groupsets_t *)o;
-  op_t *in = o->o_in;
-  rs_init(&g->gs_rows, o->o_state, in->o_ncols, in->o_types);
+  const op_groupsets_t *gp = (const op_groupsets_t *)o;
+  groupsets_run_t *g = (groupsets_run_t *)st;
+  const op_t *in = o->o_in;
+  rs_init(&g->gs_rows, st->os_state, in->o_ncols, in->o_types);
   g->gs_set = 0;
-  if (rs_fill(&g->gs_rows, in, q, o->o_state, e) != CZ_OK)
+  if (rs_fill(&g->gs_rows, in, q, st->os_state, e) != CZ_OK)
     return CZ_ERR;
-  return op_open(g->gs_aggs[0], q, e);
+  return op_open(gp->gs_aggs[0], q, e);
 }
 
-static int gs_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int gs_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_groupsets_t *g = (op_groupsets_t *)o;
-  while (g->gs_set < g->gs_nsets) {
-    int s = g->gs_set;
+  const op_groupsets_t *g = (const op_groupsets_t *)o;
+  groupsets_run_t *gr = (groupsets_run_t *)st;
+  while (gr->gs_set < g->gs_nsets) {
+    int s = gr->gs_set;
     obatch_t hb;
     if (op_next(g->gs_aggs[s], q, &hb, e) != CZ_OK)
       return CZ_ERR;
     if (!hb.ob_b) {
       op_close(g->gs_aggs[s], q);
-      if (++g->gs_set < g->gs_nsets && op_open(g->gs_aggs[g->gs_set], q, e) != CZ_OK)
+      if (++gr->gs_set < g->gs_nsets && op_open(g->gs_aggs[gr->gs_set], q, e) != CZ_OK)
         return CZ_ERR;
       continue;
     }
     if (hb.ob_n == 0)
       continue;
     int cap = hb.ob_b->b_n > 0 ? hb.ob_b->b_n : 1;
-    batch_t *b = arena_zalloc(o->o_batch, sizeof(*b));
+    batch_t *b = arena_zalloc(st->os_batch, sizeof(*b));
     b->b_ncols = o->o_ncols;
     b->b_n = hb.ob_b->b_n;
-    b->b_cols = arena_zalloc(o->o_batch, sizeof(vec_t) * (size_t)o->o_ncols);
+    b->b_cols = arena_zalloc(st->os_batch, sizeof(vec_t) * (size_t)o->o_ncols);
     int nk = g->gs_set_nkeys[s];
     for (int k = 0; k < g->gs_nkeys; k++) {
       int j;
@@ -103,7 +115,7 @@ static int gs_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
         b->b_cols[k] = hb.ob_b->b_cols[j];
         continue;
       }
-      if (vec_init(&b->b_cols[k], o->o_batch, o->o_types[k], cap, e) != CZ_OK)
+      if (vec_init(&b->b_cols[k], st->os_batch, o->o_types[k], cap, e) != CZ_OK)
         return CZ_ERR;
       memset(b->b_cols[k].v_null, 1, (size_t)cap);
     }
@@ -111,7 +123,7 @@ static int gs_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       b->b_cols[g->gs_nkeys + a] = hb.ob_b->b_cols[nk + a];
     for (int c = 0; c < g->gs_ngrp; c++) {
       vec_t *v = &b->b_cols[g->gs_nkeys + g->gs_nagg + c];
-      if (vec_init(v, o->o_batch, o->o_types[g->gs_nkeys + g->gs_nagg + c], cap, e) != CZ_OK)
+      if (vec_init(v, st->os_batch, o->o_types[g->gs_nkeys + g->gs_nagg + c], cap, e) != CZ_OK)
         return CZ_ERR;
       datum_t d;
       memset(&d, 0, sizeof(d));
@@ -127,9 +139,10 @@ static int gs_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   return CZ_OK;
 }
 
-static void gs_close(op_t *o, qctx_t *q)
+static void gs_close(const op_t *o, opst_t *st, qctx_t *q)
 {
-  op_groupsets_t *g = (op_groupsets_t *)o;
+  const op_groupsets_t *g = (const op_groupsets_t *)o;
+  (void)st;
   op_close(o->o_in, q);
   for (int s = 0; s < g->gs_nsets; s++)
     op_close(g->gs_aggs[s], q);
@@ -140,7 +153,8 @@ static char *gs_detail(const op_t *o, arena_t *a)
   return arena_sprintf(a, "(%d sets)", ((const op_groupsets_t *)o)->gs_nsets);
 }
 
-static const op_vt_t groupsets_vt = {"GroupingSets", gs_open, gs_next, gs_close, gs_detail};
+static const op_vt_t groupsets_vt = {"GroupingSets", gs_open, gs_next, gs_close, gs_detail,
+                                     sizeof(groupsets_run_t)};
 
 op_t *op_groupsets_new(arena_t *a, op_t *in, int nkeys, xnode_t **keys, int nsets,
                        const int *set_nkeys, int *const *set_keys, int nagg,

@@ -55,9 +55,14 @@ typedef struct op_hashagg_s {
   int oh_nev;                   /* the evaluated row: keys, then arguments */
   ty_t *oh_evtypes;
   int *oh_ai, *oh_ai2;          /* per aggregate: its arguments' columns there, -1 none */
+} op_hashagg_t;
+
+/* Its run state in one execution. */
+typedef struct hashagg_run_s {
+  opst_t sr_st;
+  const op_hashagg_t *sr_p;     /* the plan */
   arena_t *oh_tab;              /* groups, hash, states, DISTINCT sets */
   arena_t *oh_rd;               /* a partition batch being read */
-  /* run-time */
   bool oh_full;                 /* no new groups: their rows go to partitions */
   int oh_level;
   spill_t *oh_part[AGG_FANOUT]; /* partitions being written */
@@ -68,11 +73,11 @@ typedef struct op_hashagg_s {
   agg_run_t *oh_run;
   int64_t oh_cap;               /* states allocated per aggregate */
   int64_t oh_pos;               /* next group to return */
-} op_hashagg_t;
+} hashagg_run_t;
 
 /* The state arrays grow with the number of groups: fallible (53200), the
  * old array given back once copied. */
-static int agg_grow(op_hashagg_t *h, int64_t need, err_t *e)
+static int agg_grow(hashagg_run_t *h, int64_t need, err_t *e)
 {
   if (need <= h->oh_cap)
     return CZ_OK;
@@ -80,7 +85,7 @@ static int agg_grow(op_hashagg_t *h, int64_t need, err_t *e)
   while (cap < need)
     cap *= 2;
   arena_t *a = h->oh_tab;
-  for (int i = 0; i < h->oh_nagg; i++) {
+  for (int i = 0; i < h->sr_p->oh_nagg; i++) {
     agg_state_t *n = arena_try_zalloc(a, sizeof(agg_state_t) * (size_t)cap);
     if (!n)
       return op_alloc_error(a, e);
@@ -123,7 +128,7 @@ static int agg_seen(agg_run_t *r, int64_t g, const vec_t *v, int row, bool *seen
  * the state's own buffer, reused while the new value fits and replaced
  * (the old one given back) when it does not, so a run of ever larger
  * values holds one copy, not all of them. */
-static int agg_keep(op_hashagg_t *h, agg_state_t *st, ty_phys_t p, const datum_t *d, err_t *e)
+static int agg_keep(hashagg_run_t *h, agg_state_t *st, ty_phys_t p, const datum_t *d, err_t *e)
 {
   if (p != TP_STR) {
     st->as_val = *d;
@@ -150,7 +155,7 @@ static int agg_keep(op_hashagg_t *h, agg_state_t *st, ty_phys_t p, const datum_t
 /* string_agg: appends (delimiter and) value to the group's text. The
  * text is one value: past XE_MAX_FIELD 54000, and its growth is a
  * fallible allocation (53200 past the query's budget). */
-static int agg_concat(op_hashagg_t *h, qctx_t *q, agg_state_t *st, const datum_t *d,
+static int agg_concat(hashagg_run_t *h, qctx_t *q, agg_state_t *st, const datum_t *d,
                       const vec_t *delim, int row, err_t *e)
 {
   datum_t sep = {.d_null = true};
@@ -184,7 +189,7 @@ static int agg_concat(op_hashagg_t *h, qctx_t *q, agg_state_t *st, const datum_t
   return CZ_OK;
 }
 
-static int agg_step(op_hashagg_t *h, qctx_t *q, const agg_spec_t *ag, agg_state_t *st,
+static int agg_step(hashagg_run_t *h, qctx_t *q, const agg_spec_t *ag, agg_state_t *st,
                     const vec_t *v, const vec_t *v2, int row, err_t *e)
 {
   if (ag->ag_kind == XAGG_COUNT_STAR) {
@@ -297,11 +302,11 @@ static int agg_final(const agg_spec_t *ag, const agg_state_t *st, datum_t *out, 
 }
 
 /* Writes evaluated row `row` of ev to its partition at the current level. */
-static int agg_to_partition(op_hashagg_t *h, qctx_t *q, const batch_t *ev, int row, uint64_t hash,
+static int agg_to_partition(hashagg_run_t *h, qctx_t *q, const batch_t *ev, int row, uint64_t hash,
                             err_t *e)
 {
   int p = (int)((hash >> (64 - 5 * (h->oh_level + 1))) & (AGG_FANOUT - 1));
-  if (!h->oh_part[p] && !(h->oh_part[p] = spill_open(q, h->oh_nev, h->oh_evtypes, e)))
+  if (!h->oh_part[p] && !(h->oh_part[p] = spill_open(q, h->sr_p->oh_nev, h->sr_p->oh_evtypes, e)))
     return CZ_ERR;
   return spill_put(h->oh_part[p], ev, row, e);
 }
@@ -310,36 +315,36 @@ static int agg_to_partition(op_hashagg_t *h, qctx_t *q, const batch_t *ev, int r
  * still hold: the doubling of the state arrays or of the hash table, or a
  * new chunk of group keys, are single large steps that a check after each
  * batch does not foresee. Only when the table can spill instead. */
-static bool agg_growth_refused(const op_hashagg_t *h, const qctx_t *q)
+static bool agg_growth_refused(const hashagg_run_t *h, const qctx_t *q)
 {
   int64_t n = h->oh_groups.rs_n;
   int64_t need = 0;
   if (n + 1 > h->oh_cap)
-    need += (int64_t)h->oh_nagg * (int64_t)sizeof(agg_state_t) * h->oh_cap * 2;
+    need += (int64_t)h->sr_p->oh_nagg * (int64_t)sizeof(agg_state_t) * h->oh_cap * 2;
   if ((h->oh_hash.rh_n + 1) * 2 > h->oh_hash.rh_cap)
     need += 16 * h->oh_hash.rh_cap * 2;
   if (n % RS_CHUNK == 0)
-    need += (int64_t)RS_CHUNK * (h->oh_ngroup + 1) * 24;
-  if (need == 0 || h->oh_ngroup == 0 || h->oh_level >= AGG_MAX_LEVEL || !spill_dir())
+    need += (int64_t)RS_CHUNK * (h->sr_p->oh_ngroup + 1) * 24;
+  if (need == 0 || h->sr_p->oh_ngroup == 0 || h->oh_level >= AGG_MAX_LEVEL || !spill_dir())
     return false;
   int64_t lim = spill_mem_limit(q);
   return lim > 0 && need > mem_budget_room(q->q_budget) - lim / 8;
 }
 
 /* Aggregates the selected evaluated rows of ev (keys, then arguments). */
-static int agg_accum(op_hashagg_t *h, qctx_t *q, const batch_t *ev, const int *sel, int nsel,
+static int agg_accum(hashagg_run_t *h, qctx_t *q, const batch_t *ev, const int *sel, int nsel,
                      err_t *e)
 {
   for (int j = 0; j < nsel; j++) {
     int row = sel ? sel[j] : j;
     int64_t g = 0;
-    if (h->oh_ngroup > 0) {
-      uint64_t hash = row_hash(ev, row, h->oh_ngroup, NULL);
+    if (h->sr_p->oh_ngroup > 0) {
+      uint64_t hash = row_hash(ev, row, h->sr_p->oh_ngroup, NULL);
       int64_t pos = -1, cand;
       g = -1;
       while (rh_next(&h->oh_hash, hash, &pos, &cand)) {
         bool eq = true;
-        for (int k = 0; k < h->oh_ngroup && eq; k++) {
+        for (int k = 0; k < h->sr_p->oh_ngroup && eq; k++) {
           datum_t a, b;
           vec_get(&ev->b_cols[k], row, &a);
           rs_get(&h->oh_groups, cand, k, &b);
@@ -363,10 +368,10 @@ static int agg_accum(op_hashagg_t *h, qctx_t *q, const batch_t *ev, const int *s
           return CZ_ERR;
       }
     }
-    for (int i = 0; i < h->oh_nagg; i++) {
-      const agg_spec_t *ag = &h->oh_aggs[i];
-      const vec_t *v = h->oh_ai[i] >= 0 ? &ev->b_cols[h->oh_ai[i]] : NULL;
-      const vec_t *v2 = h->oh_ai2[i] >= 0 ? &ev->b_cols[h->oh_ai2[i]] : NULL;
+    for (int i = 0; i < h->sr_p->oh_nagg; i++) {
+      const agg_spec_t *ag = &h->sr_p->oh_aggs[i];
+      const vec_t *v = h->sr_p->oh_ai[i] >= 0 ? &ev->b_cols[h->sr_p->oh_ai[i]] : NULL;
+      const vec_t *v2 = h->sr_p->oh_ai2[i] >= 0 ? &ev->b_cols[h->sr_p->oh_ai2[i]] : NULL;
       if (ag->ag_distinct && v) {
         bool seen = false;
         if (v->v_null[row])
@@ -386,9 +391,9 @@ static int agg_accum(op_hashagg_t *h, qctx_t *q, const batch_t *ev, const int *s
 /* After a batch: whether to stop taking new groups. Only with group keys
  * (one group never needs it), a table that holds a fair share of the
  * memory, and hash bits left to partition by. */
-static void agg_check_spill(op_hashagg_t *h, qctx_t *q)
+static void agg_check_spill(hashagg_run_t *h, qctx_t *q)
 {
-  if (h->oh_full || h->oh_ngroup == 0 || h->oh_level >= AGG_MAX_LEVEL || !spill_dir())
+  if (h->oh_full || h->sr_p->oh_ngroup == 0 || h->oh_level >= AGG_MAX_LEVEL || !spill_dir())
     return;
   int64_t lim = spill_mem_limit(q);
   if (lim <= 0 || (int64_t)arena_bytes_used(h->oh_tab) < lim / 16)
@@ -398,37 +403,37 @@ static void agg_check_spill(op_hashagg_t *h, qctx_t *q)
    * those the table stops at half of the memory rather than three
    * quarters. */
   bool grows = false;
-  for (int i = 0; i < h->oh_nagg; i++)
-    grows |= h->oh_aggs[i].ag_distinct || h->oh_aggs[i].ag_kind == XAGG_STRING_AGG;
+  for (int i = 0; i < h->sr_p->oh_nagg; i++)
+    grows |= h->sr_p->oh_aggs[i].ag_distinct || h->sr_p->oh_aggs[i].ag_kind == XAGG_STRING_AGG;
   if (spill_pressure(q) || (grows && mem_budget_room(q->q_budget) < lim / 2))
     h->oh_full = true;
 }
 
-static int hashagg_consume(op_hashagg_t *h, qctx_t *q, const obatch_t *in, err_t *e)
+static int hashagg_consume(hashagg_run_t *h, qctx_t *q, const obatch_t *in, err_t *e)
 {
-  op_t *o = &h->oh_op;
+  opst_t *st = &h->sr_st;
   xctx_t xc;
-  op_xctx(q, o->o_batch, &xc);
+  op_xctx(q, st->os_batch, &xc);
   int cap = in->ob_b->b_n;
   /* Evaluate keys and arguments for the whole batch first (vectored). */
-  batch_t ev = {.b_n = cap, .b_ncols = h->oh_nev, .b_cols = NULL};
-  ev.b_cols = arena_alloc(o->o_batch, sizeof(vec_t) * (size_t)(h->oh_nev + 1));
-  for (int k = 0; k < h->oh_ngroup; k++) {
-    if (vec_init(&ev.b_cols[k], o->o_batch, h->oh_group[k]->x_type, cap, e) != CZ_OK ||
-        xeval(&xc, h->oh_group[k], in->ob_b, in->ob_sel, in->ob_n, &ev.b_cols[k], e) != CZ_OK)
+  batch_t ev = {.b_n = cap, .b_ncols = h->sr_p->oh_nev, .b_cols = NULL};
+  ev.b_cols = arena_alloc(st->os_batch, sizeof(vec_t) * (size_t)(h->sr_p->oh_nev + 1));
+  for (int k = 0; k < h->sr_p->oh_ngroup; k++) {
+    if (vec_init(&ev.b_cols[k], st->os_batch, h->sr_p->oh_group[k]->x_type, cap, e) != CZ_OK ||
+        xeval(&xc, h->sr_p->oh_group[k], in->ob_b, in->ob_sel, in->ob_n, &ev.b_cols[k], e) != CZ_OK)
       return CZ_ERR;
   }
-  for (int i = 0; i < h->oh_nagg; i++) {
-    xnode_t *x = h->oh_aggs[i].ag_arg, *x2 = h->oh_aggs[i].ag_arg2;
+  for (int i = 0; i < h->sr_p->oh_nagg; i++) {
+    xnode_t *x = h->sr_p->oh_aggs[i].ag_arg, *x2 = h->sr_p->oh_aggs[i].ag_arg2;
     if (!x)
       continue;
-    vec_t *v = &ev.b_cols[h->oh_ai[i]];
-    if (vec_init(v, o->o_batch, x->x_type, cap, e) != CZ_OK ||
+    vec_t *v = &ev.b_cols[h->sr_p->oh_ai[i]];
+    if (vec_init(v, st->os_batch, x->x_type, cap, e) != CZ_OK ||
         xeval(&xc, x, in->ob_b, in->ob_sel, in->ob_n, v, e) != CZ_OK)
       return CZ_ERR;
     if (x2) {
-      vec_t *v2 = &ev.b_cols[h->oh_ai2[i]];
-      if (vec_init(v2, o->o_batch, x2->x_type, cap, e) != CZ_OK ||
+      vec_t *v2 = &ev.b_cols[h->sr_p->oh_ai2[i]];
+      if (vec_init(v2, st->os_batch, x2->x_type, cap, e) != CZ_OK ||
           xeval(&xc, x2, in->ob_b, in->ob_sel, in->ob_n, v2, e) != CZ_OK)
         return CZ_ERR;
     }
@@ -436,27 +441,27 @@ static int hashagg_consume(op_hashagg_t *h, qctx_t *q, const obatch_t *in, err_t
   if (agg_accum(h, q, &ev, in->ob_sel, in->ob_n, e) != CZ_OK)
     return CZ_ERR;
   agg_check_spill(h, q);
-  return op_check_mem(q, o->o_state, e);
+  return op_check_mem(q, st->os_state, e);
 }
 
 /* A fresh table (the previous one's memory given back). */
-static int agg_table_init(op_hashagg_t *h, err_t *e)
+static int agg_table_init(hashagg_run_t *h, err_t *e)
 {
   arena_release(h->oh_tab);
-  ty_t *kt = arena_alloc(h->oh_tab, sizeof(ty_t) * (size_t)(h->oh_ngroup + 1));
-  memcpy(kt, h->oh_evtypes, sizeof(ty_t) * (size_t)h->oh_ngroup);
-  rs_init(&h->oh_groups, h->oh_tab, h->oh_ngroup, kt);
+  ty_t *kt = arena_alloc(h->oh_tab, sizeof(ty_t) * (size_t)(h->sr_p->oh_ngroup + 1));
+  memcpy(kt, h->sr_p->oh_evtypes, sizeof(ty_t) * (size_t)h->sr_p->oh_ngroup);
+  rs_init(&h->oh_groups, h->oh_tab, h->sr_p->oh_ngroup, kt);
   if (rh_init(&h->oh_hash, h->oh_tab, 64, e) != CZ_OK)
     return CZ_ERR;
-  h->oh_run = arena_zalloc(h->oh_tab, sizeof(agg_run_t) * (size_t)(h->oh_nagg + 1));
+  h->oh_run = arena_zalloc(h->oh_tab, sizeof(agg_run_t) * (size_t)(h->sr_p->oh_nagg + 1));
   h->oh_cap = 0;
   h->oh_pos = 0;
   h->oh_full = false;
-  for (int i = 0; i < h->oh_nagg; i++) {
+  for (int i = 0; i < h->sr_p->oh_nagg; i++) {
     agg_run_t *r = &h->oh_run[i];
-    if (h->oh_aggs[i].ag_distinct && h->oh_aggs[i].ag_arg) {
+    if (h->sr_p->oh_aggs[i].ag_distinct && h->sr_p->oh_aggs[i].ag_arg) {
       r->ar_seen_types[0] = ty_plain(TY_INT8);
-      r->ar_seen_types[1] = h->oh_aggs[i].ag_arg->x_type;
+      r->ar_seen_types[1] = h->sr_p->oh_aggs[i].ag_arg->x_type;
       rs_init(&r->ar_seen, h->oh_tab, 2, r->ar_seen_types);
       if (rh_init(&r->ar_seen_hash, h->oh_tab, 64, e) != CZ_OK)
         return CZ_ERR;
@@ -467,7 +472,7 @@ static int agg_table_init(op_hashagg_t *h, err_t *e)
 
 /* The partitions written at this level join the queue (their rows are
  * aggregated at the next level). */
-static int agg_queue_parts(op_hashagg_t *h, err_t *e)
+static int agg_queue_parts(hashagg_run_t *h, err_t *e)
 {
   for (int p = 0; p < AGG_FANOUT; p++) {
     spill_t *f = h->oh_part[p];
@@ -476,7 +481,7 @@ static int agg_queue_parts(op_hashagg_t *h, err_t *e)
     h->oh_part[p] = NULL;
     if (h->oh_npending == h->oh_cap_pending) {
       int cap = h->oh_cap_pending ? h->oh_cap_pending * 2 : AGG_FANOUT;
-      agg_part_t *n = arena_alloc(h->oh_op.o_state, sizeof(agg_part_t) * (size_t)cap);
+      agg_part_t *n = arena_alloc(h->sr_st.os_state, sizeof(agg_part_t) * (size_t)cap);
       if (h->oh_npending)
         memcpy(n, h->oh_pending, sizeof(agg_part_t) * (size_t)h->oh_npending);
       h->oh_pending = n;
@@ -490,7 +495,7 @@ static int agg_queue_parts(op_hashagg_t *h, err_t *e)
 }
 
 /* Aggregates the next queued partition into a fresh table. */
-static int agg_next_partition(op_hashagg_t *h, qctx_t *q, err_t *e)
+static int agg_next_partition(hashagg_run_t *h, qctx_t *q, err_t *e)
 {
   agg_part_t part = h->oh_pending[--h->oh_npending];
   if (agg_table_init(h, e) != CZ_OK) {
@@ -501,7 +506,7 @@ static int agg_next_partition(op_hashagg_t *h, qctx_t *q, err_t *e)
   int rc = CZ_OK;
   for (;;) {
     arena_reset(h->oh_rd);
-    batch_t *b = batch_create(h->oh_rd, h->oh_nev, h->oh_evtypes, q->q_vector_size, e);
+    batch_t *b = batch_create(h->oh_rd, h->sr_p->oh_nev, h->sr_p->oh_evtypes, q->q_vector_size, e);
     if (!b || spill_get(part.ap_file, b, h->oh_rd, e) != CZ_OK) {
       rc = CZ_ERR;
       break;
@@ -509,7 +514,7 @@ static int agg_next_partition(op_hashagg_t *h, qctx_t *q, err_t *e)
     if (b->b_n == 0)
       break;
     if (op_check_cancel(q, e) != CZ_OK || agg_accum(h, q, b, NULL, b->b_n, e) != CZ_OK ||
-        op_check_mem(q, h->oh_op.o_state, e) != CZ_OK) {
+        op_check_mem(q, h->sr_st.os_state, e) != CZ_OK) {
       rc = CZ_ERR;
       break;
     }
@@ -522,7 +527,7 @@ static int agg_next_partition(op_hashagg_t *h, qctx_t *q, err_t *e)
   return agg_queue_parts(h, e);
 }
 
-static void agg_drop_parts(op_hashagg_t *h)
+static void agg_drop_parts(hashagg_run_t *h)
 {
   for (int p = 0; p < AGG_FANOUT; p++) {
     spill_close(h->oh_part[p]);
@@ -533,9 +538,15 @@ static void agg_drop_parts(op_hashagg_t *h)
   h->oh_npending = 0;
 }
 
-static int hashagg_open(op_t *o, qctx_t *q, err_t *e)
+static int hashagg_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_hashagg_t *h = (op_hashagg_t *)o;
+  hashagg_run_t *h = (hashagg_run_t *)st;
+  h->sr_p = (const op_hashagg_t *)o;
+  if (!h->oh_tab) {
+    /* Children of os_state: reset with it at every open. */
+    h->oh_tab = arena_create(st->os_state, "HashAggregate groups");
+    h->oh_rd = arena_create(st->os_state, "HashAggregate partition");
+  }
   /* Files of an earlier execution were closed by its end (spill_end):
    * forgotten here, never touched. */
   memset(h->oh_part, 0, sizeof(h->oh_part));
@@ -553,7 +564,7 @@ static int hashagg_open(op_t *o, qctx_t *q, err_t *e)
     if (!in.ob_b)
       break;
     if (in.ob_n > 0) {
-      arena_reset(o->o_batch);
+      arena_reset(st->os_batch);
       if (hashagg_consume(h, q, &in, e) != CZ_OK)
         return CZ_ERR;
     }
@@ -562,10 +573,11 @@ static int hashagg_open(op_t *o, qctx_t *q, err_t *e)
   return agg_queue_parts(h, e);
 }
 
-static int hashagg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int hashagg_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_hashagg_t *h = (op_hashagg_t *)o;
-  int64_t ngroups = h->oh_ngroup > 0 ? h->oh_groups.rs_n : 1;
+  hashagg_run_t *h = (hashagg_run_t *)st;
+  h->sr_p = (const op_hashagg_t *)o;
+  int64_t ngroups = h->sr_p->oh_ngroup > 0 ? h->oh_groups.rs_n : 1;
   while (h->oh_pos >= ngroups) {
     if (h->oh_npending == 0)
       return CZ_OK;
@@ -573,19 +585,19 @@ static int hashagg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       return CZ_ERR;
     ngroups = h->oh_groups.rs_n;
   }
-  batch_t *b = op_new_batch(o, q, e);
+  batch_t *b = op_new_batch(o, st, q, e);
   if (!b)
     return CZ_ERR;
   int n = 0;
   while (h->oh_pos < ngroups && n < q->q_vector_size) {
     int64_t g = h->oh_pos++;
-    if (h->oh_ngroup > 0)
+    if (h->sr_p->oh_ngroup > 0)
       rs_copy_out(&h->oh_groups, g, b, n, 0);
-    for (int i = 0; i < h->oh_nagg; i++) {
+    for (int i = 0; i < h->sr_p->oh_nagg; i++) {
       datum_t d;
-      if (agg_final(&h->oh_aggs[i], &h->oh_run[i].ar_states[g], &d, e) != CZ_OK)
+      if (agg_final(&h->sr_p->oh_aggs[i], &h->oh_run[i].ar_states[g], &d, e) != CZ_OK)
         return CZ_ERR;
-      vec_set(&b->b_cols[h->oh_ngroup + i], n, &d);
+      vec_set(&b->b_cols[h->sr_p->oh_ngroup + i], n, &d);
     }
     n++;
   }
@@ -595,9 +607,9 @@ static int hashagg_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   return CZ_OK;
 }
 
-static void hashagg_close(op_t *o, qctx_t *q)
+static void hashagg_close(const op_t *o, opst_t *st, qctx_t *q)
 {
-  agg_drop_parts((op_hashagg_t *)o);
+  agg_drop_parts((hashagg_run_t *)st);
   op_close(o->o_in, q);
 }
 
@@ -608,7 +620,7 @@ static char *hashagg_detail(const op_t *o, arena_t *a)
 }
 
 static const op_vt_t hashagg_vt = {"HashAggregate", hashagg_open, hashagg_next, hashagg_close,
-                                   hashagg_detail};
+                                   hashagg_detail, sizeof(hashagg_run_t)};
 
 op_t *op_hashagg_new(arena_t *a, op_t *in, int ngroup, xnode_t **group, int nagg,
                      const agg_spec_t *aggs)
@@ -646,7 +658,5 @@ op_t *op_hashagg_new(arena_t *a, op_t *in, int ngroup, xnode_t **group, int nagg
     }
   }
   h->oh_nev = nev;
-  h->oh_tab = arena_create(h->oh_op.o_state, "HashAggregate groups");
-  h->oh_rd = arena_create(h->oh_op.o_state, "HashAggregate partition");
   return &h->oh_op;
 }

@@ -26,10 +26,12 @@
  * the batch that made it so): what was built goes to partition files, so
  * does the rest of the right input and then the whole left input; the
  * first partition's table is built. */
-static int join_build_spill(op_join_t *j, qctx_t *q, err_t *e)
+static int join_build_spill(join_run_t *j, qctx_t *q, err_t *e)
 {
-  op_t *o = &j->oj_op, *r = o->o_in2;
-  j->oj_spill = hjs_begin(q, o->o_state, o->o_in, r, j->oj_nkeys, j->oj_lk, j->oj_rk, e);
+  const op_t *o = &j->sr_p->oj_op, *r = o->o_in2;
+  opst_t *st = &j->sr_st;
+  const op_join_t *jp = j->sr_p;
+  j->oj_spill = hjs_begin(q, st->os_state, o->o_in, r, jp->oj_nkeys, jp->oj_lk, jp->oj_rk, e);
   if (!j->oj_spill || hjs_put_store(j->oj_spill, q, &j->oj_right, e) != CZ_OK)
     return CZ_ERR;
   arena_release(j->oj_build);
@@ -43,8 +45,8 @@ static int join_build_spill(op_join_t *j, qctx_t *q, err_t *e)
     for (int i = 0; i < in.ob_n; i++) {
       int row = in.ob_sel ? in.ob_sel[i] : i;
       bool has_null = false;
-      for (int k = 0; k < j->oj_nkeys; k++)
-        has_null |= in.ob_b->b_cols[j->oj_rk[k]].v_null[row] != 0;
+      for (int k = 0; k < j->sr_p->oj_nkeys; k++)
+        has_null |= in.ob_b->b_cols[j->sr_p->oj_rk[k]].v_null[row] != 0;
       if (!has_null && hjs_put_right(j->oj_spill, q, in.ob_b, row, e) != CZ_OK)
         return CZ_ERR;
     }
@@ -72,15 +74,18 @@ static int join_build_spill(op_join_t *j, qctx_t *q, err_t *e)
   return CZ_OK;
 }
 
-static int join_open(op_t *o, qctx_t *q, err_t *e)
+static int join_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_join_t *j = (op_join_t *)o;
-  op_t *r = o->o_in2;
+  join_run_t *j = (join_run_t *)st;
+  j->sr_p = (const op_join_t *)o;
+  const op_t *r = o->o_in2;
+  if (!j->oj_build)  /* a child of os_state: reset with it at every open */
+    j->oj_build = arena_create(st->os_state, "Join build");
   /* Files of an earlier execution were closed by its end (spill_end):
    * forgotten here, never touched. */
   j->oj_spill = NULL;
   rs_init(&j->oj_right, j->oj_build, r->o_ncols, r->o_types);
-  if (j->oj_nkeys && rh_init(&j->oj_hash, j->oj_build, 64, e) != CZ_OK)
+  if (j->sr_p->oj_nkeys && rh_init(&j->oj_hash, j->oj_build, 64, e) != CZ_OK)
     return CZ_ERR;
   memset(&j->oj_left, 0, sizeof(j->oj_left));
   j->oj_left_end = false;
@@ -92,7 +97,7 @@ static int join_open(op_t *o, qctx_t *q, err_t *e)
   j->oj_build_null = false;
   j->oj_rmatched = NULL;
   j->oj_rscan = 0;
-  bool keep = join_keeps_right(j->oj_kind);
+  bool keep = join_keeps_right(j->sr_p->oj_kind);
   if (op_open(r, q, e) != CZ_OK)
     return CZ_ERR;
   for (;;) {
@@ -104,54 +109,54 @@ static int join_open(op_t *o, qctx_t *q, err_t *e)
     for (int i = 0; i < in.ob_n; i++) {
       int row = in.ob_sel ? in.ob_sel[i] : i;
       j->oj_build_n++;
-      if (j->oj_nkeys) {
+      if (j->sr_p->oj_nkeys) {
         bool has_null = false;
-        for (int k = 0; k < j->oj_nkeys; k++)
-          has_null |= in.ob_b->b_cols[j->oj_rk[k]].v_null[row] != 0;
+        for (int k = 0; k < j->sr_p->oj_nkeys; k++)
+          has_null |= in.ob_b->b_cols[j->sr_p->oj_rk[k]].v_null[row] != 0;
         j->oj_build_null |= has_null;
         if (has_null && keep && rs_append_row(&j->oj_right, in.ob_b, row, e) < 0)
           return CZ_ERR;
         if (has_null)
           continue;  /* a NULL key never equals anything (kept unhashed for RIGHT / FULL) */
-        uint64_t h = row_hash(in.ob_b, row, j->oj_nkeys, j->oj_rk);
+        uint64_t h = row_hash(in.ob_b, row, j->sr_p->oj_nkeys, j->sr_p->oj_rk);
         int64_t id = rs_append_row(&j->oj_right, in.ob_b, row, e);
         if (id < 0 || rh_insert(&j->oj_hash, h, id, e) != CZ_OK)
           return CZ_ERR;
       } else if (rs_append_row(&j->oj_right, in.ob_b, row, e) < 0)
         return CZ_ERR;
     }
-    if (op_check_mem(q, o->o_state, e) != CZ_OK)
+    if (op_check_mem(q, st->os_state, e) != CZ_OK)
       return CZ_ERR;
     /* only inner and left joins spill: right / full marks and semi / anti
      * tests over partitions are not built (they fail with 53200) */
-    if (j->oj_nkeys && (j->oj_kind == JOIN_INNER || j->oj_kind == JOIN_LEFT) &&
+    if (j->sr_p->oj_nkeys && (j->sr_p->oj_kind == JOIN_INNER || j->sr_p->oj_kind == JOIN_LEFT) &&
         hjs_should_spill(q, j->oj_build, &j->oj_hash))
       return join_build_spill(j, q, e);
   }
   op_close(r, q);
   if (keep) {
-    j->oj_rmatched = arena_try_zalloc(o->o_state, (size_t)(j->oj_right.rs_n + 1));
+    j->oj_rmatched = arena_try_zalloc(st->os_state, (size_t)(j->oj_right.rs_n + 1));
     if (!j->oj_rmatched)
-      return op_alloc_error(o->o_state, e);
+      return op_alloc_error(st->os_state, e);
   }
   return op_open(o->o_in, q, e);
 }
 
 /* The next right row matching left row `lrow`, or -1. */
-int64_t join_match(op_join_t *j, int lrow)
+int64_t join_match(join_run_t *j, int lrow)
 {
-  if (!j->oj_nkeys)
+  if (!j->sr_p->oj_nkeys)
     return j->oj_rpos < j->oj_right.rs_n ? j->oj_rpos++ : -1;
   if (j->oj_null_key)
     return -1;
   int64_t cand;
   while (rh_next(&j->oj_hash, j->oj_hv, &j->oj_rpos, &cand)) {
     bool eq = true;
-    for (int k = 0; k < j->oj_nkeys && eq; k++) {
+    for (int k = 0; k < j->sr_p->oj_nkeys && eq; k++) {
       datum_t a, b;
-      vec_get(&j->oj_left.ob_b->b_cols[j->oj_lk[k]], lrow, &a);
-      rs_get(&j->oj_right, cand, j->oj_rk[k], &b);
-      eq = datum_cmp(ty_phys(j->oj_right.rs_types[j->oj_rk[k]].t_id), &a, &b) == 0;
+      vec_get(&j->oj_left.ob_b->b_cols[j->sr_p->oj_lk[k]], lrow, &a);
+      rs_get(&j->oj_right, cand, j->sr_p->oj_rk[k], &b);
+      eq = datum_cmp(ty_phys(j->oj_right.rs_types[j->sr_p->oj_rk[k]].t_id), &a, &b) == 0;
     }
     if (eq)
       return cand;
@@ -159,17 +164,17 @@ int64_t join_match(op_join_t *j, int lrow)
   return -1;
 }
 
-void join_start_row(op_join_t *j, int lrow)
+void join_start_row(join_run_t *j, int lrow)
 {
   j->oj_in_row = true;
-  j->oj_rpos = j->oj_nkeys ? -1 : 0;
-  if (j->oj_nkeys) {
+  j->oj_rpos = j->sr_p->oj_nkeys ? -1 : 0;
+  if (j->sr_p->oj_nkeys) {
     const batch_t *b = j->oj_left.ob_b;
     j->oj_null_key = false;
-    for (int k = 0; k < j->oj_nkeys; k++)
-      j->oj_null_key |= b->b_cols[j->oj_lk[k]].v_null[lrow] != 0;
+    for (int k = 0; k < j->sr_p->oj_nkeys; k++)
+      j->oj_null_key |= b->b_cols[j->sr_p->oj_lk[k]].v_null[lrow] != 0;
     if (!j->oj_null_key)
-      j->oj_hv = row_hash(b, lrow, j->oj_nkeys, j->oj_lk);
+      j->oj_hv = row_hash(b, lrow, j->sr_p->oj_nkeys, j->sr_p->oj_lk);
   }
 }
 
@@ -182,10 +187,10 @@ void join_copy_left(const batch_t *l, int lrow, batch_t *out, int row)
   }
 }
 
-int join_fetch_left(op_join_t *j, qctx_t *q, err_t *e)
+int join_fetch_left(join_run_t *j, qctx_t *q, err_t *e)
 {
   if (!j->oj_spill) {
-    if (op_next(j->oj_op.o_in, q, &j->oj_left, e) != CZ_OK)
+    if (op_next(j->sr_p->oj_op.o_in, q, &j->oj_left, e) != CZ_OK)
       return CZ_ERR;
   } else {
     /* Spilled: the current partition's left rows, then the next
@@ -212,22 +217,23 @@ int join_fetch_left(op_join_t *j, qctx_t *q, err_t *e)
   int n = j->oj_left.ob_b->b_n;
   if (n > j->oj_matched_cap) {
     j->oj_matched_cap = n;
-    j->oj_matched = arena_try_alloc(j->oj_op.o_state, (size_t)n);
+    j->oj_matched = arena_try_alloc(j->sr_st.os_state, (size_t)n);
     if (!j->oj_matched)
-      return op_alloc_error(j->oj_op.o_state, e);
+      return op_alloc_error(j->sr_st.os_state, e);
   }
   memset(j->oj_matched, 0, (size_t)n);
   return CZ_OK;
 }
 
-static int join_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int join_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_join_t *j = (op_join_t *)o;
-  if (join_left_only(j->oj_kind))
-    return join_next_semi(o, q, out, e);
+  join_run_t *j = (join_run_t *)st;
+  j->sr_p = (const op_join_t *)o;
+  if (join_left_only(j->sr_p->oj_kind))
+    return join_next_semi(o, st, q, out, e);
   int vs = q->q_vector_size;
   int nleft = o->o_in->o_ncols;
-  bool keep = join_keeps_right(j->oj_kind);
+  bool keep = join_keeps_right(j->sr_p->oj_kind);
   for (;;) {
     if (j->oj_left_end)
       return keep ? join_next_unmatched(j, q, out, e) : CZ_OK;
@@ -237,12 +243,12 @@ static int join_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       continue;
     }
     /* room for vs pairs plus a padded row per left row finished here */
-    batch_t *b = batch_create(o->o_batch, o->o_ncols, o->o_types, 2 * vs + 1, e);
+    batch_t *b = batch_create(st->os_batch, o->o_ncols, o->o_types, 2 * vs + 1, e);
     if (!b)
       return CZ_ERR;
-    int *left_of = arena_alloc(o->o_batch, sizeof(int) * (size_t)(vs + 1));
-    int *done = arena_alloc(o->o_batch, sizeof(int) * (size_t)(vs + 1));
-    int64_t *right_of = keep ? arena_alloc(o->o_batch, sizeof(int64_t) * (size_t)(vs + 1)) : NULL;
+    int *left_of = arena_alloc(st->os_batch, sizeof(int) * (size_t)(vs + 1));
+    int *done = arena_alloc(st->os_batch, sizeof(int) * (size_t)(vs + 1));
+    int64_t *right_of = keep ? arena_alloc(st->os_batch, sizeof(int64_t) * (size_t)(vs + 1)) : NULL;
     int npairs = 0, ndone = 0;
     while (npairs < vs && j->oj_li < j->oj_left.ob_n && ndone < vs) {
       int lrow = j->oj_left.ob_sel ? j->oj_left.ob_sel[j->oj_li] : j->oj_li;
@@ -262,12 +268,12 @@ static int join_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       left_of[npairs++] = lrow;
     }
     b->b_n = npairs;
-    int *sel = arena_alloc(o->o_batch, sizeof(int) * (size_t)(npairs + ndone + 1));
+    int *sel = arena_alloc(st->os_batch, sizeof(int) * (size_t)(npairs + ndone + 1));
     int n = 0;
-    if (j->oj_cond && npairs > 0) {
+    if (j->sr_p->oj_cond && npairs > 0) {
       xctx_t xc;
-      op_xctx(q, o->o_batch, &xc);
-      if (xeval_filter(&xc, j->oj_cond, b, NULL, npairs, sel, &n, e) != CZ_OK)
+      op_xctx(q, st->os_batch, &xc);
+      if (xeval_filter(&xc, j->sr_p->oj_cond, b, NULL, npairs, sel, &n, e) != CZ_OK)
         return CZ_ERR;
     } else {
       for (int k = 0; k < npairs; k++)
@@ -277,7 +283,7 @@ static int join_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     if (right_of)
       for (int k = 0; k < n; k++)
         j->oj_rmatched[right_of[sel[k]]] = 1;
-    if (j->oj_kind == JOIN_LEFT || j->oj_kind == JOIN_FULL) {
+    if (j->sr_p->oj_kind == JOIN_LEFT || j->sr_p->oj_kind == JOIN_FULL) {
       for (int k = 0; k < n; k++)
         j->oj_matched[left_of[sel[k]]] = 1;
       for (int d = 0; d < ndone; d++) {
@@ -291,7 +297,7 @@ static int join_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       }
     }
     if (n == 0) {
-      arena_reset(o->o_batch);  /* nothing of ours is referenced yet */
+      arena_reset(st->os_batch);  /* nothing of ours is referenced yet */
       continue;
     }
     out->ob_b = b;
@@ -301,9 +307,10 @@ static int join_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   }
 }
 
-static void join_close(op_t *o, qctx_t *q)
+static void join_close(const op_t *o, opst_t *st, qctx_t *q)
 {
-  op_join_t *j = (op_join_t *)o;
+  join_run_t *j = (join_run_t *)st;
+  j->sr_p = (const op_join_t *)o;
   hjs_close(j->oj_spill);
   j->oj_spill = NULL;
   op_close(o->o_in, q);
@@ -326,17 +333,18 @@ static char *join_detail(const op_t *o, arena_t *a)
 }
 
 static const op_vt_t nljoin_vt = {"NestedLoopJoin", join_open, join_next, join_close,
-                                  join_detail};
-static const op_vt_t hashjoin_vt = {"HashJoin", join_open, join_next, join_close, join_detail};
+                                  join_detail, sizeof(join_run_t)};
+static const op_vt_t hashjoin_vt = {"HashJoin", join_open, join_next, join_close, join_detail,
+                                    sizeof(join_run_t)};
 /* semi and anti joins show as their own nodes in EXPLAIN */
 static const op_vt_t nlsemi_vt = {"NestedLoopSemiJoin", join_open, join_next, join_close,
-                                  join_detail};
+                                  join_detail, sizeof(join_run_t)};
 static const op_vt_t nlanti_vt = {"NestedLoopAntiJoin", join_open, join_next, join_close,
-                                  join_detail};
+                                  join_detail, sizeof(join_run_t)};
 static const op_vt_t hashsemi_vt = {"HashSemiJoin", join_open, join_next, join_close,
-                                    join_detail};
+                                    join_detail, sizeof(join_run_t)};
 static const op_vt_t hashanti_vt = {"HashAntiJoin", join_open, join_next, join_close,
-                                    join_detail};
+                                    join_detail, sizeof(join_run_t)};
 
 static op_join_t *join_new(arena_t *a, const op_vt_t *vt, op_t *left, op_t *right,
                            join_kind_t kind, xnode_t *cond)
@@ -348,7 +356,6 @@ static op_join_t *join_new(arena_t *a, const op_vt_t *vt, op_t *left, op_t *righ
   if (!join_left_only(kind))
     memcpy(types + left->o_ncols, right->o_types, sizeof(ty_t) * (size_t)right->o_ncols);
   op_init(&j->oj_op, vt, a, n, types, left, right);
-  j->oj_build = arena_create(j->oj_op.o_state, "Join build");
   j->oj_kind = kind;
   j->oj_cond = cond;
   if (join_left_only(kind)) {

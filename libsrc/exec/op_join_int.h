@@ -2,7 +2,7 @@
  * build, inner / left / right / full pairing; op_join_kinds.c: semi and
  * anti joins, the unmatched build rows of right and full joins).
  *
- * Design notes: one operator state for every kind, so that the build of
+ * Design notes: one operator plan and one run state for every kind, so that the build of
  * the right input (materialised, hashed on the keys for a hash join) and
  * the candidate enumeration (join_match) are written once. */
 #ifndef CZ_EXEC_OP_JOIN_INT_H
@@ -19,7 +19,12 @@ typedef struct op_join_s {
   int *oj_rk;
   bool oj_null_aware;           /* anti join of NOT IN (JOIN_ANTI only) */
   ty_t *oj_pair_types;          /* left then right columns (SEMI / ANTI residual) */
-  /* run-time */
+} op_join_t;
+
+/* Its run state in one execution (both files). */
+typedef struct join_run_s {
+  opst_t sr_st;
+  const op_join_t *sr_p;        /* the plan */
   rstore_t oj_right;
   rhash_t oj_hash;
   int64_t oj_build_n;           /* right rows read (NULL keys too) */
@@ -38,7 +43,7 @@ typedef struct op_join_s {
   arena_t *oj_build;            /* the right rows and their hash index */
   struct hjspill_s *oj_spill;   /* hash join past its memory: the partitions (inner and
                                    left joins only; op_join_spill.c) */
-} op_join_t;
+} join_run_t;
 
 /* Whether the kind keeps right rows without a partner (RIGHT, FULL). */
 static inline bool join_keeps_right(join_kind_t k)
@@ -53,17 +58,17 @@ static inline bool join_left_only(join_kind_t k)
 }
 
 /* op_join.c */
-int64_t join_match(op_join_t *j, int lrow);
-void join_start_row(op_join_t *j, int lrow);
+int64_t join_match(join_run_t *j, int lrow);
+void join_start_row(join_run_t *j, int lrow);
 void join_copy_left(const batch_t *l, int lrow, batch_t *out, int row);
-int join_fetch_left(op_join_t *j, qctx_t *q, err_t *e);
+int join_fetch_left(join_run_t *j, qctx_t *q, err_t *e);
 
 /* op_join_kinds.c */
 /* SEMI / ANTI: the left rows with (without) a partner, as the left
  * batch under a selection. */
-int join_next_semi(op_t *o, qctx_t *q, obatch_t *out, err_t *e);
+int join_next_semi(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e);
 /* RIGHT / FULL after the left input ended: the stored right rows no pair
  * matched, padded with NULLs on the left (out->ob_b NULL at the end). */
-int join_next_unmatched(op_join_t *j, qctx_t *q, obatch_t *out, err_t *e);
+int join_next_unmatched(join_run_t *j, qctx_t *q, obatch_t *out, err_t *e);
 
 #endif /* CZ_EXEC_OP_JOIN_INT_H */

@@ -18,14 +18,14 @@
 
 #include "exec/op_join_int.h"
 
-int join_next_semi(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+int join_next_semi(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_join_t *j = (op_join_t *)o;
-  bool anti = j->oj_kind == JOIN_ANTI;
+  join_run_t *j = (join_run_t *)st;
+  bool anti = j->sr_p->oj_kind == JOIN_ANTI;
   int vs = q->q_vector_size;
   int nleft = o->o_in->o_ncols;
   int npair_cols = nleft + o->o_in2->o_ncols;
-  if (j->oj_null_aware && j->oj_build_null)
+  if (j->sr_p->oj_null_aware && j->oj_build_null)
     return CZ_OK;
   for (;;) {
     if (j->oj_left_end)
@@ -38,19 +38,19 @@ int join_next_semi(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     const obatch_t *lb = &j->oj_left;
     batch_t *pairs = NULL;
     int *left_of = NULL;
-    if (j->oj_cond) {
-      pairs = batch_create(o->o_batch, npair_cols, j->oj_pair_types, vs, e);
+    if (j->sr_p->oj_cond) {
+      pairs = batch_create(st->os_batch, npair_cols, j->sr_p->oj_pair_types, vs, e);
       if (!pairs)
         return CZ_ERR;
-      left_of = arena_alloc(o->o_batch, sizeof(int) * (size_t)(vs + 1));
+      left_of = arena_alloc(st->os_batch, sizeof(int) * (size_t)(vs + 1));
     }
-    int *done = arena_alloc(o->o_batch, sizeof(int) * (size_t)(lb->ob_n + 1));
+    int *done = arena_alloc(st->os_batch, sizeof(int) * (size_t)(lb->ob_n + 1));
     int npairs = 0, ndone = 0;
     while (npairs < vs && j->oj_li < lb->ob_n) {
       int lrow = lb->ob_sel ? lb->ob_sel[j->oj_li] : j->oj_li;
       if (!j->oj_in_row) {
         join_start_row(j, lrow);
-        if (j->oj_null_aware && j->oj_null_key && j->oj_build_n > 0)
+        if (j->sr_p->oj_null_aware && j->oj_null_key && j->oj_build_n > 0)
           j->oj_matched[lrow] = 1;  /* NULL NOT IN (non-empty): not TRUE */
       }
       int64_t r = j->oj_matched[lrow] ? -1 : join_match(j, lrow);
@@ -68,22 +68,22 @@ int join_next_semi(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     }
     if (npairs > 0) {
       pairs->b_n = npairs;
-      int *psel = arena_alloc(o->o_batch, sizeof(int) * (size_t)(npairs + 1));
+      int *psel = arena_alloc(st->os_batch, sizeof(int) * (size_t)(npairs + 1));
       int np = 0;
       xctx_t xc;
-      op_xctx(q, o->o_batch, &xc);
-      if (xeval_filter(&xc, j->oj_cond, pairs, NULL, npairs, psel, &np, e) != CZ_OK)
+      op_xctx(q, st->os_batch, &xc);
+      if (xeval_filter(&xc, j->sr_p->oj_cond, pairs, NULL, npairs, psel, &np, e) != CZ_OK)
         return CZ_ERR;
       for (int k = 0; k < np; k++)
         j->oj_matched[left_of[psel[k]]] = 1;
     }
-    int *sel = arena_alloc(o->o_batch, sizeof(int) * (size_t)(ndone + 1));
+    int *sel = arena_alloc(st->os_batch, sizeof(int) * (size_t)(ndone + 1));
     int n = 0;
     for (int d = 0; d < ndone; d++)
       if ((j->oj_matched[done[d]] != 0) != anti)
         sel[n++] = done[d];
     if (n == 0) {
-      arena_reset(o->o_batch);  /* nothing of ours is referenced yet */
+      arena_reset(st->os_batch);  /* nothing of ours is referenced yet */
       continue;
     }
     out->ob_b = lb->ob_b;
@@ -93,13 +93,14 @@ int join_next_semi(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   }
 }
 
-int join_next_unmatched(op_join_t *j, qctx_t *q, obatch_t *out, err_t *e)
+int join_next_unmatched(join_run_t *j, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_t *o = &j->oj_op;
+  const op_t *o = &j->sr_p->oj_op;
+  opst_t *st = &j->sr_st;
   int vs = q->q_vector_size;
   int nleft = o->o_in->o_ncols;
   while (j->oj_rscan < j->oj_right.rs_n) {
-    batch_t *b = batch_create(o->o_batch, o->o_ncols, o->o_types, vs, e);
+    batch_t *b = batch_create(st->os_batch, o->o_ncols, o->o_types, vs, e);
     if (!b)
       return CZ_ERR;
     int n = 0;
@@ -113,7 +114,7 @@ int join_next_unmatched(op_join_t *j, qctx_t *q, obatch_t *out, err_t *e)
       n++;
     }
     if (n == 0) {
-      arena_reset(o->o_batch);
+      arena_reset(st->os_batch);
       continue;
     }
     b->b_n = n;

@@ -20,46 +20,33 @@ typedef struct op_lateral_s {
   op_t lt_op;
   xsubq_t *lt_sq;
   join_kind_t lt_kind;
-  /* run-time */
+} op_lateral_t;
+
+typedef struct lateral_run_s {
+  opst_t lt_st;
   obatch_t lt_left;             /* the left batch (ob_b NULL: none yet) */
   int lt_i;                     /* its selected row being joined */
   bool lt_ropen;                /* the right plan runs for that row */
   bool lt_matched;              /* and gave a row */
   bool lt_done;
-} op_lateral_t;
+} lateral_run_t;
 
-static int lat_open(op_t *o, qctx_t *q, err_t *e)
+static int lat_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_lateral_t *l = (op_lateral_t *)o;
+  lateral_run_t *l = (lateral_run_t *)st;
   memset(&l->lt_left, 0, sizeof(l->lt_left));
   l->lt_i = 0;
   l->lt_ropen = l->lt_matched = l->lt_done = false;
   return op_open(o->o_in, q, e);
 }
 
-static int lat_bind(op_lateral_t *l, qctx_t *q, int row, err_t *e)
-{
-  xsubq_t *s = l->lt_sq;
-  const batch_t *in = l->lt_left.ob_b;
-  for (int i = 0; i < s->xs_ncorr; i++) {
-    const xnode_t *c = s->xs_corr[i];
-    datum_t *d = &s->xs_params[s->xs_param_base + i];
-    if (c->x_kind == X_COL && c->x_index < in->b_ncols)
-      vec_get(&in->b_cols[c->x_index], row, d);
-    else if (c->x_kind == X_PARAM && c->x_index < q->q_nparams)
-      *d = q->q_params[c->x_index];
-    else
-      return err_set(e, SQLSTATE_INTERNAL, "bad outer reference in a LATERAL item");
-  }
-  return CZ_OK;
-}
-
 /* Row `row` of the left batch repeated into vectors of cap rows. */
-static int lat_left_cols(op_t *o, batch_t *b, const batch_t *lb, int row, int cap, err_t *e)
+static int lat_left_cols(const op_t *o, opst_t *st, batch_t *b, const batch_t *lb, int row,
+                         int cap, err_t *e)
 {
   int lw = o->o_in->o_ncols;
   for (int c = 0; c < lw; c++) {
-    if (vec_init(&b->b_cols[c], o->o_batch, o->o_types[c], cap, e) != CZ_OK)
+    if (vec_init(&b->b_cols[c], st->os_batch, o->o_types[c], cap, e) != CZ_OK)
       return CZ_ERR;
     datum_t d;
     vec_get(&lb->b_cols[c], row, &d);
@@ -69,11 +56,12 @@ static int lat_left_cols(op_t *o, batch_t *b, const batch_t *lb, int row, int ca
   return CZ_OK;
 }
 
-static int lat_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int lat_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_lateral_t *l = (op_lateral_t *)o;
-  xsubq_t *s = l->lt_sq;
-  op_t *rp = s->xs_plan;
+  const op_lateral_t *lp = (const op_lateral_t *)o;
+  lateral_run_t *l = (lateral_run_t *)st;
+  const xsubq_t *s = lp->lt_sq;
+  const op_t *rp = s->xs_plan;
   int lw = o->o_in->o_ncols;
   while (!l->lt_done) {
     if (!l->lt_left.ob_b || l->lt_i >= l->lt_left.ob_n) {
@@ -87,24 +75,26 @@ static int lat_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       continue;
     }
     int row = l->lt_left.ob_sel ? l->lt_left.ob_sel[l->lt_i] : l->lt_i;
+    qctx_t *sq;
     if (!l->lt_ropen) {
-      if (lat_bind(l, q, row, e) != CZ_OK || op_open(rp, &s->xs_q, e) != CZ_OK)
+      if (xsubq_bind(q, s, l->lt_left.ob_b, row, &sq, e) != CZ_OK || op_open(rp, sq, e) != CZ_OK)
         return CZ_ERR;
       l->lt_ropen = true;
       l->lt_matched = false;
-    }
+    } else
+      sq = xsubq_ctx(q, s);
     obatch_t rb;
-    if (op_next(rp, &s->xs_q, &rb, e) != CZ_OK)
+    if (op_next(rp, sq, &rb, e) != CZ_OK)
       return CZ_ERR;
     if (rb.ob_b && rb.ob_n == 0)
       continue;
     if (rb.ob_b) {
       int cap = rb.ob_b->b_n > 0 ? rb.ob_b->b_n : 1;
-      batch_t *b = arena_zalloc(o->o_batch, sizeof(*b));
+      batch_t *b = arena_zalloc(st->os_batch, sizeof(*b));
       b->b_ncols = o->o_ncols;
       b->b_n = rb.ob_b->b_n;
-      b->b_cols = arena_zalloc(o->o_batch, sizeof(vec_t) * (size_t)o->o_ncols);
-      if (lat_left_cols(o, b, l->lt_left.ob_b, row, cap, e) != CZ_OK)
+      b->b_cols = arena_zalloc(st->os_batch, sizeof(vec_t) * (size_t)o->o_ncols);
+      if (lat_left_cols(o, st, b, l->lt_left.ob_b, row, cap, e) != CZ_OK)
         return CZ_ERR;
       for (int c = lw; c < o->o_ncols; c++)
         b->b_cols[c] = rb.ob_b->b_cols[c - lw];
@@ -114,12 +104,12 @@ static int lat_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       out->ob_n = rb.ob_n;
       return CZ_OK;
     }
-    op_close(rp, &s->xs_q);
+    op_close(rp, sq);
     l->lt_ropen = false;
     l->lt_i++;
-    if (l->lt_kind == JOIN_LEFT && !l->lt_matched) {
-      batch_t *b = op_new_batch(o, q, e);
-      if (!b || lat_left_cols(o, b, l->lt_left.ob_b, row, b->b_cols[0].v_cap, e) != CZ_OK)
+    if (lp->lt_kind == JOIN_LEFT && !l->lt_matched) {
+      batch_t *b = op_new_batch(o, st, q, e);
+      if (!b || lat_left_cols(o, st, b, l->lt_left.ob_b, row, b->b_cols[0].v_cap, e) != CZ_OK)
         return CZ_ERR;
       for (int c = lw; c < o->o_ncols; c++)
         b->b_cols[c].v_null[0] = 1;
@@ -132,16 +122,19 @@ static int lat_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   return CZ_OK;
 }
 
-static void lat_close(op_t *o, qctx_t *q)
+static void lat_close(const op_t *o, opst_t *st, qctx_t *q)
 {
-  op_lateral_t *l = (op_lateral_t *)o;
+  const op_lateral_t *lp = (const op_lateral_t *)o;
+  lateral_run_t *l = (lateral_run_t *)st;
   op_close(o->o_in, q);
-  if (l->lt_sq->xs_outer)
-    op_close(l->lt_sq->xs_plan, &l->lt_sq->xs_q);
+  qctx_t *sq = xsubq_ctx(q, lp->lt_sq);
+  if (sq)
+    op_close(lp->lt_sq->xs_plan, sq);
   l->lt_ropen = false;
 }
 
-static const op_vt_t lateral_vt = {"Nested Loop Lateral", lat_open, lat_next, lat_close, NULL};
+static const op_vt_t lateral_vt = {"Nested Loop Lateral", lat_open, lat_next, lat_close, NULL,
+                                    sizeof(lateral_run_t)};
 
 op_t *op_lateral_new(arena_t *a, op_t *left, xsubq_t *sq, join_kind_t kind)
 {

@@ -8,10 +8,14 @@ typedef struct op_limit_s {
   op_t ol_op;
   xnode_t *ol_limit_x;
   xnode_t *ol_offset_x;
-  int64_t ol_limit;             /* run-time: -1 = no limit */
+} op_limit_t;
+
+typedef struct limit_run_s {
+  opst_t lr_st;
+  int64_t ol_limit;             /* -1 = no limit */
   int64_t ol_skip;              /* rows still to skip */
   int64_t ol_left;              /* rows still to return */
-} op_limit_t;
+} limit_run_t;
 
 static int limit_value(qctx_t *q, arena_t *a, xnode_t *x, int64_t dflt, int64_t *out,
                        const char *what, err_t *e)
@@ -33,11 +37,12 @@ static int limit_value(qctx_t *q, arena_t *a, xnode_t *x, int64_t dflt, int64_t 
   return CZ_OK;
 }
 
-static int limit_open(op_t *o, qctx_t *q, err_t *e)
+static int limit_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_limit_t *l = (op_limit_t *)o;
-  if (limit_value(q, o->o_state, l->ol_limit_x, -1, &l->ol_limit, "LIMIT", e) != CZ_OK ||
-      limit_value(q, o->o_state, l->ol_offset_x, 0, &l->ol_skip, "OFFSET", e) != CZ_OK)
+  const op_limit_t *lp = (const op_limit_t *)o;
+  limit_run_t *l = (limit_run_t *)st;
+  if (limit_value(q, st->os_state, lp->ol_limit_x, -1, &l->ol_limit, "LIMIT", e) != CZ_OK ||
+      limit_value(q, st->os_state, lp->ol_offset_x, 0, &l->ol_skip, "OFFSET", e) != CZ_OK)
     return CZ_ERR;
   l->ol_left = l->ol_limit;
   if (l->ol_left == 0)
@@ -45,9 +50,9 @@ static int limit_open(op_t *o, qctx_t *q, err_t *e)
   return op_open(o->o_in, q, e);
 }
 
-static int limit_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int limit_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_limit_t *l = (op_limit_t *)o;
+  limit_run_t *l = (limit_run_t *)st;
   while (l->ol_left != 0) {
     obatch_t in;
     if (op_next(o->o_in, q, &in, e) != CZ_OK)
@@ -67,7 +72,7 @@ static int limit_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       n = (int)l->ol_left;
     if (l->ol_left > 0)
       l->ol_left -= n;
-    int *sel = arena_alloc(o->o_batch, sizeof(int) * (size_t)n);
+    int *sel = arena_alloc(st->os_batch, sizeof(int) * (size_t)n);
     for (int i = 0; i < n; i++)
       sel[i] = in.ob_sel ? in.ob_sel[start + i] : start + i;
     out->ob_b = in.ob_b;
@@ -78,12 +83,14 @@ static int limit_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   return CZ_OK;
 }
 
-static void limit_close(op_t *o, qctx_t *q)
+static void limit_close(const op_t *o, opst_t *st, qctx_t *q)
 {
+  (void)st;
   op_close(o->o_in, q);
 }
 
-static const op_vt_t limit_vt = {"Limit", limit_open, limit_next, limit_close, NULL};
+static const op_vt_t limit_vt = {"Limit", limit_open, limit_next, limit_close, NULL,
+                                  sizeof(limit_run_t)};
 
 op_t *op_limit_new(arena_t *a, op_t *in, xnode_t *limit, xnode_t *offset)
 {

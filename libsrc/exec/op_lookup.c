@@ -40,17 +40,18 @@ static void lookup_semi_out(const op_lookup_t *l, const obatch_t *in, const bool
   out->ob_n = n;
 }
 
-static int lookup_open(op_t *o, qctx_t *q, err_t *e)
+static int lookup_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_lookup_t *l = (op_lookup_t *)o;
+  const op_lookup_t *l = (const op_lookup_t *)o;
+  (void)st;
   if (!((const qtable_t *)l->ol_table)->qt_ops->qt_lookup)
     return err_set(e, SQLSTATE_INTERNAL, "no key lookups in this context");
   return op_open(o->o_in, q, e);
 }
 
-static int lookup_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int lookup_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_lookup_t *l = (op_lookup_t *)o;
+  const op_lookup_t *l = (const op_lookup_t *)o;
   int nleft = o->o_in->o_ncols;
   for (;;) {
     obatch_t in;
@@ -62,12 +63,12 @@ static int lookup_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       continue;
     const batch_t *lb = in.ob_b;
     /* keys of the selected rows without a NULL key part */
-    const datum_t **keys = arena_alloc(o->o_batch, sizeof(datum_t *) * (size_t)in.ob_n);
-    int *key_row = arena_alloc(o->o_batch, sizeof(int) * (size_t)in.ob_n);
+    const datum_t **keys = arena_alloc(st->os_batch, sizeof(datum_t *) * (size_t)in.ob_n);
+    int *key_row = arena_alloc(st->os_batch, sizeof(int) * (size_t)in.ob_n);
     int nk = 0;
     for (int i = 0; i < in.ob_n; i++) {
       int row = in.ob_sel ? in.ob_sel[i] : i;
-      datum_t *k = arena_alloc(o->o_batch, sizeof(datum_t) * (size_t)l->ol_nkeys);
+      datum_t *k = arena_alloc(st->os_batch, sizeof(datum_t) * (size_t)l->ol_nkeys);
       bool null = false;
       for (int c = 0; c < l->ol_nkeys; c++) {
         vec_get(&lb->b_cols[l->ol_lk[c]], row, &k[c]);
@@ -78,19 +79,19 @@ static int lookup_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       keys[nk] = k;
       key_row[nk++] = row;
     }
-    batch_t *rb = batch_create(o->o_batch, l->ol_ncols, l->ol_types, nk > 0 ? nk : 1, e);
-    bool *found = arena_zalloc(o->o_batch, (size_t)(nk + 1));
+    batch_t *rb = batch_create(st->os_batch, l->ol_ncols, l->ol_types, nk > 0 ? nk : 1, e);
+    bool *found = arena_zalloc(st->os_batch, (size_t)(nk + 1));
     if (!rb)
       return CZ_ERR;
     if (nk > 0 && ((const qtable_t *)l->ol_table)->qt_ops->qt_lookup(q, l->ol_table, keys, nk, l->ol_cols, l->ol_ncols, rb,
-                                       found, o->o_batch, e) != CZ_OK)
+                                       found, st->os_batch, e) != CZ_OK)
       return CZ_ERR;
     /* joined rows: one per selected left row (LEFT, SEMI, ANTI) or per match (INNER) */
     bool every = l->ol_kind != JOIN_INNER;
-    batch_t *b = batch_create(o->o_batch, nleft + l->ol_ncols, l->ol_pair_types, in.ob_n, e);
+    batch_t *b = batch_create(st->os_batch, nleft + l->ol_ncols, l->ol_pair_types, in.ob_n, e);
     if (!b)
       return CZ_ERR;
-    bool *matched = arena_zalloc(o->o_batch, (size_t)in.ob_n + 1);
+    bool *matched = arena_zalloc(st->os_batch, (size_t)in.ob_n + 1);
     int n = 0, k = 0;
     for (int i = 0; i < in.ob_n; i++) {
       int row = in.ob_sel ? in.ob_sel[i] : i;
@@ -119,21 +120,21 @@ static int lookup_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     if (n == 0)
       continue;
     bool semi = l->ol_kind == JOIN_SEMI || l->ol_kind == JOIN_ANTI;
-    int *sel = arena_alloc(o->o_batch, sizeof(int) * (size_t)n);
+    int *sel = arena_alloc(st->os_batch, sizeof(int) * (size_t)n);
     int ns = n;
     for (int i = 0; i < n; i++)
       sel[i] = i;
     if (l->ol_cond) {
       /* the residual applies to matches; a LEFT join pads those it rejects */
-      int *cand = arena_alloc(o->o_batch, sizeof(int) * (size_t)n);
+      int *cand = arena_alloc(st->os_batch, sizeof(int) * (size_t)n);
       int nc = 0;
       for (int i = 0; i < n; i++)
         if (matched[i])
           cand[nc++] = i;
-      int *pass = arena_alloc(o->o_batch, sizeof(int) * (size_t)(nc + 1));
+      int *pass = arena_alloc(st->os_batch, sizeof(int) * (size_t)(nc + 1));
       int np = 0;
       xctx_t xc;
-      op_xctx(q, o->o_batch, &xc);
+      op_xctx(q, st->os_batch, &xc);
       if (nc > 0 && xeval_filter(&xc, l->ol_cond, b, cand, nc, pass, &np, e) != CZ_OK)
         return CZ_ERR;
       if (semi) {
@@ -155,7 +156,7 @@ static int lookup_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       }
     }
     if (semi) {
-      lookup_semi_out(l, &in, matched, o->o_batch, out);
+      lookup_semi_out(l, &in, matched, st->os_batch, out);
       if (!out->ob_b)
         continue;
       return CZ_OK;
@@ -179,11 +180,11 @@ static char *lookup_detail(const op_t *o, arena_t *a)
   return l->ol_cond ? arena_sprintf(a, "%s filter", t) : t;
 }
 
-static const op_vt_t lookup_vt = {"LookupJoin", lookup_open, lookup_next, NULL, lookup_detail};
+static const op_vt_t lookup_vt = {"LookupJoin", lookup_open, lookup_next, NULL, lookup_detail, 0};
 static const op_vt_t lookup_semi_vt = {"LookupSemiJoin", lookup_open, lookup_next, NULL,
-                                       lookup_detail};
+                                       lookup_detail, 0};
 static const op_vt_t lookup_anti_vt = {"LookupAntiJoin", lookup_open, lookup_next, NULL,
-                                       lookup_detail};
+                                       lookup_detail, 0};
 
 op_t *op_lookup_join_new(arena_t *a, op_t *left, join_kind_t kind, int nkeys, const int *lk,
                          void *table, const char *name, int ncols, const int *cols,

@@ -23,32 +23,38 @@ typedef struct op_modify_s {
   const bool *om_cf_set;        /* DO UPDATE: the columns SET gives */
   xnode_t **om_cf_x;            /* their values, over [existing, locator, excluded] */
   xnode_t *om_cf_where;         /* DO UPDATE … WHERE, or NULL */
-  qconflict_t *om_cf;           /* run-time: the storage's statement state */
-  qctx_t *om_q;                 /* run-time: the execution (for the evaluation) */
   bool om_joined;               /* UPDATE … FROM / DELETE … USING: a row may come
                                    several times (joined to several rows) */
   int om_loc;                   /* then: the locator column */
   int om_nwrite;                /* UPDATE … FROM: the columns the hook sees (the
                                    table's and the locator); the others are for
                                    RETURNING. 0 = all */
-  int64_t om_count;             /* run-time: rows changed */
-  rset_t om_seen;               /* run-time (om_joined): locators changed so far */
 } op_modify_t;
+
+typedef struct modify_run_s {
+  opst_t om_st;
+  const op_modify_t *om_plan;   /* for the DO UPDATE evaluation callback */
+  qconflict_t *om_cf;           /* the storage's statement state */
+  qctx_t *om_q;                 /* the execution (for the evaluation) */
+  int64_t om_count;             /* rows changed */
+  rset_t om_seen;               /* (om_joined): locators changed so far */
+} modify_run_t;
 
 /* DO UPDATE's SET and WHERE for the proposals sel of b (qcf_eval_t):
  * evaluated, vectored, over [ex's columns and locator, b's columns]. */
 static int modify_cf_eval(void *ctx, const batch_t *ex, const batch_t *b, const int *sel, int n,
                           batch_t *newv, bool *ok, err_t *e)
 {
-  op_modify_t *m = ctx;
-  arena_t *a = m->om_op.o_batch;
+  modify_run_t *r = ctx;
+  const op_modify_t *m = r->om_plan;
+  arena_t *a = r->om_st.os_batch;
   int nc = m->om_nc;
   batch_t row = {.b_n = b->b_n, .b_ncols = 2 * nc + 1};
   row.b_cols = arena_alloc(a, sizeof(vec_t) * (size_t)(2 * nc + 1));
   memcpy(row.b_cols, ex->b_cols, sizeof(vec_t) * (size_t)(nc + 1));
   memcpy(row.b_cols + nc + 1, b->b_cols, sizeof(vec_t) * (size_t)nc);
   xctx_t xc;
-  op_xctx(m->om_q, a, &xc);
+  op_xctx(r->om_q, a, &xc);
   const int *pass = sel;
   int np = n;
   if (m->om_cf_where) {
@@ -76,24 +82,27 @@ static int modify_cf_eval(void *ctx, const batch_t *ex, const batch_t *b, const 
   return CZ_OK;
 }
 
-static int modify_open(op_t *o, qctx_t *q, err_t *e)
+static int modify_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_modify_t *m = (op_modify_t *)o;
-  m->om_count = 0;
+  const op_modify_t *m = (const op_modify_t *)o;
+  modify_run_t *r = (modify_run_t *)st;
+  r->om_plan = m;
+  r->om_count = 0;
+  r->om_cf = NULL;
   if (m->om_joined) {
-    ty_t *t = arena_alloc(o->o_state, sizeof *t);  /* the set keeps the pointer */
+    ty_t *t = arena_alloc(st->os_state, sizeof *t);  /* the set keeps the pointer */
     *t = ty_plain(TY_BYTEA);
-    if (rset_init(&m->om_seen, o->o_state, 1, t, e) != CZ_OK)
+    if (rset_init(&r->om_seen, st->os_state, 1, t, e) != CZ_OK)
       return CZ_ERR;
   }
-  m->om_q = q;
+  r->om_q = q;
   if (m->om_conflict) {
     const qtable_ops_t *ops = ((const qtable_t *)m->om_table)->qt_ops;
     if (!ops->qt_conflict_open)
       return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "ON CONFLICT is not supported for this table");
     if (ops->qt_conflict_open(q, m->om_table, m->om_conflict_index,
-                              m->om_do_update ? modify_cf_eval : NULL, m, m->om_cf_set, o->o_state,
-                              &m->om_cf, e) != CZ_OK)
+                              m->om_do_update ? modify_cf_eval : NULL, r, m->om_cf_set,
+                              st->os_state, &r->om_cf, e) != CZ_OK)
       return CZ_ERR;
   }
   return op_open(o->o_in, q, e);
@@ -102,27 +111,28 @@ static int modify_open(op_t *o, qctx_t *q, err_t *e)
 /* A target row joined to several rows is changed once, with the first of
  * them (PostgreSQL changes it once too, with an arbitrary one): keeps in
  * *in only the rows whose locator is new. */
-static int modify_first_only(op_modify_t *m, obatch_t *in, err_t *e)
+static int modify_first_only(const op_modify_t *m, modify_run_t *r, obatch_t *in, err_t *e)
 {
   batch_t loc = {.b_n = in->ob_b->b_n, .b_ncols = 1, .b_cols = &in->ob_b->b_cols[m->om_loc]};
-  int *kept = arena_alloc(m->om_op.o_batch, sizeof(int) * (size_t)(in->ob_n + 1));
+  int *kept = arena_alloc(r->om_st.os_batch, sizeof(int) * (size_t)(in->ob_n + 1));
   int n = 0;
   for (int j = 0; j < in->ob_n; j++) {
-    int r = in->ob_sel ? in->ob_sel[j] : j;
+    int row = in->ob_sel ? in->ob_sel[j] : j;
     bool added;
-    if (rset_add(&m->om_seen, &loc, r, &added, e) < 0)
+    if (rset_add(&r->om_seen, &loc, row, &added, e) < 0)
       return CZ_ERR;
     if (added)
-      kept[n++] = r;
+      kept[n++] = row;
   }
   in->ob_sel = kept;
   in->ob_n = n;
   return CZ_OK;
 }
 
-static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int modify_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_modify_t *m = (op_modify_t *)o;
+  const op_modify_t *m = (const op_modify_t *)o;
+  modify_run_t *mr = (modify_run_t *)st;
   const qtable_ops_t *ops = ((const qtable_t *)m->om_table)->qt_ops;
   for (;;) {
     obatch_t in;
@@ -130,7 +140,7 @@ static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       return CZ_ERR;
     if (!in.ob_b)
       return CZ_OK;
-    if (m->om_joined && modify_first_only(m, &in, e) != CZ_OK)
+    if (m->om_joined && modify_first_only(m, mr, &in, e) != CZ_OK)
       return CZ_ERR;
     if (in.ob_n == 0)
       continue;
@@ -138,12 +148,12 @@ static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     switch (m->om_kind) {
     case MOD_INSERT:
       if (m->om_conflict) {
-        uint8_t *act = arena_alloc(o->o_batch, (size_t)in.ob_b->b_n + 1);
-        int *kept = arena_alloc(o->o_batch, sizeof(int) * (size_t)(in.ob_n + 1));
+        uint8_t *act = arena_alloc(st->os_batch, (size_t)in.ob_b->b_n + 1);
+        int *kept = arena_alloc(st->os_batch, sizeof(int) * (size_t)(in.ob_n + 1));
         int nkept = 0;
         batch_t *written;
-        rc = ops->qt_conflict_apply(q, m->om_cf, in.ob_b, in.ob_sel, in.ob_n, act, &written,
-                                          o->o_batch, e);
+        rc = ops->qt_conflict_apply(q, mr->om_cf, in.ob_b, in.ob_sel, in.ob_n, act, &written,
+                                          st->os_batch, e);
         for (int j = 0; rc == CZ_OK && j < in.ob_n; j++) {
           int r = in.ob_sel ? in.ob_sel[j] : j;
           if (act[r] != QCF_SKIPPED)
@@ -170,7 +180,7 @@ static int modify_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     }
     if (rc != CZ_OK)
       return CZ_ERR;
-    m->om_count += in.ob_n;
+    mr->om_count += in.ob_n;
     if (m->om_returning && in.ob_n > 0) {
       *out = in;  /* valid until the next call, like the input's batch */
       return CZ_OK;
@@ -187,9 +197,12 @@ static char *modify_detail(const op_t *o, arena_t *a)
   return arena_strdup(a, m->om_name);
 }
 
-static const op_vt_t insert_vt = {"Insert", modify_open, modify_next, NULL, modify_detail};
-static const op_vt_t update_vt = {"Update", modify_open, modify_next, NULL, modify_detail};
-static const op_vt_t delete_vt = {"Delete", modify_open, modify_next, NULL, modify_detail};
+static const op_vt_t insert_vt = {"Insert", modify_open, modify_next, NULL, modify_detail,
+                                  sizeof(modify_run_t)};
+static const op_vt_t update_vt = {"Update", modify_open, modify_next, NULL, modify_detail,
+                                  sizeof(modify_run_t)};
+static const op_vt_t delete_vt = {"Delete", modify_open, modify_next, NULL, modify_detail,
+                                  sizeof(modify_run_t)};
 
 static op_t *modify_new(arena_t *a, const op_vt_t *vt, modify_kind_t kind, op_t *in,
                         void *table, const char *name, int rid)
@@ -256,7 +269,8 @@ void op_dml_set_returning(op_t *o)
   o->o_types = o->o_in->o_types;
 }
 
-int64_t op_dml_count(const op_t *o)
+int64_t op_dml_count(const op_t *o, const qctx_t *q)
 {
-  return ((const op_modify_t *)o)->om_count;
+  const modify_run_t *r = (const modify_run_t *)op_state(o, q);
+  return r ? r->om_count : 0;
 }

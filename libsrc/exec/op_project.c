@@ -8,25 +8,26 @@ typedef struct op_project_s {
   xnode_t **op_exprs;
 } op_project_t;
 
-static int project_open(op_t *o, qctx_t *q, err_t *e)
+static int project_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
+  (void)st;
   return op_open(o->o_in, q, e);
 }
 
-static int project_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int project_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_project_t *p = (op_project_t *)o;
+  const op_project_t *p = (const op_project_t *)o;
   obatch_t in;
   if (op_next(o->o_in, q, &in, e) != CZ_OK)
     return CZ_ERR;
   if (!in.ob_b)
     return CZ_OK;
   xctx_t xc;
-  op_xctx(q, o->o_batch, &xc);
-  batch_t *b = arena_alloc(o->o_batch, sizeof(batch_t));
+  op_xctx(q, st->os_batch, &xc);
+  batch_t *b = arena_alloc(st->os_batch, sizeof(batch_t));
   b->b_ncols = o->o_ncols;
   b->b_n = in.ob_b->b_n;
-  b->b_cols = arena_alloc(o->o_batch, sizeof(vec_t) * (size_t)(o->o_ncols ? o->o_ncols : 1));
+  b->b_cols = arena_alloc(st->os_batch, sizeof(vec_t) * (size_t)(o->o_ncols ? o->o_ncols : 1));
   int cap = in.ob_b->b_n > 0 ? in.ob_b->b_n : 1;
   for (int c = 0; c < o->o_ncols; c++) {
     const xnode_t *x = p->op_exprs[c];
@@ -35,7 +36,7 @@ static int project_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       b->b_cols[c].v_type = x->x_type;
       continue;
     }
-    if (vec_init(&b->b_cols[c], o->o_batch, x->x_type, cap, e) != CZ_OK)
+    if (vec_init(&b->b_cols[c], st->os_batch, x->x_type, cap, e) != CZ_OK)
       return CZ_ERR;
     if (in.ob_n > 0 &&
         xeval(&xc, x, in.ob_b, in.ob_sel, in.ob_n, &b->b_cols[c], e) != CZ_OK)
@@ -47,7 +48,7 @@ static int project_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   return CZ_OK;
 }
 
-static const op_vt_t project_vt = {"Project", project_open, project_next, NULL, NULL};
+static const op_vt_t project_vt = {"Project", project_open, project_next, NULL, NULL, 0};
 
 op_t *op_project_new(arena_t *a, op_t *in, int n, xnode_t **exprs)
 {

@@ -21,39 +21,48 @@ typedef struct op_worktable_s {
   op_t wt_op;
   const char *wt_name;
   op_recursive_t *wt_union;     /* set by op_recursive_new */
-  int64_t wt_pos;               /* run-time: next row to return */
 } op_worktable_t;
+
+typedef struct worktable_run_s {
+  opst_t wt_st;
+  int64_t wt_pos;               /* next row to return */
+} worktable_run_t;
 
 struct op_recursive_s {
   op_t ru_op;
   bool ru_all;
   op_worktable_t *ru_wt;
+};
+
+/* The union's run state, which its working table (a leaf below it, in
+ * the same execution) reads. */
+typedef struct recursive_run_s {
+  opst_t ru_st;
   arena_t *ru_ar[2];
-  /* run-time */
   rstore_t ru_store[2];         /* [ru_cur] is read by the working table, the other filled */
   int ru_cur;
   int ru_phase;                 /* 0 non-recursive term, 1 recursive term, 2 done */
   rset_t ru_seen;               /* UNION: every row returned */
-};
+} recursive_run_t;
 
-static int wt_open(op_t *o, qctx_t *q, err_t *e)
+static int wt_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  (void)q;
-  op_worktable_t *w = (op_worktable_t *)o;
-  w->wt_pos = 0;
-  if (!w->wt_union)
+  const op_worktable_t *w = (const op_worktable_t *)o;
+  ((worktable_run_t *)st)->wt_pos = 0;
+  if (!w->wt_union || !op_state(&w->wt_union->ru_op, q))
     return err_set(e, SQLSTATE_INTERNAL, "working table without its recursive union");
   return CZ_OK;
 }
 
-static int wt_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int wt_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_worktable_t *w = (op_worktable_t *)o;
-  op_recursive_t *u = w->wt_union;
+  const op_worktable_t *wp = (const op_worktable_t *)o;
+  worktable_run_t *w = (worktable_run_t *)st;
+  const recursive_run_t *u = (const recursive_run_t *)op_state(&wp->wt_union->ru_op, q);
   const rstore_t *rs = &u->ru_store[u->ru_cur];
   if (w->wt_pos >= rs->rs_n)
     return CZ_OK;
-  batch_t *b = op_new_batch(o, q, e);
+  batch_t *b = op_new_batch(o, st, q, e);
   if (!b)
     return CZ_ERR;
   int n = 0;
@@ -70,7 +79,8 @@ static char *wt_detail(const op_t *o, arena_t *a)
   return arena_sprintf(a, "on %s", ((const op_worktable_t *)o)->wt_name);
 }
 
-static const op_vt_t worktable_vt = {"WorkTable Scan", wt_open, wt_next, NULL, wt_detail};
+static const op_vt_t worktable_vt = {"WorkTable Scan", wt_open, wt_next, NULL, wt_detail,
+                                     sizeof(worktable_run_t)};
 
 op_t *op_worktable_new(arena_t *a, const char *name, int ncols, const ty_t *types)
 {
@@ -81,33 +91,39 @@ op_t *op_worktable_new(arena_t *a, const char *name, int ncols, const ty_t *type
 }
 
 /* Makes store i empty, in its arena emptied first. */
-static void store_clear(op_recursive_t *u, int i)
+static void store_clear(const op_t *o, recursive_run_t *u, int i)
 {
   arena_reset(u->ru_ar[i]);
-  rs_init(&u->ru_store[i], u->ru_ar[i], u->ru_op.o_ncols, u->ru_op.o_types);
+  rs_init(&u->ru_store[i], u->ru_ar[i], o->o_ncols, o->o_types);
 }
 
-static int ru_open(op_t *o, qctx_t *q, err_t *e)
+static int ru_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_recursive_t *u = (op_recursive_t *)o;
-  store_clear(u, 0);
-  store_clear(u, 1);
+  const op_recursive_t *up = (const op_recursive_t *)o;
+  recursive_run_t *u = (recursive_run_t *)st;
+  if (!u->ru_ar[0]) {
+    u->ru_ar[0] = arena_create_scratch(qexec_arena(q), "recursive work");
+    u->ru_ar[1] = arena_create_scratch(qexec_arena(q), "recursive work");
+  }
+  store_clear(o, u, 0);
+  store_clear(o, u, 1);
   u->ru_cur = 0;
   u->ru_phase = 0;
-  if (!u->ru_all && rset_init(&u->ru_seen, o->o_state, o->o_ncols, o->o_types, e) != CZ_OK)
+  if (!up->ru_all && rset_init(&u->ru_seen, st->os_state, o->o_ncols, o->o_types, e) != CZ_OK)
     return CZ_ERR;
   return op_open(o->o_in, q, e);
 }
 
 /* Keeps the new rows of `in` (all, or for UNION those not seen before)
  * in the store being filled; *n of them, selected by sel. */
-static int ru_keep(op_recursive_t *u, qctx_t *q, const obatch_t *in, int *sel, int *n, err_t *e)
+static int ru_keep(const op_recursive_t *up, recursive_run_t *u, qctx_t *q, const obatch_t *in,
+                   int *sel, int *n, err_t *e)
 {
   rstore_t *next = &u->ru_store[1 - u->ru_cur];
   *n = 0;
   for (int i = 0; i < in->ob_n; i++) {
     int row = in->ob_sel ? in->ob_sel[i] : i;
-    if (!u->ru_all) {
+    if (!up->ru_all) {
       bool added;
       if (rset_add(&u->ru_seen, in->ob_b, row, &added, e) < 0)
         return CZ_ERR;
@@ -118,23 +134,24 @@ static int ru_keep(op_recursive_t *u, qctx_t *q, const obatch_t *in, int *sel, i
       return CZ_ERR;
     sel[(*n)++] = row;
   }
-  return op_check_mem(q, u->ru_op.o_state, e);
+  return op_check_mem(q, u->ru_st.os_state, e);
 }
 
-static int ru_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int ru_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_recursive_t *u = (op_recursive_t *)o;
+  const op_recursive_t *up = (const op_recursive_t *)o;
+  recursive_run_t *u = (recursive_run_t *)st;
   for (;;) {
     if (u->ru_phase == 2)
       return CZ_OK;
-    op_t *in_op = u->ru_phase == 0 ? o->o_in : o->o_in2;
+    const op_t *in_op = u->ru_phase == 0 ? o->o_in : o->o_in2;
     obatch_t in;
     if (op_next(in_op, q, &in, e) != CZ_OK)
       return CZ_ERR;
     if (in.ob_b) {
-      int *sel = arena_alloc(o->o_batch, sizeof(int) * (size_t)(in.ob_n + 1));
+      int *sel = arena_alloc(st->os_batch, sizeof(int) * (size_t)(in.ob_n + 1));
       int n;
-      if (ru_keep(u, q, &in, sel, &n, e) != CZ_OK)
+      if (ru_keep(up, u, q, &in, sel, &n, e) != CZ_OK)
         return CZ_ERR;
       if (n == 0)
         continue;
@@ -146,7 +163,7 @@ static int ru_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     /* a run ended: what it added becomes the working table */
     op_close(in_op, q);
     u->ru_cur = 1 - u->ru_cur;
-    store_clear(u, 1 - u->ru_cur);
+    store_clear(o, u, 1 - u->ru_cur);
     if (u->ru_store[u->ru_cur].rs_n == 0) {
       u->ru_phase = 2;
       return CZ_OK;
@@ -157,7 +174,8 @@ static int ru_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   }
 }
 
-static const op_vt_t recursive_vt = {"Recursive Union", ru_open, ru_next, NULL, NULL};
+static const op_vt_t recursive_vt = {"Recursive Union", ru_open, ru_next, NULL, NULL,
+                                     sizeof(recursive_run_t)};
 
 op_t *op_recursive_new(arena_t *a, op_t *nonrec, op_t *rec, op_t *wt, bool all)
 {
@@ -166,7 +184,5 @@ op_t *op_recursive_new(arena_t *a, op_t *nonrec, op_t *rec, op_t *wt, bool all)
   u->ru_all = all;
   u->ru_wt = (op_worktable_t *)wt;
   u->ru_wt->wt_union = u;
-  u->ru_ar[0] = arena_create_scratch(a, "recursive work");
-  u->ru_ar[1] = arena_create_scratch(a, "recursive work");
   return &u->ru_op;
 }

@@ -10,26 +10,30 @@
 typedef struct op_scan_s {
   op_t os_op;
   scan_spec_t os_spec;
-  qscan_t *os_cur;              /* run-time cursor, NULL when closed */
   const qtable_ops_t *os_ops;   /* the table handle's operations */
-  bool os_empty;                /* a bound is NULL: no row can match */
 } op_scan_t;
+
+typedef struct scan_run_s {
+  opst_t sr_st;
+  qscan_t *os_cur;              /* the cursor, NULL when closed */
+  bool os_empty;                /* a bound is NULL: no row can match */
+} scan_run_t;
 
 /* The pushed predicates' values for this execution. A NULL value makes a
  * comparison unknown for every row (no row), a NULL list item can only
  * turn a miss into unknown (dropped from IN; NOT IN then passes no row). */
-static int scan_preds(op_scan_t *s, qctx_t *q, qpred_t **out, err_t *e)
+static int scan_preds(const op_scan_t *sc, scan_run_t *s, qctx_t *q, qpred_t **out, err_t *e)
 {
-  const scan_spec_t *sp = &s->os_spec;
+  const scan_spec_t *sp = &sc->os_spec;
   *out = NULL;
   if (sp->ss_npred == 0)
     return CZ_OK;
   xctx_t xc;
-  op_xctx(q, s->os_op.o_state, &xc);
-  qpred_t *qp = arena_alloc(s->os_op.o_state, sizeof(qpred_t) * (size_t)sp->ss_npred);
+  op_xctx(q, s->sr_st.os_state, &xc);
+  qpred_t *qp = arena_alloc(s->sr_st.os_state, sizeof(qpred_t) * (size_t)sp->ss_npred);
   for (int j = 0; j < sp->ss_npred; j++) {
     const scan_pred_t *p = &sp->ss_preds[j];
-    datum_t *vals = arena_alloc(s->os_op.o_state, sizeof(datum_t) * (size_t)(p->sp_nvals + 1));
+    datum_t *vals = arena_alloc(s->sr_st.os_state, sizeof(datum_t) * (size_t)(p->sp_nvals + 1));
     int nv = 0;
     for (int i = 0; i < p->sp_nvals; i++) {
       if (xeval_scalar(&xc, p->sp_vals[i], &vals[nv], e) != CZ_OK)
@@ -49,13 +53,13 @@ static int scan_preds(op_scan_t *s, qctx_t *q, qpred_t **out, err_t *e)
   return CZ_OK;
 }
 
-static int scan_bounds(op_scan_t *s, qctx_t *q, qrange_t *r, err_t *e)
+static int scan_bounds(const op_scan_t *sc, scan_run_t *s, qctx_t *q, qrange_t *r, err_t *e)
 {
-  const scan_spec_t *sp = &s->os_spec;
+  const scan_spec_t *sp = &sc->os_spec;
   xctx_t xc;
-  op_xctx(q, s->os_op.o_state, &xc);
-  datum_t *low = arena_alloc(s->os_op.o_state, sizeof(datum_t) * (size_t)(sp->ss_nlow + 1));
-  datum_t *high = arena_alloc(s->os_op.o_state, sizeof(datum_t) * (size_t)(sp->ss_nhigh + 1));
+  op_xctx(q, s->sr_st.os_state, &xc);
+  datum_t *low = arena_alloc(s->sr_st.os_state, sizeof(datum_t) * (size_t)(sp->ss_nlow + 1));
+  datum_t *high = arena_alloc(s->sr_st.os_state, sizeof(datum_t) * (size_t)(sp->ss_nhigh + 1));
   for (int i = 0; i < sp->ss_nlow; i++) {
     if (xeval_scalar(&xc, sp->ss_low[i], &low[i], e) != CZ_OK)
       return CZ_ERR;
@@ -85,44 +89,46 @@ static int scan_bounds(op_scan_t *s, qctx_t *q, qrange_t *r, err_t *e)
   return CZ_OK;
 }
 
-static int scan_open(op_t *o, qctx_t *q, err_t *e)
+static int scan_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_scan_t *s = (op_scan_t *)o;
-  const scan_spec_t *sp = &s->os_spec;
+  const op_scan_t *sc = (const op_scan_t *)o;
+  scan_run_t *s = (scan_run_t *)st;
+  const scan_spec_t *sp = &sc->os_spec;
   s->os_cur = NULL;
   s->os_empty = false;
   qrange_t r;
   const qrange_t *rp = NULL;
   if (sp->ss_nlow || sp->ss_nhigh) {
-    if (scan_bounds(s, q, &r, e) != CZ_OK)
+    if (scan_bounds(sc, s, q, &r, e) != CZ_OK)
       return CZ_ERR;
     if (s->os_empty)
       return CZ_OK;
     rp = &r;
   }
   qpred_t *preds;
-  if (scan_preds(s, q, &preds, e) != CZ_OK)
+  if (scan_preds(sc, s, q, &preds, e) != CZ_OK)
     return CZ_ERR;
   if (s->os_empty)
     return CZ_OK;
-  return s->os_ops->qt_scan_open(q, sp->ss_table, sp->ss_index, sp->ss_cols, sp->ss_ncols, rp,
-                                 preds, sp->ss_npred, sp->ss_rowid, o->o_state, &s->os_cur, e);
+  return sc->os_ops->qt_scan_open(q, sp->ss_table, sp->ss_index, sp->ss_cols, sp->ss_ncols, rp,
+                                 preds, sp->ss_npred, sp->ss_rowid, st->os_state, &s->os_cur, e);
 }
 
-static int scan_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int scan_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_scan_t *s = (op_scan_t *)o;
+  const op_scan_t *sc = (const op_scan_t *)o;
+  scan_run_t *s = (scan_run_t *)st;
   if (!s->os_cur)
     return CZ_OK;
   /* A point lookup returns at most one row: no need for a full batch. */
-  batch_t *b = s->os_spec.ss_point ? batch_create(o->o_batch, o->o_ncols, o->o_types, 1, e)
-                                   : op_new_batch(o, q, e);
+  batch_t *b = sc->os_spec.ss_point ? batch_create(st->os_batch, o->o_ncols, o->o_types, 1, e)
+                                   : op_new_batch(o, st, q, e);
   if (!b)
     return CZ_ERR;
-  if (s->os_ops->qt_scan_next(q, s->os_cur, b, o->o_batch, e) != CZ_OK)
+  if (sc->os_ops->qt_scan_next(q, s->os_cur, b, st->os_batch, e) != CZ_OK)
     return CZ_ERR;
   if (b->b_n == 0) {
-    s->os_ops->qt_scan_close(q, s->os_cur);
+    sc->os_ops->qt_scan_close(q, s->os_cur);
     s->os_cur = NULL;
     return CZ_OK;
   }
@@ -131,11 +137,12 @@ static int scan_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   return CZ_OK;
 }
 
-static void scan_close(op_t *o, qctx_t *q)
+static void scan_close(const op_t *o, opst_t *st, qctx_t *q)
 {
-  op_scan_t *s = (op_scan_t *)o;
+  const op_scan_t *sc = (const op_scan_t *)o;
+  scan_run_t *s = (scan_run_t *)st;
   if (s->os_cur) {
-    s->os_ops->qt_scan_close(q, s->os_cur);
+    sc->os_ops->qt_scan_close(q, s->os_cur);
     s->os_cur = NULL;
   }
 }
@@ -199,7 +206,8 @@ static char *scan_detail(const op_t *o, arena_t *a)
   return t;
 }
 
-static const op_vt_t scan_vt = {"Scan", scan_open, scan_next, scan_close, scan_detail};
+static const op_vt_t scan_vt = {"Scan", scan_open, scan_next, scan_close, scan_detail,
+                                sizeof(scan_run_t)};
 
 op_t *op_scan_new(arena_t *a, const scan_spec_t *spec)
 {

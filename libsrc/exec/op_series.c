@@ -7,18 +7,23 @@
 typedef struct op_series_s {
   op_t os_op;
   xnode_t *os_args[3];          /* start, stop, step (NULL = 1) */
-  int64_t os_next, os_stop, os_step;  /* run-time */
-  bool os_end;
 } op_series_t;
 
-static int series_open(op_t *o, qctx_t *q, err_t *e)
+typedef struct series_run_s {
+  opst_t sr_st;
+  int64_t os_next, os_stop, os_step;
+  bool os_end;
+} series_run_t;
+
+static int series_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_series_t *s = (op_series_t *)o;
+  const op_series_t *sp = (const op_series_t *)o;
+  series_run_t *s = (series_run_t *)st;
   xctx_t xc;
-  op_xctx(q, o->o_state, &xc);
+  op_xctx(q, st->os_state, &xc);
   datum_t v[3] = {{.d_null = false}, {.d_null = false}, {.d_null = false, .d_i64 = 1}};
   for (int i = 0; i < 3; i++)
-    if (s->os_args[i] && xeval_scalar(&xc, s->os_args[i], &v[i], e) != CZ_OK)
+    if (sp->os_args[i] && xeval_scalar(&xc, sp->os_args[i], &v[i], e) != CZ_OK)
       return CZ_ERR;
   s->os_end = v[0].d_null || v[1].d_null || v[2].d_null;  /* a NULL gives no rows */
   if (!s->os_end && v[2].d_i64 == 0)
@@ -29,12 +34,12 @@ static int series_open(op_t *o, qctx_t *q, err_t *e)
   return CZ_OK;
 }
 
-static int series_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int series_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_series_t *s = (op_series_t *)o;
+  series_run_t *s = (series_run_t *)st;
   if (s->os_end)
     return CZ_OK;
-  batch_t *b = op_new_batch(o, q, e);
+  batch_t *b = op_new_batch(o, st, q, e);
   if (!b)
     return CZ_ERR;
   int n = 0;
@@ -57,7 +62,8 @@ static int series_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   return CZ_OK;
 }
 
-static const op_vt_t series_vt = {"GenerateSeries", series_open, series_next, NULL, NULL};
+static const op_vt_t series_vt = {"GenerateSeries", series_open, series_next, NULL, NULL,
+                                  sizeof(series_run_t)};
 
 op_t *op_series_new(arena_t *a, ty_t type, xnode_t *start, xnode_t *stop, xnode_t *step)
 {

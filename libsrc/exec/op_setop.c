@@ -10,20 +10,24 @@ typedef struct op_setop_s {
   op_t ot_op;
   setop_kind_t ot_kind;
   bool ot_all;
-  /* run-time */
+} op_setop_t;
+
+typedef struct setop_run_s {
+  opst_t ot_st;
   rset_t ot_right;              /* EXCEPT/INTERSECT: right rows with counts */
   rset_t ot_seen;               /* distinct forms: rows already returned */
   bool ot_on_right;             /* UNION: reading the right input */
-} op_setop_t;
+} setop_run_t;
 
-static int setop_open(op_t *o, qctx_t *q, err_t *e)
+static int setop_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_setop_t *s = (op_setop_t *)o;
+  const op_setop_t *sp = (const op_setop_t *)o;
+  setop_run_t *s = (setop_run_t *)st;
   s->ot_on_right = false;
-  if (rset_init(&s->ot_seen, o->o_state, o->o_ncols, o->o_types, e) != CZ_OK)
+  if (rset_init(&s->ot_seen, st->os_state, o->o_ncols, o->o_types, e) != CZ_OK)
     return CZ_ERR;
-  if (s->ot_kind != SETOP_UNION) {
-    if (rset_init(&s->ot_right, o->o_state, o->o_ncols, o->o_types, e) != CZ_OK ||
+  if (sp->ot_kind != SETOP_UNION) {
+    if (rset_init(&s->ot_right, st->os_state, o->o_ncols, o->o_types, e) != CZ_OK ||
         op_open(o->o_in2, q, e) != CZ_OK)
       return CZ_ERR;
     for (;;) {
@@ -39,7 +43,7 @@ static int setop_open(op_t *o, qctx_t *q, err_t *e)
           return CZ_ERR;
         s->ot_right.rt_counts[id]++;
       }
-      if (op_check_mem(q, o->o_state, e) != CZ_OK)
+      if (op_check_mem(q, st->os_state, e) != CZ_OK)
         return CZ_ERR;
     }
     op_close(o->o_in2, q);
@@ -49,11 +53,12 @@ static int setop_open(op_t *o, qctx_t *q, err_t *e)
 
 /* Whether row `row` of b is returned (*keep). CZ_ERR (53200) when
  * remembering it was refused memory. */
-static int setop_keep(op_setop_t *s, const batch_t *b, int row, bool *keep, err_t *e)
+static int setop_keep(const op_setop_t *sp, setop_run_t *s, const batch_t *b, int row,
+                      bool *keep, err_t *e)
 {
   bool added = true;
-  if (s->ot_kind == SETOP_UNION) {
-    if (!s->ot_all && rset_add(&s->ot_seen, b, row, &added, e) < 0)
+  if (sp->ot_kind == SETOP_UNION) {
+    if (!sp->ot_all && rset_add(&s->ot_seen, b, row, &added, e) < 0)
       return CZ_ERR;
     *keep = added;
     return CZ_OK;
@@ -61,8 +66,8 @@ static int setop_keep(op_setop_t *s, const batch_t *b, int row, bool *keep, err_
   *keep = false;
   int64_t id = rset_find(&s->ot_right, b, row);
   int64_t *cnt = id >= 0 ? &s->ot_right.rt_counts[id] : NULL;
-  if (s->ot_all) {
-    if (s->ot_kind == SETOP_INTERSECT) {
+  if (sp->ot_all) {
+    if (sp->ot_kind == SETOP_INTERSECT) {
       if (!cnt || *cnt == 0)
         return CZ_OK;
       (*cnt)--;
@@ -77,7 +82,7 @@ static int setop_keep(op_setop_t *s, const batch_t *b, int row, bool *keep, err_
     return CZ_OK;
   }
   bool in_right = cnt != NULL;
-  if (in_right != (s->ot_kind == SETOP_INTERSECT))
+  if (in_right != (sp->ot_kind == SETOP_INTERSECT))
     return CZ_OK;
   if (rset_add(&s->ot_seen, b, row, &added, e) < 0)
     return CZ_ERR;
@@ -85,16 +90,17 @@ static int setop_keep(op_setop_t *s, const batch_t *b, int row, bool *keep, err_
   return CZ_OK;
 }
 
-static int setop_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int setop_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_setop_t *s = (op_setop_t *)o;
+  const op_setop_t *sp = (const op_setop_t *)o;
+  setop_run_t *s = (setop_run_t *)st;
   for (;;) {
-    op_t *src = s->ot_on_right ? o->o_in2 : o->o_in;
+    const op_t *src = s->ot_on_right ? o->o_in2 : o->o_in;
     obatch_t in;
     if (op_next(src, q, &in, e) != CZ_OK)
       return CZ_ERR;
     if (!in.ob_b) {
-      if (s->ot_kind == SETOP_UNION && !s->ot_on_right) {
+      if (sp->ot_kind == SETOP_UNION && !s->ot_on_right) {
         op_close(o->o_in, q);
         s->ot_on_right = true;
         if (op_open(o->o_in2, q, e) != CZ_OK)
@@ -103,21 +109,21 @@ static int setop_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       }
       return CZ_OK;
     }
-    if (s->ot_kind == SETOP_UNION && s->ot_all) {
+    if (sp->ot_kind == SETOP_UNION && sp->ot_all) {
       *out = in;
       return CZ_OK;
     }
-    int *sel = arena_alloc(o->o_batch, sizeof(int) * (size_t)(in.ob_n + 1));
+    int *sel = arena_alloc(st->os_batch, sizeof(int) * (size_t)(in.ob_n + 1));
     int n = 0;
     for (int i = 0; i < in.ob_n; i++) {
       int row = in.ob_sel ? in.ob_sel[i] : i;
       bool keep;
-      if (setop_keep(s, in.ob_b, row, &keep, e) != CZ_OK)
+      if (setop_keep(sp, s, in.ob_b, row, &keep, e) != CZ_OK)
         return CZ_ERR;
       if (keep)
         sel[n++] = row;
     }
-    if (op_check_mem(q, o->o_state, e) != CZ_OK)
+    if (op_check_mem(q, st->os_state, e) != CZ_OK)
       return CZ_ERR;
     if (n == 0)
       continue;
@@ -135,7 +141,8 @@ static char *setop_detail(const op_t *o, arena_t *a)
   return arena_sprintf(a, "%s%s", names[s->ot_kind], s->ot_all ? " all" : "");
 }
 
-static const op_vt_t setop_vt = {"SetOp", setop_open, setop_next, NULL, setop_detail};
+static const op_vt_t setop_vt = {"SetOp", setop_open, setop_next, NULL, setop_detail,
+                                 sizeof(setop_run_t)};
 
 op_t *op_setop_new(arena_t *a, op_t *left, op_t *right, setop_kind_t kind, bool all)
 {

@@ -31,11 +31,17 @@ typedef struct op_sort_s {
   sort_key_t *os_keys;
   xnode_t *os_limit_x;          /* top-k: only the first limit+offset rows matter */
   xnode_t *os_offset_x;
+} op_sort_t;
+
+/* Its run state in one execution. */
+typedef struct sort_run_s {
+  opst_t sr_st;
+  const op_sort_t *sr_p;        /* the plan */
   arena_t *os_ar[2];            /* top-k: the rows live in os_ar[os_cur]; a trim
                                    copies the kept ones to the other and
                                    releases this one, so trims do not pile up */
   int os_cur;
-  rstore_t os_rows;             /* run-time */
+  rstore_t os_rows;
   int64_t *os_perm;
   int64_t os_pos;
   spill_t **os_runs;            /* sorted runs written so far, in input order */
@@ -44,13 +50,13 @@ typedef struct op_sort_s {
   int os_nsrc;
   int *os_heap;                 /* the final merge's heap of sources */
   int os_nheap;
-} op_sort_t;
+} sort_run_t;
 
 /* Row ia of ba against row ib of bb by the sort keys. */
-static int sort_cmp_rows(const op_sort_t *s, const batch_t *ba, int ia, const batch_t *bb, int ib)
+static int sort_cmp_rows(const sort_run_t *s, const batch_t *ba, int ia, const batch_t *bb, int ib)
 {
-  for (int k = 0; k < s->os_nkeys; k++) {
-    const sort_key_t *key = &s->os_keys[k];
+  for (int k = 0; k < s->sr_p->os_nkeys; k++) {
+    const sort_key_t *key = &s->sr_p->os_keys[k];
     datum_t da, db;
     vec_get(&ba->b_cols[key->sk_col], ia, &da);
     vec_get(&bb->b_cols[key->sk_col], ib, &db);
@@ -63,14 +69,14 @@ static int sort_cmp_rows(const op_sort_t *s, const batch_t *ba, int ia, const ba
         c = -c;
       return c;  /* NULL placement is not reversed by DESC */
     }
-    c = datum_cmp(ty_phys(s->os_op.o_types[key->sk_col].t_id), &da, &db);
+    c = datum_cmp(ty_phys(s->sr_p->os_op.o_types[key->sk_col].t_id), &da, &db);
     if (c != 0)
       return key->sk_desc ? -c : c;
   }
   return 0;
 }
 
-static int sort_cmp(const op_sort_t *s, int64_t a, int64_t b)
+static int sort_cmp(const sort_run_t *s, int64_t a, int64_t b)
 {
   const rstore_t *rs = &s->os_rows;
   return sort_cmp_rows(s, rs->rs_chunks[a / RS_CHUNK], (int)(a % RS_CHUNK),
@@ -80,7 +86,7 @@ static int sort_cmp(const op_sort_t *s, int64_t a, int64_t b)
 /* Stable merge sort of row numbers. A sort of millions of rows takes
  * seconds inside one call: every merge of a few thousand rows checks for
  * cancellation (57014). */
-static int merge_sort(const op_sort_t *s, qctx_t *q, int64_t *v, int64_t *tmp, int64_t n,
+static int merge_sort(const sort_run_t *s, qctx_t *q, int64_t *v, int64_t *tmp, int64_t n,
                       err_t *e)
 {
   if (n < 2)
@@ -113,16 +119,16 @@ static int merge_sort(const op_sort_t *s, qctx_t *q, int64_t *v, int64_t *tmp, i
 }
 
 /* Rows needed for LIMIT + OFFSET, or -1 (all). */
-static int sort_keep(op_sort_t *s, qctx_t *q, int64_t *k, err_t *e)
+static int sort_keep(sort_run_t *s, qctx_t *q, int64_t *k, err_t *e)
 {
   *k = -1;
-  if (!s->os_limit_x)
+  if (!s->sr_p->os_limit_x)
     return CZ_OK;
   xctx_t xc;
-  op_xctx(q, s->os_op.o_state, &xc);
+  op_xctx(q, s->sr_st.os_state, &xc);
   datum_t l, off = {.d_null = true};
-  if (xeval_scalar(&xc, s->os_limit_x, &l, e) != CZ_OK ||
-      (s->os_offset_x && xeval_scalar(&xc, s->os_offset_x, &off, e) != CZ_OK))
+  if (xeval_scalar(&xc, s->sr_p->os_limit_x, &l, e) != CZ_OK ||
+      (s->sr_p->os_offset_x && xeval_scalar(&xc, s->sr_p->os_offset_x, &off, e) != CZ_OK))
     return CZ_ERR;
   if (l.d_null || l.d_i64 < 0 || (!off.d_null && off.d_i64 < 0))
     return CZ_OK;  /* no limit, or an error the limit operator reports */
@@ -131,7 +137,7 @@ static int sort_keep(op_sort_t *s, qctx_t *q, int64_t *k, err_t *e)
 }
 
 /* Top-k: keeps only the k first rows in order (a new row store). */
-static int sort_trim(op_sort_t *s, qctx_t *q, int64_t k, err_t *e)
+static int sort_trim(sort_run_t *s, qctx_t *q, int64_t k, err_t *e)
 {
   int64_t n = s->os_rows.rs_n;
   arena_t *old = s->os_ar[s->os_cur], *next = s->os_ar[!s->os_cur];
@@ -144,8 +150,8 @@ static int sort_trim(op_sort_t *s, qctx_t *q, int64_t k, err_t *e)
   if (merge_sort(s, q, perm, tmp, n, e) != CZ_OK)
     return CZ_ERR;
   rstore_t kept;
-  rs_init(&kept, next, s->os_op.o_ncols, s->os_op.o_types);
-  batch_t *row = batch_create(old, s->os_op.o_ncols, s->os_op.o_types, 1, NULL);
+  rs_init(&kept, next, s->sr_p->os_op.o_ncols, s->sr_p->os_op.o_types);
+  batch_t *row = batch_create(old, s->sr_p->os_op.o_ncols, s->sr_p->os_op.o_types, 1, NULL);
   for (int64_t i = 0; i < k && i < n; i++) {
     rs_copy_out(&s->os_rows, perm[i], row, 0, 0);
     if (rs_append_row(&kept, row, 0, e) < 0)
@@ -164,7 +170,7 @@ static int sort_trim(op_sort_t *s, qctx_t *q, int64_t k, err_t *e)
  * memory limit, or sorting them (16 bytes a row for the permutation and
  * its merge buffer) would pass it. A store holding little of the memory
  * does not spill: its runs would be tiny and many. */
-static bool sort_should_spill(const op_sort_t *s, const qctx_t *q)
+static bool sort_should_spill(const sort_run_t *s, const qctx_t *q)
 {
   int64_t lim = spill_mem_limit(q);
   if (lim <= 0 || !spill_dir() || s->os_rows.rs_n < RS_CHUNK)
@@ -176,12 +182,12 @@ static bool sort_should_spill(const op_sort_t *s, const qctx_t *q)
   return mem_budget_room(q->q_budget) < 16 * s->os_rows.rs_n + lim / 8;
 }
 
-static int sort_add_run(op_sort_t *s, spill_t *f, err_t *e)
+static int sort_add_run(sort_run_t *s, spill_t *f, err_t *e)
 {
   (void)e;
   if (s->os_nruns == s->os_cap_runs) {
     int cap = s->os_cap_runs ? s->os_cap_runs * 2 : 16;
-    spill_t **n = arena_alloc(s->os_op.o_state, sizeof(spill_t *) * (size_t)cap);
+    spill_t **n = arena_alloc(s->sr_st.os_state, sizeof(spill_t *) * (size_t)cap);
     if (s->os_nruns)
       memcpy(n, s->os_runs, sizeof(spill_t *) * (size_t)s->os_nruns);
     s->os_runs = n;
@@ -192,7 +198,7 @@ static int sort_add_run(op_sort_t *s, spill_t *f, err_t *e)
 }
 
 /* Sorts the rows held, writes them to a new run and empties the store. */
-static int sort_spill_run(op_sort_t *s, qctx_t *q, err_t *e)
+static int sort_spill_run(sort_run_t *s, qctx_t *q, err_t *e)
 {
   int64_t n = s->os_rows.rs_n;
   arena_t *cur = s->os_ar[s->os_cur];
@@ -203,7 +209,7 @@ static int sort_spill_run(op_sort_t *s, qctx_t *q, err_t *e)
     perm[i] = i;
   if (merge_sort(s, q, perm, perm + n, n, e) != CZ_OK)
     return CZ_ERR;
-  spill_t *f = spill_open(q, s->os_op.o_ncols, s->os_op.o_types, e);
+  spill_t *f = spill_open(q, s->sr_p->os_op.o_ncols, s->sr_p->os_op.o_types, e);
   if (!f)
     return CZ_ERR;
   if (sort_add_run(s, f, e) != CZ_OK)
@@ -219,16 +225,16 @@ static int sort_spill_run(op_sort_t *s, qctx_t *q, err_t *e)
   if (spill_rewind(f, e) != CZ_OK)
     return CZ_ERR;
   arena_release(cur);
-  rs_init(&s->os_rows, cur, s->os_op.o_ncols, s->os_op.o_types);
+  rs_init(&s->os_rows, cur, s->sr_p->os_op.o_ncols, s->sr_p->os_op.o_types);
   return CZ_OK;
 }
 
 /* Runs merged at once: each takes a file buffer and a batch of
  * SORT_READ_ROWS rows; half of the memory limit goes to them. */
-static int sort_fanin(const op_sort_t *s, const qctx_t *q)
+static int sort_fanin(const sort_run_t *s, const qctx_t *q)
 {
   int64_t lim = spill_mem_limit(q);
-  int64_t per = 16 * 1024 + (int64_t)SORT_READ_ROWS * (s->os_op.o_ncols + 1) * 48 + 32 * 1024;
+  int64_t per = 16 * 1024 + (int64_t)SORT_READ_ROWS * (s->sr_p->os_op.o_ncols + 1) * 48 + 32 * 1024;
   int64_t f = lim > 0 ? lim / 2 / per : 64;
   return (int)CZ_MAX(2, CZ_MIN(f, 64));
 }
@@ -241,14 +247,15 @@ static int src_fill(sort_src_t *src, err_t *e)
 }
 
 /* Sources for runs[0..n): rewound, first batches read. */
-static sort_src_t *sort_sources(op_sort_t *s, spill_t **runs, int n, err_t *e)
+static sort_src_t *sort_sources(sort_run_t *s, spill_t **runs, int n, err_t *e)
 {
-  op_t *o = &s->os_op;
-  sort_src_t *src = arena_alloc(o->o_state, sizeof(sort_src_t) * (size_t)n);
+  const op_t *o = &s->sr_p->os_op;
+  opst_t *st = &s->sr_st;
+  sort_src_t *src = arena_alloc(st->os_state, sizeof(sort_src_t) * (size_t)n);
   for (int i = 0; i < n; i++) {
     src[i].ss_file = runs[i];
-    src[i].ss_strs = arena_create(o->o_state, "Sort merge");
-    src[i].ss_b = batch_create(o->o_state, o->o_ncols, o->o_types, SORT_READ_ROWS, e);
+    src[i].ss_strs = arena_create(st->os_state, "Sort merge");
+    src[i].ss_b = batch_create(st->os_state, o->o_ncols, o->o_types, SORT_READ_ROWS, e);
     if (!src[i].ss_b || spill_rewind(runs[i], e) != CZ_OK || src_fill(&src[i], e) != CZ_OK)
       return NULL;
   }
@@ -257,13 +264,13 @@ static sort_src_t *sort_sources(op_sort_t *s, spill_t **runs, int n, err_t *e)
 
 /* The merge's heap: indexes of the sources not exhausted, ordered by
  * their current rows, the earlier run first among equals (stability). */
-static bool heap_less(const op_sort_t *s, const sort_src_t *src, int a, int b)
+static bool heap_less(const sort_run_t *s, const sort_src_t *src, int a, int b)
 {
   int c = sort_cmp_rows(s, src[a].ss_b, src[a].ss_pos, src[b].ss_b, src[b].ss_pos);
   return c < 0 || (c == 0 && a < b);
 }
 
-static void heap_down(const op_sort_t *s, const sort_src_t *src, int *heap, int nh, int i)
+static void heap_down(const sort_run_t *s, const sort_src_t *src, int *heap, int nh, int i)
 {
   for (;;) {
     int l = 2 * i + 1, m = i;
@@ -281,7 +288,7 @@ static void heap_down(const op_sort_t *s, const sort_src_t *src, int *heap, int 
 }
 
 /* A heap over src[0..n) in heap (capacity n); returns its size. */
-static int heap_build(const op_sort_t *s, const sort_src_t *src, int n, int *heap)
+static int heap_build(const sort_run_t *s, const sort_src_t *src, int n, int *heap)
 {
   int nh = 0;
   for (int i = 0; i < n; i++)
@@ -300,7 +307,7 @@ static int sort_pick(const int *heap, int nh)
 
 /* Moves the top source to its next row (reading its next batch when this
  * one is used up) and restores the heap. */
-static int sort_advance(const op_sort_t *s, sort_src_t *src, int *heap, int *nh, err_t *e)
+static int sort_advance(const sort_run_t *s, sort_src_t *src, int *heap, int *nh, err_t *e)
 {
   sort_src_t *top = &src[heap[0]];
   if (++top->ss_pos >= top->ss_b->b_n && top->ss_b->b_n > 0 && src_fill(top, e) != CZ_OK)
@@ -321,15 +328,15 @@ static void sort_sources_done(sort_src_t *src, int n)
 }
 
 /* Merges runs[0..n) into one new run. */
-static int sort_merge_runs(op_sort_t *s, qctx_t *q, spill_t **runs, int n, spill_t **out,
+static int sort_merge_runs(sort_run_t *s, qctx_t *q, spill_t **runs, int n, spill_t **out,
                            err_t *e)
 {
   sort_src_t *src = sort_sources(s, runs, n, e);
   if (!src)
     return CZ_ERR;
-  int *heap = arena_alloc(s->os_op.o_state, sizeof(int) * (size_t)n);
+  int *heap = arena_alloc(s->sr_st.os_state, sizeof(int) * (size_t)n);
   int nh = heap_build(s, src, n, heap);
-  spill_t *f = spill_open(q, s->os_op.o_ncols, s->os_op.o_types, e);
+  spill_t *f = spill_open(q, s->sr_p->os_op.o_ncols, s->sr_p->os_op.o_types, e);
   if (!f)
     return CZ_ERR;
   *out = f;
@@ -354,7 +361,7 @@ static int sort_merge_runs(op_sort_t *s, qctx_t *q, spill_t **runs, int n, spill
 /* The input has ended with runs on disk: the rows still held become the
  * last run; passes merge neighbouring groups of runs until at most the
  * fan-in are left; those feed sort_next. */
-static int sort_finish_runs(op_sort_t *s, qctx_t *q, err_t *e)
+static int sort_finish_runs(sort_run_t *s, qctx_t *q, err_t *e)
 {
   if (s->os_rows.rs_n > 0 && sort_spill_run(s, q, e) != CZ_OK)
     return CZ_ERR;
@@ -378,29 +385,30 @@ static int sort_finish_runs(op_sort_t *s, qctx_t *q, err_t *e)
   if (!s->os_src)
     return CZ_ERR;
   s->os_nsrc = s->os_nruns;
-  s->os_heap = arena_alloc(s->os_op.o_state, sizeof(int) * (size_t)s->os_nsrc);
+  s->os_heap = arena_alloc(s->sr_st.os_state, sizeof(int) * (size_t)s->os_nsrc);
   s->os_nheap = heap_build(s, s->os_src, s->os_nsrc, s->os_heap);
   return CZ_OK;
 }
 
 /* sort_next over the final merge: rows copied (strings too) into the
  * output batch, as a source's strings go at its next read. */
-static int sort_next_merged(op_sort_t *s, qctx_t *q, obatch_t *out, err_t *e)
+static int sort_next_merged(sort_run_t *s, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_t *o = &s->os_op;
+  const op_t *o = &s->sr_p->os_op;
+  opst_t *st = &s->sr_st;
   batch_t *b = NULL;
   int n = 0;
   while (n < q->q_vector_size) {
     int i = sort_pick(s->os_heap, s->os_nheap);
     if (i < 0)
       break;
-    if (!b && !(b = op_new_batch(o, q, e)))
+    if (!b && !(b = op_new_batch(o, st, q, e)))
       return CZ_ERR;
     sort_src_t *src = &s->os_src[i];
     for (int c = 0; c < o->o_ncols; c++) {
       datum_t d, d2;
       vec_get(&src->ss_b->b_cols[c], src->ss_pos, &d);
-      if (datum_copy(ty_phys(o->o_types[c].t_id), &d, o->o_batch, &d2, e) != CZ_OK)
+      if (datum_copy(ty_phys(o->o_types[c].t_id), &d, st->os_batch, &d2, e) != CZ_OK)
         return CZ_ERR;
       vec_set(&b->b_cols[c], n, &d2);
     }
@@ -418,7 +426,7 @@ static int sort_next_merged(op_sort_t *s, qctx_t *q, obatch_t *out, err_t *e)
 
 /* Closes every run file the sort still holds (ov_close, and before a new
  * execution forgets them). */
-static void sort_drop_runs(op_sort_t *s)
+static void sort_drop_runs(sort_run_t *s)
 {
   /* The final merge's sources are os_runs[0..os_nsrc): closed once, here. */
   for (int i = 0; i < s->os_nruns; i++) {
@@ -434,9 +442,15 @@ static void sort_drop_runs(op_sort_t *s)
   s->os_src = NULL;
 }
 
-static int sort_open(op_t *o, qctx_t *q, err_t *e)
+static int sort_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_sort_t *s = (op_sort_t *)o;
+  sort_run_t *s = (sort_run_t *)st;
+  s->sr_p = (const op_sort_t *)o;
+  if (!s->os_ar[0]) {
+    /* Children of os_state: reset with it at every open. */
+    s->os_ar[0] = arena_create(st->os_state, "Sort rows");
+    s->os_ar[1] = arena_create(st->os_state, "Sort rows");
+  }
   s->os_cur = 0;
   rs_init(&s->os_rows, s->os_ar[0], o->o_ncols, o->o_types);
   s->os_pos = 0;
@@ -463,7 +477,7 @@ static int sort_open(op_t *o, qctx_t *q, err_t *e)
         return CZ_ERR;
     if (sort_should_spill(s, q) && sort_spill_run(s, q, e) != CZ_OK)
       return CZ_ERR;
-    if (op_check_mem(q, o->o_state, e) != CZ_OK)
+    if (op_check_mem(q, st->os_state, e) != CZ_OK)
       return CZ_ERR;
   }
   op_close(o->o_in, q);
@@ -472,27 +486,28 @@ static int sort_open(op_t *o, qctx_t *q, err_t *e)
   int64_t n = s->os_rows.rs_n;
   /* The permutation and its merge buffer grow with the input: fallible;
    * the buffer goes back once the rows are in order. */
-  s->os_perm = arena_try_alloc(o->o_state, sizeof(int64_t) * (size_t)(n ? n : 1));
-  int64_t *tmp = s->os_perm ? arena_try_alloc(o->o_state, sizeof(int64_t) * (size_t)(n ? n : 1))
+  s->os_perm = arena_try_alloc(st->os_state, sizeof(int64_t) * (size_t)(n ? n : 1));
+  int64_t *tmp = s->os_perm ? arena_try_alloc(st->os_state, sizeof(int64_t) * (size_t)(n ? n : 1))
                             : NULL;
   if (!tmp)
-    return op_alloc_error(o->o_state, e);
+    return op_alloc_error(st->os_state, e);
   for (int64_t i = 0; i < n; i++)
     s->os_perm[i] = i;
   if (merge_sort(s, q, s->os_perm, tmp, n, e) != CZ_OK)
     return CZ_ERR;
-  arena_free(o->o_state, tmp, sizeof(int64_t) * (size_t)(n ? n : 1));
+  arena_free(st->os_state, tmp, sizeof(int64_t) * (size_t)(n ? n : 1));
   return CZ_OK;
 }
 
-static int sort_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int sort_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_sort_t *s = (op_sort_t *)o;
+  sort_run_t *s = (sort_run_t *)st;
+  s->sr_p = (const op_sort_t *)o;
   if (s->os_src)
     return sort_next_merged(s, q, out, e);
   if (s->os_pos >= s->os_rows.rs_n)
     return CZ_OK;
-  batch_t *b = op_new_batch(o, q, e);
+  batch_t *b = op_new_batch(o, st, q, e);
   if (!b)
     return CZ_ERR;
   int n = 0;
@@ -504,9 +519,9 @@ static int sort_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   return CZ_OK;
 }
 
-static void sort_close(op_t *o, qctx_t *q)
+static void sort_close(const op_t *o, opst_t *st, qctx_t *q)
 {
-  sort_drop_runs((op_sort_t *)o);
+  sort_drop_runs((sort_run_t *)st);
   op_close(o->o_in, q);
 }
 
@@ -523,7 +538,8 @@ static char *sort_detail(const op_t *o, arena_t *a)
   return t;
 }
 
-static const op_vt_t sort_vt = {"Sort", sort_open, sort_next, sort_close, sort_detail};
+static const op_vt_t sort_vt = {"Sort", sort_open, sort_next, sort_close, sort_detail,
+                                sizeof(sort_run_t)};
 
 void op_sort_set_limit(op_t *o, xnode_t *limit, xnode_t *offset)
 {
@@ -536,9 +552,6 @@ op_t *op_sort_new(arena_t *a, op_t *in, int nkeys, const sort_key_t *keys)
 {
   op_sort_t *s = arena_zalloc(a, sizeof(*s));
   op_init(&s->os_op, &sort_vt, a, in->o_ncols, in->o_types, in, NULL);
-  /* Children of o_state: reset and released with it. */
-  s->os_ar[0] = arena_create(s->os_op.o_state, "Sort rows");
-  s->os_ar[1] = arena_create(s->os_op.o_state, "Sort rows");
   s->os_nkeys = nkeys;
   s->os_keys = arena_alloc(a, sizeof(sort_key_t) * (size_t)(nkeys ? nkeys : 1));
   memcpy(s->os_keys, keys, sizeof(sort_key_t) * (size_t)nkeys);

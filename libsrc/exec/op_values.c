@@ -6,30 +6,36 @@ typedef struct op_values_s {
   op_t ov_op;
   int ov_nrows;
   xnode_t ***ov_rows;           /* ov_rows[r][c] */
-  int ov_next_row;              /* run-time: first row not yet returned */
 } op_values_t;
 
-static int values_open(op_t *o, qctx_t *q, err_t *e)
+typedef struct values_run_s {
+  opst_t vr_st;
+  int vr_next_row;              /* first row not yet returned */
+} values_run_t;
+
+static int values_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
+  (void)o;
   (void)q;
   (void)e;
-  ((op_values_t *)o)->ov_next_row = 0;
+  ((values_run_t *)st)->vr_next_row = 0;
   return CZ_OK;
 }
 
-static int values_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int values_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_values_t *v = (op_values_t *)o;
-  if (v->ov_next_row >= v->ov_nrows)
+  const op_values_t *v = (const op_values_t *)o;
+  values_run_t *r = (values_run_t *)st;
+  if (r->vr_next_row >= v->ov_nrows)
     return CZ_OK;
-  batch_t *b = op_new_batch(o, q, e);
+  batch_t *b = op_new_batch(o, st, q, e);
   if (!b)
     return CZ_ERR;
   xctx_t xc;
-  op_xctx(q, o->o_batch, &xc);
+  op_xctx(q, st->os_batch, &xc);
   int n = 0;
-  while (v->ov_next_row < v->ov_nrows && n < q->q_vector_size) {
-    xnode_t **row = v->ov_rows[v->ov_next_row];
+  while (r->vr_next_row < v->ov_nrows && n < q->q_vector_size) {
+    xnode_t **row = v->ov_rows[r->vr_next_row];
     for (int c = 0; c < o->o_ncols; c++) {
       datum_t d;
       if (xeval_scalar(&xc, row[c], &d, e) != CZ_OK)
@@ -37,7 +43,7 @@ static int values_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
       vec_set(&b->b_cols[c], n, &d);
     }
     n++;
-    v->ov_next_row++;
+    r->vr_next_row++;
   }
   b->b_n = n;
   out->ob_b = b;
@@ -50,7 +56,8 @@ static char *values_detail(const op_t *o, arena_t *a)
   return arena_sprintf(a, "%d rows", ((const op_values_t *)o)->ov_nrows);
 }
 
-static const op_vt_t values_vt = {"Values", values_open, values_next, NULL, values_detail};
+static const op_vt_t values_vt = {"Values", values_open, values_next, NULL, values_detail,
+                                   sizeof(values_run_t)};
 
 op_t *op_values_new(arena_t *a, int ncols, const ty_t *types, int nrows, xnode_t ***rows)
 {

@@ -63,10 +63,15 @@ typedef struct op_window_s {
   int ow_nfn;
   xwin_fn_t *ow_fns;
   int ow_nin;                   /* input columns */
-  /* run-time */
+} op_window_t;
+
+/* Its run state in one execution. */
+typedef struct window_run_s {
+  opst_t sr_st;
+  const op_window_t *sr_p;      /* the plan */
   rstore_t ow_rows;
-  arena_t *ow_parena;           /* the partition's arrays (child of o_state) */
-  arena_t *ow_text;             /* string_agg texts (child of o_state) */
+  arena_t *ow_parena;           /* the partition's arrays (child of os_state) */
+  arena_t *ow_text;             /* string_agg texts (child of os_state) */
   int64_t ow_pos;               /* next row to return */
   int64_t ow_ps, ow_pe;         /* the partition of the rows being returned */
   int64_t *ow_grp;              /* peer group of row ps + i */
@@ -76,9 +81,9 @@ typedef struct op_window_s {
   int64_t ow_ptr[2];            /* RANGE offset search: frame start, end */
   int64_t ow_work;              /* rows of work since the last cancel check */
   wrun_t *ow_run;
-} op_window_t;
+} window_run_t;
 
-static int work(op_window_t *w, qctx_t *q, int64_t n, err_t *e)
+static int work(window_run_t *w, qctx_t *q, int64_t n, err_t *e)
 {
   w->ow_work += n;
   if (w->ow_work < XC_INTERRUPT_EVERY)
@@ -89,14 +94,14 @@ static int work(op_window_t *w, qctx_t *q, int64_t n, err_t *e)
 
 /* ---- offsets ------------------------------------------------------------ */
 
-static int eval_offset(op_window_t *w, qctx_t *q, int which, err_t *e)
+static int eval_offset(window_run_t *w, qctx_t *q, int which, err_t *e)
 {
-  const xwin_spec_t *s = &w->ow_spec;
+  const xwin_spec_t *s = &w->sr_p->ow_spec;
   xnode_t *x = which == 0 ? s->ws_start_off : s->ws_end_off;
   if (!x)
     return CZ_OK;
   xctx_t xc;
-  op_xctx(q, w->ow_op.o_state, &xc);
+  op_xctx(q, w->sr_st.os_state, &xc);
   datum_t *d = &w->ow_off[which];
   if (xeval_scalar(&xc, x, d, e) != CZ_OK)
     return CZ_ERR;
@@ -118,7 +123,7 @@ static int eval_offset(op_window_t *w, qctx_t *q, int which, err_t *e)
 
 /* ---- partitions and peer groups ---------------------------------------- */
 
-static bool rows_equal(const op_window_t *w, int64_t a, int64_t b, const int *cols, int n)
+static bool rows_equal(const window_run_t *w, int64_t a, int64_t b, const int *cols, int n)
 {
   for (int k = 0; k < n; k++) {
     datum_t x, y;
@@ -131,9 +136,9 @@ static bool rows_equal(const op_window_t *w, int64_t a, int64_t b, const int *co
 }
 
 /* Finds the partition starting at ps and numbers its peer groups. */
-static int enter_partition(op_window_t *w, qctx_t *q, int64_t ps, err_t *e)
+static int enter_partition(window_run_t *w, qctx_t *q, int64_t ps, err_t *e)
 {
-  const xwin_spec_t *s = &w->ow_spec;
+  const xwin_spec_t *s = &w->sr_p->ow_spec;
   int64_t n = w->ow_rows.rs_n, pe = ps + 1;
   while (pe < n && rows_equal(w, ps, pe, s->ws_part, s->ws_npart)) {
     pe++;
@@ -161,7 +166,7 @@ static int enter_partition(op_window_t *w, qctx_t *q, int64_t ps, err_t *e)
   w->ow_ps = ps;
   w->ow_pe = pe;
   w->ow_ptr[0] = w->ow_ptr[1] = ps;
-  for (int k = 0; k < w->ow_nfn; k++) {
+  for (int k = 0; k < w->sr_p->ow_nfn; k++) {
     wrun_t *r = &w->ow_run[k];
     r->wr_lo = r->wr_hi = ps;
     r->wr_have = false;
@@ -172,9 +177,9 @@ static int enter_partition(op_window_t *w, qctx_t *q, int64_t ps, err_t *e)
       if (!(r->wr_dq = arena_try_alloc(w->ow_parena, sizeof(int64_t) * (size_t)len)))
         return op_alloc_error(w->ow_parena, e);
     }
-    if (w->ow_fns[k].wf_kind == XWIN_NTILE) {
+    if (w->sr_p->ow_fns[k].wf_kind == XWIN_NTILE) {
       datum_t d;
-      rs_get(&w->ow_rows, ps, w->ow_fns[k].wf_args[0], &d);
+      rs_get(&w->ow_rows, ps, w->sr_p->ow_fns[k].wf_args[0], &d);
       if (!d.d_null && d.d_i64 <= 0)
         return err_set(e, SQLSTATE_INVALID_ARGUMENT_FOR_NTILE, "argument of ntile must be greater than zero");
       r->wr_ntile = d.d_null ? 0 : d.d_i64;
@@ -187,12 +192,12 @@ static int enter_partition(op_window_t *w, qctx_t *q, int64_t ps, err_t *e)
 
 /* The sign of key(j) - bound, where bound is the current row's key c
  * moved by the offset towards `follow` in the sort order. */
-static int range_cmp(const op_window_t *w, const datum_t *v, const datum_t *c, bool follow,
+static int range_cmp(const window_run_t *w, const datum_t *v, const datum_t *c, bool follow,
                      const datum_t *off, int *out, err_t *e)
 {
-  int col = w->ow_spec.ws_ord[0];
+  int col = w->sr_p->ow_spec.ws_ord[0];
   ty_phys_t p = ty_phys(w->ow_rows.rs_types[col].t_id);
-  bool add = follow != w->ow_spec.ws_desc[0];  /* DESC: following means smaller */
+  bool add = follow != w->sr_p->ow_spec.ws_desc[0];  /* DESC: following means smaller */
   ty_id_t key = w->ow_rows.rs_types[col].t_id;
   if (key == TY_DATE || key == TY_TIMESTAMP) {
     /* PostgreSQL's in_range for dates and timestamps: the key as a
@@ -260,11 +265,11 @@ static int range_cmp(const op_window_t *w, const datum_t *v, const datum_t *c, b
 
 /* RANGE offset bound: which 0 start (the first row not before the
  * bound), 1 end (the first row after it). */
-static int range_bound(op_window_t *w, qctx_t *q, int which, bool follow, int64_t r,
+static int range_bound(window_run_t *w, qctx_t *q, int which, bool follow, int64_t r,
                        int64_t *out, err_t *e)
 {
-  int col = w->ow_spec.ws_ord[0];
-  bool desc = w->ow_spec.ws_desc[0], nf = w->ow_spec.ws_nulls_first[0];
+  int col = w->sr_p->ow_spec.ws_ord[0];
+  bool desc = w->sr_p->ow_spec.ws_desc[0], nf = w->sr_p->ow_spec.ws_nulls_first[0];
   datum_t c;
   rs_get(&w->ow_rows, r, col, &c);
   int64_t g = w->ow_grp[r - w->ow_ps];
@@ -308,9 +313,9 @@ static int64_t sat_sub(int64_t a, int64_t b, int64_t lo)
 }
 
 /* The frame [fs, fe) of row r (before exclusion). */
-static int frame_of(op_window_t *w, qctx_t *q, int64_t r, int64_t *fs, int64_t *fe, err_t *e)
+static int frame_of(window_run_t *w, qctx_t *q, int64_t r, int64_t *fs, int64_t *fe, err_t *e)
 {
-  const xwin_spec_t *s = &w->ow_spec;
+  const xwin_spec_t *s = &w->sr_p->ow_spec;
   int64_t ps = w->ow_ps, pe = w->ow_pe;
   int64_t g = w->ow_grp[r - ps], ng = w->ow_ngroups;
   int64_t a = ps, b = pe;
@@ -355,14 +360,14 @@ static int frame_of(op_window_t *w, qctx_t *q, int64_t r, int64_t *fs, int64_t *
 }
 
 /* The frame of row r after EXCLUDE: up to three ranges, in order. */
-static int frame_parts(const op_window_t *w, int64_t r, int64_t fs, int64_t fe, int64_t lo[3],
+static int frame_parts(const window_run_t *w, int64_t r, int64_t fs, int64_t fe, int64_t lo[3],
                        int64_t hi[3])
 {
   int64_t g = w->ow_grp[r - w->ow_ps];
   int64_t gs = w->ow_gstart[g], ge = w->ow_gstart[g + 1];
   int64_t cand[3][2];
   int nc = 0;
-  switch (w->ow_spec.ws_exclude) {
+  switch (w->sr_p->ow_spec.ws_exclude) {
   case XEXCLUDE_NONE:
     cand[nc][0] = fs, cand[nc++][1] = fe;
     break;
@@ -391,7 +396,7 @@ static int frame_parts(const op_window_t *w, int64_t r, int64_t fs, int64_t fe, 
 
 /* ---- aggregates over the frame ----------------------------------------- */
 
-static void agg_input(const op_window_t *w, const xwin_fn_t *f, int64_t row, datum_t *v,
+static void agg_input(const window_run_t *w, const xwin_fn_t *f, int64_t row, datum_t *v,
                       datum_t *delim)
 {
   v->d_null = false;
@@ -402,7 +407,7 @@ static void agg_input(const op_window_t *w, const xwin_fn_t *f, int64_t row, dat
     rs_get(&w->ow_rows, row, f->wf_args[1], delim);
 }
 
-static int agg_add_range(op_window_t *w, qctx_t *q, const xwin_fn_t *f, wagg_t *a, int64_t lo,
+static int agg_add_range(window_run_t *w, qctx_t *q, const xwin_fn_t *f, wagg_t *a, int64_t lo,
                          int64_t hi, err_t *e)
 {
   for (int64_t j = lo; j < hi; j++) {
@@ -415,7 +420,7 @@ static int agg_add_range(op_window_t *w, qctx_t *q, const xwin_fn_t *f, wagg_t *
 }
 
 /* Removes rows [lo, hi); *ok false when the state refused one. */
-static int agg_remove_range(op_window_t *w, qctx_t *q, const xwin_fn_t *f, wagg_t *a, int64_t lo,
+static int agg_remove_range(window_run_t *w, qctx_t *q, const xwin_fn_t *f, wagg_t *a, int64_t lo,
                             int64_t hi, bool *ok, err_t *e)
 {
   *ok = true;
@@ -433,7 +438,7 @@ static int agg_remove_range(op_window_t *w, qctx_t *q, const xwin_fn_t *f, wagg_
  * rows leave at the head; each row enters and leaves once, so a sliding
  * min/max costs O(1) per row however large the frame (PostgreSQL
  * rescans the frame). */
-static int deque_value(op_window_t *w, qctx_t *q, const xwin_fn_t *f, wrun_t *run, int64_t fs,
+static int deque_value(window_run_t *w, qctx_t *q, const xwin_fn_t *f, wrun_t *run, int64_t fs,
                        int64_t fe, datum_t *out, err_t *e)
 {
   int col = f->wf_args[0];
@@ -477,13 +482,13 @@ static int deque_value(op_window_t *w, qctx_t *q, const xwin_fn_t *f, wrun_t *ru
   return CZ_OK;
 }
 
-static int agg_value(op_window_t *w, qctx_t *q, int k, int64_t r, int64_t fs, int64_t fe,
+static int agg_value(window_run_t *w, qctx_t *q, int k, int64_t r, int64_t fs, int64_t fe,
                      datum_t *out, err_t *e)
 {
-  const xwin_fn_t *f = &w->ow_fns[k];
+  const xwin_fn_t *f = &w->sr_p->ow_fns[k];
   wrun_t *run = &w->ow_run[k];
   wagg_t *a = &run->wr_agg;
-  xexclude_t ex = w->ow_spec.ws_exclude;
+  xexclude_t ex = w->sr_p->ow_spec.ws_exclude;
   int64_t gs = w->ow_gstart[w->ow_grp[r - w->ow_ps]];
   if (run->wr_mode == WM_RESCAN) {
     /* the same frame (and, for EXCLUDE GROUP, the same group) as the last row */
@@ -553,9 +558,9 @@ static int agg_value(op_window_t *w, qctx_t *q, int k, int64_t r, int64_t fs, in
 
 /* ---- one function at one row -------------------------------------------- */
 
-static int fn_value(op_window_t *w, qctx_t *q, int k, int64_t r, datum_t *out, err_t *e)
+static int fn_value(window_run_t *w, qctx_t *q, int k, int64_t r, datum_t *out, err_t *e)
 {
-  const xwin_fn_t *f = &w->ow_fns[k];
+  const xwin_fn_t *f = &w->sr_p->ow_fns[k];
   int64_t ps = w->ow_ps, n = w->ow_pe - ps, i = r - ps;
   int64_t g = w->ow_grp[i];
   int64_t rank = w->ow_gstart[g] - ps + 1;
@@ -639,22 +644,25 @@ static int fn_value(op_window_t *w, qctx_t *q, int k, int64_t r, datum_t *out, e
 
 /* ---- the operator -------------------------------------------------------- */
 
-static int window_open(op_t *o, qctx_t *q, err_t *e)
+static int window_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  op_window_t *w = (op_window_t *)o;
-  rs_init(&w->ow_rows, o->o_state, w->ow_nin, o->o_in->o_types);
-  w->ow_parena = arena_create(o->o_state, "Window partition");
-  w->ow_text = arena_create(o->o_state, "Window texts");
+  window_run_t *w = (window_run_t *)st;
+  w->sr_p = (const op_window_t *)o;
+  rs_init(&w->ow_rows, st->os_state, w->sr_p->ow_nin, o->o_in->o_types);
+  if (!w->ow_parena) {  /* children of os_state: reset with it at every open */
+    w->ow_parena = arena_create(st->os_state, "Window partition");
+    w->ow_text = arena_create(st->os_state, "Window texts");
+  }
   w->ow_pos = 0;
   w->ow_ps = w->ow_pe = 0;
   w->ow_work = 0;
   memset(w->ow_off, 0, sizeof(w->ow_off));
   if (eval_offset(w, q, 0, e) != CZ_OK || eval_offset(w, q, 1, e) != CZ_OK)
     return CZ_ERR;
-  w->ow_run = arena_zalloc(o->o_state, sizeof(wrun_t) * (size_t)w->ow_nfn);
-  const xwin_spec_t *s = &w->ow_spec;
-  for (int k = 0; k < w->ow_nfn; k++) {
-    const xwin_fn_t *f = &w->ow_fns[k];
+  w->ow_run = arena_zalloc(st->os_state, sizeof(wrun_t) * (size_t)w->sr_p->ow_nfn);
+  const xwin_spec_t *s = &w->sr_p->ow_spec;
+  for (int k = 0; k < w->sr_p->ow_nfn; k++) {
+    const xwin_fn_t *f = &w->sr_p->ow_fns[k];
     wrun_t *r = &w->ow_run[k];
     if (f->wf_kind != XWIN_AGG)
       continue;
@@ -668,15 +676,16 @@ static int window_open(op_t *o, qctx_t *q, err_t *e)
     else
       r->wr_mode = wagg_can_remove(&r->wr_agg) ? WM_SLIDE : WM_RESCAN;
   }
-  return rs_fill(&w->ow_rows, o->o_in, q, o->o_state, e);
+  return rs_fill(&w->ow_rows, o->o_in, q, st->os_state, e);
 }
 
-static int window_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
+static int window_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  op_window_t *w = (op_window_t *)o;
+  window_run_t *w = (window_run_t *)st;
+  w->sr_p = (const op_window_t *)o;
   if (w->ow_pos >= w->ow_rows.rs_n)
     return CZ_OK;
-  batch_t *b = op_new_batch(o, q, e);
+  batch_t *b = op_new_batch(o, st, q, e);
   if (!b)
     return CZ_ERR;
   int n = 0;
@@ -685,15 +694,16 @@ static int window_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
     if (r >= w->ow_pe && enter_partition(w, q, r, e) != CZ_OK)
       return CZ_ERR;
     rs_copy_out(&w->ow_rows, r, b, n, 0);
-    for (int k = 0; k < w->ow_nfn; k++) {
+    for (int k = 0; k < w->sr_p->ow_nfn; k++) {
       datum_t d;
       if (fn_value(w, q, k, r, &d, e) != CZ_OK)
         return CZ_ERR;
       /* string_agg's text is rewritten for the next row: the batch keeps a copy */
-      if (!d.d_null && w->ow_fns[k].wf_kind == XWIN_AGG && w->ow_fns[k].wf_agg == XAGG_STRING_AGG &&
-          datum_copy(TP_STR, &d, o->o_batch, &d, e) != CZ_OK)
+      const xwin_fn_t *fk = &w->sr_p->ow_fns[k];
+      if (!d.d_null && fk->wf_kind == XWIN_AGG && fk->wf_agg == XAGG_STRING_AGG &&
+          datum_copy(TP_STR, &d, st->os_batch, &d, e) != CZ_OK)
         return CZ_ERR;
-      vec_set(&b->b_cols[w->ow_nin + k], n, &d);
+      vec_set(&b->b_cols[w->sr_p->ow_nin + k], n, &d);
     }
     n++;
   }
@@ -701,11 +711,12 @@ static int window_next(op_t *o, qctx_t *q, obatch_t *out, err_t *e)
   out->ob_b = b;
   out->ob_sel = NULL;
   out->ob_n = n;
-  return op_check_mem(q, o->o_state, e);
+  return op_check_mem(q, st->os_state, e);
 }
 
-static void window_close(op_t *o, qctx_t *q)
+static void window_close(const op_t *o, opst_t *st, qctx_t *q)
 {
+  (void)st;
   op_close(o->o_in, q);
 }
 
@@ -720,7 +731,7 @@ static char *window_detail(const op_t *o, arena_t *a)
 }
 
 static const op_vt_t window_vt = {"WindowAgg", window_open, window_next, window_close,
-                                  window_detail};
+                                  window_detail, sizeof(window_run_t)};
 
 static int *copy_ints(arena_t *a, const int *v, int n)
 {

@@ -12,6 +12,9 @@
  *   closes and deletes every file still open. Operators close their files
  *   as soon as they are done with them (ov_close at the latest) and never
  *   touch a file pointer of an earlier execution (ov_open forgets them).
+ *   Workers of one execution (qctx_worker_init) share the registry: its
+ *   list and byte count are under a mutex; a file itself is used by one
+ *   thread at a time.
  * - The bytes a query has in its files count against MaxTempSpace (53400
  *   past it); a full disk is 53100. The write and read buffers are charged
  *   to the query's memory budget.
@@ -48,6 +51,9 @@ int64_t spill_rows(const spill_t *f);
 /* Closes and deletes the file; NULL is fine. */
 void spill_close(spill_t *f);
 
+/* Makes the registry of q's execution (on its root context) if it has
+ * none: before parallel workers start, so that they only share it. */
+int spill_reg_ensure(qctx_t *q, err_t *e);
 /* Closes and deletes every file of q's execution (the engine, at its
  * end). */
 void spill_end(qctx_t *q);

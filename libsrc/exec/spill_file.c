@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 
 /* The registry of one execution, on its root context (q_spill). */
 typedef struct spill_reg_s {
+  pthread_mutex_t sr_lock;      /* sr_files and sr_bytes: workers share the registry */
   spill_t *sr_files;            /* open files, linked */
   int64_t sr_bytes;             /* bytes written to them */
 } spill_reg_t;
@@ -114,6 +116,19 @@ static int spill_io_error(const spill_t *f, const char *what, int err, err_t *e)
                  strerror(err));
 }
 
+int spill_reg_ensure(qctx_t *q, err_t *e)
+{
+  qctx_t *root = spill_root(q);
+  if (root->q_spill)
+    return CZ_OK;
+  spill_reg_t *reg = arena_try_zalloc(root->q_arena, sizeof(*reg));
+  if (!reg)
+    return op_alloc_error(root->q_arena, e);
+  pthread_mutex_init(&reg->sr_lock, NULL);
+  root->q_spill = reg;
+  return CZ_OK;
+}
+
 spill_t *spill_open(qctx_t *q, int ncols, const ty_t *types, err_t *e)
 {
   if (!spill_folder) {
@@ -122,15 +137,9 @@ spill_t *spill_open(qctx_t *q, int ncols, const ty_t *types, err_t *e)
     return NULL;
   }
   qctx_t *root = spill_root(q);
+  if (spill_reg_ensure(root, e) != CZ_OK)
+    return NULL;
   spill_reg_t *reg = root->q_spill;
-  if (!reg) {
-    reg = arena_try_zalloc(root->q_arena, sizeof(*reg));
-    if (!reg) {
-      op_alloc_error(root->q_arena, e);
-      return NULL;
-    }
-    root->q_spill = reg;
-  }
   mem_budget_t *b = root->q_budget;
   size_t plen = strlen(spill_folder) + 64;
   spill_t *f = calloc(1, sizeof(*f) + plen);
@@ -153,10 +162,12 @@ spill_t *spill_open(qctx_t *q, int ncols, const ty_t *types, err_t *e)
   f->sp_budget = b;
   f->sp_ncols = ncols;
   f->sp_types = types;
+  pthread_mutex_lock(&reg->sr_lock);
   f->sp_next = reg->sr_files;
   if (reg->sr_files)
     reg->sr_files->sp_prev = f;
   reg->sr_files = f;
+  pthread_mutex_unlock(&reg->sr_lock);
   return f;
 }
 
@@ -189,6 +200,7 @@ void spill_close(spill_t *f)
   if (!f)
     return;
   spill_reg_t *reg = f->sp_reg;
+  pthread_mutex_lock(&reg->sr_lock);
   if (f->sp_prev)
     f->sp_prev->sp_next = f->sp_next;
   else
@@ -196,6 +208,7 @@ void spill_close(spill_t *f)
   if (f->sp_next)
     f->sp_next->sp_prev = f->sp_prev;
   reg->sr_bytes -= f->sp_size;
+  pthread_mutex_unlock(&reg->sr_lock);
   fg_release_fd(f->sp_fd);
   close(f->sp_fd);
   unlink(f->sp_path);
@@ -210,6 +223,7 @@ void spill_end(qctx_t *q)
     return;
   while (reg->sr_files)
     spill_close(reg->sr_files);
+  pthread_mutex_destroy(&reg->sr_lock);
   q->q_spill = NULL;
 }
 
@@ -245,13 +259,17 @@ static int spill_flush(spill_t *f, err_t *e)
 static int spill_write(spill_t *f, const void *p, size_t n, err_t *e)
 {
   spill_reg_t *reg = f->sp_reg;
-  if (spill_max_temp > 0 && reg->sr_bytes + (int64_t)n > spill_max_temp)
+  if (spill_buf_take(f, e) != CZ_OK)
+    return CZ_ERR;
+  pthread_mutex_lock(&reg->sr_lock);
+  bool over = spill_max_temp > 0 && reg->sr_bytes + (int64_t)n > spill_max_temp;
+  if (!over)
+    reg->sr_bytes += (int64_t)n;
+  pthread_mutex_unlock(&reg->sr_lock);
+  if (over)
     return err_set(e, SQLSTATE_TEMP_LIMIT,
                    "temporary file size exceeds MaxTempSpace (%lld bytes)",
                    (long long)spill_max_temp);
-  if (spill_buf_take(f, e) != CZ_OK)
-    return CZ_ERR;
-  reg->sr_bytes += (int64_t)n;
   f->sp_size += (int64_t)n;
   const char *s = p;
   while (n > 0) {

@@ -13,8 +13,8 @@
  *   prefix of a table's primary key or an index become key bounds of the
  *   scan, so `pk = $1` is a point lookup.
  * - Everything a plan holds lives in the arena given to sql_plan_stmt;
- *   a plan is executed by running sp_root (see exec.h) after calling
- *   xsubq_reset on sp_subqs in order.
+ *   a plan is executed by running sp_root (see exec.h); once built it is
+ *   immutable and may run in any number of executions at once.
  * - Utility statements (DDL, transactions, SET) are not planned: the
  *   engine carries them out from the syntax tree, using sql_bind_type and
  *   sql_bind_default for what needs binding.

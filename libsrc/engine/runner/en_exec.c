@@ -6,11 +6,12 @@
  * it runs under (en_qmem.c). Every statement that runs operators gets its
  * context here, so each sees the same things: its own arena, VectorSize,
  * the session's cancel flag and transaction, now() fixed once
- * (q_stmt_ts), the budget charged to the context's, the plan's and the
- * output's arenas, and the plan's subqueries reset against the context.
- * The caller opens, drives and closes the operators and then ends the
- * execution (er_exec_end), which deletes its spill files and releases the
- * operators' arenas even after an error or a cancel. */
+ * (q_stmt_ts), the budget charged to the context's arena (which holds
+ * every operator's run state: plans are immutable, exec.h), the output's
+ * arena, and the plan's arena only when the plan was built for this one
+ * execution. The caller opens, drives and closes the operators and then
+ * ends the execution (er_exec_end), which deletes its spill files and
+ * releases the run states even after an error or a cancel. */
 #include <stdio.h>
 #include <string.h>
 
@@ -40,10 +41,9 @@ void er_exec_begin(erexec_t *x, esession_t *s, const splan_t *pl, datum_t *param
   q->q_stmt_ts = en_stmt_ts();
   x->x_plan_arena = plan_arena;
   x->x_out = out;
-  /* The plan's arena holds the operators' state: charged while it runs. */
+  /* A cached plan is not written while it runs: only a plan built for
+   * this execution (plan_arena not NULL) is charged with it. */
   en_qmem_attach(q, &x->x_budget, eng->en_max_mem, plan_arena, out);
-  for (int i = 0; i < pl->sp_nsubqs; i++)
-    xsubq_reset(pl->sp_subqs[i], q);
 }
 
 void er_exec_end(erexec_t *x)
@@ -52,18 +52,19 @@ void er_exec_end(erexec_t *x)
 }
 
 /* EXPLAIN ANALYZE: runs the plan (changes included, as PostgreSQL does)
- * discarding its rows, in the session's transaction or an implicit one. */
-static int explain_run(erun_t *r, splan_t *pl, arena_t *a, err_t *e)
+ * discarding its rows, in the session's transaction or an implicit one;
+ * *text is the EXPLAIN text with the figures of that run, read from its
+ * run states before they go. */
+static int explain_run(erun_t *r, splan_t *pl, arena_t *a, char **text, err_t *e)
 {
   esession_t *s = r->ru_stmt->st_sess;
   bool implicit = false;
   if ((pl->sp_kind != SP_QUERY || es_in_block(s)) && es_tx_ensure(s, &implicit, e) != CZ_OK)
     return CZ_ERR;
-  /* The plan and the run share arena a: charged to the budget for the
-   * run; its operator arenas are released after it (the rows counts the
-   * EXPLAIN text shows live in the operators themselves). */
+  /* The run's states live in its q_arena (a child of a), charged to the
+   * budget and released after it. */
   erexec_t x;
-  er_exec_begin(&x, s, pl, r->ru_params, r->ru_nparams, a, a, NULL);
+  er_exec_begin(&x, s, pl, r->ru_params, r->ru_nparams, a, NULL, NULL);
   qctx_t *q = &x.x_q;
   int rc = op_open(pl->sp_root, q, e);
   while (rc == CZ_OK) {
@@ -72,6 +73,7 @@ static int explain_run(erun_t *r, splan_t *pl, arena_t *a, err_t *e)
       break;
   }
   op_close(pl->sp_root, q);
+  *text = op_explain(pl->sp_root, q, a);
   er_exec_end(&x);
   if (implicit)
     return es_tx_end_implicit(s, rc == CZ_OK, e) == CZ_OK ? rc : CZ_ERR;
@@ -94,9 +96,11 @@ int en_explain(erun_t *r, erows_fn_t fn, void *ctx, err_t *e)
     return CZ_ERR;
   if (en_check_access(st->st_sess, pl, e) != CZ_OK)
     return CZ_ERR;
-  if (analyze && explain_run(r, pl, a, e) != CZ_OK)
+  char *text = NULL;
+  if (analyze && explain_run(r, pl, a, &text, e) != CZ_OK)
     return CZ_ERR;
-  char *text = op_explain(pl->sp_root, analyze, a);
+  if (!analyze)
+    text = op_explain(pl->sp_root, NULL, a);
   int nlines = 1;
   for (char *c = text; *c; c++)
     nlines += *c == '\n';

@@ -4,12 +4,13 @@
  *
  * Design notes: the budget is attached, for the time the execution runs,
  * to every arena it allocates in: its own q_arena (and so the subquery
- * caches and the storage hooks' arenas made under it), the plan's arena
- * (whose operator state and batch arenas are the bulk of a query's
- * memory) and the portal's output arena. When the execution ends the
- * operator arenas of the (possibly cached) plan are released, not merely
- * reset, and the budget detached: a prepared statement keeps its plan,
- * not the memory of its last run. After a run that held much memory the
+ * caches, the operators' run states and their arenas — the bulk of a
+ * query's memory — all made under it), the plan's arena when the caller
+ * gives one (a plan built for this one execution) and the portal's output
+ * arena. A cached plan is never written while it runs (exec.h), so it is
+ * not charged. When the execution ends its arenas are released, not
+ * merely reset, and the budget detached: a prepared statement keeps its
+ * plan, not the memory of its last run. After a run that held much memory the
  * freed pages go back to the system at once, not at the allocator's next
  * decay tick; after one that met a malloc failure the emergency reserve
  * is re-established.
@@ -69,6 +70,7 @@ void en_qmem_detach(qctx_t *q, arena_t *plan_arena, arena_t *out_arena)
     arena_release(out_arena);
     arena_set_budget(out_arena, NULL);
   }
+  qexec_end(q);  /* the run states live in q_arena */
   arena_release(q->q_arena);
   arena_set_budget(q->q_arena, NULL);
   q->q_budget = NULL;

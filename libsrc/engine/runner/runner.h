@@ -8,8 +8,8 @@
  *
  * Design notes:
  * - A prepared statement (estmt_t) is the runner's product; the session
- *   holds it, counts its references (st_refs) and marks its plan busy
- *   while a portal runs it (st_plan_busy). Everything else in it the
+ *   holds it, counts its references (st_refs) and the portals running
+ *   its plan (st_plan_runs: the plan is immutable, any number may). Everything else in it the
  *   runner fills in and the session only reads.
  * - The runner knows no portal: a run of a statement reaches it as an
  *   erun_t (the statement, an arena, parameter values, the command tag
@@ -38,7 +38,8 @@ struct estmt_s {
   splan_t *st_plan;             /* queries and DML */
   arena_t *st_plan_arena;       /* child of st_arena, replaced when re-planned */
   cat_snapshot_t *st_snap;      /* the snapshot st_plan was built against */
-  bool st_plan_busy;            /* a portal is running st_plan (the session's) */
+  int st_plan_runs;             /* portals running st_plan now (it is immutable: any
+                                   number may; it is not replaced while one does) */
   int st_ncols;                 /* -1: no rows */
   ecol_t *st_cols;
   int st_nparams;

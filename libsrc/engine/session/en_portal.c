@@ -17,7 +17,7 @@ int eportal_bind(estmt_t *st, const eparam_t *params, int nparams, eportal_t **o
   esession_t *s = st->st_sess;
   if (es_check_not_failed(s, st->st_ast, e) != CZ_OK)
     return CZ_ERR;
-  if (st->st_plan && !st->st_plan_busy) {
+  if (st->st_plan && st->st_plan_runs == 0) {
     es_refresh_snapshot(s);
     if (st->st_snap != s->se_snap && en_stmt_replan(st, e) != CZ_OK) {
       es_tx_fail(s);
@@ -91,7 +91,7 @@ static void portal_release_plan(eportal_t *p)
       cat_snapshot_release(p->po_snap);
     p->po_snap = NULL;
   } else
-    p->po_run.ru_stmt->st_plan_busy = false;
+    p->po_run.ru_stmt->st_plan_runs--;
   p->po_plan = NULL;
 }
 
@@ -147,8 +147,12 @@ static int portal_start(eportal_t *p, err_t *e)
 {
   estmt_t *st = p->po_run.ru_stmt;
   esession_t *s = st->st_sess;
-  /* The statement's plan unless another portal is running it. */
-  if (st->st_plan_busy) {
+  /* The statement's plan: immutable, every run state is the execution's
+   * (exec.h), so any number of portals run it at once. Only when it was
+   * stale at bind (DDL since it was built) while other portals ran it, so
+   * that bind could not replace it, does this portal plan a tree of its
+   * own. */
+  if (st->st_plan_runs > 0 && st->st_snap != s->se_snap) {
     p->po_plan_arena = arena_create(p->po_run.ru_arena, "plan");
     es_refresh_snapshot(s);
     if (en_plan(st, p->po_plan_arena, &p->po_plan, e) != CZ_OK)
@@ -157,7 +161,7 @@ static int portal_start(eportal_t *p, err_t *e)
     p->po_snap = cat_snapshot_tx(s->se_eng->en_cat, s->se_tx);
   } else {
     p->po_plan = st->st_plan;
-    st->st_plan_busy = true;
+    st->st_plan_runs++;
   }
   bool writes = p->po_plan->sp_kind != SP_QUERY;
   if (writes || s->se_block) {
@@ -167,9 +171,10 @@ static int portal_start(eportal_t *p, err_t *e)
     p->po_implicit = implicit;
   }
   p->po_out = arena_create(p->po_run.ru_arena, "out");
-  arena_t *run_arena = p->po_own_plan ? p->po_plan_arena : st->st_plan_arena;
+  /* A cached plan is not written while it runs: only a plan of this
+   * portal's own is charged with the execution. */
   er_exec_begin(&p->po_x, s, p->po_plan, p->po_run.ru_params, p->po_run.ru_nparams,
-                p->po_run.ru_arena, run_arena, p->po_out);
+                p->po_run.ru_arena, p->po_own_plan ? p->po_plan_arena : NULL, p->po_out);
   p->po_state = EP_RUNNING;
   return op_open(p->po_plan->sp_root, &p->po_x.x_q, e);
 }
@@ -184,13 +189,13 @@ static void portal_finish_tag(eportal_t *p)
     snprintf(tag, cap, "SELECT %lld", (long long)p->po_rows);
     break;
   case SP_INSERT:
-    snprintf(tag, cap, "INSERT 0 %lld", (long long)op_dml_count(pl->sp_dml));
+    snprintf(tag, cap, "INSERT 0 %lld", (long long)op_dml_count(pl->sp_dml, &p->po_x.x_q));
     break;
   case SP_UPDATE:
-    snprintf(tag, cap, "UPDATE %lld", (long long)op_dml_count(pl->sp_dml));
+    snprintf(tag, cap, "UPDATE %lld", (long long)op_dml_count(pl->sp_dml, &p->po_x.x_q));
     break;
   case SP_DELETE:
-    snprintf(tag, cap, "DELETE %lld", (long long)op_dml_count(pl->sp_dml));
+    snprintf(tag, cap, "DELETE %lld", (long long)op_dml_count(pl->sp_dml, &p->po_x.x_q));
     break;
   }
 }

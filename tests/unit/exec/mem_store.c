@@ -285,8 +285,6 @@ static int run_stmt(mem_db_t *db, const sql_stmt_t *st, sink_t *sink, int64_t *c
   }
   /* A small vector size exercises batch boundaries in every operator. */
   qctx_t q = {.q_arena = a, .q_vector_size = 7};
-  for (int i = 0; i < p->sp_nsubqs; i++)
-    xsubq_reset(p->sp_subqs[i], &q);
   rc = op_open(p->sp_root, &q, e);
   sink->ncols = p->sp_kind == SP_QUERY ? p->sp_ncols : 0;
   while (rc == CZ_OK) {
@@ -315,7 +313,7 @@ static int run_stmt(mem_db_t *db, const sql_stmt_t *st, sink_t *sink, int64_t *c
   }
   op_close(p->sp_root, &q);
   if (rc == CZ_OK && p->sp_kind != SP_QUERY)
-    *count = op_dml_count(p->sp_root);
+    *count = op_dml_count(p->sp_root, &q);
   arena_destroy(a);
   return rc;
 }
@@ -383,4 +381,105 @@ int mem_run(mem_db_t *db, const char *sql, char **rows, int *nrows, int *ncols, 
   *ncols = s.ncols;
   sink_free(&s);
   return CZ_OK;
+}
+
+struct mem_plan_s {
+  arena_t *mp_arena;
+  splan_t *mp_plan;
+};
+
+mem_plan_t *mem_plan(mem_db_t *db, const char *sql, err_t *e)
+{
+  arena_t *a = arena_create(NULL, "plan");
+  sql_stmt_list_t *l;
+  sp_env_t env = {.pe_ctx = db, .pe_table = env_table, .pe_vector_size = 7};
+  splan_t *p;
+  if (sql_parse(a, sql, strlen(sql), &l, e) != CZ_OK || l->sl_n != 1 ||
+      sql_plan_stmt(a, l->sl_stmts[0], &env, NULL, 0, &p, e) != CZ_OK) {
+    arena_destroy(a);
+    return NULL;
+  }
+  mem_plan_t *mp = arena_zalloc(a, sizeof(*mp));
+  mp->mp_arena = a;
+  mp->mp_plan = p;
+  return mp;
+}
+
+const op_t *mem_plan_root(const mem_plan_t *p)
+{
+  return p->mp_plan->sp_root;
+}
+
+int mem_plan_nsubqs(const mem_plan_t *p, int *ncorrelated)
+{
+  *ncorrelated = 0;
+  for (int i = 0; i < p->mp_plan->sp_nsubqs; i++)
+    *ncorrelated += p->mp_plan->sp_subqs[i]->xs_ncorr > 0;
+  return p->mp_plan->sp_nsubqs;
+}
+
+int mem_plan_run(const mem_plan_t *mp, qctx_t *given, int vector_size, char **rows, int *nrows,
+                 err_t *e)
+{
+  const splan_t *p = mp->mp_plan;
+  arena_t *a = NULL;
+  qctx_t own;
+  qctx_t *q = given;
+  if (!q) {
+    a = arena_create(NULL, "execution");
+    own = (qctx_t){.q_arena = a, .q_vector_size = vector_size};
+    q = &own;
+  }
+  sink_t sink = {.ncols = p->sp_ncols};
+  int rc = op_open(p->sp_root, q, e);
+  while (rc == CZ_OK) {
+    obatch_t ob;
+    rc = op_next(p->sp_root, q, &ob, e);
+    if (rc != CZ_OK || !ob.ob_b)
+      break;
+    for (int i = 0; i < ob.ob_n; i++) {
+      int r = ob.ob_sel ? ob.ob_sel[i] : i;
+      for (int c = 0; c < p->sp_ncols; c++) {
+        datum_t d;
+        vec_get(&ob.ob_b->b_cols[c], r, &d);
+        if (d.d_null) {
+          sink_add(&sink, NULL);
+          continue;
+        }
+        ty_t t = ob.ob_b->b_cols[c].v_type;
+        size_t cap = ty_text_max(t, &d) + 1;
+        char *buf = malloc(cap);
+        int n = ty_format_text(t, &d, buf, cap);
+        buf[n > 0 ? n : 0] = '\0';
+        sink_add(&sink, buf);
+      }
+      sink.nrows++;
+    }
+  }
+  op_close(p->sp_root, q);
+  if (a)
+    arena_destroy(a);
+  size_t len = 1;
+  for (int i = 0; i < sink.n; i++)
+    len += (sink.vals[i] ? strlen(sink.vals[i]) : 4) + 1;
+  char *out = malloc(len);
+  size_t k = 0;
+  for (int i = 0; i < sink.n; i++) {
+    if (i)
+      out[k++] = sink.ncols && i % sink.ncols == 0 ? '\n' : '|';
+    const char *v = sink.vals[i] ? sink.vals[i] : "NULL";
+    memcpy(out + k, v, strlen(v));
+    k += strlen(v);
+  }
+  out[k] = '\0';
+  *rows = out;
+  *nrows = sink.nrows;
+  sink_free(&sink);
+  return rc;
+}
+
+void mem_plan_free(mem_plan_t *p)
+{
+  if (p)
+    arena_destroy(p->mp_arena);
 }

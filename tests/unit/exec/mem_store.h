@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "exec/exec.h"
 #include "util/util.h"
 
 typedef struct mem_db_s mem_db_t;
@@ -24,5 +25,20 @@ int mem_run(mem_db_t *db, const char *sql, char **rows, int *nrows, int *ncols, 
  * SQL NULL. */
 int mem_query_values(mem_db_t *db, const char *sql, char ***vals, int *nrows, int *ncols,
                      err_t *e);
+
+/* One query planned once, to be run any number of times, at once from
+ * many threads (the plan is immutable: exec.h). */
+typedef struct mem_plan_s mem_plan_t;
+mem_plan_t *mem_plan(mem_db_t *db, const char *sql, err_t *e);
+/* Runs p in a fresh execution: in q when q is given (a context set up by
+ * the caller, e.g. a worker context, used for this run only), else in a
+ * root context of its own with vector_size rows per batch. *rows as
+ * mem_run's (malloc'd). */
+int mem_plan_run(const mem_plan_t *p, qctx_t *q, int vector_size, char **rows, int *nrows,
+                 err_t *e);
+/* The plan's root operator and its subqueries (to check its shape). */
+const op_t *mem_plan_root(const mem_plan_t *p);
+int mem_plan_nsubqs(const mem_plan_t *p, int *ncorrelated);
+void mem_plan_free(mem_plan_t *p);
 
 #endif

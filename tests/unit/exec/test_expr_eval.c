@@ -507,9 +507,10 @@ static void test_cancel_is_57014(void **state)
 
 /* A fake subquery: scalar returns the outer a * 10; IN is true when lhs is
  * even, NULL when odd and negative. */
-static int fake_subq(void *subq, int kind, const batch_t *in, int row, const datum_t *lhs,
-                     arena_t *a, datum_t *out, err_t *e)
+static int fake_subq(void *qctx, void *subq, int kind, const batch_t *in, int row,
+                     const datum_t *lhs, arena_t *a, datum_t *out, err_t *e)
 {
+  (void)qctx;
   (void)subq;
   (void)a;
   (void)e;
