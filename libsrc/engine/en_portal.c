@@ -164,6 +164,8 @@ static int portal_start(eportal_t *p, err_t *e)
   q->q_nparams = p->po_nparams;
   q->q_vector_size = s->se_eng->en_vector_size;
   q->q_max_mem = s->se_eng->en_max_mem;
+  q->q_workers = s->se_eng->en_qworkers;
+  q->q_threads = s->se_eng->en_threads;
   q->q_cancel = &s->se_cancel;
   q->q_txn = s->se_tx;
   q->q_tops_ctx = s;
@@ -325,7 +327,8 @@ static int explain_run(eportal_t *p, splan_t *pl, arena_t *a, err_t *e)
   qctx_t q = {.q_arena = a, .q_params = p->po_params, .q_param_types = pl->sp_param_types,
               .q_nparams = p->po_nparams, .q_vector_size = s->se_eng->en_vector_size,
               .q_max_mem = s->se_eng->en_max_mem, .q_cancel = &s->se_cancel, .q_txn = s->se_tx,
-              .q_tops_ctx = s, .q_stmt_ts = en_stmt_ts()};
+              .q_tops_ctx = s, .q_stmt_ts = en_stmt_ts(), .q_workers = s->se_eng->en_qworkers,
+              .q_threads = s->se_eng->en_threads};
   /* The plan and the run share arena a: charged to the budget for the
    * run; its operator arenas are released after it (the rows counts the
    * EXPLAIN text shows live in the operators themselves). */
