@@ -19,8 +19,10 @@
  *   stays strictly ascending whatever splits and merges happen meanwhile.
  *   A concurrent change can only make the pieces less even, never wrong:
  *   any ascending keys cut a range into disjoint pieces covering it.
- * - Cost: at level L, (cuts so far + 1) descents; cuts grow by the fanout
- *   per level, so asking for n pieces reads O(n) upper pages.
+ * - Cost: at level L, (cuts so far + 1) descents; a page gives at most
+ *   about twice its share of the n - 1 cuts (spread evenly over its
+ *   separators in range), so asking for n pieces reads O(n) upper pages
+ *   and keeps O(n) keys however wide the pages are.
  */
 #include "btree/btree_int.h"
 
@@ -72,8 +74,10 @@ static void dv_push(dv_list_t *l, arena_t *a, const void *k, size_t len, bool co
 }
 
 /* The separators of the level-`level` page starting at `from` that lie
- * strictly between from and to (NULL: open), appended to out. */
-static int dv_page_cuts(bt_tree_t *t, const bt_key_t *from, const bt_key_t *to, int level,
+ * strictly between from and to (NULL: open), appended to out: all of
+ * them, or `per` spread evenly over them when there are more (the list
+ * stays about 2n long however wide the pages are). */
+static int dv_page_cuts(bt_tree_t *t, const bt_key_t *from, const bt_key_t *to, int level, int per,
                         dv_list_t *out, arena_t *a, err_t *e)
 {
   buf_t *b = dv_page_at(t, from ? from->k_data : NULL, from ? from->k_len : 0, level, e);
@@ -82,12 +86,23 @@ static int dv_page_cuts(bt_tree_t *t, const bt_key_t *from, const bt_key_t *to, 
   const uint8_t *pg = bp_page(b);
   if (bpg_level(pg) == level && !bpg_is_leaf(pg)) {
     uint8_t key[BT_MAX_KEY];
+    int first = bpg_n(pg), end = bpg_n(pg);
     for (int i = 0; i < bpg_n(pg); i++) {
       int kl = bpg_key_copy(pg, i, key);
       if (from && bt_keycmp(key, (size_t)kl, from->k_data, from->k_len) <= 0)
         continue;
-      if (to && bt_keycmp(key, (size_t)kl, to->k_data, to->k_len) >= 0)
+      if (first == bpg_n(pg))
+        first = i;
+      if (to && bt_keycmp(key, (size_t)kl, to->k_data, to->k_len) >= 0) {
+        end = i;
         break;
+      }
+    }
+    int c = end > first ? end - first : 0, take = c < per ? c : per;
+    for (int j = 0; j < take; j++) {
+      /* j-th of take spread over c: strictly increasing as take <= c */
+      int i = first + (take == c ? j : (int)(((int64_t)(j + 1) * c) / (take + 1)));
+      int kl = bpg_key_copy(pg, i, key);
       dv_push(out, a, key, (size_t)kl, true);
     }
   }
@@ -114,12 +129,15 @@ int bt_divide(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_
   dv_list_t cur = {NULL, 0, 0};
   for (int level = top; level >= 1 && cur.dl_n < n - 1; level--) {
     dv_list_t next = {NULL, 0, 0};
+    /* each of the cur.dl_n + 1 pages of this level gives at most twice
+     * its share of the n - 1 cuts wanted */
+    int per = 2 * ((n - 1 + cur.dl_n) / (cur.dl_n + 1)) + 1;
     for (int j = 0; j <= cur.dl_n; j++) {
       const bt_key_t *from = j == 0 ? lop : &cur.dl_v[j - 1];
       const bt_key_t *to = j < cur.dl_n ? &cur.dl_v[j] : hip;
       if (j > 0)
         dv_push(&next, a, from->k_data, from->k_len, false);
-      if (dv_page_cuts(t, from, to, level, &next, a, e) != CZ_OK)
+      if (dv_page_cuts(t, from, to, level, per, &next, a, e) != CZ_OK)
         return CZ_ERR;
     }
     cur = next;
