@@ -468,6 +468,7 @@ typedef struct ts_race_s {
   _Atomic bool rc_stop;
   int rc_scans;
   int rc_bad;                   /* scans that saw a row of the later command */
+  int rc_bad_values;            /* rows seen with a value of the later command */
   int rc_base;
 } ts_race_t;
 
@@ -475,18 +476,25 @@ static void *ts_race_reader(void *arg)
 {
   ts_race_t *r = arg;
   arena_t *a = arena_create(NULL, "race");
-  int cols[1] = {0};
+  int cols[3] = {0, 1, 2};
   err_t e;
-  batch_t *b = batch_create(a, 1, ts_types, 256, &e);
+  batch_t *b = batch_create(a, 3, ts_types, 256, &e);
   for (int i = 0; i < TS_RACE_SCANS && !atomic_load(&r->rc_stop); i++) {
     tbl_scan_t *s;
-    CT_OK(tbl_scan_open_morsels(r->rc_m[i], cols, 1, false, a, &s, &e_));
+    CT_OK(tbl_scan_open_morsels(r->rc_m[i], cols, 3, false, a, &s, &e_));
     int n = 0;
     for (;;) {
-      CT_OK(tbl_scan_next(s, b, a, &e_));
-      if (b->b_n == 0)
+      arena_t *ba = arena_create(a, "batch");
+      CT_OK(tbl_scan_next(s, b, ba, &e_));
+      if (b->b_n == 0) {
+        arena_destroy(ba);
         break;
+      }
       n += b->b_n;
+      for (int k = 0; k < b->b_n; k++)
+        r->rc_bad_values += b->b_cols[2].v_str[k].s_len < 6 ||
+                            memcmp(b->b_cols[2].v_str[k].s_ptr, "value-", 6) != 0;
+      arena_destroy(ba);
     }
     tbl_scan_close(s);
     r->rc_scans++;
@@ -494,6 +502,34 @@ static void *ts_race_reader(void *arg)
   }
   arena_destroy(a);
   return NULL;
+}
+
+/* Updates the committed rows (k a multiple of 3) of t with from <= k <
+ * below (v = 'updated'), through a scan with locators as UPDATE does.
+ * Each key changes in one command only: txn/ keeps one level of history
+ * per key (txn/README "Commands"). */
+static void ts_update_rows(txn_t *tx, const cat_table_t *t, int64_t from, int64_t below)
+{
+  arena_t *a = arena_create(NULL, "update");
+  int cols[3] = {0, 1, 2};
+  ty_t types[4] = {ts_types[0], ts_types[1], ts_types[2], ty_plain(TY_BYTEA)};
+  datum_t lo = {.d_i64 = from}, hi = {.d_i64 = below};
+  tbl_bound_t L = {1, &lo, true}, H = {1, &hi, false};
+  tbl_scan_t *s;
+  CT_OK(tbl_scan_open(tx, t, 0, cols, 3, &L, &H, true, a, &s, &e_));
+  err_t e;
+  batch_t *b = batch_create(a, 4, types, 4096, &e);
+  CT_OK(tbl_scan_next(s, b, a, &e_));
+  tbl_scan_close(s);
+  int *sel = arena_alloc(a, sizeof(int) * 4096), n = 0;
+  for (int i = 0; i < b->b_n; i++) {
+    b->b_cols[2].v_str[i].s_ptr = "updated";
+    b->b_cols[2].v_str[i].s_len = 7;
+    if (b->b_cols[0].v_i64[i] % 3 == 0)
+      sel[n++] = i;
+  }
+  CT_OK(tbl_update(tx, t, b, 3, sel, n, &e_));
+  arena_destroy(a);
 }
 
 /* The session inserts and updates rows while a worker of the same
@@ -527,12 +563,15 @@ static void test_worker_never_sees_later_writes(void **state)
       datum_t row[3] = {{.d_i64 = 3 * (int64_t)i + 1 + round * 100000000LL}, {.d_i64 = 1},
                         {.d_str = {v, (uint32_t)strlen(v)}}};
       CT_OK(tbl_insert_row(tx, t, row, &e_));
+      if (round == 0 && i % 500 == 499)
+        ts_update_rows(tx, t, 3 * (int64_t)(i - 499), 3 * (int64_t)(i + 1));
     }
   atomic_store(&r.rc_stop, true);
   pthread_join(th, NULL);
   assert_true(r.rc_scans > 0);
-  if (r.rc_bad)
-    fail_msg("%d of %d scans met rows written after their command", r.rc_bad, r.rc_scans);
+  if (r.rc_bad || r.rc_bad_values)
+    fail_msg("%d of %d scans met rows written after their command, %d rows values updated after it",
+             r.rc_bad, r.rc_scans, r.rc_bad_values);
   CT_OK(txn_rollback(tx, &e_));
   arena_destroy(a);
   cat_snapshot_release(snap);
