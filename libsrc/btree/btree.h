@@ -155,6 +155,20 @@ typedef void (*bt_sample_cb_t)(void *ctx, const void *key, size_t key_len, const
 int bt_sample(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len, int n,
               uint64_t seed, bt_sample_cb_t cb, void *ctx, err_t *e);
 
+/* ---- dividing a range for parallel scans (bt_divide.c) ------------------ */
+
+/* Up to n - 1 keys strictly between lo and hi (NULL: open ends),
+ * ascending, that cut the range into about n pieces of similar entry
+ * counts (*nkeys + 1 pieces: [lo, k0), [k0, k1) … [k_last, hi)): the
+ * separators of the highest level of the tree that has enough of them, or
+ * of the level above the leaves (fewer cuts: a tree of one leaf gives
+ * none). Reads upper pages only (about n of them); keys live in a. A
+ * concurrent change of the tree makes the pieces less even, never
+ * overlapping. Unique trees cut between entries; a non-unique tree's
+ * cuts are key prefixes (entries of one key may share a piece). */
+int bt_divide(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len, int n,
+              arena_t *a, bt_key_t **keys, int *nkeys, err_t *e);
+
 /* ---- verification and statistics -------------------------------------- */
 
 typedef struct bt_check_s {

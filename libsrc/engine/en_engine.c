@@ -74,6 +74,16 @@ static int en_config(engine_t *eng, const ini_t *ini, err_t *e)
   eng->en_vector_size = (int)vs;
   eng->en_max_mem = mem;
   eng->en_threads = (int)(thr < 1 ? 1 : thr);
+  /* [Parameters] MaxQueryThreads: worker threads all queries together may
+   * use beside their sessions' own threads; by default one per CPU */
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int64_t maxq;
+  if (ini_get_int(ini, "Parameters", "MaxQueryThreads", cpus > 0 ? cpus : 1, &maxq, e) != CZ_OK)
+    return CZ_ERR;
+  if (maxq < 0 || maxq > 4096)
+    return err_set(e, SQLSTATE_CONFIG, "[Parameters] MaxQueryThreads must be between 0 and 4096");
+  if (!(eng->en_qworkers = qw_pool_create((int)maxq, "cz-query", e)))
+    return CZ_ERR;
   if (en_config_spill(ini, mem, e) != CZ_OK)
     return CZ_ERR;
   /* Kept as written: the folders are resolved when a COPY runs, so one
@@ -124,6 +134,7 @@ int engine_open(const ini_t *ini, engine_t **out, err_t *e)
 fail_db:
   db_close(eng->en_db, false, NULL);
 fail:
+  qw_pool_destroy(eng->en_qworkers);
   pthread_mutex_destroy(&eng->en_mu);
   free(eng->en_dirs_allowed);
   free(eng);
@@ -136,6 +147,7 @@ int engine_close(engine_t *eng, err_t *e)
     return CZ_OK;
   cat_close(eng->en_cat);
   int rc = db_close(eng->en_db, true, e);
+  qw_pool_destroy(eng->en_qworkers);
   pthread_mutex_destroy(&eng->en_mu);
   free(eng->en_dirs_allowed);
   free(eng);

@@ -19,6 +19,7 @@
 
 #include "catalog/catalog.h"
 #include "engine/engine.h"
+#include "thread/thread.h"
 #include "txn/txn.h"
 
 struct engine_s {
@@ -26,7 +27,9 @@ struct engine_s {
   cat_t *en_cat;
   int en_vector_size;           /* [Parameters] VectorSize */
   int64_t en_max_mem;           /* [Parameters] MaxQueryMem */
-  int en_threads;               /* [Parameters] ThreadsPerQuery (not used yet) */
+  int en_threads;               /* [Parameters] ThreadsPerQuery (qctx_t q_threads) */
+  qw_pool_t *en_qworkers;       /* the query workers, at most [Parameters] MaxQueryThreads
+                                   server-wide (qctx_t q_workers) */
   char *en_dirs_allowed;        /* [Parameters] DirsAllowed as written (malloc'd), NULL = none:
                                  * folders server-side COPY files may lie in (en_copy.c) */
   pthread_mutex_t en_mu;

@@ -79,6 +79,13 @@ struct qctx_s {
   qexec_t *q_exec;              /* the run states of the operators, subqueries and
                                    expressions this context runs, in q_arena; NULL
                                    until the first open (qexec_of) */
+  /* parallel execution (set where executions are set up; read by the
+   * operator that runs a subtree on several threads) */
+  struct qw_pool_s *q_workers;  /* the server's query workers (thread.h qw_*): a
+                                   parallel part leases up to q_threads - 1 of them,
+                                   gets what is free; NULL = this thread only */
+  int q_threads;                /* [Parameters] ThreadsPerQuery: threads one execution
+                                   may use, its own included (>= 1; 0 read as 1) */
 };
 
 /* An operator's code. st is o's run state in q's execution: ov_run_size
@@ -166,6 +173,16 @@ typedef int (*qcf_eval_t)(void *ctx, const batch_t *ex, const batch_t *b, const 
                           batch_t *newv, bool *ok, err_t *e);
 
 
+/* ---- parallel scans: the types (the operations are the last block of
+ * qtable_ops_s) ----------------------------------------------------------
+ * A scan cut into contiguous key ranges (a split) that several worker
+ * threads read together through a morsel dispenser. Both are the
+ * storage's own objects, made on the session's thread and read by the
+ * workers; the caller keeps them (in its arena) until every scan on them
+ * is closed. */
+typedef struct qsplit_s qsplit_t;       /* a scan's range cut into ranges */
+typedef struct qmorsels_s qmorsels_t;   /* hands a split's ranges to scans, thread-safe */
+
 /* The operations of a table handle; tab is always the handle itself. */
 struct qtable_ops_s {
   /* Opens a scan of index idx (0 = the table's primary index) of table tab
@@ -212,6 +229,36 @@ struct qtable_ops_s {
                           const bool *set, arena_t *a, qconflict_t **out, err_t *e);
   int (*qt_conflict_apply)(qctx_t *q, qconflict_t *c, const batch_t *b, const int *sel, int n,
                            uint8_t *act, batch_t **newv, arena_t *a, err_t *e);
+
+  /* ---- parallel scans (scans split into morsels) ----------------------
+   * NULL when the storage cannot split its scans (catalog relations): the
+   * caller then scans on one thread. What the worker threads may do
+   * meanwhile: table/README.md, "Parallel scans" (reads only; writes stay
+   * on the session's thread). */
+  /* Cuts the scan of index idx over range (NULL: every row) into about n
+   * (1..4096) contiguous, disjoint key ranges that together hold exactly
+   * the rows the plain scan returns, balanced by the index's upper levels
+   * (no row is read); *nout says how many: fewer when the range spans few
+   * pages, 1 for a table of one page, an empty table or an empty range.
+   * On the session's thread; the split lives in a. */
+  int (*qt_scan_split)(qctx_t *q, void *tab, int idx, const qrange_t *range, int n, arena_t *a,
+                       qsplit_t **out, int *nout, err_t *e);
+  /* A morsel dispenser over the split's ranges, on the session's thread
+   * (q->q_txn: every scan on it reads the transaction as of this moment,
+   * as one scan would). Lives in a. */
+  int (*qt_morsels_open)(qctx_t *q, void *tab, const qsplit_t *sp, arena_t *a, qmorsels_t **out,
+                         err_t *e);
+  /* Opens a scan on the dispenser m, on any thread (q: that thread's
+   * context, in the same transaction; a: that thread's arena): columns,
+   * predicates and row identity as qt_scan_open, over the split's index
+   * and range. Each qt_scan_next fills its batch from one range, rows in
+   * key order, and takes the next free range when its own is done, so a
+   * fast worker reads more ranges; 0 rows: no range left. Closed with
+   * qt_scan_close. The scans on one dispenser together return exactly
+   * the rows of the plain scan, each once. */
+  int (*qt_scan_open_morsels)(qctx_t *q, void *tab, qmorsels_t *m, const int *cols, int ncols,
+                              const qpred_t *preds, int npred, bool want_rowid, arena_t *a,
+                              qscan_t **out, err_t *e);
 };
 
 /* ---- running operators ------------------------------------------------- */

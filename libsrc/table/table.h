@@ -234,6 +234,47 @@ int tbl_point_open(txn_t *tx, const cat_table_t *t, int idx, const int *cols, in
                    tbl_point_t **out, err_t *e);
 int tbl_point_next(tbl_point_t *p, batch_t *out, arena_t *a, err_t *e);
 
+/* ---- parallel scans: key ranges and morsels (tb_split.c) -------------------
+ * A scan cut into contiguous key ranges that several threads read at once
+ * inside one transaction (README "Parallel scans" says what a worker may
+ * do). */
+#define TBL_MAX_SPLIT 4096           /* most ranges one split may ask for */
+typedef struct tbl_split_s tbl_split_t;
+typedef struct tbl_morsels_s tbl_morsels_t;
+
+/* Cuts the scan of index idx of t between low and high (as tbl_scan_open
+ * takes them; NULL = open) into about n (1..TBL_MAX_SPLIT) contiguous,
+ * disjoint key ranges that together hold exactly the scan's rows,
+ * balanced by the index tree's upper-level separators (bt_divide: no leaf
+ * is read, no row counted). Fewer ranges when the range spans few pages:
+ * one for a table of one leaf page, an empty table or an empty range.
+ * Needs no transaction (it reads the tree's shape). Lives in a. */
+int tbl_scan_split(const cat_table_t *t, int idx, const tbl_bound_t *low, const tbl_bound_t *high,
+                   int n, arena_t *a, tbl_split_t **out, err_t *e);
+/* The number of ranges of a split (>= 1). */
+int tbl_split_count(const tbl_split_t *sp);
+/* A morsel dispenser over sp's ranges: scans opened on it
+ * (tbl_scan_open_morsels, from any thread) take the ranges one at a time
+ * in key order, each range going to exactly one scan, the next free one
+ * to whichever scan finishes first. Every scan on it reads as tx sees the
+ * rows at one command, started here (as tbl_scan_open starts one): call
+ * it on the transaction's own thread. Lives in a, which must outlive the
+ * scans. */
+int tbl_morsels_new(txn_t *tx, const tbl_split_t *sp, arena_t *a, tbl_morsels_t **out, err_t *e);
+/* How many ranges were handed out so far (tests, EXPLAIN ANALYZE). */
+int tbl_morsels_taken(const tbl_morsels_t *m);
+/* Opens a scan (in a, the calling thread's arena) that reads morsels of
+ * m: as a tbl_scan_open of m's index and range returning cols (and the
+ * locator when want_loc), tbl_scan_filter applies; each tbl_scan_next
+ * fills its batch from one morsel, in key order, taking the next morsel
+ * when its own is done; 0 rows = no morsel left. tbl_scan_close as any
+ * scan. */
+int tbl_scan_open_morsels(tbl_morsels_t *m, const int *cols, int ncols, bool want_loc, arena_t *a,
+                          tbl_scan_t **out, err_t *e);
+/* The morsel (range number) the last batch of a morsel scan came from;
+ * -1 before the first, and always for a plain scan. */
+int tbl_scan_morsel(const tbl_scan_t *s);
+
 /* ---- out-of-line values (tb_long.c) ------------------------------------------
  * A string value longer than 1000 bytes, or the largest ones of a row that
  * would not fit in BT_MAX_ROW, is stored in the table's long-values tree

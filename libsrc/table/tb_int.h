@@ -4,6 +4,8 @@
 #ifndef CZ_TB_INT_H
 #define CZ_TB_INT_H
 
+#include <stdatomic.h>
+
 #include "table/table.h"
 
 /* Bytes of the encoded key of n columns of types starting at p (without
@@ -139,5 +141,38 @@ int tb_long_fetch(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const tb_
  * = all) into *tmp (an arena created on demand; the caller destroys it). */
 int tb_row_decode_full(txn_t *tx, const cat_table_t *t, const uint8_t *p, size_t len,
                        const bool *need, datum_t *out, arena_t **tmp, err_t *e);
+
+/* ---- parallel scans (tb_split.c) -------------------------------------- */
+
+/* A scan's range cut into sp_n pieces: piece i holds the range's keys k
+ * with cut[i-1] <= k < cut[i] (byte order; the first and last pieces
+ * open at the cut side). Immutable once made. */
+struct tbl_split_s {
+  const cat_table_t *sp_t;
+  int sp_idx;                   /* the index scanned */
+  uint8_t *sp_low;              /* the range's bounds, encoded as tbl_scan_open's */
+  size_t sp_low_len;
+  bool sp_low_incl;
+  uint8_t *sp_high;             /* NULL = open */
+  size_t sp_high_len;
+  bool sp_high_incl;
+  int sp_n;                     /* pieces, >= 1 */
+  bt_key_t *sp_cuts;            /* [sp_n - 1] ascending, strictly inside the range's bytes */
+};
+
+/* The dispenser: pieces go out in order, each once (m_next). */
+struct tbl_morsels_s {
+  const tbl_split_t *m_split;
+  txn_t *m_tx;                  /* the transaction every scan on it reads in */
+  uint32_t m_cmd;               /* ... as of this command (one for all workers) */
+  _Atomic int m_next;           /* the next piece to hand out */
+};
+
+/* Takes the next piece of m for a scan: its number, where to seek (the
+ * range's low bound for piece 0; NULL = the start) and its exclusive end
+ * (NULL: the range's high bound ends it). 1 when every piece is taken.
+ * Thread-safe. */
+int tb_morsel_take(tbl_morsels_t *m, int *piece, const uint8_t **from, size_t *from_len,
+                   const bt_key_t **end);
 
 #endif /* CZ_TB_INT_H */

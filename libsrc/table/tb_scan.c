@@ -49,6 +49,10 @@ struct tbl_scan_s {
   int s_npred;
   tb_dplan_t *s_plan;         /* primary scans: decoding into vectors */
   arena_t *s_a;               /* the scan's arena */
+  tbl_morsels_t *s_disp;      /* a morsel scan's dispenser (tb_split.c); NULL plain */
+  int s_piece;                /* the morsel being read (or last read), -1 none */
+  bool s_in_piece;            /* s_piece is not finished */
+  const bt_key_t *s_pend;     /* its exclusive end; NULL: the range's high bound */
 };
 
 /* Encodes a search key of any length into a: a value longer than a
@@ -113,6 +117,7 @@ int tbl_scan_open(txn_t *tx, const cat_table_t *t, int idx, const int *cols, int
   s->s_all = arena_alloc(a, sizeof(int) * (size_t)t->ct_ncols);
   for (int i = 0; i < t->ct_ncols; i++)
     s->s_all[i] = i;
+  s->s_piece = -1;
   if (tb_bound_encode(s->s_ix, low, a, &s->s_low, &s->s_low_len, e) != CZ_OK ||
       tb_bound_encode(s->s_ix, high, a, &s->s_high, &s->s_high_len, e) != CZ_OK)
     return CZ_ERR;
@@ -122,6 +127,32 @@ int tbl_scan_open(txn_t *tx, const cat_table_t *t, int idx, const int *cols, int
     return CZ_ERR;
   *out = s;
   return CZ_OK;
+}
+
+int tbl_scan_open_morsels(tbl_morsels_t *m, const int *cols, int ncols, bool want_loc, arena_t *a,
+                          tbl_scan_t **out, err_t *e)
+{
+  const tbl_split_t *sp = m->m_split;
+  /* opened without a transaction so that no command starts on this
+   * (worker) thread: it reads in m's transaction as of m's command */
+  if (tbl_scan_open(NULL, sp->sp_t, sp->sp_idx, cols, ncols, NULL, NULL, want_loc, a, out, e) != CZ_OK)
+    return CZ_ERR;
+  tbl_scan_t *s = *out;
+  s->s_tx = m->m_tx;
+  s->s_cmd = m->m_cmd;
+  s->s_low = sp->sp_low;
+  s->s_low_len = sp->sp_low_len;
+  s->s_low_incl = sp->sp_low_incl;
+  s->s_high = sp->sp_high;
+  s->s_high_len = sp->sp_high_len;
+  s->s_high_incl = sp->sp_high_incl;
+  s->s_disp = m;
+  return CZ_OK;
+}
+
+int tbl_scan_morsel(const tbl_scan_t *s)
+{
+  return s->s_piece;
 }
 
 int tbl_scan_filter(tbl_scan_t *s, const tbl_pred_t *preds, int n, err_t *e)
@@ -143,6 +174,37 @@ void tbl_scan_close(tbl_scan_t *s)
     bt_cursor_close(s->s_cur);
     s->s_cur = NULL;
   }
+}
+
+/* Byte order of keys, the shorter first on a tie (the trees' order). */
+static int tb_keycmp(const uint8_t *k, size_t kl, const bt_key_t *b)
+{
+  int c = memcmp(k, b->k_data, CZ_MIN(kl, (size_t)b->k_len));
+  return c ? c : kl < b->k_len ? -1 : kl > b->k_len;
+}
+
+/* The scan's range (or its morsel) is done: a morsel scan goes on with
+ * the next morsel at its next batch. */
+static void tb_range_end(tbl_scan_t *s)
+{
+  if (s->s_disp)
+    s->s_in_piece = false;
+  else
+    s->s_done = true;
+}
+
+/* A morsel scan takes its next morsel and seeks to its start; none left
+ * ends the scan. */
+static int tb_take_piece(tbl_scan_t *s, err_t *e)
+{
+  const uint8_t *from;
+  size_t from_len;
+  if (tb_morsel_take(s->s_disp, &s->s_piece, &from, &from_len, &s->s_pend) != CZ_OK) {
+    s->s_done = true;
+    return CZ_OK;
+  }
+  s->s_in_piece = true;
+  return bt_seek(s->s_cur, from, from_len, BT_FORWARD, e);
 }
 
 /* -1 before the range (skip), 0 in it, 1 past it (stop). */
@@ -554,9 +616,13 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
         tb_dplan_build(s->s_t->ct_types, s->s_t->ct_ncols, s->s_cols, s->s_ncols, s->s_preds,
                        s->s_npred, s->s_a, &s->s_plan, e) != CZ_OK)
       return CZ_ERR;
-    if (bt_seek(s->s_cur, s->s_low, s->s_low_len, BT_FORWARD, e) != CZ_OK)
+    if (!s->s_disp && bt_seek(s->s_cur, s->s_low, s->s_low_len, BT_FORWARD, e) != CZ_OK)
       return CZ_ERR;
   }
+  if (s->s_disp && !s->s_in_piece && tb_take_piece(s, e) != CZ_OK)
+    return CZ_ERR;
+  if (s->s_done)
+    return CZ_OK;
   const cat_index_t *ix = s->s_ix;
   bool primary = ix->ci_no == 0;
   bt_key_t *pks = s->s_fetch ? arena_alloc(a, sizeof *pks * (size_t)cap) : NULL;
@@ -573,18 +639,18 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     size_t kl, vl;
     int rc = bt_next(s->s_cur, &k, &kl, &v, &vl, e);
     if (rc == BT_END) {
-      s->s_done = true;
+      tb_range_end(s);
       break;
     }
     if (rc != CZ_OK) {
       bt_cursor_release(s->s_cur);
       return CZ_ERR;
     }
-    int in = tb_in_range(s, k, kl);
+    int in = s->s_pend && tb_keycmp(k, kl, s->s_pend) >= 0 ? 1 : tb_in_range(s, k, kl);
     if (in < 0)
       continue;
     if (in > 0) {
-      s->s_done = true;
+      tb_range_end(s);
       break;
     }
     if (txn_read_version_at(s->s_tx, s->s_cmd, ix->ci_dtree, k, kl, a, &v, &vl) == TXN_VIS_ABSENT)

@@ -100,4 +100,54 @@ void wpool_wait_idle(wpool_t *p);
 void wpool_destroy(wpool_t *p);
 int wpool_n_threads(const wpool_t *p);
 
+/* ---- query workers (qworkers.c) ----------------------------------------
+ * The server's threads for parallel queries, bounded server-wide: a query
+ * leases up to ThreadsPerQuery - 1 extra workers and gets what is free now
+ * (never waiting: with none it runs on its own thread), starts one task
+ * on each and gives them back at the end (README rules 11-14). */
+typedef struct qw_pool_s qw_pool_t;
+typedef struct qw_lease_s qw_lease_t;
+typedef void (*qw_task_fn_t)(void *arg);
+
+typedef struct qw_stats_s {
+  int qs_in_use;                /* slots leased now */
+  int qs_running;               /* tasks running now */
+  int qs_threads;               /* threads started so far (<= the limit) */
+  int qs_peak_in_use;           /* most slots leased at once */
+  int qs_peak_running;          /* most tasks running at once */
+  uint64_t qs_granted;          /* slots granted in all */
+  uint64_t qs_refused;          /* slots asked for and not granted (none free) */
+  uint64_t qs_tasks;            /* tasks run */
+} qw_stats_t;
+
+/* A pool of at most max threads (0: no worker ever), started on first
+ * need; name names them (15 chars). max < 0 is F0000 (a bad configuration). */
+qw_pool_t *qw_pool_create(int max, const char *name, err_t *e);
+/* Stops and joins the threads; every lease must have been released. */
+void qw_pool_destroy(qw_pool_t *p);
+int qw_pool_max(const qw_pool_t *p);
+void qw_pool_stats(qw_pool_t *p, qw_stats_t *out);
+
+/* Leases min(want, free) workers at once, without waiting; NULL when none
+ * was asked for or p is NULL (every call below takes a NULL lease as one
+ * of 0 workers). A lease of 0 workers is a valid lease. */
+qw_lease_t *qw_acquire(qw_pool_t *p, int want);
+/* The workers leased. */
+int qw_lease_n(const qw_lease_t *l);
+/* Runs fn(arg) on one of the lease's workers (at most qw_lease_n tasks
+ * per lease): CZ_OK; 1 when the lease has no worker left; CZ_ERR when no
+ * thread could be started (that slot is given back: run the work on the
+ * calling thread). */
+int qw_start(qw_lease_t *l, qw_task_fn_t fn, void *arg, err_t *e);
+/* Asks the lease's tasks to stop: those not begun are dropped, running
+ * ones see qw_stopping (they must poll it, or their query's cancel flag). */
+void qw_stop(qw_lease_t *l);
+bool qw_stopping(const qw_lease_t *l);
+/* Waits until every task started on the lease has ended (or was dropped). */
+void qw_wait(qw_lease_t *l);
+/* qw_stop, qw_wait, then the workers go back to the pool and l is freed:
+ * on every path (end, error, cancel) a query calls it exactly once, after
+ * which nothing runs on its behalf. */
+void qw_release(qw_lease_t *l);
+
 #endif /* CZ_THREAD_H */

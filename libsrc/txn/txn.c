@@ -62,7 +62,7 @@ arena_t *txn_arena(txn_t *tx)
 
 uint32_t txn_command_next(txn_t *tx)
 {
-  return ++tx->tx_cmd;
+  return atomic_fetch_add(&tx->tx_cmd, 1) + 1;
 }
 
 bool txn_is_bulk(const txn_t *tx)

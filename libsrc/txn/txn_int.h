@@ -162,7 +162,9 @@ struct txn_s {
   db_tree_t *tx_tc_dt[TXN_TREE_CACHE];
   unsigned tx_tc_next;
   uint64_t tx_id;
-  uint32_t tx_cmd;                   /* current command (txn_command_next); changes are stamped */
+  _Atomic uint32_t tx_cmd;           /* current command (txn_command_next); changes are stamped.
+                                        Atomic: worker threads of a parallel query may start
+                                        commands of the session's transaction (lookups) */
   struct txn_lock_s *tx_locks;       /* locks held, newest first */
   uint32_t tx_n_deferred;            /* locks marked deleted (applied at commit) */
   struct txn_s *tx_waiting_for;      /* the holder it waits for (under the wait mutex);

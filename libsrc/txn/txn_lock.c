@@ -369,6 +369,31 @@ static void lk_stamp(txn_t *tx, txn_lock_t *lk, bool exists, const void *val, si
   mutex_unlock(&sh->ls_mx);
 }
 
+/* Stamps lk (lk_stamp) with the key as the owner sees it now, BEFORE the
+ * owner changes it: a parallel query's workers read in the owner's
+ * transaction on other threads and may meet the new value as soon as the
+ * tree holds it, so the stamp must already be there. Taken now, the view
+ * is right whether or not the change then succeeds: nothing of this
+ * command has changed the key yet. The committed value when the owner
+ * never changed the key (lk_pre), else what the tree holds. */
+static int lk_stamp_now(txn_t *tx, txn_lock_t *lk, err_t *e)
+{
+  if (lk->lk_cmd == tx->tx_cmd)
+    return CZ_OK;
+  if (lk->lk_cmd == 0 && lk->lk_pre_state != TXN_PRE_NONE) {
+    bool exists = lk->lk_pre_state == TXN_PRE_VALUE;
+    lk_stamp(tx, lk, exists, exists ? lk->lk_pre : NULL, exists ? lk->lk_pre_len : 0, true);
+    return CZ_OK;
+  }
+  uint8_t buf[BT_MAX_ROW];
+  size_t len = 0;
+  int rc = bt_lookup(lk->lk_tree->dt_bt, lk->lk_key, lk->lk_key_len, buf, sizeof buf, &len, e);
+  if (rc != CZ_OK && rc != BT_NOT_FOUND)
+    return CZ_ERR;
+  lk_stamp(tx, lk, rc == CZ_OK, buf, rc == CZ_OK ? CZ_MIN(len, sizeof buf) : 0, false);
+  return CZ_OK;
+}
+
 /* ---- the public lock calls -------------------------------------------- */
 
 static db_tree_t *lk_tree_of(txn_t *tx, bt_tree_t *t, err_t *e)
@@ -574,11 +599,11 @@ int txn_locked_insert(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
     if (exists)
       return err_set(e, SQLSTATE_UNIQUE_VIOLATION, "duplicate key");
   }
+  if (lk_stamp_now(tx, lk, e) != CZ_OK)
+    return CZ_ERR;
   int rc = bt_insert(dt->dt_bt, key, key_len, val, val_len, e);
-  if (rc == CZ_OK) {
+  if (rc == CZ_OK)
     txn_add_op(tx, TXN_OP_INSERT, dt, key, key_len, val, val_len, NULL, 0);
-    lk_stamp(tx, lk, false, NULL, 0, false); /* an insert that succeeds found no entry */
-  }
   return rc;
 }
 
@@ -605,15 +630,13 @@ int txn_locked_update(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
     if (!exists)
       return BT_NOT_FOUND;
   }
+  if (lk_stamp_now(tx, lk, e) != CZ_OK)
+    return CZ_ERR;
   uint8_t old[BT_MAX_ROW];
   size_t old_len = 0;
   int rc = bt_update(dt->dt_bt, key, key_len, val, val_len, old, sizeof old, &old_len, e);
-  if (rc == CZ_OK) {
-    txn_op_t *op = txn_add_op(tx, TXN_OP_UPDATE, dt, key, key_len, val, val_len, old,
-                              CZ_MIN(old_len, sizeof old));
-    /* tx's own reader is tx's own thread: stamping after the change is in time */
-    lk_stamp(tx, lk, true, op->to_old, op->to_old_len, true);
-  }
+  if (rc == CZ_OK)
+    txn_add_op(tx, TXN_OP_UPDATE, dt, key, key_len, val, val_len, old, CZ_MIN(old_len, sizeof old));
   return rc;
 }
 

@@ -299,6 +299,47 @@ static int hook_conflict_apply(qctx_t *q, qconflict_t *c, const batch_t *b, cons
   return tbl_conflict_apply((tbl_conflict_t *)c, b, sel, n, act, newv, a, e);
 }
 
+/* ---- parallel scans: tbl_scan_split and its morsels (table/tb_split.c) -- */
+
+static int hook_scan_split(qctx_t *q, void *tab, int idx, const qrange_t *r, int n, arena_t *a,
+                           qsplit_t **out, int *nout, err_t *e)
+{
+  (void)q;
+  tbl_bound_t lo = {0}, hi = {0};
+  if (r) {
+    lo = (tbl_bound_t){r->qr_nlow, r->qr_low, r->qr_low_incl};
+    hi = (tbl_bound_t){r->qr_nhigh, r->qr_high, r->qr_high_incl};
+  }
+  tbl_split_t *sp;
+  if (tbl_scan_split(en_handle_cat(tab), idx, r ? &lo : NULL, r ? &hi : NULL, n, a, &sp, e) != CZ_OK)
+    return CZ_ERR;
+  *out = (qsplit_t *)sp;
+  *nout = tbl_split_count(sp);
+  return CZ_OK;
+}
+
+static int hook_morsels_open(qctx_t *q, void *tab, const qsplit_t *sp, arena_t *a, qmorsels_t **out,
+                             err_t *e)
+{
+  (void)tab;
+  return tbl_morsels_new(q->q_txn, (const tbl_split_t *)sp, a, (tbl_morsels_t **)out, e);
+}
+
+static int hook_scan_open_morsels(qctx_t *q, void *tab, qmorsels_t *m, const int *cols, int ncols,
+                                  const qpred_t *preds, int npred, bool want_rowid, arena_t *a,
+                                  qscan_t **out, err_t *e)
+{
+  (void)q, (void)tab;
+  qscan_t *s = arena_zalloc(a, sizeof(*s));
+  s->qs_preds = scan_preds(preds, npred, a);
+  s->qs_npred = npred;
+  if (tbl_scan_open_morsels((tbl_morsels_t *)m, cols, ncols, want_rowid, a, &s->qs_scan, e) != CZ_OK ||
+      tbl_scan_filter(s->qs_scan, s->qs_preds, npred, e) != CZ_OK)
+    return CZ_ERR;
+  *out = s;
+  return CZ_OK;
+}
+
 static int rel_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e)
 {
   (void)q, (void)tab, (void)b, (void)sel, (void)n;
@@ -321,11 +362,14 @@ static int rel_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int
 
 static const qtable_ops_t en_table_ops = {
     hook_scan_open, hook_scan_next, hook_scan_close,    hook_insert,        hook_update,
-    hook_delete,    hook_lookup,    hook_conflict_open, hook_conflict_apply};
+    hook_delete,    hook_lookup,    hook_conflict_open, hook_conflict_apply,
+    .qt_scan_split = hook_scan_split, .qt_morsels_open = hook_morsels_open,
+    .qt_scan_open_morsels = hook_scan_open_morsels};
 
 /* Catalog relations: scans only (no key lookups, no ON CONFLICT). */
 static const qtable_ops_t en_rel_ops = {hook_scan_open, hook_scan_next, hook_scan_close,
                                         rel_insert,     rel_update,     rel_delete,
+                                        NULL,           NULL,           NULL,
                                         NULL,           NULL,           NULL};
 
 en_handle_t *en_handle_table(const cat_table_t *t, arena_t *a)
