@@ -418,7 +418,7 @@ static int portal_utility(eportal_t *p, erows_fn_t fn, void *ctx, err_t *e)
     return en_prepare_run(p, e);
   case SQL_STMT_VACUUM:
     snprintf(p->po_tag, sizeof(p->po_tag), "%s", ast->st_analyze ? "ANALYZE" : "VACUUM");
-    return CZ_OK;  /* no statistics yet */
+    return ast->st_analyze ? en_analyze(s, ast, e) : CZ_OK;  /* nothing to vacuum */
   case SQL_STMT_CHECKPOINT:
     if (!s->se_superuser)
       return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be superuser to do CHECKPOINT");

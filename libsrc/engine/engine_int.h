@@ -171,6 +171,9 @@ void en_qmem_detach(qctx_t *q, arena_t *plan_arena, arena_t *out_arena);
 
 void en_env(esession_t *s, sp_env_t *env);
 
+/* en_analyze.c: ANALYZE [names] / VACUUM ANALYZE (ast->st_drop's names). */
+int en_analyze(esession_t *s, const sql_stmt_t *ast, err_t *e);
+
 /* en_file.c: the one gate for SQL that reads or writes a server file (op
  * names the operation in errors: "COPY to a file"). On success *fd is open
  * for reading, or for writing and emptied; the caller closes it. */

@@ -59,7 +59,7 @@ static bool no_cols(const xnode_t *x)
 /* If c is `col op value` (either order) with col of its stored type and
  * value free of columns, returns the comparison as seen from the column
  * (EQ, LT, LE, GT, GE) and the value. */
-static bool key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **val)
+bool bd_key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **val)
 {
   if (c->x_kind != X_OP || c->x_nargs != 2)
     return false;
@@ -225,7 +225,7 @@ static void path_fill(const sp_table_t *t, int nkey, const int *keys, xnode_t **
     for (int i = 0; i < n && !found; i++) {
       xop_t op;
       xnode_t *v;
-      if (conj[i] && key_pred(conj[i], col, ct, &op, &v) && op == XOP_EQ) {
+      if (conj[i] && bd_key_pred(conj[i], col, ct, &op, &v) && op == XOP_EQ) {
         p->pa_eq[p->pa_neq] = v;
         p->pa_eq_conj[p->pa_neq++] = i;
         found = true;
@@ -236,7 +236,7 @@ static void path_fill(const sp_table_t *t, int nkey, const int *keys, xnode_t **
     for (int i = 0; i < n; i++) {
       xop_t op;
       xnode_t *v;
-      if (!conj[i] || !key_pred(conj[i], col, ct, &op, &v))
+      if (!conj[i] || !bd_key_pred(conj[i], col, ct, &op, &v))
         continue;
       if ((op == XOP_GT || op == XOP_GE) && !p->pa_lo) {
         p->pa_lo = v;
