@@ -288,7 +288,7 @@ void cat_stats_get(const cat_table_t *t, arena_t *a, cat_tabstats_t *out)
       cs->cs_avg_width = (double)bytes / (double)(seen - nulls);
     if (complete) {
       double nonnull = out->ts_rows * (1 - cs->cs_null_frac);
-      double ndv = hll_estimate(&k->sk_hll);
+      double ndv = round(hll_estimate(&k->sk_hll));
       cs->cs_ndv = CZ_MIN(ndv, CZ_MAX(nonnull, seen > nulls ? 1.0 : 0.0));
     }
   }

@@ -42,6 +42,13 @@
 #define PC_SAMPLE 200
 #define PC_SEED 0x5eedu           /* samples are seeded: the same data, the same plan */
 #define PC_DEFAULT_NDV 200.0      /* distinct values of what cannot be measured (PostgreSQL's) */
+/* A secondary index range holding more than this fraction of its table
+ * costs more to read (each row fetched from the primary tree by key) than
+ * the whole table in key order: a stored row scanned costs 0.2, a lookup
+ * 1.5 (sql_plan_join.c), so about 0.2 / 1.7. Tables under
+ * PC_WIDE_MIN_ROWS rows keep the index (either way is cheap). */
+#define PC_WIDE_FRACTION 0.12
+#define PC_WIDE_MIN_ROWS 1000
 #define DEFAULT_SEL 0.1
 #define DEFAULT_JOIN_SEL 0.3
 
@@ -546,4 +553,29 @@ double pc_group_rows(bd_t *b, const bd_fromblk_t *fb, xnode_t **group, int ngrou
                                   : CZ_MIN(PC_DEFAULT_NDV, in_rows);
   }
   return CZ_MAX(CZ_MIN(groups, in_rows), 1.0);
+}
+
+bool pc_index_too_wide(bd_t *b, const sp_table_t *t, int ix_no, xnode_t **conj, int n)
+{
+  const sp_index_t *ix = NULL;
+  for (int i = 0; i < t->tb_nindexes; i++)
+    if (t->tb_indexes[i].ix_no == ix_no)
+      ix = &t->tb_indexes[i];
+  if (!ix)
+    return false;
+  const qstats_t *st = table_stats(b, t);
+  if (!st || st->qs_rows < PC_WIDE_MIN_ROWS)
+    return false;
+  xnode_t **live = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n + 1));
+  int nl = 0;
+  for (int i = 0; i < n; i++)
+    if (conj[i])
+      live[nl++] = conj[i];
+  pc_range_t rg;
+  range_of_key(b, t, ix->ix_ncols, ix->ix_cols, live, nl, &rg);
+  batch_t *none;
+  double rows;
+  if (rg.pr_score == 0 || table_sample(b, t, ix_no, &rg.pr_r, 0, &none, &rows) != CZ_OK)
+    return false;
+  return rows > PC_WIDE_FRACTION * st->qs_rows;
 }

@@ -43,4 +43,9 @@ double pc_block_rows(bd_t *b, const bd_fromblk_t *fb, const op_t *plan);
 double pc_group_rows(bd_t *b, const bd_fromblk_t *fb, xnode_t **group, int ngroup,
                      double in_rows);
 
+/* Whether constant conjuncts (NULL entries skipped) bound secondary index
+ * ix_no of t to a key range so wide that scanning the whole table costs
+ * less (the range measured in the index's tree; see PC_WIDE_FRACTION). */
+bool pc_index_too_wide(bd_t *b, const sp_table_t *t, int ix_no, xnode_t **conj, int n);
+
 #endif /* CZ_SQL_PLAN_CARD_H */

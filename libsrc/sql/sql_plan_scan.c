@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sql/sql_bind_int.h"
+#include "sql/sql_plan_card.h"
 
 void bd_conjuncts(bd_t *b, xnode_t *x, xnode_t ***list, int *n, int *cap)
 {
@@ -348,6 +349,12 @@ static op_t *plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool row
     cur.pa_name = t->tb_indexes[i].ix_name;
     if (path_score(&cur) > path_score(&best))
       best = cur;
+  }
+  /* a literal frequent in an index's column: the whole table in key
+   * order reads less than the index range and a lookup per row */
+  if (best.pa_index != 0 && pc_index_too_wide(b, t, best.pa_index, conj, n)) {
+    memset(&best, 0, sizeof(best));
+    path_fill(t, t->tb_npk, t->tb_pk, conj, n, &best);
   }
   scan_spec_t sp;
   memset(&sp, 0, sizeof(sp));
