@@ -142,6 +142,36 @@ static inline void note_value(cat_colsk_t *k, ty_phys_t p, const datum_t *d, int
   *bytes += p == TP_STR ? (int64_t)d->d_str.s_len : (int64_t)ty_phys_size(p);
 }
 
+/* The values of rows sel[0..n) of v into k's sketch; the same hashes as
+ * datum_hash (so ANALYZE, batches and single rows agree), read straight
+ * from the vector for the common kinds. */
+static void sketch_vec(cat_colsk_t *k, const vec_t *v, const int *sel, int n, int64_t *nulls,
+                       int64_t *bytes)
+{
+  ty_phys_t p = ty_phys(v->v_type.t_id);
+  for (int i = 0; i < n; i++) {
+    int r = sel ? sel[i] : i;
+    if (v->v_null[r]) {
+      (*nulls)++;
+      continue;
+    }
+    uint64_t h;
+    if (p == TP_I64) {
+      h = hash64_int((uint64_t)v->v_i64[r]);
+      *bytes += (int64_t)sizeof(int64_t);
+    } else if (p == TP_STR) {
+      h = hash64(v->v_str[r].s_ptr, v->v_str[r].s_len, 0);
+      *bytes += (int64_t)v->v_str[r].s_len;
+    } else {
+      datum_t d;
+      vec_get(v, r, &d);
+      h = datum_hash(p, &d);
+      *bytes += (int64_t)ty_phys_size(p);
+    }
+    hll_add(&k->sk_hll, h);
+  }
+}
+
 void cat_stats_note_batch(const cat_table_t *t, const batch_t *b, const int *sel, int n,
                           const bool *cols)
 {
@@ -152,15 +182,9 @@ void cat_stats_note_batch(const cat_table_t *t, const batch_t *b, const int *sel
   for (int c = 0; c < nc; c++) {
     if (cols && !cols[c])
       continue;
-    const vec_t *v = &b->b_cols[c];
-    ty_phys_t p = ty_phys(v->v_type.t_id);
     cat_colsk_t *k = &st->st_cols[c];
     int64_t nulls = 0, bytes = 0;
-    for (int i = 0; i < n; i++) {
-      datum_t d;
-      vec_get(v, sel ? sel[i] : i, &d);
-      note_value(k, p, &d, &nulls, &bytes);
-    }
+    sketch_vec(k, &b->b_cols[c], sel, n, &nulls, &bytes);
     atomic_fetch_add_explicit(&k->sk_seen, n, memory_order_relaxed);
     if (nulls)
       atomic_fetch_add_explicit(&k->sk_nulls, nulls, memory_order_relaxed);
@@ -320,15 +344,9 @@ void cat_stats_build_rows(cat_stats_build_t *sb, const batch_t *b, const int *se
 {
   int nc = CZ_MIN(sb->sb_ncols, b->b_ncols);
   for (int c = 0; c < nc; c++) {
-    const vec_t *v = &b->b_cols[c];
-    ty_phys_t p = ty_phys(v->v_type.t_id);
     cat_colsk_t *k = &sb->sb_cols[c];
     int64_t nulls = 0, bytes = 0;
-    for (int i = 0; i < n; i++) {
-      datum_t d;
-      vec_get(v, sel ? sel[i] : i, &d);
-      note_value(k, p, &d, &nulls, &bytes);
-    }
+    sketch_vec(k, &b->b_cols[c], sel, n, &nulls, &bytes);
     k->sk_seen += n;
     k->sk_nulls += nulls;
     k->sk_bytes += bytes;
