@@ -526,8 +526,9 @@ char *pgcat_constraintdef(const pgcat_env_t *env, cat_oid_t conoid, arena_t *a)
  * (catalog/README.md, "Statistics"): null_frac, avg_width and n_distinct
  * (as PostgreSQL: negative when it is a fraction of the rows, -1 for a
  * unique column, used when the distinct values are over a tenth of the
- * rows). No most-common values, histograms or correlation are kept: those
- * columns are NULL (typed text[] here, anyarray / real[] in PostgreSQL). */
+ * rows), for the tables the user may read. No most-common values,
+ * histograms or correlation are kept: those columns are NULL (typed text[]
+ * here, anyarray / real[] in PostgreSQL). */
 
 static const pgcat_col_t pg_stats_cols[] = {
   {"schemaname", PGT_NAME},          {"tablename", PGT_NAME},
@@ -544,6 +545,9 @@ static int pgcat_fill_pg_stats(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
   const cat_snapshot_t *s = env->pe_snap;
   for (int i = 0; i < s->cs_ntables; i++) {
     const cat_table_t *t = s->cs_tables[i];
+    /* as PostgreSQL's view: the columns the user may read */
+    if (!(cat_table_privs(s, env->pe_user, t) & CAT_PRIV_SELECT))
+      continue;
     cat_tabstats_t ts;
     cat_stats_get(t, w->pw_arena, &ts);
     for (int c = 0; c < t->ct_ncols; c++) {

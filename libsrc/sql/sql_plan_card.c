@@ -512,14 +512,9 @@ static double block_col_ndv(bd_t *b, const bd_fromblk_t *fb, int col, double in_
       return st->qs_rows;
     if (st && tc < st->qs_ncols && st->qs_cols[tc].qc_ndv >= 0)
       return st->qs_cols[tc].qc_ndv;
-    /* no catalog estimate: the sample's */
-    pc_unit_t pu;
-    memset(&pu, 0, sizeof(pu));
-    pu.pu_total = pu.pu_rows = st ? st->qs_rows : in_rows;
-    pu.pu_ndv = arena_alloc(b->b_a, sizeof(double) * (size_t)(t->tb_ncols + 1));
-    for (int c = 0; c < t->tb_ncols; c++)
-      pu.pu_ndv[c] = -1;
-    return column_ndv(b, un, &pu, tc);
+    /* no catalog estimate (a table older than its statistics): the
+     * default, not a sample (grouping must not make planning sample) */
+    return CZ_MIN(PC_DEFAULT_NDV, in_rows);
   }
   return CZ_MIN(PC_DEFAULT_NDV, in_rows);
 }
