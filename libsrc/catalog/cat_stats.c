@@ -131,15 +131,35 @@ static void stats_reset_columns(cat_stats_t *st)
 
 /* ---- the write path ------------------------------------------------------ */
 
-static inline void note_value(cat_colsk_t *k, ty_phys_t p, const datum_t *d, int64_t *nulls,
+/* Bytes a value of a fixed-width type takes as PostgreSQL counts them
+ * (pg_stats.avg_width: int4 4, not the 8 of its vector slot); strings
+ * count their length. */
+static int64_t fixed_width(ty_t t)
+{
+  switch (t.t_id) {
+  case TY_BOOL:
+    return 1;
+  case TY_INT2:
+    return 2;
+  case TY_INT4:
+  case TY_DATE:
+  case TY_FLOAT4:
+    return 4;
+  default:
+    return (int64_t)ty_phys_size(ty_phys(t.t_id));
+  }
+}
+
+static inline void note_value(cat_colsk_t *k, ty_t t, const datum_t *d, int64_t *nulls,
                               int64_t *bytes)
 {
   if (d->d_null) {
     (*nulls)++;
     return;
   }
+  ty_phys_t p = ty_phys(t.t_id);
   hll_add(&k->sk_hll, datum_hash(p, d));
-  *bytes += p == TP_STR ? (int64_t)d->d_str.s_len : (int64_t)ty_phys_size(p);
+  *bytes += p == TP_STR ? (int64_t)d->d_str.s_len : fixed_width(t);
 }
 
 /* The values of rows sel[0..n) of v into k's sketch; the same hashes as
@@ -149,6 +169,7 @@ static void sketch_vec(cat_colsk_t *k, const vec_t *v, const int *sel, int n, in
                        int64_t *bytes)
 {
   ty_phys_t p = ty_phys(v->v_type.t_id);
+  int64_t width = fixed_width(v->v_type);
   for (int i = 0; i < n; i++) {
     int r = sel ? sel[i] : i;
     if (v->v_null[r]) {
@@ -158,7 +179,7 @@ static void sketch_vec(cat_colsk_t *k, const vec_t *v, const int *sel, int n, in
     uint64_t h;
     if (p == TP_I64) {
       h = hash64_int((uint64_t)v->v_i64[r]);
-      *bytes += (int64_t)sizeof(int64_t);
+      *bytes += width;
     } else if (p == TP_STR) {
       h = hash64(v->v_str[r].s_ptr, v->v_str[r].s_len, 0);
       *bytes += (int64_t)v->v_str[r].s_len;
@@ -166,7 +187,7 @@ static void sketch_vec(cat_colsk_t *k, const vec_t *v, const int *sel, int n, in
       datum_t d;
       vec_get(v, r, &d);
       h = datum_hash(p, &d);
-      *bytes += (int64_t)ty_phys_size(p);
+      *bytes += width;
     }
     hll_add(&k->sk_hll, h);
   }
@@ -201,7 +222,7 @@ void cat_stats_note_row(const cat_table_t *t, const datum_t *vals, const bool *c
       continue;
     cat_colsk_t *k = &st->st_cols[c];
     int64_t nulls = 0, bytes = 0;
-    note_value(k, ty_phys(t->ct_types[c].t_id), &vals[c], &nulls, &bytes);
+    note_value(k, t->ct_types[c], &vals[c], &nulls, &bytes);
     atomic_fetch_add_explicit(&k->sk_seen, 1, memory_order_relaxed);
     if (nulls)
       atomic_fetch_add_explicit(&k->sk_nulls, 1, memory_order_relaxed);
