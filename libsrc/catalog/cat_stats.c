@@ -524,6 +524,10 @@ int cat_stats_attach(cat_t *c, const char *path, bool recovered, err_t *e)
       atomic_store(&st->st_recount, true);
     }
   }
+  /* written now, so that it exists to be kept from SQL's file functions
+   * (COPY): by its path, which stays when a save renames a new file in */
+  cat_stats_save(c);
+  fg_protect_path(path, "the optimizer's statistics file");
   db_on_checkpoint(c->c_db, cat_stats_on_checkpoint, c);
   return CZ_OK;
 }
