@@ -203,14 +203,21 @@ def main():
         for t in tables:
             cur.execute(f"DROP TABLE IF EXISTS {P}{t}")
         setup(cur)
+        steps = [("analyze", lambda: check_analyze(cur, args.kind)),
+                 ("pg_stats after ANALYZE", lambda: check_pg_stats(cur, True))]
+        if args.kind == "cadenza":
+            steps = [("pg_stats kept current", lambda: check_pg_stats(cur, False)),
+                     ("rows", lambda: check_rows(cur)),
+                     ("skew", lambda: check_skew(cur)),
+                     ("group", lambda: check_group(cur))] + steps
         try:
-            if args.kind == "cadenza":
-                check_pg_stats(cur, False)
-                check_rows(cur)
-                check_skew(cur)
-                check_group(cur)
-            check_analyze(cur, args.kind)
-            check_pg_stats(cur, True)
+            for name, step in steps:
+                try:
+                    step()
+                except psycopg.Error as ex:
+                    check(f"{name}: no error", False, f"{ex.sqlstate}: {ex}")
+                    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                        conn.rollback()
         finally:
             for t in tables:
                 cur.execute(f"DROP TABLE IF EXISTS {P}{t}")
