@@ -2,6 +2,7 @@
  * the table layer: tables described as sp_table_t, the storage hooks
  * (qtable_ops_t) over tbl_*, and privilege checks of a plan. */
 #include <string.h>
+#include <strings.h>
 
 #include "engine/en_pgcat.h"
 #include "engine/engine_int.h"
@@ -63,6 +64,9 @@ void en_env(esession_t *s, sp_env_t *env)
   env->pe_ctx = s;
   env->pe_table = env_table;
   env->pe_vector_size = s->se_eng->en_vector_size;
+  const char *seq = en_guc_get(s, "enable_seqscan");
+  env->pe_no_seqscan = seq && (strcasecmp(seq, "off") == 0 || strcasecmp(seq, "false") == 0 ||
+                               strcmp(seq, "0") == 0);
 }
 
 int en_check_access(esession_t *s, const splan_t *p, err_t *e)

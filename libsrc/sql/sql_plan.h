@@ -68,7 +68,10 @@ typedef struct sp_env_s {
                   const sp_table_t **out, err_t *e);
   int pe_vector_size;
   /* Estimates come from each table's handle (qtable_ops_t qt_stats,
-   * qt_sample), not from here. */
+   * qt_sample), not from here. pe_no_seqscan: PostgreSQL's
+   * enable_seqscan = off, an index the conjuncts can bound is used
+   * however much of the table its range holds. */
+  bool pe_no_seqscan;
 } sp_env_t;
 
 typedef enum sp_kind_e {

@@ -352,7 +352,8 @@ static op_t *plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool row
   }
   /* a literal frequent in an index's column: the whole table in key
    * order reads less than the index range and a lookup per row */
-  if (best.pa_index != 0 && pc_index_too_wide(b, t, best.pa_index, conj, n)) {
+  if (best.pa_index != 0 && !b->b_env->pe_no_seqscan &&
+      pc_index_too_wide(b, t, best.pa_index, conj, n)) {
     memset(&best, 0, sizeof(best));
     path_fill(t, t->tb_npk, t->tb_pk, conj, n, &best);
   }

@@ -11,7 +11,8 @@ items 2 and 3; catalog/README.md "Statistics"):
   skew       a column with an index, one value on 99.9% of the rows and one
              on 0.1%: the rare literal reads the index (and looks the other
              table up by key in a join); the frequent one scans the table
-             (and hash-joins); the answers are right either way
+             (and hash-joins), unless enable_seqscan is off; the answers
+             are right either way
   group      a grouped derived table is estimated at its groups (the
              distinct values of its key), not a fixed 1000
   analyze    ANALYZE t, ANALYZE, VACUUM ANALYZE t; an unknown table is
@@ -144,6 +145,10 @@ def check_skew(cur):
     common = explain(cur, f"SELECT * FROM {P}f WHERE kind = 'common'")
     check("skew: the rare literal reads the index", f"using {P}f_kind" in rare, rare)
     check("skew: the frequent literal scans the table", f"using {P}f_kind" not in common, common)
+    cur.execute("SET enable_seqscan = off")
+    forced = explain(cur, f"SELECT * FROM {P}f WHERE kind = 'common'")
+    cur.execute("RESET enable_seqscan")
+    check("skew: enable_seqscan = off keeps the index", f"using {P}f_kind" in forced, forced)
     check("skew: answers", one(cur, f"SELECT count(*) FROM {P}f WHERE kind = 'rare'") == 19 and
           one(cur, f"SELECT count(*) FROM {P}f WHERE kind = 'common'") == 18981)
     q = (f"SELECT d.label, f.opt FROM {P}f f, {P}d d WHERE f.grp = d.id AND f.kind = '%s'")
