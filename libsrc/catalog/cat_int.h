@@ -48,6 +48,10 @@ struct cat_table_rt_s {
   _Atomic(const txn_t *) rt_builder;     /* building an index on the table; NULL none */
   _Atomic uint64_t rt_index_version;     /* snapshots older than this lack an index */
   uint64_t rt_build_version;             /* the builder's snapshot version (its own) */
+  /* Statistics (cat_stats.c): made at first use, freed at cat_close. */
+  _Atomic(struct cat_stats_s *) rt_stats;
+  bool rt_born_open;                     /* made after cat_open: the table started
+                                            empty, so its sketches see every row */
 };
 
 struct cat_s {
@@ -60,6 +64,8 @@ struct cat_s {
   cat_snapshot_t *c_pending;       /* its snapshot (one reference) */
   uint64_t c_next_version;         /* for snapshots built (under the DDL lock) */
   struct cat_table_rt_s *c_rts;    /* per-table runtime, by OID (under c_mx) */
+  bool c_opened;                   /* cat_open has loaded the first snapshot */
+  char *c_stats_path;              /* cat_stats_attach's file; NULL none */
 };
 
 /* Open-addressing name index of a snapshot. */
@@ -112,6 +118,8 @@ int cat_open_sys(cat_t *c, err_t *e);
 /* The name of a table's long-values tree ("l<oid>") into buf. */
 void cat_long_tree_name(cat_oid_t table, char *buf, size_t cap);
 cat_table_rt_t *cat_rt_get(cat_t *c, cat_oid_t oid);
+/* cat_close: saves (when attached) and frees the statistics. */
+void cat_stats_close(cat_t *c);
 
 /* ---- DDL helpers (cat_ddl.c) ------------------------------------------- */
 

@@ -505,6 +505,7 @@ cat_table_rt_t *cat_rt_get(cat_t *c, cat_oid_t oid)
     if (!rt)
       abort(); /* as arena_alloc: out of memory is fatal */
     rt->rt_oid = oid;
+    rt->rt_born_open = c->c_opened;
     mutex_init(&rt->rt_mx);
     rt->rt_next = c->c_rts;
     c->c_rts = rt;

@@ -153,6 +153,7 @@ int cat_open(db_t *db, cat_t **out, err_t *e)
     return CZ_ERR;
   }
   atomic_store(&c->c_version, 1);
+  c->c_opened = true;
   *out = c;
   return CZ_OK;
 }
@@ -161,6 +162,7 @@ void cat_close(cat_t *c)
 {
   if (!c)
     return;
+  cat_stats_close(c);
   if (c->c_cur)
     cat_snapshot_release(c->c_cur);
   if (c->c_pending)

@@ -342,4 +342,58 @@ int cat_next_rowid(const cat_table_t *t, int64_t *out, err_t *e);
  * while a row or a reader may still name it). */
 int cat_next_long_id(const cat_table_t *t, uint64_t *out, err_t *e);
 
+/* ---- statistics (cat_stats.c; catalog/README.md, "Statistics") ------------
+ * Per table, kept current by the table layer's row writes: the committed
+ * row count, and per column a HyperLogLog sketch of the values written
+ * with the NULLs and bytes among them. Nothing here is exact; everything
+ * is cheap to keep. ANALYZE rebuilds them from a scan; they are saved
+ * beside the database at every checkpoint (cat_stats_attach). */
+
+typedef struct cat_colstats_s {
+  double cs_ndv;                /* distinct non-NULL values; < 0 unknown */
+  double cs_null_frac;          /* NULLs among the rows; < 0 unknown */
+  double cs_avg_width;          /* bytes of a non-NULL value; < 0 unknown */
+} cat_colstats_t;
+
+typedef struct cat_tabstats_s {
+  double ts_rows;               /* committed rows, roughly (>= 0) */
+  bool ts_analyzed;             /* ANALYZE has run on it (since it was created) */
+  int64_t ts_written;           /* rows written (inserted, updated) since the sketches began */
+  int ts_ncols;
+  cat_colstats_t *ts_cols;      /* in the caller's arena */
+} cat_tabstats_t;
+
+/* t's statistics, copied into a (never fails; unknowns are < 0). */
+void cat_stats_get(const cat_table_t *t, arena_t *a, cat_tabstats_t *out);
+/* Values written: rows sel[0..n) of b (NULL sel: rows 0..n-1), all of the
+ * table's columns in order; cols (NULL = every one) marks the columns
+ * whose values are new (an UPDATE's SET). */
+void cat_stats_note_batch(const cat_table_t *t, const batch_t *b, const int *sel, int n,
+                          const bool *cols);
+/* One row's values written (vals: every column; cols as above). */
+void cat_stats_note_row(const cat_table_t *t, const datum_t *vals, const bool *cols);
+/* Rows added (delta > 0) or removed by tx: counted when tx commits,
+ * forgotten when it rolls back. After a rollback to a savepoint the
+ * table's count is taken again from its primary tree (where the undo
+ * fell is not known here). */
+void cat_stats_count(txn_t *tx, const cat_table_t *t, int64_t delta);
+
+/* ANALYZE: a fresh set built from every row of a scan replaces t's. */
+typedef struct cat_stats_build_s cat_stats_build_t;
+cat_stats_build_t *cat_stats_build_begin(const cat_table_t *t);
+/* Rows sel[0..n) of b: every column of the table in order. */
+void cat_stats_build_rows(cat_stats_build_t *sb, const batch_t *b, const int *sel, int n);
+/* Installs the result (rows: the rows scanned) and frees sb. */
+void cat_stats_build_end(const cat_table_t *t, cat_stats_build_t *sb, int64_t rows);
+void cat_stats_build_abort(cat_stats_build_t *sb);
+
+/* Loads the statistics saved at path (when the file exists) and saves
+ * them there after every checkpoint and at cat_close. recovered: the
+ * database replayed its log at this open, so row counts saved at the last
+ * checkpoint are stale: they are taken again from the primary trees (an
+ * estimate from a few descents) at first use. Tables the file does not
+ * hold get row counts from their trees and no distinct-value estimates
+ * until ANALYZE. */
+int cat_stats_attach(cat_t *c, const char *path, bool recovered, err_t *e);
+
 #endif /* CZ_CATALOG_H */

@@ -94,6 +94,24 @@ static int en_config(engine_t *eng, const ini_t *ini, err_t *e)
   return CZ_OK;
 }
 
+/* The optimizer's statistics live in "<database file>.stats" (the first
+ * stripe's name when striped), saved at every checkpoint
+ * (catalog/README.md, "Statistics"); a log replayed at this open makes
+ * the saved row counts stale. */
+static int en_stats_attach(engine_t *eng, const ini_t *ini, err_t *e)
+{
+  const char *db = ini_get(ini, "Striping", "Stripe1");
+  if (!db)
+    db = ini_get(ini, "Database", "DatabaseFile");
+  if (!db || !db[0])
+    db = "cadenza.db";  /* storage's default (st_config.c) */
+  char path[4200];
+  snprintf(path, sizeof(path), "%s.stats", db);
+  db_stats_t ds;
+  db_get_stats(eng->en_db, &ds);
+  return cat_stats_attach(eng->en_cat, path, ds.ds_replayed > 0, e);
+}
+
 int engine_open(const ini_t *ini, engine_t **out, err_t *e)
 {
   engine_t *eng = calloc(1, sizeof(*eng));
@@ -123,6 +141,8 @@ int engine_open(const ini_t *ini, engine_t **out, err_t *e)
       err_set(e, SQLSTATE_INTERNAL, "the catalog is missing after bootstrap");
     goto fail_db;
   }
+  if (en_stats_attach(eng, ini, e) != CZ_OK)
+    goto fail_db;
   {
     const char *pw = ini_get(ini, "Parameters", "DBAPassword");
     if (!pw || strcmp(pw, EN_SAMPLE_PASSWORD) == 0)

@@ -173,6 +173,19 @@ typedef int (*qcf_eval_t)(void *ctx, const batch_t *ex, const batch_t *b, const 
                           batch_t *newv, bool *ok, err_t *e);
 
 
+/* Statistics of a stored table for the optimizer (qt_stats). Estimates,
+ * never exact; an unknown figure is < 0. */
+typedef struct qcolstats_s {
+  double qc_ndv;                /* distinct non-NULL values */
+  double qc_null_frac;          /* fraction of rows with NULL here */
+  double qc_avg_width;          /* bytes of a non-NULL value */
+} qcolstats_t;
+
+typedef struct qstats_s {
+  double qs_rows;               /* rows the table holds (committed) */
+  int qs_ncols;
+  const qcolstats_t *qs_cols;   /* per table column (qs_ncols of them) */
+} qstats_t;
 /* ---- parallel scans: the types (the operations are the last block of
  * qtable_ops_s) ----------------------------------------------------------
  * A scan cut into contiguous key ranges (a split) that several worker
@@ -230,6 +243,23 @@ struct qtable_ops_s {
   int (*qt_conflict_apply)(qctx_t *q, qconflict_t *c, const batch_t *b, const int *sel, int n,
                            uint8_t *act, batch_t **newv, arena_t *a, err_t *e);
 
+  /* ---- statistics and samples for the optimizer --------------------------
+   * Called while a statement is planned, with no execution (no qctx):
+   * they see committed rows only and cost a few page visits, never a
+   * scan. NULL members: the storage keeps none (the planner then uses
+   * its defaults). */
+  /* The table's statistics (row count, per column distinct values, NULL
+   * fraction, width), kept current as rows change; out's arrays in a. */
+  int (*qt_stats)(void *tab, arena_t *a, qstats_t *out, err_t *e);
+  /* A key range of index idx (0 the primary index; range NULL = all of
+   * it): *rows the rows it holds, estimated from the index's tree (where
+   * the range's ends fall on two descents; exact when they fall on one
+   * leaf); and when n > 0 up to n rows drawn at random from the range
+   * (seeded: the same data gives the same rows, and so the same plan),
+   * columns cols[0..ncols) into out (capacity >= n; out->b_n set; a row
+   * may come twice). */
+  int (*qt_sample)(void *tab, int idx, const qrange_t *range, int n, uint64_t seed,
+                   const int *cols, int ncols, batch_t *out, double *rows, arena_t *a, err_t *e);
   /* ---- parallel scans (scans split into morsels) ----------------------
    * NULL when the storage cannot split its scans (catalog relations): the
    * caller then scans on one thread. What the worker threads may do

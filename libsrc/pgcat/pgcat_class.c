@@ -143,9 +143,18 @@ static bool pgcat_has_index(const cat_table_t *t)
   return false;
 }
 
+/* A table's rows as the catalog's statistics keep them (an index has
+ * one entry per row of its table). */
+static double pgcat_rows_of(const cat_table_t *t, arena_t *a)
+{
+  cat_tabstats_t ts;
+  cat_stats_get(t, a, &ts);
+  return ts.ts_rows;
+}
+
 /* The columns common to every pg_class row; the caller puts the rest. */
 static void pgcat_class_head(pgcat_rows_t *w, cat_oid_t oid, const char *name, cat_oid_t ns,
-                             cat_oid_t owner, cat_oid_t am)
+                             cat_oid_t owner, cat_oid_t am, double tuples)
 {
   pgcat_put_int(w, oid);
   pgcat_put_text(w, name);
@@ -157,7 +166,7 @@ static void pgcat_class_head(pgcat_rows_t *w, cat_oid_t oid, const char *name, c
   pgcat_put_int(w, 0);          /* relfilenode: trees are named, not numbered */
   pgcat_put_int(w, 0);          /* reltablespace: the default */
   pgcat_put_int(w, 0);          /* relpages */
-  pgcat_put_f64(w, -1);         /* reltuples: never analyzed */
+  pgcat_put_f64(w, tuples);     /* reltuples: kept current (cat_stats_*); -1 unknown */
   pgcat_put_int(w, 0);          /* relallvisible */
   pgcat_put_int(w, 0);          /* reltoastrelid */
 }
@@ -191,7 +200,8 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
   const cat_snapshot_t *s = env->pe_snap;
   for (int i = 0; i < s->cs_ntables; i++) {
     const cat_table_t *t = s->cs_tables[i];
-    pgcat_class_head(w, t->ct_oid, t->ct_name, t->ct_schema, t->ct_owner, PGCAT_AM_HEAP);
+    pgcat_class_head(w, t->ct_oid, t->ct_name, t->ct_schema, t->ct_owner, PGCAT_AM_HEAP,
+                     pgcat_rows_of(t, w->pw_arena));
     if (pgcat_class_tail(w, pgcat_has_index(t), 'r', t->ct_ncols,
                          pgcat_table_acl(env, t, w->pw_arena), e))
       return CZ_ERR;
@@ -201,7 +211,7 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
     if (ix->ci_hidden)
       continue;
     pgcat_class_head(w, ix->ci_oid, ix->ci_name, ix->ci_table->ct_schema,
-                     ix->ci_table->ct_owner, PGCAT_AM_BTREE);
+                     ix->ci_table->ct_owner, PGCAT_AM_BTREE, pgcat_rows_of(ix->ci_table, w->pw_arena));
     if (pgcat_class_tail(w, false, 'i', ix->ci_nkeys + ix->ci_ninclude, NULL, e))
       return CZ_ERR;
   }
@@ -209,7 +219,7 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
   for (int i = 0, n = pgcat_nrels(); i < n; i++) {
     const pgcat_rel_t *r = pgcat_rel_at(i);
     pgcat_class_head(w, r->pr_oid, r->pr_name, r->pr_schema, owner,
-                     r->pr_kind == 'r' ? PGCAT_AM_HEAP : 0);
+                     r->pr_kind == 'r' ? PGCAT_AM_HEAP : 0, -1);
     if (pgcat_class_tail(w, false, r->pr_kind, r->pr_ncols, NULL, e))
       return CZ_ERR;
   }
@@ -511,6 +521,61 @@ char *pgcat_constraintdef(const pgcat_env_t *env, cat_oid_t conoid, arena_t *a)
   return NULL;
 }
 
+/* ---- pg_stats -------------------------------------------------------------
+ * One row per column of each table whose statistics describe every row
+ * (catalog/README.md, "Statistics"): null_frac, avg_width and n_distinct
+ * (as PostgreSQL: negative when it is a fraction of the rows, -1 for a
+ * unique column, used when the distinct values are over a tenth of the
+ * rows), for the tables the user may read. No most-common values,
+ * histograms or correlation are kept: those columns are NULL (typed text[]
+ * here, anyarray / real[] in PostgreSQL). */
+
+static const pgcat_col_t pg_stats_cols[] = {
+  {"schemaname", PGT_NAME},          {"tablename", PGT_NAME},
+  {"attname", PGT_NAME},             {"inherited", PGT_BOOL},
+  {"null_frac", PGT_FLOAT4},         {"avg_width", PGT_INT4},
+  {"n_distinct", PGT_FLOAT4},        {"most_common_vals", PGT_TEXT_ARRAY},
+  {"most_common_freqs", PGT_TEXT_ARRAY}, {"histogram_bounds", PGT_TEXT_ARRAY},
+  {"correlation", PGT_FLOAT4},       {"most_common_elems", PGT_TEXT_ARRAY},
+  {"most_common_elem_freqs", PGT_TEXT_ARRAY}, {"elem_count_histogram", PGT_TEXT_ARRAY},
+};
+
+static int pgcat_fill_pg_stats(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
+{
+  const cat_snapshot_t *s = env->pe_snap;
+  for (int i = 0; i < s->cs_ntables; i++) {
+    const cat_table_t *t = s->cs_tables[i];
+    /* as PostgreSQL's view: the columns the user may read */
+    if (!(cat_table_privs(s, env->pe_user, t) & CAT_PRIV_SELECT))
+      continue;
+    cat_tabstats_t ts;
+    cat_stats_get(t, w->pw_arena, &ts);
+    for (int c = 0; c < t->ct_ncols; c++) {
+      const cat_colstats_t *cs = &ts.ts_cols[c];
+      if (cs->cs_ndv < 0 || cs->cs_null_frac < 0)
+        continue;
+      double nd = cs->cs_ndv;
+      if (ts.ts_rows > 0 && nd > 0.1 * ts.ts_rows)
+        nd = -CZ_MIN(nd / ts.ts_rows, 1.0);
+      pgcat_put_text(w, t->ct_schema_name);
+      pgcat_put_text(w, t->ct_name);
+      pgcat_put_text(w, t->ct_cols[c].cc_name);
+      pgcat_put_bool(w, false);
+      pgcat_put_f64(w, cs->cs_null_frac);
+      pgcat_put_int(w, cs->cs_avg_width >= 0 ? (int64_t)(cs->cs_avg_width + 0.5) : 0);
+      pgcat_put_f64(w, nd);
+      for (int k = 0; k < 3; k++)
+        pgcat_put_null(w);
+      pgcat_put_null(w);  /* correlation */
+      for (int k = 0; k < 3; k++)
+        pgcat_put_null(w);
+      if (pgcat_row_end(w, e) != CZ_OK)
+        return CZ_ERR;
+    }
+  }
+  return CZ_OK;
+}
+
 const pgcat_rel_t pgcat_rels_class[] = {
   PGCAT_REL("pg_namespace", CAT_OID_PG_CATALOG, 2615, 'r', pg_namespace_cols,
             pgcat_fill_pg_namespace),
@@ -522,5 +587,6 @@ const pgcat_rel_t pgcat_rels_class[] = {
   PGCAT_REL("pg_constraint", CAT_OID_PG_CATALOG, 2606, 'r', pg_constraint_cols,
             pgcat_fill_pg_constraint),
   PGCAT_REL("pg_inherits", CAT_OID_PG_CATALOG, 2611, 'r', pg_inherits_cols, pgcat_fill_empty),
+  PGCAT_REL("pg_stats", CAT_OID_PG_CATALOG, 12010, 'v', pg_stats_cols, pgcat_fill_pg_stats),
 };
 const int pgcat_nrels_class = (int)CZ_ARRAY_LEN(pgcat_rels_class);

@@ -371,6 +371,10 @@ op_t *bd_plan_scan_target(bd_t *b, const sp_table_t *t, const char *alias, xnode
                           int n, const bool *need);
 /* Splits an AND tree into conjuncts (appends to *list). */
 void bd_conjuncts(bd_t *b, xnode_t *x, xnode_t ***list, int *n, int *cap);
+/* If c is `col op value` (either order) with col (of type ctype) as a key
+ * column can be bounded by value (free of columns), the comparison as
+ * seen from the column (EQ, LT, LE, GT, GE) and the value. */
+bool bd_key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **val);
 xnode_t *bd_and_all(bd_t *b, xnode_t **conj, int n);
 
 /* ---- DML (sql_bind_dml.c) ----------------------------------------------- */

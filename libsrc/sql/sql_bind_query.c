@@ -7,6 +7,7 @@
 #include "exec/exec_ql.h"
 #include "sql/sql_bind_ext.h"
 #include "sql/sql_bind_int.h"
+#include "sql/sql_plan_card.h"
 
 /* The name PostgreSQL gives a result column without an alias. */
 static const char *target_name(const sql_expr_t *x)
@@ -518,7 +519,12 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
       if (bd_groupsets_plan(b, plan, &gsets, ag, &plan) != CZ_OK)
         return CZ_ERR;
     } else {
+      /* the groups' estimate: what a derived table or a decorrelated
+       * subquery over this block weighs (sql_plan_card.c) */
+      double groups = pc_group_rows(b, from, group, ngroup, pc_block_rows(b, from, plan));
       plan = op_hashagg_new(b->b_a, plan, ngroup, group, ag->ag_n, ag->ag_specs);
+      if (groups >= 0 && ngroup > 0)
+        plan->o_est_rows = groups;
     }
     for (int t = 0; t < tl.tl_n; t++)
       if (bd_agg_rewrite(b, ag, ngroup, group, tl.tl_x[t], &tl.tl_x[t]) != CZ_OK)

@@ -67,12 +67,11 @@ typedef struct sp_env_s {
   int (*pe_table)(void *ctx, const char *schema, const char *name, arena_t *a,
                   const sp_table_t **out, err_t *e);
   int pe_vector_size;
-  /* Estimates for join ordering (NULL, or 1 returned: unknown, defaults
-   * are used). pe_estimate: rows of t (all of them). pe_sample: up to n
-   * rows of t, all its columns, picked at random (seeded: the same data
-   * gives the same plan), into a batch made in a. */
-  int (*pe_estimate)(void *ctx, const sp_table_t *t, double *rows, err_t *e);
-  int (*pe_sample)(void *ctx, const sp_table_t *t, int n, arena_t *a, batch_t **out, err_t *e);
+  /* Estimates come from each table's handle (qtable_ops_t qt_stats,
+   * qt_sample), not from here. pe_no_seqscan: PostgreSQL's
+   * enable_seqscan = off, an index the conjuncts can bound is used
+   * however much of the table its range holds. */
+  bool pe_no_seqscan;
 } sp_env_t;
 
 typedef enum sp_kind_e {

@@ -1,24 +1,38 @@
-/* sql_plan_card — estimates for join ordering.
+/* sql_plan_card — estimates for join ordering and grouping.
  *
- * Design notes (sql/README.md, "Join order"):
- * - A table's size comes from its primary tree (pe_estimate: where the
- *   tree's ends fall, two descents). Its own conjuncts are run on a
- *   sample of PC_SAMPLE rows picked by random descents (pe_sample), so a
- *   frequent literal and a rare one of the same column get different
- *   estimates; a conjunct that finds no sampled row counts as half a row
- *   of the sample. Conjuncts that cannot run at plan time (parameters,
- *   volatile functions, or an error on a sampled row) count as
- *   DEFAULT_SEL.
+ * Design notes (sql/README.md, "Join order", "Estimates"):
+ * - Everything comes from the table's handle (exec.h qt_stats,
+ *   qt_sample), so any storage that implements those plugs in.
+ * - A table's size is its row count kept by the catalog as rows change
+ *   (qt_stats); a storage without statistics answers from its primary
+ *   tree's shape (qt_sample with no range, no rows).
+ * - Its own conjuncts: when constant conjuncts fix a prefix of the
+ *   primary key or of an index (equalities, then one range), that key
+ *   range is measured in the index's tree (qt_sample's *rows: exact when
+ *   both ends fall on one leaf) and PC_SAMPLE rows are drawn from the
+ *   range itself, on which the other conjuncts run; so `col = 'rare'` and
+ *   `col = 'common'` of an indexed column get their own counts however
+ *   rare the value. Otherwise PC_SAMPLE rows drawn from the whole table
+ *   run every conjunct; a conjunct that finds no sampled row counts as
+ *   half a row of the sample. Conjuncts that cannot run at plan time
+ *   (parameters, volatile functions, or an error on a sampled row) count
+ *   as DEFAULT_SEL.
  * - Conjuncts that fix the whole primary key to constants give one row.
  * - An equality with a column that is a key of its table (the primary key
  *   or a one-column unique index) keeps 1 / rows of that table: each row
  *   of the other side meets at most one. Other equalities of two columns
  *   keep 1 / max(distinct values of either).
  *   A column that is the primary key or a one-column unique index has as
- *   many distinct values as the table has rows; other columns are
- *   estimated from the sample with Haas and Stokes' Duj1 estimator
+ *   many distinct values as the table has rows; other columns take the
+ *   catalog's distinct estimate (a HyperLogLog kept as rows are written)
+ *   and, when the catalog has none (a table older than its statistics,
+ *   not analyzed), the sample's, by Haas and Stokes' Duj1 estimator
  *   (n d / (n - f1 + f1 n / N): n sampled, d distinct, f1 seen once).
- * - Derived tables and functions in FROM count PC_DEFAULT_ROWS rows.
+ * - Derived tables count the rows their own plan estimated (a grouped
+ *   one: its groups, pc_group_rows); functions in FROM and catalog
+ *   relations PC_DEFAULT_ROWS.
+ * - GROUP BY keeps the product of its keys' distinct values, at most the
+ *   input's rows; a key that is not a column counts PC_DEFAULT_NDV.
  */
 #include <math.h>
 #include <string.h>
@@ -26,6 +40,15 @@
 #include "sql/sql_plan_card.h"
 
 #define PC_SAMPLE 200
+#define PC_SEED 0x5eedu           /* samples are seeded: the same data, the same plan */
+#define PC_DEFAULT_NDV 200.0      /* distinct values of what cannot be measured (PostgreSQL's) */
+/* A secondary index range holding more than this fraction of its table
+ * costs more to read (each row fetched from the primary tree by key) than
+ * the whole table in key order: a stored row scanned costs 0.2, a lookup
+ * 1.5 (sql_plan_join.c), so about 0.2 / 1.7. Tables under
+ * PC_WIDE_MIN_ROWS rows keep the index (either way is cheap). */
+#define PC_WIDE_FRACTION 0.12
+#define PC_WIDE_MIN_ROWS 1000
 #define DEFAULT_SEL 0.1
 #define DEFAULT_JOIN_SEL 0.3
 
@@ -139,6 +162,146 @@ static double sample_selectivity(bd_t *b, batch_t *sample, xnode_t **conj, int n
   return kept / ns * other;
 }
 
+static const qtable_ops_t *table_ops(const sp_table_t *t)
+{
+  return t && t->tb_handle ? ((const qtable_t *)t->tb_handle)->qt_ops : NULL;
+}
+
+/* The table's statistics (NULL: the storage keeps none). Estimates never
+ * fail a statement: an error is forgotten and the defaults serve. */
+static const qstats_t *table_stats(bd_t *b, const sp_table_t *t)
+{
+  const qtable_ops_t *ops = table_ops(t);
+  if (!ops || !ops->qt_stats)
+    return NULL;
+  qstats_t *st = arena_zalloc(b->b_a, sizeof *st);
+  if (ops->qt_stats(t->tb_handle, b->b_a, st, b->b_e) != CZ_OK) {
+    err_clear(b->b_e);
+    return NULL;
+  }
+  return st;
+}
+
+/* Rows of key range r of index idx (NULL: the whole primary index) and,
+ * with n > 0, up to n of them (every column) in *out. 1: not measured. */
+static int table_sample(bd_t *b, const sp_table_t *t, int idx, const qrange_t *r, int n,
+                        batch_t **out, double *rows)
+{
+  const qtable_ops_t *ops = table_ops(t);
+  *out = NULL;
+  *rows = -1;
+  if (!ops || !ops->qt_sample)
+    return 1;
+  int *cols = arena_alloc(b->b_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
+  for (int c = 0; c < t->tb_ncols; c++)
+    cols[c] = c;
+  batch_t *bt = NULL;
+  if (n > 0 && !(bt = batch_create(b->b_a, t->tb_ncols, t->tb_coltypes, n, b->b_e))) {
+    err_clear(b->b_e);
+    return 1;
+  }
+  if (ops->qt_sample(t->tb_handle, idx, r, n, PC_SEED, cols, t->tb_ncols, bt, rows, b->b_a,
+                     b->b_e) != CZ_OK) {
+    err_clear(b->b_e);  /* e.g. a bound the key encoding refuses */
+    *rows = -1;
+    return 1;
+  }
+  *out = bt;
+  return CZ_OK;
+}
+
+/* The value of a column-free conjunct side at plan time. */
+static bool const_value(bd_t *b, const xnode_t *v, datum_t *out)
+{
+  if (!plan_time_evaluable(v))
+    return false;
+  xctx_t xc;
+  memset(&xc, 0, sizeof(xc));
+  xc.xc_arena = b->b_a;
+  err_t e;
+  err_clear(&e);
+  return xeval_scalar(&xc, v, out, &e) == CZ_OK && !out->d_null;
+}
+
+/* A key range of one index that constant conjuncts fix: equalities on a
+ * prefix of its key columns, then one range on the next (as the scan's
+ * access path takes them, sql_plan_scan.c). */
+typedef struct pc_range_s {
+  int pr_idx;                   /* 0 primary, else the index's number */
+  int pr_score;                 /* 4 per equality, 1 per range end; 0 = none */
+  qrange_t pr_r;
+} pc_range_t;
+
+static void range_of_key(bd_t *b, const sp_table_t *t, int nkey, const int *keys, xnode_t **conj,
+                         int n, pc_range_t *out)
+{
+  datum_t *lo = arena_alloc(b->b_a, sizeof(datum_t) * (size_t)(nkey + 1));
+  datum_t *hi = arena_alloc(b->b_a, sizeof(datum_t) * (size_t)(nkey + 1));
+  int neq = 0;
+  bool has_lo = false, has_hi = false, lo_incl = true, hi_incl = true;
+  for (int k = 0; k < nkey; k++) {
+    int col = keys[k];
+    ty_t ct = t->tb_coltypes[col];
+    bool found = false;
+    for (int i = 0; i < n && !found; i++) {
+      xop_t op;
+      xnode_t *v;
+      if (bd_key_pred(conj[i], col, ct, &op, &v) && op == XOP_EQ && const_value(b, v, &lo[neq])) {
+        hi[neq] = lo[neq];
+        neq++;
+        found = true;
+      }
+    }
+    if (found)
+      continue;
+    for (int i = 0; i < n; i++) {
+      xop_t op;
+      xnode_t *v;
+      datum_t d;
+      if (!bd_key_pred(conj[i], col, ct, &op, &v) || op == XOP_EQ || !const_value(b, v, &d))
+        continue;
+      if ((op == XOP_GT || op == XOP_GE) && !has_lo) {
+        lo[neq] = d;
+        has_lo = true;
+        lo_incl = op == XOP_GE;
+      } else if ((op == XOP_LT || op == XOP_LE) && !has_hi) {
+        hi[neq] = d;
+        has_hi = true;
+        hi_incl = op == XOP_LE;
+      }
+    }
+    break;
+  }
+  out->pr_score = neq * 4 + has_lo + has_hi;
+  out->pr_r = (qrange_t){neq + has_lo, lo, has_lo ? lo_incl : true,
+                         neq + has_hi, hi, has_hi ? hi_incl : true};
+}
+
+static void best_range(bd_t *b, const sp_table_t *t, xnode_t **conj, int n, pc_range_t *best)
+{
+  memset(best, 0, sizeof(*best));
+  if (t->tb_npk > 0)
+    range_of_key(b, t, t->tb_npk, t->tb_pk, conj, n, best);
+  for (int i = 0; i < t->tb_nindexes; i++) {
+    pc_range_t cur;
+    range_of_key(b, t, t->tb_indexes[i].ix_ncols, t->tb_indexes[i].ix_cols, conj, n, &cur);
+    cur.pr_idx = t->tb_indexes[i].ix_no;
+    if (cur.pr_score > best->pr_score)
+      *best = cur;
+  }
+}
+
+/* Rows a plan's output was estimated at: the first estimate down its
+ * chain of one-input operators (projections, filters, sorts over a
+ * grouping or a join); < 0 none. */
+static double plan_rows(const op_t *o)
+{
+  for (; o; o = o->o_in2 ? NULL : o->o_in)
+    if (o->o_est_rows >= 0)
+      return o->o_est_rows;
+  return -1;
+}
+
 int pc_unit_estimate(bd_t *b, bd_scope_t *sc, const bd_unit_t *un, xnode_t **local, int nl,
                      bool measure, pc_unit_t *out)
 {
@@ -172,23 +335,36 @@ int pc_unit_estimate(bd_t *b, bd_scope_t *sc, const bd_unit_t *un, xnode_t **loc
     sel *= DEFAULT_SEL;
   if (!measure)
     return CZ_OK;
-  const sp_env_t *env = b->b_env;
-  double total;
-  if (t && env->pe_estimate) {
-    int rc = env->pe_estimate(env->pe_ctx, t, &total, b->b_e);
-    if (rc == CZ_ERR)
-      return CZ_ERR;
-    if (rc == CZ_OK) {
+  if (!t) {
+    double sub = plan_rows(un->un_op);
+    if (sub >= 0)
+      out->pu_total = CZ_MAX(sub, 1.0);
+  } else {
+    out->pu_stats = table_stats(b, t);
+    double total = out->pu_stats ? out->pu_stats->qs_rows : -1;
+    batch_t *none;
+    if (total < 0)
+      table_sample(b, t, 0, NULL, 0, &none, &total);
+    if (total >= 0) {
       out->pu_unknown = false;
       out->pu_total = total;
     }
   }
-  if (!out->pu_unknown && nl > 0 && env->pe_sample && out->pu_total > 0) {
+  double range_rows = -1;
+  if (!out->pu_unknown && nl > 0 && out->pu_total > 0) {
+    pc_range_t rg;
+    best_range(b, t, own, nl, &rg);
     batch_t *sample = NULL;
-    int rc = env->pe_sample(env->pe_ctx, t, PC_SAMPLE, b->b_a, &sample, b->b_e);
-    if (rc == CZ_ERR)
-      return CZ_ERR;
-    if (rc == CZ_OK && sample->b_n > 0) {
+    double rows = -1;
+    if (rg.pr_score > 0 &&
+        table_sample(b, t, rg.pr_idx, &rg.pr_r, PC_SAMPLE, &sample, &rows) == CZ_OK) {
+      /* the range's own rows, then the other conjuncts on rows drawn from
+       * it (the range's conjuncts pass on them anyway) */
+      range_rows = rows;
+      double rest = sample->b_n > 0 ? sample_selectivity(b, sample, own, nl) : 1;
+      sel = CZ_MIN(rows / out->pu_total, 1.0) * rest;
+    } else if (table_sample(b, t, 0, NULL, PC_SAMPLE, &sample, &rows) == CZ_OK &&
+               sample->b_n > 0) {
       out->pu_sample = sample;
       sel = sample_selectivity(b, sample, own, nl);
     }
@@ -201,11 +377,14 @@ int pc_unit_estimate(bd_t *b, bd_scope_t *sc, const bd_unit_t *un, xnode_t **loc
       whole_key = any_fixes(own, nl, t->tb_pk[k], false);
     if (whole_key)
       out->pu_rows = out->pu_total >= 1 ? 1 : out->pu_total;
-    /* key bounds: the scan reads about what it returns */
+    /* key bounds: the scan reads about what it returns (the range itself
+     * when it was measured) */
     bool bounded = t->tb_npk > 0 && any_fixes(own, nl, t->tb_pk[0], true);
     for (int i = 0; i < t->tb_nindexes && !bounded; i++)
       bounded = any_fixes(own, nl, t->tb_indexes[i].ix_cols[0], true);
-    if (bounded)
+    if (range_rows >= 0)
+      out->pu_read = CZ_MIN(out->pu_total, CZ_MAX(range_rows, out->pu_rows) + 1);
+    else if (bounded)
       out->pu_read = CZ_MIN(out->pu_total, out->pu_rows * 4 + 1);
   }
   if (out->pu_rows < 1)
@@ -240,12 +419,13 @@ static double column_ndv(bd_t *b, const bd_unit_t *un, pc_unit_t *pu, int tc)
     return pu->pu_ndv[tc];
   double n = pu->pu_total;
   double ndv = column_is_key(t, tc) ? n : -1;
-  if (ndv < 0 && !pu->pu_sample && b->b_env->pe_sample && n > 0) {
+  if (ndv < 0 && pu->pu_stats && tc < pu->pu_stats->qs_ncols)
+    ndv = pu->pu_stats->qs_cols[tc].qc_ndv;
+  if (ndv < 0 && !pu->pu_sample && n > 0) {
     batch_t *sample = NULL;
-    int rc = b->b_env->pe_sample(b->b_env->pe_ctx, t, PC_SAMPLE, b->b_a, &sample, b->b_e);
-    if (rc == CZ_OK && sample->b_n > 0)
+    double rows;
+    if (table_sample(b, t, 0, NULL, PC_SAMPLE, &sample, &rows) == CZ_OK && sample->b_n > 0)
       pu->pu_sample = sample;
-    err_clear(b->b_e);
   }
   if (ndv < 0 && pu->pu_sample) {
     const vec_t *v = &pu->pu_sample->b_cols[tc];
@@ -314,4 +494,83 @@ double pc_join_selectivity(bd_t *b, const bd_fromblk_t *fb, pc_unit_t *units, co
     return 1 / m;
   }
   return DEFAULT_JOIN_SEL;
+}
+
+/* Distinct values of block column col (one of fb's units' columns). */
+static double block_col_ndv(bd_t *b, const bd_fromblk_t *fb, int col, double in_rows)
+{
+  for (int u = 0; fb && u < fb->fb_nunits; u++) {
+    const bd_unit_t *un = &fb->fb_units[u];
+    if (col < un->un_base || col >= un->un_base + un->un_width)
+      continue;
+    const sp_table_t *t = un->un_table;
+    int tc = col - un->un_base;
+    if (!t || tc >= t->tb_ncols)
+      return CZ_MIN(PC_DEFAULT_NDV, in_rows);
+    const qstats_t *st = table_stats(b, t);
+    if (st && column_is_key(t, tc))
+      return st->qs_rows;
+    if (st && tc < st->qs_ncols && st->qs_cols[tc].qc_ndv >= 0)
+      return st->qs_cols[tc].qc_ndv;
+    /* no catalog estimate (a table older than its statistics): the
+     * default, not a sample (grouping must not make planning sample) */
+    return CZ_MIN(PC_DEFAULT_NDV, in_rows);
+  }
+  return CZ_MIN(PC_DEFAULT_NDV, in_rows);
+}
+
+double pc_block_rows(bd_t *b, const bd_fromblk_t *fb, const op_t *plan)
+{
+  double rows = plan_rows(plan);
+  if (rows >= 0 || !fb || fb->fb_nunits != 1 || !fb->fb_units[0].un_table)
+    return rows;
+  /* one table, planned without estimates: its row count, and the
+   * conjuncts' default selectivity */
+  const qstats_t *st = table_stats(b, fb->fb_units[0].un_table);
+  if (!st || st->qs_rows < 0)
+    return -1;
+  rows = st->qs_rows;
+  for (int i = 0; i < fb->fb_nconj; i++)
+    rows *= DEFAULT_SEL;
+  return rows;
+}
+
+double pc_group_rows(bd_t *b, const bd_fromblk_t *fb, xnode_t **group, int ngroup, double in_rows)
+{
+  if (in_rows < 0)
+    return -1;
+  double groups = 1;
+  for (int i = 0; i < ngroup && groups < in_rows; i++) {
+    const xnode_t *k = group[i];
+    while (k->x_kind == X_CAST && k->x_nargs == 1)
+      k = k->x_args[0];
+    groups *= k->x_kind == X_COL ? block_col_ndv(b, fb, k->x_index, in_rows)
+                                  : CZ_MIN(PC_DEFAULT_NDV, in_rows);
+  }
+  return CZ_MAX(CZ_MIN(groups, in_rows), 1.0);
+}
+
+bool pc_index_too_wide(bd_t *b, const sp_table_t *t, int ix_no, xnode_t **conj, int n)
+{
+  const sp_index_t *ix = NULL;
+  for (int i = 0; i < t->tb_nindexes; i++)
+    if (t->tb_indexes[i].ix_no == ix_no)
+      ix = &t->tb_indexes[i];
+  if (!ix)
+    return false;
+  const qstats_t *st = table_stats(b, t);
+  if (!st || st->qs_rows < PC_WIDE_MIN_ROWS)
+    return false;
+  xnode_t **live = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n + 1));
+  int nl = 0;
+  for (int i = 0; i < n; i++)
+    if (conj[i])
+      live[nl++] = conj[i];
+  pc_range_t rg;
+  range_of_key(b, t, ix->ix_ncols, ix->ix_cols, live, nl, &rg);
+  batch_t *none;
+  double rows;
+  if (rg.pr_score == 0 || table_sample(b, t, ix_no, &rg.pr_r, 0, &none, &rows) != CZ_OK)
+    return false;
+  return rows > PC_WIDE_FRACTION * st->qs_rows;
 }

@@ -16,7 +16,9 @@ typedef struct pc_unit_s {
   double pu_read;               /* rows its scan reads (key bounds narrow it) */
   bool pu_unknown;              /* not measured: defaults */
   const bool *pu_need;          /* tables: per column, read by the query */
-  batch_t *pu_sample;           /* tables: sampled rows (every column), or NULL */
+  batch_t *pu_sample;           /* tables: rows sampled from the whole table (every
+                                   column), or NULL */
+  const qstats_t *pu_stats;     /* tables: the storage's statistics, or NULL */
   double *pu_ndv;               /* tables: distinct values per column, -1 = not yet */
 } pc_unit_t;
 
@@ -30,5 +32,20 @@ int pc_unit_estimate(bd_t *b, bd_scope_t *sc, const bd_unit_t *un, xnode_t **loc
 /* The fraction of pairs of rows a conjunct between units keeps. */
 double pc_join_selectivity(bd_t *b, const bd_fromblk_t *fb, pc_unit_t *units, const int *unit_of,
                            const xnode_t *x);
+
+/* Rows a FROM block's plan is estimated to give (< 0 unknown): its
+ * join planner's estimate, or for one table planned without one, its row
+ * count under the default selectivity of its conjuncts. */
+double pc_block_rows(bd_t *b, const bd_fromblk_t *fb, const op_t *plan);
+/* Groups of GROUP BY group[0..ngroup) (over fb's row) of in_rows input
+ * rows: the product of the keys' distinct values, at most in_rows; < 0
+ * when in_rows is. */
+double pc_group_rows(bd_t *b, const bd_fromblk_t *fb, xnode_t **group, int ngroup,
+                     double in_rows);
+
+/* Whether constant conjuncts (NULL entries skipped) bound secondary index
+ * ix_no of t to a key range so wide that scanning the whole table costs
+ * less (the range measured in the index's tree; see PC_WIDE_FRACTION). */
+bool pc_index_too_wide(bd_t *b, const sp_table_t *t, int ix_no, xnode_t **conj, int n);
 
 #endif /* CZ_SQL_PLAN_CARD_H */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sql/sql_bind_int.h"
+#include "sql/sql_plan_card.h"
 
 void bd_conjuncts(bd_t *b, xnode_t *x, xnode_t ***list, int *n, int *cap)
 {
@@ -59,7 +60,7 @@ static bool no_cols(const xnode_t *x)
 /* If c is `col op value` (either order) with col of its stored type and
  * value free of columns, returns the comparison as seen from the column
  * (EQ, LT, LE, GT, GE) and the value. */
-static bool key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **val)
+bool bd_key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **val)
 {
   if (c->x_kind != X_OP || c->x_nargs != 2)
     return false;
@@ -225,7 +226,7 @@ static void path_fill(const sp_table_t *t, int nkey, const int *keys, xnode_t **
     for (int i = 0; i < n && !found; i++) {
       xop_t op;
       xnode_t *v;
-      if (conj[i] && key_pred(conj[i], col, ct, &op, &v) && op == XOP_EQ) {
+      if (conj[i] && bd_key_pred(conj[i], col, ct, &op, &v) && op == XOP_EQ) {
         p->pa_eq[p->pa_neq] = v;
         p->pa_eq_conj[p->pa_neq++] = i;
         found = true;
@@ -236,7 +237,7 @@ static void path_fill(const sp_table_t *t, int nkey, const int *keys, xnode_t **
     for (int i = 0; i < n; i++) {
       xop_t op;
       xnode_t *v;
-      if (!conj[i] || !key_pred(conj[i], col, ct, &op, &v))
+      if (!conj[i] || !bd_key_pred(conj[i], col, ct, &op, &v))
         continue;
       if ((op == XOP_GT || op == XOP_GE) && !p->pa_lo) {
         p->pa_lo = v;
@@ -348,6 +349,13 @@ static op_t *plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool row
     cur.pa_name = t->tb_indexes[i].ix_name;
     if (path_score(&cur) > path_score(&best))
       best = cur;
+  }
+  /* a literal frequent in an index's column: the whole table in key
+   * order reads less than the index range and a lookup per row */
+  if (best.pa_index != 0 && !b->b_env->pe_no_seqscan &&
+      pc_index_too_wide(b, t, best.pa_index, conj, n)) {
+    memset(&best, 0, sizeof(best));
+    path_fill(t, t->tb_npk, t->tb_pk, conj, n, &best);
   }
   scan_spec_t sp;
   memset(&sp, 0, sizeof(sp));

@@ -302,6 +302,11 @@ int tbl_sample(txn_t *tx, const cat_table_t *t, int idx, const tbl_bound_t *low,
                const tbl_bound_t *high, int n, uint64_t seed, const int *cols, int ncols,
                batch_t *out, arena_t *a, err_t *e);
 
+/* ANALYZE (tb_analyze.c): reads every row tx sees and replaces t's
+ * statistics (catalog.h, cat_stats_*) with ones built from them; 57014
+ * when *cancel becomes true (cancel may be NULL). */
+int tbl_analyze(txn_t *tx, const cat_table_t *t, volatile bool *cancel, err_t *e);
+
 /* Number of rows visible to tx (tests, small tables). */
 int tbl_count(txn_t *tx, const cat_table_t *t, int64_t *out, err_t *e);
 

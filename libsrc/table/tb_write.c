@@ -176,13 +176,22 @@ static int tb_insert_row(txn_t *tx, const cat_table_t *t, const datum_t *vals, e
   return CZ_OK;
 }
 
-int tbl_insert_row(txn_t *tx, const cat_table_t *t, const datum_t *vals, err_t *e)
+static int tb_insert_row_gated(txn_t *tx, const cat_table_t *t, const datum_t *vals, err_t *e)
 {
   if (cat_table_write_begin(t, tx, e) != CZ_OK)
     return CZ_ERR;
   int rc = tb_insert_row(tx, t, vals, e);
   cat_table_write_end(t);
   return rc;
+}
+
+int tbl_insert_row(txn_t *tx, const cat_table_t *t, const datum_t *vals, err_t *e)
+{
+  if (tb_insert_row_gated(tx, t, vals, e) != CZ_OK)
+    return CZ_ERR;
+  cat_stats_note_row(t, vals, NULL);
+  cat_stats_count(tx, t, 1);
+  return CZ_OK;
 }
 
 /* Reads the row loc names under its lock and checks its version. */
@@ -266,13 +275,16 @@ static int tb_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, si
 int tbl_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
                    const datum_t *vals, err_t *e)
 {
-  return tb_update_row(tx, t, loc, loc_len, vals, NULL, e);
+  return tbl_update_row_cols(tx, t, loc, loc_len, vals, NULL, e);
 }
 
 int tbl_update_row_cols(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
                         const datum_t *vals, const bool *set, err_t *e)
 {
-  return tb_update_row(tx, t, loc, loc_len, vals, set, e);
+  if (tb_update_row(tx, t, loc, loc_len, vals, set, e) != CZ_OK)
+    return CZ_ERR;
+  cat_stats_note_row(t, vals, set);
+  return CZ_OK;
 }
 
 static int tb_update_apply(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t opk_len,
@@ -349,13 +361,22 @@ static int tb_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, si
   return rc;
 }
 
-int tbl_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, err_t *e)
+static int tb_delete_row_gated(txn_t *tx, const cat_table_t *t, const uint8_t *loc,
+                               size_t loc_len, err_t *e)
 {
   if (cat_table_write_begin(t, tx, e) != CZ_OK)
     return CZ_ERR;
   int rc = tb_delete_row(tx, t, loc, loc_len, e);
   cat_table_write_end(t);
   return rc;
+}
+
+int tbl_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, err_t *e)
+{
+  if (tb_delete_row_gated(tx, t, loc, loc_len, e) != CZ_OK)
+    return CZ_ERR;
+  cat_stats_count(tx, t, -1);
+  return CZ_OK;
 }
 
 /* ---- batch forms ------------------------------------------------------- */
@@ -439,6 +460,10 @@ static int tb_insert_bulk(txn_t *tx, const cat_table_t *t, const batch_t *b, con
     return CZ_ERR;
   int rc = tb_insert_bulk_gated(tx, t, b, sel, n, vals, e);
   cat_table_write_end(t);
+  if (rc == CZ_OK) {
+    cat_stats_note_batch(t, b, sel, n, NULL);
+    cat_stats_count(tx, t, n);
+  }
   return rc;
 }
 
@@ -453,12 +478,18 @@ int tbl_insert(txn_t *tx, const cat_table_t *t, const batch_t *b, const int *sel
   }
   datum_t stack[TB_STACK_COLS];
   datum_t *vals = tb_row_buf(tx, t, stack);
-  for (int i = 0; i < n; i++) {
-    tb_batch_row(t, b, sel ? sel[i] : i, vals);
-    if (tbl_insert_row(tx, t, vals, e) != CZ_OK)
-      return CZ_ERR;
+  int done = 0, rc = CZ_OK;
+  for (; done < n && rc == CZ_OK; done++) {
+    tb_batch_row(t, b, sel ? sel[done] : done, vals);
+    rc = tb_insert_row_gated(tx, t, vals, e);
   }
-  return CZ_OK;
+  if (rc != CZ_OK)
+    done--;
+  /* statistics once per batch: what was written, even before a failure
+   * (the transaction's end decides whether the count stays) */
+  cat_stats_note_batch(t, b, sel, done, NULL);
+  cat_stats_count(tx, t, done);
+  return rc;
 }
 
 int tbl_insert_batch(txn_t *tx, const cat_table_t *t, const batch_t *b, int n, err_t *e)
@@ -491,16 +522,17 @@ int tbl_update_cols(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_c
     return err_set(e, SQLSTATE_INTERNAL, "update batch of %s malformed", t->ct_name);
   datum_t stack[TB_STACK_COLS];
   datum_t *vals = tb_row_buf(tx, t, stack);
-  for (int i = 0; i < n; i++) {
-    int r = sel ? sel[i] : i;
+  int done = 0, rc = CZ_OK;
+  for (; done < n; done++) {
+    int r = sel ? sel[done] : done;
     str_t loc;
-    if (tb_loc_of(b, loc_col, r, &loc, e) != CZ_OK)
-      return CZ_ERR;
     tb_batch_row(t, b, r, vals);
-    if (tb_update_row(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, vals, set, e) != CZ_OK)
-      return CZ_ERR;
+    if ((rc = tb_loc_of(b, loc_col, r, &loc, e)) != CZ_OK ||
+        (rc = tb_update_row(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, vals, set, e)) != CZ_OK)
+      break;
   }
-  return CZ_OK;
+  cat_stats_note_batch(t, b, sel, done, set);
+  return rc;
 }
 
 int tbl_update(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
@@ -514,11 +546,13 @@ int tbl_delete(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, c
 {
   if (loc_col < 0 || loc_col >= b->b_ncols)
     return err_set(e, SQLSTATE_INTERNAL, "delete batch of %s malformed", t->ct_name);
-  for (int i = 0; i < n; i++) {
+  int done = 0, rc = CZ_OK;
+  for (; done < n; done++) {
     str_t loc;
-    if (tb_loc_of(b, loc_col, sel ? sel[i] : i, &loc, e) != CZ_OK ||
-        tbl_delete_row(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, e) != CZ_OK)
-      return CZ_ERR;
+    if ((rc = tb_loc_of(b, loc_col, sel ? sel[done] : done, &loc, e)) != CZ_OK ||
+        (rc = tb_delete_row_gated(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, e)) != CZ_OK)
+      break;
   }
-  return CZ_OK;
+  cat_stats_count(tx, t, -done);
+  return rc;
 }

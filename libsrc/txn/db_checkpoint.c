@@ -79,10 +79,21 @@ static int db_checkpoint_wait(db_t *db, uint32_t wait_ms, err_t *e)
   int rc = db_checkpoint_locked_out(db, e);
 
   mutex_lock(&db->db_mx);
+  /* Still no transaction active: the hook sees committed state only. */
+  if (rc == CZ_OK && db->db_ckpt_fn)
+    db->db_ckpt_fn(db->db_ckpt_ctx);
   atomic_store(&db->db_ckpt_pending, false);
   cond_broadcast(&db->db_gate);
   mutex_unlock(&db->db_mx);
   return rc;
+}
+
+void db_on_checkpoint(db_t *db, void (*fn)(void *ctx), void *ctx)
+{
+  mutex_lock(&db->db_mx);
+  db->db_ckpt_fn = fn;
+  db->db_ckpt_ctx = ctx;
+  mutex_unlock(&db->db_mx);
 }
 
 int db_checkpoint(db_t *db, err_t *e)

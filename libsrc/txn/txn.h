@@ -235,6 +235,12 @@ int db_checkpoint(db_t *db, err_t *e);
  * wait_ms. The timer uses it with a short wait and retries sooner. */
 int db_checkpoint_try(db_t *db, uint32_t wait_ms, err_t *e);
 
+/* One hook run after every successful checkpoint (db_checkpoint, the
+ * timer's, db_close's), while no transaction is active: the catalog saves
+ * its statistics there. fn NULL removes it; a running hook is waited for.
+ * fn must not start transactions. */
+void db_on_checkpoint(db_t *db, void (*fn)(void *ctx), void *ctx);
+
 typedef struct db_stats_s {
   uint64_t ds_commits;
   uint64_t ds_log_writes;     /* fdatasyncs of the log: commits / this = group size */

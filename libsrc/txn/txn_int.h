@@ -98,6 +98,10 @@ struct db_s {
   _Atomic uint64_t db_commits;
   _Atomic uint64_t db_checkpoints;
   uint64_t db_replayed;
+  /* db_on_checkpoint's hook (under db_mx): run after each checkpoint,
+   * while no transaction is active. */
+  void (*db_ckpt_fn)(void *ctx);
+  void *db_ckpt_ctx;
 };
 
 /* ---- the log record of one transaction (redo) -------------------------- */

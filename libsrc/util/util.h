@@ -311,6 +311,29 @@ uint64_t hash64(const void *data, size_t len, uint64_t seed);
 /* Mixes one 64-bit integer (page numbers, ids) into a well-spread hash. */
 uint64_t hash64_int(uint64_t x);
 
+/* ---- HyperLogLog distinct-value sketch (hll.c) -------------------------- */
+
+/* Flajolet et al.'s HyperLogLog over 64-bit hashes: 2^HLL_BITS one-byte
+ * registers (about 3% standard error), with linear counting for small
+ * counts. Sketches merge by taking each register's maximum, so a table's
+ * sketch can be built in pieces. hll_add may run in many threads at once
+ * (registers only grow, by compare-and-swap); it never forgets a value, so
+ * deletes are not seen (the catalog caps the estimate by the row count). */
+#define HLL_BITS 10
+#define HLL_REGS (1 << HLL_BITS)
+typedef struct hll_s {
+  _Atomic uint8_t hl_reg[HLL_REGS];
+} hll_t;
+void hll_clear(hll_t *h);
+void hll_add(hll_t *h, uint64_t hash);
+/* The estimated number of distinct hashes added. */
+double hll_estimate(const hll_t *h);
+/* into |= from (register-wise maximum). */
+void hll_merge(hll_t *into, const hll_t *from);
+/* The registers as bytes (persistence) and back. */
+void hll_save(const hll_t *h, uint8_t out[HLL_REGS]);
+void hll_load(hll_t *h, const uint8_t in[HLL_REGS]);
+
 /* ---- bitmaps ----------------------------------------------------------- */
 
 typedef struct bitmap_s {

@@ -2,6 +2,7 @@
  * the table layer: tables described as sp_table_t, the storage hooks
  * (qtable_ops_t) over tbl_*, and privilege checks of a plan. */
 #include <string.h>
+#include <strings.h>
 
 #include "engine/runner/en_pgcat.h"
 #include "engine/runner/runner_int.h"
@@ -58,43 +59,14 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
   return CZ_OK;
 }
 
-static int env_estimate(void *ctx, const sp_table_t *t, double *rows, err_t *e)
-{
-  (void)ctx;
-  if (!en_handle_cat(t->tb_handle))
-    return 1;
-  arena_t *a = arena_create(NULL, "estimate");
-  int rc = tbl_estimate(en_handle_cat(t->tb_handle), 0, NULL, NULL, a, rows, e);
-  arena_destroy(a);
-  return rc;
-}
-
-/* Committed rows only (tx NULL): a plan must not move the statement's
- * command counter, and its estimates need no exactness. */
-static int env_sample(void *ctx, const sp_table_t *t, int n, arena_t *a, batch_t **out, err_t *e)
-{
-  (void)ctx;
-  const cat_table_t *ct = en_handle_cat(t->tb_handle);
-  if (!ct)
-    return 1;
-  int *cols = arena_alloc(a, sizeof(int) * (size_t)(ct->ct_ncols + 1));
-  for (int c = 0; c < ct->ct_ncols; c++)
-    cols[c] = c;
-  batch_t *b = batch_create(a, ct->ct_ncols, t->tb_coltypes, n, e);
-  if (!b || tbl_sample(NULL, ct, 0, NULL, NULL, n, 0x5eed ^ ct->ct_oid, cols, ct->ct_ncols, b, a,
-                       e) != CZ_OK)
-    return CZ_ERR;
-  *out = b;
-  return CZ_OK;
-}
-
 void en_env(esession_t *s, sp_env_t *env)
 {
   env->pe_ctx = s;
   env->pe_table = env_table;
-  env->pe_estimate = env_estimate;
-  env->pe_sample = env_sample;
   env->pe_vector_size = es_engine(s)->en_vector_size;
+  const char *seq = es_setting(s, "enable_seqscan");
+  env->pe_no_seqscan = seq && (strcasecmp(seq, "off") == 0 || strcasecmp(seq, "false") == 0 ||
+                               strcmp(seq, "0") == 0);
 }
 
 int en_check_access(esession_t *s, const splan_t *p, err_t *e)
@@ -360,17 +332,52 @@ static int rel_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int
   return rel_insert(q, tab, b, sel, n, e);
 }
 
+/* ---- statistics and samples (the optimizer's, at plan time) ------------ */
+
+static int hook_stats(void *tab, arena_t *a, qstats_t *out, err_t *e)
+{
+  (void)e;
+  const cat_table_t *t = en_handle_cat(tab);
+  cat_tabstats_t ts;
+  cat_stats_get(t, a, &ts);
+  qcolstats_t *cols = arena_alloc(a, sizeof(qcolstats_t) * (size_t)(ts.ts_ncols + 1));
+  for (int c = 0; c < ts.ts_ncols; c++)
+    cols[c] = (qcolstats_t){ts.ts_cols[c].cs_ndv, ts.ts_cols[c].cs_null_frac,
+                            ts.ts_cols[c].cs_avg_width};
+  *out = (qstats_t){ts.ts_rows, ts.ts_ncols, cols};
+  return CZ_OK;
+}
+
+/* Committed rows only (tx NULL): planning must not move the statement's
+ * command counter, and its estimates need no exactness. */
+static int hook_sample(void *tab, int idx, const qrange_t *r, int n, uint64_t seed,
+                       const int *cols, int ncols, batch_t *out, double *rows, arena_t *a,
+                       err_t *e)
+{
+  const cat_table_t *t = en_handle_cat(tab);
+  tbl_bound_t lo = {0}, hi = {0};
+  if (r) {
+    lo = (tbl_bound_t){r->qr_nlow, r->qr_low, r->qr_low_incl};
+    hi = (tbl_bound_t){r->qr_nhigh, r->qr_high, r->qr_high_incl};
+  }
+  if (tbl_estimate(t, idx, &lo, &hi, a, rows, e) != CZ_OK)
+    return CZ_ERR;
+  if (n <= 0 || !out)
+    return CZ_OK;
+  return tbl_sample(NULL, t, idx, &lo, &hi, n, seed ^ t->ct_oid, cols, ncols, out, a, e);
+}
+
 static const qtable_ops_t en_table_ops = {
     hook_scan_open, hook_scan_next, hook_scan_close,    hook_insert,        hook_update,
     hook_delete,    hook_lookup,    hook_conflict_open, hook_conflict_apply,
-    .qt_scan_split = hook_scan_split, .qt_morsels_open = hook_morsels_open,
-    .qt_scan_open_morsels = hook_scan_open_morsels};
+    .qt_stats = hook_stats, .qt_sample = hook_sample, .qt_scan_split = hook_scan_split,
+    .qt_morsels_open = hook_morsels_open, .qt_scan_open_morsels = hook_scan_open_morsels};
 
 /* Catalog relations: scans only (no key lookups, no ON CONFLICT). */
 static const qtable_ops_t en_rel_ops = {hook_scan_open, hook_scan_next, hook_scan_close,
                                         rel_insert,     rel_update,     rel_delete,
                                         NULL,           NULL,           NULL,
-                                        NULL,           NULL,           NULL};
+                                        .qt_stats = NULL, .qt_sample = NULL};
 
 en_handle_t *en_handle_table(const cat_table_t *t, arena_t *a)
 {

@@ -18,7 +18,7 @@ int er_utility(erun_t *r, erows_fn_t fn, void *ctx, err_t *e)
     return en_copy_run(r, e);
   case SQL_STMT_VACUUM:
     snprintf(r->ru_tag, sizeof(r->ru_tag), "%s", ast->st_analyze ? "ANALYZE" : "VACUUM");
-    return CZ_OK;  /* no statistics yet */
+    return ast->st_analyze ? en_analyze(s, ast, e) : CZ_OK;  /* nothing to vacuum */
   case SQL_STMT_CHECKPOINT:
     if (!esession_is_superuser(s))
       return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be superuser to do CHECKPOINT");

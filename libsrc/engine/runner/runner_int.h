@@ -70,6 +70,11 @@ void en_qmem_detach(qctx_t *q, arena_t *plan_arena, arena_t *out_arena);
 /* EXPLAIN [ANALYZE] of r's statement: the operator tree, one row per line. */
 int en_explain(erun_t *r, erows_fn_t fn, void *ctx, err_t *e);
 
+/* ---- en_analyze.c --------------------------------------------------------- */
+
+/* ANALYZE [names] / VACUUM ANALYZE (ast->st_drop's names). */
+int en_analyze(esession_t *s, const sql_stmt_t *ast, err_t *e);
+
 /* ---- en_env.c: the binder's view of the catalog, the executor's storage
  * hooks --------------------------------------------------------------- */
 

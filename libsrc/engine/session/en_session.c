@@ -292,6 +292,8 @@ txn_t *es_txn(const esession_t *s) { return s->se_tx; }
 volatile bool *es_cancel_flag(esession_t *s) { return &s->se_cancel; }
 struct en_pgcat_s *es_pgcat(esession_t *s) { return s->se_pgcat; }
 
+const char *es_setting(esession_t *s, const char *name) { return en_guc_get(s, name); }
+
 void es_settings_each(esession_t *s, void (*fn)(void *ctx, const char *name, const char *value),
                       void *ctx)
 {

@@ -36,6 +36,8 @@ volatile bool *es_cancel_flag(esession_t *s);
 /* The runner's per-session state (en_pgcat.c), made by
  * en_pgcat_session_open when the session opened. */
 struct en_pgcat_s *es_pgcat(esession_t *s);
+/* The value of run-time setting name (lower case); NULL when unset. */
+const char *es_setting(esession_t *s, const char *name);
 /* Calls fn for every run-time setting, newest first. */
 void es_settings_each(esession_t *s, void (*fn)(void *ctx, const char *name, const char *value),
                       void *ctx);

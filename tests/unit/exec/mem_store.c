@@ -194,7 +194,7 @@ static int ms_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int 
 
 /* no primary keys, so no key lookups */
 static const qtable_ops_t mem_ops = {ms_open, ms_next, ms_close, ms_insert, ms_update, ms_delete,
-                                     NULL, NULL, NULL, NULL, NULL, NULL};
+                                     NULL, NULL, NULL, .qt_stats = NULL, .qt_sample = NULL};
 
 static int env_table(void *ctx, const char *schema, const char *name, arena_t *a,
                      const sp_table_t **out, err_t *e)
