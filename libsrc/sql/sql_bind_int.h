@@ -119,6 +119,7 @@ typedef struct bd_decor_s {
   xnode_t **dr_resid;
   bool dr_key_probe;            /* a key's inner side leads a table's primary key or index */
   double dr_est_rows;           /* the block's FROM estimate (rows aggregated or joined) */
+  double dr_est_cost;           /* and its cost (0: one table, not estimated) */
   int dr_ncols;                 /* inner columns the residuals read */
   xnode_t **dr_cols;
 } bd_decor_t;
@@ -140,6 +141,7 @@ typedef struct bd_s {
   int b_nsrc, b_src_cap;
   bd_subq_src_t *b_src;         /* every subquery's text and scope */
   bd_decor_t *b_decor;          /* a decorrelating rebinding in progress, else NULL */
+  struct bd_outer_s *b_outer;   /* the explicit outer join built last (sql_plan_outer.c) */
   int b_naccess, b_access_cap;
   sp_access_t *b_access;
   /* INSERT … SELECT: the types the target columns want, so that untyped
@@ -238,10 +240,17 @@ typedef struct bd_unit_s {
   bool un_null_aware;           /* ANTI of NOT IN */
   /* a decorrelated subquery: the conjunct it came from, its input's
    * estimated rows, and whether per row it would be an index probe (then
-   * the planner compares both ways and may put the subquery back) */
+   * the planner compares both ways and may put the subquery back), with
+   * the estimated cost of computing it once joined (0: one table, not
+   * estimated) and of one run of it per row (0: not estimated) */
   int un_src_conj;
   double un_sub_rows;
+  double un_sub_cost;
+  double un_row_cost;
   bool un_probe;
+  /* an explicit LEFT / RIGHT JOIN: how un_op was built, to build it again
+   * reading only the columns the block reads (NULL: not one) */
+  const struct bd_outer_s *un_outer;
 } bd_unit_t;
 typedef struct bd_fromblk_s {
   int fb_nunits, fb_ucap;
@@ -255,6 +264,10 @@ typedef struct bd_fromblk_s {
 int bd_from_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
                  bd_fromblk_t **out);
 int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out);
+/* The join planner's estimated cost of plan o: the nearest estimate
+ * below its root along first inputs (a block's last join carries the
+ * cost of all its joins); 0 when nothing below was estimated. */
+double bd_plan_est_cost(const op_t *o);
 /* Adds one FROM item to sc and fb (bd_from_bind does it for each item):
  * UPDATE … FROM and DELETE … USING put their target first themselves. */
 int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *fb);
@@ -328,6 +341,28 @@ int bd_lateral_fold(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb);
 /* Adds range entry r to sc at the end of its row (42712 for a name
  * already there: CZ_ERR, b_e set without a position). */
 int bd_scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r);
+
+/* A join of l and r (r's columns after l's) over cond: `l col = r col`
+ * conjuncts of one type become hash keys (built on r), the rest the
+ * residual; without keys a nested loop (sql_bind_from.c). */
+op_t *bd_join_op(bd_t *b, op_t *l, op_t *r, join_kind_t kind, xnode_t *cond);
+/* An explicit LEFT JOIN (or RIGHT JOIN, built as a swapped LEFT JOIN)
+ * as bound: its sides (tables: oj_lt / oj_rt, scanned again when built
+ * with a mask of the columns read; else the inputs as bound) and ON over
+ * [left, right] as written. */
+typedef struct bd_outer_s {
+  op_t *oj_l, *oj_r;
+  const sp_table_t *oj_lt, *oj_rt;
+  const char *oj_lalias, *oj_ralias;
+  xnode_t *oj_cond;
+  bool oj_right;                /* RIGHT JOIN */
+  op_t *oj_op;                  /* what bd_outer_build gave while binding */
+} bd_outer_t;
+/* The join's operators (sql_plan_outer.c): the nullable side's own ON
+ * conjuncts pushed into it, the hash table built on the smaller side;
+ * need (over the join's columns, written order; NULL = all): the
+ * columns read, the others NULL at their positions. */
+op_t *bd_outer_build(bd_t *b, const bd_outer_t *oj, const bool *need);
 
 /* ---- access paths (sql_plan_scan.c) ------------------------------------ */
 

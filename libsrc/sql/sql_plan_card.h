@@ -18,6 +18,9 @@ typedef struct pc_unit_s {
   const bool *pu_need;          /* tables: per column, read by the query */
   batch_t *pu_sample;           /* tables: sampled rows (every column), or NULL */
   double *pu_ndv;               /* tables: distinct values per column, -1 = not yet */
+  int pu_nown;
+  xnode_t **pu_own;             /* the unit's own conjuncts over its own columns (the
+                                 * one remapping, which its scan is planned from too) */
 } pc_unit_t;
 
 /* Marks in seen[] the units (unit_of: block column -> unit) x reads. */
