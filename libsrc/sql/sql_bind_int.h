@@ -202,6 +202,12 @@ int bd_unify(bd_t *b, xnode_t **nodes, int n, const char *ctx, int pos, ty_t *ou
 /* A subquery as an X_SUBQ of kind 0/1/2 in scope sc. */
 int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos,
                 xsubq_t **out_sq, op_t **out_plan);
+/* Lists sq among the statement's subqueries (after its parent's). */
+void bd_subq_register(bd_t *b, xsubq_t *sq);
+/* A parameter of type t standing for correlation value k of the
+ * subquery it is used in (numbered after the statement's parameters
+ * once the statement is bound). */
+xnode_t *bd_param_corr(bd_t *b, ty_t t, int k);
 
 /* ---- aggregates (sql_bind_agg.c) --------------------------------------- */
 

@@ -26,6 +26,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "exec/exec_ql.h"
 #include "sql/sql_bind_int.h"
 #include "sql/sql_plan_card.h"
 
@@ -151,7 +152,64 @@ static bool lookup_keys(const jplan_t *jp, const bool *in_set, int u, int *lk, b
   return true;
 }
 
-typedef enum jmethod_e { JM_HASH, JM_LOOKUP, JM_NLOOP } jmethod_t;
+typedef enum jmethod_e { JM_HASH, JM_LOOKUP, JM_NLOOP, JM_PROBE } jmethod_t;
+
+static bool has_param(const xnode_t *x)
+{
+  if (x->x_kind == X_PARAM || x->x_kind == X_SUBQ)
+    return true;
+  for (int i = 0; i < x->x_nargs; i++)
+    if (has_param(x->x_args[i]))
+      return true;
+  return false;
+}
+
+/* Whether x (over the unit's own columns) equates table column tc. */
+static bool leads_index(const sp_table_t *t, int tc)
+{
+  if (t->tb_npk > 0 && t->tb_pk[0] == tc)
+    return true;
+  for (int i = 0; i < t->tb_nindexes; i++)
+    if (t->tb_indexes[i].ix_ncols > 0 && t->tb_indexes[i].ix_cols[0] == tc)
+      return true;
+  return false;
+}
+
+/* An index nested loop: unit u probed once per row of in_set through an
+ * index (or its primary key) whose leading column an equality gives from
+ * in_set. Marks in used[] every such equality between u and in_set (all
+ * become key values of the probe: the scan takes the longest prefix
+ * they fix) and returns their combined selectivity, or 0 when u cannot
+ * be probed: not a table, a row-locator target, no such leading column,
+ * or own conjuncts with parameters (the probe's context has only the
+ * statement's). */
+static double probe_keys(const jplan_t *jp, const bool *in_set, int u, bool *used)
+{
+  const bd_unit_t *un = &jp->jp_fb->fb_units[u];
+  const sp_table_t *t = un->un_table;
+  if (!t || un->un_rowid || jp->jp_units[u].pu_unknown || jp->jp_semi[u] > 0)
+    return 0;
+  for (int i = 0; i < jp->jp_units[u].pu_nown; i++)
+    if (has_param(jp->jp_units[u].pu_own[i]))
+      return 0;
+  bool lead = false;
+  double sel = 1;
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    const jconj_t *c = &jp->jp_conj[i];
+    int a, d;
+    used[i] = false;
+    if (c->jc_top || c->jc_local || c->jc_nunits != 2 || !conj_uses(c, u) ||
+        !col_equality(jp, c->jc_x, &a, &d))
+      continue;
+    int mine = jp->jp_unit_of[a] == u ? a : d, other = mine == a ? d : a;
+    if (!in_set[jp->jp_unit_of[other]])
+      continue;
+    used[i] = true;
+    sel *= c->jc_sel;
+    lead |= leads_index(t, mine - un->un_base);
+  }
+  return lead ? sel : 0;
+}
 
 /* Rows of the units of in_set joined: the product of their estimates and
  * of the selectivities of the conjuncts among them. */
@@ -198,6 +256,16 @@ static double step_cost(const jplan_t *jp, bool *in_set, double rows, int u, jme
     if (look < best) {
       best = look;
       *method = JM_LOOKUP;
+    }
+  }
+  double ksel = *method == JM_LOOKUP ? 0 : probe_keys(jp, in_set, u, used);
+  if (ksel > 0) {
+    /* per row: a run of the probe, then each row the key finds fetched */
+    double found = rows * pu->pu_total * ksel;
+    double probe = rows * COST_SUBQ_ROW + found * COST_LOOKUP;
+    if (probe < best) {
+      best = probe;
+      *method = JM_PROBE;
     }
   }
   in_set[u] = true;
@@ -413,6 +481,54 @@ static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
     return bd_plan_scan_target(b, un->un_table, un->un_alias, local, nl, need);
   }
   return bd_plan_scan_compact(b, un->un_table, un->un_alias, local, nl, need);
+}
+
+/* Unit u joined by probing it once per row of the rows so far (acc,
+ * whose layout pos gives): a LATERAL-style subplan (op_lateral) whose
+ * scan has the probed table's own conjuncts and `column = $k`, $k the
+ * value of the row so far, as key bounds (sql_plan_scan.c takes the
+ * longest index prefix they fix). The equalities also stay as a filter
+ * over the joined rows (a NULL key value must find nothing, whatever
+ * the key bound does with it). u's needed columns follow acc's. */
+static op_t *probe_join(jplan_t *jp, int u, op_t *acc, const int *pos, const bool *used,
+                        int *ncols, int *cols)
+{
+  bd_t *b = jp->jp_b;
+  const bd_unit_t *un = &jp->jp_fb->fb_units[u];
+  const sp_table_t *t = un->un_table;
+  const pc_unit_t *pu = &jp->jp_units[u];
+  xsubq_t *sq = arena_zalloc(b->b_a, sizeof(*sq));
+  sq->xs_parent = jp->jp_sc->sc_subq;
+  xnode_t **conj = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(pu->pu_nown + jp->jp_nconj + 1));
+  int n = pu->pu_nown;
+  if (n)
+    memcpy(conj, pu->pu_own, sizeof(xnode_t *) * (size_t)n);
+  int nk = 0;
+  for (int i = 0; i < jp->jp_nconj; i++)
+    if (used[i])
+      nk++;
+  sq->xs_corr = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nk + 1));
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    if (!used[i])
+      continue;
+    const xnode_t *x = jp->jp_conj[i].jc_x;
+    int a = x->x_args[0]->x_index, d = x->x_args[1]->x_index;
+    int mine = jp->jp_unit_of[a] == u ? a : d, other = mine == a ? d : a;
+    ty_t ty = x->x_args[0]->x_type;
+    sq->xs_corr[sq->xs_ncorr] = bd_col(b, pos[other], ty);
+    xnode_t *p = bd_param_corr(b, ty, sq->xs_ncorr++);
+    xnode_t *eq;
+    if (bd_op(b, XOP_EQ, bd_col(b, mine - un->un_base, ty), p, x->x_pos, &eq) != CZ_OK)
+      return NULL;
+    conj[n++] = eq;
+  }
+  bd_subq_register(b, sq);
+  *ncols = 0;
+  for (int c = 0; c < t->tb_ncols; c++)
+    if (pu->pu_need[c])
+      cols[(*ncols)++] = un->un_base + c;
+  sq->xs_plan = bd_plan_scan_compact(b, t, un->un_alias, conj, n, pu->pu_need);
+  return op_lateral_new(b->b_a, acc, sq, JOIN_INNER);
 }
 
 double bd_plan_est_cost(const op_t *o)
@@ -648,6 +764,37 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
         done[i] = done[i] || used[i];
       acc_w += nc;
       cost += rows * COST_LOOKUP;
+      rows = set_rows(&jp, in_set);
+      cost += rows * COST_OUT;
+      estimate(acc, &jp, rows, cost);
+      continue;
+    }
+    double ksel = m == JM_PROBE ? probe_keys(&jp, in_set, u, used) : 0;
+    if (ksel > 0) {
+      int nuc;
+      acc = probe_join(&jp, u, acc, pos, used, &nuc, ucols);
+      if (!acc)
+        return CZ_ERR;
+      for (int i = 0; i < nuc; i++)
+        pos[ucols[i]] = acc_w + i;
+      acc_w += nuc;
+      in_set[u] = true;
+      /* its own conjuncts ran in the probe; the rest that it completes
+       * (the key equalities among them) filter the joined rows */
+      xnode_t **rest = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
+      int nrest = 0;
+      for (int i = 0; i < jp.jp_nconj; i++) {
+        jconj_t *c = &jp.jp_conj[i];
+        if (done[i] || c->jc_top || !conj_within(c, in_set))
+          continue;
+        done[i] = true;
+        if (!c->jc_local)
+          rest[nrest++] = bd_node_remap(b, c->jc_x, pos);
+      }
+      xnode_t *cond = bd_and_all(b, rest, nrest);
+      if (cond)
+        acc = op_filter_new(b->b_a, acc, cond);
+      cost += rows * COST_SUBQ_ROW + rows * jp.jp_units[u].pu_total * ksel * COST_LOOKUP;
       rows = set_rows(&jp, in_set);
       cost += rows * COST_OUT;
       estimate(acc, &jp, rows, cost);

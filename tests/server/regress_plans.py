@@ -26,8 +26,11 @@
             side's scan, not the joined pairs, and the hash table is built
             on the smaller, preserved side (a RIGHT hash join: TPC-H Q13);
             the same for RIGHT JOIN
+  probe     a few rows joined to a large table through the leading column
+            of its index probe the index per row (an index nested loop,
+            TPC-H Q19's part -> lineitem); many rows hash-join
   scalar    a correlated min() subquery that joins a table without a
-            primary key (hashed again on every run) is grouped once and
+            key or index (hashed again on every run) is grouped once and
             joined, even for a few hundred outer rows (TPC-H Q2)
 Cadenza only (the plans are ours; PostgreSQL prints its own EXPLAIN).
 Usage: regress_plans.py --dsn DSN --kind cadenza|postgres
@@ -43,7 +46,7 @@ from checks import check  # noqa: E402
 import psycopg  # noqa: E402
 
 P = "rplan_"
-TABLES = ("fact", "dim", "pair", "line", "so", "si", "sd")
+TABLES = ("fact", "dim", "pair", "line", "so", "si", "sd", "big", "small")
 
 
 def explain(cur, sql):
@@ -205,12 +208,37 @@ def check_outer(cur):
           repr(rows(cur, cols)[:5]))
 
 
+def check_probe(cur):
+    cur.execute(f"CREATE TABLE {P}big (id integer PRIMARY KEY, grp integer, val integer)")
+    cur.execute(f"CREATE INDEX {P}big_grp ON {P}big (grp)")
+    cur.execute(f"CREATE TABLE {P}small (id integer PRIMARY KEY, name text)")
+    cur.execute(f"INSERT INTO {P}big SELECT g, g % 1000, g % 97 FROM generate_series(0, 49999) g")
+    cur.execute(f"INSERT INTO {P}small SELECT g, 'n' || (g % 100) FROM generate_series(0, 999) g")
+    q = (f"SELECT count(*), sum(b.val) FROM {P}small s, {P}big b "
+         f"WHERE b.grp = s.id AND s.name = 'n7' AND b.val > 3")
+    p = explain(cur, q)
+    check("probe: few rows probe the large table's index per row",
+          "Lateral" in p and f"using {P}big_grp" in p and "HashJoin" not in p, p)
+    many = q.replace(" AND s.name = 'n7'", "")
+    pm = explain(cur, many)
+    check("probe: many rows hash-join instead", "HashJoin" in pm and "Lateral" not in pm, pm)
+    plain = q.replace("b.grp = s.id", "b.grp + 0 = s.id")
+    got = rows(cur, q)
+    check("answers: index nested loop", got == rows(cur, plain) and got[0][0] == 480,
+          "%r vs %r" % (got, rows(cur, plain)))
+    check("answers: hash join of the same", rows(cur, many) == rows(cur, many.replace("b.grp = s.id", "b.grp + 0 = s.id")))
+    # a NULL key value finds nothing
+    cur.execute(f"INSERT INTO {P}small VALUES (-1, 'n7')")
+    cur.execute(f"INSERT INTO {P}big VALUES (-5, NULL, 50)")
+    got = rows(cur, q)
+    check("answers: index nested loop with NULL keys", got == rows(cur, plain), repr(got))
+
+
 def check_scalar(cur):
     cur.execute(f"CREATE TABLE {P}so (id integer PRIMARY KEY, k integer)")
     cur.execute(f"CREATE TABLE {P}si (id integer PRIMARY KEY, k integer, v integer)")
     cur.execute(f"CREATE INDEX {P}si_k ON {P}si (k)")
-    cur.execute(f"CREATE TABLE {P}sd (id integer, name text)")  # no primary key: no lookups
-    cur.execute(f"CREATE UNIQUE INDEX {P}sd_id ON {P}sd (id)")
+    cur.execute(f"CREATE TABLE {P}sd (id integer, name text)")  # no key, no index: hashed per run
     cur.execute(f"INSERT INTO {P}so SELECT g, (g * 7) % 3000 FROM generate_series(0, 299) g")
     cur.execute(f"INSERT INTO {P}si SELECT g, g % 3000, (g * 31) % 50 FROM generate_series(0, 29999) g")
     cur.execute(f"INSERT INTO {P}sd SELECT g, 'n' || g FROM generate_series(0, 2999) g")
@@ -284,6 +312,7 @@ def main():
             check_full(cur)
             check_unique(cur)
             check_outer(cur)
+            check_probe(cur)
             check_scalar(cur)
             check_many(cur, 20, False)
             check_many(cur, 64, False)
