@@ -12,8 +12,10 @@
  *   (an equality: one over the larger number of distinct values).
  * - The order is left-deep: each step joins the rows so far with one more
  *   unit, by a lookup of its primary key when the rows so far give all of
- *   it, else by a hash join building on the new unit, else (no equality)
- *   a nested loop. Up to JOIN_DP_MAX units every order is weighed by
+ *   it, by probing one of its indexes per row when the rows so far give
+ *   the index's leading column (an index nested loop through op_lateral),
+ *   by a hash join building on the new unit, or (no equality) a nested
+ *   loop, whichever costs least. Up to JOIN_DP_MAX units every order is weighed by
  *   dynamic programming over subsets; beyond, a greedy search adds the
  *   cheapest next unit. The cost of a plan is the rows each step reads,
  *   builds, probes and produces, weighted per method (cost_* below).
