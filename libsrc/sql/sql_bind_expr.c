@@ -38,6 +38,40 @@ static void scope_find(const bd_scope_t *sc, const char *schema, const char *tab
   }
 }
 
+static void fix_later(bd_t *b, xnode_t *p)
+{
+  if (b->b_nfix == b->b_fix_cap) {
+    int cap = b->b_fix_cap ? b->b_fix_cap * 2 : 16;
+    xnode_t **n = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)cap);
+    if (b->b_nfix)
+      memcpy(n, b->b_fix, sizeof(xnode_t *) * (size_t)b->b_nfix);
+    b->b_fix = n;
+    b->b_fix_cap = cap;
+  }
+  b->b_fix[b->b_nfix++] = p;
+}
+
+xnode_t *bd_param_corr(bd_t *b, ty_t t, int k)
+{
+  xnode_t *p = bd_node(b, X_PARAM, t, 0);
+  p->x_index = k;
+  fix_later(b, p);
+  return p;
+}
+
+void bd_subq_register(bd_t *b, xsubq_t *sq)
+{
+  if (b->b_nsubqs == b->b_subq_cap) {
+    int cap = b->b_subq_cap ? b->b_subq_cap * 2 : 8;
+    xsubq_t **n = arena_alloc(b->b_a, sizeof(xsubq_t *) * (size_t)cap);
+    if (b->b_nsubqs)
+      memcpy(n, b->b_subqs, sizeof(xsubq_t *) * (size_t)b->b_nsubqs);
+    b->b_subqs = n;
+    b->b_subq_cap = cap;
+  }
+  b->b_subqs[b->b_nsubqs++] = sq;
+}
+
 /* Makes `outer` (a node in the terms of the scope enclosing sq's) visible
  * inside subquery sq as a parameter. */
 static xnode_t *bd_corr(bd_t *b, xsubq_t *sq, xnode_t *outer)
@@ -56,15 +90,7 @@ static xnode_t *bd_corr(bd_t *b, xsubq_t *sq, xnode_t *outer)
   }
   xnode_t *p = bd_node(b, X_PARAM, outer->x_type, outer->x_pos);
   p->x_index = k;
-  if (b->b_nfix == b->b_fix_cap) {
-    int cap = b->b_fix_cap ? b->b_fix_cap * 2 : 16;
-    xnode_t **n = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)cap);
-    if (b->b_nfix)
-      memcpy(n, b->b_fix, sizeof(xnode_t *) * (size_t)b->b_nfix);
-    b->b_fix = n;
-    b->b_fix_cap = cap;
-  }
-  b->b_fix[b->b_nfix++] = p;
+  fix_later(b, p);
   bd_decor_t *dr = b->b_decor;
   if (dr && sq == dr->dr_sq) {
     if (dr->dr_nparams == dr->dr_param_cap) {
@@ -568,15 +594,7 @@ xsubq_t *bd_subq_new(bd_t *b, bd_scope_t *sc)
 {
   xsubq_t *sq = arena_zalloc(b->b_a, sizeof(*sq));
   sq->xs_parent = sc ? sc->sc_subq : NULL;
-  if (b->b_nsubqs == b->b_subq_cap) {
-    int cap = b->b_subq_cap ? b->b_subq_cap * 2 : 8;
-    xsubq_t **n = arena_alloc(b->b_a, sizeof(xsubq_t *) * (size_t)cap);
-    if (b->b_nsubqs)
-      memcpy(n, b->b_subqs, sizeof(xsubq_t *) * (size_t)b->b_nsubqs);
-    b->b_subqs = n;
-    b->b_subq_cap = cap;
-  }
-  b->b_subqs[b->b_nsubqs++] = sq;  /* before its own subqueries: parents first */
+  bd_subq_register(b, sq);  /* before its own subqueries: parents first */
   return sq;
 }
 

@@ -132,7 +132,7 @@ static op_t *lookup_join(bd_t *b, op_t *left, const sp_table_t *t, join_kind_t k
 /* A join of left (lw columns) and right over cond (in the joined row):
  * `left col = right col` conjuncts of one type become hash keys, the
  * rest the residual condition; without keys a nested loop. */
-static op_t *join_op(bd_t *b, op_t *l, op_t *r, join_kind_t kind, xnode_t *cond)
+op_t *bd_join_op(bd_t *b, op_t *l, op_t *r, join_kind_t kind, xnode_t *cond)
 {
   int lw = l->o_ncols;
   xnode_t **conj = NULL;
@@ -340,6 +340,8 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   b->b_nullable -= null_l;
   if (rc != CZ_OK)
     return CZ_ERR;
+  const sp_table_t *ltable = t;
+  const char *lalias = al;
   if (t)
     l = bd_plan_scan(b, t, al, false, NULL, 0);
   int mid = sc->sc_width;
@@ -354,6 +356,7 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   if (rc != CZ_OK)
     return CZ_ERR;
   const sp_table_t *rtable = t;
+  const char *ralias = al;
   if (t)
     r = bd_plan_scan(b, t, al, false, NULL, 0);
   xnode_t *cond = NULL;
@@ -377,34 +380,18 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   if (us && fr->fr_join != SQL_JOIN_FULL)
     using_record(b, sc, us);  /* FULL: once full_using has made the merged columns */
   if (fr->fr_join == SQL_JOIN_RIGHT) {
-    /* a RIGHT JOIN b = b LEFT JOIN a, with the columns put back in order */
-    int lw = mid - base, rw = sc->sc_width - mid;
-    xnode_t *c2 = NULL;
-    if (cond) {
-      /* in the swapped row, left columns moved up by rw, right down by lw */
-      c2 = shift_copy(b, cond, 0);
-      xnode_t *stack[256];
-      int sp = 0;
-      stack[sp++] = c2;
-      while (sp) {
-        xnode_t *x = stack[--sp];
-        if (x->x_kind == X_COL)
-          x->x_index = x->x_index < lw ? x->x_index + rw : x->x_index - lw;
-        for (int i = 0; i < x->x_nargs && sp < 256; i++)
-          stack[sp++] = x->x_args[i];
-      }
-    }
-    op_t *j = join_op(b, r, l, JOIN_LEFT, c2);
-    xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(lw + rw + 1));
-    for (int i = 0; i < lw; i++)
-      cols[i] = bd_col(b, rw + i, j->o_types[rw + i]);
-    for (int i = 0; i < rw; i++)
-      cols[lw + i] = bd_col(b, i, j->o_types[i]);
-    *out = op_project_new(b->b_a, j, lw + rw, cols);
+    /* a RIGHT JOIN b = b LEFT JOIN a, with the columns put back in order;
+     * built again once the block knows the columns it reads */
+    bd_outer_t *oj = arena_zalloc(b->b_a, sizeof(*oj));
+    *oj = (bd_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lalias = lalias, .oj_r = r,
+                       .oj_rt = rtable, .oj_ralias = ralias, .oj_cond = cond, .oj_right = true};
+    *out = bd_outer_build(b, oj, NULL);
+    oj->oj_op = *out;
+    b->b_outer = oj;
     return CZ_OK;
   }
   if (fr->fr_join == SQL_JOIN_FULL) {
-    *out = join_op(b, l, r, JOIN_FULL, cond);
+    *out = bd_join_op(b, l, r, JOIN_FULL, cond);
     if (!us)
       return CZ_OK;
     if (full_using(b, sc, first_rel, base, cond, out, us) != CZ_OK)
@@ -427,7 +414,16 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
       return CZ_OK;
     }
   }
-  *out = join_op(b, l, r, kind, cond);
+  if (kind == JOIN_LEFT) {
+    bd_outer_t *oj = arena_zalloc(b->b_a, sizeof(*oj));
+    *oj = (bd_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lalias = lalias, .oj_r = r,
+                       .oj_rt = rtable, .oj_ralias = ralias, .oj_cond = cond};
+    *out = bd_outer_build(b, oj, NULL);
+    oj->oj_op = *out;
+    b->b_outer = oj;
+    return CZ_OK;
+  }
+  *out = bd_join_op(b, l, r, kind, cond);
   return CZ_OK;
 }
 
@@ -614,6 +610,8 @@ int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *f
   if (bd_item(b, sc, fr, &u->un_op, &u->un_table, &u->un_alias) != CZ_OK)
     return CZ_ERR;
   u->un_width = sc->sc_width - u->un_base;
+  if (b->b_outer && b->b_outer->oj_op == u->un_op)
+    u->un_outer = b->b_outer;  /* an outer join of tables: rebuilt reading what the block reads */
   return CZ_OK;
 }
 

@@ -132,6 +132,7 @@ typedef struct bd_decor_s {
   xnode_t **dr_resid;
   bool dr_key_probe;            /* a key's inner side leads a table's primary key or index */
   double dr_est_rows;           /* the block's FROM estimate (rows aggregated or joined) */
+  double dr_est_cost;           /* and its cost (0: one table, not estimated) */
   int dr_ncols;                 /* inner columns the residuals read */
   xnode_t **dr_cols;
 } bd_decor_t;
@@ -153,6 +154,7 @@ typedef struct bd_s {
   int b_nsrc, b_src_cap;
   bd_subq_src_t *b_src;         /* every subquery's text and scope */
   bd_decor_t *b_decor;          /* a decorrelating rebinding in progress, else NULL */
+  struct bd_outer_s *b_outer;   /* the explicit outer join built last (sql_plan_outer.c) */
   int b_naccess, b_access_cap;
   sp_access_t *b_access;
   /* INSERT … SELECT: the types the target columns want, so that untyped
@@ -213,6 +215,12 @@ int bd_unify(bd_t *b, xnode_t **nodes, int n, const char *ctx, int pos, ty_t *ou
 /* A subquery as an X_SUBQ of kind 0/1/2 in scope sc. */
 int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos,
                 xsubq_t **out_sq, op_t **out_plan);
+/* Lists sq among the statement's subqueries (after its parent's). */
+void bd_subq_register(bd_t *b, xsubq_t *sq);
+/* A parameter of type t standing for correlation value k of the
+ * subquery it is used in (numbered after the statement's parameters
+ * once the statement is bound). */
+xnode_t *bd_param_corr(bd_t *b, ty_t t, int k);
 
 /* ---- aggregates (sql_bind_agg.c) --------------------------------------- */
 
@@ -251,10 +259,17 @@ typedef struct bd_unit_s {
   bool un_null_aware;           /* ANTI of NOT IN */
   /* a decorrelated subquery: the conjunct it came from, its input's
    * estimated rows, and whether per row it would be an index probe (then
-   * the planner compares both ways and may put the subquery back) */
+   * the planner compares both ways and may put the subquery back), with
+   * the estimated cost of computing it once joined (0: one table, not
+   * estimated) and of one run of it per row (0: not estimated) */
   int un_src_conj;
   double un_sub_rows;
+  double un_sub_cost;
+  double un_row_cost;
   bool un_probe;
+  /* an explicit LEFT / RIGHT JOIN: how un_op was built, to build it again
+   * reading only the columns the block reads (NULL: not one) */
+  const struct bd_outer_s *un_outer;
 } bd_unit_t;
 typedef struct bd_fromblk_s {
   int fb_nunits, fb_ucap;
@@ -268,6 +283,10 @@ typedef struct bd_fromblk_s {
 int bd_from_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
                  bd_fromblk_t **out);
 int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out);
+/* The join planner's estimated cost of plan o: the nearest estimate
+ * below its root along first inputs (a block's last join carries the
+ * cost of all its joins); 0 when nothing below was estimated. */
+double bd_plan_est_cost(const op_t *o);
 /* Adds one FROM item to sc and fb (bd_from_bind does it for each item):
  * UPDATE … FROM and DELETE … USING put their target first themselves. */
 int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *fb);
@@ -349,6 +368,28 @@ bd_unit_t *bd_fromblk_unit(bd_t *b, bd_fromblk_t *fb);
 /* A new subquery registered with the statement (parents before their own
  * subqueries), its parent sc's (NULL: none). */
 xsubq_t *bd_subq_new(bd_t *b, bd_scope_t *sc);
+
+/* A join of l and r (r's columns after l's) over cond: `l col = r col`
+ * conjuncts of one type become hash keys (built on r), the rest the
+ * residual; without keys a nested loop (sql_bind_from.c). */
+op_t *bd_join_op(bd_t *b, op_t *l, op_t *r, join_kind_t kind, xnode_t *cond);
+/* An explicit LEFT JOIN (or RIGHT JOIN, built as a swapped LEFT JOIN)
+ * as bound: its sides (tables: oj_lt / oj_rt, scanned again when built
+ * with a mask of the columns read; else the inputs as bound) and ON over
+ * [left, right] as written. */
+typedef struct bd_outer_s {
+  op_t *oj_l, *oj_r;
+  const sp_table_t *oj_lt, *oj_rt;
+  const char *oj_lalias, *oj_ralias;
+  xnode_t *oj_cond;
+  bool oj_right;                /* RIGHT JOIN */
+  op_t *oj_op;                  /* what bd_outer_build gave while binding */
+} bd_outer_t;
+/* The join's operators (sql_plan_outer.c): the nullable side's own ON
+ * conjuncts pushed into it, the hash table built on the smaller side;
+ * need (over the join's columns, written order; NULL = all): the
+ * columns read, the others NULL at their positions. */
+op_t *bd_outer_build(bd_t *b, const bd_outer_t *oj, const bool *need);
 
 /* ---- access paths (sql_plan_scan.c) ------------------------------------ */
 

@@ -487,8 +487,10 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   from->fb_estimate = decor && decor->dr_key_probe;
   if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
     return CZ_ERR;
-  if (decor)
+  if (decor) {
     decor->dr_est_rows = plan->o_est_rows;
+    decor->dr_est_cost = bd_plan_est_cost(plan);
+  }
   if (decor) {
     /* what a semi / anti or grouped join cannot express: keep the per-row subquery */
     if ((ag->ag_n > 0 && !decor->dr_scalar) || ngroup > 0 || having || has_sets || ndon ||

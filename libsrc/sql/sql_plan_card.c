@@ -127,9 +127,33 @@ static bool any_fixes(xnode_t **conj, int n, int tc, bool range)
   return false;
 }
 
+static double column_ndv(bd_t *b, const bd_unit_t *un, pc_unit_t *pu, int tc);
+
+/* What a conjunct that cannot run at plan time keeps: `col = value`
+ * whose value is only known at run time (a parameter, a correlated
+ * subquery's outer column) keeps one of the column's distinct values
+ * (PostgreSQL's eqsel without a constant); anything else DEFAULT_SEL. A
+ * per-row subquery probing by its correlation column is then estimated
+ * at the few rows it finds, not a tenth of the table (TPC-H Q2's min()
+ * subquery, weighed against its decorrelated form). */
+static double runtime_selectivity(bd_t *b, const bd_unit_t *un, pc_unit_t *pu, const xnode_t *x)
+{
+  if (!un->un_table || x->x_kind != X_OP || x->x_op != XOP_EQ || x->x_nargs != 2)
+    return DEFAULT_SEL;
+  for (int side = 0; side < 2; side++) {
+    const xnode_t *k = x->x_args[side], *v = x->x_args[1 - side];
+    if (k->x_kind == X_CAST && k->x_args[0]->x_kind == X_COL)
+      k = k->x_args[0];
+    if (k->x_kind == X_COL && k->x_index < un->un_table->tb_ncols && column_free(v))
+      return 1 / column_ndv(b, un, pu, k->x_index);
+  }
+  return DEFAULT_SEL;
+}
+
 /* The fraction of sampled rows the conjuncts keep (each conjunct that
- * cannot run here counts DEFAULT_SEL). */
-static double sample_selectivity(bd_t *b, batch_t *sample, xnode_t **conj, int n)
+ * cannot run here counts runtime_selectivity). */
+static double sample_selectivity(bd_t *b, const bd_unit_t *un, pc_unit_t *pu, batch_t *sample,
+                                 xnode_t **conj, int n)
 {
   int ns = sample->b_n;
   int *sel = arena_alloc(b->b_a, sizeof(int) * (size_t)(ns + 1));
@@ -143,7 +167,7 @@ static double sample_selectivity(bd_t *b, batch_t *sample, xnode_t **conj, int n
   xc.xc_arena = b->b_a;
   for (int i = 0; i < n; i++) {
     if (!plan_time_evaluable(conj[i])) {
-      other *= DEFAULT_SEL;
+      other *= runtime_selectivity(b, un, pu, conj[i]);
       continue;
     }
     err_t e;
@@ -208,6 +232,16 @@ static int table_sample(bd_t *b, const sp_table_t *t, int idx, const qrange_t *r
   }
   *out = bt;
   return CZ_OK;
+}
+
+double pc_table_rows(bd_t *b, const sp_table_t *t)
+{
+  const qstats_t *st = table_stats(b, t);
+  if (st && st->qs_rows >= 0)
+    return st->qs_rows;
+  batch_t *none;
+  double rows;
+  return table_sample(b, t, 0, NULL, 0, &none, &rows) == CZ_OK ? rows : -1;
 }
 
 /* The value of a column-free conjunct side at plan time. */
@@ -308,13 +342,18 @@ int pc_unit_estimate(bd_t *b, bd_scope_t *sc, const bd_unit_t *un, xnode_t **loc
   memset(out, 0, sizeof(*out));
   const sp_table_t *t = un->un_table;
   /* local conjuncts over the unit's own columns */
-  int width = sc->sc_width;
+  /* local conjuncts read only the unit's columns; those of a decorrelated
+   * subquery lie past the block's row (sc_width), so the map spans the
+   * unit, not the row: one built to sc_width left them unmapped */
+  int width = un->un_base + un->un_width;
   int *shift = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
   for (int c = 0; c < width; c++)
     shift[c] = c - un->un_base;
   xnode_t **own = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nl + 1));
   for (int i = 0; i < nl; i++)
     own[i] = bd_node_remap(b, local[i], shift);
+  out->pu_own = own;
+  out->pu_nown = nl;
   if (t) {
     bool *need = arena_zalloc(b->b_a, (size_t)t->tb_ncols + 1);
     for (int c = 0; c < t->tb_ncols; c++) {
@@ -342,13 +381,17 @@ int pc_unit_estimate(bd_t *b, bd_scope_t *sc, const bd_unit_t *un, xnode_t **loc
   } else {
     out->pu_stats = table_stats(b, t);
     double total = out->pu_stats ? out->pu_stats->qs_rows : -1;
-    batch_t *none;
     if (total < 0)
-      table_sample(b, t, 0, NULL, 0, &none, &total);
+      total = pc_table_rows(b, t);
     if (total >= 0) {
       out->pu_unknown = false;
       out->pu_total = total;
     }
+  }
+  if (t) {  /* before the sample: runtime_selectivity reads distinct counts */
+    out->pu_ndv = arena_alloc(b->b_a, sizeof(double) * (size_t)(t->tb_ncols + 1));
+    for (int c = 0; c < t->tb_ncols; c++)
+      out->pu_ndv[c] = -1;
   }
   double range_rows = -1;
   if (!out->pu_unknown && nl > 0 && out->pu_total > 0) {
@@ -361,12 +404,12 @@ int pc_unit_estimate(bd_t *b, bd_scope_t *sc, const bd_unit_t *un, xnode_t **loc
       /* the range's own rows, then the other conjuncts on rows drawn from
        * it (the range's conjuncts pass on them anyway) */
       range_rows = rows;
-      double rest = sample->b_n > 0 ? sample_selectivity(b, sample, own, nl) : 1;
+      double rest = sample->b_n > 0 ? sample_selectivity(b, un, out, sample, own, nl) : 1;
       sel = CZ_MIN(rows / out->pu_total, 1.0) * rest;
     } else if (table_sample(b, t, 0, NULL, PC_SAMPLE, &sample, &rows) == CZ_OK &&
                sample->b_n > 0) {
       out->pu_sample = sample;
-      sel = sample_selectivity(b, sample, own, nl);
+      sel = sample_selectivity(b, un, out, sample, own, nl);
     }
   }
   out->pu_rows = out->pu_total * sel;
@@ -389,11 +432,6 @@ int pc_unit_estimate(bd_t *b, bd_scope_t *sc, const bd_unit_t *un, xnode_t **loc
   }
   if (out->pu_rows < 1)
     out->pu_rows = 1;
-  if (t) {
-    out->pu_ndv = arena_alloc(b->b_a, sizeof(double) * (size_t)(t->tb_ncols + 1));
-    for (int c = 0; c < t->tb_ncols; c++)
-      out->pu_ndv[c] = -1;
-  }
   return CZ_OK;
 }
 

@@ -20,6 +20,9 @@ typedef struct pc_unit_s {
                                    column), or NULL */
   const qstats_t *pu_stats;     /* tables: the storage's statistics, or NULL */
   double *pu_ndv;               /* tables: distinct values per column, -1 = not yet */
+  int pu_nown;
+  xnode_t **pu_own;             /* the unit's own conjuncts over its own columns (the
+                                 * one remapping, which its scan is planned from too) */
 } pc_unit_t;
 
 /* Marks in seen[] the units (unit_of: block column -> unit) x reads. */
@@ -33,6 +36,9 @@ int pc_unit_estimate(bd_t *b, bd_scope_t *sc, const bd_unit_t *un, xnode_t **loc
 double pc_join_selectivity(bd_t *b, const bd_fromblk_t *fb, pc_unit_t *units, const int *unit_of,
                            const xnode_t *x);
 
+/* Rows table t holds (catalog statistics, else measured on its primary
+ * tree); < 0 unknown. Never fails. */
+double pc_table_rows(bd_t *b, const sp_table_t *t);
 /* Rows a FROM block's plan is estimated to give (< 0 unknown): its
  * join planner's estimate, or for one table planned without one, its row
  * count under the default selectivity of its conjuncts. */

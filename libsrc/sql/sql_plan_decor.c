@@ -335,6 +335,8 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int
   u->un_null_aware = in && neg;
   u->un_src_conj = i;
   u->un_sub_rows = dr.dr_est_rows;
+  u->un_sub_cost = dr.dr_est_cost;
+  u->un_row_cost = bd_plan_est_cost(old->xs_plan);
   u->un_probe = dr.dr_key_probe;
   *ext += plan->o_ncols;
   /* the conjunct becomes the join's keys and residuals */
@@ -419,6 +421,8 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, 
   u->un_kind = JOIN_INNER;
   u->un_src_conj = i;
   u->un_sub_rows = dr.dr_est_rows;
+  u->un_sub_cost = dr.dr_est_cost;
+  u->un_row_cost = bd_plan_est_cost(old->xs_plan);
   u->un_probe = dr.dr_key_probe;
   *ext += plan->o_ncols;
   /* the comparison reads the unit's value; a copy, as nodes are shared */

@@ -12,8 +12,10 @@
  *   (an equality: one over the larger number of distinct values).
  * - The order is left-deep: each step joins the rows so far with one more
  *   unit, by a lookup of its primary key when the rows so far give all of
- *   it, else by a hash join building on the new unit, else (no equality)
- *   a nested loop. Up to JOIN_DP_MAX units every order is weighed by
+ *   it, by probing one of its indexes per row when the rows so far give
+ *   the index's leading column (an index nested loop through op_lateral),
+ *   by a hash join building on the new unit, or (no equality) a nested
+ *   loop, whichever costs least. Up to JOIN_DP_MAX units every order is weighed by
  *   dynamic programming over subsets; beyond, a greedy search adds the
  *   cheapest next unit. The cost of a plan is the rows each step reads,
  *   builds, probes and produces, weighted per method (cost_* below).
@@ -26,6 +28,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "exec/exec_ql.h"
 #include "sql/sql_bind_int.h"
 #include "sql/sql_plan_card.h"
 
@@ -151,7 +154,64 @@ static bool lookup_keys(const jplan_t *jp, const bool *in_set, int u, int *lk, b
   return true;
 }
 
-typedef enum jmethod_e { JM_HASH, JM_LOOKUP, JM_NLOOP } jmethod_t;
+typedef enum jmethod_e { JM_HASH, JM_LOOKUP, JM_NLOOP, JM_PROBE } jmethod_t;
+
+static bool has_param(const xnode_t *x)
+{
+  if (x->x_kind == X_PARAM || x->x_kind == X_SUBQ)
+    return true;
+  for (int i = 0; i < x->x_nargs; i++)
+    if (has_param(x->x_args[i]))
+      return true;
+  return false;
+}
+
+/* Whether x (over the unit's own columns) equates table column tc. */
+static bool leads_index(const sp_table_t *t, int tc)
+{
+  if (t->tb_npk > 0 && t->tb_pk[0] == tc)
+    return true;
+  for (int i = 0; i < t->tb_nindexes; i++)
+    if (t->tb_indexes[i].ix_ncols > 0 && t->tb_indexes[i].ix_cols[0] == tc)
+      return true;
+  return false;
+}
+
+/* An index nested loop: unit u probed once per row of in_set through an
+ * index (or its primary key) whose leading column an equality gives from
+ * in_set. Marks in used[] every such equality between u and in_set (all
+ * become key values of the probe: the scan takes the longest prefix
+ * they fix) and returns their combined selectivity, or 0 when u cannot
+ * be probed: not a table, a row-locator target, no such leading column,
+ * or own conjuncts with parameters (the probe's context has only the
+ * statement's). */
+static double probe_keys(const jplan_t *jp, const bool *in_set, int u, bool *used)
+{
+  const bd_unit_t *un = &jp->jp_fb->fb_units[u];
+  const sp_table_t *t = un->un_table;
+  if (!t || un->un_rowid || jp->jp_units[u].pu_unknown || jp->jp_semi[u] > 0)
+    return 0;
+  for (int i = 0; i < jp->jp_units[u].pu_nown; i++)
+    if (has_param(jp->jp_units[u].pu_own[i]))
+      return 0;
+  bool lead = false;
+  double sel = 1;
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    const jconj_t *c = &jp->jp_conj[i];
+    int a, d;
+    used[i] = false;
+    if (c->jc_top || c->jc_local || c->jc_nunits != 2 || !conj_uses(c, u) ||
+        !col_equality(jp, c->jc_x, &a, &d))
+      continue;
+    int mine = jp->jp_unit_of[a] == u ? a : d, other = mine == a ? d : a;
+    if (!in_set[jp->jp_unit_of[other]])
+      continue;
+    used[i] = true;
+    sel *= c->jc_sel;
+    lead |= leads_index(t, mine - un->un_base);
+  }
+  return lead ? sel : 0;
+}
 
 /* Rows of the units of in_set joined: the product of their estimates and
  * of the selectivities of the conjuncts among them. */
@@ -200,56 +260,78 @@ static double step_cost(const jplan_t *jp, bool *in_set, double rows, int u, jme
       *method = JM_LOOKUP;
     }
   }
+  double ksel = *method == JM_LOOKUP ? 0 : probe_keys(jp, in_set, u, used);
+  if (ksel > 0) {
+    /* per row: a run of the probe, then each row the key finds fetched */
+    double found = rows * pu->pu_total * ksel;
+    double probe = rows * COST_SUBQ_ROW + found * COST_LOOKUP;
+    if (probe < best) {
+      best = probe;
+      *method = JM_PROBE;
+    }
+  }
   in_set[u] = true;
   double out = set_rows(jp, in_set);
   in_set[u] = false;
   return best + out * COST_OUT;
 }
 
-/* Equalities from one unit v that together give another unit u's whole
- * primary key of several columns find one row of u each: together they
- * keep 1 / rows(u), not the product of their separate estimates (which
- * assumes the key's columns independent and comes out far too low). */
+/* Equalities from one unit v that together give a key of several columns
+ * of another unit u (its primary key or a unique index: TPC-H's keys are
+ * unique indexes when ALTER TABLE … ADD PRIMARY KEY is not available)
+ * find one row of u each: together they keep 1 / rows(u), not the
+ * product of their separate estimates (which assumes the key's columns
+ * independent and comes out far too low: Q9's lineitem–partsupp join
+ * came out at 85 rows instead of 6 million). */
+static void composite_key(jplan_t *jp, int u, int nk, const int *kcols, bool *mine)
+{
+  int base = jp->jp_fb->fb_units[u].un_base;
+  for (int v = 0; v < jp->jp_nu; v++) {
+    if (v == u)
+      continue;
+    int covered = 0;
+    for (int k = 0; k < nk; k++) {
+      bool got = false;
+      for (int i = 0; i < jp->jp_nconj; i++) {
+        const jconj_t *c = &jp->jp_conj[i];
+        int a, d;
+        if (c->jc_top || c->jc_local || c->jc_nunits != 2 || !conj_uses(c, u) ||
+            !conj_uses(c, v) || !col_equality(jp, c->jc_x, &a, &d))
+          continue;
+        if (a == base + kcols[k] || d == base + kcols[k]) {
+          if (!got)
+            mine[i] = true;
+          got = true;
+        }
+      }
+      covered += got;
+    }
+    if (covered < nk) {
+      memset(mine, 0, (size_t)jp->jp_nconj);
+      continue;
+    }
+    bool first = true;
+    for (int i = 0; i < jp->jp_nconj; i++)
+      if (mine[i]) {
+        jp->jp_conj[i].jc_sel = first ? 1 / CZ_MAX(jp->jp_units[u].pu_total, 1.0) : 1;
+        first = false;
+        mine[i] = false;
+      }
+  }
+}
+
 static void composite_keys(jplan_t *jp)
 {
   bool *mine = arena_zalloc(jp->jp_b->b_a, (size_t)jp->jp_nconj + 1);
   for (int u = 0; u < jp->jp_nu; u++) {
     const sp_table_t *t = jp->jp_fb->fb_units[u].un_table;
-    if (!t || t->tb_npk < 2 || jp->jp_units[u].pu_unknown)
+    if (!t || jp->jp_units[u].pu_unknown)
       continue;
-    int base = jp->jp_fb->fb_units[u].un_base;
-    for (int v = 0; v < jp->jp_nu; v++) {
-      if (v == u)
-        continue;
-      int covered = 0;
-      for (int k = 0; k < t->tb_npk; k++) {
-        bool got = false;
-        for (int i = 0; i < jp->jp_nconj; i++) {
-          const jconj_t *c = &jp->jp_conj[i];
-          int a, d;
-          if (c->jc_top || c->jc_local || c->jc_nunits != 2 || !conj_uses(c, u) ||
-              !conj_uses(c, v) || !col_equality(jp, c->jc_x, &a, &d))
-            continue;
-          if (a == base + t->tb_pk[k] || d == base + t->tb_pk[k]) {
-            if (!got)
-              mine[i] = true;
-            got = true;
-          }
-        }
-        covered += got;
-      }
-      if (covered < t->tb_npk) {
-        memset(mine, 0, (size_t)jp->jp_nconj);
-        continue;
-      }
-      bool first = true;
-      for (int i = 0; i < jp->jp_nconj; i++)
-        if (mine[i]) {
-          jp->jp_conj[i].jc_sel = first ? 1 / CZ_MAX(jp->jp_units[u].pu_total, 1.0) : 1;
-          first = false;
-          mine[i] = false;
-        }
-    }
+    if (t->tb_npk >= 2)
+      composite_key(jp, u, t->tb_npk, t->tb_pk, mine);
+    for (int i = 0; i < t->tb_nindexes; i++)
+      if (t->tb_indexes[i].ix_unique && t->tb_indexes[i].ix_ncols >= 2)
+        composite_key(jp, u, t->tb_indexes[i].ix_ncols, t->tb_indexes[i].ix_cols, mine);
   }
 }
 
@@ -352,6 +434,11 @@ static void estimate(op_t *o, const jplan_t *jp, double rows, double cost)
   o->o_est_cost = cost;
 }
 
+static void need_col(void *ctx, xnode_t *col)
+{
+  ((bool *)ctx)[col->x_index] = true;
+}
+
 /* The unit's own input: a table scan with its conjuncts reading its
  * needed columns (outputs: those columns in table order), or the bound
  * input under a filter of its conjuncts (all its columns). cols[i] is the
@@ -360,20 +447,31 @@ static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
 {
   bd_t *b = jp->jp_b;
   const bd_unit_t *un = &jp->jp_fb->fb_units[u];
-  xnode_t **local = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(jp->jp_nconj + 1));
-  int nl = 0;
-  int *shift = arena_alloc(b->b_a, sizeof(int) * (size_t)(jp->jp_sc->sc_width + 1));
-  for (int c = 0; c < jp->jp_sc->sc_width; c++)
-    shift[c] = c - un->un_base;
-  for (int i = 0; i < jp->jp_nconj; i++)
-    if (jp->jp_conj[i].jc_local && jp->jp_conj[i].jc_units[0] == u)
-      local[nl++] = bd_node_remap(b, jp->jp_conj[i].jc_x, shift);
+  /* the unit's own conjuncts over its columns, as estimated (a copy:
+   * planning the scan takes some out) */
+  const pc_unit_t *pu = &jp->jp_units[u];
+  int nl = pu->pu_nown;
+  xnode_t **local = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nl + 1));
+  if (nl)
+    memcpy(local, pu->pu_own, sizeof(xnode_t *) * (size_t)nl);
   *ncols = 0;
   if (!un->un_table) {
     for (int c = 0; c < un->un_width; c++)
       cols[(*ncols)++] = un->un_base + c;
+    op_t *in = un->un_op;
+    if (un->un_outer) {
+      /* an outer join of tables: its scans read what the block reads */
+      bool *need = arena_zalloc(b->b_a, (size_t)un->un_width + 1);
+      for (int c = 0; c < un->un_width; c++) {
+        int bc = un->un_base + c;
+        need[c] = bc < jp->jp_sc->sc_used_cap && jp->jp_sc->sc_used[bc];
+      }
+      for (int i = 0; i < nl; i++)
+        bd_node_cols(local[i], need_col, need);
+      in = bd_outer_build(b, un->un_outer, need);
+    }
     xnode_t *f = bd_and_all(b, local, nl);
-    return f ? op_filter_new(b->b_a, un->un_op, f) : un->un_op;
+    return f ? op_filter_new(b->b_a, in, f) : in;
   }
   const bool *need = jp->jp_units[u].pu_need;
   int nt = un->un_table->tb_ncols;
@@ -387,10 +485,70 @@ static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
   return bd_plan_scan_compact(b, un->un_table, un->un_alias, local, nl, need);
 }
 
+/* Unit u joined by probing it once per row of the rows so far (acc,
+ * whose layout pos gives): a LATERAL-style subplan (op_lateral) whose
+ * scan has the probed table's own conjuncts and `column = $k`, $k the
+ * value of the row so far, as key bounds (sql_plan_scan.c takes the
+ * longest index prefix they fix). The equalities also stay as a filter
+ * over the joined rows (a NULL key value must find nothing, whatever
+ * the key bound does with it). u's needed columns follow acc's. */
+static op_t *probe_join(jplan_t *jp, int u, op_t *acc, const int *pos, const bool *used,
+                        int *ncols, int *cols)
+{
+  bd_t *b = jp->jp_b;
+  const bd_unit_t *un = &jp->jp_fb->fb_units[u];
+  const sp_table_t *t = un->un_table;
+  const pc_unit_t *pu = &jp->jp_units[u];
+  xsubq_t *sq = arena_zalloc(b->b_a, sizeof(*sq));
+  sq->xs_parent = jp->jp_sc->sc_subq;
+  xnode_t **conj = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(pu->pu_nown + jp->jp_nconj + 1));
+  int n = pu->pu_nown;
+  if (n)
+    memcpy(conj, pu->pu_own, sizeof(xnode_t *) * (size_t)n);
+  int nk = 0;
+  for (int i = 0; i < jp->jp_nconj; i++)
+    if (used[i])
+      nk++;
+  sq->xs_corr = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nk + 1));
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    if (!used[i])
+      continue;
+    const xnode_t *x = jp->jp_conj[i].jc_x;
+    int a = x->x_args[0]->x_index, d = x->x_args[1]->x_index;
+    int mine = jp->jp_unit_of[a] == u ? a : d, other = mine == a ? d : a;
+    ty_t ty = x->x_args[0]->x_type;
+    sq->xs_corr[sq->xs_ncorr] = bd_col(b, pos[other], ty);
+    xnode_t *p = bd_param_corr(b, ty, sq->xs_ncorr++);
+    xnode_t *eq;
+    if (bd_op(b, XOP_EQ, bd_col(b, mine - un->un_base, ty), p, x->x_pos, &eq) != CZ_OK)
+      return NULL;
+    conj[n++] = eq;
+  }
+  bd_subq_register(b, sq);
+  *ncols = 0;
+  for (int c = 0; c < t->tb_ncols; c++)
+    if (pu->pu_need[c])
+      cols[(*ncols)++] = un->un_base + c;
+  sq->xs_plan = bd_plan_scan_compact(b, t, un->un_alias, conj, n, pu->pu_need);
+  return op_lateral_new(b->b_a, acc, sq, JOIN_INNER);
+}
+
+double bd_plan_est_cost(const op_t *o)
+{
+  for (; o; o = o->o_in)
+    if (o->o_est_cost > 0)
+      return o->o_est_cost;
+  return 0;
+}
+
 /* Decorrelated subqueries that would be an index probe per outer row:
  * when the rows reaching them are few, probing per row reads less than
  * hashing the whole subquery; such a unit's conjunct is marked to stay
- * per row (fb_keep) and the block is planned again. */
+ * per row (fb_keep) and the block is planned again. One run per row
+ * costs at least COST_SUBQ_ROW, more when its own plan joins tables
+ * (TPC-H Q2's min() subquery hashes supplier on every run: per row it
+ * is 5x slower than grouped once); the joined form costs its rows read
+ * and hashed plus its own joins. */
 static bool keep_per_row(jplan_t *jp, int bwidth, bool *keep)
 {
   bool *in_set = arena_zalloc(jp->jp_b->b_a, (size_t)jp->jp_nu + 1);
@@ -405,7 +563,8 @@ static bool keep_per_row(jplan_t *jp, int bwidth, bool *keep)
       in_set[v] = v != u && (jp->jp_fb->fb_units[v].un_base < bwidth || jp->jp_semi[v] > 0);
     double outer = set_rows(jp, in_set);
     double sub = un->un_sub_rows > 0 ? un->un_sub_rows : PC_DEFAULT_ROWS;
-    if (outer * COST_SUBQ_ROW < sub * (COST_SCAN + COST_BUILD)) {
+    double per_row = CZ_MAX(COST_SUBQ_ROW, un->un_row_cost);
+    if (outer * per_row < sub * (COST_SCAN + COST_BUILD) + un->un_sub_cost) {
       keep[un->un_src_conj] = true;
       any = true;
     }
@@ -511,6 +670,16 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
                          &jp.jp_units[u]) != CZ_OK)
       return CZ_ERR;
   }
+  /* a decorrelated scalar subquery grouped by its keys has at most a
+   * row per input row; its keys are unique, so an outer column equal to
+   * one (1 / max(distinct values), the unit's rows for its side) keeps
+   * each outer row about once, not PC_DEFAULT_ROWS-times-off */
+  for (int u = 0; u < nu; u++) {
+    const bd_unit_t *un = &fb->fb_units[u];
+    if (un->un_kind == JOIN_INNER && !un->un_table && un->un_sub_rows > 0 && u >= ec->ec_n)
+      jp.jp_units[u].pu_rows = jp.jp_units[u].pu_read = jp.jp_units[u].pu_total =
+          CZ_MAX(un->un_sub_rows, 1.0);
+  }
   for (int i = 0; i < jp.jp_nconj; i++)
     if (!jp.jp_conj[i].jc_top && !jp.jp_conj[i].jc_local)
       jp.jp_conj[i].jc_sel = pc_join_selectivity(b, fb, jp.jp_units, jp.jp_unit_of, jp.jp_conj[i].jc_x);
@@ -597,6 +766,37 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
         done[i] = done[i] || used[i];
       acc_w += nc;
       cost += rows * COST_LOOKUP;
+      rows = set_rows(&jp, in_set);
+      cost += rows * COST_OUT;
+      estimate(acc, &jp, rows, cost);
+      continue;
+    }
+    double ksel = m == JM_PROBE ? probe_keys(&jp, in_set, u, used) : 0;
+    if (ksel > 0) {
+      int nuc;
+      acc = probe_join(&jp, u, acc, pos, used, &nuc, ucols);
+      if (!acc)
+        return CZ_ERR;
+      for (int i = 0; i < nuc; i++)
+        pos[ucols[i]] = acc_w + i;
+      acc_w += nuc;
+      in_set[u] = true;
+      /* its own conjuncts ran in the probe; the rest that it completes
+       * (the key equalities among them) filter the joined rows */
+      xnode_t **rest = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
+      int nrest = 0;
+      for (int i = 0; i < jp.jp_nconj; i++) {
+        jconj_t *c = &jp.jp_conj[i];
+        if (done[i] || c->jc_top || !conj_within(c, in_set))
+          continue;
+        done[i] = true;
+        if (!c->jc_local)
+          rest[nrest++] = bd_node_remap(b, c->jc_x, pos);
+      }
+      xnode_t *cond = bd_and_all(b, rest, nrest);
+      if (cond)
+        acc = op_filter_new(b->b_a, acc, cond);
+      cost += rows * COST_SUBQ_ROW + rows * jp.jp_units[u].pu_total * ksel * COST_LOOKUP;
       rows = set_rows(&jp, in_set);
       cost += rows * COST_OUT;
       estimate(acc, &jp, rows, cost);

@@ -19,6 +19,19 @@
             by its correlation runs no per-row subplan, and answers as the
             same query written with a join / count
   full      FULL JOIN on an equality is a hash join
+  unique    equalities covering a unique index of two columns find one
+            row each (the join's estimate is the other side's rows, not
+            the product of the columns' separate selectivities: TPC-H Q9)
+  outer     an ON conjunct on a LEFT JOIN's nullable side filters that
+            side's scan, not the joined pairs, and the hash table is built
+            on the smaller, preserved side (a RIGHT hash join: TPC-H Q13);
+            the same for RIGHT JOIN
+  probe     a few rows joined to a large table through the leading column
+            of its index probe the index per row (an index nested loop,
+            TPC-H Q19's part -> lineitem); many rows hash-join
+  scalar    a correlated min() subquery that joins a table without a
+            key or index (hashed again on every run) is grouped once and
+            joined, even for a few hundred outer rows (TPC-H Q2)
 Cadenza only (the plans are ours; PostgreSQL prints its own EXPLAIN).
 Usage: regress_plans.py --dsn DSN --kind cadenza|postgres
 """
@@ -33,6 +46,7 @@ from checks import check  # noqa: E402
 import psycopg  # noqa: E402
 
 P = "rplan_"
+TABLES = ("fact", "dim", "pair", "line", "so", "si", "sd", "big", "small")
 
 
 def explain(cur, sql):
@@ -146,6 +160,106 @@ def check_full(cur):
           "%r vs %r" % (rows(cur, q), rows(cur, nl)))
 
 
+def est_rows(line):
+    import re
+    m = re.search(r"estimated rows=(\d+)", line)
+    return int(m.group(1)) if m else -1
+
+
+def check_unique(cur):
+    cur.execute(f"CREATE TABLE {P}pair (a integer, b integer, v integer)")
+    cur.execute(f"CREATE UNIQUE INDEX {P}pair_ab ON {P}pair (a, b)")
+    cur.execute(f"CREATE TABLE {P}line (id integer PRIMARY KEY, a integer, b integer)")
+    # a has 20000 values, b 1000: independence would give 20000 * 20000 / 2e7 = 20 rows
+    cur.execute(f"INSERT INTO {P}pair SELECT g, g % 1000, g % 13 FROM generate_series(0, 19999) g")
+    cur.execute(f"INSERT INTO {P}line SELECT g, (g * 7) % 20000, ((g * 7) % 20000) % 1000 "
+                f"FROM generate_series(0, 19999) g")
+    q = f"SELECT count(*), sum(p.v) FROM {P}line l, {P}pair p WHERE l.a = p.a AND l.b = p.b"
+    p = explain(cur, q)
+    joins = [est_rows(x) for x in p.splitlines() if "Join" in x]
+    check("unique: a join on a two-column unique index is estimated at the other side's rows",
+          joins and joins[0] >= 5000, p)
+    got = rows(cur, q)
+    check("answers: join on a two-column unique index", got[0][0] == 20000, repr(got))
+
+
+def check_outer(cur):
+    q = (f"SELECT count(*), count(f.id), sum(f.amount) FROM {P}dim d LEFT JOIN {P}fact f "
+         f"ON f.dim = d.id AND f.kind = 'rare'")
+    p = explain(cur, q)
+    scan = [x for x in p.splitlines() if f"Scan  {P}fact" in x]
+    check("outer: the nullable side's own ON conjunct is tested by its scan",
+          scan and "kind = 'rare'" in scan[0] and "filter" not in p, p)
+    check("outer: the hash table is built on the smaller, preserved side", "HashJoin  right" in p, p)
+    derived = (f"SELECT count(*), count(f.id), sum(f.amount) FROM {P}dim d LEFT JOIN "
+               f"(SELECT * FROM {P}fact WHERE kind = 'rare') f ON f.dim = d.id")
+    got = rows(cur, q)
+    check("answers: LEFT JOIN with the condition pushed", got == rows(cur, derived) and got[0][:2] == (2018, 20),
+          "%r vs %r" % (got, rows(cur, derived)))
+    r = (f"SELECT count(*), count(f.id), sum(f.amount) FROM {P}fact f RIGHT JOIN {P}dim d "
+         f"ON f.dim = d.id AND f.kind = 'rare'")
+    pr = explain(cur, r)
+    check("outer: RIGHT JOIN too", "HashJoin  right" in pr and "filter" not in pr, pr)
+    check("answers: RIGHT JOIN with the condition pushed", rows(cur, r) == got, repr(rows(cur, r)))
+    cols = (f"SELECT d.name, f.kind FROM {P}dim d LEFT JOIN {P}fact f ON f.dim = d.id AND f.amount = 2 "
+            f"AND d.id < 3 ORDER BY 1, 2")
+    check("answers: LEFT JOIN columns after the swap",
+          rows(cur, cols) == rows(cur, cols.replace("f.amount = 2", "f.amount + 0 = 2")),
+          repr(rows(cur, cols)[:5]))
+
+
+def check_probe(cur):
+    cur.execute(f"CREATE TABLE {P}big (id integer PRIMARY KEY, grp integer, val integer)")
+    cur.execute(f"CREATE INDEX {P}big_grp ON {P}big (grp)")
+    cur.execute(f"CREATE TABLE {P}small (id integer PRIMARY KEY, name text)")
+    cur.execute(f"INSERT INTO {P}big SELECT g, g % 1000, g % 97 FROM generate_series(0, 49999) g")
+    cur.execute(f"INSERT INTO {P}small SELECT g, 'n' || (g % 100) FROM generate_series(0, 999) g")
+    q = (f"SELECT count(*), sum(b.val) FROM {P}small s, {P}big b "
+         f"WHERE b.grp = s.id AND s.name = 'n7' AND b.val > 3")
+    p = explain(cur, q)
+    check("probe: few rows probe the large table's index per row",
+          "Lateral" in p and f"using {P}big_grp" in p and "HashJoin" not in p, p)
+    many = q.replace(" AND s.name = 'n7'", "")
+    pm = explain(cur, many)
+    check("probe: many rows hash-join instead", "HashJoin" in pm and "Lateral" not in pm, pm)
+    plain = q.replace("b.grp = s.id", "b.grp + 0 = s.id")
+    got = rows(cur, q)
+    check("answers: index nested loop", got == rows(cur, plain) and got[0][0] == 480,
+          "%r vs %r" % (got, rows(cur, plain)))
+    check("answers: hash join of the same", rows(cur, many) == rows(cur, many.replace("b.grp = s.id", "b.grp + 0 = s.id")))
+    # a NULL key value finds nothing
+    cur.execute(f"INSERT INTO {P}small VALUES (-1, 'n7')")
+    cur.execute(f"INSERT INTO {P}big VALUES (-5, NULL, 50)")
+    got = rows(cur, q)
+    check("answers: index nested loop with NULL keys", got == rows(cur, plain), repr(got))
+
+
+def check_scalar(cur):
+    cur.execute(f"CREATE TABLE {P}so (id integer PRIMARY KEY, k integer)")
+    cur.execute(f"CREATE TABLE {P}si (id integer PRIMARY KEY, k integer, v integer)")
+    cur.execute(f"CREATE INDEX {P}si_k ON {P}si (k)")
+    cur.execute(f"CREATE TABLE {P}sd (id integer, name text)")  # no key, no index: hashed per run
+    cur.execute(f"INSERT INTO {P}so SELECT g, (g * 7) % 3000 FROM generate_series(0, 299) g")
+    cur.execute(f"INSERT INTO {P}si SELECT g, g % 3000, (g * 31) % 50 FROM generate_series(0, 29999) g")
+    cur.execute(f"INSERT INTO {P}sd SELECT g, 'n' || g FROM generate_series(0, 2999) g")
+    q = (f"SELECT count(*) FROM {P}so o WHERE 5 > (SELECT min(i.v) FROM {P}si i, {P}sd d "
+         f"WHERE i.k = o.k AND d.id = i.k AND d.name <> 'none')")
+    p = explain(cur, q)
+    check("scalar: a min() subquery hashing a table per run is grouped once and joined",
+          "HashAggregate  1 keys" in p, p)
+    g = (f"SELECT count(*) FROM {P}so o, (SELECT i.k, min(i.v) m FROM {P}si i, {P}sd d "
+         f"WHERE d.id = i.k AND d.name <> 'none' GROUP BY i.k) g WHERE g.k = o.k AND 5 > g.m")
+    got = rows(cur, q)
+    check("answers: grouped scalar subquery", got == rows(cur, g) and got[0][0] > 0,
+          "%r vs %r" % (got, rows(cur, g)))
+    # many outer rows: joined on any plan; the comparison reads the
+    # subquery's value, a column past the block's row (it once read garbage)
+    cur.execute(f"INSERT INTO {P}so SELECT g, (g * 7) % 3000 FROM generate_series(300, 29999) g")
+    got = rows(cur, q)
+    check("answers: grouped scalar subquery over many outer rows",
+          got == rows(cur, g) and got[0][0] == 3000, "%r vs %r" % (got, rows(cur, g)))
+
+
 def check_many(cur, n, star, explicit=False):
     names = [f"{P}m{i}" for i in range(n)]
     for i, t in enumerate(names):
@@ -187,7 +301,7 @@ def main():
         return checks.skip("the plans checked are Cadenza's")
     with psycopg.connect(args.dsn, autocommit=True) as conn:
         cur = conn.cursor()
-        for t in ("fact", "dim"):
+        for t in TABLES:
             cur.execute(f"DROP TABLE IF EXISTS {P}{t}")
         setup(cur)
         try:
@@ -196,12 +310,16 @@ def main():
             check_or(cur)
             check_semi(cur)
             check_full(cur)
+            check_unique(cur)
+            check_outer(cur)
+            check_probe(cur)
+            check_scalar(cur)
             check_many(cur, 20, False)
             check_many(cur, 64, False)
             check_many(cur, 64, True)
             check_many(cur, 30, False, explicit=True)
         finally:
-            for t in ("fact", "dim"):
+            for t in TABLES:
                 cur.execute(f"DROP TABLE IF EXISTS {P}{t}")
     return checks.summary()
 
