@@ -75,8 +75,36 @@ int tb_row_decode_refs(const ty_t *types, int n, const uint8_t *p, size_t len, c
 bool tb_row_has_refs(const uint8_t *p, size_t len);
 
 /* How a scan decodes rows straight into its batch's vectors (built once
- * per scan by tb_dplan_build): which stored column goes to which output,
- * how wide each is, which predicates test it. */
+ * per scan by tb_dplan_build, tb_row_vec.c): which stored column goes to
+ * which output, how wide each is, which predicates test it; and for rows
+ * without a NULL among the walked columns (the common case, every NOT NULL
+ * table) a short program of steps: runs of unwanted fixed-width columns
+ * skipped in one add, variable ones skipped by their length, wanted ones
+ * read straight into their vector row and tested at once. */
+typedef struct tb_dstep_s {
+  uint8_t ds_op;                /* TB_DS_* */
+  uint8_t ds_kind;              /* TB_DK_* (SKIPV, GET) */
+  uint16_t ds_w;                /* SKIP: bytes */
+  int16_t ds_out;               /* GET: the output */
+  int16_t ds_pred;              /* GET: the first predicate on it, -1 none */
+  uint32_t ds_slot;             /* GET: bytes of one row of the output vector */
+} tb_dstep_t;
+
+enum { TB_DS_SKIP, TB_DS_SKIPV, TB_DS_GET };
+
+/* A predicate prepared for its column: integers compared as int64,
+ * NUMERIC as scaled integers when the stored scale is cp_scale (the
+ * column's declared one, the constant rescaled to it once), anything else
+ * by tb_pred_test. */
+typedef struct tb_cpred_s {
+  uint8_t cp_fast;              /* TB_CP_* */
+  uint8_t cp_op;                /* tbl_pred_op_t (INT, NUM: TBP_EQ .. TBP_GE) */
+  int16_t cp_scale;             /* NUM */
+  __int128 cp_val;              /* INT, NUM: the constant */
+} tb_cpred_t;
+
+enum { TB_CP_GEN, TB_CP_INT, TB_CP_NUM };
+
 typedef struct tb_dplan_s {
   int dp_ntab;                  /* the table's columns (types) */
   int dp_upto;                  /* columns walked: the last one wanted + 1 */
@@ -93,6 +121,13 @@ typedef struct tb_dplan_s {
   int16_t *dp_strs;             /* [nstr] outputs decoding a string column */
   int dp_npred;
   const tbl_pred_t *dp_preds;   /* tp_out already mapped to the first output */
+  tb_cpred_t *dp_cpred;         /* [npred] */
+  int dp_nsteps;
+  tb_dstep_t *dp_steps;         /* the no-NULL program */
+  int dp_bm_full;               /* NULL bitmap bytes wholly among the walked columns */
+  uint8_t dp_bm_mask;           /* the walked columns' bits of the next byte */
+  bool dp_repeats;              /* some output repeats another's column */
+  bool dp_outside;              /* some output is no column of the table (always NULL) */
 } tb_dplan_t;
 
 enum { TB_DK_BOOL, TB_DK_I16, TB_DK_I32, TB_DK_I64, TB_DK_F32, TB_DK_F64, TB_DK_NUM, TB_DK_IV, TB_DK_STR };

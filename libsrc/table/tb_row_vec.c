@@ -1,0 +1,356 @@
+/* tb_row_vec — decoding stored rows straight into a scan's vectors, with
+ * the scan's pushed predicates tested on each value as it is read.
+ *
+ * Design notes (table/README.md, "Decoding into vectors"):
+ * - A plan (tb_dplan_t) is built once per scan. Rows with no NULL among
+ *   the columns walked and no out-of-line value — every row of a NOT NULL
+ *   table — run the plan's step program: unwanted fixed-width columns are
+ *   skipped a whole run in one add, unwanted variable ones by their
+ *   length, wanted ones read into their vector row; other rows take the
+ *   general walk (NULL bitmap per column, references).
+ * - A predicate is tested as soon as its column is read and the row is
+ *   dropped at the first false one, before the columns after it are read
+ *   and before any string is copied out of the page. Integer and NUMERIC
+ *   comparisons are prepared for the column (tb_cpred_t) and tested
+ *   inline; the rest go through tb_pred_test, which is the executor's
+ *   order (tb_pred.c).
+ * - Values are read by tb_rowfmt.h's per-kind readers, the same ones the
+ *   datum decoder (tb_row.c) uses.
+ */
+#include <string.h>
+
+#include "table/tb_rowfmt.h"
+
+static int row_bad(err_t *e)
+{
+  return err_set(e, SQLSTATE_DATA_CORRUPTED, "malformed row encoding");
+}
+
+/* c * 10^up into *out; false on overflow. */
+static bool row_rescale(__int128 c, int up, __int128 *out)
+{
+  for (int i = 0; i < up; i++)
+    if (__builtin_mul_overflow(c, (__int128)10, &c))
+      return false;
+  *out = c;
+  return true;
+}
+
+static void row_prepare_pred(const tbl_pred_t *pr, ty_t t, uint8_t kind, tb_cpred_t *cp)
+{
+  cp->cp_fast = TB_CP_GEN;
+  cp->cp_op = (uint8_t)pr->tp_op;
+  if (pr->tp_op > TBP_GE || pr->tp_nvals != 1)
+    return;
+  const datum_t *c = &pr->tp_vals[0];
+  if (kind >= TB_DK_I16 && kind <= TB_DK_I64) {
+    cp->cp_fast = TB_CP_INT;
+    cp->cp_val = c->d_i64;
+  } else if (kind == TB_DK_NUM) {
+    /* Stored values of a NUMERIC(p,s) column have scale s: the constant at
+     * that scale compares with them as integers (exactly, when it has no
+     * more digits); a value of another scale takes tb_pred_test. */
+    int scale = t.t_prec >= 0 && t.t_scale >= c->d_num.n_scale ? t.t_scale : c->d_num.n_scale;
+    if (row_rescale(c->d_num.n_val, scale - c->d_num.n_scale, &cp->cp_val)) {
+      cp->cp_fast = TB_CP_NUM;
+      cp->cp_scale = (int16_t)scale;
+    }
+  }
+}
+
+int tb_dplan_build(const ty_t *types, int n, const int *cols, int ncols, const tbl_pred_t *preds,
+                   int npred, arena_t *a, tb_dplan_t **out, err_t *e)
+{
+  if (ncols > CAT_MAX_COLUMNS || npred > INT16_MAX)
+    return err_set(e, SQLSTATE_INTERNAL, "%d columns asked of a row", ncols);
+  tb_dplan_t *dp = arena_zalloc(a, sizeof *dp);
+  dp->dp_ntab = n;
+  dp->dp_nout = ncols;
+  dp->dp_types = types;
+  int upto = 0;
+  for (int k = 0; k < ncols; k++)
+    if (cols[k] >= 0 && cols[k] < n && cols[k] + 1 > upto)
+      upto = cols[k] + 1;
+  dp->dp_upto = upto;
+  dp->dp_kind = arena_alloc(a, (size_t)upto + 1);
+  dp->dp_width = arena_alloc(a, (size_t)upto + 1);
+  dp->dp_out = arena_alloc(a, sizeof(int16_t) * ((size_t)upto + 1));
+  dp->dp_pred = arena_alloc(a, sizeof(int16_t) * ((size_t)upto + 1));
+  dp->dp_first = arena_alloc(a, sizeof(int16_t) * ((size_t)ncols + 1));
+  dp->dp_pnext = arena_alloc(a, sizeof(int16_t) * ((size_t)npred + 1));
+  for (int i = 0; i < upto; i++) {
+    dp->dp_kind[i] = row_kind(types[i].t_id);
+    dp->dp_width[i] = (uint8_t)row_kind_width(dp->dp_kind[i]);
+    dp->dp_out[i] = -1;
+    dp->dp_pred[i] = -1;
+  }
+  for (int k = 0; k < ncols; k++) {
+    int c = cols[k];
+    if (c < 0 || c >= upto) {
+      dp->dp_first[k] = -1;
+      dp->dp_outside = true;
+      continue;
+    }
+    if (dp->dp_out[c] < 0)
+      dp->dp_out[c] = (int16_t)k;
+    else
+      dp->dp_repeats = true;
+    dp->dp_first[k] = dp->dp_out[c];
+  }
+  dp->dp_strs = arena_alloc(a, sizeof(int16_t) * ((size_t)ncols + 1));
+  for (int i = 0; i < upto; i++)
+    if (dp->dp_out[i] >= 0 && dp->dp_kind[i] == TB_DK_STR)
+      dp->dp_strs[dp->dp_nstr++] = dp->dp_out[i];
+  tbl_pred_t *pm = arena_alloc(a, sizeof *pm * ((size_t)npred + 1));
+  dp->dp_cpred = arena_zalloc(a, sizeof *dp->dp_cpred * ((size_t)npred + 1));
+  for (int j = npred - 1; j >= 0; j--) {
+    pm[j] = preds[j];
+    int k = preds[j].tp_out;
+    if (k < 0 || k >= ncols)
+      return err_set(e, SQLSTATE_INTERNAL, "predicate on column %d of a scan of %d", k, ncols);
+    if (dp->dp_first[k] < 0) {
+      /* a column past the table's: always NULL */
+      dp->dp_pnext[j] = -1;
+      continue;
+    }
+    pm[j].tp_out = dp->dp_first[k];
+    int c = cols[k];
+    dp->dp_pnext[j] = dp->dp_pred[c];
+    dp->dp_pred[c] = (int16_t)j;
+    row_prepare_pred(&pm[j], types[c], dp->dp_kind[c], &dp->dp_cpred[j]);
+  }
+  dp->dp_npred = npred;
+  dp->dp_preds = pm;
+  /* The no-NULL program: one step per wanted column, one per unwanted
+   * variable-width column, one per run of unwanted fixed-width ones. */
+  dp->dp_steps = arena_alloc(a, sizeof *dp->dp_steps * ((size_t)upto + 1));
+  for (int i = 0; i < upto; i++) {
+    tb_dstep_t *last = dp->dp_nsteps ? &dp->dp_steps[dp->dp_nsteps - 1] : NULL;
+    int k = dp->dp_out[i];
+    if (k < 0 && dp->dp_width[i] && last && last->ds_op == TB_DS_SKIP) {
+      last->ds_w = (uint16_t)(last->ds_w + dp->dp_width[i]);
+      continue;
+    }
+    tb_dstep_t *st = &dp->dp_steps[dp->dp_nsteps++];
+    memset(st, 0, sizeof *st);
+    st->ds_kind = dp->dp_kind[i];
+    st->ds_out = -1;
+    st->ds_pred = -1;
+    if (k < 0) {
+      st->ds_op = dp->dp_width[i] ? TB_DS_SKIP : TB_DS_SKIPV;
+      st->ds_w = dp->dp_width[i];
+      continue;
+    }
+    st->ds_op = TB_DS_GET;
+    st->ds_out = (int16_t)k;
+    st->ds_pred = dp->dp_pred[i];
+    st->ds_slot = (uint32_t)row_kind_slot(st->ds_kind);
+  }
+  dp->dp_bm_full = upto / 8;
+  dp->dp_bm_mask = (uint8_t)((1u << (upto & 7)) - 1);
+  *out = dp;
+  return CZ_OK;
+}
+
+static inline bool row_op_holds(uint8_t op, int c)
+{
+  switch (op) {
+  case TBP_EQ: return c == 0;
+  case TBP_NE: return c != 0;
+  case TBP_LT: return c < 0;
+  case TBP_LE: return c <= 0;
+  case TBP_GT: return c > 0;
+  default: return c >= 0;
+  }
+}
+
+/* Whether the non-NULL row r of v passes predicate j. */
+static inline bool row_pred_pass(const tb_dplan_t *dp, int j, const vec_t *v, int r)
+{
+  const tb_cpred_t *cp = &dp->dp_cpred[j];
+  if (cp->cp_fast == TB_CP_INT) {
+    int64_t x = v->v_i64[r], y = (int64_t)cp->cp_val;
+    return row_op_holds(cp->cp_op, (x > y) - (x < y));
+  }
+  if (cp->cp_fast == TB_CP_NUM && v->v_num[r].n_scale == cp->cp_scale) {
+    __int128 x = v->v_num[r].n_val, y = cp->cp_val;
+    return row_op_holds(cp->cp_op, (x > y) - (x < y));
+  }
+  return tb_pred_test(&dp->dp_preds[j], v, r);
+}
+
+/* Copies the strings of a row that passed out of the page into a (one
+ * block), and gives repeated outputs their first one's value. */
+static void row_finish(const tb_dplan_t *dp, vec_t *cols, int r, size_t strbytes, arena_t *a,
+                       tb_ref_t *refs, bool has_long)
+{
+  if (strbytes) {
+    char *buf = arena_alloc(a, strbytes);
+    for (int j = 0; j < dp->dp_nstr; j++) {
+      int k = dp->dp_strs[j];
+      if (cols[k].v_null[r])
+        continue;
+      str_t *s = &cols[k].v_str[r];
+      if (s->s_len == 0)
+        continue;
+      memcpy(buf, s->s_ptr, s->s_len);
+      s->s_ptr = buf;
+      buf += s->s_len;
+    }
+  }
+  if (!dp->dp_repeats)
+    return;
+  for (int k = 0; k < dp->dp_nout; k++) {
+    int f = dp->dp_first[k];
+    if (f < 0 || f == k)
+      continue;
+    vec_t *v = &cols[k];
+    v->v_null[r] = cols[f].v_null[r];
+    size_t w = ty_phys_size(ty_phys(v->v_type.t_id));
+    memcpy((char *)v->v_data + w * (size_t)r, (const char *)cols[f].v_data + w * (size_t)r, w);
+    if (has_long)
+      refs[k] = refs[f];
+  }
+}
+
+/* The step program over a row whose walked columns are all present
+ * (bodies from p[o]). */
+static int row_decode_steps(const tb_dplan_t *dp, const uint8_t *p, size_t len, size_t o,
+                            vec_t *cols, int r, arena_t *a, bool *pass, err_t *e)
+{
+  size_t strbytes = 0;
+  const tb_dstep_t *st = dp->dp_steps, *end = st + dp->dp_nsteps;
+  for (; st < end; st++) {
+    if (st->ds_op == TB_DS_SKIP) {
+      o += st->ds_w;  /* the next read checks it against len */
+      continue;
+    }
+    if (st->ds_op == TB_DS_SKIPV) {
+      if (!row_read(st->ds_kind, p, len, &o, NULL))
+        return row_bad(e);
+      continue;
+    }
+    vec_t *v = &cols[st->ds_out];
+    if (!row_read(st->ds_kind, p, len, &o, (char *)v->v_data + (size_t)r * st->ds_slot))
+      return row_bad(e);
+    v->v_null[r] = 0;
+    for (int j = st->ds_pred; j >= 0; j = dp->dp_pnext[j])
+      if (!row_pred_pass(dp, j, v, r)) {
+        *pass = false;
+        return CZ_OK;
+      }
+    if (st->ds_kind == TB_DK_STR)
+      strbytes += v->v_str[r].s_len;
+  }
+  if (o > len)
+    return row_bad(e);
+  if (dp->dp_outside)
+    for (int k = 0; k < dp->dp_nout; k++)
+      if (dp->dp_first[k] < 0)
+        cols[k].v_null[r] = 1;
+  row_finish(dp, cols, r, strbytes, a, NULL, false);
+  return CZ_OK;
+}
+
+int tb_row_decode_vec(const tb_dplan_t *dp, const uint8_t *p, size_t len, batch_t *out, int r,
+                      arena_t *a, tb_ref_t *refs, int *nrefs, bool *pass, err_t *e)
+{
+  *pass = true;
+  *nrefs = 0;
+  vec_t *cols = out->b_cols;
+  int nout = dp->dp_nout;
+  int upto0 = dp->dp_upto;
+  /* The common row: a one-byte header (fewer than 128 columns, no
+   * references), every walked column stored and none of them NULL. */
+  if (len > 0 && p[0] < 0x80 && p[0] >= upto0) {
+    const uint8_t *bm = p + 1;
+    size_t nbm = ((size_t)p[0] + 7) / 8;
+    if (1 + nbm > len)
+      return row_bad(e);
+    bool nulls = dp->dp_bm_mask && (bm[dp->dp_bm_full] & dp->dp_bm_mask);
+    for (int b = 0; b < dp->dp_bm_full && !nulls; b++)
+      nulls = bm[b] != 0;
+    if (!nulls)
+      return row_decode_steps(dp, p, len, 1 + nbm, cols, r, a, pass, e);
+  }
+  size_t o = 0;
+  uint64_t stored;
+  if (!row_get_varint(p, len, &o, &stored))
+    return row_bad(e);
+  bool has_long = (stored & TB_ROW_LONG) != 0;
+  stored &= ~(uint64_t)TB_ROW_LONG;
+  if (stored > CAT_MAX_COLUMNS)
+    return row_bad(e);
+  size_t bm = o;
+  size_t nbm = ((size_t)stored + 7) / 8;
+  size_t lbm = bm + nbm;
+  o += nbm * (has_long ? 2 : 1);
+  if (o > len)
+    return row_bad(e);
+  for (int k = 0; k < nout; k++)
+    cols[k].v_null[r] = 1;
+  if (has_long)
+    for (int k = 0; k < nout; k++)
+      refs[k].lr_on = false;
+  int upto = upto0 < (int)stored ? upto0 : (int)stored;
+  const tbl_pred_t *preds = dp->dp_preds;
+  size_t strbytes = 0;
+  for (int i = 0; i < upto; i++) {
+    int k = dp->dp_out[i];
+    if ((p[bm + (size_t)i / 8] >> (i & 7)) & 1) {
+      /* NULL: passes IS NULL only */
+      for (int j = dp->dp_pred[i]; j >= 0; j = dp->dp_pnext[j])
+        if (preds[j].tp_op != TBP_NULL) {
+          *pass = false;
+          return CZ_OK;
+        }
+      continue;
+    }
+    uint8_t kind = dp->dp_kind[i];
+    bool ref = has_long && ((p[lbm + (size_t)i / 8] >> (i & 7)) & 1);
+    if (ref) {
+      if (kind != TB_DK_STR)
+        return row_bad(e);
+      if (!row_read_ref(p, len, &o, k < 0 ? NULL : &refs[k]))
+        return row_bad(e);
+      if (k < 0)
+        continue;
+      cols[k].v_null[r] = 0;
+      cols[k].v_str[r].s_ptr = "";
+      cols[k].v_str[r].s_len = 0;
+      (*nrefs)++;
+      continue;  /* its predicates wait for the value */
+    }
+    if (k < 0) {
+      size_t w = dp->dp_width[i];
+      if (w) {  /* fixed width: no decoding at all */
+        o += w;
+        if (o > len)
+          return row_bad(e);
+      } else if (!row_read(kind, p, len, &o, NULL)) {
+        return row_bad(e);
+      }
+      continue;
+    }
+    vec_t *v = &cols[k];
+    if (!row_read(kind, p, len, &o, (char *)v->v_data + (size_t)r * row_kind_slot(kind)))
+      return row_bad(e);
+    v->v_null[r] = 0;
+    if (kind == TB_DK_STR)
+      strbytes += v->v_str[r].s_len;
+    for (int j = dp->dp_pred[i]; j >= 0; j = dp->dp_pnext[j])
+      if (!row_pred_pass(dp, j, v, r)) {
+        *pass = false;
+        return CZ_OK;
+      }
+  }
+  /* Predicates on columns past the stored ones see NULLs. */
+  if (dp->dp_npred && upto < upto0)
+    for (int j = 0; j < dp->dp_npred; j++)
+      if (cols[preds[j].tp_out].v_null[r] && preds[j].tp_op != TBP_NULL) {
+        *pass = false;
+        return CZ_OK;
+      }
+  row_finish(dp, cols, r, strbytes, a, refs, has_long);
+  return CZ_OK;
+}
