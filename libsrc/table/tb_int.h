@@ -90,7 +90,9 @@ typedef struct tb_dstep_s {
   uint32_t ds_slot;             /* GET: bytes of one row of the output vector */
 } tb_dstep_t;
 
-enum { TB_DS_SKIP, TB_DS_SKIPV, TB_DS_GET };
+/* Step kinds: skips, then reads specialised for the common kinds. */
+enum { TB_DS_SKIP, TB_DS_SKIPNUM, TB_DS_SKIPSTR, TB_DS_SKIPV, TB_DS_GET_I32, TB_DS_GET_I64,
+       TB_DS_GET_NUM, TB_DS_GET_STR, TB_DS_GET };
 
 /* A predicate prepared for its column: integers compared as int64,
  * NUMERIC as scaled integers when the stored scale is cp_scale (the
@@ -98,7 +100,9 @@ enum { TB_DS_SKIP, TB_DS_SKIPV, TB_DS_GET };
  * by tb_pred_test. */
 typedef struct tb_cpred_s {
   uint8_t cp_fast;              /* TB_CP_* */
-  uint8_t cp_op;                /* tbl_pred_op_t (INT, NUM: TBP_EQ .. TBP_GE) */
+  uint8_t cp_op;                /* tbl_pred_op_t */
+  uint8_t cp_mask;              /* INT, NUM: bit c + 1 set when a comparison
+                                   answering c (-1, 0, 1) passes */
   int16_t cp_scale;             /* NUM */
   __int128 cp_val;              /* INT, NUM: the constant */
 } tb_cpred_t;

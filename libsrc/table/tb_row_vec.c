@@ -38,10 +38,14 @@ static bool row_rescale(__int128 c, int up, __int128 *out)
 
 static void row_prepare_pred(const tbl_pred_t *pr, ty_t t, uint8_t kind, tb_cpred_t *cp)
 {
+  static const uint8_t masks[] = {
+    [TBP_EQ] = 2, [TBP_NE] = 5, [TBP_LT] = 1, [TBP_LE] = 3, [TBP_GT] = 4, [TBP_GE] = 6,
+  };
   cp->cp_fast = TB_CP_GEN;
   cp->cp_op = (uint8_t)pr->tp_op;
   if (pr->tp_op > TBP_GE || pr->tp_nvals != 1)
     return;
+  cp->cp_mask = masks[pr->tp_op];
   const datum_t *c = &pr->tp_vals[0];
   if (kind >= TB_DK_I16 && kind <= TB_DK_I64) {
     cp->cp_fast = TB_CP_INT;
@@ -137,11 +141,20 @@ int tb_dplan_build(const ty_t *types, int n, const int *cols, int ncols, const t
     st->ds_out = -1;
     st->ds_pred = -1;
     if (k < 0) {
-      st->ds_op = dp->dp_width[i] ? TB_DS_SKIP : TB_DS_SKIPV;
+      st->ds_op = dp->dp_width[i]                ? TB_DS_SKIP
+                  : st->ds_kind == TB_DK_NUM ? TB_DS_SKIPNUM
+                  : st->ds_kind == TB_DK_STR ? TB_DS_SKIPSTR
+                                             : TB_DS_SKIPV;
       st->ds_w = dp->dp_width[i];
       continue;
     }
-    st->ds_op = TB_DS_GET;
+    switch (st->ds_kind) {
+    case TB_DK_I32: st->ds_op = TB_DS_GET_I32; break;
+    case TB_DK_I64: st->ds_op = TB_DS_GET_I64; break;
+    case TB_DK_NUM: st->ds_op = TB_DS_GET_NUM; break;
+    case TB_DK_STR: st->ds_op = TB_DS_GET_STR; break;
+    default: st->ds_op = TB_DS_GET; break;
+    }
     st->ds_out = (int16_t)k;
     st->ds_pred = dp->dp_pred[i];
     st->ds_slot = (uint32_t)row_kind_slot(st->ds_kind);
@@ -152,29 +165,17 @@ int tb_dplan_build(const ty_t *types, int n, const int *cols, int ncols, const t
   return CZ_OK;
 }
 
-static inline bool row_op_holds(uint8_t op, int c)
-{
-  switch (op) {
-  case TBP_EQ: return c == 0;
-  case TBP_NE: return c != 0;
-  case TBP_LT: return c < 0;
-  case TBP_LE: return c <= 0;
-  case TBP_GT: return c > 0;
-  default: return c >= 0;
-  }
-}
-
 /* Whether the non-NULL row r of v passes predicate j. */
 static inline bool row_pred_pass(const tb_dplan_t *dp, int j, const vec_t *v, int r)
 {
   const tb_cpred_t *cp = &dp->dp_cpred[j];
   if (cp->cp_fast == TB_CP_INT) {
     int64_t x = v->v_i64[r], y = (int64_t)cp->cp_val;
-    return row_op_holds(cp->cp_op, (x > y) - (x < y));
+    return (cp->cp_mask >> ((x > y) - (x < y) + 1)) & 1;
   }
   if (cp->cp_fast == TB_CP_NUM && v->v_num[r].n_scale == cp->cp_scale) {
     __int128 x = v->v_num[r].n_val, y = cp->cp_val;
-    return row_op_holds(cp->cp_op, (x > y) - (x < y));
+    return (cp->cp_mask >> ((x > y) - (x < y) + 1)) & 1;
   }
   return tb_pred_test(&dp->dp_preds[j], v, r);
 }
@@ -214,33 +215,72 @@ static void row_finish(const tb_dplan_t *dp, vec_t *cols, int r, size_t strbytes
 }
 
 /* The step program over a row whose walked columns are all present
- * (bodies from p[o]). */
+ * (bodies from p[o]). Each read checks its bytes against len. */
 static int row_decode_steps(const tb_dplan_t *dp, const uint8_t *p, size_t len, size_t o,
                             vec_t *cols, int r, arena_t *a, bool *pass, err_t *e)
 {
   size_t strbytes = 0;
   const tb_dstep_t *st = dp->dp_steps, *end = st + dp->dp_nsteps;
   for (; st < end; st++) {
-    if (st->ds_op == TB_DS_SKIP) {
-      o += st->ds_w;  /* the next read checks it against len */
+    vec_t *v;
+    switch (st->ds_op) {
+    case TB_DS_SKIP:
+      o += st->ds_w;
       continue;
-    }
-    if (st->ds_op == TB_DS_SKIPV) {
+    case TB_DS_SKIPNUM:
+      if (o + 2 > len)
+        return row_bad(e);
+      o += 2 + (size_t)p[o + 1];
+      continue;
+    case TB_DS_SKIPSTR:
+      if (o < len && p[o] < 0x80) {  /* a one-byte length */
+        o += 1 + (size_t)p[o];
+        continue;
+      }
+      if (!row_read_str(p, len, &o, NULL))
+        return row_bad(e);
+      continue;
+    case TB_DS_SKIPV:
       if (!row_read(st->ds_kind, p, len, &o, NULL))
         return row_bad(e);
       continue;
+    case TB_DS_GET_I32:
+      if (o + 4 > len)
+        return row_bad(e);
+      v = &cols[st->ds_out];
+      v->v_i64[r] = (int32_t)row_le32(p + o);
+      o += 4;
+      break;
+    case TB_DS_GET_I64:
+      if (o + 8 > len)
+        return row_bad(e);
+      v = &cols[st->ds_out];
+      v->v_i64[r] = (int64_t)row_le64(p + o);
+      o += 8;
+      break;
+    case TB_DS_GET_NUM:
+      v = &cols[st->ds_out];
+      if (!row_read_num(p, len, &o, &v->v_num[r]))
+        return row_bad(e);
+      break;
+    case TB_DS_GET_STR:
+      v = &cols[st->ds_out];
+      if (!row_read_str(p, len, &o, &v->v_str[r]))
+        return row_bad(e);
+      strbytes += v->v_str[r].s_len;
+      break;
+    default:
+      v = &cols[st->ds_out];
+      if (!row_read(st->ds_kind, p, len, &o, (char *)v->v_data + (size_t)r * st->ds_slot))
+        return row_bad(e);
+      break;
     }
-    vec_t *v = &cols[st->ds_out];
-    if (!row_read(st->ds_kind, p, len, &o, (char *)v->v_data + (size_t)r * st->ds_slot))
-      return row_bad(e);
     v->v_null[r] = 0;
     for (int j = st->ds_pred; j >= 0; j = dp->dp_pnext[j])
       if (!row_pred_pass(dp, j, v, r)) {
         *pass = false;
         return CZ_OK;
       }
-    if (st->ds_kind == TB_DK_STR)
-      strbytes += v->v_str[r].s_len;
   }
   if (o > len)
     return row_bad(e);
