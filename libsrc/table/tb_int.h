@@ -88,6 +88,7 @@ typedef struct tb_dstep_s {
   int16_t ds_out;               /* GET: the output */
   int16_t ds_pred;              /* GET: the first predicate on it, -1 none */
   uint32_t ds_slot;             /* GET: bytes of one row of the output vector */
+  vec_t *ds_scratch;            /* GET: the values of a run of rows (tb_row_decode_rows) */
 } tb_dstep_t;
 
 /* Step kinds: skips, then reads specialised for the common kinds. */
@@ -154,6 +155,18 @@ int tb_dplan_build(const ty_t *types, int n, const int *cols, int ncols, const t
  * tbl_preds_pass). */
 int tb_row_decode_vec(const tb_dplan_t *dp, const uint8_t *p, size_t len, batch_t *out, int r,
                       arena_t *a, tb_ref_t *refs, int *nrefs, bool *pass, err_t *e);
+/* Most rows tb_row_decode_rows takes in one call. */
+#define TB_RUN_ROWS 256
+/* Decodes the rows vals[0..n) (lens their lengths; n <= TB_RUN_ROWS),
+ * one step of the plan over all of them at a time, into rows r0.. of out,
+ * keeping those that pass the predicates, at most room of them. It stops
+ * before the first row the step program cannot take (a NULL among the
+ * walked columns, an out-of-line value, a short row). *consumed: the rows
+ * read (the rows after the room-th passing one are not), *produced: the
+ * rows written. Strings are copied into a. */
+int tb_row_decode_rows(const tb_dplan_t *dp, const uint8_t *const *vals, const uint16_t *lens,
+                       int n, batch_t *out, int r0, int room, arena_t *a, int *consumed,
+                       int *produced, err_t *e);
 /* Counts a row read again (tbl_stats_t.ts_long_rereads). */
 void tb_long_note_reread(void);
 

@@ -158,6 +158,9 @@ int tb_dplan_build(const ty_t *types, int n, const int *cols, int ncols, const t
     st->ds_out = (int16_t)k;
     st->ds_pred = dp->dp_pred[i];
     st->ds_slot = (uint32_t)row_kind_slot(st->ds_kind);
+    st->ds_scratch = arena_alloc(a, sizeof *st->ds_scratch);
+    if (vec_init(st->ds_scratch, a, types[i], TB_RUN_ROWS, e) != CZ_OK)
+      return CZ_ERR;
   }
   dp->dp_bm_full = upto / 8;
   dp->dp_bm_mask = (uint8_t)((1u << (upto & 7)) - 1);
@@ -392,5 +395,210 @@ int tb_row_decode_vec(const tb_dplan_t *dp, const uint8_t *p, size_t len, batch_
         return CZ_OK;
       }
   row_finish(dp, cols, r, strbytes, a, refs, has_long);
+  return CZ_OK;
+}
+
+/* ---- a run of rows, one step at a time ------------------------------- */
+
+/* Whether the step program can take the row: a one-byte header, every
+ * walked column stored and none of them NULL; *o: where its bodies start. */
+static inline bool row_plain(const tb_dplan_t *dp, const uint8_t *p, size_t len, size_t *o)
+{
+  if (len == 0 || p[0] >= 0x80 || p[0] < dp->dp_upto)
+    return false;
+  size_t nbm = ((size_t)p[0] + 7) / 8;
+  if (1 + nbm > len)
+    return false;
+  const uint8_t *bm = p + 1;
+  if (dp->dp_bm_mask && (bm[dp->dp_bm_full] & dp->dp_bm_mask))
+    return false;
+  for (int b = 0; b < dp->dp_bm_full; b++)
+    if (bm[b])
+      return false;
+  *o = 1 + nbm;
+  return true;
+}
+
+/* Reads one step's column of the live rows sel[0..ns) into its scratch
+ * vector (run positions); false when a row is malformed. */
+static bool row_step_read(const tb_dstep_t *st, const uint8_t *const *vals, const uint16_t *lens,
+                          uint32_t *off, const uint16_t *sel, int ns)
+{
+  vec_t *v = st->ds_scratch;
+  switch (st->ds_op) {
+  case TB_DS_GET_I32:
+    for (int j = 0; j < ns; j++) {
+      int i = sel[j];
+      if (off[i] + 4 > lens[i])
+        return false;
+      v->v_i64[i] = (int32_t)row_le32(vals[i] + off[i]);
+      off[i] += 4;
+    }
+    return true;
+  case TB_DS_GET_I64:
+    for (int j = 0; j < ns; j++) {
+      int i = sel[j];
+      if (off[i] + 8 > lens[i])
+        return false;
+      v->v_i64[i] = (int64_t)row_le64(vals[i] + off[i]);
+      off[i] += 8;
+    }
+    return true;
+  case TB_DS_GET_NUM:
+    for (int j = 0; j < ns; j++) {
+      int i = sel[j];
+      size_t o = off[i];
+      if (!row_read_num(vals[i], lens[i], &o, &v->v_num[i]))
+        return false;
+      off[i] = (uint32_t)o;
+    }
+    return true;
+  default:
+    for (int j = 0; j < ns; j++) {
+      int i = sel[j];
+      size_t o = off[i];
+      if (!row_read(st->ds_kind, vals[i], lens[i], &o, (char *)v->v_data + (size_t)i * st->ds_slot))
+        return false;
+      off[i] = (uint32_t)o;
+    }
+    return true;
+  }
+}
+
+/* Moves the kept rows sel[0..ns) of each output's scratch vector to rows
+ * r0.. of out; strings leave the page for one block of a per column. */
+static void row_put_kept(const tb_dplan_t *dp, const uint16_t *sel, int ns, vec_t *cols, int r0,
+                         arena_t *a)
+{
+  const tb_dstep_t *st = dp->dp_steps, *end = st + dp->dp_nsteps;
+  for (; st < end; st++) {
+    if (st->ds_op < TB_DS_GET_I32)
+      continue;
+    const vec_t *v = st->ds_scratch;
+    vec_t *o = &cols[st->ds_out];
+    memset(o->v_null + r0, 0, (size_t)ns);
+    if (st->ds_slot == sizeof(int64_t)) {
+      for (int j = 0; j < ns; j++)
+        o->v_i64[r0 + j] = v->v_i64[sel[j]];
+    } else {
+      size_t w = st->ds_slot;
+      for (int j = 0; j < ns; j++)
+        memcpy((char *)o->v_data + (size_t)(r0 + j) * w,
+               (const char *)v->v_data + (size_t)sel[j] * w, w);
+    }
+    if (st->ds_kind != TB_DK_STR)
+      continue;
+    size_t bytes = 0;
+    for (int j = 0; j < ns; j++)
+      bytes += o->v_str[r0 + j].s_len;
+    if (!bytes)
+      continue;
+    char *buf = arena_alloc(a, bytes);
+    for (int j = 0; j < ns; j++) {
+      str_t *s = &o->v_str[r0 + j];
+      if (!s->s_len)
+        continue;
+      memcpy(buf, s->s_ptr, s->s_len);
+      s->s_ptr = buf;
+      buf += s->s_len;
+    }
+  }
+  if (dp->dp_outside || dp->dp_repeats)
+    for (int j = 0; j < ns; j++) {
+      if (dp->dp_outside)
+        for (int k = 0; k < dp->dp_nout; k++)
+          if (dp->dp_first[k] < 0)
+            cols[k].v_null[r0 + j] = 1;
+      row_finish(dp, cols, r0 + j, 0, a, NULL, false);
+    }
+}
+
+int tb_row_decode_rows(const tb_dplan_t *dp, const uint8_t *const *vals, const uint16_t *lens,
+                       int n, batch_t *out, int r0, int room, arena_t *a, int *consumed,
+                       int *produced, err_t *e)
+{
+  uint32_t off[TB_RUN_ROWS];
+  uint16_t sel[TB_RUN_ROWS];
+  *consumed = *produced = 0;
+  if (n > TB_RUN_ROWS)
+    n = TB_RUN_ROWS;
+  int m = 0;
+  for (; m < n; m++) {
+    size_t o;
+    if (!row_plain(dp, vals[m], lens[m], &o))
+      break;
+    off[m] = (uint32_t)o;
+    sel[m] = (uint16_t)m;
+  }
+  n = m;
+  if (n == 0 || room <= 0)
+    return CZ_OK;
+  int ns = n;  /* live rows: sel[0..ns) */
+  const tb_dstep_t *st = dp->dp_steps, *end = st + dp->dp_nsteps;
+  for (; st < end && ns > 0; st++) {
+    switch (st->ds_op) {
+    case TB_DS_SKIP:
+      for (int j = 0; j < ns; j++)
+        off[sel[j]] += st->ds_w;
+      continue;
+    case TB_DS_SKIPNUM:
+      for (int j = 0; j < ns; j++) {
+        int i = sel[j];
+        if (off[i] + 2 > lens[i])
+          return row_bad(e);
+        off[i] += 2 + (uint32_t)vals[i][off[i] + 1];
+      }
+      continue;
+    case TB_DS_SKIPSTR:
+      for (int j = 0; j < ns; j++) {
+        int i = sel[j];
+        const uint8_t *p = vals[i];
+        if (off[i] < lens[i] && p[off[i]] < 0x80) {
+          off[i] += 1 + (uint32_t)p[off[i]];
+          continue;
+        }
+        size_t o = off[i];
+        if (!row_read_str(p, lens[i], &o, NULL))
+          return row_bad(e);
+        off[i] = (uint32_t)o;
+      }
+      continue;
+    case TB_DS_SKIPV:
+      for (int j = 0; j < ns; j++) {
+        int i = sel[j];
+        size_t o = off[i];
+        if (!row_read(st->ds_kind, vals[i], lens[i], &o, NULL))
+          return row_bad(e);
+        off[i] = (uint32_t)o;
+      }
+      continue;
+    default:
+      break;
+    }
+    if (!row_step_read(st, vals, lens, off, sel, ns))
+      return row_bad(e);
+    /* the column's predicates: keep the rows that pass */
+    for (int pj = st->ds_pred; pj >= 0 && ns > 0; pj = dp->dp_pnext[pj]) {
+      int w = 0;
+      for (int j = 0; j < ns; j++) {
+        int i = sel[j];
+        sel[w] = (uint16_t)i;
+        w += row_pred_pass(dp, pj, st->ds_scratch, i);
+      }
+      ns = w;
+    }
+  }
+  for (int j = 0; j < ns; j++)
+    if (off[sel[j]] > lens[sel[j]])
+      return row_bad(e);
+  /* Out of room: the rows after the last one kept are read again later. */
+  *consumed = n;
+  if (ns > room) {
+    ns = room;
+    *consumed = sel[ns - 1] + 1;
+  }
+  *produced = ns;
+  if (ns > 0)
+    row_put_kept(dp, sel, ns, out->b_cols, r0, a);
   return CZ_OK;
 }

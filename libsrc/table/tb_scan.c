@@ -567,6 +567,19 @@ static int tb_scan_rows(tbl_scan_t *s, batch_t *out, int cap, arena_t *a, tb_ref
     bool need_key = ranged || locked || s->s_want_loc;
     int i = 0;
     for (; i < rn && n < cap && budget > 0 && pl->pl_bytes < TB_BATCH_LONG_BYTES; i++) {
+      if (!need_key) {
+        /* the plain rows from here on, a step of the plan at a time */
+        int used, made;
+        if (tb_row_decode_rows(dp, run->br_val + i, run->br_vlen + i, rn - i, out, n, cap - n, a,
+                               &used, &made, e) != CZ_OK)
+          return CZ_ERR;
+        if (used > 0) {
+          budget -= (int64_t)made * TB_REJECT_WEIGHT + (used - made);
+          n += made;
+          i += used - 1;
+          continue;
+        }
+      }
       budget -= TB_REJECT_WEIGHT;
       const void *v = run->br_val[i];
       size_t vl = run->br_vlen[i];
