@@ -185,6 +185,13 @@ void bp_prefetch_extent(bpool_t *bp, pg_no_t pg)
    * the two settings can be compared. */
   if (!bp->bp_cfg.bc_read_ahead)
     return;
+  /* A warm scan hints extents that are in the pool already: the worker
+   * would look every page of them up (a shard mutex and a probe each)
+   * to read nothing. Two probes here say whether it is worth it. */
+  pg_no_t first = pg_extent_first(pg);
+  pg_no_t end = CZ_MIN(first + ST_EXTENT_PAGES, st_n_pages(bp->bp_st));
+  if (end > first && bp_is_present(bp, end - 1) && bp_is_present(bp, first + (end - first) / 2))
+    return;
   bp_prefetch_req_t *req = malloc(sizeof(*req));
 
   if (!req)
