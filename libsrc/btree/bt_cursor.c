@@ -290,6 +290,10 @@ int bt_next_run(bt_cursor_t *c, int max, bt_run_t *run, err_t *e)
      * overlap instead of stalling the decode one row at a time. */
     for (int off = bpg_chdr(pg)->bh_upper & ~63; off < ST_PAGE_SIZE; off += 64)
       __builtin_prefetch(pg + off);
+    /* and the next leaf, which has this whole leaf's decoding to arrive */
+    pg_no_t r = bpg_chdr(pg)->bh_right;
+    if (r != PG_NONE)
+      bp_prefetch_memory(c->c_tree->t_bp, r);
   }
   run->br_prefix = bpg_prefix(pg);
   run->br_plen = bpg_chdr(pg)->bh_plen;

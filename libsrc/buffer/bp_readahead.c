@@ -206,3 +206,18 @@ int bp_read_extent(bpool_t *bp, pg_no_t pg, err_t *e)
 {
   return bp_ra_extent(bp, pg, e);
 }
+
+void bp_prefetch_memory(bpool_t *bp, pg_no_t pg)
+{
+  uint64_t hash;
+  bp_shard_t *sh = bp_shard_of(bp, pg, &hash);
+  mutex_lock(&sh->sh_mutex);
+  buf_t *b = bp_table_find(bp, sh, hash, pg);
+  /* the frame's memory stays the pool's whatever page it holds later */
+  const uint8_t *d = b ? b->bf_data : NULL;
+  mutex_unlock(&sh->sh_mutex);
+  if (!d)
+    return;
+  for (int off = 0; off < ST_PAGE_SIZE; off += 64)
+    __builtin_prefetch(d + off);
+}

@@ -513,6 +513,44 @@ static void row_put_kept(const tb_dplan_t *dp, const uint16_t *sel, int ns, vec_
     }
 }
 
+/* Keeps the rows of sel[0..ns) of the scratch vector v that pass
+ * predicate j (branch-free loops for the prepared comparisons); how many. */
+static int row_filter(const tb_dplan_t *dp, int j, const vec_t *v, uint16_t *sel, int ns)
+{
+  const tb_cpred_t *cp = &dp->dp_cpred[j];
+  unsigned mask = cp->cp_mask;
+  int w = 0;
+  if (cp->cp_fast == TB_CP_INT) {
+    int64_t y = (int64_t)cp->cp_val;
+    for (int k = 0; k < ns; k++) {
+      int i = sel[k];
+      int64_t x = v->v_i64[i];
+      sel[w] = (uint16_t)i;
+      w += (mask >> ((x > y) - (x < y) + 1)) & 1;
+    }
+    return w;
+  }
+  if (cp->cp_fast == TB_CP_NUM) {
+    __int128 y = cp->cp_val;
+    for (int k = 0; k < ns; k++) {
+      int i = sel[k];
+      const num_t *x = &v->v_num[i];
+      sel[w] = (uint16_t)i;
+      if (CZ_LIKELY(x->n_scale == cp->cp_scale))
+        w += (mask >> ((x->n_val > y) - (x->n_val < y) + 1)) & 1;
+      else
+        w += tb_pred_test(&dp->dp_preds[j], v, i);
+    }
+    return w;
+  }
+  for (int k = 0; k < ns; k++) {
+    int i = sel[k];
+    sel[w] = (uint16_t)i;
+    w += tb_pred_test(&dp->dp_preds[j], v, i);
+  }
+  return w;
+}
+
 int tb_row_decode_rows(const tb_dplan_t *dp, const uint8_t *const *vals, const uint16_t *lens,
                        int n, batch_t *out, int r0, int room, arena_t *a, int *consumed,
                        int *produced, err_t *e)
@@ -578,15 +616,8 @@ int tb_row_decode_rows(const tb_dplan_t *dp, const uint8_t *const *vals, const u
     if (!row_step_read(st, vals, lens, off, sel, ns))
       return row_bad(e);
     /* the column's predicates: keep the rows that pass */
-    for (int pj = st->ds_pred; pj >= 0 && ns > 0; pj = dp->dp_pnext[pj]) {
-      int w = 0;
-      for (int j = 0; j < ns; j++) {
-        int i = sel[j];
-        sel[w] = (uint16_t)i;
-        w += row_pred_pass(dp, pj, st->ds_scratch, i);
-      }
-      ns = w;
-    }
+    for (int pj = st->ds_pred; pj >= 0 && ns > 0; pj = dp->dp_pnext[pj])
+      ns = row_filter(dp, pj, st->ds_scratch, sel, ns);
   }
   for (int j = 0; j < ns; j++)
     if (off[sel[j]] > lens[sel[j]])
