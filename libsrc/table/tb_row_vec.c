@@ -453,6 +453,15 @@ static bool row_step_read(const tb_dstep_t *st, const uint8_t *const *vals, cons
       off[i] = (uint32_t)o;
     }
     return true;
+  case TB_DS_GET_STR:
+    for (int j = 0; j < ns; j++) {
+      int i = sel[j];
+      size_t o = off[i];
+      if (!row_read_str(vals[i], lens[i], &o, &v->v_str[i]))
+        return false;
+      off[i] = (uint32_t)o;
+    }
+    return true;
   default:
     for (int j = 0; j < ns; j++) {
       int i = sel[j];

@@ -1,6 +1,6 @@
-/* Decoding rows straight into a scan's vectors (tb_row_vec.c) against the
- * datum decoder (tbl_row_decode) and the executor-order predicate test
- * (tb_pred_test): random rows of every type, with and without NULLs (the
+/* Decoding rows straight into a scan's vectors (tb_row_vec.c), row by row
+ * and a run of rows at a time, against the datum decoder (tbl_row_decode)
+ * and the executor-order predicate test (tb_pred_test): random rows of every type, with and without NULLs (the
  * step program and the general walk), rows shorter than the table (ADD
  * COLUMN), repeated and reordered outputs, and random pushed predicates —
  * integer and NUMERIC comparisons prepared for the column, NUMERIC values
@@ -133,7 +133,7 @@ static bool rv_equal(ty_t t, const datum_t *x, const vec_t *v, int r)
   return datum_cmp(ty_phys(t.t_id), x, &y) == 0;
 }
 
-static void rv_round(arena_t *a, int nullp, int *fast_rows, int *passed)
+static void rv_round(arena_t *a, int nullp, int *fast_rows, int *passed, int *run_rows)
 {
   enum { NT = 12, NROWS = 40 };
   ty_t types[NT];
@@ -162,15 +162,20 @@ static void rv_round(arena_t *a, int nullp, int *fast_rows, int *passed)
   batch_t *b = batch_create(a, ncols ? ncols : 1, ncols ? otypes : types, NROWS, &e);
   assert_non_null(b);
   tb_ref_t refs[9];
+  const uint8_t *rows[NROWS];
+  uint16_t lens[NROWS];
+  int kept[NROWS], nkept = 0;  /* the rows that passed, in order */
   for (int r = 0; r < NROWS; r++) {
     /* a row written when the table had fewer columns, now and then */
     int stored = rv_rand() % 8 == 0 ? (int)(rv_rand() % (uint64_t)(ntab + 1)) : ntab;
     datum_t row[NT];
     for (int i = 0; i < stored; i++)
       rv_value(types[i], nullp, &row[i]);
-    uint8_t buf[4096];
+    uint8_t *buf = arena_alloc(a, 4096);
     size_t len;
-    assert_int_equal(tbl_row_encode(types, stored, row, buf, sizeof buf, &len, &e), CZ_OK);
+    assert_int_equal(tbl_row_encode(types, stored, row, buf, 4096, &len, &e), CZ_OK);
+    rows[r] = buf;
+    lens[r] = (uint16_t)len;
     /* the reference: datums, then every predicate on a one-row vector */
     datum_t want[8];
     assert_int_equal(tbl_row_decode(types, ntab, buf, len, cols, ncols, a, want, &e), CZ_OK);
@@ -195,9 +200,43 @@ static void rv_round(arena_t *a, int nullp, int *fast_rows, int *passed)
     if (!pass)
       continue;
     (*passed)++;
+    kept[nkept++] = r;
     for (int k = 0; k < ncols; k++)
       assert_true(rv_equal(otypes[k], &want[k], &b->b_cols[k], r));
   }
+  /* The same rows a run at a time (tb_row_decode_rows, with random room;
+   * a row it cannot take goes through the per-row path, as a scan does)
+   * give the rows that passed, in order, with the same values. */
+  batch_t *b2 = batch_create(a, ncols ? ncols : 1, ncols ? otypes : types, NROWS, &e);
+  int n2 = 0;
+  for (int i = 0; i < NROWS;) {
+    int room = 1 + (int)(rv_rand() % (uint64_t)(NROWS - n2 + 1));
+    int used, made;
+    assert_int_equal(tb_row_decode_rows(dp, rows + i, lens + i, NROWS - i, b2, n2, room, a, &used,
+                                        &made, &e),
+                     CZ_OK);
+    assert_true(made <= room && made <= used);
+    if (used > 0) {
+      (*run_rows) += used;
+      i += used;
+      n2 += made;
+      continue;
+    }
+    int nrefs;
+    bool pass;
+    assert_int_equal(tb_row_decode_vec(dp, rows[i], lens[i], b2, n2, a, refs, &nrefs, &pass, &e),
+                     CZ_OK);
+    n2 += pass;
+    i++;
+  }
+  assert_int_equal(n2, nkept);
+  for (int j = 0; j < n2; j++)
+    for (int k = 0; k < ncols; k++) {
+      datum_t x;
+      vec_get(&b->b_cols[k], kept[j], &x);
+      x.d_null = b->b_cols[k].v_null[kept[j]] != 0;
+      assert_true(rv_equal(otypes[k], &x, &b2->b_cols[k], j));
+    }
 }
 
 static void test_decode_vec_matches_datum_decoder(void **state)
@@ -205,9 +244,9 @@ static void test_decode_vec_matches_datum_decoder(void **state)
   (void)state;
   rv_rng = cz_test_seed() | 1;
   arena_t *a = arena_create(NULL, "rowvec");
-  int fast = 0, passed = 0;
+  int fast = 0, passed = 0, run = 0;
   for (int round = 0; round < 3000; round++) {
-    rv_round(a, round % 3 == 0 ? 0 : 1 + (int)(round % 7), &fast, &passed);
+    rv_round(a, round % 3 == 0 ? 0 : 1 + (int)(round % 7), &fast, &passed, &run);
     if (round % 100 == 99) {
       arena_destroy(a);
       a = arena_create(NULL, "rowvec");
@@ -217,6 +256,7 @@ static void test_decode_vec_matches_datum_decoder(void **state)
   /* both paths were exercised, and predicates both kept and dropped rows */
   assert_true(fast > 1000);
   assert_true(passed > 1000);
+  assert_true(run > 1000);
 }
 
 /* A row cut short is a data-corruption error, never a read past its end,
@@ -255,6 +295,15 @@ static void test_decode_vec_truncated_rows(void **state)
       err_clear(&e);
       assert_int_equal(tb_row_decode_vec(dp, p, cut, b, 1, a, refs, &nrefs, &pass, &e), CZ_ERR);
       assert_string_equal(e.er_sqlstate, SQLSTATE_DATA_CORRUPTED);
+      /* a run: the same error, or the row left to the per-row path */
+      const uint8_t *one[1] = { p };
+      uint16_t l16 = (uint16_t)cut;
+      int used, made;
+      err_clear(&e);
+      if (tb_row_decode_rows(dp, one, &l16, 1, b, 1, 2, a, &used, &made, &e) == CZ_OK)
+        assert_int_equal(used, 0);
+      else
+        assert_string_equal(e.er_sqlstate, SQLSTATE_DATA_CORRUPTED);
     }
   }
   arena_destroy(a);
