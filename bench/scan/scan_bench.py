@@ -2,12 +2,15 @@
 
 Loads one 16-column table (integers, numerics, dates, char and varchar,
 shaped like TPC-H's lineitem) and times three queries whose cost is the
-scan, each the median of RUNS warm runs, printing rows scanned per second:
+scan, each the median of RUNS warm runs (each run REPEAT executions),
+printing rows scanned per second; with --postgres the same for PostgreSQL
+15 (one backend, no parallel workers: the yardstick):
   full      every column of every row (aggregates over all 16 columns)
   q6        a Q6-like filtered scan (date range, BETWEEN, <) summing a product
   narrow    2 of the 16 columns
-Also prints the process CPU time of the server per query (the machine is
-shared: CPU time is steadier than wall time). Asserts nothing.
+Also prints the CPU time per query of the process that ran it (Cadenza's
+server, PostgreSQL's backend; the machine is shared: CPU time is steadier
+than wall time). Asserts nothing.
 """
 import argparse
 import os
@@ -54,37 +57,60 @@ def main():
     ap.add_argument("--dir", required=True)
     ap.add_argument("--rows", type=int, default=1000000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=4,
+                    help="executions per timed run (CPU time is counted in 10 ms ticks)")
+    ap.add_argument("--postgres", action="store_true",
+                    help="also time PostgreSQL 15 (one backend, no parallel workers)")
     args = ap.parse_args()
-    srv = srvctl.Server("cadenza", args.dir, binary=args.binary, buffers=60000)
-    srv.start()
-    try:
-        with psycopg.connect(srv.dsn(), autocommit=True) as c:
-            t0 = time.time()
-            c.execute(LOAD)
-            step = 100000
-            for lo in range(1, args.rows + 1, step):
-                c.execute(INSERT.replace("LO", str(lo)).replace("HI", str(min(lo + step - 1, args.rows))))
-            print(f"load: {args.rows} rows in {time.time() - t0:.1f} s")
+    kinds = ["cadenza"] + (["postgres"] if args.postgres else [])
+    for kind in kinds:
+        if kind == "cadenza":
+            srv = srvctl.Server("cadenza", os.path.join(args.dir, "cz"), binary=args.binary,
+                                buffers=60000)
+        else:
+            srv = srvctl.Server("postgres", os.path.join(args.dir, "pg"),
+                                pg_conf={"shared_buffers": "512MB",
+                                         "max_parallel_workers_per_gather": "0"})
+        srv.start()
+        try:
+            _run(kind, srv, args)
+        finally:
+            srv.stop()
+
+
+def _run(kind, srv, args):
+    with psycopg.connect(srv.dsn(), autocommit=True) as c:
+        t0 = time.time()
+        c.execute(LOAD)
+        step = 100000
+        for lo in range(1, args.rows + 1, step):
+            c.execute(INSERT.replace("LO", str(lo)).replace("HI", str(min(lo + step - 1, args.rows))))
+        if kind == "postgres":
+            c.execute("VACUUM ANALYZE scanb")
+            # the process that runs this connection's queries
+            pid = c.execute("SELECT pg_backend_pid()").fetchone()[0]
+        else:
             pid = srv.pid if hasattr(srv, "pid") else None
-            for name, sql in QUERIES.items():
-                c.execute(sql).fetchall()  # warm
-                walls, cpus = [], []
-                for _ in range(args.runs):
-                    cpu0 = _cpu(pid)
-                    t = time.perf_counter()
+        print(f"{kind}: load {args.rows} rows in {time.time() - t0:.1f} s")
+        for name, sql in QUERIES.items():
+            c.execute(sql).fetchall()  # warm
+            walls, cpus = [], []
+            for _ in range(args.runs):
+                cpu0 = _cpu(pid)
+                t = time.perf_counter()
+                for _ in range(args.repeat):
                     c.execute(sql).fetchall()
-                    walls.append(time.perf_counter() - t)
-                    if pid:
-                        cpus.append(_cpu(pid) - cpu0)
-                w = statistics.median(walls)
-                line = f"{name:8s} {args.rows / w / 1e6:8.2f} M rows/s  wall {w:.3f} s"
-                if cpus:
-                    cp = statistics.median(cpus)
-                    line += f"  cpu {cp:.3f} s ({args.rows / cp / 1e6:.2f} M rows/s of cpu)"
-                print(line, flush=True)
+                walls.append((time.perf_counter() - t) / args.repeat)
+                if pid:
+                    cpus.append((_cpu(pid) - cpu0) / args.repeat)
+            w = statistics.median(walls)
+            line = f"{kind:8s} {name:8s} {args.rows / w / 1e6:8.2f} M rows/s  wall {w:.3f} s"
+            if cpus:
+                cp = statistics.median(cpus)
+                line += f"  cpu {cp:.3f} s ({args.rows / cp / 1e6:.2f} M rows/s of cpu)"
+            print(line, flush=True)
+        if kind == "cadenza":
             print(c.execute("EXPLAIN " + QUERIES["q6"]).fetchall())
-    finally:
-        srv.stop()
 
 
 def _cpu(pid):

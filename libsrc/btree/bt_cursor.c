@@ -267,3 +267,67 @@ int bt_next(bt_cursor_t *c, const void **key, size_t *key_len,
     c->c_pos--;
   return CZ_OK;
 }
+
+int bt_next_run(bt_cursor_t *c, int max, bt_run_t *run, err_t *e)
+{
+  run->br_n = 0;
+  if (c->c_state == CUR_END)
+    return BT_END;
+  if (c->c_state == CUR_UNSET || c->c_dir != BT_FORWARD)
+    return err_set(e, SQLSTATE_INTERNAL, "bt_next_run: cursor not positioned forward");
+  int rc = c->c_buf ? itc_right(c, e) : itc_seek_bound(c, e);
+  if (rc != CZ_OK)
+    return rc;
+  const uint8_t *pg = bp_page(c->c_buf);
+  int n = bpg_n(pg) - c->c_pos;
+  if (max > BT_RUN_MAX)
+    max = BT_RUN_MAX;
+  if (n > max)
+    n = max;
+  if (c->c_pos == 0) {
+    /* A leaf just entered is usually cold: ask for all of its lines at
+     * once (bodies grow down from the page's end) so that the misses
+     * overlap instead of stalling the decode one row at a time. */
+    for (int off = bpg_chdr(pg)->bh_upper & ~63; off < ST_PAGE_SIZE; off += 64)
+      __builtin_prefetch(pg + off);
+    /* and the next leaf, which has this whole leaf's decoding to arrive */
+    pg_no_t r = bpg_chdr(pg)->bh_right;
+    if (r != PG_NONE)
+      bp_prefetch_memory(c->c_tree->t_bp, r);
+  }
+  run->br_prefix = bpg_prefix(pg);
+  run->br_plen = bpg_chdr(pg)->bh_plen;
+  /* Leaf bodies: u16 suffix length, u16 value length, suffix, value. */
+  const uint8_t *slots = bpg_cslots(pg) + 2 * c->c_pos;
+  for (int i = 0; i < n; i++) {
+    const uint8_t *b = pg + bt_ld16(slots + 2 * i);
+    uint16_t sl = bt_ld16(b);
+    run->br_slen[i] = sl;
+    run->br_vlen[i] = bt_ld16(b + 2);
+    run->br_sfx[i] = b + 4;
+    run->br_val[i] = b + 4 + sl;
+  }
+  run->br_n = n;
+  return CZ_OK;
+}
+
+void bt_run_take(bt_cursor_t *c, const bt_run_t *run, int k)
+{
+  if (k <= 0)
+    return;
+  /* The place is known by key: the last entry taken, as bt_next leaves it. */
+  c->c_klen = (uint32_t)bt_run_key(run, k - 1, c->c_key);
+  c->c_vlen = run->br_vlen[k - 1];
+  c->c_last_val = run->br_val[k - 1];
+  c->c_val_saved = false;
+  c->c_incl = false;
+  c->c_inf = 0;
+  c->c_pos += k;
+}
+
+size_t bt_run_key(const bt_run_t *run, int i, uint8_t *buf)
+{
+  memcpy(buf, run->br_prefix, run->br_plen);
+  memcpy(buf + run->br_plen, run->br_sfx[i], run->br_slen[i]);
+  return run->br_plen + (size_t)run->br_slen[i];
+}

@@ -138,6 +138,33 @@ int bt_next(bt_cursor_t *c, const void **key, size_t *key_len,
  * blocked. */
 void bt_cursor_release(bt_cursor_t *c);
 
+/* A run: the entries of the leaf a forward cursor holds, from its place
+ * on, read in one call (a scan decodes a leaf's rows while it is pinned
+ * instead of paying a cursor step, a key copy and a bounds check per row).
+ * Entry i's key is br_prefix (br_plen bytes, shared by every entry of the
+ * leaf) followed by br_sfx[i] (br_slen[i] bytes). Pointers stay valid
+ * until the next call on the cursor. */
+#define BT_RUN_MAX 256
+typedef struct bt_run_s {
+  int br_n;
+  const uint8_t *br_prefix;
+  uint32_t br_plen;
+  const uint8_t *br_sfx[BT_RUN_MAX];
+  const uint8_t *br_val[BT_RUN_MAX];
+  uint16_t br_slen[BT_RUN_MAX];
+  uint16_t br_vlen[BT_RUN_MAX];
+} bt_run_t;
+/* The next up to max (<= BT_RUN_MAX) entries of a forward scan, all from
+ * one leaf: CZ_OK with run->br_n >= 1, BT_END past the end. The cursor
+ * does not move until bt_run_take. */
+int bt_next_run(bt_cursor_t *c, int max, bt_run_t *run, err_t *e);
+/* The caller used the first k (0..br_n) entries of the run: the cursor
+ * steps past them, as k bt_next calls would have (a release then re-seeks
+ * after the last one taken). */
+void bt_run_take(bt_cursor_t *c, const bt_run_t *run, int k);
+/* Entry i's whole key into buf (BT_MAX_KEY bytes); its length. */
+size_t bt_run_key(const bt_run_t *run, int i, uint8_t *buf);
+
 /* ---- estimates for the optimizer (bt_sample.c) -------------------------- */
 
 /* Estimated number of entries with lo <= key < hi (NULL: open end), from

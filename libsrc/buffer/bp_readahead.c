@@ -185,6 +185,13 @@ void bp_prefetch_extent(bpool_t *bp, pg_no_t pg)
    * the two settings can be compared. */
   if (!bp->bp_cfg.bc_read_ahead)
     return;
+  /* A warm scan hints extents that are in the pool already: the worker
+   * would look every page of them up (a shard mutex and a probe each)
+   * to read nothing. Two probes here say whether it is worth it. */
+  pg_no_t first = pg_extent_first(pg);
+  pg_no_t end = CZ_MIN(first + ST_EXTENT_PAGES, st_n_pages(bp->bp_st));
+  if (end > first && bp_is_present(bp, end - 1) && bp_is_present(bp, first + (end - first) / 2))
+    return;
   bp_prefetch_req_t *req = malloc(sizeof(*req));
 
   if (!req)
@@ -198,4 +205,19 @@ void bp_prefetch_extent(bpool_t *bp, pg_no_t pg)
 int bp_read_extent(bpool_t *bp, pg_no_t pg, err_t *e)
 {
   return bp_ra_extent(bp, pg, e);
+}
+
+void bp_prefetch_memory(bpool_t *bp, pg_no_t pg)
+{
+  uint64_t hash;
+  bp_shard_t *sh = bp_shard_of(bp, pg, &hash);
+  mutex_lock(&sh->sh_mutex);
+  buf_t *b = bp_table_find(bp, sh, hash, pg);
+  /* the frame's memory stays the pool's whatever page it holds later */
+  const uint8_t *d = b ? b->bf_data : NULL;
+  mutex_unlock(&sh->sh_mutex);
+  if (!d)
+    return;
+  for (int off = 0; off < ST_PAGE_SIZE; off += 64)
+    __builtin_prefetch(d + off);
 }

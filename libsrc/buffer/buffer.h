@@ -82,6 +82,11 @@ pg_no_t bp_page_no(const buf_t *b);
 void bp_prefetch_extent(bpool_t *bp, pg_no_t pg);
 /* Synchronous variant, for tests and for scans that need the pages now. */
 int bp_read_extent(bpool_t *bp, pg_no_t pg, err_t *e);
+/* A scan about to need page pg: when it is in the pool, asks the CPU to
+ * bring its bytes into cache now, so that the scan finds them there
+ * instead of waiting on memory line by line. Only a hint: nothing is
+ * pinned, and a frame reused meanwhile only wastes it. */
+void bp_prefetch_memory(bpool_t *bp, pg_no_t pg);
 
 /* Writes every dirty page (sorted, in contiguous runs) and waits. Callers
  * that need a consistent image (checkpoint) stop page changes first. */

@@ -77,8 +77,41 @@ int tb_row_decode_refs(const ty_t *types, int n, const uint8_t *p, size_t len, c
 bool tb_row_has_refs(const uint8_t *p, size_t len);
 
 /* How a scan decodes rows straight into its batch's vectors (built once
- * per scan by tb_dplan_build): which stored column goes to which output,
- * how wide each is, which predicates test it. */
+ * per scan by tb_dplan_build, tb_row_vec.c): which stored column goes to
+ * which output, how wide each is, which predicates test it; and for rows
+ * without a NULL among the walked columns (the common case, every NOT NULL
+ * table) a short program of steps: runs of unwanted fixed-width columns
+ * skipped in one add, variable ones skipped by their length, wanted ones
+ * read straight into their vector row and tested at once. */
+typedef struct tb_dstep_s {
+  uint8_t ds_op;                /* TB_DS_* */
+  uint8_t ds_kind;              /* TB_DK_* (SKIPV, GET) */
+  uint16_t ds_w;                /* SKIP: bytes */
+  int16_t ds_out;               /* GET: the output */
+  int16_t ds_pred;              /* GET: the first predicate on it, -1 none */
+  uint32_t ds_slot;             /* GET: bytes of one row of the output vector */
+  vec_t *ds_scratch;            /* GET: the values of a run of rows (tb_row_decode_rows) */
+} tb_dstep_t;
+
+/* Step kinds: skips, then reads specialised for the common kinds. */
+enum { TB_DS_SKIP, TB_DS_SKIPNUM, TB_DS_SKIPSTR, TB_DS_SKIPV, TB_DS_GET_I32, TB_DS_GET_I64,
+       TB_DS_GET_NUM, TB_DS_GET_STR, TB_DS_GET };
+
+/* A predicate prepared for its column: integers compared as int64,
+ * NUMERIC as scaled integers when the stored scale is cp_scale (the
+ * column's declared one, the constant rescaled to it once), anything else
+ * by tb_pred_test. */
+typedef struct tb_cpred_s {
+  uint8_t cp_fast;              /* TB_CP_* */
+  uint8_t cp_op;                /* tbl_pred_op_t */
+  uint8_t cp_mask;              /* INT, NUM: bit c + 1 set when a comparison
+                                   answering c (-1, 0, 1) passes */
+  int16_t cp_scale;             /* NUM */
+  __int128 cp_val;              /* INT, NUM: the constant */
+} tb_cpred_t;
+
+enum { TB_CP_GEN, TB_CP_INT, TB_CP_NUM };
+
 typedef struct tb_dplan_s {
   int dp_ntab;                  /* the table's columns (types) */
   int dp_upto;                  /* columns walked: the last one wanted + 1 */
@@ -95,6 +128,13 @@ typedef struct tb_dplan_s {
   int16_t *dp_strs;             /* [nstr] outputs decoding a string column */
   int dp_npred;
   const tbl_pred_t *dp_preds;   /* tp_out already mapped to the first output */
+  tb_cpred_t *dp_cpred;         /* [npred] */
+  int dp_nsteps;
+  tb_dstep_t *dp_steps;         /* the no-NULL program */
+  int dp_bm_full;               /* NULL bitmap bytes wholly among the walked columns */
+  uint8_t dp_bm_mask;           /* the walked columns' bits of the next byte */
+  bool dp_repeats;              /* some output repeats another's column */
+  bool dp_outside;              /* some output is no column of the table (always NULL) */
 } tb_dplan_t;
 
 enum { TB_DK_BOOL, TB_DK_I16, TB_DK_I32, TB_DK_I64, TB_DK_F32, TB_DK_F64, TB_DK_NUM, TB_DK_IV, TB_DK_STR };
@@ -117,6 +157,18 @@ int tb_dplan_build(const ty_t *types, int n, const int *cols, int ncols, const t
  * tbl_preds_pass). */
 int tb_row_decode_vec(const tb_dplan_t *dp, const uint8_t *p, size_t len, batch_t *out, int r,
                       arena_t *a, tb_ref_t *refs, int *nrefs, bool *pass, err_t *e);
+/* Most rows tb_row_decode_rows takes in one call. */
+#define TB_RUN_ROWS 256
+/* Decodes the rows vals[0..n) (lens their lengths; n <= TB_RUN_ROWS),
+ * one step of the plan over all of them at a time, into rows r0.. of out,
+ * keeping those that pass the predicates, at most room of them. It stops
+ * before the first row the step program cannot take (a NULL among the
+ * walked columns, an out-of-line value, a short row). *consumed: the rows
+ * read (the rows after the room-th passing one are not), *produced: the
+ * rows written. Strings are copied into a. */
+int tb_row_decode_rows(const tb_dplan_t *dp, const uint8_t *const *vals, const uint16_t *lens,
+                       int n, batch_t *out, int r0, int room, arena_t *a, int *consumed,
+                       int *produced, err_t *e);
 /* Counts a row read again (tbl_stats_t.ts_long_rereads). */
 void tb_long_note_reread(void);
 

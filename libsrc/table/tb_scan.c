@@ -53,6 +53,8 @@ struct tbl_scan_s {
   int s_piece;                /* the morsel being read (or last read), -1 none */
   bool s_in_piece;            /* s_piece is not finished */
   const bt_key_t *s_pend;     /* its exclusive end; NULL: the range's high bound */
+  bt_run_t *s_run;            /* primary scans: the leaf run being decoded */
+  uint8_t *s_kbuf;            /* a key of the run, built when one is needed */
 };
 
 /* Encodes a search key of any length into a: a value longer than a
@@ -221,6 +223,12 @@ static int tb_in_range(const tbl_scan_t *s, const uint8_t *k, size_t kl)
       return 1;
   }
   return 0;
+}
+
+/* tb_in_range, and past a morsel's exclusive end too (a morsel scan). */
+static int tb_past_end(const tbl_scan_t *s, const uint8_t *k, size_t kl)
+{
+  return s->s_pend && tb_keycmp(k, kl, s->s_pend) >= 0 ? 1 : tb_in_range(s, k, kl);
 }
 
 static void tb_put_loc(vec_t *v, int r, const uint8_t *pk, size_t pk_len, const void *val,
@@ -581,6 +589,114 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e);
 #define TB_REJECT_WEIGHT_BATCHES 16
 #define TB_REJECT_WEIGHT 64
 
+/* Fills rows *n.. of out from the primary tree, a leaf run at a time
+ * (the decode loop): while a leaf is pinned its entries are decoded one
+ * after the other with no cursor step between them. A key is built only
+ * when something needs it: a run that reaches past a bound is checked
+ * entry by entry, a tree with locked keys has each entry's visibility
+ * checked, locators and out-of-line values carry the key. A tree without
+ * locked keys while the leaf is latched holds only committed rows, and
+ * none can change before the latch goes (readers check visibility under
+ * the latch, README invariant 4): the whole run is read as it is. */
+static int tb_scan_rows(tbl_scan_t *s, batch_t *out, int cap, arena_t *a, tb_ref_t *refs,
+                        tb_pends_t *pl, int *np, err_t *e)
+{
+  if (!s->s_run) {
+    s->s_run = arena_alloc(s->s_a, sizeof *s->s_run);
+    s->s_kbuf = arena_alloc(s->s_a, BT_MAX_KEY + 1);
+  }
+  bt_run_t *run = s->s_run;
+  uint8_t *kb = s->s_kbuf;
+  const cat_index_t *ix = s->s_ix;
+  const tb_dplan_t *dp = s->s_plan;
+  int n = *np;
+  int64_t budget = (int64_t)cap * TB_REJECT_WEIGHT_BATCHES * TB_REJECT_WEIGHT;
+  /* a morsel scan stops at its morsel's end (tb_range_end): the next
+   * batch takes the next morsel */
+  while (n < cap && pl->pl_bytes < TB_BATCH_LONG_BYTES && budget > 0 && !s->s_done &&
+         (!s->s_disp || s->s_in_piece)) {
+    int rc = bt_next_run(s->s_cur, BT_RUN_MAX, run, e);
+    if (rc == BT_END) {
+      tb_range_end(s);
+      break;
+    }
+    if (rc != CZ_OK)
+      return CZ_ERR;
+    int rn = run->br_n;
+    /* Keys ascend: only a run's first entries can fall before an
+     * exclusive low bound and only its last ones past the high bound. */
+    bool ranged = false;
+    if (s->s_low && !s->s_low_incl) {
+      size_t kl = bt_run_key(run, 0, kb);
+      ranged = tb_in_range(s, kb, kl) != 0;
+    }
+    if (!ranged && (s->s_high || s->s_pend)) {
+      size_t kl = bt_run_key(run, rn - 1, kb);
+      ranged = tb_past_end(s, kb, kl) != 0;
+    }
+    bool locked = db_tree_nlocked(ix->ci_dtree) != 0;
+    bool need_key = ranged || locked || s->s_want_loc;
+    int i = 0;
+    for (; i < rn && n < cap && budget > 0 && pl->pl_bytes < TB_BATCH_LONG_BYTES; i++) {
+      if (!need_key) {
+        /* the plain rows from here on, a step of the plan at a time */
+        int used, made;
+        if (tb_row_decode_rows(dp, run->br_val + i, run->br_vlen + i, rn - i, out, n, cap - n, a,
+                               &used, &made, e) != CZ_OK)
+          return CZ_ERR;
+        if (used > 0) {
+          budget -= (int64_t)made * TB_REJECT_WEIGHT + (used - made);
+          n += made;
+          i += used - 1;
+          continue;
+        }
+      }
+      budget -= TB_REJECT_WEIGHT;
+      const void *v = run->br_val[i];
+      size_t vl = run->br_vlen[i];
+      size_t kl = 0;
+      if (need_key)
+        kl = bt_run_key(run, i, kb);
+      if (ranged) {
+        int in = tb_past_end(s, kb, kl);
+        if (in < 0)
+          continue;
+        if (in > 0) {
+          tb_range_end(s);
+          break;
+        }
+      }
+      if (locked &&
+          txn_read_version_at(s->s_tx, s->s_cmd, ix->ci_dtree, kb, kl, a, &v, &vl) == TXN_VIS_ABSENT)
+        continue;
+      int nrefs;
+      bool pass;
+      if (tb_row_decode_vec(dp, v, vl, out, n, a, refs, &nrefs, &pass, e) != CZ_OK)
+        return CZ_ERR;
+      if (!pass) {
+        budget += TB_REJECT_WEIGHT - 1;
+        continue;
+      }
+      if (nrefs) {
+        /* the key points into the latched page or kb */
+        if (!need_key)
+          kl = bt_run_key(run, i, kb);
+        uint8_t *pk = arena_alloc(a, kl ? kl : 1);
+        memcpy(pk, kb, kl);
+        for (int c = 0; c < s->s_ncols; c++)
+          if (refs[c].lr_on)
+            tb_pend_add(pl, a, n, c, &refs[c], pk, kl);
+      }
+      if (s->s_want_loc)
+        tb_put_loc(&out->b_cols[s->s_ncols], n, kb, kl, v, vl, a);
+      n++;
+    }
+    bt_run_take(s->s_cur, run, i);
+  }
+  *np = n;
+  return CZ_OK;
+}
+
 int tbl_scan_step(tbl_scan_t *s, batch_t *out, arena_t *a, bool *done, err_t *e)
 {
   int rc = tb_scan_batch(s, out, a, e);
@@ -633,7 +749,11 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
    * releases its cursor (writers) and returns to its caller (cancel)
    * every so often, with fewer rows or none. */
   int64_t budget = (int64_t)cap * TB_REJECT_WEIGHT_BATCHES * TB_REJECT_WEIGHT;
-  while (n < cap && pl.pl_bytes < TB_BATCH_LONG_BYTES && budget > 0) {
+  if (primary && tb_scan_rows(s, out, cap, a, refs, &pl, &n, e) != CZ_OK) {
+    bt_cursor_release(s->s_cur);
+    return CZ_ERR;
+  }
+  while (!primary && n < cap && budget > 0) {
     budget -= TB_REJECT_WEIGHT;
     const void *k, *v;
     size_t kl, vl;
@@ -646,7 +766,7 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
       bt_cursor_release(s->s_cur);
       return CZ_ERR;
     }
-    int in = s->s_pend && tb_keycmp(k, kl, s->s_pend) >= 0 ? 1 : tb_in_range(s, k, kl);
+    int in = tb_past_end(s, k, kl);
     if (in < 0)
       continue;
     if (in > 0) {
@@ -655,28 +775,7 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     }
     if (txn_read_version_at(s->s_tx, s->s_cmd, ix->ci_dtree, k, kl, a, &v, &vl) == TXN_VIS_ABSENT)
       continue;
-    if (primary) {
-      int nrefs;
-      bool pass;
-      if (tb_row_decode_vec(s->s_plan, v, vl, out, n, a, refs, &nrefs, &pass, e) != CZ_OK) {
-        bt_cursor_release(s->s_cur);
-        return CZ_ERR;
-      }
-      if (!pass) {
-        budget += TB_REJECT_WEIGHT - 1;
-        continue;
-      }
-      if (nrefs) {
-        /* the key may point into the latched page */
-        uint8_t *pk = arena_alloc(a, kl ? kl : 1);
-        memcpy(pk, k, kl);
-        for (int c = 0; c < s->s_ncols; c++)
-          if (refs[c].lr_on)
-            tb_pend_add(&pl, a, n, c, &refs[c], pk, kl);
-      }
-      if (s->s_want_loc)
-        tb_put_loc(&out->b_cols[s->s_ncols], n, k, kl, v, vl, a);
-    } else if (s->s_fetch) {
+    if (s->s_fetch) {
       size_t pre = tbl_key_skip(ix->ci_key_types, ix->ci_nkeys, k, kl);
       uint8_t *pk = arena_alloc(a, kl - pre + 1);
       memcpy(pk, (const uint8_t *)k + pre, kl - pre);

@@ -1,6 +1,7 @@
 /* test_bt_cursor — range scans: forward and backward with bounds, empty
  * ranges, release and re-seek while the tree changes between calls, non-
- * unique duplicates across a release, and the backward step that finds its
+ * unique duplicates across a release, leaf runs (bt_next_run) with partial
+ * takes and releases, and the backward step that finds its
  * left sibling latched (BP_NOWAIT fails, the cursor re-finds its place).
  */
 #include <setjmp.h>
@@ -183,6 +184,87 @@ static void test_release_reseek(void **state)
   assert_int_equal(chk.bc_entries, N / 2);
 }
 
+/* Leaf runs: a forward scan by bt_next_run / bt_run_take, taking a random
+ * part of each run and now and then releasing the cursor while entries
+ * ahead of it and behind it are inserted, meets exactly the entries
+ * bt_next would: every key in order once, the ones inserted ahead, none
+ * of those behind; each entry's key (prefix ‖ suffix) and value are the
+ * stored ones. */
+/* Inserts an entry unless it is there already (a run may release twice
+ * at one place). */
+static void run_insert_once(const uint8_t *k, int kl, const uint8_t *v, int vl)
+{
+  err_t e;
+  err_clear(&e);
+  if (bt_insert(tree, k, (size_t)kl, v, (size_t)vl, &e) != CZ_OK)
+    assert_string_equal(e.er_sqlstate, SQLSTATE_UNIQUE_VIOLATION);
+}
+
+static void test_leaf_runs(void **state)
+{
+  (void)state;
+  err_t e;
+  bt_cursor_t *c;
+  static bt_run_t run;
+  uint8_t k[16], v[64], kb[BT_MAX_KEY];
+  err_clear(&e);
+  uint64_t rng = cz_test_seed() | 1;
+  assert_int_equal(bt_cursor_open(tree, &c, &e), CZ_OK);
+  int kl = bt_tkey(101, k);
+  assert_int_equal(bt_seek(c, k, (size_t)kl, BT_FORWARD, &e), CZ_OK);
+  int64_t prev = 101;  /* the first entry is 102 */
+  int rows = 0, rc, runs = 0;
+  while ((rc = bt_next_run(c, BT_RUN_MAX, &run, &e)) == CZ_OK) {
+    assert_true(run.br_n >= 1 && run.br_n <= BT_RUN_MAX);
+    runs++;
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    int take = (int)(rng % (uint64_t)(run.br_n + 1));
+    for (int i = 0; i < take; i++) {
+      size_t l = bt_run_key(&run, i, kb);
+      uint32_t id = key_id(kb);
+      assert_int_equal(l, bt_tkey(id, k));
+      assert_memory_equal(kb, k, l);
+      assert_true((int64_t)id > prev);
+      /* every even id, and the odd ones inserted ahead (1 mod 4) */
+      assert_true(id % 2 == 0 ? (int64_t)id == (prev % 2 == 0 ? prev + 2 : prev + 1) : id % 4 == 1);
+      assert_true(id % 4 != 3);
+      int vl = bt_tval(id, 0, v);
+      assert_int_equal(run.br_vlen[i], vl);
+      assert_memory_equal(run.br_val[i], v, (size_t)vl);
+      prev = id;
+      rows++;
+    }
+    bt_run_take(c, &run, take);
+    if (rng % 5 == 0 && prev >= 0) {
+      bt_cursor_release(c);
+      uint32_t behind = (uint32_t)prev - 1, ahead = (uint32_t)prev + 3;
+      if (behind % 4 == 3) {
+        kl = bt_tkey(behind, k);
+        int vl = bt_tval(behind, 0, v);
+        run_insert_once(k, kl, v, vl);
+      }
+      if (ahead % 4 == 1 && ahead < N) {
+        kl = bt_tkey(ahead, k);
+        int vl = bt_tval(ahead, 0, v);
+        run_insert_once(k, kl, v, vl);
+      }
+    }
+  }
+  assert_int_equal(rc, BT_END);
+  assert_int_equal(prev, N - 2);
+  assert_true(rows >= (int)(N - 102) / 2);
+  assert_true(runs > 1);
+  assert_int_equal(bt_next_run(c, BT_RUN_MAX, &run, &e), BT_END);
+  bt_cursor_close(c);
+  for (uint32_t id = 1; id < N; id += 2) {
+    kl = bt_tkey(id, k);
+    bt_delete(tree, k, (size_t)kl, NULL, 0, NULL, 0, NULL, &e);
+  }
+  bt_check_t chk;
+  assert_int_equal(bt_check(tree, &chk, &e), CZ_OK);
+  assert_int_equal(chk.bc_entries, N / 2);
+}
+
 /* Holds a leaf exclusively for a while, then lets go. */
 typedef struct holder_s {
   pg_no_t ho_page;
@@ -285,6 +367,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_seek_bounds),
     cmocka_unit_test(test_release_reseek),
+    cmocka_unit_test(test_leaf_runs),
     cmocka_unit_test(test_backward_nowait),
     cmocka_unit_test(test_nonunique_release),
   };
