@@ -535,7 +535,7 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
   }
 }
 
-static void fb_conj_add(bd_t *b, bd_fromblk_t *fb, xnode_t *x)
+void bd_fromblk_conj(bd_t *b, bd_fromblk_t *fb, xnode_t *x)
 {
   if (fb->fb_nconj == fb->fb_cap) {
     int cap = fb->fb_cap ? fb->fb_cap * 2 : 8;
@@ -600,7 +600,7 @@ int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *f
     int n = 0, cap = 0;
     bd_conjuncts(b, cond, &conj, &n, &cap);
     for (int i = 0; i < n; i++)
-      fb_conj_add(b, fb, conj[i]);
+      bd_fromblk_conj(b, fb, conj[i]);
     return CZ_OK;
   }
   if (fb->fb_nunits > 0 && bd_item_lateral(fr))

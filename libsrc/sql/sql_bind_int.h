@@ -365,6 +365,8 @@ int bd_scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r, int pos);
 bd_rel_t *bd_rel_derived(bd_t *b, const sql_from_t *fr, const op_t *q, const char **names);
 /* A new, zeroed unit at the end of fb. */
 bd_unit_t *bd_fromblk_unit(bd_t *b, bd_fromblk_t *fb);
+/* Appends conjunct x to fb's list. */
+void bd_fromblk_conj(bd_t *b, bd_fromblk_t *fb, xnode_t *x);
 /* A new subquery registered with the statement (parents before their own
  * subqueries), its parent sc's (NULL: none). */
 xsubq_t *bd_subq_new(bd_t *b, bd_scope_t *sc);

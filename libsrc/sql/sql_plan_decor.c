@@ -247,34 +247,6 @@ static const bd_subq_src_t *find_src(const bd_t *b, const xsubq_t *sq)
   return NULL;
 }
 
-static void add_conj(bd_t *b, bd_fromblk_t *fb, xnode_t *x)
-{
-  if (fb->fb_nconj == fb->fb_cap) {
-    int cap = fb->fb_cap ? fb->fb_cap * 2 : 8;
-    xnode_t **n = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)cap);
-    if (fb->fb_nconj)
-      memcpy(n, fb->fb_conj, sizeof(xnode_t *) * (size_t)fb->fb_nconj);
-    fb->fb_conj = n;
-    fb->fb_cap = cap;
-  }
-  fb->fb_conj[fb->fb_nconj++] = x;
-}
-
-static bd_unit_t *add_unit(bd_t *b, bd_fromblk_t *fb)
-{
-  if (fb->fb_nunits == fb->fb_ucap) {
-    int cap = fb->fb_ucap ? fb->fb_ucap * 2 : 8;
-    bd_unit_t *n = arena_zalloc(b->b_a, sizeof(bd_unit_t) * (size_t)cap);
-    if (fb->fb_nunits)
-      memcpy(n, fb->fb_units, sizeof(bd_unit_t) * (size_t)fb->fb_nunits);
-    fb->fb_units = n;
-    fb->fb_ucap = cap;
-  }
-  bd_unit_t *u = &fb->fb_units[fb->fb_nunits++];
-  memset(u, 0, sizeof(*u));
-  return u;
-}
-
 /* Conjunct i of fb as a semi / anti unit, when it can be. */
 static int decorrelate_one(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int *ext)
 {
@@ -327,7 +299,7 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int
   if (in && x->x_args[0]->x_type.t_id != plan->o_types[0].t_id)
     return CZ_OK;
   int base = *ext;
-  bd_unit_t *u = add_unit(b, fb);
+  bd_unit_t *u = bd_fromblk_unit(b, fb);
   u->un_base = base;
   u->un_width = plan->o_ncols;
   u->un_op = plan;
@@ -358,10 +330,10 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int
     if (nnew++ == 0)
       fb->fb_conj[i] = eq;
     else
-      add_conj(b, fb, eq);
+      bd_fromblk_conj(b, fb, eq);
   }
   for (int j = 0; j < dr.dr_nresid; j++)
-    add_conj(b, fb, resid_remap(b, &dr, dr.dr_resid[j], base));
+    bd_fromblk_conj(b, fb, resid_remap(b, &dr, dr.dr_resid[j], base));
   return CZ_OK;
 }
 
@@ -414,7 +386,7 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, 
       plan->o_types[dr.dr_nkeys].t_id != old->xs_plan->o_types[0].t_id)
     return CZ_OK;
   int base = *ext;
-  bd_unit_t *u = add_unit(b, fb);
+  bd_unit_t *u = bd_fromblk_unit(b, fb);
   u->un_base = base;
   u->un_width = plan->o_ncols;
   u->un_op = plan;
@@ -448,7 +420,7 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, 
     if (bd_op(b, XOP_EQ, dr.dr_outer[j], bd_col(b, base + j, plan->o_types[j]), x->x_pos, &eq) !=
         CZ_OK)
       return CZ_ERR;
-    add_conj(b, fb, eq);
+    bd_fromblk_conj(b, fb, eq);
   }
   return CZ_OK;
 }
