@@ -190,8 +190,8 @@ static int gather_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
     p->gp_state = GS_RUN;
     op_scan_use_morsels(og->og_scan, &p->gp_q, par);
   }
-  if (op_open(g->gr_sub, &g->gr_parts[0].gp_q, e) != CZ_OK)
-    return CZ_ERR;
+  /* Workers first: opening the subtree may read all of it (a partial
+   * group-by does), and the session's share must not be all of it. */
   for (int i = 1; i <= nw; i++) {
     gpart_t *p = &g->gr_parts[i];
     err_t se;
@@ -200,6 +200,13 @@ static int gather_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
       p->gp_started = true;
     else
       p->gp_state = GS_DONE;  /* no thread: the others read its share */
+  }
+  if (op_open(g->gr_sub, &g->gr_parts[0].gp_q, e) != CZ_OK) {
+    mutex_lock(&g->gr_mx);
+    g->gr_stop = true;
+    cond_broadcast(&g->gr_work);
+    mutex_unlock(&g->gr_mx);
+    return CZ_ERR;
   }
   return CZ_OK;
 }
