@@ -152,6 +152,26 @@ static void gather_finish(const op_t *o, gather_run_t *g, qctx_t *q)
   g->gr_live = false;
 }
 
+static int gather_fail(gather_run_t *g, err_t *e)
+{
+  if (e)
+    *e = g->gr_failed->gp_err;
+  return CZ_ERR;
+}
+
+/* The session's share failed: stop all. The query's error is the first
+ * one (a worker's that made the session's stop, 57014, comes first). */
+static int gather_stop_on(gather_run_t *g, gpart_t *p, err_t *e)
+{
+  mutex_lock(&g->gr_mx);
+  if (!g->gr_failed)
+    g->gr_failed = p;
+  g->gr_stop = true;
+  cond_broadcast(&g->gr_work);
+  mutex_unlock(&g->gr_mx);
+  return gather_fail(g, e);
+}
+
 static int gather_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
   const op_gather_t *og = (const op_gather_t *)o;
@@ -201,21 +221,10 @@ static int gather_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
     else
       p->gp_state = GS_DONE;  /* no thread: the others read its share */
   }
-  if (op_open(g->gr_sub, &g->gr_parts[0].gp_q, e) != CZ_OK) {
-    mutex_lock(&g->gr_mx);
-    g->gr_stop = true;
-    cond_broadcast(&g->gr_work);
-    mutex_unlock(&g->gr_mx);
-    return CZ_ERR;
-  }
+  gpart_t *lead = &g->gr_parts[0];
+  if (op_open(g->gr_sub, &lead->gp_q, &lead->gp_err) != CZ_OK)
+    return gather_stop_on(g, lead, e);
   return CZ_OK;
-}
-
-static int gather_fail(gather_run_t *g, err_t *e)
-{
-  if (e)
-    *e = g->gr_failed->gp_err;
-  return CZ_ERR;
 }
 
 static int gather_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
@@ -256,15 +265,8 @@ static int gather_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
     if (!g->gr_lead_done) {
       mutex_unlock(&g->gr_mx);
       gpart_t *p = &g->gr_parts[0];
-      if (op_next(g->gr_sub, &p->gp_q, out, &p->gp_err) != CZ_OK) {
-        mutex_lock(&g->gr_mx);
-        if (!g->gr_failed)
-          g->gr_failed = p;
-        g->gr_stop = true;
-        cond_broadcast(&g->gr_work);
-        mutex_unlock(&g->gr_mx);
-        return gather_fail(g, e);
-      }
+      if (op_next(g->gr_sub, &p->gp_q, out, &p->gp_err) != CZ_OK)
+        return gather_stop_on(g, p, e);
       if (out->ob_b)
         return CZ_OK;
       mutex_lock(&g->gr_mx);
