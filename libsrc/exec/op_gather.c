@@ -61,6 +61,8 @@ typedef struct gather_run_s {
   cz_cond_t gr_cons;            /* a batch is ready or a participant ended */
   cz_cond_t gr_work;            /* a batch was consumed, or stop */
   bool gr_live;                 /* mutex and conditions initialised */
+  arena_t *gr_arena;            /* participants and the dispenser: not os_state, which
+                                   op_open resets before a re-open stops the workers */
   volatile bool gr_stop;
   qw_lease_t *gr_lease;
   int gr_n;                     /* participants (the session's is [0]) */
@@ -177,6 +179,10 @@ static int gather_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   const op_gather_t *og = (const op_gather_t *)o;
   gather_run_t *g = (gather_run_t *)st;
   gather_finish(o, g, q);  /* a re-open */
+  if (!g->gr_arena)
+    g->gr_arena = arena_create_scratch(qexec_arena(q), "Gather");
+  else
+    arena_reset(g->gr_arena);
   g->gr_sub = o->o_in;
   g->gr_stop = false;
   g->gr_taken = -1;
@@ -194,12 +200,12 @@ static int gather_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   scan_par_t *par;
   /* Enough morsels that a slower thread holds up the end by little. */
   int nmorsels = threads * 32 > 4096 ? 4096 : threads * 32;
-  if (op_scan_morsels(og->og_scan, q, st->os_state, nmorsels, &par, e) != CZ_OK)
+  if (op_scan_morsels(og->og_scan, q, g->gr_arena, nmorsels, &par, e) != CZ_OK)
     return CZ_ERR;
   if (threads > 1)
     g->gr_lease = qw_acquire(q->q_workers, threads - 1);
   int nw = qw_lease_n(g->gr_lease);
-  g->gr_parts = arena_zalloc(st->os_state, sizeof(gpart_t) * (size_t)(nw + 1));
+  g->gr_parts = arena_zalloc(g->gr_arena, sizeof(gpart_t) * (size_t)(nw + 1));
   for (int i = 0; i <= nw; i++) {
     gpart_t *p = &g->gr_parts[i];
     if (qctx_worker_init(&p->gp_q, q, e) != CZ_OK)

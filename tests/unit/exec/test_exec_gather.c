@@ -324,6 +324,27 @@ static void test_gather_cancel(void **state)
   run_end(&r);
 }
 
+/* Re-opened in one execution (a rescan), mid-stream and after the end:
+ * the workers of the first open are stopped, the rows come again. */
+static void test_gather_reopen(void **state)
+{
+  fixture_t *f = *state;
+  op_t *g = op_gather_new(f->f_a, f->f_scan, 3);
+  run_t r;
+  run_begin(&r, f, 3);
+  err_t e;
+  obatch_t ob;
+  assert_int_equal(op_open(g, &r.r_q, &e), CZ_OK);
+  assert_int_equal(op_next(g, &r.r_q, &ob, &e), CZ_OK);
+  for (int round = 0; round < 3; round++) {
+    int64_t sums[1] = {0}, n = 0;
+    assert_int_equal(drain(g, &r, sums, &n, NULL, &e), CZ_OK);
+    assert_int_equal(n, NROWS);
+    assert_int_equal(sums[0], (int64_t)NROWS * (NROWS - 1) / 2);
+  }
+  run_end(&r);
+}
+
 /* Gather refuses a subtree that is not a chain over a splittable scan. */
 static void test_gather_refuses(void **state)
 {
@@ -341,6 +362,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(test_gather_partial_agg, setup, teardown),
       cmocka_unit_test_setup_teardown(test_gather_error, setup, teardown),
       cmocka_unit_test_setup_teardown(test_gather_cancel, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_gather_reopen, setup, teardown),
       cmocka_unit_test_setup_teardown(test_gather_refuses, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
