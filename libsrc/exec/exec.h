@@ -380,6 +380,15 @@ typedef struct scan_spec_s {
 op_t *op_scan_new(arena_t *a, const scan_spec_t *spec);
 op_t *op_filter_new(arena_t *a, op_t *in, xnode_t *cond);
 op_t *op_project_new(arena_t *a, op_t *in, int n, xnode_t **exprs);
+/* Gather (op_gather.c): runs in on the session's thread and up to
+ * ThreadsPerQuery - 1 query workers, its leaf scan read through one shared
+ * morsel dispenser; rows come out in no particular order. in must be a
+ * chain of operators of one input each (scans, filters, projections,
+ * partial aggregations, without subqueries) ending in a scan whose
+ * storage splits scans (op_gather_ok); NULL otherwise. workers is the
+ * planned number EXPLAIN shows. */
+bool op_gather_ok(const op_t *in);
+op_t *op_gather_new(arena_t *a, op_t *in, int workers);
 /* LIMIT/OFFSET: expressions without columns, NULL when absent. */
 op_t *op_limit_new(arena_t *a, op_t *in, xnode_t *limit, xnode_t *offset);
 
@@ -405,6 +414,9 @@ typedef struct agg_spec_s {
  * group keys exactly one row comes out, even for empty input. */
 op_t *op_hashagg_new(arena_t *a, op_t *in, int ngroup, xnode_t **group, int nagg,
                      const agg_spec_t *aggs);
+/* What EXPLAIN says of a group-by's part in a parallel plan ("partial ",
+ * "final "); the operator itself is the same. */
+void op_hashagg_set_mode(op_t *o, const char *mode);
 /* Removes duplicate rows (all columns; NULLs equal). */
 op_t *op_distinct_new(arena_t *a, op_t *in);
 

@@ -128,6 +128,17 @@ int64_t rset_add(rset_t *s, const batch_t *b, int row, bool *added, err_t *e);
 /* Hash of row `row` over columns cols of b (NULLs hash to a constant). */
 uint64_t row_hash(const batch_t *b, int row, int ncols, const int *cols);
 
+/* Parallel scans (op_scan.c, for op_gather.c). A scan is splittable when
+ * its storage splits scans and it is neither a point lookup nor one that
+ * returns row identities. op_scan_morsels (session thread) evaluates its
+ * bounds in q and makes the shared dispenser over about n ranges (in a);
+ * op_scan_use_morsels makes the scan read from it when opened in the
+ * participant context w. */
+typedef struct scan_par_s scan_par_t;
+bool op_scan_splittable(const op_t *o);
+int op_scan_morsels(const op_t *o, qctx_t *q, arena_t *a, int n, scan_par_t **out, err_t *e);
+void op_scan_use_morsels(const op_t *o, qctx_t *w, scan_par_t *p);
+
 /* Operator plumbing. */
 void op_init(op_t *o, const op_vt_t *vt, arena_t *a, int ncols, const ty_t *types,
              op_t *in, op_t *in2);

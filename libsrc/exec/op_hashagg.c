@@ -52,6 +52,7 @@ typedef struct op_hashagg_s {
   xnode_t **oh_group;
   int oh_nagg;
   agg_spec_t *oh_aggs;
+  const char *oh_mode;          /* EXPLAIN: "partial " / "final " (parallel plans), or "" */
   int oh_nev;                   /* the evaluated row: keys, then arguments */
   ty_t *oh_evtypes;
   int *oh_ai, *oh_ai2;          /* per aggregate: its arguments' columns there, -1 none */
@@ -616,7 +617,13 @@ static void hashagg_close(const op_t *o, opst_t *st, qctx_t *q)
 static char *hashagg_detail(const op_t *o, arena_t *a)
 {
   const op_hashagg_t *h = (const op_hashagg_t *)o;
-  return arena_sprintf(a, "%d keys, %d aggregates", h->oh_ngroup, h->oh_nagg);
+  return arena_sprintf(a, "%s%d keys, %d aggregates", h->oh_mode ? h->oh_mode : "",
+                       h->oh_ngroup, h->oh_nagg);
+}
+
+void op_hashagg_set_mode(op_t *o, const char *mode)
+{
+  ((op_hashagg_t *)o)->oh_mode = mode;
 }
 
 static const op_vt_t hashagg_vt = {"HashAggregate", hashagg_open, hashagg_next, hashagg_close,

@@ -19,6 +19,8 @@ typedef struct scan_run_s {
   bool os_empty;                /* a bound is NULL: no row can match */
 } scan_run_t;
 
+static const op_vt_t scan_vt;
+
 /* The pushed predicates' values for this execution. A NULL value makes a
  * comparison unknown for every row (no row), a NULL list item can only
  * turn a miss into unknown (dropped from IN; NOT IN then passes no row). */
@@ -89,6 +91,61 @@ static int scan_bounds(const op_scan_t *sc, scan_run_t *s, qctx_t *q, qrange_t *
   return CZ_OK;
 }
 
+/* A parallel scan's shared part (op_gather.c): the morsel dispenser over
+ * the scan's bounds, made once per execution on the session's thread.
+ * Each participant's context finds it keyed by the scan's spec address
+ * (an address of the plan that is not the operator's own run state). */
+struct scan_par_s {
+  qmorsels_t *sp_m;
+  bool sp_empty;                /* a bound is NULL: no row */
+};
+
+bool op_scan_splittable(const op_t *o)
+{
+  if (o->o_vt != &scan_vt)
+    return false;
+  const op_scan_t *sc = (const op_scan_t *)o;
+  const qtable_ops_t *t = sc->os_ops;
+  return t->qt_scan_split && t->qt_morsels_open && t->qt_scan_open_morsels &&
+         !sc->os_spec.ss_point && !sc->os_spec.ss_rowid;
+}
+
+int op_scan_morsels(const op_t *o, qctx_t *q, arena_t *a, int n, scan_par_t **out, err_t *e)
+{
+  const op_scan_t *sc = (const op_scan_t *)o;
+  const scan_spec_t *sp = &sc->os_spec;
+  scan_par_t *p = arena_zalloc(a, sizeof(*p));
+  *out = p;
+  /* The bounds are evaluated as scan_open would, here in a run state of
+   * the session's context that lives in a. */
+  scan_run_t tmp;
+  memset(&tmp, 0, sizeof(tmp));
+  tmp.sr_st.os_state = a;
+  qrange_t r;
+  const qrange_t *rp = NULL;
+  if (sp->ss_nlow || sp->ss_nhigh) {
+    if (scan_bounds(sc, &tmp, q, &r, e) != CZ_OK)
+      return CZ_ERR;
+    if (tmp.os_empty) {
+      p->sp_empty = true;
+      return CZ_OK;
+    }
+    rp = &r;
+  }
+  qsplit_t *split;
+  int nout = 0;
+  if (sc->os_ops->qt_scan_split(q, sp->ss_table, sp->ss_index, rp, n, a, &split, &nout, e) != CZ_OK)
+    return CZ_ERR;
+  return sc->os_ops->qt_morsels_open(q, sp->ss_table, split, a, &p->sp_m, e);
+}
+
+void op_scan_use_morsels(const op_t *o, qctx_t *w, scan_par_t *p)
+{
+  const op_scan_t *sc = (const op_scan_t *)o;
+  scan_par_t **slot = qexec_state(w, &sc->os_spec, sizeof(scan_par_t *), true, NULL);
+  *slot = p;
+}
+
 static int scan_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
   const op_scan_t *sc = (const op_scan_t *)o;
@@ -96,6 +153,20 @@ static int scan_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   const scan_spec_t *sp = &sc->os_spec;
   s->os_cur = NULL;
   s->os_empty = false;
+  scan_par_t **par = qexec_state(q, &sc->os_spec, 0, false, NULL);
+  if (par && *par) {
+    /* One of a Gather's participants: rows from the shared dispenser. */
+    if ((*par)->sp_empty)
+      return CZ_OK;
+    qpred_t *preds;
+    if (scan_preds(sc, s, q, &preds, e) != CZ_OK)
+      return CZ_ERR;
+    if (s->os_empty)
+      return CZ_OK;
+    return sc->os_ops->qt_scan_open_morsels(q, sp->ss_table, (*par)->sp_m, sp->ss_cols,
+                                           sp->ss_ncols, preds, sp->ss_npred, sp->ss_rowid,
+                                           st->os_state, &s->os_cur, e);
+  }
   qrange_t r;
   const qrange_t *rp = NULL;
   if (sp->ss_nlow || sp->ss_nhigh) {

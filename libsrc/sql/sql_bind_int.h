@@ -290,6 +290,17 @@ double bd_plan_est_cost(const op_t *o);
 /* Adds one FROM item to sc and fb (bd_from_bind does it for each item):
  * UPDATE … FROM and DELETE … USING put their target first themselves. */
 int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *fb);
+/* sql_plan_par.c: parallel plans. bd_par_workers: the workers a Gather
+ * over fb's plan may use (0: no parallel plan: ThreadsPerQuery 1, not one
+ * large stored table, a subquery or volatile function in a conjunct, or a
+ * plan op_gather_ok refuses). bd_par_gather puts the Gather over plan;
+ * bd_par_agg builds partial group-by → Gather → final group-by →
+ * projection to the single group-by's layout, NULL when an aggregate
+ * cannot be merged (then a Gather below one group-by). */
+int bd_par_workers(bd_t *b, const bd_fromblk_t *fb, const op_t *plan);
+op_t *bd_par_gather(bd_t *b, op_t *plan, int workers);
+op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
+                 const agg_spec_t *aggs);
 /* sql_plan_decor.c: WHERE's EXISTS / NOT EXISTS / IN / NOT IN conjuncts
  * whose subquery is correlated only by conjuncts it can give up become
  * SEMI / ANTI units of fb (the others stay per-row subqueries). */

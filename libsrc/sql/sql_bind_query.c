@@ -510,6 +510,13 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     return *out ? CZ_OK : CZ_ERR;
   }
   bool grouped = ag->ag_n > 0 || ngroup > 0 || having || has_sets || ag->ag_ngrp > 0;
+  /* parallel plans (sql_plan_par.c): a top-level block only */
+  int par = !outer && !sq ? bd_par_workers(b, from, plan) : 0;
+  op_t *par_agg = NULL;
+  if (par && grouped && !has_sets && ag->ag_ngrp == 0)
+    par_agg = bd_par_agg(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs);
+  if (par && !par_agg)
+    plan = bd_par_gather(b, plan, par);
   /* window functions of the select list / ORDER BY (sql_bind_window.c):
    * over the FROM row, or after GROUP BY and HAVING */
   if (!grouped && bd_window_finish(b, sc, NULL, &plan) != CZ_OK)
@@ -524,7 +531,7 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
       /* the groups' estimate: what a derived table or a decorrelated
        * subquery over this block weighs (sql_plan_card.c) */
       double groups = pc_group_rows(b, from, group, ngroup, pc_block_rows(b, from, plan));
-      plan = op_hashagg_new(b->b_a, plan, ngroup, group, ag->ag_n, ag->ag_specs);
+      plan = par_agg ? par_agg : op_hashagg_new(b->b_a, plan, ngroup, group, ag->ag_n, ag->ag_specs);
       if (groups >= 0 && ngroup > 0)
         plan->o_est_rows = groups;
     }

@@ -72,6 +72,8 @@ typedef struct sp_env_s {
    * enable_seqscan = off, an index the conjuncts can bound is used
    * however much of the table its range holds. */
   bool pe_no_seqscan;
+  int pe_threads;               /* [Parameters] ThreadsPerQuery: > 1 allows Gather plans
+                                   (sql_plan_par.c); 0 read as 1 */
 } sp_env_t;
 
 typedef enum sp_kind_e {

@@ -1,0 +1,339 @@
+/* op_gather — runs one subtree of the plan on several threads at once:
+ * the session's thread and up to ThreadsPerQuery - 1 leased query
+ * workers, each in a worker context of its own (qctx_worker_init), all
+ * reading the subtree's one scan through a shared morsel dispenser, so
+ * that together they return exactly the rows one thread would (in no
+ * particular order).
+ *
+ * Design notes:
+ * - The subtree is a chain (no operator with two inputs) ending in one
+ *   splittable scan (op_gather_new checks): splitting the leaf of a chain
+ *   splits its output. Its operators must be safe to run on several
+ *   threads of one execution (the planner puts only scans, filters,
+ *   projections and partial aggregations without subqueries there).
+ * - The dispenser is made at open on the session's thread, in the
+ *   Gather's run state (op_scan_morsels); each participant context is told
+ *   to read from it (op_scan_use_morsels) before it opens the subtree.
+ * - Batches are handed over, not copied: a worker that produced a batch
+ *   waits until the consumer asks for the next one (the batch lives in the
+ *   worker's run state and is reset at its next op_next). So the queue is
+ *   bounded by the number of workers, one batch each. The session thread
+ *   takes part: when no worker has a batch ready it runs the subtree one
+ *   batch itself.
+ * - Stop: each worker context's q_cancel is the Gather's own stop flag
+ *   (its parent chain still leads to the query's cancel flag, which the
+ *   operators check per batch). The first error of any participant sets
+ *   the flag; it is what the query fails with, the others' 57014 are
+ *   dropped. Close (or the end of the rows) releases the lease, which
+ *   waits for every task, then closes and frees the worker contexts.
+ * - EXPLAIN ANALYZE: every participant's figures of the subtree are summed
+ *   into run states of the Gather's own context (made for the purpose,
+ *   never opened there): rows add up, time is thread time summed.
+ */
+#include <string.h>
+
+#include "exec/exec_int.h"
+#include "thread/thread.h"
+
+typedef struct op_gather_s {
+  op_t og_op;
+  const op_t *og_scan;          /* the leaf scan that is split */
+  int og_workers;               /* planned: ThreadsPerQuery - 1 when planned */
+} op_gather_t;
+
+typedef enum gstate_e { GS_RUN, GS_READY, GS_TAKEN, GS_DONE } gstate_t;
+
+struct gather_run_s;
+
+typedef struct gpart_s {
+  qctx_t gp_q;                  /* the participant's context */
+  struct gather_run_s *gp_run;
+  gstate_t gp_state;
+  obatch_t gp_ob;               /* its batch while GS_READY / GS_TAKEN */
+  bool gp_started;              /* a task runs (or ran) it */
+  err_t gp_err;
+} gpart_t;
+
+typedef struct gather_run_s {
+  opst_t gr_st;
+  const op_t *gr_sub;
+  cz_mutex_t gr_mx;
+  cz_cond_t gr_cons;            /* a batch is ready or a participant ended */
+  cz_cond_t gr_work;            /* a batch was consumed, or stop */
+  bool gr_live;                 /* mutex and conditions initialised */
+  arena_t *gr_arena;            /* participants and the dispenser: not os_state, which
+                                   op_open resets before a re-open stops the workers */
+  volatile bool gr_stop;
+  qw_lease_t *gr_lease;
+  int gr_n;                     /* participants (the session's is [0]) */
+  gpart_t *gr_parts;
+  int gr_taken;                 /* the worker whose batch the consumer holds, or -1 */
+  int gr_rr;                    /* round robin among ready workers */
+  bool gr_lead_done;
+  gpart_t *gr_failed;           /* the first participant that failed */
+} gather_run_t;
+
+static void gather_task(void *arg)
+{
+  gpart_t *p = arg;
+  gather_run_t *g = p->gp_run;
+  int rc = op_open(g->gr_sub, &p->gp_q, &p->gp_err);
+  for (;;) {
+    obatch_t ob = {0};
+    if (rc == CZ_OK)
+      rc = op_next(g->gr_sub, &p->gp_q, &ob, &p->gp_err);
+    mutex_lock(&g->gr_mx);
+    if (rc != CZ_OK || !ob.ob_b || g->gr_stop) {
+      if (rc != CZ_OK && !g->gr_stop) {
+        g->gr_failed = p;
+        g->gr_stop = true;
+        cond_broadcast(&g->gr_work);
+      }
+      mutex_unlock(&g->gr_mx);
+      break;
+    }
+    p->gp_ob = ob;
+    p->gp_state = GS_READY;
+    cond_broadcast(&g->gr_cons);
+    while (p->gp_state != GS_RUN && !g->gr_stop)
+      cond_wait(&g->gr_work, &g->gr_mx);
+    mutex_unlock(&g->gr_mx);
+  }
+  op_close(g->gr_sub, &p->gp_q);
+  mutex_lock(&g->gr_mx);
+  p->gp_state = GS_DONE;
+  cond_broadcast(&g->gr_cons);
+  mutex_unlock(&g->gr_mx);
+}
+
+/* Adds what participant context w measured of o and its inputs into the
+ * run states of the Gather's context q. */
+static void sum_figures(const op_t *o, qctx_t *q, qctx_t *w)
+{
+  for (; o; o = o->o_in) {
+    const opst_t *ws = op_state(o, w);
+    if (!ws)
+      return;
+    size_t size = o->o_vt->ov_run_size ? o->o_vt->ov_run_size : sizeof(opst_t);
+    opst_t *ps = qexec_state(q, o, size, true, NULL);
+    ps->os_opened = true;
+    ps->os_rows += ws->os_rows;
+    ps->os_ns += ws->os_ns;
+    ps->os_mem += ws->os_mem;
+  }
+}
+
+/* Stops every participant, waits for the workers, closes the session's
+ * run of the subtree, sums the figures and frees the contexts. */
+static void gather_finish(const op_t *o, gather_run_t *g, qctx_t *q)
+{
+  if (!g->gr_live)
+    return;
+  mutex_lock(&g->gr_mx);
+  g->gr_stop = true;
+  cond_broadcast(&g->gr_work);
+  mutex_unlock(&g->gr_mx);
+  qw_release(g->gr_lease);
+  g->gr_lease = NULL;
+  if (g->gr_n > 0)
+    op_close(g->gr_sub, &g->gr_parts[0].gp_q);
+  /* Fresh figures per open of the Gather, as for other operators. */
+  for (const op_t *s = o->o_in; s; s = s->o_in) {
+    opst_t *ps = op_state(s, q);
+    if (ps)
+      ps->os_rows = ps->os_ns = 0, ps->os_mem = 0;
+  }
+  for (int i = 0; i < g->gr_n; i++) {
+    sum_figures(o->o_in, q, &g->gr_parts[i].gp_q);
+    qctx_worker_end(&g->gr_parts[i].gp_q);
+  }
+  g->gr_n = 0;
+  cond_destroy(&g->gr_cons);
+  cond_destroy(&g->gr_work);
+  mutex_destroy(&g->gr_mx);
+  g->gr_live = false;
+}
+
+static int gather_fail(gather_run_t *g, err_t *e)
+{
+  if (e)
+    *e = g->gr_failed->gp_err;
+  return CZ_ERR;
+}
+
+/* The session's share failed: stop all. The query's error is the first
+ * one (a worker's that made the session's stop, 57014, comes first). */
+static int gather_stop_on(gather_run_t *g, gpart_t *p, err_t *e)
+{
+  mutex_lock(&g->gr_mx);
+  if (!g->gr_failed)
+    g->gr_failed = p;
+  g->gr_stop = true;
+  cond_broadcast(&g->gr_work);
+  mutex_unlock(&g->gr_mx);
+  return gather_fail(g, e);
+}
+
+static int gather_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
+{
+  const op_gather_t *og = (const op_gather_t *)o;
+  gather_run_t *g = (gather_run_t *)st;
+  gather_finish(o, g, q);  /* a re-open */
+  if (!g->gr_arena)
+    g->gr_arena = arena_create_scratch(qexec_arena(q), "Gather");
+  else
+    arena_reset(g->gr_arena);
+  g->gr_sub = o->o_in;
+  g->gr_stop = false;
+  g->gr_taken = -1;
+  g->gr_rr = 0;
+  g->gr_lead_done = false;
+  g->gr_failed = NULL;
+  g->gr_lease = NULL;
+  g->gr_n = 0;
+  mutex_init(&g->gr_mx);
+  cond_init(&g->gr_cons);
+  cond_init(&g->gr_work);
+  g->gr_live = true;
+
+  int threads = q->q_threads > 1 ? q->q_threads : 1;
+  scan_par_t *par;
+  /* Enough morsels that a slower thread holds up the end by little. */
+  int nmorsels = threads * 32 > 4096 ? 4096 : threads * 32;
+  if (op_scan_morsels(og->og_scan, q, g->gr_arena, nmorsels, &par, e) != CZ_OK)
+    return CZ_ERR;
+  if (threads > 1)
+    g->gr_lease = qw_acquire(q->q_workers, threads - 1);
+  int nw = qw_lease_n(g->gr_lease);
+  g->gr_parts = arena_zalloc(g->gr_arena, sizeof(gpart_t) * (size_t)(nw + 1));
+  for (int i = 0; i <= nw; i++) {
+    gpart_t *p = &g->gr_parts[i];
+    if (qctx_worker_init(&p->gp_q, q, e) != CZ_OK)
+      return CZ_ERR;
+    g->gr_n = i + 1;
+    p->gp_run = g;
+    p->gp_q.q_cancel = &g->gr_stop;
+    p->gp_state = GS_RUN;
+    op_scan_use_morsels(og->og_scan, &p->gp_q, par);
+  }
+  /* Workers first: opening the subtree may read all of it (a partial
+   * group-by does), and the session's share must not be all of it. */
+  for (int i = 1; i <= nw; i++) {
+    gpart_t *p = &g->gr_parts[i];
+    err_t se;
+    err_clear(&se);
+    if (qw_start(g->gr_lease, gather_task, p, &se) == CZ_OK)
+      p->gp_started = true;
+    else
+      p->gp_state = GS_DONE;  /* no thread: the others read its share */
+  }
+  gpart_t *lead = &g->gr_parts[0];
+  if (op_open(g->gr_sub, &lead->gp_q, &lead->gp_err) != CZ_OK)
+    return gather_stop_on(g, lead, e);
+  return CZ_OK;
+}
+
+static int gather_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
+{
+  gather_run_t *g = (gather_run_t *)st;
+  if (!g->gr_live)
+    return CZ_OK;
+  mutex_lock(&g->gr_mx);
+  if (g->gr_taken > 0) {
+    g->gr_parts[g->gr_taken].gp_state = GS_RUN;
+    g->gr_taken = -1;
+    cond_broadcast(&g->gr_work);
+  }
+  for (;;) {
+    if (g->gr_failed) {
+      mutex_unlock(&g->gr_mx);
+      return gather_fail(g, e);
+    }
+    int ready = -1;
+    bool running = false;
+    for (int k = 0; k < g->gr_n - 1; k++) {
+      int i = 1 + (g->gr_rr + k) % (g->gr_n - 1);
+      if (g->gr_parts[i].gp_state == GS_READY) {
+        ready = i;
+        break;
+      }
+      running |= g->gr_parts[i].gp_state != GS_DONE;
+    }
+    if (ready > 0) {
+      gpart_t *p = &g->gr_parts[ready];
+      p->gp_state = GS_TAKEN;
+      g->gr_taken = ready;
+      g->gr_rr = ready;
+      *out = p->gp_ob;
+      mutex_unlock(&g->gr_mx);
+      return CZ_OK;
+    }
+    if (!g->gr_lead_done) {
+      mutex_unlock(&g->gr_mx);
+      gpart_t *p = &g->gr_parts[0];
+      if (op_next(g->gr_sub, &p->gp_q, out, &p->gp_err) != CZ_OK)
+        return gather_stop_on(g, p, e);
+      if (out->ob_b)
+        return CZ_OK;
+      mutex_lock(&g->gr_mx);
+      g->gr_lead_done = true;
+      continue;
+    }
+    if (!running) {
+      mutex_unlock(&g->gr_mx);
+      gather_finish(o, g, q);
+      out->ob_b = NULL;
+      return CZ_OK;
+    }
+    cond_wait(&g->gr_cons, &g->gr_mx);
+  }
+}
+
+static void gather_close(const op_t *o, opst_t *st, qctx_t *q)
+{
+  gather_finish(o, (gather_run_t *)st, q);
+}
+
+static char *gather_detail(const op_t *o, arena_t *a)
+{
+  return arena_sprintf(a, "workers %d", ((const op_gather_t *)o)->og_workers);
+}
+
+static const op_vt_t gather_vt = {"Gather", gather_open, gather_next, gather_close,
+                                  gather_detail, sizeof(gather_run_t)};
+
+/* The operators that give the same rows (as a multiset, or as groups a
+ * final group-by merges) when their input is split. */
+static bool gather_splits(const op_t *o)
+{
+  static const char *const ok[] = {"Filter", "Project", "HashAggregate"};
+  for (size_t i = 0; i < CZ_ARRAY_LEN(ok); i++)
+    if (strcmp(o->o_vt->ov_name, ok[i]) == 0)
+      return true;
+  return false;
+}
+
+bool op_gather_ok(const op_t *in)
+{
+  const op_t *o = in;
+  for (; o->o_in; o = o->o_in)
+    if (o->o_in2 || !gather_splits(o))
+      return false;
+  return !o->o_in2 && op_scan_splittable(o);
+}
+
+op_t *op_gather_new(arena_t *a, op_t *in, int workers)
+{
+  if (!op_gather_ok(in))
+    return NULL;
+  op_gather_t *g = arena_zalloc(a, sizeof(*g));
+  op_init(&g->og_op, &gather_vt, a, in->o_ncols, in->o_types, in, NULL);
+  const op_t *s = in;
+  while (s->o_in)
+    s = s->o_in;
+  g->og_scan = s;
+  g->og_workers = workers;
+  g->og_op.o_est_rows = in->o_est_rows;
+  g->og_op.o_est_cost = in->o_est_cost;
+  return &g->og_op;
+}
