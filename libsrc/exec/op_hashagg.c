@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "exec/exec_int.h"
+#include "exec/op_hashagg_vec.h"
 #include "exec/spill.h"
 
 #define AGG_FANOUT 32           /* partitions per spill (5 bits of the hash) */
@@ -29,15 +30,6 @@ typedef struct agg_part_s {
   spill_t *ap_file;
   int ap_level;                 /* the level its rows are aggregated at */
 } agg_part_t;
-
-typedef struct agg_state_s {
-  int64_t as_count;             /* non-NULL inputs (rows for count(*)) */
-  int64_t as_i64;               /* integer sums */
-  double as_f64;                /* float sums */
-  num_t as_num;                 /* exact sums */
-  datum_t as_val;               /* min/max/bool value; string_agg's text */
-  uint32_t as_cap;              /* string_agg, min/max of text: bytes owned at as_val */
-} agg_state_t;
 
 typedef struct agg_run_s {
   agg_state_t *ar_states;       /* per group */
@@ -73,6 +65,9 @@ typedef struct hashagg_run_s {
   agg_run_t *oh_run;
   int64_t oh_cap;               /* states allocated per aggregate */
   int64_t oh_pos;               /* next group to return */
+  uint64_t *oh_hbuf;            /* per batch: each row's key hash, */
+  int64_t *oh_gbuf;             /* its group (-1: sent to a partition) */
+  int oh_bufcap;                /* rows those two hold (os_state) */
 } hashagg_run_t;
 
 /* The state arrays grow with the number of groups: fallible (53200), the
@@ -331,47 +326,73 @@ static bool agg_growth_refused(const hashagg_run_t *h, const qctx_t *q)
   return lim > 0 && need > mem_budget_room(q->q_budget) - lim / 8;
 }
 
-/* Aggregates the selected evaluated rows of ev (keys, then arguments). */
+/* The group of row `row` of ev with key hash `hash`: found in the table,
+ * or added, or -1 when the row went to a partition (the table is full). */
+static int64_t agg_group(hashagg_run_t *h, qctx_t *q, const batch_t *ev, int row, uint64_t hash,
+                         err_t *e)
+{
+  int nk = h->sr_p->oh_ngroup;
+  int64_t pos = -1, cand;
+  while (rh_next(&h->oh_hash, hash, &pos, &cand)) {
+    int idx;
+    bool eq = true;
+    for (int k = 0; k < nk && eq; k++) {
+      const vec_t *gv = rs_col(&h->oh_groups, cand, k, &idx);
+      eq = aggv_eq(ty_phys(ev->b_cols[k].v_type.t_id), &ev->b_cols[k], row, gv, idx);
+    }
+    if (eq)
+      return cand;
+  }
+  if (!h->oh_full && agg_growth_refused(h, q))
+    h->oh_full = true;
+  if (h->oh_full)
+    return agg_to_partition(h, q, ev, row, hash, e) == CZ_OK ? -1 : -2;
+  int64_t g = rs_append_row(&h->oh_groups, ev, row, e);
+  if (g < 0 || rh_insert(&h->oh_hash, hash, g, e) != CZ_OK || agg_grow(h, g + 1, e) != CZ_OK)
+    return -2;
+  return g;
+}
+
+/* Aggregates the selected evaluated rows of ev (keys, then arguments):
+ * first every row's group (key hashes a column at a time), then each
+ * aggregate over the whole batch — a typed loop where op_hashagg_vec.c
+ * has one, row by row otherwise. Each group still sees its rows in input
+ * order, per aggregate, which is all string_agg and DISTINCT need. */
 static int agg_accum(hashagg_run_t *h, qctx_t *q, const batch_t *ev, const int *sel, int nsel,
                      err_t *e)
 {
-  for (int j = 0; j < nsel; j++) {
-    int row = sel ? sel[j] : j;
-    int64_t g = 0;
-    if (h->sr_p->oh_ngroup > 0) {
-      uint64_t hash = row_hash(ev, row, h->sr_p->oh_ngroup, NULL);
-      int64_t pos = -1, cand;
-      g = -1;
-      while (rh_next(&h->oh_hash, hash, &pos, &cand)) {
-        bool eq = true;
-        for (int k = 0; k < h->sr_p->oh_ngroup && eq; k++) {
-          datum_t a, b;
-          vec_get(&ev->b_cols[k], row, &a);
-          rs_get(&h->oh_groups, cand, k, &b);
-          eq = datum_eq_nulls(ty_phys(ev->b_cols[k].v_type.t_id), &a, &b);
-        }
-        if (eq) {
-          g = cand;
-          break;
-        }
-      }
-      if (g < 0 && !h->oh_full && agg_growth_refused(h, q))
-        h->oh_full = true;
-      if (g < 0 && h->oh_full) {
-        if (agg_to_partition(h, q, ev, row, hash, e) != CZ_OK)
-          return CZ_ERR;
-        continue;
-      }
-      if (g < 0) {
-        g = rs_append_row(&h->oh_groups, ev, row, e);
-        if (g < 0 || rh_insert(&h->oh_hash, hash, g, e) != CZ_OK || agg_grow(h, g + 1, e) != CZ_OK)
-          return CZ_ERR;
-      }
+  if (nsel <= 0)
+    return CZ_OK;
+  if (nsel > h->oh_bufcap) {
+    h->oh_hbuf = arena_alloc(h->sr_st.os_state, sizeof(uint64_t) * (size_t)nsel);
+    h->oh_gbuf = arena_alloc(h->sr_st.os_state, sizeof(int64_t) * (size_t)nsel);
+    h->oh_bufcap = nsel;
+  }
+  int64_t *grp = h->oh_gbuf;
+  if (h->sr_p->oh_ngroup > 0) {
+    aggv_hash(ev, h->sr_p->oh_ngroup, sel, nsel, h->oh_hbuf);
+    for (int j = 0; j < nsel; j++) {
+      grp[j] = agg_group(h, q, ev, sel ? sel[j] : j, h->oh_hbuf[j], e);
+      if (grp[j] < -1)
+        return CZ_ERR;
     }
-    for (int i = 0; i < h->sr_p->oh_nagg; i++) {
-      const agg_spec_t *ag = &h->sr_p->oh_aggs[i];
-      const vec_t *v = h->sr_p->oh_ai[i] >= 0 ? &ev->b_cols[h->sr_p->oh_ai[i]] : NULL;
-      const vec_t *v2 = h->sr_p->oh_ai2[i] >= 0 ? &ev->b_cols[h->sr_p->oh_ai2[i]] : NULL;
+  } else
+    memset(grp, 0, sizeof(int64_t) * (size_t)nsel);
+  for (int i = 0; i < h->sr_p->oh_nagg; i++) {
+    const agg_spec_t *ag = &h->sr_p->oh_aggs[i];
+    const vec_t *v = h->sr_p->oh_ai[i] >= 0 ? &ev->b_cols[h->sr_p->oh_ai[i]] : NULL;
+    const vec_t *v2 = h->sr_p->oh_ai2[i] >= 0 ? &ev->b_cols[h->sr_p->oh_ai2[i]] : NULL;
+    agg_state_t *states = h->oh_run[i].ar_states;
+    int rc = aggv_accum(ag, states, grp, v, sel, nsel, e);
+    if (rc < 0)
+      return CZ_ERR;
+    if (rc > 0)
+      continue;
+    for (int j = 0; j < nsel; j++) {
+      int64_t g = grp[j];
+      int row = sel ? sel[j] : j;
+      if (g < 0)
+        continue;
       if (ag->ag_distinct && v) {
         bool seen = false;
         if (v->v_null[row])
@@ -381,7 +402,7 @@ static int agg_accum(hashagg_run_t *h, qctx_t *q, const batch_t *ev, const int *
         if (seen)
           continue;
       }
-      if (agg_step(h, q, ag, &h->oh_run[i].ar_states[g], v, v2, row, e) != CZ_OK)
+      if (agg_step(h, q, ag, &states[g], v, v2, row, e) != CZ_OK)
         return CZ_ERR;
     }
   }
@@ -553,6 +574,7 @@ static int hashagg_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   h->oh_pending = NULL;
   h->oh_npending = h->oh_cap_pending = 0;
   h->oh_level = 0;
+  h->oh_bufcap = 0; /* the buffers went with os_state's reset */
   if (agg_table_init(h, e) != CZ_OK)
     return CZ_ERR;
   if (op_open(o->o_in, q, e) != CZ_OK)
