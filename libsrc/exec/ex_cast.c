@@ -290,6 +290,15 @@ int xe_cast(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, er
     });
     return CZ_OK;
   }
+  if (f == TY_DATE && t == TY_TIMESTAMP && !xc_has_mods(to)) {
+    /* date compared with a timestamp (l_shipdate <= date - interval) */
+    XE_FOR(sel, nsel, i, {
+      dn[i] = sn[i];
+      if (!sn[i] && !ty_date_to_ts(src->v_i64[i], &dst->v_i64[i]))
+        return xe_error(x, e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "date out of range for timestamp");
+    });
+    return CZ_OK;
+  }
   if (f == t && !xc_has_mods(to) && f != TY_CHAR) {
     XE_FOR(sel, nsel, i, {
       datum_t d;

@@ -430,6 +430,24 @@ static void agg_check_spill(hashagg_run_t *h, qctx_t *q)
     h->oh_full = true;
 }
 
+/* One column of the evaluated row: a plain column reference shares the
+ * input's vector (as a projection does: the batch lives until the next
+ * op_next of the input, and the evaluated row is used before that);
+ * anything else is evaluated into a vector of its own. */
+static int agg_eval(opst_t *st, xctx_t *xc, const xnode_t *x, const obatch_t *in, int cap,
+                    vec_t *out, err_t *e)
+{
+  if (x->x_kind == X_COL && x->x_index >= 0 && x->x_index < in->ob_b->b_ncols &&
+      ty_phys(in->ob_b->b_cols[x->x_index].v_type.t_id) == ty_phys(x->x_type.t_id)) {
+    *out = in->ob_b->b_cols[x->x_index];
+    out->v_type = x->x_type;
+    return CZ_OK;
+  }
+  if (vec_init(out, st->os_batch, x->x_type, cap, e) != CZ_OK)
+    return CZ_ERR;
+  return xeval(xc, x, in->ob_b, in->ob_sel, in->ob_n, out, e);
+}
+
 static int hashagg_consume(hashagg_run_t *h, qctx_t *q, const obatch_t *in, err_t *e)
 {
   opst_t *st = &h->sr_st;
@@ -439,25 +457,16 @@ static int hashagg_consume(hashagg_run_t *h, qctx_t *q, const obatch_t *in, err_
   /* Evaluate keys and arguments for the whole batch first (vectored). */
   batch_t ev = {.b_n = cap, .b_ncols = h->sr_p->oh_nev, .b_cols = NULL};
   ev.b_cols = arena_alloc(st->os_batch, sizeof(vec_t) * (size_t)(h->sr_p->oh_nev + 1));
-  for (int k = 0; k < h->sr_p->oh_ngroup; k++) {
-    if (vec_init(&ev.b_cols[k], st->os_batch, h->sr_p->oh_group[k]->x_type, cap, e) != CZ_OK ||
-        xeval(&xc, h->sr_p->oh_group[k], in->ob_b, in->ob_sel, in->ob_n, &ev.b_cols[k], e) != CZ_OK)
+  for (int k = 0; k < h->sr_p->oh_ngroup; k++)
+    if (agg_eval(st, &xc, h->sr_p->oh_group[k], in, cap, &ev.b_cols[k], e) != CZ_OK)
       return CZ_ERR;
-  }
   for (int i = 0; i < h->sr_p->oh_nagg; i++) {
     xnode_t *x = h->sr_p->oh_aggs[i].ag_arg, *x2 = h->sr_p->oh_aggs[i].ag_arg2;
     if (!x)
       continue;
-    vec_t *v = &ev.b_cols[h->sr_p->oh_ai[i]];
-    if (vec_init(v, st->os_batch, x->x_type, cap, e) != CZ_OK ||
-        xeval(&xc, x, in->ob_b, in->ob_sel, in->ob_n, v, e) != CZ_OK)
+    if (agg_eval(st, &xc, x, in, cap, &ev.b_cols[h->sr_p->oh_ai[i]], e) != CZ_OK ||
+        (x2 && agg_eval(st, &xc, x2, in, cap, &ev.b_cols[h->sr_p->oh_ai2[i]], e) != CZ_OK))
       return CZ_ERR;
-    if (x2) {
-      vec_t *v2 = &ev.b_cols[h->sr_p->oh_ai2[i]];
-      if (vec_init(v2, st->os_batch, x2->x_type, cap, e) != CZ_OK ||
-          xeval(&xc, x2, in->ob_b, in->ob_sel, in->ob_n, v2, e) != CZ_OK)
-        return CZ_ERR;
-    }
   }
   if (agg_accum(h, q, &ev, in->ob_sel, in->ob_n, e) != CZ_OK)
     return CZ_ERR;
