@@ -119,32 +119,14 @@ static int agg_seen(agg_run_t *r, int64_t g, const vec_t *v, int row, bool *seen
   return rh_insert(&r->ar_seen_hash, hash, id, e);
 }
 
-/* min/max keep a copy of the best value so far. A string is copied into
- * the state's own buffer, reused while the new value fits and replaced
- * (the old one given back) when it does not, so a run of ever larger
- * values holds one copy, not all of them. */
+/* min/max keep a copy of the best value so far (text: aggv_keep_str). */
 static int agg_keep(hashagg_run_t *h, agg_state_t *st, ty_phys_t p, const datum_t *d, err_t *e)
 {
   if (p != TP_STR) {
     st->as_val = *d;
     return CZ_OK;
   }
-  arena_t *a = h->oh_tab;
-  char *buf = (char *)st->as_val.d_str.s_ptr;
-  if (d->d_str.s_len > st->as_cap) {
-    char *n = arena_try_alloc(a, d->d_str.s_len);
-    if (!n)
-      return op_alloc_error(a, e);
-    if (st->as_cap)
-      arena_free(a, buf, st->as_cap);
-    buf = n;
-    st->as_cap = d->d_str.s_len;
-  }
-  if (d->d_str.s_len)
-    memcpy(buf, d->d_str.s_ptr, d->d_str.s_len);
-  st->as_val = *d;
-  st->as_val.d_str.s_ptr = buf;
-  return CZ_OK;
+  return aggv_keep_str(h->oh_tab, st, &d->d_str, e);
 }
 
 /* string_agg: appends (delimiter and) value to the group's text. The
@@ -383,7 +365,7 @@ static int agg_accum(hashagg_run_t *h, qctx_t *q, const batch_t *ev, const int *
     const vec_t *v = h->sr_p->oh_ai[i] >= 0 ? &ev->b_cols[h->sr_p->oh_ai[i]] : NULL;
     const vec_t *v2 = h->sr_p->oh_ai2[i] >= 0 ? &ev->b_cols[h->sr_p->oh_ai2[i]] : NULL;
     agg_state_t *states = h->oh_run[i].ar_states;
-    int rc = aggv_accum(ag, states, grp, v, sel, nsel, e);
+    int rc = aggv_accum(ag, states, grp, v, sel, nsel, h->oh_tab, e);
     if (rc < 0)
       return CZ_ERR;
     if (rc > 0)

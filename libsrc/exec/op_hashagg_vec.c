@@ -100,6 +100,36 @@ static inline int aggv_cmp_num(num_t a, num_t b)
   return num_cmp(&a, &b);
 }
 
+int aggv_keep_str(arena_t *a, agg_state_t *st, const str_t *s, err_t *e)
+{
+  char *buf = (char *)st->as_val.d_str.s_ptr;
+  if (s->s_len > st->as_cap) {
+    char *n = arena_try_alloc(a, s->s_len);
+    if (!n)
+      return op_alloc_error(a, e);
+    if (st->as_cap)
+      arena_free(a, buf, st->as_cap);
+    buf = n;
+    st->as_cap = s->s_len;
+  }
+  if (s->s_len)
+    memcpy(buf, s->s_ptr, s->s_len);
+  st->as_val.d_null = false;
+  st->as_val.d_str.s_len = s->s_len;
+  st->as_val.d_str.s_ptr = buf;
+  return CZ_OK;
+}
+
+/* Strings compare bytewise (datum_cmp's C collation). */
+static inline int aggv_cmp_str(const str_t *a, const str_t *b)
+{
+  uint32_t n = CZ_MIN(a->s_len, b->s_len);
+  int c = n ? memcmp(a->s_ptr, b->s_ptr, n) : 0;
+  if (c)
+    return c < 0 ? -1 : 1;
+  return a->s_len < b->s_len ? -1 : a->s_len > b->s_len;
+}
+
 static int aggv_sum(const agg_spec_t *ag, agg_state_t *st, const int64_t *grp, const vec_t *v,
                     const int *sel, int nsel, err_t *e)
 {
@@ -168,7 +198,7 @@ static int aggv_sum(const agg_spec_t *ag, agg_state_t *st, const int64_t *grp, c
 }
 
 int aggv_accum(const agg_spec_t *ag, agg_state_t *st, const int64_t *grp, const vec_t *v,
-               const int *sel, int nsel, err_t *e)
+               const int *sel, int nsel, arena_t *a, err_t *e)
 {
   if (ag->ag_distinct)
     return 0;
@@ -198,8 +228,22 @@ int aggv_accum(const agg_spec_t *ag, agg_state_t *st, const int64_t *grp, const 
     case TP_NUM:
       AGGV_MINMAX(v->v_num[r], d_num, aggv_cmp_num);
       return 1;
+    case TP_STR:
+      AGGV_FOR({
+        if (v->v_null[r])
+          continue;
+        agg_state_t *s = &st[g];
+        if (s->as_count++ > 0) {
+          int c = aggv_cmp_str(&v->v_str[r], &s->as_val.d_str);
+          if (is_min ? c > 0 : c < 0)
+            continue;
+        }
+        if (aggv_keep_str(a, s, &v->v_str[r], e) != CZ_OK)
+          return -1;
+      })
+      return 1;
     default:
-      return 0; /* text keeps a copy, intervals and booleans are rare */
+      return 0; /* intervals and booleans are rare */
     }
   }
   default:

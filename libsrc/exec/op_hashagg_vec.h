@@ -1,10 +1,11 @@
 /* op_hashagg_vec — the typed, vectored inner loops of hash aggregation:
  * group-key hashes a column vector at a time, key equality without datum
  * round trips, and the accumulation of one aggregate over a whole batch
- * (count, sum, avg, min, max on int64, double and NUMERIC) into the
+ * (count, sum, avg on int64, double and NUMERIC; min, max on those and
+ * text) into the
  * per-group states. op_hashagg.c owns the table, the spilling and the
  * aggregates without a typed loop (string_agg, bool_and/or, intervals,
- * min/max of text, DISTINCT), which it steps row by row as before.
+ * DISTINCT), which it steps row by row as before.
  *
  * Results are exactly those of the row-by-row step: the same NULL rules,
  * the same 22003 on bigint or NUMERIC overflow, the same NUMERIC scales
@@ -54,11 +55,18 @@ static inline bool aggv_eq(ty_phys_t p, const vec_t *a, int ra, const vec_t *b, 
 }
 
 /* Accumulates aggregate ag over the rows sel[j] of v (its argument; NULL
- * for count(*)) into st[grp[j]], skipping j whose grp[j] < 0. Returns 1
+ * for count(*)) into st[grp[j]], skipping j whose grp[j] < 0; text kept
+ * by min/max is copied into a. Returns 1
  * when done, 0 when ag has no typed loop here (the caller steps it row by
  * row; nothing was changed), -1 with e set on an error (22003): the rows
  * before the failing one are in the states, as with the row-by-row step. */
 int aggv_accum(const agg_spec_t *ag, agg_state_t *st, const int64_t *grp, const vec_t *v,
-               const int *sel, int nsel, err_t *e);
+               const int *sel, int nsel, arena_t *a, err_t *e);
+
+/* min/max of text: st keeps a copy of the best string in a buffer of its
+ * own in a (as_cap bytes), reused while the new value fits and replaced,
+ * the old one given back, when it does not — so a run of ever larger
+ * values holds one copy, not all of them. The copy is fallible (53200). */
+int aggv_keep_str(arena_t *a, agg_state_t *st, const str_t *s, err_t *e);
 
 #endif
