@@ -310,8 +310,8 @@ static bool agg_growth_refused(const hashagg_run_t *h, const qctx_t *q)
 
 /* The group of row `row` of ev with key hash `hash`: found in the table,
  * or added, or -1 when the row went to a partition (the table is full). */
-static int64_t agg_group(hashagg_run_t *h, qctx_t *q, const batch_t *ev, int row, uint64_t hash,
-                         err_t *e)
+static int64_t agg_group(hashagg_run_t *h, qctx_t *q, const batch_t *ev, const ty_phys_t *kp,
+                         int row, uint64_t hash, err_t *e)
 {
   int nk = h->sr_p->oh_ngroup;
   int64_t pos = -1, cand;
@@ -320,7 +320,7 @@ static int64_t agg_group(hashagg_run_t *h, qctx_t *q, const batch_t *ev, int row
     bool eq = true;
     for (int k = 0; k < nk && eq; k++) {
       const vec_t *gv = rs_col(&h->oh_groups, cand, k, &idx);
-      eq = aggv_eq(ty_phys(ev->b_cols[k].v_type.t_id), &ev->b_cols[k], row, gv, idx);
+      eq = aggv_eq(kp[k], &ev->b_cols[k], row, gv, idx);
     }
     if (eq)
       return cand;
@@ -352,9 +352,12 @@ static int agg_accum(hashagg_run_t *h, qctx_t *q, const batch_t *ev, const int *
   }
   int64_t *grp = h->oh_gbuf;
   if (h->sr_p->oh_ngroup > 0) {
+    ty_phys_t kp[h->sr_p->oh_ngroup];
+    for (int k = 0; k < h->sr_p->oh_ngroup; k++)
+      kp[k] = ty_phys(ev->b_cols[k].v_type.t_id);
     aggv_hash(ev, h->sr_p->oh_ngroup, sel, nsel, h->oh_hbuf);
     for (int j = 0; j < nsel; j++) {
-      grp[j] = agg_group(h, q, ev, sel ? sel[j] : j, h->oh_hbuf[j], e);
+      grp[j] = agg_group(h, q, ev, kp, sel ? sel[j] : j, h->oh_hbuf[j], e);
       if (grp[j] < -1)
         return CZ_ERR;
     }
