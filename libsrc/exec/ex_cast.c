@@ -299,6 +299,13 @@ int xe_cast(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, er
     });
     return CZ_OK;
   }
+  if (f == t && from.t_len == to.t_len && from.t_prec == to.t_prec &&
+      from.t_scale == to.t_scale && from.t_elem == to.t_elem && !x->x_explicit) {
+    /* The very type (char(25) to char(25), numeric(15,2) to itself): the
+     * values already have its length, padding and scale. */
+    xe_copy_rows(dst, src, sel, nsel);
+    return CZ_OK;
+  }
   if (f == t && !xc_has_mods(to) && f != TY_CHAR) {
     XE_FOR(sel, nsel, i, {
       datum_t d;
