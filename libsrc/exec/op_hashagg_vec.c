@@ -97,6 +97,8 @@ static inline int aggv_cmp_f64(double x, double y)
 
 static inline int aggv_cmp_num(num_t a, num_t b)
 {
+  if (a.n_scale == b.n_scale) /* a column's values: one scale */
+    return a.n_val < b.n_val ? -1 : a.n_val > b.n_val;
   return num_cmp(&a, &b);
 }
 

@@ -214,6 +214,18 @@ static void test_float_avg_min_max(void **state)
   assert_int_equal(aggv_accum(&nmx, &st, grp, &n, NULL, 3, a, &e), 1);
   assert_int_equal(st.as_count, 2);
   assert_int_equal(st.as_val.d_num.n_scale, 2);
+  /* one scale: compared by value, negatives too */
+  n.v_null[1] = 0;
+  n.v_num[0] = num(-250, 2);
+  n.v_num[1] = num(-1000, 2);
+  n.v_num[2] = num(7, 2);
+  agg_spec_t nmn = {.ag_kind = XAGG_MIN, .ag_type = ty_plain(TY_NUMERIC)};
+  memset(&st, 0, sizeof st);
+  assert_int_equal(aggv_accum(&nmn, &st, grp, &n, NULL, 3, a, &e), 1);
+  assert_true(st.as_val.d_num.n_val == -1000);
+  memset(&st, 0, sizeof st);
+  assert_int_equal(aggv_accum(&nmx, &st, grp, &n, NULL, 3, a, &e), 1);
+  assert_true(st.as_val.d_num.n_val == 7);
   /* avg(float8): a float sum */
   agg_spec_t avg = {.ag_kind = XAGG_AVG, .ag_type = ty_plain(TY_FLOAT8)};
   memset(&st, 0, sizeof st);
