@@ -235,6 +235,42 @@ static int xe_arith_f64(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, 
   return CZ_OK;
 }
 
+static const int64_t xe_pow10[19] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                     100000000, 1000000000, 10000000000, 100000000000,
+                                     1000000000000, 10000000000000, 100000000000000,
+                                     1000000000000000, 10000000000000000,
+                                     100000000000000000, 1000000000000000000};
+
+/* a + b, a - b, a * b inline for the common NUMERICs: both within 64 bits
+ * (and scales at most 18 apart for + and -). Then the aligned operands
+ * stay below 2^123 and the result below 2^124 < 10^38: exact, no overflow
+ * possible, the very value and scale num_add / num_sub / num_mul give.
+ * false: the library routine decides (wide values, overflow, 22003). */
+static inline bool xe_num_fast(xop_t op, const num_t *a, const num_t *b, num_t *out)
+{
+  if (a->n_val > INT64_MAX || a->n_val < INT64_MIN || b->n_val > INT64_MAX ||
+      b->n_val < INT64_MIN)
+    return false;
+  if (op == XOP_MUL) {
+    if (a->n_scale + b->n_scale > NUM_MAX_DIGITS)
+      return false;
+    out->n_val = a->n_val * b->n_val;
+    out->n_scale = (int16_t)(a->n_scale + b->n_scale);
+    return true;
+  }
+  int d = a->n_scale - b->n_scale;
+  if (d > 18 || d < -18)
+    return false;
+  __int128 va = a->n_val, vb = b->n_val;
+  if (d < 0)
+    va *= xe_pow10[-d];
+  else if (d > 0)
+    vb *= xe_pow10[d];
+  out->n_val = op == XOP_ADD ? va + vb : va - vb;
+  out->n_scale = d < 0 ? b->n_scale : a->n_scale;
+  return true;
+}
+
 static int xe_arith_num(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, const int *sel,
                         int nsel, vec_t *dst, err_t *e)
 {
@@ -249,6 +285,8 @@ static int xe_arith_num(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, 
     if (dn[i])
       continue;
     const num_t *a = &av[i * as], *b = &bv[i * bs];
+    if ((op == XOP_ADD || op == XOP_SUB || op == XOP_MUL) && xe_num_fast(op, a, b, &out[i]))
+      continue;
     int rc;
     switch (op) {
     case XOP_ADD: rc = num_add(a, b, &out[i], e); break;

@@ -11,16 +11,10 @@
  */
 #include "exec/ex_int.h"
 
-int xe_arith_iv(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e)
+static int xe_arith_iv_rows(const xnode_t *x, const xe_arg_t l, const xe_arg_t r, const int *sel,
+                            int nsel, vec_t *dst, err_t *e)
 {
-  xe_arg_t l, r;
-  if (xe_operand(st, x->x_args[0], sel, nsel, &l, e) != CZ_OK)
-    return CZ_ERR;
   bool unary = x->x_op == XOP_NEG;
-  if (unary)
-    r = l;
-  else if (xe_operand(st, x->x_args[1], sel, nsel, &r, e) != CZ_OK)
-    return CZ_ERR;
   ty_id_t lt = x->x_args[0]->x_type.t_id, rt = unary ? lt : x->x_args[1]->x_type.t_id;
   xop_t op = x->x_op;
   XE_FOR(sel, nsel, i, {
@@ -58,4 +52,27 @@ int xe_arith_iv(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst
     }
   });
   return CZ_OK;
+}
+
+int xe_arith_iv(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e)
+{
+  xe_arg_t l, r;
+  if (xe_operand(st, x->x_args[0], sel, nsel, &l, e) != CZ_OK)
+    return CZ_ERR;
+  if (x->x_op == XOP_NEG)
+    r = l;
+  else if (xe_operand(st, x->x_args[1], sel, nsel, &r, e) != CZ_OK)
+    return CZ_ERR;
+  if (l.a_const && r.a_const && nsel > 1) {
+    /* Constant operands (date '1998-12-01' - interval '90' day in a
+     * WHERE): one value computed once, then filled into every row. */
+    int one = sel ? sel[0] : 0;
+    if (xe_arith_iv_rows(x, l, r, &one, 1, dst, e) != CZ_OK)
+      return CZ_ERR;
+    datum_t d;
+    vec_get(dst, one, &d);
+    xe_fill(dst, &d, sel, nsel);
+    return CZ_OK;
+  }
+  return xe_arith_iv_rows(x, l, r, sel, nsel, dst, e);
 }

@@ -290,6 +290,22 @@ int xe_cast(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, er
     });
     return CZ_OK;
   }
+  if (f == TY_DATE && t == TY_TIMESTAMP && !xc_has_mods(to)) {
+    /* date compared with a timestamp (l_shipdate <= date - interval) */
+    XE_FOR(sel, nsel, i, {
+      dn[i] = sn[i];
+      if (!sn[i] && !ty_date_to_ts(src->v_i64[i], &dst->v_i64[i]))
+        return xe_error(x, e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "date out of range for timestamp");
+    });
+    return CZ_OK;
+  }
+  if (f == t && from.t_len == to.t_len && from.t_prec == to.t_prec &&
+      from.t_scale == to.t_scale && from.t_elem == to.t_elem && !x->x_explicit) {
+    /* The very type (char(25) to char(25), numeric(15,2) to itself): the
+     * values already have its length, padding and scale. */
+    xe_copy_rows(dst, src, sel, nsel);
+    return CZ_OK;
+  }
   if (f == t && !xc_has_mods(to) && f != TY_CHAR) {
     XE_FOR(sel, nsel, i, {
       datum_t d;

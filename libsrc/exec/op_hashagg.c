@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "exec/exec_int.h"
+#include "exec/op_hashagg_vec.h"
 #include "exec/spill.h"
 
 #define AGG_FANOUT 32           /* partitions per spill (5 bits of the hash) */
@@ -29,15 +30,6 @@ typedef struct agg_part_s {
   spill_t *ap_file;
   int ap_level;                 /* the level its rows are aggregated at */
 } agg_part_t;
-
-typedef struct agg_state_s {
-  int64_t as_count;             /* non-NULL inputs (rows for count(*)) */
-  int64_t as_i64;               /* integer sums */
-  double as_f64;                /* float sums */
-  num_t as_num;                 /* exact sums */
-  datum_t as_val;               /* min/max/bool value; string_agg's text */
-  uint32_t as_cap;              /* string_agg, min/max of text: bytes owned at as_val */
-} agg_state_t;
 
 typedef struct agg_run_s {
   agg_state_t *ar_states;       /* per group */
@@ -74,6 +66,9 @@ typedef struct hashagg_run_s {
   agg_run_t *oh_run;
   int64_t oh_cap;               /* states allocated per aggregate */
   int64_t oh_pos;               /* next group to return */
+  uint64_t *oh_hbuf;            /* per batch: each row's key hash, */
+  int64_t *oh_gbuf;             /* its group (-1: sent to a partition) */
+  int oh_bufcap;                /* rows those two hold (os_state) */
 } hashagg_run_t;
 
 /* The state arrays grow with the number of groups: fallible (53200), the
@@ -125,32 +120,14 @@ static int agg_seen(agg_run_t *r, int64_t g, const vec_t *v, int row, bool *seen
   return rh_insert(&r->ar_seen_hash, hash, id, e);
 }
 
-/* min/max keep a copy of the best value so far. A string is copied into
- * the state's own buffer, reused while the new value fits and replaced
- * (the old one given back) when it does not, so a run of ever larger
- * values holds one copy, not all of them. */
+/* min/max keep a copy of the best value so far (text: aggv_keep_str). */
 static int agg_keep(hashagg_run_t *h, agg_state_t *st, ty_phys_t p, const datum_t *d, err_t *e)
 {
   if (p != TP_STR) {
     st->as_val = *d;
     return CZ_OK;
   }
-  arena_t *a = h->oh_tab;
-  char *buf = (char *)st->as_val.d_str.s_ptr;
-  if (d->d_str.s_len > st->as_cap) {
-    char *n = arena_try_alloc(a, d->d_str.s_len);
-    if (!n)
-      return op_alloc_error(a, e);
-    if (st->as_cap)
-      arena_free(a, buf, st->as_cap);
-    buf = n;
-    st->as_cap = d->d_str.s_len;
-  }
-  if (d->d_str.s_len)
-    memcpy(buf, d->d_str.s_ptr, d->d_str.s_len);
-  st->as_val = *d;
-  st->as_val.d_str.s_ptr = buf;
-  return CZ_OK;
+  return aggv_keep_str(h->oh_tab, st, &d->d_str, e);
 }
 
 /* string_agg: appends (delimiter and) value to the group's text. The
@@ -332,47 +309,76 @@ static bool agg_growth_refused(const hashagg_run_t *h, const qctx_t *q)
   return lim > 0 && need > mem_budget_room(q->q_budget) - lim / 8;
 }
 
-/* Aggregates the selected evaluated rows of ev (keys, then arguments). */
+/* The group of row `row` of ev with key hash `hash`: found in the table,
+ * or added, or -1 when the row went to a partition (the table is full). */
+static int64_t agg_group(hashagg_run_t *h, qctx_t *q, const batch_t *ev, const ty_phys_t *kp,
+                         int row, uint64_t hash, err_t *e)
+{
+  int nk = h->sr_p->oh_ngroup;
+  int64_t pos = -1, cand;
+  while (rh_next(&h->oh_hash, hash, &pos, &cand)) {
+    int idx;
+    bool eq = true;
+    for (int k = 0; k < nk && eq; k++) {
+      const vec_t *gv = rs_col(&h->oh_groups, cand, k, &idx);
+      eq = aggv_eq(kp[k], &ev->b_cols[k], row, gv, idx);
+    }
+    if (eq)
+      return cand;
+  }
+  if (!h->oh_full && agg_growth_refused(h, q))
+    h->oh_full = true;
+  if (h->oh_full)
+    return agg_to_partition(h, q, ev, row, hash, e) == CZ_OK ? -1 : -2;
+  int64_t g = rs_append_row(&h->oh_groups, ev, row, e);
+  if (g < 0 || rh_insert(&h->oh_hash, hash, g, e) != CZ_OK || agg_grow(h, g + 1, e) != CZ_OK)
+    return -2;
+  return g;
+}
+
+/* Aggregates the selected evaluated rows of ev (keys, then arguments):
+ * first every row's group (key hashes a column at a time), then each
+ * aggregate over the whole batch — a typed loop where op_hashagg_vec.c
+ * has one, row by row otherwise. Each group still sees its rows in input
+ * order, per aggregate, which is all string_agg and DISTINCT need. */
 static int agg_accum(hashagg_run_t *h, qctx_t *q, const batch_t *ev, const int *sel, int nsel,
                      err_t *e)
 {
-  for (int j = 0; j < nsel; j++) {
-    int row = sel ? sel[j] : j;
-    int64_t g = 0;
-    if (h->sr_p->oh_ngroup > 0) {
-      uint64_t hash = row_hash(ev, row, h->sr_p->oh_ngroup, NULL);
-      int64_t pos = -1, cand;
-      g = -1;
-      while (rh_next(&h->oh_hash, hash, &pos, &cand)) {
-        bool eq = true;
-        for (int k = 0; k < h->sr_p->oh_ngroup && eq; k++) {
-          datum_t a, b;
-          vec_get(&ev->b_cols[k], row, &a);
-          rs_get(&h->oh_groups, cand, k, &b);
-          eq = datum_eq_nulls(ty_phys(ev->b_cols[k].v_type.t_id), &a, &b);
-        }
-        if (eq) {
-          g = cand;
-          break;
-        }
-      }
-      if (g < 0 && !h->oh_full && agg_growth_refused(h, q))
-        h->oh_full = true;
-      if (g < 0 && h->oh_full) {
-        if (agg_to_partition(h, q, ev, row, hash, e) != CZ_OK)
-          return CZ_ERR;
-        continue;
-      }
-      if (g < 0) {
-        g = rs_append_row(&h->oh_groups, ev, row, e);
-        if (g < 0 || rh_insert(&h->oh_hash, hash, g, e) != CZ_OK || agg_grow(h, g + 1, e) != CZ_OK)
-          return CZ_ERR;
-      }
+  if (nsel <= 0)
+    return CZ_OK;
+  if (nsel > h->oh_bufcap) {
+    h->oh_hbuf = arena_alloc(h->sr_st.os_state, sizeof(uint64_t) * (size_t)nsel);
+    h->oh_gbuf = arena_alloc(h->sr_st.os_state, sizeof(int64_t) * (size_t)nsel);
+    h->oh_bufcap = nsel;
+  }
+  int64_t *grp = h->oh_gbuf;
+  if (h->sr_p->oh_ngroup > 0) {
+    ty_phys_t kp[h->sr_p->oh_ngroup];
+    for (int k = 0; k < h->sr_p->oh_ngroup; k++)
+      kp[k] = ty_phys(ev->b_cols[k].v_type.t_id);
+    aggv_hash(ev, h->sr_p->oh_ngroup, sel, nsel, h->oh_hbuf);
+    for (int j = 0; j < nsel; j++) {
+      grp[j] = agg_group(h, q, ev, kp, sel ? sel[j] : j, h->oh_hbuf[j], e);
+      if (grp[j] < -1)
+        return CZ_ERR;
     }
-    for (int i = 0; i < h->sr_p->oh_nagg; i++) {
-      const agg_spec_t *ag = &h->sr_p->oh_aggs[i];
-      const vec_t *v = h->sr_p->oh_ai[i] >= 0 ? &ev->b_cols[h->sr_p->oh_ai[i]] : NULL;
-      const vec_t *v2 = h->sr_p->oh_ai2[i] >= 0 ? &ev->b_cols[h->sr_p->oh_ai2[i]] : NULL;
+  } else
+    memset(grp, 0, sizeof(int64_t) * (size_t)nsel);
+  for (int i = 0; i < h->sr_p->oh_nagg; i++) {
+    const agg_spec_t *ag = &h->sr_p->oh_aggs[i];
+    const vec_t *v = h->sr_p->oh_ai[i] >= 0 ? &ev->b_cols[h->sr_p->oh_ai[i]] : NULL;
+    const vec_t *v2 = h->sr_p->oh_ai2[i] >= 0 ? &ev->b_cols[h->sr_p->oh_ai2[i]] : NULL;
+    agg_state_t *states = h->oh_run[i].ar_states;
+    int rc = aggv_accum(ag, states, grp, v, sel, nsel, h->oh_tab, e);
+    if (rc < 0)
+      return CZ_ERR;
+    if (rc > 0)
+      continue;
+    for (int j = 0; j < nsel; j++) {
+      int64_t g = grp[j];
+      int row = sel ? sel[j] : j;
+      if (g < 0)
+        continue;
       if (ag->ag_distinct && v) {
         bool seen = false;
         if (v->v_null[row])
@@ -382,7 +388,7 @@ static int agg_accum(hashagg_run_t *h, qctx_t *q, const batch_t *ev, const int *
         if (seen)
           continue;
       }
-      if (agg_step(h, q, ag, &h->oh_run[i].ar_states[g], v, v2, row, e) != CZ_OK)
+      if (agg_step(h, q, ag, &states[g], v, v2, row, e) != CZ_OK)
         return CZ_ERR;
     }
   }
@@ -410,6 +416,24 @@ static void agg_check_spill(hashagg_run_t *h, qctx_t *q)
     h->oh_full = true;
 }
 
+/* One column of the evaluated row: a plain column reference shares the
+ * input's vector (as a projection does: the batch lives until the next
+ * op_next of the input, and the evaluated row is used before that);
+ * anything else is evaluated into a vector of its own. */
+static int agg_eval(opst_t *st, xctx_t *xc, const xnode_t *x, const obatch_t *in, int cap,
+                    vec_t *out, err_t *e)
+{
+  if (x->x_kind == X_COL && x->x_index >= 0 && x->x_index < in->ob_b->b_ncols &&
+      ty_phys(in->ob_b->b_cols[x->x_index].v_type.t_id) == ty_phys(x->x_type.t_id)) {
+    *out = in->ob_b->b_cols[x->x_index];
+    out->v_type = x->x_type;
+    return CZ_OK;
+  }
+  if (vec_init(out, st->os_batch, x->x_type, cap, e) != CZ_OK)
+    return CZ_ERR;
+  return xeval(xc, x, in->ob_b, in->ob_sel, in->ob_n, out, e);
+}
+
 static int hashagg_consume(hashagg_run_t *h, qctx_t *q, const obatch_t *in, err_t *e)
 {
   opst_t *st = &h->sr_st;
@@ -419,25 +443,16 @@ static int hashagg_consume(hashagg_run_t *h, qctx_t *q, const obatch_t *in, err_
   /* Evaluate keys and arguments for the whole batch first (vectored). */
   batch_t ev = {.b_n = cap, .b_ncols = h->sr_p->oh_nev, .b_cols = NULL};
   ev.b_cols = arena_alloc(st->os_batch, sizeof(vec_t) * (size_t)(h->sr_p->oh_nev + 1));
-  for (int k = 0; k < h->sr_p->oh_ngroup; k++) {
-    if (vec_init(&ev.b_cols[k], st->os_batch, h->sr_p->oh_group[k]->x_type, cap, e) != CZ_OK ||
-        xeval(&xc, h->sr_p->oh_group[k], in->ob_b, in->ob_sel, in->ob_n, &ev.b_cols[k], e) != CZ_OK)
+  for (int k = 0; k < h->sr_p->oh_ngroup; k++)
+    if (agg_eval(st, &xc, h->sr_p->oh_group[k], in, cap, &ev.b_cols[k], e) != CZ_OK)
       return CZ_ERR;
-  }
   for (int i = 0; i < h->sr_p->oh_nagg; i++) {
     xnode_t *x = h->sr_p->oh_aggs[i].ag_arg, *x2 = h->sr_p->oh_aggs[i].ag_arg2;
     if (!x)
       continue;
-    vec_t *v = &ev.b_cols[h->sr_p->oh_ai[i]];
-    if (vec_init(v, st->os_batch, x->x_type, cap, e) != CZ_OK ||
-        xeval(&xc, x, in->ob_b, in->ob_sel, in->ob_n, v, e) != CZ_OK)
+    if (agg_eval(st, &xc, x, in, cap, &ev.b_cols[h->sr_p->oh_ai[i]], e) != CZ_OK ||
+        (x2 && agg_eval(st, &xc, x2, in, cap, &ev.b_cols[h->sr_p->oh_ai2[i]], e) != CZ_OK))
       return CZ_ERR;
-    if (x2) {
-      vec_t *v2 = &ev.b_cols[h->sr_p->oh_ai2[i]];
-      if (vec_init(v2, st->os_batch, x2->x_type, cap, e) != CZ_OK ||
-          xeval(&xc, x2, in->ob_b, in->ob_sel, in->ob_n, v2, e) != CZ_OK)
-        return CZ_ERR;
-    }
   }
   if (agg_accum(h, q, &ev, in->ob_sel, in->ob_n, e) != CZ_OK)
     return CZ_ERR;
@@ -554,6 +569,7 @@ static int hashagg_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   h->oh_pending = NULL;
   h->oh_npending = h->oh_cap_pending = 0;
   h->oh_level = 0;
+  h->oh_bufcap = 0; /* the buffers went with os_state's reset */
   if (agg_table_init(h, e) != CZ_OK)
     return CZ_ERR;
   if (op_open(o->o_in, q, e) != CZ_OK)

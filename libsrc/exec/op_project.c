@@ -1,6 +1,10 @@
 /* op_project — computes output columns from input columns. A plain column
- * reference shares the input's vector instead of copying it; the
- * selection vector passes through (xeval writes row sel[i] at sel[i]). */
+ * reference shares the input's vector instead of copying it; a constant
+ * column (the planner's NULL placeholders for columns nobody reads, a
+ * literal in the select list) is one vector filled once per execution
+ * and shared by every batch (consumers never write into their input);
+ * the selection vector passes through (xeval writes row sel[i] at
+ * sel[i]). */
 #include "exec/exec_int.h"
 
 typedef struct op_project_s {
@@ -8,10 +12,34 @@ typedef struct op_project_s {
   xnode_t **op_exprs;
 } op_project_t;
 
+/* Its run state: the constant columns' vectors (in os_state), by column. */
+typedef struct project_run_s {
+  opst_t pr_st;
+  vec_t *pr_const;              /* o_ncols entries; v_cap 0 = not made yet */
+} project_run_t;
+
 static int project_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
-  (void)st;
+  project_run_t *r = (project_run_t *)st;
+  r->pr_const = arena_zalloc(st->os_state, sizeof(vec_t) * (size_t)(o->o_ncols ? o->o_ncols : 1));
   return op_open(o->o_in, q, e);
+}
+
+/* Column c, the constant x, for n rows: the shared vector, (re)made when
+ * a batch is larger than it. Every row holds the value, so any selection
+ * reads it. */
+static int project_const(project_run_t *r, int c, const xnode_t *x, int n, err_t *e)
+{
+  vec_t *v = &r->pr_const[c];
+  if (v->v_cap >= n)
+    return CZ_OK;
+  if (vec_init(v, r->pr_st.os_state, x->x_type, n, e) != CZ_OK) {
+    v->v_cap = 0;
+    return CZ_ERR;
+  }
+  for (int i = 0; i < n; i++)
+    vec_set(v, i, &x->x_const);
+  return CZ_OK;
 }
 
 static int project_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
@@ -36,6 +64,12 @@ static int project_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err
       b->b_cols[c].v_type = x->x_type;
       continue;
     }
+    if (x->x_kind == X_CONST) {
+      if (project_const((project_run_t *)st, c, x, cap, e) != CZ_OK)
+        return CZ_ERR;
+      b->b_cols[c] = ((project_run_t *)st)->pr_const[c];
+      continue;
+    }
     if (vec_init(&b->b_cols[c], st->os_batch, x->x_type, cap, e) != CZ_OK)
       return CZ_ERR;
     if (in.ob_n > 0 &&
@@ -48,7 +82,8 @@ static int project_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err
   return CZ_OK;
 }
 
-static const op_vt_t project_vt = {"Project", project_open, project_next, NULL, NULL, 0};
+static const op_vt_t project_vt = {"Project", project_open, project_next, NULL, NULL,
+                                   sizeof(project_run_t)};
 
 op_t *op_project_new(arena_t *a, op_t *in, int n, xnode_t **exprs)
 {

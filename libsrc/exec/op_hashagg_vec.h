@@ -1,0 +1,72 @@
+/* op_hashagg_vec — the typed, vectored inner loops of hash aggregation:
+ * group-key hashes a column vector at a time, key equality without datum
+ * round trips, and the accumulation of one aggregate over a whole batch
+ * (count, sum, avg on int64, double and NUMERIC; min, max on those and
+ * text) into the
+ * per-group states. op_hashagg.c owns the table, the spilling and the
+ * aggregates without a typed loop (string_agg, bool_and/or, intervals,
+ * DISTINCT), which it steps row by row as before.
+ *
+ * Results are exactly those of the row-by-row step: the same NULL rules,
+ * the same 22003 on bigint or NUMERIC overflow, the same NUMERIC scales
+ * (the first value's scale, then num_add's). */
+#ifndef CZ_EXEC_OP_HASHAGG_VEC_H
+#define CZ_EXEC_OP_HASHAGG_VEC_H
+
+#include "exec/exec_int.h"
+
+/* One aggregate's state for one group. */
+typedef struct agg_state_s {
+  int64_t as_count;             /* non-NULL inputs (rows for count(*)) */
+  int64_t as_i64;               /* integer sums */
+  double as_f64;                /* float sums */
+  num_t as_num;                 /* exact sums */
+  datum_t as_val;               /* min/max/bool value; string_agg's text */
+  uint32_t as_cap;              /* string_agg, min/max of text: bytes owned at as_val */
+} agg_state_t;
+
+/* hash[j] for the rows sel[j] (j < nsel; sel NULL = rows 0..nsel-1) of
+ * the first ncols columns of b: the value row_hash gives, computed a
+ * column at a time. */
+void aggv_hash(const batch_t *b, int ncols, const int *sel, int nsel, uint64_t *hash);
+
+/* Whether row ra of a and row rb of b (one physical type p) are equal,
+ * NULLs equal to each other (datum_eq_nulls). */
+static inline bool aggv_eq(ty_phys_t p, const vec_t *a, int ra, const vec_t *b, int rb)
+{
+  if (a->v_null[ra] || b->v_null[rb])
+    return a->v_null[ra] && b->v_null[rb];
+  switch (p) {
+  case TP_BOOL:
+    return a->v_bool[ra] == b->v_bool[rb];
+  case TP_I64:
+    return a->v_i64[ra] == b->v_i64[rb];
+  case TP_STR: {
+    const str_t *x = &a->v_str[ra], *y = &b->v_str[rb];
+    return x->s_len == y->s_len && (!x->s_len || memcmp(x->s_ptr, y->s_ptr, x->s_len) == 0);
+  }
+  default: {
+    datum_t x, y;
+    vec_get(a, ra, &x);
+    vec_get(b, rb, &y);
+    return datum_cmp(p, &x, &y) == 0;
+  }
+  }
+}
+
+/* Accumulates aggregate ag over the rows sel[j] of v (its argument; NULL
+ * for count(*)) into st[grp[j]], skipping j whose grp[j] < 0; text kept
+ * by min/max is copied into a. Returns 1
+ * when done, 0 when ag has no typed loop here (the caller steps it row by
+ * row; nothing was changed), -1 with e set on an error (22003): the rows
+ * before the failing one are in the states, as with the row-by-row step. */
+int aggv_accum(const agg_spec_t *ag, agg_state_t *st, const int64_t *grp, const vec_t *v,
+               const int *sel, int nsel, arena_t *a, err_t *e);
+
+/* min/max of text: st keeps a copy of the best string in a buffer of its
+ * own in a (as_cap bytes), reused while the new value fits and replaced,
+ * the old one given back, when it does not — so a run of ever larger
+ * values holds one copy, not all of them. The copy is fallible (53200). */
+int aggv_keep_str(arena_t *a, agg_state_t *st, const str_t *s, err_t *e);
+
+#endif
