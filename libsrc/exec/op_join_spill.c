@@ -197,8 +197,14 @@ int hjs_next_partition(hjspill_t *s, qctx_t *q, arena_t *build, rstore_t *rs, rh
       if (op_check_cancel(q, e) != CZ_OK)
         goto fail;
       for (int i = 0; i < b->b_n; i++) {
+        bool null_key = false;
+        for (int k = 0; k < s->hs_nkeys; k++)
+          null_key |= b->b_cols[s->hs_rk[k]].v_null[i] != 0;
         int64_t id = rs_append_row(rs, b, i, e);
-        if (id < 0 || rh_insert(rh, row_hash(b, i, s->hs_nkeys, s->hs_rk), id, e) != CZ_OK)
+        if (id < 0)
+          goto fail;
+        /* a NULL key (RIGHT / FULL keep such rows) is stored, never hashed */
+        if (!null_key && rh_insert(rh, row_hash(b, i, s->hs_nkeys, s->hs_rk), id, e) != CZ_OK)
           goto fail;
       }
       if (op_check_mem(q, build, e) != CZ_OK)
