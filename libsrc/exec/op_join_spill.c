@@ -12,7 +12,8 @@
  * usual matchers, residual condition and NULL padding: the answers are
  * the in-memory join's (the order of rows differs). Left rows with a NULL
  * key go to partition 0, where they match nothing (and are padded for a
- * LEFT join). A partition whose right rows still do not fit is split
+ * LEFT join); so do the right rows with a NULL key a RIGHT / FULL join
+ * keeps, stored there but never hashed. A partition whose right rows still do not fit is split
  * again with the next bits of the hash, both sides, up to HJS_MAX_LEVEL;
  * one that cannot be split (a single key value) is built as it is and
  * meets MaxQueryMem (53200). */
