@@ -14,8 +14,8 @@ are each several times MaxQueryMem. Checked:
   return after a restart with MaxQueryMem = 1G (the sort also against
   the order computed here); the temporary folder is empty after each;
 - RIGHT, FULL, SEMI and ANTI hash joins (residual conditions, NULL keys,
-  NOT IN with and without a NULL on the right) spill and answer what is
-  computed here from the tables' rows;
+  NOT IN with and without a NULL on the right) and a DISTINCT spill and
+  answer what is computed here from the tables' rows;
 - a statement far past every limit (a cross product sorted: more temporary
   bytes than MaxTempSpace) fails with 53400 and the server keeps serving,
   its files gone;
@@ -71,6 +71,10 @@ KIND_SQL = (
      "(select b.j from sp_b b where b.w > 'b')", "HashAntiJoin"),
     ("not in", "select count(*), sum(a.id) from sp_a a where a.j not in "
      "(select b.j from sp_b b where b.j is not null and b.w > 'b')", "HashAntiJoin"),
+    # DISTINCT over 900000 rows, 600000 distinct (sp_a's twice), NULLs equal
+    ("distinct", "select count(*), count(j), sum(j), max(w), min(w), sum(length(w)) from "
+     "(select distinct j, w from (select j, w from sp_a union all select j, w from sp_b "
+     "union all select j, w from sp_a) u) s", "Distinct"),
 )
 
 
@@ -101,7 +105,11 @@ def kinds_want(base, brows):
     anti = (len(anti_ids), sum(anti_ids) or None)
     bset = {j for _bid, j, _w in brows if j is not None}
     notin = [aid for aid, j, _w in base if j is not None and j not in bset]
-    return {"right join": right, "full join": full, "semi join": semi, "anti join": anti,
+    dist = set((j, w) for _i, j, w in base) | set((j, w) for _i, j, w in brows)
+    distinct = (len(dist), sum(1 for j, _w in dist if j is not None),
+                sum(j for j, _w in dist if j is not None), max(w for _j, w in dist),
+                min(w for _j, w in dist), sum(len(w) for _j, w in dist))
+    return {"distinct": distinct, "right join": right, "full join": full, "semi join": semi, "anti join": anti,
             "not in, a NULL inside": (0,), "not in": (len(notin), sum(notin) or None)}
 
 
