@@ -14,7 +14,7 @@ are each several times MaxQueryMem. Checked:
   return after a restart with MaxQueryMem = 1G (the sort also against
   the order computed here); the temporary folder is empty after each;
 - RIGHT, FULL, SEMI and ANTI hash joins (residual conditions, NULL keys,
-  NOT IN with and without a NULL on the right) and a DISTINCT spill and
+  NOT IN with and without a NULL on the right), a DISTINCT and a UNION spill and
   answer what is computed here from the tables' rows;
 - a statement far past every limit (a cross product sorted: more temporary
   bytes than MaxTempSpace) fails with 53400 and the server keeps serving,
@@ -75,6 +75,10 @@ KIND_SQL = (
     ("distinct", "select count(*), count(j), sum(j), max(w), min(w), sum(length(w)) from "
      "(select distinct j, w from (select j, w from sp_a union all select j, w from sp_b "
      "union all select j, w from sp_a) u) s", "Distinct"),
+    # UNION (DISTINCT over UNION ALL): the same rows
+    ("union", "select count(*), count(j), sum(j), max(w), min(w), sum(length(w)) from "
+     "(select j, w from sp_a union select j, w from sp_b union select j, w from sp_a) s",
+     "Distinct"),
 )
 
 
@@ -109,7 +113,7 @@ def kinds_want(base, brows):
     distinct = (len(dist), sum(1 for j, _w in dist if j is not None),
                 sum(j for j, _w in dist if j is not None), max(w for _j, w in dist),
                 min(w for _j, w in dist), sum(len(w) for _j, w in dist))
-    return {"distinct": distinct, "right join": right, "full join": full, "semi join": semi, "anti join": anti,
+    return {"distinct": distinct, "union": distinct, "right join": right, "full join": full, "semi join": semi, "anti join": anti,
             "not in, a NULL inside": (0,), "not in": (len(notin), sum(notin) or None)}
 
 
