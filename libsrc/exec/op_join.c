@@ -15,12 +15,40 @@
  * A hash join whose table passes the memory it may hold partitions both
  * inputs to temporary files and joins partition by partition
  * (op_join_spill.c); here only where the table and the left batches come
- * from changes (join_build_spill, join_fetch_left). */
+ * from changes (join_build_spill, join_fetch_left), and RIGHT / FULL emit
+ * a partition's unmatched right rows when its left rows end (a right row
+ * and every left row that could match it share one partition, so its
+ * mark is final then). */
 #include <string.h>
 
 #include "exec/op_join_int.h"
 #include "exec/op_join_spill.h"
 
+
+/* Spilled: the next partition's table becomes the one joined (RIGHT /
+ * FULL: with fresh marks, in the same arena, released with it); at the
+ * last, the left input has ended. */
+static int join_next_part(join_run_t *j, qctx_t *q, err_t *e)
+{
+  bool more;
+  if (hjs_next_partition(j->oj_spill, q, j->oj_build, &j->oj_right, &j->oj_hash, &more, e) !=
+      CZ_OK)
+    return CZ_ERR;
+  j->oj_rscan = 0;
+  j->oj_rmatched = NULL;
+  if (!more) {
+    /* every partition's unmatched rows are out: none for the final pass */
+    j->oj_rscan = j->oj_right.rs_n;
+    j->oj_left_end = true;
+    return CZ_OK;
+  }
+  if (join_keeps_right(j->sr_p->oj_kind)) {
+    j->oj_rmatched = arena_try_zalloc(j->oj_build, (size_t)(j->oj_right.rs_n + 1));
+    if (!j->oj_rmatched)
+      return op_alloc_error(j->oj_build, e);
+  }
+  return CZ_OK;
+}
 
 /* The table went past its memory while the right input was read (after
  * the batch that made it so): what was built goes to partition files, so
@@ -47,11 +75,23 @@ static int join_build_spill(join_run_t *j, qctx_t *q, err_t *e)
       bool has_null = false;
       for (int k = 0; k < j->sr_p->oj_nkeys; k++)
         has_null |= in.ob_b->b_cols[j->sr_p->oj_rk[k]].v_null[row] != 0;
-      if (!has_null && hjs_put_right(j->oj_spill, q, in.ob_b, row, e) != CZ_OK)
+      j->oj_build_n++;
+      j->oj_build_null |= has_null;
+      /* a NULL key matches nothing; RIGHT / FULL still emit the row
+       * (partition 0, stored unhashed there) */
+      if ((!has_null || join_keeps_right(jp->oj_kind)) &&
+          hjs_put_right(j->oj_spill, q, in.ob_b, row, e) != CZ_OK)
         return CZ_ERR;
     }
   }
   op_close(r, q);
+  /* NOT IN with a NULL among the right keys: no row passes, so the left
+   * input is not even partitioned (decided over the whole right input,
+   * before any partition is joined). */
+  if (jp->oj_null_aware && j->oj_build_null) {
+    j->oj_left_end = true;
+    return CZ_OK;
+  }
   if (op_open(o->o_in, q, e) != CZ_OK)
     return CZ_ERR;
   for (;;) {
@@ -65,13 +105,9 @@ static int join_build_spill(join_run_t *j, qctx_t *q, err_t *e)
         return CZ_ERR;
   }
   op_close(o->o_in, q);
-  bool more;
-  if (hjs_end_input(j->oj_spill, e) != CZ_OK ||
-      hjs_next_partition(j->oj_spill, q, j->oj_build, &j->oj_right, &j->oj_hash, &more, e) != CZ_OK)
+  if (hjs_end_input(j->oj_spill, e) != CZ_OK)
     return CZ_ERR;
-  if (!more)
-    j->oj_left_end = true;
-  return CZ_OK;
+  return join_next_part(j, q, e);
 }
 
 static int join_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
@@ -97,6 +133,7 @@ static int join_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   j->oj_build_null = false;
   j->oj_rmatched = NULL;
   j->oj_rscan = 0;
+  j->oj_part_tail = false;
   bool keep = join_keeps_right(j->sr_p->oj_kind);
   if (op_open(r, q, e) != CZ_OK)
     return CZ_ERR;
@@ -127,10 +164,7 @@ static int join_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
     }
     if (op_check_mem(q, st->os_state, e) != CZ_OK)
       return CZ_ERR;
-    /* only inner and left joins spill: right / full marks and semi / anti
-     * tests over partitions are not built (they fail with 53200) */
-    if (j->sr_p->oj_nkeys && (j->sr_p->oj_kind == JOIN_INNER || j->sr_p->oj_kind == JOIN_LEFT) &&
-        hjs_should_spill(q, j->oj_build, &j->oj_hash))
+    if (j->sr_p->oj_nkeys && hjs_should_spill(q, j->oj_build, &j->oj_hash))
       return join_build_spill(j, q, e);
   }
   op_close(r, q);
@@ -194,17 +228,22 @@ int join_fetch_left(join_run_t *j, qctx_t *q, err_t *e)
       return CZ_ERR;
   } else {
     /* Spilled: the current partition's left rows, then the next
-     * partition's table and rows. */
+     * partition's table and rows (RIGHT / FULL: first the partition's
+     * unmatched right rows, oj_part_tail, which join_next emits). */
     for (;;) {
       if (hjs_next_left(j->oj_spill, q, &j->oj_left, e) != CZ_OK)
         return CZ_ERR;
       if (j->oj_left.ob_b)
         break;
-      bool more;
-      if (hjs_next_partition(j->oj_spill, q, j->oj_build, &j->oj_right, &j->oj_hash, &more,
-                             e) != CZ_OK)
+      if (join_keeps_right(j->sr_p->oj_kind)) {
+        j->oj_part_tail = true;
+        j->oj_li = 0;
+        j->oj_in_row = false;
+        return CZ_OK;
+      }
+      if (join_next_part(j, q, e) != CZ_OK)
         return CZ_ERR;
-      if (!more)
+      if (j->oj_left_end)
         break;
     }
   }
@@ -237,6 +276,19 @@ static int join_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t 
   for (;;) {
     if (j->oj_left_end)
       return keep ? join_next_unmatched(j, q, out, e) : CZ_OK;
+    if (j->oj_part_tail) {
+      /* spilled RIGHT / FULL: this partition's unmatched right rows, then
+       * the next partition */
+      out->ob_b = NULL;
+      if (join_next_unmatched(j, q, out, e) != CZ_OK)
+        return CZ_ERR;
+      if (out->ob_b)
+        return CZ_OK;
+      j->oj_part_tail = false;
+      if (join_next_part(j, q, e) != CZ_OK)
+        return CZ_ERR;
+      continue;
+    }
     if (!j->oj_left.ob_b || j->oj_li >= j->oj_left.ob_n) {
       if (join_fetch_left(j, q, e) != CZ_OK)
         return CZ_ERR;

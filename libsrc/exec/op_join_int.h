@@ -41,8 +41,10 @@ typedef struct join_run_s {
   uint8_t *oj_matched;          /* per left row of oj_left: a pair survived */
   int oj_matched_cap;
   arena_t *oj_build;            /* the right rows and their hash index */
-  struct hjspill_s *oj_spill;   /* hash join past its memory: the partitions (inner and
-                                   left joins only; op_join_spill.c) */
+  struct hjspill_s *oj_spill;   /* hash join past its memory: the partitions
+                                   (op_join_spill.c) */
+  bool oj_part_tail;            /* spilled right / full: the partition's left rows ended,
+                                   its unmatched right rows are being emitted */
 } join_run_t;
 
 /* Whether the kind keeps right rows without a partner (RIGHT, FULL). */

@@ -12,7 +12,8 @@
  * usual matchers, residual condition and NULL padding: the answers are
  * the in-memory join's (the order of rows differs). Left rows with a NULL
  * key go to partition 0, where they match nothing (and are padded for a
- * LEFT join). A partition whose right rows still do not fit is split
+ * LEFT join); so do the right rows with a NULL key a RIGHT / FULL join
+ * keeps, stored there but never hashed. A partition whose right rows still do not fit is split
  * again with the next bits of the hash, both sides, up to HJS_MAX_LEVEL;
  * one that cannot be split (a single key value) is built as it is and
  * meets MaxQueryMem (53200). */
@@ -197,8 +198,14 @@ int hjs_next_partition(hjspill_t *s, qctx_t *q, arena_t *build, rstore_t *rs, rh
       if (op_check_cancel(q, e) != CZ_OK)
         goto fail;
       for (int i = 0; i < b->b_n; i++) {
+        bool null_key = false;
+        for (int k = 0; k < s->hs_nkeys; k++)
+          null_key |= b->b_cols[s->hs_rk[k]].v_null[i] != 0;
         int64_t id = rs_append_row(rs, b, i, e);
-        if (id < 0 || rh_insert(rh, row_hash(b, i, s->hs_nkeys, s->hs_rk), id, e) != CZ_OK)
+        if (id < 0)
+          goto fail;
+        /* a NULL key (RIGHT / FULL keep such rows) is stored, never hashed */
+        if (!null_key && rh_insert(rh, row_hash(b, i, s->hs_nkeys, s->hs_rk), id, e) != CZ_OK)
           goto fail;
       }
       if (op_check_mem(q, build, e) != CZ_OK)

@@ -1,6 +1,7 @@
 /* op_setop — UNION, EXCEPT, INTERSECT [ALL].
- * UNION streams the left input, then the right (without ALL, only rows
- * not seen before). EXCEPT and INTERSECT first count the right input's
+ * UNION streams the left input, then the right; UNION without ALL is
+ * built as DISTINCT over UNION ALL (op_setop_new), the same rows in the
+ * same order, so that it spills as DISTINCT does (op_distinct.c). EXCEPT and INTERSECT first count the right input's
  * rows in a row set, then stream the left input: ALL keeps a row as many
  * times as the counts allow (bag semantics), the distinct forms keep each
  * qualifying row once. */
@@ -150,5 +151,9 @@ op_t *op_setop_new(arena_t *a, op_t *left, op_t *right, setop_kind_t kind, bool 
   op_init(&s->ot_op, &setop_vt, a, left->o_ncols, left->o_types, left, right);
   s->ot_kind = kind;
   s->ot_all = all;
+  if (kind == SETOP_UNION && !all) {
+    s->ot_all = true;
+    return op_distinct_new(a, &s->ot_op);
+  }
   return &s->ot_op;
 }

@@ -17,10 +17,8 @@
  *   and a projection puts the columns back in the block's order. Only
  *   tables are estimated (their rows from the environment, halved per
  *   pushed conjunct); a side of any other kind keeps the written order.
- *   A RIGHT hash join cannot spill, so the swap is made only for a
- *   preserved side of at most SWAP_MAX_ROWS rows: one larger than
- *   MaxQueryMem would fail with 53200 where the LEFT join spills (the
- *   executor needs RIGHT / FULL joins that spill to lift this).
+ *   A RIGHT hash join spills past MaxQueryMem as a LEFT one does
+ *   (exec/op_join_spill.c), so the swap has no size limit.
  * - A right table whose whole primary key ON gives is still looked up per
  *   left row (bd_join), which is cheaper than either hash table.
  */
@@ -28,11 +26,6 @@
 
 #include "sql/sql_bind_int.h"
 #include "sql/sql_plan_card.h"
-
-/* A RIGHT hash join does not spill (exec/op_join.c: its per-build-row
- * marks stay in memory), a LEFT one does: the swap is made only when the
- * preserved side is small enough to fit the default MaxQueryMem. */
-#define SWAP_MAX_ROWS 1e6
 
 static void mark_cols(const xnode_t *x, int lw, bool *left, bool *right, bool *bad)
 {
@@ -138,7 +131,7 @@ static op_t *left_join(bd_t *b, op_t *l, const sp_table_t *lt, op_t *r, const sp
   if (!has_key(conj, n, lw))
     return bd_join_op(b, l, r, JOIN_LEFT, rest);
   double lrows = side_rows(b, lt, 0), rrows = side_rows(b, rt, nmine);
-  if (lrows < 0 || rrows <= 2 * lrows || lrows > SWAP_MAX_ROWS)
+  if (lrows < 0 || rrows <= 2 * lrows)
     return bd_join_op(b, l, r, JOIN_LEFT, rest);
   op_t *j = bd_join_op(b, r, l, JOIN_RIGHT, swap_sides(b, rest, lw, rw));
   return swap_back(b, j, rw, lw);

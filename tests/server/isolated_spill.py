@@ -13,6 +13,9 @@ are each several times MaxQueryMem. Checked:
   folder while they run, and return exactly what the same statements
   return after a restart with MaxQueryMem = 1G (the sort also against
   the order computed here); the temporary folder is empty after each;
+- RIGHT, FULL, SEMI and ANTI hash joins (residual conditions, NULL keys,
+  NOT IN with and without a NULL on the right), a DISTINCT and a UNION spill and
+  answer what is computed here from the tables' rows;
 - a statement far past every limit (a cross product sorted: more temporary
   bytes than MaxTempSpace) fails with 53400 and the server keeps serving,
   its files gone;
@@ -52,6 +55,93 @@ GROUP_SQL = ("select case when a.id % 1000 = 0 then null else a.id / 2 end as g,
              "sum(a.id), min(a.w), max(a.w), string_agg(a.w, ','), count(distinct a.id % 3), "
              "count(a.j) from sp_a a group by 1")
 SORT_SQL = "select substr(w, 1, 4) as p, id, w from sp_a order by p desc, j"
+# The other hash join kinds, each answering one row of aggregates (the
+# answers computed here from the tables' rows, kinds_want).
+KIND_SQL = (
+    # the planner may build this as a LEFT join of sp_b (either side spills)
+    ("right join", "select count(*), count(a.id), count(b.id), sum(a.id), sum(b.id), "
+     "max(b.w) from sp_a a right join sp_b b on a.j = b.j", "HashJoin"),
+    ("full join", "select count(*), count(a.id), count(b.id), sum(a.id), sum(b.id), "
+     "max(a.w), max(b.w) from sp_a a full join sp_b b on a.j = b.j", "HashJoin  full"),
+    ("semi join", "select count(*), sum(a.id) from sp_a a where exists "
+     "(select 1 from sp_b b where b.j = a.j and b.w > a.w)", "HashSemiJoin"),
+    ("anti join", "select count(*), sum(a.id) from sp_a a where not exists "
+     "(select 1 from sp_b b where b.j = a.j and b.w > a.w)", "HashAntiJoin"),
+    ("not in, a NULL inside", "select count(*) from sp_a a where a.j not in "
+     "(select b.j from sp_b b where b.w > 'b')", "HashAntiJoin"),
+    ("not in", "select count(*), sum(a.id) from sp_a a where a.j not in "
+     "(select b.j from sp_b b where b.j is not null and b.w > 'b')", "HashAntiJoin"),
+    # DISTINCT over 900000 rows, 600000 distinct (sp_a's twice), NULLs equal
+    ("distinct", "select count(*), count(j), sum(j), max(w), min(w), sum(length(w)) from "
+     "(select distinct j, w from (select j, w from sp_a union all select j, w from sp_b "
+     "union all select j, w from sp_a) u) s", "Distinct"),
+    # UNION (DISTINCT over UNION ALL): the same rows
+    ("union", "select count(*), count(j), sum(j), max(w), min(w), sum(length(w)) from "
+     "(select j, w from sp_a union select j, w from sp_b union select j, w from sp_a) s",
+     "Distinct"),
+)
+
+
+def kinds_want(base, brows):
+    """What KIND_SQL answers, computed from (id, j, w) rows of sp_a, sp_b."""
+    bj, aj = {}, {}
+    for bid, j, w in brows:
+        if j is not None:
+            bj.setdefault(j, []).append((bid, w))
+    for aid, j, w in base:
+        if j is not None:
+            aj.setdefault(j, []).append((aid, w))
+    pairs = [(aid, aw, bid, bw) for aid, j, aw in base if j is not None
+             for bid, bw in bj.get(j, ())]
+    a_un = [(aid, aw) for aid, j, aw in base if j is None or j not in bj]
+    b_un = [(bid, bw) for bid, j, bw in brows if j is None or j not in aj]
+    right = (len(pairs) + len(b_un), len(pairs), len(pairs) + len(b_un),
+             sum(p[0] for p in pairs) or None, sum(p[2] for p in pairs) + sum(b[0] for b in b_un),
+             max([p[3] for p in pairs] + [b[1] for b in b_un]))
+    full = (len(pairs) + len(a_un) + len(b_un), len(pairs) + len(a_un), len(pairs) + len(b_un),
+            sum(p[0] for p in pairs) + sum(a[0] for a in a_un),
+            sum(p[2] for p in pairs) + sum(b[0] for b in b_un),
+            max([p[1] for p in pairs] + [a[1] for a in a_un]),
+            max([p[3] for p in pairs] + [b[1] for b in b_un]))
+    semi_ids = {aid for aid, aw, bid, bw in pairs if bw > aw}
+    semi = (len(semi_ids), sum(semi_ids) or None)
+    anti_ids = [aid for aid, _j, _w in base if aid not in semi_ids]
+    anti = (len(anti_ids), sum(anti_ids) or None)
+    bset = {j for _bid, j, _w in brows if j is not None}
+    notin = [aid for aid, j, _w in base if j is not None and j not in bset]
+    dist = set((j, w) for _i, j, w in base) | set((j, w) for _i, j, w in brows)
+    distinct = (len(dist), sum(1 for j, _w in dist if j is not None),
+                sum(j for j, _w in dist if j is not None), max(w for _j, w in dist),
+                min(w for _j, w in dist), sum(len(w) for _j, w in dist))
+    return {"distinct": distinct, "union": distinct, "right join": right, "full join": full, "semi join": semi, "anti join": anti,
+            "not in, a NULL inside": (0,), "not in": (len(notin), sum(notin) or None)}
+
+
+def run_kinds(c, srv, want):
+    """KIND_SQL under the small MaxQueryMem: hash joins, spilled, right."""
+    for name, sql, node in KIND_SQL:
+        plan = "\n".join(r[0] for r in c.execute("explain " + sql).fetchall())
+        check("%s: the plan has a %s" % (name, node), node in plan, plan)
+        t0 = time.time()
+        with checks.Peak(lambda: len(temp_files(srv)), 0.01) as fw:
+            try:
+                row, err = tuple(c.execute(sql).fetchone()), None
+            except Exception as ex:  # noqa: BLE001
+                row, err = None, "%s %s" % (getattr(ex, "sqlstate", ""), str(ex).splitlines()[0])
+        print("# %-22s %6.1f s, most files at once %d%s"
+              % (name, time.time() - t0, fw.peak, ", " + err if err else ""))
+        check("%s past MaxQueryMem answers" % name, err is None, err or "")
+        # NOT IN over a right side with a NULL key is decided from the right
+        # side alone, before the left one is partitioned (it still spills
+        # the right side: the NULL comes late).
+        check("%s past MaxQueryMem spilled (temporary files seen)" % name, fw.peak > 0,
+              "no file seen")
+        check("%s past MaxQueryMem: the computed answer" % name, row == want[name],
+              "%s, want %s" % (row, want[name]))
+    check("no temporary file left after the join kinds", temp_files(srv) == [],
+          str(temp_files(srv)))
+
+
 FAR_SQL = ("select count(*) from (select a.w || b.w as x from sp_a a, sp_a b "
            "where b.id < 60 order by x) s")
 CANCEL_SQL = ("select count(*) from (select a.w || b.w as x from sp_a a, sp_a b "
@@ -166,6 +256,11 @@ def main():
         got = small["join"][0]
         check("LEFT hash join past MaxQueryMem: the computed rows",
               got is not None and sorted(got, key=repr) == sorted(want_join, key=repr), "differs")
+
+        # RIGHT, FULL, SEMI, ANTI and NOT IN hash joins spill too.
+        with connect(srv) as c:
+            brows = c.execute("select id, j, w from sp_b").fetchall()
+            run_kinds(c, srv, kinds_want(base, brows))
 
         # Far past every limit: MaxTempSpace.
         with connect(srv) as c:
