@@ -133,11 +133,6 @@ int tb_row_encode_refs(const ty_t *types, int n, const datum_t *vals, const tb_r
   return CZ_OK;
 }
 
-static int row_bad(err_t *e)
-{
-  return err_set(e, SQLSTATE_DATA_CORRUPTED, "malformed row encoding");
-}
-
 /* Decodes the column of type t at *o into d (or skips it when d is NULL);
  * strings are copied into a when a is given. */
 static int row_get_col(ty_t t, const uint8_t *p, size_t len, size_t *o, arena_t *a, datum_t *d,
@@ -177,20 +172,12 @@ bool tb_row_has_refs(const uint8_t *p, size_t len)
 int tb_row_decode_refs(const ty_t *types, int n, const uint8_t *p, size_t len, const int *cols,
                        int ncols, arena_t *a, datum_t *out, tb_ref_t *refs, err_t *e)
 {
-  size_t o = 0;
-  uint64_t stored;
-  if (!row_get_varint(p, len, &o, &stored))
+  row_hdr_t h;
+  if (!row_get_header(p, len, &h))
     return row_bad(e);
-  bool has_long = (stored & TB_ROW_LONG) != 0;
-  stored &= ~(uint64_t)TB_ROW_LONG;
-  if (stored > CAT_MAX_COLUMNS)
-    return row_bad(e);
-  size_t bm = o;
-  size_t nbm = ((size_t)stored + 7) / 8;
-  size_t lbm = bm + nbm;
-  o += nbm * (has_long ? 2 : 1);
-  if (o > len)
-    return row_bad(e);
+  uint64_t stored = h.rh_stored;
+  bool has_long = h.rh_long;
+  size_t bm = h.rh_bm, lbm = h.rh_lbm, o = h.rh_data;
   int maxc = -1;
   for (int k = 0; k < ncols; k++) {
     memset(&out[k], 0, sizeof out[k]);

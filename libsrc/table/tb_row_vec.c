@@ -21,11 +21,6 @@
 
 #include "table/tb_rowfmt.h"
 
-static int row_bad(err_t *e)
-{
-  return err_set(e, SQLSTATE_DATA_CORRUPTED, "malformed row encoding");
-}
-
 /* c * 10^up into *out; false on overflow. */
 static bool row_rescale(__int128 c, int up, __int128 *out)
 {
@@ -316,20 +311,12 @@ int tb_row_decode_vec(const tb_dplan_t *dp, const uint8_t *p, size_t len, batch_
     if (!nulls)
       return row_decode_steps(dp, p, len, 1 + nbm, cols, r, a, pass, e);
   }
-  size_t o = 0;
-  uint64_t stored;
-  if (!row_get_varint(p, len, &o, &stored))
+  row_hdr_t h;
+  if (!row_get_header(p, len, &h))
     return row_bad(e);
-  bool has_long = (stored & TB_ROW_LONG) != 0;
-  stored &= ~(uint64_t)TB_ROW_LONG;
-  if (stored > CAT_MAX_COLUMNS)
-    return row_bad(e);
-  size_t bm = o;
-  size_t nbm = ((size_t)stored + 7) / 8;
-  size_t lbm = bm + nbm;
-  o += nbm * (has_long ? 2 : 1);
-  if (o > len)
-    return row_bad(e);
+  uint64_t stored = h.rh_stored;
+  bool has_long = h.rh_long;
+  size_t bm = h.rh_bm, lbm = h.rh_lbm, o = h.rh_data;
   for (int k = 0; k < nout; k++)
     cols[k].v_null[r] = 1;
   if (has_long)

@@ -34,6 +34,37 @@ static inline bool row_get_varint(const uint8_t *p, size_t len, size_t *off, uin
   return false;
 }
 
+static inline int row_bad(err_t *e)
+{
+  return err_set(e, SQLSTATE_DATA_CORRUPTED, "malformed row encoding");
+}
+
+/* A row's header: the stored column count, whether it has out-of-line
+ * values, and where its NULL bitmap (bm), its long-value bitmap (lbm)
+ * and its first body (data) start. False when malformed. */
+typedef struct row_hdr_s {
+  uint64_t rh_stored;
+  bool rh_long;
+  size_t rh_bm, rh_lbm, rh_data;
+} row_hdr_t;
+
+static inline bool row_get_header(const uint8_t *p, size_t len, row_hdr_t *h)
+{
+  size_t o = 0;
+  uint64_t stored;
+  if (!row_get_varint(p, len, &o, &stored))
+    return false;
+  h->rh_long = (stored & TB_ROW_LONG) != 0;
+  h->rh_stored = stored & ~(uint64_t)TB_ROW_LONG;
+  if (h->rh_stored > CAT_MAX_COLUMNS)
+    return false;
+  size_t nbm = ((size_t)h->rh_stored + 7) / 8;
+  h->rh_bm = o;
+  h->rh_lbm = o + nbm;
+  h->rh_data = o + nbm * (h->rh_long ? 2 : 1);
+  return h->rh_data <= len;
+}
+
 static inline uint64_t row_get_le(const uint8_t *p, int w)
 {
   uint64_t v = 0;
