@@ -14,13 +14,11 @@ own with ThreadsPerQuery = 2, a table above the planner's threshold
 Cadenza only (PostgreSQL plans its own parallel queries).
 """
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
 from checks import check  # noqa: E402
-import srvctl  # noqa: E402
 
 try:
     import psycopg
@@ -65,10 +63,7 @@ def main():
     if psycopg is None:
         check("psycopg", False, "psycopg is not installed (CZ_VENV)")
         return checks.summary()
-    folder = os.path.join(os.path.abspath(args.dir), "gather")
-    shutil.rmtree(folder, ignore_errors=True)
-    srv = srvctl.Server("cadenza", folder, binary=args.binary,
-                        extra_ini={"Parameters": {"ThreadsPerQuery": "2"}})
+    srv = checks.isolated_server(args, "gather", {"ThreadsPerQuery": 2})
     try:
         srv.start()
         answers = {}

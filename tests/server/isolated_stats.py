@@ -18,13 +18,11 @@ Own server: it restarts and kills it. Cadenza only (PostgreSQL keeps its
 statistics its own way).
 """
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
 from checks import check  # noqa: E402
-import srvctl  # noqa: E402
 
 try:
     import psycopg
@@ -71,9 +69,8 @@ def main():
     if psycopg is None:
         check("psycopg", False, "psycopg is not installed (CZ_VENV)")
         return checks.summary()
-    folder = os.path.join(os.path.abspath(args.dir), "stats")
-    shutil.rmtree(folder, ignore_errors=True)
-    srv = srvctl.Server("cadenza", folder, binary=args.binary)
+    srv = checks.isolated_server(args, "stats")
+    folder = srv.folder
     try:
         srv.start()
         with psycopg.connect(srv.dsn(), autocommit=True) as c:
