@@ -403,6 +403,12 @@ typedef struct bd_outer_s {
  * need (over the join's columns, written order; NULL = all): the
  * columns read, the others NULL at their positions. */
 op_t *bd_outer_build(bd_t *b, const bd_outer_t *oj, const bool *need);
+/* l INNER JOIN r on l.hl[i] = r.hr[i] (and cond, over [l, r]) with the
+ * hash table built on l and r probing it: the row is [l, r] as
+ * op_hashjoin_new's, through a projection. For a left input estimated
+ * much smaller than the right (sql_plan_join.c). */
+op_t *bd_hashjoin_build_left(bd_t *b, op_t *l, op_t *r, int nk, const int *hl, const int *hr,
+                             xnode_t *cond);
 
 /* ---- access paths (sql_plan_scan.c) ------------------------------------ */
 

@@ -522,6 +522,7 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   if (!grouped && bd_window_finish(b, sc, NULL, &plan) != CZ_OK)
     return CZ_ERR;
   if (grouped) {
+    double groups = -1;
     if (has_sets || ag->ag_ngrp > 0) {
       if (!has_sets)
         bd_group_one_set(b, ngroup, group, &gsets);
@@ -530,7 +531,7 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     } else {
       /* the groups' estimate: what a derived table or a decorrelated
        * subquery over this block weighs (sql_plan_card.c) */
-      double groups = pc_group_rows(b, from, group, ngroup, pc_block_rows(b, from, plan));
+      groups = pc_group_rows(b, from, group, ngroup, pc_block_rows(b, from, plan));
       plan = par_agg ? par_agg : op_hashagg_new(b->b_a, plan, ngroup, group, ag->ag_n, ag->ag_specs);
       if (groups >= 0 && ngroup > 0)
         plan->o_est_rows = groups;
@@ -542,6 +543,8 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
       if (bd_agg_rewrite(b, ag, ngroup, group, having, &having) != CZ_OK)
         return CZ_ERR;
       plan = op_filter_new(b->b_a, plan, having);
+      if (groups >= 0)
+        plan->o_est_rows = pc_having_rows(b, groups, having);
     }
     bd_wgroup_t wg = {.wg_agg = ag, .wg_ngroup = ngroup, .wg_group = group};
     if (bd_window_finish(b, sc, &wg, &plan) != CZ_OK)

@@ -573,6 +573,18 @@ double pc_block_rows(bd_t *b, const bd_fromblk_t *fb, const op_t *plan)
   return rows;
 }
 
+double pc_having_rows(bd_t *b, double groups, xnode_t *having)
+{
+  if (groups < 0)
+    return -1;
+  xnode_t **conj = NULL;
+  int n = 0, cap = 0;
+  bd_conjuncts(b, having, &conj, &n, &cap);
+  for (int i = 0; i < n; i++)
+    groups *= DEFAULT_SEL;
+  return groups < 1 ? 1 : groups;
+}
+
 double pc_group_rows(bd_t *b, const bd_fromblk_t *fb, xnode_t **group, int ngroup, double in_rows)
 {
   if (in_rows < 0)

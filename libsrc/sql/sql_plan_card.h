@@ -48,6 +48,13 @@ double pc_block_rows(bd_t *b, const bd_fromblk_t *fb, const op_t *plan);
  * when in_rows is. */
 double pc_group_rows(bd_t *b, const bd_fromblk_t *fb, xnode_t **group, int ngroup,
                      double in_rows);
+/* Groups left after HAVING having (over the group-by's output) of
+ * `groups`: DEFAULT_SEL per conjunct, as for any condition that cannot be
+ * measured at plan time (an aggregate's value is not known before the
+ * run). Without it a decorrelated IN over a grouped subquery under a
+ * selective HAVING (TPC-H Q18) weighed as every group, and the join
+ * above it built its hash table on the large side. < 0 when groups is. */
+double pc_having_rows(bd_t *b, double groups, xnode_t *having);
 
 /* Whether constant conjuncts (NULL entries skipped) bound secondary index
  * ix_no of t to a key range so wide that scanning the whole table costs

@@ -95,6 +95,15 @@ static xnode_t *swap_sides(bd_t *b, const xnode_t *x, int lw, int rw)
   return n;
 }
 
+op_t *bd_hashjoin_build_left(bd_t *b, op_t *l, op_t *r, int nk, const int *hl, const int *hr,
+                             xnode_t *cond)
+{
+  int lw = l->o_ncols, rw = r->o_ncols;
+  op_t *j = op_hashjoin_new(b->b_a, r, l, JOIN_INNER, nk, hr, hl,
+                            cond ? swap_sides(b, cond, lw, rw) : NULL);
+  return swap_back(b, j, rw, lw);
+}
+
 /* l LEFT JOIN r over cond; a table side is scanned again (its own
  * conjuncts, the columns in its need mask) when it has conjuncts of its
  * own. */

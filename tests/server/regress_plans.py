@@ -29,6 +29,9 @@
   probe     a few rows joined to a large table through the leading column
             of its index probe the index per row (an index nested loop,
             TPC-H Q19's part -> lineitem); many rows hash-join
+  build     an inner hash join builds its table on the side with fewer rows:
+            a few rows joined so far are built on and a large table's scan
+            probes them (TPC-H Q18), whichever order the joins take
   scalar    a correlated min() subquery that joins a table without a
             key or index (hashed again on every run) is grouped once and
             joined, even for a few hundred outer rows (TPC-H Q2)
@@ -234,6 +237,36 @@ def check_probe(cur):
     check("answers: index nested loop with NULL keys", got == rows(cur, plain), repr(got))
 
 
+def hash_build_side(plan):
+    """The build (second) input's subtree of the first HashJoin in plan."""
+    lines = plan.split("\n")
+    for i, ln in enumerate(lines):
+        if "HashJoin" not in ln:
+            continue
+        depth = len(ln) - len(ln.lstrip())
+        kids = [j for j in range(i + 1, len(lines))
+                if len(lines[j]) - len(lines[j].lstrip()) == depth + 2]
+        end = next((j for j in range(i + 1, len(lines))
+                    if len(lines[j]) - len(lines[j].lstrip()) <= depth), len(lines))
+        return "\n".join(lines[kids[1]:end]) if len(kids) > 1 else ""
+    return ""
+
+
+def check_build(cur):
+    # fact.dim has no index: a hash join either way; 5 dim rows, 20000 facts
+    q = (f"SELECT d.name, sum(f.amount) FROM {P}fact f, {P}dim d, {P}dim e "
+         f"WHERE f.dim = d.id AND d.id = e.id AND e.id < 5 GROUP BY d.name")
+    p = explain(cur, q)
+    build = hash_build_side(p)
+    check("build: the hash table is built on the few joined rows, the large table probes",
+          build and f"{P}fact" not in build and "Scan" in build, p)
+    got = rows(cur, q)
+    plain = (f"SELECT d.name, sum(f.amount) FROM {P}dim d JOIN {P}fact f ON f.dim + 0 = d.id "
+             f"WHERE d.id < 5 GROUP BY d.name")
+    check("answers: hash join built on the joined rows", got == rows(cur, plain) and len(got) == 5,
+          "%r vs %r" % (got, rows(cur, plain)))
+
+
 def check_scalar(cur):
     cur.execute(f"CREATE TABLE {P}so (id integer PRIMARY KEY, k integer)")
     cur.execute(f"CREATE TABLE {P}si (id integer PRIMARY KEY, k integer, v integer)")
@@ -313,6 +346,7 @@ def main():
             check_unique(cur)
             check_outer(cur)
             check_probe(cur)
+            check_build(cur)
             check_scalar(cur)
             check_many(cur, 20, False)
             check_many(cur, 64, False)
