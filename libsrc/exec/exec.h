@@ -101,6 +101,14 @@ typedef struct op_vt_s {
   /* Extra text after the name on the EXPLAIN line; may be NULL. */
   char *(*ov_detail)(const op_t *o, arena_t *a);
   size_t ov_run_size;           /* 0 = sizeof(opst_t): nothing of its own */
+  /* The column of its first input that output column col is, unchanged,
+   * when every output row comes from one input row and whether one input
+   * row gives output does not depend on the others (a filter, a
+   * projection, the preserved side of a join): a row dropped below such
+   * an operator could not have reached its output by another way. -1
+   * when col is computed; NULL for every other operator. Runtime
+   * filters (op_rfilter.c) walk down through these. */
+  int (*ov_pass_col)(const op_t *o, int col);
 } op_vt_t;
 
 /* The plan part of an operator: what the planner decided. Never written

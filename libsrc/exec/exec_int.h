@@ -37,6 +37,9 @@ void *qexec_state(qctx_t *q, const void *key, size_t size, bool make, bool *fres
 arena_t *qexec_arena(qctx_t *q);
 /* o's run state in q's execution, or NULL when o was never opened in it. */
 opst_t *op_state(const op_t *o, const qctx_t *q);
+/* ov_pass_col of joins that keep their left rows' columns first (every
+ * output row of one left row): col itself when it is a left column. */
+int op_pass_left_col(const op_t *o, int col);
 /* The subplan context of s in outer's execution, NULL when s was never
  * bound or evaluated in it. */
 qctx_t *xsubq_ctx(qctx_t *outer, const xsubq_t *s);

@@ -27,6 +27,11 @@ static void note_mem(opst_t *st)
     st->os_mem = m;
 }
 
+int op_pass_left_col(const op_t *o, int col)
+{
+  return col < o->o_in->o_ncols ? col : -1;
+}
+
 int op_open(const op_t *o, qctx_t *q, err_t *e)
 {
   uint64_t t0 = time_now_ns();

@@ -53,7 +53,14 @@ static int filter_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
   }
 }
 
-static const op_vt_t filter_vt = {"Filter", filter_open, filter_next, NULL, NULL, 0};
+static int filter_pass_col(const op_t *o, int col)
+{
+  (void)o;
+  return col;
+}
+
+static const op_vt_t filter_vt = {"Filter", filter_open, filter_next, NULL, NULL, 0,
+                                  .ov_pass_col = filter_pass_col};
 
 op_t *op_filter_new(arena_t *a, op_t *in, xnode_t *cond)
 {

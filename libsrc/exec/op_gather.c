@@ -300,7 +300,7 @@ static char *gather_detail(const op_t *o, arena_t *a)
 }
 
 static const op_vt_t gather_vt = {"Gather", gather_open, gather_next, gather_close,
-                                  gather_detail, sizeof(gather_run_t)};
+                                  gather_detail, sizeof(gather_run_t), NULL};
 
 /* The operators that give the same rows (as a multiset, or as groups a
  * final group-by merges) when their input is split. */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "exec/op_join_int.h"
+#include "exec/op_rfilter.h"
 #include "exec/op_join_spill.h"
 
 
@@ -134,6 +135,7 @@ static int join_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   j->oj_rmatched = NULL;
   j->oj_rscan = 0;
   j->oj_part_tail = false;
+  j->oj_rf = NULL;
   bool keep = join_keeps_right(j->sr_p->oj_kind);
   if (op_open(r, q, e) != CZ_OK)
     return CZ_ERR;
@@ -168,12 +170,20 @@ static int join_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
       return join_build_spill(j, q, e);
   }
   op_close(r, q);
+  if (j->sr_p->oj_nkeys)
+    j->oj_rf = rf_bloom_build(st->os_state, &j->oj_hash);
   if (keep) {
     j->oj_rmatched = arena_try_zalloc(st->os_state, (size_t)(j->oj_right.rs_n + 1));
     if (!j->oj_rmatched)
       return op_alloc_error(st->os_state, e);
   }
   return op_open(o->o_in, q, e);
+}
+
+const rf_bloom_t *op_join_rf(const op_t *join, qctx_t *q)
+{
+  const join_run_t *j = (const join_run_t *)op_state(join, q);
+  return j && j->sr_st.os_opened ? j->oj_rf : NULL;
 }
 
 /* The next right row matching left row `lrow`, or -1. */
@@ -384,19 +394,23 @@ static char *join_detail(const op_t *o, arena_t *a)
   return t;
 }
 
-static const op_vt_t nljoin_vt = {"NestedLoopJoin", join_open, join_next, join_close,
-                                  join_detail, sizeof(join_run_t)};
-static const op_vt_t hashjoin_vt = {"HashJoin", join_open, join_next, join_close, join_detail,
-                                    sizeof(join_run_t)};
+/* The left (probe) side's columns pass through every kind but RIGHT and
+ * FULL, whose unmatched right rows come out of no left row. */
+static int join_pass_col(const op_t *o, int col)
+{
+  join_kind_t k = ((const op_join_t *)o)->oj_kind;
+  return !join_keeps_right(k) && col < o->o_in->o_ncols ? col : -1;
+}
+
+#define JOIN_VT(name, detail)                                                                     \
+  {name, join_open, join_next, join_close, detail, sizeof(join_run_t), .ov_pass_col = join_pass_col}
+static const op_vt_t nljoin_vt = JOIN_VT("NestedLoopJoin", join_detail);
+static const op_vt_t hashjoin_vt = JOIN_VT("HashJoin", join_detail);
 /* semi and anti joins show as their own nodes in EXPLAIN */
-static const op_vt_t nlsemi_vt = {"NestedLoopSemiJoin", join_open, join_next, join_close,
-                                  join_detail, sizeof(join_run_t)};
-static const op_vt_t nlanti_vt = {"NestedLoopAntiJoin", join_open, join_next, join_close,
-                                  join_detail, sizeof(join_run_t)};
-static const op_vt_t hashsemi_vt = {"HashSemiJoin", join_open, join_next, join_close,
-                                    join_detail, sizeof(join_run_t)};
-static const op_vt_t hashanti_vt = {"HashAntiJoin", join_open, join_next, join_close,
-                                    join_detail, sizeof(join_run_t)};
+static const op_vt_t nlsemi_vt = JOIN_VT("NestedLoopSemiJoin", join_detail);
+static const op_vt_t nlanti_vt = JOIN_VT("NestedLoopAntiJoin", join_detail);
+static const op_vt_t hashsemi_vt = JOIN_VT("HashSemiJoin", join_detail);
+static const op_vt_t hashanti_vt = JOIN_VT("HashAntiJoin", join_detail);
 
 static op_join_t *join_new(arena_t *a, const op_vt_t *vt, op_t *left, op_t *right,
                            join_kind_t kind, xnode_t *cond)
@@ -439,6 +453,7 @@ op_t *op_hashjoin_new(arena_t *a, op_t *left, op_t *right, join_kind_t kind, int
   j->oj_rk = arena_alloc(a, sizeof(int) * (size_t)nkeys);
   memcpy(j->oj_lk, lk, sizeof(int) * (size_t)nkeys);
   memcpy(j->oj_rk, rk, sizeof(int) * (size_t)nkeys);
+  rf_attach(a, &j->oj_op, kind, nkeys, lk);
   return &j->oj_op;
 }
 

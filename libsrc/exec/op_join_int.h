@@ -43,6 +43,7 @@ typedef struct join_run_s {
   arena_t *oj_build;            /* the right rows and their hash index */
   struct hjspill_s *oj_spill;   /* hash join past its memory: the partitions
                                    (op_join_spill.c) */
+  struct rf_bloom_s *oj_rf;     /* the build's runtime filter (op_rfilter.c), NULL none */
   bool oj_part_tail;            /* spilled right / full: the partition's left rows ended,
                                    its unmatched right rows are being emitted */
 } join_run_t;

@@ -180,11 +180,16 @@ static char *lookup_detail(const op_t *o, arena_t *a)
   return l->ol_cond ? arena_sprintf(a, "%s filter", t) : t;
 }
 
-static const op_vt_t lookup_vt = {"LookupJoin", lookup_open, lookup_next, NULL, lookup_detail, 0};
-static const op_vt_t lookup_semi_vt = {"LookupSemiJoin", lookup_open, lookup_next, NULL,
-                                       lookup_detail, 0};
-static const op_vt_t lookup_anti_vt = {"LookupAntiJoin", lookup_open, lookup_next, NULL,
-                                       lookup_detail, 0};
+/* Every kind (inner, left, semi, anti) passes its left rows' columns. */
+static const op_vt_t lookup_vt = {"LookupJoin",  lookup_open, lookup_next,
+                                  NULL,          lookup_detail, 0,
+                                  op_pass_left_col};
+static const op_vt_t lookup_semi_vt = {"LookupSemiJoin", lookup_open, lookup_next,
+                                       NULL,             lookup_detail, 0,
+                                       op_pass_left_col};
+static const op_vt_t lookup_anti_vt = {"LookupAntiJoin", lookup_open, lookup_next,
+                                       NULL,             lookup_detail, 0,
+                                       op_pass_left_col};
 
 op_t *op_lookup_join_new(arena_t *a, op_t *left, join_kind_t kind, int nkeys, const int *lk,
                          void *table, const char *name, int ncols, const int *cols,

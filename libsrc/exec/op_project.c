@@ -82,8 +82,14 @@ static int project_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err
   return CZ_OK;
 }
 
+static int project_pass_col(const op_t *o, int col)
+{
+  const xnode_t *x = ((const op_project_t *)o)->op_exprs[col];
+  return x->x_kind == X_COL ? x->x_index : -1;
+}
+
 static const op_vt_t project_vt = {"Project", project_open, project_next, NULL, NULL,
-                                   sizeof(project_run_t)};
+                                   sizeof(project_run_t), .ov_pass_col = project_pass_col};
 
 op_t *op_project_new(arena_t *a, op_t *in, int n, xnode_t **exprs)
 {

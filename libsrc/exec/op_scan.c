@@ -6,18 +6,29 @@
 #include <string.h>
 
 #include "exec/exec_int.h"
+#include "exec/op_rfilter.h"
 
 typedef struct op_scan_s {
   op_t os_op;
   scan_spec_t os_spec;
   const qtable_ops_t *os_ops;   /* the table handle's operations */
+  rf_target_t *os_rf;           /* hash joins whose builds filter its rows (op_rfilter.c) */
 } op_scan_t;
 
 typedef struct scan_run_s {
   opst_t sr_st;
   qscan_t *os_cur;              /* the cursor, NULL when closed */
   bool os_empty;                /* a bound is NULL: no row can match */
+  /* runtime filters in this run: rows tested and kept, and whether
+   * testing stopped because they kept nearly everything */
+  int64_t os_rf_tested, os_rf_kept;
+  bool os_rf_off;
 } scan_run_t;
+
+/* Rows tested before the filters' worth is judged, and the fraction they
+ * must drop to be kept testing. */
+#define RF_JUDGE_ROWS 4096
+#define RF_USELESS 0.9
 
 static const op_vt_t scan_vt;
 
@@ -153,6 +164,8 @@ static int scan_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   const scan_spec_t *sp = &sc->os_spec;
   s->os_cur = NULL;
   s->os_empty = false;
+  s->os_rf_tested = s->os_rf_kept = 0;
+  s->os_rf_off = false;
   scan_par_t **par = qexec_state(q, &sc->os_spec, 0, false, NULL);
   if (par && *par) {
     /* One of a Gather's participants: rows from the shared dispenser. */
@@ -185,27 +198,61 @@ static int scan_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
                                  preds, sp->ss_npred, sp->ss_rowid, st->os_state, &s->os_cur, e);
 }
 
+/* Drops from b the rows the runtime filters rule out: *sel the rows kept
+ * (NULL: all), the count returned. */
+static int scan_rfilter(const op_scan_t *sc, scan_run_t *s, qctx_t *q, batch_t *b,
+                        const int **sel)
+{
+  *sel = NULL;
+  if (!sc->os_rf || s->os_rf_off)
+    return b->b_n;
+  int *keep = arena_alloc(s->sr_st.os_batch, sizeof(int) * (size_t)(b->b_n + 1));
+  for (int i = 0; i < b->b_n; i++)
+    keep[i] = i;
+  int n = rf_filter(sc->os_rf, q, b, b->b_n, keep);
+  s->os_rf_tested += b->b_n;
+  s->os_rf_kept += n;
+  if (s->os_rf_tested >= RF_JUDGE_ROWS && s->os_rf_kept > RF_USELESS * (double)s->os_rf_tested)
+    s->os_rf_off = true;
+  if (n < b->b_n)
+    *sel = keep;
+  return n;
+}
+
 static int scan_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
   const op_scan_t *sc = (const op_scan_t *)o;
   scan_run_t *s = (scan_run_t *)st;
-  if (!s->os_cur)
-    return CZ_OK;
-  /* A point lookup returns at most one row: no need for a full batch. */
-  batch_t *b = sc->os_spec.ss_point ? batch_create(st->os_batch, o->o_ncols, o->o_types, 1, e)
-                                   : op_new_batch(o, st, q, e);
-  if (!b)
-    return CZ_ERR;
-  if (sc->os_ops->qt_scan_next(q, s->os_cur, b, st->os_batch, e) != CZ_OK)
-    return CZ_ERR;
-  if (b->b_n == 0) {
-    sc->os_ops->qt_scan_close(q, s->os_cur);
-    s->os_cur = NULL;
+  for (;;) {
+    if (!s->os_cur)
+      return CZ_OK;
+    /* A point lookup returns at most one row: no need for a full batch. */
+    batch_t *b = sc->os_spec.ss_point ? batch_create(st->os_batch, o->o_ncols, o->o_types, 1, e)
+                                     : op_new_batch(o, st, q, e);
+    if (!b)
+      return CZ_ERR;
+    if (sc->os_ops->qt_scan_next(q, s->os_cur, b, st->os_batch, e) != CZ_OK)
+      return CZ_ERR;
+    if (b->b_n == 0) {
+      sc->os_ops->qt_scan_close(q, s->os_cur);
+      s->os_cur = NULL;
+      return CZ_OK;
+    }
+    const int *sel;
+    int n = scan_rfilter(sc, s, q, b, &sel);
+    if (n == 0) {
+      /* every row filtered out: the next batch, in a fresh batch arena
+       * (op_next resets it only per call) */
+      if (op_check_cancel(q, e) != CZ_OK)
+        return CZ_ERR;
+      arena_reset(st->os_batch);
+      continue;
+    }
+    out->ob_b = b;
+    out->ob_sel = sel;
+    out->ob_n = n;
     return CZ_OK;
   }
-  out->ob_b = b;
-  out->ob_n = b->b_n;
-  return CZ_OK;
 }
 
 static void scan_close(const op_t *o, opst_t *st, qctx_t *q)
@@ -274,11 +321,26 @@ static char *scan_detail(const op_t *o, arena_t *a)
     t = arena_sprintf(a, "%s (range on key prefix)", t);
   for (int j = 0; j < sp->ss_npred; j++)
     t = arena_sprintf(a, "%s%s%s", t, j ? " AND " : " pushed: ", pred_text(&sp->ss_preds[j], a));
+  const rf_target_t *rf = ((const op_scan_t *)o)->os_rf;
+  if (rf)
+    t = arena_sprintf(a, "%s, %s", t, rf_detail(rf, a));
   return t;
 }
 
 static const op_vt_t scan_vt = {"Scan", scan_open, scan_next, scan_close, scan_detail,
-                                sizeof(scan_run_t)};
+                                sizeof(scan_run_t), NULL};
+
+bool op_is_scan(const op_t *o)
+{
+  return o->o_vt == &scan_vt;
+}
+
+void op_scan_add_rf(op_t *scan, rf_target_t *t)
+{
+  op_scan_t *sc = (op_scan_t *)scan;
+  t->rt_next = sc->os_rf;
+  sc->os_rf = t;
+}
 
 op_t *op_scan_new(arena_t *a, const scan_spec_t *spec)
 {

@@ -539,7 +539,7 @@ static char *sort_detail(const op_t *o, arena_t *a)
 }
 
 static const op_vt_t sort_vt = {"Sort", sort_open, sort_next, sort_close, sort_detail,
-                                sizeof(sort_run_t)};
+                                sizeof(sort_run_t), NULL};
 
 void op_sort_set_limit(op_t *o, xnode_t *limit, xnode_t *offset)
 {
