@@ -52,7 +52,7 @@ typedef struct rdf_rd_s {
   size_t rd_batch;
   /* the batch; term strings as offset + 1 into rd_sb until the callback */
   rdf_quad_t *rd_q;
-  size_t rd_nq;
+  size_t rd_nq, rd_qcap;
   char *rd_sb;
   size_t rd_sl, rd_scap;
   char rd_bprefix[32];
@@ -399,8 +399,19 @@ static SerdStatus rdf_rd_on_statement(void *h, SerdStatementFlags flags, const S
     q->rq_g.rt_str = (const char *)(uintptr_t)off;
     q->rq_g.rt_len = strlen(dg);
   }
-  if (++rd->rd_nq == rd->rd_batch && rdf_rd_flush(rd) != CZ_OK)
-    return SERD_ERR_UNKNOWN;
+  if (++rd->rd_nq == rd->rd_qcap) {
+    if (rd->rd_line_mode) {
+      /* a line's statements stay until the line is known good */
+      rdf_quad_t *nq = realloc(rd->rd_q, rd->rd_qcap * 2 * sizeof(rdf_quad_t));
+      if (!nq) {
+        rdf_rd_oom(rd);
+        return SERD_ERR_UNKNOWN;
+      }
+      rd->rd_q = nq;
+      rd->rd_qcap *= 2;
+    } else if (rdf_rd_flush(rd) != CZ_OK)
+      return SERD_ERR_UNKNOWN;
+  }
   return SERD_SUCCESS;
 }
 
@@ -452,6 +463,109 @@ static bool rdf_rd_blank_line(const char *s, size_t n)
   return true;
 }
 
+static bool rdf_rd_has_scheme(const char *s, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (c == ':')
+      return i > 0;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (i > 0 && ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))))
+      return false;
+  }
+  return false;
+}
+
+/* N-Triples and N-Quads allow only absolute IRIs, but files in the wild
+ * (LUBM's generator writes "<>") hold relative ones; serd rejects those
+ * in the line formats, so a line that failed is retried with its relative
+ * IRIs resolved against the base. The text is scanned as the grammar
+ * does: IRIs are <...> outside string literals, '#' outside them starts
+ * a comment. Returns a malloc'd line, or NULL if there was nothing to
+ * resolve. */
+typedef struct rdf_rd_line_s {
+  char *rl_buf;
+  size_t rl_len, rl_cap;
+  bool rl_bad; /* out of memory */
+} rdf_rd_line_t;
+
+static void rdf_rd_line_put(rdf_rd_line_t *l, const char *s, size_t n)
+{
+  if (l->rl_bad)
+    return;
+  if (l->rl_len + n + 1 > l->rl_cap) {
+    size_t cap = (l->rl_len + n + 1) * 2 + 256;
+    char *nb = realloc(l->rl_buf, cap);
+    if (!nb) {
+      l->rl_bad = true;
+      return;
+    }
+    l->rl_buf = nb;
+    l->rl_cap = cap;
+  }
+  memcpy(l->rl_buf + l->rl_len, s, n);
+  l->rl_len += n;
+}
+
+static char *rdf_rd_resolve_line(rdf_rd_t *rd, const char *s, size_t n)
+{
+  rdf_rd_line_t l = {0};
+  bool changed = false, in_str = false;
+  size_t copied = 0; /* s[0, copied) is in l (or needs no change) */
+  SerdURI base;
+  serd_env_get_base_uri(rd->rd_env, &base);
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (in_str) {
+      if (c == '\\')
+        i++; /* the escaped character cannot end the string */
+      else if (c == '"')
+        in_str = false;
+      continue;
+    }
+    if (c == '"')
+      in_str = true;
+    if (c == '#')
+      break;
+    const char *gt = c == '<' ? memchr(s + i + 1, '>', n - i - 1) : NULL;
+    if (!gt || rdf_rd_has_scheme(s + i + 1, (size_t)(gt - s - i - 1)))
+      continue;
+    size_t rl = (size_t)(gt - s - i - 1);
+    char *rel = malloc(rl + 1);
+    if (!rel)
+      break;
+    memcpy(rel, s + i + 1, rl);
+    rel[rl] = '\0';
+    SerdURI ru, abs;
+    SerdStatus ps = serd_uri_parse((const uint8_t *)rel, &ru);
+    if (ps == SERD_SUCCESS) {
+      serd_uri_resolve(&ru, &base, &abs);
+      size_t mark = rd->rd_sl;
+      serd_uri_serialise(&abs, rdf_rd_uri_sink, rd);
+      rdf_rd_line_put(&l, s + copied, i + 1 - copied); /* up to and with '<' */
+      rdf_rd_line_put(&l, rd->rd_sb + mark, rd->rd_sl - mark);
+      rd->rd_sl = mark;
+      copied = (size_t)(gt - s); /* the '>' onwards */
+      changed = true;
+    }
+    free(rel);
+    if (ps != SERD_SUCCESS || rd->rd_stop)
+      break;
+    i = (size_t)(gt - s);
+  }
+  if (!changed || rd->rd_stop) {
+    free(l.rl_buf);
+    return NULL;
+  }
+  rdf_rd_line_put(&l, s + copied, n - copied);
+  rdf_rd_line_put(&l, "", 1);
+  if (l.rl_bad) {
+    free(l.rl_buf);
+    return NULL;
+  }
+  return l.rl_buf;
+}
+
 static int rdf_rd_one_line(rdf_rd_t *rd, char *line, size_t n)
 {
   rd->rd_line++;
@@ -465,13 +579,41 @@ static int rdf_rd_one_line(rdf_rd_t *rd, char *line, size_t n)
     return rdf_rd_statement_failed(rd);
   }
   rd->rd_have_err = false;
+  size_t mark_q = rd->rd_nq, mark_s = rd->rd_sl;
   SerdStatus st = serd_reader_read_string(rd->rd_sr, (const uint8_t *)line);
   if (rd->rd_stop)
     return CZ_ERR;
   if (st == SERD_SUCCESS && !rd->rd_have_err)
-    return CZ_OK;
+    return rd->rd_nq >= rd->rd_batch ? rdf_rd_flush(rd) : CZ_OK;
+  /* serd emits a triple before it checks the final '.': drop what this
+   * line gave */
+  rd->rd_nq = mark_q;
+  rd->rd_sl = mark_s;
   if (rdf_rd_new_serd(rd) != CZ_OK)
     return CZ_ERR;
+  char *fixed = rdf_rd_resolve_line(rd, line, n);
+  if (fixed) {
+    /* keep the error of the text as written, not of the rewrite */
+    bool had = rd->rd_have_err;
+    unsigned line = rd->rd_err_line, col = rd->rd_err_col;
+    char msg[sizeof(rd->rd_err_msg)];
+    memcpy(msg, rd->rd_err_msg, sizeof(msg));
+    rd->rd_have_err = false;
+    st = serd_reader_read_string(rd->rd_sr, (const uint8_t *)fixed);
+    free(fixed);
+    if (rd->rd_stop)
+      return CZ_ERR;
+    if (st == SERD_SUCCESS && !rd->rd_have_err)
+      return rd->rd_nq >= rd->rd_batch ? rdf_rd_flush(rd) : CZ_OK;
+    rd->rd_nq = mark_q;
+    rd->rd_sl = mark_s;
+    if (rdf_rd_new_serd(rd) != CZ_OK)
+      return CZ_ERR;
+    rd->rd_have_err = had;
+    rd->rd_err_line = line;
+    rd->rd_err_col = col;
+    memcpy(rd->rd_err_msg, msg, sizeof(msg));
+  }
   return rdf_rd_statement_failed(rd);
 }
 
@@ -607,7 +749,8 @@ static int rdf_rd_run(rdf_rd_t *rd, const char *path, bool is_file)
   uint64_t scope = o->ro_bnode_scope ? o->ro_bnode_scope : rdf_bnode_scope_new();
   rd->rd_bplen = (size_t)snprintf(rd->rd_bprefix, sizeof(rd->rd_bprefix), "b%llu_",
                                   (unsigned long long)scope);
-  rd->rd_q = malloc(rd->rd_batch * sizeof(rdf_quad_t));
+  rd->rd_qcap = rd->rd_batch;
+  rd->rd_q = malloc(rd->rd_qcap * sizeof(rdf_quad_t));
   SerdNode base = rdf_rd_base(rd, path, is_file);
   rd->rd_env = serd_env_new(&base);
   serd_node_free(&base);
@@ -616,8 +759,16 @@ static int rdf_rd_run(rdf_rd_t *rd, const char *path, bool is_file)
   if (rdf_rd_new_serd(rd) != CZ_OK)
     return CZ_ERR;
   int rc = rd->rd_line_mode ? rdf_rd_lines(rd) : rdf_rd_stream(rd);
-  if (rc == CZ_OK)
-    rc = rdf_rd_flush(rd);
+  /* the statements before a malformed one are delivered (the caller's
+   * choice what to keep); after a consumer or I/O failure nothing more */
+  if (!rd->rd_stop && !rd->rd_io_failed) {
+    err_t keep = *rd->rd_e;
+    int frc = rdf_rd_flush(rd);
+    if (rc == CZ_OK)
+      rc = frc;
+    else if (frc == CZ_OK)
+      *rd->rd_e = keep;
+  }
   return rc;
 }
 
@@ -634,6 +785,9 @@ static void rdf_rd_free(rdf_rd_t *rd)
 
 int rdf_read_file(const char *path, const rdf_read_opts_t *o, err_t *e)
 {
+  err_t local;
+  if (!e)
+    e = &local;
   rdf_rd_t rd = {.rd_o = o, .rd_e = e, .rd_name = path, .rd_win_line = 1};
   int rc = rdf_input_open_file(&rd.rd_in, path, o->ro_progress, e);
   if (rc == CZ_OK)
@@ -645,6 +799,9 @@ int rdf_read_file(const char *path, const rdf_read_opts_t *o, err_t *e)
 int rdf_read_mem(const char *name, const void *data, size_t len, const rdf_read_opts_t *o,
                  err_t *e)
 {
+  err_t local;
+  if (!e)
+    e = &local;
   rdf_rd_t rd = {.rd_o = o, .rd_e = e, .rd_name = name, .rd_win_line = 1};
   int rc = rdf_input_open_mem(&rd.rd_in, name, data, len, o->ro_progress, e);
   if (rc == CZ_OK)
