@@ -95,9 +95,10 @@ const char *rdf_xsd_iri(rdf_xsd_t t);
 bool rdf_xsd_is_integer(rdf_xsd_t t); /* xsd:integer or a type derived from it */
 bool rdf_xsd_is_numeric(rdf_xsd_t t);
 
-/* The value of a literal of a known type. Integers keep their sign and up
- * to 19 digits in ri_int (bigger ones are valid but ri_big is set and only
- * the decimal digits are kept). Decimals are sign, digits and a scale. */
+/* The value of a literal of a known type. Integers of up to 18 digits are
+ * in xv_int; bigger ones are valid but set xv_big and have no binary value
+ * (their canonical form works on the digits). Decimals are xv_int scaled
+ * by xv_scale, with the same 18-digit limit. */
 typedef struct rdf_xsd_val_s {
   rdf_xsd_t xv_type;
   bool xv_bool;
@@ -206,8 +207,9 @@ typedef struct rdf_read_opts_s {
  * A malformed statement is an error "<file>:<line>:<col>: <message>"
  * (SQLSTATE 22P02): with ro_skip_bad it is counted in rp_errors, reported
  * through log_write at warning level, and reading goes on; otherwise
- * reading stops there (quads of earlier batches have been delivered; the
- * caller decides what to keep). I/O errors are 58030. */
+ * reading stops there (the good statements before it have been
+ * delivered, none after; the caller decides what to keep). I/O errors
+ * are 58030. README.md has the details per syntax. */
 int rdf_read_file(const char *path, const rdf_read_opts_t *o, err_t *e);
 /* The same over a byte string (name appears in error messages and is the
  * base when ro_base is NULL; gzip detected too). */
@@ -260,7 +262,7 @@ int rdf_results_head(rdf_results_t *r, const char *const *vars, size_t nvars);
 int rdf_results_row(rdf_results_t *r, const rdf_term_t *values);
 /* An ASK result instead of head/rows. JSON and XML as the W3C formats
  * say; CSV and TSV (which define no boolean form) write a header line
- * "_askResult" and a line "true" or "false", as Jena does. */
+ * ("_askResult", "?_askResult" in TSV) and a line "true" or "false". */
 int rdf_results_boolean(rdf_results_t *r, bool value);
 int rdf_results_finish(rdf_results_t *r);
 const char *rdf_results_media_type(rdf_results_fmt_t fmt);

@@ -8,7 +8,7 @@
  * "lexical"@lang / "lexical"^^<dt>, _:label), tabs and line breaks inside
  * literals escaped as \t \n \r; lines end with LF. An unbound value is an
  * empty field in both. Neither format defines ASK results: both write the
- * header "_askResult" and the value, as Jena does.
+ * header "_askResult" ("?_askResult" in TSV) and the value.
  */
 #include <string.h>
 
