@@ -1,7 +1,6 @@
 /* test_rdf_reader — the RDF readers: every syntax, gzip, malformed input
  * in stop and skip mode, base resolution, blank node scopes, batches,
- * progress counters, and the counts of two real data sets against an
- * independent count.
+ * progress counters (the real data sets: test_rdf_datasets.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -433,93 +432,6 @@ static void test_syntax_from_name(void **state)
   free(missing);
 }
 
-/* ---- the real data sets ---- */
-
-typedef struct count_s {
-  uint64_t n;
-} count_t;
-
-static int count_quads(void *ctx, const rdf_quad_t *q, size_t n, err_t *e)
-{
-  (void)q;
-  (void)e;
-  ((count_t *)ctx)->n += n;
-  return 0;
-}
-
-/* An independent count: lines of the gzip file that are not blank or
- * comments (each N-Triples statement is one line). */
-static uint64_t count_lines(const char *path)
-{
-  gzFile f = gzopen(path, "rb");
-  assert_non_null(f);
-  gzbuffer(f, 1 << 20);
-  static char line[1 << 16];
-  uint64_t n = 0;
-  bool at_start = true, counted = false;
-  int len;
-  while ((len = gzread(f, line, sizeof(line))) > 0) {
-    for (int i = 0; i < len; i++) {
-      char c = line[i];
-      if (c == '\n') {
-        at_start = true;
-        counted = false;
-        continue;
-      }
-      if (at_start && !counted && c != ' ' && c != '\t' && c != '\r') {
-        if (c != '#')
-          n++;
-        counted = true;
-      }
-      at_start = at_start && (c == ' ' || c == '\t');
-    }
-  }
-  gzclose(f);
-  return n;
-}
-
-static void check_data_set(const char *rel)
-{
-  char path[4096];
-  snprintf(path, sizeof(path), "%s/../shared/data/%s", CZ_SRCDIR, rel);
-  if (access(path, R_OK) != 0) {
-    fprintf(stderr, "%s not present: skipped\n", path);
-    skip();
-  }
-  uint64_t want = count_lines(path);
-  count_t c = {0};
-  rdf_progress_t p = {0};
-  err_t e;
-  err_clear(&e);
-  rdf_read_opts_t o = {.ro_fn = count_quads, .ro_ctx = &c, .ro_progress = &p};
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  int rc = rdf_read_file(path, &o, &e);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  if (rc != CZ_OK)
-    fprintf(stderr, "%s\n", e.er_msg);
-  assert_int_equal(rc, CZ_OK);
-  assert_int_equal(p.rp_errors, 0);
-  assert_int_equal(c.n, want);
-  assert_int_equal(p.rp_statements, want);
-  assert_int_equal(p.rp_bytes_in, p.rp_file_size);
-  double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-  fprintf(stderr, "%s: %llu statements (line count %llu) in %.2f s\n", rel,
-          (unsigned long long)c.n, (unsigned long long)want, s);
-}
-
-static void test_lubm10_count(void **state)
-{
-  (void)state;
-  check_data_set("lubm10/lubm10.nt.gz");
-}
-
-static void test_bsbm_1m_count(void **state)
-{
-  (void)state;
-  check_data_set("bsbm/bsbm_1m.nt.gz");
-}
-
 int main(void)
 {
   log_set_level(LOG_ERROR); /* skip mode logs each skipped statement */
@@ -538,8 +450,6 @@ int main(void)
       cmocka_unit_test(test_batches),
       cmocka_unit_test(test_callback_stops_reading),
       cmocka_unit_test(test_syntax_from_name),
-      cmocka_unit_test(test_lubm10_count),
-      cmocka_unit_test(test_bsbm_1m_count),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
