@@ -709,7 +709,8 @@ static int rdf_rd_stream(rdf_rd_t *rd)
                                           (const uint8_t *)rd->rd_name, 4096);
   if (rd->rd_stop || rd->rd_io_failed)
     return CZ_ERR;
-  if (st == SERD_SUCCESS && !rd->rd_have_err)
+  /* SERD_FAILURE is serd's "nothing more" (an empty input), not an error */
+  if (st <= SERD_FAILURE && !rd->rd_have_err)
     return CZ_OK;
   if (rd->rd_o->ro_skip_bad && !rd->rd_have_err)
     return CZ_OK; /* lax serd has reported and skipped */

@@ -369,6 +369,34 @@ static void test_turtle_gzip(void **state)
   free(p2);
 }
 
+static void test_empty_and_edge_inputs(void **state)
+{
+  (void)state;
+  static const struct {
+    const char *name, *text;
+    size_t want;
+  } c[] = {
+      {"e.nt", "", 0},
+      {"e.nq", "", 0},
+      {"e.ttl", "", 0},
+      {"e.trig", "", 0},
+      {"c.ttl", "# only a comment", 0},
+      {"c.nt", "# only a comment\n\n   \n", 0},
+      {"nonl.nt", "<http://a/s> <http://a/p> \"last\" .", 1},
+      {"nonl.ttl", "<http://a/s> <http://a/p> \"last\" .", 1},
+      {"bom.nt", "\xEF\xBB\xBF<http://a/s> <http://a/p> \"bom\" .\n", 1},
+      {"bom.ttl", "\xEF\xBB\xBF<http://a/s> <http://a/p> \"bom\" .\n", 1},
+  };
+  for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+    tl_quads_t q;
+    err_t e;
+    if (parse(c[i].name, c[i].text, RDF_SYNTAX_GUESS, false, &q, &e) != CZ_OK)
+      fail_msg("%s: %s", c[i].name, e.er_msg);
+    assert_int_equal(q.tq_n, c[i].want);
+    tl_free(&q);
+  }
+}
+
 static void test_batches(void **state)
 {
   (void)state;
@@ -447,6 +475,7 @@ int main(void)
       cmocka_unit_test(test_bnode_scope_per_file),
       cmocka_unit_test(test_gzip_same_as_plain),
       cmocka_unit_test(test_turtle_gzip),
+      cmocka_unit_test(test_empty_and_edge_inputs),
       cmocka_unit_test(test_batches),
       cmocka_unit_test(test_callback_stops_reading),
       cmocka_unit_test(test_syntax_from_name),
