@@ -41,6 +41,105 @@
 #define RDF_LINE_BLOCK (256 * 1024)
 #define RDF_DEFAULT_BATCH 4096
 
+/* A lexical scan of Turtle/TriG just deep enough to find where a
+ * top-level statement ends (a '.' followed by white space or a comment
+ * outside strings, IRIs and comments, or a '}' closing a graph block):
+ * where a skipped statement's text ends. */
+typedef enum rdf_tok_state_e {
+  RDF_TOK_NORMAL = 0,
+  RDF_TOK_IRI,
+  RDF_TOK_STR,     /* "..." or '...' */
+  RDF_TOK_LSTR,    /* """...""" or '''...''' */
+  RDF_TOK_COMMENT,
+  RDF_TOK_QUOTES,  /* one or two quotes seen: a string opens or an empty one */
+} rdf_tok_state_t;
+
+typedef struct rdf_tok_s {
+  uint8_t tk_state;
+  char tk_q;      /* the quote character of the string */
+  uint8_t tk_nq;  /* quotes seen in a row (RDF_TOK_QUOTES, RDF_TOK_LSTR) */
+  bool tk_esc;    /* after a backslash in a string */
+  bool tk_dot;    /* the last character was a '.' at the top level */
+  int tk_depth;   /* graph block depth */
+} rdf_tok_t;
+
+/* Feeds one character; true when a top-level statement ended just before
+ * or at it (reading may resume after it). */
+static bool rdf_tok_step(rdf_tok_t *t, char c)
+{
+  bool dot = t->tk_dot;
+  t->tk_dot = false;
+  switch (t->tk_state) {
+  case RDF_TOK_IRI:
+    if (c == '>')
+      t->tk_state = RDF_TOK_NORMAL;
+    return false;
+  case RDF_TOK_COMMENT:
+    if (c == '\n')
+      t->tk_state = RDF_TOK_NORMAL;
+    return false;
+  case RDF_TOK_STR:
+    if (t->tk_esc)
+      t->tk_esc = false;
+    else if (c == '\\')
+      t->tk_esc = true;
+    else if (c == t->tk_q || c == '\n')
+      t->tk_state = RDF_TOK_NORMAL; /* a line break ends a broken short string */
+    return false;
+  case RDF_TOK_LSTR:
+    if (t->tk_esc) {
+      t->tk_esc = false;
+      t->tk_nq = 0;
+    } else if (c == '\\') {
+      t->tk_esc = true;
+      t->tk_nq = 0;
+    } else if (c == t->tk_q) {
+      if (++t->tk_nq == 3)
+        t->tk_state = RDF_TOK_NORMAL;
+    } else
+      t->tk_nq = 0;
+    return false;
+  case RDF_TOK_QUOTES:
+    if (c == t->tk_q && t->tk_nq == 1) {
+      t->tk_nq = 2;
+      return false;
+    }
+    if (c == t->tk_q && t->tk_nq == 2) {
+      t->tk_state = RDF_TOK_LSTR;
+      t->tk_nq = 0;
+      return false;
+    }
+    if (t->tk_nq == 1) { /* a short string's first character */
+      t->tk_state = RDF_TOK_STR;
+      return rdf_tok_step(t, c);
+    }
+    t->tk_state = RDF_TOK_NORMAL; /* an empty string: c is outside */
+    return rdf_tok_step(t, c);
+  default:
+    break;
+  }
+  switch (c) {
+  case '<': t->tk_state = RDF_TOK_IRI; break;
+  case '#': t->tk_state = RDF_TOK_COMMENT; return dot && t->tk_depth == 0;
+  case '"':
+  case '\'':
+    t->tk_state = RDF_TOK_QUOTES;
+    t->tk_q = c;
+    t->tk_nq = 1;
+    break;
+  case '{': t->tk_depth++; break;
+  case '}':
+    if (t->tk_depth > 0 && --t->tk_depth == 0)
+      return true;
+    break;
+  case '.': t->tk_dot = true; break;
+  case ' ': case '\t': case '\r': case '\n':
+    return dot && t->tk_depth == 0;
+  default: break;
+  }
+  return false;
+}
+
 typedef struct rdf_rd_s {
   const rdf_read_opts_t *rd_o;
   err_t *rd_e;
@@ -61,7 +160,12 @@ typedef struct rdf_rd_s {
   bool rd_have_err;
   unsigned rd_err_line, rd_err_col;
   char rd_err_msg[256];
-  unsigned rd_last_skip_line; /* Turtle skip mode: one count per line */
+  /* stream mode skip: where serd is restarted after a bad statement */
+  unsigned rd_line_base;  /* absolute line of serd's line 1 */
+  unsigned rd_gen;        /* restarts so far (renames serd's [] labels) */
+  rdf_tok_t rd_tok_win;   /* lexical state at rd_win[0] */
+  char *rd_pend;          /* text to hand serd before more input */
+  size_t rd_pend_len, rd_pend_pos;
   uint64_t rd_line;           /* line mode: the line being parsed */
   const char *rd_cur;         /* line mode: its text */
   size_t rd_cur_len;
@@ -194,7 +298,7 @@ static unsigned rdf_rd_line_now(const rdf_rd_t *rd, unsigned serd_line)
 {
   if (rd->rd_line_mode)
     return rd->rd_line > UINT_MAX ? UINT_MAX : (unsigned)rd->rd_line;
-  return serd_line;
+  return serd_line ? rd->rd_line_base + serd_line - 1 : 0;
 }
 
 /* Reports an error of a skipped statement (skip mode, Turtle/TriG). */
@@ -213,19 +317,7 @@ static SerdStatus rdf_rd_on_error(void *h, const SerdError *err)
   va_copy(ap, *err->args);
   vsnprintf(msg, sizeof(msg), err->fmt, ap);
   va_end(ap);
-  unsigned line = rdf_rd_line_now(rd, err->line);
-  if (!rd->rd_line_mode && rd->rd_o->ro_skip_bad) {
-    /* Lax serd goes on by itself: count and report here, once a line. */
-    if (line == rd->rd_last_skip_line)
-      return SERD_SUCCESS;
-    rd->rd_last_skip_line = line;
-    rd->rd_have_err = false;
-    rdf_rd_error(rd, line, err->col, "%s", msg);
-    rdf_rd_report_skip(rd);
-    rd->rd_have_err = false;
-    return SERD_SUCCESS;
-  }
-  rdf_rd_error(rd, line, err->col, "%s", msg);
+  rdf_rd_error(rd, rdf_rd_line_now(rd, err->line), err->col, "%s", msg);
   return SERD_SUCCESS;
 }
 
@@ -334,14 +426,26 @@ static int rdf_rd_term(rdf_rd_t *rd, const SerdNode *n, const SerdNode *dt, cons
     t->rt_str = (const char *)(uintptr_t)off;
     t->rt_len = len;
     return CZ_OK;
-  case SERD_BLANK:
+  case SERD_BLANK: {
     if (!(off = rdf_rd_put(rd, rd->rd_bprefix, rd->rd_bplen)) ||
         !rdf_rd_put(rd, n->buf, n->n_bytes))
       return CZ_ERR;
+    size_t extra = 0;
+    /* serd names [] and lists b1, b2, … per reader (a written _:b1 it
+     * renames B1), so after a restart its names start over: tell them
+     * apart by the restart number */
+    if (rd->rd_gen && n->n_bytes > 1 && n->buf[0] == 'b' &&
+        strspn((const char *)n->buf + 1, "0123456789") == n->n_bytes - 1) {
+      char g[16];
+      extra = (size_t)snprintf(g, sizeof(g), "r%u", rd->rd_gen);
+      if (!rdf_rd_put(rd, g, extra))
+        return CZ_ERR;
+    }
     t->rt_kind = RDF_BNODE;
     t->rt_str = (const char *)(uintptr_t)off;
-    t->rt_len = rd->rd_bplen + n->n_bytes;
+    t->rt_len = rd->rd_bplen + n->n_bytes + extra;
     return CZ_OK;
+  }
   case SERD_LITERAL:
     t->rt_kind = RDF_LITERAL;
     if (!(off = rdf_rd_put(rd, n->buf, n->n_bytes)))
@@ -381,14 +485,7 @@ static SerdStatus rdf_rd_on_statement(void *h, SerdStatementFlags flags, const S
       rdf_rd_term(rd, o, dt, lang, &q->rq_o) != CZ_OK ||
       (g && g->type != SERD_NOTHING && rdf_rd_term(rd, g, NULL, NULL, &q->rq_g) != CZ_OK)) {
     rd->rd_sl = mark; /* drop the half-copied statement */
-    if (rd->rd_stop)
-      return SERD_ERR_UNKNOWN;
-    if (!rd->rd_line_mode && rd->rd_o->ro_skip_bad) {
-      /* lax serd skips the rest of the line without a word: count here */
-      rdf_rd_report_skip(rd);
-      rd->rd_have_err = false;
-    }
-    return SERD_ERR_BAD_SYNTAX;
+    return rd->rd_stop ? SERD_ERR_UNKNOWN : SERD_ERR_BAD_SYNTAX;
   }
   if (q->rq_g.rt_kind == RDF_NONE && rd->rd_o->ro_default_graph) {
     const char *dg = rd->rd_o->ro_default_graph;
@@ -435,7 +532,7 @@ static int rdf_rd_new_serd(rdf_rd_t *rd)
                               rdf_rd_on_statement, NULL);
   if (!rd->rd_sr)
     return rdf_rd_oom(rd);
-  serd_reader_set_strict(rd->rd_sr, rd->rd_line_mode || !rd->rd_o->ro_skip_bad);
+  serd_reader_set_strict(rd->rd_sr, true);
   serd_reader_set_error_sink(rd->rd_sr, rdf_rd_on_error, rd);
   return CZ_OK;
 }
@@ -669,6 +766,13 @@ static size_t rdf_rd_source(void *buf, size_t size, size_t nmemb, void *stream)
 {
   rdf_rd_t *rd = stream;
   size_t want = size * nmemb, got = 0;
+  if (rd->rd_pend_pos < rd->rd_pend_len) {
+    got = rd->rd_pend_len - rd->rd_pend_pos;
+    if (got > want)
+      got = want;
+    memcpy(buf, rd->rd_pend + rd->rd_pend_pos, got);
+    rd->rd_pend_pos += got;
+  }
   while (got < want && !rd->rd_io_failed) {
     long n = rdf_input_read(&rd->rd_in, (char *)buf + got, want - got, rd->rd_e);
     if (n < 0)
@@ -687,8 +791,10 @@ static size_t rdf_rd_source(void *buf, size_t size, size_t nmemb, void *stream)
   }
   if (rd->rd_win_len + wn > cap) {
     size_t drop = rd->rd_win_len + wn - cap;
-    for (size_t i = 0; i < drop; i++)
+    for (size_t i = 0; i < drop; i++) {
       rd->rd_win_line += rd->rd_win[i] == '\n';
+      rdf_tok_step(&rd->rd_tok_win, rd->rd_win[i]);
+    }
     memmove(rd->rd_win, rd->rd_win + drop, rd->rd_win_len - drop);
     rd->rd_win_len -= drop;
     rd->rd_win_from = rd->rd_win_from > drop ? rd->rd_win_from - drop : 0;
@@ -703,18 +809,100 @@ static int rdf_rd_source_error(void *stream)
   return ((rdf_rd_t *)stream)->rd_io_failed;
 }
 
+/* Skip mode after a bad statement in Turtle/TriG: finds where its
+ * top-level statement (or graph block) ends, at or after the error, and
+ * makes that the text a new serd reader starts from. False at the end of
+ * the input. The error position is serd's (its read position, so no
+ * statement before it is read twice); unknown, it is the furthest point
+ * serd has read. */
+static bool rdf_rd_resync(rdf_rd_t *rd)
+{
+  size_t off = rd->rd_win_len;
+  if (rd->rd_err_line >= rd->rd_win_line) {
+    uint64_t ln = rd->rd_win_line;
+    size_t i = 0;
+    while (i < rd->rd_win_len && ln < rd->rd_err_line)
+      ln += rd->rd_win[i++] == '\n';
+    if (ln == rd->rd_err_line) {
+      size_t col = rd->rd_err_col > 1 ? rd->rd_err_col - 1 : 0;
+      off = i + col < rd->rd_win_len ? i + col : rd->rd_win_len;
+    }
+  }
+  rdf_tok_t t = rd->rd_tok_win;
+  uint64_t line = rd->rd_win_line;
+  for (size_t i = 0; i < off; i++) {
+    rdf_tok_step(&t, rd->rd_win[i]);
+    line += rd->rd_win[i] == '\n';
+  }
+  /* the rest of the window first, then more input */
+  const char *src = rd->rd_win + off;
+  size_t n = rd->rd_win_len - off;
+  char *more = NULL;
+  bool found = false;
+  for (;;) {
+    size_t i = 0;
+    for (; i < n && !found; i++) {
+      found = rdf_tok_step(&t, src[i]);
+      line += src[i] == '\n';
+    }
+    if (found) {
+      /* the next reader starts here; its line 1 is this line */
+      size_t rest = n - i;
+      char *pend = malloc(rest ? rest : 1);
+      if (!pend) {
+        rdf_rd_oom(rd);
+        free(more);
+        return false;
+      }
+      memcpy(pend, src + i, rest);
+      free(rd->rd_pend);
+      rd->rd_pend = pend;
+      rd->rd_pend_len = rest;
+      rd->rd_pend_pos = 0;
+      break;
+    }
+    if (!more && !(more = malloc(RDF_LINE_BLOCK))) {
+      rdf_rd_oom(rd);
+      return false;
+    }
+    long got = rdf_input_read(&rd->rd_in, more, RDF_LINE_BLOCK, rd->rd_e);
+    if (got <= 0) {
+      rd->rd_io_failed = got < 0;
+      break;
+    }
+    src = more;
+    n = (size_t)got;
+  }
+  free(more);
+  if (!found)
+    return false;
+  rd->rd_line_base = line > UINT_MAX ? UINT_MAX : (unsigned)line;
+  rd->rd_win_line = line;
+  rd->rd_win_len = 0;
+  rd->rd_win_from = 0;
+  memset(&rd->rd_tok_win, 0, sizeof(rd->rd_tok_win));
+  rd->rd_gen++;
+  return true;
+}
+
 static int rdf_rd_stream(rdf_rd_t *rd)
 {
-  SerdStatus st = serd_reader_read_source(rd->rd_sr, rdf_rd_source, rdf_rd_source_error, rd,
-                                          (const uint8_t *)rd->rd_name, 4096);
-  if (rd->rd_stop || rd->rd_io_failed)
-    return CZ_ERR;
-  /* SERD_FAILURE is serd's "nothing more" (an empty input), not an error */
-  if (st <= SERD_FAILURE && !rd->rd_have_err)
-    return CZ_OK;
-  if (rd->rd_o->ro_skip_bad && !rd->rd_have_err)
-    return CZ_OK; /* lax serd has reported and skipped */
-  return rdf_rd_statement_failed(rd);
+  for (;;) {
+    rd->rd_have_err = false;
+    SerdStatus st = serd_reader_read_source(rd->rd_sr, rdf_rd_source, rdf_rd_source_error, rd,
+                                            (const uint8_t *)rd->rd_name, 4096);
+    if (rd->rd_stop || rd->rd_io_failed)
+      return CZ_ERR;
+    /* SERD_FAILURE is serd's "nothing more" (an empty input), not an error */
+    if (st <= SERD_FAILURE && !rd->rd_have_err)
+      return CZ_OK;
+    if (rdf_rd_statement_failed(rd) != CZ_OK)
+      return CZ_ERR; /* stop mode */
+    if (!rdf_rd_resync(rd))
+      return rd->rd_stop || rd->rd_io_failed ? CZ_ERR : CZ_OK;
+    if (rdf_rd_new_serd(rd) != CZ_OK)
+      return CZ_ERR;
+  }
 }
 
 /* The base IRI: the caller's, else the name as a file:// IRI. */
@@ -781,6 +969,7 @@ static void rdf_rd_free(rdf_rd_t *rd)
     serd_env_free(rd->rd_env);
   free(rd->rd_q);
   free(rd->rd_sb);
+  free(rd->rd_pend);
   rdf_input_close(&rd->rd_in);
 }
 
@@ -789,7 +978,7 @@ int rdf_read_file(const char *path, const rdf_read_opts_t *o, err_t *e)
   err_t local;
   if (!e)
     e = &local;
-  rdf_rd_t rd = {.rd_o = o, .rd_e = e, .rd_name = path, .rd_win_line = 1};
+  rdf_rd_t rd = {.rd_o = o, .rd_e = e, .rd_name = path, .rd_win_line = 1, .rd_line_base = 1};
   int rc = rdf_input_open_file(&rd.rd_in, path, o->ro_progress, e);
   if (rc == CZ_OK)
     rc = rdf_rd_run(&rd, path, true);
@@ -803,7 +992,7 @@ int rdf_read_mem(const char *name, const void *data, size_t len, const rdf_read_
   err_t local;
   if (!e)
     e = &local;
-  rdf_rd_t rd = {.rd_o = o, .rd_e = e, .rd_name = name, .rd_win_line = 1};
+  rdf_rd_t rd = {.rd_o = o, .rd_e = e, .rd_name = name, .rd_win_line = 1, .rd_line_base = 1};
   int rc = rdf_input_open_mem(&rd.rd_in, name, data, len, o->ro_progress, e);
   if (rc == CZ_OK)
     rc = rdf_rd_run(&rd, name, false);

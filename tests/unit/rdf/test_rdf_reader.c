@@ -216,6 +216,59 @@ static void test_malformed_turtle(void **state)
   tl_free(&q);
 }
 
+/* Skip mode in Turtle/TriG resumes after the bad statement's end: a
+ * statement over several lines is one error, a bad statement inside a
+ * graph block skips to the block's end (its other statements are never
+ * read into the default graph), serd's [] names stay distinct across the
+ * restart, and the end may lie far beyond what serd had read. */
+static void test_skip_resync_turtle_trig(void **state)
+{
+  (void)state;
+  const char *trig = "@prefix ex: <http://ex/> .\n"
+                     "ex:a ex:p [ ex:q 1 ] .\n"
+                     "ex:a ex:p ex:b ;\n"
+                     "  ex:q \"bad\\z # not a comment . {\" ;\n"
+                     "  ex:r ex:c .\n"
+                     "ex:d ex:p ex:e .\n"
+                     "ex:g { ex:a ex:p \"x\"@ .\n"
+                     " ex:a ex:p ex:f . }\n"
+                     "ex:h ex:p [ ex:q 2 ] .\n"
+                     "ex:g2 { ex:a ex:p ex:k }\n";
+  tl_quads_t q = {0};
+  err_t e;
+  rdf_progress_t p = {0};
+  rdf_read_opts_t o = {.ro_skip_bad = true, .ro_progress = &p};
+  assert_int_equal(tl_parse("r.trig", trig, &o, &q, &e), CZ_OK);
+  assert_int_equal(p.rp_errors, 2);
+  /* [ q 1 ] (2), ex:b (kept: read before the error), ex:e, [ q 2 ] (2), ex:k */
+  assert_int_equal(q.tq_n, 7);
+  for (size_t i = 0; i < q.tq_n; i++)
+    assert_null(strstr(tl_line(&q, i), "ex/f")); /* never in the default graph */
+  assert_string_equal(tl_line(&q, 6), "I<http://ex/a> I<http://ex/p> I<http://ex/k> I<http://ex/g2>");
+  /* the two [] are two nodes although serd named both b1 */
+  char b1[64], b2[64];
+  snprintf(b1, sizeof(b1), "%s", strrchr(strstr(tl_line(&q, 0), " B"), 'B'));
+  *strchr(b1, ' ') = '\0';
+  snprintf(b2, sizeof(b2), "%s", strrchr(strstr(tl_line(&q, 4), " B"), 'B'));
+  *strchr(b2, ' ') = '\0';
+  assert_string_not_equal(b1, b2);
+  tl_free(&q);
+  /* the bad statement's end lies 64 KB on, past serd's pages */
+  size_t big = 1 << 16;
+  char *t = malloc(big + 256);
+  int n = sprintf(t, "<http://a/s> <http://a/p> <bad iri> , \"");
+  memset(t + n, 'x', big);
+  sprintf(t + n + big, "\" .\n<http://a/s> <http://a/p> <http://a/ok> .\n");
+  rdf_progress_t p2 = {0};
+  rdf_read_opts_t o2 = {.ro_skip_bad = true, .ro_progress = &p2, .ro_syntax = RDF_SYNTAX_TURTLE};
+  assert_int_equal(tl_parse("far.ttl", t, &o2, &q, &e), CZ_OK);
+  assert_int_equal(p2.rp_errors, 1);
+  assert_int_equal(q.tq_n, 1);
+  assert_string_equal(tl_line(&q, 0), "I<http://a/s> I<http://a/p> I<http://a/ok> -");
+  tl_free(&q);
+  free(t);
+}
+
 static void test_base_resolution(void **state)
 {
   (void)state;
@@ -471,6 +524,7 @@ int main(void)
       cmocka_unit_test(test_malformed_stop_names_file_and_line),
       cmocka_unit_test(test_malformed_skip_goes_on),
       cmocka_unit_test(test_malformed_turtle),
+      cmocka_unit_test(test_skip_resync_turtle_trig),
       cmocka_unit_test(test_base_resolution),
       cmocka_unit_test(test_bnode_scope_per_file),
       cmocka_unit_test(test_gzip_same_as_plain),
