@@ -15,12 +15,18 @@
  *    strict flag) need not recover. After an error the serd reader is
  *    made anew, because serd may leave nodes of the failed statement on
  *    its stack.
- *  - Turtle and TriG are read by serd as one stream. Stop mode is serd's
- *    strict mode (the first error ends the read). Skip mode is serd's lax
- *    mode: after an error it resumes at the next line, so a statement
- *    spread over several lines can report more than one error (counted
- *    once per line), and lax mode also keeps, with a reported error, an
- *    IRI holding characters Turtle forbids.
+ *  - Turtle and TriG are read by serd as one stream, always in strict
+ *    mode (serd's lax mode resumes at the next line, which in TriG reads
+ *    the rest of a graph block into the default graph). Stop mode ends at
+ *    the first error. Skip mode finds, with a small lexical scan
+ *    (rdf_tok_t: strings, IRIs, comments, block depth), where the bad
+ *    top-level statement ends at or after serd's error position — its
+ *    '.', or the '}' of the graph block it is in — and starts a new serd
+ *    reader there (the prefixes and base live in our SerdEnv, so they
+ *    carry over; serd's names for [] restart, so they get the restart
+ *    number). The scan starts from the state kept for the first of the
+ *    last 8 KB serd read (rd_tok_win), and reads on from the input when
+ *    the end lies further.
  *  - Relative IRIs (including <>) resolve against the base: ro_base, else
  *    the file's file:// IRI, changed by @base/BASE as the text says.
  *    Prefixed names expand through the prefixes the text declares.
