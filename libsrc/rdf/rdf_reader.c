@@ -46,6 +46,7 @@
 
 #define RDF_LINE_BLOCK (256 * 1024)
 #define RDF_DEFAULT_BATCH 4096
+#define RDF_LOG_ERRORS_MAX 100 /* skipped statements logged per read */
 
 /* A lexical scan of Turtle/TriG just deep enough to find where a
  * top-level statement ends (a '.' followed by white space or a comment
@@ -169,6 +170,7 @@ typedef struct rdf_rd_s {
   /* stream mode skip: where serd is restarted after a bad statement */
   unsigned rd_line_base;  /* absolute line of serd's line 1 */
   unsigned rd_gen;        /* restarts so far (renames serd's [] labels) */
+  unsigned rd_logged;     /* skipped statements logged so far */
   rdf_tok_t rd_tok_win;   /* lexical state at rd_win[0] */
   char *rd_pend;          /* text to hand serd before more input */
   size_t rd_pend_len, rd_pend_pos;
@@ -311,8 +313,13 @@ static unsigned rdf_rd_line_now(const rdf_rd_t *rd, unsigned serd_line)
 static void rdf_rd_report_skip(rdf_rd_t *rd)
 {
   __atomic_fetch_add(&rd->rd_in.ri_prog->rp_errors, 1, __ATOMIC_RELAXED);
-  log_write(LOG_WARN, "%s:%u:%u: %s (statement skipped)", rd->rd_name, rd->rd_err_line,
-            rd->rd_err_col, rd->rd_err_msg);
+  /* a file of bad lines must not flood the log: the first ones, then a
+   * note (the count stays exact in rp_errors) */
+  if (++rd->rd_logged <= RDF_LOG_ERRORS_MAX)
+    log_write(LOG_WARN, "%s:%u:%u: %s (statement skipped)%s", rd->rd_name, rd->rd_err_line,
+              rd->rd_err_col, rd->rd_err_msg,
+              rd->rd_logged == RDF_LOG_ERRORS_MAX ? "; further errors of this file not logged"
+                                                   : "");
 }
 
 static SerdStatus rdf_rd_on_error(void *h, const SerdError *err)
