@@ -1,0 +1,270 @@
+/* rdf — RDF terms, the readers and writers of RDF and SPARQL result
+ * formats, and the 64-bit term ids of inline values.
+ *
+ * Design notes: this header is the module's contract (see README.md). A
+ * term is a view (pointers and lengths) into memory someone else owns: the
+ * reader's batch buffer during a callback, the caller's strings otherwise.
+ * Nothing here touches storage or SQL; the quad store and the dictionaries
+ * build on these pieces.
+ */
+#ifndef CZ_RDF_H
+#define CZ_RDF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+/* ---- terms (rdf_term.c) ------------------------------------------------- */
+
+typedef enum rdf_kind_e {
+  RDF_NONE = 0,    /* no term: the default graph, an unbound variable */
+  RDF_IRI = 1,     /* absolute IRI (resolved by the reader) */
+  RDF_BNODE = 2,   /* blank node label, without "_:" */
+  RDF_LITERAL = 3, /* lexical form with a datatype or a language tag */
+} rdf_kind_t;
+
+/* One RDF term. Strings are not NUL-terminated unless said so. A literal
+ * with rt_lang_len > 0 is an rdf:langString; a literal with no datatype
+ * (rt_dt == NULL) is an xsd:string. */
+typedef struct rdf_term_s {
+  rdf_kind_t rt_kind;
+  const char *rt_str; /* IRI, blank node label or lexical form */
+  size_t rt_len;
+  const char *rt_dt; /* literal datatype IRI; NULL = xsd:string or langString */
+  size_t rt_dt_len;
+  const char *rt_lang; /* language tag as written (compare case-insensitively) */
+  size_t rt_lang_len;
+} rdf_term_t;
+
+/* A quad; rq_g.rt_kind == RDF_NONE is the default graph. */
+typedef struct rdf_quad_s {
+  rdf_term_t rq_s, rq_p, rq_o, rq_g;
+} rdf_quad_t;
+
+#define RDF_NS_XSD "http://www.w3.org/2001/XMLSchema#"
+#define RDF_NS_RDF "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+#define RDF_XSD_STRING RDF_NS_XSD "string"
+#define RDF_LANGSTRING RDF_NS_RDF "langString"
+
+rdf_term_t rdf_iri(const char *iri);
+rdf_term_t rdf_bnode(const char *label);
+/* A literal; dt and lang may be NULL (xsd:string). NUL-terminated inputs. */
+rdf_term_t rdf_literal(const char *lex, const char *dt, const char *lang);
+/* Same kind, same strings (datatype xsd:string written out equals none;
+ * language tags compare case-insensitively, as RDF 1.1 says). */
+bool rdf_term_equal(const rdf_term_t *a, const rdf_term_t *b);
+bool rdf_quad_equal(const rdf_quad_t *a, const rdf_quad_t *b);
+
+/* ---- xsd datatypes (rdf_xsd.c) ------------------------------------------ */
+
+/* The datatypes with a value space the engine knows. The integer-derived
+ * types follow XML Schema 1.1 part 2 section 3.4.13 onwards. */
+typedef enum rdf_xsd_e {
+  XSD_OTHER = 0, /* any other datatype: no validation, no value */
+  XSD_STRING,
+  XSD_LANGSTRING,
+  XSD_BOOLEAN,
+  XSD_DECIMAL,
+  XSD_INTEGER,
+  XSD_LONG,
+  XSD_INT,
+  XSD_SHORT,
+  XSD_BYTE,
+  XSD_NON_NEGATIVE_INTEGER,
+  XSD_POSITIVE_INTEGER,
+  XSD_NON_POSITIVE_INTEGER,
+  XSD_NEGATIVE_INTEGER,
+  XSD_UNSIGNED_LONG,
+  XSD_UNSIGNED_INT,
+  XSD_UNSIGNED_SHORT,
+  XSD_UNSIGNED_BYTE,
+  XSD_DOUBLE,
+  XSD_FLOAT,
+  XSD_DATE,
+  XSD_DATETIME,
+  XSD_COUNT_
+} rdf_xsd_t;
+
+/* The datatype of a literal term (XSD_STRING for a plain literal). */
+rdf_xsd_t rdf_xsd_of(const rdf_term_t *lit);
+rdf_xsd_t rdf_xsd_from_iri(const char *iri, size_t len);
+/* The full IRI of a known datatype (NUL-terminated, static). */
+const char *rdf_xsd_iri(rdf_xsd_t t);
+bool rdf_xsd_is_integer(rdf_xsd_t t); /* xsd:integer or a type derived from it */
+bool rdf_xsd_is_numeric(rdf_xsd_t t);
+
+/* The value of a literal of a known type. Integers of up to 18 digits are
+ * in xv_int; bigger ones are valid but set xv_big and have no binary value
+ * (their canonical form works on the digits). Decimals are xv_int scaled
+ * by xv_scale, with the same 18-digit limit. */
+typedef struct rdf_xsd_val_s {
+  rdf_xsd_t xv_type;
+  bool xv_bool;
+  bool xv_big;     /* integer/decimal beyond 19 significant digits: no i64 */
+  int64_t xv_int;  /* integer value; for decimals the unscaled digits */
+  int xv_scale;    /* decimal: digits after the point (value = xv_int / 10^scale) */
+  double xv_dbl;   /* double and float (float rounded to float precision) */
+  int64_t xv_days; /* date: days since 0001-01-01; dateTime: day of the local time */
+  int64_t xv_ms;   /* dateTime: milliseconds into the day (local time) */
+  int xv_frac_digits; /* dateTime: fraction digits beyond milliseconds present */
+  bool xv_has_tz;
+  int xv_tz_min; /* timezone offset in minutes, -840..840 */
+} rdf_xsd_val_t;
+
+/* Validates lex as a lexical form of t (XML Schema 1.1 lexical spaces, with
+ * the ranges of the derived integer types) and fills *v. CZ_ERR with
+ * 22P02 (bad syntax) or 22003 (out of the type's range) otherwise. Types
+ * without a value space (XSD_OTHER, strings) are always valid. */
+int rdf_xsd_parse(rdf_xsd_t t, const char *lex, size_t len, rdf_xsd_val_t *v, err_t *e);
+/* The canonical lexical form of a valid value (XML Schema 1.0 canonical
+ * representations, which SPARQL engines print: "1.0" for a decimal,
+ * "1.0E0" for a double, "true", dates as written with "Z" for UTC).
+ * Writes at most cap-1 bytes and a NUL; returns the length, or -1 if cap
+ * is too small (64 bytes are always enough except for big integers and
+ * decimals, which need len + 3). */
+int rdf_xsd_canonical(const rdf_xsd_val_t *v, const char *lex, size_t len, char *out, size_t cap);
+
+/* ---- 64-bit term ids of inline values (rdf_id.c) -------------------------- */
+
+/* The bit layout and the ordering guarantees are in README.md ("Term ids").
+ * Id 0 is no term. */
+typedef uint64_t rdf_id_t;
+
+typedef enum rdf_id_tag_e {
+  RDF_ID_NONE = 0,
+  RDF_ID_BNODE = 1,   /* blank-node dictionary id */
+  RDF_ID_IRI = 2,     /* IRI dictionary id */
+  RDF_ID_LITDICT = 3, /* literal dictionary id */
+  RDF_ID_BOOLEAN = 4,
+  RDF_ID_DATE = 5,
+  RDF_ID_DATETIME = 6,
+  RDF_ID_NUMERIC = 8, /* the high bit: numbers of every xsd numeric type */
+} rdf_id_tag_t;
+
+#define RDF_ID_DICT_MAX ((UINT64_C(1) << 60) - 1)
+
+rdf_id_tag_t rdf_id_tag(rdf_id_t id);
+/* Dictionary ids: n in 1..RDF_ID_DICT_MAX. */
+rdf_id_t rdf_id_make_dict(rdf_id_tag_t tag, uint64_t n);
+uint64_t rdf_id_dict_number(rdf_id_t id);
+bool rdf_id_is_inline(rdf_id_t id);
+/* The inline id of a literal, or 0 when it does not fit and belongs in the
+ * literal dictionary: not a numeric, boolean, date or dateTime literal; an
+ * invalid lexical form; a lexical form that is not the canonical one (so the
+ * id decodes to exactly the term it came from); a value outside the ranges
+ * of README.md. Never fails otherwise. */
+rdf_id_t rdf_id_encode_literal(const rdf_term_t *lit);
+/* The literal of an inline id: the canonical lexical form into buf (64
+ * bytes are enough) and the datatype; the term points into buf and static
+ * strings. CZ_ERR (22P02) for an id that is not inline or is malformed. */
+int rdf_id_decode_literal(rdf_id_t id, char *buf, size_t cap, rdf_term_t *out, err_t *e);
+/* Numeric ids with the datatype bits cleared: equal for equal values of
+ * integer/decimal/double/float (SPARQL's numeric promotion), and ordered
+ * as their values (README.md says when this is exact). */
+rdf_id_t rdf_id_numeric_key(rdf_id_t id);
+
+/* ---- input bytes (rdf_input.c) -------------------------------------------- */
+
+/* Progress of one reader, updated as it goes (read them from the callback,
+ * or from another thread as relaxed values: a display only). */
+typedef struct rdf_progress_s {
+  uint64_t rp_bytes_in;    /* bytes read from the file (compressed if gzip) */
+  uint64_t rp_file_size;   /* the file's size, 0 if not a regular file */
+  uint64_t rp_statements;  /* statements delivered */
+  uint64_t rp_errors;      /* malformed statements (skipped in skip mode) */
+} rdf_progress_t;
+
+/* ---- reader (rdf_reader.c) ------------------------------------------------ */
+
+typedef enum rdf_syntax_e {
+  RDF_SYNTAX_GUESS = 0, /* from the file name (.nt .nq .ttl .trig, before .gz) */
+  RDF_SYNTAX_NTRIPLES,
+  RDF_SYNTAX_NQUADS,
+  RDF_SYNTAX_TURTLE,
+  RDF_SYNTAX_TRIG,
+} rdf_syntax_t;
+
+/* A batch of quads; the terms point into the reader's buffer and are valid
+ * until the callback returns. A non-zero return stops the reading with
+ * that status (the reader's error is then the callback's e). */
+typedef int (*rdf_quad_fn)(void *ctx, const rdf_quad_t *quads, size_t n, err_t *e);
+
+typedef struct rdf_read_opts_s {
+  rdf_syntax_t ro_syntax;
+  const char *ro_base;          /* base IRI; NULL = the file's file:// IRI */
+  const char *ro_default_graph; /* graph IRI of triples; NULL = default graph */
+  bool ro_skip_bad;             /* skip malformed statements (else stop at the first) */
+  size_t ro_batch;              /* quads per callback; 0 = 4096 */
+  uint64_t ro_bnode_scope;      /* blank-node scope number; 0 = a fresh one */
+  rdf_quad_fn ro_fn;
+  void *ro_ctx;
+  rdf_progress_t *ro_progress;  /* may be NULL */
+} rdf_read_opts_t;
+
+/* Reads a file (plain or gzip, by its first bytes) and delivers its quads.
+ * A malformed statement is an error "<file>:<line>:<col>: <message>"
+ * (SQLSTATE 22P02): with ro_skip_bad it is counted in rp_errors, reported
+ * through log_write at warning level, and reading goes on; otherwise
+ * reading stops there (the good statements before it have been
+ * delivered, none after; the caller decides what to keep). I/O errors
+ * are 58030. README.md has the details per syntax. */
+int rdf_read_file(const char *path, const rdf_read_opts_t *o, err_t *e);
+/* The same over a byte string (name appears in error messages and is the
+ * base when ro_base is NULL; gzip detected too). */
+int rdf_read_mem(const char *name, const void *data, size_t len, const rdf_read_opts_t *o, err_t *e);
+rdf_syntax_t rdf_syntax_from_name(const char *name);
+/* A fresh blank-node scope number (process-wide counter). */
+uint64_t rdf_bnode_scope_new(void);
+
+/* ---- output (rdf_out.c) ------------------------------------------------- */
+
+/* Writers hand their text to a sink in pieces; a non-zero return stops the
+ * writer with that status. The sink sees every byte exactly once. */
+typedef int (*rdf_sink_fn)(void *ctx, const char *buf, size_t len);
+
+typedef struct rdf_out_s rdf_out_t;
+/* Buffers up to 16 KB and flushes to the sink. */
+rdf_out_t *rdf_out_new(rdf_sink_fn fn, void *ctx);
+int rdf_out_flush(rdf_out_t *o);
+/* Flushes and frees; returns the first sink error seen. */
+int rdf_out_free(rdf_out_t *o);
+int rdf_out_status(const rdf_out_t *o);
+
+/* ---- RDF writers (rdf_write_nt.c, rdf_write_ttl.c) ------------------------ */
+
+typedef struct rdf_writer_s rdf_writer_t;
+/* A writer of syntax (not GUESS). Turtle and TriG write the prefixes given
+ * (pairs of prefix name and namespace IRI, NULL-terminated, may be NULL)
+ * and group consecutive quads with the same graph and subject. */
+rdf_writer_t *rdf_writer_new(rdf_syntax_t syntax, rdf_sink_fn fn, void *ctx,
+                             const char *const *prefixes);
+/* A triple format writes the quad's triple and ignores its graph. */
+int rdf_writer_quad(rdf_writer_t *w, const rdf_quad_t *q);
+/* Ends the last group, flushes, frees; returns the first error. */
+int rdf_writer_finish(rdf_writer_t *w);
+
+/* ---- SPARQL results writers (rdf_results_*.c) ------------------------------ */
+
+typedef enum rdf_results_fmt_e {
+  RDF_RESULTS_JSON = 1, /* application/sparql-results+json */
+  RDF_RESULTS_XML,      /* application/sparql-results+xml */
+  RDF_RESULTS_CSV,      /* text/csv */
+  RDF_RESULTS_TSV,      /* text/tab-separated-values */
+} rdf_results_fmt_t;
+
+typedef struct rdf_results_s rdf_results_t;
+rdf_results_t *rdf_results_new(rdf_results_fmt_t fmt, rdf_sink_fn fn, void *ctx);
+/* A SELECT result: the header, then rows (values[i] of kind RDF_NONE is
+ * unbound), then finish. Each row goes to the sink when the buffer fills. */
+int rdf_results_head(rdf_results_t *r, const char *const *vars, size_t nvars);
+int rdf_results_row(rdf_results_t *r, const rdf_term_t *values);
+/* An ASK result instead of head/rows. JSON and XML as the W3C formats
+ * say; CSV and TSV (which define no boolean form) write a header line
+ * ("_askResult", "?_askResult" in TSV) and a line "true" or "false". */
+int rdf_results_boolean(rdf_results_t *r, bool value);
+int rdf_results_finish(rdf_results_t *r);
+const char *rdf_results_media_type(rdf_results_fmt_t fmt);
+
+#endif /* CZ_RDF_H */

@@ -1,0 +1,107 @@
+/* rdf_int — private declarations shared by the files of libsrc/rdf.
+ */
+#ifndef CZ_RDF_INT_H
+#define CZ_RDF_INT_H
+
+#include "rdf/rdf.h"
+
+/* rdf_xsd.c */
+int64_t rdf_xsd_days(int64_t y, int m, int d); /* days since 0001-01-01 */
+void rdf_xsd_civil(int64_t days, int64_t *y, int *m, int *d);
+/* Shortest round-trip digits of v (float precision if is_float): digits
+ * without sign or point, first digit at 10^*exp10. v finite, non-zero. */
+void rdf_xsd_shortest(double v, bool is_float, char *digits, int *exp10);
+int rdf_xsd_date_text(const rdf_xsd_val_t *v, char *out, size_t cap);
+
+/* rdf_out.c: appending to an output buffer. Each returns the status of
+ * the output (the first sink error sticks). */
+int rdf_out_put(rdf_out_t *o, const char *s, size_t n);
+int rdf_out_puts(rdf_out_t *o, const char *s);
+int rdf_out_putc(rdf_out_t *o, char c);
+
+/* rdf_escape.c: a term or string in each format's escaping. */
+/* Inside "...": N-Triples' canonical escapes (\" \\ \n \r, \u00XX for
+ * other controls); with tab, a tab too (TSV cells cannot hold one). */
+int rdf_esc_nt_string(rdf_out_t *o, const char *s, size_t n, bool tab);
+int rdf_esc_nt_iri(rdf_out_t *o, const char *s, size_t n); /* inside <...> */
+int rdf_esc_nt_term(rdf_out_t *o, const rdf_term_t *t, bool tab); /* N-Triples form */
+int rdf_esc_json_string(rdf_out_t *o, const char *s, size_t n); /* with the quotes */
+int rdf_esc_xml_text(rdf_out_t *o, const char *s, size_t n);    /* element or attribute text */
+/* True if s is a valid blank node label to write after "_:" as is. */
+bool rdf_esc_bnode_ok(const char *s, size_t n);
+int rdf_esc_bnode(rdf_out_t *o, const char *s, size_t n);
+
+/* rdf_write_*.c: a term copied out of a caller's memory, to compare with
+ * the next quad's (Turtle grouping). */
+typedef struct rdf_held_s {
+  rdf_term_t rh_t;
+  char *rh_buf; /* the copies of the strings */
+  size_t rh_cap;
+} rdf_held_t;
+int rdf_held_set(rdf_held_t *h, const rdf_term_t *t);
+void rdf_held_free(rdf_held_t *h);
+
+struct rdf_writer_s {
+  rdf_syntax_t rw_syntax;
+  rdf_out_t *rw_out;
+  char **rw_pfx;   /* prefix names */
+  char **rw_ns;    /* their namespace IRIs */
+  size_t rw_npfx;
+  bool rw_started; /* prefixes written */
+  bool rw_in_stmt; /* a subject is open (Turtle: ends with " .") */
+  bool rw_in_graph; /* a TriG graph block is open */
+  rdf_held_t rw_g, rw_s, rw_p; /* the open graph, subject, predicate */
+  int rw_status;   /* first error (allocation or sink) */
+};
+int rdf_ttl_quad(rdf_writer_t *w, const rdf_quad_t *q);
+int rdf_ttl_finish(rdf_writer_t *w);
+
+/* rdf_input.c: the bytes of a file or a memory block, inflated when
+ * they begin with the gzip magic (1f 8b). */
+#include <zlib.h>
+typedef struct rdf_input_s {
+  int ri_fd;                /* -1 for memory input */
+  const uint8_t *ri_mem;    /* memory input */
+  size_t ri_mem_len, ri_mem_pos;
+  bool ri_gz;               /* inflating */
+  bool ri_z_open;           /* ri_z initialised */
+  bool ri_raw_eof;          /* no more compressed/plain bytes */
+  bool ri_eof;              /* no more output bytes */
+  z_stream ri_z;
+  rdf_progress_t *ri_prog;  /* never NULL (a private one if the caller gave none) */
+  rdf_progress_t ri_own_prog;
+  const char *ri_name;
+  uint8_t *ri_raw;          /* compressed bytes read ahead */
+  size_t ri_raw_len, ri_raw_pos;
+} rdf_input_t;
+int rdf_input_open_file(rdf_input_t *in, const char *path, rdf_progress_t *prog, err_t *e);
+int rdf_input_open_mem(rdf_input_t *in, const char *name, const void *data, size_t len,
+                       rdf_progress_t *prog, err_t *e);
+/* Up to cap bytes of the (inflated) text; 0 at the end; -1 on an error. */
+long rdf_input_read(rdf_input_t *in, void *buf, size_t cap, err_t *e);
+void rdf_input_close(rdf_input_t *in);
+
+/* rdf_results*.c: one results format as a table of functions. */
+typedef struct rdf_results_ops_s {
+  int (*rf_head)(rdf_results_t *r);
+  int (*rf_row)(rdf_results_t *r, const rdf_term_t *values);
+  int (*rf_boolean)(rdf_results_t *r, bool value);
+  int (*rf_finish)(rdf_results_t *r); /* after head and rows */
+} rdf_results_ops_t;
+
+struct rdf_results_s {
+  rdf_results_fmt_t rs_fmt;
+  const rdf_results_ops_t *rs_ops;
+  rdf_out_t *rs_out;
+  char **rs_vars; /* copies of the variable names */
+  size_t rs_nvars;
+  uint64_t rs_rows; /* rows written so far */
+  int rs_state;     /* 0 new, 1 after head, 2 boolean written, 3 finished */
+};
+
+extern const rdf_results_ops_t rdf_results_json_ops;
+extern const rdf_results_ops_t rdf_results_xml_ops;
+extern const rdf_results_ops_t rdf_results_csv_ops;
+extern const rdf_results_ops_t rdf_results_tsv_ops;
+
+#endif /* CZ_RDF_INT_H */
