@@ -22,8 +22,15 @@
 
 #include "sparql/sparql_int.h"
 
+/* A new line at depth d; a negative depth prints everything on one line
+ * (an EXISTS pattern inside an expression). */
+#define PR_FLAT (-1000000)
 static void pr_indent(FILE *f, int d)
 {
+  if (d < 0) {
+    fputc(' ', f);
+    return;
+  }
   fputc('\n', f);
   for (int i = 0; i < d; i++)
     fputs("  ", f);
@@ -210,7 +217,7 @@ void sp_print_expr(FILE *f, const sp_expr_t *e)
   case SP_E_NOTEXISTS:
     fputs(e->ex_kind == SP_E_EXISTS ? "(exists " : "(notexists ", f);
     if (e->ex_op)
-      pr_op(f, e->ex_op, 0);
+      pr_op(f, e->ex_op, PR_FLAT);
     fputc(')', f);
     return;
   case SP_E_IN:

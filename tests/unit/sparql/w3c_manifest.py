@@ -8,7 +8,8 @@ one tab-separated line per SPARQL text to parse:
 
     expect  mode  category  folder  file  base-iri  test-iri
 
-expect: pos (must parse) or neg (must be refused); mode: query or update;
+expect: pos (must parse) or neg (must be refused); mode: query or update
+(update for the Update test types and for any .ru file);
 category: the test type, with "/query" or "/request" for the texts of
 evaluation tests. The base IRI is the one the W3C harness gives the file.
 """
@@ -72,6 +73,9 @@ def main():
                                 continue
                             for f, cat in files:
                                 path = local(f, fdir)
+                                # a few Negative/PositiveSyntaxTest11 entries are updates (.ru)
+                                if path.endswith(".ru"):
+                                    mode = "update"
                                 base = BASES[suite] + folder + "/" + os.path.basename(path)
                                 print("\t".join([expect, mode, cat, suite + "/" + folder, path, base, str(t)]))
                                 rows += 1
