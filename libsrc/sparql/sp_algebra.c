@@ -48,6 +48,11 @@ static sp_op_t *op_new(sp_tr_t *tr, sp_op_kind_t k, sp_op_t *a, sp_op_t *b)
   o->op_a = a;
   o->op_b = b;
   o->op_start = o->op_length = -1;
+  o->op_depth = 1 + CZ_MAX(a ? a->op_depth : 0, b ? b->op_depth : 0);
+  if (o->op_depth > SP_MAX_DEPTH)
+    sp_fail_state(tr->tr_ps, SQLSTATE_STATEMENT_TOO_COMPLEX, 0,
+                  "the query's algebra is more than %d operators deep (too many joined or united patterns)",
+                  SP_MAX_DEPTH);
   return o;
 }
 
@@ -439,7 +444,7 @@ int sp_translate_request(sp_pstate_t *ps, sp_request_t *rq)
   tr.tr_bvar = sp_list_new(ps->ps_arena);
   if (!rq->rq_update) {
     tr_query(&tr, rq->rq_query);
-    return CZ_OK;
+    return ps->ps_failed ? CZ_ERR : CZ_OK;
   }
   for (int i = 0; i < rq->rq_ops->ls_n; i++) {
     sp_update_t *u = rq->rq_ops->ls_v[i];
@@ -448,5 +453,5 @@ int sp_translate_request(sp_pstate_t *ps, sp_request_t *rq)
     else if (u->up_kind == SP_U_DELETE_WHERE)
       u->up_op = tr_quads_pattern(&tr, u->up_delete);
   }
-  return CZ_OK;
+  return ps->ps_failed ? CZ_ERR : CZ_OK;
 }

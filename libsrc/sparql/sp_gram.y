@@ -515,8 +515,8 @@ relational:
   | additive '>' additive            { $$ = sp_expr_bin(ps, SP_E_GT, $1, $3, @2.lc_pos); }
   | additive LE additive             { $$ = sp_expr_bin(ps, SP_E_LE, $1, $3, @2.lc_pos); }
   | additive GE additive             { $$ = sp_expr_bin(ps, SP_E_GE, $1, $3, @2.lc_pos); }
-  | additive K_IN in_list            { $$ = sp_expr_bin(ps, SP_E_IN, $1, NULL, @2.lc_pos); $$->ex_args = $3; }
-  | additive K_NOT K_IN in_list      { $$ = sp_expr_bin(ps, SP_E_NOTIN, $1, NULL, @2.lc_pos); $$->ex_args = $4; }
+  | additive K_IN in_list            { $$ = sp_expr_bin(ps, SP_E_IN, $1, NULL, @2.lc_pos); $$->ex_args = $3; sp_expr_depth(ps, $$); }
+  | additive K_NOT K_IN in_list      { $$ = sp_expr_bin(ps, SP_E_NOTIN, $1, NULL, @2.lc_pos); $$->ex_args = $4; sp_expr_depth(ps, $$); }
   ;
 in_list:
     NIL                              { $$ = sp_list_new(A_); }
@@ -570,7 +570,8 @@ function_call:
     iri NIL
       { $$ = sp_expr_new(ps, SP_E_FUNC, @1.lc_pos); $$->ex_name = $1; $$->ex_args = sp_list_new(A_); }
   | iri '(' distinct_opt expression_list ')'
-      { $$ = sp_expr_new(ps, SP_E_FUNC, @1.lc_pos); $$->ex_name = $1; $$->ex_args = $4; $$->ex_distinct = $3; }
+      { $$ = sp_expr_new(ps, SP_E_FUNC, @1.lc_pos); $$->ex_name = $1; $$->ex_args = $4; $$->ex_distinct = $3;
+        sp_expr_depth(ps, $$); }
   ;
 iri_or_function:
     iri                              { $$ = sp_expr_term(ps, sp_iri_term(ps, $1, @1.lc_pos)); }
@@ -721,6 +722,7 @@ static sp_expr_t *g_agg(sp_pstate_t *ps, const char *name, bool distinct, sp_exp
   e->ex_args = sp_list_new(ps->ps_arena);
   if (arg)
     sp_list_append(ps->ps_arena, e->ex_args, arg);
+  sp_expr_depth(ps, e);
   return e;
 }
 

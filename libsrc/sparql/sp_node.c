@@ -184,11 +184,29 @@ sp_expr_t *sp_expr_new(sp_pstate_t *ps, sp_expr_kind_t k, int pos)
   return e;
 }
 
+void sp_expr_depth(sp_pstate_t *ps, sp_expr_t *e)
+{
+  int d = 0;
+  if (e->ex_a && e->ex_a->ex_depth > d)
+    d = e->ex_a->ex_depth;
+  if (e->ex_b && e->ex_b->ex_depth > d)
+    d = e->ex_b->ex_depth;
+  for (int i = 0; e->ex_args && i < e->ex_args->ls_n; i++)
+    if (((sp_expr_t *)e->ex_args->ls_v[i])->ex_depth > d)
+      d = ((sp_expr_t *)e->ex_args->ls_v[i])->ex_depth;
+  e->ex_depth = d + 1;
+  /* the parse goes on but fails at its end (sp_parse checks ps_failed) */
+  if (e->ex_depth > SP_MAX_DEPTH)
+    sp_fail_state(ps, SQLSTATE_STATEMENT_TOO_COMPLEX, e->ex_pos, "expression nested more than %d deep",
+                  SP_MAX_DEPTH);
+}
+
 sp_expr_t *sp_expr_bin(sp_pstate_t *ps, sp_expr_kind_t k, sp_expr_t *a, sp_expr_t *b, int pos)
 {
   sp_expr_t *e = sp_expr_new(ps, k, pos);
   e->ex_a = a;
   e->ex_b = b;
+  sp_expr_depth(ps, e);
   return e;
 }
 
@@ -217,6 +235,7 @@ sp_expr_t *sp_expr_builtin(sp_pstate_t *ps, const char *name, sp_list_t *args, i
   sp_expr_t *e = sp_expr_new(ps, SP_E_BUILTIN, pos);
   e->ex_name = name;
   e->ex_args = args;
+  sp_expr_depth(ps, e);
   return e;
 }
 
@@ -236,6 +255,9 @@ sp_path_t *sp_path_new(sp_pstate_t *ps, sp_path_kind_t k, sp_path_t *a, sp_path_
   p->pa_kind = k;
   p->pa_a = a;
   p->pa_b = b;
+  p->pa_depth = 1 + CZ_MAX(a ? a->pa_depth : 0, b ? b->pa_depth : 0);
+  if (p->pa_depth > SP_MAX_DEPTH)
+    sp_fail_state(ps, SQLSTATE_STATEMENT_TOO_COMPLEX, 0, "property path nested more than %d deep", SP_MAX_DEPTH);
   if (k == SP_P_NPS) {
     p->pa_fwd = sp_list_new(ps->ps_arena);
     p->pa_inv = sp_list_new(ps->ps_arena);

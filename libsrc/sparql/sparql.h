@@ -19,6 +19,12 @@
 
 #include "util/util.h"
 
+/* No expression, path or algebra tree is higher than this (54001 past it),
+ * so the recursive walkers here and in later stages need no checks of
+ * their own: long chains (a + b + …, {…} UNION {…} …) are built by loops
+ * in the parser but walked by recursion. */
+#define SP_MAX_DEPTH 1000
+
 /* A growable array of pointers; the element type is named at each use. */
 typedef struct sp_list_s {
   int ls_n;
@@ -67,6 +73,7 @@ typedef struct sp_path_s {
   struct sp_path_s *pa_a, *pa_b;
   sp_list_t *pa_fwd;    /* NPS: const char * IRIs, forward */
   sp_list_t *pa_inv;    /* NPS: const char * IRIs written ^iri */
+  int pa_depth;         /* height of the tree below (at most SP_MAX_DEPTH) */
 } sp_path_t;
 
 /* A triple pattern, or a path pattern when tr_path is set (tr_p NULL). */
@@ -110,6 +117,7 @@ typedef struct sp_expr_s {
   struct sp_pat_s *ex_pat;   /* EXISTS */
   struct sp_op_s *ex_op;     /* EXISTS after translation */
   int ex_pos;
+  int ex_depth;              /* height of the tree below (at most SP_MAX_DEPTH) */
 } sp_expr_t;
 
 /* ---- graph patterns (the syntax tree) ------------------------------------ */
@@ -252,6 +260,7 @@ typedef struct sp_op_s {
   sp_list_t *op_vars;
   int64_t op_start, op_length;
   sp_values_t *op_values;
+  int op_depth;             /* height of the tree below (at most SP_MAX_DEPTH) */
 } sp_op_t;
 
 /* ---- the request --------------------------------------------------------- */

@@ -114,6 +114,8 @@ int sp_base_declare(sp_pstate_t *ps, const char *iri, int pos);
 sp_expr_t *sp_expr_new(sp_pstate_t *ps, sp_expr_kind_t k, int pos);
 sp_expr_t *sp_expr_bin(sp_pstate_t *ps, sp_expr_kind_t k, sp_expr_t *a, sp_expr_t *b, int pos);
 sp_expr_t *sp_expr_term(sp_pstate_t *ps, sp_term_t *t);
+/* Sets e->ex_depth from its operands; past SP_MAX_DEPTH the parse fails (54001). */
+void sp_expr_depth(sp_pstate_t *ps, sp_expr_t *e);
 sp_expr_t *sp_expr_builtin(sp_pstate_t *ps, const char *name, sp_list_t *args, int pos);
 sp_pat_t *sp_pat_new(sp_pstate_t *ps, sp_pat_kind_t k, int pos);
 sp_path_t *sp_path_new(sp_pstate_t *ps, sp_path_kind_t k, sp_path_t *a, sp_path_t *b);

@@ -287,6 +287,43 @@ static void test_updates(void **state)
          "blank node label _:b is used in two different basic graph patterns or update operations", 1, 52);
 }
 
+/* Long chains built by loops in the parser and walked by recursion later
+ * are bounded (54001), as is nesting (Bison's stack). */
+static void test_depth_limits(void **state)
+{
+  (void)state;
+  static char buf[200000];
+  const char *parts[][4] = {
+    { "SELECT * { FILTER(", "?a", "+", ") }" },
+    { "SELECT * { ", "{?a ?b ?c}", " UNION ", " }" },
+    { "SELECT * { ?a ", "<http://e/p>", "|", " ?b }" },
+  };
+  const char *whats[] = { "expression nested more than 1000 deep", "more than 1000 operators deep",
+                          "property path nested more than 1000 deep" };
+  for (size_t k = 0; k < CZ_ARRAY_LEN(parts); k++) {
+    for (int n = 900; n <= 1100; n += 200) {
+      size_t o = (size_t)snprintf(buf, sizeof buf, "%s", parts[k][0]);
+      for (int i = 0; i < n; i++)
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", i ? parts[k][2] : "", parts[k][1]);
+      snprintf(buf + o, sizeof buf - o, "%s", parts[k][3]);
+      err_t e;
+      const char *got = tp_sse(buf, SP_PARSE_QUERY, &e);
+      if (n < 1000)
+        assert_non_null(got);
+      else
+        tp_bad_state(buf, SP_PARSE_QUERY, SQLSTATE_STATEMENT_TOO_COMPLEX, whats[k], 0, 0);
+    }
+  }
+  size_t o = (size_t)snprintf(buf, sizeof buf, "ASK { FILTER(");
+  for (int i = 0; i < 20000; i++)
+    buf[o++] = '(';
+  buf[o++] = '1';
+  for (int i = 0; i < 20000; i++)
+    buf[o++] = ')';
+  snprintf(buf + o, sizeof buf - o, ") }");
+  tp_bad_state(buf, SP_PARSE_QUERY, SQLSTATE_STATEMENT_TOO_COMPLEX, "nested too deeply", 0, 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -299,6 +336,7 @@ int main(void)
     cmocka_unit_test(test_aggregates),
     cmocka_unit_test(test_scope),
     cmocka_unit_test(test_updates),
+    cmocka_unit_test(test_depth_limits),
   };
   return cmocka_run_group_tests(tests, tp_setup, tp_teardown);
 }
