@@ -270,7 +270,11 @@ group_conds:
 group_cond:
     builtin_call                     { $$ = arena_zalloc(A_, sizeof(sp_selitem_t)); $$->si_expr = $1; $$->si_pos = @1.lc_pos; }
   | function_call                    { $$ = arena_zalloc(A_, sizeof(sp_selitem_t)); $$->si_expr = $1; $$->si_pos = @1.lc_pos; }
-  | '(' expression ')'               { $$ = arena_zalloc(A_, sizeof(sp_selitem_t)); $$->si_expr = $2; $$->si_pos = @1.lc_pos; }
+  | '(' expression ')'
+      { $$ = arena_zalloc(A_, sizeof(sp_selitem_t)); $$->si_pos = @1.lc_pos;
+        /* GROUP BY (?x) is GROUP BY ?x: a key variable */
+        if ($2->ex_kind == SP_E_TERM && $2->ex_term->tm_kind == SP_T_VAR) $$->si_var = $2->ex_term;
+        else $$->si_expr = $2; }
   | '(' expression K_AS var ')'      { $$ = arena_zalloc(A_, sizeof(sp_selitem_t)); $$->si_expr = $2; $$->si_var = $4; $$->si_pos = @1.lc_pos; }
   | var                              { $$ = arena_zalloc(A_, sizeof(sp_selitem_t)); $$->si_var = $1; $$->si_pos = @1.lc_pos; }
   ;

@@ -224,6 +224,9 @@ static void test_aggregates(void **state)
   tp_ok("SELECT (COUNT(*) AS ?c) (?c + 1 AS ?d) { ?x ?p ?y }",
         "(project (?c ?d)\n  (extend ((?c ?.0) (?d (+ ?c 1)))\n    (group () ((?.0 (count)))\n"
         "      (bgp\n        (triple ?x ?p ?y)))))\n");
+  tp_ok("SELECT ?x (SAMPLE(?y) AS ?s) { ?x ?p ?y } GROUP BY (?x) (LCASE(?y))",
+        "(project (?x ?s)\n  (extend ((?s ?.0))\n    (group (?x (lcase ?y)) ((?.0 (sample ?y)))\n"
+        "      (bgp\n        (triple ?x ?p ?y)))))\n");
   tp_bad("SELECT * { ?x ?p ?y } GROUP BY ?x", "SELECT * is not allowed with GROUP BY", 1, 1);
   tp_bad("SELECT ?x ?y { ?x ?p ?y } GROUP BY ?x", "?y is selected but neither grouped nor aggregated", 1, 11);
   tp_bad("SELECT (?y + COUNT(?x) AS ?c) { ?x ?p ?y }", "?y is neither grouped nor aggregated", 1, 9);
