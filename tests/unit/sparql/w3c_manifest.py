@@ -16,8 +16,13 @@ evaluation tests. The base IRI is the one the W3C harness gives the file.
 import os
 import sys
 
-import rdflib
-from rdflib.collection import Collection
+try:
+    import rdflib
+    from rdflib.collection import Collection
+except ImportError:
+    print("w3c_manifest.py: rdflib is not installed (scripts/install-deps.sh puts it in the venv)",
+          file=sys.stderr)
+    sys.exit(3)
 
 MF = rdflib.Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#")
 QT = rdflib.Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-query#")
@@ -42,6 +47,9 @@ def local(path_iri, folder_dir):
 
 def main():
     data = sys.argv[1]
+    if not os.path.isdir(os.path.join(data, "sparql11")):
+        print("w3c_manifest.py: no W3C test data in " + data, file=sys.stderr)
+        return 4
     rows = 0
     for suite in ("sparql10", "sparql11"):
         sdir = os.path.join(data, suite)
