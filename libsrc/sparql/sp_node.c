@@ -107,8 +107,10 @@ void *sp_fail_state(sp_pstate_t *ps, const char *sqlstate, int pos, const char *
 
 const char *sp_iri_from_ref(sp_pstate_t *ps, const char *ref, int pos)
 {
+  /* an absolute IRI is kept as written: RDF compares IRIs as strings, and
+   * the loaders keep the data's absolute IRIs unchanged too */
   if (sp_iri_is_absolute(ref))
-    return sp_iri_resolve(ps->ps_arena, "x:", ref);  /* dots removed, as §5.2.2 says */
+    return arena_strdup(ps->ps_arena, ref);
   if (!ps->ps_base)
     return sp_fail(ps, pos, "relative IRI <%s> without a base IRI", ref);
   return sp_iri_resolve(ps->ps_arena, ps->ps_base, ref);

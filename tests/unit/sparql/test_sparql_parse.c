@@ -105,6 +105,9 @@ static void test_iri_rfc3986(void **state)
         "(bgp\n  (triple <http://a/b/x/> <http://a/b/x/g> <http://a/y>))\n");
   tp_ok("SELECT * { <> <#f> <z> }",
         "(bgp\n  (triple <http://x/y> <http://x/y#f> <http://x/z>))\n");
+  /* absolute IRIs are kept as written, dots and all */
+  tp_ok("BASE <http://a/b/> SELECT * { <http://a/./b/../c> <urn:x:y> <./d/../e> }",
+        "(bgp\n  (triple <http://a/./b/../c> <urn:x:y> <http://a/b/e>))\n");
 }
 
 static void test_prefixed_names(void **state)
