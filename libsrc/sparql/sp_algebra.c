@@ -27,8 +27,7 @@
 
 typedef struct sp_tr_s {
   sp_pstate_t *tr_ps;
-  sp_list_t *tr_blabel;   /* const char * labels mapped so far … */
-  sp_list_t *tr_bvar;     /* … and their variables */
+  sp_strmap_t *tr_bvars;  /* blank node label -> the variable it became */
   int tr_bseq;            /* ??N */
   int tr_aseq;            /* ?.N */
 } sp_tr_t;
@@ -93,12 +92,11 @@ static sp_term_t *tr_term(sp_tr_t *tr, sp_term_t *t)
   arena_t *a = tr->tr_ps->ps_arena;
   /* made blank nodes are keyed with a ':', which no label holds */
   const char *key = t->tm_anon ? arena_sprintf(a, ":%s", t->tm_str) : t->tm_str;
-  for (int i = 0; i < tr->tr_blabel->ls_n; i++)
-    if (strcmp(tr->tr_blabel->ls_v[i], key) == 0)
-      return tr->tr_bvar->ls_v[i];
-  sp_term_t *v = tr_anon_var(tr, arena_sprintf(a, "%d", tr->tr_bseq++));
-  sp_list_append(a, tr->tr_blabel, (void *)key);
-  sp_list_append(a, tr->tr_bvar, v);
+  sp_term_t *v = sp_strmap_get(tr->tr_bvars, key);
+  if (v)
+    return v;
+  v = tr_anon_var(tr, arena_sprintf(a, "%d", tr->tr_bseq++));
+  sp_strmap_put(tr->tr_bvars, key, v);
   return v;
 }
 
@@ -440,8 +438,7 @@ int sp_translate_request(sp_pstate_t *ps, sp_request_t *rq)
   sp_tr_t tr;
   memset(&tr, 0, sizeof tr);
   tr.tr_ps = ps;
-  tr.tr_blabel = sp_list_new(ps->ps_arena);
-  tr.tr_bvar = sp_list_new(ps->ps_arena);
+  tr.tr_bvars = sp_strmap_new(ps->ps_arena);
   if (!rq->rq_update) {
     tr_query(&tr, rq->rq_query);
     return ps->ps_failed ? CZ_ERR : CZ_OK;

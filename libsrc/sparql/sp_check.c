@@ -24,14 +24,9 @@
 
 #include "sparql/sparql_int.h"
 
-typedef struct sp_bnscope_s {
-  sp_list_t *bs_labels;  /* const char * labels seen */
-  sp_list_t *bs_owner;   /* int (as intptr) BGP id per label */
-} sp_bnscope_t;
-
 typedef struct sp_ck_s {
   sp_pstate_t *ck_ps;
-  sp_bnscope_t ck_bn;
+  sp_strmap_t *ck_labels;  /* label -> the BGP id it belongs to (as intptr, never 0) */
   int ck_bgp_seq;        /* ids of basic graph patterns */
   int ck_op;             /* update: the operation, so labels are not shared between operations */
 } sp_ck_t;
@@ -39,21 +34,28 @@ typedef struct sp_ck_s {
 static int ck_pattern(sp_ck_t *ck, sp_pat_t *p);
 static int ck_query(sp_ck_t *ck, sp_query_t *q);
 
-bool sp_vars_has(const sp_list_t *vars, const char *name)
+sp_varset_t *sp_varset_new(arena_t *a)
 {
-  for (int i = 0; i < vars->ls_n; i++)
-    if (strcmp(((sp_term_t *)vars->ls_v[i])->tm_str, name) == 0)
-      return true;
-  return false;
+  sp_varset_t *vs = arena_zalloc(a, sizeof *vs);
+  vs->vs_list = sp_list_new(a);
+  vs->vs_map = sp_strmap_new(a);
+  return vs;
 }
 
-void sp_vars_add(arena_t *a, sp_list_t *vars, sp_term_t *v)
+bool sp_vars_has(const sp_varset_t *vars, const char *name)
 {
-  if (v && v->tm_kind == SP_T_VAR && !sp_vars_has(vars, v->tm_str))
-    sp_list_append(a, vars, v);
+  return sp_strmap_get(vars->vs_map, name) != NULL;
 }
 
-static void sp_scope_query(const sp_query_t *q, sp_list_t *vars, arena_t *a)
+void sp_vars_add(arena_t *a, sp_varset_t *vars, sp_term_t *v)
+{
+  if (v && v->tm_kind == SP_T_VAR && !sp_vars_has(vars, v->tm_str)) {
+    sp_list_append(a, vars->vs_list, v);
+    sp_strmap_put(vars->vs_map, v->tm_str, v);
+  }
+}
+
+static void sp_scope_query(const sp_query_t *q, sp_varset_t *vars, arena_t *a)
 {
   if (q->qu_vars) {
     for (int i = 0; i < q->qu_vars->ls_n; i++)
@@ -71,7 +73,7 @@ static void sp_scope_query(const sp_query_t *q, sp_list_t *vars, arena_t *a)
     sp_vars_add(a, vars, ((sp_selitem_t *)q->qu_select->ls_v[i])->si_var);
 }
 
-void sp_scope_pattern(const sp_pat_t *p, sp_list_t *vars, arena_t *a)
+void sp_scope_pattern(const sp_pat_t *p, sp_varset_t *vars, arena_t *a)
 {
   if (!p)
     return;
@@ -160,7 +162,7 @@ static bool sp_expr_has_agg(const sp_expr_t *e)
 }
 
 /* The first variable e reads outside aggregates (and EXISTS) that is not in ok, or NULL. */
-static const sp_term_t *sp_expr_ungrouped(const sp_expr_t *e, const sp_list_t *ok)
+static const sp_term_t *sp_expr_ungrouped(const sp_expr_t *e, const sp_varset_t *ok)
 {
   if (!e || e->ex_kind == SP_E_AGG || e->ex_kind == SP_E_EXISTS || e->ex_kind == SP_E_NOTEXISTS)
     return NULL;
@@ -181,19 +183,17 @@ static int ck_label(sp_ck_t *ck, sp_term_t *t, int bgp)
 {
   if (!t || t->tm_kind != SP_T_BNODE || t->tm_anon)
     return CZ_OK;
-  arena_t *a = ck->ck_ps->ps_arena;
   t->tm_bgp = bgp;
-  for (int i = 0; i < ck->ck_bn.bs_labels->ls_n; i++)
-    if (strcmp(ck->ck_bn.bs_labels->ls_v[i], t->tm_str) == 0) {
-      if ((intptr_t)ck->ck_bn.bs_owner->ls_v[i] != bgp) {
-        sp_fail(ck->ck_ps, t->tm_pos, "blank node label _:%s is used in two different basic graph patterns%s",
-                t->tm_str, ck->ck_op ? " or update operations" : "");
-        return CZ_ERR;
-      }
-      return CZ_OK;
-    }
-  sp_list_append(a, ck->ck_bn.bs_labels, (void *)t->tm_str);
-  sp_list_append(a, ck->ck_bn.bs_owner, (void *)(intptr_t)bgp);
+  void *owner = sp_strmap_get(ck->ck_labels, t->tm_str);
+  if (!owner) {
+    sp_strmap_put(ck->ck_labels, t->tm_str, (void *)(intptr_t)bgp);
+    return CZ_OK;
+  }
+  if ((intptr_t)owner != bgp) {
+    sp_fail(ck->ck_ps, t->tm_pos, "blank node label _:%s is used in two different basic graph patterns%s",
+            t->tm_str, ck->ck_op ? " or update operations" : "");
+    return CZ_ERR;
+  }
   return CZ_OK;
 }
 
@@ -233,7 +233,7 @@ static int ck_values(sp_ck_t *ck, sp_values_t *v)
 static int ck_group(sp_ck_t *ck, sp_pat_t *g)
 {
   arena_t *a = ck->ck_ps->ps_arena;
-  sp_list_t *seen = sp_list_new(a);   /* variables in scope so far */
+  sp_varset_t *seen = sp_varset_new(a);   /* variables in scope so far */
   for (int i = 0; i < g->pt_list->ls_n; i++) {
     sp_pat_t *e = g->pt_list->ls_v[i];
     if (e->pt_kind == SP_G_BIND && sp_vars_has(seen, e->pt_var->tm_str)) {
@@ -284,9 +284,9 @@ static int ck_select(sp_ck_t *ck, sp_query_t *q, bool grouped)
 {
   sp_pstate_t *ps = ck->ck_ps;
   arena_t *a = ps->ps_arena;
-  sp_list_t *inscope = sp_list_new(a);
-  sp_list_t *keys = sp_list_new(a);     /* group keys, then the projected names */
-  sp_list_t *projected = sp_list_new(a);
+  sp_varset_t *inscope = sp_varset_new(a);
+  sp_varset_t *keys = sp_varset_new(a);     /* group keys */
+  sp_varset_t *projected = sp_varset_new(a);
   sp_scope_pattern(q->qu_where, inscope, a);
   if (q->qu_group)
     for (int i = 0; i < q->qu_group->ls_n; i++) {
@@ -364,7 +364,7 @@ static int ck_query(sp_ck_t *ck, sp_query_t *q)
       }
     }
   }
-  sp_list_t *vars = sp_list_new(a);
+  sp_varset_t *vars = sp_varset_new(a);
   if (q->qu_kind == SP_Q_SELECT)
     sp_scope_query(q, vars, a);
   else if (q->qu_kind == SP_Q_DESCRIBE) {
@@ -374,7 +374,7 @@ static int ck_query(sp_ck_t *ck, sp_query_t *q)
       for (int i = 0; i < q->qu_describe->ls_n; i++)
         sp_vars_add(a, vars, q->qu_describe->ls_v[i]);
   }
-  q->qu_vars = vars;
+  q->qu_vars = vars->vs_list;
   return CZ_OK;
 }
 
@@ -437,8 +437,7 @@ int sp_check_request(sp_pstate_t *ps, sp_request_t *rq)
   sp_ck_t ck;
   memset(&ck, 0, sizeof ck);
   ck.ck_ps = ps;
-  ck.ck_bn.bs_labels = sp_list_new(ps->ps_arena);
-  ck.ck_bn.bs_owner = sp_list_new(ps->ps_arena);
+  ck.ck_labels = sp_strmap_new(ps->ps_arena);
   if (!rq->rq_update)
     return ck_query(&ck, rq->rq_query);
   for (int i = 0; i < rq->rq_ops->ls_n; i++) {

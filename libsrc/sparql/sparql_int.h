@@ -152,12 +152,25 @@ size_t sp_utf8_invalid_at(const char *s, size_t len);
 /* Appends the UTF-8 encoding of cp to buf; returns the bytes written. */
 int sp_utf8_put(char *buf, uint32_t cp);
 
+/* ---- string-keyed maps (sp_strmap.c); values are never NULL ---- */
+typedef struct sp_strmap_s sp_strmap_t;
+sp_strmap_t *sp_strmap_new(arena_t *a);
+void *sp_strmap_get(const sp_strmap_t *m, const char *key);
+void sp_strmap_put(sp_strmap_t *m, const char *key, void *val);
+
 /* ---- checks (sp_check.c) and translation (sp_algebra.c) ---- */
 int sp_check_request(sp_pstate_t *ps, sp_request_t *rq);
 int sp_translate_request(sp_pstate_t *ps, sp_request_t *rq);
 /* Variables in scope of a pattern (§18.2.1), appended to vars without duplicates. */
-void sp_scope_pattern(const sp_pat_t *p, sp_list_t *vars, arena_t *a);
-bool sp_vars_has(const sp_list_t *vars, const char *name);
-void sp_vars_add(arena_t *a, sp_list_t *vars, sp_term_t *v);
+/* A set of variables in the order first seen (vs_list: sp_term_t *), with
+ * a map for constant-time membership (queries may name very many). */
+typedef struct sp_varset_s {
+  sp_list_t *vs_list;
+  sp_strmap_t *vs_map;
+} sp_varset_t;
+sp_varset_t *sp_varset_new(arena_t *a);
+void sp_scope_pattern(const sp_pat_t *p, sp_varset_t *vars, arena_t *a);
+bool sp_vars_has(const sp_varset_t *vars, const char *name);
+void sp_vars_add(arena_t *a, sp_varset_t *vars, sp_term_t *v);
 
 #endif /* CZ_SPARQL_INT_H */
