@@ -32,7 +32,8 @@ fi
 # Python packages for tests/ and bench/: psycopg 3 (slt.py, the client,
 # concurrency and crash tests), pyodbc (the ODBC client check), duckdb (the
 # reference answers and times of the TPC-H test and bench/tpch) and
-# tpchgen-cli (the TPC-H data generator, a command in the venv's bin/).
+# tpchgen-cli (the TPC-H data generator, a command in the venv's bin/) and
+# rdflib (reads the W3C SPARQL test manifests, tests/unit/sparql/).
 venv=${CZ_VENV:-build/venv}
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
@@ -44,4 +45,7 @@ if ! "$venv/bin/python3" -c 'import psycopg, pyodbc, duckdb' >/dev/null 2>&1 ||
    [ ! -x "$venv/bin/tpchgen-cli" ]; then
   "$venv/bin/pip" install -q --disable-pip-version-check "psycopg[binary]" pyodbc \
     duckdb tpchgen-cli
+fi
+if ! "$venv/bin/python3" -c 'import rdflib' >/dev/null 2>&1; then
+  "$venv/bin/pip" install -q --disable-pip-version-check rdflib
 fi
