@@ -392,6 +392,10 @@ op_t *op_project_new(arena_t *a, op_t *in, int n, xnode_t **exprs);
  * planned number EXPLAIN shows. */
 const op_t *op_gather_driver(const op_t *in);
 bool op_gather_ok(const op_t *in);
+/* Whether o is a join whose build (second input) a Gather over it makes
+ * once and shares among its threads: hash and nested-loop joins other
+ * than RIGHT / FULL (op_join_share.c). */
+bool op_join_shareable(const op_t *o);
 /* The table handle a scan reads (its scan_spec_t's ss_table). */
 void *op_scan_table(const op_t *scan);
 op_t *op_gather_new(arena_t *a, op_t *in, int workers);

@@ -149,7 +149,6 @@ void op_scan_use_morsels(const op_t *o, qctx_t *w, scan_par_t *p);
  * participant context w told to use it (op_join_share_use) probes that
  * one table. op_join_share_end frees a build. */
 typedef struct jshare_s jshare_t;
-bool op_join_shareable(const op_t *o);
 int op_join_share_build(const op_t *o, qctx_t *q, arena_t *a, jshare_t **out, err_t *e);
 void op_join_share_use(const op_t *o, qctx_t *w, const jshare_t *s);
 void op_join_share_end(jshare_t *s);

@@ -16,7 +16,8 @@
  *   run in a worker context, and a subquery's state is its own
  *   execution's). Build sides may hold anything: they run once, on the
  *   session's thread.
- * - Large means the driving table holds at least PAR_MIN_ROWS rows (its
+ * - Large means the driving table holds at least PAR_MIN_ROWS rows
+ *   ([Parameters] ParallelMinRows; its
  *   row count from the table's statistics, not an estimate after
  *   filters): below that starting threads costs more than it saves.
  *   Workers: ThreadsPerQuery - 1 (what MaxQueryThreads leaves free is
@@ -32,10 +33,19 @@
  *   gives the layout the single group-by would have (keys, then one
  *   column per aggregate), so the select list binds to it unchanged.
  */
+#include <string.h>
+
 #include "sql/sql_bind_int.h"
 #include "sql/sql_plan_card.h"
 
 #define PAR_MIN_ROWS 100000.0
+
+/* ParallelMinRows, or PAR_MIN_ROWS when the environment leaves it 0. */
+static double par_min_rows(const bd_t *b)
+{
+  double m = b->b_env->pe_par_min_rows;
+  return m > 0 ? m : PAR_MIN_ROWS;
+}
 
 static bool par_safe(const xnode_t *x)
 {
@@ -79,9 +89,33 @@ int bd_par_workers(bd_t *b, const bd_fromblk_t *fb, const op_t *plan)
   /* the pipeline from plan down to its driving scan (op_gather_driver:
    * joins on the way keep their builds whole, made once and shared) */
   const op_t *drv = op_gather_driver(plan);
-  if (!drv || driver_rows(b, fb, drv) < PAR_MIN_ROWS)
+  if (!drv || driver_rows(b, fb, drv) < par_min_rows(b))
     return 0;
   return threads - 1;
+}
+
+bool bd_par_block(const bd_scope_t *outer, const xsubq_t *sq)
+{
+  if (!sq)
+    return !outer;
+  return sq->xs_ncorr == 0;
+}
+
+void bd_par_builds(bd_t *b, const bd_fromblk_t *fb, op_t *plan, int workers)
+{
+  for (op_t *o = plan; o && o->o_in; o = o->o_in) {
+    op_t *r = o->o_in2;
+    if (!r || !op_join_shareable(o) || strcmp(r->o_vt->ov_name, "HashAggregate") == 0)
+      continue;
+    /* a plain table of the block (its filters are the block's conjuncts,
+     * already found safe); a derived table planned its own */
+    const op_t *drv = op_gather_driver(r);
+    if (!drv || driver_rows(b, fb, drv) < par_min_rows(b))
+      continue;
+    op_t *g = op_gather_new(b->b_a, r, workers);
+    if (g)
+      o->o_in2 = g;
+  }
 }
 
 op_t *bd_par_gather(bd_t *b, op_t *plan, int workers)
