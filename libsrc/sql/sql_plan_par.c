@@ -88,6 +88,10 @@ int bd_par_workers(bd_t *b, const bd_fromblk_t *fb, const op_t *plan)
       return 0;
   /* the pipeline from plan down to its driving scan (op_gather_driver:
    * joins on the way keep their builds whole, made once and shared) */
+  /* a group-by on top (a derived table's own) is a whole one, not the
+   * partial op_gather_driver lets a Gather hold at its top */
+  if (strcmp(plan->o_vt->ov_name, "HashAggregate") == 0)
+    return 0;
   const op_t *drv = op_gather_driver(plan);
   if (!drv || driver_rows(b, fb, drv) < par_min_rows(b))
     return 0;
