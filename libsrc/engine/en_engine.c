@@ -74,6 +74,14 @@ static int en_config(engine_t *eng, const ini_t *ini, err_t *e)
   eng->en_vector_size = (int)vs;
   eng->en_max_mem = mem;
   eng->en_threads = (int)(thr < 1 ? 1 : thr);
+  /* [Parameters] ParallelMinRows: the driving table's rows from which a
+   * block gets a parallel plan (sql_plan_par.c); tests set it low */
+  int64_t pmin;
+  if (ini_get_int(ini, "Parameters", "ParallelMinRows", 100000, &pmin, e) != CZ_OK)
+    return CZ_ERR;
+  if (pmin < 1)
+    return err_set(e, SQLSTATE_CONFIG, "[Parameters] ParallelMinRows must be at least 1");
+  eng->en_par_min_rows = pmin;
   /* [Parameters] MaxQueryThreads: worker threads all queries together may
    * use beside their sessions' own threads; by default one per CPU */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -28,6 +28,7 @@ struct engine_s {
   int en_vector_size;           /* [Parameters] VectorSize */
   int64_t en_max_mem;           /* [Parameters] MaxQueryMem */
   int en_threads;               /* [Parameters] ThreadsPerQuery (qctx_t q_threads) */
+  int64_t en_par_min_rows;      /* [Parameters] ParallelMinRows (sp_env_t pe_par_min_rows) */
   qw_pool_t *en_qworkers;       /* the query workers, at most [Parameters] MaxQueryThreads
                                    server-wide (qctx_t q_workers) */
   char *en_dirs_allowed;        /* [Parameters] DirsAllowed as written (malloc'd), NULL = none:

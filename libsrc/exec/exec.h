@@ -391,11 +391,21 @@ op_t *op_project_new(arena_t *a, op_t *in, int n, xnode_t **exprs);
 /* Gather (op_gather.c): runs in on the session's thread and up to
  * ThreadsPerQuery - 1 query workers, its leaf scan read through one shared
  * morsel dispenser; rows come out in no particular order. in must be a
- * chain of operators of one input each (scans, filters, projections,
- * partial aggregations, without subqueries) ending in a scan whose
- * storage splits scans (op_gather_ok); NULL otherwise. workers is the
+ * pipeline (op_gather_ok): a chain along first inputs of filters,
+ * projections, lookup and lateral joins, hash and nested-loop joins other
+ * than RIGHT / FULL (their builds made once and shared), a group-by at
+ * most at its top, without subqueries, ending in a scan whose storage
+ * splits scans (the driving scan, op_gather_driver; NULL when in is not
+ * such a pipeline); op_gather_new gives NULL otherwise. workers is the
  * planned number EXPLAIN shows. */
+const op_t *op_gather_driver(const op_t *in);
 bool op_gather_ok(const op_t *in);
+/* Whether o is a join whose build (second input) a Gather over it makes
+ * once and shares among its threads: hash and nested-loop joins other
+ * than RIGHT / FULL (op_join_share.c). */
+bool op_join_shareable(const op_t *o);
+/* The table handle a scan reads (its scan_spec_t's ss_table). */
+void *op_scan_table(const op_t *scan);
 op_t *op_gather_new(arena_t *a, op_t *in, int workers);
 /* LIMIT/OFFSET: expressions without columns, NULL when absent. */
 op_t *op_limit_new(arena_t *a, op_t *in, xnode_t *limit, xnode_t *offset);

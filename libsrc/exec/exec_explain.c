@@ -22,6 +22,8 @@ static char *explain_rec(const op_t *o, int depth, const qctx_t *run, char *acc,
     opst_t none = {0};
     if (!st)
       st = &none;
+    if (st->os_note)
+      acc = arena_sprintf(a, "%s  (%s)", acc, st->os_note);
     acc = arena_sprintf(a, "%s  (rows=%lld)", acc, (long long)st->os_rows);
     acc = arena_sprintf(a, "%s  (time=%.3f ms memory=%lld kB)", acc, st->os_ns / 1e6,
                         (long long)((st->os_mem + 1023) / 1024));

@@ -23,6 +23,8 @@ struct opst_s {
   uint64_t os_ns;               /* time in open and next, inputs included */
   int64_t os_mem;               /* most state memory seen (after open, at the end) */
   bool os_opened;               /* opened at least once in this execution */
+  const char *os_note;          /* EXPLAIN ANALYZE text of this run (a Gather: the
+                                   workers launched), in the execution's arena; NULL none */
 };
 
 /* The run state of plan object key (an operator, an xsubq_t, an
@@ -141,6 +143,18 @@ typedef struct scan_par_s scan_par_t;
 bool op_scan_splittable(const op_t *o);
 int op_scan_morsels(const op_t *o, qctx_t *q, arena_t *a, int n, scan_par_t **out, err_t *e);
 void op_scan_use_morsels(const op_t *o, qctx_t *w, scan_par_t *p);
+
+/* Shared join builds (op_join_share.c, for op_gather.c): a hash or
+ * nested-loop join of a kind that never marks its build rows (not RIGHT /
+ * FULL) can have its build made once, in the Gather's context q
+ * (op_join_share_build; *out NULL when the table would have to spill:
+ * then nothing is kept and the right input is closed), and each
+ * participant context w told to use it (op_join_share_use) probes that
+ * one table. op_join_share_end frees a build. */
+typedef struct jshare_s jshare_t;
+int op_join_share_build(const op_t *o, qctx_t *q, arena_t *a, jshare_t **out, err_t *e);
+void op_join_share_use(const op_t *o, qctx_t *w, const jshare_t *s);
+void op_join_share_end(jshare_t *s);
 
 /* Operator plumbing. */
 void op_init(op_t *o, const op_vt_t *vt, arena_t *a, int ncols, const ty_t *types,

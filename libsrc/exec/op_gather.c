@@ -6,11 +6,22 @@
  * particular order).
  *
  * Design notes:
- * - The subtree is a chain (no operator with two inputs) ending in one
- *   splittable scan (op_gather_new checks): splitting the leaf of a chain
- *   splits its output. Its operators must be safe to run on several
- *   threads of one execution (the planner puts only scans, filters,
- *   projections and partial aggregations without subqueries there).
+ * - The subtree is a pipeline: a chain of operators along their first
+ *   input ending in one splittable scan, the driving scan (op_gather_ok):
+ *   splitting the leaf of a chain splits its output. On the chain:
+ *   filters, projections, index lookup joins and lateral joins (each
+ *   participant its own lookups and subquery runs), hash and nested-loop
+ *   joins other than RIGHT / FULL (their second input is the build,
+ *   made once and shared: op_join_share.c), and at the top only a
+ *   (partial) group-by. Its operators must be safe to run on several
+ *   threads of one execution (the planner puts no subquery or volatile
+ *   function on the chain).
+ * - Builds: at open, on the session's thread and in the Gather's own
+ *   context, every join of the chain reads its build side into one table
+ *   before any worker starts; the participants probe it read-only. A
+ *   build that would spill makes the Gather run its subtree on the
+ *   session's thread alone (EXPLAIN ANALYZE: "workers launched=0
+ *   (a build spills)"), where the joins build and spill as usual.
  * - The dispenser is made at open on the session's thread, in the
  *   Gather's run state (op_scan_morsels); each participant context is told
  *   to read from it (op_scan_use_morsels) before it opens the subtree.
@@ -38,6 +49,8 @@
 typedef struct op_gather_s {
   op_t og_op;
   const op_t *og_scan;          /* the leaf scan that is split */
+  int og_njoins;                /* joins on the chain whose builds are shared */
+  const op_t **og_joins;
   int og_workers;               /* planned: ThreadsPerQuery - 1 when planned */
 } op_gather_t;
 
@@ -71,6 +84,8 @@ typedef struct gather_run_s {
   int gr_rr;                    /* round robin among ready workers */
   bool gr_lead_done;
   gpart_t *gr_failed;           /* the first participant that failed */
+  jshare_t **gr_shares;         /* per og_joins: the shared build (NULL: none) */
+  int gr_nshares;
 } gather_run_t;
 
 static void gather_task(void *arg)
@@ -114,6 +129,10 @@ static void sum_figures(const op_t *o, qctx_t *q, qctx_t *w)
     const opst_t *ws = op_state(o, w);
     if (!ws)
       return;
+    /* a lateral join's subplan ran in w (a shared build did not: its
+     * figures are the Gather's context's own) */
+    if (o->o_in2)
+      sum_figures(o->o_in2, q, w);
     size_t size = o->o_vt->ov_run_size ? o->o_vt->ov_run_size : sizeof(opst_t);
     opst_t *ps = qexec_state(q, o, size, true, NULL);
     ps->os_opened = true;
@@ -148,6 +167,9 @@ static void gather_finish(const op_t *o, gather_run_t *g, qctx_t *q)
     qctx_worker_end(&g->gr_parts[i].gp_q);
   }
   g->gr_n = 0;
+  for (int i = 0; i < g->gr_nshares; i++)
+    op_join_share_end(g->gr_shares[i]);
+  g->gr_nshares = 0;
   cond_destroy(&g->gr_cons);
   cond_destroy(&g->gr_work);
   mutex_destroy(&g->gr_mx);
@@ -174,6 +196,35 @@ static int gather_stop_on(gather_run_t *g, gpart_t *p, err_t *e)
   return gather_fail(g, e);
 }
 
+/* The shared builds of the chain's joins, made here in the Gather's
+ * context q before any participant runs. One that would spill: the
+ * builds made are freed, none is shared, *spills is set (the subtree
+ * then runs on this thread alone and its joins build as usual). */
+static int gather_builds(const op_gather_t *og, gather_run_t *g, qctx_t *q, bool *spills,
+                         err_t *e)
+{
+  g->gr_nshares = 0;
+  if (og->og_njoins == 0)
+    return CZ_OK;
+  g->gr_shares = arena_zalloc(g->gr_arena, sizeof(jshare_t *) * (size_t)og->og_njoins);
+  for (int k = 0; k < og->og_njoins; k++) {
+    jshare_t *s;
+    if (op_join_share_build(og->og_joins[k], q, g->gr_arena, &s, e) != CZ_OK)
+      return CZ_ERR;
+    if (!s) {
+      *spills = true;
+      break;
+    }
+    g->gr_shares[g->gr_nshares++] = s;
+  }
+  if (*spills) {
+    for (int k = 0; k < g->gr_nshares; k++)
+      op_join_share_end(g->gr_shares[k]);
+    g->gr_nshares = 0;
+  }
+  return CZ_OK;
+}
+
 static int gather_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
   const op_gather_t *og = (const op_gather_t *)o;
@@ -197,6 +248,11 @@ static int gather_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   g->gr_live = true;
 
   int threads = q->q_threads > 1 ? q->q_threads : 1;
+  bool spills = false;
+  if (threads > 1 && gather_builds(og, g, q, &spills, e) != CZ_OK)
+    return CZ_ERR;
+  if (spills)
+    threads = 1;
   scan_par_t *par;
   /* Enough morsels that a slower thread holds up the end by little. */
   int nmorsels = threads * 32 > 4096 ? 4096 : threads * 32;
@@ -215,6 +271,8 @@ static int gather_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
     p->gp_q.q_cancel = &g->gr_stop;
     p->gp_state = GS_RUN;
     op_scan_use_morsels(og->og_scan, &p->gp_q, par);
+    for (int k = 0; k < g->gr_nshares; k++)
+      op_join_share_use(og->og_joins[k], &p->gp_q, g->gr_shares[k]);
   }
   /* Workers first: opening the subtree may read all of it (a partial
    * group-by does), and the session's share must not be all of it. */
@@ -227,6 +285,11 @@ static int gather_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
     else
       p->gp_state = GS_DONE;  /* no thread: the others read its share */
   }
+  int launched = 0;
+  for (int i = 1; i <= nw; i++)
+    launched += g->gr_parts[i].gp_started;
+  st->os_note = arena_sprintf(qexec_arena(q), "workers launched=%d%s", launched,
+                              spills ? " (a build spills: one thread)" : "");
   gpart_t *lead = &g->gr_parts[0];
   if (op_open(g->gr_sub, &lead->gp_q, &lead->gp_err) != CZ_OK)
     return gather_stop_on(g, lead, e);
@@ -296,30 +359,44 @@ static void gather_close(const op_t *o, opst_t *st, qctx_t *q)
 
 static char *gather_detail(const op_t *o, arena_t *a)
 {
-  return arena_sprintf(a, "workers %d", ((const op_gather_t *)o)->og_workers);
+  return arena_sprintf(a, "(workers planned=%d)", ((const op_gather_t *)o)->og_workers);
 }
 
 static const op_vt_t gather_vt = {"Gather", gather_open, gather_next, gather_close,
                                   gather_detail, sizeof(gather_run_t), NULL};
 
-/* The operators that give the same rows (as a multiset, or as groups a
- * final group-by merges) when their input is split. */
+/* The operators of a chain that give the same rows (as a multiset) when
+ * their first input is split: each input row's output depends on that
+ * row alone (a join's second input is whole in every participant). */
 static bool gather_splits(const op_t *o)
 {
-  static const char *const ok[] = {"Filter", "Project", "HashAggregate"};
+  static const char *const ok[] = {"Filter",         "Project",        "LookupJoin",
+                                   "LookupSemiJoin", "LookupAntiJoin", "Nested Loop Lateral"};
   for (size_t i = 0; i < CZ_ARRAY_LEN(ok); i++)
     if (strcmp(o->o_vt->ov_name, ok[i]) == 0)
       return true;
-  return false;
+  return op_join_shareable(o);
+}
+
+const op_t *op_gather_driver(const op_t *in)
+{
+  const op_t *o = in;
+  /* a group-by only at the top: it is a partial one a final group-by
+   * above the Gather merges (below a join or a filter it would not be) */
+  if (strcmp(o->o_vt->ov_name, "HashAggregate") == 0) {
+    if (!o->o_in)
+      return NULL;
+    o = o->o_in;
+  }
+  for (; o->o_in; o = o->o_in)
+    if (!gather_splits(o))
+      return NULL;
+  return op_scan_splittable(o) ? o : NULL;
 }
 
 bool op_gather_ok(const op_t *in)
 {
-  const op_t *o = in;
-  for (; o->o_in; o = o->o_in)
-    if (o->o_in2 || !gather_splits(o))
-      return false;
-  return !o->o_in2 && op_scan_splittable(o);
+  return op_gather_driver(in) != NULL;
 }
 
 op_t *op_gather_new(arena_t *a, op_t *in, int workers)
@@ -328,10 +405,15 @@ op_t *op_gather_new(arena_t *a, op_t *in, int workers)
     return NULL;
   op_gather_t *g = arena_zalloc(a, sizeof(*g));
   op_init(&g->og_op, &gather_vt, a, in->o_ncols, in->o_types, in, NULL);
-  const op_t *s = in;
-  while (s->o_in)
-    s = s->o_in;
-  g->og_scan = s;
+  g->og_scan = op_gather_driver(in);
+  for (const op_t *s = in; s->o_in; s = s->o_in)
+    if (op_join_shareable(s))
+      g->og_njoins++;
+  g->og_joins = arena_alloc(a, sizeof(op_t *) * (size_t)(g->og_njoins + 1));
+  int k = 0;
+  for (const op_t *s = in; s->o_in; s = s->o_in)
+    if (op_join_shareable(s))
+      g->og_joins[k++] = s;
   g->og_workers = workers;
   g->og_op.o_est_rows = in->o_est_rows;
   g->og_op.o_est_cost = in->o_est_cost;

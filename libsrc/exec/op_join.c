@@ -111,34 +111,18 @@ static int join_build_spill(join_run_t *j, qctx_t *q, err_t *e)
   return join_next_part(j, q, e);
 }
 
-static int join_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
+/* Reads the whole right input (opened by the caller) into j->oj_right,
+ * hashed on the keys for a hash join, and closes it. Past the memory the
+ * table may hold: with may_spill, both inputs go to partition files
+ * (join_build_spill; j->oj_spill is then set and the left input already
+ * read); without (a build shared by a Gather's threads, op_join_share.c),
+ * *full is set and the right input is left open for the caller. */
+int join_build(join_run_t *j, qctx_t *q, bool may_spill, bool *full, err_t *e)
 {
-  join_run_t *j = (join_run_t *)st;
-  j->sr_p = (const op_join_t *)o;
-  const op_t *r = o->o_in2;
-  if (!j->oj_build)  /* a child of os_state: reset with it at every open */
-    j->oj_build = arena_create(st->os_state, "Join build");
-  /* Files of an earlier execution were closed by its end (spill_end):
-   * forgotten here, never touched. */
-  j->oj_spill = NULL;
-  rs_init(&j->oj_right, j->oj_build, r->o_ncols, r->o_types);
-  if (j->sr_p->oj_nkeys && rh_init(&j->oj_hash, j->oj_build, 64, e) != CZ_OK)
-    return CZ_ERR;
-  memset(&j->oj_left, 0, sizeof(j->oj_left));
-  j->oj_left_end = false;
-  j->oj_li = 0;
-  j->oj_in_row = false;
-  j->oj_matched = NULL;
-  j->oj_matched_cap = 0;
-  j->oj_build_n = 0;
-  j->oj_build_null = false;
-  j->oj_rmatched = NULL;
-  j->oj_rscan = 0;
-  j->oj_part_tail = false;
-  j->oj_rf = NULL;
+  const op_t *r = j->sr_p->oj_op.o_in2;
+  opst_t *st = &j->sr_st;
   bool keep = join_keeps_right(j->sr_p->oj_kind);
-  if (op_open(r, q, e) != CZ_OK)
-    return CZ_ERR;
+  *full = false;
   for (;;) {
     obatch_t in;
     if (op_next(r, q, &in, e) != CZ_OK)
@@ -166,8 +150,13 @@ static int join_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
     }
     if (op_check_mem(q, st->os_state, e) != CZ_OK)
       return CZ_ERR;
-    if (j->sr_p->oj_nkeys && hjs_should_spill(q, j->oj_build, &j->oj_hash))
+    if (j->sr_p->oj_nkeys && hjs_should_spill(q, j->oj_build, &j->oj_hash)) {
+      if (!may_spill) {
+        *full = true;
+        return CZ_OK;
+      }
       return join_build_spill(j, q, e);
+    }
   }
   op_close(r, q);
   if (j->sr_p->oj_nkeys)
@@ -177,6 +166,51 @@ static int join_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
     if (!j->oj_rmatched)
       return op_alloc_error(st->os_state, e);
   }
+  return CZ_OK;
+}
+
+/* An empty build: the right rows' store and hash index in j->oj_build. */
+int join_build_init(join_run_t *j, err_t *e)
+{
+  const op_t *r = j->sr_p->oj_op.o_in2;
+  rs_init(&j->oj_right, j->oj_build, r->o_ncols, r->o_types);
+  if (j->sr_p->oj_nkeys && rh_init(&j->oj_hash, j->oj_build, 64, e) != CZ_OK)
+    return CZ_ERR;
+  j->oj_build_n = 0;
+  j->oj_build_null = false;
+  return CZ_OK;
+}
+
+static int join_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
+{
+  join_run_t *j = (join_run_t *)st;
+  j->sr_p = (const op_join_t *)o;
+  const op_t *r = o->o_in2;
+  if (!j->oj_build)  /* a child of os_state: reset with it at every open */
+    j->oj_build = arena_create(st->os_state, "Join build");
+  /* Files of an earlier execution were closed by its end (spill_end):
+   * forgotten here, never touched. */
+  j->oj_spill = NULL;
+  memset(&j->oj_left, 0, sizeof(j->oj_left));
+  j->oj_left_end = false;
+  j->oj_li = 0;
+  j->oj_in_row = false;
+  j->oj_matched = NULL;
+  j->oj_matched_cap = 0;
+  j->oj_rmatched = NULL;
+  j->oj_rscan = 0;
+  j->oj_part_tail = false;
+  j->oj_rf = NULL;
+  /* A participant of a Gather: the build is the Gather's, shared. */
+  if (join_share_adopt(j, q))
+    return op_open(o->o_in, q, e);
+  if (join_build_init(j, e) != CZ_OK || op_open(r, q, e) != CZ_OK)
+    return CZ_ERR;
+  bool full;
+  if (join_build(j, q, true, &full, e) != CZ_OK)
+    return CZ_ERR;
+  if (j->oj_spill)
+    return CZ_OK;  /* spilled: the left input is in partition files already */
   return op_open(o->o_in, q, e);
 }
 

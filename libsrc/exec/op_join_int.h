@@ -61,6 +61,10 @@ static inline bool join_left_only(join_kind_t k)
 }
 
 /* op_join.c */
+/* The build: an empty store (and hash index) in j->oj_build, then the
+ * right input read into it (see op_join.c). */
+int join_build_init(join_run_t *j, err_t *e);
+int join_build(join_run_t *j, qctx_t *q, bool may_spill, bool *full, err_t *e);
 int64_t join_match(join_run_t *j, int lrow);
 void join_start_row(join_run_t *j, int lrow);
 void join_copy_left(const batch_t *l, int lrow, batch_t *out, int row);
@@ -73,5 +77,11 @@ int join_next_semi(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e
 /* RIGHT / FULL after the left input ended: the stored right rows no pair
  * matched, padded with NULLs on the left (out->ob_b NULL at the end). */
 int join_next_unmatched(join_run_t *j, qctx_t *q, obatch_t *out, err_t *e);
+
+/* op_join_share.c */
+/* When q is a Gather participant's context told to share this join's
+ * build (op_join_share_use): j takes the shared table (read-only) and
+ * true is returned; false otherwise. */
+bool join_share_adopt(join_run_t *j, qctx_t *q);
 
 #endif /* CZ_EXEC_OP_JOIN_INT_H */

@@ -158,6 +158,11 @@ int op_scan_morsels(const op_t *o, qctx_t *q, arena_t *a, int n, scan_par_t **ou
   return sc->os_ops->qt_morsels_open(q, sp->ss_table, split, a, &p->sp_m, e);
 }
 
+void *op_scan_table(const op_t *o)
+{
+  return o->o_vt == &scan_vt ? ((const op_scan_t *)o)->os_spec.ss_table : NULL;
+}
+
 void op_scan_use_morsels(const op_t *o, qctx_t *w, scan_par_t *p)
 {
   const op_scan_t *sc = (const op_scan_t *)o;

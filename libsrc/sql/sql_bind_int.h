@@ -298,6 +298,14 @@ int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *f
  * projection to the single group-by's layout, NULL when an aggregate
  * cannot be merged (then a Gather below one group-by). */
 int bd_par_workers(bd_t *b, const bd_fromblk_t *fb, const op_t *plan);
+/* Whether a block bound in scope outer for subquery sq may run in
+ * parallel: a top-level one, or one of a subquery without correlation
+ * (so far: every expression of the block is bound when it is asked). */
+bool bd_par_block(const bd_scope_t *outer, const xsubq_t *sq);
+/* Puts a Gather of its own over each large build side of the joins of
+ * plan's pipeline (their scans then run on every thread while the
+ * session's thread fills the shared table). */
+void bd_par_builds(bd_t *b, const bd_fromblk_t *fb, op_t *plan, int workers);
 op_t *bd_par_gather(bd_t *b, op_t *plan, int workers);
 op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
                  const agg_spec_t *aggs);

@@ -510,8 +510,11 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     return *out ? CZ_OK : CZ_ERR;
   }
   bool grouped = ag->ag_n > 0 || ngroup > 0 || having || has_sets || ag->ag_ngrp > 0;
-  /* parallel plans (sql_plan_par.c): a top-level block only */
-  int par = !outer && !sq ? bd_par_workers(b, from, plan) : 0;
+  /* parallel plans (sql_plan_par.c): a top-level block, or an
+   * uncorrelated subquery's (run once per execution) */
+  int par = bd_par_block(outer, sq) ? bd_par_workers(b, from, plan) : 0;
+  if (par)
+    bd_par_builds(b, from, plan, par);
   op_t *par_agg = NULL;
   if (par && grouped && !has_sets && ag->ag_ngrp == 0)
     par_agg = bd_par_agg(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs);

@@ -74,6 +74,9 @@ typedef struct sp_env_s {
   bool pe_no_seqscan;
   int pe_threads;               /* [Parameters] ThreadsPerQuery: > 1 allows Gather plans
                                    (sql_plan_par.c); 0 read as 1 */
+  double pe_par_min_rows;       /* [Parameters] ParallelMinRows: a block is parallel when
+                                   its driving table holds at least this many rows;
+                                   0 read as 100000 */
 } sp_env_t;
 
 typedef enum sp_kind_e {

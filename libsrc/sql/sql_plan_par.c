@@ -1,17 +1,27 @@
 /* sql_plan_par — parallel plans: a Gather (exec op_gather.c) over the
- * scan → filter of a large single-table FROM block, and for a group-by
- * over such a block a partial aggregation in every thread below the
- * Gather with a final one above that merges the partials.
+ * pipeline of a FROM block whose driving scan is large — the scan, its
+ * filter, and the joins along the probe side (hash and nested-loop joins
+ * whose builds are made once and shared, index lookup and lateral joins
+ * run by each thread) — and for a group-by over such a block a partial
+ * aggregation in every thread below the Gather with a final one above
+ * that merges the partials.
  *
  * Design notes:
  * - Only where the answer cannot depend on which thread reads which rows:
  *   a top-level query block (no correlation, not a subquery being
- *   decorrelated), one stored table whose storage splits scans, and
- *   every expression run below the Gather free of subqueries and of
- *   volatile functions (they would run in a worker context, and a
- *   subquery's state is its own execution's).
- * - Large means the table holds at least PAR_MIN_ROWS rows: below that
- *   starting threads costs more than it saves.
+ *   decorrelated), a driving scan (the leaf along first inputs) of one of
+ *   the block's own tables whose storage splits scans, no RIGHT / FULL
+ *   join on the probe side (they mark build rows), and every expression
+ *   of the block free of subqueries and of volatile functions (they would
+ *   run in a worker context, and a subquery's state is its own
+ *   execution's). Build sides may hold anything: they run once, on the
+ *   session's thread.
+ * - Large means the driving table holds at least PAR_MIN_ROWS rows
+ *   ([Parameters] ParallelMinRows; its
+ *   row count from the table's statistics, not an estimate after
+ *   filters): below that starting threads costs more than it saves.
+ *   Workers: ThreadsPerQuery - 1 (what MaxQueryThreads leaves free is
+ *   taken at run time, EXPLAIN ANALYZE says how many were launched).
  * - The merge: count and count(*) partials are summed (and cast back to
  *   bigint), sum partials summed (a sum of int2/int4 is bigint: the merged
  *   numeric is cast back), min / max / bool_and / bool_or take the same
@@ -23,10 +33,19 @@
  *   gives the layout the single group-by would have (keys, then one
  *   column per aggregate), so the select list binds to it unchanged.
  */
+#include <string.h>
+
 #include "sql/sql_bind_int.h"
 #include "sql/sql_plan_card.h"
 
 #define PAR_MIN_ROWS 100000.0
+
+/* ParallelMinRows, or PAR_MIN_ROWS when the environment leaves it 0. */
+static double par_min_rows(const bd_t *b)
+{
+  double m = b->b_env->pe_par_min_rows;
+  return m > 0 ? m : PAR_MIN_ROWS;
+}
 
 static bool par_safe(const xnode_t *x)
 {
@@ -42,20 +61,65 @@ static bool par_safe(const xnode_t *x)
   return true;
 }
 
+/* The rows of the plain table unit whose scan is plan's driving scan, or
+ * -1 when the driver is not one of the block's own tables (it lies inside
+ * a derived table or subquery: not split). */
+static double driver_rows(bd_t *b, const bd_fromblk_t *fb, const op_t *drv)
+{
+  const void *h = op_scan_table(drv);
+  for (int i = 0; i < fb->fb_nunits; i++) {
+    const bd_unit_t *u = &fb->fb_units[i];
+    if (u->un_table && u->un_table->tb_handle == h)
+      return pc_table_rows(b, u->un_table);
+  }
+  return -1;
+}
+
 int bd_par_workers(bd_t *b, const bd_fromblk_t *fb, const op_t *plan)
 {
   int threads = b->b_env->pe_threads;
-  if (threads <= 1 || b->b_decor || fb->fb_nunits != 1)
+  if (threads <= 1 || b->b_decor || fb->fb_nunits < 1)
     return 0;
-  const bd_unit_t *u = &fb->fb_units[0];
-  if (!u->un_table || u->un_op || u->un_lateral || u->un_rowid || u->un_kind != JOIN_INNER)
-    return 0;
+  for (int i = 0; i < fb->fb_nunits; i++)
+    if (fb->fb_units[i].un_rowid)
+      return 0;
   for (int i = 0; i < fb->fb_nconj; i++)
     if (!par_safe(fb->fb_conj[i]))
       return 0;
-  if (!op_gather_ok(plan) || pc_table_rows(b, u->un_table) < PAR_MIN_ROWS)
+  /* the pipeline from plan down to its driving scan (op_gather_driver:
+   * joins on the way keep their builds whole, made once and shared) */
+  /* a group-by on top (a derived table's own) is a whole one, not the
+   * partial op_gather_driver lets a Gather hold at its top */
+  if (strcmp(plan->o_vt->ov_name, "HashAggregate") == 0)
+    return 0;
+  const op_t *drv = op_gather_driver(plan);
+  if (!drv || driver_rows(b, fb, drv) < par_min_rows(b))
     return 0;
   return threads - 1;
+}
+
+bool bd_par_block(const bd_scope_t *outer, const xsubq_t *sq)
+{
+  if (!sq)
+    return !outer;
+  return sq->xs_ncorr == 0;
+}
+
+void bd_par_builds(bd_t *b, const bd_fromblk_t *fb, op_t *plan, int workers)
+{
+  for (op_t *o = plan; o && o->o_in; o = o->o_in) {
+    op_t *r = o->o_in2;
+    if (!r || !op_join_shareable(o) || strcmp(r->o_vt->ov_name, "HashAggregate") == 0)
+      continue;
+    /* a plain table of the block (its filters are the block's conjuncts,
+     * already found safe); a derived table planned its own */
+    const op_t *drv = op_gather_driver(r);
+    if (!drv || driver_rows(b, fb, drv) < par_min_rows(b))
+      continue;
+    op_t *g = op_gather_new(b->b_a, r, workers);
+    if (g)
+      o->o_in2 = g;
+  }
 }
 
 op_t *bd_par_gather(bd_t *b, op_t *plan, int workers)

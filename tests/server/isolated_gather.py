@@ -3,7 +3,7 @@
 own with ThreadsPerQuery = 2, a table above the planner's threshold
 (100k rows), then
 
-  plans     EXPLAIN shows `Gather  workers 1` over a scan → filter, and
+  plans     EXPLAIN shows `Gather  (workers planned=1)` over a scan → filter, and
             partial / final group-bys around it for GROUP BY and plain
             aggregates; none for count(DISTINCT …) (a Gather below one
             group-by) and none at ThreadsPerQuery = 1
@@ -74,7 +74,7 @@ def main():
                       "(i %% 1000) / 7.0, CASE WHEN i %% 11 = 0 THEN NULL ELSE 'x' || (i %% 97) END "
                       "FROM generate_series(1, %d) i" % ROWS)
             p = plan(c, QUERIES["group by"])
-            check("plans: group by has Gather workers 1", "Gather  workers 1" in p, p)
+            check("plans: group by has Gather (workers planned=1)", "Gather  (workers planned=1)" in p, p)
             check("plans: partial and final group-bys",
                   "partial 1 keys" in p and "final 1 keys" in p, p)
             p = plan(c, QUERIES["plain aggregates"])

@@ -16,7 +16,8 @@
 #   --only LIST         comma list of groups: sql,corpus,clients,protocol,isql,
 #                       regress,fuzz,concurrency,sqlvariants,isolated,tpch,crash
 #                       (sqlvariants: tests/sql/*.test again on servers with
-#                       VectorSize = 1 and with ThreadsPerQuery = 2; tpch:
+#                       VectorSize = 1 and with ThreadsPerQuery = 2 and
+#                       ParallelMinRows = 1; tpch:
 #                       TPC-H SF 0.1 answers against DuckDB's,
 #                       tests/server/tpch_test.py; data cached in
 #                       BUILD_DIR/tpch-sf0.1; $CZ_TPCH_TIMEOUT s per query,
@@ -216,7 +217,12 @@ if want sqlvariants && [ "$target" = cadenza ]; then
   # the SQL files on a server of one-row batches (every operator's batch
   # boundaries) and on one of two threads per query
   for v in VectorSize=1 ThreadsPerQuery=2; do
-    if srv_start cadenza "$work/server-$v" --param "$v" >"$logs/server_$v.log" 2>&1; then
+    # at two threads every block over a table of any size gets its
+    # parallel plan (ParallelMinRows), not only those over 100 000 rows
+    extra=""
+    [ "$v" = ThreadsPerQuery=2 ] && extra="--param ParallelMinRows=1"
+    # shellcheck disable=SC2086
+    if srv_start cadenza "$work/server-$v" --param "$v" $extra >"$logs/server_$v.log" 2>&1; then
       vdsn=$(srv_dsn)
       for f in "$CZ_TOP"/tests/sql/*.test; do
         run_test "sql_$(basename "$f" .test)_$v" 300 "$TB_PY" "$slt" --dsn "$vdsn" \

@@ -64,7 +64,12 @@ def main():
     else:
         threads = [int(t) for t in a.threads.split(",")]
         if tpchlib.source_has("ThreadsPerQuery"):
-            settings = [("t%d" % t, {"ThreadsPerQuery": t}) for t in threads]
+            # above one thread every block that can runs in parallel, not
+            # only those whose driving table passes the default 100 000 rows
+            # (at SF 0.1 part, partsupp and customer are smaller)
+            minrows = {"ParallelMinRows": 1} if tpchlib.source_has("ParallelMinRows") else {}
+            settings = [("t%d" % t, dict({"ThreadsPerQuery": t}, **(minrows if t > 1 else {})))
+                        for t in threads]
         else:
             print("# ThreadsPerQuery is not built yet: one run with the server's default")
             settings = [("t1", {})]

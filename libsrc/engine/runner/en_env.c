@@ -65,6 +65,7 @@ void en_env(esession_t *s, sp_env_t *env)
   env->pe_table = env_table;
   env->pe_vector_size = es_engine(s)->en_vector_size;
   env->pe_threads = es_engine(s)->en_threads;
+  env->pe_par_min_rows = (double)es_engine(s)->en_par_min_rows;
   const char *seq = es_setting(s, "enable_seqscan");
   env->pe_no_seqscan = seq && (strcasecmp(seq, "off") == 0 || strcasecmp(seq, "false") == 0 ||
                                strcmp(seq, "0") == 0);

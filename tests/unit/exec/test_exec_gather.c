@@ -3,7 +3,8 @@
  * to 3 leased workers) every row comes back exactly once, a partial
  * group-by below the Gather gives per-thread partials that add up to the
  * whole, an error in a morsel read by any thread is the query's error,
- * and EXPLAIN ANALYZE figures of all threads are summed. */
+ * EXPLAIN ANALYZE figures of all threads are summed, and a hash join
+ * over the split scan is built once and probed by every thread. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -345,14 +346,68 @@ static void test_gather_reopen(void **state)
   run_end(&r);
 }
 
-/* Gather refuses a subtree that is not a chain over a splittable scan. */
+/* Gather refuses a subtree that is not a pipeline over a splittable
+ * scan: a RIGHT join (it marks build rows), a group-by below a join. */
 static void test_gather_refuses(void **state)
 {
   fixture_t *f = *state;
-  op_t *j = op_nljoin_new(f->f_a, f->f_scan, make_scan(f), JOIN_INNER, NULL);
+  op_t *j = op_nljoin_new(f->f_a, f->f_scan, make_scan(f), JOIN_RIGHT, NULL);
   assert_null(op_gather_new(f->f_a, j, 1));
   assert_false(op_gather_ok(j));
   assert_true(op_gather_ok(f->f_scan));
+  op_t *agg = op_hashagg_new(f->f_a, make_scan(f), 0, NULL, 0, NULL);
+  int k0[1] = {0};
+  op_t *ja = op_hashjoin_new(f->f_a, agg, make_scan(f), JOIN_INNER, 1, k0, k0, NULL);
+  assert_false(op_gather_ok(ja));
+  op_t *inner = op_nljoin_new(f->f_a, f->f_scan, make_scan(f), JOIN_INNER, NULL);
+  assert_true(op_gather_ok(inner));
+  assert_ptr_equal(op_gather_driver(inner), f->f_scan);
+}
+
+/* A hash join (and a semi join) over the split scan, its build made once
+ * and probed by every thread: every probe row joined exactly once, for
+ * 1 to 4 threads; the leases given back. */
+static void test_gather_hashjoin(void **state)
+{
+  fixture_t *f = *state;
+  int k0[1] = {0};
+  op_t *j = op_hashjoin_new(f->f_a, f->f_scan, make_scan(f), JOIN_INNER, 1, k0, k0, NULL);
+  op_t *g = op_gather_new(f->f_a, j, 3);
+  assert_non_null(g);
+  op_t *sj = op_hashjoin_new(f->f_a, make_scan(f), make_scan(f), JOIN_SEMI, 1, k0, k0, NULL);
+  op_t *gs = op_gather_new(f->f_a, sj, 3);
+  assert_non_null(gs);
+  for (int threads = 1; threads <= 4; threads++) {
+    run_t r;
+    run_begin(&r, f, threads);
+    unsigned char *seen = calloc(NROWS, 1);
+    int64_t sums[2] = {0, 0}, n = 0;
+    err_t e;
+    assert_int_equal(drain(g, &r, sums, &n, seen, &e), CZ_OK);
+    assert_int_equal(n, NROWS);
+    assert_int_equal(sums[0], sums[1]);  /* each row met its own key */
+    for (int i = 0; i < NROWS; i++)
+      assert_int_equal(seen[i], 1);
+    int64_t ss[1] = {0}, sn = 0;
+    assert_int_equal(drain(gs, &r, ss, &sn, NULL, &e), CZ_OK);
+    assert_int_equal(sn, NROWS);
+    assert_int_equal(ss[0], (int64_t)NROWS * (NROWS - 1) / 2);
+    free(seen);
+    run_end(&r);
+  }
+  /* an error while the build is read is the query's */
+  f->f_tab.gt_fail_at = NROWS / 3;
+  run_t r;
+  run_begin(&r, f, 3);
+  int64_t sums[2] = {0, 0}, n = 0;
+  err_t e;
+  assert_int_equal(drain(g, &r, sums, &n, NULL, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "XX000");
+  run_end(&r);
+  f->f_tab.gt_fail_at = -1;
+  qw_stats_t qs;
+  qw_pool_stats(f->f_pool, &qs);
+  assert_int_equal(qs.qs_in_use, 0);
 }
 
 int main(void)
@@ -364,6 +419,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(test_gather_cancel, setup, teardown),
       cmocka_unit_test_setup_teardown(test_gather_reopen, setup, teardown),
       cmocka_unit_test_setup_teardown(test_gather_refuses, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_gather_hashjoin, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
