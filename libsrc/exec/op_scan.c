@@ -17,6 +17,9 @@ typedef struct scan_run_s {
   opst_t sr_st;
   qscan_t *os_cur;              /* the cursor, NULL when closed */
   bool os_empty;                /* a bound is NULL: no row can match */
+  batch_t *os_keep;             /* the batch filled, made once per execution (in its
+                                   arena: a scan re-opened per outer row keeps it) */
+  int os_dirty;                 /* rows of os_keep the last fill may have written */
 } scan_run_t;
 
 static const op_vt_t scan_vt;
@@ -185,6 +188,29 @@ static int scan_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
                                  preds, sp->ss_npred, sp->ss_rowid, st->os_state, &s->os_cur, e);
 }
 
+/* The batch a fill writes into: made (zeroed) once per execution, then
+ * reused with the rows the last fill wrote cleared again, so a storage
+ * sees what a fresh batch would show (a cell it does not write reads as
+ * 0 / empty) at a cost that follows the rows returned, not VectorSize. */
+static batch_t *scan_batch(const op_t *o, scan_run_t *s, qctx_t *q, err_t *e)
+{
+  batch_t *b = s->os_keep;
+  if (!b || (o->o_ncols > 0 && b->b_cols[0].v_cap < q->q_vector_size)) {
+    s->os_keep = batch_create(qexec_arena(q), o->o_ncols, o->o_types, q->q_vector_size, e);
+    s->os_dirty = 0;
+    return s->os_keep;
+  }
+  int n = s->os_dirty;
+  for (int c = 0; c < b->b_ncols && n > 0; c++) {
+    vec_t *v = &b->b_cols[c];
+    memset(v->v_null, 0, (size_t)n);
+    memset(v->v_data, 0, (size_t)n * ty_phys_size(ty_phys(v->v_type.t_id)));
+  }
+  s->os_dirty = 0;
+  b->b_n = 0;
+  return b;
+}
+
 static int scan_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
   const op_scan_t *sc = (const op_scan_t *)o;
@@ -193,10 +219,13 @@ static int scan_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t 
     return CZ_OK;
   /* A point lookup returns at most one row: no need for a full batch. */
   batch_t *b = sc->os_spec.ss_point ? batch_create(st->os_batch, o->o_ncols, o->o_types, 1, e)
-                                   : op_new_batch(o, st, q, e);
+                                   : scan_batch(o, s, q, e);
   if (!b)
     return CZ_ERR;
-  if (sc->os_ops->qt_scan_next(q, s->os_cur, b, st->os_batch, e) != CZ_OK)
+  int rc = sc->os_ops->qt_scan_next(q, s->os_cur, b, st->os_batch, e);
+  if (!sc->os_spec.ss_point) /* a rejected row may sit past the last one */
+    s->os_dirty = rc != CZ_OK || b->b_n >= q->q_vector_size ? q->q_vector_size : b->b_n + 1;
+  if (rc != CZ_OK)
     return CZ_ERR;
   if (b->b_n == 0) {
     sc->os_ops->qt_scan_close(q, s->os_cur);
