@@ -187,7 +187,10 @@ uint64_t row_hash(const batch_t *b, int row, int ncols, const int *cols);
  * typed loops. */
 void rows_hash(const batch_t *b, int ncols, const int *cols, const int *sel, int nsel,
                uint64_t *hash);
-/* hash64_int (util), inline for the typed loops: the same values. */
+/* hash64_int (util), inline for the typed loops: the same values. Every
+ * step is invertible, so the hash of one non-NULL integer column is a
+ * bijection of its value: the hash join skips comparing such keys
+ * (join_match); keep it so. */
 static inline uint64_t rh_mix(uint64_t x)
 {
   x += 0x9e3779b97f4a7c15ull;

@@ -207,6 +207,8 @@ static int join_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   j->oj_kphys = arena_alloc(st->os_state, sizeof(ty_phys_t) * (size_t)(nk + 1));
   for (int k = 0; k < nk; k++)
     j->oj_kphys[k] = ty_phys(r->o_types[j->sr_p->oj_rk[k]].t_id);
+  j->oj_int_key = nk == 1 && j->oj_kphys[0] == TP_I64 &&
+                  ty_phys(o->o_in->o_types[j->sr_p->oj_lk[0]].t_id) == TP_I64;
   rs_init(&j->oj_right, j->oj_build, r->o_ncols, r->o_types);
   if (nk && rh_init(&j->oj_hash, j->oj_build, join_size_hint(j, q), e) != CZ_OK)
     return CZ_ERR;
@@ -259,6 +261,11 @@ int64_t join_match(join_run_t *j, int lrow)
   int64_t cand;
   const batch_t *lb = j->oj_left.ob_b;
   while (rh_next(&j->oj_hash, j->oj_hv, &j->oj_rpos, &cand)) {
+    /* One integer key: its hash is a bijection of the value (row_hash
+     * mixes it with invertible steps), so equal hashes are equal keys and
+     * the stored row need not be read. */
+    if (j->oj_int_key)
+      return cand;
     bool eq = true;
     for (int k = 0; k < nk && eq; k++) {
       int idx;

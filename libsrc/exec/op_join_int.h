@@ -60,6 +60,8 @@ typedef struct join_run_s {
   uint64_t *oj_lhash;           /* per position of oj_left's selection: its key hash */
   uint8_t *oj_lnull;            /* per position: a key is NULL */
   ty_phys_t *oj_kphys;          /* per key: its physical kind */
+  bool oj_int_key;              /* one integer key on both sides: equal hashes are
+                                   equal keys (join_match) */
   int *oj_pcols;                /* semi / anti: the pair columns the residual reads */
   int oj_npcols;                /* -1: all of them (a subquery may read any) */
 } join_run_t;
