@@ -236,11 +236,12 @@ void rs_gather(const rstore_t *rs, int c, const int64_t *rows, int n, vec_t *out
  * certain to be in the store. */
 int64_t rs_append_rows(rstore_t *rs, const batch_t *b, const int *sel, int n, err_t *e);
 
-/* The operator's output batch in this execution, made at the first call
- * after an open (in os_state, *slot NULL after the open's reset) and
- * reused by every later next: cap rows of o's types. Rows are overwritten,
+/* The operator's output batch in this execution: made at the first call
+ * (in the execution's arena, so it outlives opens: *slot lives in the run
+ * struct, zeroed only when the run state is made) and reused by every
+ * later next, open or not: cap rows of o's types. Rows are overwritten,
  * never cleared, so whoever fills it writes each cell's null flag. */
-batch_t *op_keep_batch(const op_t *o, opst_t *st, batch_t **slot, int cap, err_t *e);
+batch_t *op_keep_batch(const op_t *o, qctx_t *q, batch_t **slot, int cap, err_t *e);
 
 /* Parallel scans (op_scan.c, for op_gather.c). A scan is splittable when
  * its storage splits scans and it is neither a point lookup nor one that

@@ -69,7 +69,7 @@ typedef struct hashagg_run_s {
   uint64_t *oh_hbuf;            /* per batch: each row's key hash, */
   int64_t *oh_gbuf;             /* its group (-1: sent to a partition) */
   int oh_bufcap;                /* rows those two hold (os_state) */
-  batch_t *oh_out;              /* the output batch, made once per open (os_state) */
+  batch_t *oh_out;              /* the output batch, made once per execution */
   int64_t oh_last_groups;       /* groups of the last table in memory (outlives opens) */
 } hashagg_run_t;
 
@@ -599,7 +599,6 @@ static int hashagg_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   h->oh_npending = h->oh_cap_pending = 0;
   h->oh_level = 0;
   h->oh_bufcap = 0; /* the buffers went with os_state's reset */
-  h->oh_out = NULL;
   if (agg_table_init(h, q, true, e) != CZ_OK)
     return CZ_ERR;
   if (op_open(o->o_in, q, e) != CZ_OK)
@@ -633,7 +632,7 @@ static int hashagg_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err
       return CZ_ERR;
     ngroups = h->oh_groups.rs_n;
   }
-  batch_t *b = op_keep_batch(o, st, &h->oh_out, q->q_vector_size, e);
+  batch_t *b = op_keep_batch(o, q, &h->oh_out, q->q_vector_size, e);
   if (!b)
     return CZ_ERR;
   int n = (int)CZ_MIN(ngroups - h->oh_pos, (int64_t)q->q_vector_size);

@@ -198,8 +198,8 @@ static int join_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   /* Files of an earlier execution were closed by its end (spill_end):
    * forgotten here, never touched. */
   j->oj_spill = NULL;
-  /* what was in os_state went with its reset */
-  j->oj_out = j->oj_pairs = NULL;
+  /* what was in os_state went with its reset (the batches oj_out and
+   * oj_pairs are the execution's: kept) */
   j->oj_scratch_cap = j->oj_lcap = 0;
   j->oj_pcols = NULL;
   j->oj_npcols = -1;
@@ -393,7 +393,7 @@ static int join_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t 
     }
     /* room for vs pairs plus a padded row per left row finished here */
     int cap = 2 * vs + 1;
-    batch_t *b = op_keep_batch(o, st, &j->oj_out, cap, e);
+    batch_t *b = op_keep_batch(o, q, &j->oj_out, cap, e);
     if (!b)
       return CZ_ERR;
     join_scratch(j, cap);

@@ -47,8 +47,9 @@ typedef struct join_run_s {
                                    its unmatched right rows are being emitted */
   int64_t oj_last_build;        /* rows the last build hashed: the next open's table size
                                    (outlives opens; 0 before the first) */
-  /* Made once per open in os_state and reused by every next, so the
-   * steady state allocates nothing: */
+  /* Made once (the batches per execution, in its arena; the arrays per
+   * open, in os_state) and reused by every next, so the steady state
+   * allocates nothing: */
   batch_t *oj_out;              /* the output batch (inner / left / right / full) */
   batch_t *oj_pairs;            /* semi / anti with a residual: the pairs it reads */
   int oj_scratch_cap;           /* entries of the four arrays below */

@@ -72,11 +72,11 @@ int join_next_semi(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e
     batch_t *pairs = NULL;
     if (j->sr_p->oj_cond) {
       if (!j->oj_pairs) {
-        j->oj_pairs = batch_create(st->os_state, npair_cols, j->sr_p->oj_pair_types, vs, e);
+        j->oj_pairs = batch_create(qexec_arena(q), npair_cols, j->sr_p->oj_pair_types, vs, e);
         if (!j->oj_pairs)
           return CZ_ERR;
-        join_residual_cols(j, npair_cols);
       }
+      join_residual_cols(j, npair_cols);
       pairs = j->oj_pairs;
     }
     join_scratch(j, CZ_MAX(vs, lb->ob_n) + 1);
@@ -142,7 +142,6 @@ int join_next_semi(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e
 int join_next_unmatched(join_run_t *j, qctx_t *q, obatch_t *out, err_t *e)
 {
   const op_t *o = &j->sr_p->oj_op;
-  opst_t *st = &j->sr_st;
   int vs = q->q_vector_size;
   int nleft = o->o_in->o_ncols;
   join_scratch(j, vs + 1);
@@ -156,7 +155,7 @@ int join_next_unmatched(join_run_t *j, qctx_t *q, obatch_t *out, err_t *e)
     }
     if (n == 0)
       continue;
-    batch_t *b = op_keep_batch(o, st, &j->oj_out, vs, e);
+    batch_t *b = op_keep_batch(o, q, &j->oj_out, vs, e);
     if (!b)
       return CZ_ERR;
     for (int c = 0; c < nleft; c++)

@@ -23,10 +23,11 @@ typedef struct op_lookup_s {
   ty_t *ol_pair_types;          /* left then fetched columns (the output's unless SEMI / ANTI) */
 } op_lookup_t;
 
-/* Its run state: the joined batch, made once per open and reused. */
+/* Its run state: the joined batch, made once per execution (in its
+ * arena: it outlives opens) and reused. */
 typedef struct lookup_run_s {
   opst_t lr_st;
-  batch_t *lr_out;              /* os_state; NULL after an open */
+  batch_t *lr_out;
   int lr_cap;                   /* rows lr_out holds */
 } lookup_run_t;
 
@@ -50,7 +51,7 @@ static void lookup_semi_out(const op_lookup_t *l, const obatch_t *in, const bool
 static int lookup_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
   const op_lookup_t *l = (const op_lookup_t *)o;
-  ((lookup_run_t *)st)->lr_out = NULL;  /* went with os_state's reset */
+  (void)st;
   if (!((const qtable_t *)l->ol_table)->qt_ops->qt_lookup)
     return err_set(e, SQLSTATE_INTERNAL, "no key lookups in this context");
   return op_open(o->o_in, q, e);
@@ -99,7 +100,7 @@ static int lookup_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
     lookup_run_t *lr = (lookup_run_t *)st;
     if (!lr->lr_out || lr->lr_cap < in.ob_n) {
       lr->lr_cap = CZ_MAX(in.ob_n, q->q_vector_size);
-      lr->lr_out = batch_create(st->os_state, nleft + l->ol_ncols, l->ol_pair_types, lr->lr_cap, e);
+      lr->lr_out = batch_create(qexec_arena(q), nleft + l->ol_ncols, l->ol_pair_types, lr->lr_cap, e);
       if (!lr->lr_out)
         return CZ_ERR;
     }
