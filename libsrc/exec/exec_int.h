@@ -10,6 +10,8 @@
 #ifndef CZ_EXEC_INT_H
 #define CZ_EXEC_INT_H
 
+#include <string.h>
+
 #include "exec/exec.h"
 
 #define RS_CHUNK 1024
@@ -97,22 +99,75 @@ static inline int datum_to_num(ty_phys_t p, const datum_t *d, num_t *out, err_t 
 /* Equality that treats two NULLs as equal (grouping, DISTINCT). */
 bool datum_eq_nulls(ty_phys_t p, const datum_t *a, const datum_t *b);
 
-/* An open-addressing hash index from a 64-bit hash to row numbers of a row
- * store; chains of equal hashes are walked by the caller. */
+/* A hash index from 64-bit hashes to row numbers of a row store (dense
+ * from 0, inserted in any order): an open-addressing table (linear
+ * probing, at most half full) with one slot per distinct hash, holding
+ * the hash and the last row inserted with it side by side, so a probe reads
+ * one cache line (callers prefetch a batch's slots, rh_prefetch); the
+ * earlier rows of that hash are chained through rh_next_row, an array by
+ * row number. So many rows of one key (a join on a foreign key) make one
+ * chain, not a long run of slots every later insert and probe must walk.
+ * Rows of one hash come out last inserted first; callers compare keys
+ * (distinct keys may share a hash). */
+typedef struct rh_ent_s {
+  uint64_t re_hash;
+  int64_t re_row;               /* the chain's first row + 1, 0 = empty */
+} rh_ent_t;
+
 typedef struct rhash_s {
-  int64_t *rh_slots;            /* row number + 1, 0 = empty */
-  uint64_t *rh_hashes;
-  int64_t rh_cap;               /* power of two */
-  int64_t rh_n;
+  rh_ent_t *rh_ents;
+  int64_t rh_cap;               /* slots, a power of two */
+  int64_t rh_used;              /* slots in use: distinct hashes */
+  int64_t rh_n;                 /* rows inserted */
+  int64_t *rh_next_row;         /* per row: the next row of its chain + 1, 0 = end */
+  int64_t rh_next_cap;          /* entries of rh_next_row */
   arena_t *rh_arena;
 } rhash_t;
 
+/* A table for about cap_hint rows without doubling (fallible, 53200). */
 int rh_init(rhash_t *h, arena_t *a, int64_t cap_hint, err_t *e);
-/* Doubling the table may be refused (53200); the row is then not in it. */
+/* Growing the table or the chain array may be refused (53200); the row is
+ * then not in it. */
 int rh_insert(rhash_t *h, uint64_t hash, int64_t row, err_t *e);
+/* Bytes the next `more` inserts may allocate at most (a doubling of the
+ * slots, of the chain array): what a spill check must foresee. */
+static inline int64_t rh_growth_bytes(const rhash_t *h, int64_t more)
+{
+  int64_t need = 0;
+  if ((h->rh_used + more) * 2 > h->rh_cap)
+    need += (int64_t)sizeof(rh_ent_t) * h->rh_cap * 2;
+  if (h->rh_n + more > h->rh_next_cap)
+    need += (int64_t)sizeof(int64_t) * CZ_MAX(h->rh_next_cap * 2, h->rh_n + more);
+  return need;
+}
 /* Iteration over the rows with hash `hash`: start with *pos = -1. Returns
- * false when exhausted. */
-bool rh_next(const rhash_t *h, uint64_t hash, int64_t *pos, int64_t *row);
+ * false when exhausted (and keeps returning false). */
+static inline bool rh_next(const rhash_t *h, uint64_t hash, int64_t *pos, int64_t *row)
+{
+  int64_t r1;
+  if (*pos >= 0) {
+    r1 = h->rh_next_row[*pos];
+  } else if (*pos == -1) {
+    int64_t m = h->rh_cap - 1;
+    int64_t i = (int64_t)(hash & (uint64_t)m);
+    const rh_ent_t *t = h->rh_ents;
+    while (t[i].re_row && t[i].re_hash != hash)
+      i = (i + 1) & m;
+    r1 = t[i].re_row;
+  } else
+    return false;
+  if (!r1) {
+    *pos = -2;
+    return false;
+  }
+  *pos = *row = r1 - 1;
+  return true;
+}
+/* Asks for the slot of hash's chain to be brought into the cache. */
+static inline void rh_prefetch(const rhash_t *h, uint64_t hash)
+{
+  __builtin_prefetch(&h->rh_ents[hash & (uint64_t)(h->rh_cap - 1)]);
+}
 
 /* A set of distinct rows (NULLs equal) with a counter per row: DISTINCT,
  * UNION, EXCEPT, INTERSECT. */
@@ -132,6 +187,66 @@ int64_t rset_add(rset_t *s, const batch_t *b, int row, bool *added, err_t *e);
 
 /* Hash of row `row` over columns cols of b (NULLs hash to a constant). */
 uint64_t row_hash(const batch_t *b, int row, int ncols, const int *cols);
+/* hash[j] = row_hash(b, sel[j], ncols, cols) for j < nsel (sel NULL: rows
+ * 0..nsel-1; cols NULL: the first ncols columns), a column at a time with
+ * typed loops. */
+void rows_hash(const batch_t *b, int ncols, const int *cols, const int *sel, int nsel,
+               uint64_t *hash);
+/* hash64_int (util), inline for the typed loops: the same values. Every
+ * step is invertible, so the hash of one non-NULL integer column is a
+ * bijection of its value: the hash join skips comparing such keys
+ * (join_match); keep it so. */
+static inline uint64_t rh_mix(uint64_t x)
+{
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/* Whether row ra of a and row rb of b (one physical type p) are equal,
+ * NULLs equal to each other (datum_eq_nulls), read straight from the
+ * vectors for the common kinds. */
+static inline bool vec_cell_eq(ty_phys_t p, const vec_t *a, int ra, const vec_t *b, int rb)
+{
+  if (a->v_null[ra] || b->v_null[rb])
+    return a->v_null[ra] && b->v_null[rb];
+  switch (p) {
+  case TP_BOOL:
+    return a->v_bool[ra] == b->v_bool[rb];
+  case TP_I64:
+    return a->v_i64[ra] == b->v_i64[rb];
+  case TP_STR: {
+    const str_t *x = &a->v_str[ra], *y = &b->v_str[rb];
+    return x->s_len == y->s_len && (!x->s_len || memcmp(x->s_ptr, y->s_ptr, x->s_len) == 0);
+  }
+  default: {
+    datum_t x, y;
+    vec_get(a, ra, &x);
+    vec_get(b, rb, &y);
+    return datum_cmp(p, &x, &y) == 0;
+  }
+  }
+}
+
+/* Column-wise copies (typed by the width of a value, no datums):
+ * out[at + i] = in[idx[i]] (idx NULL: in[i]) for i < n, null flags too.
+ * Strings are not copied (the pointers are). */
+void vec_gather(vec_t *out, int at, const vec_t *in, const int *idx, int n);
+/* out[at + i] = column c of stored row rows[i], for i < n. */
+void rs_gather(const rstore_t *rs, int c, const int64_t *rows, int n, vec_t *out, int at);
+/* Appends the rows sel[0..n) of b (sel NULL: 0..n-1; its first rs_ncols
+ * columns) a column at a time, strings copied into the store; returns the
+ * first one's number, or -1 (53200) with only whole rows of earlier calls
+ * certain to be in the store. */
+int64_t rs_append_rows(rstore_t *rs, const batch_t *b, const int *sel, int n, err_t *e);
+
+/* The operator's output batch in this execution: made at the first call
+ * (in the execution's arena, so it outlives opens: *slot lives in the run
+ * struct, zeroed only when the run state is made) and reused by every
+ * later next, open or not: cap rows of o's types. Rows are overwritten,
+ * never cleared, so whoever fills it writes each cell's null flag. */
+batch_t *op_keep_batch(const op_t *o, qctx_t *q, batch_t **slot, int cap, err_t *e);
 
 /* Parallel scans (op_scan.c, for op_gather.c). A scan is splittable when
  * its storage splits scans and it is neither a point lookup nor one that

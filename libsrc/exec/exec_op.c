@@ -152,6 +152,16 @@ batch_t *op_new_batch(const op_t *o, opst_t *st, const qctx_t *q, err_t *e)
   return batch_create(st->os_batch, o->o_ncols, o->o_types, q->q_vector_size, e);
 }
 
+batch_t *op_keep_batch(const op_t *o, qctx_t *q, batch_t **slot, int cap, err_t *e)
+{
+  if (*slot && ((*slot)->b_ncols == 0 || (*slot)->b_cols[0].v_cap >= cap)) {
+    (*slot)->b_n = 0;
+    return *slot;
+  }
+  *slot = batch_create(qexec_arena(q), o->o_ncols, o->o_types, cap, e);
+  return *slot;
+}
+
 batch_t *op_compact(const obatch_t *ob, int ncols, arena_t *a, err_t *e)
 {
   const batch_t *b = ob->ob_b;

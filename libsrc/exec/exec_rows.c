@@ -99,19 +99,127 @@ static int rs_grow(rstore_t *rs, err_t *e)
 
 int64_t rs_append_row(rstore_t *rs, const batch_t *b, int row, err_t *e)
 {
-  if (rs->rs_n == (int64_t)rs->rs_nchunks * RS_CHUNK && rs_grow(rs, e) != CZ_OK)
-    return -1;
-  batch_t *ch = rs->rs_chunks[rs->rs_n / RS_CHUNK];
-  int idx = (int)(rs->rs_n % RS_CHUNK);
-  for (int c = 0; c < rs->rs_ncols; c++) {
-    datum_t d, d2;
-    vec_get(&b->b_cols[c], row, &d);
-    if (datum_copy(ty_phys(rs->rs_types[c].t_id), &d, rs->rs_arena, &d2, e) != CZ_OK)
-      return -1;
-    vec_set(&ch->b_cols[c], idx, &d2);
+  return rs_append_rows(rs, b, &row, 1, e);
+}
+
+/* Copies n values of `size` bytes: out[i] = in[idx[i]] (idx NULL: in[i]).
+ * A fixed size per case, so each copy is a move or two. */
+static inline void cells_gather(char *restrict out, const char *restrict in, const int *idx, int n,
+                                size_t size)
+{
+#define CELLS_GATHER(SZ)                                                                           \
+  do {                                                                                             \
+    if (idx)                                                                                       \
+      for (int i = 0; i < n; i++)                                                                  \
+        memcpy(out + (size_t)i * SZ, in + (size_t)idx[i] * SZ, SZ);                                \
+    else                                                                                           \
+      memcpy(out, in, (size_t)n * SZ);                                                             \
+  } while (0)
+  switch (size) {
+  case 1:
+    CELLS_GATHER(1);
+    break;
+  case 8:
+    CELLS_GATHER(8);
+    break;
+  case 16:
+    CELLS_GATHER(16);
+    break;
+  case 32:
+    CELLS_GATHER(32);
+    break;
+  default:
+    if (idx)
+      for (int i = 0; i < n; i++)
+        memcpy(out + (size_t)i * size, in + (size_t)idx[i] * size, size);
+    else
+      memcpy(out, in, (size_t)n * size);
   }
-  ch->b_n = idx + 1;
-  return rs->rs_n++;
+#undef CELLS_GATHER
+}
+
+void vec_gather(vec_t *out, int at, const vec_t *in, const int *idx, int n)
+{
+  if (n <= 0)
+    return;
+  size_t size = ty_phys_size(ty_phys(out->v_type.t_id));
+  cells_gather((char *)out->v_null + at, (const char *)in->v_null, idx, n, 1);
+  cells_gather((char *)out->v_data + (size_t)at * size, (const char *)in->v_data, idx, n, size);
+}
+
+void rs_gather(const rstore_t *rs, int c, const int64_t *rows, int n, vec_t *out, int at)
+{
+  size_t size = ty_phys_size(ty_phys(out->v_type.t_id));
+  uint8_t *nul = out->v_null + at;
+  char *val = (char *)out->v_data + (size_t)at * size;
+  for (int i = 0; i < n; i++) {
+    int64_t r = rows[i];
+    const vec_t *v = &rs->rs_chunks[r / RS_CHUNK]->b_cols[c];
+    int idx = (int)(r % RS_CHUNK);
+    nul[i] = v->v_null[idx];
+    switch (size) {
+    case 8:
+      memcpy(val + (size_t)i * 8, (const char *)v->v_data + (size_t)idx * 8, 8);
+      break;
+    case 16:
+      memcpy(val + (size_t)i * 16, (const char *)v->v_data + (size_t)idx * 16, 16);
+      break;
+    default:
+      memcpy(val + (size_t)i * size, (const char *)v->v_data + (size_t)idx * size, size);
+    }
+  }
+}
+
+/* The strings of column c of rows [at, at + n) of chunk ch point into b:
+ * copied into one block of the store's arena (fallible). */
+static int rs_copy_strings(rstore_t *rs, vec_t *v, int at, int n, err_t *e)
+{
+  size_t total = 0;
+  for (int i = at; i < at + n; i++)
+    if (!v->v_null[i])
+      total += v->v_str[i].s_len;
+  if (total == 0)
+    return CZ_OK;
+  char *m = arena_try_alloc(rs->rs_arena, total);
+  if (!m)
+    return op_alloc_error(rs->rs_arena, e);
+  for (int i = at; i < at + n; i++) {
+    str_t *s = &v->v_str[i];
+    if (v->v_null[i] || !s->s_len)
+      continue;
+    memcpy(m, s->s_ptr, s->s_len);
+    s->s_ptr = m;
+    m += s->s_len;
+  }
+  return CZ_OK;
+}
+
+int64_t rs_append_rows(rstore_t *rs, const batch_t *b, const int *sel, int n, err_t *e)
+{
+  int64_t first = rs->rs_n;
+  int done = 0;
+  while (done < n) {
+    if (rs->rs_n == (int64_t)rs->rs_nchunks * RS_CHUNK && rs_grow(rs, e) != CZ_OK)
+      return -1;
+    batch_t *ch = rs->rs_chunks[rs->rs_n / RS_CHUNK];
+    int idx = (int)(rs->rs_n % RS_CHUNK);
+    int k = CZ_MIN(n - done, RS_CHUNK - idx);
+    for (int c = 0; c < rs->rs_ncols; c++) {
+      vec_t *v = &ch->b_cols[c];
+      vec_t in = b->b_cols[c];
+      if (!sel && done) { /* without indexes the rows from `done` on */
+        in.v_null += done;
+        in.v_data = (char *)in.v_data + (size_t)done * ty_phys_size(ty_phys(in.v_type.t_id));
+      }
+      vec_gather(v, idx, &in, sel ? sel + done : NULL, k);
+      if (ty_phys(rs->rs_types[c].t_id) == TP_STR && rs_copy_strings(rs, v, idx, k, e) != CZ_OK)
+        return -1;
+    }
+    ch->b_n = idx + k;
+    rs->rs_n += k;
+    done += k;
+  }
+  return first;
 }
 
 int64_t rs_append_datums(rstore_t *rs, const datum_t *vals, err_t *e)
@@ -156,18 +264,32 @@ void rs_copy_out(const rstore_t *rs, int64_t r, batch_t *out, int row, int c0)
 
 /* ---- hash index -------------------------------------------------------- */
 
-/* Slots and hashes in one fallible block: a table's size follows the
- * data. */
+/* The slots in one fallible block: a table's size follows the data. */
 static int rh_alloc(rhash_t *h, int64_t cap, err_t *e)
 {
-  size_t n = (sizeof(int64_t) + sizeof(uint64_t)) * (size_t)cap;
-  char *m = arena_try_alloc(h->rh_arena, n);
+  rh_ent_t *m = arena_try_zalloc(h->rh_arena, sizeof(rh_ent_t) * (size_t)cap);
   if (!m)
     return op_alloc_error(h->rh_arena, e);
   h->rh_cap = cap;
-  h->rh_slots = (int64_t *)m;
-  memset(h->rh_slots, 0, sizeof(int64_t) * (size_t)cap);
-  h->rh_hashes = (uint64_t *)(m + sizeof(int64_t) * (size_t)cap);
+  h->rh_ents = m;
+  return CZ_OK;
+}
+
+/* The chain array for rows up to `need` - 1 (doubling, fallible; the old
+ * one given back once copied). */
+static int rh_grow_next(rhash_t *h, int64_t need, err_t *e)
+{
+  int64_t cap = CZ_MAX(h->rh_next_cap * 2, 64);
+  while (cap < need)
+    cap *= 2;
+  int64_t *n = arena_try_alloc(h->rh_arena, sizeof(int64_t) * (size_t)cap);
+  if (!n)
+    return op_alloc_error(h->rh_arena, e);
+  if (h->rh_next_cap)
+    memcpy(n, h->rh_next_row, sizeof(int64_t) * (size_t)h->rh_next_cap);
+  arena_free(h->rh_arena, h->rh_next_row, sizeof(int64_t) * (size_t)h->rh_next_cap);
+  h->rh_next_row = n;
+  h->rh_next_cap = cap;
   return CZ_OK;
 }
 
@@ -176,69 +298,100 @@ int rh_init(rhash_t *h, arena_t *a, int64_t cap_hint, err_t *e)
   int64_t cap = 64;
   while (cap < cap_hint * 2)
     cap *= 2;
+  memset(h, 0, sizeof(*h));
   h->rh_arena = a;
-  h->rh_n = 0;
-  return rh_alloc(h, cap, e);
+  if (rh_alloc(h, cap, e) != CZ_OK)
+    return CZ_ERR;
+  return rh_grow_next(h, CZ_MAX(cap_hint, 64), e);
 }
 
-static void rh_put(rhash_t *h, uint64_t hash, int64_t row)
+/* The slot of `hash`: the one holding it, or the empty one it goes to. */
+static inline rh_ent_t *rh_slot(const rhash_t *h, uint64_t hash)
 {
   int64_t m = h->rh_cap - 1;
   int64_t i = (int64_t)(hash & (uint64_t)m);
-  while (h->rh_slots[i])
+  rh_ent_t *t = h->rh_ents;
+  while (t[i].re_row && t[i].re_hash != hash)
     i = (i + 1) & m;
-  h->rh_slots[i] = row + 1;
-  h->rh_hashes[i] = hash;
+  return &t[i];
 }
 
 int rh_insert(rhash_t *h, uint64_t hash, int64_t row, err_t *e)
 {
-  if ((h->rh_n + 1) * 2 > h->rh_cap) {
+  if (CZ_UNLIKELY(row >= h->rh_next_cap) && rh_grow_next(h, row + 1, e) != CZ_OK)
+    return CZ_ERR;
+  if (CZ_UNLIKELY((h->rh_used + 1) * 2 > h->rh_cap)) {
     /* The new table is charged (and may be refused) before the old one is
-     * given back: both exist while rows move, so the peak is 1.5 times
-     * the new table, never an uncounted doubling. */
+     * given back: both exist while slots move, so the peak is 1.5 times
+     * the new table, never an uncounted doubling. Chains move whole. */
     int64_t old_cap = h->rh_cap;
-    int64_t *old_slots = h->rh_slots;
-    uint64_t *old_hashes = h->rh_hashes;
+    rh_ent_t *old = h->rh_ents;
     if (rh_alloc(h, old_cap * 2, e) != CZ_OK)
       return CZ_ERR;
     for (int64_t i = 0; i < old_cap; i++)
-      if (old_slots[i])
-        rh_put(h, old_hashes[i], old_slots[i] - 1);
-    arena_free(h->rh_arena, old_slots, (sizeof(int64_t) + sizeof(uint64_t)) * (size_t)old_cap);
+      if (old[i].re_row)
+        *rh_slot(h, old[i].re_hash) = old[i];
+    arena_free(h->rh_arena, old, sizeof(rh_ent_t) * (size_t)old_cap);
   }
-  rh_put(h, hash, row);
+  rh_ent_t *s = rh_slot(h, hash);
+  if (!s->re_row) {
+    s->re_hash = hash;
+    h->rh_used++;
+  }
+  h->rh_next_row[row] = s->re_row;
+  s->re_row = row + 1;
   h->rh_n++;
   return CZ_OK;
 }
 
-bool rh_next(const rhash_t *h, uint64_t hash, int64_t *pos, int64_t *row)
-{
-  int64_t m = h->rh_cap - 1;
-  int64_t i = *pos < 0 ? (int64_t)(hash & (uint64_t)m) : ((*pos + 1) & m);
-  while (h->rh_slots[i]) {
-    if (h->rh_hashes[i] == hash) {
-      *pos = i;
-      *row = h->rh_slots[i] - 1;
-      return true;
-    }
-    i = (i + 1) & m;
-  }
-  *pos = i;
-  return false;
-}
+#define ROW_NULL_HASH 0x5bd1e995u /* a NULL cell's contribution */
+#define ROW_HASH_SEED 0x9e3779b97f4a7c15ull
 
 uint64_t row_hash(const batch_t *b, int row, int ncols, const int *cols)
 {
-  uint64_t h = 0x9e3779b97f4a7c15ull;
+  uint64_t h = ROW_HASH_SEED;
   for (int i = 0; i < ncols; i++) {
     const vec_t *v = &b->b_cols[cols ? cols[i] : i];
     datum_t d;
     vec_get(v, row, &d);
-    uint64_t x = d.d_null ? 0x5bd1e995u : datum_hash(ty_phys(v->v_type.t_id), &d);
+    uint64_t x = d.d_null ? ROW_NULL_HASH : datum_hash(ty_phys(v->v_type.t_id), &d);
     h = hash64_int(h ^ x);
   }
   return h;
+}
+
+void rows_hash(const batch_t *b, int ncols, const int *cols, const int *sel, int nsel,
+               uint64_t *hash)
+{
+  for (int j = 0; j < nsel; j++)
+    hash[j] = ROW_HASH_SEED;
+  for (int c = 0; c < ncols; c++) {
+    const vec_t *v = &b->b_cols[cols ? cols[c] : c];
+    ty_phys_t p = ty_phys(v->v_type.t_id);
+    const uint8_t *nul = v->v_null;
+    if (p == TP_I64) {
+      const int64_t *x = v->v_i64;
+      for (int j = 0; j < nsel; j++) {
+        int r = sel ? sel[j] : j;
+        hash[j] = rh_mix(hash[j] ^ (nul[r] ? ROW_NULL_HASH : rh_mix((uint64_t)x[r])));
+      }
+      continue;
+    }
+    for (int j = 0; j < nsel; j++) {
+      int r = sel ? sel[j] : j;
+      uint64_t x;
+      if (nul[r])
+        x = ROW_NULL_HASH;
+      else if (p == TP_STR)
+        x = hash64(v->v_str[r].s_ptr, v->v_str[r].s_len, 0);
+      else {
+        datum_t d;
+        vec_get(v, r, &d);
+        x = datum_hash(p, &d);
+      }
+      hash[j] = rh_mix(hash[j] ^ x);
+    }
+  }
 }
 
 /* ---- row sets ---------------------------------------------------------- */

@@ -71,8 +71,7 @@ static bool distinct_should_fill(const distinct_run_t *d, qctx_t *q)
     return true;
   const rset_t *s = &d->od_seen;
   int64_t need = (int64_t)q->q_vector_size * 64;
-  if ((s->rt_hash.rh_n + q->q_vector_size) * 2 > s->rt_hash.rh_cap)
-    need += 16 * s->rt_hash.rh_cap * 2;
+  need += rh_growth_bytes(&s->rt_hash, q->q_vector_size);
   if (s->rt_rows.rs_n + q->q_vector_size > s->rt_cap)
     need += 8 * s->rt_cap * 2;
   return need > mem_budget_room(q->q_budget) - lim / 8;

@@ -69,6 +69,8 @@ typedef struct hashagg_run_s {
   uint64_t *oh_hbuf;            /* per batch: each row's key hash, */
   int64_t *oh_gbuf;             /* its group (-1: sent to a partition) */
   int oh_bufcap;                /* rows those two hold (os_state) */
+  batch_t *oh_out;              /* the output batch, made once per execution */
+  int64_t oh_last_groups;       /* groups of the last table in memory (outlives opens) */
 } hashagg_run_t;
 
 /* The state arrays grow with the number of groups: fallible (53200), the
@@ -299,8 +301,7 @@ static bool agg_growth_refused(const hashagg_run_t *h, const qctx_t *q)
   int64_t need = 0;
   if (n + 1 > h->oh_cap)
     need += (int64_t)h->sr_p->oh_nagg * (int64_t)sizeof(agg_state_t) * h->oh_cap * 2;
-  if ((h->oh_hash.rh_n + 1) * 2 > h->oh_hash.rh_cap)
-    need += 16 * h->oh_hash.rh_cap * 2;
+  need += rh_growth_bytes(&h->oh_hash, 1);
   if (n % RS_CHUNK == 0)
     need += (int64_t)RS_CHUNK * (h->sr_p->oh_ngroup + 1) * 24;
   if (need == 0 || h->sr_p->oh_ngroup == 0 || h->oh_level >= AGG_MAX_LEVEL || !spill_dir())
@@ -357,7 +358,12 @@ static int agg_accum(hashagg_run_t *h, qctx_t *q, const batch_t *ev, const int *
     for (int k = 0; k < h->sr_p->oh_ngroup; k++)
       kp[k] = ty_phys(ev->b_cols[k].v_type.t_id);
     aggv_hash(ev, h->sr_p->oh_ngroup, sel, nsel, h->oh_hbuf);
+    for (int j = 0; j < nsel && j < 8; j++)
+      rh_prefetch(&h->oh_hash, h->oh_hbuf[j]);
     for (int j = 0; j < nsel; j++) {
+      /* the slot of a row a few ahead: in the cache when its turn comes */
+      if (j + 8 < nsel)
+        rh_prefetch(&h->oh_hash, h->oh_hbuf[j + 8]);
       grp[j] = agg_group(h, q, ev, kp, sel ? sel[j] : j, h->oh_hbuf[j], e);
       if (grp[j] < -1)
         return CZ_ERR;
@@ -460,14 +466,37 @@ static int hashagg_consume(hashagg_run_t *h, qctx_t *q, const obatch_t *in, err_
   return op_check_mem(q, st->os_state, e);
 }
 
-/* A fresh table (the previous one's memory given back). */
-static int agg_table_init(hashagg_run_t *h, err_t *e)
+/* Groups to size a fresh table for: the last table's in this execution
+ * (a group-by re-opened per outer row sees much the same), else the
+ * planner's estimate — so that the first doublings are skipped — but at
+ * most 2^16 groups and what a sixteenth of the memory limit holds: the
+ * estimate of a group-by's rows is often its input's (far too many), and
+ * a table is cheap to double while it is small. */
+static int64_t agg_size_hint(const hashagg_run_t *h, const qctx_t *q)
 {
+  const op_t *o = &h->sr_p->oh_op;
+  if (h->sr_p->oh_ngroup == 0)
+    return 1;
+  int64_t hint = h->oh_last_groups > 0 ? h->oh_last_groups
+                 : o->o_est_rows > 0    ? (int64_t)o->o_est_rows
+                                        : 64;
+  int64_t lim = spill_mem_limit(q);
+  int64_t per = 32 + (int64_t)sizeof(agg_state_t) * h->sr_p->oh_nagg;
+  int64_t most = CZ_MIN(lim > 0 ? lim / 16 : (int64_t)64 << 20,
+                        mem_budget_room(q->q_budget) / 16) / per;
+  return CZ_MAX(CZ_MIN(CZ_MIN(hint, most), (int64_t)1 << 16), 1);
+}
+
+/* A fresh table (the previous one's memory given back). */
+static int agg_table_init(hashagg_run_t *h, qctx_t *q, bool presize, err_t *e)
+{
+  /* a spilled partition starts small: memory is short then */
+  int64_t hint = presize ? agg_size_hint(h, q) : 64;
   arena_release(h->oh_tab);
   ty_t *kt = arena_alloc(h->oh_tab, sizeof(ty_t) * (size_t)(h->sr_p->oh_ngroup + 1));
   memcpy(kt, h->sr_p->oh_evtypes, sizeof(ty_t) * (size_t)h->sr_p->oh_ngroup);
   rs_init(&h->oh_groups, h->oh_tab, h->sr_p->oh_ngroup, kt);
-  if (rh_init(&h->oh_hash, h->oh_tab, 64, e) != CZ_OK)
+  if (rh_init(&h->oh_hash, h->oh_tab, hint, e) != CZ_OK)
     return CZ_ERR;
   h->oh_run = arena_zalloc(h->oh_tab, sizeof(agg_run_t) * (size_t)(h->sr_p->oh_nagg + 1));
   h->oh_cap = 0;
@@ -483,7 +512,7 @@ static int agg_table_init(hashagg_run_t *h, err_t *e)
         return CZ_ERR;
     }
   }
-  return agg_grow(h, 1, e);
+  return agg_grow(h, hint, e);
 }
 
 /* The partitions written at this level join the queue (their rows are
@@ -514,7 +543,7 @@ static int agg_queue_parts(hashagg_run_t *h, err_t *e)
 static int agg_next_partition(hashagg_run_t *h, qctx_t *q, err_t *e)
 {
   agg_part_t part = h->oh_pending[--h->oh_npending];
-  if (agg_table_init(h, e) != CZ_OK) {
+  if (agg_table_init(h, q, false, e) != CZ_OK) {
     spill_close(part.ap_file);
     return CZ_ERR;
   }
@@ -570,7 +599,7 @@ static int hashagg_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   h->oh_npending = h->oh_cap_pending = 0;
   h->oh_level = 0;
   h->oh_bufcap = 0; /* the buffers went with os_state's reset */
-  if (agg_table_init(h, e) != CZ_OK)
+  if (agg_table_init(h, q, true, e) != CZ_OK)
     return CZ_ERR;
   if (op_open(o->o_in, q, e) != CZ_OK)
     return CZ_ERR;
@@ -587,6 +616,7 @@ static int hashagg_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
     }
   }
   op_close(o->o_in, q);
+  h->oh_last_groups = h->oh_groups.rs_n;
   return agg_queue_parts(h, e);
 }
 
@@ -602,21 +632,30 @@ static int hashagg_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err
       return CZ_ERR;
     ngroups = h->oh_groups.rs_n;
   }
-  batch_t *b = op_new_batch(o, st, q, e);
+  batch_t *b = op_keep_batch(o, q, &h->oh_out, q->q_vector_size, e);
   if (!b)
     return CZ_ERR;
-  int n = 0;
-  while (h->oh_pos < ngroups && n < q->q_vector_size) {
-    int64_t g = h->oh_pos++;
-    if (h->sr_p->oh_ngroup > 0)
-      rs_copy_out(&h->oh_groups, g, b, n, 0);
-    for (int i = 0; i < h->sr_p->oh_nagg; i++) {
+  int n = (int)CZ_MIN(ngroups - h->oh_pos, (int64_t)q->q_vector_size);
+  int64_t g0 = h->oh_pos;
+  h->oh_pos += n;
+  if (h->sr_p->oh_ngroup > 0) {
+    /* the keys a column at a time: groups g0 .. g0 + n - 1 */
+    int64_t *rows = arena_alloc(st->os_batch, sizeof(int64_t) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+      rows[i] = g0 + i;
+    for (int k = 0; k < h->sr_p->oh_ngroup; k++)
+      rs_gather(&h->oh_groups, k, rows, n, &b->b_cols[k], 0);
+  }
+  for (int i = 0; i < h->sr_p->oh_nagg; i++) {
+    const agg_spec_t *ag = &h->sr_p->oh_aggs[i];
+    const agg_state_t *states = h->oh_run[i].ar_states + g0;
+    vec_t *v = &b->b_cols[h->sr_p->oh_ngroup + i];
+    for (int r = 0; r < n; r++) {
       datum_t d;
-      if (agg_final(&h->sr_p->oh_aggs[i], &h->oh_run[i].ar_states[g], &d, e) != CZ_OK)
+      if (agg_final(ag, &states[r], &d, e) != CZ_OK)
         return CZ_ERR;
-      vec_set(&b->b_cols[h->sr_p->oh_ngroup + i], n, &d);
+      vec_set(v, r, &d);
     }
-    n++;
   }
   b->b_n = n;
   out->ob_b = b;

@@ -6,32 +6,9 @@
 
 #include "exec/op_hashagg_vec.h"
 
-#define AGGV_NULL_HASH 0x5bd1e995u /* row_hash's value for a NULL cell */
-
 void aggv_hash(const batch_t *b, int ncols, const int *sel, int nsel, uint64_t *hash)
 {
-  for (int j = 0; j < nsel; j++)
-    hash[j] = 0x9e3779b97f4a7c15ull;
-  for (int c = 0; c < ncols; c++) {
-    const vec_t *v = &b->b_cols[c];
-    ty_phys_t p = ty_phys(v->v_type.t_id);
-    for (int j = 0; j < nsel; j++) {
-      int r = sel ? sel[j] : j;
-      uint64_t x;
-      if (v->v_null[r])
-        x = AGGV_NULL_HASH;
-      else if (p == TP_I64)
-        x = hash64_int((uint64_t)v->v_i64[r]);
-      else if (p == TP_STR)
-        x = hash64(v->v_str[r].s_ptr, v->v_str[r].s_len, 0);
-      else {
-        datum_t d;
-        vec_get(v, r, &d);
-        x = datum_hash(p, &d);
-      }
-      hash[j] = hash64_int(hash[j] ^ x);
-    }
-  }
+  rows_hash(b, ncols, NULL, sel, nsel, hash);
 }
 
 /* The loop over the selected rows whose group is known. */

@@ -34,24 +34,7 @@ void aggv_hash(const batch_t *b, int ncols, const int *sel, int nsel, uint64_t *
  * NULLs equal to each other (datum_eq_nulls). */
 static inline bool aggv_eq(ty_phys_t p, const vec_t *a, int ra, const vec_t *b, int rb)
 {
-  if (a->v_null[ra] || b->v_null[rb])
-    return a->v_null[ra] && b->v_null[rb];
-  switch (p) {
-  case TP_BOOL:
-    return a->v_bool[ra] == b->v_bool[rb];
-  case TP_I64:
-    return a->v_i64[ra] == b->v_i64[rb];
-  case TP_STR: {
-    const str_t *x = &a->v_str[ra], *y = &b->v_str[rb];
-    return x->s_len == y->s_len && (!x->s_len || memcmp(x->s_ptr, y->s_ptr, x->s_len) == 0);
-  }
-  default: {
-    datum_t x, y;
-    vec_get(a, ra, &x);
-    vec_get(b, rb, &y);
-    return datum_cmp(p, &x, &y) == 0;
-  }
-  }
+  return vec_cell_eq(p, a, ra, b, rb);
 }
 
 /* Accumulates aggregate ag over the rows sel[j] of v (its argument; NULL

@@ -24,6 +24,7 @@
 #include "exec/op_join_int.h"
 #include "exec/op_rfilter.h"
 #include "exec/op_join_spill.h"
+#include "exec/spill.h"
 
 
 /* Spilled: the next partition's table becomes the one joined (RIGHT /
@@ -111,16 +112,96 @@ static int join_build_spill(join_run_t *j, qctx_t *q, err_t *e)
   return join_next_part(j, q, e);
 }
 
+void join_scratch(join_run_t *j, int n)
+{
+  if (n <= j->oj_scratch_cap)
+    return;
+  arena_t *a = j->sr_st.os_state;
+  j->oj_left_of = arena_alloc(a, sizeof(int) * (size_t)n);
+  j->oj_right_of = arena_alloc(a, sizeof(int64_t) * (size_t)n);
+  j->oj_done = arena_alloc(a, sizeof(int) * (size_t)n);
+  j->oj_sel = arena_alloc(a, sizeof(int) * (size_t)n);
+  j->oj_scratch_cap = n;
+}
+
+/* Per-position buffers for a batch of n selected rows (key hashes, NULL
+ * key flags). */
+static void join_lbuf(join_run_t *j, int n)
+{
+  if (n <= j->oj_lcap)
+    return;
+  j->oj_lhash = arena_alloc(j->sr_st.os_state, sizeof(uint64_t) * (size_t)n);
+  j->oj_lnull = arena_alloc(j->sr_st.os_state, (size_t)n);
+  j->oj_lcap = n;
+}
+
+/* Adds the selected rows of a right batch to the store, a column at a
+ * time: a row with a NULL key never equals anything, so it is dropped, or
+ * for RIGHT / FULL kept unhashed; the others are hashed (vectored). */
+static int join_build_batch(join_run_t *j, const obatch_t *in, bool keep, err_t *e)
+{
+  const op_join_t *jp = j->sr_p;
+  int n = in->ob_n;
+  j->oj_build_n += n;
+  if (!jp->oj_nkeys)
+    return rs_append_rows(&j->oj_right, in->ob_b, in->ob_sel, n, e) < 0 ? CZ_ERR : CZ_OK;
+  join_scratch(j, n);
+  join_lbuf(j, n);
+  int *rows = j->oj_done;
+  uint8_t *nul = j->oj_lnull;
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    int row = in->ob_sel ? in->ob_sel[i] : i;
+    uint8_t has_null = 0;
+    for (int k = 0; k < jp->oj_nkeys; k++)
+      has_null |= in->ob_b->b_cols[jp->oj_rk[k]].v_null[row];
+    j->oj_build_null |= has_null != 0;
+    if (has_null && !keep)
+      continue;
+    nul[m] = has_null;
+    rows[m++] = row;
+  }
+  rows_hash(in->ob_b, jp->oj_nkeys, jp->oj_rk, rows, m, j->oj_lhash);
+  int64_t first = rs_append_rows(&j->oj_right, in->ob_b, rows, m, e);
+  if (first < 0)
+    return CZ_ERR;
+  for (int i = 0; i < m; i++)
+    if (!nul[i] && rh_insert(&j->oj_hash, j->oj_lhash[i], first + i, e) != CZ_OK)
+      return CZ_ERR;
+  return CZ_OK;
+}
+
+/* Rows to size the hash table for: the last build's in this execution (a
+ * join re-opened per outer row builds much the same), else the planner's
+ * estimate — at most 2^20 rows and what a sixth of the memory limit holds
+ * (about 40 bytes a row), so a wrong estimate cannot take much; past that
+ * the table doubles as it fills. */
+static int64_t join_size_hint(const join_run_t *j, const qctx_t *q)
+{
+  const op_t *r = j->sr_p->oj_op.o_in2;
+  int64_t hint = j->oj_last_build > 0 ? j->oj_last_build
+                 : r->o_est_rows > 0  ? (int64_t)r->o_est_rows
+                                      : 64;
+  int64_t lim = spill_mem_limit(q);
+  int64_t most = CZ_MIN(lim > 0 ? lim / 256 : (int64_t)1 << 20,
+                        mem_budget_room(q->q_budget) / 256);
+  most = CZ_MIN(most, (int64_t)1 << 20);
+  return CZ_MIN(hint, most);
+}
+
 /* Reads the whole right input (opened by the caller) into j->oj_right,
- * hashed on the keys for a hash join, and closes it. Past the memory the
- * table may hold: with may_spill, both inputs go to partition files
- * (join_build_spill; j->oj_spill is then set and the left input already
- * read); without (a build shared by a Gather's threads, op_join_share.c),
- * *full is set and the right input is left open for the caller. */
+ * hashed on the keys for a hash join (a batch at a time, vectored), and
+ * closes it. Past the memory the table may hold: with may_spill, both
+ * inputs go to partition files (join_build_spill; j->oj_spill is then
+ * set and the left input already read); without (a build shared by a
+ * Gather's threads, op_join_share.c), *full is set and the right input is
+ * left open for the caller. A finished hash build makes the runtime
+ * filter of the scan below the probe side (op_rfilter.c). */
 int join_build(join_run_t *j, qctx_t *q, bool may_spill, bool *full, err_t *e)
 {
   const op_t *r = j->sr_p->oj_op.o_in2;
   opst_t *st = &j->sr_st;
+  int nk = j->sr_p->oj_nkeys;
   bool keep = join_keeps_right(j->sr_p->oj_kind);
   *full = false;
   for (;;) {
@@ -129,28 +210,11 @@ int join_build(join_run_t *j, qctx_t *q, bool may_spill, bool *full, err_t *e)
       return CZ_ERR;
     if (!in.ob_b)
       break;
-    for (int i = 0; i < in.ob_n; i++) {
-      int row = in.ob_sel ? in.ob_sel[i] : i;
-      j->oj_build_n++;
-      if (j->sr_p->oj_nkeys) {
-        bool has_null = false;
-        for (int k = 0; k < j->sr_p->oj_nkeys; k++)
-          has_null |= in.ob_b->b_cols[j->sr_p->oj_rk[k]].v_null[row] != 0;
-        j->oj_build_null |= has_null;
-        if (has_null && keep && rs_append_row(&j->oj_right, in.ob_b, row, e) < 0)
-          return CZ_ERR;
-        if (has_null)
-          continue;  /* a NULL key never equals anything (kept unhashed for RIGHT / FULL) */
-        uint64_t h = row_hash(in.ob_b, row, j->sr_p->oj_nkeys, j->sr_p->oj_rk);
-        int64_t id = rs_append_row(&j->oj_right, in.ob_b, row, e);
-        if (id < 0 || rh_insert(&j->oj_hash, h, id, e) != CZ_OK)
-          return CZ_ERR;
-      } else if (rs_append_row(&j->oj_right, in.ob_b, row, e) < 0)
-        return CZ_ERR;
-    }
+    if (join_build_batch(j, &in, keep, e) != CZ_OK)
+      return CZ_ERR;
     if (op_check_mem(q, st->os_state, e) != CZ_OK)
       return CZ_ERR;
-    if (j->sr_p->oj_nkeys && hjs_should_spill(q, j->oj_build, &j->oj_hash)) {
+    if (nk && hjs_should_spill(q, j->oj_build, &j->oj_hash)) {
       if (!may_spill) {
         *full = true;
         return CZ_OK;
@@ -159,8 +223,10 @@ int join_build(join_run_t *j, qctx_t *q, bool may_spill, bool *full, err_t *e)
     }
   }
   op_close(r, q);
-  if (j->sr_p->oj_nkeys)
+  if (nk) {
+    j->oj_last_build = j->oj_hash.rh_n;
     j->oj_rf = rf_bloom_build(st->os_state, &j->oj_hash);
+  }
   if (keep) {
     j->oj_rmatched = arena_try_zalloc(st->os_state, (size_t)(j->oj_right.rs_n + 1));
     if (!j->oj_rmatched)
@@ -169,12 +235,13 @@ int join_build(join_run_t *j, qctx_t *q, bool may_spill, bool *full, err_t *e)
   return CZ_OK;
 }
 
-/* An empty build: the right rows' store and hash index in j->oj_build. */
-int join_build_init(join_run_t *j, err_t *e)
+/* An empty build: the right rows' store and hash index in j->oj_build,
+ * the table sized by join_size_hint. */
+int join_build_init(join_run_t *j, qctx_t *q, err_t *e)
 {
   const op_t *r = j->sr_p->oj_op.o_in2;
   rs_init(&j->oj_right, j->oj_build, r->o_ncols, r->o_types);
-  if (j->sr_p->oj_nkeys && rh_init(&j->oj_hash, j->oj_build, 64, e) != CZ_OK)
+  if (j->sr_p->oj_nkeys && rh_init(&j->oj_hash, j->oj_build, join_size_hint(j, q), e) != CZ_OK)
     return CZ_ERR;
   j->oj_build_n = 0;
   j->oj_build_null = false;
@@ -191,6 +258,17 @@ static int join_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   /* Files of an earlier execution were closed by its end (spill_end):
    * forgotten here, never touched. */
   j->oj_spill = NULL;
+  /* what was in os_state went with its reset (the batches oj_out and
+   * oj_pairs are the execution's: kept) */
+  j->oj_scratch_cap = j->oj_lcap = 0;
+  j->oj_pcols = NULL;
+  j->oj_npcols = -1;
+  int nk = j->sr_p->oj_nkeys;
+  j->oj_kphys = arena_alloc(st->os_state, sizeof(ty_phys_t) * (size_t)(nk + 1));
+  for (int k = 0; k < nk; k++)
+    j->oj_kphys[k] = ty_phys(r->o_types[j->sr_p->oj_rk[k]].t_id);
+  j->oj_int_key = nk == 1 && j->oj_kphys[0] == TP_I64 &&
+                  ty_phys(o->o_in->o_types[j->sr_p->oj_lk[0]].t_id) == TP_I64;
   memset(&j->oj_left, 0, sizeof(j->oj_left));
   j->oj_left_end = false;
   j->oj_li = 0;
@@ -204,7 +282,7 @@ static int join_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   /* A participant of a Gather: the build is the Gather's, shared. */
   if (join_share_adopt(j, q))
     return op_open(o->o_in, q, e);
-  if (join_build_init(j, e) != CZ_OK || op_open(r, q, e) != CZ_OK)
+  if (join_build_init(j, q, e) != CZ_OK || op_open(r, q, e) != CZ_OK)
     return CZ_ERR;
   bool full;
   if (join_build(j, q, true, &full, e) != CZ_OK)
@@ -223,18 +301,24 @@ const rf_bloom_t *op_join_rf(const op_t *join, qctx_t *q)
 /* The next right row matching left row `lrow`, or -1. */
 int64_t join_match(join_run_t *j, int lrow)
 {
-  if (!j->sr_p->oj_nkeys)
+  int nk = j->sr_p->oj_nkeys;
+  if (!nk)
     return j->oj_rpos < j->oj_right.rs_n ? j->oj_rpos++ : -1;
   if (j->oj_null_key)
     return -1;
   int64_t cand;
+  const batch_t *lb = j->oj_left.ob_b;
   while (rh_next(&j->oj_hash, j->oj_hv, &j->oj_rpos, &cand)) {
+    /* One integer key: its hash is a bijection of the value (row_hash
+     * mixes it with invertible steps), so equal hashes are equal keys and
+     * the stored row need not be read. */
+    if (j->oj_int_key)
+      return cand;
     bool eq = true;
-    for (int k = 0; k < j->sr_p->oj_nkeys && eq; k++) {
-      datum_t a, b;
-      vec_get(&j->oj_left.ob_b->b_cols[j->sr_p->oj_lk[k]], lrow, &a);
-      rs_get(&j->oj_right, cand, j->sr_p->oj_rk[k], &b);
-      eq = datum_cmp(ty_phys(j->oj_right.rs_types[j->sr_p->oj_rk[k]].t_id), &a, &b) == 0;
+    for (int k = 0; k < nk && eq; k++) {
+      int idx;
+      const vec_t *rv = rs_col(&j->oj_right, cand, j->sr_p->oj_rk[k], &idx);
+      eq = vec_cell_eq(j->oj_kphys[k], &lb->b_cols[j->sr_p->oj_lk[k]], lrow, rv, idx);
     }
     if (eq)
       return cand;
@@ -244,15 +328,16 @@ int64_t join_match(join_run_t *j, int lrow)
 
 void join_start_row(join_run_t *j, int lrow)
 {
+  (void)lrow;
   j->oj_in_row = true;
   j->oj_rpos = j->sr_p->oj_nkeys ? -1 : 0;
   if (j->sr_p->oj_nkeys) {
-    const batch_t *b = j->oj_left.ob_b;
-    j->oj_null_key = false;
-    for (int k = 0; k < j->sr_p->oj_nkeys; k++)
-      j->oj_null_key |= b->b_cols[j->sr_p->oj_lk[k]].v_null[lrow] != 0;
-    if (!j->oj_null_key)
-      j->oj_hv = row_hash(b, lrow, j->sr_p->oj_nkeys, j->sr_p->oj_lk);
+    int p = j->oj_li;
+    j->oj_null_key = j->oj_lnull[p] != 0;
+    j->oj_hv = j->oj_lhash[p];
+    /* the slot of a row a few ahead: in the cache when its turn comes */
+    if (p + 8 < j->oj_left.ob_n)
+      rh_prefetch(&j->oj_hash, j->oj_lhash[p + 8]);
   }
 }
 
@@ -305,6 +390,22 @@ int join_fetch_left(join_run_t *j, qctx_t *q, err_t *e)
       return op_alloc_error(j->sr_st.os_state, e);
   }
   memset(j->oj_matched, 0, (size_t)n);
+  int nk = j->sr_p->oj_nkeys;
+  if (nk) {
+    /* every selected row's key hash at once, and whether a key is NULL */
+    const obatch_t *l = &j->oj_left;
+    join_lbuf(j, l->ob_n);
+    rows_hash(l->ob_b, nk, j->sr_p->oj_lk, l->ob_sel, l->ob_n, j->oj_lhash);
+    for (int p = 0; p < l->ob_n; p++) {
+      int row = l->ob_sel ? l->ob_sel[p] : p;
+      uint8_t has_null = 0;
+      for (int k = 0; k < nk; k++)
+        has_null |= l->ob_b->b_cols[j->sr_p->oj_lk[k]].v_null[row];
+      j->oj_lnull[p] = has_null;
+    }
+    for (int p = 0; p < l->ob_n && p < 8; p++)
+      rh_prefetch(&j->oj_hash, j->oj_lhash[p]);
+  }
   return CZ_OK;
 }
 
@@ -339,12 +440,13 @@ static int join_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t 
       continue;
     }
     /* room for vs pairs plus a padded row per left row finished here */
-    batch_t *b = batch_create(st->os_batch, o->o_ncols, o->o_types, 2 * vs + 1, e);
+    int cap = 2 * vs + 1;
+    batch_t *b = op_keep_batch(o, q, &j->oj_out, cap, e);
     if (!b)
       return CZ_ERR;
-    int *left_of = arena_alloc(st->os_batch, sizeof(int) * (size_t)(vs + 1));
-    int *done = arena_alloc(st->os_batch, sizeof(int) * (size_t)(vs + 1));
-    int64_t *right_of = keep ? arena_alloc(st->os_batch, sizeof(int64_t) * (size_t)(vs + 1)) : NULL;
+    join_scratch(j, cap);
+    int *left_of = j->oj_left_of, *done = j->oj_done, *sel = j->oj_sel;
+    int64_t *right_of = j->oj_right_of;
     int npairs = 0, ndone = 0;
     while (npairs < vs && j->oj_li < j->oj_left.ob_n && ndone < vs) {
       int lrow = j->oj_left.ob_sel ? j->oj_left.ob_sel[j->oj_li] : j->oj_li;
@@ -357,14 +459,16 @@ static int join_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t 
         j->oj_li++;
         continue;
       }
-      join_copy_left(j->oj_left.ob_b, lrow, b, npairs);
-      rs_copy_out(&j->oj_right, r, b, npairs, nleft);
-      if (right_of)
-        right_of[npairs] = r;
+      right_of[npairs] = r;
       left_of[npairs++] = lrow;
     }
+    /* the pairs, a column at a time */
+    const batch_t *lb = j->oj_left.ob_b;
+    for (int c = 0; c < nleft; c++)
+      vec_gather(&b->b_cols[c], 0, &lb->b_cols[c], left_of, npairs);
+    for (int c = nleft; c < o->o_ncols; c++)
+      rs_gather(&j->oj_right, c - nleft, right_of, npairs, &b->b_cols[c], 0);
     b->b_n = npairs;
-    int *sel = arena_alloc(st->os_batch, sizeof(int) * (size_t)(npairs + ndone + 1));
     int n = 0;
     if (j->sr_p->oj_cond && npairs > 0) {
       xctx_t xc;
@@ -376,21 +480,24 @@ static int join_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t 
         sel[k] = k;
       n = npairs;
     }
-    if (right_of)
+    if (keep)
       for (int k = 0; k < n; k++)
         j->oj_rmatched[right_of[sel[k]]] = 1;
     if (j->sr_p->oj_kind == JOIN_LEFT || j->sr_p->oj_kind == JOIN_FULL) {
       for (int k = 0; k < n; k++)
         j->oj_matched[left_of[sel[k]]] = 1;
-      for (int d = 0; d < ndone; d++) {
-        if (j->oj_matched[done[d]])
-          continue;
-        int row = b->b_n++;
-        join_copy_left(j->oj_left.ob_b, done[d], b, row);
-        for (int c = nleft; c < o->o_ncols; c++)
-          b->b_cols[c].v_null[row] = 1;
-        sel[n++] = row;
-      }
+      /* the left rows left without a pair, padded with NULLs */
+      int npad = 0;
+      for (int d = 0; d < ndone; d++)
+        if (!j->oj_matched[done[d]])
+          done[npad++] = done[d];
+      for (int c = 0; c < nleft; c++)
+        vec_gather(&b->b_cols[c], npairs, &lb->b_cols[c], done, npad);
+      for (int c = nleft; c < o->o_ncols; c++)
+        memset(b->b_cols[c].v_null + npairs, 1, (size_t)npad);
+      for (int d = 0; d < npad; d++)
+        sel[n++] = npairs + d;
+      b->b_n += npad;
     }
     if (n == 0) {
       arena_reset(st->os_batch);  /* nothing of ours is referenced yet */

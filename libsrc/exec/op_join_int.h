@@ -46,6 +46,26 @@ typedef struct join_run_s {
   struct rf_bloom_s *oj_rf;     /* the build's runtime filter (op_rfilter.c), NULL none */
   bool oj_part_tail;            /* spilled right / full: the partition's left rows ended,
                                    its unmatched right rows are being emitted */
+  int64_t oj_last_build;        /* rows the last build hashed: the next open's table size
+                                   (outlives opens; 0 before the first) */
+  /* Made once (the batches per execution, in its arena; the arrays per
+   * open, in os_state) and reused by every next, so the steady state
+   * allocates nothing: */
+  batch_t *oj_out;              /* the output batch (inner / left / right / full) */
+  batch_t *oj_pairs;            /* semi / anti with a residual: the pairs it reads */
+  int oj_scratch_cap;           /* entries of the four arrays below */
+  int *oj_left_of;              /* per output pair: its left row */
+  int64_t *oj_right_of;         /* per output pair: its stored right row */
+  int *oj_done;                 /* left rows whose candidates ended */
+  int *oj_sel;                  /* the selection returned */
+  int oj_lcap;                  /* entries of oj_lhash / oj_lnull */
+  uint64_t *oj_lhash;           /* per position of oj_left's selection: its key hash */
+  uint8_t *oj_lnull;            /* per position: a key is NULL */
+  ty_phys_t *oj_kphys;          /* per key: its physical kind */
+  bool oj_int_key;              /* one integer key on both sides: equal hashes are
+                                   equal keys (join_match) */
+  int *oj_pcols;                /* semi / anti: the pair columns the residual reads */
+  int oj_npcols;                /* -1: all of them (a subquery may read any) */
 } join_run_t;
 
 /* Whether the kind keeps right rows without a partner (RIGHT, FULL). */
@@ -63,12 +83,16 @@ static inline bool join_left_only(join_kind_t k)
 /* op_join.c */
 /* The build: an empty store (and hash index) in j->oj_build, then the
  * right input read into it (see op_join.c). */
-int join_build_init(join_run_t *j, err_t *e);
+int join_build_init(join_run_t *j, qctx_t *q, err_t *e);
 int join_build(join_run_t *j, qctx_t *q, bool may_spill, bool *full, err_t *e);
 int64_t join_match(join_run_t *j, int lrow);
+/* Starts enumerating the candidates of left row lrow, the one at position
+ * oj_li of oj_left's selection (its key hash was computed with the batch). */
 void join_start_row(join_run_t *j, int lrow);
 void join_copy_left(const batch_t *l, int lrow, batch_t *out, int row);
 int join_fetch_left(join_run_t *j, qctx_t *q, err_t *e);
+/* The pair / done / selection arrays for at least n entries (os_state). */
+void join_scratch(join_run_t *j, int n);
 
 /* op_join_kinds.c */
 /* SEMI / ANTI: the left rows with (without) a partner, as the left

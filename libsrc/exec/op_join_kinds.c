@@ -18,6 +18,39 @@
 
 #include "exec/op_join_int.h"
 
+/* Marks in used[] the columns x reads; false when it holds a subquery,
+ * whose correlation may read any column. */
+static bool join_cols_used(const xnode_t *x, bool *used, int ncols)
+{
+  if (x->x_kind == X_SUBQ)
+    return false;
+  if (x->x_kind == X_COL && x->x_index >= 0 && x->x_index < ncols)
+    used[x->x_index] = true;
+  for (int i = 0; i < x->x_nargs; i++)
+    if (x->x_args[i] && !join_cols_used(x->x_args[i], used, ncols))
+      return false;
+  return true;
+}
+
+/* The pair columns the residual reads (oj_pcols), once per open: only
+ * those are copied into the pairs. */
+static void join_residual_cols(join_run_t *j, int npair_cols)
+{
+  if (j->oj_pcols)
+    return;
+  arena_t *a = j->sr_st.os_state;
+  bool *used = arena_zalloc(a, (size_t)npair_cols + 1);
+  j->oj_pcols = arena_alloc(a, sizeof(int) * (size_t)(npair_cols + 1));
+  j->oj_npcols = 0;
+  if (!join_cols_used(j->sr_p->oj_cond, used, npair_cols)) {
+    j->oj_npcols = -1;
+    return;
+  }
+  for (int c = 0; c < npair_cols; c++)
+    if (used[c])
+      j->oj_pcols[j->oj_npcols++] = c;
+}
+
 int join_next_semi(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
   join_run_t *j = (join_run_t *)st;
@@ -37,14 +70,18 @@ int join_next_semi(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e
     }
     const obatch_t *lb = &j->oj_left;
     batch_t *pairs = NULL;
-    int *left_of = NULL;
     if (j->sr_p->oj_cond) {
-      pairs = batch_create(st->os_batch, npair_cols, j->sr_p->oj_pair_types, vs, e);
-      if (!pairs)
-        return CZ_ERR;
-      left_of = arena_alloc(st->os_batch, sizeof(int) * (size_t)(vs + 1));
+      if (!j->oj_pairs) {
+        j->oj_pairs = batch_create(qexec_arena(q), npair_cols, j->sr_p->oj_pair_types, vs, e);
+        if (!j->oj_pairs)
+          return CZ_ERR;
+      }
+      join_residual_cols(j, npair_cols);
+      pairs = j->oj_pairs;
     }
-    int *done = arena_alloc(st->os_batch, sizeof(int) * (size_t)(lb->ob_n + 1));
+    join_scratch(j, CZ_MAX(vs, lb->ob_n) + 1);
+    int *left_of = j->oj_left_of, *done = j->oj_done;
+    int64_t *right_of = j->oj_right_of;
     int npairs = 0, ndone = 0;
     while (npairs < vs && j->oj_li < lb->ob_n) {
       int lrow = lb->ob_sel ? lb->ob_sel[j->oj_li] : j->oj_li;
@@ -62,13 +99,21 @@ int join_next_semi(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e
         j->oj_li++;
         continue;
       }
-      join_copy_left(lb->ob_b, lrow, pairs, npairs);
-      rs_copy_out(&j->oj_right, r, pairs, npairs, nleft);
+      right_of[npairs] = r;
       left_of[npairs++] = lrow;
     }
     if (npairs > 0) {
+      /* the pairs, a column at a time: only the columns the residual reads */
+      int nc = j->oj_npcols < 0 ? npair_cols : j->oj_npcols;
+      for (int i = 0; i < nc; i++) {
+        int c = j->oj_npcols < 0 ? i : j->oj_pcols[i];
+        if (c < nleft)
+          vec_gather(&pairs->b_cols[c], 0, &lb->ob_b->b_cols[c], left_of, npairs);
+        else
+          rs_gather(&j->oj_right, c - nleft, right_of, npairs, &pairs->b_cols[c], 0);
+      }
       pairs->b_n = npairs;
-      int *psel = arena_alloc(st->os_batch, sizeof(int) * (size_t)(npairs + 1));
+      int *psel = j->oj_sel;
       int np = 0;
       xctx_t xc;
       op_xctx(q, st->os_batch, &xc);
@@ -77,7 +122,8 @@ int join_next_semi(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e
       for (int k = 0; k < np; k++)
         j->oj_matched[left_of[psel[k]]] = 1;
     }
-    int *sel = arena_alloc(st->os_batch, sizeof(int) * (size_t)(ndone + 1));
+    /* done[] becomes the selection returned (in place: n <= d) */
+    int *sel = done;
     int n = 0;
     for (int d = 0; d < ndone; d++)
       if ((j->oj_matched[done[d]] != 0) != anti)
@@ -96,27 +142,26 @@ int join_next_semi(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e
 int join_next_unmatched(join_run_t *j, qctx_t *q, obatch_t *out, err_t *e)
 {
   const op_t *o = &j->sr_p->oj_op;
-  opst_t *st = &j->sr_st;
   int vs = q->q_vector_size;
   int nleft = o->o_in->o_ncols;
+  join_scratch(j, vs + 1);
+  int64_t *rows = j->oj_right_of;
   while (j->oj_rscan < j->oj_right.rs_n) {
-    batch_t *b = batch_create(st->os_batch, o->o_ncols, o->o_types, vs, e);
-    if (!b)
-      return CZ_ERR;
     int n = 0;
     while (n < vs && j->oj_rscan < j->oj_right.rs_n) {
       int64_t r = j->oj_rscan++;
-      if (j->oj_rmatched[r])
-        continue;
-      for (int c = 0; c < nleft; c++)
-        b->b_cols[c].v_null[n] = 1;
-      rs_copy_out(&j->oj_right, r, b, n, nleft);
-      n++;
+      if (!j->oj_rmatched[r])
+        rows[n++] = r;
     }
-    if (n == 0) {
-      arena_reset(st->os_batch);
+    if (n == 0)
       continue;
-    }
+    batch_t *b = op_keep_batch(o, q, &j->oj_out, vs, e);
+    if (!b)
+      return CZ_ERR;
+    for (int c = 0; c < nleft; c++)
+      memset(b->b_cols[c].v_null, 1, (size_t)n);
+    for (int c = nleft; c < o->o_ncols; c++)
+      rs_gather(&j->oj_right, c - nleft, rows, n, &b->b_cols[c], 0);
     b->b_n = n;
     out->ob_b = b;
     out->ob_n = n;

@@ -61,7 +61,7 @@ int op_join_share_build(const op_t *o, qctx_t *q, arena_t *a, jshare_t **out, er
   j->sr_p = (const op_join_t *)o;
   j->sr_st.os_state = arena_create(a, "shared join build");
   j->oj_build = arena_create(j->sr_st.os_state, "Join build");
-  if (join_build_init(j, e) != CZ_OK)
+  if (join_build_init(j, q, e) != CZ_OK)
     return CZ_ERR;
   const op_t *r = o->o_in2;
   if (op_open(r, q, e) != CZ_OK) {

@@ -62,8 +62,7 @@ bool hjs_should_spill(const qctx_t *q, arena_t *build, const rhash_t *h)
   if (used > lim / 2 || spill_pressure(q))
     return true;
   int64_t need = (int64_t)q->q_vector_size * 64;
-  if ((h->rh_n + q->q_vector_size) * 2 > h->rh_cap)
-    need += 32 * h->rh_cap;
+  need += rh_growth_bytes(h, q->q_vector_size);
   return need > mem_budget_room(q->q_budget) - lim / 8;
 }
 

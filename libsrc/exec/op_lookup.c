@@ -23,6 +23,14 @@ typedef struct op_lookup_s {
   ty_t *ol_pair_types;          /* left then fetched columns (the output's unless SEMI / ANTI) */
 } op_lookup_t;
 
+/* Its run state: the joined batch, made once per execution (in its
+ * arena: it outlives opens) and reused. */
+typedef struct lookup_run_s {
+  opst_t lr_st;
+  batch_t *lr_out;
+  int lr_cap;                   /* rows lr_out holds */
+} lookup_run_t;
+
 /* SEMI / ANTI: the left rows whose match (exists and) passes the residual
  * — or, for ANTI, the others — as the left batch under a selection.
  * pass[i]: joined row i (left row i of the selection) has a partner. */
@@ -86,12 +94,20 @@ static int lookup_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
     if (nk > 0 && ((const qtable_t *)l->ol_table)->qt_ops->qt_lookup(q, l->ol_table, keys, nk, l->ol_cols, l->ol_ncols, rb,
                                        found, st->os_batch, e) != CZ_OK)
       return CZ_ERR;
-    /* joined rows: one per selected left row (LEFT, SEMI, ANTI) or per match (INNER) */
+    /* joined rows: one per selected left row (LEFT, SEMI, ANTI) or per
+     * match (INNER), assembled a column at a time */
     bool every = l->ol_kind != JOIN_INNER;
-    batch_t *b = batch_create(st->os_batch, nleft + l->ol_ncols, l->ol_pair_types, in.ob_n, e);
-    if (!b)
-      return CZ_ERR;
-    bool *matched = arena_zalloc(st->os_batch, (size_t)in.ob_n + 1);
+    lookup_run_t *lr = (lookup_run_t *)st;
+    if (!lr->lr_out || lr->lr_cap < in.ob_n) {
+      lr->lr_cap = CZ_MAX(in.ob_n, q->q_vector_size);
+      lr->lr_out = batch_create(qexec_arena(q), nleft + l->ol_ncols, l->ol_pair_types, lr->lr_cap, e);
+      if (!lr->lr_out)
+        return CZ_ERR;
+    }
+    batch_t *b = lr->lr_out;
+    bool *matched = arena_alloc(st->os_batch, (size_t)in.ob_n + 1);
+    int *lrow_of = arena_alloc(st->os_batch, sizeof(int) * (size_t)in.ob_n + 1);
+    int *rrow_of = arena_alloc(st->os_batch, sizeof(int) * (size_t)in.ob_n + 1);
     int n = 0, k = 0;
     for (int i = 0; i < in.ob_n; i++) {
       int row = in.ob_sel ? in.ob_sel[i] : i;
@@ -103,18 +119,19 @@ static int lookup_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
       }
       if (!hit && !every)
         continue;
-      for (int c = 0; c < nleft; c++) {
-        datum_t d;
-        vec_get(&lb->b_cols[c], row, &d);
-        vec_set(&b->b_cols[c], n, &d);
-      }
-      for (int c = 0; c < l->ol_ncols; c++) {
-        datum_t d = {.d_null = true};
-        if (hit)
-          vec_get(&rb->b_cols[c], r, &d);
-        vec_set(&b->b_cols[nleft + c], n, &d);
-      }
+      lrow_of[n] = row;
+      rrow_of[n] = hit ? r : 0;  /* any row: a miss is made NULL below */
       matched[n++] = hit;
+    }
+    /* SEMI / ANTI without a residual read only `matched` */
+    bool need_rows = l->ol_cond || !(l->ol_kind == JOIN_SEMI || l->ol_kind == JOIN_ANTI);
+    for (int c = 0; c < nleft && need_rows; c++)
+      vec_gather(&b->b_cols[c], 0, &lb->b_cols[c], lrow_of, n);
+    for (int c = 0; c < l->ol_ncols && need_rows; c++) {
+      vec_t *v = &b->b_cols[nleft + c];
+      vec_gather(v, 0, &rb->b_cols[c], rrow_of, n);
+      for (int i = 0; i < n; i++)
+        v->v_null[i] |= !matched[i];
     }
     b->b_n = n;
     if (n == 0)
@@ -181,14 +198,14 @@ static char *lookup_detail(const op_t *o, arena_t *a)
 }
 
 /* Every kind (inner, left, semi, anti) passes its left rows' columns. */
-static const op_vt_t lookup_vt = {"LookupJoin",  lookup_open, lookup_next,
-                                  NULL,          lookup_detail, 0,
+static const op_vt_t lookup_vt = {"LookupJoin",         lookup_open,      lookup_next,
+                                  NULL,                 lookup_detail,    sizeof(lookup_run_t),
                                   op_pass_left_col};
-static const op_vt_t lookup_semi_vt = {"LookupSemiJoin", lookup_open, lookup_next,
-                                       NULL,             lookup_detail, 0,
+static const op_vt_t lookup_semi_vt = {"LookupSemiJoin",     lookup_open,   lookup_next,
+                                       NULL,                 lookup_detail, sizeof(lookup_run_t),
                                        op_pass_left_col};
-static const op_vt_t lookup_anti_vt = {"LookupAntiJoin", lookup_open, lookup_next,
-                                       NULL,             lookup_detail, 0,
+static const op_vt_t lookup_anti_vt = {"LookupAntiJoin",     lookup_open,   lookup_next,
+                                       NULL,                 lookup_detail, sizeof(lookup_run_t),
                                        op_pass_left_col};
 
 op_t *op_lookup_join_new(arena_t *a, op_t *left, join_kind_t kind, int nkeys, const int *lk,

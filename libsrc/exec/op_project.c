@@ -12,17 +12,44 @@ typedef struct op_project_s {
   xnode_t **op_exprs;
 } op_project_t;
 
-/* Its run state: the constant columns' vectors (in os_state), by column. */
+/* Its run state: the constant columns' vectors (in os_state), by column,
+ * and the computed columns' vectors, made once and refilled per batch. */
 typedef struct project_run_s {
   opst_t pr_st;
   vec_t *pr_const;              /* o_ncols entries; v_cap 0 = not made yet */
+  vec_t *pr_out;                /* o_ncols entries: computed columns' vectors */
+  int pr_cap;                   /* rows each pr_out vector holds */
 } project_run_t;
 
 static int project_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
   project_run_t *r = (project_run_t *)st;
   r->pr_const = arena_zalloc(st->os_state, sizeof(vec_t) * (size_t)(o->o_ncols ? o->o_ncols : 1));
+  r->pr_out = arena_zalloc(st->os_state, sizeof(vec_t) * (size_t)(o->o_ncols ? o->o_ncols : 1));
+  r->pr_cap = 0;
   return op_open(o->o_in, q, e);
+}
+
+/* The computed columns' vectors for batches of n rows, (re)made when a
+ * batch is larger than they are. Not zeroed: xeval writes the selected
+ * rows, the only ones a consumer reads (as the evaluator's temporaries). */
+static void project_out_vecs(const op_project_t *p, project_run_t *r, int n)
+{
+  if (n <= r->pr_cap)
+    return;
+  int cap = CZ_MAX(n, 64);
+  for (int c = 0; c < p->op_op.o_ncols; c++) {
+    const xnode_t *x = p->op_exprs[c];
+    if (x->x_kind == X_COL || x->x_kind == X_CONST)
+      continue;
+    vec_t *v = &r->pr_out[c];
+    v->v_type = x->x_type;
+    v->v_cap = cap;
+    v->v_null = arena_alloc(r->pr_st.os_state, (size_t)cap);
+    v->v_data = arena_alloc(r->pr_st.os_state,
+                            (size_t)cap * ty_phys_size(ty_phys(x->x_type.t_id)));
+  }
+  r->pr_cap = cap;
 }
 
 /* Column c, the constant x, for n rows: the shared vector, (re)made when
@@ -70,8 +97,8 @@ static int project_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err
       b->b_cols[c] = ((project_run_t *)st)->pr_const[c];
       continue;
     }
-    if (vec_init(&b->b_cols[c], st->os_batch, x->x_type, cap, e) != CZ_OK)
-      return CZ_ERR;
+    project_out_vecs(p, (project_run_t *)st, cap);
+    b->b_cols[c] = ((project_run_t *)st)->pr_out[c];
     if (in.ob_n > 0 &&
         xeval(&xc, x, in.ob_b, in.ob_sel, in.ob_n, &b->b_cols[c], e) != CZ_OK)
       return CZ_ERR;

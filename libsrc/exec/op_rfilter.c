@@ -53,10 +53,11 @@ static inline uint64_t rf_word(const rf_bloom_t *b, uint64_t h)
 
 rf_bloom_t *rf_bloom_build(arena_t *a, const rhash_t *h)
 {
-  if (h->rh_n <= 0 || h->rh_n > RF_MAX_KEYS)
+  /* one entry per distinct hash: those are the keys to remember */
+  if (h->rh_used <= 0 || h->rh_used > RF_MAX_KEYS)
     return NULL;
   uint64_t words = 1;
-  while (words * 4 < (uint64_t)h->rh_n)
+  while (words * 4 < (uint64_t)h->rh_used)
     words *= 2;
   rf_bloom_t *b = arena_try_alloc(a, sizeof(*b));
   uint64_t *w = arena_try_alloc(a, sizeof(uint64_t) * words);
@@ -66,8 +67,8 @@ rf_bloom_t *rf_bloom_build(arena_t *a, const rhash_t *h)
   b->rb_words = w;
   b->rb_mask = words - 1;
   for (int64_t i = 0; i < h->rh_cap; i++)
-    if (h->rh_slots[i]) {
-      uint64_t x = h->rh_hashes[i];
+    if (h->rh_ents[i].re_row) {
+      uint64_t x = h->rh_ents[i].re_hash;
       w[rf_word(b, x)] |= rf_bits(x);
     }
   return b;
@@ -108,20 +109,24 @@ void rf_attach(arena_t *a, op_t *join, join_kind_t kind, int nkeys, const int *l
 
 /* ---- running ------------------------------------------------------------- */
 
-int rf_filter(const rf_target_t *t, qctx_t *q, const batch_t *b, int n, int *sel)
+int rf_filter(const rf_target_t *t, qctx_t *q, const batch_t *b, int n, int *sel, arena_t *a)
 {
   int kept = n;
+  uint64_t *h = NULL;
   for (; t && kept > 0; t = t->rt_next) {
     const rf_bloom_t *bloom = op_join_rf(t->rt_join, q);
     if (!bloom)
       continue;
+    if (!h)
+      h = arena_alloc(a, sizeof(uint64_t) * (size_t)n);
+    rows_hash(b, t->rt_ncols, t->rt_cols, sel, kept, h);
     int out = 0;
     for (int i = 0; i < kept; i++) {
       int row = sel[i];
       bool null = false;
       for (int k = 0; k < t->rt_ncols; k++)
         null |= b->b_cols[t->rt_cols[k]].v_null[row] != 0;
-      if (!null && rf_maybe(bloom, row_hash(b, row, t->rt_ncols, t->rt_cols)))
+      if (!null && rf_maybe(bloom, h[i]))
         sel[out++] = row;
     }
     kept = out;

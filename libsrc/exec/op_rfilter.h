@@ -24,8 +24,8 @@ void rf_attach(arena_t *a, op_t *join, join_kind_t kind, int nkeys, const int *l
  * is none (empty, too large, no memory). */
 rf_bloom_t *rf_bloom_build(arena_t *a, const rhash_t *h);
 /* Keeps in sel[0..n) (rows of b) those every ready filter of the targets
- * may pass; returns how many. */
-int rf_filter(const rf_target_t *t, qctx_t *q, const batch_t *b, int n, int *sel);
+ * may pass; returns how many. Scratch memory from a. */
+int rf_filter(const rf_target_t *t, qctx_t *q, const batch_t *b, int n, int *sel, arena_t *a);
 /* The targets for EXPLAIN: "runtime filter on $2". */
 char *rf_detail(const rf_target_t *t, arena_t *a);
 

@@ -23,15 +23,10 @@ typedef struct scan_run_s {
    * testing stopped because they kept nearly everything */
   int64_t os_rf_tested, os_rf_kept;
   bool os_rf_off;
-  int os_cap;                   /* rows of the next batch (a key range's grow) */
+  batch_t *os_keep;             /* the batch filled, made once per execution (in its
+                                   arena: a scan re-opened per outer row keeps it) */
+  int os_dirty;                 /* rows of os_keep the last fill may have written */
 } scan_run_t;
-
-/* A scan bounded on both sides of a key range starts with batches of this
- * many rows and doubles them while they fill, up to the vector size: a
- * per-row subquery or index probe finding a few rows then neither
- * allocates nor clears a whole vector of every column per run (TPC-H
- * Q4's EXISTS spent a third of its time clearing them). */
-#define SCAN_FIRST_ROWS 64
 
 /* Rows tested before the filters' worth is judged, and the fraction they
  * must drop to be kept testing. */
@@ -179,8 +174,6 @@ static int scan_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   s->os_empty = false;
   s->os_rf_tested = s->os_rf_kept = 0;
   s->os_rf_off = false;
-  s->os_cap = sp->ss_nlow && sp->ss_nhigh && q->q_vector_size > SCAN_FIRST_ROWS ? SCAN_FIRST_ROWS
-                                                                              : q->q_vector_size;
   scan_par_t **par = qexec_state(q, &sc->os_spec, 0, false, NULL);
   if (par && *par) {
     /* One of a Gather's participants: rows from the shared dispenser. */
@@ -224,7 +217,7 @@ static int scan_rfilter(const op_scan_t *sc, scan_run_t *s, qctx_t *q, batch_t *
   int *keep = arena_alloc(s->sr_st.os_batch, sizeof(int) * (size_t)(b->b_n + 1));
   for (int i = 0; i < b->b_n; i++)
     keep[i] = i;
-  int n = rf_filter(sc->os_rf, q, b, b->b_n, keep);
+  int n = rf_filter(sc->os_rf, q, b, b->b_n, keep, s->sr_st.os_batch);
   s->os_rf_tested += b->b_n;
   s->os_rf_kept += n;
   if (s->os_rf_tested >= RF_JUDGE_ROWS && s->os_rf_kept > RF_USELESS * (double)s->os_rf_tested)
@@ -232,6 +225,29 @@ static int scan_rfilter(const op_scan_t *sc, scan_run_t *s, qctx_t *q, batch_t *
   if (n < b->b_n)
     *sel = keep;
   return n;
+}
+
+/* The batch a fill writes into: made (zeroed) once per execution, then
+ * reused with the rows the last fill wrote cleared again, so a storage
+ * sees what a fresh batch would show (a cell it does not write reads as
+ * 0 / empty) at a cost that follows the rows returned, not VectorSize. */
+static batch_t *scan_batch(const op_t *o, scan_run_t *s, qctx_t *q, err_t *e)
+{
+  batch_t *b = s->os_keep;
+  if (!b || (o->o_ncols > 0 && b->b_cols[0].v_cap < q->q_vector_size)) {
+    s->os_keep = batch_create(qexec_arena(q), o->o_ncols, o->o_types, q->q_vector_size, e);
+    s->os_dirty = 0;
+    return s->os_keep;
+  }
+  int n = s->os_dirty;
+  for (int c = 0; c < b->b_ncols && n > 0; c++) {
+    vec_t *v = &b->b_cols[c];
+    memset(v->v_null, 0, (size_t)n);
+    memset(v->v_data, 0, (size_t)n * ty_phys_size(ty_phys(v->v_type.t_id)));
+  }
+  s->os_dirty = 0;
+  b->b_n = 0;
+  return b;
 }
 
 static int scan_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
@@ -242,25 +258,25 @@ static int scan_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t 
     if (!s->os_cur)
       return CZ_OK;
     /* A point lookup returns at most one row: no need for a full batch. */
-    int cap = sc->os_spec.ss_point ? 1 : s->os_cap;
-    batch_t *b = cap < q->q_vector_size ? batch_create(st->os_batch, o->o_ncols, o->o_types, cap, e)
-                                        : op_new_batch(o, st, q, e);
+    batch_t *b = sc->os_spec.ss_point ? batch_create(st->os_batch, o->o_ncols, o->o_types, 1, e)
+                                     : scan_batch(o, s, q, e);
     if (!b)
       return CZ_ERR;
-    if (sc->os_ops->qt_scan_next(q, s->os_cur, b, st->os_batch, e) != CZ_OK)
+    int rc = sc->os_ops->qt_scan_next(q, s->os_cur, b, st->os_batch, e);
+    if (!sc->os_spec.ss_point) /* a rejected row may sit past the last one */
+      s->os_dirty = rc != CZ_OK || b->b_n >= q->q_vector_size ? q->q_vector_size : b->b_n + 1;
+    if (rc != CZ_OK)
       return CZ_ERR;
     if (b->b_n == 0) {
       sc->os_ops->qt_scan_close(q, s->os_cur);
       s->os_cur = NULL;
       return CZ_OK;
     }
-    if (b->b_n == cap && s->os_cap < q->q_vector_size)
-      s->os_cap = s->os_cap * 2 < q->q_vector_size ? s->os_cap * 2 : q->q_vector_size;
     const int *sel;
     int n = scan_rfilter(sc, s, q, b, &sel);
     if (n == 0) {
-      /* every row filtered out: the next batch, in a fresh batch arena
-       * (op_next resets it only per call) */
+      /* every row filtered out: the next batch, its strings in a fresh
+       * batch arena (op_next resets it only per call) */
       if (op_check_cancel(q, e) != CZ_OK)
         return CZ_ERR;
       arena_reset(st->os_batch);

@@ -85,10 +85,10 @@ static void test_hash_doubling_refused_and_old_table_freed(void **state)
   }
   assert_string_equal(e.er_sqlstate, "53200");
   assert_true(atomic_load(&b.mb_used) <= (int64_t)8 << 20);
-  /* 16 bytes a slot, half full: the old tables went back as the table
-   * doubled, so the budget held (nearly) only the last one when the next
-   * doubling (three times as much with the old one) was refused. */
-  assert_true(peak_before <= (int64_t)h.rh_cap * 16 + (64 << 10));
+  /* 16 bytes a slot, half full, and 8 a row for the chains: the old
+   * arrays went back as they doubled, so the budget held (nearly) only the
+   * last ones when the next doubling was refused. */
+  assert_true(peak_before <= (int64_t)h.rh_cap * 16 + h.rh_next_cap * 8 + (64 << 10));
   /* every row inserted before is found */
   for (int64_t r = 0; r < n; r += 997) {
     int64_t pos = -1, row = -1;
@@ -97,6 +97,98 @@ static void test_hash_doubling_refused_and_old_table_freed(void **state)
       found |= row == r;
     assert_true(found);
   }
+  arena_destroy(a);
+}
+
+/* Many rows of one hash make one chain (one slot), each found once. */
+static void test_hash_chains_rows_of_one_hash(void **state)
+{
+  (void)state;
+  arena_t *a = arena_create(NULL, "hash");
+  rhash_t h;
+  err_t e;
+  memset(&e, 0, sizeof e);
+  assert_int_equal(rh_init(&h, a, 16, &e), CZ_OK);
+  for (int64_t r = 0; r < 20000; r++)
+    assert_int_equal(rh_insert(&h, hash64_int((uint64_t)(r % 7)), r, &e), CZ_OK);
+  assert_int_equal(h.rh_used, 7);
+  assert_int_equal(h.rh_n, 20000);
+  for (int k = 0; k < 7; k++) {
+    int64_t pos = -1, row, n = 0, sum = 0;
+    while (rh_next(&h, hash64_int((uint64_t)k), &pos, &row)) {
+      assert_int_equal(row % 7, k);
+      n++;
+      sum += row;
+    }
+    assert_false(rh_next(&h, hash64_int((uint64_t)k), &pos, &row)); /* stays exhausted */
+    int64_t want_n = (20000 - k + 6) / 7;
+    assert_int_equal(n, want_n);
+    assert_int_equal(sum, k * want_n + 7 * want_n * (want_n - 1) / 2);
+  }
+  int64_t pos = -1, row;
+  assert_false(rh_next(&h, hash64_int(99), &pos, &row));
+  arena_destroy(a);
+}
+
+/* rs_append_rows copies the selected rows a column at a time (strings
+ * into the store, NULLs kept) and rs_gather / vec_gather read them back;
+ * rows_hash gives row_hash's values over any columns. */
+static void test_rows_columnwise_append_and_gather(void **state)
+{
+  (void)state;
+  arena_t *a = arena_create(NULL, "rows");
+  ty_t types[3] = {ty_plain(TY_INT8), ty_plain(TY_TEXT), ty_plain(TY_NUMERIC)};
+  int n = 3000;
+  batch_t *in = batch_create(a, 3, types, n, NULL);
+  for (int i = 0; i < n; i++) {
+    datum_t d = {.d_null = i % 5 == 0, .d_i64 = i * 3};
+    vec_set(&in->b_cols[0], i, &d);
+    char *s = arena_sprintf(a, "s%d", i);
+    datum_t t = {.d_null = i % 7 == 0};
+    t.d_str.s_ptr = s;
+    t.d_str.s_len = (uint32_t)strlen(s);
+    vec_set(&in->b_cols[1], i, &t);
+    datum_t m = {.d_null = false, .d_num = {.n_val = i, .n_scale = 2}};
+    vec_set(&in->b_cols[2], i, &m);
+  }
+  in->b_n = n;
+  int *sel = arena_alloc(a, sizeof(int) * (size_t)n);
+  int ns = 0;
+  for (int i = 1; i < n; i += 2)
+    sel[ns++] = i;
+  rstore_t rs;
+  rs_init(&rs, a, 3, types);
+  err_t e;
+  memset(&e, 0, sizeof e);
+  assert_int_equal(rs_append_rows(&rs, in, NULL, 10, &e), 0);
+  assert_int_equal(rs_append_rows(&rs, in, sel, ns, &e), 10);
+  assert_int_equal(rs.rs_n, 10 + ns);
+  int64_t *rows = arena_alloc(a, sizeof(int64_t) * (size_t)rs.rs_n);
+  for (int64_t r = 0; r < rs.rs_n; r++)
+    rows[r] = rs.rs_n - 1 - r; /* backwards, across chunks */
+  batch_t *out = batch_create(a, 3, types, (int)rs.rs_n, NULL);
+  for (int c = 0; c < 3; c++)
+    rs_gather(&rs, c, rows, (int)rs.rs_n, &out->b_cols[c], 0);
+  for (int64_t r = 0; r < rs.rs_n; r++) {
+    int64_t stored = rows[r];
+    int src = stored < 10 ? (int)stored : sel[stored - 10];
+    for (int c = 0; c < 3; c++) {
+      datum_t x, y;
+      vec_get(&in->b_cols[c], src, &x);
+      vec_get(&out->b_cols[c], (int)r, &y);
+      assert_int_equal(x.d_null, y.d_null);
+      if (!x.d_null)
+        assert_int_equal(datum_cmp(ty_phys(types[c].t_id), &x, &y), 0);
+    }
+    /* the text was copied into the store */
+    if (!out->b_cols[1].v_null[r])
+      assert_ptr_not_equal(out->b_cols[1].v_str[r].s_ptr, in->b_cols[1].v_str[src].s_ptr);
+  }
+  int cols[2] = {2, 0};
+  uint64_t *h = arena_alloc(a, sizeof(uint64_t) * (size_t)ns);
+  rows_hash(in, 2, cols, sel, ns, h);
+  for (int j = 0; j < ns; j++)
+    assert_true(h[j] == row_hash(in, sel[j], 2, cols));
   arena_destroy(a);
 }
 
@@ -145,6 +237,8 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rows_append_refused_past_budget),
       cmocka_unit_test(test_hash_doubling_refused_and_old_table_freed),
+      cmocka_unit_test(test_hash_chains_rows_of_one_hash),
+      cmocka_unit_test(test_rows_columnwise_append_and_gather),
       cmocka_unit_test(test_rset_add_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
