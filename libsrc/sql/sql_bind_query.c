@@ -7,7 +7,7 @@
 #include "exec/exec_ql.h"
 #include "sql/sql_bind_ext.h"
 #include "sql/sql_bind_int.h"
-#include "sql/sql_plan_card.h"
+#include "opt/opt_card.h"
 
 /* The name PostgreSQL gives a result column without an alias. */
 static const char *target_name(const sql_expr_t *x)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "sql/sql_bind_int.h"
-#include "sql/sql_plan_card.h"
+#include "opt/opt_card.h"
 
 void bd_conjuncts(bd_t *b, xnode_t *x, xnode_t ***list, int *n, int *cap)
 {

@@ -24,7 +24,7 @@
  *   column per aggregate), so the select list binds to it unchanged.
  */
 #include "sql/sql_bind_int.h"
-#include "sql/sql_plan_card.h"
+#include "opt/opt_card.h"
 
 #define PAR_MIN_ROWS 100000.0
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "sql/sql_bind_int.h"
-#include "sql/sql_plan_card.h"
+#include "opt/opt_card.h"
 
 #define OR_MAX_BRANCHES 64
 

@@ -30,7 +30,7 @@
 
 #include "exec/exec_ql.h"
 #include "sql/sql_bind_int.h"
-#include "sql/sql_plan_card.h"
+#include "opt/opt_card.h"
 
 #define JOIN_DP_MAX 12
 

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "sql/sql_bind_int.h"
-#include "sql/sql_plan_card.h"
+#include "opt/opt_card.h"
 
 static void mark_cols(const xnode_t *x, int lw, bool *left, bool *right, bool *bad)
 {

@@ -37,7 +37,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sql/sql_plan_card.h"
+#include "opt/opt_card.h"
 
 #define PC_SAMPLE 200
 #define PC_SEED 0x5eedu           /* samples are seeded: the same data, the same plan */
