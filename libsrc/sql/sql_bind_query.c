@@ -7,7 +7,6 @@
 #include "exec/exec_ql.h"
 #include "sql/sql_bind_ext.h"
 #include "sql/sql_bind_int.h"
-#include "opt/opt_card.h"
 
 /* The name PostgreSQL gives a result column without an alias. */
 static const char *target_name(const sql_expr_t *x)
@@ -405,7 +404,7 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   sc->sc_parent = outer;
   sc->sc_subq = sq;
   op_t *plan;
-  bd_fromblk_t *from;
+  lp_block_t *from;
   if (bd_from_bind(b, sc, s->se_from, s->se_where, &from) != CZ_OK)
     return CZ_ERR;
   bd_decor_t *decor = b->b_decor;
@@ -530,7 +529,7 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     } else {
       /* the groups' estimate: what a derived table or a decorrelated
        * subquery over this block weighs (sql_plan_card.c) */
-      double groups = pc_group_rows(b, from, group, ngroup, pc_block_rows(b, from, plan));
+      double groups = bd_group_rows(b, from, group, ngroup, bd_block_rows(b, from, plan));
       plan = par_agg ? par_agg : op_hashagg_new(b->b_a, plan, ngroup, group, ag->ag_n, ag->ag_specs);
       if (groups >= 0 && ngroup > 0)
         plan->o_est_rows = groups;
