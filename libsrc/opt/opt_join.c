@@ -32,7 +32,9 @@
 #include "opt/opt_int.h"
 #include "opt/opt_card.h"
 
-#define JOIN_DP_MAX 12
+/* Orders of up to JOIN_DP_MAX units are weighed by dynamic programming
+ * (2^10 subsets: well under a millisecond); beyond, greedy. */
+#define JOIN_DP_MAX 10
 
 /* Per-row costs, relative: what a step does to each row it touches. */
 #define COST_SCAN 0.2    /* a stored row read and decoded by a scan */
@@ -52,7 +54,11 @@ typedef struct jconj_s {
   bool jc_top;                  /* evaluated after all joins */
   bool jc_local;                /* one unit: inside its scan or filter */
   bool jc_semi;                 /* joins a SEMI / ANTI unit (its selectivity is jp_semi's) */
+  int jc_ec;                    /* a `col = col` of equivalence class jc_ec between two
+                                 * units, else -1 */
+  bool jc_implied;              /* added by the class (lp_eclasses), not written */
 } jconj_t;
+
 
 typedef struct jplan_s {
   lp_ctx_t *jp_b;
@@ -64,6 +70,12 @@ typedef struct jplan_s {
   int *jp_unit_of;              /* block column -> unit */
   double *jp_semi;              /* per unit: SEMI / ANTI: the fraction of rows it keeps; else 0 */
   bool *jp_scratch;             /* per conjunct, for step_cost's lookup_keys */
+  int *jp_uf;                   /* per unit, scratch of set_rows */
+  /* the join graph: adj[u * nu + v] when a conjunct joins u and v (for
+   * the search's rule of no cross product within a connected component);
+   * comp[u] u's connected component */
+  bool *jp_adj;
+  int *jp_comp;
 } jplan_t;
 
 static bool conj_within(const jconj_t *c, const bool *in_set)
@@ -212,6 +224,48 @@ static double probe_keys(const jplan_t *jp, const bool *in_set, int u, bool *use
   return lead ? sel : 0;
 }
 
+static int uf_find(int *uf, int x)
+{
+  while (uf[x] != x)
+    x = uf[x] = uf[uf[x]];
+  return x;
+}
+
+/* The selectivity of the implied equalities within in_set: an implied
+ * `a = c` of a class counts only where the class's equalities counted so
+ * far (the written ones, then the implied ones taken) do not already join
+ * its two units — a = b and b = c make a = c true, not a third condition. */
+static double implied_sel(const jplan_t *jp, const bool *in_set)
+{
+  const lp_block_t *fb = jp->jp_fb;
+  if (fb->fb_nderived == 0)
+    return 1;
+  double r = 1;
+  int *uf = jp->jp_uf;
+  for (int e = 0; e < fb->fb_nec; e++) {
+    bool any = false;
+    for (int i = jp->jp_nconj - fb->fb_nderived; i < jp->jp_nconj && !any; i++)
+      any = jp->jp_conj[i].jc_implied && jp->jp_conj[i].jc_ec == e && conj_within(&jp->jp_conj[i], in_set);
+    if (!any)
+      continue;
+    for (int u = 0; u < jp->jp_nu; u++)
+      uf[u] = u;
+    for (int pass = 0; pass < 2; pass++)
+      for (int i = 0; i < jp->jp_nconj; i++) {
+        const jconj_t *c = &jp->jp_conj[i];
+        if (c->jc_ec != e || c->jc_implied != (pass == 1) || !conj_within(c, in_set))
+          continue;
+        int x = uf_find(uf, c->jc_units[0]), y = uf_find(uf, c->jc_units[1]);
+        if (x == y)
+          continue;
+        uf[x] = y;
+        if (pass == 1)
+          r *= c->jc_sel;
+      }
+  }
+  return r;
+}
+
 /* Rows of the units of in_set joined: the product of their estimates and
  * of the selectivities of the conjuncts among them. */
 static double set_rows(const jplan_t *jp, const bool *in_set)
@@ -222,9 +276,10 @@ static double set_rows(const jplan_t *jp, const bool *in_set)
       r *= jp->jp_semi[u] > 0 ? jp->jp_semi[u] : jp->jp_units[u].pu_rows;
   for (int i = 0; i < jp->jp_nconj; i++) {
     const jconj_t *c = &jp->jp_conj[i];
-    if (!c->jc_top && !c->jc_local && !c->jc_semi && conj_within(c, in_set))
+    if (!c->jc_top && !c->jc_local && !c->jc_semi && !c->jc_implied && conj_within(c, in_set))
       r *= c->jc_sel;
   }
+  r *= implied_sel(jp, in_set);
   return r < 1 ? 1 : r;
 }
 
@@ -336,9 +391,67 @@ static void composite_keys(jplan_t *jp)
 
 /* ---- the search ---------------------------------------------------------- */
 
-/* Every left-deep order of up to JOIN_DP_MAX units: best[S] is the
- * cheapest way to join the set S, last[S] the unit it joins last. */
-static void order_dp(const jplan_t *jp, int *order)
+/* Whether joining u to the units of in_set makes no cross product: a
+ * conjunct joins u to one of them, or none of them is in u's connected
+ * component of the join graph (which is then disconnected, and some cross
+ * product unavoidable). */
+static bool joins_without_cross(const jplan_t *jp, const bool *in_set, int u)
+{
+  int nu = jp->jp_nu;
+  bool same_comp = false;
+  for (int v = 0; v < nu; v++) {
+    if (!in_set[v])
+      continue;
+    if (jp->jp_adj[u * nu + v])
+      return true;
+    same_comp |= jp->jp_comp[v] == jp->jp_comp[u];
+  }
+  return !same_comp;
+}
+
+/* The join graph: units are adjacent when a conjunct (not evaluated
+ * after all joins, not one unit's own) reads both; equivalence classes
+ * have added their implied equalities to the conjuncts by now, so a = b
+ * and b = c make a and c adjacent too. */
+static void join_graph(jplan_t *jp)
+{
+  int nu = jp->jp_nu;
+  arena_t *a = jp->jp_b->lc_a;
+  jp->jp_adj = arena_zalloc(a, (size_t)nu * (size_t)nu + 1);
+  jp->jp_comp = arena_alloc(a, sizeof(int) * (size_t)(nu + 1));
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    const jconj_t *c = &jp->jp_conj[i];
+    if (c->jc_top || c->jc_local)
+      continue;
+    for (int x = 0; x < c->jc_nunits; x++)
+      for (int y = 0; y < c->jc_nunits; y++)
+        jp->jp_adj[c->jc_units[x] * nu + c->jc_units[y]] = true;
+  }
+  int *stack = arena_alloc(a, sizeof(int) * (size_t)(nu + 1));
+  for (int u = 0; u < nu; u++)
+    jp->jp_comp[u] = -1;
+  for (int u = 0; u < nu; u++) {
+    if (jp->jp_comp[u] >= 0)
+      continue;
+    int top = 0;
+    stack[top++] = u;
+    jp->jp_comp[u] = u;
+    while (top > 0) {
+      int v = stack[--top];
+      for (int w = 0; w < nu; w++)
+        if (jp->jp_adj[v * nu + w] && jp->jp_comp[w] < 0) {
+          jp->jp_comp[w] = u;
+          stack[top++] = w;
+        }
+    }
+  }
+}
+
+/* Every left-deep order of up to JOIN_DP_MAX units without a cross
+ * product inside a connected component: best[S] is the cheapest way to
+ * join the set S, last[S] the unit it joins last (INFINITY: S cannot be
+ * built so). False when the whole set cannot (the caller goes greedy). */
+static bool order_dp(const jplan_t *jp, int *order)
 {
   int n = jp->jp_nu;
   size_t nsets = (size_t)1 << n;
@@ -369,7 +482,7 @@ static void order_dp(const jplan_t *jp, int *order)
       if (best[prev] == INFINITY)
         continue;
       in_set[u] = false;
-      if (!unit_ready(jp, in_set, u)) {
+      if (!unit_ready(jp, in_set, u) || !joins_without_cross(jp, in_set, u)) {
         in_set[u] = true;
         continue;
       }
@@ -383,14 +496,18 @@ static void order_dp(const jplan_t *jp, int *order)
     }
   }
   size_t s = nsets - 1;
+  if (best[s] == INFINITY)
+    return false;
   for (int k = n - 1; k >= 0; k--) {
     order[k] = last[s];
     s &= ~((size_t)1 << last[s]);
   }
+  return true;
 }
 
 /* Beyond JOIN_DP_MAX: start with the smallest unit, then add the unit
- * whose step costs least. */
+ * whose step costs least among those that make no cross product (any
+ * ready unit when none does). */
 static void order_greedy(const jplan_t *jp, int *order)
 {
   int n = jp->jp_nu;
@@ -405,16 +522,18 @@ static void order_greedy(const jplan_t *jp, int *order)
   for (int k = 1; k < n; k++) {
     int pick = -1;
     double pick_cost = INFINITY;
-    for (int u = 0; u < n; u++) {
-      if (in_set[u] || !unit_ready(jp, in_set, u))
-        continue;
-      jmethod_t m;
-      double c = step_cost(jp, in_set, rows, u, &m);
-      if (c < pick_cost) {
-        pick_cost = c;
-        pick = u;
+    for (int pass = 0; pass < 2 && pick < 0; pass++)
+      for (int u = 0; u < n; u++) {
+        if (in_set[u] || !unit_ready(jp, in_set, u) ||
+            (pass == 0 && !joins_without_cross(jp, in_set, u)))
+          continue;
+        jmethod_t m;
+        double c = step_cost(jp, in_set, rows, u, &m);
+        if (c < pick_cost) {
+          pick_cost = c;
+          pick = u;
+        }
       }
-    }
     order[k] = pick;
     in_set[pick] = true;
     rows = set_rows(jp, in_set);
@@ -422,6 +541,21 @@ static void order_greedy(const jplan_t *jp, int *order)
 }
 
 /* ---- building the operators ---------------------------------------------- */
+
+/* Whether c, joining the next unit to the rows so far, adds nothing: the
+ * columns of a class in the rows so far are equal already (every equality
+ * among them has been applied), so once one equality of the class joins
+ * the unit (taken[]), an implied one beside it is redundant. Written ones
+ * always run. */
+static bool ec_redundant(const jconj_t *c, bool *taken)
+{
+  if (c->jc_ec < 0)
+    return false;
+  if (c->jc_implied && taken[c->jc_ec])
+    return true;
+  taken[c->jc_ec] = true;
+  return false;
+}
 
 /* EXPLAIN shows the estimates of the joins and of the units' inputs
  * (only when there was a choice to make). */
@@ -623,10 +757,14 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
   for (int u = 0; u < nu; u++)
     for (int c = 0; c < fb->fb_units[u].un_width; c++)
       jp.jp_unit_of[fb->fb_units[u].un_base + c] = u;
-  opt_or_factor(b, fb, jp.jp_unit_of);  /* sql_plan_or.c */
+  opt_or_factor(b, fb, jp.jp_unit_of);  /* opt_or.c */
+  /* equivalence classes, and the equalities they imply (sql_logical_ec.c) */
+  if (lp_eclasses(b, fb) != CZ_OK)
+    return CZ_ERR;
   /* which units each conjunct reads */
   jp.jp_nconj = fb->fb_nconj;
   jp.jp_conj = arena_zalloc(b->lc_a, sizeof(jconj_t) * (size_t)(fb->fb_nconj + 1));
+  jp.jp_uf = arena_alloc(b->lc_a, sizeof(int) * (size_t)(nu + 1));
   bool *seen = arena_alloc(b->lc_a, (size_t)nu + 1);
   for (int i = 0; i < fb->fb_nconj; i++) {
     jconj_t *c = &jp.jp_conj[i];
@@ -639,6 +777,8 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
         c->jc_units[c->jc_nunits++] = u;
     c->jc_top = bd_node_has_subq(c->jc_x) || c->jc_nunits == 0;
     c->jc_local = !c->jc_top && c->jc_nunits == 1;
+    c->jc_ec = !c->jc_top && c->jc_nunits == 2 ? fb->fb_conj_ec[i] : -1;
+    c->jc_implied = i >= fb->fb_nconj - fb->fb_nderived && c->jc_ec >= 0;
     for (int k = 0; k < c->jc_nunits; k++)
       c->jc_semi |= fb->fb_units[c->jc_units[k]].un_kind != JOIN_INNER;
   }
@@ -672,6 +812,9 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
     if (!jp.jp_conj[i].jc_top && !jp.jp_conj[i].jc_local)
       jp.jp_conj[i].jc_sel = opt_join_sel(b, fb, jp.jp_units, jp.jp_unit_of, jp.jp_conj[i].jc_x);
   composite_keys(&jp);
+  for (int i = 0; i < jp.jp_nconj; i++)
+    if (jp.jp_conj[i].jc_ec >= 0 && fb->fb_ec[jp.jp_conj[i].jc_ec].ec_const)
+      jp.jp_conj[i].jc_sel = 1;  /* both sides filter on the class's value already */
   /* a semi join keeps the outer rows with a partner: about rows(u) times
    * the keys' selectivity, at most all; an anti join the others */
   jp.jp_semi = arena_zalloc(b->lc_a, sizeof(double) * (size_t)(nu + 1));
@@ -695,13 +838,12 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
     return CZ_OK;
   }
   jp.jp_scratch = arena_alloc(b->lc_a, (size_t)jp.jp_nconj + 1);
+  join_graph(&jp);
   /* the order */
   int *order = arena_alloc(b->lc_a, sizeof(int) * (size_t)(nu + 1));
   if (nu == 1)
     order[0] = 0;
-  else if (nu <= JOIN_DP_MAX)
-    order_dp(&jp, order);
-  else
+  else if (nu > JOIN_DP_MAX || !order_dp(&jp, order))
     order_greedy(&jp, order);
   /* the operators, in that order; pos[c] is block column c's place in
    * the rows built so far (-1: not read) */
@@ -712,6 +854,7 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
   bool *done = arena_zalloc(b->lc_a, (size_t)jp.jp_nconj + 1);
   int *ucols = arena_alloc(b->lc_a, sizeof(int) * (size_t)(width + 1));
   bool *used = arena_alloc(b->lc_a, (size_t)jp.jp_nconj + 1);
+  bool *ec_taken = arena_alloc(b->lc_a, (size_t)fb->fb_nec + 1);
   op_t *acc = NULL;
   int acc_w = 0;
   double rows = 0, cost = 0;
@@ -741,12 +884,17 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
       in_set[u] = true;
       xnode_t **rest = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
       int nrest = 0;
+      memset(ec_taken, 0, (size_t)fb->fb_nec + 1);
+      for (int i = 0; i < jp.jp_nconj; i++)
+        if (used[i])
+          (void)ec_redundant(&jp.jp_conj[i], ec_taken);
       for (int i = 0; i < jp.jp_nconj; i++) {
         jconj_t *c = &jp.jp_conj[i];
         if (done[i] || c->jc_top || used[i] || !conj_within(c, in_set))
           continue;
-        rest[nrest++] = bd_node_remap(b->lc_b, c->jc_x, pos);
         done[i] = true;
+        if (!ec_redundant(c, ec_taken))
+          rest[nrest++] = bd_node_remap(b->lc_b, c->jc_x, pos);
       }
       acc = op_lookup_join_new(b->lc_a, acc, JOIN_INNER, t->tb_npk, lk, t->tb_handle, t->tb_name,
                                nc, tcols, types, bd_and_all(b->lc_b, rest, nrest));
@@ -773,12 +921,13 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
        * (the key equalities among them) filter the joined rows */
       xnode_t **rest = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
       int nrest = 0;
+      memset(ec_taken, 0, (size_t)fb->fb_nec + 1);
       for (int i = 0; i < jp.jp_nconj; i++) {
         jconj_t *c = &jp.jp_conj[i];
         if (done[i] || c->jc_top || !conj_within(c, in_set))
           continue;
         done[i] = true;
-        if (!c->jc_local)
+        if (!c->jc_local && !ec_redundant(c, ec_taken))
           rest[nrest++] = bd_node_remap(b->lc_b, c->jc_x, pos);
       }
       xnode_t *cond = bd_and_all(b->lc_b, rest, nrest);
@@ -813,11 +962,17 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
     int hl[32], hr[32], nk = 0;
     xnode_t **rest = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
     int nrest = 0;
+    /* the columns of a class in the rows so far are equal already (every
+     * equality among them has been applied), so one of its equalities
+     * joins u: an implied one beside it adds nothing */
+    memset(ec_taken, 0, (size_t)fb->fb_nec + 1);
     for (int i = 0; i < jp.jp_nconj; i++) {
       jconj_t *c = &jp.jp_conj[i];
       if (done[i] || c->jc_top || !conj_within(c, in_set))
         continue;
       done[i] = true;
+      if (ec_redundant(c, ec_taken))
+        continue;
       int a, d;
       if (nk < 32 && col_equality(&jp, c->jc_x, &a, &d) &&
           (jp.jp_unit_of[a] == u) != (jp.jp_unit_of[d] == u)) {

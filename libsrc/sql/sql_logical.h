@@ -65,6 +65,16 @@ typedef struct lp_rel_s {
   const struct lp_outer_s *un_outer;
 } lp_rel_t;
 
+/* An equivalence class of equal columns (sql_logical_ec.c): columns of
+ * the block's row that the WHERE's equalities make equal on every row
+ * that passes, and the constant (or parameter) they equal, if one does. */
+typedef struct lp_eclass_s {
+  int ec_n;
+  int *ec_cols;                 /* block row columns, ascending */
+  xnode_t *ec_const;            /* a value without columns they all equal; NULL none */
+  ty_t ec_type;
+} lp_eclass_t;
+
 /* A query block's FROM and WHERE: relations and conjuncts. */
 typedef struct lp_block_s {
   int fb_nunits, fb_ucap;
@@ -81,6 +91,14 @@ typedef struct lp_block_s {
   int fb_used_cap;              /* entries of fb_used */
   xsubq_t *fb_subq;             /* the subquery the block belongs to, NULL at top */
   struct bd_scope_s *fb_scope;  /* for lp_decorrelate */
+  /* Set by lp_eclasses (the optimizer calls it once the conjuncts are
+   * final: after decorrelation and OR factoring). */
+  int fb_nec;
+  lp_eclass_t *fb_ec;
+  int *fb_conj_ec;              /* per conjunct: the class a `col = col` of it joins, or
+                                 * -1 (derived conjuncts too; NULL = not computed) */
+  int fb_nderived;              /* the last fb_nderived conjuncts are implied by the
+                                 * others (lp_eclasses added them) */
 } lp_block_t;
 
 /* An explicit LEFT JOIN (or RIGHT JOIN, built as a swapped LEFT JOIN)
@@ -173,5 +191,15 @@ op_t *bd_join_op(struct bd_s *b, op_t *l, op_t *r, join_kind_t kind, xnode_t *co
  * correlation become SEMI / ANTI / grouped relations of fb (rebinding the
  * subquery's text); fb_keep marks those to leave per row. */
 int lp_decorrelate(lp_ctx_t *c, lp_block_t *fb);
+/* Equivalence classes of fb's row (sql_logical_ec.c): from its
+ * conjuncts `col = col` (one type) and `col = value` (value free of
+ * columns, subqueries and volatile functions, of the column's type), over
+ * the block's own row (never a decorrelated subquery's columns, never an
+ * outer join's ON). Appends the conjuncts the classes imply and no
+ * conjunct states: `a = c` for columns of different relations, and
+ * `b = value` for each column of a class with a value. Each is implied by
+ * the conjuncts already there, so no answer changes: they only give the
+ * search join edges and the scans key bounds. */
+int lp_eclasses(lp_ctx_t *c, lp_block_t *fb);
 
 #endif /* CZ_SQL_LOGICAL_H */
