@@ -1,6 +1,6 @@
 /* opt_card — estimates for join ordering and grouping.
  *
- * Design notes (sql/README.md, "Join order", "Estimates"):
+ * Design notes (opt/README.md, "Join order", "Estimates"):
  * - Everything comes from the table's handle (exec.h qt_stats,
  *   qt_sample), so any storage that implements those plugs in.
  * - A table's size is its row count kept by the catalog as rows change
@@ -45,7 +45,7 @@
 /* A secondary index range holding more than this fraction of its table
  * costs more to read (each row fetched from the primary tree by key) than
  * the whole table in key order: a stored row scanned costs 0.2, a lookup
- * 1.5 (sql_plan_join.c), so about 0.2 / 1.7. Tables under
+ * 1.5 (opt_join.c), so about 0.2 / 1.7. Tables under
  * PC_WIDE_MIN_ROWS rows keep the index (either way is cheap). */
 #define OPT_WIDE_FRACTION 0.12
 #define PC_WIDE_MIN_ROWS 1000
@@ -259,7 +259,7 @@ static bool const_value(lp_ctx_t *b, const xnode_t *v, datum_t *out)
 
 /* A key range of one index that constant conjuncts fix: equalities on a
  * prefix of its key columns, then one range on the next (as the scan's
- * access path takes them, sql_plan_scan.c). */
+ * access path takes them, opt_scan.c). */
 typedef struct pc_range_s {
   int pr_idx;                   /* 0 primary, else the index's number */
   int pr_score;                 /* 4 per equality, 1 per range end; 0 = none */

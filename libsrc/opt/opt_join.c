@@ -1,12 +1,12 @@
 /* opt_join — the joins of one FROM clause: which order, which join
  * method, which columns each table reads.
  *
- * Design notes (sql/README.md, "Join order"):
+ * Design notes (opt/README.md, "Join order"):
  * - The FROM items are units: tables, whose scans are planned here with
  *   the WHERE conjuncts that use only them and reading only the columns
  *   the block names (bd_scope_use), or inputs built while binding
  *   (derived tables, explicit JOINs, functions).
- * - Every unit gets an estimated row count (sql_plan_card.c: the table's
+ * - Every unit gets an estimated row count (opt_card.c: the table's
  *   size from its index, the selectivity of its own conjuncts measured on
  *   a sample of its rows); a conjunct between units gets a selectivity
  *   (an equality: one over the larger number of distinct values).
@@ -15,10 +15,13 @@
  *   it, by probing one of its indexes per row when the rows so far give
  *   the index's leading column (an index nested loop through op_lateral),
  *   by a hash join building on the new unit, or (no equality) a nested
- *   loop, whichever costs least. Up to JOIN_DP_MAX units every order is weighed by
- *   dynamic programming over subsets; beyond, a greedy search adds the
- *   cheapest next unit. The cost of a plan is the rows each step reads,
- *   builds, probes and produces, weighted per method (cost_* below).
+ *   loop, whichever costs least. Up to JOIN_DP_MAX units every order is
+ *   weighed by dynamic programming over subsets; beyond, a greedy search
+ *   adds the cheapest next unit. Neither makes a cross product inside a
+ *   connected component of the join graph, whose edges include the
+ *   equalities equivalence classes imply (sql_logical_ec.c). The cost of a
+ *   plan is the rows each step reads, builds, probes and produces,
+ *   weighted per method (cost_* below).
  * - The joins produce the units' columns in the order chosen; a final
  *   projection puts them back in the block's row (columns no expression
  *   reads are NULL there), so expressions bound over the row need no
@@ -64,7 +67,7 @@ typedef struct jplan_s {
   lp_ctx_t *jp_b;
   lp_block_t *jp_fb;
   int jp_nu;
-  opt_unit_t *jp_units;          /* estimates (sql_plan_card.h) */
+  opt_unit_t *jp_units;          /* estimates (opt_card.h) */
   int jp_nconj;
   jconj_t *jp_conj;
   int *jp_unit_of;              /* block column -> unit */
@@ -621,7 +624,7 @@ static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
 /* Unit u joined by probing it once per row of the rows so far (acc,
  * whose layout pos gives): a LATERAL-style subplan (op_lateral) whose
  * scan has the probed table's own conjuncts and `column = $k`, $k the
- * value of the row so far, as key bounds (sql_plan_scan.c takes the
+ * value of the row so far, as key bounds (opt_scan.c takes the
  * longest index prefix they fix). The equalities also stay as a filter
  * over the joined rows (a NULL key value must find nothing, whatever
  * the key bound does with it). u's needed columns follow acc's. */

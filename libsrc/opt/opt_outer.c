@@ -1,7 +1,7 @@
 /* opt_outer — an explicit LEFT JOIN (a RIGHT JOIN is one with its
  * sides swapped) planned with what its ON condition allows.
  *
- * Design notes (sql/README.md, "Outer joins"):
+ * Design notes (opt/README.md, "Outer joins"):
  * - A conjunct of ON that reads only the nullable (right) side — no
  *   column of the preserved side, no volatile function, no subquery —
  *   filters that side before the join: a right row failing it pairs with

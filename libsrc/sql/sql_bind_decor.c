@@ -1,4 +1,4 @@
-/* sql_plan_decor — decorrelation: WHERE's EXISTS, NOT EXISTS, IN and
+/* sql_bind_decor — decorrelation: WHERE's EXISTS, NOT EXISTS, IN and
  * NOT IN subqueries become semi and anti joins that the join search
  * orders like any other unit (sql/README.md, "Decorrelation").
  *
@@ -14,7 +14,7 @@
  *   conjuncts stay inside it.
  * - When a correlating equality's inner side leads a table's primary key
  *   or an index, the per-row subquery is an index probe per outer row;
- *   the join planner then weighs both ways (sql_plan_join.c,
+ *   the join planner then weighs both ways (opt_join.c,
  *   keep_per_row) and may plan the block again with the subquery left
  *   per row (fb_keep): TPC-H Q4 and Q21 were 3x slower as hash semi joins
  *   that read all of lineitem for a few thousand outer rows.

@@ -104,14 +104,14 @@ struct bd_cte_s {
 };
 
 /* Where a subquery was bound from, so that the planner can bind it again
- * decorrelated (sql_plan_decor.c). */
+ * decorrelated (sql_bind_decor.c). */
 typedef struct bd_subq_src_s {
   xsubq_t *ss_sq;
   const sql_query_t *ss_q;
   bd_scope_t *ss_sc;            /* the scope it was bound in */
 } bd_subq_src_t;
 
-/* A subquery being bound again for decorrelation (sql_plan_decor.c): its
+/* A subquery being bound again for decorrelation (sql_bind_decor.c): its
  * top block pulls out the conjuncts that read the outer row and outputs
  * [IN's value,] the inner sides of the correlating equalities, then the
  * columns the other pulled-out conjuncts read. */
@@ -155,7 +155,7 @@ typedef struct bd_s {
   int b_nsrc, b_src_cap;
   bd_subq_src_t *b_src;         /* every subquery's text and scope */
   bd_decor_t *b_decor;          /* a decorrelating rebinding in progress, else NULL */
-  struct lp_outer_s *b_outer;   /* the explicit outer join built last (sql_plan_outer.c) */
+  struct lp_outer_s *b_outer;   /* the explicit outer join built last (opt_outer.c) */
   int b_naccess, b_access_cap;
   sp_access_t *b_access;
   /* INSERT … SELECT: the types the target columns want, so that untyped

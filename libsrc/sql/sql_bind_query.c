@@ -482,7 +482,7 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     return CZ_ERR;
   /* every expression over the FROM row is bound: plan it */
   /* the estimate weighs a subquery that could also probe an index per row
-   * (sql_plan_join.c keep_per_row); sampling costs, so only then */
+   * (opt_join.c keep_per_row); sampling costs, so only then */
   from->fb_estimate = decor && decor->dr_key_probe;
   if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
     return CZ_ERR;
@@ -509,7 +509,7 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     return *out ? CZ_OK : CZ_ERR;
   }
   bool grouped = ag->ag_n > 0 || ngroup > 0 || having || has_sets || ag->ag_ngrp > 0;
-  /* parallel plans (sql_plan_par.c): a top-level block only */
+  /* parallel plans (opt_par.c): a top-level block only */
   int par = !outer && !sq ? bd_par_workers(b, from, plan) : 0;
   op_t *par_agg = NULL;
   if (par && grouped && !has_sets && ag->ag_ngrp == 0)
@@ -528,7 +528,7 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
         return CZ_ERR;
     } else {
       /* the groups' estimate: what a derived table or a decorrelated
-       * subquery over this block weighs (sql_plan_card.c) */
+       * subquery over this block weighs (opt_card.c) */
       double groups = bd_group_rows(b, from, group, ngroup, bd_block_rows(b, from, plan));
       plan = par_agg ? par_agg : op_hashagg_new(b->b_a, plan, ngroup, group, ag->ag_n, ag->ag_specs);
       if (groups >= 0 && ngroup > 0)
