@@ -144,4 +144,5 @@ void opt_or_factor(lp_ctx_t *b, lp_block_t *fb, const int *unit_of)
   }
   fb->fb_conj = out.ol_x;
   fb->fb_nconj = out.ol_n;
+  fb->fb_cap = out.ol_cap;  /* lp_eclasses appends to the list */
 }

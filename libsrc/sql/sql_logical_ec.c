@@ -111,12 +111,20 @@ int lp_eclasses(lp_ctx_t *c, lp_block_t *fb)
   fb->fb_nec = 0;
   fb->fb_ec = NULL;
   fb->fb_nderived = 0;
-  /* fb_conj_ec parallel to fb_conj (same capacity, so add_conj grows both) */
+  /* fb_conj_ec parallel to fb_conj (same capacity, so add_conj grows
+   * both); a capacity nobody kept is taken as full */
+  if (fb->fb_cap < n0)
+    fb->fb_cap = n0;
   fb->fb_conj_ec = arena_alloc(a, sizeof(int) * (size_t)(fb->fb_cap + 1));
   for (int i = 0; i < n0; i++)
     fb->fb_conj_ec[i] = -1;
-  if (w <= 0 || n0 == 0)
-    return CZ_OK;
+  bool some = false;
+  for (int i = 0; i < n0 && !some; i++) {
+    int x, y;
+    some = col_col(fb, fb->fb_conj[i], &x, &y);
+  }
+  if (w <= 0 || !some)
+    return CZ_OK;  /* the one-table OLTP path allocates nothing more */
   int *parent = arena_alloc(a, sizeof(int) * (size_t)w);
   ty_t *type = arena_alloc(a, sizeof(ty_t) * (size_t)w);
   int *rel = arena_alloc(a, sizeof(int) * (size_t)w);  /* column -> relation */
