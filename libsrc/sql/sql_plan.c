@@ -87,6 +87,8 @@ static void bd_init(bd_t *b, arena_t *a, const sp_env_t *env, const ty_t *param_
 int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
                   const ty_t *param_types, int nparams, splan_t **out, err_t *e)
 {
+  if (!env->pe_opt)
+    return err_set(e, SQLSTATE_INTERNAL, "no optimizer in the planning environment");
   bd_t b;
   bd_init(&b, a, env, param_types, nparams, e);
   splan_t *p = arena_zalloc(a, sizeof(*p));

@@ -73,10 +73,13 @@ typedef struct sp_env_s {
    * however much of the table its range holds. */
   bool pe_no_seqscan;
   int pe_threads;               /* [Parameters] ThreadsPerQuery: > 1 allows Gather plans
-                                   (sql_plan_par.c); 0 read as 1 */
+                                   (opt_par.c); 0 read as 1 */
   double pe_par_min_rows;       /* [Parameters] ParallelMinRows: a block is parallel when
                                    its driving table holds at least this many rows;
                                    0 read as 100000 */
+  /* The optimizer (sql_logical.h): the statement runner sets opt's
+   * entry points (opt/opt.h opt_entry()); sql never includes opt. */
+  const struct sql_opt_s *pe_opt;
 } sp_env_t;
 
 typedef enum sp_kind_e {

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "engine/runner/en_pgcat.h"
+#include "opt/opt.h"
 #include "engine/runner/runner_int.h"
 
 static int env_table(void *ctx, const char *schema, const char *name, arena_t *a,
@@ -66,6 +67,7 @@ void en_env(esession_t *s, sp_env_t *env)
   env->pe_vector_size = es_engine(s)->en_vector_size;
   env->pe_threads = es_engine(s)->en_threads;
   env->pe_par_min_rows = (double)es_engine(s)->en_par_min_rows;
+  env->pe_opt = opt_entry();
   const char *seq = es_setting(s, "enable_seqscan");
   env->pe_no_seqscan = seq && (strcasecmp(seq, "off") == 0 || strcasecmp(seq, "false") == 0 ||
                                strcmp(seq, "0") == 0);
