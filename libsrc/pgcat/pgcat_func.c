@@ -36,6 +36,11 @@ static const pgcat_env_t *pgcat_env_of(xctx_t *c, err_t *e)
   return env;
 }
 
+const pgcat_env_t *pgcat_env_get(xctx_t *c, err_t *e)
+{
+  return pgcat_env_of(c, e);
+}
+
 static void pgcat_out_text(xctx_t *c, datum_t *out, const char *s)
 {
   if (!s) {
@@ -1024,9 +1029,10 @@ int pgcat_init(pgcat_env_fn fn, err_t *e)
   if (!registered) {
     /* One definition at a time: a function exec already has with the same
      * arguments (42723) is exec's; pgcat's copy is not needed. */
-    const xfunc_def_t *tabs[] = {pgcat_funcs, pgcat_regex_funcs, pgcat_array_funcs};
-    const int ns[] = {pgcat_nfuncs, pgcat_regex_nfuncs, pgcat_array_nfuncs};
-    for (int t = 0; t < 3 && rc == CZ_OK; t++)
+    const xfunc_def_t *tabs[] = {pgcat_funcs, pgcat_regex_funcs, pgcat_array_funcs,
+                                 pgcat_seq_funcs};
+    const int ns[] = {pgcat_nfuncs, pgcat_regex_nfuncs, pgcat_array_nfuncs, pgcat_seq_nfuncs};
+    for (int t = 0; t < 4 && rc == CZ_OK; t++)
       for (int i = 0; i < ns[t] && rc == CZ_OK; i++) {
         err_t e2;
         if (xfunc_register(&tabs[t][i], 1, &e2) != CZ_OK && !err_is(&e2, SQLSTATE_DUPLICATE_FUNCTION)) {

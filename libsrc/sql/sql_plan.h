@@ -48,6 +48,8 @@ typedef struct sp_table_s {
   const ty_t *tb_coltypes;
   const bool *tb_notnull;
   const char **tb_defaults;     /* SQL text of each column's DEFAULT; NULL none */
+  const char *tb_identity;      /* per column: 'a' GENERATED ALWAYS / 'd' BY DEFAULT AS
+                                   IDENTITY, 0 not; NULL: no identity column */
   int tb_npk;                   /* primary index key columns (0: no declared key) */
   const int *tb_pk;
   const char *tb_pk_name;       /* the primary key constraint's name; NULL none */
