@@ -66,6 +66,8 @@ extern const pgcat_rel_t pgcat_rels_misc[];       /* pgcat_misc.c */
 extern const int pgcat_nrels_misc;
 extern const pgcat_rel_t pgcat_rels_infoschema[]; /* pgcat_infoschema.c */
 extern const int pgcat_nrels_infoschema;
+extern const pgcat_rel_t pgcat_rels_seq[];        /* pgcat_seq.c */
+extern const int pgcat_nrels_seq;
 
 /* The functions pgcat registers (pgcat_func.c). pg_proc lists the whole
  * function registry (exec's and these) with OIDs PGCAT_FIRST_PROC_OID +
