@@ -336,7 +336,7 @@ int en_serial_plan(esession_t *s, arena_t *a, const sql_create_table_t *ct, cat_
     if (cd->cd_identity) {
       ty_id_t t = cols[i].cd_type.t_id;
       if (t != TY_INT2 && t != TY_INT4 && t != TY_INT8) {
-        err_set(e, SQLSTATE_DATATYPE_MISMATCH,
+        err_set(e, SQLSTATE_INVALID_PARAMETER,
                 "identity column type must be smallint, integer, or bigint");
         e->er_pos = cd->cd_pos;
         return CZ_ERR;
