@@ -9,7 +9,8 @@
               ALWAYS column (insert and update), 2BP01 dropping a sequence
               a default uses; the session goes on working after each
   catalog     pg_class relkind 'S', pg_sequence, pg_sequences (last_value),
-              information_schema.sequences, pg_attribute.attidentity,
+              information_schema.sequences, information_schema.columns'
+              identity columns, pg_attribute.attidentity,
               pg_attrdef / pg_get_expr of a serial, pg_depend ownership,
               pg_get_serial_sequence
   concurrent  8 sessions call nextval (CACHE 1 and CACHE 10) and insert
@@ -120,6 +121,16 @@ def catalog(dsn):
     row = c.execute("SELECT a.attidentity FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
                     " WHERE c.relname = 'rsq_g' AND a.attname = 'id'").fetchone()
     check("attidentity", row == ("a",), repr(row))
+    row = c.execute("SELECT is_identity, identity_generation, column_default, identity_start,"
+                    " identity_increment, identity_maximum, identity_minimum, identity_cycle"
+                    " FROM information_schema.columns"
+                    " WHERE table_name = 'rsq_g' AND column_name = 'id'").fetchone()
+    check("information_schema.columns identity",
+          row == ("YES", "ALWAYS", None, "1", "1", "2147483647", "1", "NO"), repr(row))
+    row = c.execute("SELECT is_identity, column_default FROM information_schema.columns"
+                    " WHERE table_name = 'rsq_t' AND column_name = 'id'").fetchone()
+    check("information_schema.columns serial",
+          row == ("NO", "nextval('rsq_t_id_seq'::regclass)"), repr(row))
     row = c.execute("SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d"
                     " JOIN pg_class c ON c.oid = d.adrelid WHERE c.relname = 'rsq_t'").fetchone()
     check("serial default", row == ("nextval('rsq_t_id_seq'::regclass)",), repr(row))
