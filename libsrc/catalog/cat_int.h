@@ -78,6 +78,8 @@ struct cat_seq_rt_s {
                                       when !sr_called) */
   bool sr_called;
   int64_t sr_log_left;             /* values after sr_last the log already covers */
+  _Atomic uint64_t sr_gen;         /* bumped when a CREATE reuses the OID: sessions
+                                      forget what they cached of the old one */
 };
 
 struct cat_s {

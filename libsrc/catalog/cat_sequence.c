@@ -16,10 +16,10 @@
  *   most one log write happens per CAT_SEQ_LOG_VALS values.
  * - That short transaction is begun with TXN_NESTED when the caller has a
  *   transaction (a checkpoint waiting for the caller's transaction must
- *   not make it wait). When the caller's transaction itself holds the
- *   record (it created the sequence and has not committed), the write goes
- *   through the caller's transaction instead: nobody else can see the
- *   sequence, and a rollback removes it with its values.
+ *   not make it wait). CREATE SEQUENCE writes the first record the same
+ *   way, not through the DDL transaction, so no transaction holds the
+ *   record while nextval writes it (only DROP's delete does, and then the
+ *   sequence is gone for everyone when it commits).
  * - In memory (cat_seq_rt_t, one per OID for the catalog's life) sr_mx
  *   guards the last value handed out and how many more the log covers;
  *   it is held across the log write (once per range), never across
@@ -98,6 +98,9 @@ static size_t seq_val_rec(uint8_t *buf, int64_t v, bool called)
   cat_w_u8(&w, called ? 1 : 0);
   return w.w_len;
 }
+
+static int seq_log(cat_t *c, cat_oid_t oid, const char *name, txn_t *outer,
+                   const volatile bool *cancel, int64_t v, bool called, bool create, err_t *e);
 
 /* ---- definitions ------------------------------------------------------------ */
 
@@ -195,10 +198,18 @@ int cat_create_sequence(cat_t *c, txn_t *tx, const cat_seq_def_t *def, cat_oid_t
   if (cat_next_oid(c, tx, &soid, e) != CZ_OK ||
       seq_put_def(c, tx, soid, sch->cs_oid, def, false, e) != CZ_OK)
     return CZ_ERR;
-  uint8_t k[4], v[16];
-  cat_wbuf_t w = {v, seq_val_rec(v, def->sd_start, false), sizeof v, false};
-  if (cat_sys_put(c, tx, CAT_SYS_SEQVALS, k, cat_key_oid(k, soid), &w, false, e) != CZ_OK ||
-      cat_ddl_end(c, tx, e) != CZ_OK)
+  /* The value record is not the DDL transaction's: written (durably) by a
+   * transaction of its own, so that no transaction ever holds it while
+   * nextval writes it (a ROLLBACK TO could otherwise take back a logged
+   * range). A CREATE that rolls back leaves it behind, unread: an OID is
+   * reused only after such a rollback, and then the record is replaced. */
+  cat_seq_rt_t *sr = cat_seq_rt_get(c, soid);
+  mutex_lock(&sr->sr_mx);
+  int rc = seq_log(c, soid, def->sd_name, tx, NULL, def->sd_start, false, true, e);
+  sr->sr_loaded = false;  /* the OID may have been used by a rolled-back CREATE */
+  atomic_fetch_add(&sr->sr_gen, 1);
+  mutex_unlock(&sr->sr_mx);
+  if (rc != CZ_OK || cat_ddl_end(c, tx, e) != CZ_OK)
     return CZ_ERR;
   if (oid)
     *oid = soid;
@@ -366,27 +377,29 @@ static int seq_read(cat_t *c, const cat_sequence_t *sq, const txn_t *tx, int64_t
   return CZ_OK;
 }
 
-/* Makes (v, called) the durable value record (see the design notes). */
-static int seq_log(cat_t *c, const cat_sequence_t *sq, txn_t *outer, const volatile bool *cancel,
-                   int64_t v, bool called, err_t *e)
+/* Makes (v, called) the durable value record (see the design notes), in a
+ * short transaction of its own; create: the record may not exist yet (a
+ * record left by a rolled-back CREATE of the same OID is replaced). */
+static int seq_log(cat_t *c, cat_oid_t oid, const char *name, txn_t *outer,
+                   const volatile bool *cancel, int64_t v, bool called, bool create, err_t *e)
 {
   bt_tree_t *t = c->c_sys[CAT_SYS_SEQVALS];
   uint8_t key[4], val[16];
-  cat_key_oid(key, sq->sq_oid);
+  cat_key_oid(key, oid);
   size_t vl = seq_val_rec(val, v, called);
-  if (outer && !txn_is_bulk(outer) && txn_holds_lock(outer, t, key, 4)) {
-    int rc = txn_update(outer, t, key, 4, val, vl, e);
-    return rc == BT_NOT_FOUND ? err_set(e, SQLSTATE_UNDEFINED_TABLE, "sequence \"%s\" does not exist",
-                                        sq->sq_name)
-                              : rc;
-  }
+  /* only a transaction that dropped the sequence holds its record: waiting
+   * for ourselves would never end */
+  if (outer && !txn_is_bulk(outer) && txn_holds_lock(outer, t, key, 4))
+    return err_set(e, SQLSTATE_UNDEFINED_TABLE, "sequence \"%s\" does not exist", name);
   txn_t *tx = txn_begin(c->c_db, outer ? TXN_NESTED : 0, e);
   if (!tx)
     return CZ_ERR;
   txn_set_cancel(tx, cancel);
   int rc = txn_update(tx, t, key, 4, val, vl, e);
+  if (rc == BT_NOT_FOUND && create)
+    rc = txn_insert(tx, t, key, 4, val, vl, e);
   if (rc == BT_NOT_FOUND)
-    rc = err_set(e, SQLSTATE_UNDEFINED_TABLE, "sequence \"%s\" does not exist", sq->sq_name);
+    rc = err_set(e, SQLSTATE_UNDEFINED_TABLE, "sequence \"%s\" does not exist", name);
   if (rc != CZ_OK) {
     err_t e2;
     txn_rollback(tx, &e2);
@@ -470,7 +483,7 @@ static int seq_take(cat_t *c, const cat_sequence_t *sq, txn_t *tx, const volatil
       if (sr->sr_log_left < cnt) {
         int64_t ahead = seq_room(sq, f, cnt > CAT_SEQ_LOG_VALS ? cnt : CAT_SEQ_LOG_VALS);
         int64_t hi = f + sq->sq_increment * (ahead - 1);
-        rc = seq_log(c, sq, tx, cancel, hi, true, e);
+        rc = seq_log(c, sq->sq_oid, sq->sq_name, tx, cancel, hi, true, false, e);
         if (rc == CZ_OK)
           sr->sr_log_left = ahead;
       }
@@ -502,7 +515,7 @@ int cat_seq_peek(const cat_sequence_t *sq, txn_t *tx, int64_t *last, bool *calle
 
 typedef struct cat_seq_sent_s {
   cat_oid_t se_oid;
-  cat_seq_rt_t *se_rt;         /* identifies the sequence across snapshots */
+  uint64_t se_gen;             /* sr_gen when the entry was made */
   bool se_valid;               /* se_last is currval */
   int64_t se_last;
   int64_t se_next;             /* the next cached value (se_left of them) */
@@ -549,6 +562,12 @@ int cat_seq_nextval(cat_seq_session_t *ss, const cat_sequence_t *sq, txn_t *tx,
                     const volatile bool *cancel, int64_t *out, err_t *e)
 {
   cat_seq_sent_t *en = sess_find(ss, sq->sq_oid, true);
+  uint64_t gen = atomic_load(&sq->sq_rt->sr_gen);
+  if (en->se_gen != gen) {  /* an earlier sequence of this OID, rolled back */
+    en->se_gen = gen;
+    en->se_left = 0;
+    en->se_valid = false;
+  }
   if (en->se_left > 0 && en->se_increment == sq->sq_increment) {
     *out = en->se_next;
     en->se_next += sq->sq_increment;
@@ -571,7 +590,7 @@ int cat_seq_nextval(cat_seq_session_t *ss, const cat_sequence_t *sq, txn_t *tx,
 int cat_seq_currval(cat_seq_session_t *ss, const cat_sequence_t *sq, int64_t *out, err_t *e)
 {
   cat_seq_sent_t *en = sess_find(ss, sq->sq_oid, false);
-  if (!en || !en->se_valid)
+  if (!en || !en->se_valid || en->se_gen != atomic_load(&sq->sq_rt->sr_gen))
     return err_set(e, SQLSTATE_OBJECT_NOT_IN_STATE,
                    "currval of sequence \"%s\" is not yet defined in this session", sq->sq_name);
   *out = en->se_last;
@@ -598,7 +617,8 @@ int cat_seq_setval(cat_seq_session_t *ss, const cat_sequence_t *sq, txn_t *tx,
                    (long long)v, sq->sq_name, (long long)sq->sq_min, (long long)sq->sq_max);
   cat_seq_rt_t *sr = sq->sq_rt;
   mutex_lock(&sr->sr_mx);
-  int rc = seq_log(sq->sq_rt->sr_cat, sq, tx, cancel, v, called, e);
+  int rc = seq_log(sq->sq_rt->sr_cat, sq->sq_oid, sq->sq_name, tx, cancel, v, called, false,
+                   e);
   if (rc == CZ_OK) {
     sr->sr_last = v;
     sr->sr_called = called;
@@ -610,6 +630,7 @@ int cat_seq_setval(cat_seq_session_t *ss, const cat_sequence_t *sq, txn_t *tx,
     return CZ_ERR;
   if (ss) {
     cat_seq_sent_t *en = sess_find(ss, sq->sq_oid, true);
+    en->se_gen = atomic_load(&sq->sq_rt->sr_gen);
     en->se_left = 0;  /* this session's cached values are forgotten, as in PostgreSQL */
     if (called) {
       en->se_last = v;
