@@ -6,6 +6,10 @@
 
 int sql_bind_type(const sql_type_t *t, ty_t *out, err_t *e)
 {
+  /* serial types exist only in CREATE TABLE (which binds the integer type) */
+  if (t->ty_serial)
+    return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "type \"%s\" does not exist",
+                   t->ty_serial == 2 ? "smallserial" : t->ty_serial == 4 ? "serial" : "bigserial");
   if (t->ty_array)
     return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "array types are not supported yet");
   ty_t r = ty_plain(TY_UNKNOWN);

@@ -87,6 +87,9 @@ def sqlstates(dsn):
         ("drop a sequence a default uses", "DROP SEQUENCE rsq_t_id_seq", "2BP01"),
         ("identity on text", "CREATE TABLE rsq_x (a text GENERATED ALWAYS AS IDENTITY)", "22023"),
         ("repeated option", "CREATE SEQUENCE rsq_x START 1 START 2", "42601"),
+        ("serial is no type for a cast", "SELECT 1::serial", "42704"),
+        ("bigserial is no sequence type", "CREATE SEQUENCE rsq_x AS bigserial", "42704"),
+        ("serial with a default", "CREATE TABLE rsq_x (a serial DEFAULT 1)", "42601"),
     ]
     for name, sql, want in cases:
         got, msg, _ = checks.sqlstate_of(c, sql)

@@ -32,7 +32,9 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
   for (int i = 0; i < nc; i++) {
     const sql_coldef_t *cd = sql_list_at(ct->ct_columns, i);
     cols[i].cd_name = cd->cd_name;
-    if (sql_bind_type(&cd->cd_type, &cols[i].cd_type, e) != CZ_OK) {
+    sql_type_t ty = cd->cd_type;
+    ty.ty_serial = 0;  /* serial: the integer type, and a sequence (en_serial_plan) */
+    if (sql_bind_type(&ty, &cols[i].cd_type, e) != CZ_OK) {
       e->er_pos = cd->cd_pos;
       return CZ_ERR;
     }
