@@ -38,16 +38,15 @@ static int seq_type_of(const sql_seqopts_t *o, ty_id_t *out, err_t *e)
  * (create) what is not written takes PostgreSQL's default; on an old one
  * (ALTER) it stays, but bounds that were the old type's defaults follow a
  * new type or direction. */
+static void type_range(ty_id_t t, int64_t *lo, int64_t *hi)
+{
+  *lo = t == TY_INT2 ? INT16_MIN : t == TY_INT4 ? INT32_MIN : INT64_MIN;
+  *hi = t == TY_INT2 ? INT16_MAX : t == TY_INT4 ? INT32_MAX : INT64_MAX;
+}
+
 static int seq_apply(const sql_seqopts_t *o, bool create, cat_seq_def_t *d, err_t *e)
 {
-  cat_seq_def_t old = *d;
-  bool min_default = false, max_default = false;
-  if (!create) {
-    cat_seq_def_t probe = old;
-    cat_seq_defaults(&probe, false, false, true);
-    min_default = probe.sd_min == old.sd_min;
-    max_default = probe.sd_max == old.sd_max;
-  }
+  ty_id_t old_type = d->sd_type;
   if (o && o->so_type_given && seq_type_of(o, &d->sd_type, e) != CZ_OK)
     return CZ_ERR;
   if (o && o->so_increment_given)
@@ -67,13 +66,17 @@ static int seq_apply(const sql_seqopts_t *o, bool create, cat_seq_def_t *d, err_
     cat_seq_defaults(d, min_given, max_given, o && o->so_start_given);
     return CZ_OK;
   }
-  /* ALTER: NO MINVALUE / NO MAXVALUE, and default bounds after a change of
-   * type or direction, are the new type's defaults */
+  /* ALTER, as PostgreSQL: NO MINVALUE / NO MAXVALUE take the defaults for
+   * the type and direction; a bound that was the old type's extreme
+   * follows a change of type */
   cat_seq_def_t fresh = *d;
   cat_seq_defaults(&fresh, false, false, true);
-  if (!min_given && ((o && o->so_min == -1) || min_default))
+  int64_t lo, hi;
+  type_range(old_type, &lo, &hi);
+  bool retyped = d->sd_type != old_type;
+  if (!min_given && ((o && o->so_min == -1) || (retyped && d->sd_min == lo)))
     d->sd_min = fresh.sd_min;
-  if (!max_given && ((o && o->so_max == -1) || max_default))
+  if (!max_given && ((o && o->so_max == -1) || (retyped && d->sd_max == hi)))
     d->sd_max = fresh.sd_max;
   return CZ_OK;
 }
