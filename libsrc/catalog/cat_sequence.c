@@ -16,7 +16,9 @@
  *   most one log write happens per CAT_SEQ_LOG_VALS values.
  * - That short transaction is begun with TXN_NESTED when the caller has a
  *   transaction (a checkpoint waiting for the caller's transaction must
- *   not make it wait). CREATE SEQUENCE writes the first record the same
+ *   not make it wait); a caller without one (a SELECT outside a block)
+ *   begins it BEFORE taking sr_mx, since txn_begin may wait for a
+ *   checkpoint, which may wait for a transaction that waits for sr_mx. CREATE SEQUENCE writes the first record the same
  *   way, not through the DDL transaction, so no transaction holds the
  *   record while nextval writes it (only DROP's delete does, and then the
  *   sequence is gone for everyone when it commits).
@@ -99,7 +101,7 @@ static size_t seq_val_rec(uint8_t *buf, int64_t v, bool called)
   return w.w_len;
 }
 
-static int seq_log(cat_t *c, cat_oid_t oid, const char *name, txn_t *outer,
+static int seq_log(cat_t *c, cat_oid_t oid, const char *name, txn_t *outer, txn_t *own,
                    const volatile bool *cancel, int64_t v, bool called, bool create, err_t *e);
 
 /* ---- definitions ------------------------------------------------------------ */
@@ -205,7 +207,7 @@ int cat_create_sequence(cat_t *c, txn_t *tx, const cat_seq_def_t *def, cat_oid_t
    * reused only after such a rollback, and then the record is replaced. */
   cat_seq_rt_t *sr = cat_seq_rt_get(c, soid);
   mutex_lock(&sr->sr_mx);
-  int rc = seq_log(c, soid, def->sd_name, tx, NULL, def->sd_start, false, true, e);
+  int rc = seq_log(c, soid, def->sd_name, tx, NULL, NULL, def->sd_start, false, true, e);
   sr->sr_loaded = false;  /* the OID may have been used by a rolled-back CREATE */
   atomic_fetch_add(&sr->sr_gen, 1);
   mutex_unlock(&sr->sr_mx);
@@ -380,7 +382,7 @@ static int seq_read(cat_t *c, const cat_sequence_t *sq, const txn_t *tx, int64_t
 /* Makes (v, called) the durable value record (see the design notes), in a
  * short transaction of its own; create: the record may not exist yet (a
  * record left by a rolled-back CREATE of the same OID is replaced). */
-static int seq_log(cat_t *c, cat_oid_t oid, const char *name, txn_t *outer,
+static int seq_log(cat_t *c, cat_oid_t oid, const char *name, txn_t *outer, txn_t *own,
                    const volatile bool *cancel, int64_t v, bool called, bool create, err_t *e)
 {
   bt_tree_t *t = c->c_sys[CAT_SYS_SEQVALS];
@@ -389,9 +391,17 @@ static int seq_log(cat_t *c, cat_oid_t oid, const char *name, txn_t *outer,
   size_t vl = seq_val_rec(val, v, called);
   /* only a transaction that dropped the sequence holds its record: waiting
    * for ourselves would never end */
-  if (outer && !txn_is_bulk(outer) && txn_holds_lock(outer, t, key, 4))
+  if (outer && !txn_is_bulk(outer) && txn_holds_lock(outer, t, key, 4)) {
+    if (own) {
+      err_t e2;
+      txn_rollback(own, &e2);
+    }
     return err_set(e, SQLSTATE_UNDEFINED_TABLE, "sequence \"%s\" does not exist", name);
-  txn_t *tx = txn_begin(c->c_db, outer ? TXN_NESTED : 0, e);
+  }
+  /* own: begun by the caller before it took sr_mx (it has no transaction,
+   * so a txn_begin here could wait for a checkpoint while holding sr_mx,
+   * and the checkpoint for a transaction waiting for sr_mx) */
+  txn_t *tx = own ? own : txn_begin(c->c_db, TXN_NESTED, e);
   if (!tx)
     return CZ_ERR;
   txn_set_cancel(tx, cancel);
@@ -459,6 +469,8 @@ static int seq_take(cat_t *c, const cat_sequence_t *sq, txn_t *tx, const volatil
                     int64_t want, int64_t *first, int64_t *n, err_t *e)
 {
   cat_seq_rt_t *sr = sq->sq_rt;
+  txn_t *own = NULL;  /* see seq_log: begun before sr_mx when the caller has none */
+again:
   mutex_lock(&sr->sr_mx);
   int rc = seq_load(c, sq, sr, tx, e);
   int64_t f = 0, cnt = 0;
@@ -480,10 +492,18 @@ static int seq_take(cat_t *c, const cat_sequence_t *sq, txn_t *tx, const volatil
     }
     if (rc == CZ_OK) {
       cnt = seq_room(sq, f, want);
+      if (sr->sr_log_left < cnt && !tx && !own) {
+        mutex_unlock(&sr->sr_mx);
+        if (!(own = txn_begin(c->c_db, 0, e)))
+          return CZ_ERR;
+        txn_set_cancel(own, cancel);
+        goto again;  /* the state may have moved meanwhile */
+      }
       if (sr->sr_log_left < cnt) {
         int64_t ahead = seq_room(sq, f, cnt > CAT_SEQ_LOG_VALS ? cnt : CAT_SEQ_LOG_VALS);
         int64_t hi = f + sq->sq_increment * (ahead - 1);
-        rc = seq_log(c, sq->sq_oid, sq->sq_name, tx, cancel, hi, true, false, e);
+        rc = seq_log(c, sq->sq_oid, sq->sq_name, tx, own, cancel, hi, true, false, e);
+        own = NULL;  /* seq_log ended it */
         if (rc == CZ_OK)
           sr->sr_log_left = ahead;
       }
@@ -495,6 +515,10 @@ static int seq_take(cat_t *c, const cat_sequence_t *sq, txn_t *tx, const volatil
     }
   }
   mutex_unlock(&sr->sr_mx);
+  if (own) {  /* begun, then not needed: another session logged meanwhile */
+    err_t e2;
+    txn_rollback(own, &e2);
+  }
   *first = f;
   *n = cnt;
   return rc;
@@ -616,9 +640,14 @@ int cat_seq_setval(cat_seq_session_t *ss, const cat_sequence_t *sq, txn_t *tx,
                    "setval: value %lld is out of bounds for sequence \"%s\" (%lld..%lld)",
                    (long long)v, sq->sq_name, (long long)sq->sq_min, (long long)sq->sq_max);
   cat_seq_rt_t *sr = sq->sq_rt;
+  txn_t *own = NULL;  /* see seq_log: begun before sr_mx when the caller has none */
+  if (!tx) {
+    if (!(own = txn_begin(sr->sr_cat->c_db, 0, e)))
+      return CZ_ERR;
+    txn_set_cancel(own, cancel);
+  }
   mutex_lock(&sr->sr_mx);
-  int rc = seq_log(sq->sq_rt->sr_cat, sq->sq_oid, sq->sq_name, tx, cancel, v, called, false,
-                   e);
+  int rc = seq_log(sr->sr_cat, sq->sq_oid, sq->sq_name, tx, own, cancel, v, called, false, e);
   if (rc == CZ_OK) {
     sr->sr_last = v;
     sr->sr_called = called;

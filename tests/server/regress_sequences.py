@@ -14,8 +14,9 @@
               pg_attrdef / pg_get_expr of a serial, pg_depend ownership,
               pg_get_serial_sequence
   concurrent  8 sessions call nextval (CACHE 1 and CACHE 10) and insert
-              into a serial table at once: every value is distinct, and
-              without cache they are exactly 1..N
+              into a serial table at once, half of them sometimes inside a
+              transaction block, while CHECKPOINTs run: every value is
+              distinct, without cache exactly 1..N, and nothing hangs
   rollback    a value taken in a rolled-back transaction is not given again
 
 Usage: regress_sequences.py --dsn DSN --kind cadenza|postgres
@@ -172,12 +173,17 @@ def concurrent(dsn):
             w = connect(dsn)
             mine = {"rsq_c1": [], "rsq_c10": [], "ins": []}
             for i in range(PER_SESSION):
+                block = k % 2 == 1 and i % 5 == 0  # inside a transaction block too
+                if block:
+                    w.execute("BEGIN")
                 a, b = w.execute("SELECT nextval('rsq_c1'), nextval('rsq_c10')").fetchone()
                 mine["rsq_c1"].append(a)
                 mine["rsq_c10"].append(b)
                 if i % 3 == 0:
                     mine["ins"].append(w.execute(
                         "INSERT INTO rsq_c (s) VALUES (%s) RETURNING id", (k,)).fetchone()[0])
+                if block:
+                    w.execute("COMMIT")
             w.close()
             with lock:
                 for key in got:
@@ -185,11 +191,33 @@ def concurrent(dsn):
         except Exception as ex:  # noqa: BLE001
             errors.append(repr(ex))
 
+    done = threading.Event()
+
+    def checkpointer():
+        # checkpoints while values are logged ahead (from sessions with and
+        # without a transaction of their own): none may hang
+        try:
+            w = connect(dsn)
+            while not done.is_set():
+                try:
+                    w.execute("CHECKPOINT")
+                except psycopg.errors.InsufficientPrivilege:
+                    return
+                done.wait(0.05)
+            w.close()
+        except Exception as ex:  # noqa: BLE001
+            errors.append("checkpoint: %r" % ex)
+
+    cp = threading.Thread(target=checkpointer)
+    cp.start()
     ts = [threading.Thread(target=worker, args=(k,)) for k in range(SESSIONS)]
     for t in ts:
         t.start()
     for t in ts:
-        t.join()
+        t.join(120)
+    done.set()
+    cp.join(30)
+    check("concurrent sessions ended", not any(t.is_alive() for t in ts) and not cp.is_alive())
     check("concurrent sessions ran", not errors, "; ".join(errors[:3]))
     n = SESSIONS * PER_SESSION
     v1 = got["rsq_c1"]
