@@ -66,6 +66,8 @@ extern const pgcat_rel_t pgcat_rels_misc[];       /* pgcat_misc.c */
 extern const int pgcat_nrels_misc;
 extern const pgcat_rel_t pgcat_rels_infoschema[]; /* pgcat_infoschema.c */
 extern const int pgcat_nrels_infoschema;
+extern const pgcat_rel_t pgcat_rels_seq[];        /* pgcat_seq.c */
+extern const int pgcat_nrels_seq;
 
 /* The functions pgcat registers (pgcat_func.c). pg_proc lists the whole
  * function registry (exec's and these) with OIDs PGCAT_FIRST_PROC_OID +
@@ -93,6 +95,12 @@ extern const int pgcat_array_nfuncs;
  * regexp_replace, regexp_match, …: pgcat_regex_func.c). */
 extern const xfunc_def_t pgcat_regex_funcs[];
 extern const int pgcat_regex_nfuncs;
+/* The sequence functions (nextval, currval, setval, lastval, Virtuoso's
+ * sequence_next, pg_get_serial_sequence: pgcat_seq_func.c). */
+extern const xfunc_def_t pgcat_seq_funcs[];
+extern const int pgcat_seq_nfuncs;
+/* The environment of the expression context's session (55000 outside one). */
+const pgcat_env_t *pgcat_env_get(xctx_t *c, err_t *e);
 #define PGCAT_FIRST_PROC_OID 14000
 /* PostgreSQL's OID of a function argument or result type (an xfunc_def_t
  * fd_args / fd_result code; the pseudo types are "any", 2276). */

@@ -51,6 +51,14 @@ static const sql_tyname_t sql_tynames[] = {
   {"timestamp", SQL_TYPE_PLAIN, SQL_TYPE_TIMESTAMP, 1},
   {"timestamp", SQL_TYPE_NO_TZ, SQL_TYPE_TIMESTAMP, 1},
   {"bytea", SQL_TYPE_PLAIN, SQL_TYPE_BYTEA, 0},
+  /* the serial types: an integer column with an owned sequence (sql_type_t
+   * ty_serial; only CREATE TABLE takes them) */
+  {"smallserial", SQL_TYPE_PLAIN, SQL_TYPE_INT2, 0},
+  {"serial2", SQL_TYPE_PLAIN, SQL_TYPE_INT2, 0},
+  {"serial", SQL_TYPE_PLAIN, SQL_TYPE_INT4, 0},
+  {"serial4", SQL_TYPE_PLAIN, SQL_TYPE_INT4, 0},
+  {"bigserial", SQL_TYPE_PLAIN, SQL_TYPE_INT8, 0},
+  {"serial8", SQL_TYPE_PLAIN, SQL_TYPE_INT8, 0},
   /* the catalog types clients cast to ("char" is matched only when quoted) */
   {"oid", SQL_TYPE_PLAIN, SQL_TYPE_OID, 0},
   {"name", SQL_TYPE_PLAIN, SQL_TYPE_NAME, 0},
@@ -142,6 +150,8 @@ int sql_type_resolve(sql_pstate_t *ps, const char *schema, const char *name, boo
     memset(out, 0, sizeof *out);
     out->ty_id = tn->tn_id;
     out->ty_len = out->ty_prec = out->ty_scale = -1;
+    if (strstr(name, "serial"))
+      out->ty_serial = tn->tn_id == SQL_TYPE_INT2 ? 2 : tn->tn_id == SQL_TYPE_INT4 ? 4 : 8;
     return sql_type_mods(ps, shown, nmods, mods, pos, out);
   }
   return sql_error_at(ps, SQLSTATE_UNDEFINED_OBJECT, pos, "type \"%s\" does not exist", shown);
