@@ -30,6 +30,9 @@ struct engine_s {
   int en_threads;               /* [Parameters] ThreadsPerQuery (qctx_t q_threads) */
   qw_pool_t *en_qworkers;       /* the query workers, at most [Parameters] MaxQueryThreads
                                    server-wide (qctx_t q_workers) */
+  const ty_tz_t *en_tz;         /* [Parameters] TimeZone, else the system's zone: what
+                                 * sessions start with and SET TIME ZONE DEFAULT/LOCAL
+                                 * returns to */
   char *en_dirs_allowed;        /* [Parameters] DirsAllowed as written (malloc'd), NULL = none:
                                  * folders server-side COPY files may lie in (en_copy.c) */
   pthread_mutex_t en_mu;

@@ -266,3 +266,46 @@ int64_t ty_time_round(int64_t us, int prec)
     unit *= 10;
   return (us + unit / 2) / unit * unit;
 }
+
+/* ---- arithmetic ---------------------------------------------------------------- */
+
+int ty_tstz_add_iv(int64_t t, const ty_iv_t *v, int sign, const ty_tz_t *z, int64_t *out, err_t *e)
+{
+  if (t == TY_TS_NOBEGIN || t == TY_TS_NOEND) {
+    *out = t;
+    return CZ_OK;
+  }
+  /* timestamptz_pl_interval: months, then days, on the local calendar of
+   * the zone (so '1 day' keeps the wall-clock time across a DST change),
+   * each step read back with that date's offset; then the time part as
+   * elapsed µs ('24 hours' is 24 real hours). */
+  ty_iv_t part = {0, 0, 0};
+  for (int step = 0; step < 2; step++) {
+    part.iv_months = step == 0 ? v->iv_months : 0;
+    part.iv_days = step == 1 ? v->iv_days : 0;
+    if (part.iv_months == 0 && part.iv_days == 0)
+      continue;
+    int64_t local;
+    if (ty_tstz_to_local(t, z, &local, e) != CZ_OK || ty_ts_add_iv(local, &part, sign, &local, e) != CZ_OK ||
+        ty_local_to_tstz(local, z, &t, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  part.iv_months = part.iv_days = 0;
+  part.iv_us = v->iv_us;
+  return ty_ts_add_iv(t, &part, sign, out, e);
+}
+
+int64_t ty_time_add_us(int64_t time_us, int64_t us)
+{
+  /* time_pl_interval: the day wraps */
+  int64_t r = (time_us + us % TY_USECS_PER_DAY) % TY_USECS_PER_DAY;
+  return r < 0 ? r + TY_USECS_PER_DAY : r;
+}
+
+int64_t ty_time_to_timetz(int64_t time_us, const ty_tz_t *z)
+{
+  /* time_timetz: the zone's offset on today's date */
+  int64_t day = ty_today_local(z);
+  int32_t east = ty_tz_local_offset_us(z, day * TY_USECS_PER_DAY + time_us);
+  return ty_timetz_pack(time_us, -east);
+}

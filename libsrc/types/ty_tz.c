@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "types/types_int.h"
 
@@ -483,6 +484,12 @@ const ty_tz_t *ty_tz_find(const char *name)
     ty_tz_rule_t r;
     if (!nz && name[0] != ':' && tz_posix_parse(name, &r))
       nz = tz_from_rule(name, &r);
+    if (!nz && (strcasecmp(name, "UTC") == 0 || strcasecmp(name, "GMT") == 0)) {
+      /* without the database (no tzdata) UTC still works */
+      memset(&r, 0, sizeof(r));
+      snprintf(r.r_std.tt_abbr, sizeof(r.r_std.tt_abbr), "UTC");
+      nz = tz_from_rule("UTC", &r);
+    }
     if (nz) {
       z = tz_cache_add(nz);
       /* remember the spelling asked for too, so it is not read again;
@@ -633,4 +640,34 @@ int32_t ty_tz_offset_us(const ty_tz_t *z, int64_t utc_us)
 int32_t ty_tz_local_offset_us(const ty_tz_t *z, int64_t local_us)
 {
   return ty_tz_offset_local(z, tz_floor_div(local_us, 1000000) + TY_UNIX_PG_SECS);
+}
+
+/* ---- the system's zone ---------------------------------------------------------- */
+
+const ty_tz_t *ty_tz_system(void)
+{
+  /* Debian names it in /etc/timezone; elsewhere /etc/localtime links into
+   * the database. PostgreSQL's initdb looks the same way. */
+  char name[TY_TZ_NAME_MAX] = "";
+  FILE *f = fopen("/etc/timezone", "r");
+  if (f) {
+    if (fgets(name, sizeof(name), f)) {
+      size_t n = strlen(name);
+      while (n > 0 && (name[n - 1] == '\n' || name[n - 1] == ' '))
+        name[--n] = '\0';
+    }
+    fclose(f);
+  }
+  const ty_tz_t *z = name[0] ? ty_tz_find(name) : NULL;
+  if (!z) {
+    char link[512];
+    ssize_t n = readlink("/etc/localtime", link, sizeof(link) - 1);
+    if (n > 0) {
+      link[n] = '\0';
+      const char *p = strstr(link, "zoneinfo/");
+      if (p)
+        z = ty_tz_find(p + 9);
+    }
+  }
+  return z ? z : ty_tz_find("UTC");
 }

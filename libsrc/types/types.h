@@ -243,6 +243,16 @@ void ty_timetz_unpack(int64_t v, int64_t *time_us, int32_t *zone_west);
  * the result leaves the range. */
 int ty_tstz_to_local(int64_t tstz, const ty_tz_t *z, int64_t *ts, err_t *e);
 int ty_local_to_tstz(int64_t ts, const ty_tz_t *z, int64_t *tstz, err_t *e);
+/* TIMESTAMPTZ plus sign * interval in zone z: months and days on the local
+ * calendar (wall-clock time kept across DST), the time part as elapsed
+ * time, as PostgreSQL's timestamptz_pl_interval. */
+int ty_tstz_add_iv(int64_t t, const ty_iv_t *v, int sign, const ty_tz_t *z, int64_t *out, err_t *e);
+/* Rounds µs to prec (0..5) fraction digits, half away from zero: TIMESTAMP(p). */
+int64_t ty_ts_round(int64_t us, int prec);
+/* TIME to TIMETZ: the zone's offset today, as PostgreSQL's time_timetz. */
+int64_t ty_time_to_timetz(int64_t time_us, const ty_tz_t *z);
+/* TIME plus µs, wrapping around midnight (time_pl_interval). */
+int64_t ty_time_add_us(int64_t time_us, int64_t us);
 
 /* ---- time zones (ty_tz.c) ---- */
 
@@ -256,6 +266,11 @@ const ty_tz_t *ty_tz_find(const char *name);
 /* A fixed offset in seconds east of UTC (SET TIME ZONE 5; INTERVAL zones),
  * named as PostgreSQL names it: <+05>-05. */
 const ty_tz_t *ty_tz_fixed(int32_t east_secs);
+/* A fixed-offset abbreviation of PostgreSQL's Default set ('CEST',
+ * 'utc'), case-insensitive: its offset east of UTC. */
+bool ty_tz_abbrev(const char *name, size_t len, int32_t *east);
+/* The system's zone (/etc/timezone, the /etc/localtime link), else UTC. */
+const ty_tz_t *ty_tz_system(void);
 /* The name SHOW timezone prints ("UTC" for NULL). */
 const char *ty_tz_name(const ty_tz_t *z);
 /* The UTC offset (seconds east) at a UTC instant in Unix seconds; the

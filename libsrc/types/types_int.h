@@ -92,8 +92,7 @@ ty_dt_rc_t ty_time_dt_parse(const char *s, size_t len, ty_dt_t *dt);
 /* Resolves dt_zone_name: a fixed abbreviation (PostgreSQL's Default set:
  * UTC, CET, EST, PDT …) or a zone of the database. */
 ty_dt_rc_t ty_dt_zone_name(ty_dt_t *dt);
-/* A fixed-offset abbreviation ('CEST', 'utc'), case-insensitive. */
-bool ty_tz_abbrev(const char *name, size_t len, int32_t *east);
+
 /* The error for a reader's result on input s for type tname. */
 int ty_dt_error(ty_dt_rc_t rc, const ty_dt_t *dt, const char *tname, const char *s, size_t len,
                 err_t *e);
