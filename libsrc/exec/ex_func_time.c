@@ -665,8 +665,43 @@ static int xf_make_timestamptz(xctx_t *c, const xnode_t *x, const datum_t *a, da
   const ty_tz_t *z = ty_tz_current();
   int32_t east = 0;
   bool fixed = false;
-  if (x->x_nargs == 7 && xf_zone_arg(a[6].d_str, &z, &east, &fixed, e) != CZ_OK)
-    return CZ_ERR;
+  if (x->x_nargs == 7) {
+    /* parse_sane_timezone: a numeric offset first, in ISO signs (+05 is
+     * east), then the names timezone() takes */
+    str_t zs = a[6].d_str;
+    if (zs.s_len > 0 && zs.s_ptr[0] >= '0' && zs.s_ptr[0] <= '9')
+      return err_set(e, SQLSTATE_INVALID_DATETIME_FORMAT,
+                     "invalid input syntax for type numeric time zone: \"%.*s\"",
+                     (int)CZ_MIN(zs.s_len, 200), zs.s_ptr);
+    if (zs.s_len > 1 && (zs.s_ptr[0] == '+' || zs.s_ptr[0] == '-')) {
+      int v[3] = {0, 0, 0}, k = 0, nd = 0;
+      bool ok = true;
+      for (uint32_t i = 1; i < zs.s_len && ok; i++) {
+        char ch = zs.s_ptr[i];
+        if (ch >= '0' && ch <= '9' && nd < 2) {
+          v[k] = v[k] * 10 + (ch - '0');
+          nd++;
+        } else if (ch >= '0' && ch <= '9' && k < 2 && nd == 2 && zs.s_len - 1 == 4) {
+          k++, nd = 1, v[k] = ch - '0'; /* +hhmm */
+        } else if (ch == ':' && k < 2 && nd > 0) {
+          k++, nd = 0;
+        } else {
+          ok = false;
+        }
+      }
+      if (!ok || v[1] > 59 || v[2] > 59)
+        return err_set(e, SQLSTATE_INVALID_DATETIME_FORMAT,
+                       "invalid input syntax for type numeric time zone: \"%.*s\"",
+                       (int)CZ_MIN(zs.s_len, 200), zs.s_ptr);
+      if (v[0] > 15)
+        return err_set(e, SQLSTATE_INVALID_TZ_DISPLACEMENT, "numeric time zone \"%.*s\" out of range",
+                       (int)CZ_MIN(zs.s_len, 200), zs.s_ptr);
+      east = (zs.s_ptr[0] == '-' ? -1 : 1) * (v[0] * 3600 + v[1] * 60 + v[2]);
+      fixed = true;
+    } else if (xf_zone_arg(zs, &z, &east, &fixed, e) != CZ_OK) {
+      return CZ_ERR;
+    }
+  }
   if (!fixed)
     return ty_local_to_tstz(local.d_i64, z, &out->d_i64, e);
   out->d_i64 = local.d_i64 - (int64_t)east * 1000000;

@@ -138,6 +138,9 @@ bool xcast_allowed(ty_t from, ty_t to, bool explicit_cast)
     return true;
   if ((from.t_id == TY_BOOL && to.t_id == TY_INT4) || (from.t_id == TY_INT4 && to.t_id == TY_BOOL))
     return true;
+  /* time and interval both ways (interval_time, time_interval) */
+  if ((from.t_id == TY_INTERVAL && to.t_id == TY_TIME) || (from.t_id == TY_TIME && to.t_id == TY_INTERVAL))
+    return true;
   return false;
 }
 

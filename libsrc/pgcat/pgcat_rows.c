@@ -27,7 +27,7 @@ ty_t pgcat_pg_type_storage(pgcat_pgtype_t t)
   case PGT_OID: return ty_plain(TY_INT8);
   case PGT_FLOAT4: return ty_plain(TY_FLOAT4);
   case PGT_VARCHAR: return ty_plain(TY_VARCHAR);
-  case PGT_TIMESTAMPTZ: return ty_plain(TY_TIMESTAMP);
+  case PGT_TIMESTAMPTZ: return ty_plain(TY_TIMESTAMPTZ);
   default: /* name, "char", text, regproc (the function's name), pg_node_tree,
             * vectors and arrays (PostgreSQL's text form) */
     return ty_plain(TY_TEXT);

@@ -97,7 +97,9 @@ static const char *tz_posix_name(const char *p, char *out, size_t cap)
         out[n++] = *p;
       p++;
     }
-    if (n < 3)
+    /* PostgreSQL allows an empty standard-time name ('+05:30', '-3'),
+     * unlike IANA; a DST name needs three letters */
+    if (n > 0 && n < 3)
       return NULL;
   }
   out[n] = '\0';
@@ -186,7 +188,7 @@ static bool tz_posix_parse(const char *s, ty_tz_rule_t *r)
   r->r_std.tt_off = -west;
   if (*p == '\0')
     return true;
-  if (!(p = tz_posix_name(p, r->r_dst.tt_abbr, sizeof(r->r_dst.tt_abbr))))
+  if (!(p = tz_posix_name(p, r->r_dst.tt_abbr, sizeof(r->r_dst.tt_abbr))) || !r->r_dst.tt_abbr[0])
     return false;
   r->r_has_dst = true;
   r->r_dst.tt_isdst = true;

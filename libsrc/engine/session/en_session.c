@@ -152,13 +152,16 @@ static int guc_set_timezone(esession_t *s, const char *value, err_t *e)
     ty_iv_t iv;
     if (ty_iv_parse(it, txt, strlen(txt), &iv, e) != CZ_OK)
       return CZ_ERR;
-    if (iv.iv_months != 0 || iv.iv_days != 0)
+    if (iv.iv_months != 0 || iv.iv_days != 0 || iv.iv_us / 1000000 > 24 * 3600 * 7 ||
+        iv.iv_us / 1000000 < -24 * 3600 * 7) {
+      char ivt[TY_IV_TEXT_MAX];
+      int n = ty_iv_format(&iv, ivt);
       return err_set(e, SQLSTATE_INVALID_PARAMETER,
-                     "invalid value for parameter \"TimeZone\": \"%s\" (%s not allowed in a time zone "
-                     "interval)", txt, iv.iv_months ? "months" : "days");
-    if (iv.iv_us / 1000000 > 24 * 3600 * 7 || iv.iv_us / 1000000 < -24 * 3600 * 7)
-      return err_set(e, SQLSTATE_INVALID_PARAMETER, "invalid value for parameter \"TimeZone\": \"%s\"",
-                     txt);
+                     "invalid value for parameter \"TimeZone\": \"INTERVAL '%.*s'\"%s", n, ivt,
+                     iv.iv_months ? ": cannot specify months in time zone interval"
+                     : iv.iv_days ? ": cannot specify days in time zone interval"
+                                  : "");
+    }
     z = ty_tz_fixed((int32_t)(iv.iv_us / 1000000));
   } else {
     double hours = strtod(value, &end);
