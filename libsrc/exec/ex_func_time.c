@@ -670,7 +670,7 @@ static int xf_make_timestamptz(xctx_t *c, const xnode_t *x, const datum_t *a, da
      * east), then the names timezone() takes */
     str_t zs = a[6].d_str;
     if (zs.s_len > 0 && zs.s_ptr[0] >= '0' && zs.s_ptr[0] <= '9')
-      return err_set(e, SQLSTATE_INVALID_DATETIME_FORMAT,
+      return err_set(e, SQLSTATE_INVALID_PARAMETER,
                      "invalid input syntax for type numeric time zone: \"%.*s\"",
                      (int)CZ_MIN(zs.s_len, 200), zs.s_ptr);
     if (zs.s_len > 1 && (zs.s_ptr[0] == '+' || zs.s_ptr[0] == '-')) {
