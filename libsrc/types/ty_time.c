@@ -44,15 +44,32 @@ void ty_timetz_unpack(int64_t v, int64_t *time_us, int32_t *zone_west)
 static const struct {
   const char *ab_name;
   int32_t ab_east;
+  bool ab_dst;
 } ty_tz_abbrevs[] = {
-  {"acdt", 37800}, {"acst", 34200}, {"aedt", 39600}, {"aest", 36000}, {"akdt", -28800},
-  {"akst", -32400}, {"awst", 28800}, {"bst", 3600}, {"cdt", -18000}, {"cest", 7200},
-  {"cet", 3600}, {"cst", -21600}, {"edt", -14400}, {"eest", 10800}, {"eet", 7200},
-  {"est", -18000}, {"gmt", 0}, {"hst", -36000}, {"ist", 7200}, {"jst", 32400},
-  {"kst", 32400}, {"mdt", -21600}, {"msk", 10800}, {"mst", -25200}, {"nzdt", 46800},
-  {"nzst", 43200}, {"pdt", -25200}, {"pst", -28800}, {"ut", 0}, {"utc", 0},
-  {"wet", 0}, {"west", 3600}, {"z", 0}, {"zulu", 0},
+  {"acdt", 37800, true}, {"acst", 34200, false}, {"aedt", 39600, true}, {"aest", 36000, false},
+  {"akdt", -28800, true}, {"akst", -32400, false}, {"awst", 28800, false}, {"bst", 3600, true},
+  {"cdt", -18000, true}, {"cest", 7200, true}, {"cet", 3600, false}, {"cst", -21600, false},
+  {"edt", -14400, true}, {"eest", 10800, true}, {"eet", 7200, false}, {"est", -18000, false},
+  {"gmt", 0, false}, {"hst", -36000, false}, {"ist", 7200, false}, {"jst", 32400, false},
+  {"kst", 32400, false}, {"mdt", -21600, true}, {"msk", 10800, false}, {"mst", -25200, false},
+  {"nzdt", 46800, true}, {"nzst", 43200, false}, {"pdt", -25200, true}, {"pst", -28800, false},
+  {"ut", 0, false}, {"utc", 0, false}, {"wet", 0, false}, {"west", 3600, true},
+  {"z", 0, false}, {"zulu", 0, false},
 };
+
+bool ty_tz_abbrev_at(int i, const char **name, int32_t *east, bool *isdst)
+{
+  static char upper[CZ_ARRAY_LEN(ty_tz_abbrevs)][8];
+  if (i < 0 || i >= (int)CZ_ARRAY_LEN(ty_tz_abbrevs))
+    return false;
+  /* written once per slot with the same bytes: harmless if two threads race */
+  for (size_t k = 0; k < 7 && ty_tz_abbrevs[i].ab_name[k]; k++)
+    upper[i][k] = (char)toupper((unsigned char)ty_tz_abbrevs[i].ab_name[k]);
+  *name = upper[i];
+  *east = ty_tz_abbrevs[i].ab_east;
+  *isdst = ty_tz_abbrevs[i].ab_dst;
+  return true;
+}
 
 bool ty_tz_abbrev(const char *name, size_t len, int32_t *east)
 {

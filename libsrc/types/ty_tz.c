@@ -673,3 +673,47 @@ const ty_tz_t *ty_tz_system(void)
   }
   return z ? z : ty_tz_find("UTC");
 }
+
+/* ---- the names of the database ----------------------------------------------------- */
+
+static void tz_walk(const char *dir, const char *prefix, int depth,
+                    void (*fn)(void *ctx, const char *name), void *ctx)
+{
+  DIR *d = opendir(dir);
+  if (!d || depth > 4) {
+    if (d)
+      closedir(d);
+    return;
+  }
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    const char *n = de->d_name;
+    /* dot files; PostgreSQL's exclusions; the leap-second and duplicate trees */
+    if (n[0] == '.' || strcmp(n, "posixrules") == 0 || strcmp(n, "Factory") == 0 ||
+        strcmp(n, "localtime") == 0 || strcmp(n, "right") == 0 || strcmp(n, "posix") == 0)
+      continue;
+    char path[768], name[TY_TZ_NAME_MAX];
+    snprintf(path, sizeof(path), "%s/%s", dir, n);
+    if (snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "/" : "", n) >= (int)sizeof(name))
+      continue;
+    DIR *sub = opendir(path);
+    if (sub) {
+      closedir(sub);
+      tz_walk(path, name, depth + 1, fn, ctx);
+      continue;
+    }
+    FILE *f = fopen(path, "rb");
+    char magic[4] = {0};
+    bool tzif = f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "TZif", 4) == 0;
+    if (f)
+      fclose(f);
+    if (tzif && ty_tz_find(name))
+      fn(ctx, name);
+  }
+  closedir(d);
+}
+
+void ty_tz_each_name(void (*fn)(void *ctx, const char *name), void *ctx)
+{
+  tz_walk(TY_TZ_DIR, "", 0, fn, ctx);
+}
