@@ -51,10 +51,10 @@ static const pgcat_col_t pg_timezone_abbrevs_cols[] = {
 static int pgcat_fill_pg_timezone_abbrevs(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
 {
   (void)env;
-  const char *name;
+  char name[8];
   int32_t east;
   bool dst;
-  for (int i = 0; ty_tz_abbrev_at(i, &name, &east, &dst); i++) {
+  for (int i = 0; ty_tz_abbrev_at(i, name, &east, &dst); i++) {
     pgcat_put_text(w, name);
     pgcat_put_interval_secs(w, east);
     pgcat_put_bool(w, dst);

@@ -57,15 +57,14 @@ static const struct {
   {"z", 0, false}, {"zulu", 0, false},
 };
 
-bool ty_tz_abbrev_at(int i, const char **name, int32_t *east, bool *isdst)
+bool ty_tz_abbrev_at(int i, char *name, int32_t *east, bool *isdst)
 {
-  static char upper[CZ_ARRAY_LEN(ty_tz_abbrevs)][8];
   if (i < 0 || i >= (int)CZ_ARRAY_LEN(ty_tz_abbrevs))
     return false;
-  /* written once per slot with the same bytes: harmless if two threads race */
-  for (size_t k = 0; k < 7 && ty_tz_abbrevs[i].ab_name[k]; k++)
-    upper[i][k] = (char)toupper((unsigned char)ty_tz_abbrevs[i].ab_name[k]);
-  *name = upper[i];
+  size_t k = 0;
+  for (; k < 7 && ty_tz_abbrevs[i].ab_name[k]; k++)
+    name[k] = (char)toupper((unsigned char)ty_tz_abbrevs[i].ab_name[k]);
+  name[k] = '\0';
   *east = ty_tz_abbrevs[i].ab_east;
   *isdst = ty_tz_abbrevs[i].ab_dst;
   return true;

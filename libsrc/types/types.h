@@ -270,8 +270,9 @@ const ty_tz_t *ty_tz_fixed(int32_t east_secs);
  * 'utc'), case-insensitive: its offset east of UTC. */
 bool ty_tz_abbrev(const char *name, size_t len, int32_t *east);
 /* The i-th built-in abbreviation (false past the end): its name as
- * PostgreSQL lists it (upper case), offset east, whether it is a DST one. */
-bool ty_tz_abbrev_at(int i, const char **name, int32_t *east, bool *isdst);
+ * PostgreSQL lists it (upper case, into name: at least 8 bytes), offset
+ * east, whether it is a DST one. */
+bool ty_tz_abbrev_at(int i, char *name, int32_t *east, bool *isdst);
 /* Calls fn with every zone name of the database (files that are TZif
  * zones, without leap seconds; "posixrules" and "Factory" left out), in
  * directory order. */
