@@ -319,9 +319,11 @@ int ty_tz_parse_tzif(const uint8_t *b, size_t len, const char *name, ty_tz_t **o
   if (!z)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
   snprintf(z->tz_name, sizeof(z->tz_name), "%s", name);
-  z->tz_types = (ty_tz_type_t *)(z + 1);
-  z->tz_trans = (int64_t *)(z->tz_types + h.h_type);
-  z->tz_trans_type = (uint8_t *)(z->tz_trans + h.h_time);
+  /* one allocation: the int64 transitions first (aligned after the
+   * struct), then the types, then the type index of each transition */
+  z->tz_trans = (int64_t *)(z + 1);
+  z->tz_types = (ty_tz_type_t *)(z->tz_trans + h.h_time);
+  z->tz_trans_type = (uint8_t *)(z->tz_types + h.h_type);
   z->tz_ntrans = (int)h.h_time;
   z->tz_ntypes = (int)h.h_type;
   const uint8_t *p = b + at;
