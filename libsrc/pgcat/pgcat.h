@@ -67,7 +67,8 @@ typedef enum pgcat_pgtype_e {
   PGT_OID_ARRAY = 1028,
   PGT_ACLITEM_ARRAY = 1034,
   PGT_VARCHAR = 1043,
-  PGT_TIMESTAMPTZ = 1184
+  PGT_TIMESTAMPTZ = 1184,
+  PGT_INTERVAL = 1186
 } pgcat_pgtype_t;
 
 /* The type values of a catalog column of PostgreSQL type t are held in. */

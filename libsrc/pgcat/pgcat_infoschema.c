@@ -110,7 +110,10 @@ static void pgcat_type_numbers(ty_t t, int v[4])
       v[0] = t.t_prec, v[2] = t.t_scale;
     break;
   case TY_DATE: v[3] = 0; break;
-  case TY_TIMESTAMP: v[3] = t.t_prec >= 0 ? t.t_prec : 6; break;
+  case TY_TIMESTAMP:
+  case TY_TIMESTAMPTZ:
+  case TY_TIME:
+  case TY_TIMETZ: v[3] = t.t_prec >= 0 ? t.t_prec : 6; break;
   default: break;
   }
 }

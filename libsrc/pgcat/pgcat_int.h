@@ -48,6 +48,7 @@ int pgcat_rows_init(pgcat_rows_t *w, const pgcat_rel_t *r, arena_t *a, err_t *e)
 void pgcat_put_null(pgcat_rows_t *w);
 void pgcat_put_int(pgcat_rows_t *w, int64_t v);   /* integer and oid columns */
 void pgcat_put_bool(pgcat_rows_t *w, bool v);
+void pgcat_put_interval_secs(pgcat_rows_t *w, int64_t secs); /* an interval of seconds */
 void pgcat_put_f64(pgcat_rows_t *w, double v);
 void pgcat_put_text(pgcat_rows_t *w, const char *s); /* copied; NULL puts NULL */
 void pgcat_put_char(pgcat_rows_t *w, char c);        /* "char": '\0' is the empty string */
@@ -64,6 +65,8 @@ extern const pgcat_rel_t pgcat_rels_type[];       /* pgcat_type.c */
 extern const int pgcat_nrels_type;
 extern const pgcat_rel_t pgcat_rels_misc[];       /* pgcat_misc.c */
 extern const int pgcat_nrels_misc;
+extern const pgcat_rel_t pgcat_rels_tz[];         /* pgcat_tz.c */
+extern const int pgcat_nrels_tz;
 extern const pgcat_rel_t pgcat_rels_infoschema[]; /* pgcat_infoschema.c */
 extern const int pgcat_nrels_infoschema;
 extern const pgcat_rel_t pgcat_rels_seq[];        /* pgcat_seq.c */

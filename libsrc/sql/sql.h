@@ -78,7 +78,10 @@ typedef enum sql_type_id_e {
   SQL_TYPE_REGPROC,      /* regproc (24) */
   SQL_TYPE_REGROLE,      /* regrole (4096) */
   SQL_TYPE_INT2VECTOR,   /* int2vector (22): pg_index.indkey */
-  SQL_TYPE_OIDVECTOR     /* oidvector (30) */
+  SQL_TYPE_OIDVECTOR,    /* oidvector (30) */
+  SQL_TYPE_TIMESTAMPTZ,  /* timestamp with time zone (1184); ty_prec as TIMESTAMP's */
+  SQL_TYPE_TIME,         /* time without time zone (1083) */
+  SQL_TYPE_TIMETZ        /* time with time zone (1266) */
 } sql_type_id_t;
 
 /* INTERVAL's fields (`day to second`) as PostgreSQL's typmod range bits;

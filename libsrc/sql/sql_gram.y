@@ -116,6 +116,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> UNIQUE UPDATE USER VALUES VARYING WHEN WHERE WITH WITHOUT WORK ZONE
 %token <str> ALTER ANY ARRAY BINARY BOTH CHARACTERISTICS CHECKPOINT COLLATE COMMITTED
 %token <str> CONFLICT COPY CREATEDB CREATEROLE CSV CURRENT_CATALOG CURRENT_DATE CURRENT_ROLE
+%token <str> AT CURRENT_TIME LOCALTIME
 %token <str> CURRENT_SCHEMA CURRENT_TIMESTAMP CURRENT_USER DEALLOCATE DEFERRABLE DELIMITER DO
 %token <str> ENCODING ENCRYPTED ESCAPE EXTRACT FETCH FOR FORCE FREEZE HEADER_P ISOLATION
 %token <str> LEADING LEVEL LOCALTIMESTAMP LOGIN NATURAL NEXT NOCREATEDB NOCREATEROLE NOLOGIN
@@ -209,6 +210,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %left '+' '-'
 %left '*' '/' '%'
 %left '^'
+%left AT /* AT TIME ZONE */
 %left COLLATE
 %right UMINUS
 %left '(' ')'
@@ -747,6 +749,10 @@ a_expr:
         $$->ex_type = $3;
         CHK($$ = sql_expr_done(ps, $$));
       }
+  | a_expr AT TIME ZONE a_expr %prec AT
+      { /* PostgreSQL's spelling of timezone(zone, value) */
+        CHK($$ = sql_g_fn(ps, @2.lc_pos, "timezone", APPEND(APPEND(NULL, $5), $1)));
+      }
   | '+' a_expr %prec UMINUS  { $$ = $2; }
   | '-' a_expr %prec UMINUS  { CHK($$ = sql_expr_negate(ps, $2, @1.lc_pos)); }
   | a_expr '+' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_ADD, @2.lc_pos, $1, $3)); }
@@ -1240,6 +1246,18 @@ func_common:
         sql_expr_t *p = sql_expr_number(ps, $3, @3.lc_pos, SQL_LIT_INT);
         CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_timestamp", APPEND(NULL, p)));
       }
+  | CURRENT_TIME           { CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_time", NULL)); }
+  | CURRENT_TIME '(' ICONST ')'
+      {
+        sql_expr_t *p = sql_expr_number(ps, $3, @3.lc_pos, SQL_LIT_INT);
+        CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_time", APPEND(NULL, p)));
+      }
+  | LOCALTIME              { CHK($$ = sql_g_fn(ps, @1.lc_pos, "localtime", NULL)); }
+  | LOCALTIME '(' ICONST ')'
+      {
+        sql_expr_t *p = sql_expr_number(ps, $3, @3.lc_pos, SQL_LIT_INT);
+        CHK($$ = sql_g_fn(ps, @1.lc_pos, "localtime", APPEND(NULL, p)));
+      }
   | LOCALTIMESTAMP         { CHK($$ = sql_g_fn(ps, @1.lc_pos, "localtimestamp", NULL)); }
   | LOCALTIMESTAMP '(' ICONST ')'
       {
@@ -1378,6 +1396,18 @@ simple_type:
         if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_TZ, 0, NULL, @1.lc_pos, &$$))
           YYABORT;
       }
+  | type_function_name '(' ICONST ')' WITHOUT TIME ZONE
+      {
+        int64_t m = strtoll($3, NULL, 10);
+        if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_NO_TZ, 1, &m, @1.lc_pos, &$$))
+          YYABORT;
+      }
+  | type_function_name '(' ICONST ')' WITH TIME ZONE
+      {
+        int64_t m = strtoll($3, NULL, 10);
+        if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_TZ, 1, &m, @1.lc_pos, &$$))
+          YYABORT;
+      }
   | INTERVAL opt_interval  { $$ = $2; }
   | INTERVAL '(' ICONST ')'
       {
@@ -1469,6 +1499,7 @@ unreserved_keyword:
     ANALYZE | BEGIN_P | COMMIT | EXPLAIN | FIRST_P | IF_P | INCLUDE | INDEX | KEY | LAST_P
   | LOCAL | NULLS_P | PASSWORD | PRECISION | PRIVILEGES | RELEASE | ROLE | ROLLBACK
   | SAVEPOINT | SESSION | SHOW | START | TIME | TRANSACTION | VARYING | WITHOUT | WORK | ZONE
+  | AT
   | ALTER | BINARY | CHARACTERISTICS | CHECKPOINT | COMMITTED | CONFLICT | COPY | CREATEDB
   | CREATEROLE | CSV | DEALLOCATE | DELIMITER | ENCODING | ENCRYPTED | ESCAPE | FORCE | FREEZE
   | HEADER_P | ISOLATION | LEVEL | LOGIN | NEXT | NOCREATEDB | NOCREATEROLE | NOLOGIN
@@ -1497,6 +1528,7 @@ reserved_keyword:
   | CONSTRAINT
   | CREATE
   | CROSS | CURRENT_CATALOG | CURRENT_DATE | CURRENT_ROLE | CURRENT_SCHEMA | CURRENT_TIMESTAMP
+  | CURRENT_TIME | LOCALTIME
   | CURRENT_USER | DEFAULT | DEFERRABLE | DESC | DISTINCT | DO | ELSE | END_P
   | EXCEPT | FALSE_P | FETCH | FOR | FROM | FULL | GRANT | GROUP_P | HAVING
   | ILIKE | IN_P | INNER_P | INTERSECT | INTO | IS | JOIN | LEADING | LEFT | LIKE
@@ -2198,6 +2230,16 @@ set_rest:
       { $$ = sql_g_setvar(ps, SQL_STMT_SET, $1, NULL); $$->st_set->sv_default = true; }
   | TIME ZONE var_value
       { $$ = sql_g_setvar(ps, SQL_STMT_SET, "timezone", APPEND(NULL, $3)); }
+  | TIME ZONE DEFAULT
+      { $$ = sql_g_setvar(ps, SQL_STMT_SET, "timezone", NULL); $$->st_set->sv_default = true; }
+  | TIME ZONE INTERVAL SCONST opt_interval
+      {
+        /* kept as the text of a cast, read by the TimeZone setting */
+        sql_expr_t *v = sql_expr_string(ps, arena_sprintf(ps->ps_arena, "interval\x01%s\x01%d\x01%d",
+                                                           $4, (int)$5.ty_prec, (int)$5.ty_scale),
+                                        @4.lc_pos);
+        $$ = sql_g_setvar(ps, SQL_STMT_SET, "timezone", APPEND(NULL, v));
+      }
   ;
 
 var_name:

@@ -34,7 +34,16 @@ int sql_bind_type(const sql_type_t *t, ty_t *out, err_t *e)
   case SQL_TYPE_NAME: r.t_id = TY_TEXT; break;
   case SQL_TYPE_BOOL: r.t_id = TY_BOOL; break;
   case SQL_TYPE_DATE: r.t_id = TY_DATE; break;
-  case SQL_TYPE_TIMESTAMP: r.t_id = TY_TIMESTAMP; break;
+  case SQL_TYPE_TIMESTAMP:
+  case SQL_TYPE_TIMESTAMPTZ:
+  case SQL_TYPE_TIME:
+  case SQL_TYPE_TIMETZ:
+    r.t_id = t->ty_id == SQL_TYPE_TIMESTAMP     ? TY_TIMESTAMP
+             : t->ty_id == SQL_TYPE_TIMESTAMPTZ ? TY_TIMESTAMPTZ
+             : t->ty_id == SQL_TYPE_TIME        ? TY_TIME
+                                                : TY_TIMETZ;
+    r.t_prec = (int16_t)(t->ty_prec >= 0 && t->ty_prec < 6 ? t->ty_prec : -1);
+    break;
   case SQL_TYPE_BYTEA: r.t_id = TY_BYTEA; break;
   case SQL_TYPE_INTERVAL:
     _Static_assert(SQL_IV_F_DAY == TY_IV_F_DAY && SQL_IV_F_SECOND == TY_IV_F_SECOND &&
