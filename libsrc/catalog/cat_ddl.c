@@ -160,7 +160,7 @@ static int cat_put_table(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t schema, c
 }
 
 static int cat_put_column(cat_t *c, txn_t *tx, cat_oid_t table, int num, const cat_column_def_t *cd,
-                          bool not_null, err_t *e)
+                          bool not_null, char identity, bool replace, err_t *e)
 {
   uint8_t k[8], buf[BT_MAX_ROW];
   cat_wbuf_t w = { buf, 0, sizeof buf, false };
@@ -171,7 +171,9 @@ static int cat_put_column(cat_t *c, txn_t *tx, cat_oid_t table, int num, const c
   cat_w_u32(&w, (uint32_t)(int32_t)cd->cd_type.t_scale);
   cat_w_u8(&w, not_null ? 1 : 0);
   cat_w_str(&w, cd->cd_default);
-  return cat_sys_put(c, tx, CAT_SYS_COLUMNS, k, cat_key_oid2(k, table, (uint32_t)num), &w, false, e);
+  cat_w_u8(&w, (uint8_t)identity);
+  return cat_sys_put(c, tx, CAT_SYS_COLUMNS, k, cat_key_oid2(k, table, (uint32_t)num), &w, replace,
+                     e);
 }
 
 int cat_create_table(cat_t *c, txn_t *tx, const cat_table_def_t *def, cat_oid_t *oid, err_t *e)
@@ -231,7 +233,8 @@ int cat_create_table(cat_t *c, txn_t *tx, const cat_table_def_t *def, cat_oid_t 
     bool nn = def->td_cols[i].cd_not_null;
     for (int j = 0; j < def->td_npk; j++)
       nn = nn || def->td_pk[j] == i;
-    if (cat_put_column(c, tx, toid, i, &def->td_cols[i], nn, e) != CZ_OK)
+    char ident = def->td_identity ? def->td_identity[i] : 0;
+    if (cat_put_column(c, tx, toid, i, &def->td_cols[i], nn, ident, false, e) != CZ_OK)
       return CZ_ERR;
   }
   if (cat_ddl_end(c, tx, e) != CZ_OK)
@@ -269,13 +272,32 @@ int cat_drop_table(cat_t *c, txn_t *tx, cat_oid_t table, err_t *e)
     if (s->cs_grants[i].cg_table == table &&
         cat_sys_del(c, tx, CAT_SYS_GRANTS, k, cat_key_oid2(k, table, s->cs_grants[i].cg_grantee), e) != CZ_OK)
       return CZ_ERR;
-  if (cat_sys_del(c, tx, CAT_SYS_TABLES, k, cat_key_oid(k, table), e) != CZ_OK)
+  if (cat_sys_del(c, tx, CAT_SYS_TABLES, k, cat_key_oid(k, table), e) != CZ_OK ||
+      cat_drop_owned_sequences(c, tx, s, table, e) != CZ_OK)
     return CZ_ERR;
   int rc = db_drop_tree(tx, t->ct_indexes[0]->ci_tree_name, e);
   if (rc != CZ_OK && rc != BT_NOT_FOUND)
     return CZ_ERR;
   rc = db_drop_tree(tx, t->ct_long_tree_name, e);
   if (rc != CZ_OK && rc != BT_NOT_FOUND)
+    return CZ_ERR;
+  return cat_ddl_end(c, tx, e);
+}
+
+int cat_set_column_default(cat_t *c, txn_t *tx, cat_oid_t table, int col, const char *def,
+                           char identity, err_t *e)
+{
+  const cat_snapshot_t *s;
+  if (cat_ddl_begin(c, tx, &s, e) != CZ_OK)
+    return CZ_ERR;
+  const cat_table_t *t = cat_table_by_oid(s, table);
+  if (!t || col < 0 || col >= t->ct_ncols)
+    return err_set(e, SQLSTATE_UNDEFINED_COLUMN, "column %d of table %u does not exist", col,
+                   (unsigned)table);
+  const cat_column_t *cc = &t->ct_cols[col];
+  cat_column_def_t cd = {.cd_name = cc->cc_name, .cd_type = cc->cc_type,
+                         .cd_not_null = cc->cc_not_null, .cd_default = def};
+  if (cat_put_column(c, tx, table, col, &cd, cc->cc_not_null, identity, true, e) != CZ_OK)
     return CZ_ERR;
   return cat_ddl_end(c, tx, e);
 }
@@ -406,6 +428,10 @@ int cat_drop_schema(cat_t *c, txn_t *tx, cat_oid_t schema, err_t *e)
     if (s->cs_tables[i]->ct_schema == schema)
       return err_set(e, SQLSTATE_DEPENDENT_OBJECTS,
                      "cannot drop schema %s because other objects depend on it", sch->cs_name);
+  for (int i = 0; i < s->cs_nsequences; i++)
+    if (s->cs_sequences[i]->sq_schema == schema)
+      return err_set(e, SQLSTATE_DEPENDENT_OBJECTS,
+                     "cannot drop schema %s because other objects depend on it", sch->cs_name);
   uint8_t k[4];
   if (cat_sys_del(c, tx, CAT_SYS_SCHEMAS, k, cat_key_oid(k, schema), e) != CZ_OK)
     return CZ_ERR;
@@ -469,6 +495,8 @@ int cat_drop_role(cat_t *c, txn_t *tx, cat_oid_t role, err_t *e)
   bool used = role == CAT_OID_BOOTSTRAP_SUPERUSER;
   for (int i = 0; i < s->cs_ntables && !used; i++)
     used = s->cs_tables[i]->ct_owner == role;
+  for (int i = 0; i < s->cs_nsequences && !used; i++)
+    used = s->cs_sequences[i]->sq_owner == role;
   for (int i = 0; i < s->cs_nschemas && !used; i++)
     used = s->cs_schemas[i].cs_owner == role && s->cs_schemas[i].cs_oid >= CAT_FIRST_USER_OID;
   for (int i = 0; i < s->cs_ngrants && !used; i++)

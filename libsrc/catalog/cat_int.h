@@ -30,7 +30,18 @@ enum {
   CAT_SYS_ROLES,      /* u32 oid -> role record */
   CAT_SYS_MEMBERS,    /* u32 role, u32 member -> membership record */
   CAT_SYS_GRANTS,     /* u32 table, u32 grantee -> grant record */
+  CAT_SYS_SEQUENCES,  /* u32 oid -> sequence definition record */
+  CAT_SYS_SEQVALS,    /* u32 oid -> sequence value: i64 logged value, u8 called
+                         (written outside the DDL transaction: cat_sequence.c) */
   CAT_SYS_N
+};
+/* The system tables a database written before them lacks: cat_open
+ * creates them. */
+#define CAT_SYS_FIRST_OPTIONAL CAT_SYS_SEQUENCES
+enum {
+  CAT_REL_TABLE = 0,  /* the kinds of the relation name index */
+  CAT_REL_INDEX = 1,
+  CAT_REL_SEQUENCE = 2
 };
 
 extern const char *const cat_sys_names[CAT_SYS_N];
@@ -54,6 +65,23 @@ struct cat_table_rt_s {
                                             empty, so its sketches see every row */
 };
 
+/* A sequence's values (cat_sequence.c): one per OID, for the catalog's
+ * life. sr_mx is held while values are taken, and across the write that
+ * logs a range ahead (once per CAT_SEQ_LOG_VALS or CACHE values). */
+struct cat_seq_rt_s {
+  struct cat_seq_rt_s *sr_next;    /* in c_seqrts */
+  cat_oid_t sr_oid;
+  cat_t *sr_cat;
+  cz_mutex_t sr_mx;
+  bool sr_loaded;                  /* sr_last / sr_called read from sys.seqvals */
+  int64_t sr_last;                 /* the last value handed out (or the next one
+                                      when !sr_called) */
+  bool sr_called;
+  int64_t sr_log_left;             /* values after sr_last the log already covers */
+  _Atomic uint64_t sr_gen;         /* bumped when a CREATE reuses the OID: sessions
+                                      forget what they cached of the old one */
+};
+
 struct cat_s {
   db_t *c_db;
   bt_tree_t *c_sys[CAT_SYS_N];
@@ -64,6 +92,7 @@ struct cat_s {
   cat_snapshot_t *c_pending;       /* its snapshot (one reference) */
   uint64_t c_next_version;         /* for snapshots built (under the DDL lock) */
   struct cat_table_rt_s *c_rts;    /* per-table runtime, by OID (under c_mx) */
+  struct cat_seq_rt_s *c_seqrts;   /* per-sequence values, by OID (under c_mx) */
   bool c_opened;                   /* cat_open has loaded the first snapshot */
   char *c_stats_path;              /* cat_stats_attach's file; NULL none */
 };
@@ -133,7 +162,15 @@ int cat_sys_put(cat_t *c, txn_t *tx, int sys, const uint8_t *key, size_t kl, con
                 bool replace, err_t *e);
 int cat_sys_del(cat_t *c, txn_t *tx, int sys, const uint8_t *key, size_t kl, err_t *e);
 
-/* The relation (table or index) named name in schema, or NULL. */
-const void *cat_find_rel(const cat_snapshot_t *s, cat_oid_t schema, const char *name, bool *is_index);
+/* The relation (table, index or sequence) named name in schema, or NULL;
+ * *kind (may be NULL) says which (CAT_REL_*). */
+const void *cat_find_rel(const cat_snapshot_t *s, cat_oid_t schema, const char *name, int *kind);
+cat_seq_rt_t *cat_seq_rt_get(cat_t *c, cat_oid_t oid);
+/* Loading (cat_sequence.c): a sequence record into the snapshot arena. */
+int cat_seq_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, arena_t *a,
+                   cat_sequence_t **out, err_t *e);
+/* DROP TABLE: drops the sequences the table owns. */
+int cat_drop_owned_sequences(cat_t *c, txn_t *tx, const cat_snapshot_t *s, cat_oid_t table,
+                             err_t *e);
 
 #endif /* CZ_CAT_INT_H */

@@ -70,7 +70,8 @@ typedef struct cat_col_rec_s {
 
 typedef struct cat_loader_s {
   arena_t *l_a;
-  cat_vec_t l_schemas, l_tables, l_cols, l_indexes, l_roles, l_members, l_grants;
+  cat_vec_t l_schemas, l_tables, l_cols, l_indexes, l_roles, l_members, l_grants, l_seqs;
+  cat_t *l_cat;
 } cat_loader_t;
 
 static int cat_bad(const char *what, err_t *e)
@@ -143,6 +144,8 @@ static int cat_ld_column(void *ctx, const uint8_t *k, size_t kl, const uint8_t *
   c->cr_col.cc_type.t_scale = (int16_t)(int32_t)cat_r_u32(&r);
   c->cr_col.cc_not_null = cat_r_u8(&r) != 0;
   c->cr_col.cc_default = cat_r_str(&r, l->l_a);
+  /* written since identity columns exist; older records end here */
+  c->cr_col.cc_identity = r.r_off < r.r_len ? (char)cat_r_u8(&r) : 0;
   if (r.r_bad || !c->cr_col.cc_name || c->cr_col.cc_type.t_id >= TY_COUNT_)
     return cat_bad("column", e);
   return CZ_OK;
@@ -225,6 +228,18 @@ static int cat_ld_grant(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v
   return r.r_bad ? cat_bad("grant", e) : CZ_OK;
 }
 
+static int cat_ld_sequence(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl,
+                           err_t *e)
+{
+  cat_loader_t *l = ctx;
+  cat_sequence_t *sq;
+  if (cat_seq_decode(k, kl, v, vl, l->l_a, &sq, e) != CZ_OK)
+    return CZ_ERR;
+  sq->sq_rt = cat_seq_rt_get(l->l_cat, sq->sq_oid);
+  *(cat_sequence_t **)cat_vec_push(&l->l_seqs, l->l_a) = sq;
+  return CZ_OK;
+}
+
 /* ---- linking ------------------------------------------------------------ */
 
 static uint64_t cat_rel_hash(cat_oid_t schema, const char *name)
@@ -232,46 +247,52 @@ static uint64_t cat_rel_hash(cat_oid_t schema, const char *name)
   return hash64(name, strlen(name), schema) | 1;
 }
 
-static const char *cat_rel_name(const void *obj, bool is_index, cat_oid_t *schema)
+static const char *cat_rel_name(const void *obj, int kind, cat_oid_t *schema)
 {
-  if (is_index) {
+  if (kind == CAT_REL_INDEX) {
     const cat_index_t *ix = obj;
     *schema = ix->ci_table->ct_schema;
     return ix->ci_name;
+  }
+  if (kind == CAT_REL_SEQUENCE) {
+    const cat_sequence_t *sq = obj;
+    *schema = sq->sq_schema;
+    return sq->sq_name;
   }
   const cat_table_t *t = obj;
   *schema = t->ct_schema;
   return t->ct_name;
 }
 
-/* The name index holds tables and indexes; an index is told apart by a
- * tag bit in the stored pointer's slot hash (bit 1). */
-static void cat_rel_add(struct cat_snap_int_s *si, const void *obj, bool is_index)
+/* The name index holds tables, indexes and sequences; the kind rides in
+ * bits 1-2 of the slot's hash (CAT_REL_*). */
+#define CAT_KIND_BITS ((uint64_t)6)
+static void cat_rel_add(struct cat_snap_int_s *si, const void *obj, int kind)
 {
   cat_oid_t schema;
-  const char *name = cat_rel_name(obj, is_index, &schema);
-  uint64_t h = cat_rel_hash(schema, name) & ~(uint64_t)2;
+  const char *name = cat_rel_name(obj, kind, &schema);
+  uint64_t h = cat_rel_hash(schema, name) & ~CAT_KIND_BITS;
   size_t i = h & si->si_rel_mask;
   while (si->si_rel[i].ns_obj)
     i = (i + 1) & si->si_rel_mask;
-  si->si_rel[i].ns_hash = is_index ? (h | 2) : h;
+  si->si_rel[i].ns_hash = h | ((uint64_t)kind << 1);
   si->si_rel[i].ns_obj = obj;
 }
 
-const void *cat_find_rel(const cat_snapshot_t *s, cat_oid_t schema, const char *name, bool *is_index)
+const void *cat_find_rel(const cat_snapshot_t *s, cat_oid_t schema, const char *name, int *kind)
 {
   const struct cat_snap_int_s *si = s->cs_int;
-  uint64_t h = cat_rel_hash(schema, name) & ~(uint64_t)2;
+  uint64_t h = cat_rel_hash(schema, name) & ~CAT_KIND_BITS;
   for (size_t i = h & si->si_rel_mask; si->si_rel[i].ns_obj; i = (i + 1) & si->si_rel_mask) {
     const cat_name_slot_t *sl = &si->si_rel[i];
-    if ((sl->ns_hash & ~(uint64_t)2) != h)
+    if ((sl->ns_hash & ~CAT_KIND_BITS) != h)
       continue;
-    bool ix = sl->ns_hash & 2;
+    int k = (int)((sl->ns_hash & CAT_KIND_BITS) >> 1);
     cat_oid_t sch;
-    const char *nm = cat_rel_name(sl->ns_obj, ix, &sch);
+    const char *nm = cat_rel_name(sl->ns_obj, k, &sch);
     if (sch == schema && strcmp(nm, name) == 0) {
-      if (is_index)
-        *is_index = ix;
+      if (kind)
+        *kind = k;
       return sl->ns_obj;
     }
   }
@@ -422,18 +443,32 @@ static int cat_link(cat_t *c, cat_loader_t *l, cat_snapshot_t *s, err_t *e)
   s->cs_members = l->l_members.cv_p;
   s->cs_ngrants = l->l_grants.cv_n;
   s->cs_grants = l->l_grants.cv_p;
+  cat_sequence_t **sqs = l->l_seqs.cv_p;
+  for (int i = 0; i < l->l_seqs.cv_n; i++) {
+    const cat_schema_t *sch = NULL;
+    for (int k = 0; k < l->l_schemas.cv_n && !sch; k++)
+      if (((cat_schema_t *)l->l_schemas.cv_p)[k].cs_oid == sqs[i]->sq_schema)
+        sch = &((cat_schema_t *)l->l_schemas.cv_p)[k];
+    if (!sch)
+      return cat_bad("sequence (schema)", e);
+    sqs[i]->sq_schema_name = sch->cs_name;
+  }
+  s->cs_nsequences = l->l_seqs.cv_n;
+  s->cs_sequences = (const cat_sequence_t *const *)sqs;
   /* name index of relations: tables and non-hidden indexes */
   struct cat_snap_int_s *si = s->cs_int;
   size_t nslots = 16;
-  while (nslots < (size_t)(nt + na) * 2 + 2)
+  while (nslots < (size_t)(nt + na + l->l_seqs.cv_n) * 2 + 2)
     nslots *= 2;
   si->si_rel = arena_zalloc(a, sizeof *si->si_rel * nslots);
   si->si_rel_mask = nslots - 1;
   for (int i = 0; i < nt; i++)
-    cat_rel_add(si, ts[i], false);
+    cat_rel_add(si, ts[i], CAT_REL_TABLE);
   for (int i = 0; i < na; i++)
     if (!all[i]->ci_hidden)
-      cat_rel_add(si, all[i], true);
+      cat_rel_add(si, all[i], CAT_REL_INDEX);
+  for (int i = 0; i < l->l_seqs.cv_n; i++)
+    cat_rel_add(si, sqs[i], CAT_REL_SEQUENCE);
   return CZ_OK;
 }
 
@@ -448,7 +483,8 @@ int cat_load(cat_t *c, const txn_t *tx, uint64_t version, cat_snapshot_t **out, 
   s->cs_int = si;
   s->cs_cat = c;
   s->cs_version = version;
-  cat_loader_t l = { .l_a = a };
+  cat_loader_t l = { .l_a = a, .l_cat = c };
+  l.l_seqs.cv_elt = sizeof(cat_sequence_t *);
   l.l_schemas.cv_elt = sizeof(cat_schema_t);
   l.l_tables.cv_elt = sizeof(cat_table_t *);
   l.l_cols.cv_elt = sizeof(cat_col_rec_t);
@@ -470,6 +506,8 @@ int cat_load(cat_t *c, const txn_t *tx, uint64_t version, cat_snapshot_t **out, 
   if (rc == CZ_OK)
     rc = cat_scan(c, tx, CAT_SYS_GRANTS, a, cat_ld_grant, &l, e);
   if (rc == CZ_OK)
+    rc = cat_scan(c, tx, CAT_SYS_SEQUENCES, a, cat_ld_sequence, &l, e);
+  if (rc == CZ_OK)
     rc = cat_link(c, &l, s, e);
   if (rc != CZ_OK) {
     arena_destroy(a);
@@ -483,6 +521,10 @@ int cat_open_sys(cat_t *c, err_t *e)
 {
   for (int i = 0; i < CAT_SYS_N; i++) {
     int rc = db_open_tree(c->c_db, cat_sys_names[i], &c->c_sys[i], e);
+    if (rc == BT_NOT_FOUND && i >= CAT_SYS_FIRST_OPTIONAL) {
+      c->c_sys[i] = NULL;  /* an older database: cat_open creates it */
+      continue;
+    }
     if (rc != CZ_OK)
       return rc;
   }

@@ -24,9 +24,9 @@ const cat_schema_t *cat_schema_by_oid(const cat_snapshot_t *s, cat_oid_t oid)
 
 static const cat_table_t *cat_table_in_schema(const cat_snapshot_t *s, cat_oid_t schema, const char *name)
 {
-  bool ix;
-  const void *o = cat_find_rel(s, schema, name, &ix);
-  return o && !ix ? o : NULL;
+  int kind;
+  const void *o = cat_find_rel(s, schema, name, &kind);
+  return o && kind == CAT_REL_TABLE ? o : NULL;
 }
 
 const cat_table_t *cat_find_table(const cat_snapshot_t *s, const char *schema, const char *name)
@@ -92,9 +92,9 @@ const cat_index_t *cat_find_index(const cat_snapshot_t *s, const char *schema, c
   const cat_schema_t *sch = cat_find_schema(s, schema ? schema : "public");
   if (!sch)
     return NULL;
-  bool ix;
-  const void *o = cat_find_rel(s, sch->cs_oid, name, &ix);
-  return o && ix ? o : NULL;
+  int kind;
+  const void *o = cat_find_rel(s, sch->cs_oid, name, &kind);
+  return o && kind == CAT_REL_INDEX ? o : NULL;
 }
 
 const cat_index_t *cat_index_by_oid(const cat_snapshot_t *s, cat_oid_t oid)

@@ -133,6 +133,29 @@ static int cat_long_trees(cat_t *c, err_t *e)
   return txn_commit(tx, e);
 }
 
+/* System tables added since a database was written (sequences): created
+ * empty, in one transaction, before the first snapshot is loaded. */
+static int cat_missing_sys(cat_t *c, err_t *e)
+{
+  txn_t *tx = NULL;
+  int rc = CZ_OK;
+  for (int i = CAT_SYS_FIRST_OPTIONAL; i < CAT_SYS_N && rc == CZ_OK; i++) {
+    if (c->c_sys[i])
+      continue;
+    if (!tx && !(tx = txn_begin(c->c_db, 0, e)))
+      return CZ_ERR;
+    rc = db_create_tree(tx, cat_sys_names[i], BT_UNIQUE, &c->c_sys[i], e);
+  }
+  if (!tx)
+    return rc;
+  if (rc != CZ_OK) {
+    err_t e2;
+    txn_rollback(tx, &e2);
+    return CZ_ERR;
+  }
+  return txn_commit(tx, e);
+}
+
 int cat_open(db_t *db, cat_t **out, err_t *e)
 {
   *out = NULL;
@@ -148,7 +171,8 @@ int cat_open(db_t *db, cat_t **out, err_t *e)
     return rc == BT_NOT_FOUND ? 1 : CZ_ERR;
   }
   c->c_next_version = 2;
-  if (cat_long_trees(c, e) != CZ_OK || cat_load(c, NULL, 1, &c->c_cur, e) != CZ_OK) {
+  if (cat_missing_sys(c, e) != CZ_OK || cat_long_trees(c, e) != CZ_OK ||
+      cat_load(c, NULL, 1, &c->c_cur, e) != CZ_OK) {
     cat_close(c);
     return CZ_ERR;
   }
@@ -171,6 +195,11 @@ void cat_close(cat_t *c)
     next = rt->rt_next;
     mutex_destroy(&rt->rt_mx);
     free(rt);
+  }
+  for (cat_seq_rt_t *sr = c->c_seqrts, *next; sr; sr = next) {
+    next = sr->sr_next;
+    mutex_destroy(&sr->sr_mx);
+    free(sr);
   }
   mutex_destroy(&c->c_mx);
   free(c);

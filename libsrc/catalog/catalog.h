@@ -75,6 +75,8 @@ typedef struct cat_column_s {
   int cc_num;                  /* 0-based position in the table (attnum - 1) */
   bool cc_not_null;            /* NOT NULL, or part of the primary key */
   const char *cc_default;      /* DEFAULT as SQL text; NULL = none */
+  char cc_identity;            /* GENERATED ALWAYS ('a') / BY DEFAULT ('d') AS
+                                  IDENTITY; 0 = not an identity column */
 } cat_column_t;
 
 typedef struct cat_table_s cat_table_t;
@@ -152,6 +154,28 @@ typedef struct cat_grant_s {
   uint32_t cg_privs;           /* CAT_PRIV_* */
 } cat_grant_t;
 
+/* A sequence (cat_sequence.c): its definition lives in the snapshot like
+ * any relation's; its values are not transactional and live in the
+ * per-sequence runtime state (sq_rt), shared by every snapshot. */
+typedef struct cat_seq_rt_s cat_seq_rt_t;
+
+typedef struct cat_sequence_s {
+  cat_oid_t sq_oid;
+  cat_oid_t sq_schema;
+  const char *sq_schema_name;
+  const char *sq_name;
+  cat_oid_t sq_owner;          /* role */
+  ty_id_t sq_type;             /* TY_INT2, TY_INT4 or TY_INT8 (AS type) */
+  int64_t sq_increment;        /* never 0 */
+  int64_t sq_min, sq_max;      /* sq_min < sq_max */
+  int64_t sq_start;
+  int64_t sq_cache;            /* >= 1: values a session takes at once */
+  bool sq_cycle;
+  cat_oid_t sq_owned_table;    /* OWNED BY table.column (0 = none): dropped with it */
+  int sq_owned_col;            /* its column number (0-based; -1 none) */
+  cat_seq_rt_t *sq_rt;
+} cat_sequence_t;
+
 /* Immutable once published. Arrays are sorted by OID. Everything it points
  * to lives as long as the snapshot. */
 typedef struct cat_snapshot_s {
@@ -169,6 +193,8 @@ typedef struct cat_snapshot_s {
   const cat_member_t *cs_members;
   int cs_ngrants;
   const cat_grant_t *cs_grants;
+  int cs_nsequences;
+  const cat_sequence_t *const *cs_sequences;
   /* private: reference count and the lookup hashes */
   struct cat_snap_int_s *cs_int;
 } cat_snapshot_t;
@@ -269,6 +295,8 @@ typedef struct cat_table_def_s {
   int td_npk;                  /* 0 = no primary key (hidden row id) */
   const int *td_pk;            /* column numbers, in key order */
   const char *td_pk_name;      /* constraint name; NULL = "<table>_pkey" */
+  const char *td_identity;     /* per column: 'a' GENERATED ALWAYS, 'd' BY DEFAULT AS
+                                  IDENTITY, 0 not (cc_identity); NULL: no identity column */
 } cat_table_def_t;
 
 /* 42P07 when the name is taken (by a table or an index of the schema),
@@ -331,6 +359,72 @@ int cat_grant(cat_t *c, txn_t *tx, cat_oid_t table, cat_oid_t grantee, uint32_t 
               cat_oid_t grantor, err_t *e);
 int cat_revoke(cat_t *c, txn_t *tx, cat_oid_t table, cat_oid_t grantee, uint32_t privs,
                err_t *e);
+
+/* ---- sequences (cat_sequence.c; catalog/README.md, "Sequences") -------- */
+
+#define CAT_SEQ_LOG_VALS 32     /* values logged ahead at least (PostgreSQL's SEQ_LOG_VALS) */
+
+typedef struct cat_seq_def_s {
+  const char *sd_schema;       /* NULL = public */
+  const char *sd_name;
+  cat_oid_t sd_owner;
+  ty_id_t sd_type;
+  int64_t sd_increment, sd_min, sd_max, sd_start, sd_cache;
+  bool sd_cycle;
+  cat_oid_t sd_owned_table;    /* 0 none */
+  int sd_owned_col;            /* -1 none */
+} cat_seq_def_t;
+
+/* The definition PostgreSQL gives options not written: type TY_INT8,
+ * increment 1, ascending 1 .. type max (descending type min .. -1),
+ * start at the bottom (top when descending), cache 1, no cycle. Then
+ * cat_seq_check says what is wrong with a definition (22023, as
+ * PostgreSQL words it); restart: an ALTER's RESTART value to check too
+ * (NULL none). */
+void cat_seq_defaults(cat_seq_def_t *d, bool min_given, bool max_given, bool start_given);
+int cat_seq_check(const cat_seq_def_t *d, const int64_t *restart, err_t *e);
+
+/* 42P07 when the name is taken. The sequence starts unused at sd_start. */
+int cat_create_sequence(cat_t *c, txn_t *tx, const cat_seq_def_t *def, cat_oid_t *oid, err_t *e);
+/* Replaces the definition (name and schema stay unless def names others:
+ * RENAME TO); the values go on from where they are. */
+int cat_alter_sequence(cat_t *c, txn_t *tx, cat_oid_t seq, const cat_seq_def_t *def, err_t *e);
+/* Drops the sequence and its value. */
+int cat_drop_sequence(cat_t *c, txn_t *tx, cat_oid_t seq, err_t *e);
+/* Changes a column's DEFAULT text (NULL drops it) and identity kind
+ * (DROP SEQUENCE … CASCADE drops the defaults that use the sequence). */
+int cat_set_column_default(cat_t *c, txn_t *tx, cat_oid_t table, int col, const char *def,
+                           char identity, err_t *e);
+
+const cat_sequence_t *cat_sequence_by_oid(const cat_snapshot_t *s, cat_oid_t oid);
+/* schema NULL: the search path. */
+const cat_sequence_t *cat_find_sequence(const cat_snapshot_t *s, const char *schema, const char *name);
+/* Whether schema.name (schema NULL: the search path) is any relation —
+ * table, index or sequence — and which: 't', 'i', 'S'; 0 none. *oid set. */
+char cat_find_relation(const cat_snapshot_t *s, const char *schema, const char *name, cat_oid_t *oid);
+
+/* A session's view of sequences: currval of each it used, lastval, and
+ * the values it took ahead (CACHE > 1). Lives in the session's arena. */
+typedef struct cat_seq_session_s cat_seq_session_t;
+cat_seq_session_t *cat_seq_session_new(arena_t *a);
+
+/* nextval: not transactional (a rolled-back transaction does not give its
+ * values back). tx: the caller's transaction (NULL none), for logging
+ * ahead (catalog/README.md); cancel: its cancel flag (NULL none).
+ * 2200H when the sequence reached its limit without CYCLE. */
+int cat_seq_nextval(cat_seq_session_t *ss, const cat_sequence_t *sq, txn_t *tx,
+                    const volatile bool *cancel, int64_t *out, err_t *e);
+/* 55000 when this session has not called nextval of sq yet. */
+int cat_seq_currval(cat_seq_session_t *ss, const cat_sequence_t *sq, int64_t *out, err_t *e);
+/* The last nextval of this session, of any sequence; 55000 before the first. */
+int cat_seq_lastval(cat_seq_session_t *ss, const cat_snapshot_t *snap, int64_t *out, err_t *e);
+/* setval(sq, v, called) (ALTER … RESTART is setval(v, false)): 22003 when
+ * v is outside [min, max]. Durable when it returns. */
+int cat_seq_setval(cat_seq_session_t *ss, const cat_sequence_t *sq, txn_t *tx,
+                   const volatile bool *cancel, int64_t v, bool called, err_t *e);
+/* The shared state as pg_sequences shows it: the last value handed out to
+ * any session (cached ones included), and whether any was. */
+int cat_seq_peek(const cat_sequence_t *sq, txn_t *tx, int64_t *last, bool *called, err_t *e);
 
 /* ---- per-table runtime ----------------------------------------------------- */
 

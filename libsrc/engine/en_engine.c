@@ -94,6 +94,12 @@ static int en_config(engine_t *eng, const ini_t *ini, err_t *e)
     return CZ_ERR;
   if (en_config_spill(ini, mem, e) != CZ_OK)
     return CZ_ERR;
+  /* [Parameters] TimeZone as PostgreSQL's timezone in postgresql.conf;
+   * unset, the system's zone (initdb writes that one too) */
+  const char *tz = ini_get(ini, "Parameters", "TimeZone");
+  eng->en_tz = tz ? ty_tz_find(tz) : ty_tz_system();
+  if (tz && !eng->en_tz)
+    return err_set(e, SQLSTATE_CONFIG, "[Parameters] TimeZone: time zone \"%s\" not recognized", tz);
   /* Kept as written: the folders are resolved when a COPY runs, so one
    * created after the start counts, relative to the working folder then. */
   const char *dirs = ini_get(ini, "Parameters", "DirsAllowed");

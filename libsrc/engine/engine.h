@@ -100,6 +100,11 @@ void esession_fail(esession_t *s);
  * esession_cancel, as PostgreSQL's statement timeout. */
 int64_t esession_statement_timeout_ms(esession_t *s);
 
+/* Puts the session's TimeZone in force on the calling thread (text forms
+ * and casts of timestamptz read it there): the protocol server calls it
+ * whenever a thread takes up the session's work. */
+void esession_use(esession_t *s);
+
 /* Asks the statement running in s to stop: it fails with 57014 at its next
  * batch boundary. Safe from any thread while s is open. */
 void esession_cancel(esession_t *s);

@@ -31,6 +31,9 @@ struct engine_s {
   int64_t en_par_min_rows;      /* [Parameters] ParallelMinRows (sp_env_t pe_par_min_rows) */
   qw_pool_t *en_qworkers;       /* the query workers, at most [Parameters] MaxQueryThreads
                                    server-wide (qctx_t q_workers) */
+  const ty_tz_t *en_tz;         /* [Parameters] TimeZone, else the system's zone: what
+                                 * sessions start with and SET TIME ZONE DEFAULT/LOCAL
+                                 * returns to */
   char *en_dirs_allowed;        /* [Parameters] DirsAllowed as written (malloc'd), NULL = none:
                                  * folders server-side COPY files may lie in (en_copy.c) */
   pthread_mutex_t en_mu;

@@ -311,8 +311,9 @@ static int xe_arith_num(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, 
 
 int xe_arith(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e)
 {
-  if (x->x_type.t_id == TY_INTERVAL || x->x_args[0]->x_type.t_id == TY_INTERVAL ||
-      (x->x_nargs > 1 && x->x_args[1]->x_type.t_id == TY_INTERVAL))
+  ty_id_t l0 = x->x_args[0]->x_type.t_id, r0 = x->x_nargs > 1 ? x->x_args[1]->x_type.t_id : l0;
+  if (x->x_type.t_id == TY_INTERVAL || l0 == TY_INTERVAL || r0 == TY_INTERVAL ||
+      xt_is_zoned(l0) || xt_is_zoned(r0)) /* the date/time operators live there too */
     return xe_arith_iv(st, x, sel, nsel, dst, e);
   xe_arg_t l, r;
   if (xe_operand(st, x->x_args[0], sel, nsel, &l, e) != CZ_OK)

@@ -11,6 +11,40 @@
  */
 #include "exec/ex_int.h"
 
+/* time or timetz plus µs, the day wrapping (time_pl_interval) */
+static int xe_time_add(ty_id_t t, int64_t v, int64_t us, int64_t *out)
+{
+  if (t == TY_TIME) {
+    *out = ty_time_add_us(v, us);
+  } else {
+    int64_t tm;
+    int32_t zone;
+    ty_timetz_unpack(v, &tm, &zone);
+    *out = ty_timetz_pack(ty_time_add_us(tm, us), zone);
+  }
+  return CZ_OK;
+}
+
+/* date + time (a timestamp) and date + timetz (a timestamptz: the time's
+ * own offset places it) */
+static int xe_date_time(int64_t date, ty_id_t t, int64_t v, int64_t *out, err_t *e)
+{
+  int64_t ts, tm = v;
+  int32_t zone = 0;
+  if (t == TY_TIMETZ)
+    ty_timetz_unpack(v, &tm, &zone);
+  if (!ty_date_to_ts(date, &ts))
+    return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "date out of range for timestamp");
+  if (ts == INT64_MAX || ts == INT64_MIN) {
+    *out = ts;
+    return CZ_OK;
+  }
+  *out = ts + tm + (int64_t)zone * 1000000;
+  if (!ty_ts_in_range(*out))
+    return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "timestamp out of range");
+  return CZ_OK;
+}
+
 static int xe_arith_iv_rows(const xnode_t *x, const xe_arg_t l, const xe_arg_t r, const int *sel,
                             int nsel, vec_t *dst, err_t *e)
 {
@@ -41,8 +75,24 @@ static int xe_arith_iv_rows(const xnode_t *x, const xe_arg_t l, const xe_arg_t r
       rc = ty_ts_add_iv(a.d_i64, &b.d_iv, op == XOP_SUB ? -1 : 1, &dst->v_i64[i], e);
     else if (lt == TY_INTERVAL && rt == TY_TIMESTAMP)
       rc = ty_ts_add_iv(b.d_i64, &a.d_iv, 1, &dst->v_i64[i], e);
-    else if (lt == TY_TIMESTAMP && rt == TY_TIMESTAMP)
+    else if ((lt == TY_TIMESTAMP && rt == TY_TIMESTAMP) ||
+             (lt == TY_TIMESTAMPTZ && rt == TY_TIMESTAMPTZ))
       rc = ty_ts_diff(a.d_i64, b.d_i64, &dst->v_iv[i], e);
+    else if (lt == TY_TIMESTAMPTZ && rt == TY_INTERVAL)
+      rc = ty_tstz_add_iv(a.d_i64, &b.d_iv, op == XOP_SUB ? -1 : 1, ty_tz_current(),
+                          &dst->v_i64[i], e);
+    else if (lt == TY_INTERVAL && rt == TY_TIMESTAMPTZ)
+      rc = ty_tstz_add_iv(b.d_i64, &a.d_iv, 1, ty_tz_current(), &dst->v_i64[i], e);
+    else if ((lt == TY_TIME || lt == TY_TIMETZ) && rt == TY_INTERVAL)
+      rc = xe_time_add(lt, a.d_i64, op == XOP_SUB ? -b.d_iv.iv_us : b.d_iv.iv_us, &dst->v_i64[i]);
+    else if (lt == TY_INTERVAL && (rt == TY_TIME || rt == TY_TIMETZ))
+      rc = xe_time_add(rt, b.d_i64, a.d_iv.iv_us, &dst->v_i64[i]);
+    else if (lt == TY_TIME && rt == TY_TIME)
+      rc = (dst->v_iv[i] = (ty_iv_t){a.d_i64 - b.d_i64, 0, 0}, CZ_OK);
+    else if ((lt == TY_DATE && (rt == TY_TIME || rt == TY_TIMETZ)) ||
+             (rt == TY_DATE && (lt == TY_TIME || lt == TY_TIMETZ)))
+      rc = lt == TY_DATE ? xe_date_time(a.d_i64, rt, b.d_i64, &dst->v_i64[i], e)
+                         : xe_date_time(b.d_i64, lt, a.d_i64, &dst->v_i64[i], e);
     else
       rc = err_set(e, SQLSTATE_UNDEFINED_FUNCTION, "operator does not exist for interval");
     if (rc != CZ_OK) {

@@ -118,6 +118,77 @@ static int xc_no_cast(ty_t from, ty_t to, err_t *e)
   return rc;
 }
 
+/* The casts among date, timestamp, timestamptz, time, timetz and
+ * interval→time/time→interval, in the session's zone (ty_tz_current) as
+ * PostgreSQL's: 1 done, 0 not one of these, CZ_ERR. *null set when the
+ * result is NULL (the time of an infinite timestamp). */
+static int xc_datetime(ty_id_t f, int64_t v, const ty_iv_t *iv, ty_id_t t, datum_t *r, err_t *e)
+{
+  const ty_tz_t *z = ty_tz_current();
+  int64_t local = v;
+  switch (f) {
+  case TY_DATE:
+    if (t != TY_TIMESTAMPTZ)
+      return 0;
+    if (!ty_date_to_ts(v, &local))
+      return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "date out of range for timestamp");
+    return ty_local_to_tstz(local, z, &r->d_i64, e) == CZ_OK ? 1 : CZ_ERR;
+  case TY_TIMESTAMP:
+  case TY_TIMESTAMPTZ:
+    if (f == TY_TIMESTAMP && t == TY_TIMESTAMPTZ)
+      return ty_local_to_tstz(v, z, &r->d_i64, e) == CZ_OK ? 1 : CZ_ERR;
+    if (f == TY_TIMESTAMPTZ && ty_tstz_to_local(v, z, &local, e) != CZ_OK)
+      return CZ_ERR;
+    if (t == TY_TIMESTAMP) {
+      r->d_i64 = local;
+    } else if (t == TY_DATE) {
+      if (local == INT64_MAX || local == INT64_MIN)
+        r->d_i64 = local == INT64_MAX ? INT32_MAX : INT32_MIN;
+      else
+        r->d_i64 = local / TY_USECS_DAY - (local % TY_USECS_DAY < 0);
+    } else if (t == TY_TIME || t == TY_TIMETZ) {
+      if (local == INT64_MAX || local == INT64_MIN) {
+        r->d_null = true;
+        return 1;
+      }
+      int64_t tod = local % TY_USECS_DAY;
+      if (tod < 0)
+        tod += TY_USECS_DAY;
+      r->d_i64 = t == TY_TIME ? tod : ty_timetz_pack(tod, (int32_t)((v - local) / 1000000));
+      if (t == TY_TIMETZ && f == TY_TIMESTAMP)
+        return 0;
+    } else {
+      return 0;
+    }
+    return 1;
+  case TY_TIME:
+    if (t == TY_TIMETZ) {
+      r->d_i64 = ty_time_to_timetz(v, z);
+      return 1;
+    }
+    if (t == TY_INTERVAL) {
+      r->d_iv = (ty_iv_t){v, 0, 0};
+      return 1;
+    }
+    return 0;
+  case TY_TIMETZ:
+    if (t != TY_TIME)
+      return 0;
+    int32_t zone;
+    ty_timetz_unpack(v, &r->d_i64, &zone);
+    return 1;
+  case TY_INTERVAL:
+    if (t != TY_TIME)
+      return 0;
+    r->d_i64 = iv->iv_us % TY_USECS_DAY;
+    if (r->d_i64 < 0)
+      r->d_i64 += TY_USECS_DAY;
+    return 1;
+  default:
+    return 0;
+  }
+}
+
 int xcast_datum_ex(ty_t from, const datum_t *in, ty_t to, bool explicit_cast, arena_t *a,
                    datum_t *out, err_t *e)
 {
@@ -129,6 +200,7 @@ int xcast_datum_ex(ty_t from, const datum_t *in, ty_t to, bool explicit_cast, ar
   datum_t r;
   memset(&r, 0, sizeof(r));
   ty_id_t f = from.t_id, t = to.t_id;
+  int rc;
   if (t == TY_UNKNOWN || f == t) {
     r = *in;
     if (f == TY_CHAR && t == TY_CHAR && to.t_len >= 0) {
@@ -203,6 +275,13 @@ int xcast_datum_ex(ty_t from, const datum_t *in, ty_t to, bool explicit_cast, ar
     if (f != TY_INT4 && !xt_is_int(f))
       return xc_no_cast(from, to, e);
     r.d_bool = in->d_i64 != 0;
+  } else if ((rc = xc_datetime(f, in->d_i64, &in->d_iv, t, &r, e)) != 0) {
+    if (rc == CZ_ERR)
+      return CZ_ERR;
+    if (r.d_null) {
+      *out = r;
+      return CZ_OK;
+    }
   } else if (t == TY_TIMESTAMP && f == TY_DATE) {
     if (!ty_date_to_ts(in->d_i64, &r.d_i64))
       return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "date out of range for timestamp");
@@ -237,7 +316,8 @@ int xcast_datum(ty_t from, const datum_t *in, ty_t to, arena_t *a, datum_t *out,
 static bool xc_has_mods(ty_t t)
 {
   return ((t.t_id == TY_CHAR || t.t_id == TY_VARCHAR) && t.t_len >= 0) ||
-         (t.t_id == TY_NUMERIC && t.t_prec >= 0) || (t.t_id == TY_TIMESTAMP && t.t_prec >= 0);
+         (t.t_id == TY_NUMERIC && t.t_prec >= 0) ||
+         ((t.t_id == TY_TIMESTAMP || xt_is_zoned(t.t_id)) && t.t_prec >= 0);
 }
 
 int xe_cast(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e)

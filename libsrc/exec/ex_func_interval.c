@@ -131,20 +131,32 @@ static int xi_justify(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *ou
   return ty_iv_justify(&a[0].d_iv, &out->d_iv, e);
 }
 
+/* age(a, b); on timestamptz both are read on the session zone's clock
+ * first (timestamptz_age) */
 static int xi_age2(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   (void)c;
-  (void)x;
-  return ty_ts_age(a[0].d_i64, a[1].d_i64, &out->d_iv, e);
+  int64_t l0 = a[0].d_i64, l1 = a[1].d_i64;
+  if (x->x_args[0]->x_type.t_id == TY_TIMESTAMPTZ &&
+      (ty_tstz_to_local(l0, ty_tz_current(), &l0, e) != CZ_OK ||
+       ty_tstz_to_local(l1, ty_tz_current(), &l1, e) != CZ_OK))
+    return CZ_ERR;
+  return ty_ts_age(l0, l1, &out->d_iv, e);
 }
 
-/* age(ts): from today's midnight (current_date), as PostgreSQL's. */
+/* age(ts): from today's midnight (current_date, in the session's zone), as
+ * PostgreSQL's. */
 static int xi_age1(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
-  (void)x;
-  int64_t now = xf_now(c);
+  int64_t now;
+  if (ty_tstz_to_local(xf_now(c), ty_tz_current(), &now, e) != CZ_OK)
+    return CZ_ERR;
   int64_t day = now / XI_USECS_PER_DAY - (now % XI_USECS_PER_DAY < 0);
-  return ty_ts_age(day * XI_USECS_PER_DAY, a[0].d_i64, &out->d_iv, e);
+  int64_t v = a[0].d_i64;
+  if (x->x_args[0]->x_type.t_id == TY_TIMESTAMPTZ &&
+      ty_tstz_to_local(v, ty_tz_current(), &v, e) != CZ_OK)
+    return CZ_ERR;
+  return ty_ts_age(day * XI_USECS_PER_DAY, v, &out->d_iv, e);
 }
 
 static int xi_make_interval(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
@@ -177,6 +189,8 @@ const xfunc_def_t xfunc_interval_defs[] = {
   {.fd_name = "justify_interval", .fd_nargs = 1, .fd_args = {IV}, .fd_result = IV, .fd_flags = S, .fd_row = xi_justify},
   {.fd_name = "age", .fd_nargs = 2, .fd_args = {TS, TS}, .fd_result = IV, .fd_flags = S, .fd_row = xi_age2},
   {.fd_name = "age", .fd_nargs = 1, .fd_args = {TS}, .fd_result = IV, .fd_flags = S | XF_VOLATILE, .fd_row = xi_age1},
+  {.fd_name = "age", .fd_nargs = 2, .fd_args = {TY_TIMESTAMPTZ, TY_TIMESTAMPTZ}, .fd_result = IV, .fd_flags = S, .fd_row = xi_age2},
+  {.fd_name = "age", .fd_nargs = 1, .fd_args = {TY_TIMESTAMPTZ}, .fd_result = IV, .fd_flags = S | XF_VOLATILE, .fd_row = xi_age1},
   MKIV(0, 0),
   MKIV(1, I4),
   MKIV(2, I4, I4),

@@ -111,6 +111,7 @@ int xe_func(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, er
 bool xt_is_int(ty_id_t id);
 bool xt_is_number(ty_id_t id);
 bool xt_is_string(ty_id_t id);   /* char, varchar, text (not bytea) */
+bool xt_is_zoned(ty_id_t id);    /* timestamptz, time, timetz: their operators are ex_arith_iv's */
 /* Position in int2 < int4 < int8 < numeric < float4 < float8, -1 else. */
 int xt_num_rank(ty_id_t id);
 /* Type of t without its modifiers when they differ from u's. */

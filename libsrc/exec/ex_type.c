@@ -45,6 +45,37 @@ bool xt_is_string(ty_id_t id)
   return id == TY_CHAR || id == TY_VARCHAR || id == TY_TEXT;
 }
 
+bool xt_is_zoned(ty_id_t id)
+{
+  return id == TY_TIMESTAMPTZ || id == TY_TIME || id == TY_TIMETZ;
+}
+
+/* The date/time category in PostgreSQL's implicit-cast order: date <
+ * timestamp < timestamptz (the preferred type); time < timetz. -1 for the
+ * rest. */
+static int xt_dt_rank(ty_id_t id)
+{
+  switch (id) {
+  case TY_DATE: return 0;
+  case TY_TIMESTAMP: return 1;
+  case TY_TIMESTAMPTZ: return 2;
+  case TY_TIME: return 10;
+  case TY_TIMETZ: return 11;
+  default: return -1;
+  }
+}
+
+/* Whether both are in one date/time chain (date..timestamptz or
+ * time..timetz); *hi the later of the two. */
+static bool xt_dt_pair(ty_id_t a, ty_id_t b, ty_id_t *hi)
+{
+  int ra = xt_dt_rank(a), rb = xt_dt_rank(b);
+  if (ra < 0 || rb < 0 || (ra >= 10) != (rb >= 10))
+    return false;
+  *hi = ra >= rb ? a : b;
+  return true;
+}
+
 ty_t xt_merge_mods(ty_t t, ty_t u)
 {
   if (t.t_id == u.t_id && t.t_len == u.t_len && t.t_prec == u.t_prec && t.t_scale == u.t_scale &&
@@ -78,7 +109,8 @@ bool xcast_implicit(ty_t from, ty_t to)
     return rf < rt;
   if (xt_is_string(from.t_id) && xt_is_string(to.t_id))
     return true;
-  return from.t_id == TY_DATE && to.t_id == TY_TIMESTAMP;
+  ty_id_t hi;
+  return xt_dt_pair(from.t_id, to.t_id, &hi) && hi == to.t_id;
 }
 
 bool xcast_allowed(ty_t from, ty_t to, bool explicit_cast)
@@ -89,7 +121,12 @@ bool xcast_allowed(ty_t from, ty_t to, bool explicit_cast)
    * string type (through its text form). */
   if (xt_is_number(from.t_id) && xt_is_number(to.t_id))
     return true;
-  if (from.t_id == TY_TIMESTAMP && to.t_id == TY_DATE)
+  /* and down the date/time chains: timestamptz to timestamp, date or
+   * time, timestamp to date or time, timetz to time */
+  ty_id_t f = from.t_id, t = to.t_id;
+  if ((f == TY_TIMESTAMP || f == TY_TIMESTAMPTZ) && (t == TY_DATE || t == TY_TIMESTAMP || t == TY_TIME))
+    return true;
+  if ((f == TY_TIMESTAMPTZ || f == TY_TIMETZ) && (t == TY_TIME || t == TY_TIMETZ))
     return true;
   if (xt_is_string(to.t_id))
     return true;
@@ -100,6 +137,9 @@ bool xcast_allowed(ty_t from, ty_t to, bool explicit_cast)
   if (xt_is_string(from.t_id))
     return true;
   if ((from.t_id == TY_BOOL && to.t_id == TY_INT4) || (from.t_id == TY_INT4 && to.t_id == TY_BOOL))
+    return true;
+  /* time and interval both ways (interval_time, time_interval) */
+  if ((from.t_id == TY_INTERVAL && to.t_id == TY_TIME) || (from.t_id == TY_TIME && to.t_id == TY_INTERVAL))
     return true;
   return false;
 }
@@ -119,6 +159,7 @@ int xtype_common(const ty_t *types, int n, ty_t *out, err_t *e)
     return CZ_OK;
   }
   ty_t r = types[first];
+  ty_id_t hi;
   for (int i = first + 1; i < n; i++) {
     ty_t t = types[i];
     if (t.t_id == TY_UNKNOWN)
@@ -132,9 +173,8 @@ int xtype_common(const ty_t *types, int n, ty_t *out, err_t *e)
       r = ty_plain(rt > rr ? t.t_id : r.t_id);
     } else if (xt_is_string(r.t_id) && xt_is_string(t.t_id)) {
       r = ty_plain(TY_TEXT);
-    } else if ((r.t_id == TY_DATE && t.t_id == TY_TIMESTAMP) ||
-               (r.t_id == TY_TIMESTAMP && t.t_id == TY_DATE)) {
-      r = ty_plain(TY_TIMESTAMP);
+    } else if (xt_dt_pair(r.t_id, t.t_id, &hi)) {
+      r = ty_plain(hi);
     } else {
       char b1[64], b2[64];
       return err_set(e, SQLSTATE_DATATYPE_MISMATCH, "types %s and %s cannot be matched",
@@ -199,8 +239,9 @@ static bool xop_compare_type(ty_t l, ty_t r, ty_t *to)
     *to = ty_plain(TY_TEXT);
     return true;
   }
-  if ((l.t_id == TY_DATE || l.t_id == TY_TIMESTAMP) && (r.t_id == TY_DATE || r.t_id == TY_TIMESTAMP)) {
-    *to = ty_plain(l.t_id == r.t_id ? l.t_id : TY_TIMESTAMP);
+  ty_id_t hi;
+  if (xt_dt_pair(l.t_id, r.t_id, &hi)) {
+    *to = ty_plain(hi);
     return true;
   }
   if (l.t_id == r.t_id && (l.t_id == TY_BOOL || l.t_id == TY_BYTEA || l.t_id == TY_INTERVAL)) {
@@ -230,7 +271,7 @@ static int xop_logic(xop_t op, ty_t l, const ty_t *r, ty_t *l_to, ty_t *r_to, ty
 
 static bool xt_is_datetime(ty_id_t id)
 {
-  return id == TY_DATE || id == TY_TIMESTAMP;
+  return id == TY_DATE || id == TY_TIMESTAMP || id == TY_TIMESTAMPTZ;
 }
 
 static void xop_set(ty_id_t l, ty_id_t r, ty_id_t res, ty_t *l_to, ty_t *r_to, ty_t *result)
@@ -249,8 +290,10 @@ static void xop_set(ty_id_t l, ty_id_t r, ty_id_t res, ty_t *l_to, ty_t *r_to, t
  * `iv * '2'` a float8. True when one of these applies. */
 static bool xop_interval(xop_t op, ty_id_t a, ty_id_t b, ty_t *l_to, ty_t *r_to, ty_t *result)
 {
-  const ty_id_t IV = TY_INTERVAL, TS = TY_TIMESTAMP, U = TY_UNKNOWN;
+  const ty_id_t IV = TY_INTERVAL, U = TY_UNKNOWN;
   bool add = op == XOP_ADD, sub = op == XOP_SUB;
+  /* a timestamptz operand makes the operator timestamptz's */
+  ty_id_t TS = a == TY_TIMESTAMPTZ || b == TY_TIMESTAMPTZ ? TY_TIMESTAMPTZ : TY_TIMESTAMP;
   if (xt_is_datetime(a) && (b == IV || (a == TS && b == U && add)) && (add || sub)) {
     xop_set(TS, IV, TS, l_to, r_to, result);
     return true;
@@ -259,8 +302,28 @@ static bool xop_interval(xop_t op, ty_id_t a, ty_id_t b, ty_t *l_to, ty_t *r_to,
     xop_set(IV, TS, TS, l_to, r_to, result);
     return true;
   }
-  if (sub && ((a == TS && (xt_is_datetime(b) || b == U)) || (b == TS && (a == TY_DATE || a == U)))) {
+  if (sub && ((a == TS && (xt_is_datetime(b) || b == U)) || (b == TS && (xt_is_datetime(a) || a == U)))) {
     xop_set(TS, TS, IV, l_to, r_to, result);
+    return true;
+  }
+  /* time and timetz: ± interval (the day wraps), time - time */
+  if ((a == TY_TIME || a == TY_TIMETZ) && (b == IV || (b == U && add)) && (add || sub)) {
+    xop_set(a, IV, a, l_to, r_to, result);
+    return true;
+  }
+  if (add && (a == IV || a == U) && (b == TY_TIME || b == TY_TIMETZ)) {
+    xop_set(IV, b, b, l_to, r_to, result);
+    return true;
+  }
+  if (sub && ((a == TY_TIME && (b == TY_TIME || b == U)) || (a == U && b == TY_TIME))) {
+    xop_set(TY_TIME, TY_TIME, IV, l_to, r_to, result);
+    return true;
+  }
+  /* date + time is a timestamp, date + timetz a timestamptz */
+  if (add && ((a == TY_DATE && (b == TY_TIME || b == TY_TIMETZ)) ||
+              (b == TY_DATE && (a == TY_TIME || a == TY_TIMETZ)))) {
+    xop_set(a, b, a == TY_TIMETZ || b == TY_TIMETZ ? TY_TIMESTAMPTZ : TY_TIMESTAMP, l_to, r_to,
+            result);
     return true;
   }
   if ((add || sub) && ((a == IV && (b == IV || b == U)) || (a == U && b == IV))) {

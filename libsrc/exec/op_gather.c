@@ -86,12 +86,15 @@ typedef struct gather_run_s {
   gpart_t *gr_failed;           /* the first participant that failed */
   jshare_t **gr_shares;         /* per og_joins: the shared build (NULL: none) */
   int gr_nshares;
+  const ty_tz_t *gr_tz;         /* the session's TimeZone, put in force on each worker
+                                   (text forms and casts of timestamptz read it) */
 } gather_run_t;
 
 static void gather_task(void *arg)
 {
   gpart_t *p = arg;
   gather_run_t *g = p->gp_run;
+  ty_tz_use(g->gr_tz);
   int rc = op_open(g->gr_sub, &p->gp_q, &p->gp_err);
   for (;;) {
     obatch_t ob = {0};
@@ -261,6 +264,7 @@ static int gather_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   if (threads > 1)
     g->gr_lease = qw_acquire(q->q_workers, threads - 1);
   int nw = qw_lease_n(g->gr_lease);
+  g->gr_tz = ty_tz_current();
   g->gr_parts = arena_zalloc(g->gr_arena, sizeof(gpart_t) * (size_t)(nw + 1));
   for (int i = 0; i <= nw; i++) {
     gpart_t *p = &g->gr_parts[i];

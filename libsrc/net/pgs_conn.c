@@ -254,6 +254,8 @@ void pgs_conn_event(pgs_conn_t *c, uint32_t events)
 {
   (void)events; /* errors and hang-ups show up as EOF on the next read or write */
   c->c_maybe_more = true;
+  if (c->c_sess) /* this thread now works for the session: its TimeZone */
+    esession_use(c->c_sess);
   for (int round = 0;; round++) {
     pgs_next_t nx = conn_work(c);
     if (nx == PGS_CLOSE) {

@@ -67,7 +67,8 @@ typedef enum pgcat_pgtype_e {
   PGT_OID_ARRAY = 1028,
   PGT_ACLITEM_ARRAY = 1034,
   PGT_VARCHAR = 1043,
-  PGT_TIMESTAMPTZ = 1184
+  PGT_TIMESTAMPTZ = 1184,
+  PGT_INTERVAL = 1186
 } pgcat_pgtype_t;
 
 /* The type values of a catalog column of PostgreSQL type t are held in. */
@@ -96,6 +97,10 @@ typedef struct pgcat_env_s {
   int32_t pe_backend_pid;         /* pg_backend_pid(): the session's id */
   int pe_nsettings;
   const pgcat_setting_t *pe_settings;
+  /* For the sequence functions (nextval, currval, setval, lastval): */
+  cat_seq_session_t *pe_seqs;     /* the session's sequence state */
+  txn_t *pe_txn;                  /* the statement's transaction; NULL none */
+  const volatile bool *pe_cancel; /* the session's cancel flag; NULL none */
 } pgcat_env_t;
 
 /* The engine's map from an expression context's session (xctx_t's

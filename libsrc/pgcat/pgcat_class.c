@@ -215,6 +215,13 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
     if (pgcat_class_tail(w, false, 'i', ix->ci_nkeys + ix->ci_ninclude, NULL, e))
       return CZ_ERR;
   }
+  for (int i = 0; i < s->cs_nsequences; i++) {
+    const cat_sequence_t *sq = s->cs_sequences[i];
+    pgcat_class_head(w, sq->sq_oid, sq->sq_name, sq->sq_schema, sq->sq_owner, 0, 1);
+    /* three attributes, as PostgreSQL's: last_value, log_cnt, is_called */
+    if (pgcat_class_tail(w, false, 'S', 3, NULL, e))
+      return CZ_ERR;
+  }
   cat_oid_t owner = pgcat_builtin_owner(env);
   for (int i = 0, n = pgcat_nrels(); i < n; i++) {
     const pgcat_rel_t *r = pgcat_rel_at(i);
@@ -241,7 +248,7 @@ static const pgcat_col_t pg_attribute_cols[] = {
 };
 
 static int pgcat_attr_row(pgcat_rows_t *w, cat_oid_t rel, const char *name, ty_t t, int attnum,
-                          bool notnull, bool hasdef, err_t *e)
+                          bool notnull, bool hasdef, char identity, err_t *e)
 {
   pgcat_put_int(w, rel);
   pgcat_put_text(w, name);
@@ -259,7 +266,7 @@ static int pgcat_attr_row(pgcat_rows_t *w, cat_oid_t rel, const char *name, ty_t
   pgcat_put_bool(w, notnull);
   pgcat_put_bool(w, hasdef);
   pgcat_put_bool(w, false);
-  pgcat_put_char(w, '\0');      /* attidentity: no identity columns */
+  pgcat_put_char(w, identity);  /* attidentity: 'a' ALWAYS, 'd' BY DEFAULT, '' none */
   pgcat_put_char(w, '\0');      /* attgenerated */
   pgcat_put_bool(w, false);
   pgcat_put_bool(w, true);
@@ -279,8 +286,10 @@ static int pgcat_fill_pg_attribute(pgcat_rows_t *w, const pgcat_env_t *env, err_
     const cat_table_t *t = s->cs_tables[i];
     for (int c = 0; c < t->ct_ncols; c++) {
       const cat_column_t *col = &t->ct_cols[c];
+      /* an identity column's DEFAULT is its sequence: no pg_attrdef row */
       if (pgcat_attr_row(w, t->ct_oid, col->cc_name, col->cc_type, col->cc_num + 1,
-                         col->cc_not_null, col->cc_default != NULL, e))
+                         col->cc_not_null, col->cc_default != NULL && !col->cc_identity,
+                         col->cc_identity, e))
         return CZ_ERR;
     }
   }
@@ -292,7 +301,7 @@ static int pgcat_fill_pg_attribute(pgcat_rows_t *w, const pgcat_env_t *env, err_
     for (int k = 0; k < ix->ci_nkeys + ix->ci_ninclude; k++) {
       int c = k < ix->ci_nkeys ? ix->ci_keys[k] : ix->ci_include[k - ix->ci_nkeys];
       if (pgcat_attr_row(w, ix->ci_oid, t->ct_cols[c].cc_name, t->ct_cols[c].cc_type, k + 1,
-                         false, false, e))
+                         false, false, '\0', e))
         return CZ_ERR;
     }
   }
@@ -300,7 +309,7 @@ static int pgcat_fill_pg_attribute(pgcat_rows_t *w, const pgcat_env_t *env, err_
     const pgcat_rel_t *r = pgcat_rel_at(i);
     for (int c = 0; c < r->pr_ncols; c++)
       if (pgcat_attr_row(w, r->pr_oid, r->pr_cols[c].pc_name, pgcat_col_type(r, c), c + 1,
-                         false, false, e))
+                         false, false, '\0', e))
         return CZ_ERR;
   }
   return CZ_OK;
@@ -384,7 +393,7 @@ static int pgcat_fill_pg_attrdef(pgcat_rows_t *w, const pgcat_env_t *env, err_t 
   for (int i = 0; i < s->cs_ntables; i++) {
     const cat_table_t *t = s->cs_tables[i];
     for (int c = 0; c < t->ct_ncols; c++) {
-      if (!t->ct_cols[c].cc_default)
+      if (!t->ct_cols[c].cc_default || t->ct_cols[c].cc_identity)
         continue;
       pgcat_put_int(w, pgcat_attrdef_oid(t->ct_oid, c + 1));
       pgcat_put_int(w, t->ct_oid);

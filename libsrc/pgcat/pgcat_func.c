@@ -36,6 +36,11 @@ static const pgcat_env_t *pgcat_env_of(xctx_t *c, err_t *e)
   return env;
 }
 
+const pgcat_env_t *pgcat_env_get(xctx_t *c, err_t *e)
+{
+  return pgcat_env_of(c, e);
+}
+
 static void pgcat_out_text(xctx_t *c, datum_t *out, const char *s)
 {
   if (!s) {
@@ -189,6 +194,14 @@ static int pf_pg_get_function_arguments(xctx_t *c, const xnode_t *x, const datum
   return CZ_OK;
 }
 
+/* quote_ident(text): double-quoted when PostgreSQL would quote it. */
+static int pf_quote_ident(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x, (void)e;
+  pgcat_out_text(c, out, pgcat_quote_ident(pgcat_arg_str(c, &a[0]), c->xc_arena));
+  return CZ_OK;
+}
+
 static int pf_pg_table_is_visible(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
                                   err_t *e)
 {
@@ -204,7 +217,10 @@ static int pf_pg_table_is_visible(xctx_t *c, const xnode_t *x, const datum_t *a,
     pgcat_out_bool(out, pgcat_relation_visible(env, t->ct_schema, t->ct_name));
   else if (ix && !ix->ci_hidden)
     pgcat_out_bool(out, pgcat_relation_visible(env, ix->ci_table->ct_schema, ix->ci_name));
-  else
+  else if (!ix && cat_sequence_by_oid(env->pe_snap, oid)) {
+    const cat_sequence_t *sq = cat_sequence_by_oid(env->pe_snap, oid);
+    pgcat_out_bool(out, pgcat_relation_visible(env, sq->sq_schema, sq->sq_name));
+  } else
     out->d_null = true; /* no such relation: NULL, as PostgreSQL */
   return CZ_OK;
 }
@@ -991,6 +1007,8 @@ const xfunc_def_t pgcat_funcs[] = {
    .fd_flags = S, .fd_row = pf_array_element},
   {.fd_name = "array_flat_upper", .fd_nargs = 1, .fd_args = {TX}, .fd_result = I4,
    .fd_flags = S, .fd_row = pf_array_flat_upper},
+  {.fd_name = "quote_ident", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX, .fd_flags = S,
+   .fd_row = pf_quote_ident},
   {.fd_name = "regclassin", .fd_nargs = 1, .fd_args = {TX}, .fd_result = I8, .fd_flags = S | V,
    .fd_row = pf_regclassin},
   {.fd_name = "to_regclass", .fd_nargs = 1, .fd_args = {TX}, .fd_result = I8, .fd_flags = S | V,
@@ -1024,9 +1042,10 @@ int pgcat_init(pgcat_env_fn fn, err_t *e)
   if (!registered) {
     /* One definition at a time: a function exec already has with the same
      * arguments (42723) is exec's; pgcat's copy is not needed. */
-    const xfunc_def_t *tabs[] = {pgcat_funcs, pgcat_regex_funcs, pgcat_array_funcs};
-    const int ns[] = {pgcat_nfuncs, pgcat_regex_nfuncs, pgcat_array_nfuncs};
-    for (int t = 0; t < 3 && rc == CZ_OK; t++)
+    const xfunc_def_t *tabs[] = {pgcat_funcs, pgcat_regex_funcs, pgcat_array_funcs,
+                                 pgcat_seq_funcs};
+    const int ns[] = {pgcat_nfuncs, pgcat_regex_nfuncs, pgcat_array_nfuncs, pgcat_seq_nfuncs};
+    for (int t = 0; t < 4 && rc == CZ_OK; t++)
       for (int i = 0; i < ns[t] && rc == CZ_OK; i++) {
         err_t e2;
         if (xfunc_register(&tabs[t][i], 1, &e2) != CZ_OK && !err_is(&e2, SQLSTATE_DUPLICATE_FUNCTION)) {

@@ -110,7 +110,10 @@ static void pgcat_type_numbers(ty_t t, int v[4])
       v[0] = t.t_prec, v[2] = t.t_scale;
     break;
   case TY_DATE: v[3] = 0; break;
-  case TY_TIMESTAMP: v[3] = t.t_prec >= 0 ? t.t_prec : 6; break;
+  case TY_TIMESTAMP:
+  case TY_TIMESTAMPTZ:
+  case TY_TIME:
+  case TY_TIMETZ: v[3] = t.t_prec >= 0 ? t.t_prec : 6; break;
   default: break;
   }
 }
@@ -125,7 +128,8 @@ static void pgcat_put_opt(pgcat_rows_t *w, int v)
 
 static int pgcat_column_row(pgcat_rows_t *w, const pgcat_env_t *env, const char *schema,
                             const char *table, const char *name, int pos, ty_t t,
-                            const char *def, bool notnull, bool view, err_t *e)
+                            const char *def, bool notnull, bool view,
+                            const cat_sequence_t *ident, char ident_kind, err_t *e)
 {
   arena_t *a = w->pw_arena;
   uint32_t oid = ty_pg_oid(t);
@@ -159,9 +163,18 @@ static int pgcat_column_row(pgcat_rows_t *w, const pgcat_env_t *env, const char 
     pgcat_put_null(w);                 /* scope_*, maximum_cardinality */
   pgcat_put_text(w, arena_sprintf(a, "%d", pos));
   pgcat_put_text(w, "NO");
-  pgcat_put_text(w, "NO");
-  for (int i = 0; i < 6; i++)
-    pgcat_put_null(w);                 /* identity_* */
+  pgcat_put_text(w, ident_kind ? "YES" : "NO");
+  if (ident_kind && ident) {           /* identity_*: its sequence's options */
+    pgcat_put_text(w, ident_kind == 'a' ? "ALWAYS" : "BY DEFAULT");
+    pgcat_put_text(w, arena_sprintf(a, "%lld", (long long)ident->sq_start));
+    pgcat_put_text(w, arena_sprintf(a, "%lld", (long long)ident->sq_increment));
+    pgcat_put_text(w, arena_sprintf(a, "%lld", (long long)ident->sq_max));
+    pgcat_put_text(w, arena_sprintf(a, "%lld", (long long)ident->sq_min));
+    pgcat_put_text(w, ident->sq_cycle ? "YES" : "NO");
+  } else {
+    for (int i = 0; i < 6; i++)
+      pgcat_put_null(w);
+  }
   pgcat_put_text(w, "NEVER");
   pgcat_put_null(w);
   pgcat_put_text(w, view ? "NO" : "YES");
@@ -178,8 +191,15 @@ static int pgcat_fill_is_columns(pgcat_rows_t *w, const pgcat_env_t *env, err_t 
     const char *schema = pgcat_schema_name(env, t->ct_schema);
     for (int c = 0; c < t->ct_ncols; c++) {
       const cat_column_t *col = &t->ct_cols[c];
+      const cat_sequence_t *ident = NULL;
+      for (int q = 0; col->cc_identity && q < s->cs_nsequences && !ident; q++)
+        if (s->cs_sequences[q]->sq_owned_table == t->ct_oid &&
+            s->cs_sequences[q]->sq_owned_col == c)
+          ident = s->cs_sequences[q];
+      /* an identity column has no column_default, as PostgreSQL's */
       if (pgcat_column_row(w, env, schema, t->ct_name, col->cc_name, col->cc_num + 1,
-                           col->cc_type, col->cc_default, col->cc_not_null, false, e))
+                           col->cc_type, col->cc_identity ? NULL : col->cc_default,
+                           col->cc_not_null, false, ident, col->cc_identity, e))
         return CZ_ERR;
     }
   }
@@ -187,7 +207,7 @@ static int pgcat_fill_is_columns(pgcat_rows_t *w, const pgcat_env_t *env, err_t 
     const pgcat_rel_t *r = pgcat_rel_at(i);
     for (int c = 0; c < r->pr_ncols; c++)
       if (pgcat_column_row(w, env, pgcat_rel_schema(r), r->pr_name, r->pr_cols[c].pc_name, c + 1,
-                           pgcat_col_type(r, c), NULL, false, r->pr_kind == 'v', e))
+                           pgcat_col_type(r, c), NULL, false, r->pr_kind == 'v', NULL, 0, e))
         return CZ_ERR;
   }
   return CZ_OK;

@@ -48,6 +48,7 @@ int pgcat_rows_init(pgcat_rows_t *w, const pgcat_rel_t *r, arena_t *a, err_t *e)
 void pgcat_put_null(pgcat_rows_t *w);
 void pgcat_put_int(pgcat_rows_t *w, int64_t v);   /* integer and oid columns */
 void pgcat_put_bool(pgcat_rows_t *w, bool v);
+void pgcat_put_interval_secs(pgcat_rows_t *w, int64_t secs); /* an interval of seconds */
 void pgcat_put_f64(pgcat_rows_t *w, double v);
 void pgcat_put_text(pgcat_rows_t *w, const char *s); /* copied; NULL puts NULL */
 void pgcat_put_char(pgcat_rows_t *w, char c);        /* "char": '\0' is the empty string */
@@ -64,8 +65,12 @@ extern const pgcat_rel_t pgcat_rels_type[];       /* pgcat_type.c */
 extern const int pgcat_nrels_type;
 extern const pgcat_rel_t pgcat_rels_misc[];       /* pgcat_misc.c */
 extern const int pgcat_nrels_misc;
+extern const pgcat_rel_t pgcat_rels_tz[];         /* pgcat_tz.c */
+extern const int pgcat_nrels_tz;
 extern const pgcat_rel_t pgcat_rels_infoschema[]; /* pgcat_infoschema.c */
 extern const int pgcat_nrels_infoschema;
+extern const pgcat_rel_t pgcat_rels_seq[];        /* pgcat_seq.c */
+extern const int pgcat_nrels_seq;
 
 /* The functions pgcat registers (pgcat_func.c). pg_proc lists the whole
  * function registry (exec's and these) with OIDs PGCAT_FIRST_PROC_OID +
@@ -93,6 +98,12 @@ extern const int pgcat_array_nfuncs;
  * regexp_replace, regexp_match, …: pgcat_regex_func.c). */
 extern const xfunc_def_t pgcat_regex_funcs[];
 extern const int pgcat_regex_nfuncs;
+/* The sequence functions (nextval, currval, setval, lastval, Virtuoso's
+ * sequence_next, pg_get_serial_sequence: pgcat_seq_func.c). */
+extern const xfunc_def_t pgcat_seq_funcs[];
+extern const int pgcat_seq_nfuncs;
+/* The environment of the expression context's session (55000 outside one). */
+const pgcat_env_t *pgcat_env_get(xctx_t *c, err_t *e);
 #define PGCAT_FIRST_PROC_OID 14000
 /* PostgreSQL's OID of a function argument or result type (an xfunc_def_t
  * fd_args / fd_result code; the pseudo types are "any", 2276). */

@@ -117,6 +117,11 @@ static bool pgcat_rel_in(const pgcat_env_t *env, cat_oid_t schema, const char *n
     *oid = ix->ci_oid;
     return true;
   }
+  const cat_sequence_t *sq = cat_find_sequence(env->pe_snap, sname, name);
+  if (sq) {
+    *oid = sq->sq_oid;
+    return true;
+  }
   return false;
 }
 
@@ -246,7 +251,11 @@ char *pgcat_regclass_out(const pgcat_env_t *env, cat_oid_t oid, arena_t *a)
   const pgcat_rel_t *r = pgcat_find_oid(oid);
   const cat_table_t *t = r ? NULL : cat_table_by_oid(env->pe_snap, oid);
   const cat_index_t *ix = r || t ? NULL : cat_index_by_oid(env->pe_snap, oid);
-  if (r) {
+  const cat_sequence_t *sq = r || t || ix ? NULL : cat_sequence_by_oid(env->pe_snap, oid);
+  if (sq) {
+    name = sq->sq_name;
+    schema = sq->sq_schema;
+  } else if (r) {
     name = pgcat_rel_name(r);
     schema = pgcat_rel_schema_oid(r);
   } else if (t) {

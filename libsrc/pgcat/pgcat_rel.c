@@ -19,7 +19,9 @@ static const pgcat_group_t pgcat_groups[] = {
   {pgcat_rels_class, &pgcat_nrels_class},
   {pgcat_rels_type, &pgcat_nrels_type},
   {pgcat_rels_misc, &pgcat_nrels_misc},
+  {pgcat_rels_tz, &pgcat_nrels_tz},
   {pgcat_rels_infoschema, &pgcat_nrels_infoschema},
+  {pgcat_rels_seq, &pgcat_nrels_seq},
 };
 
 int pgcat_nrels(void)

@@ -27,7 +27,8 @@ ty_t pgcat_pg_type_storage(pgcat_pgtype_t t)
   case PGT_OID: return ty_plain(TY_INT8);
   case PGT_FLOAT4: return ty_plain(TY_FLOAT4);
   case PGT_VARCHAR: return ty_plain(TY_VARCHAR);
-  case PGT_TIMESTAMPTZ: return ty_plain(TY_TIMESTAMP);
+  case PGT_INTERVAL: return ty_plain(TY_INTERVAL);
+  case PGT_TIMESTAMPTZ: return ty_plain(TY_TIMESTAMPTZ);
   default: /* name, "char", text, regproc (the function's name), pg_node_tree,
             * vectors and arrays (PostgreSQL's text form) */
     return ty_plain(TY_TEXT);
@@ -120,6 +121,20 @@ void pgcat_put_int(pgcat_rows_t *w, int64_t x)
     break;
   }
   }
+  vec_set(v, w->pw_n, &d);
+}
+
+void pgcat_put_interval_secs(pgcat_rows_t *w, int64_t secs)
+{
+  vec_t *v = pgcat_next_col(w);
+  if (!v)
+    return;
+  if (ty_phys(v->v_type.t_id) != TP_IV) {
+    w->pw_bad = true;
+    return;
+  }
+  datum_t d = {.d_null = false};
+  d.d_iv.iv_us = secs * 1000000;
   vec_set(v, w->pw_n, &d);
 }
 

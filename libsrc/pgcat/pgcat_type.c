@@ -53,11 +53,13 @@ static const pgcat_type_t pgcat_types[] = {
   {1043, "varchar", "character varying", -1, false, 'S', false, 0, 1015, "varchar", 'i', 'x',
    100},
   {1082, "date", "date", 4, true, 'D', false, 0, 1182, "date", 'i', 'p', 0},
+  {1083, "time", "time without time zone", 8, true, 'D', false, 0, 1183, "time", 'd', 'p', 0},
   {1114, "timestamp", "timestamp without time zone", 8, true, 'D', false, 0, 1115, "timestamp",
    'd', 'p', 0},
   {1184, "timestamptz", "timestamp with time zone", 8, true, 'D', true, 0, 1185, "timestamptz",
    'd', 'p', 0},
   {1186, "interval", "interval", 16, false, 'T', true, 0, 1187, "interval", 'd', 'p', 0},
+  {1266, "timetz", "time with time zone", 12, false, 'D', false, 0, 1270, "timetz", 'd', 'p', 0},
   {1700, "numeric", "numeric", -1, false, 'N', false, 0, 1231, "numeric", 'i', 'm', 0},
   {2205, "regclass", "regclass", 4, true, 'N', false, 0, 2210, "regclass", 'i', 'p', 0},
   {2206, "regtype", "regtype", 4, true, 'N', false, 0, 2211, "regtype", 'i', 'p', 0},
@@ -106,7 +108,8 @@ uint32_t pgcat_type_by_name(const char *name)
     {"int", 23}, {"smallint", 21}, {"bigint", 20}, {"real", 700}, {"double precision", 701},
     {"float", 701}, {"decimal", 1700}, {"boolean", 16}, {"character", 1042}, {"char", 1042},
     {"character varying", 1043}, {"timestamp without time zone", 1114},
-    {"timestamp with time zone", 1184}, {"integer", 23},
+    {"timestamp with time zone", 1184}, {"integer", 23}, {"time without time zone", 1083},
+    {"time with time zone", 1266},
   };
   for (size_t i = 0; i < CZ_ARRAY_LEN(aliases); i++)
     if (strcmp(aliases[i].n, name) == 0)
@@ -160,6 +163,14 @@ static char *pgcat_format_base(const pgcat_type_t *t, int32_t typmod, arena_t *a
   case 1184:
     if (mod)
       return arena_sprintf(a, "timestamp(%d) with time zone", typmod);
+    break;
+  case 1083:
+    if (mod)
+      return arena_sprintf(a, "time(%d) without time zone", typmod);
+    break;
+  case 1266:
+    if (mod)
+      return arena_sprintf(a, "time(%d) with time zone", typmod);
     break;
   case 1186: {
     ty_t it;

@@ -78,7 +78,10 @@ typedef enum sql_type_id_e {
   SQL_TYPE_REGPROC,      /* regproc (24) */
   SQL_TYPE_REGROLE,      /* regrole (4096) */
   SQL_TYPE_INT2VECTOR,   /* int2vector (22): pg_index.indkey */
-  SQL_TYPE_OIDVECTOR     /* oidvector (30) */
+  SQL_TYPE_OIDVECTOR,    /* oidvector (30) */
+  SQL_TYPE_TIMESTAMPTZ,  /* timestamp with time zone (1184); ty_prec as TIMESTAMP's */
+  SQL_TYPE_TIME,         /* time without time zone (1083) */
+  SQL_TYPE_TIMETZ        /* time with time zone (1266) */
 } sql_type_id_t;
 
 /* INTERVAL's fields (`day to second`) as PostgreSQL's typmod range bits;
@@ -97,6 +100,8 @@ typedef struct sql_type_s {
   int ty_len;   /* CHAR(n), VARCHAR(n); CHAR without (n) is CHAR(1) */
   int ty_prec;  /* NUMERIC(p[,s]) */
   int ty_scale;
+  uint8_t ty_serial; /* smallserial 2, serial 4, bigserial 8 (ty_id the integer
+                      * type): a column with an owned sequence; 0 otherwise */
   bool ty_array; /* `int2[]`, `text[]`: a one-dimensional array of ty_id
                   * (the parser accepts any number of [] or [n] and keeps
                   * one dimension, as PostgreSQL ignores the declared ones) */
@@ -436,7 +441,10 @@ typedef enum sql_stmt_kind_e {
   SQL_STMT_VACUUM,          /* st_drop: VACUUM [ANALYZE] / ANALYZE [names]; st_analyze set for
                              * ANALYZE; dr_names NULL = all tables. Statistics only: may be a no-op */
   SQL_STMT_PREPARE,         /* st_prepare: PREPARE name [(types)] AS statement */
-  SQL_STMT_EXECUTE          /* st_execute: EXECUTE name [(arguments)] */
+  SQL_STMT_EXECUTE,         /* st_execute: EXECUTE name [(arguments)] */
+  SQL_STMT_CREATE_SEQUENCE, /* st_sequence */
+  SQL_STMT_ALTER_SEQUENCE,  /* st_sequence */
+  SQL_STMT_DROP_SEQUENCE    /* st_drop */
 } sql_stmt_kind_t;
 
 typedef struct sql_stmt_s sql_stmt_t;
@@ -447,6 +455,7 @@ typedef struct sql_insert_s {
   sql_query_t *in_query;   /* VALUES rows or a SELECT; NULL for DEFAULT VALUES */
   /* added: */
   const char *in_alias;    /* INSERT INTO t AS alias (for RETURNING / ON CONFLICT); NULL none */
+  char in_overriding;      /* OVERRIDING SYSTEM VALUE 's', OVERRIDING USER VALUE 'u', 0 none */
   sql_list_t *in_returning; /* of sql_target_t: RETURNING list; NULL when none */
   bool in_on_conflict;     /* ON CONFLICT [(cols)] DO NOTHING: rows that would violate a
                             * unique index (those columns' when given) are skipped */
@@ -493,7 +502,43 @@ typedef struct sql_coldef_s {
   sql_expr_t *cd_default;  /* NULL when none */
   const char *cd_pk_name;  /* CONSTRAINT name PRIMARY KEY; NULL when not named */
   const char *cd_unique_name; /* CONSTRAINT name UNIQUE; NULL when not named */
+  char cd_identity;        /* GENERATED ALWAYS 'a' / BY DEFAULT 'd' AS IDENTITY (Virtuoso's
+                            * IDENTITY: 'd'); 0 none */
+  struct sql_seqopts_s *cd_identity_opts; /* AS IDENTITY (options); NULL none */
 } sql_coldef_t;
+
+/* The options of CREATE / ALTER SEQUENCE and of an identity column, as
+ * written (the *_given fields say which were). */
+typedef struct sql_seqopts_s {
+  bool so_type_given;
+  sql_type_t so_type;      /* AS type */
+  bool so_increment_given;
+  int64_t so_increment;
+  int so_min;              /* 0 not given, 1 MINVALUE n, -1 NO MINVALUE */
+  int64_t so_min_value;
+  int so_max;              /* as so_min */
+  int64_t so_max_value;
+  bool so_start_given;
+  int64_t so_start;
+  bool so_restart;         /* RESTART [[WITH] n] */
+  bool so_restart_given;   /* … with n */
+  int64_t so_restart_value;
+  bool so_cache_given;
+  int64_t so_cache;
+  int so_cycle;            /* 0 not given, 1 CYCLE, -1 NO CYCLE */
+  int so_owned;            /* 0 not given, 1 OWNED BY table.column, -1 OWNED BY NONE */
+  sql_name_t so_owned_table;
+  const char *so_owned_col;
+} sql_seqopts_t;
+
+/* CREATE SEQUENCE, ALTER SEQUENCE. */
+typedef struct sql_sequence_s {
+  sql_name_t sq_name;
+  bool sq_if_not_exists;   /* CREATE … IF NOT EXISTS */
+  bool sq_if_exists;       /* ALTER … IF EXISTS */
+  sql_seqopts_t sq_opts;
+  const char *sq_rename;   /* ALTER SEQUENCE … RENAME TO name; NULL none */
+} sql_sequence_t;
 
 /* PRIMARY KEY (…) or UNIQUE (…) written as a table constraint. */
 typedef struct sql_tabcons_s {
@@ -643,7 +688,9 @@ struct sql_stmt_s {
     sql_update_t *st_update;
     sql_delete_t *st_delete;
     sql_create_table_t *st_create_table;
-    sql_drop_t *st_drop;            /* DROP TABLE, DROP INDEX, TRUNCATE, VACUUM/ANALYZE */
+    sql_drop_t *st_drop;            /* DROP TABLE, DROP INDEX, DROP SEQUENCE, TRUNCATE,
+                                     * VACUUM/ANALYZE */
+    sql_sequence_t *st_sequence;    /* CREATE / ALTER SEQUENCE */
     sql_create_index_t *st_create_index;
     const char *st_savepoint;       /* SAVEPOINT, RELEASE, ROLLBACK TO */
     sql_grant_t *st_grant;          /* GRANT, REVOKE */

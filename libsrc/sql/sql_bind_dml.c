@@ -64,6 +64,21 @@ bd_scope_t *bd_table_scope(bd_t *b, const sp_table_t *t, const char *alias)
   return sc;
 }
 
+/* Identity columns (sp_table_t tb_identity): whether column c takes its
+ * DEFAULT although a value was written for it (OVERRIDING USER VALUE), or
+ * refuses the value (428C9: GENERATED ALWAYS without OVERRIDING SYSTEM
+ * VALUE). */
+static int bd_identity_value(bd_t *b, const sp_table_t *t, const sql_insert_t *in, int c, int pos,
+                             bool *use_default)
+{
+  char id = t->tb_identity ? t->tb_identity[c] : 0;
+  *use_default = id && in->in_overriding == 'u';
+  if (id == 'a' && !in->in_overriding)
+    return bd_error(b, SQLSTATE_GENERATED_ALWAYS, pos,
+                    "cannot insert a non-DEFAULT value into column \"%s\"", t->tb_colnames[c]);
+  return CZ_OK;
+}
+
 int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
 {
   const sp_table_t *t;
@@ -121,7 +136,11 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
       for (int c = 0; c < nc; c++) {
         const sql_expr_t *x = src[c] >= 0 && row ? sql_list_at(row, src[c]) : NULL;
         xnode_t *v;
-        if (!x || x->ex_kind == SQL_E_DEFAULT)
+        bool use_default = false;
+        if (x && x->ex_kind != SQL_E_DEFAULT &&
+            bd_identity_value(b, t, in, c, x->ex_pos, &use_default) != CZ_OK)
+          return CZ_ERR;
+        if (!x || x->ex_kind == SQL_E_DEFAULT || use_default)
           v = bd_default(b, t, c);
         else if (bd_expr(b, &empty, x, &v) == CZ_OK)
           v = bd_assign(b, t, c, v, x->ex_pos);
@@ -158,6 +177,11 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
       src[c] = -1;  /* a shorter query fills the first columns (the rest: defaults) */
     xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nc + 1));
     for (int c = 0; c < nc; c++) {
+      bool use_default = false;
+      if (src[c] >= 0 && bd_identity_value(b, t, in, c, q->qu_pos, &use_default) != CZ_OK)
+        return CZ_ERR;
+      if (use_default)
+        src[c] = -1;
       x[c] = src[c] >= 0 ? bd_assign(b, t, c, bd_col(b, src[c], sel->o_types[src[c]]), q->qu_pos)
                          : bd_default(b, t, c);
       if (!x[c])
@@ -258,6 +282,9 @@ int bd_set_list(bd_t *b, bd_scope_t *sc, const sp_table_t *t, const sql_list_t *
       return bd_error(b, SQLSTATE_SYNTAX_ERROR, as->as_pos, "multiple assignments to same column \"%s\"",
                       as->as_column);
     xnode_t *v;
+    if (as->as_expr->ex_kind != SQL_E_DEFAULT && t->tb_identity && t->tb_identity[c] == 'a')
+      return bd_error(b, SQLSTATE_GENERATED_ALWAYS, as->as_pos,
+                      "column \"%s\" can only be updated to DEFAULT", as->as_column);
     if (as->as_expr->ex_kind == SQL_E_DEFAULT)
       v = bd_default(b, t, c);
     else if (bd_expr(b, sc, as->as_expr, &v) == CZ_OK)

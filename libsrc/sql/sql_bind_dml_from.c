@@ -27,7 +27,7 @@
  * bound into fb's conjuncts. */
 static int bd_dml_block(bd_t *b, const sql_name_t *name, const char *alias, const sql_list_t *from,
                         const sql_expr_t *where, unsigned priv, const sp_table_t **tout,
-                        bd_scope_t **scout, bd_fromblk_t **fbout)
+                        bd_scope_t **scout, lp_block_t **fbout)
 {
   const sp_table_t *t;
   if (bd_lookup_table(b, name, &t) != CZ_OK)
@@ -35,10 +35,10 @@ static int bd_dml_block(bd_t *b, const sql_name_t *name, const char *alias, cons
   bd_access(b, t, priv);
   bd_scope_t *sc = bd_table_scope(b, t, alias);
   sc->sc_width = t->tb_ncols + 1;  /* the locator */
-  bd_fromblk_t *fb = arena_zalloc(b->b_a, sizeof(*fb));
+  lp_block_t *fb = arena_zalloc(b->b_a, sizeof(*fb));
   fb->fb_ucap = 8;
-  fb->fb_units = arena_zalloc(b->b_a, sizeof(bd_unit_t) * (size_t)fb->fb_ucap);
-  bd_unit_t *u = &fb->fb_units[fb->fb_nunits++];
+  fb->fb_units = arena_zalloc(b->b_a, sizeof(lp_rel_t) * (size_t)fb->fb_ucap);
+  lp_rel_t *u = &fb->fb_units[fb->fb_nunits++];
   u->un_base = 0;
   u->un_width = t->tb_ncols + 1;
   u->un_table = t;
@@ -66,7 +66,7 @@ int bd_update_from(bd_t *b, const sql_update_t *up, op_t **out)
 {
   const sp_table_t *t;
   bd_scope_t *sc;
-  bd_fromblk_t *fb;
+  lp_block_t *fb;
   if (bd_dml_block(b, &up->up_table, up->up_alias, up->up_from, up->up_where, SQL_PRIV_UPDATE,
                    &t, &sc, &fb) != CZ_OK)
     return CZ_ERR;
@@ -99,7 +99,7 @@ int bd_delete_using(bd_t *b, const sql_delete_t *de, op_t **out)
 {
   const sp_table_t *t;
   bd_scope_t *sc;
-  bd_fromblk_t *fb;
+  lp_block_t *fb;
   if (bd_dml_block(b, &de->de_table, de->de_alias, de->de_using, de->de_where, SQL_PRIV_DELETE,
                    &t, &sc, &fb) != CZ_OK)
     return CZ_ERR;

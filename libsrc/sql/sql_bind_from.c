@@ -382,8 +382,8 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   if (fr->fr_join == SQL_JOIN_RIGHT) {
     /* a RIGHT JOIN b = b LEFT JOIN a, with the columns put back in order;
      * built again once the block knows the columns it reads */
-    bd_outer_t *oj = arena_zalloc(b->b_a, sizeof(*oj));
-    *oj = (bd_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lalias = lalias, .oj_r = r,
+    lp_outer_t *oj = arena_zalloc(b->b_a, sizeof(*oj));
+    *oj = (lp_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lalias = lalias, .oj_r = r,
                        .oj_rt = rtable, .oj_ralias = ralias, .oj_cond = cond, .oj_right = true};
     *out = bd_outer_build(b, oj, NULL);
     oj->oj_op = *out;
@@ -415,8 +415,8 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
     }
   }
   if (kind == JOIN_LEFT) {
-    bd_outer_t *oj = arena_zalloc(b->b_a, sizeof(*oj));
-    *oj = (bd_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lalias = lalias, .oj_r = r,
+    lp_outer_t *oj = arena_zalloc(b->b_a, sizeof(*oj));
+    *oj = (lp_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lalias = lalias, .oj_r = r,
                        .oj_rt = rtable, .oj_ralias = ralias, .oj_cond = cond};
     *out = bd_outer_build(b, oj, NULL);
     oj->oj_op = *out;
@@ -535,7 +535,7 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
   }
 }
 
-void bd_fromblk_conj(bd_t *b, bd_fromblk_t *fb, xnode_t *x)
+void bd_fromblk_conj(bd_t *b, lp_block_t *fb, xnode_t *x)
 {
   if (fb->fb_nconj == fb->fb_cap) {
     int cap = fb->fb_cap ? fb->fb_cap * 2 : 8;
@@ -548,17 +548,17 @@ void bd_fromblk_conj(bd_t *b, bd_fromblk_t *fb, xnode_t *x)
   fb->fb_conj[fb->fb_nconj++] = x;
 }
 
-bd_unit_t *bd_fromblk_unit(bd_t *b, bd_fromblk_t *fb)
+lp_rel_t *bd_fromblk_unit(bd_t *b, lp_block_t *fb)
 {
   if (fb->fb_nunits == fb->fb_ucap) {
     int cap = fb->fb_ucap ? fb->fb_ucap * 2 : 8;
-    bd_unit_t *n = arena_zalloc(b->b_a, sizeof(bd_unit_t) * (size_t)cap);
+    lp_rel_t *n = arena_zalloc(b->b_a, sizeof(lp_rel_t) * (size_t)cap);
     if (fb->fb_nunits)
-      memcpy(n, fb->fb_units, sizeof(bd_unit_t) * (size_t)fb->fb_nunits);
+      memcpy(n, fb->fb_units, sizeof(lp_rel_t) * (size_t)fb->fb_nunits);
     fb->fb_units = n;
     fb->fb_ucap = cap;
   }
-  bd_unit_t *u = &fb->fb_units[fb->fb_nunits++];
+  lp_rel_t *u = &fb->fb_units[fb->fb_nunits++];
   memset(u, 0, sizeof(*u));
   return u;
 }
@@ -567,7 +567,7 @@ bd_unit_t *bd_fromblk_unit(bd_t *b, bd_fromblk_t *fb)
  * is the same as its items listed in FROM with ON in WHERE: its items
  * become units of the block, so the join planner orders them with the
  * others. Other items (outer joins among them) are one unit each. */
-int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *fb)
+int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_block_t *fb)
 {
   if (fr->fr_kind == SQL_FROM_JOIN &&
       (fr->fr_join == SQL_JOIN_INNER || fr->fr_join == SQL_JOIN_CROSS) && !fr->fr_natural &&
@@ -605,7 +605,7 @@ int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *f
   }
   if (fb->fb_nunits > 0 && bd_item_lateral(fr))
     return bd_lateral_unit(b, sc, fb, fr);  /* sql_bind_lateral.c */
-  bd_unit_t *u = bd_fromblk_unit(b, fb);
+  lp_rel_t *u = bd_fromblk_unit(b, fb);
   u->un_base = sc->sc_width;
   if (bd_item(b, sc, fr, &u->un_op, &u->un_table, &u->un_alias) != CZ_OK)
     return CZ_ERR;
@@ -616,9 +616,9 @@ int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *f
 }
 
 int bd_from_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
-                 bd_fromblk_t **out)
+                 lp_block_t **out)
 {
-  bd_fromblk_t *fb = arena_zalloc(b->b_a, sizeof(*fb));
+  lp_block_t *fb = arena_zalloc(b->b_a, sizeof(*fb));
   for (int i = 0; i < sql_list_len(from); i++)
     if (bd_from_units(b, sc, sql_list_at(from, i), fb) != CZ_OK)
       return CZ_ERR;

@@ -21,6 +21,7 @@
 
 #include "exec/exec.h"
 #include "sql/sql.h"
+#include "sql/sql_logical.h"
 #include "sql/sql_plan.h"
 
 /* One FROM item's columns in a scope. */
@@ -103,14 +104,14 @@ struct bd_cte_s {
 };
 
 /* Where a subquery was bound from, so that the planner can bind it again
- * decorrelated (sql_plan_decor.c). */
+ * decorrelated (sql_bind_decor.c). */
 typedef struct bd_subq_src_s {
   xsubq_t *ss_sq;
   const sql_query_t *ss_q;
   bd_scope_t *ss_sc;            /* the scope it was bound in */
 } bd_subq_src_t;
 
-/* A subquery being bound again for decorrelation (sql_plan_decor.c): its
+/* A subquery being bound again for decorrelation (sql_bind_decor.c): its
  * top block pulls out the conjuncts that read the outer row and outputs
  * [IN's value,] the inner sides of the correlating equalities, then the
  * columns the other pulled-out conjuncts read. */
@@ -154,7 +155,7 @@ typedef struct bd_s {
   int b_nsrc, b_src_cap;
   bd_subq_src_t *b_src;         /* every subquery's text and scope */
   bd_decor_t *b_decor;          /* a decorrelating rebinding in progress, else NULL */
-  struct bd_outer_s *b_outer;   /* the explicit outer join built last (sql_plan_outer.c) */
+  struct lp_outer_s *b_outer;   /* the explicit outer join built last (opt_outer.c) */
   int b_naccess, b_access_cap;
   sp_access_t *b_access;
   /* INSERT … SELECT: the types the target columns want, so that untyped
@@ -181,25 +182,8 @@ typedef struct bd_s {
  * the columns so noted). */
 void bd_scope_use(bd_t *b, bd_scope_t *sc, int index);
 
-xnode_t *bd_node(bd_t *b, xkind_t kind, ty_t type, int pos);
-xnode_t *bd_col(bd_t *b, int index, ty_t type);
-xnode_t *bd_const_null(bd_t *b, ty_t type);
-xnode_t *bd_const_i64(bd_t *b, ty_id_t id, int64_t v);
-/* Converts n to type `to`: folds untyped literals (22P02 on bad text:
- * NULL returned, b_e set), types untyped parameters, else wraps an
- * X_CAST. */
-xnode_t *bd_coerce(bd_t *b, xnode_t *n, ty_t to);
-/* Explicit CAST: also checks xcast_allowed (42846). */
-xnode_t *bd_cast(bd_t *b, xnode_t *n, ty_t to, int pos);
 /* Untyped literals and parameters left at the end become text. */
 xnode_t *bd_finish_unknown(bd_t *b, xnode_t *n);
-bool bd_node_equal(const xnode_t *x, const xnode_t *y);
-bool bd_node_has_subq(const xnode_t *x);
-/* A copy of x whose X_COL n reads column map[n] (for moving a condition
- * to another row layout; x holds no subquery). */
-xnode_t *bd_node_remap(bd_t *b, const xnode_t *x, const int *map);
-/* Calls fn on every X_COL of x (and of subquery correlations). */
-void bd_node_cols(xnode_t *x, void (*fn)(void *ctx, xnode_t *col), void *ctx);
 int bd_error(bd_t *b, const char *sqlstate, int pos, const char *fmt, ...) CZ_PRINTF(4, 5);
 void bd_access(bd_t *b, const sp_table_t *t, unsigned priv);
 
@@ -208,19 +192,11 @@ void bd_access(bd_t *b, const sp_table_t *t, unsigned priv);
 int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
 /* A boolean condition (WHERE, ON, HAVING): 42804 when not boolean. */
 int bd_cond(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, const char *what, xnode_t **out);
-/* Binds an operator with already bound operands (r NULL for unary). */
-int bd_op(bd_t *b, xop_t op, xnode_t *l, xnode_t *r, int pos, xnode_t **out);
 /* Common type of n nodes, coercing each in place (CASE, IN, UNION). */
 int bd_unify(bd_t *b, xnode_t **nodes, int n, const char *ctx, int pos, ty_t *out);
 /* A subquery as an X_SUBQ of kind 0/1/2 in scope sc. */
 int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos,
                 xsubq_t **out_sq, op_t **out_plan);
-/* Lists sq among the statement's subqueries (after its parent's). */
-void bd_subq_register(bd_t *b, xsubq_t *sq);
-/* A parameter of type t standing for correlation value k of the
- * subquery it is used in (numbered after the statement's parameters
- * once the statement is bound). */
-xnode_t *bd_param_corr(bd_t *b, ty_t t, int k);
 
 /* ---- aggregates (sql_bind_agg.c) --------------------------------------- */
 
@@ -239,91 +215,49 @@ int bd_agg_rewrite(bd_t *b, bd_aggctx_t *ag, int ngroup, xnode_t **group, xnode_
 int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
              const char ***names, sp_col_t **cols);
 /* A FROM clause in two steps: bd_from_bind puts its items into sc and
- * binds WHERE; bd_from_plan, called once every expression of the block is
- * bound (so that bd_scope_use knows the columns read), orders the joins
- * and builds the operator tree producing sc's row (sql_plan_join.c). */
-typedef struct bd_unit_s {
-  int un_base, un_width;        /* its columns in the block's row */
-  const sp_table_t *un_table;   /* a plain table: its scan is planned with the joins */
-  const char *un_alias;
-  op_t *un_op;                  /* otherwise the input built while binding */
-  xsubq_t *un_lateral;          /* a LATERAL item reading the units before it: its plan,
-                                 * joined to them by bd_lateral_fold (un_op NULL) */
-  bool un_rowid;                /* the target of UPDATE … FROM / DELETE … USING: its scan
-                                   also gives the row locator, block column
-                                   un_base + tb_ncols (un_width = tb_ncols + 1) */
-  /* JOIN_SEMI / JOIN_ANTI: a decorrelated subquery (sql_plan_decor.c),
-   * joined after the units its conjuncts read, adding no columns to the
-   * block's row (its own lie past it); JOIN_INNER otherwise */
-  join_kind_t un_kind;
-  bool un_null_aware;           /* ANTI of NOT IN */
-  /* a decorrelated subquery: the conjunct it came from, its input's
-   * estimated rows, and whether per row it would be an index probe (then
-   * the planner compares both ways and may put the subquery back), with
-   * the estimated cost of computing it once joined (0: one table, not
-   * estimated) and of one run of it per row (0: not estimated) */
-  int un_src_conj;
-  double un_sub_rows;
-  double un_sub_cost;
-  double un_row_cost;
-  bool un_probe;
-  /* an explicit LEFT / RIGHT JOIN: how un_op was built, to build it again
-   * reading only the columns the block reads (NULL: not one) */
-  const struct bd_outer_s *un_outer;
-} bd_unit_t;
-typedef struct bd_fromblk_s {
-  int fb_nunits, fb_ucap;
-  bd_unit_t *fb_units;          /* the FROM items (inner JOINs' items too), as written */
-  int fb_nconj, fb_cap;
-  xnode_t **fb_conj;            /* WHERE's (and inner JOINs' ON) conjuncts over the block's row */
-  bool fb_estimate;             /* estimate even one unit, into the plan's o_est_rows
-                                 * (a subquery being decorrelated) */
-  const bool *fb_keep;          /* per conjunct: leave its subquery per row (NULL = none) */
-} bd_fromblk_t;
+ * binds WHERE, giving the block's logical form (sql_logical.h);
+ * bd_from_plan, called once every expression of the block is bound (so
+ * that bd_scope_use knows the columns read), folds LATERAL items, fills
+ * the block's view of sc and hands it to the optimizer (sql_bind_opt.c),
+ * which returns the operators producing sc's row. */
 int bd_from_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
-                 bd_fromblk_t **out);
-int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out);
-/* The join planner's estimated cost of plan o: the nearest estimate
- * below its root along first inputs (a block's last join carries the
- * cost of all its joins); 0 when nothing below was estimated. */
+                 lp_block_t **out);
+int bd_from_plan(bd_t *b, bd_scope_t *sc, lp_block_t *fb, op_t **out);
+/* The optimizer's estimated cost of plan o: the nearest estimate below
+ * its root along first inputs (a block's last join carries the cost of
+ * all its joins); 0 when nothing below was estimated. */
 double bd_plan_est_cost(const op_t *o);
 /* Adds one FROM item to sc and fb (bd_from_bind does it for each item):
  * UPDATE … FROM and DELETE … USING put their target first themselves. */
-int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_fromblk_t *fb);
-/* sql_plan_par.c: parallel plans. bd_par_workers: the workers a Gather
- * over fb's plan may use (0: no parallel plan: ThreadsPerQuery 1, not one
- * large stored table, a subquery or volatile function in a conjunct, or a
- * plan op_gather_ok refuses). bd_par_gather puts the Gather over plan;
- * bd_par_agg builds partial group-by → Gather → final group-by →
- * projection to the single group-by's layout, NULL when an aggregate
- * cannot be merged (then a Gather below one group-by). */
-int bd_par_workers(bd_t *b, const bd_fromblk_t *fb, const op_t *plan);
+int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_block_t *fb);
+/* The optimizer's other entry points, called through sp_env_t.pe_opt
+ * (sql_bind_opt.c; sql_opt_t in sql_logical.h says what each does). */
+int bd_par_workers(bd_t *b, const lp_block_t *fb, const op_t *plan);
+/* Groups left after HAVING (the optimizer's so_having_rows). */
+double bd_having_rows(bd_t *b, double groups, xnode_t *having);
 /* Whether a block bound in scope outer for subquery sq may run in
  * parallel: a top-level one, or one of a subquery without correlation
  * (so far: every expression of the block is bound when it is asked). */
 bool bd_par_block(const bd_scope_t *outer, const xsubq_t *sq);
-/* Puts a Gather of its own over each large build side of the joins of
- * plan's pipeline (their scans then run on every thread while the
- * session's thread fills the shared table). */
-void bd_par_builds(bd_t *b, const bd_fromblk_t *fb, op_t *plan, int workers);
+/* A Gather over each large build side of plan's joins (so_par_builds). */
+void bd_par_builds(bd_t *b, const lp_block_t *fb, op_t *plan, int workers);
 op_t *bd_par_gather(bd_t *b, op_t *plan, int workers);
 op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
                  const agg_spec_t *aggs);
-/* sql_plan_decor.c: WHERE's EXISTS / NOT EXISTS / IN / NOT IN conjuncts
+/* sql_bind_decor.c (lp_decorrelate in sql_logical.h is the optimizer's
+ * door to it): WHERE's EXISTS / NOT EXISTS / IN / NOT IN conjuncts
  * whose subquery is correlated only by conjuncts it can give up become
  * SEMI / ANTI units of fb (the others stay per-row subqueries). */
-int bd_decorrelate(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb);
+int bd_decorrelate(bd_t *b, bd_scope_t *sc, lp_block_t *fb);
 /* In the decorrelating rebinding's top block (called by bd_select):
  * pulls the correlated conjuncts out of fb, then shapes the output. */
-void bd_decor_extract(bd_t *b, bd_decor_t *dr, bd_fromblk_t *fb);
+void bd_decor_extract(bd_t *b, bd_decor_t *dr, lp_block_t *fb);
 op_t *bd_decor_output(bd_t *b, bd_decor_t *dr, op_t *plan, xnode_t *target);
 /* The same for a scalar subquery: its aggregates grouped by the keys'
  * inner sides (ag: the block's aggregates); NULL with b_e set on error. */
 op_t *bd_decor_grouped(bd_t *b, bd_decor_t *dr, op_t *plan, bd_aggctx_t *ag, xnode_t *target);
-/* Adds to fb's conjuncts what its ORs imply: conjuncts common to every
- * branch, and per unit the OR of each branch's conditions on it
- * (sql_plan_or.c); unit_of maps block columns to units. */
-void bd_or_factor(bd_t *b, bd_fromblk_t *fb, const int *unit_of);
+double bd_block_rows(bd_t *b, const lp_block_t *fb, const op_t *plan);
+double bd_group_rows(bd_t *b, const lp_block_t *fb, xnode_t **group, int ngroup, double in_rows);
 int bd_lookup_table(bd_t *b, const sql_name_t *n, const sp_table_t **out);
 /* Puts q's WITH queries in force (b_ctes; the caller restores it):
  * 42712 for a name given twice. */
@@ -370,12 +304,12 @@ int bd_lateral_join(bd_t *b, bd_scope_t *sc, int first_rel, int base, op_t *left
                     const sql_from_t *fr, join_kind_t kind, const sql_expr_t *on, op_t **out);
 /* A lateral item of a FROM list after other items: a unit marked
  * un_lateral (or an ordinary unit when it reads none of them). */
-int bd_lateral_unit(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, const sql_from_t *fr);
+int bd_lateral_unit(bd_t *b, bd_scope_t *sc, lp_block_t *fb, const sql_from_t *fr);
 /* Called first by bd_from_plan: the units before the last lateral unit
  * are planned (with the conjuncts over them alone) and joined to it, and
  * that join becomes the block's first unit, so the join search never
  * sees a lateral unit. */
-int bd_lateral_fold(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb);
+int bd_lateral_fold(bd_t *b, bd_scope_t *sc, lp_block_t *fb);
 /* Adds range entry r to sc at the end of its row (42712 for a name
  * already there: CZ_ERR, b_e set at pos). */
 int bd_scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r, int pos);
@@ -383,67 +317,21 @@ int bd_scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r, int pos);
  * fr's alias (else ?subquery?), its column aliases, then the names. */
 bd_rel_t *bd_rel_derived(bd_t *b, const sql_from_t *fr, const op_t *q, const char **names);
 /* A new, zeroed unit at the end of fb. */
-bd_unit_t *bd_fromblk_unit(bd_t *b, bd_fromblk_t *fb);
+lp_rel_t *bd_fromblk_unit(bd_t *b, lp_block_t *fb);
 /* Appends conjunct x to fb's list. */
-void bd_fromblk_conj(bd_t *b, bd_fromblk_t *fb, xnode_t *x);
+void bd_fromblk_conj(bd_t *b, lp_block_t *fb, xnode_t *x);
 /* A new subquery registered with the statement (parents before their own
  * subqueries), its parent sc's (NULL: none). */
 xsubq_t *bd_subq_new(bd_t *b, bd_scope_t *sc);
 
-/* A join of l and r (r's columns after l's) over cond: `l col = r col`
- * conjuncts of one type become hash keys (built on r), the rest the
- * residual; without keys a nested loop (sql_bind_from.c). */
-op_t *bd_join_op(bd_t *b, op_t *l, op_t *r, join_kind_t kind, xnode_t *cond);
-/* An explicit LEFT JOIN (or RIGHT JOIN, built as a swapped LEFT JOIN)
- * as bound: its sides (tables: oj_lt / oj_rt, scanned again when built
- * with a mask of the columns read; else the inputs as bound) and ON over
- * [left, right] as written. */
-typedef struct bd_outer_s {
-  op_t *oj_l, *oj_r;
-  const sp_table_t *oj_lt, *oj_rt;
-  const char *oj_lalias, *oj_ralias;
-  xnode_t *oj_cond;
-  bool oj_right;                /* RIGHT JOIN */
-  op_t *oj_op;                  /* what bd_outer_build gave while binding */
-} bd_outer_t;
-/* The join's operators (sql_plan_outer.c): the nullable side's own ON
- * conjuncts pushed into it, the hash table built on the smaller side;
- * need (over the join's columns, written order; NULL = all): the
- * columns read, the others NULL at their positions. */
-op_t *bd_outer_build(bd_t *b, const bd_outer_t *oj, const bool *need);
-/* l INNER JOIN r on l.hl[i] = r.hr[i] (and cond, over [l, r]) with the
- * hash table built on l and r probing it: the row is [l, r] as
- * op_hashjoin_new's, through a projection. For a left input estimated
- * much smaller than the right (sql_plan_join.c). */
-op_t *bd_hashjoin_build_left(bd_t *b, op_t *l, op_t *r, int nk, const int *hl, const int *hr,
-                             xnode_t *cond);
-
-/* ---- access paths (sql_plan_scan.c) ------------------------------------ */
-
-/* A scan of table t returning all its columns (plus the row identity when
- * rowid), using the conjuncts conj[0..n) (over the scan's columns) for key
- * bounds where they allow; used conjuncts are set to NULL. */
+/* An explicit outer join's operators (the optimizer's so_outer). */
+op_t *bd_outer_build(bd_t *b, const lp_outer_t *oj, const bool *need);
+/* A scan of table t (the optimizer's so_scan): all its columns, or those
+ * need marks (the others NULL at their positions). */
 op_t *bd_plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
                    xnode_t **conj, int n);
-/* As bd_plan_scan, but reading only the columns need marks (need[c],
- * NULL = all); the others are NULL at their positions in the result. */
 op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
                         xnode_t **conj, int n, const bool *need);
-/* As bd_plan_scan_cols, but the result holds only the needed columns, in
- * table order (the conjuncts' columns must be needed). */
-op_t *bd_plan_scan_compact(bd_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,
-                           int n, const bool *need);
-/* As bd_plan_scan_compact, plus the row locator as a last column (the
- * target of UPDATE … FROM / DELETE … USING). */
-op_t *bd_plan_scan_target(bd_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,
-                          int n, const bool *need);
-/* Splits an AND tree into conjuncts (appends to *list). */
-void bd_conjuncts(bd_t *b, xnode_t *x, xnode_t ***list, int *n, int *cap);
-/* If c is `col op value` (either order) with col (of type ctype) as a key
- * column can be bounded by value (free of columns), the comparison as
- * seen from the column (EQ, LT, LE, GT, GE) and the value. */
-bool bd_key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **val);
-xnode_t *bd_and_all(bd_t *b, xnode_t **conj, int n);
 
 /* ---- DML (sql_bind_dml.c) ----------------------------------------------- */
 

@@ -99,13 +99,13 @@ int bd_lateral_join(bd_t *b, bd_scope_t *sc, int first_rel, int base, op_t *left
   return CZ_OK;
 }
 
-int bd_lateral_unit(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, const sql_from_t *fr)
+int bd_lateral_unit(bd_t *b, bd_scope_t *sc, lp_block_t *fb, const sql_from_t *fr)
 {
   xsubq_t *sq;
   bd_rel_t *rel;
   if (lat_bind(b, sc, 0, fr, NULL, &sq, &rel) != CZ_OK)
     return CZ_ERR;
-  bd_unit_t u = {.un_base = sc->sc_width, .un_width = rel->rl_ncols, .un_op = sq->xs_plan};
+  lp_rel_t u = {.un_base = sc->sc_width, .un_width = rel->rl_ncols, .un_op = sq->xs_plan};
   if (sq->xs_ncorr > 0) {
     /* joined to the units before it when the block is planned; the
      * columns it reads are read by them */
@@ -128,7 +128,7 @@ static void max_col(void *ctx, xnode_t *col)
     *m = col->x_index;
 }
 
-int bd_lateral_fold(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb)
+int bd_lateral_fold(bd_t *b, bd_scope_t *sc, lp_block_t *fb)
 {
   int k = -1;
   for (int u = 1; u < fb->fb_nunits; u++)
@@ -136,11 +136,11 @@ int bd_lateral_fold(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb)
       k = u;
   if (k < 0)
     return CZ_OK;
-  bd_unit_t *lu = &fb->fb_units[k];
+  lp_rel_t *lu = &fb->fb_units[k];
   int base = lu->un_base;  /* the units before it are the block's columns [0, base) */
   /* the prefix: those units and the conjuncts over their columns alone
    * (they are filtered before the lateral item runs) */
-  bd_fromblk_t prefix;
+  lp_block_t prefix;
   memset(&prefix, 0, sizeof(prefix));
   prefix.fb_nunits = prefix.fb_ucap = k;
   prefix.fb_units = fb->fb_units;
@@ -163,12 +163,12 @@ int bd_lateral_fold(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb)
   sc->sc_width = width;
   if (rc != CZ_OK)
     return CZ_ERR;
-  bd_unit_t merged = {.un_base = 0, .un_width = base + lu->un_width,
+  lp_rel_t merged = {.un_base = 0, .un_width = base + lu->un_width,
                       .un_op = op_lateral_new(b->b_a, left, lu->un_lateral, JOIN_INNER)};
   int rest = fb->fb_nunits - k - 1;
-  bd_unit_t *units = arena_zalloc(b->b_a, sizeof(bd_unit_t) * (size_t)(rest + 2));
+  lp_rel_t *units = arena_zalloc(b->b_a, sizeof(lp_rel_t) * (size_t)(rest + 2));
   units[0] = merged;
-  memcpy(units + 1, fb->fb_units + k + 1, sizeof(bd_unit_t) * (size_t)rest);
+  memcpy(units + 1, fb->fb_units + k + 1, sizeof(lp_rel_t) * (size_t)rest);
   fb->fb_units = units;
   fb->fb_nunits = fb->fb_ucap = rest + 1;
   return CZ_OK;

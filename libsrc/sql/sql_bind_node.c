@@ -263,3 +263,44 @@ void bd_scope_use(bd_t *b, bd_scope_t *sc, int index)
   }
   sc->sc_used[index] = true;
 }
+
+void bd_conjuncts(bd_t *b, xnode_t *x, xnode_t ***list, int *n, int *cap)
+{
+  if (!x)
+    return;
+  if (x->x_kind == X_OP && x->x_op == XOP_AND) {
+    bd_conjuncts(b, x->x_args[0], list, n, cap);
+    bd_conjuncts(b, x->x_args[1], list, n, cap);
+    return;
+  }
+  if (*n == *cap) {
+    int c = *cap ? *cap * 2 : 8;
+    xnode_t **nl = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)c);
+    if (*n)
+      memcpy(nl, *list, sizeof(xnode_t *) * (size_t)*n);
+    *list = nl;
+    *cap = c;
+  }
+  (*list)[(*n)++] = x;
+}
+
+xnode_t *bd_and_all(bd_t *b, xnode_t **conj, int n)
+{
+  xnode_t *acc = NULL;
+  for (int i = 0; i < n; i++) {
+    if (!conj[i])
+      continue;
+    if (!acc) {
+      acc = conj[i];
+      continue;
+    }
+    xnode_t *a = bd_node(b, X_OP, ty_plain(TY_BOOL), conj[i]->x_pos);
+    a->x_op = XOP_AND;
+    a->x_nargs = 2;
+    a->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * 2);
+    a->x_args[0] = acc;
+    a->x_args[1] = conj[i];
+    acc = a;
+  }
+  return acc;
+}

@@ -7,7 +7,6 @@
 #include "exec/exec_ql.h"
 #include "sql/sql_bind_ext.h"
 #include "sql/sql_bind_int.h"
-#include "sql/sql_plan_card.h"
 
 /* The name PostgreSQL gives a result column without an alias. */
 static const char *target_name(const sql_expr_t *x)
@@ -405,7 +404,7 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   sc->sc_parent = outer;
   sc->sc_subq = sq;
   op_t *plan;
-  bd_fromblk_t *from;
+  lp_block_t *from;
   if (bd_from_bind(b, sc, s->se_from, s->se_where, &from) != CZ_OK)
     return CZ_ERR;
   bd_decor_t *decor = b->b_decor;
@@ -483,7 +482,7 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     return CZ_ERR;
   /* every expression over the FROM row is bound: plan it */
   /* the estimate weighs a subquery that could also probe an index per row
-   * (sql_plan_join.c keep_per_row); sampling costs, so only then */
+   * (opt_join.c keep_per_row); sampling costs, so only then */
   from->fb_estimate = decor && decor->dr_key_probe;
   if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
     return CZ_ERR;
@@ -510,7 +509,7 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     return *out ? CZ_OK : CZ_ERR;
   }
   bool grouped = ag->ag_n > 0 || ngroup > 0 || having || has_sets || ag->ag_ngrp > 0;
-  /* parallel plans (sql_plan_par.c): a top-level block, or an
+  /* parallel plans (opt_par.c): a top-level block, or an
    * uncorrelated subquery's (run once per execution) */
   int par = bd_par_block(outer, sq) ? bd_par_workers(b, from, plan) : 0;
   if (par)
@@ -533,8 +532,8 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
         return CZ_ERR;
     } else {
       /* the groups' estimate: what a derived table or a decorrelated
-       * subquery over this block weighs (sql_plan_card.c) */
-      groups = pc_group_rows(b, from, group, ngroup, pc_block_rows(b, from, plan));
+       * subquery over this block weighs (opt_card.c) */
+      groups = bd_group_rows(b, from, group, ngroup, bd_block_rows(b, from, plan));
       plan = par_agg ? par_agg : op_hashagg_new(b->b_a, plan, ngroup, group, ag->ag_n, ag->ag_specs);
       if (groups >= 0 && ngroup > 0)
         plan->o_est_rows = groups;
@@ -547,7 +546,7 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
         return CZ_ERR;
       plan = op_filter_new(b->b_a, plan, having);
       if (groups >= 0)
-        plan->o_est_rows = pc_having_rows(b, groups, having);
+        plan->o_est_rows = bd_having_rows(b, groups, having);
     }
     bd_wgroup_t wg = {.wg_agg = ag, .wg_ngroup = ngroup, .wg_group = group};
     if (bd_window_finish(b, sc, &wg, &plan) != CZ_OK)

@@ -87,6 +87,10 @@ char *sql_deparse_expr(arena_t *a, const sql_expr_t *x, err_t *e)
   case SQL_E_FUNC: {
     if (x->ex_over || x->ex_distinct)
       break;
+    /* the SQL value functions (CURRENT_DATE, CURRENT_TIMESTAMP,
+     * LOCALTIME, …) are keywords: written without parentheses */
+    if (!x->ex_star && sql_list_len(x->ex_list) == 0 && sql_keyword_reserved(x->ex_name))
+      return arena_strdup(a, x->ex_name);
     char *args = arena_strdup(a, x->ex_star ? "*" : "");
     for (int i = 0; i < sql_list_len(x->ex_list); i++) {
       char *s = sql_deparse_expr(a, sql_list_at(x->ex_list, i), e);

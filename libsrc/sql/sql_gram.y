@@ -95,6 +95,8 @@ static sql_query_t *sql_g_select(sql_pstate_t *ps, int pos, sql_select_t *se);
 static sql_name_t *sql_g_name(sql_pstate_t *ps, sql_name_t n);
 static sql_stmt_t *sql_g_drop(sql_pstate_t *ps, sql_stmt_kind_t kind, bool if_exists,
                               sql_list_t *names);
+static bool sql_g_seqopt(sql_pstate_t *ps, int pos, int given);
+static bool sql_g_int8(sql_pstate_t *ps, int pos, const char *text, bool neg, int64_t *out);
 static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const char *name,
                                 sql_list_t *values);
 }
@@ -114,6 +116,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> UNIQUE UPDATE USER VALUES VARYING WHEN WHERE WITH WITHOUT WORK ZONE
 %token <str> ALTER ANY ARRAY BINARY BOTH CHARACTERISTICS CHECKPOINT COLLATE COMMITTED
 %token <str> CONFLICT COPY CREATEDB CREATEROLE CSV CURRENT_CATALOG CURRENT_DATE CURRENT_ROLE
+%token <str> AT CURRENT_TIME LOCALTIME
 %token <str> CURRENT_SCHEMA CURRENT_TIMESTAMP CURRENT_USER DEALLOCATE DEFERRABLE DELIMITER DO
 %token <str> ENCODING ENCRYPTED ESCAPE EXTRACT FETCH FOR FORCE FREEZE HEADER_P ISOLATION
 %token <str> LEADING LEVEL LOCALTIMESTAMP LOGIN NATURAL NEXT NOCREATEDB NOCREATEROLE NOLOGIN
@@ -127,6 +130,9 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 /* window frames and named windows (sql_bind_window.c) */
 %token <str> CURRENT_P EXCLUDE FILTER FOLLOWING GROUPS NO OTHERS PRECEDING RANGE TIES UNBOUNDED
 %token <str> WINDOW
+/* sequences and identity columns (CREATE/ALTER/DROP SEQUENCE, serial, GENERATED … AS IDENTITY) */
+%token <str> ALWAYS CACHE CYCLE GENERATED IDENTITY_P INCREMENT MAXVALUE MINVALUE NONE OVERRIDING
+%token <str> OWNED RENAME RESTART SEQUENCE SYSTEM_P VALUE_P
 /* year, month, day, hour, minute or second right after INTERVAL 'text'
  * (sql_yylex turns the identifier into this token only there) */
 %token <str> IV_UNIT
@@ -177,6 +183,10 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <tabcons> table_cons named_table_cons
 %type <assign> set_item
 %type <role> role_opts
+%type <stmt> sequence_stmt
+%type <seqopts> seq_opts opt_identity_opts
+%type <ival> seq_num
+%type <num> override_kind
 
 /* Lowest first; PostgreSQL's table. */
 /* UNBOUNDED PRECEDING is the frame bound, not a column named unbounded
@@ -200,6 +210,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %left '+' '-'
 %left '*' '/' '%'
 %left '^'
+%left AT /* AT TIME ZONE */
 %left COLLATE
 %right UMINUS
 %left '(' ')'
@@ -232,6 +243,7 @@ stmt:
   | delete_stmt
   | with_dml_stmt
   | create_table_stmt
+  | sequence_stmt
   | drop_stmt
   | create_index_stmt
   | txn_stmt
@@ -737,6 +749,10 @@ a_expr:
         $$->ex_type = $3;
         CHK($$ = sql_expr_done(ps, $$));
       }
+  | a_expr AT TIME ZONE a_expr %prec AT
+      { /* PostgreSQL's spelling of timezone(zone, value) */
+        CHK($$ = sql_g_fn(ps, @2.lc_pos, "timezone", APPEND(APPEND(NULL, $5), $1)));
+      }
   | '+' a_expr %prec UMINUS  { $$ = $2; }
   | '-' a_expr %prec UMINUS  { CHK($$ = sql_expr_negate(ps, $2, @1.lc_pos)); }
   | a_expr '+' a_expr            { CHK($$ = sql_expr_op(ps, SQL_OP_ADD, @2.lc_pos, $1, $3)); }
@@ -1230,6 +1246,18 @@ func_common:
         sql_expr_t *p = sql_expr_number(ps, $3, @3.lc_pos, SQL_LIT_INT);
         CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_timestamp", APPEND(NULL, p)));
       }
+  | CURRENT_TIME           { CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_time", NULL)); }
+  | CURRENT_TIME '(' ICONST ')'
+      {
+        sql_expr_t *p = sql_expr_number(ps, $3, @3.lc_pos, SQL_LIT_INT);
+        CHK($$ = sql_g_fn(ps, @1.lc_pos, "current_time", APPEND(NULL, p)));
+      }
+  | LOCALTIME              { CHK($$ = sql_g_fn(ps, @1.lc_pos, "localtime", NULL)); }
+  | LOCALTIME '(' ICONST ')'
+      {
+        sql_expr_t *p = sql_expr_number(ps, $3, @3.lc_pos, SQL_LIT_INT);
+        CHK($$ = sql_g_fn(ps, @1.lc_pos, "localtime", APPEND(NULL, p)));
+      }
   | LOCALTIMESTAMP         { CHK($$ = sql_g_fn(ps, @1.lc_pos, "localtimestamp", NULL)); }
   | LOCALTIMESTAMP '(' ICONST ')'
       {
@@ -1368,6 +1396,18 @@ simple_type:
         if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_TZ, 0, NULL, @1.lc_pos, &$$))
           YYABORT;
       }
+  | type_function_name '(' ICONST ')' WITHOUT TIME ZONE
+      {
+        int64_t m = strtoll($3, NULL, 10);
+        if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_NO_TZ, 1, &m, @1.lc_pos, &$$))
+          YYABORT;
+      }
+  | type_function_name '(' ICONST ')' WITH TIME ZONE
+      {
+        int64_t m = strtoll($3, NULL, 10);
+        if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_TZ, 1, &m, @1.lc_pos, &$$))
+          YYABORT;
+      }
   | INTERVAL opt_interval  { $$ = $2; }
   | INTERVAL '(' ICONST ')'
       {
@@ -1459,6 +1499,7 @@ unreserved_keyword:
     ANALYZE | BEGIN_P | COMMIT | EXPLAIN | FIRST_P | IF_P | INCLUDE | INDEX | KEY | LAST_P
   | LOCAL | NULLS_P | PASSWORD | PRECISION | PRIVILEGES | RELEASE | ROLE | ROLLBACK
   | SAVEPOINT | SESSION | SHOW | START | TIME | TRANSACTION | VARYING | WITHOUT | WORK | ZONE
+  | AT
   | ALTER | BINARY | CHARACTERISTICS | CHECKPOINT | COMMITTED | CONFLICT | COPY | CREATEDB
   | CREATEROLE | CSV | DEALLOCATE | DELIMITER | ENCODING | ENCRYPTED | ESCAPE | FORCE | FREEZE
   | HEADER_P | ISOLATION | LEVEL | LOGIN | NEXT | NOCREATEDB | NOCREATEROLE | NOLOGIN
@@ -1470,6 +1511,8 @@ unreserved_keyword:
   | CURRENT_P | EXCLUDE | FILTER | FOLLOWING | GROUPS | NO | OTHERS | PRECEDING | RANGE | TIES
   | UNBOUNDED
   | BY | CUBE | DELETE_P | DROP | INSERT | REVOKE | ROLLUP | SET | UPDATE
+  | ALWAYS | CACHE | CYCLE | GENERATED | IDENTITY_P | INCREMENT | MAXVALUE | MINVALUE | NONE
+  | OVERRIDING | OWNED | RENAME | RESTART | SEQUENCE | SYSTEM_P | VALUE_P
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function
@@ -1485,6 +1528,7 @@ reserved_keyword:
   | CONSTRAINT
   | CREATE
   | CROSS | CURRENT_CATALOG | CURRENT_DATE | CURRENT_ROLE | CURRENT_SCHEMA | CURRENT_TIMESTAMP
+  | CURRENT_TIME | LOCALTIME
   | CURRENT_USER | DEFAULT | DEFERRABLE | DESC | DISTINCT | DO | ELSE | END_P
   | EXCEPT | FALSE_P | FETCH | FOR | FROM | FULL | GRANT | GROUP_P | HAVING
   | ILIKE | IN_P | INNER_P | INTERSECT | INTO | IS | JOIN | LEADING | LEFT | LIKE
@@ -1559,7 +1603,21 @@ insert_rest:
         $$->in_columns = $2;
         $$->in_query = $4;
       }
+  | OVERRIDING override_kind VALUE_P select_stmt
+      { $$ = NEW(sql_insert_t); $$->in_query = $4; $$->in_overriding = (char)$2; }
+  | '(' name_list ')' OVERRIDING override_kind VALUE_P select_stmt
+      {
+        $$ = NEW(sql_insert_t);
+        $$->in_columns = $2;
+        $$->in_query = $7;
+        $$->in_overriding = (char)$5;
+      }
   | DEFAULT VALUES                 { $$ = NEW(sql_insert_t); }
+  ;
+
+override_kind:
+    SYSTEM_P  { $$ = 's'; }
+  | USER      { $$ = 'u'; }
   ;
 
 update_stmt:
@@ -1680,6 +1738,129 @@ col_quals:
   | col_quals CONSTRAINT col_id NULL_P       { $$ = $1; $$->cd_not_null = false; }
   | col_quals CONSTRAINT col_id PRIMARY KEY  { $$ = $1; $$->cd_primary = true; $$->cd_pk_name = $3; }
   | col_quals CONSTRAINT col_id UNIQUE       { $$ = $1; $$->cd_unique = true; $$->cd_unique_name = $3; }
+  | col_quals GENERATED ALWAYS AS IDENTITY_P opt_identity_opts
+      { $$ = $1; $$->cd_identity = 'a'; $$->cd_identity_opts = $6; }
+  | col_quals GENERATED BY DEFAULT AS IDENTITY_P opt_identity_opts
+      { $$ = $1; $$->cd_identity = 'd'; $$->cd_identity_opts = $7; }
+  /* Virtuoso's IDENTITY column keyword: BY DEFAULT (an explicit value is taken) */
+  | col_quals IDENTITY_P                     { $$ = $1; $$->cd_identity = 'd'; }
+  ;
+
+opt_identity_opts:
+    '(' seq_opts ')'  { $$ = $2; }
+  | %empty            { $$ = NULL; }
+  ;
+
+/* ---- sequences ---------------------------------------------------------- */
+
+sequence_stmt:
+    CREATE SEQUENCE qualified_name seq_opts
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_CREATE_SEQUENCE);
+        $$->st_sequence = NEW(sql_sequence_t);
+        $$->st_sequence->sq_name = $3;
+        $$->st_sequence->sq_opts = *$4;
+      }
+  | CREATE SEQUENCE IF_P NOT EXISTS qualified_name seq_opts
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_CREATE_SEQUENCE);
+        $$->st_sequence = NEW(sql_sequence_t);
+        $$->st_sequence->sq_name = $6;
+        $$->st_sequence->sq_if_not_exists = true;
+        $$->st_sequence->sq_opts = *$7;
+      }
+  | ALTER SEQUENCE qualified_name seq_opts
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_ALTER_SEQUENCE);
+        $$->st_sequence = NEW(sql_sequence_t);
+        $$->st_sequence->sq_name = $3;
+        $$->st_sequence->sq_opts = *$4;
+      }
+  | ALTER SEQUENCE IF_P EXISTS qualified_name seq_opts
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_ALTER_SEQUENCE);
+        $$->st_sequence = NEW(sql_sequence_t);
+        $$->st_sequence->sq_name = $5;
+        $$->st_sequence->sq_if_exists = true;
+        $$->st_sequence->sq_opts = *$6;
+      }
+  | ALTER SEQUENCE qualified_name RENAME TO col_id
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_ALTER_SEQUENCE);
+        $$->st_sequence = NEW(sql_sequence_t);
+        $$->st_sequence->sq_name = $3;
+        $$->st_sequence->sq_rename = $6;
+      }
+  | ALTER SEQUENCE IF_P EXISTS qualified_name RENAME TO col_id
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_ALTER_SEQUENCE);
+        $$->st_sequence = NEW(sql_sequence_t);
+        $$->st_sequence->sq_name = $5;
+        $$->st_sequence->sq_if_exists = true;
+        $$->st_sequence->sq_rename = $8;
+      }
+  ;
+
+/* Each option fills its fields of one sql_seqopts_t; a repeated option is
+ * an error, as in PostgreSQL ("conflicting or redundant options"). */
+seq_opts:
+    %empty                 { $$ = NEW(sql_seqopts_t); }
+  | seq_opts AS simple_type
+      { $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_type_given)); $$->so_type_given = true; $$->so_type = $3; }
+  | seq_opts INCREMENT seq_num
+      { $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_increment_given)); $$->so_increment_given = true; $$->so_increment = $3; }
+  | seq_opts INCREMENT BY seq_num
+      { $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_increment_given)); $$->so_increment_given = true; $$->so_increment = $4; }
+  | seq_opts MINVALUE seq_num
+      { $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_min)); $$->so_min = 1; $$->so_min_value = $3; }
+  | seq_opts NO MINVALUE
+      { $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_min)); $$->so_min = -1; }
+  | seq_opts MAXVALUE seq_num
+      { $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_max)); $$->so_max = 1; $$->so_max_value = $3; }
+  | seq_opts NO MAXVALUE
+      { $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_max)); $$->so_max = -1; }
+  | seq_opts START seq_num
+      { $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_start_given)); $$->so_start_given = true; $$->so_start = $3; }
+  | seq_opts START WITH seq_num
+      { $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_start_given)); $$->so_start_given = true; $$->so_start = $4; }
+  | seq_opts RESTART
+      { $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_restart)); $$->so_restart = true; }
+  | seq_opts RESTART seq_num
+      {
+        $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_restart));
+        $$->so_restart = $$->so_restart_given = true; $$->so_restart_value = $3;
+      }
+  | seq_opts RESTART WITH seq_num
+      {
+        $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_restart));
+        $$->so_restart = $$->so_restart_given = true; $$->so_restart_value = $4;
+      }
+  | seq_opts CACHE seq_num
+      { $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_cache_given)); $$->so_cache_given = true; $$->so_cache = $3; }
+  | seq_opts CYCLE
+      { $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_cycle)); $$->so_cycle = 1; }
+  | seq_opts NO CYCLE
+      { $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_cycle)); $$->so_cycle = -1; }
+  | seq_opts OWNED BY NONE
+      { $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_owned)); $$->so_owned = -1; }
+  | seq_opts OWNED BY col_id '.' col_id
+      {
+        $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_owned)); $$->so_owned = 1;
+        $$->so_owned_table.nm_name = $4; $$->so_owned_table.nm_pos = @4.lc_pos; $$->so_owned_col = $6;
+      }
+  | seq_opts OWNED BY col_id '.' col_id '.' col_id
+      {
+        $$ = $1; CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_owned)); $$->so_owned = 1;
+        $$->so_owned_table.nm_schema = $4; $$->so_owned_table.nm_name = $6;
+        $$->so_owned_table.nm_pos = @4.lc_pos; $$->so_owned_col = $8;
+      }
+  ;
+
+/* A signed integer option value (bigint range: 22003 beyond it). */
+seq_num:
+    ICONST          { CHK(sql_g_int8(ps, @1.lc_pos, $1, false, &$$)); }
+  | '-' ICONST      { CHK(sql_g_int8(ps, @2.lc_pos, $2, true, &$$)); }
+  | '+' ICONST      { CHK(sql_g_int8(ps, @2.lc_pos, $2, false, &$$)); }
   ;
 
 named_table_cons:
@@ -1721,6 +1902,16 @@ drop_stmt:
   | DROP INDEX IF_P EXISTS qualified_name_list opt_drop_behavior
       {
         $$ = sql_g_drop(ps, SQL_STMT_DROP_INDEX, true, $5);
+        $$->st_drop->dr_cascade = $6;
+      }
+  | DROP SEQUENCE qualified_name_list opt_drop_behavior
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_DROP_SEQUENCE, false, $3);
+        $$->st_drop->dr_cascade = $4;
+      }
+  | DROP SEQUENCE IF_P EXISTS qualified_name_list opt_drop_behavior
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_DROP_SEQUENCE, true, $5);
         $$->st_drop->dr_cascade = $6;
       }
   | DROP opt_user name_list
@@ -2039,6 +2230,16 @@ set_rest:
       { $$ = sql_g_setvar(ps, SQL_STMT_SET, $1, NULL); $$->st_set->sv_default = true; }
   | TIME ZONE var_value
       { $$ = sql_g_setvar(ps, SQL_STMT_SET, "timezone", APPEND(NULL, $3)); }
+  | TIME ZONE DEFAULT
+      { $$ = sql_g_setvar(ps, SQL_STMT_SET, "timezone", NULL); $$->st_set->sv_default = true; }
+  | TIME ZONE INTERVAL SCONST opt_interval
+      {
+        /* kept as the text of a cast, read by the TimeZone setting */
+        sql_expr_t *v = sql_expr_string(ps, arena_sprintf(ps->ps_arena, "interval\x01%s\x01%d\x01%d",
+                                                           $4, (int)$5.ty_prec, (int)$5.ty_scale),
+                                        @4.lc_pos);
+        $$ = sql_g_setvar(ps, SQL_STMT_SET, "timezone", APPEND(NULL, v));
+      }
   ;
 
 var_name:
@@ -2651,6 +2852,35 @@ static sql_name_t *sql_g_name(sql_pstate_t *ps, sql_name_t n)
   sql_name_t *p = NEW(sql_name_t);
   *p = n;
   return p;
+}
+
+/* A sequence option written twice: 42601, as PostgreSQL. */
+static bool sql_g_seqopt(sql_pstate_t *ps, int pos, int given)
+{
+  if (!given)
+    return true;
+  sql_error_at(ps, SQLSTATE_SYNTAX_ERROR, pos, "conflicting or redundant options");
+  return false;
+}
+
+/* An integer literal (its digits; neg: with a minus before it) as int8. */
+static bool sql_g_int8(sql_pstate_t *ps, int pos, const char *text, bool neg, int64_t *out)
+{
+  uint64_t v = 0;
+  bool over = false;
+  for (const char *p = text; *p; p++) {
+    if (*p < '0' || *p > '9')
+      continue;  /* 1_000 style separators */
+    over = over || v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10;
+    v = v * 10 + (uint64_t)(*p - '0');
+  }
+  if (over || v > (uint64_t)INT64_MAX + (neg ? 1u : 0u)) {
+    sql_error_at(ps, SQLSTATE_NUMERIC_OUT_OF_RANGE, pos, "value \"%s%s\" is out of range for type bigint",
+                 neg ? "-" : "", text);
+    return false;
+  }
+  *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+  return true;
 }
 
 static sql_stmt_t *sql_g_drop(sql_pstate_t *ps, sql_stmt_kind_t kind, bool if_exists,

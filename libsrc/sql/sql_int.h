@@ -45,6 +45,7 @@ typedef union sql_yystype_u {
   sql_role_t *role;
   sql_insert_t *insert;
   sql_create_table_t *ctab;
+  sql_seqopts_t *seqopts;
   struct sql_limit_s {
     sql_expr_t *li_limit;  /* NULL for LIMIT ALL or none */
     sql_expr_t *li_offset;

@@ -6,6 +6,10 @@
 
 int sql_bind_type(const sql_type_t *t, ty_t *out, err_t *e)
 {
+  /* serial types exist only in CREATE TABLE (which binds the integer type) */
+  if (t->ty_serial)
+    return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "type \"%s\" does not exist",
+                   t->ty_serial == 2 ? "smallserial" : t->ty_serial == 4 ? "serial" : "bigserial");
   if (t->ty_array)
     return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "array types are not supported yet");
   ty_t r = ty_plain(TY_UNKNOWN);
@@ -30,7 +34,16 @@ int sql_bind_type(const sql_type_t *t, ty_t *out, err_t *e)
   case SQL_TYPE_NAME: r.t_id = TY_TEXT; break;
   case SQL_TYPE_BOOL: r.t_id = TY_BOOL; break;
   case SQL_TYPE_DATE: r.t_id = TY_DATE; break;
-  case SQL_TYPE_TIMESTAMP: r.t_id = TY_TIMESTAMP; break;
+  case SQL_TYPE_TIMESTAMP:
+  case SQL_TYPE_TIMESTAMPTZ:
+  case SQL_TYPE_TIME:
+  case SQL_TYPE_TIMETZ:
+    r.t_id = t->ty_id == SQL_TYPE_TIMESTAMP     ? TY_TIMESTAMP
+             : t->ty_id == SQL_TYPE_TIMESTAMPTZ ? TY_TIMESTAMPTZ
+             : t->ty_id == SQL_TYPE_TIME        ? TY_TIME
+                                                : TY_TIMETZ;
+    r.t_prec = (int16_t)(t->ty_prec >= 0 && t->ty_prec < 6 ? t->ty_prec : -1);
+    break;
   case SQL_TYPE_BYTEA: r.t_id = TY_BYTEA; break;
   case SQL_TYPE_INTERVAL:
     _Static_assert(SQL_IV_F_DAY == TY_IV_F_DAY && SQL_IV_F_SECOND == TY_IV_F_SECOND &&
@@ -87,6 +100,8 @@ static void bd_init(bd_t *b, arena_t *a, const sp_env_t *env, const ty_t *param_
 int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
                   const ty_t *param_types, int nparams, splan_t **out, err_t *e)
 {
+  if (!env->pe_opt)
+    return err_set(e, SQLSTATE_INTERNAL, "no optimizer in the planning environment");
   bd_t b;
   bd_init(&b, a, env, param_types, nparams, e);
   splan_t *p = arena_zalloc(a, sizeof(*p));
@@ -165,8 +180,22 @@ int sql_bind_args(arena_t *a, const sql_list_t *args, const ty_t *to, int n, con
   return CZ_OK;
 }
 
-static int eval_default_in(arena_t *a, mem_budget_t *budget, const char *text, ty_t t,
-                           datum_t *out, err_t *e)
+/* Volatile functions only: a default with a subquery is evaluated once
+ * (sql_eval_default runs subqueries; a per-row evaluation does not). */
+static bool node_volatile(const xnode_t *x)
+{
+  if (x->x_kind == X_SUBQ)
+    return false;
+  if (x->x_kind == X_FUNC && (x->x_func->fd_flags & XF_VOLATILE))
+    return true;
+  for (int i = 0; i < x->x_nargs; i++)
+    if (node_volatile(x->x_args[i]))
+      return true;
+  return false;
+}
+
+int sql_bind_default(arena_t *a, const char *text, ty_t t, xnode_t **out, bool *is_volatile,
+                     err_t *e)
 {
   char *sql = arena_sprintf(a, "SELECT CAST(%s AS %s)", text, ty_name(a, t));
   sql_stmt_list_t *l;
@@ -179,11 +208,21 @@ static int eval_default_in(arena_t *a, mem_budget_t *budget, const char *text, t
   bd_scope_t empty;
   memset(&empty, 0, sizeof(empty));
   const sql_target_t *tg = sql_list_at(l->sl_stmts[0]->st_query->qu_select->se_targets, 0);
+  if (bd_expr(&b, &empty, tg->tg_expr, out) != CZ_OK)
+    return CZ_ERR;
+  *is_volatile = node_volatile(*out);
+  return CZ_OK;
+}
+
+static int eval_default_in(arena_t *a, mem_budget_t *budget, const char *text, ty_t t,
+                           void *session, datum_t *out, err_t *e)
+{
   xnode_t *n;
-  if (bd_expr(&b, &empty, tg->tg_expr, &n) != CZ_OK)
+  bool vol;
+  if (sql_bind_default(a, text, t, &n, &vol, e) != CZ_OK)
     return CZ_ERR;
   xctx_t xc = {.xc_arena = a, .xc_subq = xsubq_eval, .xc_budget = budget,
-               .xc_max_mem = budget ? budget->mb_limit : 0};
+               .xc_max_mem = budget ? budget->mb_limit : 0, .xc_session = session};
   return xeval_scalar(&xc, n, out, e);
 }
 
@@ -191,12 +230,12 @@ static int eval_default_in(arena_t *a, mem_budget_t *budget, const char *text, t
  * execution: the work is done in a child of a, charged to a's budget
  * (its user's MaxQueryMem: 53200 past it, as a query's), and only the
  * value is copied to a. */
-int sql_eval_default(arena_t *a, const char *text, ty_t t, datum_t *out, err_t *e)
+int sql_eval_default(arena_t *a, const char *text, ty_t t, void *session, datum_t *out, err_t *e)
 {
   mem_budget_t *budget = arena_budget(a);
   arena_t *w = arena_create(a, "default");
   datum_t v;
-  int rc = eval_default_in(w, budget, text, t, &v, e);
+  int rc = eval_default_in(w, budget, text, t, session, &v, e);
   if (rc == CZ_OK && mem_budget_exceeded(budget))
     rc = op_budget_error(budget, budget->mb_limit, e);
   if (rc == CZ_OK) {

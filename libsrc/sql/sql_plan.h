@@ -48,6 +48,8 @@ typedef struct sp_table_s {
   const ty_t *tb_coltypes;
   const bool *tb_notnull;
   const char **tb_defaults;     /* SQL text of each column's DEFAULT; NULL none */
+  const char *tb_identity;      /* per column: 'a' GENERATED ALWAYS / 'd' BY DEFAULT AS
+                                   IDENTITY, 0 not; NULL: no identity column */
   int tb_npk;                   /* primary index key columns (0: no declared key) */
   const int *tb_pk;
   const char *tb_pk_name;       /* the primary key constraint's name; NULL none */
@@ -73,10 +75,13 @@ typedef struct sp_env_s {
    * however much of the table its range holds. */
   bool pe_no_seqscan;
   int pe_threads;               /* [Parameters] ThreadsPerQuery: > 1 allows Gather plans
-                                   (sql_plan_par.c); 0 read as 1 */
+                                   (opt_par.c); 0 read as 1 */
   double pe_par_min_rows;       /* [Parameters] ParallelMinRows: a block is parallel when
                                    its driving table holds at least this many rows;
                                    0 read as 100000 */
+  /* The optimizer (sql_logical.h): the statement runner sets opt's
+   * entry points (opt/opt.h opt_entry()); sql never includes opt. */
+  const struct sql_opt_s *pe_opt;
 } sp_env_t;
 
 typedef enum sp_kind_e {
@@ -133,7 +138,12 @@ int sql_bind_type(const sql_type_t *t, ty_t *out, err_t *e);
 /* Evaluates a column DEFAULT's SQL text (or an expression tree for
  * CREATE TABLE's check) to a value of type t, in a. The evaluation is
  * charged to a's budget (none: unlimited) and fails with 53200 past it. */
-int sql_eval_default(arena_t *a, const char *text, ty_t t, datum_t *out, err_t *e);
+int sql_eval_default(arena_t *a, const char *text, ty_t t, void *session, datum_t *out, err_t *e);
+/* The DEFAULT text bound into an expression of type t (in a), and whether
+ * it is volatile (nextval, random(): to be evaluated once per row, with
+ * the session as xctx_t xc_session). */
+int sql_bind_default(arena_t *a, const char *text, ty_t t, xnode_t **out, bool *is_volatile,
+                     err_t *e);
 
 /* SQL text of an expression (for DEFAULTs kept as text), in a; NULL with
  * 0A000 for the forms it does not cover. */

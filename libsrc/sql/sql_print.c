@@ -888,7 +888,10 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
   case SQL_STMT_CREATE_TABLE: pr_create_table(p, s->st_create_table); break;
   case SQL_STMT_DROP_TABLE:
   case SQL_STMT_DROP_INDEX:
-    pr_str(p, s->st_kind == SQL_STMT_DROP_TABLE ? "(drop-table" : "(drop-index");
+  case SQL_STMT_DROP_SEQUENCE:
+    pr_str(p, s->st_kind == SQL_STMT_DROP_TABLE   ? "(drop-table"
+              : s->st_kind == SQL_STMT_DROP_INDEX ? "(drop-index"
+                                                  : "(drop-sequence");
     if (s->st_drop->dr_if_exists)
       pr_str(p, " if-exists");
     pr_str(p, " ");
@@ -898,6 +901,16 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
     pr_str(p, ")");
     break;
   case SQL_STMT_CREATE_INDEX: pr_create_index(p, s->st_create_index); break;
+  case SQL_STMT_CREATE_SEQUENCE:
+  case SQL_STMT_ALTER_SEQUENCE:
+    pr_str(p, s->st_kind == SQL_STMT_CREATE_SEQUENCE ? "(create-sequence " : "(alter-sequence ");
+    pr_qname(p, &s->st_sequence->sq_name);
+    if (s->st_sequence->sq_rename) {
+      pr_str(p, " rename ");
+      pr_name(p, s->st_sequence->sq_rename);
+    }
+    pr_str(p, ")");
+    break;
   case SQL_STMT_BEGIN:
     pr_str(p, "(begin");
     pr_txnmode(p, s->st_txn);

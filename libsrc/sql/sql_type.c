@@ -50,7 +50,21 @@ static const sql_tyname_t sql_tynames[] = {
   {"date", SQL_TYPE_PLAIN, SQL_TYPE_DATE, 0},
   {"timestamp", SQL_TYPE_PLAIN, SQL_TYPE_TIMESTAMP, 1},
   {"timestamp", SQL_TYPE_NO_TZ, SQL_TYPE_TIMESTAMP, 1},
+  {"timestamp", SQL_TYPE_TZ, SQL_TYPE_TIMESTAMPTZ, 1},
+  {"timestamptz", SQL_TYPE_PLAIN, SQL_TYPE_TIMESTAMPTZ, 1},
+  {"time", SQL_TYPE_PLAIN, SQL_TYPE_TIME, 1},
+  {"time", SQL_TYPE_NO_TZ, SQL_TYPE_TIME, 1},
+  {"time", SQL_TYPE_TZ, SQL_TYPE_TIMETZ, 1},
+  {"timetz", SQL_TYPE_PLAIN, SQL_TYPE_TIMETZ, 1},
   {"bytea", SQL_TYPE_PLAIN, SQL_TYPE_BYTEA, 0},
+  /* the serial types: an integer column with an owned sequence (sql_type_t
+   * ty_serial; only CREATE TABLE takes them) */
+  {"smallserial", SQL_TYPE_PLAIN, SQL_TYPE_INT2, 0},
+  {"serial2", SQL_TYPE_PLAIN, SQL_TYPE_INT2, 0},
+  {"serial", SQL_TYPE_PLAIN, SQL_TYPE_INT4, 0},
+  {"serial4", SQL_TYPE_PLAIN, SQL_TYPE_INT4, 0},
+  {"bigserial", SQL_TYPE_PLAIN, SQL_TYPE_INT8, 0},
+  {"serial8", SQL_TYPE_PLAIN, SQL_TYPE_INT8, 0},
   /* the catalog types clients cast to ("char" is matched only when quoted) */
   {"oid", SQL_TYPE_PLAIN, SQL_TYPE_OID, 0},
   {"name", SQL_TYPE_PLAIN, SQL_TYPE_NAME, 0},
@@ -101,9 +115,20 @@ static int sql_type_mods(sql_pstate_t *ps, const char *shown, int nmods, const i
     }
     return CZ_OK;
   case SQL_TYPE_TIMESTAMP:
-    if (nmods == 1 && (mods[0] < 0 || mods[0] > 6))
+  case SQL_TYPE_TIMESTAMPTZ:
+  case SQL_TYPE_TIME:
+  case SQL_TYPE_TIMETZ:
+    /* PostgreSQL warns and uses 6 above 6; a negative is an error */
+    if (nmods == 1 && mods[0] < 0)
       return sql_error_at(ps, SQLSTATE_INVALID_PARAMETER, pos,
-                          "TIMESTAMP precision must be between 0 and 6");
+                          "%s(%lld) precision must not be negative",
+                          t->ty_id == SQL_TYPE_TIME || t->ty_id == SQL_TYPE_TIMETZ ? "TIME"
+                                                                                  : "TIMESTAMP",
+                          (long long)mods[0]);
+    if (nmods == 1 && mods[0] > 6) {
+      t->ty_prec = 6;
+      return CZ_OK;
+    }
     t->ty_prec = nmods ? (int)mods[0] : -1;
     return CZ_OK;
   default:
@@ -119,9 +144,6 @@ int sql_type_resolve(sql_pstate_t *ps, const char *schema, const char *name, boo
   /* every built-in type lives in pg_catalog; there are no others */
   if (schema && strcmp(schema, "pg_catalog") != 0)
     return sql_error_at(ps, SQLSTATE_UNDEFINED_OBJECT, pos, "type \"%s\" does not exist", shown);
-  if (variant == SQL_TYPE_TZ && strcmp(name, "timestamp") == 0)
-    return sql_error_at(ps, SQLSTATE_FEATURE_NOT_SUPPORTED, pos,
-                        "type \"%s\" is not supported", shown);
   if (quoted && variant == SQL_TYPE_PLAIN && strcmp(name, "char") == 0) {
     /* "char": PostgreSQL's one-byte type, not CHAR(1) */
     if (nmods)
@@ -142,6 +164,8 @@ int sql_type_resolve(sql_pstate_t *ps, const char *schema, const char *name, boo
     memset(out, 0, sizeof *out);
     out->ty_id = tn->tn_id;
     out->ty_len = out->ty_prec = out->ty_scale = -1;
+    if (strstr(name, "serial"))
+      out->ty_serial = tn->tn_id == SQL_TYPE_INT2 ? 2 : tn->tn_id == SQL_TYPE_INT4 ? 4 : 8;
     return sql_type_mods(ps, shown, nmods, mods, pos, out);
   }
   return sql_error_at(ps, SQLSTATE_UNDEFINED_OBJECT, pos, "type \"%s\" does not exist", shown);
@@ -159,6 +183,7 @@ char *sql_type_print(arena_t *a, const sql_type_t *t)
     [SQL_TYPE_REGTYPE] = "regtype", [SQL_TYPE_REGNAMESPACE] = "regnamespace",
     [SQL_TYPE_REGPROC] = "regproc", [SQL_TYPE_REGROLE] = "regrole",
     [SQL_TYPE_INT2VECTOR] = "int2vector", [SQL_TYPE_OIDVECTOR] = "oidvector",
+    [SQL_TYPE_TIMESTAMPTZ] = "timestamptz", [SQL_TYPE_TIME] = "time", [SQL_TYPE_TIMETZ] = "timetz",
   };
   const char *n = names[t->ty_id];
   const char *arr = t->ty_array ? "[]" : "";
@@ -166,7 +191,8 @@ char *sql_type_print(arena_t *a, const sql_type_t *t)
     return arena_sprintf(a, "%s(%d)%s", n, t->ty_len, arr);
   if (t->ty_id == SQL_TYPE_NUMERIC && t->ty_prec >= 0)
     return arena_sprintf(a, "%s(%d,%d)%s", n, t->ty_prec, t->ty_scale, arr);
-  if (t->ty_id == SQL_TYPE_TIMESTAMP && t->ty_prec >= 0)
+  if ((t->ty_id == SQL_TYPE_TIMESTAMP || t->ty_id == SQL_TYPE_TIMESTAMPTZ ||
+       t->ty_id == SQL_TYPE_TIME || t->ty_id == SQL_TYPE_TIMETZ) && t->ty_prec >= 0)
     return arena_sprintf(a, "%s(%d)%s", n, t->ty_prec, arr);
   if (t->ty_id == SQL_TYPE_INTERVAL) {
     static const char *const units[] = {"year", "month", "day", "hour", "minute", "second"};

@@ -25,7 +25,7 @@ txn_t *txn_begin(db_t *db, int flags, err_t *e)
   }
   for (;;) {
     atomic_fetch_add(&db->db_n_active, 1);
-    if (CZ_LIKELY(!atomic_load(&db->db_ckpt_pending)))
+    if (CZ_LIKELY(!atomic_load(&db->db_ckpt_pending)) || (flags & TXN_NESTED))
       break;
     /* A checkpoint is closing the gate: step back out and wait for it. */
     db_gate_leave(db);

@@ -93,6 +93,12 @@ uint64_t db_tree_id(const db_tree_t *dt);
 /* ---- transactions ------------------------------------------------------ */
 
 #define TXN_BULK 0x1
+/* A short transaction begun while the caller holds another live
+ * transaction of the same database (the catalog logs a sequence's values
+ * this way): it does not wait for a checkpoint that is closing the gate,
+ * which could not finish before the caller's transaction ends anyway, so
+ * waiting would deadlock; the checkpoint waits for it as for any. */
+#define TXN_NESTED 0x2
 
 /* Waits while a checkpoint is running. */
 txn_t *txn_begin(db_t *db, int flags, err_t *e);

@@ -151,6 +151,30 @@ int ty_parse_binary(ty_t t, const uint8_t *b, size_t len, arena_t *a, datum_t *o
       return ty_bin_bad(t, e);
     out->d_i64 = (int64_t)ty_get_be(b, 8);
     return CZ_OK;
+  case TY_TIMESTAMPTZ: /* timestamptz_recv: int64 µs since 2000-01-01 UTC */
+    if (len != 8)
+      return ty_bin_bad(t, e);
+    out->d_i64 = (int64_t)ty_get_be(b, 8);
+    if (out->d_i64 != INT64_MIN && out->d_i64 != INT64_MAX && !ty_ts_in_range(out->d_i64))
+      return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "timestamp out of range");
+    return ty_apply_mods(t, out, false, a, e);
+  case TY_TIME: /* time_recv: int64 µs since midnight */
+  case TY_TIMETZ: { /* timetz_recv: that, then int32 zone in seconds west */
+    if (len != (t.t_id == TY_TIME ? 8u : 12u))
+      return ty_bin_bad(t, e);
+    int64_t us = (int64_t)ty_get_be(b, 8);
+    if (us < 0 || us > TY_USECS_PER_DAY)
+      return err_set(e, SQLSTATE_INVALID_BINARY_REPRESENTATION, "time out of range");
+    if (t.t_id == TY_TIME) {
+      out->d_i64 = us;
+    } else {
+      int32_t zone = (int32_t)ty_get_be(b + 8, 4);
+      if (zone < -TY_TIMETZ_MAX_ZONE || zone > TY_TIMETZ_MAX_ZONE)
+        return err_set(e, SQLSTATE_INVALID_BINARY_REPRESENTATION, "time zone displacement out of range");
+      out->d_i64 = ty_timetz_pack(us, zone);
+    }
+    return ty_apply_mods(t, out, false, a, e);
+  }
   case TY_FLOAT4: {
     if (len != 4)
       return ty_bin_bad(t, e);
@@ -205,8 +229,12 @@ size_t ty_binary_max(ty_t t, const datum_t *d)
     return 4;
   case TY_INT8:
   case TY_TIMESTAMP:
+  case TY_TIMESTAMPTZ:
+  case TY_TIME:
   case TY_FLOAT8:
     return 8;
+  case TY_TIMETZ:
+    return 12;
   case TY_NUMERIC:
     return 8 + 2 * 24;
   case TY_INTERVAL:
@@ -240,8 +268,18 @@ int ty_format_binary(ty_t t, const datum_t *d, uint8_t *out, size_t cap)
   case TY_INT8:
   case TY_DATE:
   case TY_TIMESTAMP:
+  case TY_TIMESTAMPTZ:
+  case TY_TIME:
     ty_put_be(out, (uint64_t)d->d_i64, (int)need);
     break;
+  case TY_TIMETZ: {
+    int64_t us;
+    int32_t zone;
+    ty_timetz_unpack(d->d_i64, &us, &zone);
+    ty_put_be(out, (uint64_t)us, 8);
+    ty_put_be(out + 8, (uint32_t)zone, 4);
+    break;
+  }
   case TY_FLOAT4: {
     float f = (float)d->d_f64;
     uint32_t bits;

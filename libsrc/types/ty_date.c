@@ -73,16 +73,6 @@ bool ty_valid_ymd(int64_t y, int m, int d)
 
 /* ---- parsing ----------------------------------------------------------- */
 
-typedef struct ty_dt_s {
-  int64_t dt_year;
-  int dt_mon, dt_day, dt_hour, dt_min, dt_sec;
-  int64_t dt_usec;
-  bool dt_has_time;
-  int dt_special; /* 0, 1 infinity, -1 -infinity, 2 epoch */
-} ty_dt_t;
-
-typedef enum { TY_DT_OK, TY_DT_SYNTAX, TY_DT_RANGE } ty_dt_rc_t;
-
 static int ty_read_int(const char *s, size_t len, size_t *i, int maxdig, int64_t *out)
 {
   int n = 0;
@@ -101,7 +91,140 @@ static bool ty_word(const char *s, size_t len, const char *w)
   return strlen(w) == len && strncasecmp(s, w, len) == 0;
 }
 
-static ty_dt_rc_t ty_dt_parse(const char *s, size_t len, ty_dt_t *dt)
+/* A zone after a time or a date: 'Z', '+05', '-0330', '+05:30:15', or a
+ * name ('UTC', 'Europe/Berlin', an abbreviation such as 'CEST'). */
+static ty_dt_rc_t ty_dt_zone(const char *s, size_t end, size_t *i, ty_dt_t *dt)
+{
+  size_t j = *i;
+  if ((s[j] == 'Z' || s[j] == 'z') && (j + 1 == end || s[j + 1] == ' ')) {
+    dt->dt_zone_kind = TY_DT_ZONE_FIXED;
+    dt->dt_zone_east = 0;
+    *i = j + 1;
+    return TY_DT_OK;
+  }
+  if (s[j] == '+' || s[j] == '-') {
+    int sign = s[j] == '-' ? -1 : 1;
+    int64_t zh, zm = 0, zs = 0;
+    j++;
+    int nd = ty_read_int(s, end, &j, 4, &zh);
+    if (nd < 1)
+      return TY_DT_SYNTAX;
+    if (nd > 2) { /* +hhmm */
+      zm = zh % 100;
+      zh /= 100;
+    } else if (j < end && s[j] == ':') {
+      j++;
+      if (ty_read_int(s, end, &j, 2, &zm) != 2)
+        return TY_DT_SYNTAX;
+      if (j < end && s[j] == ':') {
+        j++;
+        if (ty_read_int(s, end, &j, 2, &zs) != 2)
+          return TY_DT_SYNTAX;
+      }
+    }
+    if (zm > 59 || zs > 59)
+      return TY_DT_RANGE;
+    if (zh > 15)
+      return TY_DT_TZDISP;
+    dt->dt_zone_kind = TY_DT_ZONE_FIXED;
+    dt->dt_zone_east = (int32_t)(sign * (zh * 3600 + zm * 60 + zs));
+    *i = j;
+    return TY_DT_OK;
+  }
+  if (!isalpha((unsigned char)s[j]))
+    return TY_DT_SYNTAX;
+  size_t k = j;
+  while (k < end && (isalnum((unsigned char)s[k]) || s[k] == '/' || s[k] == '_' || s[k] == '-' ||
+                     s[k] == '+'))
+    k++;
+  if ((k - j == 2 && (strncasecmp(s + j, "BC", 2) == 0 || strncasecmp(s + j, "AD", 2) == 0)))
+    return TY_DT_OK; /* not a zone: the era, read by the caller */
+  dt->dt_zone_name = s + j;
+  dt->dt_zone_len = k - j;
+  *i = k;
+  return ty_dt_zone_name(dt);
+}
+
+/* 'HH:MM[:SS[.ffffff]]' and an optional zone, from s[*i]. */
+static ty_dt_rc_t ty_dt_time(const char *s, size_t end, size_t *ip, ty_dt_t *dt)
+{
+  size_t i = *ip;
+  int64_t hh, mi, ss = 0;
+  if (ty_read_int(s, end, &i, 2, &hh) < 1 || i >= end || s[i++] != ':')
+    return TY_DT_SYNTAX;
+  if (ty_read_int(s, end, &i, 2, &mi) != 2)
+    return TY_DT_SYNTAX;
+  if (i < end && s[i] == ':') {
+    i++;
+    if (ty_read_int(s, end, &i, 2, &ss) != 2)
+      return TY_DT_SYNTAX;
+    if (i < end && s[i] == '.') {
+      /* Fraction: microseconds, the seventh digit rounds. */
+      i++;
+      int64_t us = 0;
+      int nd = 0;
+      bool round = false;
+      while (i < end && isdigit((unsigned char)s[i])) {
+        if (nd < 6)
+          us = us * 10 + (s[i] - '0');
+        else if (nd == 6)
+          round = s[i] >= '5';
+        nd++;
+        i++;
+      }
+      for (; nd < 6; nd++)
+        us *= 10;
+      dt->dt_usec = us + round;
+    }
+  }
+  dt->dt_hour = (int)hh;
+  dt->dt_min = (int)mi;
+  dt->dt_sec = (int)ss;
+  dt->dt_has_time = true;
+  /* A zone ("Z", "+02", "-05:30", "Europe/Berlin"): TIMESTAMPTZ and TIMETZ
+   * read it, TIMESTAMP and TIME ignore it as PostgreSQL does. */
+  while (i < end && s[i] == ' ')
+    i++;
+  if (i < end) {
+    ty_dt_rc_t zrc = ty_dt_zone(s, end, &i, dt);
+    if (zrc != TY_DT_OK)
+      return zrc;
+  }
+  *ip = i;
+  return TY_DT_OK;
+}
+
+ty_dt_rc_t ty_time_dt_parse(const char *s, size_t len, ty_dt_t *dt)
+{
+  size_t i = 0, end = len;
+  while (i < end && isspace((unsigned char)s[i]))
+    i++;
+  while (end > i && isspace((unsigned char)s[end - 1]))
+    end--;
+  /* a date first ('2024-01-01 12:00'): the whole timestamp form */
+  size_t k = i;
+  while (k < end && isdigit((unsigned char)s[k]))
+    k++;
+  if (k < end && k > i && (s[k] == '-' || s[k] == '/'))
+    return ty_dt_parse(s + i, end - i, dt);
+  memset(dt, 0, sizeof(*dt));
+  if (ty_word(s + i, end - i, "allballs")) {
+    dt->dt_has_time = true;
+    dt->dt_zone_kind = TY_DT_ZONE_FIXED;
+    return TY_DT_OK;
+  }
+  ty_dt_rc_t rc = ty_dt_time(s, end, &i, dt);
+  if (rc != TY_DT_OK)
+    return rc;
+  if (i != end)
+    return TY_DT_SYNTAX;
+  if (dt->dt_hour > 24 || dt->dt_min > 59 || dt->dt_sec > 60 ||
+      (dt->dt_hour == 24 && (dt->dt_min || dt->dt_sec || dt->dt_usec)))
+    return TY_DT_RANGE;
+  return TY_DT_OK;
+}
+
+ty_dt_rc_t ty_dt_parse(const char *s, size_t len, ty_dt_t *dt)
 {
   size_t i = 0, end = len;
   memset(dt, 0, sizeof(*dt));
@@ -148,58 +271,16 @@ static ty_dt_rc_t ty_dt_parse(const char *s, size_t len, ty_dt_t *dt)
     while (j < end && s[j] == ' ')
       j++;
     if (j < end && isdigit((unsigned char)s[j])) {
-      int64_t hh, mi, ss = 0;
       i = j;
-      if (ty_read_int(s, end, &i, 2, &hh) < 1 || i >= end || s[i++] != ':')
-        return TY_DT_SYNTAX;
-      if (ty_read_int(s, end, &i, 2, &mi) != 2)
-        return TY_DT_SYNTAX;
-      if (i < end && s[i] == ':') {
-        i++;
-        if (ty_read_int(s, end, &i, 2, &ss) != 2)
-          return TY_DT_SYNTAX;
-        if (i < end && s[i] == '.') {
-          /* Fraction: microseconds, the seventh digit rounds. */
-          i++;
-          int64_t us = 0;
-          int nd = 0;
-          bool round = false;
-          while (i < end && isdigit((unsigned char)s[i])) {
-            if (nd < 6)
-              us = us * 10 + (s[i] - '0');
-            else if (nd == 6)
-              round = s[i] >= '5';
-            nd++;
-            i++;
-          }
-          for (; nd < 6; nd++)
-            us *= 10;
-          dt->dt_usec = us + round;
-        }
-      }
-      dt->dt_hour = (int)hh;
-      dt->dt_min = (int)mi;
-      dt->dt_sec = (int)ss;
-      dt->dt_has_time = true;
-      /* A zone ("Z", "+02", "-05:30") is ignored, as PostgreSQL does for
-       * timestamp without time zone. */
-      while (i < end && s[i] == ' ')
-        i++;
-      if (i < end && (s[i] == 'Z' || s[i] == 'z') && (i + 1 == end || s[i + 1] == ' ')) {
-        i++;
-      } else if (i < end && (s[i] == '+' || s[i] == '-')) {
-        int64_t zh, zm;
-        i++;
-        if (ty_read_int(s, end, &i, 2, &zh) < 1)
-          return TY_DT_SYNTAX;
-        if (i < end && s[i] == ':') {
-          i++;
-          if (ty_read_int(s, end, &i, 2, &zm) != 2)
-            return TY_DT_SYNTAX;
-        } else {
-          ty_read_int(s, end, &i, 2, &zm);
-        }
-      }
+      ty_dt_rc_t rc = ty_dt_time(s, end, &i, dt);
+      if (rc != TY_DT_OK)
+        return rc;
+    } else if (j < end && s[i] == ' ' && isalpha((unsigned char)s[j])) {
+      /* a zone name after a date alone: '2024-03-31 Europe/Berlin' */
+      i = j;
+      ty_dt_rc_t zrc = ty_dt_zone(s, end, &i, dt);
+      if (zrc != TY_DT_OK)
+        return zrc;
     }
   }
   while (i < end && s[i] == ' ')
@@ -247,11 +328,24 @@ bool ty_ts_in_range(int64_t us)
   return us >= TY_DAY_MIN * TY_USECS_PER_DAY && us < TY_TS_END_DAY * TY_USECS_PER_DAY;
 }
 
-static int ty_dt_error(ty_dt_rc_t rc, const char *tname, const char *s, size_t len, err_t *e)
+int ty_dt_error(ty_dt_rc_t rc, const ty_dt_t *dt, const char *tname, const char *s, size_t len,
+                err_t *e)
 {
   if (rc == TY_DT_RANGE)
     return err_set(e, SQLSTATE_DATETIME_FIELD_OVERFLOW, "date/time field value out of range: \"%.*s\"",
                    (int)CZ_MIN(len, 200), s);
+  if (rc == TY_DT_TZDISP)
+    return err_set(e, SQLSTATE_INVALID_TZ_DISPLACEMENT,
+                   "time zone displacement out of range: \"%.*s\"", (int)CZ_MIN(len, 200), s);
+  if (rc == TY_DT_BADZONE) {
+    /* PostgreSQL names the zone lower-cased */
+    char z[TY_TZ_NAME_MAX];
+    size_t n = CZ_MIN(dt->dt_zone_len, sizeof(z) - 1);
+    for (size_t k = 0; k < n; k++)
+      z[k] = (char)tolower((unsigned char)dt->dt_zone_name[k]);
+    z[n] = '\0';
+    return err_set(e, SQLSTATE_INVALID_PARAMETER, "time zone \"%s\" not recognized", z);
+  }
   return err_set(e, SQLSTATE_INVALID_DATETIME_FORMAT, "invalid input syntax for type %s: \"%.*s\"", tname,
                  (int)CZ_MIN(len, 200), s);
 }
@@ -261,7 +355,7 @@ int ty_date_parse(const char *s, size_t len, int64_t *out, err_t *e)
   ty_dt_t dt;
   ty_dt_rc_t rc = ty_dt_parse(s, len, &dt);
   if (rc != TY_DT_OK)
-    return ty_dt_error(rc, "date", s, len, e);
+    return ty_dt_error(rc, &dt, "date", s, len, e);
   if (dt.dt_special) {
     *out = dt.dt_special == 1 ? TY_DATE_NOEND : dt.dt_special == -1 ? TY_DATE_NOBEGIN
                                                                      : -TY_UNIX_TO_PG_DAYS;
@@ -280,7 +374,7 @@ int ty_ts_parse(const char *s, size_t len, int64_t *out, err_t *e)
   ty_dt_t dt;
   ty_dt_rc_t rc = ty_dt_parse(s, len, &dt);
   if (rc != TY_DT_OK)
-    return ty_dt_error(rc, "timestamp", s, len, e);
+    return ty_dt_error(rc, &dt, "timestamp", s, len, e);
   if (dt.dt_special) {
     *out = dt.dt_special == 1 ? TY_TS_NOEND : dt.dt_special == -1 ? TY_TS_NOBEGIN
                                                                  : -TY_UNIX_TO_PG_DAYS * TY_USECS_PER_DAY;

@@ -155,6 +155,21 @@ int ty_parse_text(ty_t t, const char *s, size_t len, arena_t *a, datum_t *out, e
     return CZ_OK;
   case TY_INTERVAL:
     return ty_iv_parse(t, s, len, &out->d_iv, e);
+  case TY_TIMESTAMPTZ:
+    if (ty_tstz_parse(s, len, &out->d_i64, e) != CZ_OK)
+      return CZ_ERR;
+    if (t.t_prec >= 0 && t.t_prec < 6)
+      out->d_i64 = ty_ts_round(out->d_i64, t.t_prec);
+    return CZ_OK;
+  case TY_TIME:
+    if (ty_time_parse(s, len, &out->d_i64, e) != CZ_OK)
+      return CZ_ERR;
+    out->d_i64 = ty_time_round(out->d_i64, t.t_prec);
+    return CZ_OK;
+  case TY_TIMETZ:
+    if (ty_timetz_parse(s, len, &out->d_i64, e) != CZ_OK)
+      return CZ_ERR;
+    return ty_apply_mods(t, out, false, a, e);
   case TY_BYTEA:
     return ty_bytea_parse(s, len, a, &out->d_str, e);
   case TY_CHAR:
@@ -191,6 +206,11 @@ size_t ty_text_max(ty_t t, const datum_t *d)
     return 32;
   case TY_TIMESTAMP:
     return 48;
+  case TY_TIMESTAMPTZ:
+  case TY_TIMETZ:
+    return 64;
+  case TY_TIME:
+    return 32;
   case TY_INTERVAL:
     return TY_IV_TEXT_MAX;
   case TY_BYTEA:
@@ -234,6 +254,15 @@ int ty_format_text(ty_t t, const datum_t *d, char *out, size_t cap)
     break;
   case TY_TIMESTAMP:
     n = ty_ts_format(d->d_i64, tmp);
+    break;
+  case TY_TIMESTAMPTZ:
+    n = ty_tstz_format(d->d_i64, tmp);
+    break;
+  case TY_TIME:
+    n = ty_time_format(d->d_i64, tmp);
+    break;
+  case TY_TIMETZ:
+    n = ty_timetz_format(d->d_i64, tmp);
     break;
   case TY_INTERVAL: {
     char iv[TY_IV_TEXT_MAX];
@@ -280,8 +309,20 @@ int ty_apply_mods(ty_t t, datum_t *d, bool truncate, arena_t *a, err_t *e)
   case TY_NUMERIC:
     return ty_num_apply_typmod(&d->d_num, t.t_prec, t.t_scale, &d->d_num, e);
   case TY_TIMESTAMP:
+  case TY_TIMESTAMPTZ:
     if (t.t_prec >= 0 && t.t_prec < 6)
       d->d_i64 = ty_ts_round(d->d_i64, t.t_prec);
+    return CZ_OK;
+  case TY_TIME:
+    d->d_i64 = ty_time_round(d->d_i64, t.t_prec);
+    return CZ_OK;
+  case TY_TIMETZ:
+    if (t.t_prec >= 0 && t.t_prec < 6) {
+      int64_t tm;
+      int32_t zone;
+      ty_timetz_unpack(d->d_i64, &tm, &zone);
+      d->d_i64 = ty_timetz_pack(ty_time_round(tm, t.t_prec), zone);
+    }
     return CZ_OK;
   case TY_INTERVAL:
     ty_iv_apply_typmod(t, &d->d_iv);

@@ -27,6 +27,9 @@ ty_phys_t ty_phys(ty_id_t id)
   case TY_INT8:
   case TY_DATE:
   case TY_TIMESTAMP:
+  case TY_TIMESTAMPTZ:
+  case TY_TIME:
+  case TY_TIMETZ:
   case TY_COUNT_:
     break;
   }
@@ -83,6 +86,18 @@ char *ty_name(arena_t *a, ty_t t)
     if (t.t_prec >= 0)
       return arena_sprintf(a, "timestamp(%d) without time zone", t.t_prec);
     return arena_strdup(a, "timestamp without time zone");
+  case TY_TIMESTAMPTZ:
+    if (t.t_prec >= 0)
+      return arena_sprintf(a, "timestamp(%d) with time zone", t.t_prec);
+    return arena_strdup(a, "timestamp with time zone");
+  case TY_TIME:
+    if (t.t_prec >= 0)
+      return arena_sprintf(a, "time(%d) without time zone", t.t_prec);
+    return arena_strdup(a, "time without time zone");
+  case TY_TIMETZ:
+    if (t.t_prec >= 0)
+      return arena_sprintf(a, "time(%d) with time zone", t.t_prec);
+    return arena_strdup(a, "time with time zone");
   case TY_INTERVAL: {
     /* format_type's "interval day to second(3)" */
     static const struct {
@@ -120,6 +135,7 @@ uint32_t ty_pg_oid(ty_t t)
     [TY_INT8] = 20,     [TY_FLOAT4] = 700,  [TY_FLOAT8] = 701, [TY_NUMERIC] = 1700,
     [TY_CHAR] = 1042,   [TY_VARCHAR] = 1043, [TY_TEXT] = 25,  [TY_BYTEA] = 17,
     [TY_DATE] = 1082,   [TY_TIMESTAMP] = 1114, [TY_INTERVAL] = 1186,
+    [TY_TIMESTAMPTZ] = 1184, [TY_TIME] = 1083, [TY_TIMETZ] = 1266,
   };
   return (unsigned)t.t_id < TY_COUNT_ ? oids[t.t_id] : 705;
 }
@@ -133,6 +149,9 @@ int32_t ty_pg_typmod(ty_t t)
   case TY_NUMERIC:
     return t.t_prec >= 0 ? (((int32_t)t.t_prec << 16) | (t.t_scale & 0xffff)) + 4 : -1;
   case TY_TIMESTAMP:
+  case TY_TIMESTAMPTZ:
+  case TY_TIME:
+  case TY_TIMETZ:
     return t.t_prec >= 0 ? t.t_prec : -1;
   case TY_INTERVAL:
     /* PostgreSQL's INTERVAL_TYPMOD(precision, range): 0xFFFF and 0x7FFF
@@ -159,7 +178,11 @@ int16_t ty_pg_typlen(ty_t t)
   case TY_INT8:
   case TY_FLOAT8:
   case TY_TIMESTAMP:
+  case TY_TIMESTAMPTZ:
+  case TY_TIME:
     return 8;
+  case TY_TIMETZ:
+    return 12;
   case TY_INTERVAL:
     return 16;
   case TY_UNKNOWN:
@@ -191,6 +214,9 @@ bool ty_from_pg_oid(uint32_t oid, int32_t typmod, ty_t *out)
   case 1082: id = TY_DATE; break;
   case 1114: id = TY_TIMESTAMP; break;
   case 1186: id = TY_INTERVAL; break;
+  case 1184: id = TY_TIMESTAMPTZ; break;
+  case 1083: id = TY_TIME; break;
+  case 1266: id = TY_TIMETZ; break;
   default:
     return false;
   }
@@ -204,7 +230,8 @@ bool ty_from_pg_oid(uint32_t oid, int32_t typmod, ty_t *out)
         out->t_prec = (int16_t)(((typmod - 4) >> 16) & 0xffff);
         out->t_scale = (int16_t)((typmod - 4) & 0xffff);
       }
-    } else if (id == TY_TIMESTAMP && typmod <= 6) {
+    } else if ((id == TY_TIMESTAMP || id == TY_TIMESTAMPTZ || id == TY_TIME || id == TY_TIMETZ) &&
+               typmod <= 6) {
       out->t_prec = (int16_t)typmod;
     } else if (id == TY_INTERVAL) {
       int prec = typmod & 0xffff, range = (typmod >> 16) & 0x7fff;

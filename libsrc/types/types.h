@@ -45,13 +45,17 @@ typedef enum ty_id_e {
   TY_DATE,
   TY_TIMESTAMP,
   TY_INTERVAL,   /* months, days and microseconds kept apart (ty_iv_t) */
+  TY_TIMESTAMPTZ, /* µs since 2000-01-01 00:00:00 UTC; shown in the session's zone */
+  TY_TIME,        /* µs since midnight, 0 .. 24:00:00 */
+  TY_TIMETZ,      /* time of day and a UTC offset, packed so that int64 order is
+                   * PostgreSQL's timetz order (ty_timetz_pack) */
   TY_COUNT_
 } ty_id_t;
 
 /* How values of a type are held in vectors and datums. */
 typedef enum ty_phys_e {
   TP_BOOL,  /* uint8_t 0/1 */
-  TP_I64,   /* int64_t: integers, DATE, TIMESTAMP */
+  TP_I64,   /* int64_t: integers, DATE, TIMESTAMP[TZ], TIME[TZ] */
   TP_F64,   /* double: REAL, DOUBLE PRECISION */
   TP_NUM,   /* num_t */
   TP_STR,   /* str_t: CHAR, VARCHAR, TEXT, BYTEA */
@@ -218,6 +222,81 @@ bool ty_date_to_ts(int64_t days, int64_t *us);
 /* Whether a TIMESTAMP lies in PostgreSQL's range, 4714-11-24 00:00 BC up
  * to 294276-12-31 23:59:59.999999 (the infinities do not). */
 bool ty_ts_in_range(int64_t us);
+
+/* ---- TIME, TIMETZ, TIMESTAMPTZ (ty_time.c) ---- */
+
+/* A time zone (ty_tz.c, below). */
+typedef struct ty_tz_s ty_tz_t;
+
+/* TIMETZ as one int64: (time + zone * 1e6) << 17 | (zone + 65536), zone
+ * in seconds west of UTC as PostgreSQL keeps it (|zone| <= 15:59:59), so
+ * that comparing, hashing and sorting the int64 are PostgreSQL's
+ * timetz_cmp (by the UTC instant, then by zone). */
+int64_t ty_timetz_pack(int64_t time_us, int32_t zone_west);
+void ty_timetz_unpack(int64_t v, int64_t *time_us, int32_t *zone_west);
+#define TY_TIMETZ_MAX_ZONE (15 * 3600 + 59 * 60 + 59)
+#define TY_USECS_DAY INT64_C(86400000000)
+/* TIMESTAMPTZ <-> TIMESTAMP in a zone (NULL = UTC): the local time of an
+ * instant, and the instant of a local time (a skipped local time takes
+ * the offset before the change, a repeated one the offset after it, as
+ * PostgreSQL's DetermineTimeZoneOffset). The infinities stay. 22008 when
+ * the result leaves the range. */
+int ty_tstz_to_local(int64_t tstz, const ty_tz_t *z, int64_t *ts, err_t *e);
+int ty_local_to_tstz(int64_t ts, const ty_tz_t *z, int64_t *tstz, err_t *e);
+/* TIMESTAMPTZ plus sign * interval in zone z: months and days on the local
+ * calendar (wall-clock time kept across DST), the time part as elapsed
+ * time, as PostgreSQL's timestamptz_pl_interval. */
+int ty_tstz_add_iv(int64_t t, const ty_iv_t *v, int sign, const ty_tz_t *z, int64_t *out, err_t *e);
+/* Rounds µs to prec (0..5) fraction digits, half away from zero: TIMESTAMP(p). */
+int64_t ty_ts_round(int64_t us, int prec);
+/* TIME to TIMETZ: the zone's offset today, as PostgreSQL's time_timetz. */
+int64_t ty_time_to_timetz(int64_t time_us, const ty_tz_t *z);
+/* TIME plus µs, wrapping around midnight (time_pl_interval). */
+int64_t ty_time_add_us(int64_t time_us, int64_t us);
+
+/* ---- time zones (ty_tz.c) ---- */
+
+/* A zone of the system's database (/usr/share/zoneinfo), a POSIX TZ
+ * string or a fixed offset. Loaded once per process and never freed. */
+#define TY_TZ_NAME_MAX 64
+/* An IANA name (case-insensitive: 'europe/berlin'), or a POSIX TZ string
+ * ('EST5EDT', '<+05>-05', '+05:30' = UTC-05:30, as PostgreSQL reads it);
+ * NULL when neither. */
+const ty_tz_t *ty_tz_find(const char *name);
+/* A fixed offset in seconds east of UTC (SET TIME ZONE 5; INTERVAL zones),
+ * named as PostgreSQL names it: <+05>-05. */
+const ty_tz_t *ty_tz_fixed(int32_t east_secs);
+/* A fixed-offset abbreviation of PostgreSQL's Default set ('CEST',
+ * 'utc'), case-insensitive: its offset east of UTC. */
+bool ty_tz_abbrev(const char *name, size_t len, int32_t *east);
+/* The i-th built-in abbreviation (false past the end): its name as
+ * PostgreSQL lists it (upper case, into name: at least 8 bytes), offset
+ * east, whether it is a DST one. */
+bool ty_tz_abbrev_at(int i, char *name, int32_t *east, bool *isdst);
+/* Calls fn with every zone name of the database (files that are TZif
+ * zones, without leap seconds; "posixrules" and "Factory" left out), in
+ * directory order. */
+void ty_tz_each_name(void (*fn)(void *ctx, const char *name), void *ctx);
+/* The system's zone (/etc/timezone, the /etc/localtime link), else UTC. */
+const ty_tz_t *ty_tz_system(void);
+/* The name SHOW timezone prints ("UTC" for NULL). */
+const char *ty_tz_name(const ty_tz_t *z);
+/* The UTC offset (seconds east) at a UTC instant in Unix seconds; the
+ * abbreviation and DST flag when asked. */
+int32_t ty_tz_offset_at(const ty_tz_t *z, int64_t unix_secs, const char **abbr, bool *isdst);
+/* The UTC offset to read a local time (Unix seconds as if UTC) with. */
+int32_t ty_tz_offset_local(const ty_tz_t *z, int64_t local_secs);
+/* The same for µs since 2000-01-01 (TIMESTAMPTZ, TIMESTAMP). */
+int32_t ty_tz_offset_us(const ty_tz_t *z, int64_t utc_us);
+int32_t ty_tz_local_offset_us(const ty_tz_t *z, int64_t local_us);
+/* Reads a TZif file's bytes (v1 or v2+, footer rule) into a new zone
+ * (malloc'ed; for tests and the loader). 22023 when malformed. */
+int ty_tz_parse_tzif(const uint8_t *b, size_t len, const char *name, ty_tz_t **out, err_t *e);
+/* The zone of the session this thread works for (NULL = UTC): the text
+ * forms of TIMESTAMPTZ/TIMETZ, casts and now() read it. Whoever runs a
+ * session's work on a thread sets it; parallel workers copy it. */
+void ty_tz_use(const ty_tz_t *z);
+const ty_tz_t *ty_tz_current(void);
 
 /* ---- NUMERIC arithmetic (22003 on overflow, 22012 on division by 0) ---- */
 

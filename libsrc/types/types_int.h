@@ -58,6 +58,56 @@ void ty_num_weight(const num_t *n, int *weight, int *first_digit);
 
 /* ---- dates ------------------------------------------------------------- */
 
+/* What the date/time reader found in a string. */
+typedef enum {
+  TY_DT_OK,
+  TY_DT_SYNTAX,   /* 22007 */
+  TY_DT_RANGE,    /* 22008 */
+  TY_DT_TZDISP,   /* 22009 time zone displacement out of range */
+  TY_DT_BADZONE   /* 22023 time zone "x" not recognized */
+} ty_dt_rc_t;
+
+#define TY_DT_ZONE_NONE 0
+#define TY_DT_ZONE_FIXED 1  /* dt_zone_east */
+#define TY_DT_ZONE_NAMED 2  /* dt_zone: offsets depend on the date */
+
+typedef struct ty_dt_s {
+  int64_t dt_year;
+  int dt_mon, dt_day, dt_hour, dt_min, dt_sec;
+  int64_t dt_usec;
+  bool dt_has_time;
+  int dt_special;          /* 0, 1 infinity, -1 -infinity, 2 epoch */
+  int dt_zone_kind;        /* TY_DT_ZONE_* */
+  int32_t dt_zone_east;    /* seconds east of UTC */
+  const ty_tz_t *dt_zone;
+  const char *dt_zone_name; /* as written, for errors */
+  size_t dt_zone_len;
+} ty_dt_t;
+
+/* A full date/time ('2024-03-31 02:30:00+02', 'epoch', …). */
+ty_dt_rc_t ty_dt_parse(const char *s, size_t len, ty_dt_t *dt);
+/* A time of day with an optional zone ('12:00:00+05:30'), or a whole
+ * timestamp form whose time part is used. */
+ty_dt_rc_t ty_time_dt_parse(const char *s, size_t len, ty_dt_t *dt);
+/* Resolves dt_zone_name: a fixed abbreviation (PostgreSQL's Default set:
+ * UTC, CET, EST, PDT …) or a zone of the database. */
+ty_dt_rc_t ty_dt_zone_name(ty_dt_t *dt);
+
+/* The error for a reader's result on input s for type tname. */
+int ty_dt_error(ty_dt_rc_t rc, const ty_dt_t *dt, const char *tname, const char *s, size_t len,
+                err_t *e);
+/* Seconds east of UTC as PostgreSQL prints them: +01, +05:30, -03:30,
+ * +00:53:28; returns the length (out >= 16). */
+int ty_tz_offset_format(int32_t east, char *out);
+int ty_tstz_parse(const char *s, size_t len, int64_t *out, err_t *e);
+int ty_tstz_format(int64_t us, char *out);       /* out >= 64 */
+int ty_time_parse(const char *s, size_t len, int64_t *out, err_t *e);
+int ty_time_format(int64_t us, char *out);       /* out >= 32 */
+int ty_timetz_parse(const char *s, size_t len, int64_t *out, err_t *e);
+int ty_timetz_format(int64_t v, char *out);      /* out >= 48 */
+/* TIME(p) and TIMETZ(p) rounding (TIME wraps nothing: 23:59:59.9 to 24:00:00). */
+int64_t ty_time_round(int64_t us, int prec);
+
 int ty_date_parse(const char *s, size_t len, int64_t *out, err_t *e);
 int ty_ts_parse(const char *s, size_t len, int64_t *out, err_t *e);
 /* Rounds a TIMESTAMP to prec (0..5) fraction digits. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Parallel plans (exec op_gather.c, sql sql_plan_par.c): a server of its
+"""Parallel plans (exec op_gather.c, sql opt_par.c): a server of its
 own with ThreadsPerQuery = 2, a table above the planner's threshold
 (100k rows), then
 

@@ -11,7 +11,7 @@
  *   doubled quotes, empty unquoted is NULL), converted with the column's
  *   input function, and collected into a batch of all the table's
  *   columns (columns not listed get their DEFAULT, evaluated once per
- *   COPY); full batches go to tbl_insert_batch. An error names the line.
+ *   COPY, or once per record when volatile: a serial's nextval); full batches go to tbl_insert_batch. An error names the line.
  *   What the copy holds (the defaults, the pending input, a batch's
  *   values) is charged to a budget of MaxQueryMem (ci_budget): the input
  *   buffer grows fallibly, and the budget is checked after each record,
@@ -46,6 +46,9 @@ typedef struct copy_in_s {
   int ci_ncols;                 /* columns in the data */
   int *ci_cols;                 /* their table column numbers */
   datum_t *ci_defaults;         /* per table column: value when not in the data */
+  xnode_t **ci_default_x;       /* per table column: a volatile DEFAULT (nextval, random())
+                                   evaluated for each record; NULL: ci_defaults holds it */
+  esession_t *ci_sess;          /* for those evaluations (nextval's session state) */
   int *ci_unlisted;             /* the table columns not in the data */
   int ci_nunlisted;
   bool ci_csv;
@@ -416,11 +419,21 @@ static int copy_in_begin(erun_t *p, int *ncols, int *format, err_t *e)
   arena_set_budget(ci->ci_mem, &ci->ci_budget);
   ci->ci_batch_arena = arena_create(ci->ci_mem, "copy batch");
   ci->ci_defaults = arena_zalloc(p->ru_arena, sizeof(datum_t) * (size_t)(t->ct_ncols + 1));
+  ci->ci_default_x = arena_zalloc(p->ru_arena, sizeof(xnode_t *) * (size_t)(t->ct_ncols + 1));
+  ci->ci_sess = s;
   for (int c = 0; c < t->ct_ncols; c++) {
     ci->ci_defaults[c].d_null = true;
-    if (t->ct_cols[c].cc_default &&
-        sql_eval_default(ci->ci_mem, t->ct_cols[c].cc_default, t->ct_cols[c].cc_type,
-                         &ci->ci_defaults[c], e) != CZ_OK)
+    if (!t->ct_cols[c].cc_default)
+      continue;
+    bool vol;
+    xnode_t *x;
+    if (sql_bind_default(ci->ci_mem, t->ct_cols[c].cc_default, t->ct_cols[c].cc_type, &x, &vol,
+                         e) != CZ_OK)
+      goto fail;
+    if (vol)
+      ci->ci_default_x[c] = x;
+    else if (sql_eval_default(ci->ci_mem, t->ct_cols[c].cc_default, t->ct_cols[c].cc_type, s,
+                              &ci->ci_defaults[c], e) != CZ_OK)
       goto fail;
   }
   /* Only the columns the data leaves out get their default per row. */
@@ -535,8 +548,20 @@ static int copy_record(erun_t *p, char *rec, size_t len, err_t *e)
   }
   batch_t *b = ci->ci_batch;
   int row = b->b_n;
-  for (int i = 0; i < ci->ci_nunlisted; i++)
-    vec_set(&b->b_cols[ci->ci_unlisted[i]], row, &ci->ci_defaults[ci->ci_unlisted[i]]);
+  for (int i = 0; i < ci->ci_nunlisted; i++) {
+    int c = ci->ci_unlisted[i];
+    if (ci->ci_default_x[c]) {
+      /* a volatile DEFAULT (a serial's nextval): one value per record */
+      xctx_t xc = {.xc_arena = ci->ci_batch_arena, .xc_session = ci->ci_sess,
+                   .xc_budget = &ci->ci_budget, .xc_max_mem = ci->ci_budget.mb_limit};
+      datum_t d;
+      if (xeval_scalar(&xc, ci->ci_default_x[c], &d, e) != CZ_OK)
+        return CZ_ERR;
+      vec_set(&b->b_cols[c], row, &d);
+    } else {
+      vec_set(&b->b_cols[c], row, &ci->ci_defaults[c]);
+    }
+  }
   size_t i = 0;
   for (int f = 0; f < ci->ci_ncols; f++) {
     if (i > len)  /* the previous field ended the record */

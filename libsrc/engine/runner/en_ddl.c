@@ -1,6 +1,6 @@
 /* en_ddl — DDL and role statements, carried out from the syntax tree in
  * the session's transaction (an implicit one outside a block): tables,
- * indexes, roles, grants, TRUNCATE. Ownership and role checks here;
+ * indexes, roles, grants, TRUNCATE (sequences: en_seq_ddl.c). Ownership and role checks here;
  * the catalog enforces names and dependencies. */
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +32,9 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
   for (int i = 0; i < nc; i++) {
     const sql_coldef_t *cd = sql_list_at(ct->ct_columns, i);
     cols[i].cd_name = cd->cd_name;
-    if (sql_bind_type(&cd->cd_type, &cols[i].cd_type, e) != CZ_OK) {
+    sql_type_t ty = cd->cd_type;
+    ty.ty_serial = 0;  /* serial: the integer type, and a sequence (en_serial_plan) */
+    if (sql_bind_type(&ty, &cols[i].cd_type, e) != CZ_OK) {
       e->er_pos = cd->cd_pos;
       return CZ_ERR;
     }
@@ -72,11 +74,17 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
     pk_name = tc->tc_name;
   }
   (void)pk_pos;
+  char *identity;
+  const char **seqnames;
+  if (en_serial_plan(s, a, ct, cols, &identity, &seqnames, e) != CZ_OK)  /* en_seq_ddl.c */
+    return CZ_ERR;
   cat_table_def_t def = {.td_schema = ct->ct_table.nm_schema, .td_name = ct->ct_table.nm_name,
                          .td_owner = es_role_oid(s), .td_ncols = nc, .td_cols = cols,
-                         .td_npk = npk, .td_pk = pk, .td_pk_name = pk_name};
+                         .td_npk = npk, .td_pk = pk, .td_pk_name = pk_name,
+                         .td_identity = identity};
   cat_oid_t oid;
-  if (cat_create_table(es_engine(s)->en_cat, es_txn(s), &def, &oid, e) != CZ_OK)
+  if (cat_create_table(es_engine(s)->en_cat, es_txn(s), &def, &oid, e) != CZ_OK ||
+      en_serial_make(s, ct, cols, seqnames, oid, e) != CZ_OK)
     return CZ_ERR;
   /* UNIQUE column and table constraints become unique indexes. */
   for (int i = 0; i < nc; i++) {
@@ -370,6 +378,15 @@ static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, s
   case SQL_STMT_DROP_TABLE:
     snprintf(tag, tagcap, "DROP TABLE");
     return ddl_drop_tables(s, st->st_drop, e);
+  case SQL_STMT_CREATE_SEQUENCE:
+    snprintf(tag, tagcap, "CREATE SEQUENCE");
+    return en_ddl_sequence(s, st, e);
+  case SQL_STMT_ALTER_SEQUENCE:
+    snprintf(tag, tagcap, "ALTER SEQUENCE");
+    return en_ddl_sequence(s, st, e);
+  case SQL_STMT_DROP_SEQUENCE:
+    snprintf(tag, tagcap, "DROP SEQUENCE");
+    return en_ddl_drop_sequences(s, st->st_drop, e);
   case SQL_STMT_CREATE_INDEX:
     snprintf(tag, tagcap, "CREATE INDEX");
     return ddl_create_index(s, a, st->st_create_index, e);

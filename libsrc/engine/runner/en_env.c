@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "engine/runner/en_pgcat.h"
+#include "opt/opt.h"
 #include "engine/runner/runner_int.h"
 
 static int env_table(void *ctx, const char *schema, const char *name, arena_t *a,
@@ -30,12 +31,19 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
   ty_t *types = arena_alloc(a, sizeof(ty_t) * (size_t)(t->ct_ncols + 1));
   bool *nn = arena_alloc(a, (size_t)(t->ct_ncols + 1));
   const char **defs = arena_alloc(a, sizeof(char *) * (size_t)(t->ct_ncols + 1));
+  char *ident = NULL;
   for (int c = 0; c < t->ct_ncols; c++) {
     names[c] = t->ct_cols[c].cc_name;
     types[c] = t->ct_cols[c].cc_type;
     nn[c] = t->ct_cols[c].cc_not_null;
     defs[c] = t->ct_cols[c].cc_default;
+    if (t->ct_cols[c].cc_identity) {
+      if (!ident)
+        ident = arena_zalloc(a, (size_t)(t->ct_ncols + 1));
+      ident[c] = t->ct_cols[c].cc_identity;
+    }
   }
+  p->tb_identity = ident;
   p->tb_colnames = names;
   p->tb_coltypes = types;
   p->tb_notnull = nn;
@@ -66,6 +74,7 @@ void en_env(esession_t *s, sp_env_t *env)
   env->pe_vector_size = es_engine(s)->en_vector_size;
   env->pe_threads = es_engine(s)->en_threads;
   env->pe_par_min_rows = (double)es_engine(s)->en_par_min_rows;
+  env->pe_opt = opt_entry();
   const char *seq = es_setting(s, "enable_seqscan");
   env->pe_no_seqscan = seq && (strcasecmp(seq, "off") == 0 || strcasecmp(seq, "false") == 0 ||
                                strcmp(seq, "0") == 0);

@@ -15,6 +15,7 @@ struct en_pgcat_s {
   int pg_nset, pg_capset;
   pgcat_setting_t *pg_set;
   const char **pg_seen;         /* the setting values the array was built from */
+  cat_seq_session_t *pg_seqs;   /* currval, lastval and cached values of sequences */
 };
 
 struct en_pgscan_s {
@@ -104,6 +105,9 @@ const pgcat_env_t *en_pgcat_env(esession_t *s)
   env->pe_backend_pid = p->pg_id;
   env->pe_nsettings = p->pg_nset + (int)CZ_ARRAY_LEN(en_presets);
   env->pe_settings = p->pg_set;
+  env->pe_seqs = p->pg_seqs;
+  env->pe_txn = es_txn(s);
+  env->pe_cancel = es_cancel_flag(s);
   return env;
 }
 
@@ -123,7 +127,14 @@ en_pgcat_t *en_pgcat_session_open(arena_t *a, const char *database, const char *
   p->pg_database = arena_strdup(a, database && *database ? database : role);
   p->pg_id = atomic_fetch_add(&en_pgcat_next_id, 1);
   p->pg_arena = arena_create(a, "pgcat settings");
+  p->pg_seqs = cat_seq_session_new(a);
   return p;
+}
+
+cat_seq_session_t *en_seq_session(esession_t *s)
+{
+  en_pgcat_t *p = es_pgcat(s);
+  return p ? p->pg_seqs : NULL;
 }
 
 void en_pgcat_set_backend_pid(en_pgcat_t *p, int32_t pid)

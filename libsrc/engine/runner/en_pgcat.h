@@ -28,6 +28,9 @@ typedef struct en_pgcat_s en_pgcat_t;
  * open session). */
 const pgcat_env_t *en_pgcat_env(esession_t *s);
 
+/* The session's sequence state (currval, lastval, cached values). */
+cat_seq_session_t *en_seq_session(esession_t *s);
+
 /* The binder's lookup: CZ_OK with *out when schema.name (schema NULL:
  * unqualified) is a pgcat relation, 1 when it is not. */
 int en_pgcat_table(esession_t *s, const char *schema, const char *name, arena_t *a,

@@ -110,6 +110,20 @@ int en_check_access(esession_t *s, const splan_t *p, err_t *e);
 
 int en_ddl(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e);
 
+/* ---- en_seq_ddl.c ------------------------------------------------------------ */
+
+/* CREATE SEQUENCE, ALTER SEQUENCE. */
+int en_ddl_sequence(esession_t *s, const sql_stmt_t *st, err_t *e);
+int en_ddl_drop_sequences(esession_t *s, const sql_drop_t *dr, err_t *e);
+/* CREATE TABLE's serial and identity columns: before the table is made,
+ * each one's sequence name (*seqnames, NULL for other columns), DEFAULT
+ * and NOT NULL in cols, and the identity kinds (*identity, NULL none);
+ * after it, the sequences, OWNED BY their columns. */
+int en_serial_plan(esession_t *s, arena_t *a, const sql_create_table_t *ct, cat_column_def_t *cols,
+                   char **identity, const char ***seqnames, err_t *e);
+int en_serial_make(esession_t *s, const sql_create_table_t *ct, const cat_column_def_t *cols,
+                   const char *const *seqnames, cat_oid_t table, err_t *e);
+
 /* ---- en_copy.c ------------------------------------------------------------- */
 
 /* Checks a COPY statement at prepare time and sets its column count. */

@@ -125,8 +125,73 @@ int64_t esession_statement_timeout_ms(esession_t *s)
   return v && guc_parse_ms(v, &ms) ? ms : 0;
 }
 
+/* TimeZone as PostgreSQL's check_timezone reads it: INTERVAL '…' (SET
+ * TIME ZONE INTERVAL, east of UTC), a number of hours east of UTC, else a
+ * zone name or POSIX string; empty (DEFAULT, RESET) or LOCAL the server's
+ * zone. The value kept (and shown, and reported) is the zone's name. */
+static int guc_set_timezone(esession_t *s, const char *value, err_t *e)
+{
+  const ty_tz_t *z = NULL;
+  char *end;
+  const char *shown = value;
+  char txt[256];
+  if (value[0] == '\0' || strcasecmp(value, "local") == 0 || strcasecmp(value, "default") == 0) {
+    z = s->se_eng->en_tz;
+  } else if (strncmp(value, "interval\x01", 9) == 0) {
+    /* interval\x01<text>\x01<prec>\x01<fields>: see set_rest in sql_gram.y */
+    int prec = -1, fields = 0;
+    const char *p = value + 9, *q = strchr(p, '\x01');
+    size_t n = q ? (size_t)(q - p) : strlen(p);
+    snprintf(txt, sizeof(txt), "%.*s", (int)n, p);
+    shown = txt;
+    if (q)
+      sscanf(q + 1, "%d\x01%d", &prec, &fields);
+    ty_t it = ty_plain(TY_INTERVAL);
+    it.t_prec = (int16_t)prec;
+    it.t_scale = (int16_t)fields;
+    ty_iv_t iv;
+    if (ty_iv_parse(it, txt, strlen(txt), &iv, e) != CZ_OK)
+      return CZ_ERR;
+    if (iv.iv_months != 0 || iv.iv_days != 0 || iv.iv_us / 1000000 > 24 * 3600 * 7 ||
+        iv.iv_us / 1000000 < -24 * 3600 * 7) {
+      char ivt[TY_IV_TEXT_MAX];
+      int n = ty_iv_format(&iv, ivt);
+      return err_set(e, SQLSTATE_INVALID_PARAMETER,
+                     "invalid value for parameter \"TimeZone\": \"INTERVAL '%.*s'\"%s", n, ivt,
+                     iv.iv_months ? ": cannot specify months in time zone interval"
+                     : iv.iv_days ? ": cannot specify days in time zone interval"
+                                  : "");
+    }
+    z = ty_tz_fixed((int32_t)(iv.iv_us / 1000000));
+  } else {
+    double hours = strtod(value, &end);
+    if (end != value && *end == '\0') {
+      if (!(hours > -168 && hours < 168))
+        return err_set(e, SQLSTATE_INVALID_PARAMETER,
+                       "invalid value for parameter \"TimeZone\": \"%s\"", value);
+      z = ty_tz_fixed((int32_t)(hours * 3600));
+    } else {
+      z = ty_tz_find(value);
+    }
+  }
+  if (!z)
+    return err_set(e, SQLSTATE_INVALID_PARAMETER, "invalid value for parameter \"TimeZone\": \"%s\"",
+                   shown);
+  s->se_tz = z;
+  ty_tz_use(z);
+  guc_put(s, "timezone", ty_tz_name(z), false);
+  return CZ_OK;
+}
+
+void esession_use(esession_t *s)
+{
+  ty_tz_use(s->se_tz);
+}
+
 int en_guc_set(esession_t *s, const char *name, const char *value, bool from_client, err_t *e)
 {
+  if (strcasecmp(name, "timezone") == 0)
+    return guc_set_timezone(s, value, e);
   char norm[64];
   int64_t ms;
   if ((strcasecmp(name, "statement_timeout") == 0 || strcasecmp(name, "lock_timeout") == 0) &&
@@ -182,6 +247,9 @@ int esession_open(engine_t *eng, const char *role, const char *database, esessio
     guc_put(s, en_defaults[i].name, en_defaults[i].value, en_defaults[i].report);
   guc_put(s, "is_superuser", s->se_superuser ? "on" : "off", true);
   guc_put(s, "session_authorization", role, true);
+  s->se_tz = eng->en_tz;
+  guc_put(s, "timezone", ty_tz_name(s->se_tz), true);
+  ty_tz_use(s->se_tz);
   s->se_pgcat = en_pgcat_session_open(a, database, role);
   pthread_mutex_lock(&eng->en_mu);
   eng->en_nsessions++;

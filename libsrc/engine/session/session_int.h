@@ -69,6 +69,9 @@ struct esession_s {
   volatile bool se_cancel;
   struct en_pgcat_s *se_pgcat;  /* the runner's per-session state (runner/en_pgcat.c) */
   struct en_sp_s *se_sp;        /* savepoints and the statement mark (en_savepoint.c) */
+  const ty_tz_t *se_tz;         /* the TimeZone setting, resolved (NULL = UTC): put in
+                                 * force on the thread serving the session by
+                                 * esession_use and by SET (types' ty_tz_use) */
   int se_exec_depth;            /* EXECUTEs running inside one another (en_prepared.c) */
   struct eprep_s *se_prepared[EN_PREP_BUCKETS]; /* named prepared statements (en_prepared.c):
                                  * SQL PREPARE's and the protocol's, one namespace */

@@ -7,6 +7,7 @@
 #include "exec/exec.h"
 #include "mem_store.h"
 #include "sql/sql.h"
+#include "opt/opt.h"
 #include "sql/sql_plan.h"
 
 typedef struct mem_table_s {
@@ -276,7 +277,7 @@ static int run_stmt(mem_db_t *db, const sql_stmt_t *st, sink_t *sink, int64_t *c
   if (st->st_kind == SQL_STMT_CREATE_TABLE)
     return create_table(db, st->st_create_table, e);
   arena_t *a = arena_create(NULL, "stmt");
-  sp_env_t env = {.pe_ctx = db, .pe_table = env_table, .pe_vector_size = 7};
+  sp_env_t env = {.pe_ctx = db, .pe_table = env_table, .pe_vector_size = 7, .pe_opt = opt_entry()};
   splan_t *p;
   int rc = sql_plan_stmt(a, st, &env, NULL, 0, &p, e);
   if (rc != CZ_OK) {
@@ -392,7 +393,7 @@ mem_plan_t *mem_plan(mem_db_t *db, const char *sql, err_t *e)
 {
   arena_t *a = arena_create(NULL, "plan");
   sql_stmt_list_t *l;
-  sp_env_t env = {.pe_ctx = db, .pe_table = env_table, .pe_vector_size = 7};
+  sp_env_t env = {.pe_ctx = db, .pe_table = env_table, .pe_vector_size = 7, .pe_opt = opt_entry()};
   splan_t *p;
   if (sql_parse(a, sql, strlen(sql), &l, e) != CZ_OK || l->sl_n != 1 ||
       sql_plan_stmt(a, l->sl_stmts[0], &env, NULL, 0, &p, e) != CZ_OK) {

@@ -1,6 +1,6 @@
-/* sql_plan_card — estimates for join ordering and grouping.
+/* opt_card — estimates for join ordering and grouping.
  *
- * Design notes (sql/README.md, "Join order", "Estimates"):
+ * Design notes (opt/README.md, "Join order", "Estimates"):
  * - Everything comes from the table's handle (exec.h qt_stats,
  *   qt_sample), so any storage that implements those plugs in.
  * - A table's size is its row count kept by the catalog as rows change
@@ -29,15 +29,15 @@
  *   not analyzed), the sample's, by Haas and Stokes' Duj1 estimator
  *   (n d / (n - f1 + f1 n / N): n sampled, d distinct, f1 seen once).
  * - Derived tables count the rows their own plan estimated (a grouped
- *   one: its groups, pc_group_rows); functions in FROM and catalog
- *   relations PC_DEFAULT_ROWS.
+ *   one: its groups, opt_group_rows); functions in FROM and catalog
+ *   relations OPT_DEFAULT_ROWS.
  * - GROUP BY keeps the product of its keys' distinct values, at most the
  *   input's rows; a key that is not a column counts PC_DEFAULT_NDV.
  */
 #include <math.h>
 #include <string.h>
 
-#include "sql/sql_plan_card.h"
+#include "opt/opt_card.h"
 
 #define PC_SAMPLE 200
 #define PC_SEED 0x5eedu           /* samples are seeded: the same data, the same plan */
@@ -45,9 +45,9 @@
 /* A secondary index range holding more than this fraction of its table
  * costs more to read (each row fetched from the primary tree by key) than
  * the whole table in key order: a stored row scanned costs 0.2, a lookup
- * 1.5 (sql_plan_join.c), so about 0.2 / 1.7. Tables under
+ * 1.5 (opt_join.c), so about 0.2 / 1.7. Tables under
  * PC_WIDE_MIN_ROWS rows keep the index (either way is cheap). */
-#define PC_WIDE_FRACTION 0.12
+#define OPT_WIDE_FRACTION 0.12
 #define PC_WIDE_MIN_ROWS 1000
 #define DEFAULT_SEL 0.1
 #define DEFAULT_JOIN_SEL 0.3
@@ -63,7 +63,7 @@ static void unit_col(void *ctx, xnode_t *col)
   u->uo_seen[u->uo_unit_of[col->x_index]] = true;
 }
 
-void pc_conj_units(const xnode_t *x, const int *unit_of, bool *seen)
+void opt_conj_units(const xnode_t *x, const int *unit_of, bool *seen)
 {
   units_of_t u = {unit_of, seen};
   bd_node_cols((xnode_t *)x, unit_col, &u);
@@ -127,7 +127,7 @@ static bool any_fixes(xnode_t **conj, int n, int tc, bool range)
   return false;
 }
 
-static double column_ndv(bd_t *b, const bd_unit_t *un, pc_unit_t *pu, int tc);
+static double column_ndv(lp_ctx_t *b, const lp_rel_t *un, opt_unit_t *pu, int tc);
 
 /* What a conjunct that cannot run at plan time keeps: `col = value`
  * whose value is only known at run time (a parameter, a correlated
@@ -136,7 +136,7 @@ static double column_ndv(bd_t *b, const bd_unit_t *un, pc_unit_t *pu, int tc);
  * per-row subquery probing by its correlation column is then estimated
  * at the few rows it finds, not a tenth of the table (TPC-H Q2's min()
  * subquery, weighed against its decorrelated form). */
-static double runtime_selectivity(bd_t *b, const bd_unit_t *un, pc_unit_t *pu, const xnode_t *x)
+static double runtime_selectivity(lp_ctx_t *b, const lp_rel_t *un, opt_unit_t *pu, const xnode_t *x)
 {
   if (!un->un_table || x->x_kind != X_OP || x->x_op != XOP_EQ || x->x_nargs != 2)
     return DEFAULT_SEL;
@@ -152,19 +152,19 @@ static double runtime_selectivity(bd_t *b, const bd_unit_t *un, pc_unit_t *pu, c
 
 /* The fraction of sampled rows the conjuncts keep (each conjunct that
  * cannot run here counts runtime_selectivity). */
-static double sample_selectivity(bd_t *b, const bd_unit_t *un, pc_unit_t *pu, batch_t *sample,
+static double sample_selectivity(lp_ctx_t *b, const lp_rel_t *un, opt_unit_t *pu, batch_t *sample,
                                  xnode_t **conj, int n)
 {
   int ns = sample->b_n;
-  int *sel = arena_alloc(b->b_a, sizeof(int) * (size_t)(ns + 1));
-  int *next = arena_alloc(b->b_a, sizeof(int) * (size_t)(ns + 1));
+  int *sel = arena_alloc(b->lc_a, sizeof(int) * (size_t)(ns + 1));
+  int *next = arena_alloc(b->lc_a, sizeof(int) * (size_t)(ns + 1));
   int nsel = ns;
   for (int r = 0; r < ns; r++)
     sel[r] = r;
   double other = 1;
   xctx_t xc;
   memset(&xc, 0, sizeof(xc));
-  xc.xc_arena = b->b_a;
+  xc.xc_arena = b->lc_a;
   for (int i = 0; i < n; i++) {
     if (!plan_time_evaluable(conj[i])) {
       other *= runtime_selectivity(b, un, pu, conj[i]);
@@ -193,14 +193,14 @@ static const qtable_ops_t *table_ops(const sp_table_t *t)
 
 /* The table's statistics (NULL: the storage keeps none). Estimates never
  * fail a statement: an error is forgotten and the defaults serve. */
-static const qstats_t *table_stats(bd_t *b, const sp_table_t *t)
+static const qstats_t *table_stats(lp_ctx_t *b, const sp_table_t *t)
 {
   const qtable_ops_t *ops = table_ops(t);
   if (!ops || !ops->qt_stats)
     return NULL;
-  qstats_t *st = arena_zalloc(b->b_a, sizeof *st);
-  if (ops->qt_stats(t->tb_handle, b->b_a, st, b->b_e) != CZ_OK) {
-    err_clear(b->b_e);
+  qstats_t *st = arena_zalloc(b->lc_a, sizeof *st);
+  if (ops->qt_stats(t->tb_handle, b->lc_a, st, b->lc_e) != CZ_OK) {
+    err_clear(b->lc_e);
     return NULL;
   }
   return st;
@@ -208,7 +208,7 @@ static const qstats_t *table_stats(bd_t *b, const sp_table_t *t)
 
 /* Rows of key range r of index idx (NULL: the whole primary index) and,
  * with n > 0, up to n of them (every column) in *out. 1: not measured. */
-static int table_sample(bd_t *b, const sp_table_t *t, int idx, const qrange_t *r, int n,
+static int table_sample(lp_ctx_t *b, const sp_table_t *t, int idx, const qrange_t *r, int n,
                         batch_t **out, double *rows)
 {
   const qtable_ops_t *ops = table_ops(t);
@@ -216,17 +216,17 @@ static int table_sample(bd_t *b, const sp_table_t *t, int idx, const qrange_t *r
   *rows = -1;
   if (!ops || !ops->qt_sample)
     return 1;
-  int *cols = arena_alloc(b->b_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
+  int *cols = arena_alloc(b->lc_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
   for (int c = 0; c < t->tb_ncols; c++)
     cols[c] = c;
   batch_t *bt = NULL;
-  if (n > 0 && !(bt = batch_create(b->b_a, t->tb_ncols, t->tb_coltypes, n, b->b_e))) {
-    err_clear(b->b_e);
+  if (n > 0 && !(bt = batch_create(b->lc_a, t->tb_ncols, t->tb_coltypes, n, b->lc_e))) {
+    err_clear(b->lc_e);
     return 1;
   }
-  if (ops->qt_sample(t->tb_handle, idx, r, n, PC_SEED, cols, t->tb_ncols, bt, rows, b->b_a,
-                     b->b_e) != CZ_OK) {
-    err_clear(b->b_e);  /* e.g. a bound the key encoding refuses */
+  if (ops->qt_sample(t->tb_handle, idx, r, n, PC_SEED, cols, t->tb_ncols, bt, rows, b->lc_a,
+                     b->lc_e) != CZ_OK) {
+    err_clear(b->lc_e);  /* e.g. a bound the key encoding refuses */
     *rows = -1;
     return 1;
   }
@@ -234,7 +234,7 @@ static int table_sample(bd_t *b, const sp_table_t *t, int idx, const qrange_t *r
   return CZ_OK;
 }
 
-double pc_table_rows(bd_t *b, const sp_table_t *t)
+double opt_table_rows(lp_ctx_t *b, const sp_table_t *t)
 {
   const qstats_t *st = table_stats(b, t);
   if (st && st->qs_rows >= 0)
@@ -245,13 +245,13 @@ double pc_table_rows(bd_t *b, const sp_table_t *t)
 }
 
 /* The value of a column-free conjunct side at plan time. */
-static bool const_value(bd_t *b, const xnode_t *v, datum_t *out)
+static bool const_value(lp_ctx_t *b, const xnode_t *v, datum_t *out)
 {
   if (!plan_time_evaluable(v))
     return false;
   xctx_t xc;
   memset(&xc, 0, sizeof(xc));
-  xc.xc_arena = b->b_a;
+  xc.xc_arena = b->lc_a;
   err_t e;
   err_clear(&e);
   return xeval_scalar(&xc, v, out, &e) == CZ_OK && !out->d_null;
@@ -259,18 +259,18 @@ static bool const_value(bd_t *b, const xnode_t *v, datum_t *out)
 
 /* A key range of one index that constant conjuncts fix: equalities on a
  * prefix of its key columns, then one range on the next (as the scan's
- * access path takes them, sql_plan_scan.c). */
+ * access path takes them, opt_scan.c). */
 typedef struct pc_range_s {
   int pr_idx;                   /* 0 primary, else the index's number */
   int pr_score;                 /* 4 per equality, 1 per range end; 0 = none */
   qrange_t pr_r;
 } pc_range_t;
 
-static void range_of_key(bd_t *b, const sp_table_t *t, int nkey, const int *keys, xnode_t **conj,
+static void range_of_key(lp_ctx_t *b, const sp_table_t *t, int nkey, const int *keys, xnode_t **conj,
                          int n, pc_range_t *out)
 {
-  datum_t *lo = arena_alloc(b->b_a, sizeof(datum_t) * (size_t)(nkey + 1));
-  datum_t *hi = arena_alloc(b->b_a, sizeof(datum_t) * (size_t)(nkey + 1));
+  datum_t *lo = arena_alloc(b->lc_a, sizeof(datum_t) * (size_t)(nkey + 1));
+  datum_t *hi = arena_alloc(b->lc_a, sizeof(datum_t) * (size_t)(nkey + 1));
   int neq = 0;
   bool has_lo = false, has_hi = false, lo_incl = true, hi_incl = true;
   for (int k = 0; k < nkey; k++) {
@@ -280,7 +280,7 @@ static void range_of_key(bd_t *b, const sp_table_t *t, int nkey, const int *keys
     for (int i = 0; i < n && !found; i++) {
       xop_t op;
       xnode_t *v;
-      if (bd_key_pred(conj[i], col, ct, &op, &v) && op == XOP_EQ && const_value(b, v, &lo[neq])) {
+      if (opt_key_pred(conj[i], col, ct, &op, &v) && op == XOP_EQ && const_value(b, v, &lo[neq])) {
         hi[neq] = lo[neq];
         neq++;
         found = true;
@@ -292,7 +292,7 @@ static void range_of_key(bd_t *b, const sp_table_t *t, int nkey, const int *keys
       xop_t op;
       xnode_t *v;
       datum_t d;
-      if (!bd_key_pred(conj[i], col, ct, &op, &v) || op == XOP_EQ || !const_value(b, v, &d))
+      if (!opt_key_pred(conj[i], col, ct, &op, &v) || op == XOP_EQ || !const_value(b, v, &d))
         continue;
       if ((op == XOP_GT || op == XOP_GE) && !has_lo) {
         lo[neq] = d;
@@ -311,7 +311,7 @@ static void range_of_key(bd_t *b, const sp_table_t *t, int nkey, const int *keys
                          neq + has_hi, hi, has_hi ? hi_incl : true};
 }
 
-static void best_range(bd_t *b, const sp_table_t *t, xnode_t **conj, int n, pc_range_t *best)
+static void best_range(lp_ctx_t *b, const sp_table_t *t, xnode_t **conj, int n, pc_range_t *best)
 {
   memset(best, 0, sizeof(*best));
   if (t->tb_npk > 0)
@@ -336,8 +336,8 @@ static double plan_rows(const op_t *o)
   return -1;
 }
 
-int pc_unit_estimate(bd_t *b, bd_scope_t *sc, const bd_unit_t *un, xnode_t **local, int nl,
-                     bool measure, pc_unit_t *out)
+int opt_unit_estimate(lp_ctx_t *b, const lp_block_t *fb, const lp_rel_t *un, xnode_t **local, int nl,
+                     bool measure, opt_unit_t *out)
 {
   memset(out, 0, sizeof(*out));
   const sp_table_t *t = un->un_table;
@@ -346,19 +346,19 @@ int pc_unit_estimate(bd_t *b, bd_scope_t *sc, const bd_unit_t *un, xnode_t **loc
    * subquery lie past the block's row (sc_width), so the map spans the
    * unit, not the row: one built to sc_width left them unmapped */
   int width = un->un_base + un->un_width;
-  int *shift = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
+  int *shift = arena_alloc(b->lc_a, sizeof(int) * (size_t)(width + 1));
   for (int c = 0; c < width; c++)
     shift[c] = c - un->un_base;
-  xnode_t **own = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nl + 1));
+  xnode_t **own = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(nl + 1));
   for (int i = 0; i < nl; i++)
-    own[i] = bd_node_remap(b, local[i], shift);
+    own[i] = bd_node_remap(b->lc_b, local[i], shift);
   out->pu_own = own;
   out->pu_nown = nl;
   if (t) {
-    bool *need = arena_zalloc(b->b_a, (size_t)t->tb_ncols + 1);
+    bool *need = arena_zalloc(b->lc_a, (size_t)t->tb_ncols + 1);
     for (int c = 0; c < t->tb_ncols; c++) {
       int bc = un->un_base + c;
-      need[c] = bc < sc->sc_used_cap && sc->sc_used[bc];
+      need[c] = bc < fb->fb_used_cap && fb->fb_used[bc];
     }
     bool any = false;
     for (int c = 0; c < t->tb_ncols; c++)
@@ -368,7 +368,7 @@ int pc_unit_estimate(bd_t *b, bd_scope_t *sc, const bd_unit_t *un, xnode_t **loc
     out->pu_need = need;
   }
   out->pu_unknown = true;
-  out->pu_total = PC_DEFAULT_ROWS;
+  out->pu_total = OPT_DEFAULT_ROWS;
   double sel = 1;
   for (int i = 0; i < nl; i++)
     sel *= DEFAULT_SEL;
@@ -382,14 +382,14 @@ int pc_unit_estimate(bd_t *b, bd_scope_t *sc, const bd_unit_t *un, xnode_t **loc
     out->pu_stats = table_stats(b, t);
     double total = out->pu_stats ? out->pu_stats->qs_rows : -1;
     if (total < 0)
-      total = pc_table_rows(b, t);
+      total = opt_table_rows(b, t);
     if (total >= 0) {
       out->pu_unknown = false;
       out->pu_total = total;
     }
   }
   if (t) {  /* before the sample: runtime_selectivity reads distinct counts */
-    out->pu_ndv = arena_alloc(b->b_a, sizeof(double) * (size_t)(t->tb_ncols + 1));
+    out->pu_ndv = arena_alloc(b->lc_a, sizeof(double) * (size_t)(t->tb_ncols + 1));
     for (int c = 0; c < t->tb_ncols; c++)
       out->pu_ndv[c] = -1;
   }
@@ -448,7 +448,7 @@ static bool column_is_key(const sp_table_t *t, int tc)
 }
 
 /* Distinct values of table column tc of unit u (see the notes). */
-static double column_ndv(bd_t *b, const bd_unit_t *un, pc_unit_t *pu, int tc)
+static double column_ndv(lp_ctx_t *b, const lp_rel_t *un, opt_unit_t *pu, int tc)
 {
   const sp_table_t *t = un->un_table;
   if (!t || pu->pu_unknown)
@@ -507,7 +507,7 @@ static double column_ndv(bd_t *b, const bd_unit_t *un, pc_unit_t *pu, int tc)
   return ndv;
 }
 
-double pc_join_selectivity(bd_t *b, const bd_fromblk_t *fb, pc_unit_t *units, const int *unit_of,
+double opt_join_sel(lp_ctx_t *b, const lp_block_t *fb, opt_unit_t *units, const int *unit_of,
                            const xnode_t *x)
 {
   if (x->x_kind == X_OP && x->x_op == XOP_EQ && x->x_nargs == 2 &&
@@ -516,7 +516,7 @@ double pc_join_selectivity(bd_t *b, const bd_fromblk_t *fb, pc_unit_t *units, co
     double key = -1;
     for (int side = 0; side < 2; side++) {
       int col = x->x_args[side]->x_index, u = unit_of[col];
-      const bd_unit_t *un = &fb->fb_units[u];
+      const lp_rel_t *un = &fb->fb_units[u];
       if (un->un_table && !units[u].pu_unknown && column_is_key(un->un_table, col - un->un_base))
         key = CZ_MAX(key, units[u].pu_total);
     }
@@ -535,10 +535,10 @@ double pc_join_selectivity(bd_t *b, const bd_fromblk_t *fb, pc_unit_t *units, co
 }
 
 /* Distinct values of block column col (one of fb's units' columns). */
-static double block_col_ndv(bd_t *b, const bd_fromblk_t *fb, int col, double in_rows)
+static double block_col_ndv(lp_ctx_t *b, const lp_block_t *fb, int col, double in_rows)
 {
   for (int u = 0; fb && u < fb->fb_nunits; u++) {
-    const bd_unit_t *un = &fb->fb_units[u];
+    const lp_rel_t *un = &fb->fb_units[u];
     if (col < un->un_base || col >= un->un_base + un->un_width)
       continue;
     const sp_table_t *t = un->un_table;
@@ -557,7 +557,7 @@ static double block_col_ndv(bd_t *b, const bd_fromblk_t *fb, int col, double in_
   return CZ_MIN(PC_DEFAULT_NDV, in_rows);
 }
 
-double pc_block_rows(bd_t *b, const bd_fromblk_t *fb, const op_t *plan)
+double opt_block_rows(lp_ctx_t *b, const lp_block_t *fb, const op_t *plan)
 {
   double rows = plan_rows(plan);
   if (rows >= 0 || !fb || fb->fb_nunits != 1 || !fb->fb_units[0].un_table)
@@ -573,19 +573,19 @@ double pc_block_rows(bd_t *b, const bd_fromblk_t *fb, const op_t *plan)
   return rows;
 }
 
-double pc_having_rows(bd_t *b, double groups, xnode_t *having)
+double opt_having_rows(lp_ctx_t *b, double groups, xnode_t *having)
 {
   if (groups < 0)
     return -1;
   xnode_t **conj = NULL;
   int n = 0, cap = 0;
-  bd_conjuncts(b, having, &conj, &n, &cap);
+  bd_conjuncts(b->lc_b, having, &conj, &n, &cap);
   for (int i = 0; i < n; i++)
     groups *= DEFAULT_SEL;
   return groups < 1 ? 1 : groups;
 }
 
-double pc_group_rows(bd_t *b, const bd_fromblk_t *fb, xnode_t **group, int ngroup, double in_rows)
+double opt_group_rows(lp_ctx_t *b, const lp_block_t *fb, xnode_t **group, int ngroup, double in_rows)
 {
   if (in_rows < 0)
     return -1;
@@ -600,7 +600,7 @@ double pc_group_rows(bd_t *b, const bd_fromblk_t *fb, xnode_t **group, int ngrou
   return CZ_MAX(CZ_MIN(groups, in_rows), 1.0);
 }
 
-bool pc_index_too_wide(bd_t *b, const sp_table_t *t, int ix_no, xnode_t **conj, int n)
+bool opt_index_too_wide(lp_ctx_t *b, const sp_table_t *t, int ix_no, xnode_t **conj, int n)
 {
   const sp_index_t *ix = NULL;
   for (int i = 0; i < t->tb_nindexes; i++)
@@ -611,7 +611,7 @@ bool pc_index_too_wide(bd_t *b, const sp_table_t *t, int ix_no, xnode_t **conj, 
   const qstats_t *st = table_stats(b, t);
   if (!st || st->qs_rows < PC_WIDE_MIN_ROWS)
     return false;
-  xnode_t **live = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n + 1));
+  xnode_t **live = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(n + 1));
   int nl = 0;
   for (int i = 0; i < n; i++)
     if (conj[i])
@@ -622,5 +622,5 @@ bool pc_index_too_wide(bd_t *b, const sp_table_t *t, int ix_no, xnode_t **conj, 
   double rows;
   if (rg.pr_score == 0 || table_sample(b, t, ix_no, &rg.pr_r, 0, &none, &rows) != CZ_OK)
     return false;
-  return rows > PC_WIDE_FRACTION * st->qs_rows;
+  return rows > OPT_WIDE_FRACTION * st->qs_rows;
 }

@@ -1,12 +1,12 @@
-/* sql_plan_join — the joins of one FROM clause: which order, which join
+/* opt_join — the joins of one FROM clause: which order, which join
  * method, which columns each table reads.
  *
- * Design notes (sql/README.md, "Join order"):
+ * Design notes (opt/README.md, "Join order"):
  * - The FROM items are units: tables, whose scans are planned here with
  *   the WHERE conjuncts that use only them and reading only the columns
  *   the block names (bd_scope_use), or inputs built while binding
  *   (derived tables, explicit JOINs, functions).
- * - Every unit gets an estimated row count (sql_plan_card.c: the table's
+ * - Every unit gets an estimated row count (opt_card.c: the table's
  *   size from its index, the selectivity of its own conjuncts measured on
  *   a sample of its rows); a conjunct between units gets a selectivity
  *   (an equality: one over the larger number of distinct values).
@@ -15,10 +15,13 @@
  *   it, by probing one of its indexes per row when the rows so far give
  *   the index's leading column (an index nested loop through op_lateral),
  *   by a hash join building on the new unit, or (no equality) a nested
- *   loop, whichever costs least. Up to JOIN_DP_MAX units every order is weighed by
- *   dynamic programming over subsets; beyond, a greedy search adds the
- *   cheapest next unit. The cost of a plan is the rows each step reads,
- *   builds, probes and produces, weighted per method (cost_* below).
+ *   loop, whichever costs least. Up to JOIN_DP_MAX units every order is
+ *   weighed by dynamic programming over subsets; beyond, a greedy search
+ *   adds the cheapest next unit. Neither makes a cross product inside a
+ *   connected component of the join graph, whose edges include the
+ *   equalities equivalence classes imply (sql_logical_ec.c). The cost of a
+ *   plan is the rows each step reads, builds, probes and produces,
+ *   weighted per method (cost_* below).
  * - The joins produce the units' columns in the order chosen; a final
  *   projection puts them back in the block's row (columns no expression
  *   reads are NULL there), so expressions bound over the row need no
@@ -29,10 +32,12 @@
 #include <string.h>
 
 #include "exec/exec_ql.h"
-#include "sql/sql_bind_int.h"
-#include "sql/sql_plan_card.h"
+#include "opt/opt_int.h"
+#include "opt/opt_card.h"
 
-#define JOIN_DP_MAX 12
+/* Orders of up to JOIN_DP_MAX units are weighed by dynamic programming
+ * (2^10 subsets: well under a millisecond); beyond, greedy. */
+#define JOIN_DP_MAX 10
 
 /* Per-row costs, relative: what a step does to each row it touches. */
 #define COST_SCAN 0.2    /* a stored row read and decoded by a scan */
@@ -52,19 +57,28 @@ typedef struct jconj_s {
   bool jc_top;                  /* evaluated after all joins */
   bool jc_local;                /* one unit: inside its scan or filter */
   bool jc_semi;                 /* joins a SEMI / ANTI unit (its selectivity is jp_semi's) */
+  int jc_ec;                    /* a `col = col` of equivalence class jc_ec between two
+                                 * units, else -1 */
+  bool jc_implied;              /* added by the class (lp_eclasses), not written */
 } jconj_t;
 
+
 typedef struct jplan_s {
-  bd_t *jp_b;
-  bd_scope_t *jp_sc;
-  bd_fromblk_t *jp_fb;
+  lp_ctx_t *jp_b;
+  lp_block_t *jp_fb;
   int jp_nu;
-  pc_unit_t *jp_units;          /* estimates (sql_plan_card.h) */
+  opt_unit_t *jp_units;          /* estimates (opt_card.h) */
   int jp_nconj;
   jconj_t *jp_conj;
   int *jp_unit_of;              /* block column -> unit */
   double *jp_semi;              /* per unit: SEMI / ANTI: the fraction of rows it keeps; else 0 */
   bool *jp_scratch;             /* per conjunct, for step_cost's lookup_keys */
+  int *jp_uf;                   /* per unit, scratch of set_rows */
+  /* the join graph: adj[u * nu + v] when a conjunct joins u and v (for
+   * the search's rule of no cross product within a connected component);
+   * comp[u] u's connected component */
+  bool *jp_adj;
+  int *jp_comp;
 } jplan_t;
 
 static bool conj_within(const jconj_t *c, const bool *in_set)
@@ -125,7 +139,7 @@ static bool col_equality(const jplan_t *jp, const xnode_t *x, int *ca, int *cb)
  * key column k, used[i] marks the conjuncts taken. */
 static bool lookup_keys(const jplan_t *jp, const bool *in_set, int u, int *lk, bool *used)
 {
-  const bd_unit_t *un = &jp->jp_fb->fb_units[u];
+  const lp_rel_t *un = &jp->jp_fb->fb_units[u];
   const sp_table_t *t = un->un_table;
   if (!t || un->un_rowid || t->tb_npk <= 0 || t->tb_npk > 32 || jp->jp_units[u].pu_unknown)
     return false;  /* (lookups give no row locator) */
@@ -187,7 +201,7 @@ static bool leads_index(const sp_table_t *t, int tc)
  * statement's). */
 static double probe_keys(const jplan_t *jp, const bool *in_set, int u, bool *used)
 {
-  const bd_unit_t *un = &jp->jp_fb->fb_units[u];
+  const lp_rel_t *un = &jp->jp_fb->fb_units[u];
   const sp_table_t *t = un->un_table;
   if (!t || un->un_rowid || jp->jp_units[u].pu_unknown || jp->jp_semi[u] > 0)
     return 0;
@@ -213,6 +227,48 @@ static double probe_keys(const jplan_t *jp, const bool *in_set, int u, bool *use
   return lead ? sel : 0;
 }
 
+static int uf_find(int *uf, int x)
+{
+  while (uf[x] != x)
+    x = uf[x] = uf[uf[x]];
+  return x;
+}
+
+/* The selectivity of the implied equalities within in_set: an implied
+ * `a = c` of a class counts only where the class's equalities counted so
+ * far (the written ones, then the implied ones taken) do not already join
+ * its two units — a = b and b = c make a = c true, not a third condition. */
+static double implied_sel(const jplan_t *jp, const bool *in_set)
+{
+  const lp_block_t *fb = jp->jp_fb;
+  if (fb->fb_nderived == 0)
+    return 1;
+  double r = 1;
+  int *uf = jp->jp_uf;
+  for (int e = 0; e < fb->fb_nec; e++) {
+    bool any = false;
+    for (int i = jp->jp_nconj - fb->fb_nderived; i < jp->jp_nconj && !any; i++)
+      any = jp->jp_conj[i].jc_implied && jp->jp_conj[i].jc_ec == e && conj_within(&jp->jp_conj[i], in_set);
+    if (!any)
+      continue;
+    for (int u = 0; u < jp->jp_nu; u++)
+      uf[u] = u;
+    for (int pass = 0; pass < 2; pass++)
+      for (int i = 0; i < jp->jp_nconj; i++) {
+        const jconj_t *c = &jp->jp_conj[i];
+        if (c->jc_ec != e || c->jc_implied != (pass == 1) || !conj_within(c, in_set))
+          continue;
+        int x = uf_find(uf, c->jc_units[0]), y = uf_find(uf, c->jc_units[1]);
+        if (x == y)
+          continue;
+        uf[x] = y;
+        if (pass == 1)
+          r *= c->jc_sel;
+      }
+  }
+  return r;
+}
+
 /* Rows of the units of in_set joined: the product of their estimates and
  * of the selectivities of the conjuncts among them. */
 static double set_rows(const jplan_t *jp, const bool *in_set)
@@ -223,13 +279,14 @@ static double set_rows(const jplan_t *jp, const bool *in_set)
       r *= jp->jp_semi[u] > 0 ? jp->jp_semi[u] : jp->jp_units[u].pu_rows;
   for (int i = 0; i < jp->jp_nconj; i++) {
     const jconj_t *c = &jp->jp_conj[i];
-    if (!c->jc_top && !c->jc_local && !c->jc_semi && conj_within(c, in_set))
+    if (!c->jc_top && !c->jc_local && !c->jc_semi && !c->jc_implied && conj_within(c, in_set))
       r *= c->jc_sel;
   }
+  r *= implied_sel(jp, in_set);
   return r < 1 ? 1 : r;
 }
 
-static double scan_cost(const pc_unit_t *pu)
+static double scan_cost(const opt_unit_t *pu)
 {
   return pu->pu_read * COST_SCAN;
 }
@@ -260,7 +317,7 @@ static double hash_cost(double left, double right, bool inner)
  * method it would use. */
 static double step_cost(const jplan_t *jp, bool *in_set, double rows, int u, jmethod_t *method)
 {
-  const pc_unit_t *pu = &jp->jp_units[u];
+  const opt_unit_t *pu = &jp->jp_units[u];
   int lk[32];
   bool *used = jp->jp_scratch;
   bool equi = false;
@@ -345,7 +402,7 @@ static void composite_key(jplan_t *jp, int u, int nk, const int *kcols, bool *mi
 
 static void composite_keys(jplan_t *jp)
 {
-  bool *mine = arena_zalloc(jp->jp_b->b_a, (size_t)jp->jp_nconj + 1);
+  bool *mine = arena_zalloc(jp->jp_b->lc_a, (size_t)jp->jp_nconj + 1);
   for (int u = 0; u < jp->jp_nu; u++) {
     const sp_table_t *t = jp->jp_fb->fb_units[u].un_table;
     if (!t || jp->jp_units[u].pu_unknown)
@@ -360,13 +417,71 @@ static void composite_keys(jplan_t *jp)
 
 /* ---- the search ---------------------------------------------------------- */
 
-/* Every left-deep order of up to JOIN_DP_MAX units: best[S] is the
- * cheapest way to join the set S, last[S] the unit it joins last. */
-static void order_dp(const jplan_t *jp, int *order)
+/* Whether joining u to the units of in_set makes no cross product: a
+ * conjunct joins u to one of them, or none of them is in u's connected
+ * component of the join graph (which is then disconnected, and some cross
+ * product unavoidable). */
+static bool joins_without_cross(const jplan_t *jp, const bool *in_set, int u)
+{
+  int nu = jp->jp_nu;
+  bool same_comp = false;
+  for (int v = 0; v < nu; v++) {
+    if (!in_set[v])
+      continue;
+    if (jp->jp_adj[u * nu + v])
+      return true;
+    same_comp |= jp->jp_comp[v] == jp->jp_comp[u];
+  }
+  return !same_comp;
+}
+
+/* The join graph: units are adjacent when a conjunct (not evaluated
+ * after all joins, not one unit's own) reads both; equivalence classes
+ * have added their implied equalities to the conjuncts by now, so a = b
+ * and b = c make a and c adjacent too. */
+static void join_graph(jplan_t *jp)
+{
+  int nu = jp->jp_nu;
+  arena_t *a = jp->jp_b->lc_a;
+  jp->jp_adj = arena_zalloc(a, (size_t)nu * (size_t)nu + 1);
+  jp->jp_comp = arena_alloc(a, sizeof(int) * (size_t)(nu + 1));
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    const jconj_t *c = &jp->jp_conj[i];
+    if (c->jc_top || c->jc_local)
+      continue;
+    for (int x = 0; x < c->jc_nunits; x++)
+      for (int y = 0; y < c->jc_nunits; y++)
+        jp->jp_adj[c->jc_units[x] * nu + c->jc_units[y]] = true;
+  }
+  int *stack = arena_alloc(a, sizeof(int) * (size_t)(nu + 1));
+  for (int u = 0; u < nu; u++)
+    jp->jp_comp[u] = -1;
+  for (int u = 0; u < nu; u++) {
+    if (jp->jp_comp[u] >= 0)
+      continue;
+    int top = 0;
+    stack[top++] = u;
+    jp->jp_comp[u] = u;
+    while (top > 0) {
+      int v = stack[--top];
+      for (int w = 0; w < nu; w++)
+        if (jp->jp_adj[v * nu + w] && jp->jp_comp[w] < 0) {
+          jp->jp_comp[w] = u;
+          stack[top++] = w;
+        }
+    }
+  }
+}
+
+/* Every left-deep order of up to JOIN_DP_MAX units without a cross
+ * product inside a connected component: best[S] is the cheapest way to
+ * join the set S, last[S] the unit it joins last (INFINITY: S cannot be
+ * built so). False when the whole set cannot (the caller goes greedy). */
+static bool order_dp(const jplan_t *jp, int *order)
 {
   int n = jp->jp_nu;
   size_t nsets = (size_t)1 << n;
-  arena_t *a = jp->jp_b->b_a;
+  arena_t *a = jp->jp_b->lc_a;
   double *best = arena_alloc(a, sizeof(double) * nsets);
   int *last = arena_alloc(a, sizeof(int) * nsets);
   double *rows = arena_alloc(a, sizeof(double) * nsets);
@@ -393,7 +508,7 @@ static void order_dp(const jplan_t *jp, int *order)
       if (best[prev] == INFINITY)
         continue;
       in_set[u] = false;
-      if (!unit_ready(jp, in_set, u)) {
+      if (!unit_ready(jp, in_set, u) || !joins_without_cross(jp, in_set, u)) {
         in_set[u] = true;
         continue;
       }
@@ -407,18 +522,22 @@ static void order_dp(const jplan_t *jp, int *order)
     }
   }
   size_t s = nsets - 1;
+  if (best[s] == INFINITY)
+    return false;
   for (int k = n - 1; k >= 0; k--) {
     order[k] = last[s];
     s &= ~((size_t)1 << last[s]);
   }
+  return true;
 }
 
 /* Beyond JOIN_DP_MAX: start with the smallest unit, then add the unit
- * whose step costs least. */
+ * whose step costs least among those that make no cross product (any
+ * ready unit when none does). */
 static void order_greedy(const jplan_t *jp, int *order)
 {
   int n = jp->jp_nu;
-  bool *in_set = arena_zalloc(jp->jp_b->b_a, (size_t)n + 1);
+  bool *in_set = arena_zalloc(jp->jp_b->lc_a, (size_t)n + 1);
   int first = -1;
   for (int u = 0; u < n; u++)
     if (jp->jp_semi[u] <= 0 && (first < 0 || jp->jp_units[u].pu_rows < jp->jp_units[first].pu_rows))
@@ -429,16 +548,18 @@ static void order_greedy(const jplan_t *jp, int *order)
   for (int k = 1; k < n; k++) {
     int pick = -1;
     double pick_cost = INFINITY;
-    for (int u = 0; u < n; u++) {
-      if (in_set[u] || !unit_ready(jp, in_set, u))
-        continue;
-      jmethod_t m;
-      double c = step_cost(jp, in_set, rows, u, &m);
-      if (c < pick_cost) {
-        pick_cost = c;
-        pick = u;
+    for (int pass = 0; pass < 2 && pick < 0; pass++)
+      for (int u = 0; u < n; u++) {
+        if (in_set[u] || !unit_ready(jp, in_set, u) ||
+            (pass == 0 && !joins_without_cross(jp, in_set, u)))
+          continue;
+        jmethod_t m;
+        double c = step_cost(jp, in_set, rows, u, &m);
+        if (c < pick_cost) {
+          pick_cost = c;
+          pick = u;
+        }
       }
-    }
     order[k] = pick;
     in_set[pick] = true;
     rows = set_rows(jp, in_set);
@@ -446,6 +567,21 @@ static void order_greedy(const jplan_t *jp, int *order)
 }
 
 /* ---- building the operators ---------------------------------------------- */
+
+/* Whether c, joining the next unit to the rows so far, adds nothing: the
+ * columns of a class in the rows so far are equal already (every equality
+ * among them has been applied), so once one equality of the class joins
+ * the unit (taken[]), an implied one beside it is redundant. Written ones
+ * always run. */
+static bool ec_redundant(const jconj_t *c, bool *taken)
+{
+  if (c->jc_ec < 0)
+    return false;
+  if (c->jc_implied && taken[c->jc_ec])
+    return true;
+  taken[c->jc_ec] = true;
+  return false;
+}
 
 /* EXPLAIN shows the estimates of the joins and of the units' inputs
  * (only when there was a choice to make). */
@@ -468,13 +604,13 @@ static void need_col(void *ctx, xnode_t *col)
  * block column of output i. */
 static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
 {
-  bd_t *b = jp->jp_b;
-  const bd_unit_t *un = &jp->jp_fb->fb_units[u];
+  lp_ctx_t *b = jp->jp_b;
+  const lp_rel_t *un = &jp->jp_fb->fb_units[u];
   /* the unit's own conjuncts over its columns, as estimated (a copy:
    * planning the scan takes some out) */
-  const pc_unit_t *pu = &jp->jp_units[u];
+  const opt_unit_t *pu = &jp->jp_units[u];
   int nl = pu->pu_nown;
-  xnode_t **local = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nl + 1));
+  xnode_t **local = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(nl + 1));
   if (nl)
     memcpy(local, pu->pu_own, sizeof(xnode_t *) * (size_t)nl);
   *ncols = 0;
@@ -484,17 +620,17 @@ static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
     op_t *in = un->un_op;
     if (un->un_outer) {
       /* an outer join of tables: its scans read what the block reads */
-      bool *need = arena_zalloc(b->b_a, (size_t)un->un_width + 1);
+      bool *need = arena_zalloc(b->lc_a, (size_t)un->un_width + 1);
       for (int c = 0; c < un->un_width; c++) {
         int bc = un->un_base + c;
-        need[c] = bc < jp->jp_sc->sc_used_cap && jp->jp_sc->sc_used[bc];
+        need[c] = bc < jp->jp_fb->fb_used_cap && jp->jp_fb->fb_used[bc];
       }
       for (int i = 0; i < nl; i++)
         bd_node_cols(local[i], need_col, need);
-      in = bd_outer_build(b, un->un_outer, need);
+      in = opt_outer_build(b, un->un_outer, need);
     }
-    xnode_t *f = bd_and_all(b, local, nl);
-    return f ? op_filter_new(b->b_a, in, f) : in;
+    xnode_t *f = bd_and_all(b->lc_b, local, nl);
+    return f ? op_filter_new(b->lc_a, in, f) : in;
   }
   const bool *need = jp->jp_units[u].pu_need;
   int nt = un->un_table->tb_ncols;
@@ -503,28 +639,28 @@ static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
       cols[(*ncols)++] = un->un_base + c;
   if (un->un_rowid) {
     cols[(*ncols)++] = un->un_base + nt;
-    return bd_plan_scan_target(b, un->un_table, un->un_alias, local, nl, need);
+    return opt_scan_target(b, un->un_table, un->un_alias, local, nl, need);
   }
-  return bd_plan_scan_compact(b, un->un_table, un->un_alias, local, nl, need);
+  return opt_scan_compact(b, un->un_table, un->un_alias, local, nl, need);
 }
 
 /* Unit u joined by probing it once per row of the rows so far (acc,
  * whose layout pos gives): a LATERAL-style subplan (op_lateral) whose
  * scan has the probed table's own conjuncts and `column = $k`, $k the
- * value of the row so far, as key bounds (sql_plan_scan.c takes the
+ * value of the row so far, as key bounds (opt_scan.c takes the
  * longest index prefix they fix). The equalities also stay as a filter
  * over the joined rows (a NULL key value must find nothing, whatever
  * the key bound does with it). u's needed columns follow acc's. */
 static op_t *probe_join(jplan_t *jp, int u, op_t *acc, const int *pos, const bool *used,
                         int *ncols, int *cols)
 {
-  bd_t *b = jp->jp_b;
-  const bd_unit_t *un = &jp->jp_fb->fb_units[u];
+  lp_ctx_t *b = jp->jp_b;
+  const lp_rel_t *un = &jp->jp_fb->fb_units[u];
   const sp_table_t *t = un->un_table;
-  const pc_unit_t *pu = &jp->jp_units[u];
-  xsubq_t *sq = arena_zalloc(b->b_a, sizeof(*sq));
-  sq->xs_parent = jp->jp_sc->sc_subq;
-  xnode_t **conj = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(pu->pu_nown + jp->jp_nconj + 1));
+  const opt_unit_t *pu = &jp->jp_units[u];
+  xsubq_t *sq = arena_zalloc(b->lc_a, sizeof(*sq));
+  sq->xs_parent = jp->jp_fb->fb_subq;
+  xnode_t **conj = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(pu->pu_nown + jp->jp_nconj + 1));
   int n = pu->pu_nown;
   if (n)
     memcpy(conj, pu->pu_own, sizeof(xnode_t *) * (size_t)n);
@@ -532,7 +668,7 @@ static op_t *probe_join(jplan_t *jp, int u, op_t *acc, const int *pos, const boo
   for (int i = 0; i < jp->jp_nconj; i++)
     if (used[i])
       nk++;
-  sq->xs_corr = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nk + 1));
+  sq->xs_corr = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(nk + 1));
   for (int i = 0; i < jp->jp_nconj; i++) {
     if (!used[i])
       continue;
@@ -540,28 +676,20 @@ static op_t *probe_join(jplan_t *jp, int u, op_t *acc, const int *pos, const boo
     int a = x->x_args[0]->x_index, d = x->x_args[1]->x_index;
     int mine = jp->jp_unit_of[a] == u ? a : d, other = mine == a ? d : a;
     ty_t ty = x->x_args[0]->x_type;
-    sq->xs_corr[sq->xs_ncorr] = bd_col(b, pos[other], ty);
-    xnode_t *p = bd_param_corr(b, ty, sq->xs_ncorr++);
+    sq->xs_corr[sq->xs_ncorr] = bd_col(b->lc_b, pos[other], ty);
+    xnode_t *p = bd_param_corr(b->lc_b, ty, sq->xs_ncorr++);
     xnode_t *eq;
-    if (bd_op(b, XOP_EQ, bd_col(b, mine - un->un_base, ty), p, x->x_pos, &eq) != CZ_OK)
+    if (bd_op(b->lc_b, XOP_EQ, bd_col(b->lc_b, mine - un->un_base, ty), p, x->x_pos, &eq) != CZ_OK)
       return NULL;
     conj[n++] = eq;
   }
-  bd_subq_register(b, sq);
+  bd_subq_register(b->lc_b, sq);
   *ncols = 0;
   for (int c = 0; c < t->tb_ncols; c++)
     if (pu->pu_need[c])
       cols[(*ncols)++] = un->un_base + c;
-  sq->xs_plan = bd_plan_scan_compact(b, t, un->un_alias, conj, n, pu->pu_need);
-  return op_lateral_new(b->b_a, acc, sq, JOIN_INNER);
-}
-
-double bd_plan_est_cost(const op_t *o)
-{
-  for (; o; o = o->o_in)
-    if (o->o_est_cost > 0)
-      return o->o_est_cost;
-  return 0;
+  sq->xs_plan = opt_scan_compact(b, t, un->un_alias, conj, n, pu->pu_need);
+  return op_lateral_new(b->lc_a, acc, sq, JOIN_INNER);
 }
 
 /* Decorrelated subqueries that would be an index probe per outer row:
@@ -574,10 +702,10 @@ double bd_plan_est_cost(const op_t *o)
  * and hashed plus its own joins. */
 static bool keep_per_row(jplan_t *jp, int bwidth, bool *keep)
 {
-  bool *in_set = arena_zalloc(jp->jp_b->b_a, (size_t)jp->jp_nu + 1);
+  bool *in_set = arena_zalloc(jp->jp_b->lc_a, (size_t)jp->jp_nu + 1);
   bool any = false;
   for (int u = 0; u < jp->jp_nu; u++) {
-    const bd_unit_t *un = &jp->jp_fb->fb_units[u];
+    const lp_rel_t *un = &jp->jp_fb->fb_units[u];
     if (un->un_base < bwidth || !un->un_probe)
       continue;
     /* the rows reaching it: the block's units and the other semi / anti
@@ -585,7 +713,7 @@ static bool keep_per_row(jplan_t *jp, int bwidth, bool *keep)
     for (int v = 0; v < jp->jp_nu; v++)
       in_set[v] = v != u && (jp->jp_fb->fb_units[v].un_base < bwidth || jp->jp_semi[v] > 0);
     double outer = set_rows(jp, in_set);
-    double sub = un->un_sub_rows > 0 ? un->un_sub_rows : PC_DEFAULT_ROWS;
+    double sub = un->un_sub_rows > 0 ? un->un_sub_rows : OPT_DEFAULT_ROWS;
     double per_row = CZ_MAX(COST_SUBQ_ROW, un->un_row_cost);
     if (outer * per_row < sub * (COST_SCAN + COST_BUILD) + un->un_sub_cost) {
       keep[un->un_src_conj] = true;
@@ -599,28 +727,25 @@ static bool keep_per_row(jplan_t *jp, int bwidth, bool *keep)
  * conjuncts do not change; sampling twice would cost twice). */
 typedef struct est_cache_s {
   int ec_n;                     /* units estimated (the block's own), 0 = none yet */
-  pc_unit_t *ec_units;
+  opt_unit_t *ec_units;
 } est_cache_t;
 
-static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, bool *redo,
-                      est_cache_t *ec, op_t **out);
+static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_cache_t *ec,
+                      op_t **out);
 
-int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
+int opt_block_plan(lp_ctx_t *b, lp_block_t *fb, op_t **out)
 {
-  /* LATERAL units are joined to what they read first (sql_bind_lateral.c) */
-  if (bd_lateral_fold(b, sc, fb) != CZ_OK)
-    return CZ_ERR;
   /* decorrelation changes fb; a second plan starts from it as bound */
   int nconj0 = fb->fb_nconj, nu0 = fb->fb_nunits;
-  xnode_t **conj0 = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nconj0 + 1));
+  xnode_t **conj0 = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(nconj0 + 1));
   if (nconj0)
     memcpy(conj0, fb->fb_conj, sizeof(xnode_t *) * (size_t)nconj0);
-  bool *keep = arena_zalloc(b->b_a, (size_t)nconj0 + 1);
+  bool *keep = arena_zalloc(b->lc_a, (size_t)nconj0 + 1);
   fb->fb_keep = keep;
   est_cache_t ec = {0};
   for (;;) {
     bool redo = false;
-    if (plan_block(b, sc, fb, keep, &redo, &ec, out) != CZ_OK)
+    if (plan_block(b, fb, keep, &redo, &ec, out) != CZ_OK)
       return CZ_ERR;
     if (!redo)
       return CZ_OK;
@@ -631,56 +756,62 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, op_t **out)
   }
 }
 
-static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, bool *redo,
-                      est_cache_t *ec, op_t **out)
+static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_cache_t *ec,
+                      op_t **out)
 {
   int nu = fb->fb_nunits, nu_own = fb->fb_nunits;
   if (nu == 0) {
     /* SELECT without FROM: one row (of one unused column). */
-    xnode_t ***rows = arena_alloc(b->b_a, sizeof(xnode_t **));
-    rows[0] = arena_alloc(b->b_a, sizeof(xnode_t *));
-    rows[0][0] = bd_const_i64(b, TY_INT4, 0);
+    xnode_t ***rows = arena_alloc(b->lc_a, sizeof(xnode_t **));
+    rows[0] = arena_alloc(b->lc_a, sizeof(xnode_t *));
+    rows[0][0] = bd_const_i64(b->lc_b, TY_INT4, 0);
     ty_t t = ty_plain(TY_INT4);
-    op_t *v = op_values_new(b->b_a, 1, &t, 1, rows);
-    xnode_t *c = bd_and_all(b, fb->fb_conj, fb->fb_nconj);
-    *out = c ? op_filter_new(b->b_a, v, c) : v;
+    op_t *v = op_values_new(b->lc_a, 1, &t, 1, rows);
+    xnode_t *c = bd_and_all(b->lc_b, fb->fb_conj, fb->fb_nconj);
+    *out = c ? op_filter_new(b->lc_a, v, c) : v;
     return CZ_OK;
   }
-  if (bd_decorrelate(b, sc, fb) != CZ_OK)  /* sql_plan_decor.c */
+  if (lp_decorrelate(b, fb) != CZ_OK)  /* sql_bind_decor.c */
     return CZ_ERR;
   nu = fb->fb_nunits;
-  jplan_t jp = {.jp_b = b, .jp_sc = sc, .jp_fb = fb, .jp_nu = nu};
+  jplan_t jp = {.jp_b = b, .jp_fb = fb, .jp_nu = nu};
   /* the block's row, then the columns of semi / anti units */
-  int bwidth = sc->sc_width, width = bwidth;
+  int bwidth = fb->fb_width, width = bwidth;
   for (int u = 0; u < nu; u++)
     width = CZ_MAX(width, fb->fb_units[u].un_base + fb->fb_units[u].un_width);
-  jp.jp_unit_of = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
+  jp.jp_unit_of = arena_alloc(b->lc_a, sizeof(int) * (size_t)(width + 1));
   for (int u = 0; u < nu; u++)
     for (int c = 0; c < fb->fb_units[u].un_width; c++)
       jp.jp_unit_of[fb->fb_units[u].un_base + c] = u;
-  bd_or_factor(b, fb, jp.jp_unit_of);  /* sql_plan_or.c */
+  opt_or_factor(b, fb, jp.jp_unit_of);  /* opt_or.c */
+  /* equivalence classes, and the equalities they imply (sql_logical_ec.c) */
+  if (lp_eclasses(b, fb) != CZ_OK)
+    return CZ_ERR;
   /* which units each conjunct reads */
   jp.jp_nconj = fb->fb_nconj;
-  jp.jp_conj = arena_zalloc(b->b_a, sizeof(jconj_t) * (size_t)(fb->fb_nconj + 1));
-  bool *seen = arena_alloc(b->b_a, (size_t)nu + 1);
+  jp.jp_conj = arena_zalloc(b->lc_a, sizeof(jconj_t) * (size_t)(fb->fb_nconj + 1));
+  jp.jp_uf = arena_alloc(b->lc_a, sizeof(int) * (size_t)(nu + 1));
+  bool *seen = arena_alloc(b->lc_a, (size_t)nu + 1);
   for (int i = 0; i < fb->fb_nconj; i++) {
     jconj_t *c = &jp.jp_conj[i];
     c->jc_x = fb->fb_conj[i];
     memset(seen, 0, (size_t)nu);
-    pc_conj_units(c->jc_x, jp.jp_unit_of, seen);
-    c->jc_units = arena_alloc(b->b_a, sizeof(int) * (size_t)(nu + 1));
+    opt_conj_units(c->jc_x, jp.jp_unit_of, seen);
+    c->jc_units = arena_alloc(b->lc_a, sizeof(int) * (size_t)(nu + 1));
     for (int u = 0; u < nu; u++)
       if (seen[u])
         c->jc_units[c->jc_nunits++] = u;
     c->jc_top = bd_node_has_subq(c->jc_x) || c->jc_nunits == 0;
     c->jc_local = !c->jc_top && c->jc_nunits == 1;
+    c->jc_ec = !c->jc_top && c->jc_nunits == 2 ? fb->fb_conj_ec[i] : -1;
+    c->jc_implied = i >= fb->fb_nconj - fb->fb_nderived && c->jc_ec >= 0;
     for (int k = 0; k < c->jc_nunits; k++)
       c->jc_semi |= fb->fb_units[c->jc_units[k]].un_kind != JOIN_INNER;
   }
   /* estimates (and the columns each table reads) */
-  jp.jp_units = arena_zalloc(b->b_a, sizeof(pc_unit_t) * (size_t)(nu + 1));
+  jp.jp_units = arena_zalloc(b->lc_a, sizeof(opt_unit_t) * (size_t)(nu + 1));
   for (int u = 0; u < nu; u++) {
-    xnode_t **local = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(fb->fb_nconj + 1));
+    xnode_t **local = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(fb->fb_nconj + 1));
     int nl = 0;
     for (int i = 0; i < jp.jp_nconj; i++)
       if (jp.jp_conj[i].jc_local && jp.jp_conj[i].jc_units[0] == u)
@@ -689,29 +820,32 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
       jp.jp_units[u] = ec->ec_units[u];
       continue;
     }
-    if (pc_unit_estimate(b, sc, &fb->fb_units[u], local, nl, nu > 1 || fb->fb_estimate,
+    if (opt_unit_estimate(b, fb, &fb->fb_units[u], local, nl, nu > 1 || fb->fb_estimate,
                          &jp.jp_units[u]) != CZ_OK)
       return CZ_ERR;
   }
   /* a decorrelated scalar subquery grouped by its keys has at most a
    * row per input row; its keys are unique, so an outer column equal to
    * one (1 / max(distinct values), the unit's rows for its side) keeps
-   * each outer row about once, not PC_DEFAULT_ROWS-times-off */
+   * each outer row about once, not OPT_DEFAULT_ROWS-times-off */
   for (int u = 0; u < nu; u++) {
-    const bd_unit_t *un = &fb->fb_units[u];
+    const lp_rel_t *un = &fb->fb_units[u];
     if (un->un_kind == JOIN_INNER && !un->un_table && un->un_sub_rows > 0 && u >= ec->ec_n)
       jp.jp_units[u].pu_rows = jp.jp_units[u].pu_read = jp.jp_units[u].pu_total =
           CZ_MAX(un->un_sub_rows, 1.0);
   }
   for (int i = 0; i < jp.jp_nconj; i++)
     if (!jp.jp_conj[i].jc_top && !jp.jp_conj[i].jc_local)
-      jp.jp_conj[i].jc_sel = pc_join_selectivity(b, fb, jp.jp_units, jp.jp_unit_of, jp.jp_conj[i].jc_x);
+      jp.jp_conj[i].jc_sel = opt_join_sel(b, fb, jp.jp_units, jp.jp_unit_of, jp.jp_conj[i].jc_x);
   composite_keys(&jp);
+  for (int i = 0; i < jp.jp_nconj; i++)
+    if (jp.jp_conj[i].jc_ec >= 0 && fb->fb_ec[jp.jp_conj[i].jc_ec].ec_const)
+      jp.jp_conj[i].jc_sel = 1;  /* both sides filter on the class's value already */
   /* a semi join keeps the outer rows with a partner: about rows(u) times
    * the keys' selectivity, at most all; an anti join the others */
-  jp.jp_semi = arena_zalloc(b->b_a, sizeof(double) * (size_t)(nu + 1));
+  jp.jp_semi = arena_zalloc(b->lc_a, sizeof(double) * (size_t)(nu + 1));
   for (int u = 0; u < nu; u++) {
-    const bd_unit_t *un = &fb->fb_units[u];
+    const lp_rel_t *un = &fb->fb_units[u];
     if (un->un_kind == JOIN_INNER)
       continue;
     if (un->un_sub_rows > 0)
@@ -729,30 +863,30 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
     *redo = true;
     return CZ_OK;
   }
-  jp.jp_scratch = arena_alloc(b->b_a, (size_t)jp.jp_nconj + 1);
+  jp.jp_scratch = arena_alloc(b->lc_a, (size_t)jp.jp_nconj + 1);
+  join_graph(&jp);
   /* the order */
-  int *order = arena_alloc(b->b_a, sizeof(int) * (size_t)(nu + 1));
+  int *order = arena_alloc(b->lc_a, sizeof(int) * (size_t)(nu + 1));
   if (nu == 1)
     order[0] = 0;
-  else if (nu <= JOIN_DP_MAX)
-    order_dp(&jp, order);
-  else
+  else if (nu > JOIN_DP_MAX || !order_dp(&jp, order))
     order_greedy(&jp, order);
   /* the operators, in that order; pos[c] is block column c's place in
    * the rows built so far (-1: not read) */
-  int *pos = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
+  int *pos = arena_alloc(b->lc_a, sizeof(int) * (size_t)(width + 1));
   for (int c = 0; c < width; c++)
     pos[c] = -1;
-  bool *in_set = arena_zalloc(b->b_a, (size_t)nu + 1);
-  bool *done = arena_zalloc(b->b_a, (size_t)jp.jp_nconj + 1);
-  int *ucols = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
-  bool *used = arena_alloc(b->b_a, (size_t)jp.jp_nconj + 1);
+  bool *in_set = arena_zalloc(b->lc_a, (size_t)nu + 1);
+  bool *done = arena_zalloc(b->lc_a, (size_t)jp.jp_nconj + 1);
+  int *ucols = arena_alloc(b->lc_a, sizeof(int) * (size_t)(width + 1));
+  bool *used = arena_alloc(b->lc_a, (size_t)jp.jp_nconj + 1);
+  bool *ec_taken = arena_alloc(b->lc_a, (size_t)fb->fb_nec + 1);
   op_t *acc = NULL;
   int acc_w = 0;
   double rows = 0, cost = 0;
   for (int k = 0; k < nu; k++) {
     int u = order[k];
-    const bd_unit_t *un = &fb->fb_units[u];
+    const lp_rel_t *un = &fb->fb_units[u];
     jmethod_t m = JM_HASH;
     int lk[32];
     if (k > 0)
@@ -763,8 +897,8 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
       const sp_table_t *t = un->un_table;
       const bool *need = jp.jp_units[u].pu_need;
       int nc = 0;
-      int *tcols = arena_alloc(b->b_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
-      ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(t->tb_ncols + 1));
+      int *tcols = arena_alloc(b->lc_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
+      ty_t *types = arena_alloc(b->lc_a, sizeof(ty_t) * (size_t)(t->tb_ncols + 1));
       for (int c = 0; c < t->tb_ncols; c++)
         if (need[c]) {
           pos[un->un_base + c] = acc_w + nc;
@@ -774,17 +908,22 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
       for (int kk = 0; kk < t->tb_npk; kk++)
         lk[kk] = pos[lk[kk]];
       in_set[u] = true;
-      xnode_t **rest = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
+      xnode_t **rest = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
       int nrest = 0;
+      memset(ec_taken, 0, (size_t)fb->fb_nec + 1);
+      for (int i = 0; i < jp.jp_nconj; i++)
+        if (used[i])
+          (void)ec_redundant(&jp.jp_conj[i], ec_taken);
       for (int i = 0; i < jp.jp_nconj; i++) {
         jconj_t *c = &jp.jp_conj[i];
         if (done[i] || c->jc_top || used[i] || !conj_within(c, in_set))
           continue;
-        rest[nrest++] = bd_node_remap(b, c->jc_x, pos);
         done[i] = true;
+        if (!ec_redundant(c, ec_taken))
+          rest[nrest++] = bd_node_remap(b->lc_b, c->jc_x, pos);
       }
-      acc = op_lookup_join_new(b->b_a, acc, JOIN_INNER, t->tb_npk, lk, t->tb_handle, t->tb_name,
-                               nc, tcols, types, bd_and_all(b, rest, nrest));
+      acc = op_lookup_join_new(b->lc_a, acc, JOIN_INNER, t->tb_npk, lk, t->tb_handle, t->tb_name,
+                               nc, tcols, types, bd_and_all(b->lc_b, rest, nrest));
       for (int i = 0; i < jp.jp_nconj; i++)
         done[i] = done[i] || used[i];
       acc_w += nc;
@@ -806,19 +945,20 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
       in_set[u] = true;
       /* its own conjuncts ran in the probe; the rest that it completes
        * (the key equalities among them) filter the joined rows */
-      xnode_t **rest = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
+      xnode_t **rest = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
       int nrest = 0;
+      memset(ec_taken, 0, (size_t)fb->fb_nec + 1);
       for (int i = 0; i < jp.jp_nconj; i++) {
         jconj_t *c = &jp.jp_conj[i];
         if (done[i] || c->jc_top || !conj_within(c, in_set))
           continue;
         done[i] = true;
-        if (!c->jc_local)
-          rest[nrest++] = bd_node_remap(b, c->jc_x, pos);
+        if (!c->jc_local && !ec_redundant(c, ec_taken))
+          rest[nrest++] = bd_node_remap(b->lc_b, c->jc_x, pos);
       }
-      xnode_t *cond = bd_and_all(b, rest, nrest);
+      xnode_t *cond = bd_and_all(b->lc_b, rest, nrest);
       if (cond)
-        acc = op_filter_new(b->b_a, acc, cond);
+        acc = op_filter_new(b->lc_a, acc, cond);
       cost += rows * COST_SUBQ_ROW + rows * jp.jp_units[u].pu_total * ksel * COST_LOOKUP;
       rows = set_rows(&jp, in_set);
       cost += rows * COST_OUT;
@@ -827,7 +967,7 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
     }
     int nuc;
     op_t *in = unit_input(&jp, u, &nuc, ucols);
-    const pc_unit_t *pu = &jp.jp_units[u];
+    const opt_unit_t *pu = &jp.jp_units[u];
     estimate(in, &jp, pu->pu_rows, scan_cost(pu));
     for (int i = 0; i < jp.jp_nconj; i++)
       if (jp.jp_conj[i].jc_local && jp.jp_conj[i].jc_units[0] == u)
@@ -846,13 +986,19 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
       pos[ucols[i]] = acc_w + i;
     in_set[u] = true;
     int hl[32], hr[32], nk = 0;
-    xnode_t **rest = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
+    xnode_t **rest = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
     int nrest = 0;
+    /* the columns of a class in the rows so far are equal already (every
+     * equality among them has been applied), so one of its equalities
+     * joins u: an implied one beside it adds nothing */
+    memset(ec_taken, 0, (size_t)fb->fb_nec + 1);
     for (int i = 0; i < jp.jp_nconj; i++) {
       jconj_t *c = &jp.jp_conj[i];
       if (done[i] || c->jc_top || !conj_within(c, in_set))
         continue;
       done[i] = true;
+      if (ec_redundant(c, ec_taken))
+        continue;
       int a, d;
       if (nk < 32 && col_equality(&jp, c->jc_x, &a, &d) &&
           (jp.jp_unit_of[a] == u) != (jp.jp_unit_of[d] == u)) {
@@ -861,14 +1007,14 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
         hr[nk++] = pos[mine] - acc_w;
         continue;
       }
-      rest[nrest++] = bd_node_remap(b, c->jc_x, pos);
+      rest[nrest++] = bd_node_remap(b->lc_b, c->jc_x, pos);
     }
-    xnode_t *cond = bd_and_all(b, rest, nrest);
+    xnode_t *cond = bd_and_all(b->lc_b, rest, nrest);
     join_kind_t kind = un->un_kind;
     bool build_left = nk && kind == JOIN_INNER && build_on_joined(rows, pu->pu_rows);
-    acc = build_left ? bd_hashjoin_build_left(b, acc, in, nk, hl, hr, cond)
-          : nk       ? op_hashjoin_new(b->b_a, acc, in, kind, nk, hl, hr, cond)
-                     : op_nljoin_new(b->b_a, acc, in, kind, cond);
+    acc = build_left ? opt_hashjoin_build_left(b, acc, in, nk, hl, hr, cond)
+          : nk       ? op_hashjoin_new(b->lc_a, acc, in, kind, nk, hl, hr, cond)
+                     : op_nljoin_new(b->lc_a, acc, in, kind, cond);
     if (un->un_null_aware)
       op_join_set_null_aware(acc);
     if (kind != JOIN_INNER) {
@@ -889,9 +1035,9 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
   for (int c = 0; c < bwidth && identity; c++)
     identity = pos[c] == c;
   if (!identity) {
-    xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(bwidth + 1));
+    xnode_t **x = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(bwidth + 1));
     for (int u = 0; u < nu; u++) {
-      const bd_unit_t *un = &fb->fb_units[u];
+      const lp_rel_t *un = &fb->fb_units[u];
       if (un->un_base >= bwidth)
         continue;  /* a decorrelated subquery's columns are not the block's */
       for (int c = 0; c < un->un_width; c++) {
@@ -899,18 +1045,18 @@ static int plan_block(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, bool *keep, boo
         ty_t t = !un->un_table                  ? un->un_op->o_types[c]
                  : c < un->un_table->tb_ncols ? un->un_table->tb_coltypes[c]
                                               : ty_plain(TY_BYTEA);  /* the locator */
-        x[bc] = pos[bc] >= 0 ? bd_col(b, pos[bc], t) : bd_const_null(b, t);
+        x[bc] = pos[bc] >= 0 ? bd_col(b->lc_b, pos[bc], t) : bd_const_null(b->lc_b, t);
       }
     }
-    acc = op_project_new(b->b_a, acc, bwidth, x);
+    acc = op_project_new(b->lc_a, acc, bwidth, x);
   }
-  xnode_t **top = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
+  xnode_t **top = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
   int ntop = 0;
   for (int i = 0; i < jp.jp_nconj; i++)
     if (!done[i])
       top[ntop++] = jp.jp_conj[i].jc_x;
-  xnode_t *c = bd_and_all(b, top, ntop);
-  *out = c ? op_filter_new(b->b_a, acc, c) : acc;
+  xnode_t *c = bd_and_all(b->lc_b, top, ntop);
+  *out = c ? op_filter_new(b->lc_a, acc, c) : acc;
   if (fb->fb_estimate && (*out)->o_est_rows <= 0)
     (*out)->o_est_rows = rows;  /* what a decorrelating caller weighs */
   return CZ_OK;

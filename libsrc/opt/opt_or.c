@@ -1,4 +1,4 @@
-/* sql_plan_or — conditions implied by an OR, so that joins and scans can
+/* opt_or — conditions implied by an OR, so that joins and scans can
  * use them (TPC-H Q19's join key is written inside each branch of an OR).
  *
  * For a WHERE conjunct `(A and B and X) or (A and C and Y)`:
@@ -15,8 +15,8 @@
  */
 #include <string.h>
 
-#include "sql/sql_bind_int.h"
-#include "sql/sql_plan_card.h"
+#include "opt/opt_int.h"
+#include "opt/opt_card.h"
 
 #define OR_MAX_BRANCHES 64
 
@@ -25,11 +25,11 @@ typedef struct or_list_s {
   xnode_t **ol_x;
 } or_list_t;
 
-static void list_add(bd_t *b, or_list_t *l, xnode_t *x)
+static void list_add(lp_ctx_t *b, or_list_t *l, xnode_t *x)
 {
   if (l->ol_n == l->ol_cap) {
     int cap = l->ol_cap ? l->ol_cap * 2 : 8;
-    xnode_t **n = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)cap);
+    xnode_t **n = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)cap);
     if (l->ol_n)
       memcpy(n, l->ol_x, sizeof(xnode_t *) * (size_t)l->ol_n);
     l->ol_x = n;
@@ -72,7 +72,7 @@ static bool in_list(xnode_t **list, int n, const xnode_t *x)
 static int only_unit(const xnode_t *x, const int *unit_of, int nu, bool *seen)
 {
   memset(seen, 0, (size_t)nu);
-  pc_conj_units(x, unit_of, seen);
+  opt_conj_units(x, unit_of, seen);
   int u = -1;
   for (int i = 0; i < nu; i++)
     if (seen[i]) {
@@ -83,19 +83,19 @@ static int only_unit(const xnode_t *x, const int *unit_of, int nu, bool *seen)
   return u;
 }
 
-static void factor_one(bd_t *b, xnode_t *or, const int *unit_of, int nu, or_list_t *out)
+static void factor_one(lp_ctx_t *b, xnode_t *or, const int *unit_of, int nu, or_list_t *out)
 {
   xnode_t *br[OR_MAX_BRANCHES];
   int nb = 0;
   branches(or, br, &nb);
   if (nb < 2 || nb > OR_MAX_BRANCHES || !safe(or))
     return;
-  xnode_t ***conj = arena_alloc(b->b_a, sizeof(xnode_t **) * (size_t)nb);
-  int *nc = arena_zalloc(b->b_a, sizeof(int) * (size_t)nb);
+  xnode_t ***conj = arena_alloc(b->lc_a, sizeof(xnode_t **) * (size_t)nb);
+  int *nc = arena_zalloc(b->lc_a, sizeof(int) * (size_t)nb);
   for (int i = 0; i < nb; i++) {
     int cap = 0;
     conj[i] = NULL;
-    bd_conjuncts(b, br[i], &conj[i], &nc[i], &cap);
+    bd_conjuncts(b->lc_b, br[i], &conj[i], &nc[i], &cap);
   }
   /* conjuncts common to every branch */
   for (int k = 0; k < nc[0]; k++) {
@@ -106,33 +106,33 @@ static void factor_one(bd_t *b, xnode_t *or, const int *unit_of, int nu, or_list
       list_add(b, out, conj[0][k]);
   }
   /* per unit: the OR of each branch's own conditions on it */
-  bool *seen = arena_alloc(b->b_a, (size_t)nu + 1);
+  bool *seen = arena_alloc(b->lc_a, (size_t)nu + 1);
   for (int u = 0; u < nu; u++) {
     xnode_t *acc = NULL;
     bool all = true;
     for (int i = 0; i < nb && all; i++) {
-      xnode_t **mine = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nc[i] + 1));
+      xnode_t **mine = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(nc[i] + 1));
       int nm = 0;
       for (int k = 0; k < nc[i]; k++)
         if (only_unit(conj[i][k], unit_of, nu, seen) == u)
           mine[nm++] = conj[i][k];
-      xnode_t *part = bd_and_all(b, mine, nm);
+      xnode_t *part = bd_and_all(b->lc_b, mine, nm);
       if (!part) {
         all = false;
         break;
       }
       if (!acc)
         acc = part;
-      else if (bd_op(b, XOP_OR, acc, part, or->x_pos, &acc) != CZ_OK)
+      else if (bd_op(b->lc_b, XOP_OR, acc, part, or->x_pos, &acc) != CZ_OK)
         all = false;
     }
     if (all && acc && !bd_node_equal(acc, or))
       list_add(b, out, acc);
-    err_clear(b->b_e);
+    err_clear(b->lc_e);
   }
 }
 
-void bd_or_factor(bd_t *b, bd_fromblk_t *fb, const int *unit_of)
+void opt_or_factor(lp_ctx_t *b, lp_block_t *fb, const int *unit_of)
 {
   or_list_t out = {0};
   for (int i = 0; i < fb->fb_nconj; i++)
@@ -144,4 +144,5 @@ void bd_or_factor(bd_t *b, bd_fromblk_t *fb, const int *unit_of)
   }
   fb->fb_conj = out.ol_x;
   fb->fb_nconj = out.ol_n;
+  fb->fb_cap = out.ol_cap;  /* lp_eclasses appends to the list */
 }

@@ -1,4 +1,4 @@
-/* sql_plan_decor — decorrelation: WHERE's EXISTS, NOT EXISTS, IN and
+/* sql_bind_decor — decorrelation: WHERE's EXISTS, NOT EXISTS, IN and
  * NOT IN subqueries become semi and anti joins that the join search
  * orders like any other unit (sql/README.md, "Decorrelation").
  *
@@ -14,7 +14,7 @@
  *   conjuncts stay inside it.
  * - When a correlating equality's inner side leads a table's primary key
  *   or an index, the per-row subquery is an index probe per outer row;
- *   the join planner then weighs both ways (sql_plan_join.c,
+ *   the join planner then weighs both ways (opt_join.c,
  *   keep_per_row) and may plan the block again with the subquery left
  *   per row (fb_keep): TPC-H Q4 and Q21 were 3x slower as hash semi joins
  *   that read all of lineitem for a few thousand outer rows.
@@ -79,7 +79,7 @@ static void collect_cols(bd_t *b, bd_decor_t *dr, xnode_t *x)
     collect_cols(b, dr, x->x_args[i]);
 }
 
-void bd_decor_extract(bd_t *b, bd_decor_t *dr, bd_fromblk_t *fb)
+void bd_decor_extract(bd_t *b, bd_decor_t *dr, lp_block_t *fb)
 {
   int n = fb->fb_nconj;
   dr->dr_inner = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n + 1));
@@ -105,7 +105,7 @@ void bd_decor_extract(bd_t *b, bd_decor_t *dr, bd_fromblk_t *fb)
         if (!is_ours(dr, p) || oo || ob || o->x_type.t_id != p->x_type.t_id)
           continue;
         for (int u = 0; u < fb->fb_nunits && o->x_kind == X_COL; u++) {
-          const bd_unit_t *un = &fb->fb_units[u];
+          const lp_rel_t *un = &fb->fb_units[u];
           const sp_table_t *t = un->un_table;
           if (!t)
             continue;
@@ -248,7 +248,7 @@ static const bd_subq_src_t *find_src(const bd_t *b, const xsubq_t *sq)
 }
 
 /* Conjunct i of fb as a semi / anti unit, when it can be. */
-static int decorrelate_one(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int *ext)
+static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *ext)
 {
   xnode_t *x = fb->fb_conj[i];
   bool neg = false;
@@ -299,7 +299,7 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int
   if (in && x->x_args[0]->x_type.t_id != plan->o_types[0].t_id)
     return CZ_OK;
   int base = *ext;
-  bd_unit_t *u = bd_fromblk_unit(b, fb);
+  lp_rel_t *u = bd_fromblk_unit(b, fb);
   u->un_base = base;
   u->un_width = plan->o_ncols;
   u->un_op = plan;
@@ -359,7 +359,7 @@ static xnode_t **scalar_arg(xnode_t *x)
  * comparison rejects NULL and the value is NULL for an outer row without
  * a group (no count), so an inner join drops exactly the rows the
  * per-row subquery would. */
-static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, int *ext)
+static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *ext)
 {
   xnode_t *x = fb->fb_conj[i];
   xnode_t **at = scalar_arg(x);
@@ -386,7 +386,7 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, 
       plan->o_types[dr.dr_nkeys].t_id != old->xs_plan->o_types[0].t_id)
     return CZ_OK;
   int base = *ext;
-  bd_unit_t *u = bd_fromblk_unit(b, fb);
+  lp_rel_t *u = bd_fromblk_unit(b, fb);
   u->un_base = base;
   u->un_width = plan->o_ncols;
   u->un_op = plan;
@@ -425,7 +425,7 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb, int i, 
   return CZ_OK;
 }
 
-int bd_decorrelate(bd_t *b, bd_scope_t *sc, bd_fromblk_t *fb)
+int bd_decorrelate(bd_t *b, bd_scope_t *sc, lp_block_t *fb)
 {
   if (fb->fb_nunits == 0)
     return CZ_OK;

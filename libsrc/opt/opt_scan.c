@@ -1,51 +1,10 @@
-/* sql_plan_scan — access paths: a table scan bounded by the conjuncts
+/* opt_scan — access paths: a table scan bounded by the conjuncts
  * that fix a prefix of the primary key or of an index (equalities, then
  * one range), with the other conjuncts as a filter over it. */
 #include <string.h>
 
-#include "sql/sql_bind_int.h"
-#include "sql/sql_plan_card.h"
-
-void bd_conjuncts(bd_t *b, xnode_t *x, xnode_t ***list, int *n, int *cap)
-{
-  if (!x)
-    return;
-  if (x->x_kind == X_OP && x->x_op == XOP_AND) {
-    bd_conjuncts(b, x->x_args[0], list, n, cap);
-    bd_conjuncts(b, x->x_args[1], list, n, cap);
-    return;
-  }
-  if (*n == *cap) {
-    int c = *cap ? *cap * 2 : 8;
-    xnode_t **nl = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)c);
-    if (*n)
-      memcpy(nl, *list, sizeof(xnode_t *) * (size_t)*n);
-    *list = nl;
-    *cap = c;
-  }
-  (*list)[(*n)++] = x;
-}
-
-xnode_t *bd_and_all(bd_t *b, xnode_t **conj, int n)
-{
-  xnode_t *acc = NULL;
-  for (int i = 0; i < n; i++) {
-    if (!conj[i])
-      continue;
-    if (!acc) {
-      acc = conj[i];
-      continue;
-    }
-    xnode_t *a = bd_node(b, X_OP, ty_plain(TY_BOOL), conj[i]->x_pos);
-    a->x_op = XOP_AND;
-    a->x_nargs = 2;
-    a->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * 2);
-    a->x_args[0] = acc;
-    a->x_args[1] = conj[i];
-    acc = a;
-  }
-  return acc;
-}
+#include "opt/opt_int.h"
+#include "opt/opt_card.h"
 
 static bool no_cols(const xnode_t *x)
 {
@@ -60,7 +19,7 @@ static bool no_cols(const xnode_t *x)
 /* If c is `col op value` (either order) with col of its stored type and
  * value free of columns, returns the comparison as seen from the column
  * (EQ, LT, LE, GT, GE) and the value. */
-bool bd_key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **val)
+bool opt_key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **val)
 {
   if (c->x_kind != X_OP || c->x_nargs != 2)
     return false;
@@ -183,10 +142,10 @@ static bool pushable(const sp_table_t *t, const xnode_t *c, int *col, scan_pred_
 /* Moves the conjuncts the table layer can test into the scan (sp): they
  * leave the filter, since the scan returns only rows passing them. out_pos
  * maps a table column to the scan's output column (-1: not read). */
-static void push_preds(bd_t *b, const sp_table_t *t, xnode_t **conj, int n, const int *out_pos,
+static void push_preds(lp_ctx_t *b, const sp_table_t *t, xnode_t **conj, int n, const int *out_pos,
                        scan_spec_t *sp)
 {
-  scan_pred_t *preds = arena_alloc(b->b_a, sizeof(scan_pred_t) * (size_t)(n + 1));
+  scan_pred_t *preds = arena_alloc(b->lc_a, sizeof(scan_pred_t) * (size_t)(n + 1));
   int np = 0;
   for (int i = 0; i < n; i++) {
     int col;
@@ -226,7 +185,7 @@ static void path_fill(const sp_table_t *t, int nkey, const int *keys, xnode_t **
     for (int i = 0; i < n && !found; i++) {
       xop_t op;
       xnode_t *v;
-      if (conj[i] && bd_key_pred(conj[i], col, ct, &op, &v) && op == XOP_EQ) {
+      if (conj[i] && opt_key_pred(conj[i], col, ct, &op, &v) && op == XOP_EQ) {
         p->pa_eq[p->pa_neq] = v;
         p->pa_eq_conj[p->pa_neq++] = i;
         found = true;
@@ -237,7 +196,7 @@ static void path_fill(const sp_table_t *t, int nkey, const int *keys, xnode_t **
     for (int i = 0; i < n; i++) {
       xop_t op;
       xnode_t *v;
-      if (!conj[i] || !bd_key_pred(conj[i], col, ct, &op, &v))
+      if (!conj[i] || !opt_key_pred(conj[i], col, ct, &op, &v))
         continue;
       if ((op == XOP_GT || op == XOP_GE) && !p->pa_lo) {
         p->pa_lo = v;
@@ -256,28 +215,22 @@ static int path_score(const path_t *p)
   return p->pa_neq * 4 + (p->pa_lo ? 1 : 0) + (p->pa_hi ? 1 : 0);
 }
 
-op_t *bd_plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
-                   xnode_t **conj, int n)
-{
-  return bd_plan_scan_cols(b, t, alias, rowid, conj, n, NULL);
-}
-
 /* The scan reads only the needed columns (long values of the others are
  * never rebuilt); a projection puts them back at their table positions,
  * NULL in the others, so that conjuncts and the caller's expressions
  * keep the one layout. */
-static op_t *scan_subset(bd_t *b, const sp_table_t *t, scan_spec_t *sp, const bool *need)
+static op_t *scan_subset(lp_ctx_t *b, const sp_table_t *t, scan_spec_t *sp, const bool *need)
 {
   int nc = t->tb_ncols, k = 0;
-  int *cols = arena_alloc(b->b_a, sizeof(int) * (size_t)(nc + 1));
-  ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(nc + 1));
-  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nc + 1));
+  int *cols = arena_alloc(b->lc_a, sizeof(int) * (size_t)(nc + 1));
+  ty_t *types = arena_alloc(b->lc_a, sizeof(ty_t) * (size_t)(nc + 1));
+  xnode_t **x = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(nc + 1));
   for (int c = 0; c < nc; c++) {
     if (!need[c]) {
-      x[c] = bd_const_null(b, t->tb_coltypes[c]);
+      x[c] = bd_const_null(b->lc_b, t->tb_coltypes[c]);
       continue;
     }
-    x[c] = bd_col(b, k, t->tb_coltypes[c]);
+    x[c] = bd_col(b->lc_b, k, t->tb_coltypes[c]);
     cols[k] = c;
     types[k++] = t->tb_coltypes[c];
   }
@@ -285,26 +238,26 @@ static op_t *scan_subset(bd_t *b, const sp_table_t *t, scan_spec_t *sp, const bo
   sp->ss_cols = cols;
   sp->ss_types = types;
   if (sp->ss_rowid)
-    x[nc] = bd_col(b, k, ty_plain(TY_BYTEA));
-  return op_project_new(b->b_a, op_scan_new(b->b_a, sp), nc + (sp->ss_rowid ? 1 : 0), x);
+    x[nc] = bd_col(b->lc_b, k, ty_plain(TY_BYTEA));
+  return op_project_new(b->lc_a, op_scan_new(b->lc_a, sp), nc + (sp->ss_rowid ? 1 : 0), x);
 }
 
-static op_t *plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
+static op_t *plan_scan(lp_ctx_t *b, const sp_table_t *t, const char *alias, bool rowid,
                        xnode_t **conj, int n, const bool *need, bool compact);
 
-op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
+op_t *opt_scan_cols(lp_ctx_t *b, const sp_table_t *t, const char *alias, bool rowid,
                         xnode_t **conj, int n, const bool *need)
 {
   return plan_scan(b, t, alias, rowid, conj, n, need, false);
 }
 
-op_t *bd_plan_scan_compact(bd_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,
+op_t *opt_scan_compact(lp_ctx_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,
                            int n, const bool *need)
 {
   return plan_scan(b, t, alias, false, conj, n, need, true);
 }
 
-op_t *bd_plan_scan_target(bd_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,
+op_t *opt_scan_target(lp_ctx_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,
                           int n, const bool *need)
 {
   return plan_scan(b, t, alias, true, conj, n, need, true);
@@ -312,13 +265,13 @@ op_t *bd_plan_scan_target(bd_t *b, const sp_table_t *t, const char *alias, xnode
 
 /* The scan's columns are the needed ones only; conditions left for the
  * filter are moved to their positions. */
-static op_t *scan_compact(bd_t *b, const sp_table_t *t, scan_spec_t *sp, const bool *need,
+static op_t *scan_compact(lp_ctx_t *b, const sp_table_t *t, scan_spec_t *sp, const bool *need,
                           xnode_t **conj, int n)
 {
   int nc = t->tb_ncols, k = 0;
-  int *cols = arena_alloc(b->b_a, sizeof(int) * (size_t)(nc + 1));
-  ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(nc + 1));
-  int *map = arena_alloc(b->b_a, sizeof(int) * (size_t)(nc + 1));
+  int *cols = arena_alloc(b->lc_a, sizeof(int) * (size_t)(nc + 1));
+  ty_t *types = arena_alloc(b->lc_a, sizeof(ty_t) * (size_t)(nc + 1));
+  int *map = arena_alloc(b->lc_a, sizeof(int) * (size_t)(nc + 1));
   for (int c = 0; c < nc; c++) {
     map[c] = -1;
     if (need && !need[c])
@@ -332,11 +285,11 @@ static op_t *scan_compact(bd_t *b, const sp_table_t *t, scan_spec_t *sp, const b
   sp->ss_types = types;
   for (int i = 0; i < n; i++)
     if (conj[i])
-      conj[i] = bd_node_remap(b, conj[i], map);
-  return op_scan_new(b->b_a, sp);
+      conj[i] = bd_node_remap(b->lc_b, conj[i], map);
+  return op_scan_new(b->lc_a, sp);
 }
 
-static op_t *plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
+static op_t *plan_scan(lp_ctx_t *b, const sp_table_t *t, const char *alias, bool rowid,
                        xnode_t **conj, int n, const bool *need, bool compact)
 {
   path_t best, cur;
@@ -352,8 +305,8 @@ static op_t *plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool row
   }
   /* a literal frequent in an index's column: the whole table in key
    * order reads less than the index range and a lookup per row */
-  if (best.pa_index != 0 && !b->b_env->pe_no_seqscan &&
-      pc_index_too_wide(b, t, best.pa_index, conj, n)) {
+  if (best.pa_index != 0 && !b->lc_env->pe_no_seqscan &&
+      opt_index_too_wide(b, t, best.pa_index, conj, n)) {
     memset(&best, 0, sizeof(best));
     path_fill(t, t->tb_npk, t->tb_pk, conj, n, &best);
   }
@@ -361,22 +314,22 @@ static op_t *plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool row
   memset(&sp, 0, sizeof(sp));
   sp.ss_table = t->tb_handle;
   sp.ss_name = alias && strcmp(alias, t->tb_name) != 0
-                   ? arena_sprintf(b->b_a, "%s %s", t->tb_name, alias)
+                   ? arena_sprintf(b->lc_a, "%s %s", t->tb_name, alias)
                    : t->tb_name;
   sp.ss_index = best.pa_index;
   sp.ss_index_name = best.pa_name;
   sp.ss_ncols = t->tb_ncols;
-  sp.ss_cols = arena_alloc(b->b_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
+  sp.ss_cols = arena_alloc(b->lc_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
   for (int c = 0; c < t->tb_ncols; c++)
     sp.ss_cols[c] = c;
   sp.ss_types = (ty_t *)t->tb_coltypes;
   sp.ss_rowid = rowid;
   if (path_score(&best) > 0) {
     int ne = best.pa_neq;
-    ty_t *kt = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(ne + 2));
+    ty_t *kt = arena_alloc(b->lc_a, sizeof(ty_t) * (size_t)(ne + 2));
     memcpy(kt, best.pa_key_types, sizeof(ty_t) * (size_t)(ne + 1));
     sp.ss_key_types = kt;
-    xnode_t **eq = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(ne + 1));
+    xnode_t **eq = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(ne + 1));
     memcpy(eq, best.pa_eq, sizeof(xnode_t *) * (size_t)ne);
     for (int i = 0; i < ne; i++)
       conj[best.pa_eq_conj[i]] = NULL;
@@ -386,8 +339,8 @@ static op_t *plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool row
       sp.ss_nlow = sp.ss_nhigh = ne;
       sp.ss_low_incl = sp.ss_high_incl = true;
     } else {
-      xnode_t **lo = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(ne + 1));
-      xnode_t **hi = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(ne + 1));
+      xnode_t **lo = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(ne + 1));
+      xnode_t **hi = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(ne + 1));
       memcpy(lo, eq, sizeof(xnode_t *) * (size_t)ne);
       memcpy(hi, eq, sizeof(xnode_t *) * (size_t)ne);
       sp.ss_nlow = sp.ss_nhigh = ne;
@@ -408,13 +361,13 @@ static op_t *plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool row
    * the bound is the table layer's business, not something to rely on.
    * They and the other simple conjuncts on columns the scan reads are
    * tested by the table layer instead (push_preds). */
-  int *out_pos = arena_alloc(b->b_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
+  int *out_pos = arena_alloc(b->lc_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
   for (int c = 0, k = 0; c < t->tb_ncols; c++)
     out_pos[c] = (need && !need[c]) ? -1 : (compact || need) ? k++ : c;
   push_preds(b, t, conj, n, out_pos, &sp);
   op_t *o = compact ? scan_compact(b, t, &sp, need, conj, n)
              : need  ? scan_subset(b, t, &sp, need)
-                     : op_scan_new(b->b_a, &sp);
-  xnode_t *rest = bd_and_all(b, conj, n);
-  return rest ? op_filter_new(b->b_a, o, rest) : o;
+                     : op_scan_new(b->lc_a, &sp);
+  xnode_t *rest = bd_and_all(b->lc_b, conj, n);
+  return rest ? op_filter_new(b->lc_a, o, rest) : o;
 }

@@ -1,4 +1,4 @@
-/* sql_plan_par — parallel plans: a Gather (exec op_gather.c) over the
+/* opt_par — parallel plans: a Gather (exec op_gather.c) over the
  * pipeline of a FROM block whose driving scan is large — the scan, its
  * filter, and the joins along the probe side (hash and nested-loop joins
  * whose builds are made once and shared, index lookup and lateral joins
@@ -35,15 +35,15 @@
  */
 #include <string.h>
 
-#include "sql/sql_bind_int.h"
-#include "sql/sql_plan_card.h"
+#include "opt/opt_int.h"
+#include "opt/opt_card.h"
 
 #define PAR_MIN_ROWS 100000.0
 
 /* ParallelMinRows, or PAR_MIN_ROWS when the environment leaves it 0. */
-static double par_min_rows(const bd_t *b)
+static double par_min_rows(const lp_ctx_t *b)
 {
-  double m = b->b_env->pe_par_min_rows;
+  double m = b->lc_env->pe_par_min_rows;
   return m > 0 ? m : PAR_MIN_ROWS;
 }
 
@@ -64,21 +64,21 @@ static bool par_safe(const xnode_t *x)
 /* The rows of the plain table unit whose scan is plan's driving scan, or
  * -1 when the driver is not one of the block's own tables (it lies inside
  * a derived table or subquery: not split). */
-static double driver_rows(bd_t *b, const bd_fromblk_t *fb, const op_t *drv)
+static double driver_rows(lp_ctx_t *b, const lp_block_t *fb, const op_t *drv)
 {
   const void *h = op_scan_table(drv);
   for (int i = 0; i < fb->fb_nunits; i++) {
-    const bd_unit_t *u = &fb->fb_units[i];
+    const lp_rel_t *u = &fb->fb_units[i];
     if (u->un_table && u->un_table->tb_handle == h)
-      return pc_table_rows(b, u->un_table);
+      return opt_table_rows(b, u->un_table);
   }
   return -1;
 }
 
-int bd_par_workers(bd_t *b, const bd_fromblk_t *fb, const op_t *plan)
+int opt_par_workers(lp_ctx_t *b, const lp_block_t *fb, const op_t *plan)
 {
-  int threads = b->b_env->pe_threads;
-  if (threads <= 1 || b->b_decor || fb->fb_nunits < 1)
+  int threads = b->lc_env->pe_threads;
+  if (threads <= 1 || b->lc_decor || fb->fb_nunits < 1)
     return 0;
   for (int i = 0; i < fb->fb_nunits; i++)
     if (fb->fb_units[i].un_rowid)
@@ -98,14 +98,7 @@ int bd_par_workers(bd_t *b, const bd_fromblk_t *fb, const op_t *plan)
   return threads - 1;
 }
 
-bool bd_par_block(const bd_scope_t *outer, const xsubq_t *sq)
-{
-  if (!sq)
-    return !outer;
-  return sq->xs_ncorr == 0;
-}
-
-void bd_par_builds(bd_t *b, const bd_fromblk_t *fb, op_t *plan, int workers)
+void opt_par_builds(lp_ctx_t *b, const lp_block_t *fb, op_t *plan, int workers)
 {
   for (op_t *o = plan; o && o->o_in; o = o->o_in) {
     op_t *r = o->o_in2;
@@ -116,15 +109,15 @@ void bd_par_builds(bd_t *b, const bd_fromblk_t *fb, op_t *plan, int workers)
     const op_t *drv = op_gather_driver(r);
     if (!drv || driver_rows(b, fb, drv) < par_min_rows(b))
       continue;
-    op_t *g = op_gather_new(b->b_a, r, workers);
+    op_t *g = op_gather_new(b->lc_a, r, workers);
     if (g)
       o->o_in2 = g;
   }
 }
 
-op_t *bd_par_gather(bd_t *b, op_t *plan, int workers)
+op_t *opt_par_gather(lp_ctx_t *b, op_t *plan, int workers)
 {
-  op_t *g = op_gather_new(b->b_a, plan, workers);
+  op_t *g = op_gather_new(b->lc_a, plan, workers);
   return g ? g : plan;
 }
 
@@ -136,14 +129,14 @@ static ty_t sum_type(ty_t t)
                   : id == TY_INT8 || id == TY_NUMERIC ? TY_NUMERIC : id);
 }
 
-op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
+op_t *opt_par_agg(lp_ctx_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
                  const agg_spec_t *aggs)
 {
   for (int k = 0; k < ngroup; k++)
     if (!par_safe(group[k]))
       return NULL;
-  agg_spec_t *ps = arena_zalloc(b->b_a, sizeof(agg_spec_t) * (size_t)(2 * nagg + 1));
-  int *first = arena_alloc(b->b_a, sizeof(int) * (size_t)(nagg + 1));
+  agg_spec_t *ps = arena_zalloc(b->lc_a, sizeof(agg_spec_t) * (size_t)(2 * nagg + 1));
+  int *first = arena_alloc(b->lc_a, sizeof(int) * (size_t)(nagg + 1));
   int np = 0;
   for (int i = 0; i < nagg; i++) {
     const agg_spec_t *a = &aggs[i];
@@ -163,7 +156,7 @@ op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, in
     case XAGG_AVG: {
       xnode_t *arg = a->ag_arg;
       if (a->ag_type.t_id == TY_FLOAT8 && arg->x_type.t_id != TY_FLOAT8 &&
-          !(arg = bd_coerce(b, arg, ty_plain(TY_FLOAT8))))
+          !(arg = bd_coerce(b->lc_b, arg, ty_plain(TY_FLOAT8))))
         return NULL;
       ps[np++] = (agg_spec_t){XAGG_SUM, false, arg, NULL, sum_type(arg->x_type)};
       ps[np++] = (agg_spec_t){XAGG_COUNT, false, a->ag_arg, NULL, ty_plain(TY_INT8)};
@@ -173,45 +166,45 @@ op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, in
       return NULL;
     }
   }
-  op_t *partial = op_hashagg_new(b->b_a, in, ngroup, group, np, ps);
+  op_t *partial = op_hashagg_new(b->lc_a, in, ngroup, group, np, ps);
   op_hashagg_set_mode(partial, "partial ");
-  op_t *g = op_gather_new(b->b_a, partial, workers);
+  op_t *g = op_gather_new(b->lc_a, partial, workers);
   if (!g)
     return NULL;
   /* the final group-by over the partials: keys, then partial columns */
-  xnode_t **fk = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(ngroup + 1));
-  xnode_t **out = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(ngroup + nagg + 1));
+  xnode_t **fk = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(ngroup + 1));
+  xnode_t **out = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(ngroup + nagg + 1));
   for (int k = 0; k < ngroup; k++)
-    fk[k] = out[k] = bd_col(b, k, group[k]->x_type);
-  agg_spec_t *fs = arena_zalloc(b->b_a, sizeof(agg_spec_t) * (size_t)(np + 1));
+    fk[k] = out[k] = bd_col(b->lc_b, k, group[k]->x_type);
+  agg_spec_t *fs = arena_zalloc(b->lc_a, sizeof(agg_spec_t) * (size_t)(np + 1));
   for (int j = 0; j < np; j++) {
-    xnode_t *c = bd_col(b, ngroup + j, ps[j].ag_type);
+    xnode_t *c = bd_col(b->lc_b, ngroup + j, ps[j].ag_type);
     xagg_t k = ps[j].ag_kind;
     bool summed = k == XAGG_COUNT || k == XAGG_COUNT_STAR || k == XAGG_SUM;
     fs[j] = (agg_spec_t){summed ? XAGG_SUM : k, false, c, NULL,
                          summed ? sum_type(ps[j].ag_type) : ps[j].ag_type};
   }
-  op_t *final = op_hashagg_new(b->b_a, g, ngroup, fk, np, fs);
+  op_t *final = op_hashagg_new(b->lc_a, g, ngroup, fk, np, fs);
   op_hashagg_set_mode(final, "final ");
   for (int i = 0; i < nagg; i++) {
     const agg_spec_t *a = &aggs[i];
     int j = first[i];
-    xnode_t *c = bd_col(b, ngroup + j, fs[j].ag_type);
+    xnode_t *c = bd_col(b->lc_b, ngroup + j, fs[j].ag_type);
     xnode_t *x = c;
     if (a->ag_kind == XAGG_AVG) {
       ty_t t = a->ag_type;
-      xnode_t *cnt = bd_col(b, ngroup + j + 1, fs[j + 1].ag_type);
-      xnode_t *l = c->x_type.t_id == t.t_id ? c : bd_cast(b, c, t, 0);
-      xnode_t *r = bd_cast(b, cnt, t, 0);
-      if (!l || !r || bd_op(b, XOP_DIV, l, r, 0, &x) != CZ_OK)
+      xnode_t *cnt = bd_col(b->lc_b, ngroup + j + 1, fs[j + 1].ag_type);
+      xnode_t *l = c->x_type.t_id == t.t_id ? c : bd_cast(b->lc_b, c, t, 0);
+      xnode_t *r = bd_cast(b->lc_b, cnt, t, 0);
+      if (!l || !r || bd_op(b->lc_b, XOP_DIV, l, r, 0, &x) != CZ_OK)
         return NULL;
-    } else if (c->x_type.t_id != a->ag_type.t_id && !(x = bd_cast(b, c, a->ag_type, 0)))
+    } else if (c->x_type.t_id != a->ag_type.t_id && !(x = bd_cast(b->lc_b, c, a->ag_type, 0)))
       return NULL;
     if (x->x_type.t_id != a->ag_type.t_id)
       return NULL;
     out[ngroup + i] = x;
   }
-  op_t *p = op_project_new(b->b_a, final, ngroup + nagg, out);
+  op_t *p = op_project_new(b->lc_a, final, ngroup + nagg, out);
   p->o_est_rows = final->o_est_rows;
   return p;
 }

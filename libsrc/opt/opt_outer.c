@@ -1,7 +1,7 @@
-/* sql_plan_outer — an explicit LEFT JOIN (a RIGHT JOIN is one with its
+/* opt_outer — an explicit LEFT JOIN (a RIGHT JOIN is one with its
  * sides swapped) planned with what its ON condition allows.
  *
- * Design notes (sql/README.md, "Outer joins"):
+ * Design notes (opt/README.md, "Outer joins"):
  * - A conjunct of ON that reads only the nullable (right) side — no
  *   column of the preserved side, no volatile function, no subquery —
  *   filters that side before the join: a right row failing it pairs with
@@ -24,8 +24,8 @@
  */
 #include <string.h>
 
-#include "sql/sql_bind_int.h"
-#include "sql/sql_plan_card.h"
+#include "opt/opt_int.h"
+#include "opt/opt_card.h"
 
 static void mark_cols(const xnode_t *x, int lw, bool *left, bool *right, bool *bad)
 {
@@ -43,9 +43,9 @@ static void mark_cols(const xnode_t *x, int lw, bool *left, bool *right, bool *b
 
 /* Rows of a table side: its size, halved per conjunct filtering it; -1
  * unknown. */
-static double side_rows(bd_t *b, const sp_table_t *t, int npushed)
+static double side_rows(lp_ctx_t *b, const sp_table_t *t, int npushed)
 {
-  double rows = t ? pc_table_rows(b, t) : -1;
+  double rows = t ? opt_table_rows(b, t) : -1;
   if (rows < 0)
     return -1;
   for (int i = 0; i < npushed; i++)
@@ -70,36 +70,36 @@ static bool has_key(xnode_t **conj, int n, int lw)
 }
 
 /* A join's row [a (aw columns), b (bw)] as [b, a]. */
-static op_t *swap_back(bd_t *b, op_t *j, int aw, int bw)
+static op_t *swap_back(lp_ctx_t *b, op_t *j, int aw, int bw)
 {
-  xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(aw + bw + 1));
+  xnode_t **cols = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(aw + bw + 1));
   for (int i = 0; i < bw; i++)
-    cols[i] = bd_col(b, aw + i, j->o_types[aw + i]);
+    cols[i] = bd_col(b->lc_b, aw + i, j->o_types[aw + i]);
   for (int i = 0; i < aw; i++)
-    cols[bw + i] = bd_col(b, i, j->o_types[i]);
-  return op_project_new(b->b_a, j, aw + bw, cols);
+    cols[bw + i] = bd_col(b->lc_b, i, j->o_types[i]);
+  return op_project_new(b->lc_a, j, aw + bw, cols);
 }
 
 /* x over [left, right] -> over [right, left] (left has lw columns, right rw). */
-static xnode_t *swap_sides(bd_t *b, const xnode_t *x, int lw, int rw)
+static xnode_t *swap_sides(lp_ctx_t *b, const xnode_t *x, int lw, int rw)
 {
-  xnode_t *n = arena_alloc(b->b_a, sizeof(*n));
+  xnode_t *n = arena_alloc(b->lc_a, sizeof(*n));
   *n = *x;
   if (x->x_kind == X_COL)
     n->x_index = x->x_index < lw ? x->x_index + rw : x->x_index - lw;
   if (x->x_nargs && x->x_kind != X_PARAM) {
-    n->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)x->x_nargs);
+    n->x_args = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)x->x_nargs);
     for (int i = 0; i < x->x_nargs; i++)
       n->x_args[i] = swap_sides(b, x->x_args[i], lw, rw);
   }
   return n;
 }
 
-op_t *bd_hashjoin_build_left(bd_t *b, op_t *l, op_t *r, int nk, const int *hl, const int *hr,
-                             xnode_t *cond)
+op_t *opt_hashjoin_build_left(lp_ctx_t *b, op_t *l, op_t *r, int nk, const int *hl,
+                              const int *hr, xnode_t *cond)
 {
   int lw = l->o_ncols, rw = r->o_ncols;
-  op_t *j = op_hashjoin_new(b->b_a, r, l, JOIN_INNER, nk, hr, hl,
+  op_t *j = op_hashjoin_new(b->lc_a, r, l, JOIN_INNER, nk, hr, hl,
                             cond ? swap_sides(b, cond, lw, rw) : NULL);
   return swap_back(b, j, rw, lw);
 }
@@ -107,18 +107,18 @@ op_t *bd_hashjoin_build_left(bd_t *b, op_t *l, op_t *r, int nk, const int *hl, c
 /* l LEFT JOIN r over cond; a table side is scanned again (its own
  * conjuncts, the columns in its need mask) when it has conjuncts of its
  * own. */
-static op_t *left_join(bd_t *b, op_t *l, const sp_table_t *lt, op_t *r, const sp_table_t *rt,
+static op_t *left_join(lp_ctx_t *b, op_t *l, const sp_table_t *lt, op_t *r, const sp_table_t *rt,
                        const char *ralias, const bool *rneed, xnode_t *cond)
 {
   int lw = l->o_ncols, rw = r->o_ncols;
   xnode_t **conj = NULL;
   int n = 0, cap = 0;
   if (cond)
-    bd_conjuncts(b, cond, &conj, &n, &cap);
+    bd_conjuncts(b->lc_b, cond, &conj, &n, &cap);
   /* the right side's own conjuncts, over its own columns */
-  xnode_t **mine = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n + 1));
+  xnode_t **mine = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(n + 1));
   int nmine = 0;
-  int *shift = arena_alloc(b->b_a, sizeof(int) * (size_t)(lw + rw + 1));
+  int *shift = arena_alloc(b->lc_a, sizeof(int) * (size_t)(lw + rw + 1));
   for (int c = 0; c < lw + rw; c++)
     shift[c] = c - lw;
   for (int i = 0; i < n; i++) {
@@ -126,23 +126,23 @@ static op_t *left_join(bd_t *b, op_t *l, const sp_table_t *lt, op_t *r, const sp
     mark_cols(conj[i], lw, &left, &right, &bad);
     if (left || !right || bad)
       continue;
-    mine[nmine++] = bd_node_remap(b, conj[i], shift);
+    mine[nmine++] = bd_node_remap(b->lc_b, conj[i], shift);
     conj[i] = NULL;
   }
   if (nmine) {
     if (rt)
-      r = bd_plan_scan_cols(b, rt, ralias, false, mine, nmine, rneed);
+      r = opt_scan_cols(b, rt, ralias, false, mine, nmine, rneed);
     else
-      r = op_filter_new(b->b_a, r, bd_and_all(b, mine, nmine));
+      r = op_filter_new(b->lc_a, r, bd_and_all(b->lc_b, mine, nmine));
   }
-  xnode_t *rest = bd_and_all(b, conj, n);
+  xnode_t *rest = bd_and_all(b->lc_b, conj, n);
   /* without an equality to hash on, a nested loop keeps the left side outer */
   if (!has_key(conj, n, lw))
-    return bd_join_op(b, l, r, JOIN_LEFT, rest);
+    return bd_join_op(b->lc_b, l, r, JOIN_LEFT, rest);
   double lrows = side_rows(b, lt, 0), rrows = side_rows(b, rt, nmine);
   if (lrows < 0 || rrows <= 2 * lrows)
-    return bd_join_op(b, l, r, JOIN_LEFT, rest);
-  op_t *j = bd_join_op(b, r, l, JOIN_RIGHT, swap_sides(b, rest, lw, rw));
+    return bd_join_op(b->lc_b, l, r, JOIN_LEFT, rest);
+  op_t *j = bd_join_op(b->lc_b, r, l, JOIN_RIGHT, swap_sides(b, rest, lw, rw));
   return swap_back(b, j, rw, lw);
 }
 
@@ -157,7 +157,7 @@ static void need_cols(const xnode_t *x, bool *need, int width)
 
 /* A table side scanned for the columns need marks (at least one: a
  * scan returns rows of some column), the others NULL. */
-static op_t *side_scan(bd_t *b, op_t *as_bound, const sp_table_t *t, const char *alias,
+static op_t *side_scan(lp_ctx_t *b, op_t *as_bound, const sp_table_t *t, const char *alias,
                        bool *need)
 {
   if (!t || !need)
@@ -167,15 +167,15 @@ static op_t *side_scan(bd_t *b, op_t *as_bound, const sp_table_t *t, const char 
     any |= need[c];
   if (!any && t->tb_ncols > 0)
     need[t->tb_npk > 0 ? t->tb_pk[0] : 0] = true;
-  return bd_plan_scan_cols(b, t, alias, false, NULL, 0, need);
+  return opt_scan_cols(b, t, alias, false, NULL, 0, need);
 }
 
-op_t *bd_outer_build(bd_t *b, const bd_outer_t *oj, const bool *need)
+op_t *opt_outer_build(lp_ctx_t *b, const lp_outer_t *oj, const bool *need)
 {
   int lw = oj->oj_l->o_ncols, rw = oj->oj_r->o_ncols;
   bool *mask = NULL;
   if (need) {
-    mask = arena_alloc(b->b_a, (size_t)(lw + rw + 1));
+    mask = arena_alloc(b->lc_a, (size_t)(lw + rw + 1));
     memcpy(mask, need, (size_t)(lw + rw));
     if (oj->oj_cond)
       need_cols(oj->oj_cond, mask, lw + rw);

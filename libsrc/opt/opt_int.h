@@ -1,0 +1,72 @@
+/* opt_int — what the optimizer's files share. */
+#ifndef CZ_OPT_INT_H
+#define CZ_OPT_INT_H
+
+#include "opt/opt.h"
+
+/* ---- join blocks (opt_join.c) -------------------------------------------- */
+
+/* The operators producing fb's row (sql_opt_t so_block). */
+int opt_block_plan(lp_ctx_t *b, lp_block_t *fb, op_t **out);
+
+/* ---- parallel plans (opt_par.c) ------------------------------------------ */
+
+/* The workers a Gather over fb's plan may use (0: no parallel plan:
+ * ThreadsPerQuery 1, not one large stored table, a subquery or volatile
+ * function in a conjunct, or a plan op_gather_ok refuses). opt_par_gather
+ * puts the Gather over plan; opt_par_agg builds partial group-by → Gather
+ * → final group-by → projection to the single group-by's layout, NULL
+ * when an aggregate cannot be merged (then a Gather below one group-by). */
+int opt_par_workers(lp_ctx_t *b, const lp_block_t *fb, const op_t *plan);
+op_t *opt_par_gather(lp_ctx_t *b, op_t *plan, int workers);
+/* Puts a Gather of its own over each large build side of the joins of
+ * plan's pipeline (their scans then run on every thread while the
+ * session's thread fills the shared table). */
+void opt_par_builds(lp_ctx_t *b, const lp_block_t *fb, op_t *plan, int workers);
+op_t *opt_par_agg(lp_ctx_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
+                  const agg_spec_t *aggs);
+
+/* ---- OR factoring (opt_or.c) --------------------------------------------- */
+
+/* Adds to fb's conjuncts what its ORs imply: conjuncts common to every
+ * branch, and per unit the OR of each branch's conditions on it; unit_of
+ * maps block columns to units. */
+void opt_or_factor(lp_ctx_t *b, lp_block_t *fb, const int *unit_of);
+
+/* ---- outer joins (opt_outer.c) ------------------------------------------- */
+
+/* The join's operators: the nullable side's own ON conjuncts pushed into
+ * it, the hash table built on the smaller side; need (over the join's
+ * columns, written order; NULL = all): the columns read, the others NULL
+ * at their positions. */
+op_t *opt_outer_build(lp_ctx_t *b, const lp_outer_t *oj, const bool *need);
+/* l INNER JOIN r on l.hl[i] = r.hr[i] (and cond, over [l, r]) with the
+ * hash table built on l and r probing it: the row is [l, r] as
+ * op_hashjoin_new's, through a projection. For a left input estimated
+ * much smaller than the right (opt_join.c build_on_joined). */
+op_t *opt_hashjoin_build_left(lp_ctx_t *b, op_t *l, op_t *r, int nk, const int *hl,
+                              const int *hr, xnode_t *cond);
+
+/* ---- access paths (opt_scan.c) ------------------------------------------- */
+
+/* A scan of table t (plus the row identity when rowid), using the
+ * conjuncts conj[0..n) (over the scan's columns) for key bounds where they
+ * allow (used conjuncts are set to NULL), reading only the columns need
+ * marks (need[c], NULL = all); the others are NULL at their positions in
+ * the result. */
+op_t *opt_scan_cols(lp_ctx_t *b, const sp_table_t *t, const char *alias, bool rowid,
+                    xnode_t **conj, int n, const bool *need);
+/* As opt_scan_cols, but the result holds only the needed columns, in
+ * table order (the conjuncts' columns must be needed). */
+op_t *opt_scan_compact(lp_ctx_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,
+                       int n, const bool *need);
+/* As opt_scan_compact, plus the row locator as a last column (the target
+ * of UPDATE … FROM / DELETE … USING). */
+op_t *opt_scan_target(lp_ctx_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,
+                      int n, const bool *need);
+/* If c is `col op value` (either order) with col (of type ctype) as a key
+ * column can be bounded by value (free of columns), the comparison as
+ * seen from the column (EQ, LT, LE, GT, GE) and the value. */
+bool opt_key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **val);
+
+#endif /* CZ_OPT_INT_H */

@@ -1,0 +1,111 @@
+/* sql_bind_opt — the binder's side of the optimizer's interface: each
+ * call builds the planning context from the binder's state and goes
+ * through sp_env_t.pe_opt (sql_logical.h), so that sql never includes
+ * opt. sql_plan_stmt refuses an environment without an optimizer, so the
+ * calls here never find pe_opt NULL. */
+#include "sql/sql_bind_int.h"
+
+static lp_ctx_t ctx_of(bd_t *b)
+{
+  lp_ctx_t c = {.lc_a = b->b_a, .lc_env = b->b_env, .lc_e = b->b_e, .lc_b = b,
+                .lc_decor = b->b_decor != NULL};
+  return c;
+}
+
+int bd_from_plan(bd_t *b, bd_scope_t *sc, lp_block_t *fb, op_t **out)
+{
+  if (!b->b_env || !b->b_env->pe_opt)
+    return bd_error(b, SQLSTATE_INTERNAL, 0, "no optimizer in the planning environment");
+  /* LATERAL units are joined to what they read first (sql_bind_lateral.c) */
+  if (bd_lateral_fold(b, sc, fb) != CZ_OK)
+    return CZ_ERR;
+  fb->fb_width = sc->sc_width;
+  fb->fb_used = sc->sc_used;
+  fb->fb_used_cap = sc->sc_used_cap;
+  fb->fb_subq = sc->sc_subq;
+  fb->fb_scope = sc;
+  lp_ctx_t c = ctx_of(b);
+  return b->b_env->pe_opt->so_block(&c, fb, out);
+}
+
+int lp_decorrelate(lp_ctx_t *c, lp_block_t *fb)
+{
+  return bd_decorrelate(c->lc_b, fb->fb_scope, fb);
+}
+
+double bd_plan_est_cost(const op_t *o)
+{
+  for (; o; o = o->o_in)
+    if (o->o_est_cost > 0)
+      return o->o_est_cost;
+  return 0;
+}
+
+double bd_block_rows(bd_t *b, const lp_block_t *fb, const op_t *plan)
+{
+  lp_ctx_t c = ctx_of(b);
+  return b->b_env->pe_opt->so_block_rows(&c, fb, plan);
+}
+
+double bd_group_rows(bd_t *b, const lp_block_t *fb, xnode_t **group, int ngroup, double in_rows)
+{
+  lp_ctx_t c = ctx_of(b);
+  return b->b_env->pe_opt->so_group_rows(&c, fb, group, ngroup, in_rows);
+}
+
+double bd_having_rows(bd_t *b, double groups, xnode_t *having)
+{
+  lp_ctx_t c = ctx_of(b);
+  return b->b_env->pe_opt->so_having_rows(&c, groups, having);
+}
+
+bool bd_par_block(const bd_scope_t *outer, const xsubq_t *sq)
+{
+  if (!sq)
+    return !outer;
+  return sq->xs_ncorr == 0;
+}
+
+void bd_par_builds(bd_t *b, const lp_block_t *fb, op_t *plan, int workers)
+{
+  lp_ctx_t c = ctx_of(b);
+  b->b_env->pe_opt->so_par_builds(&c, fb, plan, workers);
+}
+
+int bd_par_workers(bd_t *b, const lp_block_t *fb, const op_t *plan)
+{
+  lp_ctx_t c = ctx_of(b);
+  return b->b_env->pe_opt->so_par_workers(&c, fb, plan);
+}
+
+op_t *bd_par_gather(bd_t *b, op_t *plan, int workers)
+{
+  lp_ctx_t c = ctx_of(b);
+  return b->b_env->pe_opt->so_par_gather(&c, plan, workers);
+}
+
+op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
+                 const agg_spec_t *aggs)
+{
+  lp_ctx_t c = ctx_of(b);
+  return b->b_env->pe_opt->so_par_agg(&c, in, workers, ngroup, group, nagg, aggs);
+}
+
+op_t *bd_outer_build(bd_t *b, const lp_outer_t *oj, const bool *need)
+{
+  lp_ctx_t c = ctx_of(b);
+  return b->b_env->pe_opt->so_outer(&c, oj, need);
+}
+
+op_t *bd_plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
+                   xnode_t **conj, int n)
+{
+  return bd_plan_scan_cols(b, t, alias, rowid, conj, n, NULL);
+}
+
+op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
+                        xnode_t **conj, int n, const bool *need)
+{
+  lp_ctx_t c = ctx_of(b);
+  return b->b_env->pe_opt->so_scan(&c, t, alias, rowid, conj, n, need);
+}

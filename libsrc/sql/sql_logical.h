@@ -1,0 +1,210 @@
+/* sql_logical — the binder's output for one query block's FROM / WHERE:
+ * the logical join block (relations, conjuncts, equivalence classes,
+ * required orderings), and the interface through which the binder hands
+ * it to the optimizer (libsrc/opt) without including it.
+ *
+ * Design notes (sql/README.md, "Binder → logical plan"; opt/README.md):
+ * - A block's relations sit side by side in the block's row: relation u
+ *   owns columns [un_base, un_base + un_width). Conjuncts are bound over
+ *   that row (X_COL n is row column n). A decorrelated subquery (a SEMI /
+ *   ANTI relation) has its columns past fb_width: they are read only by
+ *   the conjuncts that join it and never reach the block's row.
+ * - A relation is a stored table (un_table: the optimizer picks its access
+ *   path and the columns it reads) or an input the binder has already
+ *   built (un_op: a derived table, a function in FROM, an explicit outer
+ *   join — which keeps its sides and ON as written in un_outer so that the
+ *   optimizer can build it again reading fewer columns). Equalities never
+ *   cross into an outer join's nullable side: its ON lives in un_outer,
+ *   never among fb_conj.
+ * - The optimizer is reached through sp_env_t.pe_opt (sql_opt_t below),
+ *   which the statement runner fills with opt's entry points: sql ranks
+ *   below opt and never includes it. The binder still calls it for each
+ *   block as soon as the block is bound (so the operators above a join
+ *   block — group-by, window, sort, limit, set operations, DML — are still
+ *   built by the binder); opt/README.md, "Where the line is", says what
+ *   moves next.
+ * - Everything lives in the statement's arena; nothing here is freed.
+ */
+#ifndef CZ_SQL_LOGICAL_H
+#define CZ_SQL_LOGICAL_H
+
+#include "exec/exec.h"
+#include "sql/sql_plan.h"
+
+struct bd_s;        /* the binder's state (sql_bind_int.h), opaque outside sql */
+struct bd_scope_s;  /* a query block's scope, likewise */
+
+/* One relation of a join block. */
+typedef struct lp_rel_s {
+  int un_base, un_width;        /* its columns in the block's row */
+  const sp_table_t *un_table;   /* a plain table: its scan is planned with the joins */
+  const char *un_alias;
+  op_t *un_op;                  /* otherwise the input built while binding */
+  xsubq_t *un_lateral;          /* a LATERAL item reading the units before it: its plan,
+                                 * joined to them by bd_lateral_fold (un_op NULL) */
+  bool un_rowid;                /* the target of UPDATE … FROM / DELETE … USING: its scan
+                                   also gives the row locator, block column
+                                   un_base + tb_ncols (un_width = tb_ncols + 1) */
+  /* JOIN_SEMI / JOIN_ANTI: a decorrelated subquery (sql_bind_decor.c),
+   * joined after the units its conjuncts read, adding no columns to the
+   * block's row (its own lie past it); JOIN_INNER otherwise */
+  join_kind_t un_kind;
+  bool un_null_aware;           /* ANTI of NOT IN */
+  /* a decorrelated subquery: the conjunct it came from, its input's
+   * estimated rows, and whether per row it would be an index probe (then
+   * the planner compares both ways and may put the subquery back), with
+   * the estimated cost of computing it once joined (0: one table, not
+   * estimated) and of one run of it per row (0: not estimated) */
+  int un_src_conj;
+  double un_sub_rows;
+  double un_sub_cost;
+  double un_row_cost;
+  bool un_probe;
+  /* an explicit LEFT / RIGHT JOIN: how un_op was built, to build it again
+   * reading only the columns the block reads (NULL: not one) */
+  const struct lp_outer_s *un_outer;
+} lp_rel_t;
+
+/* An equivalence class of equal columns (sql_logical_ec.c): columns of
+ * the block's row that the WHERE's equalities make equal on every row
+ * that passes, and the constant (or parameter) they equal, if one does. */
+typedef struct lp_eclass_s {
+  int ec_n;
+  int *ec_cols;                 /* block row columns, ascending */
+  xnode_t *ec_const;            /* a value without columns they all equal; NULL none */
+  ty_t ec_type;
+} lp_eclass_t;
+
+/* A query block's FROM and WHERE: relations and conjuncts. */
+typedef struct lp_block_s {
+  int fb_nunits, fb_ucap;
+  lp_rel_t *fb_units;           /* the FROM items (inner JOINs' items too), as written */
+  int fb_nconj, fb_cap;
+  xnode_t **fb_conj;            /* WHERE's (and inner JOINs' ON) conjuncts over the block's row */
+  bool fb_estimate;             /* estimate even one unit, into the plan's o_est_rows
+                                 * (a subquery being decorrelated) */
+  const bool *fb_keep;          /* per conjunct: leave its subquery per row (NULL = none) */
+  /* Set by bd_from_plan from the block's scope when the block is handed
+   * to the optimizer (every expression of the block bound by then). */
+  int fb_width;                 /* columns of the block's row */
+  const bool *fb_used;          /* per row column: read by some expression (NULL = none) */
+  int fb_used_cap;              /* entries of fb_used */
+  xsubq_t *fb_subq;             /* the subquery the block belongs to, NULL at top */
+  struct bd_scope_s *fb_scope;  /* for lp_decorrelate */
+  /* Set by lp_eclasses (the optimizer calls it once the conjuncts are
+   * final: after decorrelation and OR factoring). */
+  int fb_nec;
+  lp_eclass_t *fb_ec;
+  int *fb_conj_ec;              /* per conjunct: the class a `col = col` of it joins, or
+                                 * -1 (derived conjuncts too; NULL = not computed) */
+  int fb_nderived;              /* the last fb_nderived conjuncts are implied by the
+                                 * others (lp_eclasses added them) */
+} lp_block_t;
+
+/* An explicit LEFT JOIN (or RIGHT JOIN, built as a swapped LEFT JOIN)
+ * as bound: its sides (tables: oj_lt / oj_rt, scanned again when built
+ * with a mask of the columns read; else the inputs as bound) and ON over
+ * [left, right] as written. */
+typedef struct lp_outer_s {
+  op_t *oj_l, *oj_r;
+  const sp_table_t *oj_lt, *oj_rt;
+  const char *oj_lalias, *oj_ralias;
+  xnode_t *oj_cond;
+  bool oj_right;                /* RIGHT JOIN */
+  op_t *oj_op;                  /* what the optimizer gave while binding */
+} lp_outer_t;
+
+/* What one call into the optimizer works with. */
+typedef struct lp_ctx_s {
+  arena_t *lc_a;                /* the statement's arena: plans live here */
+  const sp_env_t *lc_env;
+  err_t *lc_e;
+  struct bd_s *lc_b;            /* the binder, for the services below */
+  bool lc_decor;                /* inside a decorrelating rebinding (no parallel plans) */
+} lp_ctx_t;
+
+/* The optimizer's entry points (libsrc/opt fills one: opt_entry()). */
+typedef struct sql_opt_s {
+  /* The operators producing fb's row (fb_width columns; columns nobody
+   * reads may be NULL), with the conjuncts applied. */
+  int (*so_block)(lp_ctx_t *c, lp_block_t *fb, op_t **out);
+  /* Rows fb's plan gives (< 0 unknown) and groups of GROUP BY keys over
+   * fb's row for in_rows input rows (< 0 when in_rows is). */
+  double (*so_block_rows)(lp_ctx_t *c, const lp_block_t *fb, const op_t *plan);
+  double (*so_group_rows)(lp_ctx_t *c, const lp_block_t *fb, xnode_t **group, int ngroup,
+                          double in_rows);
+  /* Groups left of `groups` after HAVING having (< 0 when groups is). */
+  double (*so_having_rows)(lp_ctx_t *c, double groups, xnode_t *having);
+  /* Parallel plans: the workers a Gather over fb's plan may use (0: none),
+   * the Gather itself, and partial → Gather → final group-by (NULL when an
+   * aggregate cannot be merged). */
+  int (*so_par_workers)(lp_ctx_t *c, const lp_block_t *fb, const op_t *plan);
+  op_t *(*so_par_gather)(lp_ctx_t *c, op_t *plan, int workers);
+  /* A Gather of its own over each large build side of the joins along
+   * plan's pipeline (a parallel plan with `workers`). */
+  void (*so_par_builds)(lp_ctx_t *c, const lp_block_t *fb, op_t *plan, int workers);
+  op_t *(*so_par_agg)(lp_ctx_t *c, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
+                      const agg_spec_t *aggs);
+  /* An explicit outer join's operators; need (over its columns, NULL =
+   * all) the columns read, the others NULL at their positions. */
+  op_t *(*so_outer)(lp_ctx_t *c, const lp_outer_t *oj, const bool *need);
+  /* A scan of t (plus the row locator when rowid) with conj[0..n) (over
+   * its columns) as key bounds where they allow (used ones set NULL),
+   * reading the columns need marks (NULL = all; the others NULL at their
+   * positions). */
+  op_t *(*so_scan)(lp_ctx_t *c, const sp_table_t *t, const char *alias, bool rowid,
+                   xnode_t **conj, int n, const bool *need);
+} sql_opt_t;
+
+/* ---- binder services the optimizer calls (implemented in sql) ---------- */
+
+xnode_t *bd_node(struct bd_s *b, xkind_t kind, ty_t type, int pos);
+xnode_t *bd_col(struct bd_s *b, int index, ty_t type);
+xnode_t *bd_const_null(struct bd_s *b, ty_t type);
+xnode_t *bd_const_i64(struct bd_s *b, ty_id_t id, int64_t v);
+/* Converts n to type `to`: folds untyped literals (22P02 on bad text:
+ * NULL returned, b_e set), types untyped parameters, else wraps an
+ * X_CAST. */
+xnode_t *bd_coerce(struct bd_s *b, xnode_t *n, ty_t to);
+/* Explicit CAST: also checks xcast_allowed (42846). */
+xnode_t *bd_cast(struct bd_s *b, xnode_t *n, ty_t to, int pos);
+bool bd_node_equal(const xnode_t *x, const xnode_t *y);
+bool bd_node_has_subq(const xnode_t *x);
+/* A copy of x whose X_COL n reads column map[n] (for moving a condition
+ * to another row layout; x holds no subquery). */
+xnode_t *bd_node_remap(struct bd_s *b, const xnode_t *x, const int *map);
+/* Calls fn on every X_COL of x (and of subquery correlations). */
+void bd_node_cols(xnode_t *x, void (*fn)(void *ctx, xnode_t *col), void *ctx);
+/* Binds an operator with already bound operands (r NULL for unary). */
+int bd_op(struct bd_s *b, xop_t op, xnode_t *l, xnode_t *r, int pos, xnode_t **out);
+/* Lists sq among the statement's subqueries (after its parent's). */
+void bd_subq_register(struct bd_s *b, xsubq_t *sq);
+/* A parameter of type t standing for correlation value k of the
+ * subquery it is used in (numbered after the statement's parameters
+ * once the statement is bound). */
+xnode_t *bd_param_corr(struct bd_s *b, ty_t t, int k);
+/* Splits an AND tree into conjuncts (appends to *list). */
+void bd_conjuncts(struct bd_s *b, xnode_t *x, xnode_t ***list, int *n, int *cap);
+/* The AND of conj[0..n) (NULL entries skipped; NULL when none). */
+xnode_t *bd_and_all(struct bd_s *b, xnode_t **conj, int n);
+/* A join of l and r (r's columns after l's) over cond: `l col = r col`
+ * conjuncts of one type become hash keys (built on r), the rest the
+ * residual; without keys a nested loop (sql_bind_from.c). */
+op_t *bd_join_op(struct bd_s *b, op_t *l, op_t *r, join_kind_t kind, xnode_t *cond);
+/* Decorrelation (sql_bind_decor.c): WHERE's EXISTS / NOT EXISTS / IN /
+ * NOT IN and scalar-comparison conjuncts whose subquery can give up its
+ * correlation become SEMI / ANTI / grouped relations of fb (rebinding the
+ * subquery's text); fb_keep marks those to leave per row. */
+int lp_decorrelate(lp_ctx_t *c, lp_block_t *fb);
+/* Equivalence classes of fb's row (sql_logical_ec.c): from its
+ * conjuncts `col = col` (one type) and `col = value` (value free of
+ * columns, subqueries and volatile functions, of the column's type), over
+ * the block's own row (never a decorrelated subquery's columns, never an
+ * outer join's ON). Appends the conjuncts the classes imply and no
+ * conjunct states: `a = c` for columns of different relations, and
+ * `b = value` for each column of a class with a value. Each is implied by
+ * the conjuncts already there, so no answer changes: they only give the
+ * search join edges and the scans key bounds. */
+int lp_eclasses(lp_ctx_t *c, lp_block_t *fb);
+
+#endif /* CZ_SQL_LOGICAL_H */
