@@ -625,12 +625,50 @@ int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos
   return CZ_OK;
 }
 
+/* EXISTS (SELECT * FROM … ) answers from whether a row comes, not from
+ * its columns: when the block has no GROUP BY, HAVING, windows or
+ * DISTINCT ON and the query no ORDER BY (which could name an output
+ * column), it is bound as SELECT 1 FROM …, so that its scan reads only
+ * the columns its conditions need and a secondary index holding them
+ * answers without fetching each row from the primary tree (TPC-H Q4,
+ * Q21, Q22: the orders_cust or lineitem key entries, not the rows). */
+static const sql_query_t *exists_query(bd_t *b, const sql_query_t *q)
+{
+  const sql_select_t *s = q->qu_kind == SQL_Q_SELECT ? q->qu_select : NULL;
+  if (!s || !s->se_from || !s->se_targets || s->se_group || s->se_having || s->se_windows ||
+      s->se_distinct_on || q->qu_order)
+    return q;
+  for (int i = 0; i < s->se_targets->ls_n; i++)
+    if (((const sql_target_t *)s->se_targets->ls_items[i])->tg_expr->ex_kind != SQL_E_STAR)
+      return q;
+  const sql_target_t *first = s->se_targets->ls_items[0];
+  sql_expr_t *one = arena_zalloc(b->b_a, sizeof(*one));
+  one->ex_kind = SQL_E_LITERAL;
+  one->ex_lit = SQL_LIT_INT;
+  one->ex_int = 1;
+  one->ex_pos = first->tg_expr->ex_pos;
+  sql_target_t *t = arena_zalloc(b->b_a, sizeof(*t));
+  t->tg_expr = one;
+  sql_list_t *l = arena_zalloc(b->b_a, sizeof(*l));
+  l->ls_items = arena_alloc(b->b_a, sizeof(void *));
+  l->ls_items[0] = t;
+  l->ls_n = l->ls_cap = 1;
+  sql_select_t *cs = arena_alloc(b->b_a, sizeof(*cs));
+  *cs = *s;
+  cs->se_targets = l;
+  sql_query_t *c = arena_alloc(b->b_a, sizeof(*c));
+  *c = *q;
+  c->qu_select = cs;
+  return c;
+}
+
 static int bd_subq_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, int kind, bool negate,
                         xnode_t *lhs, xnode_t **out)
 {
   xsubq_t *sq;
   op_t *plan;
-  if (bd_subquery(b, sc, x->ex_query, kind, x->ex_pos, &sq, &plan) != CZ_OK)
+  const sql_query_t *q = kind == 1 ? exists_query(b, x->ex_query) : x->ex_query;
+  if (bd_subquery(b, sc, q, kind, x->ex_pos, &sq, &plan) != CZ_OK)
     return CZ_ERR;
   xnode_t *n = bd_node(b, X_SUBQ, kind == 0 ? plan->o_types[0] : ty_plain(TY_BOOL), x->ex_pos);
   n->x_subq = sq;
