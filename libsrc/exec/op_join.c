@@ -553,6 +553,17 @@ static const op_vt_t nlanti_vt = JOIN_VT("NestedLoopAntiJoin", join_detail);
 static const op_vt_t hashsemi_vt = JOIN_VT("HashSemiJoin", join_detail);
 static const op_vt_t hashanti_vt = JOIN_VT("HashAntiJoin", join_detail);
 
+/* Whether o is a join a Gather may build once and share: any hash or
+ * nested-loop join but RIGHT / FULL, which mark build rows while probing
+ * (op_join_share.c). Told by its operations, not its EXPLAIN name. */
+bool op_join_shareable(const op_t *o)
+{
+  const op_vt_t *vt = o->o_vt;
+  bool join = vt == &nljoin_vt || vt == &hashjoin_vt || vt == &nlsemi_vt || vt == &nlanti_vt ||
+              vt == &hashsemi_vt || vt == &hashanti_vt;
+  return join && !join_keeps_right(((const op_join_t *)o)->oj_kind);
+}
+
 static op_join_t *join_new(arena_t *a, const op_vt_t *vt, op_t *left, op_t *right,
                            join_kind_t kind, xnode_t *cond)
 {

@@ -29,7 +29,6 @@
  *   keys its run state), as the morsel dispenser is keyed by the scan
  *   spec.
  */
-#include <string.h>
 
 #include "exec/op_join_int.h"
 
@@ -40,17 +39,6 @@ struct jshare_s {
 static const void *share_key(const op_t *o)
 {
   return &((const op_join_t *)o)->oj_kind;
-}
-
-bool op_join_shareable(const op_t *o)
-{
-  static const char *const names[] = {"HashJoin",           "HashSemiJoin",
-                                      "HashAntiJoin",       "NestedLoopJoin",
-                                      "NestedLoopSemiJoin", "NestedLoopAntiJoin"};
-  bool join = false;
-  for (size_t i = 0; i < CZ_ARRAY_LEN(names) && !join; i++)
-    join = strcmp(o->o_vt->ov_name, names[i]) == 0;
-  return join && !join_keeps_right(((const op_join_t *)o)->oj_kind);
 }
 
 int op_join_share_build(const op_t *o, qctx_t *q, arena_t *a, jshare_t **out, err_t *e)
