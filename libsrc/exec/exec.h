@@ -33,6 +33,7 @@
 #include "util/util.h"
 
 typedef struct op_s op_t;
+typedef struct op_order_s op_order_t;
 typedef struct qctx_s qctx_t;
 typedef struct opst_s opst_t;     /* an operator's run state (exec_int.h) */
 typedef struct qexec_s qexec_t;   /* one execution's run states (exec_state.c) */
@@ -109,6 +110,9 @@ typedef struct op_vt_s {
    * when col is computed; NULL for every other operator. Runtime
    * filters (op_rfilter.c) walk down through these. */
   int (*ov_pass_col)(const op_t *o, int col);
+  /* The order its output rows are known to come in (op_order.c); NULL:
+   * none known. */
+  void (*ov_order)(const op_t *o, op_order_t *out);
 } op_vt_t;
 
 /* The plan part of an operator: what the planner decided. Never written
@@ -382,6 +386,14 @@ typedef struct scan_spec_s {
   const ty_t *ss_key_types;     /* types of the key columns bounded (a bound may be
                                    a wider integer than its column: range-checked) */
   bool ss_point;                /* equality on a whole unique key: at most one row */
+  /* The index's key order (op_order): table columns ss_ord[0..ss_nord)
+   * ascending, NULLs last (table/README.md invariant 1); the first
+   * ss_nfixed of them fixed by equality bounds; ss_ord_unique: they end
+   * with a unique key. 0: no order known. */
+  int ss_nord;
+  const int *ss_ord;
+  int ss_nfixed;
+  bool ss_ord_unique;
   int ss_npred;                 /* predicates tested by the table layer */
   scan_pred_t *ss_preds;
 } scan_spec_t;
@@ -416,6 +428,31 @@ typedef struct sort_key_s {
   bool sk_nulls_first;
 } sort_key_t;
 op_t *op_sort_new(arena_t *a, op_t *in, int nkeys, const sort_key_t *keys);
+
+/* An order an operator's output rows are known to come in (op_order.c):
+ * sorted by oo_keys[0..oo_n) (output columns), and each of the columns
+ * oo_const[0..oo_nconst) holding one value over all the rows. Known from
+ * a scan's index order (scan_spec_t ss_ord) or a sort, and kept by the
+ * operators that pass their input's rows on in their order. oo_unique:
+ * no two rows agree on all of oo_keys (they end with a unique key), so
+ * any further wanted keys are met too. */
+#define OP_ORDER_MAX 16
+struct op_order_s {
+  int oo_n;
+  sort_key_t oo_keys[OP_ORDER_MAX];
+  int oo_nconst;
+  int oo_const[OP_ORDER_MAX];
+  bool oo_unique;
+};
+void op_order(const op_t *o, op_order_t *out);
+/* Whether rows in order have already come sorted by want[0..n) (a
+ * wanted key on a constant column is met by any order). */
+bool op_order_satisfies(const op_order_t *have, const sort_key_t *want, int n);
+/* ov_order for operators that pass their first input's rows on in order:
+ * through ov_pass_col (op_order_pass), or with the same columns
+ * (op_order_same: LIMIT, DISTINCT ON). */
+void op_order_pass(const op_t *o, op_order_t *out);
+void op_order_same(const op_t *o, op_order_t *out);
 /* Top-k: the sort may drop rows past LIMIT + OFFSET (the limit operator
  * above still applies them); expressions without columns. */
 void op_sort_set_limit(op_t *sort, xnode_t *limit, xnode_t *offset);

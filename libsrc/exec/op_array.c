@@ -170,7 +170,7 @@ static int array_agg_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, e
 }
 
 static const op_vt_t array_agg_vt = {"ArrayAgg", array_agg_open, array_agg_next, NULL, NULL,
-                                     sizeof(array_agg_run_t), NULL};
+                                     sizeof(array_agg_run_t), NULL, NULL};
 
 op_t *op_array_agg_new(arena_t *a, op_t *in)
 {

@@ -46,7 +46,7 @@ static void buffer_close(const op_t *o, opst_t *st, qctx_t *q)
 }
 
 static const op_vt_t buffer_vt = {"Buffer", buffer_open, buffer_next, buffer_close, NULL,
-                                   sizeof(buffer_run_t), NULL};
+                                   sizeof(buffer_run_t), NULL, NULL};
 
 op_t *op_buffer_new(arena_t *a, op_t *in)
 {

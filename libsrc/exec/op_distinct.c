@@ -211,7 +211,7 @@ static void distinct_close(const op_t *o, opst_t *st, qctx_t *q)
 }
 
 static const op_vt_t distinct_vt = {"Distinct", distinct_open, distinct_next, distinct_close,
-                                     NULL, sizeof(distinct_run_t), NULL};
+                                     NULL, sizeof(distinct_run_t), NULL, NULL};
 
 op_t *op_distinct_new(arena_t *a, op_t *in)
 {

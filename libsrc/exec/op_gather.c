@@ -367,7 +367,7 @@ static char *gather_detail(const op_t *o, arena_t *a)
 }
 
 static const op_vt_t gather_vt = {"Gather", gather_open, gather_next, gather_close,
-                                  gather_detail, sizeof(gather_run_t), NULL};
+                                  gather_detail, sizeof(gather_run_t), NULL, NULL};
 
 /* The operators of a chain that give the same rows (as a multiset) when
  * their first input is split: each input row's output depends on that

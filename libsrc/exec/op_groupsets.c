@@ -70,7 +70,7 @@ static int rp_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e
   return CZ_OK;
 }
 
-static const op_vt_t replay_vt = {"Replay", rp_open, rp_next, NULL, NULL, sizeof(replay_run_t), NULL};
+static const op_vt_t replay_vt = {"Replay", rp_open, rp_next, NULL, NULL, sizeof(replay_run_t), NULL, NULL};
 
 static int gs_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
@@ -154,7 +154,7 @@ static char *gs_detail(const op_t *o, arena_t *a)
 }
 
 static const op_vt_t groupsets_vt = {"GroupingSets", gs_open, gs_next, gs_close, gs_detail,
-                                     sizeof(groupsets_run_t), NULL};
+                                     sizeof(groupsets_run_t), NULL, NULL};
 
 op_t *op_groupsets_new(arena_t *a, op_t *in, int nkeys, xnode_t **keys, int nsets,
                        const int *set_nkeys, int *const *set_keys, int nagg,

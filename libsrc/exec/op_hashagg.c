@@ -682,7 +682,7 @@ void op_hashagg_set_mode(op_t *o, const char *mode)
 }
 
 static const op_vt_t hashagg_vt = {"HashAggregate", hashagg_open, hashagg_next, hashagg_close,
-                                   hashagg_detail, sizeof(hashagg_run_t), NULL};
+                                   hashagg_detail, sizeof(hashagg_run_t), NULL, NULL};
 
 op_t *op_hashagg_new(arena_t *a, op_t *in, int ngroup, xnode_t **group, int nagg,
                      const agg_spec_t *aggs)

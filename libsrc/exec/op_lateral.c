@@ -134,7 +134,7 @@ static void lat_close(const op_t *o, opst_t *st, qctx_t *q)
 }
 
 static const op_vt_t lateral_vt = {"Nested Loop Lateral", lat_open, lat_next, lat_close, NULL,
-                                    sizeof(lateral_run_t), op_pass_left_col};
+                                    sizeof(lateral_run_t), op_pass_left_col, NULL};
 
 op_t *op_lateral_new(arena_t *a, op_t *left, xsubq_t *sq, join_kind_t kind)
 {

@@ -200,13 +200,13 @@ static char *lookup_detail(const op_t *o, arena_t *a)
 /* Every kind (inner, left, semi, anti) passes its left rows' columns. */
 static const op_vt_t lookup_vt = {"LookupJoin",         lookup_open,      lookup_next,
                                   NULL,                 lookup_detail,    sizeof(lookup_run_t),
-                                  op_pass_left_col};
+                                  op_pass_left_col, op_order_pass};
 static const op_vt_t lookup_semi_vt = {"LookupSemiJoin",     lookup_open,   lookup_next,
                                        NULL,                 lookup_detail, sizeof(lookup_run_t),
-                                       op_pass_left_col};
+                                       op_pass_left_col, op_order_pass};
 static const op_vt_t lookup_anti_vt = {"LookupAntiJoin",     lookup_open,   lookup_next,
                                        NULL,                 lookup_detail, sizeof(lookup_run_t),
-                                       op_pass_left_col};
+                                       op_pass_left_col, op_order_pass};
 
 op_t *op_lookup_join_new(arena_t *a, op_t *left, join_kind_t kind, int nkeys, const int *lk,
                          void *table, const char *name, int ncols, const int *cols,

@@ -198,11 +198,11 @@ static char *modify_detail(const op_t *o, arena_t *a)
 }
 
 static const op_vt_t insert_vt = {"Insert", modify_open, modify_next, NULL, modify_detail,
-                                  sizeof(modify_run_t), NULL};
+                                  sizeof(modify_run_t), NULL, NULL};
 static const op_vt_t update_vt = {"Update", modify_open, modify_next, NULL, modify_detail,
-                                  sizeof(modify_run_t), NULL};
+                                  sizeof(modify_run_t), NULL, NULL};
 static const op_vt_t delete_vt = {"Delete", modify_open, modify_next, NULL, modify_detail,
-                                  sizeof(modify_run_t), NULL};
+                                  sizeof(modify_run_t), NULL, NULL};
 
 static op_t *modify_new(arena_t *a, const op_vt_t *vt, modify_kind_t kind, op_t *in,
                         void *table, const char *name, int rid)

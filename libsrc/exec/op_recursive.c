@@ -80,7 +80,7 @@ static char *wt_detail(const op_t *o, arena_t *a)
 }
 
 static const op_vt_t worktable_vt = {"WorkTable Scan", wt_open, wt_next, NULL, wt_detail,
-                                     sizeof(worktable_run_t), NULL};
+                                     sizeof(worktable_run_t), NULL, NULL};
 
 op_t *op_worktable_new(arena_t *a, const char *name, int ncols, const ty_t *types)
 {
@@ -175,7 +175,7 @@ static int ru_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e
 }
 
 static const op_vt_t recursive_vt = {"Recursive Union", ru_open, ru_next, NULL, NULL,
-                                     sizeof(recursive_run_t), NULL};
+                                     sizeof(recursive_run_t), NULL, NULL};
 
 op_t *op_recursive_new(arena_t *a, op_t *nonrec, op_t *rec, op_t *wt, bool all)
 {

@@ -361,8 +361,33 @@ static char *scan_detail(const op_t *o, arena_t *a)
   return t;
 }
 
+/* The index's key order (ss_ord) as far as the scan outputs its columns;
+ * the equality-bound ones are constant. A parallel scan's morsels come
+ * out of order, but only under a Gather, which states no order. */
+static void scan_order(const op_t *o, op_order_t *out)
+{
+  const scan_spec_t *sp = &((const op_scan_t *)o)->os_spec;
+  out->oo_n = out->oo_nconst = 0;
+  out->oo_unique = false;
+  for (int k = 0; k < sp->ss_nord; k++) {
+    int at = -1;
+    for (int c = 0; c < sp->ss_ncols && at < 0; c++)
+      if (sp->ss_cols[c] == sp->ss_ord[k])
+        at = c;
+    if (k < sp->ss_nfixed) {
+      if (at >= 0 && out->oo_nconst < OP_ORDER_MAX)
+        out->oo_const[out->oo_nconst++] = at;
+      continue;
+    }
+    if (at < 0 || out->oo_n == OP_ORDER_MAX)
+      return;
+    out->oo_keys[out->oo_n++] = (sort_key_t){.sk_col = at};
+  }
+  out->oo_unique = sp->ss_ord_unique;
+}
+
 static const op_vt_t scan_vt = {"Scan", scan_open, scan_next, scan_close, scan_detail,
-                                sizeof(scan_run_t), NULL};
+                                sizeof(scan_run_t), NULL, .ov_order = scan_order};
 
 bool op_is_scan(const op_t *o)
 {

@@ -143,7 +143,7 @@ static char *setop_detail(const op_t *o, arena_t *a)
 }
 
 static const op_vt_t setop_vt = {"SetOp", setop_open, setop_next, NULL, setop_detail,
-                                 sizeof(setop_run_t), NULL};
+                                 sizeof(setop_run_t), NULL, NULL};
 
 op_t *op_setop_new(arena_t *a, op_t *left, op_t *right, setop_kind_t kind, bool all)
 {

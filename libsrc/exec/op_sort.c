@@ -538,8 +538,18 @@ static char *sort_detail(const op_t *o, arena_t *a)
   return t;
 }
 
+/* Its keys, as far as they fit an op_order_t. */
+static void sort_order(const op_t *o, op_order_t *out)
+{
+  const op_sort_t *s = (const op_sort_t *)o;
+  out->oo_nconst = 0;
+  out->oo_unique = false;
+  out->oo_n = s->os_nkeys < OP_ORDER_MAX ? s->os_nkeys : OP_ORDER_MAX;
+  memcpy(out->oo_keys, s->os_keys, sizeof(sort_key_t) * (size_t)out->oo_n);
+}
+
 static const op_vt_t sort_vt = {"Sort", sort_open, sort_next, sort_close, sort_detail,
-                                sizeof(sort_run_t), NULL};
+                                sizeof(sort_run_t), NULL, .ov_order = sort_order};
 
 void op_sort_set_limit(op_t *o, xnode_t *limit, xnode_t *offset)
 {

@@ -57,7 +57,7 @@ static char *values_detail(const op_t *o, arena_t *a)
 }
 
 static const op_vt_t values_vt = {"Values", values_open, values_next, NULL, values_detail,
-                                   sizeof(values_run_t), NULL};
+                                   sizeof(values_run_t), NULL, NULL};
 
 op_t *op_values_new(arena_t *a, int ncols, const ty_t *types, int nrows, xnode_t ***rows)
 {

@@ -731,7 +731,7 @@ static char *window_detail(const op_t *o, arena_t *a)
 }
 
 static const op_vt_t window_vt = {"WindowAgg", window_open, window_next, window_close,
-                                  window_detail, sizeof(window_run_t), NULL};
+                                  window_detail, sizeof(window_run_t), NULL, NULL};
 
 static int *copy_ints(arena_t *a, const int *v, int n)
 {

@@ -60,6 +60,18 @@ op_t *opt_scan_cols(lp_ctx_t *b, const sp_table_t *t, const char *alias, bool ro
  * table order (the conjuncts' columns must be needed). */
 op_t *opt_scan_compact(lp_ctx_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,
                        int n, const bool *need);
+/* The order a LIMIT above a one-table block wants of its scan
+ * (lp_block_t fb_order, in table columns) and the rows it reads. */
+typedef struct scan_wish_s {
+  int sw_n;
+  const sort_key_t *sw_keys;
+  double sw_limit;              /* < 0: not a constant */
+} scan_wish_t;
+/* As opt_scan_compact; with no conjunct to bound any index and a small
+ * LIMIT, a secondary index whose key order gives the wish is read
+ * instead of the table (the LIMIT stops it after a few entries). */
+op_t *opt_scan_ordered(lp_ctx_t *b, const sp_table_t *t, const char *alias, xnode_t **conj, int n,
+                       const bool *need, const scan_wish_t *w);
 /* As opt_scan_compact, plus the row locator as a last column (the target
  * of UPDATE … FROM / DELETE … USING). */
 op_t *opt_scan_target(lp_ctx_t *b, const sp_table_t *t, const char *alias, xnode_t **conj,

@@ -641,6 +641,19 @@ static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
     cols[(*ncols)++] = un->un_base + nt;
     return opt_scan_target(b, un->un_table, un->un_alias, local, nl, need);
   }
+  const lp_block_t *fb = jp->jp_fb;
+  if (jp->jp_nu == 1 && fb->fb_nord) {
+    /* the only table: the order a LIMIT above wants, in its columns */
+    sort_key_t *keys = arena_alloc(b->lc_a, sizeof(sort_key_t) * (size_t)fb->fb_nord);
+    scan_wish_t w = {.sw_n = fb->fb_nord, .sw_keys = keys, .sw_limit = fb->fb_limit};
+    for (int i = 0; i < fb->fb_nord && w.sw_n; i++) {
+      keys[i] = fb->fb_order[i];
+      keys[i].sk_col -= un->un_base;
+      if (keys[i].sk_col < 0 || keys[i].sk_col >= nt)
+        w.sw_n = 0;
+    }
+    return opt_scan_ordered(b, un->un_table, un->un_alias, local, nl, need, &w);
+  }
   return opt_scan_compact(b, un->un_table, un->un_alias, local, nl, need);
 }
 

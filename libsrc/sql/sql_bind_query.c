@@ -36,6 +36,59 @@ typedef struct tlist_s {
   sp_col_t *tl_cols;
 } tlist_t;
 
+/* keys (over the select list tl) as keys over the FROM row, when each
+ * is a FROM column passed on as is; NULL otherwise. */
+static sort_key_t *keys_on_from(bd_t *b, const tlist_t *tl, const sort_key_t *keys, int nord)
+{
+  sort_key_t *want = arena_alloc(b->b_a, sizeof(sort_key_t) * (size_t)nord);
+  for (int i = 0; i < nord; i++) {
+    const xnode_t *x = tl->tl_x[keys[i].sk_col];
+    if (x->x_kind != X_COL)
+      return NULL;
+    want[i] = keys[i];
+    want[i].sk_col = x->x_index;
+  }
+  return want;
+}
+
+/* Whether the FROM row's plan already comes in the order of keys. */
+static bool order_from_plan(bd_t *b, const op_t *plan, const tlist_t *tl, const sort_key_t *keys,
+                            int nord)
+{
+  sort_key_t *want = keys_on_from(b, tl, keys, nord);
+  op_order_t have;
+  op_order(plan, &have);
+  return want && op_order_satisfies(&have, want, nord);
+}
+
+/* An integer literal (LIMIT 10 is bound as its cast to bigint). */
+static bool const_count(const xnode_t *x, int64_t *out)
+{
+  while (x->x_kind == X_CAST)
+    x = x->x_args[0];
+  ty_id_t t = x->x_type.t_id;
+  if (x->x_kind != X_CONST || x->x_const.d_null || (t != TY_INT2 && t != TY_INT4 && t != TY_INT8))
+    return false;
+  *out = x->x_const.d_i64;
+  return true;
+}
+
+/* ORDER BY … LIMIT over the FROM row's columns: tell the optimizer the
+ * order and how many rows the LIMIT reads (a constant LIMIT + OFFSET;
+ * else -1). */
+static void order_wish(bd_t *b, lp_block_t *fb, const tlist_t *tl, const sort_key_t *keys, int nord,
+                       const xnode_t *lim, const xnode_t *off)
+{
+  sort_key_t *want = keys_on_from(b, tl, keys, nord);
+  if (!want)
+    return;
+  int64_t l, o = 0;
+  double rows = const_count(lim, &l) && (!off || const_count(off, &o)) ? (double)l + (double)o : -1;
+  fb->fb_nord = nord;
+  fb->fb_order = want;
+  fb->fb_limit = rows;
+}
+
 static void tl_add(bd_t *b, tlist_t *tl, xnode_t *x, const char *name, const sp_col_t *col)
 {
   if (tl->tl_n == tl->tl_cap) {
@@ -480,6 +533,14 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   if (ndon && (bd_distinct_on(b, sc, s, &tl, nvis, &don) != CZ_OK ||
                distinct_on_keys(b, s, don, ndon, &keys, &nord) != CZ_OK))
     return CZ_ERR;
+  xnode_t *lim, *off, *top;
+  if (bd_limit_expr(b, q->qu_limit, &lim) != CZ_OK || bd_limit_expr(b, q->qu_offset, &off) != CZ_OK ||
+      bd_limit_expr(b, s->se_top, &top) != CZ_OK)
+    return CZ_ERR;
+  bool reorders = ag->ag_n > 0 || ngroup > 0 || having || has_sets || ag->ag_ngrp > 0 ||
+                  s->se_distinct || bd_window_any(sc);
+  if (nord && (lim || top) && !reorders && !decor)
+    order_wish(b, from, &tl, keys, nord, top ? top : lim, top ? NULL : off);
   /* every expression over the FROM row is bound: plan it */
   /* the estimate weighs a subquery that could also probe an index per row
    * (opt_join.c keep_per_row); sampling costs, so only then */
@@ -512,6 +573,10 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   /* parallel plans (opt_par.c): a top-level block, or an
    * uncorrelated subquery's (run once per execution) */
   int par = bd_par_block(outer, sq) ? bd_par_workers(b, from, plan) : 0;
+  /* the FROM row already in ORDER BY's order with a LIMIT: the first rows
+   * of one thread's scan answer, a parallel plan would read them all */
+  if (par && from->fb_nord && order_from_plan(b, plan, &tl, keys, nord))
+    par = 0;
   if (par)
     bd_par_builds(b, from, plan, par);
   op_t *par_agg = NULL;
@@ -564,7 +629,9 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   if (s->se_distinct)
     plan = op_distinct_new(b->b_a, plan);
   op_t *sort_op = NULL;
-  if (nord)
+  op_order_t have;
+  op_order(plan, &have);
+  if (nord && !op_order_satisfies(&have, keys, nord))
     plan = sort_op = op_sort_new(b->b_a, plan, nord, keys);
   if (ndon) {
     /* the first row of each run of equal DISTINCT ON values, in the
@@ -572,10 +639,6 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     plan = op_distinct_on_new(b->b_a, plan, ndon, don);
     sort_op = NULL;
   }
-  xnode_t *lim, *off, *top;
-  if (bd_limit_expr(b, q->qu_limit, &lim) != CZ_OK || bd_limit_expr(b, q->qu_offset, &off) != CZ_OK ||
-      bd_limit_expr(b, s->se_top, &top) != CZ_OK)
-    return CZ_ERR;
   if (sort_op && (lim || top))
     op_sort_set_limit(sort_op, top ? top : lim, top ? NULL : off);
   if (top)

@@ -99,6 +99,14 @@ typedef struct lp_block_s {
                                  * -1 (derived conjuncts too; NULL = not computed) */
   int fb_nderived;              /* the last fb_nderived conjuncts are implied by the
                                  * others (lp_eclasses added them) */
+  /* The order wanted of the block's rows and how many of them a LIMIT
+   * above reads (set by the binder when ORDER BY names only the block's
+   * columns and nothing reorders between; fb_nord 0: none): a
+   * one-table block may then read an index in that order and stop
+   * early (opt_scan.c). fb_limit < 0: LIMIT not a constant. */
+  int fb_nord;
+  const sort_key_t *fb_order;   /* over the block's row */
+  double fb_limit;
 } lp_block_t;
 
 /* An explicit LEFT JOIN (or RIGHT JOIN, built as a swapped LEFT JOIN)
