@@ -145,6 +145,9 @@ typedef struct qrange_s {
   int qr_nhigh;
   const datum_t *qr_high;
   bool qr_high_incl;
+  bool qr_backward;             /* rows in descending key order (NULLs first), for
+                                   ORDER BY … DESC: asked only of tables whose
+                                   keys the planner knows (sp_table_t tb_pk) */
 } qrange_t;
 
 /* A simple predicate pushed into a scan: output column qp_col of the scan
@@ -394,6 +397,8 @@ typedef struct scan_spec_s {
   const int *ss_ord;
   int ss_nfixed;
   bool ss_ord_unique;
+  bool ss_backward;             /* read the range from its high end down: the order
+                                   is then descending with NULLs first */
   int ss_npred;                 /* predicates tested by the table layer */
   scan_pred_t *ss_preds;
 } scan_spec_t;

@@ -188,8 +188,8 @@ static int scan_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
                                            sp->ss_ncols, preds, sp->ss_npred, sp->ss_rowid,
                                            st->os_state, &s->os_cur, e);
   }
-  qrange_t r;
-  const qrange_t *rp = NULL;
+  qrange_t r = {.qr_backward = sp->ss_backward};
+  const qrange_t *rp = sp->ss_backward ? &r : NULL;
   if (sp->ss_nlow || sp->ss_nhigh) {
     if (scan_bounds(sc, s, q, &r, e) != CZ_OK)
       return CZ_ERR;
@@ -353,6 +353,8 @@ static char *scan_detail(const op_t *o, arena_t *a)
                       sp->ss_nlow > 1 ? "s" : "");
   else if (sp->ss_nlow || sp->ss_nhigh)
     t = arena_sprintf(a, "%s (range on key prefix)", t);
+  if (sp->ss_backward)
+    t = arena_sprintf(a, "%s backward", t);
   for (int j = 0; j < sp->ss_npred; j++)
     t = arena_sprintf(a, "%s%s%s", t, j ? " AND " : " pushed: ", pred_text(&sp->ss_preds[j], a));
   const rf_target_t *rf = ((const op_scan_t *)o)->os_rf;
@@ -381,7 +383,8 @@ static void scan_order(const op_t *o, op_order_t *out)
     }
     if (at < 0 || out->oo_n == OP_ORDER_MAX)
       return;
-    out->oo_keys[out->oo_n++] = (sort_key_t){.sk_col = at};
+    out->oo_keys[out->oo_n++] =
+        (sort_key_t){.sk_col = at, .sk_desc = sp->ss_backward, .sk_nulls_first = sp->ss_backward};
   }
   out->oo_unique = sp->ss_ord_unique;
 }

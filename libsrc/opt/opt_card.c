@@ -307,8 +307,9 @@ static void range_of_key(lp_ctx_t *b, const sp_table_t *t, int nkey, const int *
     break;
   }
   out->pr_score = neq * 4 + has_lo + has_hi;
-  out->pr_r = (qrange_t){neq + has_lo, lo, has_lo ? lo_incl : true,
-                         neq + has_hi, hi, has_hi ? hi_incl : true};
+  out->pr_r = (qrange_t){.qr_nlow = neq + has_lo, .qr_low = lo,
+                         .qr_low_incl = has_lo ? lo_incl : true, .qr_nhigh = neq + has_hi,
+                         .qr_high = hi, .qr_high_incl = has_hi ? hi_incl : true};
 }
 
 static void best_range(lp_ctx_t *b, const sp_table_t *t, xnode_t **conj, int n, pc_range_t *best)

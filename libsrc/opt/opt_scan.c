@@ -324,15 +324,49 @@ static void scan_order_of(lp_ctx_t *b, const sp_table_t *t, int ix, scan_spec_t 
 }
 
 /* Whether an index keyed by columns ixcols[0..nix) (none: the primary
- * index), then the primary key's, reads its rows in the wished order. */
-static bool index_gives(const sp_table_t *t, int nix, const int *ixcols, const scan_wish_t *w)
+ * index), then the primary key's, with its first nfixed columns fixed by
+ * equalities, reads its rows in the wished order: forward (ascending,
+ * NULLs last) or, backward, descending with NULLs first. A wished key
+ * on a fixed column is met by any order. */
+static bool index_gives(const sp_table_t *t, int nix, const int *ixcols, int nfixed,
+                        const scan_wish_t *w, bool backward)
 {
-  int k = 0, nord = nix + t->tb_npk;
-  for (int i = 0; i < w->sw_n; i++, k++) {
+  int nord = nix + t->tb_npk, k = nfixed;
+  for (int i = 0; i < w->sw_n; i++) {
+    bool fixed = false;
+    for (int f = 0; f < nfixed && f < nord; f++)
+      fixed |= (f < nix ? ixcols[f] : t->tb_pk[f - nix]) == w->sw_keys[i].sk_col;
+    if (fixed)
+      continue;
     if (k >= nord)
       return false;
     int col = k < nix ? ixcols[k] : t->tb_pk[k - nix];
-    if (col != w->sw_keys[i].sk_col || w->sw_keys[i].sk_desc || w->sw_keys[i].sk_nulls_first)
+    k++;
+    if (col != w->sw_keys[i].sk_col || w->sw_keys[i].sk_desc != backward ||
+        w->sw_keys[i].sk_nulls_first != backward)
+      return false;
+  }
+  return true;
+}
+
+/* Whether every conjunct left beside path p (on index columns keys) is
+ * a range on the column after its equalities: each row the path reads
+ * is then a row returned. */
+static bool only_bounds(const sp_table_t *t, const path_t *p, const int *keys, int nkey,
+                        xnode_t **conj, int n)
+{
+  for (int i = 0; i < n; i++) {
+    bool eq = false;
+    for (int j = 0; j < p->pa_neq; j++)
+      eq |= p->pa_eq_conj[j] == i;
+    xop_t op;
+    xnode_t *v;
+    if (!conj[i] || eq)
+      continue;
+    if (p->pa_neq >= nkey)
+      return false;
+    int col = keys[p->pa_neq];
+    if (!opt_key_pred(conj[i], col, t->tb_coltypes[col], &op, &v) || op == XOP_EQ)
       return false;
   }
   return true;
@@ -342,6 +376,54 @@ static bool index_gives(const sp_table_t *t, int nix, const int *ixcols, const s
  * costs a lookup of the row (opt README: 1.5 against 0.2 per row
  * scanned), so only a few. */
 #define ORDERED_INDEX_MAX_ROWS 10000
+
+/* The path for a one-table block under ORDER BY … LIMIT (w): *best as
+ * chosen for its bounds when its order (forward, or read backward) gives
+ * the wish; else, when no index bounds the scan, the primary index read
+ * backward for a descending wish, or a secondary index whose order gives
+ * the wish, when nothing else is to be tested and the LIMIT is small.
+ * Sets *backward for a backward read. */
+static void wish_path(const sp_table_t *t, xnode_t **conj, int n, const scan_wish_t *w,
+                      path_t *best, bool *backward)
+{
+  *backward = false;
+  bool desc = w->sw_keys[0].sk_desc;
+  const sp_index_t *bi = NULL;
+  for (int i = 0; i < t->tb_nindexes && best->pa_index; i++)
+    if (t->tb_indexes[i].ix_no == best->pa_index)
+      bi = &t->tb_indexes[i];
+  int nix = bi ? bi->ix_ncols : 0;
+  const int *ixcols = bi ? bi->ix_cols : NULL;
+  if (index_gives(t, nix, ixcols, best->pa_neq, w, false))
+    return;  /* the forward read already gives it (op_order) */
+  if (desc && index_gives(t, nix, ixcols, best->pa_neq, w, true) &&
+      only_bounds(t, best, bi ? bi->ix_cols : t->tb_pk, bi ? bi->ix_ncols : t->tb_npk, conj, n)) {
+    *backward = true;
+    return;
+  }
+  if (path_score(best) > 0 || w->sw_limit < 0)
+    return;
+  if (desc && best->pa_index == 0 && index_gives(t, 0, NULL, 0, w, true)) {
+    /* the table from its end: a filter may read further, never more than the whole table */
+    *backward = true;
+    return;
+  }
+  bool any_conj = false;
+  for (int i = 0; i < n; i++)
+    any_conj |= conj[i] != NULL;
+  if (any_conj || w->sw_limit > ORDERED_INDEX_MAX_ROWS)
+    return;
+  for (int i = 0; i < t->tb_nindexes; i++) {
+    const sp_index_t *ix = &t->tb_indexes[i];
+    for (int dir = 0; dir < 2; dir++)
+      if ((dir == 0 || desc) && index_gives(t, ix->ix_ncols, ix->ix_cols, 0, w, dir == 1)) {
+        best->pa_index = ix->ix_no;
+        best->pa_name = ix->ix_name;
+        *backward = dir == 1;
+        return;
+      }
+  }
+}
 
 static op_t *plan_scan(lp_ctx_t *b, const sp_table_t *t, const char *alias, bool rowid,
                        xnode_t **conj, int n, const bool *need, bool compact,
@@ -365,18 +447,9 @@ static op_t *plan_scan(lp_ctx_t *b, const sp_table_t *t, const char *alias, bool
     memset(&best, 0, sizeof(best));
     path_fill(t, t->tb_npk, t->tb_pk, conj, n, &best);
   }
-  /* ORDER BY an index's columns with a small LIMIT and nothing to test:
-   * every entry read is a row returned, the LIMIT stops the scan */
-  bool any_conj = false;
-  for (int i = 0; i < n; i++)
-    any_conj |= conj[i] != NULL;
-  if (w && w->sw_n && !any_conj && w->sw_limit >= 0 && w->sw_limit <= ORDERED_INDEX_MAX_ROWS &&
-      !index_gives(t, 0, NULL, w))
-    for (int i = 0; i < t->tb_nindexes && best.pa_index == 0; i++)
-      if (index_gives(t, t->tb_indexes[i].ix_ncols, t->tb_indexes[i].ix_cols, w)) {
-        best.pa_index = t->tb_indexes[i].ix_no;
-        best.pa_name = t->tb_indexes[i].ix_name;
-      }
+  bool backward = false;
+  if (w && w->sw_n)
+    wish_path(t, conj, n, w, &best, &backward);
   scan_spec_t sp;
   memset(&sp, 0, sizeof(sp));
   sp.ss_table = t->tb_handle;
@@ -391,6 +464,7 @@ static op_t *plan_scan(lp_ctx_t *b, const sp_table_t *t, const char *alias, bool
     sp.ss_cols[c] = c;
   sp.ss_types = (ty_t *)t->tb_coltypes;
   sp.ss_rowid = rowid;
+  sp.ss_backward = backward;
   scan_order_of(b, t, best.pa_index, &sp);
   if (path_score(&best) > 0) {
     sp.ss_nfixed = best.pa_neq;

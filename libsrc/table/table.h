@@ -172,6 +172,12 @@ typedef struct tbl_scan_s tbl_scan_t;
 int tbl_scan_open(txn_t *tx, const cat_table_t *t, int idx, const int *cols, int ncols,
                   const tbl_bound_t *low, const tbl_bound_t *high, bool want_loc, arena_t *a,
                   tbl_scan_t **out, err_t *e);
+/* Makes an open scan (before its first tbl_scan_next; not a morsel
+ * scan) read its range from the high end down: rows in descending key
+ * order, NULLs (which sort last) first — ORDER BY … DESC. Entry at a
+ * time: a backward scan is for the first rows of a LIMIT, not for
+ * reading a table. */
+void tbl_scan_backward(tbl_scan_t *s);
 /* A simple predicate on one column a scan returns, tested on the stored
  * value as it is decoded, before the row's other columns are: a row is
  * returned only when every predicate of its scan is true (so a NULL never

@@ -1,4 +1,4 @@
-/* tb_scan — forward range scans over a table's primary tree or a secondary
+/* tb_scan — forward and backward range scans over a table's primary tree or a secondary
  * index, filling batches; vectored point lookups by primary key.
  *
  * Design notes (table/README.md, "Reads"):
@@ -19,6 +19,9 @@
  *   the pre-image (its deletes apply at commit): the row is read again by
  *   key, as it is now (or dropped from the batch when it is gone) — a
  *   read-committed reader may see the row as of any moment of its read.
+ * - A backward scan (ORDER BY … DESC with a LIMIT) seeks the high bound
+ *   and steps down entry by entry, primary rows decoded one at a time:
+ *   the leaf runs of forward scans are a forward-only fast path.
  */
 #include <sched.h>
 #include <string.h>
@@ -55,7 +58,30 @@ struct tbl_scan_s {
   const bt_key_t *s_pend;     /* its exclusive end; NULL: the range's high bound */
   bt_run_t *s_run;            /* primary scans: the leaf run being decoded */
   uint8_t *s_kbuf;            /* a key of the run, built when one is needed */
+  bool s_backward;            /* from the high bound down (tbl_scan_backward) */
 };
+
+void tbl_scan_backward(tbl_scan_t *s)
+{
+  if (!s->s_disp)
+    s->s_backward = true;
+}
+
+/* Where a backward scan starts: the last entry inside the high bound
+ * (every key extending an inclusive prefix sorts below the prefix and a
+ * 0xFF byte: a key's bytes after a column start with a marker 0x01 or
+ * 0x02). */
+static int tb_seek_high(tbl_scan_t *s, err_t *e)
+{
+  if (!s->s_high)
+    return bt_seek(s->s_cur, NULL, 0, BT_BACKWARD, e);
+  if (!s->s_high_incl)
+    return bt_seek(s->s_cur, s->s_high, s->s_high_len, BT_BACKWARD, e);
+  uint8_t *k = arena_alloc(s->s_a, s->s_high_len + 1);
+  memcpy(k, s->s_high, s->s_high_len);
+  k[s->s_high_len] = 0xFF;
+  return bt_seek(s->s_cur, k, s->s_high_len + 1, BT_BACKWARD, e);
+}
 
 /* Encodes a search key of any length into a: a value longer than a
  * stored key can be (BT_MAX_KEY) is no error for a search — it matches
@@ -221,6 +247,23 @@ static int tb_in_range(const tbl_scan_t *s, const uint8_t *k, size_t kl)
       return 1;
     if (c == 0 && kl >= s->s_high_len && !s->s_high_incl)
       return 1;
+  }
+  return 0;
+}
+
+/* A backward scan's tb_in_range: 1 once below the low bound (stop), -1
+ * inside an exclusive high bound's prefix (skip), else 0. */
+static int tb_in_range_back(const tbl_scan_t *s, const uint8_t *k, size_t kl)
+{
+  if (s->s_low) {
+    int c = memcmp(k, s->s_low, CZ_MIN(kl, s->s_low_len));
+    if (c < 0 || (c == 0 && (kl < s->s_low_len || !s->s_low_incl)))
+      return 1;
+  }
+  if (s->s_high) {
+    int c = memcmp(k, s->s_high, CZ_MIN(kl, s->s_high_len));
+    if (c > 0 || (c == 0 && kl >= s->s_high_len && !s->s_high_incl))
+      return -1;
   }
   return 0;
 }
@@ -732,7 +775,9 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
         tb_dplan_build(s->s_t->ct_types, s->s_t->ct_ncols, s->s_cols, s->s_ncols, s->s_preds,
                        s->s_npred, s->s_a, &s->s_plan, e) != CZ_OK)
       return CZ_ERR;
-    if (!s->s_disp && bt_seek(s->s_cur, s->s_low, s->s_low_len, BT_FORWARD, e) != CZ_OK)
+    if (!s->s_disp && (s->s_backward ? tb_seek_high(s, e)
+                                     : bt_seek(s->s_cur, s->s_low, s->s_low_len, BT_FORWARD, e)) !=
+                          CZ_OK)
       return CZ_ERR;
   }
   if (s->s_disp && !s->s_in_piece && tb_take_piece(s, e) != CZ_OK)
@@ -741,6 +786,7 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     return CZ_OK;
   const cat_index_t *ix = s->s_ix;
   bool primary = ix->ci_no == 0;
+  bool runs = primary && !s->s_backward;  /* the leaf-run decode loop */
   bt_key_t *pks = s->s_fetch ? arena_alloc(a, sizeof *pks * (size_t)cap) : NULL;
   tb_ref_t *refs = arena_alloc(a, sizeof(tb_ref_t) * (size_t)(s->s_ncols ? s->s_ncols : 1));
   tb_pends_t pl = { NULL, 0, 0, 0 };
@@ -749,11 +795,11 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
    * releases its cursor (writers) and returns to its caller (cancel)
    * every so often, with fewer rows or none. */
   int64_t budget = (int64_t)cap * TB_REJECT_WEIGHT_BATCHES * TB_REJECT_WEIGHT;
-  if (primary && tb_scan_rows(s, out, cap, a, refs, &pl, &n, e) != CZ_OK) {
+  if (runs && tb_scan_rows(s, out, cap, a, refs, &pl, &n, e) != CZ_OK) {
     bt_cursor_release(s->s_cur);
     return CZ_ERR;
   }
-  while (!primary && n < cap && budget > 0) {
+  while (!runs && n < cap && budget > 0) {
     budget -= TB_REJECT_WEIGHT;
     const void *k, *v;
     size_t kl, vl;
@@ -766,7 +812,7 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
       bt_cursor_release(s->s_cur);
       return CZ_ERR;
     }
-    int in = tb_past_end(s, k, kl);
+    int in = s->s_backward ? tb_in_range_back(s, k, kl) : tb_past_end(s, k, kl);
     if (in < 0)
       continue;
     if (in > 0) {
@@ -775,7 +821,16 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     }
     if (txn_read_version_at(s->s_tx, s->s_cmd, ix->ci_dtree, k, kl, a, &v, &vl) == TXN_VIS_ABSENT)
       continue;
-    if (s->s_fetch) {
+    if (primary) {
+      /* a backward scan's row (its predicates are tested below) */
+      if (tb_put_row(s->s_t, s->s_cols, s->s_ncols, v, vl, out, n, a, s->s_row, refs, &pl, k, kl,
+                     true, e) != CZ_OK) {
+        bt_cursor_release(s->s_cur);
+        return CZ_ERR;
+      }
+      if (s->s_want_loc)
+        tb_put_loc(&out->b_cols[s->s_ncols], n, k, kl, v, vl, a);
+    } else if (s->s_fetch) {
       size_t pre = tbl_key_skip(ix->ci_key_types, ix->ci_nkeys, k, kl);
       uint8_t *pk = arena_alloc(a, kl - pre + 1);
       memcpy(pk, (const uint8_t *)k + pre, kl - pre);
@@ -826,8 +881,8 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     }
     n = w;
   }
-  if (s->s_npred && !primary && !s->s_fetch) {
-    /* covered index entries: tested once decoded */
+  if (s->s_npred && !runs && !s->s_fetch) {
+    /* covered index entries and a backward scan's rows: tested once decoded */
     int w = 0;
     for (int r = 0; r < n; r++) {
       if (!tbl_preds_pass(s->s_preds, s->s_npred, out, r))

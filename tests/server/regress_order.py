@@ -11,8 +11,13 @@ answers beside the same query forced to sort:
   unique    ORDER BY the primary key then anything: no Sort
   index     ORDER BY an indexed column with a small constant LIMIT and no
             condition reads that index in order, no Sort; with a large
-            LIMIT, a condition on another column, NULLS FIRST or DESC the
-            table is scanned and sorted
+            LIMIT, a condition on another column or NULLS FIRST the table
+            is scanned and sorted
+  backward  ORDER BY … DESC with a LIMIT reads the primary key or an index
+            backward (NULLs first, as DESC wants): the key, a key range,
+            an equality-bound index, a filter on another column over the
+            primary key; DESC NULLS LAST, mixed directions and DESC without
+            a LIMIT sort
   kept      ORDER BY a column no index orders, and a composite key's
             second column alone: a Sort
 Cadenza only (the plans are ours).
@@ -119,7 +124,38 @@ def check_index(cur):
     sorts("index: NULLS FIRST sorts", explain(cur, q))
     same_as_sorted(cur, "NULLS FIRST", q,
                    f"SELECT grp, id FROM {P}t ORDER BY grp + 0 NULLS FIRST, id LIMIT 4")
-    sorts("index: DESC sorts", explain(cur, f"SELECT id FROM {P}t ORDER BY id DESC LIMIT 3"))
+
+
+def backward(label, plan):
+    check(label, "Sort" not in plan and "backward" in plan, plan)
+
+
+def check_backward(cur):
+    q = f"SELECT id, grp FROM {P}t ORDER BY id DESC LIMIT 5 OFFSET 1020"
+    backward("backward: ORDER BY the key DESC reads the table backward", explain(cur, q))
+    same_as_sorted(cur, "key DESC", q, f"SELECT id, grp FROM {P}t ORDER BY id + 0 DESC LIMIT 5 OFFSET 1020")
+    q = f"SELECT id FROM {P}t WHERE id < 1030 AND id >= 1000 ORDER BY id DESC LIMIT 40"
+    backward("backward: a key range read backward", explain(cur, q))
+    same_as_sorted(cur, "key range DESC", q,
+                   f"SELECT id FROM {P}t WHERE id < 1030 AND id >= 1000 ORDER BY id + 0 DESC LIMIT 40")
+    q = f"SELECT id, grp FROM {P}t WHERE grp = 3 ORDER BY id DESC LIMIT 6"
+    backward("backward: an equality-bound index read backward", explain(cur, q))
+    same_as_sorted(cur, "equality-bound index DESC", q,
+                   f"SELECT id, grp FROM {P}t WHERE grp = 3 ORDER BY id + 0 DESC LIMIT 6")
+    q = f"SELECT grp, id FROM {P}t ORDER BY grp DESC, id DESC LIMIT 5 OFFSET 712"
+    backward("backward: an indexed column DESC, NULLs first", explain(cur, q))
+    same_as_sorted(cur, "indexed column DESC across the NULLs", q,
+                   f"SELECT grp, id FROM {P}t ORDER BY grp + 0 DESC, id + 0 DESC LIMIT 5 OFFSET 712")
+    q = f"SELECT id, v FROM {P}t WHERE v = 2 ORDER BY id DESC LIMIT 4"
+    backward("backward: a filter on another column over the key read backward", explain(cur, q))
+    same_as_sorted(cur, "filtered key DESC", q,
+                   f"SELECT id, v FROM {P}t WHERE v = 2 ORDER BY id + 0 DESC LIMIT 4")
+    sorts("backward: DESC NULLS LAST sorts",
+          explain(cur, f"SELECT grp, id FROM {P}t ORDER BY grp DESC NULLS LAST LIMIT 3"))
+    sorts("backward: mixed directions sort",
+          explain(cur, f"SELECT grp, id FROM {P}t ORDER BY grp DESC, id LIMIT 3"))
+    sorts("backward: DESC without a LIMIT sorts",
+          explain(cur, f"SELECT id FROM {P}t WHERE id > 4000 ORDER BY id DESC"))
 
 
 def check_kept(cur):
@@ -148,6 +184,7 @@ def main():
             check_prefix(cur)
             check_unique(cur)
             check_index(cur)
+            check_backward(cur)
             check_kept(cur)
         finally:
             for t in ("t", "c"):

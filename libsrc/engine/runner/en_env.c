@@ -189,6 +189,8 @@ static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int nc
                        a, &s->qs_scan, e) == CZ_OK
              ? tbl_scan_filter(s->qs_scan, s->qs_preds, npred, e)
              : CZ_ERR;
+  if (rc == CZ_OK && s->qs_scan && r && r->qr_backward)
+    tbl_scan_backward(s->qs_scan);
   if (rc != CZ_OK)
     return CZ_ERR;
   *out = s;

@@ -266,15 +266,19 @@ static void tt_insert_people(tt_tab_t *p, txn_t *tx, const cat_table_t *tb, int 
   (void)p;
 }
 
-/* Scans index idx with bounds and returns the ids in order (via column 0). */
-static int tt_scan_ids(txn_t *tx, const cat_table_t *tb, int idx, const tbl_bound_t *lo,
-                       const tbl_bound_t *hi, int *ids, int cap)
+/* Scans index idx with bounds (forward, or backward) and returns the ids
+ * in the order read (via column 0); batches of 7 rows, so the cursor is
+ * released and finds its place again many times. */
+static int tt_scan_ids_dir(txn_t *tx, const cat_table_t *tb, int idx, const tbl_bound_t *lo,
+                           const tbl_bound_t *hi, int *ids, int cap, bool backward)
 {
   arena_t *a = arena_create(NULL, "scan");
   int cols[2] = { 0, 1 };
   ty_t types[2] = { ty_plain(TY_INT4), ty_plain(TY_VARCHAR) };
   tbl_scan_t *s;
   CT_OK(tbl_scan_open(tx, tb, idx, cols, 2, lo, hi, false, a, &s, &e_));
+  if (backward)
+    tbl_scan_backward(s);
   err_t e;
   batch_t *b = batch_create(a, 2, types, 7, &e);
   int n = 0;
@@ -294,6 +298,67 @@ static int tt_scan_ids(txn_t *tx, const cat_table_t *tb, int idx, const tbl_boun
   tbl_scan_close(s);
   arena_destroy(a);
   return n;
+}
+
+static int tt_scan_ids(txn_t *tx, const cat_table_t *tb, int idx, const tbl_bound_t *lo,
+                       const tbl_bound_t *hi, int *ids, int cap)
+{
+  return tt_scan_ids_dir(tx, tb, idx, lo, hi, ids, cap, false);
+}
+
+/* Backward scans: the same rows as forward in the opposite order, for
+ * every kind of bound, on the primary tree and on an index; rows the
+ * reading transaction deleted itself stay out. */
+static void test_backward_scan_bounds(void **state)
+{
+  (void)state;
+  tt_tab_t p;
+  tt_people(&p, "back", true);
+  txn_t *tx = ct_begin(&p.t);
+  cat_snapshot_t *s = cat_snapshot(p.t.ce_cat);
+  const cat_table_t *tb = cat_table_by_oid(s, p.oid);
+  tt_insert_people(&p, tx, tb, 0, 1000, 1);
+  CT_OK(txn_commit(tx, &e_));
+  static int fwd[2000], back[2000];
+  datum_t lo = { .d_i64 = 100 }, hi = { .d_i64 = 200 };
+  datum_t nlo = { .d_str = { "n00500", 6 } }, nhi = { .d_str = { "n00509", 6 } };
+  for (int idx = 0; idx < 2; idx++)
+    for (int incl = 0; incl < 2; incl++)
+      for (int ends = 0; ends < 4; ends++) {
+        tbl_bound_t L = { 1, idx ? &nlo : &lo, incl }, H = { 1, idx ? &nhi : &hi, !incl };
+        const tbl_bound_t *l = (ends & 1) ? &L : NULL, *h = (ends & 2) ? &H : NULL;
+        int nf = tt_scan_ids_dir(NULL, tb, idx, l, h, fwd, 2000, false);
+        int nb = tt_scan_ids_dir(NULL, tb, idx, l, h, back, 2000, true);
+        assert_int_equal(nf, nb);
+        assert_true(nf > 0);
+        for (int i = 0; i < nf; i++)
+          assert_int_equal(back[i], fwd[nf - 1 - i]);
+      }
+  /* its own deletes: gone from its backward scan, there for others */
+  tx = ct_begin(&p.t);
+  arena_t *a = arena_create(NULL, "del");
+  int cols[1] = { 0 };
+  ty_t types[2] = { ty_plain(TY_INT4), ty_plain(TY_BYTEA) };
+  err_t e;
+  batch_t *b = batch_create(a, 2, types, 2000, &e);
+  tbl_scan_t *sc;
+  CT_OK(tbl_scan_open(tx, tb, 0, cols, 1, NULL, NULL, true, a, &sc, &e_));
+  CT_OK(tbl_scan_next(sc, b, a, &e_));
+  tbl_scan_close(sc);
+  for (int r = 0; r < b->b_n; r++)
+    if (b->b_cols[0].v_i64[r] >= 995)
+      CT_OK(tbl_delete_row(tx, tb, (const uint8_t *)b->b_cols[1].v_str[r].s_ptr,
+                           b->b_cols[1].v_str[r].s_len, &e_));
+  int nb = tt_scan_ids_dir(tx, tb, 0, NULL, NULL, back, 2000, true);
+  assert_int_equal(nb, 995);
+  assert_int_equal(back[0], 994);
+  nb = tt_scan_ids_dir(NULL, tb, 0, NULL, NULL, back, 2000, true);
+  assert_int_equal(nb, 1000);
+  assert_int_equal(back[0], 999);
+  CT_OK(txn_commit(tx, &e_));
+  arena_destroy(a);
+  cat_snapshot_release(s);
+  ct_fini(&p.t);
 }
 
 static void test_insert_scan_bounds(void **state)
@@ -891,6 +956,7 @@ int main(void)
     cmocka_unit_test(test_key_order_matches_datum_cmp),
     cmocka_unit_test(test_row_codec_roundtrip),
     cmocka_unit_test(test_insert_scan_bounds),
+    cmocka_unit_test(test_backward_scan_bounds),
     cmocka_unit_test(test_not_null_and_unique),
     cmocka_unit_test(test_update_delete_by_locator),
     cmocka_unit_test(test_table_without_primary_key),
