@@ -46,6 +46,7 @@
 #define COST_LOOKUP 1.5  /* a primary-key lookup in the B-tree */
 #define COST_NLOOP 0.05  /* a pair of rows compared by a nested loop */
 #define COST_OUT 0.1     /* a row produced by a join */
+#define COST_MERGE 0.1   /* a row of either input of a merge join compared */
 #define COST_SUBQ_ROW 15.0 /* a subquery run for one outer row as an index probe
                             * (open, probe, close: about ten batched lookups) */
 
@@ -168,7 +169,7 @@ static bool lookup_keys(const jplan_t *jp, const bool *in_set, int u, int *lk, b
   return true;
 }
 
-typedef enum jmethod_e { JM_HASH, JM_LOOKUP, JM_NLOOP, JM_PROBE } jmethod_t;
+typedef enum jmethod_e { JM_HASH, JM_LOOKUP, JM_NLOOP, JM_PROBE, JM_MERGE } jmethod_t;
 
 static bool has_param(const xnode_t *x)
 {
@@ -313,6 +314,59 @@ static double hash_cost(double left, double right, bool inner)
   return right * COST_BUILD + left * COST_PROBE;
 }
 
+/* Whether the first join, of table unit t0 with table unit u, may merge
+ * their scans: an equality between the first columns of their primary
+ * keys (one type), an inner join, and a block that will not run on
+ * several threads (a Gather's morsels come out of order). Whether the
+ * scans really come in key order is known once they are built (op_order;
+ * a scan bounded through a secondary index does not): else a hash join. */
+static bool merge_keys(const jplan_t *jp, const bool *in_set, int u)
+{
+  const lp_ctx_t *b = jp->jp_b;
+  if (b->lc_env->pe_threads > 1 && !b->lc_decor)
+    return false;
+  int t0 = -1, n = 0;
+  for (int v = 0; v < jp->jp_nu; v++)
+    if (in_set[v]) {
+      t0 = v;
+      n++;
+    }
+  if (n != 1)
+    return false;
+  const lp_rel_t *a = &jp->jp_fb->fb_units[t0], *r = &jp->jp_fb->fb_units[u];
+  if (!a->un_table || !r->un_table || a->un_outer || r->un_outer || a->un_rowid || r->un_rowid ||
+      r->un_kind != JOIN_INNER || a->un_kind != JOIN_INNER || !a->un_table->tb_npk ||
+      !r->un_table->tb_npk)
+    return false;
+  int ka = a->un_base + a->un_table->tb_pk[0], kr = r->un_base + r->un_table->tb_pk[0];
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    int x, y;
+    if (!jp->jp_conj[i].jc_top && col_equality(jp, jp->jp_conj[i].jc_x, &x, &y) &&
+        ((x == ka && y == kr) || (x == kr && y == ka)))
+      return true;
+  }
+  return false;
+}
+
+/* The key pair (index into lk / rk) both of whose inputs come ordered by
+ * it first (ascending, NULLs last), as built; -1 when none does. */
+static int merge_pair(const op_t *left, const op_t *right, int nk, const int *lk, const int *rk)
+{
+  op_order_t lo, ro;
+  op_order(left, &lo);
+  op_order(right, &ro);
+  if (!lo.oo_n || !ro.oo_n)
+    return -1;
+  for (int i = 0; i < nk; i++) {
+    const sort_key_t *a = &lo.oo_keys[0], *d = &ro.oo_keys[0];
+    if (a->sk_col == lk[i] && d->sk_col == rk[i] && !a->sk_desc && !d->sk_desc &&
+        !a->sk_nulls_first && !d->sk_nulls_first &&
+        left->o_types[lk[i]].t_id == right->o_types[rk[i]].t_id)
+      return i;
+  }
+  return -1;
+}
+
 /* The cost of joining unit u to rows (estimate `rows`) of in_set, and the
  * method it would use. */
 static double step_cost(const jplan_t *jp, bool *in_set, double rows, int u, jmethod_t *method)
@@ -333,6 +387,13 @@ static double step_cost(const jplan_t *jp, bool *in_set, double rows, int u, jme
   double hash = scan_cost(pu) + hash_cost(rows, pu->pu_rows, inner);
   double best = equi ? hash : scan_cost(pu) + pu->pu_rows * COST_BUILD + rows * pu->pu_rows * COST_NLOOP;
   *method = equi ? JM_HASH : JM_NLOOP;
+  if (equi && merge_keys(jp, in_set, u)) {
+    double merge = scan_cost(pu) + (rows + pu->pu_rows) * COST_MERGE;
+    if (merge < best) {
+      best = merge;
+      *method = JM_MERGE;
+    }
+  }
   if (lookup_keys(jp, in_set, u, lk, used)) {
     double look = rows * COST_LOOKUP;
     if (look < best) {
@@ -999,6 +1060,7 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
       pos[ucols[i]] = acc_w + i;
     in_set[u] = true;
     int hl[32], hr[32], nk = 0;
+    xnode_t *hx[32];              /* each key pair's equality, over the joined row */
     xnode_t **rest = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(jp.jp_nconj + 1));
     int nrest = 0;
     /* the columns of a class in the rows so far are equal already (every
@@ -1017,13 +1079,28 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
           (jp.jp_unit_of[a] == u) != (jp.jp_unit_of[d] == u)) {
         int mine = jp.jp_unit_of[a] == u ? a : d, other = mine == a ? d : a;
         hl[nk] = pos[other];
+        hx[nk] = bd_node_remap(b->lc_b, c->jc_x, pos);
         hr[nk++] = pos[mine] - acc_w;
         continue;
       }
       rest[nrest++] = bd_node_remap(b->lc_b, c->jc_x, pos);
     }
-    xnode_t *cond = bd_and_all(b->lc_b, rest, nrest);
     join_kind_t kind = un->un_kind;
+    int mk = m == JM_MERGE && kind == JOIN_INNER ? merge_pair(acc, in, nk, hl, hr) : -1;
+    if (mk >= 0) {
+      /* merged on one key pair; the others' equalities are residual */
+      for (int i = 0; i < nk; i++)
+        if (i != mk)
+          rest[nrest++] = hx[i];
+      acc = op_mergejoin_new(b->lc_a, acc, in, 1, &hl[mk], &hr[mk], bd_and_all(b->lc_b, rest, nrest));
+      acc_w += nuc;
+      cost += scan_cost(pu) + (rows + pu->pu_rows) * COST_MERGE;
+      rows = set_rows(&jp, in_set);
+      cost += rows * COST_OUT;
+      estimate(acc, &jp, rows, cost);
+      continue;
+    }
+    xnode_t *cond = bd_and_all(b->lc_b, rest, nrest);
     bool build_left = nk && kind == JOIN_INNER && build_on_joined(rows, pu->pu_rows);
     acc = build_left ? opt_hashjoin_build_left(b, acc, in, nk, hl, hr, cond)
           : nk       ? op_hashjoin_new(b->lc_a, acc, in, kind, nk, hl, hr, cond)

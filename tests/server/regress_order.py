@@ -20,6 +20,11 @@ answers beside the same query forced to sort:
             a LIMIT sort
   kept      ORDER BY a column no index orders, and a composite key's
             second column alone: a Sort
+  merge     two tables joined on the first columns of their primary keys
+            merge their scans (MergeJoin, with the other key pairs and
+            conditions as its residual), its output in key order (ORDER BY
+            the key with a LIMIT above it has no Sort); joined on other
+            columns, a hash join (when ThreadsPerQuery is 1, as here)
 Cadenza only (the plans are ours).
 Usage: regress_order.py --dsn DSN --kind cadenza|postgres
 """
@@ -167,6 +172,26 @@ def check_kept(cur):
           explain(cur, f"SELECT id FROM {P}t ORDER BY -id LIMIT 3"))
 
 
+def check_merge(cur):
+    cur.execute(f"CREATE TABLE {P}l (id integer, ln integer, q integer, PRIMARY KEY (id, ln))")
+    cur.execute(f"INSERT INTO {P}l SELECT g / 3, g % 3, g FROM generate_series(0, 15000) g "
+                f"WHERE (g / 3) % 4 <> 1")
+    q = f"SELECT count(*), sum(q), sum(v) FROM {P}t JOIN {P}l ON {P}l.id = {P}t.id"
+    p = explain(cur, q)
+    check("merge: two tables on their keys' first columns merge", "MergeJoin" in p and "HashJoin" not in p, p)
+    same_as_sorted(cur, "merge join", q, q.replace(f"{P}l.id = {P}t.id", f"{P}l.id + 0 = {P}t.id"))
+    q = f"SELECT {P}t.id, ln, q FROM {P}t JOIN {P}l ON {P}l.id = {P}t.id WHERE v = 1 ORDER BY {P}t.id LIMIT 5"
+    p = explain(cur, q)
+    check("merge: ORDER BY the key with a LIMIT above a merge join has no Sort",
+          "MergeJoin" in p and "Sort" not in p, p)
+    cur.execute(q)
+    got = cur.fetchall()
+    check("answers: LIMIT above a merge join", [r[0] for r in got] == sorted(r[0] for r in got) and len(got) == 5,
+          repr(got))
+    p = explain(cur, f"SELECT count(*) FROM {P}t JOIN {P}l ON {P}l.q = {P}t.id")
+    check("merge: a join on other columns hashes", "MergeJoin" not in p and "HashJoin" in p, p)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dsn", required=True)
@@ -176,7 +201,7 @@ def main():
         return checks.skip("the plans checked are Cadenza's")
     with psycopg.connect(args.dsn, autocommit=True) as conn:
         cur = conn.cursor()
-        for t in ("t", "c"):
+        for t in ("t", "c", "l"):
             cur.execute(f"DROP TABLE IF EXISTS {P}{t}")
         setup(cur)
         try:
@@ -186,8 +211,9 @@ def main():
             check_index(cur)
             check_backward(cur)
             check_kept(cur)
+            check_merge(cur)
         finally:
-            for t in ("t", "c"):
+            for t in ("t", "c", "l"):
                 cur.execute(f"DROP TABLE IF EXISTS {P}{t}")
     return checks.summary()
 
