@@ -527,7 +527,7 @@ int cat_stats_attach(cat_t *c, const char *path, bool recovered, err_t *e)
   /* written now, so that it exists to be kept from SQL's file functions
    * (COPY): by its path, which stays when a save renames a new file in */
   cat_stats_save(c);
-  fg_protect_path(path, "the optimizer's statistics file");
+  fg_protect_name(path, "the optimizer's statistics file");
   db_on_checkpoint(c->c_db, cat_stats_on_checkpoint, c);
   return CZ_OK;
 }
@@ -538,6 +538,7 @@ void cat_stats_close(cat_t *c)
     db_on_checkpoint(c->c_db, NULL, NULL);
     if (c->c_cur)
       cat_stats_save(c);
+    fg_release_name(c->c_stats_path);
     free(c->c_stats_path);
     c->c_stats_path = NULL;
   }

@@ -27,6 +27,7 @@ typedef struct fg_entry_s {
   ino_t fe_ino;
   int fe_refs;     /* registrations not yet released */
   char *fe_real;   /* resolved path when registered (malloc'd), NULL if unknown */
+  bool fe_name_only; /* fg_protect_name: fe_dev / fe_ino mean nothing */
   const char *fe_what; /* static text: "the transaction log" */
 } fg_entry_t;
 
@@ -41,7 +42,9 @@ static void fg_add(const struct stat *sb, const char *path, const char *what)
   char *r = path && realpath(path, real) ? strdup(real) : NULL;
   pthread_mutex_lock(&fg_lock);
   for (int i = 0; i < fg_n; i++)
-    if (fg_set[i].fe_dev == sb->st_dev && fg_set[i].fe_ino == sb->st_ino) {
+    if (sb ? !fg_set[i].fe_name_only && fg_set[i].fe_dev == sb->st_dev &&
+                 fg_set[i].fe_ino == sb->st_ino
+           : fg_set[i].fe_name_only && r && fg_set[i].fe_real && strcmp(fg_set[i].fe_real, r) == 0) {
       fg_set[i].fe_refs++;
       if (!fg_set[i].fe_real) {
         fg_set[i].fe_real = r;
@@ -65,7 +68,9 @@ static void fg_add(const struct stat *sb, const char *path, const char *what)
     fg_set = n;
     fg_cap = cap;
   }
-  fg_set[fg_n++] = (fg_entry_t){sb->st_dev, sb->st_ino, 1, r, what};
+  fg_set[fg_n++] = (fg_entry_t){.fe_dev = sb ? sb->st_dev : 0, .fe_ino = sb ? sb->st_ino : 0,
+                                .fe_refs = 1, .fe_real = r, .fe_what = what,
+                                .fe_name_only = !sb};
   pthread_mutex_unlock(&fg_lock);
 }
 
@@ -83,6 +88,30 @@ void fg_protect_path(const char *path, const char *what)
     fg_add(&sb, path, what);
 }
 
+void fg_protect_name(const char *path, const char *what)
+{
+  char real[PATH_MAX];
+  if (path && realpath(path, real))
+    fg_add(NULL, path, what);
+}
+
+void fg_release_name(const char *path)
+{
+  char real[PATH_MAX];
+  if (!path || !realpath(path, real))
+    return;
+  pthread_mutex_lock(&fg_lock);
+  for (int i = 0; i < fg_n; i++)
+    if (fg_set[i].fe_name_only && fg_set[i].fe_real && strcmp(fg_set[i].fe_real, real) == 0) {
+      if (--fg_set[i].fe_refs == 0) {
+        free(fg_set[i].fe_real);
+        fg_set[i] = fg_set[--fg_n];
+      }
+      break;
+    }
+  pthread_mutex_unlock(&fg_lock);
+}
+
 void fg_release_fd(int fd)
 {
   struct stat sb;
@@ -90,7 +119,7 @@ void fg_release_fd(int fd)
     return;
   pthread_mutex_lock(&fg_lock);
   for (int i = 0; i < fg_n; i++)
-    if (fg_set[i].fe_dev == sb.st_dev && fg_set[i].fe_ino == sb.st_ino) {
+    if (!fg_set[i].fe_name_only && fg_set[i].fe_dev == sb.st_dev && fg_set[i].fe_ino == sb.st_ino) {
       if (--fg_set[i].fe_refs == 0) {
         free(fg_set[i].fe_real);
         fg_set[i] = fg_set[--fg_n];
@@ -105,7 +134,8 @@ const char *fg_protected(const struct stat *sb, const char *real)
   pthread_mutex_lock(&fg_lock);
   const char *what = fg_incomplete ? "possibly a server file (a registration failed)" : NULL;
   for (int i = 0; i < fg_n && !what; i++) {
-    if (sb && fg_set[i].fe_dev == sb->st_dev && fg_set[i].fe_ino == sb->st_ino)
+    if (sb && !fg_set[i].fe_name_only && fg_set[i].fe_dev == sb->st_dev &&
+        fg_set[i].fe_ino == sb->st_ino)
       what = fg_set[i].fe_what;
     else if (real && fg_set[i].fe_real && strcmp(fg_set[i].fe_real, real) == 0)
       what = fg_set[i].fe_what;

@@ -85,6 +85,12 @@ struct stat;
 void fg_protect_fd(int fd, const char *path, const char *what);
 void fg_protect_path(const char *path, const char *what);
 void fg_release_fd(int fd);
+/* A file the server replaces by renaming a new one over it (the
+ * statistics file): known by its resolved path only — its identity
+ * changes at every save, and the inode a save frees may be given to any
+ * other file. fg_release_name drops it. */
+void fg_protect_name(const char *path, const char *what);
+void fg_release_name(const char *path);
 /* What the file is when it is one of the server's (same st_dev/st_ino as
  * sb, or same resolved path as real; either may be NULL), else NULL. */
 const char *fg_protected(const struct stat *sb, const char *real);

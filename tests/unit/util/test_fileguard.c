@@ -84,11 +84,42 @@ static void test_path_registration(void **state)
   free(key);
 }
 
+/* A file replaced by renames (the statistics file): refused by its path
+ * whatever file is there now, never by the identity of the file it was
+ * (whose inode any other file may get); released by name. */
+static void test_name_registration(void **state)
+{
+  (void)state;
+  char *stats = cz_test_path("db.stats"), *tmp = cz_test_path("db.stats.tmp");
+  FILE *f = fopen(stats, "w");
+  assert_non_null(f);
+  fclose(f);
+  struct stat old;
+  assert_int_equal(stat(stats, &old), 0);
+  int n = fg_count();
+  fg_protect_name(stats, "the optimizer's statistics file");
+  assert_int_equal(fg_count(), n + 1);
+  assert_null(fg_protected(&old, NULL));
+  f = fopen(tmp, "w");
+  assert_non_null(f);
+  fclose(f);
+  assert_int_equal(rename(tmp, stats), 0);
+  char real[PATH_MAX];
+  assert_non_null(realpath(stats, real));
+  assert_string_equal(fg_protected(NULL, real), "the optimizer's statistics file");
+  fg_release_name(stats);
+  assert_int_equal(fg_count(), n);
+  assert_null(fg_protected(NULL, real));
+  free(stats);
+  free(tmp);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_identity_survives_links_and_spellings),
       cmocka_unit_test(test_path_registration),
+      cmocka_unit_test(test_name_registration),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
