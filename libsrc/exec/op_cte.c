@@ -32,6 +32,7 @@ struct op_cte_s {
   op_t *oc_body;                /* the WITH query's plan */
   const char *oc_name;          /* for EXPLAIN */
   int oc_nscans;                /* scans made over it (the first shows the body) */
+  double oc_rows, oc_cost;      /* the body's estimates (< 0 unknown), for every scan */
 };
 
 /* The worktable of one execution. */
@@ -59,6 +60,15 @@ op_cte_t *op_cte_new(arena_t *a, op_t *body, const char *name)
   op_cte_t *c = arena_zalloc(a, sizeof(*c));
   c->oc_body = body;
   c->oc_name = arena_strdup(a, name);
+  /* the first estimates down the body's one-input chain (the planner's
+   * estimate sits on the group-by or join under projections) */
+  c->oc_rows = c->oc_cost = -1;
+  for (const op_t *o = body; o && (c->oc_rows < 0 || c->oc_cost < 0); o = o->o_in2 ? NULL : o->o_in) {
+    if (c->oc_rows < 0 && o->o_est_rows >= 0)
+      c->oc_rows = o->o_est_rows;
+    if (c->oc_cost < 0 && o->o_est_cost > 0)
+      c->oc_cost = o->o_est_cost;
+  }
   return c;
 }
 
@@ -130,8 +140,9 @@ op_t *op_cte_scan_new(arena_t *a, op_cte_t *c)
   s->cs_first = c->oc_nscans++ == 0;
   op_init(&s->cs_op, &cte_scan_vt, a, c->oc_body->o_ncols, c->oc_body->o_types,
           s->cs_first ? c->oc_body : NULL, NULL);
-  s->cs_op.o_est_rows = c->oc_body->o_est_rows;
-  s->cs_op.o_est_cost = s->cs_first ? c->oc_body->o_est_cost : 0;
+  /* the first reference pays for the body; the others only read */
+  s->cs_op.o_est_rows = c->oc_rows;
+  s->cs_op.o_est_cost = s->cs_first ? c->oc_cost : c->oc_rows >= 0 ? c->oc_rows * 0.2 : -1;
   return &s->cs_op;
 }
 
