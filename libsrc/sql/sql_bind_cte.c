@@ -22,6 +22,9 @@
  *   (a WITH list inside a correlated subquery) changes per outer row: it
  *   is inlined whatever the count or the mark (what PostgreSQL gets by
  *   re-running the CTE's subplan when its parameters change).
+ * - A WITH query the text never names is still bound once (its plan
+ *   dropped, never run), so an unknown table or column in it is an error
+ *   as in PostgreSQL, which analyses every WITH query.
  * - A data-modifying WITH query (INSERT … RETURNING inside WITH) does not
  *   parse here yet; when it does it must always be materialised. */
 #include <string.h>
@@ -180,4 +183,37 @@ int bd_cte_materialized(bd_t *b, bd_cte_t *cte, op_t **op, const char ***names, 
   *names = cte->ct_mat_names;
   *done = true;
   return CZ_OK;
+}
+
+/* Binds e and the entries before it (down to stop) that nothing names,
+ * in list order; the plans are dropped. */
+static int check_unused(bd_t *b, bd_cte_t *e, bd_cte_t *stop)
+{
+  if (e == stop)
+    return CZ_OK;
+  if (check_unused(b, e->ct_prev, stop) != CZ_OK)
+    return CZ_ERR;
+  if (e->ct_refs > 0 || e->ct_recursive)
+    return CZ_OK;
+  bd_cte_t *saved = b->b_ctes;
+  bd_decor_t *saved_decor = b->b_decor;
+  int nhint = b->b_nhint;
+  const ty_t *hint = b->b_hint;
+  b->b_ctes = e->ct_prev;
+  b->b_decor = NULL;
+  b->b_nhint = 0;  /* INSERT's target types are for its own query */
+  b->b_hint = NULL;
+  op_t *q;
+  const char **nm;
+  int rc = bd_query(b, e->ct_cte->wc_query, e->ct_outer, e->ct_sq, &q, &nm, NULL);
+  b->b_ctes = saved;
+  b->b_decor = saved_decor;
+  b->b_nhint = nhint;
+  b->b_hint = hint;
+  return rc;
+}
+
+int bd_cte_check_unused(bd_t *b, bd_cte_t *last, bd_cte_t *stop)
+{
+  return check_unused(b, last, stop);
 }

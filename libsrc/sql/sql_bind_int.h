@@ -314,6 +314,9 @@ int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const ch
  * when the query is computed once, else *done false (bind it inline). */
 void bd_cte_count_refs(const sql_query_t *q, bd_cte_t *last);
 int bd_cte_materialized(bd_t *b, bd_cte_t *cte, op_t **op, const char ***names, bool *done);
+/* Binds the WITH queries from last down to stop (exclusive) that nothing
+ * names (ct_refs 0), so their errors are reported; nothing of them runs. */
+int bd_cte_check_unused(bd_t *b, bd_cte_t *last, bd_cte_t *stop);
 
 /* LATERAL (sql_bind_lateral.c): whether a FROM item is lateral (LATERAL,
  * or a function whose arguments read earlier items); binding one as the

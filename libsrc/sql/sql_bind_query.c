@@ -802,7 +802,8 @@ int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t
   }
   if (!q->qu_recursive)
     bd_cte_count_refs(q, b->b_ctes);
-  if (bd_with_check(b, q, outer, sq) != CZ_OK) {
+  if (bd_with_check(b, q, outer, sq) != CZ_OK ||
+      (!q->qu_recursive && bd_cte_check_unused(b, b->b_ctes, saved) != CZ_OK)) {
     b->b_ctes = saved;
     return CZ_ERR;
   }
