@@ -524,6 +524,14 @@ op_t *op_setop_new(arena_t *a, op_t *left, op_t *right, setop_kind_t kind, bool 
 /* Reads all of its input at open, then returns it (a statement that
  * changes what it reads must not read its own changes). */
 op_t *op_buffer_new(arena_t *a, op_t *in);
+/* A WITH query computed once per execution (op_cte.c): every scan made
+ * by op_cte_scan_new over the same op_cte_t reads the one worktable the
+ * first of them to open fills from body (53200 past MaxQueryMem); the
+ * first scan made shows body as its input in EXPLAIN. */
+typedef struct op_cte_s op_cte_t;
+op_cte_t *op_cte_new(arena_t *a, op_t *body, const char *name);
+op_t *op_cte_scan_new(arena_t *a, op_cte_t *c);
+bool op_is_cte_scan(const op_t *o);
 
 /* DML: consume the input and change the table; produce no rows. The
  * number of rows changed is op_dml_count after the execution. */

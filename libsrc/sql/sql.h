@@ -348,12 +348,21 @@ typedef struct sql_order_s {
 #define SQL_NULLS_FIRST 1
 #define SQL_NULLS_LAST 2
 
-/* One common table expression of WITH: name [(columns)] AS (query). */
+/* WITH q AS [NOT] MATERIALIZED (…): what the binder does with q. */
+typedef enum sql_cte_mat_e {
+  SQL_CTE_DEFAULT,          /* its choice: computed once when named twice or more */
+  SQL_CTE_MATERIALIZED,
+  SQL_CTE_NOT_MATERIALIZED
+} sql_cte_mat_t;
+
+/* One common table expression of WITH: name [(columns)] AS [[NOT]
+ * MATERIALIZED] (query). */
 typedef struct sql_cte_s {
   const char *wc_name;
   int wc_pos;
   sql_list_t *wc_columns;  /* of const char *; NULL when not given */
   sql_query_t *wc_query;
+  sql_cte_mat_t wc_materialized;
 } sql_cte_t;
 
 /* Row locks of SELECT … FOR UPDATE / FOR SHARE. */

@@ -91,6 +91,7 @@ static xnode_t *bd_corr(bd_t *b, xsubq_t *sq, xnode_t *outer)
   xnode_t *p = bd_node(b, X_PARAM, outer->x_type, outer->x_pos);
   p->x_index = k;
   fix_later(b, p);
+  b->b_ncorr++;
   bd_decor_t *dr = b->b_decor;
   if (dr && sq == dr->dr_sq) {
     if (dr->dr_nparams == dr->dr_param_cap) {
@@ -817,6 +818,8 @@ static int bd_func_call(bd_t *b, const char *name, xnode_t **args, int n, int po
   }
   xnode_t *fn = bd_node(b, X_FUNC, res, pos);
   fn->x_func = f;
+  if (f->fd_flags & XF_VOLATILE)
+    b->b_nvolatile++;
   fn->x_nargs = n;
   fn->x_args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n ? n : 1));
   for (int i = 0; i < n; i++)

@@ -435,16 +435,21 @@ static bd_cte_t *bd_find_cte(const bd_t *b, const char *name)
   return NULL;
 }
 
-/* A WITH query named in FROM: its body bound here as a derived table,
- * seeing the WITH queries defined before it (not itself or later ones). */
+/* A WITH query named in FROM: a scan of its worktable when it is
+ * materialised (sql_bind_cte.c), else its body bound here as a derived
+ * table, seeing the WITH queries defined before it (not itself or later
+ * ones). */
 static int bd_cte_ref(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_cte_t *cte, op_t **op)
 {
   const sql_cte_t *c = cte->ct_cte;
   const char **names;
   op_t *q;
   int rc;
+  bool done = false;
   if (cte->ct_recursive) {
     rc = bd_cte_recursive(b, sc, cte, &q, &names);  /* sql_bind_recursive.c */
+  } else if ((rc = bd_cte_materialized(b, cte, &q, &names, &done)) != CZ_OK || done) {
+    /* computed once, scanned here (sql_bind_cte.c) */
   } else {
     bd_cte_t *saved = b->b_ctes;
     b->b_ctes = cte->ct_prev;

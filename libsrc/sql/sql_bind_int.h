@@ -101,6 +101,16 @@ struct bd_cte_s {
   xsubq_t *ct_wt_subq;          /* the subquery the recursive term is bound in */
   int ct_wt_nullable;           /* b_nullable when the recursive term began */
   int ct_wt_setop;              /* b_setop_other likewise */
+  /* Materialisation (sql_bind_cte.c): the scope of the query holding the
+   * WITH list, the references counted in the text, and once the first
+   * reference is bound either the worktable every reference scans or
+   * ct_inline (bound again at each reference). */
+  bd_scope_t *ct_outer;
+  xsubq_t *ct_sq;
+  int ct_refs;
+  op_cte_t *ct_mat;
+  const char **ct_mat_names;
+  bool ct_inline;
 };
 
 /* Where a subquery was bound from, so that the planner can bind it again
@@ -169,6 +179,8 @@ typedef struct bd_s {
   const ty_t *b_hint;
   bd_cte_t *b_ctes;             /* WITH queries visible here, innermost first */
   bd_cte_t *b_cte_cur;          /* the WITH query whose body is being bound (recursion) */
+  int b_ncorr;                  /* correlation parameters made so far (bd_corr) */
+  int b_nvolatile;              /* volatile function calls bound so far */
   int b_nullable;               /* binding the nullable side of an outer join */
   int b_setop_other;            /* binding under EXCEPT / INTERSECT: 2 / 3 (innermost) */
   int b_setop_depth;
@@ -294,6 +306,17 @@ int bd_groupsets_plan(bd_t *b, op_t *in, const bd_gsets_t *gs, bd_aggctx_t *ag, 
  * list is RECURSIVE: binds a self-referencing one as a recursive union
  * (or the reference itself as its working table); else 1 (not handled). */
 int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const char ***names);
+
+/* Materialised WITH queries (sql_bind_cte.c). bd_cte_count_refs sets
+ * ct_refs of the entries bd_with_push made for q's list (last: the
+ * innermost, b_ctes after the push). bd_cte_materialized, at a FROM
+ * reference to a non-recursive WITH query: *done with a CTE Scan in *op
+ * when the query is computed once, else *done false (bind it inline). */
+void bd_cte_count_refs(const sql_query_t *q, bd_cte_t *last);
+int bd_cte_materialized(bd_t *b, bd_cte_t *cte, op_t **op, const char ***names, bool *done);
+/* Binds the WITH queries from last down to stop (exclusive) that nothing
+ * names (ct_refs 0), so their errors are reported; nothing of them runs. */
+int bd_cte_check_unused(bd_t *b, bd_cte_t *last, bd_cte_t *stop);
 
 /* LATERAL (sql_bind_lateral.c): whether a FROM item is lateral (LATERAL,
  * or a function whose arguments read earlier items); binding one as the

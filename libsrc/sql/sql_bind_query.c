@@ -859,7 +859,14 @@ int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t
   bd_cte_t *saved = b->b_ctes;
   if (bd_with_push(b, q) != CZ_OK)
     return CZ_ERR;
-  if (bd_with_check(b, q, outer, sq) != CZ_OK) {
+  for (bd_cte_t *e = b->b_ctes; e != saved; e = e->ct_prev) {
+    e->ct_outer = outer;
+    e->ct_sq = sq;
+  }
+  if (!q->qu_recursive)
+    bd_cte_count_refs(q, b->b_ctes);
+  if (bd_with_check(b, q, outer, sq) != CZ_OK ||
+      (!q->qu_recursive && bd_cte_check_unused(b, b->b_ctes, saved) != CZ_OK)) {
     b->b_ctes = saved;
     return CZ_ERR;
   }

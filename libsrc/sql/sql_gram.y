@@ -133,6 +133,8 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 /* sequences and identity columns (CREATE/ALTER/DROP SEQUENCE, serial, GENERATED … AS IDENTITY) */
 %token <str> ALWAYS CACHE CYCLE GENERATED IDENTITY_P INCREMENT MAXVALUE MINVALUE NONE OVERRIDING
 %token <str> OWNED RENAME RESTART SEQUENCE SYSTEM_P VALUE_P
+/* WITH q AS [NOT] MATERIALIZED (…) */
+%token <str> MATERIALIZED
 /* year, month, day, hour, minute or second right after INTERVAL 'text'
  * (sql_yylex turns the identifier into this token only there) */
 %token <str> IV_UNIT
@@ -176,6 +178,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <str> reserved_keyword col_name_keyword type_function_name copy_target copy_value opt_insert_alias opt_index_method
 %type <num> all_op any_operator subquery_op iso_level txn_mode
 %type <num> join_type opt_asc_desc opt_nulls_order privileges privilege_list privilege
+%type <num> opt_materialized
 %type <flag> opt_all opt_distinct opt_unique opt_user copy_direction opt_nowait opt_drop_behavior
 %type <insert> insert_rest opt_on_conflict conflict_target
 %type <ctab> table_elts
@@ -340,14 +343,21 @@ cte_list:
   ;
 
 cte:
-    col_id opt_name_list AS cte_query
+    col_id opt_name_list AS opt_materialized cte_query
       {
         $$ = NEW(sql_cte_t);
         $$->wc_name = $1;
         $$->wc_pos = @1.lc_pos;
         $$->wc_columns = $2;
-        $$->wc_query = $4;
+        $$->wc_materialized = $4;
+        $$->wc_query = $5;
       }
+  ;
+
+opt_materialized:
+    MATERIALIZED      { $$ = SQL_CTE_MATERIALIZED; }
+  | NOT MATERIALIZED  { $$ = SQL_CTE_NOT_MATERIALIZED; }
+  | %empty            { $$ = SQL_CTE_DEFAULT; }
   ;
 
 cte_query:
@@ -1513,6 +1523,7 @@ unreserved_keyword:
   | BY | CUBE | DELETE_P | DROP | INSERT | REVOKE | ROLLUP | SET | UPDATE
   | ALWAYS | CACHE | CYCLE | GENERATED | IDENTITY_P | INCREMENT | MAXVALUE | MINVALUE | NONE
   | OVERRIDING | OWNED | RENAME | RESTART | SEQUENCE | SYSTEM_P | VALUE_P
+  | MATERIALIZED
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function

@@ -501,6 +501,8 @@ static void pr_with(sql_pr_t *p, const sql_query_t *q)
         pr_str(p, " ");
         pr_names(p, c->wc_columns);
       }
+      if (c->wc_materialized != SQL_CTE_DEFAULT)
+        pr_str(p, c->wc_materialized == SQL_CTE_MATERIALIZED ? " materialized" : " not-materialized");
       pr_str(p, " ");
       pr_query(p, c->wc_query);
       pr_str(p, ")");

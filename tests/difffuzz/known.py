@@ -64,11 +64,6 @@ DIALECT = {
                     "(lower('É') = 'é'), as PostgreSQL does under a UTF-8 locale; the reference "
                     "cluster runs under the C locale, where they map ASCII only. The value pools "
                     "hold multi-byte characters without case only",
-    "unused_cte": "a WITH query the statement never references is not bound by Cadenza (it "
-                  "binds a WITH query where FROM names it, sql_bind_from.c), so an error in it "
-                  "(an unknown table or column) goes unreported; PostgreSQL binds every WITH "
-                  "query. gen.py writes only valid WITH queries, but shrinking can reach one "
-                  "(found so: `WITH w AS (SELECT d.x FROM t) SELECT 1` answers on Cadenza)",
 }
 
 # (name, SQLSTATE of Cadenza's error, regular expression on its message, why)

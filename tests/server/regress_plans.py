@@ -41,6 +41,12 @@
   scalar    a correlated min() subquery that joins a table without a
             key or index (hashed again on every run) is grouped once and
             joined, even for a few hundred outer rows (TPC-H Q2)
+  cte       a WITH query named twice is computed once (one scan of its
+            table under the first `CTE Scan`, both references CTE Scans;
+            EXPLAIN ANALYZE: the table read once), also when the second
+            reference is a scalar subquery (TPC-H Q15); named once, or
+            NOT MATERIALIZED, it is inlined (no CTE Scan); MATERIALIZED
+            named once is a CTE Scan; answers as the inlined form
 Cadenza only (the plans are ours; PostgreSQL prints its own EXPLAIN).
 Usage: regress_plans.py --dsn DSN --kind cadenza|postgres
 """
@@ -381,6 +387,40 @@ def check_many(cur, n, star, explicit=False):
         cur.execute(f"DROP TABLE {t}")
 
 
+def check_cte(cur):
+    body = f"SELECT dim, sum(amount) AS t FROM {P}fact GROUP BY dim"
+    two = f"WITH s AS ({body}) SELECT count(*) FROM s a JOIN s b ON a.dim = b.dim + 1 AND a.t > b.t"
+    p = explain(cur, two)
+    check("cte: named twice, both references scan one worktable",
+          p.count("CTE Scan  on s") == 2 and p.count(f"Scan  {P}fact") == 1, p)
+    cur.execute("EXPLAIN ANALYZE " + two)
+    pa = "\n".join(r[0] for r in cur.fetchall())
+    scans = [ln for ln in pa.splitlines() if f"Scan  {P}fact" in ln]
+    check("cte: EXPLAIN ANALYZE reads the table once",
+          len(scans) == 1 and "(rows=20000)" in scans[0] and pa.count("(rows=2000)") >= 2, pa)
+    q15 = f"WITH s AS ({body}) SELECT dim FROM s WHERE t = (SELECT max(t) FROM s)"
+    p = explain(cur, q15)
+    check("cte: FROM and a scalar subquery share the worktable (TPC-H Q15)",
+          p.count("CTE Scan  on s") == 1, p)
+    one = f"WITH s AS ({body}) SELECT count(*) FROM s WHERE t > 20"
+    p = explain(cur, one)
+    check("cte: named once it is inlined", "CTE Scan" not in p, p)
+    nm = two.replace("AS (", "AS NOT MATERIALIZED (", 1)
+    p = explain(cur, nm)
+    check("cte: NOT MATERIALIZED is inlined at each reference",
+          "CTE Scan" not in p and p.count(f"Scan  {P}fact") == 2, p)
+    m = one.replace("AS (", "AS MATERIALIZED (", 1)
+    p = explain(cur, m)
+    check("cte: MATERIALIZED named once is a CTE Scan", p.count("CTE Scan  on s") == 1, p)
+    inl = (f"SELECT count(*) FROM ({body}) a JOIN ({body}) b ON a.dim = b.dim + 1 AND a.t > b.t")
+    check("answers: CTE named twice as inlined", rows(cur, two) == rows(cur, inl) == rows(cur, nm),
+          "%r %r" % (rows(cur, two), rows(cur, inl)))
+    check("answers: CTE named once, MATERIALIZED or not", rows(cur, one) == rows(cur, m),
+          "%r %r" % (rows(cur, one), rows(cur, m)))
+    inl15 = f"SELECT dim FROM ({body}) s WHERE t = (SELECT max(t) FROM ({body}) s2)"
+    check("answers: Q15's shape", rows(cur, q15) == rows(cur, inl15), repr(rows(cur, q15)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dsn", required=True)
@@ -404,6 +444,7 @@ def main():
             check_probe(cur)
             check_build(cur)
             check_scalar(cur)
+            check_cte(cur)
             check_transitive(cur)
             check_many(cur, 20, False)
             check_many(cur, 20, True)

@@ -144,6 +144,14 @@ static void test_query_forms(void **state)
      "(with-recursive (r (select (1))) (select (*) (from r)))"},
     {"WITH recursive AS (SELECT 1) SELECT * FROM recursive", SQL_STMT_SELECT,
      "(with (recursive (select (1))) (select (*) (from recursive)))"},
+    {"WITH x AS MATERIALIZED (SELECT 1), y (a) AS NOT MATERIALIZED (SELECT 2) SELECT * FROM x, y",
+     SQL_STMT_SELECT,
+     "(with (x materialized (select (1))) (y (a) not-materialized (select (2))) "
+     "(select (*) (from x y)))"},
+    {"WITH materialized AS (SELECT 1 AS materialized) SELECT materialized FROM materialized",
+     SQL_STMT_SELECT,
+     "(with (materialized (select ((as 1 materialized)))) (select (materialized) (from "
+     "materialized)))"},
     {"SELECT * FROM t FOR UPDATE", SQL_STMT_SELECT, "(select (*) (from t) (for-update))"},
     {"SELECT * FROM t WHERE a = 1 FOR SHARE NOWAIT", SQL_STMT_SELECT,
      "(select (*) (from t) (where (= a 1)) (for-share nowait))"},
