@@ -82,7 +82,7 @@ static int bd_identity_value(bd_t *b, const sp_table_t *t, const sql_insert_t *i
 int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
 {
   const sp_table_t *t;
-  if (bd_lookup_table(b, &in->in_table, &t) != CZ_OK)
+  if (bd_lookup_target(b, &in->in_table, "insert into", &t) != CZ_OK)
     return CZ_ERR;
   bd_access(b, t, SQL_PRIV_INSERT);
   int nc = t->tb_ncols;
@@ -190,7 +190,7 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
     rows = op_project_new(b->b_a, sel, nc, x);
     for (int i = 0; i < b->b_naccess; i++)
       /* handles are made per name resolution: the table's identity is its OID */
-      if (b->b_access[i].ac_table->tb_oid == t->tb_oid &&
+      if (b->b_access[i].ac_table && b->b_access[i].ac_table->tb_oid == t->tb_oid &&
           (b->b_access[i].ac_priv & SQL_PRIV_SELECT)) {
         rows = op_buffer_new(b->b_a, rows);  /* reads the table it fills */
         break;
@@ -223,7 +223,8 @@ static int bd_target(bd_t *b, const sql_name_t *name, const char *alias, const s
                      unsigned priv, bd_target_t *tg)
 {
   memset(tg, 0, sizeof(*tg));
-  if (bd_lookup_table(b, name, &tg->tg_t) != CZ_OK)
+  if (bd_lookup_target(b, name, priv == SQL_PRIV_DELETE ? "delete from" : "update", &tg->tg_t) !=
+      CZ_OK)
     return CZ_ERR;
   const sp_table_t *t = tg->tg_t;
   bd_access(b, t, priv);
