@@ -40,7 +40,9 @@ int cat_view_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, ar
   w->cw_name = cat_r_str(&r, a);
   w->cw_kind = (char)cat_r_u8(&r);
   w->cw_check = (char)cat_r_u8(&r);
-  w->cw_populated = cat_r_u8(&r) != 0;
+  uint8_t flags = cat_r_u8(&r);
+  w->cw_populated = (flags & 1) != 0;
+  w->cw_updatable = (flags & 2) != 0;
   w->cw_query = cat_r_str(&r, a);
   w->cw_ncols = (int)cat_r_u32(&r);
   if (r.r_bad || w->cw_ncols < 0 || w->cw_ncols > CAT_MAX_COLUMNS)
@@ -83,7 +85,7 @@ static int view_put(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t schema, const 
   cat_w_str(&w, d->vd_name);
   cat_w_u8(&w, (uint8_t)d->vd_kind);
   cat_w_u8(&w, (uint8_t)d->vd_check);
-  cat_w_u8(&w, d->vd_populated);
+  cat_w_u8(&w, (uint8_t)((d->vd_populated ? 1 : 0) | (d->vd_updatable ? 2 : 0)));
   cat_w_str(&w, d->vd_query);
   cat_w_u32(&w, (uint32_t)d->vd_ncols);
   for (int i = 0; i < d->vd_ncols; i++) {

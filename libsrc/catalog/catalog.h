@@ -186,6 +186,9 @@ typedef struct cat_view_s {
   char cw_kind;                /* 'v' view, 'm' materialized view (pg_class.relkind) */
   char cw_check;               /* WITH CASCADED CHECK OPTION 'c', LOCAL 'l', 0 none */
   bool cw_populated;           /* materialized: refreshed with data (not WITH NO DATA) */
+  bool cw_updatable;           /* automatically updatable (one table, plain columns, no
+                                  DISTINCT, GROUP BY, LIMIT, set operation …): what
+                                  information_schema shows; the binder decides again */
   const char *cw_query;        /* the defining query's text, as written */
   int cw_ncols;
   const char **cw_colnames;
@@ -456,6 +459,7 @@ typedef struct cat_view_def_s {
   char vd_kind;                /* 'v' or 'm' */
   char vd_check;               /* 'c', 'l' or 0 */
   bool vd_populated;
+  bool vd_updatable;
   const char *vd_query;        /* the query's text */
   int vd_ncols;
   const char *const *vd_colnames;

@@ -94,6 +94,7 @@ static int env_view(void *ctx, const char *schema, const char *name, arena_t *a,
 
 void en_env(esession_t *s, sp_env_t *env)
 {
+  memset(env, 0, sizeof(*env));  /* fields added later default to off */
   env->pe_ctx = s;
   env->pe_table = env_table;
   env->pe_view = env_view;
