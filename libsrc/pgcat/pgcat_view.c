@@ -107,6 +107,28 @@ int pgcat_fill_is_views(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
   return CZ_OK;
 }
 
+/* ---- WITH CHECK OPTION ---------------------------------------------------- */
+
+/* _cz_view_check(cond, view): the binder's check of a row written through
+ * a view WITH CHECK OPTION (sql_bind_view.c); not strict: a NULL condition
+ * fails too, as the row must satisfy the view's WHERE. */
+static int pf_view_check(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c, (void)x;
+  if (a[0].d_null || !a[0].d_bool)
+    return err_set(e, SQLSTATE_WITH_CHECK_OPTION, "new row violates check option for view \"%.*s\"",
+                   a[1].d_null ? 0 : (int)a[1].d_str.s_len, a[1].d_null ? "" : a[1].d_str.s_ptr);
+  out->d_null = false;
+  out->d_bool = true;
+  return CZ_OK;
+}
+
+const xfunc_def_t pgcat_view_funcs[] = {
+  {.fd_name = "_cz_view_check", .fd_nargs = 2, .fd_args = {TY_BOOL, TY_TEXT},
+   .fd_result = TY_BOOL, .fd_row = pf_view_check},
+};
+const int pgcat_view_nfuncs = (int)CZ_ARRAY_LEN(pgcat_view_funcs);
+
 #define PGC CAT_OID_PG_CATALOG
 const pgcat_rel_t pgcat_rels_view[] = {
   PGCAT_REL("pg_matviews", PGC, 12007, 'v', pg_matviews_cols, pgcat_fill_pg_matviews),

@@ -354,10 +354,35 @@ int bd_view_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const sp_view_t 
 int bd_view_merge(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const sp_view_t *v,
                   lp_block_t *fb);
 
+/* An automatically updatable view written through (sql_bind_view.c):
+ * its one table, and where the view's columns are in that table. */
+typedef struct bd_uview_s {
+  const sp_view_t *uv_view;
+  const sp_table_t *uv_t;       /* the table written */
+  int uv_ncols;
+  int *uv_map;                  /* view column -> table column */
+  const char *uv_alias;         /* the table's name in the view's FROM */
+  const sql_expr_t *uv_where;   /* the view's WHERE (over the table), NULL none */
+} bd_uview_t;
 /* The table an INSERT, UPDATE or DELETE writes (what: "insert into",
  * "update", "delete from", for the messages): a materialized view is
- * 42809 (but for REFRESH), a view 55000 unless it is updatable. */
-int bd_lookup_target(bd_t *b, const sql_name_t *n, const char *what, const sp_table_t **out);
+ * 42809 (but for REFRESH); a view is 55000 unless it is automatically
+ * updatable and uv is given, which then describes it (uv_view NULL for a
+ * table). */
+int bd_lookup_target(bd_t *b, const sql_name_t *n, const char *what, const sp_table_t **out,
+                     bd_uview_t *uv);
+/* The view's WHERE over its table's row (columns at 0..): NULL none. */
+int bd_view_where(bd_t *b, const bd_uview_t *uv, xnode_t **out);
+/* Column names of the view as its table's (INSERT's list, SET's
+ * targets); 42703 for a name the view does not have. */
+int bd_view_colname(bd_t *b, const bd_uview_t *uv, const char *name, int pos, const char **out);
+/* WITH CHECK OPTION over rows whose columns 0.. are the table's: a filter
+ * that fails (44000) on a row outside the view. rows unchanged without
+ * the option. */
+int bd_view_check(bd_t *b, const bd_uview_t *uv, op_t *rows, op_t **out);
+/* The view's range entry over a one-table scope of its table (UPDATE and
+ * DELETE: names in WHERE, SET and RETURNING are the view's). */
+int bd_view_scope(bd_t *b, const bd_uview_t *uv, const char *alias, bd_scope_t *sc);
 
 /* ---- DML (sql_bind_dml.c) ----------------------------------------------- */
 

@@ -27,6 +27,7 @@
  */
 #include <string.h>
 
+#include "sql/sql_bind_ext.h"
 #include "sql/sql_bind_int.h"
 
 #define BD_VIEW_MAX_DEPTH 64
@@ -39,8 +40,9 @@ int bd_find_view(bd_t *b, const sql_from_t *fr, const sp_view_t **out)
                            out, b->b_e);
 }
 
-/* The SELECT privilege on the view, as the role binding it needs it. */
-static void view_access(bd_t *b, const sp_view_t *v)
+/* A privilege on the view (SELECT; INSERT, UPDATE, DELETE when written
+ * through), as the role binding it needs it. */
+static void view_access_priv(bd_t *b, const sp_view_t *v, unsigned priv)
 {
   if (b->b_naccess == b->b_access_cap) {
     int cap = b->b_access_cap ? b->b_access_cap * 2 : 4;
@@ -51,7 +53,12 @@ static void view_access(bd_t *b, const sp_view_t *v)
     b->b_access_cap = cap;
   }
   b->b_access[b->b_naccess++] =
-      (sp_access_t){.ac_priv = SQL_PRIV_SELECT, .ac_role = b->b_view_owner, .ac_view = v};
+      (sp_access_t){.ac_priv = priv, .ac_role = b->b_view_owner, .ac_view = v};
+}
+
+static void view_access(bd_t *b, const sp_view_t *v)
+{
+  view_access_priv(b, v, SQL_PRIV_SELECT);
 }
 
 static int view_parse(bd_t *b, const sp_view_t *v, int pos, const sql_query_t **out)
@@ -321,18 +328,109 @@ int bd_view_merge(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const sp_view_t
 
 /* ---- views as the target of INSERT, UPDATE, DELETE ------------------------ */
 
-int bd_lookup_target(bd_t *b, const sql_name_t *n, const char *what, const sp_table_t **out)
+/* PostgreSQL's reasons a view is not automatically updatable (DETAIL of
+ * 55000), NULL when it is: one table in FROM (or another such view), no
+ * DISTINCT, GROUP BY, HAVING, LIMIT / OFFSET, set operation, WITH,
+ * window, and (here) only plain columns in its select list. */
+static const char *not_updatable(const sql_query_t *q)
+{
+  if (q->qu_kind != SQL_Q_SELECT)
+    return q->qu_kind == SQL_Q_VALUES
+               ? "Views that do not select from a single table or view are not automatically "
+                 "updatable."
+               : "Views containing UNION, INTERSECT, or EXCEPT are not automatically updatable.";
+  const sql_select_t *s = q->qu_select;
+  if (q->qu_with)
+    return "Views containing WITH are not automatically updatable.";
+  if (s->se_distinct || s->se_distinct_on)
+    return "Views containing DISTINCT are not automatically updatable.";
+  if (s->se_group)
+    return "Views containing GROUP BY are not automatically updatable.";
+  if (s->se_having)
+    return "Views containing HAVING are not automatically updatable.";
+  if (q->qu_limit || q->qu_offset || s->se_top)
+    return "Views containing LIMIT or OFFSET are not automatically updatable.";
+  if (s->se_windows)
+    return "Views that return window functions are not automatically updatable.";
+  if (sql_list_len(s->se_from) != 1 ||
+      ((const sql_from_t *)sql_list_at(s->se_from, 0))->fr_kind != SQL_FROM_TABLE)
+    return "Views that do not select from a single table or view are not automatically updatable.";
+  for (int i = 0; i < sql_list_len(s->se_targets); i++) {
+    const sql_target_t *t = sql_list_at(s->se_targets, i);
+    if (t->tg_expr->ex_kind != SQL_E_COLUMN && t->tg_expr->ex_kind != SQL_E_STAR)
+      return "Views that return columns that are not columns of their base relation are not "
+             "automatically updatable.";
+  }
+  return NULL;
+}
+
+bool sql_view_updatable(const sql_query_t *q)
+{
+  return not_updatable(q) == NULL;
+}
+
+int bd_lookup_target(bd_t *b, const sql_name_t *n, const char *what, const sp_table_t **out,
+                     bd_uview_t *uv)
 {
   sql_from_t fr = {.fr_kind = SQL_FROM_TABLE, .fr_table = *n, .fr_pos = n->nm_pos};
   const sp_view_t *v;
+  if (uv)
+    memset(uv, 0, sizeof(*uv));
   int rc = bd_find_view(b, &fr, &v);
   if (rc == CZ_ERR)
     return CZ_ERR;
   if (rc == CZ_OK) {
-    bd_error(b, SQLSTATE_OBJECT_NOT_IN_STATE, n->nm_pos, "cannot %s view \"%s\"", what,
-             v->vi_name);
-    return err_add_fields(b->b_e, "Views that are not simple are not automatically updatable.",
-                          NULL);
+    const sql_query_t *q;
+    if (view_parse(b, v, n->nm_pos, &q) != CZ_OK)
+      return CZ_ERR;
+    const char *why = not_updatable(q);
+    if (why || !uv) {
+      bd_error(b, SQLSTATE_OBJECT_NOT_IN_STATE, n->nm_pos, "cannot %s view \"%s\"", what,
+               v->vi_name);
+      return err_add_fields(b->b_e, why ? why : "Writing a view joined with other tables is not "
+                                                "supported.",
+                            why ? NULL : "Name the view's table instead.");
+    }
+    const sql_select_t *s = q->qu_select;
+    const sql_from_t *item = sql_list_at(s->se_from, 0);
+    /* the view's table (a view of a view: that view's table, recursively) */
+    view_saved_t saved;
+    view_enter(b, v, &saved);
+    bd_uview_t inner;
+    rc = bd_lookup_target(b, &item->fr_table, what, out, &inner);
+    view_leave(b, &saved);
+    if (rc != CZ_OK)
+      return CZ_ERR;
+    if (inner.uv_view)
+      return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, n->nm_pos,
+                      "writing through a view of a view is not supported yet");
+    view_access_priv(b, v, what[0] == 'i' ? SQL_PRIV_INSERT : what[0] == 'u' ? SQL_PRIV_UPDATE
+                                                                              : SQL_PRIV_DELETE);
+    if (s->se_where && what[0] != 'i')
+      view_access(b, v);  /* rows are read to be chosen */
+    /* the table's columns as the view names them */
+    const sp_table_t *t = *out;
+    uv->uv_view = v;
+    uv->uv_t = t;
+    uv->uv_alias = item->fr_alias ? item->fr_alias : t->tb_name;
+    uv->uv_where = s->se_where;
+    bd_scope_t *ts = bd_table_scope(b, t, uv->uv_alias);
+    int cap = 0;
+    ty_t *types = NULL;
+    for (int i = 0; i < sql_list_len(s->se_targets); i++)
+      if (view_target(b, ts, sql_list_at(s->se_targets, i), &uv->uv_map, &types, &uv->uv_ncols,
+                      &cap) != CZ_OK)
+        return CZ_ERR;
+    if (view_changed(b, v, n->nm_pos, uv->uv_ncols, types) != CZ_OK)
+      return CZ_ERR;
+    uv->uv_ncols = v->vi_ncols;
+    for (int i = 0; i < uv->uv_ncols; i++)
+      for (int k = 0; k < i; k++)
+        if (uv->uv_map[k] == uv->uv_map[i])
+          return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, n->nm_pos,
+                          "cannot %s view \"%s\": it shows column \"%s\" twice", what,
+                          v->vi_name, t->tb_colnames[uv->uv_map[i]]);
+    return CZ_OK;
   }
   if (bd_lookup_table(b, n, out) != CZ_OK)
     return CZ_ERR;
@@ -340,4 +438,55 @@ int bd_lookup_target(bd_t *b, const sql_name_t *n, const char *what, const sp_ta
     return bd_error(b, SQLSTATE_WRONG_OBJECT_TYPE, n->nm_pos,
                     "cannot change materialized view \"%s\"", (*out)->tb_name);
   return CZ_OK;
+}
+
+int bd_view_where(bd_t *b, const bd_uview_t *uv, xnode_t **out)
+{
+  *out = NULL;
+  if (!uv->uv_where)
+    return CZ_OK;
+  bd_scope_t *ts = bd_table_scope(b, uv->uv_t, uv->uv_alias);
+  ts->sc_agg_forbid = "WHERE";
+  view_saved_t saved;
+  view_enter(b, uv->uv_view, &saved);
+  int rc = bd_cond(b, ts, uv->uv_where, "WHERE", out);
+  view_leave(b, &saved);
+  return rc;
+}
+
+int bd_view_colname(bd_t *b, const bd_uview_t *uv, const char *name, int pos, const char **out)
+{
+  for (int i = 0; i < uv->uv_ncols; i++)
+    if (strcmp(uv->uv_view->vi_colnames[i], name) == 0) {
+      *out = uv->uv_t->tb_colnames[uv->uv_map[i]];
+      return CZ_OK;
+    }
+  return bd_error(b, SQLSTATE_UNDEFINED_COLUMN, pos, "column \"%s\" of relation \"%s\" does not exist",
+                  name, uv->uv_view->vi_name);
+}
+
+int bd_view_check(bd_t *b, const bd_uview_t *uv, op_t *rows, op_t **out)
+{
+  *out = rows;
+  if (!uv->uv_view || !uv->uv_view->vi_check || !uv->uv_where)
+    return CZ_OK;
+  xnode_t *w, *chk;
+  if (bd_view_where(b, uv, &w) != CZ_OK)
+    return CZ_ERR;
+  xnode_t *args[2] = {w, bd_node(b, X_CONST, ty_plain(TY_TEXT), 0)};
+  args[1]->x_const.d_str.s_ptr = uv->uv_view->vi_name;
+  args[1]->x_const.d_str.s_len = (uint32_t)strlen(uv->uv_view->vi_name);
+  if (bd_ext_call(b, "_cz_view_check", args, 2, 0, &chk) != CZ_OK)  /* pgcat_view.c */
+    return CZ_ERR;
+  *out = op_filter_new(b->b_a, rows, chk);
+  return CZ_OK;
+}
+
+int bd_view_scope(bd_t *b, const bd_uview_t *uv, const char *alias, bd_scope_t *sc)
+{
+  sc->sc_rels[0]->rl_hidden = true;
+  sql_from_t fr = {.fr_kind = SQL_FROM_TABLE, .fr_alias = alias};
+  bd_rel_t *r = view_rel(b, &fr, uv->uv_view);
+  r->rl_map = uv->uv_map;
+  return bd_scope_add(b, sc, r, 0);
 }

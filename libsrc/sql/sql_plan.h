@@ -162,6 +162,11 @@ int sql_bind_args(arena_t *a, const sql_list_t *args, const ty_t *to, int n, con
                   const ty_t *param_types, int nparams, xnode_t ***out, ty_t **out_ptypes,
                   int *out_nparams, err_t *e);
 
+/* Whether a view with query q is automatically updatable (one table in
+ * FROM, plain columns, no DISTINCT, GROUP BY, HAVING, LIMIT, set
+ * operation, WITH or window: sql_bind_view.c). */
+bool sql_view_updatable(const sql_query_t *q);
+
 /* The ty_t of a type name as written (CREATE TABLE, casts). */
 int sql_bind_type(const sql_type_t *t, ty_t *out, err_t *e);
 

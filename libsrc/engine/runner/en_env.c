@@ -118,26 +118,21 @@ int en_check_access(esession_t *s, const splan_t *p, err_t *e)
     cat_oid_t role = p->sp_access[i].ac_role ? p->sp_access[i].ac_role : es_role_oid(s);
     if (!p->sp_access[i].ac_role && super)
       continue;
+    unsigned want = p->sp_access[i].ac_priv;
+    /* SQL_PRIV_* and CAT_PRIV_* are the same bits; mapped to be explicit. */
+    uint32_t privs = (want & SQL_PRIV_SELECT ? CAT_PRIV_SELECT : 0) |
+                     (want & SQL_PRIV_INSERT ? CAT_PRIV_INSERT : 0) |
+                     (want & SQL_PRIV_UPDATE ? CAT_PRIV_UPDATE : 0) |
+                     (want & SQL_PRIV_DELETE ? CAT_PRIV_DELETE : 0);
     if (p->sp_access[i].ac_view) {
       const cat_view_t *w = cat_view_by_oid(snap, p->sp_access[i].ac_view->vi_oid);
-      if (w && cat_check_view_priv(snap, role, w, CAT_PRIV_SELECT, e) != CZ_OK)
+      if (w && cat_check_view_priv(snap, role, w, privs, e) != CZ_OK)
         return CZ_ERR;
       continue;
     }
     const cat_table_t *t = en_handle_cat(p->sp_access[i].ac_table->tb_handle);
     if (!t)
       continue;  /* the system catalogs are readable by everyone */
-    uint32_t privs = 0;
-    unsigned want = p->sp_access[i].ac_priv;
-    /* SQL_PRIV_* and CAT_PRIV_* are the same bits; mapped to be explicit. */
-    if (want & SQL_PRIV_SELECT)
-      privs |= CAT_PRIV_SELECT;
-    if (want & SQL_PRIV_INSERT)
-      privs |= CAT_PRIV_INSERT;
-    if (want & SQL_PRIV_UPDATE)
-      privs |= CAT_PRIV_UPDATE;
-    if (want & SQL_PRIV_DELETE)
-      privs |= CAT_PRIV_DELETE;
     if (cat_check_priv(snap, role, t, privs, e) != CZ_OK)
       return CZ_ERR;
   }

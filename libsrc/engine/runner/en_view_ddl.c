@@ -356,6 +356,9 @@ static int create_view(esession_t *s, arena_t *a, const char *stmt_text, const s
                       .vd_populated = true, .vd_query = text, .vd_ncols = q.vq_ncols,
                       .vd_colnames = q.vq_names, .vd_coltypes = q.vq_types,
                       .vd_ndeps = q.vq_ndeps, .vd_deps = q.vq_deps};
+  /* writable through when simple over a table (not over another view) */
+  d.vd_updatable = sql_view_updatable(v->vw_query) && q.vq_ndeps == 1 &&
+                   !cat_view_by_oid(snap, q.vq_deps[0]);
   cat_t *c = es_engine(s)->en_cat;
   if (!kind)
     return cat_create_view(c, es_txn(s), &d, NULL, e);
