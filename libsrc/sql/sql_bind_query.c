@@ -123,13 +123,15 @@ static void star_range(bd_t *b, bd_scope_t *sc, int from, int to, bool *open, bo
       continue;
     }
     const bd_rel_t *rel = sc->sc_rels[r];
-    if (rel->rl_map)
+    if (rel->rl_hidden)
+      ;  /* a merged view's own items: the view's entry lists its columns */
+    else if (rel->rl_map)
       for (int c = 0; c < rel->rl_ncols; c++) {
         sp_col_t o = {0};
         bd_scope_use(b, sc, rel->rl_map[c]);
         tl_add(b, tl, bd_col(b, rel->rl_map[c], rel->rl_types[c]), rel->rl_cols[c], &o);
       }
-    else if (!rel->rl_hidden)
+    else
       for (int c = 0; c < rel->rl_ncols; c++)
         star_col(b, sc, rel->rl_base + c, done, tl);
     r++;
