@@ -577,7 +577,7 @@ int cat_grant(cat_t *c, txn_t *tx, cat_oid_t table, cat_oid_t grantee, uint32_t 
   const cat_snapshot_t *s;
   if (cat_ddl_begin(c, tx, &s, e) != CZ_OK)
     return CZ_ERR;
-  if (!cat_table_by_oid(s, table))
+  if (!cat_table_by_oid(s, table) && !cat_view_by_oid(s, table))  /* a view's grants too */
     return err_set(e, SQLSTATE_UNDEFINED_TABLE, "table with OID %u does not exist", (unsigned)table);
   if (grantee != CAT_OID_PUBLIC_ROLE && !cat_role_by_oid(s, grantee))
     return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "role with OID %u does not exist", (unsigned)grantee);

@@ -387,9 +387,16 @@ int bd_lookup_target(bd_t *b, const sql_name_t *n, const char *what, const sp_ta
     if (why || !uv) {
       bd_error(b, SQLSTATE_OBJECT_NOT_IN_STATE, n->nm_pos, "cannot %s view \"%s\"", what,
                v->vi_name);
-      return err_add_fields(b->b_e, why ? why : "Writing a view joined with other tables is not "
-                                                "supported.",
-                            why ? NULL : "Name the view's table instead.");
+      const char *hint =
+          what[0] == 'i' ? "To enable inserting into the view, provide an INSTEAD OF INSERT "
+                           "trigger or an unconditional ON INSERT DO INSTEAD rule."
+          : what[0] == 'u' ? "To enable updating the view, provide an INSTEAD OF UPDATE trigger "
+                             "or an unconditional ON UPDATE DO INSTEAD rule."
+                           : "To enable deleting from the view, provide an INSTEAD OF DELETE "
+                             "trigger or an unconditional ON DELETE DO INSTEAD rule.";
+      return err_add_fields(b->b_e, why ? why : "Writing a view through UPDATE … FROM or DELETE "
+                                                "… USING is not supported yet.",
+                            why ? hint : NULL);
     }
     const sql_select_t *s = q->qu_select;
     const sql_from_t *item = sql_list_at(s->se_from, 0);

@@ -321,13 +321,18 @@ static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
   for (int i = 0; i < sql_list_len(g->gr_tables); i++) {
     const sql_name_t *n = sql_list_at(g->gr_tables, i);
     const cat_table_t *t;
-    if (cat_lookup_table(es_snapshot(s), n->nm_schema, n->nm_name, &t, e) != CZ_OK) {
+    const cat_view_t *w = cat_find_view(es_snapshot(s), n->nm_schema, n->nm_name);
+    cat_table_t shim;  /* a view: its grants are kept by its OID as a table's */
+    if (w && w->cw_kind == 'v') {
+      shim = (cat_table_t){.ct_oid = w->cw_oid, .ct_owner = w->cw_owner, .ct_name = w->cw_name};
+      t = &shim;
+    } else if (cat_lookup_table(es_snapshot(s), n->nm_schema, n->nm_name, &t, e) != CZ_OK) {
       e->er_pos = n->nm_pos;
       return CZ_ERR;
     }
     if (!en_owns(s, t))
-      return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied for table %s",
-                     t->ct_name);
+      return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied for %s %s",
+                     w ? "view" : "table", t->ct_name);
     for (int j = 0; j < sql_list_len(g->gr_roles); j++) {
       const char *rn = sql_list_at(g->gr_roles, j);
       cat_oid_t grantee = CAT_OID_PUBLIC_ROLE;

@@ -389,10 +389,16 @@ static int find_view(esession_t *s, const sql_name_t *n, bool materialized, bool
     return CZ_OK;
   }
   cat_oid_t oid;
-  if (w || cat_find_relation(snap, n->nm_schema, n->nm_name, &oid)) {
+  char kind = w ? w->cw_kind : cat_find_relation(snap, n->nm_schema, n->nm_name, &oid);
+  if (kind) {
     err_set(e, SQLSTATE_WRONG_OBJECT_TYPE, "\"%s\" is not a %s", n->nm_name,
             materialized ? "materialized view" : "view");
-    return CZ_ERR;
+    return err_add_fields(e, NULL, kind == 'v'   ? "Use DROP VIEW to remove a view."
+                                   : kind == 'm' ? "Use DROP MATERIALIZED VIEW to remove a "
+                                                   "materialized view."
+                                   : kind == 'i' ? "Use DROP INDEX to remove an index."
+                                   : kind == 'S' ? "Use DROP SEQUENCE to remove a sequence."
+                                                 : "Use DROP TABLE to remove a table.");
   }
   if (if_exists) {
     es_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "%s \"%s\" does not exist, skipping",
