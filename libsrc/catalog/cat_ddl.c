@@ -432,6 +432,10 @@ int cat_drop_schema(cat_t *c, txn_t *tx, cat_oid_t schema, err_t *e)
     if (s->cs_sequences[i]->sq_schema == schema)
       return err_set(e, SQLSTATE_DEPENDENT_OBJECTS,
                      "cannot drop schema %s because other objects depend on it", sch->cs_name);
+  for (int i = 0; i < s->cs_nviews; i++)
+    if (s->cs_views[i]->cw_schema == schema)
+      return err_set(e, SQLSTATE_DEPENDENT_OBJECTS,
+                     "cannot drop schema %s because other objects depend on it", sch->cs_name);
   uint8_t k[4];
   if (cat_sys_del(c, tx, CAT_SYS_SCHEMAS, k, cat_key_oid(k, schema), e) != CZ_OK)
     return CZ_ERR;
@@ -497,6 +501,8 @@ int cat_drop_role(cat_t *c, txn_t *tx, cat_oid_t role, err_t *e)
     used = s->cs_tables[i]->ct_owner == role;
   for (int i = 0; i < s->cs_nsequences && !used; i++)
     used = s->cs_sequences[i]->sq_owner == role;
+  for (int i = 0; i < s->cs_nviews && !used; i++)
+    used = s->cs_views[i]->cw_owner == role;  /* its privileges read the view's tables */
   for (int i = 0; i < s->cs_nschemas && !used; i++)
     used = s->cs_schemas[i].cs_owner == role && s->cs_schemas[i].cs_oid >= CAT_FIRST_USER_OID;
   for (int i = 0; i < s->cs_ngrants && !used; i++)

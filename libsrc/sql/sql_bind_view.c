@@ -204,8 +204,7 @@ static bool view_simple(bd_t *b, const sql_query_t *q)
      * and a string holding such text only makes this refuse */
     const char *p = sql_expr_print(b->b_a, s->se_where);
     if (strstr(p, "(select") || strstr(p, "(values") || strstr(p, "(exists") ||
-        strstr(p, "(union") || strstr(p, "(except") || strstr(p, "(intersect") ||
-        strstr(p, "(array (") || strstr(p, "(in "))
+        strstr(p, "(union") || strstr(p, "(except") || strstr(p, "(intersect"))
       return false;
   }
   return true;

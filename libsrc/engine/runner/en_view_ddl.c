@@ -21,7 +21,7 @@
 
 #include "engine/runner/runner_int.h"
 
-#define EN_VIEW_MAX_DEPS 4096
+#define EN_VIEW_MAX_DEPS 1024  /* views a DROP … CASCADE reaches at most */
 
 static bool en_owns_view(esession_t *s, const cat_view_t *w)
 {
@@ -40,9 +40,9 @@ static char rel_kind(const cat_snapshot_t *snap, cat_oid_t oid)
   return w ? w->cw_kind : 't';
 }
 
-/* Every view that depends on rel, directly or through other views, in an
- * order where each comes after those it depends on... reversed: out[0..n)
- * lists dependents breadth first (drop from the end). */
+/* Every view that depends on rel, directly or through other views, into
+ * out[0..n), breadth first: a view comes after one it depends on, so the
+ * caller drops them from the end. */
 static int collect_dependents(const cat_snapshot_t *snap, cat_oid_t rel, const cat_view_t **out,
                               int cap)
 {
@@ -90,25 +90,23 @@ int en_view_drop_dependents(esession_t *s, cat_oid_t rel, const char *name, bool
   size_t len = 0;
   detail[0] = '\0';
   for (int i = 0; i < n && len < sizeof detail; i++) {
+    /* what it depends on: rel itself, or a view dropped before it */
     const cat_view_t *w = deps[i];
+    const char *on_name = name;
     cat_oid_t on = rel;
-    for (int d = 0; d < w->cw_ndeps; d++)
-      for (int k = -1; k < i; k++)
-        if ((k < 0 && w->cw_deps[d] == rel) || (k >= 0 && w->cw_deps[d] == deps[k]->cw_oid)) {
-          on = w->cw_deps[d];
-          k = i;
-          d = w->cw_ndeps;
+    bool direct = false;
+    for (int d = 0; d < w->cw_ndeps && !direct; d++)
+      direct = w->cw_deps[d] == rel;
+    for (int k = 0; k < i && !direct && on == rel; k++)
+      for (int d = 0; d < w->cw_ndeps; d++)
+        if (w->cw_deps[d] == deps[k]->cw_oid) {
+          on = deps[k]->cw_oid;
+          on_name = deps[k]->cw_name;
           break;
         }
-    const char *on_name = name;
-    if (on != rel)
-      for (int k = 0; k < i; k++)
-        if (deps[k]->cw_oid == on)
-          on_name = deps[k]->cw_name;
-    len += (size_t)snprintf(detail + len, sizeof detail - len, "%s%s %s %s %s %s",
+    len += (size_t)snprintf(detail + len, sizeof detail - len, "%s%s %s depends on %s %s",
                             i ? "\n" : "", rel_kind_name(w->cw_kind), w->cw_name,
-                            cascade ? "" : "depends on", cascade ? "" : rel_kind_name(rel_kind(snap, on)),
-                            cascade ? "" : on_name);
+                            rel_kind_name(rel_kind(snap, on)), on_name);
   }
   if (!cascade) {
     err_set(e, SQLSTATE_DEPENDENT_OBJECTS, "cannot drop %s %s because other objects depend on it",
@@ -344,8 +342,6 @@ static int create_view(esession_t *s, arena_t *a, const char *stmt_text, const s
   vq_t q = {0};
   if (bind_query(s, a, v, &q, e) != CZ_OK)
     return CZ_ERR;
-  if (v->vw_check && v->vw_materialized)
-    return err_set(e, SQLSTATE_SYNTAX_ERROR, "syntax error at or near \"WITH\"");
   char *text = arena_alloc(a, v->vw_len + 1);
   memcpy(text, stmt_text + v->vw_off, v->vw_len);
   text[v->vw_len] = '\0';
