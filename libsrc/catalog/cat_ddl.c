@@ -432,6 +432,10 @@ int cat_drop_schema(cat_t *c, txn_t *tx, cat_oid_t schema, err_t *e)
     if (s->cs_sequences[i]->sq_schema == schema)
       return err_set(e, SQLSTATE_DEPENDENT_OBJECTS,
                      "cannot drop schema %s because other objects depend on it", sch->cs_name);
+  for (int i = 0; i < s->cs_nviews; i++)
+    if (s->cs_views[i]->cw_schema == schema)
+      return err_set(e, SQLSTATE_DEPENDENT_OBJECTS,
+                     "cannot drop schema %s because other objects depend on it", sch->cs_name);
   uint8_t k[4];
   if (cat_sys_del(c, tx, CAT_SYS_SCHEMAS, k, cat_key_oid(k, schema), e) != CZ_OK)
     return CZ_ERR;
@@ -497,6 +501,8 @@ int cat_drop_role(cat_t *c, txn_t *tx, cat_oid_t role, err_t *e)
     used = s->cs_tables[i]->ct_owner == role;
   for (int i = 0; i < s->cs_nsequences && !used; i++)
     used = s->cs_sequences[i]->sq_owner == role;
+  for (int i = 0; i < s->cs_nviews && !used; i++)
+    used = s->cs_views[i]->cw_owner == role;  /* its privileges read the view's tables */
   for (int i = 0; i < s->cs_nschemas && !used; i++)
     used = s->cs_schemas[i].cs_owner == role && s->cs_schemas[i].cs_oid >= CAT_FIRST_USER_OID;
   for (int i = 0; i < s->cs_ngrants && !used; i++)
@@ -577,7 +583,7 @@ int cat_grant(cat_t *c, txn_t *tx, cat_oid_t table, cat_oid_t grantee, uint32_t 
   const cat_snapshot_t *s;
   if (cat_ddl_begin(c, tx, &s, e) != CZ_OK)
     return CZ_ERR;
-  if (!cat_table_by_oid(s, table))
+  if (!cat_table_by_oid(s, table) && !cat_view_by_oid(s, table))  /* a view's grants too */
     return err_set(e, SQLSTATE_UNDEFINED_TABLE, "table with OID %u does not exist", (unsigned)table);
   if (grantee != CAT_OID_PUBLIC_ROLE && !cat_role_by_oid(s, grantee))
     return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "role with OID %u does not exist", (unsigned)grantee);

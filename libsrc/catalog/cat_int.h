@@ -33,6 +33,7 @@ enum {
   CAT_SYS_SEQUENCES,  /* u32 oid -> sequence definition record */
   CAT_SYS_SEQVALS,    /* u32 oid -> sequence value: i64 logged value, u8 called
                          (written outside the DDL transaction: cat_sequence.c) */
+  CAT_SYS_VIEWS,      /* u32 oid -> view definition record (cat_view.c) */
   CAT_SYS_N
 };
 /* The system tables a database written before them lacks: cat_open
@@ -41,7 +42,8 @@ enum {
 enum {
   CAT_REL_TABLE = 0,  /* the kinds of the relation name index */
   CAT_REL_INDEX = 1,
-  CAT_REL_SEQUENCE = 2
+  CAT_REL_SEQUENCE = 2,
+  CAT_REL_VIEW = 3    /* a plain view (a materialized view is its table) */
 };
 
 extern const char *const cat_sys_names[CAT_SYS_N];
@@ -169,6 +171,9 @@ cat_seq_rt_t *cat_seq_rt_get(cat_t *c, cat_oid_t oid);
 /* Loading (cat_sequence.c): a sequence record into the snapshot arena. */
 int cat_seq_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, arena_t *a,
                    cat_sequence_t **out, err_t *e);
+/* Loading (cat_view.c): a view record into the snapshot arena. */
+int cat_view_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, arena_t *a,
+                    cat_view_t **out, err_t *e);
 /* DROP TABLE: drops the sequences the table owns. */
 int cat_drop_owned_sequences(cat_t *c, txn_t *tx, const cat_snapshot_t *s, cat_oid_t table,
                              err_t *e);

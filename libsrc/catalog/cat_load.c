@@ -70,7 +70,7 @@ typedef struct cat_col_rec_s {
 
 typedef struct cat_loader_s {
   arena_t *l_a;
-  cat_vec_t l_schemas, l_tables, l_cols, l_indexes, l_roles, l_members, l_grants, l_seqs;
+  cat_vec_t l_schemas, l_tables, l_cols, l_indexes, l_roles, l_members, l_grants, l_seqs, l_views;
   cat_t *l_cat;
 } cat_loader_t;
 
@@ -240,6 +240,17 @@ static int cat_ld_sequence(void *ctx, const uint8_t *k, size_t kl, const uint8_t
   return CZ_OK;
 }
 
+static int cat_ld_view(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl,
+                       err_t *e)
+{
+  cat_loader_t *l = ctx;
+  cat_view_t *w;
+  if (cat_view_decode(k, kl, v, vl, l->l_a, &w, e) != CZ_OK)
+    return CZ_ERR;
+  *(cat_view_t **)cat_vec_push(&l->l_views, l->l_a) = w;
+  return CZ_OK;
+}
+
 /* ---- linking ------------------------------------------------------------ */
 
 static uint64_t cat_rel_hash(cat_oid_t schema, const char *name)
@@ -258,6 +269,11 @@ static const char *cat_rel_name(const void *obj, int kind, cat_oid_t *schema)
     const cat_sequence_t *sq = obj;
     *schema = sq->sq_schema;
     return sq->sq_name;
+  }
+  if (kind == CAT_REL_VIEW) {
+    const cat_view_t *w = obj;
+    *schema = w->cw_schema;
+    return w->cw_name;
   }
   const cat_table_t *t = obj;
   *schema = t->ct_schema;
@@ -455,10 +471,22 @@ static int cat_link(cat_t *c, cat_loader_t *l, cat_snapshot_t *s, err_t *e)
   }
   s->cs_nsequences = l->l_seqs.cv_n;
   s->cs_sequences = (const cat_sequence_t *const *)sqs;
+  cat_view_t **vws = l->l_views.cv_p;
+  for (int i = 0; i < l->l_views.cv_n; i++) {
+    const cat_schema_t *sch = NULL;
+    for (int k = 0; k < l->l_schemas.cv_n && !sch; k++)
+      if (((cat_schema_t *)l->l_schemas.cv_p)[k].cs_oid == vws[i]->cw_schema)
+        sch = &((cat_schema_t *)l->l_schemas.cv_p)[k];
+    if (!sch)
+      return cat_bad("view (schema)", e);
+    vws[i]->cw_schema_name = sch->cs_name;
+  }
+  s->cs_nviews = l->l_views.cv_n;
+  s->cs_views = (const cat_view_t *const *)vws;
   /* name index of relations: tables and non-hidden indexes */
   struct cat_snap_int_s *si = s->cs_int;
   size_t nslots = 16;
-  while (nslots < (size_t)(nt + na + l->l_seqs.cv_n) * 2 + 2)
+  while (nslots < (size_t)(nt + na + l->l_seqs.cv_n + l->l_views.cv_n) * 2 + 2)
     nslots *= 2;
   si->si_rel = arena_zalloc(a, sizeof *si->si_rel * nslots);
   si->si_rel_mask = nslots - 1;
@@ -469,6 +497,9 @@ static int cat_link(cat_t *c, cat_loader_t *l, cat_snapshot_t *s, err_t *e)
       cat_rel_add(si, all[i], CAT_REL_INDEX);
   for (int i = 0; i < l->l_seqs.cv_n; i++)
     cat_rel_add(si, sqs[i], CAT_REL_SEQUENCE);
+  for (int i = 0; i < l->l_views.cv_n; i++)
+    if (vws[i]->cw_kind == 'v')  /* a materialized view's table holds its name */
+      cat_rel_add(si, vws[i], CAT_REL_VIEW);
   return CZ_OK;
 }
 
@@ -485,6 +516,7 @@ int cat_load(cat_t *c, const txn_t *tx, uint64_t version, cat_snapshot_t **out, 
   s->cs_version = version;
   cat_loader_t l = { .l_a = a, .l_cat = c };
   l.l_seqs.cv_elt = sizeof(cat_sequence_t *);
+  l.l_views.cv_elt = sizeof(cat_view_t *);
   l.l_schemas.cv_elt = sizeof(cat_schema_t);
   l.l_tables.cv_elt = sizeof(cat_table_t *);
   l.l_cols.cv_elt = sizeof(cat_col_rec_t);
@@ -507,6 +539,8 @@ int cat_load(cat_t *c, const txn_t *tx, uint64_t version, cat_snapshot_t **out, 
     rc = cat_scan(c, tx, CAT_SYS_GRANTS, a, cat_ld_grant, &l, e);
   if (rc == CZ_OK)
     rc = cat_scan(c, tx, CAT_SYS_SEQUENCES, a, cat_ld_sequence, &l, e);
+  if (rc == CZ_OK)
+    rc = cat_scan(c, tx, CAT_SYS_VIEWS, a, cat_ld_view, &l, e);
   if (rc == CZ_OK)
     rc = cat_link(c, &l, s, e);
   if (rc != CZ_OK) {

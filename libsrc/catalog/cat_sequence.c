@@ -313,6 +313,10 @@ char cat_find_relation(const cat_snapshot_t *s, const char *schema, const char *
     *oid = ((const cat_index_t *)o)->ci_oid;
     return 'i';
   }
+  if (kind == CAT_REL_VIEW) {
+    *oid = ((const cat_view_t *)o)->cw_oid;
+    return 'v';
+  }
   *oid = ((const cat_table_t *)o)->ct_oid;
   return 't';
 }

@@ -176,6 +176,27 @@ typedef struct cat_sequence_s {
   cat_seq_rt_t *sq_rt;
 } cat_sequence_t;
 
+/* A view or materialized view (cat_view.c; catalog/README.md, "Views"). */
+typedef struct cat_view_s {
+  cat_oid_t cw_oid;            /* a materialized view: its table's OID too */
+  cat_oid_t cw_schema;
+  const char *cw_schema_name;
+  const char *cw_name;
+  cat_oid_t cw_owner;          /* role: the view's tables are read with its privileges */
+  char cw_kind;                /* 'v' view, 'm' materialized view (pg_class.relkind) */
+  char cw_check;               /* WITH CASCADED CHECK OPTION 'c', LOCAL 'l', 0 none */
+  bool cw_populated;           /* materialized: refreshed with data (not WITH NO DATA) */
+  bool cw_updatable;           /* automatically updatable (one table, plain columns, no
+                                  DISTINCT, GROUP BY, LIMIT, set operation …): what
+                                  information_schema shows; the binder decides again */
+  const char *cw_query;        /* the defining query's text, as written */
+  int cw_ncols;
+  const char **cw_colnames;
+  const ty_t *cw_coltypes;
+  int cw_ndeps;                /* relations the query reads (tables, views), by OID */
+  const cat_oid_t *cw_deps;
+} cat_view_t;
+
 /* Immutable once published. Arrays are sorted by OID. Everything it points
  * to lives as long as the snapshot. */
 typedef struct cat_snapshot_s {
@@ -195,6 +216,8 @@ typedef struct cat_snapshot_s {
   const cat_grant_t *cs_grants;
   int cs_nsequences;
   const cat_sequence_t *const *cs_sequences;
+  int cs_nviews;               /* views and materialized views */
+  const cat_view_t *const *cs_views;
   /* private: reference count and the lookup hashes */
   struct cat_snap_int_s *cs_int;
 } cat_snapshot_t;
@@ -400,7 +423,8 @@ const cat_sequence_t *cat_sequence_by_oid(const cat_snapshot_t *s, cat_oid_t oid
 /* schema NULL: the search path. */
 const cat_sequence_t *cat_find_sequence(const cat_snapshot_t *s, const char *schema, const char *name);
 /* Whether schema.name (schema NULL: the search path) is any relation —
- * table, index or sequence — and which: 't', 'i', 'S'; 0 none. *oid set. */
+ * table, index, sequence or view — and which: 't', 'i', 'S', 'v' (a
+ * materialized view is its table: 't'); 0 none. *oid set. */
 char cat_find_relation(const cat_snapshot_t *s, const char *schema, const char *name, cat_oid_t *oid);
 
 /* A session's view of sequences: currval of each it used, lastval, and
@@ -425,6 +449,44 @@ int cat_seq_setval(cat_seq_session_t *ss, const cat_sequence_t *sq, txn_t *tx,
 /* The shared state as pg_sequences shows it: the last value handed out to
  * any session (cached ones included), and whether any was. */
 int cat_seq_peek(const cat_sequence_t *sq, txn_t *tx, int64_t *last, bool *called, err_t *e);
+
+/* ---- views (cat_view.c; catalog/README.md, "Views") ---------------------- */
+
+typedef struct cat_view_def_s {
+  const char *vd_schema;       /* NULL = public */
+  const char *vd_name;
+  cat_oid_t vd_owner;
+  char vd_kind;                /* 'v' or 'm' */
+  char vd_check;               /* 'c', 'l' or 0 */
+  bool vd_populated;
+  bool vd_updatable;
+  const char *vd_query;        /* the query's text */
+  int vd_ncols;
+  const char *const *vd_colnames;
+  const ty_t *vd_coltypes;
+  int vd_ndeps;
+  const cat_oid_t *vd_deps;
+  cat_oid_t vd_table;          /* materialized: the table made for its rows (same OID); 0 view */
+} cat_view_def_t;
+
+/* 42P07 when the name is taken (a plain view; a materialized view's
+ * table was made first and holds the name). */
+int cat_create_view(cat_t *c, txn_t *tx, const cat_view_def_t *def, cat_oid_t *oid, err_t *e);
+/* CREATE OR REPLACE, ALTER VIEW … RENAME, REFRESH (populated): replaces
+ * the record (the caller checked PostgreSQL's rules for the columns). */
+int cat_replace_view(cat_t *c, txn_t *tx, cat_oid_t view, const cat_view_def_t *def, err_t *e);
+/* Drops the record and the grants on it (a materialized view's table:
+ * cat_drop_table after). */
+int cat_drop_view(cat_t *c, txn_t *tx, cat_oid_t view, err_t *e);
+const cat_view_t *cat_view_by_oid(const cat_snapshot_t *s, cat_oid_t oid);
+/* schema NULL: the search path. A view or a materialized view. */
+const cat_view_t *cat_find_view(const cat_snapshot_t *s, const char *schema, const char *name);
+/* 42501 "permission denied for view v" unless role holds privs on w. */
+int cat_check_view_priv(const cat_snapshot_t *s, cat_oid_t role, const cat_view_t *w,
+                        uint32_t privs, err_t *e);
+/* The views whose query reads rel, into out[0..cap); returns how many
+ * there are (may exceed cap). */
+int cat_view_dependents(const cat_snapshot_t *s, cat_oid_t rel, const cat_view_t **out, int cap);
 
 /* ---- per-table runtime ----------------------------------------------------- */
 

@@ -112,14 +112,15 @@ static const pgcat_col_t pg_class_cols[] = {
 
 /* A table's privileges as PostgreSQL's aclitem[] text, or NULL when no
  * grant was ever made (the owner's default rights). */
-static const char *pgcat_table_acl(const pgcat_env_t *env, const cat_table_t *t, arena_t *a)
+static const char *pgcat_rel_acl(const pgcat_env_t *env, cat_oid_t oid, cat_oid_t owner_oid,
+                                 arena_t *a)
 {
   const cat_snapshot_t *s = env->pe_snap;
-  const char *owner = pgcat_role_name(env, t->ct_owner);
+  const char *owner = pgcat_role_name(env, owner_oid);
   char *acl = NULL;
   for (int i = 0; i < s->cs_ngrants; i++) {
     const cat_grant_t *g = &s->cs_grants[i];
-    if (g->cg_table != t->ct_oid || !g->cg_privs)
+    if (g->cg_table != oid || !g->cg_privs)
       continue;
     if (!acl)
       acl = arena_sprintf(a, "{%s=arwd/%s", owner ? owner : "", owner ? owner : "");
@@ -133,6 +134,11 @@ static const char *pgcat_table_acl(const pgcat_env_t *env, const cat_table_t *t,
                         g->cg_privs & CAT_PRIV_DELETE ? "d" : "", grantor ? grantor : "");
   }
   return acl ? arena_sprintf(a, "%s}", acl) : NULL;
+}
+
+static const char *pgcat_table_acl(const pgcat_env_t *env, const cat_table_t *t, arena_t *a)
+{
+  return pgcat_rel_acl(env, t->ct_oid, t->ct_owner, a);
 }
 
 static bool pgcat_has_index(const cat_table_t *t)
@@ -171,8 +177,19 @@ static void pgcat_class_head(pgcat_rows_t *w, cat_oid_t oid, const char *name, c
   pgcat_put_int(w, 0);          /* reltoastrelid */
 }
 
+static int pgcat_class_tail_pop(pgcat_rows_t *w, bool hasindex, char kind, int natts,
+                                const char *acl, bool populated, err_t *e);
+
 static int pgcat_class_tail(pgcat_rows_t *w, bool hasindex, char kind, int natts,
                             const char *acl, err_t *e)
+{
+  return pgcat_class_tail_pop(w, hasindex, kind, natts, acl, true, e);
+}
+
+/* kind 'v' (a view): relhasrules, as PostgreSQL's _RETURN rule makes it;
+ * populated: relispopulated (false for a materialized view WITH NO DATA). */
+static int pgcat_class_tail_pop(pgcat_rows_t *w, bool hasindex, char kind, int natts,
+                                const char *acl, bool populated, err_t *e)
 {
   pgcat_put_bool(w, hasindex);
   pgcat_put_bool(w, false);     /* relisshared */
@@ -180,13 +197,13 @@ static int pgcat_class_tail(pgcat_rows_t *w, bool hasindex, char kind, int natts
   pgcat_put_char(w, kind);
   pgcat_put_int(w, natts);
   pgcat_put_int(w, 0);          /* relchecks */
-  pgcat_put_bool(w, false);     /* relhasrules */
+  pgcat_put_bool(w, kind == 'v'); /* relhasrules */
   pgcat_put_bool(w, false);     /* relhastriggers */
   pgcat_put_bool(w, false);     /* relhassubclass */
   pgcat_put_bool(w, false);     /* relrowsecurity */
   pgcat_put_bool(w, false);     /* relforcerowsecurity */
-  pgcat_put_bool(w, true);      /* relispopulated */
-  pgcat_put_char(w, kind == 'r' ? 'd' : 'n');
+  pgcat_put_bool(w, populated); /* relispopulated */
+  pgcat_put_char(w, kind == 'r' || kind == 'm' ? 'd' : 'n');
   pgcat_put_bool(w, false);     /* relispartition */
   pgcat_put_int(w, 0);          /* relrewrite */
   pgcat_put_text(w, acl);
@@ -200,10 +217,20 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
   const cat_snapshot_t *s = env->pe_snap;
   for (int i = 0; i < s->cs_ntables; i++) {
     const cat_table_t *t = s->cs_tables[i];
+    const cat_view_t *mv = cat_view_by_oid(s, t->ct_oid);  /* a materialized view's table */
     pgcat_class_head(w, t->ct_oid, t->ct_name, t->ct_schema, t->ct_owner, PGCAT_AM_HEAP,
                      pgcat_rows_of(t, w->pw_arena));
-    if (pgcat_class_tail(w, pgcat_has_index(t), 'r', t->ct_ncols,
-                         pgcat_table_acl(env, t, w->pw_arena), e))
+    if (pgcat_class_tail_pop(w, pgcat_has_index(t), mv ? 'm' : 'r', t->ct_ncols,
+                             pgcat_table_acl(env, t, w->pw_arena), !mv || mv->cw_populated, e))
+      return CZ_ERR;
+  }
+  for (int i = 0; i < s->cs_nviews; i++) {
+    const cat_view_t *v = s->cs_views[i];
+    if (v->cw_kind != 'v')
+      continue;
+    pgcat_class_head(w, v->cw_oid, v->cw_name, v->cw_schema, v->cw_owner, 0, -1);
+    if (pgcat_class_tail(w, false, 'v', v->cw_ncols,
+                         pgcat_rel_acl(env, v->cw_oid, v->cw_owner, w->pw_arena), e))
       return CZ_ERR;
   }
   for (int i = 0; i < s->cs_nindexes; i++) {
@@ -292,6 +319,13 @@ static int pgcat_fill_pg_attribute(pgcat_rows_t *w, const pgcat_env_t *env, err_
                          col->cc_identity, e))
         return CZ_ERR;
     }
+  }
+  for (int i = 0; i < s->cs_nviews; i++) {
+    const cat_view_t *v = s->cs_views[i];
+    for (int c = 0; c < v->cw_ncols && v->cw_kind == 'v'; c++)
+      if (pgcat_attr_row(w, v->cw_oid, v->cw_colnames[c], v->cw_coltypes[c], c + 1, false, false,
+                         '\0', e))
+        return CZ_ERR;
   }
   for (int i = 0; i < s->cs_nindexes; i++) {
     const cat_index_t *ix = s->cs_indexes[i];

@@ -220,6 +220,9 @@ static int pf_pg_table_is_visible(xctx_t *c, const xnode_t *x, const datum_t *a,
   else if (!ix && cat_sequence_by_oid(env->pe_snap, oid)) {
     const cat_sequence_t *sq = cat_sequence_by_oid(env->pe_snap, oid);
     pgcat_out_bool(out, pgcat_relation_visible(env, sq->sq_schema, sq->sq_name));
+  } else if (!ix && cat_view_by_oid(env->pe_snap, oid)) {
+    const cat_view_t *w = cat_view_by_oid(env->pe_snap, oid);
+    pgcat_out_bool(out, pgcat_relation_visible(env, w->cw_schema, w->cw_name));
   } else
     out->d_null = true; /* no such relation: NULL, as PostgreSQL */
   return CZ_OK;
@@ -255,6 +258,31 @@ static int pf_pg_get_indexdef(xctx_t *c, const xnode_t *x, const datum_t *a, dat
   int column = x->x_nargs > 1 ? (int)a[1].d_i64 : 0;
   pgcat_out_text(c, out, ix && !ix->ci_hidden ? pgcat_indexdef(env, ix, column, c->xc_arena)
                                               : NULL);
+  return CZ_OK;
+}
+
+/* pg_get_viewdef(oid | name [, pretty]): the view's query (pgcat_view.c). */
+static int pf_pg_get_viewdef(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  PGCAT_ENV();
+  cat_oid_t oid;
+  if (x->x_args[0]->x_type.t_id == TY_TEXT) {
+    const char *name = pgcat_arg_str(c, &a[0]);
+    if (pgcat_regclass_in(env, name, &oid, e) != CZ_OK)
+      return CZ_ERR;
+  } else
+    oid = (cat_oid_t)a[0].d_i64;
+  const cat_view_t *w = cat_view_by_oid(env->pe_snap, oid);
+  pgcat_out_text(c, out, w ? pgcat_viewdef(w, c->xc_arena) : NULL);
+  return CZ_OK;
+}
+
+/* pg_get_ruledef: no rules exist besides a view's query, which pg_rewrite
+ * does not list, so no OID names one. */
+static int pf_pg_get_ruledef(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c, (void)x, (void)a, (void)e;
+  out->d_null = true;
   return CZ_OK;
 }
 
@@ -943,6 +971,20 @@ const xfunc_def_t pgcat_funcs[] = {
    .fd_row = pf_pg_get_indexdef},
   {.fd_name = "pg_get_indexdef", .fd_nargs = 3, .fd_args = {I8, I4, BO}, .fd_result = TX,
    .fd_flags = S, .fd_row = pf_pg_get_indexdef},
+  {.fd_name = "pg_get_viewdef", .fd_nargs = 1, .fd_args = {I8}, .fd_result = TX, .fd_flags = S,
+   .fd_row = pf_pg_get_viewdef},
+  {.fd_name = "pg_get_viewdef", .fd_nargs = 2, .fd_args = {I8, BO}, .fd_result = TX,
+   .fd_flags = S, .fd_row = pf_pg_get_viewdef},
+  {.fd_name = "pg_get_viewdef", .fd_nargs = 2, .fd_args = {I8, I4}, .fd_result = TX,
+   .fd_flags = S, .fd_row = pf_pg_get_viewdef},
+  {.fd_name = "pg_get_viewdef", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX, .fd_flags = S,
+   .fd_row = pf_pg_get_viewdef},
+  {.fd_name = "pg_get_viewdef", .fd_nargs = 2, .fd_args = {TX, BO}, .fd_result = TX,
+   .fd_flags = S, .fd_row = pf_pg_get_viewdef},
+  {.fd_name = "pg_get_ruledef", .fd_nargs = 1, .fd_args = {I8}, .fd_result = TX, .fd_flags = S,
+   .fd_row = pf_pg_get_ruledef},
+  {.fd_name = "pg_get_ruledef", .fd_nargs = 2, .fd_args = {I8, BO}, .fd_result = TX,
+   .fd_flags = S, .fd_row = pf_pg_get_ruledef},
   {.fd_name = "pg_get_constraintdef", .fd_nargs = 1, .fd_args = {I8}, .fd_result = TX,
    .fd_flags = S, .fd_row = pf_pg_get_constraintdef},
   {.fd_name = "pg_get_constraintdef", .fd_nargs = 2, .fd_args = {I8, BO}, .fd_result = TX,
@@ -1043,9 +1085,10 @@ int pgcat_init(pgcat_env_fn fn, err_t *e)
     /* One definition at a time: a function exec already has with the same
      * arguments (42723) is exec's; pgcat's copy is not needed. */
     const xfunc_def_t *tabs[] = {pgcat_funcs, pgcat_regex_funcs, pgcat_array_funcs,
-                                 pgcat_seq_funcs};
-    const int ns[] = {pgcat_nfuncs, pgcat_regex_nfuncs, pgcat_array_nfuncs, pgcat_seq_nfuncs};
-    for (int t = 0; t < 4 && rc == CZ_OK; t++)
+                                 pgcat_seq_funcs, pgcat_view_funcs};
+    const int ns[] = {pgcat_nfuncs, pgcat_regex_nfuncs, pgcat_array_nfuncs, pgcat_seq_nfuncs,
+                      pgcat_view_nfuncs};
+    for (int t = 0; t < (int)CZ_ARRAY_LEN(tabs) && rc == CZ_OK; t++)
       for (int i = 0; i < ns[t] && rc == CZ_OK; i++) {
         err_t e2;
         if (xfunc_register(&tabs[t][i], 1, &e2) != CZ_OK && !err_is(&e2, SQLSTATE_DUPLICATE_FUNCTION)) {

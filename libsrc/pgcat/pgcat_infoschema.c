@@ -23,6 +23,12 @@ static bool pgcat_may_see(const pgcat_env_t *env, const cat_table_t *t)
   return cat_table_privs(env->pe_snap, env->pe_user, t) != 0;
 }
 
+static bool pgcat_may_see_view(const pgcat_env_t *env, const cat_view_t *v)
+{
+  cat_table_t shim = {.ct_oid = v->cw_oid, .ct_owner = v->cw_owner, .ct_name = v->cw_name};
+  return pgcat_may_see(env, &shim);
+}
+
 /* ---- tables ------------------------------------------------------------- */
 
 static const pgcat_col_t is_tables_cols[] = {
@@ -34,8 +40,17 @@ static const pgcat_col_t is_tables_cols[] = {
   {"is_typed", PGT_VARCHAR},                 {"commit_action", PGT_VARCHAR},
 };
 
+static int pgcat_table_row_ins(pgcat_rows_t *w, const pgcat_env_t *env, const char *schema,
+                               const char *name, bool view, bool insertable, err_t *e);
+
 static int pgcat_table_row(pgcat_rows_t *w, const pgcat_env_t *env, const char *schema,
                            const char *name, bool view, err_t *e)
+{
+  return pgcat_table_row_ins(w, env, schema, name, view, !view, e);
+}
+
+static int pgcat_table_row_ins(pgcat_rows_t *w, const pgcat_env_t *env, const char *schema,
+                               const char *name, bool view, bool insertable, err_t *e)
 {
   pgcat_put_text(w, pgcat_db(env));
   pgcat_put_text(w, schema);
@@ -43,7 +58,7 @@ static int pgcat_table_row(pgcat_rows_t *w, const pgcat_env_t *env, const char *
   pgcat_put_text(w, view ? "VIEW" : "BASE TABLE");
   for (int i = 0; i < 5; i++)
     pgcat_put_null(w);
-  pgcat_put_text(w, view ? "NO" : "YES");
+  pgcat_put_text(w, insertable ? "YES" : "NO");
   pgcat_put_text(w, "NO");
   pgcat_put_null(w);
   return pgcat_row_end(w, e);
@@ -54,8 +69,15 @@ static int pgcat_fill_is_tables(pgcat_rows_t *w, const pgcat_env_t *env, err_t *
   const cat_snapshot_t *s = env->pe_snap;
   for (int i = 0; i < s->cs_ntables; i++) {
     const cat_table_t *t = s->cs_tables[i];
-    if (pgcat_may_see(env, t) &&
+    if (pgcat_may_see(env, t) && !cat_view_by_oid(s, t->ct_oid) &&  /* not materialized views */
         pgcat_table_row(w, env, pgcat_schema_name(env, t->ct_schema), t->ct_name, false, e))
+      return CZ_ERR;
+  }
+  for (int i = 0; i < s->cs_nviews; i++) {
+    const cat_view_t *v = s->cs_views[i];
+    if (v->cw_kind == 'v' && pgcat_may_see_view(env, v) &&
+        pgcat_table_row_ins(w, env, pgcat_schema_name(env, v->cw_schema), v->cw_name, true,
+                            v->cw_updatable, e))
       return CZ_ERR;
   }
   for (int i = 0, n = pgcat_nrels(); i < n; i++) {
@@ -186,8 +208,8 @@ static int pgcat_fill_is_columns(pgcat_rows_t *w, const pgcat_env_t *env, err_t 
   const cat_snapshot_t *s = env->pe_snap;
   for (int i = 0; i < s->cs_ntables; i++) {
     const cat_table_t *t = s->cs_tables[i];
-    if (!pgcat_may_see(env, t))
-      continue;
+    if (!pgcat_may_see(env, t) || cat_view_by_oid(s, t->ct_oid))
+      continue;  /* materialized views are not listed, as in PostgreSQL */
     const char *schema = pgcat_schema_name(env, t->ct_schema);
     for (int c = 0; c < t->ct_ncols; c++) {
       const cat_column_t *col = &t->ct_cols[c];
@@ -202,6 +224,16 @@ static int pgcat_fill_is_columns(pgcat_rows_t *w, const pgcat_env_t *env, err_t 
                            col->cc_not_null, false, ident, col->cc_identity, e))
         return CZ_ERR;
     }
+  }
+  for (int i = 0; i < s->cs_nviews; i++) {
+    const cat_view_t *v = s->cs_views[i];
+    if (v->cw_kind != 'v' || !pgcat_may_see_view(env, v))
+      continue;
+    for (int c = 0; c < v->cw_ncols; c++)
+      if (pgcat_column_row(w, env, pgcat_schema_name(env, v->cw_schema), v->cw_name,
+                           v->cw_colnames[c], c + 1, v->cw_coltypes[c], NULL, false,
+                           !v->cw_updatable, NULL, 0, e))
+        return CZ_ERR;
   }
   for (int i = 0, n = pgcat_nrels(); i < n; i++) {
     const pgcat_rel_t *r = pgcat_rel_at(i);
@@ -337,6 +369,6 @@ const pgcat_rel_t pgcat_rels_infoschema[] = {
             pgcat_fill_is_table_constraints),
   PGCAT_REL("key_column_usage", ISC, 13105, 'v', is_key_column_usage_cols,
             pgcat_fill_is_key_column_usage),
-  PGCAT_REL("views", ISC, 13106, 'v', is_views_cols, pgcat_fill_empty),
+  PGCAT_REL("views", ISC, 13106, 'v', is_views_cols, pgcat_fill_is_views),
 };
 const int pgcat_nrels_infoschema = (int)CZ_ARRAY_LEN(pgcat_rels_infoschema);

@@ -71,6 +71,16 @@ extern const pgcat_rel_t pgcat_rels_infoschema[]; /* pgcat_infoschema.c */
 extern const int pgcat_nrels_infoschema;
 extern const pgcat_rel_t pgcat_rels_seq[];        /* pgcat_seq.c */
 extern const int pgcat_nrels_seq;
+extern const pgcat_rel_t pgcat_rels_view[];       /* pgcat_view.c */
+extern const int pgcat_nrels_view;
+/* pgcat_view.c: pg_views' and information_schema.views' rows, and a
+ * view's definition as pg_get_viewdef shows it. */
+int pgcat_fill_pg_views(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e);
+int pgcat_fill_is_views(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e);
+char *pgcat_viewdef(const cat_view_t *w, arena_t *a);
+/* _cz_view_check (WITH CHECK OPTION's row check, called by the binder). */
+extern const xfunc_def_t pgcat_view_funcs[];
+extern const int pgcat_view_nfuncs;
 
 /* The functions pgcat registers (pgcat_func.c). pg_proc lists the whole
  * function registry (exec's and these) with OIDs PGCAT_FIRST_PROC_OID +

@@ -367,6 +367,8 @@ static int pgcat_fill_pg_tables(pgcat_rows_t *w, const pgcat_env_t *env, err_t *
   const cat_snapshot_t *s = env->pe_snap;
   for (int i = 0; i < s->cs_ntables; i++) {
     const cat_table_t *t = s->cs_tables[i];
+    if (cat_view_by_oid(s, t->ct_oid))
+      continue;  /* a materialized view's table: pg_matviews */
     bool idx = false;
     for (int k = 0; k < t->ct_nindexes; k++)
       idx |= !t->ct_indexes[k]->ci_hidden;
@@ -467,6 +469,6 @@ const pgcat_rel_t pgcat_rels_misc[] = {
   PGCAT_REL("pg_settings", PGC, 12003, 'v', pg_settings_cols, pgcat_fill_pg_settings),
   PGCAT_REL("pg_tables", PGC, 12004, 'v', pg_tables_cols, pgcat_fill_pg_tables),
   PGCAT_REL("pg_indexes", PGC, 12005, 'v', pg_indexes_cols, pgcat_fill_pg_indexes),
-  PGCAT_REL("pg_views", PGC, 12006, 'v', pg_views_cols, pgcat_fill_empty),
+  PGCAT_REL("pg_views", PGC, 12006, 'v', pg_views_cols, pgcat_fill_pg_views),
 };
 const int pgcat_nrels_misc = (int)CZ_ARRAY_LEN(pgcat_rels_misc);

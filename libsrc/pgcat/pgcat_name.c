@@ -122,6 +122,11 @@ static bool pgcat_rel_in(const pgcat_env_t *env, cat_oid_t schema, const char *n
     *oid = sq->sq_oid;
     return true;
   }
+  const cat_view_t *w = cat_find_view(env->pe_snap, sname, name);
+  if (w && w->cw_schema == schema) {
+    *oid = w->cw_oid;
+    return true;
+  }
   return false;
 }
 
@@ -252,7 +257,11 @@ char *pgcat_regclass_out(const pgcat_env_t *env, cat_oid_t oid, arena_t *a)
   const cat_table_t *t = r ? NULL : cat_table_by_oid(env->pe_snap, oid);
   const cat_index_t *ix = r || t ? NULL : cat_index_by_oid(env->pe_snap, oid);
   const cat_sequence_t *sq = r || t || ix ? NULL : cat_sequence_by_oid(env->pe_snap, oid);
-  if (sq) {
+  const cat_view_t *w = r || t || ix || sq ? NULL : cat_view_by_oid(env->pe_snap, oid);
+  if (w) {
+    name = w->cw_name;
+    schema = w->cw_schema;
+  } else if (sq) {
     name = sq->sq_name;
     schema = sq->sq_schema;
   } else if (r) {

@@ -453,7 +453,12 @@ typedef enum sql_stmt_kind_e {
   SQL_STMT_EXECUTE,         /* st_execute: EXECUTE name [(arguments)] */
   SQL_STMT_CREATE_SEQUENCE, /* st_sequence */
   SQL_STMT_ALTER_SEQUENCE,  /* st_sequence */
-  SQL_STMT_DROP_SEQUENCE    /* st_drop */
+  SQL_STMT_DROP_SEQUENCE,   /* st_drop */
+  SQL_STMT_CREATE_VIEW,     /* st_view: CREATE [OR REPLACE] [TEMP] VIEW, CREATE MATERIALIZED VIEW */
+  SQL_STMT_ALTER_VIEW,      /* st_view: ALTER [MATERIALIZED] VIEW … RENAME TO (vw_rename) */
+  SQL_STMT_REFRESH_MATVIEW, /* st_view: REFRESH MATERIALIZED VIEW name [WITH [NO] DATA] */
+  SQL_STMT_DROP_VIEW,       /* st_drop: DROP VIEW */
+  SQL_STMT_DROP_MATVIEW     /* st_drop: DROP MATERIALIZED VIEW */
 } sql_stmt_kind_t;
 
 typedef struct sql_stmt_s sql_stmt_t;
@@ -548,6 +553,25 @@ typedef struct sql_sequence_s {
   sql_seqopts_t sq_opts;
   const char *sq_rename;   /* ALTER SEQUENCE … RENAME TO name; NULL none */
 } sql_sequence_t;
+
+/* CREATE [OR REPLACE] [TEMP] VIEW name [(cols)] AS query [WITH [CASCADED | LOCAL] CHECK
+ * OPTION], CREATE MATERIALIZED VIEW [IF NOT EXISTS] … [WITH [NO] DATA], REFRESH
+ * MATERIALIZED VIEW, ALTER [MATERIALIZED] VIEW … RENAME TO. */
+typedef struct sql_view_s {
+  sql_name_t vw_name;
+  sql_list_t *vw_columns;  /* of const char *; NULL when not given */
+  sql_query_t *vw_query;   /* CREATE only */
+  size_t vw_off;           /* the query's text: a byte range of the statement's input */
+  size_t vw_len;
+  bool vw_replace;         /* OR REPLACE */
+  bool vw_temp;            /* TEMP / TEMPORARY */
+  bool vw_materialized;    /* MATERIALIZED VIEW */
+  bool vw_if_not_exists;
+  bool vw_if_exists;       /* ALTER … IF EXISTS */
+  bool vw_no_data;         /* WITH NO DATA (materialized views) */
+  char vw_check;           /* WITH [CASCADED] CHECK OPTION 'c', LOCAL 'l', 0 none */
+  const char *vw_rename;   /* ALTER … RENAME TO name */
+} sql_view_t;
 
 /* PRIMARY KEY (…) or UNIQUE (…) written as a table constraint. */
 typedef struct sql_tabcons_s {
@@ -700,6 +724,7 @@ struct sql_stmt_s {
     sql_drop_t *st_drop;            /* DROP TABLE, DROP INDEX, DROP SEQUENCE, TRUNCATE,
                                      * VACUUM/ANALYZE */
     sql_sequence_t *st_sequence;    /* CREATE / ALTER SEQUENCE */
+    sql_view_t *st_view;            /* CREATE / ALTER VIEW, REFRESH MATERIALIZED VIEW */
     sql_create_index_t *st_create_index;
     const char *st_savepoint;       /* SAVEPOINT, RELEASE, ROLLBACK TO */
     sql_grant_t *st_grant;          /* GRANT, REVOKE */

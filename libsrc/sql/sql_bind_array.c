@@ -61,7 +61,7 @@ static bool column_subscript_elem(const bd_scope_t *sc, const sql_expr_t *x, ty_
     int hit_col = -1, found = 0;
     for (int r = 0; r < s->sc_nrels; r++) {
       const bd_rel_t *rel = s->sc_rels[r];
-      if (x->ex_table && strcmp(rel->rl_name, x->ex_table) != 0)
+      if (rel->rl_hidden || (x->ex_table && strcmp(rel->rl_name, x->ex_table) != 0))
         continue;
       for (int c = 0; c < rel->rl_ncols; c++)
         if (strcmp(rel->rl_cols[c], x->ex_name) == 0) {

@@ -7,6 +7,17 @@
 
 #include "sql/sql_bind_int.h"
 
+/* bd_access, with the privileges of uv's owner when t is written through
+ * a view (the user needs them on the view: sql_bind_view.c records that). */
+static void bd_access_as(bd_t *b, const sp_table_t *t, unsigned priv, const bd_uview_t *uv)
+{
+  uint32_t saved = b->b_view_owner;
+  if (uv && uv->uv_view)
+    b->b_view_owner = uv->uv_view->vi_owner;
+  bd_access(b, t, priv);
+  b->b_view_owner = saved;
+}
+
 /* Assignment conversion of n to column c of t (42804 when not allowed). */
 xnode_t *bd_assign(bd_t *b, const sp_table_t *t, int c, xnode_t *n, int pos)
 {
@@ -82,9 +93,35 @@ static int bd_identity_value(bd_t *b, const sp_table_t *t, const sql_insert_t *i
 int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
 {
   const sp_table_t *t;
-  if (bd_lookup_table(b, &in->in_table, &t) != CZ_OK)
+  bd_uview_t uv;
+  if (bd_lookup_target(b, &in->in_table, "insert into", &t, &uv) != CZ_OK)
     return CZ_ERR;
-  bd_access(b, t, SQL_PRIV_INSERT);
+  bd_access_as(b, t, SQL_PRIV_INSERT, &uv);
+  sql_insert_t vin;
+  if (uv.uv_view) {
+    /* through a view: its column names are its table's (sql_bind_view.c) */
+    vin = *in;
+    int n = in->in_columns ? sql_list_len(in->in_columns) : uv.uv_ncols;
+    const sql_query_t *vq = in->in_query;
+    if (!in->in_columns && vq && vq->qu_kind == SQL_Q_VALUES && sql_list_len(vq->qu_rows) > 0 &&
+        sql_list_len(sql_list_at(vq->qu_rows, 0)) < n)
+      n = sql_list_len(sql_list_at(vq->qu_rows, 0));  /* the rest: defaults */
+    sql_list_t *cols = arena_zalloc(b->b_a, sizeof(*cols));
+    cols->ls_items = arena_alloc(b->b_a, sizeof(void *) * (size_t)(n + 1));
+    cols->ls_cap = n + 1;
+    for (int i = 0; i < n; i++) {
+      const char *name;
+      if (in->in_columns) {
+        if (bd_view_colname(b, &uv, sql_list_at(in->in_columns, i), in->in_table.nm_pos,
+                            &name) != CZ_OK)
+          return CZ_ERR;
+      } else
+        name = t->tb_colnames[uv.uv_map[i]];
+      cols->ls_items[cols->ls_n++] = (void *)name;
+    }
+    vin.in_columns = n ? cols : NULL;
+    in = &vin;
+  }
   int nc = t->tb_ncols;
   /* src[c]: position of table column c in the written column list, -1 = default */
   int *src = arena_alloc(b->b_a, sizeof(int) * (size_t)(nc + 1));
@@ -152,6 +189,8 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
       }
     }
     rows = op_values_new(b->b_a, nc, t->tb_coltypes, nrows, vals);
+    if (bd_view_check(b, &uv, rows, &rows) != CZ_OK)
+      return CZ_ERR;
   } else {
     op_t *sel;
     if (q->qu_kind == SQL_Q_SELECT) {
@@ -188,9 +227,11 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
         return CZ_ERR;
     }
     rows = op_project_new(b->b_a, sel, nc, x);
+    if (bd_view_check(b, &uv, rows, &rows) != CZ_OK)
+      return CZ_ERR;
     for (int i = 0; i < b->b_naccess; i++)
       /* handles are made per name resolution: the table's identity is its OID */
-      if (b->b_access[i].ac_table->tb_oid == t->tb_oid &&
+      if (b->b_access[i].ac_table && b->b_access[i].ac_table->tb_oid == t->tb_oid &&
           (b->b_access[i].ac_priv & SQL_PRIV_SELECT)) {
         rows = op_buffer_new(b->b_a, rows);  /* reads the table it fills */
         break;
@@ -213,6 +254,7 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
  * reads only the columns they use. */
 typedef struct bd_target_s {
   const sp_table_t *tg_t;
+  bd_uview_t tg_uv;             /* written through this view (uv_view NULL: the table) */
   bd_scope_t *tg_sc;
   xnode_t **tg_conj;
   int tg_n, tg_cap;
@@ -223,19 +265,29 @@ static int bd_target(bd_t *b, const sql_name_t *name, const char *alias, const s
                      unsigned priv, bd_target_t *tg)
 {
   memset(tg, 0, sizeof(*tg));
-  if (bd_lookup_table(b, name, &tg->tg_t) != CZ_OK)
+  if (bd_lookup_target(b, name, priv == SQL_PRIV_DELETE ? "delete from" : "update", &tg->tg_t,
+                       &tg->tg_uv) != CZ_OK)
     return CZ_ERR;
   const sp_table_t *t = tg->tg_t;
-  bd_access(b, t, priv);
-  tg->tg_sc = bd_table_scope(b, t, alias);
+  bd_access_as(b, t, priv, &tg->tg_uv);
+  bd_uview_t *uv = tg->tg_uv.uv_view ? &tg->tg_uv : NULL;
+  tg->tg_sc = bd_table_scope(b, t, uv ? uv->uv_alias : alias);
   tg->tg_sc->sc_agg_forbid = "WHERE";
   tg->tg_need = arena_zalloc(b->b_a, sizeof(bool) * (size_t)(t->tb_ncols + 1));
+  if (uv) {
+    /* through a view: only the rows it shows, names as it gives them */
+    xnode_t *vw;
+    if (bd_view_where(b, uv, &vw) != CZ_OK ||
+        bd_view_scope(b, uv, alias, tg->tg_sc) != CZ_OK)
+      return CZ_ERR;
+    bd_conjuncts(b, vw, &tg->tg_conj, &tg->tg_n, &tg->tg_cap);
+  }
   if (where) {
     xnode_t *w;
     if (bd_cond(b, tg->tg_sc, where, "WHERE", &w) != CZ_OK)
       return CZ_ERR;
     bd_conjuncts(b, w, &tg->tg_conj, &tg->tg_n, &tg->tg_cap);
-    bd_access(b, t, SQL_PRIV_SELECT);  /* reading columns in WHERE needs SELECT */
+    bd_access_as(b, t, SQL_PRIV_SELECT, &tg->tg_uv);  /* reading columns in WHERE needs SELECT */
   }
   return CZ_OK;
 }
@@ -314,8 +366,29 @@ int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
   xnode_t **x;
   bool *set;
   sc->sc_agg_forbid = "UPDATE";
-  if (bd_set_list(b, sc, t, up->up_set, &x, &set) != CZ_OK)
+  const sql_list_t *setl = up->up_set;
+  if (tg.tg_uv.uv_view) {
+    /* SET names the view's columns: as the table's */
+    sql_list_t *m = arena_zalloc(b->b_a, sizeof(*m));
+    int n = sql_list_len(setl);
+    m->ls_items = arena_alloc(b->b_a, sizeof(void *) * (size_t)(n + 1));
+    m->ls_cap = n + 1;
+    for (int i = 0; i < n; i++) {
+      sql_assign_t *as = arena_alloc(b->b_a, sizeof(*as));
+      *as = *(const sql_assign_t *)sql_list_at(setl, i);
+      if (bd_view_colname(b, &tg.tg_uv, as->as_column, as->as_pos, &as->as_column) != CZ_OK)
+        return CZ_ERR;
+      m->ls_items[m->ls_n++] = as;
+    }
+    setl = m;
+  }
+  if (bd_set_list(b, sc, t, setl, &x, &set) != CZ_OK)
     return CZ_ERR;
+  xnode_t *check = NULL;  /* WITH CHECK OPTION: the view's WHERE over the new row */
+  if (tg.tg_uv.uv_view && tg.tg_uv.uv_view->vi_check && bd_view_where(b, &tg.tg_uv, &check) != CZ_OK)
+    return CZ_ERR;
+  if (check)
+    bd_target_use(&tg, check);  /* the columns it names are read, set or not */
   for (int c = 0; c < nc; c++)
     if (x[c])
       bd_target_use(&tg, x[c]);
@@ -335,9 +408,10 @@ int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
   x[nc] = bd_col(b, nc, ty_plain(TY_BYTEA));
   /* Buffered: an updated row may move ahead of the scan (a changed key
    * or indexed column) and must not be updated twice. */
-  op_t *upd = op_update_new(b->b_a,
-                            op_buffer_new(b->b_a, op_project_new(b->b_a, scan, nc + 1, x)),
-                            t->tb_handle, t->tb_name, set);
+  op_t *newrows = op_project_new(b->b_a, scan, nc + 1, x);
+  if (check && bd_view_check(b, &tg.tg_uv, newrows, &newrows) != CZ_OK)
+    return CZ_ERR;
+  op_t *upd = op_update_new(b->b_a, op_buffer_new(b->b_a, newrows), t->tb_handle, t->tb_name, set);
   return bd_returning_plan(b, &ret, upd, out);
 }
 

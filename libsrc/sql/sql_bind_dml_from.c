@@ -30,7 +30,8 @@ static int bd_dml_block(bd_t *b, const sql_name_t *name, const char *alias, cons
                         bd_scope_t **scout, lp_block_t **fbout)
 {
   const sp_table_t *t;
-  if (bd_lookup_table(b, name, &t) != CZ_OK)
+  if (bd_lookup_target(b, name, priv == SQL_PRIV_DELETE ? "delete from" : "update", &t, NULL) !=
+      CZ_OK)
     return CZ_ERR;
   bd_access(b, t, priv);
   bd_scope_t *sc = bd_table_scope(b, t, alias);

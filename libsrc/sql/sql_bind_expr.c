@@ -22,6 +22,8 @@ static void scope_find(const bd_scope_t *sc, const char *schema, const char *tab
   memset(f, 0, sizeof(*f));
   for (int r = 0; r < sc->sc_nrels; r++) {
     const bd_rel_t *rel = sc->sc_rels[r];
+    if (rel->rl_hidden)
+      continue;  /* a merged view's own items (sql_bind_view.c) */
     if (table) {
       if (strcmp(rel->rl_name, table) != 0)
         continue;
@@ -32,7 +34,7 @@ static void scope_find(const bd_scope_t *sc, const char *schema, const char *tab
     for (int c = 0; c < rel->rl_ncols; c++)
       if (strcmp(rel->rl_cols[c], name) == 0 && (table || !rel->rl_merged || !rel->rl_merged[c])) {
         f->fd_count++;
-        f->fd_index = rel->rl_base + c;
+        f->fd_index = rel->rl_map ? rel->rl_map[c] : rel->rl_base + c;
         f->fd_type = rel->rl_types[c];
       }
   }

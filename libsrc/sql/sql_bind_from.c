@@ -28,7 +28,7 @@ int bd_lookup_table(bd_t *b, const sql_name_t *n, const sp_table_t **out)
 static void scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r)
 {
   for (int i = 0; i < sc->sc_nrels; i++)
-    if (strcmp(sc->sc_rels[i]->rl_name, r->rl_name) == 0 &&
+    if (!sc->sc_rels[i]->rl_hidden && strcmp(sc->sc_rels[i]->rl_name, r->rl_name) == 0 &&
         (!r->rl_schema || !sc->sc_rels[i]->rl_schema ||
          strcmp(r->rl_schema, sc->sc_rels[i]->rl_schema) == 0)) {
       bd_error(b, SQLSTATE_DUPLICATE_ALIAS, 0, "table name \"%s\" specified more than once",
@@ -41,7 +41,7 @@ static void scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r)
   n[sc->sc_nrels++] = r;
   sc->sc_rels = n;
   r->rl_base = sc->sc_width;
-  if (r->rl_ncols > 0)
+  if (r->rl_ncols > 0 && !r->rl_map)  /* a merged view's columns are its items' */
     sc->sc_width += r->rl_ncols;
 }
 
@@ -498,9 +498,16 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
     bd_cte_t *cte = fr->fr_table.nm_schema ? NULL : bd_find_cte(b, fr->fr_table.nm_name);
     if (cte)
       return bd_cte_ref(b, sc, fr, cte, op);
+    const sp_view_t *v;
+    int vrc = bd_find_view(b, fr, &v);
+    if (vrc != 1)
+      return vrc == CZ_OK ? bd_view_item(b, sc, fr, v, op) : CZ_ERR;  /* sql_bind_view.c */
     const sp_table_t *t;
     if (bd_lookup_table(b, &fr->fr_table, &t) != CZ_OK)
       return CZ_ERR;
+    if (t->tb_unpopulated && !b->b_env->pe_refresh)
+      return bd_error(b, SQLSTATE_OBJECT_NOT_IN_STATE, fr->fr_pos,
+                      "materialized view \"%s\" has not been populated", t->tb_name);
     bd_access(b, t, SQL_PRIV_SELECT);
     bd_rel_t *r = rel_new(b, fr->fr_alias ? fr->fr_alias : t->tb_name,
                           fr->fr_alias ? NULL : t->tb_schema, t->tb_ncols);
@@ -610,6 +617,14 @@ int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_block_t *fb)
   }
   if (fb->fb_nunits > 0 && bd_item_lateral(fr))
     return bd_lateral_unit(b, sc, fb, fr);  /* sql_bind_lateral.c */
+  if (fr->fr_kind == SQL_FROM_TABLE && !(!fr->fr_table.nm_schema && bd_find_cte(b, fr->fr_table.nm_name))) {
+    const sp_view_t *v;
+    int rc = bd_find_view(b, fr, &v);
+    if (rc == CZ_OK)
+      rc = bd_view_merge(b, sc, fr, v, fb);  /* sql_bind_view.c; 1: not simple */
+    if (rc != 1)
+      return rc;
+  }
   lp_rel_t *u = bd_fromblk_unit(b, fb);
   u->un_base = sc->sc_width;
   if (bd_item(b, sc, fr, &u->un_op, &u->un_table, &u->un_alias) != CZ_OK)

@@ -35,6 +35,12 @@ typedef struct bd_rel_s {
   const sp_table_t *rl_table;   /* stored table, NULL for derived ones */
   bool *rl_merged;              /* per column: merged into the other side's by JOIN USING
                                  * (not found unqualified, not in *); NULL = none */
+  /* A view merged into the block (sql_bind_view.c): its range entry has
+   * no columns of its own in the row (rl_base unused); column c is row
+   * position rl_map[c], a column of the view's own FROM items, whose
+   * range entries are rl_hidden (no name reaches them, nor `*`). */
+  const int *rl_map;
+  bool rl_hidden;
 } bd_rel_t;
 
 /* A JOIN … USING or NATURAL JOIN of a scope. PostgreSQL's `*` lists a
@@ -187,6 +193,8 @@ typedef struct bd_s {
   op_t *b_dml;                  /* the statement's modify operator */
   int b_nret;                   /* RETURNING columns */
   sp_col_t *b_ret_cols;
+  uint32_t b_view_owner;        /* binding a view's query: its owner (privileges), else 0 */
+  int b_view_depth;             /* views being expanded, innermost last (recursion limit) */
 } bd_t;
 
 /* ---- nodes (sql_bind_node.c) ------------------------------------------- */
@@ -355,6 +363,49 @@ op_t *bd_plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
                    xnode_t **conj, int n);
 op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
                         xnode_t **conj, int n, const bool *need);
+
+/* ---- views (sql_bind_view.c) -------------------------------------------- */
+
+/* The view named by FROM item fr (CZ_OK, *out set), 1 when fr names no
+ * view (or the environment has none). */
+int bd_find_view(bd_t *b, const sql_from_t *fr, const sp_view_t **out);
+/* View v as one FROM item: its query bound as a derived table. */
+int bd_view_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const sp_view_t *v, op_t **op);
+/* View v merged into the block: its FROM items become units of fb, its
+ * WHERE conjuncts of fb, its columns a mapped range entry. 1 when v is not
+ * simple enough (the caller binds it as one item). */
+int bd_view_merge(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const sp_view_t *v,
+                  lp_block_t *fb);
+
+/* An automatically updatable view written through (sql_bind_view.c):
+ * its one table, and where the view's columns are in that table. */
+typedef struct bd_uview_s {
+  const sp_view_t *uv_view;
+  const sp_table_t *uv_t;       /* the table written */
+  int uv_ncols;
+  int *uv_map;                  /* view column -> table column */
+  const char *uv_alias;         /* the table's name in the view's FROM */
+  const sql_expr_t *uv_where;   /* the view's WHERE (over the table), NULL none */
+} bd_uview_t;
+/* The table an INSERT, UPDATE or DELETE writes (what: "insert into",
+ * "update", "delete from", for the messages): a materialized view is
+ * 42809 (but for REFRESH); a view is 55000 unless it is automatically
+ * updatable and uv is given, which then describes it (uv_view NULL for a
+ * table). */
+int bd_lookup_target(bd_t *b, const sql_name_t *n, const char *what, const sp_table_t **out,
+                     bd_uview_t *uv);
+/* The view's WHERE over its table's row (columns at 0..): NULL none. */
+int bd_view_where(bd_t *b, const bd_uview_t *uv, xnode_t **out);
+/* Column names of the view as its table's (INSERT's list, SET's
+ * targets); 42703 for a name the view does not have. */
+int bd_view_colname(bd_t *b, const bd_uview_t *uv, const char *name, int pos, const char **out);
+/* WITH CHECK OPTION over rows whose columns 0.. are the table's: a filter
+ * that fails (44000) on a row outside the view. rows unchanged without
+ * the option. */
+int bd_view_check(bd_t *b, const bd_uview_t *uv, op_t *rows, op_t **out);
+/* The view's range entry over a one-table scope of its table (UPDATE and
+ * DELETE: names in WHERE, SET and RETURNING are the view's). */
+int bd_view_scope(bd_t *b, const bd_uview_t *uv, const char *alias, bd_scope_t *sc);
 
 /* ---- DML (sql_bind_dml.c) ----------------------------------------------- */
 

@@ -20,7 +20,7 @@ int bd_error(bd_t *b, const char *sqlstate, int pos, const char *fmt, ...)
 void bd_access(bd_t *b, const sp_table_t *t, unsigned priv)
 {
   for (int i = 0; i < b->b_naccess; i++)
-    if (b->b_access[i].ac_table == t) {
+    if (b->b_access[i].ac_table == t && b->b_access[i].ac_role == b->b_view_owner) {
       b->b_access[i].ac_priv |= priv;
       return;
     }
@@ -32,8 +32,8 @@ void bd_access(bd_t *b, const sp_table_t *t, unsigned priv)
     b->b_access = n;
     b->b_access_cap = cap;
   }
-  b->b_access[b->b_naccess].ac_table = t;
-  b->b_access[b->b_naccess++].ac_priv = priv;
+  b->b_access[b->b_naccess++] = (sp_access_t){.ac_table = t, .ac_priv = priv,
+                                              .ac_role = b->b_view_owner};
 }
 
 xnode_t *bd_node(bd_t *b, xkind_t kind, ty_t type, int pos)

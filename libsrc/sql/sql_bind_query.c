@@ -139,8 +139,8 @@ static void star_col(bd_t *b, bd_scope_t *sc, int index, bool *done, tlist_t *tl
   for (int r = 0; r < sc->sc_nrels; r++) {
     const bd_rel_t *rel = sc->sc_rels[r];
     int c = index - rel->rl_base;
-    if (c < 0 || c >= rel->rl_ncols)
-      continue;
+    if (rel->rl_map || c < 0 || c >= rel->rl_ncols)
+      continue;  /* a merged view's entry covers no positions of its own */
     if (rel->rl_merged && rel->rl_merged[c])
       return;
     sp_col_t o;
@@ -176,8 +176,17 @@ static void star_range(bd_t *b, bd_scope_t *sc, int from, int to, bool *open, bo
       continue;
     }
     const bd_rel_t *rel = sc->sc_rels[r];
-    for (int c = 0; c < rel->rl_ncols; c++)
-      star_col(b, sc, rel->rl_base + c, done, tl);
+    if (rel->rl_hidden)
+      ;  /* a merged view's own items: the view's entry lists its columns */
+    else if (rel->rl_map)
+      for (int c = 0; c < rel->rl_ncols; c++) {
+        sp_col_t o = {0};
+        bd_scope_use(b, sc, rel->rl_map[c]);
+        tl_add(b, tl, bd_col(b, rel->rl_map[c], rel->rl_types[c]), rel->rl_cols[c], &o);
+      }
+    else
+      for (int c = 0; c < rel->rl_ncols; c++)
+        star_col(b, sc, rel->rl_base + c, done, tl);
     r++;
   }
 }
@@ -197,16 +206,18 @@ static int bd_targets(bd_t *b, bd_scope_t *sc, const sql_select_t *s, bool top, 
       bool any = false;
       for (int r = 0; r < sc->sc_nrels; r++) {
         const bd_rel_t *rel = sc->sc_rels[r];
-        if (x->ex_table && strcmp(rel->rl_name, x->ex_table) != 0)
+        if (rel->rl_hidden || (x->ex_table && strcmp(rel->rl_name, x->ex_table) != 0))
           continue;
         any = true;
         for (int c = 0; c < rel->rl_ncols; c++) {
           if (rel->rl_merged && rel->rl_merged[c] && !x->ex_table)
             continue;
-          sp_col_t o;
-          col_origin(sc, rel->rl_base + c, &o);
-          bd_scope_use(b, sc, rel->rl_base + c);
-          tl_add(b, tl, bd_col(b, rel->rl_base + c, rel->rl_types[c]), rel->rl_cols[c], &o);
+          int at = rel->rl_map ? rel->rl_map[c] : rel->rl_base + c;
+          sp_col_t o = {0};
+          if (!rel->rl_map)
+            col_origin(sc, at, &o);
+          bd_scope_use(b, sc, at);
+          tl_add(b, tl, bd_col(b, at, rel->rl_types[c]), rel->rl_cols[c], &o);
         }
       }
       if (!any)

@@ -26,7 +26,8 @@ static int scope_add_one(bd_t *b, bd_scope_t *sc, const char *name, const char *
                          int pos)
 {
   for (int i = 0; i < sc->sc_nrels; i++)
-    if (strcmp(sc->sc_rels[i]->rl_name, name) == 0 && !sc->sc_rels[i]->rl_schema)
+    if (!sc->sc_rels[i]->rl_hidden && strcmp(sc->sc_rels[i]->rl_name, name) == 0 &&
+        !sc->sc_rels[i]->rl_schema)
       return bd_error(b, SQLSTATE_DUPLICATE_ALIAS, pos, "table name \"%s\" specified more than once",
                       name);
   bd_rel_t *r = arena_zalloc(b->b_a, sizeof(*r));

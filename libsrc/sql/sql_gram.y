@@ -133,8 +133,14 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 /* sequences and identity columns (CREATE/ALTER/DROP SEQUENCE, serial, GENERATED … AS IDENTITY) */
 %token <str> ALWAYS CACHE CYCLE GENERATED IDENTITY_P INCREMENT MAXVALUE MINVALUE NONE OVERRIDING
 %token <str> OWNED RENAME RESTART SEQUENCE SYSTEM_P VALUE_P
-/* WITH q AS [NOT] MATERIALIZED (…) */
-%token <str> MATERIALIZED
+/* views and materialized views (CREATE [OR REPLACE] [TEMP] VIEW … [WITH CHECK OPTION],
+ * CREATE / REFRESH MATERIALIZED VIEW … WITH [NO] DATA, ALTER VIEW … RENAME, DROP VIEW);
+ * MATERIALIZED also marks WITH q AS [NOT] MATERIALIZED (…);
+ * CHECK is reserved, as in PostgreSQL (the constraints' grammar uses it too) */
+%token <str> CASCADED CHECK DATA_P MATERIALIZED OPTION REFRESH REPLACE TEMP TEMPORARY VIEW
+/* WITH before TIME (PostgreSQL's WITH_LA): `timestamp WITH TIME ZONE` then
+ * never competes with a view's `… AS query WITH CHECK OPTION` */
+%token WITH_LA
 /* year, month, day, hour, minute or second right after INTERVAL 'text'
  * (sql_yylex turns the identifier into this token only there) */
 %token <str> IV_UNIT
@@ -190,6 +196,10 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <seqopts> seq_opts opt_identity_opts
 %type <ival> seq_num
 %type <num> override_kind
+%type <stmt> view_stmt
+%type <view> view_head
+%type <flag> opt_or_replace opt_temp opt_with_data
+%type <num> opt_check_option
 
 /* Lowest first; PostgreSQL's table. */
 /* UNBOUNDED PRECEDING is the frame bound, not a column named unbounded
@@ -247,6 +257,7 @@ stmt:
   | with_dml_stmt
   | create_table_stmt
   | sequence_stmt
+  | view_stmt
   | drop_stmt
   | create_index_stmt
   | txn_stmt
@@ -1401,7 +1412,7 @@ simple_type:
         if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_NO_TZ, 0, NULL, @1.lc_pos, &$$))
           YYABORT;
       }
-  | type_function_name WITH TIME ZONE
+  | type_function_name WITH_LA TIME ZONE
       {
         if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_TZ, 0, NULL, @1.lc_pos, &$$))
           YYABORT;
@@ -1412,7 +1423,7 @@ simple_type:
         if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_NO_TZ, 1, &m, @1.lc_pos, &$$))
           YYABORT;
       }
-  | type_function_name '(' ICONST ')' WITH TIME ZONE
+  | type_function_name '(' ICONST ')' WITH_LA TIME ZONE
       {
         int64_t m = strtoll($3, NULL, 10);
         if (sql_type_resolve(ps, NULL, $1, false, SQL_TYPE_TZ, 1, &m, @1.lc_pos, &$$))
@@ -1523,7 +1534,7 @@ unreserved_keyword:
   | BY | CUBE | DELETE_P | DROP | INSERT | REVOKE | ROLLUP | SET | UPDATE
   | ALWAYS | CACHE | CYCLE | GENERATED | IDENTITY_P | INCREMENT | MAXVALUE | MINVALUE | NONE
   | OVERRIDING | OWNED | RENAME | RESTART | SEQUENCE | SYSTEM_P | VALUE_P
-  | MATERIALIZED
+  | CASCADED | DATA_P | MATERIALIZED | OPTION | REFRESH | REPLACE | TEMP | TEMPORARY | VIEW
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function
@@ -1535,7 +1546,7 @@ col_name_keyword:
 
 /* Every other keyword: not usable as a bare name. */
 reserved_keyword:
-    ALL | AND | ANY | ARRAY | AS | ASC | ASYMMETRIC | BOTH | CASE | CAST | COLLATE
+    ALL | AND | ANY | ARRAY | AS | ASC | ASYMMETRIC | BOTH | CASE | CAST | CHECK | COLLATE
   | CONSTRAINT
   | CREATE
   | CROSS | CURRENT_CATALOG | CURRENT_DATE | CURRENT_ROLE | CURRENT_SCHEMA | CURRENT_TIMESTAMP
@@ -1762,6 +1773,130 @@ opt_identity_opts:
   | %empty            { $$ = NULL; }
   ;
 
+/* ---- views -------------------------------------------------------------- */
+
+/* The query's own text is kept (vw_off, vw_len): the catalog stores it
+ * and every use parses and binds it again (sql/README.md, "Views"). */
+view_stmt:
+    view_head AS select_stmt opt_check_option
+      {
+        $1->vw_query = $3;
+        $1->vw_off = @3.lc_off;
+        $1->vw_len = @3.lc_end - @3.lc_off;
+        $1->vw_check = (char)$4;
+        $$ = sql_stmt_new(ps, SQL_STMT_CREATE_VIEW);
+        $$->st_view = $1;
+      }
+  | CREATE MATERIALIZED VIEW qualified_name opt_name_list AS select_stmt opt_with_data
+      {
+        sql_view_t *v = NEW(sql_view_t);
+        v->vw_name = $4;
+        v->vw_columns = $5;
+        v->vw_query = $7;
+        v->vw_off = @7.lc_off;
+        v->vw_len = @7.lc_end - @7.lc_off;
+        v->vw_materialized = true;
+        v->vw_no_data = !$8;
+        $$ = sql_stmt_new(ps, SQL_STMT_CREATE_VIEW);
+        $$->st_view = v;
+      }
+  | CREATE MATERIALIZED VIEW IF_P NOT EXISTS qualified_name opt_name_list AS select_stmt
+    opt_with_data
+      {
+        sql_view_t *v = NEW(sql_view_t);
+        v->vw_name = $7;
+        v->vw_columns = $8;
+        v->vw_query = $10;
+        v->vw_off = @10.lc_off;
+        v->vw_len = @10.lc_end - @10.lc_off;
+        v->vw_materialized = true;
+        v->vw_if_not_exists = true;
+        v->vw_no_data = !$11;
+        $$ = sql_stmt_new(ps, SQL_STMT_CREATE_VIEW);
+        $$->st_view = v;
+      }
+  | REFRESH MATERIALIZED VIEW qualified_name opt_with_data
+      {
+        sql_view_t *v = NEW(sql_view_t);
+        v->vw_name = $4;
+        v->vw_materialized = true;
+        v->vw_no_data = !$5;
+        $$ = sql_stmt_new(ps, SQL_STMT_REFRESH_MATVIEW);
+        $$->st_view = v;
+      }
+  | ALTER VIEW qualified_name RENAME TO col_id
+      {
+        sql_view_t *v = NEW(sql_view_t);
+        v->vw_name = $3;
+        v->vw_rename = $6;
+        $$ = sql_stmt_new(ps, SQL_STMT_ALTER_VIEW);
+        $$->st_view = v;
+      }
+  | ALTER VIEW IF_P EXISTS qualified_name RENAME TO col_id
+      {
+        sql_view_t *v = NEW(sql_view_t);
+        v->vw_name = $5;
+        v->vw_rename = $8;
+        v->vw_if_exists = true;
+        $$ = sql_stmt_new(ps, SQL_STMT_ALTER_VIEW);
+        $$->st_view = v;
+      }
+  | ALTER MATERIALIZED VIEW qualified_name RENAME TO col_id
+      {
+        sql_view_t *v = NEW(sql_view_t);
+        v->vw_name = $4;
+        v->vw_rename = $7;
+        v->vw_materialized = true;
+        $$ = sql_stmt_new(ps, SQL_STMT_ALTER_VIEW);
+        $$->st_view = v;
+      }
+  | ALTER MATERIALIZED VIEW IF_P EXISTS qualified_name RENAME TO col_id
+      {
+        sql_view_t *v = NEW(sql_view_t);
+        v->vw_name = $6;
+        v->vw_rename = $9;
+        v->vw_materialized = true;
+        v->vw_if_exists = true;
+        $$ = sql_stmt_new(ps, SQL_STMT_ALTER_VIEW);
+        $$->st_view = v;
+      }
+  ;
+
+view_head:
+    CREATE opt_or_replace opt_temp VIEW qualified_name opt_name_list
+      {
+        $$ = NEW(sql_view_t);
+        $$->vw_replace = $2;
+        $$->vw_temp = $3;
+        $$->vw_name = $5;
+        $$->vw_columns = $6;
+      }
+  ;
+
+opt_or_replace:
+    OR REPLACE  { $$ = true; }
+  | %empty      { $$ = false; }
+  ;
+
+opt_temp:
+    TEMP       { $$ = true; }
+  | TEMPORARY  { $$ = true; }
+  | %empty     { $$ = false; }
+  ;
+
+opt_check_option:
+    WITH CHECK OPTION           { $$ = 'c'; }
+  | WITH CASCADED CHECK OPTION  { $$ = 'c'; }
+  | WITH LOCAL CHECK OPTION     { $$ = 'l'; }
+  | %empty                      { $$ = 0; }
+  ;
+
+opt_with_data:
+    WITH DATA_P     { $$ = true; }
+  | WITH NO DATA_P  { $$ = false; }
+  | %empty          { $$ = true; }
+  ;
+
 /* ---- sequences ---------------------------------------------------------- */
 
 sequence_stmt:
@@ -1924,6 +2059,26 @@ drop_stmt:
       {
         $$ = sql_g_drop(ps, SQL_STMT_DROP_SEQUENCE, true, $5);
         $$->st_drop->dr_cascade = $6;
+      }
+  | DROP VIEW qualified_name_list opt_drop_behavior
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_DROP_VIEW, false, $3);
+        $$->st_drop->dr_cascade = $4;
+      }
+  | DROP VIEW IF_P EXISTS qualified_name_list opt_drop_behavior
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_DROP_VIEW, true, $5);
+        $$->st_drop->dr_cascade = $6;
+      }
+  | DROP MATERIALIZED VIEW qualified_name_list opt_drop_behavior
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_DROP_MATVIEW, false, $4);
+        $$->st_drop->dr_cascade = $5;
+      }
+  | DROP MATERIALIZED VIEW IF_P EXISTS qualified_name_list opt_drop_behavior
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_DROP_MATVIEW, true, $6);
+        $$->st_drop->dr_cascade = $7;
       }
   | DROP opt_user name_list
       {
@@ -2519,11 +2674,13 @@ static int sql_yylex_la(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
     ps->ps_have_la = true;
     return tok;
   }
-  if (tok != NOT)
+  if (tok != NOT && tok != WITH)
     return tok;
   int next = sql_scan_lex(&ps->ps_la_val, &ps->ps_la_loc, ps->ps_scanner);
   ps->ps_la_tok = next;
   ps->ps_have_la = true;
+  if (tok == WITH)
+    return next == TIME ? WITH_LA : WITH;
   if (next == BETWEEN || next == IN_P || next == LIKE || next == ILIKE || next == SIMILAR)
     return NOT_LA;
   return tok;

@@ -46,6 +46,7 @@ typedef union sql_yystype_u {
   sql_insert_t *insert;
   sql_create_table_t *ctab;
   sql_seqopts_t *seqopts;
+  sql_view_t *view;
   struct sql_limit_s {
     sql_expr_t *li_limit;  /* NULL for LIMIT ALL or none */
     sql_expr_t *li_offset;

@@ -59,7 +59,27 @@ typedef struct sp_table_s {
    * int2vector and oidvector, which are not arrays to ARRAY[…]);
    * TY_UNKNOWN: not subscriptable. NULL: no column is. */
   const ty_id_t *tb_subscript_elem;
+  /* A materialized view's table: read only by REFRESH (sp_env_t
+   * pe_refresh), never changed by INSERT / UPDATE / DELETE (42809);
+   * unpopulated (WITH NO DATA), reading it is 55000. */
+  bool tb_matview;
+  bool tb_unpopulated;
 } sp_table_t;
+
+/* A view, as the environment describes it: the binder parses its query
+ * text and binds it where the view is named (sql_bind_view.c). */
+typedef struct sp_view_s {
+  uint32_t vi_oid;
+  const char *vi_schema;
+  const char *vi_name;
+  uint32_t vi_owner;            /* role: the tables it reads are checked with its privileges */
+  char vi_check;                /* WITH CASCADED CHECK OPTION 'c', LOCAL 'l', 0 none */
+  const char *vi_query;         /* the defining query's text */
+  int vi_ncols;                 /* the columns it had when created (a later column of a
+                                   table its `*` reads is not one of them) */
+  const char **vi_colnames;
+  const ty_t *vi_coltypes;
+} sp_view_t;
 
 /* What the binder asks of the world outside. */
 typedef struct sp_env_s {
@@ -68,6 +88,10 @@ typedef struct sp_env_s {
    * *out set, 1 when there is no such table, CZ_ERR on error. */
   int (*pe_table)(void *ctx, const char *schema, const char *name, arena_t *a,
                   const sp_table_t **out, err_t *e);
+  /* Finds the view schema.name (schema NULL: the search path): CZ_OK with
+   * *out set, 1 when there is none, CZ_ERR on error. NULL: no views. */
+  int (*pe_view)(void *ctx, const char *schema, const char *name, arena_t *a,
+                 const sp_view_t **out, err_t *e);
   int pe_vector_size;
   /* Estimates come from each table's handle (qtable_ops_t qt_stats,
    * qt_sample), not from here. pe_no_seqscan: PostgreSQL's
@@ -82,6 +106,9 @@ typedef struct sp_env_s {
   /* The optimizer (sql_logical.h): the statement runner sets opt's
    * entry points (opt/opt.h opt_entry()); sql never includes opt. */
   const struct sql_opt_s *pe_opt;
+  /* REFRESH MATERIALIZED VIEW's own INSERT: the materialized view's table
+   * may be written. */
+  bool pe_refresh;
 } sp_env_t;
 
 typedef enum sp_kind_e {
@@ -102,6 +129,9 @@ typedef struct sp_col_s {
 typedef struct sp_access_s {
   const sp_table_t *ac_table;
   unsigned ac_priv;             /* SQL_PRIV_* */
+  uint32_t ac_role;             /* whose privileges: a view's owner for the relations its
+                                   query reads; 0 the session's role */
+  const sp_view_t *ac_view;     /* a view named in the statement (ac_table NULL) */
 } sp_access_t;
 
 typedef struct splan_s {
@@ -131,6 +161,11 @@ int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
 int sql_bind_args(arena_t *a, const sql_list_t *args, const ty_t *to, int n, const sp_env_t *env,
                   const ty_t *param_types, int nparams, xnode_t ***out, ty_t **out_ptypes,
                   int *out_nparams, err_t *e);
+
+/* Whether a view with query q is automatically updatable (one table in
+ * FROM, plain columns, no DISTINCT, GROUP BY, HAVING, LIMIT, set
+ * operation, WITH or window: sql_bind_view.c). */
+bool sql_view_updatable(const sql_query_t *q);
 
 /* The ty_t of a type name as written (CREATE TABLE, casts). */
 int sql_bind_type(const sql_type_t *t, ty_t *out, err_t *e);

@@ -880,6 +880,41 @@ static void pr_set(sql_pr_t *p, const sql_stmt_t *s)
   pr_str(p, ")");
 }
 
+/* (create-view [or-replace] [temp] [materialized] v [(cols)] Q [check-cascaded|check-local]
+ * [no-data]), (alter-view v (rename n)), (refresh-materialized-view v [no-data]) */
+static void pr_view(sql_pr_t *p, const sql_stmt_t *s)
+{
+  const sql_view_t *v = s->st_view;
+  pr_str(p, s->st_kind == SQL_STMT_CREATE_VIEW  ? "(create-view "
+            : s->st_kind == SQL_STMT_ALTER_VIEW ? "(alter-view "
+                                                : "(refresh-materialized-view ");
+  if (v->vw_replace)
+    pr_str(p, "or-replace ");
+  if (v->vw_temp)
+    pr_str(p, "temp ");
+  if (v->vw_materialized && s->st_kind != SQL_STMT_REFRESH_MATVIEW)
+    pr_str(p, "materialized ");
+  pr_qname(p, &v->vw_name);
+  if (v->vw_columns) {
+    pr_str(p, " ");
+    pr_names(p, v->vw_columns);
+  }
+  if (v->vw_query) {
+    pr_str(p, " ");
+    pr_query(p, v->vw_query);
+  }
+  if (v->vw_check)
+    pr_str(p, v->vw_check == 'l' ? " check-local" : " check-cascaded");
+  if (v->vw_no_data)
+    pr_str(p, " no-data");
+  if (v->vw_rename) {
+    pr_str(p, " (rename ");
+    pr_name(p, v->vw_rename);
+    pr_str(p, ")");
+  }
+  pr_str(p, ")");
+}
+
 static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
 {
   switch (s->st_kind) {
@@ -891,9 +926,13 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
   case SQL_STMT_DROP_TABLE:
   case SQL_STMT_DROP_INDEX:
   case SQL_STMT_DROP_SEQUENCE:
-    pr_str(p, s->st_kind == SQL_STMT_DROP_TABLE   ? "(drop-table"
-              : s->st_kind == SQL_STMT_DROP_INDEX ? "(drop-index"
-                                                  : "(drop-sequence");
+  case SQL_STMT_DROP_VIEW:
+  case SQL_STMT_DROP_MATVIEW:
+    pr_str(p, s->st_kind == SQL_STMT_DROP_TABLE     ? "(drop-table"
+              : s->st_kind == SQL_STMT_DROP_INDEX   ? "(drop-index"
+              : s->st_kind == SQL_STMT_DROP_VIEW    ? "(drop-view"
+              : s->st_kind == SQL_STMT_DROP_MATVIEW ? "(drop-materialized-view"
+                                                    : "(drop-sequence");
     if (s->st_drop->dr_if_exists)
       pr_str(p, " if-exists");
     pr_str(p, " ");
@@ -968,6 +1007,9 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
     break;
   case SQL_STMT_ALTER_ROLE: pr_role(p, s); break;
   case SQL_STMT_CHECKPOINT: pr_str(p, "(checkpoint)"); break;
+  case SQL_STMT_CREATE_VIEW:
+  case SQL_STMT_ALTER_VIEW:
+  case SQL_STMT_REFRESH_MATVIEW: pr_view(p, s); break;
   case SQL_STMT_TRUNCATE:
   case SQL_STMT_VACUUM:
     pr_str(p, s->st_kind == SQL_STMT_TRUNCATE ? "(truncate" : "(vacuum");

@@ -73,6 +73,26 @@ int err_prefix(err_t *e, const char *fmt, ...)
   return CZ_ERR;
 }
 
+int err_add_fields(err_t *e, const char *detail, const char *hint)
+{
+  if (!e)
+    return CZ_ERR;
+  size_t n = strlen(e->er_msg);
+  if (detail)
+    n += (size_t)snprintf(e->er_msg + n, n < sizeof e->er_msg ? sizeof e->er_msg - n : 0, "%cD%s",
+                          ERR_FIELD_SEP, detail);
+  if (hint && n < sizeof e->er_msg)
+    snprintf(e->er_msg + n, sizeof e->er_msg - n, "%cH%s", ERR_FIELD_SEP, hint);
+  e->er_msg[sizeof e->er_msg - 1] = '\0';
+  return CZ_ERR;
+}
+
+size_t err_message_len(const err_t *e)
+{
+  const char *p = strchr(e->er_msg, ERR_FIELD_SEP);
+  return p ? (size_t)(p - e->er_msg) : strlen(e->er_msg);
+}
+
 bool err_is(const err_t *e, const char *sqlstate)
 {
   return e && sqlstate && strncmp(e->er_sqlstate, sqlstate, 5) == 0;

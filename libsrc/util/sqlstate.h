@@ -107,6 +107,8 @@
 #define SQLSTATE_DUPLICATE_TABLE                     "42P07"
 #define SQLSTATE_INVALID_COLUMN_REF                  "42P10"
 #define SQLSTATE_INVALID_TABLE_DEF                   "42P16"
+#define SQLSTATE_INVALID_OBJECT_DEF                  "42P17"
+#define SQLSTATE_WITH_CHECK_OPTION                   "44000"
 #define SQLSTATE_INVALID_RECURSION                   "42P19"
 #define SQLSTATE_WINDOWING_ERROR                     "42P20"
 

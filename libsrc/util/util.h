@@ -56,6 +56,13 @@ int err_setv(err_t *e, const char *sqlstate, const char *fmt, va_list ap);
 /* Prepends context: "<context>: <old message>", keeping the SQLSTATE. */
 int err_prefix(err_t *e, const char *fmt, ...) CZ_PRINTF(2, 3);
 bool err_is(const err_t *e, const char *sqlstate);
+/* PostgreSQL's DETAIL and HINT fields (either may be NULL): kept in
+ * er_msg after the message, each behind ERR_FIELD_SEP and a letter ('D',
+ * 'H'), as much as fits; the wire writer sends them as their own fields
+ * (net's write_report), err_message_len says where the message ends. */
+#define ERR_FIELD_SEP '\x1e'
+int err_add_fields(err_t *e, const char *detail, const char *hint);
+size_t err_message_len(const err_t *e);
 
 /* ---- arenas ------------------------------------------------------------ */
 

@@ -142,6 +142,13 @@ static int ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
     const sql_name_t *n = sql_list_at(dr->dr_names, i);
     es_refresh_snapshot(s);
     const cat_table_t *t = cat_find_table(es_snapshot(s), n->nm_schema, n->nm_name);
+    const cat_view_t *w = cat_find_view(es_snapshot(s), n->nm_schema, n->nm_name);
+    if (w) {
+      err_set(e, SQLSTATE_WRONG_OBJECT_TYPE, "\"%s\" is not a table", n->nm_name);
+      return err_add_fields(e, NULL, w->cw_kind == 'm'
+                                         ? "Use DROP MATERIALIZED VIEW to remove a materialized view."
+                                         : "Use DROP VIEW to remove a view.");
+    }
     if (!t) {
       if (ddl_drop_absent(s, dr, n, "table", SQLSTATE_UNDEFINED_TABLE, e) != CZ_OK)
         return CZ_ERR;
@@ -149,7 +156,10 @@ static int ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
     }
     if (!en_owns(s, t))
       return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be owner of table %s", t->ct_name);
-    if (cat_drop_table(es_engine(s)->en_cat, es_txn(s), t->ct_oid, e) != CZ_OK)
+    cat_oid_t oid = t->ct_oid;
+    if (en_view_drop_dependents(s, oid, t->ct_name, dr->dr_cascade, e) != CZ_OK)  /* en_view_ddl.c */
+      return CZ_ERR;
+    if (cat_drop_table(es_engine(s)->en_cat, es_txn(s), oid, e) != CZ_OK)
       return CZ_ERR;
   }
   return CZ_OK;
@@ -311,13 +321,18 @@ static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
   for (int i = 0; i < sql_list_len(g->gr_tables); i++) {
     const sql_name_t *n = sql_list_at(g->gr_tables, i);
     const cat_table_t *t;
-    if (cat_lookup_table(es_snapshot(s), n->nm_schema, n->nm_name, &t, e) != CZ_OK) {
+    const cat_view_t *w = cat_find_view(es_snapshot(s), n->nm_schema, n->nm_name);
+    cat_table_t shim;  /* a view: its grants are kept by its OID as a table's */
+    if (w && w->cw_kind == 'v') {
+      shim = (cat_table_t){.ct_oid = w->cw_oid, .ct_owner = w->cw_owner, .ct_name = w->cw_name};
+      t = &shim;
+    } else if (cat_lookup_table(es_snapshot(s), n->nm_schema, n->nm_name, &t, e) != CZ_OK) {
       e->er_pos = n->nm_pos;
       return CZ_ERR;
     }
     if (!en_owns(s, t))
-      return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied for table %s",
-                     t->ct_name);
+      return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied for %s %s",
+                     w ? "view" : "table", t->ct_name);
     for (int j = 0; j < sql_list_len(g->gr_roles); j++) {
       const char *rn = sql_list_at(g->gr_roles, j);
       cat_oid_t grantee = CAT_OID_PUBLIC_ROLE;
@@ -387,6 +402,12 @@ static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, s
   case SQL_STMT_DROP_SEQUENCE:
     snprintf(tag, tagcap, "DROP SEQUENCE");
     return en_ddl_drop_sequences(s, st->st_drop, e);
+  case SQL_STMT_DROP_VIEW:
+    snprintf(tag, tagcap, "DROP VIEW");
+    return en_ddl_drop_views(s, st->st_drop, false, e);  /* en_view_ddl.c */
+  case SQL_STMT_DROP_MATVIEW:
+    snprintf(tag, tagcap, "DROP MATERIALIZED VIEW");
+    return en_ddl_drop_views(s, st->st_drop, true, e);
   case SQL_STMT_CREATE_INDEX:
     snprintf(tag, tagcap, "CREATE INDEX");
     return ddl_create_index(s, a, st->st_create_index, e);
@@ -416,14 +437,18 @@ static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, s
   }
 }
 
-int en_ddl(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e)
+int en_ddl(esession_t *s, const char *text, const sql_stmt_t *st, char *tag, size_t tagcap,
+           err_t *e)
 {
   bool implicit;
   if (es_tx_ensure(s, &implicit, e) != CZ_OK)
     return CZ_ERR;
   es_refresh_snapshot(s);
   arena_t *a = arena_create(NULL, "ddl");
-  int rc = ddl_run(s, a, st, tag, tagcap, e);
+  int rc = st->st_kind == SQL_STMT_CREATE_VIEW || st->st_kind == SQL_STMT_ALTER_VIEW ||
+                   st->st_kind == SQL_STMT_REFRESH_MATVIEW
+               ? en_ddl_view(s, text, st, tag, tagcap, e)  /* en_view_ddl.c */
+               : ddl_run(s, a, st, tag, tagcap, e);
   arena_destroy(a);
   if (rc != CZ_OK)
     return CZ_ERR;  /* the caller's es_tx_fail rolls back or fails the block */

@@ -63,14 +63,41 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
   }
   p->tb_nindexes = nix;
   p->tb_indexes = ix;
+  const cat_view_t *mv = cat_view_by_oid(es_snapshot(s), t->ct_oid);
+  p->tb_matview = mv != NULL;
+  p->tb_unpopulated = mv && !mv->cw_populated;
   *out = p;
+  return CZ_OK;
+}
+
+static int env_view(void *ctx, const char *schema, const char *name, arena_t *a,
+                    const sp_view_t **out, err_t *e)
+{
+  esession_t *s = ctx;
+  (void)e;
+  const cat_view_t *w = cat_find_view(es_snapshot(s), schema, name);
+  if (!w || w->cw_kind != 'v')
+    return 1;  /* a materialized view is read as its table */
+  sp_view_t *v = arena_zalloc(a, sizeof(*v));
+  v->vi_oid = w->cw_oid;
+  v->vi_schema = w->cw_schema_name;
+  v->vi_name = w->cw_name;
+  v->vi_owner = w->cw_owner;
+  v->vi_check = w->cw_check;
+  v->vi_query = w->cw_query;
+  v->vi_ncols = w->cw_ncols;
+  v->vi_colnames = w->cw_colnames;
+  v->vi_coltypes = w->cw_coltypes;
+  *out = v;
   return CZ_OK;
 }
 
 void en_env(esession_t *s, sp_env_t *env)
 {
+  memset(env, 0, sizeof(*env));  /* fields added later default to off */
   env->pe_ctx = s;
   env->pe_table = env_table;
+  env->pe_view = env_view;
   env->pe_vector_size = es_engine(s)->en_vector_size;
   env->pe_threads = es_engine(s)->en_threads;
   env->pe_par_min_rows = (double)es_engine(s)->en_par_min_rows;
@@ -84,24 +111,29 @@ int en_check_access(esession_t *s, const splan_t *p, err_t *e)
 {
   if (en_pgcat_check_access(p, e) != CZ_OK)
     return CZ_ERR;
-  if (esession_is_superuser(s))
-    return CZ_OK;
+  const cat_snapshot_t *snap = es_snapshot(s);
+  bool super = esession_is_superuser(s);
   for (int i = 0; i < p->sp_naccess; i++) {
+    /* a view's relations are read with its owner's privileges */
+    cat_oid_t role = p->sp_access[i].ac_role ? p->sp_access[i].ac_role : es_role_oid(s);
+    if (!p->sp_access[i].ac_role && super)
+      continue;
+    unsigned want = p->sp_access[i].ac_priv;
+    /* SQL_PRIV_* and CAT_PRIV_* are the same bits; mapped to be explicit. */
+    uint32_t privs = (want & SQL_PRIV_SELECT ? CAT_PRIV_SELECT : 0) |
+                     (want & SQL_PRIV_INSERT ? CAT_PRIV_INSERT : 0) |
+                     (want & SQL_PRIV_UPDATE ? CAT_PRIV_UPDATE : 0) |
+                     (want & SQL_PRIV_DELETE ? CAT_PRIV_DELETE : 0);
+    if (p->sp_access[i].ac_view) {
+      const cat_view_t *w = cat_view_by_oid(snap, p->sp_access[i].ac_view->vi_oid);
+      if (w && cat_check_view_priv(snap, role, w, privs, e) != CZ_OK)
+        return CZ_ERR;
+      continue;
+    }
     const cat_table_t *t = en_handle_cat(p->sp_access[i].ac_table->tb_handle);
     if (!t)
       continue;  /* the system catalogs are readable by everyone */
-    uint32_t privs = 0;
-    unsigned want = p->sp_access[i].ac_priv;
-    /* SQL_PRIV_* and CAT_PRIV_* are the same bits; mapped to be explicit. */
-    if (want & SQL_PRIV_SELECT)
-      privs |= CAT_PRIV_SELECT;
-    if (want & SQL_PRIV_INSERT)
-      privs |= CAT_PRIV_INSERT;
-    if (want & SQL_PRIV_UPDATE)
-      privs |= CAT_PRIV_UPDATE;
-    if (want & SQL_PRIV_DELETE)
-      privs |= CAT_PRIV_DELETE;
-    if (cat_check_priv(es_snapshot(s), es_role_oid(s), t, privs, e) != CZ_OK)
+    if (cat_check_priv(snap, role, t, privs, e) != CZ_OK)
       return CZ_ERR;
   }
   return CZ_OK;

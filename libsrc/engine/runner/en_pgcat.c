@@ -188,6 +188,8 @@ int en_pgcat_check_access(const splan_t *p, err_t *e)
 {
   for (int i = 0; i < p->sp_naccess; i++) {
     const sp_table_t *t = p->sp_access[i].ac_table;
+    if (!t)
+      continue;  /* a view (its own relations are listed too) */
     if (en_handle_pgrel(t->tb_handle) && (p->sp_access[i].ac_priv & ~(unsigned)SQL_PRIV_SELECT))
       return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE,
                      "permission denied: \"%s\" is a system catalog", t->tb_name);

@@ -25,6 +25,6 @@ int er_utility(erun_t *r, erows_fn_t fn, void *ctx, err_t *e)
     snprintf(r->ru_tag, sizeof(r->ru_tag), "CHECKPOINT");
     return engine_checkpoint(es_engine(s), e);
   default:
-    return en_ddl(s, ast, r->ru_tag, sizeof(r->ru_tag), e);
+    return en_ddl(s, st->st_text, ast, r->ru_tag, sizeof(r->ru_tag), e);
   }
 }

@@ -108,7 +108,21 @@ int en_check_access(esession_t *s, const splan_t *p, err_t *e);
 
 /* ---- en_ddl.c -------------------------------------------------------------- */
 
-int en_ddl(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e);
+/* text: the statement's text (CREATE VIEW keeps its query's). */
+int en_ddl(esession_t *s, const char *text, const sql_stmt_t *st, char *tag, size_t tagcap,
+           err_t *e);
+
+/* ---- en_view_ddl.c ----------------------------------------------------------- */
+
+/* CREATE [MATERIALIZED] VIEW, ALTER VIEW … RENAME, REFRESH MATERIALIZED VIEW. */
+int en_ddl_view(esession_t *s, const char *text, const sql_stmt_t *st, char *tag, size_t tagcap,
+                err_t *e);
+int en_ddl_drop_views(esession_t *s, const sql_drop_t *dr, bool materialized, err_t *e);
+/* Before relation rel (named name) is dropped: the views that depend on
+ * it — 2BP01 with PostgreSQL's DETAIL and HINT, or with cascade dropped
+ * (NOTICE "drop cascades to …"). */
+int en_view_drop_dependents(esession_t *s, cat_oid_t rel, const char *name, bool cascade,
+                            err_t *e);
 
 /* ---- en_seq_ddl.c ------------------------------------------------------------ */
 

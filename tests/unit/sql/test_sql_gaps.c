@@ -254,6 +254,50 @@ static void test_ddl_forms(void **state)
   sqlt_err(a, "SELECT constraint FROM t", "42601", 8);
 }
 
+/* Views (issue 11, item 2): the statements, their printed trees, the
+ * query's own text range, and WITH_LA keeping `timestamp WITH TIME ZONE`
+ * and `… WITH CHECK OPTION` apart. */
+static void test_view_forms(void **state)
+{
+  arena_t *a = *state;
+  sqlt_s(a, "CREATE VIEW v AS SELECT a FROM t",
+         "(create-view v (select (a) (from t)))");
+  sqlt_s(a, "CREATE OR REPLACE TEMP VIEW s.v (x, y) AS SELECT a, b FROM t WITH CHECK OPTION",
+         "(create-view or-replace temp s.v (x y) (select (a b) (from t)) check-cascaded)");
+  sqlt_s(a, "CREATE TEMPORARY VIEW v AS SELECT 1 WITH CASCADED CHECK OPTION",
+         "(create-view temp v (select (1)) check-cascaded)");
+  sqlt_s(a, "CREATE VIEW v AS SELECT a FROM t WHERE a > 1 WITH LOCAL CHECK OPTION",
+         "(create-view v (select (a) (from t) (where (> a 1))) check-local)");
+  sqlt_s(a, "CREATE VIEW v AS SELECT a::timestamp WITH TIME ZONE FROM t WITH CHECK OPTION",
+         "(create-view v (select ((cast a timestamptz)) (from t)) check-cascaded)");
+  sqlt_s(a, "CREATE MATERIALIZED VIEW m AS SELECT a FROM t WITH NO DATA",
+         "(create-view materialized m (select (a) (from t)) no-data)");
+  sqlt_s(a, "CREATE MATERIALIZED VIEW IF NOT EXISTS m (x) AS SELECT a FROM t WITH DATA",
+         "(create-view materialized m (x) (select (a) (from t)))");
+  sqlt_s(a, "REFRESH MATERIALIZED VIEW m", "(refresh-materialized-view m)");
+  sqlt_s(a, "REFRESH MATERIALIZED VIEW m WITH NO DATA", "(refresh-materialized-view m no-data)");
+  sqlt_s(a, "ALTER VIEW IF EXISTS v RENAME TO w", "(alter-view v (rename w))");
+  sqlt_s(a, "ALTER MATERIALIZED VIEW m RENAME TO n", "(alter-view materialized m (rename n))");
+  sqlt_s(a, "DROP VIEW IF EXISTS v, w CASCADE", "(drop-view if-exists v w cascade)");
+  sqlt_s(a, "DROP MATERIALIZED VIEW m", "(drop-materialized-view m)");
+  /* the query's text is kept exactly (what the catalog stores) */
+  const char *text = "CREATE VIEW v AS  SELECT a /* c */ FROM t  WITH CHECK OPTION";
+  sql_stmt_list_t *l = sqlt_parse(a, text);
+  assert_int_equal(l->sl_n, 1);
+  const sql_view_t *v = l->sl_stmts[0]->st_view;
+  assert_int_equal(v->vw_check, 'c');
+  assert_true(strncmp(text + v->vw_off, "SELECT a /* c */ FROM t", v->vw_len) == 0);
+  assert_int_equal(v->vw_len, strlen("SELECT a /* c */ FROM t"));
+  /* the new words: CHECK reserved, the others names */
+  sqlt_s(a, "SELECT view, data, temp, option, replace(data, 'a', 'b') FROM materialized",
+         "(select (view data temp option (replace data 'a' 'b')) (from materialized))");
+  sqlt_err(a, "SELECT check FROM t", "42601", 8);
+  sqlt_err(a, "CREATE MATERIALIZED VIEW m AS SELECT 1 WITH CHECK OPTION", "42601", 45);
+  /* a CTE after WITH is unaffected by WITH_LA */
+  sqlt_s(a, "WITH x AS (SELECT 1) SELECT * FROM x",
+         "(with (x (select (1))) (select (*) (from x)))");
+}
+
 static void test_more_forms(void **state)
 {
   arena_t *a = *state;
@@ -325,6 +369,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup(test_index_order, sqlt_reset),
+    cmocka_unit_test_setup(test_view_forms, sqlt_reset),
     cmocka_unit_test_setup(test_power, sqlt_reset),
     cmocka_unit_test_setup(test_like_operators, sqlt_reset),
     cmocka_unit_test_setup(test_like_escape, sqlt_reset),
