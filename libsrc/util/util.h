@@ -44,6 +44,7 @@ typedef struct err_s {
   char er_sqlstate[6]; /* five characters and a NUL, SQLSTATE_SUCCESSFUL_COMPLETION when clear */
   int er_pos;
   char er_msg[512];
+  char er_detail[256]; /* PostgreSQL's DETAIL line ("" none): err_detail after err_set */
 } err_t;
 
 /* SQLSTATEs used by the lower layers. */
@@ -56,6 +57,9 @@ int err_setv(err_t *e, const char *sqlstate, const char *fmt, va_list ap);
 /* Prepends context: "<context>: <old message>", keeping the SQLSTATE. */
 int err_prefix(err_t *e, const char *fmt, ...) CZ_PRINTF(2, 3);
 bool err_is(const err_t *e, const char *sqlstate);
+/* Sets the DETAIL of the error err_set just filled (the wire protocol's
+ * 'D' field); returns CZ_ERR like err_set. */
+int err_detail(err_t *e, const char *fmt, ...) CZ_PRINTF(2, 3);
 
 /* ---- arenas ------------------------------------------------------------ */
 
