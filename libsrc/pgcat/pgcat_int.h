@@ -71,6 +71,8 @@ extern const pgcat_rel_t pgcat_rels_infoschema[]; /* pgcat_infoschema.c */
 extern const int pgcat_nrels_infoschema;
 extern const pgcat_rel_t pgcat_rels_seq[];        /* pgcat_seq.c */
 extern const int pgcat_nrels_seq;
+extern const pgcat_rel_t pgcat_rels_constraint[]; /* pgcat_constraint.c */
+extern const int pgcat_nrels_constraint;
 
 /* The functions pgcat registers (pgcat_func.c). pg_proc lists the whole
  * function registry (exec's and these) with OIDs PGCAT_FIRST_PROC_OID +
@@ -145,7 +147,8 @@ uint32_t pgcat_type_by_name(const char *name);
 /* ---- index and constraint text (pgcat_class.c) -------------------------- */
 
 char *pgcat_indexdef(const pgcat_env_t *env, const cat_index_t *ix, int column, arena_t *a);
-char *pgcat_constraintdef(const pgcat_env_t *env, cat_oid_t conoid, arena_t *a);
+/* pg_get_constraintdef (pgcat_constraint.c); pretty: psql's form of a CHECK. */
+char *pgcat_constraintdef(const pgcat_env_t *env, cat_oid_t conoid, bool pretty, arena_t *a);
 /* The pg_attrdef OID of a column's default (see README: derived). */
 cat_oid_t pgcat_attrdef_oid(cat_oid_t table, int attnum);
 

@@ -336,6 +336,7 @@ struct sql_from_s {
   bool fr_natural;         /* SQL_FROM_JOIN: NATURAL JOIN (join on all same-named columns) */
   sql_list_t *fr_using;    /* SQL_FROM_JOIN: JOIN … USING (of const char *); NULL when none */
   bool fr_lateral;         /* LATERAL before a derived table or a function */
+  bool fr_ordinality;      /* a function WITH ORDINALITY: a last bigint column 1, 2, … */
 };
 
 typedef struct sql_order_s {

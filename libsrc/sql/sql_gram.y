@@ -137,6 +137,8 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 /* constraints: CHECK, FOREIGN KEY / REFERENCES, deferrable ones, SET CONSTRAINTS */
 %token <str> ACTION CHECK CONSTRAINTS DEFERRED FOREIGN IMMEDIATE INHERIT INITIALLY MATCH PARTIAL
 %token <str> REFERENCES SIMPLE VALID
+/* psql's \d of a table with foreign keys: pg_partition_ancestors(…) WITH ORDINALITY */
+%token <str> ORDINALITY
 /* year, month, day, hour, minute or second right after INTERVAL 'text'
  * (sql_yylex turns the identifier into this token only there) */
 %token <str> IV_UNIT
@@ -517,6 +519,15 @@ table_ref:
         $$->fr_kind = SQL_FROM_FUNC;
         $$->fr_func = $1;
         $$->fr_colnames = $2.al_cols;
+      }
+  | func_application WITH ORDINALITY opt_alias_clause
+      {
+        sql_name_t none = {0};
+        $$ = sql_from_item(ps, @1.lc_pos, none, NULL, $4.al_name);
+        $$->fr_kind = SQL_FROM_FUNC;
+        $$->fr_func = $1;
+        $$->fr_colnames = $4.al_cols;
+        $$->fr_ordinality = true;
       }
   | LATERAL_P select_with_parens opt_alias_clause
       {
@@ -1521,6 +1532,7 @@ unreserved_keyword:
   | ALWAYS | CACHE | CYCLE | GENERATED | IDENTITY_P | INCREMENT | MAXVALUE | MINVALUE | NONE
   | OVERRIDING | OWNED | RENAME | RESTART | SEQUENCE | SYSTEM_P | VALUE_P
   | ACTION | CONSTRAINTS | DEFERRED | IMMEDIATE | INHERIT | MATCH | PARTIAL | SIMPLE | VALID
+  | ORDINALITY
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function

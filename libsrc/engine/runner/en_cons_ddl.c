@@ -48,9 +48,35 @@ static const cat_index_t *cd_unique_index(const cat_table_t *t, const int *cols,
   return NULL;
 }
 
+/* Whether x holds a subquery (PostgreSQL refuses them in CHECK). */
+static bool cd_has_subquery(const sql_expr_t *x)
+{
+  if (!x)
+    return false;
+  if (x->ex_kind == SQL_E_SUBQUERY || x->ex_kind == SQL_E_EXISTS || x->ex_kind == SQL_E_IN_QUERY ||
+      x->ex_kind == SQL_E_ARRAY_QUERY || x->ex_query)
+    return true;
+  if (cd_has_subquery(x->ex_left) || cd_has_subquery(x->ex_right) || cd_has_subquery(x->ex_third))
+    return true;
+  if (x->ex_kind == SQL_E_CASE) {
+    for (int i = 0; i < sql_list_len(x->ex_list); i++) {
+      const sql_when_t *w = sql_list_at(x->ex_list, i);
+      if (cd_has_subquery(w->wh_cond) || cd_has_subquery(w->wh_result))
+        return true;
+    }
+    return false;
+  }
+  for (int i = 0; i < sql_list_len(x->ex_list); i++)
+    if (cd_has_subquery(sql_list_at(x->ex_list, i)))
+      return true;
+  return false;
+}
+
 static int cd_check(esession_t *s, arena_t *a, const cat_table_t *t, const sql_tabcons_t *tc,
                     cat_constraint_def_t *d, err_t *e)
 {
+  if (cd_has_subquery(tc->tc_check))
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "cannot use subquery in check constraint");
   if (tc->tc_no_inherit)
     return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
                    "NO INHERIT constraints are not supported: there is no table inheritance");
