@@ -43,7 +43,6 @@
 
 #include "engine/runner/runner_int.h"
 
-#define NC_MAX_DEPTH 256        /* cascades through this many levels at most (54001) */
 
 typedef struct nc_tab_s {
   cat_oid_t nt_oid;
@@ -81,12 +80,26 @@ typedef struct en_cons_s {
   nc_setc_t *nc_setc;           /* SET CONSTRAINTS of the transaction, newest first */
 } en_cons_t;
 
+/* Writes a referential action asks for (CASCADE, SET NULL, SET
+ * DEFAULT): queued and done after the write that caused them, breadth
+ * first, so a cascade along a chain of any length needs no recursion. */
+typedef struct nc_work_s {
+  const cat_table_t *w_t;
+  batch_t *w_b;                 /* the rows: every column, then the locator */
+  bool *w_set;                  /* update: the columns set; NULL: a delete */
+  struct nc_work_s *w_next;
+} nc_work_t;
+
+typedef struct nc_queue_s {
+  nc_work_t *q_head, *q_tail;
+} nc_queue_t;
+
 /* One call's context. */
 typedef struct nc_x_s {
   esession_t *x_s;
   txn_t *x_tx;
   arena_t *x_a;                 /* scratch of this call */
-  int x_depth;
+  nc_queue_t x_q;               /* actions still to do */
 } nc_x_t;
 
 static int nc_update_rows(nc_x_t *x, const cat_table_t *t, const batch_t *b, int loc,
@@ -749,14 +762,18 @@ static int nc_removed(nc_x_t *x, const cat_constraint_t *co, datum_t **ikeys, da
   batch_t *rb = rs.r_b;
   if (action == SQL_FK_RESTRICT)
     return nc_fk_parent_error(co, ikeys[rs.r_key[0]], e);
-  if (x->x_depth >= NC_MAX_DEPTH)
-    return err_set(e, SQLSTATE_STATEMENT_TOO_COMPLEX, "foreign key actions nested too deeply (%d levels)",
-                   NC_MAX_DEPTH);
-  nc_x_t sub = *x;
-  sub.x_depth++;
+  nc_work_t *w = arena_zalloc(x->x_a, sizeof *w);
+  w->w_t = ct;
+  w->w_b = rb;
+  if (x->x_q.q_tail)
+    x->x_q.q_tail->w_next = w;
+  else
+    x->x_q.q_head = w;
+  x->x_q.q_tail = w;
   if (action == SQL_FK_CASCADE && del)
-    return nc_delete_rows(&sub, ct, rb, ct->ct_ncols, NULL, rb->b_n, e);
+    return CZ_OK;
   bool *set = arena_zalloc(x->x_a, (size_t)ct->ct_ncols + 1);
+  w->w_set = set;
   if (action == SQL_FK_CASCADE) {
     /* the new key into the referencing columns */
     for (int r = 0; r < rb->b_n; r++) {
@@ -790,7 +807,26 @@ static int nc_removed(nc_x_t *x, const cat_constraint_t *co, datum_t **ikeys, da
       set[c] = true;
     }
   }
-  return nc_update_rows(&sub, ct, rb, ct->ct_ncols, set, NULL, rb->b_n, e);
+  return CZ_OK;
+}
+
+/* Does the queued actions (which may queue more). */
+static int nc_drain(nc_x_t *x, err_t *e)
+{
+  while (x->x_q.q_head) {
+    nc_work_t *w = x->x_q.q_head;
+    x->x_q.q_head = w->w_next;
+    if (!x->x_q.q_head)
+      x->x_q.q_tail = NULL;
+    const cat_table_t *t = w->w_t;
+    int rc = w->w_set ? nc_update_rows(x, t, w->w_b, t->ct_ncols, w->w_set, NULL, w->w_b->b_n, e)
+                      : nc_delete_rows(x, t, w->w_b, t->ct_ncols, NULL, w->w_b->b_n, e);
+    if (rc != CZ_OK)
+      return CZ_ERR;
+    if (es_cancel_flag(x->x_s) && *es_cancel_flag(x->x_s))
+      return err_set(e, SQLSTATE_QUERY_CANCELED, "canceling statement due to user request");
+  }
+  return CZ_OK;
 }
 
 /* The referenced side of a delete or update of t: old holds rows
@@ -1007,7 +1043,7 @@ static void nc_begin(nc_x_t *x, esession_t *s, txn_t *tx, arena_t *parent)
   x->x_s = s;
   x->x_tx = tx;
   x->x_a = arena_create(parent, "constraints");
-  x->x_depth = 0;
+  x->x_q = (nc_queue_t){NULL, NULL};
 }
 
 static int nc_end(nc_x_t *x, int rc)
@@ -1029,7 +1065,8 @@ int en_cons_update(esession_t *s, txn_t *tx, const cat_table_t *t, const batch_t
 {
   nc_x_t x;
   nc_begin(&x, s, tx, parent);
-  return nc_end(&x, nc_update_rows(&x, t, b, loc, set, sel, n, e));
+  int rc = nc_update_rows(&x, t, b, loc, set, sel, n, e);
+  return nc_end(&x, rc == CZ_OK ? nc_drain(&x, e) : rc);
 }
 
 int en_cons_delete(esession_t *s, txn_t *tx, const cat_table_t *t, const batch_t *b, int loc,
@@ -1037,7 +1074,8 @@ int en_cons_delete(esession_t *s, txn_t *tx, const cat_table_t *t, const batch_t
 {
   nc_x_t x;
   nc_begin(&x, s, tx, parent);
-  return nc_end(&x, nc_delete_rows(&x, t, b, loc, sel, n, e));
+  int rc = nc_delete_rows(&x, t, b, loc, sel, n, e);
+  return nc_end(&x, rc == CZ_OK ? nc_drain(&x, e) : rc);
 }
 
 int en_cons_conflict_open(const cat_table_t *t, const bool *set, err_t *e)
@@ -1171,24 +1209,27 @@ static int nc_setc_find(esession_t *s, const sql_name_t *n, cat_oid_t *oids, int
 int en_cons_set(esession_t *s, const sql_setcons_t *sc, char *tag, size_t tagcap, err_t *e)
 {
   snprintf(tag, tagcap, "SET CONSTRAINTS");
-  if (!es_in_block(s)) {
+  /* outside a block: a warning, and the names are still checked (PostgreSQL) */
+  bool block = es_in_block(s);
+  if (!block)
     es_notice(s, "WARNING", SQLSTATE_NO_ACTIVE_TX, "SET CONSTRAINTS can only be used in transaction blocks");
-    return CZ_OK;
-  }
-  bool implicit;
-  if (es_tx_ensure(s, &implicit, e) != CZ_OK)
-    return CZ_ERR;
   es_refresh_snapshot(s);
+  int n = sc->sc_names ? sql_list_len(sc->sc_names) : 0;
+  int cap = es_snapshot(s)->cs_nconstraints + 1;
+  arena_t *tmp = arena_create(NULL, "set constraints");
+  cat_oid_t *oids = arena_alloc(tmp, sizeof *oids * (size_t)cap);
+  int no = 0;
+  bool implicit;
+  int rc = CZ_OK;
+  for (int i = 0; i < n && rc == CZ_OK; i++)
+    rc = nc_setc_find(s, sql_list_at(sc->sc_names, i), oids, cap, &no, e);
+  if (rc != CZ_OK || !block || es_tx_ensure(s, &implicit, e) != CZ_OK) {
+    arena_destroy(tmp);
+    return rc != CZ_OK || !block ? rc : CZ_ERR;
+  }
   txn_t *tx = es_txn(s);
   en_cons_t *st = nc_tx_state(s, tx);
   arena_t *ta = txn_arena(tx);
-  int n = sc->sc_names ? sql_list_len(sc->sc_names) : 0;
-  cat_oid_t *oids = arena_alloc(ta, sizeof *oids * (size_t)(es_snapshot(s)->cs_nconstraints + 1));
-  int no = 0;
-  for (int i = 0; i < n; i++)
-    if (nc_setc_find(s, sql_list_at(sc->sc_names, i), oids, es_snapshot(s)->cs_nconstraints, &no, e) !=
-        CZ_OK)
-      return CZ_ERR;
   if (!sc->sc_names) {
     oids[0] = 0;
     no = 1;
@@ -1200,15 +1241,16 @@ int en_cons_set(esession_t *s, const sql_setcons_t *sc, char *tag, size_t tagcap
     c->sc_next = st->nc_setc;
     st->nc_setc = c;
   }
-  if (sc->sc_deferred)
-    return CZ_OK;
-  /* IMMEDIATE: what was deferred for them is checked now */
-  nc_x_t x;
-  nc_begin(&x, s, tx, ta);
-  int rc = CZ_OK;
-  for (int i = 0; i < no && rc == CZ_OK; i++)
-    rc = nc_settle(&x, &st->nc_deferred, oids[i], e);
-  return nc_end(&x, rc);
+  if (!sc->sc_deferred) {
+    /* IMMEDIATE: what was deferred for them is checked now */
+    nc_x_t x;
+    nc_begin(&x, s, tx, ta);
+    for (int i = 0; i < no && rc == CZ_OK; i++)
+      rc = nc_settle(&x, &st->nc_deferred, oids[i], e);
+    nc_end(&x, rc);
+  }
+  arena_destroy(tmp);
+  return rc;
 }
 
 /* ---- validation of existing rows (ALTER TABLE … ADD CONSTRAINT) ---------------- */
