@@ -232,8 +232,15 @@ int en_constraint_drop_refs(esession_t *s, const cat_table_t *t, bool cascade, e
   if (!cascade) {
     err_set(e, SQLSTATE_DEPENDENT_OBJECTS, "cannot drop table %s because other objects depend on it",
             t->ct_name);
-    return err_detail(e, "constraint %s on table %s depends on table %s", first->co_name,
-                      first->co_table->ct_name, t->ct_name);
+    char buf[sizeof e->er_detail];
+    size_t w = 0;
+    for (int i = 0; i < t->ct_nrefby && w < sizeof buf; i++) {
+      const cat_constraint_t *co = t->ct_refby[i];
+      if (co->co_table != t)
+        w += (size_t)snprintf(buf + w, sizeof buf - w, "%sconstraint %s on table %s depends on table %s",
+                              w ? "\n" : "", co->co_name, co->co_table->ct_name, t->ct_name);
+    }
+    return err_detail(e, "%s", buf);
   }
   if (others == 1)
     es_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "drop cascades to constraint %s on table %s",
