@@ -234,6 +234,41 @@ def check_catalog(conn):
     check("information_schema.constraint_column_usage", got == want, f"got {got}")
 
 
+# pgJDBC's DatabaseMetaData.getImportedKeys / getExportedKeys (42.x:
+# PgDatabaseMetaData.getImportedExportedKeys), the filter its last line
+JDBC_KEYS = """SELECT NULL::text AS PKTABLE_CAT, pkn.nspname AS PKTABLE_SCHEM, pkc.relname AS PKTABLE_NAME,
+ pka.attname AS PKCOLUMN_NAME, NULL::text AS FKTABLE_CAT, fkn.nspname AS FKTABLE_SCHEM,
+ fkc.relname AS FKTABLE_NAME, fka.attname AS FKCOLUMN_NAME, pos.n AS KEY_SEQ,
+ CASE con.confupdtype  WHEN 'c' THEN 0 WHEN 'n' THEN 2 WHEN 'd' THEN 4 WHEN 'r' THEN 1 WHEN 'p' THEN 1
+ WHEN 'a' THEN 3 ELSE NULL END AS UPDATE_RULE, CASE con.confdeltype  WHEN 'c' THEN 0 WHEN 'n' THEN 2
+ WHEN 'd' THEN 4 WHEN 'r' THEN 1 WHEN 'p' THEN 1 WHEN 'a' THEN 3 ELSE NULL END AS DELETE_RULE,
+ con.conname AS FK_NAME, pkic.relname AS PK_NAME, CASE  WHEN con.condeferrable AND con.condeferred THEN 5
+ WHEN con.condeferrable THEN 6 ELSE 7 END AS DEFERRABILITY
+ FROM  pg_catalog.pg_namespace pkn, pg_catalog.pg_class pkc, pg_catalog.pg_attribute pka,
+ pg_catalog.pg_namespace fkn, pg_catalog.pg_class fkc, pg_catalog.pg_attribute fka,
+ pg_catalog.pg_constraint con,  pg_catalog.generate_series(1, 32) pos(n),  pg_catalog.pg_class pkic
+ WHERE pkn.oid = pkc.relnamespace AND pkc.oid = pka.attrelid AND pka.attnum = con.confkey[pos.n]
+ AND con.confrelid = pkc.oid  AND fkn.oid = fkc.relnamespace AND fkc.oid = fka.attrelid
+ AND fka.attnum = con.conkey[pos.n] AND con.conrelid = fkc.oid  AND con.contype = 'f'
+ AND (pkic.relkind = 'i' OR pkic.relkind = 'I') AND pkic.oid = con.conindid  AND %s
+ ORDER BY %s"""
+
+
+def check_jdbc(conn):
+    want = [("rc_p", "code", "rc_c", "code", 1, 3, 3, "rc_c_code_fkey", "rc_p_code_key", 5),
+            ("rc_p", "id", "rc_c", "p", 1, 3, 0, "rc_c_p_fkey", "rc_p_pkey", 7)]
+    for name, where, order in (
+            ("getImportedKeys", "fkn.nspname = 'public' AND fkc.relname = 'rc_c'",
+             "pkn.nspname,pkc.relname, con.conname,pos.n"),
+            ("getExportedKeys", "pkn.nspname = 'public' AND pkc.relname = 'rc_p'",
+             "fkn.nspname,fkc.relname, con.conname,pos.n")):
+        got = [(r[2], r[3], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13])
+               for r in rows(conn, JDBC_KEYS % (where, order))]
+        if name == "getExportedKeys":
+            want = sorted(want, key=lambda r: r[7])
+        check(f"pgJDBC {name}", got == want, f"got {got}")
+
+
 PSQL_C = """                Table "public.rc_c"
  Column |  Type   | Collation | Nullable | Default 
 --------+---------+-----------+----------+---------
@@ -349,6 +384,7 @@ def main():
     check_errors(conn)
     check_copy(conn)
     check_catalog(conn)
+    check_jdbc(conn)
     check_psql(args.dsn)
     check_concurrency(conn, args.dsn)
     run(conn, "DROP TABLE IF EXISTS rc_c, rc_p, rc_m, rc_t CASCADE")
