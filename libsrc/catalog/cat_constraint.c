@@ -38,7 +38,8 @@ int cat_constraint_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t 
   co->co_deferrable = (flags & 1) != 0;
   co->co_deferred = (flags & 2) != 0;
   co->co_nkeys = (int)cat_r_u32(&r);
-  if (r.r_bad || co->co_nkeys < 0 || co->co_nkeys > CAT_MAX_INDEX_KEYS || !co->co_name)
+  int maxk = co->co_type == 'c' ? CAT_MAX_COLUMNS : CAT_MAX_INDEX_KEYS;
+  if (r.r_bad || co->co_nkeys < 0 || co->co_nkeys > maxk || !co->co_name)
     return con_bad(e);
   int *keys = arena_alloc(a, sizeof(int) * (size_t)(co->co_nkeys + 1));
   for (int i = 0; i < co->co_nkeys; i++)
@@ -233,7 +234,7 @@ int cat_create_constraint(cat_t *c, txn_t *tx, const cat_constraint_def_t *def, 
   const cat_table_t *t = cat_table_by_oid(s, def->nd_table);
   if (!t)
     return err_set(e, SQLSTATE_UNDEFINED_TABLE, "table with OID %u does not exist", (unsigned)def->nd_table);
-  if (def->nd_nkeys < 0 || def->nd_nkeys > CAT_MAX_INDEX_KEYS)
+  if (def->nd_nkeys < 0 || def->nd_nkeys > (def->nd_type == 'c' ? CAT_MAX_COLUMNS : CAT_MAX_INDEX_KEYS))
     return err_set(e, SQLSTATE_TOO_MANY_COLUMNS, "cannot have more than %d keys in a foreign key",
                    CAT_MAX_INDEX_KEYS);
   char name[CAT_MAX_NAME + 16];

@@ -323,7 +323,7 @@ static int nc_checks(nc_x_t *x, const cat_table_t *t, const batch_t *b, const in
   xctx_t xc = {.xc_arena = x->x_a, .xc_session = x->x_s, .xc_cancel = es_cancel_flag(x->x_s)};
   for (int i = 0; i < nt->nt_ncheck; i++) {
     const cat_constraint_t *co = nt->nt_checks[i];
-    if (set) {
+    if (set && co->co_nkeys) {  /* one reading no column (CHECK (false)) always runs */
       bool hit = false;
       for (int k = 0; k < co->co_nkeys && !hit; k++)
         hit = set[co->co_keys[k]];
@@ -971,7 +971,13 @@ static int nc_update_rows(nc_x_t *x, const cat_table_t *t, const batch_t *b, int
   const batch_t *nw = b;
   const int *nsel = sel;
   if (set) {
-    bool need = t->ct_ncons > 0 || old;
+    /* the rows as written are read back only for a constraint that reads a set column */
+    bool need = old != NULL;
+    for (int i = 0; i < t->ct_ncons && !need; i++) {
+      need = t->ct_cons[i]->co_nkeys == 0;
+      for (int k = 0; k < t->ct_cons[i]->co_nkeys && !need; k++)
+        need = set[t->ct_cons[i]->co_keys[k]];
+    }
     if (!need)
       return CZ_OK;
     batch_t *fb = NULL;

@@ -98,7 +98,7 @@ static int cd_check(esession_t *s, arena_t *a, const cat_table_t *t, const sql_t
       keys[n++] = c;
   d->nd_type = 'c';
   d->nd_check = text;
-  d->nd_nkeys = n > CAT_MAX_INDEX_KEYS ? CAT_MAX_INDEX_KEYS : n;
+  d->nd_nkeys = n;
   d->nd_keys = keys;
   return CZ_OK;
 }
