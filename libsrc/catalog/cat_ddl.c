@@ -261,6 +261,8 @@ int cat_drop_table(cat_t *c, txn_t *tx, cat_oid_t table, err_t *e)
   const cat_table_t *t = cat_table_by_oid(s, table);
   if (!t)
     return err_set(e, SQLSTATE_UNDEFINED_TABLE, "table with OID %u does not exist", (unsigned)table);
+  if (cat_drop_table_constraints(c, tx, t, e) != CZ_OK)
+    return CZ_ERR;
   uint8_t k[8];
   for (int i = 1; i < t->ct_nindexes; i++)
     if (cat_drop_index_rows(c, tx, t->ct_indexes[i], e) != CZ_OK)
@@ -364,6 +366,7 @@ int cat_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t 
   cat_w_u32(&w, (uint32_t)def->id_ninclude);
   for (int i = 0; i < def->id_ninclude; i++)
     cat_w_u32(&w, (uint32_t)def->id_include[i]);
+  cat_w_u8(&w, def->id_constraint ? 1 : 0);  /* older records end before it: 0 */
   if (cat_sys_put(c, tx, CAT_SYS_INDEXES, k, cat_key_oid(k, ioid), &w, false, e) != CZ_OK ||
       cat_ddl_end(c, tx, e) != CZ_OK)
     return CZ_ERR;
@@ -384,6 +387,17 @@ int cat_drop_index(cat_t *c, txn_t *tx, cat_oid_t index, err_t *e)
     return err_set(e, SQLSTATE_DEPENDENT_OBJECTS,
                    "cannot drop index %s because constraint %s on table %s requires it", ix->ci_name,
                    ix->ci_name, ix->ci_table->ct_name);
+  if (ix->ci_constraint)
+    return err_set(e, SQLSTATE_DEPENDENT_OBJECTS,
+                   "cannot drop index %s because constraint %s on table %s requires it", ix->ci_name,
+                   ix->ci_name, ix->ci_table->ct_name);
+  for (int i = 0; i < s->cs_nconstraints; i++) {
+    const cat_constraint_t *co = s->cs_constraints[i];
+    if (co->co_type == 'f' && co->co_ref_index == ix)
+      return err_set(e, SQLSTATE_DEPENDENT_OBJECTS,
+                     "cannot drop index %s because constraint %s on table %s requires it",
+                     ix->ci_name, co->co_name, co->co_table->ct_name);
+  }
   if (cat_drop_index_rows(c, tx, ix, e) != CZ_OK)
     return CZ_ERR;
   return cat_ddl_end(c, tx, e);

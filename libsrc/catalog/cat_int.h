@@ -34,6 +34,7 @@ enum {
   CAT_SYS_SEQVALS,    /* u32 oid -> sequence value: i64 logged value, u8 called
                          (written outside the DDL transaction: cat_sequence.c) */
   CAT_SYS_VIEWS,      /* u32 oid -> view definition record (cat_view.c) */
+  CAT_SYS_CONSTRAINTS, /* u32 oid -> CHECK / FOREIGN KEY record (cat_constraint.c) */
   CAT_SYS_N
 };
 /* The system tables a database written before them lacks: cat_open
@@ -174,6 +175,16 @@ int cat_seq_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, are
 /* Loading (cat_view.c): a view record into the snapshot arena. */
 int cat_view_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, arena_t *a,
                     cat_view_t **out, err_t *e);
+/* Constraints (cat_constraint.c): a record into the snapshot arena (the
+ * tables' OIDs in co_table / co_ref until cat_constraint_link); then
+ * attached to their tables (ct_cons, ct_refby) once tables and indexes
+ * are linked. */
+int cat_constraint_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, arena_t *a,
+                          cat_constraint_t **out, err_t *e);
+int cat_constraint_link(cat_snapshot_t *s, cat_constraint_t **cons, int n, arena_t *a, err_t *e);
+/* DROP TABLE: drops the table's own constraints; 2BP01 while another
+ * table's foreign key references it (the caller drops those first). */
+int cat_drop_table_constraints(cat_t *c, txn_t *tx, const cat_table_t *t, err_t *e);
 /* DROP TABLE: drops the sequences the table owns. */
 int cat_drop_owned_sequences(cat_t *c, txn_t *tx, const cat_snapshot_t *s, cat_oid_t table,
                              err_t *e);

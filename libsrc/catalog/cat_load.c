@@ -71,6 +71,7 @@ typedef struct cat_col_rec_s {
 typedef struct cat_loader_s {
   arena_t *l_a;
   cat_vec_t l_schemas, l_tables, l_cols, l_indexes, l_roles, l_members, l_grants, l_seqs, l_views;
+  cat_vec_t l_cons;                /* cat_constraint_t * (cat_constraint.c) */
   cat_t *l_cat;
 } cat_loader_t;
 
@@ -178,6 +179,8 @@ static int cat_ld_index(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v
   for (int i = 0; i < ix->ci_ninclude; i++)
     inc[i] = (int)cat_r_u32(&r);
   ix->ci_include = inc;
+  if (r.r_off < r.r_len)
+    ix->ci_constraint = cat_r_u8(&r) != 0;
   ix->ci_tree_name = arena_sprintf(l->l_a, "i%u", (unsigned)ix->ci_oid);
   return r.r_bad || !ix->ci_name ? cat_bad("index", e) : CZ_OK;
 }
@@ -252,6 +255,17 @@ static int cat_ld_view(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v,
 }
 
 /* ---- linking ------------------------------------------------------------ */
+
+static int cat_ld_constraint(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl,
+                             err_t *e)
+{
+  cat_loader_t *l = ctx;
+  cat_constraint_t *co;
+  if (cat_constraint_decode(k, kl, v, vl, l->l_a, &co, e) != CZ_OK)
+    return CZ_ERR;
+  *(cat_constraint_t **)cat_vec_push(&l->l_cons, l->l_a) = co;
+  return CZ_OK;
+}
 
 static uint64_t cat_rel_hash(cat_oid_t schema, const char *name)
 {
@@ -500,7 +514,7 @@ static int cat_link(cat_t *c, cat_loader_t *l, cat_snapshot_t *s, err_t *e)
   for (int i = 0; i < l->l_views.cv_n; i++)
     if (vws[i]->cw_kind == 'v')  /* a materialized view's table holds its name */
       cat_rel_add(si, vws[i], CAT_REL_VIEW);
-  return CZ_OK;
+  return cat_constraint_link(s, l->l_cons.cv_p, l->l_cons.cv_n, a, e);
 }
 
 int cat_load(cat_t *c, const txn_t *tx, uint64_t version, cat_snapshot_t **out, err_t *e)
@@ -517,6 +531,7 @@ int cat_load(cat_t *c, const txn_t *tx, uint64_t version, cat_snapshot_t **out, 
   cat_loader_t l = { .l_a = a, .l_cat = c };
   l.l_seqs.cv_elt = sizeof(cat_sequence_t *);
   l.l_views.cv_elt = sizeof(cat_view_t *);
+  l.l_cons.cv_elt = sizeof(cat_constraint_t *);
   l.l_schemas.cv_elt = sizeof(cat_schema_t);
   l.l_tables.cv_elt = sizeof(cat_table_t *);
   l.l_cols.cv_elt = sizeof(cat_col_rec_t);
@@ -541,6 +556,8 @@ int cat_load(cat_t *c, const txn_t *tx, uint64_t version, cat_snapshot_t **out, 
     rc = cat_scan(c, tx, CAT_SYS_SEQUENCES, a, cat_ld_sequence, &l, e);
   if (rc == CZ_OK)
     rc = cat_scan(c, tx, CAT_SYS_VIEWS, a, cat_ld_view, &l, e);
+  if (rc == CZ_OK)
+    rc = cat_scan(c, tx, CAT_SYS_CONSTRAINTS, a, cat_ld_constraint, &l, e);
   if (rc == CZ_OK)
     rc = cat_link(c, &l, s, e);
   if (rc != CZ_OK) {

@@ -80,6 +80,7 @@ typedef struct cat_column_s {
 } cat_column_t;
 
 typedef struct cat_table_s cat_table_t;
+typedef struct cat_constraint_s cat_constraint_t;
 
 typedef struct cat_index_s {
   cat_oid_t ci_oid;
@@ -95,6 +96,8 @@ typedef struct cat_index_s {
   const ty_t *ci_key_types;    /* their types (for bounds and key encoding) */
   int ci_ninclude;             /* INCLUDE columns (secondary indexes only) */
   const int *ci_include;
+  bool ci_constraint;          /* made by a UNIQUE constraint (pg_constraint 'u'), not by
+                                  CREATE UNIQUE INDEX; dropped with the constraint only */
   const char *ci_tree_name;    /* the tree's name in the database directory */
   bt_tree_t *ci_tree;          /* cached handle (owned by the database) */
   db_tree_t *ci_dtree;         /* the same tree for txn/ (locks, visibility) */
@@ -128,6 +131,37 @@ struct cat_table_s {
   const char *ct_long_tree_name;
   bt_tree_t *ct_long_tree;
   db_tree_t *ct_long_dtree;
+  /* CHECK and FOREIGN KEY constraints (cat_constraint.c): the table's own,
+   * and the foreign keys of any table (itself too) that reference it. */
+  int ct_ncons;
+  const cat_constraint_t *const *ct_cons;
+  int ct_nrefby;
+  const cat_constraint_t *const *ct_refby;
+};
+
+/* A CHECK or FOREIGN KEY constraint (catalog/README.md, "Constraints").
+ * PRIMARY KEY and UNIQUE constraints are their indexes (ci_constraint). */
+struct cat_constraint_s {
+  cat_oid_t co_oid;
+  const char *co_name;         /* unique among the table's constraints */
+  char co_type;                /* 'c' CHECK, 'f' FOREIGN KEY */
+  const cat_table_t *co_table; /* the constrained (referencing) table */
+  int co_nkeys;                /* 'f': the referencing columns; 'c': the columns the
+                                  expression reads (pg_constraint.conkey) */
+  const int *co_keys;
+  const char *co_check;        /* 'c': the expression, SQL text as deparsed */
+  /* 'f' only: */
+  const cat_table_t *co_ref;   /* the referenced table */
+  const int *co_ref_keys;      /* its columns, co_nkeys of them, pairwise with co_keys */
+  const cat_index_t *co_ref_index; /* the unique index of co_ref over exactly those columns */
+  char co_upd_action;          /* 'a' NO ACTION, 'r' RESTRICT, 'c' CASCADE, 'n' SET NULL,
+                                  'd' SET DEFAULT (pg_constraint's letters) */
+  char co_del_action;
+  char co_match;               /* 's' SIMPLE, 'f' FULL */
+  int co_ndel_set;             /* ON DELETE SET NULL / DEFAULT (columns): which; 0 = all keys */
+  const int *co_del_set;
+  bool co_deferrable;
+  bool co_deferred;            /* INITIALLY DEFERRED */
 };
 
 typedef struct cat_role_s {
@@ -218,6 +252,8 @@ typedef struct cat_snapshot_s {
   const cat_sequence_t *const *cs_sequences;
   int cs_nviews;               /* views and materialized views */
   const cat_view_t *const *cs_views;
+  int cs_nconstraints;         /* CHECK and FOREIGN KEY constraints, by OID */
+  const cat_constraint_t *const *cs_constraints;
   /* private: reference count and the lookup hashes */
   struct cat_snap_int_s *cs_int;
 } cat_snapshot_t;
@@ -332,6 +368,7 @@ int cat_drop_table(cat_t *c, txn_t *tx, cat_oid_t table, err_t *e);
 
 typedef struct cat_index_def_s {
   const char *id_name;         /* NULL: "<table>_<col>_idx" / "_key" as PostgreSQL */
+  bool id_constraint;          /* a UNIQUE constraint's index (ci_constraint) */
   cat_oid_t id_table;
   bool id_unique;
   int id_nkeys;
@@ -346,6 +383,38 @@ typedef struct cat_index_def_s {
 int cat_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t *oid, err_t *e);
 /* 2BP01 for the primary key's index. */
 int cat_drop_index(cat_t *c, txn_t *tx, cat_oid_t index, err_t *e);
+
+/* ---- CHECK and FOREIGN KEY constraints (cat_constraint.c) ---------------- */
+
+typedef struct cat_constraint_def_s {
+  const char *nd_name;         /* NULL: PostgreSQL's default name (<table>_<col>_check,
+                                  <table>_check, <table>_<cols>_fkey; a number added
+                                  while taken) */
+  cat_oid_t nd_table;
+  char nd_type;                /* 'c' or 'f' */
+  int nd_nkeys;
+  const int *nd_keys;          /* as co_keys */
+  const char *nd_check;        /* 'c' */
+  cat_oid_t nd_ref;            /* 'f': the referenced table, its columns and the unique */
+  const int *nd_ref_keys;      /* index over exactly them (the caller found it: 42830 */
+  cat_oid_t nd_ref_index;      /* otherwise) */
+  char nd_upd_action, nd_del_action, nd_match;
+  int nd_ndel_set;
+  const int *nd_del_set;
+  bool nd_deferrable, nd_deferred;
+} cat_constraint_def_t;
+
+/* Records the constraint (its rows are the caller's to validate). 42710
+ * "constraint \"x\" for relation \"t\" already exists"; the name chosen
+ * goes to *name (may be NULL), in tx's arena. */
+int cat_create_constraint(cat_t *c, txn_t *tx, const cat_constraint_def_t *def, cat_oid_t *oid,
+                          const char **name, err_t *e);
+/* ALTER TABLE … DROP CONSTRAINT, DROP TABLE … CASCADE (the foreign keys of
+ * other tables referencing it). */
+int cat_drop_constraint(cat_t *c, txn_t *tx, cat_oid_t con, err_t *e);
+const cat_constraint_t *cat_constraint_by_oid(const cat_snapshot_t *s, cat_oid_t oid);
+/* The CHECK / FOREIGN KEY constraint of t named name, or NULL. */
+const cat_constraint_t *cat_find_constraint(const cat_table_t *t, const char *name);
 
 /* 42P06 duplicate. */
 int cat_create_schema(cat_t *c, txn_t *tx, const char *name, cat_oid_t owner, cat_oid_t *oid,

@@ -304,6 +304,10 @@ struct qtable_ops_s {
   int (*qt_scan_open_morsels)(qctx_t *q, void *tab, qmorsels_t *m, const int *cols, int ncols,
                               const qpred_t *preds, int npred, bool want_rowid, arena_t *a,
                               qscan_t **out, err_t *e);
+  /* A writing operator's input has ended (after its last qt_insert /
+   * qt_update / qt_delete / qt_conflict_apply): the storage's checks that
+   * wait for the end of the statement (foreign keys) run here. NULL: none. */
+  int (*qt_modify_end)(qctx_t *q, void *tab, err_t *e);
 };
 
 /* ---- running operators ------------------------------------------------- */

@@ -139,7 +139,7 @@ static int modify_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
     if (op_next(o->o_in, q, &in, e) != CZ_OK)
       return CZ_ERR;
     if (!in.ob_b)
-      return CZ_OK;
+      return ops->qt_modify_end ? ops->qt_modify_end(q, m->om_table, e) : CZ_OK;
     if (m->om_joined && modify_first_only(m, mr, &in, e) != CZ_OK)
       return CZ_ERR;
     if (in.ob_n == 0)

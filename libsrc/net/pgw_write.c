@@ -136,7 +136,8 @@ static int write_report(pgw_buf_t *b, char type, const char *severity, const err
   pgw_buf_put_str(b, severity);
   pgw_buf_put_byte(b, 'C');
   pgw_buf_put_str(b, e->er_sqlstate);
-  /* the message, then DETAIL and HINT when err_add_fields added them */
+  /* the message, then DETAIL and HINT: an error's fields, or a notice's
+   * carried in its text (ERR_FIELD_SEP) */
   const char *m = e->er_msg;
   size_t len = err_message_len(e);
   pgw_buf_put_byte(b, 'M');
@@ -151,6 +152,14 @@ static int write_report(pgw_buf_t *b, char type, const char *severity, const err
     if (!end)
       break;
     f = end;
+  }
+  if (e->er_detail[0]) {
+    pgw_buf_put_byte(b, 'D');
+    pgw_buf_put_str(b, e->er_detail);
+  }
+  if (e->er_hint[0]) {
+    pgw_buf_put_byte(b, 'H');
+    pgw_buf_put_str(b, e->er_hint);
   }
   if (e->er_pos > 0) {
     char pos[16];

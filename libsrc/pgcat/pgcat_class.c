@@ -1,5 +1,5 @@
 /* pgcat_class — relations and their parts: pg_namespace, pg_class,
- * pg_attribute, pg_index, pg_attrdef, pg_constraint, pg_inherits; and the
+ * pg_attribute, pg_index, pg_attrdef, pg_inherits (pg_constraint: pgcat_constraint.c); and the
  * text of an index's or constraint's definition.
  *
  * Design notes: every row is derived from the snapshot's schemas, tables
@@ -177,28 +177,30 @@ static void pgcat_class_head(pgcat_rows_t *w, cat_oid_t oid, const char *name, c
   pgcat_put_int(w, 0);          /* reltoastrelid */
 }
 
-static int pgcat_class_tail_pop(pgcat_rows_t *w, bool hasindex, char kind, int natts,
-                                const char *acl, bool populated, err_t *e);
-
+/* The rest of a pg_class row. t (NULL for an index or a view) gives
+ * relchecks and relhastriggers; kind 'v' (a view): relhasrules, as
+ * PostgreSQL's _RETURN rule makes it; populated: relispopulated (false for
+ * a materialized view WITH NO DATA). */
 static int pgcat_class_tail(pgcat_rows_t *w, bool hasindex, char kind, int natts,
-                            const char *acl, err_t *e)
+                            const char *acl, const cat_table_t *t, bool populated, err_t *e)
 {
-  return pgcat_class_tail_pop(w, hasindex, kind, natts, acl, true, e);
-}
-
-/* kind 'v' (a view): relhasrules, as PostgreSQL's _RETURN rule makes it;
- * populated: relispopulated (false for a materialized view WITH NO DATA). */
-static int pgcat_class_tail_pop(pgcat_rows_t *w, bool hasindex, char kind, int natts,
-                                const char *acl, bool populated, err_t *e)
-{
+  /* CHECK constraints, and PostgreSQL's foreign key triggers (on both the
+   * referencing and the referenced table: psql lists foreign keys only
+   * for a table that has triggers) */
+  int checks = 0;
+  bool triggers = t && t->ct_nrefby > 0;
+  for (int i = 0; t && i < t->ct_ncons; i++) {
+    checks += t->ct_cons[i]->co_type == 'c';
+    triggers |= t->ct_cons[i]->co_type == 'f';
+  }
   pgcat_put_bool(w, hasindex);
   pgcat_put_bool(w, false);     /* relisshared */
   pgcat_put_char(w, 'p');       /* relpersistence: permanent */
   pgcat_put_char(w, kind);
   pgcat_put_int(w, natts);
-  pgcat_put_int(w, 0);          /* relchecks */
+  pgcat_put_int(w, checks);     /* relchecks */
   pgcat_put_bool(w, kind == 'v'); /* relhasrules */
-  pgcat_put_bool(w, false);     /* relhastriggers */
+  pgcat_put_bool(w, triggers);  /* relhastriggers */
   pgcat_put_bool(w, false);     /* relhassubclass */
   pgcat_put_bool(w, false);     /* relrowsecurity */
   pgcat_put_bool(w, false);     /* relforcerowsecurity */
@@ -220,8 +222,8 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
     const cat_view_t *mv = cat_view_by_oid(s, t->ct_oid);  /* a materialized view's table */
     pgcat_class_head(w, t->ct_oid, t->ct_name, t->ct_schema, t->ct_owner, PGCAT_AM_HEAP,
                      pgcat_rows_of(t, w->pw_arena));
-    if (pgcat_class_tail_pop(w, pgcat_has_index(t), mv ? 'm' : 'r', t->ct_ncols,
-                             pgcat_table_acl(env, t, w->pw_arena), !mv || mv->cw_populated, e))
+    if (pgcat_class_tail(w, pgcat_has_index(t), mv ? 'm' : 'r', t->ct_ncols,
+                         pgcat_table_acl(env, t, w->pw_arena), t, !mv || mv->cw_populated, e))
       return CZ_ERR;
   }
   for (int i = 0; i < s->cs_nviews; i++) {
@@ -230,7 +232,7 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
       continue;
     pgcat_class_head(w, v->cw_oid, v->cw_name, v->cw_schema, v->cw_owner, 0, -1);
     if (pgcat_class_tail(w, false, 'v', v->cw_ncols,
-                         pgcat_rel_acl(env, v->cw_oid, v->cw_owner, w->pw_arena), e))
+                         pgcat_rel_acl(env, v->cw_oid, v->cw_owner, w->pw_arena), NULL, true, e))
       return CZ_ERR;
   }
   for (int i = 0; i < s->cs_nindexes; i++) {
@@ -239,14 +241,14 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
       continue;
     pgcat_class_head(w, ix->ci_oid, ix->ci_name, ix->ci_table->ct_schema,
                      ix->ci_table->ct_owner, PGCAT_AM_BTREE, pgcat_rows_of(ix->ci_table, w->pw_arena));
-    if (pgcat_class_tail(w, false, 'i', ix->ci_nkeys + ix->ci_ninclude, NULL, e))
+    if (pgcat_class_tail(w, false, 'i', ix->ci_nkeys + ix->ci_ninclude, NULL, NULL, true, e))
       return CZ_ERR;
   }
   for (int i = 0; i < s->cs_nsequences; i++) {
     const cat_sequence_t *sq = s->cs_sequences[i];
     pgcat_class_head(w, sq->sq_oid, sq->sq_name, sq->sq_schema, sq->sq_owner, 0, 1);
     /* three attributes, as PostgreSQL's: last_value, log_cnt, is_called */
-    if (pgcat_class_tail(w, false, 'S', 3, NULL, e))
+    if (pgcat_class_tail(w, false, 'S', 3, NULL, NULL, true, e))
       return CZ_ERR;
   }
   cat_oid_t owner = pgcat_builtin_owner(env);
@@ -254,7 +256,7 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
     const pgcat_rel_t *r = pgcat_rel_at(i);
     pgcat_class_head(w, r->pr_oid, r->pr_name, r->pr_schema, owner,
                      r->pr_kind == 'r' ? PGCAT_AM_HEAP : 0, -1);
-    if (pgcat_class_tail(w, false, r->pr_kind, r->pr_ncols, NULL, e))
+    if (pgcat_class_tail(w, false, r->pr_kind, r->pr_ncols, NULL, NULL, true, e))
       return CZ_ERR;
   }
   return CZ_OK;
@@ -440,74 +442,6 @@ static int pgcat_fill_pg_attrdef(pgcat_rows_t *w, const pgcat_env_t *env, err_t 
   return CZ_OK;
 }
 
-/* ---- pg_constraint ------------------------------------------------------- */
-
-static const pgcat_col_t pg_constraint_cols[] = {
-  {"oid", PGT_OID},            {"conname", PGT_NAME},         {"connamespace", PGT_OID},
-  {"contype", PGT_CHAR},       {"condeferrable", PGT_BOOL},   {"condeferred", PGT_BOOL},
-  {"convalidated", PGT_BOOL},  {"conrelid", PGT_OID},         {"contypid", PGT_OID},
-  {"conindid", PGT_OID},       {"conparentid", PGT_OID},      {"confrelid", PGT_OID},
-  {"confupdtype", PGT_CHAR},   {"confdeltype", PGT_CHAR},     {"confmatchtype", PGT_CHAR},
-  {"conislocal", PGT_BOOL},    {"coninhcount", PGT_INT4},     {"connoinherit", PGT_BOOL},
-  {"conkey", PGT_INT2_ARRAY},  {"confkey", PGT_INT2_ARRAY},   {"conpfeqop", PGT_OID_ARRAY},
-  {"conppeqop", PGT_OID_ARRAY}, {"conffeqop", PGT_OID_ARRAY}, {"conexclop", PGT_OID_ARRAY},
-  {"conbin", PGT_PG_NODE_TREE},
-};
-
-/* The index of a table's primary key, or NULL (hidden row id key). */
-static const cat_index_t *pgcat_pk_index(const cat_table_t *t)
-{
-  for (int i = 0; i < t->ct_nindexes; i++)
-    if (t->ct_indexes[i]->ci_primary && !t->ct_indexes[i]->ci_hidden)
-      return t->ct_indexes[i];
-  return NULL;
-}
-
-/* The OID pg_constraint gives a table's primary key. */
-static cat_oid_t pgcat_pk_conoid(const cat_table_t *t, const cat_index_t *pk)
-{
-  return t->ct_pk_oid ? t->ct_pk_oid : pk->ci_oid;
-}
-
-static int pgcat_fill_pg_constraint(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
-{
-  const cat_snapshot_t *s = env->pe_snap;
-  for (int i = 0; i < s->cs_ntables; i++) {
-    const cat_table_t *t = s->cs_tables[i];
-    const cat_index_t *pk = pgcat_pk_index(t);
-    if (!pk)
-      continue;
-    char *key = NULL;
-    for (int k = 0; k < pk->ci_nkeys; k++)
-      key = key ? arena_sprintf(w->pw_arena, "%s,%d", key, pk->ci_keys[k] + 1)
-                : arena_sprintf(w->pw_arena, "%d", pk->ci_keys[k] + 1);
-    pgcat_put_int(w, pgcat_pk_conoid(t, pk));
-    pgcat_put_text(w, pk->ci_name);
-    pgcat_put_int(w, t->ct_schema);
-    pgcat_put_char(w, 'p');
-    pgcat_put_bool(w, false);
-    pgcat_put_bool(w, false);
-    pgcat_put_bool(w, true);
-    pgcat_put_int(w, t->ct_oid);
-    pgcat_put_int(w, 0);
-    pgcat_put_int(w, pk->ci_oid);
-    pgcat_put_int(w, 0);
-    pgcat_put_int(w, 0);
-    pgcat_put_char(w, ' ');
-    pgcat_put_char(w, ' ');
-    pgcat_put_char(w, ' ');
-    pgcat_put_bool(w, true);
-    pgcat_put_int(w, 0);
-    pgcat_put_bool(w, true);
-    pgcat_put_text(w, arena_sprintf(w->pw_arena, "{%s}", key ? key : ""));
-    for (int k = 0; k < 6; k++)
-      pgcat_put_null(w);
-    if (pgcat_row_end(w, e))
-      return CZ_ERR;
-  }
-  return CZ_OK;
-}
-
 /* ---- pg_inherits: Cadenza has no table inheritance or partitions --------- */
 
 static const pgcat_col_t pg_inherits_cols[] = {
@@ -544,24 +478,6 @@ char *pgcat_indexdef(const pgcat_env_t *env, const cat_index_t *ix, int column, 
                        pgcat_quote_ident(schema ? schema : "public", a),
                        pgcat_quote_ident(t->ct_name, a), cols ? cols : "",
                        inc ? " INCLUDE (" : "", inc ? inc : "", inc ? ")" : "");
-}
-
-char *pgcat_constraintdef(const pgcat_env_t *env, cat_oid_t conoid, arena_t *a)
-{
-  const cat_snapshot_t *s = env->pe_snap;
-  for (int i = 0; i < s->cs_ntables; i++) {
-    const cat_table_t *t = s->cs_tables[i];
-    const cat_index_t *pk = pgcat_pk_index(t);
-    if (!pk || pgcat_pk_conoid(t, pk) != conoid)
-      continue;
-    char *cols = NULL;
-    for (int k = 0; k < pk->ci_nkeys; k++) {
-      char *q = pgcat_quote_ident(t->ct_cols[pk->ci_keys[k]].cc_name, a);
-      cols = cols ? arena_sprintf(a, "%s, %s", cols, q) : q;
-    }
-    return arena_sprintf(a, "PRIMARY KEY (%s)", cols ? cols : "");
-  }
-  return NULL;
 }
 
 /* ---- pg_stats -------------------------------------------------------------
@@ -627,8 +543,6 @@ const pgcat_rel_t pgcat_rels_class[] = {
             pgcat_fill_pg_attribute),
   PGCAT_REL("pg_index", CAT_OID_PG_CATALOG, 2610, 'r', pg_index_cols, pgcat_fill_pg_index),
   PGCAT_REL("pg_attrdef", CAT_OID_PG_CATALOG, 2604, 'r', pg_attrdef_cols, pgcat_fill_pg_attrdef),
-  PGCAT_REL("pg_constraint", CAT_OID_PG_CATALOG, 2606, 'r', pg_constraint_cols,
-            pgcat_fill_pg_constraint),
   PGCAT_REL("pg_inherits", CAT_OID_PG_CATALOG, 2611, 'r', pg_inherits_cols, pgcat_fill_empty),
   PGCAT_REL("pg_stats", CAT_OID_PG_CATALOG, 12010, 'v', pg_stats_cols, pgcat_fill_pg_stats),
 };

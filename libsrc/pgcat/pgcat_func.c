@@ -291,11 +291,25 @@ static int pf_pg_get_constraintdef(xctx_t *c, const xnode_t *x, const datum_t *a
 {
   (void)x;
   PGCAT_ENV();
-  pgcat_out_text(c, out, pgcat_constraintdef(env, (cat_oid_t)a[0].d_i64, c->xc_arena));
+  bool pretty = x->x_nargs > 1 && !a[1].d_null && a[1].d_bool;
+  pgcat_out_text(c, out, pgcat_constraintdef(env, (cat_oid_t)a[0].d_i64, pretty, c->xc_arena));
   return CZ_OK;
 }
 
-/* No extended statistics objects exist, so no OID names one. */
+/* pg_partition_ancestors(rel): a table and the partitioned tables above
+ * it. Nothing is partitioned here, so it is the table itself — one row,
+ * given as a scalar (psql's "Referenced by:" query reads it in an IN
+ * subquery, where the one value is the whole answer). */
+static int pf_pg_partition_ancestors(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
+                                     err_t *e)
+{
+  (void)c, (void)x, (void)e;
+  *out = a[0];
+  return CZ_OK;
+}
+
+/* No extended statistics objects (nor triggers) exist, so no OID names one:
+ * NULL (pg_get_statisticsobjdef_columns, pg_get_triggerdef). */
 static int pf_pg_get_statisticsobjdef_columns(xctx_t *c, const xnode_t *x, const datum_t *a,
                                               datum_t *out, err_t *e)
 {
@@ -985,6 +999,12 @@ const xfunc_def_t pgcat_funcs[] = {
    .fd_row = pf_pg_get_ruledef},
   {.fd_name = "pg_get_ruledef", .fd_nargs = 2, .fd_args = {I8, BO}, .fd_result = TX,
    .fd_flags = S, .fd_row = pf_pg_get_ruledef},
+  {.fd_name = "pg_get_triggerdef", .fd_nargs = 1, .fd_args = {I8}, .fd_result = TX,
+   .fd_flags = S, .fd_row = pf_pg_get_statisticsobjdef_columns},
+  {.fd_name = "pg_get_triggerdef", .fd_nargs = 2, .fd_args = {I8, BO}, .fd_result = TX,
+   .fd_flags = S, .fd_row = pf_pg_get_statisticsobjdef_columns},
+  {.fd_name = "pg_partition_ancestors", .fd_nargs = 1, .fd_args = {I8}, .fd_result = I8,
+   .fd_flags = S, .fd_row = pf_pg_partition_ancestors},
   {.fd_name = "pg_get_constraintdef", .fd_nargs = 1, .fd_args = {I8}, .fd_result = TX,
    .fd_flags = S, .fd_row = pf_pg_get_constraintdef},
   {.fd_name = "pg_get_constraintdef", .fd_nargs = 2, .fd_args = {I8, BO}, .fd_result = TX,

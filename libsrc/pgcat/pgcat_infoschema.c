@@ -1,5 +1,5 @@
 /* pgcat_infoschema — the SQL standard's information_schema views: tables,
- * columns, schemata, table_constraints, key_column_usage, views.
+ * columns, schemata, views (the constraint views: pgcat_constraint.c).
  *
  * Design notes: as in PostgreSQL, these views show only what the current
  * user may use: tables on which the role holds some privilege (owners and
@@ -269,89 +269,6 @@ static int pgcat_fill_is_schemata(pgcat_rows_t *w, const pgcat_env_t *env, err_t
   return CZ_OK;
 }
 
-/* ---- constraints: primary keys and unique indexes ------------------------ */
-
-static const pgcat_col_t is_table_constraints_cols[] = {
-  {"constraint_catalog", PGT_NAME}, {"constraint_schema", PGT_NAME},
-  {"constraint_name", PGT_NAME},    {"table_catalog", PGT_NAME},
-  {"table_schema", PGT_NAME},       {"table_name", PGT_NAME},
-  {"constraint_type", PGT_VARCHAR}, {"is_deferrable", PGT_VARCHAR},
-  {"initially_deferred", PGT_VARCHAR}, {"enforced", PGT_VARCHAR},
-  {"nulls_distinct", PGT_VARCHAR},
-};
-
-/* The constraints a table shows: its primary key (pg_constraint's). */
-static const cat_index_t *pgcat_table_pk(const cat_table_t *t)
-{
-  for (int i = 0; i < t->ct_nindexes; i++)
-    if (t->ct_indexes[i]->ci_primary && !t->ct_indexes[i]->ci_hidden)
-      return t->ct_indexes[i];
-  return NULL;
-}
-
-/* The six columns that name a constraint and its table, first in both
- * table_constraints and key_column_usage. */
-static void pgcat_put_constraint_names(pgcat_rows_t *w, const pgcat_env_t *env, const char *schema,
-                                       const cat_index_t *pk, const cat_table_t *t)
-{
-  pgcat_put_text(w, pgcat_db(env));
-  pgcat_put_text(w, schema);
-  pgcat_put_text(w, pk->ci_name);
-  pgcat_put_text(w, pgcat_db(env));
-  pgcat_put_text(w, schema);
-  pgcat_put_text(w, t->ct_name);
-}
-
-static int pgcat_fill_is_table_constraints(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
-{
-  const cat_snapshot_t *s = env->pe_snap;
-  for (int i = 0; i < s->cs_ntables; i++) {
-    const cat_table_t *t = s->cs_tables[i];
-    const cat_index_t *pk = pgcat_table_pk(t);
-    if (!pk || !pgcat_may_see(env, t))
-      continue;
-    const char *schema = pgcat_schema_name(env, t->ct_schema);
-    pgcat_put_constraint_names(w, env, schema, pk, t);
-    pgcat_put_text(w, "PRIMARY KEY");
-    pgcat_put_text(w, "NO");
-    pgcat_put_text(w, "NO");
-    pgcat_put_text(w, "YES");
-    pgcat_put_null(w);
-    if (pgcat_row_end(w, e))
-      return CZ_ERR;
-  }
-  return CZ_OK;
-}
-
-static const pgcat_col_t is_key_column_usage_cols[] = {
-  {"constraint_catalog", PGT_NAME}, {"constraint_schema", PGT_NAME},
-  {"constraint_name", PGT_NAME},    {"table_catalog", PGT_NAME},
-  {"table_schema", PGT_NAME},       {"table_name", PGT_NAME},
-  {"column_name", PGT_NAME},        {"ordinal_position", PGT_INT4},
-  {"position_in_unique_constraint", PGT_INT4},
-};
-
-static int pgcat_fill_is_key_column_usage(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
-{
-  const cat_snapshot_t *s = env->pe_snap;
-  for (int i = 0; i < s->cs_ntables; i++) {
-    const cat_table_t *t = s->cs_tables[i];
-    const cat_index_t *pk = pgcat_table_pk(t);
-    if (!pk || !pgcat_may_see(env, t))
-      continue;
-    const char *schema = pgcat_schema_name(env, t->ct_schema);
-    for (int k = 0; k < pk->ci_nkeys; k++) {
-      pgcat_put_constraint_names(w, env, schema, pk, t);
-      pgcat_put_text(w, t->ct_cols[pk->ci_keys[k]].cc_name);
-      pgcat_put_int(w, k + 1);
-      pgcat_put_null(w);
-      if (pgcat_row_end(w, e))
-        return CZ_ERR;
-    }
-  }
-  return CZ_OK;
-}
-
 static const pgcat_col_t is_views_cols[] = {
   {"table_catalog", PGT_NAME},     {"table_schema", PGT_NAME},
   {"table_name", PGT_NAME},        {"view_definition", PGT_VARCHAR},
@@ -365,10 +282,6 @@ const pgcat_rel_t pgcat_rels_infoschema[] = {
   PGCAT_REL("tables", ISC, 13101, 'v', is_tables_cols, pgcat_fill_is_tables),
   PGCAT_REL("columns", ISC, 13102, 'v', is_columns_cols, pgcat_fill_is_columns),
   PGCAT_REL("schemata", ISC, 13103, 'v', is_schemata_cols, pgcat_fill_is_schemata),
-  PGCAT_REL("table_constraints", ISC, 13104, 'v', is_table_constraints_cols,
-            pgcat_fill_is_table_constraints),
-  PGCAT_REL("key_column_usage", ISC, 13105, 'v', is_key_column_usage_cols,
-            pgcat_fill_is_key_column_usage),
   PGCAT_REL("views", ISC, 13106, 'v', is_views_cols, pgcat_fill_is_views),
 };
 const int pgcat_nrels_infoschema = (int)CZ_ARRAY_LEN(pgcat_rels_infoschema);

@@ -81,6 +81,8 @@ char *pgcat_viewdef(const cat_view_t *w, arena_t *a);
 /* _cz_view_check (WITH CHECK OPTION's row check, called by the binder). */
 extern const xfunc_def_t pgcat_view_funcs[];
 extern const int pgcat_view_nfuncs;
+extern const pgcat_rel_t pgcat_rels_constraint[]; /* pgcat_constraint.c */
+extern const int pgcat_nrels_constraint;
 
 /* The functions pgcat registers (pgcat_func.c). pg_proc lists the whole
  * function registry (exec's and these) with OIDs PGCAT_FIRST_PROC_OID +
@@ -155,7 +157,8 @@ uint32_t pgcat_type_by_name(const char *name);
 /* ---- index and constraint text (pgcat_class.c) -------------------------- */
 
 char *pgcat_indexdef(const pgcat_env_t *env, const cat_index_t *ix, int column, arena_t *a);
-char *pgcat_constraintdef(const pgcat_env_t *env, cat_oid_t conoid, arena_t *a);
+/* pg_get_constraintdef (pgcat_constraint.c); pretty: psql's form of a CHECK. */
+char *pgcat_constraintdef(const pgcat_env_t *env, cat_oid_t conoid, bool pretty, arena_t *a);
 /* The pg_attrdef OID of a column's default (see README: derived). */
 cat_oid_t pgcat_attrdef_oid(cat_oid_t table, int attnum);
 

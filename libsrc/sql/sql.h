@@ -336,6 +336,7 @@ struct sql_from_s {
   bool fr_natural;         /* SQL_FROM_JOIN: NATURAL JOIN (join on all same-named columns) */
   sql_list_t *fr_using;    /* SQL_FROM_JOIN: JOIN … USING (of const char *); NULL when none */
   bool fr_lateral;         /* LATERAL before a derived table or a function */
+  bool fr_ordinality;      /* a function WITH ORDINALITY: a last bigint column 1, 2, … */
 };
 
 typedef struct sql_order_s {
@@ -458,7 +459,8 @@ typedef enum sql_stmt_kind_e {
   SQL_STMT_ALTER_VIEW,      /* st_view: ALTER [MATERIALIZED] VIEW … RENAME TO (vw_rename) */
   SQL_STMT_REFRESH_MATVIEW, /* st_view: REFRESH MATERIALIZED VIEW name [WITH [NO] DATA] */
   SQL_STMT_DROP_VIEW,       /* st_drop: DROP VIEW */
-  SQL_STMT_DROP_MATVIEW     /* st_drop: DROP MATERIALIZED VIEW */
+  SQL_STMT_DROP_MATVIEW,    /* st_drop: DROP MATERIALIZED VIEW */
+  SQL_STMT_SET_CONSTRAINTS  /* st_setcons: SET CONSTRAINTS ALL | names DEFERRED | IMMEDIATE */
 } sql_stmt_kind_t;
 
 typedef struct sql_stmt_s sql_stmt_t;
@@ -519,6 +521,8 @@ typedef struct sql_coldef_s {
   char cd_identity;        /* GENERATED ALWAYS 'a' / BY DEFAULT 'd' AS IDENTITY (Virtuoso's
                             * IDENTITY: 'd'); 0 none */
   struct sql_seqopts_s *cd_identity_opts; /* AS IDENTITY (options); NULL none */
+  sql_list_t *cd_constraints; /* CHECK / REFERENCES on the column: of sql_tabcons_t
+                            * (tc_columns NULL); NULL none */
 } sql_coldef_t;
 
 /* The options of CREATE / ALTER SEQUENCE and of an identity column, as
@@ -573,13 +577,36 @@ typedef struct sql_view_s {
   const char *vw_rename;   /* ALTER … RENAME TO name */
 } sql_view_t;
 
-/* PRIMARY KEY (…) or UNIQUE (…) written as a table constraint. */
+/* Referential actions of a FOREIGN KEY (pg_constraint's letters). */
+#define SQL_FK_NO_ACTION 'a'
+#define SQL_FK_RESTRICT 'r'
+#define SQL_FK_CASCADE 'c'
+#define SQL_FK_SET_NULL 'n'
+#define SQL_FK_SET_DEFAULT 'd'
+
+/* A table constraint: PRIMARY KEY (…) or UNIQUE (…) (tc_kind 'p' / 'u',
+ * tc_primary says which), CHECK (…) ('c') or FOREIGN KEY (…) REFERENCES
+ * … ('f'). CHECK and REFERENCES written as column constraints come as
+ * these too (sql_coldef_t cd_constraints, tc_columns NULL: the column). */
 typedef struct sql_tabcons_s {
-  bool tc_primary;         /* false: UNIQUE */
+  bool tc_primary;         /* PRIMARY KEY (tc_kind 'p') */
   int tc_pos;
-  sql_list_t *tc_columns;  /* of const char * */
+  sql_list_t *tc_columns;  /* of const char *: the key's / the referencing columns */
   const char *tc_name;     /* CONSTRAINT name …; NULL when not named. (A column
                             * constraint's: cd_pk_name, cd_unique_name.) */
+  char tc_kind;            /* 'p', 'u', 'c', 'f' (0 read as 'u' or 'p' by tc_primary) */
+  sql_expr_t *tc_check;    /* CHECK's expression */
+  bool tc_no_inherit;      /* CHECK … NO INHERIT (refused: no inheritance here) */
+  bool tc_not_valid;       /* NOT VALID written */
+  sql_name_t tc_ref_table; /* REFERENCES table */
+  sql_list_t *tc_ref_columns; /* (columns) after it; NULL: its primary key */
+  char tc_match;           /* 's' SIMPLE (default), 'f' FULL, 'p' PARTIAL */
+  char tc_on_delete;       /* SQL_FK_* (default NO ACTION) */
+  char tc_on_update;
+  sql_list_t *tc_del_set_cols; /* ON DELETE SET NULL / DEFAULT (columns); NULL: all */
+  bool tc_deferrable;      /* DEFERRABLE */
+  bool tc_deferred;        /* INITIALLY DEFERRED */
+  bool tc_nulls_not_distinct; /* UNIQUE NULLS NOT DISTINCT */
 } sql_tabcons_t;
 
 typedef struct sql_create_table_s {
@@ -710,6 +737,12 @@ typedef struct sql_execute_s {
   sql_list_t *ex_args;     /* of sql_expr_t; NULL when none given */
 } sql_execute_t;
 
+/* SET CONSTRAINTS ALL | name, … DEFERRED | IMMEDIATE. */
+typedef struct sql_setcons_s {
+  sql_list_t *sc_names;    /* of sql_name_t *; NULL: ALL */
+  bool sc_deferred;
+} sql_setcons_t;
+
 struct sql_stmt_s {
   sql_stmt_kind_t st_kind;
   int st_pos;              /* 1-based character position of its first token */
@@ -738,6 +771,7 @@ struct sql_stmt_s {
     sql_execute_t *st_execute;      /* EXECUTE */
     sql_txnmode_t *st_txn;          /* SET TRANSACTION; BEGIN / START TRANSACTION with
                                      * modes (NULL for a plain BEGIN) */
+    struct sql_setcons_s *st_setcons; /* SET CONSTRAINTS */
   };
   bool st_analyze;                  /* EXPLAIN ANALYZE; VACUUM ANALYZE and ANALYZE */
   sql_query_t *st_with;             /* WITH before INSERT/UPDATE/DELETE: a query shell

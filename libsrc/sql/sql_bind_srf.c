@@ -97,9 +97,56 @@ static int bd_unnest(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   return CZ_OK;
 }
 
+/* pg_partition_ancestors(rel) [WITH ORDINALITY]: a table and the
+ * partitioned tables above it — nothing is partitioned here, so the one
+ * row (rel[, 1]). psql's \d of a table with triggers (its foreign keys)
+ * names it so. */
+static int bd_partition_ancestors(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
+{
+  const sql_expr_t *f = fr->fr_func;
+  if (sql_list_len(f->ex_list) != 1)
+    return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, fr->fr_pos,
+                    "function pg_partition_ancestors takes 1 argument");
+  bd_scope_t args_sc;
+  args_scope(&args_sc, sc);
+  xnode_t *rel;
+  ty_t i8 = ty_plain(TY_INT8);
+  if (bd_expr(b, &args_sc, sql_list_at(f->ex_list, 0), &rel) != CZ_OK || !(rel = bd_coerce(b, rel, i8)))
+    return CZ_ERR;
+  const char *name = fr->fr_alias ? fr->fr_alias : "pg_partition_ancestors";
+  int ncol = fr->fr_ordinality ? 2 : 1;
+  const char *c0 = sql_list_len(fr->fr_colnames) > 0 ? sql_list_at(fr->fr_colnames, 0) : "relid";
+  if (scope_add_one(b, sc, name, c0, i8, fr->fr_pos) != CZ_OK)
+    return CZ_ERR;
+  if (ncol == 2) {
+    /* the ordinality column widens the entry just added */
+    bd_rel_t *r = sc->sc_rels[sc->sc_nrels - 1];
+    const char **names = arena_alloc(b->b_a, sizeof(char *) * 2);
+    ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * 2);
+    names[0] = c0;
+    names[1] = sql_list_len(fr->fr_colnames) > 1 ? sql_list_at(fr->fr_colnames, 1) : "ordinality";
+    types[0] = types[1] = i8;
+    r->rl_ncols = 2;
+    r->rl_cols = names;
+    r->rl_types = types;
+    sc->sc_width += 1;
+  }
+  op_t *one = op_series_new(b->b_a, i8, bd_const_i64(b, TY_INT8, 1), bd_const_i64(b, TY_INT8, 1), NULL);
+  xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *) * 2);
+  cols[0] = rel;
+  cols[1] = bd_col(b, 0, i8);
+  *out = op_project_new(b->b_a, one, ncol, cols);
+  return CZ_OK;
+}
+
 int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
 {
   const sql_expr_t *f = fr->fr_func;
+  if (strcmp(f->ex_name, "pg_partition_ancestors") == 0 &&
+      (!f->ex_schema || strcmp(f->ex_schema, "pg_catalog") == 0))
+    return bd_partition_ancestors(b, sc, fr, out);
+  if (fr->fr_ordinality)
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos, "WITH ORDINALITY is not supported here");
   bool series = strcmp(f->ex_name, "generate_series") == 0;
   if ((!series && strcmp(f->ex_name, "unnest") != 0) ||
       (f->ex_schema && strcmp(f->ex_schema, "pg_catalog") != 0))

@@ -96,6 +96,7 @@ static sql_name_t *sql_g_name(sql_pstate_t *ps, sql_name_t n);
 static sql_stmt_t *sql_g_drop(sql_pstate_t *ps, sql_stmt_kind_t kind, bool if_exists,
                               sql_list_t *names);
 static bool sql_g_seqopt(sql_pstate_t *ps, int pos, int given);
+static bool sql_g_cons_attrs(sql_pstate_t *ps, int pos, char kind, int attrs, sql_tabcons_t *tc);
 static bool sql_g_int8(sql_pstate_t *ps, int pos, const char *text, bool neg, int64_t *out);
 static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const char *name,
                                 sql_list_t *values);
@@ -138,9 +139,15 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
  * MATERIALIZED also marks WITH q AS [NOT] MATERIALIZED (…);
  * CHECK is reserved, as in PostgreSQL (the constraints' grammar uses it too) */
 %token <str> CASCADED CHECK DATA_P MATERIALIZED OPTION REFRESH REPLACE TEMP TEMPORARY VIEW
-/* WITH before TIME (PostgreSQL's WITH_LA): `timestamp WITH TIME ZONE` then
+/* WITH before TIME or ORDINALITY (PostgreSQL's WITH_LA): `timestamp WITH TIME ZONE` then
  * never competes with a view's `… AS query WITH CHECK OPTION` */
 %token WITH_LA
+/* constraints: CHECK (declared above), FOREIGN KEY / REFERENCES, deferrable ones,
+ * SET CONSTRAINTS */
+%token <str> ACTION CONSTRAINTS DEFERRED FOREIGN IMMEDIATE INHERIT INITIALLY MATCH PARTIAL
+%token <str> REFERENCES SIMPLE VALID
+/* psql's \d of a table with foreign keys: pg_partition_ancestors(…) WITH ORDINALITY */
+%token <str> ORDINALITY
 /* year, month, day, hour, minute or second right after INTERVAL 'text'
  * (sql_yylex turns the identifier into this token only there) */
 %token <str> IV_UNIT
@@ -200,6 +207,9 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <view> view_head
 %type <flag> opt_or_replace opt_temp opt_with_data
 %type <num> opt_check_option
+%type <tabcons> col_cons key_actions key_delete
+%type <num> key_update key_action key_match cons_attrs cons_attr opt_no_inherit
+%type <list> set_cons_names
 
 /* Lowest first; PostgreSQL's table. */
 /* UNBOUNDED PRECEDING is the frame bound, not a column named unbounded
@@ -531,6 +541,15 @@ table_ref:
         $$->fr_kind = SQL_FROM_FUNC;
         $$->fr_func = $1;
         $$->fr_colnames = $2.al_cols;
+      }
+  | func_application WITH_LA ORDINALITY opt_alias_clause
+      {
+        sql_name_t none = {0};
+        $$ = sql_from_item(ps, @1.lc_pos, none, NULL, $4.al_name);
+        $$->fr_kind = SQL_FROM_FUNC;
+        $$->fr_func = $1;
+        $$->fr_colnames = $4.al_cols;
+        $$->fr_ordinality = true;
       }
   | LATERAL_P select_with_parens opt_alias_clause
       {
@@ -1535,6 +1554,8 @@ unreserved_keyword:
   | ALWAYS | CACHE | CYCLE | GENERATED | IDENTITY_P | INCREMENT | MAXVALUE | MINVALUE | NONE
   | OVERRIDING | OWNED | RENAME | RESTART | SEQUENCE | SYSTEM_P | VALUE_P
   | CASCADED | DATA_P | MATERIALIZED | OPTION | REFRESH | REPLACE | TEMP | TEMPORARY | VIEW
+  | ACTION | CONSTRAINTS | DEFERRED | IMMEDIATE | INHERIT | MATCH | PARTIAL | SIMPLE | VALID
+  | ORDINALITY
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function
@@ -1559,6 +1580,7 @@ reserved_keyword:
   | SYMMETRIC | TABLE | THEN | TO | TOP | TRAILING | TRUE_P | UNION | UNIQUE
   | USER | USING | WHEN | WHERE | WINDOW | WITH
   | LATERAL_P
+  | FOREIGN | INITIALLY | REFERENCES
   ;
 
 /* ---- data manipulation -------------------------------------------------- */
@@ -1766,6 +1788,115 @@ col_quals:
       { $$ = $1; $$->cd_identity = 'd'; $$->cd_identity_opts = $7; }
   /* Virtuoso's IDENTITY column keyword: BY DEFAULT (an explicit value is taken) */
   | col_quals IDENTITY_P                     { $$ = $1; $$->cd_identity = 'd'; }
+  | col_quals col_cons                       { $$ = $1; $$->cd_constraints = APPEND($1->cd_constraints, $2); }
+  | col_quals CONSTRAINT col_id col_cons
+      {
+        $$ = $1;
+        $4->tc_name = $3;
+        $4->tc_pos = @2.lc_pos;
+        $$->cd_constraints = APPEND($1->cd_constraints, $4);
+      }
+  /* DEFERRABLE, INITIALLY …: of the constraint just before (PostgreSQL's
+   * ConstraintAttr as a column constraint) */
+  | col_quals cons_attr
+      {
+        $$ = $1;
+        int n = sql_list_len($1->cd_constraints);
+        sql_tabcons_t *tc = n ? sql_list_at($1->cd_constraints, n - 1) : NULL;
+        CHK(sql_g_cons_attrs(ps, @2.lc_pos, tc ? tc->tc_kind : 'u', $2, tc));
+      }
+  ;
+
+/* CHECK or REFERENCES written after a column (tc_columns NULL: that column). */
+col_cons:
+    CHECK '(' a_expr ')' opt_no_inherit
+      {
+        $$ = NEW(sql_tabcons_t);
+        $$->tc_kind = 'c';
+        $$->tc_pos = @1.lc_pos;
+        $$->tc_check = $3;
+        $$->tc_no_inherit = $5;
+      }
+  | REFERENCES qualified_name opt_name_list key_match key_actions
+      {
+        $$ = $5;
+        $$->tc_kind = 'f';
+        $$->tc_pos = @1.lc_pos;
+        $$->tc_ref_table = $2;
+        $$->tc_ref_columns = $3;
+        $$->tc_match = (char)$4;
+      }
+  ;
+
+opt_no_inherit:
+    NO INHERIT  { $$ = 1; }
+  | %empty      { $$ = 0; }
+  ;
+
+key_match:
+    %empty          { $$ = 's'; }
+  | MATCH SIMPLE    { $$ = 's'; }
+  | MATCH FULL      { $$ = 'f'; }
+  | MATCH PARTIAL
+      {
+        sql_error_at(ps, SQLSTATE_FEATURE_NOT_SUPPORTED, @1.lc_pos, "MATCH PARTIAL not yet implemented");
+        YYABORT;
+      }
+  ;
+
+/* ON UPDATE / ON DELETE, each at most once, in either order (as PostgreSQL). */
+key_actions:
+    %empty
+      {
+        $$ = NEW(sql_tabcons_t);
+        $$->tc_on_delete = $$->tc_on_update = SQL_FK_NO_ACTION;
+      }
+  | key_update              { $$ = NEW(sql_tabcons_t); $$->tc_on_delete = SQL_FK_NO_ACTION; $$->tc_on_update = (char)$1; }
+  | key_delete              { $$ = $1; $$->tc_on_update = SQL_FK_NO_ACTION; }
+  | key_update key_delete   { $$ = $2; $$->tc_on_update = (char)$1; }
+  | key_delete key_update   { $$ = $1; $$->tc_on_update = (char)$2; }
+  ;
+
+key_update:
+    ON UPDATE key_action  { $$ = $3; }
+  ;
+
+key_delete:
+    ON DELETE_P key_action  { $$ = NEW(sql_tabcons_t); $$->tc_on_delete = (char)$3; }
+  | ON DELETE_P SET NULL_P '(' name_list ')'
+      { $$ = NEW(sql_tabcons_t); $$->tc_on_delete = SQL_FK_SET_NULL; $$->tc_del_set_cols = $6; }
+  | ON DELETE_P SET DEFAULT '(' name_list ')'
+      { $$ = NEW(sql_tabcons_t); $$->tc_on_delete = SQL_FK_SET_DEFAULT; $$->tc_del_set_cols = $6; }
+  ;
+
+key_action:
+    NO ACTION       { $$ = SQL_FK_NO_ACTION; }
+  | RESTRICT        { $$ = SQL_FK_RESTRICT; }
+  | CASCADE         { $$ = SQL_FK_CASCADE; }
+  | SET NULL_P      { $$ = SQL_FK_SET_NULL; }
+  | SET DEFAULT     { $$ = SQL_FK_SET_DEFAULT; }
+  ;
+
+/* Constraint attributes as bits: 1 DEFERRABLE, 2 NOT DEFERRABLE,
+ * 4 INITIALLY DEFERRED, 8 INITIALLY IMMEDIATE, 16 NOT VALID
+ * (sql_g_cons_attrs applies them). */
+cons_attrs:
+    %empty                { $$ = 0; }
+  | cons_attrs cons_attr
+      {
+        if ($1 & $2) {
+          sql_error_at(ps, SQLSTATE_SYNTAX_ERROR, @2.lc_pos, "multiple constraint attribute clauses are not allowed");
+          YYABORT;
+        }
+        $$ = $1 | $2;
+      }
+  ;
+
+cons_attr:
+    DEFERRABLE              { $$ = 1; }
+  | NOT DEFERRABLE          { $$ = 2; }
+  | INITIALLY DEFERRED      { $$ = 4; }
+  | INITIALLY IMMEDIATE     { $$ = 8; }
   ;
 
 opt_identity_opts:
@@ -2014,18 +2145,60 @@ named_table_cons:
   ;
 
 table_cons:
-    PRIMARY KEY '(' name_list ')'
+    PRIMARY KEY '(' name_list ')' cons_attrs
       {
         $$ = NEW(sql_tabcons_t);
         $$->tc_primary = true;
+        $$->tc_kind = 'p';
         $$->tc_pos = @1.lc_pos;
         $$->tc_columns = $4;
+        CHK(sql_g_cons_attrs(ps, @6.lc_pos, 'p', $6, $$));
       }
-  | UNIQUE '(' name_list ')'
+  | UNIQUE '(' name_list ')' cons_attrs
       {
         $$ = NEW(sql_tabcons_t);
+        $$->tc_kind = 'u';
         $$->tc_pos = @1.lc_pos;
         $$->tc_columns = $3;
+        CHK(sql_g_cons_attrs(ps, @5.lc_pos, 'u', $5, $$));
+      }
+  | UNIQUE NULLS_P NOT DISTINCT '(' name_list ')' cons_attrs
+      {
+        $$ = NEW(sql_tabcons_t);
+        $$->tc_kind = 'u';
+        $$->tc_pos = @1.lc_pos;
+        $$->tc_columns = $6;
+        $$->tc_nulls_not_distinct = true;
+        CHK(sql_g_cons_attrs(ps, @8.lc_pos, 'u', $8, $$));
+      }
+  | UNIQUE NULLS_P DISTINCT '(' name_list ')' cons_attrs
+      {
+        $$ = NEW(sql_tabcons_t);
+        $$->tc_kind = 'u';
+        $$->tc_pos = @1.lc_pos;
+        $$->tc_columns = $5;
+        CHK(sql_g_cons_attrs(ps, @7.lc_pos, 'u', $7, $$));
+      }
+  | CHECK '(' a_expr ')' opt_no_inherit cons_attrs
+      {
+        $$ = NEW(sql_tabcons_t);
+        $$->tc_kind = 'c';
+        $$->tc_pos = @1.lc_pos;
+        $$->tc_check = $3;
+        $$->tc_no_inherit = $5;
+        CHK(sql_g_cons_attrs(ps, @6.lc_pos, 'c', $6, $$));
+      }
+  | FOREIGN KEY '(' name_list ')' REFERENCES qualified_name opt_name_list key_match key_actions
+    cons_attrs
+      {
+        $$ = $10;
+        $$->tc_kind = 'f';
+        $$->tc_pos = @1.lc_pos;
+        $$->tc_columns = $4;
+        $$->tc_ref_table = $7;
+        $$->tc_ref_columns = $8;
+        $$->tc_match = (char)$9;
+        CHK(sql_g_cons_attrs(ps, @11.lc_pos, 'f', $11, $$));
       }
   ;
 
@@ -2373,6 +2546,19 @@ set_stmt:
   | SET LOCAL set_rest    { $$ = $3; $$->st_set->sv_local = true; }
   | SET TRANSACTION txn_mode_list
       { $$ = sql_stmt_new(ps, SQL_STMT_SET_TRANSACTION); $$->st_txn = $3; }
+  | SET CONSTRAINTS set_cons_names DEFERRED
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_SET_CONSTRAINTS);
+        $$->st_setcons = NEW(sql_setcons_t);
+        $$->st_setcons->sc_names = $3;
+        $$->st_setcons->sc_deferred = true;
+      }
+  | SET CONSTRAINTS set_cons_names IMMEDIATE
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_SET_CONSTRAINTS);
+        $$->st_setcons = NEW(sql_setcons_t);
+        $$->st_setcons->sc_names = $3;
+      }
   | SET SESSION CHARACTERISTICS AS TRANSACTION txn_mode_list
       {
         $$ = sql_stmt_new(ps, SQL_STMT_SET_TRANSACTION);
@@ -2385,6 +2571,11 @@ set_stmt:
       { $$ = sql_g_setvar(ps, SQL_STMT_SET, "all", NULL); $$->st_set->sv_default = true; }
   | RESET TIME ZONE
       { $$ = sql_g_setvar(ps, SQL_STMT_SET, "timezone", NULL); $$->st_set->sv_default = true; }
+  ;
+
+set_cons_names:
+    ALL                  { $$ = NULL; }
+  | qualified_name_list  { $$ = $1; }
   ;
 
 set_rest:
@@ -2680,7 +2871,7 @@ static int sql_yylex_la(sql_yystype_t *val, sql_loc_t *loc, sql_pstate_t *ps)
   ps->ps_la_tok = next;
   ps->ps_have_la = true;
   if (tok == WITH)
-    return next == TIME ? WITH_LA : WITH;
+    return next == TIME || next == ORDINALITY ? WITH_LA : WITH;
   if (next == BETWEEN || next == IN_P || next == LIKE || next == ILIKE || next == SIMILAR)
     return NOT_LA;
   return tok;
@@ -3023,6 +3214,44 @@ static sql_name_t *sql_g_name(sql_pstate_t *ps, sql_name_t n)
 }
 
 /* A sequence option written twice: 42601, as PostgreSQL. */
+/* Applies constraint attributes (cons_attr bits) to tc, of kind 'p', 'u',
+ * 'c' or 'f' (tc NULL: a column's PRIMARY KEY / UNIQUE / NOT NULL, which
+ * the attributes cannot name). PostgreSQL's errors: 42601 for
+ * contradictions and for attributes a CHECK cannot have; deferrable
+ * unique keys are not built (0A000). */
+static bool sql_g_cons_attrs(sql_pstate_t *ps, int pos, char kind, int attrs, sql_tabcons_t *tc)
+{
+  if ((attrs & 1) && (attrs & 2)) {
+    sql_error_at(ps, SQLSTATE_SYNTAX_ERROR, pos, "multiple DEFERRABLE/NOT DEFERRABLE clauses not allowed");
+    return false;
+  }
+  if ((attrs & 4) && (attrs & 8)) {
+    sql_error_at(ps, SQLSTATE_SYNTAX_ERROR, pos, "multiple INITIALLY IMMEDIATE/DEFERRED clauses not allowed");
+    return false;
+  }
+  if ((attrs & 4) && (attrs & 2)) {
+    sql_error_at(ps, SQLSTATE_SYNTAX_ERROR, pos, "constraint declared INITIALLY DEFERRED must be DEFERRABLE");
+    return false;
+  }
+  bool deferrable = (attrs & (1 | 4)) != 0;
+  if (kind == 'c' && deferrable) {
+    sql_error_at(ps, SQLSTATE_FEATURE_NOT_SUPPORTED, pos, "CHECK constraints cannot be marked DEFERRABLE");
+    return false;
+  }
+  if ((kind == 'p' || kind == 'u' || !tc) && deferrable) {
+    sql_error_at(ps, SQLSTATE_FEATURE_NOT_SUPPORTED, pos,
+                 "deferrable unique and primary key constraints are not supported");
+    return false;
+  }
+  if (tc) {
+    tc->tc_deferrable |= deferrable;
+    tc->tc_deferred |= (attrs & 4) != 0;
+    if (attrs & 2)
+      tc->tc_deferrable = false;
+  }
+  return true;
+}
+
 static bool sql_g_seqopt(sql_pstate_t *ps, int pos, int given)
 {
   if (!given)

@@ -214,6 +214,55 @@ int sql_bind_default(arena_t *a, const char *text, ty_t t, xnode_t **out, bool *
   return CZ_OK;
 }
 
+/* What a CHECK expression may not hold (sql_bind_check). */
+static int check_forbidden(const xnode_t *x, err_t *e)
+{
+  if (x->x_kind == X_SUBQ)
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "cannot use subquery in check constraint");
+  if (x->x_kind == X_PARAM)
+    return err_set(e, SQLSTATE_UNDEFINED_PARAMETER, "there is no parameter $%d", x->x_index + 1);
+  for (int i = 0; i < x->x_nargs; i++)
+    if (check_forbidden(x->x_args[i], e) != CZ_OK)
+      return CZ_ERR;
+  return CZ_OK;
+}
+
+int sql_bind_check(arena_t *a, const char *text, int ncols, const char *const *names,
+                   const ty_t *types, const char *table, xnode_t **out, bool **used, err_t *e)
+{
+  char *sql = arena_sprintf(a, "SELECT (%s)", text);
+  sql_stmt_list_t *l;
+  if (sql_parse(a, sql, strlen(sql), &l, e) != CZ_OK)
+    return CZ_ERR;
+  bd_t b;
+  memset(&b, 0, sizeof(b));
+  b.b_a = a;
+  b.b_e = e;
+  sp_table_t *t = arena_zalloc(a, sizeof *t);
+  t->tb_name = table;
+  t->tb_ncols = ncols;
+  t->tb_colnames = (const char **)names;
+  t->tb_coltypes = types;
+  bd_scope_t *sc = bd_table_scope(&b, t, NULL);
+  sc->sc_agg_forbid = "check constraints";
+  const sql_target_t *tg = sql_list_at(l->sl_stmts[0]->st_query->qu_select->se_targets, 0);
+  if (bd_expr(&b, sc, tg->tg_expr, out) != CZ_OK) {
+    e->er_pos = 0;  /* a position in the constraint's text, not the statement's */
+    return CZ_ERR;
+  }
+  if (check_forbidden(*out, e) != CZ_OK)
+    return CZ_ERR;
+  if ((*out)->x_type.t_id != TY_BOOL && (*out)->x_type.t_id != TY_UNKNOWN)
+    return err_set(e, SQLSTATE_DATATYPE_MISMATCH, "argument of CHECK must be type boolean, not type %s",
+                   ty_name(a, (*out)->x_type));
+  if (used) {
+    *used = arena_zalloc(a, (size_t)ncols + 1);
+    for (int i = 0; i < ncols && sc->sc_used && i < sc->sc_used_cap; i++)
+      (*used)[i] = sc->sc_used[i];
+  }
+  return CZ_OK;
+}
+
 static int eval_default_in(arena_t *a, mem_budget_t *budget, const char *text, ty_t t,
                            void *session, datum_t *out, err_t *e)
 {

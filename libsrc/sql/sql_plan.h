@@ -180,6 +180,15 @@ int sql_eval_default(arena_t *a, const char *text, ty_t t, void *session, datum_
 int sql_bind_default(arena_t *a, const char *text, ty_t t, xnode_t **out, bool *is_volatile,
                      err_t *e);
 
+/* A CHECK constraint's SQL text bound over a row of the table's columns
+ * (names[i], types[i] at X_COL i), in a. *used (ncols flags, in a; may be
+ * NULL) says which columns it reads. PostgreSQL's errors: 42804 when not
+ * boolean ("argument of CHECK must be type boolean, not type …"), 0A000
+ * for a subquery, 42803 for an aggregate, 42P02 for a parameter, 42703
+ * for an unknown column. */
+int sql_bind_check(arena_t *a, const char *text, int ncols, const char *const *names,
+                   const ty_t *types, const char *table, xnode_t **out, bool **used, err_t *e);
+
 /* SQL text of an expression (for DEFAULTs kept as text), in a; NULL with
  * 0A000 for the forms it does not cover. */
 char *sql_deparse_expr(arena_t *a, const sql_expr_t *x, err_t *e);

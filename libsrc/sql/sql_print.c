@@ -1010,6 +1010,14 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
   case SQL_STMT_CREATE_VIEW:
   case SQL_STMT_ALTER_VIEW:
   case SQL_STMT_REFRESH_MATVIEW: pr_view(p, s); break;
+  case SQL_STMT_SET_CONSTRAINTS:
+    pr_str(p, "(set-constraints ");
+    if (s->st_setcons->sc_names)
+      pr_qnames(p, s->st_setcons->sc_names);
+    else
+      pr_str(p, "all");
+    pr_str(p, s->st_setcons->sc_deferred ? " deferred)" : " immediate)");
+    break;
   case SQL_STMT_TRUNCATE:
   case SQL_STMT_VACUUM:
     pr_str(p, s->st_kind == SQL_STMT_TRUNCATE ? "(truncate" : "(vacuum");

@@ -228,6 +228,25 @@ int tbl_lookup(txn_t *tx, const cat_table_t *t, const datum_t *const *keys, int 
                const int *cols, int ncols, bool want_loc, batch_t *out, bool *found,
                arena_t *a, err_t *e);
 
+/* ---- constraint probes (tb_refcheck.c) ------------------------------------ */
+
+/* For each of the n keys (keys[i]: the values of unique index idx's key
+ * columns, in index order, of its ci_key_types, none NULL) whether a row
+ * tx sees holds that value (idx 0: the primary key; not a row id). With
+ * lock, the value's lock name — the one its inserters, deleters and
+ * updaters take — is locked first, so the answer holds until tx ends
+ * (README "Constraint probes"). Vectored: the keys are encoded and
+ * sorted; one sorted tbl_lookup for the primary key, one cursor moving
+ * forward for a secondary index. 40P01 / 57014 from lock waits. */
+int tbl_ref_probe(txn_t *tx, const cat_table_t *t, int idx, const datum_t *const *keys, int n,
+                  bool lock, bool *found, arena_t *a, err_t *e);
+/* The rows named by the locators in column loc_col of rows sel[0..n) of
+ * b (sel NULL: 0..n), as tbl_lookup reads them (row i of out for the i-th
+ * of them; found[i] false when it is gone). */
+int tbl_fetch_locs(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
+                   int n, const int *cols, int ncols, bool want_loc, batch_t *out, bool *found,
+                   arena_t *a, err_t *e);
+
 /* A scan that is a point lookup (tb_point.c): tbl_point_open returns 1
  * (nothing opened) unless index idx is the primary tree and low and high
  * are equal and inclusive on every primary key column; then *out reads

@@ -18,6 +18,8 @@ void err_clear(err_t *e)
   memcpy(e->er_sqlstate, SQLSTATE_SUCCESSFUL_COMPLETION, 6);
   e->er_pos = 0;
   e->er_msg[0] = '\0';
+  e->er_detail[0] = '\0';
+  e->er_hint[0] = '\0';
 }
 
 static void err_set_state(err_t *e, const char *sqlstate)
@@ -38,6 +40,7 @@ int err_setv(err_t *e, const char *sqlstate, const char *fmt, va_list ap)
     return CZ_ERR;
   err_set_state(e, sqlstate);
   e->er_pos = 0;
+  e->er_detail[0] = e->er_hint[0] = '\0';
   /* vsnprintf truncates and always terminates when the size is > 0. */
   if (vsnprintf(e->er_msg, sizeof e->er_msg, fmt, ap) < 0)
     e->er_msg[0] = '\0';
@@ -75,15 +78,22 @@ int err_prefix(err_t *e, const char *fmt, ...)
 
 int err_add_fields(err_t *e, const char *detail, const char *hint)
 {
+  if (detail)
+    err_detail(e, "%s", detail);
+  if (hint)
+    err_hint(e, "%s", hint);
+  return CZ_ERR;
+}
+
+int err_hint(err_t *e, const char *fmt, ...)
+{
   if (!e)
     return CZ_ERR;
-  size_t n = strlen(e->er_msg);
-  if (detail)
-    n += (size_t)snprintf(e->er_msg + n, n < sizeof e->er_msg ? sizeof e->er_msg - n : 0, "%cD%s",
-                          ERR_FIELD_SEP, detail);
-  if (hint && n < sizeof e->er_msg)
-    snprintf(e->er_msg + n, sizeof e->er_msg - n, "%cH%s", ERR_FIELD_SEP, hint);
-  e->er_msg[sizeof e->er_msg - 1] = '\0';
+  va_list ap;
+  va_start(ap, fmt);
+  if (vsnprintf(e->er_hint, sizeof e->er_hint, fmt, ap) < 0)
+    e->er_hint[0] = '\0';
+  va_end(ap);
   return CZ_ERR;
 }
 
@@ -96,4 +106,16 @@ size_t err_message_len(const err_t *e)
 bool err_is(const err_t *e, const char *sqlstate)
 {
   return e && sqlstate && strncmp(e->er_sqlstate, sqlstate, 5) == 0;
+}
+
+int err_detail(err_t *e, const char *fmt, ...)
+{
+  if (!e)
+    return CZ_ERR;
+  va_list ap;
+  va_start(ap, fmt);
+  if (vsnprintf(e->er_detail, sizeof e->er_detail, fmt, ap) < 0)
+    e->er_detail[0] = '\0';
+  va_end(ap);
+  return CZ_ERR;
 }

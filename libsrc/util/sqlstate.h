@@ -50,7 +50,9 @@
 
 /* class 23: integrity constraint violation */
 #define SQLSTATE_NOT_NULL_VIOLATION                  "23502"
+#define SQLSTATE_FOREIGN_KEY_VIOLATION               "23503"
 #define SQLSTATE_UNIQUE_VIOLATION                    "23505"
+#define SQLSTATE_CHECK_VIOLATION                     "23514"
 
 /* class 25: invalid transaction state */
 #define SQLSTATE_ACTIVE_TX                           "25001"
@@ -96,6 +98,7 @@
 #define SQLSTATE_GROUPING_ERROR                      "42803"
 #define SQLSTATE_DATATYPE_MISMATCH                   "42804"
 #define SQLSTATE_WRONG_OBJECT_TYPE                   "42809"
+#define SQLSTATE_INVALID_FOREIGN_KEY                 "42830"
 #define SQLSTATE_GENERATED_ALWAYS                    "428C9"
 #define SQLSTATE_CANNOT_COERCE                       "42846"
 #define SQLSTATE_UNDEFINED_FUNCTION                  "42883"

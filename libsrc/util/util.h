@@ -44,6 +44,8 @@ typedef struct err_s {
   char er_sqlstate[6]; /* five characters and a NUL, SQLSTATE_SUCCESSFUL_COMPLETION when clear */
   int er_pos;
   char er_msg[512];
+  char er_detail[256]; /* PostgreSQL's DETAIL field ("" none): err_detail after err_set */
+  char er_hint[256];   /* its HINT field ("" none): err_hint after err_set */
 } err_t;
 
 /* SQLSTATEs used by the lower layers. */
@@ -56,12 +58,17 @@ int err_setv(err_t *e, const char *sqlstate, const char *fmt, va_list ap);
 /* Prepends context: "<context>: <old message>", keeping the SQLSTATE. */
 int err_prefix(err_t *e, const char *fmt, ...) CZ_PRINTF(2, 3);
 bool err_is(const err_t *e, const char *sqlstate);
-/* PostgreSQL's DETAIL and HINT fields (either may be NULL): kept in
- * er_msg after the message, each behind ERR_FIELD_SEP and a letter ('D',
- * 'H'), as much as fits; the wire writer sends them as their own fields
- * (net's write_report), err_message_len says where the message ends. */
-#define ERR_FIELD_SEP '\x1e'
+/* Set the DETAIL / HINT of the error err_set just filled (the wire
+ * protocol's 'D' and 'H' fields); return CZ_ERR like err_set.
+ * err_add_fields sets both from plain strings (either may be NULL). */
+int err_detail(err_t *e, const char *fmt, ...) CZ_PRINTF(2, 3);
+int err_hint(err_t *e, const char *fmt, ...) CZ_PRINTF(2, 3);
 int err_add_fields(err_t *e, const char *detail, const char *hint);
+/* A notice's text (which has no fields of its own) may carry its DETAIL
+ * and HINT after the message, each behind ERR_FIELD_SEP and a letter ('D',
+ * 'H'); the wire writer sends them as fields, err_message_len says where
+ * the message ends. */
+#define ERR_FIELD_SEP '\x1e'
 size_t err_message_len(const err_t *e);
 
 /* ---- arenas ------------------------------------------------------------ */

@@ -481,8 +481,11 @@ static int copy_flush(erun_t *p, err_t *e)
   copy_in_t *ci = p->ru_copy;
   if (ci->ci_batch->b_n == 0)
     return CZ_OK;
-  int rc = tbl_insert_batch(es_txn(p->ru_stmt->st_sess), ci->ci_table, ci->ci_batch,
-                            ci->ci_batch->b_n, e);
+  esession_t *s = p->ru_stmt->st_sess;
+  int rc = en_cons_needed(ci->ci_table)
+               ? en_cons_insert(s, es_txn(s), ci->ci_table, ci->ci_batch, NULL, ci->ci_batch->b_n,
+                                true, ci->ci_batch_arena, e)
+               : tbl_insert_batch(es_txn(s), ci->ci_table, ci->ci_batch, ci->ci_batch->b_n, e);
   ci->ci_rows += ci->ci_batch->b_n;
   ci->ci_batch->b_n = 0;
   arena_reset(ci->ci_batch_arena);
@@ -706,6 +709,8 @@ int er_copy_in_done(erun_t *p, err_t *e)
   int rc = copy_records(p, true, e);
   if (rc == CZ_OK)
     rc = copy_flush(p, e);
+  if (rc == CZ_OK)  /* the COPY's pending foreign key checks */
+    rc = en_cons_stmt_end(s, es_txn(s), ci->ci_batch_arena, e);
   copy_in_release(ci);
   p->ru_copy = NULL;
   if (rc != CZ_OK) {

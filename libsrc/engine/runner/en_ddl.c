@@ -93,15 +93,17 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
       continue;
     int key = i;
     cat_index_def_t id = {.id_name = cd->cd_unique_name, .id_table = oid, .id_unique = true,
-                          .id_nkeys = 1, .id_keys = &key};
+                          .id_constraint = true, .id_nkeys = 1, .id_keys = &key};
     cat_oid_t ioid;
     if (tbl_create_index(es_engine(s)->en_cat, es_txn(s), &id, &ioid, e) != CZ_OK)
       return CZ_ERR;
   }
   for (int k = 0; k < sql_list_len(ct->ct_constraints); k++) {
     const sql_tabcons_t *tc = sql_list_at(ct->ct_constraints, k);
-    if (tc->tc_primary)
+    if (tc->tc_primary || tc->tc_kind == 'c' || tc->tc_kind == 'f')
       continue;
+    if (tc->tc_nulls_not_distinct)
+      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "UNIQUE NULLS NOT DISTINCT is not supported");
     int nk = sql_list_len(tc->tc_columns);
     int *keys = arena_alloc(a, sizeof(int) * (size_t)(nk + 1));
     for (int j = 0; j < nk; j++) {
@@ -114,9 +116,27 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
                        name);
     }
     cat_index_def_t id = {.id_name = tc->tc_name, .id_table = oid, .id_unique = true,
-                          .id_nkeys = nk, .id_keys = keys};
+                          .id_constraint = true, .id_nkeys = nk, .id_keys = keys};
     cat_oid_t ioid;
     if (tbl_create_index(es_engine(s)->en_cat, es_txn(s), &id, &ioid, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  /* CHECK and FOREIGN KEY: the column constraints, then the table's */
+  es_refresh_snapshot(s);
+  for (int i = 0; i < nc; i++) {
+    const sql_coldef_t *cd = sql_list_at(ct->ct_columns, i);
+    for (int k = 0; k < sql_list_len(cd->cd_constraints); k++) {
+      const cat_table_t *t = cat_table_by_oid(es_snapshot(s), oid);
+      if (!t || en_constraint_add(s, a, t, sql_list_at(cd->cd_constraints, k), cd->cd_name, e) != CZ_OK)
+        return CZ_ERR;
+    }
+  }
+  for (int k = 0; k < sql_list_len(ct->ct_constraints); k++) {
+    const sql_tabcons_t *tc = sql_list_at(ct->ct_constraints, k);
+    if (tc->tc_kind != 'c' && tc->tc_kind != 'f')
+      continue;
+    const cat_table_t *t = cat_table_by_oid(es_snapshot(s), oid);
+    if (!t || en_constraint_add(s, a, t, tc, NULL, e) != CZ_OK)
       return CZ_ERR;
   }
   return CZ_OK;
@@ -136,8 +156,41 @@ static int ddl_drop_absent(esession_t *s, const sql_drop_t *dr, const sql_name_t
   return CZ_ERR;
 }
 
+/* The foreign keys that tables of the DROP list hold on each other go
+ * first, silently (PostgreSQL drops such a set without CASCADE). */
+static int ddl_drop_fk_within(esession_t *s, const sql_drop_t *dr, err_t *e)
+{
+  int n = sql_list_len(dr->dr_names);
+  for (int i = 0; i < n; i++) {
+    const sql_name_t *nm = sql_list_at(dr->dr_names, i);
+    es_refresh_snapshot(s);
+    const cat_table_t *t = cat_find_table(es_snapshot(s), nm->nm_schema, nm->nm_name);
+    for (int k = 0; t && k < t->ct_nrefby; k++) {
+      const cat_constraint_t *co = t->ct_refby[k];
+      if (co->co_table == t)
+        continue;
+      for (int j = 0; j < n; j++) {
+        const sql_name_t *o = sql_list_at(dr->dr_names, j);
+        if (cat_find_table(es_snapshot(s), o->nm_schema, o->nm_name) != co->co_table)
+          continue;
+        if (!en_owns(s, co->co_table))
+          return CZ_OK;  /* the owner check below reports it */
+        if (cat_drop_constraint(es_engine(s)->en_cat, es_txn(s), co->co_oid, e) != CZ_OK)
+          return CZ_ERR;
+        es_refresh_snapshot(s);
+        t = cat_find_table(es_snapshot(s), nm->nm_schema, nm->nm_name);
+        k = -1;  /* the table's list changed: again from the start */
+        break;
+      }
+    }
+  }
+  return CZ_OK;
+}
+
 static int ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
 {
+  if (ddl_drop_fk_within(s, dr, e) != CZ_OK)
+    return CZ_ERR;
   for (int i = 0; i < sql_list_len(dr->dr_names); i++) {
     const sql_name_t *n = sql_list_at(dr->dr_names, i);
     es_refresh_snapshot(s);
@@ -156,10 +209,15 @@ static int ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
     }
     if (!en_owns(s, t))
       return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be owner of table %s", t->ct_name);
-    cat_oid_t oid = t->ct_oid;
-    if (en_view_drop_dependents(s, oid, t->ct_name, dr->dr_cascade, e) != CZ_OK)  /* en_view_ddl.c */
+    /* the views and foreign keys that depend on it first (each may
+     * refresh the snapshot: the table is found again) */
+    if (en_view_drop_dependents(s, t->ct_oid, t->ct_name, dr->dr_cascade, e) != CZ_OK)
+      return CZ_ERR;  /* en_view_ddl.c */
+    t = cat_find_table(es_snapshot(s), n->nm_schema, n->nm_name);
+    if (!t || en_constraint_drop_refs(s, t, dr->dr_cascade, e) != CZ_OK)
       return CZ_ERR;
-    if (cat_drop_table(es_engine(s)->en_cat, es_txn(s), oid, e) != CZ_OK)
+    t = cat_find_table(es_snapshot(s), n->nm_schema, n->nm_name);
+    if (!t || cat_drop_table(es_engine(s)->en_cat, es_txn(s), t->ct_oid, e) != CZ_OK)
       return CZ_ERR;
   }
   return CZ_OK;
@@ -354,10 +412,60 @@ static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
 }
 
 /* TRUNCATE: deletes every row through a planned DELETE. */
+/* TRUNCATE of a table another table's foreign key references is refused
+ * unless that table is truncated too (0A000, as PostgreSQL without
+ * CASCADE); the list is emptied referencing tables first (*order), so
+ * that the deletes find no referencing rows. */
+static int ddl_truncate_order(esession_t *s, arena_t *a, const sql_drop_t *dr, int **order, err_t *e)
+{
+  int n = sql_list_len(dr->dr_names);
+  const cat_table_t **ts = arena_alloc(a, sizeof *ts * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
+    const sql_name_t *nm = sql_list_at(dr->dr_names, i);
+    ts[i] = cat_find_table(es_snapshot(s), nm->nm_schema, nm->nm_name);
+  }
+  for (int i = 0; i < n; i++)
+    for (int k = 0; ts[i] && k < ts[i]->ct_nrefby; k++) {
+      const cat_constraint_t *co = ts[i]->ct_refby[k];
+      bool in = false;
+      for (int j = 0; j < n && !in; j++)
+        in = ts[j] == co->co_table;
+      if (!in) {
+        err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "cannot truncate a table referenced in a foreign key constraint");
+        return err_detail(e, "Table \"%s\" references \"%s\".", co->co_table->ct_name, ts[i]->ct_name);
+      }
+    }
+  /* referencing before referenced (a cycle: in the order written) */
+  *order = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
+  bool *done = arena_zalloc(a, (size_t)n + 1);
+  for (int w = 0; w < n; w++) {
+    int pick = -1;
+    for (int i = 0; i < n && pick < 0; i++) {
+      if (done[i])
+        continue;
+      bool blocked = false;
+      for (int k = 0; ts[i] && k < ts[i]->ct_nrefby && !blocked; k++)
+        for (int j = 0; j < n && !blocked; j++)
+          blocked = j != i && !done[j] && ts[j] == ts[i]->ct_refby[k]->co_table && ts[j] != ts[i];
+      if (!blocked)
+        pick = i;
+    }
+    for (int i = 0; i < n && pick < 0; i++)
+      if (!done[i])
+        pick = i;
+    done[pick] = true;
+    (*order)[w] = pick;
+  }
+  return CZ_OK;
+}
+
 static int ddl_truncate(esession_t *s, arena_t *a, const sql_drop_t *dr, err_t *e)
 {
+  int *order = NULL;
+  if (ddl_truncate_order(s, a, dr, &order, e) != CZ_OK)
+    return CZ_ERR;
   for (int i = 0; i < sql_list_len(dr->dr_names); i++) {
-    const sql_name_t *n = sql_list_at(dr->dr_names, i);
+    const sql_name_t *n = sql_list_at(dr->dr_names, order[i]);
     sql_delete_t de = {.de_table = *n};
     sql_stmt_t st = {.st_kind = SQL_STMT_DELETE, .st_delete = &de};
     sp_env_t env;

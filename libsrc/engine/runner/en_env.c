@@ -271,23 +271,40 @@ static void hook_scan_close(qctx_t *q, qscan_t *s)
   }
 }
 
+/* Writes of a table with constraints (or referenced by foreign keys) go
+ * through en_cons.c; the others straight to the table layer. */
 static int hook_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, int n, err_t *e)
 {
-  return tbl_insert(q->q_txn, en_handle_cat(tab), b, sel, n, e);
+  const cat_table_t *t = en_handle_cat(tab);
+  if (en_cons_needed(t))
+    return en_cons_insert(q->q_tops_ctx, q->q_txn, t, b, sel, n, false, q->q_arena, e);
+  return tbl_insert(q->q_txn, t, b, sel, n, e);
 }
 
 static int hook_update(qctx_t *q, void *tab, const batch_t *b, const bool *set, const int *sel,
                        int n, err_t *e)
 {
+  const cat_table_t *t = en_handle_cat(tab);
+  if (en_cons_needed(t))
+    return en_cons_update(q->q_tops_ctx, q->q_txn, t, b, b->b_ncols - 1, set, sel, n, q->q_arena, e);
   if (set)
-    return tbl_update_cols(q->q_txn, en_handle_cat(tab), b, b->b_ncols - 1, set, sel, n, e);
-  return tbl_update(q->q_txn, en_handle_cat(tab), b, b->b_ncols - 1, sel, n, e);
+    return tbl_update_cols(q->q_txn, t, b, b->b_ncols - 1, set, sel, n, e);
+  return tbl_update(q->q_txn, t, b, b->b_ncols - 1, sel, n, e);
 }
 
 static int hook_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
                        err_t *e)
 {
-  return tbl_delete(q->q_txn, en_handle_cat(tab), b, rid, sel, n, e);
+  const cat_table_t *t = en_handle_cat(tab);
+  if (en_cons_needed(t))
+    return en_cons_delete(q->q_tops_ctx, q->q_txn, t, b, rid, sel, n, q->q_arena, e);
+  return tbl_delete(q->q_txn, t, b, rid, sel, n, e);
+}
+
+static int hook_modify_end(qctx_t *q, void *tab, err_t *e)
+{
+  (void)tab;
+  return en_cons_stmt_end(q->q_tops_ctx, q->q_txn, q->q_arena, e);
 }
 
 static int hook_lookup(qctx_t *q, void *tab, const datum_t *const *keys, int n, const int *cols,
@@ -302,18 +319,39 @@ _Static_assert(QCF_SKIPPED == TBL_CF_SKIPPED && QCF_INSERTED == TBL_CF_INSERTED 
                    QCF_UPDATED == TBL_CF_UPDATED,
                "exec's and table's ON CONFLICT outcomes differ");
 
+/* The statement's ON CONFLICT state: the table layer's, and what the
+ * constraint checks after each batch need. */
+typedef struct en_conflict_s {
+  tbl_conflict_t *ec_tc;
+  const cat_table_t *ec_t;
+  const bool *ec_set;           /* DO UPDATE's SET columns */
+} en_conflict_t;
+
 static int hook_conflict_open(qctx_t *q, void *tab, int index, qcf_eval_t eval, void *ctx,
                               const bool *set, arena_t *a, qconflict_t **out, err_t *e)
 {
-  return tbl_conflict_open(q->q_txn, en_handle_cat(tab), index, (tbl_cf_eval_t)eval, ctx, set, a,
-                           (tbl_conflict_t **)out, e);
+  const cat_table_t *t = en_handle_cat(tab);
+  en_conflict_t *c = arena_zalloc(a, sizeof *c);
+  c->ec_t = t;
+  c->ec_set = set;
+  if (eval && en_cons_conflict_open(t, set, e) != CZ_OK)
+    return CZ_ERR;
+  if (tbl_conflict_open(q->q_txn, t, index, (tbl_cf_eval_t)eval, ctx, set, a, &c->ec_tc, e) != CZ_OK)
+    return CZ_ERR;
+  *out = (qconflict_t *)c;
+  return CZ_OK;
 }
 
-static int hook_conflict_apply(qctx_t *q, qconflict_t *c, const batch_t *b, const int *sel, int n,
+static int hook_conflict_apply(qctx_t *q, qconflict_t *qc, const batch_t *b, const int *sel, int n,
                                uint8_t *act, batch_t **newv, arena_t *a, err_t *e)
 {
-  (void)q;
-  return tbl_conflict_apply((tbl_conflict_t *)c, b, sel, n, act, newv, a, e);
+  en_conflict_t *c = (en_conflict_t *)qc;
+  if (tbl_conflict_apply(c->ec_tc, b, sel, n, act, newv, a, e) != CZ_OK)
+    return CZ_ERR;
+  if (!en_cons_needed(c->ec_t))
+    return CZ_OK;
+  return en_cons_conflict_after(q->q_tops_ctx, q->q_txn, c->ec_t, b, sel, n, act, *newv, c->ec_set,
+                                q->q_arena, e);
 }
 
 /* ---- parallel scans: tbl_scan_split and its morsels (table/tb_split.c) -- */
@@ -416,7 +454,8 @@ static const qtable_ops_t en_table_ops = {
     hook_scan_open, hook_scan_next, hook_scan_close,    hook_insert,        hook_update,
     hook_delete,    hook_lookup,    hook_conflict_open, hook_conflict_apply,
     .qt_stats = hook_stats, .qt_sample = hook_sample, .qt_scan_split = hook_scan_split,
-    .qt_morsels_open = hook_morsels_open, .qt_scan_open_morsels = hook_scan_open_morsels};
+    .qt_morsels_open = hook_morsels_open, .qt_scan_open_morsels = hook_scan_open_morsels,
+    .qt_modify_end = hook_modify_end};
 
 /* Catalog relations: scans only (no key lookups, no ON CONFLICT). */
 static const qtable_ops_t en_rel_ops = {hook_scan_open, hook_scan_next, hook_scan_close,

@@ -107,6 +107,10 @@ void er_exec_end(erexec_t *x);
  * (rows to fn), COPY with a server file, VACUUM, CHECKPOINT, DDL. Fills
  * r->ru_tag. On failure the caller fails the statement (es_tx_fail). */
 int er_utility(erun_t *r, erows_fn_t fn, void *ctx, err_t *e);
+/* Before the session's transaction commits: the deferred constraint
+ * checks (runner/en_cons.c); an error means the commit must not happen
+ * (the caller rolls back and reports it). */
+int er_cons_commit(esession_t *s, err_t *e);
 /* Runs a cursor statement (DECLARE, FETCH, MOVE, CLOSE) of r->ru_stmt. */
 int en_cursor_run(erun_t *r, erows_fn_t fn, void *ctx, err_t *e);
 

@@ -138,6 +138,46 @@ int en_serial_plan(esession_t *s, arena_t *a, const sql_create_table_t *ct, cat_
 int en_serial_make(esession_t *s, const sql_create_table_t *ct, const cat_column_def_t *cols,
                    const char *const *seqnames, cat_oid_t table, err_t *e);
 
+/* ---- en_cons.c: CHECK and FOREIGN KEY enforcement (README "Constraints") --- */
+
+/* Whether t's writes go through en_cons_* (it has constraints or is referenced). */
+bool en_cons_needed(const cat_table_t *t);
+/* The writes, with every constraint: as tbl_insert (load: tbl_insert_batch,
+ * sel NULL), tbl_update / tbl_update_cols (set NULL: every column) and
+ * tbl_delete; scratch memory in a child of parent. */
+int en_cons_insert(esession_t *s, txn_t *tx, const cat_table_t *t, const batch_t *b, const int *sel,
+                   int n, bool load, arena_t *parent, err_t *e);
+int en_cons_update(esession_t *s, txn_t *tx, const cat_table_t *t, const batch_t *b, int loc,
+                   const bool *set, const int *sel, int n, arena_t *parent, err_t *e);
+int en_cons_delete(esession_t *s, txn_t *tx, const cat_table_t *t, const batch_t *b, int loc,
+                   const int *sel, int n, arena_t *parent, err_t *e);
+/* INSERT … ON CONFLICT: refused (0A000) when DO UPDATE sets a referenced
+ * key; after tbl_conflict_apply, the rows it inserted or updated. */
+int en_cons_conflict_open(const cat_table_t *t, const bool *set, err_t *e);
+int en_cons_conflict_after(esession_t *s, txn_t *tx, const cat_table_t *t, const batch_t *b,
+                           const int *sel, int n, const uint8_t *act, const batch_t *newv,
+                           const bool *set, arena_t *parent, err_t *e);
+/* The end of a writing statement: its pending referential checks. */
+int en_cons_stmt_end(esession_t *s, txn_t *tx, arena_t *parent, err_t *e);
+/* SET CONSTRAINTS. */
+int en_cons_set(esession_t *s, const sql_setcons_t *sc, char *tag, size_t tagcap, err_t *e);
+/* Every row of co's table checked against co (vectored: a batch of rows
+ * evaluated, or probed into the referenced index, at a time): 23514 /
+ * 23503 as PostgreSQL's ALTER TABLE … ADD CONSTRAINT. */
+int en_cons_validate(esession_t *s, txn_t *tx, const cat_constraint_t *co, arena_t *parent, err_t *e);
+
+/* ---- en_cons_ddl.c: constraints of CREATE TABLE and ALTER TABLE ----------- */
+
+/* Adds the CHECK or FOREIGN KEY constraint tc to table t (column: the
+ * column a column constraint is written after, else NULL) and validates
+ * t's rows against it (en_cons_validate). ALTER TABLE … ADD CONSTRAINT
+ * calls this; CREATE TABLE too. PRIMARY KEY / UNIQUE are not its (0A000). */
+int en_constraint_add(esession_t *s, arena_t *a, const cat_table_t *t, const sql_tabcons_t *tc,
+                      const char *column, err_t *e);
+/* DROP TABLE: the foreign keys of other tables referencing t: 2BP01 as
+ * PostgreSQL words it, or with cascade dropped (a NOTICE each). */
+int en_constraint_drop_refs(esession_t *s, const cat_table_t *t, bool cascade, err_t *e);
+
 /* ---- en_copy.c ------------------------------------------------------------- */
 
 /* Checks a COPY statement at prepare time and sets its column count. */

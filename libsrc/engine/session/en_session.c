@@ -359,6 +359,8 @@ cat_snapshot_t *es_snapshot(const esession_t *s) { return s->se_snap; }
 txn_t *es_txn(const esession_t *s) { return s->se_tx; }
 volatile bool *es_cancel_flag(esession_t *s) { return &s->se_cancel; }
 struct en_pgcat_s *es_pgcat(esession_t *s) { return s->se_pgcat; }
+struct en_cons_s **es_cons_slot(esession_t *s) { return &s->se_cons; }
+arena_t *es_arena(esession_t *s) { return s->se_arena; }
 
 const char *es_setting(esession_t *s, const char *name) { return en_guc_get(s, name); }
 

@@ -39,9 +39,15 @@ int esession_end_implicit(esession_t *s, bool ok, err_t *e)
 int es_tx_end_implicit(esession_t *s, bool ok, err_t *e)
 {
   txn_t *tx = s->se_tx;
-  s->se_tx = NULL;
   if (!tx)
     return CZ_OK;
+  if (ok && er_cons_commit(s, e) != CZ_OK) {  /* deferred constraints fail the commit */
+    s->se_tx = NULL;
+    txn_rollback(tx, NULL);
+    es_refresh_snapshot(s);
+    return CZ_ERR;
+  }
+  s->se_tx = NULL;
   int rc = ok ? txn_commit(tx, e) : txn_rollback(tx, NULL);
   es_refresh_snapshot(s);
   return ok ? rc : CZ_OK;
@@ -100,11 +106,16 @@ static int tx_finish(esession_t *s, bool commit, err_t *e)
 {
   en_cursor_close_all(s);  /* cursors end with their block */
   txn_t *tx = s->se_tx;
+  /* deferred constraints: a failure makes the COMMIT a rollback that reports it */
+  bool cons_failed = tx && commit && er_cons_commit(s, e) != CZ_OK;
   s->se_tx = NULL;
   s->se_block = false;
   s->se_status = 'I';
   int rc = CZ_OK;
-  if (tx)
+  if (cons_failed) {
+    txn_rollback(tx, NULL);
+    rc = CZ_ERR;
+  } else if (tx)
     rc = commit ? txn_commit(tx, e) : txn_rollback(tx, e);
   es_refresh_snapshot(s);
   return rc;

@@ -36,6 +36,10 @@ volatile bool *es_cancel_flag(esession_t *s);
 /* The runner's per-session state (en_pgcat.c), made by
  * en_pgcat_session_open when the session opened. */
 struct en_pgcat_s *es_pgcat(esession_t *s);
+/* The runner's constraint state of the session (runner/en_cons.c), made
+ * there at first use; the session's arena for it. */
+struct en_cons_s **es_cons_slot(esession_t *s);
+arena_t *es_arena(esession_t *s);
 /* The value of run-time setting name (lower case); NULL when unset. */
 const char *es_setting(esession_t *s, const char *name);
 /* Calls fn for every run-time setting, newest first. */

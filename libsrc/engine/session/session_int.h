@@ -68,6 +68,7 @@ struct esession_s {
   arena_t *se_notice_arena;
   volatile bool se_cancel;
   struct en_pgcat_s *se_pgcat;  /* the runner's per-session state (runner/en_pgcat.c) */
+  struct en_cons_s *se_cons;    /* the runner's constraint state (runner/en_cons.c) */
   struct en_sp_s *se_sp;        /* savepoints and the statement mark (en_savepoint.c) */
   const ty_tz_t *se_tz;         /* the TimeZone setting, resolved (NULL = UTC): put in
                                  * force on the thread serving the session by
