@@ -102,7 +102,8 @@ static int cat_long_trees(cat_t *c, err_t *e)
       break;
     }
     char name[32];
-    cat_long_tree_name(cat_key_get(k, 0), name, sizeof name);
+    /* databases written before long-values trees had no rewritten tables */
+    cat_long_tree_name(cat_key_get(k, 0), 0, name, sizeof name);
     bt_tree_t *bt;
     int orc = db_open_tree(c->c_db, name, &bt, e);
     if (orc == CZ_OK)

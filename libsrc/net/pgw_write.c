@@ -138,6 +138,14 @@ static int write_report(pgw_buf_t *b, char type, const char *severity, const err
   pgw_buf_put_str(b, e->er_sqlstate);
   pgw_buf_put_byte(b, 'M');
   pgw_buf_put_str(b, e->er_msg);
+  if (e->er_detail[0]) {
+    pgw_buf_put_byte(b, 'D');
+    pgw_buf_put_str(b, e->er_detail);
+  }
+  if (e->er_hint[0]) {
+    pgw_buf_put_byte(b, 'H');
+    pgw_buf_put_str(b, e->er_hint);
+  }
   if (e->er_pos > 0) {
     char pos[16];
     snprintf(pos, sizeof pos, "%d", e->er_pos);

@@ -252,15 +252,47 @@ int txn_delete(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
 
 int txn_insert_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, err_t *e)
 {
+  int done;
+  return txn_insert_batch_done(tx, t, rows, n, &done, e);
+}
+
+static int txn_insert_rows(txn_t *tx, db_tree_t *dt, bt_tree_t *t, const bt_row_t *rows, int n,
+                           int *n_done, bool lock, err_t *e);
+
+int txn_fill_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, int *n_done, err_t *e)
+{
   db_tree_t *dt = txn_tree(tx, t, e);
   if (!dt)
     return CZ_ERR;
-  if (txn_locks_tree(tx, dt)) {
+  if (dt->dt_creator != tx->tx_id)
+    return err_set(e, SQLSTATE_INTERNAL, "tree %s was not created by the filling transaction",
+                   dt->dt_name);
+  return txn_insert_rows(tx, dt, t, rows, n, n_done, false, e);
+}
+
+int txn_insert_batch_done(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, int *n_done,
+                          err_t *e)
+{
+  db_tree_t *dt = txn_tree(tx, t, e);
+  if (!dt)
+    return CZ_ERR;
+  return txn_insert_rows(tx, dt, t, rows, n, n_done, txn_locks_tree(tx, dt), e);
+}
+
+/* Sorted rows into dt: one at a time under their locks (lock), else in
+ * one bt_insert_batch, logged. */
+static int txn_insert_rows(txn_t *tx, db_tree_t *dt, bt_tree_t *t, const bt_row_t *rows, int n,
+                           int *n_done, bool lock, err_t *e)
+{
+  *n_done = 0;
+  if (lock) {
     /* Each row is locked; the batch path would insert before locking. */
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
       if (txn_locked_insert(tx, dt, rows[i].r_key, rows[i].r_key_len, rows[i].r_val,
                             rows[i].r_val_len, e) != CZ_OK)
         return CZ_ERR;
+      *n_done = i + 1;
+    }
     return CZ_OK;
   }
   int done = 0;
@@ -271,6 +303,7 @@ int txn_insert_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, err_t
     for (int i = 0; i < done; i++)
       txn_add_op(tx, TXN_OP_INSERT, dt, rows[i].r_key, rows[i].r_key_len, rows[i].r_val, rows[i].r_val_len,
                  NULL, 0);
+  *n_done = done;
   return rc;
 }
 

@@ -18,6 +18,8 @@ void err_clear(err_t *e)
   memcpy(e->er_sqlstate, SQLSTATE_SUCCESSFUL_COMPLETION, 6);
   e->er_pos = 0;
   e->er_msg[0] = '\0';
+  e->er_detail[0] = '\0';
+  e->er_hint[0] = '\0';
 }
 
 static void err_set_state(err_t *e, const char *sqlstate)
@@ -38,6 +40,8 @@ int err_setv(err_t *e, const char *sqlstate, const char *fmt, va_list ap)
     return CZ_ERR;
   err_set_state(e, sqlstate);
   e->er_pos = 0;
+  e->er_detail[0] = '\0';
+  e->er_hint[0] = '\0';
   /* vsnprintf truncates and always terminates when the size is > 0. */
   if (vsnprintf(e->er_msg, sizeof e->er_msg, fmt, ap) < 0)
     e->er_msg[0] = '\0';
@@ -76,4 +80,28 @@ int err_prefix(err_t *e, const char *fmt, ...)
 bool err_is(const err_t *e, const char *sqlstate)
 {
   return e && sqlstate && strncmp(e->er_sqlstate, sqlstate, 5) == 0;
+}
+
+int err_detail(err_t *e, const char *fmt, ...)
+{
+  if (!e)
+    return CZ_ERR;
+  va_list ap;
+  va_start(ap, fmt);
+  if (vsnprintf(e->er_detail, sizeof e->er_detail, fmt, ap) < 0)
+    e->er_detail[0] = '\0';
+  va_end(ap);
+  return CZ_ERR;
+}
+
+int err_hint(err_t *e, const char *fmt, ...)
+{
+  if (!e)
+    return CZ_ERR;
+  va_list ap;
+  va_start(ap, fmt);
+  if (vsnprintf(e->er_hint, sizeof e->er_hint, fmt, ap) < 0)
+    e->er_hint[0] = '\0';
+  va_end(ap);
+  return CZ_ERR;
 }

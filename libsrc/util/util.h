@@ -44,6 +44,8 @@ typedef struct err_s {
   char er_sqlstate[6]; /* five characters and a NUL, SQLSTATE_SUCCESSFUL_COMPLETION when clear */
   int er_pos;
   char er_msg[512];
+  char er_detail[256];  /* PostgreSQL's DETAIL field ("" none): err_detail */
+  char er_hint[256];    /* its HINT field ("" none): err_hint */
 } err_t;
 
 /* SQLSTATEs used by the lower layers. */
@@ -56,6 +58,10 @@ int err_setv(err_t *e, const char *sqlstate, const char *fmt, va_list ap);
 /* Prepends context: "<context>: <old message>", keeping the SQLSTATE. */
 int err_prefix(err_t *e, const char *fmt, ...) CZ_PRINTF(2, 3);
 bool err_is(const err_t *e, const char *sqlstate);
+/* Adds a DETAIL / HINT to the error err_set just set (sent to clients as
+ * PostgreSQL's D and H fields); return CZ_ERR. */
+int err_detail(err_t *e, const char *fmt, ...) CZ_PRINTF(2, 3);
+int err_hint(err_t *e, const char *fmt, ...) CZ_PRINTF(2, 3);
 
 /* ---- arenas ------------------------------------------------------------ */
 

@@ -114,6 +114,12 @@ int en_ddl(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t 
 
 /* CREATE SEQUENCE, ALTER SEQUENCE. */
 int en_ddl_sequence(esession_t *s, const sql_stmt_t *st, err_t *e);
+/* ALTER TABLE (en_alter.c). */
+int en_alter_table(esession_t *s, const sql_alter_t *at, err_t *e);
+/* ALTER TABLE … ADD CONSTRAINT of a CHECK or FOREIGN KEY (the
+ * constraints work's; 0A000 until it exists). */
+int en_alter_add_constraint_cons(esession_t *s, const cat_table_t *t, const sql_tabcons_t *tc,
+                                 err_t *e);
 int en_ddl_drop_sequences(esession_t *s, const sql_drop_t *dr, err_t *e);
 /* CREATE TABLE's serial and identity columns: before the table is made,
  * each one's sequence name (*seqnames, NULL for other columns), DEFAULT
