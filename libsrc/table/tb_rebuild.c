@@ -4,19 +4,20 @@
  * ADD UNIQUE, every index after a rewrite).
  *
  * Design notes:
- * - Entries are encoded into a chunk (TB_RB_CHUNK_BYTES of keys and
- *   values, or TB_RB_CHUNK_ROWS), sorted by key and inserted with one
- *   txn_insert_batch per chunk: the B-tree walks its path once per chunk,
- *   and a chunk whose keys all follow the tree's last key takes the
- *   append path (a table loaded in key order rebuilds with one pass and no
- *   page split in the middle). Memory stays bounded by the chunk however
- *   large the table.
+ * - Entries are encoded into runs (TB_RB_CHUNK_BYTES of keys and values,
+ *   or TB_RB_CHUNK_ROWS), each sorted by key unless it came sorted (a
+ *   table read in the new key's order makes one run, no sort); at the end
+ *   the runs are merged (a heap of run heads) into batches handed to
+ *   txn_fill_batch in ascending order, so the new tree is built by its
+ *   append path alone: no page is split in the middle, none visited
+ *   twice. The key and value bytes live in the transaction's arena anyway
+ *   (the redo list keeps them until the commit), so runs cost only their
+ *   row arrays (24 bytes a row).
  * - The trees were created by the transaction (cat_alter_table,
  *   cat_create_index), so the fill takes no row locks (txn_fill_batch):
  *   nobody else can name them before the commit.
- * - Duplicates: within a chunk they meet after the sort; across chunks
- *   the primary tree refuses the second (txn_insert_batch_done says
- *   which). A unique secondary index holds index key ‖ primary key, so
+ * - Duplicates: within a run they meet after its sort, across runs in
+ *   the merge. A unique secondary index holds index key ‖ primary key, so
  *   its entries never collide: after the build one pass over the new
  *   tree compares neighbouring key prefixes (NULLs never conflict).
  *   Either way the error is PostgreSQL's 23505 "could not create unique
@@ -35,11 +36,25 @@
 #define TB_RB_CHUNK_ROWS (1 << 20)
 
 typedef struct tb_chunk_s {
-  arena_t *ch_a;               /* key and value bytes of the chunk */
-  bt_row_t *ch_rows;           /* malloc'd, grows */
+  arena_t *ch_a;               /* key and value bytes: the transaction's arena (the
+                                  redo list keeps them, txn_fill_batch) */
+  bt_row_t *ch_rows;           /* the run being filled: malloc'd, grows */
   int ch_n, ch_cap;
   size_t ch_bytes;
+  bt_row_t **ch_runs;          /* the sorted runs cut so far (malloc'd) */
+  int *ch_run_n;
+  int ch_nruns, ch_runcap;
 } tb_chunk_t;
+
+static void chunk_free(tb_chunk_t *ch)
+{
+  for (int i = 0; i < ch->ch_nruns; i++)
+    free(ch->ch_runs[i]);
+  free(ch->ch_runs);
+  free(ch->ch_run_n);
+  free(ch->ch_rows);
+  memset(ch, 0, sizeof *ch);
+}
 
 static int chunk_add(tb_chunk_t *ch, const uint8_t *key, size_t kl, const uint8_t *val, size_t vl,
                      err_t *e)
@@ -142,28 +157,111 @@ static int dup_error(const cat_index_t *ix, const uint8_t *key, size_t kl, err_t
   return err_detail(e, "Key %s is duplicated.", text);
 }
 
-/* Sorts the chunk and inserts it into ix's tree; empties it. */
-static int chunk_flush(txn_t *tx, const cat_index_t *ix, tb_chunk_t *ch, err_t *e)
+/* Sorts the run being filled (unless it came sorted) and keeps it. */
+static int run_cut(const cat_index_t *ix, tb_chunk_t *ch, err_t *e)
 {
-  int rc = CZ_OK;
-  if (ch->ch_n > 0) {
-    bool sorted = true;
-    for (int i = 1; i < ch->ch_n && sorted; i++)
-      sorted = key_cmp(&ch->ch_rows[i - 1], &ch->ch_rows[i]) < 0;
-    if (!sorted) {
-      qsort(ch->ch_rows, (size_t)ch->ch_n, sizeof *ch->ch_rows, key_cmp);
-      for (int i = 1; i < ch->ch_n; i++)
-        if (key_cmp(&ch->ch_rows[i - 1], &ch->ch_rows[i]) == 0)
-          return dup_error(ix, ch->ch_rows[i].r_key, ch->ch_rows[i].r_key_len, e);
-    }
-    int done = 0;
-    rc = txn_fill_batch(tx, ix->ci_tree, ch->ch_rows, ch->ch_n, &done, e);
-    if (rc != CZ_OK && err_is(e, SQLSTATE_UNIQUE_VIOLATION) && done < ch->ch_n)
-      rc = dup_error(ix, ch->ch_rows[done].r_key, ch->ch_rows[done].r_key_len, e);
+  if (ch->ch_n == 0)
+    return CZ_OK;
+  bool sorted = true;
+  for (int i = 1; i < ch->ch_n && sorted; i++)
+    sorted = key_cmp(&ch->ch_rows[i - 1], &ch->ch_rows[i]) < 0;
+  if (!sorted) {
+    qsort(ch->ch_rows, (size_t)ch->ch_n, sizeof *ch->ch_rows, key_cmp);
+    for (int i = 1; i < ch->ch_n; i++)
+      if (key_cmp(&ch->ch_rows[i - 1], &ch->ch_rows[i]) == 0)
+        return dup_error(ix, ch->ch_rows[i].r_key, ch->ch_rows[i].r_key_len, e);
   }
-  ch->ch_n = 0;
+  if (ch->ch_nruns == ch->ch_runcap) {
+    int cap = ch->ch_runcap * 2 + 8;
+    bt_row_t **r = realloc(ch->ch_runs, sizeof *r * (size_t)cap);
+    int *n = r ? realloc(ch->ch_run_n, sizeof *n * (size_t)cap) : NULL;
+    if (r)
+      ch->ch_runs = r;
+    if (!r || !n)
+      return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory for a rebuild's runs");
+    ch->ch_run_n = n;
+    ch->ch_runcap = cap;
+  }
+  ch->ch_runs[ch->ch_nruns] = ch->ch_rows;
+  ch->ch_run_n[ch->ch_nruns++] = ch->ch_n;
+  ch->ch_rows = NULL;
+  ch->ch_n = ch->ch_cap = 0;
   ch->ch_bytes = 0;
-  arena_reset(ch->ch_a);
+  return CZ_OK;
+}
+
+#define TB_RB_OUT 8192               /* rows per txn_fill_batch call */
+
+/* Merges the runs into ix's (empty) tree in ascending key order. */
+static int runs_finish(txn_t *tx, const cat_index_t *ix, tb_chunk_t *ch, err_t *e)
+{
+  if (run_cut(ix, ch, e) != CZ_OK)
+    return CZ_ERR;
+  int k = ch->ch_nruns;
+  if (k == 0)
+    return CZ_OK;
+  /* a heap of runs by their head row */
+  int *heap = malloc(sizeof(int) * (size_t)k);
+  int *pos = calloc((size_t)k, sizeof(int));
+  bt_row_t *out = malloc(sizeof(bt_row_t) * TB_RB_OUT);
+  if (!heap || !pos || !out) {
+    free(heap);
+    free(pos);
+    free(out);
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory for a rebuild's merge");
+  }
+#define HEAD(r) (&ch->ch_runs[r][pos[r]])
+  int hn = 0;
+  for (int r = 0; r < k; r++) {
+    /* sift up */
+    int i = hn++;
+    heap[i] = r;
+    while (i > 0 && key_cmp(HEAD(heap[(i - 1) / 2]), HEAD(heap[i])) > 0) {
+      int t = heap[i];
+      heap[i] = heap[(i - 1) / 2];
+      heap[(i - 1) / 2] = t;
+      i = (i - 1) / 2;
+    }
+  }
+  int rc = CZ_OK, no = 0;
+  const bt_row_t *last = NULL;
+  while (hn > 0 && rc == CZ_OK) {
+    int r = heap[0];
+    const bt_row_t *row = HEAD(r);
+    if (last && key_cmp(last, row) == 0) {
+      rc = dup_error(ix, row->r_key, row->r_key_len, e);
+      break;
+    }
+    out[no++] = *row;
+    last = row;
+    if (++pos[r] == ch->ch_run_n[r])
+      heap[0] = heap[--hn];
+    /* sift down */
+    for (int i = 0;;) {
+      int l = 2 * i + 1, m = i;
+      if (l < hn && key_cmp(HEAD(heap[l]), HEAD(heap[m])) < 0)
+        m = l;
+      if (l + 1 < hn && key_cmp(HEAD(heap[l + 1]), HEAD(heap[m])) < 0)
+        m = l + 1;
+      if (m == i)
+        break;
+      int t = heap[i];
+      heap[i] = heap[m];
+      heap[m] = t;
+      i = m;
+    }
+    if (no == TB_RB_OUT || hn == 0) {
+      int done = 0;
+      rc = txn_fill_batch(tx, ix->ci_tree, out, no, &done, e);
+      if (rc != CZ_OK && err_is(e, SQLSTATE_UNIQUE_VIOLATION) && done < no)
+        rc = dup_error(ix, out[done].r_key, out[done].r_key_len, e);
+      no = 0;
+    }
+  }
+#undef HEAD
+  free(heap);
+  free(pos);
+  free(out);
   return rc;
 }
 
@@ -225,7 +323,7 @@ int tbl_build_index(txn_t *tx, const cat_index_t *ix, err_t *e)
     cols[nc++] = ix->ci_include[i];
   tbl_scan_t *s = NULL;
   batch_t *b = NULL;
-  tb_chunk_t ch = {.ch_a = arena_create(a, "chunk")};
+  tb_chunk_t ch = {.ch_a = txn_arena(tx)};
   /* reads only what the index holds (key and INCLUDE columns; the
    * primary key comes with the locator): long values of other columns
    * are not fetched */
@@ -260,14 +358,14 @@ int tbl_build_index(txn_t *tx, const cat_index_t *ix, err_t *e)
       if (rc == CZ_OK)
         rc = chunk_add(&ch, key, kl, val, vl, e);
       if (rc == CZ_OK && chunk_full(&ch))
-        rc = chunk_flush(tx, ix, &ch, e);
+        rc = run_cut(ix, &ch, e);
     }
   }
-  if (rc == CZ_OK)
-    rc = chunk_flush(tx, ix, &ch, e);
   if (s)
     tbl_scan_close(s);
-  free(ch.ch_rows);
+  if (rc == CZ_OK)
+    rc = runs_finish(tx, ix, &ch, e);
+  chunk_free(&ch);
   arena_destroy(a);
   if (rc == CZ_OK && ix->ci_unique)
     rc = unique_check(ix, e);
@@ -292,7 +390,7 @@ int tbl_rewrite_begin(txn_t *tx, const cat_table_t *t, tbl_rewrite_t **out, err_
   rw->rw_tx = tx;
   rw->rw_t = t;
   rw->rw_a = a;
-  rw->rw_ch.ch_a = arena_create(a, "chunk");
+  rw->rw_ch.ch_a = txn_arena(tx);
   txn_note_tree(tx, t->ct_indexes[0]->ci_tree, t->ct_indexes[0]->ci_dtree);
   *out = rw;
   return CZ_OK;
@@ -316,14 +414,14 @@ int tbl_rewrite_row(tbl_rewrite_t *rw, const datum_t *vals, err_t *e)
     return CZ_ERR;
   rw->rw_rows++;
   if (chunk_full(&rw->rw_ch))
-    return chunk_flush(rw->rw_tx, t->ct_indexes[0], &rw->rw_ch, e);
+    return run_cut(t->ct_indexes[0], &rw->rw_ch, e);
   return CZ_OK;
 }
 
 int tbl_rewrite_end(tbl_rewrite_t *rw, int64_t *rows, err_t *e)
 {
   const cat_table_t *t = rw->rw_t;
-  int rc = chunk_flush(rw->rw_tx, t->ct_indexes[0], &rw->rw_ch, e);
+  int rc = runs_finish(rw->rw_tx, t->ct_indexes[0], &rw->rw_ch, e);
   for (int i = 1; i < t->ct_nindexes && rc == CZ_OK; i++)
     rc = tbl_build_index(rw->rw_tx, t->ct_indexes[i], e);
   if (rows)
@@ -336,6 +434,6 @@ void tbl_rewrite_abort(tbl_rewrite_t *rw)
 {
   if (!rw)
     return;
-  free(rw->rw_ch.ch_rows);
+  chunk_free(&rw->rw_ch);
   arena_destroy(rw->rw_a);
 }

@@ -123,7 +123,9 @@ int txn_insert_batch_done(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, 
 /* As txn_insert_batch_done into a tree tx itself created (XX000
  * otherwise), taking no row locks: no other transaction can name the
  * tree before tx commits. For bulk builds (a rewrite, an index build);
- * later changes of those rows by tx lock as usual. */
+ * later changes of those rows by tx lock as usual. The rows' key and
+ * value bytes must live as long as tx (allocate them in txn_arena(tx)):
+ * the redo list keeps them without a copy. */
 int txn_fill_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, int *n_done, err_t *e);
 
 /* ---- row locks and read committed (txn_lock.c) -------------------------- */
