@@ -154,11 +154,8 @@ static int alt_key_cols(alt_t *al, const sql_tabcons_t *tc, int *out, int *n, er
   for (int j = 0; j < *n; j++) {
     const char *name = sql_list_at(tc->tc_columns, j);
     out[j] = alt_col_find(al, name);
-    if (out[j] < 0) {
-      err_set(e, SQLSTATE_UNDEFINED_COLUMN, "column \"%s\" named in key does not exist", name);
-      e->er_pos = tc->tc_pos;
-      return CZ_ERR;
-    }
+    if (out[j] < 0)
+      return alt_no_column(al, name, tc->tc_pos, e);
   }
   return CZ_OK;
 }
