@@ -272,6 +272,13 @@ static int alt_drop_column(alt_t *al, const sql_alter_cmd_t *cmd, err_t *e)
     }
     return alt_no_column(al, cmd->ac_name, cmd->ac_pos, e);
   }
+  int left = 0;
+  for (int i = 0; i < al->a_ncols; i++)
+    left += !al->a_cols[i].c_dropped;
+  if (left == 1)
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+                   "cannot drop column \"%s\": tables without columns are not supported",
+                   cmd->ac_name);
   al->a_cols[c].c_dropped = true;
   /* as PostgreSQL: the indexes and the key that use the column go with it */
   for (int i = 0; i < al->a_npk; i++)
