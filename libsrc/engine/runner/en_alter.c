@@ -44,6 +44,8 @@ typedef struct alt_col_s {
                                    for an added column) */
   bool c_retyped;               /* the value is cast to the new type */
   bool c_check_nn;              /* SET NOT NULL on existing rows: to be checked */
+  const char *c_seq;            /* an added serial / identity column's new sequence: owned
+                                   by the column once the table has it */
 } alt_col_t;
 
 typedef struct alt_idx_s {
@@ -224,18 +226,35 @@ static int alt_add_column(alt_t *al, const sql_alter_cmd_t *cmd, err_t *e)
     e->er_pos = cd->cd_pos;
     return CZ_ERR;
   }
-  if (cd->cd_type.ty_serial || cd->cd_identity)
-    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
-                   "ALTER TABLE ADD COLUMN of a serial or identity column is not supported yet");
   alt_col_t *c = alt_col_push(al);
   c->c_old = -1;
   c->c_def.cd_name = cd->cd_name;
-  if (sql_bind_type(&cd->cd_type, &c->c_def.cd_type, e) != CZ_OK) {
+  sql_type_t st = cd->cd_type;
+  st.ty_serial = 0; /* serial: the integer type, and a sequence */
+  if (sql_bind_type(&st, &c->c_def.cd_type, e) != CZ_OK) {
     e->er_pos = cd->cd_pos;
     return CZ_ERR;
   }
   c->c_def.cd_not_null = cd->cd_not_null;
-  if (cd->cd_default) {
+  if (cd->cd_type.ty_serial || cd->cd_identity) {
+    /* its sequence made now (not owned yet: the column has no number
+     * before the table changes), each existing row numbered from it */
+    sql_create_table_t ct = {.ct_table = {.nm_schema = al->a_t->ct_schema_name,
+                                          .nm_name = al->a_name}};
+    sql_list_t one = {.ls_n = 1, .ls_cap = 1, .ls_items = (void **)&cd};
+    ct.ct_columns = &one;
+    char *ident;
+    const char **names;
+    if (en_serial_plan(al->a_s, al->a_a, &ct, &c->c_def, &ident, &names, e) != CZ_OK ||
+        en_serial_make(al->a_s, &ct, &c->c_def, names, 0, e) != CZ_OK)
+      return CZ_ERR;
+    c->c_ident = ident ? ident[0] : 0;
+    c->c_seq = names[0];
+    c->c_value = c->c_def.cd_default;
+    /* the planned SELECT names the sequence */
+    es_refresh_snapshot(al->a_s);
+    al->a_rewrite = al->a_gate = true;
+  } else if (cd->cd_default) {
     if (!(c->c_def.cd_default = sql_deparse_expr(al->a_a, cd->cd_default, e)))
       return CZ_ERR;
     xnode_t *x;
@@ -762,6 +781,28 @@ static int alt_apply(alt_t *al, err_t *e)
   cat_oid_t *new_oids = arena_zalloc(al->a_a, sizeof(cat_oid_t) * (size_t)(nix + 1));
   if (cat_alter_table(c, tx, t->ct_oid, &def, new_oids, e) != CZ_OK)
     return CZ_ERR;
+  for (int i = 0; i < al->a_ncols; i++) {
+    const alt_col_t *ac = &al->a_cols[i];
+    if (!ac->c_seq || ac->c_dropped)
+      continue;
+    cat_snapshot_t *ps = cat_snapshot_tx(c, tx);
+    const cat_sequence_t *sq = cat_find_sequence(ps, t->ct_schema_name, ac->c_seq);
+    int src = CZ_OK;
+    if (!sq) {
+      src = err_set(e, SQLSTATE_INTERNAL, "sequence \"%s\" vanished", ac->c_seq);
+    } else {
+      cat_seq_def_t d = {.sd_schema = sq->sq_schema_name, .sd_name = sq->sq_name,
+                         .sd_owner = sq->sq_owner, .sd_type = sq->sq_type,
+                         .sd_increment = sq->sq_increment, .sd_min = sq->sq_min,
+                         .sd_max = sq->sq_max, .sd_start = sq->sq_start, .sd_cache = sq->sq_cache,
+                         .sd_cycle = sq->sq_cycle, .sd_owned_table = t->ct_oid,
+                         .sd_owned_col = num[i]};
+      src = cat_alter_sequence(c, tx, sq->sq_oid, &d, e);
+    }
+    cat_snapshot_release(ps);
+    if (src != CZ_OK)
+      return CZ_ERR;
+  }
   cat_snapshot_t *ns = cat_snapshot_tx(c, tx);
   const cat_table_t *nt = cat_table_by_oid(ns, t->ct_oid);
   int rc = CZ_OK;
