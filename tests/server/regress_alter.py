@@ -22,6 +22,8 @@
   online      (Cadenza) while a rewrite of 100 000 rows runs, another
               session reads the old rows without waiting; a write from
               another session is refused with 40001 until the ALTER ends
+  2BP01       dropping a serial column whose sequence another table's
+              default uses (DETAIL, HINT), CASCADE then drops that default
   0A000       (Cadenza) dropping a table's last column (PostgreSQL allows
               tables without columns; Cadenza has none)
 
@@ -309,12 +311,35 @@ def unsupported(dsn, kind):
     c.close()
 
 
+def dependents(dsn):
+    """A serial column whose sequence another default uses: 2BP01, then
+    CASCADE drops those defaults (PostgreSQL's words)."""
+    c = connect(dsn)
+    c.execute("DROP TABLE IF EXISTS ra_dt, ra_du")
+    c.execute("CREATE TABLE ra_dt (id serial, a int)")
+    c.execute("CREATE TABLE ra_du (x int DEFAULT nextval('ra_dt_id_seq'))")
+    st, m, d, h = err_of(c, "ALTER TABLE ra_dt DROP COLUMN id")
+    check("2BP01 dropping a serial column whose sequence another default uses",
+          st == "2BP01" and m == "cannot drop column id of table ra_dt because other objects depend on it"
+          and d == "default value for column x of table ra_du depends on sequence ra_dt_id_seq"
+          and h == "Use DROP ... CASCADE to drop the dependent objects too.",
+          "%s %r %r %r" % (st, m, d, h))
+    c.execute("ALTER TABLE ra_dt DROP COLUMN id CASCADE")
+    got = c.execute("SELECT column_default FROM information_schema.columns "
+                    "WHERE table_name = 'ra_du'").fetchall()
+    check("CASCADE drops the other default", got == [(None,)], repr(got))
+    got = c.execute("SELECT count(*) FROM pg_class WHERE relname = 'ra_dt_id_seq'").fetchone()[0]
+    check("and the sequence", got == 0, repr(got))
+    c.execute("DROP TABLE ra_dt, ra_du")
+    c.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dsn", required=True)
     ap.add_argument("--kind", default="cadenza")
     a = ap.parse_args()
-    for part in (sqlstates, catalog, rollback):
+    for part in (sqlstates, catalog, rollback, dependents):
         try:
             part(a.dsn)
         except Exception as ex:  # noqa: BLE001 - report and go on

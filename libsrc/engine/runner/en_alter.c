@@ -280,6 +280,73 @@ static int alt_add_column(alt_t *al, const sql_alter_cmd_t *cmd, err_t *e)
   return CZ_OK;
 }
 
+/* Whether default text names sequence sq in nextval('…') (as DROP
+ * SEQUENCE finds the defaults using a sequence). */
+static bool alt_default_uses(const char *def, const cat_sequence_t *sq)
+{
+  if (!def || !strstr(def, "nextval("))
+    return false;
+  char a[200], b[200];
+  snprintf(a, sizeof a, "'%s'", sq->sq_name);
+  snprintf(b, sizeof b, "'%s.%s'", sq->sq_schema_name, sq->sq_name);
+  return strstr(def, a) || strstr(def, b);
+}
+
+/* A sequence owned by column c goes with it: other columns' defaults
+ * using it are 2BP01 (PostgreSQL's words), or dropped with CASCADE. */
+static int alt_drop_owned_seq(alt_t *al, int c, bool cascade, err_t *e)
+{
+  const cat_snapshot_t *snap = es_snapshot(al->a_s);
+  cat_t *cat = es_engine(al->a_s)->en_cat;
+  for (int i = 0; i < snap->cs_nsequences; i++) {
+    const cat_sequence_t *sq = snap->cs_sequences[i];
+    if (sq->sq_owned_table != al->a_t->ct_oid || sq->sq_owned_col != al->a_cols[c].c_old ||
+        al->a_cols[c].c_old < 0)
+      continue;
+    for (int k = 0; k < al->a_ncols; k++) {
+      alt_col_t *o = &al->a_cols[k];
+      if (k == c || o->c_dropped || !alt_default_uses(o->c_def.cd_default, sq))
+        continue;
+      if (!cascade) {
+        err_set(e, SQLSTATE_DEPENDENT_OBJECTS,
+                "cannot drop column %s of table %s because other objects depend on it",
+                al->a_cols[c].c_def.cd_name, al->a_name);
+        err_detail(e, "default value for column %s of table %s depends on sequence %s",
+                   o->c_def.cd_name, al->a_name, sq->sq_name);
+        return err_hint(e, "Use DROP ... CASCADE to drop the dependent objects too.");
+      }
+      es_notice(al->a_s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION,
+                "drop cascades to default value for column %s of table %s", o->c_def.cd_name,
+                al->a_name);
+      o->c_def.cd_default = NULL;
+    }
+    for (int t = 0; t < snap->cs_ntables; t++) {
+      const cat_table_t *ot = snap->cs_tables[t];
+      if (ot->ct_oid == al->a_t->ct_oid)
+        continue;
+      for (int k = 0; k < ot->ct_ncols; k++) {
+        if (!alt_default_uses(ot->ct_cols[k].cc_default, sq))
+          continue;
+        if (!cascade) {
+          err_set(e, SQLSTATE_DEPENDENT_OBJECTS,
+                  "cannot drop column %s of table %s because other objects depend on it",
+                  al->a_cols[c].c_def.cd_name, al->a_name);
+          err_detail(e, "default value for column %s of table %s depends on sequence %s",
+                     ot->ct_cols[k].cc_name, ot->ct_name, sq->sq_name);
+          return err_hint(e, "Use DROP ... CASCADE to drop the dependent objects too.");
+        }
+        es_notice(al->a_s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION,
+                  "drop cascades to default value for column %s of table %s",
+                  ot->ct_cols[k].cc_name, ot->ct_name);
+        if (cat_set_column_default(cat, es_txn(al->a_s), ot->ct_oid, k, NULL,
+                                   ot->ct_cols[k].cc_identity, e) != CZ_OK)
+          return CZ_ERR;
+      }
+    }
+  }
+  return CZ_OK;
+}
+
 static int alt_drop_column(alt_t *al, const sql_alter_cmd_t *cmd, err_t *e)
 {
   int c = alt_col_find(al, cmd->ac_name);
@@ -298,6 +365,8 @@ static int alt_drop_column(alt_t *al, const sql_alter_cmd_t *cmd, err_t *e)
     return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
                    "cannot drop column \"%s\": tables without columns are not supported",
                    cmd->ac_name);
+  if (alt_drop_owned_seq(al, c, cmd->ac_cascade, e) != CZ_OK)
+    return CZ_ERR;
   al->a_cols[c].c_dropped = true;
   /* as PostgreSQL: the indexes and the key that use the column go with it */
   for (int i = 0; i < al->a_npk; i++)
