@@ -147,6 +147,8 @@ int cat_open_sys(cat_t *c, err_t *e);
 /* The name of a table's long-values tree ("l<oid>", "l<oid>_<gen>" after
  * a rewrite) into buf. */
 void cat_long_tree_name(cat_oid_t table, uint32_t gen, char *buf, size_t cap);
+/* The generation ending a sys.tables record (0 when the record has none). */
+uint32_t cat_table_rec_gen(const uint8_t *v, size_t vl);
 /* A data tree's name: kind 't' (primary) or 'i' (index), "<kind><oid>",
  * or "<kind><oid>_<gen>" for the gen-th rewrite (ALTER TABLE). */
 void cat_tree_name(char kind, cat_oid_t oid, uint32_t gen, char *buf, size_t cap);

@@ -547,6 +547,24 @@ void cat_long_tree_name(cat_oid_t table, uint32_t gen, char *buf, size_t cap)
     snprintf(buf, cap, "l%u_%u", (unsigned)table, (unsigned)gen);
 }
 
+uint32_t cat_table_rec_gen(const uint8_t *v, size_t vl)
+{
+  cat_rbuf_t r = { v, vl, 0, false };
+  (void)cat_r_u32(&r); /* schema */
+  (void)cat_r_u32(&r); /* owner */
+  arena_t *a = arena_create(NULL, "table record");
+  (void)cat_r_str(&r, a);
+  (void)cat_r_u32(&r); /* ncols */
+  uint32_t npk = cat_r_u32(&r);
+  for (uint32_t i = 0; i < npk && !r.r_bad; i++)
+    (void)cat_r_u32(&r);
+  (void)cat_r_u32(&r); /* pk OID */
+  (void)cat_r_str(&r, a);
+  uint32_t gen = !r.r_bad && r.r_off < r.r_len ? cat_r_u32(&r) : 0;
+  arena_destroy(a);
+  return r.r_bad ? 0 : gen;
+}
+
 void cat_tree_name(char kind, cat_oid_t oid, uint32_t gen, char *buf, size_t cap)
 {
   if (gen == 0)
