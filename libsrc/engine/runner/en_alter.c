@@ -94,7 +94,8 @@ static alt_col_t *alt_col_push(alt_t *al)
   if (al->a_ncols == al->a_capcols) {
     int cap = al->a_capcols * 2 + 8;
     alt_col_t *n = arena_zalloc(al->a_a, sizeof *n * (size_t)cap);
-    memcpy(n, al->a_cols, sizeof *n * (size_t)al->a_ncols);
+    if (al->a_ncols)
+      memcpy(n, al->a_cols, sizeof *n * (size_t)al->a_ncols);
     al->a_cols = n;
     al->a_capcols = cap;
   }
@@ -108,7 +109,8 @@ static alt_idx_t *alt_idx_push(alt_t *al)
   if (al->a_nidx == al->a_capidx) {
     int cap = al->a_capidx * 2 + 4;
     alt_idx_t *n = arena_zalloc(al->a_a, sizeof *n * (size_t)cap);
-    memcpy(n, al->a_idx, sizeof *n * (size_t)al->a_nidx);
+    if (al->a_nidx)
+      memcpy(n, al->a_idx, sizeof *n * (size_t)al->a_nidx);
     al->a_idx = n;
     al->a_capidx = cap;
   }
@@ -143,7 +145,8 @@ static void alt_load(alt_t *al, const cat_table_t *t)
     x->x_nkeys = ix->ci_nkeys;
     x->x_ninc = ix->ci_ninclude;
     memcpy(x->x_keys, ix->ci_keys, sizeof(int) * (size_t)ix->ci_nkeys);
-    memcpy(x->x_inc, ix->ci_include, sizeof(int) * (size_t)ix->ci_ninclude);
+    if (ix->ci_ninclude)
+      memcpy(x->x_inc, ix->ci_include, sizeof(int) * (size_t)ix->ci_ninclude);
   }
 }
 
