@@ -275,8 +275,9 @@ static int unique_check(const cat_index_t *ix, err_t *e)
   uint8_t prev[BT_MAX_KEY];
   size_t prev_len = 0;
   bool have = false;
+  /* a holds one decoded key at a time (reset before each); vals outlives it */
   arena_t *a = arena_create(NULL, "unique check");
-  datum_t *vals = arena_zalloc(a, sizeof(datum_t) * (size_t)(ix->ci_nkeys + 1));
+  datum_t vals[CAT_MAX_INDEX_KEYS + 1];
   int rc = bt_seek(cur, NULL, 0, BT_FORWARD, e);
   while (rc == CZ_OK) {
     const void *k, *v;
