@@ -117,7 +117,7 @@ int cat_sys_del(cat_t *c, txn_t *tx, int sys, const uint8_t *key, size_t kl, err
 
 /* ---- tables -------------------------------------------------------------- */
 
-static int cat_name_check(const char *what, const char *name, err_t *e)
+int cat_name_check(const char *what, const char *name, err_t *e)
 {
   if (!name || !*name)
     return err_set(e, SQLSTATE_INVALID_NAME, "zero-length %s name", what);
@@ -134,16 +134,16 @@ static const cat_schema_t *cat_schema_of(const cat_snapshot_t *s, const char *na
   return sch;
 }
 
-static int cat_rel_free(const cat_snapshot_t *s, cat_oid_t schema, const char *name, err_t *e)
+int cat_rel_free(const cat_snapshot_t *s, cat_oid_t schema, const char *name, err_t *e)
 {
   if (cat_find_rel(s, schema, name, NULL))
     return err_set(e, SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists", name);
   return CZ_OK;
 }
 
-static int cat_put_table(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t schema, cat_oid_t owner,
-                         const char *name, int ncols, int npk, const int *pk, cat_oid_t pk_oid,
-                         const char *pk_name, err_t *e)
+int cat_put_table(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t schema, cat_oid_t owner,
+                  const char *name, int ncols, int npk, const int *pk, cat_oid_t pk_oid,
+                  const char *pk_name, uint32_t gen, bool replace, err_t *e)
 {
   uint8_t k[4], buf[BT_MAX_ROW];
   cat_wbuf_t w = { buf, 0, sizeof buf, false };
@@ -156,10 +156,11 @@ static int cat_put_table(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t schema, c
     cat_w_u32(&w, (uint32_t)pk[i]);
   cat_w_u32(&w, pk_oid);
   cat_w_str(&w, pk_name);
-  return cat_sys_put(c, tx, CAT_SYS_TABLES, k, cat_key_oid(k, oid), &w, false, e);
+  cat_w_u32(&w, gen);
+  return cat_sys_put(c, tx, CAT_SYS_TABLES, k, cat_key_oid(k, oid), &w, replace, e);
 }
 
-static int cat_put_column(cat_t *c, txn_t *tx, cat_oid_t table, int num, const cat_column_def_t *cd,
+int cat_put_column(cat_t *c, txn_t *tx, cat_oid_t table, int num, const cat_column_def_t *cd,
                           bool not_null, char identity, bool replace, err_t *e)
 {
   uint8_t k[8], buf[BT_MAX_ROW];
@@ -221,13 +222,13 @@ int cat_create_table(cat_t *c, txn_t *tx, const cat_table_def_t *def, cat_oid_t 
   char tree[32];
   snprintf(tree, sizeof tree, "t%u", (unsigned)toid);
   bt_tree_t *bt;
-  char ltree[32];
-  cat_long_tree_name(toid, ltree, sizeof ltree);
+  char ltree[40];
+  cat_long_tree_name(toid, 0, ltree, sizeof ltree);
   bt_tree_t *lbt;
   if (db_create_tree(tx, tree, BT_UNIQUE, &bt, e) != CZ_OK ||
       db_create_tree(tx, ltree, BT_UNIQUE, &lbt, e) != CZ_OK ||
       cat_put_table(c, tx, toid, sch->cs_oid, def->td_owner, def->td_name, def->td_ncols, def->td_npk,
-                    def->td_pk, pkoid, def->td_npk > 0 ? pk_name : NULL, e) != CZ_OK)
+                    def->td_pk, pkoid, def->td_npk > 0 ? pk_name : NULL, 0, false, e) != CZ_OK)
     return CZ_ERR;
   for (int i = 0; i < def->td_ncols; i++) {
     bool nn = def->td_cols[i].cd_not_null;
@@ -244,7 +245,7 @@ int cat_create_table(cat_t *c, txn_t *tx, const cat_table_def_t *def, cat_oid_t 
   return CZ_OK;
 }
 
-static int cat_drop_index_rows(cat_t *c, txn_t *tx, const cat_index_t *ix, err_t *e)
+int cat_drop_index_rows(cat_t *c, txn_t *tx, const cat_index_t *ix, err_t *e)
 {
   uint8_t k[4];
   if (cat_sys_del(c, tx, CAT_SYS_INDEXES, k, cat_key_oid(k, ix->ci_oid), e) != CZ_OK)
@@ -308,7 +309,7 @@ int cat_set_column_default(cat_t *c, txn_t *tx, cat_oid_t table, int col, const 
 
 /* PostgreSQL's default: <table>_<col>..._idx (or _key when unique), with a
  * number appended while the name is taken. */
-static void cat_index_name(const cat_snapshot_t *s, const cat_table_t *t, const cat_index_def_t *def,
+void cat_index_name(const cat_snapshot_t *s, const cat_table_t *t, const cat_index_def_t *def,
                            char *out, size_t cap)
 {
   char base[256];
@@ -319,6 +320,26 @@ static void cat_index_name(const cat_snapshot_t *s, const cat_table_t *t, const 
   snprintf(out, cap, "%.*s_%s", CAT_MAX_NAME - 4, base, suffix);
   for (int k = 1; cat_find_rel(s, t->ct_schema, out, NULL); k++)
     snprintf(out, cap, "%.*s_%s%d", CAT_MAX_NAME - 8, base, suffix, k);
+}
+
+int cat_put_index(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t table, const char *name,
+                  const cat_index_def_t *def, uint32_t gen, bool replace, err_t *e)
+{
+  uint8_t k[4], buf[BT_MAX_ROW];
+  cat_wbuf_t w = { buf, 0, sizeof buf, false };
+  cat_w_u32(&w, table);
+  cat_w_str(&w, name);
+  cat_w_u8(&w, def->id_unique ? 1 : 0);
+  cat_w_u32(&w, (uint32_t)def->id_nkeys);
+  for (int i = 0; i < def->id_nkeys; i++)
+    cat_w_u32(&w, (uint32_t)def->id_keys[i]);
+  cat_w_u32(&w, (uint32_t)def->id_ninclude);
+  for (int i = 0; i < def->id_ninclude; i++)
+    cat_w_u32(&w, (uint32_t)def->id_include[i]);
+  /* each field below is missing from older records (read as 0) */
+  cat_w_u8(&w, def->id_constraint ? 1 : 0);
+  cat_w_u32(&w, gen);
+  return cat_sys_put(c, tx, CAT_SYS_INDEXES, k, cat_key_oid(k, oid), &w, replace, e);
 }
 
 int cat_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t *oid, err_t *e)
@@ -355,19 +376,7 @@ int cat_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t 
   bt_tree_t *bt;
   if (db_create_tree(tx, tree, BT_UNIQUE, &bt, e) != CZ_OK)
     return CZ_ERR;
-  uint8_t k[4], buf[BT_MAX_ROW];
-  cat_wbuf_t w = { buf, 0, sizeof buf, false };
-  cat_w_u32(&w, t->ct_oid);
-  cat_w_str(&w, name);
-  cat_w_u8(&w, def->id_unique ? 1 : 0);
-  cat_w_u32(&w, (uint32_t)def->id_nkeys);
-  for (int i = 0; i < def->id_nkeys; i++)
-    cat_w_u32(&w, (uint32_t)def->id_keys[i]);
-  cat_w_u32(&w, (uint32_t)def->id_ninclude);
-  for (int i = 0; i < def->id_ninclude; i++)
-    cat_w_u32(&w, (uint32_t)def->id_include[i]);
-  cat_w_u8(&w, def->id_constraint ? 1 : 0);  /* older records end before it: 0 */
-  if (cat_sys_put(c, tx, CAT_SYS_INDEXES, k, cat_key_oid(k, ioid), &w, false, e) != CZ_OK ||
+  if (cat_put_index(c, tx, ioid, t->ct_oid, name, def, 0, false, e) != CZ_OK ||
       cat_ddl_end(c, tx, e) != CZ_OK)
     return CZ_ERR;
   if (oid)

@@ -147,8 +147,14 @@ cat_oid_t cat_key_get(const uint8_t *p, int i);
 int cat_load(cat_t *c, const txn_t *tx, uint64_t version, cat_snapshot_t **out, err_t *e);
 /* Opens the handles of the system trees; 1 when they do not exist. */
 int cat_open_sys(cat_t *c, err_t *e);
-/* The name of a table's long-values tree ("l<oid>") into buf. */
-void cat_long_tree_name(cat_oid_t table, char *buf, size_t cap);
+/* The name of a table's long-values tree ("l<oid>", "l<oid>_<gen>" after
+ * a rewrite) into buf. */
+void cat_long_tree_name(cat_oid_t table, uint32_t gen, char *buf, size_t cap);
+/* The generation ending a sys.tables record (0 when the record has none). */
+uint32_t cat_table_rec_gen(const uint8_t *v, size_t vl);
+/* A data tree's name: kind 't' (primary) or 'i' (index), "<kind><oid>",
+ * or "<kind><oid>_<gen>" for the gen-th rewrite (ALTER TABLE). */
+void cat_tree_name(char kind, cat_oid_t oid, uint32_t gen, char *buf, size_t cap);
 cat_table_rt_t *cat_rt_get(cat_t *c, cat_oid_t oid);
 /* cat_close: saves (when attached) and frees the statistics. */
 void cat_stats_close(cat_t *c);
@@ -164,6 +170,22 @@ int cat_next_oid(cat_t *c, txn_t *tx, cat_oid_t *out, err_t *e);
 int cat_sys_put(cat_t *c, txn_t *tx, int sys, const uint8_t *key, size_t kl, const cat_wbuf_t *w,
                 bool replace, err_t *e);
 int cat_sys_del(cat_t *c, txn_t *tx, int sys, const uint8_t *key, size_t kl, err_t *e);
+/* Record writers and checks shared by CREATE and ALTER (cat_ddl.c). */
+int cat_name_check(const char *what, const char *name, err_t *e);
+/* 42P07 when schema already has a relation called name. */
+int cat_rel_free(const cat_snapshot_t *s, cat_oid_t schema, const char *name, err_t *e);
+int cat_put_table(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t schema, cat_oid_t owner,
+                  const char *name, int ncols, int npk, const int *pk, cat_oid_t pk_oid,
+                  const char *pk_name, uint32_t gen, bool replace, err_t *e);
+int cat_put_column(cat_t *c, txn_t *tx, cat_oid_t table, int num, const cat_column_def_t *cd,
+                   bool not_null, char identity, bool replace, err_t *e);
+int cat_put_index(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t table, const char *name,
+                  const cat_index_def_t *def, uint32_t gen, bool replace, err_t *e);
+/* Deletes an index's record and drops its tree. */
+int cat_drop_index_rows(cat_t *c, txn_t *tx, const cat_index_t *ix, err_t *e);
+/* PostgreSQL's default index name for def on t ("<table>_<cols>_key"/"_idx"). */
+void cat_index_name(const cat_snapshot_t *s, const cat_table_t *t, const cat_index_def_t *def,
+                    char *out, size_t cap);
 
 /* The relation (table, index or sequence) named name in schema, or NULL;
  * *kind (may be NULL) says which (CAT_REL_*). */

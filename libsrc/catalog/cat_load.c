@@ -117,7 +117,11 @@ static int cat_ld_table(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v
   cat_index_t *pix = arena_zalloc(l->l_a, sizeof *pix);
   pix->ci_oid = t->ct_pk_oid;
   pix->ci_name = cat_r_str(&r, l->l_a);
-  pix->ci_tree_name = arena_sprintf(l->l_a, "t%u", (unsigned)t->ct_oid);
+  /* written since ALTER TABLE rewrites tables; older records end here */
+  t->ct_gen = r.r_off < r.r_len ? cat_r_u32(&r) : 0;
+  char tname[40];
+  cat_tree_name('t', t->ct_oid, t->ct_gen, tname, sizeof tname);
+  pix->ci_tree_name = arena_strdup(l->l_a, tname);
   pix->ci_primary = true;
   pix->ci_hidden = t->ct_npk == 0;
   pix->ci_unique = true;
@@ -179,9 +183,14 @@ static int cat_ld_index(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v
   for (int i = 0; i < ix->ci_ninclude; i++)
     inc[i] = (int)cat_r_u32(&r);
   ix->ci_include = inc;
-  if (r.r_off < r.r_len)
-    ix->ci_constraint = cat_r_u8(&r) != 0;
-  ix->ci_tree_name = arena_sprintf(l->l_a, "i%u", (unsigned)ix->ci_oid);
+  /* fields added since (older records end before them: 0): whether the
+   * index is a UNIQUE constraint, then its trees' generation (ALTER TABLE
+   * rebuilds indexes) */
+  ix->ci_constraint = r.r_off < r.r_len && cat_r_u8(&r) != 0;
+  ix->ci_gen = r.r_off < r.r_len ? cat_r_u32(&r) : 0;
+  char iname[40];
+  cat_tree_name('i', ix->ci_oid, ix->ci_gen, iname, sizeof iname);
+  ix->ci_tree_name = arena_strdup(l->l_a, iname);
   return r.r_bad || !ix->ci_name ? cat_bad("index", e) : CZ_OK;
 }
 
@@ -390,8 +399,8 @@ static int cat_link(cat_t *c, cat_loader_t *l, cat_snapshot_t *s, err_t *e)
     }
     t->ct_cols = cc;
     t->ct_types = types;
-    char lname[32];
-    cat_long_tree_name(t->ct_oid, lname, sizeof lname);
+    char lname[40];
+    cat_long_tree_name(t->ct_oid, t->ct_gen, lname, sizeof lname);
     t->ct_long_tree_name = arena_strdup(a, lname);
     if (cat_tree(c, t->ct_long_tree_name, &t->ct_long_tree, &t->ct_long_dtree, e) != CZ_OK)
       return CZ_ERR;
@@ -582,9 +591,38 @@ int cat_open_sys(cat_t *c, err_t *e)
   return CZ_OK;
 }
 
-void cat_long_tree_name(cat_oid_t table, char *buf, size_t cap)
+void cat_long_tree_name(cat_oid_t table, uint32_t gen, char *buf, size_t cap)
 {
-  snprintf(buf, cap, "l%u", (unsigned)table);
+  if (gen == 0)
+    snprintf(buf, cap, "l%u", (unsigned)table);
+  else
+    snprintf(buf, cap, "l%u_%u", (unsigned)table, (unsigned)gen);
+}
+
+uint32_t cat_table_rec_gen(const uint8_t *v, size_t vl)
+{
+  cat_rbuf_t r = { v, vl, 0, false };
+  (void)cat_r_u32(&r); /* schema */
+  (void)cat_r_u32(&r); /* owner */
+  arena_t *a = arena_create(NULL, "table record");
+  (void)cat_r_str(&r, a);
+  (void)cat_r_u32(&r); /* ncols */
+  uint32_t npk = cat_r_u32(&r);
+  for (uint32_t i = 0; i < npk && !r.r_bad; i++)
+    (void)cat_r_u32(&r);
+  (void)cat_r_u32(&r); /* pk OID */
+  (void)cat_r_str(&r, a);
+  uint32_t gen = !r.r_bad && r.r_off < r.r_len ? cat_r_u32(&r) : 0;
+  arena_destroy(a);
+  return r.r_bad ? 0 : gen;
+}
+
+void cat_tree_name(char kind, cat_oid_t oid, uint32_t gen, char *buf, size_t cap)
+{
+  if (gen == 0)
+    snprintf(buf, cap, "%c%u", kind, (unsigned)oid);
+  else
+    snprintf(buf, cap, "%c%u_%u", kind, (unsigned)oid, (unsigned)gen);
 }
 
 cat_table_rt_t *cat_rt_get(cat_t *c, cat_oid_t oid)

@@ -101,8 +101,8 @@ static int cat_long_trees(cat_t *c, err_t *e)
       rc = err_set(e, SQLSTATE_DATA_CORRUPTED, "malformed table key in the catalog");
       break;
     }
-    char name[32];
-    cat_long_tree_name(cat_key_get(k, 0), name, sizeof name);
+    char name[40];
+    cat_long_tree_name(cat_key_get(k, 0), cat_table_rec_gen(v, vl), name, sizeof name);
     bt_tree_t *bt;
     int orc = db_open_tree(c->c_db, name, &bt, e);
     if (orc == CZ_OK)

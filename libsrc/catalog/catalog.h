@@ -99,6 +99,7 @@ typedef struct cat_index_s {
   bool ci_constraint;          /* made by a UNIQUE constraint (pg_constraint 'u'), not by
                                   CREATE UNIQUE INDEX; dropped with the constraint only */
   const char *ci_tree_name;    /* the tree's name in the database directory */
+  uint32_t ci_gen;             /* rebuilds by ALTER TABLE (0: "i<oid>", else "i<oid>_<gen>") */
   bt_tree_t *ci_tree;          /* cached handle (owned by the database) */
   db_tree_t *ci_dtree;         /* the same tree for txn/ (locks, visibility) */
 } cat_index_t;
@@ -124,6 +125,8 @@ struct cat_table_s {
   uint64_t ct_version;         /* version of the snapshot that loaded it */
   db_t *ct_db;
   cat_oid_t ct_pk_oid;         /* OID of the primary key constraint/index (0 none) */
+  uint32_t ct_gen;             /* rewrites by ALTER TABLE: the trees are "t<oid>" and
+                                  "l<oid>" at 0, "t<oid>_<gen>" and "l<oid>_<gen>" after */
   /* The table's long-values tree (unique, "l<oid>"): values too long for
    * a row, in chunks keyed (value id, chunk number); see table/README.md.
    * Created with the table, dropped with it, and created at cat_open for
@@ -415,6 +418,46 @@ int cat_drop_constraint(cat_t *c, txn_t *tx, cat_oid_t con, err_t *e);
 const cat_constraint_t *cat_constraint_by_oid(const cat_snapshot_t *s, cat_oid_t oid);
 /* The CHECK / FOREIGN KEY constraint of t named name, or NULL. */
 const cat_constraint_t *cat_find_constraint(const cat_table_t *t, const char *name);
+/* ---- ALTER TABLE (cat_alter.c; catalog/README.md, "ALTER TABLE") ------- */
+
+/* A secondary index of the table's new definition. */
+typedef struct cat_alter_index_s {
+  cat_oid_t ai_oid;            /* an index the table keeps (its OID and, unless
+                                  id_name says otherwise, its name); 0: a new one */
+  cat_index_def_t ai_def;      /* in the NEW column numbers (id_table not read) */
+} cat_alter_index_t;
+
+/* A table's whole new definition. */
+typedef struct cat_alter_def_s {
+  const char *ad_name;         /* the table's name (RENAME TO gives another) */
+  int ad_ncols;
+  const cat_column_def_t *ad_cols;
+  const char *ad_identity;     /* per column as td_identity; NULL: none */
+  const int *ad_colmap;        /* per OLD column: its new number, -1 when dropped */
+  int ad_npk;                  /* the primary key (new column numbers); 0 none */
+  const int *ad_pk;
+  const char *ad_pk_name;      /* NULL: the old name when the key is kept, else
+                                  "<table>_pkey" */
+  int ad_nindexes;             /* the secondary indexes (any not listed is dropped) */
+  const cat_alter_index_t *ad_indexes;
+  bool ad_rewrite;             /* new empty trees for the rows, the long values and
+                                  every index (a new generation); required when the
+                                  primary key changes */
+} cat_alter_def_t;
+
+/* Replaces table's definition by def (same OID): 42P07 name taken, 42701
+ * duplicate column. Without ad_rewrite the trees stay, except that new
+ * indexes get empty trees (new_oids[k], per ad_indexes entry: the OID of
+ * a new index to fill, 0 for a kept one; may be NULL). With ad_rewrite
+ * every tree is new and empty: the caller fills them from the old trees
+ * (still there, readable through the old snapshot's table), then drops
+ * those with cat_alter_drop_trees. Primary key columns become NOT NULL.
+ * The caller adjusts the sequences the table owns beforehand. */
+int cat_alter_table(cat_t *c, txn_t *tx, cat_oid_t table, const cat_alter_def_t *def,
+                    cat_oid_t *new_oids, err_t *e);
+/* After a rewrite: drops the trees of the table's old version (rows, long
+ * values, indexes), as old (a snapshot from before the change) names them. */
+int cat_alter_drop_trees(txn_t *tx, const cat_table_t *old, err_t *e);
 
 /* 42P06 duplicate. */
 int cat_create_schema(cat_t *c, txn_t *tx, const char *name, cat_oid_t owner, cat_oid_t *oid,

@@ -460,7 +460,8 @@ typedef enum sql_stmt_kind_e {
   SQL_STMT_REFRESH_MATVIEW, /* st_view: REFRESH MATERIALIZED VIEW name [WITH [NO] DATA] */
   SQL_STMT_DROP_VIEW,       /* st_drop: DROP VIEW */
   SQL_STMT_DROP_MATVIEW,    /* st_drop: DROP MATERIALIZED VIEW */
-  SQL_STMT_SET_CONSTRAINTS  /* st_setcons: SET CONSTRAINTS ALL | names DEFERRED | IMMEDIATE */
+  SQL_STMT_SET_CONSTRAINTS, /* st_setcons: SET CONSTRAINTS ALL | names DEFERRED | IMMEDIATE */
+  SQL_STMT_ALTER_TABLE      /* st_alter */
 } sql_stmt_kind_t;
 
 typedef struct sql_stmt_s sql_stmt_t;
@@ -609,6 +610,44 @@ typedef struct sql_tabcons_s {
   bool tc_nulls_not_distinct; /* UNIQUE NULLS NOT DISTINCT */
 } sql_tabcons_t;
 
+/* One action of ALTER TABLE (sql_alter_t at_cmds). */
+typedef enum sql_alter_kind_e {
+  SQL_AT_ADD_COLUMN,       /* ADD [COLUMN] [IF NOT EXISTS] ac_column */
+  SQL_AT_DROP_COLUMN,      /* DROP [COLUMN] [IF EXISTS] ac_name [CASCADE] */
+  SQL_AT_ALTER_TYPE,       /* ALTER [COLUMN] ac_name [SET DATA] TYPE ac_type [USING ac_expr] */
+  SQL_AT_SET_DEFAULT,      /* ALTER [COLUMN] ac_name SET DEFAULT ac_expr */
+  SQL_AT_DROP_DEFAULT,
+  SQL_AT_SET_NOT_NULL,
+  SQL_AT_DROP_NOT_NULL,
+  SQL_AT_ADD_CONSTRAINT,   /* ADD ac_cons */
+  SQL_AT_DROP_CONSTRAINT,  /* DROP CONSTRAINT [IF EXISTS] ac_name [CASCADE] */
+  SQL_AT_RENAME_COLUMN,    /* RENAME [COLUMN] ac_name TO ac_newname */
+  SQL_AT_RENAME_TABLE,     /* RENAME TO ac_newname */
+  SQL_AT_RENAME_CONSTRAINT /* RENAME CONSTRAINT ac_name TO ac_newname */
+} sql_alter_kind_t;
+
+typedef struct sql_alter_cmd_s {
+  sql_alter_kind_t ac_kind;
+  int ac_pos;
+  const char *ac_name;         /* the column or constraint acted on */
+  const char *ac_newname;      /* RENAME … TO */
+  struct sql_coldef_s *ac_column; /* ADD COLUMN */
+  struct sql_tabcons_s *ac_cons;  /* ADD [CONSTRAINT name] … */
+  sql_type_t ac_type;          /* ALTER … TYPE */
+  sql_expr_t *ac_expr;         /* USING, SET DEFAULT; NULL none */
+  bool ac_if_exists;           /* DROP … IF EXISTS */
+  bool ac_if_not_exists;       /* ADD COLUMN IF NOT EXISTS */
+  bool ac_cascade;             /* DROP … CASCADE */
+} sql_alter_cmd_t;
+
+/* ALTER TABLE [IF EXISTS] [ONLY] name action, … */
+typedef struct sql_alter_s {
+  sql_name_t at_table;
+  bool at_if_exists;
+  bool at_only;                /* ONLY (or name *): no inheritance here, no effect */
+  sql_list_t *at_cmds;         /* of sql_alter_cmd_t, at least one */
+} sql_alter_t;
+
 typedef struct sql_create_table_s {
   sql_name_t ct_table;
   bool ct_if_not_exists;
@@ -754,6 +793,7 @@ struct sql_stmt_s {
     sql_update_t *st_update;
     sql_delete_t *st_delete;
     sql_create_table_t *st_create_table;
+    sql_alter_t *st_alter;          /* ALTER TABLE */
     sql_drop_t *st_drop;            /* DROP TABLE, DROP INDEX, DROP SEQUENCE, TRUNCATE,
                                      * VACUUM/ANALYZE */
     sql_sequence_t *st_sequence;    /* CREATE / ALTER SEQUENCE */

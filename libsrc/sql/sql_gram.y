@@ -151,11 +151,18 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 /* year, month, day, hour, minute or second right after INTERVAL 'text'
  * (sql_yylex turns the identifier into this token only there) */
 %token <str> IV_UNIT
+/* ALTER TABLE (ADD, ALTER COLUMN … TYPE, SET DATA TYPE); COLUMN is reserved as in PostgreSQL */
+%token <str> ADD_P COLUMN TYPE_P
 
 %type <stmt> stmt insert_stmt update_stmt delete_stmt with_dml_stmt create_table_stmt drop_stmt
 %type <stmt> create_index_stmt txn_stmt grant_stmt role_stmt explain_stmt set_stmt
 %type <stmt> show_stmt explainable_stmt set_rest copy_stmt alter_role_stmt misc_stmt
 %type <stmt> prepare_stmt preparable_stmt execute_stmt
+%type <stmt> alter_table_stmt
+%type <alter> alter_rel
+%type <altcmd> alter_cmd alter_col_action
+%type <list> alter_cmds
+%type <expr> alter_using
 %type <query> select_stmt select_with_parens select_no_parens select_clause simple_select
 %type <query> values_clause cte_query with_clause
 %type <limit> limit_clause
@@ -278,6 +285,7 @@ stmt:
   | show_stmt
   | copy_stmt
   | alter_role_stmt
+  | alter_table_stmt
   | misc_stmt
   | prepare_stmt
   | execute_stmt
@@ -1556,6 +1564,7 @@ unreserved_keyword:
   | CASCADED | DATA_P | MATERIALIZED | OPTION | REFRESH | REPLACE | TEMP | TEMPORARY | VIEW
   | ACTION | CONSTRAINTS | DEFERRED | IMMEDIATE | INHERIT | MATCH | PARTIAL | SIMPLE | VALID
   | ORDINALITY
+  | ADD_P | TYPE_P
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function
@@ -1569,6 +1578,7 @@ col_name_keyword:
 reserved_keyword:
     ALL | AND | ANY | ARRAY | AS | ASC | ASYMMETRIC | BOTH | CASE | CAST | CHECK | COLLATE
   | CONSTRAINT
+  | COLUMN
   | CREATE
   | CROSS | CURRENT_CATALOG | CURRENT_DATE | CURRENT_ROLE | CURRENT_SCHEMA | CURRENT_TIMESTAMP
   | CURRENT_TIME | LOCALTIME
@@ -2026,6 +2036,144 @@ opt_with_data:
     WITH DATA_P     { $$ = true; }
   | WITH NO DATA_P  { $$ = false; }
   | %empty          { $$ = true; }
+  ;
+
+/* ---- ALTER TABLE ---------------------------------------------------------- */
+
+alter_table_stmt:
+    ALTER TABLE alter_rel alter_cmds
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_ALTER_TABLE);
+        $$->st_alter = $3;
+        $3->at_cmds = $4;
+      }
+  | ALTER TABLE alter_rel RENAME TO col_id
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_ALTER_TABLE);
+        $$->st_alter = $3;
+        sql_alter_cmd_t *c = NEW(sql_alter_cmd_t);
+        c->ac_kind = SQL_AT_RENAME_TABLE;
+        c->ac_pos = @4.lc_pos;
+        c->ac_newname = $6;
+        $3->at_cmds = APPEND(NULL, c);
+      }
+  | ALTER TABLE alter_rel RENAME col_id TO col_id
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_ALTER_TABLE);
+        $$->st_alter = $3;
+        sql_alter_cmd_t *c = NEW(sql_alter_cmd_t);
+        c->ac_kind = SQL_AT_RENAME_COLUMN;
+        c->ac_pos = @5.lc_pos;
+        c->ac_name = $5;
+        c->ac_newname = $7;
+        $3->at_cmds = APPEND(NULL, c);
+      }
+  | ALTER TABLE alter_rel RENAME COLUMN col_id TO col_id
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_ALTER_TABLE);
+        $$->st_alter = $3;
+        sql_alter_cmd_t *c = NEW(sql_alter_cmd_t);
+        c->ac_kind = SQL_AT_RENAME_COLUMN;
+        c->ac_pos = @6.lc_pos;
+        c->ac_name = $6;
+        c->ac_newname = $8;
+        $3->at_cmds = APPEND(NULL, c);
+      }
+  | ALTER TABLE alter_rel RENAME CONSTRAINT col_id TO col_id
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_ALTER_TABLE);
+        $$->st_alter = $3;
+        sql_alter_cmd_t *c = NEW(sql_alter_cmd_t);
+        c->ac_kind = SQL_AT_RENAME_CONSTRAINT;
+        c->ac_pos = @6.lc_pos;
+        c->ac_name = $6;
+        c->ac_newname = $8;
+        $3->at_cmds = APPEND(NULL, c);
+      }
+  ;
+
+/* [IF EXISTS] [ONLY] name [*] (no inheritance here: ONLY and * change nothing) */
+alter_rel:
+    qualified_name                         { $$ = NEW(sql_alter_t); $$->at_table = $1; }
+  | qualified_name '*'                     { $$ = NEW(sql_alter_t); $$->at_table = $1; }
+  | ONLY qualified_name                    { $$ = NEW(sql_alter_t); $$->at_table = $2; $$->at_only = true; }
+  | IF_P EXISTS qualified_name             { $$ = NEW(sql_alter_t); $$->at_table = $3; $$->at_if_exists = true; }
+  | IF_P EXISTS qualified_name '*'         { $$ = NEW(sql_alter_t); $$->at_table = $3; $$->at_if_exists = true; }
+  | IF_P EXISTS ONLY qualified_name
+      { $$ = NEW(sql_alter_t); $$->at_table = $4; $$->at_if_exists = true; $$->at_only = true; }
+  ;
+
+alter_cmds:
+    alter_cmd                 { $$ = APPEND(NULL, $1); }
+  | alter_cmds ',' alter_cmd  { $$ = APPEND($1, $3); }
+  ;
+
+alter_cmd:
+    ADD_P column_def
+      { $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_ADD_COLUMN; $$->ac_pos = @1.lc_pos; $$->ac_column = $2; }
+  | ADD_P COLUMN column_def
+      { $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_ADD_COLUMN; $$->ac_pos = @1.lc_pos; $$->ac_column = $3; }
+  | ADD_P COLUMN IF_P NOT EXISTS column_def
+      {
+        $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_ADD_COLUMN; $$->ac_pos = @1.lc_pos;
+        $$->ac_column = $6; $$->ac_if_not_exists = true;
+      }
+  | ADD_P table_cons
+      { $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_ADD_CONSTRAINT; $$->ac_pos = @1.lc_pos; $$->ac_cons = $2; }
+  | ADD_P named_table_cons
+      { $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_ADD_CONSTRAINT; $$->ac_pos = @1.lc_pos; $$->ac_cons = $2; }
+  | DROP col_id opt_drop_behavior
+      {
+        $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_DROP_COLUMN; $$->ac_pos = @2.lc_pos;
+        $$->ac_name = $2; $$->ac_cascade = $3;
+      }
+  | DROP COLUMN col_id opt_drop_behavior
+      {
+        $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_DROP_COLUMN; $$->ac_pos = @3.lc_pos;
+        $$->ac_name = $3; $$->ac_cascade = $4;
+      }
+  | DROP IF_P EXISTS col_id opt_drop_behavior
+      {
+        $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_DROP_COLUMN; $$->ac_pos = @4.lc_pos;
+        $$->ac_name = $4; $$->ac_cascade = $5; $$->ac_if_exists = true;
+      }
+  | DROP COLUMN IF_P EXISTS col_id opt_drop_behavior
+      {
+        $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_DROP_COLUMN; $$->ac_pos = @5.lc_pos;
+        $$->ac_name = $5; $$->ac_cascade = $6; $$->ac_if_exists = true;
+      }
+  | DROP CONSTRAINT col_id opt_drop_behavior
+      {
+        $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_DROP_CONSTRAINT; $$->ac_pos = @3.lc_pos;
+        $$->ac_name = $3; $$->ac_cascade = $4;
+      }
+  | DROP CONSTRAINT IF_P EXISTS col_id opt_drop_behavior
+      {
+        $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_DROP_CONSTRAINT; $$->ac_pos = @5.lc_pos;
+        $$->ac_name = $5; $$->ac_cascade = $6; $$->ac_if_exists = true;
+      }
+  | ALTER col_id alter_col_action         { $$ = $3; $$->ac_name = $2; $$->ac_pos = @2.lc_pos; }
+  | ALTER COLUMN col_id alter_col_action  { $$ = $4; $$->ac_name = $3; $$->ac_pos = @3.lc_pos; }
+  ;
+
+alter_col_action:
+    TYPE_P type_name alter_using
+      { $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_ALTER_TYPE; $$->ac_type = $2; $$->ac_expr = $3; }
+  | SET DATA_P TYPE_P type_name alter_using
+      { $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_ALTER_TYPE; $$->ac_type = $4; $$->ac_expr = $5; }
+  | SET DEFAULT a_expr
+      { $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_SET_DEFAULT; $$->ac_expr = $3; }
+  | DROP DEFAULT
+      { $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_DROP_DEFAULT; }
+  | SET NOT NULL_P
+      { $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_SET_NOT_NULL; }
+  | DROP NOT NULL_P
+      { $$ = NEW(sql_alter_cmd_t); $$->ac_kind = SQL_AT_DROP_NOT_NULL; }
+  ;
+
+alter_using:
+    USING a_expr  { $$ = $2; }
+  | %empty        { $$ = NULL; }
   ;
 
 /* ---- sequences ---------------------------------------------------------- */

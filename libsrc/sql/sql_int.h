@@ -67,6 +67,8 @@ typedef union sql_yystype_u {
   sql_txnmode_t *txn;
   sql_window_t *window;
   sql_cte_t *cte;
+  sql_alter_t *alter;
+  sql_alter_cmd_t *altcmd;
 } sql_yystype_t;
 
 typedef struct sql_pstate_s {

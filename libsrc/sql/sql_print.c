@@ -942,6 +942,37 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
     pr_str(p, ")");
     break;
   case SQL_STMT_CREATE_INDEX: pr_create_index(p, s->st_create_index); break;
+  case SQL_STMT_ALTER_TABLE: {
+    static const char *const kinds[] = {"add-column", "drop-column", "alter-type", "set-default",
+                                        "drop-default", "set-not-null", "drop-not-null",
+                                        "add-constraint", "drop-constraint", "rename-column",
+                                        "rename-table", "rename-constraint"};
+    pr_str(p, "(alter-table");
+    if (s->st_alter->at_if_exists)
+      pr_str(p, " if-exists");
+    pr_str(p, " ");
+    pr_str(p, s->st_alter->at_table.nm_name);
+    for (int i = 0; i < sql_list_len(s->st_alter->at_cmds); i++) {
+      const sql_alter_cmd_t *c = sql_list_at(s->st_alter->at_cmds, i);
+      pr_str(p, " (");
+      pr_str(p, kinds[c->ac_kind]);
+      if (c->ac_name) {
+        pr_str(p, " ");
+        pr_str(p, c->ac_name);
+      }
+      if (c->ac_column) {
+        pr_str(p, " ");
+        pr_str(p, c->ac_column->cd_name);
+      }
+      if (c->ac_newname) {
+        pr_str(p, " ");
+        pr_str(p, c->ac_newname);
+      }
+      pr_str(p, ")");
+    }
+    pr_str(p, ")");
+    break;
+  }
   case SQL_STMT_CREATE_SEQUENCE:
   case SQL_STMT_ALTER_SEQUENCE:
     pr_str(p, s->st_kind == SQL_STMT_CREATE_SEQUENCE ? "(create-sequence " : "(alter-sequence ");

@@ -115,6 +115,29 @@ int tbl_update_cols(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_c
  * (23505 when a unique index finds duplicates). */
 int tbl_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t *oid, err_t *e);
 
+/* ---- bulk builds (tb_rebuild.c) ---------------------------------------------
+ * Trees the transaction created, filled in sorted chunks (no row locks,
+ * one B-tree pass per chunk). */
+
+/* Fills the empty index ix (created by tx) from the rows of its table tx
+ * sees; the caller has closed the index-build gate (cat_index_build_begin).
+ * 23505 "could not create unique index" with DETAIL "Key (…)=(…) is
+ * duplicated." for a unique index. */
+int tbl_build_index(txn_t *tx, const cat_index_t *ix, err_t *e);
+
+/* ALTER TABLE's rewrite into t, the table's new version whose trees are
+ * new and empty (cat_alter_table with ad_rewrite): every row given (all of
+ * t's columns, in any order) is checked (NOT NULL: 23502 "column \"c\" of
+ * relation \"t\" contains null values") and stored (long values into t's
+ * new long-values tree); end builds every secondary index and says how
+ * many rows went in. A duplicate primary key: 23505 as tbl_build_index.
+ * end and abort free rw. */
+typedef struct tbl_rewrite_s tbl_rewrite_t;
+int tbl_rewrite_begin(txn_t *tx, const cat_table_t *t, tbl_rewrite_t **out, err_t *e);
+int tbl_rewrite_row(tbl_rewrite_t *rw, const datum_t *vals, err_t *e);
+int tbl_rewrite_end(tbl_rewrite_t *rw, int64_t *rows, err_t *e);
+void tbl_rewrite_abort(tbl_rewrite_t *rw);
+
 /* ---- INSERT … ON CONFLICT (tb_conflict.c) ---------------------------------- */
 
 /* What became of a proposed row (tbl_conflict_apply's act[]). */

@@ -371,6 +371,7 @@ int db_create_tree(txn_t *tx, const char *name, uint32_t bt_flags, bt_tree_t **o
   if (db_dir_create(db, name, strlen(name), id, bt_flags, &dt, e) != CZ_OK)
     return CZ_ERR;
   if (!(tx->tx_flags & TXN_BULK)) {
+    dt->dt_creator = tx->tx_id;
     uint8_t flags[4];
     wal_put_u32(flags, bt_flags);
     txn_add_op(tx, TXN_OP_CREATE, dt, name, strlen(name), flags, sizeof flags, NULL, 0);

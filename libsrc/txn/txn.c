@@ -121,6 +121,30 @@ static const uint8_t *txn_copy(txn_t *tx, const void *p, size_t n)
   return c;
 }
 
+/* An operation whose key and value bytes the caller keeps for the whole
+ * transaction (txn_fill_batch: they are in the transaction's arena). */
+static txn_op_t *txn_add_op_kept(txn_t *tx, int kind, db_tree_t *dt, const void *key,
+                                 size_t key_len, const void *val, size_t val_len)
+{
+  txn_op_t *op = arena_alloc(tx->tx_arena, sizeof *op);
+  memset(op, 0, sizeof *op);
+  op->to_kind = kind;
+  op->to_tree = dt;
+  op->to_key = key;
+  op->to_key_len = (uint32_t)key_len;
+  op->to_val = val_len ? val : NULL;
+  op->to_val_len = (uint32_t)val_len;
+  op->to_prev = tx->tx_last;
+  if (tx->tx_last)
+    tx->tx_last->to_next = op;
+  else
+    tx->tx_first = op;
+  tx->tx_last = op;
+  tx->tx_n_ops++;
+  tx->tx_log_bytes += TXN_LOG_OP_HEAD + key_len + val_len;
+  return op;
+}
+
 txn_op_t *txn_add_op(txn_t *tx, int kind, db_tree_t *dt, const void *key, size_t key_len,
                      const void *val, size_t val_len, const void *old, size_t old_len)
 {
@@ -252,15 +276,48 @@ int txn_delete(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
 
 int txn_insert_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, err_t *e)
 {
+  int done;
+  return txn_insert_batch_done(tx, t, rows, n, &done, e);
+}
+
+static int txn_insert_rows(txn_t *tx, db_tree_t *dt, bt_tree_t *t, const bt_row_t *rows, int n,
+                           int *n_done, bool lock, bool kept, err_t *e);
+
+int txn_fill_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, int *n_done, err_t *e)
+{
   db_tree_t *dt = txn_tree(tx, t, e);
   if (!dt)
     return CZ_ERR;
-  if (txn_locks_tree(tx, dt)) {
+  if (dt->dt_creator != tx->tx_id)
+    return err_set(e, SQLSTATE_INTERNAL, "tree %s was not created by the filling transaction",
+                   dt->dt_name);
+  return txn_insert_rows(tx, dt, t, rows, n, n_done, false, true, e);
+}
+
+int txn_insert_batch_done(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, int *n_done,
+                          err_t *e)
+{
+  db_tree_t *dt = txn_tree(tx, t, e);
+  if (!dt)
+    return CZ_ERR;
+  return txn_insert_rows(tx, dt, t, rows, n, n_done, txn_locks_tree(tx, dt), false, e);
+}
+
+/* Sorted rows into dt: one at a time under their locks (lock), else in
+ * one bt_insert_batch, logged (kept: the rows' bytes live in tx's arena,
+ * the log keeps them without a copy). */
+static int txn_insert_rows(txn_t *tx, db_tree_t *dt, bt_tree_t *t, const bt_row_t *rows, int n,
+                           int *n_done, bool lock, bool kept, err_t *e)
+{
+  *n_done = 0;
+  if (lock) {
     /* Each row is locked; the batch path would insert before locking. */
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
       if (txn_locked_insert(tx, dt, rows[i].r_key, rows[i].r_key_len, rows[i].r_val,
                             rows[i].r_val_len, e) != CZ_OK)
         return CZ_ERR;
+      *n_done = i + 1;
+    }
     return CZ_OK;
   }
   int done = 0;
@@ -268,9 +325,15 @@ int txn_insert_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, err_t
   if (rc == CZ_OK)
     done = n;
   if (txn_logged(tx))
-    for (int i = 0; i < done; i++)
-      txn_add_op(tx, TXN_OP_INSERT, dt, rows[i].r_key, rows[i].r_key_len, rows[i].r_val, rows[i].r_val_len,
-                 NULL, 0);
+    for (int i = 0; i < done; i++) {
+      if (kept)
+        txn_add_op_kept(tx, TXN_OP_INSERT, dt, rows[i].r_key, rows[i].r_key_len, rows[i].r_val,
+                        rows[i].r_val_len);
+      else
+        txn_add_op(tx, TXN_OP_INSERT, dt, rows[i].r_key, rows[i].r_key_len, rows[i].r_val,
+                   rows[i].r_val_len, NULL, 0);
+    }
+  *n_done = done;
   return rc;
 }
 

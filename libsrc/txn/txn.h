@@ -116,6 +116,17 @@ int txn_delete(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
                const void *val, size_t val_len, err_t *e);
 /* Sorted rows through bt_insert_batch (the loader's path). */
 int txn_insert_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, err_t *e);
+/* The same, saying how many rows went in before a failure (a duplicate:
+ * rows[*n_done] is the one refused). */
+int txn_insert_batch_done(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, int *n_done,
+                          err_t *e);
+/* As txn_insert_batch_done into a tree tx itself created (XX000
+ * otherwise), taking no row locks: no other transaction can name the
+ * tree before tx commits. For bulk builds (a rewrite, an index build);
+ * later changes of those rows by tx lock as usual. The rows' key and
+ * value bytes must live as long as tx (allocate them in txn_arena(tx)):
+ * the redo list keeps them without a copy. */
+int txn_fill_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, int *n_done, err_t *e);
 
 /* ---- row locks and read committed (txn_lock.c) -------------------------- */
 

@@ -53,6 +53,11 @@ typedef struct db_tree_s {
   _Atomic uint32_t dt_nlocked; /* keys of this tree in the lock table: readers skip
                                   the lock table while it is 0 */
   const txn_t *dt_hider;    /* that transaction: only it may reuse the name before it ends */
+  uint64_t dt_creator;      /* tx_id of the transaction that created it (0: older than
+                               this run, or replayed): until that one commits nobody
+                               else can name the tree, so txn_fill_batch may fill it
+                               without row locks, and a rollback need not undo its
+                               rows one by one (the tree goes whole) */
   bool dt_buried;           /* dropped and committed: freed at the next checkpoint
                                (under db_dir_mx, on db_graveyard) */
   struct db_tree_s *dt_next_grave;

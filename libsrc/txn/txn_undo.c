@@ -48,6 +48,11 @@ int txn_undo_all(txn_t *tx, err_t *e)
   db_t *db = tx->tx_db;
   int rc = CZ_OK;
   for (const txn_op_t *op = tx->tx_last; op; op = op->to_prev) {
+    /* A tree tx created is destroyed whole (txn_undo_finish): undoing
+     * its rows one by one (a rebuild's millions) is wasted work. */
+    if (op->to_kind != TXN_OP_CREATE && op->to_kind != TXN_OP_DROP &&
+        op->to_tree->dt_creator == tx->tx_id)
+      continue;
     err_t e1;
     err_clear(&e1);
     if (txn_undo_op(db, op, &e1) != CZ_OK && rc == CZ_OK) {

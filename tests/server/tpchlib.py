@@ -10,9 +10,11 @@ outside git, e.g. build/tpch-sf1); a file `.complete` marks a finished
 generation, so an interrupted one is redone.
 
 Cadenza loads with `load.py pg --no-indexes` and then the statements of
-pg_indexes.sql one by one (timed); a primary key that Cadenza cannot add to
-a filled table (ALTER TABLE … ADD PRIMARY KEY is not built yet) becomes a
-unique index on the same columns, and the substitution is reported.
+pg_indexes.sql one by one (timed), primary keys included (ALTER TABLE …
+ADD PRIMARY KEY rebuilds the table in key order). A server that cannot add
+a primary key to a filled table (one built before ALTER TABLE) gets a
+unique index on the same columns instead, and the substitution is
+reported.
 """
 import json
 import os
@@ -131,7 +133,8 @@ def index_statements():
 
 def add_indexes(dsn, log=print):
     """The keys and indexes of pg_indexes.sql, each timed; a primary key
-    Cadenza cannot add becomes a unique index. Returns ({step: s}, notes)."""
+    an older server cannot add (no ALTER TABLE: 42601 / 0A000) becomes a
+    unique index. Returns ({step: s}, notes)."""
     import psycopg
     steps, notes = {}, []
     with psycopg.connect(dsn, autocommit=True) as con:
@@ -142,7 +145,9 @@ def add_indexes(dsn, log=print):
             try:
                 con.execute(s)
             except psycopg.Error as e:
-                if not m:
+                # only a server without ALTER TABLE falls back; any other
+                # failure (a duplicate key, a NULL) is the load's error
+                if not m or e.sqlstate not in ("42601", "0A000"):
                     raise
                 alt = "create unique index %s_pk on %s (%s)" % (m.group(1), m.group(1), m.group(2))
                 if not notes:

@@ -537,6 +537,9 @@ static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, s
   case SQL_STMT_REVOKE:
     snprintf(tag, tagcap, "REVOKE");
     return ddl_grant(s, st->st_grant, false, e);
+  case SQL_STMT_ALTER_TABLE:
+    snprintf(tag, tagcap, "ALTER TABLE");
+    return en_alter_table(s, st->st_alter, e);
   case SQL_STMT_TRUNCATE:
     snprintf(tag, tagcap, "TRUNCATE TABLE");
     return ddl_truncate(s, a, st->st_drop, e);

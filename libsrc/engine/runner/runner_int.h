@@ -128,6 +128,12 @@ int en_view_drop_dependents(esession_t *s, cat_oid_t rel, const char *name, bool
 
 /* CREATE SEQUENCE, ALTER SEQUENCE. */
 int en_ddl_sequence(esession_t *s, const sql_stmt_t *st, err_t *e);
+/* ALTER TABLE (en_alter.c). */
+int en_alter_table(esession_t *s, const sql_alter_t *at, err_t *e);
+/* ALTER TABLE … ADD CONSTRAINT of a CHECK or FOREIGN KEY: recorded and
+ * the rows validated by en_constraint_add (en_cons_ddl.c). */
+int en_alter_add_constraint_cons(esession_t *s, arena_t *a, const cat_table_t *t,
+                                 const sql_tabcons_t *tc, err_t *e);
 int en_ddl_drop_sequences(esession_t *s, const sql_drop_t *dr, err_t *e);
 /* CREATE TABLE's serial and identity columns: before the table is made,
  * each one's sequence name (*seqnames, NULL for other columns), DEFAULT
