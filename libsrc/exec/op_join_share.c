@@ -49,14 +49,23 @@ int op_join_share_build(const op_t *o, qctx_t *q, arena_t *a, jshare_t **out, er
   j->sr_p = (const op_join_t *)o;
   j->sr_st.os_state = arena_create(a, "shared join build");
   j->oj_build = arena_create(j->sr_st.os_state, "Join build");
+  const op_t *r = o->o_in2;
+  bool full = false;
+  if (j->sr_p->oj_nkeys && op_is_gather(r) && q->q_threads > 1) {
+    /* the build side's threads fill the table too (op_join_pbuild.c) */
+    if (join_pbuild(j, q, &full, e) != CZ_OK || full) {
+      arena_destroy(j->sr_st.os_state);
+      return full ? CZ_OK : CZ_ERR;
+    }
+    *out = s;
+    return CZ_OK;
+  }
   if (join_build_init(j, q, e) != CZ_OK)
     return CZ_ERR;
-  const op_t *r = o->o_in2;
   if (op_open(r, q, e) != CZ_OK) {
     op_close(r, q);
     return CZ_ERR;
   }
-  bool full = false;
   if (join_build(j, q, false, &full, e) != CZ_OK || full) {
     op_close(r, q);
     arena_destroy(j->sr_st.os_state);
