@@ -422,6 +422,13 @@ static int gather_drain_lead(const op_t *o, gather_run_t *g, qctx_t *q, err_t *e
         drain_fail(g, lead);
     }
   }
+  /* every worker's phases end before the stop flag is raised: a worker
+   * still waiting at the barrier must not read it as a stop */
+  mutex_lock(&g->gr_mx);
+  for (int i = 1; i < g->gr_n; i++)
+    while (g->gr_parts[i].gp_started && g->gr_parts[i].gp_state != GS_DONE)
+      cond_wait(&g->gr_cons, &g->gr_mx);
+  mutex_unlock(&g->gr_mx);
   int64_t rows = 0;
   for (int i = 0; i < g->gr_n; i++)
     rows += g->gr_parts[i].gp_rows;

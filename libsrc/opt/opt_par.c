@@ -184,8 +184,21 @@ op_t *opt_par_agg(lp_ctx_t *b, op_t *in, int workers, int ngroup, xnode_t **grou
     fs[j] = (agg_spec_t){summed ? XAGG_SUM : k, false, c, NULL,
                          summed ? sum_type(ps[j].ag_type) : ps[j].ag_type};
   }
-  op_t *final = op_hashagg_new(b->lc_a, g, ngroup, fk, np, fs);
-  op_hashagg_set_mode(final, "final ");
+  /* with group keys the final group-by runs on every thread, each
+   * merging whole hash partitions of the partial groups (op_hashagg_par.c);
+   * without, its one group is merged on the session's thread */
+  op_t *final;
+  if (ngroup > 0) {
+    op_t *leaf = op_pmerge_leaf_new(b->lc_a, partial);
+    op_t *fin = op_hashagg_new(b->lc_a, leaf, ngroup, fk, np, fs);
+    op_hashagg_set_mode(fin, "final ");
+    final = op_pmerge_new(b->lc_a, g, fin, leaf, ngroup);
+    if (!final)
+      return NULL;
+  } else {
+    final = op_hashagg_new(b->lc_a, g, ngroup, fk, np, fs);
+    op_hashagg_set_mode(final, "final ");
+  }
   for (int i = 0; i < nagg; i++) {
     const agg_spec_t *a = &aggs[i];
     int j = first[i];
