@@ -168,13 +168,22 @@ static bool drain_barrier(gather_run_t *g, gpart_t *p, int rc)
   }
   g->gr_arrived++;
   cond_broadcast(&g->gr_cons);
-  if (p->gp_rank == 0)
+  bool go;
+  if (p->gp_rank == 0) {
     while (g->gr_arrived < g->gr_nrun && !g->gr_stop)
       cond_wait(&g->gr_cons, &g->gr_mx);
-  else
+    go = !g->gr_stop && !g->gr_halt;
+    if (!go) {
+      /* halted (every gr_halt was set before its setter arrived) or
+       * stopped: the workers waiting here end without phase 2 */
+      g->gr_phase2 = true;
+      cond_broadcast(&g->gr_work);
+    }
+  } else {
     while (!g->gr_phase2 && !g->gr_stop)
       cond_wait(&g->gr_work, &g->gr_mx);
-  bool go = !g->gr_stop && !g->gr_halt;
+    go = !g->gr_stop && !g->gr_halt;
+  }
   mutex_unlock(&g->gr_mx);
   return go;
 }
