@@ -37,6 +37,13 @@
  *   the flag; it is what the query fails with, the others' 57014 are
  *   dropped. Close (or the end of the rows) releases the lease, which
  *   waits for every task, then closes and frees the worker contexts.
+ * - Drained (op_gather_drain: a parallel hash build, a parallel merge):
+ *   no batch is handed over; each participant gives its batches to the
+ *   consumer on its own thread, then all meet (a barrier), the session's
+ *   thread runs the consumer's middle step, and every participant its
+ *   second phase. All of it happens in open; the session's thread waits
+ *   for every worker's phases before the stop flag is raised (a worker
+ *   waiting at the barrier would take it for a stop).
  * - EXPLAIN ANALYZE: every participant's figures of the subtree are summed
  *   into run states of the Gather's own context (made for the purpose,
  *   never opened there): rows add up, time is thread time summed.

@@ -6,12 +6,10 @@
  * Design notes:
  * - Who builds: the session's thread, at the Gather's open, before the
  *   workers start (op_gather.c). A build side that is itself large can
- *   carry a Gather of its own (the planner's, sql_plan_par.c), so its scan
- *   runs on every thread while this thread inserts; the hash table itself
- *   is filled by one thread. A partitioned parallel insert would need
- *   per-partition tables the probe (op_join.c, owned with its matcher)
- *   would have to choose between; at TPC-H SF 1 the builds' time is the
- *   reading, which the build side's Gather splits.
+ *   carry a Gather of its own (the planner's, opt_par.c): a hash join's
+ *   build is then made by all of that Gather's threads, reading and
+ *   inserting (op_join_pbuild.c: one table, each thread filling its own
+ *   range of slots); other builds are filled by this thread.
  * - Sharing is safe because probing never writes the table: join_match
  *   and the semi / anti / inner / left pairings only read the store and
  *   the hash index (rs_get, rs_copy_out, rh_next), and every per-probe

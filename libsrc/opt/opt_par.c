@@ -22,6 +22,10 @@
  *   filters): below that starting threads costs more than it saves.
  *   Workers: ThreadsPerQuery - 1 (what MaxQueryThreads leaves free is
  *   taken at run time, EXPLAIN ANALYZE says how many were launched).
+ * - With group keys the final group-by is a Parallel Merge's (exec
+ *   op_hashagg_par.c): partitioned by key hash, merged on every thread;
+ *   a block expected to have at most PAR_DIRECT_RATIO rows a group has no
+ *   partial phase (par_agg_direct).
  * - The merge: count and count(*) partials are summed (and cast back to
  *   bigint), sum partials summed (a sum of int2/int4 is bigint: the merged
  *   numeric is cast back), min / max / bool_and / bool_or take the same
