@@ -67,6 +67,8 @@ typedef struct pm_share_s {
   pm_src_t *sh_src;             /* per thread (q_threads entries) */
   _Atomic int sh_next;          /* the next partition to claim */
   rstore_t *sh_out;             /* per thread: its final rows */
+  spill_t **sh_out_file;        /* per thread: its final rows past the memory (NULL none),
+                                   after those of sh_out */
   arena_t **sh_out_a;
   cz_mutex_t sh_mx;             /* over the figures summed into sh_q */
   qctx_t *sh_q;                 /* the session's context */
@@ -253,8 +255,29 @@ static void pm_figures(pm_share_t *sh, const op_t *o, qctx_t *w)
   }
 }
 
+/* One batch of thread part's final rows: to its store, or, once the
+ * memory is short, to its file. */
+static int pm_keep(pm_share_t *sh, int part, qctx_t *w, const obatch_t *ob, err_t *e)
+{
+  const op_t *o = &sh->sh_p->pm_op;
+  spill_t **f = &sh->sh_out_file[part];
+  if (!*f && spill_dir() && spill_pressure(w) &&
+      !(*f = spill_open(w, o->o_ncols, o->o_types, e)))
+    return CZ_ERR;
+  if (*f) {
+    for (int i = 0; i < ob->ob_n; i++)
+      if (spill_put(*f, ob->ob_b, ob->ob_sel ? ob->ob_sel[i] : i, e) != CZ_OK)
+        return CZ_ERR;
+    return CZ_OK;
+  }
+  if (rs_append_rows(&sh->sh_out[part], ob->ob_b, ob->ob_sel, ob->ob_n, e) < 0)
+    return CZ_ERR;
+  return op_check_mem(w, sh->sh_out_a[part], e);
+}
+
 /* Phase 2: thread `part` runs the final group-by over the partitions it
- * claims, its rows kept in its output store. */
+ * claims, its rows kept for next (pm_keep); its table's memory goes
+ * back as soon as its rows are out. */
 static int pm_part(void *arg, int part, int nparts, qctx_t *w, err_t *e)
 {
   (void)nparts;
@@ -267,13 +290,17 @@ static int pm_part(void *arg, int part, int nparts, qctx_t *w, err_t *e)
     obatch_t ob;
     if ((rc = op_next(fin, w, &ob, e)) != CZ_OK || !ob.ob_b)
       break;
-    if (rs_append_rows(&sh->sh_out[part], ob.ob_b, ob.ob_sel, ob.ob_n, e) < 0)
-      rc = CZ_ERR;
-    else
-      rc = op_check_mem(w, sh->sh_out_a[part], e);
+    rc = pm_keep(sh, part, w, &ob, e);
   }
   op_close(fin, w);
   pm_figures(sh, fin, w);
+  for (const op_t *s = fin; s; s = s->o_in) {
+    opst_t *fs = op_state(s, w);
+    if (fs)
+      arena_release(fs->os_state);
+  }
+  if (rc == CZ_OK && sh->sh_out_file[part])
+    rc = spill_rewind(sh->sh_out_file[part], e);
   return rc;
 }
 
@@ -291,6 +318,15 @@ static void pm_end(pm_share_t *sh)
   mutex_destroy(&sh->sh_mx);
 }
 
+/* The output files (at close, a re-open, or the end of the rows). */
+static void pm_end_out(pm_share_t *sh, int threads)
+{
+  for (int t = 0; sh && t < threads; t++) {
+    spill_close(sh->sh_out_file[t]);
+    sh->sh_out_file[t] = NULL;
+  }
+}
+
 /* ---- the operator ------------------------------------------------------- */
 
 static int pmerge_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
@@ -305,6 +341,7 @@ static int pmerge_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   sh->sh_nparts = PM_PARTS_PER_THREAD * threads;
   sh->sh_src = arena_zalloc(a, sizeof(pm_src_t) * (size_t)threads);
   sh->sh_out = arena_zalloc(a, sizeof(rstore_t) * (size_t)threads);
+  sh->sh_out_file = arena_zalloc(a, sizeof(spill_t *) * (size_t)threads);
   if (!r->pm_out_a) {
     r->pm_out_a = arena_zalloc(qexec_arena(q), sizeof(arena_t *) * (size_t)threads);
     for (int t = 0; t < threads; t++)
@@ -336,6 +373,8 @@ static int pmerge_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   r->pm_chunk = 0;
   gdrain_t d = {.gd_batch = pm_batch, .gd_mid = pm_mid, .gd_part = pm_part, .gd_arg = sh};
   int rc = op_gather_drain(o->o_in2, q, &d, e);
+  if (rc != CZ_OK)
+    pm_end_out(sh, threads);
   /* the files were read (or the query failed): gone either way */
   pm_end(sh);
   /* the partial rows are merged: their memory goes back */
@@ -348,9 +387,6 @@ static int pmerge_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 
 static int pmerge_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
-  (void)o;
-  (void)q;
-  (void)e;
   pmerge_run_t *r = (pmerge_run_t *)st;
   pm_share_t *sh = r->pm_sh;
   while (sh && r->pm_t < sh->sh_nsrc) {
@@ -360,6 +396,19 @@ static int pmerge_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
       out->ob_b = b;
       out->ob_n = b->b_n;
       return CZ_OK;
+    }
+    spill_t *f = sh->sh_out_file[r->pm_t];
+    if (f) {
+      batch_t *b = batch_create(st->os_batch, o->o_ncols, o->o_types, q->q_vector_size, e);
+      if (!b || spill_get(f, b, st->os_batch, e) != CZ_OK)
+        return CZ_ERR;
+      if (b->b_n > 0) {
+        out->ob_b = b;
+        out->ob_n = b->b_n;
+        return CZ_OK;
+      }
+      spill_close(f);
+      sh->sh_out_file[r->pm_t] = NULL;
     }
     r->pm_t++;
     r->pm_chunk = 0;
@@ -374,6 +423,7 @@ static void pmerge_close(const op_t *o, opst_t *st, qctx_t *q)
   /* the rows returned are no longer read: their memory goes back */
   for (int t = 0; r->pm_out_a && t < CZ_MAX(q->q_threads, 1); t++)
     arena_release(r->pm_out_a[t]);
+  pm_end_out(r->pm_sh, CZ_MAX(q->q_threads, 1));
   r->pm_sh = NULL;
 }
 

@@ -99,12 +99,17 @@ FINAL = ["few groups", "many groups text", "grouped join"]
 
 SPILL_BUILD = "SELECT count(*), max(b.pad) FROM pm_f f JOIN pm_pad b ON f.id = b.id"
 SPILL_GROUP = "SELECT count(*), sum(length(p)) FROM (SELECT id, min(pad) p FROM pm_pad GROUP BY id) q"
-# seconds of work in the phases the threads run apart: each build row (a
-# group-by's row) is tested against a slow pattern first
-LONG_BUILD = ("SELECT count(*) FROM pm_f f JOIN pm_b b ON f.k = b.k "
-              "WHERE repeat(b.t, 3000) NOT LIKE '%q%q%q%'")
-LONG_GROUP = ("SELECT count(*) FROM (SELECT k, max(t) FROM pm_f "
-              "WHERE repeat(t, 3000) NOT LIKE '%q%q%q%' GROUP BY k) q")
+# seconds of work in the phases the threads run apart (a million rows,
+# each tested against a pattern; a batch takes milliseconds): the build
+# of a join, the rows of a partitioned group-by
+LONG_SETUP = [
+    "CREATE TABLE pm_big (id bigint, k bigint, t text)",
+    "INSERT INTO pm_big SELECT i, i % 200000, 't' || (i % 4000) FROM generate_series(1, 1000000) i",
+]
+LONG_BUILD = ("SELECT count(*) FROM pm_big a JOIN pm_big b ON a.k = b.id "
+              "WHERE b.id % 4 = 0 AND repeat(b.t, 300) NOT LIKE '%q%q%q%'")
+LONG_GROUP = ("SELECT count(*) FROM (SELECT k, max(t) FROM pm_big "
+              "WHERE repeat(t, 300) NOT LIKE '%q%q%q%' GROUP BY k) q")
 
 
 def rows(c, sql):
@@ -192,6 +197,8 @@ def main():
             check("memory: a partitioned group-by past the memory finishes",
                   answers["spill group"] == ("rows", [(ROWS, ROWS * 300 + sum(
                       len(str(i)) for i in range(1, ROWS + 1)))]), repr(answers["spill group"]))
+            for s in LONG_SETUP:
+                c.execute(s)
             p = plan(c, LONG_BUILD)
             check("plans: the long build is a parallel one", p.count("Gather") >= 2, p)
             p = plan(c, LONG_GROUP)
