@@ -81,7 +81,30 @@ typedef struct pmerge_run_s {
   pm_share_t *pm_sh;
   int pm_t;                     /* next: output store */
   int64_t pm_chunk;             /* next: its chunk */
+  int64_t pm_off;               /* next: that chunk's next row */
 } pmerge_run_t;
+
+/* Rows [*off, *off + vector size) of a stored chunk as out (a selection
+ * over the chunk when it holds more: no operator gets more rows than
+ * VectorSize at once); true when the chunk has no rows left after them. */
+static bool chunk_slice(batch_t *b, int64_t *off, opst_t *st, const qctx_t *q, obatch_t *out)
+{
+  int vs = q->q_vector_size > 0 ? q->q_vector_size : RS_CHUNK;
+  int from = (int)*off, n = CZ_MIN(b->b_n - from, vs);
+  out->ob_b = b;
+  out->ob_n = n;
+  if (from > 0 || n < b->b_n) {
+    int *sel = arena_alloc(st->os_batch, sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++)
+      sel[i] = from + i;
+    out->ob_sel = sel;
+  }
+  *off = from + n;
+  if (*off < b->b_n)
+    return false;
+  *off = 0;
+  return true;
+}
 
 /* ---- the Partitions leaf ------------------------------------------------ */
 
@@ -91,6 +114,7 @@ typedef struct pleaf_run_s {
   int pl_part;                  /* partition being read, -1 none */
   int pl_src;                   /* its producer */
   int64_t pl_chunk;             /* next chunk of that producer's store */
+  int64_t pl_off;               /* next row of that chunk */
   bool pl_file;                 /* reading that producer's file */
 } pleaf_run_t;
 
@@ -122,6 +146,7 @@ static int pleaf_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t
       l->pl_part = k;
       l->pl_src = 0;
       l->pl_chunk = 0;
+      l->pl_off = 0;
       l->pl_file = false;
     }
     if (l->pl_src >= sh->sh_nsrc) {
@@ -132,9 +157,8 @@ static int pleaf_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t
     const rstore_t *rs = &s->ps_rows[l->pl_part];
     if (!l->pl_file) {
       if (l->pl_chunk < rs->rs_nchunks) {
-        batch_t *b = rs->rs_chunks[l->pl_chunk++];
-        out->ob_b = b;
-        out->ob_n = b->b_n;
+        if (chunk_slice(rs->rs_chunks[l->pl_chunk], &l->pl_off, st, q, out))
+          l->pl_chunk++;
         return CZ_OK;
       }
       l->pl_file = true;
@@ -371,6 +395,7 @@ static int pmerge_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   r->pm_sh = sh;
   r->pm_t = 0;
   r->pm_chunk = 0;
+  r->pm_off = 0;
   gdrain_t d = {.gd_batch = pm_batch, .gd_mid = pm_mid, .gd_part = pm_part, .gd_arg = sh};
   int rc = op_gather_drain(o->o_in2, q, &d, e);
   if (rc != CZ_OK)
@@ -392,9 +417,8 @@ static int pmerge_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
   while (sh && r->pm_t < sh->sh_nsrc) {
     const rstore_t *rs = &sh->sh_out[r->pm_t];
     if (r->pm_chunk < rs->rs_nchunks) {
-      batch_t *b = rs->rs_chunks[r->pm_chunk++];
-      out->ob_b = b;
-      out->ob_n = b->b_n;
+      if (chunk_slice(rs->rs_chunks[r->pm_chunk], &r->pm_off, st, q, out))
+        r->pm_chunk++;
       return CZ_OK;
     }
     spill_t *f = sh->sh_out_file[r->pm_t];
