@@ -162,8 +162,11 @@ def main():
     if psycopg is None:
         check("psycopg", False, "psycopg is not installed (CZ_VENV)")
         return checks.summary()
+    # VectorSize 256: a batch's work (the long queries') stays well below
+    # the 100 ms a cancel may take, and stored chunks (1024 rows) are
+    # returned in slices
     srv = checks.isolated_server(args, "parmerge", {"ThreadsPerQuery": 2, "ParallelMinRows": 1,
-                                                   "MaxQueryMem": "64M"})
+                                                   "MaxQueryMem": "64M", "VectorSize": 256})
     try:
         srv.start()
         answers = {}
