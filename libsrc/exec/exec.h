@@ -428,6 +428,14 @@ bool op_join_shareable(const op_t *o);
 /* The table handle a scan reads (its scan_spec_t's ss_table). */
 void *op_scan_table(const op_t *scan);
 op_t *op_gather_new(arena_t *a, op_t *in, int workers);
+/* The final group-by of a parallel plan run by every thread
+ * (op_hashagg_par.c): gather is the Gather of the partial group-bys,
+ * final the final group-by over leaf, a Partitions leaf of the partial
+ * rows' layout (op_pmerge_leaf_new); the partial rows are partitioned by
+ * the hash of their first ngroup columns (the keys) and each partition
+ * merged by one thread. NULL unless gather is a Gather and ngroup > 0. */
+op_t *op_pmerge_leaf_new(arena_t *a, const op_t *partial);
+op_t *op_pmerge_new(arena_t *a, op_t *gather, op_t *final, const op_t *leaf, int ngroup);
 /* LIMIT/OFFSET: expressions without columns, NULL when absent. */
 op_t *op_limit_new(arena_t *a, op_t *in, xnode_t *limit, xnode_t *offset);
 

@@ -140,6 +140,28 @@ static inline int64_t rh_growth_bytes(const rhash_t *h, int64_t more)
     need += (int64_t)sizeof(int64_t) * CZ_MAX(h->rh_next_cap * 2, h->rh_n + more);
   return need;
 }
+/* A parallel build's insert (op_join_pbuild.c) into a table made for all
+ * its rows (no growth): like rh_insert, for a hash whose home slot the
+ * caller owns, probing only up to slot hi (excluded). False when the
+ * probe would reach hi: nothing is written, the caller inserts the row
+ * later with rh_insert. *used counts the slots taken; rh_n and rh_used
+ * are the caller's to set. */
+static inline bool rh_insert_within(rhash_t *h, uint64_t hash, int64_t row, int64_t hi,
+                                    int64_t *used)
+{
+  int64_t i = (int64_t)(hash & (uint64_t)(h->rh_cap - 1));
+  rh_ent_t *t = h->rh_ents;
+  while (t[i].re_row && t[i].re_hash != hash)
+    if (++i >= hi)
+      return false;
+  if (!t[i].re_row) {
+    t[i].re_hash = hash;
+    (*used)++;
+  }
+  h->rh_next_row[row] = t[i].re_row;
+  t[i].re_row = row + 1;
+  return true;
+}
 /* Iteration over the rows with hash `hash`: start with *pos = -1. Returns
  * false when exhausted (and keeps returning false). */
 static inline bool rh_next(const rhash_t *h, uint64_t hash, int64_t *pos, int64_t *row)
@@ -270,6 +292,26 @@ typedef struct jshare_s jshare_t;
 int op_join_share_build(const op_t *o, qctx_t *q, arena_t *a, jshare_t **out, err_t *e);
 void op_join_share_use(const op_t *o, qctx_t *w, const jshare_t *s);
 void op_join_share_end(jshare_t *s);
+
+/* A Gather drained (op_gather_drain, for a parallel build): instead of
+ * returning rows, each participant hands every batch its share of the
+ * subtree returns to gd_batch on its own thread (part: its rank, 0 the
+ * session's, below the participants that run, at most q_threads); a
+ * return of 1 stops every participant's reading without an error
+ * (gd_halted is then set and the phases below do not run). When every
+ * input has ended, gd_mid runs once on the session's thread (nparts: the
+ * participants that ran), then gd_part on every participant at once
+ * (each must check the cancel flag of its context, w, as it goes). The
+ * first failure stops all and is the call's error. */
+typedef struct gdrain_s {
+  int (*gd_batch)(void *arg, int part, qctx_t *w, const obatch_t *b, err_t *e);
+  int (*gd_mid)(void *arg, int nparts, qctx_t *q, err_t *e);
+  int (*gd_part)(void *arg, int part, int nparts, qctx_t *w, err_t *e);
+  void *gd_arg;
+  bool gd_halted;               /* out: a gd_batch asked to stop */
+} gdrain_t;
+bool op_is_gather(const op_t *o);
+int op_gather_drain(const op_t *o, qctx_t *q, gdrain_t *d, err_t *e);
 
 /* Operator plumbing. */
 void op_init(op_t *o, const op_vt_t *vt, arena_t *a, int ncols, const ty_t *types,

@@ -37,6 +37,13 @@
  *   the flag; it is what the query fails with, the others' 57014 are
  *   dropped. Close (or the end of the rows) releases the lease, which
  *   waits for every task, then closes and frees the worker contexts.
+ * - Drained (op_gather_drain: a parallel hash build, a parallel merge):
+ *   no batch is handed over; each participant gives its batches to the
+ *   consumer on its own thread, then all meet (a barrier), the session's
+ *   thread runs the consumer's middle step, and every participant its
+ *   second phase. All of it happens in open; the session's thread waits
+ *   for every worker's phases before the stop flag is raised (a worker
+ *   waiting at the barrier would take it for a stop).
  * - EXPLAIN ANALYZE: every participant's figures of the subtree are summed
  *   into run states of the Gather's own context (made for the purpose,
  *   never opened there): rows add up, time is thread time summed.
@@ -64,6 +71,8 @@ typedef struct gpart_s {
   gstate_t gp_state;
   obatch_t gp_ob;               /* its batch while GS_READY / GS_TAKEN */
   bool gp_started;              /* a task runs (or ran) it */
+  int gp_rank;                  /* drain: its number among those that run (0 the session's) */
+  int64_t gp_rows;              /* drain: rows its subtree returned */
   err_t gp_err;
 } gpart_t;
 
@@ -88,6 +97,12 @@ typedef struct gather_run_s {
   int gr_nshares;
   const ty_tz_t *gr_tz;         /* the session's TimeZone, put in force on each worker
                                    (text forms and casts of timestamptz read it) */
+  gdrain_t *gr_drain;           /* drained (op_gather_drain): the consumer, else NULL */
+  int gr_nrun;                  /* drain: participants that run (the session's and
+                                   the workers started) */
+  int gr_arrived;               /* drain: participants whose input ended */
+  bool gr_phase2;               /* drain: every input ended and gd_mid ran */
+  volatile bool gr_halt;        /* drain: a consumer asked to stop, without error */
 } gather_run_t;
 
 static void gather_task(void *arg)
@@ -118,6 +133,90 @@ static void gather_task(void *arg)
     mutex_unlock(&g->gr_mx);
   }
   op_close(g->gr_sub, &p->gp_q);
+  mutex_lock(&g->gr_mx);
+  p->gp_state = GS_DONE;
+  cond_broadcast(&g->gr_cons);
+  mutex_unlock(&g->gr_mx);
+}
+
+/* Drained: participant p's whole share of the input, each batch handed
+ * to gd_batch on this thread. A consumer's "stop" (1) ends every
+ * participant's reading without an error. */
+static int drain_read(gather_run_t *g, gpart_t *p)
+{
+  gdrain_t *d = g->gr_drain;
+  int rc = op_open(g->gr_sub, &p->gp_q, &p->gp_err);
+  while (rc == CZ_OK && !g->gr_halt) {
+    obatch_t ob = {0};
+    if ((rc = op_next(g->gr_sub, &p->gp_q, &ob, &p->gp_err)) != CZ_OK || !ob.ob_b)
+      break;
+    p->gp_rows += ob.ob_n;
+    if (ob.ob_n > 0)
+      rc = d->gd_batch(d->gd_arg, p->gp_rank, &p->gp_q, &ob, &p->gp_err);
+    if (rc > 0) {
+      g->gr_halt = true;  /* a plain store: read by the others between batches */
+      rc = CZ_OK;
+    }
+  }
+  op_close(g->gr_sub, &p->gp_q);
+  return rc;
+}
+
+/* A participant's input ended (rc its outcome): it waits for the others
+ * (the session's thread runs gd_mid when all have arrived) and says
+ * whether to go on to gd_part. A failure stops everyone. */
+static bool drain_barrier(gather_run_t *g, gpart_t *p, int rc)
+{
+  mutex_lock(&g->gr_mx);
+  if (rc != CZ_OK && !g->gr_stop) {
+    g->gr_failed = p;
+    g->gr_stop = true;
+    cond_broadcast(&g->gr_work);
+  }
+  g->gr_arrived++;
+  cond_broadcast(&g->gr_cons);
+  bool go;
+  if (p->gp_rank == 0) {
+    while (g->gr_arrived < g->gr_nrun && !g->gr_stop)
+      cond_wait(&g->gr_cons, &g->gr_mx);
+    go = !g->gr_stop && !g->gr_halt;
+    if (!go) {
+      /* halted (every gr_halt was set before its setter arrived) or
+       * stopped: the workers waiting here end without phase 2 */
+      g->gr_phase2 = true;
+      cond_broadcast(&g->gr_work);
+    }
+  } else {
+    while (!g->gr_phase2 && !g->gr_stop)
+      cond_wait(&g->gr_work, &g->gr_mx);
+    go = !g->gr_stop && !g->gr_halt;
+  }
+  mutex_unlock(&g->gr_mx);
+  return go;
+}
+
+static void drain_fail(gather_run_t *g, gpart_t *p)
+{
+  mutex_lock(&g->gr_mx);
+  if (!g->gr_stop) {
+    g->gr_failed = p;
+    g->gr_stop = true;
+    cond_broadcast(&g->gr_work);
+    cond_broadcast(&g->gr_cons);
+  }
+  mutex_unlock(&g->gr_mx);
+}
+
+static void drain_task(void *arg)
+{
+  gpart_t *p = arg;
+  gather_run_t *g = p->gp_run;
+  gdrain_t *d = g->gr_drain;
+  ty_tz_use(g->gr_tz);
+  int rc = drain_read(g, p);
+  if (drain_barrier(g, p, rc) && d->gd_part &&
+      d->gd_part(d->gd_arg, p->gp_rank, g->gr_nrun, &p->gp_q, &p->gp_err) != CZ_OK)
+    drain_fail(g, p);
   mutex_lock(&g->gr_mx);
   p->gp_state = GS_DONE;
   cond_broadcast(&g->gr_cons);
@@ -228,10 +327,22 @@ static int gather_builds(const op_gather_t *og, gather_run_t *g, qctx_t *q, bool
   return CZ_OK;
 }
 
+static int gather_drain_lead(const op_t *o, gather_run_t *g, qctx_t *q, err_t *e);
+
+/* The key under which op_gather_drain tells the Gather's open of its
+ * consumer (in the execution's run states; not the operator's own
+ * address, which keys its run state). */
+static const void *drain_key(const op_t *o)
+{
+  return &((const op_gather_t *)o)->og_scan;
+}
+
 static int gather_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
   const op_gather_t *og = (const op_gather_t *)o;
   gather_run_t *g = (gather_run_t *)st;
+  gdrain_t *const *dslot = qexec_state(q, drain_key(o), 0, false, NULL);
+  gdrain_t *drain = dslot ? *dslot : NULL;
   gather_finish(o, g, q);  /* a re-open */
   if (!g->gr_arena)
     g->gr_arena = arena_create_scratch(qexec_arena(q), "Gather");
@@ -280,23 +391,78 @@ static int gather_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   }
   /* Workers first: opening the subtree may read all of it (a partial
    * group-by does), and the session's share must not be all of it. */
+  g->gr_drain = drain;
+  g->gr_nrun = 1;
+  g->gr_arrived = 0;
+  g->gr_phase2 = g->gr_halt = false;
   for (int i = 1; i <= nw; i++) {
     gpart_t *p = &g->gr_parts[i];
     err_t se;
     err_clear(&se);
-    if (qw_start(g->gr_lease, gather_task, p, &se) == CZ_OK)
+    p->gp_rank = g->gr_nrun;
+    if (qw_start(g->gr_lease, drain ? drain_task : gather_task, p, &se) == CZ_OK) {
       p->gp_started = true;
-    else
+      g->gr_nrun++;
+    } else
       p->gp_state = GS_DONE;  /* no thread: the others read its share */
   }
-  int launched = 0;
-  for (int i = 1; i <= nw; i++)
-    launched += g->gr_parts[i].gp_started;
+  int launched = g->gr_nrun - 1;
   st->os_note = arena_sprintf(qexec_arena(q), "workers launched=%d%s", launched,
                               spills ? " (a build spills: one thread)" : "");
   gpart_t *lead = &g->gr_parts[0];
+  if (drain)
+    return gather_drain_lead(o, g, q, e);
   if (op_open(g->gr_sub, &lead->gp_q, &lead->gp_err) != CZ_OK)
     return gather_stop_on(g, lead, e);
+  return CZ_OK;
+}
+
+/* Drained: the session's thread reads its share, waits for the others,
+ * runs gd_mid, then its gd_part beside the workers'; the rows all
+ * participants read are the Gather's (EXPLAIN ANALYZE). Everything has
+ * stopped and is freed when it returns. */
+static int gather_drain_lead(const op_t *o, gather_run_t *g, qctx_t *q, err_t *e)
+{
+  gpart_t *lead = &g->gr_parts[0];
+  gdrain_t *d = g->gr_drain;
+  int rc = drain_read(g, lead);
+  if (drain_barrier(g, lead, rc)) {
+    if (d->gd_mid && d->gd_mid(d->gd_arg, g->gr_nrun, q, &lead->gp_err) != CZ_OK) {
+      drain_fail(g, lead);
+    } else {
+      mutex_lock(&g->gr_mx);
+      g->gr_phase2 = true;
+      cond_broadcast(&g->gr_work);
+      mutex_unlock(&g->gr_mx);
+      if (d->gd_part && d->gd_part(d->gd_arg, 0, g->gr_nrun, &lead->gp_q, &lead->gp_err) != CZ_OK)
+        drain_fail(g, lead);
+    }
+  }
+  /* every worker's phases end before the stop flag is raised: a worker
+   * still waiting at the barrier must not read it as a stop */
+  mutex_lock(&g->gr_mx);
+  for (int i = 1; i < g->gr_n; i++)
+    while (g->gr_parts[i].gp_started && g->gr_parts[i].gp_state != GS_DONE)
+      cond_wait(&g->gr_cons, &g->gr_mx);
+  mutex_unlock(&g->gr_mx);
+  int64_t rows = 0;
+  for (int i = 0; i < g->gr_n; i++)
+    rows += g->gr_parts[i].gp_rows;
+  d->gd_halted = g->gr_halt;
+  gpart_t *failed = NULL;
+  err_t fe;
+  gather_finish(o, g, q);  /* waits for every worker */
+  if (g->gr_failed) {
+    failed = g->gr_failed;
+    fe = failed->gp_err;
+  }
+  opst_t *st = &g->gr_st;
+  st->os_rows = rows;
+  if (failed) {
+    if (e)
+      *e = fe;
+    return CZ_ERR;
+  }
   return CZ_OK;
 }
 
@@ -368,6 +534,22 @@ static char *gather_detail(const op_t *o, arena_t *a)
 
 static const op_vt_t gather_vt = {"Gather", gather_open, gather_next, gather_close,
                                   gather_detail, sizeof(gather_run_t), NULL, NULL};
+
+bool op_is_gather(const op_t *o)
+{
+  return o && o->o_vt == &gather_vt;
+}
+
+int op_gather_drain(const op_t *o, qctx_t *q, gdrain_t *d, err_t *e)
+{
+  gdrain_t **slot = qexec_state(q, drain_key(o), sizeof(gdrain_t *), true, NULL);
+  d->gd_halted = false;
+  *slot = d;
+  int rc = op_open(o, q, e);
+  *slot = NULL;
+  op_close(o, q);
+  return rc;
+}
 
 /* The operators of a chain that give the same rows (as a multiset) when
  * their first input is split: each input row's output depends on that

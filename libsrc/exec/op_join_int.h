@@ -102,6 +102,13 @@ int join_next_semi(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e
  * matched, padded with NULLs on the left (out->ob_b NULL at the end). */
 int join_next_unmatched(join_run_t *j, qctx_t *q, obatch_t *out, err_t *e);
 
+/* op_join_pbuild.c */
+/* A shared build made by every thread of its build side's Gather (the
+ * right input, not opened): the store and the table of j filled, the
+ * runtime filter made; *full (nothing usable kept) when the table would
+ * pass what a join's table may hold. */
+int join_pbuild(join_run_t *j, qctx_t *q, bool *full, err_t *e);
+
 /* op_join_share.c */
 /* When q is a Gather participant's context told to share this join's
  * build (op_join_share_use): j takes the shared table (read-only) and

@@ -6,12 +6,10 @@
  * Design notes:
  * - Who builds: the session's thread, at the Gather's open, before the
  *   workers start (op_gather.c). A build side that is itself large can
- *   carry a Gather of its own (the planner's, sql_plan_par.c), so its scan
- *   runs on every thread while this thread inserts; the hash table itself
- *   is filled by one thread. A partitioned parallel insert would need
- *   per-partition tables the probe (op_join.c, owned with its matcher)
- *   would have to choose between; at TPC-H SF 1 the builds' time is the
- *   reading, which the build side's Gather splits.
+ *   carry a Gather of its own (the planner's, opt_par.c): a hash join's
+ *   build is then made by all of that Gather's threads, reading and
+ *   inserting (op_join_pbuild.c: one table, each thread filling its own
+ *   range of slots); other builds are filled by this thread.
  * - Sharing is safe because probing never writes the table: join_match
  *   and the semi / anti / inner / left pairings only read the store and
  *   the hash index (rs_get, rs_copy_out, rh_next), and every per-probe
@@ -49,14 +47,23 @@ int op_join_share_build(const op_t *o, qctx_t *q, arena_t *a, jshare_t **out, er
   j->sr_p = (const op_join_t *)o;
   j->sr_st.os_state = arena_create(a, "shared join build");
   j->oj_build = arena_create(j->sr_st.os_state, "Join build");
+  const op_t *r = o->o_in2;
+  bool full = false;
+  if (j->sr_p->oj_nkeys && op_is_gather(r) && q->q_threads > 1) {
+    /* the build side's threads fill the table too (op_join_pbuild.c) */
+    if (join_pbuild(j, q, &full, e) != CZ_OK || full) {
+      arena_destroy(j->sr_st.os_state);
+      return full ? CZ_OK : CZ_ERR;
+    }
+    *out = s;
+    return CZ_OK;
+  }
   if (join_build_init(j, q, e) != CZ_OK)
     return CZ_ERR;
-  const op_t *r = o->o_in2;
   if (op_open(r, q, e) != CZ_OK) {
     op_close(r, q);
     return CZ_ERR;
   }
-  bool full = false;
   if (join_build(j, q, false, &full, e) != CZ_OK || full) {
     op_close(r, q);
     arena_destroy(j->sr_st.os_state);

@@ -24,7 +24,7 @@ op_t *opt_par_gather(lp_ctx_t *b, op_t *plan, int workers);
  * session's thread fills the shared table). */
 void opt_par_builds(lp_ctx_t *b, const lp_block_t *fb, op_t *plan, int workers);
 op_t *opt_par_agg(lp_ctx_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
-                  const agg_spec_t *aggs);
+                  const agg_spec_t *aggs, double rows, double groups);
 
 /* ---- OR factoring (opt_or.c) --------------------------------------------- */
 

@@ -22,6 +22,10 @@
  *   filters): below that starting threads costs more than it saves.
  *   Workers: ThreadsPerQuery - 1 (what MaxQueryThreads leaves free is
  *   taken at run time, EXPLAIN ANALYZE says how many were launched).
+ * - With group keys the final group-by is a Parallel Merge's (exec
+ *   op_hashagg_par.c): partitioned by key hash, merged on every thread;
+ *   a block expected to have at most PAR_DIRECT_RATIO rows a group has no
+ *   partial phase (par_agg_direct).
  * - The merge: count and count(*) partials are summed (and cast back to
  *   bigint), sum partials summed (a sum of int2/int4 is bigint: the merged
  *   numeric is cast back), min / max / bool_and / bool_or take the same
@@ -39,6 +43,9 @@
 #include "opt/opt_card.h"
 
 #define PAR_MIN_ROWS 100000.0
+/* A group-by expected to see at most this many rows per group skips the
+ * partial phase (par_agg_direct). */
+#define PAR_DIRECT_RATIO 8.0
 
 /* ParallelMinRows, or PAR_MIN_ROWS when the environment leaves it 0. */
 static double par_min_rows(const lp_ctx_t *b)
@@ -129,12 +136,51 @@ static ty_t sum_type(ty_t t)
                   : id == TY_INT8 || id == TY_NUMERIC ? TY_NUMERIC : id);
 }
 
+/* Many groups, few rows each: no partial group-by (it would make about
+ * as many groups as it reads, and the merge all of them again). The
+ * threads hand their rows — the keys, then the aggregates' arguments —
+ * straight to the hash partitions, and each partition is aggregated
+ * whole by one thread: the single group-by's output, computed once. */
+static op_t *par_agg_direct(lp_ctx_t *b, op_t *in, int workers, int ngroup, xnode_t **group,
+                            int nagg, const agg_spec_t *aggs)
+{
+  xnode_t **ex = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(ngroup + nagg + 1));
+  xnode_t **fk = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(ngroup + 1));
+  agg_spec_t *fs = arena_zalloc(b->lc_a, sizeof(agg_spec_t) * (size_t)(nagg + 1));
+  int n = 0;
+  for (int k = 0; k < ngroup; k++) {
+    ex[n++] = group[k];
+    fk[k] = bd_col(b->lc_b, k, group[k]->x_type);
+  }
+  for (int i = 0; i < nagg; i++) {
+    fs[i] = aggs[i];
+    if (aggs[i].ag_arg) {
+      ex[n] = aggs[i].ag_arg;
+      fs[i].ag_arg = bd_col(b->lc_b, n++, aggs[i].ag_arg->x_type);
+    }
+  }
+  op_t *rows = op_project_new(b->lc_a, in, n, ex);
+  rows->o_est_rows = in->o_est_rows;
+  op_t *g = op_gather_new(b->lc_a, rows, workers);
+  if (!g)
+    return NULL;
+  op_t *leaf = op_pmerge_leaf_new(b->lc_a, rows);
+  op_t *fin = op_hashagg_new(b->lc_a, leaf, ngroup, fk, nagg, fs);
+  op_hashagg_set_mode(fin, "partitioned ");
+  return op_pmerge_new(b->lc_a, g, fin, leaf, ngroup);
+}
+
 op_t *opt_par_agg(lp_ctx_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
-                 const agg_spec_t *aggs)
+                 const agg_spec_t *aggs, double rows, double groups)
 {
   for (int k = 0; k < ngroup; k++)
     if (!par_safe(group[k]))
       return NULL;
+  for (int i = 0; i < nagg; i++)
+    if (aggs[i].ag_distinct || aggs[i].ag_arg2 || !par_safe(aggs[i].ag_arg))
+      return NULL;
+  if (ngroup > 0 && groups > 0 && rows > 0 && rows <= PAR_DIRECT_RATIO * groups)
+    return par_agg_direct(b, in, workers, ngroup, group, nagg, aggs);
   agg_spec_t *ps = arena_zalloc(b->lc_a, sizeof(agg_spec_t) * (size_t)(2 * nagg + 1));
   int *first = arena_alloc(b->lc_a, sizeof(int) * (size_t)(nagg + 1));
   int np = 0;
@@ -184,8 +230,21 @@ op_t *opt_par_agg(lp_ctx_t *b, op_t *in, int workers, int ngroup, xnode_t **grou
     fs[j] = (agg_spec_t){summed ? XAGG_SUM : k, false, c, NULL,
                          summed ? sum_type(ps[j].ag_type) : ps[j].ag_type};
   }
-  op_t *final = op_hashagg_new(b->lc_a, g, ngroup, fk, np, fs);
-  op_hashagg_set_mode(final, "final ");
+  /* with group keys the final group-by runs on every thread, each
+   * merging whole hash partitions of the partial groups (op_hashagg_par.c);
+   * without, its one group is merged on the session's thread */
+  op_t *final;
+  if (ngroup > 0) {
+    op_t *leaf = op_pmerge_leaf_new(b->lc_a, partial);
+    op_t *fin = op_hashagg_new(b->lc_a, leaf, ngroup, fk, np, fs);
+    op_hashagg_set_mode(fin, "final ");
+    final = op_pmerge_new(b->lc_a, g, fin, leaf, ngroup);
+    if (!final)
+      return NULL;
+  } else {
+    final = op_hashagg_new(b->lc_a, g, ngroup, fk, np, fs);
+    op_hashagg_set_mode(final, "final ");
+  }
   for (int i = 0; i < nagg; i++) {
     const agg_spec_t *a = &aggs[i];
     int j = first[i];

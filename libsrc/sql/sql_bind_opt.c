@@ -85,10 +85,10 @@ op_t *bd_par_gather(bd_t *b, op_t *plan, int workers)
 }
 
 op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
-                 const agg_spec_t *aggs)
+                 const agg_spec_t *aggs, double rows, double groups)
 {
   lp_ctx_t c = ctx_of(b);
-  return b->b_env->pe_opt->so_par_agg(&c, in, workers, ngroup, group, nagg, aggs);
+  return b->b_env->pe_opt->so_par_agg(&c, in, workers, ngroup, group, nagg, aggs, rows, groups);
 }
 
 op_t *bd_outer_build(bd_t *b, const lp_outer_t *oj, const bool *need)

@@ -591,8 +591,11 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   if (par)
     bd_par_builds(b, from, plan, par);
   op_t *par_agg = NULL;
-  if (par && grouped && !has_sets && ag->ag_ngrp == 0)
-    par_agg = bd_par_agg(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs);
+  if (par && grouped && !has_sets && ag->ag_ngrp == 0) {
+    double rows = bd_block_rows(b, from, plan);
+    par_agg = bd_par_agg(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs, rows,
+                         ngroup > 0 ? bd_group_rows(b, from, group, ngroup, rows) : 1);
+  }
   if (par && !par_agg)
     plan = bd_par_gather(b, plan, par);
   /* window functions of the select list / ORDER BY (sql_bind_window.c):

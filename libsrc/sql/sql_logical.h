@@ -151,8 +151,10 @@ typedef struct sql_opt_s {
   /* A Gather of its own over each large build side of the joins along
    * plan's pipeline (a parallel plan with `workers`). */
   void (*so_par_builds)(lp_ctx_t *c, const lp_block_t *fb, op_t *plan, int workers);
+  /* rows, groups: the planner's estimates of in's rows and of the
+   * groups (< 0 unknown) */
   op_t *(*so_par_agg)(lp_ctx_t *c, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
-                      const agg_spec_t *aggs);
+                      const agg_spec_t *aggs, double rows, double groups);
   /* An explicit outer join's operators; need (over its columns, NULL =
    * all) the columns read, the others NULL at their positions. */
   op_t *(*so_outer)(lp_ctx_t *c, const lp_outer_t *oj, const bool *need);

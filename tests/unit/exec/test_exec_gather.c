@@ -3,8 +3,10 @@
  * to 3 leased workers) every row comes back exactly once, a partial
  * group-by below the Gather gives per-thread partials that add up to the
  * whole, an error in a morsel read by any thread is the query's error,
- * EXPLAIN ANALYZE figures of all threads are summed, and a hash join
- * over the split scan is built once and probed by every thread. */
+ * EXPLAIN ANALYZE figures of all threads are summed, a hash join
+ * over the split scan is built once and probed by every thread, a build
+ * side under a Gather of its own is built by every thread, and a
+ * Parallel Merge merges the partial groups on every thread. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -410,6 +412,106 @@ static void test_gather_hashjoin(void **state)
   assert_int_equal(qs.qs_in_use, 0);
 }
 
+/* A hash join whose build side is a Gather itself: the build is made by
+ * all threads (op_join_pbuild.c): every probe row joined exactly once,
+ * for 1 to 4 threads; an error while building is the query's. */
+static void test_gather_parallel_build(void **state)
+{
+  fixture_t *f = *state;
+  int k0[1] = {0};
+  op_t *build = op_gather_new(f->f_a, make_scan(f), 3);
+  assert_non_null(build);
+  op_t *j = op_hashjoin_new(f->f_a, f->f_scan, build, JOIN_INNER, 1, k0, k0, NULL);
+  op_t *g = op_gather_new(f->f_a, j, 3);
+  assert_non_null(g);
+  for (int threads = 1; threads <= 4; threads++) {
+    run_t r;
+    run_begin(&r, f, threads);
+    unsigned char *seen = calloc(NROWS, 1);
+    int64_t sums[2] = {0, 0}, n = 0;
+    err_t e;
+    assert_int_equal(drain(g, &r, sums, &n, seen, &e), CZ_OK);
+    assert_int_equal(n, NROWS);
+    assert_int_equal(sums[0], sums[1]);
+    for (int i = 0; i < NROWS; i++)
+      assert_int_equal(seen[i], 1);
+    free(seen);
+    run_end(&r);
+  }
+  f->f_tab.gt_fail_at = NROWS / 2;
+  run_t r;
+  run_begin(&r, f, 4);
+  int64_t sums[2] = {0, 0}, n = 0;
+  err_t e;
+  assert_int_equal(drain(g, &r, sums, &n, NULL, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "XX000");
+  run_end(&r);
+  f->f_tab.gt_fail_at = -1;
+  qw_stats_t qs;
+  qw_pool_stats(f->f_pool, &qs);
+  assert_int_equal(qs.qs_in_use, 0);
+}
+
+/* A Parallel Merge (op_hashagg_par.c) of per-thread partial group-bys
+ * keyed by the value: every group once, with its count, for 1 to 4
+ * threads; an error in a thread is the query's; a cancel stops it. */
+static void test_gather_parallel_merge(void **state)
+{
+  fixture_t *f = *state;
+  xnode_t *col = arena_zalloc(f->f_a, sizeof(*col));
+  col->x_kind = X_COL;
+  col->x_type = ty_plain(TY_INT8);
+  col->x_index = 0;
+  xnode_t *cnt = arena_zalloc(f->f_a, sizeof(*cnt));
+  *cnt = *col;
+  cnt->x_index = 1;
+  agg_spec_t pa[1] = {{XAGG_COUNT_STAR, false, NULL, NULL, ty_plain(TY_INT8)}};
+  op_t *partial = op_hashagg_new(f->f_a, f->f_scan, 1, &col, 1, pa);
+  op_t *g = op_gather_new(f->f_a, partial, 3);
+  assert_non_null(g);
+  op_t *leaf = op_pmerge_leaf_new(f->f_a, partial);
+  agg_spec_t fa[1] = {{XAGG_MAX, false, cnt, NULL, ty_plain(TY_INT8)}};
+  op_t *fin = op_hashagg_new(f->f_a, leaf, 1, &col, 1, fa);
+  op_t *m = op_pmerge_new(f->f_a, g, fin, leaf, 1);
+  assert_non_null(m);
+  assert_null(op_pmerge_new(f->f_a, partial, fin, leaf, 1));  /* not over a Gather */
+  for (int threads = 1; threads <= 4; threads++) {
+    run_t r;
+    run_begin(&r, f, threads);
+    unsigned char *seen = calloc(NROWS, 1);
+    int64_t sums[2] = {0, 0}, n = 0;
+    err_t e;
+    assert_int_equal(drain(m, &r, sums, &n, seen, &e), CZ_OK);
+    assert_int_equal(n, NROWS);
+    assert_int_equal(sums[1], NROWS);  /* each group counted one row */
+    for (int i = 0; i < NROWS; i++)
+      assert_int_equal(seen[i], 1);
+    /* EXPLAIN ANALYZE: the final group-by's rows of every thread */
+    const opst_t *st = op_state(fin, &r.r_q);
+    assert_non_null(st);
+    assert_int_equal(st->os_rows, NROWS);
+    free(seen);
+    run_end(&r);
+  }
+  f->f_tab.gt_fail_at = NROWS / 5;
+  run_t r;
+  run_begin(&r, f, 3);
+  int64_t sums[2] = {0, 0}, n = 0;
+  err_t e;
+  assert_int_equal(drain(m, &r, sums, &n, NULL, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "XX000");
+  run_end(&r);
+  f->f_tab.gt_fail_at = -1;
+  run_begin(&r, f, 3);
+  r.r_cancel = true;
+  assert_int_equal(drain(m, &r, sums, &n, NULL, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "57014");
+  run_end(&r);
+  qw_stats_t qs;
+  qw_pool_stats(f->f_pool, &qs);
+  assert_int_equal(qs.qs_in_use, 0);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -420,6 +522,8 @@ int main(void)
       cmocka_unit_test_setup_teardown(test_gather_reopen, setup, teardown),
       cmocka_unit_test_setup_teardown(test_gather_refuses, setup, teardown),
       cmocka_unit_test_setup_teardown(test_gather_hashjoin, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_gather_parallel_build, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_gather_parallel_merge, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -232,12 +232,58 @@ static void test_rset_add_refused(void **state)
   arena_destroy(src);
 }
 
+/* The parallel build's insert (rh_insert_within): ranges of a table made
+ * for all rows filled one after the other, a probe that would leave its
+ * range refused and inserted after with rh_insert; every row is found
+ * under its hash, chains of equal hashes included. */
+static void test_hash_ranges_with_overflow(void **state)
+{
+  (void)state;
+  arena_t *a = arena_create(NULL, "t");
+  rhash_t h;
+  err_t e;
+  enum { N = 3000 };
+  assert_int_equal(rh_init(&h, a, N, &e), CZ_OK);
+  int64_t half = h.rh_cap / 2, used = 0, over[N], nover = 0;
+  uint64_t hv[N];
+  for (int r = 0; r < N; r++)  /* many homes just below the middle: overflow there */
+    hv[r] = r % 3 == 0 ? (uint64_t)(half - 1 - r % 40) + ((uint64_t)r << 32)
+                       : hash64_int((uint64_t)(r % 1000));
+  for (int part = 0; part < 2; part++) {
+    int64_t lo = part ? half : 0, hi = part ? h.rh_cap : half;
+    for (int r = 0; r < N; r++) {
+      int64_t home = (int64_t)(hv[r] & (uint64_t)(h.rh_cap - 1));
+      if (home >= lo && home < hi && !rh_insert_within(&h, hv[r], r, hi, &used))
+        over[nover++] = r;
+    }
+  }
+  assert_true(nover > 0);
+  h.rh_used = used;
+  h.rh_n = N - nover;
+  for (int i = 0; i < nover; i++)
+    assert_int_equal(rh_insert(&h, hv[over[i]], over[i], &e), CZ_OK);
+  assert_int_equal(h.rh_n, N);
+  for (int r = 0; r < N; r++) {
+    int64_t pos = -1, row;
+    int found = 0, same = 0;
+    while (rh_next(&h, hv[r], &pos, &row)) {
+      found += row == r;
+      same++;
+      assert_int_equal(hv[row], hv[r]);
+    }
+    assert_int_equal(found, 1);
+    assert_true(same >= 1);
+  }
+  arena_destroy(a);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rows_append_refused_past_budget),
       cmocka_unit_test(test_hash_doubling_refused_and_old_table_freed),
       cmocka_unit_test(test_hash_chains_rows_of_one_hash),
+      cmocka_unit_test(test_hash_ranges_with_overflow),
       cmocka_unit_test(test_rows_columnwise_append_and_gather),
       cmocka_unit_test(test_rset_add_refused),
   };
