@@ -722,3 +722,23 @@ op_t *op_hashagg_new(arena_t *a, op_t *in, int ngroup, xnode_t **group, int nagg
   h->oh_nev = nev;
   return &h->oh_op;
 }
+
+int op_hashagg_inputs(const op_t *o, const xnode_t **x)
+{
+  if (o->o_vt != &hashagg_vt)
+    return -1;
+  const op_hashagg_t *h = (const op_hashagg_t *)o;
+  int n = 0;
+  for (int k = 0; k < h->oh_ngroup; k++, n++)
+    if (x)
+      x[n] = h->oh_group[k];
+  for (int i = 0; i < h->oh_nagg; i++) {
+    if (h->oh_aggs[i].ag_arg && x)
+      x[n] = h->oh_aggs[i].ag_arg;
+    n += h->oh_aggs[i].ag_arg != NULL;
+    if (h->oh_aggs[i].ag_arg2 && x)
+      x[n] = h->oh_aggs[i].ag_arg2;
+    n += h->oh_aggs[i].ag_arg2 != NULL;
+  }
+  return n;
+}
