@@ -193,12 +193,16 @@ uint64_t row_hash(const batch_t *b, int row, int ncols, const int *cols);
 /* hash[j] = row_hash(b, sel[j], ncols, cols) for j < nsel (sel NULL: rows
  * 0..nsel-1; cols NULL: the first ncols columns), a column at a time with
  * typed loops. */
+/* rows_hash of one NULL cell: the one hash a single integer key's NULL
+ * shares with a value (every other single-integer hash is one value). */
+uint64_t rows_hash_null1(void);
 void rows_hash(const batch_t *b, int ncols, const int *cols, const int *sel, int nsel,
                uint64_t *hash);
 /* hash64_int (util), inline for the typed loops: the same values. Every
  * step is invertible, so the hash of one non-NULL integer column is a
- * bijection of its value: the hash join skips comparing such keys
- * (join_match); keep it so. */
+ * bijection of its value: the hash join (join_match) and the group-by
+ * (agg_group, but for the NULL key's hash) skip comparing such keys;
+ * keep it so. */
 static inline uint64_t rh_mix(uint64_t x)
 {
   x += 0x9e3779b97f4a7c15ull;

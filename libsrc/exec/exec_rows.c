@@ -364,6 +364,11 @@ uint64_t row_hash(const batch_t *b, int row, int ncols, const int *cols)
   return h;
 }
 
+uint64_t rows_hash_null1(void)
+{
+  return rh_mix(ROW_HASH_SEED ^ ROW_NULL_HASH);
+}
+
 void rows_hash(const batch_t *b, int ncols, const int *cols, const int *sel, int nsel,
                uint64_t *hash)
 {

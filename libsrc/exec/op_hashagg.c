@@ -317,7 +317,14 @@ static int64_t agg_group(hashagg_run_t *h, qctx_t *q, const batch_t *ev, const t
 {
   int nk = h->sr_p->oh_ngroup;
   int64_t pos = -1, cand;
+  /* One integer key: its hash is a bijection of the value (rows_hash
+   * mixes it with invertible steps), so an equal hash is an equal key and
+   * the stored key need not be read — except the one hash a NULL key
+   * shares with some value. */
+  bool by_hash = nk == 1 && kp[0] == TP_I64 && hash != rows_hash_null1();
   while (rh_next(&h->oh_hash, hash, &pos, &cand)) {
+    if (by_hash)
+      return cand;
     int idx;
     bool eq = true;
     for (int k = 0; k < nk && eq; k++) {
