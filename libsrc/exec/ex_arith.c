@@ -271,6 +271,32 @@ static inline bool xe_num_fast(xop_t op, const num_t *a, const num_t *b, num_t *
   return true;
 }
 
+/* + - * over NUMERICs with literal op and strides (0: a constant, 1: a
+ * vector), so each combination is its own loop with xe_num_fast inline;
+ * the rows it declines go to num_add / num_sub / num_mul. */
+static inline __attribute__((always_inline)) int
+xe_num_asm(xop_t op, const num_t *av, const uint8_t *an, size_t as, const num_t *bv,
+           const uint8_t *bn, size_t bs, const int *sel, int nsel, uint8_t *dn, num_t *out,
+           err_t *e)
+{
+  XE_FOR(sel, nsel, i, {
+    dn[i] = an[i * as] | bn[i * bs];
+    if (dn[i])
+      continue;
+    const num_t *a = &av[i * as], *b = &bv[i * bs];
+    if (CZ_LIKELY(xe_num_fast(op, a, b, &out[i])))
+      continue;
+    int rc = op == XOP_ADD   ? num_add(a, b, &out[i], e)
+             : op == XOP_SUB ? num_sub(a, b, &out[i], e)
+                             : num_mul(a, b, &out[i], e);
+    if (rc != CZ_OK)
+      return rc;
+  });
+  return CZ_OK;
+}
+
+#define XE_NUM_STRIDES(OP)                                                                          (as && bs ? xe_num_asm(OP, av, an, 1, bv, bn, 1, sel, nsel, dn, out, e)                             : as     ? xe_num_asm(OP, av, an, 1, bv, bn, 0, sel, nsel, dn, out, e)                             : bs     ? xe_num_asm(OP, av, an, 0, bv, bn, 1, sel, nsel, dn, out, e)                                      : xe_num_asm(OP, av, an, 0, bv, bn, 0, sel, nsel, dn, out, e))
+
 static int xe_arith_num(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, const int *sel,
                         int nsel, vec_t *dst, err_t *e)
 {
@@ -280,6 +306,14 @@ static int xe_arith_num(const xnode_t *x, const xe_ops_t *l, const xe_ops_t *r, 
   uint8_t *dn = dst->v_null;
   num_t *out = dst->v_num;
   xop_t op = x->x_op;
+  if (op == XOP_ADD || op == XOP_SUB || op == XOP_MUL) {
+    int rc = op == XOP_ADD   ? XE_NUM_STRIDES(XOP_ADD)
+             : op == XOP_SUB ? XE_NUM_STRIDES(XOP_SUB)
+                             : XE_NUM_STRIDES(XOP_MUL);
+    if (rc != CZ_OK && e)
+      e->er_pos = x->x_pos;
+    return rc;
+  }
   XE_FOR(sel, nsel, i, {
     dn[i] = an[i * as] | (op == XOP_NEG ? 0 : bn[i * bs]);
     if (dn[i])

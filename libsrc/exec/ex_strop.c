@@ -5,7 +5,9 @@
  * than O(n*m); _ matches one UTF-8 character; a backslash makes the next
  * pattern character literal (PostgreSQL's default escape); ILIKE folds
  * ASCII letters in place, and lower-cases text with other letters first as
- * PostgreSQL does. Case mapping follows the C.UTF-8 ctype (Unicode simple
+ * PostgreSQL does. A constant pattern without _ (TPC-H's '%special%requests%')
+ * is planned once per batch into its literal pieces, each found with
+ * memmem (xe_like_plan). Case mapping follows the C.UTF-8 ctype (Unicode simple
  * mappings), PostgreSQL's behaviour in a C.UTF-8 database. Concatenation sizes the whole batch
  * first and copies into one arena block, so a batch costs one allocation.
  */
@@ -218,6 +220,99 @@ static int xe_concat(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t
   return CZ_OK;
 }
 
+/* ---- LIKE with a constant pattern without _ --------------------------- */
+
+#define XE_LIKE_SEGS 16
+
+/* The pattern as its literal pieces between %s, escapes resolved: each
+ * piece is then a byte string to find (valid UTF-8 on both sides, so a
+ * byte match starts on a character). Patterns with _ or a trailing
+ * escape, or more than XE_LIKE_SEGS pieces, are matched by
+ * xe_like_match. */
+typedef struct xe_like_s {
+  bool lk_lead, lk_trail;       /* the pattern starts / ends with % */
+  int lk_n;
+  str_t lk_seg[XE_LIKE_SEGS];
+} xe_like_t;
+
+/* false: not of this form. buf holds plen bytes. */
+static bool xe_like_plan(const char *p, size_t plen, char *buf, xe_like_t *lk)
+{
+  memset(lk, 0, sizeof(*lk));
+  size_t o = 0, start = 0;
+  bool pct = false;
+  lk->lk_lead = plen > 0 && p[0] == '%';
+  for (size_t i = 0; i < plen;) {
+    char c = p[i];
+    if (c == '%') {
+      if (o > start) {
+        if (lk->lk_n == XE_LIKE_SEGS)
+          return false;
+        lk->lk_seg[lk->lk_n].s_ptr = buf + start;
+        lk->lk_seg[lk->lk_n++].s_len = (uint32_t)(o - start);
+      }
+      start = o;
+      pct = true;
+      i++;
+      continue;
+    }
+    if (c == '_')
+      return false;
+    if (c == '\\') {
+      if (i + 1 == plen)
+        return false;  /* the error, if the match gets there, is xe_like_match's */
+      c = p[++i];
+    }
+    buf[o++] = c;
+    pct = false;
+    i++;
+  }
+  if (o > start) {
+    if (lk->lk_n == XE_LIKE_SEGS)
+      return false;
+    lk->lk_seg[lk->lk_n].s_ptr = buf + start;
+    lk->lk_seg[lk->lk_n++].s_len = (uint32_t)(o - start);
+  }
+  lk->lk_trail = pct;
+  return true;
+}
+
+/* s LIKE the planned pattern: the first piece a prefix (unless %
+ * leads), the last a suffix (unless % ends it), the others found
+ * leftmost in order in between — leftmost is never worse, as a later
+ * piece then has the most room. */
+static bool xe_like_pieces(const xe_like_t *lk, const char *s, size_t n)
+{
+  if (lk->lk_n == 0)
+    return lk->lk_lead || n == 0;
+  size_t pos = 0, end = n;
+  int first = 0, last = lk->lk_n;
+  if (!lk->lk_lead) {
+    const str_t *g = &lk->lk_seg[0];
+    if (g->s_len > n || memcmp(s, g->s_ptr, g->s_len) != 0)
+      return false;
+    pos = g->s_len;
+    first = 1;
+    if (!lk->lk_trail && lk->lk_n == 1)
+      return pos == n;  /* no % at all */
+  }
+  if (!lk->lk_trail) {
+    const str_t *g = &lk->lk_seg[lk->lk_n - 1];
+    if (g->s_len > end - pos || memcmp(s + n - g->s_len, g->s_ptr, g->s_len) != 0)
+      return false;
+    end = n - g->s_len;
+    last--;
+  }
+  for (int k = first; k < last; k++) {
+    const str_t *g = &lk->lk_seg[k];
+    const char *hit = memmem(s + pos, end - pos, g->s_ptr, g->s_len);
+    if (!hit)
+      return false;
+    pos = (size_t)(hit - s) + g->s_len;
+  }
+  return true;
+}
+
 int xe_strop(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, err_t *e)
 {
   if (x->x_op == XOP_CONCAT)
@@ -228,6 +323,26 @@ int xe_strop(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, e
   if (xe_operand(st, x->x_args[0], sel, nsel, &l, e) != CZ_OK ||
       xe_operand(st, x->x_args[1], sel, nsel, &r, e) != CZ_OK)
     return CZ_ERR;
+  if (!icase && r.a_const && !r.a_const->d_null) {
+    /* a constant pattern: planned once for the batch */
+    str_t p = r.a_const->d_str;
+    char *buf = xc_alloc(st->xe_c, (size_t)p.s_len + 1, e);
+    if (!buf)
+      return CZ_ERR;
+    xe_like_t lk;
+    if (xe_like_plan(p.s_ptr, p.s_len, buf, &lk)) {
+      XE_FOR(sel, nsel, i, {
+        if (xe_arg_null(&l, i)) {
+          dst->v_null[i] = 1;
+          continue;
+        }
+        str_t s = l.a_const ? l.a_const->d_str : l.a_vec->v_str[i];
+        dst->v_null[i] = 0;
+        dst->v_bool[i] = xe_like_pieces(&lk, s.s_ptr, s.s_len) != negate;
+      });
+      return CZ_OK;
+    }
+  }
   XE_FOR(sel, nsel, i, {
     if (xe_arg_null(&l, i) || xe_arg_null(&r, i)) {
       dst->v_null[i] = 1;

@@ -409,6 +409,11 @@ typedef struct scan_spec_s {
 op_t *op_scan_new(arena_t *a, const scan_spec_t *spec);
 op_t *op_filter_new(arena_t *a, op_t *in, xnode_t *cond);
 op_t *op_project_new(arena_t *a, op_t *in, int n, xnode_t **exprs);
+/* Once a statement's plan is whole (its root and every subquery's plan,
+ * nroots of them): the output columns no consumer reads are left unfilled
+ * — NULL — by the joins, not kept in their builds, and not computed by
+ * projections (op_prune.c). Changes the plan; never its answers. */
+void op_prune_cols(arena_t *a, op_t *const *roots, int nroots);
 /* Gather (op_gather.c): runs in on the session's thread and up to
  * ThreadsPerQuery - 1 query workers, its leaf scan read through one shared
  * morsel dispenser; rows come out in no particular order. in must be a

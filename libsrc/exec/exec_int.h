@@ -56,6 +56,9 @@ typedef struct rstore_s {
   int rs_nchunks;
   int rs_cap_chunks;
   batch_t **rs_chunks;
+  const uint8_t *rs_live;       /* per column: copied in (NULL = all); the others
+                                   are stored as NULL (no consumer reads them:
+                                   op_prune.c) */
 } rstore_t;
 
 void rs_init(rstore_t *rs, arena_t *a, int ncols, const ty_t *types);
@@ -212,12 +215,16 @@ uint64_t row_hash(const batch_t *b, int row, int ncols, const int *cols);
 /* hash[j] = row_hash(b, sel[j], ncols, cols) for j < nsel (sel NULL: rows
  * 0..nsel-1; cols NULL: the first ncols columns), a column at a time with
  * typed loops. */
+/* rows_hash of one NULL cell: the one hash a single integer key's NULL
+ * shares with a value (every other single-integer hash is one value). */
+uint64_t rows_hash_null1(void);
 void rows_hash(const batch_t *b, int ncols, const int *cols, const int *sel, int nsel,
                uint64_t *hash);
 /* hash64_int (util), inline for the typed loops: the same values. Every
  * step is invertible, so the hash of one non-NULL integer column is a
- * bijection of its value: the hash join skips comparing such keys
- * (join_match); keep it so. */
+ * bijection of its value: the hash join (join_match) and the group-by
+ * (agg_group, but for the NULL key's hash) skip comparing such keys;
+ * keep it so. */
 static inline uint64_t rh_mix(uint64_t x)
 {
   x += 0x9e3779b97f4a7c15ull;
@@ -269,6 +276,16 @@ int64_t rs_append_rows(rstore_t *rs, const batch_t *b, const int *sel, int n, er
  * later next, open or not: cap rows of o's types. Rows are overwritten,
  * never cleared, so whoever fills it writes each cell's null flag. */
 batch_t *op_keep_batch(const op_t *o, qctx_t *q, batch_t **slot, int cap, err_t *e);
+
+/* For the plan passes (op_prune.c): a projection's expressions (o_ncols,
+ * which the pass may replace), a filter's condition; NULL when o is
+ * another operator. */
+xnode_t **op_project_exprs(op_t *o);
+const xnode_t *op_filter_cond(const op_t *o);
+/* A group-by's expressions over its input (keys, then the aggregates'
+ * arguments) into x when not NULL; how many; -1 when o is another
+ * operator. */
+int op_hashagg_inputs(const op_t *o, const xnode_t **x);
 
 /* Parallel scans (op_scan.c, for op_gather.c). A scan is splittable when
  * its storage splits scans and it is neither a point lookup nor one that

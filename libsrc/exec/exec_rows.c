@@ -73,6 +73,8 @@ static batch_t *rs_chunk_new(rstore_t *rs, err_t *e)
     at += rs_round(RS_CHUNK);
     v->v_data = at;
     at += rs_round(RS_CHUNK * ty_phys_size(ty_phys(rs->rs_types[c].t_id)));
+    if (rs->rs_live && !rs->rs_live[c])
+      memset(v->v_null, 1, RS_CHUNK);  /* never copied in: NULL for whoever reads it */
   }
   return b;
 }
@@ -205,6 +207,8 @@ int64_t rs_append_rows(rstore_t *rs, const batch_t *b, const int *sel, int n, er
     int idx = (int)(rs->rs_n % RS_CHUNK);
     int k = CZ_MIN(n - done, RS_CHUNK - idx);
     for (int c = 0; c < rs->rs_ncols; c++) {
+      if (rs->rs_live && !rs->rs_live[c])
+        continue;
       vec_t *v = &ch->b_cols[c];
       vec_t in = b->b_cols[c];
       if (!sel && done) { /* without indexes the rows from `done` on */
@@ -358,6 +362,11 @@ uint64_t row_hash(const batch_t *b, int row, int ncols, const int *cols)
     h = hash64_int(h ^ x);
   }
   return h;
+}
+
+uint64_t rows_hash_null1(void)
+{
+  return rh_mix(ROW_HASH_SEED ^ ROW_NULL_HASH);
 }
 
 void rows_hash(const batch_t *b, int ncols, const int *cols, const int *sel, int nsel,

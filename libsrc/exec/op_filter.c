@@ -69,3 +69,8 @@ op_t *op_filter_new(arena_t *a, op_t *in, xnode_t *cond)
   f->of_cond = cond;
   return &f->of_op;
 }
+
+const xnode_t *op_filter_cond(const op_t *o)
+{
+  return o->o_vt == &filter_vt ? ((const op_filter_t *)o)->of_cond : NULL;
+}

@@ -317,7 +317,14 @@ static int64_t agg_group(hashagg_run_t *h, qctx_t *q, const batch_t *ev, const t
 {
   int nk = h->sr_p->oh_ngroup;
   int64_t pos = -1, cand;
+  /* One integer key: its hash is a bijection of the value (rows_hash
+   * mixes it with invertible steps), so an equal hash is an equal key and
+   * the stored key need not be read — except the one hash a NULL key
+   * shares with some value. */
+  bool by_hash = nk == 1 && kp[0] == TP_I64 && hash != rows_hash_null1();
   while (rh_next(&h->oh_hash, hash, &pos, &cand)) {
+    if (by_hash)
+      return cand;
     int idx;
     bool eq = true;
     for (int k = 0; k < nk && eq; k++) {
@@ -721,4 +728,24 @@ op_t *op_hashagg_new(arena_t *a, op_t *in, int ngroup, xnode_t **group, int nagg
   }
   h->oh_nev = nev;
   return &h->oh_op;
+}
+
+int op_hashagg_inputs(const op_t *o, const xnode_t **x)
+{
+  if (o->o_vt != &hashagg_vt)
+    return -1;
+  const op_hashagg_t *h = (const op_hashagg_t *)o;
+  int n = 0;
+  for (int k = 0; k < h->oh_ngroup; k++, n++)
+    if (x)
+      x[n] = h->oh_group[k];
+  for (int i = 0; i < h->oh_nagg; i++) {
+    if (h->oh_aggs[i].ag_arg && x)
+      x[n] = h->oh_aggs[i].ag_arg;
+    n += h->oh_aggs[i].ag_arg != NULL;
+    if (h->oh_aggs[i].ag_arg2 && x)
+      x[n] = h->oh_aggs[i].ag_arg2;
+    n += h->oh_aggs[i].ag_arg2 != NULL;
+  }
+  return n;
 }

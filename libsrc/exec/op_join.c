@@ -241,6 +241,7 @@ int join_build_init(join_run_t *j, qctx_t *q, err_t *e)
 {
   const op_t *r = j->sr_p->oj_op.o_in2;
   rs_init(&j->oj_right, j->oj_build, r->o_ncols, r->o_types);
+  j->oj_right.rs_live = j->sr_p->oj_rlive;
   if (j->sr_p->oj_nkeys && rh_init(&j->oj_hash, j->oj_build, join_size_hint(j, q), e) != CZ_OK)
     return CZ_ERR;
   j->oj_build_n = 0;
@@ -462,12 +463,16 @@ static int join_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t 
       right_of[npairs] = r;
       left_of[npairs++] = lrow;
     }
-    /* the pairs, a column at a time */
+    /* the pairs, a column at a time: only the columns read above or by
+     * the residual (oj_live); the others NULL once the padded rows are in */
     const batch_t *lb = j->oj_left.ob_b;
+    const uint8_t *live = j->sr_p->oj_live;
     for (int c = 0; c < nleft; c++)
-      vec_gather(&b->b_cols[c], 0, &lb->b_cols[c], left_of, npairs);
+      if (!live || live[c])
+        vec_gather(&b->b_cols[c], 0, &lb->b_cols[c], left_of, npairs);
     for (int c = nleft; c < o->o_ncols; c++)
-      rs_gather(&j->oj_right, c - nleft, right_of, npairs, &b->b_cols[c], 0);
+      if (!live || live[c])
+        rs_gather(&j->oj_right, c - nleft, right_of, npairs, &b->b_cols[c], 0);
     b->b_n = npairs;
     int n = 0;
     if (j->sr_p->oj_cond && npairs > 0) {
@@ -492,7 +497,8 @@ static int join_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t 
         if (!j->oj_matched[done[d]])
           done[npad++] = done[d];
       for (int c = 0; c < nleft; c++)
-        vec_gather(&b->b_cols[c], npairs, &lb->b_cols[c], done, npad);
+        if (!live || live[c])
+          vec_gather(&b->b_cols[c], npairs, &lb->b_cols[c], done, npad);
       for (int c = nleft; c < o->o_ncols; c++)
         memset(b->b_cols[c].v_null + npairs, 1, (size_t)npad);
       for (int d = 0; d < npad; d++)
@@ -503,6 +509,10 @@ static int join_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t 
       arena_reset(st->os_batch);  /* nothing of ours is referenced yet */
       continue;
     }
+    if (live)
+      for (int c = 0; c < o->o_ncols; c++)
+        if (!live[c])
+          memset(b->b_cols[c].v_null, 1, (size_t)b->b_n);
     out->ob_b = b;
     out->ob_sel = sel;
     out->ob_n = n;
@@ -552,6 +562,14 @@ static const op_vt_t nlsemi_vt = JOIN_VT("NestedLoopSemiJoin", join_detail);
 static const op_vt_t nlanti_vt = JOIN_VT("NestedLoopAntiJoin", join_detail);
 static const op_vt_t hashsemi_vt = JOIN_VT("HashSemiJoin", join_detail);
 static const op_vt_t hashanti_vt = JOIN_VT("HashAntiJoin", join_detail);
+
+op_join_t *op_join_of(op_t *o)
+{
+  const op_vt_t *vt = o->o_vt;
+  bool join = vt == &nljoin_vt || vt == &hashjoin_vt || vt == &nlsemi_vt || vt == &nlanti_vt ||
+              vt == &hashsemi_vt || vt == &hashanti_vt;
+  return join ? (op_join_t *)o : NULL;
+}
 
 /* Whether o is a join a Gather may build once and share: any hash or
  * nested-loop join but RIGHT / FULL, which mark build rows while probing

@@ -19,7 +19,14 @@ typedef struct op_join_s {
   int *oj_rk;
   bool oj_null_aware;           /* anti join of NOT IN (JOIN_ANTI only) */
   ty_t *oj_pair_types;          /* left then right columns (SEMI / ANTI residual) */
+  /* Set by op_prune.c once the whole plan is built, NULL = all: */
+  uint8_t *oj_live;             /* per output column: filled (the others are NULL:
+                                   no consumer reads them) */
+  uint8_t *oj_rlive;            /* per right input column: kept in the build */
 } op_join_t;
+
+/* The join plan o is, or NULL when it is another operator. */
+op_join_t *op_join_of(op_t *o);
 
 /* Its run state in one execution (both files). */
 typedef struct join_run_s {

@@ -160,8 +160,12 @@ int join_next_unmatched(join_run_t *j, qctx_t *q, obatch_t *out, err_t *e)
       return CZ_ERR;
     for (int c = 0; c < nleft; c++)
       memset(b->b_cols[c].v_null, 1, (size_t)n);
+    const uint8_t *live = j->sr_p->oj_live;
     for (int c = nleft; c < o->o_ncols; c++)
-      rs_gather(&j->oj_right, c - nleft, rows, n, &b->b_cols[c], 0);
+      if (!live || live[c])
+        rs_gather(&j->oj_right, c - nleft, rows, n, &b->b_cols[c], 0);
+      else
+        memset(b->b_cols[c].v_null, 1, (size_t)n);
     b->b_n = n;
     out->ob_b = b;
     out->ob_n = n;

@@ -129,3 +129,8 @@ op_t *op_project_new(arena_t *a, op_t *in, int n, xnode_t **exprs)
   p->op_exprs = exprs;
   return &p->op_op;
 }
+
+xnode_t **op_project_exprs(op_t *o)
+{
+  return o->o_vt == &project_vt ? ((op_project_t *)o)->op_exprs : NULL;
+}

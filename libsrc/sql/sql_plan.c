@@ -147,6 +147,14 @@ int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
     p->sp_cols = b.b_ret_cols;
   }
   bd_finish(&b, p);
+  /* the plan is whole: columns nothing reads are left out of joins */
+  op_t **roots = arena_alloc(a, sizeof(op_t *) * (size_t)(p->sp_nsubqs + 1));
+  int nroots = 0;
+  roots[nroots++] = p->sp_root;
+  for (int i = 0; i < p->sp_nsubqs; i++)
+    if (p->sp_subqs[i]->xs_plan)
+      roots[nroots++] = p->sp_subqs[i]->xs_plan;
+  op_prune_cols(a, roots, nroots);
   *out = p;
   return CZ_OK;
 }

@@ -10,6 +10,7 @@
 
 #include "cz_test.h"
 #include "expr_test_util.h"
+#include "exec/ex_int.h"
 
 #define NROWS 8
 static batch_t *tb;
@@ -407,6 +408,50 @@ static void test_like(void **state)
   assert_int_equal(out.v_bool[7], 1);
 }
 
+/* Every string of length < maxlen (at most 7) over alphabet into out
+ * (NUL-terminated, one per 8 bytes); how many. */
+static int all_strings(const char *alpha, int maxlen, char *out)
+{
+  int na = (int)strlen(alpha), n = 0;
+  for (int len = 0; len < maxlen; len++) {
+    int total = 1;
+    for (int k = 0; k < len; k++)
+      total *= na;
+    for (int v = 0; v < total; v++, n++) {
+      char *o = out + (size_t)n * 8;
+      for (int k = 0, x = v; k < len; k++, x /= na)
+        o[k] = alpha[x % na];
+      o[len] = 0;
+    }
+  }
+  return n;
+}
+
+/* A constant pattern without _ is matched by its literal pieces
+ * (ex_strop.c, xe_like_plan): the same answers as the general matcher
+ * for every pattern of up to 3 characters of a, b, %, _ and the escape
+ * against every subject of up to 4 of a, b, %, _ (escaped % and _,
+ * escaped escapes, a trailing escape, empty pieces, overlaps). */
+static void test_like_pieces_agree(void **state)
+{
+  (void)state;
+  static char pats[400 * 8], subs[400 * 8];
+  int np = all_strings("ab%\\_", 4, pats), ns = all_strings("ab%_", 5, subs);
+  for (int i = 0; i < np; i++) {
+    const char *p = pats + (size_t)i * 8;
+    for (int k = 0; k < ns; k++) {
+      const char *s = subs + (size_t)k * 8;
+      bool m = false;
+      err_t e;
+      int rc = xe_like_match(s, strlen(s), p, strlen(p), false, &m, &e);
+      const char *want = rc != CZ_OK ? "ERR 22025" : m ? "t" : "f";
+      const char *got = like(XOP_LIKE, s, p);
+      if (strcmp(got, want) != 0)
+        fail_msg("'%s' LIKE '%s': %s, the general matcher %s", s, p, got, want);
+    }
+  }
+}
+
 static xnode_t *in_list(bool not_in, xnode_t *lhs, int n, xnode_t **items)
 {
   xnode_t *args[16];
@@ -569,6 +614,7 @@ int main(void)
       cmocka_unit_test(test_comparisons),
       cmocka_unit_test(test_is_distinct_from),
       cmocka_unit_test(test_like),
+      cmocka_unit_test(test_like_pieces_agree),
       cmocka_unit_test(test_in_list_3vl),
       cmocka_unit_test(test_filter_narrows_selection),
       cmocka_unit_test(test_cancel_is_57014),
