@@ -55,12 +55,13 @@ struct tbl_scan_s {
   const bt_key_t *s_pend;     /* its exclusive end; NULL: the range's high bound */
   bt_run_t *s_run;            /* primary scans: the leaf run being decoded */
   uint8_t *s_kbuf;            /* a key of the run, built when one is needed */
+  bool s_reseek;              /* re-aimed (tb_scan_aim): seek to s_low at the next fill */
 };
 
 /* Encodes a search key of any length into a: a value longer than a
  * stored key can be (BT_MAX_KEY) is no error for a search — it matches
  * nothing, and orders against stored keys as its first bytes do. */
-static int tb_search_key(const ty_t *types, const datum_t *vals, int n, arena_t *a, uint8_t **out,
+int tb_search_key(const ty_t *types, const datum_t *vals, int n, arena_t *a, uint8_t **out,
                          size_t *len, err_t *e)
 {
   uint8_t *buf = arena_alloc(a, BT_MAX_KEY);
@@ -498,7 +499,7 @@ static void tb_fetch_cb(void *ctx, int ki, bool found, const void *val, size_t v
 }
 
 /* Sorts keys[0..n) by bytes; perm[i] = original position of sorted key i. */
-static void tb_sort(bt_key_t *keys, int *perm, int n, arena_t *a)
+void tb_sort(bt_key_t *keys, int *perm, int n, arena_t *a)
 {
   bool sorted = true;
   for (int i = 0; i < n; i++)
@@ -582,7 +583,10 @@ static void tb_move_row(batch_t *out, int ncols, int from, int to)
 /* ---- the scan --------------------------------------------------------- */
 
 
-static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e);
+static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
+{
+  return tb_scan_fill(s, out, 0, NULL, a, e);
+}
 
 /* A batch of a filtered scan stops after the rows of this many batches
  * were examined (a rejected row weighs 1, a kept one TB_REJECT_WEIGHT). */
@@ -715,9 +719,9 @@ int tbl_scan_next(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
   return rc;
 }
 
-static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
+int tb_scan_fill(tbl_scan_t *s, batch_t *out, int n0, bt_key_t *defer, arena_t *a, err_t *e)
 {
-  out->b_n = 0;
+  out->b_n = n0;
   if (s->s_done)
     return CZ_OK;
   int cap = out->b_ncols > 0 ? out->b_cols[0].v_cap : 0;
@@ -734,6 +738,12 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
       return CZ_ERR;
     if (!s->s_disp && bt_seek(s->s_cur, s->s_low, s->s_low_len, BT_FORWARD, e) != CZ_OK)
       return CZ_ERR;
+    s->s_reseek = false;
+  }
+  if (s->s_reseek) {
+    s->s_reseek = false;
+    if (bt_seek(s->s_cur, s->s_low, s->s_low_len, BT_FORWARD, e) != CZ_OK)
+      return CZ_ERR;
   }
   if (s->s_disp && !s->s_in_piece && tb_take_piece(s, e) != CZ_OK)
     return CZ_ERR;
@@ -741,10 +751,12 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     return CZ_OK;
   const cat_index_t *ix = s->s_ix;
   bool primary = ix->ci_no == 0;
-  bt_key_t *pks = s->s_fetch ? arena_alloc(a, sizeof *pks * (size_t)cap) : NULL;
+  if (n0 > 0 && s->s_fetch && !defer)
+    return err_set(e, SQLSTATE_INTERNAL, "a fetching scan fills from row 0");
+  bt_key_t *pks = defer ? defer : s->s_fetch ? arena_alloc(a, sizeof *pks * (size_t)cap) : NULL;
   tb_ref_t *refs = arena_alloc(a, sizeof(tb_ref_t) * (size_t)(s->s_ncols ? s->s_ncols : 1));
   tb_pends_t pl = { NULL, 0, 0, 0 };
-  int n = 0;
+  int n = n0;
   /* Rows a predicate rejects count too, a little: a selective scan still
    * releases its cursor (writers) and returns to its caller (cancel)
    * every so often, with fewer rows or none. */
@@ -801,8 +813,8 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
         if (!gone[r] && !tbl_preds_pass(s->s_preds, s->s_npred, out, r))
           gone[r] = true;
       }
-    int w = 0;
-    for (int r = 0; r < n; r++) {
+    int w = n0;
+    for (int r = n0; r < n; r++) {
       if (gone[r])
         continue;
       if (w != r)
@@ -811,7 +823,7 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     }
     n = w;
   }
-  if (s->s_fetch && n > 0) {
+  if (s->s_fetch && n > 0 && !defer) {
     bool *found = arena_alloc(a, sizeof(bool) * (size_t)n);
     if (tb_fetch(s->s_tx, s->s_cmd, s->s_t, s->s_cols, s->s_ncols, s->s_want_loc, pks, n, out,
                  found, a, e) != CZ_OK)
@@ -828,8 +840,8 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
   }
   if (s->s_npred && !primary && !s->s_fetch) {
     /* covered index entries: tested once decoded */
-    int w = 0;
-    for (int r = 0; r < n; r++) {
+    int w = n0;
+    for (int r = n0; r < n; r++) {
       if (!tbl_preds_pass(s->s_preds, s->s_npred, out, r))
         continue;
       if (w != r)
@@ -840,6 +852,35 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
   }
   out->b_n = n;
   return CZ_OK;
+}
+
+void tb_scan_aim(tbl_scan_t *s, const uint8_t *key, size_t len)
+{
+  s->s_low = s->s_high = (uint8_t *)key;
+  s->s_low_len = s->s_high_len = len;
+  s->s_low_incl = s->s_high_incl = true;
+  s->s_done = false;
+  s->s_reseek = true;
+}
+
+bool tb_scan_fetches(const tbl_scan_t *s)
+{
+  return s->s_fetch;
+}
+
+bool tb_scan_ended(const tbl_scan_t *s)
+{
+  return s->s_done;
+}
+
+uint32_t tb_scan_cmd(const tbl_scan_t *s)
+{
+  return s->s_cmd;
+}
+
+void tb_scan_rows_move(batch_t *out, int ncols, int from, int to)
+{
+  tb_move_row(out, ncols, from, to);
 }
 
 int tbl_lookup(txn_t *tx, const cat_table_t *t, const datum_t *const *keys, int n,
