@@ -48,6 +48,10 @@
 #define COST_OUT 0.1     /* a row produced by a join */
 #define COST_SUBQ_ROW 15.0 /* a subquery run for one outer row as an index probe
                             * (open, probe, close: about ten batched lookups) */
+#define COST_SEEK 2.0    /* a distinct key prefix sought in an index by a batched
+                          * index lookup join (a descent, then its rows read as a
+                          * scan reads them: COST_SCAN each, COST_LOOKUP each from a
+                          * secondary index that fetches them) */
 
 typedef struct jconj_s {
   xnode_t *jc_x;                /* over the block's row */
@@ -79,6 +83,8 @@ typedef struct jplan_s {
    * comp[u] u's connected component */
   bool *jp_adj;
   int *jp_comp;
+  double *jp_ixm;               /* per unit: rows of its table per distinct value of its
+                                 * first probed key column (index_matches), 0 = not yet */
 } jplan_t;
 
 static bool conj_within(const jconj_t *c, const bool *in_set)
@@ -168,7 +174,7 @@ static bool lookup_keys(const jplan_t *jp, const bool *in_set, int u, int *lk, b
   return true;
 }
 
-typedef enum jmethod_e { JM_HASH, JM_LOOKUP, JM_NLOOP, JM_PROBE } jmethod_t;
+typedef enum jmethod_e { JM_HASH, JM_LOOKUP, JM_NLOOP, JM_PROBE, JM_INDEX } jmethod_t;
 
 static bool has_param(const xnode_t *x)
 {
@@ -225,6 +231,134 @@ static double probe_keys(const jplan_t *jp, const bool *in_set, int u, bool *use
     lead |= leads_index(t, mine - un->un_base);
   }
   return lead ? sel : 0;
+}
+
+/* ---- index lookup joins ---------------------------------------------------- */
+
+/* The stored table unit u can be joined by probing: its own (an inner
+ * table unit), or the one table a decorrelated SEMI / ANTI subquery
+ * reads (un_look_table: every column of the unit one of the table's);
+ * NULL otherwise. */
+static const sp_table_t *look_table(const jplan_t *jp, int u)
+{
+  const lp_rel_t *un = &jp->jp_fb->fb_units[u];
+  if (un->un_kind == JOIN_INNER)
+    return un->un_table && !un->un_rowid && !jp->jp_units[u].pu_unknown ? un->un_table : NULL;
+  if ((un->un_kind != JOIN_SEMI && un->un_kind != JOIN_ANTI) || un->un_null_aware ||
+      !un->un_look_table)
+    return NULL;
+  for (int c = 0; c < un->un_width; c++)
+    if (un->un_look_col[c] < 0)
+      return NULL;
+  return un->un_look_table;
+}
+
+/* The table column block column bc of unit u is. */
+static int look_tcol(const jplan_t *jp, int u, int bc)
+{
+  const lp_rel_t *un = &jp->jp_fb->fb_units[u];
+  int c = bc - un->un_base;
+  return un->un_kind == JOIN_INNER ? c : un->un_look_col[c];
+}
+
+/* An index of u's table and the equalities with the rows so far giving a
+ * prefix of its key. */
+typedef struct ixpick_s {
+  int ip_index;                 /* 0 the primary key, else the table layer's ix_no */
+  const char *ip_name;
+  int ip_nk;                    /* key columns given */
+  int ip_tcol[32];              /* their table columns */
+  int ip_other[32];             /* the block columns giving them */
+  int ip_conj[32];              /* the conjuncts that do */
+  bool ip_secondary;
+} ixpick_t;
+
+/* The index (primary key first on ties) whose longest key prefix the
+ * equalities between u and in_set give (same types); false when none
+ * gives even its first column. */
+static bool index_pick(const jplan_t *jp, const bool *in_set, int u, ixpick_t *ip)
+{
+  const sp_table_t *t = look_table(jp, u);
+  ip->ip_nk = 0;
+  if (!t)
+    return false;
+  for (int x = -1; x < t->tb_nindexes; x++) {
+    int n = x < 0 ? t->tb_npk : t->tb_indexes[x].ix_ncols;
+    const int *cols = x < 0 ? t->tb_pk : t->tb_indexes[x].ix_cols;
+    int other[32], conj[32], k = 0;
+    for (; k < n && k < 32; k++) {
+      bool got = false;
+      for (int i = 0; i < jp->jp_nconj && !got; i++) {
+        const jconj_t *c = &jp->jp_conj[i];
+        int a, d;
+        if (c->jc_top || c->jc_local || c->jc_nunits != 2 || !conj_uses(c, u) ||
+            !col_equality(jp, c->jc_x, &a, &d))
+          continue;
+        int mine = jp->jp_unit_of[a] == u ? a : d, oth = mine == a ? d : a;
+        if (!in_set[jp->jp_unit_of[oth]] || look_tcol(jp, u, mine) != cols[k] ||
+            c->jc_x->x_args[0]->x_type.t_id != t->tb_coltypes[cols[k]].t_id)
+          continue;
+        other[k] = oth;
+        conj[k] = i;
+        got = true;
+      }
+      if (!got)
+        break;
+    }
+    if (k <= ip->ip_nk)
+      continue;
+    ip->ip_index = x < 0 ? 0 : t->tb_indexes[x].ix_no;
+    ip->ip_name = x < 0 ? (t->tb_pk_name ? t->tb_pk_name : t->tb_name) : t->tb_indexes[x].ix_name;
+    ip->ip_secondary = x >= 0;
+    ip->ip_nk = k;
+    for (int j = 0; j < k; j++) {
+      ip->ip_tcol[j] = cols[j];
+      ip->ip_other[j] = other[j];
+      ip->ip_conj[j] = conj[j];
+    }
+  }
+  return ip->ip_nk > 0;
+}
+
+/* Rows of u's table per distinct value of table column tc (its
+ * statistics), at least 1; the table's rows when unknown. */
+static double index_matches(const jplan_t *jp, int u, const sp_table_t *t, int tc)
+{
+  if (jp->jp_ixm[u] > 0)
+    return jp->jp_ixm[u];
+  double rows = opt_table_rows(jp->jp_b, t);
+  if (rows < 1)
+    rows = OPT_DEFAULT_ROWS;
+  double m = rows;
+  const qtable_t *h = t->tb_handle;
+  qstats_t st;
+  err_t e;
+  err_clear(&e);
+  if (h && h->qt_ops->qt_stats && h->qt_ops->qt_stats(t->tb_handle, jp->jp_b->lc_a, &st, &e) == CZ_OK &&
+      tc < st.qs_ncols && st.qs_cols[tc].qc_ndv > 0)
+    m = rows / st.qs_cols[tc].qc_ndv;
+  jp->jp_ixm[u] = CZ_MAX(m, 1.0);
+  return jp->jp_ixm[u];
+}
+
+/* The cost of joining u to `rows` rows by an index lookup join through
+ * ip: a seek per row (its distinct prefixes: at most), then each row
+ * found read (decoded from the tree, or fetched by a secondary index). */
+static double index_cost(const jplan_t *jp, int u, const ixpick_t *ip, double rows)
+{
+  const lp_rel_t *un = &jp->jp_fb->fb_units[u];
+  double found;
+  if (un->un_kind == JOIN_INNER) {
+    double ksel = 1;
+    for (int k = 0; k < ip->ip_nk; k++)
+      ksel *= jp->jp_conj[ip->ip_conj[k]].jc_sel;
+    found = jp->jp_units[u].pu_total * ksel;
+  } else {
+    /* the subquery's rows per key: its table's per value of the first
+     * key column (its conjuncts run on them after) */
+    found = index_matches(jp, u, look_table(jp, u), ip->ip_tcol[0]);
+  }
+  return rows * (COST_SEEK + found * (ip->ip_secondary ? COST_LOOKUP : COST_SCAN));
 }
 
 static int uf_find(int *uf, int x)
@@ -340,7 +474,15 @@ static double step_cost(const jplan_t *jp, bool *in_set, double rows, int u, jme
       *method = JM_LOOKUP;
     }
   }
-  double ksel = *method == JM_LOOKUP ? 0 : probe_keys(jp, in_set, u, used);
+  ixpick_t ip;
+  if (*method != JM_LOOKUP && index_pick(jp, in_set, u, &ip)) {
+    double ix = index_cost(jp, u, &ip, rows);
+    if (ix < best) {
+      best = ix;
+      *method = JM_INDEX;
+    }
+  }
+  double ksel = *method == JM_LOOKUP || *method == JM_INDEX ? 0 : probe_keys(jp, in_set, u, used);
   if (ksel > 0) {
     /* per row: a run of the probe, then each row the key finds fetched */
     double found = rows * pu->pu_total * ksel;
@@ -692,6 +834,113 @@ static op_t *probe_join(jplan_t *jp, int u, op_t *acc, const int *pos, const boo
   return op_lateral_new(b->lc_a, acc, sq, JOIN_INNER);
 }
 
+/* Marks the table columns of unit u that x reads (ctx: an index_need_t). */
+typedef struct index_need_s {
+  const jplan_t *in_jp;
+  int in_u;
+  bool *in_need;                /* per table column */
+} index_need_t;
+
+static void index_need_col(void *ctx, xnode_t *col)
+{
+  index_need_t *n = ctx;
+  if (n->in_jp->jp_unit_of[col->x_index] == n->in_u)
+    n->in_need[look_tcol(n->in_jp, n->in_u, col->x_index)] = true;
+}
+
+/* Unit u joined to acc (the rows so far, whose layout pos gives) by an
+ * index lookup join through ip: the table's needed columns fetched after
+ * acc's (for a SEMI / ANTI unit only those its conditions read; they do
+ * not stay in the row), the unit's own conjuncts and the other conjuncts
+ * the step completes its residual. Updates pos, *acc_w, in_set, done. */
+static op_t *index_join(jplan_t *jp, int u, op_t *acc, const ixpick_t *ip, int *pos, int *acc_w,
+                        bool *in_set, bool *done, bool *ec_taken)
+{
+  lp_ctx_t *b = jp->jp_b;
+  const lp_block_t *fb = jp->jp_fb;
+  const lp_rel_t *un = &fb->fb_units[u];
+  const sp_table_t *t = look_table(jp, u);
+  bool semi = un->un_kind != JOIN_INNER;
+  int nt = t->tb_ncols;
+  bool *need = arena_zalloc(b->lc_a, (size_t)nt + 1);
+  bool *key = arena_zalloc(b->lc_a, (size_t)jp->jp_nconj + 1);
+  for (int k = 0; k < ip->ip_nk; k++)
+    key[ip->ip_conj[k]] = true;
+  in_set[u] = true;
+  /* the conjuncts this step completes: keys, the unit's own (inner), the rest */
+  bool *mine = arena_zalloc(b->lc_a, (size_t)jp->jp_nconj + 1);
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    const jconj_t *c = &jp->jp_conj[i];
+    mine[i] = !done[i] && !c->jc_top && conj_within(c, in_set);
+  }
+  index_need_t nd = {jp, u, need};
+  xnode_t **own = semi ? un->un_look_own : jp->jp_units[u].pu_own;
+  int nown = semi ? un->un_look_nown : jp->jp_units[u].pu_nown;
+  if (semi) {
+    for (int i = 0; i < nown; i++)
+      bd_node_cols(own[i], need_col, need);  /* over the table's columns */
+    for (int i = 0; i < jp->jp_nconj; i++)
+      if (mine[i] && !key[i])
+        bd_node_cols(jp->jp_conj[i].jc_x, index_need_col, &nd);
+  } else {
+    for (int c = 0; c < nt; c++)
+      need[c] = jp->jp_units[u].pu_need[c];
+  }
+  int nc = 0;
+  for (int c = 0; c < nt; c++)
+    nc += need[c];
+  if (nc == 0) {
+    need[ip->ip_tcol[0]] = true;  /* the probe returns at least one column */
+    nc = 1;
+  }
+  int *tcols = arena_alloc(b->lc_a, sizeof(int) * (size_t)nc);
+  ty_t *types = arena_alloc(b->lc_a, sizeof(ty_t) * (size_t)nc);
+  int *tpos = arena_alloc(b->lc_a, sizeof(int) * (size_t)(nt + 1));  /* table column -> row */
+  nc = 0;
+  for (int c = 0; c < nt; c++) {
+    tpos[c] = -1;
+    if (!need[c])
+      continue;
+    tpos[c] = *acc_w + nc;
+    types[nc] = t->tb_coltypes[c];
+    tcols[nc++] = c;
+  }
+  for (int c = 0; c < un->un_width; c++)
+    pos[un->un_base + c] = tpos[look_tcol(jp, u, un->un_base + c)];
+  int lk[32];
+  const char **names = arena_alloc(b->lc_a, sizeof(char *) * (size_t)ip->ip_nk);
+  for (int k = 0; k < ip->ip_nk; k++) {
+    lk[k] = pos[ip->ip_other[k]];
+    names[k] = t->tb_colnames[ip->ip_tcol[k]];
+  }
+  xnode_t **rest = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(jp->jp_nconj + nown + 1));
+  int nrest = 0;
+  for (int i = 0; i < nown; i++)
+    rest[nrest++] = bd_node_remap(b->lc_b, own[i], tpos);  /* over the table's columns */
+  memset(ec_taken, 0, (size_t)fb->fb_nec + 1);
+  for (int i = 0; i < jp->jp_nconj; i++)
+    if (key[i])
+      (void)ec_redundant(&jp->jp_conj[i], ec_taken);
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    if (!mine[i])
+      continue;
+    done[i] = true;
+    const jconj_t *c = &jp->jp_conj[i];
+    if (key[i] || (c->jc_local && !semi) || ec_redundant(c, ec_taken))
+      continue;  /* (an inner unit's own conjuncts are pu_own, above) */
+    rest[nrest++] = bd_node_remap(b->lc_b, c->jc_x, pos);
+  }
+  op_t *o = op_index_join_new(b->lc_a, acc, un->un_kind, t->tb_handle, t->tb_name, ip->ip_index,
+                              ip->ip_name, ip->ip_nk, lk, names, nc, tcols, types,
+                              bd_and_all(b->lc_b, rest, nrest));
+  if (semi)
+    for (int c = 0; c < un->un_width; c++)
+      pos[un->un_base + c] = -1;  /* its columns were only for the conditions */
+  else
+    *acc_w += nc;
+  return o;
+}
+
 /* Decorrelated subqueries that would be an index probe per outer row:
  * when the rows reaching them are few, probing per row reads less than
  * hashing the whole subquery; such a unit's conjunct is marked to stay
@@ -712,6 +961,11 @@ static bool keep_per_row(jplan_t *jp, int bwidth, bool *keep)
      * joins, which only filter */
     for (int v = 0; v < jp->jp_nu; v++)
       in_set[v] = v != u && (jp->jp_fb->fb_units[v].un_base < bwidth || jp->jp_semi[v] > 0);
+    /* probing its table's index a batch of rows at a time costs less
+     * than a subquery run per row, always */
+    ixpick_t ip;
+    if (index_pick(jp, in_set, u, &ip))
+      continue;
     double outer = set_rows(jp, in_set);
     double sub = un->un_sub_rows > 0 ? un->un_sub_rows : OPT_DEFAULT_ROWS;
     double per_row = CZ_MAX(COST_SUBQ_ROW, un->un_row_cost);
@@ -857,6 +1111,7 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
     f = CZ_MIN(CZ_MAX(f, 0.05), 1.0);
     jp.jp_semi[u] = un->un_kind == JOIN_SEMI ? f : CZ_MAX(1.0 - f, 0.05);
   }
+  jp.jp_ixm = arena_zalloc(b->lc_a, sizeof(double) * (size_t)(nu + 1));
   if (keep_per_row(&jp, bwidth, keep)) {
     ec->ec_n = nu_own;
     ec->ec_units = jp.jp_units;
@@ -928,6 +1183,16 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
         done[i] = done[i] || used[i];
       acc_w += nc;
       cost += rows * COST_LOOKUP;
+      rows = set_rows(&jp, in_set);
+      cost += rows * COST_OUT;
+      estimate(acc, &jp, rows, cost);
+      continue;
+    }
+    ixpick_t ip;
+    if (m == JM_INDEX && index_pick(&jp, in_set, u, &ip)) {
+      if (!(acc = index_join(&jp, u, acc, &ip, pos, &acc_w, in_set, done, ec_taken)))
+        return CZ_ERR;
+      cost += index_cost(&jp, u, &ip, rows);
       rows = set_rows(&jp, in_set);
       cost += rows * COST_OUT;
       estimate(acc, &jp, rows, cost);
