@@ -48,10 +48,14 @@
 #define COST_OUT 0.1     /* a row produced by a join */
 #define COST_SUBQ_ROW 15.0 /* a subquery run for one outer row as an index probe
                             * (open, probe, close: about ten batched lookups) */
-#define COST_SEEK 2.0    /* a distinct key prefix sought in an index by a batched
-                          * index lookup join (a descent, then its rows read as a
-                          * scan reads them: COST_SCAN each, COST_LOOKUP each from a
-                          * secondary index that fetches them) */
+#define COST_SEEK 3.0    /* a distinct key prefix sought in an index by a batched
+                          * index lookup join (a descent: about 1 µs at TPC-H SF 1,
+                          * where a scanned row is 0.07 µs) */
+#define COST_FETCH 5.0   /* a row it finds through a secondary index, fetched from
+                          * the primary tree by key (a random descent and the row
+                          * decoded: 1.5-2 µs at SF 1); from the primary tree
+                          * itself the rows are read as a scan reads them
+                          * (COST_SCAN each) */
 
 typedef struct jconj_s {
   xnode_t *jc_x;                /* over the block's row */
@@ -271,6 +275,9 @@ typedef struct ixpick_s {
   int ip_other[32];             /* the block columns giving them */
   int ip_conj[32];              /* the conjuncts that do */
   bool ip_secondary;
+  int ip_nixcols;               /* all the index's key columns (a secondary index
+                                 * answers alone when they hold every column needed) */
+  const int *ip_ixcols;
 } ixpick_t;
 
 /* The index (primary key first on ties) whose longest key prefix the
@@ -310,6 +317,8 @@ static bool index_pick(const jplan_t *jp, const bool *in_set, int u, ixpick_t *i
     ip->ip_index = x < 0 ? 0 : t->tb_indexes[x].ix_no;
     ip->ip_name = x < 0 ? (t->tb_pk_name ? t->tb_pk_name : t->tb_name) : t->tb_indexes[x].ix_name;
     ip->ip_secondary = x >= 0;
+    ip->ip_nixcols = n;
+    ip->ip_ixcols = cols;
     ip->ip_nk = k;
     for (int j = 0; j < k; j++) {
       ip->ip_tcol[j] = cols[j];
@@ -341,12 +350,99 @@ static double index_matches(const jplan_t *jp, int u, const sp_table_t *t, int t
   return jp->jp_ixm[u];
 }
 
+static void need_col(void *ctx, xnode_t *col);
+
+/* Marks the table columns of unit u that x reads (ctx: an index_need_t). */
+typedef struct index_need_s {
+  const jplan_t *in_jp;
+  int in_u;
+  bool *in_need;                /* per table column */
+} index_need_t;
+
+static void index_need_col(void *ctx, xnode_t *col)
+{
+  index_need_t *n = ctx;
+  if (n->in_jp->jp_unit_of[col->x_index] == n->in_u)
+    n->in_need[look_tcol(n->in_jp, n->in_u, col->x_index)] = true;
+}
+
+/* The conjuncts an index lookup join of u to in_set completes (mine[i]:
+ * not done, evaluated at this step; key[i]: one of ip's keys) and the
+ * table columns it fetches (need, per table column: an inner unit's
+ * needed columns; for a SEMI / ANTI unit only those its own conjuncts and
+ * the other completed conjuncts read; at least the first key column).
+ * Returns how many. */
+static int index_need(const jplan_t *jp, bool *in_set, int u, const ixpick_t *ip, const bool *done,
+                      bool *mine, bool *key, bool *need)
+{
+  const lp_rel_t *un = &jp->jp_fb->fb_units[u];
+  const sp_table_t *t = look_table(jp, u);
+  int nt = t->tb_ncols;
+  memset(need, 0, (size_t)nt);
+  memset(key, 0, (size_t)jp->jp_nconj);
+  for (int k = 0; k < ip->ip_nk; k++)
+    key[ip->ip_conj[k]] = true;
+  bool was = in_set[u];
+  in_set[u] = true;
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    const jconj_t *c = &jp->jp_conj[i];
+    mine[i] = !(done && done[i]) && !c->jc_top && conj_within(c, in_set) && conj_uses(c, u);
+  }
+  in_set[u] = was;
+  if (un->un_kind == JOIN_INNER) {
+    for (int c = 0; c < nt; c++)
+      need[c] = jp->jp_units[u].pu_need[c];
+  } else {
+    index_need_t nd = {jp, u, need};
+    for (int i = 0; i < un->un_look_nown; i++)
+      bd_node_cols(un->un_look_own[i], need_col, need);  /* over the table's columns */
+    for (int i = 0; i < jp->jp_nconj; i++)
+      if (mine[i] && !key[i])
+        bd_node_cols(jp->jp_conj[i].jc_x, index_need_col, &nd);
+  }
+  int nc = 0;
+  for (int c = 0; c < nt; c++)
+    nc += need[c];
+  if (nc == 0) {
+    need[ip->ip_tcol[0]] = true;  /* the probe returns at least one column */
+    nc = 1;
+  }
+  return nc;
+}
+
+/* Whether a secondary index answers alone: its key columns hold every
+ * column needed (INCLUDE columns are not known here: they only make the
+ * estimate pessimistic). */
+static bool index_covers(const ixpick_t *ip, const bool *need, int nt)
+{
+  for (int c = 0; c < nt; c++) {
+    if (!need[c])
+      continue;
+    bool in = false;
+    for (int k = 0; k < ip->ip_nixcols && !in; k++)
+      in = ip->ip_ixcols[k] == c;
+    if (!in)
+      return false;
+  }
+  return true;
+}
+
 /* The cost of joining u to `rows` rows by an index lookup join through
  * ip: a seek per row (its distinct prefixes: at most), then each row
  * found read (decoded from the tree, or fetched by a secondary index). */
-static double index_cost(const jplan_t *jp, int u, const ixpick_t *ip, double rows)
+static double index_cost(const jplan_t *jp, bool *in_set, int u, const ixpick_t *ip, double rows)
 {
   const lp_rel_t *un = &jp->jp_fb->fb_units[u];
+  bool fetch = ip->ip_secondary;
+  if (fetch) {
+    arena_t *a = jp->jp_b->lc_a;
+    const sp_table_t *t = look_table(jp, u);
+    bool *need = arena_alloc(a, (size_t)t->tb_ncols + 1);
+    bool *mine = arena_alloc(a, (size_t)jp->jp_nconj + 1);
+    bool *key = arena_alloc(a, (size_t)jp->jp_nconj + 1);
+    (void)index_need(jp, in_set, u, ip, NULL, mine, key, need);
+    fetch = !index_covers(ip, need, t->tb_ncols);
+  }
   double found;
   if (un->un_kind == JOIN_INNER) {
     double ksel = 1;
@@ -358,7 +454,7 @@ static double index_cost(const jplan_t *jp, int u, const ixpick_t *ip, double ro
      * key column (its conjuncts run on them after) */
     found = index_matches(jp, u, look_table(jp, u), ip->ip_tcol[0]);
   }
-  return rows * (COST_SEEK + found * (ip->ip_secondary ? COST_LOOKUP : COST_SCAN));
+  return rows * (COST_SEEK + found * (fetch ? COST_FETCH : COST_SCAN));
 }
 
 static int uf_find(int *uf, int x)
@@ -475,14 +571,17 @@ static double step_cost(const jplan_t *jp, bool *in_set, double rows, int u, jme
     }
   }
   ixpick_t ip;
-  if (*method != JM_LOOKUP && index_pick(jp, in_set, u, &ip)) {
-    double ix = index_cost(jp, u, &ip, rows);
+  bool indexed = *method != JM_LOOKUP && index_pick(jp, in_set, u, &ip);
+  if (indexed) {
+    double ix = index_cost(jp, in_set, u, &ip, rows);
     if (ix < best) {
       best = ix;
       *method = JM_INDEX;
     }
   }
-  double ksel = *method == JM_LOOKUP || *method == JM_INDEX ? 0 : probe_keys(jp, in_set, u, used);
+  /* a probe per row reads what the batched index lookup reads, a run
+   * per row more: only where that cannot be used */
+  double ksel = *method == JM_LOOKUP || indexed ? 0 : probe_keys(jp, in_set, u, used);
   if (ksel > 0) {
     /* per row: a run of the probe, then each row the key finds fetched */
     double found = rows * pu->pu_total * ksel;
@@ -834,20 +933,6 @@ static op_t *probe_join(jplan_t *jp, int u, op_t *acc, const int *pos, const boo
   return op_lateral_new(b->lc_a, acc, sq, JOIN_INNER);
 }
 
-/* Marks the table columns of unit u that x reads (ctx: an index_need_t). */
-typedef struct index_need_s {
-  const jplan_t *in_jp;
-  int in_u;
-  bool *in_need;                /* per table column */
-} index_need_t;
-
-static void index_need_col(void *ctx, xnode_t *col)
-{
-  index_need_t *n = ctx;
-  if (n->in_jp->jp_unit_of[col->x_index] == n->in_u)
-    n->in_need[look_tcol(n->in_jp, n->in_u, col->x_index)] = true;
-}
-
 /* Unit u joined to acc (the rows so far, whose layout pos gives) by an
  * index lookup join through ip: the table's needed columns fetched after
  * acc's (for a SEMI / ANTI unit only those its conditions read; they do
@@ -864,35 +949,15 @@ static op_t *index_join(jplan_t *jp, int u, op_t *acc, const ixpick_t *ip, int *
   int nt = t->tb_ncols;
   bool *need = arena_zalloc(b->lc_a, (size_t)nt + 1);
   bool *key = arena_zalloc(b->lc_a, (size_t)jp->jp_nconj + 1);
-  for (int k = 0; k < ip->ip_nk; k++)
-    key[ip->ip_conj[k]] = true;
-  in_set[u] = true;
-  /* the conjuncts this step completes: keys, the unit's own (inner), the rest */
   bool *mine = arena_zalloc(b->lc_a, (size_t)jp->jp_nconj + 1);
-  for (int i = 0; i < jp->jp_nconj; i++) {
-    const jconj_t *c = &jp->jp_conj[i];
-    mine[i] = !done[i] && !c->jc_top && conj_within(c, in_set);
-  }
-  index_need_t nd = {jp, u, need};
+  int nc = index_need(jp, in_set, u, ip, done, mine, key, need);
+  in_set[u] = true;
+  /* conjuncts of the units before that this step completes too (none
+   * in practice: each is done where its last unit joins) */
+  for (int i = 0; i < jp->jp_nconj; i++)
+    mine[i] = mine[i] || (!done[i] && !jp->jp_conj[i].jc_top && conj_within(&jp->jp_conj[i], in_set));
   xnode_t **own = semi ? un->un_look_own : jp->jp_units[u].pu_own;
   int nown = semi ? un->un_look_nown : jp->jp_units[u].pu_nown;
-  if (semi) {
-    for (int i = 0; i < nown; i++)
-      bd_node_cols(own[i], need_col, need);  /* over the table's columns */
-    for (int i = 0; i < jp->jp_nconj; i++)
-      if (mine[i] && !key[i])
-        bd_node_cols(jp->jp_conj[i].jc_x, index_need_col, &nd);
-  } else {
-    for (int c = 0; c < nt; c++)
-      need[c] = jp->jp_units[u].pu_need[c];
-  }
-  int nc = 0;
-  for (int c = 0; c < nt; c++)
-    nc += need[c];
-  if (nc == 0) {
-    need[ip->ip_tcol[0]] = true;  /* the probe returns at least one column */
-    nc = 1;
-  }
   int *tcols = arena_alloc(b->lc_a, sizeof(int) * (size_t)nc);
   ty_t *types = arena_alloc(b->lc_a, sizeof(ty_t) * (size_t)nc);
   int *tpos = arena_alloc(b->lc_a, sizeof(int) * (size_t)(nt + 1));  /* table column -> row */
@@ -1192,7 +1257,9 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
     if (m == JM_INDEX && index_pick(&jp, in_set, u, &ip)) {
       if (!(acc = index_join(&jp, u, acc, &ip, pos, &acc_w, in_set, done, ec_taken)))
         return CZ_ERR;
-      cost += index_cost(&jp, u, &ip, rows);
+      in_set[u] = false;
+      cost += index_cost(&jp, in_set, u, &ip, rows);
+      in_set[u] = true;
       rows = set_rows(&jp, in_set);
       cost += rows * COST_OUT;
       estimate(acc, &jp, rows, cost);
