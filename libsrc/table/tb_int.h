@@ -57,7 +57,13 @@ int tb_fetch(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *col
  * (tb_scan_fetches) must be given defer: the primary keys of rows n0..
  * go there, the rows are not fetched (the caller fetches a whole batch
  * with one tb_fetch) and its predicates are not tested. */
-void tb_scan_aim(tbl_scan_t *s, const uint8_t *key, size_t len);
+void tb_scan_aim(tbl_scan_t *s, const uint8_t *key, size_t len, bool above);
+/* above: the key is above the range last read (a probe's next prefix):
+ * the cursor may move to it within its leaf instead of descending. With
+ * hold the scan keeps its leaf between fills (only shared latches; long
+ * values and fetches still read with none held) until tb_scan_hold(s,
+ * false) releases it. */
+void tb_scan_hold(tbl_scan_t *s, bool hold);
 int tb_scan_fill(tbl_scan_t *s, batch_t *out, int n0, bt_key_t *defer, arena_t *a, err_t *e);
 bool tb_scan_fetches(const tbl_scan_t *s);
 /* Whether the scan's range (as last aimed) is read to its end. */

@@ -144,9 +144,11 @@ int tbl_probe_next(tbl_probe_t *p, batch_t *out, int *at, arena_t *a, err_t *e)
    * goes on with the next prefixes: 0 rows means the end) */
 again:
   n = 0;
+  tb_scan_hold(p->p_scan, true);
   while (n < cap && p->p_next < p->p_nd) {
     if (!p->p_aimed) {
-      tb_scan_aim(p->p_scan, p->p_keys[p->p_next].k_data, p->p_keys[p->p_next].k_len);
+      tb_scan_aim(p->p_scan, p->p_keys[p->p_next].k_data, p->p_keys[p->p_next].k_len,
+                  p->p_next > 0);
       p->p_aimed = true;
     }
     int before = n;
@@ -160,6 +162,8 @@ again:
       p->p_aimed = false;
     }
   }
+  /* no latch is held while rows are fetched, nor between calls */
+  tb_scan_hold(p->p_scan, false);
   if (p->p_fetch && n > 0) {
     bool *found = arena_alloc(a, sizeof(bool) * (size_t)n);
     if (tb_fetch(p->p_tx, tb_scan_cmd(p->p_scan), p->p_t, p->p_cols, p->p_ncols, false, pks, n,

@@ -56,6 +56,9 @@ struct tbl_scan_s {
   bt_run_t *s_run;            /* primary scans: the leaf run being decoded */
   uint8_t *s_kbuf;            /* a key of the run, built when one is needed */
   bool s_reseek;              /* re-aimed (tb_scan_aim): seek to s_low at the next fill */
+  bool s_near;                /* ... and s_low is above the last range read: the cursor
+                                 may move forward to it inside its leaf (tb_seek_near) */
+  bool s_hold;                /* keep the leaf between fills (tb_scan_hold) */
 };
 
 /* Encodes a search key of any length into a: a value longer than a
@@ -588,6 +591,8 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
   return tb_scan_fill(s, out, 0, NULL, a, e);
 }
 
+static int tb_seek_near(tbl_scan_t *s, err_t *e);
+
 /* A batch of a filtered scan stops after the rows of this many batches
  * were examined (a rejected row weighs 1, a kept one TB_REJECT_WEIGHT). */
 #define TB_REJECT_WEIGHT_BATCHES 16
@@ -742,7 +747,8 @@ int tb_scan_fill(tbl_scan_t *s, batch_t *out, int n0, bt_key_t *defer, arena_t *
   }
   if (s->s_reseek) {
     s->s_reseek = false;
-    if (bt_seek(s->s_cur, s->s_low, s->s_low_len, BT_FORWARD, e) != CZ_OK)
+    int near = s->s_near ? tb_seek_near(s, e) : 0;
+    if (near < 0 || (near == 0 && bt_seek(s->s_cur, s->s_low, s->s_low_len, BT_FORWARD, e) != CZ_OK))
       return CZ_ERR;
   }
   if (s->s_disp && !s->s_in_piece && tb_take_piece(s, e) != CZ_OK)
@@ -765,11 +771,17 @@ int tb_scan_fill(tbl_scan_t *s, batch_t *out, int n0, bt_key_t *defer, arena_t *
     bt_cursor_release(s->s_cur);
     return CZ_ERR;
   }
-  while (!primary && n < cap && budget > 0) {
-    budget -= TB_REJECT_WEIGHT;
-    const void *k, *v;
-    size_t kl, vl;
-    int rc = bt_next(s->s_cur, &k, &kl, &v, &vl, e);
+  /* index entries a leaf run at a time; the entry past the range is left
+   * to the cursor (not taken), as the primary scan leaves it, so a probe
+   * moving on to the next prefix starts from it (tb_seek_near) */
+  if (!primary && !s->s_run) {
+    s->s_run = arena_alloc(s->s_a, sizeof *s->s_run);
+    s->s_kbuf = arena_alloc(s->s_a, BT_MAX_KEY + 1);
+  }
+  bool ended = false;
+  while (!primary && n < cap && budget > 0 && !ended) {
+    bt_run_t *run = s->s_run;
+    int rc = bt_next_run(s->s_cur, BT_RUN_MAX, run, e);
     if (rc == BT_END) {
       tb_range_end(s);
       break;
@@ -778,28 +790,41 @@ int tb_scan_fill(tbl_scan_t *s, batch_t *out, int n0, bt_key_t *defer, arena_t *
       bt_cursor_release(s->s_cur);
       return CZ_ERR;
     }
-    int in = tb_past_end(s, k, kl);
-    if (in < 0)
-      continue;
-    if (in > 0) {
-      tb_range_end(s);
-      break;
+    int i = 0;
+    for (; i < run->br_n && n < cap && budget > 0; i++) {
+      budget -= TB_REJECT_WEIGHT;
+      uint8_t *k = s->s_kbuf;
+      size_t kl = bt_run_key(run, i, k);
+      const void *v = run->br_val[i];
+      size_t vl = run->br_vlen[i];
+      int in = tb_past_end(s, k, kl);
+      if (in < 0)
+        continue;
+      if (in > 0) {
+        tb_range_end(s);
+        ended = true;
+        break;
+      }
+      if (txn_read_version_at(s->s_tx, s->s_cmd, ix->ci_dtree, k, kl, a, &v, &vl) == TXN_VIS_ABSENT)
+        continue;
+      if (s->s_fetch) {
+        size_t pre = tbl_key_skip(ix->ci_key_types, ix->ci_nkeys, k, kl);
+        uint8_t *pk = arena_alloc(a, kl - pre + 1);
+        memcpy(pk, k + pre, kl - pre);
+        pks[n].k_data = pk;
+        pks[n].k_len = (uint32_t)(kl - pre);
+      } else if (tb_put_index_entry(s, k, kl, v, vl, out, n, a, e) != CZ_OK) {
+        bt_cursor_release(s->s_cur);
+        return CZ_ERR;
+      }
+      n++;
     }
-    if (txn_read_version_at(s->s_tx, s->s_cmd, ix->ci_dtree, k, kl, a, &v, &vl) == TXN_VIS_ABSENT)
-      continue;
-    if (s->s_fetch) {
-      size_t pre = tbl_key_skip(ix->ci_key_types, ix->ci_nkeys, k, kl);
-      uint8_t *pk = arena_alloc(a, kl - pre + 1);
-      memcpy(pk, (const uint8_t *)k + pre, kl - pre);
-      pks[n].k_data = pk;
-      pks[n].k_len = (uint32_t)(kl - pre);
-    } else if (tb_put_index_entry(s, k, kl, v, vl, out, n, a, e) != CZ_OK) {
-      bt_cursor_release(s->s_cur);
-      return CZ_ERR;
-    }
-    n++;
+    bt_run_take(s->s_cur, run, i);
   }
-  bt_cursor_release(s->s_cur);
+  /* a probe keeps its leaf between prefixes; long values are read with
+   * no latch held */
+  if (!s->s_hold || pl.pl_n > 0)
+    bt_cursor_release(s->s_cur);
   if (pl.pl_n > 0) {
     bool *gone = arena_zalloc(a, sizeof(bool) * (size_t)n);
     if (tb_resolve(s->s_tx, s->s_cmd, s->s_t, s->s_cols, s->s_ncols, s->s_want_loc, &pl, out, gone,
@@ -854,13 +879,66 @@ int tb_scan_fill(tbl_scan_t *s, batch_t *out, int n0, bt_key_t *defer, arena_t *
   return CZ_OK;
 }
 
-void tb_scan_aim(tbl_scan_t *s, const uint8_t *key, size_t len)
+void tb_scan_aim(tbl_scan_t *s, const uint8_t *key, size_t len, bool above)
 {
   s->s_low = s->s_high = (uint8_t *)key;
   s->s_low_len = s->s_high_len = len;
   s->s_low_incl = s->s_high_incl = true;
   s->s_done = false;
   s->s_reseek = true;
+  s->s_near = above;
+}
+
+void tb_scan_hold(tbl_scan_t *s, bool hold)
+{
+  s->s_hold = hold;
+  if (!hold)
+    bt_cursor_release(s->s_cur);
+}
+
+/* How key k (kl bytes) orders against the prefix p: < 0 below every key
+ * starting with p, 0 starting with it, > 0 above. */
+static int tb_prefix_cmp(const uint8_t *k, size_t kl, const uint8_t *p, size_t pl)
+{
+  int c = memcmp(k, p, CZ_MIN(kl, pl));
+  return c ? c : kl < pl ? -1 : 0;
+}
+
+/* The cursor stands just after the last range read (its first entry past
+ * it, not taken), and s_low is above that range: when the first entry
+ * from there that is not below s_low is in the same leaf, the cursor
+ * moves to it without a descent (a probe's prefixes come sorted, often
+ * close together). 1 done, 0 the caller seeks, -1 error. */
+static int tb_seek_near(tbl_scan_t *s, err_t *e)
+{
+  if (!s->s_run) {
+    s->s_run = arena_alloc(s->s_a, sizeof *s->s_run);
+    s->s_kbuf = arena_alloc(s->s_a, BT_MAX_KEY + 1);
+  }
+  bt_run_t *run = s->s_run;
+  uint8_t *kb = s->s_kbuf;
+  int rc = bt_next_run(s->s_cur, BT_RUN_MAX, run, e);
+  if (rc == BT_END)
+    return 1;  /* nothing after the last range: nothing at s_low either */
+  if (rc != CZ_OK)
+    return -1;
+  size_t kl = bt_run_key(run, 0, kb);
+  if (tb_prefix_cmp(kb, kl, s->s_low, s->s_low_len) >= 0)
+    return 1;  /* here already */
+  kl = bt_run_key(run, run->br_n - 1, kb);
+  if (tb_prefix_cmp(kb, kl, s->s_low, s->s_low_len) < 0)
+    return 0;  /* beyond this leaf's entries: descend */
+  int lo = 1, hi = run->br_n - 1;  /* the first entry not below: in (0, n - 1] */
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    kl = bt_run_key(run, mid, kb);
+    if (tb_prefix_cmp(kb, kl, s->s_low, s->s_low_len) >= 0)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  bt_run_take(s->s_cur, run, lo);
+  return 1;
 }
 
 bool tb_scan_fetches(const tbl_scan_t *s)
