@@ -12,10 +12,11 @@
  *   (an equality: one over the larger number of distinct values).
  * - The order is left-deep: each step joins the rows so far with one more
  *   unit, by a lookup of its primary key when the rows so far give all of
- *   it, by probing one of its indexes per row when the rows so far give
- *   the index's leading column (an index nested loop through op_lateral),
- *   by a hash join building on the new unit, or (no equality) a nested
- *   loop, whichever costs least. Up to JOIN_DP_MAX units every order is
+ *   it, by probing one of its indexes a batch of rows at a time when the
+ *   rows so far give a prefix of the index's key (an index lookup join;
+ *   a decorrelated EXISTS / NOT EXISTS over one table too, as a semi /
+ *   anti one), by a hash join building on the new unit, or (no equality)
+ *   a nested loop, whichever costs least. Up to JOIN_DP_MAX units every order is
  *   weighed by dynamic programming over subsets; beyond, a greedy search
  *   adds the cheapest next unit. Neither makes a cross product inside a
  *   connected component of the join graph, whose edges include the

@@ -12,12 +12,16 @@
  *   of the join — and outputs [IN's value,] the keys' inner sides and the
  *   inner columns the residuals read, uncorrelated. The subquery's other
  *   conjuncts stay inside it.
- * - When a correlating equality's inner side leads a table's primary key
- *   or an index, the per-row subquery is an index probe per outer row;
- *   the join planner then weighs both ways (opt_join.c,
+ * - When the subquery reads one stored table (and its outputs are that
+ *   table's columns) the unit carries the table and the subquery's own
+ *   conjuncts (look_form, lp_rel_t un_look_*): the join planner may probe
+ *   the table's index a batch of outer rows at a time (an Index Lookup
+ *   Semi / Anti Join: TPC-H Q4, Q21, Q22) instead of hashing all of it.
+ * - Otherwise, when a correlating equality's inner side leads a table's
+ *   primary key or an index, the per-row subquery is an index probe per
+ *   outer row; the join planner then weighs both ways (opt_join.c,
  *   keep_per_row) and may plan the block again with the subquery left
- *   per row (fb_keep): TPC-H Q4 and Q21 were 3x slower as hash semi joins
- *   that read all of lineitem for a few thousand outer rows.
+ *   per row (fb_keep).
  * - An uncorrelated IN / NOT IN needs no rebinding: its plan as bound
  *   (any shape) is the unit.
  * - It applies only when every correlation of the subquery was pulled out
