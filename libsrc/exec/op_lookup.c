@@ -97,6 +97,8 @@ static int lookup_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   }
   if (!ops->qt_probe_open)
     return err_set(e, SQLSTATE_INTERNAL, "no index probes in this context");
+  if (lr->lr_probe)  /* re-opened without a close: let go of the last probe's cursor */
+    ops->qt_probe_close(q, lr->lr_probe);
   lr->lr_probe = NULL;
   lr->lr_in.ob_b = NULL;
   lr->lr_in_end = false;
