@@ -51,7 +51,8 @@ typedef struct lookup_run_s {
   batch_t *lr_out;
   int lr_cap;                   /* rows lr_out holds */
   /* the index form */
-  qprobe_t *lr_probe;           /* in os_state: open from open to close */
+  qprobe_t *lr_probe;           /* in lr_probe_a: open from open to close */
+  arena_t *lr_probe_a;
   arena_t *lr_keys_a;           /* the left batch's keys: reset per left batch */
   arena_t *lr_rows_a;           /* the probe's current rows: reset per probe batch */
   batch_t *lr_rows;             /* the probe's current rows (fetched columns) */
@@ -97,7 +98,9 @@ static int lookup_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
   }
   if (!ops->qt_probe_open)
     return err_set(e, SQLSTATE_INTERNAL, "no index probes in this context");
-  if (lr->lr_probe)  /* re-opened without a close: let go of the last probe's cursor */
+  /* the probe lives in an arena of its own, not os_state (which an open
+   * resets): re-opened without a close, the last one is let go first */
+  if (lr->lr_probe)
     ops->qt_probe_close(q, lr->lr_probe);
   lr->lr_probe = NULL;
   lr->lr_in.ob_b = NULL;
@@ -106,11 +109,13 @@ static int lookup_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
     arena_t *xa = qexec_arena(q);
     lr->lr_keys_a = arena_create_scratch(xa, "Index Lookup keys");
     lr->lr_rows_a = arena_create_scratch(xa, "Index Lookup rows");
+    lr->lr_probe_a = arena_create_scratch(xa, "Index Lookup probe");
   }
+  arena_reset(lr->lr_probe_a);
   if (op_open(o->o_in, q, e) != CZ_OK)
     return CZ_ERR;
   return ops->qt_probe_open(q, l->ol_table, l->ol_index, l->ol_nkeys, l->ol_cols, l->ol_ncols,
-                            NULL, 0, st->os_state, &lr->lr_probe, e);
+                            NULL, 0, lr->lr_probe_a, &lr->lr_probe, e);
 }
 
 static void lookup_close(const op_t *o, opst_t *st, qctx_t *q)
