@@ -131,6 +131,7 @@ struct op_s {
 /* ---- the storage hooks ------------------------------------------------ */
 
 typedef struct qscan_s qscan_t;   /* the table layer's cursor */
+typedef struct qprobe_s qprobe_t; /* the table layer's index-prefix probe (qt_probe_*) */
 
 /* A key range for a scan: bounds on a prefix of the index's key columns
  * given as datums of the key columns' types. A row qualifies when its
@@ -308,6 +309,28 @@ struct qtable_ops_s {
    * qt_update / qt_delete / qt_conflict_apply): the storage's checks that
    * wait for the end of the statement (foreign keys) run here. NULL: none. */
   int (*qt_modify_end)(qctx_t *q, void *tab, err_t *e);
+
+  /* ---- index-prefix probes (the index lookup join, op_lookup.c) ----------
+   * The rows of index idx (0 = primary; unique or not) whose first nkey
+   * key columns equal given prefixes, a batch of prefixes at a time.
+   * qt_probe_open, once per execution of the join (the probe reads as of
+   * that moment): columns cols[0..ncols) (ncols >= 1) of the rows passing
+   * preds (kept by reference). qt_probe_keys starts a batch: prefixes are
+   * rows sel[0..n) (NULL: 0..n-1) of the vectors keys[0..nkey) (the key
+   * columns' types; no NULL in a prefix given); equal prefixes are read
+   * once: same[j] (when not NULL) is the next position in sel with a
+   * prefix equal to position j's, -1 none. qt_probe_next fills out (ncols
+   * columns, up to its capacity) with the next matching rows, each
+   * distinct prefix's once, at[i] the first position in sel of the prefix
+   * row i matched; out->b_n = 0 when the batch is done. Keys and batch
+   * state live in a (qt_probe_keys's) until the next qt_probe_keys. NULL
+   * when the storage has none (the planner then makes no such join). */
+  int (*qt_probe_open)(qctx_t *q, void *tab, int idx, int nkey, const int *cols, int ncols,
+                       const qpred_t *preds, int npred, arena_t *a, qprobe_t **out, err_t *e);
+  int (*qt_probe_keys)(qctx_t *q, qprobe_t *p, const vec_t *const *keys, const int *sel, int n,
+                       int *same, arena_t *a, err_t *e);
+  int (*qt_probe_next)(qctx_t *q, qprobe_t *p, batch_t *out, int *at, arena_t *a, err_t *e);
+  void (*qt_probe_close)(qctx_t *q, qprobe_t *p);
 };
 
 /* ---- running operators ------------------------------------------------- */
@@ -533,6 +556,19 @@ void op_join_set_null_aware(op_t *o);
 op_t *op_lookup_join_new(arena_t *a, op_t *left, join_kind_t kind, int nkeys, const int *lk,
                          void *table, const char *name, int ncols, const int *cols,
                          const ty_t *types, xnode_t *cond);
+
+/* Index lookup join on a prefix of index `index` of table (0 = its
+ * primary key; unique or not): each left row's columns lk[0..nkeys) equal
+ * to the index's first nkeys key columns (key_names, for EXPLAIN) find
+ * every such row, a batch of left rows per vectored probe (qt_probe_*).
+ * Output and cond as op_lookup_join_new (ncols >= 1 fetched columns);
+ * several matches per left row; a NULL key part finds nothing. */
+op_t *op_index_join_new(arena_t *a, op_t *left, join_kind_t kind, void *table, const char *name,
+                        int index, const char *index_name, int nkeys, const int *lk,
+                        const char *const *key_names, int ncols, const int *cols,
+                        const ty_t *types, xnode_t *cond);
+/* Whether o is one (tests, the parallel planner). */
+bool op_is_index_join(const op_t *o);
 
 typedef enum setop_kind_e { SETOP_UNION, SETOP_EXCEPT, SETOP_INTERSECT } setop_kind_t;
 /* Inputs with equal column types; all: keep duplicates (bag semantics). */

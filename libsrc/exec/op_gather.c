@@ -558,6 +558,8 @@ static bool gather_splits(const op_t *o)
 {
   static const char *const ok[] = {"Filter",         "Project",        "LookupJoin",
                                    "LookupSemiJoin", "LookupAntiJoin", "Nested Loop Lateral"};
+  if (op_is_index_join(o))
+    return true;
   for (size_t i = 0; i < CZ_ARRAY_LEN(ok); i++)
     if (strcmp(o->o_vt->ov_name, ok[i]) == 0)
       return true;

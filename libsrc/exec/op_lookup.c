@@ -1,10 +1,27 @@
-/* op_lookup — index nested-loop join on a whole primary key (INNER,
- * LEFT, and SEMI / ANTI returning the left rows with / without a
- * passing match): for each
- * left batch, the key values of its rows are looked up in the table in
- * one vectored call (the table layer sorts them and walks the tree
- * once), and each left row is joined with its match (at most one: the
- * key is unique). No build side is materialised. */
+/* op_lookup — index nested-loop joins, vectored: INNER, LEFT, and SEMI /
+ * ANTI returning the left rows with / without a passing match. No build
+ * side is materialised; for each left batch the key values of its rows go
+ * to the table in one vectored call (the table layer sorts them and walks
+ * the tree once).
+ *
+ * Two forms:
+ * - on a whole primary key (op_lookup_join_new): one match at most per
+ *   left row (qt_lookup), joined row i = left row i;
+ * - on a prefix of any index, primary or secondary, unique or not
+ *   (op_index_join_new, "Index Lookup … Join"): the table returns every
+ *   row matching each distinct prefix of the batch (qt_probe_*), with the
+ *   prefix it matched; the operator pairs each with every left row of
+ *   that prefix (the storage's `same` chains), a pair batch at a time, so
+ *   a prefix with many matches spreads over several output batches. The
+ *   residual runs on the pairs, vectored; LEFT, SEMI and ANTI mark the
+ *   left rows a passing pair reached and, once the left batch's prefixes
+ *   are all read, return the batch under a selection (SEMI / ANTI) or pad
+ *   the unmatched rows (LEFT). A NULL in a left row's key finds nothing.
+ *
+ * Run state (lookup_run_t) is per execution: the probe (opened once per
+ * open, so every batch reads as of one moment), the left batch being
+ * probed, the pairing cursor, and arenas for the batch's keys and the
+ * fetched rows, all children of the execution's arena (MaxQueryMem). */
 #include <string.h>
 
 #include "exec/exec_int.h"
@@ -21,6 +38,10 @@ typedef struct op_lookup_s {
   ty_t *ol_types;
   xnode_t *ol_cond;
   ty_t *ol_pair_types;          /* left then fetched columns (the output's unless SEMI / ANTI) */
+  /* the index form (op_index_join_new); ol_index < 0: the primary-key form */
+  int ol_index;
+  const char *ol_index_name;
+  const char **ol_key_names;    /* the index's key columns probed (EXPLAIN) */
 } op_lookup_t;
 
 /* Its run state: the joined batch, made once per execution (in its
@@ -29,6 +50,23 @@ typedef struct lookup_run_s {
   opst_t lr_st;
   batch_t *lr_out;
   int lr_cap;                   /* rows lr_out holds */
+  /* the index form */
+  qprobe_t *lr_probe;           /* in lr_probe_a: open from open to close */
+  arena_t *lr_probe_a;
+  arena_t *lr_keys_a;           /* the left batch's keys: reset per left batch */
+  arena_t *lr_rows_a;           /* the probe's current rows: reset per probe batch */
+  batch_t *lr_rows;             /* the probe's current rows (fetched columns) */
+  int *lr_at;                   /* per row of lr_rows: the first key position it matched */
+  obatch_t lr_in;               /* the left batch being probed (ob_b NULL: none) */
+  bool lr_in_end;               /* the left input is done */
+  int *lr_krow;                 /* per key position: its left row */
+  int *lr_same;                 /* per key position: the next equal one, -1 none */
+  bool *lr_hit;                 /* per left row of lr_in's batch: a passing pair */
+  int lr_nk;
+  bool lr_probe_done;           /* every row of the batch's prefixes was read */
+  int lr_r;                     /* pairing cursor: row of lr_rows */
+  int lr_j;                     /* and key position in its chain (-1: start the row) */
+  int *lr_pl, *lr_pr;           /* a pair batch: left row, row of lr_rows */
 } lookup_run_t;
 
 /* SEMI / ANTI: the left rows whose match (exists and) passes the residual
@@ -51,15 +89,53 @@ static void lookup_semi_out(const op_lookup_t *l, const obatch_t *in, const bool
 static int lookup_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
   const op_lookup_t *l = (const op_lookup_t *)o;
-  (void)st;
-  if (!((const qtable_t *)l->ol_table)->qt_ops->qt_lookup)
-    return err_set(e, SQLSTATE_INTERNAL, "no key lookups in this context");
-  return op_open(o->o_in, q, e);
+  const qtable_ops_t *ops = ((const qtable_t *)l->ol_table)->qt_ops;
+  lookup_run_t *lr = (lookup_run_t *)st;
+  if (l->ol_index < 0) {
+    if (!ops->qt_lookup)
+      return err_set(e, SQLSTATE_INTERNAL, "no key lookups in this context");
+    return op_open(o->o_in, q, e);
+  }
+  if (!ops->qt_probe_open)
+    return err_set(e, SQLSTATE_INTERNAL, "no index probes in this context");
+  /* the probe lives in an arena of its own, not os_state (which an open
+   * resets): re-opened without a close, the last one is let go first */
+  if (lr->lr_probe)
+    ops->qt_probe_close(q, lr->lr_probe);
+  lr->lr_probe = NULL;
+  lr->lr_in.ob_b = NULL;
+  lr->lr_in_end = false;
+  if (!lr->lr_keys_a) {
+    arena_t *xa = qexec_arena(q);
+    lr->lr_keys_a = arena_create_scratch(xa, "Index Lookup keys");
+    lr->lr_rows_a = arena_create_scratch(xa, "Index Lookup rows");
+    lr->lr_probe_a = arena_create_scratch(xa, "Index Lookup probe");
+  }
+  arena_reset(lr->lr_probe_a);
+  if (op_open(o->o_in, q, e) != CZ_OK)
+    return CZ_ERR;
+  return ops->qt_probe_open(q, l->ol_table, l->ol_index, l->ol_nkeys, l->ol_cols, l->ol_ncols,
+                            NULL, 0, lr->lr_probe_a, &lr->lr_probe, e);
 }
+
+static void lookup_close(const op_t *o, opst_t *st, qctx_t *q)
+{
+  const op_lookup_t *l = (const op_lookup_t *)o;
+  lookup_run_t *lr = (lookup_run_t *)st;
+  if (lr->lr_probe) {
+    ((const qtable_t *)l->ol_table)->qt_ops->qt_probe_close(q, lr->lr_probe);
+    lr->lr_probe = NULL;
+  }
+  op_close(o->o_in, q);
+}
+
+static int index_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e);
 
 static int lookup_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
   const op_lookup_t *l = (const op_lookup_t *)o;
+  if (l->ol_index >= 0)
+    return index_next(o, st, q, out, e);
   int nleft = o->o_in->o_ncols;
   for (;;) {
     obatch_t in;
@@ -187,6 +263,250 @@ static int lookup_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
   }
 }
 
+/* ---- the index form ------------------------------------------------------ */
+
+/* The scratch of one execution, made at the first batch and kept: the
+ * pair batch (left then fetched columns), the probe's row batch, and
+ * per-row arrays of cap rows. */
+static int index_scratch(const op_lookup_t *l, lookup_run_t *lr, qctx_t *q, int nleft, err_t *e)
+{
+  int cap = CZ_MAX(q->q_vector_size, 1);
+  if (lr->lr_out && lr->lr_cap >= cap)
+    return CZ_OK;
+  arena_t *xa = qexec_arena(q);
+  lr->lr_cap = cap;
+  lr->lr_out = batch_create(xa, nleft + l->ol_ncols, l->ol_pair_types, cap, e);
+  lr->lr_rows = batch_create(xa, l->ol_ncols, l->ol_types, cap, e);
+  if (!lr->lr_out || !lr->lr_rows)
+    return CZ_ERR;
+  lr->lr_rows->b_n = 0;
+  lr->lr_at = arena_alloc(xa, sizeof(int) * (size_t)cap);
+  lr->lr_pl = arena_alloc(xa, sizeof(int) * (size_t)cap);
+  lr->lr_pr = arena_alloc(xa, sizeof(int) * (size_t)cap);
+  return CZ_OK;
+}
+
+/* A new left batch: its rows without a NULL key part become the probe's
+ * prefixes. */
+static int index_start(const op_lookup_t *l, lookup_run_t *lr, qctx_t *q, const obatch_t *in,
+                       err_t *e)
+{
+  arena_t *ka = lr->lr_keys_a;
+  arena_reset(ka);
+  const batch_t *lb = in->ob_b;
+  lr->lr_in = *in;
+  lr->lr_krow = arena_alloc(ka, sizeof(int) * (size_t)(in->ob_n + 1));
+  lr->lr_same = arena_alloc(ka, sizeof(int) * (size_t)(in->ob_n + 1));
+  lr->lr_hit = arena_zalloc(ka, (size_t)lb->b_n + 1);
+  int nk = 0;
+  for (int i = 0; i < in->ob_n; i++) {
+    int row = in->ob_sel ? in->ob_sel[i] : i;
+    bool null = false;
+    for (int c = 0; c < l->ol_nkeys && !null; c++)
+      null = lb->b_cols[l->ol_lk[c]].v_null[row];
+    if (!null)
+      lr->lr_krow[nk++] = row;
+  }
+  lr->lr_nk = nk;
+  lr->lr_rows->b_n = 0;
+  lr->lr_r = 0;
+  lr->lr_j = -1;
+  lr->lr_probe_done = nk == 0;
+  if (nk == 0)
+    return CZ_OK;
+  const vec_t **kv = arena_alloc(ka, sizeof(vec_t *) * (size_t)l->ol_nkeys);
+  for (int c = 0; c < l->ol_nkeys; c++)
+    kv[c] = &lb->b_cols[l->ol_lk[c]];
+  return ((const qtable_t *)l->ol_table)->qt_ops->qt_probe_keys(q, lr->lr_probe, kv, lr->lr_krow, nk,
+                                                                lr->lr_same, ka, e);
+}
+
+/* The next pairs (left row, fetched row) of the left batch's prefixes, up
+ * to the batch capacity and never across two probe batches (the pairs
+ * point into the current one): *np of them in lr_pl / lr_pr. SEMI / ANTI
+ * without a residual only mark the left rows a match reached. */
+static int index_pairs(const op_lookup_t *l, lookup_run_t *lr, qctx_t *q, int *np, err_t *e)
+{
+  bool mark_only = !l->ol_cond && (l->ol_kind == JOIN_SEMI || l->ol_kind == JOIN_ANTI);
+  int n = 0;
+  while (n < lr->lr_cap) {
+    if (lr->lr_r >= lr->lr_rows->b_n) {
+      if (n > 0 || lr->lr_probe_done)
+        break;
+      arena_reset(lr->lr_rows_a);
+      if (((const qtable_t *)l->ol_table)->qt_ops->qt_probe_next(q, lr->lr_probe, lr->lr_rows, lr->lr_at,
+                                                                 lr->lr_rows_a, e) != CZ_OK)
+        return CZ_ERR;
+      lr->lr_r = 0;
+      lr->lr_j = -1;
+      if (lr->lr_rows->b_n == 0)
+        lr->lr_probe_done = true;
+      continue;
+    }
+    if (mark_only) {
+      for (int j = lr->lr_at[lr->lr_r]; j >= 0; j = lr->lr_same[j])
+        lr->lr_hit[lr->lr_krow[j]] = true;
+      lr->lr_r++;
+      continue;
+    }
+    int j = lr->lr_j < 0 ? lr->lr_at[lr->lr_r] : lr->lr_j;
+    lr->lr_pl[n] = lr->lr_krow[j];
+    lr->lr_pr[n++] = lr->lr_r;
+    lr->lr_j = lr->lr_same[j];
+    if (lr->lr_j < 0)
+      lr->lr_r++;
+  }
+  *np = n;
+  return CZ_OK;
+}
+
+/* The left batch is done: SEMI / ANTI return it under a selection, LEFT
+ * its rows without a passing pair padded with NULLs (in b). */
+static void index_finish(const op_lookup_t *l, lookup_run_t *lr, arena_t *a, obatch_t *out)
+{
+  const obatch_t *in = &lr->lr_in;
+  int nleft = l->ol_op.o_in->o_ncols;
+  int *sel = arena_alloc(a, sizeof(int) * (size_t)(in->ob_n + 1));
+  int n = 0;
+  bool want = l->ol_kind == JOIN_SEMI;
+  for (int i = 0; i < in->ob_n; i++) {
+    int row = in->ob_sel ? in->ob_sel[i] : i;
+    if (lr->lr_hit[row] == want)
+      sel[n++] = row;
+  }
+  if (n == 0)
+    return;
+  if (l->ol_kind != JOIN_LEFT) {
+    out->ob_b = in->ob_b;
+    out->ob_sel = sel;
+    out->ob_n = n;
+    return;
+  }
+  batch_t *b = lr->lr_out;
+  for (int c = 0; c < nleft; c++)
+    vec_gather(&b->b_cols[c], 0, &in->ob_b->b_cols[c], sel, n);
+  for (int c = 0; c < l->ol_ncols; c++)
+    memset(b->b_cols[nleft + c].v_null, 1, (size_t)n);
+  b->b_n = n;
+  out->ob_b = b;
+  out->ob_sel = NULL;
+  out->ob_n = n;
+}
+
+static int index_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
+{
+  const op_lookup_t *l = (const op_lookup_t *)o;
+  lookup_run_t *lr = (lookup_run_t *)st;
+  int nleft = o->o_in->o_ncols;
+  if (index_scratch(l, lr, q, nleft, e) != CZ_OK)
+    return CZ_ERR;
+  for (;;) {
+    if (!lr->lr_in.ob_b) {
+      if (lr->lr_in_end)
+        return CZ_OK;
+      obatch_t in;
+      if (op_next(o->o_in, q, &in, e) != CZ_OK)
+        return CZ_ERR;
+      if (!in.ob_b) {
+        lr->lr_in_end = true;
+        return CZ_OK;
+      }
+      if (in.ob_n == 0)
+        continue;
+      if (index_start(l, lr, q, &in, e) != CZ_OK)
+        return CZ_ERR;
+    }
+    if (op_check_cancel(q, e) != CZ_OK)
+      return CZ_ERR;
+    int np;
+    if (index_pairs(l, lr, q, &np, e) != CZ_OK)
+      return CZ_ERR;
+    if (np == 0) {
+      /* every prefix of the left batch read */
+      if (l->ol_kind != JOIN_INNER)
+        index_finish(l, lr, st->os_batch, out);
+      lr->lr_in.ob_b = NULL;
+      if (out->ob_b)
+        return CZ_OK;
+      continue;
+    }
+    batch_t *b = lr->lr_out;
+    for (int c = 0; c < nleft; c++)
+      vec_gather(&b->b_cols[c], 0, &lr->lr_in.ob_b->b_cols[c], lr->lr_pl, np);
+    for (int c = 0; c < l->ol_ncols; c++)
+      vec_gather(&b->b_cols[nleft + c], 0, &lr->lr_rows->b_cols[c], lr->lr_pr, np);
+    b->b_n = np;
+    int *pass = NULL;
+    int npass = np;
+    if (l->ol_cond) {
+      pass = arena_alloc(st->os_batch, sizeof(int) * (size_t)np);
+      xctx_t xc;
+      op_xctx(q, st->os_batch, &xc);
+      if (xeval_filter(&xc, l->ol_cond, b, NULL, np, pass, &npass, e) != CZ_OK)
+        return CZ_ERR;
+    }
+    if (l->ol_kind != JOIN_INNER)
+      for (int p = 0; p < npass; p++)
+        lr->lr_hit[lr->lr_pl[pass ? pass[p] : p]] = true;
+    if (npass == 0 || l->ol_kind == JOIN_SEMI || l->ol_kind == JOIN_ANTI)
+      continue;
+    out->ob_b = b;
+    out->ob_sel = npass == np ? NULL : pass;
+    out->ob_n = npass;
+    return CZ_OK;
+  }
+}
+
+static char *index_detail(const op_t *o, arena_t *a)
+{
+  const op_lookup_t *l = (const op_lookup_t *)o;
+  char *t = arena_sprintf(a, "%s using %s (", l->ol_name, l->ol_index_name);
+  for (int k = 0; k < l->ol_nkeys; k++)
+    t = arena_sprintf(a, "%s%s%s = $%d", t, k ? ", " : "", l->ol_key_names[k], l->ol_lk[k] + 1);
+  t = arena_sprintf(a, "%s)", t);
+  return l->ol_cond ? arena_sprintf(a, "%s filter", t) : t;
+}
+
+/* Every kind passes its left rows' columns; no order is kept (a batch's
+ * keys are probed sorted). */
+static const op_vt_t index_vt = {"Index Lookup Join",   lookup_open,  lookup_next, lookup_close,
+                                 index_detail,          sizeof(lookup_run_t), op_pass_left_col,
+                                 NULL};
+static const op_vt_t index_left_vt = {"Index Lookup Left Join", lookup_open,  lookup_next,
+                                      lookup_close,             index_detail, sizeof(lookup_run_t),
+                                      op_pass_left_col, NULL};
+static const op_vt_t index_semi_vt = {"Index Lookup Semi Join", lookup_open,  lookup_next,
+                                      lookup_close,             index_detail, sizeof(lookup_run_t),
+                                      op_pass_left_col, NULL};
+static const op_vt_t index_anti_vt = {"Index Lookup Anti Join", lookup_open,  lookup_next,
+                                      lookup_close,             index_detail, sizeof(lookup_run_t),
+                                      op_pass_left_col, NULL};
+
+op_t *op_index_join_new(arena_t *a, op_t *left, join_kind_t kind, void *table, const char *name,
+                        int index, const char *index_name, int nkeys, const int *lk,
+                        const char *const *key_names, int ncols, const int *cols,
+                        const ty_t *types, xnode_t *cond)
+{
+  op_t *o = op_lookup_join_new(a, left, kind, nkeys, lk, table, name, ncols, cols, types, cond);
+  op_lookup_t *l = (op_lookup_t *)o;
+  o->o_vt = kind == JOIN_SEMI ? &index_semi_vt
+            : kind == JOIN_ANTI ? &index_anti_vt
+            : kind == JOIN_LEFT ? &index_left_vt
+                                : &index_vt;
+  l->ol_index = index;
+  l->ol_index_name = index_name;
+  l->ol_key_names = arena_alloc(a, sizeof(char *) * (size_t)nkeys);
+  for (int k = 0; k < nkeys; k++)
+    l->ol_key_names[k] = key_names[k];
+  return o;
+}
+
+bool op_is_index_join(const op_t *o)
+{
+  return o->o_vt == &index_vt || o->o_vt == &index_left_vt || o->o_vt == &index_semi_vt ||
+         o->o_vt == &index_anti_vt;
+}
+
 static char *lookup_detail(const op_t *o, arena_t *a)
 {
   const op_lookup_t *l = (const op_lookup_t *)o;
@@ -233,5 +553,6 @@ op_t *op_lookup_join_new(arena_t *a, op_t *left, join_kind_t kind, int nkeys, co
   l->ol_types = arena_alloc(a, sizeof(ty_t) * (size_t)(ncols + 1));
   memcpy(l->ol_types, types, sizeof(ty_t) * (size_t)ncols);
   l->ol_cond = cond;
+  l->ol_index = -1;
   return &l->ol_op;
 }

@@ -12,12 +12,16 @@
  *   of the join — and outputs [IN's value,] the keys' inner sides and the
  *   inner columns the residuals read, uncorrelated. The subquery's other
  *   conjuncts stay inside it.
- * - When a correlating equality's inner side leads a table's primary key
- *   or an index, the per-row subquery is an index probe per outer row;
- *   the join planner then weighs both ways (opt_join.c,
+ * - When the subquery reads one stored table (and its outputs are that
+ *   table's columns) the unit carries the table and the subquery's own
+ *   conjuncts (look_form, lp_rel_t un_look_*): the join planner may probe
+ *   the table's index a batch of outer rows at a time (an Index Lookup
+ *   Semi / Anti Join: TPC-H Q4, Q21, Q22) instead of hashing all of it.
+ * - Otherwise, when a correlating equality's inner side leads a table's
+ *   primary key or an index, the per-row subquery is an index probe per
+ *   outer row; the join planner then weighs both ways (opt_join.c,
  *   keep_per_row) and may plan the block again with the subquery left
- *   per row (fb_keep): TPC-H Q4 and Q21 were 3x slower as hash semi joins
- *   that read all of lineitem for a few thousand outer rows.
+ *   per row (fb_keep).
  * - An uncorrelated IN / NOT IN needs no rebinding: its plan as bound
  *   (any shape) is the unit.
  * - It applies only when every correlation of the subquery was pulled out
@@ -130,6 +134,61 @@ void bd_decor_extract(bd_t *b, bd_decor_t *dr, lp_block_t *fb)
     collect_cols(b, dr, x);
   }
   fb->fb_nconj = keep;
+  /* one stored table whose other conjuncts are its own: the planner may
+   * probe its indexes instead of joining the subquery's plan */
+  dr->dr_table = NULL;
+  const lp_rel_t *u0 = &fb->fb_units[0];
+  if (fb->fb_nunits != 1 || !u0->un_table || u0->un_rowid || u0->un_kind != JOIN_INNER ||
+      u0->un_lateral || u0->un_op)
+    return;
+  for (int i = 0; i < keep; i++)
+    if (bd_node_has_subq(fb->fb_conj[i]))
+      return;
+  dr->dr_table = u0->un_table;
+  dr->dr_tbase = u0->un_base;
+  dr->dr_nown = keep;
+  dr->dr_own = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(keep + 1));
+  if (keep)
+    memcpy(dr->dr_own, fb->fb_conj, sizeof(xnode_t *) * (size_t)keep);
+}
+
+/* The unit's table form (lp_rel_t un_look_*), when the subquery reads one
+ * stored table and every output of the unit is one of its columns. */
+static void look_form(bd_t *b, const bd_decor_t *dr, lp_rel_t *u, const op_t *plan)
+{
+  const sp_table_t *t = dr->dr_table;
+  if (!t || plan->o_ncols < 1)
+    return;
+  int n = plan->o_ncols;
+  int *col = arena_alloc(b->b_a, sizeof(int) * (size_t)n);
+  int k = 0;
+  const xnode_t **outs = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)n);
+  if (dr->dr_in)
+    outs[k++] = dr->dr_target;
+  for (int i = 0; i < dr->dr_nkeys && k < n; i++)
+    outs[k++] = dr->dr_inner[i];
+  for (int i = 0; i < dr->dr_ncols && k < n; i++)
+    outs[k++] = dr->dr_cols[i];
+  if (k != n)
+    return;
+  for (int i = 0; i < n; i++) {
+    const xnode_t *x = outs[i];
+    int c = x && x->x_kind == X_COL ? x->x_index - dr->dr_tbase : -1;
+    col[i] = c >= 0 && c < t->tb_ncols ? c : -1;
+  }
+  /* the own conjuncts over the table's columns */
+  int width = dr->dr_tbase + t->tb_ncols;
+  int *map = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
+  for (int c = 0; c < width; c++)
+    map[c] = c >= dr->dr_tbase ? c - dr->dr_tbase : -1;
+  xnode_t **own = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(dr->dr_nown + 1));
+  for (int i = 0; i < dr->dr_nown; i++)
+    own[i] = dr->dr_tbase ? bd_node_remap(b, dr->dr_own[i], map) : dr->dr_own[i];
+  u->un_look_table = t;
+  u->un_look_alias = t->tb_name;
+  u->un_look_nown = dr->dr_nown;
+  u->un_look_own = own;
+  u->un_look_col = col;
 }
 
 op_t *bd_decor_output(bd_t *b, bd_decor_t *dr, op_t *plan, xnode_t *target)
@@ -144,6 +203,7 @@ op_t *bd_decor_output(bd_t *b, bd_decor_t *dr, op_t *plan, xnode_t *target)
       return NULL;
     if (target->x_type.t_id != dr->dr_in_type.t_id && !(target = bd_coerce(b, target, dr->dr_in_type)))
       return NULL;
+    dr->dr_target = target;
     x[k++] = target;
   }
   for (int i = 0; i < dr->dr_nkeys; i++)
@@ -310,6 +370,7 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *
   u->un_sub_cost = dr.dr_est_cost;
   u->un_row_cost = bd_plan_est_cost(old->xs_plan);
   u->un_probe = dr.dr_key_probe;
+  look_form(b, &dr, u, plan);
   *ext += plan->o_ncols;
   /* the conjunct becomes the join's keys and residuals */
   int nnew = 0;

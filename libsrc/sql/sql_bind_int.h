@@ -152,6 +152,15 @@ typedef struct bd_decor_s {
   double dr_est_cost;           /* and its cost (0: one table, not estimated) */
   int dr_ncols;                 /* inner columns the residuals read */
   xnode_t **dr_cols;
+  xnode_t *dr_target;           /* IN: the value compared (bd_decor_output) */
+  /* the subquery's FROM is one stored table (bd_decor_extract): the
+   * table, its columns' place in the block's row, and the conjuncts left
+   * to it (its own: no subquery), so that the planner may probe the
+   * table's indexes instead (lp_rel_t un_look_*) */
+  const sp_table_t *dr_table;
+  int dr_tbase;
+  int dr_nown;
+  xnode_t **dr_own;
 } bd_decor_t;
 
 /* Statement binding state. */

@@ -60,6 +60,16 @@ typedef struct lp_rel_s {
   double un_sub_cost;
   double un_row_cost;
   bool un_probe;
+  /* a decorrelated subquery over one stored table (sql_bind_decor.c):
+   * the table, the subquery's own conjuncts over the table's columns, and
+   * per column of the unit the table column it is (-1: an expression),
+   * so that the planner may join it by probing the table's indexes
+   * (opt_join.c, an Index Lookup Semi / Anti Join); NULL: not one */
+  const sp_table_t *un_look_table;
+  const char *un_look_alias;
+  int un_look_nown;
+  xnode_t **un_look_own;
+  int *un_look_col;
   /* an explicit LEFT / RIGHT JOIN: how un_op was built, to build it again
    * reading only the columns the block reads (NULL: not one) */
   const struct lp_outer_s *un_outer;

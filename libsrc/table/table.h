@@ -269,6 +269,33 @@ int tbl_ref_probe(txn_t *tx, const cat_table_t *t, int idx, const datum_t *const
 int tbl_fetch_locs(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
                    int n, const int *cols, int ncols, bool want_loc, batch_t *out, bool *found,
                    arena_t *a, err_t *e);
+/* Index-prefix probes, vectored (tb_probe.c): the rows of index idx of t
+ * (0 = the primary tree; unique or not) whose first nkey key columns
+ * equal a batch of given prefixes, for an index join. tbl_probe_open
+ * (once: it starts a command of tx, as a scan does, and every batch reads
+ * as of it) says which columns come back (table column numbers; any
+ * column: an index that does not cover them fetches the rows of each
+ * output batch from the primary tree with one bt_lookup_batch) and the
+ * predicates they must pass (tbl_scan_filter's, tp_out indexing cols;
+ * kept by reference). tbl_probe_keys starts a batch: the prefixes are
+ * rows sel[0..n) (sel NULL: 0..n-1) of the vectors keys[0..nkey) (values
+ * of the index's key column types; rows with a NULL in their prefix must
+ * not be given: NULL equals nothing); they are encoded, sorted and the
+ * equal ones merged (same[j], when same is not NULL: the position after j
+ * in sel holding an equal prefix, -1 none), so the index is walked once
+ * in key order, a seek per distinct prefix. tbl_probe_next fills out
+ * (ncols columns, capacity from its vectors) with the next matching rows
+ * as tx sees them, each distinct prefix's rows once: at[i] is the
+ * position in sel of the first prefix row i matched; out->b_n = 0 when
+ * the batch is done. Strings are copied into a. Holds no latch on
+ * return. */
+typedef struct tbl_probe_s tbl_probe_t;
+int tbl_probe_open(txn_t *tx, const cat_table_t *t, int idx, int nkey, const int *cols, int ncols,
+                   const tbl_pred_t *preds, int npred, arena_t *a, tbl_probe_t **out, err_t *e);
+int tbl_probe_keys(tbl_probe_t *p, const vec_t *const *keys, const int *sel, int n, int *same,
+                   arena_t *a, err_t *e);
+int tbl_probe_next(tbl_probe_t *p, batch_t *out, int *at, arena_t *a, err_t *e);
+void tbl_probe_close(tbl_probe_t *p);
 
 /* A scan that is a point lookup (tb_point.c): tbl_point_open returns 1
  * (nothing opened) unless index idx is the primary tree and low and high

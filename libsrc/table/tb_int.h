@@ -50,6 +50,36 @@ int tb_fetch(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *col
              bool want_loc, bt_key_t *keys, int n, batch_t *out, bool *found, arena_t *a,
              err_t *e);
 
+/* For index-prefix probes (tb_probe.c): a scan re-aimed at the rows whose
+ * key starts with key[0..len) (kept by reference), sought at its next
+ * fill; tb_scan_fill fills rows n0.. of out up to its capacity (out->b_n
+ * the rows now in it). A scan whose index does not cover its columns
+ * (tb_scan_fetches) must be given defer: the primary keys of rows n0..
+ * go there, the rows are not fetched (the caller fetches a whole batch
+ * with one tb_fetch) and its predicates are not tested. */
+void tb_scan_aim(tbl_scan_t *s, const uint8_t *key, size_t len, bool above);
+/* above: the key is above the range last read (a probe's next prefix):
+ * the cursor may move to it within its leaf instead of descending. With
+ * hold the scan keeps its leaf between fills (only shared latches; long
+ * values and fetches still read with none held) until tb_scan_hold(s,
+ * false) releases it. */
+void tb_scan_hold(tbl_scan_t *s, bool hold);
+int tb_scan_fill(tbl_scan_t *s, batch_t *out, int n0, bt_key_t *defer, arena_t *a, err_t *e);
+bool tb_scan_fetches(const tbl_scan_t *s);
+/* Whether the scan's range (as last aimed) is read to its end. */
+bool tb_scan_ended(const tbl_scan_t *s);
+/* The command of its transaction the scan reads as of. */
+uint32_t tb_scan_cmd(const tbl_scan_t *s);
+/* Sorts keys[0..n) by bytes, stably; perm[i] = original position of
+ * sorted key i. */
+void tb_sort(bt_key_t *keys, int *perm, int n, arena_t *a);
+/* Moves row from of out's first ncols columns to row to. */
+void tb_scan_rows_move(batch_t *out, int ncols, int from, int to);
+/* The search key of n values of the given types (longer than a stored key
+ * can be: no error, it matches nothing), in a. */
+int tb_search_key(const ty_t *types, const datum_t *vals, int n, arena_t *a, uint8_t **out,
+                  size_t *len, err_t *e);
+
 /* ---- out-of-line (long) values (tb_row.c, tb_long.c) ----------------- */
 
 #define TB_ROW_LONG (1u << 16)     /* header flag: the row holds references */

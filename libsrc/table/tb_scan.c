@@ -59,6 +59,10 @@ struct tbl_scan_s {
   bt_run_t *s_run;            /* primary scans: the leaf run being decoded */
   uint8_t *s_kbuf;            /* a key of the run, built when one is needed */
   bool s_backward;            /* from the high bound down (tbl_scan_backward) */
+  bool s_reseek;              /* re-aimed (tb_scan_aim): seek to s_low at the next fill */
+  bool s_near;                /* ... and s_low is above the last range read: the cursor
+                                 may move forward to it inside its leaf (tb_seek_near) */
+  bool s_hold;                /* keep the leaf between fills (tb_scan_hold) */
 };
 
 void tbl_scan_backward(tbl_scan_t *s)
@@ -86,7 +90,7 @@ static int tb_seek_high(tbl_scan_t *s, err_t *e)
 /* Encodes a search key of any length into a: a value longer than a
  * stored key can be (BT_MAX_KEY) is no error for a search — it matches
  * nothing, and orders against stored keys as its first bytes do. */
-static int tb_search_key(const ty_t *types, const datum_t *vals, int n, arena_t *a, uint8_t **out,
+int tb_search_key(const ty_t *types, const datum_t *vals, int n, arena_t *a, uint8_t **out,
                          size_t *len, err_t *e)
 {
   uint8_t *buf = arena_alloc(a, BT_MAX_KEY);
@@ -541,7 +545,7 @@ static void tb_fetch_cb(void *ctx, int ki, bool found, const void *val, size_t v
 }
 
 /* Sorts keys[0..n) by bytes; perm[i] = original position of sorted key i. */
-static void tb_sort(bt_key_t *keys, int *perm, int n, arena_t *a)
+void tb_sort(bt_key_t *keys, int *perm, int n, arena_t *a)
 {
   bool sorted = true;
   for (int i = 0; i < n; i++)
@@ -625,7 +629,12 @@ static void tb_move_row(batch_t *out, int ncols, int from, int to)
 /* ---- the scan --------------------------------------------------------- */
 
 
-static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e);
+static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
+{
+  return tb_scan_fill(s, out, 0, NULL, a, e);
+}
+
+static int tb_seek_near(tbl_scan_t *s, err_t *e);
 
 /* A batch of a filtered scan stops after the rows of this many batches
  * were examined (a rejected row weighs 1, a kept one TB_REJECT_WEIGHT). */
@@ -758,9 +767,9 @@ int tbl_scan_next(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
   return rc;
 }
 
-static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
+int tb_scan_fill(tbl_scan_t *s, batch_t *out, int n0, bt_key_t *defer, arena_t *a, err_t *e)
 {
-  out->b_n = 0;
+  out->b_n = n0;
   if (s->s_done)
     return CZ_OK;
   int cap = out->b_ncols > 0 ? out->b_cols[0].v_cap : 0;
@@ -779,6 +788,13 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
                                      : bt_seek(s->s_cur, s->s_low, s->s_low_len, BT_FORWARD, e)) !=
                           CZ_OK)
       return CZ_ERR;
+    s->s_reseek = false;
+  }
+  if (s->s_reseek) {
+    s->s_reseek = false;
+    int near = s->s_near ? tb_seek_near(s, e) : 0;
+    if (near < 0 || (near == 0 && bt_seek(s->s_cur, s->s_low, s->s_low_len, BT_FORWARD, e) != CZ_OK))
+      return CZ_ERR;
   }
   if (s->s_disp && !s->s_in_piece && tb_take_piece(s, e) != CZ_OK)
     return CZ_ERR;
@@ -787,10 +803,12 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
   const cat_index_t *ix = s->s_ix;
   bool primary = ix->ci_no == 0;
   bool runs = primary && !s->s_backward;  /* the leaf-run decode loop */
-  bt_key_t *pks = s->s_fetch ? arena_alloc(a, sizeof *pks * (size_t)cap) : NULL;
+  if (n0 > 0 && s->s_fetch && !defer)
+    return err_set(e, SQLSTATE_INTERNAL, "a fetching scan fills from row 0");
+  bt_key_t *pks = defer ? defer : s->s_fetch ? arena_alloc(a, sizeof *pks * (size_t)cap) : NULL;
   tb_ref_t *refs = arena_alloc(a, sizeof(tb_ref_t) * (size_t)(s->s_ncols ? s->s_ncols : 1));
   tb_pends_t pl = { NULL, 0, 0, 0 };
-  int n = 0;
+  int n = n0;
   /* Rows a predicate rejects count too, a little: a selective scan still
    * releases its cursor (writers) and returns to its caller (cancel)
    * every so often, with fewer rows or none. */
@@ -799,7 +817,60 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     bt_cursor_release(s->s_cur);
     return CZ_ERR;
   }
-  while (!runs && n < cap && budget > 0) {
+  /* index entries a leaf run at a time; the entry past the range is left
+   * to the cursor (not taken), as the primary scan leaves it, so a probe
+   * moving on to the next prefix starts from it (tb_seek_near) */
+  bool index_runs = !primary && !s->s_backward;
+  if (index_runs && !s->s_run) {
+    s->s_run = arena_alloc(s->s_a, sizeof *s->s_run);
+    s->s_kbuf = arena_alloc(s->s_a, BT_MAX_KEY + 1);
+  }
+  bool ended = false;
+  while (index_runs && n < cap && budget > 0 && !ended) {
+    bt_run_t *run = s->s_run;
+    int rc = bt_next_run(s->s_cur, BT_RUN_MAX, run, e);
+    if (rc == BT_END) {
+      tb_range_end(s);
+      break;
+    }
+    if (rc != CZ_OK) {
+      bt_cursor_release(s->s_cur);
+      return CZ_ERR;
+    }
+    int i = 0;
+    for (; i < run->br_n && n < cap && budget > 0; i++) {
+      budget -= TB_REJECT_WEIGHT;
+      uint8_t *k = s->s_kbuf;
+      size_t kl = bt_run_key(run, i, k);
+      const void *v = run->br_val[i];
+      size_t vl = run->br_vlen[i];
+      int in = tb_past_end(s, k, kl);
+      if (in < 0)
+        continue;
+      if (in > 0) {
+        tb_range_end(s);
+        ended = true;
+        break;
+      }
+      if (txn_read_version_at(s->s_tx, s->s_cmd, ix->ci_dtree, k, kl, a, &v, &vl) == TXN_VIS_ABSENT)
+        continue;
+      if (s->s_fetch) {
+        size_t pre = tbl_key_skip(ix->ci_key_types, ix->ci_nkeys, k, kl);
+        uint8_t *pk = arena_alloc(a, kl - pre + 1);
+        memcpy(pk, k + pre, kl - pre);
+        pks[n].k_data = pk;
+        pks[n].k_len = (uint32_t)(kl - pre);
+      } else if (tb_put_index_entry(s, k, kl, v, vl, out, n, a, e) != CZ_OK) {
+        bt_cursor_release(s->s_cur);
+        return CZ_ERR;
+      }
+      n++;
+    }
+    bt_run_take(s->s_cur, run, i);
+  }
+  /* a backward scan, entry by entry (leaf runs are forward only); its
+   * rows' predicates are tested below */
+  while (s->s_backward && n < cap && budget > 0) {
     budget -= TB_REJECT_WEIGHT;
     const void *k, *v;
     size_t kl, vl;
@@ -812,7 +883,7 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
       bt_cursor_release(s->s_cur);
       return CZ_ERR;
     }
-    int in = s->s_backward ? tb_in_range_back(s, k, kl) : tb_past_end(s, k, kl);
+    int in = tb_in_range_back(s, k, kl);
     if (in < 0)
       continue;
     if (in > 0) {
@@ -822,7 +893,6 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     if (txn_read_version_at(s->s_tx, s->s_cmd, ix->ci_dtree, k, kl, a, &v, &vl) == TXN_VIS_ABSENT)
       continue;
     if (primary) {
-      /* a backward scan's row (its predicates are tested below) */
       if (tb_put_row(s->s_t, s->s_cols, s->s_ncols, v, vl, out, n, a, s->s_row, refs, &pl, k, kl,
                      true, e) != CZ_OK) {
         bt_cursor_release(s->s_cur);
@@ -842,7 +912,10 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     }
     n++;
   }
-  bt_cursor_release(s->s_cur);
+  /* a probe keeps its leaf between prefixes; long values are read with
+   * no latch held */
+  if (!s->s_hold || pl.pl_n > 0)
+    bt_cursor_release(s->s_cur);
   if (pl.pl_n > 0) {
     bool *gone = arena_zalloc(a, sizeof(bool) * (size_t)n);
     if (tb_resolve(s->s_tx, s->s_cmd, s->s_t, s->s_cols, s->s_ncols, s->s_want_loc, &pl, out, gone,
@@ -856,8 +929,8 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
         if (!gone[r] && !tbl_preds_pass(s->s_preds, s->s_npred, out, r))
           gone[r] = true;
       }
-    int w = 0;
-    for (int r = 0; r < n; r++) {
+    int w = n0;
+    for (int r = n0; r < n; r++) {
       if (gone[r])
         continue;
       if (w != r)
@@ -866,7 +939,7 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
     }
     n = w;
   }
-  if (s->s_fetch && n > 0) {
+  if (s->s_fetch && n > 0 && !defer) {
     bool *found = arena_alloc(a, sizeof(bool) * (size_t)n);
     if (tb_fetch(s->s_tx, s->s_cmd, s->s_t, s->s_cols, s->s_ncols, s->s_want_loc, pks, n, out,
                  found, a, e) != CZ_OK)
@@ -883,8 +956,8 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
   }
   if (s->s_npred && !runs && !s->s_fetch) {
     /* covered index entries and a backward scan's rows: tested once decoded */
-    int w = 0;
-    for (int r = 0; r < n; r++) {
+    int w = n0;
+    for (int r = n0; r < n; r++) {
       if (!tbl_preds_pass(s->s_preds, s->s_npred, out, r))
         continue;
       if (w != r)
@@ -895,6 +968,88 @@ static int tb_scan_batch(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
   }
   out->b_n = n;
   return CZ_OK;
+}
+
+void tb_scan_aim(tbl_scan_t *s, const uint8_t *key, size_t len, bool above)
+{
+  s->s_low = s->s_high = (uint8_t *)key;
+  s->s_low_len = s->s_high_len = len;
+  s->s_low_incl = s->s_high_incl = true;
+  s->s_done = false;
+  s->s_reseek = true;
+  s->s_near = above;
+}
+
+void tb_scan_hold(tbl_scan_t *s, bool hold)
+{
+  s->s_hold = hold;
+  if (!hold)
+    bt_cursor_release(s->s_cur);
+}
+
+/* How key k (kl bytes) orders against the prefix p: < 0 below every key
+ * starting with p, 0 starting with it, > 0 above. */
+static int tb_prefix_cmp(const uint8_t *k, size_t kl, const uint8_t *p, size_t pl)
+{
+  int c = memcmp(k, p, CZ_MIN(kl, pl));
+  return c ? c : kl < pl ? -1 : 0;
+}
+
+/* The cursor stands just after the last range read (its first entry past
+ * it, not taken), and s_low is above that range: when the first entry
+ * from there that is not below s_low is in the same leaf, the cursor
+ * moves to it without a descent (a probe's prefixes come sorted, often
+ * close together). 1 done, 0 the caller seeks, -1 error. */
+static int tb_seek_near(tbl_scan_t *s, err_t *e)
+{
+  if (!s->s_run) {
+    s->s_run = arena_alloc(s->s_a, sizeof *s->s_run);
+    s->s_kbuf = arena_alloc(s->s_a, BT_MAX_KEY + 1);
+  }
+  bt_run_t *run = s->s_run;
+  uint8_t *kb = s->s_kbuf;
+  int rc = bt_next_run(s->s_cur, BT_RUN_MAX, run, e);
+  if (rc == BT_END)
+    return 1;  /* nothing after the last range: nothing at s_low either */
+  if (rc != CZ_OK)
+    return -1;
+  size_t kl = bt_run_key(run, 0, kb);
+  if (tb_prefix_cmp(kb, kl, s->s_low, s->s_low_len) >= 0)
+    return 1;  /* here already */
+  kl = bt_run_key(run, run->br_n - 1, kb);
+  if (tb_prefix_cmp(kb, kl, s->s_low, s->s_low_len) < 0)
+    return 0;  /* beyond this leaf's entries: descend */
+  int lo = 1, hi = run->br_n - 1;  /* the first entry not below: in (0, n - 1] */
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    kl = bt_run_key(run, mid, kb);
+    if (tb_prefix_cmp(kb, kl, s->s_low, s->s_low_len) >= 0)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  bt_run_take(s->s_cur, run, lo);
+  return 1;
+}
+
+bool tb_scan_fetches(const tbl_scan_t *s)
+{
+  return s->s_fetch;
+}
+
+bool tb_scan_ended(const tbl_scan_t *s)
+{
+  return s->s_done;
+}
+
+uint32_t tb_scan_cmd(const tbl_scan_t *s)
+{
+  return s->s_cmd;
+}
+
+void tb_scan_rows_move(batch_t *out, int ncols, int from, int to)
+{
+  tb_move_row(out, ncols, from, to);
 }
 
 int tbl_lookup(txn_t *tx, const cat_table_t *t, const datum_t *const *keys, int n,

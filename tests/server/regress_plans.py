@@ -61,7 +61,8 @@ from checks import check  # noqa: E402
 import psycopg  # noqa: E402
 
 P = "rplan_"
-TABLES = ("fact", "dim", "pair", "line", "so", "si", "sd", "big", "small", "ta", "tb", "tc")
+TABLES = ("fact", "dim", "pair", "line", "so", "si", "sd", "big", "small", "ta", "tb", "tc", "ord", "item",
+          "cust")
 
 
 def explain(cur, sql):
@@ -149,11 +150,12 @@ def check_semi(cur):
     few = (f"SELECT count(*) FROM {P}fact f WHERE f.kind = 'rare' AND "
            f"EXISTS (SELECT 1 FROM {P}dim d WHERE d.id = f.dim)")
     p = explain(cur, few)
-    check("semi: few outer rows probe the subquery's key per row", "SemiJoin" not in p, p)
-    check("answers: EXISTS per row", rows(cur, few) == [(20,)], repr(rows(cur, few)))
+    check("semi: few outer rows probe the subquery's key, a batch at a time",
+          f"Index Lookup Semi Join  {P}dim using" in p and "HashSemiJoin" not in p, p)
+    check("answers: EXISTS by index lookup", rows(cur, few) == [(20,)], repr(rows(cur, few)))
     many = few.replace("f.kind = 'rare'", "f.kind = 'common'")
     p = explain(cur, many)
-    check("semi: many outer rows hash the subquery once", "SemiJoin" in p, p)
+    check("semi: many outer rows hash the subquery once", "HashSemiJoin" in p and "Index Lookup" not in p, p)
     check("answers: EXISTS as a semi join over a key", rows(cur, many) == [(19980,)], repr(rows(cur, many)))
     # an aggregate in the subquery keeps the per-row path (and its answer)
     agg = (f"SELECT count(*) FROM {P}dim d WHERE EXISTS (SELECT 1 FROM {P}fact f WHERE f.dim = d.id "
@@ -232,11 +234,13 @@ def check_probe(cur):
     q = (f"SELECT count(*), sum(b.val) FROM {P}small s, {P}big b "
          f"WHERE b.grp = s.id AND s.name = 'n7' AND b.val > 3")
     p = explain(cur, q)
-    check("probe: few rows probe the large table's index per row",
-          "Lateral" in p and f"using {P}big_grp" in p and "HashJoin" not in p, p)
+    check("probe: few rows probe the large table's index, a batch of keys at a time",
+          f"Index Lookup Join  {P}big using {P}big_grp (grp = " in p and "HashJoin" not in p
+          and "Lateral" not in p, p)
     many = q.replace(" AND s.name = 'n7'", "")
     pm = explain(cur, many)
-    check("probe: many rows hash-join instead", "HashJoin" in pm and "Lateral" not in pm, pm)
+    check("probe: many rows hash-join instead", "HashJoin" in pm and "Lateral" not in pm
+          and "Index Lookup" not in pm, pm)
     plain = q.replace("b.grp = s.id", "b.grp + 0 = s.id")
     got = rows(cur, q)
     check("answers: index nested loop", got == rows(cur, plain) and got[0][0] == 480,
@@ -247,6 +251,61 @@ def check_probe(cur):
     cur.execute(f"INSERT INTO {P}big VALUES (-5, NULL, 50)")
     got = rows(cur, q)
     check("answers: index nested loop with NULL keys", got == rows(cur, plain), repr(got))
+
+
+def check_index_join(cur):
+    """Index lookup joins of decorrelated EXISTS / NOT EXISTS (TPC-H Q4,
+    Q21, Q22's shapes) on a primary key prefix and a secondary index,
+    chosen for few outer rows against a large table, not for many."""
+    cur.execute(f"CREATE TABLE {P}ord (id integer PRIMARY KEY, cust integer, day integer)")
+    cur.execute(f"CREATE TABLE {P}item (ord integer, line integer, supp integer, late integer, "
+                f"PRIMARY KEY (ord, line))")
+    cur.execute(f"CREATE INDEX {P}ord_cust ON {P}ord (cust)")
+    cur.execute(f"INSERT INTO {P}ord SELECT g, g % 3000, g % 365 FROM generate_series(1, 20000) g")
+    cur.execute(f"INSERT INTO {P}item SELECT g / 4 + 1, g % 4, g % 13, g % 3 FROM generate_series(0, 79999) g")
+    cur.execute(f"CREATE TABLE {P}cust (id integer PRIMARY KEY, seg integer)")
+    cur.execute(f"INSERT INTO {P}cust SELECT g, g % 50 FROM generate_series(0, 3999) g")
+    q4 = (f"SELECT count(*) FROM {P}ord o WHERE o.day = 7 AND EXISTS "
+          f"(SELECT * FROM {P}item i WHERE i.ord = o.id AND i.late > 0)")
+    p = explain(cur, q4)
+    check("index join: EXISTS over a key prefix is an index lookup semi join",
+          f"Index Lookup Semi Join  {P}item using" in p and "(ord = $" in p and "filter" in p
+          and "HashSemiJoin" not in p, p)
+    plain = q4.replace("i.ord = o.id", "i.ord = o.id + 0")
+    got = rows(cur, q4)
+    check("answers: index lookup semi join", got == rows(cur, plain) and got[0][0] > 0,
+          "%r vs %r" % (got, rows(cur, plain)))
+    q21 = (f"SELECT count(*) FROM {P}item a WHERE a.ord < 300 AND a.late = 2 AND EXISTS "
+           f"(SELECT * FROM {P}item b WHERE b.ord = a.ord AND b.supp <> a.supp) AND NOT EXISTS "
+           f"(SELECT * FROM {P}item c WHERE c.ord = a.ord AND c.supp <> a.supp AND c.late = 0 AND c.line < a.line)")
+    p = explain(cur, q21)
+    check("index join: EXISTS and NOT EXISTS with residuals probe the key prefix",
+          f"Index Lookup Semi Join  {P}item" in p and f"Index Lookup Anti Join  {P}item" in p, p)
+    plain = q21.replace("b.ord = a.ord", "b.ord = a.ord + 0").replace("c.ord = a.ord", "c.ord = a.ord + 0")
+    got = rows(cur, q21)
+    check("answers: index lookup semi and anti joins", got == rows(cur, plain) and got[0][0] > 0,
+          "%r vs %r" % (got, rows(cur, plain)))
+    q22 = (f"SELECT count(*) FROM {P}cust c WHERE c.seg = 3 AND NOT EXISTS "
+           f"(SELECT * FROM {P}ord o WHERE o.cust = c.id)")
+    p = explain(cur, q22)
+    check("index join: NOT EXISTS over a secondary index is an index lookup anti join",
+          f"Index Lookup Anti Join  {P}ord using {P}ord_cust (cust = $" in p, p)
+    plain = q22.replace("o.cust = c.id", "o.cust = c.id + 0")
+    got = rows(cur, q22)
+    check("answers: index lookup anti join", got == rows(cur, plain) and got[0][0] > 0,
+          "%r vs %r" % (got, rows(cur, plain)))
+    many = (f"SELECT count(*) FROM {P}item i WHERE EXISTS (SELECT * FROM {P}cust c WHERE c.seg = i.supp)")
+    p = explain(cur, many)
+    check("index join: many outer rows against a small table hash it", "Index Lookup" not in p, p)
+    inner = (f"SELECT count(*), sum(i.supp) FROM {P}ord o, {P}item i WHERE i.ord = o.id AND o.day = 7")
+    p = explain(cur, inner)
+    check("index join: a few rows join a large table by a key prefix",
+          f"Index Lookup Join  {P}item using" in p and "HashJoin" not in p, p)
+    got = rows(cur, inner)
+    check("answers: index lookup inner join",
+          got == rows(cur, inner.replace("i.ord = o.id", "i.ord = o.id + 0")), repr(got))
+    for t in ("ord", "item", "cust"):
+        cur.execute(f"DROP TABLE {P}{t}")
 
 
 def hash_build_side(plan):
@@ -442,6 +501,7 @@ def main():
             check_unique(cur)
             check_outer(cur)
             check_probe(cur)
+            check_index_join(cur)
             check_build(cur)
             check_scalar(cur)
             check_cte(cur)

@@ -313,6 +313,43 @@ static int hook_lookup(qctx_t *q, void *tab, const datum_t *const *keys, int n, 
   return tbl_lookup(q->q_txn, en_handle_cat(tab), keys, n, cols, ncols, false, out, found, a, e);
 }
 
+/* Index-prefix probes (table/tb_probe.c): the predicates as the scan
+ * hooks make them. */
+struct qprobe_s {
+  tbl_probe_t *qp_probe;
+};
+
+static int hook_probe_open(qctx_t *q, void *tab, int idx, int nkey, const int *cols, int ncols,
+                           const qpred_t *preds, int npred, arena_t *a, qprobe_t **out, err_t *e)
+{
+  qprobe_t *p = arena_zalloc(a, sizeof *p);
+  if (tbl_probe_open(q->q_txn, en_handle_cat(tab), idx, nkey, cols, ncols,
+                     scan_preds(preds, npred, a), npred, a, &p->qp_probe, e) != CZ_OK)
+    return CZ_ERR;
+  *out = p;
+  return CZ_OK;
+}
+
+static int hook_probe_keys(qctx_t *q, qprobe_t *p, const vec_t *const *keys, const int *sel, int n,
+                           int *same, arena_t *a, err_t *e)
+{
+  (void)q;
+  return tbl_probe_keys(p->qp_probe, keys, sel, n, same, a, e);
+}
+
+static int hook_probe_next(qctx_t *q, qprobe_t *p, batch_t *out, int *at, arena_t *a, err_t *e)
+{
+  (void)q;
+  return tbl_probe_next(p->qp_probe, out, at, a, e);
+}
+
+static void hook_probe_close(qctx_t *q, qprobe_t *p)
+{
+  (void)q;
+  if (p)
+    tbl_probe_close(p->qp_probe);
+}
+
 /* ON CONFLICT lives in the table layer (tb_conflict.c); these only pass
  * the transaction. qcf_eval_t and tbl_cf_eval_t have the same shape. */
 _Static_assert(QCF_SKIPPED == TBL_CF_SKIPPED && QCF_INSERTED == TBL_CF_INSERTED &&
@@ -455,7 +492,9 @@ static const qtable_ops_t en_table_ops = {
     hook_delete,    hook_lookup,    hook_conflict_open, hook_conflict_apply,
     .qt_stats = hook_stats, .qt_sample = hook_sample, .qt_scan_split = hook_scan_split,
     .qt_morsels_open = hook_morsels_open, .qt_scan_open_morsels = hook_scan_open_morsels,
-    .qt_modify_end = hook_modify_end};
+    .qt_modify_end = hook_modify_end,
+    .qt_probe_open = hook_probe_open, .qt_probe_keys = hook_probe_keys,
+    .qt_probe_next = hook_probe_next, .qt_probe_close = hook_probe_close};
 
 /* Catalog relations: scans only (no key lookups, no ON CONFLICT). */
 static const qtable_ops_t en_rel_ops = {hook_scan_open, hook_scan_next, hook_scan_close,
