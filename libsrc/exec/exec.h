@@ -539,7 +539,6 @@ op_t *op_hashjoin_new(arena_t *a, op_t *left, op_t *right, join_kind_t kind, int
  * right columns. Output as op_hashjoin_new's, in the left input's order. */
 op_t *op_mergejoin_new(arena_t *a, op_t *left, op_t *right, int nkeys, const int *lk,
                        const int *rk, xnode_t *cond);
-bool op_is_mergejoin(const op_t *o);
 /* Makes hash ANTI join o answer as `NOT IN` in a WHERE: no row at all
  * when a right key is NULL, and a left row with a NULL key passes only
  * when the right input is empty (without this, NULL keys never match).

@@ -190,8 +190,8 @@ static int find_group(mjoin_run_t *j, const op_t *o, qctx_t *q, int lrow, bool *
 static int restart_stores(mjoin_run_t *j, const op_t *o, err_t *e)
 {
   rstore_t *from = &j->mr_rs[j->mr_cur];
-  if (j->mr_gvalid && j->mr_g0 == 0 && from->rs_n == j->mr_gn)
-    return CZ_OK;
+  if (j->mr_gvalid ? j->mr_g0 == 0 && from->rs_n == j->mr_gn : from->rs_n == 0)
+    return CZ_OK;  /* nothing to drop */
   int to = 1 - j->mr_cur;
   arena_reset(j->mr_ar[to]);
   rs_init(&j->mr_rs[to], j->mr_ar[to], o->o_in2->o_ncols, o->o_in2->o_types);
@@ -355,11 +355,6 @@ static char *mj_detail(const op_t *o, arena_t *a)
 
 static const op_vt_t mjoin_vt = {"MergeJoin",        mj_open, mj_next, mj_close, mj_detail,
                                  sizeof(mjoin_run_t), op_pass_left_col, op_order_pass};
-
-bool op_is_mergejoin(const op_t *o)
-{
-  return o->o_vt == &mjoin_vt;
-}
 
 op_t *op_mergejoin_new(arena_t *a, op_t *left, op_t *right, int nkeys, const int *lk,
                        const int *rk, xnode_t *cond)
