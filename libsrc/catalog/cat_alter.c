@@ -78,16 +78,8 @@ static int alter_check(const cat_snapshot_t *s, const cat_table_t *t, const cat_
         return err_set(e, SQLSTATE_DUPLICATE_COLUMN, "column \"%s\" of relation \"%s\" already exists",
                        cd->cd_name, def->ad_name);
   }
-  if (def->ad_npk < 0 || def->ad_npk > CAT_MAX_INDEX_KEYS)
-    return err_set(e, SQLSTATE_INVALID_TABLE_DEF, "primary key of %d columns", def->ad_npk);
-  for (int i = 0; i < def->ad_npk; i++) {
-    if (def->ad_pk[i] < 0 || def->ad_pk[i] >= def->ad_ncols)
-      return err_set(e, SQLSTATE_UNDEFINED_COLUMN, "primary key column %d does not exist", def->ad_pk[i]);
-    for (int j = 0; j < i; j++)
-      if (def->ad_pk[i] == def->ad_pk[j])
-        return err_set(e, SQLSTATE_DUPLICATE_COLUMN, "column \"%s\" appears twice in primary key constraint",
-                       def->ad_cols[def->ad_pk[i]].cd_name);
-  }
+  if (cat_check_pk(def->ad_cols, def->ad_ncols, def->ad_pk, def->ad_npk, e) != CZ_OK)
+    return CZ_ERR;
   for (int k = 0; k < def->ad_nindexes; k++) {
     const cat_index_def_t *id = &def->ad_indexes[k].ai_def;
     if (id->id_nkeys < 1 || id->id_nkeys > CAT_MAX_INDEX_KEYS || id->id_ninclude < 0 ||

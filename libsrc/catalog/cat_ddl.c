@@ -177,6 +177,21 @@ int cat_put_column(cat_t *c, txn_t *tx, cat_oid_t table, int num, const cat_colu
                      e);
 }
 
+int cat_check_pk(const cat_column_def_t *cols, int ncols, const int *pk, int npk, err_t *e)
+{
+  if (npk < 0 || npk > CAT_MAX_INDEX_KEYS)
+    return err_set(e, SQLSTATE_INVALID_TABLE_DEF, "primary key of %d columns", npk);
+  for (int i = 0; i < npk; i++) {
+    if (pk[i] < 0 || pk[i] >= ncols)
+      return err_set(e, SQLSTATE_UNDEFINED_COLUMN, "primary key column %d does not exist", pk[i]);
+    for (int j = 0; j < i; j++)
+      if (pk[i] == pk[j])
+        return err_set(e, SQLSTATE_DUPLICATE_COLUMN, "column \"%s\" appears twice in primary key constraint",
+                       cols[pk[i]].cd_name);
+  }
+  return CZ_OK;
+}
+
 int cat_create_table(cat_t *c, txn_t *tx, const cat_table_def_t *def, cat_oid_t *oid, err_t *e)
 {
   const cat_snapshot_t *s;
@@ -197,16 +212,8 @@ int cat_create_table(cat_t *c, txn_t *tx, const cat_table_def_t *def, cat_oid_t 
         return err_set(e, SQLSTATE_DUPLICATE_COLUMN, "column \"%s\" specified more than once",
                        def->td_cols[i].cd_name);
   }
-  if (def->td_npk < 0 || def->td_npk > CAT_MAX_INDEX_KEYS)
-    return err_set(e, SQLSTATE_INVALID_TABLE_DEF, "primary key of %d columns", def->td_npk);
-  for (int i = 0; i < def->td_npk; i++) {
-    if (def->td_pk[i] < 0 || def->td_pk[i] >= def->td_ncols)
-      return err_set(e, SQLSTATE_UNDEFINED_COLUMN, "primary key column %d does not exist", def->td_pk[i]);
-    for (int j = 0; j < i; j++)
-      if (def->td_pk[i] == def->td_pk[j])
-        return err_set(e, SQLSTATE_DUPLICATE_COLUMN, "column \"%s\" appears twice in primary key constraint",
-                       def->td_cols[def->td_pk[i]].cd_name);
-  }
+  if (cat_check_pk(def->td_cols, def->td_ncols, def->td_pk, def->td_npk, e) != CZ_OK)
+    return CZ_ERR;
   char pk_name[CAT_MAX_NAME * 2 + 8];
   if (def->td_npk > 0) {
     if (def->td_pk_name)

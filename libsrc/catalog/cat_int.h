@@ -167,6 +167,9 @@ int cat_ddl_begin(cat_t *c, txn_t *tx, const cat_snapshot_t **snap, err_t *e);
 /* Rebuilds tx's pending snapshot after its system table writes. */
 int cat_ddl_end(cat_t *c, txn_t *tx, err_t *e);
 int cat_next_oid(cat_t *c, txn_t *tx, cat_oid_t *out, err_t *e);
+/* A primary key of npk columns pk[] over cols[0..ncols) (CREATE TABLE's
+ * and ALTER TABLE's): 42P16-style limits, 42703, 42701. */
+int cat_check_pk(const cat_column_def_t *cols, int ncols, const int *pk, int npk, err_t *e);
 int cat_sys_put(cat_t *c, txn_t *tx, int sys, const uint8_t *key, size_t kl, const cat_wbuf_t *w,
                 bool replace, err_t *e);
 int cat_sys_del(cat_t *c, txn_t *tx, int sys, const uint8_t *key, size_t kl, err_t *e);

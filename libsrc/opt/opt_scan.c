@@ -299,22 +299,39 @@ static op_t *scan_compact(lp_ctx_t *b, const sp_table_t *t, scan_spec_t *sp, con
 /* The key order of index ix (0: the primary) for op_order: its columns,
  * then, for a secondary index, the primary key's (its entries are keyed
  * by both). A table without a declared key is in no column's order. */
+/* Secondary index number ix of t; NULL for the primary index (0) or an
+ * unknown number. */
+static const sp_index_t *index_of(const sp_table_t *t, int ix)
+{
+  for (int i = 0; i < t->tb_nindexes && ix != 0; i++)
+    if (t->tb_indexes[i].ix_no == ix)
+      return &t->tb_indexes[i];
+  return NULL;
+}
+
+/* Columns in the key order of index in (NULL: the primary index): its
+ * own, then the primary key's (its entries are keyed by both). */
+static int order_len(const sp_table_t *t, const sp_index_t *in)
+{
+  return (in ? in->ix_ncols : 0) + t->tb_npk;
+}
+
+static int order_col(const sp_table_t *t, const sp_index_t *in, int k)
+{
+  int nix = in ? in->ix_ncols : 0;
+  return k < nix ? in->ix_cols[k] : t->tb_pk[k - nix];
+}
+
 static void scan_order_of(lp_ctx_t *b, const sp_table_t *t, int ix, scan_spec_t *sp)
 {
-  const sp_index_t *in = NULL;
-  for (int i = 0; i < t->tb_nindexes && ix != 0 && !in; i++)
-    if (t->tb_indexes[i].ix_no == ix)
-      in = &t->tb_indexes[i];
+  const sp_index_t *in = index_of(t, ix);
   if (ix != 0 && !in)
     return;
-  int n = (in ? in->ix_ncols : 0) + t->tb_npk;
+  int n = order_len(t, in);
   int *ord = arena_alloc(b->lc_a, sizeof(int) * (size_t)(n + 1));
-  int k = 0;
-  for (int i = 0; in && i < in->ix_ncols; i++)
-    ord[k++] = in->ix_cols[i];
-  for (int i = 0; i < t->tb_npk; i++)
-    ord[k++] = t->tb_pk[i];
-  sp->ss_nord = k;
+  for (int k = 0; k < n; k++)
+    ord[k] = order_col(t, in, k);
+  sp->ss_nord = n;
   sp->ss_ord = ord;
   /* a unique index's NULLs may repeat */
   bool unique = t->tb_npk > 0 || (in && in->ix_unique);
@@ -323,25 +340,23 @@ static void scan_order_of(lp_ctx_t *b, const sp_table_t *t, int ix, scan_spec_t 
   sp->ss_ord_unique = unique;
 }
 
-/* Whether an index keyed by columns ixcols[0..nix) (none: the primary
- * index), then the primary key's, with its first nfixed columns fixed by
- * equalities, reads its rows in the wished order: forward (ascending,
- * NULLs last) or, backward, descending with NULLs first. A wished key
- * on a fixed column is met by any order. */
-static bool index_gives(const sp_table_t *t, int nix, const int *ixcols, int nfixed,
+/* Whether index in (NULL: the primary index), its first nfixed key
+ * columns fixed by equalities, reads its rows in the wished order:
+ * forward (ascending, NULLs last) or, backward, descending with NULLs
+ * first. A wished key on a fixed column is met by any order. */
+static bool index_gives(const sp_table_t *t, const sp_index_t *in, int nfixed,
                         const scan_wish_t *w, bool backward)
 {
-  int nord = nix + t->tb_npk, k = nfixed;
+  int nord = order_len(t, in), k = nfixed;
   for (int i = 0; i < w->sw_n; i++) {
     bool fixed = false;
     for (int f = 0; f < nfixed && f < nord; f++)
-      fixed |= (f < nix ? ixcols[f] : t->tb_pk[f - nix]) == w->sw_keys[i].sk_col;
+      fixed |= order_col(t, in, f) == w->sw_keys[i].sk_col;
     if (fixed)
       continue;
     if (k >= nord)
       return false;
-    int col = k < nix ? ixcols[k] : t->tb_pk[k - nix];
-    k++;
+    int col = order_col(t, in, k++);
     if (col != w->sw_keys[i].sk_col || w->sw_keys[i].sk_desc != backward ||
         w->sw_keys[i].sk_nulls_first != backward)
       return false;
@@ -388,22 +403,17 @@ static void wish_path(const sp_table_t *t, xnode_t **conj, int n, const scan_wis
 {
   *backward = false;
   bool desc = w->sw_keys[0].sk_desc;
-  const sp_index_t *bi = NULL;
-  for (int i = 0; i < t->tb_nindexes && best->pa_index; i++)
-    if (t->tb_indexes[i].ix_no == best->pa_index)
-      bi = &t->tb_indexes[i];
-  int nix = bi ? bi->ix_ncols : 0;
-  const int *ixcols = bi ? bi->ix_cols : NULL;
-  if (index_gives(t, nix, ixcols, best->pa_neq, w, false))
+  const sp_index_t *bi = index_of(t, best->pa_index);
+  if (index_gives(t, bi, best->pa_neq, w, false))
     return;  /* the forward read already gives it (op_order) */
-  if (desc && index_gives(t, nix, ixcols, best->pa_neq, w, true) &&
+  if (desc && index_gives(t, bi, best->pa_neq, w, true) &&
       only_bounds(t, best, bi ? bi->ix_cols : t->tb_pk, bi ? bi->ix_ncols : t->tb_npk, conj, n)) {
     *backward = true;
     return;
   }
   if (path_score(best) > 0 || w->sw_limit < 0)
     return;
-  if (desc && best->pa_index == 0 && index_gives(t, 0, NULL, 0, w, true)) {
+  if (desc && best->pa_index == 0 && index_gives(t, NULL, 0, w, true)) {
     /* the table from its end: a filter may read further, never more than the whole table */
     *backward = true;
     return;
@@ -416,7 +426,7 @@ static void wish_path(const sp_table_t *t, xnode_t **conj, int n, const scan_wis
   for (int i = 0; i < t->tb_nindexes; i++) {
     const sp_index_t *ix = &t->tb_indexes[i];
     for (int dir = 0; dir < 2; dir++)
-      if ((dir == 0 || desc) && index_gives(t, ix->ix_ncols, ix->ix_cols, 0, w, dir == 1)) {
+      if ((dir == 0 || desc) && index_gives(t, ix, 0, w, dir == 1)) {
         best->pa_index = ix->ix_no;
         best->pa_name = ix->ix_name;
         *backward = dir == 1;
