@@ -92,7 +92,9 @@ struct qctx_s {
 /* An operator's code. st is o's run state in q's execution: ov_run_size
  * bytes (at least sizeof(opst_t), which it starts with), zeroed when first
  * created, then kept (its arenas reset) across re-opens in the same
- * execution; ov_open must (re)set every field it reads. */
+ * execution; ov_open must (re)set every field it reads. Tables are written
+ * with designated initialisers: a field left out is NULL (0), so adding a
+ * field touches only the operators that use it. */
 typedef struct op_vt_s {
   const char *ov_name;          /* for EXPLAIN */
   int (*ov_open)(const op_t *o, opst_t *st, qctx_t *q, err_t *e);

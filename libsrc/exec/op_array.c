@@ -169,8 +169,12 @@ static int array_agg_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, e
   return CZ_OK;
 }
 
-static const op_vt_t array_agg_vt = {"ArrayAgg", array_agg_open, array_agg_next, NULL, NULL,
-                                     sizeof(array_agg_run_t), NULL, NULL};
+static const op_vt_t array_agg_vt = {
+    .ov_name = "ArrayAgg",
+    .ov_open = array_agg_open,
+    .ov_next = array_agg_next,
+    .ov_run_size = sizeof(array_agg_run_t),
+};
 
 op_t *op_array_agg_new(arena_t *a, op_t *in)
 {

@@ -45,8 +45,13 @@ static void buffer_close(const op_t *o, opst_t *st, qctx_t *q)
   op_close(o->o_in, q);
 }
 
-static const op_vt_t buffer_vt = {"Buffer", buffer_open, buffer_next, buffer_close, NULL,
-                                   sizeof(buffer_run_t), NULL, NULL};
+static const op_vt_t buffer_vt = {
+    .ov_name = "Buffer",
+    .ov_open = buffer_open,
+    .ov_next = buffer_next,
+    .ov_close = buffer_close,
+    .ov_run_size = sizeof(buffer_run_t),
+};
 
 op_t *op_buffer_new(arena_t *a, op_t *in)
 {

@@ -130,8 +130,14 @@ static char *cte_scan_detail(const op_t *o, arena_t *a)
   return arena_sprintf(a, "on %s", s->cs_cte->oc_name);
 }
 
-static const op_vt_t cte_scan_vt = {"CTE Scan", cte_scan_open, cte_scan_next, cte_scan_close,
-                                    cte_scan_detail, sizeof(cte_scan_run_t), NULL, NULL};
+static const op_vt_t cte_scan_vt = {
+    .ov_name = "CTE Scan",
+    .ov_open = cte_scan_open,
+    .ov_next = cte_scan_next,
+    .ov_close = cte_scan_close,
+    .ov_detail = cte_scan_detail,
+    .ov_run_size = sizeof(cte_scan_run_t),
+};
 
 op_t *op_cte_scan_new(arena_t *a, op_cte_t *c)
 {

@@ -210,8 +210,13 @@ static void distinct_close(const op_t *o, opst_t *st, qctx_t *q)
   d->od_input_end = true;
 }
 
-static const op_vt_t distinct_vt = {"Distinct", distinct_open, distinct_next, distinct_close,
-                                     NULL, sizeof(distinct_run_t), NULL, NULL};
+static const op_vt_t distinct_vt = {
+    .ov_name = "Distinct",
+    .ov_open = distinct_open,
+    .ov_next = distinct_next,
+    .ov_close = distinct_close,
+    .ov_run_size = sizeof(distinct_run_t),
+};
 
 op_t *op_distinct_new(arena_t *a, op_t *in)
 {

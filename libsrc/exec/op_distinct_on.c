@@ -82,9 +82,13 @@ static int don_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *
   }
 }
 
-static const op_vt_t distinct_on_vt = {"Unique", don_open, don_next, NULL, NULL,
-                                       sizeof(distinct_on_run_t), NULL,
-                                       .ov_order = op_order_same};
+static const op_vt_t distinct_on_vt = {
+    .ov_name = "Unique",
+    .ov_open = don_open,
+    .ov_next = don_next,
+    .ov_run_size = sizeof(distinct_on_run_t),
+    .ov_order = op_order_same,
+};
 
 op_t *op_distinct_on_new(arena_t *a, op_t *in, int nkeys, const int *keys)
 {

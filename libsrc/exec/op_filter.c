@@ -59,8 +59,13 @@ static int filter_pass_col(const op_t *o, int col)
   return col;
 }
 
-static const op_vt_t filter_vt = {"Filter", filter_open, filter_next, NULL, NULL, 0,
-                                  .ov_pass_col = filter_pass_col, .ov_order = op_order_pass};
+static const op_vt_t filter_vt = {
+    .ov_name = "Filter",
+    .ov_open = filter_open,
+    .ov_next = filter_next,
+    .ov_pass_col = filter_pass_col,
+    .ov_order = op_order_pass,
+};
 
 op_t *op_filter_new(arena_t *a, op_t *in, xnode_t *cond)
 {

@@ -532,8 +532,14 @@ static char *gather_detail(const op_t *o, arena_t *a)
   return arena_sprintf(a, "(workers planned=%d)", ((const op_gather_t *)o)->og_workers);
 }
 
-static const op_vt_t gather_vt = {"Gather", gather_open, gather_next, gather_close,
-                                  gather_detail, sizeof(gather_run_t), NULL, NULL};
+static const op_vt_t gather_vt = {
+    .ov_name = "Gather",
+    .ov_open = gather_open,
+    .ov_next = gather_next,
+    .ov_close = gather_close,
+    .ov_detail = gather_detail,
+    .ov_run_size = sizeof(gather_run_t),
+};
 
 bool op_is_gather(const op_t *o)
 {

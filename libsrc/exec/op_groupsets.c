@@ -70,7 +70,12 @@ static int rp_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e
   return CZ_OK;
 }
 
-static const op_vt_t replay_vt = {"Replay", rp_open, rp_next, NULL, NULL, sizeof(replay_run_t), NULL, NULL};
+static const op_vt_t replay_vt = {
+    .ov_name = "Replay",
+    .ov_open = rp_open,
+    .ov_next = rp_next,
+    .ov_run_size = sizeof(replay_run_t),
+};
 
 static int gs_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
@@ -153,8 +158,14 @@ static char *gs_detail(const op_t *o, arena_t *a)
   return arena_sprintf(a, "(%d sets)", ((const op_groupsets_t *)o)->gs_nsets);
 }
 
-static const op_vt_t groupsets_vt = {"GroupingSets", gs_open, gs_next, gs_close, gs_detail,
-                                     sizeof(groupsets_run_t), NULL, NULL};
+static const op_vt_t groupsets_vt = {
+    .ov_name = "GroupingSets",
+    .ov_open = gs_open,
+    .ov_next = gs_next,
+    .ov_close = gs_close,
+    .ov_detail = gs_detail,
+    .ov_run_size = sizeof(groupsets_run_t),
+};
 
 op_t *op_groupsets_new(arena_t *a, op_t *in, int nkeys, xnode_t **keys, int nsets,
                        const int *set_nkeys, int *const *set_keys, int nagg,

@@ -688,8 +688,14 @@ void op_hashagg_set_mode(op_t *o, const char *mode)
   ((op_hashagg_t *)o)->oh_mode = mode;
 }
 
-static const op_vt_t hashagg_vt = {"HashAggregate", hashagg_open, hashagg_next, hashagg_close,
-                                   hashagg_detail, sizeof(hashagg_run_t), NULL, NULL};
+static const op_vt_t hashagg_vt = {
+    .ov_name = "HashAggregate",
+    .ov_open = hashagg_open,
+    .ov_next = hashagg_next,
+    .ov_close = hashagg_close,
+    .ov_detail = hashagg_detail,
+    .ov_run_size = sizeof(hashagg_run_t),
+};
 
 op_t *op_hashagg_new(arena_t *a, op_t *in, int ngroup, xnode_t **group, int nagg,
                      const agg_spec_t *aggs)

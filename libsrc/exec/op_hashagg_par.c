@@ -193,8 +193,14 @@ static char *pleaf_detail(const op_t *o, arena_t *a)
   return arena_strdup(a, "(by group key hash)");
 }
 
-static const op_vt_t pleaf_vt = {"Partitions", pleaf_open, pleaf_next, pleaf_close, pleaf_detail,
-                                 sizeof(pleaf_run_t), NULL, NULL};
+static const op_vt_t pleaf_vt = {
+    .ov_name = "Partitions",
+    .ov_open = pleaf_open,
+    .ov_next = pleaf_next,
+    .ov_close = pleaf_close,
+    .ov_detail = pleaf_detail,
+    .ov_run_size = sizeof(pleaf_run_t),
+};
 
 /* ---- the drain ------------------------------------------------------------ */
 
@@ -457,8 +463,14 @@ static char *pmerge_detail(const op_t *o, arena_t *a)
   return arena_sprintf(a, "(partitions=%d per thread)", PM_PARTS_PER_THREAD);
 }
 
-static const op_vt_t pmerge_vt = {"Parallel Merge", pmerge_open, pmerge_next, pmerge_close,
-                                  pmerge_detail, sizeof(pmerge_run_t), NULL, NULL};
+static const op_vt_t pmerge_vt = {
+    .ov_name = "Parallel Merge",
+    .ov_open = pmerge_open,
+    .ov_next = pmerge_next,
+    .ov_close = pmerge_close,
+    .ov_detail = pmerge_detail,
+    .ov_run_size = sizeof(pmerge_run_t),
+};
 
 op_t *op_pmerge_leaf_new(arena_t *a, const op_t *partial)
 {

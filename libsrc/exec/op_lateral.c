@@ -133,8 +133,14 @@ static void lat_close(const op_t *o, opst_t *st, qctx_t *q)
   l->lt_ropen = false;
 }
 
-static const op_vt_t lateral_vt = {"Nested Loop Lateral", lat_open, lat_next, lat_close, NULL,
-                                    sizeof(lateral_run_t), op_pass_left_col, NULL};
+static const op_vt_t lateral_vt = {
+    .ov_name = "Nested Loop Lateral",
+    .ov_open = lat_open,
+    .ov_next = lat_next,
+    .ov_close = lat_close,
+    .ov_run_size = sizeof(lateral_run_t),
+    .ov_pass_col = op_pass_left_col,
+};
 
 op_t *op_lateral_new(arena_t *a, op_t *left, xsubq_t *sq, join_kind_t kind)
 {

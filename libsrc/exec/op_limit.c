@@ -89,8 +89,14 @@ static void limit_close(const op_t *o, opst_t *st, qctx_t *q)
   op_close(o->o_in, q);
 }
 
-static const op_vt_t limit_vt = {"Limit", limit_open, limit_next, limit_close, NULL,
-                                  sizeof(limit_run_t), NULL, .ov_order = op_order_same};
+static const op_vt_t limit_vt = {
+    .ov_name = "Limit",
+    .ov_open = limit_open,
+    .ov_next = limit_next,
+    .ov_close = limit_close,
+    .ov_run_size = sizeof(limit_run_t),
+    .ov_order = op_order_same,
+};
 
 op_t *op_limit_new(arena_t *a, op_t *in, xnode_t *limit, xnode_t *offset)
 {

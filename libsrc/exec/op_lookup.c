@@ -469,18 +469,42 @@ static char *index_detail(const op_t *o, arena_t *a)
 
 /* Every kind passes its left rows' columns; no order is kept (a batch's
  * keys are probed sorted). */
-static const op_vt_t index_vt = {"Index Lookup Join",   lookup_open,  lookup_next, lookup_close,
-                                 index_detail,          sizeof(lookup_run_t), op_pass_left_col,
-                                 NULL};
-static const op_vt_t index_left_vt = {"Index Lookup Left Join", lookup_open,  lookup_next,
-                                      lookup_close,             index_detail, sizeof(lookup_run_t),
-                                      op_pass_left_col, NULL};
-static const op_vt_t index_semi_vt = {"Index Lookup Semi Join", lookup_open,  lookup_next,
-                                      lookup_close,             index_detail, sizeof(lookup_run_t),
-                                      op_pass_left_col, NULL};
-static const op_vt_t index_anti_vt = {"Index Lookup Anti Join", lookup_open,  lookup_next,
-                                      lookup_close,             index_detail, sizeof(lookup_run_t),
-                                      op_pass_left_col, NULL};
+static const op_vt_t index_vt = {
+    .ov_name = "Index Lookup Join",
+    .ov_open = lookup_open,
+    .ov_next = lookup_next,
+    .ov_close = lookup_close,
+    .ov_detail = index_detail,
+    .ov_run_size = sizeof(lookup_run_t),
+    .ov_pass_col = op_pass_left_col,
+};
+static const op_vt_t index_left_vt = {
+    .ov_name = "Index Lookup Left Join",
+    .ov_open = lookup_open,
+    .ov_next = lookup_next,
+    .ov_close = lookup_close,
+    .ov_detail = index_detail,
+    .ov_run_size = sizeof(lookup_run_t),
+    .ov_pass_col = op_pass_left_col,
+};
+static const op_vt_t index_semi_vt = {
+    .ov_name = "Index Lookup Semi Join",
+    .ov_open = lookup_open,
+    .ov_next = lookup_next,
+    .ov_close = lookup_close,
+    .ov_detail = index_detail,
+    .ov_run_size = sizeof(lookup_run_t),
+    .ov_pass_col = op_pass_left_col,
+};
+static const op_vt_t index_anti_vt = {
+    .ov_name = "Index Lookup Anti Join",
+    .ov_open = lookup_open,
+    .ov_next = lookup_next,
+    .ov_close = lookup_close,
+    .ov_detail = index_detail,
+    .ov_run_size = sizeof(lookup_run_t),
+    .ov_pass_col = op_pass_left_col,
+};
 
 op_t *op_index_join_new(arena_t *a, op_t *left, join_kind_t kind, void *table, const char *name,
                         int index, const char *index_name, int nkeys, const int *lk,
@@ -518,15 +542,33 @@ static char *lookup_detail(const op_t *o, arena_t *a)
 }
 
 /* Every kind (inner, left, semi, anti) passes its left rows' columns. */
-static const op_vt_t lookup_vt = {"LookupJoin",         lookup_open,      lookup_next,
-                                  NULL,                 lookup_detail,    sizeof(lookup_run_t),
-                                  op_pass_left_col, op_order_pass};
-static const op_vt_t lookup_semi_vt = {"LookupSemiJoin",     lookup_open,   lookup_next,
-                                       NULL,                 lookup_detail, sizeof(lookup_run_t),
-                                       op_pass_left_col, op_order_pass};
-static const op_vt_t lookup_anti_vt = {"LookupAntiJoin",     lookup_open,   lookup_next,
-                                       NULL,                 lookup_detail, sizeof(lookup_run_t),
-                                       op_pass_left_col, op_order_pass};
+static const op_vt_t lookup_vt = {
+    .ov_name = "LookupJoin",
+    .ov_open = lookup_open,
+    .ov_next = lookup_next,
+    .ov_detail = lookup_detail,
+    .ov_run_size = sizeof(lookup_run_t),
+    .ov_pass_col = op_pass_left_col,
+    .ov_order = op_order_pass,
+};
+static const op_vt_t lookup_semi_vt = {
+    .ov_name = "LookupSemiJoin",
+    .ov_open = lookup_open,
+    .ov_next = lookup_next,
+    .ov_detail = lookup_detail,
+    .ov_run_size = sizeof(lookup_run_t),
+    .ov_pass_col = op_pass_left_col,
+    .ov_order = op_order_pass,
+};
+static const op_vt_t lookup_anti_vt = {
+    .ov_name = "LookupAntiJoin",
+    .ov_open = lookup_open,
+    .ov_next = lookup_next,
+    .ov_detail = lookup_detail,
+    .ov_run_size = sizeof(lookup_run_t),
+    .ov_pass_col = op_pass_left_col,
+    .ov_order = op_order_pass,
+};
 
 op_t *op_lookup_join_new(arena_t *a, op_t *left, join_kind_t kind, int nkeys, const int *lk,
                          void *table, const char *name, int ncols, const int *cols,

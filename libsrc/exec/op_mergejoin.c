@@ -353,8 +353,16 @@ static char *mj_detail(const op_t *o, arena_t *a)
   return t;
 }
 
-static const op_vt_t mjoin_vt = {"MergeJoin",        mj_open, mj_next, mj_close, mj_detail,
-                                 sizeof(mjoin_run_t), op_pass_left_col, op_order_pass};
+static const op_vt_t mjoin_vt = {
+    .ov_name = "MergeJoin",
+    .ov_open = mj_open,
+    .ov_next = mj_next,
+    .ov_close = mj_close,
+    .ov_detail = mj_detail,
+    .ov_run_size = sizeof(mjoin_run_t),
+    .ov_pass_col = op_pass_left_col,
+    .ov_order = op_order_pass,
+};
 
 op_t *op_mergejoin_new(arena_t *a, op_t *left, op_t *right, int nkeys, const int *lk,
                        const int *rk, xnode_t *cond)

@@ -197,12 +197,27 @@ static char *modify_detail(const op_t *o, arena_t *a)
   return arena_strdup(a, m->om_name);
 }
 
-static const op_vt_t insert_vt = {"Insert", modify_open, modify_next, NULL, modify_detail,
-                                  sizeof(modify_run_t), NULL, NULL};
-static const op_vt_t update_vt = {"Update", modify_open, modify_next, NULL, modify_detail,
-                                  sizeof(modify_run_t), NULL, NULL};
-static const op_vt_t delete_vt = {"Delete", modify_open, modify_next, NULL, modify_detail,
-                                  sizeof(modify_run_t), NULL, NULL};
+static const op_vt_t insert_vt = {
+    .ov_name = "Insert",
+    .ov_open = modify_open,
+    .ov_next = modify_next,
+    .ov_detail = modify_detail,
+    .ov_run_size = sizeof(modify_run_t),
+};
+static const op_vt_t update_vt = {
+    .ov_name = "Update",
+    .ov_open = modify_open,
+    .ov_next = modify_next,
+    .ov_detail = modify_detail,
+    .ov_run_size = sizeof(modify_run_t),
+};
+static const op_vt_t delete_vt = {
+    .ov_name = "Delete",
+    .ov_open = modify_open,
+    .ov_next = modify_next,
+    .ov_detail = modify_detail,
+    .ov_run_size = sizeof(modify_run_t),
+};
 
 static op_t *modify_new(arena_t *a, const op_vt_t *vt, modify_kind_t kind, op_t *in,
                         void *table, const char *name, int rid)

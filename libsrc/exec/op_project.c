@@ -115,9 +115,14 @@ static int project_pass_col(const op_t *o, int col)
   return x->x_kind == X_COL ? x->x_index : -1;
 }
 
-static const op_vt_t project_vt = {"Project", project_open, project_next, NULL, NULL,
-                                   sizeof(project_run_t), .ov_pass_col = project_pass_col,
-                                   .ov_order = op_order_pass};
+static const op_vt_t project_vt = {
+    .ov_name = "Project",
+    .ov_open = project_open,
+    .ov_next = project_next,
+    .ov_run_size = sizeof(project_run_t),
+    .ov_pass_col = project_pass_col,
+    .ov_order = op_order_pass,
+};
 
 op_t *op_project_new(arena_t *a, op_t *in, int n, xnode_t **exprs)
 {

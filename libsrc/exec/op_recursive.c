@@ -79,8 +79,13 @@ static char *wt_detail(const op_t *o, arena_t *a)
   return arena_sprintf(a, "on %s", ((const op_worktable_t *)o)->wt_name);
 }
 
-static const op_vt_t worktable_vt = {"WorkTable Scan", wt_open, wt_next, NULL, wt_detail,
-                                     sizeof(worktable_run_t), NULL, NULL};
+static const op_vt_t worktable_vt = {
+    .ov_name = "WorkTable Scan",
+    .ov_open = wt_open,
+    .ov_next = wt_next,
+    .ov_detail = wt_detail,
+    .ov_run_size = sizeof(worktable_run_t),
+};
 
 op_t *op_worktable_new(arena_t *a, const char *name, int ncols, const ty_t *types)
 {
@@ -174,8 +179,12 @@ static int ru_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e
   }
 }
 
-static const op_vt_t recursive_vt = {"Recursive Union", ru_open, ru_next, NULL, NULL,
-                                     sizeof(recursive_run_t), NULL, NULL};
+static const op_vt_t recursive_vt = {
+    .ov_name = "Recursive Union",
+    .ov_open = ru_open,
+    .ov_next = ru_next,
+    .ov_run_size = sizeof(recursive_run_t),
+};
 
 op_t *op_recursive_new(arena_t *a, op_t *nonrec, op_t *rec, op_t *wt, bool all)
 {

@@ -389,8 +389,15 @@ static void scan_order(const op_t *o, op_order_t *out)
   out->oo_unique = sp->ss_ord_unique;
 }
 
-static const op_vt_t scan_vt = {"Scan", scan_open, scan_next, scan_close, scan_detail,
-                                sizeof(scan_run_t), NULL, .ov_order = scan_order};
+static const op_vt_t scan_vt = {
+    .ov_name = "Scan",
+    .ov_open = scan_open,
+    .ov_next = scan_next,
+    .ov_close = scan_close,
+    .ov_detail = scan_detail,
+    .ov_run_size = sizeof(scan_run_t),
+    .ov_order = scan_order,
+};
 
 bool op_is_scan(const op_t *o)
 {

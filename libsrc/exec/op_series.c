@@ -62,8 +62,12 @@ static int series_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
   return CZ_OK;
 }
 
-static const op_vt_t series_vt = {"GenerateSeries", series_open, series_next, NULL, NULL,
-                                  sizeof(series_run_t), NULL, NULL};
+static const op_vt_t series_vt = {
+    .ov_name = "GenerateSeries",
+    .ov_open = series_open,
+    .ov_next = series_next,
+    .ov_run_size = sizeof(series_run_t),
+};
 
 op_t *op_series_new(arena_t *a, ty_t type, xnode_t *start, xnode_t *stop, xnode_t *step)
 {

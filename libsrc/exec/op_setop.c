@@ -142,8 +142,13 @@ static char *setop_detail(const op_t *o, arena_t *a)
   return arena_sprintf(a, "%s%s", names[s->ot_kind], s->ot_all ? " all" : "");
 }
 
-static const op_vt_t setop_vt = {"SetOp", setop_open, setop_next, NULL, setop_detail,
-                                 sizeof(setop_run_t), NULL, NULL};
+static const op_vt_t setop_vt = {
+    .ov_name = "SetOp",
+    .ov_open = setop_open,
+    .ov_next = setop_next,
+    .ov_detail = setop_detail,
+    .ov_run_size = sizeof(setop_run_t),
+};
 
 op_t *op_setop_new(arena_t *a, op_t *left, op_t *right, setop_kind_t kind, bool all)
 {

@@ -548,8 +548,15 @@ static void sort_order(const op_t *o, op_order_t *out)
   memcpy(out->oo_keys, s->os_keys, sizeof(sort_key_t) * (size_t)out->oo_n);
 }
 
-static const op_vt_t sort_vt = {"Sort", sort_open, sort_next, sort_close, sort_detail,
-                                sizeof(sort_run_t), NULL, .ov_order = sort_order};
+static const op_vt_t sort_vt = {
+    .ov_name = "Sort",
+    .ov_open = sort_open,
+    .ov_next = sort_next,
+    .ov_close = sort_close,
+    .ov_detail = sort_detail,
+    .ov_run_size = sizeof(sort_run_t),
+    .ov_order = sort_order,
+};
 
 void op_sort_set_limit(op_t *o, xnode_t *limit, xnode_t *offset)
 {

@@ -56,8 +56,13 @@ static char *values_detail(const op_t *o, arena_t *a)
   return arena_sprintf(a, "%d rows", ((const op_values_t *)o)->ov_nrows);
 }
 
-static const op_vt_t values_vt = {"Values", values_open, values_next, NULL, values_detail,
-                                   sizeof(values_run_t), NULL, NULL};
+static const op_vt_t values_vt = {
+    .ov_name = "Values",
+    .ov_open = values_open,
+    .ov_next = values_next,
+    .ov_detail = values_detail,
+    .ov_run_size = sizeof(values_run_t),
+};
 
 op_t *op_values_new(arena_t *a, int ncols, const ty_t *types, int nrows, xnode_t ***rows)
 {

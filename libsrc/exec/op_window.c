@@ -730,8 +730,14 @@ static char *window_detail(const op_t *o, arena_t *a)
                        w->ow_spec.ws_norder == 1 ? "" : "s", units[w->ow_spec.ws_unit & 3]);
 }
 
-static const op_vt_t window_vt = {"WindowAgg", window_open, window_next, window_close,
-                                  window_detail, sizeof(window_run_t), NULL, NULL};
+static const op_vt_t window_vt = {
+    .ov_name = "WindowAgg",
+    .ov_open = window_open,
+    .ov_next = window_next,
+    .ov_close = window_close,
+    .ov_detail = window_detail,
+    .ov_run_size = sizeof(window_run_t),
+};
 
 static int *copy_ints(arena_t *a, const int *v, int n)
 {
