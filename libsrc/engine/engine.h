@@ -110,9 +110,9 @@ void esession_use(esession_t *s);
 void esession_cancel(esession_t *s);
 
 /* Notices (warnings) raised by the last call, e.g. "there is no
- * transaction in progress": fn is called for each and they are cleared. */
-typedef void (*enotice_fn_t)(void *ctx, const char *severity, const char *sqlstate,
-                             const char *message);
+ * transaction in progress": fn is called for each (its SQLSTATE, message,
+ * DETAIL and HINT in an err_t) and they are cleared. */
+typedef void (*enotice_fn_t)(void *ctx, const char *severity, const err_t *notice);
 void esession_drain_notices(esession_t *s, enotice_fn_t fn, void *ctx);
 
 /* ---- statements -------------------------------------------------------- */

@@ -28,12 +28,10 @@ void pgs_maybe_flush(pgs_conn_t *c)
   (void)pgs_io_flush(c);
 }
 
-static void notice_cb(void *ctx, const char *severity, const char *sqlstate, const char *message)
+static void notice_cb(void *ctx, const char *severity, const err_t *notice)
 {
   pgs_conn_t *c = ctx;
-  err_t e;
-  err_set(&e, sqlstate, "%s", message);
-  pgw_write_notice(&c->c_out, severity, &e);
+  pgw_write_notice(&c->c_out, severity, notice);
 }
 
 void pgs_send_notices(pgs_conn_t *c)

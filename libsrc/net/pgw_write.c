@@ -136,23 +136,8 @@ static int write_report(pgw_buf_t *b, char type, const char *severity, const err
   pgw_buf_put_str(b, severity);
   pgw_buf_put_byte(b, 'C');
   pgw_buf_put_str(b, e->er_sqlstate);
-  /* the message, then DETAIL and HINT: an error's fields, or a notice's
-   * carried in its text (ERR_FIELD_SEP) */
-  const char *m = e->er_msg;
-  size_t len = err_message_len(e);
   pgw_buf_put_byte(b, 'M');
-  pgw_buf_put_bytes(b, m, len);
-  pgw_buf_put_byte(b, 0);
-  for (const char *f = m + len; *f == ERR_FIELD_SEP && f[1];) {
-    const char *end = strchr(f + 1, ERR_FIELD_SEP);
-    size_t flen = end ? (size_t)(end - f - 2) : strlen(f + 2);
-    pgw_buf_put_byte(b, f[1] == 'H' ? 'H' : 'D');
-    pgw_buf_put_bytes(b, f + 2, flen);
-    pgw_buf_put_byte(b, 0);
-    if (!end)
-      break;
-    f = end;
-  }
+  pgw_buf_put_str(b, e->er_msg);
   if (e->er_detail[0]) {
     pgw_buf_put_byte(b, 'D');
     pgw_buf_put_str(b, e->er_detail);

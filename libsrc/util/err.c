@@ -97,12 +97,6 @@ int err_hint(err_t *e, const char *fmt, ...)
   return CZ_ERR;
 }
 
-size_t err_message_len(const err_t *e)
-{
-  const char *p = strchr(e->er_msg, ERR_FIELD_SEP);
-  return p ? (size_t)(p - e->er_msg) : strlen(e->er_msg);
-}
-
 bool err_is(const err_t *e, const char *sqlstate)
 {
   return e && sqlstate && strncmp(e->er_sqlstate, sqlstate, 5) == 0;

@@ -64,12 +64,6 @@ bool err_is(const err_t *e, const char *sqlstate);
 int err_detail(err_t *e, const char *fmt, ...) CZ_PRINTF(2, 3);
 int err_hint(err_t *e, const char *fmt, ...) CZ_PRINTF(2, 3);
 int err_add_fields(err_t *e, const char *detail, const char *hint);
-/* A notice's text (which has no fields of its own) may carry its DETAIL
- * and HINT after the message, each behind ERR_FIELD_SEP and a letter ('D',
- * 'H'); the wire writer sends them as fields, err_message_len says where
- * the message ends. */
-#define ERR_FIELD_SEP '\x1e'
-size_t err_message_len(const err_t *e);
 
 /* ---- arenas ------------------------------------------------------------ */
 

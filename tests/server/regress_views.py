@@ -146,6 +146,19 @@ def messages(c):
     check("cascade notice", notices == ["drop cascades to view rv_v2"], repr(notices))
     check("rolled back drop keeps the views",
           c.execute("SELECT count(*) FROM rv_v2").fetchone()[0] == 2)
+    # several dependents: one NOTICE whose DETAIL lists them (a field, as
+    # PostgreSQL sends it, not part of the message)
+    notices.clear()
+    c.add_notice_handler(lambda d: notices.append(d.message_detail))
+    c.execute("BEGIN")
+    c.execute("DROP TABLE rv_t CASCADE")
+    c.execute("ROLLBACK")
+    check("cascade notice for several objects",
+          notices[:1] == ["drop cascades to 4 other objects"]
+          and sorted((notices[1] or "").split("\n")) ==
+          sorted(["drop cascades to view rv_v", "drop cascades to view rv_v2",
+                  "drop cascades to view rv_c", "drop cascades to materialized view rv_m"]),
+          repr(notices))
 
 
 def privileges(c, dsn):

@@ -124,8 +124,10 @@ int en_view_drop_dependents(esession_t *s, cat_oid_t rel, const char *name, bool
     for (int i = 0; i < n && l < sizeof list; i++)
       l += (size_t)snprintf(list + l, sizeof list - l, "%sdrop cascades to %s %s", i ? "\n" : "",
                             rel_kind_name(deps[i]->cw_kind), deps[i]->cw_name);
-    es_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "drop cascades to %d other objects%cD%s",
-              n, ERR_FIELD_SEP, list);
+    err_t notice;
+    err_set(&notice, SQLSTATE_SUCCESSFUL_COMPLETION, "drop cascades to %d other objects", n);
+    err_detail(&notice, "%s", list);
+    es_notice_err(s, "NOTICE", &notice);
   }
   /* the ones found last depend on earlier ones: drop from the end */
   for (int i = n - 1; i >= 0; i--) {

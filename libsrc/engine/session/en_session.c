@@ -314,28 +314,37 @@ void esession_cancel(esession_t *s)
   s->se_cancel = true;
 }
 
-void es_notice(esession_t *s, const char *severity, const char *sqlstate, const char *fmt, ...)
+/* A new notice at the end of s's queue; the caller fills en_notice. */
+static enotice_t *notice_append(esession_t *s, const char *severity)
 {
   enotice_t *n = arena_zalloc(s->se_notice_arena, sizeof(*n));
   snprintf(n->en_severity, sizeof(n->en_severity), "%s", severity);
-  snprintf(n->en_sqlstate, sizeof(n->en_sqlstate), "%s", sqlstate);
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof(buf), fmt, ap);
-  va_end(ap);
-  n->en_msg = arena_strdup(s->se_notice_arena, buf);
   if (s->se_notices_tail)
     s->se_notices_tail->en_next = n;
   else
     s->se_notices = n;
   s->se_notices_tail = n;
+  return n;
+}
+
+void es_notice(esession_t *s, const char *severity, const char *sqlstate, const char *fmt, ...)
+{
+  enotice_t *n = notice_append(s, severity);
+  va_list ap;
+  va_start(ap, fmt);
+  err_setv(&n->en_notice, sqlstate, fmt, ap);
+  va_end(ap);
+}
+
+void es_notice_err(esession_t *s, const char *severity, const err_t *notice)
+{
+  notice_append(s, severity)->en_notice = *notice;
 }
 
 void esession_drain_notices(esession_t *s, enotice_fn_t fn, void *ctx)
 {
   for (enotice_t *n = s->se_notices; n; n = n->en_next)
-    fn(ctx, n->en_severity, n->en_sqlstate, n->en_msg);
+    fn(ctx, n->en_severity, &n->en_notice);
   s->se_notices = s->se_notices_tail = NULL;
   arena_reset(s->se_notice_arena);
 }

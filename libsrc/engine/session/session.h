@@ -46,9 +46,11 @@ const char *es_setting(esession_t *s, const char *name);
 void es_settings_each(esession_t *s, void (*fn)(void *ctx, const char *name, const char *value),
                       void *ctx);
 /* A notice (severity "NOTICE", "WARNING") the protocol drains after the
- * statement. */
+ * statement. es_notice_err queues one built with err_set / err_detail /
+ * err_hint (a notice with a DETAIL or HINT). */
 void es_notice(esession_t *s, const char *severity, const char *sqlstate, const char *fmt, ...)
     CZ_PRINTF(4, 5);
+void es_notice_err(esession_t *s, const char *severity, const err_t *notice);
 
 /* ---- transactions -------------------------------------------------------- */
 

@@ -35,8 +35,7 @@ typedef struct eguc_s {
 
 typedef struct enotice_s {
   char en_severity[16];
-  char en_sqlstate[6];
-  char *en_msg;
+  err_t en_notice;               /* SQLSTATE, message, DETAIL, HINT */
   struct enotice_s *en_next;
 } enotice_t;
 

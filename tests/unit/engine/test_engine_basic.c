@@ -139,13 +139,12 @@ static void test_transactions(void **state)
 
 static int notice_count;
 static char notice_state[6];
-static void on_notice(void *ctx, const char *sev, const char *st, const char *msg)
+static void on_notice(void *ctx, const char *sev, const err_t *notice)
 {
   (void)ctx;
   (void)sev;
-  (void)msg;
   notice_count++;
-  snprintf(notice_state, sizeof(notice_state), "%s", st);
+  snprintf(notice_state, sizeof(notice_state), "%s", notice->er_sqlstate);
 }
 
 static void test_commit_outside_block_warns(void **state)
