@@ -475,6 +475,11 @@ typedef struct sort_key_s {
   bool sk_nulls_first;
 } sort_key_t;
 op_t *op_sort_new(arena_t *a, op_t *in, int nkeys, const sort_key_t *keys);
+/* Parallel Sort: gather (an op_gather_new) is drained, every participant
+ * sorts the rows it produced on its own thread, and the output merges
+ * them (NULL when gather is not a Gather). Equal keys come in no fixed
+ * order. */
+op_t *op_sort_par_new(arena_t *a, op_t *gather, int nkeys, const sort_key_t *keys);
 
 /* An order an operator's output rows are known to come in (op_order.c):
  * sorted by oo_keys[0..oo_n) (output columns), and each of the columns

@@ -11,6 +11,8 @@ static const sql_opt_t entry = {
   .so_par_gather = opt_par_gather,
   .so_par_builds = opt_par_builds,
   .so_par_agg = opt_par_agg,
+  .so_par_safe = opt_par_safe,
+  .so_par_sort = opt_par_sort,
   .so_outer = opt_outer_build,
   .so_scan = opt_scan_cols,
 };

@@ -25,6 +25,11 @@ op_t *opt_par_gather(lp_ctx_t *b, op_t *plan, int workers);
 void opt_par_builds(lp_ctx_t *b, const lp_block_t *fb, op_t *plan, int workers);
 op_t *opt_par_agg(lp_ctx_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
                   const agg_spec_t *aggs, double rows, double groups);
+/* ORDER BY over a parallel pipeline (rows: the pipeline with the select
+ * list's projection on top, every expression opt_par_safe): Parallel Sort
+ * over a Gather of rows; NULL when the Gather cannot hold rows. */
+bool opt_par_safe(const xnode_t *x);
+op_t *opt_par_sort(lp_ctx_t *b, op_t *rows, int workers, int nkeys, const sort_key_t *keys);
 
 /* ---- OR factoring (opt_or.c) --------------------------------------------- */
 

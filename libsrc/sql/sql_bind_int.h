@@ -271,6 +271,8 @@ bool bd_par_block(const bd_scope_t *outer, const xsubq_t *sq);
 /* A Gather over each large build side of plan's joins (so_par_builds). */
 void bd_par_builds(bd_t *b, const lp_block_t *fb, op_t *plan, int workers);
 op_t *bd_par_gather(bd_t *b, op_t *plan, int workers);
+bool bd_par_safe(bd_t *b, const xnode_t *x);
+op_t *bd_par_sort(bd_t *b, op_t *rows, int workers, int nkeys, const sort_key_t *keys);
 op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
                  const agg_spec_t *aggs, double rows, double groups);
 /* sql_bind_decor.c (lp_decorrelate in sql_logical.h is the optimizer's

@@ -84,6 +84,17 @@ op_t *bd_par_gather(bd_t *b, op_t *plan, int workers)
   return b->b_env->pe_opt->so_par_gather(&c, plan, workers);
 }
 
+bool bd_par_safe(bd_t *b, const xnode_t *x)
+{
+  return b->b_env->pe_opt->so_par_safe(x);
+}
+
+op_t *bd_par_sort(bd_t *b, op_t *rows, int workers, int nkeys, const sort_key_t *keys)
+{
+  lp_ctx_t c = ctx_of(b);
+  return b->b_env->pe_opt->so_par_sort(&c, rows, workers, nkeys, keys);
+}
+
 op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
                  const agg_spec_t *aggs, double rows, double groups)
 {

@@ -596,7 +596,13 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     par_agg = bd_par_agg(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs, rows,
                          ngroup > 0 ? bd_group_rows(b, from, group, ngroup, rows) : 1);
   }
-  if (par && !par_agg)
+  /* ORDER BY over a parallel pipeline, nothing grouped or windowed: the
+   * select list runs on every thread too, each thread sorts the rows it
+   * made and a Parallel Sort merges them */
+  bool par_sort = par && !grouped && nord > 0 && !s->se_distinct && !ndon && !bd_window_any(sc);
+  for (int t = 0; par_sort && t < tl.tl_n; t++)
+    par_sort = bd_par_safe(b, tl.tl_x[t]);
+  if (par && !par_agg && !par_sort)
     plan = bd_par_gather(b, plan, par);
   /* window functions of the select list / ORDER BY (sql_bind_window.c):
    * over the FROM row, or after GROUP BY and HAVING */
@@ -642,10 +648,12 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   plan = op_project_new(b->b_a, plan, tl.tl_n, tl.tl_x);
   if (s->se_distinct)
     plan = op_distinct_new(b->b_a, plan);
-  op_t *sort_op = NULL;
+  op_t *sort_op = par_sort ? bd_par_sort(b, plan, par, nord, keys) : NULL;
+  if (sort_op)
+    plan = sort_op;
   op_order_t have;
   op_order(plan, &have);
-  if (nord && !op_order_satisfies(&have, keys, nord))
+  if (nord && !sort_op && !op_order_satisfies(&have, keys, nord))
     plan = sort_op = op_sort_new(b->b_a, plan, nord, keys);
   if (ndon) {
     /* the first row of each run of equal DISTINCT ON values, in the

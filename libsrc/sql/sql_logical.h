@@ -165,6 +165,11 @@ typedef struct sql_opt_s {
    * groups (< 0 unknown) */
   op_t *(*so_par_agg)(lp_ctx_t *c, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
                       const agg_spec_t *aggs, double rows, double groups);
+  /* Whether x may run on a parallel plan's workers (no subquery, nothing
+   * volatile), and ORDER BY over a parallel pipeline: a Parallel Sort
+   * over a Gather of `rows` (NULL: rows cannot run in parallel). */
+  bool (*so_par_safe)(const xnode_t *x);
+  op_t *(*so_par_sort)(lp_ctx_t *c, op_t *rows, int workers, int nkeys, const sort_key_t *keys);
   /* An explicit outer join's operators; need (over its columns, NULL =
    * all) the columns read, the others NULL at their positions. */
   op_t *(*so_outer)(lp_ctx_t *c, const lp_outer_t *oj, const bool *need);
