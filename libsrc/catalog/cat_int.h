@@ -133,6 +133,11 @@ typedef struct cat_rbuf_s {
 
 uint8_t cat_r_u8(cat_rbuf_t *r);
 uint32_t cat_r_u32(cat_rbuf_t *r);
+/* A field appended to a record kind after databases were written with
+ * it (records only grow at their end): dflt when this record ends before
+ * it (written by an older server), or when it is already bad. */
+uint8_t cat_r_opt_u8(cat_rbuf_t *r, uint8_t dflt);
+uint32_t cat_r_opt_u32(cat_rbuf_t *r, uint32_t dflt);
 const char *cat_r_str(cat_rbuf_t *r, arena_t *a);
 
 /* Big-endian keys (so B-tree order is OID order). */

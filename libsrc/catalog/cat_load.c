@@ -117,8 +117,7 @@ static int cat_ld_table(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v
   cat_index_t *pix = arena_zalloc(l->l_a, sizeof *pix);
   pix->ci_oid = t->ct_pk_oid;
   pix->ci_name = cat_r_str(&r, l->l_a);
-  /* written since ALTER TABLE rewrites tables; older records end here */
-  t->ct_gen = r.r_off < r.r_len ? cat_r_u32(&r) : 0;
+  t->ct_gen = cat_r_opt_u32(&r, 0);  /* since ALTER TABLE rewrites tables */
   char tname[40];
   cat_tree_name('t', t->ct_oid, t->ct_gen, tname, sizeof tname);
   pix->ci_tree_name = arena_strdup(l->l_a, tname);
@@ -149,8 +148,7 @@ static int cat_ld_column(void *ctx, const uint8_t *k, size_t kl, const uint8_t *
   c->cr_col.cc_type.t_scale = (int16_t)(int32_t)cat_r_u32(&r);
   c->cr_col.cc_not_null = cat_r_u8(&r) != 0;
   c->cr_col.cc_default = cat_r_str(&r, l->l_a);
-  /* written since identity columns exist; older records end here */
-  c->cr_col.cc_identity = r.r_off < r.r_len ? (char)cat_r_u8(&r) : 0;
+  c->cr_col.cc_identity = (char)cat_r_opt_u8(&r, 0);  /* since identity columns */
   if (r.r_bad || !c->cr_col.cc_name || c->cr_col.cc_type.t_id >= TY_COUNT_)
     return cat_bad("column", e);
   return CZ_OK;
@@ -183,11 +181,10 @@ static int cat_ld_index(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v
   for (int i = 0; i < ix->ci_ninclude; i++)
     inc[i] = (int)cat_r_u32(&r);
   ix->ci_include = inc;
-  /* fields added since (older records end before them: 0): whether the
-   * index is a UNIQUE constraint, then its trees' generation (ALTER TABLE
-   * rebuilds indexes) */
-  ix->ci_constraint = r.r_off < r.r_len && cat_r_u8(&r) != 0;
-  ix->ci_gen = r.r_off < r.r_len ? cat_r_u32(&r) : 0;
+  /* since UNIQUE constraints: whether the index is one; since ALTER
+   * TABLE rebuilds indexes: its trees' generation */
+  ix->ci_constraint = cat_r_opt_u8(&r, 0) != 0;
+  ix->ci_gen = cat_r_opt_u32(&r, 0);
   char iname[40];
   cat_tree_name('i', ix->ci_oid, ix->ci_gen, iname, sizeof iname);
   ix->ci_tree_name = arena_strdup(l->l_a, iname);
@@ -612,7 +609,7 @@ uint32_t cat_table_rec_gen(const uint8_t *v, size_t vl)
     (void)cat_r_u32(&r);
   (void)cat_r_u32(&r); /* pk OID */
   (void)cat_r_str(&r, a);
-  uint32_t gen = !r.r_bad && r.r_off < r.r_len ? cat_r_u32(&r) : 0;
+  uint32_t gen = cat_r_opt_u32(&r, 0);
   arena_destroy(a);
   return r.r_bad ? 0 : gen;
 }

@@ -53,6 +53,16 @@ uint8_t cat_r_u8(cat_rbuf_t *r)
   return r->r_p[r->r_off++];
 }
 
+uint8_t cat_r_opt_u8(cat_rbuf_t *r, uint8_t dflt)
+{
+  return !r->r_bad && r->r_off < r->r_len ? cat_r_u8(r) : dflt;
+}
+
+uint32_t cat_r_opt_u32(cat_rbuf_t *r, uint32_t dflt)
+{
+  return !r->r_bad && r->r_off < r->r_len ? cat_r_u32(r) : dflt;
+}
+
 uint32_t cat_r_u32(cat_rbuf_t *r)
 {
   if (r->r_off + 4 > r->r_len) {
