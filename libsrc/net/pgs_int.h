@@ -172,7 +172,8 @@ struct pgs_server_s {
   char sv_addr[300];
   int sv_port;
   cz_thread_t *sv_threads;     /* sv_max_threads slots */
-  int sv_n_threads;            /* started; grows while sessions wait for locks (sv_mu) */
+  atomic_int sv_n_threads;     /* started; grows while sessions wait (changed under sv_mu, read
+                                * without it by session_thread_blocks' first look) */
   int sv_max_threads;          /* ServerThreads + MaxClientConnections */
   atomic_int sv_blocked;       /* session threads waiting for another session */
   cz_thread_t sv_start_threads[PGS_STARTUP_THREADS];

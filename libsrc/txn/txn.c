@@ -389,7 +389,13 @@ int txn_commit(txn_t *tx, err_t *e)
   }
   size_t len;
   uint8_t *rec = txn_encode_redo(tx, &len);
-  if (wal_append_and_wait(db->db_wal, rec, len, e) != CZ_OK)
+  /* The wait for the log flush is a block like a lock wait: a session
+   * pool whose threads all wait for the disk would hold back the very
+   * committers that could share the next flush (group commit). */
+  thread_block_begin();
+  int wrc = wal_append_and_wait(db->db_wal, rec, len, e);
+  thread_block_end();
+  if (wrc != CZ_OK)
     goto failed;
   txn_end_callbacks_and_locks(tx, true);
   txn_finish_drops(tx);
