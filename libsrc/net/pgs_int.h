@@ -30,6 +30,7 @@
 /* Messages one turn may process before the connection goes back to epoll
  * (fairness between pipelining clients). */
 #define PGS_TURN_MESSAGES 256
+#define PGS_TURN_COPY_BYTES 16384 /* CopyData bytes that count as one message of a turn (pgs_conn.c) */
 /* How long COPY TO STDOUT waits for a client that does not read (it
  * cannot park: the engine produces COPY data in one call). */
 #define PGS_COPY_OUT_STALL_MS (300 * 1000)
