@@ -189,6 +189,7 @@ static pgs_next_t conn_work(pgs_conn_t *c)
     return PGS_CLOSE;
   }
   int budget = PGS_TURN_MESSAGES;
+  size_t copy_bytes = 0;
   for (;;) {
     if (c->c_phase == PGS_PH_TLS) {
       pgs_io_t r = pgs_tls_handshake(c);
@@ -217,6 +218,18 @@ static pgs_next_t conn_work(pgs_conn_t *c)
         return PGS_PARK; /* authenticated: SQL runs on the session threads */
       if (c->c_out.pb_len >= PGS_OUT_HIGH_WATER)
         pgs_maybe_flush(c);
+      /* A CopyData costs the budget by its size, not as a message: psql
+       * sends one per line, so 256 of them were a few KB, and a COPY of
+       * a million lines went through 4,000 turns, each a hand-off to
+       * whichever session thread epoll woke next (a scheduler wait on a
+       * busy machine). PGS_TURN_COPY_BYTES of data is about as much work
+       * as 256 statements. */
+      if (m.fm_kind == PGW_FE_COPY_DATA) {
+        copy_bytes += m.fm_len;
+        if (copy_bytes < PGS_TURN_COPY_BYTES)
+          continue;
+        copy_bytes = 0;
+      }
       if (--budget == 0)
         return PGS_PARK;
       continue;

@@ -30,6 +30,7 @@
 /* Messages one turn may process before the connection goes back to epoll
  * (fairness between pipelining clients). */
 #define PGS_TURN_MESSAGES 256
+#define PGS_TURN_COPY_BYTES 16384 /* CopyData bytes that count as one message of a turn (pgs_conn.c) */
 /* How long COPY TO STDOUT waits for a client that does not read (it
  * cannot park: the engine produces COPY data in one call). */
 #define PGS_COPY_OUT_STALL_MS (300 * 1000)
@@ -172,7 +173,8 @@ struct pgs_server_s {
   char sv_addr[300];
   int sv_port;
   cz_thread_t *sv_threads;     /* sv_max_threads slots */
-  int sv_n_threads;            /* started; grows while sessions wait for locks (sv_mu) */
+  atomic_int sv_n_threads;     /* started; grows while sessions wait (changed under sv_mu, read
+                                * without it by session_thread_blocks' first look) */
   int sv_max_threads;          /* ServerThreads + MaxClientConnections */
   atomic_int sv_blocked;       /* session threads waiting for another session */
   cz_thread_t sv_start_threads[PGS_STARTUP_THREADS];

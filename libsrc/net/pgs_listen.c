@@ -332,10 +332,13 @@ static void serve(pgs_server_t *s, int epfd)
 static void *serve_sessions(void *arg);
 
 /* A session thread is about to wait for another session (a row lock held
- * by a transaction whose COMMIT has not arrived). Keep ServerThreads
- * threads runnable by starting one more, or the sessions that would
- * release the locks could never run. The pool only grows, and never past
- * one thread per connection beyond ServerThreads. */
+ * by a transaction whose COMMIT has not arrived) or for the disk (a commit
+ * waiting for its log record to be durable). Keep ServerThreads threads
+ * runnable by starting one more, or the sessions that would release the
+ * locks could never run, and the committers that could share the next log
+ * flush would queue behind it instead. The pool only grows, and never past
+ * one thread per connection beyond ServerThreads. Every commit comes here,
+ * so the common case (enough threads runnable) takes no mutex. */
 static void session_thread_blocks(void *ctx, bool blocking)
 {
   pgs_server_t *s = ctx;
@@ -344,13 +347,17 @@ static void session_thread_blocks(void *ctx, bool blocking)
     return;
   }
   int blocked = atomic_fetch_add(&s->sv_blocked, 1) + 1;
+  int n = atomic_load(&s->sv_n_threads);
+  if (n - blocked >= s->sv_cfg.pc_threads || n >= s->sv_max_threads)
+    return;
   mutex_lock(&s->sv_mu);
   if (!atomic_load(&s->sv_exit) && s->sv_n_threads - blocked < s->sv_cfg.pc_threads &&
       s->sv_n_threads < s->sv_max_threads) {
     err_t e;
     if (thread_start(&s->sv_threads[s->sv_n_threads], serve_sessions, s, &e) == CZ_OK) {
-      s->sv_n_threads++;
-      log_info("session threads: %d (%d waiting for other sessions)", s->sv_n_threads, blocked);
+      atomic_fetch_add(&s->sv_n_threads, 1);
+      log_info("session threads: %d (%d waiting for other sessions or the log)", atomic_load(&s->sv_n_threads),
+               blocked);
     } else {
       log_warn("cannot add a session thread: %s", e.er_msg);
     }
@@ -471,6 +478,7 @@ int pgs_server_start(engine_t *eng, const pgs_config_t *cfg, pgs_server_t **out,
   }
   s->sv_max_threads = cfg->pc_threads + cfg->pc_max_conns;
   atomic_init(&s->sv_blocked, 0);
+  atomic_init(&s->sv_n_threads, 0);
   s->sv_threads = calloc((size_t)s->sv_max_threads, sizeof *s->sv_threads);
   if (!s->sv_threads) {
     err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
@@ -479,7 +487,7 @@ int pgs_server_start(engine_t *eng, const pgs_config_t *cfg, pgs_server_t **out,
   for (int i = 0; i < cfg->pc_threads; i++) {
     if (thread_start(&s->sv_threads[i], serve_sessions, s, e) != CZ_OK)
       goto fail_threads;
-    s->sv_n_threads++;
+    atomic_fetch_add(&s->sv_n_threads, 1);
   }
   for (int i = 0; i < PGS_STARTUP_THREADS; i++) {
     if (thread_start(&s->sv_start_threads[i], serve_startup, s, e) != CZ_OK)

@@ -66,7 +66,8 @@ int db_recover(db_t *db, err_t *e)
              db->db_cfg.dc_wal_path, (unsigned long long)info.wr_generation,
              (unsigned long long)db->db_generation);
   else if (info.wr_records > 0 || info.wr_valid_end < info.wr_file_size)
-    log_info("recovery: %llu transactions replayed from %s, %llu bytes of torn tail ignored",
+    log_info("recovery: %llu transactions replayed from %s, %llu bytes after the last record ignored "
+             "(preallocated zeros or a torn tail)",
              (unsigned long long)info.wr_records, db->db_cfg.dc_wal_path,
              (unsigned long long)(info.wr_file_size - info.wr_valid_end));
   return CZ_OK;
