@@ -108,6 +108,7 @@ static const pgcat_col_t pg_class_cols[] = {
   {"relispartition", PGT_BOOL},     {"relrewrite", PGT_OID},
   {"relacl", PGT_ACLITEM_ARRAY},    {"reloptions", PGT_TEXT_ARRAY},
   {"relpartbound", PGT_PG_NODE_TREE},
+  {"relfrozenxid", PGT_OID},        {"relminmxid", PGT_OID},
 };
 
 /* A table's privileges as PostgreSQL's aclitem[] text, or NULL when no
@@ -211,6 +212,8 @@ static int pgcat_class_tail(pgcat_rows_t *w, bool hasindex, char kind, int natts
   pgcat_put_text(w, acl);
   pgcat_put_null(w);            /* reloptions */
   pgcat_put_null(w);            /* relpartbound */
+  pgcat_put_int(w, 0);          /* relfrozenxid: no transaction id wraparound here */
+  pgcat_put_int(w, 0);          /* relminmxid */
   return pgcat_row_end(w, e);
 }
 

@@ -83,6 +83,12 @@ extern const xfunc_def_t pgcat_view_funcs[];
 extern const int pgcat_view_nfuncs;
 extern const pgcat_rel_t pgcat_rels_constraint[]; /* pgcat_constraint.c */
 extern const int pgcat_nrels_constraint;
+/* The catalogs pg_dump reads that hold no rows here, and its functions
+ * (set_config, acldefault, …): pgcat_dump.c. */
+extern const pgcat_rel_t pgcat_rels_dump[];
+extern const int pgcat_nrels_dump;
+extern const xfunc_def_t pgcat_dump_funcs[];
+extern const int pgcat_dump_nfuncs;
 
 /* The functions pgcat registers (pgcat_func.c). pg_proc lists the whole
  * function registry (exec's and these) with OIDs PGCAT_FIRST_PROC_OID +

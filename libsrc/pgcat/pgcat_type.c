@@ -301,7 +301,9 @@ static int pgcat_fill_pg_type(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
 bool pgcat_type_func_exists(const char *name)
 {
   static const char *const fixed[] = {"array_in", "array_out", "array_recv", "array_send",
-                                      "array_subscript_handler", "array_typanalyze"};
+                                      "array_subscript_handler", "array_typanalyze",
+                                      /* pg_am.amhandler's */
+                                      "heap_tableam_handler", "bthandler"};
   for (size_t i = 0; i < CZ_ARRAY_LEN(fixed); i++)
     if (strcmp(name, fixed[i]) == 0)
       return true;

@@ -461,7 +461,8 @@ typedef enum sql_stmt_kind_e {
   SQL_STMT_DROP_VIEW,       /* st_drop: DROP VIEW */
   SQL_STMT_DROP_MATVIEW,    /* st_drop: DROP MATERIALIZED VIEW */
   SQL_STMT_SET_CONSTRAINTS, /* st_setcons: SET CONSTRAINTS ALL | names DEFERRED | IMMEDIATE */
-  SQL_STMT_ALTER_TABLE      /* st_alter */
+  SQL_STMT_ALTER_TABLE,     /* st_alter */
+  SQL_STMT_LOCK             /* st_drop: LOCK [TABLE] names; st_lock_mode, st_lock_nowait */
 } sql_stmt_kind_t;
 
 typedef struct sql_stmt_s sql_stmt_t;
@@ -814,6 +815,9 @@ struct sql_stmt_s {
     struct sql_setcons_s *st_setcons; /* SET CONSTRAINTS */
   };
   bool st_analyze;                  /* EXPLAIN ANALYZE; VACUUM ANALYZE and ANALYZE */
+  const char *st_lock_mode;         /* LOCK: "access share mode" (the words of IN … MODE,
+                                     * lower case; "access exclusive mode" when omitted) */
+  bool st_lock_nowait;              /* LOCK … NOWAIT */
   sql_query_t *st_with;             /* WITH before INSERT/UPDATE/DELETE: a query shell
                                      * holding only qu_with and qu_recursive; NULL none */
 };

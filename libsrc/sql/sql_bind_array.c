@@ -144,11 +144,20 @@ static int bd_subscript(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **
   if (bd_expr(b, sc, x->ex_left, &arr) != CZ_OK || bd_expr(b, sc, x->ex_right, &idx) != CZ_OK)
     return CZ_ERR;
   ty_t et = bd_array_elem_of(sc, x->ex_left, arr);
+  /* a catalog column of type name, which PostgreSQL subscripts as
+   * char[NAMEDATALEN] from 0 (pg_dump's typname[0] = '_') */
+  bool name = arr->x_type.t_elem == TY_UNKNOWN && et.t_id == TY_CHAR;
   if (!(arr = as_text(b, arr, x->ex_pos)))
     return CZ_ERR;
   if (!(idx = bd_coerce(b, idx, ty_plain(TY_INT4))))
     return CZ_ERR;
   xnode_t *args[2] = {arr, idx};
+  if (name) {
+    if (bd_ext_call(b, "name_element", args, 2, x->ex_pos, &el) != CZ_OK)
+      return CZ_ERR;
+    *out = el;
+    return CZ_OK;
+  }
   if (bd_ext_call(b, "array_element", args, 2, x->ex_pos, &el) != CZ_OK)
     return CZ_ERR;
   if (et.t_id != TY_TEXT && !(el = bd_cast(b, el, et, x->ex_pos)))

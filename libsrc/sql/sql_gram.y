@@ -126,6 +126,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> SHARE SOME STDIN STDOUT SUBSTRING SUPERUSER TRAILING TRIM TRUNCATE UNCOMMITTED UNKNOWN
 %token <str> USING VACUUM WRITE INTERVAL CASCADE CONSTRAINT RESTRICT SIMILAR SYMMETRIC
 %token <str> ASYMMETRIC EXECUTE
+%token <str> LOCK_P
 /* the rest of the query language: LATERAL, GROUPING SETS / ROLLUP / CUBE */
 %token <str> CUBE GROUPING LATERAL_P ROLLUP SETS
 /* window frames and named windows (sql_bind_window.c) */
@@ -185,7 +186,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <list> opt_window_clause window_def_list
 %type <num> frame_bound_kind opt_frame_exclusion frame_unit
 %type <window> opt_frame_clause frame_bound
-%type <str> opt_window_ref
+%type <str> opt_window_ref opt_lock_mode lock_words lock_word
 %type <target> target_el
 %type <from> table_ref joined_table
 %type <order> sortby index_elem
@@ -1565,6 +1566,7 @@ unreserved_keyword:
   | ACTION | CONSTRAINTS | DEFERRED | IMMEDIATE | INHERIT | MATCH | PARTIAL | SIMPLE | VALID
   | ORDINALITY
   | ADD_P | TYPE_P
+  | LOCK_P
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function
@@ -2884,10 +2886,32 @@ opt_as:
   | %empty
   ;
 
+/* LOCK's IN … MODE: the words as written, lower case, checked by the
+ * runner (ACCESS, EXCLUSIVE and MODE are not keywords) */
+opt_lock_mode:
+    IN_P lock_words  { $$ = $2; }
+  | %empty           { $$ = "access exclusive mode"; }
+  ;
+
+lock_words:
+    lock_word             { $$ = $1; }
+  | lock_words lock_word  { $$ = arena_sprintf(ps->ps_arena, "%s %s", $1, $2); }
+  ;
+
+lock_word:
+    IDENT   { $$ = $1; }
+  | ROW     { $$ = "row"; }
+  | SHARE   { $$ = "share"; }
+  | UPDATE  { $$ = "update"; }
+  ;
+
 /* ---- other utility statements ------------------------------------------- */
 
 misc_stmt:
     CHECKPOINT  { $$ = sql_stmt_new(ps, SQL_STMT_CHECKPOINT); }
+  | LOCK_P opt_table qualified_name_list opt_lock_mode opt_nowait
+      { $$ = sql_g_drop(ps, SQL_STMT_LOCK, false, $3); $$->st_lock_mode = $4;
+        $$->st_lock_nowait = $5; }
   | TRUNCATE opt_table qualified_name_list
       { $$ = sql_g_drop(ps, SQL_STMT_TRUNCATE, false, $3); }
   | VACUUM      { $$ = sql_g_drop(ps, SQL_STMT_VACUUM, false, NULL); }
