@@ -223,6 +223,62 @@ static int pf_quote_literal(xctx_t *c, const xnode_t *x, const datum_t *a, datum
   return CZ_OK;
 }
 
+/* _cz_array_or_null(a): NULL for the empty array — the binder's form of a
+ * scalar subquery's array_agg, which gives NULL over no rows. */
+static int pf_array_or_null(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c, (void)x, (void)e;
+  *out = a[0];
+  if (!a[0].d_null && a[0].d_str.s_len == 2 && memcmp(a[0].d_str.s_ptr, "{}", 2) == 0)
+    out->d_null = true;
+  return CZ_OK;
+}
+
+/* _cz_seq_last_value(oid) / _cz_seq_is_called(oid): a sequence read as
+ * a relation (SELECT last_value, is_called FROM seq, which pg_dump sends
+ * to write setval): the shared state, the start value before the first
+ * nextval, as PostgreSQL's sequence tuple. */
+static int seq_state(xctx_t *c, const datum_t *a, int64_t *last, bool *called, err_t *e)
+{
+  const pgcat_env_t *env = pgcat_env_get(c, e);
+  if (!env)
+    return CZ_ERR;
+  const cat_sequence_t *sq = cat_sequence_by_oid(env->pe_snap, (cat_oid_t)a[0].d_i64);
+  if (!sq)
+    return err_set(e, SQLSTATE_UNDEFINED_TABLE, "could not open relation with OID %lld",
+                   (long long)a[0].d_i64);
+  if (cat_seq_peek(sq, env->pe_txn, last, called, e) != CZ_OK)
+    return CZ_ERR;
+  if (!*called)
+    *last = sq->sq_start;
+  return CZ_OK;
+}
+
+static int pf_seq_last_value(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
+                             err_t *e)
+{
+  (void)x;
+  int64_t last;
+  bool called;
+  if (seq_state(c, a, &last, &called, e) != CZ_OK)
+    return CZ_ERR;
+  out->d_null = false;
+  out->d_i64 = last;
+  return CZ_OK;
+}
+
+static int pf_seq_is_called(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x;
+  int64_t last;
+  bool called;
+  if (seq_state(c, a, &last, &called, e) != CZ_OK)
+    return CZ_ERR;
+  out->d_null = false;
+  out->d_bool = called;
+  return CZ_OK;
+}
+
 #define TX TY_TEXT
 #define I8 TY_INT8
 #define BO TY_BOOL
@@ -241,6 +297,12 @@ const xfunc_def_t pgcat_dump_funcs[] = {
    .fd_flags = XF_STRICT, .fd_row = pf_option_value},
   {.fd_name = "quote_literal", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX,
    .fd_flags = XF_STRICT, .fd_row = pf_quote_literal},
+  {.fd_name = "_cz_array_or_null", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX,
+   .fd_row = pf_array_or_null},
+  {.fd_name = "_cz_seq_last_value", .fd_nargs = 1, .fd_args = {I8}, .fd_result = I8,
+   .fd_flags = XF_STRICT | XF_VOLATILE, .fd_row = pf_seq_last_value},
+  {.fd_name = "_cz_seq_is_called", .fd_nargs = 1, .fd_args = {I8}, .fd_result = BO,
+   .fd_flags = XF_STRICT | XF_VOLATILE, .fd_row = pf_seq_is_called},
   {.fd_name = "array_remove", .fd_nargs = 2, .fd_args = {TX, TX}, .fd_result = TX,
    .fd_row = pf_array_remove},
 };

@@ -270,6 +270,7 @@ struct sql_expr_s {
   sql_expr_t *ex_filter; /* SQL_E_FUNC: FILTER (WHERE …), already folded into the first
                           * argument (see sql_g_filter); kept to refuse it on
                           * what is not an aggregate */
+  sql_list_t *ex_agg_order; /* SQL_E_FUNC: f(args ORDER BY …), of sql_order_t; NULL none */
 };
 
 /* SQL_E_FUNC details. ex_schema is the schema qualifier when one was

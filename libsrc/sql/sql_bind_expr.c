@@ -879,6 +879,9 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
   if (x->ex_filter)
     return bd_error(b, SQLSTATE_WRONG_OBJECT_TYPE, x->ex_pos, "FILTER specified, but %s is not an aggregate function",
                     x->ex_name);
+  if (x->ex_agg_order)
+    return bd_error(b, SQLSTATE_WRONG_OBJECT_TYPE, x->ex_pos,
+                    "ORDER BY specified, but %s is not an aggregate function", x->ex_name);
   if (x->ex_star || x->ex_distinct)
     return bd_error(b, SQLSTATE_SYNTAX_ERROR, x->ex_pos,
                     "%s specified, but %s is not an aggregate function",
@@ -916,8 +919,12 @@ int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
   }
   case SQL_E_EXISTS:
     return bd_subq_expr(b, sc, x, 1, false, NULL, out);
-  case SQL_E_SUBQUERY:
+  case SQL_E_SUBQUERY: {
+    int agg = bd_array_agg_subq(b, sc, x, out);  /* (SELECT array_agg(…) …) */
+    if (agg != 1)
+      return agg;
     return bd_subq_expr(b, sc, x, 0, false, NULL, out);
+  }
   case SQL_E_CASE:
     return bd_case(b, sc, x, out);
   case SQL_E_CAST: {

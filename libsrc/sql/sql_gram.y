@@ -1150,6 +1150,8 @@ func_application:
   | func_name '(' expr_list ')'           { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, $3, false, false)); }
   | func_name '(' ALL expr_list ')'       { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, $4, false, false)); }
   | func_name '(' DISTINCT expr_list ')'  { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, $4, true, false)); }
+  | func_name '(' expr_list sort_clause ')'
+      { CHK($$ = sql_g_func(ps, @1.lc_pos, $1, $3, false, false)); $$->ex_agg_order = $4; }
   ;
 
 /* LEFT and RIGHT are reserved (joins) but name functions too, as in
