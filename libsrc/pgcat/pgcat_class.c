@@ -293,7 +293,9 @@ static int pgcat_attr_row(pgcat_rows_t *w, cat_oid_t rel, const char *name, ty_t
   pgcat_put_int(w, ty_pg_typmod(t));
   pgcat_put_bool(w, pgcat_byval(t));
   pgcat_put_char(w, pgcat_align(t));
-  pgcat_put_char(w, ty_pg_typlen(t) == -1 ? 'x' : 'p');
+  /* the type's own (pg_dump writes SET STORAGE for any difference) */
+  char st = pgcat_type_storage(ty_pg_oid(t));
+  pgcat_put_char(w, st ? st : ty_pg_typlen(t) == -1 ? 'x' : 'p');
   pgcat_put_char(w, '\0');
   pgcat_put_bool(w, notnull);
   pgcat_put_bool(w, hasdef);

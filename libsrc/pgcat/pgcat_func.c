@@ -277,8 +277,8 @@ static int pf_pg_get_viewdef(xctx_t *c, const xnode_t *x, const datum_t *a, datu
   return CZ_OK;
 }
 
-/* pg_get_ruledef: no rules exist besides a view's query, which pg_rewrite
- * does not list, so no OID names one. */
+/* pg_get_ruledef: no rules exist besides a view's _RETURN rule, whose
+ * text pg_get_viewdef gives (NULL here). */
 static int pf_pg_get_ruledef(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   (void)c, (void)x, (void)a, (void)e;

@@ -94,6 +94,12 @@ const char *pgcat_type_name(uint32_t oid, arena_t *a)
   return t ? arena_sprintf(a, "_%s", t->ty_name) : NULL;
 }
 
+char pgcat_type_storage(uint32_t oid)
+{
+  const pgcat_type_t *t = pgcat_type_base(oid);
+  return t ? t->ty_storage : pgcat_type_of_array(oid) ? 'x' : 0;
+}
+
 bool pgcat_type_exists(uint32_t oid)
 {
   return pgcat_type_base(oid) || pgcat_type_of_array(oid);

@@ -463,7 +463,9 @@ typedef enum sql_stmt_kind_e {
   SQL_STMT_DROP_MATVIEW,    /* st_drop: DROP MATERIALIZED VIEW */
   SQL_STMT_SET_CONSTRAINTS, /* st_setcons: SET CONSTRAINTS ALL | names DEFERRED | IMMEDIATE */
   SQL_STMT_ALTER_TABLE,     /* st_alter */
-  SQL_STMT_LOCK             /* st_drop: LOCK [TABLE] names; st_lock_mode, st_lock_nowait */
+  SQL_STMT_LOCK,            /* st_drop: LOCK [TABLE] names; st_lock_mode, st_lock_nowait */
+  SQL_STMT_ALTER_OWNER      /* st_drop (one name): ALTER TABLE | SEQUENCE | VIEW | SCHEMA …
+                             * OWNER TO st_owner_role, st_owner_kind the object word */
 } sql_stmt_kind_t;
 
 typedef struct sql_stmt_s sql_stmt_t;
@@ -819,6 +821,9 @@ struct sql_stmt_s {
   const char *st_lock_mode;         /* LOCK: "access share mode" (the words of IN … MODE,
                                      * lower case; "access exclusive mode" when omitted) */
   bool st_lock_nowait;              /* LOCK … NOWAIT */
+  const char *st_owner_kind;        /* ALTER … OWNER TO: "table", "sequence", "view",
+                                     * "materialized view", "schema" */
+  const char *st_owner_role;        /* the role's name ("current_user", "session_user") */
   sql_query_t *st_with;             /* WITH before INSERT/UPDATE/DELETE: a query shell
                                      * holding only qu_with and qu_recursive; NULL none */
 };

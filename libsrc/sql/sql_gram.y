@@ -126,7 +126,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> SHARE SOME STDIN STDOUT SUBSTRING SUPERUSER TRAILING TRIM TRUNCATE UNCOMMITTED UNKNOWN
 %token <str> USING VACUUM WRITE INTERVAL CASCADE CONSTRAINT RESTRICT SIMILAR SYMMETRIC
 %token <str> ASYMMETRIC EXECUTE
-%token <str> LOCK_P
+%token <str> LOCK_P OWNER
 /* the rest of the query language: LATERAL, GROUPING SETS / ROLLUP / CUBE */
 %token <str> CUBE GROUPING LATERAL_P ROLLUP SETS
 /* window frames and named windows (sql_bind_window.c) */
@@ -186,7 +186,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <list> opt_window_clause window_def_list
 %type <num> frame_bound_kind opt_frame_exclusion frame_unit
 %type <window> opt_frame_clause frame_bound
-%type <str> opt_window_ref opt_lock_mode lock_words lock_word
+%type <str> opt_window_ref opt_lock_mode lock_words lock_word owner_role
 %type <target> target_el
 %type <from> table_ref joined_table
 %type <order> sortby index_elem
@@ -1568,7 +1568,7 @@ unreserved_keyword:
   | ACTION | CONSTRAINTS | DEFERRED | IMMEDIATE | INHERIT | MATCH | PARTIAL | SIMPLE | VALID
   | ORDINALITY
   | ADD_P | TYPE_P
-  | LOCK_P
+  | LOCK_P | OWNER
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function
@@ -2045,7 +2045,29 @@ opt_with_data:
 /* ---- ALTER TABLE ---------------------------------------------------------- */
 
 alter_table_stmt:
-    ALTER TABLE alter_rel alter_cmds
+    ALTER TABLE alter_rel OWNER TO owner_role
+      { $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, $3->at_if_exists, APPEND(NULL, sql_g_name(ps, $3->at_table)));
+        $$->st_owner_kind = "table"; $$->st_owner_role = $6; }
+  | ALTER SEQUENCE qualified_name OWNER TO owner_role
+      { $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $3)));
+        $$->st_owner_kind = "sequence"; $$->st_owner_role = $6; }
+  | ALTER VIEW qualified_name OWNER TO owner_role
+      { $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $3)));
+        $$->st_owner_kind = "view"; $$->st_owner_role = $6; }
+  | ALTER MATERIALIZED VIEW qualified_name OWNER TO owner_role
+      { $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $4)));
+        $$->st_owner_kind = "materialized view"; $$->st_owner_role = $7; }
+  | ALTER IDENT col_id OWNER TO owner_role
+      {
+        if (strcmp($2, "schema") != 0) {
+          sql_error_at(ps, SQLSTATE_SYNTAX_ERROR, @2.lc_pos, "syntax error at or near \"%s\"", $2);
+          YYABORT;
+        }
+        sql_name_t nm = {.nm_name = $3, .nm_pos = @3.lc_pos};
+        $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, nm)));
+        $$->st_owner_kind = "schema"; $$->st_owner_role = $6;
+      }
+  | ALTER TABLE alter_rel alter_cmds
       {
         $$ = sql_stmt_new(ps, SQL_STMT_ALTER_TABLE);
         $$->st_alter = $3;
@@ -2094,6 +2116,14 @@ alter_table_stmt:
         c->ac_newname = $8;
         $3->at_cmds = APPEND(NULL, c);
       }
+  ;
+
+/* OWNER TO's role: a name, CURRENT_USER, SESSION_USER, CURRENT_ROLE */
+owner_role:
+    col_id        { $$ = $1; }
+  | CURRENT_USER  { $$ = "current_user"; }
+  | CURRENT_ROLE  { $$ = "current_user"; }
+  | SESSION_USER  { $$ = "session_user"; }
   ;
 
 /* [IF EXISTS] [ONLY] name [*] (no inheritance here: ONLY and * change nothing) */

@@ -76,6 +76,8 @@ int en_explain(erun_t *r, erows_fn_t fn, void *ctx, err_t *e);
 int en_analyze(esession_t *s, const sql_stmt_t *ast, err_t *e);
 /* LOCK TABLE (en_lock.c). */
 int en_lock(esession_t *s, const sql_stmt_t *ast, char *tag, size_t tagcap, err_t *e);
+/* ALTER … OWNER TO (en_owner.c). */
+int en_alter_owner(esession_t *s, const sql_stmt_t *ast, char *tag, size_t tagcap, err_t *e);
 
 /* ---- en_env.c: the binder's view of the catalog, the executor's storage
  * hooks --------------------------------------------------------------- */
