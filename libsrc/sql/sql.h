@@ -552,6 +552,7 @@ typedef struct sql_seqopts_s {
   int so_owned;            /* 0 not given, 1 OWNED BY table.column, -1 OWNED BY NONE */
   sql_name_t so_owned_table;
   const char *so_owned_col;
+  sql_name_t *so_seqname;  /* SEQUENCE NAME name (an identity column's); NULL none */
 } sql_seqopts_t;
 
 /* CREATE SEQUENCE, ALTER SEQUENCE. */
@@ -627,7 +628,9 @@ typedef enum sql_alter_kind_e {
   SQL_AT_DROP_CONSTRAINT,  /* DROP CONSTRAINT [IF EXISTS] ac_name [CASCADE] */
   SQL_AT_RENAME_COLUMN,    /* RENAME [COLUMN] ac_name TO ac_newname */
   SQL_AT_RENAME_TABLE,     /* RENAME TO ac_newname */
-  SQL_AT_RENAME_CONSTRAINT /* RENAME CONSTRAINT ac_name TO ac_newname */
+  SQL_AT_RENAME_CONSTRAINT, /* RENAME CONSTRAINT ac_name TO ac_newname */
+  SQL_AT_ADD_IDENTITY      /* ALTER [COLUMN] ac_name ADD GENERATED {ALWAYS | BY DEFAULT}
+                            * (ac_identity 'a' / 'd') AS IDENTITY [(ac_seqopts)] */
 } sql_alter_kind_t;
 
 typedef struct sql_alter_cmd_s {
@@ -642,6 +645,8 @@ typedef struct sql_alter_cmd_s {
   bool ac_if_exists;           /* DROP … IF EXISTS */
   bool ac_if_not_exists;       /* ADD COLUMN IF NOT EXISTS */
   bool ac_cascade;             /* DROP … CASCADE */
+  char ac_identity;            /* ADD … AS IDENTITY: 'a' ALWAYS, 'd' BY DEFAULT */
+  struct sql_seqopts_s *ac_seqopts; /* its sequence options; NULL none */
 } sql_alter_cmd_t;
 
 /* ALTER TABLE [IF EXISTS] [ONLY] name action, … */
