@@ -31,6 +31,14 @@ static bool seq_visible(const pgcat_env_t *env, const cat_sequence_t *sq)
          cat_role_is_member(env->pe_snap, env->pe_user, sq->sq_owner);
 }
 
+/* Whether sq is an identity column's sequence (pg_depend deptype 'i'). */
+static bool seq_of_identity(const cat_snapshot_t *s, const cat_sequence_t *sq)
+{
+  const cat_table_t *t = sq->sq_owned_table ? cat_table_by_oid(s, sq->sq_owned_table) : NULL;
+  return t && sq->sq_owned_col >= 0 && sq->sq_owned_col < t->ct_ncols &&
+         t->ct_cols[sq->sq_owned_col].cc_identity;
+}
+
 /* ---- pg_sequence ------------------------------------------------------------ */
 
 static const pgcat_col_t pg_sequence_cols[] = {
@@ -115,8 +123,8 @@ static int fill_is_sequences(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
   arena_t *a = w->pw_arena;
   for (int i = 0; i < s->cs_nsequences; i++) {
     const cat_sequence_t *sq = s->cs_sequences[i];
-    if (!seq_visible(env, sq))
-      continue;
+    if (!seq_visible(env, sq) || seq_of_identity(s, sq))
+      continue;  /* an identity column's sequence is internal: not listed, as in PostgreSQL */
     pgcat_put_text(w, env->pe_database ? env->pe_database : "cadenza");
     pgcat_put_text(w, sq->sq_schema_name);
     pgcat_put_text(w, sq->sq_name);

@@ -168,6 +168,9 @@ if want sql || want corpus || want clients || want protocol || want isql || want
     run_test client_psql 120 "$CZ_TOP/tests/clients/psql_test.sh"
     run_test client_psycopg 120 "$CZ_TOP/tests/clients/psycopg_test.sh"
     run_test client_jdbc 600 "$CZ_TOP/tests/clients/jdbc_test.sh"
+    # pg_dump round trips on servers of its own (Cadenza → Cadenza,
+    # PostgreSQL 15 → Cadenza): tests/clients/pgdump_test.sh
+    run_test client_pgdump 300 "$CZ_TOP/tests/clients/pgdump_test.sh"
     run_test client_pyodbc 120 "$CZ_TOP/tests/clients/odbc_test.sh" pyodbc
     run_test client_unixodbc_isql 120 "$CZ_TOP/tests/clients/odbc_test.sh" isql
   fi
