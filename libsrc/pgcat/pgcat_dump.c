@@ -237,7 +237,8 @@ static int pf_array_or_null(xctx_t *c, const xnode_t *x, const datum_t *a, datum
 /* _cz_seq_last_value(oid) / _cz_seq_is_called(oid): a sequence read as
  * a relation (SELECT last_value, is_called FROM seq, which pg_dump sends
  * to write setval): the shared state, the start value before the first
- * nextval, as PostgreSQL's sequence tuple. */
+ * nextval (or after setval(…, false) the value set), as PostgreSQL's
+ * sequence tuple. */
 static int seq_state(xctx_t *c, const datum_t *a, int64_t *last, bool *called, err_t *e)
 {
   const pgcat_env_t *env = pgcat_env_get(c, e);
@@ -247,11 +248,8 @@ static int seq_state(xctx_t *c, const datum_t *a, int64_t *last, bool *called, e
   if (!sq)
     return err_set(e, SQLSTATE_UNDEFINED_TABLE, "could not open relation with OID %lld",
                    (long long)a[0].d_i64);
-  if (cat_seq_peek(sq, env->pe_txn, last, called, e) != CZ_OK)
-    return CZ_ERR;
-  if (!*called)
-    *last = sq->sq_start;
-  return CZ_OK;
+  /* not called: the value nextval gives next (the start, or setval's) */
+  return cat_seq_peek(sq, env->pe_txn, last, called, e);
 }
 
 static int pf_seq_last_value(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,

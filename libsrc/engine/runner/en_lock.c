@@ -53,5 +53,9 @@ int en_lock(esession_t *s, const sql_stmt_t *ast, char *tag, size_t tagcap, err_
   if (mode >= EN_LOCK_HONOURED || ast->st_lock_nowait)
     return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "LOCK TABLE … IN %s%s is not supported",
                    ast->st_lock_mode, ast->st_lock_nowait ? " NOWAIT" : "");
+  /* a block's transaction begins at its first statement that needs one */
+  bool implicit;
+  if (es_tx_ensure(s, &implicit, e) != CZ_OK)
+    return CZ_ERR;
   return cat_lock_ddl(es_engine(s)->en_cat, es_txn(s), e);
 }
