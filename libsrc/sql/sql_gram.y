@@ -96,6 +96,7 @@ static sql_name_t *sql_g_name(sql_pstate_t *ps, sql_name_t n);
 static sql_stmt_t *sql_g_drop(sql_pstate_t *ps, sql_stmt_kind_t kind, bool if_exists,
                               sql_list_t *names);
 static bool sql_g_seqopt(sql_pstate_t *ps, int pos, int given);
+static bool sql_g_word(sql_pstate_t *ps, int pos, const char *got, const char *want);
 static bool sql_g_cons_attrs(sql_pstate_t *ps, int pos, char kind, int attrs, sql_tabcons_t *tc);
 static bool sql_g_int8(sql_pstate_t *ps, int pos, const char *text, bool neg, int64_t *out);
 static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const char *name,
@@ -126,7 +127,6 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> SHARE SOME STDIN STDOUT SUBSTRING SUPERUSER TRAILING TRIM TRUNCATE UNCOMMITTED UNKNOWN
 %token <str> USING VACUUM WRITE INTERVAL CASCADE CONSTRAINT RESTRICT SIMILAR SYMMETRIC
 %token <str> ASYMMETRIC EXECUTE
-%token <str> LOCK_P OWNER
 /* the rest of the query language: LATERAL, GROUPING SETS / ROLLUP / CUBE */
 %token <str> CUBE GROUPING LATERAL_P ROLLUP SETS
 /* window frames and named windows (sql_bind_window.c) */
@@ -1568,7 +1568,6 @@ unreserved_keyword:
   | ACTION | CONSTRAINTS | DEFERRED | IMMEDIATE | INHERIT | MATCH | PARTIAL | SIMPLE | VALID
   | ORDINALITY
   | ADD_P | TYPE_P
-  | LOCK_P | OWNER
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function
@@ -2045,24 +2044,22 @@ opt_with_data:
 /* ---- ALTER TABLE ---------------------------------------------------------- */
 
 alter_table_stmt:
-    ALTER TABLE alter_rel OWNER TO owner_role
-      { $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, $3->at_if_exists, APPEND(NULL, sql_g_name(ps, $3->at_table)));
+    ALTER TABLE alter_rel IDENT TO owner_role
+      { CHK(sql_g_word(ps, @4.lc_pos, $4, "owner"));
+        $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, $3->at_if_exists, APPEND(NULL, sql_g_name(ps, $3->at_table)));
         $$->st_owner_kind = "table"; $$->st_owner_role = $6; }
-  | ALTER SEQUENCE qualified_name OWNER TO owner_role
-      { $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $3)));
+  | ALTER SEQUENCE qualified_name IDENT TO owner_role
+      { CHK(sql_g_word(ps, @4.lc_pos, $4, "owner")); $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $3)));
         $$->st_owner_kind = "sequence"; $$->st_owner_role = $6; }
-  | ALTER VIEW qualified_name OWNER TO owner_role
-      { $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $3)));
+  | ALTER VIEW qualified_name IDENT TO owner_role
+      { CHK(sql_g_word(ps, @4.lc_pos, $4, "owner")); $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $3)));
         $$->st_owner_kind = "view"; $$->st_owner_role = $6; }
-  | ALTER MATERIALIZED VIEW qualified_name OWNER TO owner_role
-      { $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $4)));
+  | ALTER MATERIALIZED VIEW qualified_name IDENT TO owner_role
+      { CHK(sql_g_word(ps, @5.lc_pos, $5, "owner")); $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $4)));
         $$->st_owner_kind = "materialized view"; $$->st_owner_role = $7; }
-  | ALTER IDENT col_id OWNER TO owner_role
+  | ALTER IDENT col_id IDENT TO owner_role
       {
-        if (strcmp($2, "schema") != 0) {
-          sql_error_at(ps, SQLSTATE_SYNTAX_ERROR, @2.lc_pos, "syntax error at or near \"%s\"", $2);
-          YYABORT;
-        }
+        CHK(sql_g_word(ps, @2.lc_pos, $2, "schema") && sql_g_word(ps, @4.lc_pos, $4, "owner"));
         sql_name_t nm = {.nm_name = $3, .nm_pos = @3.lc_pos};
         $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, nm)));
         $$->st_owner_kind = "schema"; $$->st_owner_role = $6;
@@ -2303,10 +2300,7 @@ seq_opts:
   | seq_opts SEQUENCE IDENT qualified_name
       {
         $$ = $1;
-        if (strcmp($3, "name") != 0) {
-          sql_error_at(ps, SQLSTATE_SYNTAX_ERROR, @3.lc_pos, "syntax error at or near \"%s\"", $3);
-          YYABORT;
-        }
+        CHK(sql_g_word(ps, @3.lc_pos, $3, "name"));
         CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_seqname != NULL));
         $$->so_seqname = NEW(sql_name_t);
         *$$->so_seqname = $4;
@@ -2956,9 +2950,13 @@ lock_word:
 
 misc_stmt:
     CHECKPOINT  { $$ = sql_stmt_new(ps, SQL_STMT_CHECKPOINT); }
-  | LOCK_P opt_table qualified_name_list opt_lock_mode opt_nowait
-      { $$ = sql_g_drop(ps, SQL_STMT_LOCK, false, $3); $$->st_lock_mode = $4;
-        $$->st_lock_nowait = $5; }
+  | IDENT opt_table qualified_name_list opt_lock_mode opt_nowait
+      {
+        /* LOCK is not a keyword here, so that it stays a bare alias */
+        CHK(sql_g_word(ps, @1.lc_pos, $1, "lock"));
+        $$ = sql_g_drop(ps, SQL_STMT_LOCK, false, $3); $$->st_lock_mode = $4;
+        $$->st_lock_nowait = $5;
+      }
   | TRUNCATE opt_table qualified_name_list
       { $$ = sql_g_drop(ps, SQL_STMT_TRUNCATE, false, $3); }
   | VACUUM      { $$ = sql_g_drop(ps, SQL_STMT_VACUUM, false, NULL); }
@@ -3469,6 +3467,17 @@ static bool sql_g_cons_attrs(sql_pstate_t *ps, int pos, char kind, int attrs, sq
       tc->tc_deferrable = false;
   }
   return true;
+}
+
+/* A word the grammar reads as an identifier (LOCK, OWNER, SCHEMA, NAME:
+ * not keywords, so they stay usable as bare aliases) must be this one:
+ * 42601 at it otherwise. */
+static bool sql_g_word(sql_pstate_t *ps, int pos, const char *got, const char *want)
+{
+  if (strcmp(got, want) == 0)
+    return true;
+  sql_error_at(ps, SQLSTATE_SYNTAX_ERROR, pos, "syntax error at or near \"%s\"", got);
+  return false;
 }
 
 static bool sql_g_seqopt(sql_pstate_t *ps, int pos, int given)
