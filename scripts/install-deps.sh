@@ -34,7 +34,9 @@ fi
 # concurrency and crash tests), pyodbc (the ODBC client check), duckdb (the
 # reference answers and times of the TPC-H test and bench/tpch) and
 # tpchgen-cli (the TPC-H data generator, a command in the venv's bin/) and
-# rdflib (reads the W3C SPARQL test manifests, tests/unit/sparql/).
+# rdflib (reads the W3C SPARQL test manifests, tests/unit/sparql/) and
+# SQLAlchemy 2 (tests/clients/sqlalchemy_test.py: reflection and the ORM
+# through the psycopg dialect).
 venv=${CZ_VENV:-build/venv}
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
@@ -49,4 +51,8 @@ if ! "$venv/bin/python3" -c 'import psycopg, pyodbc, duckdb' >/dev/null 2>&1 ||
 fi
 if ! "$venv/bin/python3" -c 'import rdflib' >/dev/null 2>&1; then
   "$venv/bin/pip" install -q --disable-pip-version-check rdflib
+fi
+if ! "$venv/bin/python3" -c 'import sqlalchemy, sys; sys.exit(sqlalchemy.__version__ < "2")' \
+    >/dev/null 2>&1; then
+  "$venv/bin/pip" install -q --disable-pip-version-check "sqlalchemy>=2,<3"
 fi

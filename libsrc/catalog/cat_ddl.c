@@ -68,6 +68,12 @@ int cat_ddl_begin(cat_t *c, txn_t *tx, const cat_snapshot_t **snap, err_t *e)
   return CZ_OK;
 }
 
+int cat_lock_ddl(cat_t *c, txn_t *tx, err_t *e)
+{
+  const cat_snapshot_t *s;
+  return cat_ddl_begin(c, tx, &s, e);
+}
+
 int cat_ddl_end(cat_t *c, txn_t *tx, err_t *e)
 {
   cat_snapshot_t *s;

@@ -341,6 +341,10 @@ int cat_check_priv(const cat_snapshot_t *s, cat_oid_t role, const cat_table_t *t
 
 /* ---- DDL (each takes the DDL lock for tx, see the design notes) --------- */
 
+/* Takes the DDL lock for tx without changing anything (LOCK TABLE: no
+ * schema change can happen until tx ends). */
+int cat_lock_ddl(cat_t *c, txn_t *tx, err_t *e);
+
 typedef struct cat_column_def_s {
   const char *cd_name;
   ty_t cd_type;

@@ -101,6 +101,9 @@ typedef struct pgcat_env_s {
   cat_seq_session_t *pe_seqs;     /* the session's sequence state */
   txn_t *pe_txn;                  /* the statement's transaction; NULL none */
   const volatile bool *pe_cancel; /* the session's cancel flag; NULL none */
+  /* set_config(name, value, is_local): the session's SET (NULL: 55000). */
+  int (*pe_set)(void *ctx, const char *name, const char *value, err_t *e);
+  void *pe_set_ctx;
 } pgcat_env_t;
 
 /* The engine's map from an expression context's session (xctx_t's

@@ -108,6 +108,7 @@ static const pgcat_col_t pg_class_cols[] = {
   {"relispartition", PGT_BOOL},     {"relrewrite", PGT_OID},
   {"relacl", PGT_ACLITEM_ARRAY},    {"reloptions", PGT_TEXT_ARRAY},
   {"relpartbound", PGT_PG_NODE_TREE},
+  {"relfrozenxid", PGT_OID},        {"relminmxid", PGT_OID},
 };
 
 /* A table's privileges as PostgreSQL's aclitem[] text, or NULL when no
@@ -211,6 +212,8 @@ static int pgcat_class_tail(pgcat_rows_t *w, bool hasindex, char kind, int natts
   pgcat_put_text(w, acl);
   pgcat_put_null(w);            /* reloptions */
   pgcat_put_null(w);            /* relpartbound */
+  pgcat_put_int(w, 0);          /* relfrozenxid: no transaction id wraparound here */
+  pgcat_put_int(w, 0);          /* relminmxid */
   return pgcat_row_end(w, e);
 }
 
@@ -290,7 +293,9 @@ static int pgcat_attr_row(pgcat_rows_t *w, cat_oid_t rel, const char *name, ty_t
   pgcat_put_int(w, ty_pg_typmod(t));
   pgcat_put_bool(w, pgcat_byval(t));
   pgcat_put_char(w, pgcat_align(t));
-  pgcat_put_char(w, ty_pg_typlen(t) == -1 ? 'x' : 'p');
+  /* the type's own (pg_dump writes SET STORAGE for any difference) */
+  char st = pgcat_type_storage(ty_pg_oid(t));
+  pgcat_put_char(w, st ? st : ty_pg_typlen(t) == -1 ? 'x' : 'p');
   pgcat_put_char(w, '\0');
   pgcat_put_bool(w, notnull);
   pgcat_put_bool(w, hasdef);

@@ -83,6 +83,12 @@ extern const xfunc_def_t pgcat_view_funcs[];
 extern const int pgcat_view_nfuncs;
 extern const pgcat_rel_t pgcat_rels_constraint[]; /* pgcat_constraint.c */
 extern const int pgcat_nrels_constraint;
+/* The catalogs pg_dump reads that hold no rows here, and its functions
+ * (set_config, acldefault, …): pgcat_dump.c. */
+extern const pgcat_rel_t pgcat_rels_dump[];
+extern const int pgcat_nrels_dump;
+extern const xfunc_def_t pgcat_dump_funcs[];
+extern const int pgcat_dump_nfuncs;
 
 /* The functions pgcat registers (pgcat_func.c). pg_proc lists the whole
  * function registry (exec's and these) with OIDs PGCAT_FIRST_PROC_OID +
@@ -148,6 +154,8 @@ const char *pgcat_type_name(uint32_t oid, arena_t *a);
 /* Whether name is one of the built-in types' I/O functions pg_type names
  * (int4in, array_out, numerictypmodin …): what regproc values refer to. */
 bool pgcat_type_func_exists(const char *name);
+/* pg_type.typstorage of a built-in type; 0 when unknown. */
+char pgcat_type_storage(uint32_t oid);
 /* Whether a built-in type has this OID. */
 bool pgcat_type_exists(uint32_t oid);
 /* The type's OID by its pg_type name ("int4", "_text") or SQL name
@@ -159,6 +167,9 @@ uint32_t pgcat_type_by_name(const char *name);
 char *pgcat_indexdef(const pgcat_env_t *env, const cat_index_t *ix, int column, arena_t *a);
 /* pg_get_constraintdef (pgcat_constraint.c); pretty: psql's form of a CHECK. */
 char *pgcat_constraintdef(const pgcat_env_t *env, cat_oid_t conoid, bool pretty, arena_t *a);
+/* The pg_rewrite OID of a view's _RETURN rule (derived: the view's OID
+ * with the top bit set, which no catalog object's OID has). */
+static inline cat_oid_t pgcat_rule_oid(cat_oid_t view) { return view | 0x80000000u; }
 /* The pg_attrdef OID of a column's default (see README: derived). */
 cat_oid_t pgcat_attrdef_oid(cat_oid_t table, int attnum);
 

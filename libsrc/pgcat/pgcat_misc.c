@@ -22,6 +22,7 @@ static const pgcat_col_t pg_database_cols[] = {
   {"datallowconn", PGT_BOOL},   {"datconnlimit", PGT_INT4},     {"dattablespace", PGT_OID},
   {"datcollate", PGT_TEXT},     {"datctype", PGT_TEXT},         {"daticulocale", PGT_TEXT},
   {"datcollversion", PGT_TEXT}, {"datacl", PGT_ACLITEM_ARRAY},
+  {"datfrozenxid", PGT_OID},    {"datminmxid", PGT_OID},
 };
 
 static int pgcat_fill_pg_database(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
@@ -40,6 +41,8 @@ static int pgcat_fill_pg_database(pgcat_rows_t *w, const pgcat_env_t *env, err_t
   pgcat_put_null(w);
   pgcat_put_null(w);
   pgcat_put_null(w);
+  pgcat_put_int(w, 0);           /* datfrozenxid */
+  pgcat_put_int(w, 0);           /* datminmxid */
   return pgcat_row_end(w, e);
 }
 
@@ -238,6 +241,13 @@ static const pgcat_col_t pg_proc_cols[] = {
   {"proisstrict", PGT_BOOL}, {"proretset", PGT_BOOL},      {"provolatile", PGT_CHAR},
   {"pronargs", PGT_INT2},    {"prorettype", PGT_OID},      {"proargtypes", PGT_OIDVECTOR},
   {"prosrc", PGT_TEXT},
+  /* the rest of PostgreSQL's columns (pg_dump reads proacl) */
+  {"procost", PGT_FLOAT4},   {"prorows", PGT_FLOAT4},      {"provariadic", PGT_OID},
+  {"prosecdef", PGT_BOOL},   {"proleakproof", PGT_BOOL},   {"proparallel", PGT_CHAR},
+  {"pronargdefaults", PGT_INT2}, {"proallargtypes", PGT_OID_ARRAY},
+  {"proargmodes", PGT_CHAR_ARRAY}, {"proargnames", PGT_TEXT_ARRAY},
+  {"proargdefaults", PGT_PG_NODE_TREE}, {"probin", PGT_TEXT}, {"proconfig", PGT_TEXT_ARRAY},
+  {"proacl", PGT_ACLITEM_ARRAY},
 };
 
 uint32_t pgcat_fn_type(int t)
@@ -268,6 +278,16 @@ static int pgcat_fill_pg_proc(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
     pgcat_put_int(w, pgcat_fn_type(f->fd_result));
     pgcat_put_text(w, args);
     pgcat_put_text(w, f->fd_name);
+    pgcat_put_f64(w, 1);                        /* procost */
+    pgcat_put_f64(w, 0);                        /* prorows */
+    pgcat_put_int(w, 0);                        /* provariadic */
+    pgcat_put_bool(w, false);
+    pgcat_put_bool(w, false);
+    pgcat_put_char(w, 's');                     /* proparallel: safe */
+    pgcat_put_int(w, 0);
+    for (int k = 0; k < 6; k++)                 /* no modes, names, defaults, config */
+      pgcat_put_null(w);
+    pgcat_put_null(w);                          /* proacl: the default, EXECUTE for all */
     if (pgcat_row_end(w, e))
       return CZ_ERR;
   }
@@ -285,6 +305,9 @@ static const pgcat_col_t pg_operator_cols[] = {
   {"oid", PGT_OID},        {"oprname", PGT_NAME},  {"oprnamespace", PGT_OID},
   {"oprowner", PGT_OID},   {"oprkind", PGT_CHAR},  {"oprleft", PGT_OID},
   {"oprright", PGT_OID},   {"oprresult", PGT_OID},
+  {"oprcanmerge", PGT_BOOL}, {"oprcanhash", PGT_BOOL}, {"oprcom", PGT_OID},
+  {"oprnegate", PGT_OID},  {"oprcode", PGT_REGPROC}, {"oprrest", PGT_REGPROC},
+  {"oprjoin", PGT_REGPROC},
 };
 
 static const struct {
@@ -310,6 +333,12 @@ static int pgcat_fill_pg_operator(pgcat_rows_t *w, const pgcat_env_t *env, err_t
     pgcat_put_int(w, pgcat_operators[i].po_kind == 'l' ? 0 : 2276);
     pgcat_put_int(w, 2276);
     pgcat_put_int(w, 2276);
+    pgcat_put_bool(w, false);
+    pgcat_put_bool(w, false);
+    pgcat_put_int(w, 0);
+    pgcat_put_int(w, 0);
+    for (int k = 0; k < 3; k++)  /* resolved by the binder, not through a function */
+      pgcat_put_null(w);
     if (pgcat_row_end(w, e))
       return CZ_ERR;
   }

@@ -24,6 +24,7 @@ static const pgcat_group_t pgcat_groups[] = {
   {pgcat_rels_seq, &pgcat_nrels_seq},
   {pgcat_rels_view, &pgcat_nrels_view},
   {pgcat_rels_constraint, &pgcat_nrels_constraint},
+  {pgcat_rels_dump, &pgcat_nrels_dump},
 };
 
 int pgcat_nrels(void)

@@ -31,6 +31,14 @@ static bool seq_visible(const pgcat_env_t *env, const cat_sequence_t *sq)
          cat_role_is_member(env->pe_snap, env->pe_user, sq->sq_owner);
 }
 
+/* Whether sq is an identity column's sequence (pg_depend deptype 'i'). */
+static bool seq_of_identity(const cat_snapshot_t *s, const cat_sequence_t *sq)
+{
+  const cat_table_t *t = sq->sq_owned_table ? cat_table_by_oid(s, sq->sq_owned_table) : NULL;
+  return t && sq->sq_owned_col >= 0 && sq->sq_owned_col < t->ct_ncols &&
+         t->ct_cols[sq->sq_owned_col].cc_identity;
+}
+
 /* ---- pg_sequence ------------------------------------------------------------ */
 
 static const pgcat_col_t pg_sequence_cols[] = {
@@ -115,8 +123,8 @@ static int fill_is_sequences(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
   arena_t *a = w->pw_arena;
   for (int i = 0; i < s->cs_nsequences; i++) {
     const cat_sequence_t *sq = s->cs_sequences[i];
-    if (!seq_visible(env, sq))
-      continue;
+    if (!seq_visible(env, sq) || seq_of_identity(s, sq))
+      continue;  /* an identity column's sequence is internal: not listed, as in PostgreSQL */
     pgcat_put_text(w, env->pe_database ? env->pe_database : "cadenza");
     pgcat_put_text(w, sq->sq_schema_name);
     pgcat_put_text(w, sq->sq_name);
@@ -139,7 +147,8 @@ static int fill_is_sequences(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
 
 /* The dependencies Cadenza records: a sequence OWNED BY a column ('a',
  * auto: serial and OWNED BY; 'i', internal: an identity column's), which
- * psql's \d shows as "Owned by" / "Sequence for identity column". */
+ * psql's \d shows as "Owned by" / "Sequence for identity column"; a
+ * view's rule on the relations its query reads ('n'). */
 static const pgcat_col_t pg_depend_cols[] = {
   {"classid", PGT_OID},    {"objid", PGT_OID},       {"objsubid", PGT_INT4},
   {"refclassid", PGT_OID}, {"refobjid", PGT_OID},    {"refobjsubid", PGT_INT4},
@@ -163,6 +172,22 @@ static int fill_pg_depend(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
     pgcat_put_char(w, t->ct_cols[sq->sq_owned_col].cc_identity ? 'i' : 'a');
     if (pgcat_row_end(w, e))
       return CZ_ERR;
+  }
+  /* a view's _RETURN rule (pg_rewrite) depends on the relations its
+   * query reads ('n'): pg_dump orders views after them by these */
+  for (int i = 0; i < s->cs_nviews; i++) {
+    const cat_view_t *v = s->cs_views[i];
+    for (int k = 0; k < v->cw_ndeps; k++) {
+      pgcat_put_int(w, 2618);
+      pgcat_put_int(w, pgcat_rule_oid(v->cw_oid));
+      pgcat_put_int(w, 0);
+      pgcat_put_int(w, 1259);
+      pgcat_put_int(w, v->cw_deps[k]);
+      pgcat_put_int(w, 0);
+      pgcat_put_char(w, 'n');
+      if (pgcat_row_end(w, e))
+        return CZ_ERR;
+    }
   }
   return CZ_OK;
 }

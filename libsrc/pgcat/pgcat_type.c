@@ -94,6 +94,12 @@ const char *pgcat_type_name(uint32_t oid, arena_t *a)
   return t ? arena_sprintf(a, "_%s", t->ty_name) : NULL;
 }
 
+char pgcat_type_storage(uint32_t oid)
+{
+  const pgcat_type_t *t = pgcat_type_base(oid);
+  return t ? t->ty_storage : pgcat_type_of_array(oid) ? 'x' : 0;
+}
+
 bool pgcat_type_exists(uint32_t oid)
 {
   return pgcat_type_base(oid) || pgcat_type_of_array(oid);
@@ -301,7 +307,9 @@ static int pgcat_fill_pg_type(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
 bool pgcat_type_func_exists(const char *name)
 {
   static const char *const fixed[] = {"array_in", "array_out", "array_recv", "array_send",
-                                      "array_subscript_handler", "array_typanalyze"};
+                                      "array_subscript_handler", "array_typanalyze",
+                                      /* pg_am.amhandler's */
+                                      "heap_tableam_handler", "bthandler"};
   for (size_t i = 0; i < CZ_ARRAY_LEN(fixed); i++)
     if (strcmp(name, fixed[i]) == 0)
       return true;

@@ -1,6 +1,6 @@
 /* pgcat_view — views in the catalogs: pg_views, pg_matviews,
- * information_schema.views, pg_rewrite (empty: no rules besides a view's
- * own query) and pg_get_viewdef.
+ * information_schema.views, pg_rewrite (a view's own _RETURN rule only:
+ * there are no other rules) and pg_get_viewdef.
  *
  * Design notes: a view's definition is the text of its query as written
  * (catalog/README.md, "Views"), shown the way pg_get_viewdef frames it
@@ -76,6 +76,27 @@ static const pgcat_col_t pg_rewrite_cols[] = {
   {"ev_qual", PGT_PG_NODE_TREE}, {"ev_action", PGT_PG_NODE_TREE},
 };
 
+/* One _RETURN rule per view and materialized view, as PostgreSQL keeps a
+ * view's query (pg_depend ties it to the relations it reads). */
+static int pgcat_fill_pg_rewrite(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
+{
+  const cat_snapshot_t *s = env->pe_snap;
+  for (int i = 0; i < s->cs_nviews; i++) {
+    const cat_view_t *v = s->cs_views[i];
+    pgcat_put_int(w, pgcat_rule_oid(v->cw_oid));
+    pgcat_put_text(w, "_RETURN");
+    pgcat_put_int(w, v->cw_oid);
+    pgcat_put_char(w, '1');      /* ON SELECT */
+    pgcat_put_char(w, 'O');      /* enabled */
+    pgcat_put_bool(w, true);
+    pgcat_put_null(w);
+    pgcat_put_null(w);
+    if (pgcat_row_end(w, e))
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
 /* ---- information_schema.views ------------------------------------------- */
 
 int pgcat_fill_is_views(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
@@ -132,6 +153,6 @@ const int pgcat_view_nfuncs = (int)CZ_ARRAY_LEN(pgcat_view_funcs);
 #define PGC CAT_OID_PG_CATALOG
 const pgcat_rel_t pgcat_rels_view[] = {
   PGCAT_REL("pg_matviews", PGC, 12007, 'v', pg_matviews_cols, pgcat_fill_pg_matviews),
-  PGCAT_REL("pg_rewrite", PGC, 2618, 'r', pg_rewrite_cols, pgcat_fill_empty),
+  PGCAT_REL("pg_rewrite", PGC, 2618, 'r', pg_rewrite_cols, pgcat_fill_pg_rewrite),
 };
 const int pgcat_nrels_view = (int)CZ_ARRAY_LEN(pgcat_rels_view);

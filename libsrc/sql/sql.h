@@ -270,6 +270,7 @@ struct sql_expr_s {
   sql_expr_t *ex_filter; /* SQL_E_FUNC: FILTER (WHERE …), already folded into the first
                           * argument (see sql_g_filter); kept to refuse it on
                           * what is not an aggregate */
+  sql_list_t *ex_agg_order; /* SQL_E_FUNC: f(args ORDER BY …), of sql_order_t; NULL none */
 };
 
 /* SQL_E_FUNC details. ex_schema is the schema qualifier when one was
@@ -461,7 +462,10 @@ typedef enum sql_stmt_kind_e {
   SQL_STMT_DROP_VIEW,       /* st_drop: DROP VIEW */
   SQL_STMT_DROP_MATVIEW,    /* st_drop: DROP MATERIALIZED VIEW */
   SQL_STMT_SET_CONSTRAINTS, /* st_setcons: SET CONSTRAINTS ALL | names DEFERRED | IMMEDIATE */
-  SQL_STMT_ALTER_TABLE      /* st_alter */
+  SQL_STMT_ALTER_TABLE,     /* st_alter */
+  SQL_STMT_LOCK,            /* st_drop: LOCK [TABLE] names; st_lock_mode, st_lock_nowait */
+  SQL_STMT_ALTER_OWNER      /* st_drop (one name): ALTER TABLE | SEQUENCE | VIEW | SCHEMA …
+                             * OWNER TO st_owner_role, st_owner_kind the object word */
 } sql_stmt_kind_t;
 
 typedef struct sql_stmt_s sql_stmt_t;
@@ -548,6 +552,7 @@ typedef struct sql_seqopts_s {
   int so_owned;            /* 0 not given, 1 OWNED BY table.column, -1 OWNED BY NONE */
   sql_name_t so_owned_table;
   const char *so_owned_col;
+  sql_name_t *so_seqname;  /* SEQUENCE NAME name (an identity column's); NULL none */
 } sql_seqopts_t;
 
 /* CREATE SEQUENCE, ALTER SEQUENCE. */
@@ -623,7 +628,9 @@ typedef enum sql_alter_kind_e {
   SQL_AT_DROP_CONSTRAINT,  /* DROP CONSTRAINT [IF EXISTS] ac_name [CASCADE] */
   SQL_AT_RENAME_COLUMN,    /* RENAME [COLUMN] ac_name TO ac_newname */
   SQL_AT_RENAME_TABLE,     /* RENAME TO ac_newname */
-  SQL_AT_RENAME_CONSTRAINT /* RENAME CONSTRAINT ac_name TO ac_newname */
+  SQL_AT_RENAME_CONSTRAINT, /* RENAME CONSTRAINT ac_name TO ac_newname */
+  SQL_AT_ADD_IDENTITY      /* ALTER [COLUMN] ac_name ADD GENERATED {ALWAYS | BY DEFAULT}
+                            * (ac_identity 'a' / 'd') AS IDENTITY [(ac_seqopts)] */
 } sql_alter_kind_t;
 
 typedef struct sql_alter_cmd_s {
@@ -638,6 +645,8 @@ typedef struct sql_alter_cmd_s {
   bool ac_if_exists;           /* DROP … IF EXISTS */
   bool ac_if_not_exists;       /* ADD COLUMN IF NOT EXISTS */
   bool ac_cascade;             /* DROP … CASCADE */
+  char ac_identity;            /* ADD … AS IDENTITY: 'a' ALWAYS, 'd' BY DEFAULT */
+  struct sql_seqopts_s *ac_seqopts; /* its sequence options; NULL none */
 } sql_alter_cmd_t;
 
 /* ALTER TABLE [IF EXISTS] [ONLY] name action, … */
@@ -814,6 +823,12 @@ struct sql_stmt_s {
     struct sql_setcons_s *st_setcons; /* SET CONSTRAINTS */
   };
   bool st_analyze;                  /* EXPLAIN ANALYZE; VACUUM ANALYZE and ANALYZE */
+  const char *st_lock_mode;         /* LOCK: "access share mode" (the words of IN … MODE,
+                                     * lower case; "access exclusive mode" when omitted) */
+  bool st_lock_nowait;              /* LOCK … NOWAIT */
+  const char *st_owner_kind;        /* ALTER … OWNER TO: "table", "sequence", "view",
+                                     * "materialized view", "schema" */
+  const char *st_owner_role;        /* the role's name ("current_user", "session_user") */
   sql_query_t *st_with;             /* WITH before INSERT/UPDATE/DELETE: a query shell
                                      * holding only qu_with and qu_recursive; NULL none */
 };

@@ -13,6 +13,9 @@ int bd_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
   if (ag->ag_in_agg)
     return bd_error(b, SQLSTATE_GROUPING_ERROR, x->ex_pos,
                     "aggregate function calls cannot be nested");
+  if (x->ex_agg_order)
+    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
+                    "ORDER BY in the arguments of %s is not supported", x->ex_name);
   int n = sql_list_len(x->ex_list);
   xnode_t **args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n ? n : 1));
   ty_t *types = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)(n ? n : 1));

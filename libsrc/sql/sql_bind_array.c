@@ -15,6 +15,7 @@
 
 #include "exec/exec_pg.h"
 #include "sql/sql_bind_ext.h"
+#include "sql/sql_int.h"
 
 int bd_ext_call(bd_t *b, const char *name, xnode_t **args, int n, int pos, xnode_t **out)
 {
@@ -144,11 +145,20 @@ static int bd_subscript(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **
   if (bd_expr(b, sc, x->ex_left, &arr) != CZ_OK || bd_expr(b, sc, x->ex_right, &idx) != CZ_OK)
     return CZ_ERR;
   ty_t et = bd_array_elem_of(sc, x->ex_left, arr);
+  /* a catalog column of type name, which PostgreSQL subscripts as
+   * char[NAMEDATALEN] from 0 (pg_dump's typname[0] = '_') */
+  bool name = arr->x_type.t_elem == TY_UNKNOWN && et.t_id == TY_CHAR;
   if (!(arr = as_text(b, arr, x->ex_pos)))
     return CZ_ERR;
   if (!(idx = bd_coerce(b, idx, ty_plain(TY_INT4))))
     return CZ_ERR;
   xnode_t *args[2] = {arr, idx};
+  if (name) {
+    if (bd_ext_call(b, "name_element", args, 2, x->ex_pos, &el) != CZ_OK)
+      return CZ_ERR;
+    *out = el;
+    return CZ_OK;
+  }
   if (bd_ext_call(b, "array_element", args, 2, x->ex_pos, &el) != CZ_OK)
     return CZ_ERR;
   if (et.t_id != TY_TEXT && !(el = bd_cast(b, el, et, x->ex_pos)))
@@ -249,6 +259,47 @@ static int bd_array_query(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t 
     return CZ_OK;
   }
   *out = n;
+  return CZ_OK;
+}
+
+/* (SELECT array_agg(e [ORDER BY k]) FROM … [WHERE …]): a scalar subquery
+ * whose only item is array_agg over its rows (pg_dump's index statistics
+ * columns) is ARRAY(SELECT e FROM … [WHERE …] ORDER BY k), NULL when
+ * there are no rows, as the aggregate gives. array_agg is not an
+ * aggregate of exec's, so no other shape has it (42883 from the
+ * aggregate lookup); 1 when x is not of this shape. */
+int bd_array_agg_subq(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  const sql_query_t *q = x->ex_query;
+  if (q->qu_kind != SQL_Q_SELECT || q->qu_order || q->qu_limit || q->qu_offset || q->qu_with)
+    return 1;
+  const sql_select_t *se = q->qu_select;
+  if (se->se_distinct || se->se_top || se->se_group || se->se_having || se->se_windows ||
+      se->se_distinct_on || sql_list_len(se->se_targets) != 1)
+    return 1;
+  const sql_target_t *tg = sql_list_at(se->se_targets, 0);
+  const sql_expr_t *f = tg->tg_expr;
+  if (f->ex_kind != SQL_E_FUNC || strcmp(f->ex_name, "array_agg") != 0 ||
+      (f->ex_schema && strcmp(f->ex_schema, "pg_catalog") != 0) || sql_list_len(f->ex_list) != 1 ||
+      f->ex_distinct || f->ex_star || f->ex_over || f->ex_filter)
+    return 1;
+  sql_target_t *ntg = arena_zalloc(b->b_a, sizeof(*ntg));
+  ntg->tg_expr = sql_list_at(f->ex_list, 0);
+  sql_select_t *nse = arena_alloc(b->b_a, sizeof(*nse));
+  *nse = *se;
+  nse->se_targets = sql_list_append(b->b_a, NULL, ntg);
+  sql_query_t *nq = arena_alloc(b->b_a, sizeof(*nq));
+  *nq = *q;
+  nq->qu_select = nse;
+  nq->qu_order = f->ex_agg_order;
+  sql_expr_t ax = *x;
+  ax.ex_kind = SQL_E_ARRAY_QUERY;
+  ax.ex_query = nq;
+  xnode_t *arr;
+  if (bd_array_query(b, sc, &ax, &arr) != CZ_OK ||
+      bd_ext_call(b, "_cz_array_or_null", &arr, 1, x->ex_pos, out) != CZ_OK)
+    return CZ_ERR;
+  (*out)->x_type = arr->x_type;
   return CZ_OK;
 }
 

@@ -109,6 +109,38 @@ static xnode_t *bd_corr(bd_t *b, xsubq_t *sq, xnode_t *outer)
   return p;
 }
 
+/* The system column tableoid (pg_dump reads it from every catalog it
+ * lists): the OID of the table the range entry reads, a constant, when
+ * no real column of that name is in reach. Qualified, the entry of that
+ * name; bare, the one table of the innermost scope that has any. */
+static bool bd_tableoid(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  if (strcmp(x->ex_name, "tableoid") != 0)
+    return false;
+  for (bd_scope_t *s = sc; s; s = s->sc_parent) {
+    const sp_table_t *hit = NULL;
+    int n = 0;
+    for (int r = 0; r < s->sc_nrels; r++) {
+      const bd_rel_t *rel = s->sc_rels[r];
+      if (rel->rl_hidden || !rel->rl_table)
+        continue;
+      if (x->ex_table && strcmp(rel->rl_name, x->ex_table) != 0)
+        continue;
+      hit = rel->rl_table;
+      n++;
+    }
+    if (n > 1)
+      return false;  /* ambiguous: the caller's error */
+    if (n == 1) {
+      xnode_t *c = bd_node(b, X_CONST, ty_plain(TY_INT8), x->ex_pos);
+      c->x_const.d_i64 = hit->tb_oid;
+      *out = c;
+      return true;
+    }
+  }
+  return false;
+}
+
 static int bd_column(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   bd_scope_t *chain[64];
@@ -142,6 +174,8 @@ static int bd_column(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out
       break;
     chain[depth++] = s;
   }
+  if (bd_tableoid(b, sc, x, out))
+    return CZ_OK;
   if (x->ex_table && !table_seen)
     return bd_error(b, SQLSTATE_UNDEFINED_TABLE, x->ex_pos,
                     "missing FROM-clause entry for table \"%s\"", x->ex_table);
@@ -845,6 +879,9 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
   if (x->ex_filter)
     return bd_error(b, SQLSTATE_WRONG_OBJECT_TYPE, x->ex_pos, "FILTER specified, but %s is not an aggregate function",
                     x->ex_name);
+  if (x->ex_agg_order)
+    return bd_error(b, SQLSTATE_WRONG_OBJECT_TYPE, x->ex_pos,
+                    "ORDER BY specified, but %s is not an aggregate function", x->ex_name);
   if (x->ex_star || x->ex_distinct)
     return bd_error(b, SQLSTATE_SYNTAX_ERROR, x->ex_pos,
                     "%s specified, but %s is not an aggregate function",
@@ -882,8 +919,12 @@ int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
   }
   case SQL_E_EXISTS:
     return bd_subq_expr(b, sc, x, 1, false, NULL, out);
-  case SQL_E_SUBQUERY:
+  case SQL_E_SUBQUERY: {
+    int agg = bd_array_agg_subq(b, sc, x, out);  /* (SELECT array_agg(…) …) */
+    if (agg != 1)
+      return agg;
     return bd_subq_expr(b, sc, x, 0, false, NULL, out);
+  }
   case SQL_E_CASE:
     return bd_case(b, sc, x, out);
   case SQL_E_CAST: {

@@ -32,6 +32,8 @@
 
 /* ARRAY[…], ARRAY(subquery) and x[i]. */
 int bd_array_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+/* (SELECT array_agg(e ORDER BY k) FROM …) as ARRAY(…); 1 when x is not that shape. */
+int bd_array_agg_subq(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
 /* x op ANY/ALL (array): the forms with an array operand (no subquery). */
 int bd_array_any(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
 /* The type of an array of elem (held as text, t_elem = elem). */

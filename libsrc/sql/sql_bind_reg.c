@@ -49,7 +49,7 @@ int bd_cast_ext(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     tname = "regnamespace", in_fn = "regnamespacein", out_fn = "regnamespaceout";
     break;
   case SQL_TYPE_REGROLE: tname = "regrole"; in_fn = "regrolein"; out_fn = "regroleout"; break;
-  case SQL_TYPE_REGPROC: tname = "regproc"; in_fn = "regprocin"; out_fn = NULL; break;
+  case SQL_TYPE_REGPROC: tname = "regproc"; in_fn = "regprocin"; out_fn = "regprocout"; break;
   default: tname = in_fn = out_fn = NULL; break;
   }
   if (!in_fn && !x->ex_type.ty_array)

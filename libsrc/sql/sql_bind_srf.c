@@ -1,6 +1,7 @@
 /* sql_bind_srf — set-returning functions in FROM: generate_series(start,
  * stop [, step]) over integers (psql's `\d` lists publication columns
- * with it) and unnest(array) (psql's `\d+` lists TOAST options with it).
+ * with it), unnest(array) (psql's `\d+` lists TOAST options with it) and
+ * pg_options_to_table(options) (pg_dump's options of foreign objects).
  * The function's arguments see the enclosing queries (outer references of
  * a correlated subquery) but not the other FROM items. Its one column is
  * named by the column alias, else the table alias, else the function's
@@ -55,7 +56,10 @@ static void args_scope(bd_scope_t *out, const bd_scope_t *sc)
   out->sc_agg_forbid = "functions in FROM";
 }
 
-static int bd_unnest(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
+/* unnest(a); with options, pg_options_to_table(a): each "name=value"
+ * element of a text[] of options (reloptions, fdwoptions …) as the two
+ * columns option_name, option_value (pg_dump lists options with it). */
+static int bd_unnest(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bool options, op_t **out)
 {
   const sql_expr_t *f = fr->fr_func;
   if (sql_list_len(f->ex_list) != 1)
@@ -87,13 +91,33 @@ static int bd_unnest(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
     return CZ_ERR;
   if (et.t_id != TY_TEXT && !(el = bd_cast(b, el, et, fr->fr_pos)))
     return CZ_ERR;
-  const char *name = fr->fr_alias ? fr->fr_alias : "unnest";
-  const char *col = sql_list_len(fr->fr_colnames) ? sql_list_at(fr->fr_colnames, 0) : name;
-  if (scope_add_one(b, sc, name, col, el->x_type, fr->fr_pos) != CZ_OK)
-    return CZ_ERR;
-  xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *));
+  const char *name = fr->fr_alias ? fr->fr_alias : options ? "pg_options_to_table" : "unnest";
+  const char *col = sql_list_len(fr->fr_colnames) ? sql_list_at(fr->fr_colnames, 0)
+                    : options                      ? "option_name"
+                                                   : name;
+  xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *) * 2);
   cols[0] = el;
-  *out = op_project_new(b->b_a, series, 1, cols);
+  if (options) {
+    if (bd_ext_call(b, "pg_option_name", &el, 1, fr->fr_pos, &cols[0]) != CZ_OK ||
+        bd_ext_call(b, "pg_option_value", &el, 1, fr->fr_pos, &cols[1]) != CZ_OK)
+      return CZ_ERR;
+  }
+  if (scope_add_one(b, sc, name, col, cols[0]->x_type, fr->fr_pos) != CZ_OK)
+    return CZ_ERR;
+  if (options) {
+    /* the value column widens the entry just added */
+    bd_rel_t *r = sc->sc_rels[sc->sc_nrels - 1];
+    const char **names = arena_alloc(b->b_a, sizeof(char *) * 2);
+    ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * 2);
+    names[0] = col;
+    names[1] = sql_list_len(fr->fr_colnames) > 1 ? sql_list_at(fr->fr_colnames, 1) : "option_value";
+    types[0] = types[1] = ty_plain(TY_TEXT);
+    r->rl_ncols = 2;
+    r->rl_cols = names;
+    r->rl_types = types;
+    sc->sc_width += 1;
+  }
+  *out = op_project_new(b->b_a, series, options ? 2 : 1, cols);
   return CZ_OK;
 }
 
@@ -148,7 +172,8 @@ int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   if (fr->fr_ordinality)
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos, "WITH ORDINALITY is not supported here");
   bool series = strcmp(f->ex_name, "generate_series") == 0;
-  if ((!series && strcmp(f->ex_name, "unnest") != 0) ||
+  bool options = strcmp(f->ex_name, "pg_options_to_table") == 0;
+  if ((!series && !options && strcmp(f->ex_name, "unnest") != 0) ||
       (f->ex_schema && strcmp(f->ex_schema, "pg_catalog") != 0))
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
                     "function %s in FROM is not supported (only generate_series and unnest)",
@@ -157,7 +182,7 @@ int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
     return bd_error(b, SQLSTATE_SYNTAX_ERROR, fr->fr_pos, "%s is not an aggregate or window function",
                     f->ex_name);
   if (!series)
-    return bd_unnest(b, sc, fr, out);
+    return bd_unnest(b, sc, fr, options, out);
   int n = sql_list_len(f->ex_list);
   if (n < 2 || n > 3)
     return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, fr->fr_pos,

@@ -186,6 +186,10 @@ char *sql_deparse_expr(arena_t *a, const sql_expr_t *x, err_t *e)
   }
   case SQL_E_CAST: {
     char *l = sql_deparse_expr(a, x->ex_left, e);
+    /* a string constant as PostgreSQL's deparser shows it ('s'::regclass:
+     * a serial column's default reads back as PostgreSQL prints it) */
+    if (l && x->ex_left->ex_kind == SQL_E_LITERAL && x->ex_left->ex_lit == SQL_LIT_STRING)
+      return arena_sprintf(a, "%s::%s", l, sql_type_print(a, &x->ex_type));
     return l ? arena_sprintf(a, "CAST(%s AS %s)", l, sql_type_print(a, &x->ex_type)) : NULL;
   }
   case SQL_E_FUNC: {

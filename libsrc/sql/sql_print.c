@@ -1038,6 +1038,22 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
     break;
   case SQL_STMT_ALTER_ROLE: pr_role(p, s); break;
   case SQL_STMT_CHECKPOINT: pr_str(p, "(checkpoint)"); break;
+  case SQL_STMT_ALTER_OWNER:
+    pr_str(p, "(alter-owner ");
+    pr_str(p, s->st_owner_kind);
+    pr_str(p, " ");
+    pr_qnames(p, s->st_drop->dr_names);
+    pr_str(p, " ");
+    pr_str(p, s->st_owner_role);
+    pr_str(p, ")");
+    break;
+  case SQL_STMT_LOCK:
+    pr_str(p, "(lock ");
+    pr_qnames(p, s->st_drop->dr_names);
+    pr_str(p, " ");
+    pr_str(p, s->st_lock_mode);
+    pr_str(p, s->st_lock_nowait ? " nowait)" : ")");
+    break;
   case SQL_STMT_CREATE_VIEW:
   case SQL_STMT_ALTER_VIEW:
   case SQL_STMT_REFRESH_MATVIEW: pr_view(p, s); break;

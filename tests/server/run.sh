@@ -168,6 +168,11 @@ if want sql || want corpus || want clients || want protocol || want isql || want
     run_test client_psql 120 "$CZ_TOP/tests/clients/psql_test.sh"
     run_test client_psycopg 120 "$CZ_TOP/tests/clients/psycopg_test.sh"
     run_test client_jdbc 600 "$CZ_TOP/tests/clients/jdbc_test.sh"
+    run_counted client_jdbc_meta 300 "$CZ_TOP/tests/clients/jdbc_meta_test.sh"
+    run_counted client_sqlalchemy 300 "$TB_PY" "$CZ_TOP/tests/clients/sqlalchemy_test.py"
+    # pg_dump round trips on servers of its own (Cadenza → Cadenza,
+    # PostgreSQL 15 → Cadenza): tests/clients/pgdump_test.sh
+    run_test client_pgdump 300 "$CZ_TOP/tests/clients/pgdump_test.sh"
     run_test client_pyodbc 120 "$CZ_TOP/tests/clients/odbc_test.sh" pyodbc
     run_test client_unixodbc_isql 120 "$CZ_TOP/tests/clients/odbc_test.sh" isql
   fi

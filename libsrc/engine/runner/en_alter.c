@@ -584,6 +584,8 @@ static int alt_cmd(alt_t *al, const sql_alter_cmd_t *cmd, err_t *e)
     return CZ_OK;
   case SQL_AT_RENAME_CONSTRAINT:
     return alt_rename_constraint(al, cmd, e);
+  case SQL_AT_ADD_IDENTITY:
+    break;  /* alone, before any rewrite (en_alter_table) */
   }
   return err_set(e, SQLSTATE_INTERNAL, "unknown ALTER TABLE action %d", (int)cmd->ac_kind);
 }
@@ -919,6 +921,22 @@ int en_alter_table(esession_t *s, const sql_alter_t *at, err_t *e)
   }
   if (!esession_is_superuser(s) && t->ct_owner != es_role_oid(s))
     return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be owner of table %s", t->ct_name);
+  /* ADD … AS IDENTITY changes no row: a sequence and the column's default
+   * (pg_dump writes it alone after CREATE TABLE) */
+  int nident = 0;
+  for (int i = 0; i < sql_list_len(at->at_cmds); i++)
+    nident += ((const sql_alter_cmd_t *)sql_list_at(at->at_cmds, i))->ac_kind == SQL_AT_ADD_IDENTITY;
+  if (nident && nident != sql_list_len(at->at_cmds))
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+                   "ADD GENERATED … AS IDENTITY together with other actions is not supported");
+  for (int i = 0; i < nident; i++) {
+    if (en_add_identity(s, t, sql_list_at(at->at_cmds, i), e) != CZ_OK)
+      return CZ_ERR;
+    es_refresh_snapshot(s);
+    t = cat_table_by_oid(es_snapshot(s), t->ct_oid);
+  }
+  if (nident)
+    return CZ_OK;
   /* the old snapshot stays alive while the rows are read from it */
   cat_snapshot_t *old = es_snapshot(s);
   cat_snapshot_t *held = cat_snapshot_tx(es_engine(s)->en_cat, es_txn(s));

@@ -70,12 +70,40 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
   return CZ_OK;
 }
 
+/* A sequence named in FROM reads as PostgreSQL's one-row relation
+ * (last_value, log_cnt, is_called): a view over the sequence functions,
+ * so that pg_dump's SELECT last_value, is_called FROM seq works. */
+static int env_sequence(const cat_sequence_t *sq, arena_t *a, const sp_view_t **out)
+{
+  static const char *const cols[] = {"last_value", "log_cnt", "is_called"};
+  static const ty_t types[] = {{.t_id = TY_INT8}, {.t_id = TY_INT8}, {.t_id = TY_BOOL}};
+  sp_view_t *v = arena_zalloc(a, sizeof(*v));
+  v->vi_oid = sq->sq_oid;
+  v->vi_schema = sq->sq_schema_name;
+  v->vi_name = sq->sq_name;
+  v->vi_owner = sq->sq_owner;
+  v->vi_query = arena_sprintf(a,
+                              "SELECT pg_catalog._cz_seq_last_value(%u) AS last_value, "
+                              "0::bigint AS log_cnt, pg_catalog._cz_seq_is_called(%u) AS is_called",
+                              (unsigned)sq->sq_oid, (unsigned)sq->sq_oid);
+  v->vi_ncols = 3;
+  v->vi_colnames = (const char **)cols;
+  v->vi_coltypes = types;
+  *out = v;
+  return CZ_OK;
+}
+
 static int env_view(void *ctx, const char *schema, const char *name, arena_t *a,
                     const sp_view_t **out, err_t *e)
 {
   esession_t *s = ctx;
   (void)e;
   const cat_view_t *w = cat_find_view(es_snapshot(s), schema, name);
+  if (!w) {
+    const cat_sequence_t *sq = cat_find_sequence(es_snapshot(s), schema, name);
+    if (sq)
+      return env_sequence(sq, a, out);
+  }
   if (!w || w->cw_kind != 'v')
     return 1;  /* a materialized view is read as its table */
   sp_view_t *v = arena_zalloc(a, sizeof(*v));

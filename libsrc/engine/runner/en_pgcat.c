@@ -91,6 +91,11 @@ static void refresh_settings(esession_t *s, en_pgcat_t *p)
     p->pg_set[n + k] = en_presets[k];
 }
 
+static int env_set(void *ctx, const char *name, const char *value, err_t *e)
+{
+  return es_set_setting(ctx, name, value, e);
+}
+
 const pgcat_env_t *en_pgcat_env(esession_t *s)
 {
   en_pgcat_t *p = es_pgcat(s);
@@ -108,6 +113,8 @@ const pgcat_env_t *en_pgcat_env(esession_t *s)
   env->pe_seqs = p->pg_seqs;
   env->pe_txn = es_txn(s);
   env->pe_cancel = es_cancel_flag(s);
+  env->pe_set = env_set;
+  env->pe_set_ctx = s;
   return env;
 }
 
@@ -164,7 +171,9 @@ int en_pgcat_table(esession_t *s, const char *schema, const char *name, arena_t 
      * be subscripted (indkey[0]). */
     pgcat_pgtype_t pt = pgcat_col_pgtype(r, i), el;
     sub[i] = TY_UNKNOWN;
-    if (pgcat_pgtype_elem(pt, &el)) {
+    if (pt == PGT_NAME)
+      sub[i] = TY_CHAR;  /* name[i]: its i-th byte, from 0 (sql_bind_array.c) */
+    else if (pgcat_pgtype_elem(pt, &el)) {
       sub[i] = pgcat_pg_type_storage(el).t_id;
       if (pt != PGT_INT2VECTOR && pt != PGT_OIDVECTOR)
         types[i].t_elem = sub[i];

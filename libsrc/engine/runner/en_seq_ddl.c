@@ -206,6 +206,8 @@ static int alter_sequence(esession_t *s, const sql_sequence_t *q, err_t *e)
 
 int en_ddl_sequence(esession_t *s, const sql_stmt_t *st, err_t *e)
 {
+  if (st->st_sequence->sq_opts.so_seqname)
+    return err_set(e, SQLSTATE_SYNTAX_ERROR, "invalid sequence option SEQUENCE NAME");
   if (st->st_kind == SQL_STMT_CREATE_SEQUENCE)
     return create_sequence(s, st->st_sequence, e);
   return alter_sequence(s, st->st_sequence, e);
@@ -395,4 +397,57 @@ int en_serial_make(esession_t *s, const sql_create_table_t *ct, const cat_column
       return CZ_ERR;
   }
   return CZ_OK;
+}
+
+/* ---- ALTER TABLE … ALTER COLUMN … ADD GENERATED … AS IDENTITY ------------------- */
+
+int en_add_identity(esession_t *s, const cat_table_t *t, const sql_alter_cmd_t *c, err_t *e)
+{
+  int k = -1;
+  for (int i = 0; i < t->ct_ncols; i++)
+    if (strcmp(t->ct_cols[i].cc_name, c->ac_name) == 0)
+      k = i;
+  if (k < 0)
+    return err_set(e, SQLSTATE_UNDEFINED_COLUMN, "column \"%s\" of relation \"%s\" does not exist",
+                   c->ac_name, t->ct_name);
+  const cat_column_t *cc = &t->ct_cols[k];
+  ty_id_t ty = cc->cc_type.t_id;
+  if (ty != TY_INT2 && ty != TY_INT4 && ty != TY_INT8)
+    return err_set(e, SQLSTATE_INVALID_PARAMETER,
+                   "identity column type must be smallint, integer, or bigint");
+  if (!cc->cc_not_null)
+    return err_set(e, SQLSTATE_OBJECT_NOT_IN_STATE,
+                   "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity "
+                   "can be added", cc->cc_name, t->ct_name);
+  if (cc->cc_identity)
+    return err_set(e, SQLSTATE_OBJECT_NOT_IN_STATE,
+                   "column \"%s\" of relation \"%s\" is already an identity column", cc->cc_name,
+                   t->ct_name);
+  if (cc->cc_default)
+    return err_set(e, SQLSTATE_OBJECT_NOT_IN_STATE,
+                   "column \"%s\" of relation \"%s\" already has a default value", cc->cc_name,
+                   t->ct_name);
+  const sql_seqopts_t *o = c->ac_seqopts;
+  if (o && (o->so_owned || o->so_restart))
+    return err_set(e, SQLSTATE_SYNTAX_ERROR, "invalid sequence option for an identity column");
+  arena_t *a = arena_create(NULL, "identity");
+  const char *schema = o && o->so_seqname && o->so_seqname->nm_schema ? o->so_seqname->nm_schema
+                                                                         : t->ct_schema_name;
+  const char *name = o && o->so_seqname
+                         ? o->so_seqname->nm_name
+                         : serial_name(s, a, t->ct_schema_name, t->ct_name, cc->cc_name, NULL, 0);
+  cat_seq_def_t d = {.sd_schema = schema, .sd_name = name, .sd_owner = t->ct_owner,
+                     .sd_type = ty, .sd_increment = 1, .sd_cache = 1,
+                     .sd_owned_table = t->ct_oid, .sd_owned_col = k};
+  cat_oid_t oid;
+  int rc = seq_apply(o, true, &d, e);
+  if (rc == CZ_OK)
+    rc = cat_create_sequence(es_engine(s)->en_cat, es_txn(s), &d, &oid, e);
+  if (rc == CZ_OK) {
+    const char *def = arena_sprintf(a, "nextval('%s'::regclass)", regclass_text(a, schema, name));
+    rc = cat_set_column_default(es_engine(s)->en_cat, es_txn(s), t->ct_oid, k, def,
+                                c->ac_identity, e);
+  }
+  arena_destroy(a);
+  return rc;
 }

@@ -74,6 +74,13 @@ int en_explain(erun_t *r, erows_fn_t fn, void *ctx, err_t *e);
 
 /* ANALYZE [names] / VACUUM ANALYZE (ast->st_drop's names). */
 int en_analyze(esession_t *s, const sql_stmt_t *ast, err_t *e);
+/* LOCK TABLE (en_lock.c). */
+int en_lock(esession_t *s, const sql_stmt_t *ast, char *tag, size_t tagcap, err_t *e);
+/* ALTER … OWNER TO (en_owner.c). */
+int en_alter_owner(esession_t *s, const sql_stmt_t *ast, char *tag, size_t tagcap, err_t *e);
+/* ALTER TABLE … ALTER COLUMN c ADD GENERATED … AS IDENTITY (en_seq_ddl.c): the
+ * column's sequence (SEQUENCE NAME or <table>_<column>_seq) and identity. */
+int en_add_identity(esession_t *s, const cat_table_t *t, const sql_alter_cmd_t *c, err_t *e);
 
 /* ---- en_env.c: the binder's view of the catalog, the executor's storage
  * hooks --------------------------------------------------------------- */

@@ -373,6 +373,11 @@ arena_t *es_arena(esession_t *s) { return s->se_arena; }
 
 const char *es_setting(esession_t *s, const char *name) { return en_guc_get(s, name); }
 
+int es_set_setting(esession_t *s, const char *name, const char *value, err_t *e)
+{
+  return en_guc_set(s, name, value, false, e);
+}
+
 void es_settings_each(esession_t *s, void (*fn)(void *ctx, const char *name, const char *value),
                       void *ctx)
 {

@@ -42,6 +42,9 @@ struct en_cons_s **es_cons_slot(esession_t *s);
 arena_t *es_arena(esession_t *s);
 /* The value of run-time setting name (lower case); NULL when unset. */
 const char *es_setting(esession_t *s, const char *name);
+/* SET name = value from inside a statement (set_config); the checks and
+ * SQLSTATEs of SET. */
+int es_set_setting(esession_t *s, const char *name, const char *value, err_t *e);
 /* Calls fn for every run-time setting, newest first. */
 void es_settings_each(esession_t *s, void (*fn)(void *ctx, const char *name, const char *value),
                       void *ctx);
