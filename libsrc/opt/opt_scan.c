@@ -79,27 +79,22 @@ static int pushed_col(const sp_table_t *t, const xnode_t *x, bool *rtrim)
   return x->x_index;
 }
 
-static bool zoned(ty_id_t t)
-{
-  return t == TY_TIMESTAMPTZ || t == TY_TIMETZ;
-}
-
-/* Whether x, free of columns, parameters and subqueries, has one value
- * for a whole execution although the binder could not fold it
- * (sql_bind_fold.c): it calls a stable function (now(), current_date) or
- * works on a zoned type (timestamptz ± interval in the session's
- * TimeZone). *stable is set when such a part is found; an expression
- * without one was left unfolded because computing it fails, and must
- * stay per row so that the error comes only from rows reaching it. */
-static bool stable_value(const xnode_t *x, bool *stable)
+/* Whether x, free of columns and subqueries, has one value for a whole
+ * execution: constants, parameters, stable functions (now(),
+ * current_date) and operators, casts and immutable functions over them
+ * (timestamptz ± interval in the session's zone, `$1 + interval '1
+ * day'`) — never a volatile function (it must run per row), nor a node
+ * the binder would have folded but left because computing it fails
+ * (bd_foldable: `1 / 0` stays per row, so that only a row reaching it
+ * raises the error). */
+static bool value_once(const xnode_t *x)
 {
   switch (x->x_kind) {
   case X_CONST:
+  case X_PARAM:
     return true;
   case X_FUNC:
-    if (x->x_func->fd_flags & XF_STABLE)
-      *stable = true;
-    else if (!xfunc_immutable(x->x_func))
+    if (!(x->x_func->fd_flags & XF_STABLE) && !xfunc_immutable(x->x_func))
       return false;
     break;
   case X_OP:
@@ -108,28 +103,19 @@ static bool stable_value(const xnode_t *x, bool *stable)
   default:
     return false;
   }
-  if (zoned(x->x_type.t_id))
-    *stable = true;
+  if (bd_foldable(x))
+    return false;
   for (int i = 0; i < x->x_nargs; i++)
-    if (!stable_value(x->x_args[i], stable))
+    if (!value_once(x->x_args[i]))
       return false;
   return true;
 }
 
-/* A value computed once per execution: constants and parameters, maybe
- * cast, and stable expressions (no volatile function: it must run per
- * row). */
+/* A value computed once per execution (value_once) of the column's
+ * comparison type. */
 static bool pushed_value(const xnode_t *x, ty_id_t type)
 {
-  if (x->x_type.t_id != type)
-    return false;
-  const xnode_t *v = x;
-  while (v->x_kind == X_CAST)
-    v = v->x_args[0];
-  if (v->x_kind == X_CONST || v->x_kind == X_PARAM)
-    return true;
-  bool stable = false;
-  return stable_value(x, &stable) && stable;
+  return x->x_type.t_id == type && value_once(x);
 }
 
 /* Whether conjunct c is a predicate the table layer can test: column op

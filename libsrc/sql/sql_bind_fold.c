@@ -240,6 +240,20 @@ static xnode_t *bd_fold_date_in(bd_t *b, xnode_t *n)
   return r;
 }
 
+bool bd_foldable(const xnode_t *n)
+{
+  switch (n->x_kind) {
+  case X_OP:
+  case X_CAST:
+  case X_FUNC:
+  case X_CASE:
+  case X_IN_LIST:
+    return fold_node_ok(n);
+  default:
+    return false;
+  }
+}
+
 xnode_t *bd_fold(bd_t *b, xnode_t *n)
 {
   if (!n || n->x_kind == X_CONST || n->x_kind == X_COL || n->x_kind == X_PARAM ||

@@ -16,7 +16,9 @@
             per execution; a volatile one (random()) stays in the filter
   errors    an expression whose folding fails (1 / 0, overflow) is not
             pushed: it stays per row, so an empty table raises nothing
-  params    a folded constant beside a parameter: both pushed
+  params    a folded constant beside a parameter: both pushed; a
+            parameter plus a number of days pushed as a value computed
+            once per execution
 Cadenza only (the plans are ours).
 Usage: regress_fold.py --dsn DSN --kind cadenza|postgres
 """
@@ -189,6 +191,14 @@ def check_params(cur):
           "d < '1995-01-01'" in s and "v > $1" in s, p)
     lit = f"SELECT count(*) FROM {t} WHERE d < DATE '1995-01-01' AND v > 90"
     check("params: answer", one(cur, q, (90,)) == one(cur, lit))
+    q = f"SELECT count(*) FROM {t} WHERE d >= %s::date AND d < %s::date + 31 AND v < 50"
+    p = explain(cur, q, ("1994-01-01", "1994-01-01"))
+    s = scan_line(p, t) or ""
+    check("params: a parameter plus a number of days is pushed (once per execution)",
+          "d < (expr)" in s and "Filter" not in p, p)
+    lit = (f"SELECT count(*) FROM {t} WHERE d >= DATE '1994-01-01' AND d < DATE '1994-02-01' "
+           f"AND v < 50")
+    check("params: parameter plus days answer", one(cur, q, ("1994-01-01", "1994-01-01")) == one(cur, lit))
 
 
 def main():
