@@ -107,6 +107,23 @@ bool xfunc_exists(const char *name)
   return found;
 }
 
+static bool xfunc_in(const xfunc_t *f, const xfunc_def_t *defs, int n)
+{
+  uintptr_t p = (uintptr_t)f, lo = (uintptr_t)defs, hi = (uintptr_t)(defs + n);
+  return p >= lo && p < hi;
+}
+
+bool xfunc_immutable(const xfunc_t *f)
+{
+  if (!f || (f->fd_flags & XF_VOLATILE))
+    return false;
+  return xfunc_in(f, xfunc_math_defs, xfunc_math_ndefs) ||
+         xfunc_in(f, xfunc_string_defs, xfunc_string_ndefs) ||
+         xfunc_in(f, xfunc_time_defs, xfunc_time_ndefs) ||
+         xfunc_in(f, xfunc_interval_defs, xfunc_interval_ndefs) ||
+         xfunc_in(f, xfunc_misc_defs, xfunc_misc_ndefs);
+}
+
 int xfunc_count(void)
 {
   xfunc_builtins_init();

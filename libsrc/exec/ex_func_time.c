@@ -713,7 +713,8 @@ static int xf_make_timestamptz(xctx_t *c, const xnode_t *x, const datum_t *a, da
 #define TS TY_TIMESTAMP
 #define TZ TY_TIMESTAMPTZ
 #define S XF_STRICT
-#define V XF_VOLATILE
+/* now() and its kin: the statement's time (xc_stmt_ts), one value per execution */
+#define V (XF_VOLATILE | XF_STABLE)
 
 const xfunc_def_t xfunc_time_defs[] = {
   {.fd_name = "now", .fd_nargs = 0, .fd_result = TZ, .fd_flags = V, .fd_row = xf_now_fn},

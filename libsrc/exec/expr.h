@@ -227,6 +227,11 @@ int xcast_datum_ex(ty_t from, const datum_t *in, ty_t to, bool explicit_cast, ar
 #define XF_VOLATILE 2u   /* not constant for constant arguments (random, now) */
 #define XF_VARIADIC 4u   /* fd_args[fd_nargs-1] may appear any number of times,
                             zero included: n >= fd_nargs - 1 */
+#define XF_STABLE 8u     /* with XF_VOLATILE: one value for the whole statement
+                            execution (now, current_date: xc_stmt_ts), so it may
+                            be computed once per execution (a scan's pushed
+                            value, a plan-time estimate), never folded into
+                            the plan */
 
 #define XF_MAX_ARGS 8
 
@@ -256,6 +261,14 @@ typedef struct xfunc_s xfunc_def_t;
  * with different arguments (overloads). 42723 when the same name and
  * argument list is already registered. */
 int xfunc_register(const xfunc_def_t *defs, int n, err_t *e);
+/* Whether f gives the same result for the same arguments whatever the
+ * session, the time and the catalog (PostgreSQL's IMMUTABLE), so the
+ * binder may fold a call over constants into a constant: exec's own
+ * built-in families only (a registered module's functions read the
+ * catalog or the session), never XF_VOLATILE. A zoned argument or result
+ * (timestamptz, timetz) depends on the session's TimeZone: the caller
+ * checks the types it passes. */
+bool xfunc_immutable(const xfunc_t *f);
 /* Whether any function of this name is registered (for "function does not
  * exist" versus "no function matches the arguments"). */
 bool xfunc_exists(const char *name);

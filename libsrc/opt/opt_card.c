@@ -77,7 +77,10 @@ static bool plan_time_evaluable(const xnode_t *x)
   case X_SUBQ:
     return false;
   case X_FUNC:
-    if (x->x_func->fd_flags & XF_VOLATILE)
+    /* a stable function (now(), current_date) has one value per
+     * execution: its value now serves the estimate, as PostgreSQL's
+     * estimate_expression_value takes it */
+    if ((x->x_func->fd_flags & XF_VOLATILE) && !(x->x_func->fd_flags & XF_STABLE))
       return false;
     break;
   default:

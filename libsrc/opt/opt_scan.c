@@ -79,15 +79,43 @@ static int pushed_col(const sp_table_t *t, const xnode_t *x, bool *rtrim)
   return x->x_index;
 }
 
-/* A value computed once per execution: constants and parameters, maybe
- * cast (no functions: a volatile one must run per row). */
+/* Whether x, free of columns and subqueries, has one value for a whole
+ * execution: constants, parameters, stable functions (now(),
+ * current_date) and operators, casts and immutable functions over them
+ * (timestamptz ± interval in the session's zone, `$1 + interval '1
+ * day'`) — never a volatile function (it must run per row), nor a node
+ * the binder would have folded but left because computing it fails
+ * (bd_foldable: `1 / 0` stays per row, so that only a row reaching it
+ * raises the error). */
+static bool value_once(const xnode_t *x)
+{
+  switch (x->x_kind) {
+  case X_CONST:
+  case X_PARAM:
+    return true;
+  case X_FUNC:
+    if (!(x->x_func->fd_flags & XF_STABLE) && !xfunc_immutable(x->x_func))
+      return false;
+    break;
+  case X_OP:
+  case X_CAST:
+    break;
+  default:
+    return false;
+  }
+  if (bd_foldable(x))
+    return false;
+  for (int i = 0; i < x->x_nargs; i++)
+    if (!value_once(x->x_args[i]))
+      return false;
+  return true;
+}
+
+/* A value computed once per execution (value_once) of the column's
+ * comparison type. */
 static bool pushed_value(const xnode_t *x, ty_id_t type)
 {
-  if (x->x_type.t_id != type)
-    return false;
-  while (x->x_kind == X_CAST)
-    x = x->x_args[0];
-  return x->x_kind == X_CONST || x->x_kind == X_PARAM;
+  return x->x_type.t_id == type && value_once(x);
 }
 
 /* Whether conjunct c is a predicate the table layer can test: column op

@@ -385,7 +385,7 @@ int bd_op(bd_t *b, xop_t op, xnode_t *l, xnode_t *r, int pos, xnode_t **out)
     return CZ_ERR;
   if (r && !(n->x_args[1] = bd_coerce(b, r, r_to)))
     return CZ_ERR;
-  *out = bd_fold_null(b, n);
+  *out = bd_fold(b, bd_fold_null(b, n));
   return CZ_OK;
 }
 
@@ -526,7 +526,7 @@ static int bd_case(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
   c->x_nargs = n;
   c->x_args = args;
   c->x_has_else = x->ex_right != NULL;
-  *out = c;
+  *out = bd_fold(b, c);
   return CZ_OK;
 }
 
@@ -603,7 +603,7 @@ static int bd_in_list(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **ou
   in->x_nargs = n;
   in->x_args = args;
   in->x_not = x->ex_not;
-  *out = in;
+  *out = bd_fold(b, in);
   return CZ_OK;
 }
 
@@ -861,7 +861,7 @@ static int bd_func_call(bd_t *b, const char *name, xnode_t **args, int n, int po
   for (int i = 0; i < n; i++)
     if (!(fn->x_args[i] = bd_coerce(b, args[i], arg_to[i])))
       return CZ_ERR;
-  *out = fn;
+  *out = bd_fold(b, fn);
   return CZ_OK;
 }
 

@@ -86,7 +86,17 @@ static xnode_t *bd_wrap_cast(bd_t *b, xnode_t *n, ty_t to)
   return c;
 }
 
+static xnode_t *bd_coerce_plain(bd_t *b, xnode_t *n, ty_t to);
+
 xnode_t *bd_coerce(bd_t *b, xnode_t *n, ty_t to)
+{
+  xnode_t *c = bd_coerce_plain(b, n, to);
+  return c && c != n && c->x_kind == X_CAST ? bd_fold(b, c) : c;
+}
+
+/* bd_coerce without folding the cast it makes (an explicit cast folds
+ * once it is marked so). */
+static xnode_t *bd_coerce_plain(bd_t *b, xnode_t *n, ty_t to)
 {
   if (!n || ty_same(n->x_type, to) || to.t_id == TY_UNKNOWN)
     return n;
@@ -142,7 +152,7 @@ xnode_t *bd_cast(bd_t *b, xnode_t *n, ty_t to, int pos)
     }
     return c;
   }
-  xnode_t *c = bd_coerce(b, n, to);
+  xnode_t *c = bd_coerce_plain(b, n, to);
   if (!c)
     return NULL;
   /* An explicit cast of a value of the same type with other modifiers
@@ -151,7 +161,7 @@ xnode_t *bd_cast(bd_t *b, xnode_t *n, ty_t to, int pos)
     c = bd_wrap_cast(b, n, to);
   if (c->x_kind == X_CAST && c != n)
     c->x_explicit = true;  /* CAST truncates to VARCHAR(n) where assignment fails */
-  return c;
+  return c->x_kind == X_CAST ? bd_fold(b, c) : c;
 }
 
 xnode_t *bd_finish_unknown(bd_t *b, xnode_t *n)

@@ -200,6 +200,13 @@ bool bd_node_has_subq(const xnode_t *x);
 xnode_t *bd_node_remap(struct bd_s *b, const xnode_t *x, const int *map);
 /* Calls fn on every X_COL of x (and of subquery correlations). */
 void bd_node_cols(xnode_t *x, void (*fn)(void *ctx, xnode_t *col), void *ctx);
+/* n, or the constant it computes when it is immutable over constants
+ * (sql_bind_fold.c); never fails: an error leaves n for run time. */
+xnode_t *bd_fold(struct bd_s *b, xnode_t *n);
+/* Whether n is immutable over constants, so that bd_fold computes it: a
+ * bound node still of that shape was left because computing it fails
+ * (its error belongs to the rows that evaluate it). */
+bool bd_foldable(const xnode_t *n);
 /* Binds an operator with already bound operands (r NULL for unary). */
 int bd_op(struct bd_s *b, xop_t op, xnode_t *l, xnode_t *r, int pos, xnode_t **out);
 /* Lists sq among the statement's subqueries (after its parent's). */
