@@ -96,7 +96,7 @@ static sql_name_t *sql_g_name(sql_pstate_t *ps, sql_name_t n);
 static sql_stmt_t *sql_g_drop(sql_pstate_t *ps, sql_stmt_kind_t kind, bool if_exists,
                               sql_list_t *names);
 static bool sql_g_seqopt(sql_pstate_t *ps, int pos, int given);
-static bool sql_g_word(sql_pstate_t *ps, int pos, const char *got, const char *want);
+static bool sql_g_word(sql_pstate_t *ps, const sql_loc_t *at, const char *got, const char *want);
 static bool sql_g_cons_attrs(sql_pstate_t *ps, int pos, char kind, int attrs, sql_tabcons_t *tc);
 static bool sql_g_int8(sql_pstate_t *ps, int pos, const char *text, bool neg, int64_t *out);
 static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const char *name,
@@ -2045,21 +2045,21 @@ opt_with_data:
 
 alter_table_stmt:
     ALTER TABLE alter_rel IDENT TO owner_role
-      { CHK(sql_g_word(ps, @4.lc_pos, $4, "owner"));
+      { CHK(sql_g_word(ps, &@4, $4, "owner"));
         $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, $3->at_if_exists, APPEND(NULL, sql_g_name(ps, $3->at_table)));
         $$->st_owner_kind = "table"; $$->st_owner_role = $6; }
   | ALTER SEQUENCE qualified_name IDENT TO owner_role
-      { CHK(sql_g_word(ps, @4.lc_pos, $4, "owner")); $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $3)));
+      { CHK(sql_g_word(ps, &@4, $4, "owner")); $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $3)));
         $$->st_owner_kind = "sequence"; $$->st_owner_role = $6; }
   | ALTER VIEW qualified_name IDENT TO owner_role
-      { CHK(sql_g_word(ps, @4.lc_pos, $4, "owner")); $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $3)));
+      { CHK(sql_g_word(ps, &@4, $4, "owner")); $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $3)));
         $$->st_owner_kind = "view"; $$->st_owner_role = $6; }
   | ALTER MATERIALIZED VIEW qualified_name IDENT TO owner_role
-      { CHK(sql_g_word(ps, @5.lc_pos, $5, "owner")); $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $4)));
+      { CHK(sql_g_word(ps, &@5, $5, "owner")); $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $4)));
         $$->st_owner_kind = "materialized view"; $$->st_owner_role = $7; }
   | ALTER IDENT col_id IDENT TO owner_role
       {
-        CHK(sql_g_word(ps, @2.lc_pos, $2, "schema") && sql_g_word(ps, @4.lc_pos, $4, "owner"));
+        CHK(sql_g_word(ps, &@2, $2, "schema") && sql_g_word(ps, &@4, $4, "owner"));
         sql_name_t nm = {.nm_name = $3, .nm_pos = @3.lc_pos};
         $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, nm)));
         $$->st_owner_kind = "schema"; $$->st_owner_role = $6;
@@ -2300,7 +2300,7 @@ seq_opts:
   | seq_opts SEQUENCE IDENT qualified_name
       {
         $$ = $1;
-        CHK(sql_g_word(ps, @3.lc_pos, $3, "name"));
+        CHK(sql_g_word(ps, &@3, $3, "name"));
         CHK(sql_g_seqopt(ps, @2.lc_pos, $$->so_seqname != NULL));
         $$->so_seqname = NEW(sql_name_t);
         *$$->so_seqname = $4;
@@ -2950,12 +2950,17 @@ lock_word:
 
 misc_stmt:
     CHECKPOINT  { $$ = sql_stmt_new(ps, SQL_STMT_CHECKPOINT); }
-  | IDENT opt_table qualified_name_list opt_lock_mode opt_nowait
+  | IDENT
       {
-        /* LOCK is not a keyword here, so that it stays a bare alias */
-        CHK(sql_g_word(ps, @1.lc_pos, $1, "lock"));
-        $$ = sql_g_drop(ps, SQL_STMT_LOCK, false, $3); $$->st_lock_mode = $4;
-        $$->st_lock_nowait = $5;
+        /* LOCK is not a keyword here, so that it stays a bare alias. Checked
+         * at once (a default reduction: no lookahead is read), so that any
+         * other word starting a statement is the syntax error's place */
+        CHK(sql_g_word(ps, &@1, $1, "lock"));
+      }
+    opt_table qualified_name_list opt_lock_mode opt_nowait
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_LOCK, false, $4); $$->st_lock_mode = $5;
+        $$->st_lock_nowait = $6;
       }
   | TRUNCATE opt_table qualified_name_list
       { $$ = sql_g_drop(ps, SQL_STMT_TRUNCATE, false, $3); }
@@ -3472,11 +3477,11 @@ static bool sql_g_cons_attrs(sql_pstate_t *ps, int pos, char kind, int attrs, sq
 /* A word the grammar reads as an identifier (LOCK, OWNER, SCHEMA, NAME:
  * not keywords, so they stay usable as bare aliases) must be this one:
  * 42601 at it otherwise. */
-static bool sql_g_word(sql_pstate_t *ps, int pos, const char *got, const char *want)
+static bool sql_g_word(sql_pstate_t *ps, const sql_loc_t *at, const char *got, const char *want)
 {
   if (strcmp(got, want) == 0)
     return true;
-  sql_error_at(ps, SQLSTATE_SYNTAX_ERROR, pos, "syntax error at or near \"%s\"", got);
+  sql_syntax_error(ps, at);  /* the word as written */
   return false;
 }
 
