@@ -369,9 +369,22 @@ typedef struct sql_cte_s {
 /* Row locks of SELECT … FOR UPDATE / FOR SHARE. */
 typedef enum sql_lock_e {
   SQL_LOCK_NONE,
-  SQL_LOCK_UPDATE,         /* FOR UPDATE (FOR NO KEY UPDATE too) */
-  SQL_LOCK_SHARE           /* FOR SHARE (FOR KEY SHARE too) */
+  SQL_LOCK_UPDATE,         /* FOR UPDATE: exclusive row locks */
+  SQL_LOCK_SHARE,          /* FOR SHARE: shared row locks */
+  SQL_LOCK_NO_KEY_UPDATE,  /* FOR NO KEY UPDATE: taken as FOR UPDATE */
+  SQL_LOCK_KEY_SHARE       /* FOR KEY SHARE: taken as FOR SHARE */
 } sql_lock_t;
+/* What a lock request does when another holds the row. */
+#define SQL_LOCK_WAIT 0
+#define SQL_LOCK_NOWAIT 1    /* 55P03 at once */
+#define SQL_LOCK_SKIP 2      /* SKIP LOCKED: the row is left out */
+/* "FOR UPDATE", "FOR NO KEY UPDATE", … (PostgreSQL's words in errors). */
+const char *sql_lock_name(sql_lock_t mode);
+/* Whether mode takes shared row locks. */
+static inline bool sql_lock_shared(sql_lock_t mode)
+{
+  return mode == SQL_LOCK_SHARE || mode == SQL_LOCK_KEY_SHARE;
+}
 
 /* The SELECT … FROM … WHERE … GROUP BY … HAVING … block. */
 typedef struct sql_select_s {
@@ -414,7 +427,8 @@ struct sql_query_s {
                             * CTEs after it (not recursive) */
   bool qu_recursive;       /* WITH RECURSIVE (the binder may refuse it: 0A000) */
   sql_lock_t qu_lock;      /* FOR UPDATE / FOR SHARE */
-  bool qu_nowait;          /* … NOWAIT */
+  int qu_lock_wait;        /* SQL_LOCK_WAIT / NOWAIT / SKIP */
+  sql_list_t *qu_lock_of;  /* of sql_name_t *: FOR UPDATE OF these; NULL = every table */
 };
 
 /* ---- statements -------------------------------------------------------- */

@@ -153,6 +153,8 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> IV_UNIT
 /* ALTER TABLE (ADD, ALTER COLUMN … TYPE, SET DATA TYPE); COLUMN is reserved as in PostgreSQL */
 %token <str> ADD_P COLUMN TYPE_P
+/* SELECT … FOR UPDATE OF t SKIP LOCKED; COMMENT ON */
+%token <str> LOCKED OF SKIP COMMENT
 
 %type <stmt> stmt insert_stmt update_stmt delete_stmt with_dml_stmt create_table_stmt drop_stmt
 %type <stmt> create_index_stmt txn_stmt grant_stmt role_stmt explain_stmt set_stmt
@@ -167,6 +169,8 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <query> values_clause cte_query with_clause
 %type <limit> limit_clause
 %type <lock> for_locking_clause opt_for_locking_clause
+%type <ival> lock_strength opt_nowait_or_skip
+%type <list> opt_lock_of
 %type <expr> array_sub group_by_item
 %type <expr> limit_value opt_top a_expr b_expr c_expr columnref const_expr func_expr
 %type <expr> case_expr case_arg case_default in_expr values_item where_clause
@@ -199,7 +203,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <num> all_op any_operator subquery_op iso_level txn_mode
 %type <num> join_type opt_asc_desc opt_nulls_order privileges privilege_list privilege
 %type <num> opt_materialized
-%type <flag> opt_all opt_distinct opt_unique opt_user copy_direction opt_nowait opt_drop_behavior
+%type <flag> opt_all opt_distinct opt_unique opt_user copy_direction opt_drop_behavior
 %type <insert> insert_rest opt_on_conflict conflict_target
 %type <ctab> table_elts
 %type <coldef> column_def col_quals
@@ -399,20 +403,33 @@ opt_name_list:
   ;
 
 for_locking_clause:
-    FOR UPDATE opt_nowait  { $$.lk_mode = SQL_LOCK_UPDATE; $$.lk_nowait = $3; }
-  | FOR SHARE opt_nowait   { $$.lk_mode = SQL_LOCK_SHARE; $$.lk_nowait = $3; }
-  | FOR KEY SHARE opt_nowait  { $$.lk_mode = SQL_LOCK_SHARE; $$.lk_nowait = $4; }
+    FOR lock_strength opt_lock_of opt_nowait_or_skip
+      { $$.lk_mode = $2; $$.lk_of = $3; $$.lk_wait = $4; $$.lk_pos = @1.lc_pos; }
+  ;
+
+lock_strength:
+    UPDATE          { $$ = SQL_LOCK_UPDATE; }
+  | NO KEY UPDATE   { $$ = SQL_LOCK_NO_KEY_UPDATE; }
+  | SHARE           { $$ = SQL_LOCK_SHARE; }
+  | KEY SHARE       { $$ = SQL_LOCK_KEY_SHARE; }
+  ;
+
+opt_lock_of:
+    OF qualified_name_list  { $$ = $2; }
+  | %empty                  { $$ = NULL; }
+  ;
+
+opt_nowait_or_skip:
+    NOWAIT        { $$ = SQL_LOCK_NOWAIT; }
+  | SKIP LOCKED   { $$ = SQL_LOCK_SKIP; }
+  | %empty        { $$ = SQL_LOCK_WAIT; }
   ;
 
 opt_for_locking_clause:
     for_locking_clause
-  | %empty  { $$.lk_mode = SQL_LOCK_NONE; $$.lk_nowait = false; }
+  | %empty  { $$.lk_mode = SQL_LOCK_NONE; $$.lk_of = NULL; $$.lk_wait = SQL_LOCK_WAIT; $$.lk_pos = 0; }
   ;
 
-opt_nowait:
-    NOWAIT  { $$ = true; }
-  | %empty  { $$ = false; }
-  ;
 
 select_clause:
     simple_select
@@ -1565,6 +1582,7 @@ unreserved_keyword:
   | ACTION | CONSTRAINTS | DEFERRED | IMMEDIATE | INHERIT | MATCH | PARTIAL | SIMPLE | VALID
   | ORDINALITY
   | ADD_P | TYPE_P
+  | LOCKED | SKIP | COMMENT
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function
@@ -1582,7 +1600,7 @@ reserved_keyword:
   | CREATE
   | CROSS | CURRENT_CATALOG | CURRENT_DATE | CURRENT_ROLE | CURRENT_SCHEMA | CURRENT_TIMESTAMP
   | CURRENT_TIME | LOCALTIME
-  | CURRENT_USER | DEFAULT | DEFERRABLE | DESC | DISTINCT | DO | ELSE | END_P
+  | CURRENT_USER | DEFAULT | DEFERRABLE | DESC | DISTINCT | DO | ELSE | END_P | OF
   | EXCEPT | FALSE_P | FETCH | FOR | FROM | FULL | GRANT | GROUP_P | HAVING
   | ILIKE | IN_P | INNER_P | INTERSECT | INTO | IS | JOIN | LEADING | LEFT | LIKE
   | LIMIT | LOCALTIMESTAMP | NATURAL | NOT | NULL_P | OFFSET | ON | ONLY | OR | ORDER | OUTER_P
@@ -3229,12 +3247,16 @@ static sql_query_t *sql_g_lock(sql_pstate_t *ps, sql_query_t *q, struct sql_lock
   if (lk.lk_mode == SQL_LOCK_NONE)
     return q;
   if (q->qu_kind != SQL_Q_SELECT) {
-    sql_error_at(ps, SQLSTATE_FEATURE_NOT_SUPPORTED, pos,
-                 "FOR UPDATE is not allowed with UNION/INTERSECT/EXCEPT or VALUES");
+    (void)pos;
+    sql_error_at(ps, SQLSTATE_FEATURE_NOT_SUPPORTED, lk.lk_pos,
+                 q->qu_kind == SQL_Q_VALUES ? "%s cannot be applied to VALUES"
+                                            : "%s is not allowed with UNION/INTERSECT/EXCEPT",
+                 sql_lock_name(lk.lk_mode));
     return NULL;
   }
   q->qu_lock = lk.lk_mode;
-  q->qu_nowait = lk.lk_nowait;
+  q->qu_lock_wait = lk.lk_wait;
+  q->qu_lock_of = lk.lk_of;
   return q;
 }
 
