@@ -674,7 +674,8 @@ typedef struct sql_drop_s {
   bool dr_if_exists;
   sql_list_t *dr_names;    /* of sql_name_t */
   bool dr_cascade;         /* CASCADE written (RESTRICT, the default, is false);
-                            * DROP TABLE / DROP INDEX only */
+                            * DROP TABLE / DROP INDEX / TRUNCATE */
+  bool dr_restart_identity; /* TRUNCATE … RESTART IDENTITY */
 } sql_drop_t;
 
 typedef struct sql_create_index_s {

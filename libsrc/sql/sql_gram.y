@@ -154,7 +154,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 /* ALTER TABLE (ADD, ALTER COLUMN … TYPE, SET DATA TYPE); COLUMN is reserved as in PostgreSQL */
 %token <str> ADD_P COLUMN TYPE_P
 /* SELECT … FOR UPDATE OF t SKIP LOCKED; COMMENT ON */
-%token <str> LOCKED OF SKIP COMMENT
+%token <str> LOCKED OF SKIP COMMENT CONTINUE_P
 
 %type <stmt> stmt insert_stmt update_stmt delete_stmt with_dml_stmt create_table_stmt drop_stmt
 %type <stmt> create_index_stmt txn_stmt grant_stmt role_stmt explain_stmt set_stmt
@@ -170,7 +170,9 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <limit> limit_clause
 %type <lock> for_locking_clause opt_for_locking_clause
 %type <ival> lock_strength opt_nowait_or_skip
-%type <list> opt_lock_of
+%type <list> opt_lock_of truncate_list
+%type <name> truncate_item
+%type <flag> opt_restart_seqs
 %type <expr> array_sub group_by_item
 %type <expr> limit_value opt_top a_expr b_expr c_expr columnref const_expr func_expr
 %type <expr> case_expr case_arg case_default in_expr values_item where_clause
@@ -1582,7 +1584,7 @@ unreserved_keyword:
   | ACTION | CONSTRAINTS | DEFERRED | IMMEDIATE | INHERIT | MATCH | PARTIAL | SIMPLE | VALID
   | ORDINALITY
   | ADD_P | TYPE_P
-  | LOCKED | SKIP | COMMENT
+  | LOCKED | SKIP | COMMENT | CONTINUE_P
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function
@@ -2902,12 +2904,34 @@ opt_as:
   | %empty
   ;
 
+/* TRUNCATE's tables: [ONLY] name [*] (no inheritance: both mean the table) */
+truncate_list:
+    truncate_item                    { $$ = APPEND(NULL, sql_g_name(ps, $1)); }
+  | truncate_list ',' truncate_item  { $$ = APPEND($1, sql_g_name(ps, $3)); }
+  ;
+
+truncate_item:
+    qualified_name
+  | qualified_name '*'  { $$ = $1; }
+  | ONLY qualified_name { $$ = $2; }
+  ;
+
+opt_restart_seqs:
+    RESTART IDENTITY_P     { $$ = true; }
+  | CONTINUE_P IDENTITY_P  { $$ = false; }
+  | %empty                 { $$ = false; }
+  ;
+
 /* ---- other utility statements ------------------------------------------- */
 
 misc_stmt:
     CHECKPOINT  { $$ = sql_stmt_new(ps, SQL_STMT_CHECKPOINT); }
-  | TRUNCATE opt_table qualified_name_list
-      { $$ = sql_g_drop(ps, SQL_STMT_TRUNCATE, false, $3); }
+  | TRUNCATE opt_table truncate_list opt_restart_seqs opt_drop_behavior
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_TRUNCATE, false, $3);
+        $$->st_drop->dr_restart_identity = $4;
+        $$->st_drop->dr_cascade = $5;
+      }
   | VACUUM      { $$ = sql_g_drop(ps, SQL_STMT_VACUUM, false, NULL); }
   | VACUUM ANALYZE
       { $$ = sql_g_drop(ps, SQL_STMT_VACUUM, false, NULL); $$->st_analyze = true; }
