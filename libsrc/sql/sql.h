@@ -475,8 +475,18 @@ typedef enum sql_stmt_kind_e {
   SQL_STMT_DROP_VIEW,       /* st_drop: DROP VIEW */
   SQL_STMT_DROP_MATVIEW,    /* st_drop: DROP MATERIALIZED VIEW */
   SQL_STMT_SET_CONSTRAINTS, /* st_setcons: SET CONSTRAINTS ALL | names DEFERRED | IMMEDIATE */
-  SQL_STMT_ALTER_TABLE      /* st_alter */
+  SQL_STMT_ALTER_TABLE,     /* st_alter */
+  SQL_STMT_COMMENT          /* st_comment: COMMENT ON … IS '…' | NULL */
 } sql_stmt_kind_t;
+
+/* COMMENT ON kind name IS text. */
+typedef struct sql_comment_s {
+  char cm_kind;            /* 't' TABLE, 'v' VIEW, 'm' MATERIALIZED VIEW, 'i' INDEX,
+                            * 'S' SEQUENCE, 'c' COLUMN, 'n' SCHEMA, 'k' CONSTRAINT … ON */
+  sql_name_t cm_name;      /* the object ('c': its table; 'k': the table; 'n': nm_name) */
+  const char *cm_sub;      /* 'c': the column; 'k': the constraint's name */
+  const char *cm_text;     /* NULL: IS NULL (removes the description) */
+} sql_comment_t;
 
 typedef struct sql_stmt_s sql_stmt_t;
 
@@ -827,6 +837,7 @@ struct sql_stmt_s {
     sql_txnmode_t *st_txn;          /* SET TRANSACTION; BEGIN / START TRANSACTION with
                                      * modes (NULL for a plain BEGIN) */
     struct sql_setcons_s *st_setcons; /* SET CONSTRAINTS */
+    sql_comment_t *st_comment;      /* COMMENT ON */
   };
   bool st_analyze;                  /* EXPLAIN ANALYZE; VACUUM ANALYZE and ANALYZE */
   sql_query_t *st_with;             /* WITH before INSERT/UPDATE/DELETE: a query shell

@@ -95,6 +95,7 @@ static sql_query_t *sql_g_select(sql_pstate_t *ps, int pos, sql_select_t *se);
 static sql_name_t *sql_g_name(sql_pstate_t *ps, sql_name_t n);
 static sql_stmt_t *sql_g_drop(sql_pstate_t *ps, sql_stmt_kind_t kind, bool if_exists,
                               sql_list_t *names);
+static sql_comment_t *sql_g_comment(sql_pstate_t *ps, char kind, sql_name_t name, const char *sub);
 static bool sql_g_seqopt(sql_pstate_t *ps, int pos, int given);
 static bool sql_g_cons_attrs(sql_pstate_t *ps, int pos, char kind, int attrs, sql_tabcons_t *tc);
 static bool sql_g_int8(sql_pstate_t *ps, int pos, const char *text, bool neg, int64_t *out);
@@ -154,7 +155,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 /* ALTER TABLE (ADD, ALTER COLUMN … TYPE, SET DATA TYPE); COLUMN is reserved as in PostgreSQL */
 %token <str> ADD_P COLUMN TYPE_P
 /* SELECT … FOR UPDATE OF t SKIP LOCKED; COMMENT ON */
-%token <str> LOCKED OF SKIP COMMENT CONTINUE_P
+%token <str> LOCKED OF SKIP COMMENT CONTINUE_P SCHEMA
 
 %type <stmt> stmt insert_stmt update_stmt delete_stmt with_dml_stmt create_table_stmt drop_stmt
 %type <stmt> create_index_stmt txn_stmt grant_stmt role_stmt explain_stmt set_stmt
@@ -172,6 +173,8 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <ival> lock_strength opt_nowait_or_skip
 %type <list> opt_lock_of truncate_list
 %type <name> truncate_item
+%type <comment> comment_object
+%type <str> comment_text
 %type <flag> opt_restart_seqs
 %type <expr> array_sub group_by_item
 %type <expr> limit_value opt_top a_expr b_expr c_expr columnref const_expr func_expr
@@ -1584,7 +1587,7 @@ unreserved_keyword:
   | ACTION | CONSTRAINTS | DEFERRED | IMMEDIATE | INHERIT | MATCH | PARTIAL | SIMPLE | VALID
   | ORDINALITY
   | ADD_P | TYPE_P
-  | LOCKED | SKIP | COMMENT | CONTINUE_P
+  | LOCKED | SKIP | COMMENT | CONTINUE_P | SCHEMA
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function
@@ -2904,6 +2907,36 @@ opt_as:
   | %empty
   ;
 
+/* COMMENT ON's objects (sql_comment_t; the text is set by misc_stmt) */
+comment_object:
+    TABLE any_name              { $$ = sql_g_comment(ps, 't', $2, NULL); }
+  | VIEW any_name               { $$ = sql_g_comment(ps, 'v', $2, NULL); }
+  | MATERIALIZED VIEW any_name  { $$ = sql_g_comment(ps, 'm', $3, NULL); }
+  | INDEX any_name              { $$ = sql_g_comment(ps, 'i', $2, NULL); }
+  | SEQUENCE any_name           { $$ = sql_g_comment(ps, 'S', $2, NULL); }
+  | SCHEMA col_id
+      {
+        sql_name_t n = {.nm_name = $2, .nm_pos = @2.lc_pos};
+        $$ = sql_g_comment(ps, 'n', n, NULL);
+      }
+  | COLUMN col_id '.' col_label
+      {
+        sql_name_t n = {.nm_name = $2, .nm_pos = @2.lc_pos};
+        $$ = sql_g_comment(ps, 'c', n, $4);
+      }
+  | COLUMN col_id '.' col_label '.' col_label
+      {
+        sql_name_t n = {.nm_schema = $2, .nm_name = $4, .nm_pos = @2.lc_pos};
+        $$ = sql_g_comment(ps, 'c', n, $6);
+      }
+  | CONSTRAINT col_id ON any_name  { $$ = sql_g_comment(ps, 'k', $4, $2); }
+  ;
+
+comment_text:
+    SCONST  { $$ = $1; }
+  | NULL_P  { $$ = NULL; }
+  ;
+
 /* TRUNCATE's tables: [ONLY] name [*] (no inheritance: both mean the table) */
 truncate_list:
     truncate_item                    { $$ = APPEND(NULL, sql_g_name(ps, $1)); }
@@ -2926,6 +2959,8 @@ opt_restart_seqs:
 
 misc_stmt:
     CHECKPOINT  { $$ = sql_stmt_new(ps, SQL_STMT_CHECKPOINT); }
+  | COMMENT ON comment_object IS comment_text
+      { $$ = sql_stmt_new(ps, SQL_STMT_COMMENT); $$->st_comment = $3; $3->cm_text = $5; }
   | TRUNCATE opt_table truncate_list opt_restart_seqs opt_drop_behavior
       {
         $$ = sql_g_drop(ps, SQL_STMT_TRUNCATE, false, $3);
@@ -3482,6 +3517,15 @@ static sql_stmt_t *sql_g_drop(sql_pstate_t *ps, sql_stmt_kind_t kind, bool if_ex
   s->st_drop->dr_if_exists = if_exists;
   s->st_drop->dr_names = names;
   return s;
+}
+
+static sql_comment_t *sql_g_comment(sql_pstate_t *ps, char kind, sql_name_t name, const char *sub)
+{
+  sql_comment_t *c = NEW(sql_comment_t);
+  c->cm_kind = kind;
+  c->cm_name = name;
+  c->cm_sub = sub;
+  return c;
 }
 
 static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const char *name,

@@ -66,6 +66,7 @@ typedef union sql_yystype_u {
     sql_list_t *al_cols;
   } alias;
   sql_copy_t *copy;
+  sql_comment_t *comment;
   sql_txnmode_t *txn;
   sql_window_t *window;
   sql_cte_t *cte;

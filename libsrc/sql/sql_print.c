@@ -1067,8 +1067,29 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
       pr_str(p, " ");
       pr_qnames(p, s->st_drop->dr_names);
     }
+    if (s->st_kind == SQL_STMT_TRUNCATE && s->st_drop->dr_restart_identity)
+      pr_str(p, " restart-identity");
+    if (s->st_kind == SQL_STMT_TRUNCATE && s->st_drop->dr_cascade)
+      pr_str(p, " cascade");
     pr_str(p, ")");
     break;
+  case SQL_STMT_COMMENT: {
+    char kind[2] = {s->st_comment->cm_kind, 0};
+    pr_str(p, "(comment ");
+    pr_str(p, kind);
+    pr_str(p, " ");
+    if (s->st_comment->cm_name.nm_schema) {
+      pr_str(p, s->st_comment->cm_name.nm_schema);
+      pr_str(p, ".");
+    }
+    pr_str(p, s->st_comment->cm_name.nm_name);
+    if (s->st_comment->cm_sub) {
+      pr_str(p, " ");
+      pr_str(p, s->st_comment->cm_sub);
+    }
+    pr_str(p, s->st_comment->cm_text ? " text)" : " null)");
+    break;
+  }
   }
 }
 

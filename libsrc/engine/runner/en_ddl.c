@@ -603,6 +603,9 @@ static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, s
   case SQL_STMT_TRUNCATE:
     snprintf(tag, tagcap, "TRUNCATE TABLE");
     return ddl_truncate(s, a, st->st_drop, e);
+  case SQL_STMT_COMMENT:
+    snprintf(tag, tagcap, "COMMENT");
+    return en_comment(s, st->st_comment, e);
   default:
     return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "this statement is not supported yet");
   }
