@@ -402,11 +402,19 @@ static int copy_out(erun_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e)
       obatch_t ob;
       if ((rc = op_next(pl->sp_root, q, &ob, e)) != CZ_OK || !ob.ob_b)
         break;
-      for (int i = 0; i < ob.ob_n && binary; i++) {
+      /* binary: one CopyData per row, as PostgreSQL sends them (psycopg
+       * reads a binary row per message); the header rides with the first */
+      for (int i = 0; i < ob.ob_n && binary && rc == CZ_OK; i++) {
         if ((rc = copy_bin_row(&o, ob.ob_b, ob.ob_sel ? ob.ob_sel[i] : i, pl->sp_ncols, e)) != CZ_OK)
           break;
         rows++;
+        if (o.ob_failed)
+          break;
+        rc = fn(ctx, o.ob_p, o.ob_len, e);
+        o.ob_len = 0;
       }
+      if (rc != CZ_OK)
+        break;
       for (int i = 0; i < ob.ob_n && !binary; i++) {
         int r = ob.ob_sel ? ob.ob_sel[i] : i;
         for (int c = 0; c < pl->sp_ncols; c++) {
