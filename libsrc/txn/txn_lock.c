@@ -146,6 +146,25 @@ static txn_lock_t *lk_find_own(lk_shard_t *sh, uint64_t h, const db_tree_t *dt, 
   return NULL;
 }
 
+/* Under the shard mutex, one walk of the chain (the writers' hot path):
+ * tx's own entry for the key (*own, NULL none) and the first entry of
+ * another owner that conflicts with mode (the return, NULL none). */
+static txn_lock_t *lk_scan(lk_shard_t *sh, uint64_t h, const db_tree_t *dt, const void *key,
+                           size_t len, const txn_t *tx, txn_lock_mode_t mode, txn_lock_t **own)
+{
+  txn_lock_t *conflict = NULL;
+  *own = NULL;
+  for (txn_lock_t *lk = *lk_bucket(sh, h); lk; lk = lk->lk_next) {
+    if (lk->lk_hash != h || !lk_is(lk, h, dt, key, len))
+      continue;
+    if (lk->lk_owner == tx)
+      *own = lk;
+    else if (!conflict && (mode == TXN_LOCK_EXCLUSIVE || !lk->lk_shared))
+      conflict = lk;
+  }
+  return conflict;
+}
+
 /* Under the shard mutex: the next entry after `after` (NULL: from the
  * start) of another owner than tx that conflicts with mode (shared
  * entries conflict only with the exclusive mode). */
@@ -288,8 +307,8 @@ int txn_lock_acquire_mode(txn_t *tx, db_tree_t *dt, const void *key, size_t key_
   uint64_t wait_start = 0;
   for (;;) {
     mutex_lock(&sh->ls_mx);
-    if (!lk_next_conflict(sh, h, dt, key, key_len, tx, mode, NULL)) {
-      txn_lock_t *lk = lk_find_own(sh, h, dt, key, key_len, tx);
+    txn_lock_t *lk;
+    if (!lk_scan(sh, h, dt, key, key_len, tx, mode, &lk)) {
       if (!lk)
         lk = lk_new(tx, sh, h, dt, key, key_len, mode == TXN_LOCK_SHARED);
       else if (mode == TXN_LOCK_EXCLUSIVE)
