@@ -287,6 +287,10 @@ def ini_default(args):
             setup(a)
             got = b.execute("SHOW lock_timeout").fetchone()[0]
             check("[Parameters] LockTimeout 250 is the sessions' lock_timeout", got == "250ms", repr(got))
+            b.execute("SET lock_timeout = '2s'")
+            b.execute("RESET lock_timeout")
+            got = b.execute("SHOW lock_timeout").fetchone()[0]
+            check("RESET lock_timeout goes back to LockTimeout", got == "250ms", repr(got))
             a.execute("BEGIN")
             a.execute("UPDATE rl_t SET v = 0 WHERE id = 1")
             st, _, secs = sqlstate_of(b, "SELECT * FROM rl_t WHERE id = 1 FOR UPDATE")
