@@ -35,6 +35,7 @@ enum {
                          (written outside the DDL transaction: cat_sequence.c) */
   CAT_SYS_VIEWS,      /* u32 oid -> view definition record (cat_view.c) */
   CAT_SYS_CONSTRAINTS, /* u32 oid -> CHECK / FOREIGN KEY record (cat_constraint.c) */
+  CAT_SYS_COMMENTS,   /* u32 class, u32 object, u32 sub-id -> text (cat_comment.c) */
   CAT_SYS_N
 };
 /* The system tables a database written before them lacks: cat_open
@@ -112,6 +113,12 @@ struct cat_snap_int_s {
   cat_name_slot_t *si_rel;         /* tables and indexes by (schema oid, name) */
   size_t si_rel_mask;
 };
+
+/* COMMENT ON (cat_comment.c): one sys.comments record, and the snapshot's
+ * array of those whose objects it has (cms in key order, kept). */
+int cat_comment_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, arena_t *a,
+                       cat_comment_t *out, err_t *e);
+void cat_comment_link(cat_snapshot_t *s, cat_comment_t *cms, int n);
 
 /* ---- records ----------------------------------------------------------- */
 

@@ -257,6 +257,8 @@ typedef struct cat_snapshot_s {
   const cat_view_t *const *cs_views;
   int cs_nconstraints;         /* CHECK and FOREIGN KEY constraints, by OID */
   const cat_constraint_t *const *cs_constraints;
+  int cs_ncomments;            /* COMMENT ON descriptions of objects it has, by key */
+  const struct cat_comment_s *cs_comments;
   /* private: reference count and the lookup hashes */
   struct cat_snap_int_s *cs_int;
 } cat_snapshot_t;
@@ -565,6 +567,30 @@ int cat_seq_setval(cat_seq_session_t *ss, const cat_sequence_t *sq, txn_t *tx,
 /* The shared state as pg_sequences shows it: the last value handed out to
  * any session (cached ones included), and whether any was. */
 int cat_seq_peek(const cat_sequence_t *sq, txn_t *tx, int64_t *last, bool *called, err_t *e);
+
+/* ---- descriptions: COMMENT ON (cat_comment.c) ----------------------------- */
+
+/* PostgreSQL's catalog OIDs that name the class of a described object
+ * (pg_description.classoid). */
+#define CAT_CLASS_PG_CLASS 1259       /* tables, views, indexes, sequences; columns by sub-id */
+#define CAT_CLASS_PG_NAMESPACE 2615
+#define CAT_CLASS_PG_CONSTRAINT 2606
+
+typedef struct cat_comment_s {
+  cat_oid_t cm_classoid;
+  cat_oid_t cm_objoid;
+  int32_t cm_subid;            /* a column's number (1-based), else 0 */
+  const char *cm_text;
+} cat_comment_t;
+
+/* Sets the description of (classoid, objoid, subid) in tx (transactional
+ * like all DDL); text NULL or "" removes it. The caller checked that the
+ * object exists and may be commented by the session's role. */
+int cat_set_comment(cat_t *c, txn_t *tx, cat_oid_t classoid, cat_oid_t objoid, int32_t subid,
+                    const char *text, err_t *e);
+/* The description, NULL when none. */
+const char *cat_comment(const cat_snapshot_t *s, cat_oid_t classoid, cat_oid_t objoid,
+                        int32_t subid);
 
 /* ---- views (cat_view.c; catalog/README.md, "Views") ---------------------- */
 

@@ -82,6 +82,14 @@ static int en_config(engine_t *eng, const ini_t *ini, err_t *e)
   if (pmin < 1)
     return err_set(e, SQLSTATE_CONFIG, "[Parameters] ParallelMinRows must be at least 1");
   eng->en_par_min_rows = pmin;
+  /* [Parameters] LockTimeout (ms): the default of every session's
+   * lock_timeout, as postgresql.conf's; 0 = wait as long as it takes */
+  int64_t lockt;
+  if (ini_get_int(ini, "Parameters", "LockTimeout", 0, &lockt, e) != CZ_OK)
+    return CZ_ERR;
+  if (lockt < 0 || lockt > 2147483647)
+    return err_set(e, SQLSTATE_CONFIG, "[Parameters] LockTimeout must be between 0 and 2147483647");
+  eng->en_lock_timeout_ms = lockt;
   /* [Parameters] MaxQueryThreads: worker threads all queries together may
    * use beside their sessions' own threads; by default one per CPU */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -244,9 +244,15 @@ const char *eportal_tag(const eportal_t *p);
 typedef int (*ecopy_out_fn_t)(void *ctx, const char *data, size_t len, err_t *e);
 int eportal_copy_out(eportal_t *p, ecopy_out_fn_t fn, void *ctx, err_t *e);
 
-/* For ESTMT_COPY_IN: the number of columns and the format (0 text, 1 CSV)
- * for CopyInResponse, then any number of data chunks (line boundaries may
- * fall anywhere), then done (or fail, which rolls back what was copied). */
+/* Whether a COPY statement moves PostgreSQL's binary format (FORMAT
+ * binary): the copy responses then say format 1 for every column, and the
+ * data is bytes, not text. */
+bool estmt_copy_binary(const estmt_t *st);
+
+/* For ESTMT_COPY_IN: the number of columns and the wire format (0 text
+ * or CSV, 1 binary) for CopyInResponse, then any number of data chunks
+ * (record boundaries may fall anywhere), then done (or fail, which rolls
+ * back what was copied). */
 int eportal_copy_in_begin(eportal_t *p, int *ncols, int *format, err_t *e);
 int eportal_copy_in_data(eportal_t *p, const char *data, size_t len, err_t *e);
 int eportal_copy_in_done(eportal_t *p, err_t *e);

@@ -333,7 +333,22 @@ struct qtable_ops_s {
                        int *same, arena_t *a, err_t *e);
   int (*qt_probe_next)(qctx_t *q, qprobe_t *p, batch_t *out, int *at, arena_t *a, err_t *e);
   void (*qt_probe_close)(qctx_t *q, qprobe_t *p);
+
+  /* ---- row locks (SELECT … FOR UPDATE / FOR SHARE, op_lockrows.c) -------
+   * Locks the row rid names (a row identity a scan gave), shared or
+   * exclusive, waiting for conflicting holders unless nowait, and says in
+   * *st what became of it (QLOCK_*). QLOCK_CHANGED with cur not NULL: cur
+   * (one datum per table column) holds its current values (in a). NULL:
+   * the storage has no row locks (0A000). */
+  int (*qt_lock_row)(qctx_t *q, void *tab, const uint8_t *rid, size_t rid_len, bool shared,
+                     bool nowait, datum_t *cur, arena_t *a, int *st, err_t *e);
 };
+
+/* qt_lock_row's outcomes. */
+#define QLOCK_OK 0        /* locked; the version the row identity was read from */
+#define QLOCK_CHANGED 1   /* locked; changed (and committed) by another since */
+#define QLOCK_GONE 2      /* deleted since */
+#define QLOCK_BUSY 3      /* nowait: held by another in a conflicting mode */
 
 /* ---- running operators ------------------------------------------------- */
 
@@ -468,6 +483,33 @@ op_t *op_pmerge_leaf_new(arena_t *a, const op_t *partial);
 op_t *op_pmerge_new(arena_t *a, op_t *gather, op_t *final, const op_t *leaf, int ngroup);
 /* LIMIT/OFFSET: expressions without columns, NULL when absent. */
 op_t *op_limit_new(arena_t *a, op_t *in, xnode_t *limit, xnode_t *offset);
+
+/* SELECT … FOR UPDATE / FOR SHARE (op_lockrows.c; PostgreSQL's LockRows).
+ * Each input row locks, per locked table, the row its identity column
+ * names; rows deleted meanwhile are dropped, rows another holds are
+ * dropped under SKIP LOCKED and fail with 55P03 under NOWAIT. A row
+ * changed meanwhile is re-checked when rk is given (one table: the row
+ * rebuilt from its current values, the WHERE tested again, the outputs
+ * evaluated again); without rk it fails with 40001. limit/offset (may be
+ * NULL): a LIMIT above takes only that many rows, so no more are locked. */
+#define QLOCK_WAIT 0
+#define QLOCK_NOWAIT 1
+#define QLOCK_SKIP 2
+typedef struct oplock_tab_s {
+  void *ol_table;               /* the table's handle */
+  const char *ol_name;          /* for the NOWAIT message */
+  int ol_rid;                   /* input column of its row identities */
+} oplock_tab_t;
+typedef struct oplock_recheck_s {
+  int rk_width;                 /* the block row the expressions read */
+  const ty_t *rk_types;
+  int rk_base;                  /* the table's columns there: rk_base .. + rk_ncols - 1, */
+  int rk_ncols;                 /* then its row identity */
+  const xnode_t *rk_filter;     /* the WHERE over the block row; NULL = none */
+  xnode_t *const *rk_out;       /* per input column: its expression over the block row */
+} oplock_recheck_t;
+op_t *op_lockrows_new(arena_t *a, op_t *in, int ntab, const oplock_tab_t *tabs, bool shared,
+                      int wait, xnode_t *limit, xnode_t *offset, const oplock_recheck_t *rk);
 
 typedef struct sort_key_s {
   int sk_col;                   /* input column */

@@ -27,9 +27,12 @@ static int copy_out_cb(void *ctx, const char *data, size_t len, err_t *e)
   return CZ_OK;
 }
 
-static int16_t *text_formats(pgs_conn_t *c, int n)
+/* Every column's format code: 0 text (and CSV), 1 binary. */
+static int16_t *col_formats(pgs_conn_t *c, int n, int16_t format)
 {
   int16_t *f = arena_zalloc(c->c_msg_arena, (size_t)(n > 0 ? n : 1) * sizeof *f);
+  for (int i = 0; i < n; i++)
+    f[i] = format;
   return f;
 }
 
@@ -44,7 +47,8 @@ int pgs_copy_start(pgs_conn_t *c, const estmt_t *st, eportal_t *p, pgs_portal_t 
     if (n < 0)
       n = 0;
     /* Text and CSV are both the textual COPY format (0) on the wire. */
-    pgw_write_copy_out_response(&c->c_out, 0, text_formats(c, n), n);
+    int16_t fmt = estmt_copy_binary(st) ? 1 : 0;
+    pgw_write_copy_out_response(&c->c_out, (int8_t)fmt, col_formats(c, n, fmt), n);
     if (eportal_copy_out(p, copy_out_cb, c, e) != CZ_OK)
       return CZ_ERR;
     pgw_write_copy_done(&c->c_out);
@@ -57,7 +61,9 @@ int pgs_copy_start(pgs_conn_t *c, const estmt_t *st, eportal_t *p, pgs_portal_t 
   int ncols = 0, format = 0;
   if (eportal_copy_in_begin(p, &ncols, &format, e) != CZ_OK)
     return CZ_ERR;
-  pgw_write_copy_in_response(&c->c_out, 0, text_formats(c, ncols), ncols);
+  pgw_write_copy_in_response(&c->c_out, (int8_t)format, col_formats(c, ncols, (int16_t)format),
+                             ncols);
+  c->c_copy_binary = format == 1;
   c->c_phase = PGS_PH_COPY_IN;
   c->c_copy_tail_len = 0;
   c->c_copy_portal = p;
@@ -146,7 +152,8 @@ pgs_next_t pgs_copy_message(pgs_conn_t *c, const pgw_fe_msg_t *m)
   eportal_t *p = c->c_copy_portal;
   switch (m->fm_kind) {
   case PGW_FE_COPY_DATA:
-    if (copy_check_utf8(c, m->fm_u.data.data, m->fm_u.data.len, &e) != CZ_OK ||
+    /* binary data is no text: its text fields are checked as they are read */
+    if ((!c->c_copy_binary && copy_check_utf8(c, m->fm_u.data.data, m->fm_u.data.len, &e) != CZ_OK) ||
         eportal_copy_in_data(p, (const char *)m->fm_u.data.data, m->fm_u.data.len, &e) != CZ_OK) {
       eportal_copy_in_fail(p, e.er_msg);
       return copy_end(c, &e);

@@ -155,6 +155,7 @@ struct pgs_conn_s {
   pgs_job_t c_job;
   eportal_t *c_copy_portal;    /* PGS_PH_COPY_IN: where CopyData goes */
   bool c_copy_extended;        /* it came from Execute (else from c_job) */
+  bool c_copy_binary;          /* FORMAT binary: the data is not checked as UTF-8 */
   pgs_portal_t *c_copy_pp;     /* the extended portal, for its tag */
   uint8_t c_copy_tail[4];      /* a UTF-8 sequence split across CopyData messages */
   int c_copy_tail_len;

@@ -240,13 +240,52 @@ static int pf_pg_type_is_visible(xctx_t *c, const xnode_t *x, const datum_t *a, 
   return CZ_OK;
 }
 
-/* COMMENT ON does not exist here, so pg_description is empty and every
- * description is NULL. */
+/* Descriptions of shared objects (databases, roles): none are kept. */
 static int pf_no_description(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
                              err_t *e)
 {
   (void)c, (void)x, (void)a, (void)e;
   out->d_null = true;
+  return CZ_OK;
+}
+
+/* obj_description(oid [, catalog name]) and col_description(table, column):
+ * the COMMENT ON text the catalog keeps (cat_comment.c). Without the
+ * catalog name (deprecated in PostgreSQL) any class's description of oid
+ * with sub-id 0. */
+static int pf_obj_description(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
+                              err_t *e)
+{
+  PGCAT_ENV();
+  const cat_snapshot_t *s = env->pe_snap;
+  cat_oid_t oid = (cat_oid_t)a[0].d_i64;
+  const char *text = NULL;
+  if (x->x_nargs == 1) {
+    for (int i = 0; i < s->cs_ncomments && !text; i++)
+      if (s->cs_comments[i].cm_objoid == oid && s->cs_comments[i].cm_subid == 0)
+        text = s->cs_comments[i].cm_text;
+  } else {
+    str_t cls = a[1].d_str;
+    cat_oid_t classoid = 0;
+    if (cls.s_len == 8 && memcmp(cls.s_ptr, "pg_class", 8) == 0)
+      classoid = CAT_CLASS_PG_CLASS;
+    else if (cls.s_len == 12 && memcmp(cls.s_ptr, "pg_namespace", 12) == 0)
+      classoid = CAT_CLASS_PG_NAMESPACE;
+    else if (cls.s_len == 13 && memcmp(cls.s_ptr, "pg_constraint", 13) == 0)
+      classoid = CAT_CLASS_PG_CONSTRAINT;
+    text = classoid ? cat_comment(s, classoid, oid, 0) : NULL;
+  }
+  pgcat_out_text(c, out, text);
+  return CZ_OK;
+}
+
+static int pf_col_description(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
+                              err_t *e)
+{
+  (void)x;
+  PGCAT_ENV();
+  pgcat_out_text(c, out, cat_comment(env->pe_snap, CAT_CLASS_PG_CLASS, (cat_oid_t)a[0].d_i64,
+                                     (int32_t)a[1].d_i64));
   return CZ_OK;
 }
 
@@ -974,11 +1013,11 @@ const xfunc_def_t pgcat_funcs[] = {
   {.fd_name = "pg_type_is_visible", .fd_nargs = 1, .fd_args = {I8}, .fd_result = BO,
    .fd_flags = S, .fd_row = pf_pg_type_is_visible},
   {.fd_name = "obj_description", .fd_nargs = 1, .fd_args = {I8}, .fd_result = TX, .fd_flags = S,
-   .fd_row = pf_no_description},
+   .fd_row = pf_obj_description},
   {.fd_name = "obj_description", .fd_nargs = 2, .fd_args = {I8, TX}, .fd_result = TX,
-   .fd_flags = S, .fd_row = pf_no_description},
+   .fd_flags = S, .fd_row = pf_obj_description},
   {.fd_name = "col_description", .fd_nargs = 2, .fd_args = {I8, I4}, .fd_result = TX,
-   .fd_flags = S, .fd_row = pf_no_description},
+   .fd_flags = S, .fd_row = pf_col_description},
   {.fd_name = "shobj_description", .fd_nargs = 2, .fd_args = {I8, TX}, .fd_result = TX,
    .fd_flags = S, .fd_row = pf_no_description},
   {.fd_name = "pg_get_indexdef", .fd_nargs = 1, .fd_args = {I8}, .fd_result = TX, .fd_flags = S,

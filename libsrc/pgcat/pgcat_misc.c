@@ -443,11 +443,27 @@ static const pgcat_col_t pg_views_cols[] = {
   {"definition", PGT_TEXT},
 };
 
-/* ---- relations without rows in Cadenza ---------------------------------------- */
-
 static const pgcat_col_t pg_description_cols[] = {
   {"objoid", PGT_OID}, {"classoid", PGT_OID}, {"objsubid", PGT_INT4}, {"description", PGT_TEXT},
 };
+
+/* COMMENT ON's descriptions (catalog/cat_comment.c). */
+static int pgcat_fill_pg_description(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
+{
+  const cat_snapshot_t *s = env->pe_snap;
+  for (int i = 0; i < s->cs_ncomments; i++) {
+    const cat_comment_t *cm = &s->cs_comments[i];
+    pgcat_put_int(w, cm->cm_objoid);
+    pgcat_put_int(w, cm->cm_classoid);
+    pgcat_put_int(w, cm->cm_subid);
+    pgcat_put_text(w, cm->cm_text);
+    if (pgcat_row_end(w, e))
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+/* ---- relations without rows in Cadenza ---------------------------------------- */
 
 static const pgcat_col_t pg_policy_cols[] = {
   {"oid", PGT_OID},           {"polname", PGT_NAME},        {"polrelid", PGT_OID},
@@ -484,7 +500,7 @@ const pgcat_rel_t pgcat_rels_misc[] = {
   PGCAT_REL("pg_am", PGC, 2601, 'r', pg_am_cols, pgcat_fill_pg_am),
   PGCAT_REL("pg_proc", PGC, 1255, 'r', pg_proc_cols, pgcat_fill_pg_proc),
   PGCAT_REL("pg_operator", PGC, 2617, 'r', pg_operator_cols, pgcat_fill_pg_operator),
-  PGCAT_REL("pg_description", PGC, 2609, 'r', pg_description_cols, pgcat_fill_empty),
+  PGCAT_REL("pg_description", PGC, 2609, 'r', pg_description_cols, pgcat_fill_pg_description),
   PGCAT_REL("pg_tablespace", PGC, 1213, 'r', pg_tablespace_cols, pgcat_fill_pg_tablespace),
   PGCAT_REL("pg_collation", PGC, 3456, 'r', pg_collation_cols, pgcat_fill_pg_collation),
   PGCAT_REL("pg_policy", PGC, 3256, 'r', pg_policy_cols, pgcat_fill_empty),

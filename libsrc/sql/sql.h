@@ -370,9 +370,22 @@ typedef struct sql_cte_s {
 /* Row locks of SELECT … FOR UPDATE / FOR SHARE. */
 typedef enum sql_lock_e {
   SQL_LOCK_NONE,
-  SQL_LOCK_UPDATE,         /* FOR UPDATE (FOR NO KEY UPDATE too) */
-  SQL_LOCK_SHARE           /* FOR SHARE (FOR KEY SHARE too) */
+  SQL_LOCK_UPDATE,         /* FOR UPDATE: exclusive row locks */
+  SQL_LOCK_SHARE,          /* FOR SHARE: shared row locks */
+  SQL_LOCK_NO_KEY_UPDATE,  /* FOR NO KEY UPDATE: taken as FOR UPDATE */
+  SQL_LOCK_KEY_SHARE       /* FOR KEY SHARE: taken as FOR SHARE */
 } sql_lock_t;
+/* What a lock request does when another holds the row. */
+#define SQL_LOCK_WAIT 0
+#define SQL_LOCK_NOWAIT 1    /* 55P03 at once */
+#define SQL_LOCK_SKIP 2      /* SKIP LOCKED: the row is left out */
+/* "FOR UPDATE", "FOR NO KEY UPDATE", … (PostgreSQL's words in errors). */
+const char *sql_lock_name(sql_lock_t mode);
+/* Whether mode takes shared row locks. */
+static inline bool sql_lock_shared(sql_lock_t mode)
+{
+  return mode == SQL_LOCK_SHARE || mode == SQL_LOCK_KEY_SHARE;
+}
 
 /* The SELECT … FROM … WHERE … GROUP BY … HAVING … block. */
 typedef struct sql_select_s {
@@ -415,7 +428,8 @@ struct sql_query_s {
                             * CTEs after it (not recursive) */
   bool qu_recursive;       /* WITH RECURSIVE (the binder may refuse it: 0A000) */
   sql_lock_t qu_lock;      /* FOR UPDATE / FOR SHARE */
-  bool qu_nowait;          /* … NOWAIT */
+  int qu_lock_wait;        /* SQL_LOCK_WAIT / NOWAIT / SKIP */
+  sql_list_t *qu_lock_of;  /* of sql_name_t *: FOR UPDATE OF these; NULL = every table */
 };
 
 /* ---- statements -------------------------------------------------------- */
@@ -464,9 +478,19 @@ typedef enum sql_stmt_kind_e {
   SQL_STMT_SET_CONSTRAINTS, /* st_setcons: SET CONSTRAINTS ALL | names DEFERRED | IMMEDIATE */
   SQL_STMT_ALTER_TABLE,     /* st_alter */
   SQL_STMT_LOCK,            /* st_drop: LOCK [TABLE] names; st_lock_mode, st_lock_nowait */
-  SQL_STMT_ALTER_OWNER      /* st_drop (one name): ALTER TABLE | SEQUENCE | VIEW | SCHEMA …
+  SQL_STMT_ALTER_OWNER,     /* st_drop (one name): ALTER TABLE | SEQUENCE | VIEW | SCHEMA …
                              * OWNER TO st_owner_role, st_owner_kind the object word */
+  SQL_STMT_COMMENT          /* st_comment: COMMENT ON … IS '…' | NULL */
 } sql_stmt_kind_t;
+
+/* COMMENT ON kind name IS text. */
+typedef struct sql_comment_s {
+  char cm_kind;            /* 't' TABLE, 'v' VIEW, 'm' MATERIALIZED VIEW, 'i' INDEX,
+                            * 'S' SEQUENCE, 'c' COLUMN, 'n' SCHEMA, 'k' CONSTRAINT … ON */
+  sql_name_t cm_name;      /* the object ('c': its table; 'k': the table; 'n': nm_name) */
+  const char *cm_sub;      /* 'c': the column; 'k': the constraint's name */
+  const char *cm_text;     /* NULL: IS NULL (removes the description) */
+} sql_comment_t;
 
 typedef struct sql_stmt_s sql_stmt_t;
 
@@ -669,7 +693,8 @@ typedef struct sql_drop_s {
   bool dr_if_exists;
   sql_list_t *dr_names;    /* of sql_name_t */
   bool dr_cascade;         /* CASCADE written (RESTRICT, the default, is false);
-                            * DROP TABLE / DROP INDEX only */
+                            * DROP TABLE / DROP INDEX / TRUNCATE */
+  bool dr_restart_identity; /* TRUNCATE … RESTART IDENTITY */
 } sql_drop_t;
 
 typedef struct sql_create_index_s {
@@ -821,6 +846,7 @@ struct sql_stmt_s {
     sql_txnmode_t *st_txn;          /* SET TRANSACTION; BEGIN / START TRANSACTION with
                                      * modes (NULL for a plain BEGIN) */
     struct sql_setcons_s *st_setcons; /* SET CONSTRAINTS */
+    sql_comment_t *st_comment;      /* COMMENT ON */
   };
   bool st_analyze;                  /* EXPLAIN ANALYZE; VACUUM ANALYZE and ANALYZE */
   const char *st_lock_mode;         /* LOCK: "access share mode" (the words of IN … MODE,

@@ -335,6 +335,12 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   /* the nullable sides of outer joins (a recursive reference is refused there) */
   bool null_l = fr->fr_join == SQL_JOIN_RIGHT || fr->fr_join == SQL_JOIN_FULL;
   bool null_r = fr->fr_join == SQL_JOIN_LEFT || fr->fr_join == SQL_JOIN_FULL;
+  /* FOR UPDATE of a side: the nullable ones first (PostgreSQL's error) */
+  if ((null_l && bd_lock_join_item(b, fr->fr_left, true) != CZ_OK) ||
+      (null_r && bd_lock_join_item(b, fr->fr_right, true) != CZ_OK) ||
+      bd_lock_join_item(b, fr->fr_left, null_l) != CZ_OK ||
+      bd_lock_join_item(b, fr->fr_right, null_r) != CZ_OK)
+    return CZ_ERR;
   b->b_nullable += null_l;
   int rc = bd_item(b, sc, fr->fr_left, &l, &t, &al);
   b->b_nullable -= null_l;
@@ -620,8 +626,12 @@ int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_block_t *fb)
   if (fr->fr_kind == SQL_FROM_TABLE && !(!fr->fr_table.nm_schema && bd_find_cte(b, fr->fr_table.nm_name))) {
     const sp_view_t *v;
     int rc = bd_find_view(b, fr, &v);
-    if (rc == CZ_OK)
+    if (rc == CZ_OK) {
+      bd_lockreq_t *lock = b->b_lock;  /* a view's tables are not locked */
+      b->b_lock = NULL;
       rc = bd_view_merge(b, sc, fr, v, fb);  /* sql_bind_view.c; 1: not simple */
+      b->b_lock = lock;
+    }
     if (rc != 1)
       return rc;
   }
@@ -630,6 +640,7 @@ int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_block_t *fb)
   if (bd_item(b, sc, fr, &u->un_op, &u->un_table, &u->un_alias) != CZ_OK)
     return CZ_ERR;
   u->un_width = sc->sc_width - u->un_base;
+  bd_lock_unit(b, sc, u);  /* FOR UPDATE: the scan also gives the locator */
   if (b->b_outer && b->b_outer->oj_op == u->un_op)
     u->un_outer = b->b_outer;  /* an outer join of tables: rebuilt reading what the block reads */
   return CZ_OK;

@@ -181,6 +181,9 @@ typedef struct bd_s {
   bd_subq_src_t *b_src;         /* every subquery's text and scope */
   bd_decor_t *b_decor;          /* a decorrelating rebinding in progress, else NULL */
   struct lp_outer_s *b_outer;   /* the explicit outer join built last (opt_outer.c) */
+  struct bd_lockreq_s *b_lock;  /* SELECT … FOR UPDATE: the block whose tables lock
+                                   their rows (sql_bind_lock.c), else NULL */
+  bool b_locks_rows;            /* some block got a LockRows operator */
   int b_naccess, b_access_cap;
   sp_access_t *b_access;
   /* INSERT … SELECT: the types the target columns want, so that untyped
@@ -205,6 +208,34 @@ typedef struct bd_s {
   uint32_t b_view_owner;        /* binding a view's query: its owner (privileges), else 0 */
   int b_view_depth;             /* views being expanded, innermost last (recursion limit) */
 } bd_t;
+
+/* ---- SELECT … FOR UPDATE / FOR SHARE (sql_bind_lock.c) ------------------ */
+typedef struct bd_lockreq_s bd_lockreq_t;
+/* Starts binding block q: its own locking request in b->b_lock (NULL
+ * when q has none); returns the enclosing one, for the caller to put
+ * back (b->b_lock = saved) when the block is bound. */
+bd_lockreq_t *bd_lock_begin(bd_t *b, const sql_query_t *q);
+/* Whether the table known as alias in the block is to be locked. */
+bool bd_lock_wants(const bd_t *b, const char *alias);
+/* A table unit of the block just bound: when it is to be locked, its scan
+ * gives the locator (un_rowid) as one more block column. */
+void bd_lock_unit(bd_t *b, bd_scope_t *sc, lp_rel_t *u);
+/* A side of an explicit join that is not a unit of the block: 0A000 when
+ * it is a table to be locked (PostgreSQL's words for the nullable side). */
+int bd_lock_join_item(bd_t *b, const sql_from_t *item, bool nullable);
+/* PostgreSQL's 0A000 where rows cannot be locked (DISTINCT, GROUP BY,
+ * HAVING, aggregates, window functions), and 42P01 for a name in OF that
+ * is not in FROM. */
+int bd_lock_check(bd_t *b, const bd_scope_t *sc, const sql_select_t *s, bool aggregates,
+                  bool windows);
+/* Tables locked in the block, and the block column of the k-th's locator. */
+int bd_lock_ntables(const bd_t *b);
+int bd_lock_col(const bd_t *b, int k);
+/* The LockRows operator over plan (the block's outputs outs[] computed,
+ * sorted; the k-th locator in output column rid_out[k]); conj[0..nconj)
+ * the block's WHERE, lim/off the LIMIT and OFFSET above. */
+op_t *bd_lock_plan(bd_t *b, op_t *plan, const int *rid_out, const lp_block_t *from,
+                   xnode_t **conj, int nconj, xnode_t **outs, xnode_t *lim, xnode_t *off);
 
 /* ---- nodes (sql_bind_node.c) ------------------------------------------- */
 /* Notes that column index of sc's row is read (bd_from_plan reads only

@@ -456,8 +456,8 @@ static int bd_limit_expr(bd_t *b, const sql_expr_t *x, xnode_t **out)
   return CZ_OK;
 }
 
-static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
-                     const char ***names, sp_col_t **cols)
+static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
+                           op_t **out, const char ***names, sp_col_t **cols)
 {
   const sql_select_t *s = q->qu_select;
   int nhint = b->b_nhint;
@@ -550,7 +550,25 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     return CZ_ERR;
   bool reorders = ag->ag_n > 0 || ngroup > 0 || having || has_sets || ag->ag_ngrp > 0 ||
                   s->se_distinct || bd_window_any(sc);
-  if (nord && (lim || top) && !reorders && !decor)
+  /* FOR UPDATE: where it is not allowed; the locators as hidden outputs */
+  int nlock = bd_lock_ntables(b);
+  int *rid_out = NULL;
+  if (b->b_lock) {
+    if (bd_lock_check(b, sc, s, ag->ag_n > 0 || ag->ag_ngrp > 0, bd_window_any(sc)) != CZ_OK)
+      return CZ_ERR;
+    rid_out = arena_alloc(b->b_a, sizeof(int) * (size_t)(nlock + 1));
+    for (int k = 0; k < nlock; k++) {
+      rid_out[k] = tl.tl_n;
+      bd_scope_use(b, sc, bd_lock_col(b, k));
+      tl_add(b, &tl, bd_col(b, bd_lock_col(b, k), ty_plain(TY_BYTEA)), "?rowid?", NULL);
+    }
+  }
+  /* the WHERE as bound, for the recheck of a row changed before its lock */
+  int nconj0 = from->fb_nconj;
+  xnode_t **conj0 = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nconj0 + 1));
+  if (nconj0)
+    memcpy(conj0, from->fb_conj, sizeof(xnode_t *) * (size_t)nconj0);
+  if (nord && (lim || top) && !reorders && !decor && !b->b_lock)
     order_wish(b, from, &tl, keys, nord, top ? top : lim, top ? NULL : off);
   /* every expression over the FROM row is bound: plan it */
   /* the estimate weighs a subquery that could also probe an index per row
@@ -661,8 +679,13 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     plan = op_distinct_on_new(b->b_a, plan, ndon, don);
     sort_op = NULL;
   }
-  if (sort_op && (lim || top))
+  /* rows are locked after the sort: a top-k sort would hand LockRows
+   * only the first rows, and SKIP LOCKED needs the ones after them */
+  if (sort_op && (lim || top) && !b->b_lock)
     op_sort_set_limit(sort_op, top ? top : lim, top ? NULL : off);
+  if (b->b_lock && nlock > 0)
+    plan = bd_lock_plan(b, plan, rid_out, from, conj0, nconj0, tl.tl_x, top ? top : lim,
+                        top ? NULL : off);
   if (top)
     plan = op_limit_new(b->b_a, plan, top, NULL);
   if (lim || off)
@@ -679,6 +702,17 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   if (cols)
     *cols = tl.tl_cols;
   return CZ_OK;
+}
+
+/* A SELECT block, with its own FOR UPDATE request in force while it is
+ * bound (the enclosing block's is put back after). */
+static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
+                     const char ***names, sp_col_t **cols)
+{
+  bd_lockreq_t *saved = bd_lock_begin(b, q);
+  int rc = bd_select_block(b, q, outer, sq, out, names, cols);
+  b->b_lock = saved;
+  return rc;
 }
 
 /* VALUES (…), (…): rows of equal length; column types unified per column. */

@@ -95,6 +95,7 @@ static sql_query_t *sql_g_select(sql_pstate_t *ps, int pos, sql_select_t *se);
 static sql_name_t *sql_g_name(sql_pstate_t *ps, sql_name_t n);
 static sql_stmt_t *sql_g_drop(sql_pstate_t *ps, sql_stmt_kind_t kind, bool if_exists,
                               sql_list_t *names);
+static sql_comment_t *sql_g_comment(sql_pstate_t *ps, char kind, sql_name_t name, const char *sub);
 static bool sql_g_seqopt(sql_pstate_t *ps, int pos, int given);
 static bool sql_g_word(sql_pstate_t *ps, const sql_loc_t *at, const char *got, const char *want);
 static bool sql_g_cons_attrs(sql_pstate_t *ps, int pos, char kind, int attrs, sql_tabcons_t *tc);
@@ -154,6 +155,8 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> IV_UNIT
 /* ALTER TABLE (ADD, ALTER COLUMN … TYPE, SET DATA TYPE); COLUMN is reserved as in PostgreSQL */
 %token <str> ADD_P COLUMN TYPE_P
+/* SELECT … FOR UPDATE OF t SKIP LOCKED; COMMENT ON */
+%token <str> LOCKED OF SKIP COMMENT CONTINUE_P SCHEMA
 
 %type <stmt> stmt insert_stmt update_stmt delete_stmt with_dml_stmt create_table_stmt drop_stmt
 %type <stmt> create_index_stmt txn_stmt grant_stmt role_stmt explain_stmt set_stmt
@@ -168,6 +171,12 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <query> values_clause cte_query with_clause
 %type <limit> limit_clause
 %type <lock> for_locking_clause opt_for_locking_clause
+%type <ival> lock_strength opt_nowait_or_skip
+%type <list> opt_lock_of truncate_list
+%type <name> truncate_item
+%type <comment> comment_object
+%type <str> comment_text
+%type <flag> opt_restart_seqs
 %type <expr> array_sub group_by_item
 %type <expr> limit_value opt_top a_expr b_expr c_expr columnref const_expr func_expr
 %type <expr> case_expr case_arg case_default in_expr values_item where_clause
@@ -400,20 +409,39 @@ opt_name_list:
   ;
 
 for_locking_clause:
-    FOR UPDATE opt_nowait  { $$.lk_mode = SQL_LOCK_UPDATE; $$.lk_nowait = $3; }
-  | FOR SHARE opt_nowait   { $$.lk_mode = SQL_LOCK_SHARE; $$.lk_nowait = $3; }
-  | FOR KEY SHARE opt_nowait  { $$.lk_mode = SQL_LOCK_SHARE; $$.lk_nowait = $4; }
+    FOR lock_strength opt_lock_of opt_nowait_or_skip
+      { $$.lk_mode = $2; $$.lk_of = $3; $$.lk_wait = $4; $$.lk_pos = @1.lc_pos; }
   ;
 
-opt_for_locking_clause:
-    for_locking_clause
-  | %empty  { $$.lk_mode = SQL_LOCK_NONE; $$.lk_nowait = false; }
+lock_strength:
+    UPDATE          { $$ = SQL_LOCK_UPDATE; }
+  | NO KEY UPDATE   { $$ = SQL_LOCK_NO_KEY_UPDATE; }
+  | SHARE           { $$ = SQL_LOCK_SHARE; }
+  | KEY SHARE       { $$ = SQL_LOCK_KEY_SHARE; }
   ;
 
+opt_lock_of:
+    OF qualified_name_list  { $$ = $2; }
+  | %empty                  { $$ = NULL; }
+  ;
+
+/* LOCK TABLE's NOWAIT */
 opt_nowait:
     NOWAIT  { $$ = true; }
   | %empty  { $$ = false; }
   ;
+
+opt_nowait_or_skip:
+    NOWAIT        { $$ = SQL_LOCK_NOWAIT; }
+  | SKIP LOCKED   { $$ = SQL_LOCK_SKIP; }
+  | %empty        { $$ = SQL_LOCK_WAIT; }
+  ;
+
+opt_for_locking_clause:
+    for_locking_clause
+  | %empty  { $$.lk_mode = SQL_LOCK_NONE; $$.lk_of = NULL; $$.lk_wait = SQL_LOCK_WAIT; $$.lk_pos = 0; }
+  ;
+
 
 select_clause:
     simple_select
@@ -1568,6 +1596,7 @@ unreserved_keyword:
   | ACTION | CONSTRAINTS | DEFERRED | IMMEDIATE | INHERIT | MATCH | PARTIAL | SIMPLE | VALID
   | ORDINALITY
   | ADD_P | TYPE_P
+  | LOCKED | SKIP | COMMENT | CONTINUE_P | SCHEMA
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function
@@ -1585,7 +1614,7 @@ reserved_keyword:
   | CREATE
   | CROSS | CURRENT_CATALOG | CURRENT_DATE | CURRENT_ROLE | CURRENT_SCHEMA | CURRENT_TIMESTAMP
   | CURRENT_TIME | LOCALTIME
-  | CURRENT_USER | DEFAULT | DEFERRABLE | DESC | DISTINCT | DO | ELSE | END_P
+  | CURRENT_USER | DEFAULT | DEFERRABLE | DESC | DISTINCT | DO | ELSE | END_P | OF
   | EXCEPT | FALSE_P | FETCH | FOR | FROM | FULL | GRANT | GROUP_P | HAVING
   | ILIKE | IN_P | INNER_P | INTERSECT | INTO | IS | JOIN | LEADING | LEFT | LIKE
   | LIMIT | LOCALTIMESTAMP | NATURAL | NOT | NULL_P | OFFSET | ON | ONLY | OR | ORDER | OUTER_P
@@ -2946,6 +2975,54 @@ lock_word:
   | UPDATE  { $$ = "update"; }
   ;
 
+/* COMMENT ON's objects (sql_comment_t; the text is set by misc_stmt) */
+comment_object:
+    TABLE any_name              { $$ = sql_g_comment(ps, 't', $2, NULL); }
+  | VIEW any_name               { $$ = sql_g_comment(ps, 'v', $2, NULL); }
+  | MATERIALIZED VIEW any_name  { $$ = sql_g_comment(ps, 'm', $3, NULL); }
+  | INDEX any_name              { $$ = sql_g_comment(ps, 'i', $2, NULL); }
+  | SEQUENCE any_name           { $$ = sql_g_comment(ps, 'S', $2, NULL); }
+  | SCHEMA col_id
+      {
+        sql_name_t n = {.nm_name = $2, .nm_pos = @2.lc_pos};
+        $$ = sql_g_comment(ps, 'n', n, NULL);
+      }
+  | COLUMN col_id '.' col_label
+      {
+        sql_name_t n = {.nm_name = $2, .nm_pos = @2.lc_pos};
+        $$ = sql_g_comment(ps, 'c', n, $4);
+      }
+  | COLUMN col_id '.' col_label '.' col_label
+      {
+        sql_name_t n = {.nm_schema = $2, .nm_name = $4, .nm_pos = @2.lc_pos};
+        $$ = sql_g_comment(ps, 'c', n, $6);
+      }
+  | CONSTRAINT col_id ON any_name  { $$ = sql_g_comment(ps, 'k', $4, $2); }
+  ;
+
+comment_text:
+    SCONST  { $$ = $1; }
+  | NULL_P  { $$ = NULL; }
+  ;
+
+/* TRUNCATE's tables: [ONLY] name [*] (no inheritance: both mean the table) */
+truncate_list:
+    truncate_item                    { $$ = APPEND(NULL, sql_g_name(ps, $1)); }
+  | truncate_list ',' truncate_item  { $$ = APPEND($1, sql_g_name(ps, $3)); }
+  ;
+
+truncate_item:
+    qualified_name
+  | qualified_name '*'  { $$ = $1; }
+  | ONLY qualified_name { $$ = $2; }
+  ;
+
+opt_restart_seqs:
+    RESTART IDENTITY_P     { $$ = true; }
+  | CONTINUE_P IDENTITY_P  { $$ = false; }
+  | %empty                 { $$ = false; }
+  ;
+
 /* ---- other utility statements ------------------------------------------- */
 
 misc_stmt:
@@ -2962,8 +3039,14 @@ misc_stmt:
         $$ = sql_g_drop(ps, SQL_STMT_LOCK, false, $4); $$->st_lock_mode = $5;
         $$->st_lock_nowait = $6;
       }
-  | TRUNCATE opt_table qualified_name_list
-      { $$ = sql_g_drop(ps, SQL_STMT_TRUNCATE, false, $3); }
+  | COMMENT ON comment_object IS comment_text
+      { $$ = sql_stmt_new(ps, SQL_STMT_COMMENT); $$->st_comment = $3; $3->cm_text = $5; }
+  | TRUNCATE opt_table truncate_list opt_restart_seqs opt_drop_behavior
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_TRUNCATE, false, $3);
+        $$->st_drop->dr_restart_identity = $4;
+        $$->st_drop->dr_cascade = $5;
+      }
   | VACUUM      { $$ = sql_g_drop(ps, SQL_STMT_VACUUM, false, NULL); }
   | VACUUM ANALYZE
       { $$ = sql_g_drop(ps, SQL_STMT_VACUUM, false, NULL); $$->st_analyze = true; }
@@ -3303,12 +3386,16 @@ static sql_query_t *sql_g_lock(sql_pstate_t *ps, sql_query_t *q, struct sql_lock
   if (lk.lk_mode == SQL_LOCK_NONE)
     return q;
   if (q->qu_kind != SQL_Q_SELECT) {
-    sql_error_at(ps, SQLSTATE_FEATURE_NOT_SUPPORTED, pos,
-                 "FOR UPDATE is not allowed with UNION/INTERSECT/EXCEPT or VALUES");
+    (void)pos;
+    sql_error_at(ps, SQLSTATE_FEATURE_NOT_SUPPORTED, lk.lk_pos,
+                 q->qu_kind == SQL_Q_VALUES ? "%s cannot be applied to VALUES"
+                                            : "%s is not allowed with UNION/INTERSECT/EXCEPT",
+                 sql_lock_name(lk.lk_mode));
     return NULL;
   }
   q->qu_lock = lk.lk_mode;
-  q->qu_nowait = lk.lk_nowait;
+  q->qu_lock_wait = lk.lk_wait;
+  q->qu_lock_of = lk.lk_of;
   return q;
 }
 
@@ -3521,6 +3608,15 @@ static sql_stmt_t *sql_g_drop(sql_pstate_t *ps, sql_stmt_kind_t kind, bool if_ex
   s->st_drop->dr_if_exists = if_exists;
   s->st_drop->dr_names = names;
   return s;
+}
+
+static sql_comment_t *sql_g_comment(sql_pstate_t *ps, char kind, sql_name_t name, const char *sub)
+{
+  sql_comment_t *c = NEW(sql_comment_t);
+  c->cm_kind = kind;
+  c->cm_name = name;
+  c->cm_sub = sub;
+  return c;
 }
 
 static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const char *name,

@@ -55,15 +55,18 @@ typedef union sql_yystype_u {
     int md_n;
     int64_t md_v[2];
   } mods;
-  struct sql_lockc_s {     /* FOR UPDATE / FOR SHARE [NOWAIT] */
+  struct sql_lockc_s {     /* FOR UPDATE / FOR SHARE [OF …] [NOWAIT | SKIP LOCKED] */
     sql_lock_t lk_mode;
-    bool lk_nowait;
+    sql_list_t *lk_of;     /* of sql_name_t *; NULL = every table */
+    int lk_wait;           /* SQL_LOCK_WAIT / NOWAIT / SKIP */
+    int lk_pos;
   } lock;
   struct sql_alias_s {     /* [AS] name [(col, …)] of a FROM item */
     const char *al_name;
     sql_list_t *al_cols;
   } alias;
   sql_copy_t *copy;
+  sql_comment_t *comment;
   sql_txnmode_t *txn;
   sql_window_t *window;
   sql_cte_t *cte;

@@ -239,3 +239,17 @@ sql_stmt_t *sql_stmt_new(sql_pstate_t *ps, sql_stmt_kind_t kind)
   s->st_kind = kind;
   return s;
 }
+
+const char *sql_lock_name(sql_lock_t mode)
+{
+  switch (mode) {
+  case SQL_LOCK_SHARE:
+    return "FOR SHARE";
+  case SQL_LOCK_NO_KEY_UPDATE:
+    return "FOR NO KEY UPDATE";
+  case SQL_LOCK_KEY_SHARE:
+    return "FOR KEY SHARE";
+  default:
+    return "FOR UPDATE";
+  }
+}

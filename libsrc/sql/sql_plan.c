@@ -147,6 +147,7 @@ int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
     p->sp_cols = b.b_ret_cols;
   }
   bd_finish(&b, p);
+  p->sp_locks_rows = b.b_locks_rows;
   /* the plan is whole: columns nothing reads are left out of joins */
   op_t **roots = arena_alloc(a, sizeof(op_t *) * (size_t)(p->sp_nsubqs + 1));
   int nroots = 0;

@@ -146,6 +146,8 @@ typedef struct splan_s {
   xsubq_t **sp_subqs;           /* parents before children */
   int sp_naccess;
   sp_access_t *sp_access;
+  bool sp_locks_rows;           /* SELECT … FOR UPDATE / SHARE somewhere: runs in a
+                                   transaction (the implicit one outside a block) */
 } splan_t;
 
 /* Binds and plans SELECT, VALUES, INSERT, UPDATE, DELETE. param_types

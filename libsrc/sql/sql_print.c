@@ -540,8 +540,17 @@ static void pr_query(sql_pr_t *p, const sql_query_t *q)
   pr_clause(p, "limit", q->qu_limit);
   pr_clause(p, "offset", q->qu_offset);
   if (q->qu_lock != SQL_LOCK_NONE) {
-    pr_str(p, q->qu_lock == SQL_LOCK_UPDATE ? " (for-update" : " (for-share");
-    pr_str(p, q->qu_nowait ? " nowait)" : ")");
+    pr_str(p, q->qu_lock == SQL_LOCK_UPDATE          ? " (for-update"
+              : q->qu_lock == SQL_LOCK_NO_KEY_UPDATE ? " (for-no-key-update"
+              : q->qu_lock == SQL_LOCK_KEY_SHARE     ? " (for-key-share"
+                                                     : " (for-share");
+    for (int i = 0; i < sql_list_len(q->qu_lock_of); i++) {
+      pr_str(p, i ? ", " : " of ");
+      pr_str(p, ((const sql_name_t *)sql_list_at(q->qu_lock_of, i))->nm_name);
+    }
+    pr_str(p, q->qu_lock_wait == SQL_LOCK_NOWAIT ? " nowait)"
+              : q->qu_lock_wait == SQL_LOCK_SKIP ? " skip-locked)"
+                                                 : ")");
   }
   pr_str(p, ")");
   if (q->qu_with)
@@ -1074,8 +1083,29 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
       pr_str(p, " ");
       pr_qnames(p, s->st_drop->dr_names);
     }
+    if (s->st_kind == SQL_STMT_TRUNCATE && s->st_drop->dr_restart_identity)
+      pr_str(p, " restart-identity");
+    if (s->st_kind == SQL_STMT_TRUNCATE && s->st_drop->dr_cascade)
+      pr_str(p, " cascade");
     pr_str(p, ")");
     break;
+  case SQL_STMT_COMMENT: {
+    char kind[2] = {s->st_comment->cm_kind, 0};
+    pr_str(p, "(comment ");
+    pr_str(p, kind);
+    pr_str(p, " ");
+    if (s->st_comment->cm_name.nm_schema) {
+      pr_str(p, s->st_comment->cm_name.nm_schema);
+      pr_str(p, ".");
+    }
+    pr_str(p, s->st_comment->cm_name.nm_name);
+    if (s->st_comment->cm_sub) {
+      pr_str(p, " ");
+      pr_str(p, s->st_comment->cm_sub);
+    }
+    pr_str(p, s->st_comment->cm_text ? " text)" : " null)");
+    break;
+  }
   }
 }
 

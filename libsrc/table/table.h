@@ -111,6 +111,21 @@ int tbl_delete(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, c
 int tbl_update_cols(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const bool *set,
                     const int *sel, int n, err_t *e);
 
+/* ---- row locks of SELECT … FOR UPDATE / FOR SHARE (tb_lock.c) ---------------- */
+
+#define TBL_LOCK_OK 0       /* locked; the row is the version loc was read from */
+#define TBL_LOCK_CHANGED 1  /* locked; another transaction changed it since */
+#define TBL_LOCK_GONE 2     /* deleted since (nothing to lock) */
+#define TBL_LOCK_BUSY 3     /* nowait: another transaction holds a conflicting lock */
+
+/* Locks the row loc names, shared (FOR SHARE) or exclusive (FOR UPDATE),
+ * waiting for conflicting holders (40P01, 57014, 55P03 after
+ * lock_timeout) unless nowait; *st says what became of it (TBL_LOCK_*).
+ * TBL_LOCK_CHANGED with cur not NULL: cur[0..ncols) holds the row's
+ * current values (strings in a). */
+int tbl_lock_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, bool shared,
+                 bool nowait, datum_t *cur, arena_t *a, int *st, err_t *e);
+
 /* Creates an index (cat_create_index) and fills it from the table's rows
  * (23505 when a unique index finds duplicates). */
 int tbl_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t *oid, err_t *e);

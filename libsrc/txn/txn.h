@@ -137,7 +137,8 @@ int txn_fill_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, int *n_
  * requester is the victim), 57014 when the cancel flag is raised while
  * waiting. *waited (may be NULL) says whether it had to wait, *changed
  * (may be NULL) whether the holder waited for committed a change of the
- * key (its value now differs from the holder's pre-image). Lock names are
+ * key (its value now differs from the holder's pre-image); 55P03 when the
+ * wait lasts longer than the lock timeout (txn_set_lock_timeout). Lock names are
  * (tree, key bytes): callers may lock names that are not entries (the
  * table layer locks the value of a unique index this way). */
 int txn_lock(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
@@ -149,6 +150,28 @@ int txn_lock(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
  * reads a row this way before changing it. */
 int txn_lock_read(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, void *val,
                   size_t cap, size_t *val_len, bool *found, bool *changed, err_t *e);
+/* Row locks of SELECT … FOR UPDATE / FOR SHARE. The exclusive mode is
+ * what every writer takes; any number of transactions may hold the
+ * shared mode of a key together, and it keeps writers out. */
+typedef enum txn_lock_mode_e {
+  TXN_LOCK_EXCLUSIVE = 0,
+  TXN_LOCK_SHARED
+} txn_lock_mode_t;
+/* txn_lock_row with nowait: a conflicting holder is there (nothing taken). */
+#define TXN_BUSY 2
+/* Locks key in mode and reads its value as tx sees it now (as
+ * txn_lock_read; *found false when the key has no entry or tx deleted
+ * it), waiting for conflicting holders as txn_lock does (40P01, 57014,
+ * 55P03 after the lock timeout) — or, with nowait, returning TXN_BUSY at
+ * once. A shared holder asking for the exclusive mode upgrades (waiting
+ * for the other sharers). Records no pre-image: taking a lock changes
+ * nothing readers see. */
+int txn_lock_row(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, txn_lock_mode_t mode,
+                 bool nowait, void *val, size_t cap, size_t *val_len, bool *found, err_t *e);
+/* lock_timeout: a lock wait of tx longer than *ms milliseconds (read at
+ * each wait; <= 0 = none) ends with 55P03 "canceling statement due to
+ * lock timeout". ms (NULL = none) must outlive tx: the session's setting. */
+void txn_set_lock_timeout(txn_t *tx, const volatile int64_t *ms);
 /* Whether tx holds the lock on key (tests, assertions). */
 bool txn_holds_lock(const txn_t *tx, bt_tree_t *t, const void *key, size_t key_len);
 /* A flag another thread may raise (esession_cancel): lock waits end with

@@ -180,6 +180,8 @@ struct txn_s {
                                         the holder clears it when it ends */
   struct txn_s *tx_wait_next, *tx_wait_prev; /* the list of waiting transactions */
   const volatile bool *tx_cancel;    /* raised: lock waits end with 57014 */
+  const volatile int64_t *tx_lock_timeout; /* lock_timeout in ms (> 0): a longer wait
+                                              ends with 55P03; NULL or <= 0 = none */
   struct txn_endcb_s *tx_endcbs;     /* txn_on_end callbacks, newest first */
   /* Savepoints (txn_savepoint.c). */
   bool tx_marked;                    /* a mark was taken: journal lock state changes */
@@ -207,6 +209,10 @@ typedef struct txn_lock_s {
   uint8_t *lk_key;
   uint32_t lk_key_len;
   uint8_t lk_pre_state;           /* TXN_PRE_* */
+  bool lk_shared;                 /* a shared lock (FOR SHARE): other owners' shared
+                                     entries of the same key may sit in the chain
+                                     beside it; never has a pre-image or changes
+                                     (the owner's first change upgrades it) */
   bool lk_deleted;                /* the owner deleted the key: applied at commit */
   uint8_t *lk_pre;                /* in the owner's arena */
   uint32_t lk_pre_len;
@@ -223,14 +229,20 @@ int txn_locktab_create(db_t *db, err_t *e);
 void txn_locktab_free(db_t *db);
 /* Whether dt takes part in locking for tx (unique tree, not bulk). */
 bool txn_locks_tree(const txn_t *tx, const db_tree_t *dt);
-/* Takes (or finds) tx's lock on (dt, key), waiting for another holder.
- * *changed: the holder waited for committed a change of the key. */
+/* Takes (or finds) tx's exclusive lock on (dt, key), waiting for other
+ * holders. *changed: a holder waited for committed a change of the key. */
 int txn_lock_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
                      txn_lock_t **out, bool *waited, bool *changed, err_t *e);
 /* A cache hint before txn_lock_acquire of the same key a few rows later:
  * stage 0 fetches the key's chain slot, stage 1 (later) the chain's first
  * entry. Takes no lock; harmless whatever the table does meanwhile. */
 void txn_lock_prefetch(txn_t *tx, db_tree_t *dt, const void *key, size_t len, int stage);
+/* The same in either mode; nowait: TXN_BUSY (nothing taken) instead of
+ * waiting for a conflicting holder. A shared holder asking for the
+ * exclusive mode upgrades its entry once the other sharers are gone. */
+int txn_lock_acquire_mode(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
+                          txn_lock_mode_t mode, bool nowait, txn_lock_t **out, bool *waited,
+                          bool *changed, err_t *e);
 /* Records the pre-image of lk from the tree (a lookup) when not yet known.
  * *exists: whether the key now has an entry in the tree. */
 int txn_lock_note_pre(txn_t *tx, txn_lock_t *lk, bool *exists, err_t *e);

@@ -14,6 +14,16 @@
  *   waits for (tx_waiting_for) under the wait mutex; following that chain
  *   back to the requester is a deadlock (40P01, the requester gives up).
  *   An ending transaction broadcasts only when someone waits.
+ * - Two modes: exclusive (every writer, FOR UPDATE) and shared (FOR
+ *   SHARE). A key has either one exclusive entry or any number of shared
+ *   ones (one per owner, side by side in the chain); the owner's own entry
+ *   is found by owner, the conflicting ones by mode. A waiter names one
+ *   conflicting holder in tx_waiting_for but tests every one of them for
+ *   a cycle each time it looks (at least every slice), so a cycle through
+ *   a sharer it does not name is still found.
+ * - lock_timeout: a waiter gives up with 55P03 once it has waited longer
+ *   than its transaction's setting; NOWAIT callers get TXN_BUSY instead
+ *   of waiting at all.
  * - Order: wait mutex, then a shard mutex. Readers take a shard mutex
  *   while holding a page latch; nobody takes a latch under a shard mutex.
  */
@@ -143,12 +153,52 @@ void txn_lock_prefetch(txn_t *tx, db_tree_t *dt, const void *key, size_t len, in
     __builtin_prefetch(first);
 }
 
-/* Under the shard mutex. */
-static txn_lock_t *lk_find(lk_shard_t *sh, uint64_t h, const db_tree_t *dt, const void *key, size_t len)
+static bool lk_is(const txn_lock_t *lk, uint64_t h, const db_tree_t *dt, const void *key,
+                  size_t len)
+{
+  return lk->lk_hash == h && lk->lk_tree == dt && lk->lk_key_len == len &&
+         memcmp(lk->lk_key, key, len) == 0;
+}
+
+/* Under the shard mutex: owner's entry for the key (NULL: none). */
+static txn_lock_t *lk_find_own(lk_shard_t *sh, uint64_t h, const db_tree_t *dt, const void *key,
+                               size_t len, const txn_t *owner)
 {
   for (txn_lock_t *lk = *lk_bucket(sh, h); lk; lk = lk->lk_next)
-    if (lk->lk_hash == h && lk->lk_tree == dt && lk->lk_key_len == len &&
-        memcmp(lk->lk_key, key, len) == 0)
+    if (lk->lk_owner == owner && lk_is(lk, h, dt, key, len))
+      return lk;
+  return NULL;
+}
+
+/* Under the shard mutex, one walk of the chain (the writers' hot path):
+ * tx's own entry for the key (*own, NULL none) and the first entry of
+ * another owner that conflicts with mode (the return, NULL none). */
+static txn_lock_t *lk_scan(lk_shard_t *sh, uint64_t h, const db_tree_t *dt, const void *key,
+                           size_t len, const txn_t *tx, txn_lock_mode_t mode, txn_lock_t **own)
+{
+  txn_lock_t *conflict = NULL;
+  *own = NULL;
+  for (txn_lock_t *lk = *lk_bucket(sh, h); lk; lk = lk->lk_next) {
+    if (lk->lk_hash != h || !lk_is(lk, h, dt, key, len))
+      continue;
+    if (lk->lk_owner == tx)
+      *own = lk;
+    else if (!conflict && (mode == TXN_LOCK_EXCLUSIVE || !lk->lk_shared))
+      conflict = lk;
+  }
+  return conflict;
+}
+
+/* Under the shard mutex: the next entry after `after` (NULL: from the
+ * start) of another owner than tx that conflicts with mode (shared
+ * entries conflict only with the exclusive mode). */
+static txn_lock_t *lk_next_conflict(lk_shard_t *sh, uint64_t h, const db_tree_t *dt, const void *key,
+                                    size_t len, const txn_t *tx, txn_lock_mode_t mode,
+                                    txn_lock_t *after)
+{
+  for (txn_lock_t *lk = after ? after->lk_next : *lk_bucket(sh, h); lk; lk = lk->lk_next)
+    if (lk->lk_owner != tx && (mode == TXN_LOCK_EXCLUSIVE || !lk->lk_shared) &&
+        lk_is(lk, h, dt, key, len))
       return lk;
   return NULL;
 }
@@ -177,7 +227,7 @@ static void lk_grow(lk_shard_t *sh)
 }
 
 static txn_lock_t *lk_new(txn_t *tx, lk_shard_t *sh, uint64_t h, db_tree_t *dt, const void *key,
-                          size_t len)
+                          size_t len, bool shared)
 {
   txn_lock_t *lk = arena_zalloc(tx->tx_arena, sizeof *lk + len);
   lk->lk_key = (uint8_t *)(lk + 1);
@@ -186,6 +236,7 @@ static txn_lock_t *lk_new(txn_t *tx, lk_shard_t *sh, uint64_t h, db_tree_t *dt, 
   lk->lk_hash = h;
   lk->lk_tree = dt;
   lk->lk_owner = tx;
+  lk->lk_shared = shared;
   if (++sh->ls_n > sh->ls_nb / 2)
     lk_grow(sh);
   txn_lock_t **b = lk_bucket(sh, h);
@@ -220,7 +271,10 @@ typedef struct lk_seen_s {
 
 static void lk_remember(txn_t *tx, const txn_lock_t *lk, lk_seen_t *seen)
 {
-  if (seen->ls_have)
+  /* A holder that only locked (PRE_NONE, or a sharer) may still change
+   * the key, or hand it to one that does: look again until a pre-image
+   * is known. */
+  if (seen->ls_have && seen->ls_state != TXN_PRE_NONE)
     return;
   seen->ls_have = true;
   seen->ls_state = lk->lk_pre_state;
@@ -255,20 +309,36 @@ static int lk_check_changed(txn_t *tx, db_tree_t *dt, const void *key, size_t le
   return CZ_OK;
 }
 
+static int lk_timeout(err_t *e)
+{
+  return err_set(e, SQLSTATE_LOCK_NOT_AVAILABLE, "canceling statement due to lock timeout");
+}
+
 int txn_lock_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
                      txn_lock_t **out, bool *waited, bool *changed, err_t *e)
+{
+  return txn_lock_acquire_mode(tx, dt, key, key_len, TXN_LOCK_EXCLUSIVE, false, out, waited,
+                               changed, e);
+}
+
+int txn_lock_acquire_mode(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
+                          txn_lock_mode_t mode, bool nowait, txn_lock_t **out, bool *waited,
+                          bool *changed, err_t *e)
 {
   txn_locktab_t *lt = tx->tx_db->db_locks;
   uint64_t h = lk_hash(dt, key, key_len);
   lk_shard_t *sh = lk_shard(lt, h);
   lk_seen_t seen = { 0 };
   bool did_wait = false;
+  uint64_t wait_start = 0;
   for (;;) {
     mutex_lock(&sh->ls_mx);
-    txn_lock_t *lk = lk_find(sh, h, dt, key, key_len);
-    if (!lk || lk->lk_owner == tx) {
+    txn_lock_t *lk;
+    if (!lk_scan(sh, h, dt, key, key_len, tx, mode, &lk)) {
       if (!lk)
-        lk = lk_new(tx, sh, h, dt, key, key_len);
+        lk = lk_new(tx, sh, h, dt, key, key_len, mode == TXN_LOCK_SHARED);
+      else if (mode == TXN_LOCK_EXCLUSIVE)
+        lk->lk_shared = false;  /* the upgrade: no other sharer is left */
       mutex_unlock(&sh->ls_mx);
       *out = lk;
       if (waited)
@@ -281,6 +351,22 @@ int txn_lock_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
       return CZ_OK;
     }
     mutex_unlock(&sh->ls_mx);
+    if (nowait)
+      return TXN_BUSY;
+
+    /* lock_timeout: measured from the first wait of this call */
+    int64_t limit_ms = tx->tx_lock_timeout ? *tx->tx_lock_timeout : 0;
+    uint64_t slice_us = LK_WAIT_SLICE_US;
+    if (limit_ms > 0) {
+      uint64_t now = time_now_ns();
+      if (!wait_start)
+        wait_start = now;
+      uint64_t limit_ns = (uint64_t)limit_ms * 1000000ull, spent = now - wait_start;
+      if (spent >= limit_ns)
+        return lk_timeout(e);
+      if ((limit_ns - spent) / 1000 + 1 < slice_us)
+        slice_us = (limit_ns - spent) / 1000 + 1;
+    }
 
     /* Held by another: wait for it to end. The holder may be a session
      * waiting for its client's next message, so tell this thread's pool
@@ -289,15 +375,17 @@ int txn_lock_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
     mutex_lock(&lt->lt_wait_mx);
     atomic_fetch_add(&lt->lt_waiters, 1);
     mutex_lock(&sh->ls_mx);
-    lk = lk_find(sh, h, dt, key, key_len);
     bool deadlock = false, linked = false;
-    if (lk && lk->lk_owner != tx) {
-      lk_remember(tx, lk, &seen);
-      deadlock = lk_would_deadlock(tx, lk->lk_owner);
-      if (!deadlock) {
-        lk_wait_link(lt, tx, lk->lk_owner);
+    /* every conflicting holder is tested for a cycle; the first is named */
+    for (txn_lock_t *c = lk_next_conflict(sh, h, dt, key, key_len, tx, mode, NULL); c;
+         c = lk_next_conflict(sh, h, dt, key, key_len, tx, mode, c)) {
+      if (!linked) {
+        lk_remember(tx, c, &seen);
         linked = true;
+        lk_wait_link(lt, tx, c->lk_owner);
       }
+      if (lk_would_deadlock(tx, c->lk_owner))
+        deadlock = true;
     }
     mutex_unlock(&sh->ls_mx);
     int rc = CZ_OK;
@@ -306,8 +394,9 @@ int txn_lock_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
     } else if (linked) {
       did_wait = true;
       /* Woken when a holder ends (or after the slice, to look at the
-       * cancel flag and re-check for a deadlock formed meanwhile). */
-      cond_timedwait(&lt->lt_wait_cond, &lt->lt_wait_mx, LK_WAIT_SLICE_US);
+       * cancel flag and the timeout, and re-check for a deadlock formed
+       * meanwhile). */
+      cond_timedwait(&lt->lt_wait_cond, &lt->lt_wait_mx, slice_us);
       if (tx->tx_cancel && *tx->tx_cancel)
         rc = err_set(e, SQLSTATE_QUERY_CANCELED, "canceling statement due to user request");
     }
@@ -454,8 +543,7 @@ bool txn_holds_lock(const txn_t *tx, bt_tree_t *t, const void *key, size_t key_l
   uint64_t h = lk_hash(dt, key, key_len);
   lk_shard_t *sh = lk_shard(tx->tx_db->db_locks, h);
   mutex_lock(&sh->ls_mx);
-  txn_lock_t *lk = lk_find(sh, h, dt, key, key_len);
-  bool mine = lk && lk->lk_owner == tx;
+  bool mine = lk_find_own(sh, h, dt, key, key_len, tx) != NULL;
   mutex_unlock(&sh->ls_mx);
   return mine;
 }
@@ -463,6 +551,11 @@ bool txn_holds_lock(const txn_t *tx, bt_tree_t *t, const void *key, size_t key_l
 void txn_set_cancel(txn_t *tx, const volatile bool *flag)
 {
   tx->tx_cancel = flag;
+}
+
+void txn_set_lock_timeout(txn_t *tx, const volatile int64_t *ms)
+{
+  tx->tx_lock_timeout = ms;
 }
 
 uint32_t db_tree_nlocked(const db_tree_t *dt)
@@ -514,7 +607,11 @@ txn_vis_t txn_read_version_at(const txn_t *self, uint32_t cmd, db_tree_t *dt, co
   lk_shard_t *sh = lk_shard(lt, h);
   txn_vis_t v = TXN_VIS_CURRENT;
   mutex_lock(&sh->ls_mx);
-  txn_lock_t *lk = lk_find(sh, h, dt, key, key_len);
+  /* self's own entry, else another's exclusive one (which excludes every
+   * other entry); others' shared entries change nothing readers see */
+  txn_lock_t *lk = self ? lk_find_own(sh, h, dt, key, key_len, self) : NULL;
+  if (!lk)
+    lk = lk_next_conflict(sh, h, dt, key, key_len, self, TXN_LOCK_SHARED, NULL);
   if (lk) {
     if (lk->lk_owner == self) {
       if (cmd != 0 && lk->lk_cmd != 0 && lk->lk_cmd >= cmd)
@@ -720,5 +817,25 @@ int txn_lock_read(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, void
     return CZ_ERR;
   txn_lock_set_pre(tx, lk, rc == CZ_OK, val, CZ_MIN(*val_len, cap));
   *found = rc == CZ_OK && !lk->lk_deleted;
+  return CZ_OK;
+}
+
+int txn_lock_row(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, txn_lock_mode_t mode,
+                 bool nowait, void *val, size_t cap, size_t *val_len, bool *found, err_t *e)
+{
+  *found = false;
+  db_tree_t *dt = lk_tree_of(tx, t, e);
+  if (!dt)
+    return CZ_ERR;
+  txn_lock_t *lk = NULL;
+  if (txn_locks_tree(tx, dt)) {
+    int rc = txn_lock_acquire_mode(tx, dt, key, key_len, mode, nowait, &lk, NULL, NULL, e);
+    if (rc != CZ_OK)
+      return rc;
+  }
+  int rc = bt_lookup(t, key, key_len, val, cap, val_len, e);
+  if (rc == CZ_ERR)
+    return CZ_ERR;
+  *found = rc == CZ_OK && !(lk && lk->lk_deleted);
   return CZ_OK;
 }

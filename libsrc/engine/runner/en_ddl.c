@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/runner/en_pgcat.h"
 #include "engine/runner/runner_int.h"
 
 static bool en_owns(esession_t *s, const cat_table_t *t)
@@ -411,32 +412,77 @@ static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
   return CZ_OK;
 }
 
-/* TRUNCATE: deletes every row through a planned DELETE. */
-/* TRUNCATE of a table another table's foreign key references is refused
- * unless that table is truncated too (0A000, as PostgreSQL without
- * CASCADE); the list is emptied referencing tables first (*order), so
- * that the deletes find no referencing rows. */
-static int ddl_truncate_order(esession_t *s, arena_t *a, const sql_drop_t *dr, int **order, err_t *e)
+/* TRUNCATE [TABLE] [ONLY] t [*], … [RESTART IDENTITY | CONTINUE IDENTITY]
+ * [CASCADE | RESTRICT]: deletes every row of each table through a planned
+ * DELETE (transactional like any delete; foreign keys' actions find no
+ * referencing rows left, see below).
+ *
+ * The tables: each name must be a table (42P01, 42809 for a view,
+ * sequence or index), named once however often written. A table another
+ * table's foreign key references is refused unless that table is
+ * truncated too (0A000, as PostgreSQL) — with CASCADE it is added, and
+ * the tables referencing it, with a NOTICE each. The list is emptied
+ * referencing tables first, so that the deletes find no referencing rows.
+ * RESTART IDENTITY restarts the sequences owned by the tables' columns
+ * (serial, identity) at their START, as ALTER SEQUENCE … RESTART does
+ * here: not undone by a rollback (PostgreSQL's is). */
+static int ddl_truncate_tables(esession_t *s, arena_t *a, const sql_drop_t *dr,
+                               const cat_table_t ***out, int *nout, err_t *e)
 {
-  int n = sql_list_len(dr->dr_names);
-  const cat_table_t **ts = arena_alloc(a, sizeof *ts * (size_t)(n + 1));
-  for (int i = 0; i < n; i++) {
+  const cat_snapshot_t *snap = es_snapshot(s);
+  int cap = sql_list_len(dr->dr_names) + 8, n = 0;
+  const cat_table_t **ts = arena_alloc(a, sizeof *ts * (size_t)cap);
+  for (int i = 0; i < sql_list_len(dr->dr_names); i++) {
     const sql_name_t *nm = sql_list_at(dr->dr_names, i);
-    ts[i] = cat_find_table(es_snapshot(s), nm->nm_schema, nm->nm_name);
+    cat_oid_t oid;
+    char kind = cat_find_relation(snap, nm->nm_schema, nm->nm_name, &oid);
+    const cat_table_t *t = kind == 't' ? cat_find_table(snap, nm->nm_schema, nm->nm_name) : NULL;
+    if (!t) {
+      e->er_pos = nm->nm_pos;
+      return kind ? err_set(e, SQLSTATE_WRONG_OBJECT_TYPE, "\"%s\" is not a table", nm->nm_name)
+                  : err_set(e, SQLSTATE_UNDEFINED_TABLE, "relation \"%s\" does not exist",
+                            nm->nm_name);
+    }
+    bool dup = false;
+    for (int j = 0; j < n && !dup; j++)
+      dup = ts[j] == t;
+    if (!dup)
+      ts[n++] = t;
   }
+  /* the referencing tables: added (CASCADE) or refused */
   for (int i = 0; i < n; i++)
-    for (int k = 0; ts[i] && k < ts[i]->ct_nrefby; k++) {
-      const cat_constraint_t *co = ts[i]->ct_refby[k];
+    for (int k = 0; k < ts[i]->ct_nrefby; k++) {
+      const cat_table_t *rt = ts[i]->ct_refby[k]->co_table;
       bool in = false;
       for (int j = 0; j < n && !in; j++)
-        in = ts[j] == co->co_table;
-      if (!in) {
-        err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "cannot truncate a table referenced in a foreign key constraint");
-        return err_detail(e, "Table \"%s\" references \"%s\".", co->co_table->ct_name, ts[i]->ct_name);
+        in = ts[j] == rt;
+      if (in)
+        continue;
+      if (!dr->dr_cascade) {
+        err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+                "cannot truncate a table referenced in a foreign key constraint");
+        err_detail(e, "Table \"%s\" references \"%s\".", rt->ct_name, ts[i]->ct_name);
+        return err_hint(e, "Truncate table \"%s\" at the same time, or use TRUNCATE ... CASCADE.",
+                        rt->ct_name);
       }
+      if (n == cap) {
+        const cat_table_t **g = arena_alloc(a, sizeof *g * (size_t)(cap * 2));
+        memcpy(g, ts, sizeof *g * (size_t)n);
+        ts = g;
+        cap *= 2;
+      }
+      ts[n++] = rt;
+      es_notice(s, "NOTICE", "00000", "truncate cascades to table \"%s\"", rt->ct_name);
     }
-  /* referencing before referenced (a cycle: in the order written) */
-  *order = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
+  *out = ts;
+  *nout = n;
+  return CZ_OK;
+}
+
+/* Referencing before referenced (a cycle: in the order given). */
+static int *ddl_truncate_order(arena_t *a, const cat_table_t **ts, int n)
+{
+  int *order = arena_alloc(a, sizeof(int) * (size_t)(n + 1));
   bool *done = arena_zalloc(a, (size_t)n + 1);
   for (int w = 0; w < n; w++) {
     int pick = -1;
@@ -444,7 +490,7 @@ static int ddl_truncate_order(esession_t *s, arena_t *a, const sql_drop_t *dr, i
       if (done[i])
         continue;
       bool blocked = false;
-      for (int k = 0; ts[i] && k < ts[i]->ct_nrefby && !blocked; k++)
+      for (int k = 0; k < ts[i]->ct_nrefby && !blocked; k++)
         for (int j = 0; j < n && !blocked; j++)
           blocked = j != i && !done[j] && ts[j] == ts[i]->ct_refby[k]->co_table && ts[j] != ts[i];
       if (!blocked)
@@ -454,19 +500,22 @@ static int ddl_truncate_order(esession_t *s, arena_t *a, const sql_drop_t *dr, i
       if (!done[i])
         pick = i;
     done[pick] = true;
-    (*order)[w] = pick;
+    order[w] = pick;
   }
-  return CZ_OK;
+  return order;
 }
 
 static int ddl_truncate(esession_t *s, arena_t *a, const sql_drop_t *dr, err_t *e)
 {
-  int *order = NULL;
-  if (ddl_truncate_order(s, a, dr, &order, e) != CZ_OK)
+  const cat_table_t **ts = NULL;
+  int n = 0;
+  if (ddl_truncate_tables(s, a, dr, &ts, &n, e) != CZ_OK)
     return CZ_ERR;
-  for (int i = 0; i < sql_list_len(dr->dr_names); i++) {
-    const sql_name_t *n = sql_list_at(dr->dr_names, order[i]);
-    sql_delete_t de = {.de_table = *n};
+  int *order = ddl_truncate_order(a, ts, n);
+  for (int i = 0; i < n; i++) {
+    const cat_table_t *t = ts[order[i]];
+    sql_delete_t de = {.de_table = {.nm_schema = t->ct_schema_name,
+                                    .nm_name = t->ct_name}};
     sql_stmt_t st = {.st_kind = SQL_STMT_DELETE, .st_delete = &de};
     sp_env_t env;
     en_env(s, &env);
@@ -487,6 +536,17 @@ static int ddl_truncate(esession_t *s, arena_t *a, const sql_drop_t *dr, err_t *
     er_exec_end(&x);
     if (rc != CZ_OK)
       return CZ_ERR;
+  }
+  if (!dr->dr_restart_identity)
+    return CZ_OK;
+  const cat_snapshot_t *snap = es_snapshot(s);
+  for (int k = 0; k < snap->cs_nsequences; k++) {
+    const cat_sequence_t *sq = snap->cs_sequences[k];
+    for (int i = 0; i < n; i++)
+      if (sq->sq_owned_table == ts[i]->ct_oid &&
+          cat_seq_setval(en_seq_session(s), sq, es_txn(s), es_cancel_flag(s), sq->sq_start, false,
+                         e) != CZ_OK)
+        return CZ_ERR;
   }
   return CZ_OK;
 }
@@ -543,6 +603,9 @@ static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, s
   case SQL_STMT_TRUNCATE:
     snprintf(tag, tagcap, "TRUNCATE TABLE");
     return ddl_truncate(s, a, st->st_drop, e);
+  case SQL_STMT_COMMENT:
+    snprintf(tag, tagcap, "COMMENT");
+    return en_comment(s, st->st_comment, e);
   default:
     return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "this statement is not supported yet");
   }

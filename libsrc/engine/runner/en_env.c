@@ -515,6 +515,17 @@ static int hook_sample(void *tab, int idx, const qrange_t *r, int n, uint64_t se
   return tbl_sample(NULL, t, idx, &lo, &hi, n, seed ^ t->ct_oid, cols, ncols, out, a, e);
 }
 
+/* SELECT … FOR UPDATE / FOR SHARE (table/tb_lock.c). */
+_Static_assert(QLOCK_OK == TBL_LOCK_OK && QLOCK_CHANGED == TBL_LOCK_CHANGED &&
+                   QLOCK_GONE == TBL_LOCK_GONE && QLOCK_BUSY == TBL_LOCK_BUSY,
+               "exec's and table's row lock outcomes differ");
+
+static int hook_lock_row(qctx_t *q, void *tab, const uint8_t *rid, size_t rid_len, bool shared,
+                         bool nowait, datum_t *cur, arena_t *a, int *st, err_t *e)
+{
+  return tbl_lock_row(q->q_txn, en_handle_cat(tab), rid, rid_len, shared, nowait, cur, a, st, e);
+}
+
 static const qtable_ops_t en_table_ops = {
     hook_scan_open, hook_scan_next, hook_scan_close,    hook_insert,        hook_update,
     hook_delete,    hook_lookup,    hook_conflict_open, hook_conflict_apply,
@@ -522,7 +533,8 @@ static const qtable_ops_t en_table_ops = {
     .qt_morsels_open = hook_morsels_open, .qt_scan_open_morsels = hook_scan_open_morsels,
     .qt_modify_end = hook_modify_end,
     .qt_probe_open = hook_probe_open, .qt_probe_keys = hook_probe_keys,
-    .qt_probe_next = hook_probe_next, .qt_probe_close = hook_probe_close};
+    .qt_probe_next = hook_probe_next, .qt_probe_close = hook_probe_close,
+    .qt_lock_row = hook_lock_row};
 
 /* Catalog relations: scans only (no key lookups, no ON CONFLICT). */
 static const qtable_ops_t en_rel_ops = {hook_scan_open, hook_scan_next, hook_scan_close,

@@ -61,7 +61,8 @@ static int explain_run(erun_t *r, splan_t *pl, arena_t *a, char **text, err_t *e
 {
   esession_t *s = r->ru_stmt->st_sess;
   bool implicit = false;
-  if ((pl->sp_kind != SP_QUERY || es_in_block(s)) && es_tx_ensure(s, &implicit, e) != CZ_OK)
+  if ((pl->sp_kind != SP_QUERY || pl->sp_locks_rows || es_in_block(s)) &&
+      es_tx_ensure(s, &implicit, e) != CZ_OK)
     return CZ_ERR;
   /* The run's states live in its q_arena (a child of a), charged to the
    * budget and released after it. */

@@ -137,6 +137,8 @@ int en_view_drop_dependents(esession_t *s, cat_oid_t rel, const char *name, bool
 int en_ddl_sequence(esession_t *s, const sql_stmt_t *st, err_t *e);
 /* ALTER TABLE (en_alter.c). */
 int en_alter_table(esession_t *s, const sql_alter_t *at, err_t *e);
+/* COMMENT ON (en_comment.c). */
+int en_comment(esession_t *s, const sql_comment_t *cm, err_t *e);
 /* ALTER TABLE … ADD CONSTRAINT of a CHECK or FOREIGN KEY: recorded and
  * the rows validated by en_constraint_add (en_cons_ddl.c). */
 int en_alter_add_constraint_cons(esession_t *s, arena_t *a, const cat_table_t *t,

@@ -163,7 +163,7 @@ static int portal_start(eportal_t *p, err_t *e)
     p->po_plan = st->st_plan;
     st->st_plan_runs++;
   }
-  bool writes = p->po_plan->sp_kind != SP_QUERY;
+  bool writes = p->po_plan->sp_kind != SP_QUERY || p->po_plan->sp_locks_rows;
   if (writes || s->se_block) {
     bool implicit;
     if (es_tx_ensure(s, &implicit, e) != CZ_OK)

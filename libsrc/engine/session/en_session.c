@@ -66,8 +66,15 @@ const char *en_guc_get(esession_t *s, const char *name)
   return g ? g->eg_value : NULL;
 }
 
+static bool guc_parse_ms(const char *value, int64_t *ms);
+
 static void guc_put(esession_t *s, const char *name, const char *value, bool report)
 {
+  /* lock_timeout is read by every lock wait of the session's transaction
+   * (txn_set_lock_timeout): kept as a number beside its text */
+  int64_t ms;
+  if (strcasecmp(name, "lock_timeout") == 0 && guc_parse_ms(value, &ms))
+    s->se_lock_timeout_ms = ms;
   eguc_t *g = guc_find(s, name);
   if (!g) {
     g = arena_zalloc(s->se_arena, sizeof(*g));
@@ -245,6 +252,11 @@ int esession_open(engine_t *eng, const char *role, const char *database, esessio
   s->se_snap = snap;
   for (size_t i = 0; i < CZ_ARRAY_LEN(en_defaults); i++)
     guc_put(s, en_defaults[i].name, en_defaults[i].value, en_defaults[i].report);
+  if (eng->en_lock_timeout_ms > 0) {  /* [Parameters] LockTimeout */
+    char lt[32];
+    snprintf(lt, sizeof lt, "%lldms", (long long)eng->en_lock_timeout_ms);
+    guc_put(s, "lock_timeout", lt, false);
+  }
   guc_put(s, "is_superuser", s->se_superuser ? "on" : "off", true);
   guc_put(s, "session_authorization", role, true);
   s->se_tz = eng->en_tz;

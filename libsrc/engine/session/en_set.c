@@ -33,8 +33,12 @@ int en_set(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t 
   snprintf(tag, tagcap, "SET");
   arena_t *a = arena_create(NULL, "set");
   const char *value;
+  char lockt[32] = "0";  /* lock_timeout's default: [Parameters] LockTimeout */
+  if (s->se_eng->en_lock_timeout_ms > 0)
+    snprintf(lockt, sizeof lockt, "%lldms", (long long)s->se_eng->en_lock_timeout_ms);
   if (sv->sv_default) {
-    value = strcmp(sv->sv_name, "search_path") == 0 ? "\"$user\", public"
+    value = strcmp(sv->sv_name, "lock_timeout") == 0 ? lockt
+            : strcmp(sv->sv_name, "search_path") == 0 ? "\"$user\", public"
             : strcmp(sv->sv_name, "datestyle") == 0 ? "ISO, MDY"
             : strcmp(sv->sv_name, "extra_float_digits") == 0 ? "1"
             : strcmp(sv->sv_name, "statement_timeout") == 0 ||

@@ -16,6 +16,7 @@ int es_tx_ensure(esession_t *s, bool *implicit, err_t *e)
   if (!s->se_tx)
     return CZ_ERR;
   txn_set_cancel(s->se_tx, &s->se_cancel);
+  txn_set_lock_timeout(s->se_tx, &s->se_lock_timeout_ms);
   /* Inside a multi-statement text the transaction outlives the
    * statement: esession_end_implicit ends it. */
   *implicit = !s->se_block && !s->se_multi;

@@ -66,6 +66,8 @@ struct esession_s {
   enotice_t *se_notices, *se_notices_tail;
   arena_t *se_notice_arena;
   volatile bool se_cancel;
+  volatile int64_t se_lock_timeout_ms; /* lock_timeout (its GUC as a number): the
+                                          transaction's lock waits read it */
   struct en_pgcat_s *se_pgcat;  /* the runner's per-session state (runner/en_pgcat.c) */
   struct en_cons_s *se_cons;    /* the runner's constraint state (runner/en_cons.c) */
   struct en_sp_s *se_sp;        /* savepoints and the statement mark (en_savepoint.c) */

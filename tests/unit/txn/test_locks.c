@@ -287,6 +287,139 @@ static void test_deadlock_detected(void **state)
   tt_fini(&t);
 }
 
+/* ---- lock modes (SELECT … FOR UPDATE / FOR SHARE) ----------------------- */
+
+static int tl_lock_row(txn_t *tx, bt_tree_t *tr, int key, txn_lock_mode_t mode, bool nowait,
+                       bool *found, err_t *e)
+{
+  char k[32], v[256];
+  size_t kl = tt_key(k, key), vl = 0;
+  return txn_lock_row(tx, tr, k, kl, mode, nowait, v, sizeof v, &vl, found, e);
+}
+
+/* Sharers coexist; an exclusive request of another is TXN_BUSY under
+ * nowait and waits for every sharer otherwise; the readers see the row. */
+static void test_shared_locks(void **state)
+{
+  (void)state;
+  tt_db_t t;
+  db_t *db;
+  bt_tree_t *tr = tl_setup(&t, "shared", &db, 5);
+  txn_t *t1 = txn_begin(db, 0, NULL), *t2 = txn_begin(db, 0, NULL), *t3 = txn_begin(db, 0, NULL);
+  bool found = false;
+  {
+    err_t e_;
+    assert_int_equal(tl_lock_row(t1, tr, 3, TXN_LOCK_SHARED, true, &found, &e_), CZ_OK);
+  }
+  assert_true(found);
+  {
+    err_t e_;
+    assert_int_equal(tl_lock_row(t2, tr, 3, TXN_LOCK_SHARED, true, &found, &e_), CZ_OK);
+  }
+  {
+    err_t e_;
+    assert_int_equal(tl_lock_row(t3, tr, 3, TXN_LOCK_EXCLUSIVE, true, &found, &e_), TXN_BUSY);
+  }
+  assert_int_equal(tt_version(tr, 3), 1); /* readers are not held back */
+  /* an update by t3 waits until both sharers are gone */
+  tl_job_t j = { .db = db, .tr = tr, .tx = t3, .key = 3, .version = 5, .op = 0 };
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, tl_worker, &j), 0);
+  tl_sleep_ms(50);
+  assert_false(j.done);
+  TT_OK(txn_commit(t1, &e_));
+  tl_sleep_ms(50);
+  assert_false(j.done); /* t2 still shares it */
+  TT_OK(txn_commit(t2, &e_));
+  pthread_join(th, NULL);
+  assert_int_equal(j.rc, CZ_OK); /* sharers changed nothing: no 40001 */
+  TT_OK(txn_commit(t3, &e_));
+  assert_int_equal(tt_version(tr, 3), 5);
+  /* an absent key locks (found false) */
+  txn_t *t4 = txn_begin(db, 0, NULL);
+  {
+    err_t e_;
+    assert_int_equal(tl_lock_row(t4, tr, 42, TXN_LOCK_EXCLUSIVE, false, &found, &e_), CZ_OK);
+  }
+  assert_false(found);
+  TT_OK(txn_rollback(t4, &e_));
+  tt_close(db);
+  tt_fini(&t);
+}
+
+/* Two sharers that both upgrade: the second one's wait would close a
+ * cycle through a sharer, so it is the deadlock's victim (40P01). */
+static void test_shared_upgrade_deadlock(void **state)
+{
+  (void)state;
+  tt_db_t t;
+  db_t *db;
+  bt_tree_t *tr = tl_setup(&t, "upgrade", &db, 5);
+  txn_t *t1 = txn_begin(db, 0, NULL), *t2 = txn_begin(db, 0, NULL);
+  bool found;
+  {
+    err_t e_;
+    assert_int_equal(tl_lock_row(t1, tr, 2, TXN_LOCK_SHARED, false, &found, &e_), CZ_OK);
+  }
+  {
+    err_t e_;
+    assert_int_equal(tl_lock_row(t2, tr, 2, TXN_LOCK_SHARED, false, &found, &e_), CZ_OK);
+  }
+  tl_job_t j = { .db = db, .tr = tr, .tx = t1, .key = 2, .version = 7, .op = 0 };
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, tl_worker, &j), 0);
+  tl_sleep_ms(50);
+  assert_false(j.done); /* t1's upgrade waits for t2 */
+  err_t e;
+  assert_int_equal(tl_lock_row(t2, tr, 2, TXN_LOCK_EXCLUSIVE, false, &found, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, SQLSTATE_DEADLOCK);
+  TT_OK(txn_rollback(t2, &e_));
+  pthread_join(th, NULL);
+  assert_int_equal(j.rc, CZ_OK);
+  TT_OK(txn_commit(t1, &e_));
+  assert_int_equal(tt_version(tr, 2), 7);
+  tt_close(db);
+  tt_fini(&t);
+}
+
+/* lock_timeout: a wait past it is 55P03, about that long; none when 0. */
+static void test_lock_timeout(void **state)
+{
+  (void)state;
+  tt_db_t t;
+  db_t *db;
+  bt_tree_t *tr = tl_setup(&t, "timeout", &db, 5);
+  txn_t *t1 = txn_begin(db, 0, NULL), *t2 = txn_begin(db, 0, NULL);
+  assert_int_equal(tt_update(t1, tr, 1, 2), CZ_OK);
+  volatile int64_t ms = 150;
+  txn_set_lock_timeout(t2, &ms);
+  bool found;
+  err_t e;
+  uint64_t t0 = time_now_ns();
+  assert_int_equal(tl_lock_row(t2, tr, 1, TXN_LOCK_SHARED, false, &found, &e), CZ_ERR);
+  uint64_t spent_ms = (time_now_ns() - t0) / 1000000;
+  assert_string_equal(e.er_sqlstate, SQLSTATE_LOCK_NOT_AVAILABLE);
+  assert_string_equal(e.er_msg, "canceling statement due to lock timeout");
+  assert_true(spent_ms >= 140 && spent_ms < 1000);
+  /* other keys are free; with the timeout off the wait lasts until t1 ends */
+  {
+    err_t e_;
+    assert_int_equal(tl_lock_row(t2, tr, 4, TXN_LOCK_EXCLUSIVE, false, &found, &e_), CZ_OK);
+  }
+  ms = 0;
+  tl_job_t j = { .db = db, .tr = tr, .tx = t2, .key = 1, .version = 9, .op = 0 };
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, tl_worker, &j), 0);
+  tl_sleep_ms(300);
+  assert_false(j.done);
+  TT_OK(txn_rollback(t1, &e_));
+  pthread_join(th, NULL);
+  assert_int_equal(j.rc, CZ_OK);
+  TT_OK(txn_commit(t2, &e_));
+  tt_close(db);
+  tt_fini(&t);
+}
+
 static void test_lock_names_and_holds(void **state)
 {
   (void)state;
@@ -542,6 +675,9 @@ int main(void)
     cmocka_unit_test(test_insert_waits_for_uncommitted_insert),
     cmocka_unit_test(test_deadlock_detected),
     cmocka_unit_test(test_lock_names_and_holds),
+    cmocka_unit_test(test_shared_locks),
+    cmocka_unit_test(test_shared_upgrade_deadlock),
+    cmocka_unit_test(test_lock_timeout),
     cmocka_unit_test(test_concurrent_increments),
     cmocka_unit_test(test_end_callbacks),
     cmocka_unit_test(test_checkpoint_try_gives_up),
