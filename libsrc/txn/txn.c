@@ -283,7 +283,7 @@ int txn_insert_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, err_t
 static int txn_insert_rows(txn_t *tx, db_tree_t *dt, bt_tree_t *t, const bt_row_t *rows, int n,
                            int *n_done, bool lock, bool kept, err_t *e);
 
-#define TXN_PREFETCH_AHEAD 8 /* rows: txn_insert_rows' lock-table prefetch distance */
+#define TXN_PREFETCH_AHEAD 16 /* rows: txn_insert_rows' lock-table prefetch distance */
 
 int txn_fill_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, int *n_done, err_t *e)
 {

@@ -235,7 +235,8 @@ int txn_lock_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
                      txn_lock_t **out, bool *waited, bool *changed, err_t *e);
 /* A cache hint before txn_lock_acquire of the same key a few rows later:
  * stage 0 fetches the key's chain slot, stage 1 (later) the chain's first
- * entry. Takes no lock; harmless whatever the table does meanwhile. */
+ * entry. Never waits (stage 1 only try-locks the shard); harmless whatever
+ * the table does meanwhile. */
 void txn_lock_prefetch(txn_t *tx, db_tree_t *dt, const void *key, size_t len, int stage);
 /* The same in either mode; nowait: TXN_BUSY (nothing taken) instead of
  * waiting for a conflicting holder. A shared holder asking for the

@@ -130,25 +130,30 @@ static txn_lock_t **lk_bucket(lk_shard_t *sh, uint64_t h)
   return &sh->ls_b[(h >> 6) & (sh->ls_nb - 1)];
 }
 
-/* A hint, no lock taken: brings the chain slot of key h (stage 0) or the
- * chain's first entry (stage 1) toward the cache a few rows before the
- * lookup. A transaction locking a million keys otherwise spends most of
- * its lock work in cache and TLB misses on the table. Reads of ls_b, ls_nb
- * and the slot race with lk_grow and chain changes on purpose: a stale
- * address only makes a useless prefetch, and prefetch never faults. The
- * GCC atomic builtins keep those reads defined (relaxed, no ordering). */
+/* A hint: brings the chain slot of key h (stage 0) or the chain's first
+ * entry (stage 1) toward the cache a few rows before the lookup. A
+ * transaction locking a million keys otherwise spends most of its lock
+ * work in cache and TLB misses on the table.
+ * Stage 0 takes no lock: its reads of ls_b and ls_nb race with lk_grow on
+ * purpose (the GCC atomic builtins keep them defined), and the address it
+ * computes is only prefetched, which never faults, even if lk_grow has
+ * just freed that array. Stage 1 reads the slot itself, so it needs the
+ * array alive: under the shard mutex, and only when that is free (a hint
+ * never waits). */
 void txn_lock_prefetch(txn_t *tx, db_tree_t *dt, const void *key, size_t len, int stage)
 {
   uint64_t h = lk_hash(dt, key, len);
   lk_shard_t *sh = lk_shard(tx->tx_db->db_locks, h);
-  txn_lock_t **b = __atomic_load_n(&sh->ls_b, __ATOMIC_RELAXED);
-  uint32_t nb = __atomic_load_n(&sh->ls_nb, __ATOMIC_RELAXED);
-  txn_lock_t **slot = &b[(h >> 6) & (nb - 1)];
   if (stage == 0) {
-    __builtin_prefetch(slot);
+    txn_lock_t **b = __atomic_load_n(&sh->ls_b, __ATOMIC_RELAXED);
+    uint32_t nb = __atomic_load_n(&sh->ls_nb, __ATOMIC_RELAXED);
+    __builtin_prefetch(&b[(h >> 6) & (nb - 1)]);
     return;
   }
-  txn_lock_t *first = __atomic_load_n(slot, __ATOMIC_RELAXED);
+  if (!mutex_trylock(&sh->ls_mx))
+    return;
+  txn_lock_t *first = *lk_bucket(sh, h);
+  mutex_unlock(&sh->ls_mx);
   if (first)
     __builtin_prefetch(first);
 }
@@ -241,7 +246,7 @@ static txn_lock_t *lk_new(txn_t *tx, lk_shard_t *sh, uint64_t h, db_tree_t *dt, 
     lk_grow(sh);
   txn_lock_t **b = lk_bucket(sh, h);
   lk->lk_next = *b;
-  __atomic_store_n(b, lk, __ATOMIC_RELAXED); /* read by txn_lock_prefetch */
+  *b = lk;
   lk->lk_tx_next = tx->tx_locks;
   tx->tx_locks = lk;
   atomic_fetch_add(&dt->dt_nlocked, 1);
@@ -688,7 +693,7 @@ void txn_lock_release_all(txn_t *tx)
     while (*pp && *pp != lk)
       pp = &(*pp)->lk_next;
     if (*pp) {
-      __atomic_store_n(pp, lk->lk_next, __ATOMIC_RELAXED); /* read by txn_lock_prefetch */
+      *pp = lk->lk_next;
       sh->ls_n--;
     }
     mutex_unlock(&sh->ls_mx);
