@@ -195,6 +195,31 @@ bool txn_cancel_requested(const txn_t *tx);
  * inserts skipped. The reader sees exactly the committed state plus its
  * own changes. */
 
+/* ---- isolation levels (txn_snapshot.c, txn_ssi.c) ------------------------ */
+
+/* READ COMMITTED is what every transaction starts with. REPEATABLE READ
+ * is snapshot isolation: the snapshot is taken by txn_set_isolation (call
+ * it before the transaction's first statement), scans and lookups
+ * (txn_read_version_at) see exactly the commits before it plus the
+ * transaction's own changes, and an update or delete of a key a later
+ * commit changed fails with 40001. SERIALIZABLE adds conflict tracking
+ * (txn_ssi.c, README "Serializable") that fails one transaction of every
+ * dangerous structure with 40001. txn_read_version (no command) stays the
+ * latest committed state for constraint checks, as PostgreSQL's. */
+typedef enum txn_iso_e {
+  TXN_ISO_READ_COMMITTED = 0,
+  TXN_ISO_REPEATABLE_READ,
+  TXN_ISO_SERIALIZABLE
+} txn_iso_t;
+int txn_set_isolation(txn_t *tx, txn_iso_t iso, err_t *e);
+txn_iso_t txn_isolation(const txn_t *tx);
+/* SERIALIZABLE: tx reads tree dt (a scan, lookup or probe opens on it).
+ * A conflict that closes a dangerous structure dooms tx: its next write,
+ * txn_check_serializable or commit fails with 40001. No-op otherwise. */
+void txn_note_read(txn_t *tx, db_tree_t *dt);
+/* 40001 when tx is doomed (the engine asks at each statement). */
+int txn_check_serializable(const txn_t *tx, err_t *e);
+
 /* Durable when it returns CZ_OK. On error the transaction is rolled back.
  * tx is freed either way. */
 int txn_commit(txn_t *tx, err_t *e);
@@ -264,6 +289,9 @@ typedef struct db_stats_s {
   uint64_t ds_log_bytes;
   uint64_t ds_checkpoints;
   uint64_t ds_replayed;       /* records replayed at the last open */
+  uint64_t ds_versions;       /* keys in the version store (older snapshots need them) */
+  uint64_t ds_version_bytes;  /* their memory */
+  uint64_t ds_snapshots;      /* live snapshots */
 } db_stats_t;
 
 void db_get_stats(db_t *db, db_stats_t *out);
