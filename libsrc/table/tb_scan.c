@@ -690,7 +690,7 @@ static int tb_scan_rows(tbl_scan_t *s, batch_t *out, int cap, arena_t *a, tb_ref
       size_t kl = bt_run_key(run, rn - 1, kb);
       ranged = tb_past_end(s, kb, kl) != 0;
     }
-    bool locked = db_tree_nlocked(ix->ci_dtree) != 0;
+    bool locked = !txn_tree_plain(s->s_tx, ix->ci_dtree);
     bool need_key = ranged || locked || s->s_want_loc;
     int i = 0;
     for (; i < rn && n < cap && budget > 0 && pl->pl_bytes < TB_BATCH_LONG_BYTES; i++) {

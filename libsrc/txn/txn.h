@@ -181,6 +181,11 @@ txn_vis_t txn_read_version(const txn_t *self, db_tree_t *dt, const void *key, si
 uint32_t txn_command_next(txn_t *tx);
 txn_vis_t txn_read_version_at(const txn_t *self, uint32_t cmd, db_tree_t *dt, const void *key,
                               size_t key_len, arena_t *a, const void **val, size_t *val_len);
+/* Whether every entry of dt is visible to self as the tree holds it (no
+ * key locked; none in the version store that self's snapshot, or a
+ * read-committed reader, must see otherwise): then a scan may skip
+ * txn_read_version_at for a whole leaf. One or two atomic loads. */
+bool txn_tree_plain(const txn_t *self, const db_tree_t *dt);
 /* Number of keys of dt now locked (0 = every entry is committed). */
 uint32_t db_tree_nlocked(const db_tree_t *dt);
 /* Number of keys of dt that tx itself holds locked (walks tx's locks;

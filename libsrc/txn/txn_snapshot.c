@@ -551,3 +551,11 @@ void txn_snap_stats(db_t *db, db_stats_t *out)
   out->ds_version_bytes = atomic_load(&vs->vs_bytes);
   out->ds_snapshots = atomic_load(&db->db_n_snap);
 }
+
+bool txn_tree_plain(const txn_t *self, const db_tree_t *dt)
+{
+  db_tree_t *t = (db_tree_t *)dt;
+  if (atomic_load(&t->dt_nlocked) != 0)
+    return false;
+  return atomic_load(self && self->tx_has_snap ? &t->dt_nvers : &t->dt_ndead) == 0;
+}
