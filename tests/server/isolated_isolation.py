@@ -220,10 +220,10 @@ def repeatable_reads(srv, level):
     for k in queries:
         if level == RC:
             check("read committed sees the commits: %s" % k, during[k] == after[k],
-                  "during %s, after %s" % (during[k], after[k]))
+                  ("during %s, after %s" % (during[k], after[k]))[:300])
         else:
             check("%s: no non-repeatable read or phantom: %s" % (level, k), during[k] == before[k],
-                  "before %s, during %s" % (before[k], during[k]))
+                  ("before %s, during %s" % (before[k], during[k]))[:300])
             check("%s: the commits are seen after the end: %s" % (level, k),
                   after[k] != before[k], "still %s" % after[k])
     a.execute("DROP TABLE iso_rr")
@@ -258,6 +258,101 @@ def write_rules(srv, level):
             continue
     a.execute("DROP TABLE iso_wr")
     a.close(), b.close()
+
+
+def consistent_snapshots(srv, level, secs=6.0):
+    """Writers move money between accounts (and move accounts to new keys:
+    a delete and an insert) in read-committed transactions; readers in
+    `level` transactions read the total three ways, three times each. Every
+    read must give the same total and count (a snapshot is consistent and
+    repeatable), through a full scan, a secondary index and a point
+    lookup of every account."""
+    import random
+    setup, = sessions(srv, 1)
+    setup.execute("DROP TABLE IF EXISTS iso_acct")
+    setup.execute("CREATE TABLE iso_acct (id int PRIMARY KEY, grp int, bal int)")
+    setup.execute("CREATE INDEX iso_acct_grp ON iso_acct (grp)")
+    setup.execute("INSERT INTO iso_acct SELECT g, g % 4, 100 FROM generate_series(1, 20) g")
+    stop = time.time() + secs
+    bad, reads, commits = [], [0], [0]
+    lock = threading.Lock()
+
+    def writer(seed):
+        rnd = random.Random(seed)
+        c, = sessions(srv, 1)
+        while time.time() < stop:
+            try:
+                ids = [r[0] for r in c.execute("SELECT id FROM iso_acct").fetchall()]
+                a, b = rnd.sample(ids, 2)
+                c.execute("BEGIN")
+                if rnd.random() < 0.3:
+                    # lock the row first (an update to itself), then read it
+                    if c.execute("UPDATE iso_acct SET bal = bal WHERE id = %d" % a).rowcount != 1:
+                        c.execute("ROLLBACK")
+                        continue
+                    row = c.execute("SELECT grp, bal FROM iso_acct WHERE id = %d" % a).fetchone()
+                    c.execute("DELETE FROM iso_acct WHERE id = %d" % a)
+                    c.execute("INSERT INTO iso_acct VALUES (%d, %d, %d)"
+                              % (rnd.randrange(1000, 10 ** 9), (row[0] + 1) % 4, row[1]))
+                else:
+                    x = rnd.randrange(1, 30)
+                    n1 = c.execute("UPDATE iso_acct SET bal = bal - %d WHERE id = %d" % (x, a)).rowcount
+                    n2 = c.execute("UPDATE iso_acct SET bal = bal + %d WHERE id = %d" % (x, b)).rowcount
+                    if n1 != 1 or n2 != 1:
+                        c.execute("ROLLBACK")
+                        continue
+                c.execute("COMMIT")
+                with lock:
+                    commits[0] += 1
+            except psycopg.Error:
+                if c.info.transaction_status != 0:
+                    c.execute("ROLLBACK")
+        c.close()
+
+    def reader():
+        c, = sessions(srv, 1)
+        qs = ["SELECT count(*), sum(bal) FROM iso_acct",
+              "SELECT count(*), sum(bal) FROM iso_acct WHERE grp >= 0",
+              None]
+        while time.time() < stop:
+            try:
+                c.execute("BEGIN ISOLATION LEVEL " + level)
+                seen = []
+                for _ in range(3):
+                    for q in qs:
+                        if q is None:  # every account by its key
+                            ids = [r[0] for r in c.execute("SELECT id FROM iso_acct").fetchall()]
+                            got = c.execute("SELECT count(*), sum(bal) FROM iso_acct WHERE id IN (%s)"
+                                            % ",".join(map(str, ids))).fetchone()
+                        else:
+                            got = c.execute(q).fetchone()
+                        seen.append((int(got[0]), int(got[1])))
+                c.execute("COMMIT")
+                with lock:
+                    reads[0] += 1
+                    if any(x != (20, 2000) for x in seen):
+                        bad.append(seen)
+            except psycopg.Error as ex:
+                with lock:
+                    bad.append("error %s %s" % (ex.diag.sqlstate, ex.diag.message_primary))
+                if c.info.transaction_status != 0:
+                    c.execute("ROLLBACK")
+        c.close()
+
+    ts = [threading.Thread(target=writer, args=(i,)) for i in range(3)] + \
+         [threading.Thread(target=reader) for _ in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    total = setup.execute("SELECT count(*), sum(bal) FROM iso_acct").fetchone()
+    check("%s under concurrent transfers: every read of a snapshot gives 20 accounts, 2000 "
+          "(%d transactions read, %d writes committed)" % (level, reads[0], commits[0]),
+          not bad and reads[0] > 0 and commits[0] > 0, str(bad[:3])[:300])
+    check("%s under concurrent transfers: the committed total stays" % level,
+          (int(total[0]), int(total[1])) == (20, 2000), str(total))
+    setup.execute("DROP TABLE iso_acct")
+    setup.close()
 
 
 def statements(srv):
@@ -299,6 +394,8 @@ def main():
             repeatable_reads(srv, level)
         for level in (RR, SER):
             write_rules(srv, level)
+        for level in (RR, SER):
+            consistent_snapshots(srv, level)
         statements(srv)
     return checks.summary()
 
