@@ -396,6 +396,7 @@ int txn_commit(txn_t *tx, err_t *e)
   /* A serializable transaction a read doomed must not commit. */
   if (CZ_UNLIKELY(tx->tx_sx != NULL) && txn_check_serializable(tx, e) != CZ_OK)
     goto failed;
+  bool deletes = tx->tx_n_deferred > 0;
   if (txn_lock_apply_deletes(tx, e) != CZ_OK)
     goto failed;
   if (tx->tx_n_ops == 0) {
@@ -413,7 +414,7 @@ int txn_commit(txn_t *tx, err_t *e)
    * the deferred deletes. A failure here leaves memory behind the log. */
   err_t es;
   err_clear(&es);
-  if (txn_snap_commit(tx, &es) != CZ_OK) {
+  if (txn_snap_commit(tx, deletes, &es) != CZ_OK) {
     log_error("after a durable commit: %s", es.er_msg);
     atomic_store(&db->db_broken, true);
     wal_set_failed(db->db_wal, "a committed change could not be applied");

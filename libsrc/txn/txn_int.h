@@ -310,8 +310,9 @@ void txn_vstore_free(db_t *db);
 /* After the commit record is durable: numbers the commit, keeps the prior
  * committed value of every key tx changed while an older snapshot may
  * live, and applies tx's deferred deletes (or leaves them in the tree,
- * dead, for those snapshots). */
-int txn_snap_commit(txn_t *tx, err_t *e);
+ * dead, for those snapshots). deletes: tx marked some (before
+ * txn_lock_apply_deletes logged them). */
+int txn_snap_commit(txn_t *tx, bool deletes, err_t *e);
 /* When tx ends: drops its snapshot and collects versions no snapshot needs. */
 void txn_snap_end(txn_t *tx);
 /* The checkpoint's collection (no transaction active): every version goes,

@@ -507,7 +507,7 @@ int txn_snap_purge(db_t *db, err_t *e)
 
 /* ---- commit -------------------------------------------------------------- */
 
-int txn_snap_commit(txn_t *tx, err_t *e)
+int txn_snap_commit(txn_t *tx, bool deletes, err_t *e)
 {
   db_t *db = tx->tx_db;
   atomic_store(&tx->tx_commit_ts, TXN_TS_PENDING);
@@ -515,6 +515,10 @@ int txn_snap_commit(txn_t *tx, err_t *e)
   atomic_store(&tx->tx_commit_ts, c);
   bool keep = atomic_load(&db->db_n_snap) > 0;
   int rc = CZ_OK;
+  /* Read committed alone (no snapshot, an empty store, no delete): the
+   * commit costs the two atomics above. */
+  if (!keep && !deletes && atomic_load(&db->db_vstore->vs_nkeys) == 0)
+    goto done;
   for (txn_lock_t *lk = tx->tx_locks; lk; lk = lk->lk_tx_next) {
     if (lk->lk_cmd == 0 && !lk->lk_deleted)
       continue; /* locked, never changed */
@@ -522,10 +526,12 @@ int txn_snap_commit(txn_t *tx, err_t *e)
     if (dt->dt_creator == tx->tx_id || (atomic_load(&dt->dt_hidden) && dt->dt_hider == tx))
       continue; /* a tree tx created (nobody older can name it) or dropped */
     bool existed = lk->lk_pre_state == TXN_PRE_VALUE;
-    bool leave_dead = keep && lk->lk_deleted && existed;
-    if (keep && lk->lk_pre_state != TXN_PRE_NONE &&
-        vs_register(db, dt, lk->lk_key, lk->lk_key_len, c, existed, lk->lk_pre,
-                    existed ? lk->lk_pre_len : 0, leave_dead, e) != CZ_OK) {
+    /* Without a snapshot the store still hears of keys it holds: a
+     * revived dead entry must stop being dead. */
+    bool reg = lk->lk_pre_state != TXN_PRE_NONE && (keep || atomic_load(&dt->dt_nvers) > 0);
+    bool leave_dead = reg && keep && lk->lk_deleted && existed;
+    if (reg && vs_register(db, dt, lk->lk_key, lk->lk_key_len, c, existed, lk->lk_pre,
+                           existed ? lk->lk_pre_len : 0, leave_dead, e) != CZ_OK) {
       rc = CZ_ERR;
       leave_dead = false;
     }
@@ -537,6 +543,7 @@ int txn_snap_commit(txn_t *tx, err_t *e)
                  : CZ_ERR;
     }
   }
+done:
   if (tx->tx_sx && txn_ssi_commit(tx, e) != CZ_OK && rc == CZ_OK)
     rc = CZ_ERR;
   return rc;
