@@ -30,6 +30,11 @@
  *   insert). A transaction's deletes of locked keys stay in the tree until
  *   its commit, so others keep seeing the row. Non-unique trees and bulk
  *   transactions are not locked.
+ * - Repeatable read and serializable (txn_snapshot.c, txn_ssi.c): commits
+ *   are numbered; a snapshot sees the commits up to its number, older
+ *   committed values coming from a version store that keeps what live
+ *   snapshots need (deleted entries stay in their trees, dead, meanwhile).
+ *   Serializable adds rw-antidependency tracking per tree.
  * - The periodic checkpoint does not stall the server: when transactions
  *   stay open it gives up after a short wait and retries later
  *   (db_checkpoint_try).

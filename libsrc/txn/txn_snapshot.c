@@ -79,8 +79,14 @@ typedef struct txn_vstore_s {
   vs_key_t *vs_head, *vs_tail;            /* collection list */
   _Atomic uint64_t vs_nkeys;
   _Atomic uint64_t vs_bytes;
+  _Atomic uint64_t vs_warn_at;            /* the next size that is logged (doubles) */
   cz_mutex_t vs_gc_mx;                    /* one collector at a time */
 } txn_vstore_t;
+
+/* The store is logged when it passes 64 MB, 128 MB, …: an old snapshot
+ * (a client idle in a REPEATABLE READ transaction) holds every version
+ * committed since it began, as PostgreSQL's holds back vacuum. */
+#define VS_WARN_FIRST (64ull << 20)
 
 int txn_vstore_create(db_t *db, err_t *e)
 {
@@ -91,6 +97,7 @@ int txn_vstore_create(db_t *db, err_t *e)
     mutex_init(&vs->vs_shards[i].vh_mx);
   mutex_init(&vs->vs_mx);
   mutex_init(&vs->vs_gc_mx);
+  atomic_init(&vs->vs_warn_at, VS_WARN_FIRST);
   db->db_vstore = vs;
   return CZ_OK;
 }
@@ -183,6 +190,8 @@ static bool vs_key_dead(const vs_key_t *k)
   return k->vk_vers && k->vk_vers->vv_dead;
 }
 
+static uint64_t vs_horizon(db_t *db);
+
 /* Adds version (ts, the value before) of (dt, key). The key is locked by
  * the committer, so versions of one key arrive in timestamp order. */
 static int vs_register(db_t *db, db_tree_t *dt, const uint8_t *key, size_t key_len, uint64_t ts,
@@ -237,7 +246,18 @@ static int vs_register(db_t *db, db_tree_t *dt, const uint8_t *key, size_t key_l
   mutex_unlock(&sh->vh_mx);
   if (fresh)
     atomic_fetch_add(&vs->vs_nkeys, 1);
-  atomic_fetch_add(&vs->vs_bytes, sizeof *v + len + (fresh ? sizeof *k + key_len : 0));
+  uint64_t bytes = atomic_fetch_add(&vs->vs_bytes, sizeof *v + len + (fresh ? sizeof *k + key_len : 0));
+  uint64_t warn = atomic_load(&vs->vs_warn_at);
+  if (CZ_UNLIKELY(bytes >= warn) && atomic_compare_exchange_strong(&vs->vs_warn_at, &warn, warn * 2)) {
+    uint64_t oldest;
+    mutex_lock(&vs->vs_mx);
+    oldest = vs_horizon(db);
+    mutex_unlock(&vs->vs_mx);
+    log_warn("the version store holds %llu MB for snapshots: the oldest live snapshot is %llu "
+             "commits old",
+             (unsigned long long)(bytes >> 20),
+             (unsigned long long)(atomic_load(&db->db_commit_ts) - oldest));
+  }
   return CZ_OK;
 }
 
@@ -467,6 +487,8 @@ static int vs_collect(db_t *db, txn_t *tx, err_t *e)
     if (rc != CZ_OK)
       break;
   }
+  if (atomic_load(&vs->vs_bytes) < VS_WARN_FIRST / 2)
+    atomic_store(&vs->vs_warn_at, VS_WARN_FIRST);
   mutex_unlock(&vs->vs_gc_mx);
   return rc;
 }
