@@ -227,6 +227,11 @@ txn_iso_t txn_isolation(const txn_t *tx);
  * A conflict that closes a dangerous structure dooms tx: its next write,
  * txn_check_serializable or commit fails with 40001. No-op otherwise. */
 void txn_note_read(txn_t *tx, db_tree_t *dt);
+/* Whether a transaction that committed after tx's snapshot changed,
+ * inserted or deleted key of dt (false without a snapshot). ON CONFLICT
+ * asks it of the row it conflicts with: PostgreSQL fails that with 40001
+ * under REPEATABLE READ and SERIALIZABLE. */
+bool txn_snapshot_changed(const txn_t *tx, db_tree_t *dt, const void *key, size_t key_len);
 /* 40001 when tx is doomed (the engine asks at each statement). */
 int txn_check_serializable(const txn_t *tx, err_t *e);
 

@@ -588,3 +588,8 @@ bool txn_tree_plain(const txn_t *self, const db_tree_t *dt)
     return false;
   return atomic_load(self && self->tx_has_snap ? &t->dt_nvers : &t->dt_ndead) == 0;
 }
+
+bool txn_snapshot_changed(const txn_t *tx, db_tree_t *dt, const void *key, size_t key_len)
+{
+  return tx && txn_snap_changed(tx, dt, key, key_len);
+}

@@ -27,7 +27,9 @@ and is checked to be still waiting before the step that releases it.
   write rules      under REPEATABLE READ an update or delete of a row
                    changed after the snapshot fails with 40001, an insert
                    of a key committed after it with 23505, an insert of a
-                   key deleted after it succeeds
+                   key deleted after it succeeds; INSERT … ON CONFLICT
+                   against a row a later commit changed or inserted fails
+                   with 40001, against one deleted since it inserts
   statements       SET TRANSACTION after the first query is 25001, SHOW
                    transaction_isolation follows BEGIN, SET TRANSACTION and
                    default_transaction_isolation
@@ -234,7 +236,7 @@ def write_rules(srv, level):
     a, b = sessions(srv, 2)
     a.execute("DROP TABLE IF EXISTS iso_wr")
     a.execute("CREATE TABLE iso_wr (id int PRIMARY KEY, v int)")
-    a.execute("INSERT INTO iso_wr VALUES (1, 1), (2, 2), (3, 3)")
+    a.execute("INSERT INTO iso_wr VALUES (1, 1), (2, 2), (3, 3), (5, 5), (6, 6)")
     cases = [
         ("update of a row updated after the snapshot", "UPDATE iso_wr SET v = 10 WHERE id = 1",
          "UPDATE iso_wr SET v = 11 WHERE id = 1", "40001"),
@@ -246,6 +248,14 @@ def write_rules(srv, level):
          "INSERT INTO iso_wr VALUES (4, 40)", "23505"),
         ("insert of a key deleted after the snapshot", "DELETE FROM iso_wr WHERE id = 4",
          "INSERT INTO iso_wr VALUES (4, 44)", "ok"),
+        ("ON CONFLICT DO UPDATE of a row updated after the snapshot",
+         "UPDATE iso_wr SET v = 50 WHERE id = 5",
+         "INSERT INTO iso_wr VALUES (5, 0) ON CONFLICT (id) DO UPDATE SET v = excluded.v", "40001"),
+        ("ON CONFLICT DO NOTHING against a row inserted after the snapshot",
+         "INSERT INTO iso_wr VALUES (7, 7)",
+         "INSERT INTO iso_wr VALUES (7, 0) ON CONFLICT DO NOTHING", "40001"),
+        ("ON CONFLICT DO UPDATE of a row deleted after the snapshot", "DELETE FROM iso_wr WHERE id = 6",
+         "INSERT INTO iso_wr VALUES (6, 0) ON CONFLICT (id) DO UPDATE SET v = 1", "ok"),
     ]
     for label, other, mine, want in cases:
         a.execute("BEGIN ISOLATION LEVEL " + level)
