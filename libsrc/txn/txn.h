@@ -211,8 +211,9 @@ bool txn_cancel_requested(const txn_t *tx);
  * is snapshot isolation: the snapshot is taken by txn_set_isolation (call
  * it before the transaction's first statement), scans and lookups
  * (txn_read_version_at) see exactly the commits before it plus the
- * transaction's own changes, and an update or delete of a key a later
- * commit changed fails with 40001. SERIALIZABLE adds conflict tracking
+ * transaction's own changes, and txn_lock_read reports a key a later
+ * commit changed as changed (the table layer's update and delete then
+ * fail with 40001: first updater wins). SERIALIZABLE adds conflict tracking
  * (txn_ssi.c, README "Serializable") that fails one transaction of every
  * dangerous structure with 40001. txn_read_version (no command) stays the
  * latest committed state for constraint checks, as PostgreSQL's. */

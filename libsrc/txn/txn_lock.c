@@ -665,7 +665,7 @@ int txn_locked_update(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
   bool changed = false;
   if (txn_lock_acquire(tx, dt, key, key_len, &lk, NULL, &changed, e) != CZ_OK)
     return CZ_ERR;
-  if (changed || (lk->lk_cmd == 0 && txn_snap_changed(tx, dt, key, key_len)))
+  if (changed)
     return lk_serialization(e);
   if (lk->lk_deleted)
     return BT_NOT_FOUND;
@@ -692,7 +692,7 @@ int txn_locked_delete(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
   bool changed = false;
   if (txn_lock_acquire(tx, dt, key, key_len, &lk, NULL, &changed, e) != CZ_OK)
     return CZ_ERR;
-  if (changed || (lk->lk_cmd == 0 && txn_snap_changed(tx, dt, key, key_len)))
+  if (changed)
     return lk_serialization(e);
   if (lk->lk_deleted)
     return BT_NOT_FOUND;
@@ -725,7 +725,11 @@ int txn_lock_read(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, void
   txn_lock_t *lk;
   if (txn_lock_acquire(tx, dt, key, key_len, &lk, NULL, changed, e) != CZ_OK)
     return CZ_ERR;
-  /* Under a snapshot, a key a later commit changed counts as changed. */
+  /* Under a snapshot, a key a later commit changed counts as changed:
+   * the table layer's update and delete (tb_locate) and ON CONFLICT then
+   * fail with 40001 (first updater wins). Plain txn_update/txn_delete do
+   * not check: the catalog changes its rows as of the latest state, as
+   * PostgreSQL's catalog snapshots do. */
   if (changed && !*changed && lk->lk_cmd == 0 && txn_snap_changed(tx, dt, key, key_len))
     *changed = true;
   int rc = txn_tree_lookup(dt, key, key_len, val, cap, val_len, NULL, e);

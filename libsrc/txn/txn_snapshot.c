@@ -427,7 +427,12 @@ static int vs_collect(db_t *db, txn_t *tx, err_t *e)
 {
   txn_vstore_t *vs = db->db_vstore;
   int rc = CZ_OK;
-  mutex_lock(&vs->vs_gc_mx);
+  /* Ending transactions do not queue behind a running collection: what it
+   * leaves, a later end or the checkpoint collects. */
+  if (tx && !mutex_trylock(&vs->vs_gc_mx))
+    return CZ_OK;
+  if (!tx)
+    mutex_lock(&vs->vs_gc_mx);
   vs_key_t *batch[VS_GC_BATCH];
   /* Keys that went back to the list this round: stop when met again. */
   vs_key_t *requeued_first = NULL;
