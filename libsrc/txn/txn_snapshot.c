@@ -467,10 +467,12 @@ static int vs_collect(db_t *db, txn_t *tx, err_t *e)
       mutex_unlock(&sh->vh_mx);
       /* A dead entry leaves its tree under its key lock: an inserter
        * reviving it or a reader checking it cannot be in between. A tree
-       * being dropped keeps it: the tree goes whole. */
-      bool mine = !atomic_load(&dt->dt_hidden) &&
-                  (!tx || txn_lock_try(tx, dt, k->vk_key, k->vk_key_len));
-      if (mine) {
+       * being dropped keeps it while the DROP may still roll back; at a
+       * checkpoint (nobody active) a hidden tree's DROP has committed and
+       * the tree goes whole: only the version leaves. */
+      bool hidden = atomic_load(&dt->dt_hidden);
+      bool mine = tx ? !hidden && txn_lock_try(tx, dt, k->vk_key, k->vk_key_len) : true;
+      if (mine && !hidden) {
         int d = bt_delete(dt->dt_bt, k->vk_key, k->vk_key_len, NULL, 0, NULL, 0, NULL, e);
         if (d == CZ_ERR) {
           rc = CZ_ERR;

@@ -213,6 +213,30 @@ static void test_checkpoint_purges(void **state)
   tt_fini(&t);
 }
 
+/* Dead entries of a tree dropped meanwhile: the checkpoint drops their
+ * versions before it frees the tree. */
+static void test_dropped_tree_versions(void **state)
+{
+  (void)state;
+  tt_db_t t;
+  db_t *db;
+  bt_tree_t *tr = ts_setup(&t, "snap_drop", &db, 6);
+  txn_t *r = ts_begin(db, TXN_ISO_REPEATABLE_READ);
+  txn_t *w = txn_begin(db, 0, NULL);
+  assert_int_equal(tt_delete(w, tr, 1), CZ_OK);
+  assert_int_equal(tt_update(w, tr, 2, 3), CZ_OK);
+  TT_OK(txn_commit(w, &e_));
+  w = txn_begin(db, 0, NULL);
+  TT_OK(db_drop_tree(w, "rows", &e_));
+  TT_OK(txn_commit(w, &e_));
+  assert_int_equal(ts_seen(db, r, tr, 1), 1); /* the snapshot's statement still reads it */
+  TT_OK(txn_commit(r, &e_));
+  TT_OK(db_checkpoint(db, &e_));
+  assert_int_equal(ts_versions(db), 0);
+  tt_close(db);
+  tt_fini(&t);
+}
+
 static void test_first_updater_wins(void **state)
 {
   (void)state;
@@ -312,6 +336,7 @@ int main(void)
     cmocka_unit_test(test_dead_entries_collected),
     cmocka_unit_test(test_revive_after_snapshots_end),
     cmocka_unit_test(test_checkpoint_purges),
+    cmocka_unit_test(test_dropped_tree_versions),
     cmocka_unit_test(test_first_updater_wins),
     cmocka_unit_test(test_isolation_before_first_change),
     cmocka_unit_test(test_serializable_write_skew),
