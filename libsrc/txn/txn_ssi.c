@@ -26,7 +26,9 @@
  *   serializable transactions take part (as PostgreSQL's).
  * - A committed record is kept while an active serializable transaction
  *   overlaps it (began before it ended), then freed; a rolled-back one is
- *   freed at once. One mutex (ss_mx) guards all records.
+ *   freed at once. Only records whose transaction has ended are freed (a
+ *   committing one still points at its own). One mutex (ss_mx) guards all
+ *   records.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,8 @@ typedef struct txn_sx_s {
   uint64_t sx_end;             /* commit timestamp; 0 while active */
   bool sx_in, sx_out;          /* rw-antidependency in / out */
   bool sx_doomed;              /* a read found a dangerous structure: fail at the next chance */
+  bool sx_ended;               /* its transaction is gone (txn_ssi_end): others may free it;
+                                  before, the transaction still points at it */
   db_tree_t **sx_reads;
   int sx_nreads, sx_capreads;
   db_tree_t **sx_writes;
@@ -217,14 +221,14 @@ void txn_ssi_end(txn_t *tx)
   mutex_lock(&ss->ss_mx);
   if (me->sx_end == 0)
     me->sx_end = UINT64_MAX; /* rolled back: freed below */
+  me->sx_ended = true;
   uint64_t oldest_active = UINT64_MAX;
   for (txn_sx_t *sx = ss->ss_list; sx; sx = sx->sx_next)
     if (sx->sx_end == 0 && sx->sx_snap < oldest_active)
       oldest_active = sx->sx_snap;
   for (txn_sx_t *sx = ss->ss_list, *n; sx; sx = n) {
     n = sx->sx_next;
-    bool gone = sx == me ? me->sx_end == UINT64_MAX || me->sx_end <= oldest_active
-                         : sx->sx_end != 0 && sx->sx_end <= oldest_active;
+    bool gone = sx->sx_ended && (sx->sx_end == UINT64_MAX || sx->sx_end <= oldest_active);
     if (!gone)
       continue;
     if (sx->sx_prev)
