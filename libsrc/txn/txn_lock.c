@@ -525,7 +525,10 @@ static txn_vis_t lk_read(const txn_t *self, uint32_t cmd, bool snap, db_tree_t *
       else if (lk->lk_deleted)
         v = TXN_VIS_ABSENT;
     } else if (lk && lk->lk_owner != self) {
-      uint64_t ts = snap ? lk_owner_ts(lk->lk_owner) : 0;
+      /* only a key the owner changed: a lock alone (a name lock, the
+       * collector's) says nothing of the key's state */
+      bool changed = lk->lk_cmd != 0 || lk->lk_deleted;
+      uint64_t ts = snap && changed ? lk_owner_ts(lk->lk_owner) : 0;
       if (ts != 0 && ts <= self->tx_snap_ts) {
         /* committed before the snapshot, locks not yet released */
         decided = true;
