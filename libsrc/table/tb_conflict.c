@@ -253,6 +253,29 @@ static int cf_probe(tbl_conflict_t *c, const batch_t *b, const int *sel, int n, 
 
 /* ---- settling one proposal under locks ----------------------------------- */
 
+/* Under a snapshot (REPEATABLE READ, SERIALIZABLE) the row a proposal
+ * conflicts with must be the version the snapshot sees: one a later
+ * commit inserted, changed or deleted is 40001, as PostgreSQL's. */
+static int cf_snapshot_check(tbl_conflict_t *c, const void *pk, size_t pk_len, err_t *e)
+{
+  if (txn_snapshot_changed(c->cf_tx, c->cf_t->ct_indexes[0]->ci_dtree, pk, pk_len))
+    return err_set(e, SQLSTATE_SERIALIZATION, "could not serialize access due to concurrent update");
+  return CZ_OK;
+}
+
+/* Whether a commit after the snapshot changed the row the probe found in
+ * it (row r of ex): then it is settled as it is now, under locks
+ * (inserted when deleted since, 40001 when there). */
+static bool cf_snapshot_stale(tbl_conflict_t *c, const batch_t *ex, int r)
+{
+  const vec_t *lv = &ex->b_cols[c->cf_t->ct_ncols];
+  str_t loc = lv->v_str[r];
+  if (lv->v_null[r] || loc.s_len <= TBL_LOC_HASH)
+    return false;
+  return txn_snapshot_changed(c->cf_tx, c->cf_t->ct_indexes[0]->ci_dtree, loc.s_ptr,
+                              loc.s_len - TBL_LOC_HASH);
+}
+
 /* Locks the row loc names (row r of ex) and tells whether it is still the
  * version the probe read. */
 static int cf_lock_current(tbl_conflict_t *c, const batch_t *ex, int r, bool *current, err_t *e)
@@ -324,6 +347,8 @@ static int cf_lock_value(tbl_conflict_t *c, const datum_t *vals, batch_t *ex, in
       if (txn_lock(c->cf_tx, t->ct_indexes[0]->ci_tree, pk, pk_len, NULL, NULL, e) != CZ_OK)
         return CZ_ERR;
     }
+    if (cf_snapshot_check(c, pk, pk_len, e) != CZ_OK)
+      return CZ_ERR;
     bool found = false;
     int at = r;
     if (cf_fetch(c, &pk, &pk_len, 1, &at, ex, &found, a, e) != CZ_OK)
@@ -457,6 +482,11 @@ int tbl_conflict_apply(tbl_conflict_t *c, const batch_t *b, const int *sel, int 
         return CZ_ERR;
       if (!has_null && seen_find(c, v, vl, hash64(v, vl, 0)))
         return cf_twice(e);
+    }
+    if (found[r] && cf_snapshot_stale(c, ex, r)) {
+      if (cf_settle_locked(c, b, r, ex, newv, act, ok, vals, a, e) != CZ_OK)
+        return CZ_ERR;
+      continue;
     }
     if (found[r]) {
       if (!c->cf_eval)

@@ -63,6 +63,7 @@ int tbl_ref_probe(txn_t *tx, const cat_table_t *t, int idx, const datum_t *const
   int nk = ix->ci_nkeys;
   if (idx == 0 && ix->ci_hidden)
     return err_set(e, SQLSTATE_INTERNAL, "referential probe of a row id");
+  txn_note_read(tx, ix->ci_dtree);
   rp_key_t *ks = arena_alloc(a, sizeof *ks * (size_t)(n + 1));
   int m = 0;
   for (int i = 0; i < n; i++) {

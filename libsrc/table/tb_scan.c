@@ -157,6 +157,10 @@ int tbl_scan_open(txn_t *tx, const cat_table_t *t, int idx, const int *cols, int
   s->s_high_incl = !high || high->tb_incl;
   if (bt_cursor_open(s->s_ix->ci_tree, &s->s_cur, e) != CZ_OK)
     return CZ_ERR;
+  /* SERIALIZABLE conflict tracking: what the scan reads (txn_ssi.c) */
+  txn_note_read(tx, s->s_ix->ci_dtree);
+  if (s->s_fetch)
+    txn_note_read(tx, t->ct_indexes[0]->ci_dtree);
   *out = s;
   return CZ_OK;
 }
@@ -686,7 +690,7 @@ static int tb_scan_rows(tbl_scan_t *s, batch_t *out, int cap, arena_t *a, tb_ref
       size_t kl = bt_run_key(run, rn - 1, kb);
       ranged = tb_past_end(s, kb, kl) != 0;
     }
-    bool locked = db_tree_nlocked(ix->ci_dtree) != 0;
+    bool locked = !txn_tree_plain(s->s_tx, ix->ci_dtree);
     bool need_key = ranged || locked || s->s_want_loc;
     int i = 0;
     for (; i < rn && n < cap && budget > 0 && pl->pl_bytes < TB_BATCH_LONG_BYTES; i++) {
@@ -1067,6 +1071,7 @@ int tbl_lookup(txn_t *tx, const cat_table_t *t, const datum_t *const *keys, int 
     bk[i].k_data = k;
     bk[i].k_len = (uint32_t)len; /* longer than BT_MAX_KEY: not found */
   }
+  txn_note_read(tx, t->ct_indexes[0]->ci_dtree);
   if (tb_fetch(tx, tx ? txn_command_next(tx) : 0, t, cols, ncols, want_loc, bk, n, out, found, a,
                e) != CZ_OK)
     return CZ_ERR;

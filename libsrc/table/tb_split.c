@@ -97,6 +97,9 @@ int tbl_morsels_new(txn_t *tx, const tbl_split_t *sp, arena_t *a, tbl_morsels_t 
   m->m_tx = tx;
   /* as tbl_scan_open: what tx writes from now on stays out of the scans */
   m->m_cmd = tx ? txn_command_next(tx) : 0;
+  txn_note_read(tx, sp->sp_t->ct_indexes[sp->sp_idx]->ci_dtree);
+  if (sp->sp_idx > 0)
+    txn_note_read(tx, sp->sp_t->ct_indexes[0]->ci_dtree);
   atomic_init(&m->m_next, 0);
   *out = m;
   return CZ_OK;

@@ -30,6 +30,11 @@ int db_checkpoint_locked_out(db_t *db, err_t *e)
 {
   if (atomic_load(&db->db_broken))
     return err_set(e, SQLSTATE_INTERNAL, "checkpoint refused: the database must be reopened");
+  /* Dead entries must not reach the image (after a restart nothing would
+   * say they are dead): with no transaction active no snapshot needs them.
+   * Before the buried trees go: the store names them. */
+  if (txn_snap_purge(db, e) != CZ_OK)
+    return err_prefix(e, "checkpoint");
   /* No transaction is active: nobody reads the trees whose DROP committed. */
   db_dir_free_buried(db);
   if (bp_flush_all(db->db_bp, e) != CZ_OK)

@@ -32,6 +32,8 @@ static void db_free(db_t *db)
   db->db_graveyard = NULL;
   db_dir_cache_free(&db->db_cache);
   txn_locktab_free(db);
+  txn_vstore_free(db);
+  txn_ssi_free(db);
   if (db->db_dir)
     bt_close(db->db_dir);
   if (db->db_bp)
@@ -89,6 +91,10 @@ int db_open(const db_config_t *cfg, db_t **out, err_t *e)
   int rc = db_dir_cache_init(&db->db_cache, e);
   if (rc == CZ_OK)
     rc = txn_locktab_create(db, e);
+  if (rc == CZ_OK)
+    rc = txn_vstore_create(db, e);
+  if (rc == CZ_OK)
+    rc = txn_ssi_create(db, e);
   /* The log first: its lock refuses a second server sharing it before
    * a database file is created or read. */
   if (rc == CZ_OK)
@@ -153,4 +159,5 @@ void db_get_stats(db_t *db, db_stats_t *out)
   out->ds_log_bytes = ws.ws_bytes;
   out->ds_checkpoints = atomic_load(&db->db_checkpoints);
   out->ds_replayed = db->db_replayed;
+  txn_snap_stats(db, out);
 }

@@ -95,6 +95,7 @@ void txn_end(txn_t *tx)
   db_t *db = tx->tx_db;
   if (tx->tx_endcbs || tx->tx_locks)
     txn_end_callbacks_and_locks(tx, false);
+  txn_snap_end(tx);
   txn_free_dead_trees(tx);
   arena_destroy(tx->tx_arena);
   db_gate_leave(db);
@@ -231,6 +232,8 @@ int txn_insert(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
   db_tree_t *dt = txn_tree(tx, t, e);
   if (!dt)
     return CZ_ERR;
+  if (CZ_UNLIKELY(tx->tx_sx != NULL) && txn_ssi_write(tx, dt, e) != CZ_OK)
+    return CZ_ERR;
   if (txn_locks_tree(tx, dt))
     return txn_locked_insert(tx, dt, key, key_len, val, val_len, e);
   int rc = bt_insert(t, key, key_len, val, val_len, e);
@@ -244,6 +247,8 @@ int txn_update(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
 {
   db_tree_t *dt = txn_tree(tx, t, e);
   if (!dt)
+    return CZ_ERR;
+  if (CZ_UNLIKELY(tx->tx_sx != NULL) && txn_ssi_write(tx, dt, e) != CZ_OK)
     return CZ_ERR;
   if (txn_locks_tree(tx, dt))
     return txn_locked_update(tx, dt, key, key_len, val, val_len, e);
@@ -260,6 +265,8 @@ int txn_delete(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
 {
   db_tree_t *dt = txn_tree(tx, t, e);
   if (!dt)
+    return CZ_ERR;
+  if (CZ_UNLIKELY(tx->tx_sx != NULL) && txn_ssi_write(tx, dt, e) != CZ_OK)
     return CZ_ERR;
   if (txn_locks_tree(tx, dt))
     return txn_locked_delete(tx, dt, key, key_len, e);
@@ -301,6 +308,9 @@ int txn_insert_batch_done(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, 
 {
   db_tree_t *dt = txn_tree(tx, t, e);
   if (!dt)
+    return CZ_ERR;
+  *n_done = 0;
+  if (CZ_UNLIKELY(tx->tx_sx != NULL) && txn_ssi_write(tx, dt, e) != CZ_OK)
     return CZ_ERR;
   return txn_insert_rows(tx, dt, t, rows, n, n_done, txn_locks_tree(tx, dt), false, e);
 }
@@ -355,7 +365,10 @@ static uint8_t *txn_encode_redo(txn_t *tx, size_t *len)
   txn_log_begin(buf, tx->tx_n_ops);
   size_t off = 4;
   for (txn_op_t *op = tx->tx_first; op; op = op->to_next) {
-    txn_logop_t lo = { .lo_kind = op->to_kind, .lo_tree_id = op->to_tree->dt_id,
+    /* A revived dead entry is an insert to replay (the image and the
+     * log know nothing of dead entries). */
+    int kind = op->to_kind == TXN_OP_REVIVE ? TXN_OP_INSERT : op->to_kind;
+    txn_logop_t lo = { .lo_kind = kind, .lo_tree_id = op->to_tree->dt_id,
                        .lo_key = op->to_key, .lo_key_len = op->to_key_len,
                        .lo_val = op->to_val, .lo_val_len = op->to_val_len };
     off += txn_log_op_encode(buf + off, &lo);
@@ -390,9 +403,15 @@ int txn_commit(txn_t *tx, err_t *e)
   if (tx->tx_flags & TXN_BULK)
     return txn_commit_bulk(tx, e);
   db_t *db = tx->tx_db;
+  /* A serializable transaction a read doomed must not commit. */
+  if (CZ_UNLIKELY(tx->tx_sx != NULL) && txn_check_serializable(tx, e) != CZ_OK)
+    goto failed;
+  bool deletes = tx->tx_n_deferred > 0;
   if (txn_lock_apply_deletes(tx, e) != CZ_OK)
     goto failed;
   if (tx->tx_n_ops == 0) {
+    if (tx->tx_sx)
+      txn_ssi_commit(tx, e);
     txn_end_callbacks_and_locks(tx, true);
     txn_end(tx);
     return CZ_OK;
@@ -407,6 +426,15 @@ int txn_commit(txn_t *tx, err_t *e)
   thread_block_end();
   if (wrc != CZ_OK)
     goto failed;
+  /* Durable: number the commit, keep what older snapshots need, apply
+   * the deferred deletes. A failure here leaves memory behind the log. */
+  err_t es;
+  err_clear(&es);
+  if (txn_snap_commit(tx, deletes, &es) != CZ_OK) {
+    log_error("after a durable commit: %s", es.er_msg);
+    atomic_store(&db->db_broken, true);
+    wal_set_failed(db->db_wal, "a committed change could not be applied");
+  }
   txn_end_callbacks_and_locks(tx, true);
   txn_finish_drops(tx);
   atomic_fetch_add(&db->db_commits, 1);

@@ -30,6 +30,11 @@
  *   insert). A transaction's deletes of locked keys stay in the tree until
  *   its commit, so others keep seeing the row. Non-unique trees and bulk
  *   transactions are not locked.
+ * - Repeatable read and serializable (txn_snapshot.c, txn_ssi.c): commits
+ *   are numbered; a snapshot sees the commits up to its number, older
+ *   committed values coming from a version store that keeps what live
+ *   snapshots need (deleted entries stay in their trees, dead, meanwhile).
+ *   Serializable adds rw-antidependency tracking per tree.
  * - The periodic checkpoint does not stall the server: when transactions
  *   stay open it gives up after a short wait and retries later
  *   (db_checkpoint_try).
@@ -204,6 +209,11 @@ txn_vis_t txn_read_version(const txn_t *self, db_tree_t *dt, const void *key, si
 uint32_t txn_command_next(txn_t *tx);
 txn_vis_t txn_read_version_at(const txn_t *self, uint32_t cmd, db_tree_t *dt, const void *key,
                               size_t key_len, arena_t *a, const void **val, size_t *val_len);
+/* Whether every entry of dt is visible to self as the tree holds it (no
+ * key locked; none in the version store that self's snapshot, or a
+ * read-committed reader, must see otherwise): then a scan may skip
+ * txn_read_version_at for a whole leaf. One or two atomic loads. */
+bool txn_tree_plain(const txn_t *self, const db_tree_t *dt);
 /* Number of keys of dt now locked (0 = every entry is committed). */
 uint32_t db_tree_nlocked(const db_tree_t *dt);
 /* Number of keys of dt that tx itself holds locked (walks tx's locks;
@@ -217,6 +227,37 @@ bool txn_cancel_requested(const txn_t *tx);
  * uncommitted values are replaced by their pre-images and uncommitted
  * inserts skipped. The reader sees exactly the committed state plus its
  * own changes. */
+
+/* ---- isolation levels (txn_snapshot.c, txn_ssi.c) ------------------------ */
+
+/* READ COMMITTED is what every transaction starts with. REPEATABLE READ
+ * is snapshot isolation: the snapshot is taken by txn_set_isolation (call
+ * it before the transaction's first statement), scans and lookups
+ * (txn_read_version_at) see exactly the commits before it plus the
+ * transaction's own changes, and txn_lock_read reports a key a later
+ * commit changed as changed (the table layer's update and delete then
+ * fail with 40001: first updater wins). SERIALIZABLE adds conflict tracking
+ * (txn_ssi.c, README "Serializable") that fails one transaction of every
+ * dangerous structure with 40001. txn_read_version (no command) stays the
+ * latest committed state for constraint checks, as PostgreSQL's. */
+typedef enum txn_iso_e {
+  TXN_ISO_READ_COMMITTED = 0,
+  TXN_ISO_REPEATABLE_READ,
+  TXN_ISO_SERIALIZABLE
+} txn_iso_t;
+int txn_set_isolation(txn_t *tx, txn_iso_t iso, err_t *e);
+txn_iso_t txn_isolation(const txn_t *tx);
+/* SERIALIZABLE: tx reads tree dt (a scan, lookup or probe opens on it).
+ * A conflict that closes a dangerous structure dooms tx: its next write,
+ * txn_check_serializable or commit fails with 40001. No-op otherwise. */
+void txn_note_read(txn_t *tx, db_tree_t *dt);
+/* Whether a transaction that committed after tx's snapshot changed,
+ * inserted or deleted key of dt (false without a snapshot). ON CONFLICT
+ * asks it of the row it conflicts with: PostgreSQL fails that with 40001
+ * under REPEATABLE READ and SERIALIZABLE. */
+bool txn_snapshot_changed(const txn_t *tx, db_tree_t *dt, const void *key, size_t key_len);
+/* 40001 when tx is doomed (the engine asks at each statement). */
+int txn_check_serializable(const txn_t *tx, err_t *e);
 
 /* Durable when it returns CZ_OK. On error the transaction is rolled back.
  * tx is freed either way. */
@@ -287,6 +328,9 @@ typedef struct db_stats_s {
   uint64_t ds_log_bytes;
   uint64_t ds_checkpoints;
   uint64_t ds_replayed;       /* records replayed at the last open */
+  uint64_t ds_versions;       /* keys in the version store (older snapshots need them) */
+  uint64_t ds_version_bytes;  /* their memory */
+  uint64_t ds_snapshots;      /* live snapshots */
 } db_stats_t;
 
 void db_get_stats(db_t *db, db_stats_t *out);

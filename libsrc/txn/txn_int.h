@@ -52,6 +52,11 @@ typedef struct db_tree_s {
   _Atomic bool dt_hidden;   /* dropped by a transaction not yet committed */
   _Atomic uint32_t dt_nlocked; /* keys of this tree in the lock table: readers skip
                                   the lock table while it is 0 */
+  _Atomic uint32_t dt_nvers;   /* keys of this tree in the version store (txn_snapshot.c):
+                                  snapshot readers skip it while it is 0 */
+  _Atomic uint32_t dt_ndead;   /* of those, keys whose entry a committed delete left in the
+                                  tree for older snapshots: read-committed readers skip
+                                  the store while it is 0 */
   const txn_t *dt_hider;    /* that transaction: only it may reuse the name before it ends */
   uint64_t dt_creator;      /* tx_id of the transaction that created it (0: older than
                                this run, or replayed): until that one commits nobody
@@ -98,6 +103,12 @@ struct db_s {
   cz_cond_t db_timer_cond;  /* wakes the timer at close */
 
   struct txn_locktab_s *db_locks; /* row locks (txn_lock.c) */
+  /* Snapshots (txn_snapshot.c): commit timestamps, the live snapshots and
+   * the version store; serializable conflict tracking (txn_ssi.c). */
+  _Atomic uint64_t db_commit_ts;  /* the last commit timestamp handed out */
+  _Atomic uint32_t db_n_snap;     /* live snapshots (incremented before reading db_commit_ts) */
+  struct txn_vstore_s *db_vstore;
+  struct txn_ssi_s *db_ssi;
   _Atomic uint64_t db_next_txn_id;
 
   _Atomic uint64_t db_commits;
@@ -117,7 +128,12 @@ enum {
   TXN_OP_DROP = 2,          /* key = name */
   TXN_OP_INSERT = 3,
   TXN_OP_UPDATE = 4,        /* val = the new value */
-  TXN_OP_DELETE = 5         /* val = the entry's value in a non-unique tree, else empty */
+  TXN_OP_DELETE = 5,        /* val = the entry's value in a non-unique tree, else empty */
+  /* Only in a transaction's list, logged as INSERT: an insert of a key
+   * whose entry a committed delete left in the tree for older snapshots
+   * (txn_snapshot.c) overwrites that entry; its undo puts the old bytes
+   * back (the entry is dead again). */
+  TXN_OP_REVIVE = 6
 };
 
 /* One operation as the log holds it. */
@@ -155,6 +171,8 @@ typedef struct txn_op_s {
   uint32_t to_val_len;
   const uint8_t *to_old;    /* UPDATE, DELETE: the value before (for undo) */
   uint32_t to_old_len;
+  bool to_unapplied;        /* a deferred DELETE logged but applied to the tree only after
+                               the commit record is durable (txn_snap_commit): undo skips it */
 } txn_op_t;
 
 struct txn_s {
@@ -189,7 +207,16 @@ struct txn_s {
   struct txn_ljournal_s *tx_journal; /* lk_deleted changes since the first mark, newest first */
   struct txn_rbcb_s *tx_rbcbs;       /* txn_on_rollback_to callbacks, newest first */
   struct txn_dead_s *tx_dead;        /* trees created then rolled back to a mark: freed at the end */
+  /* Isolation (txn_snapshot.c, txn_ssi.c). */
+  uint8_t tx_iso;                    /* txn_iso_t */
+  bool tx_has_snap;                  /* reads see tx_snap_ts (REPEATABLE READ, SERIALIZABLE) */
+  uint64_t tx_snap_ts;               /* sees exactly the commits with timestamp <= this */
+  _Atomic uint64_t tx_commit_ts;     /* 0 = not committed; TXN_TS_PENDING while being numbered */
+  struct txn_s *tx_snap_next, *tx_snap_prev; /* the live snapshots (vs_mx) */
+  struct txn_sx_s *tx_sx;            /* SERIALIZABLE: its conflict record (txn_ssi.c) */
 };
+
+#define TXN_TS_PENDING UINT64_MAX
 
 /* ---- row locks (txn_lock.c) -------------------------------------------- */
 
@@ -292,6 +319,57 @@ void txn_lock_set_deleted(txn_t *tx, struct txn_lock_s *lk, bool deleted);
 /* Frees the trees created after a mark that was rolled back to (at the
  * end of tx, after its locks are released: lock entries name them). */
 void txn_free_dead_trees(txn_t *tx);
+
+/* ---- snapshots and the version store (txn_snapshot.c) ------------------ */
+
+int txn_vstore_create(db_t *db, err_t *e);
+void txn_vstore_free(db_t *db);
+/* After the commit record is durable: numbers the commit, keeps the prior
+ * committed value of every key tx changed while an older snapshot may
+ * live, and applies tx's deferred deletes (or leaves them in the tree,
+ * dead, for those snapshots). deletes: tx marked some (before
+ * txn_lock_apply_deletes logged them). */
+int txn_snap_commit(txn_t *tx, bool deletes, err_t *e);
+/* When tx ends: drops its snapshot and collects versions no snapshot needs. */
+void txn_snap_end(txn_t *tx);
+/* The checkpoint's collection (no transaction active): every version goes,
+ * every dead entry leaves its tree. */
+int txn_snap_purge(db_t *db, err_t *e);
+/* Whether the entry of key in dt is dead (a committed delete left it for
+ * older snapshots). Call while the entry is latched or its key locked. */
+bool txn_snap_dead(db_tree_t *dt, const void *key, size_t key_len);
+/* Whether a commit after tx's snapshot changed key (first updater wins). */
+bool txn_snap_changed(const txn_t *tx, db_tree_t *dt, const void *key, size_t key_len);
+/* The store's answer for a snapshot reader: the value before the first
+ * commit after snap (TXN_VIS_PREIMAGE or TXN_VIS_ABSENT), TXN_VIS_ABSENT
+ * when the key's newest committed change deleted it, else cand. */
+txn_vis_t txn_snap_read_store(uint64_t snap, db_tree_t *dt, const void *key, size_t key_len,
+                              arena_t *a, const void **val, size_t *val_len, txn_vis_t cand);
+/* bt_lookup of the latest committed state plus the caller's own changes:
+ * a dead entry is BT_NOT_FOUND (*dead, may be NULL, says it is there).
+ * The caller holds the key's lock. */
+int txn_tree_lookup(db_tree_t *dt, const void *key, size_t key_len, void *buf, size_t cap,
+                    size_t *val_len, bool *dead, err_t *e);
+/* An insert over a dead entry (TXN_OP_REVIVE). */
+int txn_snap_revive(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len, const void *val,
+                    size_t val_len, err_t *e);
+/* The store's figures for db_get_stats. */
+void txn_snap_stats(db_t *db, db_stats_t *out);
+/* Takes the lock on (dt, key) for tx only when nobody else holds it. */
+bool txn_lock_try(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len);
+
+/* ---- serializable (txn_ssi.c) ------------------------------------------ */
+
+int txn_ssi_create(db_t *db, err_t *e);
+void txn_ssi_free(db_t *db);
+int txn_ssi_begin(txn_t *tx, err_t *e);
+/* tx writes dt: 40001 when that closes a dangerous structure. */
+int txn_ssi_write(txn_t *tx, db_tree_t *dt, err_t *e);
+/* At commit, with tx's commit timestamp (0 for a read-only one: it takes
+ * one). 40001 when tx was doomed by a read. */
+int txn_ssi_commit(txn_t *tx, err_t *e);
+/* At the end (after txn_ssi_commit or for a rollback). */
+void txn_ssi_end(txn_t *tx);
 
 /* The named tree of a handle through tx's cache (the directory mutex only
  * on a miss); NULL when unknown. Does not check dt_hidden. */

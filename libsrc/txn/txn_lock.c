@@ -27,6 +27,7 @@
  * - Order: wait mutex, then a shard mutex. Readers take a shard mutex
  *   while holding a page latch; nobody takes a latch under a shard mutex.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,7 +304,7 @@ static int lk_check_changed(txn_t *tx, db_tree_t *dt, const void *key, size_t le
   (void)tx;
   uint8_t buf[BT_MAX_ROW];
   size_t vlen = 0;
-  int rc = bt_lookup(dt->dt_bt, key, len, buf, sizeof buf, &vlen, e);
+  int rc = txn_tree_lookup(dt, key, len, buf, sizeof buf, &vlen, NULL, e);
   if (rc == CZ_ERR)
     return CZ_ERR;
   bool exists = rc == CZ_OK;
@@ -415,6 +416,21 @@ int txn_lock_acquire_mode(txn_t *tx, db_tree_t *dt, const void *key, size_t key_
   }
 }
 
+bool txn_lock_try(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len)
+{
+  uint64_t h = lk_hash(dt, key, key_len);
+  lk_shard_t *sh = lk_shard(tx->tx_db->db_locks, h);
+  mutex_lock(&sh->ls_mx);
+  txn_lock_t *own;
+  bool mine = !lk_scan(sh, h, dt, key, key_len, tx, TXN_LOCK_EXCLUSIVE, &own);
+  if (mine && !own)
+    lk_new(tx, sh, h, dt, key, key_len, false);
+  else if (mine)
+    own->lk_shared = false;  /* an upgrade: no other holder is left */
+  mutex_unlock(&sh->ls_mx);
+  return mine;
+}
+
 void txn_lock_set_pre(txn_t *tx, txn_lock_t *lk, bool exists, const void *val, size_t len)
 {
   if (lk->lk_pre_state != TXN_PRE_NONE)
@@ -436,7 +452,7 @@ int txn_lock_note_pre(txn_t *tx, txn_lock_t *lk, bool *exists, err_t *e)
 {
   uint8_t buf[BT_MAX_ROW];
   size_t len = 0;
-  int rc = bt_lookup(lk->lk_tree->dt_bt, lk->lk_key, lk->lk_key_len, buf, sizeof buf, &len, e);
+  int rc = txn_tree_lookup(lk->lk_tree, lk->lk_key, lk->lk_key_len, buf, sizeof buf, &len, NULL, e);
   if (rc == CZ_ERR)
     return CZ_ERR;
   *exists = rc == CZ_OK && !lk->lk_deleted;
@@ -507,7 +523,7 @@ static int lk_stamp_now(txn_t *tx, txn_lock_t *lk, err_t *e)
   }
   uint8_t buf[BT_MAX_ROW];
   size_t len = 0;
-  int rc = bt_lookup(lk->lk_tree->dt_bt, lk->lk_key, lk->lk_key_len, buf, sizeof buf, &len, e);
+  int rc = txn_tree_lookup(lk->lk_tree, lk->lk_key, lk->lk_key_len, buf, sizeof buf, &len, NULL, e);
   if (rc != CZ_OK && rc != BT_NOT_FOUND)
     return CZ_ERR;
   lk_stamp(tx, lk, rc == CZ_OK, buf, rc == CZ_OK ? CZ_MIN(len, sizeof buf) : 0, false);
@@ -581,12 +597,6 @@ bool txn_cancel_requested(const txn_t *tx)
   return tx->tx_cancel && *tx->tx_cancel;
 }
 
-txn_vis_t txn_read_version(const txn_t *self, db_tree_t *dt, const void *key, size_t key_len,
-                           arena_t *a, const void **val, size_t *val_len)
-{
-  return txn_read_version_at(self, 0, dt, key, key_len, a, val, val_len);
-}
-
 static txn_vis_t lk_copy_out(const uint8_t *p, uint32_t len, arena_t *a, const void **val,
                              size_t *val_len)
 {
@@ -600,45 +610,88 @@ static txn_vis_t lk_copy_out(const uint8_t *p, uint32_t len, arena_t *a, const v
   return TXN_VIS_PREIMAGE;
 }
 
-txn_vis_t txn_read_version_at(const txn_t *self, uint32_t cmd, db_tree_t *dt, const void *key,
-                              size_t key_len, arena_t *a, const void **val, size_t *val_len)
+/* The commit timestamp of a lock's owner (0: not committed). A committer
+ * numbers itself in two steps (TXN_TS_PENDING, then the number): wait out
+ * that instant, or a snapshot taken in it could see the commit later but
+ * not now. The owner lives while its lock is in the table (shard mutex). */
+static uint64_t lk_owner_ts(const txn_t *owner)
 {
-  if (CZ_LIKELY(atomic_load(&dt->dt_nlocked) == 0))
+  uint64_t ts;
+  while ((ts = atomic_load(&((txn_t *)owner)->tx_commit_ts)) == TXN_TS_PENDING)
+    sched_yield();
+  return ts;
+}
+
+/* What self sees of key: read committed (snap false: the latest committed
+ * state and self's own changes) or as of self's snapshot. The lock table
+ * is consulted first, the version store after: a committer registers its
+ * versions before it releases its locks, so a reader that no longer finds
+ * the lock finds the versions. */
+static txn_vis_t lk_read(const txn_t *self, uint32_t cmd, bool snap, db_tree_t *dt, const void *key,
+                         size_t key_len, arena_t *a, const void **val, size_t *val_len)
+{
+  uint32_t nl = atomic_load(&dt->dt_nlocked);
+  if (CZ_LIKELY(nl == 0) && CZ_LIKELY(atomic_load(snap ? &dt->dt_nvers : &dt->dt_ndead) == 0))
     return TXN_VIS_CURRENT;
-  /* The tree of a database: its lock table hangs off the directory's db,
-   * reached through any transaction, or through the tree's owner. */
-  txn_locktab_t *lt = dt->dt_db->db_locks;
-  uint64_t h = lk_hash(dt, key, key_len);
-  lk_shard_t *sh = lk_shard(lt, h);
   txn_vis_t v = TXN_VIS_CURRENT;
-  mutex_lock(&sh->ls_mx);
-  /* self's own entry, else another's exclusive one (which excludes every
-   * other entry); others' shared entries change nothing readers see */
-  txn_lock_t *lk = self ? lk_find_own(sh, h, dt, key, key_len, self) : NULL;
-  if (!lk)
-    lk = lk_next_conflict(sh, h, dt, key, key_len, self, TXN_LOCK_SHARED, NULL);
-  if (lk) {
-    if (lk->lk_owner == self) {
+  bool decided = false;
+  if (nl) {
+    txn_locktab_t *lt = dt->dt_db->db_locks;
+    uint64_t h = lk_hash(dt, key, key_len);
+    lk_shard_t *sh = lk_shard(lt, h);
+    mutex_lock(&sh->ls_mx);
+    /* self's own entry, else another's exclusive one (which excludes every
+     * other entry); others' shared entries change nothing readers see */
+    txn_lock_t *lk = self ? lk_find_own(sh, h, dt, key, key_len, self) : NULL;
+    if (!lk)
+      lk = lk_next_conflict(sh, h, dt, key, key_len, self, TXN_LOCK_SHARED, NULL);
+    if (lk && lk->lk_owner == self && (!snap || lk->lk_cmd != 0)) {
+      /* self's own change (under a snapshot a key self only locked is
+       * read as of the snapshot) */
+      decided = true;
       if (cmd != 0 && lk->lk_cmd != 0 && lk->lk_cmd >= cmd)
         v = lk->lk_cmd_exists ? lk_copy_out(lk->lk_cmd_val, lk->lk_cmd_len, a, val, val_len)
                               : TXN_VIS_ABSENT;
       else if (lk->lk_deleted)
         v = TXN_VIS_ABSENT;
-    } else if (lk->lk_pre_state == TXN_PRE_ABSENT) {
-      v = TXN_VIS_ABSENT;
-    } else if (lk->lk_pre_state == TXN_PRE_VALUE) {
-      v = TXN_VIS_PREIMAGE;
-      uint8_t *p = NULL;
-      if (lk->lk_pre_len) {
-        p = arena_alloc(a, lk->lk_pre_len);
-        memcpy(p, lk->lk_pre, lk->lk_pre_len);
+    } else if (lk && lk->lk_owner != self) {
+      /* only a key the owner changed: a lock alone (a name lock, the
+       * collector's) says nothing of the key's state */
+      bool changed = lk->lk_cmd != 0 || lk->lk_deleted;
+      uint64_t ts = snap && changed ? lk_owner_ts(lk->lk_owner) : 0;
+      if (ts != 0 && ts <= self->tx_snap_ts) {
+        /* committed before the snapshot, locks not yet released */
+        decided = true;
+        v = lk->lk_deleted ? TXN_VIS_ABSENT : TXN_VIS_CURRENT;
+      } else if (lk->lk_pre_state == TXN_PRE_ABSENT) {
+        v = TXN_VIS_ABSENT;
+        decided = !snap;
+      } else if (lk->lk_pre_state == TXN_PRE_VALUE) {
+        v = lk_copy_out(lk->lk_pre, lk->lk_pre_len, a, val, val_len);
+        decided = !snap;
       }
-      *val = p;
-      *val_len = lk->lk_pre_len;
     }
+    mutex_unlock(&sh->ls_mx);
   }
-  mutex_unlock(&sh->ls_mx);
+  if (decided)
+    return v;
+  if (snap)
+    return txn_snap_read_store(self->tx_snap_ts, dt, key, key_len, a, val, val_len, v);
+  if (atomic_load(&dt->dt_ndead) > 0 && txn_snap_dead(dt, key, key_len))
+    return TXN_VIS_ABSENT;
   return v;
+}
+
+txn_vis_t txn_read_version(const txn_t *self, db_tree_t *dt, const void *key, size_t key_len,
+                           arena_t *a, const void **val, size_t *val_len)
+{
+  return lk_read(self, 0, false, dt, key, key_len, a, val, val_len);
+}
+
+txn_vis_t txn_read_version_at(const txn_t *self, uint32_t cmd, db_tree_t *dt, const void *key,
+                              size_t key_len, arena_t *a, const void **val, size_t *val_len)
+{
+  return lk_read(self, cmd, self && self->tx_has_snap, dt, key, key_len, a, val, val_len);
 }
 
 /* ---- the row operations under locks ------------------------------------ */
@@ -655,17 +708,13 @@ int txn_lock_apply_deletes(txn_t *tx, err_t *e)
      * logged after its DROP could not be replayed. */
     if (atomic_load(&lk->lk_tree->dt_hidden) && lk->lk_tree->dt_hider == tx)
       continue;
-    uint8_t old[BT_MAX_ROW];
-    size_t old_len = 0;
-    db_tree_t *dt = lk->lk_tree;
-    int rc = bt_delete(dt->dt_bt, lk->lk_key, lk->lk_key_len, NULL, 0, old, sizeof old, &old_len, e);
-    if (rc == BT_NOT_FOUND)
-      return err_set(e, SQLSTATE_INTERNAL, "commit: a row deleted by the transaction is gone");
-    if (rc != CZ_OK)
-      return CZ_ERR;
-    /* The entry stays locked (and marked) until release: readers keep
-     * seeing the pre-image until the commit is durable. */
-    txn_add_op(tx, TXN_OP_DELETE, dt, lk->lk_key, lk->lk_key_len, NULL, 0, old, CZ_MIN(old_len, sizeof old));
+    /* Logged now, applied to the tree once the record is durable and
+     * the commit numbered (txn_snap_commit): a snapshot taken before the
+     * commit must still find the entry, and one taken after sees the
+     * lock's deleted mark until then. */
+    txn_op_t *op = txn_add_op(tx, TXN_OP_DELETE, lk->lk_tree, lk->lk_key, lk->lk_key_len, NULL, 0,
+                              NULL, 0);
+    op->to_unapplied = true;
   }
   tx->tx_n_deferred = 0;
   return CZ_OK;
@@ -739,6 +788,8 @@ int txn_locked_insert(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
   }
   if (lk_stamp_now(tx, lk, e) != CZ_OK)
     return CZ_ERR;
+  if (CZ_UNLIKELY(atomic_load(&dt->dt_ndead) > 0) && txn_snap_dead(dt, key, key_len))
+    return txn_snap_revive(tx, dt, key, key_len, val, val_len, e);
   int rc = bt_insert(dt->dt_bt, key, key_len, val, val_len, e);
   if (rc == CZ_OK)
     txn_add_op(tx, TXN_OP_INSERT, dt, key, key_len, val, val_len, NULL, 0);
@@ -791,7 +842,7 @@ int txn_locked_delete(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
   /* Existence now (the pre-image may predate the transaction's own insert). */
   uint8_t buf[BT_MAX_ROW];
   size_t len = 0;
-  int rc = bt_lookup(dt->dt_bt, key, key_len, buf, sizeof buf, &len, e);
+  int rc = txn_tree_lookup(dt, key, key_len, buf, sizeof buf, &len, NULL, e);
   if (rc != CZ_OK)
     return rc;
   txn_lock_set_pre(tx, lk, true, buf, CZ_MIN(len, sizeof buf));
@@ -817,7 +868,14 @@ int txn_lock_read(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, void
   txn_lock_t *lk;
   if (txn_lock_acquire(tx, dt, key, key_len, &lk, NULL, changed, e) != CZ_OK)
     return CZ_ERR;
-  int rc = bt_lookup(t, key, key_len, val, cap, val_len, e);
+  /* Under a snapshot, a key a later commit changed counts as changed:
+   * the table layer's update and delete (tb_locate) and ON CONFLICT then
+   * fail with 40001 (first updater wins). Plain txn_update/txn_delete do
+   * not check: the catalog changes its rows as of the latest state, as
+   * PostgreSQL's catalog snapshots do. */
+  if (changed && !*changed && lk->lk_cmd == 0 && txn_snap_changed(tx, dt, key, key_len))
+    *changed = true;
+  int rc = txn_tree_lookup(dt, key, key_len, val, cap, val_len, NULL, e);
   if (rc == CZ_ERR)
     return CZ_ERR;
   txn_lock_set_pre(tx, lk, rc == CZ_OK, val, CZ_MIN(*val_len, cap));

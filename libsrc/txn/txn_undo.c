@@ -23,6 +23,7 @@ int txn_undo_op(db_t *db, const txn_op_t *op, err_t *e)
                    unique ? 0 : op->to_val_len, NULL, 0, NULL, e);
     break;
   case TXN_OP_UPDATE:
+  case TXN_OP_REVIVE: /* the dead entry's bytes back: dead again */
     rc = bt_update(dt->dt_bt, op->to_key, op->to_key_len, op->to_old, op->to_old_len, NULL, 0, NULL, e);
     break;
   case TXN_OP_DELETE:
@@ -52,6 +53,8 @@ int txn_undo_all(txn_t *tx, err_t *e)
      * its rows one by one (a rebuild's millions) is wasted work. */
     if (op->to_kind != TXN_OP_CREATE && op->to_kind != TXN_OP_DROP &&
         op->to_tree->dt_creator == tx->tx_id)
+      continue;
+    if (op->to_unapplied) /* a deferred delete the failed commit never applied */
       continue;
     err_t e1;
     err_clear(&e1);

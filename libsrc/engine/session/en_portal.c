@@ -164,7 +164,7 @@ static int portal_start(eportal_t *p, err_t *e)
     st->st_plan_runs++;
   }
   bool writes = p->po_plan->sp_kind != SP_QUERY || p->po_plan->sp_locks_rows;
-  if (writes || s->se_block) {
+  if (writes || s->se_block || es_tx_always(s)) {
     bool implicit;
     if (es_tx_ensure(s, &implicit, e) != CZ_OK)
       return CZ_ERR;

@@ -92,6 +92,12 @@ static void guc_put(esession_t *s, const char *name, const char *value, bool rep
   g->eg_changed = true;
 }
 
+void en_guc_put_value(esession_t *s, const char *name, const char *value)
+{
+  guc_put(s, name, value, false);
+}
+
+
 /* A duration setting as PostgreSQL takes it: an integer with an optional
  * unit (us, ms, s, min, h, d; none = ms). false when value is not one. */
 static bool guc_parse_ms(const char *value, int64_t *ms)
@@ -199,6 +205,9 @@ int en_guc_set(esession_t *s, const char *name, const char *value, bool from_cli
 {
   if (strcasecmp(name, "timezone") == 0)
     return guc_set_timezone(s, value, e);
+  if (strcasecmp(name, "transaction_isolation") == 0 ||
+      strcasecmp(name, "default_transaction_isolation") == 0)
+    return en_iso_guc_set(s, name, value, e);
   char norm[64];
   int64_t ms;
   if ((strcasecmp(name, "statement_timeout") == 0 || strcasecmp(name, "lock_timeout") == 0) &&
@@ -249,6 +258,7 @@ int esession_open(engine_t *eng, const char *role, const char *database, esessio
   s->se_role_oid = r->cr_oid;
   s->se_superuser = r->cr_superuser;
   s->se_status = 'I';
+  s->se_iso = 1; /* read committed, as the defaults below say */
   s->se_snap = snap;
   for (size_t i = 0; i < CZ_ARRAY_LEN(en_defaults); i++)
     guc_put(s, en_defaults[i].name, en_defaults[i].value, en_defaults[i].report);

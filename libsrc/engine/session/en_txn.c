@@ -4,17 +4,123 @@
  * failed statement is undone; savepoints are en_savepoint.c). */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "engine/session/session_int.h"
+
+/* ---- isolation levels ------------------------------------------------------ */
+
+/* PostgreSQL's names of the levels, as SHOW prints them. */
+static const char *const en_iso_names[] = {"read uncommitted", "read committed", "repeatable read",
+                                           "serializable"};
+
+/* The level a name (any case) stands for: 0..3 as en_iso_names, -1 unknown. */
+static int en_iso_parse(const char *v)
+{
+  for (int i = 0; i < 4; i++)
+    if (strcasecmp(v, en_iso_names[i]) == 0)
+      return i;
+  return -1;
+}
+
+/* READ UNCOMMITTED runs as READ COMMITTED (as in PostgreSQL). */
+static txn_iso_t en_iso_txn(int level)
+{
+  return level == 3 ? TXN_ISO_SERIALIZABLE
+         : level == 2 ? TXN_ISO_REPEATABLE_READ
+                      : TXN_ISO_READ_COMMITTED;
+}
+
+static int en_iso_of(sql_isolation_t iso)
+{
+  switch (iso) {
+  case SQL_ISO_READ_UNCOMMITTED: return 0;
+  case SQL_ISO_REPEATABLE_READ: return 2;
+  case SQL_ISO_SERIALIZABLE: return 3;
+  default: return 1;
+  }
+}
+
+static const char *en_iso_default(esession_t *s)
+{
+  const char *d = en_guc_get(s, "default_transaction_isolation");
+  return d && en_iso_parse(d) >= 0 ? d : "read committed";
+}
+
+bool es_tx_always(esession_t *s)
+{
+  return en_iso_txn(s->se_iso) != TXN_ISO_READ_COMMITTED;
+}
+
+/* The level of the next transaction: the GUC and its parsed copy. */
+static void en_iso_put(esession_t *s, int level)
+{
+  s->se_iso = level;
+  en_guc_put_value(s, "transaction_isolation", en_iso_names[level]);
+}
+
+/* After a block ends the next transaction starts with the default level. */
+static void en_iso_reset(esession_t *s)
+{
+  en_iso_put(s, en_iso_parse(en_iso_default(s)));
+}
+
+int en_iso_guc_set(esession_t *s, const char *name, const char *value, err_t *e)
+{
+  if (!*value)
+    value = "read committed"; /* RESET, SET … TO DEFAULT */
+  int level = en_iso_parse(value);
+  if (level < 0)
+    return err_set(e, SQLSTATE_INVALID_PARAMETER,
+                   "invalid value for parameter \"%s\": \"%s\"", name, value);
+  if (strcasecmp(name, "default_transaction_isolation") == 0) {
+    en_guc_put_value(s, "default_transaction_isolation", en_iso_names[level]);
+    if (!s->se_block)
+      en_iso_reset(s);
+    return CZ_OK;
+  }
+  /* transaction_isolation: this transaction's level, before its first query */
+  if (s->se_tx)
+    return err_set(e, SQLSTATE_ACTIVE_TX,
+                   "SET TRANSACTION ISOLATION LEVEL must be called before any query");
+  if (s->se_block)
+    en_iso_put(s, level);
+  return CZ_OK;
+}
+
+/* BEGIN's or SET TRANSACTION's modes. Only the isolation level changes
+ * anything; READ ONLY and DEFERRABLE are accepted and not enforced. */
+static int en_iso_modes(esession_t *s, const sql_txnmode_t *tm, bool begin, err_t *e)
+{
+  if (!tm || tm->tm_isolation == SQL_ISO_DEFAULT)
+    return CZ_OK;
+  const char *name = en_iso_names[en_iso_of(tm->tm_isolation)];
+  if (tm->tm_session)
+    return en_iso_guc_set(s, "default_transaction_isolation", name, e);
+  if (!begin && !s->se_block) {
+    es_notice(s, "WARNING", SQLSTATE_NO_ACTIVE_TX,
+              "SET TRANSACTION can only be used in transaction blocks");
+    return CZ_OK;
+  }
+  return en_iso_guc_set(s, "transaction_isolation", name, e);
+}
 
 int es_tx_ensure(esession_t *s, bool *implicit, err_t *e)
 {
   *implicit = false;
-  if (s->se_tx)
-    return CZ_OK;
+  if (s->se_tx) /* a serializable transaction a read doomed fails here */
+    return txn_check_serializable(s->se_tx, e);
   s->se_tx = txn_begin(s->se_eng->en_db, 0, e);
   if (!s->se_tx)
     return CZ_ERR;
+  /* The level is taken now, at the transaction's first statement: its
+   * snapshot (REPEATABLE READ, SERIALIZABLE) starts here. */
+  txn_iso_t iso = en_iso_txn(s->se_iso);
+  if (iso != TXN_ISO_READ_COMMITTED && txn_set_isolation(s->se_tx, iso, e) != CZ_OK) {
+    txn_rollback(s->se_tx, NULL);
+    s->se_tx = NULL;
+    return CZ_ERR;
+  }
   txn_set_cancel(s->se_tx, &s->se_cancel);
   txn_set_lock_timeout(s->se_tx, &s->se_lock_timeout_ms);
   /* Inside a multi-statement text the transaction outlives the
@@ -119,6 +225,7 @@ static int tx_finish(esession_t *s, bool commit, err_t *e)
   } else if (tx)
     rc = commit ? txn_commit(tx, e) : txn_rollback(tx, e);
   es_refresh_snapshot(s);
+  en_iso_reset(s);
   return rc;
 }
 
@@ -133,6 +240,12 @@ int en_tx_control(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap,
     }
     s->se_block = true;
     s->se_status = 'T';
+    en_iso_reset(s);
+    if (en_iso_modes(s, st->st_txn, true, e) != CZ_OK) {
+      s->se_block = false;
+      s->se_status = 'I';
+      return CZ_ERR;
+    }
     return CZ_OK;
   case SQL_STMT_COMMIT:
     if (!s->se_block) {
@@ -156,7 +269,7 @@ int en_tx_control(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap,
     return tx_finish(s, false, e);
   case SQL_STMT_SET_TRANSACTION:
     snprintf(tag, tagcap, "SET");
-    return CZ_OK;  /* read committed is the only level; others run as it */
+    return en_iso_modes(s, st->st_txn, false, e);
   default:
     return en_sp_control(s, st, tag, tagcap, e);
   }

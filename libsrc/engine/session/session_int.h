@@ -60,6 +60,9 @@ struct esession_s {
   txn_t *se_tx;                 /* open transaction or NULL */
   bool se_block;                /* inside BEGIN … COMMIT */
   bool se_multi;                /* inside esession_begin_implicit … end_implicit */
+  int se_iso;                   /* the next (or this block's) transaction's level, as the
+                                 * transaction_isolation GUC says: 0 read uncommitted,
+                                 * 1 read committed, 2 repeatable read, 3 serializable */
   ecursor_t *se_cursors;        /* open cursors (in se_arena) */
   cat_snapshot_t *se_snap;      /* what the session sees now */
   eguc_t *se_gucs;
@@ -101,11 +104,19 @@ struct eportal_s {
 /* ---- en_session.c ---------------------------------------------------------- */
 
 const char *en_guc_get(esession_t *s, const char *name);
+/* Stores a parameter's value as it is (no checks, not reported). */
+void en_guc_put_value(esession_t *s, const char *name, const char *value);
 int en_guc_set(esession_t *s, const char *name, const char *value, bool from_client, err_t *e);
 
 /* ---- en_txn.c ------------------------------------------------------------ */
 
 int en_tx_control(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e);
+/* SET transaction_isolation / default_transaction_isolation: checked,
+ * normalized to PostgreSQL's names; 25001 after the first query. */
+int en_iso_guc_set(esession_t *s, const char *name, const char *value, err_t *e);
+/* Whether statements that only read also need a transaction: the level
+ * is above read committed (a snapshot, conflict tracking). */
+bool es_tx_always(esession_t *s);
 
 /* ---- en_cursors.c: the open cursors --------------------------------------- */
 
