@@ -245,14 +245,66 @@ static bool strict_value(const xnode_t *x, int ngroup, bool *has_agg)
   }
 }
 
+/* Whether x reads a column below ngroup (a group key). */
+static bool reads_key(const xnode_t *x, int ngroup)
+{
+  if (x->x_kind == X_COL && x->x_index < ngroup)
+    return true;
+  for (int i = 0; i < x->x_nargs; i++)
+    if (reads_key(x->x_args[i], ngroup))
+      return true;
+  return false;
+}
+
+/* Whether x reads only columns of the table at [base, base + n). */
+static bool over_table(const xnode_t *x, int base, int n)
+{
+  if (x->x_kind == X_SUBQ || x->x_kind == X_PARAM)
+    return false;
+  if (x->x_kind == X_COL && (x->x_index < base || x->x_index >= base + n))
+    return false;
+  for (int i = 0; i < x->x_nargs; i++)
+    if (!over_table(x->x_args[i], base, n))
+      return false;
+  return true;
+}
+
+/* The index lookup aggregate form (dr_nagg): one stored table whose
+ * other conjuncts are its own, keys and aggregate arguments its columns,
+ * aggregates with a typed loop (op_index_agg_supports), a value v (over
+ * the grouped row [keys…, aggregates…]) that reads no key. */
+static void agg_look_form(bd_t *b, bd_decor_t *dr, const bd_aggctx_t *ag, int nk, const xnode_t *v)
+{
+  const sp_table_t *t = dr->dr_table;
+  if (!t || dr->dr_nresid > 0 || reads_key(v, nk))
+    return;
+  int base = dr->dr_tbase, n = t->tb_ncols;
+  for (int k = 0; k < nk; k++)
+    if (dr->dr_inner[k]->x_kind != X_COL || !over_table(dr->dr_inner[k], base, n))
+      return;
+  int width = base + n + nk + ag->ag_n;
+  int *map = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
+  for (int c = 0; c < width; c++)
+    map[c] = c >= base ? c - base : -1;
+  agg_spec_t *specs = arena_alloc(b->b_a, sizeof(agg_spec_t) * (size_t)(ag->ag_n + 1));
+  for (int i = 0; i < ag->ag_n; i++) {
+    const agg_spec_t *s = &ag->ag_specs[i];
+    if (s->ag_distinct || s->ag_arg2 || (s->ag_arg && !over_table(s->ag_arg, base, n)) ||
+        !op_index_agg_supports(s))
+      return;
+    specs[i] = *s;
+    if (s->ag_arg)
+      specs[i].ag_arg = bd_node_remap(b, s->ag_arg, map);
+  }
+  for (int c = 0; c < width; c++)
+    map[c] = c >= nk ? c - nk : -1;
+  dr->dr_agg_val = bd_node_remap(b, v, map);
+  dr->dr_aggs = specs;
+  dr->dr_nagg = ag->ag_n;
+}
+
 op_t *bd_decor_grouped(bd_t *b, bd_decor_t *dr, op_t *plan, bd_aggctx_t *ag, xnode_t *target)
 {
-  /* a key group with no row has no output row, so an outer row without
-   * one is dropped by the join: right only when the per-row value is
-   * NULL then (no count) and the comparison rejects NULL (the caller) */
-  for (int i = 0; i < ag->ag_n; i++)
-    if (ag->ag_specs[i].ag_kind == XAGG_COUNT || ag->ag_specs[i].ag_kind == XAGG_COUNT_STAR)
-      dr->dr_fail = true;
   if (dr->dr_nkeys == 0 || dr->dr_nresid > 0)
     dr->dr_fail = true;
   if (dr->dr_fail)
@@ -263,7 +315,21 @@ op_t *bd_decor_grouped(bd_t *b, bd_decor_t *dr, op_t *plan, bd_aggctx_t *ag, xno
   if (bd_agg_rewrite(b, ag, nk, dr->dr_inner, target, &v) != CZ_OK || !(v = bd_finish_unknown(b, v)))
     return NULL;
   bool has_agg = false;
-  if (!strict_value(v, nk, &has_agg) || !has_agg) {
+  if (!strict_value(v, nk, &has_agg)) {
+    dr->dr_fail = true;
+    return plan;
+  }
+  /* a key group with no row has no output row, so an outer row without
+   * one is dropped by the join: right only when the per-row value is
+   * NULL then (no count) and the comparison rejects NULL (the caller).
+   * The index lookup aggregate computes each outer row's own value, the
+   * empty one too, so it is right either way. */
+  dr->dr_agg_only = !has_agg;
+  for (int i = 0; i < ag->ag_n; i++)
+    if (ag->ag_specs[i].ag_kind == XAGG_COUNT || ag->ag_specs[i].ag_kind == XAGG_COUNT_STAR)
+      dr->dr_agg_only = true;
+  agg_look_form(b, dr, ag, nk, v);
+  if (dr->dr_agg_only && dr->dr_nagg == 0) {
     dr->dr_fail = true;
     return plan;
   }
@@ -414,6 +480,32 @@ static xnode_t **scalar_arg(xnode_t *x)
   return NULL;
 }
 
+/* The unit's index lookup aggregate form (lp_rel_t un_agg_*). */
+static void agg_unit(bd_t *b, const bd_decor_t *dr, lp_rel_t *u)
+{
+  const sp_table_t *t = dr->dr_table;
+  int width = dr->dr_tbase + t->tb_ncols;
+  int *map = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
+  for (int c = 0; c < width; c++)
+    map[c] = c >= dr->dr_tbase ? c - dr->dr_tbase : -1;
+  xnode_t **own = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(dr->dr_nown + 1));
+  for (int i = 0; i < dr->dr_nown; i++)
+    own[i] = bd_node_remap(b, dr->dr_own[i], map);
+  int *col = arena_alloc(b->b_a, sizeof(int) * (size_t)(dr->dr_nkeys + 1));
+  for (int k = 0; k < dr->dr_nkeys; k++)
+    col[k] = dr->dr_inner[k]->x_index - dr->dr_tbase;
+  col[dr->dr_nkeys] = -1;
+  u->un_look_table = t;
+  u->un_look_alias = t->tb_name;
+  u->un_look_nown = dr->dr_nown;
+  u->un_look_own = own;
+  u->un_look_col = col;
+  u->un_agg_n = dr->dr_nagg;
+  u->un_agg_specs = dr->dr_aggs;
+  u->un_agg_val = dr->dr_agg_val;
+  u->un_agg_only = dr->dr_agg_only;
+}
+
 /* `a < (SELECT 0.2 * avg(x) FROM t WHERE t.k = outer.k …)` (TPC-H Q2,
  * Q17, Q20): the subquery grouped by its correlating columns becomes an
  * inner unit joined on them, and the comparison reads its value. The
@@ -457,6 +549,8 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, in
   u->un_sub_cost = dr.dr_est_cost;
   u->un_row_cost = bd_plan_est_cost(old->xs_plan);
   u->un_probe = dr.dr_key_probe;
+  if (dr.dr_nagg > 0)
+    agg_unit(b, &dr, u);
   *ext += plan->o_ncols;
   /* the comparison reads the unit's value; a copy, as nodes are shared */
   xnode_t *cmp = arena_alloc(b->b_a, sizeof(*cmp));

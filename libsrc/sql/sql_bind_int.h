@@ -161,6 +161,14 @@ typedef struct bd_decor_s {
   int dr_tbase;
   int dr_nown;
   xnode_t **dr_own;
+  /* a scalar subquery's index lookup aggregate form (bd_decor_grouped,
+   * lp_rel_t un_agg_*): its aggregates over the table's columns, the
+   * value over their results; dr_agg_only: the grouped join would be
+   * wrong (count(), or a value not NULL without a group) */
+  int dr_nagg;
+  agg_spec_t *dr_aggs;
+  xnode_t *dr_agg_val;
+  bool dr_agg_only;
 } bd_decor_t;
 
 /* Statement binding state. */
