@@ -1240,7 +1240,7 @@ static bool agg_conjs_ok(const jplan_t *jp, int u)
  * Such a unit joins like a SEMI one (after the units its conjuncts read,
  * keeping every row). An un_agg_only unit without such an index stays
  * per row (keep; returns true). */
-static bool agg_lookups(jplan_t *jp, int bwidth, bool *keep)
+static bool agg_lookups(jplan_t *jp, bool *keep)
 {
   bool *in_set = arena_zalloc(jp->jp_b->lc_a, (size_t)jp->jp_nu + 1);
   bool any = false;
@@ -1248,8 +1248,10 @@ static bool agg_lookups(jplan_t *jp, int bwidth, bool *keep)
     const lp_rel_t *un = &jp->jp_fb->fb_units[u];
     if (un->un_agg_n == 0)
       continue;
+    /* the rows reaching it: every other unit's (the decorrelated ones
+     * filter: a semi join, an IN over a unique column joined) */
     for (int v = 0; v < jp->jp_nu; v++)
-      in_set[v] = v != u && (jp->jp_fb->fb_units[v].un_base < bwidth || jp->jp_semi[v] > 0);
+      in_set[v] = v != u;
     ixpick_t ip;
     if (!agg_conjs_ok(jp, u) || !index_pick(jp, in_set, u, &ip)) {
       if (un->un_agg_only) {
@@ -1485,7 +1487,7 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
   }
   jp.jp_ixm = arena_zalloc(b->lc_a, sizeof(double) * (size_t)(nu + 1));
   jp.jp_aggl = arena_zalloc(b->lc_a, (size_t)nu + 1);
-  bool kept = agg_lookups(&jp, bwidth, keep);
+  bool kept = agg_lookups(&jp, keep);
   if (keep_per_row(&jp, bwidth, keep) || kept) {
     ec->ec_n = nu_own;
     ec->ec_units = jp.jp_units;

@@ -373,6 +373,49 @@ static const bd_subq_src_t *find_src(const bd_t *b, const xsubq_t *sq)
   return NULL;
 }
 
+/* Whether column c of table t is its one-column primary key or unique
+ * index: no two rows share a value (NULLs aside, which join nothing). */
+static bool unique_col(const sp_table_t *t, int c)
+{
+  if (t->tb_npk == 1 && t->tb_pk[0] == c)
+    return true;
+  for (int i = 0; i < t->tb_nindexes; i++)
+    if (t->tb_indexes[i].ix_unique && t->tb_indexes[i].ix_ncols == 1 && t->tb_indexes[i].ix_cols[0] == c)
+      return true;
+  return false;
+}
+
+/* An uncorrelated `x IN (SELECT t.c FROM t WHERE …)` whose c is unique in
+ * t (TPC-H Q20's `ps_partkey IN (SELECT p_partkey FROM part WHERE …)`):
+ * each outer row equals at most one of its rows, so the semi join is an
+ * inner join, which the join search may start with (the few parts
+ * found, then partsupp probed by its key) instead of only after the
+ * outer rows. The subquery is bound again in decorrelating mode (dr_table:
+ * one stored table, its conjuncts its own); dr->dr_claimed false: not
+ * one. */
+static int unique_in(bd_t *b, bd_scope_t *sc, const sql_query_t *q, const xnode_t *x, bd_decor_t *dr,
+                     op_t **plan)
+{
+  memset(dr, 0, sizeof(*dr));
+  dr->dr_q = q;
+  dr->dr_in = true;
+  dr->dr_in_type = ((const xsubq_t *)x->x_subq)->xs_plan->o_types[0];
+  bd_decor_t *saved = b->b_decor;
+  b->b_decor = dr;
+  xsubq_t *nsq;
+  int rc = bd_subquery(b, sc, q, x->x_subq_kind, x->x_pos, &nsq, plan);
+  b->b_decor = saved;
+  if (rc != CZ_OK)
+    return CZ_ERR;
+  const xnode_t *tg = dr->dr_target;
+  const sp_table_t *t = dr->dr_table;
+  if (!dr->dr_claimed || dr->dr_fail || dr->dr_nparams || dr->dr_nkeys || dr->dr_nresid || !t || !tg ||
+      tg->x_kind != X_COL || tg->x_index < dr->dr_tbase || tg->x_index >= dr->dr_tbase + t->tb_ncols ||
+      !unique_col(t, tg->x_index - dr->dr_tbase) || (*plan)->o_ncols != 1)
+    dr->dr_claimed = false;
+  return CZ_OK;
+}
+
 /* Conjunct i of fb as a semi / anti unit, when it can be. */
 static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *ext)
 {
@@ -402,9 +445,18 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *
   dr.dr_in_type = in ? old->xs_plan->o_types[0] : ty_plain(TY_BOOL);
   dr.dr_anti = neg;
   op_t *plan;
-  if (in && old->xs_ncorr == 0) {
+  bool unique = false;
+  if (in && !neg && old->xs_ncorr == 0 && unique_in(b, sc, src->ss_q, x, &dr, &plan) == CZ_OK &&
+      dr.dr_claimed)
+    unique = true;  /* (an error in the rebinding is the bound one's: not reported twice) */
+  else if (in && old->xs_ncorr == 0) {
     /* uncorrelated IN: the subquery as bound, whatever its shape
      * (GROUP BY … HAVING in TPC-H Q18, set operations, LIMIT) */
+    err_clear(b->b_e);
+    memset(&dr, 0, sizeof(dr));
+    dr.dr_q = src->ss_q;
+    dr.dr_in = in;
+    dr.dr_in_type = old->xs_plan->o_types[0];
     plan = old->xs_plan;
     dr.dr_est_rows = plan->o_est_rows;
   } else {
@@ -429,14 +481,15 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *
   u->un_base = base;
   u->un_width = plan->o_ncols;
   u->un_op = plan;
-  u->un_kind = neg ? JOIN_ANTI : JOIN_SEMI;
+  u->un_kind = unique ? JOIN_INNER : neg ? JOIN_ANTI : JOIN_SEMI;
   u->un_null_aware = in && neg;
   u->un_src_conj = i;
   u->un_sub_rows = dr.dr_est_rows;
   u->un_sub_cost = dr.dr_est_cost;
   u->un_row_cost = bd_plan_est_cost(old->xs_plan);
   u->un_probe = dr.dr_key_probe;
-  look_form(b, &dr, u, plan);
+  if (!unique)
+    look_form(b, &dr, u, plan);
   *ext += plan->o_ncols;
   /* the conjunct becomes the join's keys and residuals */
   int nnew = 0;
