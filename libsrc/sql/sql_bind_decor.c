@@ -400,6 +400,7 @@ static int unique_in(bd_t *b, bd_scope_t *sc, const sql_query_t *q, const xnode_
   dr->dr_q = q;
   dr->dr_in = true;
   dr->dr_in_type = ((const xsubq_t *)x->x_subq)->xs_plan->o_types[0];
+  dr->dr_estimate = true;
   bd_decor_t *saved = b->b_decor;
   b->b_decor = dr;
   xsubq_t *nsq;

@@ -148,6 +148,8 @@ typedef struct bd_decor_s {
   int dr_nresid;                /* other pulled-out conjuncts (inner row, dr_sq's params) */
   xnode_t **dr_resid;
   bool dr_key_probe;            /* a key's inner side leads a table's primary key or index */
+  bool dr_estimate;             /* estimate the block's FROM (an IN joined as an inner join:
+                                 * its rows decide the join order) */
   double dr_est_rows;           /* the block's FROM estimate (rows aggregated or joined) */
   double dr_est_cost;           /* and its cost (0: one table, not estimated) */
   int dr_ncols;                 /* inner columns the residuals read */

@@ -46,7 +46,9 @@
             an Index Lookup Aggregate (TPC-H Q17, Q20): no per-row run,
             count() of a key without rows 0 (NULL keys too); many outer
             rows group the table once and hash-join it; answers as the
-            LEFT JOIN / GROUP BY form
+            LEFT JOIN / GROUP BY form. An uncorrelated IN over a unique
+            column is an inner join: a few subquery rows probe the outer
+            table's index (TPC-H Q20's parts then partsupp)
   cte       a WITH query named twice is computed once (one scan of its
             table under the first `CTE Scan`, both references CTE Scans;
             EXPLAIN ANALYZE: the table read once), also when the second
@@ -393,6 +395,14 @@ def check_lookagg(cur):
     got = rows(cur, sm)
     check("answers: sum() by index lookup aggregate", got == rows(cur, sm_j) and got[0][0] > 0,
           "%r vs %r" % (got, rows(cur, sm_j)))
+    inq = f"SELECT count(*), sum(i.v) FROM {P}si i WHERE i.k IN (SELECT id FROM {P}so WHERE id < 20)"
+    p = explain(cur, inq)
+    check("lookagg: IN over a primary key with few rows probes the outer table's index",
+          "Index Lookup Join" in p and "Semi" not in p, p)
+    inj = f"SELECT count(*), sum(i.v) FROM {P}si i, {P}so s WHERE i.k = s.id AND s.id < 20"
+    got = rows(cur, inq)
+    check("answers: IN over a primary key as an inner join", got == rows(cur, inj) and got[0][0] == 200,
+          "%r vs %r" % (got, rows(cur, inj)))
     many = sm.replace(f"{P}lo o", f"{P}so o").replace("o.q", "o.id % 300")
     p = explain(cur, many)
     check("lookagg: sum() for many outer rows groups the table once", "HashAggregate  1 keys" in p
