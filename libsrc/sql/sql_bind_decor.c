@@ -34,7 +34,14 @@
  *   semi join, wrong for an anti join (refused there).
  * - The new unit's columns lie past the block's row; the conjuncts that
  *   join it are the keys (outer column = its column) and the residuals
- *   rewritten over the block's row extended by them. */
+ *   rewritten over the block's row extended by them.
+ * - A comparison with a correlated scalar aggregate subquery becomes an
+ *   inner unit grouped by the keys; over one table it also carries the
+ *   index lookup aggregate form (agg_look_form: the planner may compute
+ *   each outer row's value by batched index probes), the only form for
+ *   count() (un_agg_only).
+ * - An uncorrelated IN over a unique column of one table joins as an
+ *   inner unit (unique_in). */
 #include <string.h>
 
 #include "sql/sql_bind_int.h"
