@@ -462,6 +462,14 @@ static int agg_finish(const op_lookup_t *l, lookup_run_t *lr, qctx_t *q, opst_t 
   const obatch_t *in = &lr->lr_in;
   int nleft = l->ol_op.o_in->o_ncols, n = in->ob_n;
   int *rows = arena_alloc(st->os_batch, sizeof(int) * (size_t)(n + 1));
+  if (n > lr->lr_aggrow->b_cols[0].v_cap) {
+    /* a left batch larger than the vector size: batches that hold it */
+    arena_t *xa = qexec_arena(q);
+    lr->lr_aggrow = batch_create(xa, l->ol_nagg, l->ol_agg_types, n, e);
+    lr->lr_aggout = batch_create(xa, l->ol_op.o_ncols, l->ol_op.o_types, n, e);
+    if (!lr->lr_aggrow || !lr->lr_aggout)
+      return CZ_ERR;
+  }
   batch_t *ab = lr->lr_aggrow;
   for (int i = 0; i < n; i++) {
     int row = rows[i] = in->ob_sel ? in->ob_sel[i] : i;
