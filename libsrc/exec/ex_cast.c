@@ -386,6 +386,22 @@ int xe_cast(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst, er
     xe_copy_rows(dst, src, sel, nsel);
     return CZ_OK;
   }
+  if (xt_is_string(f) && xt_is_string(t) && !xc_has_mods(to) && !(f == TY_CHAR && t == TY_CHAR)) {
+    /* a string to text, varchar or char without a length (a CHAR(n)
+     * column compared with a literal or a text: TPC-H Q19's p_brand,
+     * p_container, l_shipmode): the same bytes, CHAR's padding dropped
+     * as xc_to_text does; the result points into the source */
+    bool trim = f == TY_CHAR;
+    XE_FOR(sel, nsel, i, {
+      dn[i] = sn[i];
+      str_t v = src->v_str[i];
+      if (trim && !sn[i])
+        while (v.s_len > 0 && v.s_ptr[v.s_len - 1] == ' ')
+          v.s_len--;
+      dst->v_str[i] = v;
+    });
+    return CZ_OK;
+  }
   if (f == t && !xc_has_mods(to) && f != TY_CHAR) {
     XE_FOR(sel, nsel, i, {
       datum_t d;

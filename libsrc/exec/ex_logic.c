@@ -18,9 +18,17 @@ static int xe_and_or(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t
   vec_t *l, *r;
   if (xe_node(st, x->x_args[0], sel, nsel, NULL, &l, e) != CZ_OK)
     return CZ_ERR;
-  if (xe_safe(x->x_args[1])) {
-    /* The right side cannot fail: evaluate it everywhere and combine
-     * without branches, cheaper than tracking which rows need it. */
+  /* The deciding value: FALSE decides AND, TRUE decides OR. */
+  uint8_t decide = is_and ? 0 : 1;
+  int open = 0;
+  if (xe_safe(x->x_args[1]))
+    XE_FOR(sel, nsel, i, { open += l->v_null[i] | (l->v_bool[i] != decide); });
+  if (xe_safe(x->x_args[1]) && open * 4 >= nsel * 3) {
+    /* The right side cannot fail and most rows need it: evaluate it
+     * everywhere and combine without branches, cheaper than tracking
+     * which rows need it. When the left side decides most rows (TPC-H
+     * Q19's `p_brand = …` in each branch of an OR of ANDs keeps 1 row in
+     * 25) the right side runs only on the others, below. */
     if (xe_node(st, x->x_args[1], sel, nsel, NULL, &r, e) != CZ_OK)
       return CZ_ERR;
     const uint8_t *ln = l->v_null, *lv = l->v_bool, *rn = r->v_null, *rv = r->v_bool;
@@ -39,8 +47,6 @@ static int xe_and_or(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t
       });
     return CZ_OK;
   }
-  /* The deciding value: FALSE decides AND, TRUE decides OR. */
-  uint8_t decide = is_and ? 0 : 1;
   int *need = xe_sel_alloc(st), nneed = 0;
   XE_FOR(sel, nsel, i, {
     if (!l->v_null[i] && l->v_bool[i] == decide) {

@@ -615,6 +615,19 @@ op_t *op_index_join_new(arena_t *a, op_t *left, join_kind_t kind, void *table, c
                         int index, const char *index_name, int nkeys, const int *lk,
                         const char *const *key_names, int ncols, const int *cols,
                         const ty_t *types, xnode_t *cond);
+/* Index Lookup Aggregate: a correlated scalar aggregate subquery over one
+ * table, batched. Probes as op_index_join_new; per left row, the
+ * aggregates aggs (arguments over the pair row: left then fetched
+ * columns) of its pairs passing cond, then the values vals over the row
+ * of those nagg results. Output: every left row once, in order, then its
+ * values; a left row without a passing pair (or with a NULL key part)
+ * has count 0 and NULL for the other aggregates, as the subquery run for
+ * that row alone. Only aggregates op_index_agg_supports. */
+op_t *op_index_agg_new(arena_t *a, op_t *left, void *table, const char *name, int index,
+                       const char *index_name, int nkeys, const int *lk, const char *const *key_names,
+                       int ncols, const int *cols, const ty_t *types, xnode_t *cond, int nagg,
+                       const agg_spec_t *aggs, int nval, xnode_t **vals);
+bool op_index_agg_supports(const agg_spec_t *ag);
 /* Whether o is one (tests, the parallel planner). */
 bool op_is_index_join(const op_t *o);
 

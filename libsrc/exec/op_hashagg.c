@@ -236,7 +236,7 @@ static int agg_step(hashagg_run_t *h, qctx_t *q, const agg_spec_t *ag, agg_state
   }
 }
 
-static int agg_final(const agg_spec_t *ag, const agg_state_t *st, datum_t *out, err_t *e)
+int agg_final(const agg_spec_t *ag, const agg_state_t *st, datum_t *out, err_t *e)
 {
   memset(out, 0, sizeof(*out));
   ty_phys_t rp = ty_phys(ag->ag_type.t_id);

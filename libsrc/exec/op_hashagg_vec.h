@@ -46,6 +46,10 @@ static inline bool aggv_eq(ty_phys_t p, const vec_t *a, int ra, const vec_t *b, 
 int aggv_accum(const agg_spec_t *ag, agg_state_t *st, const int64_t *grp, const vec_t *v,
                const int *sel, int nsel, arena_t *a, err_t *e);
 
+/* The result of aggregate ag from its state (op_hashagg.c; the index
+ * lookup aggregate too): count 0 and NULL for the others over no rows. */
+int agg_final(const agg_spec_t *ag, const agg_state_t *st, datum_t *out, err_t *e);
+
 /* min/max of text: st keeps a copy of the best string in a buffer of its
  * own in a (as_cap bytes), reused while the new value fits and replaced,
  * the old one given back, when it does not — so a run of ever larger

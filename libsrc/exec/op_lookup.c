@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "exec/exec_int.h"
+#include "exec/op_hashagg_vec.h"
 
 typedef struct op_lookup_s {
   op_t ol_op;
@@ -42,6 +43,13 @@ typedef struct op_lookup_s {
   int ol_index;
   const char *ol_index_name;
   const char **ol_key_names;    /* the index's key columns probed (EXPLAIN) */
+  /* the aggregate form (op_index_agg_new): per left row, aggregates over
+   * its passing pairs, then values over those aggregates */
+  int ol_nagg;                  /* 0: a join */
+  agg_spec_t *ol_aggs;          /* arguments over the pair row */
+  ty_t *ol_agg_types;
+  int ol_nval;
+  xnode_t **ol_vals;            /* over the row of the ol_nagg results */
 } op_lookup_t;
 
 /* Its run state: the joined batch, made once per execution (in its
@@ -67,6 +75,12 @@ typedef struct lookup_run_s {
   int lr_r;                     /* pairing cursor: row of lr_rows */
   int lr_j;                     /* and key position in its chain (-1: start the row) */
   int *lr_pl, *lr_pr;           /* a pair batch: left row, row of lr_rows */
+  /* the aggregate form */
+  agg_state_t **lr_ags;         /* per aggregate: a state per left row (lr_keys_a) */
+  int64_t *lr_grp;              /* per pair: its left row */
+  vec_t *lr_argv;               /* per aggregate: its argument over a pair batch */
+  batch_t *lr_aggrow;           /* the aggregates' results of a left batch */
+  batch_t *lr_aggout;           /* the left rows and their values */
 } lookup_run_t;
 
 /* SEMI / ANTI: the left rows whose match (exists and) passes the residual
@@ -283,7 +297,21 @@ static int index_scratch(const op_lookup_t *l, lookup_run_t *lr, qctx_t *q, int 
   lr->lr_at = arena_alloc(xa, sizeof(int) * (size_t)cap);
   lr->lr_pl = arena_alloc(xa, sizeof(int) * (size_t)cap);
   lr->lr_pr = arena_alloc(xa, sizeof(int) * (size_t)cap);
-  return CZ_OK;
+  if (l->ol_nagg == 0)
+    return CZ_OK;
+  lr->lr_ags = arena_zalloc(xa, sizeof(agg_state_t *) * (size_t)l->ol_nagg);
+  lr->lr_grp = arena_alloc(xa, sizeof(int64_t) * (size_t)cap);
+  lr->lr_argv = arena_zalloc(xa, sizeof(vec_t) * (size_t)l->ol_nagg);
+  for (int i = 0; i < l->ol_nagg; i++) {
+    const xnode_t *x = l->ol_aggs[i].ag_arg;
+    if (x && x->x_kind != X_COL && vec_init(&lr->lr_argv[i], xa, x->x_type, cap, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  ty_t *ot = arena_alloc(xa, sizeof(ty_t) * (size_t)(nleft + l->ol_nval));
+  memcpy(ot, l->ol_op.o_types, sizeof(ty_t) * (size_t)(nleft + l->ol_nval));
+  lr->lr_aggrow = batch_create(xa, l->ol_nagg, l->ol_agg_types, cap, e);
+  lr->lr_aggout = batch_create(xa, nleft + l->ol_nval, ot, cap, e);
+  return lr->lr_aggrow && lr->lr_aggout ? CZ_OK : CZ_ERR;
 }
 
 /* A new left batch: its rows without a NULL key part become the probe's
@@ -298,6 +326,8 @@ static int index_start(const op_lookup_t *l, lookup_run_t *lr, qctx_t *q, const 
   lr->lr_krow = arena_alloc(ka, sizeof(int) * (size_t)(in->ob_n + 1));
   lr->lr_same = arena_alloc(ka, sizeof(int) * (size_t)(in->ob_n + 1));
   lr->lr_hit = arena_zalloc(ka, (size_t)lb->b_n + 1);
+  for (int i = 0; i < l->ol_nagg; i++)
+    lr->lr_ags[i] = arena_zalloc(ka, sizeof(agg_state_t) * (size_t)(lb->b_n + 1));
   int nk = 0;
   for (int i = 0; i < in->ob_n; i++) {
     int row = in->ob_sel ? in->ob_sel[i] : i;
@@ -393,6 +423,79 @@ static void index_finish(const op_lookup_t *l, lookup_run_t *lr, arena_t *a, oba
   out->ob_n = n;
 }
 
+/* The aggregate form: the passing pairs sel[0..nsel) of pair batch b
+ * (sel NULL: all) go into their left rows' states. */
+static int agg_pairs(const op_lookup_t *l, lookup_run_t *lr, qctx_t *q, opst_t *st, const batch_t *b,
+                     const int *sel, int nsel, err_t *e)
+{
+  if (nsel == 0)
+    return CZ_OK;
+  for (int j = 0; j < nsel; j++)
+    lr->lr_grp[j] = lr->lr_pl[sel ? sel[j] : j];
+  xctx_t xc;
+  op_xctx(q, st->os_batch, &xc);
+  for (int i = 0; i < l->ol_nagg; i++) {
+    const agg_spec_t *ag = &l->ol_aggs[i];
+    const vec_t *v = NULL;
+    if (ag->ag_arg && ag->ag_arg->x_kind == X_COL)
+      v = &b->b_cols[ag->ag_arg->x_index];
+    else if (ag->ag_arg) {
+      if (xeval(&xc, ag->ag_arg, b, sel, nsel, &lr->lr_argv[i], e) != CZ_OK)
+        return CZ_ERR;
+      v = &lr->lr_argv[i];
+    }
+    int rc = aggv_accum(ag, lr->lr_ags[i], lr->lr_grp, v, sel, nsel, lr->lr_keys_a, e);
+    if (rc < 0)
+      return CZ_ERR;
+    if (rc == 0)
+      return err_set(e, SQLSTATE_INTERNAL, "index lookup aggregate: no typed loop");
+  }
+  return CZ_OK;
+}
+
+/* The aggregate form, the left batch done: every left row (a row
+ * without a passing pair has the aggregates of no rows: count 0, the
+ * others NULL) with its values. */
+static int agg_finish(const op_lookup_t *l, lookup_run_t *lr, qctx_t *q, opst_t *st, obatch_t *out,
+                      err_t *e)
+{
+  const obatch_t *in = &lr->lr_in;
+  int nleft = l->ol_op.o_in->o_ncols, n = in->ob_n;
+  int *rows = arena_alloc(st->os_batch, sizeof(int) * (size_t)(n + 1));
+  if (n > lr->lr_aggrow->b_cols[0].v_cap) {
+    /* a left batch larger than the vector size: batches that hold it */
+    arena_t *xa = qexec_arena(q);
+    lr->lr_aggrow = batch_create(xa, l->ol_nagg, l->ol_agg_types, n, e);
+    lr->lr_aggout = batch_create(xa, l->ol_op.o_ncols, l->ol_op.o_types, n, e);
+    if (!lr->lr_aggrow || !lr->lr_aggout)
+      return CZ_ERR;
+  }
+  batch_t *ab = lr->lr_aggrow;
+  for (int i = 0; i < n; i++) {
+    int row = rows[i] = in->ob_sel ? in->ob_sel[i] : i;
+    for (int a = 0; a < l->ol_nagg; a++) {
+      datum_t d;
+      if (agg_final(&l->ol_aggs[a], &lr->lr_ags[a][row], &d, e) != CZ_OK)
+        return CZ_ERR;
+      vec_set(&ab->b_cols[a], i, &d);
+    }
+  }
+  ab->b_n = n;
+  batch_t *ob = lr->lr_aggout;
+  for (int c = 0; c < nleft; c++)
+    vec_gather(&ob->b_cols[c], 0, &in->ob_b->b_cols[c], rows, n);
+  xctx_t xc;
+  op_xctx(q, st->os_batch, &xc);
+  for (int v = 0; v < l->ol_nval; v++)
+    if (xeval(&xc, l->ol_vals[v], ab, NULL, n, &ob->b_cols[nleft + v], e) != CZ_OK)
+      return CZ_ERR;
+  ob->b_n = n;
+  out->ob_b = ob;
+  out->ob_sel = NULL;
+  out->ob_n = n;
+  return CZ_OK;
+}
+
 static int index_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
 {
   const op_lookup_t *l = (const op_lookup_t *)o;
@@ -423,7 +526,10 @@ static int index_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t
       return CZ_ERR;
     if (np == 0) {
       /* every prefix of the left batch read */
-      if (l->ol_kind != JOIN_INNER)
+      if (l->ol_nagg > 0) {
+        if (agg_finish(l, lr, q, st, out, e) != CZ_OK)
+          return CZ_ERR;
+      } else if (l->ol_kind != JOIN_INNER)
         index_finish(l, lr, st->os_batch, out);
       lr->lr_in.ob_b = NULL;
       if (out->ob_b)
@@ -444,6 +550,11 @@ static int index_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t
       op_xctx(q, st->os_batch, &xc);
       if (xeval_filter(&xc, l->ol_cond, b, NULL, np, pass, &npass, e) != CZ_OK)
         return CZ_ERR;
+    }
+    if (l->ol_nagg > 0) {
+      if (agg_pairs(l, lr, q, st, b, npass == np ? NULL : pass, npass, e) != CZ_OK)
+        return CZ_ERR;
+      continue;
     }
     if (l->ol_kind != JOIN_INNER)
       for (int p = 0; p < npass; p++)
@@ -525,10 +636,60 @@ op_t *op_index_join_new(arena_t *a, op_t *left, join_kind_t kind, void *table, c
   return o;
 }
 
+static char *index_agg_detail(const op_t *o, arena_t *a)
+{
+  const op_lookup_t *l = (const op_lookup_t *)o;
+  return arena_sprintf(a, "%s, %d aggregate%s per left row", index_detail(o, a), l->ol_nagg,
+                       l->ol_nagg == 1 ? "" : "s");
+}
+
+/* Every left row comes out once, with its values, in the left's order. */
+static const op_vt_t index_agg_vt = {"Index Lookup Aggregate", lookup_open,      lookup_next,
+                                     lookup_close,             index_agg_detail, sizeof(lookup_run_t),
+                                     op_pass_left_col,         op_order_pass};
+
+op_t *op_index_agg_new(arena_t *a, op_t *left, void *table, const char *name, int index,
+                       const char *index_name, int nkeys, const int *lk, const char *const *key_names,
+                       int ncols, const int *cols, const ty_t *types, xnode_t *cond, int nagg,
+                       const agg_spec_t *aggs, int nval, xnode_t **vals)
+{
+  op_t *o = op_index_join_new(a, left, JOIN_LEFT, table, name, index, index_name, nkeys, lk,
+                              key_names, ncols, cols, types, cond);
+  op_lookup_t *l = (op_lookup_t *)o;
+  int nleft = left->o_ncols;
+  ty_t *ot = arena_alloc(a, sizeof(ty_t) * (size_t)(nleft + nval + 1));
+  memcpy(ot, left->o_types, sizeof(ty_t) * (size_t)nleft);
+  for (int v = 0; v < nval; v++)
+    ot[nleft + v] = vals[v]->x_type;
+  op_init(o, &index_agg_vt, a, nleft + nval, ot, left, NULL);
+  l->ol_nagg = nagg;
+  l->ol_aggs = arena_alloc(a, sizeof(agg_spec_t) * (size_t)(nagg + 1));
+  memcpy(l->ol_aggs, aggs, sizeof(agg_spec_t) * (size_t)nagg);
+  l->ol_agg_types = arena_alloc(a, sizeof(ty_t) * (size_t)(nagg + 1));
+  for (int i = 0; i < nagg; i++)
+    l->ol_agg_types[i] = aggs[i].ag_type;
+  l->ol_nval = nval;
+  l->ol_vals = arena_alloc(a, sizeof(xnode_t *) * (size_t)(nval + 1));
+  memcpy(l->ol_vals, vals, sizeof(xnode_t *) * (size_t)nval);
+  return o;
+}
+
+bool op_index_agg_supports(const agg_spec_t *ag)
+{
+  /* the typed loops' own answer, asked with no rows */
+  vec_t v;
+  memset(&v, 0, sizeof(v));
+  if (ag->ag_arg)
+    v.v_type = ag->ag_arg->x_type;
+  err_t e;
+  err_clear(&e);
+  return aggv_accum(ag, NULL, NULL, ag->ag_arg ? &v : NULL, NULL, 0, NULL, &e) == 1;
+}
+
 bool op_is_index_join(const op_t *o)
 {
   return o->o_vt == &index_vt || o->o_vt == &index_left_vt || o->o_vt == &index_semi_vt ||
-         o->o_vt == &index_anti_vt;
+         o->o_vt == &index_anti_vt || o->o_vt == &index_agg_vt;
 }
 
 static char *lookup_detail(const op_t *o, arena_t *a)

@@ -91,6 +91,8 @@ typedef struct jplan_s {
   int *jp_comp;
   double *jp_ixm;               /* per unit: rows of its table per distinct value of its
                                  * first probed key column (index_matches), 0 = not yet */
+  bool *jp_aggl;                /* per unit: a scalar aggregate joined as an Index Lookup
+                                 * Aggregate (agg_lookups); filter-like, as SEMI */
 } jplan_t;
 
 static bool conj_within(const jconj_t *c, const bool *in_set)
@@ -248,6 +250,8 @@ static double probe_keys(const jplan_t *jp, const bool *in_set, int u, bool *use
 static const sp_table_t *look_table(const jplan_t *jp, int u)
 {
   const lp_rel_t *un = &jp->jp_fb->fb_units[u];
+  if (un->un_agg_n > 0)
+    return un->un_look_table;  /* its keys' columns are the table's */
   if (un->un_kind == JOIN_INNER)
     return un->un_table && !un->un_rowid && !jp->jp_units[u].pu_unknown ? un->un_table : NULL;
   if ((un->un_kind != JOIN_SEMI && un->un_kind != JOIN_ANTI) || un->un_null_aware ||
@@ -264,7 +268,7 @@ static int look_tcol(const jplan_t *jp, int u, int bc)
 {
   const lp_rel_t *un = &jp->jp_fb->fb_units[u];
   int c = bc - un->un_base;
-  return un->un_kind == JOIN_INNER ? c : un->un_look_col[c];
+  return un->un_kind == JOIN_INNER && !un->un_agg_n ? c : un->un_look_col[c];
 }
 
 /* An index of u's table and the equalities with the rows so far giving a
@@ -429,6 +433,21 @@ static bool index_covers(const ixpick_t *ip, const bool *need, int nt)
   return true;
 }
 
+/* The table columns an Index Lookup Aggregate of unit un reads: its own
+ * conjuncts', its aggregates' arguments and its keys' (a key the probed
+ * prefix does not give is compared on the rows found). */
+static void agg_need(const lp_rel_t *un, bool *need)
+{
+  for (int i = 0; i < un->un_look_nown; i++)
+    bd_node_cols(un->un_look_own[i], need_col, need);
+  for (int i = 0; i < un->un_agg_n; i++)
+    if (un->un_agg_specs[i].ag_arg)
+      bd_node_cols(un->un_agg_specs[i].ag_arg, need_col, need);
+  for (int c = 0; c < un->un_width; c++)
+    if (un->un_look_col[c] >= 0)
+      need[un->un_look_col[c]] = true;
+}
+
 /* The cost of joining u to `rows` rows by an index lookup join through
  * ip: a seek per row (its distinct prefixes: at most), then each row
  * found read (decoded from the tree, or fetched by a secondary index). */
@@ -436,7 +455,12 @@ static double index_cost(const jplan_t *jp, bool *in_set, int u, const ixpick_t 
 {
   const lp_rel_t *un = &jp->jp_fb->fb_units[u];
   bool fetch = ip->ip_secondary;
-  if (fetch) {
+  if (fetch && un->un_agg_n > 0) {
+    const sp_table_t *t = un->un_look_table;
+    bool *need = arena_zalloc(jp->jp_b->lc_a, (size_t)t->tb_ncols + 1);
+    agg_need(un, need);
+    fetch = !index_covers(ip, need, t->tb_ncols);
+  } else if (fetch) {
     arena_t *a = jp->jp_b->lc_a;
     const sp_table_t *t = look_table(jp, u);
     bool *need = arena_alloc(a, (size_t)t->tb_ncols + 1);
@@ -446,7 +470,7 @@ static double index_cost(const jplan_t *jp, bool *in_set, int u, const ixpick_t 
     fetch = !index_covers(ip, need, t->tb_ncols);
   }
   double found;
-  if (un->un_kind == JOIN_INNER) {
+  if (un->un_kind == JOIN_INNER && !un->un_agg_n) {
     double ksel = 1;
     for (int k = 0; k < ip->ip_nk; k++)
       ksel *= jp->jp_conj[ip->ip_conj[k]].jc_sel;
@@ -603,6 +627,13 @@ static int merge_pair(const op_t *left, const op_t *right, int nk, const int *lk
 static double step_cost(const jplan_t *jp, bool *in_set, double rows, int u, jmethod_t *method)
 {
   const opt_unit_t *pu = &jp->jp_units[u];
+  if (jp->jp_aggl[u]) {
+    /* an Index Lookup Aggregate: nothing else computes it */
+    ixpick_t ip;
+    *method = JM_INDEX;
+    double ix = index_pick(jp, in_set, u, &ip) ? index_cost(jp, in_set, u, &ip, rows) : 1e30;
+    return ix + rows * COST_OUT;
+  }
   int lk[32];
   bool *used = jp->jp_scratch;
   bool equi = false;
@@ -1013,9 +1044,14 @@ static op_t *probe_join(jplan_t *jp, int u, op_t *acc, const int *pos, const boo
  * acc's (for a SEMI / ANTI unit only those its conditions read; they do
  * not stay in the row), the unit's own conjuncts and the other conjuncts
  * the step completes its residual. Updates pos, *acc_w, in_set, done. */
+static op_t *agg_join(jplan_t *jp, int u, op_t *acc, const ixpick_t *ip, int *pos, int *acc_w,
+                      bool *in_set, bool *done);
+
 static op_t *index_join(jplan_t *jp, int u, op_t *acc, const ixpick_t *ip, int *pos, int *acc_w,
                         bool *in_set, bool *done, bool *ec_taken)
 {
+  if (jp->jp_aggl[u])
+    return agg_join(jp, u, acc, ip, pos, acc_w, in_set, done);
   lp_ctx_t *b = jp->jp_b;
   const lp_block_t *fb = jp->jp_fb;
   const lp_rel_t *un = &fb->fb_units[u];
@@ -1079,6 +1115,170 @@ static op_t *index_join(jplan_t *jp, int u, op_t *acc, const ixpick_t *ip, int *
   else
     *acc_w += nc;
   return o;
+}
+
+/* Whether x reads block column vcol. */
+static bool agg_reads_value(const jplan_t *jp, const xnode_t *x, int vcol)
+{
+  if (x->x_kind == X_COL && x->x_index == vcol)
+    return true;
+  for (int i = 0; i < x->x_nargs; i++)
+    if (agg_reads_value(jp, x->x_args[i], vcol))
+      return true;
+  return false;
+}
+
+/* Unit u, a scalar aggregate, computed for each row of acc by an Index
+ * Lookup Aggregate through ip (exec.h op_index_agg_new): its own
+ * conjuncts and the key equalities the probe does not give run on the
+ * rows found, the conjuncts reading its value (the comparison) filter
+ * the rows after. Its value is the one column it adds. */
+static op_t *agg_join(jplan_t *jp, int u, op_t *acc, const ixpick_t *ip, int *pos, int *acc_w,
+                      bool *in_set, bool *done)
+{
+  lp_ctx_t *b = jp->jp_b;
+  const lp_rel_t *un = &jp->jp_fb->fb_units[u];
+  const sp_table_t *t = un->un_look_table;
+  int nt = t->tb_ncols, nleft = *acc_w;
+  bool *need = arena_zalloc(b->lc_a, (size_t)nt + 1);
+  agg_need(un, need);
+  int *tcols = arena_alloc(b->lc_a, sizeof(int) * (size_t)(nt + 1));
+  ty_t *types = arena_alloc(b->lc_a, sizeof(ty_t) * (size_t)(nt + 1));
+  int *tpos = arena_alloc(b->lc_a, sizeof(int) * (size_t)(nt + 1));  /* table column -> pair row */
+  int nc = 0;
+  for (int c = 0; c < nt; c++) {
+    tpos[c] = -1;
+    if (!need[c])
+      continue;
+    tpos[c] = nleft + nc;
+    types[nc] = t->tb_coltypes[c];
+    tcols[nc++] = c;
+  }
+  int width = un->un_base + un->un_width;
+  for (int v = 0; v < jp->jp_nu; v++)
+    width = CZ_MAX(width, jp->jp_fb->fb_units[v].un_base + jp->jp_fb->fb_units[v].un_width);
+  int *map = arena_alloc(b->lc_a, sizeof(int) * (size_t)(width + 1));  /* block column -> pair row */
+  memcpy(map, pos, sizeof(int) * (size_t)width);
+  for (int c = 0; c < un->un_width; c++)
+    map[un->un_base + c] = un->un_look_col[c] >= 0 ? tpos[un->un_look_col[c]] : -1;
+  bool *key = arena_zalloc(b->lc_a, (size_t)jp->jp_nconj + 1);
+  for (int k = 0; k < ip->ip_nk; k++)
+    key[ip->ip_conj[k]] = true;
+  xnode_t **rest = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(jp->jp_nconj + un->un_look_nown + 1));
+  xnode_t **post = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(jp->jp_nconj + 1));
+  int nrest = 0, npost = 0;
+  for (int i = 0; i < un->un_look_nown; i++)
+    rest[nrest++] = bd_node_remap(b->lc_b, un->un_look_own[i], tpos);
+  int *lk = arena_alloc(b->lc_a, sizeof(int) * (size_t)(ip->ip_nk + 1));
+  const char **names = arena_alloc(b->lc_a, sizeof(char *) * (size_t)(ip->ip_nk + 1));
+  for (int k = 0; k < ip->ip_nk; k++) {
+    lk[k] = pos[ip->ip_other[k]];
+    names[k] = t->tb_colnames[ip->ip_tcol[k]];
+  }
+  agg_spec_t *specs = arena_alloc(b->lc_a, sizeof(agg_spec_t) * (size_t)(un->un_agg_n + 1));
+  for (int i = 0; i < un->un_agg_n; i++) {
+    specs[i] = un->un_agg_specs[i];
+    if (specs[i].ag_arg)
+      specs[i].ag_arg = bd_node_remap(b->lc_b, specs[i].ag_arg, tpos);
+  }
+  /* the value: its column after the left's (the unit's last) */
+  int vcol = un->un_base + un->un_width - 1;
+  for (int c = 0; c < un->un_width; c++)
+    pos[un->un_base + c] = -1;
+  pos[vcol] = nleft;
+  in_set[u] = true;
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    const jconj_t *c = &jp->jp_conj[i];
+    if (done[i] || c->jc_top || !conj_within(c, in_set))
+      continue;
+    done[i] = true;
+    if (key[i])
+      continue;
+    if (conj_uses(c, u) && !agg_reads_value(jp, c->jc_x, vcol))
+      rest[nrest++] = bd_node_remap(b->lc_b, c->jc_x, map);  /* a key equality */
+    else
+      post[npost++] = bd_node_remap(b->lc_b, c->jc_x, pos);
+  }
+  xnode_t *val = un->un_agg_val;
+  op_t *o = op_index_agg_new(b->lc_a, acc, t->tb_handle, t->tb_name, ip->ip_index, ip->ip_name, ip->ip_nk,
+                             lk, names, nc, tcols, types, bd_and_all(b->lc_b, rest, nrest),
+                             un->un_agg_n, specs, 1, &val);
+  *acc_w += 1;
+  xnode_t *f = bd_and_all(b->lc_b, post, npost);
+  return f ? op_filter_new(b->lc_a, o, f) : o;
+}
+
+/* Whether every conjunct reading scalar aggregate unit u reads either
+ * its value or is `outer column = its key` (then a probe key or compared
+ * on the rows found): its keys are not in the Index Lookup Aggregate's
+ * output. */
+static bool agg_conjs_ok(const jplan_t *jp, int u)
+{
+  const lp_rel_t *un = &jp->jp_fb->fb_units[u];
+  int vcol = un->un_base + un->un_width - 1;
+  for (int i = 0; i < jp->jp_nconj; i++) {
+    const jconj_t *c = &jp->jp_conj[i];
+    int a, d;
+    if (!conj_uses(c, u) || agg_reads_value(jp, c->jc_x, vcol))
+      continue;
+    if (c->jc_top || c->jc_nunits != 2 || !col_equality(jp, c->jc_x, &a, &d))
+      return false;
+    int mine = jp->jp_unit_of[a] == u ? a : d;
+    if (un->un_look_col[mine - un->un_base] < 0)
+      return false;
+  }
+  return true;
+}
+
+/* Decorrelated scalar aggregates over one table (un_agg_n) whose keys
+ * give a prefix of one of its indexes: computed for each outer row by an
+ * Index Lookup Aggregate — the distinct keys of a batch of outer rows
+ * probe the index once — when that reads less than grouping the whole
+ * filtered table and hash-joining it (TPC-H Q20's sum over lineitem per
+ * (part, supplier) of 8,500 partsupp rows; Q17's avg per part), and
+ * always when the grouped join would be wrong (un_agg_only: count()).
+ * Such a unit joins like a SEMI one (after the units its conjuncts read,
+ * keeping every row). An un_agg_only unit without such an index stays
+ * per row (keep; returns true). */
+static bool agg_lookups(jplan_t *jp, bool *keep)
+{
+  bool *in_set = arena_zalloc(jp->jp_b->lc_a, (size_t)jp->jp_nu + 1);
+  bool any = false;
+  for (int u = 0; u < jp->jp_nu; u++) {
+    const lp_rel_t *un = &jp->jp_fb->fb_units[u];
+    if (un->un_agg_n == 0)
+      continue;
+    /* the rows reaching it: every other unit's (the decorrelated ones
+     * filter: a semi join, an IN over a unique column joined) */
+    for (int v = 0; v < jp->jp_nu; v++)
+      in_set[v] = v != u;
+    ixpick_t ip;
+    if (!agg_conjs_ok(jp, u) || !index_pick(jp, in_set, u, &ip)) {
+      if (un->un_agg_only) {
+        keep[un->un_src_conj] = true;
+        any = true;
+      }
+      continue;
+    }
+    double outer = set_rows(jp, in_set);
+    double look = index_cost(jp, in_set, u, &ip, outer);
+    double sub = un->un_sub_rows > 0 ? un->un_sub_rows : OPT_DEFAULT_ROWS;
+    double grouped = opt_table_rows(jp->jp_b, un->un_look_table) * COST_SCAN + sub * COST_BUILD +
+                     un->un_sub_cost + outer * COST_PROBE;
+    /* where keep_per_row would run the subquery per row, the batched
+     * lookup reads what those runs read, without a run per row: always
+     * better (the rows it finds per key are estimated from the first key
+     * column only, high when more keys are given) */
+    double per_row = outer * CZ_MAX(COST_SUBQ_ROW, un->un_row_cost);
+    if (!un->un_agg_only && grouped <= look && per_row >= sub * (COST_SCAN + COST_BUILD) + un->un_sub_cost)
+      continue;
+    jp->jp_aggl[u] = true;
+    jp->jp_semi[u] = 1;
+    for (int i = 0; i < jp->jp_nconj; i++)
+      if (conj_uses(&jp->jp_conj[i], u))
+        jp->jp_conj[i].jc_semi = true;
+  }
+  return any;
 }
 
 /* Whether x's subqueries are all uncorrelated (their value is the same
@@ -1286,7 +1486,9 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
     jp.jp_semi[u] = un->un_kind == JOIN_SEMI ? f : CZ_MAX(1.0 - f, 0.05);
   }
   jp.jp_ixm = arena_zalloc(b->lc_a, sizeof(double) * (size_t)(nu + 1));
-  if (keep_per_row(&jp, bwidth, keep)) {
+  jp.jp_aggl = arena_zalloc(b->lc_a, (size_t)nu + 1);
+  bool kept = agg_lookups(&jp, keep);
+  if (keep_per_row(&jp, bwidth, keep) || kept) {
     ec->ec_n = nu_own;
     ec->ec_units = jp.jp_units;
     *redo = true;

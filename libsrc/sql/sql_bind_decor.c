@@ -34,7 +34,14 @@
  *   semi join, wrong for an anti join (refused there).
  * - The new unit's columns lie past the block's row; the conjuncts that
  *   join it are the keys (outer column = its column) and the residuals
- *   rewritten over the block's row extended by them. */
+ *   rewritten over the block's row extended by them.
+ * - A comparison with a correlated scalar aggregate subquery becomes an
+ *   inner unit grouped by the keys; over one table it also carries the
+ *   index lookup aggregate form (agg_look_form: the planner may compute
+ *   each outer row's value by batched index probes), the only form for
+ *   count() (un_agg_only).
+ * - An uncorrelated IN over a unique column of one table joins as an
+ *   inner unit (unique_in). */
 #include <string.h>
 
 #include "sql/sql_bind_int.h"
@@ -245,14 +252,66 @@ static bool strict_value(const xnode_t *x, int ngroup, bool *has_agg)
   }
 }
 
+/* Whether x reads a column below ngroup (a group key). */
+static bool reads_key(const xnode_t *x, int ngroup)
+{
+  if (x->x_kind == X_COL && x->x_index < ngroup)
+    return true;
+  for (int i = 0; i < x->x_nargs; i++)
+    if (reads_key(x->x_args[i], ngroup))
+      return true;
+  return false;
+}
+
+/* Whether x reads only columns of the table at [base, base + n). */
+static bool over_table(const xnode_t *x, int base, int n)
+{
+  if (x->x_kind == X_SUBQ || x->x_kind == X_PARAM)
+    return false;
+  if (x->x_kind == X_COL && (x->x_index < base || x->x_index >= base + n))
+    return false;
+  for (int i = 0; i < x->x_nargs; i++)
+    if (!over_table(x->x_args[i], base, n))
+      return false;
+  return true;
+}
+
+/* The index lookup aggregate form (dr_nagg): one stored table whose
+ * other conjuncts are its own, keys and aggregate arguments its columns,
+ * aggregates with a typed loop (op_index_agg_supports), a value v (over
+ * the grouped row [keys…, aggregates…]) that reads no key. */
+static void agg_look_form(bd_t *b, bd_decor_t *dr, const bd_aggctx_t *ag, int nk, const xnode_t *v)
+{
+  const sp_table_t *t = dr->dr_table;
+  if (!t || dr->dr_nresid > 0 || reads_key(v, nk))
+    return;
+  int base = dr->dr_tbase, n = t->tb_ncols;
+  for (int k = 0; k < nk; k++)
+    if (dr->dr_inner[k]->x_kind != X_COL || !over_table(dr->dr_inner[k], base, n))
+      return;
+  int width = base + n + nk + ag->ag_n;
+  int *map = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
+  for (int c = 0; c < width; c++)
+    map[c] = c >= base ? c - base : -1;
+  agg_spec_t *specs = arena_alloc(b->b_a, sizeof(agg_spec_t) * (size_t)(ag->ag_n + 1));
+  for (int i = 0; i < ag->ag_n; i++) {
+    const agg_spec_t *s = &ag->ag_specs[i];
+    if (s->ag_distinct || s->ag_arg2 || (s->ag_arg && !over_table(s->ag_arg, base, n)) ||
+        !op_index_agg_supports(s))
+      return;
+    specs[i] = *s;
+    if (s->ag_arg)
+      specs[i].ag_arg = bd_node_remap(b, s->ag_arg, map);
+  }
+  for (int c = 0; c < width; c++)
+    map[c] = c >= nk ? c - nk : -1;
+  dr->dr_agg_val = bd_node_remap(b, v, map);
+  dr->dr_aggs = specs;
+  dr->dr_nagg = ag->ag_n;
+}
+
 op_t *bd_decor_grouped(bd_t *b, bd_decor_t *dr, op_t *plan, bd_aggctx_t *ag, xnode_t *target)
 {
-  /* a key group with no row has no output row, so an outer row without
-   * one is dropped by the join: right only when the per-row value is
-   * NULL then (no count) and the comparison rejects NULL (the caller) */
-  for (int i = 0; i < ag->ag_n; i++)
-    if (ag->ag_specs[i].ag_kind == XAGG_COUNT || ag->ag_specs[i].ag_kind == XAGG_COUNT_STAR)
-      dr->dr_fail = true;
   if (dr->dr_nkeys == 0 || dr->dr_nresid > 0)
     dr->dr_fail = true;
   if (dr->dr_fail)
@@ -263,7 +322,21 @@ op_t *bd_decor_grouped(bd_t *b, bd_decor_t *dr, op_t *plan, bd_aggctx_t *ag, xno
   if (bd_agg_rewrite(b, ag, nk, dr->dr_inner, target, &v) != CZ_OK || !(v = bd_finish_unknown(b, v)))
     return NULL;
   bool has_agg = false;
-  if (!strict_value(v, nk, &has_agg) || !has_agg) {
+  if (!strict_value(v, nk, &has_agg)) {
+    dr->dr_fail = true;
+    return plan;
+  }
+  /* a key group with no row has no output row, so an outer row without
+   * one is dropped by the join: right only when the per-row value is
+   * NULL then (no count) and the comparison rejects NULL (the caller).
+   * The index lookup aggregate computes each outer row's own value, the
+   * empty one too, so it is right either way. */
+  dr->dr_agg_only = !has_agg;
+  for (int i = 0; i < ag->ag_n; i++)
+    if (ag->ag_specs[i].ag_kind == XAGG_COUNT || ag->ag_specs[i].ag_kind == XAGG_COUNT_STAR)
+      dr->dr_agg_only = true;
+  agg_look_form(b, dr, ag, nk, v);
+  if (dr->dr_agg_only && dr->dr_nagg == 0) {
     dr->dr_fail = true;
     return plan;
   }
@@ -307,6 +380,50 @@ static const bd_subq_src_t *find_src(const bd_t *b, const xsubq_t *sq)
   return NULL;
 }
 
+/* Whether column c of table t is its one-column primary key or unique
+ * index: no two rows share a value (NULLs aside, which join nothing). */
+static bool unique_col(const sp_table_t *t, int c)
+{
+  if (t->tb_npk == 1 && t->tb_pk[0] == c)
+    return true;
+  for (int i = 0; i < t->tb_nindexes; i++)
+    if (t->tb_indexes[i].ix_unique && t->tb_indexes[i].ix_ncols == 1 && t->tb_indexes[i].ix_cols[0] == c)
+      return true;
+  return false;
+}
+
+/* An uncorrelated `x IN (SELECT t.c FROM t WHERE …)` whose c is unique in
+ * t (TPC-H Q20's `ps_partkey IN (SELECT p_partkey FROM part WHERE …)`):
+ * each outer row equals at most one of its rows, so the semi join is an
+ * inner join, which the join search may start with (the few parts
+ * found, then partsupp probed by its key) instead of only after the
+ * outer rows. The subquery is bound again in decorrelating mode (dr_table:
+ * one stored table, its conjuncts its own); dr->dr_claimed false: not
+ * one. */
+static int unique_in(bd_t *b, bd_scope_t *sc, const sql_query_t *q, const xnode_t *x, bd_decor_t *dr,
+                     op_t **plan)
+{
+  memset(dr, 0, sizeof(*dr));
+  dr->dr_q = q;
+  dr->dr_in = true;
+  dr->dr_in_type = ((const xsubq_t *)x->x_subq)->xs_plan->o_types[0];
+  dr->dr_estimate = true;
+  bd_decor_t *saved = b->b_decor;
+  b->b_decor = dr;
+  xsubq_t *nsq;
+  int rc = bd_subquery(b, sc, q, x->x_subq_kind, x->x_pos, &nsq, plan);
+  b->b_decor = saved;
+  if (rc != CZ_OK)
+    return CZ_ERR;
+  const xnode_t *tg = dr->dr_target;
+  const sp_table_t *t = dr->dr_table;
+  if (!dr->dr_claimed || dr->dr_fail || dr->dr_nparams || dr->dr_nkeys || dr->dr_nresid || !t || !tg ||
+      tg->x_kind != X_COL || tg->x_index < dr->dr_tbase || tg->x_index >= dr->dr_tbase + t->tb_ncols ||
+      !unique_col(t, tg->x_index - dr->dr_tbase) || (*plan)->o_ncols != 1)
+    dr->dr_claimed = false;
+  return CZ_OK;
+}
+
 /* Conjunct i of fb as a semi / anti unit, when it can be. */
 static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *ext)
 {
@@ -336,9 +453,18 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *
   dr.dr_in_type = in ? old->xs_plan->o_types[0] : ty_plain(TY_BOOL);
   dr.dr_anti = neg;
   op_t *plan;
-  if (in && old->xs_ncorr == 0) {
+  bool unique = false;
+  if (in && !neg && old->xs_ncorr == 0 && unique_in(b, sc, src->ss_q, x, &dr, &plan) == CZ_OK &&
+      dr.dr_claimed)
+    unique = true;  /* (an error in the rebinding is the bound one's: not reported twice) */
+  else if (in && old->xs_ncorr == 0) {
     /* uncorrelated IN: the subquery as bound, whatever its shape
      * (GROUP BY … HAVING in TPC-H Q18, set operations, LIMIT) */
+    err_clear(b->b_e);
+    memset(&dr, 0, sizeof(dr));
+    dr.dr_q = src->ss_q;
+    dr.dr_in = in;
+    dr.dr_in_type = old->xs_plan->o_types[0];
     plan = old->xs_plan;
     dr.dr_est_rows = plan->o_est_rows;
   } else {
@@ -363,14 +489,15 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *
   u->un_base = base;
   u->un_width = plan->o_ncols;
   u->un_op = plan;
-  u->un_kind = neg ? JOIN_ANTI : JOIN_SEMI;
+  u->un_kind = unique ? JOIN_INNER : neg ? JOIN_ANTI : JOIN_SEMI;
   u->un_null_aware = in && neg;
   u->un_src_conj = i;
   u->un_sub_rows = dr.dr_est_rows;
   u->un_sub_cost = dr.dr_est_cost;
   u->un_row_cost = bd_plan_est_cost(old->xs_plan);
   u->un_probe = dr.dr_key_probe;
-  look_form(b, &dr, u, plan);
+  if (!unique)
+    look_form(b, &dr, u, plan);
   *ext += plan->o_ncols;
   /* the conjunct becomes the join's keys and residuals */
   int nnew = 0;
@@ -412,6 +539,32 @@ static xnode_t **scalar_arg(xnode_t *x)
       return p;
   }
   return NULL;
+}
+
+/* The unit's index lookup aggregate form (lp_rel_t un_agg_*). */
+static void agg_unit(bd_t *b, const bd_decor_t *dr, lp_rel_t *u)
+{
+  const sp_table_t *t = dr->dr_table;
+  int width = dr->dr_tbase + t->tb_ncols;
+  int *map = arena_alloc(b->b_a, sizeof(int) * (size_t)(width + 1));
+  for (int c = 0; c < width; c++)
+    map[c] = c >= dr->dr_tbase ? c - dr->dr_tbase : -1;
+  xnode_t **own = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(dr->dr_nown + 1));
+  for (int i = 0; i < dr->dr_nown; i++)
+    own[i] = bd_node_remap(b, dr->dr_own[i], map);
+  int *col = arena_alloc(b->b_a, sizeof(int) * (size_t)(dr->dr_nkeys + 1));
+  for (int k = 0; k < dr->dr_nkeys; k++)
+    col[k] = dr->dr_inner[k]->x_index - dr->dr_tbase;
+  col[dr->dr_nkeys] = -1;
+  u->un_look_table = t;
+  u->un_look_alias = t->tb_name;
+  u->un_look_nown = dr->dr_nown;
+  u->un_look_own = own;
+  u->un_look_col = col;
+  u->un_agg_n = dr->dr_nagg;
+  u->un_agg_specs = dr->dr_aggs;
+  u->un_agg_val = dr->dr_agg_val;
+  u->un_agg_only = dr->dr_agg_only;
 }
 
 /* `a < (SELECT 0.2 * avg(x) FROM t WHERE t.k = outer.k …)` (TPC-H Q2,
@@ -457,6 +610,8 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, in
   u->un_sub_cost = dr.dr_est_cost;
   u->un_row_cost = bd_plan_est_cost(old->xs_plan);
   u->un_probe = dr.dr_key_probe;
+  if (dr.dr_nagg > 0)
+    agg_unit(b, &dr, u);
   *ext += plan->o_ncols;
   /* the comparison reads the unit's value; a copy, as nodes are shared */
   xnode_t *cmp = arena_alloc(b->b_a, sizeof(*cmp));

@@ -148,6 +148,8 @@ typedef struct bd_decor_s {
   int dr_nresid;                /* other pulled-out conjuncts (inner row, dr_sq's params) */
   xnode_t **dr_resid;
   bool dr_key_probe;            /* a key's inner side leads a table's primary key or index */
+  bool dr_estimate;             /* estimate the block's FROM (an IN joined as an inner join:
+                                 * its rows decide the join order) */
   double dr_est_rows;           /* the block's FROM estimate (rows aggregated or joined) */
   double dr_est_cost;           /* and its cost (0: one table, not estimated) */
   int dr_ncols;                 /* inner columns the residuals read */
@@ -161,6 +163,14 @@ typedef struct bd_decor_s {
   int dr_tbase;
   int dr_nown;
   xnode_t **dr_own;
+  /* a scalar subquery's index lookup aggregate form (bd_decor_grouped,
+   * lp_rel_t un_agg_*): its aggregates over the table's columns, the
+   * value over their results; dr_agg_only: the grouped join would be
+   * wrong (count(), or a value not NULL without a group) */
+  int dr_nagg;
+  agg_spec_t *dr_aggs;
+  xnode_t *dr_agg_val;
+  bool dr_agg_only;
 } bd_decor_t;
 
 /* Statement binding state. */

@@ -573,7 +573,7 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
   /* every expression over the FROM row is bound: plan it */
   /* the estimate weighs a subquery that could also probe an index per row
    * (opt_join.c keep_per_row); sampling costs, so only then */
-  from->fb_estimate = decor && decor->dr_key_probe;
+  from->fb_estimate = decor && (decor->dr_key_probe || decor->dr_estimate);
   if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
     return CZ_ERR;
   if (decor) {

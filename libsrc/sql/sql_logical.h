@@ -70,6 +70,17 @@ typedef struct lp_rel_s {
   int un_look_nown;
   xnode_t **un_look_own;
   int *un_look_col;
+  /* a decorrelated scalar aggregate over un_look_table (un_look_own, and
+   * un_look_col giving its keys' table columns, -1 for its value): it may
+   * also be computed per outer row by an Index Lookup Aggregate (the
+   * aggregates' arguments over the table's columns, the value over their
+   * results); un_agg_only: only so, the grouped join would be wrong
+   * (count() is 0, not a missing row, for a key without rows).
+   * un_agg_n 0: not one */
+  int un_agg_n;
+  agg_spec_t *un_agg_specs;
+  xnode_t *un_agg_val;
+  bool un_agg_only;
   /* an explicit LEFT / RIGHT JOIN: how un_op was built, to build it again
    * reading only the columns the block reads (NULL: not one) */
   const struct lp_outer_s *un_outer;

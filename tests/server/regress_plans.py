@@ -41,6 +41,14 @@
   scalar    a correlated min() subquery that joins a table without a
             key or index (hashed again on every run) is grouped once and
             joined, even for a few hundred outer rows (TPC-H Q2)
+  lookagg   a correlated count() / sum() subquery over one table whose
+            index its correlation leads, for a few hundred outer rows, is
+            an Index Lookup Aggregate (TPC-H Q17, Q20): no per-row run,
+            count() of a key without rows 0 (NULL keys too); many outer
+            rows group the table once and hash-join it; answers as the
+            LEFT JOIN / GROUP BY form. An uncorrelated IN over a unique
+            column is an inner join: a few subquery rows probe the outer
+            table's index (TPC-H Q20's parts then partsupp)
   cte       a WITH query named twice is computed once (one scan of its
             table under the first `CTE Scan`, both references CTE Scans;
             EXPLAIN ANALYZE: the table read once), also when the second
@@ -62,7 +70,7 @@ import psycopg  # noqa: E402
 
 P = "rplan_"
 TABLES = ("fact", "dim", "pair", "line", "so", "si", "sd", "big", "small", "ta", "tb", "tc", "ord", "item",
-          "cust")
+          "cust", "lo")
 
 
 def explain(cur, sql):
@@ -364,6 +372,43 @@ def check_scalar(cur):
           got == rows(cur, g) and got[0][0] == 3000, "%r vs %r" % (got, rows(cur, g)))
 
 
+def check_lookagg(cur):
+    """After check_scalar: si has 30000 rows indexed on k (0..2999)."""
+    cur.execute(f"CREATE TABLE {P}lo (id integer PRIMARY KEY, k integer, q integer)")
+    cur.execute(f"INSERT INTO {P}lo SELECT g, CASE WHEN g % 37 = 0 THEN NULL ELSE (g * 13) % 3500 END, g % 300 "
+                f"FROM generate_series(0, 299) g")
+    cnt = f"SELECT count(*), sum(id) FROM {P}lo o WHERE (SELECT count(*) FROM {P}si i WHERE i.k = o.k) = %d"
+    cnt_j = (f"SELECT count(*), sum(o.id) FROM {P}lo o LEFT JOIN (SELECT k, count(*) c FROM {P}si GROUP BY k) g "
+             f"ON g.k = o.k WHERE coalesce(g.c, 0) = %d")
+    p = explain(cur, cnt % 0)
+    check("lookagg: count() per outer row is an Index Lookup Aggregate", "Index Lookup Aggregate" in p, p)
+    for n in (0, 10):
+        got = rows(cur, cnt % n)
+        check(f"answers: count() = {n} by index lookup aggregate", got == rows(cur, cnt_j % n) and got[0][0] > 0,
+              "%r vs %r" % (got, rows(cur, cnt_j % n)))
+    sm = f"SELECT count(*), sum(id) FROM {P}lo o WHERE o.q < (SELECT 0.5 * sum(i.v) FROM {P}si i WHERE i.k = o.k)"
+    sm_j = (f"SELECT count(*), sum(o.id) FROM {P}lo o, (SELECT k, 0.5 * sum(v) s FROM {P}si GROUP BY k) g "
+            f"WHERE g.k = o.k AND o.q < g.s")
+    p = explain(cur, sm)
+    check("lookagg: sum() for a few outer rows is an Index Lookup Aggregate",
+          "Index Lookup Aggregate" in p and "HashAggregate  1 keys" not in p, p)
+    got = rows(cur, sm)
+    check("answers: sum() by index lookup aggregate", got == rows(cur, sm_j) and got[0][0] > 0,
+          "%r vs %r" % (got, rows(cur, sm_j)))
+    inq = f"SELECT count(*), sum(i.v) FROM {P}si i WHERE i.k IN (SELECT id FROM {P}so WHERE id < 20)"
+    p = explain(cur, inq)
+    check("lookagg: IN over a primary key with few rows probes the outer table's index",
+          "Index Lookup Join" in p and "Semi" not in p, p)
+    inj = f"SELECT count(*), sum(i.v) FROM {P}si i, {P}so s WHERE i.k = s.id AND s.id < 20"
+    got = rows(cur, inq)
+    check("answers: IN over a primary key as an inner join", got == rows(cur, inj) and got[0][0] == 200,
+          "%r vs %r" % (got, rows(cur, inj)))
+    many = sm.replace(f"{P}lo o", f"{P}so o").replace("o.q", "o.id % 300")
+    p = explain(cur, many)
+    check("lookagg: sum() for many outer rows groups the table once", "HashAggregate  1 keys" in p
+          and "Index Lookup Aggregate" not in p, p)
+
+
 def server_cpu():
     """The shared server's CPU time in seconds (user + system), or None
     when its pid is not known here (another machine, PostgreSQL)."""
@@ -504,6 +549,7 @@ def main():
             check_index_join(cur)
             check_build(cur)
             check_scalar(cur)
+            check_lookagg(cur)
             check_cte(cur)
             check_transitive(cur)
             check_many(cur, 20, False)
