@@ -11,6 +11,8 @@ static const sql_opt_t entry = {
   .so_par_gather = opt_par_gather,
   .so_par_builds = opt_par_builds,
   .so_par_agg = opt_par_agg,
+  .so_agg_ordered = opt_agg_ordered,
+  .so_agg_having = opt_agg_having,
   .so_outer = opt_outer_build,
   .so_scan = opt_scan_cols,
 };

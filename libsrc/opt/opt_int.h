@@ -25,6 +25,20 @@ op_t *opt_par_gather(lp_ctx_t *b, op_t *plan, int workers);
 void opt_par_builds(lp_ctx_t *b, const lp_block_t *fb, op_t *plan, int workers);
 op_t *opt_par_agg(lp_ctx_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
                   const agg_spec_t *aggs, double rows, double groups);
+/* Whether x may run on a query worker: no subquery, no volatile function. */
+bool opt_par_safe(const xnode_t *x);
+
+/* ---- group-by over grouped input (opt_group.c) --------------------------- */
+
+/* A streaming group-by over in when in's rows come grouped by the keys
+ * (op_order), with workers > 0 under a Gather of its own over a scan
+ * split on group boundaries; NULL when in is not so ordered, not a Gather
+ * pipeline (workers > 0), or an aggregate needs the hash group-by. */
+op_t *opt_agg_ordered(lp_ctx_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
+                      const agg_spec_t *aggs);
+/* HAVING over such a Gather: tested by every thread below it (the
+ * groups are whole there); plan with the filter inside, or NULL. */
+op_t *opt_agg_having(lp_ctx_t *b, op_t *plan, xnode_t *having);
 
 /* ---- OR factoring (opt_or.c) --------------------------------------------- */
 

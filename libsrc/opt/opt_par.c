@@ -54,7 +54,7 @@ static double par_min_rows(const lp_ctx_t *b)
   return m > 0 ? m : PAR_MIN_ROWS;
 }
 
-static bool par_safe(const xnode_t *x)
+bool opt_par_safe(const xnode_t *x)
 {
   if (!x)
     return true;
@@ -63,7 +63,7 @@ static bool par_safe(const xnode_t *x)
   if (x->x_kind == X_FUNC && (x->x_func->fd_flags & XF_VOLATILE))
     return false;
   for (int i = 0; i < x->x_nargs; i++)
-    if (!par_safe(x->x_args[i]))
+    if (!opt_par_safe(x->x_args[i]))
       return false;
   return true;
 }
@@ -91,13 +91,13 @@ int opt_par_workers(lp_ctx_t *b, const lp_block_t *fb, const op_t *plan)
     if (fb->fb_units[i].un_rowid)
       return 0;
   for (int i = 0; i < fb->fb_nconj; i++)
-    if (!par_safe(fb->fb_conj[i]))
+    if (!opt_par_safe(fb->fb_conj[i]))
       return 0;
   /* the pipeline from plan down to its driving scan (op_gather_driver:
    * joins on the way keep their builds whole, made once and shared) */
   /* a group-by on top (a derived table's own) is a whole one, not the
    * partial op_gather_driver lets a Gather hold at its top */
-  if (strcmp(plan->o_vt->ov_name, "HashAggregate") == 0)
+  if (strcmp(plan->o_vt->ov_name, "HashAggregate") == 0 || op_is_groupagg(plan))
     return 0;
   const op_t *drv = op_gather_driver(plan);
   if (!drv || driver_rows(b, fb, drv) < par_min_rows(b))
@@ -109,7 +109,8 @@ void opt_par_builds(lp_ctx_t *b, const lp_block_t *fb, op_t *plan, int workers)
 {
   for (op_t *o = plan; o && o->o_in; o = o->o_in) {
     op_t *r = o->o_in2;
-    if (!r || !op_join_shareable(o) || strcmp(r->o_vt->ov_name, "HashAggregate") == 0)
+    if (!r || !op_join_shareable(o) || strcmp(r->o_vt->ov_name, "HashAggregate") == 0 ||
+        op_is_groupagg(r))
       continue;
     /* a plain table of the block (its filters are the block's conjuncts,
      * already found safe); a derived table planned its own */
@@ -174,10 +175,10 @@ op_t *opt_par_agg(lp_ctx_t *b, op_t *in, int workers, int ngroup, xnode_t **grou
                  const agg_spec_t *aggs, double rows, double groups)
 {
   for (int k = 0; k < ngroup; k++)
-    if (!par_safe(group[k]))
+    if (!opt_par_safe(group[k]))
       return NULL;
   for (int i = 0; i < nagg; i++)
-    if (aggs[i].ag_distinct || aggs[i].ag_arg2 || !par_safe(aggs[i].ag_arg))
+    if (aggs[i].ag_distinct || aggs[i].ag_arg2 || !opt_par_safe(aggs[i].ag_arg))
       return NULL;
   if (ngroup > 0 && groups > 0 && rows > 0 && rows <= PAR_DIRECT_RATIO * groups)
     return par_agg_direct(b, in, workers, ngroup, group, nagg, aggs);
@@ -186,7 +187,7 @@ op_t *opt_par_agg(lp_ctx_t *b, op_t *in, int workers, int ngroup, xnode_t **grou
   int np = 0;
   for (int i = 0; i < nagg; i++) {
     const agg_spec_t *a = &aggs[i];
-    if (a->ag_distinct || a->ag_arg2 || !par_safe(a->ag_arg) || a->ag_type.t_id == TY_INTERVAL)
+    if (a->ag_distinct || a->ag_arg2 || !opt_par_safe(a->ag_arg) || a->ag_type.t_id == TY_INTERVAL)
       return NULL;
     first[i] = np;
     switch (a->ag_kind) {

@@ -273,6 +273,10 @@ void bd_par_builds(bd_t *b, const lp_block_t *fb, op_t *plan, int workers);
 op_t *bd_par_gather(bd_t *b, op_t *plan, int workers);
 op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
                  const agg_spec_t *aggs, double rows, double groups);
+/* A streaming group-by when plan's rows come grouped (so_agg_ordered). */
+op_t *bd_agg_ordered(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
+                     const agg_spec_t *aggs);
+op_t *bd_agg_having(bd_t *b, op_t *plan, xnode_t *having);
 /* sql_bind_decor.c (lp_decorrelate in sql_logical.h is the optimizer's
  * door to it): WHERE's EXISTS / NOT EXISTS / IN / NOT IN conjuncts
  * whose subquery is correlated only by conjuncts it can give up become

@@ -120,7 +120,7 @@ static int ts_check_split(txn_t *tx, const cat_table_t *t, int idx, const tbl_bo
   ts_drain(s, ts_types, 2, 97, a, &plain);
   tbl_scan_close(s);
   tbl_split_t *sp;
-  CT_OK(tbl_scan_split(t, idx, lo, hi, n, a, &sp, &e_));
+  CT_OK(tbl_scan_split(t, idx, lo, hi, n, 0, a, &sp, &e_));
   int count = tbl_split_count(sp);
   assert_true(count >= 1 && count <= n);
   tbl_morsels_t *m;
@@ -241,7 +241,7 @@ static void test_split_descends_levels(void **state)
   ty_t types[2] = {ty_plain(TY_INT8), ty_plain(TY_VARCHAR)};
   for (int n = 1; n <= 16; n++) {
     tbl_split_t *sp;
-    CT_OK(tbl_scan_split(t, 0, NULL, NULL, n, a, &sp, &e_));
+    CT_OK(tbl_scan_split(t, 0, NULL, NULL, n, 0, a, &sp, &e_));
     assert_int_equal(tbl_split_count(sp), n);
     tbl_morsels_t *m;
     CT_OK(tbl_morsels_new(NULL, sp, a, &m, &e_));
@@ -414,7 +414,7 @@ static void test_threads_share_one_dispenser(void **state)
       ts_drain(s, ts_types, 3, 128, a, &plain);
       tbl_scan_close(s);
       tbl_split_t *sp;
-      CT_OK(tbl_scan_split(t, 0, NULL, NULL, 4 * nthreads, a, &sp, &e_));
+      CT_OK(tbl_scan_split(t, 0, NULL, NULL, 4 * nthreads, 0, a, &sp, &e_));
       assert_true(tbl_split_count(sp) > nthreads);
       tbl_morsels_t *m;
       CT_OK(tbl_morsels_new(tx, sp, a, &m, &e_));
@@ -551,7 +551,7 @@ static void test_worker_never_sees_later_writes(void **state)
   memset(&r, 0, sizeof r);
   r.rc_base = BASE;
   tbl_split_t *sp;
-  CT_OK(tbl_scan_split(t, 0, NULL, NULL, 1, a, &sp, &e_));
+  CT_OK(tbl_scan_split(t, 0, NULL, NULL, 1, 0, a, &sp, &e_));
   for (int i = 0; i < TS_RACE_SCANS; i++)
     CT_OK(tbl_morsels_new(tx, sp, a, &r.rc_m[i], &e_));
   pthread_t th;
