@@ -73,9 +73,11 @@ static int groupagg_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
 {
   groupagg_run_t *r = (groupagg_run_t *)st;
   const op_groupagg_t *p = (const op_groupagg_t *)o;
-  /* children of os_state: reset with it at every open */
-  r->gr_keya[0] = arena_create(st->os_state, "GroupAggregate key");
-  r->gr_keya[1] = arena_create(st->os_state, "GroupAggregate key");
+  /* children of os_state, made once: reset with it at every open */
+  if (!r->gr_keya[0]) {
+    r->gr_keya[0] = arena_create(st->os_state, "GroupAggregate key");
+    r->gr_keya[1] = arena_create(st->os_state, "GroupAggregate key");
+  }
   r->gr_kcur = 0;
   r->gr_key = arena_zalloc(st->os_state, sizeof(datum_t) * (size_t)(p->ga_ngroup + 1));
   r->gr_st = arena_zalloc(st->os_state, sizeof(agg_state_t *) * (size_t)(p->ga_nagg + 1));
