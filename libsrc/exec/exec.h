@@ -448,7 +448,9 @@ void op_prune_cols(arena_t *a, op_t *const *roots, int nroots);
  * pipeline (op_gather_ok): a chain along first inputs of filters,
  * projections, lookup and lateral joins, hash and nested-loop joins other
  * than RIGHT / FULL (their builds made once and shared), a group-by at
- * most at its top, without subqueries, ending in a scan whose storage
+ * most at its top (a streaming one, with filters and projections over
+ * it, only over a scan split on group boundaries: op_scan_set_align),
+ * without subqueries, ending in a scan whose storage
  * splits scans (the driving scan, op_gather_driver; NULL when in is not
  * such a pipeline); op_gather_new gives NULL otherwise. workers is the
  * planned number EXPLAIN shows. */
