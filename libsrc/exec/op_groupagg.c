@@ -314,9 +314,44 @@ static char *groupagg_detail(const op_t *o, arena_t *a)
   return arena_sprintf(a, "%d keys, %d aggregates, input in key order", p->ga_ngroup, p->ga_nagg);
 }
 
+/* The groups come out in their input's order: the input's sorted keys
+ * that are group keys (up to the first that is not) are the output's, and
+ * the output holds one row per group. */
+static void groupagg_order(const op_t *o, op_order_t *out)
+{
+  const op_groupagg_t *p = (const op_groupagg_t *)o;
+  op_order_t in;
+  op_order(o->o_in, &in);
+  out->oo_n = out->oo_nconst = 0;
+  out->oo_unique = false;
+  int nvar = 0;                 /* group keys not constant */
+  for (int k = 0; k < p->ga_ngroup; k++) {
+    const xnode_t *x = p->ga_group[k];
+    bool fixed = false;
+    for (int c = 0; x->x_kind == X_COL && c < in.oo_nconst && !fixed; c++)
+      fixed = in.oo_const[c] == x->x_index;
+    if (fixed && out->oo_nconst < OP_ORDER_MAX)
+      out->oo_const[out->oo_nconst++] = k;
+    nvar += !fixed;
+  }
+  for (int i = 0; i < in.oo_n; i++) {
+    int at = -1;
+    for (int k = 0; k < p->ga_ngroup && at < 0; k++)
+      if (p->ga_group[k]->x_kind == X_COL && p->ga_group[k]->x_index == in.oo_keys[i].sk_col)
+        at = k;
+    if (at < 0)
+      break;
+    out->oo_keys[out->oo_n] = in.oo_keys[i];
+    out->oo_keys[out->oo_n++].sk_col = at;
+  }
+  /* distinct groups: unique on all their keys, or on the input's unique
+   * order when all of it is kept */
+  out->oo_unique = out->oo_n == nvar || (in.oo_unique && out->oo_n == in.oo_n);
+}
+
 static const op_vt_t groupagg_vt = {"GroupAggregate", groupagg_open, groupagg_next,
                                     groupagg_close, groupagg_detail, sizeof(groupagg_run_t),
-                                    NULL, NULL};
+                                    NULL, groupagg_order};
 
 bool op_is_groupagg(const op_t *o)
 {

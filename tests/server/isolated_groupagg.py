@@ -11,18 +11,18 @@ ThreadsPerQuery = 2, then
             key range, an equality-bound column then the next), HAVING
             below the Gather; a hash group-by for keys out of index
             order, DISTINCT aggregates and min / max of text; at
-            ThreadsPerQuery = 1 a GroupAggregate and no Gather
+            ThreadsPerQuery = 1 a GroupAggregate and no Gather, and no
+            Sort for ORDER BY the keys (the groups come in key order)
   answers   the same queries give the same answers as the same server
-            restarted with ThreadsPerQuery = 1 and MaxQueryMem = 8M, and as
-            the hash group-by
-            (the same query grouping by `key + 0`, which no index
-            orders): groups spanning many pages, one-row groups, NULL
-            group keys (a derived table sorted by a nullable column), NUMERIC 1.0 and 1.00 in one group, every aggregate
-            kind with NULL arguments, no rows, HAVING
+            restarted with ThreadsPerQuery = 1 and MaxQueryMem = 8M, and
+            as the hash group-by (the same query grouping by `key + 0`,
+            which no index orders): groups spanning many pages, one-row
+            groups, NULL group keys (a derived table sorted by a
+            nullable column), NUMERIC 1.0 and 1.00 in one group, every
+            aggregate kind with NULL arguments, no rows, HAVING, LIMIT
   memory    a group-by of 200 000 groups under MaxQueryMem = 8M (one
-            thread) holds
-            a batch's groups, not all (EXPLAIN ANALYZE memory), and
-            writes no temporary file
+            thread) holds a batch's groups, not all (EXPLAIN ANALYZE
+            memory), and writes no temporary file
 
 Cadenza only (PostgreSQL plans its own parallel queries).
 """
@@ -92,6 +92,8 @@ QUERIES = {
                     "(SELECT k FROM ga_f GROUP BY k HAVING count(*) > 10)", "stream",
                     "SELECT count(*), sum(v) FROM ga_f WHERE k IN "
                     "(SELECT k + 0 FROM ga_f GROUP BY k + 0 HAVING count(*) > 10)"),
+    "ordered limit": ("SELECT k, count(*), sum(v) FROM ga_f GROUP BY k ORDER BY k LIMIT 7", "stream",
+                      "SELECT k + 0, count(*), sum(v) FROM ga_f GROUP BY k + 0 ORDER BY 1 LIMIT 7"),
     "second key only": ("SELECT n % 100, count(*) FROM ga_f GROUP BY n % 100", "hash", None),
     "distinct aggregate": ("SELECT k, count(DISTINCT v) FROM ga_f GROUP BY k", "hash", None),
     "min of text": ("SELECT k, min(s) FROM ga_f GROUP BY k", "hash", None),
@@ -178,6 +180,9 @@ def main():
             p = plan(c, QUERIES["leading key"][0])
             check("plans: GroupAggregate without Gather at ThreadsPerQuery 1",
                   "GroupAggregate" in p and "Gather" not in p and "split by" not in p, p)
+            p = plan(c, QUERIES["ordered limit"][0])
+            check("plans: GROUP BY k ORDER BY k LIMIT needs no sort on one thread",
+                  "GroupAggregate" in p and "Sort" not in p, p)
             for name, (sql, _, _) in QUERIES.items():
                 one = rows(c, sql)
                 check("answers: %s as at 1 thread" % name, one == answers[name],
