@@ -151,6 +151,9 @@ typedef struct qrange_s {
   bool qr_backward;             /* rows in descending key order (NULLs first), for
                                    ORDER BY … DESC: asked only of tables whose
                                    keys the planner knows (sp_table_t tb_pk) */
+  int qr_align;                 /* qt_scan_split only: no range boundary between keys
+                                   equal on the index's first qr_align key columns
+                                   (0: anywhere) */
 } qrange_t;
 
 /* A simple predicate pushed into a scan: output column qp_col of the scan
@@ -288,6 +291,8 @@ struct qtable_ops_s {
    * the rows the plain scan returns, balanced by the index's upper levels
    * (no row is read); *nout says how many: fewer when the range spans few
    * pages, 1 for a table of one page, an empty table or an empty range.
+   * range->qr_align > 0: rows equal on the index's first qr_align key
+   * columns fall in one range (a streaming group-by per thread).
    * On the session's thread; the split lives in a. */
   int (*qt_scan_split)(qctx_t *q, void *tab, int idx, const qrange_t *range, int n, arena_t *a,
                        qsplit_t **out, int *nout, err_t *e);
@@ -460,7 +465,9 @@ void op_prune_cols(arena_t *a, op_t *const *roots, int nroots);
  * pipeline (op_gather_ok): a chain along first inputs of filters,
  * projections, lookup and lateral joins, hash and nested-loop joins other
  * than RIGHT / FULL (their builds made once and shared), a group-by at
- * most at its top, without subqueries, ending in a scan whose storage
+ * most at its top (a streaming one, with filters and projections over
+ * it, only over a scan split on group boundaries: op_scan_set_align),
+ * without subqueries, ending in a scan whose storage
  * splits scans (the driving scan, op_gather_driver; NULL when in is not
  * such a pipeline); op_gather_new gives NULL otherwise. workers is the
  * planned number EXPLAIN shows. */
@@ -472,7 +479,14 @@ bool op_gather_ok(const op_t *in);
 bool op_join_shareable(const op_t *o);
 /* The table handle a scan reads (its scan_spec_t's ss_table). */
 void *op_scan_table(const op_t *scan);
+/* A scan split under a Gather keeps the rows that agree on its fixed key
+ * columns and its next nkeys order keys in one morsel (qrange_t
+ * qr_align), for a streaming group-by on them above it. */
+void op_scan_set_align(op_t *scan, int nkeys);
+/* Whether op_scan_set_align was called on o (a scan). */
+bool op_scan_aligned(const op_t *o);
 op_t *op_gather_new(arena_t *a, op_t *in, int workers);
+bool op_is_gather(const op_t *o);
 /* The final group-by of a parallel plan run by every thread
  * (op_hashagg_par.c): gather is the Gather of the partial group-bys,
  * final the final group-by over leaf, a Partitions leaf of the partial
@@ -566,6 +580,15 @@ op_t *op_hashagg_new(arena_t *a, op_t *in, int ngroup, xnode_t **group, int nagg
 /* What EXPLAIN says of a group-by's part in a parallel plan ("partial ",
  * "final "); the operator itself is the same. */
 void op_hashagg_set_mode(op_t *o, const char *mode);
+/* A streaming group-by (op_groupagg.c, EXPLAIN "GroupAggregate"): the
+ * output of op_hashagg_new, for input whose rows come grouped by the keys
+ * (each group's rows adjacent; the planner asks op_order). NULL without
+ * group keys or with an aggregate it does not run (op_groupagg_ok: not
+ * DISTINCT, string_agg, min / max of text). */
+op_t *op_groupagg_new(arena_t *a, op_t *in, int ngroup, xnode_t **group, int nagg,
+                      const agg_spec_t *aggs);
+bool op_groupagg_ok(int nagg, const agg_spec_t *aggs);
+bool op_is_groupagg(const op_t *o);
 /* Removes duplicate rows (all columns; NULLs equal). */
 op_t *op_distinct_new(arena_t *a, op_t *in);
 

@@ -286,6 +286,8 @@ const xnode_t *op_filter_cond(const op_t *o);
  * arguments) into x when not NULL; how many; -1 when o is another
  * operator. */
 int op_hashagg_inputs(const op_t *o, const xnode_t **x);
+/* The same of a streaming group-by (op_groupagg.c); -1 for another. */
+int op_groupagg_inputs(const op_t *o, const xnode_t **x);
 
 /* Parallel scans (op_scan.c, for op_gather.c). A scan is splittable when
  * its storage splits scans and it is neither a point lookup nor one that
@@ -327,7 +329,6 @@ typedef struct gdrain_s {
   void *gd_arg;
   bool gd_halted;               /* out: a gd_batch asked to stop */
 } gdrain_t;
-bool op_is_gather(const op_t *o);
 int op_gather_drain(const op_t *o, qctx_t *q, gdrain_t *d, err_t *e);
 
 /* Operator plumbing. */

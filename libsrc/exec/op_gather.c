@@ -576,8 +576,18 @@ const op_t *op_gather_driver(const op_t *in)
 {
   const op_t *o = in;
   /* a group-by only at the top: it is a partial one a final group-by
-   * above the Gather merges (below a join or a filter it would not be) */
-  if (strcmp(o->o_vt->ov_name, "HashAggregate") == 0) {
+   * above the Gather merges (below a join or a filter it would not be),
+   * or a streaming one over a scan split on group boundaries, whose
+   * groups are whole in each thread */
+  /* (HAVING and projections above a streaming one: its groups are whole) */
+  const op_t *g = o;
+  while (g->o_in && (strcmp(g->o_vt->ov_name, "Filter") == 0 ||
+                     strcmp(g->o_vt->ov_name, "Project") == 0))
+    g = g->o_in;
+  bool aligned = op_is_groupagg(g);
+  if (aligned)
+    o = g;
+  if (strcmp(o->o_vt->ov_name, "HashAggregate") == 0 || aligned) {
     if (!o->o_in)
       return NULL;
     o = o->o_in;
@@ -585,6 +595,8 @@ const op_t *op_gather_driver(const op_t *in)
   for (; o->o_in; o = o->o_in)
     if (!gather_splits(o))
       return NULL;
+  if (aligned && !op_scan_aligned(o))
+    return NULL;
   return op_scan_splittable(o) ? o : NULL;
 }
 

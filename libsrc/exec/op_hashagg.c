@@ -123,19 +123,19 @@ static int agg_seen(agg_run_t *r, int64_t g, const vec_t *v, int row, bool *seen
 }
 
 /* min/max keep a copy of the best value so far (text: aggv_keep_str). */
-static int agg_keep(hashagg_run_t *h, agg_state_t *st, ty_phys_t p, const datum_t *d, err_t *e)
+static int agg_keep(arena_t *a, agg_state_t *st, ty_phys_t p, const datum_t *d, err_t *e)
 {
   if (p != TP_STR) {
     st->as_val = *d;
     return CZ_OK;
   }
-  return aggv_keep_str(h->oh_tab, st, &d->d_str, e);
+  return aggv_keep_str(a, st, &d->d_str, e);
 }
 
 /* string_agg: appends (delimiter and) value to the group's text. The
  * text is one value: past XE_MAX_FIELD 54000, and its growth is a
  * fallible allocation (53200 past the query's budget). */
-static int agg_concat(hashagg_run_t *h, qctx_t *q, agg_state_t *st, const datum_t *d,
+static int agg_concat(arena_t *a, qctx_t *q, agg_state_t *st, const datum_t *d,
                       const vec_t *delim, int row, err_t *e)
 {
   datum_t sep = {.d_null = true};
@@ -147,13 +147,13 @@ static int agg_concat(hashagg_run_t *h, qctx_t *q, agg_state_t *st, const datum_
     return err_set(e, SQLSTATE_PROGRAM_LIMIT, "requested length too large");
   if (len + add > st->as_cap) {
     size_t cap = CZ_MIN((len + add) * 2 + 16, XE_MAX_FIELD);
-    char *n = arena_try_alloc(h->oh_tab, cap);
+    char *n = arena_try_alloc(a, cap);
     if (!n)
       return op_budget_error(q->q_budget, q->q_max_mem, e);
     if (len)
       memcpy(n, st->as_val.d_str.s_ptr, len);
     if (st->as_cap)
-      arena_free(h->oh_tab, (char *)st->as_val.d_str.s_ptr, st->as_cap);
+      arena_free(a, (char *)st->as_val.d_str.s_ptr, st->as_cap);
     st->as_val.d_str.s_ptr = n;
     st->as_cap = (uint32_t)cap;
   }
@@ -169,8 +169,8 @@ static int agg_concat(hashagg_run_t *h, qctx_t *q, agg_state_t *st, const datum_
   return CZ_OK;
 }
 
-static int agg_step(hashagg_run_t *h, qctx_t *q, const agg_spec_t *ag, agg_state_t *st,
-                    const vec_t *v, const vec_t *v2, int row, err_t *e)
+int agg_step(arena_t *a, qctx_t *q, const agg_spec_t *ag, agg_state_t *st, const vec_t *v,
+             const vec_t *v2, int row, err_t *e)
 {
   if (ag->ag_kind == XAGG_COUNT_STAR) {
     st->as_count++;
@@ -221,7 +221,7 @@ static int agg_step(hashagg_run_t *h, qctx_t *q, const agg_spec_t *ag, agg_state
                                                      * PostgreSQL's smaller/larger do */
         return CZ_OK;
     }
-    return agg_keep(h, st, ap, &d, e);
+    return agg_keep(a, st, ap, &d, e);
   }
   case XAGG_BOOL_AND:
     st->as_val.d_bool = st->as_count == 1 ? d.d_bool : (st->as_val.d_bool && d.d_bool);
@@ -230,7 +230,7 @@ static int agg_step(hashagg_run_t *h, qctx_t *q, const agg_spec_t *ag, agg_state
     st->as_val.d_bool = st->as_count == 1 ? d.d_bool : (st->as_val.d_bool || d.d_bool);
     return CZ_OK;
   case XAGG_STRING_AGG:
-    return agg_concat(h, q, st, &d, v2, row, e);
+    return agg_concat(a, q, st, &d, v2, row, e);
   default:
     return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "aggregate not supported");
   }
@@ -401,7 +401,7 @@ static int agg_accum(hashagg_run_t *h, qctx_t *q, const batch_t *ev, const int *
         if (seen)
           continue;
       }
-      if (agg_step(h, q, ag, &states[g], v, v2, row, e) != CZ_OK)
+      if (agg_step(h->oh_tab, q, ag, &states[g], v, v2, row, e) != CZ_OK)
         return CZ_ERR;
     }
   }
@@ -739,7 +739,7 @@ op_t *op_hashagg_new(arena_t *a, op_t *in, int ngroup, xnode_t **group, int nagg
 int op_hashagg_inputs(const op_t *o, const xnode_t **x)
 {
   if (o->o_vt != &hashagg_vt)
-    return -1;
+    return op_groupagg_inputs(o, x);
   const op_hashagg_t *h = (const op_hashagg_t *)o;
   int n = 0;
   for (int k = 0; k < h->oh_ngroup; k++, n++)

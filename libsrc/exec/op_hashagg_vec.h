@@ -56,4 +56,14 @@ int agg_final(const agg_spec_t *ag, const agg_state_t *st, datum_t *out, err_t *
  * values holds one copy, not all of them. The copy is fallible (53200). */
 int aggv_keep_str(arena_t *a, agg_state_t *st, const str_t *s, err_t *e);
 
+/* One input row's step of aggregate ag into st (row `row` of v, its
+ * argument, NULL for count(*); v2 string_agg's delimiter): the
+ * row-by-row form of every aggregate, for those aggv_accum has no loop
+ * for; text kept (min/max, string_agg) is allocated in a. */
+int agg_step(arena_t *a, qctx_t *q, const agg_spec_t *ag, agg_state_t *st, const vec_t *v,
+             const vec_t *v2, int row, err_t *e);
+/* The value of aggregate ag for a group whose state is st (avg divides
+ * here; NULL when no non-NULL input, 0 for counts). */
+int agg_final(const agg_spec_t *ag, const agg_state_t *st, datum_t *out, err_t *e);
+
 #endif

@@ -13,6 +13,9 @@ typedef struct op_scan_s {
   scan_spec_t os_spec;
   const qtable_ops_t *os_ops;   /* the table handle's operations */
   rf_target_t *os_rf;           /* hash joins whose builds filter its rows (op_rfilter.c) */
+  int os_align;                 /* split (under a Gather) so that rows equal on the first
+                                   os_align key columns share a morsel: a streaming
+                                   group-by above sees whole groups per thread; 0 none */
 } op_scan_t;
 
 typedef struct scan_run_s {
@@ -136,6 +139,7 @@ int op_scan_morsels(const op_t *o, qctx_t *q, arena_t *a, int n, scan_par_t **ou
   memset(&tmp, 0, sizeof(tmp));
   tmp.sr_st.os_state = a;
   qrange_t r;
+  memset(&r, 0, sizeof(r));
   const qrange_t *rp = NULL;
   if (sp->ss_nlow || sp->ss_nhigh) {
     if (scan_bounds(sc, &tmp, q, &r, e) != CZ_OK)
@@ -146,11 +150,26 @@ int op_scan_morsels(const op_t *o, qctx_t *q, arena_t *a, int n, scan_par_t **ou
     }
     rp = &r;
   }
+  if (sc->os_align > 0) {
+    r.qr_align = sc->os_align;
+    rp = &r;
+  }
   qsplit_t *split;
   int nout = 0;
   if (sc->os_ops->qt_scan_split(q, sp->ss_table, sp->ss_index, rp, n, a, &split, &nout, e) != CZ_OK)
     return CZ_ERR;
   return sc->os_ops->qt_morsels_open(q, sp->ss_table, split, a, &p->sp_m, e);
+}
+
+void op_scan_set_align(op_t *o, int nkeys)
+{
+  op_scan_t *sc = (op_scan_t *)o;
+  sc->os_align = sc->os_spec.ss_nfixed + nkeys;
+}
+
+bool op_scan_aligned(const op_t *o)
+{
+  return o->o_vt == &scan_vt && ((const op_scan_t *)o)->os_align > 0;
 }
 
 void *op_scan_table(const op_t *o)
@@ -357,6 +376,9 @@ static char *scan_detail(const op_t *o, arena_t *a)
     t = arena_sprintf(a, "%s backward", t);
   for (int j = 0; j < sp->ss_npred; j++)
     t = arena_sprintf(a, "%s%s%s", t, j ? " AND " : " pushed: ", pred_text(&sp->ss_preds[j], a));
+  if (((const op_scan_t *)o)->os_align > 0)
+    t = arena_sprintf(a, "%s, split by %d key column%s", t, ((const op_scan_t *)o)->os_align,
+                      ((const op_scan_t *)o)->os_align > 1 ? "s" : "");
   const rf_target_t *rf = ((const op_scan_t *)o)->os_rf;
   if (rf)
     t = arena_sprintf(a, "%s, %s", t, rf_detail(rf, a));

@@ -13,6 +13,8 @@ static const sql_opt_t entry = {
   .so_par_agg = opt_par_agg,
   .so_par_safe = opt_par_safe,
   .so_par_sort = opt_par_sort,
+  .so_agg_ordered = opt_agg_ordered,
+  .so_agg_having = opt_agg_having,
   .so_outer = opt_outer_build,
   .so_scan = opt_scan_cols,
 };

@@ -28,8 +28,21 @@ op_t *opt_par_agg(lp_ctx_t *b, op_t *in, int workers, int ngroup, xnode_t **grou
 /* ORDER BY over a parallel pipeline (rows: the pipeline with the select
  * list's projection on top, every expression opt_par_safe): Parallel Sort
  * over a Gather of rows; NULL when the Gather cannot hold rows. */
-bool opt_par_safe(const xnode_t *x);
 op_t *opt_par_sort(lp_ctx_t *b, op_t *rows, int workers, int nkeys, const sort_key_t *keys);
+/* Whether x may run on a query worker: no subquery, no volatile function. */
+bool opt_par_safe(const xnode_t *x);
+
+/* ---- group-by over grouped input (opt_group.c) --------------------------- */
+
+/* A streaming group-by over in when in's rows come grouped by the keys
+ * (op_order), with workers > 0 under a Gather of its own over a scan
+ * split on group boundaries; NULL when in is not so ordered, not a Gather
+ * pipeline (workers > 0), or an aggregate needs the hash group-by. */
+op_t *opt_agg_ordered(lp_ctx_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
+                      const agg_spec_t *aggs);
+/* HAVING over such a Gather: tested by every thread below it (the
+ * groups are whole there); plan with the filter inside, or NULL. */
+op_t *opt_agg_having(lp_ctx_t *b, op_t *plan, xnode_t *having);
 
 /* ---- OR factoring (opt_or.c) --------------------------------------------- */
 

@@ -97,7 +97,7 @@ int opt_par_workers(lp_ctx_t *b, const lp_block_t *fb, const op_t *plan)
    * joins on the way keep their builds whole, made once and shared) */
   /* a group-by on top (a derived table's own) is a whole one, not the
    * partial op_gather_driver lets a Gather hold at its top */
-  if (strcmp(plan->o_vt->ov_name, "HashAggregate") == 0)
+  if (strcmp(plan->o_vt->ov_name, "HashAggregate") == 0 || op_is_groupagg(plan))
     return 0;
   const op_t *drv = op_gather_driver(plan);
   if (!drv || driver_rows(b, fb, drv) < par_min_rows(b))
@@ -109,7 +109,8 @@ void opt_par_builds(lp_ctx_t *b, const lp_block_t *fb, op_t *plan, int workers)
 {
   for (op_t *o = plan; o && o->o_in; o = o->o_in) {
     op_t *r = o->o_in2;
-    if (!r || !op_join_shareable(o) || strcmp(r->o_vt->ov_name, "HashAggregate") == 0)
+    if (!r || !op_join_shareable(o) || strcmp(r->o_vt->ov_name, "HashAggregate") == 0 ||
+        op_is_groupagg(r))
       continue;
     /* a plain table of the block (its filters are the block's conjuncts,
      * already found safe); a derived table planned its own */

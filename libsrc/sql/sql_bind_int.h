@@ -316,6 +316,10 @@ bool bd_par_safe(bd_t *b, const xnode_t *x);
 op_t *bd_par_sort(bd_t *b, op_t *rows, int workers, int nkeys, const sort_key_t *keys);
 op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
                  const agg_spec_t *aggs, double rows, double groups);
+/* A streaming group-by when plan's rows come grouped (so_agg_ordered). */
+op_t *bd_agg_ordered(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
+                     const agg_spec_t *aggs);
+op_t *bd_agg_having(bd_t *b, op_t *plan, xnode_t *having);
 /* sql_bind_decor.c (lp_decorrelate in sql_logical.h is the optimizer's
  * door to it): WHERE's EXISTS / NOT EXISTS / IN / NOT IN conjuncts
  * whose subquery is correlated only by conjuncts it can give up become

@@ -102,6 +102,19 @@ op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, in
   return b->b_env->pe_opt->so_par_agg(&c, in, workers, ngroup, group, nagg, aggs, rows, groups);
 }
 
+op_t *bd_agg_ordered(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
+                     const agg_spec_t *aggs)
+{
+  lp_ctx_t c = ctx_of(b);
+  return b->b_env->pe_opt->so_agg_ordered(&c, in, workers, ngroup, group, nagg, aggs);
+}
+
+op_t *bd_agg_having(bd_t *b, op_t *plan, xnode_t *having)
+{
+  lp_ctx_t c = ctx_of(b);
+  return b->b_env->pe_opt->so_agg_having(&c, plan, having);
+}
+
 op_t *bd_outer_build(bd_t *b, const lp_outer_t *oj, const bool *need)
 {
   lp_ctx_t c = ctx_of(b);

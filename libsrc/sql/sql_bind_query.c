@@ -609,7 +609,11 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
   if (par)
     bd_par_builds(b, from, plan, par);
   op_t *par_agg = NULL;
-  if (par && grouped && !has_sets && ag->ag_ngrp == 0) {
+  /* input already grouped by the keys (an index order): a streaming
+   * group-by, under a Gather of its own when parallel (opt_group.c) */
+  if (grouped && !has_sets && ag->ag_ngrp == 0 && ngroup > 0)
+    par_agg = bd_agg_ordered(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs);
+  if (par && grouped && !has_sets && ag->ag_ngrp == 0 && !par_agg) {
     double rows = bd_block_rows(b, from, plan);
     par_agg = bd_par_agg(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs, rows,
                          ngroup > 0 ? bd_group_rows(b, from, group, ngroup, rows) : 1);
@@ -647,9 +651,13 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
     if (having) {
       if (bd_agg_rewrite(b, ag, ngroup, group, having, &having) != CZ_OK)
         return CZ_ERR;
-      plan = op_filter_new(b->b_a, plan, having);
+      /* over a parallel streaming group-by: tested in every thread */
+      op_t *in_par = par_agg ? bd_agg_having(b, plan, having) : NULL;
+      plan = in_par ? in_par : op_filter_new(b->b_a, plan, having);
       if (groups >= 0)
         plan->o_est_rows = bd_having_rows(b, groups, having);
+      if (in_par)
+        in_par->o_in->o_est_rows = plan->o_est_rows;
     }
     bd_wgroup_t wg = {.wg_agg = ag, .wg_ngroup = ngroup, .wg_group = group};
     if (bd_window_finish(b, sc, &wg, &plan) != CZ_OK)

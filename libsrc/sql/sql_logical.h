@@ -181,6 +181,12 @@ typedef struct sql_opt_s {
    * over a Gather of `rows` (NULL: rows cannot run in parallel). */
   bool (*so_par_safe)(const xnode_t *x);
   op_t *(*so_par_sort)(lp_ctx_t *c, op_t *rows, int workers, int nkeys, const sort_key_t *keys);
+  /* A streaming group-by over in when its rows come grouped by the keys
+   * (with workers > 0 under a Gather of its own); NULL: use the others. */
+  op_t *(*so_agg_ordered)(lp_ctx_t *c, op_t *in, int workers, int ngroup, xnode_t **group,
+                          int nagg, const agg_spec_t *aggs);
+  /* HAVING inside such a Gather (plan); NULL: a filter above it. */
+  op_t *(*so_agg_having)(lp_ctx_t *c, op_t *plan, xnode_t *having);
   /* An explicit outer join's operators; need (over its columns, NULL =
    * all) the columns read, the others NULL at their positions. */
   op_t *(*so_outer)(lp_ctx_t *c, const lp_outer_t *oj, const bool *need);

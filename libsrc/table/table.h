@@ -338,9 +338,13 @@ typedef struct tbl_morsels_s tbl_morsels_t;
  * balanced by the index tree's upper-level separators (bt_divide: no leaf
  * is read, no row counted). Fewer ranges when the range spans few pages:
  * one for a table of one leaf page, an empty table or an empty range.
- * Needs no transaction (it reads the tree's shape). Lives in a. */
+ * align > 0: no range boundary falls between two keys that agree on the
+ * index's first align key columns (the rows of one group of a group-by
+ * on them lie in one range; a streaming group-by per thread then sees
+ * whole groups); 0: cuts anywhere. Needs no transaction (it reads the
+ * tree's shape). Lives in a. */
 int tbl_scan_split(const cat_table_t *t, int idx, const tbl_bound_t *low, const tbl_bound_t *high,
-                   int n, arena_t *a, tbl_split_t **out, err_t *e);
+                   int n, int align, arena_t *a, tbl_split_t **out, err_t *e);
 /* The number of ranges of a split (>= 1). */
 int tbl_split_count(const tbl_split_t *sp);
 /* A morsel dispenser over sp's ranges: scans opened on it

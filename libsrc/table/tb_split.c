@@ -17,6 +17,11 @@
  *   starting with its bytes, so the prefix's successor is the byte limit
  *   there. A prefix range over many pages (a = 5 on index (a, b)) is cut
  *   like any other.
+ * - Aligned splits (align > 0, for a streaming group-by per thread) cut
+ *   each cut back to the bytes of its first align key columns
+ *   (tbl_key_skip: the encoding is self-delimiting), so the keys that
+ *   agree on those columns share a piece: fewer, less even pieces when
+ *   a group spans many pages, never a group in two.
  * - The dispenser is a counter over the pieces, taken with one atomic
  *   increment: no lock, pieces go out in key order, each exactly once, a
  *   fast worker simply takes more. It fixes the transaction command every
@@ -46,8 +51,46 @@ static void tb_prefix_successor(const uint8_t *p, size_t len, arena_t *a, uint8_
   *out_len = len;
 }
 
+/* Byte order, the shorter first on a tie (the trees' order). */
+static int tb_cut_cmp(const uint8_t *x, size_t xl, const uint8_t *y, size_t yl)
+{
+  int c = memcmp(x, y, CZ_MIN(xl, yl));
+  return c ? c : (xl > yl) - (xl < yl);
+}
+
+/* Moves every cut down to the start of its group of keys that agree on
+ * the index's first align key columns: a cut holding those columns whole
+ * is cut back to their bytes (keys starting with them all sort at or
+ * above it), a shorter one already falls between groups (a key's side of
+ * it is decided within those columns' bytes). Cuts are only lowered, so
+ * they stay ascending; the ones that meet (or fall to the range's low
+ * end) are dropped, merging their ranges. */
+static void tb_split_align(tbl_split_t *sp, int align, const uint8_t *blo, size_t blo_len)
+{
+  const cat_index_t *ix = sp->sp_t->ct_indexes[sp->sp_idx];
+  if (ix->ci_nkeys == 0) {
+    sp->sp_n = 1; /* no key columns to align to (the row id): one range */
+    return;
+  }
+  align = CZ_MIN(align, ix->ci_nkeys);
+  int kept = 0;
+  for (int i = 0; i < sp->sp_n - 1; i++) {
+    bt_key_t c = sp->sp_cuts[i];
+    size_t len = tbl_key_skip(ix->ci_key_types, align, c.k_data, c.k_len);
+    if (len < c.k_len)
+      c.k_len = (uint32_t)len;
+    if (blo && tb_cut_cmp(c.k_data, c.k_len, blo, blo_len) <= 0)
+      continue;
+    if (kept > 0 && tb_cut_cmp(c.k_data, c.k_len, sp->sp_cuts[kept - 1].k_data,
+                               sp->sp_cuts[kept - 1].k_len) <= 0)
+      continue;
+    sp->sp_cuts[kept++] = c;
+  }
+  sp->sp_n = kept + 1;
+}
+
 int tbl_scan_split(const cat_table_t *t, int idx, const tbl_bound_t *low, const tbl_bound_t *high,
-                   int n, arena_t *a, tbl_split_t **out, err_t *e)
+                   int n, int align, arena_t *a, tbl_split_t **out, err_t *e)
 {
   *out = NULL;
   if (idx < 0 || idx >= t->ct_nindexes)
@@ -80,6 +123,8 @@ int tbl_scan_split(const cat_table_t *t, int idx, const tbl_bound_t *low, const 
   if (bt_divide(ix->ci_tree, blo, blo_len, bhi, bhi_len, n, a, &sp->sp_cuts, &ncuts, e) != CZ_OK)
     return CZ_ERR;
   sp->sp_n = ncuts + 1;
+  if (align > 0)
+    tb_split_align(sp, align, blo, blo_len);
   *out = sp;
   return CZ_OK;
 }

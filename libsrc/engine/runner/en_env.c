@@ -431,7 +431,8 @@ static int hook_scan_split(qctx_t *q, void *tab, int idx, const qrange_t *r, int
     hi = (tbl_bound_t){r->qr_nhigh, r->qr_high, r->qr_high_incl};
   }
   tbl_split_t *sp;
-  if (tbl_scan_split(en_handle_cat(tab), idx, r ? &lo : NULL, r ? &hi : NULL, n, a, &sp, e) != CZ_OK)
+  if (tbl_scan_split(en_handle_cat(tab), idx, r ? &lo : NULL, r ? &hi : NULL, n,
+                     r ? r->qr_align : 0, a, &sp, e) != CZ_OK)
     return CZ_ERR;
   *out = (qsplit_t *)sp;
   *nout = tbl_split_count(sp);

@@ -109,8 +109,20 @@ static const ty_t ts_types[3] = {{.t_id = TY_INT8, .t_len = -1, .t_prec = -1, .t
  * on this thread and checks: 1 <= ranges <= n, the rows are those of the
  * plain scan in the same order (each exactly once), every morsel taken.
  * Returns the number of ranges; rows per morsel into per[] (may be NULL). */
+static int ts_check_split_aligned(txn_t *tx, const cat_table_t *t, int idx, const tbl_bound_t *lo,
+                                  const tbl_bound_t *hi, int n, int align, int *per);
+
 static int ts_check_split(txn_t *tx, const cat_table_t *t, int idx, const tbl_bound_t *lo,
                           const tbl_bound_t *hi, int n, int *per)
+{
+  return ts_check_split_aligned(tx, t, idx, lo, hi, n, 0, per);
+}
+
+/* As ts_check_split, the split aligned on the first align key columns;
+ * on the index on g (k = 3 i, g = i % 10) rows of one g then share a
+ * range. */
+static int ts_check_split_aligned(txn_t *tx, const cat_table_t *t, int idx, const tbl_bound_t *lo,
+                                  const tbl_bound_t *hi, int n, int align, int *per)
 {
   arena_t *a = arena_create(NULL, "split");
   int cols[2] = {0, 1};
@@ -120,7 +132,7 @@ static int ts_check_split(txn_t *tx, const cat_table_t *t, int idx, const tbl_bo
   ts_drain(s, ts_types, 2, 97, a, &plain);
   tbl_scan_close(s);
   tbl_split_t *sp;
-  CT_OK(tbl_scan_split(t, idx, lo, hi, n, a, &sp, &e_));
+  CT_OK(tbl_scan_split(t, idx, lo, hi, n, align, a, &sp, &e_));
   int count = tbl_split_count(sp);
   assert_true(count >= 1 && count <= n);
   tbl_morsels_t *m;
@@ -137,6 +149,10 @@ static int ts_check_split(txn_t *tx, const cat_table_t *t, int idx, const tbl_bo
     assert_true(got.r_morsel[i] >= 0 && got.r_morsel[i] < count);
     if (per)
       per[got.r_morsel[i]]++;
+    if (align > 0 && idx == 1 && i > 0 && (got.r_k[i] / 3) % 10 == (got.r_k[i - 1] / 3) % 10 &&
+        got.r_morsel[i] != got.r_morsel[i - 1])
+      fail_msg("n %d: g %d in ranges %d and %d", n, (int)((got.r_k[i] / 3) % 10),
+               got.r_morsel[i - 1], got.r_morsel[i]);
   }
   ts_free(&plain);
   ts_free(&got);
@@ -207,6 +223,36 @@ static void test_split_covers_every_row_once(void **state)
   ct_fini(&env);
 }
 
+/* Aligned splits: on the index on g (2000 rows a value, many pages each)
+ * no g spans two ranges, for open, closed and prefix ranges; still
+ * several ranges where the values allow. */
+static void test_split_aligned_on_groups(void **state)
+{
+  (void)state;
+  ct_env_t env;
+  ct_init(&env, "split_aligned");
+  cat_oid_t oid = ts_nums(&env, 20000);
+  cat_snapshot_t *snap = cat_snapshot(env.ce_cat);
+  const cat_table_t *t = cat_table_by_oid(snap, oid);
+  datum_t g3 = {.d_i64 = 3}, g7 = {.d_i64 = 7}, k = {.d_i64 = 3 * 5001};
+  for (int n = 1; n <= 16; n++) {
+    int open = ts_check_split_aligned(NULL, t, 1, NULL, NULL, n, 1, NULL);
+    tbl_bound_t G3 = {1, &g3, true}, G7 = {1, &g7, true};
+    ts_check_split_aligned(NULL, t, 1, &G3, &G7, n, 1, NULL);
+    G3.tb_incl = false;
+    ts_check_split_aligned(NULL, t, 1, &G3, NULL, n, 1, NULL);
+    /* one value of g: one range */
+    assert_int_equal(ts_check_split_aligned(NULL, t, 1, &G7, &G7, n, 1, NULL), 1);
+    /* the primary key aligned on its one column: as unaligned */
+    tbl_bound_t K = {1, &k, true};
+    ts_check_split_aligned(NULL, t, 0, &K, NULL, n, 1, NULL);
+    if (n >= 4)
+      assert_true(open >= 3 && open <= 10);
+  }
+  cat_snapshot_release(snap);
+  ct_fini(&env);
+}
+
 /* A tree of three levels or more: long keys whose neighbours share all
  * but their last bytes make separators as long as the keys. */
 static void test_split_descends_levels(void **state)
@@ -241,7 +287,7 @@ static void test_split_descends_levels(void **state)
   ty_t types[2] = {ty_plain(TY_INT8), ty_plain(TY_VARCHAR)};
   for (int n = 1; n <= 16; n++) {
     tbl_split_t *sp;
-    CT_OK(tbl_scan_split(t, 0, NULL, NULL, n, a, &sp, &e_));
+    CT_OK(tbl_scan_split(t, 0, NULL, NULL, n, 0, a, &sp, &e_));
     assert_int_equal(tbl_split_count(sp), n);
     tbl_morsels_t *m;
     CT_OK(tbl_morsels_new(NULL, sp, a, &m, &e_));
@@ -414,7 +460,7 @@ static void test_threads_share_one_dispenser(void **state)
       ts_drain(s, ts_types, 3, 128, a, &plain);
       tbl_scan_close(s);
       tbl_split_t *sp;
-      CT_OK(tbl_scan_split(t, 0, NULL, NULL, 4 * nthreads, a, &sp, &e_));
+      CT_OK(tbl_scan_split(t, 0, NULL, NULL, 4 * nthreads, 0, a, &sp, &e_));
       assert_true(tbl_split_count(sp) > nthreads);
       tbl_morsels_t *m;
       CT_OK(tbl_morsels_new(tx, sp, a, &m, &e_));
@@ -551,7 +597,7 @@ static void test_worker_never_sees_later_writes(void **state)
   memset(&r, 0, sizeof r);
   r.rc_base = BASE;
   tbl_split_t *sp;
-  CT_OK(tbl_scan_split(t, 0, NULL, NULL, 1, a, &sp, &e_));
+  CT_OK(tbl_scan_split(t, 0, NULL, NULL, 1, 0, a, &sp, &e_));
   for (int i = 0; i < TS_RACE_SCANS; i++)
     CT_OK(tbl_morsels_new(tx, sp, a, &r.rc_m[i], &e_));
   pthread_t th;
@@ -583,6 +629,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_split_covers_every_row_once),
     cmocka_unit_test(test_split_descends_levels),
+    cmocka_unit_test(test_split_aligned_on_groups),
     cmocka_unit_test(test_threads_share_one_dispenser),
     cmocka_unit_test(test_worker_never_sees_later_writes),
   };
