@@ -6,7 +6,7 @@
  * empty again; at the end of the input the runs are merged, at most
  * os_fanin at a time (passes that merge groups of neighbouring runs into
  * one until few enough are left), the last merge feeding the output
- * together with the rows still held (sorted in memory, the last source).
+ * (with the rows still held, sorted, as the last run).
  * Equal keys take the earlier run first, so the sort stays stable.
  * NULLs sort as larger than any value (PostgreSQL's default: last when
  * ascending, first when descending) unless NULLS FIRST/LAST says
@@ -25,6 +25,7 @@
 #include "exec/spill.h"
 
 #define SORT_READ_ROWS 256      /* rows a merge reads from a run at a time */
+#define SORT_ARENA_STEP (1 << 20) /* the most an arena grows by at once (its largest chunk) */
 
 /* One source of the final merge: a run on disk (ss_file, the batch of it
  * read last) or a sorter's rows sorted in memory (ss_rows in ss_perm's
@@ -60,6 +61,8 @@ typedef struct sorter_s {
   arena_t *so_meta;             /* so_runs' array */
   spill_t **so_runs;            /* sorted runs written so far, in input order */
   int so_nruns, so_cap_runs;
+  int so_share;                 /* sorters that may sort at once (a Parallel Sort's
+                                   threads): each keeps room for all of them */
 } sorter_t;
 
 /* Its run state in one execution. */
@@ -299,8 +302,9 @@ static int sort_keep(sort_run_t *s, qctx_t *q, int64_t *k, err_t *e)
 
 /* An empty sorter; its arenas are made once (children of parent, reset
  * with it) and released here. */
-static void sorter_init(sorter_t *so, const op_sort_t *p, arena_t *parent)
+static void sorter_init(sorter_t *so, const op_sort_t *p, arena_t *parent, int share)
 {
+  so->so_share = share;
   if (!so->so_ar[0]) {
     so->so_ar[0] = arena_create(parent, "Sort rows");
     so->so_ar[1] = arena_create(parent, "Sort rows");
@@ -324,20 +328,23 @@ static int sorter_sort(const op_sort_t *p, sorter_t *so, qctx_t *q, err_t *e)
 {
   int64_t n = so->so_rows.rs_n;
   arena_t *a = so->so_ar[so->so_cur];
-  size_t cnt = (size_t)(n ? n : 1);
-  so->so_perm = arena_try_alloc(a, sizeof(int64_t) * cnt);
-  sort_ent_t *ent = so->so_perm ? arena_try_alloc(a, sizeof(sort_ent_t) * cnt * 2) : NULL;
-  if (!ent)
+  size_t bytes = sizeof(sort_ent_t) * (size_t)(n ? n : 1);
+  sort_ent_t *ent = arena_try_alloc(a, bytes);
+  sort_ent_t *tmp = ent ? arena_try_alloc(a, bytes) : NULL;
+  if (!tmp)
     return op_alloc_error(a, e);
   bool exact;
   sort_by_t by = {.sb_p = p, .sb_rows = &so->so_rows, .sb_from = 0};
   if (sort_prefixes(p, &so->so_rows, ent, &exact) && exact)
     by.sb_from = 1;
-  if (merge_sort(&by, q, ent, ent + cnt, n, e) != CZ_OK)
+  if (merge_sort(&by, q, ent, tmp, n, e) != CZ_OK)
     return CZ_ERR;
+  arena_free(a, tmp, bytes);
+  /* the permutation takes the entries' place: row i's number is written at
+   * byte 8i, never past entry i (at byte 16i), which is read first */
+  so->so_perm = (int64_t *)ent;
   for (int64_t i = 0; i < n; i++)
     so->so_perm[i] = ent[i].se_row;
-  arena_free(a, ent, sizeof(sort_ent_t) * cnt * 2);
   return CZ_OK;
 }
 
@@ -364,19 +371,22 @@ static int sorter_trim(const op_sort_t *p, sorter_t *so, qctx_t *q, int64_t k, e
 }
 
 /* Whether the rows held should go to a run now: the execution is near its
- * memory limit, or sorting them (40 bytes a row for the entries, their
- * merge buffer and the permutation) would pass it. A store holding little of the memory
- * does not spill: its runs would be tiny and many. */
+ * memory limit, or sorting them (32 bytes a row for the entries and their
+ * merge buffer; so_share sorters may sort at once) would pass it, with a
+ * margin for what the next batch adds (an eighth of the limit and an
+ * arena's largest chunk). A store holding little of the memory does not
+ * spill: its runs would be tiny and many. */
 static bool sorter_should_spill(const sorter_t *so, const qctx_t *q)
 {
   int64_t lim = spill_mem_limit(q);
   if (lim <= 0 || !spill_dir() || so->so_rows.rs_n < RS_CHUNK)
     return false;
-  if ((int64_t)arena_bytes_used(so->so_ar[so->so_cur]) < lim / 16)
+  if ((int64_t)arena_bytes_used(so->so_ar[so->so_cur]) < lim / 16 / so->so_share)
     return false;
   if (spill_pressure(q))
     return true;
-  return mem_budget_room(q->q_budget) < 40 * so->so_rows.rs_n + lim / 8;
+  return mem_budget_room(q->q_budget) <
+         32 * so->so_rows.rs_n * so->so_share + lim / 8 + SORT_ARENA_STEP;
 }
 
 static void sorter_add_run(sorter_t *so, spill_t *f)
@@ -392,11 +402,10 @@ static void sorter_add_run(sorter_t *so, spill_t *f)
   so->so_runs[so->so_nruns++] = f;
 }
 
-/* Sorts the rows held, writes them to a new run and empties the store. */
-static int sorter_spill(const op_sort_t *p, sorter_t *so, qctx_t *q, err_t *e)
+/* Writes the rows held, sorted (so_perm), to a new run and empties the
+ * store. */
+static int sorter_write_run(const op_sort_t *p, sorter_t *so, qctx_t *q, err_t *e)
 {
-  if (sorter_sort(p, so, q, e) != CZ_OK)
-    return CZ_ERR;
   spill_t *f = spill_open(q, p->os_op.o_ncols, p->os_op.o_types, e);
   if (!f)
     return CZ_ERR;
@@ -417,6 +426,14 @@ static int sorter_spill(const op_sort_t *p, sorter_t *so, qctx_t *q, err_t *e)
   rs_init(&so->so_rows, cur, p->os_op.o_ncols, p->os_op.o_types);
   so->so_perm = NULL;
   return CZ_OK;
+}
+
+/* Sorts the rows held, writes them to a new run and empties the store. */
+static int sorter_spill(const op_sort_t *p, sorter_t *so, qctx_t *q, err_t *e)
+{
+  if (sorter_sort(p, so, q, e) != CZ_OK)
+    return CZ_ERR;
+  return sorter_write_run(p, so, q, e);
 }
 
 /* One batch of input into so: stored, trimmed to the first k rows (k >=
@@ -593,12 +610,21 @@ static int sort_merge_runs(sort_run_t *s, qctx_t *q, spill_t **runs, int n, spil
   return CZ_OK;
 }
 
-/* Every sorter's input has ended and its rows held are sorted: its runs
- * join the execution's list (os_runs, sorter by sorter, each in input
- * order); passes merge neighbouring groups of runs until at most the
- * fan-in are left; those and the sorters' rows in memory feed sort_next. */
+/* Every sorter's input has ended and its rows held are sorted. When any
+ * sorter spilled, the rows still held become each sorter's last run (the
+ * final merge's file buffers take half of the memory: the rows cannot
+ * stay beside them). Every run joins the execution's list (os_runs,
+ * sorter by sorter, each in input order); passes merge neighbouring groups
+ * of runs until at most the fan-in are left; those and the rows still in
+ * memory feed sort_next. */
 static int sort_finish(sort_run_t *s, qctx_t *q, sorter_t *const *parts, int nparts, err_t *e)
 {
+  bool spilled = false;
+  for (int t = 0; t < nparts; t++)
+    spilled |= parts[t]->so_nruns > 0;
+  for (int t = 0; spilled && t < nparts; t++)
+    if (parts[t]->so_rows.rs_n > 0 && sorter_write_run(s->sr_p, parts[t], q, e) != CZ_OK)
+      return CZ_ERR;
   int total = 0;
   for (int t = 0; t < nparts; t++)
     total += parts[t]->so_nruns;
@@ -711,7 +737,7 @@ static int sort_open_serial(const op_t *o, sort_run_t *s, qctx_t *q, int64_t k, 
 {
   const op_sort_t *p = s->sr_p;
   sorter_t *so = &s->sr_one;
-  sorter_init(so, p, s->sr_st.os_state);
+  sorter_init(so, p, s->sr_st.os_state, 1);
   if (op_open(o->o_in, q, e) != CZ_OK)
     return CZ_ERR;
   for (;;) {
@@ -769,7 +795,7 @@ static int sort_open_parallel(const op_t *o, sort_run_t *s, qctx_t *q, int64_t k
       s->sr_parts[t] = arena_zalloc(qexec_arena(q), sizeof(sorter_t));
   }
   for (int t = 0; t < threads; t++)
-    sorter_init(s->sr_parts[t], s->sr_p, s->sr_st.os_state);
+    sorter_init(s->sr_parts[t], s->sr_p, s->sr_st.os_state, threads);
   s->sr_nparts = 0;
   psort_t ps = {.ps_p = s->sr_p, .ps_parts = s->sr_parts, .ps_k = k};
   gdrain_t d = {.gd_batch = psort_batch, .gd_mid = psort_mid, .gd_part = psort_part, .gd_arg = &ps};

@@ -1596,7 +1596,7 @@ unreserved_keyword:
   | ACTION | CONSTRAINTS | DEFERRED | IMMEDIATE | INHERIT | MATCH | PARTIAL | SIMPLE | VALID
   | ORDINALITY
   | ADD_P | TYPE_P
-  | LOCKED | SKIP | COMMENT | CONTINUE_P | SCHEMA
+  | LOCKED | SKIP | COMMENT | CONTINUE_P | SCHEMA | OF
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function
@@ -1614,7 +1614,7 @@ reserved_keyword:
   | CREATE
   | CROSS | CURRENT_CATALOG | CURRENT_DATE | CURRENT_ROLE | CURRENT_SCHEMA | CURRENT_TIMESTAMP
   | CURRENT_TIME | LOCALTIME
-  | CURRENT_USER | DEFAULT | DEFERRABLE | DESC | DISTINCT | DO | ELSE | END_P | OF
+  | CURRENT_USER | DEFAULT | DEFERRABLE | DESC | DISTINCT | DO | ELSE | END_P
   | EXCEPT | FALSE_P | FETCH | FOR | FROM | FULL | GRANT | GROUP_P | HAVING
   | ILIKE | IN_P | INNER_P | INTERSECT | INTO | IS | JOIN | LEADING | LEFT | LIKE
   | LIMIT | LOCALTIMESTAMP | NATURAL | NOT | NULL_P | OFFSET | ON | ONLY | OR | ORDER | OUTER_P
@@ -2086,9 +2086,9 @@ alter_table_stmt:
   | ALTER MATERIALIZED VIEW qualified_name IDENT TO owner_role
       { CHK(sql_g_word(ps, &@5, $5, "owner")); $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, $4)));
         $$->st_owner_kind = "materialized view"; $$->st_owner_role = $7; }
-  | ALTER IDENT col_id IDENT TO owner_role
+  | ALTER SCHEMA col_id IDENT TO owner_role
       {
-        CHK(sql_g_word(ps, &@2, $2, "schema") && sql_g_word(ps, &@4, $4, "owner"));
+        CHK(sql_g_word(ps, &@4, $4, "owner"));
         sql_name_t nm = {.nm_name = $3, .nm_pos = @3.lc_pos};
         $$ = sql_g_drop(ps, SQL_STMT_ALTER_OWNER, false, APPEND(NULL, sql_g_name(ps, nm)));
         $$->st_owner_kind = "schema"; $$->st_owner_role = $6;
@@ -3561,7 +3561,7 @@ static bool sql_g_cons_attrs(sql_pstate_t *ps, int pos, char kind, int attrs, sq
   return true;
 }
 
-/* A word the grammar reads as an identifier (LOCK, OWNER, SCHEMA, NAME:
+/* A word the grammar reads as an identifier (LOCK, OWNER, NAME:
  * not keywords, so they stay usable as bare aliases) must be this one:
  * 42601 at it otherwise. */
 static bool sql_g_word(sql_pstate_t *ps, const sql_loc_t *at, const char *got, const char *want)

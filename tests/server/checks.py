@@ -4,7 +4,9 @@ isolated_*.py): each check prints `PASS name` or `FAIL name: why` at once
 closing `N passed, N failed` line run.sh reads and gives the exit status.
 Below, what the isolated_*.py scripts share: their arguments, their
 server in a fresh folder, started and always stopped, a statement's
-SQLSTATE, a session's liveness, a value's peak while a statement runs."""
+SQLSTATE, a query's rows or SQLSTATE, its plan, how fast a cancel or a
+statement_timeout stops it, a session's liveness, a value's peak while a
+statement runs."""
 import argparse
 import contextlib
 import os
@@ -103,6 +105,56 @@ def answers(conn):
         return conn.execute("SELECT 1").fetchone()[0] == 1
     except psycopg.Error:
         return False
+
+
+def rows(conn, sql, ordered=True):
+    """("rows", sql's rows as tuples) or ("error", its SQLSTATE); with
+    ordered=False the rows are sorted (by repr), for comparing the answers
+    of a query without ORDER BY."""
+    import psycopg
+    try:
+        got = [tuple(r) for r in conn.execute(sql).fetchall()]
+    except psycopg.Error as ex:
+        return ("error", ex.sqlstate)
+    return ("rows", got if ordered else sorted(got, key=repr))
+
+
+def plan(conn, sql, analyze=False):
+    """The EXPLAIN [ANALYZE] of sql as one text."""
+    return "\n".join(r[0] for r in conn.execute(("EXPLAIN ANALYZE " if analyze else "EXPLAIN ") +
+                                                sql).fetchall())
+
+
+def stop_latency(dsn, sql, how, after=1.5):
+    """Runs sql (seconds of work) on a connection of its own; after `after`
+    seconds cancels it (how = "cancel") or lets statement_timeout stop it
+    (how = "timeout"). Returns (its SQLSTATE or "finished", seconds from
+    the stop to the error)."""
+    import psycopg
+    with psycopg.connect(dsn, autocommit=True) as c:
+        if how == "timeout":
+            c.execute("SET statement_timeout = %d" % int(after * 1000))
+        box = {}
+
+        def run():
+            box["t0"] = time.monotonic()
+            try:
+                c.execute(sql).fetchall()
+                box["state"] = "finished"
+            except psycopg.Error as ex:
+                box["state"] = ex.sqlstate
+            box["end"] = time.monotonic()
+
+        th = threading.Thread(target=run)
+        th.start()
+        time.sleep(after)
+        stop = time.monotonic()
+        if how == "cancel":
+            c.cancel()
+        th.join(60)
+        if how == "timeout":
+            stop = box["t0"] + after
+        return box.get("state"), box.get("end", stop + 60) - stop
 
 
 class Peak:

@@ -18,7 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-from checks import check  # noqa: E402
+from checks import check, plan, rows  # noqa: E402
 
 try:
     import psycopg
@@ -43,17 +43,6 @@ QUERIES = {
     "count distinct": "SELECT count(DISTINCT g), count(*) FROM gt_t",
     "limit": "SELECT count(*) FROM (SELECT id FROM gt_t WHERE g = 5 LIMIT 10) x",
 }
-
-
-def rows(c, sql):
-    try:
-        return ("rows", [tuple(r) for r in c.execute(sql).fetchall()])
-    except psycopg.Error as ex:
-        return ("error", ex.sqlstate)
-
-
-def plan(c, sql):
-    return "\n".join(r[0] for r in c.execute("EXPLAIN " + sql).fetchall())
 
 
 def main():

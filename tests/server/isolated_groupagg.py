@@ -32,7 +32,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-from checks import check  # noqa: E402
+from checks import check, plan  # noqa: E402
 
 try:
     import psycopg
@@ -109,15 +109,7 @@ NULLS = [
 
 
 def rows(c, sql):
-    try:
-        return ("rows", sorted((tuple(r) for r in c.execute(sql).fetchall()), key=repr))
-    except psycopg.Error as ex:
-        return ("error", ex.sqlstate)
-
-
-def plan(c, sql, analyze=False):
-    return "\n".join(r[0] for r in c.execute(("EXPLAIN ANALYZE " if analyze else "EXPLAIN ") + sql)
-                     .fetchall())
+    return checks.rows(c, sql, ordered=False)
 
 
 def main():

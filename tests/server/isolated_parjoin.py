@@ -22,12 +22,10 @@ Cadenza only (PostgreSQL plans its own parallel queries).
 """
 import os
 import sys
-import threading
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-from checks import check  # noqa: E402
+from checks import check, plan, rows, stop_latency  # noqa: E402
 
 try:
     import psycopg
@@ -82,49 +80,6 @@ SPILL = "SELECT count(*), sum(a.v + b.v), max(b.pad) FROM pj_f a JOIN pj_f2 b ON
 LONG = "SELECT count(*) FROM pj_f a JOIN pj_f2 b ON a.g = b.g"
 
 
-def rows(c, sql):
-    try:
-        return ("rows", [tuple(r) for r in c.execute(sql).fetchall()])
-    except psycopg.Error as ex:
-        return ("error", ex.sqlstate)
-
-
-def plan(c, sql, analyze=False):
-    return "\n".join(r[0] for r in c.execute("EXPLAIN " + ("ANALYZE " if analyze else "") +
-                                             sql).fetchall())
-
-
-def stop_latency(dsn, how):
-    """Runs LONG (seconds of work on both threads); after 1.5 s cancels it
-    (how = "cancel") or lets statement_timeout = 1500 ms stop it. Returns
-    (sqlstate, seconds from the stop to the error)."""
-    with psycopg.connect(dsn, autocommit=True) as c:
-        if how == "timeout":
-            c.execute("SET statement_timeout = 1500")
-        box = {}
-
-        def run():
-            t0 = time.monotonic()
-            try:
-                c.execute(LONG).fetchall()
-                box["state"] = "finished"
-            except psycopg.Error as ex:
-                box["state"] = ex.sqlstate
-            box["end"] = time.monotonic()
-            box["t0"] = t0
-
-        th = threading.Thread(target=run)
-        th.start()
-        time.sleep(1.5)
-        stop = time.monotonic()
-        if how == "cancel":
-            c.cancel()
-        th.join(60)
-        if how == "timeout":
-            stop = box["t0"] + 1.5
-        return box.get("state"), box.get("end", stop + 60) - stop
-
-
 def main():
     args = checks.isolated_args()
     if args.kind != "cadenza":
@@ -165,7 +120,7 @@ def main():
             answers["spill"] = rows(c, SPILL)
             check("spill: a spilling build runs on one thread", "a build spills" in sp, sp)
             for how in ("cancel", "timeout"):
-                state, lat = stop_latency(srv.dsn(), how)
+                state, lat = stop_latency(srv.dsn(), LONG, how)
                 check("cancel: %s stops the parallel join within 100 ms" % how,
                       state == "57014" and lat < 0.1, "%s after %.3f s" % (state, lat))
             check("cancel: the server serves after them",

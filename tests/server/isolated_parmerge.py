@@ -27,12 +27,10 @@ Cadenza only (PostgreSQL plans its own parallel queries).
 """
 import os
 import sys
-import threading
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-from checks import check  # noqa: E402
+from checks import check, plan, rows, stop_latency  # noqa: E402
 
 try:
     import psycopg
@@ -112,49 +110,6 @@ LONG_BUILD = ("SELECT count(*) FROM pm_big a JOIN pm_big b ON a.k = b.id "
               "WHERE repeat(b.t, 600) NOT LIKE '%q_q%q_q%'")
 LONG_GROUP = ("SELECT count(*) FROM (SELECT k, max(t) FROM pm_big "
               "WHERE repeat(t, 600) NOT LIKE '%q_q%q_q%' GROUP BY k) q")
-
-
-def rows(c, sql):
-    try:
-        return ("rows", [tuple(r) for r in c.execute(sql).fetchall()])
-    except psycopg.Error as ex:
-        return ("error", ex.sqlstate)
-
-
-def plan(c, sql, analyze=False):
-    return "\n".join(r[0] for r in c.execute("EXPLAIN " + ("ANALYZE " if analyze else "") +
-                                             sql).fetchall())
-
-
-def stop_latency(dsn, sql, how):
-    """Runs sql (seconds of work on both threads); after 1.5 s cancels it
-    (how = "cancel") or lets statement_timeout = 1500 ms stop it. Returns
-    (sqlstate, seconds from the stop to the error)."""
-    with psycopg.connect(dsn, autocommit=True) as c:
-        if how == "timeout":
-            c.execute("SET statement_timeout = 1500")
-        box = {}
-
-        def run():
-            t0 = time.monotonic()
-            box["t0"] = t0
-            try:
-                c.execute(sql).fetchall()
-                box["state"] = "finished"
-            except psycopg.Error as ex:
-                box["state"] = ex.sqlstate
-            box["end"] = time.monotonic()
-
-        th = threading.Thread(target=run)
-        th.start()
-        time.sleep(1.5)
-        stop = time.monotonic()
-        if how == "cancel":
-            c.cancel()
-        th.join(60)
-        if how == "timeout":
-            stop = box["t0"] + 1.5
-        return box.get("state"), box.get("end", stop + 60) - stop
 
 
 def main():

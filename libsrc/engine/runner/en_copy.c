@@ -826,39 +826,14 @@ static int bin_utf8(const uint8_t *s, size_t n, err_t *e)
   return CZ_OK;
 }
 
-/* The size of a fixed-width type's binary form (0: variable). */
-static size_t bin_fixed(ty_id_t t)
-{
-  switch (t) {
-  case TY_BOOL:
-    return 1;
-  case TY_INT2:
-    return 2;
-  case TY_INT4:
-  case TY_FLOAT4:
-  case TY_DATE:
-    return 4;
-  case TY_INT8:
-  case TY_FLOAT8:
-  case TY_TIMESTAMP:
-  case TY_TIMESTAMPTZ:
-  case TY_TIME:
-    return 8;
-  case TY_TIMETZ:
-    return 12;
-  case TY_INTERVAL:
-    return 16;
-  default:
-    return 0;
-  }
-}
-
 /* A field's value from its recv bytes, as PostgreSQL's receive functions
  * take them: too few bytes for a fixed-width type is 08P01 (the message
  * buffer ran out), bytes left over 22P03. */
 static int bin_field(ty_t ty, const uint8_t *v, size_t n, arena_t *a, datum_t *d, err_t *e)
 {
-  size_t fixed = bin_fixed(ty.t_id);
+  /* a fixed-width type's binary form is its typlen (0: variable) */
+  int16_t len = ty_pg_typlen(ty);
+  size_t fixed = len > 0 ? (size_t)len : 0;
   if (fixed && n < fixed)
     return err_set(e, SQLSTATE_PROTOCOL_VIOLATION, "insufficient data left in message");
   if (fixed && n > fixed)
