@@ -1,5 +1,6 @@
-/* op_sort — ORDER BY: materialises the input in a row store, sorts a
- * permutation of row numbers (a stable merge sort, so equal keys keep
+/* op_sort — ORDER BY: materialises the input in a row store, sorts its
+ * row numbers (a stable merge sort of entries carrying the first key as an
+ * order-preserving integer, "sorting rows held" below; equal keys keep
  * their input order) and returns the rows in batches.
  * Past the memory it may hold (spill_pressure) the rows so far are sorted
  * and written to a temporary file as a sorted run, and the store starts
