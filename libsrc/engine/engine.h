@@ -95,6 +95,11 @@ bool esession_is_superuser(const esession_t *s);
  * a block an open implicit transaction is rolled back. */
 void esession_fail(esession_t *s);
 
+/* Threads a query of this session may use, its own included: its
+ * max_parallel_workers_per_gather + 1 (PostgreSQL's name; the default
+ * is [Parameters] ThreadsPerQuery - 1). */
+int esession_threads(esession_t *s);
+
 /* The statement_timeout setting in milliseconds (0 = none). SET checks
  * the value (22023); the protocol server enforces it by a timer that calls
  * esession_cancel, as PostgreSQL's statement timeout. */

@@ -473,6 +473,16 @@ void op_prune_cols(arena_t *a, op_t *const *roots, int nroots);
  * planned number EXPLAIN shows. */
 const op_t *op_gather_driver(const op_t *in);
 bool op_gather_ok(const op_t *in);
+/* A derived table planned in parallel on in's pipeline: the Gather reached
+ * from in along first inputs through operators a pipeline may hold (the
+ * expressions of its filters and projections all satisfy safe), itself
+ * over a pipeline without a group-by; NULL when there is none (or in is
+ * that Gather). op_gather_lift takes it out (its input takes its place),
+ * so that one Gather over all of in runs the whole pipeline: the
+ * operators above the derived table (a partial group-by) run on every
+ * thread too. */
+const op_t *op_gather_inner(const op_t *in, bool (*safe)(const xnode_t *x));
+void op_gather_lift(op_t *in, const op_t *gather);
 /* Whether o is a join whose build (second input) a Gather over it makes
  * once and shares among its threads: hash and nested-loop joins other
  * than RIGHT / FULL (op_join_share.c). */

@@ -262,6 +262,9 @@ static inline bool vec_cell_eq(ty_phys_t p, const vec_t *a, int ra, const vec_t 
  * out[at + i] = in[idx[i]] (idx NULL: in[i]) for i < n, null flags too.
  * Strings are not copied (the pointers are). */
 void vec_gather(vec_t *out, int at, const vec_t *in, const int *idx, int n);
+/* The strings of rows [at, at + n) of v (a string vector) copied into one
+ * block of a and pointed at there (fallible: 53200). */
+int vec_copy_strings(arena_t *a, vec_t *v, int at, int n, err_t *e);
 /* out[at + i] = column c of stored row rows[i], for i < n. */
 void rs_gather(const rstore_t *rs, int c, const int64_t *rows, int n, vec_t *out, int at);
 /* Appends the rows sel[0..n) of b (sel NULL: 0..n-1; its first rs_ncols
@@ -280,7 +283,7 @@ batch_t *op_keep_batch(const op_t *o, qctx_t *q, batch_t **slot, int cap, err_t 
 /* For the plan passes (op_prune.c): a projection's expressions (o_ncols,
  * which the pass may replace), a filter's condition; NULL when o is
  * another operator. */
-xnode_t **op_project_exprs(op_t *o);
+xnode_t **op_project_exprs(const op_t *o);
 const xnode_t *op_filter_cond(const op_t *o);
 /* A group-by's expressions over its input (keys, then the aggregates'
  * arguments) into x when not NULL; how many; -1 when o is another

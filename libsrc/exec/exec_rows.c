@@ -172,9 +172,7 @@ void rs_gather(const rstore_t *rs, int c, const int64_t *rows, int n, vec_t *out
   }
 }
 
-/* The strings of column c of rows [at, at + n) of chunk ch point into b:
- * copied into one block of the store's arena (fallible). */
-static int rs_copy_strings(rstore_t *rs, vec_t *v, int at, int n, err_t *e)
+int vec_copy_strings(arena_t *a, vec_t *v, int at, int n, err_t *e)
 {
   size_t total = 0;
   for (int i = at; i < at + n; i++)
@@ -182,9 +180,9 @@ static int rs_copy_strings(rstore_t *rs, vec_t *v, int at, int n, err_t *e)
       total += v->v_str[i].s_len;
   if (total == 0)
     return CZ_OK;
-  char *m = arena_try_alloc(rs->rs_arena, total);
+  char *m = arena_try_alloc(a, total);
   if (!m)
-    return op_alloc_error(rs->rs_arena, e);
+    return op_alloc_error(a, e);
   for (int i = at; i < at + n; i++) {
     str_t *s = &v->v_str[i];
     if (v->v_null[i] || !s->s_len)
@@ -216,7 +214,7 @@ int64_t rs_append_rows(rstore_t *rs, const batch_t *b, const int *sel, int n, er
         in.v_data = (char *)in.v_data + (size_t)done * ty_phys_size(ty_phys(in.v_type.t_id));
       }
       vec_gather(v, idx, &in, sel ? sel + done : NULL, k);
-      if (ty_phys(rs->rs_types[c].t_id) == TP_STR && rs_copy_strings(rs, v, idx, k, e) != CZ_OK)
+      if (ty_phys(rs->rs_types[c].t_id) == TP_STR && vec_copy_strings(rs->rs_arena, v, idx, k, e) != CZ_OK)
         return -1;
     }
     ch->b_n = idx + k;

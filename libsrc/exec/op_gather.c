@@ -25,12 +25,17 @@
  * - The dispenser is made at open on the session's thread, in the
  *   Gather's run state (op_scan_morsels); each participant context is told
  *   to read from it (op_scan_use_morsels) before it opens the subtree.
- * - Batches are handed over, not copied: a worker that produced a batch
- *   waits until the consumer asks for the next one (the batch lives in the
- *   worker's run state and is reset at its next op_next). So the queue is
- *   bounded by the number of workers, one batch each. The session thread
- *   takes part: when no worker has a batch ready it runs the subtree one
- *   batch itself.
+ * - Batches are copied: a worker copies each batch it made into one of
+ *   its GATHER_SLOTS slots (the selected rows, strings included: the batch
+ *   itself lives in the worker's run state and is reset at its next
+ *   op_next) and goes on making the next, waiting only when every slot is
+ *   full. A worker that had to wait for the consumer to take its one batch
+ *   would stand idle for as long as the consumer works on it, and the
+ *   operators above a Gather run on the session's thread alone. The
+ *   consumer takes a worker's slots in order, so each worker's batches
+ *   come in the order it made them. The session thread takes part: when
+ *   no worker has a batch ready it runs the subtree one batch itself
+ *   (handed over as it is, no copy).
  * - Stop: each worker context's q_cancel is the Gather's own stop flag
  *   (its parent chain still leads to the query's cancel flag, which the
  *   operators check per batch). The first error of any participant sets
@@ -61,15 +66,25 @@ typedef struct op_gather_s {
   int og_workers;               /* planned: ThreadsPerQuery - 1 when planned */
 } op_gather_t;
 
-typedef enum gstate_e { GS_RUN, GS_READY, GS_TAKEN, GS_DONE } gstate_t;
+typedef enum gstate_e { GS_RUN, GS_DONE } gstate_t;
+
+/* Batches a worker may have made ahead of the consumer. */
+#define GATHER_SLOTS 4
 
 struct gather_run_s;
+
+typedef struct gslot_s {
+  arena_t *gs_a;                /* the copy's vectors and strings, reset at each fill */
+  batch_t *gs_b;
+} gslot_t;
 
 typedef struct gpart_s {
   qctx_t gp_q;                  /* the participant's context */
   struct gather_run_s *gp_run;
-  gstate_t gp_state;
-  obatch_t gp_ob;               /* its batch while GS_READY / GS_TAKEN */
+  gstate_t gp_state;            /* GS_DONE: its subtree ended (filled slots may remain) */
+  gslot_t gp_slots[GATHER_SLOTS];
+  int gp_head;                  /* its oldest filled slot */
+  int gp_nfull;                 /* filled slots from gp_head on (the consumer's one included) */
   bool gp_started;              /* a task runs (or ran) it */
   int gp_rank;                  /* drain: its number among those that run (0 the session's) */
   int64_t gp_rows;              /* drain: rows its subtree returned */
@@ -89,7 +104,7 @@ typedef struct gather_run_s {
   qw_lease_t *gr_lease;
   int gr_n;                     /* participants (the session's is [0]) */
   gpart_t *gr_parts;
-  int gr_taken;                 /* the worker whose batch the consumer holds, or -1 */
+  int gr_taken;                 /* the worker whose head slot the consumer holds, or -1 */
   int gr_rr;                    /* round robin among ready workers */
   bool gr_lead_done;
   gpart_t *gr_failed;           /* the first participant that failed */
@@ -105,6 +120,32 @@ typedef struct gather_run_s {
   volatile bool gr_halt;        /* drain: a consumer asked to stop, without error */
 } gather_run_t;
 
+/* A copy of ob's selected rows into slot k of worker p (its own thread). */
+static int gather_copy(gpart_t *p, int k, const obatch_t *ob, err_t *e)
+{
+  gslot_t *sl = &p->gp_slots[k];
+  if (!sl->gs_a)
+    sl->gs_a = arena_create(p->gp_q.q_arena, "gather slot");
+  else
+    arena_reset(sl->gs_a);
+  const batch_t *in = ob->ob_b;
+  ty_t *types = arena_alloc(sl->gs_a, sizeof(ty_t) * (size_t)(in->b_ncols + 1));
+  for (int c = 0; c < in->b_ncols; c++)
+    types[c] = in->b_cols[c].v_type;
+  batch_t *b = batch_create(sl->gs_a, in->b_ncols, types, ob->ob_n > 0 ? ob->ob_n : 1, e);
+  if (!b)
+    return CZ_ERR;
+  for (int c = 0; c < in->b_ncols; c++) {
+    vec_gather(&b->b_cols[c], 0, &in->b_cols[c], ob->ob_sel, ob->ob_n);
+    if (ty_phys(types[c].t_id) == TP_STR &&
+        vec_copy_strings(sl->gs_a, &b->b_cols[c], 0, ob->ob_n, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  b->b_n = ob->ob_n;
+  sl->gs_b = b;
+  return CZ_OK;
+}
+
 static void gather_task(void *arg)
 {
   gpart_t *p = arg;
@@ -116,6 +157,15 @@ static void gather_task(void *arg)
     if (rc == CZ_OK)
       rc = op_next(g->gr_sub, &p->gp_q, &ob, &p->gp_err);
     mutex_lock(&g->gr_mx);
+    while (rc == CZ_OK && ob.ob_b && p->gp_nfull == GATHER_SLOTS && !g->gr_stop)
+      cond_wait(&g->gr_work, &g->gr_mx);
+    /* the consumer only empties slots from the head: this one stays free */
+    int k = (p->gp_head + p->gp_nfull) % GATHER_SLOTS;
+    bool stop = g->gr_stop;
+    mutex_unlock(&g->gr_mx);
+    if (rc == CZ_OK && ob.ob_b && !stop)
+      rc = gather_copy(p, k, &ob, &p->gp_err);
+    mutex_lock(&g->gr_mx);
     if (rc != CZ_OK || !ob.ob_b || g->gr_stop) {
       if (rc != CZ_OK && !g->gr_stop) {
         g->gr_failed = p;
@@ -125,11 +175,8 @@ static void gather_task(void *arg)
       mutex_unlock(&g->gr_mx);
       break;
     }
-    p->gp_ob = ob;
-    p->gp_state = GS_READY;
+    p->gp_nfull++;
     cond_broadcast(&g->gr_cons);
-    while (p->gp_state != GS_RUN && !g->gr_stop)
-      cond_wait(&g->gr_work, &g->gr_mx);
     mutex_unlock(&g->gr_mx);
   }
   op_close(g->gr_sub, &p->gp_q);
@@ -473,7 +520,9 @@ static int gather_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
     return CZ_OK;
   mutex_lock(&g->gr_mx);
   if (g->gr_taken > 0) {
-    g->gr_parts[g->gr_taken].gp_state = GS_RUN;
+    gpart_t *p = &g->gr_parts[g->gr_taken];
+    p->gp_head = (p->gp_head + 1) % GATHER_SLOTS;
+    p->gp_nfull--;
     g->gr_taken = -1;
     cond_broadcast(&g->gr_work);
   }
@@ -486,7 +535,7 @@ static int gather_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
     bool running = false;
     for (int k = 0; k < g->gr_n - 1; k++) {
       int i = 1 + (g->gr_rr + k) % (g->gr_n - 1);
-      if (g->gr_parts[i].gp_state == GS_READY) {
+      if (g->gr_parts[i].gp_nfull > 0) {
         ready = i;
         break;
       }
@@ -494,10 +543,10 @@ static int gather_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
     }
     if (ready > 0) {
       gpart_t *p = &g->gr_parts[ready];
-      p->gp_state = GS_TAKEN;
       g->gr_taken = ready;
       g->gr_rr = ready;
-      *out = p->gp_ob;
+      batch_t *b = p->gp_slots[p->gp_head].gs_b;
+      *out = (obatch_t){.ob_b = b, .ob_sel = NULL, .ob_n = b->b_n};
       mutex_unlock(&g->gr_mx);
       return CZ_OK;
     }
@@ -603,6 +652,42 @@ const op_t *op_gather_driver(const op_t *in)
 bool op_gather_ok(const op_t *in)
 {
   return op_gather_driver(in) != NULL;
+}
+
+/* Whether o's own expressions (a filter's or a projection's) satisfy safe;
+ * the joins of a pipeline test conjuncts the planner found safe. */
+static bool chain_op_safe(const op_t *o, bool (*safe)(const xnode_t *x))
+{
+  if (strcmp(o->o_vt->ov_name, "Filter") == 0)
+    return safe(op_filter_cond(o));
+  if (strcmp(o->o_vt->ov_name, "Project") == 0) {
+    xnode_t **x = op_project_exprs(o);
+    for (int i = 0; i < o->o_ncols; i++)
+      if (!safe(x[i]))
+        return false;
+  }
+  return true;
+}
+
+const op_t *op_gather_inner(const op_t *in, bool (*safe)(const xnode_t *x))
+{
+  const op_t *o = in;
+  for (; o && !op_is_gather(o); o = o->o_in)
+    if (!gather_splits(o) || !chain_op_safe(o, safe))
+      return NULL;
+  if (!o || o == in || op_is_groupagg(o->o_in) ||
+      strcmp(o->o_in->o_vt->ov_name, "HashAggregate") == 0 || !op_gather_driver(o->o_in))
+    return NULL;
+  return o;
+}
+
+void op_gather_lift(op_t *in, const op_t *gather)
+{
+  for (op_t *o = in; o; o = o->o_in)
+    if (o->o_in == gather) {
+      o->o_in = gather->o_in;
+      return;
+    }
 }
 
 op_t *op_gather_new(arena_t *a, op_t *in, int workers)

@@ -135,7 +135,7 @@ op_t *op_project_new(arena_t *a, op_t *in, int n, xnode_t **exprs)
   return &p->op_op;
 }
 
-xnode_t **op_project_exprs(op_t *o)
+xnode_t **op_project_exprs(const op_t *o)
 {
-  return o->o_vt == &project_vt ? ((op_project_t *)o)->op_exprs : NULL;
+  return o->o_vt == &project_vt ? ((const op_project_t *)o)->op_exprs : NULL;
 }

@@ -16,6 +16,13 @@
  *   run in a worker context, and a subquery's state is its own
  *   execution's). Build sides may hold anything: they run once, on the
  *   session's thread.
+ * - A derived table planned in parallel (a Gather over its pipeline, its
+ *   select list above) that drives the block — Q9's
+ *   `SELECT … FROM (SELECT … FROM part, lineitem, …) GROUP BY …` — gives
+ *   its Gather to the block (op_gather_inner / op_gather_lift): its
+ *   select list, the block's joins over it and the partial group-by then
+ *   run on every thread, where the block's group-by alone would run on
+ *   the session's thread over every row the derived table makes.
  * - Large means the driving table holds at least PAR_MIN_ROWS rows
  *   ([Parameters] ParallelMinRows; its
  *   row count from the table's statistics, not an estimate after
@@ -99,14 +106,19 @@ int opt_par_workers(lp_ctx_t *b, const lp_block_t *fb, const op_t *plan)
    * partial op_gather_driver lets a Gather hold at its top */
   if (strcmp(plan->o_vt->ov_name, "HashAggregate") == 0 || op_is_groupagg(plan))
     return 0;
+  /* a derived table planned in parallel drives the block: the block's
+   * Gather takes the place of the derived table's (opt_par_builds) */
   const op_t *drv = op_gather_driver(plan);
-  if (!drv || driver_rows(b, fb, drv) < par_min_rows(b))
+  if (drv ? driver_rows(b, fb, drv) < par_min_rows(b) : !op_gather_inner(plan, opt_par_safe))
     return 0;
   return threads - 1;
 }
 
 void opt_par_builds(lp_ctx_t *b, const lp_block_t *fb, op_t *plan, int workers)
 {
+  const op_t *inner = op_gather_driver(plan) ? NULL : op_gather_inner(plan, opt_par_safe);
+  if (inner)
+    op_gather_lift(plan, inner);
   for (op_t *o = plan; o && o->o_in; o = o->o_in) {
     op_t *r = o->o_in2;
     if (!r || !op_join_shareable(o) || strcmp(r->o_vt->ov_name, "HashAggregate") == 0 ||

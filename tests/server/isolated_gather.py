@@ -5,8 +5,12 @@ own with ThreadsPerQuery = 2, a table above the planner's threshold
 
   plans     EXPLAIN shows `Gather  (workers planned=1)` over a scan → filter, and
             partial / final group-bys around it for GROUP BY and plain
-            aggregates; none for count(DISTINCT …) (a Gather below one
-            group-by) and none at ThreadsPerQuery = 1
+            aggregates, also over a derived table that drives its block
+            (its Gather taken up by the block); none for count(DISTINCT …)
+            (a Gather below one group-by) and none at ThreadsPerQuery = 1
+  settings  max_parallel_workers_per_gather: ThreadsPerQuery - 1 by
+            default, 0 plans no Gather, a bad value 22023, RESET, and 1
+            plans a Gather on a server started with ThreadsPerQuery = 1
   answers   the same queries give the same answers as the same server
             restarted with ThreadsPerQuery = 1 (aggregates of every kind
             merged, no rows, HAVING, an error in a worker)
@@ -42,6 +46,17 @@ QUERIES = {
     "filter rows": "SELECT id, v, s FROM gt_t WHERE v % 1000 = 7 ORDER BY id",
     "count distinct": "SELECT count(DISTINCT g), count(*) FROM gt_t",
     "limit": "SELECT count(*) FROM (SELECT id FROM gt_t WHERE g = 5 LIMIT 10) x",
+    # a derived table planned in parallel drives its block: one Gather
+    # under the block's group-by (opt_par.c op_gather_inner / op_gather_lift)
+    "derived group by": "SELECT k, y, sum(a), count(*) FROM (SELECT g AS k, s || '-' AS y, "
+                        "v * 2 - id AS a FROM gt_t WHERE v % 7 <> 0) d GROUP BY k, y "
+                        "ORDER BY k, y",
+    "derived aggregate": "SELECT count(*), sum(a), max(y) FROM (SELECT v + 1 AS a, s AS y "
+                         "FROM gt_t WHERE g < 7) d",
+    # rows and strings handed from workers through the Gather's slots to
+    # a window function above it on the session's thread
+    "strings through the gather": "SELECT id, s, row_number() OVER (ORDER BY id) FROM gt_t "
+                                  "WHERE v % 50 = 1 ORDER BY id",
 }
 
 
@@ -73,6 +88,26 @@ def main():
             check("plans: Gather over scan and filter", "Gather" in p and "partial" not in p, p)
             p = plan(c, QUERIES["count distinct"])
             check("plans: DISTINCT aggregate not merged", "partial" not in p, p)
+            p = plan(c, QUERIES["derived group by"])
+            check("plans: a derived table's Gather goes to its block",
+                  p.count("Gather") == 1 and ("partial 2 keys" in p or "partitioned 2 keys" in p), p)
+            p = plan(c, QUERIES["derived aggregate"])
+            check("plans: derived table under partial / final aggregates",
+                  p.count("Gather") == 1 and "partial 0 keys" in p, p)
+            check("settings: max_parallel_workers_per_gather is ThreadsPerQuery - 1",
+                  rows(c, "SHOW max_parallel_workers_per_gather") == ("rows", [("1",)]))
+            two = rows(c, QUERIES["derived group by"])
+            c.execute("SET max_parallel_workers_per_gather = 0")
+            p = plan(c, QUERIES["group by"])
+            check("settings: no Gather with max_parallel_workers_per_gather 0", "Gather" not in p, p)
+            one = rows(c, QUERIES["derived group by"])
+            check("settings: the same answer on one thread", one == two and one[0] == "rows",
+                  "2 threads %r\n1 thread %r" % (two, one))
+            check("settings: a bad value is 22023",
+                  rows(c, "SET max_parallel_workers_per_gather = -1")[:2] == ("error", "22023"))
+            c.execute("RESET max_parallel_workers_per_gather")
+            check("settings: RESET gives ThreadsPerQuery - 1 again",
+                  rows(c, "SHOW max_parallel_workers_per_gather") == ("rows", [("1",)]))
             p = plan(c, "SELECT count(*) FROM gt_t WHERE id < 50")
             check("plans: a key range is still split (or not parallel)", "Scan" in p, p)
             for name, sql in QUERIES.items():
@@ -87,6 +122,11 @@ def main():
         with psycopg.connect(srv.dsn(), autocommit=True) as c:
             p = plan(c, QUERIES["group by"])
             check("plans: no Gather at ThreadsPerQuery 1", "Gather" not in p, p)
+            c.execute("SET max_parallel_workers_per_gather = 1")
+            p = plan(c, QUERIES["group by"])
+            check("settings: a session asks for a worker at ThreadsPerQuery 1",
+                  "Gather  (workers planned=1)" in p, p)
+            c.execute("SET max_parallel_workers_per_gather = 0")
             for name, sql in QUERIES.items():
                 one = rows(c, sql)
                 check("answers: " + name, one == answers[name] and one[0] == "rows",

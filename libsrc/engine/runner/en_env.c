@@ -127,7 +127,7 @@ void en_env(esession_t *s, sp_env_t *env)
   env->pe_table = env_table;
   env->pe_view = env_view;
   env->pe_vector_size = es_engine(s)->en_vector_size;
-  env->pe_threads = es_engine(s)->en_threads;
+  env->pe_threads = esession_threads(s);
   env->pe_par_min_rows = (double)es_engine(s)->en_par_min_rows;
   env->pe_opt = opt_entry();
   const char *seq = es_setting(s, "enable_seqscan");

@@ -35,7 +35,7 @@ void er_exec_begin(erexec_t *x, esession_t *s, const splan_t *pl, datum_t *param
   q->q_vector_size = eng->en_vector_size;
   q->q_max_mem = eng->en_max_mem;
   q->q_workers = eng->en_qworkers;
-  q->q_threads = eng->en_threads;
+  q->q_threads = esession_threads(s);
   q->q_cancel = es_cancel_flag(s);
   q->q_txn = es_txn(s);
   q->q_tops_ctx = s;

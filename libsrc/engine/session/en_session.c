@@ -131,6 +131,28 @@ static bool guc_parse_ms(const char *value, int64_t *ms)
   return false;
 }
 
+/* max_parallel_workers_per_gather as PostgreSQL names it: the workers a
+ * parallel part of this session's plans asks for, its own thread aside
+ * (the default: [Parameters] ThreadsPerQuery - 1). */
+static bool guc_parse_workers(const char *value, int *out)
+{
+  char *end;
+  long v = strtol(value, &end, 10);
+  while (*end == ' ')
+    end++;
+  if (end == value || *end || v < 0 || v > 1024)
+    return false;
+  *out = (int)v;
+  return true;
+}
+
+int esession_threads(esession_t *s)
+{
+  const char *v = en_guc_get(s, "max_parallel_workers_per_gather");
+  int workers;
+  return v && guc_parse_workers(v, &workers) ? workers + 1 : s->se_eng->en_threads;
+}
+
 int64_t esession_statement_timeout_ms(esession_t *s)
 {
   const char *v = en_guc_get(s, "statement_timeout");
@@ -214,6 +236,12 @@ int en_guc_set(esession_t *s, const char *name, const char *value, bool from_cli
       !guc_parse_ms(value, &ms))
     return err_set(e, SQLSTATE_INVALID_PARAMETER, "invalid value for parameter \"%s\": \"%s\"",
                    name, value);
+  int workers;
+  if (strcasecmp(name, "max_parallel_workers_per_gather") == 0 &&
+      !guc_parse_workers(value, &workers))
+    return err_set(e, SQLSTATE_INVALID_PARAMETER,
+                   "invalid value for parameter \"%s\": \"%s\" (an integer 0 to 1024)", name,
+                   value);
   if (strcasecmp(name, "client_encoding") == 0) {
     if (strcasecmp(value, "UTF8") != 0 && strcasecmp(value, "UTF-8") != 0 &&
         strcasecmp(value, "UNICODE") != 0)
@@ -267,6 +295,9 @@ int esession_open(engine_t *eng, const char *role, const char *database, esessio
     snprintf(lt, sizeof lt, "%lldms", (long long)eng->en_lock_timeout_ms);
     guc_put(s, "lock_timeout", lt, false);
   }
+  char workers[16];
+  snprintf(workers, sizeof workers, "%d", eng->en_threads > 1 ? eng->en_threads - 1 : 0);
+  guc_put(s, "max_parallel_workers_per_gather", workers, false);
   guc_put(s, "is_superuser", s->se_superuser ? "on" : "off", true);
   guc_put(s, "session_authorization", role, true);
   s->se_tz = eng->en_tz;

@@ -36,8 +36,12 @@ int en_set(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t 
   char lockt[32] = "0";  /* lock_timeout's default: [Parameters] LockTimeout */
   if (s->se_eng->en_lock_timeout_ms > 0)
     snprintf(lockt, sizeof lockt, "%lldms", (long long)s->se_eng->en_lock_timeout_ms);
+  char workers[16];  /* max_parallel_workers_per_gather's: ThreadsPerQuery - 1 */
+  snprintf(workers, sizeof workers, "%d",
+           s->se_eng->en_threads > 1 ? s->se_eng->en_threads - 1 : 0);
   if (sv->sv_default) {
     value = strcmp(sv->sv_name, "lock_timeout") == 0 ? lockt
+            : strcmp(sv->sv_name, "max_parallel_workers_per_gather") == 0 ? workers
             : strcmp(sv->sv_name, "search_path") == 0 ? "\"$user\", public"
             : strcmp(sv->sv_name, "datestyle") == 0 ? "ISO, MDY"
             : strcmp(sv->sv_name, "extra_float_digits") == 0 ? "1"
