@@ -124,30 +124,6 @@ static int cf_value(const cat_table_t *t, const cat_index_t *ix, const datum_t *
   return CZ_OK;
 }
 
-/* The primary key of the first row (tx's view now) whose index ix value
- * is the encoded prefix p; *found false when none. */
-static int cf_index_find(txn_t *tx, bt_cursor_t *cur, const cat_index_t *ix, const uint8_t *p,
-                         size_t plen, uint8_t *pk, size_t *pk_len, bool *found, err_t *e)
-{
-  *found = false;
-  int rc = bt_seek(cur, p, plen, BT_FORWARD, e);
-  while (rc == CZ_OK) {
-    const void *k, *v;
-    size_t kl, vl;
-    rc = bt_next(cur, &k, &kl, &v, &vl, e);
-    if (rc != CZ_OK || kl < plen || memcmp(k, p, plen) != 0)
-      break;
-    if (txn_read_version(tx, ix->ci_dtree, k, kl, txn_arena(tx), &v, &vl) != TXN_VIS_ABSENT) {
-      *pk_len = kl - plen;
-      memcpy(pk, (const uint8_t *)k + plen, *pk_len);
-      *found = true;
-      break;
-    }
-  }
-  bt_cursor_release(cur);
-  return rc == CZ_ERR ? CZ_ERR : CZ_OK;
-}
-
 /* Row values of row r of b (the table's columns). */
 static void cf_row(const cat_table_t *t, const batch_t *b, int r, datum_t *vals)
 {
@@ -232,7 +208,7 @@ static int cf_probe(tbl_conflict_t *c, const batch_t *b, const int *sel, int n, 
       if (i == 0)
         memcpy(pk, v, vl);
       else
-        rc = cf_index_find(c->cf_tx, cur, ix, v, vl, pk, &pl, &hit, e);
+        rc = tb_index_find(c->cf_tx, cur, ix, v, vl, pk, &pl, &hit, e);
       if (rc != CZ_OK || !hit)
         continue;
       pks[m] = arena_alloc(a, pl ? pl : 1);
@@ -337,7 +313,7 @@ static int cf_lock_value(tbl_conflict_t *c, const datum_t *vals, batch_t *ex, in
       bool hit;
       if (bt_cursor_open(ix->ci_tree, &cur, e) != CZ_OK)
         return CZ_ERR;
-      int rc = cf_index_find(c->cf_tx, cur, ix, v, vl, pk, &pk_len, &hit, e);
+      int rc = tb_index_find(c->cf_tx, cur, ix, v, vl, pk, &pk_len, &hit, e);
       bt_cursor_close(cur);
       if (rc != CZ_OK)
         return CZ_ERR;

@@ -26,6 +26,12 @@ int tb_index_entry(const cat_index_t *ix, const datum_t *vals, const uint8_t *pk
 /* Adds the entry of a row to a secondary index (unique check, value lock). */
 int tb_index_add(txn_t *tx, const cat_index_t *ix, const datum_t *vals, const uint8_t *pk,
                  size_t pk_len, err_t *e);
+/* The first entry of index ix whose index columns are the encoded prefix
+ * p (plen bytes) and whose row tx sees now: *found, and its primary key
+ * into pk (BT_MAX_KEY bytes; pk NULL: not wanted). Used where a unique
+ * value is probed (ON CONFLICT, foreign keys); cur is released. */
+int tb_index_find(txn_t *tx, bt_cursor_t *cur, const cat_index_t *ix, const uint8_t *p, size_t plen,
+                  uint8_t *pk, size_t *pk_len, bool *found, err_t *e);
 /* The column types of a table, cached on the stack by callers. */
 void tb_col_types(const cat_table_t *t, ty_t *out);
 /* Hash of a stored row value: the version check of a locator. */

@@ -33,27 +33,6 @@ static int rp_cmp(const void *a, const void *b)
   return x->k_len < y->k_len ? -1 : x->k_len > y->k_len;
 }
 
-/* Whether a row tx sees has the (secondary, unique) index value p. */
-static int rp_secondary_find(txn_t *tx, bt_cursor_t *cur, const cat_index_t *ix, const uint8_t *p,
-                             size_t plen, bool *found, err_t *e)
-{
-  *found = false;
-  int rc = bt_seek(cur, p, plen, BT_FORWARD, e);
-  while (rc == CZ_OK) {
-    const void *k, *v;
-    size_t kl, vl;
-    rc = bt_next(cur, &k, &kl, &v, &vl, e);
-    if (rc != CZ_OK || kl < plen || memcmp(k, p, plen) != 0)
-      break;
-    if (txn_read_version(tx, ix->ci_dtree, k, kl, txn_arena(tx), &v, &vl) != TXN_VIS_ABSENT) {
-      *found = true;
-      break;
-    }
-  }
-  bt_cursor_release(cur);
-  return rc == CZ_ERR ? CZ_ERR : CZ_OK;
-}
-
 int tbl_ref_probe(txn_t *tx, const cat_table_t *t, int idx, const datum_t *const *keys, int n,
                   bool lock, bool *found, arena_t *a, err_t *e)
 {
@@ -113,7 +92,7 @@ int tbl_ref_probe(txn_t *tx, const cat_table_t *t, int idx, const datum_t *const
   bool f = false;
   for (int i = 0; i < m; i++) {
     if (i == 0 || rp_cmp(&ks[i - 1], &ks[i]) != 0) {
-      if (rp_secondary_find(tx, cur, ix, ks[i].k_p, ks[i].k_len, &f, e) != CZ_OK) {
+      if (tb_index_find(tx, cur, ix, ks[i].k_p, ks[i].k_len, NULL, NULL, &f, e) != CZ_OK) {
         bt_cursor_close(cur);
         return CZ_ERR;
       }

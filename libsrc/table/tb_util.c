@@ -1,5 +1,5 @@
 /* tb_util — keys of a table's rows and index entries, vector access, the
- * row-version hash of locators.
+ * row-version hash of locators, the visible entry of an index value.
  */
 #include <string.h>
 
@@ -103,4 +103,28 @@ bool tb_index_covers(const cat_index_t *ix, const cat_table_t *t, const int *col
       return false;
   }
   return true;
+}
+
+int tb_index_find(txn_t *tx, bt_cursor_t *cur, const cat_index_t *ix, const uint8_t *p, size_t plen,
+                  uint8_t *pk, size_t *pk_len, bool *found, err_t *e)
+{
+  *found = false;
+  int rc = bt_seek(cur, p, plen, BT_FORWARD, e);
+  while (rc == CZ_OK) {
+    const void *k, *v;
+    size_t kl, vl;
+    rc = bt_next(cur, &k, &kl, &v, &vl, e);
+    if (rc != CZ_OK || kl < plen || memcmp(k, p, plen) != 0)
+      break;
+    if (txn_read_version(tx, ix->ci_dtree, k, kl, txn_arena(tx), &v, &vl) != TXN_VIS_ABSENT) {
+      if (pk) {
+        *pk_len = kl - plen;
+        memcpy(pk, (const uint8_t *)k + plen, *pk_len);
+      }
+      *found = true;
+      break;
+    }
+  }
+  bt_cursor_release(cur);
+  return rc == CZ_ERR ? CZ_ERR : CZ_OK;
 }
