@@ -6,7 +6,7 @@ Below, what the isolated_*.py scripts share: their arguments, their
 server in a fresh folder, started and always stopped, a statement's
 SQLSTATE, a query's rows or SQLSTATE, its plan, how fast a cancel or a
 statement_timeout stops it, a session's liveness, a value's peak while a
-statement runs."""
+statement runs, and clients run while the server is killed with -9."""
 import argparse
 import contextlib
 import os
@@ -184,3 +184,52 @@ class Peak:
     def __exit__(self, *a):
         self.stop = True
         self.t.join()
+
+
+class KillClient(threading.Thread):
+    """A client of a crash test: repeats self.step(conn) on one autocommit
+    connection until killing is set; an error before that is self.error.
+    Subclasses keep what step acknowledged (and what was in doubt when the
+    server died) for the checks after the restart."""
+
+    def __init__(self, dsn, killing):
+        super().__init__(daemon=True)
+        self.dsn, self.killing = dsn, killing
+        self.error = None
+
+    def step(self, conn):
+        raise NotImplementedError
+
+    def run(self):
+        import psycopg
+        try:
+            conn = psycopg.connect(self.dsn, autocommit=True, connect_timeout=10)
+        except psycopg.Error as ex:
+            if not self.killing.is_set():
+                self.error = "connect: %s" % ex
+            return
+        try:
+            while not self.killing.is_set():
+                self.step(conn)
+        except psycopg.Error as ex:
+            if not self.killing.is_set():
+                self.error = "%s" % ex
+        finally:
+            try:
+                conn.close()
+            except psycopg.Error:
+                pass
+
+
+def kill_cycle(srv, clients, killing, seconds, label):
+    """Starts the KillClients, lets them run for `seconds`, kills the
+    server with -9 under them, waits for them and checks they ran."""
+    for t in clients:
+        t.start()
+    time.sleep(seconds)
+    killing.set()
+    srv.kill9()
+    for t in clients:
+        t.join(30)
+    errs = [t.error for t in clients if t.error]
+    check("%s: clients ran" % label, not errs, "; ".join(errs[:3]))

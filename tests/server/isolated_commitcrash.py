@@ -40,42 +40,24 @@ BATCH = 2000
 ROUNDS = 5
 
 
-class Client(threading.Thread):
+class Client(checks.KillClient):
     def __init__(self, dsn, killing, base, big):
-        super().__init__(daemon=True)
-        self.dsn, self.killing, self.base, self.big = dsn, killing, base, big
+        super().__init__(dsn, killing)
+        self.k, self.big = base, big
         self.acked, self.doubt = [], []
-        self.error = None
 
-    def run(self):
-        try:
-            conn = psycopg.connect(self.dsn, autocommit=True, connect_timeout=10)
-        except psycopg.Error as ex:
-            if not self.killing.is_set():
-                self.error = "connect: %s" % ex
-            return
-        k = self.base
-        try:
-            while not self.killing.is_set():
-                self.doubt.append(k)
-                if self.big:
-                    conn.execute("INSERT INTO cc_big SELECT g, %s, repeat('w', 200) FROM "
-                                 "generate_series(%s::bigint, %s::bigint) g",
-                                 (k, k, k + BATCH - 1), prepare=True)
-                else:
-                    conn.execute("INSERT INTO cc_row VALUES (%s, %s)", (k, k % 1000),
-                                 prepare=True)
-                self.doubt.pop()
-                self.acked.append(k)
-                k += BATCH if self.big else 1
-        except psycopg.Error as ex:
-            if not self.killing.is_set():
-                self.error = "%s" % ex
-        finally:
-            try:
-                conn.close()
-            except psycopg.Error:
-                pass
+    def step(self, conn):
+        k = self.k
+        self.doubt.append(k)
+        if self.big:
+            conn.execute("INSERT INTO cc_big SELECT g, %s, repeat('w', 200) FROM "
+                         "generate_series(%s::bigint, %s::bigint) g",
+                         (k, k, k + BATCH - 1), prepare=True)
+        else:
+            conn.execute("INSERT INTO cc_row VALUES (%s, %s)", (k, k % 1000), prepare=True)
+        self.doubt.pop()
+        self.acked.append(k)
+        self.k += BATCH if self.big else 1
 
 
 def setup(dsn):
@@ -119,15 +101,7 @@ def main():
                 big = i >= SMALL
                 clients.append(Client(srv.dsn(), killing, next_base, big))
                 next_base += 10_000_000
-            for t in clients:
-                t.start()
-            time.sleep(1.0 + rng.random() * 2.5)
-            killing.set()
-            srv.kill9()
-            for t in clients:
-                t.join(30)
-            errs = [t.error for t in clients if t.error]
-            check("cycle %d: clients ran" % cycle, not errs, "; ".join(errs[:3]))
+            checks.kill_cycle(srv, clients, killing, 1.0 + rng.random() * 2.5, "cycle %d" % cycle)
             n_small = sum(len(t.acked) for t in clients if not t.big)
             n_big = sum(len(t.acked) for t in clients if t.big)
             check("cycle %d: commits acknowledged before the kill (%d rows, %d batches)"

@@ -32,51 +32,32 @@ ROUNDS = 5
 SOURCES = ("seq1", "seq20", "serial", "ident")
 
 
-class Client(threading.Thread):
+class Client(checks.KillClient):
     def __init__(self, dsn, killing, rng):
-        super().__init__(daemon=True)
-        self.dsn, self.killing, self.rng = dsn, killing, rng
+        super().__init__(dsn, killing)
+        self.rng = rng
         self.got = {k: [] for k in SOURCES}
-        self.error = None
 
-    def run(self):
-        try:
-            conn = psycopg.connect(self.dsn, autocommit=True, connect_timeout=10)
-        except psycopg.Error as ex:
-            if not self.killing.is_set():
-                self.error = "connect: %s" % ex
-            return
-        try:
-            while not self.killing.is_set():
-                r = self.rng.random()
-                if r < 0.3:
-                    v = conn.execute("SELECT nextval('sc_seq1')").fetchone()[0]
-                    self.got["seq1"].append(v)
-                elif r < 0.55:
-                    v = conn.execute("SELECT nextval('sc_seq20')").fetchone()[0]
-                    self.got["seq20"].append(v)
-                elif r < 0.75:
-                    v = conn.execute("INSERT INTO sc_serial (note) VALUES ('x') RETURNING id"
-                                     ).fetchone()[0]
-                    self.got["serial"].append(v)
-                elif r < 0.9:
-                    v = conn.execute("INSERT INTO sc_ident (note) VALUES ('x') RETURNING id"
-                                     ).fetchone()[0]
-                    self.got["ident"].append(v)
-                else:
-                    # values taken in a transaction that rolls back are used up too
-                    conn.execute("BEGIN")
-                    v = conn.execute("SELECT nextval('sc_seq1')").fetchone()[0]
-                    self.got["seq1"].append(v)
-                    conn.execute("ROLLBACK")
-        except psycopg.Error as ex:
-            if not self.killing.is_set():
-                self.error = "%s" % ex
-        finally:
-            try:
-                conn.close()
-            except psycopg.Error:
-                pass
+    def step(self, conn):
+        r = self.rng.random()
+        if r < 0.3:
+            v = conn.execute("SELECT nextval('sc_seq1')").fetchone()[0]
+            self.got["seq1"].append(v)
+        elif r < 0.55:
+            v = conn.execute("SELECT nextval('sc_seq20')").fetchone()[0]
+            self.got["seq20"].append(v)
+        elif r < 0.75:
+            v = conn.execute("INSERT INTO sc_serial (note) VALUES ('x') RETURNING id").fetchone()[0]
+            self.got["serial"].append(v)
+        elif r < 0.9:
+            v = conn.execute("INSERT INTO sc_ident (note) VALUES ('x') RETURNING id").fetchone()[0]
+            self.got["ident"].append(v)
+        else:
+            # values taken in a transaction that rolls back are used up too
+            conn.execute("BEGIN")
+            v = conn.execute("SELECT nextval('sc_seq1')").fetchone()[0]
+            self.got["seq1"].append(v)
+            conn.execute("ROLLBACK")
 
 
 def setup(dsn):
@@ -103,15 +84,7 @@ def main():
             killing = threading.Event()
             clients = [Client(srv.dsn(), killing, random.Random(rng.random()))
                        for _ in range(CLIENTS)]
-            for t in clients:
-                t.start()
-            time.sleep(0.5 + rng.random() * 2.0)
-            killing.set()
-            srv.kill9()
-            for t in clients:
-                t.join(30)
-            errs = [t.error for t in clients if t.error]
-            check("cycle %d clients ran" % cycle, not errs, "; ".join(errs[:3]))
+            checks.kill_cycle(srv, clients, killing, 0.5 + rng.random() * 2.0, "cycle %d" % cycle)
             repeats = []
             n = 0
             for t in clients:
