@@ -119,10 +119,11 @@ def rows(conn, sql, ordered=True):
     return ("rows", got if ordered else sorted(got, key=repr))
 
 
-def plan(conn, sql, analyze=False):
-    """The EXPLAIN [ANALYZE] of sql as one text."""
+def plan(conn, sql, analyze=False, params=None):
+    """The EXPLAIN [ANALYZE] of sql (with its parameters) as one text; conn
+    is a connection or a cursor."""
     return "\n".join(r[0] for r in conn.execute(("EXPLAIN ANALYZE " if analyze else "EXPLAIN ") +
-                                                sql).fetchall())
+                                                sql, params).fetchall())
 
 
 def stop_latency(dsn, sql, how, after=1.5):

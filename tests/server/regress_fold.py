@@ -29,16 +29,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-from checks import check  # noqa: E402
+from checks import check, plan as explain  # noqa: E402
 import psycopg  # noqa: E402
 
 P = "rfold_"
 TABLES = ("t", "u", "z", "e")
 
-
-def explain(cur, sql, params=None):
-    cur.execute("EXPLAIN " + sql, params)
-    return "\n".join(r[0] for r in cur.fetchall())
 
 
 def scan_line(plan, table):
@@ -185,14 +181,14 @@ def check_errors(cur):
 def check_params(cur):
     t = f"{P}t"
     q = f"SELECT count(*) FROM {t} WHERE d < DATE '1994-01-01' + INTERVAL '1' YEAR AND v > %s"
-    p = explain(cur, q, (90,))
+    p = explain(cur, q, params=(90,))
     s = scan_line(p, t) or ""
     check("params: the folded bound and the parameter are both pushed",
           "d < '1995-01-01'" in s and "v > $1" in s, p)
     lit = f"SELECT count(*) FROM {t} WHERE d < DATE '1995-01-01' AND v > 90"
     check("params: answer", one(cur, q, (90,)) == one(cur, lit))
     q = f"SELECT count(*) FROM {t} WHERE d >= %s::date AND d < %s::date + 31 AND v < 50"
-    p = explain(cur, q, ("1994-01-01", "1994-01-01"))
+    p = explain(cur, q, params=("1994-01-01", "1994-01-01"))
     s = scan_line(p, t) or ""
     check("params: a parameter plus a number of days is pushed (once per execution)",
           "d < (expr)" in s and "Filter" not in p, p)

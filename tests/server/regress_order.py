@@ -34,15 +34,11 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-from checks import check  # noqa: E402
+from checks import check, plan as explain  # noqa: E402
 import psycopg  # noqa: E402
 
 P = "rord_"
 
-
-def explain(cur, sql):
-    cur.execute("EXPLAIN " + sql)
-    return "\n".join(r[0] for r in cur.fetchall())
 
 
 def rows(cur, sql):

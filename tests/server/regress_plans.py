@@ -65,17 +65,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-from checks import check  # noqa: E402
+from checks import check, plan as explain  # noqa: E402
 import psycopg  # noqa: E402
 
 P = "rplan_"
 TABLES = ("fact", "dim", "pair", "line", "so", "si", "sd", "big", "small", "ta", "tb", "tc", "ord", "item",
           "cust", "lo")
 
-
-def explain(cur, sql):
-    cur.execute("EXPLAIN " + sql)
-    return "\n".join(r[0] for r in cur.fetchall())
 
 
 def rows(cur, sql):

@@ -29,7 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-from checks import check  # noqa: E402
+from checks import check, plan as explain  # noqa: E402
 import psycopg  # noqa: E402
 
 P = "rstat_"
@@ -39,10 +39,6 @@ def one(cur, sql):
     cur.execute(sql)
     return cur.fetchone()[0]
 
-
-def explain(cur, sql):
-    cur.execute("EXPLAIN " + sql)
-    return "\n".join(r[0] for r in cur.fetchall())
 
 
 def reltuples(cur, t):
