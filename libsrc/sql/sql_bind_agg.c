@@ -81,7 +81,7 @@ typedef struct rw_s {
 static int rw_node(rw_t *w, xnode_t *x, xnode_t **out)
 {
   bd_t *b = w->rw_b;
-  if (bd_window_is_holder(x)) {  /* a window's result: computed after the group-by */
+  if (bd_window_is_holder(x) || bd_srf_is_holder(x)) {  /* computed after the group-by */
     *out = x;
     return CZ_OK;
   }

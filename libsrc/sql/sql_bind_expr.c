@@ -423,7 +423,7 @@ static xop_t bd_map_op(const sql_expr_t *x)
 static bool op_is_unary(sql_op_t op)
 {
   return op == SQL_OP_NOT || op == SQL_OP_NEG || op == SQL_OP_IS_NULL || op == SQL_OP_IS_TRUE ||
-         op == SQL_OP_IS_FALSE || op == SQL_OP_IS_UNKNOWN;
+         op == SQL_OP_IS_FALSE || op == SQL_OP_IS_UNKNOWN || op == SQL_OP_BITNOT;
 }
 
 static int bd_func_call(bd_t *b, const char *name, xnode_t **args, int n, int pos,
@@ -444,6 +444,8 @@ static int bd_operator(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **o
       return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, x->ex_pos, "argument of IS %sUNKNOWN must be type boolean",
                       x->ex_not ? "NOT " : "");
   }
+  if (bd_bitop_is(x->ex_op))
+    return bd_bitop(b, x->ex_op, l, r, x->ex_pos, out);  /* sql_bind_bits.c */
   if (x->ex_op == SQL_OP_POW) {
     xnode_t *args[2] = {l, r}; /* a ^ b is power(a, b), as in PostgreSQL */
     return bd_func_call(b, "power", args, 2, x->ex_pos, out);
@@ -869,6 +871,8 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   if (x->ex_over)
     return bd_window_call(b, sc, x, out);  /* sql_bind_window.c */
+  if (bd_srf_name(x))
+    return bd_srf_call(b, sc, x, out);  /* sql_bind_srf_list.c */
   if (xagg_is_aggregate(x->ex_name))
     return bd_agg_call(b, sc, x, out);
   if (!x->ex_schema && !x->ex_over && strcmp(x->ex_name, "grouping") == 0)
@@ -966,6 +970,8 @@ int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     return bd_any_all(b, sc, x, out);
   case SQL_E_COLLATE:
     return bd_expr(b, sc, x->ex_left, out);  /* one collation (C) */
+  case SQL_E_FIELD:
+    return bd_field(b, sc, x, out);  /* sql_bind_record.c */
   case SQL_E_ARRAY:
   case SQL_E_ARRAY_QUERY:
   case SQL_E_SUBSCRIPT:

@@ -72,6 +72,8 @@ struct bd_scope_s {
   int sc_used_cap;
   bd_using_t **sc_usings;       /* USING / NATURAL joins, inner ones first */
   int sc_nusings;
+  struct bd_srfctx_s *sc_srf;   /* the block's set-returning functions in its select list
+                                 * (sql_bind_srf_list.c); NULL: not allowed here */
 };
 
 
@@ -217,6 +219,9 @@ typedef struct bd_s {
   sp_col_t *b_ret_cols;
   uint32_t b_view_owner;        /* binding a view's query: its owner (privileges), else 0 */
   int b_view_depth;             /* views being expanded, innermost last (recursion limit) */
+  struct bd_recshape_s *b_recs; /* composite types' shapes met in the statement
+                                 * (sql_bind_record.c); a record's ty_t names one */
+  int b_nrecs;
 } bd_t;
 
 /* ---- SELECT … FOR UPDATE / FOR SHARE (sql_bind_lock.c) ------------------ */

@@ -295,6 +295,16 @@ static void pr_expr(sql_pr_t *p, const sql_expr_t *x)
     return;
   case SQL_E_ARRAY_QUERY: pr_str(p, "(array"); break;
   case SQL_E_SUBSCRIPT: pr_str(p, "(subscript"); break;
+  case SQL_E_FIELD:
+    pr_str(p, "(field ");
+    pr_expr(p, x->ex_left);
+    pr_str(p, " ");
+    if (x->ex_name)
+      pr_name(p, x->ex_name);
+    else
+      pr_str(p, "*");
+    pr_str(p, ")");
+    return;
   case SQL_E_COLLATE:
     pr_str(p, "(collate ");
     pr_expr(p, x->ex_left);

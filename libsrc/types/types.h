@@ -71,7 +71,11 @@ typedef struct ty_s {
   int16_t t_prec;   /* NUMERIC(p,s); -1 when unconstrained; TIMESTAMP(p) and
                      * INTERVAL(p): fraction digits, -1 none */
   int16_t t_scale;  /* NUMERIC's scale; INTERVAL's fields (PostgreSQL's range
-                     * mask, TY_IV_F_*: `interval day to second`), 0 all */
+                     * mask, TY_IV_F_*: `interval day to second`), 0 all;
+                     * TEXT: 0, or a composite value's shape in the statement's
+                     * binder (> 0, sql_bind_record.c), or for int2vector /
+                     * oidvector values minus their element's ty_id_t (< 0: they
+                     * are subscripted, though not arrays) */
   ty_id_t t_elem;   /* an array, held as PostgreSQL's text form (t_id TY_TEXT): its
                      * element type (any number of dimensions, as PostgreSQL's int[]);
                      * TY_UNKNOWN for every value that is not an array. The binder
