@@ -873,6 +873,8 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     return bd_window_call(b, sc, x, out);  /* sql_bind_window.c */
   if (bd_srf_name(x))
     return bd_srf_call(b, sc, x, out);  /* sql_bind_srf_list.c */
+  if (strcmp(x->ex_name, "array_agg") == 0 && (!x->ex_schema || strcmp(x->ex_schema, "pg_catalog") == 0))
+    return bd_array_agg_call(b, sc, x, out);  /* sql_bind_agg_order.c */
   if (xagg_is_aggregate(x->ex_name))
     return bd_agg_call(b, sc, x, out);
   if (!x->ex_schema && !x->ex_over && strcmp(x->ex_name, "grouping") == 0)

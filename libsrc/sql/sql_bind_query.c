@@ -626,9 +626,9 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
   op_t *par_agg = NULL;
   /* input already grouped by the keys (an index order): a streaming
    * group-by, under a Gather of its own when parallel (opt_group.c) */
-  if (grouped && !has_sets && ag->ag_ngrp == 0 && ngroup > 0)
+  if (grouped && !has_sets && ag->ag_ngrp == 0 && ngroup > 0 && !ag->ag_norder)
     par_agg = bd_agg_ordered(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs);
-  if (par && grouped && !has_sets && ag->ag_ngrp == 0 && !par_agg) {
+  if (par && grouped && !has_sets && ag->ag_ngrp == 0 && !par_agg && !ag->ag_norder) {
     double rows = bd_block_rows(b, from, plan);
     par_agg = bd_par_agg(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs, rows,
                          ngroup > 0 ? bd_group_rows(b, from, group, ngroup, rows) : 1);
@@ -648,6 +648,7 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
     return CZ_ERR;
   if (grouped) {
     double groups = -1;
+    bd_agg_order_input(b, ag, &plan);  /* ORDER BY inside aggregates (sql_bind_agg_order.c) */
     if (has_sets || ag->ag_ngrp > 0) {
       if (!has_sets)
         bd_group_one_set(b, ngroup, group, &gsets);

@@ -100,6 +100,12 @@ char *ty_name(arena_t *a, ty_t t);
 uint32_t ty_pg_oid(ty_t t);
 int32_t ty_pg_typmod(ty_t t);
 int16_t ty_pg_typlen(ty_t t);
+/* The OID a text-format result column is described with: an array (a
+ * TEXT value with t_elem, held in PostgreSQL's text form) as its array
+ * type (1007 int4[], 1009 text[] …), so that clients parse it into a list;
+ * anything else ty_pg_oid. A binary-format column keeps ty_pg_oid: the
+ * bytes are the text form's. */
+uint32_t ty_pg_array_oid(ty_t t);
 /* The inverse, for parameter types a client declares; false when unknown. */
 bool ty_from_pg_oid(uint32_t oid, int32_t typmod, ty_t *out);
 
