@@ -480,6 +480,17 @@ static int pf_array_elem(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t 
   return CZ_OK;
 }
 
+/* A boolean element: array_out writes t / f (the cast to text: true / false). */
+static int pf_array_elem_bool(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
+                              err_t *e)
+{
+  (void)c, (void)x, (void)e;
+  out->d_null = false;
+  out->d_str.s_ptr = a[0].d_null ? "NULL" : a[0].d_bool ? "t" : "f";
+  out->d_str.s_len = a[0].d_null ? 4 : 1;
+  return CZ_OK;
+}
+
 static int pf_array_wrap(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   (void)x;
@@ -500,6 +511,8 @@ static int pf_array_wrap(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t 
 const xfunc_def_t pgcat_array_funcs[] = {
   {.fd_name = "_cz_array_elem", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX,
    .fd_row = pf_array_elem},
+  {.fd_name = "_cz_array_elem_bool", .fd_nargs = 1, .fd_args = {TY_BOOL}, .fd_result = TX,
+   .fd_row = pf_array_elem_bool},
   {.fd_name = "_cz_array_wrap", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX,
    .fd_flags = XF_STRICT, .fd_row = pf_array_wrap},
   {.fd_name = "array_stack", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX,

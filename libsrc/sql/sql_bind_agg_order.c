@@ -95,9 +95,15 @@ int bd_array_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **ou
   ty_t et = v->x_type;
   if (et.t_elem != TY_UNKNOWN)
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos, "array_agg of arrays is not supported");
-  xnode_t *txt = et.t_id == TY_TEXT ? v : bd_cast(b, v, ty_plain(TY_TEXT), x->ex_pos), *elem;
-  if (!txt || bd_ext_call(b, "_cz_array_elem", &txt, 1, x->ex_pos, &elem) != CZ_OK)
-    return CZ_ERR;
+  xnode_t *elem;
+  if (et.t_id == TY_BOOL) {  /* t / f, as array_out writes booleans */
+    if (bd_ext_call(b, "_cz_array_elem_bool", &v, 1, x->ex_pos, &elem) != CZ_OK)
+      return CZ_ERR;
+  } else {
+    xnode_t *txt = et.t_id == TY_TEXT ? v : bd_cast(b, v, ty_plain(TY_TEXT), x->ex_pos);
+    if (!txt || bd_ext_call(b, "_cz_array_elem", &txt, 1, x->ex_pos, &elem) != CZ_OK)
+      return CZ_ERR;
+  }
   xnode_t *comma = bd_node(b, X_CONST, ty_plain(TY_TEXT), x->ex_pos);
   comma->x_const.d_str.s_ptr = ",";
   comma->x_const.d_str.s_len = 1;
