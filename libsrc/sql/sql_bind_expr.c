@@ -494,7 +494,18 @@ int bd_unify(bd_t *b, xnode_t **nodes, int n, const char *ctx, int pos, ty_t *ou
 
 /* ---- CASE, IN, BETWEEN ----------------------------------------------------- */
 
+static int bd_case_in(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+
+/* CASE: set-returning functions are not allowed inside (0A000, as PostgreSQL). */
 static int bd_case(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  const char *prev = bd_srf_forbid(sc, "CASE");
+  int rc = bd_case_in(b, sc, x, out);
+  bd_srf_forbid(sc, prev);
+  return rc;
+}
+
+static int bd_case_in(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   int nw = sql_list_len(x->ex_list);
   int n = 2 * nw + (x->ex_right ? 1 : 0);
@@ -894,9 +905,14 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
                     x->ex_star ? "*" : "DISTINCT", x->ex_name);
   int n = sql_list_len(x->ex_list);
   xnode_t **args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n ? n : 1));
+  /* set-returning functions are not allowed in COALESCE (0A000, as PostgreSQL) */
+  bool coalesce = strcmp(x->ex_name, "coalesce") == 0;
+  const char *prev = coalesce ? bd_srf_forbid(sc, "COALESCE") : NULL;
   for (int i = 0; i < n; i++)
     if (bd_expr(b, sc, sql_list_at(x->ex_list, i), &args[i]) != CZ_OK)
       return CZ_ERR;
+  if (coalesce)
+    bd_srf_forbid(sc, prev);
   return bd_func_call(b, x->ex_name, args, n, x->ex_pos, out);
 }
 
@@ -959,6 +975,16 @@ int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
       return CZ_ERR;
     if (!(*out = bd_cast(b, in, t, x->ex_pos)))
       return CZ_ERR;
+    if ((*out)->x_type.t_id == TY_TEXT && t.t_id == TY_TEXT &&
+        ((*out)->x_type.t_elem != t.t_elem || (*out)->x_type.t_scale != t.t_scale)) {
+      /* an array, a record or an int2vector (text underneath, types.h)
+       * cast to text is plain text: its marks go, as its type does in
+       * PostgreSQL */
+      xnode_t *n = bd_node(b, X_CAST, t, x->ex_pos);
+      *n = **out;
+      n->x_type = t;
+      *out = n;
+    }
     return CZ_OK;
   }
   case SQL_E_FUNC:

@@ -95,8 +95,9 @@ bool bd_srf_name(const sql_expr_t *x);
 int bd_srf_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
 /* Allows them in the block of sc (its select list and ORDER BY), from now. */
 void bd_srf_begin(bd_t *b, bd_scope_t *sc);
-/* Refuses them while binding `where` ("HAVING"); NULL allows them again. */
-void bd_srf_forbid(bd_scope_t *sc, const char *where);
+/* Refuses them while binding `where` ("HAVING", "CASE"); NULL allows them
+ * again. Returns the refusal it replaces, for the caller to put back. */
+const char *bd_srf_forbid(bd_scope_t *sc, const char *where);
 bool bd_srf_any(const bd_scope_t *sc);
 /* Whether x is a placeholder (the GROUP BY rewrite keeps it). */
 bool bd_srf_is_holder(const xnode_t *x);

@@ -24,9 +24,9 @@
  *   arguments) are one function: ORDER BY unnest(a) sorts the select
  *   list's unnest(a), and (f(a)).* calls f once.
  * - Where PostgreSQL refuses them, so does the binder (0A000): WHERE,
- *   JOIN ON, GROUP BY (PostgreSQL accepts it; not supported here), HAVING,
- *   VALUES, UPDATE's SET, aggregate arguments and nested calls (PostgreSQL
- *   accepts nested ones; not supported here).
+ *   JOIN ON, HAVING, CASE, COALESCE, VALUES, UPDATE's SET, aggregate
+ *   arguments; and where it does not (not supported here): GROUP BY and
+ *   calls nested in another's arguments.
  */
 #include <string.h>
 
@@ -69,10 +69,13 @@ void bd_srf_begin(bd_t *b, bd_scope_t *sc)
   sc->sc_srf = arena_zalloc(b->b_a, sizeof(*sc->sc_srf));
 }
 
-void bd_srf_forbid(bd_scope_t *sc, const char *where)
+const char *bd_srf_forbid(bd_scope_t *sc, const char *where)
 {
-  if (sc->sc_srf)
-    sc->sc_srf->sx_forbid = where;
+  if (!sc->sc_srf)
+    return NULL;
+  const char *prev = sc->sc_srf->sx_forbid;
+  sc->sc_srf->sx_forbid = where;
+  return prev;
 }
 
 static bool is_named(const sql_expr_t *x, const char *name, const char *schema)

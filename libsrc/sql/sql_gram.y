@@ -932,7 +932,14 @@ a_expr:
         CHK($$ = sql_expr_done(ps, $$));
       }
   | a_expr OP a_expr
-      { CHK($$ = sql_g_binop(ps, sql_g_opcode($2), @2.lc_pos, $1, $3)); }
+      {
+        int op = sql_g_opcode($2);
+        if (op < 0) {
+          sql_error_at(ps, SQLSTATE_UNDEFINED_FUNCTION, @2.lc_pos, "operator does not exist: %s", $2);
+          YYABORT;
+        }
+        CHK($$ = sql_g_binop(ps, op, @2.lc_pos, $1, $3));
+      }
   | OP a_expr %prec UMINUS
       { CHK($$ = sql_g_prefix(ps, $1, @1.lc_pos, $2)); }
   | a_expr OPERATOR '(' any_operator ')' a_expr %prec OPERATOR
@@ -985,7 +992,13 @@ any_operator:
   ;
 
 all_op:
-    OP              { $$ = sql_g_opcode($1); }
+    OP
+      {
+        if (($$ = sql_g_opcode($1)) < 0) {
+          sql_error_at(ps, SQLSTATE_UNDEFINED_FUNCTION, @1.lc_pos, "operator does not exist: %s", $1);
+          YYABORT;
+        }
+      }
   | '='             { $$ = SQL_OP_EQ; }
   | '<'             { $$ = SQL_OP_LT; }
   | '>'             { $$ = SQL_OP_GT; }
@@ -3315,8 +3328,9 @@ static sql_expr_t *sql_g_filter(sql_pstate_t *ps, int pos, sql_expr_t *f, sql_ex
   return sql_expr_done(ps, f);
 }
 
-/* The operators the OP token stands for: the regular-expression matches
- * and PostgreSQL's spelling of [NOT] [I]LIKE. */
+/* The operators the OP token stands for: the regular-expression matches,
+ * PostgreSQL's spelling of [NOT] [I]LIKE and the bit operators; -1 for
+ * any other run of operator characters. */
 static int sql_g_opcode(const char *text)
 {
   static const struct { const char *name; int op; } ops[] = {
@@ -3329,7 +3343,7 @@ static int sql_g_opcode(const char *text)
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
     if (strcmp(text, ops[i].name) == 0)
       return ops[i].op;
-  return SQL_OP_IMATCH | SQL_G_NOT; /* unreachable: the scanner's OP texts are those above */
+  return -1; /* a run of operator characters that is no operator here */
 }
 
 static const char *sql_g_opname(int op)

@@ -151,6 +151,8 @@ static const char *sql_op_name(const sql_expr_t *x)
     [SQL_OP_IS_DISTINCT] = "is-distinct-from",
     [SQL_OP_MATCH] = "~",     [SQL_OP_IMATCH] = "~*",     [SQL_OP_POW] = "^",
     [SQL_OP_SIMILAR] = "similar-to",
+    [SQL_OP_BITAND] = "&",    [SQL_OP_BITOR] = "|",       [SQL_OP_BITXOR] = "#",
+    [SQL_OP_BITNOT] = "~",    [SQL_OP_SHL] = "<<",        [SQL_OP_SHR] = ">>",
   };
   static const char *const negated[] = {
     [SQL_OP_LIKE] = "not-like",         [SQL_OP_ILIKE] = "not-ilike",

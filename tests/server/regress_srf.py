@@ -3,8 +3,8 @@
 composite values and the integers' bit operators (issue 11 item 8), as
 PostgreSQL 15 gives them, the session alive after each:
 
-  srf       in WHERE, JOIN ON, HAVING, VALUES, UPDATE … SET, an aggregate's
-            argument 0A000; a step of 0 22023; unnest(integer) 42883;
+  srf       in WHERE, JOIN ON, HAVING, CASE, COALESCE, VALUES, UPDATE … SET,
+            an aggregate's argument 0A000; a step of 0 22023; unnest(integer) 42883;
             (Cadenza) in GROUP BY, nested calls 0A000 (PostgreSQL runs them)
   record    (integer).x 42809; a field the record lacks 42703
   bits      numeric & integer, text & integer, integer << bigint 42883;
@@ -62,6 +62,12 @@ def main():
         expect(c, "srf: in UPDATE SET 0A000", "UPDATE rsrf_t SET n = generate_series(1, 2)", "0A000")
         expect(c, "srf: in an aggregate's argument 0A000",
                "SELECT sum(generate_series(1, n)) FROM rsrf_t", "0A000")
+        expect(c, "srf: in CASE 0A000", "SELECT CASE WHEN id > 1 THEN generate_series(1, n) END FROM rsrf_t",
+               "0A000")
+        expect(c, "srf: in COALESCE 0A000", "SELECT coalesce(generate_series(1, n), 0) FROM rsrf_t", "0A000")
+        expect(c, "srf: in a scalar subquery inside CASE",
+               "SELECT CASE WHEN id > 1 THEN (SELECT max(g) FROM (SELECT generate_series(1, 3) AS g) s) END "
+               "FROM rsrf_t", "result")
         expect(c, "srf: step 0 22023", "SELECT generate_series(1, 5, 0)", "22023")
         expect(c, "srf: unnest(integer) 42883", "SELECT unnest(1)", "42883")
         expect(c, "srf: in the select list", "SELECT id, generate_series(1, n) FROM rsrf_t", "result")
