@@ -10,7 +10,8 @@ PostgreSQL 15 gives them, the session alive after each:
   bits      numeric & integer, text & integer, integer << bigint 42883;
             smallint results overflowing as smallint 22003 (the result
             types); unknown & unknown 42725
-  arrays    array_agg results described as arrays (psycopg gives lists)
+  arrays    array_agg results described as arrays (psycopg gives lists),
+            in text and in binary results (array_send's layout)
 
 Usage: regress_srf.py --dsn DSN --kind cadenza|postgres
 """
@@ -99,6 +100,14 @@ def main():
         got = c.execute("SELECT array_agg(n ORDER BY n DESC), array_agg(id::text ORDER BY n DESC) "
                         "FROM rsrf_t").fetchone()
         check("arrays: array_agg arrives as lists", got == ([3, 2], ["2", "1"]), got)
+        # binary results (array_send's layout), as pgJDBC asks for int4[] once prepared
+        cur = c.cursor(binary=True)
+        cur.execute("SELECT array_agg(n ORDER BY n DESC), array_agg(CASE WHEN id = 1 THEN NULL ELSE 'a b' END "
+                    "ORDER BY n DESC), array_agg(n > 2 ORDER BY n DESC), ARRAY[[1, 2], [3, 4]], "
+                    "ARRAY[]::int[], ARRAY[1::bigint, NULL] FROM rsrf_t")
+        got = cur.fetchone()
+        check("arrays: binary results", got == ([3, 2], ["a b", None], [True, False], [[1, 2], [3, 4]], [],
+                                                  [1, None]), got)
     finally:
         c.execute("DROP TABLE IF EXISTS rsrf_t")
     return checks.summary()
