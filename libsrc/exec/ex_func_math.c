@@ -1,6 +1,6 @@
 /* ex_func_math — numeric functions: abs, sign, round, trunc, floor, ceil,
- * sqrt (double and numeric), cbrt, power, exp, ln, log, mod, random, pi and the trigonometric
- * ones, with PostgreSQL's result types and error codes (2201E for
+ * sqrt (double and numeric), cbrt, power, exp, ln, log, mod, random, pi, the trigonometric
+ * ones and the integers' bit operators (int4and …), with PostgreSQL's result types and error codes (2201E for
  * logarithms of zero or negatives, 2201F for invalid powers, 22003 on
  * overflow, 22012 for mod by zero). */
 #include <math.h>
@@ -595,9 +595,79 @@ static int xf_atan2(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
   return CZ_OK;
 }
 
+/* ---- bit operators on integers (& | # ~ << >>, bound as these calls) ----
+ * PostgreSQL's int2and … int8shr: the result has the (common) type of the
+ * operands, so and/or/xor/not never overflow. A shift's count is taken as
+ * PostgreSQL's C code on x86-64 takes it: modulo the width of the int it
+ * shifts in (32 for smallint and integer, 64 for bigint); a smallint is
+ * shifted as an int and cut to 16 bits. Shifting left is done unsigned so
+ * that bits leave at the top, as there. */
+
+static int64_t xf_narrow(ty_id_t id, int64_t v)
+{
+  if (id == TY_INT2)
+    return (int16_t)(uint16_t)(uint64_t)v;
+  if (id == TY_INT4)
+    return (int32_t)(uint32_t)(uint64_t)v;
+  return v;
+}
+
+static int xf_bitand(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c, (void)x, (void)e;
+  out->d_i64 = a[0].d_i64 & a[1].d_i64;
+  return CZ_OK;
+}
+
+static int xf_bitor(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c, (void)x, (void)e;
+  out->d_i64 = a[0].d_i64 | a[1].d_i64;
+  return CZ_OK;
+}
+
+static int xf_bitxor(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c, (void)x, (void)e;
+  out->d_i64 = a[0].d_i64 ^ a[1].d_i64;
+  return CZ_OK;
+}
+
+static int xf_bitnot(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c, (void)x, (void)e;
+  out->d_i64 = ~a[0].d_i64;
+  return CZ_OK;
+}
+
+static int xf_shl(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c, (void)e;
+  ty_id_t id = XF_ARGT(x, 0);
+  unsigned n = (unsigned)a[1].d_i64 & (id == TY_INT8 ? 63u : 31u);
+  out->d_i64 = xf_narrow(id, (int64_t)((uint64_t)a[0].d_i64 << n));
+  return CZ_OK;
+}
+
+static int xf_shr(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c, (void)e;
+  ty_id_t id = XF_ARGT(x, 0);
+  unsigned n = (unsigned)a[1].d_i64 & (id == TY_INT8 ? 63u : 31u);
+  out->d_i64 = xf_narrow(id, a[0].d_i64 >> n); /* arithmetic: the sign is kept */
+  return CZ_OK;
+}
+
 #define F8 TY_FLOAT8
 #define NUM TY_NUMERIC
 #define S XF_STRICT
+#define XF_BITS(T, t)                                                                          \
+  {.fd_name = #t "and", .fd_nargs = 2, .fd_args = {T, T}, .fd_result = T, .fd_flags = S, .fd_row = xf_bitand}, \
+  {.fd_name = #t "or", .fd_nargs = 2, .fd_args = {T, T}, .fd_result = T, .fd_flags = S, .fd_row = xf_bitor},   \
+  {.fd_name = #t "xor", .fd_nargs = 2, .fd_args = {T, T}, .fd_result = T, .fd_flags = S, .fd_row = xf_bitxor}, \
+  {.fd_name = #t "not", .fd_nargs = 1, .fd_args = {T}, .fd_result = T, .fd_flags = S, .fd_row = xf_bitnot},    \
+  {.fd_name = #t "shl", .fd_nargs = 2, .fd_args = {T, TY_INT4}, .fd_result = T, .fd_flags = S, .fd_row = xf_shl}, \
+  {.fd_name = #t "shr", .fd_nargs = 2, .fd_args = {T, TY_INT4}, .fd_result = T, .fd_flags = S, .fd_row = xf_shr}
 
 const xfunc_def_t xfunc_math_defs[] = {
   {.fd_name = "abs", .fd_nargs = 1, .fd_args = {XFA_ANYNUM}, .fd_result = XFR_ARG0, .fd_flags = S, .fd_row = xf_abs},
@@ -642,5 +712,8 @@ const xfunc_def_t xfunc_math_defs[] = {
   {.fd_name = "atan2", .fd_nargs = 2, .fd_args = {F8, F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_atan2},
   {.fd_name = "degrees", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_degrees},
   {.fd_name = "radians", .fd_nargs = 1, .fd_args = {F8}, .fd_result = F8, .fd_flags = S, .fd_row = xf_radians},
+  XF_BITS(TY_INT2, int2),
+  XF_BITS(TY_INT4, int4),
+  XF_BITS(TY_INT8, int8),
 };
 const int xfunc_math_ndefs = (int)CZ_ARRAY_LEN(xfunc_math_defs);

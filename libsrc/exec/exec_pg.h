@@ -30,4 +30,14 @@ op_t *op_array_agg_new(arena_t *a, op_t *in);
  * step NULL is 1; a step of 0 is 22023; a NULL bound gives no rows. */
 op_t *op_series_new(arena_t *a, ty_t t, xnode_t *start, xnode_t *stop, xnode_t *step);
 
+/* ---- set-returning functions in a select list (op_project_set.c) --------- */
+
+/* For each input row, nsrf integer series side by side (bounds: 3 per
+ * series, start, stop and step (NULL = 1), INT8 expressions over the input
+ * row): the row repeated as often as the longest series has members, with
+ * one INT8 column per series after the input's columns (the member, NULL
+ * once that series has ended). A row whose series are all empty gives
+ * nothing; a step of 0 is 22023. */
+op_t *op_project_set_new(arena_t *a, op_t *in, int nsrf, xnode_t **bounds);
+
 #endif /* CZ_EXEC_PG_H */

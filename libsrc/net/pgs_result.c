@@ -88,7 +88,8 @@ void pgs_send_row_description(pgs_conn_t *c, const estmt_t *st, const int16_t *f
     f[i].fd_name = cols[i].ec_name;
     f[i].fd_table_oid = cols[i].ec_table_oid;
     f[i].fd_attnum = cols[i].ec_attnum;
-    f[i].fd_type_oid = ty_pg_oid(cols[i].ec_type);
+    /* arrays are text (types.h), described as arrays (binary: array_send's form) */
+    f[i].fd_type_oid = ty_pg_array_oid(cols[i].ec_type);
     f[i].fd_typlen = ty_pg_typlen(cols[i].ec_type);
     f[i].fd_typmod = ty_pg_typmod(cols[i].ec_type);
     f[i].fd_format = formats ? formats[i] : 0;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "exec/exec_pg.h"
 #include "pgcat/pgcat_int.h"
 
 
@@ -455,7 +456,65 @@ static int pf_array_in(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *o
 #define I4 TY_INT4
 #define S XF_STRICT
 
+/* array_agg as the binder runs it (sql_bind_agg_order.c): string_agg of
+ * each value's element text, _cz_array_elem (NULL is the element NULL,
+ * quoted as array_out quotes), joined by commas, then _cz_array_wrap
+ * puts the braces around (NULL for no rows, as array_agg). */
+static int pf_array_elem(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x;
+  if (a[0].d_null) {
+    out->d_null = false;
+    out->d_str.s_ptr = "NULL";
+    out->d_str.s_len = 4;
+    return CZ_OK;
+  }
+  bool null = false;
+  char *t = xarray_text(c->xc_arena, &a[0].d_str, &null, 1, e); /* '{elem}' */
+  if (!t)
+    return CZ_ERR;
+  size_t n = strlen(t);
+  out->d_null = false;
+  out->d_str.s_ptr = t + 1;
+  out->d_str.s_len = (uint32_t)(n - 2);
+  return CZ_OK;
+}
+
+/* A boolean element: array_out writes t / f (the cast to text: true / false). */
+static int pf_array_elem_bool(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
+                              err_t *e)
+{
+  (void)c, (void)x, (void)e;
+  out->d_null = false;
+  out->d_str.s_ptr = a[0].d_null ? "NULL" : a[0].d_bool ? "t" : "f";
+  out->d_str.s_len = a[0].d_null ? 4 : 1;
+  return CZ_OK;
+}
+
+static int pf_array_wrap(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x;
+  size_t n = a[0].d_str.s_len;
+  char *t = xc_alloc(c, n + 3, e);
+  if (!t)
+    return CZ_ERR;
+  t[0] = '{';
+  memcpy(t + 1, a[0].d_str.s_ptr, n);
+  t[n + 1] = '}';
+  t[n + 2] = '\0';
+  out->d_null = false;
+  out->d_str.s_ptr = t;
+  out->d_str.s_len = (uint32_t)(n + 2);
+  return CZ_OK;
+}
+
 const xfunc_def_t pgcat_array_funcs[] = {
+  {.fd_name = "_cz_array_elem", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX,
+   .fd_row = pf_array_elem},
+  {.fd_name = "_cz_array_elem_bool", .fd_nargs = 1, .fd_args = {TY_BOOL}, .fd_result = TX,
+   .fd_row = pf_array_elem_bool},
+  {.fd_name = "_cz_array_wrap", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX,
+   .fd_flags = XF_STRICT, .fd_row = pf_array_wrap},
   {.fd_name = "array_stack", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX,
    .fd_flags = XF_STRICT, .fd_row = pf_array_stack},
   {.fd_name = "array_make_md", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX,

@@ -901,6 +901,27 @@ static int pf_array_element(xctx_t *c, const xnode_t *x, const datum_t *a, datum
   return CZ_OK;
 }
 
+/* information_schema._pg_expandarray(arr)'s row for subscript i: the
+ * record (arr[i], i - lower + 1) as text (the binder's select-list form of
+ * the set-returning function runs i over arr's subscripts). */
+static int pf_expandarray_row(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
+                              err_t *e)
+{
+  (void)x;
+  char **items;
+  int lower, n;
+  if (pgcat_array_arg(c, a, &items, &lower, &n, e) != CZ_OK)
+    return CZ_ERR;
+  int64_t i = a[1].d_i64 - lower;
+  if (i < 0 || i >= n) {
+    out->d_null = true;
+    return CZ_OK;
+  }
+  const char *f[2] = {items[i], arena_sprintf(c->xc_arena, "%lld", (long long)(i + 1))};
+  pgcat_out_text(c, out, pgcat_record_text(c->xc_arena, f, 2));
+  return CZ_OK;
+}
+
 /* ---- reg* input and output ------------------------------------------------------------ */
 
 typedef int (*pgcat_in_fn)(const pgcat_env_t *env, const char *text, cat_oid_t *out, err_t *e);
@@ -1106,6 +1127,8 @@ const xfunc_def_t pgcat_funcs[] = {
    .fd_flags = S, .fd_row = pf_array_element},
   {.fd_name = "array_flat_element", .fd_nargs = 2, .fd_args = {TX, I4}, .fd_result = TX,
    .fd_flags = S, .fd_row = pf_array_element},
+  {.fd_name = "_cz_expandarray_row", .fd_nargs = 2, .fd_args = {TX, I4}, .fd_result = TX,
+   .fd_flags = S, .fd_row = pf_expandarray_row},
   {.fd_name = "array_flat_upper", .fd_nargs = 1, .fd_args = {TX}, .fd_result = I4,
    .fd_flags = S, .fd_row = pf_array_flat_upper},
   {.fd_name = "quote_ident", .fd_nargs = 1, .fd_args = {TX}, .fd_result = TX, .fd_flags = S,
@@ -1144,9 +1167,10 @@ int pgcat_init(pgcat_env_fn fn, err_t *e)
     /* One definition at a time: a function exec already has with the same
      * arguments (42723) is exec's; pgcat's copy is not needed. */
     const xfunc_def_t *tabs[] = {pgcat_funcs, pgcat_regex_funcs, pgcat_array_funcs,
-                                 pgcat_seq_funcs, pgcat_view_funcs, pgcat_dump_funcs};
+                                 pgcat_seq_funcs, pgcat_view_funcs, pgcat_dump_funcs,
+                                 pgcat_record_funcs};
     const int ns[] = {pgcat_nfuncs, pgcat_regex_nfuncs, pgcat_array_nfuncs, pgcat_seq_nfuncs,
-                      pgcat_view_nfuncs, pgcat_dump_nfuncs};
+                      pgcat_view_nfuncs, pgcat_dump_nfuncs, pgcat_record_nfuncs};
     for (int t = 0; t < (int)CZ_ARRAY_LEN(tabs) && rc == CZ_OK; t++)
       for (int i = 0; i < ns[t] && rc == CZ_OK; i++) {
         err_t e2;

@@ -112,6 +112,12 @@ char *pgcat_arr_text(arena_t *a, const pgcat_arr_t *r, err_t *e);
  * cardinality. */
 extern const xfunc_def_t pgcat_array_funcs[];
 extern const int pgcat_array_nfuncs;
+/* Composite values as PostgreSQL's text form (pgcat_record.c): the text
+ * of a record of n fields (NULL fields where fields[i] is NULL), in a;
+ * _cz_record_field(rec, k) reads the k-th field back as text. */
+char *pgcat_record_text(arena_t *a, const char *const *fields, int n);
+extern const xfunc_def_t pgcat_record_funcs[];
+extern const int pgcat_record_nfuncs;
 /* The regexp functions (regexp_like, the binder's form of the ~ operators,
  * regexp_replace, regexp_match, …: pgcat_regex_func.c). */
 extern const xfunc_def_t pgcat_regex_funcs[];

@@ -137,6 +137,8 @@ typedef enum sql_expr_kind_e {
   SQL_E_ARRAY_QUERY, /* ARRAY(ex_query): the single-column subquery's rows as an array */
   SQL_E_SUBSCRIPT,   /* ex_left[ex_right]: 1-based array element (`prattrs[s]`) */
   SQL_E_COLLATE,     /* ex_left COLLATE [ex_schema.]ex_name */
+  SQL_E_FIELD,       /* (ex_left).ex_name: a field of a composite value; ex_name NULL
+                      * for (ex_left).* (only as a select-list item) */
   SQL_E_GROUPING_SET /* only in GROUP BY: ex_int is an sql_gset_kind_t, ex_list the
                       * members (expressions or further SQL_E_GROUPING_SETs) */
 } sql_expr_kind_t;
@@ -179,7 +181,13 @@ typedef enum sql_op_e {
   SQL_OP_MATCH,      /* a ~ b: a matches the pattern b, case-sensitively */
   SQL_OP_IMATCH,     /* a ~* b: the same ignoring case */
   SQL_OP_POW,        /* a ^ b: power, left-associative, above * and / (as PostgreSQL) */
-  SQL_OP_SIMILAR     /* a SIMILAR TO b [ESCAPE c]; ex_not for NOT SIMILAR TO */
+  SQL_OP_SIMILAR,    /* a SIMILAR TO b [ESCAPE c]; ex_not for NOT SIMILAR TO */
+  SQL_OP_BITAND,     /* a & b, a | b, a # b, ~a (unary), a << b, a >> b: integers' bit */
+  SQL_OP_BITOR,      /* operators, PostgreSQL's generic-operator precedence (OP) */
+  SQL_OP_BITXOR,
+  SQL_OP_BITNOT,
+  SQL_OP_SHL,
+  SQL_OP_SHR
 } sql_op_t;
 /* SQL_OP_LIKE / SQL_OP_ILIKE / SQL_OP_SIMILAR (and their ex_not forms) carry the ESCAPE
  * expression of `a LIKE b ESCAPE c` in ex_third, NULL without ESCAPE.

@@ -13,9 +13,8 @@ int bd_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
   if (ag->ag_in_agg)
     return bd_error(b, SQLSTATE_GROUPING_ERROR, x->ex_pos,
                     "aggregate function calls cannot be nested");
-  if (x->ex_agg_order)
-    return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, x->ex_pos,
-                    "ORDER BY in the arguments of %s is not supported", x->ex_name);
+  if (x->ex_agg_order && bd_agg_order(b, sc, x) != CZ_OK)  /* sql_bind_agg_order.c */
+    return CZ_ERR;
   int n = sql_list_len(x->ex_list);
   xnode_t **args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n ? n : 1));
   ty_t *types = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)(n ? n : 1));
@@ -49,6 +48,12 @@ int bd_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     if (!(spec.ag_arg = bd_finish_unknown(b, spec.ag_arg)))
       return CZ_ERR;
   }
+  *out = bd_agg_add(b, ag, &spec, x->ex_pos);
+  return CZ_OK;
+}
+
+xnode_t *bd_agg_add(bd_t *b, bd_aggctx_t *ag, const agg_spec_t *spec, int pos)
+{
   if (ag->ag_n == ag->ag_cap) {
     int cap = ag->ag_cap ? ag->ag_cap * 2 : 8;
     agg_spec_t *ns = arena_alloc(b->b_a, sizeof(agg_spec_t) * (size_t)cap);
@@ -61,12 +66,11 @@ int bd_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     ag->ag_holders = nh;
     ag->ag_cap = cap;
   }
-  xnode_t *h = bd_col(b, -1, res);  /* placeholder: its index is set by the rewrite */
-  h->x_pos = x->ex_pos;
-  ag->ag_specs[ag->ag_n] = spec;
+  xnode_t *h = bd_col(b, -1, spec->ag_type);  /* placeholder: its index is set by the rewrite */
+  h->x_pos = pos;
+  ag->ag_specs[ag->ag_n] = *spec;
   ag->ag_holders[ag->ag_n++] = h;
-  *out = h;
-  return CZ_OK;
+  return h;
 }
 
 typedef struct rw_s {
@@ -81,7 +85,7 @@ typedef struct rw_s {
 static int rw_node(rw_t *w, xnode_t *x, xnode_t **out)
 {
   bd_t *b = w->rw_b;
-  if (bd_window_is_holder(x)) {  /* a window's result: computed after the group-by */
+  if (bd_window_is_holder(x) || bd_srf_is_holder(x)) {  /* computed after the group-by */
     *out = x;
     return CZ_OK;
   }

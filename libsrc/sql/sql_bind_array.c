@@ -95,6 +95,8 @@ ty_t bd_array_elem_of(const bd_scope_t *sc, const sql_expr_t *x, const xnode_t *
 {
   if (bound->x_type.t_elem != TY_UNKNOWN)
     return ty_plain(bound->x_type.t_elem);
+  if (bound->x_type.t_id == TY_TEXT && bound->x_type.t_scale < 0)  /* int2vector, oidvector */
+    return ty_plain((ty_id_t)-bound->x_type.t_scale);
   /* int2vector and oidvector columns of the catalog: subscripted, though
    * not arrays to ARRAY[…] (PostgreSQL's ARRAY[indkey] is {"1 2"}) */
   ty_id_t el;

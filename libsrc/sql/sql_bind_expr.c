@@ -423,7 +423,7 @@ static xop_t bd_map_op(const sql_expr_t *x)
 static bool op_is_unary(sql_op_t op)
 {
   return op == SQL_OP_NOT || op == SQL_OP_NEG || op == SQL_OP_IS_NULL || op == SQL_OP_IS_TRUE ||
-         op == SQL_OP_IS_FALSE || op == SQL_OP_IS_UNKNOWN;
+         op == SQL_OP_IS_FALSE || op == SQL_OP_IS_UNKNOWN || op == SQL_OP_BITNOT;
 }
 
 static int bd_func_call(bd_t *b, const char *name, xnode_t **args, int n, int pos,
@@ -444,6 +444,8 @@ static int bd_operator(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **o
       return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, x->ex_pos, "argument of IS %sUNKNOWN must be type boolean",
                       x->ex_not ? "NOT " : "");
   }
+  if (bd_bitop_is(x->ex_op))
+    return bd_bitop(b, x->ex_op, l, r, x->ex_pos, out);  /* sql_bind_bits.c */
   if (x->ex_op == SQL_OP_POW) {
     xnode_t *args[2] = {l, r}; /* a ^ b is power(a, b), as in PostgreSQL */
     return bd_func_call(b, "power", args, 2, x->ex_pos, out);
@@ -492,7 +494,18 @@ int bd_unify(bd_t *b, xnode_t **nodes, int n, const char *ctx, int pos, ty_t *ou
 
 /* ---- CASE, IN, BETWEEN ----------------------------------------------------- */
 
+static int bd_case_in(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+
+/* CASE: set-returning functions are not allowed inside (0A000, as PostgreSQL). */
 static int bd_case(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
+{
+  const char *prev = bd_srf_forbid(sc, "CASE");
+  int rc = bd_case_in(b, sc, x, out);
+  bd_srf_forbid(sc, prev);
+  return rc;
+}
+
+static int bd_case_in(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   int nw = sql_list_len(x->ex_list);
   int n = 2 * nw + (x->ex_right ? 1 : 0);
@@ -869,6 +882,10 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   if (x->ex_over)
     return bd_window_call(b, sc, x, out);  /* sql_bind_window.c */
+  if (bd_srf_name(x))
+    return bd_srf_call(b, sc, x, out);  /* sql_bind_srf_list.c */
+  if (strcmp(x->ex_name, "array_agg") == 0 && (!x->ex_schema || strcmp(x->ex_schema, "pg_catalog") == 0))
+    return bd_array_agg_call(b, sc, x, out);  /* sql_bind_agg_order.c */
   if (xagg_is_aggregate(x->ex_name))
     return bd_agg_call(b, sc, x, out);
   if (!x->ex_schema && !x->ex_over && strcmp(x->ex_name, "grouping") == 0)
@@ -888,9 +905,14 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
                     x->ex_star ? "*" : "DISTINCT", x->ex_name);
   int n = sql_list_len(x->ex_list);
   xnode_t **args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n ? n : 1));
+  /* set-returning functions are not allowed in COALESCE (0A000, as PostgreSQL) */
+  bool coalesce = strcmp(x->ex_name, "coalesce") == 0;
+  const char *prev = coalesce ? bd_srf_forbid(sc, "COALESCE") : NULL;
   for (int i = 0; i < n; i++)
     if (bd_expr(b, sc, sql_list_at(x->ex_list, i), &args[i]) != CZ_OK)
       return CZ_ERR;
+  if (coalesce)
+    bd_srf_forbid(sc, prev);
   return bd_func_call(b, x->ex_name, args, n, x->ex_pos, out);
 }
 
@@ -953,6 +975,16 @@ int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
       return CZ_ERR;
     if (!(*out = bd_cast(b, in, t, x->ex_pos)))
       return CZ_ERR;
+    if ((*out)->x_type.t_id == TY_TEXT && t.t_id == TY_TEXT &&
+        ((*out)->x_type.t_elem != t.t_elem || (*out)->x_type.t_scale != t.t_scale)) {
+      /* an array, a record or an int2vector (text underneath, types.h)
+       * cast to text is plain text: its marks go, as its type does in
+       * PostgreSQL */
+      xnode_t *n = bd_node(b, X_CAST, t, x->ex_pos);
+      *n = **out;
+      n->x_type = t;
+      *out = n;
+    }
     return CZ_OK;
   }
   case SQL_E_FUNC:
@@ -966,6 +998,8 @@ int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     return bd_any_all(b, sc, x, out);
   case SQL_E_COLLATE:
     return bd_expr(b, sc, x->ex_left, out);  /* one collation (C) */
+  case SQL_E_FIELD:
+    return bd_field(b, sc, x, out);  /* sql_bind_record.c */
   case SQL_E_ARRAY:
   case SQL_E_ARRAY_QUERY:
   case SQL_E_SUBSCRIPT:

@@ -86,6 +86,43 @@ int bd_window_finish(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, op_t *
  * entry in sc and its operator. */
 int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out);
 
+/* ---- set-returning functions in a select list (sql_bind_srf_list.c) ------ */
+
+/* Whether the call x is one (unnest, generate_series, generate_subscripts,
+ * information_schema._pg_expandarray). */
+bool bd_srf_name(const sql_expr_t *x);
+/* The call x: a placeholder of its value (0A000 where not allowed). */
+int bd_srf_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+/* Allows them in the block of sc (its select list and ORDER BY), from now. */
+void bd_srf_begin(bd_t *b, bd_scope_t *sc);
+/* Refuses them while binding `where` ("HAVING", "CASE"); NULL allows them
+ * again. Returns the refusal it replaces, for the caller to put back. */
+const char *bd_srf_forbid(bd_scope_t *sc, const char *where);
+bool bd_srf_any(const bd_scope_t *sc);
+/* Whether x is a placeholder (the GROUP BY rewrite keeps it). */
+bool bd_srf_is_holder(const xnode_t *x);
+/* The ProjectSet over *plan, the block's row (grouped: the group-by's
+ * output, with grouped its keys and aggregates); the placeholders become
+ * the values. Before the block's projection. */
+int bd_srf_finish(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, op_t **plan);
+
+/* ---- composite values (sql_bind_record.c) -------------------------------- */
+
+typedef struct bd_srfctx_s bd_srfctx_t;
+/* The type of a record of n fields (TEXT naming the shape in t_scale). */
+ty_t bd_record_type(bd_t *b, int n, const char *const *names, const ty_t *types);
+/* (x->ex_left).x->ex_name. */
+int bd_field(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+/* (x->ex_left).* in a select list: its fields and their names. */
+int bd_field_star(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, int *n, xnode_t ***outs,
+                  const char ***names);
+
+/* ---- the integers' bit operators (sql_bind_bits.c) ------------------------ */
+
+bool bd_bitop_is(sql_op_t op);
+/* l op r (r NULL for ~ l), both bound: the int2and … int8shr call. */
+int bd_bitop(bd_t *b, sql_op_t op, xnode_t *l, xnode_t *r, int pos, xnode_t **out);
+
 /* ---- shared ------------------------------------------------------------- */
 
 /* Calls the registered function name over bound args (cast as it wants). */

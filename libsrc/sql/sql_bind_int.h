@@ -72,6 +72,8 @@ struct bd_scope_s {
   int sc_used_cap;
   bd_using_t **sc_usings;       /* USING / NATURAL joins, inner ones first */
   int sc_nusings;
+  struct bd_srfctx_s *sc_srf;   /* the block's set-returning functions in its select list
+                                 * (sql_bind_srf_list.c); NULL: not allowed here */
 };
 
 
@@ -86,6 +88,12 @@ struct bd_aggctx_s {
   xnode_t **ag_grp_holders;
   int *ag_grp_nargs;
   xnode_t ***ag_grp_args;       /* the arguments, bound over the FROM row */
+  /* ORDER BY inside aggregate calls (sql_bind_agg_order.c): one order for
+   * the block, its keys bound over the FROM row; the group-by's input is
+   * sorted by it (the group-by keeps each group's rows in input order) */
+  int ag_norder;
+  xnode_t **ag_order;
+  bool *ag_order_desc, *ag_order_nf;
 };
 
 /* A WITH query in force: inlined as a derived table where it is named in
@@ -217,6 +225,9 @@ typedef struct bd_s {
   sp_col_t *b_ret_cols;
   uint32_t b_view_owner;        /* binding a view's query: its owner (privileges), else 0 */
   int b_view_depth;             /* views being expanded, innermost last (recursion limit) */
+  struct bd_recshape_s *b_recs; /* composite types' shapes met in the statement
+                                 * (sql_bind_record.c); a record's ty_t names one */
+  int b_nrecs;
 } bd_t;
 
 /* ---- SELECT … FOR UPDATE / FOR SHARE (sql_bind_lock.c) ------------------ */
@@ -271,6 +282,15 @@ int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos
 /* ---- aggregates (sql_bind_agg.c) --------------------------------------- */
 
 int bd_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+/* Adds spec to ag: the placeholder of its result (sql_bind_agg.c). */
+xnode_t *bd_agg_add(bd_t *b, bd_aggctx_t *ag, const agg_spec_t *spec, int pos);
+/* ORDER BY inside aggregates (sql_bind_agg_order.c): the call's order,
+ * which must equal the block's other aggregates' (0A000 otherwise). */
+int bd_agg_order(bd_t *b, bd_scope_t *sc, const sql_expr_t *x);
+/* array_agg(x [ORDER BY …]). */
+int bd_array_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+/* The group-by's input sorted by the aggregates' order, when there is one. */
+void bd_agg_order_input(bd_t *b, const bd_aggctx_t *ag, op_t **plan);
 /* Rewrites x (over the FROM row) to the group-by's output: group keys
  * are matched structurally, aggregate placeholders map to their columns,
  * any other column is 42803. */

@@ -20,6 +20,8 @@ static const char *target_name(const sql_expr_t *x)
     return "case";
   case SQL_E_EXISTS:
     return "exists";
+  case SQL_E_FIELD:
+    return x->ex_name;
   case SQL_E_CAST:
     if (x->ex_left->ex_kind == SQL_E_COLUMN)
       return x->ex_left->ex_name;
@@ -225,6 +227,16 @@ static int bd_targets(bd_t *b, bd_scope_t *sc, const sql_select_t *s, bool top, 
                                       "missing FROM-clause entry for table \"%s\"", x->ex_table)
                            : bd_error(b, SQLSTATE_SYNTAX_ERROR, x->ex_pos,
                                       "SELECT * with no tables specified is not valid");
+      continue;
+    }
+    if (x->ex_kind == SQL_E_FIELD && !x->ex_name) {  /* (record).* (sql_bind_record.c) */
+      int nf;
+      xnode_t **fx;
+      const char **fn;
+      if (bd_field_star(b, sc, x, &nf, &fx, &fn) != CZ_OK)
+        return CZ_ERR;
+      for (int k = 0; k < nf; k++)
+        tl_add(b, tl, fx[k], fn[k], &(sp_col_t){0});
       continue;
     }
     xnode_t *n;
@@ -502,14 +514,17 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
   }
   tlist_t tl;
   memset(&tl, 0, sizeof(tl));
+  bd_srf_begin(b, sc);  /* set-returning functions (sql_bind_srf_list.c) */
   if (bd_targets(b, sc, s, q == b->b_top_query, &tl) != CZ_OK)
     return CZ_ERR;
   int nvis = tl.tl_n;
   xnode_t *having = NULL;
   bd_window_forbid(sc, "HAVING");
+  bd_srf_forbid(sc, "HAVING");
   if (s->se_having && bd_cond(b, sc, s->se_having, "HAVING", &having) != CZ_OK)
     return CZ_ERR;
   bd_window_forbid(sc, NULL);
+  bd_srf_forbid(sc, NULL);
   /* ORDER BY: output references, else expressions (maybe hidden columns). */
   int nord = sql_list_len(q->qu_order);
   sort_key_t *keys = arena_alloc(b->b_a, sizeof(sort_key_t) * (size_t)(nord + 1));
@@ -549,7 +564,7 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
       bd_limit_expr(b, s->se_top, &top) != CZ_OK)
     return CZ_ERR;
   bool reorders = ag->ag_n > 0 || ngroup > 0 || having || has_sets || ag->ag_ngrp > 0 ||
-                  s->se_distinct || bd_window_any(sc);
+                  s->se_distinct || bd_window_any(sc) || bd_srf_any(sc);
   /* FOR UPDATE: where it is not allowed; the locators as hidden outputs */
   int nlock = bd_lock_ntables(b);
   int *rid_out = NULL;
@@ -583,7 +598,7 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
   if (decor) {
     /* what a semi / anti or grouped join cannot express: keep the per-row subquery */
     if ((ag->ag_n > 0 && !decor->dr_scalar) || ngroup > 0 || having || has_sets || ndon ||
-        bd_window_any(sc) ||
+        bd_window_any(sc) || bd_srf_any(sc) ||
         q->qu_limit || q->qu_offset || s->se_top || ((decor->dr_in || decor->dr_scalar) && nvis != 1))
       decor->dr_fail = true;
     if (decor->dr_scalar) {
@@ -611,9 +626,9 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
   op_t *par_agg = NULL;
   /* input already grouped by the keys (an index order): a streaming
    * group-by, under a Gather of its own when parallel (opt_group.c) */
-  if (grouped && !has_sets && ag->ag_ngrp == 0 && ngroup > 0)
+  if (grouped && !has_sets && ag->ag_ngrp == 0 && ngroup > 0 && !ag->ag_norder)
     par_agg = bd_agg_ordered(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs);
-  if (par && grouped && !has_sets && ag->ag_ngrp == 0 && !par_agg) {
+  if (par && grouped && !has_sets && ag->ag_ngrp == 0 && !par_agg && !ag->ag_norder) {
     double rows = bd_block_rows(b, from, plan);
     par_agg = bd_par_agg(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs, rows,
                          ngroup > 0 ? bd_group_rows(b, from, group, ngroup, rows) : 1);
@@ -621,7 +636,8 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
   /* ORDER BY over a parallel pipeline, nothing grouped or windowed: the
    * select list runs on every thread too, each thread sorts the rows it
    * made and a Parallel Sort merges them */
-  bool par_sort = par && !grouped && nord > 0 && !s->se_distinct && !ndon && !bd_window_any(sc);
+  bool par_sort = par && !grouped && nord > 0 && !s->se_distinct && !ndon && !bd_window_any(sc) &&
+                  !bd_srf_any(sc);
   for (int t = 0; par_sort && t < tl.tl_n; t++)
     par_sort = bd_par_safe(b, tl.tl_x[t]);
   if (par && !par_agg && !par_sort)
@@ -632,6 +648,7 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
     return CZ_ERR;
   if (grouped) {
     double groups = -1;
+    bd_agg_order_input(b, ag, &plan);  /* ORDER BY inside aggregates (sql_bind_agg_order.c) */
     if (has_sets || ag->ag_ngrp > 0) {
       if (!has_sets)
         bd_group_one_set(b, ngroup, group, &gsets);
@@ -660,8 +677,10 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
         in_par->o_in->o_est_rows = plan->o_est_rows;
     }
     bd_wgroup_t wg = {.wg_agg = ag, .wg_ngroup = ngroup, .wg_group = group};
-    if (bd_window_finish(b, sc, &wg, &plan) != CZ_OK)
+    if (bd_window_finish(b, sc, &wg, &plan) != CZ_OK || bd_srf_finish(b, sc, &wg, &plan) != CZ_OK)
       return CZ_ERR;
+  } else if (bd_srf_finish(b, sc, NULL, &plan) != CZ_OK) {
+    return CZ_ERR;
   }
   for (int t = 0; t < tl.tl_n; t++) {
     if (t < nhint && tl.tl_x[t]->x_type.t_id == TY_UNKNOWN &&

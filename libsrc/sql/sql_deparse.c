@@ -33,6 +33,12 @@ static const char *op_text(sql_op_t op)
   case SQL_OP_MATCH: return "~";
   case SQL_OP_IMATCH: return "~*";
   case SQL_OP_SIMILAR: return "SIMILAR TO";
+  case SQL_OP_BITAND: return "&";
+  case SQL_OP_BITOR: return "|";
+  case SQL_OP_BITXOR: return "#";
+  case SQL_OP_BITNOT: return "~";
+  case SQL_OP_SHL: return "<<";
+  case SQL_OP_SHR: return ">>";
   default: return "";
   }
 }
@@ -156,7 +162,7 @@ char *sql_deparse_expr(arena_t *a, const sql_expr_t *x, err_t *e)
     char *l = sql_deparse_expr(a, x->ex_left, e);
     if (!l)
       return NULL;
-    if (x->ex_op == SQL_OP_NOT || x->ex_op == SQL_OP_NEG)
+    if (x->ex_op == SQL_OP_NOT || x->ex_op == SQL_OP_NEG || x->ex_op == SQL_OP_BITNOT)
       return arena_sprintf(a, "(%s %s)", op_text(x->ex_op), l);
     if (x->ex_op == SQL_OP_IS_NULL)
       return arena_sprintf(a, "(%s IS %sNULL)", l, x->ex_not ? "NOT " : "");

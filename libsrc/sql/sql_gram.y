@@ -68,6 +68,7 @@ static sql_expr_t *sql_g_quant(sql_pstate_t *ps, sql_expr_kind_t kind, int op, i
 static sql_expr_t *sql_g_subscript(sql_pstate_t *ps, int pos, sql_expr_t *x, sql_expr_t *i);
 static int sql_g_opcode(const char *text);
 static const char *sql_g_opname(int op);
+static sql_expr_t *sql_g_prefix(sql_pstate_t *ps, const char *op, int pos, sql_expr_t *x);
 static sql_query_t *sql_g_with(sql_pstate_t *ps, sql_query_t *q, sql_query_t *with, int pos);
 static sql_query_t *sql_g_lock(sql_pstate_t *ps, sql_query_t *q, struct sql_lockc_s lk, int pos);
 static void sql_g_txnmode(sql_txnmode_t *tm, int mode);
@@ -931,7 +932,16 @@ a_expr:
         CHK($$ = sql_expr_done(ps, $$));
       }
   | a_expr OP a_expr
-      { CHK($$ = sql_g_binop(ps, sql_g_opcode($2), @2.lc_pos, $1, $3)); }
+      {
+        int op = sql_g_opcode($2);
+        if (op < 0) {
+          sql_error_at(ps, SQLSTATE_UNDEFINED_FUNCTION, @2.lc_pos, "operator does not exist: %s", $2);
+          YYABORT;
+        }
+        CHK($$ = sql_g_binop(ps, op, @2.lc_pos, $1, $3));
+      }
+  | OP a_expr %prec UMINUS
+      { CHK($$ = sql_g_prefix(ps, $1, @1.lc_pos, $2)); }
   | a_expr OPERATOR '(' any_operator ')' a_expr %prec OPERATOR
       { CHK($$ = sql_g_binop(ps, $4, @1.lc_pos, $1, $6)); }
   | a_expr COLLATE any_name
@@ -982,7 +992,13 @@ any_operator:
   ;
 
 all_op:
-    OP              { $$ = sql_g_opcode($1); }
+    OP
+      {
+        if (($$ = sql_g_opcode($1)) < 0) {
+          sql_error_at(ps, SQLSTATE_UNDEFINED_FUNCTION, @1.lc_pos, "operator does not exist: %s", $1);
+          YYABORT;
+        }
+      }
   | '='             { $$ = SQL_OP_EQ; }
   | '<'             { $$ = SQL_OP_LT; }
   | '>'             { $$ = SQL_OP_GT; }
@@ -1049,6 +1065,19 @@ c_expr:
         CHK($$ = sql_expr_done(ps, $$));
       }
   | subscripted
+  | '(' a_expr ')' '.' col_label
+      {
+        $$ = sql_expr_new(ps, SQL_E_FIELD, @4.lc_pos);
+        $$->ex_left = $2;
+        $$->ex_name = $5;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
+  | '(' a_expr ')' '.' '*'
+      {
+        $$ = sql_expr_new(ps, SQL_E_FIELD, @4.lc_pos);
+        $$->ex_left = $2;
+        CHK($$ = sql_expr_done(ps, $$));
+      }
   | ARRAY '[' expr_list ']'
       {
         $$ = sql_expr_new(ps, SQL_E_ARRAY, @1.lc_pos);
@@ -3299,19 +3328,22 @@ static sql_expr_t *sql_g_filter(sql_pstate_t *ps, int pos, sql_expr_t *f, sql_ex
   return sql_expr_done(ps, f);
 }
 
-/* The operators the OP token stands for: the regular-expression matches
- * and PostgreSQL's spelling of [NOT] [I]LIKE. */
+/* The operators the OP token stands for: the regular-expression matches,
+ * PostgreSQL's spelling of [NOT] [I]LIKE and the bit operators; -1 for
+ * any other run of operator characters. */
 static int sql_g_opcode(const char *text)
 {
   static const struct { const char *name; int op; } ops[] = {
     {"~", SQL_OP_MATCH},   {"~*", SQL_OP_IMATCH},   {"!~", SQL_OP_MATCH | SQL_G_NOT},
     {"!~*", SQL_OP_IMATCH | SQL_G_NOT}, {"~~", SQL_OP_LIKE}, {"~~*", SQL_OP_ILIKE},
     {"!~~", SQL_OP_LIKE | SQL_G_NOT},  {"!~~*", SQL_OP_ILIKE | SQL_G_NOT},
+    {"&", SQL_OP_BITAND},  {"|", SQL_OP_BITOR},  {"#", SQL_OP_BITXOR},
+    {"<<", SQL_OP_SHL},    {">>", SQL_OP_SHR},
   };
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
     if (strcmp(text, ops[i].name) == 0)
       return ops[i].op;
-  return SQL_OP_IMATCH | SQL_G_NOT; /* unreachable: the scanner's OP texts are those above */
+  return -1; /* a run of operator characters that is no operator here */
 }
 
 static const char *sql_g_opname(int op)
@@ -3321,7 +3353,8 @@ static const char *sql_g_opname(int op)
     [SQL_OP_GT] = ">",  [SQL_OP_GE] = ">=", [SQL_OP_ADD] = "+", [SQL_OP_SUB] = "-",
     [SQL_OP_MUL] = "*", [SQL_OP_DIV] = "/", [SQL_OP_MOD] = "%", [SQL_OP_CONCAT] = "||",
     [SQL_OP_LIKE] = "~~", [SQL_OP_ILIKE] = "~~*", [SQL_OP_MATCH] = "~", [SQL_OP_IMATCH] = "~*",
-    [SQL_OP_POW] = "^",
+    [SQL_OP_POW] = "^", [SQL_OP_BITAND] = "&", [SQL_OP_BITOR] = "|", [SQL_OP_BITXOR] = "#",
+    [SQL_OP_BITNOT] = "~", [SQL_OP_SHL] = "<<", [SQL_OP_SHR] = ">>",
   };
   static const char *const negated[] = {
     [SQL_OP_LIKE] = "!~~", [SQL_OP_ILIKE] = "!~~*", [SQL_OP_MATCH] = "!~", [SQL_OP_IMATCH] = "!~*",
@@ -3329,6 +3362,17 @@ static const char *sql_g_opname(int op)
   int base = op & ~SQL_G_NOT;
   const char *n = (op & SQL_G_NOT) ? negated[base] : names[base];
   return n ? n : "?";
+}
+
+/* A prefix operator: only ~ (bitwise NOT) is one; the others are errors
+ * PostgreSQL gives too (no prefix operator & …: 42883). */
+static sql_expr_t *sql_g_prefix(sql_pstate_t *ps, const char *op, int pos, sql_expr_t *x)
+{
+  if (strcmp(op, "~") != 0) {
+    sql_error_at(ps, SQLSTATE_UNDEFINED_FUNCTION, pos, "operator does not exist: %s", op);
+    return NULL;
+  }
+  return sql_expr_op(ps, SQL_OP_BITNOT, pos, x, NULL);
 }
 
 /* A binary operator given as a number (all_op). */

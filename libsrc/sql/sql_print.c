@@ -151,6 +151,8 @@ static const char *sql_op_name(const sql_expr_t *x)
     [SQL_OP_IS_DISTINCT] = "is-distinct-from",
     [SQL_OP_MATCH] = "~",     [SQL_OP_IMATCH] = "~*",     [SQL_OP_POW] = "^",
     [SQL_OP_SIMILAR] = "similar-to",
+    [SQL_OP_BITAND] = "&",    [SQL_OP_BITOR] = "|",       [SQL_OP_BITXOR] = "#",
+    [SQL_OP_BITNOT] = "~",    [SQL_OP_SHL] = "<<",        [SQL_OP_SHR] = ">>",
   };
   static const char *const negated[] = {
     [SQL_OP_LIKE] = "not-like",         [SQL_OP_ILIKE] = "not-ilike",
@@ -295,6 +297,16 @@ static void pr_expr(sql_pr_t *p, const sql_expr_t *x)
     return;
   case SQL_E_ARRAY_QUERY: pr_str(p, "(array"); break;
   case SQL_E_SUBSCRIPT: pr_str(p, "(subscript"); break;
+  case SQL_E_FIELD:
+    pr_str(p, "(field ");
+    pr_expr(p, x->ex_left);
+    pr_str(p, " ");
+    if (x->ex_name)
+      pr_name(p, x->ex_name);
+    else
+      pr_str(p, "*");
+    pr_str(p, ")");
+    return;
   case SQL_E_COLLATE:
     pr_str(p, "(collate ");
     pr_expr(p, x->ex_left);

@@ -218,6 +218,8 @@ size_t ty_binary_max(ty_t t, const datum_t *d)
 {
   if (d->d_null)
     return 0;
+  if (t.t_id == TY_TEXT && t.t_elem != TY_UNKNOWN)
+    return ty_array_binary_max(d);  /* ty_array_bin.c */
   switch (t.t_id) {
   case TY_BOOL:
     return 1;
@@ -249,6 +251,8 @@ int ty_format_binary(ty_t t, const datum_t *d, uint8_t *out, size_t cap)
   size_t need = ty_binary_max(t, d);
   if (d->d_null)
     return 0;
+  if (t.t_id == TY_TEXT && t.t_elem != TY_UNKNOWN)
+    return ty_array_format_binary(t, d, out, cap);  /* ty_array_bin.c */
   if (t.t_id == TY_NUMERIC) {
     uint8_t tmp[8 + 2 * 24];
     int n = ty_num_send(&d->d_num, tmp);

@@ -140,6 +140,21 @@ uint32_t ty_pg_oid(ty_t t)
   return (unsigned)t.t_id < TY_COUNT_ ? oids[t.t_id] : 705;
 }
 
+uint32_t ty_pg_array_oid(ty_t t)
+{
+  static const uint32_t oids[TY_COUNT_] = {
+    [TY_BOOL] = 1000,   [TY_INT2] = 1005,    [TY_INT4] = 1007,      [TY_INT8] = 1016,
+    [TY_FLOAT4] = 1021, [TY_FLOAT8] = 1022,  [TY_NUMERIC] = 1231,   [TY_CHAR] = 1014,
+    [TY_VARCHAR] = 1015, [TY_TEXT] = 1009,   [TY_BYTEA] = 1001,     [TY_DATE] = 1182,
+    [TY_TIMESTAMP] = 1115, [TY_INTERVAL] = 1187, [TY_TIMESTAMPTZ] = 1185, [TY_TIME] = 1183,
+    [TY_TIMETZ] = 1270,
+  };
+  if (t.t_id != TY_TEXT || t.t_elem == TY_UNKNOWN || (unsigned)t.t_elem >= TY_COUNT_ ||
+      !oids[t.t_elem])
+    return ty_pg_oid(t);
+  return oids[t.t_elem];
+}
+
 int32_t ty_pg_typmod(ty_t t)
 {
   switch (t.t_id) {

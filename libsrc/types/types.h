@@ -71,7 +71,11 @@ typedef struct ty_s {
   int16_t t_prec;   /* NUMERIC(p,s); -1 when unconstrained; TIMESTAMP(p) and
                      * INTERVAL(p): fraction digits, -1 none */
   int16_t t_scale;  /* NUMERIC's scale; INTERVAL's fields (PostgreSQL's range
-                     * mask, TY_IV_F_*: `interval day to second`), 0 all */
+                     * mask, TY_IV_F_*: `interval day to second`), 0 all;
+                     * TEXT: 0, or a composite value's shape in the statement's
+                     * binder (> 0, sql_bind_record.c), or for int2vector /
+                     * oidvector values minus their element's ty_id_t (< 0: they
+                     * are subscripted, though not arrays) */
   ty_id_t t_elem;   /* an array, held as PostgreSQL's text form (t_id TY_TEXT): its
                      * element type (any number of dimensions, as PostgreSQL's int[]);
                      * TY_UNKNOWN for every value that is not an array. The binder
@@ -96,6 +100,12 @@ char *ty_name(arena_t *a, ty_t t);
 uint32_t ty_pg_oid(ty_t t);
 int32_t ty_pg_typmod(ty_t t);
 int16_t ty_pg_typlen(ty_t t);
+/* The OID a result column is described with: an array (a TEXT value with
+ * t_elem, held in PostgreSQL's text form) as its array type (1007 int4[],
+ * 1009 text[] …), so that clients parse it into a list (binary results
+ * in array_send's layout: ty_array_format_binary); anything else
+ * ty_pg_oid. */
+uint32_t ty_pg_array_oid(ty_t t);
 /* The inverse, for parameter types a client declares; false when unknown. */
 bool ty_from_pg_oid(uint32_t oid, int32_t typmod, ty_t *out);
 
@@ -207,6 +217,11 @@ int ty_apply_mods(ty_t t, datum_t *d, bool truncate, arena_t *a, err_t *e);
 int ty_parse_binary(ty_t t, const uint8_t *b, size_t len, arena_t *a, datum_t *out, err_t *e);
 int ty_format_binary(ty_t t, const datum_t *d, uint8_t *out, size_t cap);
 size_t ty_binary_max(ty_t t, const datum_t *d);
+/* An array (TEXT with t_elem) in array_send's binary layout, from its text
+ * form (ty_array_bin.c): bytes written, -1 when cap is short or the text
+ * is no array; ty_binary_max gives the room it needs. */
+int ty_array_format_binary(ty_t t, const datum_t *d, uint8_t *out, size_t cap);
+size_t ty_array_binary_max(const datum_t *d);
 
 /* ---- calendar (proleptic Gregorian; astronomical years: 0 is 1 BC) ---- */
 

@@ -12,10 +12,9 @@ import java.util.*;
 
 public class JdbcMeta {
     static int passed, failed;
-    // What Cadenza cannot answer yet, and why: pgJDBC's queries for these
-    // call information_schema._pg_expandarray(indkey) in a select list (a
-    // set-returning function returning a composite, read as (…).x / (…).n);
-    // getIndexInfo's also reads indoption[k] & 1::smallint.
+    // What Cadenza cannot answer yet, and why (none at the moment:
+    // getPrimaryKeys and getIndexInfo work since set-returning functions in
+    // a select list, composite field access and & exist).
     static final Map<String, String> KNOWN_GAPS = new HashMap<>();
 
     static void check(String name, boolean ok, Object why) {
@@ -68,11 +67,6 @@ public class JdbcMeta {
     }
 
     public static void main(String[] a) throws Exception {
-        if (a.length > 3 && a[3].equals("cadenza")) {
-            KNOWN_GAPS.put("getPrimaryKeys", "a set-returning function in a select list");
-            KNOWN_GAPS.put("getPrimaryKeys (composite key)", "a set-returning function in a select list");
-            KNOWN_GAPS.put("getIndexInfo", "a set-returning function in a select list, and the & operator");
-        }
         Properties p = new Properties();
         p.setProperty("user", a[1]);
         p.setProperty("password", a[2]);

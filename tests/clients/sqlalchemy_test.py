@@ -127,17 +127,14 @@ def main():
             return ok, list(md.tables)
 
         # What SQLAlchemy's PostgreSQL dialect sends that Cadenza cannot
-        # answer yet: a set-returning function in a select list
-        # (unnest(conkey) / unnest(indkey) in get_pk_constraint,
-        # get_unique_constraints, get_indexes) and json_build_object,
-        # whose json result (OID 114) psycopg turns into the dict the
-        # dialect reads (get_columns, and so MetaData.reflect). A known gap
-        # that starts to work fails the test until it is moved up into
-        # the checks above.
+        # answer yet: json_build_object, whose json result (OID 114)
+        # psycopg turns into the dict the dialect reads (get_columns, and
+        # so MetaData.reflect). (Primary key, unique and index reflection
+        # work: unnest / generate_subscripts in a select list,
+        # array_agg(… ORDER BY …), arrays described as array types.) A
+        # known gap that starts to work fails the test until it is moved
+        # up into the checks above.
         known_gaps = {
-            "inspect: primary key constraint": "set-returning function in a select list",
-            "inspect: unique constraints": "set-returning function in a select list",
-            "inspect: indexes": "set-returning function in a select list",
             "inspect: columns (identity, serial, types, nullability)": "json_build_object (json type)",
             "MetaData.reflect": "json_build_object (json type)",
         }

@@ -13,8 +13,9 @@ item 8), as PostgreSQL 15 gives them, the session alive after each:
   identity  ADD GENERATED … AS IDENTITY on a nullable column, a column
             with a default, an identity column 55000, a text column 22023,
             an unknown column 42703
-  misc      ORDER BY in a non-aggregate's arguments 42809; (Cadenza) in an
-            aggregate's 0A000; set_config of an unknown time zone 22023
+  misc      ORDER BY in a non-aggregate's arguments 42809; (Cadenza) two
+            aggregates with different ORDER BY in one query level 0A000;
+            set_config of an unknown time zone 22023
 
 Usage: regress_dump_tools.py --dsn DSN --kind cadenza|postgres
 """
@@ -147,8 +148,10 @@ def main():
         expect(c, "ORDER BY in a non-aggregate's arguments 42809",
                "SELECT lower('A' ORDER BY 1)", "42809")
         if cz:
-            expect(c, "ORDER BY in an aggregate's arguments 0A000 (cadenza)",
-                   "SELECT count(id ORDER BY id) FROM rdt_t", "0A000")
+            expect(c, "different ORDER BY in two aggregates 0A000 (cadenza)",
+                   "SELECT array_agg(id ORDER BY id), array_agg(n ORDER BY n) FROM rdt_t", "0A000")
+        expect(c, "ORDER BY in an aggregate's arguments",
+               "SELECT count(id ORDER BY id), array_agg(n ORDER BY id) FROM rdt_t", "result")
         expect(c, "set_config: an unknown time zone 22023",
                "SELECT set_config('TimeZone', 'Nowhere/Nothing', false)", "22023")
         expect(c, "set_config: a setting takes effect",

@@ -177,6 +177,9 @@ int en_pgcat_table(esession_t *s, const char *schema, const char *name, arena_t 
       sub[i] = pgcat_pg_type_storage(el).t_id;
       if (pt != PGT_INT2VECTOR && pt != PGT_OIDVECTOR)
         types[i].t_elem = sub[i];
+      else
+        types[i].t_scale = (int16_t)-sub[i];  /* a vector's element, carried by the
+                                                * type through derived tables (types.h) */
     }
   }
   t->tb_subscript_elem = sub;

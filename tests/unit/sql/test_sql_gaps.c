@@ -87,7 +87,12 @@ static void test_like_operators(void **state)
   sqlt_x(a, "a !~* 'x'", "(!~* a 'x')");
   /* like the other operators (OP), above comparisons */
   sqlt_x(a, "a ~~ b = c", "(= (like a b) c)");
-  sqlt_err(a, "SELECT a ~~~ b", "42601", 0);
+  sqlt_err(a, "SELECT a ~~~ b", "42883", 0);  /* one operator, as PostgreSQL lexes it */
+  /* the integers' bit operators, PostgreSQL's generic precedence */
+  sqlt_x(a, "a & b | c", "(| (& a b) c)");
+  sqlt_x(a, "a + b << c", "(<< (+ a b) c)");
+  sqlt_x(a, "~a # b", "(# (~ a) b)");
+  sqlt_x(a, "(f(x)).y", "(field (f x) y)");
 }
 
 static void test_like_escape(void **state)
