@@ -372,6 +372,11 @@ static int alt_drop_column(alt_t *al, const sql_alter_cmd_t *cmd, err_t *e)
                    cmd->ac_name);
   if (alt_drop_owned_seq(al, c, cmd->ac_cascade, e) != CZ_OK)
     return CZ_ERR;
+  /* views using it: 2BP01, or gone with CASCADE (en_view_ddl.c) */
+  if (al->a_cols[c].c_old >= 0 &&
+      en_view_column_used(al->a_s, al->a_t, al->a_cols[c].c_old, true, cmd->ac_cascade, e) !=
+          CZ_OK)
+    return CZ_ERR;
   al->a_cols[c].c_dropped = true;
   /* as PostgreSQL: the indexes and the key that use the column go with it */
   for (int i = 0; i < al->a_npk; i++)
@@ -403,6 +408,9 @@ static int alt_type(alt_t *al, const sql_alter_cmd_t *cmd, err_t *e)
   if (st.ty_serial)
     return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "type \"serial\" does not exist");
   if (sql_bind_type(&st, &to, e) != CZ_OK)
+    return CZ_ERR;
+  /* PostgreSQL cannot re-plan a view over a retyped column: 0A000 */
+  if (col->c_old >= 0 && en_view_column_used(al->a_s, al->a_t, col->c_old, false, false, e) != CZ_OK)
     return CZ_ERR;
   ty_t from = col->c_def.cd_type;
   const char *src = col->c_value;
@@ -855,7 +863,8 @@ static int alt_apply(alt_t *al, err_t *e)
   if (alt_sequences(al, colmap, e) != CZ_OK)
     return CZ_ERR;
   cat_oid_t *new_oids = arena_zalloc(al->a_a, sizeof(cat_oid_t) * (size_t)(nix + 1));
-  if (cat_alter_table(c, tx, t->ct_oid, &def, new_oids, e) != CZ_OK)
+  if (cat_alter_table(c, tx, t->ct_oid, &def, new_oids, e) != CZ_OK ||
+      en_view_remap_columns(s, t->ct_oid, colmap, t->ct_ncols, e) != CZ_OK)
     return CZ_ERR;
   for (int i = 0; i < al->a_ncols; i++) {
     const alt_col_t *ac = &al->a_cols[i];

@@ -112,7 +112,7 @@ static int env_view(void *ctx, const char *schema, const char *name, arena_t *a,
   v->vi_name = w->cw_name;
   v->vi_owner = w->cw_owner;
   v->vi_check = w->cw_check;
-  v->vi_query = w->cw_query;
+  v->vi_query = cat_view_text(a, es_snapshot(s), w, pgcat_quote_ident);
   v->vi_ncols = w->cw_ncols;
   v->vi_colnames = w->cw_colnames;
   v->vi_coltypes = w->cw_coltypes;
