@@ -606,6 +606,8 @@ static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, s
   case SQL_STMT_COMMENT:
     snprintf(tag, tagcap, "COMMENT");
     return en_comment(s, st->st_comment, e);
+  case SQL_STMT_ALTER_OWNER:  /* a catalog change: in a transaction like all DDL */
+    return en_alter_owner(s, st, tag, tagcap, e);
   default:
     return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "this statement is not supported yet");
   }
