@@ -15,7 +15,7 @@
 
 static void note(bd_t *b, int pos, int part, char kind, uint32_t oid, int col)
 {
-  sp_refs_t *rs = b->b_env->pe_refs;
+  sp_refs_t *rs = b->b_env ? b->b_env->pe_refs : NULL;
   if (!rs || b->b_view_depth > 0 || oid == 0)
     return;
   for (int i = 0; i < rs->rs_n; i++) {
@@ -55,7 +55,7 @@ void bd_ref_column(bd_t *b, const sql_expr_t *x, const bd_rel_t *rel, int col)
 
 void bd_ref_use(bd_t *b, const bd_scope_t *sc, int index)
 {
-  if (!b->b_env->pe_refs || b->b_view_depth > 0)
+  if (!b->b_env || !b->b_env->pe_refs || b->b_view_depth > 0)
     return;
   for (int r = 0; r < sc->sc_nrels; r++) {
     const bd_rel_t *rel = sc->sc_rels[r];

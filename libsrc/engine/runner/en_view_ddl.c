@@ -250,12 +250,14 @@ int en_view_column_used(esession_t *s, const cat_table_t *t, int col, bool drop,
 
 int en_view_remap_columns(esession_t *s, cat_oid_t table, const int *colmap, int nold, err_t *e)
 {
-  es_refresh_snapshot(s);
-  const cat_snapshot_t *snap = es_snapshot(s);
+  /* the pending snapshot, not the session's: ALTER TABLE still reads the
+   * old rows through the session's snapshot after this */
+  cat_t *c = es_engine(s)->en_cat;
+  cat_snapshot_t *ps = cat_snapshot_tx(c, es_txn(s));
   int n = 0;
-  static _Thread_local cat_oid_t moved[EN_VIEW_MAX_DEPS];
-  for (int i = 0; i < snap->cs_nviews && n < EN_VIEW_MAX_DEPS; i++) {
-    const cat_view_t *w = snap->cs_views[i];
+  cat_oid_t moved[EN_VIEW_MAX_DEPS];
+  for (int i = 0; i < ps->cs_nviews && n < EN_VIEW_MAX_DEPS; i++) {
+    const cat_view_t *w = ps->cs_views[i];
     for (int k = 0; k < w->cw_nrefs; k++) {
       const cat_view_ref_t *f = &w->cw_refs[k];
       if (f->vr_oid == table && f->vr_col >= 0 && f->vr_col < nold &&
@@ -265,31 +267,33 @@ int en_view_remap_columns(esession_t *s, cat_oid_t table, const int *colmap, int
       }
     }
   }
+  cat_snapshot_release(ps);
   for (int i = 0; i < n; i++) {
-    es_refresh_snapshot(s);
-    const cat_view_t *w = cat_view_by_oid(es_snapshot(s), moved[i]);
-    if (!w)
-      continue;
-    arena_t *a = arena_create(NULL, "view remap");
-    cat_view_ref_t *refs = arena_alloc(a, sizeof(*refs) * (size_t)(w->cw_nrefs + 1));
-    int m = 0;
-    for (int k = 0; k < w->cw_nrefs; k++) {
-      cat_view_ref_t f = w->cw_refs[k];
-      if (f.vr_oid == table && f.vr_col >= 0 && f.vr_col < nold)
-        f.vr_col = colmap[f.vr_col];
-      if (f.vr_oid == table && f.vr_col < 0 && f.vr_kind != 'r')
-        continue;  /* a dropped column no longer used (only CASCADE gets here) */
-      refs[m++] = f;
+    ps = cat_snapshot_tx(c, es_txn(s));
+    const cat_view_t *w = cat_view_by_oid(ps, moved[i]);
+    int rc = CZ_OK;
+    if (w) {
+      arena_t *a = arena_create(NULL, "view remap");
+      cat_view_ref_t *refs = arena_alloc(a, sizeof(*refs) * (size_t)(w->cw_nrefs + 1));
+      int m = 0;
+      for (int k = 0; k < w->cw_nrefs; k++) {
+        cat_view_ref_t f = w->cw_refs[k];
+        if (f.vr_oid == table && f.vr_col >= 0 && f.vr_col < nold)
+          f.vr_col = colmap[f.vr_col];
+        if (f.vr_oid == table && f.vr_col < 0 && f.vr_kind != 'r')
+          continue;  /* a dropped column no longer used (only CASCADE gets here) */
+        refs[m++] = f;
+      }
+      cat_view_def_t d = view_def(w);
+      d.vd_nrefs = m;
+      d.vd_refs = refs;
+      rc = cat_replace_view(c, es_txn(s), w->cw_oid, &d, e);
+      arena_destroy(a);
     }
-    cat_view_def_t d = view_def(w);
-    d.vd_nrefs = m;
-    d.vd_refs = refs;
-    int rc = cat_replace_view(es_engine(s)->en_cat, es_txn(s), w->cw_oid, &d, e);
-    arena_destroy(a);
+    cat_snapshot_release(ps);
     if (rc != CZ_OK)
       return CZ_ERR;
   }
-  es_refresh_snapshot(s);
   return CZ_OK;
 }
 
