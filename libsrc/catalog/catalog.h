@@ -98,6 +98,8 @@ typedef struct cat_index_s {
   const int *ci_include;
   bool ci_constraint;          /* made by a UNIQUE constraint (pg_constraint 'u'), not by
                                   CREATE UNIQUE INDEX; dropped with the constraint only */
+  bool ci_nulls_nd;            /* UNIQUE NULLS NOT DISTINCT (PostgreSQL 15): a NULL key
+                                  equals a NULL key (pg_index.indnullsnotdistinct) */
   const char *ci_tree_name;    /* the tree's name in the database directory */
   uint32_t ci_gen;             /* rebuilds by ALTER TABLE (0: "i<oid>", else "i<oid>_<gen>") */
   bt_tree_t *ci_tree;          /* cached handle (owned by the database) */
@@ -402,6 +404,7 @@ typedef struct cat_index_def_s {
   const int *id_keys;          /* table column numbers */
   int id_ninclude;
   const int *id_include;
+  bool id_nulls_nd;            /* NULLS NOT DISTINCT (ci_nulls_nd) */
 } cat_index_def_t;
 
 /* Creates an EMPTY index (its tree and catalog entry). The table layer's
