@@ -665,6 +665,14 @@ int cat_view_dependents(const cat_snapshot_t *s, cat_oid_t rel, const cat_view_t
  * view. The caller checked PostgreSQL's permission rules. */
 int cat_set_owner(cat_t *c, txn_t *tx, char kind, cat_oid_t oid, cat_oid_t owner, err_t *e);
 
+/* Temporary views' schemas (cat_temp.c): pg_temp_<n>. cat_drop_temp_schema
+ * drops the schema and its views (and views reading them) in tx;
+ * cat_drop_temp_schemas, at open, every such schema a crash left, in a
+ * transaction of its own. */
+bool cat_schema_is_temp(const char *name);
+int cat_drop_temp_schema(cat_t *c, txn_t *tx, cat_oid_t schema, err_t *e);
+int cat_drop_temp_schemas(cat_t *c, err_t *e);
+
 /* ---- per-table runtime ----------------------------------------------------- */
 
 /* The next hidden row id of a table without primary key (unique, ascending

@@ -196,7 +196,7 @@ static int ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
     const sql_name_t *n = sql_list_at(dr->dr_names, i);
     es_refresh_snapshot(s);
     const cat_table_t *t = cat_find_table(es_snapshot(s), n->nm_schema, n->nm_name);
-    const cat_view_t *w = cat_find_view(es_snapshot(s), n->nm_schema, n->nm_name);
+    const cat_view_t *w = en_find_view(s, n->nm_schema, n->nm_name);
     if (w) {
       err_set(e, SQLSTATE_WRONG_OBJECT_TYPE, "\"%s\" is not a table", n->nm_name);
       return err_add_fields(e, NULL, w->cw_kind == 'm'
@@ -380,7 +380,7 @@ static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
   for (int i = 0; i < sql_list_len(g->gr_tables); i++) {
     const sql_name_t *n = sql_list_at(g->gr_tables, i);
     const cat_table_t *t;
-    const cat_view_t *w = cat_find_view(es_snapshot(s), n->nm_schema, n->nm_name);
+    const cat_view_t *w = en_find_view(s, n->nm_schema, n->nm_name);
     cat_table_t shim;  /* a view: its grants are kept by its OID as a table's */
     if (w && w->cw_kind == 'v') {
       shim = (cat_table_t){.ct_oid = w->cw_oid, .ct_owner = w->cw_owner, .ct_name = w->cw_name};

@@ -98,7 +98,7 @@ static int env_view(void *ctx, const char *schema, const char *name, arena_t *a,
 {
   esession_t *s = ctx;
   (void)e;
-  const cat_view_t *w = cat_find_view(es_snapshot(s), schema, name);
+  const cat_view_t *w = en_find_view(s, schema, name);
   if (!w) {
     const cat_sequence_t *sq = cat_find_sequence(es_snapshot(s), schema, name);
     if (sq)

@@ -28,8 +28,8 @@ typedef struct owned_s {
   const cat_sequence_t *ow_seq;
 } owned_t;
 
-static int find_object(const cat_snapshot_t *snap, const char *kind, const sql_name_t *nm,
-                       owned_t *o)
+static int find_object(esession_t *s, const cat_snapshot_t *snap, const char *kind,
+                       const sql_name_t *nm, owned_t *o)
 {
   memset(o, 0, sizeof *o);
   if (strcmp(kind, "schema") == 0) {
@@ -39,7 +39,7 @@ static int find_object(const cat_snapshot_t *snap, const char *kind, const sql_n
     *o = (owned_t){'n', sc->cs_oid, sc->cs_owner, 0, "schema", NULL};
     return 1;
   }
-  const cat_view_t *v = cat_find_view(snap, nm->nm_schema, nm->nm_name);
+  const cat_view_t *v = en_find_view(s, nm->nm_schema, nm->nm_name);
   if (v) {
     bool m = v->cw_kind == 'm';
     *o = (owned_t){m ? 'm' : 'v', v->cw_oid, v->cw_owner, v->cw_schema,
@@ -94,7 +94,7 @@ int en_alter_owner(esession_t *s, const sql_stmt_t *ast, char *tag, size_t tagca
   if (!to)
     return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "role \"%s\" does not exist", rname);
   owned_t o;
-  if (!find_object(snap, kind, nm, &o)) {
+  if (!find_object(s, snap, kind, nm, &o)) {
     if (strcmp(kind, "schema") == 0)
       return err_set(e, SQLSTATE_INVALID_SCHEMA, "schema \"%s\" does not exist", nm->nm_name);
     if (ast->st_drop->dr_if_exists) {

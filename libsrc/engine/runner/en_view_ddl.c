@@ -15,6 +15,13 @@
  * - A materialized view is a table (no primary key) plus its view record
  *   (same OID); REFRESH empties the table and runs INSERT … query, both
  *   planned with sp_env_t pe_refresh (which alone may write it).
+ * - TEMP views (and views reading one, with PostgreSQL's NOTICE) go to the
+ *   session's pg_temp_<n> schema, made in the same transaction; names are
+ *   looked up there first (en_find_view); the session drops it at its end
+ *   (engine/session), the next start whatever a crash left (cat_temp.c).
+ * - The binder's notes (sp_refs_t) become the view's references by OID
+ *   and column number (cat_view_ref_t), so renames keep it working;
+ *   columns views use are guarded against DROP COLUMN / ALTER TYPE.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -572,34 +579,97 @@ static int create_matview(esession_t *s, arena_t *a, const sql_view_t *v, const 
            : err_set(e, SQLSTATE_INTERNAL, "materialized view lost");
 }
 
+/* PostgreSQL's answer when name is taken by a relation of kind (0: free):
+ * CZ_OK to go on, 1 to skip (IF NOT EXISTS), CZ_ERR. */
+static int name_taken(esession_t *s, const sql_view_t *v, char kind, err_t *e)
+{
+  if (!kind)
+    return CZ_OK;
+  if (v->vw_materialized && v->vw_if_not_exists) {
+    es_notice(s, "NOTICE", SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping",
+              v->vw_name.nm_name);
+    return 1;
+  }
+  if (v->vw_replace && kind == 'v')
+    return CZ_OK;
+  if (v->vw_replace)
+    return err_set(e, SQLSTATE_WRONG_OBJECT_TYPE, "\"%s\" is not a view", v->vw_name.nm_name);
+  return err_set(e, SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists",
+                 v->vw_name.nm_name);
+}
+
+/* Whether the bound query reads a temporary view (its schema pg_temp_<n>). */
+static bool reads_temp(const cat_snapshot_t *snap, const vq_t *q)
+{
+  for (int i = 0; i < q->vq_ndeps; i++) {
+    const cat_view_t *w = cat_view_by_oid(snap, q->vq_deps[i]);
+    if (w && cat_schema_is_temp(w->cw_schema_name))
+      return true;
+  }
+  return false;
+}
+
+/* The session's temporary schema, made in this transaction when missing
+ * (owned by the bootstrap superuser, as PostgreSQL's pg_temp_<n>). */
+static int temp_schema_ready(esession_t *s, const char *schema, err_t *e)
+{
+  if (cat_find_schema(es_snapshot(s), schema))
+    return CZ_OK;
+  if (cat_create_schema(es_engine(s)->en_cat, es_txn(s), schema, 10, NULL, e) != CZ_OK)
+    return CZ_ERR;
+  es_refresh_snapshot(s);
+  return CZ_OK;
+}
+
 static int create_view(esession_t *s, arena_t *a, const char *stmt_text, const sql_view_t *v,
                        int64_t *rows, err_t *e)
 {
-  if (v->vw_temp)
-    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "temporary views are not supported yet");
-  const cat_snapshot_t *snap = es_snapshot(s);
+  /* TEMP, or a name in pg_temp: the session's temporary schema */
+  const char *schema = v->vw_name.nm_schema;
+  bool temp = v->vw_temp;
+  if (schema && strcmp(schema, "pg_temp") == 0) {
+    temp = true;
+    schema = NULL;
+  }
+  if (temp && schema && !cat_schema_is_temp(schema))
+    return err_set(e, SQLSTATE_INVALID_TABLE_DEF,
+                   "cannot create temporary relation in non-temporary schema");
+  if (temp)
+    schema = es_temp_schema(s, true);
   cat_oid_t existing = 0;
-  char kind = cat_find_relation(snap, v->vw_name.nm_schema, v->vw_name.nm_name, &existing);
-  if (kind && v->vw_materialized && v->vw_if_not_exists) {
-    es_notice(s, "NOTICE", SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping",
-              v->vw_name.nm_name);
-    return CZ_OK;
-  }
-  if (kind && !(v->vw_replace && kind == 'v')) {
-    if (v->vw_replace)
-      return err_set(e, SQLSTATE_WRONG_OBJECT_TYPE, "\"%s\" is not a view", v->vw_name.nm_name);
-    return err_set(e, SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists",
-                   v->vw_name.nm_name);
-  }
+  char kind = cat_find_relation(es_snapshot(s), schema, v->vw_name.nm_name, &existing);
+  int rc = name_taken(s, v, kind, e);
+  if (rc != CZ_OK)
+    return rc == 1 ? CZ_OK : CZ_ERR;
   vq_t q = {0};
   if (bind_query(s, a, stmt_text, v, &q, e) != CZ_OK)
     return CZ_ERR;
+  if (!temp && reads_temp(es_snapshot(s), &q)) {
+    /* PostgreSQL: a view reading a temporary one is temporary too */
+    if (v->vw_materialized)
+      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+                     "materialized views must not use temporary tables or views");
+    es_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "view \"%s\" will be a temporary view",
+              v->vw_name.nm_name);
+    if (schema)
+      return err_set(e, SQLSTATE_INVALID_TABLE_DEF,
+                     "cannot create temporary relation in non-temporary schema");
+    temp = true;
+    schema = es_temp_schema(s, true);
+    kind = cat_find_relation(es_snapshot(s), schema, v->vw_name.nm_name, &existing);
+    rc = name_taken(s, v, kind, e);
+    if (rc != CZ_OK)
+      return rc == 1 ? CZ_OK : CZ_ERR;
+  }
+  if (temp && temp_schema_ready(s, schema, e) != CZ_OK)
+    return CZ_ERR;
+  const cat_snapshot_t *snap = es_snapshot(s);
   char *text = arena_alloc(a, v->vw_len + 1);
   memcpy(text, stmt_text + v->vw_off, v->vw_len);
   text[v->vw_len] = '\0';
   if (v->vw_materialized)
     return create_matview(s, a, v, text, &q, rows, e);
-  cat_view_def_t d = {.vd_schema = v->vw_name.nm_schema, .vd_name = v->vw_name.nm_name,
+  cat_view_def_t d = {.vd_schema = schema, .vd_name = v->vw_name.nm_name,
                       .vd_owner = es_role_oid(s), .vd_kind = 'v', .vd_check = v->vw_check,
                       .vd_populated = true, .vd_query = text, .vd_ncols = q.vq_ncols,
                       .vd_colnames = q.vq_names, .vd_coltypes = q.vq_types,
@@ -627,11 +697,21 @@ static int create_view(esession_t *s, arena_t *a, const char *stmt_text, const s
 
 /* ---- ALTER, REFRESH, DROP -------------------------------------------------- */
 
+const cat_view_t *en_find_view(esession_t *s, const char *schema, const char *name)
+{
+  const cat_snapshot_t *snap = es_snapshot(s);
+  const char *temp = es_temp_schema(s, false);
+  if (schema && strcmp(schema, "pg_temp") == 0)
+    return temp ? cat_find_view(snap, temp, name) : NULL;
+  const cat_view_t *w = !schema && temp ? cat_find_view(snap, temp, name) : NULL;
+  return w ? w : cat_find_view(snap, schema, name);
+}
+
 static int find_view(esession_t *s, const sql_name_t *n, bool materialized, bool if_exists,
                      const cat_view_t **out, err_t *e)
 {
   const cat_snapshot_t *snap = es_snapshot(s);
-  const cat_view_t *w = cat_find_view(snap, n->nm_schema, n->nm_name);
+  const cat_view_t *w = en_find_view(s, n->nm_schema, n->nm_name);
   *out = NULL;
   if (w && (w->cw_kind == 'm') == materialized) {
     *out = w;
