@@ -21,12 +21,17 @@ items 1 and 4 of the DDL leftovers), as PostgreSQL 15 answers:
             role that is not the owner 42501 "must be owner of table …";
             the owner giving it to a role it is no member of 42501 "must
             be member of role …"; an unknown role 42704
+  temp      CREATE TEMP VIEW lives in a pg_temp schema; a view reading it
+            is temporary with PostgreSQL's NOTICE, in a non-temporary
+            schema 42P16, a materialized view over it 0A000; another
+            session does not find it; the session's end drops it
 
 Usage: regress_viewdeps.py --dsn DSN --kind cadenza|postgres
 """
 import argparse
 import os
 import sys
+import time
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
@@ -200,6 +205,42 @@ def owner(c, dsn):
     c.execute(f'ALTER SEQUENCE vd_seq OWNER TO "{me}"')
 
 
+def temp(c, dsn):
+    notices = []
+    a = connect(dsn)
+    a.add_notice_handler(lambda d: notices.append((d.severity_nonlocalized, d.message_primary)))
+    b = connect(dsn)
+    try:
+        a.execute("CREATE TEMP VIEW vd_tmp AS SELECT 1 AS one")
+        a.execute("CREATE VIEW vd_tmp2 AS SELECT one FROM vd_tmp")
+        check("a view reading a temporary view: NOTICE",
+              ("NOTICE", 'view "vd_tmp2" will be a temporary view') in notices, repr(notices))
+        st = err(a, "CREATE VIEW public.vd_tmp3 AS SELECT one FROM vd_tmp")
+        check("one in a non-temporary schema 42P16", st[0] == "42P16" and
+              st[1] == "cannot create temporary relation in non-temporary schema", st)
+        st = err(a, "CREATE TEMP VIEW public.vd_tmp4 AS SELECT 1")
+        check("TEMP in a non-temporary schema 42P16", st[0] == "42P16", st)
+        st = err(a, "CREATE MATERIALIZED VIEW vd_tmpm AS SELECT one FROM vd_tmp")
+        check("a materialized view over one 0A000", st[0] == "0A000" and
+              st[1] == "materialized views must not use temporary tables or views", st)
+        sch = a.execute("SELECT schemaname FROM pg_views WHERE viewname = 'vd_tmp'").fetchone()
+        check("it lives in a pg_temp schema", sch is not None and sch[0].startswith("pg_temp"),
+              sch)
+        st = err(b, "SELECT * FROM vd_tmp")
+        check("another session does not find it by name 42P01", st[0] == "42P01", st)
+    finally:
+        a.close()
+    n = None
+    for _ in range(50):  # the server ends the session after the client left
+        n = b.execute("SELECT count(*) FROM pg_views WHERE viewname IN ('vd_tmp', 'vd_tmp2')"
+                      ).fetchone()[0]
+        if n == 0:
+            break
+        time.sleep(0.1)
+    check("the session's end drops its temporary views", n == 0, n)
+    b.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dsn", required=True)
@@ -212,6 +253,7 @@ def main():
         deps(c)
         renames(c, args.kind == "cadenza")
         owner(c, args.dsn)
+        temp(c, args.dsn)
     finally:
         for s in CLEANUP:
             try:
