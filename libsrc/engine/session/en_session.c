@@ -404,9 +404,9 @@ const char *es_temp_schema(esession_t *s, bool make)
   return s->se_temp_schema;
 }
 
-/* The temporary views go with the session (PostgreSQL's ON COMMIT
- * PRESERVE ROWS lifetime): the schema and all in it, in a transaction of
- * its own. A failure is logged; the next start drops what is left. */
+/* The temporary views go with the session: the schema and all in it, in
+ * a transaction of its own. A failure (a DDL lock held past the wait) is
+ * logged; the next start drops what is left. */
 static void drop_temp_schema(esession_t *s)
 {
   cat_t *c = s->se_eng->en_cat;
@@ -419,6 +419,12 @@ static void drop_temp_schema(esession_t *s)
   err_t e;
   err_clear(&e);
   txn_t *tx = txn_begin(s->se_eng->en_db, 0, &e);
+  /* the DDL lock may be held by another session's open transaction: a
+   * closing session waits for it a while, not for ever (what is left is
+   * dropped at the next start) */
+  static const volatile int64_t wait_ms = 10000;
+  if (tx)
+    txn_set_lock_timeout(tx, &wait_ms);
   int rc = tx ? cat_drop_temp_schema(c, tx, oid, &e) : CZ_ERR;
   if (tx)
     rc = rc == CZ_OK ? txn_commit(tx, &e) : txn_rollback(tx, NULL);
