@@ -352,6 +352,7 @@ int cat_put_index(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t table, const cha
   /* each field below is missing from older records (read as 0) */
   cat_w_u8(&w, def->id_constraint ? 1 : 0);
   cat_w_u32(&w, gen);
+  cat_w_u8(&w, def->id_nulls_nd ? 1 : 0);
   return cat_sys_put(c, tx, CAT_SYS_INDEXES, k, cat_key_oid(k, oid), &w, replace, e);
 }
 

@@ -186,6 +186,7 @@ static int cat_ld_index(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v
    * TABLE rebuilds indexes: its trees' generation */
   ix->ci_constraint = cat_r_opt_u8(&r, 0) != 0;
   ix->ci_gen = cat_r_opt_u32(&r, 0);
+  ix->ci_nulls_nd = cat_r_opt_u8(&r, 0) != 0;  /* since NULLS NOT DISTINCT */
   char iname[40];
   cat_tree_name('i', ix->ci_oid, ix->ci_gen, iname, sizeof iname);
   ix->ci_tree_name = arena_strdup(l->l_a, iname);

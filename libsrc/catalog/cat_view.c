@@ -66,6 +66,23 @@ int cat_view_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, ar
   for (int i = 0; i < w->cw_ndeps; i++)
     deps[i] = cat_r_u32(&r);
   w->cw_deps = deps;
+  /* the references came later: older records end before them (none) */
+  w->cw_nrefs = (int)cat_r_opt_u32(&r, 0);
+  if (r.r_bad || w->cw_nrefs < 0 || w->cw_nrefs > 1000000)
+    return err_set(e, SQLSTATE_DATA_CORRUPTED, "malformed view record in the catalog");
+  cat_view_ref_t *refs = arena_zalloc(a, sizeof(cat_view_ref_t) * (size_t)(w->cw_nrefs + 1));
+  size_t qlen = w->cw_query ? strlen(w->cw_query) : 0;
+  for (int i = 0; i < w->cw_nrefs; i++) {
+    refs[i].vr_off = cat_r_u32(&r);
+    refs[i].vr_len = cat_r_u32(&r);
+    refs[i].vr_kind = (char)cat_r_u8(&r);
+    refs[i].vr_oid = cat_r_u32(&r);
+    refs[i].vr_col = (int)cat_r_u32(&r) - 1;
+    refs[i].vr_alias = (int)cat_r_u32(&r);
+    if ((size_t)refs[i].vr_off + refs[i].vr_len > qlen)
+      r.r_bad = true;
+  }
+  w->cw_refs = refs;
   if (r.r_bad || !w->cw_name || !w->cw_query)
     return err_set(e, SQLSTATE_DATA_CORRUPTED, "malformed view record in the catalog");
   *out = w;
@@ -75,7 +92,8 @@ int cat_view_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, ar
 static int view_put(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t schema, const cat_view_def_t *d,
                     bool replace, err_t *e)
 {
-  size_t cap = 64 + strlen(d->vd_name) + strlen(d->vd_query) + (size_t)d->vd_ndeps * 4;
+  size_t cap = 64 + strlen(d->vd_name) + strlen(d->vd_query) + (size_t)d->vd_ndeps * 4 +
+               (size_t)d->vd_nrefs * 21;
   for (int i = 0; i < d->vd_ncols; i++)
     cap += 32 + strlen(d->vd_colnames[i]);
   arena_t *a = arena_create(NULL, "cat_view");
@@ -99,6 +117,16 @@ static int view_put(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t schema, const 
   cat_w_u32(&w, (uint32_t)d->vd_ndeps);
   for (int i = 0; i < d->vd_ndeps; i++)
     cat_w_u32(&w, d->vd_deps[i]);
+  cat_w_u32(&w, (uint32_t)d->vd_nrefs);
+  for (int i = 0; i < d->vd_nrefs; i++) {
+    const cat_view_ref_t *f = &d->vd_refs[i];
+    cat_w_u32(&w, f->vr_off);
+    cat_w_u32(&w, f->vr_len);
+    cat_w_u8(&w, (uint8_t)f->vr_kind);
+    cat_w_u32(&w, f->vr_oid);
+    cat_w_u32(&w, (uint32_t)(f->vr_col + 1));
+    cat_w_u32(&w, (uint32_t)f->vr_alias);
+  }
   uint8_t k[4];
   int rc = w.w_over ? err_set(e, SQLSTATE_INTERNAL, "view record overflow")
                     : cat_sys_put(c, tx, CAT_SYS_VIEWS, k, cat_key_oid(k, oid), &w, replace, e);

@@ -98,6 +98,8 @@ typedef struct cat_index_s {
   const int *ci_include;
   bool ci_constraint;          /* made by a UNIQUE constraint (pg_constraint 'u'), not by
                                   CREATE UNIQUE INDEX; dropped with the constraint only */
+  bool ci_nulls_nd;            /* UNIQUE NULLS NOT DISTINCT (PostgreSQL 15): a NULL key
+                                  equals a NULL key (pg_index.indnullsnotdistinct) */
   const char *ci_tree_name;    /* the tree's name in the database directory */
   uint32_t ci_gen;             /* rebuilds by ALTER TABLE (0: "i<oid>", else "i<oid>_<gen>") */
   bt_tree_t *ci_tree;          /* cached handle (owned by the database) */
@@ -214,6 +216,22 @@ typedef struct cat_sequence_s {
 } cat_sequence_t;
 
 /* A view or materialized view (cat_view.c; catalog/README.md, "Views"). */
+/* A name in a view's query text bound to an object when the view was
+ * made ('r' a relation, 'c' a column of a table), or a column the query
+ * uses without naming it here ('d': `*`, USING; vr_off, vr_len 0). The
+ * text is rendered with the names the objects have now
+ * (cat_view_text): PostgreSQL keeps a view's parse tree by OID and
+ * column number, so renames do not break it. */
+typedef struct cat_view_ref_s {
+  uint32_t vr_off, vr_len;     /* the name's bytes in the query text */
+  char vr_kind;                /* 'r', 'c', 'd' */
+  cat_oid_t vr_oid;            /* the relation (of the column) */
+  int vr_col;                  /* 'c', 'd': the table's column number; -1 'r' */
+  int vr_alias;                /* a select-list item that is this name alone: the view
+                                  column (1-based) it names, written `name AS col` when
+                                  the column's name changed; 0 otherwise */
+} cat_view_ref_t;
+
 typedef struct cat_view_s {
   cat_oid_t cw_oid;            /* a materialized view: its table's OID too */
   cat_oid_t cw_schema;
@@ -232,6 +250,8 @@ typedef struct cat_view_s {
   const ty_t *cw_coltypes;
   int cw_ndeps;                /* relations the query reads (tables, views), by OID */
   const cat_oid_t *cw_deps;
+  int cw_nrefs;                /* names and columns the query's text uses (cat_view_ref_t) */
+  const cat_view_ref_t *cw_refs;
 } cat_view_t;
 
 /* Immutable once published. Arrays are sorted by OID. Everything it points
@@ -384,6 +404,7 @@ typedef struct cat_index_def_s {
   const int *id_keys;          /* table column numbers */
   int id_ninclude;
   const int *id_include;
+  bool id_nulls_nd;            /* NULLS NOT DISTINCT (ci_nulls_nd) */
 } cat_index_def_t;
 
 /* Creates an EMPTY index (its tree and catalog entry). The table layer's
@@ -609,6 +630,8 @@ typedef struct cat_view_def_s {
   int vd_ndeps;
   const cat_oid_t *vd_deps;
   cat_oid_t vd_table;          /* materialized: the table made for its rows (same OID); 0 view */
+  int vd_nrefs;
+  const cat_view_ref_t *vd_refs;
 } cat_view_def_t;
 
 /* 42P07 when the name is taken (a plain view; a materialized view's
@@ -626,9 +649,29 @@ const cat_view_t *cat_find_view(const cat_snapshot_t *s, const char *schema, con
 /* 42501 "permission denied for view v" unless role holds privs on w. */
 int cat_check_view_priv(const cat_snapshot_t *s, cat_oid_t role, const cat_view_t *w,
                         uint32_t privs, err_t *e);
+/* The view's query text with the names its objects have now (relations
+ * by OID, columns by table OID and number), in a; quote gives a name as
+ * an identifier of the text (quote_ident's rule). cat_view_text.c. */
+const char *cat_view_text(arena_t *a, const cat_snapshot_t *s, const cat_view_t *w,
+                          char *(*quote)(const char *name, arena_t *a));
+/* Whether w's query uses column col of table (cat_view_ref_t). */
+bool cat_view_uses_column(const cat_view_t *w, cat_oid_t table, int col);
 /* The views whose query reads rel, into out[0..cap); returns how many
  * there are (may exceed cap). */
 int cat_view_dependents(const cat_snapshot_t *s, cat_oid_t rel, const cat_view_t **out, int cap);
+
+/* ALTER … OWNER TO (cat_owner.c): the owner of object oid becomes owner.
+ * kind: 'n' schema, 'r' table, 'S' sequence, 'v' view, 'm' materialized
+ * view. The caller checked PostgreSQL's permission rules. */
+int cat_set_owner(cat_t *c, txn_t *tx, char kind, cat_oid_t oid, cat_oid_t owner, err_t *e);
+
+/* Temporary views' schemas (cat_temp.c): pg_temp_<n>. cat_drop_temp_schema
+ * drops the schema and its views (and views reading them) in tx;
+ * cat_drop_temp_schemas, at open, every such schema a crash left, in a
+ * transaction of its own. */
+bool cat_schema_is_temp(const char *name);
+int cat_drop_temp_schema(cat_t *c, txn_t *tx, cat_oid_t schema, err_t *e);
+int cat_drop_temp_schemas(cat_t *c, err_t *e);
 
 /* ---- per-table runtime ----------------------------------------------------- */
 

@@ -165,6 +165,9 @@ int engine_open(const ini_t *ini, engine_t **out, err_t *e)
   }
   if (en_stats_attach(eng, ini, e) != CZ_OK)
     goto fail_db;
+  /* temporary views of sessions a crash ended (catalog/README.md) */
+  if (cat_drop_temp_schemas(eng->en_cat, e) != CZ_OK)
+    goto fail_db;
   {
     const char *pw = ini_get(ini, "Parameters", "DBAPassword");
     if (!pw || strcmp(pw, EN_SAMPLE_PASSWORD) == 0)

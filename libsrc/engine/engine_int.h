@@ -39,6 +39,8 @@ struct engine_s {
                                  * folders server-side COPY files may lie in (en_copy.c) */
   pthread_mutex_t en_mu;
   int en_nsessions;
+  int en_temp_seq;              /* the last pg_temp_<n> schema number given to a session
+                                   (under en_mu; leftovers are dropped at open) */
 };
 
 #endif /* CZ_ENGINE_INT_H */

@@ -190,4 +190,8 @@ char *pgcat_format_type(uint32_t type_oid, int32_t typmod, arena_t *a);
 /* Arrays have at most this many dimensions (PostgreSQL's MAXDIM). */
 #define PGCAT_ARRAY_MAXDIM TY_ARRAY_MAXDIM
 
+/* An identifier quoted as PostgreSQL's quote_ident does (only when
+ * needed); also how a view's text spells renamed names (cat_view_text). */
+char *pgcat_quote_ident(const char *s, arena_t *a);
+
 #endif /* CZ_PGCAT_H */

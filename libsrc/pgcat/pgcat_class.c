@@ -400,7 +400,7 @@ static int pgcat_fill_pg_index(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
     pgcat_put_int(w, n);
     pgcat_put_int(w, ix->ci_nkeys);
     pgcat_put_bool(w, ix->ci_unique || ix->ci_primary);
-    pgcat_put_bool(w, false);
+    pgcat_put_bool(w, ix->ci_nulls_nd);  /* indnullsnotdistinct */
     pgcat_put_bool(w, ix->ci_primary);
     pgcat_put_bool(w, false);
     pgcat_put_bool(w, true);
@@ -477,12 +477,13 @@ char *pgcat_indexdef(const pgcat_env_t *env, const cat_index_t *ix, int column, 
       inc = inc ? arena_sprintf(a, "%s, %s", inc, q) : q;
   }
   const char *schema = pgcat_schema_name(env, t->ct_schema);
-  return arena_sprintf(a, "CREATE %sINDEX %s ON %s.%s USING btree (%s)%s%s%s",
+  return arena_sprintf(a, "CREATE %sINDEX %s ON %s.%s USING btree (%s)%s%s%s%s",
                        ix->ci_unique || ix->ci_primary ? "UNIQUE " : "",
                        pgcat_quote_ident(ix->ci_name, a),
                        pgcat_quote_ident(schema ? schema : "public", a),
                        pgcat_quote_ident(t->ct_name, a), cols ? cols : "",
-                       inc ? " INCLUDE (" : "", inc ? inc : "", inc ? ")" : "");
+                       inc ? " INCLUDE (" : "", inc ? inc : "", inc ? ")" : "",
+                       ix->ci_nulls_nd ? " NULLS NOT DISTINCT" : "");
 }
 
 /* ---- pg_stats -------------------------------------------------------------

@@ -128,7 +128,10 @@ char *pgcat_constraintdef(const pgcat_env_t *env, cat_oid_t conoid, bool pretty,
     const cat_index_t *ix = s->cs_indexes[i];
     if (!ix_is_constraint(ix) || ix_conoid(ix) != conoid)
       continue;
-    return arena_sprintf(a, "%s (%s)", ix->ci_primary ? "PRIMARY KEY" : "UNIQUE",
+    return arena_sprintf(a, "%s (%s)",
+                         ix->ci_primary    ? "PRIMARY KEY"
+                         : ix->ci_nulls_nd ? "UNIQUE NULLS NOT DISTINCT"
+                                           : "UNIQUE",
                          col_list(a, ix->ci_table, ix->ci_keys, ix->ci_nkeys));
   }
   return NULL;

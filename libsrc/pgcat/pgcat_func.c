@@ -312,7 +312,7 @@ static int pf_pg_get_viewdef(xctx_t *c, const xnode_t *x, const datum_t *a, datu
   } else
     oid = (cat_oid_t)a[0].d_i64;
   const cat_view_t *w = cat_view_by_oid(env->pe_snap, oid);
-  pgcat_out_text(c, out, w ? pgcat_viewdef(w, c->xc_arena) : NULL);
+  pgcat_out_text(c, out, w ? pgcat_viewdef(env->pe_snap, w, c->xc_arena) : NULL);
   return CZ_OK;
 }
 

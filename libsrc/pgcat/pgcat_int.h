@@ -77,7 +77,7 @@ extern const int pgcat_nrels_view;
  * view's definition as pg_get_viewdef shows it. */
 int pgcat_fill_pg_views(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e);
 int pgcat_fill_is_views(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e);
-char *pgcat_viewdef(const cat_view_t *w, arena_t *a);
+char *pgcat_viewdef(const cat_snapshot_t *s, const cat_view_t *w, arena_t *a);
 /* _cz_view_check (WITH CHECK OPTION's row check, called by the binder). */
 extern const xfunc_def_t pgcat_view_funcs[];
 extern const int pgcat_view_nfuncs;
@@ -150,8 +150,6 @@ bool pgcat_relation_visible(const pgcat_env_t *env, cat_oid_t schema, const char
 cat_oid_t pgcat_builtin_owner(const pgcat_env_t *env);
 /* The schema's name, or NULL. */
 const char *pgcat_schema_name(const pgcat_env_t *env, cat_oid_t oid);
-/* An identifier quoted as PostgreSQL's quote_ident does (only when needed). */
-char *pgcat_quote_ident(const char *s, arena_t *a);
 
 /* ---- types (pgcat_type.c) ---------------------------------------------- */
 

@@ -2,8 +2,9 @@
  * information_schema.views, pg_rewrite (a view's own _RETURN rule only:
  * there are no other rules) and pg_get_viewdef.
  *
- * Design notes: a view's definition is the text of its query as written
- * (catalog/README.md, "Views"), shown the way pg_get_viewdef frames it
+ * Design notes: a view's definition is the text of its query as written,
+ * with the names its tables and columns have now (cat_view_text;
+ * catalog/README.md, "Views"), shown the way pg_get_viewdef frames it
  * (a leading space and a closing semicolon); PostgreSQL prints its own
  * deparsed form instead (qualified columns, one per line), which is not
  * reproduced. pg_class and pg_attribute rows for views are made by
@@ -14,9 +15,9 @@
 
 #include "pgcat/pgcat_int.h"
 
-char *pgcat_viewdef(const cat_view_t *w, arena_t *a)
+char *pgcat_viewdef(const cat_snapshot_t *s, const cat_view_t *w, arena_t *a)
 {
-  return arena_sprintf(a, " %s;", w->cw_query);
+  return arena_sprintf(a, " %s;", cat_view_text(a, s, w, pgcat_quote_ident));
 }
 
 /* ---- pg_views, pg_matviews ----------------------------------------------- */
@@ -31,7 +32,7 @@ int pgcat_fill_pg_views(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
     pgcat_put_text(w, pgcat_schema_name(env, v->cw_schema));
     pgcat_put_text(w, v->cw_name);
     pgcat_put_text(w, pgcat_role_name(env, v->cw_owner));
-    pgcat_put_text(w, pgcat_viewdef(v, w->pw_arena));
+    pgcat_put_text(w, pgcat_viewdef(s, v, w->pw_arena));
     if (pgcat_row_end(w, e))
       return CZ_ERR;
   }
@@ -61,7 +62,7 @@ static int pgcat_fill_pg_matviews(pgcat_rows_t *w, const pgcat_env_t *env, err_t
     pgcat_put_null(w);
     pgcat_put_bool(w, idx);
     pgcat_put_bool(w, v->cw_populated);
-    pgcat_put_text(w, pgcat_viewdef(v, w->pw_arena));
+    pgcat_put_text(w, pgcat_viewdef(s, v, w->pw_arena));
     if (pgcat_row_end(w, e))
       return CZ_ERR;
   }
@@ -114,7 +115,7 @@ int pgcat_fill_is_views(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
     pgcat_put_text(w, v->cw_name);
     /* the definition only for its owner, as PostgreSQL */
     if (cat_role_is_member(s, env->pe_user, v->cw_owner))
-      pgcat_put_text(w, pgcat_viewdef(v, w->pw_arena));
+      pgcat_put_text(w, pgcat_viewdef(s, v, w->pw_arena));
     else
       pgcat_put_null(w);
     pgcat_put_text(w, v->cw_check == 'l' ? "LOCAL" : v->cw_check ? "CASCADED" : "NONE");

@@ -555,6 +555,7 @@ typedef struct sql_coldef_s {
   sql_expr_t *cd_default;  /* NULL when none */
   const char *cd_pk_name;  /* CONSTRAINT name PRIMARY KEY; NULL when not named */
   const char *cd_unique_name; /* CONSTRAINT name UNIQUE; NULL when not named */
+  bool cd_unique_nulls_nd; /* UNIQUE NULLS NOT DISTINCT */
   char cd_identity;        /* GENERATED ALWAYS 'a' / BY DEFAULT 'd' AS IDENTITY (Virtuoso's
                             * IDENTITY: 'd'); 0 none */
   struct sql_seqopts_s *cd_identity_opts; /* AS IDENTITY (options); NULL none */
@@ -718,6 +719,7 @@ typedef struct sql_create_index_s {
                             * column (SQL_E_COLUMN), or_desc / or_nulls as written
                             * after it (`a DESC NULLS FIRST`); never NULL when
                             * ci_columns is set */
+  bool ci_nulls_nd;        /* NULLS NOT DISTINCT (after INCLUDE, as PostgreSQL 15) */
 } sql_create_index_t;
 
 /* Privileges of GRANT and REVOKE, a bit set. */

@@ -14,6 +14,8 @@ typedef struct bd_found_s {
   int fd_index;                 /* the (last) match's position in the row */
   ty_t fd_type;
   bool fd_table_seen;           /* the qualifier named a FROM item here */
+  const bd_rel_t *fd_rel;       /* the (last) match's range entry and column in it */
+  int fd_col;
 } bd_found_t;
 
 static void scope_find(const bd_scope_t *sc, const char *schema, const char *table,
@@ -36,6 +38,8 @@ static void scope_find(const bd_scope_t *sc, const char *schema, const char *tab
         f->fd_count++;
         f->fd_index = rel->rl_map ? rel->rl_map[c] : rel->rl_base + c;
         f->fd_type = rel->rl_types[c];
+        f->fd_rel = rel;
+        f->fd_col = c;
       }
   }
 }
@@ -157,6 +161,7 @@ static int bd_column(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out
       xnode_t *n = bd_col(b, f.fd_index, f.fd_type);
       n->x_pos = x->ex_pos;
       bd_scope_use(b, s, f.fd_index);
+      bd_ref_column(b, x, f.fd_rel, f.fd_col);
       /* Pass it inward through every subquery boundary crossed. */
       for (int i = depth - 1; i >= 0; i--) {
         if (!chain[i]->sc_subq)

@@ -22,6 +22,7 @@ int bd_lookup_table(bd_t *b, const sql_name_t *n, const sp_table_t **out)
   if (rc != CZ_OK)
     return bd_error(b, SQLSTATE_UNDEFINED_TABLE, n->nm_pos, "relation \"%s%s%s\" does not exist",
                     n->nm_schema ? n->nm_schema : "", n->nm_schema ? "." : "", n->nm_name);
+  bd_ref_relation(b, n, (*out)->tb_oid);
   return CZ_OK;
 }
 

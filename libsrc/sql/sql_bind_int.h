@@ -33,6 +33,7 @@ typedef struct bd_rel_s {
   ty_t *rl_types;
   int rl_base;                  /* its first column in the scope's row */
   const sp_table_t *rl_table;   /* stored table, NULL for derived ones */
+  uint32_t rl_view_oid;         /* a view named in FROM (merged or derived); 0 otherwise */
   bool *rl_merged;              /* per column: merged into the other side's by JOIN USING
                                  * (not found unqualified, not in *); NULL = none */
   /* A view merged into the block (sql_bind_view.c): its range entry has
@@ -262,6 +263,12 @@ op_t *bd_lock_plan(bd_t *b, op_t *plan, const int *rid_out, const lp_block_t *fr
 /* Notes that column index of sc's row is read (bd_from_plan reads only
  * the columns so noted). */
 void bd_scope_use(bd_t *b, bd_scope_t *sc, int index);
+/* CREATE VIEW's notes (sql_bind_refs.c; sp_env_t pe_refs): a relation
+ * named in FROM, a column reference resolved to column col of rel, a
+ * column of the scope's row used. */
+void bd_ref_relation(bd_t *b, const sql_name_t *n, uint32_t oid);
+void bd_ref_column(bd_t *b, const sql_expr_t *x, const bd_rel_t *rel, int col);
+void bd_ref_use(bd_t *b, const bd_scope_t *sc, int index);
 
 /* Untyped literals and parameters left at the end become text. */
 xnode_t *bd_finish_unknown(bd_t *b, xnode_t *n);

@@ -272,6 +272,7 @@ void bd_scope_use(bd_t *b, bd_scope_t *sc, int index)
     sc->sc_used_cap = cap;
   }
   sc->sc_used[index] = true;
+  bd_ref_use(b, sc, index);
 }
 
 void bd_conjuncts(bd_t *b, xnode_t *x, xnode_t ***list, int *n, int *cap)

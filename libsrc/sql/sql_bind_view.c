@@ -36,8 +36,11 @@ int bd_find_view(bd_t *b, const sql_from_t *fr, const sp_view_t **out)
 {
   if (!b->b_env->pe_view || fr->fr_kind != SQL_FROM_TABLE)
     return 1;
-  return b->b_env->pe_view(b->b_env->pe_ctx, fr->fr_table.nm_schema, fr->fr_table.nm_name, b->b_a,
-                           out, b->b_e);
+  int rc = b->b_env->pe_view(b->b_env->pe_ctx, fr->fr_table.nm_schema, fr->fr_table.nm_name,
+                             b->b_a, out, b->b_e);
+  if (rc == CZ_OK)
+    bd_ref_relation(b, &fr->fr_table, (*out)->vi_oid);
+  return rc;
 }
 
 /* A privilege on the view (SELECT; INSERT, UPDATE, DELETE when written
@@ -85,6 +88,7 @@ static bd_rel_t *view_rel(bd_t *b, const sql_from_t *fr, const sp_view_t *v)
   bd_rel_t *r = arena_zalloc(b->b_a, sizeof(*r));
   r->rl_name = fr->fr_alias ? fr->fr_alias : v->vi_name;
   r->rl_schema = fr->fr_alias ? NULL : v->vi_schema;
+  r->rl_view_oid = v->vi_oid;
   r->rl_ncols = v->vi_ncols;
   r->rl_cols = arena_zalloc(b->b_a, sizeof(char *) * (size_t)(v->vi_ncols + 1));
   r->rl_types = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)(v->vi_ncols + 1));

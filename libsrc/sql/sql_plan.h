@@ -81,6 +81,27 @@ typedef struct sp_view_s {
   const ty_t *vi_coltypes;
 } sp_view_t;
 
+/* CREATE VIEW's notes on its own query (sql_bind_refs.c): each name in
+ * the text that resolved to a stored relation or to one of its columns
+ * (rf_pos the 1-based character position of the name's first part,
+ * rf_part which dot-separated part names it), and every column the query
+ * uses (rf_pos 0: `*`, USING, as well as named ones), so the engine can
+ * keep the view by OID and column number (catalog/README.md, "Views"). */
+typedef struct sp_ref_s {
+  int rf_pos;
+  int rf_part;
+  char rf_kind;                 /* 'r' a relation's name, 'c' a column's name, 'd' a
+                                   column used (no text) */
+  uint32_t rf_oid;
+  int rf_col;                   /* 'c', 'd': the column number; -1 for 'r' */
+} sp_ref_t;
+
+typedef struct sp_refs_s {
+  arena_t *rs_a;
+  int rs_n, rs_cap;
+  sp_ref_t *rs_refs;
+} sp_refs_t;
+
 /* What the binder asks of the world outside. */
 typedef struct sp_env_s {
   void *pe_ctx;
@@ -109,6 +130,9 @@ typedef struct sp_env_s {
   /* REFRESH MATERIALIZED VIEW's own INSERT: the materialized view's table
    * may be written. */
   bool pe_refresh;
+  /* CREATE VIEW: where the binder notes the names of the query it binds
+   * (not those of views it expands); NULL: nothing noted. */
+  sp_refs_t *pe_refs;
 } sp_env_t;
 
 typedef enum sp_kind_e {

@@ -750,6 +750,8 @@ static void pr_create_index(sql_pr_t *p, const sql_create_index_t *ci)
     pr_names(p, ci->ci_include);
     pr_str(p, ")");
   }
+  if (ci->ci_nulls_nd)
+    pr_str(p, " nulls-not-distinct");
   pr_str(p, ")");
 }
 

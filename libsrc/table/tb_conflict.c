@@ -114,7 +114,7 @@ static int cf_value(const cat_table_t *t, const cat_index_t *ix, const datum_t *
   size_t off = 0;
   for (int i = 0; i < ix->ci_nkeys; i++) {
     int col = ix->ci_keys[i];
-    *has_null |= vals[col].d_null;
+    *has_null |= vals[col].d_null && !ix->ci_nulls_nd;  /* NULLS NOT DISTINCT: a value */
     off += tbl_key_put(out + CZ_MIN(off, BT_MAX_KEY), off < BT_MAX_KEY ? BT_MAX_KEY - off : 0,
                        t->ct_cols[col].cc_type, &vals[col]);
   }

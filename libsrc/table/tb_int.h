@@ -19,7 +19,8 @@ int tb_pk_encode(const cat_table_t *t, const datum_t *vals, int64_t rowid, uint8
 const ty_t *tb_pk_types(const cat_table_t *t, int *n);
 /* A secondary index entry for a row: key = index columns ‖ pk, val = the
  * INCLUDE columns (row codec); *prefix_len = bytes of the index columns;
- * *has_null: an index column is NULL (no uniqueness then). */
+ * *has_null: an index column is NULL (no uniqueness then), never for a
+ * NULLS NOT DISTINCT index (where NULL keys conflict like values). */
 int tb_index_entry(const cat_index_t *ix, const datum_t *vals, const uint8_t *pk, size_t pk_len,
                    uint8_t *key, size_t *key_len, size_t *prefix_len, bool *has_null,
                    uint8_t *val, size_t *val_len, err_t *e);

@@ -293,7 +293,7 @@ static int unique_check(const cat_index_t *ix, err_t *e)
         rc = CZ_ERR;
         break;
       }
-      for (int i = 0; i < ix->ci_nkeys; i++)
+      for (int i = 0; i < ix->ci_nkeys && !ix->ci_nulls_nd; i++)
         null = null || vals[i].d_null;
       if (!null) {
         uint8_t copy[BT_MAX_KEY];

@@ -47,8 +47,8 @@ int tb_index_entry(const cat_index_t *ix, const datum_t *vals, const uint8_t *pk
   *has_null = false;
   for (int i = 0; i < ix->ci_nkeys; i++) {
     int c = ix->ci_keys[i];
-    if (vals[c].d_null)
-      *has_null = true;
+    if (vals[c].d_null && !ix->ci_nulls_nd)
+      *has_null = true;  /* NULLS NOT DISTINCT: a NULL conflicts like a value */
     off += tbl_key_put(key + CZ_MIN(off, BT_MAX_KEY), off < BT_MAX_KEY ? BT_MAX_KEY - off : 0,
                        t->ct_cols[c].cc_type, &vals[c]);
   }

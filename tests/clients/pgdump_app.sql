@@ -1,7 +1,8 @@
 -- An ordinary application schema for tests/clients/pgdump_test.sh: serial
 -- and identity keys, foreign keys with ON DELETE CASCADE, CHECK, UNIQUE,
 -- indexes, views, sequences, timestamptz, numeric, text with quotes, tabs,
--- newlines and backslashes, bytea, booleans and NULLs.
+-- newlines and backslashes, bytea, booleans and NULLs; comments, a UNIQUE
+-- NULLS NOT DISTINCT constraint, a view over a column renamed after it.
 CREATE TABLE customer (
   id serial PRIMARY KEY,
   email text NOT NULL UNIQUE,
@@ -54,3 +55,11 @@ CREATE SEQUENCE spare_seq AS smallint START 7 INCREMENT -1 MINVALUE -100 MAXVALU
 -- a row whose key came from the identity, one given by hand
 INSERT INTO product (id, sku, price) OVERRIDING SYSTEM VALUE VALUES (50, 'SKU00050', 5);
 CREATE VIEW big_orders AS SELECT ol.order_id, sum(ol.qty) AS items FROM order_line ol GROUP BY ol.order_id HAVING sum(ol.qty) > 1;
+-- a view whose column was renamed after it: the dump names the new one
+CREATE VIEW order_notes AS SELECT id, note FROM orders WHERE note IS NOT NULL;
+ALTER TABLE orders RENAME COLUMN note TO remark;
+ALTER TABLE product ADD CONSTRAINT product_sku_title_nnd UNIQUE NULLS NOT DISTINCT (sku, title);
+COMMENT ON TABLE customer IS 'who buys';
+COMMENT ON COLUMN customer.email IS 'login, unique';
+COMMENT ON VIEW customer_orders IS 'orders with their customer''s name';
+COMMENT ON SEQUENCE invoice_seq IS 'invoice numbers';

@@ -12,10 +12,10 @@
 #     constraints, sequences' states and views' rows as PostgreSQL's.
 # The schema is pgdump_app.sql. Exit 0 when all hold.
 #
-# Dumped with --no-acl --no-comments until Cadenza has schema privileges
-# (pg_dump writes REVOKE USAGE ON SCHEMA public FROM PUBLIC for a public
-# schema without PostgreSQL's default ACL) and COMMENT ON (pg_dump writes
-# COMMENT ON SCHEMA public IS '' when the public schema has no comment).
+# Comments are dumped and restored (compared through pg_description).
+# Dumped with --no-acl until Cadenza has schema privileges (pg_dump writes
+# REVOKE USAGE ON SCHEMA public FROM PUBLIC for a public schema without
+# PostgreSQL's default ACL).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 : "${CZ_BUILD:=$top/build}"
@@ -68,6 +68,9 @@ SELECT 'product_id_seq', last_value, is_called FROM public.product_id_seq;
 SELECT 'invoice_seq', last_value, is_called FROM public.invoice_seq;
 SELECT 'spare_seq', last_value, is_called FROM public.spare_seq;
 SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1;
+SELECT * FROM public.order_notes ORDER BY id;
+SELECT c.relname, i.indisunique, i.indnullsnotdistinct FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' ORDER BY 1;
+SELECT c.relname, d.objsubid, d.description FROM pg_description d JOIN pg_class c ON c.oid = d.objoid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE d.classoid = 'pg_class'::regclass AND n.nspname = 'public' ORDER BY 1, 2;
 EOF
 # The catalog text Cadenza keeps as written (defaults, view and index
 # definitions): equal between two Cadenza databases, PostgreSQL prints
@@ -96,7 +99,7 @@ start cadenza frominserts "$bin"
 # ---- 1. Cadenza → pg_dump → Cadenza ----------------------------------------
 on src psql -X -q -v ON_ERROR_STOP=1 -f "$top/tests/clients/pgdump_app.sql" >"$work/load.out" 2>&1
 check "load the application schema into Cadenza" $? "$(tail -5 "$work/load.out")"
-on src "$pgbin/pg_dump" --no-acl --no-comments -f "$work/cz.sql" >"$work/dump.out" 2>&1
+on src "$pgbin/pg_dump" --no-acl -f "$work/cz.sql" >"$work/dump.out" 2>&1
 check "pg_dump of a Cadenza database" $? "$(tail -5 "$work/dump.out")"
 on dst psql -X -q -v ON_ERROR_STOP=1 -f "$work/cz.sql" >"$work/restore.out" 2>&1
 check "the dump restores into a fresh Cadenza with psql -v ON_ERROR_STOP=1" $? \
@@ -117,7 +120,7 @@ check "serial, identity and sequences go on where the source's were" $? \
   "source: $(tr '\n' ' ' <"$work/src.next") restored: $(tr '\n' ' ' <"$work/dst.next")"
 # a second dump of the restored database is the first one (modulo the
 # psql \restrict key pg_dump 15.14+ writes at random)
-on dst "$pgbin/pg_dump" --no-acl --no-comments -f "$work/cz2.sql" >/dev/null 2>&1
+on dst "$pgbin/pg_dump" --no-acl -f "$work/cz2.sql" >/dev/null 2>&1
 on src psql -X -q -v ON_ERROR_STOP=1 -c "SELECT 1" >/dev/null 2>&1
 grep -v '^\\\(un\)\?restrict ' "$work/cz.sql" >"$work/cz.a"
 grep -v '^\\\(un\)\?restrict ' "$work/cz2.sql" >"$work/cz2.a"

@@ -8,7 +8,9 @@ the dependency rule and the unpopulated state still hold). Then, in one
 session, a view is created and committed, and in another a view is
 created inside a transaction left open; the server is killed with
 SIGKILL: after the restart the committed view exists and answers, the
-uncommitted one does not, and a REFRESH committed before the crash is
+uncommitted one does not, a committed temporary view of a session the
+crash ended is gone with its pg_temp schema (Cadenza), and a REFRESH
+committed before the crash is
 kept. Runs against PostgreSQL 15 too (--kind postgres), the reference.
 
 Usage: isolated_views.py --kind cadenza|postgres --binary PATH --dir DIR
@@ -80,13 +82,18 @@ def main():
             c.execute("CREATE VIEW iv_committed AS SELECT a FROM iv_t WHERE a = 1000")
         before = answers(srv.dsn())
         # a view made in a transaction still open when the server dies
+        # a committed temporary view of a session the crash ends (first:
+        # the open transaction below holds the DDL lock)
+        tmp_c = psycopg.connect(srv.dsn(), autocommit=True)
+        tmp_c.execute("CREATE TEMP VIEW tmpiv_v AS SELECT 1 AS one")
         open_c = psycopg.connect(srv.dsn())
         open_c.execute("CREATE VIEW iv_uncommitted AS SELECT 1 AS one")
         srv.kill9()
-        try:
-            open_c.close()
-        except psycopg.Error:
-            pass
+        for conn in (open_c, tmp_c):
+            try:
+                conn.close()
+            except psycopg.Error:
+                pass
         srv.start()
         with psycopg.connect(srv.dsn(), autocommit=True) as c:
             got = c.execute("SELECT a FROM iv_committed").fetchall()
@@ -103,6 +110,13 @@ def main():
                 "SELECT viewname FROM pg_views WHERE viewname LIKE 'iv_%'").fetchall())
             check("crash: pg_views", names == ["iv_chk", "iv_committed", "iv_g", "iv_v", "iv_vv"],
                   names)
+            if args.kind == "cadenza":  # PostgreSQL clears a dead session's pg_temp lazily
+                n = c.execute("SELECT count(*) FROM pg_views WHERE viewname = 'tmpiv_v'").fetchone()[0]
+                check("crash: a temporary view of a session the crash ended is gone (cadenza)",
+                      n == 0, n)
+                n = c.execute("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'pg_temp%'"
+                              ).fetchone()[0]
+                check("crash: its pg_temp schema too (cadenza)", n == 0, n)
     finally:
         srv.stop()
     return checks.summary()

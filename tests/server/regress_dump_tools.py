@@ -8,8 +8,9 @@ item 8), as PostgreSQL 15 gives them, the session alive after each:
             while ACCESS SHARE makes a concurrent DDL wait until COMMIT
   owner     ALTER … OWNER TO an unknown role 42704, of an unknown table
             42P01, of an unknown schema 3F000, by a role that is not the
-            owner 42501; the owner it has succeeds; (Cadenza) another role
-            0A000, the owner unchanged
+            owner 42501; the owner it has succeeds; a superuser gives it to
+            another role (pg_tables shows it), whose owner cannot give it to
+            a role it is no member of (42501)
   identity  ADD GENERATED … AS IDENTITY on a nullable column, a column
             with a default, an identity column 55000, a text column 22023,
             an unknown column 42703
@@ -120,12 +121,16 @@ def main():
         expect(o, "owner: by a role that is not the owner 42501",
                "ALTER TABLE rdt_t OWNER TO rdt_other", "42501")
         o.close()
-        if cz:
-            expect(c, "owner: another role 0A000 (cadenza)", "ALTER TABLE rdt_t OWNER TO rdt_other",
-                   "0A000")
-            owner = c.execute("SELECT tableowner FROM pg_tables WHERE tablename = 'rdt_t'").fetchone()
-            check("owner: unchanged after the refusal (cadenza)", owner and owner[0] != "rdt_other",
-                  owner)
+        me = c.execute("SELECT current_user").fetchone()[0]
+        expect(c, "owner: another role (superuser)", "ALTER TABLE rdt_t OWNER TO rdt_other", "result")
+        owner = c.execute("SELECT tableowner FROM pg_tables WHERE tablename = 'rdt_t'").fetchone()
+        check("owner: pg_tables shows the new owner", owner == ("rdt_other",), owner)
+        o = psycopg.connect(dsn2 + " user=rdt_other password=rdt_pw_1", autocommit=True)
+        expect(o, "owner: the owner giving it to a role it is no member of 42501",
+               f'ALTER TABLE rdt_t OWNER TO "{me}"', "42501")
+        expect(o, "owner: the owner naming itself", "ALTER TABLE rdt_t OWNER TO rdt_other", "result")
+        o.close()
+        expect(c, "owner: given back", f'ALTER TABLE rdt_t OWNER TO "{me}"', "result")
 
         # ---- ADD GENERATED … AS IDENTITY
         expect(c, "identity: a nullable column 55000",

@@ -13,6 +13,9 @@ import psycopg
 SETUP = [
     "DROP TABLE IF EXISTS ss_a",
     "DROP TABLE IF EXISTS ss_b",
+    "DROP TABLE IF EXISTS ss_nnd",
+    "CREATE TABLE ss_nnd (a INTEGER UNIQUE NULLS NOT DISTINCT, b INTEGER)",
+    "INSERT INTO ss_nnd VALUES (NULL, NULL), (5, NULL)",
     "CREATE TABLE ss_a (id INTEGER PRIMARY KEY, name VARCHAR(5) NOT NULL, n SMALLINT)",
     "INSERT INTO ss_a VALUES (1, 'one', 1), (2, 'two', 2)",
 ]
@@ -27,6 +30,9 @@ CASES = [
     ("ambiguous column", "SELECT id FROM ss_a a, ss_a b", "42702"),
     ("duplicate table", "CREATE TABLE ss_a (x INTEGER)", "42P07"),
     ("unique violation", "INSERT INTO ss_a VALUES (1, 'dup', 0)", "23505"),
+    ("unique violation of NULLS NOT DISTINCT", "INSERT INTO ss_nnd VALUES (NULL, 2)", "23505"),
+    ("NULLS NOT DISTINCT constraint over duplicate NULLs",
+     "ALTER TABLE ss_nnd ADD CONSTRAINT ss_nnd_b UNIQUE NULLS NOT DISTINCT (b)", "23505"),
     ("not null violation", "INSERT INTO ss_a VALUES (3, NULL, 0)", "23502"),
     ("division by zero", "SELECT 1 / 0", "22012"),
     ("division by zero in a row", "SELECT id / (n - n) FROM ss_a", "22012"),
@@ -196,6 +202,7 @@ def main():
         report("session usable after ROLLBACK", c.execute("SELECT 1").fetchone()[0] == 1)
         privileges(a.dsn, c, report)
         c.execute("DROP TABLE ss_a")
+        c.execute("DROP TABLE ss_nnd")
     print("%d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
 

@@ -53,6 +53,7 @@ typedef struct alt_idx_s {
   const char *x_name;           /* NULL: the old one, or a derived one */
   bool x_unique;
   bool x_constraint;            /* a UNIQUE constraint (pg_constraint 'u'), not CREATE INDEX's */
+  bool x_nulls_nd;              /* NULLS NOT DISTINCT */
   int x_nkeys, x_ninc;
   int x_keys[CAT_MAX_INDEX_KEYS], x_inc[CAT_MAX_INDEX_KEYS]; /* positions in a_cols */
   bool x_dropped;
@@ -144,6 +145,7 @@ static void alt_load(alt_t *al, const cat_table_t *t)
     x->x_oid = ix->ci_oid;
     x->x_unique = ix->ci_unique;
     x->x_constraint = ix->ci_constraint;
+    x->x_nulls_nd = ix->ci_nulls_nd;
     x->x_nkeys = ix->ci_nkeys;
     x->x_ninc = ix->ci_ninclude;
     memcpy(x->x_keys, ix->ci_keys, sizeof(int) * (size_t)ix->ci_nkeys);
@@ -188,11 +190,12 @@ static int alt_add_pk(alt_t *al, const int *cols, int n, const char *name, err_t
   return CZ_OK;
 }
 
-static int alt_add_unique(alt_t *al, const int *cols, int n, const char *name)
+static int alt_add_unique(alt_t *al, const int *cols, int n, const char *name, bool nulls_nd)
 {
   alt_idx_t *x = alt_idx_push(al);
   x->x_name = name;
   x->x_unique = true;
+  x->x_nulls_nd = nulls_nd;
   x->x_constraint = true;
   x->x_nkeys = n;
   memcpy(x->x_keys, cols, sizeof(int) * (size_t)n);
@@ -281,7 +284,7 @@ static int alt_add_column(alt_t *al, const sql_alter_cmd_t *cmd, err_t *e)
   if (cd->cd_primary && alt_add_pk(al, &pos, 1, cd->cd_pk_name, e) != CZ_OK)
     return CZ_ERR;
   if (cd->cd_unique)
-    alt_add_unique(al, &pos, 1, cd->cd_unique_name);
+    alt_add_unique(al, &pos, 1, cd->cd_unique_name, cd->cd_unique_nulls_nd);
   return CZ_OK;
 }
 
@@ -372,6 +375,11 @@ static int alt_drop_column(alt_t *al, const sql_alter_cmd_t *cmd, err_t *e)
                    cmd->ac_name);
   if (alt_drop_owned_seq(al, c, cmd->ac_cascade, e) != CZ_OK)
     return CZ_ERR;
+  /* views using it: 2BP01, or gone with CASCADE (en_view_ddl.c) */
+  if (al->a_cols[c].c_old >= 0 &&
+      en_view_column_used(al->a_s, al->a_t, al->a_cols[c].c_old, true, cmd->ac_cascade, e) !=
+          CZ_OK)
+    return CZ_ERR;
   al->a_cols[c].c_dropped = true;
   /* as PostgreSQL: the indexes and the key that use the column go with it */
   for (int i = 0; i < al->a_npk; i++)
@@ -403,6 +411,9 @@ static int alt_type(alt_t *al, const sql_alter_cmd_t *cmd, err_t *e)
   if (st.ty_serial)
     return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "type \"serial\" does not exist");
   if (sql_bind_type(&st, &to, e) != CZ_OK)
+    return CZ_ERR;
+  /* PostgreSQL cannot re-plan a view over a retyped column: 0A000 */
+  if (col->c_old >= 0 && en_view_column_used(al->a_s, al->a_t, col->c_old, false, false, e) != CZ_OK)
     return CZ_ERR;
   ty_t from = col->c_def.cd_type;
   const char *src = col->c_value;
@@ -564,7 +575,7 @@ static int alt_cmd(alt_t *al, const sql_alter_cmd_t *cmd, err_t *e)
       return CZ_ERR;
     if (kind == 'p')
       return alt_add_pk(al, cols, n, tc->tc_name, e);
-    return alt_add_unique(al, cols, n, tc->tc_name);
+    return alt_add_unique(al, cols, n, tc->tc_name, tc->tc_nulls_not_distinct);
   }
   case SQL_AT_DROP_CONSTRAINT:
     return alt_drop_constraint(al, cmd, e);
@@ -811,7 +822,8 @@ static int alt_apply(alt_t *al, err_t *e)
     ix[nix].ai_def = (cat_index_def_t){.id_name = x->x_name, .id_table = t->ct_oid,
                                        .id_unique = x->x_unique, .id_nkeys = x->x_nkeys,
                                        .id_keys = keys, .id_ninclude = x->x_ninc,
-                                       .id_include = inc, .id_constraint = x->x_constraint};
+                                       .id_include = inc, .id_constraint = x->x_constraint,
+                                       .id_nulls_nd = x->x_nulls_nd};
     nix++;
   }
   /* a changed primary key moves every row */
@@ -855,7 +867,8 @@ static int alt_apply(alt_t *al, err_t *e)
   if (alt_sequences(al, colmap, e) != CZ_OK)
     return CZ_ERR;
   cat_oid_t *new_oids = arena_zalloc(al->a_a, sizeof(cat_oid_t) * (size_t)(nix + 1));
-  if (cat_alter_table(c, tx, t->ct_oid, &def, new_oids, e) != CZ_OK)
+  if (cat_alter_table(c, tx, t->ct_oid, &def, new_oids, e) != CZ_OK ||
+      en_view_remap_columns(s, t->ct_oid, colmap, t->ct_ncols, e) != CZ_OK)
     return CZ_ERR;
   for (int i = 0; i < al->a_ncols; i++) {
     const alt_col_t *ac = &al->a_cols[i];

@@ -94,7 +94,8 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
       continue;
     int key = i;
     cat_index_def_t id = {.id_name = cd->cd_unique_name, .id_table = oid, .id_unique = true,
-                          .id_constraint = true, .id_nkeys = 1, .id_keys = &key};
+                          .id_constraint = true, .id_nkeys = 1, .id_keys = &key,
+                          .id_nulls_nd = cd->cd_unique_nulls_nd};
     cat_oid_t ioid;
     if (tbl_create_index(es_engine(s)->en_cat, es_txn(s), &id, &ioid, e) != CZ_OK)
       return CZ_ERR;
@@ -103,8 +104,6 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
     const sql_tabcons_t *tc = sql_list_at(ct->ct_constraints, k);
     if (tc->tc_primary || tc->tc_kind == 'c' || tc->tc_kind == 'f')
       continue;
-    if (tc->tc_nulls_not_distinct)
-      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "UNIQUE NULLS NOT DISTINCT is not supported");
     int nk = sql_list_len(tc->tc_columns);
     int *keys = arena_alloc(a, sizeof(int) * (size_t)(nk + 1));
     for (int j = 0; j < nk; j++) {
@@ -117,7 +116,8 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
                        name);
     }
     cat_index_def_t id = {.id_name = tc->tc_name, .id_table = oid, .id_unique = true,
-                          .id_constraint = true, .id_nkeys = nk, .id_keys = keys};
+                          .id_constraint = true, .id_nkeys = nk, .id_keys = keys,
+                          .id_nulls_nd = tc->tc_nulls_not_distinct};
     cat_oid_t ioid;
     if (tbl_create_index(es_engine(s)->en_cat, es_txn(s), &id, &ioid, e) != CZ_OK)
       return CZ_ERR;
@@ -196,7 +196,7 @@ static int ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
     const sql_name_t *n = sql_list_at(dr->dr_names, i);
     es_refresh_snapshot(s);
     const cat_table_t *t = cat_find_table(es_snapshot(s), n->nm_schema, n->nm_name);
-    const cat_view_t *w = cat_find_view(es_snapshot(s), n->nm_schema, n->nm_name);
+    const cat_view_t *w = en_find_view(s, n->nm_schema, n->nm_name);
     if (w) {
       err_set(e, SQLSTATE_WRONG_OBJECT_TYPE, "\"%s\" is not a table", n->nm_name);
       return err_add_fields(e, NULL, w->cw_kind == 'm'
@@ -249,7 +249,7 @@ static int ddl_create_index(esession_t *s, arena_t *a, const sql_create_index_t 
       return CZ_ERR;
   cat_index_def_t def = {.id_name = ci->ci_index.nm_name, .id_table = t->ct_oid,
                          .id_unique = ci->ci_unique, .id_nkeys = nk, .id_keys = keys,
-                         .id_ninclude = ni, .id_include = inc};
+                         .id_ninclude = ni, .id_include = inc, .id_nulls_nd = ci->ci_nulls_nd};
   cat_oid_t oid;
   return tbl_create_index(es_engine(s)->en_cat, es_txn(s), &def, &oid, e);
 }
@@ -380,7 +380,7 @@ static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
   for (int i = 0; i < sql_list_len(g->gr_tables); i++) {
     const sql_name_t *n = sql_list_at(g->gr_tables, i);
     const cat_table_t *t;
-    const cat_view_t *w = cat_find_view(es_snapshot(s), n->nm_schema, n->nm_name);
+    const cat_view_t *w = en_find_view(s, n->nm_schema, n->nm_name);
     cat_table_t shim;  /* a view: its grants are kept by its OID as a table's */
     if (w && w->cw_kind == 'v') {
       shim = (cat_table_t){.ct_oid = w->cw_oid, .ct_owner = w->cw_owner, .ct_name = w->cw_name};
@@ -606,6 +606,8 @@ static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, s
   case SQL_STMT_COMMENT:
     snprintf(tag, tagcap, "COMMENT");
     return en_comment(s, st->st_comment, e);
+  case SQL_STMT_ALTER_OWNER:  /* a catalog change: in a transaction like all DDL */
+    return en_alter_owner(s, st, tag, tagcap, e);
   default:
     return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "this statement is not supported yet");
   }

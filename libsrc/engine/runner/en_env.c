@@ -98,7 +98,7 @@ static int env_view(void *ctx, const char *schema, const char *name, arena_t *a,
 {
   esession_t *s = ctx;
   (void)e;
-  const cat_view_t *w = cat_find_view(es_snapshot(s), schema, name);
+  const cat_view_t *w = en_find_view(s, schema, name);
   if (!w) {
     const cat_sequence_t *sq = cat_find_sequence(es_snapshot(s), schema, name);
     if (sq)
@@ -112,7 +112,7 @@ static int env_view(void *ctx, const char *schema, const char *name, arena_t *a,
   v->vi_name = w->cw_name;
   v->vi_owner = w->cw_owner;
   v->vi_check = w->cw_check;
-  v->vi_query = w->cw_query;
+  v->vi_query = cat_view_text(a, es_snapshot(s), w, pgcat_quote_ident);
   v->vi_ncols = w->cw_ncols;
   v->vi_colnames = w->cw_colnames;
   v->vi_coltypes = w->cw_coltypes;

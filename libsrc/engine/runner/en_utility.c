@@ -21,8 +21,6 @@ int er_utility(erun_t *r, erows_fn_t fn, void *ctx, err_t *e)
     return ast->st_analyze ? en_analyze(s, ast, e) : CZ_OK;  /* nothing to vacuum */
   case SQL_STMT_SET_CONSTRAINTS:
     return en_cons_set(s, ast->st_setcons, r->ru_tag, sizeof(r->ru_tag), e);
-  case SQL_STMT_ALTER_OWNER:
-    return en_alter_owner(s, ast, r->ru_tag, sizeof(r->ru_tag), e);
   case SQL_STMT_LOCK:
     return en_lock(s, ast, r->ru_tag, sizeof(r->ru_tag), e);
   case SQL_STMT_CHECKPOINT:

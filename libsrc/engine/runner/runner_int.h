@@ -128,6 +128,17 @@ int en_ddl_drop_views(esession_t *s, const sql_drop_t *dr, bool materialized, er
 /* Before relation rel (named name) is dropped: the views that depend on
  * it — 2BP01 with PostgreSQL's DETAIL and HINT, or with cascade dropped
  * (NOTICE "drop cascades to …"). */
+/* ALTER TABLE on column col of t that views use (en_view_ddl.c): DROP
+ * COLUMN is 2BP01 unless cascade (then those views and theirs go), ALTER
+ * TYPE (drop false) 0A000, both with PostgreSQL's DETAIL. */
+int en_view_column_used(esession_t *s, const cat_table_t *t, int col, bool drop, bool cascade,
+                        err_t *e);
+/* After ALTER TABLE renumbered table's columns (colmap: old -> new, -1
+ * dropped), the views' notes follow them. */
+int en_view_remap_columns(esession_t *s, cat_oid_t table, const int *colmap, int nold, err_t *e);
+/* A view by name as the session sees it: its temporary schema (pg_temp)
+ * first when the name is not qualified, as PostgreSQL's search path. */
+const cat_view_t *en_find_view(esession_t *s, const char *schema, const char *name);
 int en_view_drop_dependents(esession_t *s, cat_oid_t rel, const char *name, bool cascade,
                             err_t *e);
 

@@ -311,6 +311,8 @@ int esession_open(engine_t *eng, const char *role, const char *database, esessio
   return CZ_OK;
 }
 
+static void drop_temp_schema(esession_t *s);
+
 void esession_close(esession_t *s)
 {
   if (!s)
@@ -319,6 +321,9 @@ void esession_close(esession_t *s)
   en_prepared_free_all(s);
   if (s->se_tx)
     txn_rollback(s->se_tx, NULL);
+  s->se_tx = NULL;
+  if (s->se_temp_schema)
+    drop_temp_schema(s);
   if (s->se_snap)
     cat_snapshot_release(s->se_snap);
   pthread_mutex_lock(&s->se_eng->en_mu);
@@ -416,6 +421,47 @@ void esession_set_backend_pid(esession_t *s, int32_t pid)
 
 engine_t *es_engine(const esession_t *s) { return s->se_eng; }
 cat_oid_t es_role_oid(const esession_t *s) { return s->se_role_oid; }
+
+const char *es_temp_schema(esession_t *s, bool make)
+{
+  if (!s->se_temp_schema && make) {
+    pthread_mutex_lock(&s->se_eng->en_mu);
+    int n = ++s->se_eng->en_temp_seq;
+    pthread_mutex_unlock(&s->se_eng->en_mu);
+    char name[32];
+    snprintf(name, sizeof name, "pg_temp_%d", n);
+    s->se_temp_schema = arena_strdup(s->se_arena, name);
+  }
+  return s->se_temp_schema;
+}
+
+/* The temporary views go with the session: the schema and all in it, in
+ * a transaction of its own. A failure (a DDL lock held past the wait) is
+ * logged; the next start drops what is left. */
+static void drop_temp_schema(esession_t *s)
+{
+  cat_t *c = s->se_eng->en_cat;
+  cat_snapshot_t *snap = cat_snapshot(c);
+  const cat_schema_t *sc = cat_find_schema(snap, s->se_temp_schema);
+  cat_oid_t oid = sc ? sc->cs_oid : 0;
+  cat_snapshot_release(snap);
+  if (!oid)
+    return;
+  err_t e;
+  err_clear(&e);
+  txn_t *tx = txn_begin(s->se_eng->en_db, 0, &e);
+  /* the DDL lock may be held by another session's open transaction: a
+   * closing session waits for it a while, not for ever (what is left is
+   * dropped at the next start) */
+  static const volatile int64_t wait_ms = 10000;
+  if (tx)
+    txn_set_lock_timeout(tx, &wait_ms);
+  int rc = tx ? cat_drop_temp_schema(c, tx, oid, &e) : CZ_ERR;
+  if (tx)
+    rc = rc == CZ_OK ? txn_commit(tx, &e) : txn_rollback(tx, NULL);
+  if (rc != CZ_OK)
+    log_warn("could not drop the temporary schema %s: %s", s->se_temp_schema, e.er_msg);
+}
 const char *es_role(const esession_t *s) { return s->se_role; }
 cat_snapshot_t *es_snapshot(const esession_t *s) { return s->se_snap; }
 txn_t *es_txn(const esession_t *s) { return s->se_tx; }

@@ -22,6 +22,9 @@ struct en_pgcat_s;
 
 engine_t *es_engine(const esession_t *s);
 cat_oid_t es_role_oid(const esession_t *s);
+/* The session's temporary schema's name ("pg_temp_<n>", unique in the
+ * server's life); NULL when it has none and make is false. */
+const char *es_temp_schema(esession_t *s, bool make);
 /* The login role's name (the session's arena). */
 const char *es_role(const esession_t *s);
 /* The session's catalog snapshot: what its transaction sees. */

@@ -55,6 +55,8 @@ struct esession_s {
   arena_t *se_arena;            /* the session's lifetime */
   char *se_role;
   cat_oid_t se_role_oid;
+  char *se_temp_schema;         /* "pg_temp_<n>" once a temporary view was made (the
+                                   schema itself may be rolled back: look it up) */
   bool se_superuser;
   char se_status;               /* 'I', 'T', 'E' */
   txn_t *se_tx;                 /* open transaction or NULL */
