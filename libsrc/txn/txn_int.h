@@ -284,6 +284,14 @@ void txn_lock_release_all(txn_t *tx);
  * pre-image, apply (deletes only mark the lock; commit applies them). */
 int txn_locked_insert(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
                       const void *val, size_t val_len, err_t *e);
+/* Sorted rows into a locking unique tree (txn_insert_batch.c): all keys
+ * locked, their pre-images found in one batch lookup, the absent ones
+ * inserted in one bt_insert_batch. *n_done as txn_insert_batch_done. */
+int txn_locked_insert_batch(txn_t *tx, db_tree_t *dt, const bt_row_t *rows, int n, int *n_done,
+                            err_t *e);
+/* lk (the owner's, pre-image unknown, untouched in any command) covers a
+ * key with no committed entry that the owner inserts now. */
+void txn_lock_note_absent(txn_t *tx, txn_lock_t *lk);
 int txn_locked_update(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
                       const void *val, size_t val_len, err_t *e);
 int txn_locked_delete(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len, err_t *e);

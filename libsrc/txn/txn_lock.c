@@ -448,6 +448,25 @@ void txn_lock_set_pre(txn_t *tx, txn_lock_t *lk, bool exists, const void *val, s
   mutex_unlock(&sh->ls_mx);
 }
 
+/* A fresh insert's pre-image and stamp in one pass under the shard mutex
+ * (txn_lock_set_pre and lk_stamp_now would take it twice): the key had no
+ * committed entry, and the owner saw none before this command. lk is the
+ * owner's and untouched so far (pre-image not known, lk_cmd 0). Called
+ * before the tree holds the new entry: a reader that meets the entry then
+ * already finds the pre-image. */
+void txn_lock_note_absent(txn_t *tx, txn_lock_t *lk)
+{
+  lk_shard_t *sh = lk_shard(tx->tx_db->db_locks, lk->lk_hash);
+  mutex_lock(&sh->ls_mx);
+  lk->lk_pre_len = 0;
+  lk->lk_pre_state = TXN_PRE_ABSENT;
+  lk->lk_cmd_exists = false;
+  lk->lk_cmd_val = NULL;
+  lk->lk_cmd_len = 0;
+  lk->lk_cmd = tx->tx_cmd;
+  mutex_unlock(&sh->ls_mx);
+}
+
 int txn_lock_note_pre(txn_t *tx, txn_lock_t *lk, bool *exists, err_t *e)
 {
   uint8_t buf[BT_MAX_ROW];
