@@ -53,20 +53,25 @@ static bool same_key(const bt_row_t *a, const bt_row_t *b)
   return a->r_key_len == b->r_key_len && memcmp(a->r_key, b->r_key, a->r_key_len) == 0;
 }
 
-/* Locks rows[0..m) (with the lock table's lines fetched ahead: a bulk
- * insert's keys scatter over the table); false when one of them is not a
- * fresh key for the batch path. */
+/* Locks rows[0..m); *fresh false when one of them is not a fresh key for
+ * the batch path. The keys scatter over the lock table: their hashes are
+ * computed first and each chain slot is prefetched TXN_INS_PREFETCH rows
+ * ahead, so the misses overlap instead of coming one after the other
+ * (the chains are at most half full: most fresh keys find an empty slot,
+ * so the slot is all there is to fetch). */
 static int ins_lock_rows(txn_t *tx, db_tree_t *dt, const bt_row_t *r, int m, txn_lock_t **lk,
                          bool *fresh, err_t *e)
 {
+  uint64_t h[TXN_INS_CHUNK];
+  for (int i = 0; i < m; i++)
+    h[i] = txn_lock_hash(dt, r[i].r_key, r[i].r_key_len);
+  for (int i = 0; i < m && i < TXN_INS_PREFETCH; i++)
+    txn_lock_prefetch_slot(tx, h[i]);
   *fresh = true;
   for (int i = 0; i < m; i++) {
     if (i + TXN_INS_PREFETCH < m)
-      txn_lock_prefetch(tx, dt, r[i + TXN_INS_PREFETCH].r_key, r[i + TXN_INS_PREFETCH].r_key_len, 0);
-    if (i + TXN_INS_PREFETCH / 2 < m)
-      txn_lock_prefetch(tx, dt, r[i + TXN_INS_PREFETCH / 2].r_key,
-                        r[i + TXN_INS_PREFETCH / 2].r_key_len, 1);
-    if (txn_lock_acquire(tx, dt, r[i].r_key, r[i].r_key_len, &lk[i], NULL, NULL, e) != CZ_OK)
+      txn_lock_prefetch_slot(tx, h[i + TXN_INS_PREFETCH]);
+    if (txn_lock_acquire_hashed(tx, dt, r[i].r_key, r[i].r_key_len, h[i], &lk[i], e) != CZ_OK)
       return CZ_ERR;
     if (lk[i]->lk_deleted || lk[i]->lk_pre_state != TXN_PRE_NONE || lk[i]->lk_cmd != 0 ||
         (i > 0 && same_key(&r[i - 1], &r[i])))
