@@ -6,7 +6,9 @@
 #   single-row insert  INSERT INTO bench_ins VALUES ($1, $2), autocommit
 #                      (random 63-bit keys into a primary key)
 # with 1, 8 and 32 clients, then bulk COPY FROM STDIN (psql \copy, text
-# format) of the same file into an empty table with a primary key.
+# format) of the same file into an empty table with a primary key, as rows
+# per second of wall clock and per second of the server's CPU time
+# (process, threads and child processes: robust on a loaded machine).
 # Prints a table of figures and ratios; asserts nothing.
 #
 # Both servers are durable per commit: Cadenza flushes its log at commit
@@ -97,6 +99,18 @@ record() { echo "$1|$2|$3|$4" >>"$res"; }  # test, clients, kind, figure
 
 use() { set -a; . "$dir/$1/server.env"; set +a; }
 
+# CPU seconds the server has used so far: the process (its threads, and
+# its reaped children: PostgreSQL's ended backends) plus its live children
+# (PostgreSQL's WAL writer, checkpointer, ...). Robust where wall-clock
+# rates are not: on a loaded machine both servers wait for the CPU.
+srv_cpu() {
+  { cat "/proc/$1/stat"; for c in $(ps -o pid= --ppid "$1"); do cat "/proc/$c/stat" 2>/dev/null; done; } |
+    awk -v main="$1" -v hz="$(getconf CLK_TCK)" '{
+      sub(/^.*\) /, "")  # past the command name: field 1 is the state
+      t += $12 + $13; if (NR == 1) t += $14 + $15
+    } END { printf "%.2f", t / hz }'
+}
+
 # start both servers and load the same data; they stay up side by side and
 # the runs alternate between them, so that a change in the machine's load
 # or disk speed during the run hits both alike
@@ -148,17 +162,23 @@ for test in select insert; do
 done
 for kind in $up; do
   use "$kind"
+  sleep 1
+  c0=$(srv_cpu "$SRV_PID")
   t0=$(now)
   if psql -X -q -v ON_ERROR_STOP=1 -c "\\copy bench_copy FROM '$dir/copy.tsv'" >"$dir/$kind.copy" 2>&1; then
     t1=$(now)
+    sleep 1  # PostgreSQL's backend ends and is reaped (its CPU time then counts)
+    c1=$(srv_cpu "$SRV_PID")
     n=$(psql -X -A -t -c "SELECT count(*) FROM bench_copy" 2>/dev/null)
     rate=$(echo "$t0 $t1 $copy_rows" | awk '{ printf "%.0f", $3 / ($2 - $1) }')
-    echo "$kind copy: $copy_rows rows in $(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }') s = $rate rows/s (count $n)"
+    cpu=$(echo "$c0 $c1 $copy_rows" | awk '$2 > $1 { printf "%.0f", $3 / ($2 - $1); exit } { print "-" }')
+    echo "$kind copy: $copy_rows rows in $(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }') s = $rate rows/s, server CPU $(echo "$c0 $c1" | awk '{ printf "%.2f", $2 - $1 }') s = $cpu rows per CPU second (count $n)"
     [ "$n" = "$copy_rows" ] || rate="$rate?"
   else
-    echo "$kind copy failed:"; tail -n 5 "$dir/$kind.copy" | sed 's/^/    /'; rate=-
+    echo "$kind copy failed:"; tail -n 5 "$dir/$kind.copy" | sed 's/^/    /'; rate=-; cpu=-
   fi
   record copy - "$kind" "$rate"
+  record copycpu - "$kind" "$cpu"
 done
 for kind in $started; do
   tb_py "$top/tests/server/srvctl.py" stop "$dir/$kind" >/dev/null 2>&1
@@ -169,9 +189,10 @@ echo
 echo "Server benchmark: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "pgbench -n -M prepared, $secs s per run, bench_kv $rows rows, COPY $copy_rows rows"
 printf '%-20s %8s %14s %14s %8s\n' test clients cadenza postgres ratio
-for test in select insert copy; do
-  case $test in select) label="point select tps" ;; insert) label="insert tps" ;; copy) label="COPY rows/s" ;; esac
-  cl=$clients; [ $test = copy ] && cl=-
+for test in select insert copy copycpu; do
+  case $test in select) label="point select tps" ;; insert) label="insert tps" ;; copy) label="COPY rows/s" ;;
+    copycpu) label="COPY rows/CPU-s" ;; esac
+  cl=$clients; case $test in copy*) cl=- ;; esac
   for c in $cl; do
     cz=$(awk -F'|' -v t=$test -v c="$c" '$1 == t && $2 == c && $3 == "cadenza" { print $4 }' "$res")
     pg=$(awk -F'|' -v t=$test -v c="$c" '$1 == t && $2 == c && $3 == "postgres" { print $4 }' "$res")

@@ -290,8 +290,6 @@ int txn_insert_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, err_t
 static int txn_insert_rows(txn_t *tx, db_tree_t *dt, bt_tree_t *t, const bt_row_t *rows, int n,
                            int *n_done, bool lock, bool kept, err_t *e);
 
-#define TXN_PREFETCH_AHEAD 16 /* rows: txn_insert_rows' lock-table prefetch distance */
-
 int txn_fill_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, int *n_done, err_t *e)
 {
   db_tree_t *dt = txn_tree(tx, t, e);
@@ -315,31 +313,15 @@ int txn_insert_batch_done(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, 
   return txn_insert_rows(tx, dt, t, rows, n, n_done, txn_locks_tree(tx, dt), false, e);
 }
 
-/* Sorted rows into dt: one at a time under their locks (lock), else in
- * one bt_insert_batch, logged (kept: the rows' bytes live in tx's arena,
+/* Sorted rows into dt: under their locks (lock: txn_insert_batch.c), else
+ * in one bt_insert_batch, logged (kept: the rows' bytes live in tx's arena,
  * the log keeps them without a copy). */
 static int txn_insert_rows(txn_t *tx, db_tree_t *dt, bt_tree_t *t, const bt_row_t *rows, int n,
                            int *n_done, bool lock, bool kept, err_t *e)
 {
   *n_done = 0;
-  if (lock) {
-    /* Each row is locked; the batch path would insert before locking.
-     * The lock table's lines for the rows a little ahead are fetched
-     * meanwhile (txn_lock_prefetch): a bulk insert's keys scatter over
-     * the table, and waiting for each miss in turn was most of its cost. */
-    for (int i = 0; i < n; i++) {
-      if (i + TXN_PREFETCH_AHEAD < n)
-        txn_lock_prefetch(tx, dt, rows[i + TXN_PREFETCH_AHEAD].r_key, rows[i + TXN_PREFETCH_AHEAD].r_key_len, 0);
-      if (i + TXN_PREFETCH_AHEAD / 2 < n)
-        txn_lock_prefetch(tx, dt, rows[i + TXN_PREFETCH_AHEAD / 2].r_key,
-                          rows[i + TXN_PREFETCH_AHEAD / 2].r_key_len, 1);
-      if (txn_locked_insert(tx, dt, rows[i].r_key, rows[i].r_key_len, rows[i].r_val,
-                            rows[i].r_val_len, e) != CZ_OK)
-        return CZ_ERR;
-      *n_done = i + 1;
-    }
-    return CZ_OK;
-  }
+  if (lock)
+    return txn_locked_insert_batch(tx, dt, rows, n, n_done, e);
   int done = 0;
   int rc = bt_insert_batch(t, rows, n, &done, e);
   if (rc == CZ_OK)

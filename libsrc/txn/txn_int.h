@@ -260,11 +260,14 @@ bool txn_locks_tree(const txn_t *tx, const db_tree_t *dt);
  * holders. *changed: a holder waited for committed a change of the key. */
 int txn_lock_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
                      txn_lock_t **out, bool *waited, bool *changed, err_t *e);
-/* A cache hint before txn_lock_acquire of the same key a few rows later:
- * stage 0 fetches the key's chain slot, stage 1 (later) the chain's first
- * entry. Never waits (stage 1 only try-locks the shard); harmless whatever
- * the table does meanwhile. */
-void txn_lock_prefetch(txn_t *tx, db_tree_t *dt, const void *key, size_t len, int stage);
+/* The batch insert's forms (txn_insert_batch.c): the key's lock-table hash
+ * computed once; a cache hint fetching its chain slot a few rows before
+ * the lock (never waits, harmless whatever the table does meanwhile); an
+ * exclusive lock taken with it (waits as txn_lock_acquire). */
+uint64_t txn_lock_hash(const db_tree_t *dt, const void *key, size_t key_len);
+void txn_lock_prefetch_slot(txn_t *tx, uint64_t h);
+int txn_lock_acquire_hashed(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len, uint64_t h,
+                            txn_lock_t **out, err_t *e);
 /* The same in either mode; nowait: TXN_BUSY (nothing taken) instead of
  * waiting for a conflicting holder. A shared holder asking for the
  * exclusive mode upgrades its entry once the other sharers are gone. */
@@ -284,6 +287,14 @@ void txn_lock_release_all(txn_t *tx);
  * pre-image, apply (deletes only mark the lock; commit applies them). */
 int txn_locked_insert(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
                       const void *val, size_t val_len, err_t *e);
+/* Sorted rows into a locking unique tree (txn_insert_batch.c): all keys
+ * locked, their pre-images found in one batch lookup, the absent ones
+ * inserted in one bt_insert_batch. *n_done as txn_insert_batch_done. */
+int txn_locked_insert_batch(txn_t *tx, db_tree_t *dt, const bt_row_t *rows, int n, int *n_done,
+                            err_t *e);
+/* lk (the owner's, pre-image unknown, untouched in any command) covers a
+ * key with no committed entry that the owner inserts now. */
+void txn_lock_note_absent(txn_t *tx, txn_lock_t *lk);
 int txn_locked_update(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
                       const void *val, size_t val_len, err_t *e);
 int txn_locked_delete(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len, err_t *e);

@@ -131,32 +131,20 @@ static txn_lock_t **lk_bucket(lk_shard_t *sh, uint64_t h)
   return &sh->ls_b[(h >> 6) & (sh->ls_nb - 1)];
 }
 
-/* A hint: brings the chain slot of key h (stage 0) or the chain's first
- * entry (stage 1) toward the cache a few rows before the lookup. A
+/* A hint: brings the chain slot of key hash h toward the cache a few rows
+ * before the lookup. A
  * transaction locking a million keys otherwise spends most of its lock
  * work in cache and TLB misses on the table.
- * Stage 0 takes no lock: its reads of ls_b and ls_nb race with lk_grow on
+ * It takes no lock: its reads of ls_b and ls_nb race with lk_grow on
  * purpose (the GCC atomic builtins keep them defined), and the address it
  * computes is only prefetched, which never faults, even if lk_grow has
- * just freed that array. Stage 1 reads the slot itself, so it needs the
- * array alive: under the shard mutex, and only when that is free (a hint
- * never waits). */
-void txn_lock_prefetch(txn_t *tx, db_tree_t *dt, const void *key, size_t len, int stage)
+ * just freed that array. */
+void txn_lock_prefetch_slot(txn_t *tx, uint64_t h)
 {
-  uint64_t h = lk_hash(dt, key, len);
   lk_shard_t *sh = lk_shard(tx->tx_db->db_locks, h);
-  if (stage == 0) {
-    txn_lock_t **b = __atomic_load_n(&sh->ls_b, __ATOMIC_RELAXED);
-    uint32_t nb = __atomic_load_n(&sh->ls_nb, __ATOMIC_RELAXED);
-    __builtin_prefetch(&b[(h >> 6) & (nb - 1)]);
-    return;
-  }
-  if (!mutex_trylock(&sh->ls_mx))
-    return;
-  txn_lock_t *first = *lk_bucket(sh, h);
-  mutex_unlock(&sh->ls_mx);
-  if (first)
-    __builtin_prefetch(first);
+  txn_lock_t **b = __atomic_load_n(&sh->ls_b, __ATOMIC_RELAXED);
+  uint32_t nb = __atomic_load_n(&sh->ls_nb, __ATOMIC_RELAXED);
+  __builtin_prefetch(&b[(h >> 6) & (nb - 1)]);
 }
 
 static bool lk_is(const txn_lock_t *lk, uint64_t h, const db_tree_t *dt, const void *key,
@@ -213,7 +201,7 @@ static txn_lock_t *lk_next_conflict(lk_shard_t *sh, uint64_t h, const db_tree_t 
  * transaction inserting a million rows holds a million locks; every entry
  * a lookup of a new key walks past is a cache miss). Under the shard
  * mutex; on allocation failure the chains just stay longer. ls_b and
- * ls_nb are stored atomically for txn_lock_prefetch's unlocked reads. */
+ * ls_nb are stored atomically for txn_lock_prefetch_slot's unlocked reads. */
 static void lk_grow(lk_shard_t *sh)
 {
   uint32_t nb = sh->ls_nb * 2;
@@ -327,12 +315,35 @@ int txn_lock_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
                                changed, e);
 }
 
+static int lk_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len, uint64_t h,
+                      txn_lock_mode_t mode, bool nowait, txn_lock_t **out, bool *waited,
+                      bool *changed, err_t *e);
+
 int txn_lock_acquire_mode(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
                           txn_lock_mode_t mode, bool nowait, txn_lock_t **out, bool *waited,
                           bool *changed, err_t *e)
 {
+  return lk_acquire(tx, dt, key, key_len, lk_hash(dt, key, key_len), mode, nowait, out, waited,
+                    changed, e);
+}
+
+uint64_t txn_lock_hash(const db_tree_t *dt, const void *key, size_t key_len)
+{
+  return lk_hash(dt, key, key_len);
+}
+
+
+int txn_lock_acquire_hashed(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len, uint64_t h,
+                            txn_lock_t **out, err_t *e)
+{
+  return lk_acquire(tx, dt, key, key_len, h, TXN_LOCK_EXCLUSIVE, false, out, NULL, NULL, e);
+}
+
+static int lk_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len, uint64_t h,
+                      txn_lock_mode_t mode, bool nowait, txn_lock_t **out, bool *waited,
+                      bool *changed, err_t *e)
+{
   txn_locktab_t *lt = tx->tx_db->db_locks;
-  uint64_t h = lk_hash(dt, key, key_len);
   lk_shard_t *sh = lk_shard(lt, h);
   lk_seen_t seen = { 0 };
   bool did_wait = false;
@@ -445,6 +456,25 @@ void txn_lock_set_pre(txn_t *tx, txn_lock_t *lk, bool exists, const void *val, s
   lk_shard_t *sh = lk_shard(tx->tx_db->db_locks, lk->lk_hash);
   mutex_lock(&sh->ls_mx);
   lk->lk_pre_state = exists ? TXN_PRE_VALUE : TXN_PRE_ABSENT;
+  mutex_unlock(&sh->ls_mx);
+}
+
+/* A fresh insert's pre-image and stamp in one pass under the shard mutex
+ * (txn_lock_set_pre and lk_stamp_now would take it twice): the key had no
+ * committed entry, and the owner saw none before this command. lk is the
+ * owner's and untouched so far (pre-image not known, lk_cmd 0). Called
+ * before the tree holds the new entry: a reader that meets the entry then
+ * already finds the pre-image. */
+void txn_lock_note_absent(txn_t *tx, txn_lock_t *lk)
+{
+  lk_shard_t *sh = lk_shard(tx->tx_db->db_locks, lk->lk_hash);
+  mutex_lock(&sh->ls_mx);
+  lk->lk_pre_len = 0;
+  lk->lk_pre_state = TXN_PRE_ABSENT;
+  lk->lk_cmd_exists = false;
+  lk->lk_cmd_val = NULL;
+  lk->lk_cmd_len = 0;
+  lk->lk_cmd = tx->tx_cmd;
   mutex_unlock(&sh->ls_mx);
 }
 

@@ -256,6 +256,124 @@ static void test_insert_waits_for_uncommitted_insert(void **state)
   tl_conflict(false, 1, 1, CZ_OK, NULL);
 }
 
+/* ---- txn_insert_batch under locks (txn_insert_batch.c) ---------------- */
+
+/* Sorted rows of keys keys[0..n) with value v (bytes in buf). */
+static void tl_rows(const int *keys, int n, int v, bt_row_t *rows, char (*buf)[160])
+{
+  for (int i = 0; i < n; i++) {
+    size_t kl = tt_key(buf[i], keys[i]);
+    size_t vl = tt_val(buf[i] + kl, keys[i], v);
+    rows[i] = (bt_row_t){ buf[i], (uint32_t)kl, buf[i] + kl, (uint32_t)vl };
+  }
+}
+
+static int tl_batch(txn_t *tx, bt_tree_t *tr, const int *keys, int n, int v, int *done, err_t *e)
+{
+  bt_row_t *rows = calloc((size_t)n, sizeof *rows);
+  char(*buf)[160] = calloc((size_t)n, sizeof *buf);
+  tl_rows(keys, n, v, rows, buf);
+  int rc = txn_insert_batch_done(tx, tr, rows, n, done, e);
+  free(rows);
+  free(buf);
+  return rc;
+}
+
+/* Appended and interleaved keys over several chunks: others see none of
+ * them until the commit, the owner all; a rollback leaves nothing. */
+static void test_batch_insert_visibility(void **state)
+{
+  (void)state;
+  tt_db_t t;
+  db_t *db;
+  bt_tree_t *tr = tl_setup(&t, "batch_vis", &db, 0);
+  int keys[1200], n = 0;
+  for (int i = 0; i < 600; i++)
+    keys[n++] = i * 2;  /* even keys, then odd ones between them */
+  err_t e;
+  int done = -1;
+  txn_t *w = txn_begin(db, 0, NULL);
+  assert_int_equal(tl_batch(w, tr, keys, n, 1, &done, &e), CZ_OK);
+  assert_int_equal(done, 600);
+  TT_OK(txn_commit(w, &e_));
+  n = 0;
+  for (int i = 0; i < 600; i++)
+    keys[n++] = i * 2 + 1;
+  for (int i = 0; i < 600; i++)
+    keys[n++] = 2000 + i;
+  w = txn_begin(db, 0, NULL);
+  assert_int_equal(tl_batch(w, tr, keys, n, 2, &done, &e), CZ_OK);
+  assert_int_equal(done, n);
+  for (int k = 0; k < 2; k++) {
+    const txn_t *who = k ? NULL : w;
+    assert_int_equal(tt_version_as(db, who, tr, 0), 1);
+    assert_int_equal(tt_version_as(db, who, tr, 301), k ? -1 : 2);
+    assert_int_equal(tt_version_as(db, who, tr, 2599), k ? -1 : 2);
+  }
+  assert_int_equal(db_tree_nlocked(db_tree_of(db, tr)), (uint32_t)n);
+  TT_OK(txn_commit(w, &e_));
+  assert_int_equal(tt_version_as(db, NULL, tr, 301), 2);
+  assert_int_equal(tt_count(tr), 1800);
+  w = txn_begin(db, 0, NULL);
+  keys[0] = 5000;
+  keys[1] = 5001;
+  assert_int_equal(tl_batch(w, tr, keys, 2, 3, &done, &e), CZ_OK);
+  TT_OK(txn_rollback(w, &e_));
+  assert_int_equal(tt_version(tr, 5000), -1);
+  assert_int_equal(tt_count(tr), 1800);
+  assert_int_equal(db_tree_nlocked(db_tree_of(db, tr)), 0);
+  tt_close(db);
+  tt_fini(&t);
+}
+
+/* An existing key: 23505 after the rows before it, the key unchanged; a
+ * key twice: 23505; keys the owner deleted come back with new values. */
+static void test_batch_insert_conflicts(void **state)
+{
+  (void)state;
+  tt_db_t t;
+  db_t *db;
+  bt_tree_t *tr = tl_setup(&t, "batch_dup", &db, 10);  /* keys 0..9, value 1 */
+  err_t e;
+  int done = -1;
+  int k1[] = { 20, 21, 22, 5, 23 };
+  txn_t *w = txn_begin(db, 0, NULL);
+  assert_int_equal(tl_batch(w, tr, (int[]){ 3, 10, 11 }, 3, 2, &done, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, SQLSTATE_UNIQUE_VIOLATION);
+  assert_int_equal(done, 0);
+  TT_OK(txn_rollback(w, &e_));
+  w = txn_begin(db, 0, NULL);
+  /* sorted as the table layer hands them: 5 20 21 22 23 */
+  int k1s[] = { k1[3], k1[0], k1[1], k1[2], k1[4] };
+  assert_int_equal(tl_batch(w, tr, k1s, 5, 2, &done, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, SQLSTATE_UNIQUE_VIOLATION);
+  assert_int_equal(done, 0);
+  assert_int_equal(tt_version_as(db, w, tr, 5), 1);
+  TT_OK(txn_rollback(w, &e_));
+  w = txn_begin(db, 0, NULL);
+  assert_int_equal(tl_batch(w, tr, (int[]){ 10, 11, 12, 12, 13 }, 5, 2, &done, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, SQLSTATE_UNIQUE_VIOLATION);
+  TT_OK(txn_rollback(w, &e_));
+  assert_int_equal(tt_count(tr), 10);
+  w = txn_begin(db, 0, NULL);
+  assert_int_equal(tt_delete(w, tr, 4), CZ_OK);
+  assert_int_equal(tl_batch(w, tr, (int[]){ 4, 30, 31 }, 3, 7, &done, &e), CZ_OK);
+  assert_int_equal(done, 3);
+  assert_int_equal(tt_version_as(db, w, tr, 4), 7);
+  assert_int_equal(tt_version_as(db, NULL, tr, 4), 1);
+  TT_OK(txn_commit(w, &e_));
+  assert_int_equal(tt_version(tr, 4), 7);
+  assert_int_equal(tt_version(tr, 31), 7);
+  /* and it replays: reopen without checkpoint */
+  TT_OK(db_close(db, false, &e_));
+  db = tt_open(&t);
+  tr = tt_tree(db, "rows");
+  assert_int_equal(tt_version(tr, 4), 7);
+  assert_int_equal(tt_count(tr), 12);
+  tt_close(db);
+  tt_fini(&t);
+}
+
 static void test_deadlock_detected(void **state)
 {
   (void)state;
@@ -673,6 +791,8 @@ int main(void)
     cmocka_unit_test(test_update_after_rollback_proceeds),
     cmocka_unit_test(test_delete_after_committed_delete_is_40001),
     cmocka_unit_test(test_insert_waits_for_uncommitted_insert),
+    cmocka_unit_test(test_batch_insert_visibility),
+    cmocka_unit_test(test_batch_insert_conflicts),
     cmocka_unit_test(test_deadlock_detected),
     cmocka_unit_test(test_lock_names_and_holds),
     cmocka_unit_test(test_shared_locks),
