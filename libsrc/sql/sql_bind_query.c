@@ -51,16 +51,6 @@ static sort_key_t *keys_on_from(bd_t *b, const tlist_t *tl, const sort_key_t *ke
   return want;
 }
 
-/* Whether the FROM row's plan already comes in the order of keys. */
-static bool order_from_plan(bd_t *b, const op_t *plan, const tlist_t *tl, const sort_key_t *keys,
-                            int nord)
-{
-  sort_key_t *want = keys_on_from(b, tl, keys, nord);
-  op_order_t have;
-  op_order(plan, &have);
-  return want && op_order_satisfies(&have, want, nord);
-}
-
 /* An integer literal (LIMIT 10 is bound as its cast to bigint). */
 static bool const_count(const xnode_t *x, int64_t *out)
 {
@@ -598,71 +588,39 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
     *out = bd_decor_output(b, decor, plan, nvis > 0 ? tl.tl_x[0] : NULL);
     return *out ? CZ_OK : CZ_ERR;
   }
-  bool grouped = ag->ag_n > 0 || ngroup > 0 || having || has_sets || ag->ag_ngrp > 0;
-  /* parallel plans (opt_par.c): a top-level block, or an
-   * uncorrelated subquery's (run once per execution) */
-  int par = bd_par_block(outer, sq) ? bd_par_workers(b, from, plan) : 0;
-  /* the FROM row already in ORDER BY's order with a LIMIT: the first rows
-   * of one thread's scan answer, a parallel plan would read them all */
-  if (par && from->fb_nord && order_from_plan(b, plan, &tl, keys, nord))
-    par = 0;
-  if (par)
-    bd_par_builds(b, from, plan, par);
-  op_t *par_agg = NULL;
-  /* input already grouped by the keys (an index order): a streaming
-   * group-by, under a Gather of its own when parallel (opt_group.c) */
-  if (grouped && !has_sets && ag->ag_ngrp == 0 && ngroup > 0)
-    par_agg = bd_agg_ordered(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs);
-  if (par && grouped && !has_sets && ag->ag_ngrp == 0 && !par_agg) {
-    double rows = bd_block_rows(b, from, plan);
-    par_agg = bd_par_agg(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs, rows,
-                         ngroup > 0 ? bd_group_rows(b, from, group, ngroup, rows) : 1);
-  }
-  /* ORDER BY over a parallel pipeline, nothing grouped or windowed: the
-   * select list runs on every thread too, each thread sorts the rows it
-   * made and a Parallel Sort merges them */
-  bool par_sort = par && !grouped && nord > 0 && !s->se_distinct && !ndon && !bd_window_any(sc);
-  for (int t = 0; par_sort && t < tl.tl_n; t++)
-    par_sort = bd_par_safe(b, tl.tl_x[t]);
-  if (par && !par_agg && !par_sort)
-    plan = bd_par_gather(b, plan, par);
-  /* window functions of the select list / ORDER BY (sql_bind_window.c):
-   * over the FROM row, or after GROUP BY and HAVING */
-  if (!grouped && bd_window_finish(b, sc, NULL, &plan) != CZ_OK)
-    return CZ_ERR;
-  if (grouped) {
-    double groups = -1;
+  /* the upper part, logical (sql_logical.h): the generator makes every
+   * physical choice and builds the operators (opt/opt_gen.c) */
+  lp_upper_t *u = arena_zalloc(b->b_a, sizeof(*u));
+  u->lu_from = from;
+  u->lu_width = sc->sc_width;
+  u->lu_par = bd_par_block(outer, sq);
+  u->lu_grouped = ag->ag_n > 0 || ngroup > 0 || having || has_sets || ag->ag_ngrp > 0;
+  int win_base = sc->sc_width;  /* the windows' input: the FROM row, or the group-by's output */
+  if (u->lu_grouped) {
     if (has_sets || ag->ag_ngrp > 0) {
       if (!has_sets)
         bd_group_one_set(b, ngroup, group, &gsets);
-      if (bd_groupsets_plan(b, plan, &gsets, ag, &plan) != CZ_OK)
+      if (bd_groupsets_logical(b, &gsets, ag, &u->lu_sets) != CZ_OK)
         return CZ_ERR;
-    } else {
-      /* the groups' estimate: what a derived table or a decorrelated
-       * subquery over this block weighs (opt_card.c) */
-      groups = bd_group_rows(b, from, group, ngroup, bd_block_rows(b, from, plan));
-      plan = par_agg ? par_agg : op_hashagg_new(b->b_a, plan, ngroup, group, ag->ag_n, ag->ag_specs);
-      if (groups >= 0 && ngroup > 0)
-        plan->o_est_rows = groups;
     }
     for (int t = 0; t < tl.tl_n; t++)
       if (bd_agg_rewrite(b, ag, ngroup, group, tl.tl_x[t], &tl.tl_x[t]) != CZ_OK)
         return CZ_ERR;
-    if (having) {
-      if (bd_agg_rewrite(b, ag, ngroup, group, having, &having) != CZ_OK)
-        return CZ_ERR;
-      /* over a parallel streaming group-by: tested in every thread */
-      op_t *in_par = par_agg ? bd_agg_having(b, plan, having) : NULL;
-      plan = in_par ? in_par : op_filter_new(b->b_a, plan, having);
-      if (groups >= 0)
-        plan->o_est_rows = bd_having_rows(b, groups, having);
-      if (in_par)
-        in_par->o_in->o_est_rows = plan->o_est_rows;
-    }
-    bd_wgroup_t wg = {.wg_agg = ag, .wg_ngroup = ngroup, .wg_group = group};
-    if (bd_window_finish(b, sc, &wg, &plan) != CZ_OK)
+    if (having && bd_agg_rewrite(b, ag, ngroup, group, having, &having) != CZ_OK)
       return CZ_ERR;
+    win_base = ngroup + ag->ag_n + ag->ag_ngrp;
   }
+  u->lu_ngroup = ngroup;
+  u->lu_group = group;
+  u->lu_nagg = ag->ag_n;
+  u->lu_aggs = ag->ag_specs;
+  u->lu_having = having;
+  /* window functions of the select list / ORDER BY (sql_bind_window.c):
+   * over the FROM row, or after GROUP BY and HAVING */
+  bd_wgroup_t wg = {.wg_agg = ag, .wg_ngroup = ngroup, .wg_group = group};
+  if (bd_window_logical(b, sc, u->lu_grouped ? &wg : NULL, win_base, &u->lu_nwin, &u->lu_wins) !=
+      CZ_OK)
+    return CZ_ERR;
   for (int t = 0; t < tl.tl_n; t++) {
     if (t < nhint && tl.tl_x[t]->x_type.t_id == TY_UNKNOWN &&
         !(tl.tl_x[t] = bd_coerce(b, tl.tl_x[t], hint[t])))
@@ -671,40 +629,21 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
       return CZ_ERR;
     tl.tl_cols[t].pc_type = tl.tl_x[t]->x_type;
   }
-  plan = op_project_new(b->b_a, plan, tl.tl_n, tl.tl_x);
-  if (s->se_distinct)
-    plan = op_distinct_new(b->b_a, plan);
-  op_t *sort_op = par_sort ? bd_par_sort(b, plan, par, nord, keys) : NULL;
-  if (sort_op)
-    plan = sort_op;
-  op_order_t have;
-  op_order(plan, &have);
-  if (nord && !sort_op && !op_order_satisfies(&have, keys, nord))
-    plan = sort_op = op_sort_new(b->b_a, plan, nord, keys);
-  if (ndon) {
-    /* the first row of each run of equal DISTINCT ON values, in the
-     * ORDER BY's order; LIMIT counts the rows kept, so no top-k sort */
-    plan = op_distinct_on_new(b->b_a, plan, ndon, don);
-    sort_op = NULL;
-  }
-  /* rows are locked after the sort: a top-k sort would hand LockRows
-   * only the first rows, and SKIP LOCKED needs the ones after them */
-  if (sort_op && (lim || top) && !b->b_lock)
-    op_sort_set_limit(sort_op, top ? top : lim, top ? NULL : off);
-  if (b->b_lock && nlock > 0)
-    plan = bd_lock_plan(b, plan, rid_out, from, conj0, nconj0, tl.tl_x, top ? top : lim,
-                        top ? NULL : off);
-  if (top)
-    plan = op_limit_new(b->b_a, plan, top, NULL);
-  if (lim || off)
-    plan = op_limit_new(b->b_a, plan, lim, off);
-  if (tl.tl_n > nvis) {
-    xnode_t **vis = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)nvis);
-    for (int t = 0; t < nvis; t++)
-      vis[t] = bd_col(b, t, tl.tl_x[t]->x_type);
-    plan = op_project_new(b->b_a, plan, nvis, vis);
-  }
-  *out = plan;
+  u->lu_ntarget = tl.tl_n;
+  u->lu_nvis = nvis;
+  u->lu_targets = tl.tl_x;
+  u->lu_distinct = s->se_distinct;
+  u->lu_ndon = ndon;
+  u->lu_don = don;
+  u->lu_nord = nord;
+  u->lu_keys = keys;
+  u->lu_limit = lim;
+  u->lu_offset = off;
+  u->lu_top = top;
+  if (b->b_lock)
+    u->lu_lock = bd_lock_logical(b, rid_out, from, conj0, nconj0, tl.tl_x, tl.tl_n);
+  if (bd_upper_plan(b, u, plan, out) != CZ_OK)
+    return CZ_ERR;
   if (names)
     *names = tl.tl_names;
   if (cols)
