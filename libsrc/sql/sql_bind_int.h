@@ -308,6 +308,9 @@ bool bd_par_block(const bd_scope_t *outer, const xsubq_t *sq);
 /* The operators of a SELECT block's upper part over plan, the join
  * block's: the generator's (sql_opt_t so_upper, opt/opt_gen.c). */
 int bd_upper_plan(bd_t *b, const lp_upper_t *u, op_t *plan, op_t **out);
+/* The operators of a VALUES list or set operation (so_query,
+ * opt/opt_gen_query.c). */
+int bd_node_plan(bd_t *b, const lp_node_t *n, op_t **out);
 /* sql_bind_decor.c (lp_decorrelate in sql_logical.h is the optimizer's
  * door to it): WHERE's EXISTS / NOT EXISTS / IN / NOT IN conjuncts
  * whose subquery is correlated only by conjuncts it can give up become

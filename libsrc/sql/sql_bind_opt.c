@@ -54,6 +54,12 @@ int bd_upper_plan(bd_t *b, const lp_upper_t *u, op_t *plan, op_t **out)
   return b->b_env->pe_opt->so_upper(&c, u, plan, out);
 }
 
+int bd_node_plan(bd_t *b, const lp_node_t *n, op_t **out)
+{
+  lp_ctx_t c = ctx_of(b);
+  return b->b_env->pe_opt->so_query(&c, n, out);
+}
+
 op_t *bd_outer_build(bd_t *b, const lp_outer_t *oj, const bool *need)
 {
   lp_ctx_t c = ctx_of(b);

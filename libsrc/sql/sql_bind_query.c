@@ -663,8 +663,8 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
 }
 
 /* VALUES (…), (…): rows of equal length; column types unified per column. */
-static int bd_values(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
-                     const char ***names)
+static int bd_values(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
+                     lp_node_t *out, const char ***names)
 {
   int nrows = sql_list_len(q->qu_rows);
   int ncols = sql_list_len(sql_list_at(q->qu_rows, 0));
@@ -699,7 +699,8 @@ static int bd_values(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     if (types[c].t_id == TY_TEXT)
       types[c].t_elem = elem; /* an array beside NULLs stays one */
   }
-  *out = op_values_new(b->b_a, ncols, types, nrows, rows);
+  *out = (lp_node_t){.ln_kind = LN_VALUES, .ln_ncols = ncols, .ln_types = types,
+                     .ln_nrows = nrows, .ln_rows = rows};
   if (names) {
     const char **nm = arena_alloc(b->b_a, sizeof(char *) * (size_t)(ncols + 1));
     for (int c = 0; c < ncols; c++)
@@ -709,22 +710,23 @@ static int bd_values(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   return CZ_OK;
 }
 
-/* Casts the columns of op to types where they differ. */
-static op_t *cast_columns(bd_t *b, op_t *op, const ty_t *types)
+/* The columns of op as types, where they differ: per column its value in
+ * types over op's row; NULL when op has them all. */
+static xnode_t **cast_columns(bd_t *b, const op_t *op, const ty_t *types)
 {
   bool same = true;
   for (int c = 0; c < op->o_ncols; c++)
     same &= op->o_types[c].t_id == types[c].t_id;
   if (same)
-    return op;
+    return NULL;
   xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)op->o_ncols);
   for (int c = 0; c < op->o_ncols; c++)
     x[c] = bd_coerce(b, bd_col(b, c, op->o_types[c]), types[c]);
-  return op_project_new(b->b_a, op, op->o_ncols, x);
+  return x;
 }
 
-static int bd_setop(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
-                    const char ***names, sp_col_t **cols)
+static int bd_setop(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
+                    lp_node_t *out, const char ***names, sp_col_t **cols)
 {
   op_t *l, *r;
   const char **ln;
@@ -753,15 +755,22 @@ static int bd_setop(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *s
       return CZ_ERR;
     }
   }
-  l = cast_columns(b, l, types);
-  r = cast_columns(b, r, types);
+  /* the sides are generated already (bd_query): plans of the node */
+  lp_node_t *side = arena_zalloc(b->b_a, sizeof(lp_node_t) * 2);
+  side[0] = (lp_node_t){.ln_kind = LN_PLAN, .ln_ncols = l->o_ncols, .ln_types = l->o_types,
+                        .ln_plan = l};
+  side[1] = (lp_node_t){.ln_kind = LN_PLAN, .ln_ncols = r->o_ncols, .ln_types = r->o_types,
+                        .ln_plan = r};
+  xnode_t **lcast = cast_columns(b, l, types), **rcast = cast_columns(b, r, types);
+  for (int c = 0; c < l->o_ncols; c++)
+    if ((lcast && !lcast[c]) || (rcast && !rcast[c]))
+      return CZ_ERR;
   setop_kind_t k = q->qu_kind == SQL_Q_UNION    ? SETOP_UNION
                    : q->qu_kind == SQL_Q_EXCEPT ? SETOP_EXCEPT
                                                 : SETOP_INTERSECT;
-  *out = op_setop_new(b->b_a, l, r, k, q->qu_all);
-  /* the columns are of the common types (modifiers, array-ness), not the
-   * left branch's: same physical types, so only the description changes */
-  (*out)->o_types = types;
+  *out = (lp_node_t){.ln_kind = LN_SETOP, .ln_ncols = l->o_ncols, .ln_types = types,
+                     .ln_setop = k, .ln_all = q->qu_all, .ln_l = &side[0], .ln_r = &side[1],
+                     .ln_lcast = lcast, .ln_rcast = rcast};
   if (names)
     *names = ln;
   if (cols && *cols)
@@ -772,15 +781,15 @@ static int bd_setop(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *s
 
 /* ORDER BY / LIMIT over a VALUES list or a set operation: only output
  * columns can be named. */
-static int bd_order_outputs(bd_t *b, const sql_query_t *q, const char **names, op_t **plan)
+static int bd_order_outputs(bd_t *b, const sql_query_t *q, const char **names, lp_node_t *n)
 {
   int nord = sql_list_len(q->qu_order);
   if (nord) {
     sort_key_t *keys = arena_alloc(b->b_a, sizeof(sort_key_t) * (size_t)nord);
-    tlist_t tl = {.tl_n = (*plan)->o_ncols, .tl_names = names};
+    tlist_t tl = {.tl_n = n->ln_ncols, .tl_names = names};
     tl.tl_x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(tl.tl_n + 1));
     for (int c = 0; c < tl.tl_n; c++)
-      tl.tl_x[c] = bd_col(b, c, (*plan)->o_types[c]);
+      tl.tl_x[c] = bd_col(b, c, n->ln_types[c]);
     for (int i = 0; i < nord; i++) {
       const sql_order_t *o = sql_list_at(q->qu_order, i);
       int err;
@@ -794,14 +803,13 @@ static int bd_order_outputs(bd_t *b, const sql_query_t *q, const char **names, o
       keys[i].sk_desc = o->or_desc;
       keys[i].sk_nulls_first = nulls_first(o);
     }
-    *plan = op_sort_new(b->b_a, *plan, nord, keys);
+    n->ln_nord = nord;
+    n->ln_keys = keys;
   }
-  xnode_t *lim, *off;
-  if (bd_limit_expr(b, q->qu_limit, &lim) != CZ_OK || bd_limit_expr(b, q->qu_offset, &off) != CZ_OK)
-    return CZ_ERR;
-  if (lim || off)
-    *plan = op_limit_new(b->b_a, *plan, lim, off);
-  return CZ_OK;
+  return bd_limit_expr(b, q->qu_limit, &n->ln_limit) != CZ_OK ||
+                 bd_limit_expr(b, q->qu_offset, &n->ln_offset) != CZ_OK
+             ? CZ_ERR
+             : CZ_OK;
 }
 
 static int bd_query_body(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
@@ -883,18 +891,20 @@ static int bd_query_body(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq
 {
   const char **nm = NULL;
   sp_col_t *cl = NULL;
+  lp_node_t n;
   int rc;
   switch (q->qu_kind) {
   case SQL_Q_SELECT:
     return bd_select(b, q, outer, sq, out, names, cols);
   case SQL_Q_VALUES:
-    rc = bd_values(b, q, outer, sq, out, &nm);
+    rc = bd_values(b, q, outer, sq, &n, &nm);
     break;
   default:
-    rc = bd_setop(b, q, outer, sq, out, &nm, &cl);
+    rc = bd_setop(b, q, outer, sq, &n, &nm, &cl);
     break;
   }
-  if (rc != CZ_OK || bd_order_outputs(b, q, nm, out) != CZ_OK)
+  /* the generator builds the operators (opt/opt_gen_query.c) */
+  if (rc != CZ_OK || bd_order_outputs(b, q, nm, &n) != CZ_OK || bd_node_plan(b, &n, out) != CZ_OK)
     return CZ_ERR;
   if (names)
     *names = nm;

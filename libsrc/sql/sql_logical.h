@@ -18,13 +18,15 @@
  *   never among fb_conj.
  * - A SELECT block's upper part (group-by, HAVING, windows, projection,
  *   DISTINCT [ON], ORDER BY, LIMIT, row locking) is logical too
- *   (lp_upper_t): the generator (opt/opt_gen.c) makes its physical
- *   choices and builds its operators.
+ *   (lp_upper_t), and so are VALUES and set operations (lp_node_t): the
+ *   generator (opt/opt_gen.c, opt_gen_query.c) makes their physical
+ *   choices and builds their operators.
  * - The optimizer is reached through sp_env_t.pe_opt (sql_opt_t below),
  *   which the statement runner fills with opt's entry points: sql ranks
  *   below opt and never includes it. The binder still calls it for each
- *   block as soon as the block is bound, and still builds the operators
- *   of set operations, VALUES and DML itself; opt/README.md, "Where the
+ *   block as soon as the block is bound (VALUES and set operations too,
+ *   lp_node_t, the generator builds them), and still builds the
+ *   operators of DML, WITH RECURSIVE and LATERAL itself; opt/README.md, "Where the
  *   line is", says what moves next.
  * - Everything lives in the statement's arena; nothing here is freed.
  */
@@ -229,6 +231,32 @@ typedef struct lp_upper_s {
   const lp_lock_t *lu_lock;     /* NULL: no row locking */
 } lp_upper_t;
 
+/* ---- VALUES and set operations (opt/opt_gen_query.c builds them) -------
+ *
+ * A query that is not one SELECT block: VALUES rows, or a set operation
+ * over two queries, with ORDER BY (of output columns) and LIMIT / OFFSET
+ * over it. A side is a node again or a query already generated (a SELECT
+ * block's operators, LN_PLAN). */
+typedef enum lp_nkind_e { LN_PLAN, LN_VALUES, LN_SETOP } lp_nkind_t;
+
+typedef struct lp_node_s {
+  lp_nkind_t ln_kind;
+  int ln_ncols;
+  ty_t *ln_types;               /* the output's column types (a set operation's: the
+                                 * sides' common types, modifiers and array-ness too) */
+  op_t *ln_plan;                /* LN_PLAN */
+  int ln_nrows;                 /* LN_VALUES: ln_nrows rows of ln_ncols expressions, */
+  xnode_t ***ln_rows;           /* each of its column's type */
+  setop_kind_t ln_setop;        /* LN_SETOP: UNION / EXCEPT / INTERSECT [ALL] */
+  bool ln_all;
+  const struct lp_node_s *ln_l, *ln_r;
+  xnode_t **ln_lcast, **ln_rcast;   /* per column a side's value in the common type, over
+                                     * the side's row; NULL: the side has those types */
+  int ln_nord;
+  const sort_key_t *ln_keys;    /* ORDER BY over the output; ln_nord 0: none */
+  xnode_t *ln_limit, *ln_offset;    /* bigint; NULL none */
+} lp_node_t;
+
 /* What one call into the optimizer works with. */
 typedef struct lp_ctx_s {
   arena_t *lc_a;                /* the statement's arena: plans live here */
@@ -246,6 +274,8 @@ typedef struct sql_opt_s {
   /* The operators of a SELECT block's upper part over plan, fb's
    * operators (opt/opt_gen.c): every physical choice above the joins. */
   int (*so_upper)(lp_ctx_t *c, const lp_upper_t *u, op_t *plan, op_t **out);
+  /* The operators of a VALUES list or set operation (opt/opt_gen_query.c). */
+  int (*so_query)(lp_ctx_t *c, const lp_node_t *n, op_t **out);
   /* An explicit outer join's operators; need (over its columns, NULL =
    * all) the columns read, the others NULL at their positions. */
   op_t *(*so_outer)(lp_ctx_t *c, const lp_outer_t *oj, const bool *need);
