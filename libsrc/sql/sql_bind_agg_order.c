@@ -115,23 +115,3 @@ int bd_array_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **ou
   (*out)->x_type = bd_array_of(et.t_id);
   return CZ_OK;
 }
-
-void bd_agg_order_input(bd_t *b, const bd_aggctx_t *ag, op_t **plan)
-{
-  if (ag->ag_norder == 0)
-    return;
-  op_t *in = *plan;
-  int base = in->o_ncols;
-  xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(base + ag->ag_norder));
-  sort_key_t *keys = arena_zalloc(b->b_a, sizeof(sort_key_t) * (size_t)ag->ag_norder);
-  for (int c = 0; c < base; c++)
-    cols[c] = bd_col(b, c, in->o_types[c]);
-  for (int i = 0; i < ag->ag_norder; i++) {
-    cols[base + i] = ag->ag_order[i];
-    keys[i].sk_col = base + i;
-    keys[i].sk_desc = ag->ag_order_desc[i];
-    keys[i].sk_nulls_first = ag->ag_order_nf[i];
-  }
-  *plan = op_sort_new(b->b_a, op_project_new(b->b_a, in, base + ag->ag_norder, cols),
-                      ag->ag_norder, keys);
-}

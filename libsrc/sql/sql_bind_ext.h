@@ -20,8 +20,10 @@
  * - generate_series(…) and unnest(array) in FROM (sql_bind_srf.c).
  * - Window functions (row_number, rank, dense_rank) are collected per
  *   query block like aggregates: the call binds to a placeholder column
- *   after the FROM row (sc_width + k), and bd_window_finish puts a sort and
- *   a window operator under the block's projection to produce it.
+ *   after the FROM row (sc_width + k); bd_window_logical describes the
+ *   windows (lp_window_t) and sets each placeholder's column, and the
+ *   generator (opt/opt_window.c) puts a sort and a window operator under
+ *   the block's projection to produce it.
  */
 #ifndef CZ_SQL_BIND_EXT_H
 #define CZ_SQL_BIND_EXT_H
@@ -76,9 +78,13 @@ typedef struct bd_wgroup_s {
   int wg_ngroup;
   xnode_t **wg_group;
 } bd_wgroup_t;
-/* Adds the windows of the block to *plan: the FROM row, or with grouped
- * the group-by's output (keys, then aggregates). */
-int bd_window_finish(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, op_t **plan);
+/* The windows of the block, in order, over an input of base columns: the
+ * block's row, or with grouped the group-by's output (keys, aggregates,
+ * GROUPING calls), whose keys and arguments are then rewritten over it.
+ * Each placeholder reads its result column (each window adds its calls'
+ * columns after those of its input). *nwin 0: none. */
+int bd_window_logical(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, int base, int *nwin,
+                      const lp_window_t **out);
 
 /* ---- set-returning functions in FROM (sql_bind_srf.c) ------------------- */
 
@@ -101,10 +107,13 @@ const char *bd_srf_forbid(bd_scope_t *sc, const char *where);
 bool bd_srf_any(const bd_scope_t *sc);
 /* Whether x is a placeholder (the GROUP BY rewrite keeps it). */
 bool bd_srf_is_holder(const xnode_t *x);
-/* The ProjectSet over *plan, the block's row (grouped: the group-by's
- * output, with grouped its keys and aggregates); the placeholders become
- * the values. Before the block's projection. */
-int bd_srf_finish(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, op_t **plan);
+/* The ProjectSet of the block (lp_upper_t lu_nsrf, lu_srf_bounds: the
+ * generator builds it) over a row of base columns — the last window's,
+ * else the group-by's output (grouped: its keys and aggregates), else the
+ * block's row — whose counters are columns base, base + 1, …; the
+ * placeholders become the values. Before the targets' final types. */
+int bd_srf_logical(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, int base, int *n,
+                   xnode_t ***bounds);
 
 /* ---- composite values (sql_bind_record.c) -------------------------------- */
 

@@ -281,7 +281,8 @@ int bd_grouping_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out
   return CZ_OK;
 }
 
-int bd_groupsets_plan(bd_t *b, op_t *in, const bd_gsets_t *gs, bd_aggctx_t *ag, op_t **out)
+int bd_groupsets_logical(bd_t *b, const bd_gsets_t *gs, const bd_aggctx_t *ag,
+                         const lp_gsets_t **out)
 {
   int ng = ag->ag_ngrp;
   int32_t *grp = arena_zalloc(b->b_a, sizeof(int32_t) * (size_t)(gs->gs_nsets * ng + 1));
@@ -304,7 +305,9 @@ int bd_groupsets_plan(bd_t *b, op_t *in, const bd_gsets_t *gs, bd_aggctx_t *ag, 
       }
     }
   }
-  *out = op_groupsets_new(b->b_a, in, gs->gs_nkeys, gs->gs_keys, gs->gs_nsets, gs->gs_set_n,
-                          gs->gs_sets, ag->ag_n, ag->ag_specs, ng, grp);
+  lp_gsets_t *l = arena_zalloc(b->b_a, sizeof(*l));
+  *l = (lp_gsets_t){.lg_nsets = gs->gs_nsets, .lg_set_n = gs->gs_set_n, .lg_sets = gs->gs_sets,
+                    .lg_ngrp = ng, .lg_grp = grp};
+  *out = l;
   return CZ_OK;
 }

@@ -253,11 +253,12 @@ int bd_lock_check(bd_t *b, const bd_scope_t *sc, const sql_select_t *s, bool agg
 /* Tables locked in the block, and the block column of the k-th's locator. */
 int bd_lock_ntables(const bd_t *b);
 int bd_lock_col(const bd_t *b, int k);
-/* The LockRows operator over plan (the block's outputs outs[] computed,
- * sorted; the k-th locator in output column rid_out[k]); conj[0..nconj)
- * the block's WHERE, lim/off the LIMIT and OFFSET above. */
-op_t *bd_lock_plan(bd_t *b, op_t *plan, const int *rid_out, const lp_block_t *from,
-                   xnode_t **conj, int nconj, xnode_t **outs, xnode_t *lim, xnode_t *off);
+/* The block's row locking for the generator's LockRows (the block's
+ * outputs outs[0..nouts), the k-th locator in output column rid_out[k];
+ * conj[0..nconj) the block's WHERE, for the recheck); lk_n 0 when no
+ * table of the block locks its rows. */
+const lp_lock_t *bd_lock_logical(bd_t *b, const int *rid_out, const lp_block_t *from,
+                                 xnode_t **conj, int nconj, xnode_t **outs, int nouts);
 
 /* ---- nodes (sql_bind_node.c) ------------------------------------------- */
 /* Notes that column index of sc's row is read (bd_from_plan reads only
@@ -296,8 +297,6 @@ xnode_t *bd_agg_add(bd_t *b, bd_aggctx_t *ag, const agg_spec_t *spec, int pos);
 int bd_agg_order(bd_t *b, bd_scope_t *sc, const sql_expr_t *x);
 /* array_agg(x [ORDER BY …]). */
 int bd_array_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
-/* The group-by's input sorted by the aggregates' order, when there is one. */
-void bd_agg_order_input(bd_t *b, const bd_aggctx_t *ag, op_t **plan);
 /* Rewrites x (over the FROM row) to the group-by's output: group keys
  * are matched structurally, aggregate placeholders map to their columns,
  * any other column is 42803. */
@@ -327,26 +326,16 @@ double bd_plan_est_cost(const op_t *o);
 /* Adds one FROM item to sc and fb (bd_from_bind does it for each item):
  * UPDATE … FROM and DELETE … USING put their target first themselves. */
 int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_block_t *fb);
-/* The optimizer's other entry points, called through sp_env_t.pe_opt
- * (sql_bind_opt.c; sql_opt_t in sql_logical.h says what each does). */
-int bd_par_workers(bd_t *b, const lp_block_t *fb, const op_t *plan);
-/* Groups left after HAVING (the optimizer's so_having_rows). */
-double bd_having_rows(bd_t *b, double groups, xnode_t *having);
 /* Whether a block bound in scope outer for subquery sq may run in
  * parallel: a top-level one, or one of a subquery without correlation
  * (so far: every expression of the block is bound when it is asked). */
 bool bd_par_block(const bd_scope_t *outer, const xsubq_t *sq);
-/* A Gather over each large build side of plan's joins (so_par_builds). */
-void bd_par_builds(bd_t *b, const lp_block_t *fb, op_t *plan, int workers);
-op_t *bd_par_gather(bd_t *b, op_t *plan, int workers);
-bool bd_par_safe(bd_t *b, const xnode_t *x);
-op_t *bd_par_sort(bd_t *b, op_t *rows, int workers, int nkeys, const sort_key_t *keys);
-op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
-                 const agg_spec_t *aggs, double rows, double groups);
-/* A streaming group-by when plan's rows come grouped (so_agg_ordered). */
-op_t *bd_agg_ordered(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
-                     const agg_spec_t *aggs);
-op_t *bd_agg_having(bd_t *b, op_t *plan, xnode_t *having);
+/* The operators of a SELECT block's upper part over plan, the join
+ * block's: the generator's (sql_opt_t so_upper, opt/opt_gen.c). */
+int bd_upper_plan(bd_t *b, const lp_upper_t *u, op_t *plan, op_t **out);
+/* The operators of a VALUES list or set operation (so_query,
+ * opt/opt_gen_query.c). */
+int bd_node_plan(bd_t *b, const lp_node_t *n, op_t **out);
 /* sql_bind_decor.c (lp_decorrelate in sql_logical.h is the optimizer's
  * door to it): WHERE's EXISTS / NOT EXISTS / IN / NOT IN conjuncts
  * whose subquery is correlated only by conjuncts it can give up become
@@ -359,8 +348,6 @@ op_t *bd_decor_output(bd_t *b, bd_decor_t *dr, op_t *plan, xnode_t *target);
 /* The same for a scalar subquery: its aggregates grouped by the keys'
  * inner sides (ag: the block's aggregates); NULL with b_e set on error. */
 op_t *bd_decor_grouped(bd_t *b, bd_decor_t *dr, op_t *plan, bd_aggctx_t *ag, xnode_t *target);
-double bd_block_rows(bd_t *b, const lp_block_t *fb, const op_t *plan);
-double bd_group_rows(bd_t *b, const lp_block_t *fb, xnode_t **group, int ngroup, double in_rows);
 int bd_lookup_table(bd_t *b, const sql_name_t *n, const sp_table_t **out);
 /* Puts q's WITH queries in force (b_ctes; the caller restores it):
  * 42712 for a name given twice. */
@@ -389,9 +376,10 @@ int bd_group_sets(bd_t *b, bd_scope_t *sc, const sql_select_t *s, bd_gsets_t *ou
 void bd_group_one_set(bd_t *b, int ngroup, xnode_t **group, bd_gsets_t *out);
 /* GROUPING(args): a placeholder collected in the block's aggregate context. */
 int bd_grouping_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
-/* The grouping-sets operator over in, for the block's aggregates and
- * GROUPING calls (42803 for an argument that is not a key). */
-int bd_groupsets_plan(bd_t *b, op_t *in, const bd_gsets_t *gs, bd_aggctx_t *ag, op_t **out);
+/* The sets and the GROUPING calls' values per set, for the generator's
+ * grouping-sets operator (42803 for an argument that is not a key). */
+int bd_groupsets_logical(bd_t *b, const bd_gsets_t *gs, const bd_aggctx_t *ag,
+                         const lp_gsets_t **out);
 
 /* WITH RECURSIVE (sql_bind_recursive.c): a WITH query named in FROM whose
  * list is RECURSIVE: binds a self-referencing one as a recursive union

@@ -1,7 +1,8 @@
 /* sql_bind_lock — SELECT … FOR UPDATE / FOR NO KEY UPDATE / FOR SHARE /
  * FOR KEY SHARE [OF t, …] [NOWAIT | SKIP LOCKED]: which tables of a block
  * lock their rows, PostgreSQL's errors where locking is not allowed, and
- * the LockRows operator (exec/op_lockrows.c) over the block's rows.
+ * what the LockRows operator (exec/op_lockrows.c) over the block's rows
+ * needs (lp_lock_t; opt/opt_gen.c builds the operator).
  *
  * Design notes:
  * - A locked table is a FROM unit with un_rowid: its scan also returns the
@@ -159,11 +160,14 @@ int bd_lock_col(const bd_t *b, int k)
   return b->b_lock->lq_col[k];
 }
 
-op_t *bd_lock_plan(bd_t *b, op_t *plan, const int *rid_out, const lp_block_t *from,
-                   xnode_t **conj, int nconj, xnode_t **outs, xnode_t *lim, xnode_t *off)
+const lp_lock_t *bd_lock_logical(bd_t *b, const int *rid_out, const lp_block_t *from,
+                                 xnode_t **conj, int nconj, xnode_t **outs, int nouts)
 {
   bd_lockreq_t *lq = b->b_lock;
   const sql_query_t *q = lq->lq_q;
+  lp_lock_t *lk = arena_zalloc(b->b_a, sizeof(*lk));
+  if (lq->lq_n == 0)
+    return lk;
   oplock_tab_t *tabs = arena_zalloc(b->b_a, sizeof(oplock_tab_t) * (size_t)(lq->lq_n + 1));
   for (int k = 0; k < lq->lq_n; k++)
     tabs[k] = (oplock_tab_t){lq->lq_tables[k]->tb_handle, lq->lq_tables[k]->tb_name, rid_out[k]};
@@ -172,7 +176,7 @@ op_t *bd_lock_plan(bd_t *b, op_t *plan, const int *rid_out, const lp_block_t *fr
   bool simple = lq->lq_n == 1 && from->fb_nunits == 1;
   for (int i = 0; simple && i < nconj; i++)
     simple = !bd_node_has_subq(conj[i]);
-  for (int i = 0; simple && i < plan->o_ncols; i++)
+  for (int i = 0; simple && i < nouts; i++)
     simple = !bd_node_has_subq(outs[i]);
   if (simple) {
     const sp_table_t *t = lq->lq_tables[0];
@@ -189,9 +193,10 @@ op_t *bd_lock_plan(bd_t *b, op_t *plan, const int *rid_out, const lp_block_t *fr
                              .rk_out = outs};
   }
   b->b_locks_rows = true;
-  int wait = q->qu_lock_wait == SQL_LOCK_NOWAIT ? QLOCK_NOWAIT
-             : q->qu_lock_wait == SQL_LOCK_SKIP ? QLOCK_SKIP
-                                                : QLOCK_WAIT;
-  return op_lockrows_new(b->b_a, plan, lq->lq_n, tabs, sql_lock_shared(q->qu_lock), wait, lim, off,
-                         rk);
+  *lk = (lp_lock_t){.lk_n = lq->lq_n, .lk_tabs = tabs, .lk_shared = sql_lock_shared(q->qu_lock),
+                    .lk_wait = q->qu_lock_wait == SQL_LOCK_NOWAIT ? QLOCK_NOWAIT
+                               : q->qu_lock_wait == SQL_LOCK_SKIP ? QLOCK_SKIP
+                                                                  : QLOCK_WAIT,
+                    .lk_recheck = rk};
+  return lk;
 }

@@ -41,24 +41,6 @@ double bd_plan_est_cost(const op_t *o)
   return 0;
 }
 
-double bd_block_rows(bd_t *b, const lp_block_t *fb, const op_t *plan)
-{
-  lp_ctx_t c = ctx_of(b);
-  return b->b_env->pe_opt->so_block_rows(&c, fb, plan);
-}
-
-double bd_group_rows(bd_t *b, const lp_block_t *fb, xnode_t **group, int ngroup, double in_rows)
-{
-  lp_ctx_t c = ctx_of(b);
-  return b->b_env->pe_opt->so_group_rows(&c, fb, group, ngroup, in_rows);
-}
-
-double bd_having_rows(bd_t *b, double groups, xnode_t *having)
-{
-  lp_ctx_t c = ctx_of(b);
-  return b->b_env->pe_opt->so_having_rows(&c, groups, having);
-}
-
 bool bd_par_block(const bd_scope_t *outer, const xsubq_t *sq)
 {
   if (!sq)
@@ -66,53 +48,16 @@ bool bd_par_block(const bd_scope_t *outer, const xsubq_t *sq)
   return sq->xs_ncorr == 0;
 }
 
-void bd_par_builds(bd_t *b, const lp_block_t *fb, op_t *plan, int workers)
+int bd_upper_plan(bd_t *b, const lp_upper_t *u, op_t *plan, op_t **out)
 {
   lp_ctx_t c = ctx_of(b);
-  b->b_env->pe_opt->so_par_builds(&c, fb, plan, workers);
+  return b->b_env->pe_opt->so_upper(&c, u, plan, out);
 }
 
-int bd_par_workers(bd_t *b, const lp_block_t *fb, const op_t *plan)
+int bd_node_plan(bd_t *b, const lp_node_t *n, op_t **out)
 {
   lp_ctx_t c = ctx_of(b);
-  return b->b_env->pe_opt->so_par_workers(&c, fb, plan);
-}
-
-op_t *bd_par_gather(bd_t *b, op_t *plan, int workers)
-{
-  lp_ctx_t c = ctx_of(b);
-  return b->b_env->pe_opt->so_par_gather(&c, plan, workers);
-}
-
-bool bd_par_safe(bd_t *b, const xnode_t *x)
-{
-  return b->b_env->pe_opt->so_par_safe(x);
-}
-
-op_t *bd_par_sort(bd_t *b, op_t *rows, int workers, int nkeys, const sort_key_t *keys)
-{
-  lp_ctx_t c = ctx_of(b);
-  return b->b_env->pe_opt->so_par_sort(&c, rows, workers, nkeys, keys);
-}
-
-op_t *bd_par_agg(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
-                 const agg_spec_t *aggs, double rows, double groups)
-{
-  lp_ctx_t c = ctx_of(b);
-  return b->b_env->pe_opt->so_par_agg(&c, in, workers, ngroup, group, nagg, aggs, rows, groups);
-}
-
-op_t *bd_agg_ordered(bd_t *b, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
-                     const agg_spec_t *aggs)
-{
-  lp_ctx_t c = ctx_of(b);
-  return b->b_env->pe_opt->so_agg_ordered(&c, in, workers, ngroup, group, nagg, aggs);
-}
-
-op_t *bd_agg_having(bd_t *b, op_t *plan, xnode_t *having)
-{
-  lp_ctx_t c = ctx_of(b);
-  return b->b_env->pe_opt->so_agg_having(&c, plan, having);
+  return b->b_env->pe_opt->so_query(&c, n, out);
 }
 
 op_t *bd_outer_build(bd_t *b, const lp_outer_t *oj, const bool *need)

@@ -53,16 +53,6 @@ static sort_key_t *keys_on_from(bd_t *b, const tlist_t *tl, const sort_key_t *ke
   return want;
 }
 
-/* Whether the FROM row's plan already comes in the order of keys. */
-static bool order_from_plan(bd_t *b, const op_t *plan, const tlist_t *tl, const sort_key_t *keys,
-                            int nord)
-{
-  sort_key_t *want = keys_on_from(b, tl, keys, nord);
-  op_order_t have;
-  op_order(plan, &have);
-  return want && op_order_satisfies(&have, want, nord);
-}
-
 /* An integer literal (LIMIT 10 is bound as its cast to bigint). */
 static bool const_count(const xnode_t *x, int64_t *out)
 {
@@ -613,75 +603,54 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
     *out = bd_decor_output(b, decor, plan, nvis > 0 ? tl.tl_x[0] : NULL);
     return *out ? CZ_OK : CZ_ERR;
   }
-  bool grouped = ag->ag_n > 0 || ngroup > 0 || having || has_sets || ag->ag_ngrp > 0;
-  /* parallel plans (opt_par.c): a top-level block, or an
-   * uncorrelated subquery's (run once per execution) */
-  int par = bd_par_block(outer, sq) ? bd_par_workers(b, from, plan) : 0;
-  /* the FROM row already in ORDER BY's order with a LIMIT: the first rows
-   * of one thread's scan answer, a parallel plan would read them all */
-  if (par && from->fb_nord && order_from_plan(b, plan, &tl, keys, nord))
-    par = 0;
-  if (par)
-    bd_par_builds(b, from, plan, par);
-  op_t *par_agg = NULL;
-  /* input already grouped by the keys (an index order): a streaming
-   * group-by, under a Gather of its own when parallel (opt_group.c) */
-  if (grouped && !has_sets && ag->ag_ngrp == 0 && ngroup > 0 && !ag->ag_norder)
-    par_agg = bd_agg_ordered(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs);
-  if (par && grouped && !has_sets && ag->ag_ngrp == 0 && !par_agg && !ag->ag_norder) {
-    double rows = bd_block_rows(b, from, plan);
-    par_agg = bd_par_agg(b, plan, par, ngroup, group, ag->ag_n, ag->ag_specs, rows,
-                         ngroup > 0 ? bd_group_rows(b, from, group, ngroup, rows) : 1);
-  }
-  /* ORDER BY over a parallel pipeline, nothing grouped or windowed: the
-   * select list runs on every thread too, each thread sorts the rows it
-   * made and a Parallel Sort merges them */
-  bool par_sort = par && !grouped && nord > 0 && !s->se_distinct && !ndon && !bd_window_any(sc) &&
-                  !bd_srf_any(sc);
-  for (int t = 0; par_sort && t < tl.tl_n; t++)
-    par_sort = bd_par_safe(b, tl.tl_x[t]);
-  if (par && !par_agg && !par_sort)
-    plan = bd_par_gather(b, plan, par);
-  /* window functions of the select list / ORDER BY (sql_bind_window.c):
-   * over the FROM row, or after GROUP BY and HAVING */
-  if (!grouped && bd_window_finish(b, sc, NULL, &plan) != CZ_OK)
-    return CZ_ERR;
-  if (grouped) {
-    double groups = -1;
-    bd_agg_order_input(b, ag, &plan);  /* ORDER BY inside aggregates (sql_bind_agg_order.c) */
+  /* the upper part, logical (sql_logical.h): the generator makes every
+   * physical choice and builds the operators (opt/opt_gen.c) */
+  lp_upper_t *u = arena_zalloc(b->b_a, sizeof(*u));
+  u->lu_from = from;
+  u->lu_width = sc->sc_width;
+  u->lu_par = bd_par_block(outer, sq);
+  u->lu_grouped = ag->ag_n > 0 || ngroup > 0 || having || has_sets || ag->ag_ngrp > 0;
+  int win_base = sc->sc_width;  /* the windows' input: the FROM row, or the group-by's output */
+  if (u->lu_grouped) {
+    /* ORDER BY inside aggregates (sql_bind_agg_order.c): the group-by's
+     * input is sorted by it */
+    u->lu_nagg_order = ag->ag_norder;
+    u->lu_agg_order = ag->ag_order;
+    u->lu_agg_order_desc = ag->ag_order_desc;
+    u->lu_agg_order_nf = ag->ag_order_nf;
     if (has_sets || ag->ag_ngrp > 0) {
       if (!has_sets)
         bd_group_one_set(b, ngroup, group, &gsets);
-      if (bd_groupsets_plan(b, plan, &gsets, ag, &plan) != CZ_OK)
+      if (bd_groupsets_logical(b, &gsets, ag, &u->lu_sets) != CZ_OK)
         return CZ_ERR;
-    } else {
-      /* the groups' estimate: what a derived table or a decorrelated
-       * subquery over this block weighs (opt_card.c) */
-      groups = bd_group_rows(b, from, group, ngroup, bd_block_rows(b, from, plan));
-      plan = par_agg ? par_agg : op_hashagg_new(b->b_a, plan, ngroup, group, ag->ag_n, ag->ag_specs);
-      if (groups >= 0 && ngroup > 0)
-        plan->o_est_rows = groups;
     }
     for (int t = 0; t < tl.tl_n; t++)
       if (bd_agg_rewrite(b, ag, ngroup, group, tl.tl_x[t], &tl.tl_x[t]) != CZ_OK)
         return CZ_ERR;
-    if (having) {
-      if (bd_agg_rewrite(b, ag, ngroup, group, having, &having) != CZ_OK)
-        return CZ_ERR;
-      /* over a parallel streaming group-by: tested in every thread */
-      op_t *in_par = par_agg ? bd_agg_having(b, plan, having) : NULL;
-      plan = in_par ? in_par : op_filter_new(b->b_a, plan, having);
-      if (groups >= 0)
-        plan->o_est_rows = bd_having_rows(b, groups, having);
-      if (in_par)
-        in_par->o_in->o_est_rows = plan->o_est_rows;
-    }
-    bd_wgroup_t wg = {.wg_agg = ag, .wg_ngroup = ngroup, .wg_group = group};
-    if (bd_window_finish(b, sc, &wg, &plan) != CZ_OK || bd_srf_finish(b, sc, &wg, &plan) != CZ_OK)
+    if (having && bd_agg_rewrite(b, ag, ngroup, group, having, &having) != CZ_OK)
       return CZ_ERR;
-  } else if (bd_srf_finish(b, sc, NULL, &plan) != CZ_OK) {
-    return CZ_ERR;
+    win_base = ngroup + ag->ag_n + ag->ag_ngrp;
   }
+  u->lu_ngroup = ngroup;
+  u->lu_group = group;
+  u->lu_nagg = ag->ag_n;
+  u->lu_aggs = ag->ag_specs;
+  u->lu_having = having;
+  /* window functions of the select list / ORDER BY (sql_bind_window.c):
+   * over the FROM row, or after GROUP BY and HAVING */
+  bd_wgroup_t wg = {.wg_agg = ag, .wg_ngroup = ngroup, .wg_group = group};
+  if (bd_window_logical(b, sc, u->lu_grouped ? &wg : NULL, win_base, &u->lu_nwin, &u->lu_wins) !=
+      CZ_OK)
+    return CZ_ERR;
+  /* set-returning functions of the select list (sql_bind_srf_list.c): a
+   * ProjectSet over the last window's row (or the group-by's, or the
+   * block's) */
+  int srf_base = u->lu_nwin ? u->lu_wins[u->lu_nwin - 1].lw_base + u->lu_wins[u->lu_nwin - 1].lw_nfn
+                            : win_base;
+  if (bd_srf_logical(b, sc, u->lu_grouped ? &wg : NULL, srf_base, &u->lu_nsrf,
+                     &u->lu_srf_bounds) != CZ_OK)
+    return CZ_ERR;
+  u->lu_srf_base = srf_base;
   for (int t = 0; t < tl.tl_n; t++) {
     if (t < nhint && tl.tl_x[t]->x_type.t_id == TY_UNKNOWN &&
         !(tl.tl_x[t] = bd_coerce(b, tl.tl_x[t], hint[t])))
@@ -690,40 +659,21 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
       return CZ_ERR;
     tl.tl_cols[t].pc_type = tl.tl_x[t]->x_type;
   }
-  plan = op_project_new(b->b_a, plan, tl.tl_n, tl.tl_x);
-  if (s->se_distinct)
-    plan = op_distinct_new(b->b_a, plan);
-  op_t *sort_op = par_sort ? bd_par_sort(b, plan, par, nord, keys) : NULL;
-  if (sort_op)
-    plan = sort_op;
-  op_order_t have;
-  op_order(plan, &have);
-  if (nord && !sort_op && !op_order_satisfies(&have, keys, nord))
-    plan = sort_op = op_sort_new(b->b_a, plan, nord, keys);
-  if (ndon) {
-    /* the first row of each run of equal DISTINCT ON values, in the
-     * ORDER BY's order; LIMIT counts the rows kept, so no top-k sort */
-    plan = op_distinct_on_new(b->b_a, plan, ndon, don);
-    sort_op = NULL;
-  }
-  /* rows are locked after the sort: a top-k sort would hand LockRows
-   * only the first rows, and SKIP LOCKED needs the ones after them */
-  if (sort_op && (lim || top) && !b->b_lock)
-    op_sort_set_limit(sort_op, top ? top : lim, top ? NULL : off);
-  if (b->b_lock && nlock > 0)
-    plan = bd_lock_plan(b, plan, rid_out, from, conj0, nconj0, tl.tl_x, top ? top : lim,
-                        top ? NULL : off);
-  if (top)
-    plan = op_limit_new(b->b_a, plan, top, NULL);
-  if (lim || off)
-    plan = op_limit_new(b->b_a, plan, lim, off);
-  if (tl.tl_n > nvis) {
-    xnode_t **vis = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)nvis);
-    for (int t = 0; t < nvis; t++)
-      vis[t] = bd_col(b, t, tl.tl_x[t]->x_type);
-    plan = op_project_new(b->b_a, plan, nvis, vis);
-  }
-  *out = plan;
+  u->lu_ntarget = tl.tl_n;
+  u->lu_nvis = nvis;
+  u->lu_targets = tl.tl_x;
+  u->lu_distinct = s->se_distinct;
+  u->lu_ndon = ndon;
+  u->lu_don = don;
+  u->lu_nord = nord;
+  u->lu_keys = keys;
+  u->lu_limit = lim;
+  u->lu_offset = off;
+  u->lu_top = top;
+  if (b->b_lock)
+    u->lu_lock = bd_lock_logical(b, rid_out, from, conj0, nconj0, tl.tl_x, tl.tl_n);
+  if (bd_upper_plan(b, u, plan, out) != CZ_OK)
+    return CZ_ERR;
   if (names)
     *names = tl.tl_names;
   if (cols)
@@ -743,8 +693,8 @@ static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
 }
 
 /* VALUES (…), (…): rows of equal length; column types unified per column. */
-static int bd_values(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
-                     const char ***names)
+static int bd_values(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
+                     lp_node_t *out, const char ***names)
 {
   int nrows = sql_list_len(q->qu_rows);
   int ncols = sql_list_len(sql_list_at(q->qu_rows, 0));
@@ -779,7 +729,8 @@ static int bd_values(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
     if (types[c].t_id == TY_TEXT)
       types[c].t_elem = elem; /* an array beside NULLs stays one */
   }
-  *out = op_values_new(b->b_a, ncols, types, nrows, rows);
+  *out = (lp_node_t){.ln_kind = LN_VALUES, .ln_ncols = ncols, .ln_types = types,
+                     .ln_nrows = nrows, .ln_rows = rows};
   if (names) {
     const char **nm = arena_alloc(b->b_a, sizeof(char *) * (size_t)(ncols + 1));
     for (int c = 0; c < ncols; c++)
@@ -789,22 +740,23 @@ static int bd_values(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
   return CZ_OK;
 }
 
-/* Casts the columns of op to types where they differ. */
-static op_t *cast_columns(bd_t *b, op_t *op, const ty_t *types)
+/* The columns of op as types, where they differ: per column its value in
+ * types over op's row; NULL when op has them all. */
+static xnode_t **cast_columns(bd_t *b, const op_t *op, const ty_t *types)
 {
   bool same = true;
   for (int c = 0; c < op->o_ncols; c++)
     same &= op->o_types[c].t_id == types[c].t_id;
   if (same)
-    return op;
+    return NULL;
   xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)op->o_ncols);
   for (int c = 0; c < op->o_ncols; c++)
     x[c] = bd_coerce(b, bd_col(b, c, op->o_types[c]), types[c]);
-  return op_project_new(b->b_a, op, op->o_ncols, x);
+  return x;
 }
 
-static int bd_setop(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
-                    const char ***names, sp_col_t **cols)
+static int bd_setop(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
+                    lp_node_t *out, const char ***names, sp_col_t **cols)
 {
   op_t *l, *r;
   const char **ln;
@@ -833,15 +785,22 @@ static int bd_setop(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *s
       return CZ_ERR;
     }
   }
-  l = cast_columns(b, l, types);
-  r = cast_columns(b, r, types);
+  /* the sides are generated already (bd_query): plans of the node */
+  lp_node_t *side = arena_zalloc(b->b_a, sizeof(lp_node_t) * 2);
+  side[0] = (lp_node_t){.ln_kind = LN_PLAN, .ln_ncols = l->o_ncols, .ln_types = l->o_types,
+                        .ln_plan = l};
+  side[1] = (lp_node_t){.ln_kind = LN_PLAN, .ln_ncols = r->o_ncols, .ln_types = r->o_types,
+                        .ln_plan = r};
+  xnode_t **lcast = cast_columns(b, l, types), **rcast = cast_columns(b, r, types);
+  for (int c = 0; c < l->o_ncols; c++)
+    if ((lcast && !lcast[c]) || (rcast && !rcast[c]))
+      return CZ_ERR;
   setop_kind_t k = q->qu_kind == SQL_Q_UNION    ? SETOP_UNION
                    : q->qu_kind == SQL_Q_EXCEPT ? SETOP_EXCEPT
                                                 : SETOP_INTERSECT;
-  *out = op_setop_new(b->b_a, l, r, k, q->qu_all);
-  /* the columns are of the common types (modifiers, array-ness), not the
-   * left branch's: same physical types, so only the description changes */
-  (*out)->o_types = types;
+  *out = (lp_node_t){.ln_kind = LN_SETOP, .ln_ncols = l->o_ncols, .ln_types = types,
+                     .ln_setop = k, .ln_all = q->qu_all, .ln_l = &side[0], .ln_r = &side[1],
+                     .ln_lcast = lcast, .ln_rcast = rcast};
   if (names)
     *names = ln;
   if (cols && *cols)
@@ -852,15 +811,15 @@ static int bd_setop(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *s
 
 /* ORDER BY / LIMIT over a VALUES list or a set operation: only output
  * columns can be named. */
-static int bd_order_outputs(bd_t *b, const sql_query_t *q, const char **names, op_t **plan)
+static int bd_order_outputs(bd_t *b, const sql_query_t *q, const char **names, lp_node_t *n)
 {
   int nord = sql_list_len(q->qu_order);
   if (nord) {
     sort_key_t *keys = arena_alloc(b->b_a, sizeof(sort_key_t) * (size_t)nord);
-    tlist_t tl = {.tl_n = (*plan)->o_ncols, .tl_names = names};
+    tlist_t tl = {.tl_n = n->ln_ncols, .tl_names = names};
     tl.tl_x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(tl.tl_n + 1));
     for (int c = 0; c < tl.tl_n; c++)
-      tl.tl_x[c] = bd_col(b, c, (*plan)->o_types[c]);
+      tl.tl_x[c] = bd_col(b, c, n->ln_types[c]);
     for (int i = 0; i < nord; i++) {
       const sql_order_t *o = sql_list_at(q->qu_order, i);
       int err;
@@ -874,14 +833,13 @@ static int bd_order_outputs(bd_t *b, const sql_query_t *q, const char **names, o
       keys[i].sk_desc = o->or_desc;
       keys[i].sk_nulls_first = nulls_first(o);
     }
-    *plan = op_sort_new(b->b_a, *plan, nord, keys);
+    n->ln_nord = nord;
+    n->ln_keys = keys;
   }
-  xnode_t *lim, *off;
-  if (bd_limit_expr(b, q->qu_limit, &lim) != CZ_OK || bd_limit_expr(b, q->qu_offset, &off) != CZ_OK)
-    return CZ_ERR;
-  if (lim || off)
-    *plan = op_limit_new(b->b_a, *plan, lim, off);
-  return CZ_OK;
+  return bd_limit_expr(b, q->qu_limit, &n->ln_limit) != CZ_OK ||
+                 bd_limit_expr(b, q->qu_offset, &n->ln_offset) != CZ_OK
+             ? CZ_ERR
+             : CZ_OK;
 }
 
 static int bd_query_body(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
@@ -963,18 +921,20 @@ static int bd_query_body(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq
 {
   const char **nm = NULL;
   sp_col_t *cl = NULL;
+  lp_node_t n;
   int rc;
   switch (q->qu_kind) {
   case SQL_Q_SELECT:
     return bd_select(b, q, outer, sq, out, names, cols);
   case SQL_Q_VALUES:
-    rc = bd_values(b, q, outer, sq, out, &nm);
+    rc = bd_values(b, q, outer, sq, &n, &nm);
     break;
   default:
-    rc = bd_setop(b, q, outer, sq, out, &nm, &cl);
+    rc = bd_setop(b, q, outer, sq, &n, &nm, &cl);
     break;
   }
-  if (rc != CZ_OK || bd_order_outputs(b, q, nm, out) != CZ_OK)
+  /* the generator builds the operators (opt/opt_gen_query.c) */
+  if (rc != CZ_OK || bd_order_outputs(b, q, nm, &n) != CZ_OK || bd_node_plan(b, &n, out) != CZ_OK)
     return CZ_ERR;
   if (names)
     *names = nm;

@@ -17,7 +17,7 @@
  *   values are computed by the block's projection above it.
  * - A call binds to a placeholder node (an X_COL marked like the window
  *   placeholders, which the GROUP BY rewrite passes through) whose type is
- *   the value's; bd_srf_finish, when the block's row is complete (grouped
+ *   the value's; bd_srf_logical, when the block's row is complete (grouped
  *   or not), rewrites the arguments over that row, puts the ProjectSet on
  *   the plan and overwrites each placeholder in place with its value
  *   expression over the counter column. Equal calls (same function, equal
@@ -212,7 +212,7 @@ int bd_srf_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     sx->sx_cap = cap;
   }
   /* the index only keeps placeholders apart (bd_node_equal); the real
-   * column is set by bd_srf_finish */
+   * column is set by bd_srf_logical */
   f.sf_holder = bd_col(b, sc->sc_width + 100000 + sx->sx_n, t);
   f.sf_holder->x_pos = x->ex_pos;
   f.sf_holder->x_subq = (void *)&bd_srf_holder_mark;
@@ -278,12 +278,14 @@ static int srf_build(bd_t *b, bd_srf_t *f, int ctr, xnode_t **bounds, xnode_t **
   }
 }
 
-int bd_srf_finish(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, op_t **plan)
+int bd_srf_logical(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, int base, int *n,
+                   xnode_t ***bounds_out)
 {
   bd_srfctx_t *sx = sc->sc_srf;
+  *n = 0;
+  *bounds_out = NULL;
   if (!sx || sx->sx_n == 0)
     return CZ_OK;
-  int base = (*plan)->o_ncols;
   xnode_t **bounds = arena_zalloc(b->b_a, sizeof(xnode_t *) * (size_t)(3 * sx->sx_n));
   xnode_t **values = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)sx->sx_n);
   for (int k = 0; k < sx->sx_n; k++) {
@@ -294,12 +296,13 @@ int bd_srf_finish(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, op_t **pl
     if (srf_build(b, f, base + k, &bounds[3 * k], &values[k]) != CZ_OK)
       return CZ_ERR;
   }
-  *plan = op_project_set_new(b->b_a, *plan, sx->sx_n, bounds);
   /* every use of a placeholder now reads its value */
   for (int k = 0; k < sx->sx_n; k++) {
     int pos = sx->sx_srfs[k].sf_holder->x_pos;
     *sx->sx_srfs[k].sf_holder = *values[k];
     sx->sx_srfs[k].sf_holder->x_pos = pos;
   }
+  *n = sx->sx_n;
+  *bounds_out = bounds;
   return CZ_OK;
 }

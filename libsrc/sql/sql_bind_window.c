@@ -5,7 +5,7 @@
  * Design notes:
  * - Each call becomes a placeholder column (a X_COL node marked with
  *   bd_win_holder_mark, so that the GROUP BY rewrite passes it through);
- *   bd_window_finish sets its index once the windows are planned.
+ *   bd_window_logical sets its index once the windows are laid out.
  * - A call's window is resolved against the WINDOW clause (PostgreSQL's
  *   rules: OVER w takes w whole; OVER (w …) takes w's PARTITION BY and
  *   ORDER BY, may add an ORDER BY, and refuses a w with a frame) and
@@ -14,9 +14,11 @@
  * - Keys and arguments are bound over the block's row with aggregates
  *   allowed: in a grouped block they are rewritten over the group-by's
  *   output, and the windows run after GROUP BY and HAVING.
- * - Per window: project (row + keys + arguments) → sort (partition keys,
- *   then order keys) → window → project (row + results): each window
- *   adds exactly its calls' columns. */
+ * - bd_window_logical hands the generator one lp_window_t per window
+ *   (sql_logical.h); opt/opt_window.c builds project (row + keys +
+ *   arguments) → sort (partition keys, then order keys) → window →
+ *   project (row + results): each window adds exactly its calls'
+ *   columns, which is what the placeholders are set to read. */
 #include <string.h>
 
 #include "exec/exec_window.h"
@@ -38,7 +40,7 @@ typedef struct bd_win_s {
 } bd_win_t;
 
 typedef struct bd_wcall_s {
-  xwin_fn_t wc_fn;              /* wf_args set by bd_window_finish */
+  xwin_fn_t wc_fn;              /* wf_args set by bd_window_logical */
   int wc_nargs;
   xnode_t *wc_argx[3];          /* over the block's row */
   int wc_win;                   /* its window in wc_wins */
@@ -467,7 +469,7 @@ int bd_window_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     wx->wx_capcall = cap;
   }
   c.wc_win = k;
-  /* a distinct index per call until bd_window_finish sets the real one,
+  /* a distinct index per call until bd_window_logical sets the real one,
    * so that two calls never compare equal */
   c.wc_holder = bd_col(b, sc->sc_width + wx->wx_ncall, c.wc_fn.wf_type);
   c.wc_holder->x_pos = x->ex_pos;
@@ -486,18 +488,15 @@ static int rewrite(bd_t *b, const bd_wgroup_t *gr, xnode_t **x)
   return bd_agg_rewrite(b, gr->wg_agg, gr->wg_ngroup, gr->wg_group, *x, x);
 }
 
-int bd_window_finish(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, op_t **plan)
+int bd_window_logical(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, int base, int *nwin,
+                      const lp_window_t **out)
 {
   bd_winctx_t *wx = sc->sc_win;
+  *nwin = 0;
+  *out = NULL;
   if (!wx || wx->wx_ncall == 0)
     return CZ_OK;
-  if (!grouped && (*plan)->o_ncols != sc->sc_width) {
-    /* SELECT without FROM reads one dummy column the block's row lacks */
-    xnode_t **row = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(sc->sc_width + 1));
-    for (int c = 0; c < sc->sc_width; c++)
-      row[c] = bd_col(b, c, (*plan)->o_types[c]);
-    *plan = op_project_new(b->b_a, *plan, sc->sc_width, row);
-  }
+  lp_window_t *lw = arena_zalloc(b->b_a, sizeof(lp_window_t) * (size_t)wx->wx_nwin);
   for (int k = 0; k < wx->wx_nwin; k++) {
     bd_win_t *w = &wx->wx_wins[k];
     for (int i = 0; i < w->wn_npart; i++)
@@ -506,22 +505,15 @@ int bd_window_finish(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, op_t *
     for (int i = 0; i < w->wn_norder; i++)
       if (rewrite(b, grouped, &w->wn_ord[i]) != CZ_OK)
         return CZ_ERR;
-    op_t *in = *plan;
-    int base = in->o_ncols, nk = w->wn_npart + w->wn_norder, nargs = 0, nfn = 0;
+    int nargs = 0, nfn = 0;
     for (int c = 0; c < wx->wx_ncall; c++)
       if (wx->wx_calls[c].wc_win == k) {
         nargs += wx->wx_calls[c].wc_nargs;
         nfn++;
       }
-    xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(base + nk + nargs + 1));
-    for (int c = 0; c < base; c++)
-      cols[c] = bd_col(b, c, in->o_types[c]);
-    for (int i = 0; i < w->wn_npart; i++)
-      cols[base + i] = w->wn_part[i];
-    for (int i = 0; i < w->wn_norder; i++)
-      cols[base + w->wn_npart + i] = w->wn_ord[i];
-    xwin_fn_t *fns = arena_alloc(b->b_a, sizeof(xwin_fn_t) * (size_t)nfn);
-    int at = base + nk, f = 0;
+    xnode_t **args = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nargs + 1));
+    xwin_fn_t *fns = arena_alloc(b->b_a, sizeof(xwin_fn_t) * (size_t)(nfn + 1));
+    int at = 0, f = 0;
     for (int c = 0; c < wx->wx_ncall; c++) {
       bd_wcall_t *wc = &wx->wx_calls[c];
       if (wc->wc_win != k)
@@ -533,50 +525,23 @@ int bd_window_finish(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, op_t *
           if (rewrite(b, grouped, &wc->wc_argx[a]) != CZ_OK)
             return CZ_ERR;
           fns[f].wf_args[a] = at;
-          cols[at++] = wc->wc_argx[a];
+          args[at++] = wc->wc_argx[a];
         }
       }
-      f++;
-    }
-    op_t *p = op_project_new(b->b_a, in, at, cols);
-    int *part = arena_alloc(b->b_a, sizeof(int) * (size_t)(w->wn_npart + 1));
-    int *ord = arena_alloc(b->b_a, sizeof(int) * (size_t)(w->wn_norder + 1));
-    if (nk) {
-      sort_key_t *keys = arena_zalloc(b->b_a, sizeof(sort_key_t) * (size_t)nk);
-      for (int i = 0; i < nk; i++) {
-        keys[i].sk_col = base + i;
-        if (i >= w->wn_npart) {
-          keys[i].sk_desc = w->wn_desc[i - w->wn_npart];
-          keys[i].sk_nulls_first = w->wn_nulls_first[i - w->wn_npart];
-        }
-      }
-      p = op_sort_new(b->b_a, p, nk, keys);
-    }
-    for (int i = 0; i < w->wn_npart; i++)
-      part[i] = base + i;
-    for (int i = 0; i < w->wn_norder; i++)
-      ord[i] = base + w->wn_npart + i;
-    xwin_spec_t spec = {.ws_npart = w->wn_npart, .ws_part = part, .ws_norder = w->wn_norder,
-                        .ws_ord = ord, .ws_desc = w->wn_desc,
-                        .ws_nulls_first = w->wn_nulls_first, .ws_unit = w->wn_unit,
-                        .ws_start = w->wn_start, .ws_end = w->wn_end,
-                        .ws_start_off = w->wn_start_off, .ws_end_off = w->wn_end_off,
-                        .ws_exclude = w->wn_exclude};
-    p = op_window_new(b->b_a, p, &spec, nfn, fns);
-    /* keep the row and the results; the placeholders point at the results */
-    xnode_t **keep = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(base + nfn));
-    for (int c = 0; c < base; c++)
-      keep[c] = bd_col(b, c, in->o_types[c]);
-    f = 0;
-    for (int c = 0; c < wx->wx_ncall; c++) {
-      bd_wcall_t *wc = &wx->wx_calls[c];
-      if (wc->wc_win != k)
-        continue;
-      keep[base + f] = bd_col(b, at + f, wc->wc_fn.wf_type);
+      /* the placeholder reads the call's result */
       wc->wc_holder->x_index = base + f;
       f++;
     }
-    *plan = op_project_new(b->b_a, p, base + nfn, keep);
+    lw[k] = (lp_window_t){.lw_base = base, .lw_npart = w->wn_npart, .lw_norder = w->wn_norder,
+                          .lw_part = w->wn_part, .lw_ord = w->wn_ord, .lw_desc = w->wn_desc,
+                          .lw_nulls_first = w->wn_nulls_first, .lw_unit = w->wn_unit,
+                          .lw_start = w->wn_start, .lw_end = w->wn_end,
+                          .lw_start_off = w->wn_start_off, .lw_end_off = w->wn_end_off,
+                          .lw_exclude = w->wn_exclude, .lw_nfn = nfn, .lw_fns = fns,
+                          .lw_nargs = nargs, .lw_args = args};
+    base += nfn;
   }
+  *nwin = wx->wx_nwin;
+  *out = lw;
   return CZ_OK;
 }

@@ -16,19 +16,25 @@
  *   optimizer can build it again reading fewer columns). Equalities never
  *   cross into an outer join's nullable side: its ON lives in un_outer,
  *   never among fb_conj.
+ * - A SELECT block's upper part (group-by, HAVING, windows, projection,
+ *   DISTINCT [ON], ORDER BY, LIMIT, row locking) is logical too
+ *   (lp_upper_t), and so are VALUES and set operations (lp_node_t): the
+ *   generator (opt/opt_gen.c, opt_gen_query.c) makes their physical
+ *   choices and builds their operators.
  * - The optimizer is reached through sp_env_t.pe_opt (sql_opt_t below),
  *   which the statement runner fills with opt's entry points: sql ranks
  *   below opt and never includes it. The binder still calls it for each
- *   block as soon as the block is bound (so the operators above a join
- *   block — group-by, window, sort, limit, set operations, DML — are still
- *   built by the binder); opt/README.md, "Where the line is", says what
- *   moves next.
+ *   block as soon as the block is bound (VALUES and set operations too,
+ *   lp_node_t, the generator builds them), and still builds the
+ *   operators of DML, WITH RECURSIVE and LATERAL itself; opt/README.md, "Where the
+ *   line is", says what moves next.
  * - Everything lives in the statement's arena; nothing here is freed.
  */
 #ifndef CZ_SQL_LOGICAL_H
 #define CZ_SQL_LOGICAL_H
 
 #include "exec/exec.h"
+#include "exec/exec_window.h"
 #include "sql/sql_plan.h"
 
 struct bd_s;        /* the binder's state (sql_bind_int.h), opaque outside sql */
@@ -143,6 +149,124 @@ typedef struct lp_outer_s {
   op_t *oj_op;                  /* what the optimizer gave while binding */
 } lp_outer_t;
 
+/* ---- a query block's upper part (opt/opt_gen.c builds it) -------------
+ *
+ * What sits above a SELECT block's join block, as the binder leaves it:
+ * bound and typed expressions, no operators and no physical choice (hash
+ * or streaming group-by, parallel or not, where a Gather goes, a parallel
+ * or top-k sort, whether the rows already come in ORDER BY's order: the
+ * generator decides). Row layouts are fixed here, so that expressions
+ * bound over them stay valid whatever the generator builds:
+ * - the group-by's output is the keys, then one column per aggregate,
+ *   then (grouping sets) one int4 per GROUPING(…) call;
+ * - window k's input is lw_base columns wide (the block's row, or the
+ *   group-by's output, plus the windows before it) and it adds one column
+ *   per call, lw_base + f for call f;
+ * - the projection's output is lu_targets, of which the first lu_nvis
+ *   are the block's columns (the rest: ORDER BY / DISTINCT ON
+ *   expressions and row locators, dropped at the end). */
+
+/* GROUPING SETS / ROLLUP / CUBE (or GROUPING(…) over a plain GROUP BY):
+ * the sets as lists of indexes into the group keys, and per set s the
+ * value of each GROUPING(…) call g (lg_grp[s * lg_ngrp + g]). */
+typedef struct lp_gsets_s {
+  int lg_nsets;
+  const int *lg_set_n;
+  int *const *lg_sets;
+  int lg_ngrp;
+  const int32_t *lg_grp;
+} lp_gsets_t;
+
+/* One window (calls over equal windows share it): PARTITION BY and
+ * ORDER BY keys and the calls' arguments over its input row, the frame,
+ * the calls (wf_args index lw_args; -1 absent). */
+typedef struct lp_window_s {
+  int lw_base;                  /* width of its input row */
+  int lw_npart, lw_norder;
+  xnode_t **lw_part, **lw_ord;
+  bool *lw_desc, *lw_nulls_first;
+  xframe_t lw_unit;
+  xbound_t lw_start, lw_end;
+  xnode_t *lw_start_off, *lw_end_off;
+  xexclude_t lw_exclude;
+  int lw_nfn;
+  xwin_fn_t *lw_fns;
+  int lw_nargs;
+  xnode_t **lw_args;
+} lp_window_t;
+
+/* FOR UPDATE / FOR SHARE: the tables whose rows are locked (ol_rid: a
+ * projection column), the mode, and the recheck of a changed row (NULL:
+ * none, such a row fails with 40001). */
+typedef struct lp_lock_s {
+  int lk_n;
+  const oplock_tab_t *lk_tabs;
+  bool lk_shared;
+  int lk_wait;                  /* QLOCK_WAIT, QLOCK_NOWAIT, QLOCK_SKIP */
+  const oplock_recheck_t *lk_recheck;
+} lp_lock_t;
+
+typedef struct lp_upper_s {
+  lp_block_t *lu_from;          /* the join block (planned before the generator runs) */
+  int lu_width;                 /* its row's columns (the windows' input when not grouped) */
+  bool lu_par;                  /* may run in parallel: a top-level block or an
+                                 * uncorrelated subquery's (run once per execution) */
+  bool lu_grouped;              /* aggregates, GROUP BY, HAVING or GROUPING(…) */
+  int lu_ngroup;
+  xnode_t **lu_group;           /* over the block's row */
+  int lu_nagg;
+  const agg_spec_t *lu_aggs;    /* arguments over the block's row */
+  const lp_gsets_t *lu_sets;    /* NULL: one plain GROUP BY */
+  xnode_t *lu_having;           /* over the group-by's output; NULL none */
+  int lu_nagg_order;            /* ORDER BY inside the aggregates (one for the block): */
+  xnode_t **lu_agg_order;       /* over the block's row; the group-by's input is sorted */
+  const bool *lu_agg_order_desc, *lu_agg_order_nf;    /* by it (no streaming or parallel
+                                                          group-by then) */
+  int lu_nwin;
+  const lp_window_t *lu_wins;   /* in order: each reads the one before */
+  int lu_nsrf;                  /* set-returning functions of the select list: a
+                                 * ProjectSet over the last window's (or group-by's,
+                                 * or block's) row, 3 bounds each (exec_pg.h
+                                 * op_project_set_new); the targets read its counters */
+  xnode_t **lu_srf_bounds;
+  int lu_srf_base;              /* the ProjectSet's input row: its counters follow it */
+  int lu_ntarget, lu_nvis;
+  xnode_t **lu_targets;         /* over the last window's (or group-by's, or block's) row */
+  bool lu_distinct;
+  int lu_ndon;
+  const int *lu_don;            /* DISTINCT ON: target columns */
+  int lu_nord;
+  const sort_key_t *lu_keys;    /* ORDER BY (then DISTINCT ON's) over the targets */
+  xnode_t *lu_limit, *lu_offset, *lu_top;   /* bigint; NULL none */
+  const lp_lock_t *lu_lock;     /* NULL: no row locking */
+} lp_upper_t;
+
+/* ---- VALUES and set operations (opt/opt_gen_query.c builds them) -------
+ *
+ * A query that is not one SELECT block: VALUES rows, or a set operation
+ * over two queries, with ORDER BY (of output columns) and LIMIT / OFFSET
+ * over it. A side is a node again or a query already generated (a SELECT
+ * block's operators, LN_PLAN). */
+typedef enum lp_nkind_e { LN_PLAN, LN_VALUES, LN_SETOP } lp_nkind_t;
+
+typedef struct lp_node_s {
+  lp_nkind_t ln_kind;
+  int ln_ncols;
+  ty_t *ln_types;               /* the output's column types (a set operation's: the
+                                 * sides' common types, modifiers and array-ness too) */
+  op_t *ln_plan;                /* LN_PLAN */
+  int ln_nrows;                 /* LN_VALUES: ln_nrows rows of ln_ncols expressions, */
+  xnode_t ***ln_rows;           /* each of its column's type */
+  setop_kind_t ln_setop;        /* LN_SETOP: UNION / EXCEPT / INTERSECT [ALL] */
+  bool ln_all;
+  const struct lp_node_s *ln_l, *ln_r;
+  xnode_t **ln_lcast, **ln_rcast;   /* per column a side's value in the common type, over
+                                     * the side's row; NULL: the side has those types */
+  int ln_nord;
+  const sort_key_t *ln_keys;    /* ORDER BY over the output; ln_nord 0: none */
+  xnode_t *ln_limit, *ln_offset;    /* bigint; NULL none */
+} lp_node_t;
+
 /* What one call into the optimizer works with. */
 typedef struct lp_ctx_s {
   arena_t *lc_a;                /* the statement's arena: plans live here */
@@ -157,36 +281,11 @@ typedef struct sql_opt_s {
   /* The operators producing fb's row (fb_width columns; columns nobody
    * reads may be NULL), with the conjuncts applied. */
   int (*so_block)(lp_ctx_t *c, lp_block_t *fb, op_t **out);
-  /* Rows fb's plan gives (< 0 unknown) and groups of GROUP BY keys over
-   * fb's row for in_rows input rows (< 0 when in_rows is). */
-  double (*so_block_rows)(lp_ctx_t *c, const lp_block_t *fb, const op_t *plan);
-  double (*so_group_rows)(lp_ctx_t *c, const lp_block_t *fb, xnode_t **group, int ngroup,
-                          double in_rows);
-  /* Groups left of `groups` after HAVING having (< 0 when groups is). */
-  double (*so_having_rows)(lp_ctx_t *c, double groups, xnode_t *having);
-  /* Parallel plans: the workers a Gather over fb's plan may use (0: none),
-   * the Gather itself, and partial → Gather → final group-by (NULL when an
-   * aggregate cannot be merged). */
-  int (*so_par_workers)(lp_ctx_t *c, const lp_block_t *fb, const op_t *plan);
-  op_t *(*so_par_gather)(lp_ctx_t *c, op_t *plan, int workers);
-  /* A Gather of its own over each large build side of the joins along
-   * plan's pipeline (a parallel plan with `workers`). */
-  void (*so_par_builds)(lp_ctx_t *c, const lp_block_t *fb, op_t *plan, int workers);
-  /* rows, groups: the planner's estimates of in's rows and of the
-   * groups (< 0 unknown) */
-  op_t *(*so_par_agg)(lp_ctx_t *c, op_t *in, int workers, int ngroup, xnode_t **group, int nagg,
-                      const agg_spec_t *aggs, double rows, double groups);
-  /* Whether x may run on a parallel plan's workers (no subquery, nothing
-   * volatile), and ORDER BY over a parallel pipeline: a Parallel Sort
-   * over a Gather of `rows` (NULL: rows cannot run in parallel). */
-  bool (*so_par_safe)(const xnode_t *x);
-  op_t *(*so_par_sort)(lp_ctx_t *c, op_t *rows, int workers, int nkeys, const sort_key_t *keys);
-  /* A streaming group-by over in when its rows come grouped by the keys
-   * (with workers > 0 under a Gather of its own); NULL: use the others. */
-  op_t *(*so_agg_ordered)(lp_ctx_t *c, op_t *in, int workers, int ngroup, xnode_t **group,
-                          int nagg, const agg_spec_t *aggs);
-  /* HAVING inside such a Gather (plan); NULL: a filter above it. */
-  op_t *(*so_agg_having)(lp_ctx_t *c, op_t *plan, xnode_t *having);
+  /* The operators of a SELECT block's upper part over plan, fb's
+   * operators (opt/opt_gen.c): every physical choice above the joins. */
+  int (*so_upper)(lp_ctx_t *c, const lp_upper_t *u, op_t *plan, op_t **out);
+  /* The operators of a VALUES list or set operation (opt/opt_gen_query.c). */
+  int (*so_query)(lp_ctx_t *c, const lp_node_t *n, op_t **out);
   /* An explicit outer join's operators; need (over its columns, NULL =
    * all) the columns read, the others NULL at their positions. */
   op_t *(*so_outer)(lp_ctx_t *c, const lp_outer_t *oj, const bool *need);
