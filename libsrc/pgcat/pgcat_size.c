@@ -351,33 +351,37 @@ static int pf_size_bytes(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t 
     err_detail(e, "Invalid size unit: \"%.*s\".", (int)ulen, p);
     return err_hint(e, "Valid units are \"bytes\", \"kB\", \"MB\", \"GB\", \"TB\", and \"PB\".");
   }
-  /* value = mant * 10^(exp10 - scale) * 2^bits, exactly while it fits. */
-  const __int128 lim = (__int128)1 << 100;
+  /* value = mant * 10^(exp10 - scale) * 2^bits, in 128 bits: a fraction's
+   * trailing zeros go first (exact), then, while mant * 2^bits could pass
+   * 2^126, its last digits (at least 22 significant digits stay: finer
+   * than a byte once the value fits a bigint); an integer past 2^126 / 10
+   * cannot fit one. */
+  const __int128 cap = (__int128)1 << 126;
   int e10 = exp10 - scale;
   __int128 v = mant;
   if (mant != 0 && (overflow || e10 > 40))
     return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "bigint out of range");
+  while (e10 < 0 && v != 0 && (v % 10 == 0 || v > (cap >> bits))) {
+    v /= 10;
+    e10++;
+  }
   for (; e10 > 0 && v != 0; e10--) {
+    if (v > cap / 10)
+      return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "bigint out of range");
     v *= 10;
-    if (v > lim)
-      return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "bigint out of range");
   }
-  for (int b = 0; b < bits; b++) {
-    v *= 2;
-    if (v > lim)
-      return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "bigint out of range");
-  }
+  if (v > (cap >> bits))
+    return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "bigint out of range");
+  v *= (__int128)1 << bits;
   if (e10 < 0) {
-    __int128 div = 1;
-    for (; e10 < 0; e10++) {
-      div *= 10;
-      if (div > lim) { /* far below one byte */
-        v = 0;
-        div = 1;
-        break;
-      }
+    if (-e10 > NUM_MAX_DIGITS) {
+      v = 0; /* v < 2^126 < 10^38 / 2: below half a byte */
+    } else {
+      __int128 div = 1;
+      for (; e10 < 0; e10++)
+        div *= 10;
+      v = (v + div / 2) / div; /* half away from zero (v is the magnitude) */
     }
-    v = (v + div / 2) / div; /* half away from zero (v is the magnitude) */
   }
   if (v > (__int128)INT64_MAX + (neg ? 1 : 0))
     return err_set(e, SQLSTATE_NUMERIC_OUT_OF_RANGE, "bigint out of range");
