@@ -46,17 +46,14 @@ static bool rel_bytes(const cat_snapshot_t *s, cat_oid_t oid, sz_kind_t k, uint6
   *out = 0;
   const cat_table_t *t = cat_table_by_oid(s, oid);
   if (t) {
-    uint64_t main = tree_bytes(t->ct_indexes[0]->ci_tree);
-    uint64_t toast = tree_bytes(t->ct_long_tree);
-    uint64_t ix = 0;
-    for (int i = 1; i < t->ct_nindexes; i++)
-      ix += tree_bytes(t->ct_indexes[i]->ci_tree);
-    switch (k) {
-    case SZ_RELATION: *out = main; break;
-    case SZ_TABLE: *out = main + toast; break;
-    case SZ_INDEXES: *out = ix; break;
-    case SZ_TOTAL: *out = main + toast + ix; break;
-    }
+    /* Only the trees asked for: each count is a pass over the owner map. */
+    if (k != SZ_INDEXES)
+      *out += tree_bytes(t->ct_indexes[0]->ci_tree);
+    if (k == SZ_TABLE || k == SZ_TOTAL)
+      *out += tree_bytes(t->ct_long_tree);
+    if (k == SZ_INDEXES || k == SZ_TOTAL)
+      for (int i = 1; i < t->ct_nindexes; i++)
+        *out += tree_bytes(t->ct_indexes[i]->ci_tree);
     return true;
   }
   const cat_index_t *ix = cat_index_by_oid(s, oid);
