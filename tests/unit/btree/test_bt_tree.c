@@ -423,6 +423,7 @@ static void test_pages(void **state)
   uint64_t a_pages = bt_pages(a);
   assert_int_equal(bt_drop(b, &e), CZ_OK);
   assert_int_equal(bt_pages(a), a_pages);
+  bt_close(a);
   bt_env_close(&env);
   bt_env_open(&env, "pages.db", 500, false);
   assert_int_equal(bt_open(env.be_bp, ra, &a, &e), CZ_OK);
