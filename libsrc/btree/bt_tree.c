@@ -55,6 +55,14 @@ void bt_close(bt_tree_t *t)
 }
 
 pg_no_t bt_root(const bt_tree_t *t) { return t->t_root; }
+
+/* The root lies in owner 0's space (bt_create); every other page of the
+ * tree in extents the tree owns (bt_split.c's bp_fix_new with the root as
+ * owner), so storage's count of those plus the root is the tree's size. */
+uint64_t bt_pages(const bt_tree_t *t)
+{
+  return 1 + st_owner_pages(bp_storage(t->t_bp), t->t_root);
+}
 uint32_t bt_flags(const bt_tree_t *t) { return t->t_flags; }
 
 /* Frees the subtree under page pg (not pg itself): depth first, so a page

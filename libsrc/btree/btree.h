@@ -69,6 +69,11 @@ void bt_close(bt_tree_t *t);
 /* Frees every page of the tree, root included; closes t. */
 int bt_drop(bt_tree_t *t, err_t *e);
 pg_no_t bt_root(const bt_tree_t *t);
+/* Pages the tree occupies now (root, inner pages, leaves): exact through
+ * inserts, splits, merges, drops, checkpoints and recovery, read from the
+ * storage allocation maps (no page of the tree is read, nothing is kept
+ * per insert). README "Size accounting". */
+uint64_t bt_pages(const bt_tree_t *t);
 uint32_t bt_flags(const bt_tree_t *t);
 
 /* ---- single-row operations -------------------------------------------- */

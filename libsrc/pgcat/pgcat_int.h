@@ -122,6 +122,11 @@ extern const int pgcat_record_nfuncs;
  * regexp_replace, regexp_match, …: pgcat_regex_func.c). */
 extern const xfunc_def_t pgcat_regex_funcs[];
 extern const int pgcat_regex_nfuncs;
+/* The size functions (pg_relation_size, pg_table_size, pg_indexes_size,
+ * pg_total_relation_size, pg_database_size, pg_tablespace_size,
+ * pg_size_pretty, pg_size_bytes: pgcat_size.c). */
+extern const xfunc_def_t pgcat_size_funcs[];
+extern const int pgcat_size_nfuncs;
 /* The sequence functions (nextval, currval, setval, lastval, Virtuoso's
  * sequence_next, pg_get_serial_sequence: pgcat_seq_func.c). */
 extern const xfunc_def_t pgcat_seq_funcs[];

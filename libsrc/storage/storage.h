@@ -130,6 +130,11 @@ void st_free_page(storage_t *st, pg_no_t pg);
 bool st_page_is_allocated(storage_t *st, pg_no_t pg);
 /* The owner recorded for the extent holding pg (0 = none). */
 uint64_t st_extent_owner(storage_t *st, pg_no_t pg);
+/* Pages allocated now (st_cur) in the extents owned by owner: exact at
+ * any instant (no page of another owner lies in them; remap targets live
+ * in extents of their own, so the count does not depend on when the last
+ * checkpoint was). One pass over the owner map under the map mutex. */
+uint64_t st_owner_pages(storage_t *st, uint64_t owner);
 /* Number of logical pages the database spans (the file size in pages). */
 pg_no_t st_n_pages(storage_t *st);
 

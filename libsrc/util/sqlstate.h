@@ -76,6 +76,9 @@
 /* class 3B: savepoint exception */
 #define SQLSTATE_INVALID_SAVEPOINT                   "3B001"
 
+/* class 3D: invalid catalog name */
+#define SQLSTATE_INVALID_CATALOG_NAME                "3D000"
+
 /* class 3F: invalid schema name */
 #define SQLSTATE_INVALID_SCHEMA                      "3F000"
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # psql against the server in $PGHOST/$PGPORT/$PGUSER/$PGPASSWORD/$PGDATABASE:
 # \d items, \dt, \l, \du, \d+ of a table and of a view, \dv, \di, \ds, \dn,
-# \df and queries must succeed and show what the catalog holds (\dt+ and the
-# other size-listing forms need pg_table_size: not yet). Needs the items
+# \df and queries must succeed and show what the catalog holds, and the
+# size listings \dt+, \di+, \dm+, \dv+, \ds+ and \l+ show sizes (a loaded
+# table and index in kB or more, a view none). Needs the items
 # table (setup_items.sql); makes psqlt_* objects and drops them. Exit 0 when
 # all hold.
 set -u
@@ -30,6 +31,7 @@ check list_databases "" '\l' 'List of databases' '^ *[^ |]+ +\| +[^ |]+ +\| +UTF
 check list_roles "" '\du' 'List of roles' '^ *dba +\|.*Superuser'
 # the other describe commands, on objects made for them (dropped at exit)
 psql -X -q -v ON_ERROR_STOP=1 >"$out/setup" 2>&1 <<'EOF'
+DROP MATERIALIZED VIEW IF EXISTS psqlt_mview;
 DROP VIEW IF EXISTS psqlt_view;
 DROP TABLE IF EXISTS psqlt_child;
 DROP TABLE IF EXISTS psqlt_parent;
@@ -40,10 +42,13 @@ CREATE TABLE psqlt_child (id serial PRIMARY KEY, parent bigint REFERENCES psqlt_
 CREATE INDEX psqlt_child_qty ON psqlt_child (qty);
 CREATE SEQUENCE psqlt_seq START 5;
 CREATE VIEW psqlt_view AS SELECT c.id, p.tag FROM psqlt_child c JOIN psqlt_parent p ON p.id = c.parent;
+INSERT INTO psqlt_parent (tag) SELECT 'tag ' || g FROM generate_series(1, 3000) g;
+INSERT INTO psqlt_child (parent, qty) SELECT g, g FROM generate_series(1, 3000) g;
+CREATE MATERIALIZED VIEW psqlt_mview AS SELECT id, tag FROM psqlt_parent;
 EOF
 [ $? -eq 0 ] || { echo "psql: setup failed"; cat "$out/setup"; fails=$((fails + 1)); }
 cleanup_objects() {
-  psql -X -q -c 'DROP VIEW IF EXISTS psqlt_view' -c 'DROP TABLE IF EXISTS psqlt_child' \
+  psql -X -q -c 'DROP MATERIALIZED VIEW IF EXISTS psqlt_mview' -c 'DROP VIEW IF EXISTS psqlt_view' -c 'DROP TABLE IF EXISTS psqlt_child' \
     -c 'DROP TABLE IF EXISTS psqlt_parent' -c 'DROP SEQUENCE IF EXISTS psqlt_seq' >/dev/null 2>&1
 }
 trap 'cleanup_objects; rm -rf "$out"' EXIT
@@ -65,6 +70,19 @@ check describe_sequence "" '\d psqlt_parent_id_seq' 'Sequence "public\.psqlt_par
   'Sequence for identity column: public\.psqlt_parent\.id'
 check list_schemas "" '\dn' 'List of schemas' '^ *public +\|'
 check list_functions "" '\df nextval' 'pg_catalog +\| nextval +\| bigint +\|'
+# sizes: a table and an index of 3,000 rows take kilobytes; a view none
+check list_tables_size "" '\dt+ psqlt_*' 'Size' \
+  'public +\| psqlt_parent +\| table +\| [^|]+\| [^|]+\| [^|]+\| [0-9]+ kB +\|' \
+  'public +\| psqlt_child +\| table +\| [^|]+\| [^|]+\| [^|]+\| [0-9]+ kB +\|'
+check list_indexes_size "" '\di+ psqlt_*' 'Size' \
+  'public +\| psqlt_child_qty +\| index +\| [^|]+\| psqlt_child +\| [^|]+\| [^|]+\| [0-9]+ kB +\|' \
+  'public +\| psqlt_parent_tag_key +\| index +\| [^|]+\| psqlt_parent +\| [^|]+\| [^|]+\| [0-9]+ kB +\|'
+check list_matviews_size "" '\dm+ psqlt_*' 'Size' \
+  'public +\| psqlt_mview +\| materialized view +\| [^|]+\| [^|]+\| [^|]+\| [0-9]+ kB +\|'
+check list_views_size "" '\dv+ psqlt_*' 'Size' 'public +\| psqlt_view +\| view +\| [^|]+\| [^|]+\| 0 bytes +\|'
+check list_sequences_size "" '\ds+ psqlt_*' 'Size' 'public +\| psqlt_seq +\| sequence +\|'
+check list_databases_size "" '\l+' 'List of databases' 'Size' \
+  '^ *[^ |]+ +\| +[^ |]+ +\| +UTF8 +\|.*\| +[0-9]+ (kB|MB|GB) +\| +pg_default +\|'
 check query "-A -t" 'select id, name, price from items where id = 2' '^2\|two\|1\.50$'
 check query_where "-A -t" 'select name from items where price > 1 order by id' '^two$' '^three$'
 [ "$fails" -eq 0 ]

@@ -125,6 +125,8 @@ void bt_model_verify(bt_tree_t *t, const bt_model_t *m, bt_check_t *chk)
   if (bt_check(t, chk, &e) != CZ_OK)
     fail_msg("bt_check: %s %s", e.er_sqlstate, e.er_msg);
   assert_int_equal(chk->bc_entries, m->bm_count);
+  /* The size storage reports is exactly the pages the walk found. */
+  assert_int_equal(bt_pages(t), chk->bc_leaves + chk->bc_inner);
   verify_dir(t, m, BT_FORWARD);
   verify_dir(t, m, BT_BACKWARD);
 }

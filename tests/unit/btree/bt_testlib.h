@@ -38,7 +38,7 @@ typedef struct bt_model_s {
 void bt_model_init(bt_model_t *m, uint32_t n);
 void bt_model_free(bt_model_t *m);
 /* Full forward scan and a backward scan equal the model; bt_check passes
- * with the model's count. Fails the test otherwise. */
+ * with the model's count, and bt_pages equals the pages it walked. Fails the test otherwise. */
 void bt_model_verify(bt_tree_t *t, const bt_model_t *m, bt_check_t *chk);
 
 #endif /* CZ_BT_TESTLIB_H */

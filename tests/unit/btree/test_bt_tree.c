@@ -384,6 +384,63 @@ static void test_eviction(void **state)
   bt_env_close(&env);
 }
 
+/* Sizes (bt_pages) of trees growing side by side: each tree's count is
+ * its own pages only, exact after splits, after deletes that merge and
+ * free pages, after a drop of the other tree, and after a checkpoint and
+ * reopen. */
+static void test_pages(void **state)
+{
+  (void)state;
+  bt_env_t env;
+  err_t e;
+  err_clear(&e);
+  bt_env_open(&env, "pages.db", 500, true);
+  bt_tree_t *a = new_tree(&env, BT_UNIQUE);
+  bt_tree_t *b = new_tree(&env, BT_UNIQUE);
+  assert_int_equal(bt_pages(a), 1);
+  assert_int_equal(bt_pages(b), 1);
+  bt_model_t ma, mb;
+  const uint32_t n = 30000;
+  bt_model_init(&ma, n);
+  bt_model_init(&mb, n);
+  for (uint32_t id = 0; id < n; id++) {
+    apply_insert(a, &ma, id);
+    if (id % 2 == 0)
+      apply_insert(b, &mb, n - 1 - id);
+  }
+  bt_check_t ca, cb;
+  bt_model_verify(a, &ma, &ca);
+  bt_model_verify(b, &mb, &cb);
+  assert_true(bt_pages(a) > 100);
+  assert_true(bt_pages(b) > 50);
+  uint64_t a_full = bt_pages(a);
+  /* Deleting a contiguous range empties leaves: they are merged and freed. */
+  for (uint32_t id = 0; id < n * 3 / 4; id++)
+    apply_delete(a, &ma, id);
+  bt_model_verify(a, &ma, &ca);
+  assert_true(bt_pages(a) < a_full / 2);
+  pg_no_t ra = bt_root(a), rb = bt_root(b);
+  uint64_t a_pages = bt_pages(a);
+  assert_int_equal(bt_drop(b, &e), CZ_OK);
+  assert_int_equal(bt_pages(a), a_pages);
+  bt_close(a);
+  bt_env_close(&env);
+  bt_env_open(&env, "pages.db", 500, false);
+  assert_int_equal(bt_open(env.be_bp, ra, &a, &e), CZ_OK);
+  assert_int_equal(bt_pages(a), a_pages);
+  bt_model_verify(a, &ma, &ca);
+  /* A new tree gets b's freed space (its root may even be b's old root)
+   * and starts at one page. */
+  bt_tree_t *c = new_tree(&env, 0);
+  (void)rb;
+  assert_int_equal(bt_pages(c), 1);
+  bt_close(c);
+  bt_close(a);
+  bt_model_free(&ma);
+  bt_model_free(&mb);
+  bt_env_close(&env);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -392,6 +449,7 @@ int main(void)
     cmocka_unit_test(test_random_model),
     cmocka_unit_test(test_long_keys),
     cmocka_unit_test(test_eviction),
+    cmocka_unit_test(test_pages),
   };
   return cmocka_run_group_tests_name("bt_tree", tests, NULL, NULL);
 }

@@ -111,6 +111,40 @@ static void owners_and_allocation_survive_reopen(void **state)
   st_close(st);
 }
 
+/* st_owner_pages: each owner's pages exactly, across extents, after frees
+ * (of image pages too: they stop counting at once), written remapped pages
+ * (remap targets are no owner's), a checkpoint and a reopen. */
+static void owner_pages_are_exact(void **state)
+{
+  const char *path = stt_path("al_count.db");
+  storage_t *st = stt_open(path);
+  pg_no_t a[600];
+
+  assert_int_equal(st_owner_pages(st, 21), 0);
+  for (int i = 0; i < 600; i++) /* more than two extents */
+    a[i] = stt_alloc(st, 21, PG_NONE);
+  for (int i = 0; i < 40; i++)
+    stt_alloc(st, 22, PG_NONE);
+  assert_int_equal(st_owner_pages(st, 21), 600);
+  assert_int_equal(st_owner_pages(st, 22), 40);
+  for (int i = 0; i < 600; i++)
+    stt_write(st, a[i], 1);
+  stt_checkpoint(st, NULL);
+  for (int i = 0; i < 600; i += 2) /* image pages: reusable only later, gone now */
+    st_free_page(st, a[i]);
+  for (int i = 1; i < 100; i += 2) /* rewritten image pages are remapped */
+    stt_write(st, a[i], 2);
+  assert_int_equal(st_owner_pages(st, 21), 300);
+  assert_int_equal(st_owner_pages(st, 22), 40);
+  stt_checkpoint(st, NULL);
+  st_close(st);
+  st = stt_open(path);
+  assert_int_equal(st_owner_pages(st, 21), 300);
+  assert_int_equal(st_owner_pages(st, 22), 40);
+  assert_int_equal(st_owner_pages(st, 23), 0);
+  st_close(st);
+}
+
 typedef struct alloc_arg_s {
   storage_t *aa_st;
   uint64_t aa_owner;
@@ -166,6 +200,7 @@ int main(void)
       cmocka_unit_test(freed_page_of_image_not_reused_before_checkpoint),
       cmocka_unit_test(freed_page_allocated_since_checkpoint_is_reused),
       cmocka_unit_test(owners_and_allocation_survive_reopen),
+      cmocka_unit_test(owner_pages_are_exact),
       cmocka_unit_test(concurrent_allocations_are_distinct),
   };
 
