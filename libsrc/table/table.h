@@ -111,6 +111,28 @@ int tbl_delete(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, c
 int tbl_update_cols(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const bool *set,
                     const int *sel, int n, err_t *e);
 
+/* READ COMMITTED's re-evaluation of a changed row (PostgreSQL's
+ * EvalPlanQual). When a row of an update or delete batch was changed or
+ * deleted by a transaction that committed after the caller's scan read
+ * it (the call waits for a live one first), tx being READ COMMITTED,
+ * te_fn is called with the batch row r, under the row's lock: cur NULL
+ * when the row is gone (it is skipped), else every column of the row's
+ * current version and its locator (both valid during the call only).
+ * te_fn either rewrites row r of the batch (every column the call reads,
+ * the locator too, from that version; values it keeps must outlive the
+ * call) and sets *pass (the row is then changed as rewritten), or leaves
+ * *pass false (the row no longer qualifies: skipped). Snapshot levels,
+ * and epq NULL, fail such a row with 40001. */
+typedef struct tbl_epq_s {
+  int (*te_fn)(void *ctx, int r, const datum_t *cur, const uint8_t *loc, size_t loc_len,
+               bool *pass, err_t *e);
+  void *te_ctx;
+} tbl_epq_t;
+int tbl_update_epq(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const bool *set,
+                   const int *sel, int n, const tbl_epq_t *epq, err_t *e);
+int tbl_delete_epq(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
+                   int n, const tbl_epq_t *epq, err_t *e);
+
 /* ---- row locks of SELECT … FOR UPDATE / FOR SHARE (tb_lock.c) ---------------- */
 
 #define TBL_LOCK_OK 0       /* locked; the row is the version loc was read from */

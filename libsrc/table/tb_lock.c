@@ -11,7 +11,8 @@
  *   hash compared with the locator's: equal, the scan's version is the
  *   current one; different, another transaction changed it and committed
  *   (the caller re-checks the new version, PostgreSQL's EvalPlanQual in
- *   read committed); absent, it was deleted (the caller skips it).
+ *   read committed); absent, it was deleted (the caller skips it). Under
+ *   a snapshot (REPEATABLE READ, SERIALIZABLE) both are 40001.
  */
 #include <string.h>
 
@@ -38,11 +39,17 @@ int tbl_lock_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc
   }
   if (rc != CZ_OK)
     return CZ_ERR;
+  bool same = found && len <= BT_MAX_ROW && tb_row_hash(row, len) == want;
+  /* Under a snapshot the scan read the snapshot's version: a newer one
+   * (changed or deleted after the snapshot) is 40001, first updater wins,
+   * as PostgreSQL's REPEATABLE READ locks. */
+  if (!same && txn_isolation(tx) != TXN_ISO_READ_COMMITTED)
+    return err_set(e, SQLSTATE_SERIALIZATION, "could not serialize access due to concurrent update");
   if (!found || len > BT_MAX_ROW) {
     *st = TBL_LOCK_GONE;
     return CZ_OK;
   }
-  if (tb_row_hash(row, len) == want) {
+  if (same) {
     *st = TBL_LOCK_OK;
     return CZ_OK;
   }

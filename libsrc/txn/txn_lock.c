@@ -896,7 +896,10 @@ int txn_lock_row(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, txn_l
     if (rc != CZ_OK)
       return rc;
   }
-  int rc = bt_lookup(t, key, key_len, val, cap, val_len, e);
+  /* Under the lock a dead entry (a delete committed while an older
+   * snapshot lives) is absent: the row is gone, not lockable. */
+  int rc = lk ? txn_tree_lookup(dt, key, key_len, val, cap, val_len, NULL, e)
+              : bt_lookup(t, key, key_len, val, cap, val_len, e);
   if (rc == CZ_ERR)
     return CZ_ERR;
   *found = rc == CZ_OK && !(lk && lk->lk_deleted);

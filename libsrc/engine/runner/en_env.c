@@ -310,23 +310,25 @@ static int hook_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, i
 }
 
 static int hook_update(qctx_t *q, void *tab, const batch_t *b, const bool *set, const int *sel,
-                       int n, err_t *e)
+                       int n, const qepq_t *epq, err_t *e)
 {
   const cat_table_t *t = en_handle_cat(tab);
+  tbl_epq_t te = {epq ? epq->qe_fn : NULL, epq ? epq->qe_ctx : NULL};
   if (en_cons_needed(t))
-    return en_cons_update(q->q_tops_ctx, q->q_txn, t, b, b->b_ncols - 1, set, sel, n, q->q_arena, e);
-  if (set)
-    return tbl_update_cols(q->q_txn, t, b, b->b_ncols - 1, set, sel, n, e);
-  return tbl_update(q->q_txn, t, b, b->b_ncols - 1, sel, n, e);
+    return en_cons_update(q->q_tops_ctx, q->q_txn, t, b, b->b_ncols - 1, set, sel, n,
+                          epq ? &te : NULL, q->q_arena, e);
+  return tbl_update_epq(q->q_txn, t, b, b->b_ncols - 1, set, sel, n, epq ? &te : NULL, e);
 }
 
 static int hook_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
-                       err_t *e)
+                       const qepq_t *epq, err_t *e)
 {
   const cat_table_t *t = en_handle_cat(tab);
+  tbl_epq_t te = {epq ? epq->qe_fn : NULL, epq ? epq->qe_ctx : NULL};
   if (en_cons_needed(t))
-    return en_cons_delete(q->q_tops_ctx, q->q_txn, t, b, rid, sel, n, q->q_arena, e);
-  return tbl_delete(q->q_txn, t, b, rid, sel, n, e);
+    return en_cons_delete(q->q_tops_ctx, q->q_txn, t, b, rid, sel, n, epq ? &te : NULL,
+                          q->q_arena, e);
+  return tbl_delete_epq(q->q_txn, t, b, rid, sel, n, epq ? &te : NULL, e);
 }
 
 static int hook_modify_end(qctx_t *q, void *tab, err_t *e)
@@ -468,16 +470,16 @@ static int rel_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, in
 }
 
 static int rel_update(qctx_t *q, void *tab, const batch_t *b, const bool *set, const int *sel,
-                      int n, err_t *e)
+                      int n, const qepq_t *epq, err_t *e)
 {
-  (void)set;
+  (void)set, (void)epq;
   return rel_insert(q, tab, b, sel, n, e);
 }
 
 static int rel_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
-                      err_t *e)
+                      const qepq_t *epq, err_t *e)
 {
-  (void)rid;
+  (void)rid, (void)epq;
   return rel_insert(q, tab, b, sel, n, e);
 }
 
