@@ -701,12 +701,15 @@ int64_t op_dml_count(const op_t *o, const qctx_t *q);
  * changed, as its input gave it (the new rows for INSERT and UPDATE, the
  * removed ones for DELETE), instead of nothing. */
 void op_dml_set_returning(op_t *o);
-/* UPDATE / DELETE of one table in READ COMMITTED: a row changed by a
- * transaction that committed after the scan read it is re-evaluated
- * (qepq_t) instead of failing with 40001: rk's block row is the scan's
- * (the table's columns from rk_base, then the row identity), rk_filter
- * the WHERE, rk_out one expression per input column of o (the new values
- * and the row identity for an update; the scan's columns for a delete). */
+/* UPDATE / DELETE in READ COMMITTED: a row changed by a transaction
+ * that committed after the scan read it is re-evaluated (qepq_t) instead
+ * of failing with 40001: rk's block row is the scan's or join's (the
+ * table's columns from rk_base, then the row identity, from the current
+ * version; any other column from the input row at the same position: the
+ * joined rows held fixed, as PostgreSQL's EvalPlanQual), rk_filter the
+ * WHERE with the join conditions, rk_out one expression per input column
+ * of o (the new values and the row identity for an update, then what it
+ * passes on; the block's columns for a delete). */
 void op_dml_set_recheck(op_t *o, const oplock_recheck_t *rk);
 /* UPDATE … FROM / DELETE … USING: the input holds a target row once per
  * row it joined (locator at column loc); o changes it once, with the

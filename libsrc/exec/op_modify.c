@@ -6,8 +6,9 @@
  * Design notes: READ COMMITTED's re-evaluation (op_dml_set_recheck,
  * PostgreSQL's EvalPlanQual) is a callback the storage makes only for a
  * row another transaction changed after the scan read it, under that
- * row's lock: the block row is rebuilt from the current version, the
- * WHERE tested again, and the batch row rewritten in place (new values,
+ * row's lock: the block row is rebuilt from the current version (the
+ * other tables' columns of a join kept as the input row has them), the
+ * WHERE and join conditions tested again, and the batch row rewritten in place (new values,
  * row identity) or marked skipped (left out of the count and RETURNING).
  * Rows nobody changed cost nothing more. */
 #include <string.h>
@@ -70,10 +71,13 @@ static int modify_epq(void *ctx, int row, const datum_t *cur, const uint8_t *rid
   if (!blk)
     return CZ_ERR;
   blk->b_n = 1;
-  datum_t null = {.d_null = true};
   for (int c = 0; c < rk->rk_width; c++) {
     int k = c - rk->rk_base;
-    datum_t d = k >= 0 && k < rk->rk_ncols ? cur[k] : null;
+    datum_t d = {.d_null = true};
+    if (k >= 0 && k < rk->rk_ncols)
+      d = cur[k];
+    else if (c < in->b_ncols)
+      vec_get(&in->b_cols[c], row, &d);  /* a joined row: held fixed, as PostgreSQL does */
     if (k == rk->rk_ncols) {
       d.d_null = false;
       d.d_str = (str_t){NULL, (uint32_t)rid_len};
