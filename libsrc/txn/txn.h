@@ -62,10 +62,11 @@ typedef struct db_config_s {
   const char *dc_wal_path;        /* [Database] TransactionFile */
   int64_t dc_checkpoint_interval_s; /* [Parameters] CheckpointInterval in minutes *60; 0 = only on demand */
   bool dc_sync;                   /* fsync the log at commit (false only in tests) */
+  uint64_t dc_max_version_bytes;  /* [Parameters] MaxVersionMem (MB) in bytes; 0 = no limit */
 } db_config_t;
 
 /* From [Database] DatabaseFile, TransactionFile, [Striping], [Parameters]
- * NumberOfBuffers, MaxDirtyBuffers, CheckpointInterval. */
+ * NumberOfBuffers, MaxDirtyBuffers, CheckpointInterval, MaxVersionMem. */
 int db_config_from_ini(const ini_t *ini, db_config_t *cfg, err_t *e);
 
 /* Opens (creating when absent) and recovers: replays the log, then
@@ -258,6 +259,12 @@ void txn_note_read(txn_t *tx, db_tree_t *dt);
 bool txn_snapshot_changed(const txn_t *tx, db_tree_t *dt, const void *key, size_t key_len);
 /* 40001 when tx is doomed (the engine asks at each statement). */
 int txn_check_serializable(const txn_t *tx, err_t *e);
+/* 72000 "snapshot too old" when tx's snapshot was cancelled because the
+ * version store passed MaxVersionMem (txn/README.md, "Snapshots"): what
+ * it read since may be wrong, so the engine asks after every read of a
+ * table (a scan batch, a lookup, a probe) and at each statement. One
+ * atomic load; CZ_OK without a snapshot. */
+int txn_check_snapshot(const txn_t *tx, err_t *e);
 
 /* Durable when it returns CZ_OK. On error the transaction is rolled back.
  * tx is freed either way. */

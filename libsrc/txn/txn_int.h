@@ -211,6 +211,7 @@ struct txn_s {
   uint8_t tx_iso;                    /* txn_iso_t */
   bool tx_has_snap;                  /* reads see tx_snap_ts (REPEATABLE READ, SERIALIZABLE) */
   uint64_t tx_snap_ts;               /* sees exactly the commits with timestamp <= this */
+  _Atomic bool tx_snap_too_old;      /* cancelled over MaxVersionMem: versions it needs may be gone */
   _Atomic uint64_t tx_commit_ts;     /* 0 = not committed; TXN_TS_PENDING while being numbered */
   struct txn_s *tx_snap_next, *tx_snap_prev; /* the live snapshots (vs_mx) */
   struct txn_sx_s *tx_sx;            /* SERIALIZABLE: its conflict record (txn_ssi.c) */

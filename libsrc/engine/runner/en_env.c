@@ -257,7 +257,7 @@ static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int nc
   return CZ_OK;
 }
 
-static int hook_scan_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t *e)
+static int hook_scan_fill(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t *e)
 {
   if (s->qs_pg) {
     /* a catalog batch that the predicates empty is not the end */
@@ -288,6 +288,16 @@ static int hook_scan_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t
     if (op_check_cancel(q, e) != CZ_OK)
       return CZ_ERR;
   }
+}
+
+/* Every read of a table ends with the snapshot's check: a snapshot
+ * cancelled over MaxVersionMem may have read rows whose versions were
+ * collected meanwhile (72000, txn_check_snapshot). */
+static int hook_scan_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t *e)
+{
+  if (hook_scan_fill(q, s, out, a, e) != CZ_OK)
+    return CZ_ERR;
+  return txn_check_snapshot(q->q_txn, e);
 }
 
 static void hook_scan_close(qctx_t *q, qscan_t *s)
@@ -340,7 +350,10 @@ static int hook_modify_end(qctx_t *q, void *tab, err_t *e)
 static int hook_lookup(qctx_t *q, void *tab, const datum_t *const *keys, int n, const int *cols,
                        int ncols, batch_t *out, bool *found, arena_t *a, err_t *e)
 {
-  return tbl_lookup(q->q_txn, en_handle_cat(tab), keys, n, cols, ncols, false, out, found, a, e);
+  if (tbl_lookup(q->q_txn, en_handle_cat(tab), keys, n, cols, ncols, false, out, found, a, e) !=
+      CZ_OK)
+    return CZ_ERR;
+  return txn_check_snapshot(q->q_txn, e);
 }
 
 /* Index-prefix probes (table/tb_probe.c): the predicates as the scan
@@ -369,8 +382,9 @@ static int hook_probe_keys(qctx_t *q, qprobe_t *p, const vec_t *const *keys, con
 
 static int hook_probe_next(qctx_t *q, qprobe_t *p, batch_t *out, int *at, arena_t *a, err_t *e)
 {
-  (void)q;
-  return tbl_probe_next(p->qp_probe, out, at, a, e);
+  if (tbl_probe_next(p->qp_probe, out, at, a, e) != CZ_OK)
+    return CZ_ERR;
+  return txn_check_snapshot(q->q_txn, e);
 }
 
 static void hook_probe_close(qctx_t *q, qprobe_t *p)
