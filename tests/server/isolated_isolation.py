@@ -40,6 +40,11 @@ and is checked to be still waiting before the step that releases it.
                    key deleted after it succeeds; INSERT … ON CONFLICT
                    against a row a later commit changed or inserted fails
                    with 40001, against one deleted since it inserts
+  snapshot too     (Cadenza only: its own server, MaxVersionMem = 1 MB) a
+  old              commit that takes the version store past the bound
+                   cancels the oldest snapshot: that transaction's next
+                   statement fails with 72000, ROLLBACK works, a younger
+                   snapshot keeps reading its consistent state
   statements       SET TRANSACTION after the first query is 25001, SHOW
                    transaction_isolation follows BEGIN, SET TRANSACTION and
                    default_transaction_isolation
@@ -510,6 +515,35 @@ def statements(srv):
     a.close()
 
 
+def snapshot_too_old(args):
+    srv = checks.isolated_server(args, "isolation_vmax", params={"MaxVersionMem": 1})
+    with checks.running(srv):
+        a, b, c = sessions(srv, 3)
+        b.execute("CREATE TABLE iso_tto (id int PRIMARY KEY, pad text)")
+        b.execute("INSERT INTO iso_tto SELECT g, repeat('p', 100) FROM generate_series(1, 20000) g")
+        a.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        first = a.execute("SELECT sum(length(pad)) FROM iso_tto").fetchone()[0]
+        check("snapshot too old: the old snapshot reads", first == 2000000, first)
+        # about 20000 versions of 100 bytes and more: past 1 MB
+        b.execute("UPDATE iso_tto SET pad = pad || 'x'")
+        c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        cs = c.execute("SELECT sum(length(pad)) FROM iso_tto").fetchone()[0]
+        got, _ = run(a, "SELECT sum(length(pad)) FROM iso_tto")
+        check("snapshot too old: the oldest snapshot's next statement is 72000", got == "72000", got)
+        got, _ = run(a, "ROLLBACK")
+        check("snapshot too old: ROLLBACK works", got == "ok", got)
+        got, rows = run(a, "SELECT sum(length(pad)) FROM iso_tto")
+        check("snapshot too old: the session goes on", got == "ok" and rows[0][0] == 2020000,
+              "%s %s" % (got, rows))
+        b.execute("UPDATE iso_tto SET pad = 'y' WHERE id <= 10")
+        got, rows = run(c, "SELECT sum(length(pad)) FROM iso_tto")
+        check("snapshot too old: a younger snapshot stays consistent",
+              cs == 2020000 and got == "ok" and rows[0][0] == cs, "%s %s %s" % (cs, got, rows))
+        c.execute("COMMIT")
+        b.execute("DROP TABLE iso_tto")
+        a.close(), b.close(), c.close()
+
+
 def main():
     args = checks.isolated_args()
     srv = checks.isolated_server(args, "isolation", both=True)
@@ -528,6 +562,10 @@ def main():
         for level in (RR, SER):
             consistent_snapshots(srv, level)
         statements(srv)
+    if args.kind == "cadenza":
+        snapshot_too_old(args)
+    else:
+        print("SKIP snapshot too old: PostgreSQL keeps old versions in its tables")
     return checks.summary()
 
 
