@@ -257,6 +257,11 @@ void txn_note_read(txn_t *tx, db_tree_t *dt);
  * asks it of the row it conflicts with: PostgreSQL fails that with 40001
  * under REPEATABLE READ and SERIALIZABLE. */
 bool txn_snapshot_changed(const txn_t *tx, db_tree_t *dt, const void *key, size_t key_len);
+/* Keeps tx's lock on (t, key) (taken with txn_lock) through a ROLLBACK
+ * TO a savepoint older than it, which releases the other locks taken
+ * after that savepoint: for locks that guard state kept outside the
+ * transaction's operations (the catalog's DDL lock). */
+void txn_lock_hold(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len);
 /* 40001 when tx is doomed (the engine asks at each statement). */
 int txn_check_serializable(const txn_t *tx, err_t *e);
 /* 72000 "snapshot too old" when tx's snapshot was cancelled because the

@@ -242,6 +242,8 @@ typedef struct txn_lock_s {
                                      beside it; never has a pre-image or changes
                                      (the owner's first change upgrades it) */
   bool lk_deleted;                /* the owner deleted the key: applied at commit */
+  bool lk_hold;                   /* kept by ROLLBACK TO a mark older than it
+                                     (txn_lock_hold: the catalog's DDL lock) */
   uint8_t *lk_pre;                /* in the owner's arena */
   uint32_t lk_pre_len;
   /* The owner's own view of the key when command lk_cmd began (its first
@@ -254,6 +256,10 @@ typedef struct txn_lock_s {
 } txn_lock_t;
 
 int txn_locktab_create(db_t *db, err_t *e);
+/* Releases tx's locks from tx->tx_locks up to (not including) stop, but
+ * those with lk_hold, which stay in tx's list (ROLLBACK TO a mark taken
+ * when stop was the newest lock); wakes waiters. */
+void txn_lock_release_after(txn_t *tx, txn_lock_t *stop);
 void txn_locktab_free(db_t *db);
 /* Whether dt takes part in locking for tx (unique tree, not bulk). */
 bool txn_locks_tree(const txn_t *tx, const db_tree_t *dt);

@@ -720,6 +720,60 @@ int txn_lock_apply_deletes(txn_t *tx, err_t *e)
   return CZ_OK;
 }
 
+void txn_lock_hold(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len)
+{
+  err_t e;
+  db_tree_t *dt = lk_tree_of(tx, t, &e);
+  for (txn_lock_t *lk = tx->tx_locks; dt && lk; lk = lk->lk_tx_next)
+    if (lk->lk_tree == dt && lk->lk_key_len == key_len && memcmp(lk->lk_key, key, key_len) == 0) {
+      lk->lk_hold = true;
+      return;
+    }
+}
+
+/* Takes lk out of its shard's chain (its owner's list is the caller's). */
+static void lk_unlink(txn_locktab_t *lt, txn_lock_t *lk)
+{
+  lk_shard_t *sh = lk_shard(lt, lk->lk_hash);
+  mutex_lock(&sh->ls_mx);
+  txn_lock_t **pp = lk_bucket(sh, lk->lk_hash);
+  while (*pp && *pp != lk)
+    pp = &(*pp)->lk_next;
+  if (*pp) {
+    *pp = lk->lk_next;
+    sh->ls_n--;
+  }
+  mutex_unlock(&sh->ls_mx);
+  atomic_fetch_sub(&lk->lk_tree->dt_nlocked, 1);
+}
+
+void txn_lock_release_after(txn_t *tx, txn_lock_t *stop)
+{
+  txn_locktab_t *lt = tx->tx_db->db_locks;
+  txn_lock_t *kept = NULL, **tail = &kept;
+  bool any = false;
+  txn_lock_t *lk = tx->tx_locks;
+  while (lk && lk != stop) {
+    txn_lock_t *next = lk->lk_tx_next;
+    if (lk->lk_hold) {
+      *tail = lk;
+      tail = &lk->lk_tx_next;
+    } else {
+      lk_unlink(lt, lk);
+      any = true;
+    }
+    lk = next;
+  }
+  *tail = lk;
+  tx->tx_locks = kept;
+  /* tx goes on: waiters keep naming it, and find the keys free when woken */
+  if (any && atomic_load(&lt->lt_waiters) > 0) {
+    mutex_lock(&lt->lt_wait_mx);
+    cond_broadcast(&lt->lt_wait_cond);
+    mutex_unlock(&lt->lt_wait_mx);
+  }
+}
+
 void txn_lock_release_all(txn_t *tx)
 {
   txn_locktab_t *lt = tx->tx_db->db_locks;

@@ -12,6 +12,11 @@ same answers as PostgreSQL 15 (the script runs on both).
 - After a wait the row is checked again (read committed): a row the
   holder changed so that WHERE no longer holds is left out, a row it
   changed otherwise is returned as changed, a deleted row is left out.
+- Savepoints: ROLLBACK TO releases the row locks taken after the
+  savepoint (FOR UPDATE, FOR SHARE, an UPDATE's, a DELETE's): another
+  session's NOWAIT gets them; those taken before it stay (55P03), also
+  after a ROLLBACK TO a savepoint taken after them; RELEASE SAVEPOINT
+  keeps them.
 - The job queue: 4 workers `SELECT … FOR UPDATE SKIP LOCKED LIMIT 1`,
   mark the job done and commit, until the queue is empty: every job done
   exactly once, none by two workers.
@@ -280,6 +285,55 @@ def errors(dsn):
         check("the session answers after", checks.answers(c))
 
 
+def savepoints(dsn):
+    with connect(dsn) as a, connect(dsn) as b:
+        setup(a)
+        nowait = "SELECT id FROM rl_t WHERE id = %d FOR UPDATE NOWAIT"
+        a.execute("BEGIN")
+        a.execute("SELECT id FROM rl_t WHERE id = 1 FOR UPDATE")
+        a.execute("UPDATE rl_t SET v = 100 WHERE id = 2")
+        a.execute("SAVEPOINT s1")
+        a.execute("SELECT id FROM rl_t WHERE id = 3 FOR UPDATE")
+        a.execute("SELECT id FROM rl_t WHERE id = 4 FOR SHARE")
+        a.execute("UPDATE rl_t SET v = 500 WHERE id = 5")
+        a.execute("DELETE FROM rl_t WHERE id = 6")
+        a.execute("UPDATE rl_t SET v = 200 WHERE id = 2")  # locked before s1
+        a.execute("ROLLBACK TO SAVEPOINT s1")
+        for k in (3, 4, 5, 6):
+            b.execute("BEGIN")
+            st, _, _ = sqlstate_of(b, nowait % k)
+            check("ROLLBACK TO releases the lock taken after the savepoint (row %d)" % k,
+                  st == "result", st)
+            b.execute("ROLLBACK")
+        for k in (1, 2):
+            b.execute("BEGIN")
+            st, _, _ = sqlstate_of(b, nowait % k)
+            check("a lock taken before the savepoint stays (row %d)" % k, st == "55P03", st)
+            b.execute("ROLLBACK")
+        # a savepoint after the locks: rolling back to it keeps them
+        a.execute("SAVEPOINT s2")
+        a.execute("SELECT id FROM rl_t WHERE id = 7 FOR UPDATE")
+        a.execute("SAVEPOINT s3")
+        a.execute("ROLLBACK TO SAVEPOINT s3")
+        a.execute("RELEASE SAVEPOINT s2")
+        b.execute("BEGIN")
+        st, _, _ = sqlstate_of(b, nowait % 7)
+        check("ROLLBACK TO a later savepoint and RELEASE keep the lock", st == "55P03", st)
+        b.execute("ROLLBACK")
+        # a waiter gets the row when the savepoint is rolled back
+        a.execute("SAVEPOINT s4")
+        a.execute("UPDATE rl_t SET v = 800 WHERE id = 8")
+        w = Bg(b, "UPDATE rl_t SET v = v + 1 WHERE id = 8")
+        waited = w.waiting()
+        a.execute("ROLLBACK TO SAVEPOINT s4")
+        check("a writer waiting for a row locked after the savepoint goes on at ROLLBACK TO",
+              waited and w.done(5) and w.state == "ok", "%s %s" % (waited, w.state))
+        a.execute("COMMIT")
+        got = a.execute("SELECT id, v FROM rl_t WHERE id IN (2, 5, 6, 8) ORDER BY id").fetchall()
+        check("… and the committed rows are those before the savepoint",
+              got == [(2, 100), (5, 5), (6, 6), (8, 9)], got)
+
+
 def ini_default(args):
     srv = checks.isolated_server(args, "rowlocks_ini", {"LockTimeout": 250})
     with checks.running(srv):
@@ -307,6 +361,7 @@ def main():
         for_update(dsn)
         for_share(dsn)
         recheck(dsn)
+        savepoints(dsn)
         queue(dsn)
         timeouts(dsn, args.kind)
     if args.kind == "cadenza":
