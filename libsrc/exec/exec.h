@@ -361,10 +361,19 @@ struct qtable_ops_s {
    * exclusive, waiting for conflicting holders unless nowait, and says in
    * *st what became of it (QLOCK_*). QLOCK_CHANGED with cur not NULL: cur
    * (one datum per table column) holds its current values (in a). NULL:
-   * the storage has no row locks (0A000). */
-  int (*qt_lock_row)(qctx_t *q, void *tab, const uint8_t *rid, size_t rid_len, bool shared,
+   * the storage has no row locks (0A000). strength: QLOCK_FOR_*. */
+  int (*qt_lock_row)(qctx_t *q, void *tab, const uint8_t *rid, size_t rid_len, int strength,
                      bool nowait, datum_t *cur, arena_t *a, int *st, err_t *e);
 };
+
+/* qt_lock_row's strengths, PostgreSQL's four: KEY SHARE conflicts only
+ * with UPDATE (and with writers that delete or change the key), SHARE
+ * with NO KEY UPDATE and UPDATE (and every writer), NO KEY UPDATE with
+ * all but KEY SHARE (as an update that keeps the key), UPDATE with all. */
+#define QLOCK_FOR_KEY_SHARE 1
+#define QLOCK_FOR_SHARE 2
+#define QLOCK_FOR_NO_KEY_UPDATE 3
+#define QLOCK_FOR_UPDATE 4
 
 /* qt_lock_row's outcomes. */
 #define QLOCK_OK 0        /* locked; the version the row identity was read from */
@@ -539,7 +548,7 @@ typedef struct oplock_recheck_s {
   const xnode_t *rk_filter;     /* the WHERE over the block row; NULL = none */
   xnode_t *const *rk_out;       /* per input column: its expression over the block row */
 } oplock_recheck_t;
-op_t *op_lockrows_new(arena_t *a, op_t *in, int ntab, const oplock_tab_t *tabs, bool shared,
+op_t *op_lockrows_new(arena_t *a, op_t *in, int ntab, const oplock_tab_t *tabs, int strength,
                       int wait, xnode_t *limit, xnode_t *offset, const oplock_recheck_t *rk);
 
 typedef struct sort_key_s {

@@ -372,8 +372,8 @@ typedef enum sql_lock_e {
   SQL_LOCK_NONE,
   SQL_LOCK_UPDATE,         /* FOR UPDATE: exclusive row locks */
   SQL_LOCK_SHARE,          /* FOR SHARE: shared row locks */
-  SQL_LOCK_NO_KEY_UPDATE,  /* FOR NO KEY UPDATE: taken as FOR UPDATE */
-  SQL_LOCK_KEY_SHARE       /* FOR KEY SHARE: taken as FOR SHARE */
+  SQL_LOCK_NO_KEY_UPDATE,  /* FOR NO KEY UPDATE */
+  SQL_LOCK_KEY_SHARE       /* FOR KEY SHARE */
 } sql_lock_t;
 /* What a lock request does when another holds the row. */
 #define SQL_LOCK_WAIT 0

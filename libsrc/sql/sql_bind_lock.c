@@ -192,6 +192,10 @@ op_t *bd_lock_plan(bd_t *b, op_t *plan, const int *rid_out, const lp_block_t *fr
   int wait = q->qu_lock_wait == SQL_LOCK_NOWAIT ? QLOCK_NOWAIT
              : q->qu_lock_wait == SQL_LOCK_SKIP ? QLOCK_SKIP
                                                 : QLOCK_WAIT;
-  return op_lockrows_new(b->b_a, plan, lq->lq_n, tabs, sql_lock_shared(q->qu_lock), wait, lim, off,
+  int strength = q->qu_lock == SQL_LOCK_KEY_SHARE       ? QLOCK_FOR_KEY_SHARE
+                 : q->qu_lock == SQL_LOCK_SHARE         ? QLOCK_FOR_SHARE
+                 : q->qu_lock == SQL_LOCK_NO_KEY_UPDATE ? QLOCK_FOR_NO_KEY_UPDATE
+                                                        : QLOCK_FOR_UPDATE;
+  return op_lockrows_new(b->b_a, plan, lq->lq_n, tabs, strength, wait, lim, off,
                          rk);
 }

@@ -140,12 +140,19 @@ int tbl_delete_epq(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_co
 #define TBL_LOCK_GONE 2     /* deleted since (nothing to lock) */
 #define TBL_LOCK_BUSY 3     /* nowait: another transaction holds a conflicting lock */
 
-/* Locks the row loc names, shared (FOR SHARE) or exclusive (FOR UPDATE),
+/* The strengths (PostgreSQL's; conflicts as txn_lock_mode_t). */
+#define TBL_LOCK_KEY_SHARE 1      /* FOR KEY SHARE */
+#define TBL_LOCK_SHARE 2          /* FOR SHARE */
+#define TBL_LOCK_NO_KEY_UPDATE 3  /* FOR NO KEY UPDATE */
+#define TBL_LOCK_UPDATE 4         /* FOR UPDATE */
+
+/* Locks the row loc names in strength (TBL_LOCK_KEY_SHARE …),
  * waiting for conflicting holders (40P01, 57014, 55P03 after
  * lock_timeout) unless nowait; *st says what became of it (TBL_LOCK_*).
  * TBL_LOCK_CHANGED with cur not NULL: cur[0..ncols) holds the row's
- * current values (strings in a). */
-int tbl_lock_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, bool shared,
+ * current values (strings in a). Under a snapshot a changed or deleted
+ * row is 40001. */
+int tbl_lock_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, int strength,
                  bool nowait, datum_t *cur, arena_t *a, int *st, err_t *e);
 
 /* Creates an index (cat_create_index) and fills it from the table's rows

@@ -3,10 +3,11 @@
  * read.
  *
  * Design notes (table/README.md, "Row locks of SELECT"):
- * - The lock is the primary key's row lock in txn/ (txn_lock_row):
- *   exclusive for FOR UPDATE / FOR NO KEY UPDATE, shared for FOR SHARE /
- *   FOR KEY SHARE. Writers take the exclusive lock of the same name, so a
- *   locked row cannot change until its holders end.
+ * - The lock is the primary key's row lock in txn/ (txn_lock_row), in
+ *   the strength asked (txn_lock_mode_t: PostgreSQL's four). Writers take
+ *   the same lock, NO KEY UPDATE or EXCLUSIVE, so a row locked in a share
+ *   mode cannot change until its holders end (FOR KEY SHARE lets an
+ *   update that keeps the key through).
  * - After the lock (and any wait) the row is read again under it and its
  *   hash compared with the locator's: equal, the scan's version is the
  *   current one; different, another transaction changed it and committed
@@ -18,7 +19,7 @@
 
 #include "table/tb_int.h"
 
-int tbl_lock_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, bool shared,
+int tbl_lock_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, int strength,
                  bool nowait, datum_t *cur, arena_t *a, int *st, err_t *e)
 {
   if (loc_len <= TBL_LOC_HASH || loc_len > TBL_MAX_LOC)
@@ -31,7 +32,11 @@ int tbl_lock_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc
   size_t len = 0;
   bool found = false;
   int rc = txn_lock_row(tx, t->ct_indexes[0]->ci_tree, loc, pk_len,
-                        shared ? TXN_LOCK_SHARED : TXN_LOCK_EXCLUSIVE, nowait, row, sizeof row, &len,
+                        strength == TBL_LOCK_KEY_SHARE     ? TXN_LOCK_KEY_SHARE
+                        : strength == TBL_LOCK_SHARE       ? TXN_LOCK_SHARED
+                        : strength == TBL_LOCK_NO_KEY_UPDATE ? TXN_LOCK_NO_KEY_UPDATE
+                                                           : TXN_LOCK_EXCLUSIVE,
+                        nowait, row, sizeof row, &len,
                         &found, e);
   if (rc == TXN_BUSY) {
     *st = TBL_LOCK_BUSY;

@@ -239,11 +239,13 @@ static int tb_epq(txn_t *tx, const cat_table_t *t, const uint8_t *pk, size_t pk_
   return pass ? TB_EPQ_REDO : TB_EPQ_SKIP;
 }
 
-/* Reads the row loc names under its lock and checks its version (epq:
- * see TB_EPQ_*; NULL: a changed row is 40001). */
+/* Reads the row loc names under its lock (mode: NO_KEY_UPDATE for an
+ * update, whose key change takes EXCLUSIVE when it deletes the old key;
+ * EXCLUSIVE for a delete) and checks its version (epq: see TB_EPQ_*;
+ * NULL: a changed row is 40001). */
 static int tb_locate(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
-                     uint8_t *old, size_t *old_len, size_t *pk_len, const tbl_epq_t *epq, int r,
-                     err_t *e)
+                     txn_lock_mode_t mode, uint8_t *old, size_t *old_len, size_t *pk_len,
+                     const tbl_epq_t *epq, int r, err_t *e)
 {
   if (loc_len <= TBL_LOC_HASH || loc_len > TBL_MAX_LOC)
     return err_set(e, SQLSTATE_INVALID_PARAMETER, "malformed row locator");
@@ -252,8 +254,8 @@ static int tb_locate(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t
   for (int i = 0; i < TBL_LOC_HASH; i++)
     want |= (uint64_t)loc[*pk_len + (size_t)i] << (8 * i);
   bool found, changed;
-  if (txn_lock_read(tx, t->ct_indexes[0]->ci_tree, loc, *pk_len, old, BT_MAX_ROW, old_len, &found,
-                    &changed, e) != CZ_OK)
+  if (txn_lock_read_as(tx, t->ct_indexes[0]->ci_tree, loc, *pk_len, mode, old, BT_MAX_ROW, old_len,
+                       &found, &changed, e) != CZ_OK)
     return CZ_ERR;
   if (!changed && found && *old_len <= BT_MAX_ROW && tb_row_hash(old, *old_len) == want)
     return CZ_OK;
@@ -278,7 +280,8 @@ static int tb_update_row_gated(txn_t *tx, const cat_table_t *t, const uint8_t *l
   uint8_t old[BT_MAX_ROW];
   size_t old_len, opk_len;
   tb_note_trees(tx, t);
-  int lrc = tb_locate(tx, t, loc, loc_len, old, &old_len, &opk_len, epq, r, e);
+  int lrc = tb_locate(tx, t, loc, loc_len, TXN_LOCK_NO_KEY_UPDATE, old, &old_len, &opk_len, epq,
+                      r, e);
   if (lrc != CZ_OK)
     return lrc;
   /* The old values the indexes hold are decoded (long ones fetched)
@@ -386,7 +389,7 @@ static int tb_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, si
   uint8_t old[BT_MAX_ROW];
   size_t old_len, pk_len;
   tb_note_trees(tx, t);
-  int lrc = tb_locate(tx, t, loc, loc_len, old, &old_len, &pk_len, epq, r, e);
+  int lrc = tb_locate(tx, t, loc, loc_len, TXN_LOCK_EXCLUSIVE, old, &old_len, &pk_len, epq, r, e);
   if (lrc != CZ_OK)
     return lrc;
   if (t->ct_nindexes > 1) {

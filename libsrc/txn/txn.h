@@ -156,13 +156,33 @@ int txn_lock(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
  * reads a row this way before changing it. */
 int txn_lock_read(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, void *val,
                   size_t cap, size_t *val_len, bool *found, bool *changed, err_t *e);
-/* Row locks of SELECT … FOR UPDATE / FOR SHARE. The exclusive mode is
- * what every writer takes; any number of transactions may hold the
- * shared mode of a key together, and it keeps writers out. */
+/* Row lock strengths, PostgreSQL's four, weakest first; a holder of one
+ * and a requester of another conflict as in PostgreSQL's table:
+ *   KEY_SHARE     (FOR KEY SHARE, a foreign key's check of the referenced
+ *                 key)          conflicts with EXCLUSIVE only;
+ *   SHARED        (FOR SHARE)   with NO_KEY_UPDATE and EXCLUSIVE;
+ *   NO_KEY_UPDATE (FOR NO KEY UPDATE, an UPDATE of the row that keeps
+ *                 its key)      with SHARED, NO_KEY_UPDATE, EXCLUSIVE;
+ *   EXCLUSIVE     (FOR UPDATE, DELETE, an insert, a key change; every
+ *                 other writer) with all.
+ * Asking for a stronger mode than one holds upgrades the entry (waiting
+ * for the holders that conflict with the new mode). */
 typedef enum txn_lock_mode_e {
-  TXN_LOCK_EXCLUSIVE = 0,
-  TXN_LOCK_SHARED
+  TXN_LOCK_KEY_SHARE = 1,
+  TXN_LOCK_SHARED = 2,
+  TXN_LOCK_NO_KEY_UPDATE = 3,
+  TXN_LOCK_EXCLUSIVE = 4
 } txn_lock_mode_t;
+/* txn_lock_read taking the lock in mode (NO_KEY_UPDATE: the table
+ * layer's update, whose key change, if any, then takes EXCLUSIVE through
+ * txn_delete of the old key). */
+int txn_lock_read_as(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
+                     txn_lock_mode_t mode, void *val, size_t cap, size_t *val_len, bool *found,
+                     bool *changed, err_t *e);
+/* txn_lock in mode (KEY_SHARE: a foreign key's check of the key it
+ * references). */
+int txn_lock_as(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, txn_lock_mode_t mode,
+                err_t *e);
 /* txn_lock_row with nowait: a conflicting holder is there (nothing taken). */
 #define TXN_BUSY 2
 /* Locks key in mode and reads its value as tx sees it now (as

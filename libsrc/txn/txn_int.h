@@ -237,10 +237,11 @@ typedef struct txn_lock_s {
   uint8_t *lk_key;
   uint32_t lk_key_len;
   uint8_t lk_pre_state;           /* TXN_PRE_* */
-  bool lk_shared;                 /* a shared lock (FOR SHARE): other owners' shared
-                                     entries of the same key may sit in the chain
-                                     beside it; never has a pre-image or changes
-                                     (the owner's first change upgrades it) */
+  uint8_t lk_mode;                /* txn_lock_mode_t: entries of other owners in
+                                     modes that do not conflict may sit in the chain
+                                     beside it; one below NO_KEY_UPDATE never has a
+                                     pre-image or changes (the owner's first change
+                                     upgrades it) */
   bool lk_deleted;                /* the owner deleted the key: applied at commit */
   bool lk_hold;                   /* kept by ROLLBACK TO a mark older than it
                                      (txn_lock_hold: the catalog's DDL lock) */

@@ -537,10 +537,14 @@ _Static_assert(QLOCK_OK == TBL_LOCK_OK && QLOCK_CHANGED == TBL_LOCK_CHANGED &&
                    QLOCK_GONE == TBL_LOCK_GONE && QLOCK_BUSY == TBL_LOCK_BUSY,
                "exec's and table's row lock outcomes differ");
 
-static int hook_lock_row(qctx_t *q, void *tab, const uint8_t *rid, size_t rid_len, bool shared,
+static int hook_lock_row(qctx_t *q, void *tab, const uint8_t *rid, size_t rid_len, int strength,
                          bool nowait, datum_t *cur, arena_t *a, int *st, err_t *e)
 {
-  return tbl_lock_row(q->q_txn, en_handle_cat(tab), rid, rid_len, shared, nowait, cur, a, st, e);
+  int s = strength == QLOCK_FOR_KEY_SHARE       ? TBL_LOCK_KEY_SHARE
+          : strength == QLOCK_FOR_SHARE         ? TBL_LOCK_SHARE
+          : strength == QLOCK_FOR_NO_KEY_UPDATE ? TBL_LOCK_NO_KEY_UPDATE
+                                                : TBL_LOCK_UPDATE;
+  return tbl_lock_row(q->q_txn, en_handle_cat(tab), rid, rid_len, s, nowait, cur, a, st, e);
 }
 
 static const qtable_ops_t en_table_ops = {
