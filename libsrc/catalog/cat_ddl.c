@@ -59,6 +59,8 @@ int cat_ddl_begin(cat_t *c, txn_t *tx, const cat_snapshot_t **snap, err_t *e)
   if (atomic_load(&c->c_ddl_tx) != tx) {
     if (txn_lock(tx, c->c_sys[CAT_SYS_META], "ddl", 3, NULL, NULL, e) != CZ_OK)
       return CZ_ERR;
+    /* c_ddl_tx says tx has it until it ends: a ROLLBACK TO must not drop it */
+    txn_lock_hold(tx, c->c_sys[CAT_SYS_META], "ddl", 3);
     atomic_store(&c->c_ddl_tx, tx);
     txn_on_end(tx, cat_on_end, c);
     txn_on_rollback_to(tx, cat_on_rollback_to, c);

@@ -217,6 +217,21 @@ typedef struct qstats_s {
 typedef struct qsplit_s qsplit_t;       /* a scan's range cut into ranges */
 typedef struct qmorsels_s qmorsels_t;   /* hands a split's ranges to scans, thread-safe */
 
+/* READ COMMITTED's re-evaluation of a changed row (PostgreSQL's
+ * EvalPlanQual), given to qt_update / qt_delete: when a row of the batch
+ * was changed or deleted by a transaction that committed after the scan
+ * read it, the storage locks it and calls qe_fn with the batch row: cur
+ * NULL (deleted: skipped), else the current version's columns and row
+ * identity (valid during the call). qe_fn rewrites that batch row from
+ * them (every column, the row identity too; values must outlive the
+ * batch) and sets *pass, or leaves *pass false (no longer qualifies:
+ * skipped). Under a snapshot, or without one (NULL), such a row is 40001. */
+typedef struct qepq_s {
+  int (*qe_fn)(void *ctx, int row, const datum_t *cur, const uint8_t *rid, size_t rid_len,
+               bool *pass, err_t *e);
+  void *qe_ctx;
+} qepq_t;
+
 /* The operations of a table handle; tab is always the handle itself. */
 struct qtable_ops_s {
   /* Opens a scan of index idx (0 = the table's primary index) of table tab
@@ -236,12 +251,14 @@ struct qtable_ops_s {
   /* Updates rows: b holds all the table's columns (new values) and the
    * row identity as its last column; set (NULL = every column) marks the
    * columns the statement sets: the others keep their stored values and
-   * their vectors in b are not read. */
+   * their vectors in b are not read. epq (may be NULL): changed rows are
+   * re-evaluated (qepq_t). */
   int (*qt_update)(qctx_t *q, void *tab, const batch_t *b, const bool *set, const int *sel,
-                   int n, err_t *e);
-  /* Deletes rows identified by the row identities in column rid of b. */
+                   int n, const qepq_t *epq, err_t *e);
+  /* Deletes rows identified by the row identities in column rid of b
+   * (epq as qt_update). */
   int (*qt_delete)(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
-                   err_t *e);
+                   const qepq_t *epq, err_t *e);
   /* Point lookups by the whole primary key: keys[i] holds row i's key
    * values (the key columns' types); fills row i of out (columns cols, out
    * created with capacity >= n) and found[i]. NULL when the
@@ -344,10 +361,19 @@ struct qtable_ops_s {
    * exclusive, waiting for conflicting holders unless nowait, and says in
    * *st what became of it (QLOCK_*). QLOCK_CHANGED with cur not NULL: cur
    * (one datum per table column) holds its current values (in a). NULL:
-   * the storage has no row locks (0A000). */
-  int (*qt_lock_row)(qctx_t *q, void *tab, const uint8_t *rid, size_t rid_len, bool shared,
+   * the storage has no row locks (0A000). strength: QLOCK_FOR_*. */
+  int (*qt_lock_row)(qctx_t *q, void *tab, const uint8_t *rid, size_t rid_len, int strength,
                      bool nowait, datum_t *cur, arena_t *a, int *st, err_t *e);
 };
+
+/* qt_lock_row's strengths, PostgreSQL's four: KEY SHARE conflicts only
+ * with UPDATE (and with writers that delete or change the key), SHARE
+ * with NO KEY UPDATE and UPDATE (and every writer), NO KEY UPDATE with
+ * all but KEY SHARE (as an update that keeps the key), UPDATE with all. */
+#define QLOCK_FOR_KEY_SHARE 1
+#define QLOCK_FOR_SHARE 2
+#define QLOCK_FOR_NO_KEY_UPDATE 3
+#define QLOCK_FOR_UPDATE 4
 
 /* qt_lock_row's outcomes. */
 #define QLOCK_OK 0        /* locked; the version the row identity was read from */
@@ -532,7 +558,7 @@ typedef struct oplock_recheck_s {
   const xnode_t *rk_filter;     /* the WHERE over the block row; NULL = none */
   xnode_t *const *rk_out;       /* per input column: its expression over the block row */
 } oplock_recheck_t;
-op_t *op_lockrows_new(arena_t *a, op_t *in, int ntab, const oplock_tab_t *tabs, bool shared,
+op_t *op_lockrows_new(arena_t *a, op_t *in, int ntab, const oplock_tab_t *tabs, int strength,
                       int wait, xnode_t *limit, xnode_t *offset, const oplock_recheck_t *rk);
 
 typedef struct sort_key_s {
@@ -694,6 +720,16 @@ int64_t op_dml_count(const op_t *o, const qctx_t *q);
  * changed, as its input gave it (the new rows for INSERT and UPDATE, the
  * removed ones for DELETE), instead of nothing. */
 void op_dml_set_returning(op_t *o);
+/* UPDATE / DELETE in READ COMMITTED: a row changed by a transaction
+ * that committed after the scan read it is re-evaluated (qepq_t) instead
+ * of failing with 40001: rk's block row is the scan's or join's (the
+ * table's columns from rk_base, then the row identity, from the current
+ * version; any other column from the input row at the same position: the
+ * joined rows held fixed, as PostgreSQL's EvalPlanQual), rk_filter the
+ * WHERE with the join conditions, rk_out one expression per input column
+ * of o (the new values and the row identity for an update, then what it
+ * passes on; the block's columns for a delete). */
+void op_dml_set_recheck(op_t *o, const oplock_recheck_t *rk);
 /* UPDATE … FROM / DELETE … USING: the input holds a target row once per
  * row it joined (locator at column loc); o changes it once, with the
  * first, and counts and returns only that one. For an update the input's

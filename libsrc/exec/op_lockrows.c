@@ -28,7 +28,7 @@ typedef struct op_lockrows_s {
   op_t lr_op;
   int lr_ntab;
   const oplock_tab_t *lr_tabs;
-  bool lr_shared;
+  int lr_strength;              /* QLOCK_FOR_* */
   int lr_wait;                  /* QLOCK_WAIT / NOWAIT / SKIP */
   xnode_t *lr_limit_x, *lr_offset_x;
   const oplock_recheck_t *lr_rk; /* NULL: a changed row is 40001 */
@@ -132,7 +132,7 @@ static int lockrows_row(const op_lockrows_t *lp, opst_t *st, qctx_t *q, const ba
       cur = arena_zalloc(st->os_batch, sizeof(datum_t) * (size_t)(lp->lr_rk->rk_ncols + 1));
     int what;
     if (ops->qt_lock_row(q, tabs[k].ol_table, (const uint8_t *)rid.d_str.s_ptr, rid.d_str.s_len,
-                         lp->lr_shared, lp->lr_wait != QLOCK_WAIT, cur, st->os_batch, &what,
+                         lp->lr_strength, lp->lr_wait != QLOCK_WAIT, cur, st->os_batch, &what,
                          e) != CZ_OK)
       return CZ_ERR;
     switch (what) {
@@ -231,9 +231,13 @@ static char *lockrows_detail(const op_t *o, arena_t *a)
 {
   const op_lockrows_t *lp = (const op_lockrows_t *)o;
   const char *w = lp->lr_wait == QLOCK_NOWAIT ? " NOWAIT" : lp->lr_wait == QLOCK_SKIP ? " SKIP LOCKED" : "";
-  size_t n = strlen(w) + 16;
+  const char *m = lp->lr_strength == QLOCK_FOR_KEY_SHARE       ? "key share"
+                  : lp->lr_strength == QLOCK_FOR_SHARE         ? "share"
+                  : lp->lr_strength == QLOCK_FOR_NO_KEY_UPDATE ? "no key update"
+                                                               : "update";
+  size_t n = strlen(w) + strlen(m) + 4;
   char *s = arena_alloc(a, n);
-  snprintf(s, n, "(%s%s)", lp->lr_shared ? "share" : "update", w);
+  snprintf(s, n, "(%s%s)", m, w);
   return s;
 }
 
@@ -241,14 +245,14 @@ static const op_vt_t lockrows_vt = {"LockRows", lockrows_open, lockrows_next_vt,
                                     lockrows_detail, sizeof(lockrows_run_t), NULL,
                                     .ov_order = op_order_same};
 
-op_t *op_lockrows_new(arena_t *a, op_t *in, int ntab, const oplock_tab_t *tabs, bool shared,
+op_t *op_lockrows_new(arena_t *a, op_t *in, int ntab, const oplock_tab_t *tabs, int strength,
                       int wait, xnode_t *limit, xnode_t *offset, const oplock_recheck_t *rk)
 {
   op_lockrows_t *l = arena_zalloc(a, sizeof(*l));
   op_init(&l->lr_op, &lockrows_vt, a, in->o_ncols, in->o_types, in, NULL);
   l->lr_ntab = ntab;
   l->lr_tabs = tabs;
-  l->lr_shared = shared;
+  l->lr_strength = strength;
   l->lr_wait = wait;
   l->lr_limit_x = limit;
   l->lr_offset_x = offset;

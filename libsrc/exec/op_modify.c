@@ -1,7 +1,16 @@
 /* op_modify — INSERT, UPDATE and DELETE: drain the input and hand each
  * batch to the storage hooks; they return no rows, only a count (for the
  * command tag), except under RETURNING, where each changed batch is
- * passed on (the binder projects the RETURNING list over it). One file because the three differ only in the hook. */
+ * passed on (the binder projects the RETURNING list over it). One file because the three differ only in the hook.
+ *
+ * Design notes: READ COMMITTED's re-evaluation (op_dml_set_recheck,
+ * PostgreSQL's EvalPlanQual) is a callback the storage makes only for a
+ * row another transaction changed after the scan read it, under that
+ * row's lock: the block row is rebuilt from the current version (the
+ * other tables' columns of a join kept as the input row has them), the
+ * WHERE and join conditions tested again, and the batch row rewritten in place (new values,
+ * row identity) or marked skipped (left out of the count and RETURNING).
+ * Rows nobody changed cost nothing more. */
 #include <string.h>
 
 #include "exec/exec_int.h"
@@ -29,6 +38,7 @@ typedef struct op_modify_s {
   int om_nwrite;                /* UPDATE … FROM: the columns the hook sees (the
                                    table's and the locator); the others are for
                                    RETURNING. 0 = all */
+  const oplock_recheck_t *om_rk; /* READ COMMITTED recheck; NULL = 40001 */
 } op_modify_t;
 
 typedef struct modify_run_s {
@@ -38,7 +48,85 @@ typedef struct modify_run_s {
   qctx_t *om_q;                 /* the execution (for the evaluation) */
   int64_t om_count;             /* rows changed */
   rset_t om_seen;               /* (om_joined): locators changed so far */
+  batch_t *om_in;               /* the batch the hook is changing (recheck) */
+  bool *om_skip;                /* its rows the recheck dropped; NULL = none yet */
 } modify_run_t;
+
+/* The recheck (qepq_t): row `row` of the batch being written, changed by
+ * another transaction; cur its current version (NULL: deleted). */
+static int modify_epq(void *ctx, int row, const datum_t *cur, const uint8_t *rid, size_t rid_len,
+                      bool *pass, err_t *e)
+{
+  modify_run_t *r = ctx;
+  const oplock_recheck_t *rk = r->om_plan->om_rk;
+  arena_t *a = r->om_st.os_batch;
+  batch_t *in = r->om_in;
+  *pass = false;
+  if (!r->om_skip && !(r->om_skip = arena_zalloc(a, (size_t)in->b_n + 1)))
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
+  r->om_skip[row] = true;
+  if (!cur)
+    return CZ_OK;
+  batch_t *blk = batch_create(a, rk->rk_width, rk->rk_types, 1, e);
+  if (!blk)
+    return CZ_ERR;
+  blk->b_n = 1;
+  for (int c = 0; c < rk->rk_width; c++) {
+    int k = c - rk->rk_base;
+    datum_t d = {.d_null = true};
+    if (k >= 0 && k < rk->rk_ncols)
+      d = cur[k];
+    else if (c < in->b_ncols)
+      vec_get(&in->b_cols[c], row, &d);  /* a joined row: held fixed, as PostgreSQL does */
+    if (k == rk->rk_ncols) {
+      d.d_null = false;
+      d.d_str = (str_t){NULL, (uint32_t)rid_len};
+      d.d_str.s_ptr = (const char *)rid;
+    }
+    /* the storage's values live during the call only: strings copied */
+    if (!d.d_null && ty_phys(rk->rk_types[c].t_id) == TP_STR && d.d_str.s_len) {
+      char *p = arena_alloc(a, d.d_str.s_len);
+      memcpy(p, d.d_str.s_ptr, d.d_str.s_len);
+      d.d_str.s_ptr = p;
+    }
+    vec_set(&blk->b_cols[c], 0, &d);
+  }
+  xctx_t xc;
+  op_xctx(r->om_q, a, &xc);
+  if (rk->rk_filter) {
+    int sel[1], n = 0;
+    if (xeval_filter(&xc, rk->rk_filter, blk, NULL, 1, sel, &n, e) != CZ_OK)
+      return CZ_ERR;
+    if (n == 0)
+      return CZ_OK;
+  }
+  for (int c = 0; c < in->b_ncols; c++) {
+    vec_t v;
+    datum_t d;
+    if (vec_init(&v, a, rk->rk_out[c]->x_type, 1, e) != CZ_OK ||
+        xeval(&xc, rk->rk_out[c], blk, NULL, 1, &v, e) != CZ_OK)
+      return CZ_ERR;
+    vec_get(&v, 0, &d);
+    vec_set(&in->b_cols[c], row, &d);
+  }
+  r->om_skip[row] = false;
+  *pass = true;
+  return CZ_OK;
+}
+
+/* Leaves out of *in the rows the recheck dropped. */
+static void modify_drop_skipped(modify_run_t *r, obatch_t *in)
+{
+  int *kept = arena_alloc(r->om_st.os_batch, sizeof(int) * (size_t)(in->ob_n + 1));
+  int n = 0;
+  for (int j = 0; j < in->ob_n; j++) {
+    int row = in->ob_sel ? in->ob_sel[j] : j;
+    if (!r->om_skip[row])
+      kept[n++] = row;
+  }
+  in->ob_sel = kept;
+  in->ob_n = n;
+}
 
 /* DO UPDATE's SET and WHERE for the proposals sel of b (qcf_eval_t):
  * evaluated, vectored, over [ex's columns and locator, b's columns]. */
@@ -145,6 +233,9 @@ static int modify_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
     if (in.ob_n == 0)
       continue;
     int rc;
+    qepq_t epq = {modify_epq, mr};
+    mr->om_in = in.ob_b;
+    mr->om_skip = NULL;
     switch (m->om_kind) {
     case MOD_INSERT:
       if (m->om_conflict) {
@@ -171,15 +262,19 @@ static int modify_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_
       batch_t view = *in.ob_b;  /* the table's columns and the locator */
       if (m->om_nwrite > 0)
         view.b_ncols = m->om_nwrite;
-      rc = ops->qt_update(q, m->om_table, &view, m->om_set, in.ob_sel, in.ob_n, e);
+      rc = ops->qt_update(q, m->om_table, &view, m->om_set, in.ob_sel, in.ob_n,
+                          m->om_rk ? &epq : NULL, e);
       break;
     }
     default:
-      rc = ops->qt_delete(q, m->om_table, in.ob_b, m->om_rid, in.ob_sel, in.ob_n, e);
+      rc = ops->qt_delete(q, m->om_table, in.ob_b, m->om_rid, in.ob_sel, in.ob_n,
+                          m->om_rk ? &epq : NULL, e);
       break;
     }
     if (rc != CZ_OK)
       return CZ_ERR;
+    if (mr->om_skip)
+      modify_drop_skipped(mr, &in);
     mr->om_count += in.ob_n;
     if (m->om_returning && in.ob_n > 0) {
       *out = in;  /* valid until the next call, like the input's batch */
@@ -274,6 +369,11 @@ void op_dml_set_joined(op_t *o, int loc, int nwrite)
   m->om_joined = true;
   m->om_loc = loc;
   m->om_nwrite = nwrite;
+}
+
+void op_dml_set_recheck(op_t *o, const oplock_recheck_t *rk)
+{
+  ((op_modify_t *)o)->om_rk = rk;
 }
 
 void op_dml_set_returning(op_t *o)

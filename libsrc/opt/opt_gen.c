@@ -195,7 +195,7 @@ int opt_gen_upper(lp_ctx_t *b, const lp_upper_t *u, op_t *plan, op_t **out)
     op_sort_set_limit(sort_op, lim, off);
   if (u->lu_lock && u->lu_lock->lk_n > 0) {
     const lp_lock_t *lk = u->lu_lock;
-    plan = op_lockrows_new(b->lc_a, plan, lk->lk_n, lk->lk_tabs, lk->lk_shared, lk->lk_wait, lim,
+    plan = op_lockrows_new(b->lc_a, plan, lk->lk_n, lk->lk_tabs, lk->lk_strength, lk->lk_wait, lim,
                            off, lk->lk_recheck);
   }
   if (u->lu_top)

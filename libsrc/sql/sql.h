@@ -380,8 +380,8 @@ typedef enum sql_lock_e {
   SQL_LOCK_NONE,
   SQL_LOCK_UPDATE,         /* FOR UPDATE: exclusive row locks */
   SQL_LOCK_SHARE,          /* FOR SHARE: shared row locks */
-  SQL_LOCK_NO_KEY_UPDATE,  /* FOR NO KEY UPDATE: taken as FOR UPDATE */
-  SQL_LOCK_KEY_SHARE       /* FOR KEY SHARE: taken as FOR SHARE */
+  SQL_LOCK_NO_KEY_UPDATE,  /* FOR NO KEY UPDATE */
+  SQL_LOCK_KEY_SHARE       /* FOR KEY SHARE */
 } sql_lock_t;
 /* What a lock request does when another holds the row. */
 #define SQL_LOCK_WAIT 0
@@ -389,11 +389,6 @@ typedef enum sql_lock_e {
 #define SQL_LOCK_SKIP 2      /* SKIP LOCKED: the row is left out */
 /* "FOR UPDATE", "FOR NO KEY UPDATE", … (PostgreSQL's words in errors). */
 const char *sql_lock_name(sql_lock_t mode);
-/* Whether mode takes shared row locks. */
-static inline bool sql_lock_shared(sql_lock_t mode)
-{
-  return mode == SQL_LOCK_SHARE || mode == SQL_LOCK_KEY_SHARE;
-}
 
 /* The SELECT … FROM … WHERE … GROUP BY … HAVING … block. */
 typedef struct sql_select_s {

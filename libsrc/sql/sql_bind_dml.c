@@ -315,6 +315,34 @@ static op_t *bd_target_plan(bd_t *b, bd_target_t *tg)
                            tg->tg_n, tg->tg_need);
 }
 
+/* READ COMMITTED's recheck of a changed row (op_dml_set_recheck) for a
+ * one-table UPDATE / DELETE: the scan's block row (the table's columns,
+ * then the locator), the WHERE, and outs (one per input column of the
+ * writing operator). NULL where it cannot be evaluated over that row
+ * alone (a subquery): a changed row then stays 40001. */
+static const oplock_recheck_t *bd_target_recheck(bd_t *b, const bd_target_t *tg, xnode_t **outs,
+                                                 int nouts)
+{
+  const sp_table_t *t = tg->tg_t;
+  for (int i = 0; i < tg->tg_n; i++)
+    if (bd_node_has_subq(tg->tg_conj[i]))
+      return NULL;
+  for (int i = 0; i < nouts; i++)
+    if (bd_node_has_subq(outs[i]))
+      return NULL;
+  int width = t->tb_ncols + 1;
+  ty_t *types = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)(width + 1));
+  for (int c = 0; c < t->tb_ncols; c++)
+    types[c] = t->tb_coltypes[c];
+  types[t->tb_ncols] = ty_plain(TY_BYTEA);
+  oplock_recheck_t *rk = arena_zalloc(b->b_a, sizeof(*rk));
+  *rk = (oplock_recheck_t){.rk_width = width, .rk_types = types, .rk_base = 0,
+                           .rk_ncols = t->tb_ncols,
+                           .rk_filter = tg->tg_n ? bd_and_all(b, tg->tg_conj, tg->tg_n) : NULL,
+                           .rk_out = outs};
+  return rk;
+}
+
 int bd_set_list(bd_t *b, bd_scope_t *sc, const sp_table_t *t, const sql_list_t *list,
                 xnode_t ***xout, bool **setout)
 {
@@ -399,6 +427,8 @@ int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
     return CZ_ERR;
   for (int i = 0; i < ret.rt_n; i++)
     bd_target_use(&tg, ret.rt_x[i]);
+  /* the recheck's WHERE: before the scan's planning takes the conjuncts */
+  xnode_t *rk_where = tg.tg_n ? bd_and_all(b, tg.tg_conj, tg.tg_n) : NULL;
   op_t *scan = bd_target_plan(b, &tg);
   /* Columns not set are not given to the table layer (their stored
    * values, long ones included, stay untouched and unread). */
@@ -406,12 +436,17 @@ int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
     if (!x[c])
       x[c] = tg.tg_need[c] ? bd_col(b, c, t->tb_coltypes[c]) : bd_const_null(b, t->tb_coltypes[c]);
   x[nc] = bd_col(b, nc, ty_plain(TY_BYTEA));
+  const oplock_recheck_t *rk = check ? NULL : bd_target_recheck(b, &tg, x, nc + 1);
+  if (rk)
+    ((oplock_recheck_t *)rk)->rk_filter = rk_where;
   /* Buffered: an updated row may move ahead of the scan (a changed key
    * or indexed column) and must not be updated twice. */
   op_t *newrows = op_project_new(b->b_a, scan, nc + 1, x);
   if (check && bd_view_check(b, &tg.tg_uv, newrows, &newrows) != CZ_OK)
     return CZ_ERR;
   op_t *upd = op_update_new(b->b_a, op_buffer_new(b->b_a, newrows), t->tb_handle, t->tb_name, set);
+  if (rk)
+    op_dml_set_recheck(upd, rk);
   return bd_returning_plan(b, &ret, upd, out);
 }
 
@@ -428,7 +463,18 @@ int bd_delete(bd_t *b, const sql_delete_t *de, op_t **out)
   for (int i = 0; i < ret.rt_n; i++)
     bd_target_use(&tg, ret.rt_x[i]);
   const sp_table_t *t = tg.tg_t;
+  xnode_t *rk_where = tg.tg_n ? bd_and_all(b, tg.tg_conj, tg.tg_n) : NULL;
   op_t *del = op_delete_new(b->b_a, op_buffer_new(b->b_a, bd_target_plan(b, &tg)), t->tb_handle,
                             t->tb_name, t->tb_ncols);
+  /* the rewritten row: the current version's columns as the scan gives them */
+  xnode_t **outs = arena_zalloc(b->b_a, sizeof(xnode_t *) * (size_t)(t->tb_ncols + 2));
+  for (int c = 0; c < t->tb_ncols; c++)
+    outs[c] = tg.tg_need[c] ? bd_col(b, c, t->tb_coltypes[c]) : bd_const_null(b, t->tb_coltypes[c]);
+  outs[t->tb_ncols] = bd_col(b, t->tb_ncols, ty_plain(TY_BYTEA));
+  const oplock_recheck_t *rk = bd_target_recheck(b, &tg, outs, t->tb_ncols + 1);
+  if (rk) {
+    ((oplock_recheck_t *)rk)->rk_filter = rk_where;
+    op_dml_set_recheck(del, rk);
+  }
   return bd_returning_plan(b, &ret, del, out);
 }

@@ -18,6 +18,11 @@
  *   PostgreSQL likewise updates it once, with an arbitrary one of them.
  * - The whole join is buffered before the first change (the scan must not
  *   meet the rows it changes).
+ * - READ COMMITTED's recheck (op_dml_set_recheck): a target row another
+ *   transaction changed is re-evaluated with the joined rows held fixed
+ *   (PostgreSQL's EvalPlanQual): the projection then always carries the
+ *   other items' columns, and the WHERE with the join conditions is
+ *   tested again over [current target row, its locator, those columns].
  */
 #include <string.h>
 
@@ -63,6 +68,33 @@ static int bd_dml_block(bd_t *b, const sql_name_t *name, const char *alias, cons
   return CZ_OK;
 }
 
+/* Can a changed target row be re-evaluated (op_dml_set_recheck) over the
+ * block row with the joined rows held fixed (whatever the other items
+ * are: their row as the join produced it)? Not when WHERE or SET holds a
+ * subquery (it would have to run again): such a row stays 40001. */
+static bool bd_dml_epq_ok(bd_t *b, const lp_block_t *fb, xnode_t **set_x, int nc)
+{
+  (void)b;
+  for (int i = 0; i < fb->fb_nconj; i++)
+    if (bd_node_has_subq(fb->fb_conj[i]))
+      return false;
+  for (int c = 0; set_x && c < nc; c++)
+    if (set_x[c] && bd_node_has_subq(set_x[c]))
+      return false;
+  return true;
+}
+
+/* The recheck over the block row of rows (target at 0, its locator at
+ * nc, then the others), outs one per input column of the writer. */
+static const oplock_recheck_t *bd_dml_recheck(bd_t *b, const sp_table_t *t, const op_t *rows,
+                                              xnode_t *where, xnode_t **outs)
+{
+  oplock_recheck_t *rk = arena_zalloc(b->b_a, sizeof(*rk));
+  *rk = (oplock_recheck_t){.rk_width = rows->o_ncols, .rk_types = rows->o_types, .rk_base = 0,
+                           .rk_ncols = t->tb_ncols, .rk_filter = where, .rk_out = outs};
+  return rk;
+}
+
 int bd_update_from(bd_t *b, const sql_update_t *up, op_t **out)
 {
   const sp_table_t *t;
@@ -80,11 +112,14 @@ int bd_update_from(bd_t *b, const sql_update_t *up, op_t **out)
   bd_ret_t ret;
   if (bd_returning_bind(b, sc, up->up_returning, &ret) != CZ_OK)
     return CZ_ERR;
+  bool epq = bd_dml_epq_ok(b, fb, set_x, nc);
+  xnode_t *where = epq && fb->fb_nconj ? bd_and_all(b, fb->fb_conj, fb->fb_nconj) : NULL;
   op_t *rows;
   if (bd_from_plan(b, sc, fb, &rows) != CZ_OK)
     return CZ_ERR;
-  /* new values, the locator, then (for RETURNING) the other items */
-  int width = ret.rt_n > 0 ? sc->sc_width : nc + 1;
+  /* new values, the locator, then (for RETURNING and the recheck, which
+   * holds the joined rows fixed) the other items */
+  int width = ret.rt_n > 0 || epq ? sc->sc_width : nc + 1;
   xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(width + 1));
   for (int c = 0; c < nc; c++)
     x[c] = set[c] ? set_x[c] : bd_col(b, c, t->tb_coltypes[c]);
@@ -93,6 +128,8 @@ int bd_update_from(bd_t *b, const sql_update_t *up, op_t **out)
   op_t *upd = op_update_new(b->b_a, op_buffer_new(b->b_a, op_project_new(b->b_a, rows, width, x)),
                             t->tb_handle, t->tb_name, set);
   op_dml_set_joined(upd, nc, nc + 1);
+  if (epq)
+    op_dml_set_recheck(upd, bd_dml_recheck(b, t, rows, where, x));
   return bd_returning_plan(b, &ret, upd, out);
 }
 
@@ -107,11 +144,19 @@ int bd_delete_using(bd_t *b, const sql_delete_t *de, op_t **out)
   bd_ret_t ret;
   if (bd_returning_bind(b, sc, de->de_returning, &ret) != CZ_OK)
     return CZ_ERR;
+  bool epq = bd_dml_epq_ok(b, fb, NULL, 0);
+  xnode_t *where = epq && fb->fb_nconj ? bd_and_all(b, fb->fb_conj, fb->fb_nconj) : NULL;
   op_t *rows;
   if (bd_from_plan(b, sc, fb, &rows) != CZ_OK)
     return CZ_ERR;
   op_t *del = op_delete_new(b->b_a, op_buffer_new(b->b_a, rows), t->tb_handle, t->tb_name,
                             t->tb_ncols);
   op_dml_set_joined(del, t->tb_ncols, 0);
+  if (epq) {
+    xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(rows->o_ncols + 1));
+    for (int c = 0; c < rows->o_ncols; c++)
+      x[c] = bd_col(b, c, rows->o_types[c]);
+    op_dml_set_recheck(del, bd_dml_recheck(b, t, rows, where, x));
+  }
   return bd_returning_plan(b, &ret, del, out);
 }

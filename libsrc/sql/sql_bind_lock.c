@@ -193,7 +193,11 @@ const lp_lock_t *bd_lock_logical(bd_t *b, const int *rid_out, const lp_block_t *
                              .rk_out = outs};
   }
   b->b_locks_rows = true;
-  *lk = (lp_lock_t){.lk_n = lq->lq_n, .lk_tabs = tabs, .lk_shared = sql_lock_shared(q->qu_lock),
+  int strength = q->qu_lock == SQL_LOCK_KEY_SHARE       ? QLOCK_FOR_KEY_SHARE
+                 : q->qu_lock == SQL_LOCK_SHARE         ? QLOCK_FOR_SHARE
+                 : q->qu_lock == SQL_LOCK_NO_KEY_UPDATE ? QLOCK_FOR_NO_KEY_UPDATE
+                                                        : QLOCK_FOR_UPDATE;
+  *lk = (lp_lock_t){.lk_n = lq->lq_n, .lk_tabs = tabs, .lk_strength = strength,
                     .lk_wait = q->qu_lock_wait == SQL_LOCK_NOWAIT ? QLOCK_NOWAIT
                                : q->qu_lock_wait == SQL_LOCK_SKIP ? QLOCK_SKIP
                                                                   : QLOCK_WAIT,

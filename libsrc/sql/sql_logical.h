@@ -201,7 +201,7 @@ typedef struct lp_window_s {
 typedef struct lp_lock_s {
   int lk_n;
   const oplock_tab_t *lk_tabs;
-  bool lk_shared;
+  int lk_strength;              /* QLOCK_FOR_KEY_SHARE … QLOCK_FOR_UPDATE (exec.h) */
   int lk_wait;                  /* QLOCK_WAIT, QLOCK_NOWAIT, QLOCK_SKIP */
   const oplock_recheck_t *lk_recheck;
 } lp_lock_t;

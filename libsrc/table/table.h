@@ -111,6 +111,28 @@ int tbl_delete(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, c
 int tbl_update_cols(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const bool *set,
                     const int *sel, int n, err_t *e);
 
+/* READ COMMITTED's re-evaluation of a changed row (PostgreSQL's
+ * EvalPlanQual). When a row of an update or delete batch was changed or
+ * deleted by a transaction that committed after the caller's scan read
+ * it (the call waits for a live one first), tx being READ COMMITTED,
+ * te_fn is called with the batch row r, under the row's lock: cur NULL
+ * when the row is gone (it is skipped), else every column of the row's
+ * current version and its locator (both valid during the call only).
+ * te_fn either rewrites row r of the batch (every column the call reads,
+ * the locator too, from that version; values it keeps must outlive the
+ * call) and sets *pass (the row is then changed as rewritten), or leaves
+ * *pass false (the row no longer qualifies: skipped). Snapshot levels,
+ * and epq NULL, fail such a row with 40001. */
+typedef struct tbl_epq_s {
+  int (*te_fn)(void *ctx, int r, const datum_t *cur, const uint8_t *loc, size_t loc_len,
+               bool *pass, err_t *e);
+  void *te_ctx;
+} tbl_epq_t;
+int tbl_update_epq(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const bool *set,
+                   const int *sel, int n, const tbl_epq_t *epq, err_t *e);
+int tbl_delete_epq(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
+                   int n, const tbl_epq_t *epq, err_t *e);
+
 /* ---- row locks of SELECT … FOR UPDATE / FOR SHARE (tb_lock.c) ---------------- */
 
 #define TBL_LOCK_OK 0       /* locked; the row is the version loc was read from */
@@ -118,12 +140,19 @@ int tbl_update_cols(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_c
 #define TBL_LOCK_GONE 2     /* deleted since (nothing to lock) */
 #define TBL_LOCK_BUSY 3     /* nowait: another transaction holds a conflicting lock */
 
-/* Locks the row loc names, shared (FOR SHARE) or exclusive (FOR UPDATE),
+/* The strengths (PostgreSQL's; conflicts as txn_lock_mode_t). */
+#define TBL_LOCK_KEY_SHARE 1      /* FOR KEY SHARE */
+#define TBL_LOCK_SHARE 2          /* FOR SHARE */
+#define TBL_LOCK_NO_KEY_UPDATE 3  /* FOR NO KEY UPDATE */
+#define TBL_LOCK_UPDATE 4         /* FOR UPDATE */
+
+/* Locks the row loc names in strength (TBL_LOCK_KEY_SHARE …),
  * waiting for conflicting holders (40P01, 57014, 55P03 after
  * lock_timeout) unless nowait; *st says what became of it (TBL_LOCK_*).
  * TBL_LOCK_CHANGED with cur not NULL: cur[0..ncols) holds the row's
- * current values (strings in a). */
-int tbl_lock_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, bool shared,
+ * current values (strings in a). Under a snapshot a changed or deleted
+ * row is 40001. */
+int tbl_lock_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, int strength,
                  bool nowait, datum_t *cur, arena_t *a, int *st, err_t *e);
 
 /* Creates an index (cat_create_index) and fills it from the table's rows

@@ -10,8 +10,11 @@
  * sees its outcome: a child inserted while its parent row is being
  * deleted either waits and finds the parent gone (23503), or makes the
  * deleter wait and is then seen by the deleter's check of referencing
- * rows. No orphan can commit. Keys are locked and probed in key order
- * (fewer deadlocks between two bulk writers), duplicates once. */
+ * rows. No orphan can commit. The check takes KEY SHARE (as PostgreSQL's
+ * foreign key checks): it conflicts with the deleter's and key changer's
+ * EXCLUSIVE, not with an update of the parent row that keeps its key
+ * (NO KEY UPDATE). Keys are locked and probed in key order (fewer
+ * deadlocks between two bulk writers), duplicates once. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,7 +63,7 @@ int tbl_ref_probe(txn_t *tx, const cat_table_t *t, int idx, const datum_t *const
   if (lock) {
     for (int i = 0; i < m; i++)
       if ((i == 0 || rp_cmp(&ks[i - 1], &ks[i]) != 0) &&
-          txn_lock(tx, ix->ci_tree, ks[i].k_p, ks[i].k_len, NULL, NULL, e) != CZ_OK)
+          txn_lock_as(tx, ix->ci_tree, ks[i].k_p, ks[i].k_len, TXN_LOCK_KEY_SHARE, e) != CZ_OK)
         return CZ_ERR;
   }
   if (idx == 0) {

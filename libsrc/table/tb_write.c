@@ -5,7 +5,12 @@
  * - The primary tree's key is locked by txn_insert/txn_update/txn_delete
  *   (row lock). Update and delete first read the row under its lock
  *   (txn_lock_read) and compare its hash with the locator's: a row changed
- *   since the caller's scan read it is 40001, never a lost update.
+ *   since the caller's scan read it is 40001, never a lost update — except
+ *   in READ COMMITTED with a recheck (tbl_epq_t, PostgreSQL's
+ *   EvalPlanQual): the caller is shown the row's current version (held
+ *   under the lock now, so it cannot change again) and either rewrites its
+ *   batch row from it (the change is then redone against that version) or
+ *   drops the row; a row deleted meanwhile is dropped.
  * - A unique secondary index value is locked as a name in the index tree
  *   (the encoded index columns) by everyone inserting or deleting that
  *   value, then probed: a concurrent inserter of the same value waits for
@@ -194,9 +199,53 @@ int tbl_insert_row(txn_t *tx, const cat_table_t *t, const datum_t *vals, err_t *
   return CZ_OK;
 }
 
-/* Reads the row loc names under its lock and checks its version. */
+/* tb_locate's outcomes besides CZ_OK / CZ_ERR under a recheck: the
+ * caller rewrote its batch row from the current version (redo the row
+ * from the batch, without a recheck: the row is locked now), or the row
+ * no longer qualifies or is gone (skip it). */
+#define TB_EPQ_REDO 101
+#define TB_EPQ_SKIP 102
+
+/* A row changed or deleted by a transaction that committed after the
+ * caller's scan read it, now locked by tx: shown to the recheck (cur NULL
+ * when deleted; else every column and the locator of this version). */
+static int tb_epq(txn_t *tx, const cat_table_t *t, const uint8_t *pk, size_t pk_len,
+                  const uint8_t *row, size_t row_len, const tbl_epq_t *epq, int r, err_t *e)
+{
+  bool pass = false;
+  if (!row) {
+    if (epq->te_fn(epq->te_ctx, r, NULL, NULL, 0, &pass, e) != CZ_OK)
+      return CZ_ERR;
+    return TB_EPQ_SKIP;
+  }
+  datum_t stack[TB_STACK_COLS];
+  datum_t *cur = t->ct_ncols > TB_STACK_COLS
+                     ? arena_alloc(txn_arena(tx), sizeof(datum_t) * (size_t)t->ct_ncols)
+                     : stack;
+  uint8_t loc[TBL_MAX_LOC];
+  if (pk_len + TBL_LOC_HASH > sizeof loc)
+    return err_set(e, SQLSTATE_INTERNAL, "row locator too long");
+  memcpy(loc, pk, pk_len);
+  uint64_t h = tb_row_hash(row, row_len);
+  for (int i = 0; i < TBL_LOC_HASH; i++)
+    loc[pk_len + (size_t)i] = (uint8_t)(h >> (8 * i));
+  arena_t *tmp = NULL;
+  int rc = tb_row_decode_full(tx, t, row, row_len, NULL, cur, &tmp, e);
+  if (rc == CZ_OK)
+    rc = epq->te_fn(epq->te_ctx, r, cur, loc, pk_len + TBL_LOC_HASH, &pass, e);
+  arena_destroy(tmp);
+  if (rc != CZ_OK)
+    return CZ_ERR;
+  return pass ? TB_EPQ_REDO : TB_EPQ_SKIP;
+}
+
+/* Reads the row loc names under its lock (mode: NO_KEY_UPDATE for an
+ * update, whose key change takes EXCLUSIVE when it deletes the old key;
+ * EXCLUSIVE for a delete) and checks its version (epq: see TB_EPQ_*;
+ * NULL: a changed row is 40001). */
 static int tb_locate(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
-                     uint8_t *old, size_t *old_len, size_t *pk_len, err_t *e)
+                     txn_lock_mode_t mode, uint8_t *old, size_t *old_len, size_t *pk_len,
+                     const tbl_epq_t *epq, int r, err_t *e)
 {
   if (loc_len <= TBL_LOC_HASH || loc_len > TBL_MAX_LOC)
     return err_set(e, SQLSTATE_INVALID_PARAMETER, "malformed row locator");
@@ -205,12 +254,15 @@ static int tb_locate(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t
   for (int i = 0; i < TBL_LOC_HASH; i++)
     want |= (uint64_t)loc[*pk_len + (size_t)i] << (8 * i);
   bool found, changed;
-  if (txn_lock_read(tx, t->ct_indexes[0]->ci_tree, loc, *pk_len, old, BT_MAX_ROW, old_len, &found,
-                    &changed, e) != CZ_OK)
+  if (txn_lock_read_as(tx, t->ct_indexes[0]->ci_tree, loc, *pk_len, mode, old, BT_MAX_ROW, old_len,
+                       &found, &changed, e) != CZ_OK)
     return CZ_ERR;
-  if (changed || !found || *old_len > BT_MAX_ROW || tb_row_hash(old, *old_len) != want)
+  if (!changed && found && *old_len <= BT_MAX_ROW && tb_row_hash(old, *old_len) == want)
+    return CZ_OK;
+  /* Changed since the scan. Snapshot levels keep "first updater wins". */
+  if (!epq || *old_len > BT_MAX_ROW || txn_isolation(tx) != TXN_ISO_READ_COMMITTED)
     return tb_serialization(e);
-  return CZ_OK;
+  return tb_epq(tx, t, loc, *pk_len, found ? old : NULL, *old_len, epq, r, e);
 }
 
 static int tb_update_apply(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t opk_len,
@@ -222,13 +274,16 @@ static int tb_update_apply(txn_t *tx, const cat_table_t *t, const uint8_t *loc, 
  * ones keep their reference and are neither read nor rewritten, unless an
  * index or the primary key needs their value). */
 static int tb_update_row_gated(txn_t *tx, const cat_table_t *t, const uint8_t *loc,
-                               size_t loc_len, const datum_t *vals, const bool *set, err_t *e)
+                               size_t loc_len, const datum_t *vals, const bool *set,
+                               const tbl_epq_t *epq, int r, err_t *e)
 {
   uint8_t old[BT_MAX_ROW];
   size_t old_len, opk_len;
   tb_note_trees(tx, t);
-  if (tb_locate(tx, t, loc, loc_len, old, &old_len, &opk_len, e) != CZ_OK)
-    return CZ_ERR;
+  int lrc = tb_locate(tx, t, loc, loc_len, TXN_LOCK_NO_KEY_UPDATE, old, &old_len, &opk_len, epq,
+                      r, e);
+  if (lrc != CZ_OK)
+    return lrc;
   /* The old values the indexes hold are decoded (long ones fetched)
    * before tb_row_store deletes replaced chunks. */
   int n = t->ct_ncols;
@@ -263,11 +318,12 @@ static int tb_update_row_gated(txn_t *tx, const cat_table_t *t, const uint8_t *l
 }
 
 static int tb_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
-                         const datum_t *vals, const bool *set, err_t *e)
+                         const datum_t *vals, const bool *set, const tbl_epq_t *epq, int r,
+                         err_t *e)
 {
   if (cat_table_write_begin(t, tx, e) != CZ_OK)
     return CZ_ERR;
-  int rc = tb_update_row_gated(tx, t, loc, loc_len, vals, set, e);
+  int rc = tb_update_row_gated(tx, t, loc, loc_len, vals, set, epq, r, e);
   cat_table_write_end(t);
   return rc;
 }
@@ -281,7 +337,7 @@ int tbl_update_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t l
 int tbl_update_row_cols(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
                         const datum_t *vals, const bool *set, err_t *e)
 {
-  if (tb_update_row(tx, t, loc, loc_len, vals, set, e) != CZ_OK)
+  if (tb_update_row(tx, t, loc, loc_len, vals, set, NULL, 0, e) != CZ_OK)
     return CZ_ERR;
   cat_stats_note_row(t, vals, set);
   return CZ_OK;
@@ -328,13 +384,14 @@ static int tb_update_apply(txn_t *tx, const cat_table_t *t, const uint8_t *loc, 
 }
 
 static int tb_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len,
-                         err_t *e)
+                         const tbl_epq_t *epq, int r, err_t *e)
 {
   uint8_t old[BT_MAX_ROW];
   size_t old_len, pk_len;
   tb_note_trees(tx, t);
-  if (tb_locate(tx, t, loc, loc_len, old, &old_len, &pk_len, e) != CZ_OK)
-    return CZ_ERR;
+  int lrc = tb_locate(tx, t, loc, loc_len, TXN_LOCK_EXCLUSIVE, old, &old_len, &pk_len, epq, r, e);
+  if (lrc != CZ_OK)
+    return lrc;
   if (t->ct_nindexes > 1) {
     datum_t stack_old[TB_STACK_COLS];
     bool stack_need[TB_STACK_COLS];
@@ -362,18 +419,18 @@ static int tb_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, si
 }
 
 static int tb_delete_row_gated(txn_t *tx, const cat_table_t *t, const uint8_t *loc,
-                               size_t loc_len, err_t *e)
+                               size_t loc_len, const tbl_epq_t *epq, int r, err_t *e)
 {
   if (cat_table_write_begin(t, tx, e) != CZ_OK)
     return CZ_ERR;
-  int rc = tb_delete_row(tx, t, loc, loc_len, e);
+  int rc = tb_delete_row(tx, t, loc, loc_len, epq, r, e);
   cat_table_write_end(t);
   return rc;
 }
 
 int tbl_delete_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc_len, err_t *e)
 {
-  if (tb_delete_row_gated(tx, t, loc, loc_len, e) != CZ_OK)
+  if (tb_delete_row_gated(tx, t, loc, loc_len, NULL, 0, e) != CZ_OK)
     return CZ_ERR;
   cat_stats_count(tx, t, -1);
   return CZ_OK;
@@ -518,6 +575,12 @@ static int tb_loc_of(const batch_t *b, int loc_col, int r, str_t *out, err_t *e)
 int tbl_update_cols(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const bool *set,
                     const int *sel, int n, err_t *e)
 {
+  return tbl_update_epq(tx, t, b, loc_col, set, sel, n, NULL, e);
+}
+
+int tbl_update_epq(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const bool *set,
+                   const int *sel, int n, const tbl_epq_t *epq, err_t *e)
+{
   if (tb_check_batch(t, b, 0, e) != CZ_OK || loc_col >= b->b_ncols)
     return err_set(e, SQLSTATE_INTERNAL, "update batch of %s malformed", t->ct_name);
   datum_t stack[TB_STACK_COLS];
@@ -526,9 +589,18 @@ int tbl_update_cols(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_c
   for (; done < n; done++) {
     int r = sel ? sel[done] : done;
     str_t loc;
-    tb_batch_row(t, b, r, vals);
-    if ((rc = tb_loc_of(b, loc_col, r, &loc, e)) != CZ_OK ||
-        (rc = tb_update_row(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, vals, set, e)) != CZ_OK)
+    /* a recheck rewrote row r: once more from the batch, without one */
+    for (const tbl_epq_t *x = epq;; x = NULL) {
+      tb_batch_row(t, b, r, vals);
+      if ((rc = tb_loc_of(b, loc_col, r, &loc, e)) != CZ_OK)
+        break;
+      rc = tb_update_row(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, vals, set, x, r, e);
+      if (rc != TB_EPQ_REDO)
+        break;
+    }
+    if (rc == TB_EPQ_SKIP)
+      rc = CZ_OK;
+    else if (rc != CZ_OK)
       break;
   }
   cat_stats_note_batch(t, b, sel, done, set);
@@ -544,15 +616,32 @@ int tbl_update(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, c
 int tbl_delete(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
                int n, err_t *e)
 {
+  return tbl_delete_epq(tx, t, b, loc_col, sel, n, NULL, e);
+}
+
+int tbl_delete_epq(txn_t *tx, const cat_table_t *t, const batch_t *b, int loc_col, const int *sel,
+                   int n, const tbl_epq_t *epq, err_t *e)
+{
   if (loc_col < 0 || loc_col >= b->b_ncols)
     return err_set(e, SQLSTATE_INTERNAL, "delete batch of %s malformed", t->ct_name);
-  int done = 0, rc = CZ_OK;
+  int done = 0, gone = 0, rc = CZ_OK;
   for (; done < n; done++) {
+    int r = sel ? sel[done] : done;
     str_t loc;
-    if ((rc = tb_loc_of(b, loc_col, sel ? sel[done] : done, &loc, e)) != CZ_OK ||
-        (rc = tb_delete_row_gated(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, e)) != CZ_OK)
+    for (const tbl_epq_t *x = epq;; x = NULL) {
+      if ((rc = tb_loc_of(b, loc_col, r, &loc, e)) != CZ_OK)
+        break;
+      rc = tb_delete_row_gated(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, x, r, e);
+      if (rc != TB_EPQ_REDO)
+        break;
+    }
+    if (rc == TB_EPQ_SKIP) {
+      rc = CZ_OK;
+      gone++;
+    } else if (rc != CZ_OK) {
       break;
+    }
   }
-  cat_stats_count(tx, t, -done);
+  cat_stats_count(tx, t, -(done - gone));
   return rc;
 }

@@ -1,8 +1,9 @@
 /* db_config — the database configuration from cadenza.ini.
  *
  * Design notes: CheckpointInterval is in minutes, as in Virtuoso (default
- * 60; 0 turns the periodic checkpoint off). Strings point into ini;
- * db_open copies what it keeps.
+ * 60; 0 turns the periodic checkpoint off). MaxVersionMem bounds the
+ * snapshot version store in MB (default 1024; 0 = no bound). Strings
+ * point into ini; db_open copies what it keeps.
  */
 #include <string.h>
 
@@ -10,6 +11,7 @@
 
 #define DB_DEFAULT_WAL "cadenza.trx"
 #define DB_DEFAULT_CHECKPOINT_MIN 60
+#define DB_DEFAULT_VERSION_MB 1024
 
 int db_config_from_ini(const ini_t *ini, db_config_t *cfg, err_t *e)
 {
@@ -29,6 +31,13 @@ int db_config_from_ini(const ini_t *ini, db_config_t *cfg, err_t *e)
     return err_set(e, SQLSTATE_CONFIG, "[Parameters] CheckpointInterval = %lld: must be 0 or more minutes",
                    (long long)minutes);
   cfg->dc_checkpoint_interval_s = minutes * 60;
+  int64_t mb;
+  if (ini_get_int(ini, "Parameters", "MaxVersionMem", DB_DEFAULT_VERSION_MB, &mb, e) != CZ_OK)
+    return CZ_ERR;
+  if (mb < 0 || mb > (1ll << 30))
+    return err_set(e, SQLSTATE_CONFIG, "[Parameters] MaxVersionMem = %lld: must be 0 (no limit) or "
+                   "a size in MB", (long long)mb);
+  cfg->dc_max_version_bytes = (uint64_t)mb << 20;
   cfg->dc_sync = true;
   return CZ_OK;
 }

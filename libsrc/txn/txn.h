@@ -62,10 +62,11 @@ typedef struct db_config_s {
   const char *dc_wal_path;        /* [Database] TransactionFile */
   int64_t dc_checkpoint_interval_s; /* [Parameters] CheckpointInterval in minutes *60; 0 = only on demand */
   bool dc_sync;                   /* fsync the log at commit (false only in tests) */
+  uint64_t dc_max_version_bytes;  /* [Parameters] MaxVersionMem (MB) in bytes; 0 = no limit */
 } db_config_t;
 
 /* From [Database] DatabaseFile, TransactionFile, [Striping], [Parameters]
- * NumberOfBuffers, MaxDirtyBuffers, CheckpointInterval. */
+ * NumberOfBuffers, MaxDirtyBuffers, CheckpointInterval, MaxVersionMem. */
 int db_config_from_ini(const ini_t *ini, db_config_t *cfg, err_t *e);
 
 /* Opens (creating when absent) and recovers: replays the log, then
@@ -155,13 +156,33 @@ int txn_lock(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
  * reads a row this way before changing it. */
 int txn_lock_read(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, void *val,
                   size_t cap, size_t *val_len, bool *found, bool *changed, err_t *e);
-/* Row locks of SELECT … FOR UPDATE / FOR SHARE. The exclusive mode is
- * what every writer takes; any number of transactions may hold the
- * shared mode of a key together, and it keeps writers out. */
+/* Row lock strengths, PostgreSQL's four, weakest first; a holder of one
+ * and a requester of another conflict as in PostgreSQL's table:
+ *   KEY_SHARE     (FOR KEY SHARE, a foreign key's check of the referenced
+ *                 key)          conflicts with EXCLUSIVE only;
+ *   SHARED        (FOR SHARE)   with NO_KEY_UPDATE and EXCLUSIVE;
+ *   NO_KEY_UPDATE (FOR NO KEY UPDATE, an UPDATE of the row that keeps
+ *                 its key)      with SHARED, NO_KEY_UPDATE, EXCLUSIVE;
+ *   EXCLUSIVE     (FOR UPDATE, DELETE, an insert, a key change; every
+ *                 other writer) with all.
+ * Asking for a stronger mode than one holds upgrades the entry (waiting
+ * for the holders that conflict with the new mode). */
 typedef enum txn_lock_mode_e {
-  TXN_LOCK_EXCLUSIVE = 0,
-  TXN_LOCK_SHARED
+  TXN_LOCK_KEY_SHARE = 1,
+  TXN_LOCK_SHARED = 2,
+  TXN_LOCK_NO_KEY_UPDATE = 3,
+  TXN_LOCK_EXCLUSIVE = 4
 } txn_lock_mode_t;
+/* txn_lock_read taking the lock in mode (NO_KEY_UPDATE: the table
+ * layer's update, whose key change, if any, then takes EXCLUSIVE through
+ * txn_delete of the old key). */
+int txn_lock_read_as(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
+                     txn_lock_mode_t mode, void *val, size_t cap, size_t *val_len, bool *found,
+                     bool *changed, err_t *e);
+/* txn_lock in mode (KEY_SHARE: a foreign key's check of the key it
+ * references). */
+int txn_lock_as(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, txn_lock_mode_t mode,
+                err_t *e);
 /* txn_lock_row with nowait: a conflicting holder is there (nothing taken). */
 #define TXN_BUSY 2
 /* Locks key in mode and reads its value as tx sees it now (as
@@ -256,8 +277,19 @@ void txn_note_read(txn_t *tx, db_tree_t *dt);
  * asks it of the row it conflicts with: PostgreSQL fails that with 40001
  * under REPEATABLE READ and SERIALIZABLE. */
 bool txn_snapshot_changed(const txn_t *tx, db_tree_t *dt, const void *key, size_t key_len);
+/* Keeps tx's lock on (t, key) (taken with txn_lock) through a ROLLBACK
+ * TO a savepoint older than it, which releases the other locks taken
+ * after that savepoint: for locks that guard state kept outside the
+ * transaction's operations (the catalog's DDL lock). */
+void txn_lock_hold(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len);
 /* 40001 when tx is doomed (the engine asks at each statement). */
 int txn_check_serializable(const txn_t *tx, err_t *e);
+/* 72000 "snapshot too old" when tx's snapshot was cancelled because the
+ * version store passed MaxVersionMem (txn/README.md, "Snapshots"): what
+ * it read since may be wrong, so the engine asks after every read of a
+ * table (a scan batch, a lookup, a probe) and at each statement. One
+ * atomic load; CZ_OK without a snapshot. */
+int txn_check_snapshot(const txn_t *tx, err_t *e);
 
 /* Durable when it returns CZ_OK. On error the transaction is rolled back.
  * tx is freed either way. */

@@ -211,6 +211,7 @@ struct txn_s {
   uint8_t tx_iso;                    /* txn_iso_t */
   bool tx_has_snap;                  /* reads see tx_snap_ts (REPEATABLE READ, SERIALIZABLE) */
   uint64_t tx_snap_ts;               /* sees exactly the commits with timestamp <= this */
+  _Atomic bool tx_snap_too_old;      /* cancelled over MaxVersionMem: versions it needs may be gone */
   _Atomic uint64_t tx_commit_ts;     /* 0 = not committed; TXN_TS_PENDING while being numbered */
   struct txn_s *tx_snap_next, *tx_snap_prev; /* the live snapshots (vs_mx) */
   struct txn_sx_s *tx_sx;            /* SERIALIZABLE: its conflict record (txn_ssi.c) */
@@ -236,11 +237,14 @@ typedef struct txn_lock_s {
   uint8_t *lk_key;
   uint32_t lk_key_len;
   uint8_t lk_pre_state;           /* TXN_PRE_* */
-  bool lk_shared;                 /* a shared lock (FOR SHARE): other owners' shared
-                                     entries of the same key may sit in the chain
-                                     beside it; never has a pre-image or changes
-                                     (the owner's first change upgrades it) */
+  uint8_t lk_mode;                /* txn_lock_mode_t: entries of other owners in
+                                     modes that do not conflict may sit in the chain
+                                     beside it; one below NO_KEY_UPDATE never has a
+                                     pre-image or changes (the owner's first change
+                                     upgrades it) */
   bool lk_deleted;                /* the owner deleted the key: applied at commit */
+  bool lk_hold;                   /* kept by ROLLBACK TO a mark older than it
+                                     (txn_lock_hold: the catalog's DDL lock) */
   uint8_t *lk_pre;                /* in the owner's arena */
   uint32_t lk_pre_len;
   /* The owner's own view of the key when command lk_cmd began (its first
@@ -253,6 +257,10 @@ typedef struct txn_lock_s {
 } txn_lock_t;
 
 int txn_locktab_create(db_t *db, err_t *e);
+/* Releases tx's locks from tx->tx_locks up to (not including) stop, but
+ * those with lk_hold, which stay in tx's list (ROLLBACK TO a mark taken
+ * when stop was the newest lock); wakes waiters. */
+void txn_lock_release_after(txn_t *tx, txn_lock_t *stop);
 void txn_locktab_free(db_t *db);
 /* Whether dt takes part in locking for tx (unique tree, not bulk). */
 bool txn_locks_tree(const txn_t *tx, const db_tree_t *dt);

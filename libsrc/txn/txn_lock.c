@@ -154,6 +154,21 @@ static bool lk_is(const txn_lock_t *lk, uint64_t h, const db_tree_t *dt, const v
          memcmp(lk->lk_key, key, len) == 0;
 }
 
+/* PostgreSQL's row lock conflict table (txn_lock_mode_t), [held][asked]. */
+static const bool lk_conflict_tab[5][5] = {
+    [TXN_LOCK_KEY_SHARE] = {[TXN_LOCK_EXCLUSIVE] = true},
+    [TXN_LOCK_SHARED] = {[TXN_LOCK_NO_KEY_UPDATE] = true, [TXN_LOCK_EXCLUSIVE] = true},
+    [TXN_LOCK_NO_KEY_UPDATE] = {[TXN_LOCK_SHARED] = true, [TXN_LOCK_NO_KEY_UPDATE] = true,
+                                [TXN_LOCK_EXCLUSIVE] = true},
+    [TXN_LOCK_EXCLUSIVE] = {[TXN_LOCK_KEY_SHARE] = true, [TXN_LOCK_SHARED] = true,
+                            [TXN_LOCK_NO_KEY_UPDATE] = true, [TXN_LOCK_EXCLUSIVE] = true},
+};
+
+static bool lk_conflicts(uint8_t held, txn_lock_mode_t asked)
+{
+  return lk_conflict_tab[held][asked];
+}
+
 /* Under the shard mutex: owner's entry for the key (NULL: none). */
 static txn_lock_t *lk_find_own(lk_shard_t *sh, uint64_t h, const db_tree_t *dt, const void *key,
                                size_t len, const txn_t *owner)
@@ -177,22 +192,20 @@ static txn_lock_t *lk_scan(lk_shard_t *sh, uint64_t h, const db_tree_t *dt, cons
       continue;
     if (lk->lk_owner == tx)
       *own = lk;
-    else if (!conflict && (mode == TXN_LOCK_EXCLUSIVE || !lk->lk_shared))
+    else if (!conflict && lk_conflicts(lk->lk_mode, mode))
       conflict = lk;
   }
   return conflict;
 }
 
 /* Under the shard mutex: the next entry after `after` (NULL: from the
- * start) of another owner than tx that conflicts with mode (shared
- * entries conflict only with the exclusive mode). */
+ * start) of another owner than tx that conflicts with mode. */
 static txn_lock_t *lk_next_conflict(lk_shard_t *sh, uint64_t h, const db_tree_t *dt, const void *key,
                                     size_t len, const txn_t *tx, txn_lock_mode_t mode,
                                     txn_lock_t *after)
 {
   for (txn_lock_t *lk = after ? after->lk_next : *lk_bucket(sh, h); lk; lk = lk->lk_next)
-    if (lk->lk_owner != tx && (mode == TXN_LOCK_EXCLUSIVE || !lk->lk_shared) &&
-        lk_is(lk, h, dt, key, len))
+    if (lk->lk_owner != tx && lk_conflicts(lk->lk_mode, mode) && lk_is(lk, h, dt, key, len))
       return lk;
   return NULL;
 }
@@ -221,7 +234,7 @@ static void lk_grow(lk_shard_t *sh)
 }
 
 static txn_lock_t *lk_new(txn_t *tx, lk_shard_t *sh, uint64_t h, db_tree_t *dt, const void *key,
-                          size_t len, bool shared)
+                          size_t len, txn_lock_mode_t mode)
 {
   txn_lock_t *lk = arena_zalloc(tx->tx_arena, sizeof *lk + len);
   lk->lk_key = (uint8_t *)(lk + 1);
@@ -230,7 +243,7 @@ static txn_lock_t *lk_new(txn_t *tx, lk_shard_t *sh, uint64_t h, db_tree_t *dt, 
   lk->lk_hash = h;
   lk->lk_tree = dt;
   lk->lk_owner = tx;
-  lk->lk_shared = shared;
+  lk->lk_mode = (uint8_t)mode;
   if (++sh->ls_n > sh->ls_nb / 2)
     lk_grow(sh);
   txn_lock_t **b = lk_bucket(sh, h);
@@ -353,9 +366,9 @@ static int lk_acquire(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
     txn_lock_t *lk;
     if (!lk_scan(sh, h, dt, key, key_len, tx, mode, &lk)) {
       if (!lk)
-        lk = lk_new(tx, sh, h, dt, key, key_len, mode == TXN_LOCK_SHARED);
-      else if (mode == TXN_LOCK_EXCLUSIVE)
-        lk->lk_shared = false;  /* the upgrade: no other sharer is left */
+        lk = lk_new(tx, sh, h, dt, key, key_len, mode);
+      else if (mode > lk->lk_mode)
+        lk->lk_mode = (uint8_t)mode;  /* the upgrade: no holder it conflicts with is left */
       mutex_unlock(&sh->ls_mx);
       *out = lk;
       if (waited)
@@ -435,9 +448,9 @@ bool txn_lock_try(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len)
   txn_lock_t *own;
   bool mine = !lk_scan(sh, h, dt, key, key_len, tx, TXN_LOCK_EXCLUSIVE, &own);
   if (mine && !own)
-    lk_new(tx, sh, h, dt, key, key_len, false);
+    lk_new(tx, sh, h, dt, key, key_len, TXN_LOCK_EXCLUSIVE);
   else if (mine)
-    own->lk_shared = false;  /* an upgrade: no other holder is left */
+    own->lk_mode = TXN_LOCK_EXCLUSIVE;  /* an upgrade: no other holder is left */
   mutex_unlock(&sh->ls_mx);
   return mine;
 }
@@ -670,11 +683,17 @@ static txn_vis_t lk_read(const txn_t *self, uint32_t cmd, bool snap, db_tree_t *
     uint64_t h = lk_hash(dt, key, key_len);
     lk_shard_t *sh = lk_shard(lt, h);
     mutex_lock(&sh->ls_mx);
-    /* self's own entry, else another's exclusive one (which excludes every
-     * other entry); others' shared entries change nothing readers see */
+    /* self's own entry, else another's that may carry a change (NO KEY
+     * UPDATE or EXCLUSIVE: at most one, they conflict with each other);
+     * others' share modes change nothing readers see */
     txn_lock_t *lk = self ? lk_find_own(sh, h, dt, key, key_len, self) : NULL;
-    if (!lk)
-      lk = lk_next_conflict(sh, h, dt, key, key_len, self, TXN_LOCK_SHARED, NULL);
+    /* self's KEY SHARE may sit beside another's NO KEY UPDATE: a weak own
+     * entry (never a change) yields to it */
+    if (!lk || lk->lk_mode < TXN_LOCK_NO_KEY_UPDATE) {
+      txn_lock_t *other = lk_next_conflict(sh, h, dt, key, key_len, self, TXN_LOCK_SHARED, NULL);
+      if (other)
+        lk = other;
+    }
     if (lk && lk->lk_owner == self && (!snap || lk->lk_cmd != 0)) {
       /* self's own change (under a snapshot a key self only locked is
        * read as of the snapshot) */
@@ -748,6 +767,60 @@ int txn_lock_apply_deletes(txn_t *tx, err_t *e)
   }
   tx->tx_n_deferred = 0;
   return CZ_OK;
+}
+
+void txn_lock_hold(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len)
+{
+  err_t e;
+  db_tree_t *dt = lk_tree_of(tx, t, &e);
+  for (txn_lock_t *lk = tx->tx_locks; dt && lk; lk = lk->lk_tx_next)
+    if (lk->lk_tree == dt && lk->lk_key_len == key_len && memcmp(lk->lk_key, key, key_len) == 0) {
+      lk->lk_hold = true;
+      return;
+    }
+}
+
+/* Takes lk out of its shard's chain (its owner's list is the caller's). */
+static void lk_unlink(txn_locktab_t *lt, txn_lock_t *lk)
+{
+  lk_shard_t *sh = lk_shard(lt, lk->lk_hash);
+  mutex_lock(&sh->ls_mx);
+  txn_lock_t **pp = lk_bucket(sh, lk->lk_hash);
+  while (*pp && *pp != lk)
+    pp = &(*pp)->lk_next;
+  if (*pp) {
+    *pp = lk->lk_next;
+    sh->ls_n--;
+  }
+  mutex_unlock(&sh->ls_mx);
+  atomic_fetch_sub(&lk->lk_tree->dt_nlocked, 1);
+}
+
+void txn_lock_release_after(txn_t *tx, txn_lock_t *stop)
+{
+  txn_locktab_t *lt = tx->tx_db->db_locks;
+  txn_lock_t *kept = NULL, **tail = &kept;
+  bool any = false;
+  txn_lock_t *lk = tx->tx_locks;
+  while (lk && lk != stop) {
+    txn_lock_t *next = lk->lk_tx_next;
+    if (lk->lk_hold) {
+      *tail = lk;
+      tail = &lk->lk_tx_next;
+    } else {
+      lk_unlink(lt, lk);
+      any = true;
+    }
+    lk = next;
+  }
+  *tail = lk;
+  tx->tx_locks = kept;
+  /* tx goes on: waiters keep naming it, and find the keys free when woken */
+  if (any && atomic_load(&lt->lt_waiters) > 0) {
+    mutex_lock(&lt->lt_wait_mx);
+    cond_broadcast(&lt->lt_wait_cond);
+    mutex_unlock(&lt->lt_wait_mx);
+  }
 }
 
 void txn_lock_release_all(txn_t *tx)
@@ -836,7 +909,9 @@ int txn_locked_update(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
 {
   txn_lock_t *lk;
   bool changed = false;
-  if (txn_lock_acquire(tx, dt, key, key_len, &lk, NULL, &changed, e) != CZ_OK)
+  /* the key stays: NO KEY UPDATE (a foreign key's KEY SHARE does not wait) */
+  if (txn_lock_acquire_mode(tx, dt, key, key_len, TXN_LOCK_NO_KEY_UPDATE, false, &lk, NULL,
+                            &changed, e) != CZ_OK)
     return CZ_ERR;
   if (changed)
     return lk_serialization(e);
@@ -884,6 +959,26 @@ int txn_locked_delete(txn_t *tx, db_tree_t *dt, const void *key, size_t key_len,
 int txn_lock_read(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, void *val,
                   size_t cap, size_t *val_len, bool *found, bool *changed, err_t *e)
 {
+  return txn_lock_read_as(tx, t, key, key_len, TXN_LOCK_EXCLUSIVE, val, cap, val_len, found,
+                          changed, e);
+}
+
+int txn_lock_as(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, txn_lock_mode_t mode,
+                err_t *e)
+{
+  if (tx->tx_flags & TXN_BULK)
+    return CZ_OK;
+  db_tree_t *dt = lk_tree_of(tx, t, e);
+  if (!dt)
+    return CZ_ERR;
+  txn_lock_t *lk;
+  return txn_lock_acquire_mode(tx, dt, key, key_len, mode, false, &lk, NULL, NULL, e);
+}
+
+int txn_lock_read_as(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
+                     txn_lock_mode_t mode, void *val, size_t cap, size_t *val_len, bool *found,
+                     bool *changed, err_t *e)
+{
   *found = false;
   if (changed)
     *changed = false;
@@ -896,7 +991,7 @@ int txn_lock_read(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, void
     return rc == CZ_ERR ? CZ_ERR : CZ_OK;
   }
   txn_lock_t *lk;
-  if (txn_lock_acquire(tx, dt, key, key_len, &lk, NULL, changed, e) != CZ_OK)
+  if (txn_lock_acquire_mode(tx, dt, key, key_len, mode, false, &lk, NULL, changed, e) != CZ_OK)
     return CZ_ERR;
   /* Under a snapshot, a key a later commit changed counts as changed:
    * the table layer's update and delete (tb_locate) and ON CONFLICT then
@@ -926,7 +1021,10 @@ int txn_lock_row(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len, txn_l
     if (rc != CZ_OK)
       return rc;
   }
-  int rc = bt_lookup(t, key, key_len, val, cap, val_len, e);
+  /* Under the lock a dead entry (a delete committed while an older
+   * snapshot lives) is absent: the row is gone, not lockable. */
+  int rc = lk ? txn_tree_lookup(dt, key, key_len, val, cap, val_len, NULL, e)
+              : bt_lookup(t, key, key_len, val, cap, val_len, e);
   if (rc == CZ_ERR)
     return CZ_ERR;
   *found = rc == CZ_OK && !(lk && lk->lk_deleted);

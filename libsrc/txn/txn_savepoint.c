@@ -12,13 +12,16 @@
  *   key is locked, and the tree holds them again after the undo. So every
  *   change of lk_deleted after the first mark is journaled, and the
  *   journal is replayed backwards to the mark.
- * - Locks taken after the mark are kept until the transaction ends: their
- *   pre-image equals the tree again, so readers see the committed value
- *   and a waiter finds "not changed" when it finally gets the key. This
- *   also keeps the catalog's DDL lock (a row lock) with the transaction
- *   whose pending snapshot the catalog holds.
+ * - Locks taken after the mark are released (as PostgreSQL releases a
+ *   subtransaction's row locks): their changes are undone, so the tree
+ *   holds their pre-images again and a waiter that now gets the key finds
+ *   it unchanged. Locks taken before the mark stay, even when upgraded or
+ *   first changed after it (PostgreSQL keeps those too). A lock marked
+ *   with txn_lock_hold stays whenever it was taken: the catalog's DDL
+ *   lock, which the catalog remembers having (c_ddl_tx) for the rest of
+ *   the transaction.
  * - A tree created after the mark is hidden by the undo but freed only
- *   when the transaction ends: lock entries (kept) still name it.
+ *   when the transaction ends (lock entries may have named it).
  * - A new command starts, so no stamp of the undone work is mistaken for
  *   the current command's history.
  */
@@ -31,6 +34,7 @@ struct txn_mark_s {
   uint32_t m_n_ops;
   size_t m_log_bytes;
   txn_ljournal_t *m_journal;      /* the journal's head at the mark */
+  txn_lock_t *m_locks;            /* the newest lock at the mark (the locks list's head) */
 };
 
 txn_mark_t *txn_savepoint_mark(txn_t *tx)
@@ -38,13 +42,15 @@ txn_mark_t *txn_savepoint_mark(txn_t *tx)
   /* A mark of an unchanged state is shared (the engine marks every
    * statement phase of a block; most of them change nothing). */
   txn_mark_t *l = tx->tx_last_mark;
-  if (l && l->m_last == tx->tx_last && l->m_n_ops == tx->tx_n_ops && l->m_journal == tx->tx_journal)
+  if (l && l->m_last == tx->tx_last && l->m_n_ops == tx->tx_n_ops &&
+      l->m_journal == tx->tx_journal && l->m_locks == tx->tx_locks)
     return l;
   txn_mark_t *m = arena_alloc(tx->tx_arena, sizeof *m);
   m->m_last = tx->tx_last;
   m->m_n_ops = tx->tx_n_ops;
   m->m_log_bytes = tx->tx_log_bytes;
   m->m_journal = tx->tx_journal;
+  m->m_locks = tx->tx_locks;
   tx->tx_marked = true;
   tx->tx_last_mark = m;
   return m;
@@ -132,6 +138,8 @@ int txn_rollback_to_mark(txn_t *tx, txn_mark_t *mark, err_t *e)
   for (txn_ljournal_t *j = tx->tx_journal; j && j != mark->m_journal; j = j->lj_next)
     txn_lock_set_deleted(tx, j->lj_lock, j->lj_old_deleted);
   tx->tx_journal = mark->m_journal;
+  /* 3b. Locks taken after the mark go (their changes are undone). */
+  txn_lock_release_after(tx, mark->m_locks);
   /* 4. Readers opened from now on see the state at the mark. */
   txn_command_next(tx);
   /* 5. Layers above rebuild what they derived from the undone work. */

@@ -27,6 +27,14 @@
  *   horizon is the oldest live snapshot; versions at or below it are
  *   never read again. A dead entry is removed from its tree under its key
  *   lock (taken without waiting; a held key is retried later).
+ * - The bound (MaxVersionMem): a commit that takes the store past it
+ *   cancels the oldest live snapshot (tx_snap_too_old, one at a time:
+ *   the next only after a collection ran), which the horizon then skips,
+ *   so the collection at the end of that commit frees what only it
+ *   needed. The cancelled transaction fails with 72000 at its next read
+ *   or statement (txn_check_snapshot): a read that overlapped the
+ *   collection checks the flag after it, and the flag is set before the
+ *   horizon moves (sequentially consistent), so no wrong row escapes.
  * - Trees nobody changed while a snapshot lived cost one atomic load
  *   (dt_nvers; dt_ndead for read-committed readers), as the lock table's
  *   dt_nlocked.
@@ -80,6 +88,8 @@ typedef struct txn_vstore_s {
   _Atomic uint64_t vs_nkeys;
   _Atomic uint64_t vs_bytes;
   _Atomic uint64_t vs_warn_at;            /* the next size that is logged (doubles) */
+  _Atomic bool vs_cancelling;             /* a snapshot was cancelled over the bound; no
+                                             other until a collection has run */
   cz_mutex_t vs_gc_mx;                    /* one collector at a time */
 } txn_vstore_t;
 
@@ -191,6 +201,7 @@ static bool vs_key_dead(const vs_key_t *k)
 }
 
 static uint64_t vs_horizon(db_t *db);
+static void vs_cancel_oldest(db_t *db, uint64_t bytes);
 
 /* Adds version (ts, the value before) of (dt, key). The key is locked by
  * the committer, so versions of one key arrive in timestamp order. */
@@ -247,6 +258,9 @@ static int vs_register(db_t *db, db_tree_t *dt, const uint8_t *key, size_t key_l
   if (fresh)
     atomic_fetch_add(&vs->vs_nkeys, 1);
   uint64_t bytes = atomic_fetch_add(&vs->vs_bytes, sizeof *v + len + (fresh ? sizeof *k + key_len : 0));
+  uint64_t max = db->db_cfg.dc_max_version_bytes;
+  if (CZ_UNLIKELY(max > 0 && bytes >= max) && !atomic_load(&vs->vs_cancelling))
+    vs_cancel_oldest(db, bytes);
   uint64_t warn = atomic_load(&vs->vs_warn_at);
   if (CZ_UNLIKELY(bytes >= warn) && atomic_compare_exchange_strong(&vs->vs_warn_at, &warn, warn * 2)) {
     uint64_t oldest;
@@ -371,6 +385,7 @@ int txn_set_isolation(txn_t *tx, txn_iso_t iso, err_t *e)
    * taking its timestamp numbered itself before this snapshot. */
   atomic_fetch_add(&db->db_n_snap, 1);
   tx->tx_snap_ts = atomic_load(&db->db_commit_ts);
+  atomic_store(&tx->tx_snap_too_old, false);
   tx->tx_has_snap = true;
   tx->tx_snap_prev = NULL;
   tx->tx_snap_next = vs->vs_snaps;
@@ -388,16 +403,53 @@ txn_iso_t txn_isolation(const txn_t *tx)
   return (txn_iso_t)tx->tx_iso;
 }
 
-/* The oldest live snapshot, or the newest timestamp when none lives:
- * versions at or below it are never read again. Under vs_mx. */
+/* The oldest live snapshot not cancelled, or the newest timestamp when
+ * none lives: versions at or below it are never read again. Under vs_mx. */
 static uint64_t vs_horizon(db_t *db)
 {
   txn_vstore_t *vs = db->db_vstore;
   uint64_t h = atomic_load(&db->db_commit_ts);
   for (txn_t *t = vs->vs_snaps; t; t = t->tx_snap_next)
-    if (t->tx_snap_ts < h)
+    if (t->tx_snap_ts < h && !atomic_load(&t->tx_snap_too_old))
       h = t->tx_snap_ts;
   return h;
+}
+
+/* The store passed MaxVersionMem: the oldest live snapshot is cancelled
+ * ("snapshot too old"), so that the next collection frees what only it
+ * needed. */
+static void vs_cancel_oldest(db_t *db, uint64_t bytes)
+{
+  txn_vstore_t *vs = db->db_vstore;
+  bool no = false;
+  if (!atomic_compare_exchange_strong(&vs->vs_cancelling, &no, true))
+    return;
+  mutex_lock(&vs->vs_mx);
+  txn_t *oldest = NULL;
+  for (txn_t *t = vs->vs_snaps; t; t = t->tx_snap_next)
+    if (!atomic_load(&t->tx_snap_too_old) && (!oldest || t->tx_snap_ts < oldest->tx_snap_ts))
+      oldest = t;
+  if (oldest)
+    atomic_store(&oldest->tx_snap_too_old, true);
+  uint64_t age = oldest ? atomic_load(&db->db_commit_ts) - oldest->tx_snap_ts : 0;
+  mutex_unlock(&vs->vs_mx);
+  if (!oldest) {
+    atomic_store(&vs->vs_cancelling, false);
+    return;
+  }
+  log_warn("the version store holds %llu MB, past MaxVersionMem: the oldest snapshot (%llu "
+           "commits old, transaction %llu) is cancelled (snapshot too old)",
+           (unsigned long long)(bytes >> 20), (unsigned long long)age,
+           (unsigned long long)oldest->tx_id);
+}
+
+int txn_check_snapshot(const txn_t *tx, err_t *e)
+{
+  if (CZ_LIKELY(!tx || !tx->tx_has_snap) || CZ_LIKELY(!atomic_load(&tx->tx_snap_too_old)))
+    return CZ_OK;
+  return err_set(e, SQLSTATE_SNAPSHOT_TOO_OLD,
+                 "snapshot too old: the version store passed MaxVersionMem while this "
+                 "transaction's snapshot was the oldest");
 }
 
 /* Frees k (off the list, out of its chain). Under the shard mutex. */
@@ -496,6 +548,7 @@ static int vs_collect(db_t *db, txn_t *tx, err_t *e)
   }
   if (atomic_load(&vs->vs_bytes) < VS_WARN_FIRST / 2)
     atomic_store(&vs->vs_warn_at, VS_WARN_FIRST);
+  atomic_store(&vs->vs_cancelling, false);  /* the store is what it is now: judge it again */
   mutex_unlock(&vs->vs_gc_mx);
   return rc;
 }

@@ -84,6 +84,7 @@
 
 /* class 40: transaction rollback */
 #define SQLSTATE_SERIALIZATION                       "40001"
+#define SQLSTATE_SNAPSHOT_TOO_OLD                    "72000"
 #define SQLSTATE_DEADLOCK                            "40P01"
 
 /* class 42: syntax error or access rule violation */

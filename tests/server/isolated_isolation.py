@@ -8,10 +8,20 @@ and is checked to be still waiting before the step that releases it.
 
   lost update      both read, both write the row, the first commits: the
                    second's write fails with 40001 under REPEATABLE READ
-                   and SERIALIZABLE; under READ COMMITTED PostgreSQL
-                   overwrites (the update is lost) while Cadenza fails it
-                   with 40001 too (it never re-evaluates a changed row:
-                   table/README.md, "Locators")
+                   and SERIALIZABLE; under READ COMMITTED the second
+                   overwrites (the update is lost, as in PostgreSQL)
+  re-evaluation    READ COMMITTED's EvalPlanQual (PostgreSQL's
+                   eval-plan-qual spec, the cases that apply): a writer
+                   waiting for a row another changes re-reads its newest
+                   version once that one commits: two `v = v + 1` end with
+                   v + 2; a row changed out of the WHERE, or deleted, is
+                   skipped (UPDATE 0); UPDATE … RETURNING and DELETE …
+                   RETURNING give the version written; a multi-row update
+                   meets changed and unchanged rows; UPDATE … FROM and
+                   DELETE … USING re-test the join with the joined row
+                   held fixed; SELECT … FOR UPDATE re-tests its WHERE;
+                   under REPEATABLE READ and SERIALIZABLE all of these
+                   stay 40001
   write skew       both read the on-call doctors and each takes one off
                    call: both commit under REPEATABLE READ (the anomaly),
                    exactly one fails with 40001 under SERIALIZABLE
@@ -30,12 +40,16 @@ and is checked to be still waiting before the step that releases it.
                    key deleted after it succeeds; INSERT … ON CONFLICT
                    against a row a later commit changed or inserted fails
                    with 40001, against one deleted since it inserts
+  snapshot too     (Cadenza only: its own server, MaxVersionMem = 1 MB) a
+  old              commit that takes the version store past the bound
+                   cancels the oldest snapshot: that transaction's next
+                   statement fails with 72000, ROLLBACK works, a younger
+                   snapshot keeps reading its consistent state
   statements       SET TRANSACTION after the first query is 25001, SHOW
                    transaction_isolation follows BEGIN, SET TRANSACTION and
                    default_transaction_isolation
 
---kind postgres runs every scenario against PostgreSQL (the same outcomes,
-except READ COMMITTED's lost update, as said).
+--kind postgres runs every scenario against PostgreSQL (the same outcomes).
 """
 import os
 import sys
@@ -109,8 +123,8 @@ def lost_update(srv, level, kind):
     final = a.execute("SELECT v FROM iso_lu WHERE id = 1").fetchone()[0]
     name = "lost update, %s" % level
     check(name + ": the second writer waits for the first", waited, "it did not wait")
-    if level == RC and kind == "postgres":
-        check(name + ": PostgreSQL overwrites (the update is lost)", got == "ok" and final == 120,
+    if level == RC:
+        check(name + ": the second overwrites (the update is lost)", got == "ok" and final == 120,
               "second update %s, final %s" % (got, final))
     else:
         check(name + ": the second update fails with 40001", got == "40001",
@@ -118,6 +132,113 @@ def lost_update(srv, level, kind):
         check(name + ": the first update stays", final == 110, "final value %s" % final)
     a.execute("DROP TABLE iso_lu")
     a.close(), b.close()
+
+
+def epq_case(srv, level, name, setup, first, second, final, want_rows, want_result, want_final):
+    """One re-evaluation scenario: tables epq_t (id, v, w) and epq_o (k,
+    lim); `first` runs in a transaction, `second` in another waits for
+    it; after the first commits, the second's status and rows (sorted),
+    and `final`'s rows are compared with PostgreSQL's outcome (the same
+    under REPEATABLE READ and SERIALIZABLE: 40001)."""
+    a, b = sessions(srv, 2)
+    for t in ("epq_t", "epq_o"):
+        a.execute("DROP TABLE IF EXISTS " + t)
+    a.execute("CREATE TABLE epq_t (id int PRIMARY KEY, v int, w text)")
+    a.execute("CREATE TABLE epq_o (k int PRIMARY KEY, lim int)")
+    a.execute(setup)
+    a.execute("BEGIN ISOLATION LEVEL " + level)
+    b.execute("BEGIN ISOLATION LEVEL " + level)
+    b.execute("SELECT count(*) FROM epq_o")  # the snapshot, before the first writes
+    a.execute(first)
+    st = Step(b, second)
+    waited = st.waiting()
+    a.execute("COMMIT")
+    got = st.join()
+    b.execute("COMMIT" if got == "ok" else "ROLLBACK")
+    end = a.execute(final).fetchall()
+    name = "re-evaluation, %s: %s" % (level, name)
+    # SERIALIZABLE may fail the second before it waits (Cadenza tracks
+    # read/write dependencies per table, where PostgreSQL does per row)
+    if level != SER or got != "40001":
+        check(name + ": the second waits", waited, "it did not wait")
+    if level == RC:
+        rows = sorted(st.rows) if st.rows is not None else None
+        check(name + ": outcome", got == "ok" and rows == want_rows,
+              "%s, rows %s (want %s)" % (got, rows, want_rows))
+        check(name + ": result", end == want_result, "%s (want %s)" % (end, want_result))
+    else:
+        check(name + ": 40001", got == "40001", got)
+        check(name + ": the first's result stays", end == want_final,
+              "%s (want %s)" % (end, want_final))
+    for t in ("epq_t", "epq_o"):
+        a.execute("DROP TABLE " + t)
+    a.close(), b.close()
+
+
+def reevaluation(srv, level):
+    rows3 = "INSERT INTO epq_t VALUES (1, 100, 'a'), (2, 200, 'b'), (3, 300, 'c');" \
+            "INSERT INTO epq_o VALUES (1, 150), (2, 250), (3, 50)"
+    all_t = "SELECT * FROM epq_t ORDER BY id"
+    # v = v + 1 twice: v + 2 (PostgreSQL's lost-update spec with increments)
+    epq_case(srv, level, "two increments", rows3,
+             "UPDATE epq_t SET v = v + 1 WHERE id = 1",
+             "UPDATE epq_t SET v = v + 1 WHERE id = 1 RETURNING v", "SELECT v FROM epq_t WHERE id = 1",
+             [(102,)], [(102,)], [(101,)])
+    # changed out of the WHERE: skipped
+    epq_case(srv, level, "no longer qualifies", rows3,
+             "UPDATE epq_t SET v = 0 WHERE id = 1",
+             "UPDATE epq_t SET v = v + 1 WHERE v > 50 RETURNING id, v", all_t,
+             [(2, 201), (3, 301)], [(1, 0, 'a'), (2, 201, 'b'), (3, 301, 'c')],
+             [(1, 0, 'a'), (2, 200, 'b'), (3, 300, 'c')])
+    # deleted meanwhile: skipped
+    epq_case(srv, level, "deleted meanwhile", rows3,
+             "DELETE FROM epq_t WHERE id = 2",
+             "UPDATE epq_t SET v = v + 1, w = w || 'y' RETURNING id, v, w", all_t,
+             [(1, 101, 'ay'), (3, 301, 'cy')], [(1, 101, 'ay'), (3, 301, 'cy')],
+             [(1, 100, 'a'), (3, 300, 'c')])
+    # every row changed; the new versions re-tested and written from
+    epq_case(srv, level, "all rows changed, text and int", rows3,
+             "UPDATE epq_t SET v = v * 2, w = w || 'x'",
+             "UPDATE epq_t SET v = v + 1, w = w || 'y' WHERE v < 500 RETURNING id, v, w", all_t,
+             [(1, 201, 'axy'), (2, 401, 'bxy')],
+             [(1, 201, 'axy'), (2, 401, 'bxy'), (3, 600, 'cx')],
+             [(1, 200, 'ax'), (2, 400, 'bx'), (3, 600, 'cx')])
+    # DELETE: the changed row re-tested
+    epq_case(srv, level, "delete re-tests", rows3,
+             "UPDATE epq_t SET v = v + 1000 WHERE id <> 3",
+             "DELETE FROM epq_t WHERE v < 1000 RETURNING id, v", all_t,
+             [(3, 300)], [(1, 1100, 'a'), (2, 1200, 'b')],
+             [(1, 1100, 'a'), (2, 1200, 'b'), (3, 300, 'c')])
+    epq_case(srv, level, "delete of the new version", rows3,
+             "UPDATE epq_t SET v = v + 1 WHERE id = 2",
+             "DELETE FROM epq_t WHERE v > 150 RETURNING id, v", all_t,
+             [(2, 201), (3, 300)], [(1, 100, 'a')],
+             [(1, 100, 'a'), (2, 201, 'b'), (3, 300, 'c')])
+    # joins: the joined row held fixed
+    epq_case(srv, level, "UPDATE … FROM re-tests the join", rows3,
+             "UPDATE epq_t SET v = v + 100",
+             "UPDATE epq_t SET v = epq_t.v + 1 FROM epq_o WHERE epq_o.k = epq_t.id "
+             "AND epq_t.v < epq_o.lim RETURNING epq_t.id, epq_t.v, epq_o.lim", all_t,
+             [], [(1, 200, 'a'), (2, 300, 'b'), (3, 400, 'c')],
+             [(1, 200, 'a'), (2, 300, 'b'), (3, 400, 'c')])
+    epq_case(srv, level, "UPDATE … FROM reads the new version", rows3,
+             "UPDATE epq_t SET v = v - 60 WHERE id = 3",
+             "UPDATE epq_t SET v = epq_t.v + epq_o.lim FROM epq_o WHERE epq_o.k = epq_t.id "
+             "AND epq_t.v > 150 RETURNING epq_t.id, epq_t.v", all_t,
+             [(2, 450), (3, 290)], [(1, 100, 'a'), (2, 450, 'b'), (3, 290, 'c')],
+             [(1, 100, 'a'), (2, 200, 'b'), (3, 240, 'c')])
+    epq_case(srv, level, "DELETE … USING re-tests the join", rows3,
+             "UPDATE epq_t SET v = v + 100",
+             "DELETE FROM epq_t USING epq_o WHERE epq_o.k = epq_t.id AND epq_t.v > epq_o.lim "
+             "RETURNING epq_t.id, epq_t.v", all_t,
+             [(3, 400)], [(1, 200, 'a'), (2, 300, 'b')],
+             [(1, 200, 'a'), (2, 300, 'b'), (3, 400, 'c')])
+    # SELECT … FOR UPDATE re-tests its WHERE
+    epq_case(srv, level, "FOR UPDATE re-tests", rows3,
+             "UPDATE epq_t SET v = v + 100 WHERE id <= 2",
+             "SELECT id, v FROM epq_t WHERE v < 250 FOR UPDATE", all_t,
+             [(1, 200)], [(1, 200, 'a'), (2, 300, 'b'), (3, 300, 'c')],
+             [(1, 200, 'a'), (2, 300, 'b'), (3, 300, 'c')])
 
 
 def write_skew(srv, level):
@@ -394,12 +515,43 @@ def statements(srv):
     a.close()
 
 
+def snapshot_too_old(args):
+    srv = checks.isolated_server(args, "isolation_vmax", params={"MaxVersionMem": 1})
+    with checks.running(srv):
+        a, b, c = sessions(srv, 3)
+        b.execute("CREATE TABLE iso_tto (id int PRIMARY KEY, pad text)")
+        b.execute("INSERT INTO iso_tto SELECT g, repeat('p', 100) FROM generate_series(1, 20000) g")
+        a.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        first = a.execute("SELECT sum(length(pad)) FROM iso_tto").fetchone()[0]
+        check("snapshot too old: the old snapshot reads", first == 2000000, first)
+        # about 20000 versions of 100 bytes and more: past 1 MB
+        b.execute("UPDATE iso_tto SET pad = pad || 'x'")
+        c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        cs = c.execute("SELECT sum(length(pad)) FROM iso_tto").fetchone()[0]
+        got, _ = run(a, "SELECT sum(length(pad)) FROM iso_tto")
+        check("snapshot too old: the oldest snapshot's next statement is 72000", got == "72000", got)
+        got, _ = run(a, "ROLLBACK")
+        check("snapshot too old: ROLLBACK works", got == "ok", got)
+        got, rows = run(a, "SELECT sum(length(pad)) FROM iso_tto")
+        check("snapshot too old: the session goes on", got == "ok" and rows[0][0] == 2020000,
+              "%s %s" % (got, rows))
+        b.execute("UPDATE iso_tto SET pad = 'y' WHERE id <= 10")
+        got, rows = run(c, "SELECT sum(length(pad)) FROM iso_tto")
+        check("snapshot too old: a younger snapshot stays consistent",
+              cs == 2020000 and got == "ok" and rows[0][0] == cs, "%s %s %s" % (cs, got, rows))
+        c.execute("COMMIT")
+        b.execute("DROP TABLE iso_tto")
+        a.close(), b.close(), c.close()
+
+
 def main():
     args = checks.isolated_args()
     srv = checks.isolated_server(args, "isolation", both=True)
     with checks.running(srv):
         for level in (RC, RR, SER):
             lost_update(srv, level, args.kind)
+        for level in (RC, RR, SER):
+            reevaluation(srv, level)
         for level in (RR, SER):
             write_skew(srv, level)
             read_only_anomaly(srv, level)
@@ -410,6 +562,10 @@ def main():
         for level in (RR, SER):
             consistent_snapshots(srv, level)
         statements(srv)
+    if args.kind == "cadenza":
+        snapshot_too_old(args)
+    else:
+        print("SKIP snapshot too old: PostgreSQL keeps old versions in its tables")
     return checks.summary()
 
 

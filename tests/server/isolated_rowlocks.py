@@ -12,6 +12,16 @@ same answers as PostgreSQL 15 (the script runs on both).
 - After a wait the row is checked again (read committed): a row the
   holder changed so that WHERE no longer holds is left out, a row it
   changed otherwise is returned as changed, a deleted row is left out.
+- Savepoints: ROLLBACK TO releases the row locks taken after the
+  savepoint (FOR UPDATE, FOR SHARE, an UPDATE's, a DELETE's): another
+  session's NOWAIT gets them; those taken before it stay (55P03), also
+  after a ROLLBACK TO a savepoint taken after them; RELEASE SAVEPOINT
+  keeps them.
+- Strengths: every pair of FOR KEY SHARE / SHARE / NO KEY UPDATE /
+  UPDATE, and an UPDATE that keeps the key, one that changes it, and a
+  DELETE against each held strength, conflict exactly as in PostgreSQL's
+  table; a foreign key check (an INSERT of a referencing row) takes KEY
+  SHARE: the parent row's non-key update goes on, its delete waits.
 - The job queue: 4 workers `SELECT … FOR UPDATE SKIP LOCKED LIMIT 1`,
   mark the job done and commit, until the queue is empty: every job done
   exactly once, none by two workers.
@@ -280,6 +290,116 @@ def errors(dsn):
         check("the session answers after", checks.answers(c))
 
 
+def savepoints(dsn):
+    with connect(dsn) as a, connect(dsn) as b:
+        setup(a)
+        nowait = "SELECT id FROM rl_t WHERE id = %d FOR UPDATE NOWAIT"
+        a.execute("BEGIN")
+        a.execute("SELECT id FROM rl_t WHERE id = 1 FOR UPDATE")
+        a.execute("UPDATE rl_t SET v = 100 WHERE id = 2")
+        a.execute("SAVEPOINT s1")
+        a.execute("SELECT id FROM rl_t WHERE id = 3 FOR UPDATE")
+        a.execute("SELECT id FROM rl_t WHERE id = 4 FOR SHARE")
+        a.execute("UPDATE rl_t SET v = 500 WHERE id = 5")
+        a.execute("DELETE FROM rl_t WHERE id = 6")
+        a.execute("UPDATE rl_t SET v = 200 WHERE id = 2")  # locked before s1
+        a.execute("ROLLBACK TO SAVEPOINT s1")
+        for k in (3, 4, 5, 6):
+            b.execute("BEGIN")
+            st, _, _ = sqlstate_of(b, nowait % k)
+            check("ROLLBACK TO releases the lock taken after the savepoint (row %d)" % k,
+                  st == "result", st)
+            b.execute("ROLLBACK")
+        for k in (1, 2):
+            b.execute("BEGIN")
+            st, _, _ = sqlstate_of(b, nowait % k)
+            check("a lock taken before the savepoint stays (row %d)" % k, st == "55P03", st)
+            b.execute("ROLLBACK")
+        # a savepoint after the locks: rolling back to it keeps them
+        a.execute("SAVEPOINT s2")
+        a.execute("SELECT id FROM rl_t WHERE id = 7 FOR UPDATE")
+        a.execute("SAVEPOINT s3")
+        a.execute("ROLLBACK TO SAVEPOINT s3")
+        a.execute("RELEASE SAVEPOINT s2")
+        b.execute("BEGIN")
+        st, _, _ = sqlstate_of(b, nowait % 7)
+        check("ROLLBACK TO a later savepoint and RELEASE keep the lock", st == "55P03", st)
+        b.execute("ROLLBACK")
+        # a waiter gets the row when the savepoint is rolled back
+        a.execute("SAVEPOINT s4")
+        a.execute("UPDATE rl_t SET v = 800 WHERE id = 8")
+        w = Bg(b, "UPDATE rl_t SET v = v + 1 WHERE id = 8")
+        waited = w.waiting()
+        a.execute("ROLLBACK TO SAVEPOINT s4")
+        check("a writer waiting for a row locked after the savepoint goes on at ROLLBACK TO",
+              waited and w.done(5) and w.state == "ok", "%s %s" % (waited, w.state))
+        a.execute("COMMIT")
+        got = a.execute("SELECT id, v FROM rl_t WHERE id IN (2, 5, 6, 8) ORDER BY id").fetchall()
+        check("… and the committed rows are those before the savepoint",
+              got == [(2, 100), (5, 5), (6, 6), (8, 9)], got)
+
+
+STRENGTHS = ("KEY SHARE", "SHARE", "NO KEY UPDATE", "UPDATE")
+# PostgreSQL's conflict table: held -> the strengths and writes it blocks
+BLOCKS = {
+    "KEY SHARE": {"UPDATE", "key update", "delete"},
+    "SHARE": {"NO KEY UPDATE", "UPDATE", "update", "key update", "delete"},
+    "NO KEY UPDATE": {"SHARE", "NO KEY UPDATE", "UPDATE", "update", "key update", "delete"},
+    "UPDATE": {"KEY SHARE", "SHARE", "NO KEY UPDATE", "UPDATE", "update", "key update",
+               "delete"},
+}
+
+
+def outcome(conn, sql):
+    """"result" or the SQLSTATE of sql (a write too)."""
+    try:
+        conn.execute(sql)
+        return "result"
+    except psycopg.Error as ex:
+        return ex.diag.sqlstate
+
+
+def strengths(dsn):
+    writes = {"update": "UPDATE rl_t SET v = v + 1 WHERE id = 1",
+              "key update": "UPDATE rl_t SET id = 100 WHERE id = 1",
+              "delete": "DELETE FROM rl_t WHERE id = 1"}
+    with connect(dsn) as a, connect(dsn) as b:
+        setup(a)
+        b.execute("SET lock_timeout = '150ms'")
+        for held in STRENGTHS:
+            a.execute("BEGIN")
+            a.execute("SELECT id FROM rl_t WHERE id = 1 FOR " + held)
+            for asked in STRENGTHS + tuple(writes):
+                sql = writes.get(asked) or "SELECT id FROM rl_t WHERE id = 1 FOR %s NOWAIT" % asked
+                b.execute("BEGIN")
+                st = outcome(b, sql)
+                b.execute("ROLLBACK")
+                want = "55P03" if asked in BLOCKS[held] else "result"
+                check("FOR %s held: %s %s" % (held, asked, "waits" if want != "result" else "goes on"),
+                      st == want, st)
+            a.execute("ROLLBACK")
+        # a foreign key check takes KEY SHARE on the parent row
+        a.execute("DROP TABLE IF EXISTS rl_child")
+        a.execute("DROP TABLE IF EXISTS rl_parent")
+        a.execute("CREATE TABLE rl_parent (id integer PRIMARY KEY, v integer)")
+        a.execute("CREATE TABLE rl_child (id integer PRIMARY KEY, pid integer REFERENCES rl_parent)")
+        a.execute("INSERT INTO rl_parent VALUES (1, 1), (2, 2)")
+        a.execute("BEGIN")
+        a.execute("INSERT INTO rl_child VALUES (1, 1)")
+        b.execute("BEGIN")
+        st = outcome(b, "UPDATE rl_parent SET v = v + 1 WHERE id = 1")
+        b.execute("ROLLBACK")
+        check("a foreign key check's KEY SHARE lets the parent's non-key update through",
+              st == "result", st)
+        b.execute("BEGIN")
+        st = outcome(b, "DELETE FROM rl_parent WHERE id = 1")
+        b.execute("ROLLBACK")
+        check("… and makes the parent's delete wait", st == "55P03", st)
+        a.execute("ROLLBACK")
+        a.execute("DROP TABLE rl_child")
+        a.execute("DROP TABLE rl_parent")
+
+
 def ini_default(args):
     srv = checks.isolated_server(args, "rowlocks_ini", {"LockTimeout": 250})
     with checks.running(srv):
@@ -307,6 +427,8 @@ def main():
         for_update(dsn)
         for_share(dsn)
         recheck(dsn)
+        savepoints(dsn)
+        strengths(dsn)
         queue(dsn)
         timeouts(dsn, args.kind)
     if args.kind == "cadenza":

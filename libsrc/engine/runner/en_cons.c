@@ -103,9 +103,9 @@ typedef struct nc_x_s {
 } nc_x_t;
 
 static int nc_update_rows(nc_x_t *x, const cat_table_t *t, const batch_t *b, int loc,
-                          const bool *set, const int *sel, int n, err_t *e);
+                          const bool *set, const int *sel, int n, const tbl_epq_t *epq, err_t *e);
 static int nc_delete_rows(nc_x_t *x, const cat_table_t *t, const batch_t *b, int loc,
-                          const int *sel, int n, err_t *e);
+                          const int *sel, int n, const tbl_epq_t *epq, err_t *e);
 
 /* ---- state --------------------------------------------------------------- */
 
@@ -819,8 +819,9 @@ static int nc_drain(nc_x_t *x, err_t *e)
     if (!x->x_q.q_head)
       x->x_q.q_tail = NULL;
     const cat_table_t *t = w->w_t;
-    int rc = w->w_set ? nc_update_rows(x, t, w->w_b, t->ct_ncols, w->w_set, NULL, w->w_b->b_n, e)
-                      : nc_delete_rows(x, t, w->w_b, t->ct_ncols, NULL, w->w_b->b_n, e);
+    int rc = w->w_set ? nc_update_rows(x, t, w->w_b, t->ct_ncols, w->w_set, NULL, w->w_b->b_n,
+                                       NULL, e)
+                      : nc_delete_rows(x, t, w->w_b, t->ct_ncols, NULL, w->w_b->b_n, NULL, e);
     if (rc != CZ_OK)
       return CZ_ERR;
     if (es_cancel_flag(x->x_s) && *es_cancel_flag(x->x_s))
@@ -954,8 +955,40 @@ static int nc_insert_rows(nc_x_t *x, const cat_table_t *t, const batch_t *b, con
   return nc_fks(x, t, b, sel, n, NULL, e);
 }
 
+/* READ COMMITTED's recheck seen from here: the rows it skipped, so that
+ * the checks after the write leave them out. */
+typedef struct nc_epq_s {
+  const tbl_epq_t *ne_in;
+  bool *ne_skip;                /* per batch row */
+} nc_epq_t;
+
+static int nc_epq_fn(void *ctx, int r, const datum_t *cur, const uint8_t *loc, size_t loc_len,
+                     bool *pass, err_t *e)
+{
+  nc_epq_t *w = ctx;
+  if (w->ne_in->te_fn(w->ne_in->te_ctx, r, cur, loc, loc_len, pass, e) != CZ_OK)
+    return CZ_ERR;
+  if (!*pass)
+    w->ne_skip[r] = true;
+  return CZ_OK;
+}
+
+/* sel[0..*n) without the rows the recheck skipped (in x's arena). */
+static const int *nc_epq_kept(nc_x_t *x, const bool *skip, const int *sel, int *n)
+{
+  int *kept = arena_alloc(x->x_a, sizeof(int) * (size_t)(*n + 1));
+  int k = 0;
+  for (int i = 0; i < *n; i++) {
+    int r = sel ? sel[i] : i;
+    if (!skip[r])
+      kept[k++] = r;
+  }
+  *n = k;
+  return kept;
+}
+
 static int nc_update_rows(nc_x_t *x, const cat_table_t *t, const batch_t *b, int loc, const bool *set,
-                          const int *sel, int n, err_t *e)
+                          const int *sel, int n, const tbl_epq_t *epq, err_t *e)
 {
   batch_t *old = NULL;
   if (t->ct_nrefby && nc_refkey_set(t, set) &&
@@ -964,10 +997,17 @@ static int nc_update_rows(nc_x_t *x, const cat_table_t *t, const batch_t *b, int
   /* a full row: the CHECKs can be told before writing */
   if (!set && nc_checks(x, t, b, sel, n, NULL, e) != CZ_OK)
     return CZ_ERR;
-  int rc = set ? tbl_update_cols(x->x_tx, t, b, loc, set, sel, n, e)
-               : tbl_update(x->x_tx, t, b, loc, sel, n, e);
+  /* The recheck only where every check reads the rows as written (set:
+   * read back below) and no old key was taken from the scan's version. */
+  nc_epq_t ne = {epq, NULL};
+  tbl_epq_t wrap = {nc_epq_fn, &ne};
+  if (epq && set && !old)
+    ne.ne_skip = arena_zalloc(x->x_a, (size_t)b->b_n + 1);
+  int rc = tbl_update_epq(x->x_tx, t, b, loc, set, sel, n, ne.ne_skip ? &wrap : NULL, e);
   if (rc != CZ_OK)
     return CZ_ERR;
+  if (ne.ne_skip)
+    sel = nc_epq_kept(x, ne.ne_skip, sel, &n);
   const batch_t *nw = b;
   const int *nsel = sel;
   if (set) {
@@ -1012,10 +1052,10 @@ static int nc_update_rows(nc_x_t *x, const cat_table_t *t, const batch_t *b, int
 }
 
 static int nc_delete_rows(nc_x_t *x, const cat_table_t *t, const batch_t *b, int loc, const int *sel,
-                          int n, err_t *e)
+                          int n, const tbl_epq_t *epq, err_t *e)
 {
   if (!t->ct_nrefby)
-    return tbl_delete(x->x_tx, t, b, loc, sel, n, e);
+    return tbl_delete_epq(x->x_tx, t, b, loc, sel, n, epq, e);
   /* A referenced table: the old rows first (their keys). A row already
    * gone — deleted by a cascade of this statement (a self-reference), or
    * by a transaction that committed since it was read — is skipped, as
@@ -1067,20 +1107,21 @@ int en_cons_insert(esession_t *s, txn_t *tx, const cat_table_t *t, const batch_t
 }
 
 int en_cons_update(esession_t *s, txn_t *tx, const cat_table_t *t, const batch_t *b, int loc,
-                   const bool *set, const int *sel, int n, arena_t *parent, err_t *e)
+                   const bool *set, const int *sel, int n, const tbl_epq_t *epq, arena_t *parent,
+                   err_t *e)
 {
   nc_x_t x;
   nc_begin(&x, s, tx, parent);
-  int rc = nc_update_rows(&x, t, b, loc, set, sel, n, e);
+  int rc = nc_update_rows(&x, t, b, loc, set, sel, n, epq, e);
   return nc_end(&x, rc == CZ_OK ? nc_drain(&x, e) : rc);
 }
 
 int en_cons_delete(esession_t *s, txn_t *tx, const cat_table_t *t, const batch_t *b, int loc,
-                   const int *sel, int n, arena_t *parent, err_t *e)
+                   const int *sel, int n, const tbl_epq_t *epq, arena_t *parent, err_t *e)
 {
   nc_x_t x;
   nc_begin(&x, s, tx, parent);
-  int rc = nc_delete_rows(&x, t, b, loc, sel, n, e);
+  int rc = nc_delete_rows(&x, t, b, loc, sel, n, epq, e);
   return nc_end(&x, rc == CZ_OK ? nc_drain(&x, e) : rc);
 }
 

@@ -257,7 +257,7 @@ static int hook_scan_open(qctx_t *q, void *tab, int idx, const int *cols, int nc
   return CZ_OK;
 }
 
-static int hook_scan_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t *e)
+static int hook_scan_fill(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t *e)
 {
   if (s->qs_pg) {
     /* a catalog batch that the predicates empty is not the end */
@@ -290,6 +290,16 @@ static int hook_scan_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t
   }
 }
 
+/* Every read of a table ends with the snapshot's check: a snapshot
+ * cancelled over MaxVersionMem may have read rows whose versions were
+ * collected meanwhile (72000, txn_check_snapshot). */
+static int hook_scan_next(qctx_t *q, qscan_t *s, batch_t *out, arena_t *a, err_t *e)
+{
+  if (hook_scan_fill(q, s, out, a, e) != CZ_OK)
+    return CZ_ERR;
+  return txn_check_snapshot(q->q_txn, e);
+}
+
 static void hook_scan_close(qctx_t *q, qscan_t *s)
 {
   (void)q;
@@ -310,23 +320,25 @@ static int hook_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, i
 }
 
 static int hook_update(qctx_t *q, void *tab, const batch_t *b, const bool *set, const int *sel,
-                       int n, err_t *e)
+                       int n, const qepq_t *epq, err_t *e)
 {
   const cat_table_t *t = en_handle_cat(tab);
+  tbl_epq_t te = {epq ? epq->qe_fn : NULL, epq ? epq->qe_ctx : NULL};
   if (en_cons_needed(t))
-    return en_cons_update(q->q_tops_ctx, q->q_txn, t, b, b->b_ncols - 1, set, sel, n, q->q_arena, e);
-  if (set)
-    return tbl_update_cols(q->q_txn, t, b, b->b_ncols - 1, set, sel, n, e);
-  return tbl_update(q->q_txn, t, b, b->b_ncols - 1, sel, n, e);
+    return en_cons_update(q->q_tops_ctx, q->q_txn, t, b, b->b_ncols - 1, set, sel, n,
+                          epq ? &te : NULL, q->q_arena, e);
+  return tbl_update_epq(q->q_txn, t, b, b->b_ncols - 1, set, sel, n, epq ? &te : NULL, e);
 }
 
 static int hook_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
-                       err_t *e)
+                       const qepq_t *epq, err_t *e)
 {
   const cat_table_t *t = en_handle_cat(tab);
+  tbl_epq_t te = {epq ? epq->qe_fn : NULL, epq ? epq->qe_ctx : NULL};
   if (en_cons_needed(t))
-    return en_cons_delete(q->q_tops_ctx, q->q_txn, t, b, rid, sel, n, q->q_arena, e);
-  return tbl_delete(q->q_txn, t, b, rid, sel, n, e);
+    return en_cons_delete(q->q_tops_ctx, q->q_txn, t, b, rid, sel, n, epq ? &te : NULL,
+                          q->q_arena, e);
+  return tbl_delete_epq(q->q_txn, t, b, rid, sel, n, epq ? &te : NULL, e);
 }
 
 static int hook_modify_end(qctx_t *q, void *tab, err_t *e)
@@ -338,7 +350,10 @@ static int hook_modify_end(qctx_t *q, void *tab, err_t *e)
 static int hook_lookup(qctx_t *q, void *tab, const datum_t *const *keys, int n, const int *cols,
                        int ncols, batch_t *out, bool *found, arena_t *a, err_t *e)
 {
-  return tbl_lookup(q->q_txn, en_handle_cat(tab), keys, n, cols, ncols, false, out, found, a, e);
+  if (tbl_lookup(q->q_txn, en_handle_cat(tab), keys, n, cols, ncols, false, out, found, a, e) !=
+      CZ_OK)
+    return CZ_ERR;
+  return txn_check_snapshot(q->q_txn, e);
 }
 
 /* Index-prefix probes (table/tb_probe.c): the predicates as the scan
@@ -367,8 +382,9 @@ static int hook_probe_keys(qctx_t *q, qprobe_t *p, const vec_t *const *keys, con
 
 static int hook_probe_next(qctx_t *q, qprobe_t *p, batch_t *out, int *at, arena_t *a, err_t *e)
 {
-  (void)q;
-  return tbl_probe_next(p->qp_probe, out, at, a, e);
+  if (tbl_probe_next(p->qp_probe, out, at, a, e) != CZ_OK)
+    return CZ_ERR;
+  return txn_check_snapshot(q->q_txn, e);
 }
 
 static void hook_probe_close(qctx_t *q, qprobe_t *p)
@@ -468,16 +484,16 @@ static int rel_insert(qctx_t *q, void *tab, const batch_t *b, const int *sel, in
 }
 
 static int rel_update(qctx_t *q, void *tab, const batch_t *b, const bool *set, const int *sel,
-                      int n, err_t *e)
+                      int n, const qepq_t *epq, err_t *e)
 {
-  (void)set;
+  (void)set, (void)epq;
   return rel_insert(q, tab, b, sel, n, e);
 }
 
 static int rel_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
-                      err_t *e)
+                      const qepq_t *epq, err_t *e)
 {
-  (void)rid;
+  (void)rid, (void)epq;
   return rel_insert(q, tab, b, sel, n, e);
 }
 
@@ -521,10 +537,14 @@ _Static_assert(QLOCK_OK == TBL_LOCK_OK && QLOCK_CHANGED == TBL_LOCK_CHANGED &&
                    QLOCK_GONE == TBL_LOCK_GONE && QLOCK_BUSY == TBL_LOCK_BUSY,
                "exec's and table's row lock outcomes differ");
 
-static int hook_lock_row(qctx_t *q, void *tab, const uint8_t *rid, size_t rid_len, bool shared,
+static int hook_lock_row(qctx_t *q, void *tab, const uint8_t *rid, size_t rid_len, int strength,
                          bool nowait, datum_t *cur, arena_t *a, int *st, err_t *e)
 {
-  return tbl_lock_row(q->q_txn, en_handle_cat(tab), rid, rid_len, shared, nowait, cur, a, st, e);
+  int s = strength == QLOCK_FOR_KEY_SHARE       ? TBL_LOCK_KEY_SHARE
+          : strength == QLOCK_FOR_SHARE         ? TBL_LOCK_SHARE
+          : strength == QLOCK_FOR_NO_KEY_UPDATE ? TBL_LOCK_NO_KEY_UPDATE
+                                                : TBL_LOCK_UPDATE;
+  return tbl_lock_row(q->q_txn, en_handle_cat(tab), rid, rid_len, s, nowait, cur, a, st, e);
 }
 
 static const qtable_ops_t en_table_ops = {

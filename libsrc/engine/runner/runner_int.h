@@ -173,10 +173,16 @@ bool en_cons_needed(const cat_table_t *t);
  * tbl_delete; scratch memory in a child of parent. */
 int en_cons_insert(esession_t *s, txn_t *tx, const cat_table_t *t, const batch_t *b, const int *sel,
                    int n, bool load, arena_t *parent, err_t *e);
+/* epq (may be NULL): READ COMMITTED's recheck of changed rows
+ * (tbl_epq_t), used where the checks do not depend on the values as the
+ * scan read them: an update that names its columns (checks read the rows
+ * back as written) of a table no foreign key references, a delete from
+ * such a table; elsewhere a changed row stays 40001. */
 int en_cons_update(esession_t *s, txn_t *tx, const cat_table_t *t, const batch_t *b, int loc,
-                   const bool *set, const int *sel, int n, arena_t *parent, err_t *e);
+                   const bool *set, const int *sel, int n, const tbl_epq_t *epq, arena_t *parent,
+                   err_t *e);
 int en_cons_delete(esession_t *s, txn_t *tx, const cat_table_t *t, const batch_t *b, int loc,
-                   const int *sel, int n, arena_t *parent, err_t *e);
+                   const int *sel, int n, const tbl_epq_t *epq, arena_t *parent, err_t *e);
 /* INSERT … ON CONFLICT: refused (0A000) when DO UPDATE sets a referenced
  * key; after tbl_conflict_apply, the rows it inserted or updated. */
 int en_cons_conflict_open(const cat_table_t *t, const bool *set, err_t *e);

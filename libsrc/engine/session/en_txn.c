@@ -108,8 +108,11 @@ static int en_iso_modes(esession_t *s, const sql_txnmode_t *tm, bool begin, err_
 int es_tx_ensure(esession_t *s, bool *implicit, err_t *e)
 {
   *implicit = false;
-  if (s->se_tx) /* a serializable transaction a read doomed fails here */
-    return txn_check_serializable(s->se_tx, e);
+  if (s->se_tx) { /* a serializable transaction a read doomed fails here, */
+    if (txn_check_serializable(s->se_tx, e) != CZ_OK)
+      return CZ_ERR;
+    return txn_check_snapshot(s->se_tx, e); /* a snapshot cancelled as too old too */
+  }
   s->se_tx = txn_begin(s->se_eng->en_db, 0, e);
   if (!s->se_tx)
     return CZ_ERR;

@@ -170,9 +170,9 @@ static int64_t rowid_of(const batch_t *b, int col, int r)
 }
 
 static int ms_update(qctx_t *q, void *tab, const batch_t *b, const bool *set, const int *sel,
-                     int n, err_t *e)
+                     int n, const qepq_t *epq, err_t *e)
 {
-  (void)q;
+  (void)q, (void)epq;  /* one session: no row changes under a statement */
   (void)e;
   mem_table_t *t = tab;
   for (int i = 0; i < n; i++) {
@@ -183,9 +183,9 @@ static int ms_update(qctx_t *q, void *tab, const batch_t *b, const bool *set, co
 }
 
 static int ms_delete(qctx_t *q, void *tab, const batch_t *b, int rid, const int *sel, int n,
-                     err_t *e)
+                     const qepq_t *epq, err_t *e)
 {
-  (void)q;
+  (void)q, (void)epq;
   (void)e;
   mem_table_t *t = tab;
   for (int i = 0; i < n; i++)
