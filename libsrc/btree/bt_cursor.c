@@ -16,7 +16,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "btree/btree_int.h"
+#include "btree/bt_col_int.h"
 
 enum { CUR_UNSET = 0, CUR_ACTIVE = 1, CUR_END = 2 };
 
@@ -41,6 +41,8 @@ struct bt_cursor_s {
 
 int bt_cursor_open(bt_tree_t *t, bt_cursor_t **out, err_t *e)
 {
+  if (t->t_column) /* column trees read through bt_col_scan_* (README "Column leaves") */
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "%s: not built for column trees yet", __func__);
   bt_cursor_t *c = malloc(sizeof *c);
   if (!c)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "bt_cursor_open");
