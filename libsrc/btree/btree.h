@@ -13,8 +13,10 @@
  *   with 23505. Non-unique tree: entries are ordered and identified by
  *   (key, value); the same (key, value) twice is 23505.
  * - Leaf layout: a page header, a slot array and row bodies; a per-page
- *   common key prefix is stored once (prefix compression). The leaf layout
- *   byte leaves room for the column leaves the column store adds later.
+ *   common key prefix is stored once (prefix compression). Column trees
+ *   (BT_COLUMN) have column leaves: each leaf row is a segment of up to
+ *   4096 index rows with one compressed run per column on pages of its own;
+ *   the entry calls below serve both layouts.
  * - Concurrency: latch coupling. Readers descend with shared latches,
  *   writers descend optimistically (shared, exclusive at the leaf) and
  *   restart pessimistically (exclusive, releasing safe ancestors) when a

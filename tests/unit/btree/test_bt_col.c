@@ -7,6 +7,7 @@
  * key ranges; a tree many times the buffer pool; contents survive close
  * and reopen; a batch with a duplicate stops at it; drop frees the runs.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -616,6 +617,124 @@ static void test_batch_duplicate_and_limits(void **state)
   bt_env_close(&env);
 }
 
+/* Readers beside a writer (rules C1-C4 and the clip at the next entry):
+ * ids divisible by 3 never change; the writer inserts and deletes the
+ * others so that segments split, merge and empty. Every concurrent scan
+ * returns strictly ascending keys holding every stable id exactly once,
+ * and every lookup of a stable id finds it. */
+typedef struct conc_s {
+  bt_tree_t *cc_t;
+  volatile int cc_stop;
+  int cc_scans;
+  int cc_bad;
+  char cc_why[800];
+} conc_t;
+
+static void *conc_reader(void *arg)
+{
+  conc_t *c = arg;
+  arena_t *a = arena_create(NULL, "conc");
+  err_t e;
+  vec_t out[1];
+  int cols[1] = {0};
+  if (vec_init(&out[0], a, ty_plain(TY_BYTEA), 512, &e) != CZ_OK)
+    return NULL;
+  while (!c->cc_stop && !c->cc_bad) {
+    bt_col_scan_t *s;
+    if (bt_col_scan_open(c->cc_t, NULL, 0, NULL, 0, cols, 1, NULL, 0, &s, &e) != CZ_OK) {
+      snprintf(c->cc_why, sizeof c->cc_why, "open: %s", e.er_msg);
+      c->cc_bad = 1;
+      break;
+    }
+    int64_t last = -1, next_stable = 0;
+    int n, rc;
+    while ((rc = bt_col_scan_next(s, out, 512, &n, &e)) == CZ_OK) {
+      for (int r = 0; r < n; r++) {
+        const uint8_t *k = (const uint8_t *)out[0].v_str[r].s_ptr;
+        int64_t id = ((int64_t)k[0] << 24) | (k[1] << 16) | (k[2] << 8) | k[3];
+        if (id <= last || (id % 3 == 0 && id != next_stable) || (id % 3 != 0 && id > next_stable)) {
+          snprintf(c->cc_why, sizeof c->cc_why, "scan: id %lld after %lld, stable expected %lld",
+                   (long long)id, (long long)last, (long long)next_stable);
+          c->cc_bad = 1;
+        }
+        if (id % 3 == 0)
+          next_stable += 3;
+        last = id;
+      }
+    }
+    if (rc != BT_END) {
+      snprintf(c->cc_why, sizeof c->cc_why, "scan: %s %s", e.er_sqlstate, e.er_msg);
+      c->cc_bad = 1;
+    }
+    if (!c->cc_bad && next_stable != 30000) {
+      snprintf(c->cc_why, sizeof c->cc_why, "scan ended at stable %lld", (long long)next_stable);
+      c->cc_bad = 1;
+    }
+    bt_col_scan_close(s);
+    for (uint32_t id = 0; id < 30000 && !c->cc_bad; id += 999) {
+      uint8_t key[4], val[256];
+      size_t vl;
+      tkey(id - id % 3, key);
+      if (bt_lookup(c->cc_t, key, 4, val, sizeof val, &vl, &e) != CZ_OK) {
+        snprintf(c->cc_why, sizeof c->cc_why, "lookup of stable %u failed", id - id % 3);
+        c->cc_bad = 1;
+      }
+    }
+    c->cc_scans++;
+  }
+  arena_destroy(a);
+  return NULL;
+}
+
+static void test_readers_beside_writer(void **state)
+{
+  (void)state;
+  bt_env_t env;
+  bt_env_open(&env, "col_conc.db", 512, true);
+  bt_tree_t *t = new_col_tree(&env);
+  bt_model_t m;
+  bt_model_init(&m, 30000);
+  load(t, &m, 30000, 30000, M_RANDOM);
+  conc_t c;
+  memset(&c, 0, sizeof c);
+  c.cc_t = t;
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(pthread_create(&th[i], NULL, conc_reader, &c), 0);
+  uint64_t seed = cz_test_seed();
+  /* Deletes then inserts in a band of ids, so that segments shrink and
+   * merge, then grow and split, while the readers run. */
+  for (int round = 0; round < 2 && !c.cc_bad; round++)
+    for (uint32_t id = 4000; id < 13000 && !c.cc_bad; id += 1 + (uint32_t)((seed = mix(seed)) % 4)) {
+      if (id % 3 == 0)
+        continue;
+      uint8_t k[4], v[128];
+      err_t e;
+      tkey(id, k);
+      if (m.bm_present[id]) {
+        assert_int_equal(bt_delete(t, k, 4, NULL, 0, NULL, 0, NULL, &e), CZ_OK);
+        m.bm_present[id] = 0;
+        m.bm_count--;
+      } else {
+        size_t vl = make_row(id, 0, M_RANDOM, v, sizeof v);
+        assert_int_equal(bt_insert(t, k, 4, v, vl, &e), CZ_OK);
+        m.bm_present[id] = 1;
+        m.bm_count++;
+      }
+    }
+  c.cc_stop = 1;
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  if (c.cc_bad)
+    fail_msg("%s", c.cc_why);
+  assert_true(c.cc_scans > 0);
+  check_ok(t, m.bm_count);
+  verify_scan(t, &m, M_RANDOM);
+  bt_close(t);
+  bt_model_free(&m);
+  bt_env_close(&env);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -626,6 +745,7 @@ int main(void)
       cmocka_unit_test(test_predicates_and_ranges),
       cmocka_unit_test(test_larger_than_pool_and_reopen),
       cmocka_unit_test(test_batch_duplicate_and_limits),
+      cmocka_unit_test(test_readers_beside_writer),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
