@@ -108,6 +108,25 @@ typedef struct btc_pos_s {
 int btc_locate(bt_tree_t *t, const void *key, size_t klen, arena_t *a, btc_pos_t *pos,
                btc_desc_t *d, const bool *want, uint8_t **runs, uint64_t *pages, err_t *e);
 
+/* A segment decoded whole (lookups, generic cursors): its position and
+ * one vector per column (column 0 the keys). */
+typedef struct look_seg_s {
+  btc_pos_t ls_pos;
+  btc_desc_t ls_desc;
+  vec_t ls_vec[BTC_MAX_COLS];
+} look_seg_t;
+/* Locates the segment of key (NULL: the first) and decodes it into s. */
+int btc_seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, err_t *e);
+/* Row r of s as a column row, allocated in a. */
+int btc_seg_row(const look_seg_t *s, int r, arena_t *a, uint8_t **row, size_t *len, err_t *e);
+
+/* bt_col_cursor.c: bt_seek / bt_next on column trees (forward only) */
+typedef struct btc_cur_s btc_cur_t;
+int btc_cur_open(bt_tree_t *t, btc_cur_t **out, err_t *e);
+void btc_cur_close(btc_cur_t *c);
+int btc_cur_seek(btc_cur_t *c, const void *key, size_t klen, bt_dir_t dir, err_t *e);
+int btc_cur_next(btc_cur_t *c, const void **key, size_t *klen, const void **val, size_t *vlen, err_t *e);
+
 /* bt_col_check.c */
 int btc_check(bt_tree_t *t, bt_check_t *out, err_t *e);
 

@@ -112,14 +112,7 @@ out:
 
 /* ---- lookups ------------------------------------------------------------------ */
 
-/* A segment decoded whole for lookups. */
-typedef struct look_seg_s {
-  btc_pos_t ls_pos;
-  btc_desc_t ls_desc;
-  vec_t ls_vec[BTC_MAX_COLS];
-} look_seg_t;
-
-static int look_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, err_t *e)
+int btc_seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, err_t *e)
 {
   uint8_t *runs[BTC_MAX_COLS];
   if (btc_locate(t, key, klen, a, &s->ls_pos, &s->ls_desc, NULL, runs, NULL, e) != CZ_OK)
@@ -168,8 +161,7 @@ static int look_find(const look_seg_t *s, const void *key, size_t klen)
   return -1;
 }
 
-/* Column row of row r into a. */
-static int look_row(const look_seg_t *s, int r, arena_t *a, uint8_t **row, size_t *len, err_t *e)
+int btc_seg_row(const look_seg_t *s, int r, arena_t *a, uint8_t **row, size_t *len, err_t *e)
 {
   ty_phys_t kinds[BTC_MAX_COLS];
   datum_t v[BTC_MAX_COLS];
@@ -195,7 +187,7 @@ int btc_lookup(bt_tree_t *t, const void *key, size_t klen, void *val, size_t cap
     err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: lookup");
     goto out;
   }
-  if (look_load(t, key, klen, a, s, e) != CZ_OK)
+  if (btc_seg_load(t, key, klen, a, s, e) != CZ_OK)
     goto out;
   int r = s->ls_pos.sp_found ? look_find(s, key, klen) : -1;
   if (r < 0) {
@@ -204,7 +196,7 @@ int btc_lookup(bt_tree_t *t, const void *key, size_t klen, void *val, size_t cap
   }
   uint8_t *row;
   size_t len;
-  if (look_row(s, r, a, &row, &len, e) != CZ_OK)
+  if (btc_seg_row(s, r, a, &row, &len, e) != CZ_OK)
     goto out;
   if (val)
     memcpy(val, row, len < cap ? len : cap);
@@ -240,7 +232,7 @@ int btc_lookup_batch(bt_tree_t *t, const bt_key_t *keys, int n, bt_lookup_cb_t c
         err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: batch lookup");
         goto out;
       }
-      if (look_load(t, k, kl, a, s, e) != CZ_OK)
+      if (btc_seg_load(t, k, kl, a, s, e) != CZ_OK)
         goto out;
     }
     int r = s->ls_pos.sp_found ? look_find(s, k, kl) : -1;
@@ -251,7 +243,7 @@ int btc_lookup_batch(bt_tree_t *t, const bt_key_t *keys, int n, bt_lookup_cb_t c
     uint8_t *row;
     size_t len;
     arena_reset(rowa);
-    if (look_row(s, r, rowa, &row, &len, e) != CZ_OK)
+    if (btc_seg_row(s, r, rowa, &row, &len, e) != CZ_OK)
       goto out;
     cb(ctx, i, true, row, len);
   }

@@ -217,6 +217,46 @@ static void verify_lookups(bt_tree_t *t, const bt_model_t *m, int mode)
   free(kb);
 }
 
+/* bt_seek / bt_next from the start and from id `from`: (key, column row)
+ * equal the model's; backward is refused (not built). */
+static void verify_cursor(bt_tree_t *t, const bt_model_t *m, int mode, uint32_t from)
+{
+  err_t e;
+  bt_cursor_t *c;
+  assert_int_equal(bt_cursor_open(t, &c, &e), CZ_OK);
+  for (int pass = 0; pass < 2; pass++) {
+    uint8_t sk[4];
+    uint32_t id = pass ? from : 0;
+    tkey(id, sk);
+    assert_int_equal(bt_seek(c, pass ? sk : NULL, pass ? 4 : 0, BT_FORWARD, &e), CZ_OK);
+    const void *k, *v;
+    size_t kl, vl;
+    int rc;
+    uint64_t seen = 0;
+    while ((rc = bt_next(c, &k, &kl, &v, &vl, &e)) == CZ_OK) {
+      while (id < m->bm_n && !m->bm_present[id])
+        id++;
+      assert_true(id < m->bm_n);
+      uint8_t want[256], wk[4];
+      tkey(id, wk);
+      assert_int_equal(kl, 4);
+      assert_memory_equal(k, wk, 4);
+      size_t wl = make_row(id, m->bm_version[id], mode, want, sizeof want);
+      assert_int_equal(vl, wl);
+      assert_memory_equal(v, want, wl);
+      id++;
+      seen++;
+    }
+    if (rc != BT_END)
+      fail_msg("bt_next: %s %s", e.er_sqlstate, e.er_msg);
+    if (!pass)
+      assert_int_equal(seen, m->bm_count);
+  }
+  assert_int_equal(bt_seek(c, NULL, 0, BT_BACKWARD, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "0A000");
+  bt_cursor_close(c);
+}
+
 static void test_crow(void **state)
 {
   (void)state;
@@ -316,6 +356,7 @@ static void test_load_modes(void **state)
     assert_int_equal(chk.bc_segments, 5); /* appends fill segments: 4096 x 4 + 3616 */
     verify_scan(t, &m, mode);
     verify_lookups(t, &m, mode);
+    verify_cursor(t, &m, mode, 8191);
     bt_close(t);
     bt_model_free(&m);
     bt_env_close(&env);
@@ -391,6 +432,7 @@ static void random_ops(int mode, uint32_t n, int ops, int n_buffers, bool delete
     }
   }
   verify_lookups(t, &m, mode);
+  verify_cursor(t, &m, mode, n / 3);
   /* Delete everything: segments merge and empty ones go. */
   for (uint32_t id = 0; delete_all && id < n; id++) {
     if (!m.bm_present[id])
