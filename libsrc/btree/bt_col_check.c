@@ -75,7 +75,8 @@ static int check_seg(bt_tree_t *t, uint64_t segno, const uint8_t *ek, size_t ekl
     return seg_fail(t, e, segno, "first row not above the previous segment's last");
   if (prev && bt_keycmp(prev, prev_len, ek, eklen) >= 0)
     return seg_fail(t, e, segno, "previous segment's last row not below this entry's key");
-  memcpy(keep, kn->s_ptr, kn->s_len);
+  if (kn->s_len)
+    memcpy(keep, kn->s_ptr, kn->s_len);
   *keep_len = kn->s_len;
   out->bc_entries += d.sd_rows;
   out->bc_segments++;

@@ -302,9 +302,11 @@ int bt_col_scan_open(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi
   }
   /* One block: predicates, columns, bounds, the resume key buffer. */
   s->cs_preds = (bt_col_pred_t *)mem;
-  memcpy(s->cs_preds, preds, sizeof *preds * (size_t)npreds);
+  if (npreds)
+    memcpy(s->cs_preds, preds, sizeof *preds * (size_t)npreds);
   s->cs_cols = (int *)(mem + sizeof(bt_col_pred_t) * (size_t)(npreds + 1));
-  memcpy(s->cs_cols, cols, sizeof(int) * (size_t)ncols);
+  if (ncols)
+    memcpy(s->cs_cols, cols, sizeof(int) * (size_t)ncols);
   uint8_t *p = (uint8_t *)(s->cs_cols + ncols + 1);
   if (lo) {
     s->cs_lo = p;
