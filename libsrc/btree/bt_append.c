@@ -11,7 +11,7 @@
  * under its upper bound (rows are sorted), and switching to the fast path
  * as soon as a row falls after the tree's last entry.
  */
-#include "btree/btree_int.h"
+#include "btree/bt_col_int.h"
 
 /* Rows in batch order: <0 when a sorts before b, 0 when they are the same
  * entry of the tree (same key in a unique tree). */
@@ -217,6 +217,8 @@ static int insert_rows(bt_tree_t *t, const bt_row_t *rows, int n, int *done, err
 
 int bt_insert_batch(bt_tree_t *t, const bt_row_t *rows, int n, int *n_done, err_t *e)
 {
+  if (t->t_column) /* README "Column leaves" */
+    return btc_insert_batch(t, rows, n, n_done, e);
   int valid = n, rc = CZ_OK, done = 0, order = -1;
   /* Check the whole batch first: the fast path relies on the order. The
    * rows before a bad one are inserted, as for a unique violation. */

@@ -18,7 +18,7 @@
  * no descent is paid per key. Non-unique trees, whose first entry of a key
  * may open the next leaf, take the keys one at a time on the same path.
  */
-#include "btree/btree_int.h"
+#include "btree/bt_col_int.h"
 
 #define BT_BATCH_RELEASE 1000
 #define BT_BATCH_GROUP 16
@@ -301,6 +301,8 @@ static int lookup_grouped(bt_tree_t *t, const bt_key_t *keys, int n,
 int bt_lookup_batch(bt_tree_t *t, const bt_key_t *keys, int n,
                     bt_lookup_cb_t cb, void *ctx, err_t *e)
 {
+  if (t->t_column) /* README "Column leaves" */
+    return btc_lookup_batch(t, keys, n, cb, ctx, e);
   /* The walk relies on the order: check it before any callback. */
   for (int i = 1; i < n; i++)
     if (bt_keycmp(keys[i - 1].k_data, keys[i - 1].k_len, keys[i].k_data, keys[i].k_len) > 0)

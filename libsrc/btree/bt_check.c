@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 
-#include "btree/btree_int.h"
+#include "btree/bt_col_int.h"
 
 typedef struct chk_s {
   bt_tree_t *ck_tree;
@@ -36,8 +36,9 @@ static int chk_layout(chk_t *c, const uint8_t *pg, pg_no_t no, err_t *e)
 {
   const bt_phdr_t *h = bpg_chdr(pg);
   int n = h->bh_n;
-  if (h->bh_layout != BT_LAYOUT_ROW)
-    return chk_fail(c, e, no, "leaf layout %d", h->bh_layout);
+  int want = (c->ck_tree->t_flags & BT_COLUMN) && bpg_is_leaf(pg) ? BT_LAYOUT_COL : BT_LAYOUT_ROW;
+  if (h->bh_layout != want)
+    return chk_fail(c, e, no, "layout %d, expected %d", h->bh_layout, want);
   if (h->bh_plen > BT_MAX_KEY || (n == 0 && h->bh_plen != 0))
     return chk_fail(c, e, no, "prefix length %d with %d entries", h->bh_plen, n);
   if (bpg_lower(pg) > h->bh_upper || h->bh_upper > ST_PAGE_SIZE)
@@ -172,6 +173,8 @@ static int chk_page(chk_t *c, pg_no_t no, int level, const bt_bound_t *lo, const
 
 int bt_check(bt_tree_t *t, bt_check_t *out, err_t *e)
 {
+  if (t->t_column) /* README "Column leaves" */
+    return btc_check(t, out, e);
   chk_t c;
   bt_check_t local;
   bt_bound_t top;

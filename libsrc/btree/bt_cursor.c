@@ -16,7 +16,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "btree/btree_int.h"
+#include "btree/bt_col_int.h"
 
 enum { CUR_UNSET = 0, CUR_ACTIVE = 1, CUR_END = 2 };
 
@@ -35,6 +35,7 @@ struct bt_cursor_s {
   const uint8_t *c_last_val; /* value of the last entry returned, inside c_buf */
   uint32_t c_klen;
   uint32_t c_vlen;
+  btc_cur_t *c_col;         /* column tree: the segment reader behind the cursor */
   uint8_t c_key[BT_MAX_KEY + 1];
   uint8_t c_val[BT_MAX_ROW];
 };
@@ -46,6 +47,10 @@ int bt_cursor_open(bt_tree_t *t, bt_cursor_t **out, err_t *e)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "bt_cursor_open");
   memset(c, 0, offsetof(bt_cursor_t, c_key));
   c->c_tree = t;
+  if (t->t_column && btc_cur_open(t, &c->c_col, e) != CZ_OK) { /* bt_col_cursor.c */
+    free(c);
+    return CZ_ERR;
+  }
   *out = c;
   return CZ_OK;
 }
@@ -74,6 +79,7 @@ void bt_cursor_close(bt_cursor_t *c)
   if (!c)
     return;
   itc_unhold(c);
+  btc_cur_close(c->c_col);
   free(c);
 }
 
@@ -210,6 +216,8 @@ static int itc_seek_bound(bt_cursor_t *c, err_t *e)
 
 int bt_seek(bt_cursor_t *c, const void *key, size_t key_len, bt_dir_t dir, err_t *e)
 {
+  if (c->c_col)
+    return btc_cur_seek(c->c_col, key, key_len, dir, e);
   itc_unhold(c);
   c->c_dir = dir;
   c->c_incl = true;
@@ -233,6 +241,8 @@ int bt_seek(bt_cursor_t *c, const void *key, size_t key_len, bt_dir_t dir, err_t
 int bt_next(bt_cursor_t *c, const void **key, size_t *key_len,
             const void **val, size_t *val_len, err_t *e)
 {
+  if (c->c_col)
+    return btc_cur_next(c->c_col, key, key_len, val, val_len, e);
   if (c->c_state == CUR_END)
     return BT_END;
   if (c->c_state == CUR_UNSET)
@@ -271,6 +281,8 @@ int bt_next(bt_cursor_t *c, const void **key, size_t *key_len,
 int bt_next_run(bt_cursor_t *c, int max, bt_run_t *run, err_t *e)
 {
   run->br_n = 0;
+  if (c->c_col) /* column trees: bt_col_scan_* */
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "bt_next_run: not built for column trees");
   if (c->c_state == CUR_END)
     return BT_END;
   if (c->c_state == CUR_UNSET || c->c_dir != BT_FORWARD)

@@ -13,7 +13,7 @@
  * collapses when it is left with one child: the child's contents are
  * copied into the root page (the root keeps its number and flags).
  */
-#include "btree/btree_int.h"
+#include "btree/bt_col_int.h"
 
 static bool delete_safe_inner(const uint8_t *pg)
 {
@@ -202,6 +202,8 @@ int bt_delete(bt_tree_t *t, const void *key, size_t key_len,
               const void *val, size_t val_len,
               void *old_val, size_t old_cap, size_t *old_len, err_t *e)
 {
+  if (t->t_column) /* README "Column leaves" */
+    return btc_delete(t, key, key_len, old_val, old_cap, old_len, e);
   bt_target_t tg;
   bool eq;
   if (key_len > BT_MAX_KEY || (!t->t_unique && key_len + val_len > BT_MAX_ROW))

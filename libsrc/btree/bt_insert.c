@@ -7,7 +7,7 @@
  * more separator (or, for the leaf, this row) without splitting (rule L3).
  * Whatever stays latched is exactly what a split may have to change.
  */
-#include "btree/btree_int.h"
+#include "btree/bt_col_int.h"
 
 /* Can this page absorb the change of an insert without splitting? */
 static bool insert_safe(const uint8_t *pg, const bpg_ent_t *ent)
@@ -64,6 +64,8 @@ int bt_insert_pessimistic(bt_tree_t *t, const bt_target_t *tg, const bpg_ent_t *
 int bt_insert(bt_tree_t *t, const void *key, size_t key_len,
               const void *val, size_t val_len, err_t *e)
 {
+  if (t->t_column) /* README "Column leaves" */
+    return btc_insert(t, key, key_len, val, val_len, e);
   bt_target_t tg;
   bool eq;
   if (bt_check_limits(key_len, val_len, e) != CZ_OK)
@@ -92,6 +94,8 @@ int bt_update(bt_tree_t *t, const void *key, size_t key_len,
               const void *val, size_t val_len,
               void *old_val, size_t old_cap, size_t *old_len, err_t *e)
 {
+  if (t->t_column) /* README "Column leaves" */
+    return btc_update(t, key, key_len, val, val_len, old_val, old_cap, old_len, e);
   bt_target_t tg;
   bool eq;
   if (!t->t_unique)

@@ -26,7 +26,9 @@ void bpg_init(uint8_t *pg, int level, pg_no_t owner, uint32_t tree_flags)
   ph->ph_owner = owner;
   memset(h, 0, sizeof *h);
   h->bh_level = (uint8_t)level;
-  h->bh_layout = BT_LAYOUT_ROW;
+  /* A column tree's leaves hold segment entries; its inner pages are
+   * ordinary separators. */
+  h->bh_layout = (tree_flags & BT_COLUMN) && level == 0 ? BT_LAYOUT_COL : BT_LAYOUT_ROW;
   h->bh_upper = ST_PAGE_SIZE;
   h->bh_tree_flags = tree_flags;
 }

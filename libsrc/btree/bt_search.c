@@ -8,7 +8,7 @@
  * our exclusive latch: the descent checks the level after latching and
  * starts over when it changed.
  */
-#include "btree/btree_int.h"
+#include "btree/bt_col_int.h"
 
 void bt_target_key(bt_target_t *t, const void *key, size_t klen)
 {
@@ -188,6 +188,8 @@ static void copy_val(const uint8_t *v, int vl, void *val, size_t cap, size_t *le
 int bt_lookup(bt_tree_t *t, const void *key, size_t key_len,
               void *val, size_t val_cap, size_t *val_len, err_t *e)
 {
+  if (t->t_column) /* README "Column leaves" */
+    return btc_lookup(t, key, key_len, val, val_cap, val_len, e);
   bt_target_t tg;
   bool eq;
   if (key_len > BT_MAX_KEY)

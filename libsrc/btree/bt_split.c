@@ -17,6 +17,8 @@ buf_t *bt_new_page(bt_tree_t *t, int level, pg_no_t near, err_t *e)
   if (!b)
     return NULL;
   bpg_init(bp_page(b), level, t->t_root, 0);
+  if ((t->t_flags & BT_COLUMN) && level == 0)
+    bpg_hdr(bp_page(b))->bh_layout = BT_LAYOUT_COL;
   return b;
 }
 

@@ -7,10 +7,12 @@
  */
 #include <stdlib.h>
 
-#include "btree/btree_int.h"
+#include "btree/bt_col_int.h"
 
 int bt_create(bpool_t *bp, uint32_t flags, pg_no_t *root, err_t *e)
 {
+  if ((flags & BT_COLUMN) && !(flags & BT_UNIQUE))
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "bt_create: non-unique column trees are not built yet");
   /* The root's own number is its owner id; it is not known before the
    * allocation, so the root comes from the anonymous owner 0's space and
    * every later page of the tree from the tree's own extents. */
@@ -45,12 +47,27 @@ int bt_open(bpool_t *bp, pg_no_t root, bt_tree_t **out, err_t *e)
   t->t_root = root;
   t->t_flags = flags;
   t->t_unique = (flags & BT_UNIQUE) != 0;
+  if (flags & BT_COLUMN) {
+    /* The row-layout view through which the column code changes segment
+     * entries: same root, same flags, entry calls not redirected. */
+    t->t_column = true;
+    t->t_seg = calloc(1, sizeof *t->t_seg);
+    if (!t->t_seg) {
+      free(t);
+      return err_set(e, SQLSTATE_OUT_OF_MEMORY, "bt_open: handle");
+    }
+    *t->t_seg = *t;
+    t->t_seg->t_column = false;
+    t->t_seg->t_seg = NULL;
+  }
   *out = t;
   return CZ_OK;
 }
 
 void bt_close(bt_tree_t *t)
 {
+  if (t)
+    free(t->t_seg);
   free(t);
 }
 
@@ -88,6 +105,10 @@ static int drop_children(bt_tree_t *t, buf_t *b, err_t *e)
 
 int bt_drop(bt_tree_t *t, err_t *e)
 {
+  if (t->t_column && btc_drop_runs(t, e) != CZ_OK) {
+    bt_close(t);
+    return CZ_ERR;
+  }
   buf_t *b = bp_fix(t->t_bp, t->t_root, BP_EXCL, 0, e);
   if (!b) {
     bt_close(t);

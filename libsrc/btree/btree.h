@@ -13,8 +13,10 @@
  *   with 23505. Non-unique tree: entries are ordered and identified by
  *   (key, value); the same (key, value) twice is 23505.
  * - Leaf layout: a page header, a slot array and row bodies; a per-page
- *   common key prefix is stored once (prefix compression). The leaf layout
- *   byte leaves room for the column leaves the column store adds later.
+ *   common key prefix is stored once (prefix compression). Column trees
+ *   (BT_COLUMN) have column leaves: each leaf row is a segment of up to
+ *   4096 index rows with one compressed run per column on pages of its own;
+ *   the entry calls below serve both layouts.
  * - Concurrency: latch coupling. Readers descend with shared latches,
  *   writers descend optimistically (shared, exclusive at the leaf) and
  *   restart pessimistically (exclusive, releasing safe ancestors) when a
@@ -32,6 +34,8 @@
 #include <stdint.h>
 
 #include "buffer/buffer.h"
+#include "column/column.h"
+#include "types/types.h"
 #include "util/util.h"
 
 #define BT_MAX_KEY 1024      /* bytes; longer keys are 54000 */
@@ -39,6 +43,10 @@
 
 /* bt_create flags */
 #define BT_UNIQUE 0x1
+/* Column layout (README "Column leaves"): leaf rows are segments of up to
+ * BTC_SEG_ROWS index rows with one compressed run per column; values are
+ * column rows (bt_crow_*). Unique trees only for now. */
+#define BT_COLUMN 0x2
 
 /* Return values besides CZ_OK and CZ_ERR. */
 #define BT_NOT_FOUND 1
@@ -201,6 +209,53 @@ int bt_sample(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_
 int bt_divide(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len, int n,
               arena_t *a, bt_key_t **keys, int *nkeys, err_t *e);
 
+/* ---- column trees (bt_col_*.c; README "Column leaves") ----------------- */
+
+/* A column tree's values are column rows: a self-describing tuple of typed
+ * values (README has the bytes). The entry calls above (bt_insert,
+ * bt_update, bt_delete, bt_lookup, bt_lookup_batch, bt_insert_batch,
+ * bt_check, bt_drop) take and give column rows on a column tree. */
+#define BTC_MAX_CROW 65536  /* bytes of one column row */
+#define BTC_MAX_COLS 80     /* value columns + the key column */
+/* Bytes bt_crow_build writes for these values, or 0 when a kind has no
+ * column form (INTERVAL). */
+size_t bt_crow_size(const ty_phys_t *kinds, const datum_t *vals, int n);
+/* Writes the column row of vals (kinds[i] for each, NULLs as d_null) into
+ * out (bt_crow_size bytes); 0A000 for a kind without a column form,
+ * 54000 past BTC_MAX_CROW. */
+int bt_crow_build(const ty_phys_t *kinds, const datum_t *vals, int n, uint8_t *out, size_t cap,
+                  size_t *len, err_t *e);
+/* Parses a column row: *n columns (at most max) into kinds and vals
+ * (strings point into row). XX001 when the bytes are not a column row. */
+int bt_crow_parse(const uint8_t *row, size_t len, int max, ty_phys_t *kinds, datum_t *vals, int *n,
+                  err_t *e);
+
+/* A predicate pushed into a column scan: column cp_col (0 = the keys, as
+ * strings; 1.. the value columns) against constants of its kind. */
+typedef struct bt_col_pred_s {
+  int cp_col;
+  ce_pred_t cp_pred;
+} bt_col_pred_t;
+
+typedef struct bt_col_scan_s bt_col_scan_t;
+/* A forward scan of [lo, hi) (NULL: open ends) of a column tree that
+ * reads and decodes only columns cols[0 .. ncols) (0 = the key bytes as a
+ * string column) and evaluates preds on the compressed runs; segments
+ * whose min/max rule a predicate out are skipped without reading their
+ * other columns. The arrays are copied. */
+int bt_col_scan_open(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len,
+                     const int *cols, int ncols, const bt_col_pred_t *preds, int npreds,
+                     bt_col_scan_t **out, err_t *e);
+/* The next matching rows, at most max and all from one segment, into
+ * out[0 .. ncols) (vectors of the columns' kinds with room for max; a
+ * column a segment lacks reads as NULL): CZ_OK with *n >= 1, BT_END when
+ * done. Strings point into the scan's memory and stay valid until the
+ * next call. No latch is held between calls. */
+int bt_col_scan_next(bt_col_scan_t *s, vec_t *out, int max, int *n, err_t *e);
+void bt_col_scan_close(bt_col_scan_t *s);
+/* Segments read and skipped so far (tests and EXPLAIN ANALYZE). */
+void bt_col_scan_stats(const bt_col_scan_t *s, uint64_t *read, uint64_t *skipped);
+
 /* ---- verification and statistics -------------------------------------- */
 
 typedef struct bt_check_s {
@@ -209,6 +264,8 @@ typedef struct bt_check_s {
   uint64_t bc_inner;
   int bc_height;
   uint64_t bc_bytes_used;   /* of leaf pages */
+  uint64_t bc_segments;     /* column trees: segment entries (bc_entries counts rows) */
+  uint64_t bc_run_pages;    /* column trees: pages holding compressed runs */
 } bt_check_t;
 
 /* Verifies every invariant of btree/README.md over the whole tree: page

@@ -22,7 +22,8 @@
 
 /* ---- page layout --------------------------------------------------------- */
 
-#define BT_LAYOUT_ROW 1 /* bh_layout of a row leaf; column leaves come later */
+#define BT_LAYOUT_ROW 1 /* bh_layout of a row leaf and of every inner page */
+#define BT_LAYOUT_COL 2 /* bh_layout of a column tree's leaf: rows are segment entries */
 
 /* The B-tree page header, right after pg_head_t. */
 typedef struct bt_phdr_s {
@@ -228,6 +229,9 @@ struct bt_tree_s {
   pg_no_t t_root;
   uint32_t t_flags;
   bool t_unique;
+  bool t_column;          /* BT_COLUMN: entry calls go to bt_col_*.c */
+  struct bt_tree_s *t_seg;/* column tree: a row-layout view of the same root, through
+                           * which bt_col_*.c change segment entries (C2) */
 };
 
 #define BT_MAX_HEIGHT 16

@@ -53,6 +53,7 @@ enum {
   PG_T_META = 3,       /* allocation maps, remap list (storage-internal) */
   PG_T_BTREE_LEAF = 16,
   PG_T_BTREE_INNER = 17,
+  PG_T_BTREE_RUN = 18, /* a column tree's compressed run (btree's column leaves) */
   PG_T_TEST = 100      /* pages written by unit tests */
 };
 

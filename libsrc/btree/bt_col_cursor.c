@@ -1,0 +1,120 @@
+/* bt_col_cursor.c — bt_seek / bt_next on column trees: the generic
+ * cursor's contract (key, column row) over segments, forward only.
+ *
+ * Design notes: the cursor decodes one segment whole (btc_seg_load, under
+ * the rules of bt_col_scan.c: located by key, runs copied under the leaf's
+ * latch, rows clipped at the next entry's key) and hands out its rows
+ * rebuilt as column rows; it then resumes at the next entry's key. It holds
+ * no latch between calls, so bt_cursor_release has nothing to do. Scans
+ * that want vectors use bt_col_scan_*, which decodes only needed columns.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "btree/bt_col_int.h"
+
+struct btc_cur_s {
+  bt_tree_t *cc_tree;
+  arena_t *cc_arena;      /* the current segment */
+  arena_t *cc_row;        /* the row handed out last */
+  look_seg_t *cc_seg;
+  int cc_r, cc_end;       /* next row, end of the clipped rows */
+  bool cc_active, cc_last;/* positioned; the segment is the last to visit */
+  uint32_t cc_klen;       /* resume key (the next entry's) */
+  uint8_t cc_key[BT_MAX_KEY + 1];
+};
+
+int btc_cur_open(bt_tree_t *t, btc_cur_t **out, err_t *e)
+{
+  btc_cur_t *c = calloc(1, sizeof *c);
+  if (!c || !(c->cc_arena = arena_create(NULL, "btc_cur")) || !(c->cc_row = arena_create(NULL, "btc_cur_row"))) {
+    if (c && c->cc_arena)
+      arena_destroy(c->cc_arena);
+    free(c);
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "bt_cursor_open: column tree");
+  }
+  c->cc_tree = t;
+  *out = c;
+  return CZ_OK;
+}
+
+void btc_cur_close(btc_cur_t *c)
+{
+  if (!c)
+    return;
+  arena_destroy(c->cc_arena);
+  arena_destroy(c->cc_row);
+  free(c);
+}
+
+/* Loads the segment holding key (NULL: the first); its rows from key on,
+ * below the next entry. */
+static int cur_load(btc_cur_t *c, const uint8_t *key, size_t klen, err_t *e)
+{
+  uint8_t from[BT_MAX_KEY + 1];
+  if (key) {
+    memcpy(from, key, klen); /* key may be cc_key, rewritten below */
+    key = from;
+  }
+  arena_reset(c->cc_arena);
+  c->cc_seg = arena_try_zalloc(c->cc_arena, sizeof *c->cc_seg);
+  if (!c->cc_seg)
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "bt_next: column tree");
+  if (btc_seg_load(c->cc_tree, key, klen, c->cc_arena, c->cc_seg, e) != CZ_OK)
+    return CZ_ERR;
+  const look_seg_t *s = c->cc_seg;
+  c->cc_r = c->cc_end = 0;
+  c->cc_last = true;
+  if (!s->ls_pos.sp_found)
+    return CZ_OK;
+  const str_t *ks = s->ls_vec[0].v_str;
+  int n = (int)s->ls_desc.sd_rows, r = 0, end = n;
+  while (key && r < n && bt_keycmp((const uint8_t *)ks[r].s_ptr, ks[r].s_len, key, klen) < 0)
+    r++;
+  if (s->ls_pos.sp_has_next) {
+    while (end > r && bt_keycmp((const uint8_t *)ks[end - 1].s_ptr, ks[end - 1].s_len, s->ls_pos.sp_next,
+                                s->ls_pos.sp_nlen) >= 0)
+      end--;
+    memcpy(c->cc_key, s->ls_pos.sp_next, s->ls_pos.sp_nlen);
+    c->cc_klen = s->ls_pos.sp_nlen;
+    c->cc_last = false;
+  }
+  c->cc_r = r;
+  c->cc_end = end;
+  return CZ_OK;
+}
+
+int btc_cur_seek(btc_cur_t *c, const void *key, size_t klen, bt_dir_t dir, err_t *e)
+{
+  if (dir != BT_FORWARD)
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "bt_seek: backward scans of column trees are not built yet");
+  /* As bt_seek: a longer key sorts as its first BT_MAX_KEY + 1 bytes do. */
+  if (klen > BT_MAX_KEY + 1)
+    klen = BT_MAX_KEY + 1;
+  c->cc_active = true;
+  return cur_load(c, key, klen, e);
+}
+
+int btc_cur_next(btc_cur_t *c, const void **key, size_t *klen, const void **val, size_t *vlen, err_t *e)
+{
+  if (!c->cc_active)
+    return err_set(e, SQLSTATE_INTERNAL, "bt_next: cursor not positioned");
+  while (c->cc_r >= c->cc_end) {
+    if (c->cc_last)
+      return BT_END;
+    if (cur_load(c, c->cc_key, c->cc_klen, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  const look_seg_t *s = c->cc_seg;
+  int r = c->cc_r++;
+  uint8_t *row;
+  size_t len;
+  arena_reset(c->cc_row);
+  if (btc_seg_row(s, r, c->cc_row, &row, &len, e) != CZ_OK)
+    return CZ_ERR;
+  *key = s->ls_vec[0].v_str[r].s_ptr;
+  *klen = s->ls_vec[0].v_str[r].s_len;
+  *val = row;
+  *vlen = len;
+  return CZ_OK;
+}
