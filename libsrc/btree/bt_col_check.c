@@ -126,5 +126,14 @@ int btc_check(bt_tree_t *t, bt_check_t *out, err_t *e)
   if (c)
     bt_cursor_close(c);
   arena_destroy(a);
-  return rc == BT_END ? CZ_OK : CZ_ERR;
+  if (rc != BT_END)
+    return CZ_ERR;
+  /* invariant 10 (README "Size accounting"): the segment tree's pages and
+   * the run pages are every page the tree owns */
+  uint64_t reached = out->bc_leaves + out->bc_inner + out->bc_run_pages, owned = bt_pages(t);
+  if (owned != reached)
+    return err_set(e, SQLSTATE_DATA_CORRUPTED,
+                   "bt_check: column tree %u owns %llu pages, %llu are reached from the root",
+                   (unsigned)t->t_root, (unsigned long long)owned, (unsigned long long)reached);
+  return CZ_OK;
 }
