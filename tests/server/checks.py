@@ -107,6 +107,18 @@ def answers(conn):
         return False
 
 
+def error_fields(conn, sql):
+    """(SQLSTATE, primary message, DETAIL, HINT) of sql, or ("ok", "",
+    None, None) when it runs."""
+    import psycopg
+    try:
+        conn.execute(sql)
+        return ("ok", "", None, None)
+    except psycopg.Error as ex:
+        d = ex.diag
+        return (d.sqlstate, d.message_primary, d.message_detail, d.message_hint)
+
+
 def rows(conn, sql, ordered=True):
     """("rows", sql's rows as tuples) or ("error", its SQLSTATE); with
     ordered=False the rows are sorted (by repr), for comparing the answers

@@ -38,21 +38,11 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-from checks import check  # noqa: E402
+from checks import check, error_fields as err  # noqa: E402
 
 
 def connect(dsn):
     return psycopg.connect(dsn, autocommit=True)
-
-
-def err(conn, sql):
-    """(sqlstate, primary, detail, hint) of sql, or ("ok", …)."""
-    try:
-        conn.execute(sql)
-        return ("ok", "", None, None)
-    except psycopg.Error as ex:
-        d = ex.diag
-        return (d.sqlstate, d.message_primary, d.message_detail, d.message_hint)
 
 
 SETUP = [
