@@ -839,17 +839,7 @@ void txn_lock_release_all(txn_t *tx)
       __builtin_prefetch(&b[(ahead->lk_hash >> 6) & (__atomic_load_n(&ash->ls_nb, __ATOMIC_RELAXED) - 1)]);
       ahead = ahead->lk_tx_next;
     }
-    lk_shard_t *sh = lk_shard(lt, lk->lk_hash);
-    mutex_lock(&sh->ls_mx);
-    txn_lock_t **pp = lk_bucket(sh, lk->lk_hash);
-    while (*pp && *pp != lk)
-      pp = &(*pp)->lk_next;
-    if (*pp) {
-      *pp = lk->lk_next;
-      sh->ls_n--;
-    }
-    mutex_unlock(&sh->ls_mx);
-    atomic_fetch_sub(&lk->lk_tree->dt_nlocked, 1);
+    lk_unlink(lt, lk);
   }
   tx->tx_locks = NULL;
   if (atomic_load(&lt->lt_waiters) > 0) {
