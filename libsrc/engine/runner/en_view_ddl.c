@@ -75,6 +75,27 @@ static int collect_dependents(const cat_snapshot_t *snap, cat_oid_t rel, const c
   return n;
 }
 
+/* PostgreSQL's NOTICE for the n views a CASCADE drops: one names it, more
+ * are counted with each in the DETAIL. */
+static void cascade_notice(esession_t *s, const cat_view_t *const *views, int n)
+{
+  if (n == 1) {
+    es_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "drop cascades to %s %s",
+              rel_kind_name(views[0]->cw_kind), views[0]->cw_name);
+    return;
+  }
+  char list[600];
+  size_t l = 0;
+  list[0] = '\0';
+  for (int i = 0; i < n && l < sizeof list; i++)
+    l += (size_t)snprintf(list + l, sizeof list - l, "%sdrop cascades to %s %s", i ? "\n" : "",
+                          rel_kind_name(views[i]->cw_kind), views[i]->cw_name);
+  err_t notice;
+  err_set(&notice, SQLSTATE_SUCCESSFUL_COMPLETION, "drop cascades to %d other objects", n);
+  err_detail(&notice, "%s", list);
+  es_notice_err(s, "NOTICE", &notice);
+}
+
 static int drop_one_view(esession_t *s, const cat_view_t *w, err_t *e)
 {
   cat_t *c = es_engine(s)->en_cat;
@@ -123,21 +144,7 @@ int en_view_drop_dependents(esession_t *s, cat_oid_t rel, const char *name, bool
     return err_add_fields(e, detail,
                           "Use DROP ... CASCADE to drop the dependent objects too.");
   }
-  if (n == 1)
-    es_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "drop cascades to %s %s",
-              rel_kind_name(deps[0]->cw_kind), deps[0]->cw_name);
-  else {
-    char list[400];
-    size_t l = 0;
-    list[0] = '\0';
-    for (int i = 0; i < n && l < sizeof list; i++)
-      l += (size_t)snprintf(list + l, sizeof list - l, "%sdrop cascades to %s %s", i ? "\n" : "",
-                            rel_kind_name(deps[i]->cw_kind), deps[i]->cw_name);
-    err_t notice;
-    err_set(&notice, SQLSTATE_SUCCESSFUL_COMPLETION, "drop cascades to %d other objects", n);
-    err_detail(&notice, "%s", list);
-    es_notice_err(s, "NOTICE", &notice);
-  }
+  cascade_notice(s, deps, n);
   /* the ones found last depend on earlier ones: drop from the end */
   for (int i = n - 1; i >= 0; i--) {
     es_refresh_snapshot(s);
@@ -226,21 +233,7 @@ int en_view_column_used(esession_t *s, const cat_table_t *t, int col, bool drop,
             t->ct_name);
     return err_add_fields(e, detail, "Use DROP ... CASCADE to drop the dependent objects too.");
   }
-  if (n == 1)
-    es_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "drop cascades to %s %s",
-              rel_kind_name(all[0]->cw_kind), all[0]->cw_name);
-  else {
-    char list[600];
-    size_t l = 0;
-    list[0] = '\0';
-    for (int i = 0; i < n && l < sizeof list; i++)
-      l += (size_t)snprintf(list + l, sizeof list - l, "%sdrop cascades to %s %s", i ? "\n" : "",
-                            rel_kind_name(all[i]->cw_kind), all[i]->cw_name);
-    err_t notice;
-    err_set(&notice, SQLSTATE_SUCCESSFUL_COMPLETION, "drop cascades to %d other objects", n);
-    err_detail(&notice, "%s", list);
-    es_notice_err(s, "NOTICE", &notice);
-  }
+  cascade_notice(s, all, n);
   cat_oid_t oids[EN_VIEW_MAX_DEPS];
   for (int i = 0; i < n; i++)
     oids[i] = all[i]->cw_oid;
