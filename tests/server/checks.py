@@ -107,6 +107,18 @@ def answers(conn):
         return False
 
 
+def state(conn, sql):
+    """"result" or the SQLSTATE of sql, and the primary message."""
+    import psycopg
+    try:
+        cur = conn.execute(sql)
+        if cur.description:
+            cur.fetchall()
+        return "result", ""
+    except psycopg.Error as ex:
+        return ex.diag.sqlstate, ex.diag.message_primary or ""
+
+
 def error_fields(conn, sql):
     """(SQLSTATE, primary message, DETAIL, HINT) of sql, or ("ok", "",
     None, None) when it runs."""

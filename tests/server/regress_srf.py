@@ -23,18 +23,7 @@ import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-from checks import check, answers  # noqa: E402
-
-
-def state(conn, sql):
-    """"result" or the SQLSTATE of sql, and the message."""
-    try:
-        cur = conn.execute(sql)
-        if cur.description:
-            cur.fetchall()
-        return "result", ""
-    except psycopg.Error as ex:
-        return ex.diag.sqlstate, ex.diag.message_primary or ""
+from checks import check, answers, state  # noqa: E402
 
 
 def expect(conn, name, sql, want):
