@@ -15,6 +15,11 @@ int opt_block_plan(lp_ctx_t *b, lp_block_t *fb, op_t **out);
 int opt_gen_upper(lp_ctx_t *b, const lp_upper_t *u, op_t *plan, op_t **out);
 /* The operators of a VALUES list or set operation (so_query). */
 int opt_gen_query(lp_ctx_t *b, const lp_node_t *n, op_t **out);
+/* opt_gen_query's walk: the operators of node n (NULL on failure, lc_e
+ * set or not), and a side over its row as the common types (cast: NULL
+ * when it has them). */
+op_t *opt_gen_node(lp_ctx_t *b, const lp_node_t *n);
+op_t *opt_cast_side(lp_ctx_t *b, op_t *side, int ncols, xnode_t **cast);
 /* One window over in (in's width is w->lw_base). */
 op_t *opt_window_build(lp_ctx_t *b, op_t *in, const lp_window_t *w);
 
@@ -107,5 +112,18 @@ op_t *opt_scan_target(lp_ctx_t *b, const sp_table_t *t, const char *alias, xnode
  * column can be bounded by value (free of columns), the comparison as
  * seen from the column (EQ, LT, LE, GT, GE) and the value. */
 bool opt_key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **val);
+
+/* ---- WITH RECURSIVE and materialised WITH queries (opt_gen_cte.c) ------- */
+
+/* The operators of an LN_RECURSIVE or LN_CTE node (from opt_gen_query.c's
+ * walk); NULL with lc_e set on failure. */
+op_t *opt_gen_recursive(lp_ctx_t *b, const lp_node_t *n);
+op_t *opt_gen_cte(lp_ctx_t *b, const lp_node_t *n);
+
+/* ---- INSERT, UPDATE and DELETE (opt_gen_dml.c) ------------------------- */
+
+/* The operators of a DML node (sql_opt_t so_dml): out the root, writer
+ * (NULL: not wanted) its modify operator. */
+int opt_gen_dml(lp_ctx_t *b, const lp_node_t *n, op_t **out, op_t **writer);
 
 #endif /* CZ_OPT_INT_H */

@@ -1,6 +1,8 @@
 /* sql_bind_cte — whether a (non-recursive) WITH query is inlined where it
  * is named or computed once into a worktable that every reference reads
- * (exec/op_cte.c), as PostgreSQL 12+ decides.
+ * (a logical lp_cte_t read by LN_CTE nodes, sql_logical.h; the generator,
+ * opt/opt_gen_cte.c, builds exec/op_cte.c's operators), as PostgreSQL 12+
+ * decides.
  *
  * Design notes:
  * - PostgreSQL's rule (subselect.c, SS_process_ctes): a WITH query is
@@ -176,10 +178,20 @@ int bd_cte_materialized(bd_t *b, bd_cte_t *cte, op_t **op, const char ***names, 
       cte->ct_inline = true;  /* per reference, as a derived table */
       return CZ_OK;
     }
-    cte->ct_mat = op_cte_new(b->b_a, q, c->wc_name);
+    lp_cte_t *mat = arena_zalloc(b->b_a, sizeof(*mat));
+    mat->lc_name = c->wc_name;
+    mat->lc_body = bd_plan_node(b, q);
+    cte->ct_mat = mat;
     cte->ct_mat_names = nm;
   }
-  *op = op_cte_scan_new(b->b_a, cte->ct_mat);
+  /* a reference: a scan of the one worktable (opt/opt_gen_cte.c) */
+  lp_node_t *ref = arena_zalloc(b->b_a, sizeof(*ref));
+  ref->ln_kind = LN_CTE;
+  ref->ln_ncols = cte->ct_mat->lc_body->ln_ncols;
+  ref->ln_types = cte->ct_mat->lc_body->ln_types;
+  ref->ln_cte = cte->ct_mat;
+  if (bd_node_plan(b, ref, op) != CZ_OK)
+    return CZ_ERR;
   *names = cte->ct_mat_names;
   *done = true;
   return CZ_OK;

@@ -1,8 +1,10 @@
-/* sql_bind_dml — INSERT, UPDATE and DELETE: the rows to write are
- * computed by an ordinary plan (VALUES, a query, or a scan of the target
- * with the new values), converted to the columns' types, and handed to
- * the modify operators. Column defaults are SQL text in the catalog,
- * parsed and bound here. */
+/* sql_bind_dml — INSERT, UPDATE and DELETE bound into a logical node
+ * (lp_dml_t, sql_logical.h): where the rows to write come from (VALUES,
+ * a query, or the target's WHERE and the columns the statement reads, its
+ * scan being the optimizer's), the row written, converted to the columns'
+ * types, and what the writer does besides (ON CONFLICT, the recheck,
+ * RETURNING); opt/opt_gen_dml.c builds the operators. Column defaults are
+ * SQL text in the catalog, parsed and bound here. */
 #include <string.h>
 
 #include "sql/sql_bind_int.h"
@@ -73,6 +75,16 @@ bd_scope_t *bd_table_scope(bd_t *b, const sp_table_t *t, const char *alias)
   sc->sc_nrels = 1;
   sc->sc_width = t->tb_ncols;
   return sc;
+}
+
+lp_node_t *bd_plan_node(bd_t *b, op_t *plan)
+{
+  lp_node_t *n = arena_zalloc(b->b_a, sizeof(*n));
+  n->ln_kind = LN_PLAN;
+  n->ln_ncols = plan->o_ncols;
+  n->ln_types = plan->o_types;
+  n->ln_plan = plan;
+  return n;
 }
 
 /* Identity columns (sp_table_t tb_identity): whether column c takes its
@@ -153,7 +165,8 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
         src[c] = -1;
     }
   }
-  op_t *rows;
+  lp_dml_t *d = arena_zalloc(b->b_a, sizeof(*d));
+  d->ld_table = t;
   if (!q || (q->qu_kind == SQL_Q_VALUES && !q->qu_order && !q->qu_limit && !q->qu_offset)) {
     int nrows = q ? sql_list_len(q->qu_rows) : 1;
     xnode_t ***vals = arena_alloc(b->b_a, sizeof(xnode_t **) * (size_t)nrows);
@@ -188,8 +201,11 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
         vals[r][c] = v;
       }
     }
-    rows = op_values_new(b->b_a, nc, t->tb_coltypes, nrows, vals);
-    if (bd_view_check(b, &uv, rows, &rows) != CZ_OK)
+    lp_node_t *src = arena_zalloc(b->b_a, sizeof(*src));
+    *src = (lp_node_t){.ln_kind = LN_VALUES, .ln_ncols = nc, .ln_types = (ty_t *)t->tb_coltypes,
+                       .ln_nrows = nrows, .ln_rows = vals};
+    d->ld_src = src;
+    if (bd_view_check(b, &uv, &d->ld_check) != CZ_OK)
       return CZ_ERR;
   } else {
     op_t *sel;
@@ -226,32 +242,33 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
       if (!x[c])
         return CZ_ERR;
     }
-    rows = op_project_new(b->b_a, sel, nc, x);
-    if (bd_view_check(b, &uv, rows, &rows) != CZ_OK)
+    d->ld_src = bd_plan_node(b, sel);
+    d->ld_nout = nc;
+    d->ld_out = x;
+    if (bd_view_check(b, &uv, &d->ld_check) != CZ_OK)
       return CZ_ERR;
     for (int i = 0; i < b->b_naccess; i++)
       /* handles are made per name resolution: the table's identity is its OID */
       if (b->b_access[i].ac_table && b->b_access[i].ac_table->tb_oid == t->tb_oid &&
           (b->b_access[i].ac_priv & SQL_PRIV_SELECT)) {
-        rows = op_buffer_new(b->b_a, rows);  /* reads the table it fills */
+        d->ld_self_read = true;  /* reads the table it fills */
         break;
       }
   }
-  op_t *ins = op_insert_new(b->b_a, rows, t->tb_handle, t->tb_name);
-  if (in->in_on_conflict && bd_on_conflict(b, t, in, ins) != CZ_OK)  /* sql_bind_upsert.c */
+  if (in->in_on_conflict && bd_on_conflict(b, t, in, d) != CZ_OK)  /* sql_bind_upsert.c */
     return CZ_ERR;
-  if (!in->in_returning) {
-    b->b_dml = ins;
-    *out = ins;
-    return CZ_OK;
-  }
-  return bd_returning(b, bd_table_scope(b, t, in->in_alias), in->in_returning, ins, out);
+  bd_ret_t ret;
+  memset(&ret, 0, sizeof(ret));
+  if (in->in_returning &&
+      bd_returning_bind(b, bd_table_scope(b, t, in->in_alias), in->in_returning, &ret) != CZ_OK)
+    return CZ_ERR;
+  return bd_dml_gen(b, LN_INSERT, d, &ret, out);
 }
 
 /* The target of UPDATE/DELETE: a one-table scope (its columns at 0..,
  * the row locator after them) and WHERE bound into conjuncts. The scan is
- * planned once every expression is bound (bd_target_plan), so that it
- * reads only the columns they use. */
+ * the generator's, given the columns every expression uses once all are
+ * bound (bd_target_dml), so that it reads only those. */
 typedef struct bd_target_s {
   const sp_table_t *tg_t;
   bd_uview_t tg_uv;             /* written through this view (uv_view NULL: the table) */
@@ -305,42 +322,38 @@ static void bd_target_use(bd_target_t *tg, xnode_t *x)
   bd_node_cols(x, need_col, tg);
 }
 
-/* The scan of the target: the needed columns (others NULL) and the
- * locator, WHERE planned into it. */
-static op_t *bd_target_plan(bd_t *b, bd_target_t *tg)
+/* The node of a one-table UPDATE / DELETE, every expression bound: the
+ * target's scan as the generator is to plan it (WHERE's conjuncts, the
+ * columns the statement reads, WHERE's included). */
+static lp_dml_t *bd_target_dml(bd_t *b, bd_target_t *tg)
 {
   for (int i = 0; i < tg->tg_n; i++)
     bd_target_use(tg, tg->tg_conj[i]);
-  return bd_plan_scan_cols(b, tg->tg_t, tg->tg_sc->sc_rels[0]->rl_name, true, tg->tg_conj,
-                           tg->tg_n, tg->tg_need);
+  lp_dml_t *d = arena_zalloc(b->b_a, sizeof(*d));
+  d->ld_table = tg->tg_t;
+  d->ld_alias = tg->tg_sc->sc_rels[0]->rl_name;
+  d->ld_nconj = tg->tg_n;
+  d->ld_conj = tg->tg_conj;
+  d->ld_need = tg->tg_need;
+  return d;
 }
 
 /* READ COMMITTED's recheck of a changed row (op_dml_set_recheck) for a
- * one-table UPDATE / DELETE: the scan's block row (the table's columns,
- * then the locator), the WHERE, and outs (one per input column of the
- * writing operator). NULL where it cannot be evaluated over that row
+ * one-table UPDATE / DELETE: over the scan's row (the table's columns,
+ * then the locator) the WHERE, and outs (one per input column of the
+ * writing operator). None where it cannot be evaluated over that row
  * alone (a subquery): a changed row then stays 40001. */
-static const oplock_recheck_t *bd_target_recheck(bd_t *b, const bd_target_t *tg, xnode_t **outs,
-                                                 int nouts)
+static void bd_target_recheck(bd_t *b, const bd_target_t *tg, lp_dml_t *d, xnode_t **outs,
+                              int nouts)
 {
-  const sp_table_t *t = tg->tg_t;
   for (int i = 0; i < tg->tg_n; i++)
     if (bd_node_has_subq(tg->tg_conj[i]))
-      return NULL;
+      return;
   for (int i = 0; i < nouts; i++)
     if (bd_node_has_subq(outs[i]))
-      return NULL;
-  int width = t->tb_ncols + 1;
-  ty_t *types = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)(width + 1));
-  for (int c = 0; c < t->tb_ncols; c++)
-    types[c] = t->tb_coltypes[c];
-  types[t->tb_ncols] = ty_plain(TY_BYTEA);
-  oplock_recheck_t *rk = arena_zalloc(b->b_a, sizeof(*rk));
-  *rk = (oplock_recheck_t){.rk_width = width, .rk_types = types, .rk_base = 0,
-                           .rk_ncols = t->tb_ncols,
-                           .rk_filter = tg->tg_n ? bd_and_all(b, tg->tg_conj, tg->tg_n) : NULL,
-                           .rk_out = outs};
-  return rk;
+      return;
+  d->ld_rk_where = tg->tg_n ? bd_and_all(b, tg->tg_conj, tg->tg_n) : NULL;
+  d->ld_rk_out = outs;
 }
 
 int bd_set_list(bd_t *b, bd_scope_t *sc, const sp_table_t *t, const sql_list_t *list,
@@ -427,27 +440,21 @@ int bd_update(bd_t *b, const sql_update_t *up, op_t **out)
     return CZ_ERR;
   for (int i = 0; i < ret.rt_n; i++)
     bd_target_use(&tg, ret.rt_x[i]);
-  /* the recheck's WHERE: before the scan's planning takes the conjuncts */
-  xnode_t *rk_where = tg.tg_n ? bd_and_all(b, tg.tg_conj, tg.tg_n) : NULL;
-  op_t *scan = bd_target_plan(b, &tg);
+  lp_dml_t *d = bd_target_dml(b, &tg);
   /* Columns not set are not given to the table layer (their stored
    * values, long ones included, stay untouched and unread). */
   for (int c = 0; c < nc; c++)
     if (!x[c])
       x[c] = tg.tg_need[c] ? bd_col(b, c, t->tb_coltypes[c]) : bd_const_null(b, t->tb_coltypes[c]);
   x[nc] = bd_col(b, nc, ty_plain(TY_BYTEA));
-  const oplock_recheck_t *rk = check ? NULL : bd_target_recheck(b, &tg, x, nc + 1);
-  if (rk)
-    ((oplock_recheck_t *)rk)->rk_filter = rk_where;
-  /* Buffered: an updated row may move ahead of the scan (a changed key
-   * or indexed column) and must not be updated twice. */
-  op_t *newrows = op_project_new(b->b_a, scan, nc + 1, x);
-  if (check && bd_view_check(b, &tg.tg_uv, newrows, &newrows) != CZ_OK)
+  d->ld_nout = nc + 1;
+  d->ld_out = x;
+  d->ld_set = set;
+  if (!check)
+    bd_target_recheck(b, &tg, d, x, nc + 1);
+  else if (bd_view_check(b, &tg.tg_uv, &d->ld_check) != CZ_OK)
     return CZ_ERR;
-  op_t *upd = op_update_new(b->b_a, op_buffer_new(b->b_a, newrows), t->tb_handle, t->tb_name, set);
-  if (rk)
-    op_dml_set_recheck(upd, rk);
-  return bd_returning_plan(b, &ret, upd, out);
+  return bd_dml_gen(b, LN_UPDATE, d, &ret, out);
 }
 
 int bd_delete(bd_t *b, const sql_delete_t *de, op_t **out)
@@ -463,18 +470,12 @@ int bd_delete(bd_t *b, const sql_delete_t *de, op_t **out)
   for (int i = 0; i < ret.rt_n; i++)
     bd_target_use(&tg, ret.rt_x[i]);
   const sp_table_t *t = tg.tg_t;
-  xnode_t *rk_where = tg.tg_n ? bd_and_all(b, tg.tg_conj, tg.tg_n) : NULL;
-  op_t *del = op_delete_new(b->b_a, op_buffer_new(b->b_a, bd_target_plan(b, &tg)), t->tb_handle,
-                            t->tb_name, t->tb_ncols);
+  lp_dml_t *d = bd_target_dml(b, &tg);
   /* the rewritten row: the current version's columns as the scan gives them */
   xnode_t **outs = arena_zalloc(b->b_a, sizeof(xnode_t *) * (size_t)(t->tb_ncols + 2));
   for (int c = 0; c < t->tb_ncols; c++)
     outs[c] = tg.tg_need[c] ? bd_col(b, c, t->tb_coltypes[c]) : bd_const_null(b, t->tb_coltypes[c]);
   outs[t->tb_ncols] = bd_col(b, t->tb_ncols, ty_plain(TY_BYTEA));
-  const oplock_recheck_t *rk = bd_target_recheck(b, &tg, outs, t->tb_ncols + 1);
-  if (rk) {
-    ((oplock_recheck_t *)rk)->rk_filter = rk_where;
-    op_dml_set_recheck(del, rk);
-  }
-  return bd_returning_plan(b, &ret, del, out);
+  bd_target_recheck(b, &tg, d, outs, t->tb_ncols + 1);
+  return bd_dml_gen(b, LN_DELETE, d, &ret, out);
 }

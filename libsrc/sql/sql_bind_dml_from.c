@@ -84,17 +84,6 @@ static bool bd_dml_epq_ok(bd_t *b, const lp_block_t *fb, xnode_t **set_x, int nc
   return true;
 }
 
-/* The recheck over the block row of rows (target at 0, its locator at
- * nc, then the others), outs one per input column of the writer. */
-static const oplock_recheck_t *bd_dml_recheck(bd_t *b, const sp_table_t *t, const op_t *rows,
-                                              xnode_t *where, xnode_t **outs)
-{
-  oplock_recheck_t *rk = arena_zalloc(b->b_a, sizeof(*rk));
-  *rk = (oplock_recheck_t){.rk_width = rows->o_ncols, .rk_types = rows->o_types, .rk_base = 0,
-                           .rk_ncols = t->tb_ncols, .rk_filter = where, .rk_out = outs};
-  return rk;
-}
-
 int bd_update_from(bd_t *b, const sql_update_t *up, op_t **out)
 {
   const sp_table_t *t;
@@ -125,12 +114,14 @@ int bd_update_from(bd_t *b, const sql_update_t *up, op_t **out)
     x[c] = set[c] ? set_x[c] : bd_col(b, c, t->tb_coltypes[c]);
   for (int c = nc; c < width; c++)
     x[c] = bd_col(b, c, rows->o_types[c]);
-  op_t *upd = op_update_new(b->b_a, op_buffer_new(b->b_a, op_project_new(b->b_a, rows, width, x)),
-                            t->tb_handle, t->tb_name, set);
-  op_dml_set_joined(upd, nc, nc + 1);
-  if (epq)
-    op_dml_set_recheck(upd, bd_dml_recheck(b, t, rows, where, x));
-  return bd_returning_plan(b, &ret, upd, out);
+  lp_dml_t *d = arena_zalloc(b->b_a, sizeof(*d));
+  *d = (lp_dml_t){.ld_table = t, .ld_src = bd_plan_node(b, rows), .ld_nout = width, .ld_out = x,
+                  .ld_set = set, .ld_joined = true};
+  if (epq) {
+    d->ld_rk_where = where;
+    d->ld_rk_out = x;
+  }
+  return bd_dml_gen(b, LN_UPDATE, d, &ret, out);
 }
 
 int bd_delete_using(bd_t *b, const sql_delete_t *de, op_t **out)
@@ -149,14 +140,14 @@ int bd_delete_using(bd_t *b, const sql_delete_t *de, op_t **out)
   op_t *rows;
   if (bd_from_plan(b, sc, fb, &rows) != CZ_OK)
     return CZ_ERR;
-  op_t *del = op_delete_new(b->b_a, op_buffer_new(b->b_a, rows), t->tb_handle, t->tb_name,
-                            t->tb_ncols);
-  op_dml_set_joined(del, t->tb_ncols, 0);
+  lp_dml_t *d = arena_zalloc(b->b_a, sizeof(*d));
+  *d = (lp_dml_t){.ld_table = t, .ld_src = bd_plan_node(b, rows), .ld_joined = true};
   if (epq) {
     xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(rows->o_ncols + 1));
     for (int c = 0; c < rows->o_ncols; c++)
       x[c] = bd_col(b, c, rows->o_types[c]);
-    op_dml_set_recheck(del, bd_dml_recheck(b, t, rows, where, x));
+    d->ld_rk_where = where;
+    d->ld_rk_out = x;
   }
-  return bd_returning_plan(b, &ret, del, out);
+  return bd_dml_gen(b, LN_DELETE, d, &ret, out);
 }

@@ -123,7 +123,7 @@ struct bd_cte_s {
   bd_scope_t *ct_outer;
   xsubq_t *ct_sq;
   int ct_refs;
-  op_cte_t *ct_mat;
+  lp_cte_t *ct_mat;
   const char **ct_mat_names;
   bool ct_inline;
 };
@@ -470,30 +470,26 @@ int bd_view_where(bd_t *b, const bd_uview_t *uv, xnode_t **out);
 /* Column names of the view as its table's (INSERT's list, SET's
  * targets); 42703 for a name the view does not have. */
 int bd_view_colname(bd_t *b, const bd_uview_t *uv, const char *name, int pos, const char **out);
-/* WITH CHECK OPTION over rows whose columns 0.. are the table's: a filter
- * that fails (44000) on a row outside the view. rows unchanged without
- * the option. */
-int bd_view_check(bd_t *b, const bd_uview_t *uv, op_t *rows, op_t **out);
+/* WITH CHECK OPTION over rows whose columns 0.. are the table's: the
+ * condition of a filter that fails (44000) on a row outside the view;
+ * NULL without the option. */
+int bd_view_check(bd_t *b, const bd_uview_t *uv, xnode_t **out);
 /* The view's range entry over a one-table scope of its table (UPDATE and
  * DELETE: names in WHERE, SET and RETURNING are the view's). */
 int bd_view_scope(bd_t *b, const bd_uview_t *uv, const char *alias, bd_scope_t *sc);
 
 /* ---- DML (sql_bind_dml.c) ----------------------------------------------- */
 
-/* RETURNING targets over the rows of modify operator dml, in scope sc
- * (the target table's columns at 0..): sets b_dml, b_nret, b_ret_cols;
- * *out is the plan returning them. */
-int bd_returning(bd_t *b, bd_scope_t *sc, const sql_list_t *targets, op_t *dml, op_t **out);
-/* bd_returning in two steps, so that UPDATE and DELETE know the columns
- * RETURNING reads before they plan the scan: bind the targets (r_n = 0
- * without RETURNING), then put them over dml. */
+/* RETURNING targets bound in scope sc (the rows the modify operator
+ * passes on: the target table's columns at 0..), with their column
+ * descriptions (rt_x NULL without RETURNING); the generator projects
+ * them over the modify operator (bd_dml_gen). */
 typedef struct bd_ret_s {
   int rt_n;
   xnode_t **rt_x;
   sp_col_t *rt_cols;
 } bd_ret_t;
 int bd_returning_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *targets, bd_ret_t *out);
-int bd_returning_plan(bd_t *b, const bd_ret_t *r, op_t *dml, op_t **out);
 int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out);
 /* Assignment conversion of n to column c of t (42804 when not allowed). */
 xnode_t *bd_assign(bd_t *b, const sp_table_t *t, int c, xnode_t *n, int pos);
@@ -506,9 +502,15 @@ bd_scope_t *bd_table_scope(bd_t *b, const sp_table_t *t, const char *alias);
  * ones. 42703 for an unknown column, 42601 for one set twice. */
 int bd_set_list(bd_t *b, bd_scope_t *sc, const sp_table_t *t, const sql_list_t *list,
                 xnode_t ***x, bool **set);
-/* INSERT's ON CONFLICT clause on insert operator ins into t
+/* INSERT's ON CONFLICT clause into d, the INSERT into t
  * (sql_bind_upsert.c). */
-int bd_on_conflict(bd_t *b, const sp_table_t *t, const sql_insert_t *in, op_t *ins);
+int bd_on_conflict(bd_t *b, const sp_table_t *t, const sql_insert_t *in, lp_dml_t *d);
+/* The operators of DML statement d of kind kind (LN_INSERT, LN_UPDATE,
+ * LN_DELETE) with RETURNING ret (rt_x NULL: none), by the generator
+ * (opt/opt_gen_dml.c): sets b_dml, b_nret, b_ret_cols. */
+int bd_dml_gen(bd_t *b, lp_nkind_t kind, lp_dml_t *d, const bd_ret_t *ret, op_t **out);
+/* A query already generated as a node's input (LN_PLAN). */
+lp_node_t *bd_plan_node(bd_t *b, op_t *plan);
 /* sql_bind_dml_from.c */
 int bd_update_from(bd_t *b, const sql_update_t *up, op_t **out);
 int bd_delete_using(bd_t *b, const sql_delete_t *de, op_t **out);

@@ -78,3 +78,20 @@ op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool ro
   lp_ctx_t c = ctx_of(b);
   return b->b_env->pe_opt->so_scan(&c, t, alias, rowid, conj, n, need);
 }
+
+int bd_dml_gen(bd_t *b, lp_nkind_t kind, lp_dml_t *d, const bd_ret_t *ret, op_t **out)
+{
+  d->ld_nret = ret->rt_x ? ret->rt_n : 0;
+  d->ld_ret = ret->rt_x;
+  lp_node_t *n = arena_zalloc(b->b_a, sizeof(*n));
+  n->ln_kind = kind;
+  n->ln_dml = d;
+  lp_ctx_t c = ctx_of(b);
+  if (b->b_env->pe_opt->so_dml(&c, n, out, &b->b_dml) != CZ_OK)
+    return CZ_ERR;
+  if (ret->rt_x) {
+    b->b_nret = ret->rt_n;
+    b->b_ret_cols = ret->rt_cols;
+  }
+  return CZ_OK;
+}

@@ -271,30 +271,6 @@ int bd_returning_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *targets, bd_ret
   return CZ_OK;
 }
 
-int bd_returning_plan(bd_t *b, const bd_ret_t *r, op_t *dml, op_t **out)
-{
-  b->b_dml = dml;
-  if (!r->rt_x) {
-    *out = dml;
-    return CZ_OK;
-  }
-  op_dml_set_returning(dml);
-  /* The buffer runs the whole change at the first fetch, as PostgreSQL
-   * does, whatever the client's row limit. */
-  *out = op_buffer_new(b->b_a, op_project_new(b->b_a, dml, r->rt_n, r->rt_x));
-  b->b_nret = r->rt_n;
-  b->b_ret_cols = r->rt_cols;
-  return CZ_OK;
-}
-
-int bd_returning(bd_t *b, bd_scope_t *sc, const sql_list_t *targets, op_t *dml, op_t **out)
-{
-  bd_ret_t r;
-  if (bd_returning_bind(b, sc, targets, &r) != CZ_OK)
-    return CZ_ERR;
-  return bd_returning_plan(b, &r, dml, out);
-}
-
 static bool is_int_literal(const sql_expr_t *x)
 {
   return x->ex_kind == SQL_E_LITERAL && x->ex_lit == SQL_LIT_INT;

@@ -1,7 +1,8 @@
 /* sql_bind_recursive — WITH RECURSIVE: a query of the list that names
- * itself is bound as a recursive union (exec/op_recursive.c) of its
- * non-recursive term and its recursive term, whose one self-reference is
- * the working table.
+ * itself is bound as a recursive union (an LN_RECURSIVE node,
+ * sql_logical.h, which opt/opt_gen_cte.c builds as exec/op_recursive.c)
+ * of its non-recursive term and its recursive term, whose one
+ * self-reference is the working table.
  *
  * Design notes: PostgreSQL's rules (parse_cte.c), with its SQLSTATEs:
  * the body must be `non-recursive UNION [ALL] recursive` (42P19), the
@@ -254,17 +255,23 @@ static int rec_union(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const ch
                       ty_name(b->b_a, common));
     same &= rt.t_id == lt.t_id;
   }
+  xnode_t **x = NULL;
   if (!same) {
-    xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)r->o_ncols);
+    x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)r->o_ncols);
     for (int i = 0; i < r->o_ncols; i++)
       if (!(x[i] = bd_coerce(b, bd_col(b, i, r->o_types[i]), l->o_types[i])))
         return CZ_ERR;
-    r = op_project_new(b->b_a, r, r->o_ncols, x);
   }
   /* a term that did not read the working table after all (the name was
    * a nearer WITH query's): a plain union */
-  *op = cte->ct_wt_refs ? op_recursive_new(b->b_a, l, r, wt, body->qu_all)
-                        : op_setop_new(b->b_a, l, r, SETOP_UNION, body->qu_all);
+  lp_node_t *n = arena_zalloc(b->b_a, sizeof(*n));
+  *n = (lp_node_t){.ln_kind = cte->ct_wt_refs ? LN_RECURSIVE : LN_SETOP,
+                   .ln_ncols = l->o_ncols, .ln_types = l->o_types,
+                   .ln_setop = SETOP_UNION, .ln_all = body->qu_all,
+                   .ln_l = bd_plan_node(b, l), .ln_r = bd_plan_node(b, r), .ln_rcast = x,
+                   .ln_worktable = wt};
+  if (bd_node_plan(b, n, op) != CZ_OK)
+    return CZ_ERR;
   *names = nm;
   return CZ_OK;
 }

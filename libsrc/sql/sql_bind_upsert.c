@@ -98,15 +98,15 @@ static void reads_target(void *ctx, xnode_t *col)
     nc[1] = 1;
 }
 
-int bd_on_conflict(bd_t *b, const sp_table_t *t, const sql_insert_t *in, op_t *ins)
+int bd_on_conflict(bd_t *b, const sp_table_t *t, const sql_insert_t *in, lp_dml_t *d)
 {
   int index;
   if (bd_conflict_index(b, t, in, &index) != CZ_OK)
     return CZ_ERR;
-  if (!in->in_do_update) {
-    op_insert_skip_conflicts(ins, index);
+  d->ld_conflict = true;
+  d->ld_conf_index = index;
+  if (!in->in_do_update)
     return CZ_OK;
-  }
   bd_access(b, t, SQL_PRIV_UPDATE);
   int nc = t->tb_ncols;
   /* [target columns, locator, excluded columns] */
@@ -141,6 +141,8 @@ int bd_on_conflict(bd_t *b, const sp_table_t *t, const sql_insert_t *in, op_t *i
     bd_node_cols(where, reads_target, probe);
   if (probe[1])
     bd_access(b, t, SQL_PRIV_SELECT);
-  op_insert_do_update(ins, index, nc, set, x, where);
+  d->ld_conf_set = set;
+  d->ld_conf_x = x;
+  d->ld_conf_where = where;
   return CZ_OK;
 }

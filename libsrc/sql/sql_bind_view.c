@@ -475,9 +475,9 @@ int bd_view_colname(bd_t *b, const bd_uview_t *uv, const char *name, int pos, co
                   name, uv->uv_view->vi_name);
 }
 
-int bd_view_check(bd_t *b, const bd_uview_t *uv, op_t *rows, op_t **out)
+int bd_view_check(bd_t *b, const bd_uview_t *uv, xnode_t **out)
 {
-  *out = rows;
+  *out = NULL;
   if (!uv->uv_view || !uv->uv_view->vi_check || !uv->uv_where)
     return CZ_OK;
   xnode_t *w, *chk;
@@ -488,7 +488,7 @@ int bd_view_check(bd_t *b, const bd_uview_t *uv, op_t *rows, op_t **out)
   args[1]->x_const.d_str.s_len = (uint32_t)strlen(uv->uv_view->vi_name);
   if (bd_ext_call(b, "_cz_view_check", args, 2, 0, &chk) != CZ_OK)  /* pgcat_view.c */
     return CZ_ERR;
-  *out = op_filter_new(b->b_a, rows, chk);
+  *out = chk;
   return CZ_OK;
 }
 

@@ -18,16 +18,19 @@
  *   never among fb_conj.
  * - A SELECT block's upper part (group-by, HAVING, windows, projection,
  *   DISTINCT [ON], ORDER BY, LIMIT, row locking) is logical too
- *   (lp_upper_t), and so are VALUES and set operations (lp_node_t): the
- *   generator (opt/opt_gen.c, opt_gen_query.c) makes their physical
- *   choices and builds their operators.
+ *   (lp_upper_t), and so are VALUES and set operations (lp_node_t),
+ *   INSERT / UPDATE / DELETE (lp_dml_t), WITH RECURSIVE (LN_RECURSIVE)
+ *   and materialised WITH queries (lp_cte_t, LN_CTE): the generator
+ *   (opt/opt_gen.c, opt_gen_query.c, opt_gen_dml.c, opt_gen_cte.c) makes
+ *   their physical choices and builds their operators.
  * - The optimizer is reached through sp_env_t.pe_opt (sql_opt_t below),
  *   which the statement runner fills with opt's entry points: sql ranks
  *   below opt and never includes it. The binder still calls it for each
  *   block as soon as the block is bound (VALUES and set operations too,
- *   lp_node_t, the generator builds them), and still builds the
- *   operators of DML, WITH RECURSIVE and LATERAL itself; opt/README.md, "Where the
- *   line is", says what moves next.
+ *   lp_node_t, the generator builds them; DML through so_dml), and
+ *   still builds the operators of LATERAL and of the FROM items that are
+ *   not tables itself; opt/README.md, "Where the line is", says what
+ *   moves next.
  * - Everything lives in the statement's arena; nothing here is freed.
  */
 #ifndef CZ_SQL_LOGICAL_H
@@ -246,8 +249,15 @@ typedef struct lp_upper_s {
  * A query that is not one SELECT block: VALUES rows, or a set operation
  * over two queries, with ORDER BY (of output columns) and LIMIT / OFFSET
  * over it. A side is a node again or a query already generated (a SELECT
- * block's operators, LN_PLAN). */
-typedef enum lp_nkind_e { LN_PLAN, LN_VALUES, LN_SETOP } lp_nkind_t;
+ * block's operators, LN_PLAN). The same node carries INSERT / UPDATE /
+ * DELETE (ln_dml), WITH RECURSIVE's union and references to a
+ * materialised WITH query (below). */
+typedef enum lp_nkind_e {
+  LN_PLAN, LN_VALUES, LN_SETOP,
+  LN_INSERT, LN_UPDATE, LN_DELETE,      /* ln_dml (lp_dml_t below) */
+  LN_RECURSIVE,                         /* WITH RECURSIVE's union (below) */
+  LN_CTE                                /* a reference to a materialised WITH query */
+} lp_nkind_t;
 
 typedef struct lp_node_s {
   lp_nkind_t ln_kind;
@@ -265,7 +275,87 @@ typedef struct lp_node_s {
   int ln_nord;
   const sort_key_t *ln_keys;    /* ORDER BY over the output; ln_nord 0: none */
   xnode_t *ln_limit, *ln_offset;    /* bigint; NULL none */
+  const struct lp_dml_s *ln_dml;    /* LN_INSERT, LN_UPDATE, LN_DELETE */
+  /* LN_RECURSIVE (opt/opt_gen_cte.c): ln_l the non-recursive term, ln_r
+   * the recursive term (ln_rcast: its values in ln_l's types, NULL: it
+   * has them) reading ln_worktable, the rows of the iteration before;
+   * ln_all: UNION ALL, else rows already produced are dropped. The
+   * working table is an operator while FROM items are (the recursive
+   * term's plan holds it). */
+  op_t *ln_worktable;
+  /* LN_CTE (opt/opt_gen_cte.c): the WITH query every reference to it
+   * reads */
+  struct lp_cte_s *ln_cte;
 } lp_node_t;
+
+/* A materialised WITH query (sql_bind_cte.c decides which are): its
+ * body is computed once per execution into a worktable that every
+ * reference (an LN_CTE node) reads. lc_mat is the generator's: made when
+ * the first reference is generated, shared by the others, NULL before. */
+typedef struct lp_cte_s {
+  const char *lc_name;
+  const lp_node_t *lc_body;
+  op_cte_t *lc_mat;
+} lp_cte_t;
+
+/* ---- INSERT, UPDATE and DELETE (opt/opt_gen_dml.c builds them) ---------
+ *
+ * A data-changing statement as the binder leaves it: the target, where
+ * its rows come from, the row handed to the writer, and what the writer
+ * does besides writing — every expression bound and typed over the rows
+ * fixed here, no operator of its own (the source may still be one,
+ * LN_PLAN). The generator builds, bottom up: the source (INSERT's VALUES
+ * or query; a one-table UPDATE / DELETE's target scan, whose access path
+ * — key lookup, index or table scan — and columns read are the
+ * optimizer's; UPDATE … FROM / DELETE … USING's planned join block) →
+ * projection to the written row → WITH CHECK OPTION filter → buffer →
+ * the writer (ON CONFLICT, joined-row and recheck settings) → RETURNING.
+ *
+ * Rows:
+ * - INSERT: ld_src's row; ld_out (ld_nout = the table's columns) gives
+ *   each table column over it (NULL ld_out: the source is VALUES rows
+ *   already of the table's columns and types).
+ * - one-table UPDATE / DELETE (ld_src NULL): the target scan's row is
+ *   [the table's columns (those ld_need marks; the others NULL), the row
+ *   locator]; ld_conj (WHERE, and a view's WHERE) over it.
+ * - UPDATE … FROM / DELETE … USING: ld_src's row is [target columns,
+ *   locator, the other items' columns] (sql_bind_dml_from.c).
+ * - UPDATE's ld_out: the new values, the locator, then columns only
+ *   passed on; DELETE writes its input row as it is (ld_out NULL).
+ * - RETURNING (ld_ret) reads the writer's input row. */
+typedef struct lp_dml_s {
+  const sp_table_t *ld_table;
+  const lp_node_t *ld_src;      /* the rows (see above); NULL: the target's scan */
+  const char *ld_alias;         /* the target scan's (EXPLAIN) */
+  int ld_nconj;
+  xnode_t *const *ld_conj;      /* the target scan's conjuncts */
+  const bool *ld_need;          /* per table column: read by the statement */
+  int ld_nout;
+  xnode_t **ld_out;             /* the writer's input over the source row; NULL: as it is */
+  xnode_t *ld_check;            /* WITH CHECK OPTION over the writer's input; NULL none */
+  bool ld_self_read;            /* INSERT … SELECT reading its target: the source is
+                                 * buffered whole before the first row is written */
+  const bool *ld_set;           /* UPDATE: per table column, whether SET gives it */
+  bool ld_joined;               /* FROM / USING: a target row may come once per row it
+                                 * joined (op_dml_set_joined: locator at the table's
+                                 * column count; UPDATE writes that many + 1 columns) */
+  /* INSERT … ON CONFLICT: the arbiter index (0 the primary key, -1 every
+   * unique index); DO UPDATE's SET (ld_conf_set / ld_conf_x, NULL: DO
+   * NOTHING) and WHERE over [existing row, its locator, excluded row] */
+  bool ld_conflict;
+  int ld_conf_index;
+  const bool *ld_conf_set;
+  xnode_t **ld_conf_x;
+  xnode_t *ld_conf_where;
+  /* READ COMMITTED's recheck of a row another transaction changed
+   * (op_dml_set_recheck): WHERE over the source row and, per column of
+   * the writer's input, its expression over it (ld_rk_out NULL: no
+   * recheck, such a row fails with 40001) */
+  xnode_t *ld_rk_where;
+  xnode_t **ld_rk_out;
+  int ld_nret;
+  xnode_t **ld_ret;             /* RETURNING over the writer's input row; NULL none */
+} lp_dml_t;
 
 /* What one call into the optimizer works with. */
 typedef struct lp_ctx_s {
@@ -295,6 +385,9 @@ typedef struct sql_opt_s {
    * positions). */
   op_t *(*so_scan)(lp_ctx_t *c, const sp_table_t *t, const char *alias, bool rowid,
                    xnode_t **conj, int n, const bool *need);
+  /* The operators of INSERT / UPDATE / DELETE (opt/opt_gen_dml.c): out
+   * the statement's root, writer its modify operator (under RETURNING). */
+  int (*so_dml)(lp_ctx_t *c, const lp_node_t *n, op_t **out, op_t **writer);
 } sql_opt_t;
 
 /* ---- binder services the optimizer calls (implemented in sql) ---------- */
