@@ -11,9 +11,11 @@ int opt_block_plan(lp_ctx_t *b, lp_block_t *fb, op_t **out);
 
 /* ---- a block's upper part (opt_gen.c, opt_gen_query.c, opt_window.c) ---------------------- */
 
-/* The operators of u over plan, the join block's (sql_opt_t so_upper). */
+/* The operators of u over plan, the join block's (opt_gen_query.c's
+ * LN_SELECT). */
 int opt_gen_upper(lp_ctx_t *b, const lp_upper_t *u, op_t *plan, op_t **out);
-/* The operators of a VALUES list or set operation (so_query). */
+/* The operators of a query node (so_query): a SELECT block, a VALUES
+ * list, a set operation. */
 int opt_gen_query(lp_ctx_t *b, const lp_node_t *n, op_t **out);
 /* One window over in (in's width is w->lw_base). */
 op_t *opt_window_build(lp_ctx_t *b, op_t *in, const lp_window_t *w);

@@ -155,13 +155,21 @@ static void need_cols(const xnode_t *x, bool *need, int width)
     need_cols(x->x_args[i], need, width);
 }
 
+/* A side's columns. */
+static int side_width(const op_t *as_bound, const sp_table_t *t)
+{
+  return t ? t->tb_ncols : as_bound->o_ncols;
+}
+
 /* A table side scanned for the columns need marks (at least one: a
- * scan returns rows of some column), the others NULL. */
+ * scan returns rows of some column; need NULL: all), the others NULL. */
 static op_t *side_scan(lp_ctx_t *b, op_t *as_bound, const sp_table_t *t, const char *alias,
                        bool *need)
 {
-  if (!t || !need)
+  if (!t)
     return as_bound;
+  if (!need)
+    return opt_scan_cols(b, t, alias, false, NULL, 0, NULL);
   bool any = false;
   for (int c = 0; c < t->tb_ncols; c++)
     any |= need[c];
@@ -172,7 +180,7 @@ static op_t *side_scan(lp_ctx_t *b, op_t *as_bound, const sp_table_t *t, const c
 
 op_t *opt_outer_build(lp_ctx_t *b, const lp_outer_t *oj, const bool *need)
 {
-  int lw = oj->oj_l->o_ncols, rw = oj->oj_r->o_ncols;
+  int lw = side_width(oj->oj_l, oj->oj_lt), rw = side_width(oj->oj_r, oj->oj_rt);
   bool *mask = NULL;
   if (need) {
     mask = arena_alloc(b->lc_a, (size_t)(lw + rw + 1));

@@ -146,7 +146,7 @@ void bd_decor_extract(bd_t *b, bd_decor_t *dr, lp_block_t *fb)
   dr->dr_table = NULL;
   const lp_rel_t *u0 = &fb->fb_units[0];
   if (fb->fb_nunits != 1 || !u0->un_table || u0->un_rowid || u0->un_kind != JOIN_INNER ||
-      u0->un_lateral || u0->un_op)
+      u0->un_lateral || u0->un_op || u0->un_node || u0->un_outer)
     return;
   for (int i = 0; i < keep; i++)
     if (bd_node_has_subq(fb->fb_conj[i]))
@@ -645,11 +645,21 @@ int bd_decorrelate(bd_t *b, bd_scope_t *sc, lp_block_t *fb)
 {
   if (fb->fb_nunits == 0)
     return CZ_OK;
+  /* the subqueries are bound again with the WITH queries they saw (every
+   * subquery of one scope saw the same): a derived table's block is
+   * planned with the enclosing block's, after its own WITH is out of force */
+  bd_cte_t *saved = b->b_ctes;
+  for (int s = 0; s < b->b_nsrc; s++)
+    if (b->b_src[s].ss_sc == sc) {
+      b->b_ctes = b->b_src[s].ss_ctes;
+      break;
+    }
   int ext = sc->sc_width;
-  int n = fb->fb_nconj;
-  for (int i = 0; i < n; i++)
+  int n = fb->fb_nconj, rc = CZ_OK;
+  for (int i = 0; i < n && rc == CZ_OK; i++)
     if (!(fb->fb_keep && fb->fb_keep[i]) &&
         (decorrelate_one(b, sc, fb, i, &ext) != CZ_OK || decorrelate_scalar(b, sc, fb, i, &ext) != CZ_OK))
-      return CZ_ERR;
-  return CZ_OK;
+      rc = CZ_ERR;
+  b->b_ctes = saved;
+  return rc;
 }
