@@ -1,8 +1,10 @@
 /* opt_gen_query — the generator of query nodes (lp_node_t,
  * sql/sql_logical.h): a SELECT block (its join block planned, opt_join.c,
- * then its upper part over it, opt_gen.c); VALUES lists; set operations,
+ * then its upper part over it, opt_gen.c); a function in FROM (a series,
+ * exec op_series, with a projection of its row); VALUES lists; set operations,
  * each side cast to the common types where it differs, the set operation
  * (exec op_setop.c), then ORDER BY and LIMIT / OFFSET over the output. */
+#include "exec/exec_pg.h"
 #include "opt/opt_int.h"
 
 /* Side over its row, as the common types (cast: NULL when it has them). */
@@ -25,6 +27,11 @@ int opt_gen_query(lp_ctx_t *b, const lp_node_t *n, op_t **out)
       return CZ_ERR;
     break;
   }
+  case LN_FUNC:
+    p = op_series_new(b->lc_a, n->ln_fn_type, n->ln_fn_lo, n->ln_fn_hi, n->ln_fn_step);
+    if (n->ln_fn_row)
+      p = op_project_new(b->lc_a, p, n->ln_ncols, n->ln_fn_row);
+    break;
   case LN_VALUES:
     p = op_values_new(b->lc_a, n->ln_ncols, n->ln_types, n->ln_nrows, n->ln_rows);
     break;

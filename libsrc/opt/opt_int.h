@@ -17,6 +17,11 @@ int opt_gen_upper(lp_ctx_t *b, const lp_upper_t *u, op_t *plan, op_t **out);
 /* The operators of a query node (so_query): a SELECT block, a VALUES
  * list, a set operation. */
 int opt_gen_query(lp_ctx_t *b, const lp_node_t *n, op_t **out);
+/* A derived table's node to generate when its block reads only the
+ * columns need marks (over n's columns): n, or a copy whose other targets
+ * are NULL and whose join block no longer uses the columns only they
+ * read (opt_prune.c). */
+const lp_node_t *opt_prune_derived(lp_ctx_t *b, const lp_node_t *n, const bool *need);
 /* One window over in (in's width is w->lw_base). */
 op_t *opt_window_build(lp_ctx_t *b, op_t *in, const lp_window_t *w);
 

@@ -1372,8 +1372,17 @@ static int gen_units(lp_ctx_t *b, lp_block_t *fb)
     lp_rel_t *un = &fb->fb_units[u];
     if (un->un_op)
       continue;
-    if (un->un_node && opt_gen_query(b, un->un_node, &un->un_op) != CZ_OK)
-      return CZ_ERR;
+    if (un->un_node) {
+      /* only the columns the block reads (opt_prune.c) */
+      bool *need = arena_alloc(b->lc_a, (size_t)un->un_width + 1);
+      for (int c = 0; c < un->un_width; c++) {
+        int bc = un->un_base + c;
+        need[c] = bc < fb->fb_used_cap && fb->fb_used[bc];
+      }
+      const lp_node_t *n = fb->fb_used ? opt_prune_derived(b, un->un_node, need) : un->un_node;
+      if (opt_gen_query(b, n, &un->un_op) != CZ_OK)
+        return CZ_ERR;
+    }
     if (un->un_outer && !(un->un_op = opt_outer_build(b, un->un_outer, NULL)))
       return CZ_ERR;
   }

@@ -380,6 +380,23 @@ static const bd_subq_src_t *find_src(const bd_t *b, const xsubq_t *sq)
   return NULL;
 }
 
+/* src's query bound again (bd_subquery) with the WITH queries and the
+ * view owner it was first bound with: the block being decorrelated may
+ * be planned after both changed (a derived table's, generated with the
+ * enclosing block, outside the view it may come from). */
+static int rebind(bd_t *b, const bd_subq_src_t *src, bd_scope_t *sc, const sql_query_t *q, int kind,
+                  int pos, xsubq_t **nsq, op_t **plan)
+{
+  bd_cte_t *ctes = b->b_ctes;
+  uint32_t owner = b->b_view_owner;
+  b->b_ctes = src->ss_ctes;
+  b->b_view_owner = src->ss_owner;
+  int rc = bd_subquery(b, sc, q, kind, pos, nsq, plan);
+  b->b_ctes = ctes;
+  b->b_view_owner = owner;
+  return rc;
+}
+
 /* Whether column c of table t is its one-column primary key or unique
  * index: no two rows share a value (NULLs aside, which join nothing). */
 static bool unique_col(const sp_table_t *t, int c)
@@ -400,9 +417,10 @@ static bool unique_col(const sp_table_t *t, int c)
  * outer rows. The subquery is bound again in decorrelating mode (dr_table:
  * one stored table, its conjuncts its own); dr->dr_claimed false: not
  * one. */
-static int unique_in(bd_t *b, bd_scope_t *sc, const sql_query_t *q, const xnode_t *x, bd_decor_t *dr,
-                     op_t **plan)
+static int unique_in(bd_t *b, bd_scope_t *sc, const bd_subq_src_t *src, const xnode_t *x,
+                     bd_decor_t *dr, op_t **plan)
 {
+  const sql_query_t *q = src->ss_q;
   memset(dr, 0, sizeof(*dr));
   dr->dr_q = q;
   dr->dr_in = true;
@@ -411,7 +429,7 @@ static int unique_in(bd_t *b, bd_scope_t *sc, const sql_query_t *q, const xnode_
   bd_decor_t *saved = b->b_decor;
   b->b_decor = dr;
   xsubq_t *nsq;
-  int rc = bd_subquery(b, sc, q, x->x_subq_kind, x->x_pos, &nsq, plan);
+  int rc = rebind(b, src, sc, q, x->x_subq_kind, x->x_pos, &nsq, plan);
   b->b_decor = saved;
   if (rc != CZ_OK)
     return CZ_ERR;
@@ -454,7 +472,7 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *
   dr.dr_anti = neg;
   op_t *plan;
   bool unique = false;
-  if (in && !neg && old->xs_ncorr == 0 && unique_in(b, sc, src->ss_q, x, &dr, &plan) == CZ_OK &&
+  if (in && !neg && old->xs_ncorr == 0 && unique_in(b, sc, src, x, &dr, &plan) == CZ_OK &&
       dr.dr_claimed)
     unique = true;  /* (an error in the rebinding is the bound one's: not reported twice) */
   else if (in && old->xs_ncorr == 0) {
@@ -471,7 +489,7 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *
     bd_decor_t *saved = b->b_decor;
     b->b_decor = &dr;
     xsubq_t *nsq;
-    int rc = bd_subquery(b, sc, src->ss_q, x->x_subq_kind, x->x_pos, &nsq, &plan);
+    int rc = rebind(b, src, sc, src->ss_q, x->x_subq_kind, x->x_pos, &nsq, &plan);
     b->b_decor = saved;
     if (rc != CZ_OK)
       return CZ_ERR;
@@ -591,7 +609,7 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, in
   b->b_decor = &dr;
   xsubq_t *nsq;
   op_t *plan;
-  int rc = bd_subquery(b, sc, src->ss_q, 0, (*at)->x_pos, &nsq, &plan);
+  int rc = rebind(b, src, sc, src->ss_q, 0, (*at)->x_pos, &nsq, &plan);
   b->b_decor = saved;
   if (rc != CZ_OK)
     return CZ_ERR;
@@ -645,21 +663,11 @@ int bd_decorrelate(bd_t *b, bd_scope_t *sc, lp_block_t *fb)
 {
   if (fb->fb_nunits == 0)
     return CZ_OK;
-  /* the subqueries are bound again with the WITH queries they saw (every
-   * subquery of one scope saw the same): a derived table's block is
-   * planned with the enclosing block's, after its own WITH is out of force */
-  bd_cte_t *saved = b->b_ctes;
-  for (int s = 0; s < b->b_nsrc; s++)
-    if (b->b_src[s].ss_sc == sc) {
-      b->b_ctes = b->b_src[s].ss_ctes;
-      break;
-    }
   int ext = sc->sc_width;
-  int n = fb->fb_nconj, rc = CZ_OK;
-  for (int i = 0; i < n && rc == CZ_OK; i++)
+  int n = fb->fb_nconj;
+  for (int i = 0; i < n; i++)
     if (!(fb->fb_keep && fb->fb_keep[i]) &&
         (decorrelate_one(b, sc, fb, i, &ext) != CZ_OK || decorrelate_scalar(b, sc, fb, i, &ext) != CZ_OK))
-      rc = CZ_ERR;
-  b->b_ctes = saved;
-  return rc;
+      return CZ_ERR;
+  return CZ_OK;
 }

@@ -74,10 +74,12 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
                    const char **alias);
 
 /* A side of an explicit join as operators: a table's scan of all its
- * columns, or the side as bound. */
-static op_t *side_op(bd_t *b, op_t *op, const sp_table_t *t, const char *alias)
+ * columns, a LEFT / RIGHT join left logical built with all its columns,
+ * or the side as bound. */
+static op_t *side_op(bd_t *b, op_t *op, const sp_table_t *t, const char *alias,
+                     const lp_outer_t *oj)
 {
-  return t ? bd_plan_scan(b, t, alias, false, NULL, 0) : op;
+  return t ? bd_plan_scan(b, t, alias, false, NULL, 0) : oj ? bd_outer_build(b, oj, NULL) : op;
 }
 
 static bd_rel_t *rel_new(bd_t *b, const char *name, const char *schema, int n)
@@ -343,6 +345,7 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out,
   int first_rel = sc->sc_nrels;
   int base = sc->sc_width;
   op_t *l, *r;
+  const lp_outer_t *lo, *ro;  /* a side that is a LEFT / RIGHT join, logical */
   const sp_table_t *t;
   const char *al;
   /* the nullable sides of outer joins (a recursive reference is refused there) */
@@ -355,7 +358,7 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out,
       bd_lock_join_item(b, fr->fr_right, null_r) != CZ_OK)
     return CZ_ERR;
   b->b_nullable += null_l;
-  int rc = bd_item(b, sc, fr->fr_left, &l, NULL, NULL, &t, &al);
+  int rc = bd_item(b, sc, fr->fr_left, &l, NULL, &lo, &t, &al);
   b->b_nullable -= null_l;
   if (rc != CZ_OK)
     return CZ_ERR;
@@ -365,10 +368,10 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out,
   if (bd_item_lateral(fr->fr_right) && !fr->fr_natural && !fr->fr_using &&
       (fr->fr_join == SQL_JOIN_INNER || fr->fr_join == SQL_JOIN_LEFT ||
        fr->fr_join == SQL_JOIN_CROSS))
-    return bd_lateral_join(b, sc, first_rel, base, side_op(b, l, ltable, lalias), fr->fr_right,
+    return bd_lateral_join(b, sc, first_rel, base, side_op(b, l, ltable, lalias, lo), fr->fr_right,
                            fr->fr_join == SQL_JOIN_LEFT ? JOIN_LEFT : JOIN_INNER, fr->fr_on, out);
   b->b_nullable += null_r;
-  rc = bd_item(b, sc, fr->fr_right, &r, NULL, NULL, &t, &al);
+  rc = bd_item(b, sc, fr->fr_right, &r, NULL, &ro, &t, &al);
   b->b_nullable -= null_r;
   if (rc != CZ_OK)
     return CZ_ERR;
@@ -398,17 +401,18 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out,
     /* a RIGHT JOIN b = b LEFT JOIN a, with the columns put back in order;
      * built again once the block knows the columns it reads */
     lp_outer_t *oj = arena_zalloc(b->b_a, sizeof(*oj));
-    *oj = (lp_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lalias = lalias, .oj_r = r,
-                       .oj_rt = rtable, .oj_ralias = ralias, .oj_cond = cond, .oj_right = true};
+    *oj = (lp_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lo = lo, .oj_lalias = lalias, .oj_r = r,
+                       .oj_rt = rtable, .oj_ro = ro, .oj_ralias = ralias, .oj_cond = cond,
+                       .oj_right = true};
     if (outer)
       *outer = oj;
     else
       *out = bd_outer_build(b, oj, NULL);
     return CZ_OK;
   }
-  l = side_op(b, l, ltable, lalias);
   if (fr->fr_join == SQL_JOIN_FULL) {
-    r = side_op(b, r, rtable, ralias);
+    l = side_op(b, l, ltable, lalias, lo);
+    r = side_op(b, r, rtable, ralias, ro);
     *out = bd_join_op(b, l, r, JOIN_FULL, cond);
     if (!us)
       return CZ_OK;
@@ -428,21 +432,23 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out,
       for (int i = 0; i < n; i++)
         if (used[i])
           conj[i] = NULL;
-      *out = lookup_join(b, l, rtable, kind, lk, bd_and_all(b, conj, n));
+      *out = lookup_join(b, side_op(b, l, ltable, lalias, lo), rtable, kind, lk,
+                         bd_and_all(b, conj, n));
       return CZ_OK;
     }
   }
   if (kind == JOIN_LEFT) {
     lp_outer_t *oj = arena_zalloc(b->b_a, sizeof(*oj));
-    *oj = (lp_outer_t){.oj_l = ltable ? NULL : l, .oj_lt = ltable, .oj_lalias = lalias,
-                       .oj_r = r, .oj_rt = rtable, .oj_ralias = ralias, .oj_cond = cond};
+    *oj = (lp_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lo = lo, .oj_lalias = lalias, .oj_r = r,
+                       .oj_rt = rtable, .oj_ro = ro, .oj_ralias = ralias, .oj_cond = cond};
     if (outer)
       *outer = oj;
     else
       *out = bd_outer_build(b, oj, NULL);
     return CZ_OK;
   }
-  *out = bd_join_op(b, l, side_op(b, r, rtable, ralias), kind, cond);
+  *out = bd_join_op(b, side_op(b, l, ltable, lalias, lo), side_op(b, r, rtable, ralias, ro), kind,
+                    cond);
   return CZ_OK;
 }
 
@@ -585,7 +591,11 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
   case SQL_FROM_JOIN:
     return bd_join(b, sc, fr, op, outer);
   case SQL_FROM_FUNC:
-    return bd_from_func(b, sc, fr, op);  /* sql_bind_srf.c */
+  {
+    lp_node_t *fn;
+    return bd_from_func(b, sc, fr, &fn) != CZ_OK ? CZ_ERR  /* sql_bind_srf.c */
+                                                 : derived_input(b, fn, op, node);
+  }
   default:
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
                     "functions in FROM are not supported yet");

@@ -134,10 +134,13 @@ typedef struct bd_subq_src_s {
   xsubq_t *ss_sq;
   const sql_query_t *ss_q;
   bd_scope_t *ss_sc;            /* the scope it was bound in */
-  struct bd_cte_s *ss_ctes;     /* the WITH queries visible there: its block may be
-                                 * planned (and decorrelated) after they are out of
-                                 * force (a derived table's, generated with the
-                                 * enclosing block; bd_decorrelate) */
+  /* the WITH queries visible there and the view owner in force (a view's
+   * query: privileges): its block may be planned, and so decorrelated,
+   * after both changed (a derived table's, generated with the enclosing
+   * block, maybe outside the view it came from), so the subquery is bound
+   * again with them (sql_bind_decor.c rebind) */
+  struct bd_cte_s *ss_ctes;
+  uint32_t ss_owner;
 } bd_subq_src_t;
 
 /* A subquery being bound again for decorrelation (sql_bind_decor.c): its

@@ -51,8 +51,9 @@ static int lat_bind(bd_t *b, bd_scope_t *sc, int first_rel, const sql_from_t *fr
   op_t *plan;
   bd_rel_t *rel;
   if (fr->fr_kind == SQL_FROM_FUNC) {
-    if (bd_from_func(b, &ls, fr, &plan) != CZ_OK)  /* sql_bind_srf.c */
-      return CZ_ERR;
+    lp_node_t *fn;
+    if (bd_from_func(b, &ls, fr, &fn) != CZ_OK || bd_node_plan(b, fn, &plan) != CZ_OK)
+      return CZ_ERR;  /* sql_bind_srf.c */
     rel = ls.sc_rels[0];
   } else {
     const char **names;

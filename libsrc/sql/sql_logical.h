@@ -13,9 +13,9 @@
  *   path and the columns it reads), a derived table (un_node: its query
  *   as a logical node, generated when the block is planned), an explicit
  *   LEFT / RIGHT join (un_outer: its sides and ON as written, built by the
- *   optimizer reading the columns the block reads), or an input the
- *   binder has already built (un_op: a function in FROM, a FULL join, a
- *   LATERAL join, an inner join with USING / NATURAL). Equalities never
+ *   optimizer reading the columns the block reads), a function in FROM
+ *   (un_node LN_FUNC), or an input the binder has already built (un_op:
+ *   a FULL join, a LATERAL join, an inner join with USING / NATURAL). Equalities never
  *   cross into an outer join's nullable side: its ON lives in un_outer,
  *   never among fb_conj.
  * - A SELECT block's upper part (group-by, HAVING, windows, projection,
@@ -96,10 +96,10 @@ typedef struct lp_rel_s {
    * (opt_join.c gen_units, then again reading only the columns the block
    * reads; NULL: not one) */
   const struct lp_outer_s *un_outer;
-  /* a derived table (a subquery in FROM, a WITH query bound in place):
-   * its query as a logical node, generated when the optimizer plans the
-   * block (opt_join.c gen_units), which then sets un_op to its operators
-   * (NULL: not one) */
+  /* a derived table (a subquery in FROM, a WITH query bound in place) or
+   * a function in FROM: its logical node, generated when the optimizer
+   * plans the block (opt_join.c gen_units), which then sets un_op to its
+   * operators (NULL: not one) */
   const struct lp_node_s *un_node;
 } lp_rel_t;
 
@@ -148,14 +148,17 @@ typedef struct lp_block_s {
 } lp_block_t;
 
 /* An explicit LEFT JOIN (or RIGHT JOIN, built as a swapped LEFT JOIN)
- * as bound: its sides (tables: oj_lt / oj_rt, oj_l / oj_r NULL, scanned
- * when the join is built, for the columns read; else the inputs as bound)
- * and ON over [left, right] as written. A unit of a block (un_outer) is
- * built only by the optimizer (opt_outer.c); one nested in another
- * explicit join is built while binding (so_outer). */
+ * as bound: its sides and ON over [left, right] as written. A side is a
+ * table (oj_lt / oj_rt, scanned when the join is built, for the columns
+ * read), a LEFT / RIGHT join again (oj_lo / oj_ro, built with it, for the
+ * columns read), or the input as bound (oj_l / oj_r; NULL for the other
+ * two). A unit of a block (un_outer) is built only by the optimizer
+ * (opt_outer.c); one under another kind of join (FULL, inner with USING,
+ * a lookup join) is built while binding (so_outer). */
 typedef struct lp_outer_s {
   op_t *oj_l, *oj_r;
   const sp_table_t *oj_lt, *oj_rt;
+  const struct lp_outer_s *oj_lo, *oj_ro;
   const char *oj_lalias, *oj_ralias;
   xnode_t *oj_cond;
   bool oj_right;                /* RIGHT JOIN */
@@ -265,7 +268,9 @@ typedef enum lp_nkind_e {
                                  * output, a materialised or recursive WITH query) */
   LN_VALUES,
   LN_SETOP,
-  LN_SELECT                     /* one SELECT block: its join block and upper part */
+  LN_SELECT,                    /* one SELECT block: its join block and upper part */
+  LN_FUNC                       /* a function in FROM: a series of integers, each
+                                 * number made into the function's row */
 } lp_nkind_t;
 
 typedef struct lp_node_s {
@@ -285,6 +290,13 @@ typedef struct lp_node_s {
   const sort_key_t *ln_keys;    /* ORDER BY over the output; ln_nord 0: none */
   xnode_t *ln_limit, *ln_offset;    /* bigint; NULL none */
   const lp_upper_t *ln_upper;   /* LN_SELECT: ln_ncols is its lu_nvis */
+  /* LN_FUNC (sql_bind_srf.c: generate_series, unnest, …): the numbers
+   * ln_fn_lo .. ln_fn_hi by ln_fn_step (NULL: 1) of type ln_fn_type (their
+   * values computed once per execution), and the row made of each: per
+   * column an expression over [the number] (ln_fn_row NULL: the number) */
+  ty_t ln_fn_type;
+  xnode_t *ln_fn_lo, *ln_fn_hi, *ln_fn_step;
+  xnode_t **ln_fn_row;
 } lp_node_t;
 
 /* What one call into the optimizer works with. */
