@@ -15,9 +15,9 @@
  *   LEFT / RIGHT join (un_outer: its sides and ON as written, built by the
  *   optimizer reading the columns the block reads), a function in FROM
  *   (un_node LN_FUNC), or an input the binder has already built (un_op:
- *   a FULL join, a LATERAL join, an inner join with USING / NATURAL). Equalities never
- *   cross into an outer join's nullable side: its ON lives in un_outer,
- *   never among fb_conj.
+ *   a FULL join, a LATERAL join, an inner join with USING / NATURAL).
+ *   Equalities never cross into an outer join's nullable side: its ON
+ *   lives in un_outer, never among fb_conj.
  * - A SELECT block's upper part (group-by, HAVING, windows, projection,
  *   DISTINCT [ON], ORDER BY, LIMIT, row locking) is logical too
  *   (lp_upper_t); a SELECT block is a query node (lp_node_t LN_SELECT:
@@ -28,8 +28,9 @@
  *   which the statement runner fills with opt's entry points: sql ranks
  *   below opt and never includes it. A SELECT statement is bound to one
  *   tree and generated once (so_query); the binder still generates each
- *   subquery in an expression, LATERAL item and non-table side of an
- *   explicit join as it binds it, plans a decorrelating rebinding's block
+ *   subquery in an expression, LATERAL item and side of an explicit join
+ *   that is neither a table nor a LEFT / RIGHT join as it binds it, plans
+ *   a decorrelating rebinding's block
  *   (so_block), and builds the operators of DML, WITH RECURSIVE and
  *   LATERAL itself; opt/README.md, "Where the line is", says what moves
  *   next.
