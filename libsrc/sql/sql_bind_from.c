@@ -553,7 +553,7 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
     const sp_view_t *v;
     int vrc = bd_find_view(b, fr, &v);
     if (vrc != 1)
-      return vrc == CZ_OK ? bd_view_item(b, sc, fr, v, op) : CZ_ERR;  /* sql_bind_view.c */
+      return vrc == CZ_OK ? bd_view_item(b, sc, fr, v, op, node) : CZ_ERR;  /* sql_bind_view.c */
     const sp_table_t *t;
     if (bd_lookup_table(b, &fr->fr_table, &t) != CZ_OK)
       return CZ_ERR;

@@ -454,8 +454,11 @@ op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool ro
 /* The view named by FROM item fr (CZ_OK, *out set), 1 when fr names no
  * view (or the environment has none). */
 int bd_find_view(bd_t *b, const sql_from_t *fr, const sp_view_t **out);
-/* View v as one FROM item: its query bound as a derived table. */
-int bd_view_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const sp_view_t *v, op_t **op);
+/* View v as one FROM item: its query bound as a derived table, its node
+ * in *node when node is given (a unit of the block, generated with it),
+ * else generated now into *op. */
+int bd_view_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const sp_view_t *v, op_t **op,
+                 const lp_node_t **node);
 /* View v merged into the block: its FROM items become units of fb, its
  * WHERE conjuncts of fb, its columns a mapped range entry. 1 when v is not
  * simple enough (the caller binds it as one item). */

@@ -97,8 +97,8 @@ typedef struct lp_rel_s {
    * (opt_join.c gen_units, then again reading only the columns the block
    * reads; NULL: not one) */
   const struct lp_outer_s *un_outer;
-  /* a derived table (a subquery in FROM, a WITH query bound in place) or
-   * a function in FROM: its logical node, generated when the optimizer
+  /* a derived table (a subquery in FROM, a WITH query bound in place, a
+   * view not merged) or a function in FROM: its logical node, generated when the optimizer
    * plans the block (opt_join.c gen_units), which then sets un_op to its
    * operators (NULL: not one) */
   const struct lp_node_s *un_node;
