@@ -4,7 +4,6 @@
 
 static const sql_opt_t entry = {
   .so_block = opt_block_plan,
-  .so_upper = opt_gen_upper,
   .so_query = opt_gen_query,
   .so_outer = opt_outer_build,
   .so_scan = opt_scan_cols,

@@ -15,25 +15,29 @@
 #include "exec/exec_ql.h"
 #include "opt/opt_int.h"
 
-op_t *opt_gen_recursive(lp_ctx_t *b, const lp_node_t *n)
+int opt_gen_recursive(lp_ctx_t *b, const lp_node_t *n, op_t **out)
 {
-  op_t *l = opt_gen_node(b, n->ln_l), *r = opt_gen_node(b, n->ln_r);
-  if (!l || !r || !n->ln_worktable)
-    return NULL;
+  op_t *l, *r;
+  if (!n->ln_worktable)
+    return err_set(b->lc_e, SQLSTATE_INTERNAL, "a recursive union without its working table");
+  if (opt_gen_query(b, n->ln_l, &l) != CZ_OK || opt_gen_query(b, n->ln_r, &r) != CZ_OK)
+    return CZ_ERR;
   r = opt_cast_side(b, r, n->ln_ncols, n->ln_rcast);
-  return op_recursive_new(b->lc_a, l, r, n->ln_worktable, n->ln_all);
+  *out = op_recursive_new(b->lc_a, l, r, n->ln_worktable, n->ln_all);
+  return CZ_OK;
 }
 
-op_t *opt_gen_cte(lp_ctx_t *b, const lp_node_t *n)
+int opt_gen_cte(lp_ctx_t *b, const lp_node_t *n, op_t **out)
 {
   lp_cte_t *c = n->ln_cte;
   if (!c)
-    return NULL;
+    return err_set(b->lc_e, SQLSTATE_INTERNAL, "a WITH query reference without its query");
   if (!c->lc_mat) {
-    op_t *body = opt_gen_node(b, c->lc_body);
-    if (!body)
-      return NULL;
+    op_t *body;
+    if (opt_gen_query(b, c->lc_body, &body) != CZ_OK)
+      return CZ_ERR;
     c->lc_mat = op_cte_new(b->lc_a, body, c->lc_name);
   }
-  return op_cte_scan_new(b->lc_a, c->lc_mat);
+  *out = op_cte_scan_new(b->lc_a, c->lc_mat);
+  return CZ_OK;
 }

@@ -11,15 +11,19 @@ int opt_block_plan(lp_ctx_t *b, lp_block_t *fb, op_t **out);
 
 /* ---- a block's upper part (opt_gen.c, opt_gen_query.c, opt_window.c) ---------------------- */
 
-/* The operators of u over plan, the join block's (sql_opt_t so_upper). */
+/* The operators of u over plan, the join block's (opt_gen_query.c's
+ * LN_SELECT). */
 int opt_gen_upper(lp_ctx_t *b, const lp_upper_t *u, op_t *plan, op_t **out);
-/* The operators of a VALUES list or set operation (so_query). */
+/* The operators of a query node (so_query): a SELECT block, a VALUES
+ * list, a set operation. */
 int opt_gen_query(lp_ctx_t *b, const lp_node_t *n, op_t **out);
-/* opt_gen_query's walk: the operators of node n (NULL on failure, lc_e
- * set or not), and a side over its row as the common types (cast: NULL
- * when it has them). */
-op_t *opt_gen_node(lp_ctx_t *b, const lp_node_t *n);
+/* A side over its row as the common types (cast: NULL when it has them). */
 op_t *opt_cast_side(lp_ctx_t *b, op_t *side, int ncols, xnode_t **cast);
+/* A derived table's node to generate when its block reads only the
+ * columns need marks (over n's columns): n, or a copy whose other targets
+ * are NULL and whose join block no longer uses the columns only they
+ * read (opt_prune.c). */
+const lp_node_t *opt_prune_derived(lp_ctx_t *b, const lp_node_t *n, const bool *need);
 /* One window over in (in's width is w->lw_base). */
 op_t *opt_window_build(lp_ctx_t *b, op_t *in, const lp_window_t *w);
 
@@ -116,9 +120,9 @@ bool opt_key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **va
 /* ---- WITH RECURSIVE and materialised WITH queries (opt_gen_cte.c) ------- */
 
 /* The operators of an LN_RECURSIVE or LN_CTE node (from opt_gen_query.c's
- * walk); NULL with lc_e set on failure. */
-op_t *opt_gen_recursive(lp_ctx_t *b, const lp_node_t *n);
-op_t *opt_gen_cte(lp_ctx_t *b, const lp_node_t *n);
+ * walk). */
+int opt_gen_recursive(lp_ctx_t *b, const lp_node_t *n, op_t **out);
+int opt_gen_cte(lp_ctx_t *b, const lp_node_t *n, op_t **out);
 
 /* ---- INSERT, UPDATE and DELETE (opt_gen_dml.c) ------------------------- */
 

@@ -1361,8 +1361,38 @@ typedef struct est_cache_s {
 static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_cache_t *ec,
                       op_t **out);
 
+/* The units that are logical nodes generated: a derived table's query,
+ * an explicit outer join with all its columns (built again for the
+ * columns the block reads once they are known, unit_input). From here on
+ * those operators are the unit's input (un_op), which the estimates read
+ * (a derived table counts the rows its plan estimated). */
+static int gen_units(lp_ctx_t *b, lp_block_t *fb)
+{
+  for (int u = 0; u < fb->fb_nunits; u++) {
+    lp_rel_t *un = &fb->fb_units[u];
+    if (un->un_op)
+      continue;
+    if (un->un_node) {
+      /* only the columns the block reads (opt_prune.c) */
+      bool *need = arena_alloc(b->lc_a, (size_t)un->un_width + 1);
+      for (int c = 0; c < un->un_width; c++) {
+        int bc = un->un_base + c;
+        need[c] = bc < fb->fb_used_cap && fb->fb_used[bc];
+      }
+      const lp_node_t *n = fb->fb_used ? opt_prune_derived(b, un->un_node, need) : un->un_node;
+      if (opt_gen_query(b, n, &un->un_op) != CZ_OK)
+        return CZ_ERR;
+    }
+    if (un->un_outer && !(un->un_op = opt_outer_build(b, un->un_outer, NULL)))
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
 int opt_block_plan(lp_ctx_t *b, lp_block_t *fb, op_t **out)
 {
+  if (gen_units(b, fb) != CZ_OK)
+    return CZ_ERR;
   /* decorrelation changes fb; a second plan starts from it as bound */
   int nconj0 = fb->fb_nconj, nu0 = fb->fb_nunits;
   xnode_t **conj0 = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(nconj0 + 1));

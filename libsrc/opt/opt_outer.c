@@ -155,13 +155,31 @@ static void need_cols(const xnode_t *x, bool *need, int width)
     need_cols(x->x_args[i], need, width);
 }
 
-/* A table side scanned for the columns need marks (at least one: a
- * scan returns rows of some column), the others NULL. */
-static op_t *side_scan(lp_ctx_t *b, op_t *as_bound, const sp_table_t *t, const char *alias,
-                       bool *need)
+static int outer_width(const lp_outer_t *oj);
+
+/* A side's columns. */
+static int side_width(const op_t *as_bound, const sp_table_t *t, const lp_outer_t *oj)
 {
-  if (!t || !need)
+  return t ? t->tb_ncols : oj ? outer_width(oj) : as_bound->o_ncols;
+}
+
+static int outer_width(const lp_outer_t *oj)
+{
+  return side_width(oj->oj_l, oj->oj_lt, oj->oj_lo) + side_width(oj->oj_r, oj->oj_rt, oj->oj_ro);
+}
+
+/* A side built for the columns need marks (need NULL: all; the others
+ * NULL): a table scanned (at least one column: a scan returns rows of
+ * some column), a nested outer join built, else the side as bound. */
+static op_t *side_scan(lp_ctx_t *b, op_t *as_bound, const sp_table_t *t, const lp_outer_t *oj,
+                       const char *alias, bool *need)
+{
+  if (oj)
+    return opt_outer_build(b, oj, need);
+  if (!t)
     return as_bound;
+  if (!need)
+    return opt_scan_cols(b, t, alias, false, NULL, 0, NULL);
   bool any = false;
   for (int c = 0; c < t->tb_ncols; c++)
     any |= need[c];
@@ -172,7 +190,8 @@ static op_t *side_scan(lp_ctx_t *b, op_t *as_bound, const sp_table_t *t, const c
 
 op_t *opt_outer_build(lp_ctx_t *b, const lp_outer_t *oj, const bool *need)
 {
-  int lw = oj->oj_l->o_ncols, rw = oj->oj_r->o_ncols;
+  int lw = side_width(oj->oj_l, oj->oj_lt, oj->oj_lo),
+      rw = side_width(oj->oj_r, oj->oj_rt, oj->oj_ro);
   bool *mask = NULL;
   if (need) {
     mask = arena_alloc(b->lc_a, (size_t)(lw + rw + 1));
@@ -180,8 +199,10 @@ op_t *opt_outer_build(lp_ctx_t *b, const lp_outer_t *oj, const bool *need)
     if (oj->oj_cond)
       need_cols(oj->oj_cond, mask, lw + rw);
   }
-  op_t *l = side_scan(b, oj->oj_l, oj->oj_lt, oj->oj_lalias, mask);
-  op_t *r = side_scan(b, oj->oj_r, oj->oj_rt, oj->oj_ralias, mask ? mask + lw : NULL);
+  op_t *l = side_scan(b, oj->oj_l, oj->oj_lt, oj->oj_lo, oj->oj_lalias, mask);
+  op_t *r = side_scan(b, oj->oj_r, oj->oj_rt, oj->oj_ro, oj->oj_ralias, mask ? mask + lw : NULL);
+  if (!l || !r)
+    return NULL;
   if (!oj->oj_right)
     return left_join(b, l, oj->oj_lt, r, oj->oj_rt, oj->oj_ralias, mask ? mask + lw : NULL,
                      oj->oj_cond);

@@ -146,7 +146,7 @@ void bd_decor_extract(bd_t *b, bd_decor_t *dr, lp_block_t *fb)
   dr->dr_table = NULL;
   const lp_rel_t *u0 = &fb->fb_units[0];
   if (fb->fb_nunits != 1 || !u0->un_table || u0->un_rowid || u0->un_kind != JOIN_INNER ||
-      u0->un_lateral || u0->un_op)
+      u0->un_lateral || u0->un_op || u0->un_node || u0->un_outer)
     return;
   for (int i = 0; i < keep; i++)
     if (bd_node_has_subq(fb->fb_conj[i]))
@@ -380,6 +380,23 @@ static const bd_subq_src_t *find_src(const bd_t *b, const xsubq_t *sq)
   return NULL;
 }
 
+/* src's query bound again (bd_subquery) with the WITH queries and the
+ * view owner it was first bound with: the block being decorrelated may
+ * be planned after both changed (a derived table's, generated with the
+ * enclosing block, outside the view it may come from). */
+static int rebind(bd_t *b, const bd_subq_src_t *src, bd_scope_t *sc, const sql_query_t *q, int kind,
+                  int pos, xsubq_t **nsq, op_t **plan)
+{
+  bd_cte_t *ctes = b->b_ctes;
+  uint32_t owner = b->b_view_owner;
+  b->b_ctes = src->ss_ctes;
+  b->b_view_owner = src->ss_owner;
+  int rc = bd_subquery(b, sc, q, kind, pos, nsq, plan);
+  b->b_ctes = ctes;
+  b->b_view_owner = owner;
+  return rc;
+}
+
 /* Whether column c of table t is its one-column primary key or unique
  * index: no two rows share a value (NULLs aside, which join nothing). */
 static bool unique_col(const sp_table_t *t, int c)
@@ -400,9 +417,10 @@ static bool unique_col(const sp_table_t *t, int c)
  * outer rows. The subquery is bound again in decorrelating mode (dr_table:
  * one stored table, its conjuncts its own); dr->dr_claimed false: not
  * one. */
-static int unique_in(bd_t *b, bd_scope_t *sc, const sql_query_t *q, const xnode_t *x, bd_decor_t *dr,
-                     op_t **plan)
+static int unique_in(bd_t *b, bd_scope_t *sc, const bd_subq_src_t *src, const xnode_t *x,
+                     bd_decor_t *dr, op_t **plan)
 {
+  const sql_query_t *q = src->ss_q;
   memset(dr, 0, sizeof(*dr));
   dr->dr_q = q;
   dr->dr_in = true;
@@ -411,7 +429,7 @@ static int unique_in(bd_t *b, bd_scope_t *sc, const sql_query_t *q, const xnode_
   bd_decor_t *saved = b->b_decor;
   b->b_decor = dr;
   xsubq_t *nsq;
-  int rc = bd_subquery(b, sc, q, x->x_subq_kind, x->x_pos, &nsq, plan);
+  int rc = rebind(b, src, sc, q, x->x_subq_kind, x->x_pos, &nsq, plan);
   b->b_decor = saved;
   if (rc != CZ_OK)
     return CZ_ERR;
@@ -454,7 +472,7 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *
   dr.dr_anti = neg;
   op_t *plan;
   bool unique = false;
-  if (in && !neg && old->xs_ncorr == 0 && unique_in(b, sc, src->ss_q, x, &dr, &plan) == CZ_OK &&
+  if (in && !neg && old->xs_ncorr == 0 && unique_in(b, sc, src, x, &dr, &plan) == CZ_OK &&
       dr.dr_claimed)
     unique = true;  /* (an error in the rebinding is the bound one's: not reported twice) */
   else if (in && old->xs_ncorr == 0) {
@@ -471,7 +489,7 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *
     bd_decor_t *saved = b->b_decor;
     b->b_decor = &dr;
     xsubq_t *nsq;
-    int rc = bd_subquery(b, sc, src->ss_q, x->x_subq_kind, x->x_pos, &nsq, &plan);
+    int rc = rebind(b, src, sc, src->ss_q, x->x_subq_kind, x->x_pos, &nsq, &plan);
     b->b_decor = saved;
     if (rc != CZ_OK)
       return CZ_ERR;
@@ -591,7 +609,7 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, in
   b->b_decor = &dr;
   xsubq_t *nsq;
   op_t *plan;
-  int rc = bd_subquery(b, sc, src->ss_q, 0, (*at)->x_pos, &nsq, &plan);
+  int rc = rebind(b, src, sc, src->ss_q, 0, (*at)->x_pos, &nsq, &plan);
   b->b_decor = saved;
   if (rc != CZ_OK)
     return CZ_ERR;

@@ -665,7 +665,8 @@ int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos
     b->b_src = n;
     b->b_src_cap = cap;
   }
-  b->b_src[b->b_nsrc++] = (bd_subq_src_t){.ss_sq = sq, .ss_q = q, .ss_sc = sc};
+  b->b_src[b->b_nsrc++] = (bd_subq_src_t){.ss_sq = sq, .ss_q = q, .ss_sc = sc, .ss_ctes = b->b_ctes,
+                                          .ss_owner = b->b_view_owner};
   bool decor = b->b_decor && !b->b_decor->dr_sq;
   if (decor)
     b->b_decor->dr_sq = sq;  /* the rebinding asked for: its top block decorrelates */

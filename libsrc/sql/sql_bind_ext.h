@@ -89,8 +89,8 @@ int bd_window_logical(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, int b
 /* ---- set-returning functions in FROM (sql_bind_srf.c) ------------------- */
 
 /* FROM generate_series(…) or unnest(array) [AS] alias[(col)]: the range
- * entry in sc and its operator. */
-int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out);
+ * entry in sc and its logical node (LN_FUNC, sql_logical.h). */
+int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out);
 
 /* ---- set-returning functions in a select list (sql_bind_srf_list.c) ------ */
 

@@ -70,7 +70,17 @@ static xnode_t *shift_copy(bd_t *b, const xnode_t *x, int delta)
 }
 
 static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
-                   const sp_table_t **table, const char **alias);
+                   const lp_node_t **node, const lp_outer_t **outer, const sp_table_t **table,
+                   const char **alias);
+
+/* A side of an explicit join as operators: a table's scan of all its
+ * columns, a LEFT / RIGHT join left logical built with all its columns,
+ * or the side as bound. */
+static op_t *side_op(bd_t *b, op_t *op, const sp_table_t *t, const char *alias,
+                     const lp_outer_t *oj)
+{
+  return t ? bd_plan_scan(b, t, alias, false, NULL, 0) : oj ? bd_outer_build(b, oj, NULL) : op;
+}
 
 static bd_rel_t *rel_new(bd_t *b, const char *name, const char *schema, int n)
 {
@@ -325,12 +335,17 @@ static int full_using(bd_t *b, bd_scope_t *sc, int first_rel, int base, xnode_t 
   return CZ_OK;
 }
 
-/* An explicit JOIN: both sides go into sc, ON is bound over just them. */
-static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
+/* An explicit JOIN: both sides go into sc, ON is bound over just them.
+ * A LEFT or RIGHT JOIN is left logical in *outer when outer is given (a
+ * unit of the block: the optimizer builds it, reading the columns the
+ * block reads), else built now. */
+static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out,
+                   const lp_outer_t **outer)
 {
   int first_rel = sc->sc_nrels;
   int base = sc->sc_width;
   op_t *l, *r;
+  const lp_outer_t *lo, *ro;  /* a side that is a LEFT / RIGHT join, logical */
   const sp_table_t *t;
   const char *al;
   /* the nullable sides of outer joins (a recursive reference is refused there) */
@@ -343,29 +358,25 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
       bd_lock_join_item(b, fr->fr_right, null_r) != CZ_OK)
     return CZ_ERR;
   b->b_nullable += null_l;
-  int rc = bd_item(b, sc, fr->fr_left, &l, &t, &al);
+  int rc = bd_item(b, sc, fr->fr_left, &l, NULL, &lo, &t, &al);
   b->b_nullable -= null_l;
   if (rc != CZ_OK)
     return CZ_ERR;
   const sp_table_t *ltable = t;
   const char *lalias = al;
-  if (t)
-    l = bd_plan_scan(b, t, al, false, NULL, 0);
   int mid = sc->sc_width;
   if (bd_item_lateral(fr->fr_right) && !fr->fr_natural && !fr->fr_using &&
       (fr->fr_join == SQL_JOIN_INNER || fr->fr_join == SQL_JOIN_LEFT ||
        fr->fr_join == SQL_JOIN_CROSS))
-    return bd_lateral_join(b, sc, first_rel, base, l, fr->fr_right,
+    return bd_lateral_join(b, sc, first_rel, base, side_op(b, l, ltable, lalias, lo), fr->fr_right,
                            fr->fr_join == SQL_JOIN_LEFT ? JOIN_LEFT : JOIN_INNER, fr->fr_on, out);
   b->b_nullable += null_r;
-  rc = bd_item(b, sc, fr->fr_right, &r, &t, &al);
+  rc = bd_item(b, sc, fr->fr_right, &r, NULL, &ro, &t, &al);
   b->b_nullable -= null_r;
   if (rc != CZ_OK)
     return CZ_ERR;
   const sp_table_t *rtable = t;
   const char *ralias = al;
-  if (t)
-    r = bd_plan_scan(b, t, al, false, NULL, 0);
   xnode_t *cond = NULL;
   bd_using_t *us = NULL;
   if ((fr->fr_natural || fr->fr_using) &&
@@ -390,14 +401,18 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
     /* a RIGHT JOIN b = b LEFT JOIN a, with the columns put back in order;
      * built again once the block knows the columns it reads */
     lp_outer_t *oj = arena_zalloc(b->b_a, sizeof(*oj));
-    *oj = (lp_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lalias = lalias, .oj_r = r,
-                       .oj_rt = rtable, .oj_ralias = ralias, .oj_cond = cond, .oj_right = true};
-    *out = bd_outer_build(b, oj, NULL);
-    oj->oj_op = *out;
-    b->b_outer = oj;
+    *oj = (lp_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lo = lo, .oj_lalias = lalias, .oj_r = r,
+                       .oj_rt = rtable, .oj_ro = ro, .oj_ralias = ralias, .oj_cond = cond,
+                       .oj_right = true};
+    if (outer)
+      *outer = oj;
+    else
+      *out = bd_outer_build(b, oj, NULL);
     return CZ_OK;
   }
   if (fr->fr_join == SQL_JOIN_FULL) {
+    l = side_op(b, l, ltable, lalias, lo);
+    r = side_op(b, r, rtable, ralias, ro);
     *out = bd_join_op(b, l, r, JOIN_FULL, cond);
     if (!us)
       return CZ_OK;
@@ -417,20 +432,23 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
       for (int i = 0; i < n; i++)
         if (used[i])
           conj[i] = NULL;
-      *out = lookup_join(b, l, rtable, kind, lk, bd_and_all(b, conj, n));
+      *out = lookup_join(b, side_op(b, l, ltable, lalias, lo), rtable, kind, lk,
+                         bd_and_all(b, conj, n));
       return CZ_OK;
     }
   }
   if (kind == JOIN_LEFT) {
     lp_outer_t *oj = arena_zalloc(b->b_a, sizeof(*oj));
-    *oj = (lp_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lalias = lalias, .oj_r = r,
-                       .oj_rt = rtable, .oj_ralias = ralias, .oj_cond = cond};
-    *out = bd_outer_build(b, oj, NULL);
-    oj->oj_op = *out;
-    b->b_outer = oj;
+    *oj = (lp_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lo = lo, .oj_lalias = lalias, .oj_r = r,
+                       .oj_rt = rtable, .oj_ro = ro, .oj_ralias = ralias, .oj_cond = cond};
+    if (outer)
+      *outer = oj;
+    else
+      *out = bd_outer_build(b, oj, NULL);
     return CZ_OK;
   }
-  *out = bd_join_op(b, l, r, kind, cond);
+  *out = bd_join_op(b, side_op(b, l, ltable, lalias, lo), side_op(b, r, rtable, ralias, ro), kind,
+                    cond);
   return CZ_OK;
 }
 
@@ -446,11 +464,25 @@ static bd_cte_t *bd_find_cte(const bd_t *b, const char *name)
  * materialised (sql_bind_cte.c), else its body bound here as a derived
  * table, seeing the WITH queries defined before it (not itself or later
  * ones). */
-static int bd_cte_ref(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_cte_t *cte, op_t **op)
+/* A derived table's logical node as the unit's input (node: the unit's
+ * un_node, generated when the block is planned), or generated now (node
+ * NULL: a side of an explicit join, built while binding). */
+static int derived_input(bd_t *b, lp_node_t *n, op_t **op, const lp_node_t **node)
+{
+  if (node) {
+    *node = n;
+    return CZ_OK;
+  }
+  return bd_node_plan(b, n, op);
+}
+
+static int bd_cte_ref(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_cte_t *cte, op_t **op,
+                      const lp_node_t **node)
 {
   const sql_cte_t *c = cte->ct_cte;
   const char **names;
-  op_t *q;
+  op_t *q = NULL;
+  lp_node_t *inl = NULL;  /* bound in place: a derived table */
   int rc;
   bool done = false;
   if (cte->ct_recursive) {
@@ -460,55 +492,68 @@ static int bd_cte_ref(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_cte_t *c
   } else {
     bd_cte_t *saved = b->b_ctes;
     b->b_ctes = cte->ct_prev;
-    rc = bd_query(b, c->wc_query, sc->sc_parent, sc->sc_subq, &q, &names, NULL);
+    rc = bd_query_node(b, c->wc_query, sc->sc_parent, sc->sc_subq, &inl, &names, NULL);
     b->b_ctes = saved;
   }
   if (rc != CZ_OK)
     return CZ_ERR;
+  int ncols = inl ? inl->ln_ncols : q->o_ncols;
+  const ty_t *types = inl ? inl->ln_types : q->o_types;
   int ncte = sql_list_len(c->wc_columns), nal = sql_list_len(fr->fr_colnames);
-  if (ncte > q->o_ncols)
+  if (ncte > ncols)
     return bd_error(b, SQLSTATE_INVALID_COLUMN_REF, c->wc_pos,
                     "WITH query \"%s\" has %d columns available but %d columns specified",
-                    c->wc_name, q->o_ncols, ncte);
-  bd_rel_t *r = rel_new(b, fr->fr_alias ? fr->fr_alias : c->wc_name, NULL, q->o_ncols);
-  for (int i = 0; i < q->o_ncols; i++) {
+                    c->wc_name, ncols, ncte);
+  bd_rel_t *r = rel_new(b, fr->fr_alias ? fr->fr_alias : c->wc_name, NULL, ncols);
+  for (int i = 0; i < ncols; i++) {
     r->rl_cols[i] = i < nal    ? sql_list_at(fr->fr_colnames, i)
                     : i < ncte ? sql_list_at(c->wc_columns, i)
                                : names[i];
-    r->rl_types[i] = q->o_types[i];
+    r->rl_types[i] = types[i];
   }
   if (bd_scope_add(b, sc, r, fr->fr_pos) != CZ_OK)
     return CZ_ERR;
+  if (inl)
+    return derived_input(b, inl, op, node);
   *op = q;
   return CZ_OK;
 }
 
-bd_rel_t *bd_rel_derived(bd_t *b, const sql_from_t *fr, const op_t *q, const char **names)
+bd_rel_t *bd_rel_derived(bd_t *b, const sql_from_t *fr, int ncols, const ty_t *types,
+                         const char **names)
 {
-  bd_rel_t *r = rel_new(b, fr->fr_alias ? fr->fr_alias : "?subquery?", NULL, q->o_ncols);
+  bd_rel_t *r = rel_new(b, fr->fr_alias ? fr->fr_alias : "?subquery?", NULL, ncols);
   int nal = sql_list_len(fr->fr_colnames);
-  for (int c = 0; c < q->o_ncols; c++) {
+  for (int c = 0; c < ncols; c++) {
     r->rl_cols[c] = c < nal ? sql_list_at(fr->fr_colnames, c) : names[c];
-    r->rl_types[c] = q->o_types[c];
+    r->rl_types[c] = types[c];
   }
   return r;
 }
 
+/* One FROM item into sc: a stored table (*table: its scan is planned
+ * later), a derived table (*node when node is given, else *op), or the
+ * operators of anything else. */
 static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
-                   const sp_table_t **table, const char **alias)
+                   const lp_node_t **node, const lp_outer_t **outer, const sp_table_t **table,
+                   const char **alias)
 {
   *op = NULL;
+  if (node)
+    *node = NULL;
+  if (outer)
+    *outer = NULL;
   *table = NULL;
   *alias = NULL;
   switch (fr->fr_kind) {
   case SQL_FROM_TABLE: {
     bd_cte_t *cte = fr->fr_table.nm_schema ? NULL : bd_find_cte(b, fr->fr_table.nm_name);
     if (cte)
-      return bd_cte_ref(b, sc, fr, cte, op);
+      return bd_cte_ref(b, sc, fr, cte, op, node);
     const sp_view_t *v;
     int vrc = bd_find_view(b, fr, &v);
     if (vrc != 1)
-      return vrc == CZ_OK ? bd_view_item(b, sc, fr, v, op) : CZ_ERR;  /* sql_bind_view.c */
+      return vrc == CZ_OK ? bd_view_item(b, sc, fr, v, op, node) : CZ_ERR;  /* sql_bind_view.c */
     const sp_table_t *t;
     if (bd_lookup_table(b, &fr->fr_table, &t) != CZ_OK)
       return CZ_ERR;
@@ -536,18 +581,21 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
     /* A derived table sees the enclosing query (not its siblings). */
     bd_scope_t outer = {.sc_parent = sc->sc_parent, .sc_subq = sc->sc_subq};
     const char **names;
-    op_t *q;
-    if (bd_query(b, fr->fr_query, outer.sc_parent, sc->sc_subq, &q, &names, NULL) != CZ_OK)
+    lp_node_t *q;
+    if (bd_query_node(b, fr->fr_query, outer.sc_parent, sc->sc_subq, &q, &names, NULL) != CZ_OK ||
+        bd_scope_add(b, sc, bd_rel_derived(b, fr, q->ln_ncols, q->ln_types, names), fr->fr_pos) !=
+            CZ_OK)
       return CZ_ERR;
-    if (bd_scope_add(b, sc, bd_rel_derived(b, fr, q, names), fr->fr_pos) != CZ_OK)
-      return CZ_ERR;
-    *op = q;
-    return CZ_OK;
+    return derived_input(b, q, op, node);
   }
   case SQL_FROM_JOIN:
-    return bd_join(b, sc, fr, op);
+    return bd_join(b, sc, fr, op, outer);
   case SQL_FROM_FUNC:
-    return bd_from_func(b, sc, fr, op);  /* sql_bind_srf.c */
+  {
+    lp_node_t *fn;
+    return bd_from_func(b, sc, fr, &fn) != CZ_OK ? CZ_ERR  /* sql_bind_srf.c */
+                                                 : derived_input(b, fn, op, node);
+  }
   default:
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
                     "functions in FROM are not supported yet");
@@ -638,12 +686,11 @@ int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_block_t *fb)
   }
   lp_rel_t *u = bd_fromblk_unit(b, fb);
   u->un_base = sc->sc_width;
-  if (bd_item(b, sc, fr, &u->un_op, &u->un_table, &u->un_alias) != CZ_OK)
+  if (bd_item(b, sc, fr, &u->un_op, &u->un_node, &u->un_outer, &u->un_table, &u->un_alias) !=
+      CZ_OK)
     return CZ_ERR;
   u->un_width = sc->sc_width - u->un_base;
   bd_lock_unit(b, sc, u);  /* FOR UPDATE: the scan also gives the locator */
-  if (b->b_outer && b->b_outer->oj_op == u->un_op)
-    u->un_outer = b->b_outer;  /* an outer join of tables: rebuilt reading what the block reads */
   return CZ_OK;
 }
 

@@ -134,6 +134,13 @@ typedef struct bd_subq_src_s {
   xsubq_t *ss_sq;
   const sql_query_t *ss_q;
   bd_scope_t *ss_sc;            /* the scope it was bound in */
+  /* the WITH queries visible there and the view owner in force (a view's
+   * query: privileges): its block may be planned, and so decorrelated,
+   * after both changed (a derived table's, generated with the enclosing
+   * block, maybe outside the view it came from), so the subquery is bound
+   * again with them (sql_bind_decor.c rebind) */
+  struct bd_cte_s *ss_ctes;
+  uint32_t ss_owner;
 } bd_subq_src_t;
 
 /* A subquery being bound again for decorrelation (sql_bind_decor.c): its
@@ -199,7 +206,6 @@ typedef struct bd_s {
   int b_nsrc, b_src_cap;
   bd_subq_src_t *b_src;         /* every subquery's text and scope */
   bd_decor_t *b_decor;          /* a decorrelating rebinding in progress, else NULL */
-  struct lp_outer_s *b_outer;   /* the explicit outer join built last (opt_outer.c) */
   struct bd_lockreq_s *b_lock;  /* SELECT … FOR UPDATE: the block whose tables lock
                                    their rows (sql_bind_lock.c), else NULL */
   bool b_locks_rows;            /* some block got a LockRows operator */
@@ -310,6 +316,12 @@ int bd_agg_rewrite(bd_t *b, bd_aggctx_t *ag, int ngroup, xnode_t **group, xnode_
  * *names (may be NULL). */
 int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
              const char ***names, sp_col_t **cols);
+/* The same query as a logical node (sql_logical.h), not generated: a
+ * SELECT block (LN_SELECT), VALUES, a set operation over such nodes;
+ * LN_PLAN for a decorrelating rebinding's block (its output is shaped
+ * over operators). bd_query is this, then the generator (so_query). */
+int bd_query_node(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
+                  lp_node_t **out, const char ***names, sp_col_t **cols);
 /* A FROM clause in two steps: bd_from_bind puts its items into sc and
  * binds WHERE, giving the block's logical form (sql_logical.h);
  * bd_from_plan, called once every expression of the block is bound (so
@@ -319,6 +331,10 @@ int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t
 int bd_from_bind(bd_t *b, bd_scope_t *sc, const sql_list_t *from, const sql_expr_t *where,
                  lp_block_t **out);
 int bd_from_plan(bd_t *b, bd_scope_t *sc, lp_block_t *fb, op_t **out);
+/* bd_from_plan without the optimizer: the block in its final logical
+ * form (LATERAL folded, the block's view of sc filled), planned later by
+ * the generator (a SELECT block's, opt_gen_query.c). */
+int bd_from_finish(bd_t *b, bd_scope_t *sc, lp_block_t *fb);
 /* The optimizer's estimated cost of plan o: the nearest estimate below
  * its root along first inputs (a block's last join carries the cost of
  * all its joins); 0 when nothing below was estimated. */
@@ -330,11 +346,7 @@ int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_block_t *fb)
  * parallel: a top-level one, or one of a subquery without correlation
  * (so far: every expression of the block is bound when it is asked). */
 bool bd_par_block(const bd_scope_t *outer, const xsubq_t *sq);
-/* The operators of a SELECT block's upper part over plan, the join
- * block's: the generator's (sql_opt_t so_upper, opt/opt_gen.c). */
-int bd_upper_plan(bd_t *b, const lp_upper_t *u, op_t *plan, op_t **out);
-/* The operators of a VALUES list or set operation (so_query,
- * opt/opt_gen_query.c). */
+/* The operators of a query node (so_query, opt/opt_gen_query.c). */
 int bd_node_plan(bd_t *b, const lp_node_t *n, op_t **out);
 /* sql_bind_decor.c (lp_decorrelate in sql_logical.h is the optimizer's
  * door to it): WHERE's EXISTS / NOT EXISTS / IN / NOT IN conjuncts
@@ -407,7 +419,7 @@ int bd_lateral_join(bd_t *b, bd_scope_t *sc, int first_rel, int base, op_t *left
 /* A lateral item of a FROM list after other items: a unit marked
  * un_lateral (or an ordinary unit when it reads none of them). */
 int bd_lateral_unit(bd_t *b, bd_scope_t *sc, lp_block_t *fb, const sql_from_t *fr);
-/* Called first by bd_from_plan: the units before the last lateral unit
+/* Called first by bd_from_finish: the units before the last lateral unit
  * are planned (with the conjuncts over them alone) and joined to it, and
  * that join becomes the block's first unit, so the join search never
  * sees a lateral unit. */
@@ -415,9 +427,11 @@ int bd_lateral_fold(bd_t *b, bd_scope_t *sc, lp_block_t *fb);
 /* Adds range entry r to sc at the end of its row (42712 for a name
  * already there: CZ_ERR, b_e set at pos). */
 int bd_scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r, int pos);
-/* The range entry of a derived table fr whose plan q has output names:
- * fr's alias (else ?subquery?), its column aliases, then the names. */
-bd_rel_t *bd_rel_derived(bd_t *b, const sql_from_t *fr, const op_t *q, const char **names);
+/* The range entry of a derived table fr whose query gives ncols columns
+ * of types, with output names: fr's alias (else ?subquery?), its column
+ * aliases, then the names. */
+bd_rel_t *bd_rel_derived(bd_t *b, const sql_from_t *fr, int ncols, const ty_t *types,
+                         const char **names);
 /* A new, zeroed unit at the end of fb. */
 lp_rel_t *bd_fromblk_unit(bd_t *b, lp_block_t *fb);
 /* Appends conjunct x to fb's list. */
@@ -440,8 +454,11 @@ op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool ro
 /* The view named by FROM item fr (CZ_OK, *out set), 1 when fr names no
  * view (or the environment has none). */
 int bd_find_view(bd_t *b, const sql_from_t *fr, const sp_view_t **out);
-/* View v as one FROM item: its query bound as a derived table. */
-int bd_view_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const sp_view_t *v, op_t **op);
+/* View v as one FROM item: its query bound as a derived table, its node
+ * in *node when node is given (a unit of the block, generated with it),
+ * else generated now into *op. */
+int bd_view_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const sp_view_t *v, op_t **op,
+                 const lp_node_t **node);
 /* View v merged into the block: its FROM items become units of fb, its
  * WHERE conjuncts of fb, its columns a mapped range entry. 1 when v is not
  * simple enough (the caller binds it as one item). */

@@ -8,7 +8,7 @@
  * value (exec/op_lateral.c sets them per left row). An item that turns
  * out to read none of them (ncorr 0) is an ordinary FROM unit. Otherwise,
  * in a FROM list, it is a unit marked un_lateral; when the block is
- * planned (bd_lateral_fold, first thing in bd_from_plan) the units before
+ * planned (bd_lateral_fold, first thing in bd_from_finish) the units before
  * the last such unit are planned on their own, with the WHERE conjuncts
  * over them alone (so their scans keep key bounds and filters, and the
  * item runs only for rows that pass), and their lateral join with the
@@ -51,14 +51,15 @@ static int lat_bind(bd_t *b, bd_scope_t *sc, int first_rel, const sql_from_t *fr
   op_t *plan;
   bd_rel_t *rel;
   if (fr->fr_kind == SQL_FROM_FUNC) {
-    if (bd_from_func(b, &ls, fr, &plan) != CZ_OK)  /* sql_bind_srf.c */
-      return CZ_ERR;
+    lp_node_t *fn;
+    if (bd_from_func(b, &ls, fr, &fn) != CZ_OK || bd_node_plan(b, fn, &plan) != CZ_OK)
+      return CZ_ERR;  /* sql_bind_srf.c */
     rel = ls.sc_rels[0];
   } else {
     const char **names;
     if (bd_query(b, fr->fr_query, &view, sq, &plan, &names, NULL) != CZ_OK)
       return CZ_ERR;
-    rel = bd_rel_derived(b, fr, plan, names);
+    rel = bd_rel_derived(b, fr, plan->o_ncols, plan->o_types, names);
     ls.sc_rels = &rel;
     ls.sc_nrels = 1;
     ls.sc_width = rel->rl_ncols;

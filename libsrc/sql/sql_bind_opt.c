@@ -12,7 +12,7 @@ static lp_ctx_t ctx_of(bd_t *b)
   return c;
 }
 
-int bd_from_plan(bd_t *b, bd_scope_t *sc, lp_block_t *fb, op_t **out)
+int bd_from_finish(bd_t *b, bd_scope_t *sc, lp_block_t *fb)
 {
   if (!b->b_env || !b->b_env->pe_opt)
     return bd_error(b, SQLSTATE_INTERNAL, 0, "no optimizer in the planning environment");
@@ -24,6 +24,13 @@ int bd_from_plan(bd_t *b, bd_scope_t *sc, lp_block_t *fb, op_t **out)
   fb->fb_used_cap = sc->sc_used_cap;
   fb->fb_subq = sc->sc_subq;
   fb->fb_scope = sc;
+  return CZ_OK;
+}
+
+int bd_from_plan(bd_t *b, bd_scope_t *sc, lp_block_t *fb, op_t **out)
+{
+  if (bd_from_finish(b, sc, fb) != CZ_OK)
+    return CZ_ERR;
   lp_ctx_t c = ctx_of(b);
   return b->b_env->pe_opt->so_block(&c, fb, out);
 }
@@ -46,12 +53,6 @@ bool bd_par_block(const bd_scope_t *outer, const xsubq_t *sq)
   if (!sq)
     return !outer;
   return sq->xs_ncorr == 0;
-}
-
-int bd_upper_plan(bd_t *b, const lp_upper_t *u, op_t *plan, op_t **out)
-{
-  lp_ctx_t c = ctx_of(b);
-  return b->b_env->pe_opt->so_upper(&c, u, plan, out);
 }
 
 int bd_node_plan(bd_t *b, const lp_node_t *n, op_t **out)

@@ -434,8 +434,15 @@ static int bd_limit_expr(bd_t *b, const sql_expr_t *x, xnode_t **out)
   return CZ_OK;
 }
 
+/* Operators the binder built (a decorrelated block's output) as a node. */
+static void plan_node(op_t *plan, lp_node_t *out)
+{
+  *out = (lp_node_t){.ln_kind = LN_PLAN, .ln_ncols = plan->o_ncols, .ln_types = plan->o_types,
+                     .ln_plan = plan};
+}
+
 static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
-                           op_t **out, const char ***names, sp_col_t **cols)
+                           lp_node_t *out, const char ***names, sp_col_t **cols)
 {
   const sql_select_t *s = q->qu_select;
   int nhint = b->b_nhint;
@@ -445,7 +452,6 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
   bd_scope_t *sc = arena_zalloc(b->b_a, sizeof(*sc));
   sc->sc_parent = outer;
   sc->sc_subq = sq;
-  op_t *plan;
   lp_block_t *from;
   if (bd_from_bind(b, sc, s->se_from, s->se_where, &from) != CZ_OK)
     return CZ_ERR;
@@ -551,17 +557,17 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
     memcpy(conj0, from->fb_conj, sizeof(xnode_t *) * (size_t)nconj0);
   if (nord && (lim || top) && !reorders && !decor && !b->b_lock)
     order_wish(b, from, &tl, keys, nord, top ? top : lim, top ? NULL : off);
-  /* every expression over the FROM row is bound: plan it */
-  /* the estimate weighs a subquery that could also probe an index per row
-   * (opt_join.c keep_per_row); sampling costs, so only then */
-  from->fb_estimate = decor && (decor->dr_key_probe || decor->dr_estimate);
-  if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
-    return CZ_ERR;
   if (decor) {
+    /* every expression over the FROM row is bound: a decorrelating
+     * rebinding plans it now, its output shaped over the operators */
+    /* the estimate weighs a subquery that could also probe an index per row
+     * (opt_join.c keep_per_row); sampling costs, so only then */
+    from->fb_estimate = decor->dr_key_probe || decor->dr_estimate;
+    op_t *plan;
+    if (bd_from_plan(b, sc, from, &plan) != CZ_OK)
+      return CZ_ERR;
     decor->dr_est_rows = plan->o_est_rows;
     decor->dr_est_cost = bd_plan_est_cost(plan);
-  }
-  if (decor) {
     /* what a semi / anti or grouped join cannot express: keep the per-row subquery */
     if ((ag->ag_n > 0 && !decor->dr_scalar) || ngroup > 0 || having || has_sets || ndon ||
         bd_window_any(sc) || bd_srf_any(sc) ||
@@ -570,14 +576,16 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
     if (decor->dr_scalar) {
       if (decor->dr_fail || ag->ag_n == 0) {
         decor->dr_fail = true;
-        *out = plan;
+        plan_node(plan, out);
         return CZ_OK;
       }
-      *out = bd_decor_grouped(b, decor, plan, ag, tl.tl_x[0]);
-      return *out ? CZ_OK : CZ_ERR;
-    }
-    *out = bd_decor_output(b, decor, plan, nvis > 0 ? tl.tl_x[0] : NULL);
-    return *out ? CZ_OK : CZ_ERR;
+      plan = bd_decor_grouped(b, decor, plan, ag, tl.tl_x[0]);
+    } else
+      plan = bd_decor_output(b, decor, plan, nvis > 0 ? tl.tl_x[0] : NULL);
+    if (!plan)
+      return CZ_ERR;
+    plan_node(plan, out);
+    return CZ_OK;
   }
   /* the upper part, logical (sql_logical.h): the generator makes every
    * physical choice and builds the operators (opt/opt_gen.c) */
@@ -648,8 +656,15 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
   u->lu_top = top;
   if (b->b_lock)
     u->lu_lock = bd_lock_logical(b, rid_out, from, conj0, nconj0, tl.tl_x, tl.tl_n);
-  if (bd_upper_plan(b, u, plan, out) != CZ_OK)
+  /* every expression of the block is bound: the join block takes its
+   * final form (sql_bind_opt.c), the generator plans it with the upper
+   * part when the statement's tree is generated */
+  if (bd_from_finish(b, sc, from) != CZ_OK)
     return CZ_ERR;
+  ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(nvis + 1));
+  for (int t = 0; t < nvis; t++)
+    types[t] = tl.tl_cols[t].pc_type;
+  *out = (lp_node_t){.ln_kind = LN_SELECT, .ln_ncols = nvis, .ln_types = types, .ln_upper = u};
   if (names)
     *names = tl.tl_names;
   if (cols)
@@ -659,8 +674,8 @@ static int bd_select_block(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsu
 
 /* A SELECT block, with its own FOR UPDATE request in force while it is
  * bound (the enclosing block's is put back after). */
-static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
-                     const char ***names, sp_col_t **cols)
+static int bd_select(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
+                     lp_node_t *out, const char ***names, sp_col_t **cols)
 {
   bd_lockreq_t *saved = bd_lock_begin(b, q);
   int rc = bd_select_block(b, q, outer, sq, out, names, cols);
@@ -718,69 +733,63 @@ static int bd_values(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
 
 /* The columns of op as types, where they differ: per column its value in
  * types over op's row; NULL when op has them all. */
-static xnode_t **cast_columns(bd_t *b, const op_t *op, const ty_t *types)
+static xnode_t **cast_columns(bd_t *b, const lp_node_t *side, const ty_t *types)
 {
   bool same = true;
-  for (int c = 0; c < op->o_ncols; c++)
-    same &= op->o_types[c].t_id == types[c].t_id;
+  for (int c = 0; c < side->ln_ncols; c++)
+    same &= side->ln_types[c].t_id == types[c].t_id;
   if (same)
     return NULL;
-  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)op->o_ncols);
-  for (int c = 0; c < op->o_ncols; c++)
-    x[c] = bd_coerce(b, bd_col(b, c, op->o_types[c]), types[c]);
+  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)side->ln_ncols);
+  for (int c = 0; c < side->ln_ncols; c++)
+    x[c] = bd_coerce(b, bd_col(b, c, side->ln_types[c]), types[c]);
   return x;
 }
 
 static int bd_setop(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
                     lp_node_t *out, const char ***names, sp_col_t **cols)
 {
-  op_t *l, *r;
+  lp_node_t *l, *r;
   const char **ln;
   /* a recursive reference is refused where PostgreSQL refuses it: in
    * INTERSECT ALL, EXCEPT ALL's left side and EXCEPT's right side */
   int saved_other = b->b_setop_other;
   if (q->qu_kind != SQL_Q_UNION && q->qu_all)
     b->b_setop_other = q->qu_kind;
-  int rc = bd_query(b, q->qu_left, outer, sq, &l, &ln, cols);
+  int rc = bd_query_node(b, q->qu_left, outer, sq, &l, &ln, cols);
   if (q->qu_kind == SQL_Q_EXCEPT)
     b->b_setop_other = q->qu_kind;
   if (rc == CZ_OK)
-    rc = bd_query(b, q->qu_right, outer, sq, &r, NULL, NULL);
+    rc = bd_query_node(b, q->qu_right, outer, sq, &r, NULL, NULL);
   b->b_setop_other = saved_other;
   if (rc != CZ_OK)
     return CZ_ERR;
   static const char *what[] = {"", "", "UNION", "EXCEPT", "INTERSECT"};
-  if (l->o_ncols != r->o_ncols)
+  if (l->ln_ncols != r->ln_ncols)
     return bd_error(b, SQLSTATE_SYNTAX_ERROR, q->qu_pos,
                     "each %s query must have the same number of columns", what[q->qu_kind]);
-  ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(l->o_ncols + 1));
-  for (int c = 0; c < l->o_ncols; c++) {
-    ty_t pair[2] = {l->o_types[c], r->o_types[c]};
+  ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(l->ln_ncols + 1));
+  for (int c = 0; c < l->ln_ncols; c++) {
+    ty_t pair[2] = {l->ln_types[c], r->ln_types[c]};
     if (xtype_common(pair, 2, &types[c], b->b_e) != CZ_OK) {
       b->b_e->er_pos = q->qu_pos;
       return CZ_ERR;
     }
   }
-  /* the sides are generated already (bd_query): plans of the node */
-  lp_node_t *side = arena_zalloc(b->b_a, sizeof(lp_node_t) * 2);
-  side[0] = (lp_node_t){.ln_kind = LN_PLAN, .ln_ncols = l->o_ncols, .ln_types = l->o_types,
-                        .ln_plan = l};
-  side[1] = (lp_node_t){.ln_kind = LN_PLAN, .ln_ncols = r->o_ncols, .ln_types = r->o_types,
-                        .ln_plan = r};
   xnode_t **lcast = cast_columns(b, l, types), **rcast = cast_columns(b, r, types);
-  for (int c = 0; c < l->o_ncols; c++)
+  for (int c = 0; c < l->ln_ncols; c++)
     if ((lcast && !lcast[c]) || (rcast && !rcast[c]))
       return CZ_ERR;
   setop_kind_t k = q->qu_kind == SQL_Q_UNION    ? SETOP_UNION
                    : q->qu_kind == SQL_Q_EXCEPT ? SETOP_EXCEPT
                                                 : SETOP_INTERSECT;
-  *out = (lp_node_t){.ln_kind = LN_SETOP, .ln_ncols = l->o_ncols, .ln_types = types,
-                     .ln_setop = k, .ln_all = q->qu_all, .ln_l = &side[0], .ln_r = &side[1],
+  *out = (lp_node_t){.ln_kind = LN_SETOP, .ln_ncols = l->ln_ncols, .ln_types = types,
+                     .ln_setop = k, .ln_all = q->qu_all, .ln_l = l, .ln_r = r,
                      .ln_lcast = lcast, .ln_rcast = rcast};
   if (names)
     *names = ln;
   if (cols && *cols)
-    for (int c = 0; c < l->o_ncols; c++)
+    for (int c = 0; c < l->ln_ncols; c++)
       (*cols)[c].pc_type = types[c];
   return CZ_OK;
 }
@@ -819,7 +828,7 @@ static int bd_order_outputs(bd_t *b, const sql_query_t *q, const char **names, l
 }
 
 static int bd_query_body(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
-                         op_t **out, const char ***names, sp_col_t **cols);
+                         lp_node_t *out, const char ***names, sp_col_t **cols);
 
 /* WITH: the names are put in force for the query (and its subqueries),
  * each also for the WITH queries after it; a reference in FROM binds the
@@ -871,6 +880,16 @@ int bd_with_check(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq)
 int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t **out,
              const char ***names, sp_col_t **cols)
 {
+  lp_node_t *n;
+  return bd_query_node(b, q, outer, sq, &n, names, cols) != CZ_OK ? CZ_ERR
+                                                                   : bd_node_plan(b, n, out);
+}
+
+int bd_query_node(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
+                  lp_node_t **node, const char ***names, sp_col_t **cols)
+{
+  lp_node_t *out = arena_zalloc(b->b_a, sizeof(*out));
+  *node = out;
   if (!q->qu_with)
     return bd_query_body(b, q, outer, sq, out, names, cols);
   bd_cte_t *saved = b->b_ctes;
@@ -893,33 +912,31 @@ int bd_query(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq, op_t
 }
 
 static int bd_query_body(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq,
-                         op_t **out, const char ***names, sp_col_t **cols)
+                         lp_node_t *out, const char ***names, sp_col_t **cols)
 {
   const char **nm = NULL;
   sp_col_t *cl = NULL;
-  lp_node_t n;
   int rc;
   switch (q->qu_kind) {
   case SQL_Q_SELECT:
     return bd_select(b, q, outer, sq, out, names, cols);
   case SQL_Q_VALUES:
-    rc = bd_values(b, q, outer, sq, &n, &nm);
+    rc = bd_values(b, q, outer, sq, out, &nm);
     break;
   default:
-    rc = bd_setop(b, q, outer, sq, &n, &nm, &cl);
+    rc = bd_setop(b, q, outer, sq, out, &nm, &cl);
     break;
   }
-  /* the generator builds the operators (opt/opt_gen_query.c) */
-  if (rc != CZ_OK || bd_order_outputs(b, q, nm, &n) != CZ_OK || bd_node_plan(b, &n, out) != CZ_OK)
+  if (rc != CZ_OK || bd_order_outputs(b, q, nm, out) != CZ_OK)
     return CZ_ERR;
   if (names)
     *names = nm;
   if (cols) {
     if (!cl) {
-      cl = arena_zalloc(b->b_a, sizeof(sp_col_t) * (size_t)((*out)->o_ncols + 1));
-      for (int c = 0; c < (*out)->o_ncols; c++) {
+      cl = arena_zalloc(b->b_a, sizeof(sp_col_t) * (size_t)(out->ln_ncols + 1));
+      for (int c = 0; c < out->ln_ncols; c++) {
         cl[c].pc_name = nm[c];
-        cl[c].pc_type = (*out)->o_types[c];
+        cl[c].pc_type = out->ln_types[c];
       }
     }
     *cols = cl;

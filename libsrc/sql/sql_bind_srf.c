@@ -10,11 +10,11 @@
  * unnest(a) over an array's text form is the series array_lower(a, 1) ..
  * array_upper(a, 1) (none for an empty or NULL array) with each number i
  * replaced by a[i] cast to the element type, so it needs no operator of
- * its own.
+ * its own. Each function is a logical node (LN_FUNC: the series and the
+ * row made of each number) the optimizer generates with its block.
  */
 #include <string.h>
 
-#include "exec/exec_pg.h"
 #include "sql/sql_bind_ext.h"
 
 static bool is_int(ty_id_t id)
@@ -59,7 +59,23 @@ static void args_scope(bd_scope_t *out, const bd_scope_t *sc)
 /* unnest(a); with options, pg_options_to_table(a): each "name=value"
  * element of a text[] of options (reloptions, fdwoptions …) as the two
  * columns option_name, option_value (pg_dump lists options with it). */
-static int bd_unnest(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bool options, op_t **out)
+/* The logical node of a function in FROM: a series lo .. hi [by step]
+ * of type t, each number made into the row's ncols columns by row[] (NULL:
+ * the number itself, one column). */
+static lp_node_t *func_node(bd_t *b, ty_t t, xnode_t *lo, xnode_t *hi, xnode_t *step, int ncols,
+                            xnode_t **row)
+{
+  lp_node_t *n = arena_zalloc(b->b_a, sizeof(*n));
+  ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(ncols + 1));
+  for (int c = 0; c < ncols; c++)
+    types[c] = row ? row[c]->x_type : t;
+  *n = (lp_node_t){.ln_kind = LN_FUNC, .ln_ncols = ncols, .ln_types = types, .ln_fn_type = t,
+                   .ln_fn_lo = lo, .ln_fn_hi = hi, .ln_fn_step = step, .ln_fn_row = row};
+  return n;
+}
+
+static int bd_unnest(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bool options,
+                     lp_node_t **out)
 {
   const sql_expr_t *f = fr->fr_func;
   if (sql_list_len(f->ex_list) != 1)
@@ -85,7 +101,6 @@ static int bd_unnest(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bool options
       bd_ext_call(b, "array_flat_upper", hi_args, 1, fr->fr_pos, &hi) != CZ_OK)
     return CZ_ERR;
   ty_t i4 = ty_plain(TY_INT4);
-  op_t *series = op_series_new(b->b_a, i4, lo, hi, NULL);
   xnode_t *el_args[2] = {arr, bd_col(b, 0, i4)};
   if (bd_ext_call(b, "array_flat_element", el_args, 2, fr->fr_pos, &el) != CZ_OK)
     return CZ_ERR;
@@ -117,7 +132,7 @@ static int bd_unnest(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bool options
     r->rl_types = types;
     sc->sc_width += 1;
   }
-  *out = op_project_new(b->b_a, series, options ? 2 : 1, cols);
+  *out = func_node(b, i4, lo, hi, NULL, options ? 2 : 1, cols);
   return CZ_OK;
 }
 
@@ -125,7 +140,8 @@ static int bd_unnest(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bool options
  * partitioned tables above it — nothing is partitioned here, so the one
  * row (rel[, 1]). psql's \d of a table with triggers (its foreign keys)
  * names it so. */
-static int bd_partition_ancestors(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
+static int bd_partition_ancestors(bd_t *b, bd_scope_t *sc, const sql_from_t *fr,
+                                  lp_node_t **out)
 {
   const sql_expr_t *f = fr->fr_func;
   if (sql_list_len(f->ex_list) != 1)
@@ -155,15 +171,15 @@ static int bd_partition_ancestors(bd_t *b, bd_scope_t *sc, const sql_from_t *fr,
     r->rl_types = types;
     sc->sc_width += 1;
   }
-  op_t *one = op_series_new(b->b_a, i8, bd_const_i64(b, TY_INT8, 1), bd_const_i64(b, TY_INT8, 1), NULL);
   xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *) * 2);
   cols[0] = rel;
   cols[1] = bd_col(b, 0, i8);
-  *out = op_project_new(b->b_a, one, ncol, cols);
+  *out = func_node(b, i8, bd_const_i64(b, TY_INT8, 1), bd_const_i64(b, TY_INT8, 1), NULL, ncol,
+                   cols);
   return CZ_OK;
 }
 
-int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
+int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out)
 {
   const sql_expr_t *f = fr->fr_func;
   if (strcmp(f->ex_name, "pg_partition_ancestors") == 0 &&
@@ -209,6 +225,6 @@ int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   const char *col = sql_list_len(fr->fr_colnames) ? sql_list_at(fr->fr_colnames, 0) : name;
   if (scope_add_one(b, sc, name, col, t, fr->fr_pos) != CZ_OK)
     return CZ_ERR;
-  *out = op_series_new(b->b_a, t, a[0], a[1], a[2]);
+  *out = func_node(b, t, a[0], a[1], a[2], 1, NULL);
   return CZ_OK;
 }

@@ -138,7 +138,8 @@ static void view_leave(bd_t *b, const view_saved_t *s)
   b->b_view_depth--;
 }
 
-int bd_view_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const sp_view_t *v, op_t **op)
+int bd_view_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const sp_view_t *v, op_t **op,
+                 const lp_node_t **node)
 {
   const sql_query_t *q;
   view_access(b, v);
@@ -146,23 +147,32 @@ int bd_view_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const sp_view_t 
     return CZ_ERR;
   view_saved_t saved;
   view_enter(b, v, &saved);
-  op_t *plan;
+  lp_node_t *qn;
   const char **names;
-  int rc = bd_query(b, q, NULL, sc->sc_subq, &plan, &names, NULL);
+  int rc = bd_query_node(b, q, NULL, sc->sc_subq, &qn, &names, NULL);
   view_leave(b, &saved);
-  if (rc != CZ_OK || view_changed(b, v, fr->fr_pos, plan->o_ncols, plan->o_types) != CZ_OK)
+  if (rc != CZ_OK || view_changed(b, v, fr->fr_pos, qn->ln_ncols, qn->ln_types) != CZ_OK)
+    return CZ_ERR;
+  bd_rel_t *r = view_rel(b, fr, v);
+  for (int c = 0; c < v->vi_ncols; c++)
+    r->rl_types[c] = qn->ln_types[c];  /* typmods as the query gives them now */
+  if (bd_scope_add(b, sc, r, fr->fr_pos) != CZ_OK)
+    return CZ_ERR;
+  if (node && qn->ln_ncols == v->vi_ncols) {
+    *node = qn;  /* a unit of the block: generated with it (its subqueries
+                  * decorrelated under the view's owner, sql_bind_decor.c) */
+    return CZ_OK;
+  }
+  op_t *plan;
+  if (bd_node_plan(b, qn, &plan) != CZ_OK)
     return CZ_ERR;
   if (plan->o_ncols > v->vi_ncols) {
+    /* the query gives more columns than when the view was made: its own */
     xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(v->vi_ncols + 1));
     for (int c = 0; c < v->vi_ncols; c++)
       x[c] = bd_col(b, c, plan->o_types[c]);
     plan = op_project_new(b->b_a, plan, v->vi_ncols, x);
   }
-  bd_rel_t *r = view_rel(b, fr, v);
-  for (int c = 0; c < v->vi_ncols; c++)
-    r->rl_types[c] = plan->o_types[c];  /* typmods as the query gives them now */
-  if (bd_scope_add(b, sc, r, fr->fr_pos) != CZ_OK)
-    return CZ_ERR;
   *op = plan;
   return CZ_OK;
 }

@@ -10,27 +10,32 @@
  *   ANTI relation) has its columns past fb_width: they are read only by
  *   the conjuncts that join it and never reach the block's row.
  * - A relation is a stored table (un_table: the optimizer picks its access
- *   path and the columns it reads) or an input the binder has already
- *   built (un_op: a derived table, a function in FROM, an explicit outer
- *   join — which keeps its sides and ON as written in un_outer so that the
- *   optimizer can build it again reading fewer columns). Equalities never
- *   cross into an outer join's nullable side: its ON lives in un_outer,
- *   never among fb_conj.
+ *   path and the columns it reads), a derived table (un_node: its query
+ *   as a logical node, generated when the block is planned), an explicit
+ *   LEFT / RIGHT join (un_outer: its sides and ON as written, built by the
+ *   optimizer reading the columns the block reads), a function in FROM
+ *   (un_node LN_FUNC), or an input the binder has already built (un_op:
+ *   a FULL join, a LATERAL join, an inner join with USING / NATURAL).
+ *   Equalities never cross into an outer join's nullable side: its ON
+ *   lives in un_outer, never among fb_conj.
  * - A SELECT block's upper part (group-by, HAVING, windows, projection,
  *   DISTINCT [ON], ORDER BY, LIMIT, row locking) is logical too
- *   (lp_upper_t), and so are VALUES and set operations (lp_node_t),
+ *   (lp_upper_t); a SELECT block is a query node (lp_node_t LN_SELECT:
+ *   its join block and upper part), and so are VALUES and set operations,
  *   INSERT / UPDATE / DELETE (lp_dml_t), WITH RECURSIVE (LN_RECURSIVE)
  *   and materialised WITH queries (lp_cte_t, LN_CTE): the generator
- *   (opt/opt_gen.c, opt_gen_query.c, opt_gen_dml.c, opt_gen_cte.c) makes
- *   their physical choices and builds their operators.
+ *   (opt/opt_gen_query.c, opt_gen.c, opt_gen_dml.c, opt_gen_cte.c) plans
+ *   the join blocks, makes the physical choices and builds the operators
+ *   of a whole tree.
  * - The optimizer is reached through sp_env_t.pe_opt (sql_opt_t below),
  *   which the statement runner fills with opt's entry points: sql ranks
- *   below opt and never includes it. The binder still calls it for each
- *   block as soon as the block is bound (VALUES and set operations too,
- *   lp_node_t, the generator builds them; DML through so_dml), and
- *   still builds the operators of LATERAL and of the FROM items that are
- *   not tables itself; opt/README.md, "Where the line is", says what
- *   moves next.
+ *   below opt and never includes it. A SELECT statement is bound to one
+ *   tree and generated once (so_query), a DML statement likewise (so_dml);
+ *   the binder still generates each subquery in an expression, LATERAL
+ *   item and side of an explicit join that is neither a table nor a
+ *   LEFT / RIGHT join as it binds it, plans a decorrelating rebinding's
+ *   block (so_block), and builds the operators of LATERAL itself;
+ *   opt/README.md, "Where the line is", says what moves next.
  * - Everything lives in the statement's arena; nothing here is freed.
  */
 #ifndef CZ_SQL_LOGICAL_H
@@ -90,9 +95,15 @@ typedef struct lp_rel_s {
   agg_spec_t *un_agg_specs;
   xnode_t *un_agg_val;
   bool un_agg_only;
-  /* an explicit LEFT / RIGHT JOIN: how un_op was built, to build it again
-   * reading only the columns the block reads (NULL: not one) */
+  /* an explicit LEFT / RIGHT JOIN, logical: the optimizer builds it
+   * (opt_join.c gen_units, then again reading only the columns the block
+   * reads; NULL: not one) */
   const struct lp_outer_s *un_outer;
+  /* a derived table (a subquery in FROM, a WITH query bound in place, a
+   * view not merged) or a function in FROM: its logical node, generated when the optimizer
+   * plans the block (opt_join.c gen_units), which then sets un_op to its
+   * operators (NULL: not one) */
+  const struct lp_node_s *un_node;
 } lp_rel_t;
 
 /* An equivalence class of equal columns (sql_logical_ec.c): columns of
@@ -114,7 +125,7 @@ typedef struct lp_block_s {
   bool fb_estimate;             /* estimate even one unit, into the plan's o_est_rows
                                  * (a subquery being decorrelated) */
   const bool *fb_keep;          /* per conjunct: leave its subquery per row (NULL = none) */
-  /* Set by bd_from_plan from the block's scope when the block is handed
+  /* Set by bd_from_finish from the block's scope when the block is handed
    * to the optimizer (every expression of the block bound by then). */
   int fb_width;                 /* columns of the block's row */
   const bool *fb_used;          /* per row column: read by some expression (NULL = none) */
@@ -140,16 +151,20 @@ typedef struct lp_block_s {
 } lp_block_t;
 
 /* An explicit LEFT JOIN (or RIGHT JOIN, built as a swapped LEFT JOIN)
- * as bound: its sides (tables: oj_lt / oj_rt, scanned again when built
- * with a mask of the columns read; else the inputs as bound) and ON over
- * [left, right] as written. */
+ * as bound: its sides and ON over [left, right] as written. A side is a
+ * table (oj_lt / oj_rt, scanned when the join is built, for the columns
+ * read), a LEFT / RIGHT join again (oj_lo / oj_ro, built with it, for the
+ * columns read), or the input as bound (oj_l / oj_r; NULL for the other
+ * two). A unit of a block (un_outer) is built only by the optimizer
+ * (opt_outer.c); one under another kind of join (FULL, inner with USING,
+ * a lookup join) is built while binding (so_outer). */
 typedef struct lp_outer_s {
   op_t *oj_l, *oj_r;
   const sp_table_t *oj_lt, *oj_rt;
+  const struct lp_outer_s *oj_lo, *oj_ro;
   const char *oj_lalias, *oj_ralias;
   xnode_t *oj_cond;
   bool oj_right;                /* RIGHT JOIN */
-  op_t *oj_op;                  /* what the optimizer gave while binding */
 } lp_outer_t;
 
 /* ---- a query block's upper part (opt/opt_gen.c builds it) -------------
@@ -248,12 +263,19 @@ typedef struct lp_upper_s {
  *
  * A query that is not one SELECT block: VALUES rows, or a set operation
  * over two queries, with ORDER BY (of output columns) and LIMIT / OFFSET
- * over it. A side is a node again or a query already generated (a SELECT
- * block's operators, LN_PLAN). The same node carries INSERT / UPDATE /
- * DELETE (ln_dml), WITH RECURSIVE's union and references to a
- * materialised WITH query (below). */
+ * over it; or a SELECT block (LN_SELECT: its lp_upper_t, whose lu_from is
+ * its join block; its ORDER BY and LIMIT are the upper part's). A side is
+ * a node again, or (LN_PLAN) operators the binder still builds. The same
+ * node carries INSERT / UPDATE / DELETE (ln_dml), WITH RECURSIVE's union
+ * and references to a materialised WITH query (below). */
 typedef enum lp_nkind_e {
-  LN_PLAN, LN_VALUES, LN_SETOP,
+  LN_PLAN,                      /* operators already built (a decorrelated block's
+                                 * output, a source the binder still generates) */
+  LN_VALUES,
+  LN_SETOP,
+  LN_SELECT,                    /* one SELECT block: its join block and upper part */
+  LN_FUNC,                      /* a function in FROM: a series of integers, each
+                                 * number made into the function's row */
   LN_INSERT, LN_UPDATE, LN_DELETE,      /* ln_dml (lp_dml_t below) */
   LN_RECURSIVE,                         /* WITH RECURSIVE's union (below) */
   LN_CTE                                /* a reference to a materialised WITH query */
@@ -275,6 +297,14 @@ typedef struct lp_node_s {
   int ln_nord;
   const sort_key_t *ln_keys;    /* ORDER BY over the output; ln_nord 0: none */
   xnode_t *ln_limit, *ln_offset;    /* bigint; NULL none */
+  const lp_upper_t *ln_upper;   /* LN_SELECT: ln_ncols is its lu_nvis */
+  /* LN_FUNC (sql_bind_srf.c: generate_series, unnest, …): the numbers
+   * ln_fn_lo .. ln_fn_hi by ln_fn_step (NULL: 1) of type ln_fn_type (their
+   * values computed once per execution), and the row made of each: per
+   * column an expression over [the number] (ln_fn_row NULL: the number) */
+  ty_t ln_fn_type;
+  xnode_t *ln_fn_lo, *ln_fn_hi, *ln_fn_step;
+  xnode_t **ln_fn_row;
   const struct lp_dml_s *ln_dml;    /* LN_INSERT, LN_UPDATE, LN_DELETE */
   /* LN_RECURSIVE (opt/opt_gen_cte.c): ln_l the non-recursive term, ln_r
    * the recursive term (ln_rcast: its values in ln_l's types, NULL: it
@@ -371,10 +401,10 @@ typedef struct sql_opt_s {
   /* The operators producing fb's row (fb_width columns; columns nobody
    * reads may be NULL), with the conjuncts applied. */
   int (*so_block)(lp_ctx_t *c, lp_block_t *fb, op_t **out);
-  /* The operators of a SELECT block's upper part over plan, fb's
-   * operators (opt/opt_gen.c): every physical choice above the joins. */
-  int (*so_upper)(lp_ctx_t *c, const lp_upper_t *u, op_t *plan, op_t **out);
-  /* The operators of a VALUES list or set operation (opt/opt_gen_query.c). */
+  /* The operators of a query node (opt/opt_gen_query.c): a SELECT block
+   * (its join block planned, then its upper part, opt/opt_gen.c), a
+   * VALUES list or a set operation, derived tables in FROM generated as
+   * their blocks are planned. */
   int (*so_query)(lp_ctx_t *c, const lp_node_t *n, op_t **out);
   /* An explicit outer join's operators; need (over its columns, NULL =
    * all) the columns read, the others NULL at their positions. */

@@ -115,7 +115,12 @@ int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
     const char **names;
     p->sp_kind = SP_QUERY;
     b.b_top_query = st->st_query;
-    rc = bd_query(&b, st->st_query, NULL, NULL, &p->sp_root, &names, &p->sp_cols);
+    /* bound to one logical tree, then generated at once (the optimizer's
+     * so_query: each block planned, then the operators above it) */
+    lp_node_t *tree;
+    rc = bd_query_node(&b, st->st_query, NULL, NULL, &tree, &names, &p->sp_cols);
+    if (rc == CZ_OK)
+      rc = bd_node_plan(&b, tree, &p->sp_root);
     if (rc == CZ_OK) {
       p->sp_ncols = p->sp_root->o_ncols;
       if (st->st_query->qu_lock != SQL_LOCK_NONE)

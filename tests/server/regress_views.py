@@ -11,7 +11,10 @@
   messages    2BP01's text, DETAIL (every dependent, each on what it reads)
               and HINT; 42809's HINT; 55000's DETAIL and HINT
   privileges  a user with SELECT on the view only reads through it (the
-              view's owner's privileges read its table), not the table;
+              view's owner's privileges read its table), not the table,
+              also where a derived table of the view has a correlated
+              subquery over another table (decorrelated when the
+              enclosing block is planned, under the view's owner);
               without SELECT on the view 42501 "permission denied for view"
   merged      EXPLAIN of a query over a simple view is the plan of the same
               query written over its table (the view's table joins the
@@ -154,14 +157,25 @@ def messages(c):
 def privileges(c, dsn):
     c.execute("DROP ROLE IF EXISTS rv_user")
     c.execute("CREATE ROLE rv_user LOGIN PASSWORD 'rv_pw_1'")
+    c.execute("CREATE VIEW rv_vd AS SELECT x FROM (SELECT a AS x FROM rv_t WHERE EXISTS "
+              "(SELECT 1 FROM rv_t2 WHERE rv_t2.a = rv_t.a)) d")
     try:
         c.execute("GRANT SELECT ON rv_v TO rv_user")
+        c.execute("GRANT SELECT ON rv_vd TO rv_user")
         kw = conninfo_to_dict(dsn)
         kw.update(user="rv_user", password="rv_pw_1")
         u = connect(make_conninfo(**kw))
         try:
             rows = u.execute("SELECT a FROM rv_v ORDER BY a").fetchall()
             check("select through the view with SELECT on it only", rows == [(2,), (3,)], rows)
+            try:
+                rows = u.execute("SELECT x FROM rv_vd ORDER BY x").fetchall()
+            except psycopg.Error as e:
+                rows = (e.sqlstate, str(e))
+            check("a derived table's correlated subquery reads under the view's owner",
+                  rows == [(2,), (3,)], rows)
+            st = err(u, "SELECT * FROM rv_t2")
+            check("the subquery's table itself is refused", st[0] == "42501", st)
             st = err(u, "SELECT * FROM rv_t")
             check("the table itself is refused", st[0] == "42501", st)
             st = err(u, "SELECT * FROM rv_v2")
@@ -177,6 +191,7 @@ def privileges(c, dsn):
             u.close()
     finally:
         c.execute("REVOKE ALL ON rv_v FROM rv_user")
+        c.execute("DROP VIEW rv_vd")
         c.execute("DROP ROLE IF EXISTS rv_user")
 
 
