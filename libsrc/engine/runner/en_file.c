@@ -149,6 +149,27 @@ static int en_file_check_stat(const char *path, const struct stat *sb, const str
   return CZ_OK;
 }
 
+int en_file_check_path(void *session, const char *path, char *real, err_t *e)
+{
+  esession_t *s = session;
+  if (!esession_is_superuser(s))
+    return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE,
+                   "permission denied to load RDF: only a superuser may read server files");
+  bool missing;
+  if (en_file_resolve(path, real, &missing, e) != CZ_OK)
+    return CZ_ERR;
+  if (!en_dir_allowed(es_engine(s), real))
+    return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE,
+                   "permission denied to load RDF: \"%s\" is not in DirsAllowed", real);
+  const char *what = fg_protected(NULL, real);
+  if (what)
+    return en_file_refuse_own(path, what, e);
+  if (missing)
+    return err_set(e, SQLSTATE_UNDEFINED_FILE, "could not open file \"%s\": %s", path,
+                   strerror(ENOENT));
+  return CZ_OK;
+}
+
 int en_file_open(esession_t *s, const char *op, const char *path, bool write, int *fd_out,
                  err_t *e)
 {

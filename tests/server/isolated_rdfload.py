@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""The RDF store's tables and bulk loader (issue 10, items 1-2): ld_dir and
+rdf_loader_run through SQL on a server whose DirsAllowed holds a data
+folder of its own and a slice of ../shared/data's LUBM(10).
+
+Checks: the store's tables exist in a new database; files of every syntax
+(N-Triples, N-Quads gzip, Turtle with relative IRIs, TriG) load, each
+triple once; the quads decode back (rdf_term, and a plain SQL join over
+rdf_quad, rdf_iri and rdf_prefix) to exactly the N-Triples written;
+a malformed file stops with file and line in rdf_load_list and leaves no
+triple, or with skip mode loses only its bad line; paths outside
+DirsAllowed and non-superusers get 42501; four loaders in parallel take
+different files and give one id per term; after kill -9 and a restart
+everything committed is there, decodes the same, and new terms get new
+ids.
+
+Usage: isolated_rdfload.py --kind cadenza|postgres --binary PATH --dir DIR
+"""
+import gzip
+import os
+import sys
+import threading
+
+import psycopg
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+from checks import check  # noqa: E402
+
+SHARED = os.environ.get("CZ_SHARED") or os.path.normpath(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared"))
+LUBM = os.path.join(SHARED, "data", "lubm10", "lubm10.nt.gz")
+EX = "http://example.org/"
+LONG = "x" * 1500
+
+# Canonical N-Triples (what the decoder writes back): IRIs, blank nodes,
+# plain, language-tagged, typed, inline (integer, decimal, double, boolean,
+# date, dateTime) and non-canonical literals, a long literal and a long IRI.
+XSD = "http://www.w3.org/2001/XMLSchema#"
+A_NT = [l.replace("EX/", EX).replace("XSD/", XSD) for l in [
+    '<EX/a> <EX/p> <EX/b> .',
+    '<EX/a> <EX/name> "Alice" .',
+    '<EX/a> <EX/name> "Alicia"@es .',
+    '<EX/a> <EX/age> "42"^^<XSD/integer> .',
+    '<EX/a> <EX/age> "042"^^<XSD/integer> .',
+    '<EX/a> <EX/h> "1.5"^^<XSD/decimal> .',
+    '<EX/a> <EX/h> "1.5E0"^^<XSD/double> .',
+    '<EX/a> <EX/ok> "true"^^<XSD/boolean> .',
+    '<EX/a> <EX/d> "2024-02-29"^^<XSD/date> .',
+    '<EX/a> <EX/d> "2024-02-29T10:00:00Z"^^<XSD/dateTime> .',
+    '<EX/a> <EX/t> "odd"^^<EX/dt> .',
+    '<EX/a> <EX/q> "say \\"hi\\"\\nthere" .',
+    '<EX/a> <EX/long> "' + LONG + '" .',
+    '<EX/a> <EX/long> <EX/' + "i" * 1200 + '> .',
+]]
+BAD_NT = [l.replace("EX/", EX) for l in [
+    '<EX/bad1> <EX/p> <EX/b> .',
+    '<EX/bad2> <EX/p> <EX/b> .',
+    '<EX/bad3> <EX/p> "unterminated .',
+    '<EX/bad4> <EX/p> <EX/b> .',
+]]
+
+
+def write(path, lines, gz=False):
+    data = ("\n".join(lines) + "\n").encode()
+    with (gzip.open(path, "wb") if gz else open(path, "wb")) as f:
+        f.write(data)
+
+
+def graph_nt(c, graph):
+    """The triples of graph (an IRI) as N-Triples lines, through rdf_term."""
+    rows = c.execute(
+        "SELECT rdf_term(s) || ' ' || rdf_term(p) || ' ' || rdf_term(o) || ' .' FROM rdf.rdf_quad"
+        " WHERE g = (SELECT i.id FROM rdf.rdf_iri i JOIN rdf.rdf_prefix x ON x.id = i.prefix"
+        "            WHERE x.ns || i.local = %s)", (graph,)).fetchall()
+    return [r[0] for r in rows]
+
+
+def load_list(c):
+    return {r[0]: r[1:] for r in c.execute(
+        "SELECT ll_file, ll_state, ll_error, ll_triples, ll_bad FROM rdf.rdf_load_list")}
+
+
+def main():
+    args = checks.isolated_args()
+    if args.kind != "cadenza":
+        return checks.skip("the RDF store is Cadenza's own")
+    base = os.path.abspath(os.path.join(args.dir, "rdfload"))
+    srv = checks.isolated_server(args, "rdfload", buffers=8000)
+    data = os.path.join(srv.folder, "rdfdata")
+    srv.extra_ini = {"Parameters": {"DirsAllowed": data}}
+    os.makedirs(os.path.join(data, "one"))
+    os.makedirs(os.path.join(data, "bad"))
+    os.makedirs(os.path.join(data, "par"))
+    os.makedirs(os.path.join(data, "lubm"))
+    write(os.path.join(data, "one", "a.nt"), A_NT)
+    write(os.path.join(data, "one", "q.nq.gz"),
+          ['<%sq1> <%sp> "in g2" <%sg2> .' % (EX, EX, EX),
+           '_:n1 <%sp> _:n2 <%sg2> .' % (EX, EX)], gz=True)
+    write(os.path.join(data, "one", "r.ttl"),
+          ['@prefix ex: <%s> .' % EX, '<> ex:p ex:b .', '<x> ex:p "rel" .'])
+    write(os.path.join(data, "one", "t.trig"),
+          ['@prefix ex: <%s> .' % EX, 'ex:g3 { ex:t1 ex:p 7 . }'])
+    write(os.path.join(data, "bad", "stop.nt"), BAD_NT)
+    write(os.path.join(data, "bad", "skip.nt"), [l.replace("bad", "skp") for l in BAD_NT])
+    # four files sharing most of their terms, for parallel loaders
+    par = set()
+    for f in range(8):
+        lines = ['<%ss%d> <%sp%d> <%so%d> .' % (EX, (i * 7 + f) % 300, EX, i % 5, EX, i % 40)
+                 for i in range(3000)]
+        par.update(lines)
+        write(os.path.join(data, "par", "p%d.nt" % f), lines)
+    lubm_lines = []
+    with gzip.open(LUBM, "rt") as f:
+        for line in f:
+            if len(lubm_lines) >= 20000:
+                break
+            if not line.startswith("<>"):
+                lubm_lines.append(line.rstrip("\n"))
+    write(os.path.join(data, "lubm", "part.nt.gz"), lubm_lines, gz=True)
+
+    srv.start()
+    try:
+        with psycopg.connect(srv.dsn(), autocommit=True) as c:
+            n = c.execute("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                          " WHERE nspname = 'rdf' AND relname IN ('rdf_quad', 'rdf_iri',"
+                          " 'rdf_prefix', 'rdf_literal', 'rdf_quad_sp', 'rdf_quad_op',"
+                          " 'rdf_quad_gs', 'rdf_load_list', 'rdf_quad_pogs')").fetchone()[0]
+            check("the store's tables are made with the database", n == 9, repr(n))
+            check("rdf_quad starts empty",
+                  c.execute("SELECT count(*) FROM rdf.rdf_quad").fetchone()[0] == 0)
+
+            added = c.execute("SELECT ld_dir(%s, '*', %s)",
+                              (os.path.join(data, "one"), EX + "g1")).fetchone()[0]
+            check("ld_dir lists the four files", added == 4, repr(added))
+            again = c.execute("SELECT ld_dir(%s, '*', %s)",
+                              (os.path.join(data, "one"), EX + "g1")).fetchone()[0]
+            check("ld_dir lists a file once", again == 0, repr(again))
+            files = c.execute("SELECT rdf_loader_run()").fetchone()[0]
+            check("rdf_loader_run takes the waiting files", files == 4, repr(files))
+            ll = load_list(c)
+            a_row = ll.get(os.path.join(data, "one", "a.nt"))
+            check("a.nt done, no error, its triples counted",
+                  a_row == (2, None, len(A_NT), 0), repr(a_row))
+            bad_states = {k: v for k, v in ll.items() if v[0] != 2 or v[1]}
+            check("every file of one/ done without error", not bad_states, repr(bad_states))
+
+            got = sorted(graph_nt(c, EX + "g1"))
+            want = sorted(A_NT + ['<file://%s/one/r.ttl> <%sp> <%sb> .' % (data, EX, EX),
+                                  '<file://%s/one/x> <%sp> "rel" .' % (data, EX)])
+            check("graph g1 decodes to exactly the N-Triples loaded (rdf_term)", got == want,
+                  "missing %r extra %r" % (sorted(set(want) - set(got))[:3],
+                                           sorted(set(got) - set(want))[:3]))
+            g2 = sorted(graph_nt(c, EX + "g2"))
+            check("N-Quads (gzip) keep their graph, blank nodes two distinct ones",
+                  len(g2) == 2 and g2[1].startswith("_:") and
+                  g2[1].split()[0] != g2[1].split()[2], repr(g2))
+            g3 = graph_nt(c, EX + "g3")
+            check("TriG graph blocks, inline integers",
+                  g3 == ['<%st1> <%sp> "7"^^<http://www.w3.org/2001/XMLSchema#integer> .'
+                         % (EX, EX)], repr(g3))
+            joined = sorted(r[0] for r in c.execute(
+                "SELECT x.ns || i.local FROM rdf.rdf_quad q JOIN rdf.rdf_iri i ON i.id = q.s"
+                " JOIN rdf.rdf_prefix x ON x.id = i.prefix"
+                " WHERE q.p = (SELECT i2.id FROM rdf.rdf_iri i2 JOIN rdf.rdf_prefix x2"
+                "              ON x2.id = i2.prefix WHERE x2.ns || i2.local = %s)",
+                (EX + "name",)))
+            check("a plain SQL join over the dictionaries names the subjects",
+                  joined == [EX + "a", EX + "a"], repr(joined))
+            lit = c.execute("SELECT count(*) FROM rdf.rdf_literal WHERE lex = 'Alicia'"
+                            " AND lang = 'es'").fetchone()[0]
+            check("language-tagged literals in rdf_literal", lit == 1, repr(lit))
+            inl = c.execute("SELECT count(*) FROM rdf.rdf_literal WHERE lex IN ('42', 'true',"
+                            " '2024-02-29')").fetchone()[0]
+            check("inline values never reach the literal dictionary", inl == 0, repr(inl))
+            proj = c.execute(
+                "SELECT (SELECT count(*) FROM (SELECT DISTINCT s, p FROM rdf.rdf_quad) d),"
+                " (SELECT count(*) FROM rdf.rdf_quad_sp),"
+                " (SELECT count(*) FROM (SELECT DISTINCT o, p FROM rdf.rdf_quad) d),"
+                " (SELECT count(*) FROM rdf.rdf_quad_op),"
+                " (SELECT count(*) FROM (SELECT DISTINCT g, s FROM rdf.rdf_quad) d),"
+                " (SELECT count(*) FROM rdf.rdf_quad_gs)").fetchone()
+            check("the projections hold the distinct pairs",
+                  proj[0] == proj[1] and proj[2] == proj[3] and proj[4] == proj[5], repr(proj))
+
+            # malformed input: stop mode, then skip mode
+            c.execute("SELECT ld_dir(%s, 'stop.nt', %s)", (os.path.join(data, "bad"), EX + "gb"))
+            c.execute("SELECT rdf_loader_run()")
+            row = load_list(c)[os.path.join(data, "bad", "stop.nt")]
+            check("a malformed line stops its file: error names file and line 3",
+                  row[0] == 2 and row[1] and "22P02" in row[1] and "stop.nt:3:" in row[1] and
+                  row[2] == 0, repr(row))
+            n = c.execute("SELECT count(*) FROM rdf.rdf_iri WHERE local IN ('bad1', 'bad2')"
+                          " AND id IN (SELECT s FROM rdf.rdf_quad)").fetchone()[0]
+            check("nothing of the stopped file is in rdf_quad", n == 0, repr(n))
+            c.execute("SELECT ld_dir(%s, 'skip.nt', %s)", (os.path.join(data, "bad"), EX + "gs"))
+            c.execute("SELECT rdf_loader_run(true)")
+            row = load_list(c)[os.path.join(data, "bad", "skip.nt")]
+            check("skip mode: the file loads without its bad line (ll_bad 1)",
+                  row[0] == 2 and row[1] is None and row[2] == 3 and row[3] == 1, repr(row))
+
+            # the file gate
+            for sql, what in (("SELECT ld_dir('/etc', '*', NULL)", "outside DirsAllowed"),
+                              ("SELECT ld_dir('relative/dir', '*', NULL)", "a relative path")):
+                st = checks.state(c, sql)
+                check("ld_dir of %s is refused" % what, st[0] in ("42501", "42602"), repr(st))
+            c.execute("CREATE USER rl_user PASSWORD 'pw'")
+        with psycopg.connect(srv.dsn(user="rl_user", password="pw"), autocommit=True) as u:
+            st = checks.state(u, "SELECT ld_dir(%r, '*', NULL)" % os.path.join(data, "one"))
+            check("ld_dir by a user who is not a superuser: 42501", st[0] == "42501", repr(st))
+
+        # parallel loaders over files sharing their terms
+        with psycopg.connect(srv.dsn(), autocommit=True) as c:
+            c.execute("SELECT ld_dir(%s, '*.nt', %s)", (os.path.join(data, "par"), EX + "gp"))
+            c.execute("SELECT ld_dir(%s, '*', %s)", (os.path.join(data, "lubm"), EX + "lubm"))
+        took, errs = [], []
+
+        def loader():
+            try:
+                with psycopg.connect(srv.dsn(), autocommit=True) as lc:
+                    took.append(lc.execute("SELECT rdf_loader_run()").fetchone()[0])
+            except Exception as ex:  # noqa: BLE001 - reported as a check
+                errs.append(repr(ex))
+        ts = [threading.Thread(target=loader) for _ in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        check("four parallel loaders take the 9 files between them, each once",
+              not errs and sum(took) == 9, "took %r errors %r" % (took, errs))
+        with psycopg.connect(srv.dsn(), autocommit=True) as c:
+            ll = load_list(c)
+            bad = {k: v for k, v in ll.items() if "/par/" in k and (v[0] != 2 or v[1])}
+            check("every parallel file done without error", not bad, repr(bad))
+            got = set(graph_nt(c, EX + "gp"))
+            check("the parallel graph holds each distinct triple once",
+                  got == par and len(graph_nt(c, EX + "gp")) == len(par),
+                  "%d of %d" % (len(got), len(par)))
+            dup = c.execute("SELECT count(*) FROM (SELECT prefix, local FROM rdf.rdf_iri"
+                            " GROUP BY prefix, local HAVING count(*) > 1) d").fetchone()[0]
+            check("one id per IRI after concurrent encoding", dup == 0, repr(dup))
+            lubm = graph_nt(c, EX + "lubm")
+            check("the LUBM(10) slice: every distinct triple, decoded as written",
+                  len(lubm) == len(set(lubm_lines)) and set(lubm) == set(lubm_lines),
+                  "%d of %d" % (len(lubm), len(set(lubm_lines))))
+            before = c.execute("SELECT count(*), max(id) FROM rdf.rdf_iri").fetchone()
+            nquads = c.execute("SELECT count(*) FROM rdf.rdf_quad").fetchone()[0]
+            g1 = sorted(graph_nt(c, EX + "g1"))
+
+        # kill -9, restart: everything committed is there
+        srv.kill9()
+        srv.start()
+        with psycopg.connect(srv.dsn(), autocommit=True) as c:
+            after = c.execute("SELECT count(*), max(id) FROM rdf.rdf_iri").fetchone()
+            n2 = c.execute("SELECT count(*) FROM rdf.rdf_quad").fetchone()[0]
+            check("after kill -9: the dictionaries and quads recovered",
+                  after == before and n2 == nquads, "%r %r / %r %r" % (before, nquads, after, n2))
+            check("after kill -9: graph g1 decodes the same", sorted(graph_nt(c, EX + "g1")) == g1)
+            write(os.path.join(data, "one", "new.nt"), ['<%snewterm> <%sp> "n" .' % (EX, EX)])
+            c.execute("SELECT ld_dir(%s, 'new.nt', %s)", (os.path.join(data, "one"), EX + "g1"))
+            c.execute("SELECT rdf_loader_run()")
+            nid = c.execute("SELECT i.id FROM rdf.rdf_iri i WHERE local = 'newterm'").fetchone()
+            check("a new term after the restart gets a new id", nid and nid[0] > before[1],
+                  "%r after %r" % (nid, before))
+    finally:
+        srv.stop()
+    del base
+    return checks.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
