@@ -11,9 +11,9 @@
  * - Encoding a batch: inline literals never reach a table. The rest are
  *   sorted and made distinct per dictionary; one vectored probe of the
  *   unique index (tbl_probe) finds the known ones; the unknown ones are
- *   probed again under their value locks (tbl_ref_probe: the lock every
- *   inserter of the value takes, in key order, so two encoders never
- *   deadlock), the ones a concurrent encoder committed meanwhile are read,
+ *   locked EXCLUSIVE under the lock every inserter of the value takes, in
+ *   key order (rdf_lock.c: two encoders never deadlock), and probed again
+ *   (tbl_ref_probe); the ones a concurrent encoder committed meanwhile are read,
  *   and the rest get ids from a sequence and go in as one batch.
  * - Each dictionary step is its own short transaction, committed before
  *   the ids are used: a loader's long transaction never holds dictionary
@@ -300,7 +300,8 @@ static int rd_insert_new(rdf_dict_t *d, txn_t *tx, const rd_table_t *dt, rd_key_
   bool *found = arena_alloc(a, sizeof(bool) * (size_t)n);
   for (int j = 0; j < n; j++)
     keys[j] = u[j]->rk_k;
-  if (tbl_ref_probe(tx, dt->dt_t, dt->dt_ix, keys, n, true, found, a, e) != CZ_OK)
+  if (rdf_lock_values(tx, dt->dt_t->ct_indexes[dt->dt_ix], keys, n, a, e) != CZ_OK ||
+      tbl_ref_probe(tx, dt->dt_t, dt->dt_ix, keys, n, false, found, a, e) != CZ_OK)
     return CZ_ERR;
   /* found now: a concurrent encoder committed them since the first probe */
   rd_key_t **again = arena_alloc(a, sizeof(*again) * (size_t)n);

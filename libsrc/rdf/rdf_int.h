@@ -104,4 +104,10 @@ extern const rdf_results_ops_t rdf_results_xml_ops;
 extern const rdf_results_ops_t rdf_results_csv_ops;
 extern const rdf_results_ops_t rdf_results_tsv_ops;
 
+/* rdf_lock.c: locks the values keys[0..n) (ix's key columns) EXCLUSIVE
+ * for tx, in encoded key order, under the lock name the table layer's
+ * inserters of ix take (insert-if-absent without upgrade deadlocks). */
+int rdf_lock_values(txn_t *tx, const cat_index_t *ix, const datum_t *const *keys, int n,
+                    arena_t *a, err_t *e);
+
 #endif /* CZ_RDF_INT_H */

@@ -40,7 +40,7 @@
 #define RL_RETRIES 5
 #define RL_PROGRESS_NS 1000000000ULL
 
-enum { LL_FILE, LL_GRAPH, LL_STATE, LL_ERROR, LL_STARTED, LL_FINISHED, LL_TRIPLES, LL_BAD, LL_NCOLS };
+enum { LL_FILE, LL_GRAPH, LL_STATE, LL_ERROR, LL_STARTED, LL_FINISHED, LL_TRIPLES, LL_BAD, LL_BYTES, LL_READ, LL_NCOLS };
 
 static int64_t rl_now_ts(void)
 {
@@ -68,8 +68,8 @@ static const cat_table_t *rl_list(const cat_snapshot_t *s, err_t *e)
 
 /* ---- ld_dir ------------------------------------------------------------------ */
 
-static int rl_add_files(db_t *db, const cat_table_t *t, char **paths, int n, const char *graph,
-                        arena_t *a, int64_t *added, err_t *e)
+static int rl_add_files(db_t *db, const cat_table_t *t, char **paths, const int64_t *sizes, int n,
+                        const char *graph, arena_t *a, int64_t *added, err_t *e)
 {
   datum_t *kd = arena_alloc(a, sizeof(datum_t) * (size_t)(n + 1));
   const datum_t **keys = arena_alloc(a, sizeof(*keys) * (size_t)(n + 1));
@@ -81,14 +81,17 @@ static int rl_add_files(db_t *db, const cat_table_t *t, char **paths, int n, con
   txn_t *tx = txn_begin(db, TXN_NESTED, e);
   if (!tx)
     return CZ_ERR;
-  int rc = n ? tbl_ref_probe(tx, t, 0, keys, n, true, found, a, e) : CZ_OK;
+  int rc = n ? rdf_lock_values(tx, t->ct_indexes[0], keys, n, a, e) : CZ_OK;
+  if (rc == CZ_OK && n)
+    rc = tbl_ref_probe(tx, t, 0, keys, n, false, found, a, e);
   for (int i = 0; rc == CZ_OK && i < n; i++) {
     if (found[i])  /* already listed: as Virtuoso, ld_dir does not list a file twice */
       continue;
     datum_t row[LL_NCOLS] = {
       [LL_FILE] = kd[i], [LL_GRAPH] = rl_text(graph), [LL_STATE] = {.d_i64 = 0},
       [LL_ERROR] = {.d_null = true}, [LL_STARTED] = {.d_null = true},
-      [LL_FINISHED] = {.d_null = true}, [LL_TRIPLES] = {.d_i64 = 0}, [LL_BAD] = {.d_i64 = 0}};
+      [LL_FINISHED] = {.d_null = true}, [LL_TRIPLES] = {.d_i64 = 0}, [LL_BAD] = {.d_i64 = 0},
+      [LL_BYTES] = {.d_i64 = sizes[i]}, [LL_READ] = {.d_i64 = 0}};
     rc = tbl_insert_row(tx, t, row, e);
     if (rc == CZ_OK)
       (*added)++;
@@ -117,20 +120,23 @@ int rdf_ld_dir(const rdf_load_env_t *env, const char *dir, const char *mask, con
     return err_set(e, SQLSTATE_IO_ERROR, "could not open directory \"%s\": %m", dir);
   arena_t *a = arena_create(NULL, "ld_dir");
   char **paths = arena_alloc(a, sizeof(char *) * (size_t)(n + 1));
+  int64_t *sizes = arena_alloc(a, sizeof(int64_t) * (size_t)(n + 1));
   int np = 0;
   for (int i = 0; i < n; i++) {
     const char *name = ents[i]->d_name;
     if (name[0] != '.' && fnmatch(mask ? mask : "*", name, 0) == 0) {
       char *p = arena_sprintf(a, "%s%s%s", real, strcmp(real, "/") ? "/" : "", name);
-      if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+      if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        sizes[np] = (int64_t)sb.st_size;
         paths[np++] = p;
+      }
     }
     free(ents[i]);
   }
   free(ents);
   cat_snapshot_t *s = cat_snapshot(env->le_cat);
   const cat_table_t *t = rl_list(s, e);
-  int rc = t ? rl_add_files(cat_db(env->le_cat), t, paths, np, graph, a, added, e) : CZ_ERR;
+  int rc = t ? rl_add_files(cat_db(env->le_cat), t, paths, sizes, np, graph, a, added, e) : CZ_ERR;
   cat_snapshot_release(s);
   arena_destroy(a);
   return rc;
@@ -203,9 +209,11 @@ static int rl_claim(db_t *db, const cat_table_t *t, arena_t *a, char **file, cha
     if (rc == CZ_OK) {
       datum_t vals[LL_NCOLS] = {[LL_STATE] = {.d_i64 = 1}, [LL_STARTED] = {.d_i64 = rl_now_ts()},
                                 [LL_ERROR] = {.d_null = true}, [LL_FINISHED] = {.d_null = true},
-                                [LL_TRIPLES] = {.d_i64 = 0}, [LL_BAD] = {.d_i64 = 0}};
+                                [LL_TRIPLES] = {.d_i64 = 0}, [LL_BAD] = {.d_i64 = 0},
+                                [LL_READ] = {.d_i64 = 0}};
       bool set[LL_NCOLS] = {[LL_STATE] = true, [LL_STARTED] = true, [LL_ERROR] = true,
-                            [LL_FINISHED] = true, [LL_TRIPLES] = true, [LL_BAD] = true};
+                            [LL_FINISHED] = true, [LL_TRIPLES] = true, [LL_BAD] = true,
+                            [LL_READ] = true};
       str_t loc = out->b_cols[2].v_str[0];
       rc = tbl_update_row_cols(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, vals, set, e);
     }
@@ -245,8 +253,9 @@ typedef struct rl_file_s {
 static int rl_progress(rl_file_t *f, err_t *e)
 {
   datum_t vals[LL_NCOLS] = {[LL_TRIPLES] = {.d_i64 = f->lf_triples},
-                            [LL_BAD] = {.d_i64 = (int64_t)f->lf_prog.rp_errors}};
-  bool set[LL_NCOLS] = {[LL_TRIPLES] = true, [LL_BAD] = true};
+                            [LL_BAD] = {.d_i64 = (int64_t)f->lf_prog.rp_errors},
+                            [LL_READ] = {.d_i64 = (int64_t)f->lf_prog.rp_bytes_in}};
+  bool set[LL_NCOLS] = {[LL_TRIPLES] = true, [LL_BAD] = true, [LL_READ] = true};
   return rl_update(f->lf_db, f->lf_list, f->lf_file, vals, set, f->lf_batch, e);
 }
 
@@ -286,14 +295,14 @@ static int rl_batch(void *ctx, const rdf_quad_t *q, size_t n, err_t *e)
 static int rl_load_file(rl_file_t *f, const char *graph, err_t *e)
 {
   const rdf_load_env_t *env = f->lf_env;
+  memset(&f->lf_prog, 0, sizeof(f->lf_prog));
+  f->lf_triples = 0;
   char real[PATH_MAX];
   if (env->le_check(env->le_check_ctx, f->lf_file, real, e) != CZ_OK)
     return CZ_ERR;
   f->lf_tx = txn_begin(f->lf_db, TXN_NESTED, e);
   if (!f->lf_tx)
     return CZ_ERR;
-  f->lf_triples = 0;
-  memset(&f->lf_prog, 0, sizeof(f->lf_prog));
   f->lf_last_ns = time_now_ns();
   rdf_read_opts_t o = {.ro_default_graph = graph, .ro_skip_bad = env->le_skip_bad,
                        .ro_fn = rl_batch, .ro_ctx = f, .ro_progress = &f->lf_prog,
@@ -355,6 +364,7 @@ int rdf_loader_run(const rdf_load_env_t *env, int64_t *files, err_t *e)
     datum_t vals[LL_NCOLS] = {[LL_STATE] = {.d_i64 = 2}, [LL_FINISHED] = {.d_i64 = rl_now_ts()},
                               [LL_TRIPLES] = {.d_i64 = lr == CZ_OK ? f.lf_triples : 0},
                               [LL_BAD] = {.d_i64 = (int64_t)f.lf_prog.rp_errors},
+                              [LL_READ] = {.d_i64 = (int64_t)f.lf_prog.rp_bytes_in},
                               [LL_ERROR] = {.d_null = true}};
     if (lr != CZ_OK) {
       const char *msg = arena_sprintf(claim, "%s %s", fe.er_sqlstate, fe.er_msg);
@@ -362,7 +372,7 @@ int rdf_loader_run(const rdf_load_env_t *env, int64_t *files, err_t *e)
       log_warn("rdf loader: %s: %s", file, msg);
     }
     bool set[LL_NCOLS] = {[LL_STATE] = true, [LL_FINISHED] = true, [LL_TRIPLES] = true,
-                          [LL_BAD] = true, [LL_ERROR] = true};
+                          [LL_BAD] = true, [LL_READ] = true, [LL_ERROR] = true};
     rc = rl_update(f.lf_db, f.lf_list, file, vals, set, claim, e);
     if (rc == CZ_OK)
       (*files)++;

@@ -16,9 +16,11 @@
  *   transaction can commit. Those short transactions lock the pairs in key
  *   order and hold nothing else, so loaders never deadlock on them.
  * - The quads themselves go in the caller's transaction: sorted, made
- *   distinct, probed under the key lock (a concurrent loader adding the
- *   same quad is waited for instead of failing with 23505), the new ones
- *   inserted as one batch.
+ *   distinct, locked EXCLUSIVE in key order (rdf_lock.c: a concurrent
+ *   loader adding the same quad is waited for instead of failing with
+ *   23505) and probed, the new ones inserted as one batch. Two loaders
+ *   whose files share quads can still deadlock across batches (40P01):
+ *   the loader then loads the file again (rdf_load.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +81,9 @@ static int rq_project(db_t *db, const cat_table_t *t, rq_pair_t *p, size_t n, ar
   txn_t *tx = txn_begin(db, TXN_NESTED, e);
   if (!tx)
     return CZ_ERR;
-  int rc = tbl_ref_probe(tx, t, 0, keys, (int)nu, true, found, a, e);
+  int rc = rdf_lock_values(tx, t->ct_indexes[0], keys, (int)nu, a, e);
+  if (rc == CZ_OK)
+    rc = tbl_ref_probe(tx, t, 0, keys, (int)nu, false, found, a, e);
   batch_t *b = rc == CZ_OK ? batch_create(a, 2, t->ct_types, (int)nu, e) : NULL;
   if (!b)
     rc = CZ_ERR;
@@ -155,7 +159,8 @@ int rdf_quad_insert(txn_t *tx, const cat_snapshot_t *snap, rdf_qids_t *quads, si
     kd[4 * i + 3] = (datum_t){.d_i64 = (int64_t)quads[i].qi_g};
     keys[i] = &kd[4 * i];
   }
-  if (tbl_ref_probe(tx, tq, 0, keys, (int)nu, true, found, a, e) != CZ_OK)
+  if (rdf_lock_values(tx, tq->ct_indexes[0], keys, (int)nu, a, e) != CZ_OK ||
+      tbl_ref_probe(tx, tq, 0, keys, (int)nu, false, found, a, e) != CZ_OK)
     return CZ_ERR;
   batch_t *b = batch_create(a, 4, tq->ct_types, (int)nu, e);
   if (!b)

@@ -14,7 +14,7 @@
 #include "rdf/rdf_int.h"
 #include "table/table.h"
 
-#define RS_MAX_COLS 8
+#define RS_MAX_COLS 10
 
 typedef struct rs_table_s {
   const char *rs_name;
@@ -52,11 +52,11 @@ static const rs_table_t rs_tables[] = {
   {"rdf_quad_sp", 2, {RS_COL("s", TY_INT8), RS_COL("p", TY_INT8)}, 2, {0, 1}, true},
   {"rdf_quad_op", 2, {RS_COL("o", TY_INT8), RS_COL("p", TY_INT8)}, 2, {0, 1}, true},
   {"rdf_quad_gs", 2, {RS_COL("g", TY_INT8), RS_COL("s", TY_INT8)}, 2, {0, 1}, true},
-  {"rdf_load_list", 8,
+  {"rdf_load_list", 10,
    {RS_COL("ll_file", TY_TEXT), RS_COLN("ll_graph", TY_TEXT), RS_COL("ll_state", TY_INT4),
     RS_COLN("ll_error", TY_TEXT), RS_COLN("ll_started", TY_TIMESTAMPTZ),
     RS_COLN("ll_finished", TY_TIMESTAMPTZ), RS_COL("ll_triples", TY_INT8),
-    RS_COL("ll_bad", TY_INT8)},
+    RS_COL("ll_bad", TY_INT8), RS_COL("ll_bytes", TY_INT8), RS_COL("ll_read", TY_INT8)},
    1, {0}, false},
 };
 
