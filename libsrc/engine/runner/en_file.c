@@ -1,6 +1,7 @@
 /* en_file — the one gate through which SQL reads or writes a file on the
- * server (today COPY … FROM/TO 'file'; any later pg_read_file, lo_import
- * or lo_export must open its file here too).
+ * server (today COPY … FROM/TO 'file', and the RDF loader's folders and
+ * files through en_file_check_path; any later pg_read_file, lo_import or
+ * lo_export must open its file here too).
  *
  * Design notes: a file is allowed when all of these hold, checked in this
  * order, so that the first refusal names the real reason:
