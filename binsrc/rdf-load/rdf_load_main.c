@@ -115,8 +115,8 @@ static void rl_show(const rl_state_t *s, double secs, int final)
     double left = secs * (double)(s->rs_bytes - s->rs_read) / (double)s->rs_read;
     snprintf(eta, sizeof eta, "%.0f s", left);
   }
-  printf("%s%lld triples, %.0f triples/s, files %lld/%lld done (%lld failed), ETA %s%s",
-         final ? "" : "\r", s->rs_triples, rate, s->rs_done, s->rs_files, s->rs_failed,
+  printf("\r%lld triples, %.0f triples/s, files %lld/%lld done (%lld failed), ETA %s%s",
+         s->rs_triples, rate, s->rs_done, s->rs_files, s->rs_failed,
          final ? "0 s" : eta, final ? "\n" : "   ");
   fflush(stdout);
 }

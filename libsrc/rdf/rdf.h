@@ -288,7 +288,8 @@ typedef enum rdf_layout_e {
  * index rdf_quad_pogs, the distinct projections rdf_quad_sp, rdf_quad_op,
  * rdf_quad_gs and the load list rdf_load_list, in schema rdf (made too), owned by
  * owner, in one transaction (README.md "Tables"). Called at every open:
- * a database made before the store gets them at its next start. */
+ * a database made before the store gets them at its next start; when
+ * they exist, loads a stop interrupted are put back to waiting. */
 int rdf_schema_ensure(cat_t *c, cat_oid_t owner, rdf_layout_t layout, err_t *e);
 
 /* ---- dictionaries (rdf_dict.c) -------------------------------------------- */

@@ -21,6 +21,9 @@
  * - Progress: ll_triples is written in a short transaction about once a
  *   second while the file loads (others see it: the file's own
  *   transaction is not committed yet), and at the end.
+ * - A load the server's stop interrupted (its row still in state 1 at the
+ *   next start; its transaction never committed) is put back in state 0
+ *   when the engine opens (rdf_load_requeue) and loads again in full.
  * - Every path goes through the caller's gate (rl_check: the DirsAllowed
  *   rule and the superuser check live with the engine), at ld_dir and
  *   again when the file is opened.
@@ -232,6 +235,72 @@ static int rl_claim(db_t *db, const cat_table_t *t, arena_t *a, char **file, cha
     if (strcmp(e->er_sqlstate, SQLSTATE_SERIALIZATION) != 0 || attempt > 1000)
       return CZ_ERR;
   }
+}
+
+/* ---- after a restart ------------------------------------------------------------ */
+
+int rdf_load_requeue(cat_t *c, err_t *e)
+{
+  cat_snapshot_t *s = cat_snapshot(c);
+  const cat_table_t *t = rl_list(s, e);
+  if (!t) {
+    cat_snapshot_release(s);
+    return CZ_ERR;
+  }
+  arena_t *a = arena_create(NULL, "rdf requeue");
+  db_t *db = cat_db(c);
+  int rc = CZ_OK;
+  int64_t n = 0;
+  /* a file in state 1 at start was being loaded when the server stopped:
+   * its transaction never committed, so it is simply waiting again */
+  for (;;) {
+    arena_reset(a);
+    txn_t *tx = txn_begin(db, 0, e);
+    if (!tx) {
+      rc = CZ_ERR;
+      break;
+    }
+    datum_t one = {.d_i64 = 1};
+    tbl_bound_t b = {.tb_n = 1, .tb_vals = &one, .tb_incl = true};
+    int cols[1] = {LL_FILE};
+    int ix = -1;
+    for (int i = 1; i < t->ct_nindexes; i++)
+      if (strcmp(t->ct_indexes[i]->ci_name, "rdf_load_list_state") == 0)
+        ix = i;
+    tbl_scan_t *sc;
+    batch_t *out = NULL;
+    rc = ix < 0 ? err_set(e, SQLSTATE_UNDEFINED_OBJECT, "index \"rdf_load_list_state\" does not exist")
+                : tbl_scan_open(tx, t, ix, cols, 1, &b, &b, true, a, &sc, e);
+    if (rc == CZ_OK) {
+      ty_t types[2] = {t->ct_types[LL_FILE], ty_plain(TY_BYTEA)};
+      out = batch_create(a, 2, types, 1, e);
+      rc = out ? tbl_scan_next(sc, out, a, e) : CZ_ERR;
+      tbl_scan_close(sc);
+    }
+    if (rc == CZ_OK && out->b_n == 1) {
+      datum_t vals[LL_NCOLS] = {[LL_STATE] = {.d_i64 = 0}, [LL_STARTED] = {.d_null = true},
+                                [LL_TRIPLES] = {.d_i64 = 0}, [LL_BAD] = {.d_i64 = 0},
+                                [LL_READ] = {.d_i64 = 0}};
+      bool set[LL_NCOLS] = {[LL_STATE] = true, [LL_STARTED] = true, [LL_TRIPLES] = true,
+                            [LL_BAD] = true, [LL_READ] = true};
+      str_t loc = out->b_cols[1].v_str[0];
+      rc = tbl_update_row_cols(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, vals, set, e);
+      if (rc == CZ_OK)
+        n++;
+    }
+    bool done = rc != CZ_OK || out->b_n == 0;
+    if (rc != CZ_OK)
+      txn_rollback(tx, NULL);
+    else if (txn_commit(tx, e) != CZ_OK)
+      rc = CZ_ERR;
+    if (done || rc != CZ_OK)
+      break;
+  }
+  if (rc == CZ_OK && n)
+    log_info("rdf loader: %lld interrupted load(s) waiting again", (long long)n);
+  arena_destroy(a);
+  cat_snapshot_release(s);
+  return rc;
 }
 
 /* ---- loading one file ----------------------------------------------------------- */

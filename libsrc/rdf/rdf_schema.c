@@ -116,7 +116,7 @@ int rdf_schema_ensure(cat_t *c, cat_oid_t owner, rdf_layout_t layout, err_t *e)
   bool have = cat_find_table(s, RDF_SCHEMA, "rdf_quad") != NULL;
   cat_snapshot_release(s);
   if (have)
-    return CZ_OK;
+    return rdf_load_requeue(c, e);
   txn_t *tx = txn_begin(cat_db(c), 0, e);
   if (!tx)
     return CZ_ERR;

@@ -18,6 +18,7 @@ Usage: isolated_rdfload.py --kind cadenza|postgres --binary PATH --dir DIR
 """
 import gzip
 import os
+import subprocess
 import sys
 import threading
 
@@ -32,6 +33,7 @@ SHARED = os.environ.get("CZ_SHARED") or os.path.normpath(
 LUBM = os.path.join(SHARED, "data", "lubm10", "lubm10.nt.gz")
 EX = "http://example.org/"
 LONG = "x" * 1500
+BIG = 150000  # lines of the file a kill -9 interrupts (several seconds of loading)
 
 # Canonical N-Triples (what the decoder writes back): IRIs, blank nodes,
 # plain, language-tagged, typed, inline (integer, decimal, double, boolean,
@@ -247,21 +249,68 @@ def main():
             nquads = c.execute("SELECT count(*) FROM rdf.rdf_quad").fetchone()[0]
             g1 = sorted(graph_nt(c, EX + "g1"))
 
-        # kill -9, restart: everything committed is there
+        # kill -9 in the middle of a load, restart: everything committed is
+        # there, nothing of the interrupted file, which waits again
+        big = os.path.join(data, "big")
+        os.makedirs(big)
+        write(os.path.join(big, "big.nt"),
+              ['<%sk%d> <%sp%d> "v%d" .' % (EX, i, EX, i % 7, i) for i in range(BIG)])
+        with psycopg.connect(srv.dsn(), autocommit=True) as c:
+            c.execute("SELECT ld_dir(%s, '*', %s)", (big, EX + "gk"))
+        bt = threading.Thread(target=loader)
+        bt.start()
+        seen = 0
+        with psycopg.connect(srv.dsn(), autocommit=True) as c:
+            for _ in range(600):
+                seen = c.execute("SELECT ll_triples FROM rdf.rdf_load_list WHERE ll_file = %s",
+                                 (os.path.join(big, "big.nt"),)).fetchone()[0]
+                if seen > 0:
+                    break
+                threading.Event().wait(0.05)
+        check("the load list shows progress while a file loads", 0 < seen < BIG, repr(seen))
         srv.kill9()
+        bt.join()
         srv.start()
         with psycopg.connect(srv.dsn(), autocommit=True) as c:
             after = c.execute("SELECT count(*), max(id) FROM rdf.rdf_iri").fetchone()
             n2 = c.execute("SELECT count(*) FROM rdf.rdf_quad").fetchone()[0]
-            check("after kill -9: the dictionaries and quads recovered",
-                  after == before and n2 == nquads, "%r %r / %r %r" % (before, nquads, after, n2))
+            check("after kill -9 mid-load: every committed quad, none of the interrupted file",
+                  n2 == nquads, "%r before, %r after" % (nquads, n2))
+            check("after kill -9: the dictionaries kept every committed entry",
+                  after[0] >= before[0] and after[1] >= before[1], "%r / %r" % (before, after))
+            row = load_list(c)[os.path.join(big, "big.nt")]
+            check("the interrupted file waits again (state 0, no triples)",
+                  row[0] == 0 and row[2] == 0, repr(row))
+            c.execute("SELECT rdf_loader_run()")
+            row = load_list(c)[os.path.join(big, "big.nt")]
+            nk = len(graph_nt(c, EX + "gk"))
+            check("the interrupted file then loads in full",
+                  row[0] == 2 and row[1] is None and row[2] == BIG and nk == BIG,
+                  "%r, %d quads" % (row, nk))
             check("after kill -9: graph g1 decodes the same", sorted(graph_nt(c, EX + "g1")) == g1)
             write(os.path.join(data, "one", "new.nt"), ['<%snewterm> <%sp> "n" .' % (EX, EX)])
             c.execute("SELECT ld_dir(%s, 'new.nt', %s)", (os.path.join(data, "one"), EX + "g1"))
             c.execute("SELECT rdf_loader_run()")
             nid = c.execute("SELECT i.id FROM rdf.rdf_iri i WHERE local = 'newterm'").fetchone()
-            check("a new term after the restart gets a new id", nid and nid[0] > before[1],
-                  "%r after %r" % (nid, before))
+            check("a new term after the restart gets a new id", nid and nid[0] > after[1],
+                  "%r after %r" % (nid, after))
+        # the command-line form with its progress display
+        cli = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args.binary))),
+                           "rdf-load", "rdf-load")
+        cdir = os.path.join(data, "cli")
+        os.makedirs(cdir)
+        for i in range(3):
+            write(os.path.join(cdir, "c%d.nt" % i), ['<%sc%d> <%sp> "%d" .' % (EX, i, EX, j)
+                                                     for j in range(100)])
+        write(os.path.join(cdir, "zbad.nt"), BAD_NT)
+        env = dict(os.environ, **{k: v for k, v in srv.env().items() if k.startswith("PG")})
+        r = subprocess.run([cli, "-j", "2", "-g", EX + "gc", cdir], env=env,
+                           capture_output=True, text=True, timeout=300)
+        last = r.stdout.replace("\r", "\n").strip().splitlines()[-1] if r.stdout.strip() else ""
+        check("rdf-load: 300 triples, files 4/4 done, the bad one failed, exit 1",
+              r.returncode == 1 and last.startswith("300 triples,") and
+              "files 4/4 done (1 failed)" in last and "zbad.nt:3:" in r.stderr,
+              "rc %d out %r err %r" % (r.returncode, last, r.stderr[-300:]))
     finally:
         srv.stop()
     del base
