@@ -12,9 +12,10 @@
  *   projection to answer a query must confirm against the full index; a
  *   pair missing there, though, means no quad has it (invariant 8).
  * - That superset holds at every commit because the new pairs of a batch
- *   are committed, in short transactions of their own, before the quads'
- *   transaction can commit. Those short transactions lock the pairs in key
- *   order and hold nothing else, so loaders never deadlock on them.
+ *   are committed, in one short transaction of its own, before the quads'
+ *   transaction can commit. It locks the pairs table by table (sp, op,
+ *   gs) in key order and holds nothing else, so loaders never deadlock on
+ *   it.
  * - The quads themselves go in the caller's transaction: sorted, made
  *   distinct, locked EXCLUSIVE in key order (rdf_lock.c: a concurrent
  *   loader adding the same quad is waited for instead of failing with
@@ -58,16 +59,17 @@ static int rq_cmp_pair(const void *x, const void *y)
   return r ? r : rq_cmp_i64(a->rp_b, b->rp_b);
 }
 
-/* Adds the distinct pairs of p[0..n) that t (a projection keyed by both
- * columns) lacks, in a short transaction of its own. */
-static int rq_project(db_t *db, const cat_table_t *t, rq_pair_t *p, size_t n, arena_t *a,
+/* Sorts and makes distinct p[0..*n); then locks them and adds those t (a
+ * projection keyed by both columns) lacks, in tx. */
+static int rq_project(txn_t *tx, const cat_table_t *t, rq_pair_t *p, size_t *n, arena_t *a,
                       err_t *e)
 {
-  qsort(p, n, sizeof(*p), rq_cmp_pair);
+  qsort(p, *n, sizeof(*p), rq_cmp_pair);
   size_t nu = 0;
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < *n; i++)
     if (nu == 0 || rq_cmp_pair(&p[nu - 1], &p[i]) != 0)
       p[nu++] = p[i];
+  *n = nu;
   if (!nu)
     return CZ_OK;
   datum_t *kd = arena_alloc(a, sizeof(datum_t) * 2 * nu);
@@ -78,26 +80,46 @@ static int rq_project(db_t *db, const cat_table_t *t, rq_pair_t *p, size_t n, ar
     kd[2 * i + 1] = (datum_t){.d_i64 = p[i].rp_b};
     keys[i] = &kd[2 * i];
   }
-  txn_t *tx = txn_begin(db, TXN_NESTED, e);
-  if (!tx)
+  if (rdf_lock_values(tx, t->ct_indexes[0], keys, (int)nu, a, e) != CZ_OK ||
+      tbl_ref_probe(tx, t, 0, keys, (int)nu, false, found, a, e) != CZ_OK)
     return CZ_ERR;
-  int rc = rdf_lock_values(tx, t->ct_indexes[0], keys, (int)nu, a, e);
-  if (rc == CZ_OK)
-    rc = tbl_ref_probe(tx, t, 0, keys, (int)nu, false, found, a, e);
-  batch_t *b = rc == CZ_OK ? batch_create(a, 2, t->ct_types, (int)nu, e) : NULL;
+  batch_t *b = batch_create(a, 2, t->ct_types, (int)nu, e);
   if (!b)
-    rc = CZ_ERR;
+    return CZ_ERR;
   int nn = 0;
-  for (size_t i = 0; rc == CZ_OK && i < nu; i++) {
+  for (size_t i = 0; i < nu; i++) {
     if (found[i])
       continue;
     vec_set(&b->b_cols[0], nn, &kd[2 * i]);
     vec_set(&b->b_cols[1], nn, &kd[2 * i + 1]);
     nn++;
   }
-  if (rc == CZ_OK && nn) {
-    b->b_n = nn;
-    rc = tbl_insert_batch(tx, t, b, nn, e);
+  if (!nn)
+    return CZ_OK;
+  b->b_n = nn;
+  return tbl_insert_batch(tx, t, b, nn, e);
+}
+
+/* The three projections' new pairs of quads[0..n), in one short
+ * transaction of their own: locks in the same order in every writer
+ * (sp, op, gs, each in key order), so writers never wait in a cycle. */
+static int rq_projections(db_t *db, const cat_table_t *const *tp, const rdf_qids_t *quads,
+                          size_t n, arena_t *a, err_t *e)
+{
+  rq_pair_t *pairs = arena_alloc(a, sizeof(*pairs) * n);
+  txn_t *tx = txn_begin(db, TXN_NESTED, e);
+  if (!tx)
+    return CZ_ERR;
+  int rc = CZ_OK;
+  for (int k = 0; rc == CZ_OK && k < 3; k++) {
+    for (size_t i = 0; i < n; i++) {
+      const rdf_qids_t *q = &quads[i];
+      pairs[i] = k == 0   ? (rq_pair_t){(int64_t)q->qi_s, (int64_t)q->qi_p}
+                 : k == 1 ? (rq_pair_t){(int64_t)q->qi_o, (int64_t)q->qi_p}
+                          : (rq_pair_t){(int64_t)q->qi_g, (int64_t)q->qi_s};
+    }
+    size_t m = n;
+    rc = rq_project(tx, tp[k], pairs, &m, a, e);
   }
   if (rc != CZ_OK) {
     txn_rollback(tx, NULL);
@@ -129,18 +151,8 @@ int rdf_quad_insert(txn_t *tx, const cat_snapshot_t *snap, rdf_qids_t *quads, si
   db_t *db = cat_db(snap->cs_cat);
   /* the projections first: they must hold every pair before the quads
    * can commit */
-  rq_pair_t *pairs = arena_alloc(a, sizeof(*pairs) * n);
-  for (size_t i = 0; i < n; i++)
-    pairs[i] = (rq_pair_t){(int64_t)quads[i].qi_s, (int64_t)quads[i].qi_p};
-  if (rq_project(db, tsp, pairs, n, a, e) != CZ_OK)
-    return CZ_ERR;
-  for (size_t i = 0; i < n; i++)
-    pairs[i] = (rq_pair_t){(int64_t)quads[i].qi_o, (int64_t)quads[i].qi_p};
-  if (rq_project(db, top, pairs, n, a, e) != CZ_OK)
-    return CZ_ERR;
-  for (size_t i = 0; i < n; i++)
-    pairs[i] = (rq_pair_t){(int64_t)quads[i].qi_g, (int64_t)quads[i].qi_s};
-  if (rq_project(db, tgs, pairs, n, a, e) != CZ_OK)
+  const cat_table_t *tp[3] = {tsp, top, tgs};
+  if (rq_projections(db, tp, quads, n, a, e) != CZ_OK)
     return CZ_ERR;
 
   qsort(quads, n, sizeof(*quads), rq_cmp_psog);
