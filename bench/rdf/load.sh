@@ -4,7 +4,7 @@
 # Starts a server of its own in BUILD/bench-rdf-load (DirsAllowed = the
 # data folder), loads with binsrc/rdf-load (its progress display shows),
 # then prints triples, seconds, triples/s and the bytes the store's tables
-# and indexes take per triple (pg_total_relation_size over schema rdf, after
+# and indexes take per triple (pg_total_relation_size over schema pg_rdf, after
 # a checkpoint). Figures go to reports, never into assertions: the machine
 # is shared, so say how loaded it was.
 #
@@ -38,12 +38,12 @@ import sys
 import psycopg
 start, end = float(sys.argv[1]), float(sys.argv[2])
 with psycopg.connect(autocommit=True) as c:
-    n = c.execute("SELECT count(*) FROM rdf.rdf_quad").fetchone()[0]
+    n = c.execute("SELECT count(*) FROM pg_rdf.rdf_quad").fetchone()[0]
     c.execute("CHECKPOINT")
     size = c.execute("SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c"
                      " JOIN pg_namespace s ON s.oid = c.relnamespace"
-                     " WHERE s.nspname = 'rdf' AND c.relkind = 'r'").fetchone()[0] or 0
+                     " WHERE s.nspname = 'pg_rdf' AND c.relkind = 'r'").fetchone()[0] or 0
 secs = end - start
-print("triples %d  seconds %.1f  triples/s %.0f  bytes/triple %.1f (tables and indexes of schema rdf)"
+print("triples %d  seconds %.1f  triples/s %.0f  bytes/triple %.1f (tables and indexes of schema pg_rdf)"
       % (n, secs, n / secs if secs else 0, size / n if n else 0))
 PYEOF

@@ -5,7 +5,7 @@
  *
  * Design notes: a client of libpq only (as isql-cz): the loading is the
  * server's (rdf/README.md "Bulk loader"); this program calls the SQL
- * functions and reads rdf.rdf_load_list. Each loader thread has its own
+ * functions and reads pg_rdf.rdf_load_list. Each loader thread has its own
  * connection; the display reads committed progress (the server writes a
  * file's counters about once a second). Connection settings are libpq's
  * (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, or -d CONNINFO).
@@ -92,7 +92,7 @@ static int rl_poll(PGconn *c, const char *dir, rl_state_t *s)
       " count(*) FILTER (WHERE ll_error IS NOT NULL), coalesce(sum(ll_triples), 0),"
       " coalesce(sum(CASE WHEN ll_state = 2 THEN ll_bytes ELSE ll_read END), 0),"
       " coalesce(sum(ll_bytes), 0)"
-      " FROM rdf.rdf_load_list WHERE starts_with(ll_file, $1)",
+      " FROM pg_rdf.rdf_load_list WHERE starts_with(ll_file, $1)",
       1, NULL, params, NULL, NULL, 0);
   if (PQresultStatus(r) != PGRES_TUPLES_OK) {
     fprintf(stderr, "rdf-load: %s", PQresultErrorMessage(r));
@@ -201,7 +201,7 @@ int main(int argc, char **argv)
       rc = 1;
     }
   PGresult *f = PQexecParams(c,
-                             "SELECT ll_file, ll_error FROM rdf.rdf_load_list"
+                             "SELECT ll_file, ll_error FROM pg_rdf.rdf_load_list"
                              " WHERE starts_with(ll_file, $1) AND ll_error IS NOT NULL"
                              " ORDER BY ll_file",
                              1, NULL, params, NULL, NULL, 0);

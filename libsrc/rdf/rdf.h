@@ -273,9 +273,11 @@ const char *rdf_results_media_type(rdf_results_fmt_t fmt);
 
 /* ---- the store's tables (rdf_schema.c) ----------------------------------- */
 
-/* The schema of the store's tables (not on the default search path: SQL
- * names them rdf.rdf_quad, rdf.rdf_iri, …). */
-#define RDF_SCHEMA "rdf"
+/* The schema of the store's tables: SQL names them pg_rdf.rdf_quad,
+ * pg_rdf.rdf_iri, … The pg_ prefix makes it a system schema to clients:
+ * pg_dump leaves it out (a restore goes into a database that has the
+ * store already), psql's \dt and JDBC's table lists show it as system. */
+#define RDF_SCHEMA "pg_rdf"
 
 /* The layout of the quad indexes. Row leaves today; the column layout of
  * issue 9 becomes one more value here (README.md "Tables"). */
@@ -286,7 +288,7 @@ typedef enum rdf_layout_e {
 /* Creates, when absent, the dictionaries (rdf_prefix, rdf_iri,
  * rdf_literal and their id sequences), the quad table rdf_quad with its
  * index rdf_quad_pogs, the distinct projections rdf_quad_sp, rdf_quad_op,
- * rdf_quad_gs and the load list rdf_load_list, in schema rdf (made too), owned by
+ * rdf_quad_gs and the load list rdf_load_list, in schema pg_rdf (made too), owned by
  * owner, in one transaction (README.md "Tables"). Called at every open:
  * a database made before the store gets them at its next start; when
  * they exist, loads a stop interrupted are put back to waiting. */

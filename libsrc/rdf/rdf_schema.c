@@ -2,7 +2,7 @@
  * dictionaries, the quad table with its indexes and projections, and the
  * bulk loader's load list.
  *
- * Design notes: everything is an ordinary table of schema rdf, made
+ * Design notes: everything is an ordinary table of schema pg_rdf, made
  * through the catalog as CREATE TABLE makes tables, so it is logged,
  * recovered, visible to SQL and to pg_catalog like any other. The set is
  * created in one transaction the first time a database opens without it

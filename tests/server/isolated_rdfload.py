@@ -75,15 +75,15 @@ def write(path, lines, gz=False):
 def graph_nt(c, graph):
     """The triples of graph (an IRI) as N-Triples lines, through rdf_term."""
     rows = c.execute(
-        "SELECT rdf_term(s) || ' ' || rdf_term(p) || ' ' || rdf_term(o) || ' .' FROM rdf.rdf_quad"
-        " WHERE g = (SELECT i.id FROM rdf.rdf_iri i JOIN rdf.rdf_prefix x ON x.id = i.prefix"
+        "SELECT rdf_term(s) || ' ' || rdf_term(p) || ' ' || rdf_term(o) || ' .' FROM pg_rdf.rdf_quad"
+        " WHERE g = (SELECT i.id FROM pg_rdf.rdf_iri i JOIN pg_rdf.rdf_prefix x ON x.id = i.prefix"
         "            WHERE x.ns || i.local = %s)", (graph,)).fetchall()
     return [r[0] for r in rows]
 
 
 def load_list(c):
     return {r[0]: r[1:] for r in c.execute(
-        "SELECT ll_file, ll_state, ll_error, ll_triples, ll_bad FROM rdf.rdf_load_list")}
+        "SELECT ll_file, ll_state, ll_error, ll_triples, ll_bad FROM pg_rdf.rdf_load_list")}
 
 
 def main():
@@ -128,12 +128,12 @@ def main():
     try:
         with psycopg.connect(srv.dsn(), autocommit=True) as c:
             n = c.execute("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-                          " WHERE nspname = 'rdf' AND relname IN ('rdf_quad', 'rdf_iri',"
+                          " WHERE nspname = 'pg_rdf' AND relname IN ('rdf_quad', 'rdf_iri',"
                           " 'rdf_prefix', 'rdf_literal', 'rdf_quad_sp', 'rdf_quad_op',"
                           " 'rdf_quad_gs', 'rdf_load_list', 'rdf_quad_pogs')").fetchone()[0]
             check("the store's tables are made with the database", n == 9, repr(n))
             check("rdf_quad starts empty",
-                  c.execute("SELECT count(*) FROM rdf.rdf_quad").fetchone()[0] == 0)
+                  c.execute("SELECT count(*) FROM pg_rdf.rdf_quad").fetchone()[0] == 0)
 
             added = c.execute("SELECT ld_dir(%s, '*', %s)",
                               (os.path.join(data, "one"), EX + "g1")).fetchone()[0]
@@ -165,26 +165,26 @@ def main():
                   g3 == ['<%st1> <%sp> "7"^^<http://www.w3.org/2001/XMLSchema#integer> .'
                          % (EX, EX)], repr(g3))
             joined = sorted(r[0] for r in c.execute(
-                "SELECT x.ns || i.local FROM rdf.rdf_quad q JOIN rdf.rdf_iri i ON i.id = q.s"
-                " JOIN rdf.rdf_prefix x ON x.id = i.prefix"
-                " WHERE q.p = (SELECT i2.id FROM rdf.rdf_iri i2 JOIN rdf.rdf_prefix x2"
+                "SELECT x.ns || i.local FROM pg_rdf.rdf_quad q JOIN pg_rdf.rdf_iri i ON i.id = q.s"
+                " JOIN pg_rdf.rdf_prefix x ON x.id = i.prefix"
+                " WHERE q.p = (SELECT i2.id FROM pg_rdf.rdf_iri i2 JOIN pg_rdf.rdf_prefix x2"
                 "              ON x2.id = i2.prefix WHERE x2.ns || i2.local = %s)",
                 (EX + "name",)))
             check("a plain SQL join over the dictionaries names the subjects",
                   joined == [EX + "a", EX + "a"], repr(joined))
-            lit = c.execute("SELECT count(*) FROM rdf.rdf_literal WHERE lex = 'Alicia'"
+            lit = c.execute("SELECT count(*) FROM pg_rdf.rdf_literal WHERE lex = 'Alicia'"
                             " AND lang = 'es'").fetchone()[0]
             check("language-tagged literals in rdf_literal", lit == 1, repr(lit))
-            inl = c.execute("SELECT count(*) FROM rdf.rdf_literal WHERE lex IN ('42', 'true',"
+            inl = c.execute("SELECT count(*) FROM pg_rdf.rdf_literal WHERE lex IN ('42', 'true',"
                             " '2024-02-29')").fetchone()[0]
             check("inline values never reach the literal dictionary", inl == 0, repr(inl))
             proj = c.execute(
-                "SELECT (SELECT count(*) FROM (SELECT DISTINCT s, p FROM rdf.rdf_quad) d),"
-                " (SELECT count(*) FROM rdf.rdf_quad_sp),"
-                " (SELECT count(*) FROM (SELECT DISTINCT o, p FROM rdf.rdf_quad) d),"
-                " (SELECT count(*) FROM rdf.rdf_quad_op),"
-                " (SELECT count(*) FROM (SELECT DISTINCT g, s FROM rdf.rdf_quad) d),"
-                " (SELECT count(*) FROM rdf.rdf_quad_gs)").fetchone()
+                "SELECT (SELECT count(*) FROM (SELECT DISTINCT s, p FROM pg_rdf.rdf_quad) d),"
+                " (SELECT count(*) FROM pg_rdf.rdf_quad_sp),"
+                " (SELECT count(*) FROM (SELECT DISTINCT o, p FROM pg_rdf.rdf_quad) d),"
+                " (SELECT count(*) FROM pg_rdf.rdf_quad_op),"
+                " (SELECT count(*) FROM (SELECT DISTINCT g, s FROM pg_rdf.rdf_quad) d),"
+                " (SELECT count(*) FROM pg_rdf.rdf_quad_gs)").fetchone()
             check("the projections hold the distinct pairs",
                   proj[0] == proj[1] and proj[2] == proj[3] and proj[4] == proj[5], repr(proj))
 
@@ -195,8 +195,8 @@ def main():
             check("a malformed line stops its file: error names file and line 3",
                   row[0] == 2 and row[1] and "22P02" in row[1] and "stop.nt:3:" in row[1] and
                   row[2] == 0, repr(row))
-            n = c.execute("SELECT count(*) FROM rdf.rdf_iri WHERE local IN ('bad1', 'bad2')"
-                          " AND id IN (SELECT s FROM rdf.rdf_quad)").fetchone()[0]
+            n = c.execute("SELECT count(*) FROM pg_rdf.rdf_iri WHERE local IN ('bad1', 'bad2')"
+                          " AND id IN (SELECT s FROM pg_rdf.rdf_quad)").fetchone()[0]
             check("nothing of the stopped file is in rdf_quad", n == 0, repr(n))
             c.execute("SELECT ld_dir(%s, 'skip.nt', %s)", (os.path.join(data, "bad"), EX + "gs"))
             c.execute("SELECT rdf_loader_run(true)")
@@ -279,15 +279,15 @@ def main():
             check("the parallel graph holds each distinct triple once",
                   got == par and len(graph_nt(c, EX + "gp")) == len(par),
                   "%d of %d" % (len(got), len(par)))
-            dup = c.execute("SELECT count(*) FROM (SELECT prefix, local FROM rdf.rdf_iri"
+            dup = c.execute("SELECT count(*) FROM (SELECT prefix, local FROM pg_rdf.rdf_iri"
                             " GROUP BY prefix, local HAVING count(*) > 1) d").fetchone()[0]
             check("one id per IRI after concurrent encoding", dup == 0, repr(dup))
             lubm = graph_nt(c, EX + "lubm")
             check("the LUBM(10) slice: every distinct triple, decoded as written",
                   len(lubm) == len(set(lubm_lines)) and set(lubm) == set(lubm_lines),
                   "%d of %d" % (len(lubm), len(set(lubm_lines))))
-            before = c.execute("SELECT count(*), max(id) FROM rdf.rdf_iri").fetchone()
-            nquads = c.execute("SELECT count(*) FROM rdf.rdf_quad").fetchone()[0]
+            before = c.execute("SELECT count(*), max(id) FROM pg_rdf.rdf_iri").fetchone()
+            nquads = c.execute("SELECT count(*) FROM pg_rdf.rdf_quad").fetchone()[0]
             g1 = sorted(graph_nt(c, EX + "g1"))
 
         # kill -9 in the middle of a load, restart: everything committed is
@@ -303,7 +303,7 @@ def main():
         seen = 0
         with psycopg.connect(srv.dsn(), autocommit=True) as c:
             for _ in range(600):
-                seen = c.execute("SELECT ll_triples FROM rdf.rdf_load_list WHERE ll_file = %s",
+                seen = c.execute("SELECT ll_triples FROM pg_rdf.rdf_load_list WHERE ll_file = %s",
                                  (os.path.join(big, "big.nt"),)).fetchone()[0]
                 if seen > 0:
                     break
@@ -313,8 +313,8 @@ def main():
         bt.join()
         srv.start()
         with psycopg.connect(srv.dsn(), autocommit=True) as c:
-            after = c.execute("SELECT count(*), max(id) FROM rdf.rdf_iri").fetchone()
-            n2 = c.execute("SELECT count(*) FROM rdf.rdf_quad").fetchone()[0]
+            after = c.execute("SELECT count(*), max(id) FROM pg_rdf.rdf_iri").fetchone()
+            n2 = c.execute("SELECT count(*) FROM pg_rdf.rdf_quad").fetchone()[0]
             check("after kill -9 mid-load: every committed quad, none of the interrupted file",
                   n2 == nquads, "%r before, %r after" % (nquads, n2))
             check("after kill -9: the dictionaries kept every committed entry",
@@ -332,7 +332,7 @@ def main():
             write(os.path.join(data, "one", "new.nt"), ['<%snewterm> <%sp> "n" .' % (EX, EX)])
             c.execute("SELECT ld_dir(%s, 'new.nt', %s)", (os.path.join(data, "one"), EX + "g1"))
             c.execute("SELECT rdf_loader_run()")
-            nid = c.execute("SELECT i.id FROM rdf.rdf_iri i WHERE local = 'newterm'").fetchone()
+            nid = c.execute("SELECT i.id FROM pg_rdf.rdf_iri i WHERE local = 'newterm'").fetchone()
             check("a new term after the restart gets a new id", nid and nid[0] > after[1],
                   "%r after %r" % (nid, after))
         # the command-line form with its progress display
