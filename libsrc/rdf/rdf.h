@@ -360,7 +360,8 @@ int rdf_loader_run(const rdf_load_env_t *env, int64_t *files, err_t *e);
 
 /* ---- SQL functions (rdf_sql.c) ----------------------------------------------- */
 
-/* The engine's file gate for a session (see rdf_path_check_fn). */
+/* The engine's file gate for a session (see rdf_path_check_fn); path
+ * NULL asks only whether the session may load files at all. */
 typedef int (*rdf_session_path_fn)(void *session, const char *path, char *real, err_t *e);
 /* Registers ld_dir, rdf_loader_run and rdf_term (once per process; later
  * calls replace the hooks). env: the session's environment (pgcat's). */

@@ -86,6 +86,10 @@ static int rs_loader_run(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t 
   if (rs_load_env(c, &le, &g, e) != CZ_OK)
     return CZ_ERR;
   le.le_skip_bad = x->x_nargs > 0 && !a[0].d_null && a[0].d_bool;
+  /* before any file is claimed: a session that may not load must not
+   * mark the waiting files failed */
+  if (g.g_fn(g.g_session, NULL, NULL, e) != CZ_OK)
+    return CZ_ERR;
   int64_t files;
   if (rdf_loader_run(&le, &files, e) != CZ_OK)
     return CZ_ERR;
@@ -101,6 +105,13 @@ static int rs_term(xctx_t *c, const xnode_t *x, vec_t *const *args, const int *s
   const pgcat_env_t *env = rs_env(c, e);
   if (!env)
     return CZ_ERR;
+  /* decoding reads the dictionaries: the caller must be allowed to */
+  static const char *const dicts[3] = {"rdf_prefix", "rdf_iri", "rdf_literal"};
+  for (int i = 0; i < 3; i++) {
+    const cat_table_t *t = cat_find_table(env->pe_snap, RDF_SCHEMA, dicts[i]);
+    if (t && cat_check_priv(env->pe_snap, env->pe_user, t, CAT_PRIV_SELECT, e) != CZ_OK)
+      return CZ_ERR;
+  }
   arena_t *a = arena_create(NULL, "rdf_term");
   rdf_dict_t *d;
   int rc = rdf_dict_open(env->pe_snap->cs_cat, a, &d, e);

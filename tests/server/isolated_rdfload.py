@@ -210,9 +210,23 @@ def main():
                 st = checks.state(c, sql)
                 check("ld_dir of %s is refused" % what, st[0] in ("42501", "42602"), repr(st))
             c.execute("CREATE USER rl_user PASSWORD 'pw'")
+            os.makedirs(os.path.join(data, "wait"))
+            write(os.path.join(data, "wait", "w.nt"), A_NT[:1])
+            c.execute("SELECT ld_dir(%s, '*', %s)", (os.path.join(data, "wait"), EX + "gw"))
         with psycopg.connect(srv.dsn(user="rl_user", password="pw"), autocommit=True) as u:
             st = checks.state(u, "SELECT ld_dir(%r, '*', NULL)" % os.path.join(data, "one"))
             check("ld_dir by a user who is not a superuser: 42501", st[0] == "42501", repr(st))
+            st = checks.state(u, "SELECT rdf_loader_run()")
+            check("rdf_loader_run by a user who is not a superuser: 42501", st[0] == "42501",
+                  repr(st))
+        with psycopg.connect(srv.dsn(), autocommit=True) as c:
+            waiting = c.execute("SELECT count(*) FROM pg_rdf.rdf_load_list WHERE ll_state = 0"
+                                ).fetchone()[0]
+            check("... and the waiting file stays waiting", waiting == 1, repr(waiting))
+        with psycopg.connect(srv.dsn(user="rl_user", password="pw"), autocommit=True) as u:
+            st = checks.state(u, "SELECT rdf_term(s) FROM (VALUES (1::int8)) v(s)")
+            check("rdf_term without SELECT on the dictionaries: 42501", st[0] == "42501",
+                  repr(st))
 
         # W3C test data (Turtle: manifests and data files), each file in a
         # graph of its own, compared with rdflib's reading of the same file

@@ -156,6 +156,8 @@ int en_file_check_path(void *session, const char *path, char *real, err_t *e)
   if (!esession_is_superuser(s))
     return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE,
                    "permission denied to load RDF: only a superuser may read server files");
+  if (!path)
+    return CZ_OK;
   bool missing;
   if (en_file_resolve(path, real, &missing, e) != CZ_OK)
     return CZ_ERR;
