@@ -9,6 +9,7 @@
 #include "engine/runner/runner.h"
 #include "engine/engine_int.h"
 #include "exec/spill.h"
+#include "rdf/rdf.h"
 
 #define EN_SUPERUSER "dba"
 #define EN_SAMPLE_PASSWORD "dba"
@@ -134,6 +135,19 @@ static int en_stats_attach(engine_t *eng, const ini_t *ini, err_t *e)
   return cat_stats_attach(eng->en_cat, path, ds.ds_replayed > 0, e);
 }
 
+/* The RDF store's tables (rdf/README.md "Tables"), owned by the superuser:
+ * made with a new database, and at the first start of an older one. */
+static int en_rdf_store(engine_t *eng, err_t *e)
+{
+  cat_snapshot_t *s = cat_snapshot(eng->en_cat);
+  const cat_role_t *dba = cat_find_role(s, EN_SUPERUSER);
+  cat_oid_t owner = dba ? dba->cr_oid : 0;
+  cat_snapshot_release(s);
+  if (!owner)
+    return err_set(e, SQLSTATE_INTERNAL, "the superuser %s is missing", EN_SUPERUSER);
+  return rdf_schema_ensure(eng->en_cat, owner, RDF_LAYOUT_ROW, e);
+}
+
 int engine_open(const ini_t *ini, engine_t **out, err_t *e)
 {
   engine_t *eng = calloc(1, sizeof(*eng));
@@ -164,6 +178,8 @@ int engine_open(const ini_t *ini, engine_t **out, err_t *e)
     goto fail_db;
   }
   if (en_stats_attach(eng, ini, e) != CZ_OK)
+    goto fail_db;
+  if (en_rdf_store(eng, e) != CZ_OK)
     goto fail_db;
   /* temporary views of sessions a crash ended (catalog/README.md) */
   if (cat_drop_temp_schemas(eng->en_cat, e) != CZ_OK)

@@ -14,6 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "catalog/catalog.h"
+#include "pgcat/pgcat.h"
+#include "txn/txn.h"
 #include "util/util.h"
 
 /* ---- terms (rdf_term.c) ------------------------------------------------- */
@@ -266,5 +269,102 @@ int rdf_results_row(rdf_results_t *r, const rdf_term_t *values);
 int rdf_results_boolean(rdf_results_t *r, bool value);
 int rdf_results_finish(rdf_results_t *r);
 const char *rdf_results_media_type(rdf_results_fmt_t fmt);
+
+
+/* ---- the store's tables (rdf_schema.c) ----------------------------------- */
+
+/* The schema of the store's tables: SQL names them pg_rdf.rdf_quad,
+ * pg_rdf.rdf_iri, … The pg_ prefix makes it a system schema to clients:
+ * pg_dump leaves it out (a restore goes into a database that has the
+ * store already), psql's \dt and JDBC's table lists show it as system. */
+#define RDF_SCHEMA "pg_rdf"
+
+/* The layout of the quad indexes. Row leaves today; the column layout of
+ * issue 9 becomes one more value here (README.md "Tables"). */
+typedef enum rdf_layout_e {
+  RDF_LAYOUT_ROW = 0,
+} rdf_layout_t;
+
+/* Creates, when absent, the dictionaries (rdf_prefix, rdf_iri,
+ * rdf_literal and their id sequences), the quad table rdf_quad with its
+ * index rdf_quad_pogs, the distinct projections rdf_quad_sp, rdf_quad_op,
+ * rdf_quad_gs and the load list rdf_load_list, in schema pg_rdf (made too), owned by
+ * owner, in one transaction (README.md "Tables"). Called at every open:
+ * a database made before the store gets them at its next start; when
+ * they exist, loads a stop interrupted are put back to waiting. */
+int rdf_schema_ensure(cat_t *c, cat_oid_t owner, rdf_layout_t layout, err_t *e);
+
+/* ---- dictionaries (rdf_dict.c) -------------------------------------------- */
+
+/* A handle on the dictionaries of one catalog, for one thread: the
+ * tables, a sequence session and a cache of namespace prefixes. */
+typedef struct rdf_dict_s rdf_dict_t;
+/* Lives in a (freed with it); the tables are looked up in the catalog's
+ * current snapshot (held until rdf_dict_close). 42P01 when the store's
+ * tables are missing. */
+int rdf_dict_open(cat_t *c, arena_t *a, rdf_dict_t **out, err_t *e);
+void rdf_dict_close(rdf_dict_t *d);
+/* The ids of terms[0..n) into ids[0..n): inline literals encoded in place,
+ * the others looked up with one sorted probe per dictionary and the new
+ * ones inserted with one sorted batch, in short transactions of their own
+ * (committed when this returns: an id, once given, stays; README.md
+ * "Dictionaries" says why that is safe). Kind RDF_NONE gives 0. Two
+ * callers adding one term at once get one id. */
+int rdf_dict_encode(rdf_dict_t *d, const rdf_term_t *terms, size_t n, rdf_id_t *ids, err_t *e);
+/* The terms of ids[0..n) (0 gives RDF_NONE), as tx sees the dictionaries
+ * (NULL: committed), strings in a. 22P02 for an id no dictionary holds. */
+int rdf_dict_decode(rdf_dict_t *d, txn_t *tx, const rdf_id_t *ids, size_t n, rdf_term_t *out,
+                    arena_t *a, err_t *e);
+/* The N-Triples form of a term ("<iri>", "_:b", "\"lex\"@en", …) in a. */
+char *rdf_term_ntriples(const rdf_term_t *t, arena_t *a);
+
+/* ---- the quad table (rdf_quad.c) ------------------------------------------ */
+
+/* Adds quads[0..n) (4 ids each: g, s, p, o) in tx: sorted in the primary
+ * index's order (P, S, O, G), duplicates and quads already stored dropped,
+ * the rest inserted as one batch; the distinct projections get their new
+ * pairs in short transactions of their own. *added: the quads that were
+ * new. */
+typedef struct rdf_qids_s {
+  rdf_id_t qi_g, qi_s, qi_p, qi_o;
+} rdf_qids_t;
+int rdf_quad_insert(txn_t *tx, const cat_snapshot_t *snap, rdf_qids_t *quads, size_t n,
+                    arena_t *a, int64_t *added, err_t *e);
+
+/* ---- the bulk loader (rdf_load.c) ------------------------------------------ */
+
+/* The gate every file and folder passes (the engine's: the caller must be
+ * a superuser, the path absolute and inside [Parameters] DirsAllowed;
+ * 42501 otherwise): its real path into real (PATH_MAX bytes). */
+typedef int (*rdf_path_check_fn)(void *ctx, const char *path, char *real, err_t *e);
+
+typedef struct rdf_load_env_s {
+  cat_t *le_cat;
+  rdf_path_check_fn le_check;
+  void *le_check_ctx;
+  bool le_skip_bad;               /* skip malformed statements (else the file fails) */
+  const volatile bool *le_cancel; /* the caller's cancel flag; NULL none */
+} rdf_load_env_t;
+
+/* ld_dir: lists the regular files of dir whose names match mask (fnmatch;
+ * NULL = every file) in rdf_load_list as waiting, with graph (the graph
+ * of their triples; NULL = the default graph); files listed already stay
+ * as they are. *added: the rows added. Its own transaction. */
+int rdf_ld_dir(const rdf_load_env_t *env, const char *dir, const char *mask, const char *graph,
+               int64_t *added, err_t *e);
+/* rdf_loader_run: loads waiting files of the load list until none is
+ * left, each in one transaction of its own; a file's failure goes to its
+ * row (ll_error) and the loader goes on. *files: the files it took. Fails
+ * only when the load list cannot be read or written, or on a cancel. */
+int rdf_loader_run(const rdf_load_env_t *env, int64_t *files, err_t *e);
+
+/* ---- SQL functions (rdf_sql.c) ----------------------------------------------- */
+
+/* The engine's file gate for a session (see rdf_path_check_fn); path
+ * NULL asks only whether the session may load files at all. */
+typedef int (*rdf_session_path_fn)(void *session, const char *path, char *real, err_t *e);
+/* Registers ld_dir, rdf_loader_run and rdf_term (once per process; later
+ * calls replace the hooks). env: the session's environment (pgcat's). */
+int rdf_sql_init(pgcat_env_fn env, rdf_session_path_fn path, err_t *e);
 
 #endif /* CZ_RDF_H */

@@ -104,4 +104,14 @@ extern const rdf_results_ops_t rdf_results_xml_ops;
 extern const rdf_results_ops_t rdf_results_csv_ops;
 extern const rdf_results_ops_t rdf_results_tsv_ops;
 
+/* rdf_load.c: puts every load list row in state 1 (loading when the
+ * server stopped) back to 0; rdf_schema_ensure calls it at every open. */
+int rdf_load_requeue(cat_t *c, err_t *e);
+
+/* rdf_lock.c: locks the values keys[0..n) (ix's key columns) EXCLUSIVE
+ * for tx, in encoded key order, under the lock name the table layer's
+ * inserters of ix take (insert-if-absent without upgrade deadlocks). */
+int rdf_lock_values(txn_t *tx, const cat_index_t *ix, const datum_t *const *keys, int n,
+                    arena_t *a, err_t *e);
+
 #endif /* CZ_RDF_INT_H */

@@ -44,7 +44,8 @@ STATEMENT_TIMEOUT_S = 3
 CANCEL_SLACK_S = 2  # a timeout's cancel must end the call within this much more
 SKIP_NAME_PARTS = ("sleep", "terminate", "cancel_backend", "reload_conf", "rotate",
                    "read_file", "read_binary", "ls_dir", "stat_file", "advisory",
-                   "set_config", "lo_", "pg_notify", "txid_", "pg_switch", "checkpoint")
+                   "set_config", "lo_", "pg_notify", "txid_", "pg_switch", "checkpoint",
+                   "ld_dir", "loader_run")
 
 INT_POOL = ["0", "-1", "1", "2", "7", "100", "32767", "(-32768)", "2147483647",
             "(-2147483647)", "(-2147483648)", "9223372036854775807",

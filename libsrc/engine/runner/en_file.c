@@ -1,6 +1,7 @@
 /* en_file — the one gate through which SQL reads or writes a file on the
- * server (today COPY … FROM/TO 'file'; any later pg_read_file, lo_import
- * or lo_export must open its file here too).
+ * server (today COPY … FROM/TO 'file', and the RDF loader's folders and
+ * files through en_file_check_path; any later pg_read_file, lo_import or
+ * lo_export must open its file here too).
  *
  * Design notes: a file is allowed when all of these hold, checked in this
  * order, so that the first refusal names the real reason:
@@ -146,6 +147,29 @@ static int en_file_check_stat(const char *path, const struct stat *sb, const str
                      "read or written by SQL",
                      path);
   }
+  return CZ_OK;
+}
+
+int en_file_check_path(void *session, const char *path, char *real, err_t *e)
+{
+  esession_t *s = session;
+  if (!esession_is_superuser(s))
+    return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE,
+                   "permission denied to load RDF: only a superuser may read server files");
+  if (!path)
+    return CZ_OK;
+  bool missing;
+  if (en_file_resolve(path, real, &missing, e) != CZ_OK)
+    return CZ_ERR;
+  if (!en_dir_allowed(es_engine(s), real))
+    return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE,
+                   "permission denied to load RDF: \"%s\" is not in DirsAllowed", real);
+  const char *what = fg_protected(NULL, real);
+  if (what)
+    return en_file_refuse_own(path, what, e);
+  if (missing)
+    return err_set(e, SQLSTATE_UNDEFINED_FILE, "could not open file \"%s\": %s", path,
+                   strerror(ENOENT));
   return CZ_OK;
 }
 

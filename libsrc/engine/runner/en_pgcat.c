@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "engine/runner/en_pgcat.h"
+#include "rdf/rdf.h"
 
 struct en_pgcat_s {
   const char *pg_database;      /* as the client asked (session arena) */
@@ -125,7 +126,10 @@ static const pgcat_env_t *env_hook(void *session)
 
 int en_pgcat_init(err_t *e)
 {
-  return pgcat_init(env_hook, e);
+  if (pgcat_init(env_hook, e) != CZ_OK)
+    return CZ_ERR;
+  /* the RDF store's functions see the same environment */
+  return rdf_sql_init(env_hook, en_file_check_path, e);
 }
 
 en_pgcat_t *en_pgcat_session_open(arena_t *a, const char *database, const char *role)

@@ -128,6 +128,11 @@ void er_copy_in_fail(erun_t *r, const char *reason);
 /* Registers pgcat's functions with the engine's environment hook; once per
  * process, before any statement binds. */
 int en_pgcat_init(err_t *e);
+/* The file gate of the RDF loader (rdf_session_path_fn; en_file.c): the
+ * session a superuser, path absolute, its real path (into real,
+ * PATH_MAX bytes) in DirsAllowed and none of the server's own files.
+ * path NULL: only the first check. */
+int en_file_check_path(void *session, const char *path, char *real, err_t *e);
 /* The runner's per-session state, in arena a (the session's): the
  * database name as the client gave it (else the role's). */
 struct en_pgcat_s *en_pgcat_session_open(arena_t *a, const char *database, const char *role);

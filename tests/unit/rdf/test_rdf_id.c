@@ -142,16 +142,16 @@ static void test_what_goes_to_the_dictionary(void **state)
 
 /* ---- order on random values ---- */
 
-typedef struct num_s {
+typedef struct tn_num_s {
   char lex[64];
   const char *type;
   long double v; /* for doubles: the exact value; others: the decimal value */
   int64_t scaled; /* exact integer/decimal values, scaled by 10^6 */
   bool is_float;
   rdf_id_t id;
-} num_t;
+} tn_num_t;
 
-static void make_num(num_t *n)
+static void make_num(tn_num_t *n)
 {
   rdf_xsd_val_t v;
   for (;;) {
@@ -216,7 +216,7 @@ static void make_num(num_t *n)
 
 /* SPARQL's numeric comparison: integers and decimals exactly; with a
  * double or float on either side, both as doubles. */
-static int num_cmp(const num_t *a, const num_t *b)
+static int tn_num_cmp(const tn_num_t *a, const tn_num_t *b)
 {
   if (!a->is_float && !b->is_float)
     return a->scaled < b->scaled ? -1 : a->scaled > b->scaled;
@@ -230,14 +230,14 @@ static void test_numeric_order(void **state)
   (void)state;
   rng_state = cz_test_seed();
   enum { N = 600 };
-  static num_t n[N];
+  static tn_num_t n[N];
   for (int i = 0; i < N; i++) {
     make_num(&n[i]);
     round_trip(n[i].lex, n[i].type);
   }
   for (int i = 0; i < N; i++)
     for (int j = 0; j < N; j++) {
-      int want = num_cmp(&n[i], &n[j]);
+      int want = tn_num_cmp(&n[i], &n[j]);
       rdf_id_t ki = rdf_id_numeric_key(n[i].id), kj = rdf_id_numeric_key(n[j].id);
       int got = ki < kj ? -1 : ki > kj;
       if (got != want)
