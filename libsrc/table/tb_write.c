@@ -257,6 +257,9 @@ static int tb_locate(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t
   if (txn_lock_read_as(tx, t->ct_indexes[0]->ci_tree, loc, *pk_len, mode, old, BT_MAX_ROW, old_len,
                        &found, &changed, e) != CZ_OK)
     return CZ_ERR;
+  if (found && *old_len <= BT_MAX_ROW && tb_is_column(t) &&
+      tb_col_row_inplace(t, old, BT_MAX_ROW, old_len, e) != CZ_OK)
+    return CZ_ERR;
   if (!changed && found && *old_len <= BT_MAX_ROW && tb_row_hash(old, *old_len) == want)
     return CZ_OK;
   /* Changed since the scan. Snapshot levels keep "first updater wins". */
