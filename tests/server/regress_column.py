@@ -2,8 +2,8 @@
 """Regression (issue 9, items 1-3, 5): tables stored column-wise from SQL.
 WITH (layout = column | row) on CREATE TABLE and its errors (PostgreSQL's
 22023 wording for an unknown parameter or value, 0A000 for what the
-column layout cannot hold yet); the layout shown by pg_class.reloptions
-and pg_indexes.indexdef; a column table and a row table given the same
+column layout cannot hold yet); the layout shown by pg_class.reloptions,
+pg_indexes.indexdef and EXPLAIN's scan line; a column table and a row table given the same
 rows, inserts (VALUES, INSERT … SELECT, COPY), updates (of the key too),
 deletes, ON CONFLICT, a foreign key into the column table and a
 secondary index answer every query alike (ranges, point lookups,
@@ -96,6 +96,14 @@ def main():
         check("pg_indexes.indexdef shows WITH (layout=column)",
               got == "CREATE UNIQUE INDEX rg_col_pkey ON public.rg_col USING btree (id) "
                      "WITH (layout=column)", got)
+
+        cur.execute("EXPLAIN SELECT name FROM rg_col WHERE qty = 3")
+        got = "\n".join(r[0] for r in cur.fetchall())
+        check("EXPLAIN's scan line says column-wise",
+              "Scan  rg_col column-wise pushed: qty = 3" in got, got)
+        cur.execute("EXPLAIN SELECT name FROM rg_row WHERE qty = 3")
+        got = "\n".join(r[0] for r in cur.fetchall())
+        check("EXPLAIN's scan line of a row table", "column-wise" not in got, got)
 
         # ---- the same rows into both
         rnd = random.Random(9)
