@@ -281,6 +281,7 @@ if want crash; then
   # the ledger under kill -9, kills during CHECKPOINT, COPY, CREATE INDEX and
   # DROP TABLE (about 2 minutes for 36 cycles on 2 cores)
   run_test crash 900 "$TB_PY" "$CZ_TOP/tests/server/crash.py" --kind "$target" \
-    --binary "$build/binsrc/cadenza/cadenza" --rounds "$rounds" --dir "$work/crash"
+    --binary "$build/binsrc/cadenza/cadenza" --rounds "$rounds" --dir "$work/crash" \
+    ${layout:+--layout "$layout"}
 fi
 finish
