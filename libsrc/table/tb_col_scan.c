@@ -46,14 +46,14 @@ struct tb_colscan_s {
   bool cs_want_loc;
   const tbl_pred_t *cs_preds;
   int cs_npred;
-  bool cs_pushed;             /* preds handed to bt_col_scan */
+  bt_col_pred_t *cs_bp;       /* the preds handed to bt_col_scan (room for all) */
+  uint8_t *cs_lo, *cs_hi;     /* the range's ends (BT_MAX_KEY + TB_PAST_PREFIX bytes) */
   int cs_nread;               /* tree columns read: 0 the key, then per caller column
                                  (or every table column for locators) */
   int *cs_read;
   batch_t *cs_buf;            /* one segment's rows, cs_nread columns */
-  bt_col_scan_t *cs_scan;
+  bt_col_scan_t *cs_scan;     /* the range being read; NULL between ranges */
   datum_t *cs_row;            /* a whole row (pre-images, locators) */
-  bool cs_end;
 };
 
 /* Byte order of keys, the shorter first on a tie (the trees' order). */
@@ -61,15 +61,6 @@ static int tb_bytes_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl
 {
   int c = memcmp(a, b, CZ_MIN(al, bl));
   return c ? c : al < bl ? -1 : al > bl;
-}
-
-static uint8_t *past_prefix(arena_t *a, const uint8_t *k, size_t kl, size_t *out_len)
-{
-  uint8_t *p = arena_alloc(a, kl + TB_PAST_PREFIX);
-  memcpy(p, k, kl);
-  memset(p + kl, 0xFF, TB_PAST_PREFIX);
-  *out_len = kl + TB_PAST_PREFIX;
-  return p;
 }
 
 /* The compressed form of a table predicate, when it has one. */
@@ -100,11 +91,9 @@ static bool push_pred(const tbl_pred_t *tp, ce_pred_t *cp)
   return true;
 }
 
-int tb_colscan_open(txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
-                    bool want_loc, const tbl_pred_t *preds, int npred, const uint8_t *low,
-                    size_t low_len, bool low_incl, const uint8_t *high, size_t high_len,
-                    bool high_incl, const bt_key_t *from, const bt_key_t *until, arena_t *a,
-                    tb_colscan_t **out, err_t *e)
+int tb_colscan_new(txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
+                   bool want_loc, const tbl_pred_t *preds, int npred, int cap, arena_t *a,
+                   tb_colscan_t **out, err_t *e)
 {
   tb_colscan_t *c = arena_zalloc(a, sizeof *c);
   c->cs_t = t;
@@ -116,22 +105,9 @@ int tb_colscan_open(txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *co
   c->cs_preds = preds;
   c->cs_npred = npred;
   c->cs_row = arena_alloc(a, sizeof(datum_t) * (size_t)(t->ct_ncols + 1));
-  /* the range [lo, hi) */
-  const uint8_t *lo = low, *hi = high;
-  size_t lo_len = low_len, hi_len = high_len;
-  if (lo && !low_incl)
-    lo = past_prefix(a, low, low_len, &lo_len);
-  if (hi && high_incl)
-    hi = past_prefix(a, high, high_len, &hi_len);
-  /* a morsel's piece inside the range */
-  if (from && from->k_len > 0 && (!lo || tb_bytes_cmp(from->k_data, from->k_len, lo, lo_len) > 0)) {
-    lo = from->k_data;
-    lo_len = from->k_len;
-  }
-  if (until && (!hi || tb_bytes_cmp(until->k_data, until->k_len, hi, hi_len) < 0)) {
-    hi = until->k_data;
-    hi_len = until->k_len;
-  }
+  c->cs_lo = arena_alloc(a, BT_MAX_KEY + TB_PAST_PREFIX);
+  c->cs_hi = arena_alloc(a, BT_MAX_KEY + TB_PAST_PREFIX);
+  c->cs_bp = arena_alloc(a, sizeof(bt_col_pred_t) * (size_t)(npred + 1));
   /* the tree columns read: the key, then the wanted ones (all for locators) */
   int nread = 1 + (want_loc ? t->ct_ncols : ncols);
   c->cs_nread = nread;
@@ -144,29 +120,73 @@ int tb_colscan_open(txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *co
     c->cs_read[i] = col + 1;
     types[i] = t->ct_types[col];
   }
-  /* a segment holds at most BTC_SEG_ROWS rows; the scan hands out fewer */
-  c->cs_buf = batch_create(a, nread, types, 4096, e);
+  /* one call hands out at most the caller's batch */
+  c->cs_buf = batch_create(a, nread, types, cap > 0 ? cap : 1, e);
   if (!c->cs_buf)
-    return CZ_ERR;
-  const cat_index_t *pix = t->ct_indexes[0];
-  bt_col_pred_t *bp = arena_alloc(a, sizeof *bp * (size_t)(npred + 1));
-  int nbp = 0;
-  c->cs_pushed = npred > 0 && txn_tree_plain(tx, pix->ci_dtree);
-  for (int j = 0; j < npred && c->cs_pushed; j++) {
-    const tbl_pred_t *tp = &preds[j];
-    int col = cols[tp->tp_out];
-    if (push_pred(tp, &bp[nbp].cp_pred)) {
-      bp[nbp].cp_col = col + 1;
-      nbp++;
-    }
-  }
-  if (!c->cs_pushed)
-    nbp = 0;
-  if (bt_col_scan_open(pix->ci_tree, lo, lo_len, hi, hi_len, c->cs_read, nread, bp, nbp,
-                       &c->cs_scan, e) != CZ_OK)
     return CZ_ERR;
   *out = c;
   return CZ_OK;
+}
+
+/* Copies a bound into buf (room for BT_MAX_KEY + TB_PAST_PREFIX), extended
+ * past every key starting with it when past; its length, or (size_t)-1
+ * when it is longer than any stored key can be (the caller then treats
+ * the end as open for a low bound, as empty for a high one). */
+static size_t put_bound(uint8_t *buf, const uint8_t *k, size_t kl, bool past)
+{
+  if (kl > BT_MAX_KEY)
+    return (size_t)-1;
+  memcpy(buf, k, kl);
+  if (past) {
+    memset(buf + kl, 0xFF, TB_PAST_PREFIX);
+    kl += TB_PAST_PREFIX;
+  }
+  return kl;
+}
+
+int tb_colscan_range(tb_colscan_t *c, const uint8_t *low, size_t low_len, bool low_incl,
+                     const uint8_t *high, size_t high_len, bool high_incl, const bt_key_t *from,
+                     const bt_key_t *until, err_t *e)
+{
+  tb_colscan_close(c);
+  const cat_table_t *t = c->cs_t;
+  /* the range [lo, hi) */
+  const uint8_t *lo = NULL, *hi = NULL;
+  size_t lo_len = 0, hi_len = 0;
+  if (low) {
+    lo_len = put_bound(c->cs_lo, low, low_len, !low_incl);
+    lo = c->cs_lo;
+    if (lo_len == (size_t)-1)
+      lo_len = BT_MAX_KEY;  /* above every stored key's first bytes: nothing is read */
+  }
+  if (high) {
+    hi_len = put_bound(c->cs_hi, high, high_len, high_incl);
+    hi = c->cs_hi;
+    if (hi_len == (size_t)-1) {
+      memcpy(c->cs_hi, high, BT_MAX_KEY);
+      memset(c->cs_hi + BT_MAX_KEY, 0xFF, TB_PAST_PREFIX);
+      hi_len = BT_MAX_KEY + TB_PAST_PREFIX;
+    }
+  }
+  /* a morsel's piece inside the range */
+  if (from && from->k_len > 0 && (!lo || tb_bytes_cmp(from->k_data, from->k_len, lo, lo_len) > 0)) {
+    lo = from->k_data;
+    lo_len = from->k_len;
+  }
+  if (until && (!hi || tb_bytes_cmp(until->k_data, until->k_len, hi, hi_len) < 0)) {
+    hi = until->k_data;
+    hi_len = until->k_len;
+  }
+  const cat_index_t *pix = t->ct_indexes[0];
+  int nbp = 0;
+  if (c->cs_npred > 0 && txn_tree_plain(c->cs_tx, pix->ci_dtree))
+    for (int j = 0; j < c->cs_npred; j++)
+      if (push_pred(&c->cs_preds[j], &c->cs_bp[nbp].cp_pred)) {
+        c->cs_bp[nbp].cp_col = c->cs_cols[c->cs_preds[j].tp_out] + 1;
+        nbp++;
+      }
+  return bt_col_scan_open(pix->ci_tree, lo, lo_len, hi, hi_len, c->cs_read, c->cs_nread, c->cs_bp,
+                          nbp, &c->cs_scan, e);
 }
 
 void tb_colscan_close(tb_colscan_t *c)
@@ -237,6 +257,10 @@ int tb_colscan_fill(tb_colscan_t *c, batch_t *out, int *np, int cap, arena_t *a,
   while (n < cap && examined < cap * TB_COL_EXAMINE_BATCHES) {
     int got = 0;
     int max = CZ_MIN(cap - n, c->cs_buf->b_cols[0].v_cap);
+    if (!c->cs_scan) {
+      *ended = true;
+      break;
+    }
     int rc = bt_col_scan_next(c->cs_scan, c->cs_buf->b_cols, max, &got, e);
     if (rc == BT_END) {
       *ended = true;

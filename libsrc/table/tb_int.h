@@ -247,17 +247,21 @@ int tb_col_row(const cat_table_t *t, const void *crow, size_t len, arena_t *a, c
                size_t *row_len, err_t *e);
 int tb_col_row_inplace(const cat_table_t *t, uint8_t *buf, size_t cap, size_t *len, err_t *e);
 
-/* A forward scan of a column table's primary tree (tb_col_scan.c): the
- * table scan's bounds (prefixes, as tbl_scan_open's), narrowed to
- * [from, until) when given (a morsel). tb_colscan_fill appends rows to
- * out from *np up to cap (*ended at the range's end); locators go to
- * column ncols when want_loc. */
+/* Forward scans of a column table's primary tree (tb_col_scan.c).
+ * tb_colscan_new makes the state once per table scan (in a: buffers for
+ * batches of up to cap rows); tb_colscan_range starts reading a range —
+ * the table scan's bounds (prefixes, as tbl_scan_open's), narrowed to
+ * [from, until) when given (a morsel) — again at every re-aim, reusing
+ * the state; tb_colscan_fill appends rows to out from *np up to cap
+ * (*ended at the range's end); locators go to column ncols when
+ * want_loc; tb_colscan_close ends the range being read. */
 typedef struct tb_colscan_s tb_colscan_t;
-int tb_colscan_open(txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
-                    bool want_loc, const tbl_pred_t *preds, int npred, const uint8_t *low,
-                    size_t low_len, bool low_incl, const uint8_t *high, size_t high_len,
-                    bool high_incl, const bt_key_t *from, const bt_key_t *until, arena_t *a,
-                    tb_colscan_t **out, err_t *e);
+int tb_colscan_new(txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
+                   bool want_loc, const tbl_pred_t *preds, int npred, int cap, arena_t *a,
+                   tb_colscan_t **out, err_t *e);
+int tb_colscan_range(tb_colscan_t *c, const uint8_t *low, size_t low_len, bool low_incl,
+                     const uint8_t *high, size_t high_len, bool high_incl, const bt_key_t *from,
+                     const bt_key_t *until, err_t *e);
 int tb_colscan_fill(tb_colscan_t *c, batch_t *out, int *np, int cap, arena_t *a, bool *ended,
                     err_t *e);
 void tb_colscan_close(tb_colscan_t *c);

@@ -788,36 +788,39 @@ int tbl_scan_next(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
 }
 
 /* tb_scan_fill of a column table's primary tree, forward: the column
- * tree's vectored scan (tb_col_scan.c), reopened for each morsel and
- * after a re-aim (tb_scan_aim). A morsel scan fills a batch from one
- * piece only. */
+ * tree's vectored scan (tb_col_scan.c), its range started again for each
+ * morsel and after a re-aim (tb_scan_aim: probes). A morsel scan fills a
+ * batch from one piece only. */
 static int tb_scan_fill_col(tbl_scan_t *s, batch_t *out, int n0, int cap, arena_t *a, err_t *e)
 {
+  bool fresh = !s->s_started || s->s_reseek;
   s->s_started = true;
-  if (s->s_reseek) {
-    s->s_reseek = false;
-    tb_colscan_close(s->s_col);
-    s->s_col = NULL;
+  s->s_reseek = false;
+  if (!s->s_col && tb_colscan_new(s->s_tx, s->s_cmd, s->s_t, s->s_cols, s->s_ncols, s->s_want_loc,
+                                  s->s_preds, s->s_npred, cap, s->s_a, &s->s_col, e) != CZ_OK)
+    return CZ_ERR;
+  if (fresh && !s->s_disp) {
+    s->s_in_piece = false;
+    if (tb_colscan_range(s->s_col, s->s_low, s->s_low_len, s->s_low_incl, s->s_high,
+                         s->s_high_len, s->s_high_incl, NULL, NULL, e) != CZ_OK)
+      return CZ_ERR;
+    s->s_in_piece = true;
   }
   int n = n0;
   while (n < cap && !s->s_done) {
-    if (!s->s_col) {
-      bt_key_t from = {NULL, 0};
-      if (s->s_disp) {
-        const uint8_t *f;
-        size_t fl;
-        if (tb_morsel_take(s->s_disp, &s->s_piece, &f, &fl, &s->s_pend) != CZ_OK) {
-          s->s_done = true;
-          break;
-        }
-        from = (bt_key_t){f, (uint32_t)fl};
-        s->s_in_piece = true;
+    if (!s->s_in_piece) {
+      /* a morsel scan's next piece */
+      const uint8_t *f;
+      size_t fl;
+      if (tb_morsel_take(s->s_disp, &s->s_piece, &f, &fl, &s->s_pend) != CZ_OK) {
+        s->s_done = true;
+        break;
       }
-      if (tb_colscan_open(s->s_tx, s->s_cmd, s->s_t, s->s_cols, s->s_ncols, s->s_want_loc,
-                          s->s_preds, s->s_npred, s->s_low, s->s_low_len, s->s_low_incl, s->s_high,
-                          s->s_high_len, s->s_high_incl, s->s_disp ? &from : NULL,
-                          s->s_disp ? s->s_pend : NULL, s->s_a, &s->s_col, e) != CZ_OK)
+      bt_key_t from = {f, (uint32_t)fl};
+      if (tb_colscan_range(s->s_col, s->s_low, s->s_low_len, s->s_low_incl, s->s_high,
+                           s->s_high_len, s->s_high_incl, &from, s->s_pend, e) != CZ_OK)
         return CZ_ERR;
+      s->s_in_piece = true;
     }
     bool ended;
     if (tb_colscan_fill(s->s_col, out, &n, cap, a, &ended, e) != CZ_OK)
@@ -825,13 +828,11 @@ static int tb_scan_fill_col(tbl_scan_t *s, batch_t *out, int n0, int cap, arena_
     if (!ended)
       break;  /* full, or enough rows examined for one call */
     tb_colscan_close(s->s_col);
-    s->s_col = NULL;
+    s->s_in_piece = false;
     if (!s->s_disp) {
       s->s_done = true;
-    } else {
-      s->s_in_piece = false;
-      if (n > n0)
-        break;
+    } else if (n > n0) {
+      break;
     }
   }
   out->b_n = n;
