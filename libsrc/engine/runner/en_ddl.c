@@ -18,21 +18,23 @@ static int col_number(const cat_table_t *t, const char *name, int *out, err_t *e
   return cat_lookup_column(t, name, out, e);
 }
 
-/* The layout of a new table: WITH (layout = …) as written, else the
- * server's [Parameters] DefaultLayout — which falls back to row for a
- * table whose columns cannot be stored column-wise (INTERVAL, too many),
- * so that a column default never refuses a table; written explicitly,
- * column is the catalog's 0A000 then. */
-static cat_layout_t en_table_layout(esession_t *s, const sql_create_table_t *ct,
-                                    const cat_column_def_t *cols, int nc)
+cat_layout_t en_default_layout(esession_t *s, const cat_column_def_t *cols, int nc)
 {
-  if (ct->ct_layout)
-    return ct->ct_layout == 'c' ? CAT_LAYOUT_COLUMN : CAT_LAYOUT_ROW;
   cat_layout_t l = es_engine(s)->en_layout;
   err_t scratch;
   if (l == CAT_LAYOUT_COLUMN && cat_layout_check(cols, nc, &scratch) != CZ_OK)
     return CAT_LAYOUT_ROW;
   return l;
+}
+
+/* The layout of a new table: WITH (layout = …) as written (column on
+ * columns it cannot hold is the catalog's 0A000), else the default. */
+static cat_layout_t en_table_layout(esession_t *s, const sql_create_table_t *ct,
+                                    const cat_column_def_t *cols, int nc)
+{
+  if (ct->ct_layout)
+    return ct->ct_layout == 'c' ? CAT_LAYOUT_COLUMN : CAT_LAYOUT_ROW;
+  return en_default_layout(s, cols, nc);
 }
 
 static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t *ct, err_t *e)
