@@ -107,10 +107,10 @@ static bool alter_pk_kept(const cat_table_t *t, const cat_alter_def_t *def)
   return true;
 }
 
-static int alter_create_tree(txn_t *tx, const char *name, err_t *e)
+static int alter_create_tree(txn_t *tx, const char *name, uint32_t flags, err_t *e)
 {
   bt_tree_t *bt;
-  return db_create_tree(tx, name, BT_UNIQUE, &bt, e);
+  return db_create_tree(tx, name, flags, &bt, e);
 }
 
 int cat_alter_table(cat_t *c, txn_t *tx, cat_oid_t table, const cat_alter_def_t *def,
@@ -122,7 +122,8 @@ int cat_alter_table(cat_t *c, txn_t *tx, cat_oid_t table, const cat_alter_def_t 
   const cat_table_t *t = cat_table_by_oid(s, table);
   if (!t)
     return err_set(e, SQLSTATE_UNDEFINED_TABLE, "table with OID %u does not exist", (unsigned)table);
-  if (alter_check(s, t, def, e) != CZ_OK)
+  if (alter_check(s, t, def, e) != CZ_OK ||
+      (t->ct_layout == CAT_LAYOUT_COLUMN && cat_layout_check(def->ad_cols, def->ad_ncols, e) != CZ_OK))
     return CZ_ERR;
   uint32_t gen = def->ad_rewrite ? t->ct_gen + 1 : t->ct_gen;
   /* the primary key: kept (OID and name), new, or none */
@@ -196,10 +197,10 @@ int cat_alter_table(cat_t *c, txn_t *tx, cat_oid_t table, const cat_alter_def_t 
   char tree[48];
   if (def->ad_rewrite) {
     cat_tree_name('t', table, gen, tree, sizeof tree);
-    if (alter_create_tree(tx, tree, e) != CZ_OK)
+    if (alter_create_tree(tx, tree, cat_tree_flags(t->ct_layout), e) != CZ_OK)
       return CZ_ERR;
     cat_long_tree_name(table, gen, tree, sizeof tree);
-    if (alter_create_tree(tx, tree, e) != CZ_OK)
+    if (alter_create_tree(tx, tree, BT_UNIQUE, e) != CZ_OK)
       return CZ_ERR;
   }
   for (int k = 0; k < def->ad_nindexes; k++) {
@@ -215,7 +216,7 @@ int cat_alter_table(cat_t *c, txn_t *tx, cat_oid_t table, const cat_alter_def_t 
     }
     if (!old || def->ad_rewrite) {
       cat_tree_name('i', ioid, igen, tree, sizeof tree);
-      if (alter_create_tree(tx, tree, e) != CZ_OK)
+      if (alter_create_tree(tx, tree, cat_tree_flags(ai->ai_def.id_layout), e) != CZ_OK)
         return CZ_ERR;
     }
     if (new_oids)
@@ -236,8 +237,8 @@ int cat_alter_table(cat_t *c, txn_t *tx, cat_oid_t table, const cat_alter_def_t 
       return CZ_ERR;
   }
   if (cat_put_table(c, tx, table, t->ct_schema, t->ct_owner, def->ad_name, def->ad_ncols,
-                    def->ad_npk, def->ad_pk, pk_oid, def->ad_npk > 0 ? pk_name : NULL, gen, true,
-                    e) != CZ_OK)
+                    def->ad_npk, def->ad_pk, pk_oid, def->ad_npk > 0 ? pk_name : NULL, gen,
+                    t->ct_layout, true, e) != CZ_OK)
     return CZ_ERR;
   return cat_ddl_end(c, tx, e);
 }

@@ -151,7 +151,7 @@ int cat_rel_free(const cat_snapshot_t *s, cat_oid_t schema, const char *name, er
 
 int cat_put_table(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t schema, cat_oid_t owner,
                   const char *name, int ncols, int npk, const int *pk, cat_oid_t pk_oid,
-                  const char *pk_name, uint32_t gen, bool replace, err_t *e)
+                  const char *pk_name, uint32_t gen, cat_layout_t layout, bool replace, err_t *e)
 {
   uint8_t k[4], buf[BT_MAX_ROW];
   cat_wbuf_t w = { buf, 0, sizeof buf, false };
@@ -165,6 +165,7 @@ int cat_put_table(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t schema, cat_oid_
   cat_w_u32(&w, pk_oid);
   cat_w_str(&w, pk_name);
   cat_w_u32(&w, gen);
+  cat_w_u8(&w, (uint8_t)layout);  /* missing from older records (row) */
   return cat_sys_put(c, tx, CAT_SYS_TABLES, k, cat_key_oid(k, oid), &w, replace, e);
 }
 
@@ -183,6 +184,29 @@ int cat_put_column(cat_t *c, txn_t *tx, cat_oid_t table, int num, const cat_colu
   cat_w_u8(&w, (uint8_t)identity);
   return cat_sys_put(c, tx, CAT_SYS_COLUMNS, k, cat_key_oid2(k, table, (uint32_t)num), &w, replace,
                      e);
+}
+
+uint32_t cat_tree_flags(cat_layout_t layout)
+{
+  return BT_UNIQUE | (layout == CAT_LAYOUT_COLUMN ? BT_COLUMN : 0);
+}
+
+const char *cat_layout_name(cat_layout_t l)
+{
+  return l == CAT_LAYOUT_COLUMN ? "column" : "row";
+}
+
+int cat_layout_check(const cat_column_def_t *cols, int ncols, err_t *e)
+{
+  if (ncols > BTC_MAX_COLS - 1)
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+                   "column layout supports at most %d columns", BTC_MAX_COLS - 1);
+  for (int i = 0; i < ncols; i++)
+    if (ty_phys(cols[i].cd_type.t_id) == TP_IV)
+      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+                     "column layout does not support type interval (column \"%s\")",
+                     cols[i].cd_name);
+  return CZ_OK;
 }
 
 int cat_check_pk(const cat_column_def_t *cols, int ncols, const int *pk, int npk, err_t *e)
@@ -222,6 +246,9 @@ int cat_create_table(cat_t *c, txn_t *tx, const cat_table_def_t *def, cat_oid_t 
   }
   if (cat_check_pk(def->td_cols, def->td_ncols, def->td_pk, def->td_npk, e) != CZ_OK)
     return CZ_ERR;
+  if (def->td_layout == CAT_LAYOUT_COLUMN &&
+      cat_layout_check(def->td_cols, def->td_ncols, e) != CZ_OK)
+    return CZ_ERR;
   char pk_name[CAT_MAX_NAME * 2 + 8];
   if (def->td_npk > 0) {
     if (def->td_pk_name)
@@ -240,10 +267,11 @@ int cat_create_table(cat_t *c, txn_t *tx, const cat_table_def_t *def, cat_oid_t 
   char ltree[40];
   cat_long_tree_name(toid, 0, ltree, sizeof ltree);
   bt_tree_t *lbt;
-  if (db_create_tree(tx, tree, BT_UNIQUE, &bt, e) != CZ_OK ||
+  if (db_create_tree(tx, tree, cat_tree_flags(def->td_layout), &bt, e) != CZ_OK ||
       db_create_tree(tx, ltree, BT_UNIQUE, &lbt, e) != CZ_OK ||
       cat_put_table(c, tx, toid, sch->cs_oid, def->td_owner, def->td_name, def->td_ncols, def->td_npk,
-                    def->td_pk, pkoid, def->td_npk > 0 ? pk_name : NULL, 0, false, e) != CZ_OK)
+                    def->td_pk, pkoid, def->td_npk > 0 ? pk_name : NULL, 0, def->td_layout, false,
+                    e) != CZ_OK)
     return CZ_ERR;
   for (int i = 0; i < def->td_ncols; i++) {
     bool nn = def->td_cols[i].cd_not_null;
@@ -355,6 +383,7 @@ int cat_put_index(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t table, const cha
   cat_w_u8(&w, def->id_constraint ? 1 : 0);
   cat_w_u32(&w, gen);
   cat_w_u8(&w, def->id_nulls_nd ? 1 : 0);
+  cat_w_u8(&w, (uint8_t)def->id_layout);
   return cat_sys_put(c, tx, CAT_SYS_INDEXES, k, cat_key_oid(k, oid), &w, replace, e);
 }
 
@@ -375,6 +404,9 @@ int cat_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t 
   for (int i = 0; i < def->id_ninclude; i++)
     if (def->id_include[i] < 0 || def->id_include[i] >= t->ct_ncols)
       return err_set(e, SQLSTATE_UNDEFINED_COLUMN, "included column %d does not exist", def->id_include[i]);
+  if (def->id_layout != CAT_LAYOUT_ROW)
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+                   "column layout is not supported for secondary indexes yet");
   char name[CAT_MAX_NAME + 16];
   if (def->id_name) {
     if (cat_name_check("index", def->id_name, e) != CZ_OK ||

@@ -191,7 +191,9 @@ int cat_name_check(const char *what, const char *name, err_t *e);
 int cat_rel_free(const cat_snapshot_t *s, cat_oid_t schema, const char *name, err_t *e);
 int cat_put_table(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t schema, cat_oid_t owner,
                   const char *name, int ncols, int npk, const int *pk, cat_oid_t pk_oid,
-                  const char *pk_name, uint32_t gen, bool replace, err_t *e);
+                  const char *pk_name, uint32_t gen, cat_layout_t layout, bool replace, err_t *e);
+/* The B-tree flags of a data tree of this layout. */
+uint32_t cat_tree_flags(cat_layout_t layout);
 int cat_put_column(cat_t *c, txn_t *tx, cat_oid_t table, int num, const cat_column_def_t *cd,
                    bool not_null, char identity, bool replace, err_t *e);
 int cat_put_index(cat_t *c, txn_t *tx, cat_oid_t oid, cat_oid_t table, const char *name,

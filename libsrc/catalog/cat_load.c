@@ -119,6 +119,8 @@ static int cat_ld_table(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v
   pix->ci_oid = t->ct_pk_oid;
   pix->ci_name = cat_r_str(&r, l->l_a);
   t->ct_gen = cat_r_opt_u32(&r, 0);  /* since ALTER TABLE rewrites tables */
+  t->ct_layout = cat_r_opt_u8(&r, 0) == CAT_LAYOUT_COLUMN ? CAT_LAYOUT_COLUMN : CAT_LAYOUT_ROW;
+  pix->ci_layout = t->ct_layout;
   char tname[40];
   cat_tree_name('t', t->ct_oid, t->ct_gen, tname, sizeof tname);
   pix->ci_tree_name = arena_strdup(l->l_a, tname);
@@ -187,6 +189,7 @@ static int cat_ld_index(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v
   ix->ci_constraint = cat_r_opt_u8(&r, 0) != 0;
   ix->ci_gen = cat_r_opt_u32(&r, 0);
   ix->ci_nulls_nd = cat_r_opt_u8(&r, 0) != 0;  /* since NULLS NOT DISTINCT */
+  ix->ci_layout = cat_r_opt_u8(&r, 0) == CAT_LAYOUT_COLUMN ? CAT_LAYOUT_COLUMN : CAT_LAYOUT_ROW;
   char iname[40];
   cat_tree_name('i', ix->ci_oid, ix->ci_gen, iname, sizeof iname);
   ix->ci_tree_name = arena_strdup(l->l_a, iname);

@@ -260,11 +260,54 @@ void cat_snapshot_refresh(cat_t *c, const txn_t *tx, cat_snapshot_t **held)
 /* The 8 big-endian bytes at off of the last key of tree; *found is false
  * (and *out 0) when the tree is empty or that key's length is outside
  * [min_len, max_len]. Both id counters start above the last key. */
+/* A column tree reads forward only (btree/README.md "Column leaves:
+ * state"): its last key is found by a scan of its key column — once per
+ * table and server run, reading the keys' runs only. */
+static int cat_last_key_col(bt_tree_t *tree, uint8_t *last, size_t *last_len, bool *found,
+                            err_t *e)
+{
+  arena_t *a = arena_create(NULL, "cat_last_key_col");
+  vec_t v;
+  int col = 0;
+  bt_col_scan_t *s = NULL;
+  int rc = vec_init(&v, a, ty_plain(TY_BYTEA), 4096, e);
+  if (rc == CZ_OK)
+    rc = bt_col_scan_open(tree, NULL, 0, NULL, 0, &col, 1, NULL, 0, &s, e);
+  while (rc == CZ_OK) {
+    int n = 0;
+    rc = bt_col_scan_next(s, &v, v.v_cap, &n, e);
+    if (rc == CZ_OK && n > 0 && v.v_str[n - 1].s_len <= BT_MAX_KEY) {
+      memcpy(last, v.v_str[n - 1].s_ptr, v.v_str[n - 1].s_len);
+      *last_len = v.v_str[n - 1].s_len;
+      *found = true;
+    }
+  }
+  if (s)
+    bt_col_scan_close(s);
+  arena_destroy(a);
+  return rc == BT_END ? CZ_OK : rc;
+}
+
 static int cat_last_key_u64(bt_tree_t *tree, size_t off, size_t min_len, size_t max_len,
                             uint64_t *out, bool *found, err_t *e)
 {
   *out = 0;
   *found = false;
+  if (bt_flags(tree) & BT_COLUMN) {
+    uint8_t k[BT_MAX_KEY];
+    size_t kl = 0;
+    bool any = false;
+    if (cat_last_key_col(tree, k, &kl, &any, e) != CZ_OK)
+      return CZ_ERR;
+    if (any && kl >= min_len && kl <= max_len) {
+      uint64_t u = 0;
+      for (size_t i = off; i < off + 8; i++)
+        u = (u << 8) | k[i];
+      *out = u;
+      *found = true;
+    }
+    return CZ_OK;
+  }
   bt_cursor_t *c;
   if (bt_cursor_open(tree, &c, e) != CZ_OK)
     return CZ_ERR;

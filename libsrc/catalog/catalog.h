@@ -82,6 +82,14 @@ typedef struct cat_column_s {
 typedef struct cat_table_s cat_table_t;
 typedef struct cat_constraint_s cat_constraint_t;
 
+/* How an index's tree lays out its leaves (btree/README.md "Column
+ * leaves"): rows, or column-wise compressed segments. Stored in
+ * sys.tables (the primary tree's) and sys.indexes. */
+typedef enum cat_layout_e {
+  CAT_LAYOUT_ROW = 0,
+  CAT_LAYOUT_COLUMN = 1
+} cat_layout_t;
+
 typedef struct cat_index_s {
   cat_oid_t ci_oid;
   const char *ci_name;         /* "<table>_pkey" for the primary key */
@@ -100,6 +108,7 @@ typedef struct cat_index_s {
                                   CREATE UNIQUE INDEX; dropped with the constraint only */
   bool ci_nulls_nd;            /* UNIQUE NULLS NOT DISTINCT (PostgreSQL 15): a NULL key
                                   equals a NULL key (pg_index.indnullsnotdistinct) */
+  cat_layout_t ci_layout;      /* the tree's leaf layout (the table's for the primary tree) */
   const char *ci_tree_name;    /* the tree's name in the database directory */
   uint32_t ci_gen;             /* rebuilds by ALTER TABLE (0: "i<oid>", else "i<oid>_<gen>") */
   bt_tree_t *ci_tree;          /* cached handle (owned by the database) */
@@ -127,6 +136,8 @@ struct cat_table_s {
   uint64_t ct_version;         /* version of the snapshot that loaded it */
   db_t *ct_db;
   cat_oid_t ct_pk_oid;         /* OID of the primary key constraint/index (0 none) */
+  cat_layout_t ct_layout;      /* the primary tree's layout (WITH (layout = …)); a
+                                  rewrite keeps it */
   uint32_t ct_gen;             /* rewrites by ALTER TABLE: the trees are "t<oid>" and
                                   "l<oid>" at 0, "t<oid>_<gen>" and "l<oid>_<gen>" after */
   /* The table's long-values tree (unique, "l<oid>"): values too long for
@@ -385,7 +396,16 @@ typedef struct cat_table_def_s {
   const char *td_pk_name;      /* constraint name; NULL = "<table>_pkey" */
   const char *td_identity;     /* per column: 'a' GENERATED ALWAYS, 'd' BY DEFAULT AS
                                   IDENTITY, 0 not (cc_identity); NULL: no identity column */
+  cat_layout_t td_layout;      /* the primary tree's layout */
 } cat_table_def_t;
+
+/* Whether columns of these types can be stored column-wise (a column
+ * tree's rows hold each value in its column form: INTERVAL has none yet,
+ * and a segment names at most BTC_MAX_COLS - 1 value columns); 0A000
+ * saying why not. */
+int cat_layout_check(const cat_column_def_t *cols, int ncols, err_t *e);
+/* "row" / "column". */
+const char *cat_layout_name(cat_layout_t l);
 
 /* 42P07 when the name is taken (by a table or an index of the schema),
  * 42701 duplicate column, 3F000 unknown schema, 42P16 bad key. Primary key
@@ -405,6 +425,8 @@ typedef struct cat_index_def_s {
   int id_ninclude;
   const int *id_include;
   bool id_nulls_nd;            /* NULLS NOT DISTINCT (ci_nulls_nd) */
+  cat_layout_t id_layout;      /* secondary indexes: row only until non-unique column
+                                  trees exist (cat_create_index: 0A000) */
 } cat_index_def_t;
 
 /* Creates an EMPTY index (its tree and catalog entry). The table layer's

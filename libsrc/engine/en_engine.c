@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "engine/runner/runner.h"
@@ -91,6 +92,16 @@ static int en_config(engine_t *eng, const ini_t *ini, err_t *e)
   if (lockt < 0 || lockt > 2147483647)
     return err_set(e, SQLSTATE_CONFIG, "[Parameters] LockTimeout must be between 0 and 2147483647");
   eng->en_lock_timeout_ms = lockt;
+  /* [Parameters] DefaultLayout: the layout of tables created without
+   * WITH (layout = …) */
+  const char *layout = ini_get(ini, "Parameters", "DefaultLayout");
+  if (!layout || strcasecmp(layout, "row") == 0)
+    eng->en_layout = CAT_LAYOUT_ROW;
+  else if (strcasecmp(layout, "column") == 0)
+    eng->en_layout = CAT_LAYOUT_COLUMN;
+  else
+    return err_set(e, SQLSTATE_CONFIG, "[Parameters] DefaultLayout must be row or column, not \"%s\"",
+                   layout);
   /* [Parameters] MaxQueryThreads: worker threads all queries together may
    * use beside their sessions' own threads; by default one per CPU */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -472,6 +472,7 @@ typedef struct scan_spec_s {
   const int *ss_ord;
   int ss_nfixed;
   bool ss_ord_unique;
+  bool ss_column;               /* the index read is column-wise (EXPLAIN says so) */
   bool ss_backward;             /* read the range from its high end down: the order
                                    is then descending with NULLs first */
   int ss_npred;                 /* predicates tested by the table layer */

@@ -367,6 +367,8 @@ static char *scan_detail(const op_t *o, arena_t *a)
   char *t = arena_strdup(a, sp->ss_name ? sp->ss_name : "?");
   if (sp->ss_index_name)
     t = arena_sprintf(a, "%s using %s", t, sp->ss_index_name);
+  if (sp->ss_column)
+    t = arena_sprintf(a, "%s column-wise", t);
   if (sp->ss_nlow && sp->ss_nhigh && sp->ss_nlow == sp->ss_nhigh && sp->ss_low == sp->ss_high)
     t = arena_sprintf(a, "%s (lookup on %d key column%s)", t, sp->ss_nlow,
                       sp->ss_nlow > 1 ? "s" : "");

@@ -434,14 +434,16 @@ static void wish_path(const sp_table_t *t, xnode_t **conj, int n, const scan_wis
   const sp_index_t *bi = index_of(t, best->pa_index);
   if (index_gives(t, bi, best->pa_neq, w, false))
     return;  /* the forward read already gives it (op_order) */
-  if (desc && index_gives(t, bi, best->pa_neq, w, true) &&
+  /* a column-wise primary tree reads forward only (table/README.md) */
+  bool pk_back = !t->tb_column;
+  if (desc && (bi || pk_back) && index_gives(t, bi, best->pa_neq, w, true) &&
       only_bounds(t, best, bi ? bi->ix_cols : t->tb_pk, bi ? bi->ix_ncols : t->tb_npk, conj, n)) {
     *backward = true;
     return;
   }
   if (path_score(best) > 0 || w->sw_limit < 0)
     return;
-  if (desc && best->pa_index == 0 && index_gives(t, NULL, 0, w, true)) {
+  if (desc && pk_back && best->pa_index == 0 && index_gives(t, NULL, 0, w, true)) {
     /* the table from its end: a filter may read further, never more than the whole table */
     *backward = true;
     return;
@@ -496,6 +498,7 @@ static op_t *plan_scan(lp_ctx_t *b, const sp_table_t *t, const char *alias, bool
                    : t->tb_name;
   sp.ss_index = best.pa_index;
   sp.ss_index_name = best.pa_name;
+  sp.ss_column = best.pa_index == 0 && t->tb_column;
   sp.ss_ncols = t->tb_ncols;
   sp.ss_cols = arena_alloc(b->lc_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
   for (int c = 0; c < t->tb_ncols; c++)

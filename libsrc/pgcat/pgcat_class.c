@@ -159,6 +159,13 @@ static double pgcat_rows_of(const cat_table_t *t, arena_t *a)
   return ts.ts_rows;
 }
 
+/* reloptions of a relation stored with this layout: the row layout is
+ * the default PostgreSQL shows as no option. */
+static const char *pgcat_layout_option(cat_layout_t l)
+{
+  return l == CAT_LAYOUT_COLUMN ? "{layout=column}" : NULL;
+}
+
 /* The columns common to every pg_class row; the caller puts the rest. */
 static void pgcat_class_head(pgcat_rows_t *w, cat_oid_t oid, const char *name, cat_oid_t ns,
                              cat_oid_t owner, cat_oid_t am, double tuples)
@@ -183,7 +190,8 @@ static void pgcat_class_head(pgcat_rows_t *w, cat_oid_t oid, const char *name, c
  * PostgreSQL's _RETURN rule makes it; populated: relispopulated (false for
  * a materialized view WITH NO DATA). */
 static int pgcat_class_tail(pgcat_rows_t *w, bool hasindex, char kind, int natts,
-                            const char *acl, const cat_table_t *t, bool populated, err_t *e)
+                            const char *acl, const cat_table_t *t, bool populated,
+                            const char *reloptions, err_t *e)
 {
   /* CHECK constraints, and PostgreSQL's foreign key triggers (on both the
    * referencing and the referenced table: psql lists foreign keys only
@@ -210,7 +218,7 @@ static int pgcat_class_tail(pgcat_rows_t *w, bool hasindex, char kind, int natts
   pgcat_put_bool(w, false);     /* relispartition */
   pgcat_put_int(w, 0);          /* relrewrite */
   pgcat_put_text(w, acl);
-  pgcat_put_null(w);            /* reloptions */
+  pgcat_put_text(w, reloptions); /* text[]: the storage parameters (NULL none) */
   pgcat_put_null(w);            /* relpartbound */
   pgcat_put_int(w, 0);          /* relfrozenxid: no transaction id wraparound here */
   pgcat_put_int(w, 0);          /* relminmxid */
@@ -226,7 +234,8 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
     pgcat_class_head(w, t->ct_oid, t->ct_name, t->ct_schema, t->ct_owner, PGCAT_AM_HEAP,
                      pgcat_rows_of(t, w->pw_arena));
     if (pgcat_class_tail(w, pgcat_has_index(t), mv ? 'm' : 'r', t->ct_ncols,
-                         pgcat_table_acl(env, t, w->pw_arena), t, !mv || mv->cw_populated, e))
+                         pgcat_table_acl(env, t, w->pw_arena), t, !mv || mv->cw_populated,
+                         pgcat_layout_option(t->ct_layout), e))
       return CZ_ERR;
   }
   for (int i = 0; i < s->cs_nviews; i++) {
@@ -235,7 +244,8 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
       continue;
     pgcat_class_head(w, v->cw_oid, v->cw_name, v->cw_schema, v->cw_owner, 0, -1);
     if (pgcat_class_tail(w, false, 'v', v->cw_ncols,
-                         pgcat_rel_acl(env, v->cw_oid, v->cw_owner, w->pw_arena), NULL, true, e))
+                         pgcat_rel_acl(env, v->cw_oid, v->cw_owner, w->pw_arena), NULL, true, NULL,
+                         e))
       return CZ_ERR;
   }
   for (int i = 0; i < s->cs_nindexes; i++) {
@@ -244,14 +254,15 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
       continue;
     pgcat_class_head(w, ix->ci_oid, ix->ci_name, ix->ci_table->ct_schema,
                      ix->ci_table->ct_owner, PGCAT_AM_BTREE, pgcat_rows_of(ix->ci_table, w->pw_arena));
-    if (pgcat_class_tail(w, false, 'i', ix->ci_nkeys + ix->ci_ninclude, NULL, NULL, true, e))
+    if (pgcat_class_tail(w, false, 'i', ix->ci_nkeys + ix->ci_ninclude, NULL, NULL, true,
+                         pgcat_layout_option(ix->ci_layout), e))
       return CZ_ERR;
   }
   for (int i = 0; i < s->cs_nsequences; i++) {
     const cat_sequence_t *sq = s->cs_sequences[i];
     pgcat_class_head(w, sq->sq_oid, sq->sq_name, sq->sq_schema, sq->sq_owner, 0, 1);
     /* three attributes, as PostgreSQL's: last_value, log_cnt, is_called */
-    if (pgcat_class_tail(w, false, 'S', 3, NULL, NULL, true, e))
+    if (pgcat_class_tail(w, false, 'S', 3, NULL, NULL, true, NULL, e))
       return CZ_ERR;
   }
   cat_oid_t owner = pgcat_builtin_owner(env);
@@ -259,7 +270,7 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
     const pgcat_rel_t *r = pgcat_rel_at(i);
     pgcat_class_head(w, r->pr_oid, r->pr_name, r->pr_schema, owner,
                      r->pr_kind == 'r' ? PGCAT_AM_HEAP : 0, -1);
-    if (pgcat_class_tail(w, false, r->pr_kind, r->pr_ncols, NULL, NULL, true, e))
+    if (pgcat_class_tail(w, false, r->pr_kind, r->pr_ncols, NULL, NULL, true, NULL, e))
       return CZ_ERR;
   }
   return CZ_OK;
@@ -477,13 +488,14 @@ char *pgcat_indexdef(const pgcat_env_t *env, const cat_index_t *ix, int column, 
       inc = inc ? arena_sprintf(a, "%s, %s", inc, q) : q;
   }
   const char *schema = pgcat_schema_name(env, t->ct_schema);
-  return arena_sprintf(a, "CREATE %sINDEX %s ON %s.%s USING btree (%s)%s%s%s%s",
+  return arena_sprintf(a, "CREATE %sINDEX %s ON %s.%s USING btree (%s)%s%s%s%s%s",
                        ix->ci_unique || ix->ci_primary ? "UNIQUE " : "",
                        pgcat_quote_ident(ix->ci_name, a),
                        pgcat_quote_ident(schema ? schema : "public", a),
                        pgcat_quote_ident(t->ct_name, a), cols ? cols : "",
                        inc ? " INCLUDE (" : "", inc ? inc : "", inc ? ")" : "",
-                       ix->ci_nulls_nd ? " NULLS NOT DISTINCT" : "");
+                       ix->ci_nulls_nd ? " NULLS NOT DISTINCT" : "",
+                       ix->ci_layout == CAT_LAYOUT_COLUMN ? " WITH (layout=column)" : "");
 }
 
 /* ---- pg_stats -------------------------------------------------------------

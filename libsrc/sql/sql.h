@@ -690,6 +690,8 @@ typedef struct sql_create_table_s {
   bool ct_if_not_exists;
   sql_list_t *ct_columns;     /* of sql_coldef_t */
   sql_list_t *ct_constraints; /* of sql_tabcons_t; NULL when none */
+  char ct_layout;             /* WITH (layout = …): 'r' row, 'c' column, 0 not written
+                                 (the server's DefaultLayout) */
 } sql_create_table_t;
 
 /* DROP TABLE, DROP INDEX. */
@@ -715,6 +717,7 @@ typedef struct sql_create_index_s {
                             * after it (`a DESC NULLS FIRST`); never NULL when
                             * ci_columns is set */
   bool ci_nulls_nd;        /* NULLS NOT DISTINCT (after INCLUDE, as PostgreSQL 15) */
+  char ci_layout;          /* WITH (layout = …): 'r', 'c', 0 not written */
 } sql_create_index_t;
 
 /* Privileges of GRANT and REVOKE, a bit set. */

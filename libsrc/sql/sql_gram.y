@@ -224,7 +224,8 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <stmt> view_stmt
 %type <view> view_head
 %type <flag> opt_or_replace opt_temp opt_with_data
-%type <num> opt_check_option
+%type <num> opt_check_option opt_rel_options rel_options
+%type <str> rel_opt_value
 %type <tabcons> col_cons key_actions key_delete
 %type <num> key_update key_action key_match cons_attrs cons_attr opt_no_inherit
 %type <list> set_cons_names
@@ -1794,19 +1795,40 @@ delete_stmt:
 /* ---- data definition ---------------------------------------------------- */
 
 create_table_stmt:
-    CREATE TABLE qualified_name '(' table_elts ')'
+    CREATE TABLE qualified_name '(' table_elts ')' opt_rel_options
       {
         $$ = sql_stmt_new(ps, SQL_STMT_CREATE_TABLE);
         $$->st_create_table = $5;
         $5->ct_table = $3;
+        $5->ct_layout = (char)$7;
       }
-  | CREATE TABLE IF_P NOT EXISTS qualified_name '(' table_elts ')'
+  | CREATE TABLE IF_P NOT EXISTS qualified_name '(' table_elts ')' opt_rel_options
       {
         $$ = sql_stmt_new(ps, SQL_STMT_CREATE_TABLE);
         $$->st_create_table = $8;
         $8->ct_table = $6;
         $8->ct_if_not_exists = true;
+        $8->ct_layout = (char)$10;
       }
+  ;
+
+/* WITH (name [= value], …): storage parameters (PostgreSQL's reloptions);
+ * the layout, 'r' / 'c', 0 when not written */
+opt_rel_options:
+    %empty                   { $$ = 0; }
+  | WITH '(' rel_options ')' { $$ = $3; }
+  ;
+
+rel_options:
+    col_label rel_opt_value
+      { CHK(sql_rel_option(ps, 0, $1, $2, @1.lc_pos, &$$) == CZ_OK); }
+  | rel_options ',' col_label rel_opt_value
+      { CHK(sql_rel_option(ps, $1, $3, $4, @3.lc_pos, &$$) == CZ_OK); }
+  ;
+
+rel_opt_value:
+    '=' copy_value  { $$ = $2; }
+  | %empty          { $$ = NULL; }
   ;
 
 table_elts:
@@ -2522,7 +2544,7 @@ drop_stmt:
 
 create_index_stmt:
     CREATE opt_unique INDEX opt_index_name ON qualified_name opt_index_method '(' index_elems ')'
-    opt_include opt_nulls_nd
+    opt_include opt_nulls_nd opt_rel_options
       {
         sql_create_index_t *ci = NEW(sql_create_index_t);
         ci->ci_unique = $2;
@@ -2533,11 +2555,12 @@ create_index_stmt:
         sql_g_index_keys(ps, ci, $9);
         ci->ci_include = $11;
         ci->ci_nulls_nd = $12;
+        ci->ci_layout = (char)$13;
         $$ = sql_stmt_new(ps, SQL_STMT_CREATE_INDEX);
         $$->st_create_index = ci;
       }
   | CREATE opt_unique INDEX IF_P NOT EXISTS col_id ON qualified_name opt_index_method
-    '(' index_elems ')' opt_include opt_nulls_nd
+    '(' index_elems ')' opt_include opt_nulls_nd opt_rel_options
       {
         sql_create_index_t *ci = NEW(sql_create_index_t);
         ci->ci_unique = $2;
@@ -2549,6 +2572,7 @@ create_index_stmt:
         sql_g_index_keys(ps, ci, $12);
         ci->ci_include = $14;
         ci->ci_nulls_nd = $15;
+        ci->ci_layout = (char)$16;
         $$ = sql_stmt_new(ps, SQL_STMT_CREATE_INDEX);
         $$->st_create_index = ci;
       }

@@ -159,6 +159,13 @@ int sql_type_resolve(sql_pstate_t *ps, const char *schema, const char *name, boo
  * for FORCE_QUOTE (…) / FORCE_NOT_NULL (…); star for FORCE_QUOTE *. */
 int sql_copy_option(sql_pstate_t *ps, sql_copy_t *c, const char *name, const char *value,
                     sql_list_t *list, bool star, int pos);
+/* A table's or an index's storage parameter `name [= value]` of its
+ * WITH (…) list (sql_relopt.c): only layout = row | column, as *layout
+ * ('r' / 'c'; prev is the value of the parameters before, 0 none). 22023
+ * for an unknown or repeated parameter or a bad value, as PostgreSQL's
+ * reloptions. */
+int sql_rel_option(sql_pstate_t *ps, int prev, const char *name, const char *value, int pos,
+                   int *layout);
 /* Checks the options of a complete COPY against its direction (22023/0A000). */
 int sql_copy_check(sql_pstate_t *ps, sql_copy_t *c, int pos);
 

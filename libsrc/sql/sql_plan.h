@@ -64,6 +64,9 @@ typedef struct sp_table_s {
    * unpopulated (WITH NO DATA), reading it is 55000. */
   bool tb_matview;
   bool tb_unpopulated;
+  /* The primary index is column-wise (WITH (layout = column)): it reads
+   * forward only, so a descending order is a forward read and a sort. */
+  bool tb_column;
 } sp_table_t;
 
 /* A view, as the environment describes it: the binder parses its query

@@ -271,6 +271,9 @@ static int cf_lock_current(tbl_conflict_t *c, const batch_t *ex, int r, bool *cu
   if (txn_lock_read(c->cf_tx, c->cf_t->ct_indexes[0]->ci_tree, loc.s_ptr, pk_len, row, BT_MAX_ROW,
                     &len, &found, &changed, e) != CZ_OK)
     return CZ_ERR;
+  if (found && len <= BT_MAX_ROW && tb_is_column(c->cf_t) &&
+      tb_col_row_inplace(c->cf_t, row, sizeof row, &len, e) != CZ_OK)
+    return CZ_ERR;
   *current = found && len <= BT_MAX_ROW && tb_row_hash(row, len) == want;
   return CZ_OK;
 }

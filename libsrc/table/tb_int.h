@@ -231,6 +231,41 @@ int tb_long_fetch(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const tb_
 int tb_row_decode_full(txn_t *tx, const cat_table_t *t, const uint8_t *p, size_t len,
                        const bool *need, datum_t *out, arena_t **tmp, err_t *e);
 
+/* ---- column tables (tb_col.c, tb_col_scan.c) ---------------------------- */
+
+/* Whether t's primary tree is a column tree (WITH (layout = column)). */
+bool tb_is_column(const cat_table_t *t);
+/* The column row of a row's values (every column of t). */
+int tb_col_encode(const cat_table_t *t, const datum_t *vals, uint8_t *out, size_t cap, size_t *len,
+                  err_t *e);
+/* Every column of t from a column row (columns it lacks read as NULL);
+ * strings point into crow. */
+int tb_col_decode(const cat_table_t *t, const void *crow, size_t len, datum_t *vals, err_t *e);
+/* A column row transcoded into the row format (in a), for the per-row
+ * paths; tb_col_row_inplace replaces buf's len bytes (cap the room). */
+int tb_col_row(const cat_table_t *t, const void *crow, size_t len, arena_t *a, const void **row,
+               size_t *row_len, err_t *e);
+int tb_col_row_inplace(const cat_table_t *t, uint8_t *buf, size_t cap, size_t *len, err_t *e);
+
+/* Forward scans of a column table's primary tree (tb_col_scan.c).
+ * tb_colscan_new makes the state once per table scan (in a: buffers for
+ * batches of up to cap rows); tb_colscan_range starts reading a range —
+ * the table scan's bounds (prefixes, as tbl_scan_open's), narrowed to
+ * [from, until) when given (a morsel) — again at every re-aim, reusing
+ * the state; tb_colscan_fill appends rows to out from *np up to cap
+ * (*ended at the range's end); locators go to column ncols when
+ * want_loc; tb_colscan_close ends the range being read. */
+typedef struct tb_colscan_s tb_colscan_t;
+int tb_colscan_new(txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
+                   bool want_loc, const tbl_pred_t *preds, int npred, int cap, arena_t *a,
+                   tb_colscan_t **out, err_t *e);
+int tb_colscan_range(tb_colscan_t *c, const uint8_t *low, size_t low_len, bool low_incl,
+                     const uint8_t *high, size_t high_len, bool high_incl, const bt_key_t *from,
+                     const bt_key_t *until, err_t *e);
+int tb_colscan_fill(tb_colscan_t *c, batch_t *out, int *np, int cap, arena_t *a, bool *ended,
+                    err_t *e);
+void tb_colscan_close(tb_colscan_t *c);
+
 /* ---- parallel scans (tb_split.c) -------------------------------------- */
 
 /* A scan's range cut into sp_n pieces: piece i holds the range's keys k

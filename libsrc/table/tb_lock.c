@@ -44,6 +44,9 @@ int tbl_lock_row(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t loc
   }
   if (rc != CZ_OK)
     return CZ_ERR;
+  if (found && len <= BT_MAX_ROW && tb_is_column(t) &&
+      tb_col_row_inplace(t, row, sizeof row, &len, e) != CZ_OK)
+    return CZ_ERR;
   bool same = found && len <= BT_MAX_ROW && tb_row_hash(row, len) == want;
   /* Under a snapshot the scan read the snapshot's version: a newer one
    * (changed or deleted after the snapshot) is 40001, first updater wins,

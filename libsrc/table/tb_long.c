@@ -250,6 +250,8 @@ static bool tb_is_str(const cat_table_t *t, const datum_t *vals, int i)
 int tb_row_store(txn_t *tx, const cat_table_t *t, const datum_t *vals, const bool *set,
                  const uint8_t *old, size_t old_len, uint8_t *out, size_t cap, size_t *len, err_t *e)
 {
+  if (tb_is_column(t))
+    return tb_col_encode(t, vals, out, cap, len, e);
   int n = t->ct_ncols;
   bool any = false;
   for (int i = 0; i < n && !any; i++)

@@ -63,6 +63,7 @@ struct tbl_scan_s {
   bool s_near;                /* ... and s_low is above the last range read: the cursor
                                  may move forward to it inside its leaf (tb_seek_near) */
   bool s_hold;                /* keep the leaf between fills (tb_scan_hold) */
+  tb_colscan_t *s_col;        /* a column table's primary scan (tb_col_scan.c) */
 };
 
 void tbl_scan_backward(tbl_scan_t *s)
@@ -206,6 +207,10 @@ int tbl_scan_filter(tbl_scan_t *s, const tbl_pred_t *preds, int n, err_t *e)
 
 void tbl_scan_close(tbl_scan_t *s)
 {
+  if (s && s->s_col) {
+    tb_colscan_close(s->s_col);
+    s->s_col = NULL;
+  }
   if (s && s->s_cur) {
     bt_cursor_close(s->s_cur);
     s->s_cur = NULL;
@@ -366,6 +371,7 @@ typedef struct tb_one_s {
   const void *o_val;
   size_t o_len;
   bool o_found;
+  const cat_table_t *o_t;     /* its column table's values are transcoded */
 } tb_one_t;
 
 static void tb_one_cb(void *ctx, int ki, bool found, const void *val, size_t vl)
@@ -380,6 +386,11 @@ static void tb_one_cb(void *ctx, int ki, bool found, const void *val, size_t vl)
   if (txn_read_version_at(o->o_tx, o->o_cmd, o->o_dt, o->o_key->k_data, o->o_key->k_len, o->o_a, &v,
                           &l) == TXN_VIS_ABSENT)
     return;
+  if (o->o_t && tb_is_column(o->o_t)) {
+    err_t scratch;
+    if (tb_col_row(o->o_t, v, l, o->o_a, &v, &l, &scratch) != CZ_OK)
+      return;  /* a row that does not parse reads as gone; bt_check reports it */
+  }
   void *c = arena_alloc(o->o_a, l ? l : 1);
   memcpy(c, v, l);
   o->o_val = c;
@@ -402,7 +413,8 @@ static int tb_reread(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const 
       usleep(1000);
     else if (attempt > 0)
       sched_yield();
-    tb_one_t o = { .o_tx = tx, .o_cmd = cmd, .o_dt = t->ct_indexes[0]->ci_dtree, .o_key = &key, .o_a = a };
+    tb_one_t o = { .o_tx = tx, .o_cmd = cmd, .o_dt = t->ct_indexes[0]->ci_dtree, .o_key = &key, .o_a = a,
+                   .o_t = t };
     if (bt_lookup_batch(t->ct_indexes[0]->ci_tree, &key, 1, tb_one_cb, &o, e) != CZ_OK)
       return CZ_ERR;
     if (!o.o_found) {
@@ -538,6 +550,10 @@ static void tb_fetch_cb(void *ctx, int ki, bool found, const void *val, size_t v
                                       k->k_len, f->f_a, &v, &l);
   if (vis == TXN_VIS_ABSENT)
     return;
+  if (tb_is_column(f->f_t) && tb_col_row(f->f_t, v, l, f->f_a, &v, &l, f->f_e) != CZ_OK) {
+    f->f_rc = CZ_ERR;
+    return;
+  }
   if (tb_put_row(f->f_t, f->f_cols, f->f_ncols, v, l, f->f_out, r, f->f_a, f->f_tmp, f->f_refs,
                  &f->f_pl, k->k_data, k->k_len, false, f->f_e) != CZ_OK) {
     f->f_rc = CZ_ERR;
@@ -771,6 +787,58 @@ int tbl_scan_next(tbl_scan_t *s, batch_t *out, arena_t *a, err_t *e)
   return rc;
 }
 
+/* tb_scan_fill of a column table's primary tree, forward: the column
+ * tree's vectored scan (tb_col_scan.c), its range started again for each
+ * morsel and after a re-aim (tb_scan_aim: probes). A morsel scan fills a
+ * batch from one piece only. */
+static int tb_scan_fill_col(tbl_scan_t *s, batch_t *out, int n0, int cap, arena_t *a, err_t *e)
+{
+  bool fresh = !s->s_started || s->s_reseek;
+  s->s_started = true;
+  s->s_reseek = false;
+  if (!s->s_col && tb_colscan_new(s->s_tx, s->s_cmd, s->s_t, s->s_cols, s->s_ncols, s->s_want_loc,
+                                  s->s_preds, s->s_npred, cap, s->s_a, &s->s_col, e) != CZ_OK)
+    return CZ_ERR;
+  if (fresh && !s->s_disp) {
+    s->s_in_piece = false;
+    if (tb_colscan_range(s->s_col, s->s_low, s->s_low_len, s->s_low_incl, s->s_high,
+                         s->s_high_len, s->s_high_incl, NULL, NULL, e) != CZ_OK)
+      return CZ_ERR;
+    s->s_in_piece = true;
+  }
+  int n = n0;
+  while (n < cap && !s->s_done) {
+    if (!s->s_in_piece) {
+      /* a morsel scan's next piece */
+      const uint8_t *f;
+      size_t fl;
+      if (tb_morsel_take(s->s_disp, &s->s_piece, &f, &fl, &s->s_pend) != CZ_OK) {
+        s->s_done = true;
+        break;
+      }
+      bt_key_t from = {f, (uint32_t)fl};
+      if (tb_colscan_range(s->s_col, s->s_low, s->s_low_len, s->s_low_incl, s->s_high,
+                           s->s_high_len, s->s_high_incl, &from, s->s_pend, e) != CZ_OK)
+        return CZ_ERR;
+      s->s_in_piece = true;
+    }
+    bool ended;
+    if (tb_colscan_fill(s->s_col, out, &n, cap, a, &ended, e) != CZ_OK)
+      return CZ_ERR;
+    if (!ended)
+      break;  /* full, or enough rows examined for one call */
+    tb_colscan_close(s->s_col);
+    s->s_in_piece = false;
+    if (!s->s_disp) {
+      s->s_done = true;
+    } else if (n > n0) {
+      break;
+    }
+  }
+  out->b_n = n;
+  return CZ_OK;
+}
+
 int tb_scan_fill(tbl_scan_t *s, batch_t *out, int n0, bt_key_t *defer, arena_t *a, err_t *e)
 {
   out->b_n = n0;
@@ -782,6 +850,8 @@ int tb_scan_fill(tbl_scan_t *s, batch_t *out, int n0, bt_key_t *defer, arena_t *
                    s->s_ncols + (s->s_want_loc ? 1 : 0));
   if (cap <= 0)
     return err_set(e, SQLSTATE_INTERNAL, "scan batch without capacity");
+  if (s->s_ix->ci_no == 0 && tb_is_column(s->s_t) && !s->s_backward)
+    return tb_scan_fill_col(s, out, n0, cap, a, e);
   if (!s->s_started) {
     s->s_started = true;
     if (s->s_ix->ci_no == 0 &&

@@ -257,6 +257,9 @@ static int tb_locate(txn_t *tx, const cat_table_t *t, const uint8_t *loc, size_t
   if (txn_lock_read_as(tx, t->ct_indexes[0]->ci_tree, loc, *pk_len, mode, old, BT_MAX_ROW, old_len,
                        &found, &changed, e) != CZ_OK)
     return CZ_ERR;
+  if (found && *old_len <= BT_MAX_ROW && tb_is_column(t) &&
+      tb_col_row_inplace(t, old, BT_MAX_ROW, old_len, e) != CZ_OK)
+    return CZ_ERR;
   if (!changed && found && *old_len <= BT_MAX_ROW && tb_row_hash(old, *old_len) == want)
     return CZ_OK;
   /* Changed since the scan. Snapshot levels keep "first updater wins". */
@@ -470,12 +473,16 @@ static int tb_row_cmp(const void *a, const void *b)
 
 /* Bulk load of a table without secondary indexes: encode the batch, sort
  * it by key (row ids already ascend) and hand it to bt_insert_batch, whose
- * append path fills leaves without descending per row. */
+ * append path fills leaves without descending per row. A column table
+ * takes this path for every batch of an INSERT too (a column tree
+ * re-encodes each affected segment once per batch instead of once per
+ * row), its secondary index entries added after the primary rows. */
 static int tb_insert_bulk_gated(txn_t *tx, const cat_table_t *t, const batch_t *b,
                                 const int *sel, int n, datum_t *vals, err_t *e)
 {
   arena_t *a = arena_create(NULL, "tbl_bulk");
   bt_row_t *rows = arena_alloc(a, sizeof *rows * (size_t)n);
+  bt_key_t *pks = arena_alloc(a, sizeof *pks * (size_t)n);  /* by batch row */
   bool sorted = true;
   int rc = CZ_OK;
   for (int i = 0; i < n && rc == CZ_OK; i++) {
@@ -496,6 +503,7 @@ static int tb_insert_bulk_gated(txn_t *tx, const cat_table_t *t, const batch_t *
     memcpy(p, key, kl);
     memcpy(p + kl, row, rl);
     rows[i] = (bt_row_t){ p, (uint32_t)kl, p + kl, (uint32_t)rl };
+    pks[i] = (bt_key_t){ p, (uint32_t)kl };
     if (i > 0 && tb_row_cmp(&rows[i - 1], &rows[i]) >= 0)
       sorted = false;
   }
@@ -505,6 +513,11 @@ static int tb_insert_bulk_gated(txn_t *tx, const cat_table_t *t, const batch_t *
     rc = txn_insert_batch(tx, t->ct_indexes[0]->ci_tree, rows, n, e);
     if (rc != CZ_OK && err_is(e, SQLSTATE_UNIQUE_VIOLATION))
       rc = tb_dup(t->ct_indexes[0], e);
+  }
+  for (int i = 0; i < n && rc == CZ_OK && t->ct_nindexes > 1; i++) {
+    tb_batch_row(t, b, sel ? sel[i] : i, vals);
+    for (int k = 1; k < t->ct_nindexes && rc == CZ_OK; k++)
+      rc = tb_index_add(tx, t->ct_indexes[k], vals, pks[i].k_data, pks[i].k_len, e);
   }
   arena_destroy(a);
   return rc;
@@ -528,7 +541,7 @@ int tbl_insert(txn_t *tx, const cat_table_t *t, const batch_t *b, const int *sel
 {
   if (tb_check_batch(t, b, 0, e) != CZ_OK)
     return CZ_ERR;
-  if (txn_is_bulk(tx) && t->ct_nindexes == 1 && n > 1) {
+  if (n > 1 && ((txn_is_bulk(tx) && t->ct_nindexes == 1) || tb_is_column(t))) {
     tb_note_trees(tx, t);
     datum_t stack[TB_STACK_COLS];
     return tb_insert_bulk(tx, t, b, sel, n, tb_row_buf(tx, t, stack), e);
@@ -553,7 +566,7 @@ int tbl_insert_batch(txn_t *tx, const cat_table_t *t, const batch_t *b, int n, e
 {
   if (tb_check_batch(t, b, 0, e) != CZ_OK)
     return CZ_ERR;
-  if (t->ct_nindexes > 1 || n < 2)
+  if ((t->ct_nindexes > 1 && !tb_is_column(t)) || n < 2)
     return tbl_insert(tx, t, b, NULL, n, e);
   /* Primary tree only: one sorted txn_insert_batch (locked per key by
    * txn/ outside bulk mode, so readers still skip the new rows until the

@@ -823,6 +823,9 @@ def main():
     ap.add_argument("--index-writer", action=argparse.BooleanOptionalAction, default=True,
                     help="insert into cr_big while CREATE INDEX runs (default on)")
     ap.add_argument("--seed", type=int)
+    ap.add_argument("--layout", choices=["row", "column"],
+                    help="the server's [Parameters] DefaultLayout (cadenza): the ledger's tables "
+                         "column-wise with column")
     a = ap.parse_args()
     # psycopg warns when a pipeline cannot end because the server was killed
     logging.getLogger("psycopg").setLevel(logging.ERROR)
@@ -832,7 +835,8 @@ def main():
     print("crash: %s, %d cycles, %d clients, %d accounts, seed %d, folder %s"
           % (a.kind, a.rounds, a.clients, a.accounts, seed, folder), flush=True)
     t_all = time.monotonic()
-    srv = srvctl.Server(a.kind, folder, binary=a.binary, buffers=1000)
+    extra = {"Parameters": {"DefaultLayout": a.layout}} if a.layout and a.kind == "cadenza" else None
+    srv = srvctl.Server(a.kind, folder, binary=a.binary, buffers=1000, extra_ini=extra)
     failures = []
     stats = Stats()
     cycles = 0

@@ -24,6 +24,10 @@
 #                       default 60); also difffuzz, which no default run
 #                       includes: the differential fuzzer's long run (its
 #                       short run is in isolated)
+#   --layout row|column the shared server's (and the sqlvariants servers')
+#                       [Parameters] DefaultLayout: --layout column runs the
+#                       suite on column tables (tables that cannot be
+#                       column-wise, INTERVAL columns, stay row)
 #   --difffuzz-queries N, --difffuzz-seed S
 #                       the long run's size (default 5000) and seed (default 1)
 # Environment: CZ_VENV (Python venv with psycopg and pyodbc, default
@@ -43,6 +47,7 @@ corpus=1
 only=sql,corpus,clients,protocol,isql,regress,fuzz,concurrency,sqlvariants,isolated,tpch,crash
 dfq=5000
 dfs=1
+layout=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --target) target=$2; shift 2 ;;
@@ -52,6 +57,9 @@ while [ $# -gt 0 ]; do
     --only) only=$2; shift 2 ;;
     --difffuzz-queries) dfq=$2; shift 2 ;;
     --difffuzz-seed) dfs=$2; shift 2 ;;
+    --layout)
+      case "$2" in row|column) layout=$2 ;; *) echo "run.sh: --layout row|column" >&2; exit 2 ;; esac
+      shift 2 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -128,8 +136,11 @@ slt="$CZ_SHARED/tools/sql/slt.py"
 engine=postgresql
 [ "$target" = cadenza ] && engine=cadenza
 
+layout_param=""
+[ -n "$layout" ] && [ "$target" = cadenza ] && layout_param="--param DefaultLayout=$layout"
+
 server_up() {
-  if ! srv_start "$target" "$work/server" >"$logs/server_start.log" 2>&1; then
+  if ! srv_start "$target" "$work/server" $layout_param >"$logs/server_start.log" 2>&1; then
     failed=$((failed + 1))
     failed_names="$failed_names server_start"
     echo "FAIL server_start — last lines of $logs/server_start.log:"
@@ -227,7 +238,7 @@ if want sqlvariants && [ "$target" = cadenza ]; then
     extra=""
     [ "$v" = ThreadsPerQuery=2 ] && extra="--param ParallelMinRows=1"
     # shellcheck disable=SC2086
-    if srv_start cadenza "$work/server-$v" --param "$v" $extra >"$logs/server_$v.log" 2>&1; then
+    if srv_start cadenza "$work/server-$v" --param "$v" $extra $layout_param >"$logs/server_$v.log" 2>&1; then
       vdsn=$(srv_dsn)
       for f in "$CZ_TOP"/tests/sql/*.test; do
         run_test "sql_$(basename "$f" .test)_$v" 300 "$TB_PY" "$slt" --dsn "$vdsn" \
@@ -264,12 +275,13 @@ if want tpch; then
   # and load included)
   run_counted tpch 5400 "$TB_PY" "$CZ_TOP/tests/server/tpch_test.py" --kind "$target" \
     --binary "$build/binsrc/cadenza/cadenza" --dir "$work/tpch" \
-    --data "$build/tpch-sf0.1" --timeout "${CZ_TPCH_TIMEOUT:-60}"
+    --data "$build/tpch-sf0.1" --timeout "${CZ_TPCH_TIMEOUT:-60}" ${layout:+--layout "$layout"}
 fi
 if want crash; then
   # the ledger under kill -9, kills during CHECKPOINT, COPY, CREATE INDEX and
   # DROP TABLE (about 2 minutes for 36 cycles on 2 cores)
   run_test crash 900 "$TB_PY" "$CZ_TOP/tests/server/crash.py" --kind "$target" \
-    --binary "$build/binsrc/cadenza/cadenza" --rounds "$rounds" --dir "$work/crash"
+    --binary "$build/binsrc/cadenza/cadenza" --rounds "$rounds" --dir "$work/crash" \
+    ${layout:+--layout "$layout"}
 fi
 finish

@@ -8,6 +8,7 @@ the key).
 
   tpch_test.py --kind cadenza|postgres --binary PATH --dir FOLDER
                [--sf 0.1] [--data DIR] [--timeout 60] [--threads 1,2] [--only 1,6]
+               [--layout row|column]
 
 Starts its own server (Cadenza with its COPY folder allowed to read the
 data; or PostgreSQL 15, where the same checks validate the harness); data
@@ -39,6 +40,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=60, help="statement_timeout per query (s)")
     ap.add_argument("--threads", default="1,2", help="ThreadsPerQuery settings (Cadenza)")
     ap.add_argument("--only", default=None, help="comma list of query numbers")
+    ap.add_argument("--layout", default=None, choices=["row", "column"],
+                    help="the server's [Parameters] DefaultLayout (Cadenza)")
     a = ap.parse_args()
     work = os.path.abspath(a.dir)
     os.makedirs(work, exist_ok=True)
@@ -73,6 +76,8 @@ def main():
         else:
             print("# ThreadsPerQuery is not built yet: one run with the server's default")
             settings = [("t1", {})]
+        if a.layout:
+            settings = [(name, dict(params, DefaultLayout=a.layout)) for name, params in settings]
 
     srv = None
     try:

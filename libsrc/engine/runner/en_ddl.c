@@ -18,6 +18,25 @@ static int col_number(const cat_table_t *t, const char *name, int *out, err_t *e
   return cat_lookup_column(t, name, out, e);
 }
 
+cat_layout_t en_default_layout(esession_t *s, const cat_column_def_t *cols, int nc)
+{
+  cat_layout_t l = es_engine(s)->en_layout;
+  err_t scratch;
+  if (l == CAT_LAYOUT_COLUMN && cat_layout_check(cols, nc, &scratch) != CZ_OK)
+    return CAT_LAYOUT_ROW;
+  return l;
+}
+
+/* The layout of a new table: WITH (layout = …) as written (column on
+ * columns it cannot hold is the catalog's 0A000), else the default. */
+static cat_layout_t en_table_layout(esession_t *s, const sql_create_table_t *ct,
+                                    const cat_column_def_t *cols, int nc)
+{
+  if (ct->ct_layout)
+    return ct->ct_layout == 'c' ? CAT_LAYOUT_COLUMN : CAT_LAYOUT_ROW;
+  return en_default_layout(s, cols, nc);
+}
+
 static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t *ct, err_t *e)
 {
   if (ct->ct_if_not_exists && cat_find_table(es_snapshot(s), ct->ct_table.nm_schema, ct->ct_table.nm_name)) {
@@ -82,7 +101,7 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
   cat_table_def_t def = {.td_schema = ct->ct_table.nm_schema, .td_name = ct->ct_table.nm_name,
                          .td_owner = es_role_oid(s), .td_ncols = nc, .td_cols = cols,
                          .td_npk = npk, .td_pk = pk, .td_pk_name = pk_name,
-                         .td_identity = identity};
+                         .td_identity = identity, .td_layout = en_table_layout(s, ct, cols, nc)};
   cat_oid_t oid;
   if (cat_create_table(es_engine(s)->en_cat, es_txn(s), &def, &oid, e) != CZ_OK ||
       en_serial_make(s, ct, cols, seqnames, oid, e) != CZ_OK)
@@ -249,7 +268,8 @@ static int ddl_create_index(esession_t *s, arena_t *a, const sql_create_index_t 
       return CZ_ERR;
   cat_index_def_t def = {.id_name = ci->ci_index.nm_name, .id_table = t->ct_oid,
                          .id_unique = ci->ci_unique, .id_nkeys = nk, .id_keys = keys,
-                         .id_ninclude = ni, .id_include = inc, .id_nulls_nd = ci->ci_nulls_nd};
+                         .id_ninclude = ni, .id_include = inc, .id_nulls_nd = ci->ci_nulls_nd,
+                         .id_layout = ci->ci_layout == 'c' ? CAT_LAYOUT_COLUMN : CAT_LAYOUT_ROW};
   cat_oid_t oid;
   return tbl_create_index(es_engine(s)->en_cat, es_txn(s), &def, &oid, e);
 }

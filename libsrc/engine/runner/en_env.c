@@ -51,6 +51,7 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
   p->tb_npk = t->ct_npk;
   p->tb_pk = t->ct_pk;
   p->tb_pk_name = t->ct_npk > 0 ? t->ct_indexes[0]->ci_name : NULL;
+  p->tb_column = t->ct_layout == CAT_LAYOUT_COLUMN;
   int nix = t->ct_nindexes > 1 ? t->ct_nindexes - 1 : 0;
   sp_index_t *ix = arena_zalloc(a, sizeof(sp_index_t) * (size_t)(nix + 1));
   for (int i = 0; i < nix; i++) {

@@ -555,7 +555,8 @@ static int create_matview(esession_t *s, arena_t *a, const sql_view_t *v, const 
     cols[i].cd_type = q->vq_types[i];
   }
   cat_table_def_t td = {.td_schema = v->vw_name.nm_schema, .td_name = v->vw_name.nm_name,
-                        .td_owner = es_role_oid(s), .td_ncols = q->vq_ncols, .td_cols = cols};
+                        .td_owner = es_role_oid(s), .td_ncols = q->vq_ncols, .td_cols = cols,
+                        .td_layout = en_default_layout(s, cols, q->vq_ncols)};
   cat_oid_t oid;
   if (cat_create_table(c, es_txn(s), &td, &oid, e) != CZ_OK)
     return CZ_ERR;

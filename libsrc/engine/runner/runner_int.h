@@ -159,6 +159,11 @@ int en_ddl_drop_sequences(esession_t *s, const sql_drop_t *dr, err_t *e);
  * each one's sequence name (*seqnames, NULL for other columns), DEFAULT
  * and NOT NULL in cols, and the identity kinds (*identity, NULL none);
  * after it, the sequences, OWNED BY their columns. */
+/* [Parameters] DefaultLayout for a new table of these columns: row when
+ * they cannot be stored column-wise (INTERVAL, too many), so that a
+ * column default never refuses a table (en_ddl.c; materialized views'
+ * tables too). */
+cat_layout_t en_default_layout(esession_t *s, const cat_column_def_t *cols, int nc);
 int en_serial_plan(esession_t *s, arena_t *a, const sql_create_table_t *ct, cat_column_def_t *cols,
                    char **identity, const char ***seqnames, err_t *e);
 int en_serial_make(esession_t *s, const sql_create_table_t *ct, const cat_column_def_t *cols,

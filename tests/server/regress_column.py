@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Regression (issue 9, items 1-3, 5): tables stored column-wise from SQL.
+WITH (layout = column | row) on CREATE TABLE and its errors (PostgreSQL's
+22023 wording for an unknown parameter or value, 0A000 for what the
+column layout cannot hold yet); the layout shown by pg_class.reloptions,
+pg_indexes.indexdef and EXPLAIN's scan line; a column table and a row table given the same
+rows, inserts (VALUES, INSERT … SELECT, COPY), updates (of the key too),
+deletes, ON CONFLICT, a foreign key into the column table and a
+secondary index answer every query alike (ranges, point lookups,
+predicates pushed to the compressed runs, descending orders, a table
+without primary key); another session never sees an uncommitted change
+and sees the committed value meanwhile; pg_relation_size counts the
+column tree's run pages.
+Usage: regress_column.py --dsn DSN --kind cadenza|postgres
+"""
+import argparse
+import io
+import os
+import random
+import sys
+
+import psycopg
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+from checks import check  # noqa: E402
+
+QUERIES = [
+    "SELECT * FROM {t} ORDER BY id",
+    "SELECT count(*), sum(qty), min(name), max(name), sum(price) FROM {t}",
+    "SELECT id, name FROM {t} WHERE id = 77",
+    "SELECT id FROM {t} WHERE id BETWEEN 100 AND 180 ORDER BY id",
+    "SELECT id FROM {t} WHERE id > 1900 ORDER BY id",
+    "SELECT id, qty FROM {t} WHERE qty = 3 ORDER BY id",
+    "SELECT id FROM {t} WHERE qty IN (1, 5, 7) AND price >= 50 ORDER BY id",
+    "SELECT id FROM {t} WHERE name < 'n3' ORDER BY id",
+    "SELECT id FROM {t} WHERE note IS NULL ORDER BY id",
+    "SELECT id FROM {t} WHERE note IS NOT NULL AND flag ORDER BY id",
+    "SELECT id FROM {t} WHERE qty NOT IN (2, 4) ORDER BY id",
+    "SELECT id, name FROM {t} ORDER BY id DESC LIMIT 5",
+    "SELECT qty, count(*) FROM {t} GROUP BY qty ORDER BY qty",
+    "SELECT id FROM {t} WHERE d < date '2021-01-01' ORDER BY id",
+]
+
+
+def same_answers(cur, label):
+    bad = []
+    for q in QUERIES:
+        cur.execute(q.format(t="rg_col"))
+        got = cur.fetchall()
+        cur.execute(q.format(t="rg_row"))
+        want = cur.fetchall()
+        if got != want:
+            bad.append("%s: %d rows vs %d" % (q, len(got), len(want)))
+    check("column table answers as the row table (%s)" % label, not bad, "; ".join(bad[:3]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dsn", required=True)
+    ap.add_argument("--kind", default="cadenza")
+    a = ap.parse_args()
+    if a.kind != "cadenza":
+        return checks.skip("the layout storage parameter is Cadenza's (PostgreSQL rejects it)")
+    with psycopg.connect(a.dsn, autocommit=True) as c:
+        cur = c.cursor()
+        for t in ("rg_colref", "rg_col", "rg_row", "rg_colnk", "rg_colbad"):
+            cur.execute("DROP TABLE IF EXISTS %s" % t)
+
+        # ---- the clause and its errors
+        st = checks.error_fields(c, "CREATE TABLE rg_colbad (a int) WITH (fillfactor = 10)")
+        check("unknown parameter is 22023", st[:2] == ("22023", 'unrecognized parameter "fillfactor"'),
+              repr(st))
+        st = checks.error_fields(c, "CREATE TABLE rg_colbad (a int) WITH (layout = diagonal)")
+        check("bad layout is 22023",
+              st[:2] == ("22023", 'invalid value for enum option "layout": diagonal'), repr(st))
+        st = checks.error_fields(c, "CREATE TABLE rg_colbad (a int) WITH (layout = row, layout = row)")
+        check("repeated parameter is 22023", st[0] == "22023", repr(st))
+        st = checks.error_fields(c, "CREATE TABLE rg_colbad (a interval) WITH (layout = column)")
+        check("interval column in a column table is 0A000", st[0] == "0A000", repr(st))
+
+        cols = ("id int PRIMARY KEY, name text NOT NULL, qty int, price numeric(10,2), "
+                "flag boolean, note varchar(20), d date, f float8")
+        cur.execute("CREATE TABLE rg_col (%s) WITH (layout = column)" % cols)
+        cur.execute("CREATE TABLE rg_row (%s) WITH (layout = row)" % cols)
+        st = checks.error_fields(c, "CREATE INDEX ON rg_col (qty) WITH (layout = column)")
+        check("column secondary index is 0A000 (not built yet)", st[0] == "0A000", repr(st))
+        cur.execute("SELECT relname, reloptions FROM pg_class "
+                    "WHERE relname IN ('rg_col', 'rg_row', 'rg_col_pkey') ORDER BY relname")
+        got = cur.fetchall()
+        check("pg_class.reloptions shows the layout",
+              got == [("rg_col", ["layout=column"]), ("rg_col_pkey", ["layout=column"]),
+                      ("rg_row", None)], repr(got))
+        cur.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'rg_col_pkey'")
+        got = cur.fetchone()[0]
+        check("pg_indexes.indexdef shows WITH (layout=column)",
+              got == "CREATE UNIQUE INDEX rg_col_pkey ON public.rg_col USING btree (id) "
+                     "WITH (layout=column)", got)
+
+        cur.execute("EXPLAIN SELECT name FROM rg_col WHERE qty = 3")
+        got = "\n".join(r[0] for r in cur.fetchall())
+        check("EXPLAIN's scan line says column-wise",
+              "Scan  rg_col column-wise pushed: qty = 3" in got, got)
+        cur.execute("EXPLAIN SELECT name FROM rg_row WHERE qty = 3")
+        got = "\n".join(r[0] for r in cur.fetchall())
+        check("EXPLAIN's scan line of a row table", "column-wise" not in got, got)
+
+        # ---- the same rows into both
+        rnd = random.Random(9)
+        rows = []
+        for i in range(1, 1501):
+            rows.append((i, "n%d" % rnd.randrange(1000), rnd.randrange(8),
+                         "%d.%02d" % (rnd.randrange(100), rnd.randrange(100)),
+                         rnd.random() < 0.5, None if rnd.random() < 0.3 else "x%d" % (i % 7),
+                         "2020-%02d-%02d" % (rnd.randrange(1, 13), rnd.randrange(1, 29)),
+                         rnd.random() * 100))
+        for t in ("rg_col", "rg_row"):
+            cur.executemany("INSERT INTO %s VALUES (%%s, %%s, %%s, %%s, %%s, %%s, %%s, %%s)" % t,
+                            rows[:300])
+            # from the table itself: the statement does not meet its own rows
+            cur.execute("INSERT INTO %s SELECT id + 300, name, qty, price, flag, note, d, f "
+                        "FROM %s" % (t, t))
+            buf = io.StringIO()
+            for r in rows[600:]:
+                buf.write("\t".join("\\N" if v is None else ("t" if v is True else "f" if v is False
+                                                              else str(v)) for v in r) + "\n")
+            with cur.copy("COPY %s FROM STDIN" % t) as cp:
+                cp.write(buf.getvalue())
+        same_answers(cur, "after inserts and COPY")
+
+        for t in ("rg_col", "rg_row"):
+            cur.execute("UPDATE %s SET qty = qty + 1, note = 'u' WHERE id %% 7 = 0" % t)
+            cur.execute("UPDATE %s SET id = id + 5000 WHERE id BETWEEN 50 AND 60" % t)
+            cur.execute("DELETE FROM %s WHERE id %% 11 = 3" % t)
+            cur.execute("INSERT INTO %s VALUES (1, 'dup', 0, 0, true, null, '2020-01-01', 0) "
+                        "ON CONFLICT (id) DO UPDATE SET name = 'conflict'" % t)
+            cur.execute("INSERT INTO %s VALUES (3, 'dup', 0, 0, true, null, '2020-01-01', 0) "
+                        "ON CONFLICT DO NOTHING" % t)
+            cur.execute("CREATE INDEX %s_qty ON %s (qty)" % (t, t))
+        same_answers(cur, "after updates, deletes, ON CONFLICT and an index")
+        st = checks.error_fields(c, "INSERT INTO rg_col VALUES (2, 'x', 0, 0, true, null, "
+                                    "'2020-01-01', 0)")
+        check("duplicate key in a column table is 23505",
+              st[:2] == ("23505", 'duplicate key value violates unique constraint "rg_col_pkey"'),
+              repr(st))
+        st = checks.error_fields(c, "INSERT INTO rg_col (id) VALUES (99999)")
+        check("NOT NULL in a column table is 23502", st[0] == "23502", repr(st))
+
+        # ---- a foreign key into the column table
+        cur.execute("CREATE TABLE rg_colref (r int REFERENCES rg_col (id)) WITH (layout = column)")
+        cur.execute("INSERT INTO rg_colref VALUES (1), (2)")
+        st = checks.error_fields(c, "INSERT INTO rg_colref VALUES (99998)")
+        check("foreign key probe into a column table", st[0] == "23503", repr(st))
+
+        # ---- no primary key (hidden row ids)
+        cur.execute("CREATE TABLE rg_colnk (a int, b text) WITH (layout = column)")
+        cur.execute("INSERT INTO rg_colnk SELECT g % 5, 'v' || g FROM generate_series(1, 300) g")
+        cur.execute("DELETE FROM rg_colnk WHERE a = 0")
+        cur.execute("UPDATE rg_colnk SET b = 'w' WHERE a = 1")
+        cur.execute("SELECT a, count(*), min(b) FROM rg_colnk GROUP BY a ORDER BY a")
+        got = cur.fetchall()
+        check("a column table without primary key", got == [(1, 60, "w"), (2, 60, "v102"),
+                                                            (3, 60, "v103"), (4, 60, "v104")],
+              repr(got))
+
+        # ---- another session's uncommitted changes
+        with psycopg.connect(a.dsn) as w:
+            w.execute("UPDATE rg_col SET name = 'uncommitted' WHERE id = 2")
+            w.execute("INSERT INTO rg_col VALUES (77777, 'new', 1, 1, true, null, '2020-01-01', 1)")
+            w.execute("DELETE FROM rg_col WHERE id = 4")
+            cur.execute("SELECT name FROM rg_col WHERE id = 2")
+            n2 = cur.fetchone()[0]
+            cur.execute("SELECT count(*) FROM rg_col WHERE id IN (4, 77777)")
+            n = cur.fetchone()[0]
+            cur.execute("SELECT count(*) FROM rg_col WHERE name = 'uncommitted'")
+            pushed = cur.fetchone()[0]
+            check("uncommitted changes stay out of a column scan",
+                  n2 != "uncommitted" and n == 1 and pushed == 0, repr((n2, n, pushed)))
+            w.rollback()
+        same_answers(cur, "after another session's rollback")
+
+        # ---- sizes: the run pages count
+        cur.execute("SELECT pg_relation_size('rg_col'), pg_total_relation_size('rg_col')")
+        size, total = cur.fetchone()
+        cur.execute("INSERT INTO rg_col SELECT g, md5(g::text) || md5((g * 7)::text), 1, 1, "
+                    "true, null, '2020-01-01', 1 FROM generate_series(100000, 104000) g")
+        cur.execute("SELECT pg_relation_size('rg_col')")
+        grown = cur.fetchone()[0]
+        check("pg_relation_size counts run pages", 0 < size <= total and grown > size + 8192 * 10,
+              repr((size, total, grown)))
+
+        for t in ("rg_colref", "rg_col", "rg_row", "rg_colnk"):
+            cur.execute("DROP TABLE %s" % t)
+    return checks.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
