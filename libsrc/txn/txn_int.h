@@ -177,15 +177,17 @@ int txn_log_decode(const uint8_t *p, size_t len, txn_logop_fn_t fn, void *ctx, e
 #define TXN_TREE_CACHE 8
 
 typedef struct txn_op_s {
+  /* Pointers first, then lengths and flags: 64 bytes, one per changed row
+   * for the whole transaction (txn/README.md, "Streamed redo"). */
   struct txn_op_s *to_next, *to_prev;
-  int to_kind;              /* TXN_OP_* */
   db_tree_t *to_tree;
   const uint8_t *to_key;
-  uint32_t to_key_len;
   const uint8_t *to_val;    /* as txn_logop_t */
-  uint32_t to_val_len;
   const uint8_t *to_old;    /* UPDATE, DELETE: the value before (for undo) */
+  uint32_t to_key_len;
+  uint32_t to_val_len;
   uint32_t to_old_len;
+  uint8_t to_kind;          /* TXN_OP_* */
   bool to_unapplied;        /* a deferred DELETE logged but applied to the tree only after
                                the commit record is durable (txn_snap_commit): undo skips it */
   bool to_val_redo;         /* to_val is in tx_redo_arena: only the log needs it (not the
