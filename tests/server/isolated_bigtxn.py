@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Large transactions stream their redo (txn/README.md, "Streamed redo"):
-with [Parameters] LogStreamBytes = 64K, a COPY and an INSERT ... SELECT
-whose redo passes the limit many times commit, roll back (whole and to a
-savepoint), and survive kill -9 before and after their commit: every
-acknowledged row is there, none of an unacknowledged or rolled-back one.
+with [Parameters] LogStreamBytes = 64K, a COPY, an INSERT ... SELECT and a
+table rewrite (ALTER ... TYPE) whose redo passes the limit many times
+commit, roll back (whole and to a savepoint), and survive kill -9 before
+and after their commit: every acknowledged row is there, none of an
+unacknowledged or rolled-back one.
 
 Checks that the log was written before the commit (the log file grows
 while the transaction is open; with streaming off it would not), and the
@@ -37,8 +38,23 @@ def keys(conn, table):
 
 
 def log_size(srv):
-    path = os.path.join(srv.folder, "cadenza.trx")
-    return os.path.getsize(path) if srv.kind == "cadenza" else None
+    """Where the log's records end: its last non-zero byte (the file is
+    preallocated with zeros ahead of the records)."""
+    if srv.kind != "cadenza":
+        return None
+    with open(os.path.join(srv.folder, "cadenza.trx"), "rb") as f:
+        data = f.read()
+    return len(data.rstrip(b"\0"))
+
+
+def b_of(k):
+    """bt_dst's b of key k: copied from bt_src's row k, or k - N."""
+    return (k if k < N else k - N) % 97
+
+
+def col_type(conn):
+    return conn.execute("SELECT data_type FROM information_schema.columns "
+                        "WHERE table_name = 'bt_dst' AND column_name = 'b'").fetchone()[0]
 
 
 def expect(conn, table, want, label):
@@ -81,7 +97,7 @@ def main():
             dst = set(src)
             expect(c, "bt_dst", dst, "INSERT ... SELECT of %d rows committed" % N)
             n_b = c.execute("SELECT count(*) FROM bt_dst WHERE b = 5").fetchone()[0]
-            check("the index answers for the committed rows", n_b == sum(1 for k in dst if k % 97 == 5),
+            check("the index answers for the committed rows", n_b == sum(1 for k in dst if b_of(k) == 5),
                   repr(n_b))
 
             # streamed work rolled back to a savepoint, then committed
@@ -100,6 +116,18 @@ def main():
             bad = c.execute("SELECT count(*) FROM bt_dst WHERE b >= 1000 OR pad <> %s",
                             (PAD,)).fetchone()[0]
             check("savepoint: the undone updates are gone", bad == 0, repr(bad))
+
+            # a table rewrite (ALTER ... TYPE) streams its new rows too
+            c.execute("BEGIN")
+            s2 = log_size(srv)
+            c.execute("ALTER TABLE bt_dst ALTER COLUMN b TYPE BIGINT")
+            if cadenza:
+                check("a table rewrite's rows are in the log before its commit",
+                      log_size(srv) - s2 > N * 40, "log grew by %d bytes" % (log_size(srv) - s2))
+            c.execute("ROLLBACK")
+            check("rewrite rolled back: the column type is back", col_type(c) == "integer",
+                  col_type(c))
+            expect(c, "bt_dst", dst, "rewrite rolled back: the rows unchanged")
 
         if not cadenza:
             return checks.summary()
@@ -160,13 +188,20 @@ def main():
                       "%d of its rows present" % len(new))
                 src = have
 
-            # kill -9 right after an acknowledged streamed commit
+            # kill -9 right after acknowledged streamed commits
             c.execute("INSERT INTO bt_src SELECT k + %s, b, pad FROM bt_src WHERE k < %s" % (20 * N, N))
             src |= set(range(20 * N, 21 * N))
+            c.execute("ALTER TABLE bt_dst ALTER COLUMN b TYPE BIGINT")
         srv.kill9()
         srv.start()
         with psycopg.connect(srv.dsn(), autocommit=True) as c:
             expect(c, "bt_src", src, "kill -9 after an acknowledged INSERT ... SELECT: all of it")
+            check("kill -9 after an acknowledged table rewrite: the new type", col_type(c) == "bigint",
+                  col_type(c))
+            expect(c, "bt_dst", dst, "kill -9 after an acknowledged table rewrite: every row")
+            n_b = c.execute("SELECT count(*) FROM bt_dst WHERE b = 5").fetchone()[0]
+            check("kill -9 after a table rewrite: its rebuilt index answers",
+                  n_b == sum(1 for k in dst if b_of(k) == 5), repr(n_b))
             c.execute("DROP TABLE bt_src, bt_dst")
     return checks.summary()
 
