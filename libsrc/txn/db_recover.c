@@ -62,6 +62,7 @@ static int db_replay_op(void *ctx, const txn_logop_t *op, err_t *e)
  * (pass 1), sorted for pass 2's lookups. */
 typedef struct rc_committed_s {
   uint64_t *rc_ids;
+  bool *rc_done;             /* pass 2: that id's commit record was replayed */
   size_t rc_n, rc_cap;
   uint64_t rc_commits;       /* commit records, plain or tagged */
 } rc_committed_t;
@@ -108,11 +109,22 @@ static int db_replay_record(void *ctx, const uint8_t *payload, size_t len, err_t
   uint64_t id;
   if (txn_log_record_kind(payload, len, &tag, &id, e) != CZ_OK)
     return CZ_ERR;
-  if (tag == TXN_REC_CONTINUE &&
-      !bsearch(&id, rp->rp_committed->rc_ids, rp->rp_committed->rc_n, sizeof id, rc_cmp_id)) {
+  if (tag == TXN_REC_PLAIN)
+    return txn_log_decode(payload, len, db_replay_op, rp->rp_db, e);
+  rc_committed_t *c = rp->rp_committed;
+  const uint64_t *at = bsearch(&id, c->rc_ids, c->rc_n, sizeof id, rc_cmp_id);
+  if (!at) {
     rp->rp_skipped++;
     return CZ_OK;
   }
+  /* T1: a transaction's continuation records precede its commit record,
+   * which is there once (transaction ids are unique in a generation). */
+  bool *done = &c->rc_done[at - c->rc_ids];
+  if (*done)
+    return err_set(e, SQLSTATE_DATA_CORRUPTED, "log: a record of transaction %llu after its commit record",
+                   (unsigned long long)id);
+  if (tag == TXN_REC_STREAM_COMMIT)
+    *done = true;
   return txn_log_decode(payload, len, db_replay_op, rp->rp_db, e);
 }
 
@@ -127,9 +139,14 @@ int db_recover(db_t *db, err_t *e)
   if (rc == CZ_OK) {
     if (committed.rc_n > 1)
       qsort(committed.rc_ids, committed.rc_n, sizeof *committed.rc_ids, rc_cmp_id);
-    rc = wal_read_all(db->db_cfg.dc_wal_path, db->db_generation, db_replay_record, &rp, &info, e);
+    committed.rc_done = calloc(committed.rc_n + 1, sizeof *committed.rc_done);
+    if (!committed.rc_done)
+      rc = err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory replaying the log");
   }
+  if (rc == CZ_OK)
+    rc = wal_read_all(db->db_cfg.dc_wal_path, db->db_generation, db_replay_record, &rp, &info, e);
   free(committed.rc_ids);
+  free(committed.rc_done);
   if (rc != CZ_OK)
     return err_prefix(e, "recovery from %s (record %llu)", db->db_cfg.dc_wal_path,
                       (unsigned long long)info.wr_records + 1);

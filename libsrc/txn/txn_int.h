@@ -208,6 +208,8 @@ struct txn_s {
   uint32_t tx_logged_ops;   /* tx_n_ops and tx_log_bytes at tx_logged */
   size_t tx_logged_bytes;
   bool tx_streamed;         /* a continuation record was written: the commit record is tagged */
+  uint64_t tx_stream_gen;   /* the log generation of the first one (invariant T1, checked at
+                               commit) */
   arena_t *tx_redo_arena;   /* values only the log needs (to_val_redo): reset once streamed */
   bt_tree_t *tx_last_bt;    /* the last handle -> tree lookup (txn_tree_of) */
   db_tree_t *tx_last_tree;

@@ -141,6 +141,8 @@ int txn_stream(txn_t *tx, err_t *e)
       free(buf);
       return err_prefix(e, "streaming the redo of a large transaction");
     }
+    if (!tx->tx_streamed)
+      tx->tx_stream_gen = wal_generation(tx->tx_db->db_wal);
     tx->tx_streamed = true;
     for (txn_op_t *o = op; o != end; o = o->to_next) {
       if (o->to_val_redo) {
@@ -211,6 +213,13 @@ uint8_t *txn_commit_record(txn_t *tx, size_t *len, err_t *e)
     err_set(e, SQLSTATE_PROGRAM_LIMIT, "the transaction's log record of %zu bytes passes the limit of %zu",
             need, WAL_MAX_RECORD);
     err_hint(e, "Set [Parameters] LogStreamBytes to let large transactions write their log as they go.");
+    return NULL;
+  }
+  /* T1: the checkpoint gate keeps a checkpoint (which starts a new log
+   * generation) from running while tx is open. Were it ever to, replay
+   * would not find the continuation records: refuse the commit. */
+  if (tx->tx_streamed && tx->tx_stream_gen != wal_generation(tx->tx_db->db_wal)) {
+    err_set(e, SQLSTATE_INTERNAL, "the log was restarted while a streaming transaction was open");
     return NULL;
   }
   uint8_t *buf = malloc(need);

@@ -7,6 +7,8 @@
  */
 #include <sys/stat.h>
 
+#include "txn/txn_int.h"
+#include "txn/wal.h"
 #include "txn_test.h"
 
 #define TS_LIMIT 512 /* bytes: a record every dozen rows */
@@ -415,6 +417,59 @@ static void test_stream_interleaved(void **state)
   tt_fini(&t);
 }
 
+/* Appends a framed record to a closed log (after its last record). */
+static void ts_append_raw(const char *path, const uint8_t *payload, size_t len)
+{
+  FILE *f = fopen(path, "r+b");
+  assert_non_null(f);
+  uint8_t head[WAL_HEADER_SIZE];
+  assert_int_equal(fread(head, 1, sizeof head, f), sizeof head);
+  uint8_t rec[WAL_REC_HEAD];
+  wal_record_head(rec, wal_get_u64(head + 16), payload, len);
+  assert_int_equal(fseek(f, 0, SEEK_END), 0);
+  assert_int_equal(fwrite(rec, 1, sizeof rec, f), sizeof rec);
+  assert_int_equal(fwrite(payload, 1, len, f), len);
+  fclose(f);
+}
+
+/* T1 checked by replay: a continuation record after its transaction's
+ * commit record is corruption (XX001), never applied or skipped. A
+ * continuation record with no commit record is skipped. */
+static void test_stream_record_after_commit(void **state)
+{
+  (void)state;
+  for (int late = 0; late < 2; late++) {
+    tt_db_t t;
+    ts_init(&t, "st_order");
+    db_t *db = tt_open(&t);
+    bt_tree_t *tr = tt_create(db, "rows", BT_UNIQUE);
+    uint64_t id = db_tree_id(db_tree_of(db, tr));
+    TT_OK(db_close(db, false, &e_));
+    uint8_t rec[128];
+    char k[32], v[128];
+    size_t kl = tt_key(k, 1), vl = tt_val(v, 1, 5);
+    txn_logop_t op = { TXN_OP_INSERT, id, (const uint8_t *)k, (uint32_t)kl, (const uint8_t *)v, (uint32_t)vl };
+    size_t n = txn_log_begin_tagged(rec, TXN_REC_CONTINUE, 77777, 1);
+    n += txn_log_op_encode(rec + n, &op);
+    uint8_t commit[TXN_LOG_TAG_HEAD];
+    txn_log_begin_tagged(commit, TXN_REC_STREAM_COMMIT, 77777, 0);
+    if (late) {
+      ts_append_raw(t.t_wal_path, commit, sizeof commit);
+      ts_append_raw(t.t_wal_path, rec, n);
+      err_t e;
+      assert_int_equal(db_open(&t.t_cfg, &db, &e), CZ_ERR);
+      assert_true(err_is(&e, SQLSTATE_DATA_CORRUPTED));
+      assert_non_null(strstr(e.er_msg, "after its commit record"));
+    } else {
+      ts_append_raw(t.t_wal_path, rec, n); /* no commit record: skipped */
+      db = tt_open(&t);
+      assert_int_equal(tt_version(tt_tree(db, "rows"), 1), -1);
+      tt_close(db);
+    }
+    tt_fini(&t);
+  }
+}
+
 static void test_stream_config(void **state)
 {
   (void)state;
@@ -449,6 +504,7 @@ int main(void)
     cmocka_unit_test(test_stream_savepoint_released_key),
     cmocka_unit_test(test_stream_drop),
     cmocka_unit_test(test_stream_interleaved),
+    cmocka_unit_test(test_stream_record_after_commit),
     cmocka_unit_test(test_stream_config),
   };
   return cmocka_run_group_tests_name("txn_stream", tests, NULL, NULL);
