@@ -112,7 +112,7 @@ static int db_replay_record(void *ctx, const uint8_t *payload, size_t len, err_t
   if (tag == TXN_REC_PLAIN)
     return txn_log_decode(payload, len, db_replay_op, rp->rp_db, e);
   rc_committed_t *c = rp->rp_committed;
-  const uint64_t *at = bsearch(&id, c->rc_ids, c->rc_n, sizeof id, rc_cmp_id);
+  const uint64_t *at = c->rc_n ? bsearch(&id, c->rc_ids, c->rc_n, sizeof id, rc_cmp_id) : NULL;
   if (!at) {
     rp->rp_skipped++;
     return CZ_OK;
