@@ -157,6 +157,7 @@ void db_get_stats(db_t *db, db_stats_t *out)
   out->ds_commits = atomic_load(&db->db_commits);
   out->ds_log_writes = ws.ws_writes;
   out->ds_log_bytes = ws.ws_bytes;
+  out->ds_log_streamed = ws.ws_streamed;
   out->ds_checkpoints = atomic_load(&db->db_checkpoints);
   out->ds_replayed = db->db_replayed;
   txn_snap_stats(db, out);

@@ -6,13 +6,15 @@
  * - Every operation goes to the tree first; only a change that happened is
  *   remembered (a failed insert or an absent key logs nothing).
  * - Commit encodes the operation list as one log record and waits for it
- *   to be durable (group commit in wal.c). Only then are the pages of trees
- *   dropped by the transaction freed: until the DROP is durable a crash or
- *   a failed commit must find them intact.
+ *   to be durable (group commit in wal.c); a large transaction wrote most
+ *   of it already, as continuation records (txn_stream.c). Only then are
+ *   the pages of trees dropped by the transaction freed: until the DROP is
+ *   durable a crash or a failed commit must find them intact.
  * - A transaction stays active (holding the checkpoint gate open) until it
  *   ends, so a checkpoint image never holds part of a transaction.
  * - Bulk transactions remember nothing; their commit is a checkpoint.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "txn/txn_int.h"
@@ -43,6 +45,8 @@ txn_t *txn_begin(db_t *db, int flags, err_t *e)
   tx->tx_flags = flags;
   tx->tx_id = atomic_fetch_add(&db->db_next_txn_id, 1) + 1;
   tx->tx_cmd = 1;
+  /* Bulk transactions log nothing to stream. */
+  tx->tx_stream_limit = (flags & TXN_BULK) ? 0 : (size_t)db->db_cfg.dc_log_stream_bytes;
   return tx;
 }
 
@@ -154,7 +158,7 @@ txn_op_t *txn_add_op(txn_t *tx, int kind, db_tree_t *dt, const void *key, size_t
   op->to_tree = dt;
   op->to_key = txn_copy(tx, key, key_len);
   op->to_key_len = (uint32_t)key_len;
-  op->to_val = txn_copy(tx, val, val_len);
+  op->to_val = txn_copy_val(tx, kind, dt, val, val_len, &op->to_val_redo);
   op->to_val_len = (uint32_t)val_len;
   op->to_old = txn_copy(tx, old, old_len);
   op->to_old_len = (uint32_t)old_len;
@@ -226,6 +230,16 @@ static bool txn_logged(const txn_t *tx)
   return !(tx->tx_flags & TXN_BULK);
 }
 
+/* After a row operation: a transaction whose redo not yet logged reached
+ * its limit streams it (txn_stream.c). Only after a success: a failed
+ * call's caller undoes it, and the next call streams. */
+static int txn_after_change(txn_t *tx, int rc, err_t *e)
+{
+  if (rc == CZ_OK && CZ_UNLIKELY(txn_stream_due(tx)))
+    return txn_stream(tx, e);
+  return rc;
+}
+
 int txn_insert(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
                const void *val, size_t val_len, err_t *e)
 {
@@ -234,12 +248,15 @@ int txn_insert(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
     return CZ_ERR;
   if (CZ_UNLIKELY(tx->tx_sx != NULL) && txn_ssi_write(tx, dt, e) != CZ_OK)
     return CZ_ERR;
-  if (txn_locks_tree(tx, dt))
-    return txn_locked_insert(tx, dt, key, key_len, val, val_len, e);
-  int rc = bt_insert(t, key, key_len, val, val_len, e);
-  if (rc == CZ_OK && txn_logged(tx))
-    txn_add_op(tx, TXN_OP_INSERT, dt, key, key_len, val, val_len, NULL, 0);
-  return rc;
+  int rc;
+  if (txn_locks_tree(tx, dt)) {
+    rc = txn_locked_insert(tx, dt, key, key_len, val, val_len, e);
+  } else {
+    rc = bt_insert(t, key, key_len, val, val_len, e);
+    if (rc == CZ_OK && txn_logged(tx))
+      txn_add_op(tx, TXN_OP_INSERT, dt, key, key_len, val, val_len, NULL, 0);
+  }
+  return txn_after_change(tx, rc, e);
 }
 
 int txn_update(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
@@ -251,13 +268,13 @@ int txn_update(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
   if (CZ_UNLIKELY(tx->tx_sx != NULL) && txn_ssi_write(tx, dt, e) != CZ_OK)
     return CZ_ERR;
   if (txn_locks_tree(tx, dt))
-    return txn_locked_update(tx, dt, key, key_len, val, val_len, e);
+    return txn_after_change(tx, txn_locked_update(tx, dt, key, key_len, val, val_len, e), e);
   uint8_t old[BT_MAX_ROW];
   size_t old_len = 0;
   int rc = bt_update(t, key, key_len, val, val_len, old, sizeof old, &old_len, e);
   if (rc == CZ_OK && txn_logged(tx))
     txn_add_op(tx, TXN_OP_UPDATE, dt, key, key_len, val, val_len, old, CZ_MIN(old_len, sizeof old));
-  return rc;
+  return txn_after_change(tx, rc, e);
 }
 
 int txn_delete(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
@@ -269,7 +286,7 @@ int txn_delete(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
   if (CZ_UNLIKELY(tx->tx_sx != NULL) && txn_ssi_write(tx, dt, e) != CZ_OK)
     return CZ_ERR;
   if (txn_locks_tree(tx, dt))
-    return txn_locked_delete(tx, dt, key, key_len, e);
+    return txn_after_change(tx, txn_locked_delete(tx, dt, key, key_len, e), e);
   uint8_t old[BT_MAX_ROW];
   size_t old_len = 0;
   int rc = bt_delete(t, key, key_len, val, val_len, old, sizeof old, &old_len, e);
@@ -278,7 +295,7 @@ int txn_delete(txn_t *tx, bt_tree_t *t, const void *key, size_t key_len,
     size_t named = (dt->dt_flags & BT_UNIQUE) ? 0 : val_len;
     txn_add_op(tx, TXN_OP_DELETE, dt, key, key_len, val, named, old, CZ_MIN(old_len, sizeof old));
   }
-  return rc;
+  return txn_after_change(tx, rc, e);
 }
 
 int txn_insert_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, err_t *e)
@@ -298,7 +315,7 @@ int txn_fill_batch(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, int *n_
   if (dt->dt_creator != tx->tx_id)
     return err_set(e, SQLSTATE_INTERNAL, "tree %s was not created by the filling transaction",
                    dt->dt_name);
-  return txn_insert_rows(tx, dt, t, rows, n, n_done, false, true, e);
+  return txn_after_change(tx, txn_insert_rows(tx, dt, t, rows, n, n_done, false, true, e), e);
 }
 
 int txn_insert_batch_done(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, int *n_done,
@@ -310,7 +327,8 @@ int txn_insert_batch_done(txn_t *tx, bt_tree_t *t, const bt_row_t *rows, int n, 
   *n_done = 0;
   if (CZ_UNLIKELY(tx->tx_sx != NULL) && txn_ssi_write(tx, dt, e) != CZ_OK)
     return CZ_ERR;
-  return txn_insert_rows(tx, dt, t, rows, n, n_done, txn_locks_tree(tx, dt), false, e);
+  return txn_after_change(tx, txn_insert_rows(tx, dt, t, rows, n, n_done, txn_locks_tree(tx, dt), false, e),
+                          e);
 }
 
 /* Sorted rows into dt: under their locks (lock: txn_insert_batch.c), else
@@ -337,26 +355,6 @@ static int txn_insert_rows(txn_t *tx, db_tree_t *dt, bt_tree_t *t, const bt_row_
     }
   *n_done = done;
   return rc;
-}
-
-/* The redo record: the operations in the order they were done. */
-static uint8_t *txn_encode_redo(txn_t *tx, size_t *len)
-{
-  size_t n = 4 + tx->tx_log_bytes;
-  uint8_t *buf = arena_alloc(tx->tx_arena, n);
-  txn_log_begin(buf, tx->tx_n_ops);
-  size_t off = 4;
-  for (txn_op_t *op = tx->tx_first; op; op = op->to_next) {
-    /* A revived dead entry is an insert to replay (the image and the
-     * log know nothing of dead entries). */
-    int kind = op->to_kind == TXN_OP_REVIVE ? TXN_OP_INSERT : op->to_kind;
-    txn_logop_t lo = { .lo_kind = kind, .lo_tree_id = op->to_tree->dt_id,
-                       .lo_key = op->to_key, .lo_key_len = op->to_key_len,
-                       .lo_val = op->to_val, .lo_val_len = op->to_val_len };
-    off += txn_log_op_encode(buf + off, &lo);
-  }
-  *len = off;
-  return buf;
 }
 
 /* After the commit record is durable: the dropped trees go to the
@@ -398,14 +396,20 @@ int txn_commit(txn_t *tx, err_t *e)
     txn_end(tx);
     return CZ_OK;
   }
+  /* The deferred deletes may have taken the redo past the limit. */
+  if (txn_stream_due(tx) && txn_stream(tx, e) != CZ_OK)
+    goto failed;
   size_t len;
-  uint8_t *rec = txn_encode_redo(tx, &len);
+  uint8_t *rec = txn_commit_record(tx, &len, e);
+  if (!rec)
+    goto failed;
   /* The wait for the log flush is a block like a lock wait: a session
    * pool whose threads all wait for the disk would hold back the very
    * committers that could share the next flush (group commit). */
   thread_block_begin();
   int wrc = wal_append_and_wait(db->db_wal, rec, len, e);
   thread_block_end();
+  free(rec);
   if (wrc != CZ_OK)
     goto failed;
   /* Durable: number the commit, keep what older snapshots need, apply

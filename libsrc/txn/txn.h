@@ -63,6 +63,9 @@ typedef struct db_config_s {
   int64_t dc_checkpoint_interval_s; /* [Parameters] CheckpointInterval in minutes *60; 0 = only on demand */
   bool dc_sync;                   /* fsync the log at commit (false only in tests) */
   uint64_t dc_max_version_bytes;  /* [Parameters] MaxVersionMem (MB) in bytes; 0 = no limit */
+  uint64_t dc_log_stream_bytes;   /* [Parameters] LogStreamBytes: a transaction whose redo not
+                                     yet logged reaches this writes it to the log as it goes;
+                                     0 = only at commit (one record of at most 1 GiB) */
 } db_config_t;
 
 /* From [Database] DatabaseFile, TransactionFile, [Striping], [Parameters]
@@ -358,6 +361,7 @@ typedef struct db_stats_s {
   uint64_t ds_commits;
   uint64_t ds_log_writes;     /* fdatasyncs of the log: commits / this = group size */
   uint64_t ds_log_bytes;
+  uint64_t ds_log_streamed;   /* continuation records of large transactions (LogStreamBytes) */
   uint64_t ds_checkpoints;
   uint64_t ds_replayed;       /* records replayed at the last open */
   uint64_t ds_versions;       /* keys in the version store (older snapshots need them) */

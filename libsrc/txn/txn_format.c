@@ -2,7 +2,10 @@
  * payload of a log record (a transaction's redo operations) and the user
  * root it keeps in the storage root record.
  *
- * Design notes: both are little-endian and length-checked on decode. A log
+ * Design notes: both are little-endian and length-checked on decode. A
+ * record's first u32 is its operation count, or a tag (values no count can
+ * have: 2^32 operations of 17 bytes each do not fit in a record) marking
+ * the records of a transaction that streamed its redo (txn_stream.c). A log
  * record that passed its checksum but does not parse is corruption (XX001),
  * never a torn tail: the tail was already cut by the checksum.
  */
@@ -33,12 +36,39 @@ size_t txn_log_op_encode(uint8_t *p, const txn_logop_t *op)
   return txn_log_op_size(op);
 }
 
-int txn_log_decode(const uint8_t *p, size_t len, txn_logop_fn_t fn, void *ctx, err_t *e)
+size_t txn_log_begin_tagged(uint8_t *p, uint32_t tag, uint64_t txn_id, uint32_t n_ops)
+{
+  wal_put_u32(p, tag);
+  wal_put_u64(p + 4, txn_id);
+  wal_put_u32(p + 12, n_ops);
+  return TXN_LOG_TAG_HEAD;
+}
+
+int txn_log_record_kind(const uint8_t *p, size_t len, uint32_t *tag, uint64_t *txn_id, err_t *e)
 {
   if (len < 4)
     return err_set(e, SQLSTATE_DATA_CORRUPTED, "log record of %zu bytes has no operation count", len);
-  uint32_t n = wal_get_u32(p);
-  size_t off = 4;
+  uint32_t first = wal_get_u32(p);
+  *tag = TXN_REC_PLAIN;
+  *txn_id = 0;
+  if (first != TXN_REC_CONTINUE && first != TXN_REC_STREAM_COMMIT)
+    return CZ_OK;
+  if (len < TXN_LOG_TAG_HEAD)
+    return err_set(e, SQLSTATE_DATA_CORRUPTED, "tagged log record of %zu bytes is cut short", len);
+  *tag = first;
+  *txn_id = wal_get_u64(p + 4);
+  return CZ_OK;
+}
+
+int txn_log_decode(const uint8_t *p, size_t len, txn_logop_fn_t fn, void *ctx, err_t *e)
+{
+  uint32_t tag;
+  uint64_t txn_id;
+  if (txn_log_record_kind(p, len, &tag, &txn_id, e) != CZ_OK)
+    return CZ_ERR;
+  size_t off = tag == TXN_REC_PLAIN ? 0 : TXN_LOG_TAG_HEAD - 4;
+  uint32_t n = wal_get_u32(p + off);
+  off += 4;
   for (uint32_t i = 0; i < n; i++) {
     if (len - off < TXN_LOG_OP_HEAD)
       return err_set(e, SQLSTATE_DATA_CORRUPTED, "log record: operation %u of %u is cut short", i, n);

@@ -153,8 +153,23 @@ size_t txn_log_op_size(const txn_logop_t *op);
 /* Writes the head and bytes of op at p; returns the bytes written. */
 size_t txn_log_op_encode(uint8_t *p, const txn_logop_t *op);
 void txn_log_begin(uint8_t *p, uint32_t n_ops);
+/* A large transaction streams its redo (txn_stream.c): continuation
+ * records while it runs, then its commit record, both tagged with its
+ * transaction id:
+ *   u32 tag | u64 transaction id | u32 n_ops | ops
+ * A record whose first u32 is not a tag is a plain commit record (a
+ * transaction that streamed nothing): u32 n_ops | ops. */
+#define TXN_REC_PLAIN 0u                  /* txn_log_record_kind: untagged */
+#define TXN_REC_CONTINUE 0xFFFFFFFFu      /* part of a transaction's redo, before its commit */
+#define TXN_REC_STREAM_COMMIT 0xFFFFFFFEu /* the commit record of a transaction that streamed */
+#define TXN_LOG_TAG_HEAD 16
+/* Writes a tagged record's head; returns its size (TXN_LOG_TAG_HEAD). */
+size_t txn_log_begin_tagged(uint8_t *p, uint32_t tag, uint64_t txn_id, uint32_t n_ops);
+/* The record's tag (TXN_REC_*) and, when tagged, its transaction id. */
+int txn_log_record_kind(const uint8_t *p, size_t len, uint32_t *tag, uint64_t *txn_id, err_t *e);
 typedef int (*txn_logop_fn_t)(void *ctx, const txn_logop_t *op, err_t *e);
-/* Calls fn per operation; XX001 when the payload is malformed. */
+/* Calls fn per operation (of a plain or a tagged record); XX001 when the
+ * payload is malformed. */
 int txn_log_decode(const uint8_t *p, size_t len, txn_logop_fn_t fn, void *ctx, err_t *e);
 
 /* ---- transactions ------------------------------------------------------ */
@@ -162,17 +177,21 @@ int txn_log_decode(const uint8_t *p, size_t len, txn_logop_fn_t fn, void *ctx, e
 #define TXN_TREE_CACHE 8
 
 typedef struct txn_op_s {
+  /* Pointers first, then lengths and flags: 64 bytes, one per changed row
+   * for the whole transaction (txn/README.md, "Streamed redo"). */
   struct txn_op_s *to_next, *to_prev;
-  int to_kind;              /* TXN_OP_* */
   db_tree_t *to_tree;
   const uint8_t *to_key;
-  uint32_t to_key_len;
   const uint8_t *to_val;    /* as txn_logop_t */
-  uint32_t to_val_len;
   const uint8_t *to_old;    /* UPDATE, DELETE: the value before (for undo) */
+  uint32_t to_key_len;
+  uint32_t to_val_len;
   uint32_t to_old_len;
+  uint8_t to_kind;          /* TXN_OP_* */
   bool to_unapplied;        /* a deferred DELETE logged but applied to the tree only after
                                the commit record is durable (txn_snap_commit): undo skips it */
+  bool to_val_redo;         /* to_val is in tx_redo_arena: only the log needs it (not the
+                               undo, nor a compensation), so it goes once streamed */
 } txn_op_t;
 
 struct txn_s {
@@ -182,6 +201,16 @@ struct txn_s {
   txn_op_t *tx_first, *tx_last;
   uint32_t tx_n_ops;
   size_t tx_log_bytes;      /* size of the redo payload so far */
+  /* Streamed redo (txn_stream.c): the operations up to tx_logged are in
+   * continuation records already; the commit record holds the rest. */
+  size_t tx_stream_limit;   /* stream once this many bytes are not logged (0 = never) */
+  txn_op_t *tx_logged;      /* the newest operation in the log (NULL = none) */
+  uint32_t tx_logged_ops;   /* tx_n_ops and tx_log_bytes at tx_logged */
+  size_t tx_logged_bytes;
+  bool tx_streamed;         /* a continuation record was written: the commit record is tagged */
+  uint64_t tx_stream_gen;   /* the log generation of the first one (invariant T1, checked at
+                               commit) */
+  arena_t *tx_redo_arena;   /* values only the log needs (to_val_redo): reset once streamed */
   bt_tree_t *tx_last_bt;    /* the last handle -> tree lookup (txn_tree_of) */
   db_tree_t *tx_last_tree;
   bt_tree_t *tx_tc_bt[TXN_TREE_CACHE]; /* a few more, round robin: a row change
@@ -411,6 +440,29 @@ void txn_end_callbacks_and_locks(txn_t *tx, bool committed);
 /* Leaves the checkpoint gate and frees tx (running the callbacks and
  * releasing the locks as a rollback when that was not done yet). */
 void txn_end(txn_t *tx);
+
+/* ---- streamed redo (txn_stream.c) ------------------------------------- */
+
+/* Whether tx's redo not yet logged has reached its stream limit. */
+static inline bool txn_stream_due(const txn_t *tx)
+{
+  return tx->tx_stream_limit && tx->tx_log_bytes - tx->tx_logged_bytes >= tx->tx_stream_limit;
+}
+/* Appends tx's operations not yet logged as continuation records (up to
+ * the first DROP, which is never streamed) and frees their redo-only
+ * values. */
+int txn_stream(txn_t *tx, err_t *e);
+/* Before a rollback to the mark whose newest operation is m_last (NULL:
+ * none), m_n_ops and m_log_bytes: logs the inverse of every streamed
+ * operation after it, newest first, and moves the stream's boundary back
+ * to the mark. */
+int txn_stream_compensate(txn_t *tx, txn_op_t *m_last, uint32_t m_n_ops, size_t m_log_bytes, err_t *e);
+/* The commit record (malloc'd): the operations not yet logged, tagged
+ * when tx streamed. */
+uint8_t *txn_commit_record(txn_t *tx, size_t *len, err_t *e);
+/* Copies a value into the arena the operation's kind needs it in. */
+const uint8_t *txn_copy_val(txn_t *tx, int kind, const db_tree_t *dt, const void *val, size_t len,
+                            bool *redo_only);
 
 /* ---- directory (db_dir.c) ---------------------------------------------- */
 

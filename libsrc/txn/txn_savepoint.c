@@ -24,6 +24,8 @@
  *   when the transaction ends (lock entries may have named it).
  * - A new command starts, so no stamp of the undone work is mistaken for
  *   the current command's history.
+ * - Operations after the mark that a large transaction already streamed to
+ *   the log are compensated there first (txn_stream_compensate).
  */
 #include <string.h>
 
@@ -107,6 +109,12 @@ int txn_rollback_to_mark(txn_t *tx, txn_mark_t *mark, err_t *e)
     return err_set(e, SQLSTATE_INTERNAL, "a bulk transaction cannot roll back to a savepoint");
   db_t *db = tx->tx_db;
   int rc = CZ_OK;
+  /* 0. Streamed changes after the mark are in the log: log their inverse
+   * while their keys are still locked (txn_stream.c). A failure fails
+   * the log (no commit can follow); the rollback in memory goes on. */
+  err_t ec;
+  err_clear(&ec);
+  int crc = txn_stream_compensate(tx, mark->m_last, mark->m_n_ops, mark->m_log_bytes, &ec);
   /* 1. The tree changes, newest first. */
   for (txn_op_t *op = tx->tx_last; op && op != mark->m_last; op = op->to_prev) {
     err_t e1;
@@ -146,5 +154,10 @@ int txn_rollback_to_mark(txn_t *tx, txn_mark_t *mark, err_t *e)
   for (txn_rbcb_t *cb = tx->tx_rbcbs; cb; cb = cb->rc_next)
     if (cb->rc_fn(cb->rc_ctx, tx, e) != CZ_OK)
       return err_prefix(e, "rollback to savepoint");
+  if (crc != CZ_OK) {
+    if (e)
+      *e = ec;
+    return err_prefix(e, "rollback to savepoint");
+  }
   return CZ_OK;
 }

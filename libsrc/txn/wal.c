@@ -7,9 +7,11 @@
  *   does its pwrite and fdatasync without holding it, so later committers
  *   keep filling w_buf while a group is on its way to disk.
  * - Offsets are file offsets: w_end is where the next appended record goes,
- *   w_durable is the end of what is on disk (synced). Records are written
- *   with pwrite at their own offsets, never O_APPEND, so a restart's
- *   truncation cannot be confused with a late write.
+ *   w_written is where the next group goes, w_durable the end of what is
+ *   on disk (synced); they differ only after a streamed record was
+ *   written (wal_append_stream), until the next commit group syncs.
+ *   Records are written with pwrite at their own offsets, never O_APPEND,
+ *   so a restart's truncation cannot be confused with a late write.
  * - Reading maps the file: recovery is sequential and the file is not
  *   written while it is read.
  */
@@ -42,7 +44,10 @@ struct wal_s {
   uint8_t *w_spare;        /* the other buffer: free whenever no leader writes */
   size_t w_spare_cap;
   uint64_t w_end;          /* file offset after the last appended record */
-  uint64_t w_durable;      /* file offset up to which the log is on disk */
+  uint64_t w_written;      /* file offset up to which groups were written (the next group
+                              goes here); ahead of w_durable after a streamed record's
+                              write, which does not sync (wal_append_stream) */
+  uint64_t w_durable;      /* file offset up to which the log is on disk (synced) */
   bool w_writing;          /* a leader is writing a group */
   uint64_t w_alloc_end;    /* the file is written (records or zeros) up to here: the leader's */
   bool w_failed;           /* sticky: see wal.h */
@@ -240,7 +245,7 @@ int wal_restart(wal_t *w, uint64_t generation, err_t *e)
     wal_fail_locked(w, e);
   } else {
     w->w_generation = generation;
-    w->w_end = w->w_durable = w->w_alloc_end = WAL_HEADER_SIZE;
+    w->w_end = w->w_written = w->w_durable = w->w_alloc_end = WAL_HEADER_SIZE;
   }
   mutex_unlock(&w->w_mx);
   return rc;
@@ -288,16 +293,22 @@ static int wal_preallocate(wal_t *w, uint64_t end, err_t *e)
   return CZ_OK;
 }
 
-/* The leader's turn: called with w_mx held and w_buf non-empty or a big
+/* The leader's turn: called with w_mx held and w_buf non-empty, or a big
  * record of the leader's own (big, big_len: payload; big_head: its framing)
- * to write after the buffered ones, straight from the caller's memory;
- * returns with w_mx held, the group durable or the log failed. */
-static void wal_write_group(wal_t *w, const uint8_t *big_head, const void *big, size_t big_len)
+ * to write after the buffered ones, straight from the caller's memory, or
+ * nothing but written bytes to sync; returns with w_mx held, the group
+ * written (and, for a commit group, durable) or the log failed. A group
+ * that is not a commit's (a streamed record: wal_append_stream) is not
+ * synced and w_durable stays: the next commit group's fdatasync covers
+ * these bytes too, as every byte before it. */
+static void wal_write_group(wal_t *w, const uint8_t *big_head, const void *big, size_t big_len,
+                            bool commit)
 {
   uint8_t *buf = w->w_buf;
   size_t len = w->w_buf_len, cap = w->w_buf_cap;
-  uint64_t off = w->w_durable;
+  uint64_t off = w->w_written;
   size_t total = len + (big ? WAL_REC_HEAD + big_len : 0);
+  bool sync = commit && w->w_sync;
   w->w_buf = w->w_spare;
   w->w_buf_cap = w->w_spare_cap;
   w->w_buf_len = 0;
@@ -311,9 +322,9 @@ static void wal_write_group(wal_t *w, const uint8_t *big_head, const void *big, 
     rc = wal_write_at(w->w_fd, big_head, WAL_REC_HEAD, off + len, w->w_path, &e);
   if (rc == CZ_OK && big)
     rc = wal_write_at(w->w_fd, big, big_len, off + len + WAL_REC_HEAD, w->w_path, &e);
-  if (rc == CZ_OK && w->w_sync && off + total > w->w_alloc_end)
+  if (rc == CZ_OK && sync && off + total > w->w_alloc_end)
     rc = wal_preallocate(w, off + total, &e);
-  if (rc == CZ_OK && w->w_sync && fdatasync(w->w_fd) != 0)
+  if (rc == CZ_OK && sync && fdatasync(w->w_fd) != 0)
     rc = err_set(&e, SQLSTATE_IO_ERROR, "fdatasync log %s: %s", w->w_path, strerror(errno));
 
   mutex_lock(&w->w_mx);
@@ -324,8 +335,11 @@ static void wal_write_group(wal_t *w, const uint8_t *big_head, const void *big, 
     wal_fail_locked(w, &e);
     return;
   }
-  w->w_durable = off + total;
-  w->w_stats.ws_writes++;
+  w->w_written = off + total;
+  if (commit) {
+    w->w_durable = w->w_written;
+    w->w_stats.ws_writes++;
+  }
   w->w_stats.ws_bytes += total;
   cond_broadcast(&w->w_cond);
 }
@@ -367,7 +381,7 @@ int wal_append_and_wait(wal_t *w, const void *payload, size_t len, err_t *e)
     wal_record_head(head, w->w_generation, payload, len);
     w->w_end += WAL_REC_HEAD + len;
     my_end = w->w_end;
-    wal_write_group(w, head, payload, len);
+    wal_write_group(w, head, payload, len, true);
   } else {
     if (wal_buf_reserve(&w->w_buf, &w->w_buf_cap, w->w_buf_len + WAL_REC_HEAD + len, e) != CZ_OK) {
       mutex_unlock(&w->w_mx);
@@ -383,7 +397,7 @@ int wal_append_and_wait(wal_t *w, const void *payload, size_t len, err_t *e)
 
   while (w->w_durable < my_end && !w->w_failed) {
     if (!w->w_writing)
-      wal_write_group(w, NULL, NULL, 0);
+      wal_write_group(w, NULL, NULL, 0, true);
     else
       cond_wait(&w->w_cond, &w->w_mx);
   }
@@ -392,6 +406,35 @@ int wal_append_and_wait(wal_t *w, const void *payload, size_t len, err_t *e)
     w->w_stats.ws_appends++;
   else
     rc = err_set(e, SQLSTATE_IO_ERROR, "transaction log failed: %s", w->w_err.er_msg);
+  mutex_unlock(&w->w_mx);
+  return rc;
+}
+
+int wal_append_stream(wal_t *w, const void *payload, size_t len, err_t *e)
+{
+  if (len == 0 || len > WAL_MAX_RECORD)
+    return err_set(e, SQLSTATE_PROGRAM_LIMIT, "log record of %zu bytes (at most %zu)", len, WAL_MAX_RECORD);
+  mutex_lock(&w->w_mx);
+  while (w->w_writing && !w->w_failed)
+    cond_wait(&w->w_cond, &w->w_mx);
+  if (w->w_failed || w->w_generation == 0) {
+    int rc = wal_refused(w, e);
+    mutex_unlock(&w->w_mx);
+    return rc;
+  }
+  /* Leader for one unsynced group: the buffered records, then this one
+   * from the caller's memory. Their committers, woken by the broadcast,
+   * find their records written but not durable and one of them leads a
+   * group that only syncs. */
+  uint8_t head[WAL_REC_HEAD];
+  wal_record_head(head, w->w_generation, payload, len);
+  w->w_end += WAL_REC_HEAD + len;
+  wal_write_group(w, head, payload, len, false);
+  int rc = CZ_OK;
+  if (w->w_failed)
+    rc = err_set(e, SQLSTATE_IO_ERROR, "transaction log failed: %s", w->w_err.er_msg);
+  else
+    w->w_stats.ws_streamed++;
   mutex_unlock(&w->w_mx);
   return rc;
 }

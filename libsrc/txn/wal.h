@@ -43,6 +43,7 @@ typedef struct wal_stats_s {
   uint64_t ws_appends;  /* records made durable */
   uint64_t ws_writes;   /* group writes (each one pwrite + one fdatasync) */
   uint64_t ws_bytes;    /* bytes written, headers included */
+  uint64_t ws_streamed; /* records appended without waiting (wal_append_stream) */
 } wal_stats_t;
 
 /* Opens (creating when absent) the log file without reading or changing
@@ -62,6 +63,12 @@ uint64_t wal_generation(const wal_t *w);
 /* Appends one record (len bytes, 1..WAL_MAX_RECORD) and returns once it is
  * durable (written and, with sync, fdatasync'ed). */
 int wal_append_and_wait(wal_t *w, const void *payload, size_t len, err_t *e);
+
+/* Appends one record (a large transaction's continuation record) and
+ * returns once it is written, without syncing: it becomes durable with the
+ * next record that wal_append_and_wait makes durable (its committer's
+ * commit record), since records are written and synced in log order. */
+int wal_append_stream(wal_t *w, const void *payload, size_t len, err_t *e);
 
 /* Makes the log failed (as after a write error): later appends fail. Used
  * when the database state no longer matches image + log. */

@@ -451,6 +451,75 @@ static void test_log_record_encode_decode(void **state)
   assert_int_equal(txn_log_decode(buf, len, ops_fn, &out, &e), CZ_ERR);
 }
 
+/* A streamed record (wal_append_stream) is written at once, in log order
+ * with the committed ones around it, and synced by the next commit. */
+static void test_stream_append(void **state)
+{
+  char *path = fresh_path("wal_stream.trx");
+  wal_t *w;
+  uint8_t buf[512];
+  OK(wal_open(path, true, &w, &e_));
+  OK(wal_restart(w, 9, &e_));
+  for (int i = 0; i < 6; i++) {
+    rec_fill(buf, i);
+    if (i == 0 || i == 3)
+      OK(wal_append_and_wait(w, buf, rec_len(i), &e_));
+    else
+      OK(wal_append_stream(w, buf, rec_len(i), &e_));
+    /* On the file before the call returns: readers find it. */
+    collect_t c = read_log(path, 9, NULL);
+    assert_int_equal(c.c_n, i + 1);
+    assert_int_equal(c.c_bad, 0);
+  }
+  wal_stats_t ws;
+  wal_get_stats(w, &ws);
+  assert_int_equal(ws.ws_streamed, 4);
+  assert_int_equal(ws.ws_appends, 2);
+  assert_int_equal(ws.ws_writes, 2); /* one sync per commit, none per streamed record */
+  err_t e;
+  assert_int_equal(wal_append_stream(w, buf, 0, &e), CZ_ERR);
+  wal_set_failed(w, "test");
+  assert_int_equal(wal_append_stream(w, buf, 1, &e), CZ_ERR);
+  assert_true(err_is(&e, SQLSTATE_IO_ERROR));
+  wal_close(w);
+  free(path);
+}
+
+/* The tagged records of a streaming transaction: head, kind, operations. */
+static void test_log_record_tagged(void **state)
+{
+  txn_logop_t op = { TXN_OP_INSERT, 7, (const uint8_t *)"k1", 2, (const uint8_t *)"value", 5 };
+  uint8_t buf[128];
+  uint32_t tags[] = { TXN_REC_CONTINUE, TXN_REC_STREAM_COMMIT };
+  for (int t = 0; t < 2; t++) {
+    size_t len = txn_log_begin_tagged(buf, tags[t], 0x1122334455667788ull, 2);
+    assert_int_equal(len, TXN_LOG_TAG_HEAD);
+    len += txn_log_op_encode(buf + len, &op);
+    len += txn_log_op_encode(buf + len, &op);
+    uint32_t tag;
+    uint64_t id;
+    OK(txn_log_record_kind(buf, len, &tag, &id, &e_));
+    assert_int_equal(tag, tags[t]);
+    assert_int_equal(id, 0x1122334455667788ull);
+    ops_t out = { .o_n = 0 };
+    OK(txn_log_decode(buf, len, ops_fn, &out, &e_));
+    assert_int_equal(out.o_n, 2);
+    assert_int_equal(out.o_ops[1].lo_val_len, 5);
+    err_t e;
+    for (size_t cut = 4; cut < len; cut++) {
+      out.o_n = 0;
+      assert_int_equal(txn_log_decode(buf, cut, ops_fn, &out, &e), CZ_ERR);
+      assert_true(err_is(&e, SQLSTATE_DATA_CORRUPTED));
+    }
+  }
+  /* A plain record is not tagged. */
+  txn_log_begin(buf, 0);
+  uint32_t tag;
+  uint64_t id;
+  OK(txn_log_record_kind(buf, 4, &tag, &id, &e_));
+  assert_int_equal(tag, TXN_REC_PLAIN);
+}
+
 static void test_user_root_roundtrip(void **state)
 {
   db_root_t r = { .dr_generation = 42, .dr_next_tree_id = 1000, .dr_dir_root = 257 }, back;
@@ -506,6 +575,8 @@ int main(void)
     cmocka_unit_test(test_callback_error_stops),
     cmocka_unit_test(test_group_commit),
     cmocka_unit_test(test_log_record_encode_decode),
+    cmocka_unit_test(test_stream_append),
+    cmocka_unit_test(test_log_record_tagged),
     cmocka_unit_test(test_user_root_roundtrip),
   };
   return cmocka_run_group_tests_name("txn_wal", tests, NULL, NULL);
