@@ -81,6 +81,7 @@ static void xfunc_builtins_once(void)
   xfunc_register_locked(xfunc_misc_defs, xfunc_misc_ndefs, NULL);
   xfunc_register_locked(xfunc_json_defs, xfunc_json_ndefs, NULL);
   xfunc_register_locked(xfunc_json_agg_defs, xfunc_json_agg_ndefs, NULL);
+  xfunc_register_locked(xfunc_json_srf_defs, xfunc_json_srf_ndefs, NULL);
   pthread_rwlock_unlock(&xreg.r_lock);
 }
 

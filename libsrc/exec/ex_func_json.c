@@ -14,8 +14,10 @@
  * limit.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "exec/ex_int.h"
 
@@ -73,6 +75,67 @@ static int xj_text_out(xctx_t *c, const ty_jval_t *v, bool jsonb, datum_t *out, 
 
 /* ---- SQL values to JSON (PostgreSQL's datum_to_json) ---- */
 
+static void xj_add_datum(ty_jbuf_t *b, ty_t t, const datum_t *d, arena_t *a);
+
+/* An array's text form ({1,2}, {{"a",NULL}}) as a JSON array of its
+ * elements' JSON, compact as array_to_json writes it ([1,2]); false when
+ * the text is no array (the caller then writes it as a string). */
+static bool xj_add_array(ty_jbuf_t *b, ty_t elem, const char **pp, const char *end, arena_t *a, int depth)
+{
+  const char *s = *pp;
+  if (s >= end || *s != '{' || depth > TY_ARRAY_MAXDIM)
+    return false;
+  s++;
+  ty_jbuf_addc(b, '[');
+  bool first = true;
+  while (s < end && *s != '}') {
+    if (!first) {
+      if (*s != ',')
+        return false;
+      s++;
+      ty_jbuf_addc(b, ',');
+    }
+    first = false;
+    if (s < end && *s == '{') {
+      if (!xj_add_array(b, elem, &s, end, a, depth + 1))
+        return false;
+      continue;
+    }
+    char *v = arena_alloc(a, (size_t)(end - s) + 1);
+    size_t vl = 0;
+    bool quoted = s < end && *s == '"';
+    if (quoted) {
+      s++;
+      while (s < end && *s != '"') {
+        if (*s == '\\' && s + 1 < end)
+          s++;
+        v[vl++] = *s++;
+      }
+      if (s >= end)
+        return false;
+      s++;
+    } else {
+      while (s < end && *s != ',' && *s != '}')
+        v[vl++] = *s++;
+    }
+    datum_t d;
+    err_t e;
+    if (!quoted && vl == 4 && strncasecmp(v, "null", 4) == 0) {
+      ty_jbuf_add(b, "null", 4);
+    } else if (ty_parse_text(ty_plain(elem.t_id), v, vl, a, &d, &e) == CZ_OK) {
+      d.d_null = false;
+      xj_add_datum(b, ty_plain(elem.t_id), &d, a);
+    } else {
+      return false;
+    }
+  }
+  if (s >= end)
+    return false;
+  ty_jbuf_addc(b, ']');
+  *pp = s + 1;
+  return true;
+}
+
 static void xj_add_datum(ty_jbuf_t *b, ty_t t, const datum_t *d, arena_t *a)
 {
   if (d->d_null) {
@@ -86,9 +149,17 @@ static void xj_add_datum(ty_jbuf_t *b, ty_t t, const datum_t *d, arena_t *a)
       ty_jbuf_add(b, "false", 5);
     return;
   }
-  if (t.t_id == TY_JSON || t.t_id == TY_JSONB) {
+  if (t.t_elem == TY_UNKNOWN && (t.t_id == TY_JSON || t.t_id == TY_JSONB)) {
     ty_jbuf_add(b, d->d_str.s_ptr, d->d_str.s_len);
     return;
+  }
+  if (t.t_elem != TY_UNKNOWN && t.t_elem < TY_COUNT_) {
+    const char *s = d->d_str.s_ptr;
+    size_t mark = b->jb_len;
+    if (xj_add_array(b, ty_plain(t.t_elem), &s, d->d_str.s_ptr + d->d_str.s_len, a, 1) &&
+        s == d->d_str.s_ptr + d->d_str.s_len)
+      return;
+    b->jb_len = mark; /* not an array's text after all: a string, below */
   }
   size_t cap = ty_text_max(t, d);
   char *txt = arena_try_alloc(a, cap ? cap : 1);
@@ -141,6 +212,16 @@ static int xf_to_json(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *ou
   ty_jbuf_init(&b, c->xc_arena);
   xj_add_datum(&b, x->x_args[0]->x_type, &a[0], c->xc_arena);
   return xj_take(c, &b, x->x_type.t_id == TY_JSONB, out, e);
+}
+
+static int xf_array_to_json(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  ty_t t = x->x_args[0]->x_type;
+  if (t.t_elem == TY_UNKNOWN) {
+    char *tn = ty_name(c->xc_arena, t);
+    return err_set(e, SQLSTATE_UNDEFINED_FUNCTION, "function array_to_json(%s) does not exist", tn);
+  }
+  return xf_to_json(c, x, a, out, e);
 }
 
 static int xj_build_object(xctx_t *c, const xnode_t *x, const datum_t *a, bool jsonb, datum_t *out,
@@ -673,6 +754,480 @@ int xj_jsonb_to_scalar(str_t s, ty_t to, arena_t *a, datum_t *out, err_t *e)
   return rc;
 }
 
+/* ---- paths: text[] arguments (#> #>> #- ?| ?& jsonb_set jsonb_insert) ---- */
+
+/* The elements of a one-dimensional text[] in its text form ({a,"b c",NULL}):
+ * strings in c's arena, a NULL element as a NULL s_ptr. */
+static int xj_text_array(xctx_t *c, const datum_t *d, str_t **out, int *n, err_t *e)
+{
+  const char *s = d->d_str.s_ptr, *end = s + d->d_str.s_len;
+  *n = 0;
+  *out = NULL;
+  while (s < end && (*s == ' ' || *s == '\t' || *s == '\n'))
+    s++;
+  if (s >= end || *s != '{')
+    goto bad;
+  s++;
+  int cap = 0;
+  for (;;) {
+    while (s < end && (*s == ' ' || *s == '\t' || *s == '\n'))
+      s++;
+    if (s < end && *s == '}' && *n == 0) {
+      s++;
+      break;
+    }
+    if (s >= end || *s == '{')
+      goto bad;
+    char *v = arena_alloc(c->xc_arena, (size_t)(end - s) + 1);
+    size_t vl = 0;
+    bool quoted = *s == '"', null = false;
+    if (quoted) {
+      s++;
+      while (s < end && *s != '"') {
+        if (*s == '\\' && s + 1 < end)
+          s++;
+        v[vl++] = *s++;
+      }
+      if (s >= end)
+        goto bad;
+      s++;
+    } else {
+      while (s < end && *s != ',' && *s != '}') {
+        if (*s == '\\' && s + 1 < end)
+          s++;
+        v[vl++] = *s++;
+      }
+      while (vl > 0 && (v[vl - 1] == ' ' || v[vl - 1] == '\t' || v[vl - 1] == '\n'))
+        vl--;
+      null = vl == 4 && strncasecmp(v, "null", 4) == 0;
+    }
+    if (*n == cap) {
+      cap = cap ? cap * 2 : 8;
+      str_t *nv = arena_alloc(c->xc_arena, sizeof(*nv) * (size_t)cap);
+      if (*n)
+        memcpy(nv, *out, sizeof(*nv) * (size_t)*n);
+      *out = nv;
+    }
+    (*out)[(*n)++] = (str_t){null ? NULL : v, (uint32_t)vl};
+    while (s < end && (*s == ' ' || *s == '\t' || *s == '\n'))
+      s++;
+    if (s < end && *s == ',') {
+      s++;
+      continue;
+    }
+    if (s < end && *s == '}') {
+      s++;
+      break;
+    }
+    goto bad;
+  }
+  while (s < end && (*s == ' ' || *s == '\t' || *s == '\n'))
+    s++;
+  if (s == end)
+    return CZ_OK;
+bad:
+  err_set(e, SQLSTATE_INVALID_TEXT, "malformed array literal: \"%.*s\"", (int)CZ_MIN(d->d_str.s_len, 200),
+          d->d_str.s_ptr);
+  return CZ_ERR;
+}
+
+/* A path step as an array index: false when it is not an integer. */
+static bool xj_index(const str_t *k, int64_t *out)
+{
+  char buf[24], *end;
+  if (!k->s_ptr || k->s_len == 0 || k->s_len >= sizeof buf)
+    return false;
+  memcpy(buf, k->s_ptr, k->s_len);
+  buf[k->s_len] = '\0';
+  long long v = strtoll(buf, &end, 10);
+  if (*end)
+    return false;
+  *out = v;
+  return true;
+}
+
+/* #> and #>> (and their functions): the value at the path, NULL when a
+ * step is missing, NULL or no index of an array. */
+static int xj_path_get(xctx_t *c, const xnode_t *x, const datum_t *a, bool txt, datum_t *out, err_t *e)
+{
+  bool jb = xj_is_jsonb(x);
+  ty_jval_t *v;
+  str_t *p;
+  int n;
+  if (xj_text_array(c, &a[1], &p, &n, e) != CZ_OK || xj_parse(c, &a[0], jb, &v, e) != CZ_OK)
+    return CZ_ERR;
+  const ty_jval_t *r = v;
+  for (int i = 0; i < n && r; i++) {
+    int64_t ix;
+    if (!p[i].s_ptr)
+      r = NULL;
+    else if (r->jv_kind == TJ_OBJECT)
+      r = xj_field(r, p[i].s_ptr, p[i].s_len);
+    else if (r->jv_kind == TJ_ARRAY)
+      r = xj_index(&p[i], &ix) ? xj_elem(r, ix) : NULL;
+    else
+      r = NULL;
+  }
+  if (!r) {
+    out->d_null = true;
+    return CZ_OK;
+  }
+  return txt ? xj_text_out(c, r, jb, out, e) : xj_value_out(c, r, jb, out, e);
+}
+
+static int xf_path_get(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  return xj_path_get(c, x, a, false, out, e);
+}
+
+static int xf_path_get_text(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  return xj_path_get(c, x, a, true, out, e);
+}
+
+/* ?| and ?&: any / all of the array's (non-NULL) strings exist as keys. */
+static int xj_exists_many(xctx_t *c, const datum_t *a, bool all, datum_t *out, err_t *e)
+{
+  ty_jval_t *v;
+  str_t *p;
+  int n;
+  if (xj_text_array(c, &a[1], &p, &n, e) != CZ_OK || xj_parse(c, &a[0], true, &v, e) != CZ_OK)
+    return CZ_ERR;
+  bool res = all;
+  for (int i = 0; i < n; i++) {
+    if (!p[i].s_ptr)
+      continue;
+    datum_t args[2] = {a[0], {.d_str = p[i]}}, one;
+    ty_jval_t *keep = v;
+    bool found;
+    if (v->jv_kind == TJ_OBJECT) {
+      found = xj_field(keep, p[i].s_ptr, p[i].s_len) != NULL;
+    } else {
+      if (xf_exists(c, NULL, args, &one, e) != CZ_OK)
+        return CZ_ERR;
+      found = one.d_bool;
+    }
+    if (all && !found)
+      res = false;
+    if (!all && found)
+      res = true;
+  }
+  memset(out, 0, sizeof(*out));
+  out->d_bool = res;
+  return CZ_OK;
+}
+
+static int xf_exists_any(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x;
+  return xj_exists_many(c, a, false, out, e);
+}
+
+static int xf_exists_all(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x;
+  return xj_exists_many(c, a, true, out, e);
+}
+
+/* jsonb - text[]: each key (or string element) removed. */
+static int xf_delete_keys(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x;
+  str_t *p;
+  int n;
+  if (xj_text_array(c, &a[1], &p, &n, e) != CZ_OK)
+    return CZ_ERR;
+  datum_t cur = a[0];
+  for (int i = 0; i < n; i++) {
+    if (!p[i].s_ptr)
+      continue;
+    datum_t args[2] = {cur, {.d_str = p[i]}};
+    if (xj_delete(c, args, false, &cur, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  if (n == 0 && xj_delete(c, (datum_t[2]){a[0], {.d_str = {"", 0}}}, false, &cur, e) != CZ_OK)
+    return CZ_ERR; /* a scalar is refused even with no keys, as PostgreSQL */
+  *out = cur;
+  return CZ_OK;
+}
+
+/* The operations at a path's last step (PostgreSQL's setPath). */
+typedef enum { XJ_SET, XJ_INSERT_BEFORE, XJ_INSERT_AFTER, XJ_DELETE } xj_pathop_t;
+
+static void xj_arr_insert(arena_t *ar, ty_jval_t *v, int at, ty_jval_t *item)
+{
+  ty_jval_t **nv = arena_alloc(ar, sizeof(*nv) * (size_t)(v->jv_n + 1));
+  if (at > 0)
+    memcpy(nv, v->jv_vals, sizeof(*nv) * (size_t)at);
+  nv[at] = item;
+  if (v->jv_n > at)
+    memcpy(nv + at + 1, v->jv_vals + at, sizeof(*nv) * (size_t)(v->jv_n - at));
+  v->jv_vals = nv;
+  v->jv_n++;
+}
+
+static int xj_path_apply(xctx_t *c, ty_jval_t *v, const str_t *p, int n, int level, xj_pathop_t op,
+                         bool create, ty_jval_t *item, err_t *e)
+{
+  const str_t *k = &p[level];
+  bool last = level == n - 1;
+  if (v->jv_kind == TJ_OBJECT) {
+    ty_jval_t *f = (ty_jval_t *)xj_field(v, k->s_ptr, k->s_len);
+    if (!last)
+      return f ? xj_path_apply(c, f, p, n, level + 1, op, create, item, e) : CZ_OK;
+    if (op == XJ_DELETE) {
+      int m = 0;
+      for (int i = 0; i < v->jv_n; i++)
+        if (!(v->jv_keys[i].s_len == k->s_len && memcmp(v->jv_keys[i].s_ptr, k->s_ptr, k->s_len) == 0)) {
+          v->jv_keys[m] = v->jv_keys[i];
+          v->jv_vals[m++] = v->jv_vals[i];
+        }
+      v->jv_n = m;
+      return CZ_OK;
+    }
+    if (f && op != XJ_SET) {
+      err_set(e, SQLSTATE_INVALID_PARAMETER, "cannot replace existing key");
+      return err_hint(e, "Try using the function jsonb_set to replace key value.");
+    }
+    if (f) {
+      for (int i = 0; i < v->jv_n; i++)
+        if (v->jv_vals[i] == f)
+          v->jv_vals[i] = item;
+      return CZ_OK;
+    }
+    if (op == XJ_SET && !create)
+      return CZ_OK;
+    ty_jval_t **nv = arena_alloc(c->xc_arena, sizeof(*nv) * (size_t)(v->jv_n + 1));
+    str_t *nk = arena_alloc(c->xc_arena, sizeof(*nk) * (size_t)(v->jv_n + 1));
+    if (v->jv_n) {
+      memcpy(nv, v->jv_vals, sizeof(*nv) * (size_t)v->jv_n);
+      memcpy(nk, v->jv_keys, sizeof(*nk) * (size_t)v->jv_n);
+    }
+    nv[v->jv_n] = item;
+    nk[v->jv_n] = *k;
+    v->jv_vals = nv;
+    v->jv_keys = nk;
+    v->jv_n++;
+    ty_jsonb_sort_keys(v);
+    return CZ_OK;
+  }
+  if (v->jv_kind == TJ_ARRAY) {
+    int64_t ix;
+    if (!xj_index(k, &ix)) {
+      if (!last && op != XJ_DELETE)
+        return CZ_OK;
+      return err_set(e, SQLSTATE_INVALID_TEXT, "path element at position %d is not an integer: \"%.*s\"",
+                     level + 1, (int)CZ_MIN(k->s_len, 200), k->s_ptr);
+    }
+    int64_t nel = v->jv_n;
+    bool before_start = false;
+    if (ix < 0) {
+      if (-ix > nel)
+        before_start = true;
+      else
+        ix += nel;
+    }
+    if (!last) {
+      if (before_start || ix >= nel)
+        return CZ_OK;
+      return xj_path_apply(c, v->jv_vals[ix], p, n, level + 1, op, create, item, e);
+    }
+    if (op == XJ_DELETE) {
+      if (before_start || ix >= nel)
+        return CZ_OK;
+      memmove(v->jv_vals + ix, v->jv_vals + ix + 1, sizeof(*v->jv_vals) * (size_t)(nel - ix - 1));
+      v->jv_n--;
+      return CZ_OK;
+    }
+    if (op == XJ_SET && !before_start && ix < nel) {
+      v->jv_vals[ix] = item;
+      return CZ_OK;
+    }
+    if (op == XJ_SET && !create)
+      return CZ_OK;
+    int at = before_start ? 0 : ix >= nel ? (int)nel : (int)ix + (op == XJ_INSERT_AFTER);
+    xj_arr_insert(c->xc_arena, v, at, item);
+    return CZ_OK;
+  }
+  return CZ_OK; /* a scalar below the top: the path leads nowhere */
+}
+
+static int xj_path_op(xctx_t *c, const datum_t *a, int path_arg, xj_pathop_t op, bool create,
+                      const datum_t *newval, datum_t *out, err_t *e)
+{
+  str_t *p;
+  int n;
+  ty_jval_t *v, *item = NULL;
+  if (xj_text_array(c, &a[path_arg], &p, &n, e) != CZ_OK || xj_parse(c, &a[0], true, &v, e) != CZ_OK)
+    return CZ_ERR;
+  if (newval && xj_parse(c, newval, true, &item, e) != CZ_OK)
+    return CZ_ERR;
+  if (v->jv_kind != TJ_OBJECT && v->jv_kind != TJ_ARRAY)
+    return err_set(e, SQLSTATE_INVALID_PARAMETER, op == XJ_DELETE ? "cannot delete path in scalar"
+                                                                  : "cannot set path in scalar");
+  for (int i = 0; i < n; i++)
+    if (!p[i].s_ptr)
+      return err_set(e, SQLSTATE_NULL_VALUE_NOT_ALLOWED, "path element at position %d is null", i + 1);
+  if (n > 0 && xj_path_apply(c, v, p, n, 0, op, create, item, e) != CZ_OK)
+    return CZ_ERR;
+  return xj_value_out(c, v, true, out, e);
+}
+
+static int xf_delete_path(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x;
+  return xj_path_op(c, a, 1, XJ_DELETE, false, NULL, out, e);
+}
+
+static int xf_jsonb_set(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  bool create = x->x_nargs < 4 || a[3].d_bool;
+  return xj_path_op(c, a, 1, XJ_SET, create, &a[2], out, e);
+}
+
+static int xf_jsonb_insert(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  bool after = x->x_nargs >= 4 && a[3].d_bool;
+  return xj_path_op(c, a, 1, after ? XJ_INSERT_AFTER : XJ_INSERT_BEFORE, true, &a[2], out, e);
+}
+
+/* ---- the set-returning functions' helpers (sql/sql_bind_json_srf.c) ---- */
+
+/* The last document the helpers parsed on this thread, kept so that a
+ * series over a document's items parses it once, not once per item: its
+ * own copy of the text and the tree, in a thread-owned arena reset when
+ * another document comes. */
+static __thread struct {
+  arena_t *sc_arena;
+  char *sc_text;
+  size_t sc_len;
+  bool sc_jsonb;
+  bool sc_valid;
+  ty_jval_t *sc_tree;
+} xj_srf_cache;
+
+static int xj_srf_doc(const xnode_t *x, const datum_t *d, ty_jval_t **v, err_t *e)
+{
+  bool jb = xj_is_jsonb(x);
+  size_t len = d->d_str.s_len;
+  if (xj_srf_cache.sc_valid && xj_srf_cache.sc_jsonb == jb && xj_srf_cache.sc_len == len &&
+      (len == 0 || memcmp(xj_srf_cache.sc_text, d->d_str.s_ptr, len) == 0)) {
+    *v = xj_srf_cache.sc_tree;
+    return CZ_OK;
+  }
+  if (!xj_srf_cache.sc_arena)
+    xj_srf_cache.sc_arena = arena_create(NULL, "json srf document");
+  else
+    arena_reset(xj_srf_cache.sc_arena);
+  xj_srf_cache.sc_valid = false;
+  char *t = arena_try_alloc(xj_srf_cache.sc_arena, len ? len : 1);
+  if (!t)
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
+  if (len)
+    memcpy(t, d->d_str.s_ptr, len);
+  if (ty_json_parse(t, len, jb, xj_srf_cache.sc_arena, v, e) != CZ_OK)
+    return CZ_ERR;
+  xj_srf_cache.sc_text = t;
+  xj_srf_cache.sc_len = len;
+  xj_srf_cache.sc_jsonb = jb;
+  xj_srf_cache.sc_tree = *v;
+  xj_srf_cache.sc_valid = true;
+  return CZ_OK;
+}
+
+/* _cz_json_srf_count(doc, function name): the items the function yields,
+ * or its error for the wrong kind of document. */
+static int xf_srf_count(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)c;
+  ty_jval_t *v;
+  if (xj_srf_doc(x, &a[0], &v, e) != CZ_OK)
+    return CZ_ERR;
+  char fn[40];
+  snprintf(fn, sizeof fn, "%.*s", (int)CZ_MIN(a[1].d_str.s_len, 39), a[1].d_str.s_ptr);
+  bool jb = xj_is_jsonb(x), arr = v->jv_kind == TJ_ARRAY, obj = v->jv_kind == TJ_OBJECT;
+  const char *why = NULL;
+  char msg[96];
+  if (strstr(fn, "array_elements")) {
+    if (!arr) {
+      if (jb)
+        why = obj ? "cannot extract elements from an object" : "cannot extract elements from a scalar";
+      else
+        why = (snprintf(msg, sizeof msg, "cannot call %s on %s", fn, obj ? "a non-array" : "a scalar"), msg);
+    }
+  } else if (strstr(fn, "_each")) {
+    if (!obj) {
+      if (jb)
+        why = (snprintf(msg, sizeof msg, "cannot call %s on a non-object", fn), msg);
+      else
+        why = arr ? "cannot deconstruct an array as an object" : "cannot deconstruct a scalar";
+    }
+  } else if (!obj) {
+    why = (snprintf(msg, sizeof msg, "cannot call %s on %s", fn, arr ? "an array" : "a scalar"), msg);
+  }
+  if (why)
+    return err_set(e, SQLSTATE_INVALID_PARAMETER, "%s", why);
+  memset(out, 0, sizeof(*out));
+  out->d_i64 = v->jv_n;
+  return CZ_OK;
+}
+
+static const ty_jval_t *xj_srf_item(const xnode_t *x, const datum_t *a, ty_jval_t **doc, err_t *e)
+{
+  if (xj_srf_doc(x, &a[0], doc, e) != CZ_OK)
+    return NULL;
+  int64_t i = a[1].d_i64;
+  if (i < 0 || i >= (*doc)->jv_n) {
+    err_set(e, SQLSTATE_INVALID_PARAMETER, "item %lld of a document of %d", (long long)i, (*doc)->jv_n);
+    return NULL;
+  }
+  return (*doc)->jv_vals[i];
+}
+
+static int xf_srf_key(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  ty_jval_t *doc;
+  if (!xj_srf_item(x, a, &doc, e))
+    return CZ_ERR;
+  if (doc->jv_kind != TJ_OBJECT)
+    return err_set(e, SQLSTATE_INVALID_PARAMETER, "the document is no object");
+  str_t k = doc->jv_keys[a[1].d_i64];
+  char *p = arena_alloc(c->xc_arena, k.s_len ? k.s_len : 1); /* the cache outlives no batch */
+  memcpy(p, k.s_ptr, k.s_len);
+  memset(out, 0, sizeof(*out));
+  out->d_str.s_ptr = p;
+  out->d_str.s_len = k.s_len;
+  return CZ_OK;
+}
+
+static int xj_srf_value(xctx_t *c, const xnode_t *x, const datum_t *a, bool txt, datum_t *out, err_t *e)
+{
+  ty_jval_t *doc;
+  const ty_jval_t *v = xj_srf_item(x, a, &doc, e);
+  if (!v)
+    return CZ_ERR;
+  datum_t r;
+  if ((txt ? xj_text_out(c, v, xj_is_jsonb(x), &r, e) : xj_value_out(c, v, xj_is_jsonb(x), &r, e)) != CZ_OK)
+    return CZ_ERR;
+  if (!r.d_null) { /* copied out of the thread's cache into the batch */
+    char *p = arena_alloc(c->xc_arena, r.d_str.s_len ? r.d_str.s_len : 1);
+    memcpy(p, r.d_str.s_ptr, r.d_str.s_len);
+    r.d_str.s_ptr = p;
+  }
+  *out = r;
+  return CZ_OK;
+}
+
+static int xf_srf_value(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  return xj_srf_value(c, x, a, false, out, e);
+}
+
+static int xf_srf_value_text(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  return xj_srf_value(c, x, a, true, out, e);
+}
+
 /* ---- the aggregates' helpers (sql/sql_bind_json_agg.c) ---- */
 
 static int xf_json_or_null(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
@@ -741,6 +1296,8 @@ static int xf_json_wrap_object(xctx_t *c, const xnode_t *x, const datum_t *a, da
 const xfunc_def_t xfunc_json_defs[] = {
   {.fd_name = "to_json", .fd_nargs = 1, .fd_args = {ANY}, .fd_result = J, .fd_flags = S, .fd_row = xf_to_json},
   {.fd_name = "to_jsonb", .fd_nargs = 1, .fd_args = {ANY}, .fd_result = JB, .fd_flags = S, .fd_row = xf_to_json},
+  {.fd_name = "array_to_json", .fd_nargs = 1, .fd_args = {ANY}, .fd_result = J, .fd_flags = S,
+   .fd_row = xf_array_to_json},
   {.fd_name = "json_build_object", .fd_nargs = 1, .fd_args = {ANY}, .fd_result = J,
    .fd_flags = XF_VARIADIC, .fd_row = xf_json_build_object},
   {.fd_name = "jsonb_build_object", .fd_nargs = 1, .fd_args = {ANY}, .fd_result = JB,
@@ -793,6 +1350,30 @@ const xfunc_def_t xfunc_json_defs[] = {
    .fd_row = xf_strip_nulls},
   {.fd_name = "jsonb_strip_nulls", .fd_nargs = 1, .fd_args = {JB}, .fd_result = JB, .fd_flags = S,
    .fd_row = xf_strip_nulls},
+  {.fd_name = "_cz_json_path", .fd_nargs = 2, .fd_args = {J, T}, .fd_result = J, .fd_flags = S,
+   .fd_row = xf_path_get},
+  {.fd_name = "_cz_jsonb_path", .fd_nargs = 2, .fd_args = {JB, T}, .fd_result = JB, .fd_flags = S,
+   .fd_row = xf_path_get},
+  {.fd_name = "_cz_json_path_text", .fd_nargs = 2, .fd_args = {J, T}, .fd_result = T, .fd_flags = S,
+   .fd_row = xf_path_get_text},
+  {.fd_name = "_cz_jsonb_path_text", .fd_nargs = 2, .fd_args = {JB, T}, .fd_result = T, .fd_flags = S,
+   .fd_row = xf_path_get_text},
+  {.fd_name = "jsonb_exists_any", .fd_nargs = 2, .fd_args = {JB, T}, .fd_result = TY_BOOL, .fd_flags = S,
+   .fd_row = xf_exists_any},
+  {.fd_name = "jsonb_exists_all", .fd_nargs = 2, .fd_args = {JB, T}, .fd_result = TY_BOOL, .fd_flags = S,
+   .fd_row = xf_exists_all},
+  {.fd_name = "_cz_jsonb_delete_keys", .fd_nargs = 2, .fd_args = {JB, T}, .fd_result = JB, .fd_flags = S,
+   .fd_row = xf_delete_keys},
+  {.fd_name = "jsonb_delete_path", .fd_nargs = 2, .fd_args = {JB, T}, .fd_result = JB, .fd_flags = S,
+   .fd_row = xf_delete_path},
+  {.fd_name = "jsonb_set", .fd_nargs = 3, .fd_args = {JB, T, JB}, .fd_result = JB, .fd_flags = S,
+   .fd_row = xf_jsonb_set},
+  {.fd_name = "jsonb_set", .fd_nargs = 4, .fd_args = {JB, T, JB, TY_BOOL}, .fd_result = JB, .fd_flags = S,
+   .fd_row = xf_jsonb_set},
+  {.fd_name = "jsonb_insert", .fd_nargs = 3, .fd_args = {JB, T, JB}, .fd_result = JB, .fd_flags = S,
+   .fd_row = xf_jsonb_insert},
+  {.fd_name = "jsonb_insert", .fd_nargs = 4, .fd_args = {JB, T, JB, TY_BOOL}, .fd_result = JB,
+   .fd_flags = S, .fd_row = xf_jsonb_insert},
   {.fd_name = "jsonb_pretty", .fd_nargs = 1, .fd_args = {JB}, .fd_result = T, .fd_flags = S,
    .fd_row = xf_jsonb_pretty},
 };
@@ -808,5 +1389,24 @@ const xfunc_def_t xfunc_json_agg_defs[] = {
   {.fd_name = "_cz_jsonb_wrap_object", .fd_nargs = 1, .fd_args = {T}, .fd_result = JB, .fd_flags = S,
    .fd_row = xf_json_wrap_object},
 };
+const xfunc_def_t xfunc_json_srf_defs[] = {
+  {.fd_name = "_cz_json_srf_count", .fd_nargs = 2, .fd_args = {J, T}, .fd_result = I4, .fd_flags = S,
+   .fd_row = xf_srf_count},
+  {.fd_name = "_cz_json_srf_count", .fd_nargs = 2, .fd_args = {JB, T}, .fd_result = I4, .fd_flags = S,
+   .fd_row = xf_srf_count},
+  {.fd_name = "_cz_json_srf_key", .fd_nargs = 2, .fd_args = {J, I4}, .fd_result = T, .fd_flags = S,
+   .fd_row = xf_srf_key},
+  {.fd_name = "_cz_json_srf_key", .fd_nargs = 2, .fd_args = {JB, I4}, .fd_result = T, .fd_flags = S,
+   .fd_row = xf_srf_key},
+  {.fd_name = "_cz_json_srf_value", .fd_nargs = 2, .fd_args = {J, I4}, .fd_result = J, .fd_flags = S,
+   .fd_row = xf_srf_value},
+  {.fd_name = "_cz_json_srf_value", .fd_nargs = 2, .fd_args = {JB, I4}, .fd_result = JB, .fd_flags = S,
+   .fd_row = xf_srf_value},
+  {.fd_name = "_cz_json_srf_value_text", .fd_nargs = 2, .fd_args = {J, I4}, .fd_result = T, .fd_flags = S,
+   .fd_row = xf_srf_value_text},
+  {.fd_name = "_cz_json_srf_value_text", .fd_nargs = 2, .fd_args = {JB, I4}, .fd_result = T,
+   .fd_flags = S, .fd_row = xf_srf_value_text},
+};
+const int xfunc_json_srf_ndefs = (int)CZ_ARRAY_LEN(xfunc_json_srf_defs);
 const int xfunc_json_agg_ndefs = (int)CZ_ARRAY_LEN(xfunc_json_agg_defs);
 const int xfunc_json_ndefs = (int)CZ_ARRAY_LEN(xfunc_json_defs);

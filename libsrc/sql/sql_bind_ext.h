@@ -147,6 +147,11 @@ int bd_jsonb_arith_op(bd_t *b, sql_op_t op, xnode_t *l, xnode_t *r, int pos, xno
 bool bd_json_agg_is(const char *name);
 int bd_json_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
 
+/* ---- json[b]_each, _array_elements, _object_keys in FROM (sql_bind_json_srf.c) ---- */
+
+bool bd_json_srf_is(const char *name);
+int bd_json_srf(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out);
+
 /* ---- shared ------------------------------------------------------------- */
 
 /* Calls the registered function name over bound args (cast as it wants). */

@@ -74,8 +74,8 @@ static const char *jop_func(sql_op_t op, ty_t l, ty_t r, ty_t *lto)
   case SQL_OP_JPATH_TEXT:
     if (!is_text_array(r) && r.t_id != TY_UNKNOWN)
       return NULL;
-    return op == SQL_OP_JPATH ? (jb ? "jsonb_extract_path" : "json_extract_path")
-                              : (jb ? "jsonb_extract_path_text" : "json_extract_path_text");
+    return op == SQL_OP_JPATH ? (jb ? "_cz_jsonb_path" : "_cz_json_path")
+                              : (jb ? "_cz_jsonb_path_text" : "_cz_json_path_text");
   case SQL_OP_JCONTAINS:
   case SQL_OP_JCONTAINED:
     if (!jb || (r.t_id != TY_JSONB && r.t_id != TY_UNKNOWN))
@@ -145,5 +145,6 @@ int bd_jsonb_arith_op(bd_t *b, sql_op_t op, xnode_t *l, xnode_t *r, int pos, xno
   ty_t r_t = r->x_type;
   if (!is_int(r_t.t_id) && !is_textish(r_t) && !is_text_array(r_t))
     return jop_no_such(b, "-", l, r, pos);
-  return jop_call(b, "jsonb_delete", ty_plain(TY_JSONB), l, r, pos, out);
+  return jop_call(b, is_text_array(r_t) ? "_cz_jsonb_delete_keys" : "jsonb_delete", ty_plain(TY_JSONB), l,
+                  r, pos, out);
 }
