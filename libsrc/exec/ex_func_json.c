@@ -77,6 +77,23 @@ static int xj_text_out(xctx_t *c, const ty_jval_t *v, bool jsonb, datum_t *out, 
 
 static void xj_add_datum(ty_jbuf_t *b, ty_t t, const datum_t *d, arena_t *a);
 
+/* The bytes of the array element starting at s (quoted or not): what
+ * its unescaped text needs at most, so that each element takes its own
+ * size, not the rest of the array's. */
+static size_t xj_elem_span(const char *s, const char *end)
+{
+  const char *q = s;
+  if (q < end && *q == '"') {
+    q++;
+    while (q < end && *q != '"')
+      q += *q == '\\' ? 2 : 1;
+  } else {
+    while (q < end && *q != ',' && *q != '}')
+      q += *q == '\\' ? 2 : 1;
+  }
+  return (size_t)(CZ_MIN(q, end) - s);
+}
+
 /* An array's text form ({1,2}, {{"a",NULL}}) as a JSON array of its
  * elements' JSON, compact as array_to_json writes it ([1,2]); false when
  * the text is no array (the caller then writes it as a string). */
@@ -101,7 +118,7 @@ static bool xj_add_array(ty_jbuf_t *b, ty_t elem, const char **pp, const char *e
         return false;
       continue;
     }
-    char *v = arena_alloc(a, (size_t)(end - s) + 1);
+    char *v = arena_alloc(a, xj_elem_span(s, end) + 1);
     size_t vl = 0;
     bool quoted = s < end && *s == '"';
     if (quoted) {
@@ -778,7 +795,7 @@ static int xj_text_array(xctx_t *c, const datum_t *d, str_t **out, int *n, err_t
     }
     if (s >= end || *s == '{')
       goto bad;
-    char *v = arena_alloc(c->xc_arena, (size_t)(end - s) + 1);
+    char *v = arena_alloc(c->xc_arena, xj_elem_span(s, end) + 1);
     size_t vl = 0;
     bool quoted = *s == '"', null = false;
     if (quoted) {
