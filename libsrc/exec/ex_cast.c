@@ -211,6 +211,14 @@ int xcast_datum_ex(ty_t from, const datum_t *in, ty_t to, bool explicit_cast, ar
   } else if (xt_is_string(t)) {
     if (xc_to_text(from, in, a, &r.d_str, e) != CZ_OK)
       return CZ_ERR;
+  } else if (f == TY_JSONB && t == TY_JSON) {
+    r = *in; /* jsonb's text is json */
+  } else if (f == TY_JSON && t == TY_JSONB) {
+    if (ty_parse_text(to, in->d_str.s_ptr, in->d_str.s_len, a, &r, e) != CZ_OK)
+      return CZ_ERR;
+  } else if (f == TY_JSONB) {
+    if (xj_jsonb_to_scalar(in->d_str, to, a, &r, e) != CZ_OK) /* ex_func_json.c */
+      return CZ_ERR;
   } else if (xt_is_string(f) || f == TY_UNKNOWN) {
     /* Through the input function; modifiers are checked below, with the
      * cast's own truncation rule. */

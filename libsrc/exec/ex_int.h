@@ -145,6 +145,15 @@ extern const xfunc_def_t xfunc_interval_defs[];
 extern const int xfunc_interval_ndefs;
 extern const xfunc_def_t xfunc_misc_defs[];
 extern const int xfunc_misc_ndefs;
+extern const xfunc_def_t xfunc_json_defs[];  /* ex_func_json.c */
+extern const int xfunc_json_ndefs;
+extern const xfunc_def_t xfunc_json_agg_defs[];  /* json_agg's helpers */
+extern const int xfunc_json_agg_ndefs;
+extern const xfunc_def_t xfunc_json_srf_defs[];  /* json_each's helpers */
+extern const int xfunc_json_srf_ndefs;
+/* jsonb cast to a number type or boolean (jsonb_numeric, jsonb_bool …):
+ * 22023 "cannot cast jsonb string to type integer" for another kind. */
+int xj_jsonb_to_scalar(str_t s, ty_t to, arena_t *a, datum_t *out, err_t *e);
 
 #define XFS_COALESCE 1  /* fd_special: lazily evaluated by xe_coalesce */
 

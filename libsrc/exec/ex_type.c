@@ -130,6 +130,9 @@ bool xcast_allowed(ty_t from, ty_t to, bool explicit_cast)
     return true;
   if (xt_is_string(to.t_id))
     return true;
+  /* json and jsonb both ways (assignment casts in PostgreSQL) */
+  if ((f == TY_JSON && t == TY_JSONB) || (f == TY_JSONB && t == TY_JSON))
+    return true;
   if (!explicit_cast)
     return false;
   /* Explicit: strings to anything (through the input function), integers
@@ -137,6 +140,9 @@ bool xcast_allowed(ty_t from, ty_t to, bool explicit_cast)
   if (xt_is_string(from.t_id))
     return true;
   if ((from.t_id == TY_BOOL && to.t_id == TY_INT4) || (from.t_id == TY_INT4 && to.t_id == TY_BOOL))
+    return true;
+  /* jsonb to its scalars (jsonb_numeric, jsonb_int4, jsonb_bool …) */
+  if (from.t_id == TY_JSONB && (xt_is_number(to.t_id) || to.t_id == TY_BOOL))
     return true;
   /* time and interval both ways (interval_time, time_interval) */
   if ((from.t_id == TY_INTERVAL && to.t_id == TY_TIME) || (from.t_id == TY_TIME && to.t_id == TY_INTERVAL))
@@ -244,7 +250,8 @@ static bool xop_compare_type(ty_t l, ty_t r, ty_t *to)
     *to = ty_plain(hi);
     return true;
   }
-  if (l.t_id == r.t_id && (l.t_id == TY_BOOL || l.t_id == TY_BYTEA || l.t_id == TY_INTERVAL)) {
+  if (l.t_id == r.t_id && (l.t_id == TY_BOOL || l.t_id == TY_BYTEA || l.t_id == TY_INTERVAL ||
+                           l.t_id == TY_JSONB)) {
     *to = ty_plain(l.t_id);
     return true;
   }
@@ -430,6 +437,8 @@ int xop_resolve(xop_t op, ty_t l, const ty_t *r, ty_t *l_to, ty_t *r_to, ty_t *r
       to = ty_plain(TY_TEXT);
     } else if (l.t_id == TY_UNKNOWN || rt.t_id == TY_UNKNOWN) {
       ty_t known = l.t_id == TY_UNKNOWN ? rt : l;
+      if (known.t_id == TY_JSON) /* json has no comparison operators */
+        return xop_no_such(op, l, r, e);
       /* CHAR compares as text; other types as themselves, unmodified. */
       to = ty_plain(xt_is_string(known.t_id) ? TY_TEXT : known.t_id);
     } else if (!xop_compare_type(l, rt, &to)) {

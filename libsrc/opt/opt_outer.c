@@ -83,6 +83,8 @@ static op_t *swap_back(lp_ctx_t *b, op_t *j, int aw, int bw)
 /* x over [left, right] -> over [right, left] (left has lw columns, right rw). */
 static xnode_t *swap_sides(lp_ctx_t *b, const xnode_t *x, int lw, int rw)
 {
+  if (x->x_kind == X_PARAM)
+    return (xnode_t *)x; /* shared: the binder renumbers parameters in place */
   xnode_t *n = arena_alloc(b->lc_a, sizeof(*n));
   *n = *x;
   if (x->x_kind == X_COL)

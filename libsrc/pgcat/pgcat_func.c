@@ -240,6 +240,19 @@ static int pf_pg_type_is_visible(xctx_t *c, const xnode_t *x, const datum_t *a, 
   return CZ_OK;
 }
 
+static int pf_pg_collation_is_visible(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
+                                      err_t *e)
+{
+  (void)c, (void)x, (void)e;
+  /* the three collations (pg_collation) live in pg_catalog, always searched */
+  int64_t oid = a[0].d_i64;
+  if (oid == 100 || oid == 950 || oid == 951)
+    pgcat_out_bool(out, true);
+  else
+    out->d_null = true;
+  return CZ_OK;
+}
+
 /* Descriptions of shared objects (databases, roles): none are kept. */
 static int pf_no_description(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
                              err_t *e)
@@ -1033,6 +1046,8 @@ const xfunc_def_t pgcat_funcs[] = {
    .fd_flags = S, .fd_row = pf_pg_get_function_arguments},
   {.fd_name = "pg_type_is_visible", .fd_nargs = 1, .fd_args = {I8}, .fd_result = BO,
    .fd_flags = S, .fd_row = pf_pg_type_is_visible},
+  {.fd_name = "pg_collation_is_visible", .fd_nargs = 1, .fd_args = {I8}, .fd_result = BO,
+   .fd_flags = S, .fd_row = pf_pg_collation_is_visible},
   {.fd_name = "obj_description", .fd_nargs = 1, .fd_args = {I8}, .fd_result = TX, .fd_flags = S,
    .fd_row = pf_obj_description},
   {.fd_name = "obj_description", .fd_nargs = 2, .fd_args = {I8, TX}, .fd_result = TX,

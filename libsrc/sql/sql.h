@@ -81,7 +81,9 @@ typedef enum sql_type_id_e {
   SQL_TYPE_OIDVECTOR,    /* oidvector (30) */
   SQL_TYPE_TIMESTAMPTZ,  /* timestamp with time zone (1184); ty_prec as TIMESTAMP's */
   SQL_TYPE_TIME,         /* time without time zone (1083) */
-  SQL_TYPE_TIMETZ        /* time with time zone (1266) */
+  SQL_TYPE_TIMETZ,       /* time with time zone (1266) */
+  SQL_TYPE_JSON,         /* json (114) */
+  SQL_TYPE_JSONB         /* jsonb (3802) */
 } sql_type_id_t;
 
 /* INTERVAL's fields (`day to second`) as PostgreSQL's typmod range bits;
@@ -187,7 +189,18 @@ typedef enum sql_op_e {
   SQL_OP_BITXOR,
   SQL_OP_BITNOT,
   SQL_OP_SHL,
-  SQL_OP_SHR
+  SQL_OP_SHR,
+  /* the json / jsonb operators (sql_bind_json.c binds them as calls) */
+  SQL_OP_JGET,        /* a -> b */
+  SQL_OP_JGET_TEXT,   /* a ->> b */
+  SQL_OP_JPATH,       /* a #> b */
+  SQL_OP_JPATH_TEXT,  /* a #>> b */
+  SQL_OP_JCONTAINS,   /* a @> b */
+  SQL_OP_JCONTAINED,  /* a <@ b */
+  SQL_OP_JEXISTS,     /* a ? b */
+  SQL_OP_JEXISTS_ANY, /* a ?| b */
+  SQL_OP_JEXISTS_ALL, /* a ?& b */
+  SQL_OP_JDELETE_PATH /* a #- b */
 } sql_op_t;
 /* SQL_OP_LIKE / SQL_OP_ILIKE / SQL_OP_SIMILAR (and their ex_not forms) carry the ESCAPE
  * expression of `a LIKE b ESCAPE c` in ex_third, NULL without ESCAPE.

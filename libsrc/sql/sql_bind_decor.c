@@ -354,6 +354,8 @@ op_t *bd_decor_grouped(bd_t *b, bd_decor_t *dr, op_t *plan, bd_aggctx_t *ag, xno
  * outer column it stands for. */
 static xnode_t *resid_remap(bd_t *b, const bd_decor_t *dr, const xnode_t *x, int base)
 {
+  if (x->x_kind == X_PARAM && !is_ours(dr, x))
+    return (xnode_t *)x; /* shared: bd_finish renumbers parameters in place */
   xnode_t *n = arena_alloc(b->b_a, sizeof(*n));
   *n = *x;
   if (x->x_kind == X_COL) {

@@ -451,6 +451,10 @@ static int bd_operator(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **o
   }
   if (bd_bitop_is(x->ex_op))
     return bd_bitop(b, x->ex_op, l, r, x->ex_pos, out);  /* sql_bind_bits.c */
+  if (bd_jsonop_is(x->ex_op))
+    return bd_jsonop(b, x->ex_op, l, r, x->ex_pos, out);  /* sql_bind_json.c */
+  if (bd_jsonb_arith(x->ex_op, l, r))
+    return bd_jsonb_arith_op(b, x->ex_op, l, r, x->ex_pos, out);
   if (x->ex_op == SQL_OP_POW) {
     xnode_t *args[2] = {l, r}; /* a ^ b is power(a, b), as in PostgreSQL */
     return bd_func_call(b, "power", args, 2, x->ex_pos, out);
@@ -892,6 +896,8 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     return bd_srf_call(b, sc, x, out);  /* sql_bind_srf_list.c */
   if (strcmp(x->ex_name, "array_agg") == 0 && (!x->ex_schema || strcmp(x->ex_schema, "pg_catalog") == 0))
     return bd_array_agg_call(b, sc, x, out);  /* sql_bind_agg_order.c */
+  if (bd_json_agg_is(x->ex_name) && (!x->ex_schema || strcmp(x->ex_schema, "pg_catalog") == 0))
+    return bd_json_agg_call(b, sc, x, out);  /* sql_bind_json_agg.c */
   if (xagg_is_aggregate(x->ex_name))
     return bd_agg_call(b, sc, x, out);
   if (!x->ex_schema && !x->ex_over && strcmp(x->ex_name, "grouping") == 0)

@@ -132,6 +132,26 @@ bool bd_bitop_is(sql_op_t op);
 /* l op r (r NULL for ~ l), both bound: the int2and … int8shr call. */
 int bd_bitop(bd_t *b, sql_op_t op, xnode_t *l, xnode_t *r, int pos, xnode_t **out);
 
+/* ---- the json and jsonb operators (sql_bind_json.c) ------------------------ */
+
+bool bd_jsonop_is(sql_op_t op);
+/* l op r for -> ->> #> #>> @> <@ ? ?| ?& #-: the call PostgreSQL's operator
+ * stands for (42883 when the operand types have none). */
+int bd_jsonop(bd_t *b, sql_op_t op, xnode_t *l, xnode_t *r, int pos, xnode_t **out);
+/* Whether l || r or l - r is jsonb's operator (jsonb_concat, jsonb_delete). */
+bool bd_jsonb_arith(sql_op_t op, const xnode_t *l, const xnode_t *r);
+int bd_jsonb_arith_op(bd_t *b, sql_op_t op, xnode_t *l, xnode_t *r, int pos, xnode_t **out);
+
+/* ---- json_agg, jsonb_agg, json[b]_object_agg (sql_bind_json_agg.c) ---- */
+
+bool bd_json_agg_is(const char *name);
+int bd_json_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+
+/* ---- json[b]_each, _array_elements, _object_keys in FROM (sql_bind_json_srf.c) ---- */
+
+bool bd_json_srf_is(const char *name);
+int bd_json_srf(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out);
+
 /* ---- shared ------------------------------------------------------------- */
 
 /* Calls the registered function name over bound args (cast as it wants). */

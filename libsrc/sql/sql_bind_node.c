@@ -245,6 +245,10 @@ void bd_node_cols(xnode_t *x, void (*fn)(void *ctx, xnode_t *col), void *ctx)
 
 xnode_t *bd_node_remap(bd_t *b, const xnode_t *x, const int *map)
 {
+  /* a parameter is shared, not copied: bd_finish renumbers a subquery's
+   * correlation parameters in place (b_fix), which a copy would miss */
+  if (x->x_kind == X_PARAM)
+    return (xnode_t *)x;
   xnode_t *n = arena_alloc(b->b_a, sizeof(*n));
   *n = *x;
   if (x->x_kind == X_COL)

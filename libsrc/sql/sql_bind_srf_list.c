@@ -4,9 +4,11 @@
  * giving NULL; they run after grouping, aggregates, HAVING and window
  * functions and before DISTINCT, ORDER BY and LIMIT (which may name their
  * results). Supported: generate_series over integers, unnest(array),
- * generate_subscripts(array, dim [, reverse]) and
+ * generate_subscripts(array, dim [, reverse]),
  * information_schema._pg_expandarray(array) (a record (x, n):
- * sql_bind_record.c).
+ * sql_bind_record.c) and json[b]_array_elements[_text] and
+ * json[b]_object_keys (a series over the document's items, as in FROM:
+ * sql_bind_json_srf.c; json_each, a record, is not done here).
  *
  * Design notes:
  * - Each function is an integer series (start, stop, step) plus a value
@@ -33,7 +35,7 @@
 #include "exec/exec_pg.h"
 #include "sql/sql_bind_ext.h"
 
-typedef enum srf_kind_e { SRF_SERIES, SRF_UNNEST, SRF_SUBSCRIPTS, SRF_EXPAND } srf_kind_t;
+typedef enum srf_kind_e { SRF_SERIES, SRF_UNNEST, SRF_SUBSCRIPTS, SRF_EXPAND, SRF_JSON } srf_kind_t;
 
 typedef struct bd_srf_s {
   srf_kind_t sf_kind;
@@ -42,7 +44,22 @@ typedef struct bd_srf_s {
   ty_t sf_elem;                 /* an array's element type (unnest, _pg_expandarray) */
   bool sf_reverse;              /* generate_subscripts(…, true) */
   xnode_t *sf_holder;           /* the placeholder the call bound to */
+  const char *sf_name;          /* SRF_JSON: which function */
 } bd_srf_t;
+
+static bool is_json_srf(const sql_expr_t *x)
+{
+  static const char *const names[] = {
+    "json_array_elements", "json_array_elements_text", "json_object_keys",
+    "jsonb_array_elements", "jsonb_array_elements_text", "jsonb_object_keys",
+  };
+  if (x->ex_schema && strcmp(x->ex_schema, "pg_catalog") != 0)
+    return false;
+  for (size_t i = 0; i < CZ_ARRAY_LEN(names); i++)
+    if (strcmp(x->ex_name, names[i]) == 0)
+      return true;
+  return false;
+}
 
 struct bd_srfctx_s {
   int sx_n, sx_cap;
@@ -88,7 +105,7 @@ bool bd_srf_name(const sql_expr_t *x)
 {
   return !x->ex_over && (is_named(x, "unnest", "pg_catalog") || is_named(x, "generate_series", "pg_catalog") ||
                          is_named(x, "generate_subscripts", "pg_catalog") ||
-                         is_named(x, "_pg_expandarray", "information_schema"));
+                         is_named(x, "_pg_expandarray", "information_schema") || is_json_srf(x));
 }
 
 static bool is_int(ty_id_t id)
@@ -100,6 +117,28 @@ static bool is_int(ty_id_t id)
 static int srf_args(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, bd_srf_t *f, ty_t *t)
 {
   int n = sql_list_len(x->ex_list);
+  if (is_json_srf(x)) {
+    f->sf_kind = SRF_JSON;
+    f->sf_name = x->ex_name;
+    if (n != 1)
+      return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, x->ex_pos, "function %s takes 1 argument", x->ex_name);
+    f->sf_nargs = 1;
+    sc->sc_srf->sx_in_args = true;
+    int rc = bd_expr(b, sc, sql_list_at(x->ex_list, 0), &f->sf_args[0]);
+    sc->sc_srf->sx_in_args = false;
+    if (rc != CZ_OK)
+      return CZ_ERR;
+    bool jb = strncmp(x->ex_name, "jsonb", 5) == 0;
+    ty_id_t id = f->sf_args[0]->x_type.t_id, want = jb ? TY_JSONB : TY_JSON;
+    if (id != want && id != TY_UNKNOWN)
+      return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, x->ex_pos, "function %s(%s) does not exist", x->ex_name,
+                      ty_name(b->b_a, f->sf_args[0]->x_type));
+    if (!(f->sf_args[0] = bd_coerce(b, f->sf_args[0], ty_plain(want))))
+      return CZ_ERR;
+    bool text = strstr(x->ex_name, "_text") || strstr(x->ex_name, "_keys");
+    *t = ty_plain(text ? TY_TEXT : want);
+    return CZ_OK;
+  }
   f->sf_kind = strcmp(x->ex_name, "generate_series") == 0       ? SRF_SERIES
                : strcmp(x->ex_name, "unnest") == 0              ? SRF_UNNEST
                : strcmp(x->ex_name, "generate_subscripts") == 0 ? SRF_SUBSCRIPTS
@@ -195,7 +234,8 @@ int bd_srf_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     return CZ_ERR;
   for (int k = 0; k < sx->sx_n; k++) {
     const bd_srf_t *g = &sx->sx_srfs[k];
-    bool same = g->sf_kind == f.sf_kind && g->sf_nargs == f.sf_nargs && g->sf_reverse == f.sf_reverse;
+    bool same = g->sf_kind == f.sf_kind && g->sf_nargs == f.sf_nargs && g->sf_reverse == f.sf_reverse &&
+                (f.sf_kind != SRF_JSON || strcmp(g->sf_name, f.sf_name) == 0);
     for (int i = 0; same && i < f.sf_nargs; i++)
       same = bd_node_equal(g->sf_args[i], f.sf_args[i]);
     if (same) {
@@ -246,6 +286,27 @@ static int srf_build(bd_t *b, bd_srf_t *f, int ctr, xnode_t **bounds, xnode_t **
         return CZ_ERR;
     *value = bd_coerce(b, i8, f->sf_holder->x_type);
     return *value ? CZ_OK : CZ_ERR;
+  }
+  if (f->sf_kind == SRF_JSON) {
+    /* items 0 .. count - 1, each read by its number (sql_bind_json_srf.c) */
+    xnode_t *name = bd_node(b, X_CONST, ty_plain(TY_TEXT), pos), *cnt, *last, *v;
+    name->x_const.d_str.s_ptr = f->sf_name;
+    name->x_const.d_str.s_len = (uint32_t)strlen(f->sf_name);
+    xnode_t *cargs[2] = {arr, name}, *i4 = bd_coerce(b, i8, ty_plain(TY_INT4));
+    if (!i4 || bd_ext_call(b, "_cz_json_srf_count", cargs, 2, pos, &cnt) != CZ_OK ||
+        bd_op(b, XOP_SUB, cnt, bd_const_i64(b, TY_INT4, 1), pos, &last) != CZ_OK)
+      return CZ_ERR;
+    bounds[0] = bd_const_i64(b, TY_INT8, 0);
+    if (!(bounds[1] = as_i8(b, last)))
+      return CZ_ERR;
+    const char *fn = strstr(f->sf_name, "_keys") ? "_cz_json_srf_key"
+                     : strstr(f->sf_name, "_text") ? "_cz_json_srf_value_text"
+                                                   : "_cz_json_srf_value";
+    xnode_t *args[2] = {arr, i4};
+    if (bd_ext_call(b, fn, args, 2, pos, &v) != CZ_OK)
+      return CZ_ERR;
+    *value = v;
+    return CZ_OK;
   }
   xnode_t *lo, *hi, *i4 = bd_coerce(b, i8, ty_plain(TY_INT4));
   xnode_t *dim = f->sf_kind == SRF_SUBSCRIPTS ? f->sf_args[1] : bd_const_i64(b, TY_INT4, 1);

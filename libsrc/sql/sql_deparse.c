@@ -39,6 +39,16 @@ static const char *op_text(sql_op_t op)
   case SQL_OP_BITNOT: return "~";
   case SQL_OP_SHL: return "<<";
   case SQL_OP_SHR: return ">>";
+  case SQL_OP_JGET: return "->";
+  case SQL_OP_JGET_TEXT: return "->>";
+  case SQL_OP_JPATH: return "#>";
+  case SQL_OP_JPATH_TEXT: return "#>>";
+  case SQL_OP_JCONTAINS: return "@>";
+  case SQL_OP_JCONTAINED: return "<@";
+  case SQL_OP_JEXISTS: return "?";
+  case SQL_OP_JEXISTS_ANY: return "?|";
+  case SQL_OP_JEXISTS_ALL: return "?&";
+  case SQL_OP_JDELETE_PATH: return "#-";
   default: return "";
   }
 }

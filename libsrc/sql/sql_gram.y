@@ -3374,6 +3374,10 @@ static int sql_g_opcode(const char *text)
     {"!~~", SQL_OP_LIKE | SQL_G_NOT},  {"!~~*", SQL_OP_ILIKE | SQL_G_NOT},
     {"&", SQL_OP_BITAND},  {"|", SQL_OP_BITOR},  {"#", SQL_OP_BITXOR},
     {"<<", SQL_OP_SHL},    {">>", SQL_OP_SHR},
+    {"->", SQL_OP_JGET},   {"->>", SQL_OP_JGET_TEXT}, {"#>", SQL_OP_JPATH},
+    {"#>>", SQL_OP_JPATH_TEXT}, {"@>", SQL_OP_JCONTAINS}, {"<@", SQL_OP_JCONTAINED},
+    {"?", SQL_OP_JEXISTS}, {"?|", SQL_OP_JEXISTS_ANY}, {"?&", SQL_OP_JEXISTS_ALL},
+    {"#-", SQL_OP_JDELETE_PATH},
   };
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
     if (strcmp(text, ops[i].name) == 0)
@@ -3390,6 +3394,10 @@ static const char *sql_g_opname(int op)
     [SQL_OP_LIKE] = "~~", [SQL_OP_ILIKE] = "~~*", [SQL_OP_MATCH] = "~", [SQL_OP_IMATCH] = "~*",
     [SQL_OP_POW] = "^", [SQL_OP_BITAND] = "&", [SQL_OP_BITOR] = "|", [SQL_OP_BITXOR] = "#",
     [SQL_OP_BITNOT] = "~", [SQL_OP_SHL] = "<<", [SQL_OP_SHR] = ">>",
+    [SQL_OP_JGET] = "->", [SQL_OP_JGET_TEXT] = "->>", [SQL_OP_JPATH] = "#>",
+    [SQL_OP_JPATH_TEXT] = "#>>", [SQL_OP_JCONTAINS] = "@>", [SQL_OP_JCONTAINED] = "<@",
+    [SQL_OP_JEXISTS] = "?", [SQL_OP_JEXISTS_ANY] = "?|", [SQL_OP_JEXISTS_ALL] = "?&",
+    [SQL_OP_JDELETE_PATH] = "#-",
   };
   static const char *const negated[] = {
     [SQL_OP_LIKE] = "!~~", [SQL_OP_ILIKE] = "!~~*", [SQL_OP_MATCH] = "!~", [SQL_OP_IMATCH] = "!~*",

@@ -45,6 +45,8 @@ int sql_bind_type(const sql_type_t *t, ty_t *out, err_t *e)
     r.t_prec = (int16_t)(t->ty_prec >= 0 && t->ty_prec < 6 ? t->ty_prec : -1);
     break;
   case SQL_TYPE_BYTEA: r.t_id = TY_BYTEA; break;
+  case SQL_TYPE_JSON: r.t_id = TY_JSON; break;
+  case SQL_TYPE_JSONB: r.t_id = TY_JSONB; break;
   case SQL_TYPE_INTERVAL:
     _Static_assert(SQL_IV_F_DAY == TY_IV_F_DAY && SQL_IV_F_SECOND == TY_IV_F_SECOND &&
                    SQL_IV_F_YEAR == TY_IV_F_YEAR, "interval field bits differ");

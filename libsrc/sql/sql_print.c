@@ -153,6 +153,10 @@ static const char *sql_op_name(const sql_expr_t *x)
     [SQL_OP_SIMILAR] = "similar-to",
     [SQL_OP_BITAND] = "&",    [SQL_OP_BITOR] = "|",       [SQL_OP_BITXOR] = "#",
     [SQL_OP_BITNOT] = "~",    [SQL_OP_SHL] = "<<",        [SQL_OP_SHR] = ">>",
+    [SQL_OP_JGET] = "->",     [SQL_OP_JGET_TEXT] = "->>", [SQL_OP_JPATH] = "#>",
+    [SQL_OP_JPATH_TEXT] = "#>>", [SQL_OP_JCONTAINS] = "@>", [SQL_OP_JCONTAINED] = "<@",
+    [SQL_OP_JEXISTS] = "?",   [SQL_OP_JEXISTS_ANY] = "?|", [SQL_OP_JEXISTS_ALL] = "?&",
+    [SQL_OP_JDELETE_PATH] = "#-",
   };
   static const char *const negated[] = {
     [SQL_OP_LIKE] = "not-like",         [SQL_OP_ILIKE] = "not-ilike",

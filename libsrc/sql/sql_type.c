@@ -57,6 +57,8 @@ static const sql_tyname_t sql_tynames[] = {
   {"time", SQL_TYPE_TZ, SQL_TYPE_TIMETZ, 1},
   {"timetz", SQL_TYPE_PLAIN, SQL_TYPE_TIMETZ, 1},
   {"bytea", SQL_TYPE_PLAIN, SQL_TYPE_BYTEA, 0},
+  {"json", SQL_TYPE_PLAIN, SQL_TYPE_JSON, 0},
+  {"jsonb", SQL_TYPE_PLAIN, SQL_TYPE_JSONB, 0},
   /* the serial types: an integer column with an owned sequence (sql_type_t
    * ty_serial; only CREATE TABLE takes them) */
   {"smallserial", SQL_TYPE_PLAIN, SQL_TYPE_INT2, 0},
@@ -184,6 +186,7 @@ char *sql_type_print(arena_t *a, const sql_type_t *t)
     [SQL_TYPE_REGPROC] = "regproc", [SQL_TYPE_REGROLE] = "regrole",
     [SQL_TYPE_INT2VECTOR] = "int2vector", [SQL_TYPE_OIDVECTOR] = "oidvector",
     [SQL_TYPE_TIMESTAMPTZ] = "timestamptz", [SQL_TYPE_TIME] = "time", [SQL_TYPE_TIMETZ] = "timetz",
+    [SQL_TYPE_JSON] = "json", [SQL_TYPE_JSONB] = "jsonb",
   };
   const char *n = names[t->ty_id];
   const char *arr = t->ty_array ? "[]" : "";

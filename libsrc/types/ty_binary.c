@@ -204,6 +204,14 @@ int ty_parse_binary(ty_t t, const uint8_t *b, size_t len, arena_t *a, datum_t *o
     if (ty_num_recv(b, len, &out->d_num, e) != CZ_OK)
       return CZ_ERR;
     return ty_num_apply_typmod(&out->d_num, t.t_prec, t.t_scale, &out->d_num, e);
+  case TY_JSON:
+    return ty_json_input(false, (const char *)b, len, a, &out->d_str, e);
+  case TY_JSONB:
+    /* jsonb_recv: a version byte (1), then the text */
+    if (len < 1 || b[0] != 1)
+      return err_set(e, SQLSTATE_INVALID_BINARY_REPRESENTATION, "unsupported jsonb version number %d",
+                     len ? b[0] : 0);
+    return ty_json_input(true, (const char *)b + 1, len - 1, a, &out->d_str, e);
   default: {
     char *p = arena_alloc(a, len ? len : 1);
     if (len)
@@ -241,6 +249,8 @@ size_t ty_binary_max(ty_t t, const datum_t *d)
     return 8 + 2 * 24;
   case TY_INTERVAL:
     return 16;
+  case TY_JSONB:
+    return 1 + (size_t)d->d_str.s_len;
   default:
     return d->d_str.s_len;
   }
@@ -301,6 +311,11 @@ int ty_format_binary(ty_t t, const datum_t *d, uint8_t *out, size_t cap)
     ty_put_be(out, (uint64_t)d->d_iv.iv_us, 8);
     ty_put_be(out + 8, (uint32_t)d->d_iv.iv_days, 4);
     ty_put_be(out + 12, (uint32_t)d->d_iv.iv_months, 4);
+    break;
+  case TY_JSONB:
+    out[0] = 1; /* jsonb_send's version */
+    if (need > 1)
+      memcpy(out + 1, d->d_str.s_ptr, need - 1);
     break;
   default:
     if (need)

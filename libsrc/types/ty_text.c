@@ -172,6 +172,9 @@ int ty_parse_text(ty_t t, const char *s, size_t len, arena_t *a, datum_t *out, e
     return ty_apply_mods(t, out, false, a, e);
   case TY_BYTEA:
     return ty_bytea_parse(s, len, a, &out->d_str, e);
+  case TY_JSON:
+  case TY_JSONB:
+    return ty_json_input(t.t_id == TY_JSONB, s, len, a, &out->d_str, e);
   case TY_CHAR:
   case TY_VARCHAR:
   case TY_TEXT:

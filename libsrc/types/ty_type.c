@@ -20,6 +20,8 @@ ty_phys_t ty_phys(ty_id_t id)
   case TY_VARCHAR:
   case TY_TEXT:
   case TY_BYTEA:
+  case TY_JSON:
+  case TY_JSONB:
   case TY_UNKNOWN: /* untyped literals are strings until bound */
     return TP_STR;
   case TY_INT2:
@@ -80,6 +82,10 @@ char *ty_name(arena_t *a, ty_t t)
     return arena_strdup(a, "text");
   case TY_BYTEA:
     return arena_strdup(a, "bytea");
+  case TY_JSON:
+    return arena_strdup(a, "json");
+  case TY_JSONB:
+    return arena_strdup(a, "jsonb");
   case TY_DATE:
     return arena_strdup(a, "date");
   case TY_TIMESTAMP:
@@ -136,6 +142,7 @@ uint32_t ty_pg_oid(ty_t t)
     [TY_CHAR] = 1042,   [TY_VARCHAR] = 1043, [TY_TEXT] = 25,  [TY_BYTEA] = 17,
     [TY_DATE] = 1082,   [TY_TIMESTAMP] = 1114, [TY_INTERVAL] = 1186,
     [TY_TIMESTAMPTZ] = 1184, [TY_TIME] = 1083, [TY_TIMETZ] = 1266,
+    [TY_JSON] = 114,    [TY_JSONB] = 3802,
   };
   return (unsigned)t.t_id < TY_COUNT_ ? oids[t.t_id] : 705;
 }
@@ -147,7 +154,7 @@ uint32_t ty_pg_array_oid(ty_t t)
     [TY_FLOAT4] = 1021, [TY_FLOAT8] = 1022,  [TY_NUMERIC] = 1231,   [TY_CHAR] = 1014,
     [TY_VARCHAR] = 1015, [TY_TEXT] = 1009,   [TY_BYTEA] = 1001,     [TY_DATE] = 1182,
     [TY_TIMESTAMP] = 1115, [TY_INTERVAL] = 1187, [TY_TIMESTAMPTZ] = 1185, [TY_TIME] = 1183,
-    [TY_TIMETZ] = 1270,
+    [TY_TIMETZ] = 1270, [TY_JSON] = 199, [TY_JSONB] = 3807,
   };
   if (t.t_id != TY_TEXT || t.t_elem == TY_UNKNOWN || (unsigned)t.t_elem >= TY_COUNT_ ||
       !oids[t.t_elem])
@@ -232,6 +239,8 @@ bool ty_from_pg_oid(uint32_t oid, int32_t typmod, ty_t *out)
   case 1184: id = TY_TIMESTAMPTZ; break;
   case 1083: id = TY_TIME; break;
   case 1266: id = TY_TIMETZ; break;
+  case 114: id = TY_JSON; break;
+  case 3802: id = TY_JSONB; break;
   default:
     return false;
   }

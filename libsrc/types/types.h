@@ -49,6 +49,9 @@ typedef enum ty_id_e {
   TY_TIME,        /* µs since midnight, 0 .. 24:00:00 */
   TY_TIMETZ,      /* time of day and a UTC offset, packed so that int64 order is
                    * PostgreSQL's timetz order (ty_timetz_pack) */
+  TY_JSON,        /* the text as written, validated (ty_json.c) */
+  TY_JSONB,       /* jsonb's canonical text: keys sorted and unique, numbers
+                   * as numeric prints them (ty_jsonb.c) */
   TY_COUNT_
 } ty_id_t;
 
@@ -58,7 +61,7 @@ typedef enum ty_phys_e {
   TP_I64,   /* int64_t: integers, DATE, TIMESTAMP[TZ], TIME[TZ] */
   TP_F64,   /* double: REAL, DOUBLE PRECISION */
   TP_NUM,   /* num_t */
-  TP_STR,   /* str_t: CHAR, VARCHAR, TEXT, BYTEA */
+  TP_STR,   /* str_t: CHAR, VARCHAR, TEXT, BYTEA, JSON, JSONB */
   TP_IV     /* ty_iv_t: INTERVAL */
 } ty_phys_t;
 
@@ -394,5 +397,75 @@ int ty_iv_make(int64_t years, int64_t months, int64_t weeks, int64_t days, int64
  * NUMERIC (scale 6 for second and epoch, 3 for milliseconds, else 0).
  * 22023 for an unknown unit, 0A000 for one an interval has not (week). */
 int ty_iv_extract(const ty_iv_t *v, const char *field, num_t *out, err_t *e);
+
+
+/* ---- JSON and JSONB (ty_json.c, ty_jsonb.c) ---- */
+
+/* A parsed JSON document: a tree in an arena. */
+typedef enum ty_jkind_e {
+  TJ_NULL, TJ_STRING, TJ_NUMBER, TJ_BOOL, TJ_ARRAY, TJ_OBJECT
+} ty_jkind_t;
+
+typedef struct ty_jval_s ty_jval_t;
+struct ty_jval_s {
+  ty_jkind_t jv_kind;
+  bool jv_bool;          /* TJ_BOOL */
+  str_t jv_str;          /* TJ_STRING: the decoded characters; TJ_NUMBER: its
+                          * text (as written for json, numeric's form for jsonb) */
+  str_t jv_raw;          /* the value's text as written in the source */
+  int jv_n;              /* TJ_ARRAY elements, TJ_OBJECT pairs */
+  str_t *jv_keys;        /* TJ_OBJECT: decoded keys (jsonb: sorted, unique) */
+  ty_jval_t **jv_vals;   /* elements, or the pairs' values */
+};
+
+/* The deepest nesting of arrays and objects a document may have; deeper
+ * is 54001 "stack depth limit exceeded", where PostgreSQL 15 with its
+ * default max_stack_depth (2 MB) stops too (between 10,000 and 20,000). */
+#define TY_JSON_MAX_DEPTH 12000
+
+/* Checks that s is JSON as PostgreSQL's json_in does (22P02 "invalid
+ * input syntax for type json" with its DETAIL; escapes are checked for
+ * form only, as json keeps the text). */
+int ty_json_validate(const char *s, size_t len, err_t *e);
+/* Parses s into a tree in a. jsonb: as jsonb_in reads it — strings
+ * decoded (\u0000 is 22P05, unpaired surrogates 22P02), numbers in
+ * numeric's form, object keys sorted as jsonb keeps them (shorter first,
+ * then bytewise) with the last of equal keys kept. Without jsonb, keys stay
+ * in their order (duplicates too) and numbers as written. */
+int ty_json_parse(const char *s, size_t len, bool jsonb, arena_t *a, ty_jval_t **out, err_t *e);
+/* The text numeric_in/numeric_out make of a JSON number (1.5e3 -> 1500,
+ * -0 -> 0, 1E-2 -> 0.01), in a. */
+int ty_json_number_canon(const char *s, size_t len, arena_t *a, str_t *out, err_t *e);
+
+/* A growing byte buffer in an arena, for building JSON text. */
+typedef struct ty_jbuf_s {
+  arena_t *jb_arena;
+  char *jb_ptr;
+  size_t jb_len, jb_cap;
+  bool jb_failed;          /* a growth was refused: the arena's budget or the
+                            * system (53200), or past 1 GB (54000), in jb_err;
+                            * later additions are dropped */
+  err_t jb_err;
+} ty_jbuf_t;
+void ty_jbuf_init(ty_jbuf_t *b, arena_t *a);
+void ty_jbuf_add(ty_jbuf_t *b, const char *s, size_t n);
+void ty_jbuf_addc(ty_jbuf_t *b, char c);
+/* s as a JSON string: quoted, with escape_json's escapes. */
+void ty_jbuf_add_jstring(ty_jbuf_t *b, const char *s, size_t n);
+
+/* The canonical jsonb text of a tree (`{"a": 1, "b": [1, 2]}`): keys as
+ * the tree has them (sorted when it came from ty_json_parse(jsonb)). */
+void ty_jsonb_print(ty_jbuf_t *b, const ty_jval_t *v);
+/* Sorts an object's pairs as jsonb keeps them and drops earlier
+ * duplicates (the last value of a key wins). */
+void ty_jsonb_sort_keys(ty_jval_t *obj);
+/* jsonb's btree order over two trees (PostgreSQL's compareJsonbContainers:
+ * object > array > boolean > number > string > null; a raw scalar
+ * compares as a one-element array; arrays and objects by size first). */
+int ty_jsonb_cmp(const ty_jval_t *a, const ty_jval_t *b);
+/* PostgreSQL's jsonb key order: by length, then bytewise. */
+int ty_jsonb_key_cmp(const str_t *a, const str_t *b);
+/* numeric order of two canonical numbers (ty_json_number_canon's form). */
+int ty_json_number_cmp(const str_t *a, const str_t *b);
 
 #endif /* CZ_TYPES_H */

@@ -30,6 +30,10 @@ int ty_u128_to_dec(unsigned __int128 v, char *buf);
  * length. */
 int ty_i64_format(int64_t v, char *out);
 
+/* json_in / jsonb_in: the text kept (json, validated) or the canonical
+ * text (jsonb), in a (ty_jsonb.c). */
+int ty_json_input(bool jsonb, const char *s, size_t len, arena_t *a, str_t *out, err_t *e);
+
 /* ---- floats ------------------------------------------------------------ */
 
 /* Shortest decimal digits that read back as v (finite, non-zero):

@@ -47,6 +47,7 @@
 #define SQLSTATE_ARRAY_SUBSCRIPT                     "2202E"
 #define SQLSTATE_INVALID_TEXT                        "22P02"
 #define SQLSTATE_INVALID_BINARY_REPRESENTATION       "22P03"
+#define SQLSTATE_UNTRANSLATABLE_CHARACTER            "22P05"
 #define SQLSTATE_BAD_COPY_FILE_FORMAT                "22P04"
 
 /* class 23: integrity constraint violation */

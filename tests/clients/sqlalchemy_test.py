@@ -126,18 +126,13 @@ def main():
                   fk[0].target_fullname == "sqla_author.id" and fk[0].ondelete == "CASCADE")
             return ok, list(md.tables)
 
-        # What SQLAlchemy's PostgreSQL dialect sends that Cadenza cannot
-        # answer yet: json_build_object, whose json result (OID 114)
-        # psycopg turns into the dict the dialect reads (get_columns, and
-        # so MetaData.reflect). (Primary key, unique and index reflection
-        # work: unnest / generate_subscripts in a select list,
-        # array_agg(… ORDER BY …), arrays described as array types.) A
-        # known gap that starts to work fails the test until it is moved
-        # up into the checks above.
-        known_gaps = {
-            "inspect: columns (identity, serial, types, nullability)": "json_build_object (json type)",
-            "MetaData.reflect": "json_build_object (json type)",
-        }
+        # (Primary key, unique and index reflection use unnest /
+        # generate_subscripts in a select list, array_agg(… ORDER BY …) and
+        # arrays described as array types; column reflection uses
+        # json_build_object, whose json result (OID 114) psycopg turns into
+        # the dict the dialect reads.) A known gap that starts to work fails
+        # the test until it is moved up into the checks above.
+        known_gaps = {}
         with eng.connect() as c:
             if "cadenza" not in c.scalar(sa.text("SELECT version()")):
                 known_gaps = {}  # PostgreSQL answers them all

@@ -38,6 +38,7 @@ static const struct {
     {"server_version_num", "150000", false},
     {"bytea_output", "hex", false},
     {"default_transaction_read_only", "off", false},
+    {"default_table_access_method", "heap", false}, /* what pg_class.relam names (pg_am) */
 };
 
 /* The case PostgreSQL reports names in (ParameterStatus). */
