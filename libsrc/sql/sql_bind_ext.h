@@ -91,6 +91,11 @@ int bd_window_logical(bd_t *b, bd_scope_t *sc, const bd_wgroup_t *grouped, int b
 /* FROM generate_series(…) or unnest(array) [AS] alias[(col)]: the range
  * entry in sc and its logical node (LN_FUNC, sql_logical.h). */
 int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out);
+/* The logical node of a function in FROM: a series lo .. hi [by step]
+ * of type t, each number made into the row's ncols columns by row[] (NULL:
+ * the number itself, one column); sql_bind_json_srf.c makes its own. */
+lp_node_t *bd_func_node(bd_t *b, ty_t t, xnode_t *lo, xnode_t *hi, xnode_t *step, int ncols,
+                        xnode_t **row);
 
 /* ---- set-returning functions in a select list (sql_bind_srf_list.c) ------ */
 
@@ -150,7 +155,7 @@ int bd_json_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out
 /* ---- json[b]_each, _array_elements, _object_keys in FROM (sql_bind_json_srf.c) ---- */
 
 bool bd_json_srf_is(const char *name);
-int bd_json_srf(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out);
+int bd_json_srf(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out);
 
 /* ---- shared ------------------------------------------------------------- */
 

@@ -35,7 +35,7 @@ static xnode_t *text_const(bd_t *b, const char *s, int pos)
   return c;
 }
 
-int bd_json_srf(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
+int bd_json_srf(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out)
 {
   const sql_expr_t *f = fr->fr_func;
   const char *name = f->ex_name;
@@ -67,7 +67,6 @@ int bd_json_srf(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   if (bd_op(b, XOP_SUB, cnt, bd_const_i64(b, TY_INT4, 1), fr->fr_pos, &hi) != CZ_OK)
     return CZ_ERR;
   ty_t i4 = ty_plain(TY_INT4);
-  op_t *series = op_series_new(b->b_a, i4, bd_const_i64(b, TY_INT4, 0), hi, NULL);
   xnode_t *ix = bd_col(b, 0, i4);
   xnode_t *item_args[2] = {doc, ix};
   int ncol = each ? 2 : 1;
@@ -109,6 +108,6 @@ int bd_json_srf(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out)
   nr[sc->sc_nrels++] = r;
   sc->sc_rels = nr;
   sc->sc_width += ncol;
-  *out = op_project_new(b->b_a, series, ncol, cols);
+  *out = bd_func_node(b, i4, bd_const_i64(b, TY_INT4, 0), hi, NULL, ncol, cols);
   return CZ_OK;
 }

@@ -59,11 +59,8 @@ static void args_scope(bd_scope_t *out, const bd_scope_t *sc)
 /* unnest(a); with options, pg_options_to_table(a): each "name=value"
  * element of a text[] of options (reloptions, fdwoptions …) as the two
  * columns option_name, option_value (pg_dump lists options with it). */
-/* The logical node of a function in FROM: a series lo .. hi [by step]
- * of type t, each number made into the row's ncols columns by row[] (NULL:
- * the number itself, one column). */
-static lp_node_t *func_node(bd_t *b, ty_t t, xnode_t *lo, xnode_t *hi, xnode_t *step, int ncols,
-                            xnode_t **row)
+lp_node_t *bd_func_node(bd_t *b, ty_t t, xnode_t *lo, xnode_t *hi, xnode_t *step, int ncols,
+                        xnode_t **row)
 {
   lp_node_t *n = arena_zalloc(b->b_a, sizeof(*n));
   ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(ncols + 1));
@@ -132,7 +129,7 @@ static int bd_unnest(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bool options
     r->rl_types = types;
     sc->sc_width += 1;
   }
-  *out = func_node(b, i4, lo, hi, NULL, options ? 2 : 1, cols);
+  *out = bd_func_node(b, i4, lo, hi, NULL, options ? 2 : 1, cols);
   return CZ_OK;
 }
 
@@ -174,7 +171,7 @@ static int bd_partition_ancestors(bd_t *b, bd_scope_t *sc, const sql_from_t *fr,
   xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *) * 2);
   cols[0] = rel;
   cols[1] = bd_col(b, 0, i8);
-  *out = func_node(b, i8, bd_const_i64(b, TY_INT8, 1), bd_const_i64(b, TY_INT8, 1), NULL, ncol,
+  *out = bd_func_node(b, i8, bd_const_i64(b, TY_INT8, 1), bd_const_i64(b, TY_INT8, 1), NULL, ncol,
                    cols);
   return CZ_OK;
 }
@@ -227,6 +224,6 @@ int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out)
   const char *col = sql_list_len(fr->fr_colnames) ? sql_list_at(fr->fr_colnames, 0) : name;
   if (scope_add_one(b, sc, name, col, t, fr->fr_pos) != CZ_OK)
     return CZ_ERR;
-  *out = func_node(b, t, a[0], a[1], a[2], 1, NULL);
+  *out = bd_func_node(b, t, a[0], a[1], a[2], 1, NULL);
   return CZ_OK;
 }
