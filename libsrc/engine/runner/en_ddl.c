@@ -24,6 +24,8 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
     es_notice(s, "NOTICE", SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", ct->ct_table.nm_name);
     return CZ_OK;
   }
+  if (en_check_schema_create(s, ct->ct_table.nm_schema, e) != CZ_OK)
+    return CZ_ERR;  /* en_schema_ddl.c: CREATE on the schema */
   int nc = sql_list_len(ct->ct_columns);
   cat_column_def_t *cols = arena_zalloc(a, sizeof(*cols) * (size_t)(nc + 1));
   int *pk = arena_alloc(a, sizeof(int) * (size_t)(nc + 1));
@@ -188,7 +190,7 @@ static int ddl_drop_fk_within(esession_t *s, const sql_drop_t *dr, err_t *e)
   return CZ_OK;
 }
 
-static int ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
+int en_ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
 {
   if (ddl_drop_fk_within(s, dr, e) != CZ_OK)
     return CZ_ERR;
@@ -368,6 +370,11 @@ static int ddl_drop_roles(esession_t *s, const sql_role_t *ro, err_t *e)
 
 static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
 {
+  if (g->gr_kind == 'n')
+    return en_grant_schema(s, g, grant, e);  /* en_schema_ddl.c */
+  if (g->gr_privs & (SQL_PRIV_USAGE | SQL_PRIV_CREATE))
+    return err_set(e, SQLSTATE_INVALID_GRANT_OPERATION, "invalid privilege type %s for table",
+                   g->gr_privs & SQL_PRIV_USAGE ? "USAGE" : "CREATE");
   uint32_t privs = 0;
   if (g->gr_privs & SQL_PRIV_SELECT)
     privs |= CAT_PRIV_SELECT;
@@ -401,9 +408,15 @@ static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
           return CZ_ERR;
         grantee = r->cr_oid;
       }
-      int rc = grant ? cat_grant(es_engine(s)->en_cat, es_txn(s), t->ct_oid, grantee, privs,
-                                 es_role_oid(s), e)
-                     : cat_revoke(es_engine(s)->en_cat, es_txn(s), t->ct_oid, grantee, privs, e);
+      if (grant && g->gr_grant_option && grantee == CAT_OID_PUBLIC_ROLE)
+        return err_set(e, SQLSTATE_INVALID_GRANT_OPERATION, "grant options can only be granted to roles");
+      /* grant options ride above the privileges (CAT_PRIV_GRANT_SHIFT);
+       * REVOKE GRANT OPTION FOR takes only those */
+      uint32_t options = privs << CAT_PRIV_GRANT_SHIFT;
+      int rc = grant ? cat_grant(es_engine(s)->en_cat, es_txn(s), t->ct_oid, grantee,
+                                 privs | (g->gr_grant_option ? options : 0), es_role_oid(s), e)
+                     : cat_revoke(es_engine(s)->en_cat, es_txn(s), t->ct_oid, grantee,
+                                  g->gr_grant_option ? options : privs | options, e);
       if (rc != CZ_OK)
         return CZ_ERR;
       es_refresh_snapshot(s);
@@ -560,7 +573,7 @@ static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, s
     return ddl_create_table(s, a, st->st_create_table, e);
   case SQL_STMT_DROP_TABLE:
     snprintf(tag, tagcap, "DROP TABLE");
-    return ddl_drop_tables(s, st->st_drop, e);
+    return en_ddl_drop_tables(s, st->st_drop, e);
   case SQL_STMT_CREATE_SEQUENCE:
     snprintf(tag, tagcap, "CREATE SEQUENCE");
     return en_ddl_sequence(s, st, e);
@@ -606,6 +619,10 @@ static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, s
   case SQL_STMT_COMMENT:
     snprintf(tag, tagcap, "COMMENT");
     return en_comment(s, st->st_comment, e);
+  case SQL_STMT_CREATE_SCHEMA:
+  case SQL_STMT_ALTER_SCHEMA:
+  case SQL_STMT_DROP_SCHEMA:
+    return en_ddl_schema(s, st, tag, tagcap, e);  /* en_schema_ddl.c */
   case SQL_STMT_ALTER_OWNER:  /* a catalog change: in a transaction like all DDL */
     return en_alter_owner(s, st, tag, tagcap, e);
   default:
