@@ -1,6 +1,8 @@
 /* cat_acl — schema privileges: who holds USAGE and CREATE on a schema
  * (its access list, kept in the sys.schemas record: cat_schema.c), the
- * check the engine makes on use and on CREATE, GRANT and REVOKE ON SCHEMA.
+ * check the engine makes on use and on CREATE, GRANT and REVOKE ON SCHEMA;
+ * and sequence privileges (SELECT, UPDATE, USAGE: grants in sys.grants by
+ * the sequence's OID, as a table's) that the sequence functions check.
  *
  * Design notes: as for tables (cat_table_privs), the owner, its members
  * and superusers hold every privilege whatever the list says; the list
@@ -33,6 +35,31 @@ int cat_check_schema_priv(const cat_snapshot_t *s, cat_oid_t role, const cat_sch
   if ((cat_schema_privs(s, role, sc) & privs) == privs)
     return CZ_OK;
   return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied for schema %s", sc->cs_name);
+}
+
+uint32_t cat_sequence_privs(const cat_snapshot_t *s, cat_oid_t role, const cat_sequence_t *sq)
+{
+  const uint32_t all = CAT_PRIV_SELECT | CAT_PRIV_UPDATE | CAT_PRIV_USAGE;
+  const cat_role_t *r = cat_role_by_oid(s, role);
+  if ((r && r->cr_superuser) || cat_role_is_member(s, role, sq->sq_owner))
+    return all;
+  uint32_t p = 0;
+  for (int i = 0; i < s->cs_ngrants; i++) {
+    const cat_grant_t *g = &s->cs_grants[i];
+    if (g->cg_table == sq->sq_oid &&
+        (g->cg_grantee == CAT_OID_PUBLIC_ROLE || cat_role_is_member(s, role, g->cg_grantee)))
+      p |= g->cg_privs;
+  }
+  return p & all;
+}
+
+int cat_check_sequence_priv(const cat_snapshot_t *s, cat_oid_t role, const cat_sequence_t *sq,
+                            uint32_t any_of, err_t *e)
+{
+  if (cat_sequence_privs(s, role, sq) & any_of)
+    return CZ_OK;
+  return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied for sequence %s",
+                 sq->sq_name);
 }
 
 /* The schema's record rewritten with grantee's item given the bits set

@@ -571,7 +571,8 @@ int cat_grant(cat_t *c, txn_t *tx, cat_oid_t table, cat_oid_t grantee, uint32_t 
   const cat_snapshot_t *s;
   if (cat_ddl_begin(c, tx, &s, e) != CZ_OK)
     return CZ_ERR;
-  if (!cat_table_by_oid(s, table) && !cat_view_by_oid(s, table))  /* a view's grants too */
+  if (!cat_table_by_oid(s, table) && !cat_view_by_oid(s, table) &&
+      !cat_sequence_by_oid(s, table))  /* a view's and a sequence's grants too */
     return err_set(e, SQLSTATE_UNDEFINED_TABLE, "table with OID %u does not exist", (unsigned)table);
   if (grantee != CAT_OID_PUBLIC_ROLE && !cat_role_by_oid(s, grantee))
     return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "role with OID %u does not exist", (unsigned)grantee);
@@ -579,7 +580,8 @@ int cat_grant(cat_t *c, txn_t *tx, cat_oid_t table, cat_oid_t grantee, uint32_t 
   uint32_t have = g ? g->cg_privs : 0;
   if ((have | privs) == have)
     return CZ_OK;
-  uint32_t keep = CAT_PRIV_ALL | CAT_PRIV_ALL << CAT_PRIV_GRANT_SHIFT;  /* grant options too */
+  const uint32_t rights = CAT_PRIV_ALL | CAT_PRIV_USAGE;  /* USAGE: a sequence's */
+  uint32_t keep = rights | rights << CAT_PRIV_GRANT_SHIFT;     /* grant options too */
   if (cat_put_grant(c, tx, table, grantee, (have | privs) & keep, grantor, e) != CZ_OK)
     return CZ_ERR;
   return cat_ddl_end(c, tx, e);

@@ -386,6 +386,15 @@ int cat_check_priv(const cat_snapshot_t *s, cat_oid_t role, const cat_table_t *t
  * members, else the access list's items for role, its groups and PUBLIC
  * (cat_acl.c). */
 uint32_t cat_schema_privs(const cat_snapshot_t *s, cat_oid_t role, const cat_schema_t *sc);
+/* The privileges role holds on a sequence (CAT_PRIV_SELECT, _UPDATE,
+ * _USAGE): all for superusers and the owner's members, else the grants
+ * (sys.grants by the sequence's OID) to role, its groups and PUBLIC. */
+uint32_t cat_sequence_privs(const cat_snapshot_t *s, cat_oid_t role, const cat_sequence_t *sq);
+/* CZ_OK when role holds any of the privileges any_of, else 42501
+ * "permission denied for sequence x" (nextval: USAGE or UPDATE; currval:
+ * SELECT or USAGE; setval: UPDATE, as PostgreSQL). */
+int cat_check_sequence_priv(const cat_snapshot_t *s, cat_oid_t role, const cat_sequence_t *sq,
+                            uint32_t any_of, err_t *e);
 /* CZ_OK, or 42501 "permission denied for schema x". */
 int cat_check_schema_priv(const cat_snapshot_t *s, cat_oid_t role, const cat_schema_t *sc,
                           uint32_t privs, err_t *e);

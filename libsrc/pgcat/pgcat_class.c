@@ -179,6 +179,27 @@ static const char *pgcat_rel_acl(const pgcat_env_t *env, cat_oid_t oid, cat_oid_
   return acl ? arena_sprintf(a, "%s}", acl) : NULL;
 }
 
+/* A sequence's relacl: rwU (SELECT, UPDATE, USAGE), NULL when no grant
+ * was made. */
+static const char *pgcat_seq_acl(const pgcat_env_t *env, const cat_sequence_t *sq, arena_t *a)
+{
+  static const uint32_t bits[] = {CAT_PRIV_SELECT, CAT_PRIV_UPDATE, CAT_PRIV_USAGE};
+  const cat_snapshot_t *s = env->pe_snap;
+  char *acl = NULL;
+  for (int i = 0; i < s->cs_ngrants; i++) {
+    const cat_grant_t *g = &s->cs_grants[i];
+    if (g->cg_table != sq->sq_oid || !g->cg_privs)
+      continue;
+    if (!acl)
+      acl = arena_sprintf(a, "{%s", pgcat_aclitem(env, a, sq->sq_owner, sq->sq_owner,
+                                                   CAT_PRIV_SELECT | CAT_PRIV_UPDATE | CAT_PRIV_USAGE,
+                                                   "rwU", bits));
+    acl = arena_sprintf(a, "%s,%s", acl,
+                        pgcat_aclitem(env, a, g->cg_grantee, g->cg_grantor, g->cg_privs, "rwU", bits));
+  }
+  return acl ? arena_sprintf(a, "%s}", acl) : NULL;
+}
+
 static const char *pgcat_table_acl(const pgcat_env_t *env, const cat_table_t *t, arena_t *a)
 {
   return pgcat_rel_acl(env, t->ct_oid, t->ct_owner, a);
@@ -293,7 +314,7 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
     const cat_sequence_t *sq = s->cs_sequences[i];
     pgcat_class_head(w, sq->sq_oid, sq->sq_name, sq->sq_schema, sq->sq_owner, 0, 1);
     /* three attributes, as PostgreSQL's: last_value, log_cnt, is_called */
-    if (pgcat_class_tail(w, false, 'S', 3, NULL, NULL, true, e))
+    if (pgcat_class_tail(w, false, 'S', 3, pgcat_seq_acl(env, sq, w->pw_arena), NULL, true, e))
       return CZ_ERR;
   }
   cat_oid_t owner = pgcat_builtin_owner(env);

@@ -734,7 +734,8 @@ typedef struct sql_create_index_s {
 typedef struct sql_grant_s {
   unsigned gr_privs;       /* SQL_PRIV_*; SQL_PRIV_ALL for ALL [PRIVILEGES] */
   bool gr_all;             /* ALL [PRIVILEGES] was written (the object kind's every privilege) */
-  char gr_kind;            /* 'r' ON [TABLE] (tables and views), 'n' ON SCHEMA */
+  char gr_kind;            /* 'r' ON [TABLE] (tables and views), 'n' ON SCHEMA, 'S' ON
+                            * SEQUENCE */
   sql_list_t *gr_tables;   /* of sql_name_t (a schema: nm_name alone) */
   sql_list_t *gr_roles;    /* of const char *; "public" for PUBLIC */
   bool gr_grant_option;    /* GRANT … WITH GRANT OPTION; REVOKE GRANT OPTION FOR … */

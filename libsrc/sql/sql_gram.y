@@ -2706,6 +2706,20 @@ grant_stmt:
         $$->st_grant = sql_g_grant(ps, 'n', $2, sql_g_schema_names(ps, $5, @5.lc_pos), $7);
         $$->st_grant->gr_grant_option = $8;
       }
+  | GRANT privileges ON SEQUENCE qualified_name_list TO grantee_list opt_grant_option
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_GRANT);
+        $$->st_grant = sql_g_grant(ps, 'S', $2, $5, $7);
+        $$->st_grant->gr_grant_option = $8;
+      }
+  | REVOKE opt_grant_option_for privileges ON SEQUENCE qualified_name_list FROM grantee_list
+    opt_drop_behavior
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_REVOKE);
+        $$->st_grant = sql_g_grant(ps, 'S', $3, $6, $8);
+        $$->st_grant->gr_grant_option = $2;
+        $$->st_grant->gr_cascade = $9;
+      }
   | REVOKE opt_grant_option_for privileges ON SCHEMA name_list FROM grantee_list opt_drop_behavior
       {
         $$ = sql_stmt_new(ps, SQL_STMT_REVOKE);
@@ -3744,7 +3758,9 @@ static sql_grant_t *sql_g_grant(sql_pstate_t *ps, char kind, int privs, sql_list
   sql_grant_t *g = NEW(sql_grant_t);
   g->gr_kind = kind;
   g->gr_all = privs < 0;
-  g->gr_privs = privs < 0 ? (kind == 'n' ? SQL_PRIV_USAGE | SQL_PRIV_CREATE : SQL_PRIV_ALL)
+  g->gr_privs = privs < 0 ? (kind == 'n'   ? SQL_PRIV_USAGE | SQL_PRIV_CREATE
+                             : kind == 'S' ? SQL_PRIV_SELECT | SQL_PRIV_UPDATE | SQL_PRIV_USAGE
+                                           : SQL_PRIV_ALL)
                           : (unsigned)privs;
   g->gr_tables = objects;
   g->gr_roles = roles;

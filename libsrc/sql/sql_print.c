@@ -762,7 +762,7 @@ static void pr_grant(sql_pr_t *p, const sql_stmt_t *s)
   pr_str(p, s->st_kind == SQL_STMT_GRANT ? "(grant " : "(revoke ");
   if (g->gr_grant_option)
     pr_str(p, "grant-option ");
-  pr_str(p, g->gr_kind == 'n' ? "schema (" : "(");
+  pr_str(p, g->gr_kind == 'n' ? "schema (" : g->gr_kind == 'S' ? "sequence (" : "(");
   if (g->gr_all)
     pr_str(p, "all");
   else {

@@ -78,3 +78,4 @@ GRANT SELECT, INSERT, UPDATE ON TABLE customer TO app_writer;
 GRANT SELECT ON customer_orders TO PUBLIC;
 GRANT DELETE ON orders TO app_writer WITH GRANT OPTION;
 GRANT CREATE ON SCHEMA public TO app_writer;
+GRANT USAGE, SELECT ON SEQUENCE invoice_seq TO app_reader;

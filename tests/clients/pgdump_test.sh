@@ -78,7 +78,7 @@ SELECT c.relname, d.objsubid, d.description FROM pg_description d JOIN pg_class 
 SELECT * FROM archive.old_orders ORDER BY id;
 SELECT * FROM archive.noted ORDER BY id;
 SELECT nspname, replace(array_to_string(nspacl, ','), 'dba=UC/dba,', '') FROM pg_namespace WHERE nspname = 'archive';
-SELECT n.nspname, c.relname, replace(replace(array_to_string(c.relacl, ','), 'dba=arwdDxt/dba,', ''), 'dba=arwd/dba,', '') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('public', 'archive') AND c.relacl IS NOT NULL ORDER BY 1, 2;
+SELECT n.nspname, c.relname, replace(replace(replace(array_to_string(c.relacl, ','), 'dba=arwdDxt/dba,', ''), 'dba=arwd/dba,', ''), 'dba=rwU/dba,', '') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('public', 'archive') AND c.relacl IS NOT NULL ORDER BY 1, 2;
 SELECT has_schema_privilege('app_reader', 'archive', 'USAGE'), has_schema_privilege('app_reader', 'archive', 'CREATE'), has_schema_privilege('app_writer', 'archive', 'CREATE WITH GRANT OPTION'), has_schema_privilege('app_writer', 'public', 'CREATE'), has_schema_privilege('app_reader', 'public', 'CREATE');
 EOF
 cat >"$work/roles.sql" <<'EOF'

@@ -32,6 +32,8 @@ CLEANUP = [
     "DROP SCHEMA IF EXISTS rs_c CASCADE",
     "DROP SCHEMA IF EXISTS rs_u1 CASCADE",
     "DROP TABLE IF EXISTS rs_pub",
+    "DROP TABLE IF EXISTS rs_ser",
+    "DROP SEQUENCE IF EXISTS rs_seq",
     "DROP ROLE IF EXISTS rs_u1",
     "DROP ROLE IF EXISTS rs_u2",
 ]
@@ -144,6 +146,43 @@ def privileges(c, dsn):
         u2.close()
 
 
+def sequences(c, dsn):
+    """GRANT … ON SEQUENCE and the sequence functions' checks."""
+    me = one(c, "SELECT current_user")[0]
+    c.execute("CREATE SEQUENCE rs_seq")
+    c.execute("CREATE TABLE rs_ser (id serial PRIMARY KEY, v int)")
+    c.execute("GRANT INSERT, SELECT ON rs_ser TO rs_u1")
+    u1 = as_user(dsn, "rs_u1", "rs_pw_1")
+    try:
+        for sql in ("SELECT nextval('rs_seq')", "SELECT setval('rs_seq', 5)",
+                    "INSERT INTO rs_ser (v) VALUES (1)"):
+            st = err(u1, sql)
+            check(f"no sequence privilege: {sql}",
+                  st[0] == "42501" and st[1].startswith("permission denied for sequence "), st)
+        c.execute("GRANT USAGE ON SEQUENCE rs_seq, rs_ser_id_seq TO rs_u1")
+        r = one(c, "SELECT relacl::text FROM pg_class WHERE relname = 'rs_seq'")
+        check("relacl of a sequence (rwU)", r == (f"{{{me}=rwU/{me},rs_u1=U/{me}}}",), r)
+        r = one(u1, "SELECT nextval('rs_seq'), currval('rs_seq')")
+        check("USAGE: nextval and currval", r == (1, 1), r)
+        st = err(u1, "INSERT INTO rs_ser (v) VALUES (1)")
+        check("USAGE on the serial's sequence: INSERT", st[0] == "ok", st)
+        st = err(u1, "SELECT setval('rs_seq', 5)")
+        check("setval needs UPDATE", st[:2] == ("42501", "permission denied for sequence rs_seq"), st)
+        c.execute("GRANT ALL ON SEQUENCE rs_seq TO rs_u1 WITH GRANT OPTION")
+        r = one(c, "SELECT relacl::text FROM pg_class WHERE relname = 'rs_seq'")
+        check("GRANT ALL … WITH GRANT OPTION", r == (f"{{{me}=rwU/{me},rs_u1=r*w*U*/{me}}}",), r)
+        r = one(u1, "SELECT setval('rs_seq', 5)")
+        check("UPDATE: setval", r == (5,), r)
+        c.execute("REVOKE ALL ON SEQUENCE rs_seq FROM rs_u1")
+        st = err(u1, "SELECT nextval('rs_seq')")
+        check("REVOKE ALL: 42501 again", st[:2] == ("42501", "permission denied for sequence rs_seq"), st)
+        st = err(c, "GRANT INSERT ON SEQUENCE rs_seq TO rs_u1")
+        check("GRANT INSERT ON SEQUENCE 0LP01",
+              st[:2] == ("0LP01", "invalid privilege type INSERT for sequence"), st)
+    finally:
+        u1.close()
+
+
 def ddl(c):
     st = err(c, "CREATE SCHEMA rs_a")
     check("duplicate 42P06", st[:2] == ("42P06", 'schema "rs_a" already exists'), st)
@@ -188,6 +227,7 @@ def main():
         for s in CLEANUP:
             c.execute(s)
         privileges(c, args.dsn)
+        sequences(c, args.dsn)
         ddl(c)
     finally:
         c2 = connect(args.dsn)

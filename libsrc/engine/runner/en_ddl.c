@@ -368,10 +368,62 @@ static int ddl_drop_roles(esession_t *s, const sql_role_t *ro, err_t *e)
   return CZ_OK;
 }
 
+/* GRANT / REVOKE … ON SEQUENCE: SELECT (currval), UPDATE (nextval,
+ * setval), USAGE (nextval, currval), kept in sys.grants by the sequence's
+ * OID as a table's; the owner or a superuser grants. */
+static int ddl_grant_sequence(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
+{
+  if (g->gr_privs & ~(SQL_PRIV_SELECT | SQL_PRIV_UPDATE | SQL_PRIV_USAGE))
+    return err_set(e, SQLSTATE_INVALID_GRANT_OPERATION, "invalid privilege type %s for sequence",
+                   g->gr_privs & SQL_PRIV_INSERT   ? "INSERT"
+                   : g->gr_privs & SQL_PRIV_DELETE ? "DELETE"
+                                                   : "CREATE");
+  uint32_t privs = (g->gr_privs & SQL_PRIV_SELECT ? CAT_PRIV_SELECT : 0) |
+                   (g->gr_privs & SQL_PRIV_UPDATE ? CAT_PRIV_UPDATE : 0) |
+                   (g->gr_privs & SQL_PRIV_USAGE ? CAT_PRIV_USAGE : 0);
+  uint32_t options = privs << CAT_PRIV_GRANT_SHIFT;
+  for (int i = 0; i < sql_list_len(g->gr_tables); i++) {
+    const sql_name_t *n = sql_list_at(g->gr_tables, i);
+    es_refresh_snapshot(s);
+    const cat_sequence_t *sq = cat_find_sequence(es_snapshot(s), n->nm_schema, n->nm_name);
+    if (!sq) {
+      err_set(e, SQLSTATE_UNDEFINED_TABLE, "relation \"%s\" does not exist", n->nm_name);
+      e->er_pos = n->nm_pos;
+      return CZ_ERR;
+    }
+    if (!esession_is_superuser(s) && !cat_role_is_member(es_snapshot(s), es_role_oid(s), sq->sq_owner))
+      return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied for sequence %s",
+                     sq->sq_name);
+    cat_oid_t oid = sq->sq_oid;
+    for (int j = 0; j < sql_list_len(g->gr_roles); j++) {
+      const char *rn = sql_list_at(g->gr_roles, j);
+      cat_oid_t grantee = CAT_OID_PUBLIC_ROLE;
+      if (strcmp(rn, "public") != 0) {
+        const cat_role_t *r;
+        if (cat_lookup_role(es_snapshot(s), rn, &r, e) != CZ_OK)
+          return CZ_ERR;
+        grantee = r->cr_oid;
+      }
+      if (grant && g->gr_grant_option && grantee == CAT_OID_PUBLIC_ROLE)
+        return err_set(e, SQLSTATE_INVALID_GRANT_OPERATION, "grant options can only be granted to roles");
+      int rc = grant ? cat_grant(es_engine(s)->en_cat, es_txn(s), oid, grantee,
+                                 privs | (g->gr_grant_option ? options : 0), es_role_oid(s), e)
+                     : cat_revoke(es_engine(s)->en_cat, es_txn(s), oid, grantee,
+                                  g->gr_grant_option ? options : privs | options, e);
+      if (rc != CZ_OK)
+        return CZ_ERR;
+      es_refresh_snapshot(s);
+    }
+  }
+  return CZ_OK;
+}
+
 static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
 {
   if (g->gr_kind == 'n')
     return en_grant_schema(s, g, grant, e);  /* en_schema_ddl.c */
+  if (g->gr_kind == 'S')
+    return ddl_grant_sequence(s, g, grant, e);
   if (g->gr_privs & (SQL_PRIV_USAGE | SQL_PRIV_CREATE))
     return err_set(e, SQLSTATE_INVALID_GRANT_OPERATION, "invalid privilege type %s for table",
                    g->gr_privs & SQL_PRIV_USAGE ? "USAGE" : "CREATE");
