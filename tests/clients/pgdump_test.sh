@@ -14,12 +14,13 @@
 #
 # Comments are dumped and restored (compared through pg_description), and
 # so are privileges: plain pg_dump, as a user runs it, writes the GRANTs on
-# schemas, tables and views; pg_namespace.nspacl and pg_class.relacl are
-# compared (between the two Cadenza databases whole; with PostgreSQL, the
-# non-owners' items: PostgreSQL's owner holds more table rights, and its
-# public schema belongs to pg_database_owner). The roles the dump names
-# are the cluster's, made on every server before a load (roles.sql), as
-# pg_dumpall --globals-only would.
+# schemas, tables, views and sequences; pg_namespace.nspacl,
+# pg_class.relacl and information_schema.table_privileges are compared
+# (between the two Cadenza databases whole; with PostgreSQL, the
+# non-owners' items and rows: PostgreSQL's owner holds more table rights,
+# and its public schema belongs to pg_database_owner). The roles the dump
+# names are the cluster's, made on every server before a load (roles.sql),
+# as pg_dumpall --globals-only would.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 : "${CZ_BUILD:=$top/build}"
@@ -79,6 +80,7 @@ SELECT * FROM archive.old_orders ORDER BY id;
 SELECT * FROM archive.noted ORDER BY id;
 SELECT nspname, replace(array_to_string(nspacl, ','), 'dba=UC/dba,', '') FROM pg_namespace WHERE nspname = 'archive';
 SELECT n.nspname, c.relname, replace(replace(replace(array_to_string(c.relacl, ','), 'dba=arwdDxt/dba,', ''), 'dba=arwd/dba,', ''), 'dba=rwU/dba,', '') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('public', 'archive') AND c.relacl IS NOT NULL ORDER BY 1, 2;
+SELECT grantor, grantee, table_schema, table_name, privilege_type, is_grantable, with_hierarchy FROM information_schema.table_privileges WHERE table_schema IN ('public', 'archive') AND grantee <> 'dba' ORDER BY 1, 2, 3, 4, 5;
 SELECT has_schema_privilege('app_reader', 'archive', 'USAGE'), has_schema_privilege('app_reader', 'archive', 'CREATE'), has_schema_privilege('app_writer', 'archive', 'CREATE WITH GRANT OPTION'), has_schema_privilege('app_writer', 'public', 'CREATE'), has_schema_privilege('app_reader', 'public', 'CREATE');
 EOF
 cat >"$work/roles.sql" <<'EOF'
