@@ -462,57 +462,6 @@ int cat_drop_index(cat_t *c, txn_t *tx, cat_oid_t index, err_t *e)
 
 /* ---- schemas --------------------------------------------------------------- */
 
-int cat_create_schema(cat_t *c, txn_t *tx, const char *name, cat_oid_t owner, cat_oid_t *oid, err_t *e)
-{
-  const cat_snapshot_t *s;
-  if (cat_ddl_begin(c, tx, &s, e) != CZ_OK || cat_name_check("schema", name, e) != CZ_OK)
-    return CZ_ERR;
-  if (cat_find_schema(s, name))
-    return err_set(e, SQLSTATE_DUPLICATE_SCHEMA, "schema \"%s\" already exists", name);
-  cat_oid_t so;
-  if (cat_next_oid(c, tx, &so, e) != CZ_OK)
-    return CZ_ERR;
-  uint8_t k[4], buf[256];
-  cat_wbuf_t w = { buf, 0, sizeof buf, false };
-  cat_w_str(&w, name);
-  cat_w_u32(&w, owner);
-  if (cat_sys_put(c, tx, CAT_SYS_SCHEMAS, k, cat_key_oid(k, so), &w, false, e) != CZ_OK ||
-      cat_ddl_end(c, tx, e) != CZ_OK)
-    return CZ_ERR;
-  if (oid)
-    *oid = so;
-  return CZ_OK;
-}
-
-int cat_drop_schema(cat_t *c, txn_t *tx, cat_oid_t schema, err_t *e)
-{
-  const cat_snapshot_t *s;
-  if (cat_ddl_begin(c, tx, &s, e) != CZ_OK)
-    return CZ_ERR;
-  const cat_schema_t *sch = cat_schema_by_oid(s, schema);
-  if (!sch)
-    return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "schema with OID %u does not exist", (unsigned)schema);
-  if (schema < CAT_FIRST_USER_OID)
-    return err_set(e, SQLSTATE_DEPENDENT_OBJECTS, "cannot drop schema %s because it is required by the database system",
-                   sch->cs_name);
-  for (int i = 0; i < s->cs_ntables; i++)
-    if (s->cs_tables[i]->ct_schema == schema)
-      return err_set(e, SQLSTATE_DEPENDENT_OBJECTS,
-                     "cannot drop schema %s because other objects depend on it", sch->cs_name);
-  for (int i = 0; i < s->cs_nsequences; i++)
-    if (s->cs_sequences[i]->sq_schema == schema)
-      return err_set(e, SQLSTATE_DEPENDENT_OBJECTS,
-                     "cannot drop schema %s because other objects depend on it", sch->cs_name);
-  for (int i = 0; i < s->cs_nviews; i++)
-    if (s->cs_views[i]->cw_schema == schema)
-      return err_set(e, SQLSTATE_DEPENDENT_OBJECTS,
-                     "cannot drop schema %s because other objects depend on it", sch->cs_name);
-  uint8_t k[4];
-  if (cat_sys_del(c, tx, CAT_SYS_SCHEMAS, k, cat_key_oid(k, schema), e) != CZ_OK)
-    return CZ_ERR;
-  return cat_ddl_end(c, tx, e);
-}
-
 /* ---- roles --------------------------------------------------------------- */
 
 static int cat_put_role(cat_t *c, txn_t *tx, cat_oid_t oid, const cat_role_def_t *def, bool replace,
@@ -654,7 +603,8 @@ int cat_grant(cat_t *c, txn_t *tx, cat_oid_t table, cat_oid_t grantee, uint32_t 
   const cat_snapshot_t *s;
   if (cat_ddl_begin(c, tx, &s, e) != CZ_OK)
     return CZ_ERR;
-  if (!cat_table_by_oid(s, table) && !cat_view_by_oid(s, table))  /* a view's grants too */
+  if (!cat_table_by_oid(s, table) && !cat_view_by_oid(s, table) &&
+      !cat_sequence_by_oid(s, table))  /* a view's and a sequence's grants too */
     return err_set(e, SQLSTATE_UNDEFINED_TABLE, "table with OID %u does not exist", (unsigned)table);
   if (grantee != CAT_OID_PUBLIC_ROLE && !cat_role_by_oid(s, grantee))
     return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "role with OID %u does not exist", (unsigned)grantee);
@@ -662,7 +612,9 @@ int cat_grant(cat_t *c, txn_t *tx, cat_oid_t table, cat_oid_t grantee, uint32_t 
   uint32_t have = g ? g->cg_privs : 0;
   if ((have | privs) == have)
     return CZ_OK;
-  if (cat_put_grant(c, tx, table, grantee, (have | privs) & CAT_PRIV_ALL, grantor, e) != CZ_OK)
+  const uint32_t rights = CAT_PRIV_ALL | CAT_PRIV_USAGE;  /* USAGE: a sequence's */
+  uint32_t keep = rights | rights << CAT_PRIV_GRANT_SHIFT;     /* grant options too */
+  if (cat_put_grant(c, tx, table, grantee, (have | privs) & keep, grantor, e) != CZ_OK)
     return CZ_ERR;
   return cat_ddl_end(c, tx, e);
 }

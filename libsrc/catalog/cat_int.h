@@ -207,6 +207,11 @@ void cat_index_name(const cat_snapshot_t *s, const cat_table_t *t, const cat_ind
 /* The relation (table, index or sequence) named name in schema, or NULL;
  * *kind (may be NULL) says which (CAT_REL_*). */
 const void *cat_find_rel(const cat_snapshot_t *s, cat_oid_t schema, const char *name, int *kind);
+/* Schemas (cat_schema.c): a sys.schemas record into out (its strings and
+ * access list in a); the record of sc written (replace: over the old). */
+int cat_schema_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, arena_t *a,
+                      cat_schema_t *out, err_t *e);
+int cat_schema_put(cat_t *c, txn_t *tx, const cat_schema_t *sc, bool replace, err_t *e);
 cat_seq_rt_t *cat_seq_rt_get(cat_t *c, cat_oid_t oid);
 /* Loading (cat_sequence.c): a sequence record into the snapshot arena. */
 int cat_seq_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, arena_t *a,

@@ -87,11 +87,7 @@ static int cat_ld_schema(void *ctx, const uint8_t *k, size_t kl, const uint8_t *
   if (kl != 4)
     return cat_bad("schema", e);
   cat_schema_t *s = cat_vec_push(&l->l_schemas, l->l_a);
-  cat_rbuf_t r = { v, vl, 0, false };
-  s->cs_oid = cat_key_get(k, 0);
-  s->cs_name = cat_r_str(&r, l->l_a);
-  s->cs_owner = cat_r_u32(&r);
-  return r.r_bad || !s->cs_name ? cat_bad("schema", e) : CZ_OK;
+  return cat_schema_decode(k, kl, v, vl, l->l_a, s, e);
 }
 
 static int cat_ld_table(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, err_t *e)

@@ -22,13 +22,17 @@ db_t *cat_db(const cat_t *c)
 
 /* ---- bootstrap ---------------------------------------------------------- */
 
+/* public gets PostgreSQL 15's access list: USAGE for PUBLIC (CREATE only
+ * for its owner); the others the default (the owner alone). */
 static int cat_boot_schema(cat_t *c, txn_t *tx, cat_oid_t oid, const char *name, err_t *e)
 {
-  uint8_t k[4], buf[256];
-  cat_wbuf_t w = { buf, 0, sizeof buf, false };
-  cat_w_str(&w, name);
-  cat_w_u32(&w, CAT_OID_BOOTSTRAP_SUPERUSER);
-  return cat_sys_put(c, tx, CAT_SYS_SCHEMAS, k, cat_key_oid(k, oid), &w, false, e);
+  static const cat_acl_item_t public_usage = {CAT_OID_PUBLIC_ROLE, CAT_OID_BOOTSTRAP_SUPERUSER,
+                                              CAT_PRIV_USAGE};
+  cat_schema_t sc = {.cs_oid = oid, .cs_name = name, .cs_owner = CAT_OID_BOOTSTRAP_SUPERUSER};
+  if (oid == CAT_OID_PUBLIC)
+    sc = (cat_schema_t){.cs_oid = oid, .cs_name = name, .cs_owner = CAT_OID_BOOTSTRAP_SUPERUSER,
+                        .cs_acl_set = true, .cs_nacl = 1, .cs_acl = &public_usage};
+  return cat_schema_put(c, tx, &sc, false, e);
 }
 
 int cat_bootstrap(db_t *db, const char *superuser, const char *verifier, err_t *e)

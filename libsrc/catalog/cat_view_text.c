@@ -37,6 +37,10 @@ static char *token_name(arena_t *a, const char *t, size_t n)
 
 static const char *current_name(const cat_snapshot_t *s, const cat_view_ref_t *f)
 {
+  if (f->vr_kind == 'n') {
+    const cat_schema_t *sc = cat_schema_by_oid(s, f->vr_oid);
+    return sc ? sc->cs_name : NULL;
+  }
   if (f->vr_kind == 'c') {
     const cat_table_t *t = cat_table_by_oid(s, f->vr_oid);
     return t && f->vr_col >= 0 && f->vr_col < t->ct_ncols ? t->ct_cols[f->vr_col].cc_name : NULL;

@@ -58,15 +58,35 @@ typedef uint32_t cat_oid_t;
 #define CAT_PRIV_UPDATE 0x4
 #define CAT_PRIV_DELETE 0x8
 #define CAT_PRIV_ALL 0xf
+/* Schema privileges (PostgreSQL's U and C), in the same bit space so that
+ * one ACL item type serves both. */
+#define CAT_PRIV_USAGE 0x10
+#define CAT_PRIV_CREATE 0x20
+#define CAT_PRIV_SCHEMA_ALL (CAT_PRIV_USAGE | CAT_PRIV_CREATE)
+/* The grant option of privilege bits p (WITH GRANT OPTION): p shifted. */
+#define CAT_PRIV_GRANT_SHIFT 8
 
 typedef struct cat_s cat_t;
 
 /* ---- the snapshot: what readers see ------------------------------------- */
 
+/* One entry of a schema's access list, as one PostgreSQL aclitem. */
+typedef struct cat_acl_item_s {
+  cat_oid_t ai_grantee;        /* role OID, CAT_OID_PUBLIC_ROLE = PUBLIC */
+  cat_oid_t ai_grantor;
+  uint32_t ai_privs;           /* CAT_PRIV_USAGE | CAT_PRIV_CREATE, and their grant
+                                  options << CAT_PRIV_GRANT_SHIFT */
+} cat_acl_item_t;
+
 typedef struct cat_schema_s {
   cat_oid_t cs_oid;
   const char *cs_name;
   cat_oid_t cs_owner;          /* role */
+  bool cs_acl_set;             /* false: the default (the owner alone), pg_namespace.nspacl
+                                  NULL; true: cs_acl lists who else holds what (the owner
+                                  always holds everything, as in cat_table_privs) */
+  int cs_nacl;
+  const cat_acl_item_t *cs_acl;
 } cat_schema_t;
 
 typedef struct cat_column_s {
@@ -235,7 +255,7 @@ typedef struct cat_sequence_s {
  * column number, so renames do not break it. */
 typedef struct cat_view_ref_s {
   uint32_t vr_off, vr_len;     /* the name's bytes in the query text */
-  char vr_kind;                /* 'r', 'c', 'd' */
+  char vr_kind;                /* 'r', 'c', 'd'; 'n' the schema of a qualified name (its OID) */
   cat_oid_t vr_oid;            /* the relation (of the column) */
   int vr_col;                  /* 'c', 'd': the table's column number; -1 'r' */
   int vr_alias;                /* a select-list item that is this name alone: the view
@@ -371,6 +391,24 @@ uint32_t cat_table_privs(const cat_snapshot_t *s, cat_oid_t role, const cat_tabl
  * of them are required). */
 int cat_check_priv(const cat_snapshot_t *s, cat_oid_t role, const cat_table_t *t,
                    uint32_t privs, err_t *e);
+
+/* The schema privileges (CAT_PRIV_USAGE, CAT_PRIV_CREATE, grant options
+ * above them) role holds on schema: all for superusers and the owner's
+ * members, else the access list's items for role, its groups and PUBLIC
+ * (cat_acl.c). */
+uint32_t cat_schema_privs(const cat_snapshot_t *s, cat_oid_t role, const cat_schema_t *sc);
+/* The privileges role holds on a sequence (CAT_PRIV_SELECT, _UPDATE,
+ * _USAGE): all for superusers and the owner's members, else the grants
+ * (sys.grants by the sequence's OID) to role, its groups and PUBLIC. */
+uint32_t cat_sequence_privs(const cat_snapshot_t *s, cat_oid_t role, const cat_sequence_t *sq);
+/* CZ_OK when role holds any of the privileges any_of, else 42501
+ * "permission denied for sequence x" (nextval: USAGE or UPDATE; currval:
+ * SELECT or USAGE; setval: UPDATE, as PostgreSQL). */
+int cat_check_sequence_priv(const cat_snapshot_t *s, cat_oid_t role, const cat_sequence_t *sq,
+                            uint32_t any_of, err_t *e);
+/* CZ_OK, or 42501 "permission denied for schema x". */
+int cat_check_schema_priv(const cat_snapshot_t *s, cat_oid_t role, const cat_schema_t *sc,
+                          uint32_t privs, err_t *e);
 
 /* ---- DDL (each takes the DDL lock for tx, see the design notes) --------- */
 
@@ -514,6 +552,17 @@ int cat_create_schema(cat_t *c, txn_t *tx, const char *name, cat_oid_t owner, ca
 /* 2BP01 while it holds tables (no CASCADE); built-in schemas cannot be
  * dropped (2BP01). */
 int cat_drop_schema(cat_t *c, txn_t *tx, cat_oid_t schema, err_t *e);
+/* ALTER SCHEMA … RENAME TO: 42P06 when the new name is taken; the schema's
+ * objects follow (they name it by OID). */
+int cat_rename_schema(cat_t *c, txn_t *tx, cat_oid_t schema, const char *name, err_t *e);
+/* GRANT privs ON SCHEMA TO grantee (privs may carry grant options): adds to
+ * the grantee's item (grantor recorded). REVOKE removes the bits from the
+ * grantee's item; grant_option_only (REVOKE GRANT OPTION FOR) removes only
+ * the grant options of privs. The schema's access list becomes explicit. */
+int cat_grant_schema(cat_t *c, txn_t *tx, cat_oid_t schema, cat_oid_t grantee, uint32_t privs,
+                     cat_oid_t grantor, err_t *e);
+int cat_revoke_schema(cat_t *c, txn_t *tx, cat_oid_t schema, cat_oid_t grantee, uint32_t privs,
+                      bool grant_option_only, err_t *e);
 
 typedef struct cat_role_def_s {
   const char *rd_name;

@@ -48,6 +48,49 @@ static uint32_t pgcat_collation(ty_t t)
   return ty_phys(t.t_id) == TP_STR && t.t_id != TY_BYTEA ? PGCAT_COLL_DEFAULT : 0;
 }
 
+/* ---- aclitem text --------------------------------------------------------- */
+
+/* One aclitem as PostgreSQL prints it: grantee=letters/grantor (an empty
+ * grantee is PUBLIC), each letter followed by '*' when its grant option is
+ * held. letters[i] stands for privilege bit bits[i]. */
+static char *pgcat_aclitem(const pgcat_env_t *env, arena_t *a, cat_oid_t grantee,
+                           cat_oid_t grantor, uint32_t privs, const char *letters,
+                           const uint32_t *bits)
+{
+  char p[32];
+  size_t n = 0;
+  for (int i = 0; letters[i] && n + 2 < sizeof p; i++) {
+    if (!(privs & bits[i]))
+      continue;
+    p[n++] = letters[i];
+    if (privs & bits[i] << CAT_PRIV_GRANT_SHIFT)
+      p[n++] = '*';
+  }
+  p[n] = 0;
+  const char *ge = grantee == CAT_OID_PUBLIC_ROLE ? "" : pgcat_role_name(env, grantee);
+  const char *gr = pgcat_role_name(env, grantor);
+  return arena_sprintf(a, "%s=%s/%s", ge ? ge : "", p, gr ? gr : "");
+}
+
+static const uint32_t pgcat_table_bits[] = {CAT_PRIV_INSERT, CAT_PRIV_SELECT, CAT_PRIV_UPDATE,
+                                            CAT_PRIV_DELETE};
+static const uint32_t pgcat_schema_bits[] = {CAT_PRIV_USAGE, CAT_PRIV_CREATE};
+
+/* A schema's nspacl: NULL for the default (the owner alone), else the
+ * owner's item (every privilege: owners keep theirs here) and the list's. */
+static const char *pgcat_schema_acl(const pgcat_env_t *env, const cat_schema_t *sc, arena_t *a)
+{
+  if (!sc->cs_acl_set)
+    return NULL;
+  char *acl = arena_sprintf(a, "{%s", pgcat_aclitem(env, a, sc->cs_owner, sc->cs_owner,
+                                                     CAT_PRIV_SCHEMA_ALL, "UC", pgcat_schema_bits));
+  for (int i = 0; i < sc->cs_nacl; i++)
+    acl = arena_sprintf(a, "%s,%s", acl,
+                        pgcat_aclitem(env, a, sc->cs_acl[i].ai_grantee, sc->cs_acl[i].ai_grantor,
+                                      sc->cs_acl[i].ai_privs, "UC", pgcat_schema_bits));
+  return arena_sprintf(a, "%s}", acl);
+}
+
 /* ---- pg_namespace -------------------------------------------------------- */
 
 static const pgcat_col_t pg_namespace_cols[] = {
@@ -65,7 +108,11 @@ static int pgcat_fill_pg_namespace(pgcat_rows_t *w, const pgcat_env_t *env, err_
     pgcat_put_int(w, sc->cs_oid);
     pgcat_put_text(w, sc->cs_name);
     pgcat_put_int(w, sc->cs_owner);
-    pgcat_put_null(w);
+    const char *acl = pgcat_schema_acl(env, sc, w->pw_arena);
+    if (acl)
+      pgcat_put_text(w, acl);
+    else
+      pgcat_put_null(w);
     if (pgcat_row_end(w, e))
       return CZ_ERR;
   }
@@ -117,22 +164,38 @@ static const char *pgcat_rel_acl(const pgcat_env_t *env, cat_oid_t oid, cat_oid_
                                  arena_t *a)
 {
   const cat_snapshot_t *s = env->pe_snap;
-  const char *owner = pgcat_role_name(env, owner_oid);
   char *acl = NULL;
   for (int i = 0; i < s->cs_ngrants; i++) {
     const cat_grant_t *g = &s->cs_grants[i];
     if (g->cg_table != oid || !g->cg_privs)
       continue;
     if (!acl)
-      acl = arena_sprintf(a, "{%s=arwd/%s", owner ? owner : "", owner ? owner : "");
-    const char *grantee =
-      g->cg_grantee == CAT_OID_PUBLIC_ROLE ? "" : pgcat_role_name(env, g->cg_grantee);
-    const char *grantor = pgcat_role_name(env, g->cg_grantor);
-    acl = arena_sprintf(a, "%s,%s=%s%s%s%s/%s", acl, grantee ? grantee : "",
-                        g->cg_privs & CAT_PRIV_INSERT ? "a" : "",
-                        g->cg_privs & CAT_PRIV_SELECT ? "r" : "",
-                        g->cg_privs & CAT_PRIV_UPDATE ? "w" : "",
-                        g->cg_privs & CAT_PRIV_DELETE ? "d" : "", grantor ? grantor : "");
+      acl = arena_sprintf(a, "{%s", pgcat_aclitem(env, a, owner_oid, owner_oid, CAT_PRIV_ALL, "arwd",
+                                                   pgcat_table_bits));
+    acl = arena_sprintf(a, "%s,%s", acl,
+                        pgcat_aclitem(env, a, g->cg_grantee, g->cg_grantor, g->cg_privs, "arwd",
+                                      pgcat_table_bits));
+  }
+  return acl ? arena_sprintf(a, "%s}", acl) : NULL;
+}
+
+/* A sequence's relacl: rwU (SELECT, UPDATE, USAGE), NULL when no grant
+ * was made. */
+static const char *pgcat_seq_acl(const pgcat_env_t *env, const cat_sequence_t *sq, arena_t *a)
+{
+  static const uint32_t bits[] = {CAT_PRIV_SELECT, CAT_PRIV_UPDATE, CAT_PRIV_USAGE};
+  const cat_snapshot_t *s = env->pe_snap;
+  char *acl = NULL;
+  for (int i = 0; i < s->cs_ngrants; i++) {
+    const cat_grant_t *g = &s->cs_grants[i];
+    if (g->cg_table != sq->sq_oid || !g->cg_privs)
+      continue;
+    if (!acl)
+      acl = arena_sprintf(a, "{%s", pgcat_aclitem(env, a, sq->sq_owner, sq->sq_owner,
+                                                   CAT_PRIV_SELECT | CAT_PRIV_UPDATE | CAT_PRIV_USAGE,
+                                                   "rwU", bits));
+    acl = arena_sprintf(a, "%s,%s", acl,
+                        pgcat_aclitem(env, a, g->cg_grantee, g->cg_grantor, g->cg_privs, "rwU", bits));
   }
   return acl ? arena_sprintf(a, "%s}", acl) : NULL;
 }
@@ -262,7 +325,7 @@ static int pgcat_fill_pg_class(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
     const cat_sequence_t *sq = s->cs_sequences[i];
     pgcat_class_head(w, sq->sq_oid, sq->sq_name, sq->sq_schema, sq->sq_owner, 0, 1);
     /* three attributes, as PostgreSQL's: last_value, log_cnt, is_called */
-    if (pgcat_class_tail(w, false, 'S', 3, NULL, NULL, true, NULL, e))
+    if (pgcat_class_tail(w, false, 'S', 3, pgcat_seq_acl(env, sq, w->pw_arena), NULL, true, NULL, e))
       return CZ_ERR;
   }
   cat_oid_t owner = pgcat_builtin_owner(env);

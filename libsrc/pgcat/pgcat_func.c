@@ -621,8 +621,9 @@ static int pf_htp_user_oid(xctx_t *c, const xnode_t *x, const datum_t *a, datum_
   return pgcat_has_table_priv(c, &a[0], &a[1], true, &a[2], out, e);
 }
 
-/* Schemas have no privileges of their own here: everyone may use every
- * schema; CREATE in it belongs to its owner and superusers. */
+/* has_schema_privilege([user,] schema, privilege): privilege is a
+ * comma-separated list of USAGE / CREATE, each optionally WITH GRANT
+ * OPTION (true when any is held, as PostgreSQL). */
 static int pf_has_schema_privilege(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out,
                                    err_t *e)
 {
@@ -639,14 +640,42 @@ static int pf_has_schema_privilege(xctx_t *c, const xnode_t *x, const datum_t *a
   const cat_schema_t *sc = cat_find_schema(env->pe_snap, name);
   if (!sc)
     return err_set(e, SQLSTATE_INVALID_SCHEMA, "schema \"%s\" does not exist", name);
-  const char *priv = pgcat_arg_str(c, &a[k + 1]);
-  const cat_role_t *r = cat_role_by_oid(env->pe_snap, role);
-  if (strncasecmp(priv, "usage", 5) == 0)
-    pgcat_out_bool(out, true);
-  else if (strncasecmp(priv, "create", 6) == 0)
-    pgcat_out_bool(out, (r && r->cr_superuser) || sc->cs_owner == role);
-  else
-    return err_set(e, SQLSTATE_INVALID_PARAMETER, "unrecognized privilege type: \"%s\"", priv);
+  uint32_t have = cat_schema_privs(env->pe_snap, role, sc);
+  if (sc->cs_oid == CAT_OID_PG_CATALOG || sc->cs_oid == CAT_OID_INFORMATION_SCHEMA)
+    have |= CAT_PRIV_USAGE;  /* PostgreSQL grants USAGE on these to PUBLIC */
+  const char *list = pgcat_arg_str(c, &a[k + 1]);
+  bool any = false;
+  for (const char *p = list; *p;) {
+    while (*p == ' ' || *p == ',')
+      p++;
+    if (!*p)
+      break;
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    while (len && p[len - 1] == ' ')
+      len--;
+    uint32_t want;
+    size_t word;
+    if (len >= 5 && strncasecmp(p, "usage", 5) == 0)
+      want = CAT_PRIV_USAGE, word = 5;
+    else if (len >= 6 && strncasecmp(p, "create", 6) == 0)
+      want = CAT_PRIV_CREATE, word = 6;
+    else
+      return err_set(e, SQLSTATE_INVALID_PARAMETER, "unrecognized privilege type: \"%.*s\"",
+                     (int)len, p);
+    const char *rest = p + word;
+    size_t rlen = len - word;
+    while (rlen && *rest == ' ')
+      rest++, rlen--;
+    if (rlen == 17 && strncasecmp(rest, "with grant option", 17) == 0)
+      want <<= CAT_PRIV_GRANT_SHIFT;
+    else if (rlen)
+      return err_set(e, SQLSTATE_INVALID_PARAMETER, "unrecognized privilege type: \"%.*s\"",
+                     (int)len, p);
+    any |= (have & want) != 0;
+    p += len;
+  }
+  pgcat_out_bool(out, any);
   return CZ_OK;
 }
 

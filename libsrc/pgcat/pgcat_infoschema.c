@@ -277,8 +277,83 @@ static const pgcat_col_t is_views_cols[] = {
   {"is_trigger_deletable", PGT_VARCHAR}, {"is_trigger_insertable_into", PGT_VARCHAR},
 };
 
+/* ---- table_privileges ---------------------------------------------------- */
+
+static const pgcat_col_t is_table_privileges_cols[] = {
+  {"grantor", PGT_NAME},        {"grantee", PGT_NAME},     {"table_catalog", PGT_NAME},
+  {"table_schema", PGT_NAME},   {"table_name", PGT_NAME},  {"privilege_type", PGT_VARCHAR},
+  {"is_grantable", PGT_VARCHAR}, {"with_hierarchy", PGT_VARCHAR},
+};
+
+/* One row per privilege of privs (grant options: is_grantable). */
+static int pgcat_priv_rows(pgcat_rows_t *w, const pgcat_env_t *env, cat_oid_t grantor,
+                           cat_oid_t grantee, const char *schema, const char *name, uint32_t privs,
+                           err_t *e)
+{
+  static const struct {
+    uint32_t bit;
+    const char *word;
+  } kinds[] = {{CAT_PRIV_INSERT, "INSERT"}, {CAT_PRIV_SELECT, "SELECT"},
+               {CAT_PRIV_UPDATE, "UPDATE"}, {CAT_PRIV_DELETE, "DELETE"}};
+  const char *ge = grantee == CAT_OID_PUBLIC_ROLE ? "PUBLIC" : pgcat_role_name(env, grantee);
+  for (size_t k = 0; k < CZ_ARRAY_LEN(kinds); k++) {
+    if (!(privs & kinds[k].bit))
+      continue;
+    pgcat_put_text(w, pgcat_role_name(env, grantor));
+    pgcat_put_text(w, ge);
+    pgcat_put_text(w, pgcat_db(env));
+    pgcat_put_text(w, schema);
+    pgcat_put_text(w, name);
+    pgcat_put_text(w, kinds[k].word);
+    pgcat_put_text(w, privs & kinds[k].bit << CAT_PRIV_GRANT_SHIFT ? "YES" : "NO");
+    pgcat_put_text(w, kinds[k].bit == CAT_PRIV_SELECT ? "YES" : "NO");
+    if (pgcat_row_end(w, e))
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
+/* The privileges on tables and views: the owner's (all, grantable), then
+ * each grant's. Cadenza's table privileges are four: PostgreSQL's owner
+ * rows for TRUNCATE, REFERENCES and TRIGGER have no counterpart. */
+static int pgcat_fill_is_table_privileges(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
+{
+  const cat_snapshot_t *s = env->pe_snap;
+  const uint32_t owner_privs = CAT_PRIV_ALL | CAT_PRIV_ALL << CAT_PRIV_GRANT_SHIFT;
+  for (int pass = 0; pass < 2; pass++) {
+    int n = pass ? s->cs_nviews : s->cs_ntables;
+    for (int i = 0; i < n; i++) {
+      cat_oid_t oid, owner, schema;
+      const char *name;
+      if (pass) {
+        const cat_view_t *v = s->cs_views[i];
+        if (v->cw_kind != 'v' || !pgcat_may_see_view(env, v))
+          continue;
+        oid = v->cw_oid, owner = v->cw_owner, schema = v->cw_schema, name = v->cw_name;
+      } else {
+        const cat_table_t *t = s->cs_tables[i];
+        if (!pgcat_may_see(env, t))
+          continue;
+        oid = t->ct_oid, owner = t->ct_owner, schema = t->ct_schema, name = t->ct_name;
+      }
+      const char *sn = pgcat_schema_name(env, schema);
+      if (pgcat_priv_rows(w, env, owner, owner, sn, name, owner_privs, e))
+        return CZ_ERR;
+      for (int g = 0; g < s->cs_ngrants; g++) {
+        const cat_grant_t *gr = &s->cs_grants[g];
+        if (gr->cg_table == oid &&
+            pgcat_priv_rows(w, env, gr->cg_grantor, gr->cg_grantee, sn, name, gr->cg_privs, e))
+          return CZ_ERR;
+      }
+    }
+  }
+  return CZ_OK;
+}
+
 #define ISC CAT_OID_INFORMATION_SCHEMA
 const pgcat_rel_t pgcat_rels_infoschema[] = {
+  PGCAT_REL("table_privileges", ISC, 13107, 'v', is_table_privileges_cols,
+            pgcat_fill_is_table_privileges),
   PGCAT_REL("tables", ISC, 13101, 'v', is_tables_cols, pgcat_fill_is_tables),
   PGCAT_REL("columns", ISC, 13102, 'v', is_columns_cols, pgcat_fill_is_columns),
   PGCAT_REL("schemata", ISC, 13103, 'v', is_schemata_cols, pgcat_fill_is_schemata),

@@ -7,7 +7,10 @@
  * snapshot as regclass input is; the values come from the catalog
  * (cat_seq_*), with the session's state and transaction from the
  * environment the engine installs (pgcat_env_t pe_seqs, pe_txn). Every
- * one of them is volatile: evaluated once per row, never folded.
+ * one of them is volatile: evaluated once per row, never folded. Each
+ * checks the statement's role's privileges on the sequence first, as
+ * PostgreSQL (cat_check_sequence_priv: nextval USAGE or UPDATE, currval
+ * SELECT or USAGE, setval UPDATE; lastval checks nothing yet).
  */
 #include <string.h>
 
@@ -43,6 +46,14 @@ static int seq_arg(xctx_t *c, const pgcat_env_t *env, const datum_t *a, bool by_
   return err_set(e, SQLSTATE_WRONG_OBJECT_TYPE, "\"%s\" is not a sequence", shown);
 }
 
+/* The privilege check of a sequence function for the statement's role
+ * (any of the privileges, as PostgreSQL: nextval USAGE or UPDATE, currval
+ * and lastval SELECT or USAGE, setval UPDATE). */
+static int seq_allowed(const pgcat_env_t *env, const cat_sequence_t *sq, uint32_t any_of, err_t *e)
+{
+  return cat_check_sequence_priv(env->pe_snap, env->pe_user, sq, any_of, e);
+}
+
 static void out_int(datum_t *out, int64_t v)
 {
   out->d_null = false;
@@ -53,7 +64,8 @@ static int do_nextval(xctx_t *c, const datum_t *a, bool by_oid, datum_t *out, er
 {
   const pgcat_env_t *env = pgcat_env_get(c, e);
   const cat_sequence_t *sq;
-  if (!env || seq_arg(c, env, &a[0], by_oid, &sq, e) != CZ_OK)
+  if (!env || seq_arg(c, env, &a[0], by_oid, &sq, e) != CZ_OK ||
+      seq_allowed(env, sq, CAT_PRIV_USAGE | CAT_PRIV_UPDATE, e) != CZ_OK)
     return CZ_ERR;
   int64_t v;
   if (!env->pe_seqs)
@@ -80,7 +92,8 @@ static int do_currval(xctx_t *c, const datum_t *a, bool by_oid, datum_t *out, er
 {
   const pgcat_env_t *env = pgcat_env_get(c, e);
   const cat_sequence_t *sq;
-  if (!env || seq_arg(c, env, &a[0], by_oid, &sq, e) != CZ_OK)
+  if (!env || seq_arg(c, env, &a[0], by_oid, &sq, e) != CZ_OK ||
+      seq_allowed(env, sq, CAT_PRIV_SELECT | CAT_PRIV_USAGE, e) != CZ_OK)
     return CZ_ERR;
   int64_t v;
   if (!env->pe_seqs)
@@ -124,7 +137,8 @@ static int do_setval(xctx_t *c, const datum_t *a, bool by_oid, bool three, datum
 {
   const pgcat_env_t *env = pgcat_env_get(c, e);
   const cat_sequence_t *sq;
-  if (!env || seq_arg(c, env, &a[0], by_oid, &sq, e) != CZ_OK)
+  if (!env || seq_arg(c, env, &a[0], by_oid, &sq, e) != CZ_OK ||
+      seq_allowed(env, sq, CAT_PRIV_UPDATE, e) != CZ_OK)
     return CZ_ERR;
   bool called = three ? a[2].d_bool : true;
   if (cat_seq_setval(env->pe_seqs, sq, env->pe_txn, env->pe_cancel, a[1].d_i64, called, e) !=

@@ -496,7 +496,11 @@ typedef enum sql_stmt_kind_e {
   SQL_STMT_LOCK,            /* st_drop: LOCK [TABLE] names; st_lock_mode, st_lock_nowait */
   SQL_STMT_ALTER_OWNER,     /* st_drop (one name): ALTER TABLE | SEQUENCE | VIEW | SCHEMA …
                              * OWNER TO st_owner_role, st_owner_kind the object word */
-  SQL_STMT_COMMENT          /* st_comment: COMMENT ON … IS '…' | NULL */
+  SQL_STMT_COMMENT,         /* st_comment: COMMENT ON … IS '…' | NULL */
+  SQL_STMT_CREATE_SCHEMA,   /* st_schema: CREATE SCHEMA [IF NOT EXISTS] [name] [AUTHORIZATION r] */
+  SQL_STMT_ALTER_SCHEMA,    /* st_schema: ALTER SCHEMA name RENAME TO new */
+  SQL_STMT_DROP_SCHEMA      /* st_drop: DROP SCHEMA [IF EXISTS] names [CASCADE | RESTRICT]
+                             * (nm_name of each; nm_schema NULL) */
 } sql_stmt_kind_t;
 
 /* COMMENT ON kind name IS text. */
@@ -740,11 +744,28 @@ typedef struct sql_create_index_s {
 #define SQL_PRIV_DELETE 0x08
 #define SQL_PRIV_ALL 0x0f
 
+#define SQL_PRIV_USAGE 0x10  /* ON SCHEMA */
+#define SQL_PRIV_CREATE 0x20 /* ON SCHEMA */
+
 typedef struct sql_grant_s {
-  unsigned gr_privs;       /* SQL_PRIV_* */
-  sql_list_t *gr_tables;   /* of sql_name_t */
+  unsigned gr_privs;       /* SQL_PRIV_*; SQL_PRIV_ALL for ALL [PRIVILEGES] */
+  bool gr_all;             /* ALL [PRIVILEGES] was written (the object kind's every privilege) */
+  char gr_kind;            /* 'r' ON [TABLE] (tables and views), 'n' ON SCHEMA, 'S' ON
+                            * SEQUENCE */
+  sql_list_t *gr_tables;   /* of sql_name_t (a schema: nm_name alone) */
   sql_list_t *gr_roles;    /* of const char *; "public" for PUBLIC */
+  bool gr_grant_option;    /* GRANT … WITH GRANT OPTION; REVOKE GRANT OPTION FOR … */
+  bool gr_cascade;         /* REVOKE … CASCADE */
 } sql_grant_t;
+
+/* CREATE SCHEMA, ALTER SCHEMA … RENAME TO. */
+typedef struct sql_schema_s {
+  const char *sc_name;     /* NULL: CREATE SCHEMA AUTHORIZATION r names it after r */
+  const char *sc_owner;    /* AUTHORIZATION role (owner_role's names); NULL none */
+  bool sc_if_not_exists;
+  const char *sc_new_name; /* RENAME TO */
+  int sc_pos;
+} sql_schema_t;
 
 /* CREATE USER/ROLE, DROP USER/ROLE, ALTER USER/ROLE. */
 typedef struct sql_role_s {
@@ -868,6 +889,7 @@ struct sql_stmt_s {
                                      * modes (NULL for a plain BEGIN) */
     struct sql_setcons_s *st_setcons; /* SET CONSTRAINTS */
     sql_comment_t *st_comment;      /* COMMENT ON */
+    sql_schema_t *st_schema;        /* CREATE SCHEMA, ALTER SCHEMA … RENAME */
   };
   bool st_analyze;                  /* EXPLAIN ANALYZE; VACUUM ANALYZE and ANALYZE */
   const char *st_lock_mode;         /* LOCK: "access share mode" (the words of IN … MODE,

@@ -99,6 +99,11 @@ static sql_stmt_t *sql_g_drop(sql_pstate_t *ps, sql_stmt_kind_t kind, bool if_ex
 static sql_comment_t *sql_g_comment(sql_pstate_t *ps, char kind, sql_name_t name, const char *sub);
 static bool sql_g_seqopt(sql_pstate_t *ps, int pos, int given);
 static bool sql_g_word(sql_pstate_t *ps, const sql_loc_t *at, const char *got, const char *want);
+static sql_grant_t *sql_g_grant(sql_pstate_t *ps, char kind, int privs, sql_list_t *objects,
+                                sql_list_t *roles);
+static sql_list_t *sql_g_schema_names(sql_pstate_t *ps, sql_list_t *names, int pos);
+static sql_stmt_t *sql_g_schema(sql_pstate_t *ps, sql_stmt_kind_t kind, const char *name,
+                                const char *owner, bool if_not_exists, int pos);
 static bool sql_g_cons_attrs(sql_pstate_t *ps, int pos, char kind, int attrs, sql_tabcons_t *tc);
 static bool sql_g_int8(sql_pstate_t *ps, int pos, const char *text, bool neg, int64_t *out);
 static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const char *name,
@@ -158,9 +163,12 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> ADD_P COLUMN TYPE_P
 /* SELECT … FOR UPDATE OF t SKIP LOCKED; COMMENT ON */
 %token <str> LOCKED OF SKIP COMMENT CONTINUE_P SCHEMA
+/* CREATE SCHEMA … AUTHORIZATION role (reserved in PostgreSQL too: a type
+ * or function name only) */
+%token <str> AUTHORIZATION
 
 %type <stmt> stmt insert_stmt update_stmt delete_stmt with_dml_stmt create_table_stmt drop_stmt
-%type <stmt> create_index_stmt txn_stmt grant_stmt role_stmt explain_stmt set_stmt
+%type <stmt> create_index_stmt txn_stmt grant_stmt role_stmt explain_stmt set_stmt schema_stmt
 %type <stmt> show_stmt explainable_stmt set_rest copy_stmt alter_role_stmt misc_stmt
 %type <stmt> prepare_stmt preparable_stmt execute_stmt
 %type <stmt> alter_table_stmt
@@ -186,7 +194,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <list> target_list from_clause from_list opt_using group_clause sort_clause opt_sort_clause
 %type <list> array_sub_list group_by_list
 %type <list> sortby_list expr_list values_row name_list opt_include when_list
-%type <list> qualified_name_list set_list var_list grantee_list cte_list
+%type <list> grant_tables qualified_name_list set_list var_list grantee_list cte_list
 %type <list> opt_name_list returning_clause opt_partition substr_list trim_list
 %type <list> copy_col_list index_elems opt_prep_types prep_type_list
 %type <copy> copy_opts copy_old_opts copy_generic_opts
@@ -196,7 +204,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <list> opt_window_clause window_def_list
 %type <num> frame_bound_kind opt_frame_exclusion frame_unit
 %type <window> opt_frame_clause frame_bound
-%type <str> opt_window_ref opt_lock_mode lock_words lock_word owner_role
+%type <str> opt_window_ref opt_lock_mode lock_words lock_word owner_role opt_schema_auth
 %type <target> target_el
 %type <from> table_ref joined_table
 %type <order> sortby index_elem
@@ -210,7 +218,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <num> all_op any_operator subquery_op iso_level txn_mode
 %type <num> join_type opt_asc_desc opt_nulls_order privileges privilege_list privilege
 %type <num> opt_materialized
-%type <flag> opt_nulls_nd opt_all opt_distinct opt_unique opt_user copy_direction opt_nowait opt_drop_behavior
+%type <flag> opt_grant_option opt_grant_option_for opt_nulls_nd opt_all opt_distinct opt_unique opt_user copy_direction opt_nowait opt_drop_behavior
 %type <insert> insert_rest opt_on_conflict conflict_target
 %type <ctab> table_elts
 %type <coldef> column_def col_quals
@@ -291,6 +299,7 @@ stmt:
   | create_index_stmt
   | txn_stmt
   | grant_stmt
+  | schema_stmt
   | role_stmt
   | explain_stmt
   | set_stmt
@@ -1652,6 +1661,7 @@ reserved_keyword:
   | SYMMETRIC | TABLE | THEN | TO | TOP | TRAILING | TRUE_P | UNION | UNIQUE
   | USER | USING | WHEN | WHERE | WINDOW | WITH
   | LATERAL_P
+  | AUTHORIZATION
   | FOREIGN | INITIALLY | REFERENCES
   ;
 
@@ -2701,27 +2711,68 @@ iso_level:
 /* ---- privileges and roles ----------------------------------------------- */
 
 grant_stmt:
-    GRANT privileges ON opt_table qualified_name_list TO grantee_list
+    GRANT privileges ON grant_tables TO grantee_list opt_grant_option
       {
         $$ = sql_stmt_new(ps, SQL_STMT_GRANT);
-        $$->st_grant = NEW(sql_grant_t);
-        $$->st_grant->gr_privs = (unsigned)$2;
-        $$->st_grant->gr_tables = $5;
-        $$->st_grant->gr_roles = $7;
+        $$->st_grant = sql_g_grant(ps, 'r', $2, $4, $6);
+        $$->st_grant->gr_grant_option = $7;
       }
-  | REVOKE privileges ON opt_table qualified_name_list FROM grantee_list
+  | REVOKE opt_grant_option_for privileges ON grant_tables FROM grantee_list opt_drop_behavior
       {
         $$ = sql_stmt_new(ps, SQL_STMT_REVOKE);
-        $$->st_grant = NEW(sql_grant_t);
-        $$->st_grant->gr_privs = (unsigned)$2;
-        $$->st_grant->gr_tables = $5;
-        $$->st_grant->gr_roles = $7;
+        $$->st_grant = sql_g_grant(ps, 'r', $3, $5, $7);
+        $$->st_grant->gr_grant_option = $2;
+        $$->st_grant->gr_cascade = $8;
+      }
+  | GRANT privileges ON SCHEMA name_list TO grantee_list opt_grant_option
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_GRANT);
+        $$->st_grant = sql_g_grant(ps, 'n', $2, sql_g_schema_names(ps, $5, @5.lc_pos), $7);
+        $$->st_grant->gr_grant_option = $8;
+      }
+  | GRANT privileges ON SEQUENCE qualified_name_list TO grantee_list opt_grant_option
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_GRANT);
+        $$->st_grant = sql_g_grant(ps, 'S', $2, $5, $7);
+        $$->st_grant->gr_grant_option = $8;
+      }
+  | REVOKE opt_grant_option_for privileges ON SEQUENCE qualified_name_list FROM grantee_list
+    opt_drop_behavior
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_REVOKE);
+        $$->st_grant = sql_g_grant(ps, 'S', $3, $6, $8);
+        $$->st_grant->gr_grant_option = $2;
+        $$->st_grant->gr_cascade = $9;
+      }
+  | REVOKE opt_grant_option_for privileges ON SCHEMA name_list FROM grantee_list opt_drop_behavior
+      {
+        $$ = sql_stmt_new(ps, SQL_STMT_REVOKE);
+        $$->st_grant = sql_g_grant(ps, 'n', $3, sql_g_schema_names(ps, $6, @6.lc_pos), $8);
+        $$->st_grant->gr_grant_option = $2;
+        $$->st_grant->gr_cascade = $9;
       }
   ;
 
+/* ON [TABLE] names: spelled out (not opt_table) so that ON SCHEMA x and a
+ * table named "schema" part on the token after SCHEMA */
+grant_tables:
+    TABLE qualified_name_list  { $$ = $2; }
+  | qualified_name_list        { $$ = $1; }
+  ;
+
+opt_grant_option:
+    WITH GRANT OPTION  { $$ = true; }
+  | %empty             { $$ = false; }
+  ;
+
+opt_grant_option_for:
+    GRANT OPTION FOR  { $$ = true; }
+  | %empty            { $$ = false; }
+  ;
+
 privileges:
-    ALL             { $$ = SQL_PRIV_ALL; }
-  | ALL PRIVILEGES  { $$ = SQL_PRIV_ALL; }
+    ALL             { $$ = -1; }
+  | ALL PRIVILEGES  { $$ = -1; }
   | privilege_list
   ;
 
@@ -2735,6 +2786,41 @@ privilege:
   | INSERT    { $$ = SQL_PRIV_INSERT; }
   | UPDATE    { $$ = SQL_PRIV_UPDATE; }
   | DELETE_P  { $$ = SQL_PRIV_DELETE; }
+  | CREATE    { $$ = SQL_PRIV_CREATE; }
+  | IDENT     { CHK(sql_g_word(ps, &@1, $1, "usage")); $$ = SQL_PRIV_USAGE; }
+  ;
+
+/* ---- schemas ---------------------------------------------------------------- */
+
+schema_stmt:
+    CREATE SCHEMA col_id opt_schema_auth
+      { $$ = sql_g_schema(ps, SQL_STMT_CREATE_SCHEMA, $3, $4, false, @3.lc_pos); }
+  | CREATE SCHEMA IF_P NOT EXISTS col_id opt_schema_auth
+      { $$ = sql_g_schema(ps, SQL_STMT_CREATE_SCHEMA, $6, $7, true, @6.lc_pos); }
+  | CREATE SCHEMA AUTHORIZATION owner_role
+      { $$ = sql_g_schema(ps, SQL_STMT_CREATE_SCHEMA, NULL, $4, false, @4.lc_pos); }
+  | CREATE SCHEMA IF_P NOT EXISTS AUTHORIZATION owner_role
+      { $$ = sql_g_schema(ps, SQL_STMT_CREATE_SCHEMA, NULL, $7, true, @7.lc_pos); }
+  | ALTER SCHEMA col_id RENAME TO col_id
+      {
+        $$ = sql_g_schema(ps, SQL_STMT_ALTER_SCHEMA, $3, NULL, false, @3.lc_pos);
+        $$->st_schema->sc_new_name = $6;
+      }
+  | DROP SCHEMA name_list opt_drop_behavior
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_DROP_SCHEMA, false, sql_g_schema_names(ps, $3, @3.lc_pos));
+        $$->st_drop->dr_cascade = $4;
+      }
+  | DROP SCHEMA IF_P EXISTS name_list opt_drop_behavior
+      {
+        $$ = sql_g_drop(ps, SQL_STMT_DROP_SCHEMA, true, sql_g_schema_names(ps, $5, @5.lc_pos));
+        $$->st_drop->dr_cascade = $6;
+      }
+  ;
+
+opt_schema_auth:
+    AUTHORIZATION owner_role  { $$ = $2; }
+  | %empty                    { $$ = NULL; }
   ;
 
 opt_table:
@@ -3694,6 +3780,45 @@ static sql_stmt_t *sql_g_drop(sql_pstate_t *ps, sql_stmt_kind_t kind, bool if_ex
   s->st_drop = NEW(sql_drop_t);
   s->st_drop->dr_if_exists = if_exists;
   s->st_drop->dr_names = names;
+  return s;
+}
+
+/* GRANT / REVOKE's operand; privs -1 for ALL [PRIVILEGES]. */
+static sql_grant_t *sql_g_grant(sql_pstate_t *ps, char kind, int privs, sql_list_t *objects,
+                                sql_list_t *roles)
+{
+  sql_grant_t *g = NEW(sql_grant_t);
+  g->gr_kind = kind;
+  g->gr_all = privs < 0;
+  g->gr_privs = privs < 0 ? (kind == 'n'   ? SQL_PRIV_USAGE | SQL_PRIV_CREATE
+                             : kind == 'S' ? SQL_PRIV_SELECT | SQL_PRIV_UPDATE | SQL_PRIV_USAGE
+                                           : SQL_PRIV_ALL)
+                          : (unsigned)privs;
+  g->gr_tables = objects;
+  g->gr_roles = roles;
+  return g;
+}
+
+/* Schema names (plain identifiers) as sql_name_t items (nm_name alone). */
+static sql_list_t *sql_g_schema_names(sql_pstate_t *ps, sql_list_t *names, int pos)
+{
+  sql_list_t *out = NULL;
+  for (int i = 0; i < sql_list_len(names); i++) {
+    sql_name_t n = {.nm_name = sql_list_at(names, i), .nm_pos = pos};
+    out = APPEND(out, sql_g_name(ps, n));
+  }
+  return out;
+}
+
+static sql_stmt_t *sql_g_schema(sql_pstate_t *ps, sql_stmt_kind_t kind, const char *name,
+                                const char *owner, bool if_not_exists, int pos)
+{
+  sql_stmt_t *s = sql_stmt_new(ps, kind);
+  s->st_schema = NEW(sql_schema_t);
+  s->st_schema->sc_name = name;
+  s->st_schema->sc_owner = owner;
+  s->st_schema->sc_if_not_exists = if_not_exists;
+  s->st_schema->sc_pos = pos;
   return s;
 }
 

@@ -761,10 +761,13 @@ static void pr_create_index(sql_pr_t *p, const sql_create_index_t *ci)
 
 static void pr_grant(sql_pr_t *p, const sql_stmt_t *s)
 {
-  static const char *const privs[] = {"select", "insert", "update", "delete"};
+  static const char *const privs[] = {"select", "insert", "update", "delete", "usage", "create"};
   const sql_grant_t *g = s->st_grant;
-  pr_str(p, s->st_kind == SQL_STMT_GRANT ? "(grant (" : "(revoke (");
-  if (g->gr_privs == SQL_PRIV_ALL)
+  pr_str(p, s->st_kind == SQL_STMT_GRANT ? "(grant " : "(revoke ");
+  if (g->gr_grant_option)
+    pr_str(p, "grant-option ");
+  pr_str(p, g->gr_kind == 'n' ? "schema (" : g->gr_kind == 'S' ? "sequence (" : "(");
+  if (g->gr_all)
     pr_str(p, "all");
   else {
     bool first = true;
@@ -780,7 +783,7 @@ static void pr_grant(sql_pr_t *p, const sql_stmt_t *s)
   pr_qnames(p, g->gr_tables);
   pr_str(p, ") ");
   pr_names(p, g->gr_roles);
-  pr_str(p, ")");
+  pr_str(p, g->gr_cascade ? " cascade)" : ")");
 }
 
 static void pr_role(sql_pr_t *p, const sql_stmt_t *s)
@@ -955,9 +958,11 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
   case SQL_STMT_DROP_SEQUENCE:
   case SQL_STMT_DROP_VIEW:
   case SQL_STMT_DROP_MATVIEW:
+  case SQL_STMT_DROP_SCHEMA:
     pr_str(p, s->st_kind == SQL_STMT_DROP_TABLE     ? "(drop-table"
               : s->st_kind == SQL_STMT_DROP_INDEX   ? "(drop-index"
               : s->st_kind == SQL_STMT_DROP_VIEW    ? "(drop-view"
+              : s->st_kind == SQL_STMT_DROP_SCHEMA  ? "(drop-schema"
               : s->st_kind == SQL_STMT_DROP_MATVIEW ? "(drop-materialized-view"
                                                     : "(drop-sequence");
     if (s->st_drop->dr_if_exists)
@@ -1065,6 +1070,23 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
     break;
   case SQL_STMT_ALTER_ROLE: pr_role(p, s); break;
   case SQL_STMT_CHECKPOINT: pr_str(p, "(checkpoint)"); break;
+  case SQL_STMT_CREATE_SCHEMA:
+  case SQL_STMT_ALTER_SCHEMA:
+    pr_str(p, s->st_kind == SQL_STMT_CREATE_SCHEMA ? "(create-schema" : "(alter-schema");
+    if (s->st_schema->sc_if_not_exists)
+      pr_str(p, " if-not-exists");
+    pr_str(p, " ");
+    pr_str(p, s->st_schema->sc_name ? s->st_schema->sc_name : "-");
+    if (s->st_schema->sc_owner) {
+      pr_str(p, " authorization ");
+      pr_str(p, s->st_schema->sc_owner);
+    }
+    if (s->st_schema->sc_new_name) {
+      pr_str(p, " rename-to ");
+      pr_str(p, s->st_schema->sc_new_name);
+    }
+    pr_str(p, ")");
+    break;
   case SQL_STMT_ALTER_OWNER:
     pr_str(p, "(alter-owner ");
     pr_str(p, s->st_owner_kind);

@@ -9,6 +9,10 @@
 /* class 00: successful completion */
 #define SQLSTATE_SUCCESSFUL_COMPLETION               "00000"
 
+/* class 01: warning */
+#define SQLSTATE_PRIVILEGE_NOT_REVOKED               "01006"
+#define SQLSTATE_PRIVILEGE_NOT_GRANTED               "01007"
+
 /* class 08: connection exception */
 #define SQLSTATE_CONNECTION_FAILURE                  "08006"
 #define SQLSTATE_PROTOCOL_VIOLATION                  "08P01"
@@ -104,6 +108,7 @@
 #define SQLSTATE_GROUPING_ERROR                      "42803"
 #define SQLSTATE_DATATYPE_MISMATCH                   "42804"
 #define SQLSTATE_WRONG_OBJECT_TYPE                   "42809"
+#define SQLSTATE_RESERVED_NAME                       "42939"
 #define SQLSTATE_INVALID_FOREIGN_KEY                 "42830"
 #define SQLSTATE_GENERATED_ALWAYS                    "428C9"
 #define SQLSTATE_CANNOT_COERCE                       "42846"

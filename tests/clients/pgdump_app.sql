@@ -63,3 +63,19 @@ COMMENT ON TABLE customer IS 'who buys';
 COMMENT ON COLUMN customer.email IS 'login, unique';
 COMMENT ON VIEW customer_orders IS 'orders with their customer''s name';
 COMMENT ON SEQUENCE invoice_seq IS 'invoice numbers';
+-- privileges (dumped without --no-acl): a schema of its own with USAGE and
+-- CREATE granted (one WITH GRANT OPTION), grants on tables and a view,
+-- CREATE on public. The roles are the cluster's (pg_dumpall -g), made by
+-- the test before a restore.
+CREATE SCHEMA archive;
+CREATE TABLE archive.old_orders (id int PRIMARY KEY, note text);
+INSERT INTO archive.old_orders VALUES (1, 'first'), (2, NULL);
+CREATE VIEW archive.noted AS SELECT id, note FROM archive.old_orders WHERE note IS NOT NULL;
+GRANT USAGE ON SCHEMA archive TO app_reader;
+GRANT USAGE, CREATE ON SCHEMA archive TO app_writer WITH GRANT OPTION;
+GRANT SELECT ON archive.old_orders, archive.noted TO app_reader;
+GRANT SELECT, INSERT, UPDATE ON TABLE customer TO app_writer;
+GRANT SELECT ON customer_orders TO PUBLIC;
+GRANT DELETE ON orders TO app_writer WITH GRANT OPTION;
+GRANT CREATE ON SCHEMA public TO app_writer;
+GRANT USAGE, SELECT ON SEQUENCE invoice_seq TO app_reader;

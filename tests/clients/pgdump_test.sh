@@ -12,10 +12,15 @@
 #     constraints, sequences' states and views' rows as PostgreSQL's.
 # The schema is pgdump_app.sql. Exit 0 when all hold.
 #
-# Comments are dumped and restored (compared through pg_description).
-# Dumped with --no-acl until Cadenza has schema privileges (pg_dump writes
-# REVOKE USAGE ON SCHEMA public FROM PUBLIC for a public schema without
-# PostgreSQL's default ACL).
+# Comments are dumped and restored (compared through pg_description), and
+# so are privileges: plain pg_dump, as a user runs it, writes the GRANTs on
+# schemas, tables, views and sequences; pg_namespace.nspacl,
+# pg_class.relacl and information_schema.table_privileges are compared
+# (between the two Cadenza databases whole; with PostgreSQL, the
+# non-owners' items and rows: PostgreSQL's owner holds more table rights,
+# and its public schema belongs to pg_database_owner). The roles the dump
+# names are the cluster's, made on every server before a load (roles.sql),
+# as pg_dumpall --globals-only would.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 : "${CZ_BUILD:=$top/build}"
@@ -71,6 +76,16 @@ SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1;
 SELECT * FROM public.order_notes ORDER BY id;
 SELECT c.relname, i.indisunique, i.indnullsnotdistinct FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' ORDER BY 1;
 SELECT c.relname, d.objsubid, d.description FROM pg_description d JOIN pg_class c ON c.oid = d.objoid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE d.classoid = 'pg_class'::regclass AND n.nspname = 'public' ORDER BY 1, 2;
+SELECT * FROM archive.old_orders ORDER BY id;
+SELECT * FROM archive.noted ORDER BY id;
+SELECT nspname, replace(array_to_string(nspacl, ','), 'dba=UC/dba,', '') FROM pg_namespace WHERE nspname = 'archive';
+SELECT n.nspname, c.relname, replace(replace(replace(array_to_string(c.relacl, ','), 'dba=arwdDxt/dba,', ''), 'dba=arwd/dba,', ''), 'dba=rwU/dba,', '') FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('public', 'archive') AND c.relacl IS NOT NULL ORDER BY 1, 2;
+SELECT grantor, grantee, table_schema, table_name, privilege_type, is_grantable, with_hierarchy FROM information_schema.table_privileges WHERE table_schema IN ('public', 'archive') AND grantee <> 'dba' ORDER BY 1, 2, 3, 4, 5;
+SELECT has_schema_privilege('app_reader', 'archive', 'USAGE'), has_schema_privilege('app_reader', 'archive', 'CREATE'), has_schema_privilege('app_writer', 'archive', 'CREATE WITH GRANT OPTION'), has_schema_privilege('app_writer', 'public', 'CREATE'), has_schema_privilege('app_reader', 'public', 'CREATE');
+EOF
+cat >"$work/roles.sql" <<'EOF'
+CREATE ROLE app_reader;
+CREATE ROLE app_writer;
 EOF
 # The catalog text Cadenza keeps as written (defaults, view and index
 # definitions): equal between two Cadenza databases, PostgreSQL prints
@@ -78,6 +93,8 @@ EOF
 cat >"$work/compare_cz.sql" <<'EOF'
 SELECT table_name, column_name, column_default FROM information_schema.columns WHERE table_schema = 'public' ORDER BY 1, ordinal_position;
 SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1;
+SELECT nspname, nspacl FROM pg_namespace WHERE nspname IN ('public', 'archive') ORDER BY 1;
+SELECT c.relname, c.relacl FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('public', 'archive') AND c.relacl IS NOT NULL ORDER BY 1;
 EOF
 # After a restore, keys go on where they were.
 cat >"$work/next.sql" <<'EOF'
@@ -96,10 +113,15 @@ start postgres pg
 start cadenza fromcopy "$bin"
 start cadenza frominserts "$bin"
 
+for srv in src dst pg fromcopy frominserts; do
+  on "$srv" psql -X -q -v ON_ERROR_STOP=1 -f "$work/roles.sql" >"$work/roles_$srv.out" 2>&1
+  check "the roles on $srv" $? "$(tail -3 "$work/roles_$srv.out")"
+done
+
 # ---- 1. Cadenza → pg_dump → Cadenza ----------------------------------------
 on src psql -X -q -v ON_ERROR_STOP=1 -f "$top/tests/clients/pgdump_app.sql" >"$work/load.out" 2>&1
 check "load the application schema into Cadenza" $? "$(tail -5 "$work/load.out")"
-on src "$pgbin/pg_dump" --no-acl -f "$work/cz.sql" >"$work/dump.out" 2>&1
+on src "$pgbin/pg_dump" -f "$work/cz.sql" >"$work/dump.out" 2>&1
 check "pg_dump of a Cadenza database" $? "$(tail -5 "$work/dump.out")"
 on dst psql -X -q -v ON_ERROR_STOP=1 -f "$work/cz.sql" >"$work/restore.out" 2>&1
 check "the dump restores into a fresh Cadenza with psql -v ON_ERROR_STOP=1" $? \
@@ -112,7 +134,7 @@ check "restored data, columns, constraints, views, sequences, indexes equal the 
 on src psql -X -q -A -t -F '|' -v ON_ERROR_STOP=1 -f "$work/compare_cz.sql" >"$work/src.cz" 2>&1
 on dst psql -X -q -A -t -F '|' -v ON_ERROR_STOP=1 -f "$work/compare_cz.sql" >"$work/dst.cz" 2>&1
 diff "$work/src.cz" "$work/dst.cz" >"$work/d2" 2>&1
-check "restored defaults and index definitions equal the source's" $? "$(head -20 "$work/d2")"
+check "restored defaults, index definitions, nspacl and relacl equal the source's" $? "$(head -20 "$work/d2")"
 on src psql -X -q -A -t -v ON_ERROR_STOP=1 -f "$work/next.sql" >"$work/src.next" 2>&1
 on dst psql -X -q -A -t -v ON_ERROR_STOP=1 -f "$work/next.sql" >"$work/dst.next" 2>&1
 cmp -s "$work/src.next" "$work/dst.next" && grep -q . "$work/src.next"
@@ -120,7 +142,7 @@ check "serial, identity and sequences go on where the source's were" $? \
   "source: $(tr '\n' ' ' <"$work/src.next") restored: $(tr '\n' ' ' <"$work/dst.next")"
 # a second dump of the restored database is the first one (modulo the
 # psql \restrict key pg_dump 15.14+ writes at random)
-on dst "$pgbin/pg_dump" --no-acl -f "$work/cz2.sql" >/dev/null 2>&1
+on dst "$pgbin/pg_dump" -f "$work/cz2.sql" >/dev/null 2>&1
 on src psql -X -q -v ON_ERROR_STOP=1 -c "SELECT 1" >/dev/null 2>&1
 grep -v '^\\\(un\)\?restrict ' "$work/cz.sql" >"$work/cz.a"
 grep -v '^\\\(un\)\?restrict ' "$work/cz2.sql" >"$work/cz2.a"

@@ -43,6 +43,8 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
     es_notice(s, "NOTICE", SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", ct->ct_table.nm_name);
     return CZ_OK;
   }
+  if (en_check_schema_create(s, ct->ct_table.nm_schema, e) != CZ_OK)
+    return CZ_ERR;  /* en_schema_ddl.c: CREATE on the schema */
   int nc = sql_list_len(ct->ct_columns);
   cat_column_def_t *cols = arena_zalloc(a, sizeof(*cols) * (size_t)(nc + 1));
   int *pk = arena_alloc(a, sizeof(int) * (size_t)(nc + 1));
@@ -207,7 +209,7 @@ static int ddl_drop_fk_within(esession_t *s, const sql_drop_t *dr, err_t *e)
   return CZ_OK;
 }
 
-static int ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
+int en_ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
 {
   if (ddl_drop_fk_within(s, dr, e) != CZ_OK)
     return CZ_ERR;
@@ -386,8 +388,65 @@ static int ddl_drop_roles(esession_t *s, const sql_role_t *ro, err_t *e)
   return CZ_OK;
 }
 
+/* GRANT / REVOKE … ON SEQUENCE: SELECT (currval), UPDATE (nextval,
+ * setval), USAGE (nextval, currval), kept in sys.grants by the sequence's
+ * OID as a table's; the owner or a superuser grants. */
+static int ddl_grant_sequence(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
+{
+  if (g->gr_privs & ~(SQL_PRIV_SELECT | SQL_PRIV_UPDATE | SQL_PRIV_USAGE))
+    return err_set(e, SQLSTATE_INVALID_GRANT_OPERATION, "invalid privilege type %s for sequence",
+                   g->gr_privs & SQL_PRIV_INSERT   ? "INSERT"
+                   : g->gr_privs & SQL_PRIV_DELETE ? "DELETE"
+                                                   : "CREATE");
+  uint32_t privs = (g->gr_privs & SQL_PRIV_SELECT ? CAT_PRIV_SELECT : 0) |
+                   (g->gr_privs & SQL_PRIV_UPDATE ? CAT_PRIV_UPDATE : 0) |
+                   (g->gr_privs & SQL_PRIV_USAGE ? CAT_PRIV_USAGE : 0);
+  uint32_t options = privs << CAT_PRIV_GRANT_SHIFT;
+  for (int i = 0; i < sql_list_len(g->gr_tables); i++) {
+    const sql_name_t *n = sql_list_at(g->gr_tables, i);
+    es_refresh_snapshot(s);
+    const cat_sequence_t *sq = cat_find_sequence(es_snapshot(s), n->nm_schema, n->nm_name);
+    if (!sq) {
+      err_set(e, SQLSTATE_UNDEFINED_TABLE, "relation \"%s\" does not exist", n->nm_name);
+      e->er_pos = n->nm_pos;
+      return CZ_ERR;
+    }
+    if (!esession_is_superuser(s) && !cat_role_is_member(es_snapshot(s), es_role_oid(s), sq->sq_owner))
+      return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied for sequence %s",
+                     sq->sq_name);
+    cat_oid_t oid = sq->sq_oid;
+    for (int j = 0; j < sql_list_len(g->gr_roles); j++) {
+      const char *rn = sql_list_at(g->gr_roles, j);
+      cat_oid_t grantee = CAT_OID_PUBLIC_ROLE;
+      if (strcmp(rn, "public") != 0) {
+        const cat_role_t *r;
+        if (cat_lookup_role(es_snapshot(s), rn, &r, e) != CZ_OK)
+          return CZ_ERR;
+        grantee = r->cr_oid;
+      }
+      if (grant && g->gr_grant_option && grantee == CAT_OID_PUBLIC_ROLE)
+        return err_set(e, SQLSTATE_INVALID_GRANT_OPERATION, "grant options can only be granted to roles");
+      int rc = grant ? cat_grant(es_engine(s)->en_cat, es_txn(s), oid, grantee,
+                                 privs | (g->gr_grant_option ? options : 0), es_role_oid(s), e)
+                     : cat_revoke(es_engine(s)->en_cat, es_txn(s), oid, grantee,
+                                  g->gr_grant_option ? options : privs | options, e);
+      if (rc != CZ_OK)
+        return CZ_ERR;
+      es_refresh_snapshot(s);
+    }
+  }
+  return CZ_OK;
+}
+
 static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
 {
+  if (g->gr_kind == 'n')
+    return en_grant_schema(s, g, grant, e);  /* en_schema_ddl.c */
+  if (g->gr_kind == 'S')
+    return ddl_grant_sequence(s, g, grant, e);
+  if (g->gr_privs & (SQL_PRIV_USAGE | SQL_PRIV_CREATE))
+    return err_set(e, SQLSTATE_INVALID_GRANT_OPERATION, "invalid privilege type %s for table",
+                   g->gr_privs & SQL_PRIV_USAGE ? "USAGE" : "CREATE");
   uint32_t privs = 0;
   if (g->gr_privs & SQL_PRIV_SELECT)
     privs |= CAT_PRIV_SELECT;
@@ -421,9 +480,15 @@ static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
           return CZ_ERR;
         grantee = r->cr_oid;
       }
-      int rc = grant ? cat_grant(es_engine(s)->en_cat, es_txn(s), t->ct_oid, grantee, privs,
-                                 es_role_oid(s), e)
-                     : cat_revoke(es_engine(s)->en_cat, es_txn(s), t->ct_oid, grantee, privs, e);
+      if (grant && g->gr_grant_option && grantee == CAT_OID_PUBLIC_ROLE)
+        return err_set(e, SQLSTATE_INVALID_GRANT_OPERATION, "grant options can only be granted to roles");
+      /* grant options ride above the privileges (CAT_PRIV_GRANT_SHIFT);
+       * REVOKE GRANT OPTION FOR takes only those */
+      uint32_t options = privs << CAT_PRIV_GRANT_SHIFT;
+      int rc = grant ? cat_grant(es_engine(s)->en_cat, es_txn(s), t->ct_oid, grantee,
+                                 privs | (g->gr_grant_option ? options : 0), es_role_oid(s), e)
+                     : cat_revoke(es_engine(s)->en_cat, es_txn(s), t->ct_oid, grantee,
+                                  g->gr_grant_option ? options : privs | options, e);
       if (rc != CZ_OK)
         return CZ_ERR;
       es_refresh_snapshot(s);
@@ -580,7 +645,7 @@ static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, s
     return ddl_create_table(s, a, st->st_create_table, e);
   case SQL_STMT_DROP_TABLE:
     snprintf(tag, tagcap, "DROP TABLE");
-    return ddl_drop_tables(s, st->st_drop, e);
+    return en_ddl_drop_tables(s, st->st_drop, e);
   case SQL_STMT_CREATE_SEQUENCE:
     snprintf(tag, tagcap, "CREATE SEQUENCE");
     return en_ddl_sequence(s, st, e);
@@ -626,6 +691,10 @@ static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, s
   case SQL_STMT_COMMENT:
     snprintf(tag, tagcap, "COMMENT");
     return en_comment(s, st->st_comment, e);
+  case SQL_STMT_CREATE_SCHEMA:
+  case SQL_STMT_ALTER_SCHEMA:
+  case SQL_STMT_DROP_SCHEMA:
+    return en_ddl_schema(s, st, tag, tagcap, e);  /* en_schema_ddl.c */
   case SQL_STMT_ALTER_OWNER:  /* a catalog change: in a transaction like all DDL */
     return en_alter_owner(s, st, tag, tagcap, e);
   default:

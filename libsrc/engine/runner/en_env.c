@@ -153,8 +153,13 @@ int en_check_access(esession_t *s, const splan_t *p, err_t *e)
                      (want & SQL_PRIV_INSERT ? CAT_PRIV_INSERT : 0) |
                      (want & SQL_PRIV_UPDATE ? CAT_PRIV_UPDATE : 0) |
                      (want & SQL_PRIV_DELETE ? CAT_PRIV_DELETE : 0);
+    /* a relation the statement names needs USAGE on its schema (those a
+     * view reads were looked up when the view was made, as in PostgreSQL) */
+    bool named = !p->sp_access[i].ac_role;
     if (p->sp_access[i].ac_view) {
       const cat_view_t *w = cat_view_by_oid(snap, p->sp_access[i].ac_view->vi_oid);
+      if (w && named && en_check_schema_usage(s, snap, role, w->cw_schema, e) != CZ_OK)
+        return CZ_ERR;
       if (w && cat_check_view_priv(snap, role, w, privs, e) != CZ_OK)
         return CZ_ERR;
       continue;
@@ -162,6 +167,8 @@ int en_check_access(esession_t *s, const splan_t *p, err_t *e)
     const cat_table_t *t = en_handle_cat(p->sp_access[i].ac_table->tb_handle);
     if (!t)
       continue;  /* the system catalogs are readable by everyone */
+    if (named && en_check_schema_usage(s, snap, role, t->ct_schema, e) != CZ_OK)
+      return CZ_ERR;
     if (cat_check_priv(snap, role, t, privs, e) != CZ_OK)
       return CZ_ERR;
   }

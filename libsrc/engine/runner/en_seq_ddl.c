@@ -129,6 +129,8 @@ static int create_sequence(esession_t *s, const sql_sequence_t *q, err_t *e)
   }
   if (q->sq_opts.so_restart)
     return err_set(e, SQLSTATE_SYNTAX_ERROR, "RESTART is not allowed in CREATE SEQUENCE");
+  if (en_check_schema_create(s, q->sq_name.nm_schema, e) != CZ_OK)
+    return CZ_ERR;
   cat_seq_def_t d = {.sd_schema = q->sq_name.nm_schema, .sd_name = q->sq_name.nm_name,
                      .sd_owner = es_role_oid(s), .sd_type = TY_INT8, .sd_increment = 1,
                      .sd_cache = 1, .sd_owned_col = -1};

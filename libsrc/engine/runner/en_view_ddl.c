@@ -364,11 +364,12 @@ static bool name_part(const char *text, size_t len, size_t b, int part, size_t *
 /* The binder's notes (sp_refs_t) as the catalog keeps them: byte ranges
  * of the view's own text, and the select-list items that are one column
  * name alone (written `name AS col` once the column is renamed). */
-static void refs_from_notes(arena_t *a, const char *stmt, const sql_view_t *v, const sp_refs_t *rs,
-                            vq_t *out)
+static void refs_from_notes(arena_t *a, const cat_snapshot_t *snap, const char *stmt,
+                            const sql_view_t *v, const sp_refs_t *rs, vq_t *out)
 {
   size_t len = strlen(stmt);
-  out->vq_refs = arena_zalloc(a, sizeof(cat_view_ref_t) * (size_t)(rs->rs_n + 1));
+  /* room for a schema note beside each qualified relation name */
+  out->vq_refs = arena_zalloc(a, sizeof(cat_view_ref_t) * (size_t)(2 * rs->rs_n + 1));
   out->vq_nrefs = 0;
   const sql_query_t *q = v->vw_query;
   const sql_list_t *targets =
@@ -384,6 +385,19 @@ static void refs_from_notes(arena_t *a, const char *stmt, const sql_view_t *v, c
         continue;  /* not in the view's own text: nothing to rename there */
       f.vr_off = (uint32_t)(off - v->vw_off);
       f.vr_len = (uint32_t)n;
+      /* schema.relation: the schema's name is noted too (kind 'n', the
+       * schema's OID), so that ALTER SCHEMA … RENAME leaves the view
+       * working */
+      size_t soff, sn;
+      if (r->rf_kind == 'r' && r->rf_part == 1 && name_part(stmt, len, b, 0, &soff, &sn)) {
+        const cat_view_t *rv = cat_view_by_oid(snap, r->rf_oid);
+        const cat_table_t *rt = rv ? NULL : cat_table_by_oid(snap, r->rf_oid);
+        cat_oid_t sch = rv ? rv->cw_schema : rt ? rt->ct_schema : 0;
+        if (sch)
+          out->vq_refs[out->vq_nrefs++] = (cat_view_ref_t){
+              .vr_kind = 'n', .vr_oid = sch, .vr_col = -1,
+              .vr_off = (uint32_t)(soff - v->vw_off), .vr_len = (uint32_t)sn};
+      }
       for (int t = 0; r->rf_kind == 'c' && t < sql_list_len(targets); t++) {
         const sql_target_t *tg = sql_list_at(targets, t);
         if (!tg->tg_alias && tg->tg_expr->ex_kind == SQL_E_COLUMN &&
@@ -445,7 +459,7 @@ static int bind_query(esession_t *s, arena_t *a, const char *stmt, const sql_vie
     else if (en_handle_cat(ac->ac_table->tb_handle))
       dep_add(out, ac->ac_table->tb_oid);
   }
-  refs_from_notes(a, stmt, v, &notes, out);
+  refs_from_notes(a, es_snapshot(s), stmt, v, &notes, out);
   return CZ_OK;
 }
 
@@ -657,6 +671,8 @@ static int create_view(esession_t *s, arena_t *a, const char *stmt_text, const s
   }
   if (temp && temp_schema_ready(s, schema, e) != CZ_OK)
     return CZ_ERR;
+  if (!kind && !temp && en_check_schema_create(s, schema, e) != CZ_OK)
+    return CZ_ERR;  /* en_schema_ddl.c: CREATE on the schema */
   const cat_snapshot_t *snap = es_snapshot(s);
   char *text = arena_alloc(a, v->vw_len + 1);
   memcpy(text, stmt_text + v->vw_off, v->vw_len);

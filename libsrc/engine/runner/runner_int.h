@@ -119,6 +119,22 @@ int en_check_access(esession_t *s, const splan_t *p, err_t *e);
 int en_ddl(esession_t *s, const char *text, const sql_stmt_t *st, char *tag, size_t tagcap,
            err_t *e);
 
+/* DROP TABLE (names, cascade, if_exists as dr says). */
+int en_ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e);
+
+/* ---- en_schema_ddl.c ---------------------------------------------------------- */
+
+/* CREATE SCHEMA, ALTER SCHEMA … RENAME TO, DROP SCHEMA. */
+int en_ddl_schema(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e);
+/* GRANT / REVOKE … ON SCHEMA. */
+int en_grant_schema(esession_t *s, const sql_grant_t *g, bool grant, err_t *e);
+/* 42501 unless the session may create objects in schema (NULL: public). */
+int en_check_schema_create(esession_t *s, const char *schema, err_t *e);
+/* 42501 unless role holds USAGE on schema (pg_catalog, information_schema
+ * and temporary schemas are open to all). */
+int en_check_schema_usage(esession_t *s, const cat_snapshot_t *snap, cat_oid_t role,
+                          cat_oid_t schema, err_t *e);
+
 /* ---- en_view_ddl.c ----------------------------------------------------------- */
 
 /* CREATE [MATERIALIZED] VIEW, ALTER VIEW … RENAME, REFRESH MATERIALIZED VIEW. */
