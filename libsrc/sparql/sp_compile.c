@@ -106,6 +106,14 @@ static void cp_rel_init(cp_t *c, cp_rel_t *r, int cap)
   r->cr_v = arena_zalloc(c->cp_a, sizeof(cp_var_t) * (size_t)(cap + 1));
 }
 
+/* A variable's column name: its name; blank-node, path-step and aggregate
+ * variables (tm_anon) get a leading '?', so they never meet a variable of
+ * the query and SELECT * leaves them out. */
+static const char *cp_vname(cp_t *c, const sp_term_t *t)
+{
+  return t->tm_anon ? arena_sprintf(c->cp_a, "?%s", t->tm_str) : t->tm_str;
+}
+
 static char *cp_col(cp_t *c, const char *alias, const char *name)
 {
   return arena_sprintf(c->cp_a, "%s.%s", alias, sp_sql_ident(c->cp_a, name));
@@ -149,11 +157,11 @@ typedef struct cp_bgp_s {
 static int cp_bgp_term(cp_t *c, const sp_term_t *t, const char *col, cp_rel_t *r, cp_bgp_t *b)
 {
   if (t->tm_kind == SP_T_VAR) {
-    int i = cp_find(r, t->tm_str);
+    int i = cp_find(r, cp_vname(c, t));
     if (i >= 0) {
       b->bg_where = cp_cat(c, b->bg_where, " AND ", arena_sprintf(c->cp_a, "%s = %s", col, b->bg_binds[i]));
     } else {
-      r->cr_v[r->cr_n] = (cp_var_t){.cv_name = t->tm_str};
+      r->cr_v[r->cr_n] = (cp_var_t){.cv_name = cp_vname(c, t)};
       b->bg_binds[r->cr_n++] = (char *)col;
     }
     return CZ_OK;
@@ -254,20 +262,26 @@ static int cp_expr_id(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr
 
 /* Term equality with numeric value equality between inline numbers
  * (1 = 1.0 holds in SPARQL; they are two terms, two ids). */
+/* A number constant's value as SQL (its canonical inline id). */
+static char *cp_num_sql(cp_t *c, const cp_expr_t *x)
+{
+  return x->ce_num_id ? arena_sprintf(c->cp_a, "(%" PRId64 ")", (int64_t)x->ce_num_id) : x->ce_sql;
+}
+
 static char *cp_eq_sql(cp_t *c, const cp_expr_t *a, const cp_expr_t *b)
 {
   if (a->ce_num_id || b->ce_num_id) {
     const cp_expr_t *k = a->ce_num_id ? a : b, *v = a->ce_num_id ? b : a;
     if (k == v || (a->ce_num_id && b->ce_num_id))
-      return arena_sprintf(c->cp_a, "((%s & " CP_NUM_MASK ") = (%s & " CP_NUM_MASK "))", a->ce_sql,
-                           b->ce_sql);
+      return arena_sprintf(c->cp_a, "((%s & " CP_NUM_MASK ") = (%s & " CP_NUM_MASK "))",
+                           cp_num_sql(c, a), cp_num_sql(c, b));
     /* A number against a term: equal values if both are numbers; an IRI
      * or blank node is simply another term (false); another literal is a
      * type error (NULL, which no filter keeps). */
     return arena_sprintf(c->cp_a,
                          "(CASE WHEN %s < 0 THEN (%s & " CP_NUM_MASK ") = (%s & " CP_NUM_MASK ")"
                          " WHEN %s < " CP_LIT_LO " THEN FALSE END)",
-                         v->ce_sql, v->ce_sql, k->ce_sql, v->ce_sql);
+                         v->ce_sql, v->ce_sql, cp_num_sql(c, k), v->ce_sql);
   }
   return arena_sprintf(c->cp_a,
                        "(CASE WHEN %s < 0 AND %s < 0 THEN (%s & " CP_NUM_MASK ") = (%s & " CP_NUM_MASK
@@ -318,7 +332,7 @@ static int cp_compare(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr
   const cp_expr_t *v = a.ce_num_id ? &b : &a;
   out->ce_sql = arena_sprintf(c->cp_a,
                               "(CASE WHEN %s < 0 THEN (%s & " CP_NUM_MASK ") %s (%s & " CP_NUM_MASK ") END)",
-                              v->ce_sql, a.ce_sql, op, b.ce_sql);
+                              v->ce_sql, cp_num_sql(c, &a), op, cp_num_sql(c, &b));
   return CZ_OK;
 }
 
@@ -379,13 +393,13 @@ static int cp_expr(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_t 
     const sp_term_t *t = x->ex_term;
     out->ce_kind = CP_E_ID;
     if (t->tm_kind == SP_T_VAR) {
-      int i = cp_find(sc->sc_rel, t->tm_str);
+      int i = cp_find(sc->sc_rel, cp_vname(c, t));
       if (i < 0) {
         out->ce_sql = arena_strdup(c->cp_a, "CAST(NULL AS int8)");
         return CZ_OK;
       }
       out->ce_sql = sc->sc_exprs ? arena_sprintf(c->cp_a, "(%s)", sc->sc_exprs[i])
-                                 : cp_col(c, sc->sc_alias, t->tm_str);
+                                 : cp_col(c, sc->sc_alias, cp_vname(c, t));
       if (sc->sc_rel->cr_v[i].cv_count)
         out->ce_kind = CP_E_COUNT;
       return CZ_OK;
@@ -393,8 +407,17 @@ static int cp_expr(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_t 
     if (!(out->ce_sql = sp_sql_term_id(c->cp_a, t, c->cp_e)))
       return CZ_ERR;
     if (t->tm_kind == SP_T_LIT && t->tm_dt) {
+      /* A number constant compares by value: its canonical form's inline
+       * id ("+3", "03" and "3" are one value). */
       rdf_term_t lit = rdf_literal(t->tm_str, t->tm_dt, NULL);
       rdf_id_t id = rdf_id_encode_literal(&lit);
+      rdf_xsd_val_t val;
+      char canon[64];
+      if (!id && rdf_xsd_parse(rdf_xsd_of(&lit), t->tm_str, strlen(t->tm_str), &val, NULL) == CZ_OK &&
+          rdf_xsd_canonical(&val, t->tm_str, strlen(t->tm_str), canon, sizeof canon) > 0) {
+        rdf_term_t cl = rdf_literal(canon, t->tm_dt, NULL);
+        id = rdf_id_encode_literal(&cl);
+      }
       if (id && rdf_id_tag(id) == RDF_ID_NUMERIC) {
         out->ce_num_id = id;
         if (strcmp(t->tm_dt, XSD_NS "integer") == 0 || strcmp(t->tm_dt, XSD_NS "decimal") == 0)
@@ -637,10 +660,10 @@ static int cp_extend(cp_t *c, const sp_op_t *op, cp_rel_t *out)
     if (x->ex_kind != SP_E_TERM || x->ex_term->tm_kind != SP_T_VAR)
       return cp_unsupported(c, "BIND or SELECT expressions other than a variable or an aggregate");
     char *ea = cp_fresh(c, "e");
-    int i = cp_find(out, x->ex_term->tm_str);
-    char *val = i >= 0 ? cp_col(c, ea, x->ex_term->tm_str) : "CAST(NULL AS int8)";
+    int i = cp_find(out, cp_vname(c, x->ex_term));
+    char *val = i >= 0 ? cp_col(c, ea, cp_vname(c, x->ex_term)) : "CAST(NULL AS int8)";
     cp_var_t nv = i >= 0 ? out->cr_v[i] : (cp_var_t){.cv_maybe_null = true};
-    nv.cv_name = b->si_var->tm_str;
+    nv.cv_name = cp_vname(c, b->si_var);
     char *pass = out->cr_n ? cp_passthrough(c, out, ea) : NULL;
     char *cols = arena_sprintf(c->cp_a, "%s%s%s AS %s", pass ? pass : "", pass ? ", " : "", val,
                                sp_sql_ident(c->cp_a, nv.cv_name));
@@ -670,9 +693,9 @@ static int cp_group(cp_t *c, const sp_op_t *op, cp_rel_t *out)
     const sp_selitem_t *b = op->op_binds->ls_v[k];
     const sp_expr_t *x = b->si_expr;  /* NULL: a bare variable, si_var */
     if (x && (x->ex_kind != SP_E_TERM || x->ex_term->tm_kind != SP_T_VAR ||
-              (b->si_var && strcmp(b->si_var->tm_str, x->ex_term->tm_str) != 0)))
+              (b->si_var && strcmp(cp_vname(c, b->si_var), cp_vname(c, x->ex_term)) != 0)))
       return cp_unsupported(c, "GROUP BY expressions other than variables");
-    const char *name = x ? x->ex_term->tm_str : b->si_var->tm_str;
+    const char *name = x ? cp_vname(c, x->ex_term) : cp_vname(c, b->si_var);
     int i = cp_find(&in, name);
     char *col = i >= 0 ? cp_col(c, ga, name) : "CAST(NULL AS int8)";
     out->cr_v[out->cr_n] = i >= 0 ? in.cr_v[i] : (cp_var_t){.cv_name = name, .cv_maybe_null = true};
@@ -690,8 +713,8 @@ static int cp_group(cp_t *c, const sp_op_t *op, cp_rel_t *out)
       const sp_expr_t *v = x->ex_args->ls_v[0];
       if (v->ex_kind != SP_E_TERM || v->ex_term->tm_kind != SP_T_VAR)
         return cp_unsupported(c, "COUNT of an expression");
-      int i = cp_find(&in, v->ex_term->tm_str);
-      arg = i >= 0 ? cp_col(c, ga, v->ex_term->tm_str) : "CAST(NULL AS int8)";
+      int i = cp_find(&in, cp_vname(c, v->ex_term));
+      arg = i >= 0 ? cp_col(c, ga, cp_vname(c, v->ex_term)) : "CAST(NULL AS int8)";
     } else if (x->ex_distinct) {
       /* COUNT(DISTINCT *): distinct solutions, over all variables. */
       char *row = NULL;
@@ -703,7 +726,7 @@ static int cp_group(cp_t *c, const sp_op_t *op, cp_rel_t *out)
         return cp_unsupported(c, "COUNT(DISTINCT *) over several variables");
       arg = row;
     }
-    out->cr_v[out->cr_n] = (cp_var_t){.cv_name = b->si_var->tm_str, .cv_count = true};
+    out->cr_v[out->cr_n] = (cp_var_t){.cv_name = cp_vname(c, b->si_var), .cv_count = true};
     ex[out->cr_n++] = arena_sprintf(c->cp_a, "count(%s%s)", x->ex_distinct ? "DISTINCT " : "", arg);
   }
   out->cr_sql = arena_sprintf(c->cp_a, "SELECT %s FROM (%s) %s%s%s", cp_select_list(c, out, ex), in.cr_sql,
@@ -723,11 +746,11 @@ static int cp_order_keys(cp_t *c, const sp_list_t *order, const cp_rel_t *r, con
     const sp_expr_t *x = o->or_expr;
     if (x->ex_kind != SP_E_TERM || x->ex_term->tm_kind != SP_T_VAR)
       return cp_unsupported(c, "ORDER BY expressions other than variables");
-    int i = cp_find(r, x->ex_term->tm_str);
+    int i = cp_find(r, cp_vname(c, x->ex_term));
     if (i < 0)
       continue; /* always unbound: orders nothing */
     const char *dir = o->or_desc ? " DESC" : "";
-    char *v = cp_col(c, alias, x->ex_term->tm_str);
+    char *v = cp_col(c, alias, cp_vname(c, x->ex_term));
     if (r->cr_v[i].cv_count) {
       *out = cp_cat(c, *out, ", ", arena_sprintf(c->cp_a, "%s%s", v, dir));
       continue;
@@ -779,13 +802,16 @@ static int cp_modifiers(cp_t *c, const sp_op_t *op, bool top, cp_rel_t *out)
     return CZ_ERR;
   /* The projected variables (all of X's without a Project). */
   cp_rel_t proj;
-  int np = project ? project->op_vars->ls_n : core.cr_n;
-  cp_rel_init(c, &proj, np);
-  for (int i = 0; i < np; i++) {
-    const char *name = project ? ((const sp_term_t *)project->op_vars->ls_v[i])->tm_str : core.cr_v[i].cv_name;
+  int nv = project ? project->op_vars->ls_n : core.cr_n;
+  cp_rel_init(c, &proj, nv);
+  for (int i = 0; i < nv; i++) {
+    const char *name = project ? cp_vname(c, (const sp_term_t *)project->op_vars->ls_v[i]) : core.cr_v[i].cv_name;
+    if (!project && name[0] == '?')
+      continue; /* SELECT *: not the hidden variables */
     int j = cp_find(&core, name);
     proj.cr_v[proj.cr_n++] = j >= 0 ? core.cr_v[j] : (cp_var_t){.cv_name = name, .cv_maybe_null = true};
   }
+  int np = proj.cr_n;
   char *ca = cp_fresh(c, "r");
   char **ex = arena_alloc(c->cp_a, sizeof(char *) * (size_t)(np + 1));
   for (int i = 0; i < np; i++)
@@ -806,8 +832,8 @@ static int cp_modifiers(cp_t *c, const sp_op_t *op, bool top, cp_rel_t *out)
     if (order)
       for (int k = 0; k < order->op_order->ls_n; k++) {
         const sp_expr_t *x = ((const sp_order_t *)order->op_order->ls_v[k])->or_expr;
-        if (x->ex_kind == SP_E_TERM && x->ex_term->tm_kind == SP_T_VAR && cp_find(&proj, x->ex_term->tm_str) < 0 &&
-            cp_find(&core, x->ex_term->tm_str) >= 0)
+        if (x->ex_kind == SP_E_TERM && x->ex_term->tm_kind == SP_T_VAR && cp_find(&proj, cp_vname(c, x->ex_term)) < 0 &&
+            cp_find(&core, cp_vname(c, x->ex_term)) >= 0)
           return cp_unsupported(c, "DISTINCT with ORDER BY a variable that is not selected");
       }
   }
