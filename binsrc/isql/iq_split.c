@@ -5,7 +5,9 @@
  * ('' doubles a quote), E'…' strings (backslash escapes too), "…"
  * identifiers, $tag$ … $tag$ quotes, -- comments to the end of the line,
  * nested block comments, and parentheses (a ';' inside them belongs to the
- * statement, as psql does for rule actions). It is incremental: input comes
+ * statement, as psql does for rule actions) and braces (SPARQL's patterns,
+ * `SPARQL SELECT * WHERE { ?s :p ?o ; :q ?x }`, which SQL never uses
+ * outside strings). It is incremental: input comes
  * in any chunks and the state (sp_lex …) survives between them. Where a
  * decision needs the next byte ("-" then "-"?, "'" then "'"?, a dollar tag
  * cut short) and that byte has not arrived, scanning stops at the undecided
@@ -213,9 +215,11 @@ static int scan_top(iq_split_t *s, size_t *ip)
   mark_start(s, i);
   switch (c) {
   case '(':
+  case '{': /* SPARQL statements: `?s :p ?o ; :q ?x` inside braces */
     s->sp_paren_depth++;
     break;
   case ')':
+  case '}':
     if (s->sp_paren_depth > 0)
       s->sp_paren_depth--;
     break;

@@ -301,6 +301,18 @@ void sp_print_term(FILE *f, const sp_term_t *t);
 /* The same into an arena string. */
 char *sp_request_sse(arena_t *a, const sp_request_t *rq);
 
+/* ---- SPARQL inside SQL (sp_compile.c, sp_extent.c) ---------------------- */
+
+/* The SQL text of a query request: one SELECT over rdf.rdf_quad and the
+ * dictionaries, a column per result variable in N-Triples form (ASK: one
+ * boolean column "ask"). 0A000 "SPARQL feature X is not supported yet" for
+ * what the compiler does not cover (README.md "Compiler"). */
+char *sp_compile_sql(arena_t *a, const sp_request_t *rq, err_t *e);
+/* Where a SPARQL statement inside a multi-statement SQL text ends: the
+ * bytes before the first ';' outside strings, IRIs, comments, braces and
+ * parentheses (len when there is none). */
+size_t sp_statement_extent(const char *text, size_t len);
+
 /* Resolves ref against base (RFC 3986 §5.2, with §5.2.4's dot removal).
  * base must be absolute; NULL when it is not (and ref is relative). */
 char *sp_iri_resolve(arena_t *a, const char *base, const char *ref);

@@ -173,4 +173,17 @@ void sp_scope_pattern(const sp_pat_t *p, sp_varset_t *vars, arena_t *a);
 bool sp_vars_has(const sp_varset_t *vars, const char *name);
 void sp_vars_add(arena_t *a, sp_varset_t *vars, sp_term_t *v);
 
+/* ---- sp_sql_text.c: SQL text pieces for the compiler ---------------------- */
+
+/* 'text' with quotes doubled; "name" with quotes doubled. */
+char *sp_sql_quote(arena_t *a, const char *s);
+char *sp_sql_ident(arena_t *a, const char *name);
+/* A constant term's id: for inline literals *inline_id (an int8 literal)
+ * and NULL returned; else a query "SELECT id …" over the dictionaries with
+ * one row, none when the term is unknown. NULL with e set (0A000) for
+ * values too long to look up. */
+char *sp_sql_term_query(arena_t *a, const sp_term_t *t, char **inline_id, err_t *e);
+/* The SQL expression of a constant term's id; 0 (no term) when unknown. */
+char *sp_sql_term_id(arena_t *a, const sp_term_t *t, err_t *e);
+
 #endif /* CZ_SPARQL_INT_H */

@@ -7,8 +7,9 @@
  * the first runs (a syntax error anywhere runs nothing, as in PostgreSQL)
  * and hands the parsed form to estmt_prepare_parsed. SQL is the default;
  * cursor statements (DECLARE, FETCH, MOVE, CLOSE) have their own reader in
- * en_cursor.c. SPARQL and procedure bodies join here as front ends with
- * their own extent rules (a `;` inside braces does not end them). */
+ * en_cursor.c; SPARQL statements (`SPARQL …`, en_sparql.c) their own
+ * extent rule (a `;` inside braces does not end them). Procedure bodies
+ * join here the same way. */
 #include <string.h>
 
 #include "engine/runner/runner_int.h"
@@ -44,6 +45,8 @@ static const efront_t en_fronts[] = {
 
 const efront_t *en_front_for(const char *text, size_t len)
 {
+  if (en_sparql_front.fe_claims(text, len))
+    return &en_sparql_front;
   size_t n = CZ_ARRAY_LEN(en_fronts);
   for (size_t i = 0; i + 1 < n; i++)
     if (en_fronts[i].fe_claims(text, len))

@@ -31,6 +31,8 @@ typedef struct efront_s {
   int (*fe_prepare)(estmt_t *st, void *parsed, const uint32_t *ptypes, int nparams, err_t *e);
 } efront_t;
 const efront_t *en_front_for(const char *text, size_t len);
+/* en_sparql.c: statements beginning `SPARQL` (or `EXPLAIN … SPARQL`). */
+extern const efront_t en_sparql_front;
 /* en_stmt.c: the SQL front end's fe_prepare (parsed: a sql_stmt_t, NULL
  * for an empty statement). */
 int en_sql_prepare(estmt_t *st, void *parsed, const uint32_t *ptypes, int nparams, err_t *e);

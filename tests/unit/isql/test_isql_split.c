@@ -152,6 +152,8 @@ static void test_split_semicolon_inside_parentheses_does_not_end(void **state)
           "select 1;",
           "create rule r as on insert to t do (insert into a values (1); delete from b)",
           "select 1");
+  expect2("SPARQL SELECT * WHERE { ?s <p> ?o ; <q> ?x }; select 1;",
+          "SPARQL SELECT * WHERE { ?s <p> ?o ; <q> ?x }", "select 1");
   /* A stray ')' does not make the depth negative. */
   expect2("select 1); select 2;", "select 1)", "select 2");
 }

@@ -295,6 +295,20 @@ static void test_updates(void **state)
 
 /* Long chains built by loops in the parser and walked by recursion later
  * are bounded (54001), as is nesting (Bison's stack). */
+/* Where a SPARQL statement ends inside a multi-statement SQL text. */
+static size_t extent_of(const char *t) { return sp_statement_extent(t, strlen(t)); }
+
+static void test_statement_extent(void **state)
+{
+  (void)state;
+  assert_int_equal(extent_of("SELECT * { ?s ?p ?o }; SELECT 1"), 21);
+  assert_int_equal(extent_of("SELECT * { ?s <p> ?o ; <q> ?x } ;x"), 32);
+  assert_int_equal(extent_of("SELECT (GROUP_CONCAT(?x ; SEPARATOR=';') AS ?y) {}; x"), 50);
+  assert_int_equal(extent_of("SELECT * { ?s <http://a;b#c> ?o } # ; comment\n;x"), 46);
+  assert_int_equal(extent_of("SELECT * { ?s ?p \"a;b\" , '''x;\ny''' FILTER(?o < 3) };"), 52);
+  assert_int_equal(extent_of("SELECT * {}"), 11);
+}
+
 static void test_depth_limits(void **state)
 {
   (void)state;
@@ -342,6 +356,7 @@ int main(void)
     cmocka_unit_test(test_aggregates),
     cmocka_unit_test(test_scope),
     cmocka_unit_test(test_updates),
+    cmocka_unit_test(test_statement_extent),
     cmocka_unit_test(test_depth_limits),
   };
   return cmocka_run_group_tests(tests, tp_setup, tp_teardown);

@@ -1,0 +1,129 @@
+/* en_sparql — the SPARQL front end of the statement runner: a statement
+ * beginning with the keyword SPARQL (as in Virtuoso), from any client and
+ * protocol, is a SPARQL query compiled to SQL and run as that SQL.
+ *
+ * Design notes: the front end parses the SPARQL text (sp_parse), compiles
+ * it (sp_compile_sql) and parses the generated SQL with the SQL parser, so
+ * that everything after parsing — binding, planning, the extended
+ * protocol's Describe, portals, EXPLAIN — is the SQL front end's
+ * (en_sql_prepare). `EXPLAIN [ANALYZE] [VERBOSE] SPARQL …` is the EXPLAIN
+ * of the generated SQL; `SPARQL DEFINE sql:text …` returns the generated
+ * SQL as one row instead of running it. Compilation reads no table (term
+ * constants are scalar subqueries over the dictionaries), so a prepared
+ * SPARQL statement stays right as data is loaded. */
+#include <ctype.h>
+#include <string.h>
+
+#include "engine/runner/runner_int.h"
+#include "sparql/sparql.h"
+#include "sql/sql.h"
+
+/* The length of word at t (case-insensitive, then a non-name byte), or 0. */
+static size_t word_at(const char *t, size_t len, const char *word)
+{
+  size_t n = strlen(word);
+  if (len < n || strncasecmp(t, word, n) != 0)
+    return 0;
+  if (len > n && (isalnum((unsigned char)t[n]) || t[n] == '_' || t[n] == ':'))
+    return 0;
+  return n;
+}
+
+static size_t blanks(const char *t, size_t len)
+{
+  size_t i = 0;
+  while (i < len && isspace((unsigned char)t[i]))
+    i++;
+  return i;
+}
+
+/* Where the SPARQL text begins (after the keyword), or 0 when text is no
+ * SPARQL statement; *explain_end: the bytes of an EXPLAIN prefix. */
+static size_t sparql_start(const char *t, size_t len, size_t *explain_end)
+{
+  size_t at = 0, w;
+  *explain_end = 0;
+  if ((w = word_at(t, len, "explain")) > 0) {
+    at = w + blanks(t + w, len - w);
+    static const char *const opts[] = {"analyze", "verbose"};
+    for (size_t i = 0; i < CZ_ARRAY_LEN(opts); i++)
+      if ((w = word_at(t + at, len - at, opts[i])) > 0)
+        at += w + blanks(t + at + w, len - at - w);
+    *explain_end = at;
+  }
+  if ((w = word_at(t + at, len - at, "sparql")) == 0)
+    return 0;
+  return at + w;
+}
+
+static bool sparql_claims(const char *text, size_t len)
+{
+  size_t ex;
+  return sparql_start(text, len, &ex) > 0;
+}
+
+static size_t sparql_extent(const char *text, size_t len)
+{
+  return sp_statement_extent(text, len);
+}
+
+static int chars_in(const char *t, size_t n)
+{
+  int c = 0;
+  for (size_t i = 0; i < n; i++)
+    c += ((unsigned char)t[i] & 0xC0) != 0x80;
+  return c;
+}
+
+static int sparql_parse(arena_t *a, const char *text, size_t len, void **parsed, err_t *e)
+{
+  size_t explain_end, at = sparql_start(text, len, &explain_end);
+  at += blanks(text + at, len - at);
+  bool show_sql = false;
+  size_t w = word_at(text + at, len - at, "define");
+  if (w) {
+    size_t o = at + w + blanks(text + at + w, len - at - w);
+    size_t v = word_at(text + o, len - o, "sql:text");
+    if (!v)
+      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+                     "SPARQL feature DEFINE other than sql:text is not supported yet");
+    show_sql = true;
+    at = o + v;
+  }
+  sp_request_t *rq = sp_parse(a, text + at, len - at, NULL, SP_PARSE_ANY, e);
+  if (!rq) {
+    if (e->er_pos > 0)
+      e->er_pos += chars_in(text, at);
+    return CZ_ERR;
+  }
+  char *sql = sp_compile_sql(a, rq, e);
+  if (!sql)
+    return CZ_ERR;
+  if (show_sql) {
+    size_t n = strlen(sql), q = 0;
+    for (size_t i = 0; i < n; i++)
+      q += sql[i] == '\'';
+    char *lit = arena_alloc(a, n + q + 3), *o = lit;
+    *o++ = '\'';
+    for (size_t i = 0; i < n; i++) {
+      if (sql[i] == '\'')
+        *o++ = '\'';
+      *o++ = sql[i];
+    }
+    *o++ = '\'';
+    *o = '\0';
+    sql = arena_sprintf(a, "SELECT %s AS sql", lit);
+  }
+  if (explain_end)
+    sql = arena_sprintf(a, "%.*s %s", (int)explain_end, text, sql);
+  sql_stmt_list_t *l;
+  if (sql_parse(a, sql, strlen(sql), &l, e) != CZ_OK) {
+    e->er_pos = 0;
+    return err_prefix(e, "the SQL compiled from SPARQL does not parse (a compiler bug)");
+  }
+  *parsed = l->sl_n ? l->sl_stmts[0] : NULL;
+  return CZ_OK;
+}
+
+const efront_t en_sparql_front = {"sparql", sparql_claims, sparql_extent, sparql_parse,
+                                  en_sql_prepare};

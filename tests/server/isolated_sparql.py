@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""SPARQL inside SQL (issue 10, items 3 and 5, first cut): statements
+beginning with SPARQL are compiled to SQL over rdf.rdf_quad and run as an
+ordinary result set, through the simple and the extended protocol.
+
+Loads a small Turtle file with the bulk loader, then runs a set of queries
+(BGPs, joins, FILTER on numbers and terms, BOUND, isIRI/isLiteral,
+OPTIONAL with and without a filter, UNION, MINUS, DISTINCT, ORDER BY,
+LIMIT/OFFSET, ASK, GRAPH, FROM, COUNT with GROUP BY and HAVING,
+subqueries) and compares each answer with rdflib's on the same data
+(values in N-Triples form, as the SPARQL statement returns them). Also:
+an unknown IRI gives no rows, parse errors are 42601 with line and
+column, unsupported features are 0A000, EXPLAIN SPARQL shows a plan,
+DEFINE sql:text returns the SQL; isql-cz sends a SPARQL statement whole.
+
+Usage: isolated_sparql.py --kind cadenza|postgres --binary PATH --dir DIR
+"""
+import os
+import subprocess
+import sys
+
+import psycopg
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+from checks import check  # noqa: E402
+
+TTL = """@prefix ex: <http://example.org/> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+ex:alice a ex:Person ; ex:name "Alice" ; ex:age 42 ; ex:knows ex:bob, ex:carol ; ex:mbox <mailto:a@x> .
+ex:bob a ex:Person ; ex:name "Bob"@en ; ex:age 17 ; ex:knows ex:carol .
+ex:carol a ex:Person ; ex:name "Carol" ; ex:age 30.5 ; ex:height "tall" .
+ex:dave a ex:Robot ; ex:name "Dave" ; ex:age 42 .
+ex:erin a ex:Person .
+"""
+TRIG = """@prefix ex: <http://example.org/> .
+ex:g1 { ex:alice ex:likes ex:tea . ex:bob ex:likes ex:coffee . }
+ex:g2 { ex:carol ex:likes ex:tea . }
+"""
+PFX = "PREFIX ex: <http://example.org/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> "
+
+QUERIES = [
+    ("bgp", "SELECT ?s ?n WHERE { ?s a ex:Person ; ex:name ?n }"),
+    ("join", "SELECT ?a ?c WHERE { ?a ex:knows ?b . ?b ex:knows ?c }"),
+    ("filter number", "SELECT ?s WHERE { ?s ex:age ?a FILTER(?a > 20) }"),
+    ("filter eq number", "SELECT ?s WHERE { ?s ex:age ?a FILTER(?a = 42.0) }"),
+    ("filter le and", "SELECT ?s WHERE { ?s ex:age ?a FILTER(?a <= 30.5 && ?a >= 17) }"),
+    ("filter or not", "SELECT ?s WHERE { ?s ex:age ?a FILTER(!(?a < 20) || ?s = ex:bob) }"),
+    ("filter iri", "SELECT ?o WHERE { ex:alice ?p ?o FILTER(isIRI(?o)) }"),
+    ("filter literal", "SELECT ?o WHERE { ex:alice ?p ?o FILTER(isLiteral(?o)) }"),
+    ("filter in", "SELECT ?s WHERE { ?s ex:knows ?o FILTER(?o IN (ex:bob, ex:nobody)) }"),
+    ("filter string eq", 'SELECT ?s WHERE { ?s ex:name ?n FILTER(?n = "Carol") }'),
+    ("optional", "SELECT ?s ?h WHERE { ?s a ex:Person OPTIONAL { ?s ex:height ?h } }"),
+    ("optional bound", "SELECT ?s WHERE { ?s a ex:Person OPTIONAL { ?s ex:age ?a } FILTER(!BOUND(?a)) }"),
+    ("optional filter", "SELECT ?s ?a WHERE { ?s a ex:Person OPTIONAL { ?s ex:age ?a FILTER(?a > 20) } }"),
+    ("optional chain", "SELECT ?s ?k ?n WHERE { ?s a ex:Person OPTIONAL { ?s ex:knows ?k } OPTIONAL { ?k ex:name ?n } }"),
+    ("union", "SELECT ?x WHERE { { ?x a ex:Robot } UNION { ?x ex:age 17 } }"),
+    ("union unbound", "SELECT ?x ?y WHERE { { ?x a ex:Robot } UNION { ?y ex:age 17 } }"),
+    ("minus", "SELECT ?s WHERE { ?s a ex:Person MINUS { ?s ex:knows ex:carol } }"),
+    ("distinct", "SELECT DISTINCT ?a WHERE { ?s ex:age ?a }"),
+    ("graph var", "SELECT ?g ?s WHERE { GRAPH ?g { ?s ex:likes ex:tea } }"),
+    ("graph const", "SELECT ?s ?o WHERE { GRAPH ex:g1 { ?s ex:likes ?o } }"),
+    ("count group", "SELECT ?s (COUNT(?o) AS ?n) WHERE { ?s ex:knows ?o } GROUP BY ?s"),
+    ("count having", "SELECT ?t (COUNT(*) AS ?n) WHERE { ?s a ?t } GROUP BY ?t HAVING (COUNT(*) > 1)"),
+    ("count all", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"),
+    ("subquery", "SELECT ?s ?n WHERE { ?s ex:name ?n { SELECT ?s WHERE { ?s ex:age 42 } } }"),
+    ("bind var", "SELECT ?s ?m WHERE { ?s ex:mbox ?x BIND(?x AS ?m) }"),
+    ("unknown iri", "SELECT ?s WHERE { ?s ex:nosuch ?o }"),
+    ("unknown iri in filter", "SELECT ?s WHERE { ?s a ex:Person FILTER(?s != ex:nosuch) }"),
+    ("unknown literal", 'SELECT ?s WHERE { ?s ex:name "Nobody" }'),
+    ("language literal", 'SELECT ?s WHERE { ?s ex:name "Bob"@en }'),
+    ("repeated constant", "SELECT ?a ?b WHERE { ?a ex:knows ?b . ?b ex:knows ?c . ?c a ex:Person }"),
+]
+ORDERED = [
+    ("order limit", "SELECT ?s ?a WHERE { ?s ex:age ?a } ORDER BY DESC(?a) ?s LIMIT 3"),
+    ("order offset", "SELECT ?s WHERE { ?s a ex:Person } ORDER BY ?s LIMIT 2 OFFSET 1"),
+    ("distinct order", "SELECT DISTINCT ?a WHERE { ?s ex:age ?a } ORDER BY ?a"),
+]
+
+
+def term_nt(t):
+    return None if t is None else t.n3()
+
+
+def rdflib_rows(graph, q):
+    res = graph.query(PFX + q)
+    return [tuple(term_nt(v) for v in row) for row in res]
+
+
+def main():
+    args = checks.isolated_args()
+    if args.kind != "cadenza":
+        return checks.skip("SPARQL is Cadenza's own")
+    try:
+        import rdflib
+    except ImportError:
+        return checks.skip("rdflib is not installed (scripts/install-deps.sh)")
+    srv = checks.isolated_server(args, "sparql", buffers=4000)
+    data = os.path.join(srv.folder, "rdfdata")
+    srv.extra_ini = {"Parameters": {"DirsAllowed": data}}
+    os.makedirs(data)
+    with open(os.path.join(data, "a.ttl"), "w") as f:
+        f.write(TTL)
+    with open(os.path.join(data, "b.trig"), "w") as f:
+        f.write(TRIG)
+    ds = rdflib.Dataset(default_union=True)
+    ds.parse(data=TTL, format="turtle")
+    ds.parse(data=TRIG, format="trig")
+    srv.start()
+    try:
+        with psycopg.connect(srv.dsn(), autocommit=True) as c:
+            c.execute("SELECT ld_dir(%s, '*')", (data,))
+            c.execute("SELECT rdf_loader_run()")
+            for name, q in QUERIES + ORDERED:
+                want = rdflib_rows(ds, q)
+                try:
+                    cur = c.execute("SPARQL " + PFX + q)
+                    got = [tuple(r) for r in cur.fetchall()]
+                    cols = [d.name for d in cur.description]
+                except psycopg.Error as ex:
+                    check("%s: runs" % name, False, str(ex))
+                    continue
+                if (name, q) in ORDERED:
+                    check("%s: same rows in the same order as rdflib" % name, got == want,
+                          "got %r want %r" % (got, want))
+                else:
+                    check("%s: same rows as rdflib" % name, sorted(got, key=repr) == sorted(want, key=repr),
+                          "got %r want %r" % (sorted(got, key=repr), sorted(want, key=repr)))
+                if name == "bgp":
+                    check("columns are named after the variables", cols == ["s", "n"], repr(cols))
+            # extended protocol (parameters force it)
+            got = c.execute("SPARQL " + PFX + "SELECT ?n WHERE { ex:alice ex:name ?n }",
+                            prepare=True).fetchall()
+            check("extended protocol", got == [('"Alice"',)], repr(got))
+            got = c.execute("SPARQL " + PFX + "ASK { ex:alice ex:knows ex:bob }").fetchall()
+            check("ASK true", got == [(True,)], repr(got))
+            got = c.execute("SPARQL " + PFX + "ASK { ex:bob ex:knows ex:alice }").fetchall()
+            check("ASK false", got == [(False,)], repr(got))
+            got = c.execute("SPARQL " + PFX + "SELECT ?s FROM ex:g2 WHERE { ?s ex:likes ?o }").fetchall()
+            check("FROM restricts the default graph", got == [("<http://example.org/carol>",)], repr(got))
+            got = c.execute("SPARQL " + PFX + "SELECT ?s FROM ex:nograph WHERE { ?s ?p ?o }").fetchall()
+            check("FROM an unknown graph: no rows", got == [], repr(got))
+            plan = "\n".join(r[0] for r in c.execute(
+                "EXPLAIN SPARQL " + PFX + "SELECT ?s WHERE { ?s ex:knows ?o . ?o ex:age ?a }").fetchall())
+            check("EXPLAIN SPARQL shows a plan over rdf_quad", "rdf_quad" in plan, plan)
+            sql = c.execute("SPARQL DEFINE sql:text " + PFX + "SELECT ?s WHERE { ?s a ex:Robot }").fetchall()
+            check("DEFINE sql:text returns the SQL", len(sql) == 1 and "rdf.rdf_quad" in sql[0][0], repr(sql))
+            cur = c.execute("SPARQL SELECT ?s WHERE { ?s ?p ?o ; ?q ?r } LIMIT 3; SELECT 1")
+            first = cur.fetchall()
+            cur.nextset()
+            got = cur.fetchall()
+            check("a SPARQL statement ends at ; in a multi-statement text",
+                  len(first) == 3 and got == [(1,)], "%r %r" % (first, got))
+            for name, q, state, text in [
+                ("syntax", "SELECT ?s WHERE {\n ?s ?p }", "42601", "line 2"),
+                ("unsupported path", PFX + "SELECT ?s WHERE { ?s ex:knows+ ?o }", "0A000",
+                 "SPARQL feature property paths is not supported yet"),
+                ("unsupported regex", PFX + 'SELECT ?s WHERE { ?s ex:name ?n FILTER regex(?n, "A") }', "0A000",
+                 "is not supported yet"),
+                ("unsupported update", PFX + "INSERT DATA { ex:a ex:b ex:c }", "0A000", "SPARQL Update"),
+            ]:
+                try:
+                    c.execute("SPARQL " + q)
+                    check("%s: an error" % name, False, "no error")
+                except psycopg.Error as ex:
+                    check("%s: %s" % (name, state), ex.sqlstate == state and text in str(ex),
+                          "%s %s" % (ex.sqlstate, ex))
+            check("the server still answers", c.execute("SELECT 1").fetchone() == (1,))
+        isql = os.path.join(os.path.dirname(os.path.abspath(args.binary)), "..", "isql", "isql-cz")
+        if os.path.exists(isql):
+            script = ("SPARQL " + PFX + "SELECT ?n WHERE {\n  ex:alice ex:knows ?k ;\n    ex:name ?n }\n;\n"
+                      "SELECT 'after' AS x;\n")
+            r = subprocess.run([isql, "-w", "-q", "-b", "-f", "-"], input=script, capture_output=True,
+                               text=True, timeout=60, env=dict(os.environ, **srv.env()))
+            check("isql-cz runs a SPARQL statement with ';' inside its braces",
+                  r.returncode == 0 and '"Alice"' in r.stdout and "after" in r.stdout,
+                  "rc %d out %r err %r" % (r.returncode, r.stdout, r.stderr))
+    finally:
+        srv.stop()
+    return checks.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
