@@ -103,10 +103,16 @@ typedef struct btc_pos_s {
   bool sp_first;            /* no entry before this one */
 } btc_pos_t;
 /* Finds the segment of key (NULL: the first) and, while its leaf is still
- * latched (C3), loads the runs of columns want[0..nwant) (NULL: all) into
- * runs[] (NULL where not wanted or absent). */
+ * latched (C3), reads the next entry's key and loads the runs of columns
+ * want[0..nwant) (NULL: all) into runs[] (NULL where not wanted or
+ * absent). hold (may be NULL): the leaf stays pinned and shared-latched
+ * in *hold (NULL when nothing was found), so that the caller checks its
+ * rows' visibility under the latch they were read with (txn's rule L3:
+ * the undo that swaps the segment waits for it); the caller lets go with
+ * bp_unfix before it descends again (latch order). */
 int btc_locate(bt_tree_t *t, const void *key, size_t klen, arena_t *a, btc_pos_t *pos,
-               btc_desc_t *d, const bool *want, uint8_t **runs, uint64_t *pages, err_t *e);
+               btc_desc_t *d, const bool *want, uint8_t **runs, uint64_t *pages, buf_t **hold,
+               err_t *e);
 
 /* A segment decoded whole (lookups, generic cursors): its position and
  * one vector per column (column 0 the keys). */
@@ -115,8 +121,10 @@ typedef struct look_seg_s {
   btc_desc_t ls_desc;
   vec_t ls_vec[BTC_MAX_COLS];
 } look_seg_t;
-/* Locates the segment of key (NULL: the first) and decodes it into s. */
-int btc_seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, err_t *e);
+/* Locates the segment of key (NULL: the first) and decodes it into s;
+ * hold as btc_locate's. */
+int btc_seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, buf_t **hold,
+                 err_t *e);
 /* Row r of s as a column row, allocated in a. */
 int btc_seg_row(const look_seg_t *s, int r, arena_t *a, uint8_t **row, size_t *len, err_t *e);
 
@@ -124,6 +132,8 @@ int btc_seg_row(const look_seg_t *s, int r, arena_t *a, uint8_t **row, size_t *l
 typedef struct btc_cur_s btc_cur_t;
 int btc_cur_open(bt_tree_t *t, btc_cur_t **out, err_t *e);
 void btc_cur_close(btc_cur_t *c);
+/* Lets the held leaf go (bt_cursor_release). */
+void btc_cur_release(btc_cur_t *c);
 int btc_cur_seek(btc_cur_t *c, const void *key, size_t klen, bt_dir_t dir, err_t *e);
 int btc_cur_next(btc_cur_t *c, const void **key, size_t *klen, const void **val, size_t *vlen, err_t *e);
 

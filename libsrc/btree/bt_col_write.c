@@ -66,7 +66,7 @@ static int seg_open(bt_tree_t *t, const void *key, size_t klen, arena_t *a, btc_
                     btc_rows_t *rs, err_t *e)
 {
   btc_rows_init(rs);
-  if (btc_locate(t, key, klen, a, pos, d, NULL, NULL, NULL, e) != CZ_OK)
+  if (btc_locate(t, key, klen, a, pos, d, NULL, NULL, NULL, NULL, e) != CZ_OK)
     return CZ_ERR;
   if (!pos->sp_found)
     return CZ_OK;
