@@ -34,6 +34,7 @@ struct btc_cur_s {
   bool cc_reload;         /* released inside a segment: find it again by cc_rkey */
   uint32_t cc_klen;       /* next segment's key (the next entry's) */
   uint8_t cc_key[BT_MAX_KEY + 1];
+  uint8_t cc_okey[BT_MAX_KEY];/* non-unique tree: the key of the pair handed out */
   uint32_t cc_rklen;      /* after a release: resume after this key */
   uint8_t cc_rkey[BT_MAX_KEY + 1];
 };
@@ -134,6 +135,11 @@ int btc_cur_seek(btc_cur_t *c, const void *key, size_t klen, bt_dir_t dir, err_t
   if (klen > BT_MAX_KEY + 1)
     klen = BT_MAX_KEY + 1;
   c->cc_active = true;
+  uint8_t b[BT_MAX_KEY + 2];
+  if (key && !c->cc_tree->t_unique) { /* the first pair of key (bt_col_pair.c) */
+    klen = btc_pair_bound(key, klen, b);
+    key = b;
+  }
   return cur_load(c, key, klen, false, e);
 }
 
@@ -162,6 +168,15 @@ int btc_cur_next(btc_cur_t *c, const void **key, size_t *klen, const void **val,
     return CZ_ERR;
   *key = s->ls_vec[0].v_str[r].s_ptr;
   *klen = s->ls_vec[0].v_str[r].s_len;
+  if (!c->cc_tree->t_unique) { /* the pair's key (bt_col_pair.c) */
+    const uint8_t *pv;
+    uint32_t kl, pvl;
+    if (btc_pair_split(*key, *klen, c->cc_okey, &kl, &pv, &pvl) != CZ_OK)
+      return err_set(e, SQLSTATE_DATA_CORRUPTED, "column tree %u: a row's key is not a (key, value) pair",
+                     (unsigned)c->cc_tree->t_root);
+    *key = c->cc_okey;
+    *klen = kl;
+  }
   *val = row;
   *vlen = len;
   return CZ_OK;

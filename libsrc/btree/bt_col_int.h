@@ -74,12 +74,23 @@ int btc_rows_reserve(btc_rows_t *rs, arena_t *a, int n, err_t *e);
 /* The vector type used for a physical kind (the codecs key on the kind). */
 ty_t btc_kind_type(ty_phys_t k);
 
+/* bt_col_pair.c: non-unique trees' (key, value) pairs as unique keys */
+/* The pair's bytes into out (BT_MAX_KEY bytes); 54000 when longer. */
+int btc_pair_make(const void *key, size_t klen, const void *val, size_t vlen, uint8_t *out, uint32_t *len,
+                  err_t *e);
+/* The lowest pair of key (no value) into out (BT_MAX_KEY + 2 bytes); its length. */
+uint32_t btc_pair_bound(const void *key, size_t klen, uint8_t *out);
+/* The key (into key, BT_MAX_KEY bytes) and value (pointing into pair) of
+ * a pair; CZ_ERR when the bytes are not one. */
+int btc_pair_split(const uint8_t *pair, size_t len, uint8_t *key, uint32_t *klen, const uint8_t **val,
+                   uint32_t *vlen);
+
 /* bt_col_write.c */
 int btc_insert(bt_tree_t *t, const void *key, size_t klen, const void *val, size_t vlen, err_t *e);
 int btc_update(bt_tree_t *t, const void *key, size_t klen, const void *val, size_t vlen, void *old_val,
                size_t old_cap, size_t *old_len, err_t *e);
-int btc_delete(bt_tree_t *t, const void *key, size_t klen, void *old_val, size_t old_cap,
-               size_t *old_len, err_t *e);
+int btc_delete(bt_tree_t *t, const void *key, size_t klen, const void *val, size_t vlen, void *old_val,
+               size_t old_cap, size_t *old_len, err_t *e);
 int btc_insert_batch(bt_tree_t *t, const bt_row_t *rows, int n, int *n_done, err_t *e);
 int btc_drop_runs(bt_tree_t *t, err_t *e);
 

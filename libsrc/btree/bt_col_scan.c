@@ -256,20 +256,91 @@ int btc_seg_row(const look_seg_t *s, int r, arena_t *a, uint8_t **row, size_t *l
   return bt_crow_build(kinds, v, m, *row, sz, len, e);
 }
 
+/* First row of the segment at or above key. */
+static int look_lower(const look_seg_t *s, const void *key, size_t klen)
+{
+  const str_t *ks = s->ls_vec[0].v_str;
+  int lo = 0, hi = (int)s->ls_desc.sd_rows;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (bt_keycmp((const uint8_t *)ks[mid].s_ptr, ks[mid].s_len, key, klen) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* (Re)loads *s with the segment of key (held: keep its leaf latched, the
+ * previous one let go first). */
+static int look_load(bt_tree_t *t, arena_t *a, look_seg_t **s, buf_t **held, const void *key, size_t klen,
+                     err_t *e)
+{
+  if (held && *held) {
+    bp_unfix(t->t_bp, *held);
+    *held = NULL;
+  }
+  arena_reset(a);
+  if (!(*s = arena_try_zalloc(a, sizeof **s)))
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: lookup");
+  return btc_seg_load(t, key, klen, a, *s, held, e);
+}
+
+/* The row of key: in a unique tree the row with that key, in a non-unique
+ * one its first pair (which may lie in a later segment when the pairs of
+ * key start at a segment's end). *s is reused when it covers the key. */
+static int look_key(bt_tree_t *t, arena_t *a, look_seg_t **s, buf_t **held, const void *key, size_t klen,
+                    int *row, err_t *e)
+{
+  *row = -1;
+  if (t->t_unique) {
+    if (!look_covers(*s, key, klen) && look_load(t, a, s, held, key, klen, e) != CZ_OK)
+      return CZ_ERR;
+    if ((*s)->ls_pos.sp_found)
+      *row = look_find(*s, key, klen);
+    return CZ_OK;
+  }
+  uint8_t b[BT_MAX_KEY + 2];
+  uint32_t blen = btc_pair_bound(key, klen, b);
+  if (!look_covers(*s, b, blen) && look_load(t, a, s, held, b, blen, e) != CZ_OK)
+    return CZ_ERR;
+  for (;;) {
+    const btc_pos_t *p = &(*s)->ls_pos;
+    if (!p->sp_found)
+      return CZ_OK;
+    int r = look_lower(*s, b, blen);
+    const str_t *ks = (*s)->ls_vec[0].v_str;
+    if (r < (int)(*s)->ls_desc.sd_rows &&
+        (!p->sp_has_next || bt_keycmp((const uint8_t *)ks[r].s_ptr, ks[r].s_len, p->sp_next, p->sp_nlen) < 0)) {
+      if (ks[r].s_len >= blen && memcmp(ks[r].s_ptr, b, blen) == 0)
+        *row = r;
+      return CZ_OK;
+    }
+    /* Past this segment's rows: the next segment starts with a pair of
+     * key, or no pair of key exists. */
+    if (!p->sp_has_next || p->sp_nlen < blen || memcmp(p->sp_next, b, blen) != 0)
+      return CZ_OK;
+    uint8_t next[BT_MAX_KEY];
+    uint32_t nlen = p->sp_nlen;
+    memcpy(next, p->sp_next, nlen);
+    if (look_load(t, a, s, held, next, nlen, e) != CZ_OK)
+      return CZ_ERR;
+  }
+}
+
 int btc_lookup(bt_tree_t *t, const void *key, size_t klen, void *val, size_t cap, size_t *vlen, err_t *e)
 {
   arena_t *a = arena_create(NULL, "btc_lookup");
   if (!a)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: lookup arena");
   look_seg_t *s = arena_try_zalloc(a, sizeof *s);
-  int rc = CZ_ERR;
+  int rc = CZ_ERR, r;
   if (!s) {
     err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: lookup");
     goto out;
   }
-  if (btc_seg_load(t, key, klen, a, s, NULL, e) != CZ_OK)
+  if (look_key(t, a, &s, NULL, key, klen, &r, e) != CZ_OK)
     goto out;
-  int r = s->ls_pos.sp_found ? look_find(s, key, klen) : -1;
   if (r < 0) {
     rc = BT_NOT_FOUND;
     goto out;
@@ -310,21 +381,9 @@ int btc_lookup_batch(bt_tree_t *t, const bt_key_t *keys, int n, bt_lookup_cb_t c
       err_set(e, SQLSTATE_INTERNAL, "bt_lookup_batch: keys not sorted at %d", i);
       goto out;
     }
-    if (!look_covers(s, k, kl)) {
-      if (held) {
-        bp_unfix(t->t_bp, held);
-        held = NULL;
-      }
-      arena_reset(a);
-      s = arena_try_zalloc(a, sizeof *s);
-      if (!s) {
-        err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: batch lookup");
-        goto out;
-      }
-      if (btc_seg_load(t, k, kl, a, s, &held, e) != CZ_OK)
-        goto out;
-    }
-    int r = s->ls_pos.sp_found ? look_find(s, k, kl) : -1;
+    int r;
+    if (look_key(t, a, &s, &held, k, kl, &r, e) != CZ_OK)
+      goto out;
     if (r < 0) {
       cb(ctx, i, false, NULL, 0);
       continue;
@@ -391,12 +450,29 @@ int bt_col_scan_open(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi
     return err_set(e, SQLSTATE_INTERNAL, "bt_col_scan_open: tree %u is not a column tree", (unsigned)t->t_root);
   if (ncols < 0 || npreds < 0 || lo_len > BT_MAX_KEY || hi_len > BT_MAX_KEY)
     return err_set(e, SQLSTATE_INTERNAL, "bt_col_scan_open: bad arguments");
+  uint8_t lob[BT_MAX_KEY + 2], hib[BT_MAX_KEY + 2];
+  if (!t->t_unique) {
+    /* Rows are (key, value) pairs (bt_col_pair.c): the bounds are the
+     * lowest pairs of lo and hi; column 0 is handed out as keys. */
+    for (int i = 0; i < npreds; i++)
+      if (preds[i].cp_col == 0)
+        return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+                       "column scan: predicates on the keys of a non-unique column tree are not built yet");
+    if (lo) {
+      lo_len = btc_pair_bound(lo, lo_len, lob);
+      lo = lob;
+    }
+    if (hi) {
+      hi_len = btc_pair_bound(hi, hi_len, hib);
+      hi = hib;
+    }
+  }
   arena_t *a = arena_create(NULL, "btc_scan");
   if (!a)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column scan");
   bt_col_scan_t *s = calloc(1, sizeof *s);
   uint8_t *mem = malloc((size_t)lo_len + hi_len + sizeof(int) * (size_t)(ncols + 1) +
-                        sizeof(bt_col_pred_t) * (size_t)(npreds + 1) + 2 * BT_MAX_KEY + 16);
+                        sizeof(bt_col_pred_t) * (size_t)(npreds + 1) + 2 * BT_MAX_KEY + 32);
   if (!s || !mem) {
     free(s);
     free(mem);
@@ -513,6 +589,22 @@ static int seg_key_range(bt_col_scan_t *s, const uint8_t *low, uint32_t low_len,
   return CZ_OK;
 }
 
+/* A non-unique tree's row key (a pair) as its key, rebuilt in a. */
+static int pair_key(const bt_tree_t *t, str_t *k, arena_t *a, err_t *e)
+{
+  uint8_t *kb = arena_try_alloc(a, k->s_len ? k->s_len : 1);
+  const uint8_t *pv;
+  uint32_t kl, pvl;
+  if (!kb)
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column scan: keys");
+  if (btc_pair_split((const uint8_t *)k->s_ptr, k->s_len, kb, &kl, &pv, &pvl) != CZ_OK)
+    return err_set(e, SQLSTATE_DATA_CORRUPTED, "column tree %u: a row's key is not a (key, value) pair",
+                   (unsigned)t->t_root);
+  k->s_ptr = (const char *)kb;
+  k->s_len = kl;
+  return CZ_OK;
+}
+
 /* Under the segment's leaf latch: asks the visibility callback about rows
  * [r0, r1) (keys decoded), marking skipped rows in *skip and collecting
  * replacements in cs_repl. */
@@ -523,7 +615,10 @@ static int seg_vis(bt_col_scan_t *s, const vec_t *keys, uint32_t r0, uint32_t r1
   for (uint32_t r = r0; r < r1; r++) {
     const void *val = NULL;
     size_t vl = 0;
-    const str_t *k = &keys->v_str[r];
+    str_t kk = keys->v_str[r];
+    const str_t *k = &kk;
+    if (!t->t_unique && pair_key(t, &kk, s->cs_arena, e) != CZ_OK)
+      return CZ_ERR;
     bt_vis_t v = s->cs_vis.cv_row(s->cs_vis.cv_ctx, k->s_ptr, k->s_len, s->cs_arena, &val, &vl);
     if (v == BT_VIS_KEEP)
       continue;
@@ -741,6 +836,9 @@ int bt_col_scan_next(bt_col_scan_t *s, vec_t *out, int max, int *n, err_t *e)
       return err_set(e, SQLSTATE_DATATYPE_MISMATCH, "column scan: output %d is not of column %d's kind", i, c);
     if (ce_decode_sel(s->cs_runs[c], d->sd_ref[c].cr_len, sel, k, &out[i], 0, s->cs_arena, e) != CZ_OK)
       return CZ_ERR;
+    for (uint32_t r = 0; c == 0 && !s->cs_tree->t_unique && r < k; r++)
+      if (pair_key(s->cs_tree, &out[i].v_str[r], s->cs_arena, e) != CZ_OK)
+        return CZ_ERR;
     /* Replaced rows: the version the reader sees over the stored one. */
     for (uint32_t r = 0; s->cs_nrepl && r < k; r++)
       if (s->cs_repl_of[sel[r]])

@@ -45,7 +45,8 @@
 #define BT_UNIQUE 0x1
 /* Column layout (README "Column leaves"): leaf rows are segments of up to
  * BTC_SEG_ROWS index rows with one compressed run per column; values are
- * column rows (bt_crow_*). Unique trees only for now. */
+ * column rows (bt_crow_*). Non-unique column trees order (key, value)
+ * pairs as row trees do; a pair is limited to BT_MAX_KEY bytes. */
 #define BT_COLUMN 0x2
 
 /* Return values besides CZ_OK and CZ_ERR. */

@@ -655,9 +655,6 @@ static void test_batch_duplicate_and_limits(void **state)
   }
   check_ok(t, m.bm_count);
   verify_scan(t, &m, M_RANDOM);
-  pg_no_t root;
-  assert_int_equal(bt_create(env.be_bp, BT_COLUMN, &root, &e), CZ_ERR);
-  assert_string_equal(e.er_sqlstate, "0A000");
   bt_close(t);
   bt_model_free(&m);
   bt_env_close(&env);
@@ -781,6 +778,218 @@ static void test_readers_beside_writer(void **state)
   bt_env_close(&env);
 }
 
+/* ---- non-unique column trees (bt_col_pair.c) ------------------------------ */
+
+/* Pair i: key "group" i / 2500 as 4 bytes (zero bytes exercise the
+ * escapes; a group's pairs span segments), value a column row whose bytes
+ * order differently from i. */
+#define NU_N 12000
+typedef struct nu_pair_s {
+  uint8_t np_k[4];
+  uint8_t np_v[64];
+  size_t np_vl;
+  bool np_in;
+} nu_pair_t;
+
+static int nu_cmp(const void *x, const void *y)
+{
+  const nu_pair_t *a = x, *b = y;
+  int c = memcmp(a->np_k, b->np_k, 4);
+  if (c)
+    return c;
+  size_t m = a->np_vl < b->np_vl ? a->np_vl : b->np_vl;
+  c = memcmp(a->np_v, b->np_v, m);
+  return c ? c : (a->np_vl > b->np_vl) - (a->np_vl < b->np_vl);
+}
+
+static nu_pair_t *nu_pairs(void)
+{
+  nu_pair_t *p = calloc(NU_N, sizeof *p);
+  static const ty_phys_t k2[2] = {TP_I64, TP_STR};
+  for (uint32_t i = 0; i < NU_N; i++) {
+    tkey(i / 2500, p[i].np_k);
+    datum_t d[2];
+    char sb[32];
+    memset(d, 0, sizeof d);
+    d[0].d_i64 = (int64_t)(mix(i) % 1000);
+    d[1].d_str.s_ptr = sb;
+    d[1].d_str.s_len = (uint32_t)snprintf(sb, sizeof sb, "v%u", i);
+    err_t e;
+    assert_int_equal(bt_crow_build(k2, d, 2, p[i].np_v, sizeof p[i].np_v, &p[i].np_vl, &e), CZ_OK);
+  }
+  qsort(p, NU_N, sizeof *p, nu_cmp);
+  return p;
+}
+
+typedef struct nu_look_s {
+  int nl_found[6];
+  uint8_t nl_v[6][64];
+  size_t nl_vl[6];
+} nu_look_t;
+
+static void nu_look_cb(void *ctx, int i, bool found, const void *val, size_t len)
+{
+  nu_look_t *l = ctx;
+  l->nl_found[i] = found;
+  if (found && len <= sizeof l->nl_v[i]) {
+    memcpy(l->nl_v[i], val, len);
+    l->nl_vl[i] = len;
+  }
+}
+
+static void nu_verify(bt_tree_t *t, const nu_pair_t *p)
+{
+  err_t e;
+  uint64_t n = 0;
+  for (int i = 0; i < NU_N; i++)
+    n += p[i].np_in;
+  check_ok(t, n);
+  /* the cursor: every pair in (key, value) order, from the start and from a key */
+  bt_cursor_t *c;
+  assert_int_equal(bt_cursor_open(t, &c, &e), CZ_OK);
+  for (int pass = 0; pass < 2; pass++) {
+    uint8_t sk[4];
+    tkey(2, sk);
+    assert_int_equal(bt_seek(c, pass ? sk : NULL, pass ? 4 : 0, BT_FORWARD, &e), CZ_OK);
+    int i = 0;
+    while (i < NU_N && (!p[i].np_in || (pass && memcmp(p[i].np_k, sk, 4) < 0)))
+      i++;
+    const void *k, *v;
+    size_t kl, vl;
+    int rc;
+    while ((rc = bt_next(c, &k, &kl, &v, &vl, &e)) == CZ_OK) {
+      assert_true(i < NU_N);
+      assert_int_equal(kl, 4);
+      assert_memory_equal(k, p[i].np_k, 4);
+      assert_int_equal(vl, p[i].np_vl);
+      assert_memory_equal(v, p[i].np_v, vl);
+      for (i++; i < NU_N && !p[i].np_in; i++)
+        ;
+    }
+    assert_int_equal(rc, BT_END);
+    assert_int_equal(i, NU_N);
+  }
+  bt_cursor_close(c);
+  /* lookups: the first pair of each key, by one and by batch */
+  bt_key_t keys[6];
+  uint8_t kb[6][4];
+  for (uint32_t g = 0; g < 6; g++) {
+    tkey(g, kb[g]);
+    keys[g] = (bt_key_t){kb[g], 4};
+  }
+  nu_look_t look;
+  memset(&look, 0, sizeof look);
+  assert_int_equal(bt_lookup_batch(t, keys, 6, nu_look_cb, &look, &e), CZ_OK);
+  for (uint32_t g = 0; g < 6; g++) {
+    tkey(g, kb[g]);
+    keys[g] = (bt_key_t){kb[g], 4};
+    int first = -1;
+    for (int i = 0; i < NU_N && first < 0; i++)
+      if (p[i].np_in && memcmp(p[i].np_k, kb[g], 4) == 0)
+        first = i;
+    uint8_t val[128];
+    size_t vl;
+    int rc = bt_lookup(t, kb[g], 4, val, sizeof val, &vl, &e);
+    if (first < 0) {
+      assert_int_equal(rc, BT_NOT_FOUND);
+      assert_false(look.nl_found[g]);
+    } else {
+      assert_int_equal(rc, CZ_OK);
+      assert_int_equal(vl, p[first].np_vl);
+      assert_memory_equal(val, p[first].np_v, vl);
+      assert_true(look.nl_found[g]);
+      assert_int_equal(look.nl_vl[g], vl);
+      assert_memory_equal(look.nl_v[g], val, vl);
+    }
+  }
+  /* a column scan of keys [1, 3) with the keys handed out as keys */
+  arena_t *a = arena_create(NULL, "nu");
+  int cols[2] = {0, 1};
+  vec_t out[2];
+  assert_int_equal(vec_init(&out[0], a, ty_plain(TY_BYTEA), 500, &e), CZ_OK);
+  assert_int_equal(vec_init(&out[1], a, ty_plain(TY_INT8), 500, &e), CZ_OK);
+  bt_col_scan_t *sc;
+  assert_int_equal(bt_col_scan_open(t, kb[1], 4, kb[3], 4, cols, 2, NULL, 0, &sc, &e), CZ_OK);
+  int i = 0, got, rc;
+  while ((rc = bt_col_scan_next(sc, out, 500, &got, &e)) == CZ_OK) {
+    for (int r = 0; r < got; r++) {
+      while (i < NU_N && (!p[i].np_in || memcmp(p[i].np_k, kb[1], 4) < 0))
+        i++;
+      assert_true(i < NU_N && memcmp(p[i].np_k, kb[3], 4) < 0);
+      assert_int_equal(out[0].v_str[r].s_len, 4);
+      assert_memory_equal(out[0].v_str[r].s_ptr, p[i].np_k, 4);
+      i++;
+    }
+  }
+  assert_int_equal(rc, BT_END);
+  while (i < NU_N && (!p[i].np_in || memcmp(p[i].np_k, kb[1], 4) < 0))
+    i++;
+  assert_true(i == NU_N || memcmp(p[i].np_k, kb[3], 4) >= 0);
+  bt_col_scan_close(sc);
+  /* cuts for parallel scans are keys, ascending */
+  bt_key_t *cuts;
+  int ncuts;
+  assert_int_equal(bt_divide(t, NULL, 0, NULL, 0, 4, a, &cuts, &ncuts, &e), CZ_OK);
+  for (int j = 1; j < ncuts; j++)
+    assert_true(memcmp(cuts[j - 1].k_data, cuts[j].k_data, 4) < 0 || cuts[j - 1].k_len < cuts[j].k_len);
+  arena_destroy(a);
+}
+
+static void test_non_unique(void **state)
+{
+  (void)state;
+  bt_env_t env;
+  bt_env_open(&env, "col_nonunique.db", 256, true);
+  err_t e;
+  pg_no_t root;
+  bt_tree_t *t;
+  assert_int_equal(bt_create(env.be_bp, BT_COLUMN, &root, &e), CZ_OK);
+  assert_int_equal(bt_open(env.be_bp, root, &t, &e), CZ_OK);
+  nu_pair_t *p = nu_pairs();
+  /* even pairs by one sorted batch, odd ones one by one */
+  bt_row_t *rows = calloc(NU_N, sizeof *rows);
+  int n = 0;
+  for (int i = 0; i < NU_N; i += 2) {
+    rows[n++] = (bt_row_t){p[i].np_k, 4, p[i].np_v, (uint32_t)p[i].np_vl};
+    p[i].np_in = true;
+  }
+  assert_int_equal(bt_insert_batch(t, rows, n, NULL, &e), CZ_OK);
+  nu_verify(t, p);
+  for (int i = 1; i < NU_N; i += 2) {
+    if (bt_insert(t, p[i].np_k, 4, p[i].np_v, p[i].np_vl, &e) != CZ_OK)
+      fail_msg("insert %d: %s %s", i, e.er_sqlstate, e.er_msg);
+    p[i].np_in = true;
+  }
+  nu_verify(t, p);
+  /* the same pair twice is 23505; bt_update is for unique trees */
+  assert_int_equal(bt_insert(t, p[7].np_k, 4, p[7].np_v, p[7].np_vl, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "23505");
+  assert_int_equal(bt_update(t, p[7].np_k, 4, p[7].np_v, p[7].np_vl, NULL, 0, NULL, &e), CZ_ERR);
+  /* deletes name the pair: drop every pair of group 1 and most of the rest
+   * (segments merge and empty) */
+  for (int i = 0; i < NU_N; i++) {
+    bool drop = memcmp(p[i].np_k, "\0\0\0\1", 4) == 0 || i % 3 != 0;
+    if (!drop)
+      continue;
+    assert_int_equal(bt_delete(t, p[i].np_k, 4, p[i].np_v, p[i].np_vl, NULL, 0, NULL, &e), CZ_OK);
+    p[i].np_in = false;
+  }
+  assert_int_equal(bt_delete(t, p[1].np_k, 4, p[1].np_v, p[1].np_vl, NULL, 0, NULL, &e), BT_NOT_FOUND);
+  nu_verify(t, p);
+  /* a predicate on the pairs' keys is not built */
+  bt_col_scan_t *sc;
+  bt_col_pred_t pr;
+  memset(&pr, 0, sizeof pr);
+  pr.cp_col = 0;
+  pr.cp_pred.p_op = CE_IS_NULL;
+  assert_int_equal(bt_col_scan_open(t, NULL, 0, NULL, 0, NULL, 0, &pr, 1, &sc, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "0A000");
+  free(rows);
+  free(p);
+  assert_int_equal(bt_drop(t, &e), CZ_OK);
+  bt_env_close(&env);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -792,6 +1001,7 @@ int main(void)
       cmocka_unit_test(test_larger_than_pool_and_reopen),
       cmocka_unit_test(test_batch_duplicate_and_limits),
       cmocka_unit_test(test_readers_beside_writer),
+      cmocka_unit_test(test_non_unique),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
