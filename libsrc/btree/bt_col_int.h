@@ -148,6 +148,12 @@ void btc_cur_release(btc_cur_t *c);
 int btc_cur_seek(btc_cur_t *c, const void *key, size_t klen, bt_dir_t dir, err_t *e);
 int btc_cur_next(btc_cur_t *c, const void **key, size_t *klen, const void **val, size_t *vlen, err_t *e);
 
+/* bt_col_stats.c: bt_estimate and bt_sample on column trees */
+int btc_estimate(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len, double *out,
+                 err_t *e);
+int btc_sample(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len, int n,
+               uint64_t seed, bt_sample_cb_t cb, void *ctx, err_t *e);
+
 /* bt_col_check.c */
 int btc_check(bt_tree_t *t, bt_check_t *out, err_t *e);
 

@@ -990,6 +990,67 @@ static void test_non_unique(void **state)
   bt_env_close(&env);
 }
 
+/* ---- bt_estimate and bt_sample on column trees (bt_col_stats.c) ----------- */
+
+typedef struct smp_s {
+  uint32_t sm_lo, sm_hi;
+  int sm_n, sm_bad;
+} smp_t;
+
+static void smp_cb(void *ctx, const void *key, size_t klen, const void *val, size_t vlen)
+{
+  smp_t *s = ctx;
+  const uint8_t *k = key;
+  uint32_t id = klen == 4 ? ((uint32_t)k[0] << 24 | (uint32_t)k[1] << 16 | (uint32_t)k[2] << 8 | k[3]) : 0;
+  uint8_t want[256];
+  size_t wl = make_row(id, 0, M_RANDOM, want, sizeof want);
+  if (klen != 4 || id < s->sm_lo || id >= s->sm_hi || wl != vlen || memcmp(want, val, vlen) != 0)
+    s->sm_bad++;
+  s->sm_n++;
+}
+
+static void test_estimate_and_sample(void **state)
+{
+  (void)state;
+  bt_env_t env;
+  bt_env_open(&env, "col_estimate.db", 512, true);
+  bt_tree_t *t = new_col_tree(&env);
+  bt_model_t m;
+  bt_model_init(&m, 30000);
+  load(t, &m, 30000, 30000, M_RANDOM);
+  err_t e;
+  double est;
+  uint8_t lo[4], hi[4];
+  /* the whole tree, a wide range: within a quarter */
+  assert_int_equal(bt_estimate(t, NULL, 0, NULL, 0, &est, &e), CZ_OK);
+  assert_true(est > 30000 * 0.75 && est < 30000 * 1.25);
+  tkey(5000, lo);
+  tkey(20000, hi);
+  assert_int_equal(bt_estimate(t, lo, 4, hi, 4, &est, &e), CZ_OK);
+  assert_true(est > 15000 * 0.7 && est < 15000 * 1.3);
+  /* inside one segment: exact */
+  tkey(100, lo);
+  tkey(350, hi);
+  assert_int_equal(bt_estimate(t, lo, 4, hi, 4, &est, &e), CZ_OK);
+  assert_true(est == 250);
+  assert_int_equal(bt_estimate(t, hi, 4, lo, 4, &est, &e), CZ_OK);
+  assert_true(est == 0);
+  /* samples: rows of the range, their values the stored ones */
+  smp_t sm = {5000, 20000, 0, 0};
+  tkey(5000, lo);
+  tkey(20000, hi);
+  assert_int_equal(bt_sample(t, lo, 4, hi, 4, 40, 42, smp_cb, &sm, &e), CZ_OK);
+  assert_int_equal(sm.sm_bad, 0);
+  assert_true(sm.sm_n >= 30);
+  smp_t all = {0, 30000, 0, 0};
+  assert_int_equal(bt_sample(t, NULL, 0, NULL, 0, 20, 7, smp_cb, &all, &e), CZ_OK);
+  assert_int_equal(all.sm_bad, 0);
+  assert_int_equal(all.sm_n, 20);
+  bt_close(t);
+  bt_model_free(&m);
+  bt_env_close(&env);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -1002,6 +1063,7 @@ int main(void)
       cmocka_unit_test(test_batch_duplicate_and_limits),
       cmocka_unit_test(test_readers_beside_writer),
       cmocka_unit_test(test_non_unique),
+      cmocka_unit_test(test_estimate_and_sample),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
