@@ -139,7 +139,7 @@ int btc_seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_se
 /* Row r of s as a column row, allocated in a. */
 int btc_seg_row(const look_seg_t *s, int r, arena_t *a, uint8_t **row, size_t *len, err_t *e);
 
-/* bt_col_cursor.c: bt_seek / bt_next on column trees (forward only) */
+/* bt_col_cursor.c: bt_seek / bt_next on column trees */
 typedef struct btc_cur_s btc_cur_t;
 int btc_cur_open(bt_tree_t *t, btc_cur_t **out, err_t *e);
 void btc_cur_close(btc_cur_t *c);

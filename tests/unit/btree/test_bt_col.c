@@ -219,8 +219,9 @@ static void verify_lookups(bt_tree_t *t, const bt_model_t *m, int mode)
 
 /* bt_seek / bt_next from the start, from id `from`, and from the start
  * with bt_cursor_release every 97 rows (the cursor holds the segment's
- * leaf between calls and finds its place again by key after a release):
- * (key, column row) equal the model's; backward is refused (not built). */
+ * leaf between calls and finds its place again by key after a release),
+ * then backward from the end and from `from` (with releases): (key,
+ * column row) equal the model's. */
 static void verify_cursor(bt_tree_t *t, const bt_model_t *m, int mode, uint32_t from)
 {
   err_t e;
@@ -256,8 +257,40 @@ static void verify_cursor(bt_tree_t *t, const bt_model_t *m, int mode, uint32_t 
     if (pass != 1)
       assert_int_equal(seen, m->bm_count);
   }
-  assert_int_equal(bt_seek(c, NULL, 0, BT_BACKWARD, &e), CZ_ERR);
-  assert_string_equal(e.er_sqlstate, "0A000");
+  /* backward: from the end, and from id `from` down with releases */
+  for (int pass = 0; pass < 2; pass++) {
+    uint8_t sk[4];
+    tkey(from, sk);
+    assert_int_equal(bt_seek(c, pass ? sk : NULL, pass ? 4 : 0, BT_BACKWARD, &e), CZ_OK);
+    int64_t id = pass ? (int64_t)from : (int64_t)m->bm_n - 1;
+    const void *k, *v;
+    size_t kl, vl;
+    int rc;
+    uint64_t seen = 0;
+    while ((rc = bt_next(c, &k, &kl, &v, &vl, &e)) == CZ_OK) {
+      while (id >= 0 && !m->bm_present[id])
+        id--;
+      assert_true(id >= 0);
+      uint8_t want[256], wk[4];
+      tkey((uint32_t)id, wk);
+      assert_int_equal(kl, 4);
+      assert_memory_equal(k, wk, 4);
+      size_t wl = make_row((uint32_t)id, m->bm_version[id], mode, want, sizeof want);
+      assert_int_equal(vl, wl);
+      assert_memory_equal(v, want, wl);
+      id--;
+      seen++;
+      if (pass && seen % 89 == 0)
+        bt_cursor_release(c);
+    }
+    if (rc != BT_END)
+      fail_msg("bt_next backward: %s %s", e.er_sqlstate, e.er_msg);
+    while (id >= 0 && !m->bm_present[id])
+      id--;
+    assert_true(id < 0);
+    if (!pass)
+      assert_int_equal(seen, m->bm_count);
+  }
   bt_cursor_close(c);
 }
 
@@ -868,6 +901,29 @@ static void nu_verify(bt_tree_t *t, const nu_pair_t *p)
     }
     assert_int_equal(rc, BT_END);
     assert_int_equal(i, NU_N);
+  }
+  /* backward from key 2: every pair of keys <= 2, last first */
+  {
+    uint8_t sk[4];
+    tkey(2, sk);
+    assert_int_equal(bt_seek(c, sk, 4, BT_BACKWARD, &e), CZ_OK);
+    int i = NU_N - 1;
+    while (i >= 0 && (!p[i].np_in || memcmp(p[i].np_k, sk, 4) > 0))
+      i--;
+    const void *k, *v;
+    size_t kl, vl;
+    int rc;
+    while ((rc = bt_next(c, &k, &kl, &v, &vl, &e)) == CZ_OK) {
+      assert_true(i >= 0);
+      assert_int_equal(kl, 4);
+      assert_memory_equal(k, p[i].np_k, 4);
+      assert_int_equal(vl, p[i].np_vl);
+      assert_memory_equal(v, p[i].np_v, vl);
+      for (i--; i >= 0 && !p[i].np_in; i--)
+        ;
+    }
+    assert_int_equal(rc, BT_END);
+    assert_int_equal(i, -1);
   }
   bt_cursor_close(c);
   /* lookups: the first pair of each key, by one and by batch */
