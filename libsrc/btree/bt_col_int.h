@@ -74,12 +74,23 @@ int btc_rows_reserve(btc_rows_t *rs, arena_t *a, int n, err_t *e);
 /* The vector type used for a physical kind (the codecs key on the kind). */
 ty_t btc_kind_type(ty_phys_t k);
 
+/* bt_col_pair.c: non-unique trees' (key, value) pairs as unique keys */
+/* The pair's bytes into out (BT_MAX_KEY bytes); 54000 when longer. */
+int btc_pair_make(const void *key, size_t klen, const void *val, size_t vlen, uint8_t *out, uint32_t *len,
+                  err_t *e);
+/* The lowest pair of key (no value) into out (BT_MAX_KEY + 2 bytes); its length. */
+uint32_t btc_pair_bound(const void *key, size_t klen, uint8_t *out);
+/* The key (into key, BT_MAX_KEY bytes) and value (pointing into pair) of
+ * a pair; CZ_ERR when the bytes are not one. */
+int btc_pair_split(const uint8_t *pair, size_t len, uint8_t *key, uint32_t *klen, const uint8_t **val,
+                   uint32_t *vlen);
+
 /* bt_col_write.c */
 int btc_insert(bt_tree_t *t, const void *key, size_t klen, const void *val, size_t vlen, err_t *e);
 int btc_update(bt_tree_t *t, const void *key, size_t klen, const void *val, size_t vlen, void *old_val,
                size_t old_cap, size_t *old_len, err_t *e);
-int btc_delete(bt_tree_t *t, const void *key, size_t klen, void *old_val, size_t old_cap,
-               size_t *old_len, err_t *e);
+int btc_delete(bt_tree_t *t, const void *key, size_t klen, const void *val, size_t vlen, void *old_val,
+               size_t old_cap, size_t *old_len, err_t *e);
 int btc_insert_batch(bt_tree_t *t, const bt_row_t *rows, int n, int *n_done, err_t *e);
 int btc_drop_runs(bt_tree_t *t, err_t *e);
 
@@ -103,10 +114,16 @@ typedef struct btc_pos_s {
   bool sp_first;            /* no entry before this one */
 } btc_pos_t;
 /* Finds the segment of key (NULL: the first) and, while its leaf is still
- * latched (C3), loads the runs of columns want[0..nwant) (NULL: all) into
- * runs[] (NULL where not wanted or absent). */
+ * latched (C3), reads the next entry's key and loads the runs of columns
+ * want[0..nwant) (NULL: all) into runs[] (NULL where not wanted or
+ * absent). hold (may be NULL): the leaf stays pinned and shared-latched
+ * in *hold (NULL when nothing was found), so that the caller checks its
+ * rows' visibility under the latch they were read with (txn's rule L3:
+ * the undo that swaps the segment waits for it); the caller lets go with
+ * bp_unfix before it descends again (latch order). */
 int btc_locate(bt_tree_t *t, const void *key, size_t klen, arena_t *a, btc_pos_t *pos,
-               btc_desc_t *d, const bool *want, uint8_t **runs, uint64_t *pages, err_t *e);
+               btc_desc_t *d, const bool *want, uint8_t **runs, uint64_t *pages, buf_t **hold,
+               err_t *e);
 
 /* A segment decoded whole (lookups, generic cursors): its position and
  * one vector per column (column 0 the keys). */
@@ -115,17 +132,27 @@ typedef struct look_seg_s {
   btc_desc_t ls_desc;
   vec_t ls_vec[BTC_MAX_COLS];
 } look_seg_t;
-/* Locates the segment of key (NULL: the first) and decodes it into s. */
-int btc_seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, err_t *e);
+/* Locates the segment of key (NULL: the first) and decodes it into s;
+ * hold as btc_locate's. */
+int btc_seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, buf_t **hold,
+                 err_t *e);
 /* Row r of s as a column row, allocated in a. */
 int btc_seg_row(const look_seg_t *s, int r, arena_t *a, uint8_t **row, size_t *len, err_t *e);
 
-/* bt_col_cursor.c: bt_seek / bt_next on column trees (forward only) */
+/* bt_col_cursor.c: bt_seek / bt_next on column trees */
 typedef struct btc_cur_s btc_cur_t;
 int btc_cur_open(bt_tree_t *t, btc_cur_t **out, err_t *e);
 void btc_cur_close(btc_cur_t *c);
+/* Lets the held leaf go (bt_cursor_release). */
+void btc_cur_release(btc_cur_t *c);
 int btc_cur_seek(btc_cur_t *c, const void *key, size_t klen, bt_dir_t dir, err_t *e);
 int btc_cur_next(btc_cur_t *c, const void **key, size_t *klen, const void **val, size_t *vlen, err_t *e);
+
+/* bt_col_stats.c: bt_estimate and bt_sample on column trees */
+int btc_estimate(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len, double *out,
+                 err_t *e);
+int btc_sample(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len, int n,
+               uint64_t seed, bt_sample_cb_t cb, void *ctx, err_t *e);
 
 /* bt_col_check.c */
 int btc_check(bt_tree_t *t, bt_check_t *out, err_t *e);

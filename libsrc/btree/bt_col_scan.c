@@ -31,91 +31,163 @@ static uint8_t *dup_bytes(arena_t *a, const void *p, size_t n)
   return d;
 }
 
-int btc_locate(bt_tree_t *t, const void *key, size_t klen, arena_t *a, btc_pos_t *pos, btc_desc_t *d,
-               const bool *want, uint8_t **runs, uint64_t *pages, err_t *e)
+/* The key of entry ek's leaf position p's successor: the next slot, else
+ * the first entry of the right sibling (latched shared while the leaf is
+ * held: left to right, rule L4). */
+static int next_entry_key(bt_tree_t *t, buf_t *b, int p, arena_t *a, btc_pos_t *pos, err_t *e)
+{
+  const uint8_t *pg = bp_page(b);
+  uint8_t kb[BT_MAX_ROW];
+  if (p + 1 < bpg_n(pg)) {
+    pos->sp_nlen = (uint32_t)bpg_key_copy(pg, p + 1, kb);
+  } else {
+    pg_no_t r = bpg_chdr(pg)->bh_right;
+    if (r == PG_NONE)
+      return CZ_OK;
+    buf_t *rb = bp_fix(t->t_bp, r, BP_SHARED, 0, e);
+    if (!rb)
+      return CZ_ERR;
+    if (bpg_n(bp_page(rb)) == 0) { /* only an empty root leaf is empty (invariant 7) */
+      bp_unfix(t->t_bp, rb);
+      return err_set(e, SQLSTATE_DATA_CORRUPTED, "column tree %u: empty leaf %u", (unsigned)t->t_root,
+                     (unsigned)r);
+    }
+    pos->sp_nlen = (uint32_t)bpg_key_copy(bp_page(rb), 0, kb);
+    bp_unfix(t->t_bp, rb);
+  }
+  if (!(pos->sp_next = dup_bytes(a, kb, pos->sp_nlen)))
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: segment position");
+  pos->sp_has_next = true;
+  return CZ_OK;
+}
+
+/* The key of the greatest entry <= key when it lies left of the leaf the
+ * descent for key reached: a backward cursor, which moves left by the
+ * rules (L6). *found false when key precedes every entry. */
+static int entry_left_of(bt_tree_t *t, const void *key, size_t klen, arena_t *a, uint8_t **ek,
+                         uint32_t *eklen, bool *found, err_t *e)
 {
   bt_cursor_t *c;
+  *found = false;
   if (bt_cursor_open(t->t_seg, &c, e) != CZ_OK)
     return CZ_ERR;
-  int rc = CZ_ERR;
-  for (int attempt = 0;; attempt++) {
-    const void *k, *v;
-    size_t kl, vl;
-    uint8_t *ek = NULL;
-    size_t eklen = 0;
-    memset(pos, 0, sizeof *pos);
-    if (key) {
-      if (bt_seek(c, key, klen, BT_BACKWARD, e) != CZ_OK)
-        goto out;
-      int r = bt_next(c, &k, &kl, &v, &vl, e);
-      if (r == CZ_ERR)
-        goto out;
-      if (r == CZ_OK) {
-        if (!(ek = dup_bytes(a, k, kl)))
-          goto oom;
-        eklen = kl;
-      }
+  const void *k, *v;
+  size_t kl, vl;
+  int rc = bt_seek(c, key, klen, BT_BACKWARD, e);
+  if (rc == CZ_OK && (rc = bt_next(c, &k, &kl, &v, &vl, e)) == CZ_OK) {
+    if ((*ek = dup_bytes(a, k, kl))) {
+      *eklen = (uint32_t)kl;
+      *found = true;
+    } else {
+      rc = err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: segment position");
     }
-    if (bt_seek(c, ek, eklen, BT_FORWARD, e) != CZ_OK)
-      goto out;
-    int r = bt_next(c, &k, &kl, &v, &vl, e);
-    if (r == CZ_ERR)
-      goto out;
-    if (r == BT_END) {
-      if (ek)
-        continue; /* the entry went away between the two seeks */
-      rc = CZ_OK;   /* empty tree */
-      goto out;
-    }
-    if (ek && (kl != eklen || memcmp(k, ek, kl) != 0))
-      continue;
-    pos->sp_found = true;
-    pos->sp_first = ek == NULL;
-    if (!(pos->sp_key = dup_bytes(a, k, kl)) || !(pos->sp_desc = dup_bytes(a, v, vl)))
-      goto oom;
-    pos->sp_klen = (uint32_t)kl;
-    pos->sp_dlen = vl;
-    if (btc_desc_parse(pos->sp_desc, vl, d, e) != CZ_OK)
-      goto out;
-    for (int col = 0; runs && col < d->sd_ncols; col++) {
-      runs[col] = NULL;
-      if ((!want || want[col]) && btc_run_load(t, &d->sd_ref[col], a, &runs[col], pages, e) != CZ_OK)
-        goto out;
-    }
-    r = bt_next(c, &k, &kl, &v, &vl, e);
-    if (r == CZ_ERR)
-      goto out;
-    if (r == CZ_OK) {
-      pos->sp_has_next = true;
-      if (!(pos->sp_next = dup_bytes(a, k, kl)))
-        goto oom;
-      pos->sp_nlen = (uint32_t)kl;
-    }
-    /* A split may have put an entry between the one found and key: the
-     * rows at key are then the new entry's. */
-    if (key && pos->sp_has_next && bt_keycmp(key, klen, pos->sp_next, pos->sp_nlen) >= 0) {
-      if (attempt > 1000) {
-        err_set(e, SQLSTATE_INTERNAL, "column tree %u: no stable segment for a key", (unsigned)t->t_root);
-        goto out;
-      }
-      continue;
-    }
-    rc = CZ_OK;
-    goto out;
   }
-oom:
-  err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: segment position");
-out:
   bt_cursor_close(c);
-  return rc;
+  return rc == CZ_ERR ? CZ_ERR : CZ_OK;
+}
+
+int btc_locate(bt_tree_t *t, const void *key, size_t klen, arena_t *a, btc_pos_t *pos, btc_desc_t *d,
+               const bool *want, uint8_t **runs, uint64_t *pages, buf_t **hold, err_t *e)
+{
+  bpool_t *bp = t->t_bp;
+  if (hold)
+    *hold = NULL;
+  for (int attempt = 0;; attempt++) {
+    if (attempt > 1000)
+      return err_set(e, SQLSTATE_INTERNAL, "column tree %u: no stable segment for a key", (unsigned)t->t_root);
+    memset(pos, 0, sizeof *pos);
+    bt_target_t tg;
+    bool eq;
+    bt_target_key(&tg, key, klen);
+    if (!key)
+      tg.t_inf = -1;
+    buf_t *b = bt_descend(t->t_seg, &tg, BP_SHARED, 0, NULL, e);
+    if (!b)
+      return CZ_ERR;
+    const uint8_t *pg = bp_page(b);
+    /* The entry with the greatest key <= key: in this leaf, or the last of
+     * a leaf to its left. */
+    int p = key ? bpg_search_leaf(pg, &tg, true, 0, true, &eq) - 1 : 0;
+    if (p < 0 && bpg_chdr(pg)->bh_left != PG_NONE) {
+      bp_unfix(bp, b);
+      uint8_t *ek;
+      uint32_t eklen;
+      bool found;
+      if (entry_left_of(t, key, klen, a, &ek, &eklen, &found, e) != CZ_OK)
+        return CZ_ERR;
+      if (found) {
+        bt_target_key(&tg, ek, eklen);
+        if (!(b = bt_descend(t->t_seg, &tg, BP_SHARED, 0, NULL, e)))
+          return CZ_ERR;
+        pg = bp_page(b);
+        p = bpg_search_leaf(pg, &tg, true, 0, false, &eq);
+        if (!eq) { /* the entry went away meanwhile */
+          bp_unfix(bp, b);
+          continue;
+        }
+      } else {
+        /* key precedes every entry: the first segment */
+        tg.t_inf = -1;
+        if (!(b = bt_descend(t->t_seg, &tg, BP_SHARED, 0, NULL, e)))
+          return CZ_ERR;
+        pg = bp_page(b);
+        p = 0;
+      }
+    }
+    if (p < 0)
+      p = 0; /* key precedes every entry: the first segment */
+    if (p >= bpg_n(pg)) { /* an empty tree */
+      bp_unfix(bp, b);
+      return CZ_OK;
+    }
+    pos->sp_found = true;
+    pos->sp_first = p == 0 && bpg_chdr(pg)->bh_left == PG_NONE;
+    uint8_t kb[BT_MAX_ROW];
+    int vl;
+    const uint8_t *v = bpg_val(pg, p, &vl);
+    pos->sp_klen = (uint32_t)bpg_key_copy(pg, p, kb);
+    if (!(pos->sp_key = dup_bytes(a, kb, pos->sp_klen)) || !(pos->sp_desc = dup_bytes(a, v, (size_t)vl))) {
+      bp_unfix(bp, b);
+      return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: segment position");
+    }
+    pos->sp_dlen = (size_t)vl;
+    int rc = next_entry_key(t, b, p, a, pos, e);
+    if (rc == CZ_OK)
+      rc = btc_desc_parse(pos->sp_desc, pos->sp_dlen, d, e);
+    for (int col = 0; rc == CZ_OK && runs && col < d->sd_ncols; col++) {
+      runs[col] = NULL;
+      if (!want || want[col])
+        rc = btc_run_load(t, &d->sd_ref[col], a, &runs[col], pages, e);
+    }
+    if (rc != CZ_OK) {
+      bp_unfix(bp, b);
+      return CZ_ERR;
+    }
+    /* A split may have put an entry between the one found (left of the
+     * leaf the descent reached) and key: the rows at key are then the new
+     * entry's. */
+    if (key && pos->sp_has_next && bt_keycmp(key, klen, pos->sp_next, pos->sp_nlen) >= 0) {
+      bp_unfix(bp, b);
+      continue;
+    }
+    if (hold)
+      *hold = b;
+    else
+      bp_unfix(bp, b);
+    return CZ_OK;
+  }
 }
 
 /* ---- lookups ------------------------------------------------------------------ */
 
-int btc_seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, err_t *e)
+int btc_seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, buf_t **hold,
+                 err_t *e)
 {
   uint8_t *runs[BTC_MAX_COLS];
-  if (btc_locate(t, key, klen, a, &s->ls_pos, &s->ls_desc, NULL, runs, NULL, e) != CZ_OK)
+  buf_t *b = NULL;
+  if (hold)
+    *hold = NULL;
+  if (btc_locate(t, key, klen, a, &s->ls_pos, &s->ls_desc, NULL, runs, NULL, hold ? &b : NULL, e) != CZ_OK)
     return CZ_ERR;
   if (!s->ls_pos.sp_found)
     return CZ_OK;
@@ -123,15 +195,23 @@ int btc_seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_se
   for (int c = 0; c < d->sd_ncols; c++) {
     ce_info_t ci;
     if (ce_info(runs[c], d->sd_ref[c].cr_len, &ci, e) != CZ_OK)
-      return CZ_ERR;
-    if (ci.ci_n != d->sd_rows || ci.ci_phys != d->sd_ref[c].cr_kind)
-      return err_set(e, SQLSTATE_DATA_CORRUPTED, "column tree %u: run of column %d does not match its segment",
-                     (unsigned)t->t_root, c);
+      goto fail;
+    if (ci.ci_n != d->sd_rows || ci.ci_phys != d->sd_ref[c].cr_kind) {
+      err_set(e, SQLSTATE_DATA_CORRUPTED, "column tree %u: run of column %d does not match its segment",
+              (unsigned)t->t_root, c);
+      goto fail;
+    }
     if (vec_init(&s->ls_vec[c], a, btc_kind_type(d->sd_ref[c].cr_kind), (int)d->sd_rows, e) != CZ_OK ||
         ce_decode(runs[c], d->sd_ref[c].cr_len, &s->ls_vec[c], 0, a, e) != CZ_OK)
-      return CZ_ERR;
+      goto fail;
   }
+  if (hold)
+    *hold = b;
   return CZ_OK;
+fail:
+  if (b)
+    bp_unfix(t->t_bp, b);
+  return CZ_ERR;
 }
 
 static bool look_covers(const look_seg_t *s, const void *key, size_t klen)
@@ -176,20 +256,91 @@ int btc_seg_row(const look_seg_t *s, int r, arena_t *a, uint8_t **row, size_t *l
   return bt_crow_build(kinds, v, m, *row, sz, len, e);
 }
 
+/* First row of the segment at or above key. */
+static int look_lower(const look_seg_t *s, const void *key, size_t klen)
+{
+  const str_t *ks = s->ls_vec[0].v_str;
+  int lo = 0, hi = (int)s->ls_desc.sd_rows;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (bt_keycmp((const uint8_t *)ks[mid].s_ptr, ks[mid].s_len, key, klen) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* (Re)loads *s with the segment of key (held: keep its leaf latched, the
+ * previous one let go first). */
+static int look_load(bt_tree_t *t, arena_t *a, look_seg_t **s, buf_t **held, const void *key, size_t klen,
+                     err_t *e)
+{
+  if (held && *held) {
+    bp_unfix(t->t_bp, *held);
+    *held = NULL;
+  }
+  arena_reset(a);
+  if (!(*s = arena_try_zalloc(a, sizeof **s)))
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: lookup");
+  return btc_seg_load(t, key, klen, a, *s, held, e);
+}
+
+/* The row of key: in a unique tree the row with that key, in a non-unique
+ * one its first pair (which may lie in a later segment when the pairs of
+ * key start at a segment's end). *s is reused when it covers the key. */
+static int look_key(bt_tree_t *t, arena_t *a, look_seg_t **s, buf_t **held, const void *key, size_t klen,
+                    int *row, err_t *e)
+{
+  *row = -1;
+  if (t->t_unique) {
+    if (!look_covers(*s, key, klen) && look_load(t, a, s, held, key, klen, e) != CZ_OK)
+      return CZ_ERR;
+    if ((*s)->ls_pos.sp_found)
+      *row = look_find(*s, key, klen);
+    return CZ_OK;
+  }
+  uint8_t b[BT_MAX_KEY + 2];
+  uint32_t blen = btc_pair_bound(key, klen, b);
+  if (!look_covers(*s, b, blen) && look_load(t, a, s, held, b, blen, e) != CZ_OK)
+    return CZ_ERR;
+  for (;;) {
+    const btc_pos_t *p = &(*s)->ls_pos;
+    if (!p->sp_found)
+      return CZ_OK;
+    int r = look_lower(*s, b, blen);
+    const str_t *ks = (*s)->ls_vec[0].v_str;
+    if (r < (int)(*s)->ls_desc.sd_rows &&
+        (!p->sp_has_next || bt_keycmp((const uint8_t *)ks[r].s_ptr, ks[r].s_len, p->sp_next, p->sp_nlen) < 0)) {
+      if (ks[r].s_len >= blen && memcmp(ks[r].s_ptr, b, blen) == 0)
+        *row = r;
+      return CZ_OK;
+    }
+    /* Past this segment's rows: the next segment starts with a pair of
+     * key, or no pair of key exists. */
+    if (!p->sp_has_next || p->sp_nlen < blen || memcmp(p->sp_next, b, blen) != 0)
+      return CZ_OK;
+    uint8_t next[BT_MAX_KEY];
+    uint32_t nlen = p->sp_nlen;
+    memcpy(next, p->sp_next, nlen);
+    if (look_load(t, a, s, held, next, nlen, e) != CZ_OK)
+      return CZ_ERR;
+  }
+}
+
 int btc_lookup(bt_tree_t *t, const void *key, size_t klen, void *val, size_t cap, size_t *vlen, err_t *e)
 {
   arena_t *a = arena_create(NULL, "btc_lookup");
   if (!a)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: lookup arena");
   look_seg_t *s = arena_try_zalloc(a, sizeof *s);
-  int rc = CZ_ERR;
+  int rc = CZ_ERR, r;
   if (!s) {
     err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: lookup");
     goto out;
   }
-  if (btc_seg_load(t, key, klen, a, s, e) != CZ_OK)
+  if (look_key(t, a, &s, NULL, key, klen, &r, e) != CZ_OK)
     goto out;
-  int r = s->ls_pos.sp_found ? look_find(s, key, klen) : -1;
   if (r < 0) {
     rc = BT_NOT_FOUND;
     goto out;
@@ -208,11 +359,16 @@ out:
   return rc;
 }
 
+/* The callback runs while the segment's leaf is latched (txn's rule L3:
+ * the caller checks visibility there, and an undo that would swap the
+ * segment and release its lock waits); the latch is let go before the
+ * next segment's descent. */
 int btc_lookup_batch(bt_tree_t *t, const bt_key_t *keys, int n, bt_lookup_cb_t cb, void *ctx, err_t *e)
 {
   arena_t *a = arena_create(NULL, "btc_lookup_batch");
   arena_t *rowa = arena_create(NULL, "btc_lookup_row");
   int rc = CZ_ERR;
+  buf_t *held = NULL;
   look_seg_t *s = a ? arena_try_zalloc(a, sizeof *s) : NULL;
   if (!s || !rowa) {
     err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: batch lookup");
@@ -225,17 +381,9 @@ int btc_lookup_batch(bt_tree_t *t, const bt_key_t *keys, int n, bt_lookup_cb_t c
       err_set(e, SQLSTATE_INTERNAL, "bt_lookup_batch: keys not sorted at %d", i);
       goto out;
     }
-    if (!look_covers(s, k, kl)) {
-      arena_reset(a);
-      s = arena_try_zalloc(a, sizeof *s);
-      if (!s) {
-        err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: batch lookup");
-        goto out;
-      }
-      if (btc_seg_load(t, k, kl, a, s, e) != CZ_OK)
-        goto out;
-    }
-    int r = s->ls_pos.sp_found ? look_find(s, k, kl) : -1;
+    int r;
+    if (look_key(t, a, &s, &held, k, kl, &r, e) != CZ_OK)
+      goto out;
     if (r < 0) {
       cb(ctx, i, false, NULL, 0);
       continue;
@@ -249,6 +397,8 @@ int btc_lookup_batch(bt_tree_t *t, const bt_key_t *keys, int n, bt_lookup_cb_t c
   }
   rc = CZ_OK;
 out:
+  if (held)
+    bp_unfix(t->t_bp, held);
   if (a)
     arena_destroy(a);
   if (rowa)
@@ -258,6 +408,13 @@ out:
 
 /* ---- the column scan ---------------------------------------------------------- */
 
+/* A row the visibility callback replaced: its values by segment column
+ * (0 the key), NULL beyond what the replacement holds. */
+typedef struct scan_repl_s {
+  uint32_t sr_row;
+  datum_t sr_val[BTC_MAX_COLS];
+} scan_repl_t;
+
 struct bt_col_scan_s {
   bt_tree_t *cs_tree;
   uint8_t *cs_lo, *cs_hi;       /* copies of the bounds; NULL open */
@@ -266,6 +423,8 @@ struct bt_col_scan_s {
   int cs_ncols;
   bt_col_pred_t *cs_preds;
   int cs_npreds;
+  bool cs_has_vis;
+  bt_col_vis_t cs_vis;
   arena_t *cs_arena;            /* the current segment: runs, decoded strings */
   uint8_t *cs_resume;           /* next segment at or after this key; NULL = from lo */
   uint32_t cs_resume_len;
@@ -277,6 +436,9 @@ struct bt_col_scan_s {
   uint32_t *cs_sel;             /* surviving rows */
   uint32_t cs_nsel;
   uint32_t cs_at;               /* next of cs_sel to hand out */
+  scan_repl_t *cs_repl;         /* replaced rows, ascending by row */
+  uint32_t cs_nrepl;
+  uint32_t *cs_repl_of;         /* row -> 1 + index in cs_repl, 0 = stored (NULL when none) */
   uint64_t cs_read, cs_skipped;
 };
 
@@ -288,12 +450,29 @@ int bt_col_scan_open(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi
     return err_set(e, SQLSTATE_INTERNAL, "bt_col_scan_open: tree %u is not a column tree", (unsigned)t->t_root);
   if (ncols < 0 || npreds < 0 || lo_len > BT_MAX_KEY || hi_len > BT_MAX_KEY)
     return err_set(e, SQLSTATE_INTERNAL, "bt_col_scan_open: bad arguments");
+  uint8_t lob[BT_MAX_KEY + 2], hib[BT_MAX_KEY + 2];
+  if (!t->t_unique) {
+    /* Rows are (key, value) pairs (bt_col_pair.c): the bounds are the
+     * lowest pairs of lo and hi; column 0 is handed out as keys. */
+    for (int i = 0; i < npreds; i++)
+      if (preds[i].cp_col == 0)
+        return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+                       "column scan: predicates on the keys of a non-unique column tree are not built yet");
+    if (lo) {
+      lo_len = btc_pair_bound(lo, lo_len, lob);
+      lo = lob;
+    }
+    if (hi) {
+      hi_len = btc_pair_bound(hi, hi_len, hib);
+      hi = hib;
+    }
+  }
   arena_t *a = arena_create(NULL, "btc_scan");
   if (!a)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column scan");
   bt_col_scan_t *s = calloc(1, sizeof *s);
   uint8_t *mem = malloc((size_t)lo_len + hi_len + sizeof(int) * (size_t)(ncols + 1) +
-                        sizeof(bt_col_pred_t) * (size_t)(npreds + 1) + 2 * BT_MAX_KEY + 16);
+                        sizeof(bt_col_pred_t) * (size_t)(npreds + 1) + 2 * BT_MAX_KEY + 32);
   if (!s || !mem) {
     free(s);
     free(mem);
@@ -329,6 +508,13 @@ int bt_col_scan_open(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi
   return CZ_OK;
 }
 
+void bt_col_scan_set_vis(bt_col_scan_t *s, const bt_col_vis_t *vis)
+{
+  s->cs_has_vis = vis && vis->cv_row;
+  if (s->cs_has_vis)
+    s->cs_vis = *vis;
+}
+
 void bt_col_scan_close(bt_col_scan_t *s)
 {
   if (!s)
@@ -359,10 +545,20 @@ static uint32_t key_bound(const vec_t *keys, uint32_t n, const uint8_t *key, uin
   return lo;
 }
 
+static int decode_keys(bt_col_scan_t *s, vec_t *keys, err_t *e)
+{
+  const btc_desc_t *d = &s->cs_desc;
+  return vec_init(keys, s->cs_arena, btc_kind_type(TP_STR), (int)d->sd_rows, e) != CZ_OK ||
+                 ce_decode(s->cs_runs[0], d->sd_ref[0].cr_len, keys, 0, s->cs_arena, e) != CZ_OK
+             ? CZ_ERR
+             : CZ_OK;
+}
+
 /* Rows [*from, *to) of the segment inside [low, high) (either NULL: open),
- * decoding the key run only when its min/max straddle a bound. */
+ * decoding the key run only when its min/max straddle a bound (always
+ * when keys is not NULL: the caller wants them). */
 static int seg_key_range(bt_col_scan_t *s, const uint8_t *low, uint32_t low_len, const uint8_t *high,
-                         uint32_t high_len, uint32_t *from, uint32_t *to, err_t *e)
+                         uint32_t high_len, uint32_t *from, uint32_t *to, vec_t *keys, err_t *e)
 {
   const btc_desc_t *d = &s->cs_desc;
   ce_info_t ci;
@@ -377,19 +573,99 @@ static int seg_key_range(bt_col_scan_t *s, const uint8_t *low, uint32_t low_len,
                                                      ci.ci_min.d_str.s_len, low, low_len) >= 0);
   bool need_hi = high && !(ci.ci_has_max && bt_keycmp((const uint8_t *)ci.ci_max.d_str.s_ptr,
                                                       ci.ci_max.d_str.s_len, high, high_len) < 0);
-  if (!need_lo && !need_hi)
+  if (!need_lo && !need_hi && !keys)
     return CZ_OK;
-  vec_t keys;
-  if (vec_init(&keys, s->cs_arena, btc_kind_type(TP_STR), (int)d->sd_rows, e) != CZ_OK ||
-      ce_decode(s->cs_runs[0], d->sd_ref[0].cr_len, &keys, 0, s->cs_arena, e) != CZ_OK)
+  vec_t own;
+  if (!keys)
+    keys = &own;
+  if (decode_keys(s, keys, e) != CZ_OK)
     return CZ_ERR;
   if (need_lo)
-    *from = key_bound(&keys, d->sd_rows, low, low_len, false);
+    *from = key_bound(keys, d->sd_rows, low, low_len, false);
   if (need_hi)
-    *to = key_bound(&keys, d->sd_rows, high, high_len, false);
+    *to = key_bound(keys, d->sd_rows, high, high_len, false);
   if (*to < *from)
     *to = *from;
   return CZ_OK;
+}
+
+/* A non-unique tree's row key (a pair) as its key, rebuilt in a. */
+static int pair_key(const bt_tree_t *t, str_t *k, arena_t *a, err_t *e)
+{
+  uint8_t *kb = arena_try_alloc(a, k->s_len ? k->s_len : 1);
+  const uint8_t *pv;
+  uint32_t kl, pvl;
+  if (!kb)
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column scan: keys");
+  if (btc_pair_split((const uint8_t *)k->s_ptr, k->s_len, kb, &kl, &pv, &pvl) != CZ_OK)
+    return err_set(e, SQLSTATE_DATA_CORRUPTED, "column tree %u: a row's key is not a (key, value) pair",
+                   (unsigned)t->t_root);
+  k->s_ptr = (const char *)kb;
+  k->s_len = kl;
+  return CZ_OK;
+}
+
+/* Under the segment's leaf latch: asks the visibility callback about rows
+ * [r0, r1) (keys decoded), marking skipped rows in *skip and collecting
+ * replacements in cs_repl. */
+static int seg_vis(bt_col_scan_t *s, const vec_t *keys, uint32_t r0, uint32_t r1, uint8_t **skip, err_t *e)
+{
+  const btc_desc_t *d = &s->cs_desc;
+  bt_tree_t *t = s->cs_tree;
+  for (uint32_t r = r0; r < r1; r++) {
+    const void *val = NULL;
+    size_t vl = 0;
+    str_t kk = keys->v_str[r];
+    const str_t *k = &kk;
+    if (!t->t_unique && pair_key(t, &kk, s->cs_arena, e) != CZ_OK)
+      return CZ_ERR;
+    bt_vis_t v = s->cs_vis.cv_row(s->cs_vis.cv_ctx, k->s_ptr, k->s_len, s->cs_arena, &val, &vl);
+    if (v == BT_VIS_KEEP)
+      continue;
+    if (!*skip && !(*skip = arena_try_zalloc(s->cs_arena, d->sd_rows)))
+      return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column scan: visibility");
+    (*skip)[r] = 1;
+    if (v != BT_VIS_REPLACE)
+      continue;
+    if (!s->cs_repl_of) {
+      s->cs_repl_of = arena_try_zalloc(s->cs_arena, sizeof(uint32_t) * d->sd_rows);
+      s->cs_repl = arena_try_alloc(s->cs_arena, sizeof(scan_repl_t) * (r1 - r0));
+      if (!s->cs_repl_of || !s->cs_repl)
+        return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column scan: visibility");
+    }
+    scan_repl_t *rp = &s->cs_repl[s->cs_nrepl];
+    ty_phys_t kinds[BTC_MAX_COLS];
+    int n;
+    if (bt_crow_parse(val, vl, BTC_MAX_COLS - 1, kinds, rp->sr_val + 1, &n, e) != CZ_OK)
+      return CZ_ERR;
+    for (int c = 1; c <= n && c < d->sd_ncols; c++)
+      if (!rp->sr_val[c].d_null && kinds[c - 1] != d->sd_ref[c].cr_kind)
+        return err_set(e, SQLSTATE_DATATYPE_MISMATCH, "column tree %u: a visible version of a row has "
+                       "another kind in column %d than its segment", (unsigned)t->t_root, c);
+    for (int c = n + 1; c < BTC_MAX_COLS; c++)
+      rp->sr_val[c].d_null = true;
+    rp->sr_val[0].d_null = false;
+    rp->sr_val[0].d_str = *k;
+    rp->sr_row = r;
+    s->cs_repl_of[r] = ++s->cs_nrepl;
+  }
+  return CZ_OK;
+}
+
+/* Whether replaced row rp passes every predicate. */
+static bool repl_passes(const bt_col_scan_t *s, const scan_repl_t *rp)
+{
+  for (int i = 0; i < s->cs_npreds; i++) {
+    int c = s->cs_preds[i].cp_col;
+    datum_t null;
+    memset(&null, 0, sizeof null);
+    null.d_null = true;
+    const datum_t *v = c >= 0 && c < s->cs_desc.sd_ncols ? &rp->sr_val[c] : &null;
+    ty_phys_t kind = c >= 0 && c < s->cs_desc.sd_ncols ? s->cs_desc.sd_ref[c].cr_kind : TP_I64;
+    if (!ce_pred_match(&s->cs_preds[i].cp_pred, kind, v))
+      return false;
+  }
+  return true;
 }
 
 /* Reads the segment holding the resume key (or lo): sets cs_sel to its
@@ -400,6 +676,9 @@ static int seg_next(bt_col_scan_t *s, err_t *e)
   bt_tree_t *t = s->cs_tree;
   arena_reset(s->cs_arena);
   s->cs_nsel = s->cs_at = 0;
+  s->cs_nrepl = 0;
+  s->cs_repl = NULL;
+  s->cs_repl_of = NULL;
   /* A copy: cs_resume moves on to the next entry below. */
   uint32_t from_len = s->cs_started ? s->cs_resume_len : s->cs_lo_len;
   const uint8_t *from_key = s->cs_started ? s->cs_resume : s->cs_lo;
@@ -415,7 +694,9 @@ static int seg_next(bt_col_scan_t *s, err_t *e)
   for (int i = 0; i < s->cs_npreds; i++)
     if (s->cs_preds[i].cp_col >= 0 && s->cs_preds[i].cp_col < BTC_MAX_COLS)
       want[s->cs_preds[i].cp_col] = true;
-  if (btc_locate(t, from_key, from_len, s->cs_arena, &pos, &s->cs_desc, want, s->cs_runs, NULL, e) != CZ_OK)
+  buf_t *held = NULL;
+  if (btc_locate(t, from_key, from_len, s->cs_arena, &pos, &s->cs_desc, want, s->cs_runs, NULL, &held, e) !=
+      CZ_OK)
     return CZ_ERR;
   s->cs_started = true;
   if (!pos.sp_found) {
@@ -436,8 +717,27 @@ static int seg_next(bt_col_scan_t *s, err_t *e)
   } else {
     s->cs_done = true;
   }
-  /* Whole-segment skipping on min/max before anything is decoded. */
-  for (int i = 0; i < s->cs_npreds; i++) {
+  /* Visibility under the latch the rows were read with (rule L3), before
+   * anything is skipped or filtered: a replaced row is judged by the
+   * version the reader sees, not by the segment's. */
+  uint32_t r0, r1;
+  uint8_t *skip = NULL;
+  bool ranged = false;
+  if (s->cs_has_vis && !(s->cs_vis.cv_plain && s->cs_vis.cv_plain(s->cs_vis.cv_ctx))) {
+    vec_t keys;
+    int rc = seg_key_range(s, from_key, from_len, high, high_len, &r0, &r1, &keys, e);
+    if (rc == CZ_OK)
+      rc = seg_vis(s, &keys, r0, r1, &skip, e);
+    if (rc != CZ_OK) {
+      bp_unfix(t->t_bp, held);
+      return CZ_ERR;
+    }
+    ranged = true;
+  }
+  bp_unfix(t->t_bp, held);
+  /* Whole-segment skipping on min/max before anything is decoded (the
+   * stored values' bounds say nothing of a replacement's). */
+  for (int i = 0; i < s->cs_npreds && s->cs_nrepl == 0; i++) {
     int c = s->cs_preds[i].cp_col;
     ce_info_t ci;
     if (c < 0 || c >= d->sd_ncols) {
@@ -459,21 +759,25 @@ static int seg_next(bt_col_scan_t *s, err_t *e)
     }
   }
   s->cs_read++;
-  uint32_t r0, r1;
-  if (seg_key_range(s, from_key, from_len, high, high_len, &r0, &r1, e) != CZ_OK)
+  if (!ranged && seg_key_range(s, from_key, from_len, high, high_len, &r0, &r1, NULL, e) != CZ_OK)
     return CZ_ERR;
   uint32_t *sel = arena_try_alloc(s->cs_arena, sizeof *sel * d->sd_rows);
   uint32_t *tmp = arena_try_alloc(s->cs_arena, sizeof *tmp * d->sd_rows);
   if (!sel || !tmp)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column scan: selection");
-  uint32_t nsel = r1 - r0;
-  bool all = r0 == 0 && r1 == d->sd_rows;
-  for (uint32_t i = 0; i < nsel; i++)
-    sel[i] = r0 + i;
+  uint32_t nsel = 0;
+  for (uint32_t r = r0; r < r1; r++)
+    if (!skip || !skip[r])
+      sel[nsel++] = r;
+  bool all = r0 == 0 && r1 == d->sd_rows && nsel == r1 - r0;
   for (int i = 0; i < s->cs_npreds && nsel > 0; i++) {
     int c = s->cs_preds[i].cp_col;
-    if (c >= d->sd_ncols)
-      continue; /* IS NULL on a missing column: every row */
+    if (c < 0 || c >= d->sd_ncols) {
+      /* A column the segment lacks is NULL in every stored row. */
+      if (s->cs_preds[i].cp_pred.p_op != CE_IS_NULL)
+        nsel = 0;
+      continue;
+    }
     uint32_t nout;
     if (ce_filter(s->cs_runs[c], d->sd_ref[c].cr_len, &s->cs_preds[i].cp_pred, all ? NULL : sel,
                   all ? 0 : nsel, tmp, &nout, s->cs_arena, e) != CZ_OK)
@@ -483,6 +787,22 @@ static int seg_next(bt_col_scan_t *s, err_t *e)
     tmp = x;
     nsel = nout;
     all = false;
+  }
+  if (s->cs_nrepl > 0) {
+    /* Merge the replaced rows that pass into the selection, in row order. */
+    uint32_t n = 0, i = 0;
+    for (uint32_t j = 0; j < s->cs_nrepl; j++) {
+      const scan_repl_t *rp = &s->cs_repl[j];
+      if (!repl_passes(s, rp))
+        continue;
+      while (i < nsel && sel[i] < rp->sr_row)
+        tmp[n++] = sel[i++];
+      tmp[n++] = rp->sr_row;
+    }
+    while (i < nsel)
+      tmp[n++] = sel[i++];
+    sel = tmp;
+    nsel = n;
   }
   s->cs_sel = sel;
   s->cs_nsel = nsel;
@@ -516,6 +836,13 @@ int bt_col_scan_next(bt_col_scan_t *s, vec_t *out, int max, int *n, err_t *e)
       return err_set(e, SQLSTATE_DATATYPE_MISMATCH, "column scan: output %d is not of column %d's kind", i, c);
     if (ce_decode_sel(s->cs_runs[c], d->sd_ref[c].cr_len, sel, k, &out[i], 0, s->cs_arena, e) != CZ_OK)
       return CZ_ERR;
+    for (uint32_t r = 0; c == 0 && !s->cs_tree->t_unique && r < k; r++)
+      if (pair_key(s->cs_tree, &out[i].v_str[r], s->cs_arena, e) != CZ_OK)
+        return CZ_ERR;
+    /* Replaced rows: the version the reader sees over the stored one. */
+    for (uint32_t r = 0; s->cs_nrepl && r < k; r++)
+      if (s->cs_repl_of[sel[r]])
+        vec_set(&out[i], (int)r, &s->cs_repl[s->cs_repl_of[sel[r]] - 1].sr_val[c]);
   }
   s->cs_at += k;
   *n = (int)k;

@@ -66,7 +66,7 @@ static int seg_open(bt_tree_t *t, const void *key, size_t klen, arena_t *a, btc_
                     btc_rows_t *rs, err_t *e)
 {
   btc_rows_init(rs);
-  if (btc_locate(t, key, klen, a, pos, d, NULL, NULL, NULL, e) != CZ_OK)
+  if (btc_locate(t, key, klen, a, pos, d, NULL, NULL, NULL, NULL, e) != CZ_OK)
     return CZ_ERR;
   if (!pos->sp_found)
     return CZ_OK;
@@ -217,6 +217,14 @@ static int writer_end(wctx_t *w, int rc)
 
 int btc_insert(bt_tree_t *t, const void *key, size_t klen, const void *val, size_t vlen, err_t *e)
 {
+  uint8_t pair[BT_MAX_KEY];
+  if (!t->t_unique) { /* the pair is the key (bt_col_pair.c): 23505 for the same pair */
+    uint32_t plen;
+    if (btc_pair_make(key, klen, val, vlen, pair, &plen, e) != CZ_OK)
+      return CZ_ERR;
+    key = pair;
+    klen = plen;
+  }
   if (check_row(key, klen, val, vlen, e) != CZ_OK)
     return CZ_ERR;
   wctx_t w;
@@ -242,6 +250,8 @@ int btc_insert(bt_tree_t *t, const void *key, size_t klen, const void *val, size
 int btc_update(bt_tree_t *t, const void *key, size_t klen, const void *val, size_t vlen, void *old_val,
                size_t old_cap, size_t *old_len, err_t *e)
 {
+  if (!t->t_unique)
+    return err_set(e, SQLSTATE_INTERNAL, "bt_update: tree %u is not unique", (unsigned)t->t_root);
   if (check_row(key, klen, val, vlen, e) != CZ_OK)
     return CZ_ERR;
   wctx_t w;
@@ -262,10 +272,19 @@ int btc_update(bt_tree_t *t, const void *key, size_t klen, const void *val, size
   return writer_end(&w, seg_store(t, &pos, &d, &rs, false, w.w_a, e));
 }
 
-int btc_delete(bt_tree_t *t, const void *key, size_t klen, void *old_val, size_t old_cap, size_t *old_len,
-               err_t *e)
+int btc_delete(bt_tree_t *t, const void *key, size_t klen, const void *val, size_t vlen, void *old_val,
+               size_t old_cap, size_t *old_len, err_t *e)
 {
   wctx_t w;
+  uint8_t pair[BT_MAX_KEY];
+  if (!t->t_unique) {
+    uint32_t plen;
+    err_t e2;
+    if (btc_pair_make(key, klen, val, vlen, pair, &plen, &e2) != CZ_OK)
+      return BT_NOT_FOUND; /* no pair that long is stored */
+    key = pair;
+    klen = plen;
+  }
   if (klen > BT_MAX_KEY)
     return BT_NOT_FOUND;
   if (writer_begin(t, &w, e) != CZ_OK)
@@ -310,7 +329,54 @@ int btc_delete(bt_tree_t *t, const void *key, size_t klen, void *old_val, size_t
   return writer_end(&w, seg_store(t, &pos, &d, &rs, false, w.w_a, e));
 }
 
+static int insert_batch(bt_tree_t *t, const bt_row_t *rows, int n, int *n_done, err_t *e);
+
+/* A non-unique tree's batch: rows sorted by (key, value), so their pairs
+ * are sorted; inserted as a unique batch of pairs, in pieces. */
+static int insert_batch_pairs(bt_tree_t *t, const bt_row_t *rows, int n, int *n_done, err_t *e)
+{
+  enum { PIECE = 4096 };
+  arena_t *a = arena_create(NULL, "btc_pairs");
+  bt_row_t *pr = a ? arena_try_alloc(a, sizeof *pr * PIECE) : NULL;
+  if (!pr) {
+    if (a)
+      arena_destroy(a);
+    return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: batch pairs");
+  }
+  int rc = CZ_OK, done = 0;
+  for (int at = 0; at < n && rc == CZ_OK; at += PIECE) {
+    int k = n - at < PIECE ? n - at : PIECE;
+    arena_reset(a);
+    if (!(pr = arena_try_alloc(a, sizeof *pr * PIECE)))
+      rc = err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: batch pairs");
+    for (int i = 0; rc == CZ_OK && i < k; i++) {
+      const bt_row_t *r = &rows[at + i];
+      uint8_t *p = arena_try_alloc(a, BT_MAX_KEY);
+      uint32_t plen;
+      if (!p)
+        rc = err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: batch pairs");
+      else if ((rc = btc_pair_make(r->r_key, r->r_key_len, r->r_val, r->r_val_len, p, &plen, e)) == CZ_OK)
+        pr[i] = (bt_row_t){p, plen, r->r_val, r->r_val_len};
+    }
+    int in = 0;
+    if (rc == CZ_OK)
+      rc = insert_batch(t, pr, k, &in, e);
+    done += in;
+  }
+  arena_destroy(a);
+  if (n_done)
+    *n_done = done;
+  return rc;
+}
+
 int btc_insert_batch(bt_tree_t *t, const bt_row_t *rows, int n, int *n_done, err_t *e)
+{
+  if (!t->t_unique)
+    return insert_batch_pairs(t, rows, n, n_done, e);
+  return insert_batch(t, rows, n, n_done, e);
+}
+
+static int insert_batch(bt_tree_t *t, const bt_row_t *rows, int n, int *n_done, err_t *e)
 {
   if (n_done)
     *n_done = 0;

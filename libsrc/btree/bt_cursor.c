@@ -71,6 +71,8 @@ static void itc_unhold(bt_cursor_t *c)
 
 void bt_cursor_release(bt_cursor_t *c)
 {
+  if (c->c_col)
+    btc_cur_release(c->c_col);
   itc_unhold(c);
 }
 

@@ -203,7 +203,7 @@ int bt_delete(bt_tree_t *t, const void *key, size_t key_len,
               void *old_val, size_t old_cap, size_t *old_len, err_t *e)
 {
   if (t->t_column) /* README "Column leaves" */
-    return btc_delete(t, key, key_len, old_val, old_cap, old_len, e);
+    return btc_delete(t, key, key_len, val, val_len, old_val, old_cap, old_len, e);
   bt_target_t tg;
   bool eq;
   if (key_len > BT_MAX_KEY || (!t->t_unique && key_len + val_len > BT_MAX_ROW))

@@ -24,7 +24,7 @@
  *   separators in range), so asking for n pieces reads O(n) upper pages
  *   and keeps O(n) keys however wide the pages are.
  */
-#include "btree/btree_int.h"
+#include "btree/bt_col_int.h"
 
 /* The page of level `level` on key's path (key NULL: the leftmost path),
  * shared-latched; a tree lower than `level` (a root collapse meanwhile)
@@ -110,8 +110,8 @@ static int dv_page_cuts(bt_tree_t *t, const bt_key_t *from, const bt_key_t *to, 
   return CZ_OK;
 }
 
-int bt_divide(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len, int n,
-              arena_t *a, bt_key_t **keys, int *nkeys, err_t *e)
+static int dv_divide(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len, int n,
+                     arena_t *a, bt_key_t **keys, int *nkeys, err_t *e)
 {
   *keys = NULL;
   *nkeys = 0;
@@ -156,4 +156,52 @@ int bt_divide(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_
   *keys = pick;
   *nkeys = n - 1;
   return CZ_OK;
+}
+
+/* A non-unique column tree's separators are prefixes of (key, value)
+ * pairs (bt_col_pair.c): each cut becomes the key part it holds (a pair
+ * cut inside its key gives that key prefix), duplicates and cuts outside
+ * (lo, hi) dropped. */
+static int dv_divide_pairs(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len, int n,
+                           arena_t *a, bt_key_t **keys, int *nkeys, err_t *e)
+{
+  uint8_t lob[BT_MAX_KEY + 2], hib[BT_MAX_KEY + 2];
+  uint32_t lbl = lo ? btc_pair_bound(lo, lo_len, lob) : 0, hbl = hi ? btc_pair_bound(hi, hi_len, hib) : 0;
+  bt_key_t *pk;
+  int np;
+  if (dv_divide(t, lo ? lob : NULL, lbl, hi ? hib : NULL, hbl, n, a, &pk, &np, e) != CZ_OK)
+    return CZ_ERR;
+  int m = 0;
+  for (int i = 0; i < np; i++) {
+    const uint8_t *c = pk[i].k_data;
+    uint8_t *k = arena_alloc(a, pk[i].k_len + 1);
+    uint32_t kl = 0;
+    for (uint32_t j = 0; j < pk[i].k_len; j++) {
+      if (c[j] != 0) {
+        k[kl++] = c[j];
+        continue;
+      }
+      if (j + 1 >= pk[i].k_len || c[j + 1] != 0xFF)
+        break; /* the terminator, or a cut inside an escape */
+      k[kl++] = 0;
+      j++;
+    }
+    if ((lo && bt_keycmp(k, kl, lo, lo_len) <= 0) || (hi && bt_keycmp(k, kl, hi, hi_len) >= 0) ||
+        (m > 0 && bt_keycmp(k, kl, pk[m - 1].k_data, pk[m - 1].k_len) <= 0))
+      continue;
+    pk[m].k_data = k;
+    pk[m].k_len = kl;
+    m++;
+  }
+  *keys = m ? pk : NULL;
+  *nkeys = m;
+  return CZ_OK;
+}
+
+int bt_divide(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len, int n,
+              arena_t *a, bt_key_t **keys, int *nkeys, err_t *e)
+{
+  if (t->t_column && !t->t_unique)
+    return dv_divide_pairs(t, lo, lo_len, hi, hi_len, n, a, keys, nkeys, e);
+  return dv_divide(t, lo, lo_len, hi, hi_len, n, a, keys, nkeys, e);
 }

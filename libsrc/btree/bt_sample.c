@@ -108,8 +108,8 @@ static int random_size(bt_tree_t *t, uint64_t *seed, double *out, err_t *e)
 int bt_estimate(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len,
                 double *out, err_t *e)
 {
-  if (t->t_column) /* column trees read through bt_col_scan_* (README "Column leaves") */
-    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "%s: not built for column trees yet", __func__);
+  if (t->t_column) /* rows, not segment entries (bt_col_stats.c) */
+    return btc_estimate(t, lo, lo_len, hi, hi_len, out, e);
   bt_pos_t a, z;
   *out = 0;
   if (key_position(t, lo, lo_len, false, &a, e) != CZ_OK ||
@@ -183,8 +183,8 @@ static int random_descent(bt_tree_t *t, const void *lo, size_t lo_len, const voi
 int bt_sample(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len, int n,
               uint64_t seed, bt_sample_cb_t cb, void *ctx, err_t *e)
 {
-  if (t->t_column) /* column trees read through bt_col_scan_* (README "Column leaves") */
-    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "%s: not built for column trees yet", __func__);
+  if (t->t_column) /* rows, not segment entries (bt_col_stats.c) */
+    return btc_sample(t, lo, lo_len, hi, hi_len, n, seed, cb, ctx, e);
   for (int i = 0; i < n; i++)
     if (random_descent(t, lo, lo_len, hi, hi_len, &seed, cb, ctx, e) != CZ_OK)
       return CZ_ERR;

@@ -11,8 +11,6 @@
 
 int bt_create(bpool_t *bp, uint32_t flags, pg_no_t *root, err_t *e)
 {
-  if ((flags & BT_COLUMN) && !(flags & BT_UNIQUE))
-    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "bt_create: non-unique column trees are not built yet");
   /* The root's own number is its owner id; it is not known before the
    * allocation, so the root comes from the anonymous owner 0's space and
    * every later page of the tree from the tree's own extents. */
@@ -59,6 +57,9 @@ int bt_open(bpool_t *bp, pg_no_t root, bt_tree_t **out, err_t *e)
     *t->t_seg = *t;
     t->t_seg->t_column = false;
     t->t_seg->t_seg = NULL;
+    /* A non-unique column tree's segment entries are keyed by pairs
+     * (bt_col_pair.c): unique. */
+    t->t_seg->t_unique = true;
   }
   *out = t;
   return CZ_OK;

@@ -45,7 +45,8 @@
 #define BT_UNIQUE 0x1
 /* Column layout (README "Column leaves"): leaf rows are segments of up to
  * BTC_SEG_ROWS index rows with one compressed run per column; values are
- * column rows (bt_crow_*). Unique trees only for now. */
+ * column rows (bt_crow_*). Non-unique column trees order (key, value)
+ * pairs as row trees do; a pair is limited to BT_MAX_KEY bytes. */
 #define BT_COLUMN 0x2
 
 /* Return values besides CZ_OK and CZ_ERR. */
@@ -253,6 +254,30 @@ int bt_col_scan_open(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi
  * next call. No latch is held between calls. */
 int bt_col_scan_next(bt_col_scan_t *s, vec_t *out, int max, int *n, err_t *e);
 void bt_col_scan_close(bt_col_scan_t *s);
+
+/* Visibility of a column scan's rows (txn/README.md rule L3: a reader
+ * checks an entry under the leaf latch it read it with). Both calls run
+ * while the segment's leaf is shared-latched, before predicates and
+ * min/max skipping, so an undo that would swap the segment back and
+ * release its lock waits for them. */
+typedef enum bt_vis_e {
+  BT_VIS_KEEP = 0,   /* the row as stored */
+  BT_VIS_SKIP,       /* not visible: left out */
+  BT_VIS_REPLACE     /* *val (a column row) is what the reader sees instead */
+} bt_vis_t;
+typedef struct bt_col_vis_s {
+  /* Every row visible as stored (no per-row calls for this segment);
+   * NULL: ask cv_row for every row. */
+  bool (*cv_plain)(void *ctx);
+  /* One row in the scan's range; a replacement lives in a (the scan's
+   * memory for this segment) or anywhere that outlives the next call. */
+  bt_vis_t (*cv_row)(void *ctx, const void *key, size_t key_len, arena_t *a, const void **val,
+                     size_t *val_len);
+  void *cv_ctx;
+} bt_col_vis_t;
+/* Sets the scan's visibility (copied; NULL: every row as stored) before
+ * its first bt_col_scan_next. */
+void bt_col_scan_set_vis(bt_col_scan_t *s, const bt_col_vis_t *vis);
 /* Segments read and skipped so far (tests and EXPLAIN ANALYZE). */
 void bt_col_scan_stats(const bt_col_scan_t *s, uint64_t *read, uint64_t *skipped);
 

@@ -147,6 +147,23 @@ bool ce_pred_test_slow(const ce_cpred_t *cp, const datum_t *d)
   }
 }
 
+bool ce_pred_match(const ce_pred_t *p, ty_phys_t phys, const datum_t *d)
+{
+  if (p->p_op == CE_IS_NULL)
+    return d->d_null;
+  if (p->p_op == CE_NOT_NULL)
+    return !d->d_null;
+  if (d->d_null)
+    return false; /* a NULL row never matches a comparison */
+  if (p->p_op != CE_IN && (p->p_val.d_null || (p->p_op == CE_RANGE && p->p_hi.d_null)))
+    return false; /* a NULL constant matches nothing */
+  ce_cpred_t cp;
+  memset(&cp, 0, sizeof cp);
+  cp.cp_pred = p;
+  cp.cp_phys = phys;
+  return ce_pred_test_slow(&cp, d);
+}
+
 /* Could a value in [min, max] (either end possibly unknown) match? */
 static bool interval_may(ty_phys_t ph, const ce_info_t *in, const datum_t *lo, bool lo_incl,
                          const datum_t *hi, bool hi_incl)

@@ -111,6 +111,11 @@ typedef struct ce_pred_s {
   int p_nin;
 } ce_pred_t;
 
+/* Whether one value of kind phys (d->d_null for NULL) matches p, with
+ * ce_filter's semantics: for a reader that holds a row outside any
+ * segment (a committed pre-image replacing a segment's row). */
+bool ce_pred_match(const ce_pred_t *p, ty_phys_t phys, const datum_t *d);
+
 /* False when the segment's min/max (or NULL count) prove no row matches. */
 bool ce_may_match(const ce_info_t *info, const ce_pred_t *p);
 

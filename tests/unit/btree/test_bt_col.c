@@ -217,18 +217,21 @@ static void verify_lookups(bt_tree_t *t, const bt_model_t *m, int mode)
   free(kb);
 }
 
-/* bt_seek / bt_next from the start and from id `from`: (key, column row)
- * equal the model's; backward is refused (not built). */
+/* bt_seek / bt_next from the start, from id `from`, and from the start
+ * with bt_cursor_release every 97 rows (the cursor holds the segment's
+ * leaf between calls and finds its place again by key after a release),
+ * then backward from the end and from `from` (with releases): (key,
+ * column row) equal the model's. */
 static void verify_cursor(bt_tree_t *t, const bt_model_t *m, int mode, uint32_t from)
 {
   err_t e;
   bt_cursor_t *c;
   assert_int_equal(bt_cursor_open(t, &c, &e), CZ_OK);
-  for (int pass = 0; pass < 2; pass++) {
+  for (int pass = 0; pass < 3; pass++) {
     uint8_t sk[4];
-    uint32_t id = pass ? from : 0;
+    uint32_t id = pass == 1 ? from : 0;
     tkey(id, sk);
-    assert_int_equal(bt_seek(c, pass ? sk : NULL, pass ? 4 : 0, BT_FORWARD, &e), CZ_OK);
+    assert_int_equal(bt_seek(c, pass == 1 ? sk : NULL, pass == 1 ? 4 : 0, BT_FORWARD, &e), CZ_OK);
     const void *k, *v;
     size_t kl, vl;
     int rc;
@@ -246,14 +249,48 @@ static void verify_cursor(bt_tree_t *t, const bt_model_t *m, int mode, uint32_t 
       assert_memory_equal(v, want, wl);
       id++;
       seen++;
+      if (pass == 2 && seen % 97 == 0)
+        bt_cursor_release(c);
     }
     if (rc != BT_END)
       fail_msg("bt_next: %s %s", e.er_sqlstate, e.er_msg);
+    if (pass != 1)
+      assert_int_equal(seen, m->bm_count);
+  }
+  /* backward: from the end, and from id `from` down with releases */
+  for (int pass = 0; pass < 2; pass++) {
+    uint8_t sk[4];
+    tkey(from, sk);
+    assert_int_equal(bt_seek(c, pass ? sk : NULL, pass ? 4 : 0, BT_BACKWARD, &e), CZ_OK);
+    int64_t id = pass ? (int64_t)from : (int64_t)m->bm_n - 1;
+    const void *k, *v;
+    size_t kl, vl;
+    int rc;
+    uint64_t seen = 0;
+    while ((rc = bt_next(c, &k, &kl, &v, &vl, &e)) == CZ_OK) {
+      while (id >= 0 && !m->bm_present[id])
+        id--;
+      assert_true(id >= 0);
+      uint8_t want[256], wk[4];
+      tkey((uint32_t)id, wk);
+      assert_int_equal(kl, 4);
+      assert_memory_equal(k, wk, 4);
+      size_t wl = make_row((uint32_t)id, m->bm_version[id], mode, want, sizeof want);
+      assert_int_equal(vl, wl);
+      assert_memory_equal(v, want, wl);
+      id--;
+      seen++;
+      if (pass && seen % 89 == 0)
+        bt_cursor_release(c);
+    }
+    if (rc != BT_END)
+      fail_msg("bt_next backward: %s %s", e.er_sqlstate, e.er_msg);
+    while (id >= 0 && !m->bm_present[id])
+      id--;
+    assert_true(id < 0);
     if (!pass)
       assert_int_equal(seen, m->bm_count);
   }
-  assert_int_equal(bt_seek(c, NULL, 0, BT_BACKWARD, &e), CZ_ERR);
-  assert_string_equal(e.er_sqlstate, "0A000");
   bt_cursor_close(c);
 }
 
@@ -651,9 +688,6 @@ static void test_batch_duplicate_and_limits(void **state)
   }
   check_ok(t, m.bm_count);
   verify_scan(t, &m, M_RANDOM);
-  pg_no_t root;
-  assert_int_equal(bt_create(env.be_bp, BT_COLUMN, &root, &e), CZ_ERR);
-  assert_string_equal(e.er_sqlstate, "0A000");
   bt_close(t);
   bt_model_free(&m);
   bt_env_close(&env);
@@ -777,6 +811,302 @@ static void test_readers_beside_writer(void **state)
   bt_env_close(&env);
 }
 
+/* ---- non-unique column trees (bt_col_pair.c) ------------------------------ */
+
+/* Pair i: key "group" i / 2500 as 4 bytes (zero bytes exercise the
+ * escapes; a group's pairs span segments), value a column row whose bytes
+ * order differently from i. */
+#define NU_N 12000
+typedef struct nu_pair_s {
+  uint8_t np_k[4];
+  uint8_t np_v[64];
+  size_t np_vl;
+  bool np_in;
+} nu_pair_t;
+
+static int nu_cmp(const void *x, const void *y)
+{
+  const nu_pair_t *a = x, *b = y;
+  int c = memcmp(a->np_k, b->np_k, 4);
+  if (c)
+    return c;
+  size_t m = a->np_vl < b->np_vl ? a->np_vl : b->np_vl;
+  c = memcmp(a->np_v, b->np_v, m);
+  return c ? c : (a->np_vl > b->np_vl) - (a->np_vl < b->np_vl);
+}
+
+static nu_pair_t *nu_pairs(void)
+{
+  nu_pair_t *p = calloc(NU_N, sizeof *p);
+  static const ty_phys_t k2[2] = {TP_I64, TP_STR};
+  for (uint32_t i = 0; i < NU_N; i++) {
+    tkey(i / 2500, p[i].np_k);
+    datum_t d[2];
+    char sb[32];
+    memset(d, 0, sizeof d);
+    d[0].d_i64 = (int64_t)(mix(i) % 1000);
+    d[1].d_str.s_ptr = sb;
+    d[1].d_str.s_len = (uint32_t)snprintf(sb, sizeof sb, "v%u", i);
+    err_t e;
+    assert_int_equal(bt_crow_build(k2, d, 2, p[i].np_v, sizeof p[i].np_v, &p[i].np_vl, &e), CZ_OK);
+  }
+  qsort(p, NU_N, sizeof *p, nu_cmp);
+  return p;
+}
+
+typedef struct nu_look_s {
+  int nl_found[6];
+  uint8_t nl_v[6][64];
+  size_t nl_vl[6];
+} nu_look_t;
+
+static void nu_look_cb(void *ctx, int i, bool found, const void *val, size_t len)
+{
+  nu_look_t *l = ctx;
+  l->nl_found[i] = found;
+  if (found && len <= sizeof l->nl_v[i]) {
+    memcpy(l->nl_v[i], val, len);
+    l->nl_vl[i] = len;
+  }
+}
+
+static void nu_verify(bt_tree_t *t, const nu_pair_t *p)
+{
+  err_t e;
+  uint64_t n = 0;
+  for (int i = 0; i < NU_N; i++)
+    n += p[i].np_in;
+  check_ok(t, n);
+  /* the cursor: every pair in (key, value) order, from the start and from a key */
+  bt_cursor_t *c;
+  assert_int_equal(bt_cursor_open(t, &c, &e), CZ_OK);
+  for (int pass = 0; pass < 2; pass++) {
+    uint8_t sk[4];
+    tkey(2, sk);
+    assert_int_equal(bt_seek(c, pass ? sk : NULL, pass ? 4 : 0, BT_FORWARD, &e), CZ_OK);
+    int i = 0;
+    while (i < NU_N && (!p[i].np_in || (pass && memcmp(p[i].np_k, sk, 4) < 0)))
+      i++;
+    const void *k, *v;
+    size_t kl, vl;
+    int rc;
+    while ((rc = bt_next(c, &k, &kl, &v, &vl, &e)) == CZ_OK) {
+      assert_true(i < NU_N);
+      assert_int_equal(kl, 4);
+      assert_memory_equal(k, p[i].np_k, 4);
+      assert_int_equal(vl, p[i].np_vl);
+      assert_memory_equal(v, p[i].np_v, vl);
+      for (i++; i < NU_N && !p[i].np_in; i++)
+        ;
+    }
+    assert_int_equal(rc, BT_END);
+    assert_int_equal(i, NU_N);
+  }
+  /* backward from key 2: every pair of keys <= 2, last first */
+  {
+    uint8_t sk[4];
+    tkey(2, sk);
+    assert_int_equal(bt_seek(c, sk, 4, BT_BACKWARD, &e), CZ_OK);
+    int i = NU_N - 1;
+    while (i >= 0 && (!p[i].np_in || memcmp(p[i].np_k, sk, 4) > 0))
+      i--;
+    const void *k, *v;
+    size_t kl, vl;
+    int rc;
+    while ((rc = bt_next(c, &k, &kl, &v, &vl, &e)) == CZ_OK) {
+      assert_true(i >= 0);
+      assert_int_equal(kl, 4);
+      assert_memory_equal(k, p[i].np_k, 4);
+      assert_int_equal(vl, p[i].np_vl);
+      assert_memory_equal(v, p[i].np_v, vl);
+      for (i--; i >= 0 && !p[i].np_in; i--)
+        ;
+    }
+    assert_int_equal(rc, BT_END);
+    assert_int_equal(i, -1);
+  }
+  bt_cursor_close(c);
+  /* lookups: the first pair of each key, by one and by batch */
+  bt_key_t keys[6];
+  uint8_t kb[6][4];
+  for (uint32_t g = 0; g < 6; g++) {
+    tkey(g, kb[g]);
+    keys[g] = (bt_key_t){kb[g], 4};
+  }
+  nu_look_t look;
+  memset(&look, 0, sizeof look);
+  assert_int_equal(bt_lookup_batch(t, keys, 6, nu_look_cb, &look, &e), CZ_OK);
+  for (uint32_t g = 0; g < 6; g++) {
+    tkey(g, kb[g]);
+    keys[g] = (bt_key_t){kb[g], 4};
+    int first = -1;
+    for (int i = 0; i < NU_N && first < 0; i++)
+      if (p[i].np_in && memcmp(p[i].np_k, kb[g], 4) == 0)
+        first = i;
+    uint8_t val[128];
+    size_t vl;
+    int rc = bt_lookup(t, kb[g], 4, val, sizeof val, &vl, &e);
+    if (first < 0) {
+      assert_int_equal(rc, BT_NOT_FOUND);
+      assert_false(look.nl_found[g]);
+    } else {
+      assert_int_equal(rc, CZ_OK);
+      assert_int_equal(vl, p[first].np_vl);
+      assert_memory_equal(val, p[first].np_v, vl);
+      assert_true(look.nl_found[g]);
+      assert_int_equal(look.nl_vl[g], vl);
+      assert_memory_equal(look.nl_v[g], val, vl);
+    }
+  }
+  /* a column scan of keys [1, 3) with the keys handed out as keys */
+  arena_t *a = arena_create(NULL, "nu");
+  int cols[2] = {0, 1};
+  vec_t out[2];
+  assert_int_equal(vec_init(&out[0], a, ty_plain(TY_BYTEA), 500, &e), CZ_OK);
+  assert_int_equal(vec_init(&out[1], a, ty_plain(TY_INT8), 500, &e), CZ_OK);
+  bt_col_scan_t *sc;
+  assert_int_equal(bt_col_scan_open(t, kb[1], 4, kb[3], 4, cols, 2, NULL, 0, &sc, &e), CZ_OK);
+  int i = 0, got, rc;
+  while ((rc = bt_col_scan_next(sc, out, 500, &got, &e)) == CZ_OK) {
+    for (int r = 0; r < got; r++) {
+      while (i < NU_N && (!p[i].np_in || memcmp(p[i].np_k, kb[1], 4) < 0))
+        i++;
+      assert_true(i < NU_N && memcmp(p[i].np_k, kb[3], 4) < 0);
+      assert_int_equal(out[0].v_str[r].s_len, 4);
+      assert_memory_equal(out[0].v_str[r].s_ptr, p[i].np_k, 4);
+      i++;
+    }
+  }
+  assert_int_equal(rc, BT_END);
+  while (i < NU_N && (!p[i].np_in || memcmp(p[i].np_k, kb[1], 4) < 0))
+    i++;
+  assert_true(i == NU_N || memcmp(p[i].np_k, kb[3], 4) >= 0);
+  bt_col_scan_close(sc);
+  /* cuts for parallel scans are keys, ascending */
+  bt_key_t *cuts;
+  int ncuts;
+  assert_int_equal(bt_divide(t, NULL, 0, NULL, 0, 4, a, &cuts, &ncuts, &e), CZ_OK);
+  for (int j = 1; j < ncuts; j++)
+    assert_true(memcmp(cuts[j - 1].k_data, cuts[j].k_data, 4) < 0 || cuts[j - 1].k_len < cuts[j].k_len);
+  arena_destroy(a);
+}
+
+static void test_non_unique(void **state)
+{
+  (void)state;
+  bt_env_t env;
+  bt_env_open(&env, "col_nonunique.db", 256, true);
+  err_t e;
+  pg_no_t root;
+  bt_tree_t *t;
+  assert_int_equal(bt_create(env.be_bp, BT_COLUMN, &root, &e), CZ_OK);
+  assert_int_equal(bt_open(env.be_bp, root, &t, &e), CZ_OK);
+  nu_pair_t *p = nu_pairs();
+  /* even pairs by one sorted batch, odd ones one by one */
+  bt_row_t *rows = calloc(NU_N, sizeof *rows);
+  int n = 0;
+  for (int i = 0; i < NU_N; i += 2) {
+    rows[n++] = (bt_row_t){p[i].np_k, 4, p[i].np_v, (uint32_t)p[i].np_vl};
+    p[i].np_in = true;
+  }
+  assert_int_equal(bt_insert_batch(t, rows, n, NULL, &e), CZ_OK);
+  nu_verify(t, p);
+  for (int i = 1; i < NU_N; i += 2) {
+    if (bt_insert(t, p[i].np_k, 4, p[i].np_v, p[i].np_vl, &e) != CZ_OK)
+      fail_msg("insert %d: %s %s", i, e.er_sqlstate, e.er_msg);
+    p[i].np_in = true;
+  }
+  nu_verify(t, p);
+  /* the same pair twice is 23505; bt_update is for unique trees */
+  assert_int_equal(bt_insert(t, p[7].np_k, 4, p[7].np_v, p[7].np_vl, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "23505");
+  assert_int_equal(bt_update(t, p[7].np_k, 4, p[7].np_v, p[7].np_vl, NULL, 0, NULL, &e), CZ_ERR);
+  /* deletes name the pair: drop every pair of group 1 and most of the rest
+   * (segments merge and empty) */
+  for (int i = 0; i < NU_N; i++) {
+    bool drop = memcmp(p[i].np_k, "\0\0\0\1", 4) == 0 || i % 3 != 0;
+    if (!drop)
+      continue;
+    assert_int_equal(bt_delete(t, p[i].np_k, 4, p[i].np_v, p[i].np_vl, NULL, 0, NULL, &e), CZ_OK);
+    p[i].np_in = false;
+  }
+  assert_int_equal(bt_delete(t, p[1].np_k, 4, p[1].np_v, p[1].np_vl, NULL, 0, NULL, &e), BT_NOT_FOUND);
+  nu_verify(t, p);
+  /* a predicate on the pairs' keys is not built */
+  bt_col_scan_t *sc;
+  bt_col_pred_t pr;
+  memset(&pr, 0, sizeof pr);
+  pr.cp_col = 0;
+  pr.cp_pred.p_op = CE_IS_NULL;
+  assert_int_equal(bt_col_scan_open(t, NULL, 0, NULL, 0, NULL, 0, &pr, 1, &sc, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "0A000");
+  free(rows);
+  free(p);
+  assert_int_equal(bt_drop(t, &e), CZ_OK);
+  bt_env_close(&env);
+}
+
+/* ---- bt_estimate and bt_sample on column trees (bt_col_stats.c) ----------- */
+
+typedef struct smp_s {
+  uint32_t sm_lo, sm_hi;
+  int sm_n, sm_bad;
+} smp_t;
+
+static void smp_cb(void *ctx, const void *key, size_t klen, const void *val, size_t vlen)
+{
+  smp_t *s = ctx;
+  const uint8_t *k = key;
+  uint32_t id = klen == 4 ? ((uint32_t)k[0] << 24 | (uint32_t)k[1] << 16 | (uint32_t)k[2] << 8 | k[3]) : 0;
+  uint8_t want[256];
+  size_t wl = make_row(id, 0, M_RANDOM, want, sizeof want);
+  if (klen != 4 || id < s->sm_lo || id >= s->sm_hi || wl != vlen || memcmp(want, val, vlen) != 0)
+    s->sm_bad++;
+  s->sm_n++;
+}
+
+static void test_estimate_and_sample(void **state)
+{
+  (void)state;
+  bt_env_t env;
+  bt_env_open(&env, "col_estimate.db", 512, true);
+  bt_tree_t *t = new_col_tree(&env);
+  bt_model_t m;
+  bt_model_init(&m, 30000);
+  load(t, &m, 30000, 30000, M_RANDOM);
+  err_t e;
+  double est;
+  uint8_t lo[4], hi[4];
+  /* the whole tree, a wide range: within a quarter */
+  assert_int_equal(bt_estimate(t, NULL, 0, NULL, 0, &est, &e), CZ_OK);
+  assert_true(est > 30000 * 0.75 && est < 30000 * 1.25);
+  tkey(5000, lo);
+  tkey(20000, hi);
+  assert_int_equal(bt_estimate(t, lo, 4, hi, 4, &est, &e), CZ_OK);
+  assert_true(est > 15000 * 0.7 && est < 15000 * 1.3);
+  /* inside one segment: exact */
+  tkey(100, lo);
+  tkey(350, hi);
+  assert_int_equal(bt_estimate(t, lo, 4, hi, 4, &est, &e), CZ_OK);
+  assert_true(est == 250);
+  assert_int_equal(bt_estimate(t, hi, 4, lo, 4, &est, &e), CZ_OK);
+  assert_true(est == 0);
+  /* samples: rows of the range, their values the stored ones */
+  smp_t sm = {5000, 20000, 0, 0};
+  tkey(5000, lo);
+  tkey(20000, hi);
+  assert_int_equal(bt_sample(t, lo, 4, hi, 4, 40, 42, smp_cb, &sm, &e), CZ_OK);
+  assert_int_equal(sm.sm_bad, 0);
+  assert_true(sm.sm_n >= 30);
+  smp_t all = {0, 30000, 0, 0};
+  assert_int_equal(bt_sample(t, NULL, 0, NULL, 0, 20, 7, smp_cb, &all, &e), CZ_OK);
+  assert_int_equal(all.sm_bad, 0);
+  assert_int_equal(all.sm_n, 20);
+  bt_close(t);
+  bt_model_free(&m);
+  bt_env_close(&env);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -788,6 +1118,8 @@ int main(void)
       cmocka_unit_test(test_larger_than_pool_and_reopen),
       cmocka_unit_test(test_batch_duplicate_and_limits),
       cmocka_unit_test(test_readers_beside_writer),
+      cmocka_unit_test(test_non_unique),
+      cmocka_unit_test(test_estimate_and_sample),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

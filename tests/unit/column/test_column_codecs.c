@@ -195,6 +195,9 @@ static void check_segment(const vec_t *v, int n, const uint8_t *buf, size_t len,
         continue;
       datum_t d;
       vec_get(&out, i + 3, &d);
+      /* ce_pred_match (one value outside a segment) agrees with the filter */
+      if (ce_pred_match(&p, ph, &d) != cg_ref_match(ph, &p, &d))
+        fail_msg("ce_pred_match op %d: row %d disagrees with the filter", (int)p.p_op, i);
       if (cg_ref_match(ph, &p, &d)) {
         if (k >= ng || got[k] != (uint32_t)i)
           fail_msg("predicate op %d: row %d should match (codec %s)", (int)p.p_op, i, ce_name(info.ci_codec));

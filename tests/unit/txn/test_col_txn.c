@@ -4,6 +4,9 @@
  * entry calls as a row tree, so committed work survives a crash, the
  * uncommitted does not, and bt_check is clean after recovery.
  */
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include "txn_test.h"
 
 #define TREE "cols"
@@ -192,11 +195,248 @@ static void test_rollback_and_savepoint(void **state)
   tt_fini(&t);
 }
 
+/* ---- rule L3 on column trees (txn/README.md) ------------------------------- */
+
+/* Writers update rows to POISON and roll back; readers must never take
+ * POISON for a committed value. Before L3 held for column trees a reader
+ * copied a segment under its leaf latch and checked visibility after
+ * letting go: an undo could swap the segment back and release its lock in
+ * between, and the reader then saw the rolled-back value as current. */
+#define L3_ROWS 6000
+#define L3_POISON 7
+
+typedef struct l3_s {
+  db_t *l_db;
+  bt_tree_t *l_t;
+  db_tree_t *l_dt;
+  atomic_bool l_stop;
+  atomic_int l_bad;        /* POISON taken as visible */
+  atomic_long l_checked;   /* rows checked by readers */
+  atomic_long l_rollbacks;
+  int l_mode;              /* reader: 0 batch lookup, 1 cursor, 2 column scan */
+} l3_t;
+
+static int l3_version_of(const void *val, size_t vl)
+{
+  ty_phys_t kinds[3];
+  datum_t d[3];
+  int n;
+  err_t e;
+  if (bt_crow_parse(val, vl, 3, kinds, d, &n, &e) != CZ_OK || n != 3)
+    return -2;
+  return (int)d[1].d_i64;
+}
+
+/* A reader's verdict on one entry, checked where the caller stands
+ * (inside the callback, between bt_next calls). */
+static void l3_judge(l3_t *l, arena_t *a, const void *key, size_t kl, const void *val, size_t vl)
+{
+  const void *v = val;
+  size_t len = vl;
+  txn_vis_t r = txn_read_version(NULL, l->l_dt, key, kl, a, &v, &len);
+  if (r != TXN_VIS_ABSENT && l3_version_of(v, len) != 0)
+    atomic_fetch_add(&l->l_bad, 1);
+  atomic_fetch_add(&l->l_checked, 1);
+}
+
+typedef struct l3_cb_s {
+  l3_t *cb_l;
+  arena_t *cb_a;
+  const bt_key_t *cb_keys;
+} l3_cb_t;
+
+static void l3_lookup_cb(void *ctx, int i, bool found, const void *val, size_t vl)
+{
+  l3_cb_t *c = ctx;
+  if (found)
+    l3_judge(c->cb_l, c->cb_a, c->cb_keys[i].k_data, c->cb_keys[i].k_len, val, vl);
+  else
+    atomic_fetch_add(&c->cb_l->l_bad, 1); /* every row is committed: none may be missing */
+}
+
+/* The column scan's visibility, as the table layer wires it to txn. */
+static bool l3_plain(void *ctx)
+{
+  l3_t *l = ctx;
+  return txn_tree_plain(NULL, l->l_dt);
+}
+
+static bt_vis_t l3_vis_row(void *ctx, const void *key, size_t kl, arena_t *a, const void **val, size_t *vl)
+{
+  l3_t *l = ctx;
+  switch (txn_read_version(NULL, l->l_dt, key, kl, a, val, vl)) {
+  case TXN_VIS_ABSENT: return BT_VIS_SKIP;
+  case TXN_VIS_PREIMAGE: return BT_VIS_REPLACE;
+  default: return BT_VIS_KEEP;
+  }
+}
+
+/* One column scan of every row: column 2 (the version) must be 0 in each,
+ * and with a predicate "version = 0" no row may be missing (a replaced
+ * row is judged by the version the reader sees). */
+static void l3_scan(l3_t *l, arena_t *a, bool with_pred)
+{
+  err_t e;
+  bt_col_scan_t *sc;
+  int cols[2] = {0, 2};
+  bt_col_pred_t pred;
+  memset(&pred, 0, sizeof pred);
+  pred.cp_col = 2;
+  pred.cp_pred.p_op = CE_EQ;
+  pred.cp_pred.p_val.d_i64 = 0;
+  if (bt_col_scan_open(l->l_t, NULL, 0, NULL, 0, cols, 2, &pred, with_pred ? 1 : 0, &sc, &e) != CZ_OK) {
+    atomic_fetch_add(&l->l_bad, 1000);
+    return;
+  }
+  bt_col_vis_t vis = {l3_plain, l3_vis_row, l};
+  bt_col_scan_set_vis(sc, &vis);
+  vec_t out[2];
+  if (vec_init(&out[0], a, ty_plain(TY_BYTEA), 1024, &e) != CZ_OK ||
+      vec_init(&out[1], a, ty_plain(TY_INT8), 1024, &e) != CZ_OK) {
+    atomic_fetch_add(&l->l_bad, 1000);
+    bt_col_scan_close(sc);
+    return;
+  }
+  int n, rc, total = 0;
+  while ((rc = bt_col_scan_next(sc, out, 1024, &n, &e)) == CZ_OK) {
+    for (int i = 0; i < n; i++)
+      if (out[1].v_null[i] || out[1].v_i64[i] != 0)
+        atomic_fetch_add(&l->l_bad, 1);
+    total += n;
+    atomic_fetch_add(&l->l_checked, n);
+  }
+  if (rc != BT_END || total != L3_ROWS)
+    atomic_fetch_add(&l->l_bad, 1000);
+  bt_col_scan_close(sc);
+}
+
+static void *l3_writer(void *arg)
+{
+  l3_t *l = arg;
+  unsigned seed = 12345;
+  while (!atomic_load(&l->l_stop)) {
+    err_t e;
+    txn_t *tx = txn_begin(l->l_db, 0, &e);
+    int i = (int)(rand_r(&seed) % L3_ROWS);
+    if (!tx || c_update(tx, l->l_t, i, L3_POISON) != CZ_OK || txn_rollback(tx, &e) != CZ_OK) {
+      atomic_fetch_add(&l->l_bad, 1000);
+      break;
+    }
+    atomic_fetch_add(&l->l_rollbacks, 1);
+  }
+  return NULL;
+}
+
+static void *l3_reader(void *arg)
+{
+  l3_t *l = arg;
+  arena_t *a = arena_create(NULL, "l3_reader");
+  char (*kb)[16] = malloc(16 * L3_ROWS);
+  bt_key_t *keys = malloc(sizeof *keys * L3_ROWS);
+  for (int i = 0; i < L3_ROWS; i++) {
+    keys[i].k_data = kb[i];
+    keys[i].k_len = (uint32_t)tt_key(kb[i], i);
+  }
+  err_t e;
+  while (!atomic_load(&l->l_stop)) {
+    arena_reset(a);
+    if (l->l_mode >= 2) {
+      l3_scan(l, a, l->l_mode == 3);
+    } else if (l->l_mode == 0) {
+      l3_cb_t c = {l, a, keys};
+      if (bt_lookup_batch(l->l_t, keys, L3_ROWS, l3_lookup_cb, &c, &e) != CZ_OK)
+        atomic_fetch_add(&l->l_bad, 1000);
+    } else {
+      bt_cursor_t *cur;
+      if (bt_cursor_open(l->l_t, &cur, &e) != CZ_OK || bt_seek(cur, NULL, 0, BT_FORWARD, &e) != CZ_OK) {
+        atomic_fetch_add(&l->l_bad, 1000);
+        break;
+      }
+      const void *k, *v;
+      size_t kl, vl;
+      int rc, n = 0;
+      while ((rc = bt_next(cur, &k, &kl, &v, &vl, &e)) == CZ_OK) {
+        l3_judge(l, a, k, kl, v, vl);
+        n++;
+        if (n % 1024 == 0)
+          arena_reset(a);
+      }
+      if (rc != BT_END || n != L3_ROWS)
+        atomic_fetch_add(&l->l_bad, 1000);
+      bt_cursor_close(cur);
+    }
+  }
+  free(keys);
+  free(kb);
+  arena_destroy(a);
+  return NULL;
+}
+
+static void l3_run(int mode)
+{
+  tt_db_t t;
+  char name[16];
+  snprintf(name, sizeof name, "coll3_%d", mode);
+  tt_init(&t, name);
+  db_t *db = tt_open(&t);
+  l3_t l;
+  memset(&l, 0, sizeof l);
+  l.l_db = db;
+  l.l_mode = mode;
+  l.l_t = tt_create(db, TREE, BT_UNIQUE | BT_COLUMN);
+  l.l_dt = db_tree_of(db, l.l_t);
+  txn_t *tx = txn_begin(db, 0, NULL);
+  for (int i = 0; i < L3_ROWS; i++)
+    assert_int_equal(c_insert(tx, l.l_t, i, 0), CZ_OK);
+  TT_OK(txn_commit(tx, &e_));
+  pthread_t w, r;
+  assert_int_equal(pthread_create(&w, NULL, l3_writer, &l), 0);
+  assert_int_equal(pthread_create(&r, NULL, l3_reader, &l), 0);
+  /* Long enough for a few hundred rollbacks to interleave with reads. */
+  for (int ms = 0; ms < 3000 && atomic_load(&l.l_bad) == 0; ms += 10)
+    usleep(10000);
+  atomic_store(&l.l_stop, true);
+  pthread_join(w, NULL);
+  pthread_join(r, NULL);
+  if (atomic_load(&l.l_bad) != 0)
+    fail_msg("mode %d: %d bad reads (%ld rows checked, %ld rollbacks)", mode, atomic_load(&l.l_bad),
+             atomic_load(&l.l_checked), atomic_load(&l.l_rollbacks));
+  print_message("mode %d: %ld rows checked, %ld rollbacks\n", mode, atomic_load(&l.l_checked),
+                atomic_load(&l.l_rollbacks));
+  assert_true(atomic_load(&l.l_rollbacks) > 10);
+  assert_true(atomic_load(&l.l_checked) > L3_ROWS);
+  assert_int_equal(c_check(l.l_t), L3_ROWS);
+  tt_close(db);
+  tt_fini(&t);
+}
+
+static void test_l3_batch_lookup(void **state)
+{
+  (void)state;
+  l3_run(0);
+}
+
+static void test_l3_cursor(void **state)
+{
+  (void)state;
+  l3_run(1);
+}
+
+static void test_l3_column_scan(void **state)
+{
+  (void)state;
+  l3_run(2);
+  l3_run(3);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_crash_recovers_column_tree),
       cmocka_unit_test(test_rollback_and_savepoint),
+      cmocka_unit_test(test_l3_batch_lookup),
+      cmocka_unit_test(test_l3_cursor),
+      cmocka_unit_test(test_l3_column_scan),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
