@@ -1,5 +1,5 @@
 /* sp_compile — the SPARQL-to-SQL compiler: a query's algebra (spec §18.2)
- * to one SQL SELECT over rdf.rdf_quad and the dictionaries, which the
+ * to one SQL SELECT over pg_rdf.rdf_quad and the dictionaries, which the
  * engine then parses, binds, plans and runs like any SQL statement — so
  * the optimizer picks the join order from the data, and EXPLAIN shows it.
  *
@@ -225,7 +225,7 @@ static int cp_bgp(cp_t *c, const sp_op_t *op, cp_rel_t *out)
     }
     /* GRAPH g {}: one solution per named graph (of the dataset). */
     char *q = cp_fresh(c, "q");
-    b.bg_from = arena_sprintf(c->cp_a, "rdf.rdf_quad %s", q);
+    b.bg_from = arena_sprintf(c->cp_a, RDF_SCHEMA ".rdf_quad %s", q);
     if (cp_bgp_graph(c, q, out, &b) != CZ_OK)
       return CZ_ERR;
     out->cr_sql = arena_sprintf(c->cp_a, "SELECT DISTINCT %s FROM %s WHERE %s",
@@ -235,7 +235,7 @@ static int cp_bgp(cp_t *c, const sp_op_t *op, cp_rel_t *out)
   for (int i = 0; i < nt; i++) {
     const sp_triple_t *t = op->op_triples->ls_v[i];
     char *q = cp_fresh(c, "q");
-    b.bg_from = cp_cat(c, b.bg_from, ", ", arena_sprintf(c->cp_a, "rdf.rdf_quad %s", q));
+    b.bg_from = cp_cat(c, b.bg_from, ", ", arena_sprintf(c->cp_a, RDF_SCHEMA ".rdf_quad %s", q));
     if (cp_bgp_term(c, t->tr_s, arena_sprintf(c->cp_a, "%s.s", q), out, &b) != CZ_OK ||
         cp_bgp_term(c, t->tr_p, arena_sprintf(c->cp_a, "%s.p", q), out, &b) != CZ_OK ||
         cp_bgp_term(c, t->tr_o, arena_sprintf(c->cp_a, "%s.o", q), out, &b) != CZ_OK ||

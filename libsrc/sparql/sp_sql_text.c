@@ -77,7 +77,7 @@ static char *sq_iri_query(arena_t *a, const char *iri, err_t *e)
   }
   char *nsq = arena_sprintf(a, "%.*s", (int)ns, iri);
   return arena_sprintf(a,
-                       "SELECT i.id FROM rdf.rdf_prefix x JOIN rdf.rdf_iri i ON i.prefix = x.id"
+                       "SELECT i.id FROM " RDF_SCHEMA ".rdf_prefix x JOIN " RDF_SCHEMA ".rdf_iri i ON i.prefix = x.id"
                        " WHERE x.ns = %s AND i.local = %s",
                        sp_sql_quote(a, nsq), sp_sql_quote(a, iri + ns));
 }
@@ -109,12 +109,12 @@ char *sp_sql_term_query(arena_t *a, const sp_term_t *t, char **inline_id, err_t 
    * language-tagged strings. */
   char *lang = sp_sql_quote(a, t->tm_lang ? t->tm_lang : ""), *lex = sp_sql_quote(a, t->tm_str);
   if (!dt || t->tm_lang)
-    return arena_sprintf(a, "SELECT l.id FROM rdf.rdf_literal l WHERE l.dt = 0 AND l.lang = %s"
+    return arena_sprintf(a, "SELECT l.id FROM " RDF_SCHEMA ".rdf_literal l WHERE l.dt = 0 AND l.lang = %s"
                             " AND l.lex = %s", lang, lex);
   char *dq = sq_iri_query(a, dt, e);
   if (!dq)
     return NULL;
-  return arena_sprintf(a, "SELECT l.id FROM (%s) d JOIN rdf.rdf_literal l ON l.dt = d.id"
+  return arena_sprintf(a, "SELECT l.id FROM (%s) d JOIN " RDF_SCHEMA ".rdf_literal l ON l.dt = d.id"
                           " WHERE l.lang = %s AND l.lex = %s", dq, lang, lex);
 }
 

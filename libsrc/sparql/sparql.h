@@ -303,7 +303,7 @@ char *sp_request_sse(arena_t *a, const sp_request_t *rq);
 
 /* ---- SPARQL inside SQL (sp_compile.c, sp_extent.c) ---------------------- */
 
-/* The SQL text of a query request: one SELECT over rdf.rdf_quad and the
+/* The SQL text of a query request: one SELECT over pg_rdf.rdf_quad and the
  * dictionaries, a column per result variable in N-Triples form (ASK: one
  * boolean column "ask"). 0A000 "SPARQL feature X is not supported yet" for
  * what the compiler does not cover (README.md "Compiler"). */

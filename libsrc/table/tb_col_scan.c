@@ -10,24 +10,21 @@
  *   a prefix is extended by 0xFF bytes past every key starting with it
  *   (a column's encoding is never all 0xFF, as tb_sample.c relies on). A
  *   morsel (parallel scans) narrows the range to its piece.
- * - Visibility: the column scan hands out rows as the tree holds them.
- *   When the tree holds no locked key and no version a snapshot must see
- *   (txn_tree_plain, checked after each segment is read) they are what
- *   the reader must see; otherwise each row's key goes through
- *   txn_read_version_at: uncommitted inserts dropped, pre-images decoded
- *   in place of the tree's values.
- * - Predicates are pushed down only when the tree was plain when the scan
- *   opened (a pre-image could pass where the tree's value fails) and
- *   every predicate has a compressed form (not NOT IN, not CHAR(n)'s
- *   trailing-blank rule); the scan still tests each returned row with
- *   tbl_preds_pass, so a pushed predicate only ever removes work.
+ * - Visibility (txn rule L3): the column scan calls back, under the
+ *   segment's leaf latch, before its predicates and min/max skipping
+ *   (bt_col_scan_set_vis): when the tree holds no locked key and no
+ *   version a snapshot must see (txn_tree_plain) every row is as stored;
+ *   otherwise each row's key goes through txn_read_version_at:
+ *   uncommitted inserts skipped, pre-images returned in place of the
+ *   tree's values (and judged by the pushed predicates as they are). An
+ *   undo that would swap the segment back waits for the latch, so a
+ *   reader never keeps a rolled-back value.
+ * - Predicates are pushed down when every one has a compressed form (not
+ *   NOT IN, not CHAR(n)'s trailing-blank rule); the scan still tests each
+ *   returned row with tbl_preds_pass, so a pushed predicate only ever
+ *   removes work.
  * - Locators need every column (their hash is of the whole row's row
  *   format, tb_col.c), so a scan that wants them decodes every column.
- * - Until btree's rule L3 holds for column trees (btree/README.md "Column
- *   leaves: state"), a writer that changes and rolls back a row between
- *   the copy of its segment and the plain check can show the reader the
- *   rolled-back value; colbt's fix (visibility under the leaf latch)
- *   removes that window.
  */
 #include <string.h>
 
@@ -53,7 +50,7 @@ struct tb_colscan_s {
   int *cs_read;
   batch_t *cs_buf;            /* one segment's rows, cs_nread columns */
   bt_col_scan_t *cs_scan;     /* the range being read; NULL between ranges */
-  datum_t *cs_row;            /* a whole row (pre-images, locators) */
+  datum_t *cs_row;            /* a whole row (locators) */
 };
 
 /* Byte order of keys, the shorter first on a tie (the trees' order). */
@@ -144,6 +141,25 @@ static size_t put_bound(uint8_t *buf, const uint8_t *k, size_t kl, bool past)
   return kl;
 }
 
+/* The scan's visibility callbacks (README above, "Visibility"). */
+static bool vis_plain(void *ctx)
+{
+  const tb_colscan_t *c = ctx;
+  return txn_tree_plain(c->cs_tx, c->cs_t->ct_indexes[0]->ci_dtree);
+}
+
+static bt_vis_t vis_row(void *ctx, const void *key, size_t key_len, arena_t *a, const void **val,
+                        size_t *val_len)
+{
+  const tb_colscan_t *c = ctx;
+  switch (txn_read_version_at(c->cs_tx, c->cs_cmd, c->cs_t->ct_indexes[0]->ci_dtree, key, key_len,
+                              a, val, val_len)) {
+  case TXN_VIS_ABSENT: return BT_VIS_SKIP;
+  case TXN_VIS_PREIMAGE: return BT_VIS_REPLACE;
+  default: return BT_VIS_KEEP;
+  }
+}
+
 int tb_colscan_range(tb_colscan_t *c, const uint8_t *low, size_t low_len, bool low_incl,
                      const uint8_t *high, size_t high_len, bool high_incl, const bt_key_t *from,
                      const bt_key_t *until, err_t *e)
@@ -179,14 +195,17 @@ int tb_colscan_range(tb_colscan_t *c, const uint8_t *low, size_t low_len, bool l
   }
   const cat_index_t *pix = t->ct_indexes[0];
   int nbp = 0;
-  if (c->cs_npred > 0 && txn_tree_plain(c->cs_tx, pix->ci_dtree))
-    for (int j = 0; j < c->cs_npred; j++)
-      if (push_pred(&c->cs_preds[j], &c->cs_bp[nbp].cp_pred)) {
-        c->cs_bp[nbp].cp_col = c->cs_cols[c->cs_preds[j].tp_out] + 1;
-        nbp++;
-      }
-  return bt_col_scan_open(pix->ci_tree, lo, lo_len, hi, hi_len, c->cs_read, c->cs_nread, c->cs_bp,
-                          nbp, &c->cs_scan, e);
+  for (int j = 0; j < c->cs_npred; j++)
+    if (push_pred(&c->cs_preds[j], &c->cs_bp[nbp].cp_pred)) {
+      c->cs_bp[nbp].cp_col = c->cs_cols[c->cs_preds[j].tp_out] + 1;
+      nbp++;
+    }
+  if (bt_col_scan_open(pix->ci_tree, lo, lo_len, hi, hi_len, c->cs_read, c->cs_nread, c->cs_bp, nbp,
+                       &c->cs_scan, e) != CZ_OK)
+    return CZ_ERR;
+  bt_col_vis_t vis = {vis_plain, vis_row, c};
+  bt_col_scan_set_vis(c->cs_scan, &vis);
+  return CZ_OK;
 }
 
 void tb_colscan_close(tb_colscan_t *c)
@@ -249,7 +268,6 @@ int tb_colscan_fill(tb_colscan_t *c, batch_t *out, int *np, int cap, arena_t *a,
                     err_t *e)
 {
   const cat_table_t *t = c->cs_t;
-  db_tree_t *dt = t->ct_indexes[0]->ci_dtree;
   int n = *np;
   int examined = 0;
   *ended = false;
@@ -269,34 +287,15 @@ int tb_colscan_fill(tb_colscan_t *c, batch_t *out, int *np, int cap, arena_t *a,
     if (rc != CZ_OK)
       return CZ_ERR;
     examined += got;
-    bool plain = txn_tree_plain(c->cs_tx, dt);
     const vec_t *in = c->cs_buf->b_cols;
     for (int i = 0; i < got; i++) {
       const str_t *key = &in[0].v_str[i];
-      const void *pre = NULL;
-      size_t pre_len = 0;
-      if (!plain) {
-        const void *v = NULL;
-        size_t vl = 0;
-        txn_vis_t vis = txn_read_version_at(c->cs_tx, c->cs_cmd, dt, key->s_ptr, key->s_len, a,
-                                            &v, &vl);
-        if (vis == TXN_VIS_ABSENT)
-          continue;
-        if (vis == TXN_VIS_PREIMAGE) {
-          pre = v;
-          pre_len = vl;
-        }
-      }
-      if (pre) {
-        if (tb_col_decode(t, pre, pre_len, row, e) != CZ_OK)
-          return CZ_ERR;
-      } else if (c->cs_want_loc) {
+      if (c->cs_want_loc)
         for (int col = 0; col < t->ct_ncols; col++)
           vec_get(&in[col + 1], i, &row[col]);
-      }
       for (int k = 0; k < c->cs_ncols; k++) {
         datum_t d;
-        if (pre || c->cs_want_loc)
+        if (c->cs_want_loc)
           d = row[c->cs_cols[k]];
         else
           vec_get(&in[k + 1], i, &d);

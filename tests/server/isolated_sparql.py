@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """SPARQL inside SQL (issue 10, items 3 and 5, first cut): statements
-beginning with SPARQL are compiled to SQL over rdf.rdf_quad and run as an
+beginning with SPARQL are compiled to SQL over pg_rdf.rdf_quad and run as an
 ordinary result set, through the simple and the extended protocol.
 
 Loads a small Turtle file with the bulk loader, then runs a set of queries
@@ -144,7 +144,7 @@ def main():
                 "EXPLAIN SPARQL " + PFX + "SELECT ?s WHERE { ?s ex:knows ?o . ?o ex:age ?a }").fetchall())
             check("EXPLAIN SPARQL shows a plan over rdf_quad", "rdf_quad" in plan, plan)
             sql = c.execute("SPARQL DEFINE sql:text " + PFX + "SELECT ?s WHERE { ?s a ex:Robot }").fetchall()
-            check("DEFINE sql:text returns the SQL", len(sql) == 1 and "rdf.rdf_quad" in sql[0][0], repr(sql))
+            check("DEFINE sql:text returns the SQL", len(sql) == 1 and "pg_rdf.rdf_quad" in sql[0][0], repr(sql))
             cur = c.execute("SPARQL SELECT ?s WHERE { ?s ?p ?o ; ?q ?r } LIMIT 3; SELECT 1")
             first = cur.fetchall()
             cur.nextset()

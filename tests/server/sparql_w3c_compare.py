@@ -113,10 +113,10 @@ def main():
             except Exception:  # rdflib cannot: nothing to compare with
                 counts["skipped"] += 1
                 continue
-            c.execute("DELETE FROM rdf.rdf_quad")
+            c.execute("DELETE FROM pg_rdf.rdf_quad")
             c.execute("SELECT ld_dir(%s, %s)", (data, os.path.basename(copy)))
             c.execute("SELECT rdf_loader_run()")
-            st = c.execute("SELECT ll_state, ll_error FROM rdf.rdf_load_list WHERE ll_file = %s",
+            st = c.execute("SELECT ll_state, ll_error FROM pg_rdf.rdf_load_list WHERE ll_file = %s",
                            (copy,)).fetchone()
             if not st or st[0] != 2 or st[1]:
                 counts["skipped"] += 1

@@ -8,6 +8,20 @@
 #include "engine/runner/en_pgcat.h"
 #include "engine/runner/runner_int.h"
 
+int en_grantee(esession_t *s, const char *name, bool grant_option, cat_oid_t *out, err_t *e)
+{
+  *out = CAT_OID_PUBLIC_ROLE;
+  if (strcmp(name, "public") != 0) {
+    const cat_role_t *r;
+    if (cat_lookup_role(es_snapshot(s), name, &r, e) != CZ_OK)
+      return CZ_ERR;
+    *out = r->cr_oid;
+  }
+  if (grant_option && *out == CAT_OID_PUBLIC_ROLE)
+    return err_set(e, SQLSTATE_INVALID_GRANT_OPERATION, "grant options can only be granted to roles");
+  return CZ_OK;
+}
+
 static bool en_owns(esession_t *s, const cat_table_t *t)
 {
   return esession_is_superuser(s) || t->ct_owner == es_role_oid(s);
@@ -416,16 +430,10 @@ static int ddl_grant_sequence(esession_t *s, const sql_grant_t *g, bool grant, e
                      sq->sq_name);
     cat_oid_t oid = sq->sq_oid;
     for (int j = 0; j < sql_list_len(g->gr_roles); j++) {
-      const char *rn = sql_list_at(g->gr_roles, j);
-      cat_oid_t grantee = CAT_OID_PUBLIC_ROLE;
-      if (strcmp(rn, "public") != 0) {
-        const cat_role_t *r;
-        if (cat_lookup_role(es_snapshot(s), rn, &r, e) != CZ_OK)
-          return CZ_ERR;
-        grantee = r->cr_oid;
-      }
-      if (grant && g->gr_grant_option && grantee == CAT_OID_PUBLIC_ROLE)
-        return err_set(e, SQLSTATE_INVALID_GRANT_OPERATION, "grant options can only be granted to roles");
+      cat_oid_t grantee;
+      if (en_grantee(s, sql_list_at(g->gr_roles, j), grant && g->gr_grant_option, &grantee, e) !=
+          CZ_OK)
+        return CZ_ERR;
       int rc = grant ? cat_grant(es_engine(s)->en_cat, es_txn(s), oid, grantee,
                                  privs | (g->gr_grant_option ? options : 0), es_role_oid(s), e)
                      : cat_revoke(es_engine(s)->en_cat, es_txn(s), oid, grantee,
@@ -472,16 +480,10 @@ static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
       return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "permission denied for %s %s",
                      w ? "view" : "table", t->ct_name);
     for (int j = 0; j < sql_list_len(g->gr_roles); j++) {
-      const char *rn = sql_list_at(g->gr_roles, j);
-      cat_oid_t grantee = CAT_OID_PUBLIC_ROLE;
-      if (strcmp(rn, "public") != 0) {
-        const cat_role_t *r;
-        if (cat_lookup_role(es_snapshot(s), rn, &r, e) != CZ_OK)
-          return CZ_ERR;
-        grantee = r->cr_oid;
-      }
-      if (grant && g->gr_grant_option && grantee == CAT_OID_PUBLIC_ROLE)
-        return err_set(e, SQLSTATE_INVALID_GRANT_OPERATION, "grant options can only be granted to roles");
+      cat_oid_t grantee;
+      if (en_grantee(s, sql_list_at(g->gr_roles, j), grant && g->gr_grant_option, &grantee, e) !=
+          CZ_OK)
+        return CZ_ERR;
       /* grant options ride above the privileges (CAT_PRIV_GRANT_SHIFT);
        * REVOKE GRANT OPTION FOR takes only those */
       uint32_t options = privs << CAT_PRIV_GRANT_SHIFT;

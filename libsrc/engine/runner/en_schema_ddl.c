@@ -313,16 +313,10 @@ int en_grant_schema(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
     }
     cat_oid_t oid = sc->cs_oid;
     for (int j = 0; j < sql_list_len(g->gr_roles); j++) {
-      const char *rn = sql_list_at(g->gr_roles, j);
-      cat_oid_t grantee = CAT_OID_PUBLIC_ROLE;
-      if (strcmp(rn, "public") != 0) {
-        const cat_role_t *r;
-        if (cat_lookup_role(es_snapshot(s), rn, &r, e) != CZ_OK)
-          return CZ_ERR;
-        grantee = r->cr_oid;
-      }
-      if (grant && g->gr_grant_option && grantee == CAT_OID_PUBLIC_ROLE)
-        return err_set(e, SQLSTATE_INVALID_GRANT_OPERATION, "grant options can only be granted to roles");
+      cat_oid_t grantee;
+      if (en_grantee(s, sql_list_at(g->gr_roles, j), grant && g->gr_grant_option, &grantee, e) !=
+          CZ_OK)
+        return CZ_ERR;
       /* the owner's rights are implicit (always held): granting them to
        * the owner itself changes nothing, as in PostgreSQL */
       const cat_schema_t *cur = cat_schema_by_oid(es_snapshot(s), oid);

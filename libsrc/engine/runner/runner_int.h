@@ -124,6 +124,10 @@ int en_ddl(esession_t *s, const char *text, const sql_stmt_t *st, char *tag, siz
 /* DROP TABLE (names, cascade, if_exists as dr says). */
 int en_ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e);
 
+/* The role a GRANT / REVOKE names (`public`: CAT_OID_PUBLIC_ROLE);
+ * grant_option: WITH GRANT OPTION, refused for PUBLIC (0LP01). */
+int en_grantee(esession_t *s, const char *name, bool grant_option, cat_oid_t *out, err_t *e);
+
 /* ---- en_schema_ddl.c ---------------------------------------------------------- */
 
 /* CREATE SCHEMA, ALTER SCHEMA … RENAME TO, DROP SCHEMA. */
