@@ -233,6 +233,11 @@ cat_snapshot_t *cat_snapshot_tx(cat_t *c, const txn_t *tx)
   return cat_snapshot(c);
 }
 
+cat_snapshot_t *cat_snapshot_hold(cat_snapshot_t *s)
+{
+  return cat_ref(s);
+}
+
 void cat_snapshot_release(cat_snapshot_t *s)
 {
   if (!s)

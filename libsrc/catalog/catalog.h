@@ -335,6 +335,10 @@ cat_snapshot_t *cat_snapshot(cat_t *c);
  * tx NULL = the committed one. With a reference. */
 cat_snapshot_t *cat_snapshot_tx(cat_t *c, const txn_t *tx);
 void cat_snapshot_release(cat_snapshot_t *s);
+/* Another reference to s (a plan built against s keeps s alive: taking
+ * "what tx sees" after planning could name a newer snapshot than the one
+ * the plan's objects live in). */
+cat_snapshot_t *cat_snapshot_hold(cat_snapshot_t *s);
 /* The version of the committed snapshot (one atomic load): a session whose
  * snapshot has another version takes a new one. */
 uint64_t cat_version(const cat_t *c);

@@ -64,7 +64,9 @@ int en_stmt_replan(estmt_t *st, err_t *e)
     cat_snapshot_release(st->st_snap);
   st->st_plan_arena = a;
   st->st_plan = p;
-  st->st_snap = cat_snapshot_tx(es_engine(s)->en_cat, es_txn(s));
+  /* the snapshot the plan was built against (its tables, indexes and
+   * views live there), not a newer one a DDL committed meanwhile */
+  st->st_snap = cat_snapshot_hold(es_snapshot(s));
   stmt_describe(st, p);
   return CZ_OK;
 }

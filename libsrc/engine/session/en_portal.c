@@ -158,7 +158,7 @@ static int portal_start(eportal_t *p, err_t *e)
     if (en_plan(st, p->po_plan_arena, &p->po_plan, e) != CZ_OK)
       return CZ_ERR;
     p->po_own_plan = true;
-    p->po_snap = cat_snapshot_tx(s->se_eng->en_cat, s->se_tx);
+    p->po_snap = cat_snapshot_hold(s->se_snap);  /* the one en_plan used */
   } else {
     p->po_plan = st->st_plan;
     st->st_plan_runs++;
