@@ -59,6 +59,40 @@ static int rq_cmp_pair(const void *x, const void *y)
   return r ? r : rq_cmp_i64(a->rp_b, b->rp_b);
 }
 
+/* Locks the nu keys (each nk values at kd[nk * i], in t's primary key
+ * order, sorted and distinct) and inserts those t lacks, in tx; a key's
+ * value k goes to table column col_of[k]. *added: rows inserted. */
+static int rq_insert_absent(txn_t *tx, const cat_table_t *t, int nk, const int *col_of,
+                            const datum_t *kd, size_t nu, arena_t *a, int64_t *added, err_t *e)
+{
+  *added = 0;
+  const datum_t **keys = arena_alloc(a, sizeof(*keys) * nu);
+  bool *found = arena_alloc(a, sizeof(bool) * nu);
+  for (size_t i = 0; i < nu; i++)
+    keys[i] = &kd[(size_t)nk * i];
+  if (rdf_lock_values(tx, t->ct_indexes[0], keys, (int)nu, a, e) != CZ_OK ||
+      tbl_ref_probe(tx, t, 0, keys, (int)nu, false, found, a, e) != CZ_OK)
+    return CZ_ERR;
+  batch_t *b = batch_create(a, nk, t->ct_types, (int)nu, e);
+  if (!b)
+    return CZ_ERR;
+  int nn = 0;
+  for (size_t i = 0; i < nu; i++) {
+    if (found[i])
+      continue;
+    for (int k = 0; k < nk; k++)
+      vec_set(&b->b_cols[col_of[k]], nn, &kd[(size_t)nk * i + (size_t)k]);
+    nn++;
+  }
+  if (!nn)
+    return CZ_OK;
+  b->b_n = nn;
+  if (tbl_insert_batch(tx, t, b, nn, e) != CZ_OK)
+    return CZ_ERR;
+  *added = nn;
+  return CZ_OK;
+}
+
 /* Sorts and makes distinct p[0..*n); then locks them and adds those t (a
  * projection keyed by both columns) lacks, in tx. */
 static int rq_project(txn_t *tx, const cat_table_t *t, rq_pair_t *p, size_t *n, arena_t *a,
@@ -73,31 +107,13 @@ static int rq_project(txn_t *tx, const cat_table_t *t, rq_pair_t *p, size_t *n, 
   if (!nu)
     return CZ_OK;
   datum_t *kd = arena_alloc(a, sizeof(datum_t) * 2 * nu);
-  const datum_t **keys = arena_alloc(a, sizeof(*keys) * nu);
-  bool *found = arena_alloc(a, sizeof(bool) * nu);
   for (size_t i = 0; i < nu; i++) {
     kd[2 * i] = (datum_t){.d_i64 = p[i].rp_a};
     kd[2 * i + 1] = (datum_t){.d_i64 = p[i].rp_b};
-    keys[i] = &kd[2 * i];
   }
-  if (rdf_lock_values(tx, t->ct_indexes[0], keys, (int)nu, a, e) != CZ_OK ||
-      tbl_ref_probe(tx, t, 0, keys, (int)nu, false, found, a, e) != CZ_OK)
-    return CZ_ERR;
-  batch_t *b = batch_create(a, 2, t->ct_types, (int)nu, e);
-  if (!b)
-    return CZ_ERR;
-  int nn = 0;
-  for (size_t i = 0; i < nu; i++) {
-    if (found[i])
-      continue;
-    vec_set(&b->b_cols[0], nn, &kd[2 * i]);
-    vec_set(&b->b_cols[1], nn, &kd[2 * i + 1]);
-    nn++;
-  }
-  if (!nn)
-    return CZ_OK;
-  b->b_n = nn;
-  return tbl_insert_batch(tx, t, b, nn, e);
+  static const int cols[2] = {0, 1};
+  int64_t added;
+  return rq_insert_absent(tx, t, 2, cols, kd, nu, a, &added, e);
 }
 
 /* The three projections' new pairs of quads[0..n), in one short
@@ -162,37 +178,13 @@ int rdf_quad_insert(txn_t *tx, const cat_snapshot_t *snap, rdf_qids_t *quads, si
       quads[nu++] = quads[i];
   /* key values in primary key order (p, s, o, g) */
   datum_t *kd = arena_alloc(a, sizeof(datum_t) * 4 * nu);
-  const datum_t **keys = arena_alloc(a, sizeof(*keys) * nu);
-  bool *found = arena_alloc(a, sizeof(bool) * nu);
   for (size_t i = 0; i < nu; i++) {
     kd[4 * i] = (datum_t){.d_i64 = (int64_t)quads[i].qi_p};
     kd[4 * i + 1] = (datum_t){.d_i64 = (int64_t)quads[i].qi_s};
     kd[4 * i + 2] = (datum_t){.d_i64 = (int64_t)quads[i].qi_o};
     kd[4 * i + 3] = (datum_t){.d_i64 = (int64_t)quads[i].qi_g};
-    keys[i] = &kd[4 * i];
   }
-  if (rdf_lock_values(tx, tq->ct_indexes[0], keys, (int)nu, a, e) != CZ_OK ||
-      tbl_ref_probe(tx, tq, 0, keys, (int)nu, false, found, a, e) != CZ_OK)
-    return CZ_ERR;
-  batch_t *b = batch_create(a, 4, tq->ct_types, (int)nu, e);
-  if (!b)
-    return CZ_ERR;
-  int nn = 0;
-  for (size_t i = 0; i < nu; i++) {
-    if (found[i])
-      continue;
-    /* table columns g, s, p, o */
-    vec_set(&b->b_cols[0], nn, &kd[4 * i + 3]);
-    vec_set(&b->b_cols[1], nn, &kd[4 * i + 1]);
-    vec_set(&b->b_cols[2], nn, &kd[4 * i]);
-    vec_set(&b->b_cols[3], nn, &kd[4 * i + 2]);
-    nn++;
-  }
-  if (!nn)
-    return CZ_OK;
-  b->b_n = nn;
-  if (tbl_insert_batch(tx, tq, b, nn, e) != CZ_OK)
-    return CZ_ERR;
-  *added = nn;
-  return CZ_OK;
+  /* key p, s, o, g into table columns g, s, p, o */
+  static const int cols[4] = {2, 1, 3, 0};
+  return rq_insert_absent(tx, tq, 4, cols, kd, nu, a, added, e);
 }
