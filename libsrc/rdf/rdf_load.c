@@ -4,10 +4,11 @@
  * Design notes (README.md "Bulk loader"):
  * - rdf_load_list has a row per file (ll_state 0 waiting, 1 loading,
  *   2 done; ll_error set when it failed). A loader claims the first
- *   waiting file by updating its row to 1 in a short transaction: two
- *   loaders claiming one row are serialized by its lock and the second
- *   sees the change (40001) and takes the next — so parallel loaders
- *   always load different files.
+ *   waiting file by locking its row and updating it to 1 in a short
+ *   transaction: two loaders claiming one row are serialized by its lock,
+ *   and the second finds the row changed since its scan read it
+ *   (TBL_LOCK_CHANGED) and takes the next — so parallel loaders always
+ *   load different files.
  * - A file loads in ONE transaction (logged, not the non-transactional
  *   bulk mode: the txn layer's bulk transactions cannot roll back, and a
  *   malformed file must leave nothing behind). Pipeline per reader batch
@@ -222,7 +223,16 @@ static int rl_claim(db_t *db, const cat_table_t *t, arena_t *a, char **file, cha
                             [LL_FINISHED] = true, [LL_TRIPLES] = true, [LL_BAD] = true,
                             [LL_READ] = true};
       str_t loc = out->b_cols[2].v_str[0];
-      rc = tbl_update_row_cols(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, vals, set, e);
+      int st = TBL_LOCK_OK;
+      rc = tbl_lock_row(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, TBL_LOCK_UPDATE, false, NULL,
+                        a, &st, e);
+      if (rc == CZ_OK && st != TBL_LOCK_OK) {
+        /* another loader claimed it after our scan read it: take the next */
+        txn_rollback(tx, NULL);
+        continue;
+      }
+      if (rc == CZ_OK)
+        rc = tbl_update_row_cols(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, vals, set, e);
     }
     if (rc == CZ_OK && txn_commit(tx, e) == CZ_OK) {
       str_t f = out->b_cols[0].v_str[0];
