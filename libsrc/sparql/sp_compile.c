@@ -14,84 +14,30 @@
  * numbers through the order-preserving inline ids (rdf README "Term
  * ids"); anything that needs a decoded value or a new term (STR, REGEX,
  * arithmetic…) is refused with 0A000 rather than answered wrongly.
- * README.md "Compiler" gives the SQL shape of each operator. */
-#include <inttypes.h>
+ * README.md "Compiler" gives the SQL shape of each operator. */#include <inttypes.h>
 #include <string.h>
 
-#include "rdf/rdf.h"
-#include "sparql/sparql_int.h"
+#include "sparql/sp_compile_int.h"
 
-/* Id ranges (libsrc/rdf README "Term ids"), as signed int8: numbers have
- * bit 63 set and are negative; tag t occupies [t<<60, (t+1)<<60). */
-#define CP_BNODE_LO "1152921504606846976"   /* 1 << 60 */
-#define CP_IRI_LO "2305843009213693952"     /* 2 << 60 */
-#define CP_LIT_LO "3458764513820540928"     /* 3 << 60 */
-#define CP_NUM_MASK "(-16)"                 /* clears the 4 type bits */
-#define CP_XSD_INTEGER "<http://www.w3.org/2001/XMLSchema#integer>"
-
-/* A column of a compiled operator: a variable. */
-typedef struct cp_var_s {
-  const char *cv_name;
-  bool cv_maybe_null;   /* may be unbound */
-  bool cv_count;        /* an aggregate's SQL int8, not a term id */
-} cp_var_t;
-
-/* A compiled operator: a SELECT with one column per variable. */
-typedef struct cp_rel_s {
-  char *cr_sql;
-  int cr_n;
-  cp_var_t *cr_v;
-} cp_rel_t;
-
-/* The graph a pattern matches in. */
-typedef enum cp_gkind_e { CP_G_DEFAULT, CP_G_CONST, CP_G_VAR } cp_gkind_t;
-
-typedef struct cp_s {
-  arena_t *cp_a;
-  err_t *cp_e;
-  int cp_alias;             /* fresh alias numbers */
-  bool cp_dataset;          /* FROM or FROM NAMED given */
-  char *cp_default_in;      /* "(id, id…)" of FROM graphs; NULL = none */
-  char *cp_named_in;        /* "(id, …)" of FROM NAMED graphs; NULL = none */
-  cp_gkind_t cp_gkind;
-  const sp_term_t *cp_gterm;
-} cp_t;
-
-/* A variable's SQL expression in an expression's scope. */
-typedef struct cp_scope_s {
-  const char *sc_alias;     /* the derived table the variables come from */
-  const cp_rel_t *sc_rel;
-  char **sc_exprs;          /* else each variable's own expression (a join's merged values) */
-} cp_scope_t;
-
-typedef enum cp_ekind_e { CP_E_ID, CP_E_BOOL, CP_E_COUNT } cp_ekind_t;
-
-typedef struct cp_expr_s {
-  char *ce_sql;
-  cp_ekind_t ce_kind;
-  rdf_id_t ce_num_id;        /* an inline numeric constant's id, else 0 */
-  const char *ce_num_lex;    /* its lexical form (integer/decimal only), else NULL */
-} cp_expr_t;
-
-static int cp_unsupported(cp_t *c, const char *what)
+int cp_unsupported(cp_t *c, const char *what)
 {
   return err_set(c->cp_e, SQLSTATE_FEATURE_NOT_SUPPORTED, "SPARQL feature %s is not supported yet",
                  what);
 }
 
-static char *cp_fresh(cp_t *c, const char *stem)
+char *cp_fresh(cp_t *c, const char *stem)
 {
   return arena_sprintf(c->cp_a, "%s%d", stem, ++c->cp_alias);
 }
 
-static char *cp_cat(cp_t *c, const char *a, const char *sep, const char *b)
+char *cp_cat(cp_t *c, const char *a, const char *sep, const char *b)
 {
   if (!a || !*a)
     return arena_strdup(c->cp_a, b);
   return arena_sprintf(c->cp_a, "%s%s%s", a, sep, b);
 }
 
-static int cp_find(const cp_rel_t *r, const char *name)
+int cp_find(const cp_rel_t *r, const char *name)
 {
   for (int i = 0; i < r->cr_n; i++)
     if (strcmp(r->cr_v[i].cv_name, name) == 0)
@@ -99,7 +45,7 @@ static int cp_find(const cp_rel_t *r, const char *name)
   return -1;
 }
 
-static void cp_rel_init(cp_t *c, cp_rel_t *r, int cap)
+void cp_rel_init(cp_t *c, cp_rel_t *r, int cap)
 {
   r->cr_sql = NULL;
   r->cr_n = 0;
@@ -109,19 +55,19 @@ static void cp_rel_init(cp_t *c, cp_rel_t *r, int cap)
 /* A variable's column name: its name; blank-node, path-step and aggregate
  * variables (tm_anon) get a leading '?', so they never meet a variable of
  * the query and SELECT * leaves them out. */
-static const char *cp_vname(cp_t *c, const sp_term_t *t)
+const char *cp_vname(cp_t *c, const sp_term_t *t)
 {
   return t->tm_anon ? arena_sprintf(c->cp_a, "?%s", t->tm_str) : t->tm_str;
 }
 
-static char *cp_col(cp_t *c, const char *alias, const char *name)
+char *cp_col(cp_t *c, const char *alias, const char *name)
 {
   return arena_sprintf(c->cp_a, "%s.%s", alias, sp_sql_ident(c->cp_a, name));
 }
 
 /* "expr AS name, …" for the variables of r, each from exprs[i]; a
  * placeholder column when there are none (SQL wants one). */
-static char *cp_select_list(cp_t *c, const cp_rel_t *r, char **exprs)
+char *cp_select_list(cp_t *c, const cp_rel_t *r, char **exprs)
 {
   char *s = NULL;
   for (int i = 0; i < r->cr_n; i++)
@@ -131,369 +77,12 @@ static char *cp_select_list(cp_t *c, const cp_rel_t *r, char **exprs)
 }
 
 /* All columns of r taken over from alias. */
-static char *cp_passthrough(cp_t *c, const cp_rel_t *r, const char *alias)
+char *cp_passthrough(cp_t *c, const cp_rel_t *r, const char *alias)
 {
   char **ex = arena_alloc(c->cp_a, sizeof(char *) * (size_t)(r->cr_n + 1));
   for (int i = 0; i < r->cr_n; i++)
     ex[i] = cp_col(c, alias, r->cr_v[i].cv_name);
   return cp_select_list(c, r, ex);
-}
-
-static int cp_op(cp_t *c, const sp_op_t *op, cp_rel_t *out);
-
-/* ---- basic graph patterns ------------------------------------------------- */
-
-/* A BGP's FROM list and conditions as they grow; each constant's
- * dictionary query joined once (kN). */
-typedef struct cp_bgp_s {
-  char *bg_from, *bg_where;
-  char **bg_binds;             /* each variable's first column */
-  int bg_nconst;
-  char **bg_cq, **bg_calias;   /* constant queries and their aliases */
-} cp_bgp_t;
-
-/* A term at column col of a quad alias: a condition, or the first binding
- * of its variable. */
-static int cp_bgp_term(cp_t *c, const sp_term_t *t, const char *col, cp_rel_t *r, cp_bgp_t *b)
-{
-  if (t->tm_kind == SP_T_VAR) {
-    int i = cp_find(r, cp_vname(c, t));
-    if (i >= 0) {
-      b->bg_where = cp_cat(c, b->bg_where, " AND ", arena_sprintf(c->cp_a, "%s = %s", col, b->bg_binds[i]));
-    } else {
-      r->cr_v[r->cr_n] = (cp_var_t){.cv_name = cp_vname(c, t)};
-      b->bg_binds[r->cr_n++] = (char *)col;
-    }
-    return CZ_OK;
-  }
-  if (t->tm_kind == SP_T_BNODE)
-    return cp_unsupported(c, "blank node constants in patterns");
-  char *inl, *q = sp_sql_term_query(c->cp_a, t, &inl, c->cp_e);
-  if (inl) {
-    b->bg_where = cp_cat(c, b->bg_where, " AND ", arena_sprintf(c->cp_a, "%s = %s", col, inl));
-    return CZ_OK;
-  }
-  if (!q)
-    return CZ_ERR;
-  int k = 0;
-  while (k < b->bg_nconst && strcmp(b->bg_cq[k], q) != 0)
-    k++;
-  if (k == b->bg_nconst) {
-    b->bg_cq[k] = q;
-    b->bg_calias[k] = cp_fresh(c, "k");
-    b->bg_nconst++;
-    b->bg_from = cp_cat(c, b->bg_from, ", ", arena_sprintf(c->cp_a, "(%s) %s", q, b->bg_calias[k]));
-  }
-  b->bg_where = cp_cat(c, b->bg_where, " AND ", arena_sprintf(c->cp_a, "%s = %s.id", col, b->bg_calias[k]));
-  return CZ_OK;
-}
-
-/* The graph condition of one quad alias for the graph in force. */
-static int cp_bgp_graph(cp_t *c, const char *q, cp_rel_t *r, cp_bgp_t *b)
-{
-  char **where = &b->bg_where;
-  char *g = arena_sprintf(c->cp_a, "%s.g", q);
-  if (c->cp_gkind == CP_G_DEFAULT) {
-    if (c->cp_dataset)
-      *where = cp_cat(c, *where, " AND ",
-                      c->cp_default_in ? arena_sprintf(c->cp_a, "%s IN %s", g, c->cp_default_in)
-                                       : arena_strdup(c->cp_a, "1 = 0"));
-    return CZ_OK;
-  }
-  /* A named graph: never the default graph (g = 0), and one of FROM NAMED
-   * when a dataset is given. */
-  char *named = c->cp_dataset ? (c->cp_named_in ? arena_sprintf(c->cp_a, "%s IN %s", g, c->cp_named_in)
-                                                : arena_strdup(c->cp_a, "1 = 0"))
-                              : arena_sprintf(c->cp_a, "%s <> 0", g);
-  *where = cp_cat(c, *where, " AND ", named);
-  return cp_bgp_term(c, c->cp_gterm, g, r, b);
-}
-
-static int cp_bgp(cp_t *c, const sp_op_t *op, cp_rel_t *out)
-{
-  int nt = op->op_triples ? op->op_triples->ls_n : 0;
-  cp_rel_init(c, out, nt * 4 + 1);
-  cp_bgp_t b = {0};
-  size_t cap = sizeof(char *) * (size_t)(nt * 4 + 1);
-  b.bg_binds = arena_alloc(c->cp_a, cap);
-  b.bg_cq = arena_alloc(c->cp_a, cap);
-  b.bg_calias = arena_alloc(c->cp_a, cap);
-  if (nt == 0) {
-    if (c->cp_gkind == CP_G_DEFAULT) {
-      out->cr_sql = arena_strdup(c->cp_a, "SELECT 1 AS \"?unit\"");
-      return CZ_OK;
-    }
-    /* GRAPH g {}: one solution per named graph (of the dataset). */
-    char *q = cp_fresh(c, "q");
-    b.bg_from = arena_sprintf(c->cp_a, RDF_SCHEMA ".rdf_quad %s", q);
-    if (cp_bgp_graph(c, q, out, &b) != CZ_OK)
-      return CZ_ERR;
-    out->cr_sql = arena_sprintf(c->cp_a, "SELECT DISTINCT %s FROM %s WHERE %s",
-                                cp_select_list(c, out, b.bg_binds), b.bg_from, b.bg_where);
-    return CZ_OK;
-  }
-  for (int i = 0; i < nt; i++) {
-    const sp_triple_t *t = op->op_triples->ls_v[i];
-    char *q = cp_fresh(c, "q");
-    b.bg_from = cp_cat(c, b.bg_from, ", ", arena_sprintf(c->cp_a, RDF_SCHEMA ".rdf_quad %s", q));
-    if (cp_bgp_term(c, t->tr_s, arena_sprintf(c->cp_a, "%s.s", q), out, &b) != CZ_OK ||
-        cp_bgp_term(c, t->tr_p, arena_sprintf(c->cp_a, "%s.p", q), out, &b) != CZ_OK ||
-        cp_bgp_term(c, t->tr_o, arena_sprintf(c->cp_a, "%s.o", q), out, &b) != CZ_OK ||
-        cp_bgp_graph(c, q, out, &b) != CZ_OK)
-      return CZ_ERR;
-  }
-  out->cr_sql = arena_sprintf(c->cp_a, "SELECT %s FROM %s%s%s", cp_select_list(c, out, b.bg_binds),
-                              b.bg_from, b.bg_where ? " WHERE " : "", b.bg_where ? b.bg_where : "");
-  return CZ_OK;
-}
-
-/* ---- expressions ---------------------------------------------------------- */
-
-static int cp_expr(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_t *out);
-
-static int cp_expr_id(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_t *out)
-{
-  if (cp_expr(c, sc, x, out) != CZ_OK)
-    return CZ_ERR;
-  if (out->ce_kind != CP_E_ID)
-    return cp_unsupported(c, "comparisons of this kind of value");
-  return CZ_OK;
-}
-
-/* Term equality with numeric value equality between inline numbers
- * (1 = 1.0 holds in SPARQL; they are two terms, two ids). */
-/* A number constant's value as SQL (its canonical inline id). */
-static char *cp_num_sql(cp_t *c, const cp_expr_t *x)
-{
-  return x->ce_num_id ? arena_sprintf(c->cp_a, "(%" PRId64 ")", (int64_t)x->ce_num_id) : x->ce_sql;
-}
-
-static char *cp_eq_sql(cp_t *c, const cp_expr_t *a, const cp_expr_t *b)
-{
-  if (a->ce_num_id || b->ce_num_id) {
-    const cp_expr_t *k = a->ce_num_id ? a : b, *v = a->ce_num_id ? b : a;
-    if (k == v || (a->ce_num_id && b->ce_num_id))
-      return arena_sprintf(c->cp_a, "((%s & " CP_NUM_MASK ") = (%s & " CP_NUM_MASK "))",
-                           cp_num_sql(c, a), cp_num_sql(c, b));
-    /* A number against a term: equal values if both are numbers; an IRI
-     * or blank node is simply another term (false); another literal is a
-     * type error (NULL, which no filter keeps). */
-    return arena_sprintf(c->cp_a,
-                         "(CASE WHEN %s < 0 THEN (%s & " CP_NUM_MASK ") = (%s & " CP_NUM_MASK ")"
-                         " WHEN %s < " CP_LIT_LO " THEN FALSE END)",
-                         v->ce_sql, v->ce_sql, cp_num_sql(c, k), v->ce_sql);
-  }
-  return arena_sprintf(c->cp_a,
-                       "(CASE WHEN %s < 0 AND %s < 0 THEN (%s & " CP_NUM_MASK ") = (%s & " CP_NUM_MASK
-                       ") ELSE %s = %s END)",
-                       a->ce_sql, b->ce_sql, a->ce_sql, b->ce_sql, a->ce_sql, b->ce_sql);
-}
-
-static const char *cp_cmp_op(sp_expr_kind_t k)
-{
-  switch (k) {
-  case SP_E_LT: return "<";
-  case SP_E_GT: return ">";
-  case SP_E_LE: return "<=";
-  case SP_E_GE: return ">=";
-  case SP_E_NE: return "<>";
-  default: return "=";
-  }
-}
-
-static int cp_compare(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_t *out)
-{
-  cp_expr_t a, b;
-  if (cp_expr(c, sc, x->ex_a, &a) != CZ_OK || cp_expr(c, sc, x->ex_b, &b) != CZ_OK)
-    return CZ_ERR;
-  const char *op = cp_cmp_op(x->ex_kind);
-  out->ce_kind = CP_E_BOOL;
-  /* An aggregate's count against a number constant: plain SQL. */
-  if (a.ce_kind == CP_E_COUNT || b.ce_kind == CP_E_COUNT) {
-    const cp_expr_t *n = a.ce_kind == CP_E_COUNT ? &b : &a;
-    if (n->ce_kind == CP_E_COUNT || !n->ce_num_lex)
-      return cp_unsupported(c, "comparing an aggregate with anything but an integer or decimal constant");
-    out->ce_sql = a.ce_kind == CP_E_COUNT ? arena_sprintf(c->cp_a, "(%s %s %s)", a.ce_sql, op, n->ce_num_lex)
-                                          : arena_sprintf(c->cp_a, "(%s %s %s)", n->ce_num_lex, op, b.ce_sql);
-    return CZ_OK;
-  }
-  if (a.ce_kind != CP_E_ID || b.ce_kind != CP_E_ID)
-    return cp_unsupported(c, "comparisons of boolean expressions");
-  if (x->ex_kind == SP_E_EQ || x->ex_kind == SP_E_NE) {
-    char *eq = cp_eq_sql(c, &a, &b);
-    out->ce_sql = x->ex_kind == SP_E_EQ ? eq : arena_sprintf(c->cp_a, "(NOT %s)", eq);
-    return CZ_OK;
-  }
-  /* <, >, <=, >= on numbers: the inline ids with their type bits cleared
-   * order as the values; a non-number (or a number the dictionary holds)
-   * gives NULL, the type error. */
-  if (!a.ce_num_id && !b.ce_num_id)
-    return cp_unsupported(c, "ordering comparisons other than against a number constant");
-  const cp_expr_t *v = a.ce_num_id ? &b : &a;
-  out->ce_sql = arena_sprintf(c->cp_a,
-                              "(CASE WHEN %s < 0 THEN (%s & " CP_NUM_MASK ") %s (%s & " CP_NUM_MASK ") END)",
-                              v->ce_sql, cp_num_sql(c, &a), op, cp_num_sql(c, &b));
-  return CZ_OK;
-}
-
-static int cp_bool_arg(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_t *out)
-{
-  if (cp_expr(c, sc, x, out) != CZ_OK)
-    return CZ_ERR;
-  if (out->ce_kind != CP_E_BOOL)
-    return cp_unsupported(c, "the effective boolean value of a term");
-  return CZ_OK;
-}
-
-static int cp_builtin(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_t *out)
-{
-  const char *n = x->ex_name;
-  int na = x->ex_args ? x->ex_args->ls_n : 0;
-  out->ce_kind = CP_E_BOOL;
-  if (strcmp(n, "bound") == 0) {
-    cp_expr_t v;
-    if (cp_expr(c, sc, x->ex_args->ls_v[0], &v) != CZ_OK)
-      return CZ_ERR;
-    out->ce_sql = arena_sprintf(c->cp_a, "(%s IS NOT NULL)", v.ce_sql);
-    return CZ_OK;
-  }
-  static const struct { const char *name, *test; } kinds[] = {
-      {"isIRI", "(%1$s >= " CP_IRI_LO " AND %1$s < " CP_LIT_LO ")"},
-      {"isURI", "(%1$s >= " CP_IRI_LO " AND %1$s < " CP_LIT_LO ")"},
-      {"isBlank", "(%1$s >= " CP_BNODE_LO " AND %1$s < " CP_IRI_LO ")"},
-      {"isLiteral", "(%1$s < 0 OR %1$s >= " CP_LIT_LO ")"},
-  };
-  for (size_t i = 0; i < CZ_ARRAY_LEN(kinds); i++)
-    if (strcmp(n, kinds[i].name) == 0 && na == 1) {
-      cp_expr_t v;
-      if (cp_expr_id(c, sc, x->ex_args->ls_v[0], &v) != CZ_OK)
-        return CZ_ERR;
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-      out->ce_sql = arena_sprintf(c->cp_a, kinds[i].test, v.ce_sql);
-#pragma GCC diagnostic pop
-      return CZ_OK;
-    }
-  if (strcmp(n, "sameTerm") == 0 && na == 2) {
-    cp_expr_t a, b;
-    if (cp_expr_id(c, sc, x->ex_args->ls_v[0], &a) != CZ_OK ||
-        cp_expr_id(c, sc, x->ex_args->ls_v[1], &b) != CZ_OK)
-      return CZ_ERR;
-    out->ce_sql = arena_sprintf(c->cp_a, "(%s = %s)", a.ce_sql, b.ce_sql);
-    return CZ_OK;
-  }
-  return cp_unsupported(c, arena_sprintf(c->cp_a, "function %s", n));
-}
-
-static int cp_expr(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_t *out)
-{
-  *out = (cp_expr_t){0};
-  switch (x->ex_kind) {
-  case SP_E_TERM: {
-    const sp_term_t *t = x->ex_term;
-    out->ce_kind = CP_E_ID;
-    if (t->tm_kind == SP_T_VAR) {
-      int i = cp_find(sc->sc_rel, cp_vname(c, t));
-      if (i < 0) {
-        out->ce_sql = arena_strdup(c->cp_a, "CAST(NULL AS int8)");
-        return CZ_OK;
-      }
-      out->ce_sql = sc->sc_exprs ? arena_sprintf(c->cp_a, "(%s)", sc->sc_exprs[i])
-                                 : cp_col(c, sc->sc_alias, cp_vname(c, t));
-      if (sc->sc_rel->cr_v[i].cv_count)
-        out->ce_kind = CP_E_COUNT;
-      return CZ_OK;
-    }
-    if (!(out->ce_sql = sp_sql_term_id(c->cp_a, t, c->cp_e)))
-      return CZ_ERR;
-    if (t->tm_kind == SP_T_LIT && t->tm_dt) {
-      /* A number constant compares by value: its canonical form's inline
-       * id ("+3", "03" and "3" are one value). */
-      rdf_term_t lit = rdf_literal(t->tm_str, t->tm_dt, NULL);
-      rdf_id_t id = rdf_id_encode_literal(&lit);
-      rdf_xsd_val_t val;
-      char canon[64];
-      if (!id && rdf_xsd_parse(rdf_xsd_of(&lit), t->tm_str, strlen(t->tm_str), &val, NULL) == CZ_OK &&
-          rdf_xsd_canonical(&val, t->tm_str, strlen(t->tm_str), canon, sizeof canon) > 0) {
-        rdf_term_t cl = rdf_literal(canon, t->tm_dt, NULL);
-        id = rdf_id_encode_literal(&cl);
-      }
-      if (id && rdf_id_tag(id) == RDF_ID_NUMERIC) {
-        out->ce_num_id = id;
-        if (strcmp(t->tm_dt, XSD_NS "integer") == 0 || strcmp(t->tm_dt, XSD_NS "decimal") == 0)
-          out->ce_num_lex = t->tm_str;
-      }
-    }
-    return CZ_OK;
-  }
-  case SP_E_AND:
-  case SP_E_OR: {
-    cp_expr_t a, b;
-    if (cp_bool_arg(c, sc, x->ex_a, &a) != CZ_OK || cp_bool_arg(c, sc, x->ex_b, &b) != CZ_OK)
-      return CZ_ERR;
-    /* SQL's three-valued logic is SPARQL's with errors as NULL: E || T = T,
-     * E && F = F, otherwise E. */
-    out->ce_kind = CP_E_BOOL;
-    out->ce_sql = arena_sprintf(c->cp_a, "(%s %s %s)", a.ce_sql, x->ex_kind == SP_E_AND ? "AND" : "OR",
-                                b.ce_sql);
-    return CZ_OK;
-  }
-  case SP_E_NOT: {
-    cp_expr_t a;
-    if (cp_bool_arg(c, sc, x->ex_a, &a) != CZ_OK)
-      return CZ_ERR;
-    out->ce_kind = CP_E_BOOL;
-    out->ce_sql = arena_sprintf(c->cp_a, "(NOT %s)", a.ce_sql);
-    return CZ_OK;
-  }
-  case SP_E_EQ: case SP_E_NE: case SP_E_LT: case SP_E_GT: case SP_E_LE: case SP_E_GE:
-    return cp_compare(c, sc, x, out);
-  case SP_E_IN:
-  case SP_E_NOTIN: {
-    /* x IN (a, b) is x = a || x = b; NOT IN is x != a && x != b. */
-    cp_expr_t v;
-    if (cp_expr_id(c, sc, x->ex_a, &v) != CZ_OK)
-      return CZ_ERR;
-    char *s = NULL;
-    for (int i = 0; i < x->ex_args->ls_n; i++) {
-      cp_expr_t k;
-      if (cp_expr_id(c, sc, x->ex_args->ls_v[i], &k) != CZ_OK)
-        return CZ_ERR;
-      char *eq = cp_eq_sql(c, &v, &k);
-      s = x->ex_kind == SP_E_IN ? cp_cat(c, s, " OR ", eq)
-                                : cp_cat(c, s, " AND ", arena_sprintf(c->cp_a, "(NOT %s)", eq));
-    }
-    out->ce_kind = CP_E_BOOL;
-    out->ce_sql = s ? arena_sprintf(c->cp_a, "(%s)", s)
-                    : arena_strdup(c->cp_a, x->ex_kind == SP_E_IN ? "FALSE" : "TRUE");
-    return CZ_OK;
-  }
-  case SP_E_BUILTIN:
-    return cp_builtin(c, sc, x, out);
-  case SP_E_ADD: case SP_E_SUB: case SP_E_MUL: case SP_E_DIV: case SP_E_NEG: case SP_E_POS:
-    return cp_unsupported(c, "arithmetic");
-  case SP_E_FUNC:
-    return cp_unsupported(c, arena_sprintf(c->cp_a, "function <%s>", x->ex_name));
-  case SP_E_AGG:
-    return cp_unsupported(c, "aggregates in this position");
-  case SP_E_EXISTS:
-  case SP_E_NOTEXISTS:
-    return cp_unsupported(c, "EXISTS and NOT EXISTS");
-  }
-  return cp_unsupported(c, "this expression");
-}
-
-/* The conjunction of exprs over scope, as SQL. */
-static int cp_conj(cp_t *c, const cp_scope_t *sc, const sp_list_t *exprs, char **out)
-{
-  *out = NULL;
-  for (int i = 0; exprs && i < exprs->ls_n; i++) {
-    cp_expr_t x;
-    if (cp_bool_arg(c, sc, exprs->ls_v[i], &x) != CZ_OK)
-      return CZ_ERR;
-    *out = cp_cat(c, *out, " AND ", x.ce_sql);
-  }
-  return CZ_OK;
 }
 
 /* ---- joins ---------------------------------------------------------------- */
@@ -866,7 +455,7 @@ static int cp_modifiers(cp_t *c, const sp_op_t *op, bool top, cp_rel_t *out)
   return CZ_OK;
 }
 
-static int cp_op(cp_t *c, const sp_op_t *op, cp_rel_t *out)
+int cp_op(cp_t *c, const sp_op_t *op, cp_rel_t *out)
 {
   switch (op->op_kind) {
   case SP_OP_BGP: return cp_bgp(c, op, out);
