@@ -37,7 +37,7 @@ static char *cu_graph_set(cp_t *c, const sp_list_t *refs, sp_gref_kind_t k)
 }
 
 char *sp_compile_update_where(arena_t *a, const sp_update_t *u, const sp_list_t *using,
-                              const char *const *vars, int nvars, err_t *e)
+                              const char *const *vars, int nvars, bool *is_count, err_t *e)
 {
   cp_t c = {.cp_a = a, .cp_e = e, .cp_dataset = true};
   err_clear(e);
@@ -69,10 +69,7 @@ char *sp_compile_update_where(arena_t *a, const sp_update_t *u, const sp_list_t 
   char *cols = NULL;
   for (int i = 0; i < nvars; i++) {
     int k = cp_find(&r, vars[i]);
-    if (k >= 0 && r.cr_v[k].cv_count) {
-      cp_unsupported(&c, "aggregate values in update templates");
-      return NULL;
-    }
+    is_count[i] = k >= 0 && r.cr_v[k].cv_count;
     cols = cp_cat(&c, cols, ", ",
                   k >= 0 ? cp_col(&c, "w", vars[i]) : arena_strdup(a, "CAST(NULL AS int8)"));
   }

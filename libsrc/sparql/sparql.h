@@ -316,9 +316,10 @@ char *sp_compile_sql(arena_t *a, const sp_request_t *rq, err_t *e);
  * unbound), in that order, one row per solution. The dataset: using (the
  * protocol's using-graph-uri / using-named-graph-uri, sp_gref_t *; NULL or
  * empty: none) or else u's USING / USING NAMED; else WITH's graph, else the
- * store's default graph (g = 0), with all named graphs. */
+ * store's default graph (g = 0), with all named graphs. is_count[i]: column
+ * i is an aggregate's count (a SQL int8, an xsd:integer), not a term id. */
 char *sp_compile_update_where(arena_t *a, const sp_update_t *u, const sp_list_t *using,
-                              const char *const *vars, int nvars, err_t *e);
+                              const char *const *vars, int nvars, bool *is_count, err_t *e);
 /* "SELECT id, …": one row with the ids of the constant terms[0..n) (IRIs
  * and literals) as the store holds them, 0 for a term it does not hold;
  * the dictionaries are only read. */

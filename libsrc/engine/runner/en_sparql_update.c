@@ -429,6 +429,20 @@ static int su_instantiate(su_t *u, const su_tmpl_t *tp, const int64_t *rows, siz
   return CZ_OK;
 }
 
+/* Column k of rows (nv columns) holds aggregate counts (SQL int8, never
+ * NULL): each becomes the id of its xsd:integer (inline: a count has at
+ * most 19 digits, and the literal dictionary is not needed below 10^15;
+ * a bigger one is left out of the templates as unbound). */
+static void su_counts_as_ids(int64_t *rows, size_t nrows, int nv, int k)
+{
+  for (size_t r = 0; r < nrows; r++) {
+    char lex[32];
+    snprintf(lex, sizeof(lex), "%lld", (long long)rows[r * (size_t)nv + (size_t)k]);
+    rdf_term_t lit = rdf_literal(lex, RDF_NS_XSD "integer", NULL);
+    rows[r * (size_t)nv + (size_t)k] = (int64_t)rdf_id_encode_literal(&lit);
+  }
+}
+
 /* ---- the operations ------------------------------------------------------- */
 
 /* INSERT DATA, DELETE DATA, DELETE WHERE, DELETE/INSERT … WHERE. */
@@ -458,9 +472,13 @@ static int su_modify(su_t *u, const sp_update_t *up, err_t *e)
   int64_t *rows = NULL;
   size_t nrows = 1;
   if (has_where) {
-    char *sql = sp_compile_update_where(u->su_a, up, u->su_using, vars, nv, e);
+    bool *is_count = arena_zalloc(u->su_a, sizeof(bool) * (size_t)(nv + 1));
+    char *sql = sp_compile_update_where(u->su_a, up, u->su_using, vars, nv, is_count, e);
     if (!sql || su_query(u, sql, &rows, &nrows, e) != CZ_OK)
       return CZ_ERR;
+    for (int k = 0; k < nv; k++)
+      if (is_count[k])
+        su_counts_as_ids(rows, nrows, nv, k);
   }
   su_tmpl_t del, ins;
   rdf_qids_t *dq, *iq;
@@ -570,8 +588,9 @@ static int su_transfer(su_t *u, const sp_update_t *up, err_t *e)
     return CZ_ERR;
   if (su_check_insert(u, e) != CZ_OK)
     return CZ_ERR;
+  bool to_known;
   if (up->up_target.gr_kind == SP_GR_IRI &&
-      su_graph_id(u, up->up_target.gr_iri, true, &to, &known, e) != CZ_OK)
+      su_graph_id(u, up->up_target.gr_iri, true, &to, &to_known, e) != CZ_OK)
     return CZ_ERR;
   int64_t *rows = NULL;
   size_t n = 0;
