@@ -273,6 +273,10 @@ def main():
                     c.execute("SPARQL DROP ALL")
             n = count_quads(c)
             check("a malformed file's quads are not kept under SILENT either", n == 0, repr(n))
+            for name, req in [("EXPLAIN of an update", "EXPLAIN SPARQL INSERT DATA { <a:b> <a:c> 1 }"),
+                              ("DEFINE sql:text of an update", "SPARQL DEFINE sql:text CLEAR ALL")]:
+                st = checks.state(c, req)
+                check("%s: 0A000" % name, st[0] == "0A000", repr(st))
 
             # transactions
             c.autocommit = False
