@@ -257,13 +257,19 @@ static int su_delete(su_t *u, rdf_qids_t *q, size_t n, err_t *e)
   return CZ_OK;
 }
 
-static int su_insert(su_t *u, rdf_qids_t *q, size_t n, err_t *e)
+/* Adds quads q[0..n) (scratch memory in a). */
+static int su_insert_in(su_t *u, rdf_qids_t *q, size_t n, arena_t *a, err_t *e)
 {
   int64_t added = 0;
-  if (n && rdf_quad_insert(u->su_tx, es_snapshot(u->su_s), q, n, u->su_a, &added, e) != CZ_OK)
+  if (n && rdf_quad_insert(u->su_tx, es_snapshot(u->su_s), q, n, a, &added, e) != CZ_OK)
     return CZ_ERR;
   u->su_inserted += added;
   return CZ_OK;
+}
+
+static int su_insert(su_t *u, rdf_qids_t *q, size_t n, err_t *e)
+{
+  return su_insert_in(u, q, n, u->su_a, e);
 }
 
 /* A quad RDF allows: graph default or an IRI, subject IRI or blank node,
@@ -615,31 +621,31 @@ static int su_transfer(su_t *u, const sp_update_t *up, err_t *e)
 
 typedef struct su_load_s {
   su_t *ld_u;
-  rdf_term_t *ld_terms;
-  rdf_id_t *ld_ids;
-  size_t ld_cap;
+  arena_t *ld_batch;           /* one reader batch's memory, reset per batch */
 } su_load_t;
 
-/* A reader batch: its terms encoded, its quads inserted. */
+/* A reader batch: its terms encoded, its quads inserted (memory stays
+ * bounded by the batch, whatever the file's size). */
 static int su_load_batch(void *ctx, const rdf_quad_t *quads, size_t n, err_t *e)
 {
   su_load_t *ld = ctx;
   su_t *u = ld->ld_u;
-  if (n > ld->ld_cap) {
-    ld->ld_cap = n;
-    ld->ld_terms = arena_alloc(u->su_a, sizeof(rdf_term_t) * 4 * n);
-    ld->ld_ids = arena_alloc(u->su_a, sizeof(rdf_id_t) * 4 * n);
-  }
+  if (*es_cancel_flag(u->su_s))
+    return err_set(e, SQLSTATE_QUERY_CANCELED, "canceling statement due to user request");
+  arena_reset(ld->ld_batch);
+  rdf_term_t *terms = arena_alloc(ld->ld_batch, sizeof(rdf_term_t) * 4 * n);
+  rdf_qids_t *q = arena_alloc(ld->ld_batch, sizeof(rdf_qids_t) * n);
   for (size_t i = 0; i < n; i++) {
-    ld->ld_terms[4 * i] = quads[i].rq_g;
-    ld->ld_terms[4 * i + 1] = quads[i].rq_s;
-    ld->ld_terms[4 * i + 2] = quads[i].rq_p;
-    ld->ld_terms[4 * i + 3] = quads[i].rq_o;
+    terms[4 * i] = quads[i].rq_g;
+    terms[4 * i + 1] = quads[i].rq_s;
+    terms[4 * i + 2] = quads[i].rq_p;
+    terms[4 * i + 3] = quads[i].rq_o;
   }
-  if (su_encode(u, ld->ld_terms, 4 * n, ld->ld_ids, e) != CZ_OK)
+  /* rdf_qids_t is four ids in the order g, s, p, o: the terms' order */
+  _Static_assert(sizeof(rdf_qids_t) == 4 * sizeof(rdf_id_t), "rdf_qids_t is four ids");
+  if (su_encode(u, terms, 4 * n, (rdf_id_t *)q, e) != CZ_OK)
     return CZ_ERR;
-  rdf_qids_t *q = (rdf_qids_t *)ld->ld_ids;  /* g, s, p, o: the same layout */
-  return su_insert(u, q, n, e);
+  return su_insert_in(u, q, n, ld->ld_batch, e);
 }
 
 static int su_hex(char c)
@@ -682,7 +688,7 @@ static int su_load(su_t *u, const sp_update_t *up, err_t *e)
   if (en_file_check_path(u->su_s, path, real, e) != CZ_OK || su_check_insert(u, e) != CZ_OK ||
       su_new_scope(u, &scope, e) != CZ_OK)
     return CZ_ERR;
-  su_load_t ld = {.ld_u = u};
+  su_load_t ld = {.ld_u = u, .ld_batch = arena_create(u->su_a, "sparql load batch")};
   /* labels b<scope>_…, as the loader's: apart from every other load's */
   rdf_read_opts_t ro = {.ro_fn = su_load_batch, .ro_ctx = &ld, .ro_batch = 4096,
                         .ro_bnode_scope = (uint64_t)scope};
