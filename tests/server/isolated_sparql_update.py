@@ -18,9 +18,11 @@ and isql-cz.
 Usage: isolated_sparql_update.py --kind cadenza|postgres --binary PATH --dir DIR
 """
 import os
+import random
 import subprocess
 import sys
 import threading
+import time
 
 import psycopg
 
@@ -304,6 +306,11 @@ def main():
             # the extended protocol
             row = c.execute("SPARQL " + PFX + "INSERT DATA { ex:e ex:p 1 }", prepare=True).fetchone()
             check("extended protocol: a prepared update", tuple(row) == (1, 0), repr(row))
+            rows = [c.execute("SPARQL " + PFX + "DELETE { ex:e ?p ?o } INSERT { ex:e ?p 7 } WHERE { ex:e ?p ?o }",
+                              prepare=True).fetchone() for _ in range(3)]
+            check("... run again and again, each run reads the store anew",
+                  [tuple(r) for r in rows] == [(1, 1), (1, 1), (1, 1)], repr(rows))
+            c.execute("SPARQL " + PFX + "DELETE DATA { ex:e ex:p 7 } ; INSERT DATA { ex:e ex:p 1 }")
             cur = c.execute("SPARQL " + PFX + "DELETE DATA { ex:e ex:p 1 }")
             check("the result's columns are inserted, deleted",
                   [d.name for d in cur.description] == ["inserted", "deleted"], repr(cur.description))
@@ -350,7 +357,7 @@ def main():
                         req = (PFX + "INSERT DATA { ex:w%d ex:item %d } ; "
                                "DELETE { ex:shared ex:last ?x } INSERT { ex:shared ex:last ex:w%d } "
                                "WHERE { ex:shared ex:last ?x }" % (k, i, k))
-                        for attempt in range(50):
+                        for attempt in range(100):
                             try:
                                 w.execute("SPARQL " + req)
                                 w.commit()
@@ -359,6 +366,9 @@ def main():
                                 w.rollback()
                                 if ex.sqlstate not in ("40001", "40P01"):
                                     raise
+                                # back off a random while, so the two do not
+                                # collide again in lockstep
+                                time.sleep(random.random() * 0.02 * min(attempt + 1, 10))
                         else:
                             errors.append("worker %d: request %d never went through" % (k, i))
             except Exception as ex:  # noqa: BLE001 - reported as a check

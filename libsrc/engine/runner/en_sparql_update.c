@@ -45,6 +45,7 @@
 #include "sql/sql.h"
 
 #define SU_TERM_CHUNK 200    /* constants looked up per SQL statement */
+#define SU_LONG_TERM 700     /* longer constants are encoded, not looked up */
 
 typedef struct su_s {
   esession_t *su_s;
@@ -156,13 +157,36 @@ static rdf_term_t su_rdf_term(const sp_term_t *t)
   return rdf_literal(t->tm_str, t->tm_lang ? NULL : dt, t->tm_lang);
 }
 
+static int su_encode(su_t *u, const rdf_term_t *terms, size_t n, rdf_id_t *ids, err_t *e);
+
+/* A constant too long for the compiler's dictionary queries (their keys
+ * are at most 800 bytes; longer values have hashed keys). */
+static bool su_long_term(const sp_term_t *t)
+{
+  return strlen(t->tm_str) > SU_LONG_TERM || (t->tm_dt && strlen(t->tm_dt) > SU_LONG_TERM);
+}
+
 /* The store's ids of constant terms[0..n) (IRIs, literals), 0 for terms it
- * does not hold; nothing is added. */
+ * does not hold; nothing is added — except for very long terms, which are
+ * encoded (an unused dictionary entry costs space, never a wrong answer:
+ * rdf README "Dictionaries"). */
 static int su_lookup(su_t *u, const sp_term_t *const *terms, size_t n, rdf_id_t *ids, err_t *e)
 {
-  for (size_t at = 0; at < n; at += SU_TERM_CHUNK) {
-    int k = (int)(n - at < SU_TERM_CHUNK ? n - at : SU_TERM_CHUNK);
-    char *sql = sp_compile_term_ids(u->su_a, terms + at, k, e);
+  const sp_term_t **short_terms = arena_alloc(u->su_a, sizeof(sp_term_t *) * (n + 1));
+  size_t *short_at = arena_alloc(u->su_a, sizeof(size_t) * (n + 1)), ns = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!su_long_term(terms[i])) {
+      short_at[ns] = i;
+      short_terms[ns++] = terms[i];
+      continue;
+    }
+    rdf_term_t r = su_rdf_term(terms[i]);
+    if (su_encode(u, &r, 1, &ids[i], e) != CZ_OK)
+      return CZ_ERR;
+  }
+  for (size_t at = 0; at < ns; at += SU_TERM_CHUNK) {
+    int k = (int)(ns - at < SU_TERM_CHUNK ? ns - at : SU_TERM_CHUNK);
+    char *sql = sp_compile_term_ids(u->su_a, short_terms + at, k, e);
     int64_t *rows;
     size_t nr;
     if (!sql || su_query(u, sql, &rows, &nr, e) != CZ_OK)
@@ -170,7 +194,7 @@ static int su_lookup(su_t *u, const sp_term_t *const *terms, size_t n, rdf_id_t 
     if (nr != 1)
       return err_set(e, SQLSTATE_INTERNAL, "SPARQL update: term lookup gave %zu rows", nr);
     for (int i = 0; i < k; i++)
-      ids[at + (size_t)i] = (rdf_id_t)rows[i];
+      ids[short_at[at + (size_t)i]] = (rdf_id_t)rows[i];
   }
   return CZ_OK;
 }

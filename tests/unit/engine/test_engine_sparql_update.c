@@ -161,8 +161,52 @@ static void test_many_quads(void **state)
   update(del, NULL, NULL, 0, NULL, 0, 0, 350, NULL);
   en_expect_rows(ses, "SELECT count(*) FROM pg_rdf.rdf_quad", "350");
   update("DELETE WHERE { ?s <http://ex.org/p> ?o }", NULL, NULL, 0, NULL, 0, 0, 350, NULL);
+  /* constants longer than the dictionaries' short keys */
+  char *lng = malloc(5000);
+  memset(lng, 'x', 3000);
+  lng[3000] = '\0';
+  snprintf(ins, cap, "INSERT DATA { <http://ex.org/%s> <http://ex.org/p> \"%s\" }", lng, lng);
+  snprintf(del, cap, "DELETE DATA { <http://ex.org/%s> <http://ex.org/p> \"%s\" }", lng, lng);
+  update(ins, NULL, NULL, 0, NULL, 0, 1, 0, NULL);
+  update(del, NULL, NULL, 0, NULL, 0, 0, 1, NULL);
+  en_expect_rows(ses, "SELECT count(*) FROM pg_rdf.rdf_quad", "0");
+  free(lng);
   free(ins);
   free(del);
+}
+
+/* Edge cases: empty templates and patterns, empty requests, unknown
+ * graphs everywhere, a graph variable bound to a literal — each runs
+ * without error and changes what it should (nothing, mostly). */
+static void test_edges(void **state)
+{
+  (void)state;
+  static const struct {
+    const char *text;
+    int64_t ins, del;
+  } cases[] = {
+      {"", 0, 0},
+      {"PREFIX : <http://ex.org/>", 0, 0},
+      {"INSERT DATA {}", 0, 0},
+      {"DELETE DATA {}", 0, 0},
+      {"DELETE WHERE {}", 0, 0},
+      {"INSERT {} WHERE {}", 0, 0},
+      {"INSERT { <http://ex.org/a> <http://ex.org/p> 1 } WHERE {}", 1, 0},
+      {"INSERT DATA { <http://ex.org/a> <http://ex.org/p> 1 } ;", 0, 0},
+      {"CLEAR GRAPH <http://ex.org/none> ; DROP GRAPH <http://ex.org/none> ; CLEAR NAMED", 0, 0},
+      {"COPY <http://ex.org/none> TO <http://ex.org/none2> ; MOVE DEFAULT TO DEFAULT", 0, 0},
+      {"INSERT { GRAPH ?o { ?s ?p ?o } } WHERE { ?s ?p ?o }", 0, 0},
+      {"DELETE { GRAPH <http://ex.org/none> { ?s ?p ?o } } WHERE { ?s ?p ?o }", 0, 0},
+      {"WITH <http://ex.org/none> DELETE { ?s ?p ?o } WHERE { ?s ?p ?o }", 0, 0},
+      {"DELETE { ?s ?p ?o } USING <http://ex.org/none> WHERE { ?s ?p ?o }", 0, 0},
+      {"INSERT { ?x <http://ex.org/q> ?s } WHERE { ?s ?p ?o OPTIONAL { ?s <http://ex.org/none> ?x } }", 0,
+       0},
+      {"MOVE DEFAULT TO <http://ex.org/g> ; MOVE <http://ex.org/g> TO DEFAULT", 2, 2},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    update(cases[i].text, NULL, NULL, 0, NULL, 0, cases[i].ins, cases[i].del, NULL);
+  en_expect_rows(ses, ALL_QUADS,
+                 "NULL|<http://ex.org/a>|<http://ex.org/p>|\"1\"^^<http://www.w3.org/2001/XMLSchema#integer>");
 }
 
 int main(void)
@@ -173,6 +217,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(test_one_transaction, setup, teardown),
       cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_quads, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_edges, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
