@@ -781,8 +781,11 @@ static int su_run(esession_t *s, arena_t *a, const char *text, size_t len, const
 {
   *inserted = *deleted = 0;
   sp_request_t *rq = sp_parse(a, text, len, base, SP_PARSE_UPDATE, e);
-  if (!rq)
+  if (!rq) {
+    if (es_in_block(s))
+      es_tx_fail(s);  /* as a SQL syntax error fails the open block */
     return CZ_ERR;
+  }
   bool implicit = false;
   if (es_tx_ensure(s, &implicit, e) != CZ_OK)
     return CZ_ERR;

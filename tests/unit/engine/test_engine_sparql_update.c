@@ -140,6 +140,12 @@ static void test_errors(void **state)
   assert_string_equal(e.er_sqlstate, "42601");
   assert_int_equal(esession_tx_status(ses), 'I');
   en_expect_rows(ses, "SELECT 1", "1");
+  /* in a block a syntax error fails the block, as in SQL */
+  en_exec(ses, "BEGIN");
+  assert_int_equal(esession_sparql_update(ses, bad, strlen(bad), NULL, NULL, 0, NULL, 0, &ins, &del, &e),
+                   CZ_ERR);
+  assert_int_equal(esession_tx_status(ses), 'E');
+  en_exec(ses, "ROLLBACK");
 }
 
 /* Many quads in one request: DELETE DATA looks its constants up in
