@@ -89,6 +89,17 @@ void esession_set_backend_pid(esession_t *s, int32_t pid);
  * SuperuserReservedConnections slots for them). */
 bool esession_is_superuser(const esession_t *s);
 
+/* A SPARQL 1.1 Update request (text without the SPARQL keyword; base: the
+ * base IRI, NULL none) as one transaction of s — or inside its open block
+ * — with the SPARQL Protocol's using-graph-uri / using-named-graph-uri
+ * (42601 with an operation that has WITH or USING). *inserted / *deleted: the
+ * quads the request added and removed. Errors leave the store unchanged
+ * (the block, if any, failed). libsrc/sparql README "SPARQL Update". */
+int esession_sparql_update(esession_t *s, const char *text, size_t len, const char *base,
+                           const char *const *using_graphs, int nusing,
+                           const char *const *using_named, int nnamed, int64_t *inserted,
+                           int64_t *deleted, err_t *e);
+
 /* An error the protocol layer raised outside any statement (a message
  * whose text is not valid UTF-8): an open transaction block fails as if a
  * statement had failed ('E'), nothing it did so far being undone; outside

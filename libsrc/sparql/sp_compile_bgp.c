@@ -65,7 +65,7 @@ static int cp_bgp_graph(cp_t *c, const char *q, cp_rel_t *r, cp_bgp_t *b)
   }
   /* A named graph: never the default graph (g = 0), and one of FROM NAMED
    * when a dataset is given. */
-  char *named = c->cp_dataset ? (c->cp_named_in ? arena_sprintf(c->cp_a, "%s IN %s", g, c->cp_named_in)
+  char *named = c->cp_dataset && !c->cp_named_all ? (c->cp_named_in ? arena_sprintf(c->cp_a, "%s IN %s", g, c->cp_named_in)
                                                 : arena_strdup(c->cp_a, "1 = 0"))
                               : arena_sprintf(c->cp_a, "%s <> 0", g);
   *where = cp_cat(c, *where, " AND ", named);

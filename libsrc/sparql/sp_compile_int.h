@@ -41,6 +41,8 @@ typedef struct cp_s {
   bool cp_dataset;          /* FROM or FROM NAMED given */
   char *cp_default_in;      /* "(id, id…)" of FROM graphs; NULL = none */
   char *cp_named_in;        /* "(id, …)" of FROM NAMED graphs; NULL = none */
+  bool cp_named_all;        /* with cp_dataset: the named graphs are all graphs but the
+                               default one (an update's WITH, or no USING) */
   cp_gkind_t cp_gkind;
   const sp_term_t *cp_gterm;
 } cp_t;

@@ -308,9 +308,26 @@ char *sp_request_sse(arena_t *a, const sp_request_t *rq);
  * boolean column "ask"). 0A000 "SPARQL feature X is not supported yet" for
  * what the compiler does not cover (README.md "Compiler"). */
 char *sp_compile_sql(arena_t *a, const sp_request_t *rq, err_t *e);
+
+/* ---- SPARQL Update's SQL (sp_compile_update.c) ---------------------------- */
+
+/* The SELECT of the WHERE of u (a Modify or DELETE WHERE, after
+ * translation): one int8 column per name in vars (term ids; NULL =
+ * unbound), in that order, one row per solution. The dataset: using (the
+ * protocol's using-graph-uri / using-named-graph-uri, sp_gref_t *; NULL or
+ * empty: none) or else u's USING / USING NAMED; else WITH's graph, else the
+ * store's default graph (g = 0), with all named graphs. is_count[i]: column
+ * i is an aggregate's count (a SQL int8, an xsd:integer), not a term id. */
+char *sp_compile_update_where(arena_t *a, const sp_update_t *u, const sp_list_t *using,
+                              const char *const *vars, int nvars, bool *is_count, err_t *e);
+/* "SELECT id, …": one row with the ids of the constant terms[0..n) (IRIs
+ * and literals) as the store holds them, 0 for a term it does not hold;
+ * the dictionaries are only read. */
+char *sp_compile_term_ids(arena_t *a, const sp_term_t *const *terms, int n, err_t *e);
 /* Where a SPARQL statement inside a multi-statement SQL text ends: the
  * bytes before the first ';' outside strings, IRIs, comments, braces and
- * parentheses (len when there is none). */
+ * parentheses that is not followed by another update operation (len when
+ * there is none). */
 size_t sp_statement_extent(const char *text, size_t len);
 
 /* Resolves ref against base (RFC 3986 §5.2, with §5.2.4's dot removal).

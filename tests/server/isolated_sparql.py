@@ -157,7 +157,8 @@ def main():
                  "SPARQL feature property paths is not supported yet"),
                 ("unsupported regex", PFX + 'SELECT ?s WHERE { ?s ex:name ?n FILTER regex(?n, "A") }', "0A000",
                  "is not supported yet"),
-                ("unsupported update", PFX + "INSERT DATA { ex:a ex:b ex:c }", "0A000", "SPARQL Update"),
+                ("unsupported service", "SELECT * WHERE { SERVICE <http://x.example/> { ?s ?p ?o } }",
+                 "0A000", "SERVICE"),
             ]:
                 try:
                     c.execute("SPARQL " + q)

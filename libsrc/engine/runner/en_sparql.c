@@ -75,26 +75,56 @@ static int chars_in(const char *t, size_t n)
   return c;
 }
 
+/* What sparql_parse hands sparql_prepare for an update: en_sparql_update.c
+ * parses the text again when it runs (a prepared statement keeps only its
+ * text; parsing is cheap next to the update). */
+static const char sparql_update_parsed = 'U';
+
+/* The bytes of `DEFINE sql:text` at t (0 for none); *other: some other
+ * DEFINE. */
+static size_t define_at(const char *t, size_t len, bool *other)
+{
+  size_t w = word_at(t, len, "define");
+  *other = false;
+  if (!w)
+    return 0;
+  size_t o = w + blanks(t + w, len - w);
+  size_t v = word_at(t + o, len - o, "sql:text");
+  *other = v == 0;
+  return v ? o + v : 0;
+}
+
+size_t en_sparql_text_start(const char *text, size_t len)
+{
+  size_t explain_end, at = sparql_start(text, len, &explain_end);
+  at += blanks(text + at, len - at);
+  bool other;
+  return at + define_at(text + at, len - at, &other);
+}
+
 static int sparql_parse(arena_t *a, const char *text, size_t len, void **parsed, err_t *e)
 {
   size_t explain_end, at = sparql_start(text, len, &explain_end);
   at += blanks(text + at, len - at);
-  bool show_sql = false;
-  size_t w = word_at(text + at, len - at, "define");
-  if (w) {
-    size_t o = at + w + blanks(text + at + w, len - at - w);
-    size_t v = word_at(text + o, len - o, "sql:text");
-    if (!v)
-      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
-                     "SPARQL feature DEFINE other than sql:text is not supported yet");
-    show_sql = true;
-    at = o + v;
-  }
+  bool other;
+  size_t d = define_at(text + at, len - at, &other);
+  if (other)
+    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+                   "SPARQL feature DEFINE other than sql:text is not supported yet");
+  bool show_sql = d > 0;
+  at += d;
   sp_request_t *rq = sp_parse(a, text + at, len - at, NULL, SP_PARSE_ANY, e);
   if (!rq) {
     if (e->er_pos > 0)
       e->er_pos += chars_in(text, at);
     return CZ_ERR;
+  }
+  if (rq->rq_update) {
+    if (show_sql || explain_end)
+      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "SPARQL feature %s of an update is not supported",
+                     show_sql ? "DEFINE sql:text" : "EXPLAIN");
+    *parsed = (void *)&sparql_update_parsed;  /* run by en_sparql_update.c */
+    return CZ_OK;
   }
   char *sql = sp_compile_sql(a, rq, e);
   if (!sql)
@@ -125,5 +155,12 @@ static int sparql_parse(arena_t *a, const char *text, size_t len, void **parsed,
   return CZ_OK;
 }
 
+static int sparql_prepare(estmt_t *st, void *parsed, const uint32_t *ptypes, int nparams, err_t *e)
+{
+  if (parsed == &sparql_update_parsed)
+    return en_sparql_update_prepare(st, e);
+  return en_sql_prepare(st, parsed, ptypes, nparams, e);
+}
+
 const efront_t en_sparql_front = {"sparql", sparql_claims, sparql_extent, sparql_parse,
-                                  en_sql_prepare};
+                                  sparql_prepare};

@@ -46,6 +46,7 @@ struct estmt_s {
   ty_t *st_ptypes;
   int st_refs;                  /* the owner (until estmt_free) + live portals */
   struct ecur_stmt_s *st_cursor; /* a cursor statement (st_ast is then NULL) */
+  bool st_sparql_update;        /* `SPARQL <update>` (st_ast NULL): en_sparql_update_run */
 };
 
 /* One run of a statement the runner carries out (a portal's, embedded in
@@ -111,6 +112,10 @@ int er_utility(erun_t *r, erows_fn_t fn, void *ctx, err_t *e);
  * checks (runner/en_cons.c); an error means the commit must not happen
  * (the caller rolls back and reports it). */
 int er_cons_commit(esession_t *s, err_t *e);
+/* Runs r's `SPARQL <update>` statement as one transaction (the session's
+ * block, or an implicit one it ends) and passes its one row to fn; on
+ * failure the transaction or block is failed already (en_sparql_update.c). */
+int en_sparql_update_run(erun_t *r, erows_fn_t fn, void *ctx, err_t *e);
 /* Runs a cursor statement (DECLARE, FETCH, MOVE, CLOSE) of r->ru_stmt. */
 int en_cursor_run(erun_t *r, erows_fn_t fn, void *ctx, err_t *e);
 

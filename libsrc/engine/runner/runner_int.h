@@ -33,6 +33,12 @@ typedef struct efront_s {
 const efront_t *en_front_for(const char *text, size_t len);
 /* en_sparql.c: statements beginning `SPARQL` (or `EXPLAIN … SPARQL`). */
 extern const efront_t en_sparql_front;
+/* Where the SPARQL text of a `SPARQL …` statement begins (after the
+ * keyword and a DEFINE). */
+size_t en_sparql_text_start(const char *text, size_t len);
+/* en_sparql_update.c: a `SPARQL <update>` statement prepared: a result of
+ * one row (inserted, deleted), st_sparql_update set. */
+int en_sparql_update_prepare(estmt_t *st, err_t *e);
 /* en_stmt.c: the SQL front end's fe_prepare (parsed: a sql_stmt_t, NULL
  * for an empty statement). */
 int en_sql_prepare(estmt_t *st, void *parsed, const uint32_t *ptypes, int nparams, err_t *e);

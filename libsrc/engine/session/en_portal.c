@@ -261,6 +261,8 @@ static int portal_execute(eportal_t *p, int64_t max_rows, erows_fn_t fn, void *c
       return CZ_ERR;
     if (!st->st_ast) {
       p->po_state = EP_DONE;
+      if (st->st_sparql_update)  /* its own transaction bracket, failure included */
+        return en_sparql_update_run(&p->po_run, fn, ctx, e);
       if (st->st_cursor) {
         if (en_cursor_run(&p->po_run, fn, ctx, e) != CZ_OK) {
           es_tx_fail(s);

@@ -307,6 +307,19 @@ static void test_statement_extent(void **state)
   assert_int_equal(extent_of("SELECT * { ?s <http://a;b#c> ?o } # ; comment\n;x"), 46);
   assert_int_equal(extent_of("SELECT * { ?s ?p \"a;b\" , '''x;\ny''' FILTER(?o < 3) };"), 52);
   assert_int_equal(extent_of("SELECT * {}"), 11);
+  /* an update's operations are separated by ';' too: the statement goes
+   * on when another operation follows, and ends before SQL */
+  assert_int_equal(extent_of("INSERT DATA { <a> <b> 1 } ; DELETE DATA { <a> <b> 1 }; SELECT 1"), 53);
+  assert_int_equal(extent_of("CLEAR ALL ; insert { ?s <p> 1 } WHERE {} ;LOAD <file:///x> ; x"), 59);
+  assert_int_equal(extent_of("DROP GRAPH <g> ; COPY ex:a TO ex:b ; MOVE DEFAULT TO <x> ; PREFIX ex: <e> "
+                             "ADD :a TO :b ; WITH <g> DELETE WHERE {} ; CREATE SILENT GRAPH <g>"), 139);
+  assert_int_equal(extent_of("INSERT DATA { <a> <b> 1 } ; INSERT INTO t VALUES (1)"), 26);
+  assert_int_equal(extent_of("INSERT DATA { <a> <b> 1 } ; DELETE FROM t"), 26);
+  assert_int_equal(extent_of("CLEAR ALL; DROP TABLE t"), 9);
+  assert_int_equal(extent_of("CLEAR ALL; COPY t TO STDOUT"), 9);
+  assert_int_equal(extent_of("CLEAR ALL; WITH x AS (SELECT 1) SELECT * FROM x"), 9);
+  assert_int_equal(extent_of("CLEAR ALL; MOVE FORWARD 2 IN c"), 9);
+  assert_int_equal(extent_of("CLEAR ALL; CREATE TABLE t (a int)"), 9);
 }
 
 static void test_depth_limits(void **state)

@@ -1,0 +1,89 @@
+/* sp_compile_update — the SQL an update needs from the compiler: the
+ * WHERE of DELETE/INSERT … WHERE and DELETE WHERE as one SELECT of term
+ * ids (one row per solution), and the ids of constant terms looked up
+ * without adding them to the dictionaries. The engine runs both
+ * (engine/runner/en_sparql_update.c) and instantiates the templates.
+ *
+ * Design notes: the WHERE is compiled by the query compiler (cp_op); only
+ * its dataset differs from a query's (spec Update §3.1.3): USING and USING
+ * NAMED are FROM and FROM NAMED; else WITH g makes g the default graph;
+ * else the default graph is the store's default graph (g = 0) — not the
+ * union of all graphs a query sees — because a template quad without GRAPH
+ * writes there, so `INSERT { ?s ?p ?o } WHERE { ?s ?p ?o }` is a no-op as
+ * the standard says. Without USING NAMED, GRAPH ?g ranges over all named
+ * graphs. Unbound variables and variables the WHERE does not bind are SQL
+ * NULL. */
+#include <string.h>
+
+#include "sparql/sp_compile_int.h"
+
+/* "((id query), …)" of the graphs of kind k among refs (USING / USING
+ * NAMED); NULL when there are none. An unknown graph is NULL in the list:
+ * it matches no quad. */
+static char *cu_graph_set(cp_t *c, const sp_list_t *refs, sp_gref_kind_t k)
+{
+  char *s = NULL;
+  for (int i = 0; refs && i < refs->ls_n; i++) {
+    const sp_gref_t *g = refs->ls_v[i];
+    if (g->gr_kind != k)
+      continue;
+    sp_term_t t = {.tm_kind = SP_T_IRI, .tm_str = g->gr_iri};
+    char *inl, *q = sp_sql_term_query(c->cp_a, &t, &inl, c->cp_e);
+    if (!q)
+      return NULL;
+    s = cp_cat(c, s, ", ", arena_sprintf(c->cp_a, "(%s)", q));
+  }
+  return s ? arena_sprintf(c->cp_a, "(%s)", s) : NULL;
+}
+
+char *sp_compile_update_where(arena_t *a, const sp_update_t *u, const sp_list_t *using,
+                              const char *const *vars, int nvars, bool *is_count, err_t *e)
+{
+  cp_t c = {.cp_a = a, .cp_e = e, .cp_dataset = true};
+  err_clear(e);
+  if (!u->up_op) {
+    err_set(e, SQLSTATE_INTERNAL, "SPARQL update compiler: an operation without a WHERE");
+    return NULL;
+  }
+  if (!using || using->ls_n == 0)
+    using = u->up_using;
+  if (using && using->ls_n > 0) {
+    c.cp_default_in = cu_graph_set(&c, using, SP_GR_IRI);
+    c.cp_named_in = cu_graph_set(&c, using, SP_GR_NAMED);
+  } else {
+    if (u->up_with) {
+      sp_gref_t g = {.gr_kind = SP_GR_IRI, .gr_iri = u->up_with};
+      void *gv[1] = {&g};
+      sp_list_t one = {.ls_n = 1, .ls_cap = 1, .ls_v = gv};
+      c.cp_default_in = cu_graph_set(&c, &one, SP_GR_IRI);
+    } else {
+      c.cp_default_in = arena_strdup(a, "(0)");
+    }
+    c.cp_named_all = true;
+  }
+  if (!err_is(e, SQLSTATE_SUCCESSFUL_COMPLETION))
+    return NULL;
+  cp_rel_t r;
+  if (cp_op(&c, u->up_op, &r) != CZ_OK)
+    return NULL;
+  char *cols = NULL;
+  for (int i = 0; i < nvars; i++) {
+    int k = cp_find(&r, vars[i]);
+    is_count[i] = k >= 0 && r.cr_v[k].cv_count;
+    cols = cp_cat(&c, cols, ", ",
+                  k >= 0 ? cp_col(&c, "w", vars[i]) : arena_strdup(a, "CAST(NULL AS int8)"));
+  }
+  return arena_sprintf(a, "SELECT %s FROM (%s) w", cols ? cols : "1", r.cr_sql);
+}
+
+char *sp_compile_term_ids(arena_t *a, const sp_term_t *const *terms, int n, err_t *e)
+{
+  char *s = NULL;
+  for (int i = 0; i < n; i++) {
+    char *id = sp_sql_term_id(a, terms[i], e);
+    if (!id)
+      return NULL;
+    s = s ? arena_sprintf(a, "%s, %s", s, id) : id;
+  }
+  return arena_sprintf(a, "SELECT %s", s ? s : "1");
+}
