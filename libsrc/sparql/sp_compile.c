@@ -473,7 +473,7 @@ int cp_op(cp_t *c, const sp_op_t *op, cp_rel_t *out)
   case SP_OP_REDUCED:
   case SP_OP_SLICE: return cp_modifiers(c, op, false, out);
   case SP_OP_TOMULTISET: return cp_op(c, op->op_a, out);
-  case SP_OP_PATH: return cp_unsupported(c, "property paths");
+  case SP_OP_PATH: return cp_path(c, op, out);
   case SP_OP_SERVICE: return cp_unsupported(c, "SERVICE");
   case SP_OP_TABLE: return cp_unsupported(c, "VALUES");
   }
@@ -507,16 +507,14 @@ char *sp_compile_sql(arena_t *a, const sp_request_t *rq, err_t *e)
     return NULL;
   }
   const sp_query_t *q = rq->rq_query;
-  if (q->qu_kind == SP_Q_CONSTRUCT || q->qu_kind == SP_Q_DESCRIBE) {
-    cp_unsupported(&c, q->qu_kind == SP_Q_CONSTRUCT ? "CONSTRUCT" : "DESCRIBE");
-    return NULL;
-  }
   c.cp_dataset = q->qu_from && q->qu_from->ls_n > 0;
   err_clear(e);
   c.cp_default_in = cp_graph_set(&c, q->qu_from, SP_GR_IRI);
   c.cp_named_in = cp_graph_set(&c, q->qu_from, SP_GR_NAMED);
   if (!err_is(e, SQLSTATE_SUCCESSFUL_COMPLETION))
     return NULL;
+  if (q->qu_kind == SP_Q_CONSTRUCT || q->qu_kind == SP_Q_DESCRIBE)
+    return cp_graph_query(&c, q); /* sp_compile_construct.c */
   cp_rel_t r;
   if (q->qu_kind == SP_Q_ASK) {
     if (cp_op(&c, q->qu_op, &r) != CZ_OK)
