@@ -19,8 +19,8 @@
  *   variable ends every node of the graph in force (subject or object of
  *   one of its triples) is.
  * - A path inside GRAPH ?g pairs nodes of one graph at a time (g joins
- *   the steps); `*` and `+` there are refused (0A000) for now: the
- *   operator closes one edge set, not one per graph.
+ *   the steps); `*` and `+` there run the operator once per graph of the
+ *   dataset (LATERAL), over that graph's edges.
  * - A constant unknown to the dictionaries has no id: its links match
  *   nothing, and its zero-length pair cannot be returned (documented). */
 #include <string.h>
@@ -184,16 +184,29 @@ static int pa_pairs(cp_t *c, const sp_path_t *p, const char *start, const char *
   }
   case SP_P_STAR:
   case SP_P_PLUS: {
-    if (pa_gvar(c))
-      return cp_unsupported(c, "property paths with * or + inside GRAPH ?variable");
     char *in;
     if (pa_pairs(c, p->pa_a, NULL, NULL, &in) != CZ_OK)
       return CZ_ERR;
     bool star = p->pa_kind == SP_P_STAR;
     char *t = cp_fresh(c, "t");
-    char *closure = arena_sprintf(c->cp_a, "SELECT %s.a AS a, %s.b AS b FROM transitive((%s), %s, %s, %d) AS %s(a, b)",
-                                  t, t, in, start ? start : "CAST(NULL AS int8)",
-                                  stop ? stop : "CAST(NULL AS int8)", star ? 0 : 1, t);
+    const char *from = start ? start : "CAST(NULL AS int8)", *to = stop ? stop : "CAST(NULL AS int8)";
+    char *closure;
+    if (!pa_gvar(c)) {
+      closure = arena_sprintf(c->cp_a, "SELECT %s.a AS a, %s.b AS b FROM transitive((%s), %s, %s, %d) AS %s(a, b)",
+                              t, t, in, from, to, star ? 0 : 1, t);
+    } else {
+      /* GRAPH ?g: one closure per graph of the dataset, over its edges
+       * (the operator run once per graph, LATERAL) */
+      char *q = cp_fresh(c, "q"), *gg = cp_fresh(c, "gg"), *e = cp_fresh(c, "e");
+      char *w = pa_graph_cond(c, q);
+      if (!w)
+        return CZ_ERR;
+      closure = arena_sprintf(c->cp_a,
+                              "SELECT %1$s.a AS a, %1$s.b AS b, %2$s.g AS g FROM (SELECT DISTINCT %3$s.g AS g FROM "
+                              RDF_SCHEMA ".rdf_quad %3$s WHERE %4$s) %2$s, LATERAL transitive((SELECT %5$s.a, %5$s.b"
+                              " FROM (%6$s) %5$s WHERE %5$s.g = %2$s.g), %7$s, %8$s, %9$d) AS %1$s(a, b)",
+                              t, gg, q, w, e, in, from, to, star ? 0 : 1);
+    }
     if (!star || start || stop) {
       *out = closure;
       return CZ_OK;
@@ -203,7 +216,8 @@ static int pa_pairs(cp_t *c, const sp_path_t *p, const char *start, const char *
     if (!zero)
       return CZ_ERR;
     char *x = cp_fresh(c, "p"), *y = cp_fresh(c, "p");
-    *out = arena_sprintf(c->cp_a, "SELECT a, b FROM (%s) %s UNION SELECT a, b FROM (%s) %s", closure, x, zero, y);
+    *out = arena_sprintf(c->cp_a, "SELECT %s FROM (%s) %s UNION SELECT %s FROM (%s) %s", pa_cols(c), closure, x,
+                         pa_cols(c), zero, y);
     return CZ_OK;
   }
   }
