@@ -7,8 +7,12 @@ Loads a small Turtle file with the bulk loader, then runs a set of queries
 (BGPs, joins, FILTER on numbers and terms, BOUND, isIRI/isLiteral,
 OPTIONAL with and without a filter, UNION, MINUS, DISTINCT, ORDER BY,
 LIMIT/OFFSET, ASK, GRAPH, FROM, COUNT with GROUP BY and HAVING,
-subqueries) and compares each answer with rdflib's on the same data
-(values in N-Triples form, as the SPARQL statement returns them). Also:
+subqueries, property paths of every form on a cycle, a diamond and a
+self-loop) and compares each answer with rdflib's on the same data
+(values in N-Triples form, as the SPARQL statement returns them);
+CONSTRUCT graphs isomorphic to rdflib's, DESCRIBE's subject triples, and
+SQL's transitive(…) (closure, backward, reachability, errors, 53200 past
+MaxQueryMem, 57014 on statement_timeout). Also:
 an unknown IRI gives no rows, parse errors are 42601 with line and
 column, unsupported features are 0A000, EXPLAIN SPARQL shows a plan,
 DEFINE sql:text returns the SQL; isql-cz sends a SPARQL statement whole.
