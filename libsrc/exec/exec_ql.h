@@ -33,8 +33,9 @@ op_t *op_recursive_new(arena_t *a, op_t *nonrec, op_t *rec, op_t *wt, bool all);
  * breadth-first from start (a bigint expression; NULL or a NULL value:
  * not given), or backward from stop when only it is given, or from every
  * node of the edges when neither is; with both given, the one pair
- * (start, stop) when reachable. */
-op_t *op_transitive_new(arena_t *a, op_t *edges, xnode_t *start, xnode_t *stop, int min_len);
+ * (start, stop) when reachable. roots (NULL: none), one bigint column,
+ * replaces start: a forward search from each of its distinct values. */
+op_t *op_transitive_new(arena_t *a, op_t *edges, op_t *roots, xnode_t *start, xnode_t *stop, int min_len);
 
 /* ---- DISTINCT ON (op_distinct_on.c) ------------------------------------- */
 

@@ -15,10 +15,11 @@
  *   new root needs no clearing): each node reached is returned once per
  *   root, so the pairs are distinct without a DISTINCT above.
  * - Roots: the start value when given (one search; NULL start and stop
- *   bound: the stop value, backward); both ends NULL: every node of the
- *   edges (min 1: every source; min 0: sources and targets, each paired
- *   with itself). With both ends given the search stops at stop: a
- *   reachability test, one row or none.
+ *   bound: the stop value, backward); with a roots input (the second),
+ *   its distinct non-NULL values, forward (a SPARQL path whose end another
+ *   pattern binds); else every node of the edges (min 1: every source;
+ *   min 0: sources and targets, each paired with itself). With a stop
+ *   given a root's search ends when it reaches stop: a reachability test.
  * - Zero steps (min 0): the root is paired with itself even when no edge
  *   touches it (SPARQL §18.4: ZeroOrMorePath of a term gives the term).
  *   One or more steps (min 1): the root is paired with itself only when a
@@ -66,6 +67,7 @@ typedef struct transitive_run_s {
   int64_t tr_edge, tr_edge_end; /* the successors of the node being expanded */
   bool tr_in_root;              /* a root's search is under way */
   bool tr_done;
+  bool tr_found;                /* the current root reached stop */
   int64_t tr_walked;            /* edges looked at since the last cancel check */
 } transitive_run_t;
 
@@ -128,6 +130,53 @@ static int tr_read_edges(const op_t *o, transitive_run_t *r, qctx_t *q, err_t *e
       v[m++] = v[i];
   r->tr_edges = v;
   r->tr_nedges = m;
+  return CZ_OK;
+}
+
+/* The roots input's distinct non-NULL values. */
+static int tr_read_roots(const op_t *o, transitive_run_t *r, qctx_t *q, err_t *e)
+{
+  arena_t *a = r->tr_st.os_state;
+  int64_t cap = 256, n = 0;
+  int64_t *v = arena_try_alloc(a, sizeof(int64_t) * (size_t)cap);
+  if (!v)
+    return op_alloc_error(a, e);
+  if (op_open(o->o_in2, q, e) != CZ_OK)
+    return CZ_ERR;
+  for (;;) {
+    obatch_t ob = {0};
+    if (op_next(o->o_in2, q, &ob, e) != CZ_OK)
+      return CZ_ERR;
+    if (!ob.ob_b)
+      break;
+    if (op_check_cancel(q, e) != CZ_OK)
+      return CZ_ERR;
+    const vec_t *c0 = &ob.ob_b->b_cols[0];
+    for (int k = 0; k < ob.ob_n; k++) {
+      int i = ob.ob_sel ? ob.ob_sel[k] : k;
+      if (c0->v_null[i])
+        continue;
+      if (n == cap) {
+        int64_t *w = arena_try_alloc(a, sizeof(int64_t) * (size_t)cap * 2);
+        if (!w)
+          return op_alloc_error(a, e);
+        memcpy(w, v, sizeof(int64_t) * (size_t)n);
+        arena_free(a, v, sizeof(int64_t) * (size_t)cap);
+        v = w;
+        cap *= 2;
+      }
+      v[n++] = c0->v_i64[i];
+    }
+    if (op_check_mem(q, a, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  qsort(v, (size_t)n, sizeof(int64_t), i64_cmp);
+  int64_t m = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (m == 0 || v[i] != v[m - 1])
+      v[m++] = v[i];
+  r->tr_roots = v;
+  r->tr_nroots = m;
   return CZ_OK;
 }
 
@@ -229,9 +278,13 @@ static int transitive_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
     r->tr_have_stop = !d.d_null;
     r->tr_stop = d.d_i64;
   }
-  r->tr_backward = !r->tr_have_start && r->tr_have_stop;
+  if (o->o_in2)
+    r->tr_have_start = false;  /* the roots input gives the starts */
+  r->tr_backward = !r->tr_have_start && r->tr_have_stop && !o->o_in2;
   if (tr_read_edges(o, r, q, e) != CZ_OK || tr_alloc_search(r, e) != CZ_OK)
     return CZ_ERR;
+  if (o->o_in2)
+    return tr_read_roots(o, r, q, e);
   if (r->tr_have_start || r->tr_have_stop) {
     r->tr_roots = arena_alloc(st->os_state, sizeof(int64_t));
     r->tr_roots[0] = r->tr_have_start ? r->tr_start : r->tr_stop;
@@ -245,17 +298,17 @@ static int transitive_open(const op_t *o, opst_t *st, qctx_t *q, err_t *e)
  * is given that x is not. */
 static void tr_emit(transitive_run_t *r, batch_t *b, int *n, int64_t x)
 {
-  if (r->tr_have_start && r->tr_have_stop && x != r->tr_stop)
+  bool reach = r->tr_have_stop && !r->tr_backward;  /* a reachability test per root */
+  if (reach && x != r->tr_stop)
     return;
   int64_t from = r->tr_backward ? x : r->tr_root, to = r->tr_backward ? r->tr_root : x;
   b->b_cols[0].v_i64[*n] = from;
   b->b_cols[1].v_i64[*n] = to;
   b->b_cols[0].v_null[*n] = b->b_cols[1].v_null[*n] = 0;
   (*n)++;
-  /* both ends given: found, nothing more to look for */
-  if (r->tr_have_start && r->tr_have_stop) {
-    r->tr_done = true;
-  }
+  /* stop reached: nothing more to look for from this root */
+  if (reach)
+    r->tr_found = true;
 }
 
 static int transitive_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, err_t *e)
@@ -269,6 +322,10 @@ static int transitive_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, 
     return CZ_ERR;
   int n = 0;
   while (n < q->q_vector_size && !r->tr_done) {
+    if (r->tr_found) {
+      r->tr_found = false;
+      r->tr_in_root = false;
+    }
     if (!r->tr_in_root) {
       if (r->tr_root_i >= r->tr_nroots) {
         r->tr_done = true;
@@ -321,12 +378,16 @@ static void transitive_close(const op_t *o, opst_t *st, qctx_t *q)
 {
   (void)st;
   op_close(o->o_in, q);
+  if (o->o_in2)
+    op_close(o->o_in2, q);
 }
 
 static char *transitive_detail(const op_t *o, arena_t *a)
 {
   const op_transitive_t *t = (const op_transitive_t *)o;
   const char *steps = t->ot_min == 0 ? "0 or more steps" : "1 or more steps";
+  if (o->o_in2)
+    return arena_sprintf(a, "(%s, forward from each root%s)", steps, t->ot_stop ? " to stop" : "");
   if (t->ot_start && t->ot_stop)
     return arena_sprintf(a, "(%s, from start to stop; closure over all nodes where both are NULL)", steps);
   if (t->ot_start)
@@ -345,11 +406,11 @@ static const op_vt_t transitive_vt = {
     .ov_run_size = sizeof(transitive_run_t),
 };
 
-op_t *op_transitive_new(arena_t *a, op_t *edges, xnode_t *start, xnode_t *stop, int min_len)
+op_t *op_transitive_new(arena_t *a, op_t *edges, op_t *roots, xnode_t *start, xnode_t *stop, int min_len)
 {
   op_transitive_t *t = arena_zalloc(a, sizeof(*t));
   ty_t types[2] = {ty_plain(TY_INT8), ty_plain(TY_INT8)};
-  op_init(&t->ot_op, &transitive_vt, a, 2, types, edges, NULL);
+  op_init(&t->ot_op, &transitive_vt, a, 2, types, edges, roots);
   t->ot_start = start;
   t->ot_stop = stop;
   t->ot_min = min_len;

@@ -93,8 +93,17 @@ char *cp_passthrough(cp_t *c, const cp_rel_t *r, const char *alias)
 static int cp_join(cp_t *c, const sp_op_t *op, bool left, cp_rel_t *out)
 {
   cp_rel_t a, b;
-  if (cp_op(c, op->op_a, &a) != CZ_OK || cp_op(c, op->op_b, &b) != CZ_OK)
+  /* a path next to a pattern binding one of its ends runs from that
+   * pattern's values (sp_compile_path.c); an OPTIONAL's left side is
+   * never narrowed by its right */
+  if (!left && op->op_a->op_kind == SP_OP_PATH && op->op_b->op_kind != SP_OP_PATH) {
+    if (cp_op(c, op->op_b, &b) != CZ_OK || cp_path_seeded(c, op->op_a, &b, &a) != CZ_OK)
+      return CZ_ERR;
+  } else if (cp_op(c, op->op_a, &a) != CZ_OK ||
+             (op->op_b->op_kind == SP_OP_PATH ? cp_path_seeded(c, op->op_b, &a, &b) : cp_op(c, op->op_b, &b)) !=
+                 CZ_OK) {
     return CZ_ERR;
+  }
   char *aa = cp_fresh(c, "j"), *ba = cp_fresh(c, "j");
   cp_rel_init(c, out, a.cr_n + b.cr_n);
   char **ex = arena_alloc(c->cp_a, sizeof(char *) * (size_t)(a.cr_n + b.cr_n + 1));

@@ -21,6 +21,12 @@
  * - A path inside GRAPH ?g pairs nodes of one graph at a time (g joins
  *   the steps); `*` and `+` there run the operator once per graph of the
  *   dataset (LATERAL), over that graph's edges.
+ * - A `*` or `+` pattern joined after (or, inner, before) a pattern that
+ *   binds one of its variable ends certainly (cp_path_seeded, from
+ *   cp_join) searches from that pattern's distinct values only — the
+ *   operator's roots input — instead of from every node: forward from
+ *   the subject's, else backward (the edges reversed) from the object's.
+ *   `*` adds the roots that are nodes of the graph paired with themselves.
  * - A constant unknown to the dictionaries has no id: its links match
  *   nothing, and its zero-length pair cannot be returned (documented). */
 #include <string.h>
@@ -257,13 +263,11 @@ static void pa_bind(cp_t *c, const sp_term_t *t, char *col, cp_rel_t *r, char **
   ex[r->cr_n++] = col;
 }
 
-int cp_path(cp_t *c, const sp_op_t *op, cp_rel_t *out)
+/* The pattern over the pairs: constant ends as conditions, variables
+ * bound to a and b (and g under GRAPH ?var). */
+static int pa_pattern(cp_t *c, const sp_triple_t *t, const char *start, const char *stop, const char *pairs,
+                      cp_rel_t *out)
 {
-  const sp_triple_t *t = op->op_path;
-  char *start, *stop, *pairs;
-  if (pa_end(c, t->tr_s, &start) != CZ_OK || pa_end(c, t->tr_o, &stop) != CZ_OK ||
-      pa_pairs(c, t->tr_path, start, stop, &pairs) != CZ_OK)
-    return CZ_ERR;
   char *p = cp_fresh(c, "pp");
   cp_rel_init(c, out, 3);
   char *ex[3];
@@ -281,4 +285,66 @@ int cp_path(cp_t *c, const sp_op_t *op, cp_rel_t *out)
   out->cr_sql = arena_sprintf(c->cp_a, "SELECT %s FROM (%s) %s%s%s", cp_select_list(c, out, ex), pairs, p,
                               where ? " WHERE " : "", where ? where : "");
   return CZ_OK;
+}
+
+int cp_path(cp_t *c, const sp_op_t *op, cp_rel_t *out)
+{
+  const sp_triple_t *t = op->op_path;
+  char *start, *stop, *pairs;
+  if (pa_end(c, t->tr_s, &start) != CZ_OK || pa_end(c, t->tr_o, &stop) != CZ_OK ||
+      pa_pairs(c, t->tr_path, start, stop, &pairs) != CZ_OK)
+    return CZ_ERR;
+  return pa_pattern(c, t, start, stop, pairs, out);
+}
+
+/* The column of variable t certainly bound in r, or NULL. */
+static const cp_var_t *pa_bound(cp_t *c, const sp_term_t *t, const cp_rel_t *r)
+{
+  if (t->tm_kind != SP_T_VAR)
+    return NULL;
+  int i = cp_find(r, cp_vname(c, t));
+  return i >= 0 && !r->cr_v[i].cv_maybe_null && !r->cr_v[i].cv_count ? &r->cr_v[i] : NULL;
+}
+
+int cp_path_seeded(cp_t *c, const sp_op_t *op, const cp_rel_t *bound, cp_rel_t *out)
+{
+  const sp_triple_t *t = op->op_path;
+  const sp_path_t *p = t->tr_path;
+  if ((p->pa_kind != SP_P_STAR && p->pa_kind != SP_P_PLUS) || pa_gvar(c) || t->tr_s->tm_kind != SP_T_VAR)
+    return cp_path(c, op, out);
+  const cp_var_t *sv = pa_bound(c, t->tr_s, bound), *ov = pa_bound(c, t->tr_o, bound);
+  if (!sv && !ov)
+    return cp_path(c, op, out);
+  /* forward from ?s's values, else backward (edges reversed) from ?o's */
+  bool fwd = sv != NULL;
+  char *start = NULL, *stop, *in;
+  if (pa_end(c, t->tr_o, &stop) != CZ_OK || pa_pairs(c, p->pa_a, NULL, NULL, &in) != CZ_OK)
+    return CZ_ERR;
+  char *ra = cp_fresh(c, "r"), *rv = cp_fresh(c, "rv");
+  char *roots = arena_sprintf(c->cp_a, "SELECT DISTINCT %s AS v FROM (%s) %s",
+                              cp_col(c, ra, (fwd ? sv : ov)->cv_name), bound->cr_sql, ra);
+  char *tr = cp_fresh(c, "t"), *e = cp_fresh(c, "e");
+  char *closure = fwd ? arena_sprintf(c->cp_a,
+                                      "SELECT %1$s.a AS a, %1$s.b AS b FROM transitive((%2$s), NULL, %3$s, 1, (%4$s))"
+                                      " AS %1$s(a, b)",
+                                      tr, in, stop ? stop : "CAST(NULL AS int8)", roots)
+                      : arena_sprintf(c->cp_a,
+                                      "SELECT %1$s.b AS a, %1$s.a AS b FROM transitive((SELECT %2$s.b, %2$s.a FROM (%3$s)"
+                                      " %2$s), NULL, NULL, 1, (%4$s)) AS %1$s(a, b)",
+                                      tr, e, in, roots);
+  if (p->pa_kind == SP_P_STAR) {
+    /* the zero-length pairs of the roots that are nodes of the graph */
+    char *q1 = cp_fresh(c, "q"), *q2 = cp_fresh(c, "q");
+    char *g1 = pa_graph_cond(c, q1), *g2 = pa_graph_cond(c, q2);
+    if (!err_is(c->cp_e, SQLSTATE_SUCCESSFUL_COMPLETION))
+      return CZ_ERR;
+    char *zero = arena_sprintf(c->cp_a,
+                               "SELECT %1$s.v AS a, %1$s.v AS b FROM (%2$s) %1$s WHERE EXISTS (SELECT 1 FROM " RDF_SCHEMA
+                               ".rdf_quad %3$s WHERE %3$s.s = %1$s.v%4$s%5$s) OR EXISTS (SELECT 1 FROM " RDF_SCHEMA
+                               ".rdf_quad %6$s WHERE %6$s.o = %1$s.v%7$s%8$s)",
+                               rv, roots, q1, g1 ? " AND " : "", g1 ? g1 : "", q2, g2 ? " AND " : "", g2 ? g2 : "");
+    char *x = cp_fresh(c, "p"), *y = cp_fresh(c, "p");
+    closure = arena_sprintf(c->cp_a, "SELECT a, b FROM (%s) %s UNION SELECT a, b FROM (%s) %s", closure, x, zero, y);
+  }
+  return pa_pattern(c, t, start, stop, closure, out);
 }

@@ -1,4 +1,4 @@
-/* sql_bind_transitive — transitive(edges, start, stop [, min]) in FROM:
+/* sql_bind_transitive — transitive(edges, start, stop [, min [, roots]]) in FROM:
  * the transitive closure of a relation, run by the executor's Transitive
  * Closure operator (exec op_transitive.c); SPARQL's `p*` and `p+`
  * property paths compile to it (libsrc/sparql sp_compile_path.c).
@@ -13,6 +13,10 @@
  * - min: the integer constant 0 or 1 (default 1), the fewest steps; with
  *   0 a given end is paired with itself (even with no edge), and without
  *   ends every node of the edges is.
+ * - roots: a parenthesised query of one bigint column, start then NULL:
+ *   a search forward from each of its distinct values (with stop: the
+ *   roots that reach it) — what a SPARQL path whose end another pattern
+ *   binds runs on.
  * Output: the distinct pairs, columns named by the column aliases, else
  * the edge query's. The arguments see the enclosing queries (and, under
  * LATERAL, the items before it), as other functions in FROM. */
@@ -31,9 +35,9 @@ int bd_transitive(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out
 {
   const sql_expr_t *f = fr->fr_func;
   int n = sql_list_len(f->ex_list);
-  if (n < 3 || n > 4)
+  if (n < 3 || n > 5)
     return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, fr->fr_pos,
-                    "function transitive takes 3 or 4 arguments (edges, start, stop [, min])");
+                    "function transitive takes 3 to 5 arguments (edges, start, stop [, min [, roots]])");
   if (fr->fr_ordinality)
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos, "WITH ORDINALITY is not supported here");
   const sql_expr_t *ex = sql_list_at(f->ex_list, 0);
@@ -41,7 +45,7 @@ int bd_transitive(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out
     return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, fr->fr_pos,
                     "the first argument of transitive must be a parenthesised query of the edges");
   int min_len = 1;
-  if (n == 4) {
+  if (n >= 4) {
     const sql_expr_t *m = sql_list_at(f->ex_list, 3);
     if (m->ex_kind != SQL_E_LITERAL || m->ex_lit != SQL_LIT_INT || (m->ex_int != 0 && m->ex_int != 1))
       return bd_error(b, SQLSTATE_INVALID_PARAMETER, fr->fr_pos,
@@ -55,6 +59,22 @@ int bd_transitive(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out
   if (edges->o_ncols != 2 || edges->o_types[0].t_id != TY_INT8 || edges->o_types[1].t_id != TY_INT8)
     return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, fr->fr_pos,
                     "the edges query of transitive must return two bigint columns");
+  op_t *roots = NULL;
+  if (n == 5) {
+    const sql_expr_t *rx = sql_list_at(f->ex_list, 4), *sx = sql_list_at(f->ex_list, 1);
+    if (rx->ex_kind != SQL_E_SUBQUERY)
+      return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, fr->fr_pos,
+                      "the roots of transitive must be a parenthesised query");
+    if (sx->ex_kind != SQL_E_LITERAL || sx->ex_lit != SQL_LIT_NULL)
+      return bd_error(b, SQLSTATE_INVALID_PARAMETER, fr->fr_pos,
+                      "transitive takes a start or roots, not both (start must be NULL)");
+    const char **rnames;
+    if (bd_query(b, rx->ex_query, sc->sc_parent, sc->sc_subq, &roots, &rnames, NULL) != CZ_OK)
+      return CZ_ERR;
+    if (roots->o_ncols != 1 || roots->o_types[0].t_id != TY_INT8)
+      return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, fr->fr_pos,
+                      "the roots query of transitive must return one bigint column");
+  }
   bd_scope_t args_sc;
   memset(&args_sc, 0, sizeof(args_sc));
   args_sc.sc_parent = sc->sc_parent;
@@ -72,6 +92,6 @@ int bd_transitive(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out
     named.fr_alias = "transitive";
   if (bd_scope_add(b, sc, bd_rel_derived(b, &named, 2, types, names), fr->fr_pos) != CZ_OK)
     return CZ_ERR;
-  *out = bd_plan_node(b, op_transitive_new(b->b_a, edges, end[0], end[1], min_len));
+  *out = bd_plan_node(b, op_transitive_new(b->b_a, edges, roots, end[0], end[1], min_len));
   return CZ_OK;
 }

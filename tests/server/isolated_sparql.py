@@ -108,6 +108,13 @@ PATHS = [
     ("path plus in graph variable", "SELECT ?g ?x ?y WHERE { GRAPH ?g { ?x ex:likes+ ?y } }"),
     ("path star in graph variable", "SELECT ?g ?x ?y WHERE { GRAPH ?g { ?x (ex:likes|^ex:likes)* ?y } }"),
     ("path star from a constant in graph variable", "SELECT ?g ?y WHERE { GRAPH ?g { ex:alice ex:likes* ?y } }"),
+    ("path from another pattern's values", "SELECT ?s ?x WHERE { ?s ex:name ?n . ?s ex:knows* ?x }"),
+    ("path backward from another pattern's values", "SELECT ?x ?y WHERE { ?y ex:age 42 . ?x ex:knows* ?y }"),
+    ("path before the pattern binding it", "SELECT ?x ?y WHERE { ?x ex:next+ ?y . ?x ex:next ex:n4 }"),
+    ("path in an OPTIONAL", "SELECT ?s ?x WHERE { ?s a ex:Person OPTIONAL { ?s ex:knows+ ?x } }"),
+    ("path from values to a constant", "SELECT ?s WHERE { ?s a ex:Person . ?s ex:knows+ ex:carol }"),
+    ("path star from values to a constant", "SELECT ?s WHERE { ?s ex:age ?a . ?s ex:knows* ex:carol }"),
+    ("path star from values of another graph", "SELECT ?s ?x WHERE { GRAPH ex:g2 { ?s ex:likes ?o } ?o ex:next* ?x }"),
     ("path count", "SELECT (COUNT(*) AS ?n) WHERE { ?x (ex:edge|ex:next)* ?y }"),
 ]
 CONSTRUCTS = [
@@ -232,10 +239,18 @@ def main():
             got = c.execute("SELECT * FROM transitive((SELECT a, b FROM (VALUES (CAST(1 AS int8), CAST(2 AS int8)),"
                             " (2, 3)) v(a, b)), NULL, 3, 1) ORDER BY 1").fetchall()
             check("SQL transitive: backward from stop", got == [(1, 3), (2, 3)], repr(got))
+            got = c.execute("SELECT * FROM transitive((SELECT a, b FROM (VALUES (CAST(1 AS int8), CAST(2 AS int8)),"
+                            " (2, 3), (4, 1)) v(a, b)), NULL, NULL, 1, (SELECT CAST(r AS int8) FROM (VALUES (2), (4),"
+                            " (2), (NULL)) w(r))) ORDER BY 1, 2").fetchall()
+            check("SQL transitive: from each root of a query", got == [(2, 3), (4, 1), (4, 2), (4, 3)], repr(got))
             for bad, state in [("SELECT * FROM transitive((SELECT 1, 2), 1, 2)", "42804"),
                                ("SELECT * FROM transitive(1, 1, 2)", "42804"),
                                ("SELECT * FROM transitive((SELECT CAST(1 AS int8), CAST(2 AS int8)), 1, 2, 2)",
-                                "22023")]:
+                                "22023"),
+                               ("SELECT * FROM transitive((SELECT CAST(1 AS int8), CAST(2 AS int8)), 1, 2, 1,"
+                                " (SELECT CAST(1 AS int8)))", "22023"),
+                               ("SELECT * FROM transitive((SELECT CAST(1 AS int8), CAST(2 AS int8)), NULL, 2, 1,"
+                                " (SELECT 1, 2))", "42804")]:
                 try:
                     c.execute(bad)
                     check("SQL transitive refuses %s" % bad, False, "no error")
@@ -245,6 +260,10 @@ def main():
             plan = "\n".join(r[0] for r in c.execute(
                 "EXPLAIN SPARQL " + PFX + "SELECT ?x WHERE { ex:n1 ex:next+ ?x }").fetchall())
             check("EXPLAIN shows the Transitive Closure", "Transitive Closure" in plan, plan)
+            plan = "\n".join(r[0] for r in c.execute(
+                "EXPLAIN SPARQL " + PFX + "SELECT ?x WHERE { ?s a ex:Robot . ?s ex:next+ ?x }").fetchall())
+            check("EXPLAIN: a path from another pattern's values searches from them",
+                  "forward from each root" in plan, plan)
             # MaxQueryMem: a closure too big for the query's memory; cancellation: one too long
             chain = ("(SELECT CAST(g AS int8), CAST(g + 1 AS int8) FROM generate_series(1, %d) AS s(g))")
             try:
