@@ -332,7 +332,11 @@ static int transitive_next(const op_t *o, opst_t *st, qctx_t *q, obatch_t *out, 
         break;
       }
       r->tr_root = r->tr_roots[r->tr_root_i++];
-      r->tr_stamp++;
+      if (++r->tr_stamp == 0) {
+        /* 2^32 roots: the stamps start over */
+        memset(r->tr_vstamps, 0, sizeof(uint32_t) * (size_t)(r->tr_vmask + 1));
+        r->tr_stamp = 1;
+      }
       r->tr_qhead = r->tr_qtail = 0;
       r->tr_edge = r->tr_edge_end = 0;
       r->tr_queue[r->tr_qtail++] = r->tr_root;
