@@ -93,15 +93,19 @@ char *cp_passthrough(cp_t *c, const cp_rel_t *r, const char *alias)
 static int cp_join(cp_t *c, const sp_op_t *op, bool left, cp_rel_t *out)
 {
   cp_rel_t a, b;
-  /* a path next to a pattern binding one of its ends runs from that
-   * pattern's values (sp_compile_path.c); an OPTIONAL's left side is
-   * never narrowed by its right */
+  /* A path next to a pattern binding one of its ends runs from that
+   * pattern's values (sp_compile_path.c), read from a WITH query (cte)
+   * that the join reads too; an OPTIONAL's left side is never narrowed
+   * by its right. */
+  char *cte = cp_fresh(c, "w");
+  bool seeded = false, a_seeds = true;
   if (!left && op->op_a->op_kind == SP_OP_PATH && op->op_b->op_kind != SP_OP_PATH) {
-    if (cp_op(c, op->op_b, &b) != CZ_OK || cp_path_seeded(c, op->op_a, &b, &a) != CZ_OK)
+    a_seeds = false;
+    if (cp_op(c, op->op_b, &b) != CZ_OK || cp_path_seeded(c, op->op_a, &b, cte, &a, &seeded) != CZ_OK)
       return CZ_ERR;
   } else if (cp_op(c, op->op_a, &a) != CZ_OK ||
-             (op->op_b->op_kind == SP_OP_PATH ? cp_path_seeded(c, op->op_b, &a, &b) : cp_op(c, op->op_b, &b)) !=
-                 CZ_OK) {
+             (op->op_b->op_kind == SP_OP_PATH ? cp_path_seeded(c, op->op_b, &a, cte, &b, &seeded)
+                                              : cp_op(c, op->op_b, &b)) != CZ_OK) {
     return CZ_ERR;
   }
   char *aa = cp_fresh(c, "j"), *ba = cp_fresh(c, "j");
@@ -147,9 +151,18 @@ static int cp_join(cp_t *c, const sp_op_t *op, bool left, cp_rel_t *out)
       return CZ_ERR;
     on = cp_cat(c, on, " AND ", cond);
   }
-  out->cr_sql = arena_sprintf(c->cp_a, "SELECT %s FROM (%s) %s %s JOIN (%s) %s ON %s",
-                              cp_select_list(c, out, ex), a.cr_sql, aa, left ? "LEFT" : "INNER",
-                              b.cr_sql, ba, on ? on : "1 = 1");
+  char *asql = arena_sprintf(c->cp_a, "(%s)", a.cr_sql), *bsql = arena_sprintf(c->cp_a, "(%s)", b.cr_sql);
+  char *with = arena_strdup(c->cp_a, "");
+  if (seeded) {
+    with = arena_sprintf(c->cp_a, "WITH %s AS %s ", cte, a_seeds ? asql : bsql);
+    if (a_seeds)
+      asql = cte;
+    else
+      bsql = cte;
+  }
+  out->cr_sql = arena_sprintf(c->cp_a, "%sSELECT %s FROM %s %s %s JOIN %s %s ON %s", with,
+                              cp_select_list(c, out, ex), asql, aa, left ? "LEFT" : "INNER", bsql, ba,
+                              on ? on : "1 = 1");
   return CZ_OK;
 }
 

@@ -81,9 +81,12 @@ int cp_op(cp_t *c, const sp_op_t *op, cp_rel_t *out);
 int cp_bgp(cp_t *c, const sp_op_t *op, cp_rel_t *out);
 /* A property path pattern (sp_compile_path.c). */
 int cp_path(cp_t *c, const sp_op_t *op, cp_rel_t *out);
-/* The same, joined with bound (compiled already): a `*` or `+` path whose
- * end bound binds runs only from bound's values of it. */
-int cp_path_seeded(cp_t *c, const sp_op_t *op, const cp_rel_t *bound, cp_rel_t *out);
+/* The same, to be joined with bound (compiled already): a `*` or `+`
+ * path with an end that bound certainly binds runs only from bound's
+ * values of it, read from the WITH query named cte (*seeded: the caller
+ * must make bound that query and join with it). */
+int cp_path_seeded(cp_t *c, const sp_op_t *op, const cp_rel_t *bound, const char *cte, cp_rel_t *out,
+                   bool *seeded);
 /* A CONSTRUCT or DESCRIBE query: rows (s, p, o) of N-Triples text
  * (sp_compile_construct.c); NULL with the error set. */
 char *cp_graph_query(cp_t *c, const sp_query_t *q);

@@ -27,6 +27,8 @@
  *   operator's roots input — instead of from every node: forward from
  *   the subject's, else backward (the edges reversed) from the object's.
  *   `*` adds the roots that are nodes of the graph paired with themselves.
+ *   That pattern becomes a WITH query the join and the roots both read
+ *   (computed once: a CTE Scan), so chained paths do not repeat it.
  * - A constant unknown to the dictionaries has no id: its links match
  *   nothing, and its zero-length pair cannot be returned (documented). */
 #include <string.h>
@@ -306,8 +308,10 @@ static const cp_var_t *pa_bound(cp_t *c, const sp_term_t *t, const cp_rel_t *r)
   return i >= 0 && !r->cr_v[i].cv_maybe_null && !r->cr_v[i].cv_count ? &r->cr_v[i] : NULL;
 }
 
-int cp_path_seeded(cp_t *c, const sp_op_t *op, const cp_rel_t *bound, cp_rel_t *out)
+int cp_path_seeded(cp_t *c, const sp_op_t *op, const cp_rel_t *bound, const char *cte, cp_rel_t *out,
+                   bool *seeded)
 {
+  *seeded = false;
   const sp_triple_t *t = op->op_path;
   const sp_path_t *p = t->tr_path;
   if ((p->pa_kind != SP_P_STAR && p->pa_kind != SP_P_PLUS) || pa_gvar(c) || t->tr_s->tm_kind != SP_T_VAR)
@@ -321,8 +325,9 @@ int cp_path_seeded(cp_t *c, const sp_op_t *op, const cp_rel_t *bound, cp_rel_t *
   if (pa_end(c, t->tr_o, &stop) != CZ_OK || pa_pairs(c, p->pa_a, NULL, NULL, &in) != CZ_OK)
     return CZ_ERR;
   char *ra = cp_fresh(c, "r"), *rv = cp_fresh(c, "rv");
-  char *roots = arena_sprintf(c->cp_a, "SELECT DISTINCT %s AS v FROM (%s) %s",
-                              cp_col(c, ra, (fwd ? sv : ov)->cv_name), bound->cr_sql, ra);
+  char *roots = arena_sprintf(c->cp_a, "SELECT DISTINCT %s AS v FROM %s %s",
+                              cp_col(c, ra, (fwd ? sv : ov)->cv_name), cte, ra);
+  *seeded = true;
   char *tr = cp_fresh(c, "t"), *e = cp_fresh(c, "e");
   char *closure = fwd ? arena_sprintf(c->cp_a,
                                       "SELECT %1$s.a AS a, %1$s.b AS b FROM transitive((%2$s), NULL, %3$s, 1, (%4$s))"
