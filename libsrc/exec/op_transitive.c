@@ -386,19 +386,27 @@ static void transitive_close(const op_t *o, opst_t *st, qctx_t *q)
     op_close(o->o_in2, q);
 }
 
+/* Whether an end is given in the plan: an expression that is not the
+ * NULL constant (its value may still be NULL at run time). */
+static bool tr_given(const xnode_t *x)
+{
+  return x && !(x->x_kind == X_CONST && x->x_const.d_null);
+}
+
 static char *transitive_detail(const op_t *o, arena_t *a)
 {
   const op_transitive_t *t = (const op_transitive_t *)o;
   const char *steps = t->ot_min == 0 ? "0 or more steps" : "1 or more steps";
+  bool start = tr_given(t->ot_start), stop = tr_given(t->ot_stop);
   if (o->o_in2)
-    return arena_sprintf(a, "(%s, forward from each root%s)", steps, t->ot_stop ? " to stop" : "");
-  if (t->ot_start && t->ot_stop)
-    return arena_sprintf(a, "(%s, from start to stop; closure over all nodes where both are NULL)", steps);
-  if (t->ot_start)
-    return arena_sprintf(a, "(%s, forward from start; closure over all nodes where it is NULL)", steps);
-  if (t->ot_stop)
-    return arena_sprintf(a, "(%s, backward from stop; closure over all nodes where it is NULL)", steps);
-  return arena_sprintf(a, "(%s, closure over all nodes)", steps);
+    return arena_sprintf(a, "(%s, forward from each root%s)", steps, stop ? " to stop" : "");
+  if (start && stop)
+    return arena_sprintf(a, "(%s, from start to stop)", steps);
+  if (start)
+    return arena_sprintf(a, "(%s, forward from start)", steps);
+  if (stop)
+    return arena_sprintf(a, "(%s, backward from stop)", steps);
+  return arena_sprintf(a, "(%s, from every node)", steps);
 }
 
 static const op_vt_t transitive_vt = {

@@ -154,7 +154,7 @@ static int cp_join(cp_t *c, const sp_op_t *op, bool left, cp_rel_t *out)
   char *asql = arena_sprintf(c->cp_a, "(%s)", a.cr_sql), *bsql = arena_sprintf(c->cp_a, "(%s)", b.cr_sql);
   char *with = arena_strdup(c->cp_a, "");
   if (seeded) {
-    with = arena_sprintf(c->cp_a, "WITH %s AS %s ", cte, a_seeds ? asql : bsql);
+    with = arena_sprintf(c->cp_a, "WITH %s AS MATERIALIZED %s ", cte, a_seeds ? asql : bsql);
     if (a_seeds)
       asql = cte;
     else

@@ -338,16 +338,18 @@ int cp_path_seeded(cp_t *c, const sp_op_t *op, const cp_rel_t *bound, const char
                                       " %2$s), NULL, NULL, 1, (%4$s)) AS %1$s(a, b)",
                                       tr, e, in, roots);
   if (p->pa_kind == SP_P_STAR) {
-    /* the zero-length pairs of the roots that are nodes of the graph */
-    char *q1 = cp_fresh(c, "q"), *q2 = cp_fresh(c, "q");
+    /* the zero-length pairs of the roots that are nodes of the graph
+     * (joins, not correlated EXISTS: a correlated subquery would keep
+     * the WITH query from being computed once) */
+    char *q1 = cp_fresh(c, "q"), *q2 = cp_fresh(c, "q"), *rv2 = cp_fresh(c, "rv");
     char *g1 = pa_graph_cond(c, q1), *g2 = pa_graph_cond(c, q2);
     if (!err_is(c->cp_e, SQLSTATE_SUCCESSFUL_COMPLETION))
       return CZ_ERR;
     char *zero = arena_sprintf(c->cp_a,
-                               "SELECT %1$s.v AS a, %1$s.v AS b FROM (%2$s) %1$s WHERE EXISTS (SELECT 1 FROM " RDF_SCHEMA
-                               ".rdf_quad %3$s WHERE %3$s.s = %1$s.v%4$s%5$s) OR EXISTS (SELECT 1 FROM " RDF_SCHEMA
-                               ".rdf_quad %6$s WHERE %6$s.o = %1$s.v%7$s%8$s)",
-                               rv, roots, q1, g1 ? " AND " : "", g1 ? g1 : "", q2, g2 ? " AND " : "", g2 ? g2 : "");
+                               "SELECT %1$s.v AS a, %1$s.v AS b FROM (%2$s) %1$s, " RDF_SCHEMA ".rdf_quad %3$s WHERE %3$s.s"
+                               " = %1$s.v%4$s%5$s UNION SELECT %6$s.v AS a, %6$s.v AS b FROM (%2$s) %6$s, " RDF_SCHEMA
+                               ".rdf_quad %7$s WHERE %7$s.o = %6$s.v%8$s%9$s",
+                               rv, roots, q1, g1 ? " AND " : "", g1 ? g1 : "", rv2, q2, g2 ? " AND " : "", g2 ? g2 : "");
     char *x = cp_fresh(c, "p"), *y = cp_fresh(c, "p");
     closure = arena_sprintf(c->cp_a, "SELECT a, b FROM (%s) %s UNION SELECT a, b FROM (%s) %s", closure, x, zero, y);
   }
