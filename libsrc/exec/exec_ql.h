@@ -26,6 +26,17 @@ op_t *op_worktable_new(arena_t *a, const char *name, int ncols, const ty_t *type
  * returned is neither returned nor added again (UNION). */
 op_t *op_recursive_new(arena_t *a, op_t *nonrec, op_t *rec, op_t *wt, bool all);
 
+/* ---- transitive closure (op_transitive.c) ------------------------------ */
+
+/* The distinct pairs (x, y) with y reachable from x over edges (two
+ * bigint columns: from, to) in at least min_len (0 or 1) steps,
+ * breadth-first from start (a bigint expression; NULL or a NULL value:
+ * not given), or backward from stop when only it is given, or from every
+ * node of the edges when neither is; with both given, the one pair
+ * (start, stop) when reachable. roots (NULL: none), one bigint column,
+ * replaces start: a forward search from each of its distinct values. */
+op_t *op_transitive_new(arena_t *a, op_t *edges, op_t *roots, xnode_t *start, xnode_t *stop, int min_len);
+
 /* ---- DISTINCT ON (op_distinct_on.c) ------------------------------------- */
 
 /* Over input sorted on its key columns: the first row of each run of

@@ -93,8 +93,21 @@ char *cp_passthrough(cp_t *c, const cp_rel_t *r, const char *alias)
 static int cp_join(cp_t *c, const sp_op_t *op, bool left, cp_rel_t *out)
 {
   cp_rel_t a, b;
-  if (cp_op(c, op->op_a, &a) != CZ_OK || cp_op(c, op->op_b, &b) != CZ_OK)
+  /* A path next to a pattern binding one of its ends runs from that
+   * pattern's values (sp_compile_path.c), read from a WITH query (cte)
+   * that the join reads too; an OPTIONAL's left side is never narrowed
+   * by its right. */
+  char *cte = cp_fresh(c, "w");
+  bool seeded = false, a_seeds = true;
+  if (!left && op->op_a->op_kind == SP_OP_PATH && op->op_b->op_kind != SP_OP_PATH) {
+    a_seeds = false;
+    if (cp_op(c, op->op_b, &b) != CZ_OK || cp_path_seeded(c, op->op_a, &b, cte, &a, &seeded) != CZ_OK)
+      return CZ_ERR;
+  } else if (cp_op(c, op->op_a, &a) != CZ_OK ||
+             (op->op_b->op_kind == SP_OP_PATH ? cp_path_seeded(c, op->op_b, &a, cte, &b, &seeded)
+                                              : cp_op(c, op->op_b, &b)) != CZ_OK) {
     return CZ_ERR;
+  }
   char *aa = cp_fresh(c, "j"), *ba = cp_fresh(c, "j");
   cp_rel_init(c, out, a.cr_n + b.cr_n);
   char **ex = arena_alloc(c->cp_a, sizeof(char *) * (size_t)(a.cr_n + b.cr_n + 1));
@@ -138,9 +151,18 @@ static int cp_join(cp_t *c, const sp_op_t *op, bool left, cp_rel_t *out)
       return CZ_ERR;
     on = cp_cat(c, on, " AND ", cond);
   }
-  out->cr_sql = arena_sprintf(c->cp_a, "SELECT %s FROM (%s) %s %s JOIN (%s) %s ON %s",
-                              cp_select_list(c, out, ex), a.cr_sql, aa, left ? "LEFT" : "INNER",
-                              b.cr_sql, ba, on ? on : "1 = 1");
+  char *asql = arena_sprintf(c->cp_a, "(%s)", a.cr_sql), *bsql = arena_sprintf(c->cp_a, "(%s)", b.cr_sql);
+  char *with = arena_strdup(c->cp_a, "");
+  if (seeded) {
+    with = arena_sprintf(c->cp_a, "WITH %s AS MATERIALIZED %s ", cte, a_seeds ? asql : bsql);
+    if (a_seeds)
+      asql = cte;
+    else
+      bsql = cte;
+  }
+  out->cr_sql = arena_sprintf(c->cp_a, "%sSELECT %s FROM %s %s %s JOIN %s %s ON %s", with,
+                              cp_select_list(c, out, ex), asql, aa, left ? "LEFT" : "INNER", bsql, ba,
+                              on ? on : "1 = 1");
   return CZ_OK;
 }
 
@@ -473,7 +495,7 @@ int cp_op(cp_t *c, const sp_op_t *op, cp_rel_t *out)
   case SP_OP_REDUCED:
   case SP_OP_SLICE: return cp_modifiers(c, op, false, out);
   case SP_OP_TOMULTISET: return cp_op(c, op->op_a, out);
-  case SP_OP_PATH: return cp_unsupported(c, "property paths");
+  case SP_OP_PATH: return cp_path(c, op, out);
   case SP_OP_SERVICE: return cp_unsupported(c, "SERVICE");
   case SP_OP_TABLE: return cp_unsupported(c, "VALUES");
   }
@@ -507,16 +529,14 @@ char *sp_compile_sql(arena_t *a, const sp_request_t *rq, err_t *e)
     return NULL;
   }
   const sp_query_t *q = rq->rq_query;
-  if (q->qu_kind == SP_Q_CONSTRUCT || q->qu_kind == SP_Q_DESCRIBE) {
-    cp_unsupported(&c, q->qu_kind == SP_Q_CONSTRUCT ? "CONSTRUCT" : "DESCRIBE");
-    return NULL;
-  }
   c.cp_dataset = q->qu_from && q->qu_from->ls_n > 0;
   err_clear(e);
   c.cp_default_in = cp_graph_set(&c, q->qu_from, SP_GR_IRI);
   c.cp_named_in = cp_graph_set(&c, q->qu_from, SP_GR_NAMED);
   if (!err_is(e, SQLSTATE_SUCCESSFUL_COMPLETION))
     return NULL;
+  if (q->qu_kind == SP_Q_CONSTRUCT || q->qu_kind == SP_Q_DESCRIBE)
+    return cp_graph_query(&c, q); /* sp_compile_construct.c */
   cp_rel_t r;
   if (q->qu_kind == SP_Q_ASK) {
     if (cp_op(&c, q->qu_op, &r) != CZ_OK)

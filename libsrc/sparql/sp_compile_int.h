@@ -81,6 +81,17 @@ char *cp_passthrough(cp_t *c, const cp_rel_t *r, const char *alias);
 /* One algebra operator as a relation (sp_compile.c dispatches). */
 int cp_op(cp_t *c, const sp_op_t *op, cp_rel_t *out);
 int cp_bgp(cp_t *c, const sp_op_t *op, cp_rel_t *out);
+/* A property path pattern (sp_compile_path.c). */
+int cp_path(cp_t *c, const sp_op_t *op, cp_rel_t *out);
+/* The same, to be joined with bound (compiled already): a `*` or `+`
+ * path with an end that bound certainly binds runs only from bound's
+ * values of it, read from the WITH query named cte (*seeded: the caller
+ * must make bound that query and join with it). */
+int cp_path_seeded(cp_t *c, const sp_op_t *op, const cp_rel_t *bound, const char *cte, cp_rel_t *out,
+                   bool *seeded);
+/* A CONSTRUCT or DESCRIBE query: rows (s, p, o) of N-Triples text
+ * (sp_compile_construct.c); NULL with the error set. */
+char *cp_graph_query(cp_t *c, const sp_query_t *q);
 
 /* An expression over a scope's variables (sp_compile_expr.c). */
 int cp_expr(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_t *out);

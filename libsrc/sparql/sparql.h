@@ -305,7 +305,9 @@ char *sp_request_sse(arena_t *a, const sp_request_t *rq);
 
 /* The SQL text of a query request: one SELECT over pg_rdf.rdf_quad and the
  * dictionaries, a column per result variable in N-Triples form (ASK: one
- * boolean column "ask"). 0A000 "SPARQL feature X is not supported yet" for
+ * boolean column "ask"; CONSTRUCT and DESCRIBE: the graph as three text
+ * columns s, p, o, each an N-Triples term, each triple once — a graph
+ * serializer reads the terms back and writes them, rdf_writer_quad). 0A000 "SPARQL feature X is not supported yet" for
  * what the compiler does not cover (README.md "Compiler"). */
 char *sp_compile_sql(arena_t *a, const sp_request_t *rq, err_t *e);
 

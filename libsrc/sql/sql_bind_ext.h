@@ -97,6 +97,11 @@ int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out)
 lp_node_t *bd_func_node(bd_t *b, ty_t t, xnode_t *lo, xnode_t *hi, xnode_t *step, int ncols,
                         xnode_t **row);
 
+/* transitive(edges, start, stop [, min [, roots]]) in FROM (sql_bind_transitive.c):
+ * the Transitive Closure operator over the edges query (exec_ql.h). */
+bool bd_transitive_is(const sql_expr_t *f);
+int bd_transitive(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out);
+
 /* ---- set-returning functions in a select list (sql_bind_srf_list.c) ------ */
 
 /* Whether the call x is one (unnest, generate_series, generate_subscripts,

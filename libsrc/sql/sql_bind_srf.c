@@ -182,6 +182,8 @@ int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out)
   if (strcmp(f->ex_name, "pg_partition_ancestors") == 0 &&
       (!f->ex_schema || strcmp(f->ex_schema, "pg_catalog") == 0))
     return bd_partition_ancestors(b, sc, fr, out);
+  if (bd_transitive_is(f))
+    return bd_transitive(b, sc, fr, out);  /* sql_bind_transitive.c */
   if (bd_json_srf_is(f->ex_name) && (!f->ex_schema || strcmp(f->ex_schema, "pg_catalog") == 0))
     return bd_json_srf(b, sc, fr, out);  /* sql_bind_json_srf.c */
   if (fr->fr_ordinality)
