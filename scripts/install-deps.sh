@@ -6,7 +6,8 @@
 #   build:   compiler, autotools, bison/flex, jemalloc, cmocka, openssl, libpq,
 #            PCRE2 (regular expressions), serd + zlib (the RDF parsers of
 #            libsrc/rdf, plain or gzip), tzdata (the time zone database the
-#            server reads from /usr/share/zoneinfo)
+#            server reads from /usr/share/zoneinfo), libmicrohttpd (the HTTP
+#            server of the SPARQL endpoint)
 #   clients: psql + pgbench (postgresql-client), unixODBC (isql) + psqlODBC,
 #            JDK 17 + Maven (pgJDBC smoke test), python3-venv
 #   bench:   postgresql-15, the reference server of bench/run-server-bench.sh
@@ -14,7 +15,7 @@
 set -e
 cd "$(dirname "$0")/.."
 PKGS="build-essential autoconf automake libtool pkg-config \
-      libjemalloc-dev libcmocka-dev libsqlite3-dev libssl-dev zlib1g-dev libpcre2-dev libserd-dev \
+      libjemalloc-dev libcmocka-dev libsqlite3-dev libssl-dev zlib1g-dev libpcre2-dev libserd-dev libmicrohttpd-dev \
       bison flex python3 libpq-dev tzdata \
       python3-venv python3-pip postgresql-client postgresql-15 \
       unixodbc odbc-postgresql maven default-jdk-headless"

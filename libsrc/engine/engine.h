@@ -194,6 +194,44 @@ typedef enum estmt_kind_e {
 } estmt_kind_t;
 estmt_kind_t estmt_kind(const estmt_t *st);
 
+/* ---- SPARQL requests ---------------------------------------------------
+ *
+ * The one entry a protocol front end (the HTTP endpoint) uses for a SPARQL
+ * 1.1 Protocol request: the text is parsed as a query or as an update, the
+ * protocol's dataset (default-graph-uri / named-graph-uri, or for updates
+ * using-graph-uri / using-named-graph-uri) replaces the request's own
+ * (SPARQL 1.1 Protocol §2.1.4, §2.2.3), and it is compiled by the same
+ * compiler as a `SPARQL …` statement inside SQL. The statement is then
+ * bound and run like any other (eportal_bind, eportal_execute): a SELECT
+ * returns one text column per variable, each value an RDF term in
+ * N-Triples form (NULL = unbound); ASK one boolean column; CONSTRUCT and
+ * DESCRIBE the triples as three such columns (subject, predicate,
+ * object); an update no rows. What the compiler does not cover yet is
+ * 0A000, a syntax error 42601 with line and column in the message. */
+typedef enum esparql_form_e {
+  ESPARQL_SELECT,
+  ESPARQL_ASK,
+  ESPARQL_CONSTRUCT,
+  ESPARQL_DESCRIBE,
+  ESPARQL_UPDATE
+} esparql_form_t;
+
+typedef struct esparql_request_s {
+  const char *sr_text;               /* the query or update, UTF-8 */
+  size_t sr_len;
+  bool sr_update;                    /* parse as an UpdateUnit, else a QueryUnit */
+  const char *sr_base;               /* base IRI (NULL = none) */
+  const char *const *sr_default;     /* default-graph-uri / using-graph-uri */
+  int sr_ndefault;
+  const char *const *sr_named;       /* named-graph-uri / using-named-graph-uri */
+  int sr_nnamed;
+} esparql_request_t;
+
+/* Prepares r as a statement of s (*form says what it is, also when the
+ * compiler then refuses it with 0A000). */
+int esparql_prepare(esession_t *s, const esparql_request_t *r, estmt_t **out,
+                    esparql_form_t *form, err_t *e);
+
 /* ---- named prepared statements -------------------------------------------
  *
  * One namespace per session for SQL PREPARE and the protocol's named

@@ -127,3 +127,79 @@ static int sparql_parse(arena_t *a, const char *text, size_t len, void **parsed,
 
 const efront_t en_sparql_front = {"sparql", sparql_claims, sparql_extent, sparql_parse,
                                   en_sql_prepare};
+
+/* ---- the protocol entry (engine.h esparql_prepare) ---------------------- */
+
+static sp_list_t *dataset_list(arena_t *a, const esparql_request_t *r, sp_gref_kind_t dflt,
+                               sp_gref_kind_t named)
+{
+  sp_list_t *l = sp_list_new(a);
+  for (int pass = 0; pass < 2; pass++) {
+    const char *const *iris = pass ? r->sr_named : r->sr_default;
+    int n = pass ? r->sr_nnamed : r->sr_ndefault;
+    for (int i = 0; i < n; i++) {
+      sp_gref_t *g = arena_zalloc(a, sizeof(*g));
+      g->gr_kind = pass ? named : dflt;
+      g->gr_iri = arena_strdup(a, iris[i]);
+      sp_list_append(a, l, g);
+    }
+  }
+  return l;
+}
+
+/* The protocol's dataset replaces the request's own (SPARQL 1.1 Protocol
+ * §2.1.4); for an update, §2.2.3 makes USING, USING NAMED or WITH together
+ * with using-graph-uri / using-named-graph-uri an error. */
+static int apply_protocol_dataset(arena_t *a, sp_request_t *rq, const esparql_request_t *r,
+                                  err_t *e)
+{
+  if (r->sr_ndefault + r->sr_nnamed == 0)
+    return CZ_OK;
+  if (!rq->rq_update) {
+    rq->rq_query->qu_from = dataset_list(a, r, SP_GR_IRI, SP_GR_NAMED);
+    return CZ_OK;
+  }
+  for (int i = 0; i < rq->rq_ops->ls_n; i++) {
+    sp_update_t *u = rq->rq_ops->ls_v[i];
+    if (u->up_kind != SP_U_MODIFY && u->up_kind != SP_U_DELETE_WHERE)
+      continue;
+    if ((u->up_using && u->up_using->ls_n > 0) || u->up_with)
+      return err_set(e, SQLSTATE_INVALID_PARAMETER,
+                     "using-graph-uri and using-named-graph-uri may not be given for an update "
+                     "that has USING, USING NAMED or WITH");
+    u->up_using = dataset_list(a, r, SP_GR_IRI, SP_GR_NAMED);
+  }
+  return CZ_OK;
+}
+
+int esparql_prepare(esession_t *s, const esparql_request_t *r, estmt_t **out,
+                    esparql_form_t *form, err_t *e)
+{
+  arena_t *a = arena_create(NULL, "sparql request");
+  int rc = CZ_ERR;
+  *form = r->sr_update ? ESPARQL_UPDATE : ESPARQL_SELECT;
+  sp_request_t *rq = sp_parse(a, r->sr_text, r->sr_len, r->sr_base,
+                              r->sr_update ? SP_PARSE_UPDATE : SP_PARSE_QUERY, e);
+  if (!rq)
+    goto out;
+  if (!rq->rq_update) {
+    static const esparql_form_t forms[] = {[SP_Q_SELECT] = ESPARQL_SELECT,
+                                           [SP_Q_CONSTRUCT] = ESPARQL_CONSTRUCT,
+                                           [SP_Q_DESCRIBE] = ESPARQL_DESCRIBE,
+                                           [SP_Q_ASK] = ESPARQL_ASK};
+    *form = forms[rq->rq_query->qu_kind];
+  }
+  if (apply_protocol_dataset(a, rq, r, e) != CZ_OK)
+    goto out;
+  char *sql = sp_compile_sql(a, rq, e);
+  if (!sql)
+    goto out;
+  rc = estmt_prepare(s, sql, strlen(sql), NULL, 0, out, e);
+  if (rc != CZ_OK && err_is(e, SQLSTATE_SYNTAX_ERROR)) {
+    e->er_pos = 0;
+    err_prefix(e, "the SQL compiled from SPARQL failed (a compiler bug)");
+  }
+out:
+  arena_destroy(a);
+  return rc;
+}
