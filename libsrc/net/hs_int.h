@@ -93,7 +93,8 @@ struct hs_req_s {
   eportal_t *rq_portal;
   esparql_form_t rq_form;
   hs_fmt_t rq_fmt;
-  int rq_ncols;
+  int rq_ncols;              /* result variables (CONSTRUCT: 3, ASK: 0) */
+  int *rq_colmap;            /* variable i is the statement's column rq_colmap[i] */
   rdf_term_t *rq_row;        /* rq_ncols terms */
   rdf_results_t *rq_results; /* SELECT / ASK */
   rdf_writer_t *rq_writer;   /* CONSTRUCT / DESCRIBE */

@@ -60,7 +60,7 @@ static int hs_rows(void *ctx, const batch_t *b, err_t *e)
   }
   for (int i = 0; i < b->b_n; i++) {
     for (int c = 0; c < r->rq_ncols; c++)
-      if (term_at(r, &b->b_cols[c], i, &r->rq_row[c], e) != CZ_OK)
+      if (term_at(r, &b->b_cols[r->rq_colmap[c]], i, &r->rq_row[c], e) != CZ_OK)
         return CZ_ERR;
     int rc;
     if (r->rq_writer) {
@@ -184,30 +184,48 @@ static enum MHD_Result hs_run_update(hs_req_t *r)
                   (size_t)CZ_MIN(n, (int)sizeof msg - 1));
 }
 
-/* Sets up the writer of the negotiated format for the statement's rows. */
+/* Sets up the writer of the negotiated format for the statement's rows.
+ * The variables are the text columns; a column whose name begins with '?'
+ * (no SPARQL variable can) is the compiler's own — the "?unit" of a
+ * query without variables — and not part of the result. */
 static int hs_writer_begin(hs_req_t *r, err_t *e)
 {
   const ecol_t *cols;
-  estmt_columns(r->rq_stmt, &cols, &r->rq_ncols);
-  if (r->rq_form == ESPARQL_CONSTRUCT || r->rq_form == ESPARQL_DESCRIBE) {
-    if (r->rq_ncols < 3)
+  int n;
+  estmt_columns(r->rq_stmt, &cols, &n);
+  bool graph = r->rq_form == ESPARQL_CONSTRUCT || r->rq_form == ESPARQL_DESCRIBE;
+  r->rq_colmap = arena_alloc(r->rq_arena, (size_t)CZ_MAX(n, 1) * sizeof *r->rq_colmap);
+  const char **vars = arena_alloc(r->rq_arena, (size_t)CZ_MAX(n, 1) * sizeof *vars);
+  r->rq_ncols = 0;
+  if (r->rq_form == ESPARQL_ASK) {
+    if (n != 1 || ty_phys(cols[0].ec_type.t_id) != TP_BOOL)
+      return err_set(e, SQLSTATE_INTERNAL, "an ASK compiled to something else than one boolean");
+  } else {
+    for (int i = 0; i < n && (!graph || r->rq_ncols < 3); i++) {
+      if (!graph && cols[i].ec_name[0] == '?')
+        continue;
+      if (ty_phys(cols[i].ec_type.t_id) != TP_STR)
+        return err_set(e, SQLSTATE_INTERNAL,
+                       "the compiled query's column %s holds no RDF terms (a compiler bug)",
+                       cols[i].ec_name);
+      vars[r->rq_ncols] = cols[i].ec_name;
+      r->rq_colmap[r->rq_ncols++] = i;
+    }
+    if (graph && r->rq_ncols < 3)
       return err_set(e, SQLSTATE_INTERNAL, "a %s compiled to %d columns, not 3",
-                     form_name(r->rq_form), r->rq_ncols);
+                     form_name(r->rq_form), n);
+  }
+  if (graph) {
     r->rq_writer = rdf_writer_new(r->rq_fmt == HS_FMT_NT ? RDF_SYNTAX_NTRIPLES : RDF_SYNTAX_TURTLE,
                                   hs_sink, r, NULL);
-    r->rq_ncols = 3;
   } else {
     static const rdf_results_fmt_t fmts[HS_FMT_COUNT_] = {
         [HS_FMT_JSON] = RDF_RESULTS_JSON, [HS_FMT_XML] = RDF_RESULTS_XML,
         [HS_FMT_CSV] = RDF_RESULTS_CSV, [HS_FMT_TSV] = RDF_RESULTS_TSV};
     r->rq_results = rdf_results_new(fmts[r->rq_fmt], hs_sink, r);
-    if (r->rq_results && r->rq_form == ESPARQL_SELECT) {
-      const char **vars = arena_alloc(r->rq_arena, (size_t)CZ_MAX(r->rq_ncols, 1) * sizeof *vars);
-      for (int i = 0; i < r->rq_ncols; i++)
-        vars[i] = cols[i].ec_name;
-      if (rdf_results_head(r->rq_results, vars, (size_t)CZ_MAX(r->rq_ncols, 0)) != 0)
-        return err_set(e, SQLSTATE_OUT_OF_MEMORY, "writing the result failed");
-    }
+    if (r->rq_results && r->rq_form == ESPARQL_SELECT &&
+        rdf_results_head(r->rq_results, vars, (size_t)r->rq_ncols) != 0)
+      return err_set(e, SQLSTATE_OUT_OF_MEMORY, "writing the result failed");
   }
   if (!r->rq_writer && !r->rq_results)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
@@ -235,7 +253,12 @@ enum MHD_Result hs_sparql_run(hs_req_t *r, const char *text, size_t len, bool up
   err_clear(&e);
   if (hs_session_begin(r, &e) != CZ_OK)
     return hs_reply_engine_error(r, &e);
-  esparql_request_t req = {.sr_text = text, .sr_len = len, .sr_update = update,
+  /* The base of relative IRIs is the request's own IRI, as Jena and
+   * Oxigraph take it (the Protocol names none). */
+  const char *host = MHD_lookup_connection_value(r->rq_conn, MHD_HEADER_KIND,
+                                                 MHD_HTTP_HEADER_HOST);
+  const char *base = arena_sprintf(r->rq_arena, "http://%s/sparql", host ? host : sv->sv_addr);
+  esparql_request_t req = {.sr_text = text, .sr_len = len, .sr_update = update, .sr_base = base,
                            .sr_default = dg, .sr_ndefault = nd, .sr_named = ng, .sr_nnamed = nn};
   if (esparql_prepare(r->rq_sess, &req, &r->rq_stmt, &r->rq_form, &e) != CZ_OK)
     return hs_reply_engine_error(r, &e);

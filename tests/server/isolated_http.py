@@ -268,6 +268,14 @@ def protocol_checks(h, ds):
         st, hd, body = h.post_form({"query": PFX + q}, "application/sparql-results+xml")
         b = ET.fromstring(body).find(NS + "boolean") if st == 200 else None
         check("ASK %s in XML" % want, b is not None and b.text == str(want).lower(), "%d %s" % (st, body))
+    # no variables: one empty solution (the compiler's "?unit" column is not a variable)
+    for q in ("SELECT * {}", "SELECT * { GRAPH ex:g1 {} }"):
+        st, hd, body = h.get(PFX + q)
+        j = json.loads(body) if st == 200 else None
+        check("%s: one empty solution" % q, j == {"head": {"vars": []}, "results": {"bindings": [{}]}},
+              "%d %s" % (st, body))
+    st, hd, body = h.get("SELECT ?s WHERE { ?s <p> ?o }")
+    check("relative IRIs resolve against the request's IRI", st == 200, "%d %s" % (st, body))
     # negotiation
     q = PFX + "SELECT ?n WHERE { ex:dave ex:name ?n }"
     for accept, want in [(None, "application/sparql-results+json"),
@@ -363,8 +371,9 @@ def error_checks(h, port):
               b"Transfer-Encoding: chunked\r\n\r\n")
     cut = False
     try:
-        for _ in range(400):  # 1.6 MB
+        for _ in range(2000):  # 8 MB, or until the server has closed
             s.sendall(b"1000\r\n" + b"#" * 4096 + b"\r\n")
+        cut = s.recv(100) == b""
     except OSError:
         cut = True
     s.close()
