@@ -12,6 +12,7 @@ static void hs_config_defaults(hs_config_t *c)
   strcpy(c->hc_user, "dba");
   c->hc_max_conns = 100;
   c->hc_timeout_s = 30;
+  c->hc_request_timeout_s = 30;
   c->hc_max_header = 64 * 1024;
   c->hc_max_body = 16 * 1024 * 1024;
 }
@@ -83,6 +84,7 @@ int hs_config_load(const ini_t *ini, hs_config_t *c, err_t *e)
   if (get_port(ini, c, e) != CZ_OK ||
       get_int(ini, "HTTPServer", "MaxClientConnections", 1, 10000, &c->hc_max_conns, e) != CZ_OK ||
       get_int(ini, "HTTPServer", "ConnectionTimeout", 1, 3600, &c->hc_timeout_s, e) != CZ_OK ||
+      get_int(ini, "HTTPServer", "RequestTimeout", 1, 3600, &c->hc_request_timeout_s, e) != CZ_OK ||
       get_size(ini, "MaxHeaderSize", 4096, 16 * 1024 * 1024, &c->hc_max_header, e) != CZ_OK ||
       get_size(ini, "MaxBodySize", 1024, (size_t)1 << 30, &c->hc_max_body, e) != CZ_OK ||
       get_int(ini, "SPARQL", "MaxQueryExecutionTime", 0, 1000000, &c->hc_query_timeout_s, e) !=

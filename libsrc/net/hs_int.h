@@ -18,6 +18,15 @@
 
 typedef struct hs_req_s hs_req_t;
 
+/* One TCP connection (MHD's socket_context), on sv_conns from its accept
+ * to its close. hc_deadline_ns: when the request being received must be
+ * whole (headers and body), 0 while one is being answered. */
+typedef struct hs_conn_s {
+  int hc_fd;
+  uint64_t hc_deadline_ns;   /* sv_mu */
+  struct hs_conn_s *hc_prev, *hc_next;
+} hs_conn_t;
+
 struct hs_server_s {
   engine_t *sv_eng;
   hs_config_t sv_cfg;
@@ -27,6 +36,7 @@ struct hs_server_s {
   pthread_mutex_t sv_mu;     /* sv_running, sv_stopping */
   pthread_cond_t sv_cond;    /* wakes the watchdog (stop) */
   hs_req_t *sv_running;      /* requests with a session open (the watchdog's list) */
+  hs_conn_t *sv_conns;       /* open connections (the watchdog's request deadlines) */
   bool sv_stopping;
   cz_thread_t sv_watchdog;
   bool sv_watchdog_started;
@@ -81,6 +91,7 @@ const char **hs_params_all(const hs_params_t *p, arena_t *a, const char *key, in
 struct hs_req_s {
   hs_server_t *rq_srv;
   struct MHD_Connection *rq_conn;
+  hs_conn_t *rq_tcp;         /* its connection's deadline */
   arena_t *rq_arena;         /* the request: parameters, decoded text */
   arena_t *rq_batch;         /* reset per result batch: decoded terms */
   char *rq_body;             /* the body so far (malloc) */

@@ -139,7 +139,12 @@ void hs_session_end(hs_req_t *r)
 }
 
 /* Cancels the queries past their deadline, again at every tick while
- * they run: the engine clears a cancel when a statement (re)starts. */
+ * they run: the engine clears a cancel when a statement (re)starts. Shuts
+ * down the socket of a connection whose request is not whole by its
+ * deadline (a slow client holds a thread); its thread then sees the end
+ * of the stream and closes it (the socket stays open until then, so the
+ * descriptor cannot have been reused: it leaves sv_conns under sv_mu
+ * before it is closed). */
 static void *hs_watchdog(void *arg)
 {
   hs_server_t *sv = arg;
@@ -151,20 +156,74 @@ static void *hs_watchdog(void *arg)
         r->rq_timed_out = true;
         esession_cancel(r->rq_sess);
       }
+    for (hs_conn_t *c = sv->sv_conns; c; c = c->hc_next)
+      if (c->hc_deadline_ns && now >= c->hc_deadline_ns) {
+        c->hc_deadline_ns = 0;
+        shutdown(c->hc_fd, SHUT_RDWR);
+      }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 50 * 1000000L;
+    ts.tv_nsec += 100 * 1000000L;
     if (ts.tv_nsec >= 1000000000L) {
       ts.tv_sec++;
       ts.tv_nsec -= 1000000000L;
     }
-    if (sv->sv_running)
+    if (sv->sv_running || sv->sv_conns)
       pthread_cond_timedwait(&sv->sv_cond, &sv->sv_mu, &ts);
     else
       pthread_cond_wait(&sv->sv_cond, &sv->sv_mu);
   }
   pthread_mutex_unlock(&sv->sv_mu);
   return NULL;
+}
+
+static void hs_conn_deadline(hs_server_t *sv, hs_conn_t *c, bool arm)
+{
+  if (!c)
+    return;
+  pthread_mutex_lock(&sv->sv_mu);
+  c->hc_deadline_ns =
+      arm ? time_now_ns() + (uint64_t)sv->sv_cfg.hc_request_timeout_s * 1000000000ull : 0;
+  pthread_mutex_unlock(&sv->sv_mu);
+}
+
+static void hs_conn_notify(void *cls, struct MHD_Connection *conn, void **ctx,
+                           enum MHD_ConnectionNotificationCode toe)
+{
+  hs_server_t *sv = cls;
+  if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    hs_conn_t *c = calloc(1, sizeof *c);
+    if (!c || !ci) {
+      free(c);
+      return;
+    }
+    c->hc_fd = ci->connect_fd;
+    pthread_mutex_lock(&sv->sv_mu);
+    c->hc_deadline_ns = time_now_ns() + (uint64_t)sv->sv_cfg.hc_request_timeout_s * 1000000000ull;
+    c->hc_next = sv->sv_conns;
+    if (sv->sv_conns)
+      sv->sv_conns->hc_prev = c;
+    sv->sv_conns = c;
+    pthread_cond_signal(&sv->sv_cond);
+    pthread_mutex_unlock(&sv->sv_mu);
+    *ctx = c;
+    return;
+  }
+  hs_conn_t *c = *ctx;
+  if (!c)
+    return;
+  pthread_mutex_lock(&sv->sv_mu);
+  if (c->hc_prev)
+    c->hc_prev->hc_next = c->hc_next;
+  else
+    sv->sv_conns = c->hc_next;
+  if (c->hc_next)
+    c->hc_next->hc_prev = c->hc_prev;
+  pthread_mutex_unlock(&sv->sv_mu);
+  free(c);
+  *ctx = NULL;
 }
 
 /* ---- requests ----------------------------------------------------------- */
@@ -271,6 +330,9 @@ static enum MHD_Result hs_access(void *cls, struct MHD_Connection *conn, const c
     r->rq_srv = sv;
     r->rq_conn = conn;
     r->rq_arena = arena_create(NULL, "http request");
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    r->rq_tcp = ci ? ci->socket_context : NULL;
     *con_cls = r;
     const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                  MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -312,6 +374,7 @@ static enum MHD_Result hs_access(void *cls, struct MHD_Connection *conn, const c
     r->rq_body[r->rq_body_len] = '\0';
     return MHD_YES;
   }
+  hs_conn_deadline(sv, r->rq_tcp, false); /* the request is whole */
   if (r->rq_answered)
     return MHD_YES;
   /* RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400
@@ -330,6 +393,7 @@ static void hs_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   hs_req_t *r = *con_cls;
   if (!r)
     return;
+  hs_conn_deadline(r->rq_srv, r->rq_tcp, true); /* the next request's clock */
   if (why != MHD_REQUEST_TERMINATED_COMPLETED_OK && r->rq_sess)
     log_info("http: a request ended early (code %d): its query stops", (int)why);
   hs_session_end(r);
@@ -425,7 +489,8 @@ int hs_server_start(engine_t *eng, const hs_config_t *cfg, hs_server_t **out, er
       0, NULL, NULL, hs_access, sv, MHD_OPTION_LISTEN_SOCKET, sv->sv_listen_fd,
       MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->hc_max_conns, MHD_OPTION_CONNECTION_TIMEOUT,
       (unsigned)cfg->hc_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->hc_max_header,
-      MHD_OPTION_NOTIFY_COMPLETED, hs_completed, sv, MHD_OPTION_EXTERNAL_LOGGER, hs_mhd_log, sv,
+      MHD_OPTION_NOTIFY_COMPLETED, hs_completed, sv, MHD_OPTION_NOTIFY_CONNECTION,
+      hs_conn_notify, sv, MHD_OPTION_EXTERNAL_LOGGER, hs_mhd_log, sv,
       MHD_OPTION_END);
   if (!sv->sv_mhd) {
     err_set(e, SQLSTATE_IO_ERROR, "HTTP server: libmicrohttpd did not start");

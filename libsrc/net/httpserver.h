@@ -11,8 +11,10 @@
  *   chunked body.
  * - One thread per connection (at most MaxClientConnections), each request
  *   a session of the configured User, opened and closed with the request.
- * - A watchdog cancels a query past MaxQueryExecutionTime; stopping the
- *   server cancels every running query first.
+ * - A watchdog cancels a query past MaxQueryExecutionTime and closes a
+ *   connection whose request is not whole RequestTimeout seconds after it
+ *   began (slow clients); stopping the server cancels every running query
+ *   first.
  */
 #ifndef CZ_HTTPSERVER_H
 #define CZ_HTTPSERVER_H
@@ -31,6 +33,7 @@ typedef struct hs_config_s {
   char hc_user[128];          /* User: the role every request's session runs as */
   int hc_max_conns;           /* MaxClientConnections: connections (one thread each) */
   int hc_timeout_s;           /* ConnectionTimeout: seconds without a byte either way */
+  int hc_request_timeout_s;   /* RequestTimeout: connect (or last answer) to a whole request */
   size_t hc_max_header;       /* MaxHeaderSize: request line and headers */
   size_t hc_max_body;         /* MaxBodySize: a request body (413 past it) */
   int hc_query_timeout_s;     /* [SPARQL] MaxQueryExecutionTime; 0 = none */

@@ -15,8 +15,9 @@ hide a protocol fault):
   feature 501 with its message, an update (no compiler yet) 501 and 403
   when AllowUpdate is off, 404, 405, 413, 415, a GET update 400, a
   request with neither query nor update 400;
-- malformed HTTP bytes, a huge header, a silent client (slowloris: closed
-  after ConnectionTimeout), a client that goes away in the middle of a
+- malformed HTTP bytes, a huge header, a silent client (closed after
+  ConnectionTimeout), a client trickling its headers a byte at a time
+  (slowloris: closed after RequestTimeout), a client that goes away in the middle of a
   streamed result, 12 concurrent clients, several requests on one
   keep-alive connection;
 - a 40,000-row result streams whole (chunked, no cap);
@@ -385,7 +386,7 @@ def error_checks(h, port):
     check("invalid UTF-8 in the query: 400", st == 400, "%d %s" % (st, body))
 
 
-def malformed_checks(port, timeout_s):
+def malformed_checks(port, timeout_s, request_s):
     for name, data in [
         ("garbage request line", b"GARBAGE\r\n\r\n"),
         ("binary bytes", bytes(range(256)) + b"\r\n\r\n"),
@@ -416,6 +417,21 @@ def malformed_checks(port, timeout_s):
     s.close()
     check("a silent client is closed after ConnectionTimeout", b is not None and waited < timeout_s + 10,
           "got %r after %.1f s" % (b, waited))
+    # slowloris proper: a byte every half second keeps the connection
+    # active, but the request must be whole within RequestTimeout
+    t0 = time.time()
+    s = socket.create_connection(("127.0.0.1", port), timeout=60)
+    closed = False
+    try:
+        for i in range(200):
+            s.sendall(b"GET /sparql HTTP/1.1\r\nHost: x\r\nX-Slow: " if i == 0 else b"a")
+            time.sleep(0.5)
+    except OSError:
+        closed = True
+    waited = time.time() - t0
+    s.close()
+    check("a client trickling its headers is closed after RequestTimeout", closed and waited < request_s + 5,
+          "closed %s after %.1f s" % (closed, waited))
 
 
 def stream_checks(h, port, timeout_s):
@@ -501,8 +517,10 @@ def main():
     os.makedirs(data)
     port = srvctl.free_port()
     timeout_s = 3
+    request_s = 5
     srv.extra_ini = {"Parameters": {"DirsAllowed": data},
                      "HTTPServer": {"ServerPort": "127.0.0.1:%d" % port, "ConnectionTimeout": str(timeout_s),
+                                    "RequestTimeout": str(request_s),
                                     "MaxBodySize": "64K", "MaxHeaderSize": "32K"},
                      "SPARQL": {"MaxQueryExecutionTime": "3", "AllowUpdate": "yes"}}
     with open(os.path.join(data, "a.ttl"), "w") as f:
@@ -532,7 +550,7 @@ def main():
         check("GET /sparql without a query is the page", st == 200 and "<form" in body, "%d" % st)
         protocol_checks(h, ds)
         error_checks(h, port)
-        malformed_checks(port, timeout_s)
+        malformed_checks(port, timeout_s, request_s)
         stream_checks(h, port, timeout_s)
         concurrency_checks(h)
         t0 = time.time()
