@@ -35,7 +35,8 @@ fi
 # concurrency and crash tests), pyodbc (the ODBC client check), duckdb (the
 # reference answers and times of the TPC-H test and bench/tpch) and
 # tpchgen-cli (the TPC-H data generator, a command in the venv's bin/) and
-# rdflib (reads the W3C SPARQL test manifests, tests/unit/sparql/) and
+# rdflib (reads the W3C SPARQL test manifests, tests/unit/sparql/),
+# requests (the W3C SPARQL harness over HTTP) and
 # SQLAlchemy 2 (tests/clients/sqlalchemy_test.py: reflection and the ORM
 # through the psycopg dialect).
 venv=${CZ_VENV:-build/venv}
@@ -52,6 +53,11 @@ if ! "$venv/bin/python3" -c 'import psycopg, pyodbc, duckdb' >/dev/null 2>&1 ||
 fi
 if ! "$venv/bin/python3" -c 'import rdflib' >/dev/null 2>&1; then
   "$venv/bin/pip" install -q --disable-pip-version-check rdflib
+fi
+# requests: the W3C SPARQL harness (../shared/tools/sparql-w3c), which
+# tests/server/sparql_w3c_http.py runs against the HTTP endpoint
+if ! "$venv/bin/python3" -c 'import requests' >/dev/null 2>&1; then
+  "$venv/bin/pip" install -q --disable-pip-version-check requests
 fi
 if ! "$venv/bin/python3" -c 'import sqlalchemy, sys; sys.exit(sqlalchemy.__version__ < "2")' \
     >/dev/null 2>&1; then
