@@ -46,7 +46,12 @@ static int term_at(hs_req_t *r, const vec_t *v, int i, rdf_term_t *t, err_t *e)
     return CZ_OK;
   }
   const str_t *s = &v->v_str[i];
-  return rdf_term_from_nt(r->rq_batch, s->s_ptr, s->s_len, t, e);
+  if (rdf_term_from_nt(r->rq_batch, s->s_ptr, s->s_len, t, e) == CZ_OK)
+    return CZ_OK;
+  /* the engine's value, not the client's request: a 500, not a 400 */
+  char msg[sizeof e->er_msg];
+  snprintf(msg, sizeof msg, "%s", e->er_msg);
+  return err_set(e, SQLSTATE_INTERNAL, "a result value is no RDF term (a compiler bug): %s", msg);
 }
 
 static int hs_rows(void *ctx, const batch_t *b, err_t *e)

@@ -275,6 +275,8 @@ def protocol_checks(h, ds):
         j = json.loads(body) if st == 200 else None
         check("%s: one empty solution" % q, j == {"head": {"vars": []}, "results": {"bindings": [{}]}},
               "%d %s" % (st, body))
+    st, hd, body = h.req("GET", "/sparql?query=ASK+%7B+%7D")
+    check("'+' in a query string is a space", st == 200 and "true" in body, "%d %s" % (st, body))
     st, hd, body = h.get("SELECT ?s WHERE { ?s <p> ?o }")
     check("relative IRIs resolve against the request's IRI", st == 200, "%d %s" % (st, body))
     # negotiation
