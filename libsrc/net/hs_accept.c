@@ -95,6 +95,25 @@ static double q_of(const char *p, size_t n)
   return 1.0;
 }
 
+bool hs_accept_gzip(const char *ae)
+{
+  double q_gzip = -1, q_any = -1;
+  for (const char *p = ae; p && *p;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    const char *semi = memchr(p, ';', len);
+    const char *t = p;
+    size_t tn = trim(&t, semi ? (size_t)(semi - p) : len);
+    double q = semi ? q_of(semi + 1, len - (size_t)(semi - p) - 1) : 1.0;
+    if (tn == 4 && strncasecmp(t, "gzip", 4) == 0)
+      q_gzip = q;
+    else if (tn == 1 && *t == '*')
+      q_any = q;
+    p = comma ? comma + 1 : p + len;
+  }
+  return q_gzip >= 0 ? q_gzip > 0 : q_any > 0;
+}
+
 hs_fmt_t hs_accept_pick(const char *accept, const hs_fmt_t *offers, int n)
 {
   if (!accept || !*accept)

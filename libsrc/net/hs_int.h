@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include <microhttpd.h>
+#include <zlib.h>
 
 #include "engine/engine.h"
 #include "net/httpserver.h"
@@ -61,6 +62,9 @@ typedef enum hs_fmt_e {
  * HS_FMT_NONE when every offer has q = 0 (406). */
 hs_fmt_t hs_accept_pick(const char *accept, const hs_fmt_t *offers, int n);
 const char *hs_fmt_media_type(hs_fmt_t f);
+/* Whether an Accept-Encoding header value takes gzip (q > 0, by name or
+ * by "*"). */
+bool hs_accept_gzip(const char *accept_encoding);
 /* The format named by a media type (parameters ignored), or HS_FMT_NONE. */
 hs_fmt_t hs_fmt_from_media_type(const char *mt, size_t len);
 
@@ -112,7 +116,10 @@ struct hs_req_s {
   bool rq_more;              /* the portal has rows left */
   bool rq_finished;          /* the writer has written its end */
   bool rq_failed;            /* a step failed after the status line went out */
-  /* output produced but not yet taken by MHD */
+  bool rq_gzip;              /* the body is gzip-compressed (Accept-Encoding) */
+  bool rq_z_open;            /* rq_z initialised */
+  z_stream rq_z;
+  /* output produced (compressed when rq_gzip) but not yet taken by MHD */
   char *rq_out;
   size_t rq_out_len, rq_out_off, rq_out_cap;
   /* the watchdog's list (sv_mu) */

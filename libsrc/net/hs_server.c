@@ -397,6 +397,8 @@ static void hs_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   if (why != MHD_REQUEST_TERMINATED_COMPLETED_OK && r->rq_sess)
     log_info("http: a request ended early (code %d): its query stops", (int)why);
   hs_session_end(r);
+  if (r->rq_z_open)
+    deflateEnd(&r->rq_z);
   free(r->rq_body);
   free(r->rq_out);
   if (r->rq_batch)

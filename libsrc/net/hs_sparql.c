@@ -14,7 +14,9 @@
  * without its last chunk, which clients see as a failed transfer (and it
  * is logged), never as a complete short answer. The engine hands over each
  * term in N-Triples form (engine.h); rdf_term_from_nt turns it back into a
- * term for the writers. */
+ * term for the writers. With Accept-Encoding: gzip the output buffer gets
+ * the deflated bytes, flushed (Z_SYNC_FLUSH) at the end of every step so
+ * that what a step produced reaches the client at once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +25,49 @@
 
 #define HS_STEP_ROWS 2048
 
+/* Room for at least want more bytes in the output buffer. */
+static int hs_out_room(hs_req_t *r, size_t want)
+{
+  if (r->rq_out_len + want <= r->rq_out_cap)
+    return 0;
+  size_t cap = CZ_MAX(r->rq_out_cap * 2, r->rq_out_len + want + 64 * 1024);
+  char *b = realloc(r->rq_out, cap);
+  if (!b)
+    return -1;
+  r->rq_out = b;
+  r->rq_out_cap = cap;
+  return 0;
+}
+
+/* Compresses len bytes (none with a flush) into the output buffer. */
+static int hs_deflate(hs_req_t *r, const char *buf, size_t len, int flush)
+{
+  z_stream *z = &r->rq_z;
+  z->next_in = (Bytef *)buf;
+  z->avail_in = (uInt)len;
+  do {
+    if (hs_out_room(r, 16 * 1024) != 0)
+      return -1;
+    z->next_out = (Bytef *)r->rq_out + r->rq_out_len;
+    z->avail_out = (uInt)(r->rq_out_cap - r->rq_out_len);
+    size_t before = z->avail_out;
+    int zr = deflate(z, flush);
+    if (zr == Z_STREAM_ERROR)
+      return -1;
+    r->rq_out_len += before - z->avail_out;
+    if (zr == Z_STREAM_END)
+      break;
+  } while (z->avail_in > 0 || z->avail_out == 0);
+  return 0;
+}
+
 static int hs_sink(void *ctx, const char *buf, size_t len)
 {
   hs_req_t *r = ctx;
-  if (r->rq_out_len + len > r->rq_out_cap) {
-    size_t cap = CZ_MAX(r->rq_out_cap * 2, r->rq_out_len + len + 64 * 1024);
-    char *b = realloc(r->rq_out, cap);
-    if (!b)
-      return -1;
-    r->rq_out = b;
-    r->rq_out_cap = cap;
-  }
+  if (r->rq_gzip)
+    return hs_deflate(r, buf, len, Z_NO_FLUSH);
+  if (hs_out_room(r, len) != 0)
+    return -1;
   memcpy(r->rq_out + r->rq_out_len, buf, len);
   r->rq_out_len += len;
   return 0;
@@ -104,10 +138,14 @@ static int hs_step(hs_req_t *r, err_t *e)
       r->rq_writer = NULL;
     }
     r->rq_finished = true;
+    if (rc == 0 && r->rq_gzip)
+      rc = hs_deflate(r, NULL, 0, Z_FINISH);
     if (rc != 0)
       return err_set(e, SQLSTATE_OUT_OF_MEMORY, "writing the result failed");
   } else if ((r->rq_results ? rdf_results_flush(r->rq_results)
-                             : rdf_writer_flush(r->rq_writer)) != 0) {
+                             : rdf_writer_flush(r->rq_writer)) != 0 ||
+             (r->rq_gzip && hs_deflate(r, NULL, 0, Z_SYNC_FLUSH) != 0)) {
+    /* a step's rows go out whole, compressed or not */
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "writing the result failed");
   }
   return CZ_OK;
@@ -220,6 +258,15 @@ static int hs_writer_begin(hs_req_t *r, err_t *e)
       return err_set(e, SQLSTATE_INTERNAL, "a %s compiled to %d columns, not 3",
                      form_name(r->rq_form), n);
   }
+  const char *ae = MHD_lookup_connection_value(r->rq_conn, MHD_HEADER_KIND,
+                                               MHD_HTTP_HEADER_ACCEPT_ENCODING);
+  if (hs_accept_gzip(ae)) {
+    /* windowBits 15 + 16: a gzip wrapper, not zlib's */
+    if (deflateInit2(&r->rq_z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+      return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
+    r->rq_z_open = true;
+    r->rq_gzip = true;
+  }
   if (graph) {
     r->rq_writer = rdf_writer_new(r->rq_fmt == HS_FMT_NT ? RDF_SYNTAX_NTRIPLES : RDF_SYNTAX_TURTLE,
                                   hs_sink, r, NULL);
@@ -307,7 +354,9 @@ enum MHD_Result hs_sparql_run(hs_req_t *r, const char *text, size_t len, bool up
     return MHD_NO;
   }
   MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type(r->rq_fmt));
-  MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept");
+  MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
+  if (r->rq_gzip)
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
   enum MHD_Result rc = MHD_queue_response(r->rq_conn, MHD_HTTP_OK, resp);
   MHD_destroy_response(resp);
   r->rq_answered = true;

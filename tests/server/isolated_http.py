@@ -20,7 +20,7 @@ hide a protocol fault):
   (slowloris: closed after RequestTimeout), a client that goes away in the middle of a
   streamed result, 12 concurrent clients, several requests on one
   keep-alive connection;
-- a 40,000-row result streams whole (chunked, no cap);
+- a 40,000-row result streams whole (chunked, no cap); gzip when asked;
 - MaxQueryExecutionTime stops a runaway query with 503;
 - the query page at / and /sparql (text/html, no external resources);
 - after all of it the server still answers over HTTP and SQL.
@@ -449,6 +449,32 @@ def stream_checks(h, port, timeout_s):
           and len(set(lines[1:-1])) == BIG,
           "%d %s lines %d" % (r.status, r.getheaders(), len(lines)))
     c.close()
+    # gzip: the same bytes, compressed, for a streamed and for a short result
+    import gzip
+    for q, accept in ((PFX + "SELECT ?s ?o WHERE { ?s ex:big ?o }", "text/tab-separated-values"),
+                      (PFX + "SELECT ?s ?n WHERE { ?s ex:name ?n }", "application/sparql-results+json")):
+        got = {}
+        for enc in ("identity", "gzip;q=0.8, br;q=0.1"):
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            c.request("GET", "/sparql?query=" + urllib.parse.quote(q),
+                      headers={"Accept": accept, "Accept-Encoding": enc})
+            r = c.getresponse()
+            raw_body = r.read()
+            got[enc] = (r.status, r.getheader("Content-Encoding"), raw_body)
+            c.close()
+        plain_st, plain_ce, plain_body = got["identity"]
+        gz_st, gz_ce, gz_body = got["gzip;q=0.8, br;q=0.1"]
+        try:
+            unz = gzip.decompress(gz_body)
+        except Exception as ex:  # a body that does not inflate is the failure
+            unz = repr(ex).encode()
+        check("gzip when asked (%s): the same bytes compressed" % accept,
+              plain_st == gz_st == 200 and plain_ce is None and gz_ce == "gzip" and unz == plain_body
+              and len(gz_body) < len(plain_body),
+              "%s %s %s %d/%d" % (plain_st, gz_st, gz_ce, len(gz_body), len(plain_body)))
+    st, hd, body = h.req("GET", "/sparql?query=" + urllib.parse.quote("ASK {}"),
+                         headers={"Accept-Encoding": "gzip;q=0, *"})
+    check("gzip;q=0 refuses gzip", st == 200 and "content-encoding" not in hd, repr(hd))
     # a client that leaves in the middle of a stream
     for _ in range(3):
         s = socket.create_connection(("127.0.0.1", port), timeout=30)

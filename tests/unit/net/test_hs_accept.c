@@ -47,6 +47,19 @@ static void test_solutions(void **state)
   assert_int_equal(hs_accept_pick("application/sparql-results+json", graphs, 2), HS_FMT_NONE);
 }
 
+static void test_gzip(void **state)
+{
+  (void)state;
+  assert_false(hs_accept_gzip(NULL));
+  assert_false(hs_accept_gzip(""));
+  assert_true(hs_accept_gzip("gzip"));
+  assert_true(hs_accept_gzip("deflate, GZIP;q=0.5"));
+  assert_true(hs_accept_gzip("br, *"));
+  assert_false(hs_accept_gzip("gzip;q=0, *"));
+  assert_false(hs_accept_gzip("br, deflate"));
+  assert_false(hs_accept_gzip("*;q=0"));
+}
+
 static void test_media_types(void **state)
 {
   (void)state;
@@ -88,6 +101,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_solutions),
+      cmocka_unit_test(test_gzip),
       cmocka_unit_test(test_media_types),
       cmocka_unit_test(test_form),
   };
