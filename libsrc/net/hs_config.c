@@ -2,6 +2,7 @@
  * cadenza.ini (README.md "The HTTP server", "Configuration"). */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "net/hs_int.h"
 
@@ -15,6 +16,8 @@ static void hs_config_defaults(hs_config_t *c)
   c->hc_request_timeout_s = 30;
   c->hc_max_header = 64 * 1024;
   c->hc_max_body = 16 * 1024 * 1024;
+  /* updates only from users who say who they are (issue 10) */
+  c->hc_allow_update = HS_UPDATE_AUTHENTICATED;
 }
 
 static int get_int(const ini_t *ini, const char *sec, const char *key, int lo, int hi, int *out,
@@ -88,8 +91,21 @@ int hs_config_load(const ini_t *ini, hs_config_t *c, err_t *e)
       get_size(ini, "MaxHeaderSize", 4096, 16 * 1024 * 1024, &c->hc_max_header, e) != CZ_OK ||
       get_size(ini, "MaxBodySize", 1024, (size_t)1 << 30, &c->hc_max_body, e) != CZ_OK ||
       get_int(ini, "SPARQL", "MaxQueryExecutionTime", 0, 1000000, &c->hc_query_timeout_s, e) !=
-          CZ_OK ||
-      ini_get_bool(ini, "SPARQL", "AllowUpdate", false, &c->hc_allow_update, e) != CZ_OK)
+          CZ_OK)
     return CZ_ERR;
+  const char *upd = ini_get(ini, "SPARQL", "AllowUpdate");
+  if (upd) {
+    if (!strcasecmp(upd, "no") || !strcasecmp(upd, "false") || !strcasecmp(upd, "off") ||
+        !strcmp(upd, "0"))
+      c->hc_allow_update = HS_UPDATE_NO;
+    else if (!strcasecmp(upd, "authenticated"))
+      c->hc_allow_update = HS_UPDATE_AUTHENTICATED;
+    else if (!strcasecmp(upd, "yes") || !strcasecmp(upd, "true") || !strcasecmp(upd, "on") ||
+             !strcmp(upd, "1"))
+      c->hc_allow_update = HS_UPDATE_YES;
+    else
+      return err_set(e, SQLSTATE_CONFIG,
+                     "[SPARQL] AllowUpdate = %s: must be no, authenticated or yes", upd);
+  }
   return CZ_OK;
 }

@@ -135,10 +135,16 @@ enum MHD_Result hs_reply(hs_req_t *r, unsigned status, const char *content_type,
 enum MHD_Result hs_reply_error(hs_req_t *r, unsigned status, const char *fmt, ...) CZ_PRINTF(3, 4);
 /* The HTTP status of an engine error (README.md "Errors"). */
 unsigned hs_status_of(const err_t *e);
-/* Opens the request's session and puts it on the watchdog's list. */
-int hs_session_begin(hs_req_t *r, err_t *e);
+/* Opens the request's session as user and puts it on the watchdog's list. */
+int hs_session_begin(hs_req_t *r, const char *user, err_t *e);
 /* Takes it off the list and closes it (and the statement). */
 void hs_session_end(hs_req_t *r);
+
+/* hs_auth.c: the request's Basic credentials: 1 (*user, in the request's
+ * arena) when they name a role that may log in with that password, 0 when
+ * there are none, -1 when they are wrong, malformed or of another scheme
+ * (401). */
+int hs_auth_basic(hs_req_t *r, const char **user);
 
 /* hs_sparql.c: a SPARQL Protocol operation (query or update text). */
 enum MHD_Result hs_sparql_run(hs_req_t *r, const char *text, size_t len, bool update,

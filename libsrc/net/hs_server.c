@@ -38,6 +38,9 @@ enum MHD_Result hs_reply(hs_req_t *r, unsigned status, const char *content_type,
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
   if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, POST");
+  if (status == MHD_HTTP_UNAUTHORIZED)
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                            "Basic realm=\"Cadenza SPARQL\", charset=\"UTF-8\"");
   enum MHD_Result rc = MHD_queue_response(r->rq_conn, status, resp);
   MHD_destroy_response(resp);
   r->rq_answered = true;
@@ -79,10 +82,10 @@ unsigned hs_status_of(const err_t *e)
 
 /* ---- sessions and the watchdog ------------------------------------------ */
 
-int hs_session_begin(hs_req_t *r, err_t *e)
+int hs_session_begin(hs_req_t *r, const char *user, err_t *e)
 {
   hs_server_t *sv = r->rq_srv;
-  if (esession_open(sv->sv_eng, sv->sv_cfg.hc_user, "cadenza", &r->rq_sess, e) != CZ_OK)
+  if (esession_open(sv->sv_eng, user, "cadenza", &r->rq_sess, e) != CZ_OK)
     return CZ_ERR;
   esession_use(r->rq_sess);
   pthread_mutex_lock(&sv->sv_mu);

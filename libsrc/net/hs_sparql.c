@@ -290,9 +290,17 @@ enum MHD_Result hs_sparql_run(hs_req_t *r, const char *text, size_t len, bool up
                               const hs_params_t *p)
 {
   hs_server_t *sv = r->rq_srv;
-  if (update && !sv->sv_cfg.hc_allow_update)
+  const char *user = sv->sv_cfg.hc_user;
+  int auth = hs_auth_basic(r, &user);
+  if (auth < 0)
+    return hs_reply_error(r, MHD_HTTP_UNAUTHORIZED,
+                          "28P01: the credentials are wrong (HTTP Basic with a user's password)");
+  if (update && sv->sv_cfg.hc_allow_update == HS_UPDATE_NO)
     return hs_reply_error(r, MHD_HTTP_FORBIDDEN,
                           "updates are not allowed on this endpoint ([SPARQL] AllowUpdate)");
+  if (update && sv->sv_cfg.hc_allow_update == HS_UPDATE_AUTHENTICATED && auth == 0)
+    return hs_reply_error(r, MHD_HTTP_UNAUTHORIZED,
+                          "an update needs a user: authenticate with HTTP Basic");
   if (memchr(text, '\0', len))
     return hs_reply_error(r, MHD_HTTP_BAD_REQUEST, "the %s text holds a NUL byte",
                           update ? "update" : "query");
@@ -303,7 +311,7 @@ enum MHD_Result hs_sparql_run(hs_req_t *r, const char *text, size_t len, bool up
       p, r->rq_arena, update ? "using-named-graph-uri" : "named-graph-uri", &nn);
   err_t e;
   err_clear(&e);
-  if (hs_session_begin(r, &e) != CZ_OK)
+  if (hs_session_begin(r, user, &e) != CZ_OK)
     return hs_reply_engine_error(r, &e);
   /* The base of relative IRIs is the request's own IRI, as Jena and
    * Oxigraph take it (the Protocol names none). */

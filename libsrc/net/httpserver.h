@@ -10,7 +10,8 @@
  *   errors get their status), later steps run as the client takes the
  *   chunked body.
  * - One thread per connection (at most MaxClientConnections), each request
- *   a session of the configured User, opened and closed with the request.
+ *   a session of the configured User — or of the user its HTTP Basic
+ *   credentials name — opened and closed with the request.
  * - A watchdog cancels a query past MaxQueryExecutionTime and closes a
  *   connection whose request is not whole RequestTimeout seconds after it
  *   began (slow clients); stopping the server cancels every running query
@@ -25,6 +26,13 @@
 #include "engine/engine.h"
 #include "util/util.h"
 
+/* [SPARQL] AllowUpdate: who may run SPARQL Update over HTTP. */
+typedef enum hs_update_e {
+  HS_UPDATE_NO = 0,          /* nobody: 403 */
+  HS_UPDATE_AUTHENTICATED,   /* a user who gave HTTP Basic credentials (401 without) */
+  HS_UPDATE_YES              /* anyone, as User without credentials */
+} hs_update_t;
+
 /* The settings, from [HTTPServer] and [SPARQL] (hs_config_load) or filled
  * in by a test. */
 typedef struct hs_config_s {
@@ -37,7 +45,7 @@ typedef struct hs_config_s {
   size_t hc_max_header;       /* MaxHeaderSize: request line and headers */
   size_t hc_max_body;         /* MaxBodySize: a request body (413 past it) */
   int hc_query_timeout_s;     /* [SPARQL] MaxQueryExecutionTime; 0 = none */
-  bool hc_allow_update;       /* [SPARQL] AllowUpdate */
+  hs_update_t hc_allow_update; /* [SPARQL] AllowUpdate */
 } hs_config_t;
 
 /* Reads the keys (README.md "Configuration"); a bad value is 22023. */

@@ -12,9 +12,13 @@ hide a protocol fault):
   negotiation (default JSON, q values, aliases, 406);
 - default-graph-uri / named-graph-uri replace the query's dataset;
 - errors: a syntax error is 400 with line and column, an unsupported
-  feature 501 with its message, an update (no compiler yet) 501 and 403
-  when AllowUpdate is off, 404, 405, 413, 415, a GET update 400, a
+  feature 501 with its message, 404, 405, 413, 415, a GET update 400, a
   request with neither query nor update 400;
+- HTTP Basic against the catalog's users: an update without credentials
+  is 401 (AllowUpdate = authenticated), with dba's password it reaches
+  the compiler (501: no Update compiler yet); wrong passwords, unknown
+  users, roles without LOGIN and malformed headers are 401; a user
+  without SELECT on the store gets 403;
 - malformed HTTP bytes, a huge header, a silent client (closed after
   ConnectionTimeout), a client trickling its headers a byte at a time
   (slowloris: closed after RequestTimeout), a client that goes away in the middle of a
@@ -27,6 +31,7 @@ hide a protocol fault):
 
 Usage: isolated_http.py --kind cadenza|postgres --binary PATH --dir DIR
 """
+import base64
 import csv
 import http.client
 import io
@@ -178,13 +183,19 @@ FORMATS = [
 
 
 class Http:
-    def __init__(self, port):
+    def __init__(self, port, user=None, password=None):
         self.port = port
+        self.auth = None
+        if user is not None:
+            self.auth = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
 
     def req(self, method, path, body=None, headers=None, conn=None):
         c = conn or http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        headers = dict(headers or {})
+        if self.auth and "Authorization" not in headers:
+            headers["Authorization"] = self.auth
         try:
-            c.request(method, path, body=body, headers=headers or {})
+            c.request(method, path, body=body, headers=headers)
             r = c.getresponse()
             data = r.read()
             return r.status, {k.lower(): v for k, v in r.getheaders()}, data.decode("utf-8", "replace")
@@ -313,6 +324,44 @@ def protocol_checks(h, ds):
           got == [("<http://example.org/g2>", "<http://example.org/carol>")], repr(got))
 
 
+def auth_checks(h, port, pw, conn):
+    """HTTP Basic against the catalog's users; updates need a user."""
+    upd = {"update": PFX + "INSERT DATA { ex:a ex:b ex:c }"}
+    st, hd, body = h.post_form(upd)
+    check("an update without credentials: 401 asking for Basic",
+          st == 401 and hd.get("www-authenticate", "").startswith("Basic "), "%d %s %s" % (st, hd, body))
+    dba = Http(port, "dba", pw)
+    st, hd, body = dba.post_form(upd)
+    check("an update as dba: past authentication (501: no Update compiler yet)",
+          st == 501 and "Update" in body, "%d %s" % (st, body))
+    st, hd, body = dba.post_direct(PFX + "INSERT DATA { ex:a ex:b ex:c }", ctype="application/sparql-update")
+    check("an update body as dba: 501", st == 501, "%d %s" % (st, body))
+    st, hd, body = dba.post_direct("SELECT * WHERE { ?s ?p ?o }", ctype="application/sparql-update")
+    check("a query sent as an update: 400", st == 400 and "42601" in body, "%d %s" % (st, body))
+    for name, hh in [("a wrong password", Http(port, "dba", pw + "x")),
+                     ("an unknown user", Http(port, "nobody", pw))]:
+        st, hd, body = hh.post_form(upd)
+        check("%s: 401" % name, st == 401 and "28P01" in body, "%d %s" % (st, body))
+        st, hd, body = hh.get("ASK {}")
+        check("%s on a query: 401" % name, st == 401, "%d %s" % (st, body))
+    for name, value in [("Basic that is no base64", "Basic !!!!"), ("Basic without a colon",
+                        "Basic " + base64.b64encode(b"dba").decode()), ("another scheme", "Bearer abc"),
+                        ("Basic and nothing", "Basic ")]:
+        st, hd, body = h.req("GET", "/sparql?query=ASK%7B%7D", headers={"Authorization": value})
+        check("%s: 401" % name, st == 401, "%d %s" % (st, body))
+    st, hd, body = dba.get("ASK {}")
+    check("a query as dba", st == 200 and "true" in body, "%d %s" % (st, body))
+    # a user of one's own: a query runs with that user's privileges
+    conn.execute("CREATE ROLE reader LOGIN PASSWORD 'r3ad'")
+    rd = Http(port, "reader", "r3ad")
+    st, hd, body = rd.get(PFX + "SELECT ?s WHERE { ?s a ex:Person }")
+    check("a user without SELECT on the store: 403 (42501)", st == 403 and "42501" in body,
+          "%d %s" % (st, body))
+    conn.execute("CREATE ROLE nologin PASSWORD 'n0'")
+    st, hd, body = Http(port, "nologin", "n0").get("ASK {}")
+    check("a role that may not log in: 401", st == 401, "%d %s" % (st, body))
+
+
 def error_checks(h, port):
     st, hd, body = h.get("SELECT ?s WHERE {\n  ?s ?p }")
     check("syntax error: 400 with line and column", st == 400 and "42601" in body and "line 2" in body,
@@ -322,13 +371,6 @@ def error_checks(h, port):
           "%d %s" % (st, body))
     st, hd, body = h.post_form({"query": PFX + "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }"})
     check("CONSTRUCT (no compiler yet): 501", st == 501 and "CONSTRUCT" in body, "%d %s" % (st, body))
-    st, hd, body = h.post_form({"update": PFX + "INSERT DATA { ex:a ex:b ex:c }"})
-    check("update (no compiler yet): 501 with the message", st == 501 and "Update" in body,
-          "%d %s" % (st, body))
-    st, hd, body = h.post_direct(PFX + "INSERT DATA { ex:a ex:b ex:c }", ctype="application/sparql-update")
-    check("update as the body: 501", st == 501, "%d %s" % (st, body))
-    st, hd, body = h.post_direct("SELECT * WHERE { ?s ?p ?o }", ctype="application/sparql-update")
-    check("a query sent as an update: 400", st == 400 and "42601" in body, "%d %s" % (st, body))
     st, hd, body = h.req("GET", "/sparql?update=" + urllib.parse.quote("CLEAR ALL"))
     check("update by GET: 400", st == 400 and "POST" in body, "%d %s" % (st, body))
     st, hd, body = h.post_form({"foo": "bar"})
@@ -550,7 +592,7 @@ def main():
                      "HTTPServer": {"ServerPort": "127.0.0.1:%d" % port, "ConnectionTimeout": str(timeout_s),
                                     "RequestTimeout": str(request_s),
                                     "MaxBodySize": "64K", "MaxHeaderSize": "32K"},
-                     "SPARQL": {"MaxQueryExecutionTime": "3", "AllowUpdate": "yes"}}
+                     "SPARQL": {"MaxQueryExecutionTime": "3", "AllowUpdate": "authenticated"}}
     with open(os.path.join(data, "a.ttl"), "w") as f:
         f.write(TTL)
     with open(os.path.join(data, "b.trig"), "w") as f:
@@ -578,6 +620,8 @@ def main():
         check("GET /sparql without a query is the page", st == 200 and "<form" in body, "%d" % st)
         protocol_checks(h, ds)
         error_checks(h, port)
+        with psycopg.connect(srv.dsn(), autocommit=True) as c:
+            auth_checks(h, port, srv.password, c)
         malformed_checks(port, timeout_s, request_s)
         stream_checks(h, port, timeout_s)
         concurrency_checks(h)
