@@ -6,7 +6,8 @@
 #   build:   compiler, autotools, bison/flex, jemalloc, cmocka, openssl, libpq,
 #            PCRE2 (regular expressions), serd + zlib (the RDF parsers of
 #            libsrc/rdf, plain or gzip), tzdata (the time zone database the
-#            server reads from /usr/share/zoneinfo)
+#            server reads from /usr/share/zoneinfo), libmicrohttpd (the HTTP
+#            server of the SPARQL endpoint)
 #   clients: psql + pgbench (postgresql-client), unixODBC (isql) + psqlODBC,
 #            JDK 17 + Maven (pgJDBC smoke test), python3-venv
 #   bench:   postgresql-15, the reference server of bench/run-server-bench.sh
@@ -14,7 +15,7 @@
 set -e
 cd "$(dirname "$0")/.."
 PKGS="build-essential autoconf automake libtool pkg-config \
-      libjemalloc-dev libcmocka-dev libsqlite3-dev libssl-dev zlib1g-dev libpcre2-dev libserd-dev \
+      libjemalloc-dev libcmocka-dev libsqlite3-dev libssl-dev zlib1g-dev libpcre2-dev libserd-dev libmicrohttpd-dev \
       bison flex python3 libpq-dev tzdata \
       python3-venv python3-pip postgresql-client postgresql-15 \
       unixodbc odbc-postgresql maven default-jdk-headless"
@@ -34,7 +35,8 @@ fi
 # concurrency and crash tests), pyodbc (the ODBC client check), duckdb (the
 # reference answers and times of the TPC-H test and bench/tpch) and
 # tpchgen-cli (the TPC-H data generator, a command in the venv's bin/) and
-# rdflib (reads the W3C SPARQL test manifests, tests/unit/sparql/) and
+# rdflib (reads the W3C SPARQL test manifests, tests/unit/sparql/),
+# requests (the W3C SPARQL harness over HTTP) and
 # SQLAlchemy 2 (tests/clients/sqlalchemy_test.py: reflection and the ORM
 # through the psycopg dialect).
 venv=${CZ_VENV:-build/venv}
@@ -51,6 +53,11 @@ if ! "$venv/bin/python3" -c 'import psycopg, pyodbc, duckdb' >/dev/null 2>&1 ||
 fi
 if ! "$venv/bin/python3" -c 'import rdflib' >/dev/null 2>&1; then
   "$venv/bin/pip" install -q --disable-pip-version-check rdflib
+fi
+# requests: the W3C SPARQL harness (../shared/tools/sparql-w3c), which
+# tests/server/sparql_w3c_http.py runs against the HTTP endpoint
+if ! "$venv/bin/python3" -c 'import requests' >/dev/null 2>&1; then
+  "$venv/bin/pip" install -q --disable-pip-version-check requests
 fi
 if ! "$venv/bin/python3" -c 'import sqlalchemy, sys; sys.exit(sqlalchemy.__version__ < "2")' \
     >/dev/null 2>&1; then

@@ -4,11 +4,13 @@
 # user dba, password from demo/cadenza.ini) with a small demo table loaded.
 # Run as root on Debian 12 from the repository root. Stop the server with
 #   kill $(cat demo/cadenza.pid)
-# Options: PORT=n to listen elsewhere; FOREGROUND=1 to stay in the foreground.
+# Options: PORT=n to listen elsewhere, HTTP_PORT=n for the SPARQL endpoint;
+# FOREGROUND=1 to stay in the foreground.
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
 port=${PORT:-5480}
+http_port=${HTTP_PORT:-8890}
 ./scripts/install-deps.sh
 [ -x configure ] || autoreconf -fi >/dev/null
 mkdir -p build
@@ -24,7 +26,8 @@ fi
 
 mkdir -p demo demo/io
 if [ ! -f demo/cadenza.ini ]; then
-  sed -e "s/^ServerPort .*/ServerPort         = $port/" \
+  sed -e "/^\[Parameters\]/,/^\[/s/^ServerPort .*/ServerPort         = $port/" \
+      -e "/^\[HTTPServer\]/,/^\[/s/^ServerPort .*/ServerPort         = $http_port/" \
       -e "s|^DirsAllowed .*|DirsAllowed        = $top/demo/io|" \
       -e "s|^DatabaseFile .*|DatabaseFile    = $top/demo/cadenza.db|" \
       -e "s|^TransactionFile .*|TransactionFile = $top/demo/cadenza.trx|" \
@@ -32,7 +35,9 @@ if [ ! -f demo/cadenza.ini ]; then
       -e "s|^PidFile .*|PidFile            = $top/demo/cadenza.pid|" \
       ini/cadenza.ini >demo/cadenza.ini
 fi
-port=$(sed -n 's/^ServerPort *= *//p' demo/cadenza.ini)
+port=$(sed -n '/^\[Parameters\]/,/^\[/s/^ServerPort *= *//p' demo/cadenza.ini)
+http_port=$(sed -n '/^\[HTTPServer\]/,/^\[/s/^ServerPort *= *//p' demo/cadenza.ini)
+[ -n "$http_port" ] || http_port="PORT (set [HTTPServer] ServerPort in demo/cadenza.ini)"
 password=$(sed -n 's/^DBAPassword *= *//p' demo/cadenza.ini)
 
 # The server holds an flock on its pid file while it runs; a file left by a
@@ -73,5 +78,7 @@ Connect with:
   build/binsrc/isql/isql-cz $port dba $password
   psql "host=127.0.0.1 port=$port user=dba password=$password dbname=demo"
 Try:  select * from items;
+SPARQL over HTTP: http://127.0.0.1:$http_port/sparql (query page: http://127.0.0.1:$http_port/)
+  curl -G http://127.0.0.1:$http_port/sparql --data-urlencode 'query=SELECT * WHERE { ?s ?p ?o } LIMIT 10'
 Stop: kill \$(cat demo/cadenza.pid)
 MSG

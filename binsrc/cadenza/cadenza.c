@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "net/httpserver.h"
 #include "net/pgserver.h"
 #include "util/util.h"
 
@@ -208,7 +209,8 @@ int main(int argc, char **argv)
     return 1;
   }
   pgs_config_t cfg;
-  if (pgs_config_load(ini, &cfg, &e) != CZ_OK) {
+  hs_config_t http_cfg;
+  if (pgs_config_load(ini, &cfg, &e) != CZ_OK || hs_config_load(ini, &http_cfg, &e) != CZ_OK) {
     fprintf(stderr, "cadenza: %s: %s\n", ini_path, e.er_msg);
     ini_free(ini);
     return 1;
@@ -241,6 +243,7 @@ int main(int argc, char **argv)
   int status = 1;
   engine_t *eng = NULL;
   pgs_server_t *srv = NULL;
+  hs_server_t *http = NULL;
   int pid_fd = -1;
   if (crash_install(&e) != CZ_OK)
     log_warn("fatal signals will not be logged: %s", e.er_msg);
@@ -270,6 +273,18 @@ int main(int argc, char **argv)
     printf("Cadenza %s listening on %s\n", PACKAGE_VERSION, pgs_server_address(srv));
     fflush(stdout);
   }
+  /* [HTTPServer] ServerPort absent: no HTTP server. */
+  if (http_cfg.hc_port >= 0) {
+    if (hs_server_start(eng, &http_cfg, &http, &e) != CZ_OK) {
+      log_error("could not start the HTTP server: %s", e.er_msg);
+      goto out;
+    }
+    log_info("SPARQL endpoint http://%s/sparql", hs_server_address(http));
+    if (foreground) {
+      printf("SPARQL endpoint http://%s/sparql\n", hs_server_address(http));
+      fflush(stdout);
+    }
+  }
   if (ready_fd >= 0) {
     if (write(ready_fd, "R", 1) != 1)
       log_warn("could not tell the starting process: %s", strerror(errno));
@@ -294,6 +309,8 @@ int main(int argc, char **argv)
   status = 0;
 
 out:
+  if (http)
+    hs_server_stop(http); /* running queries are cancelled */
   if (srv)
     pgs_server_stop(srv); /* sessions end, open transactions roll back */
   if (eng && engine_close(eng, &e) != CZ_OK) {

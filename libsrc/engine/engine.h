@@ -205,6 +205,42 @@ typedef enum estmt_kind_e {
 } estmt_kind_t;
 estmt_kind_t estmt_kind(const estmt_t *st);
 
+/* ---- SPARQL requests ---------------------------------------------------
+ *
+ * The one entry a protocol front end (the HTTP endpoint) uses for a SPARQL
+ * 1.1 Protocol query: the text is parsed as a query, the protocol's
+ * dataset (default-graph-uri / named-graph-uri) replaces the query's own
+ * (SPARQL 1.1 Protocol §2.1.4), and it is compiled by the same compiler as
+ * a `SPARQL …` statement inside SQL. The statement is then bound and run
+ * like any other (eportal_bind, eportal_execute): a SELECT returns one
+ * text column per variable, each value an RDF term in N-Triples form
+ * (NULL = unbound); ASK one boolean column; CONSTRUCT and DESCRIBE the
+ * triples as three such columns (subject, predicate, object). What the
+ * compiler does not cover yet is 0A000, a syntax error 42601 with line and
+ * column in the message. An update request goes to esession_sparql_update
+ * (above). */
+typedef enum esparql_form_e {
+  ESPARQL_SELECT,
+  ESPARQL_ASK,
+  ESPARQL_CONSTRUCT,
+  ESPARQL_DESCRIBE
+} esparql_form_t;
+
+typedef struct esparql_request_s {
+  const char *sr_text;               /* the query or update, UTF-8 */
+  size_t sr_len;
+  const char *sr_base;               /* base IRI (NULL = none) */
+  const char *const *sr_default;     /* default-graph-uri */
+  int sr_ndefault;
+  const char *const *sr_named;       /* named-graph-uri */
+  int sr_nnamed;
+} esparql_request_t;
+
+/* Prepares r as a statement of s (*form says what it is, also when the
+ * compiler then refuses it with 0A000). */
+int esparql_prepare(esession_t *s, const esparql_request_t *r, estmt_t **out,
+                    esparql_form_t *form, err_t *e);
+
 /* ---- named prepared statements -------------------------------------------
  *
  * One namespace per session for SQL PREPARE and the protocol's named

@@ -59,6 +59,11 @@ rdf_term_t rdf_literal(const char *lex, const char *dt, const char *lang);
  * language tags compare case-insensitively, as RDF 1.1 says). */
 bool rdf_term_equal(const rdf_term_t *a, const rdf_term_t *b);
 bool rdf_quad_equal(const rdf_quad_t *a, const rdf_quad_t *b);
+/* The term written s[0..n) in N-Triples form (`<iri>`, `_:b`, `"lex"`,
+ * `"lex"@en`, `"lex"^^<dt>`; rdf_term(id)'s output), escapes decoded
+ * (rdf_term_nt.c). The term points into s, or into a where an escape had
+ * to be decoded. 22P02 for anything else. */
+int rdf_term_from_nt(arena_t *a, const char *s, size_t n, rdf_term_t *t, err_t *e);
 
 /* ---- xsd datatypes (rdf_xsd.c) ------------------------------------------ */
 
@@ -247,6 +252,8 @@ rdf_writer_t *rdf_writer_new(rdf_syntax_t syntax, rdf_sink_fn fn, void *ctx,
 int rdf_writer_quad(rdf_writer_t *w, const rdf_quad_t *q);
 /* Ends the last group, flushes, frees; returns the first error. */
 int rdf_writer_finish(rdf_writer_t *w);
+/* Hands what is buffered to the sink now (a stream sent in steps). */
+int rdf_writer_flush(rdf_writer_t *w);
 
 /* ---- SPARQL results writers (rdf_results_*.c) ------------------------------ */
 
@@ -268,6 +275,8 @@ int rdf_results_row(rdf_results_t *r, const rdf_term_t *values);
  * ("_askResult", "?_askResult" in TSV) and a line "true" or "false". */
 int rdf_results_boolean(rdf_results_t *r, bool value);
 int rdf_results_finish(rdf_results_t *r);
+/* Hands what is buffered to the sink now (a stream sent in steps). */
+int rdf_results_flush(rdf_results_t *r);
 const char *rdf_results_media_type(rdf_results_fmt_t fmt);
 
 

@@ -77,6 +77,11 @@ int rdf_results_boolean(rdf_results_t *r, bool value)
   return r->rs_ops->rf_boolean(r, value);
 }
 
+int rdf_results_flush(rdf_results_t *r)
+{
+  return rdf_out_flush(r->rs_out);
+}
+
 int rdf_results_finish(rdf_results_t *r)
 {
   if (!r)

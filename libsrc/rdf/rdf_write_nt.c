@@ -61,6 +61,11 @@ int rdf_writer_quad(rdf_writer_t *w, const rdf_quad_t *q)
   return w->rw_status = rdf_out_put(o, " .\n", 3);
 }
 
+int rdf_writer_flush(rdf_writer_t *w)
+{
+  return w->rw_status ? w->rw_status : rdf_out_flush(w->rw_out);
+}
+
 int rdf_writer_finish(rdf_writer_t *w)
 {
   if (!w)

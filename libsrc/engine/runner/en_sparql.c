@@ -164,3 +164,58 @@ static int sparql_prepare(estmt_t *st, void *parsed, const uint32_t *ptypes, int
 
 const efront_t en_sparql_front = {"sparql", sparql_claims, sparql_extent, sparql_parse,
                                   sparql_prepare};
+
+/* ---- the protocol entry (engine.h esparql_prepare) ---------------------- */
+
+static sp_list_t *dataset_list(arena_t *a, const esparql_request_t *r, sp_gref_kind_t dflt,
+                               sp_gref_kind_t named)
+{
+  sp_list_t *l = sp_list_new(a);
+  for (int pass = 0; pass < 2; pass++) {
+    const char *const *iris = pass ? r->sr_named : r->sr_default;
+    int n = pass ? r->sr_nnamed : r->sr_ndefault;
+    for (int i = 0; i < n; i++) {
+      sp_gref_t *g = arena_zalloc(a, sizeof(*g));
+      g->gr_kind = pass ? named : dflt;
+      g->gr_iri = arena_strdup(a, iris[i]);
+      sp_list_append(a, l, g);
+    }
+  }
+  return l;
+}
+
+/* The protocol's dataset replaces the query's own (SPARQL 1.1 Protocol
+ * §2.1.4). Updates take theirs through esession_sparql_update. */
+static void apply_protocol_dataset(arena_t *a, sp_request_t *rq, const esparql_request_t *r)
+{
+  if (r->sr_ndefault + r->sr_nnamed > 0)
+    rq->rq_query->qu_from = dataset_list(a, r, SP_GR_IRI, SP_GR_NAMED);
+}
+
+int esparql_prepare(esession_t *s, const esparql_request_t *r, estmt_t **out,
+                    esparql_form_t *form, err_t *e)
+{
+  arena_t *a = arena_create(NULL, "sparql request");
+  int rc = CZ_ERR;
+  *form = ESPARQL_SELECT;
+  sp_request_t *rq = sp_parse(a, r->sr_text, r->sr_len, r->sr_base, SP_PARSE_QUERY, e);
+  if (!rq)
+    goto out;
+  static const esparql_form_t forms[] = {[SP_Q_SELECT] = ESPARQL_SELECT,
+                                         [SP_Q_CONSTRUCT] = ESPARQL_CONSTRUCT,
+                                         [SP_Q_DESCRIBE] = ESPARQL_DESCRIBE,
+                                         [SP_Q_ASK] = ESPARQL_ASK};
+  *form = forms[rq->rq_query->qu_kind];
+  apply_protocol_dataset(a, rq, r);
+  char *sql = sp_compile_sql(a, rq, e);
+  if (!sql)
+    goto out;
+  rc = estmt_prepare(s, sql, strlen(sql), NULL, 0, out, e);
+  if (rc != CZ_OK && err_is(e, SQLSTATE_SYNTAX_ERROR)) {
+    e->er_pos = 0;
+    err_prefix(e, "the SQL compiled from SPARQL failed (a compiler bug)");
+  }
+out:
+  arena_destroy(a);
+  return rc;
+}
