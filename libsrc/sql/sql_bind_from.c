@@ -380,13 +380,9 @@ static bd_cte_t *bd_find_cte(const bd_t *b, const char *name)
   return NULL;
 }
 
-/* A WITH query named in FROM: a scan of its worktable when it is
- * materialised (sql_bind_cte.c), else its body bound here as a derived
- * table, seeing the WITH queries defined before it (not itself or later
- * ones). */
-/* A derived table's logical node as the unit's input (node: the unit's
- * un_node, generated when the block is planned), or generated now (node
- * NULL: a side of an explicit join, built while binding). */
+/* A derived table's logical node as the unit's or join side's input
+ * (node: un_node / oj_ln / oj_rn, generated when the block is planned),
+ * or generated now (node NULL). */
 static int derived_input(bd_t *b, lp_node_t *n, op_t **op, const lp_node_t **node)
 {
   if (node) {
@@ -396,19 +392,31 @@ static int derived_input(bd_t *b, lp_node_t *n, op_t **op, const lp_node_t **nod
   return bd_node_plan(b, n, op);
 }
 
+/* A WITH query named in FROM: a scan of its worktable when it is
+ * materialised (sql_bind_cte.c), a recursive union (an LN_RECURSIVE
+ * node, or its working table inside its recursive term,
+ * sql_bind_recursive.c), else its body bound here as a derived table,
+ * seeing the WITH queries defined before it (not itself or later ones). */
 static int bd_cte_ref(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_cte_t *cte, op_t **op,
                       const lp_node_t **node)
 {
   const sql_cte_t *c = cte->ct_cte;
   const char **names;
   op_t *q = NULL;
-  lp_node_t *inl = NULL;  /* bound in place: a derived table */
+  lp_node_t *inl = NULL;  /* a node: bound in place (a derived table), a recursive union */
   int rc;
   bool done = false;
   if (cte->ct_recursive) {
-    rc = bd_cte_recursive(b, sc, cte, &q, &names);  /* sql_bind_recursive.c */
-  } else if ((rc = bd_cte_materialized(b, cte, &q, &names, &done)) != CZ_OK || done) {
-    /* computed once, scanned here (sql_bind_cte.c) */
+    rc = bd_cte_recursive(b, sc, cte, &q, &inl, &names);  /* sql_bind_recursive.c */
+  } else if ((rc = bd_cte_materialized(b, cte, &inl, &names, &done)) != CZ_OK || done) {
+    /* computed once, scanned here (sql_bind_cte.c); the scan is made
+     * now, in the order references are bound, because EXPLAIN shows the
+     * query's plan under the first scan made (exec/op_cte.c): a reference
+     * in FROM before one in a later subquery, whose plan is made as it
+     * is bound */
+    if (rc == CZ_OK && bd_node_plan(b, inl, &q) != CZ_OK)
+      return CZ_ERR;
+    inl = NULL;
   } else {
     bd_cte_t *saved = b->b_ctes;
     b->b_ctes = cte->ct_prev;

@@ -395,16 +395,21 @@ int bd_groupsets_logical(bd_t *b, const bd_gsets_t *gs, const bd_aggctx_t *ag,
 
 /* WITH RECURSIVE (sql_bind_recursive.c): a WITH query named in FROM whose
  * list is RECURSIVE: binds a self-referencing one as a recursive union
- * (or the reference itself as its working table); else 1 (not handled). */
-int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const char ***names);
+ * (*node: LN_RECURSIVE, generated with the block that reads it; a query
+ * that does not refer to itself: its node), or a reference inside its
+ * recursive term as a scan of the working table (*op). */
+int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, lp_node_t **node,
+                     const char ***names);
 
 /* Materialised WITH queries (sql_bind_cte.c). bd_cte_count_refs sets
  * ct_refs of the entries bd_with_push made for q's list (last: the
  * innermost, b_ctes after the push). bd_cte_materialized, at a FROM
- * reference to a non-recursive WITH query: *done with a CTE Scan in *op
- * when the query is computed once, else *done false (bind it inline). */
+ * reference to a non-recursive WITH query: *done with the reference (an
+ * LN_CTE node, a CTE Scan when generated) in *node when the query is
+ * computed once, else *done false (bind it inline). */
 void bd_cte_count_refs(const sql_query_t *q, bd_cte_t *last);
-int bd_cte_materialized(bd_t *b, bd_cte_t *cte, op_t **op, const char ***names, bool *done);
+int bd_cte_materialized(bd_t *b, bd_cte_t *cte, lp_node_t **node, const char ***names,
+                        bool *done);
 /* Binds the WITH queries from last down to stop (exclusive) that nothing
  * names (ct_refs 0), so their errors are reported; nothing of them runs. */
 int bd_cte_check_unused(bd_t *b, bd_cte_t *last, bd_cte_t *stop);

@@ -17,8 +17,8 @@
  *   the optimizer reading the columns the block reads), a function in
  *   FROM (un_node LN_FUNC), a LATERAL item reading the units before it
  *   (un_lateral, joined to them by the optimizer), or an input the binder
- *   has already built (un_op: a materialised or recursive WITH query's
- *   scan, a decorrelated subquery). Equalities never cross into an
+ *   has already built (un_op: the working table read inside a recursive
+ *   term, a decorrelated subquery). Equalities never cross into an
  *   outer join's nullable side: its ON lives in un_outer, never among
  *   fb_conj.
  * - A SELECT block's upper part (group-by, HAVING, windows, projection,
@@ -174,8 +174,8 @@ typedef struct lp_block_s {
  * the columns read), an explicit join again (oj_lo / oj_ro, built with
  * it, for the columns read), a derived table or function in FROM (oj_ln /
  * oj_rn: its logical node, generated with the join for the columns read),
- * or operators the binder built (oj_l / oj_r: a materialised or recursive
- * WITH query's scan; NULL for the other kinds); the right side may be
+ * or operators the binder built (oj_l / oj_r: the working table read
+ * inside a recursive term; NULL for the other kinds); the right side may be
  * a LATERAL item instead (oj_lat). The
  * optimizer builds it (opt_outer.c: the join method, the build side, a
  * primary-key lookup). FULL JOIN … USING / NATURAL appends the merged
@@ -364,8 +364,7 @@ typedef struct lp_cte_s {
  * A data-changing statement as the binder leaves it: the target, where
  * its rows come from, the row handed to the writer, and what the writer
  * does besides writing — every expression bound and typed over the rows
- * fixed here, no operator of its own (the source may still be one,
- * LN_PLAN). The generator builds, bottom up: the source (INSERT's VALUES
+ * fixed here, no operator of its own. The generator builds, bottom up: the source (INSERT's VALUES
  * or query; a one-table UPDATE / DELETE's target scan, whose access path
  * — key lookup, index or table scan — and columns read are the
  * optimizer's; UPDATE … FROM / DELETE … USING's planned join block) →
@@ -379,14 +378,19 @@ typedef struct lp_cte_s {
  * - one-table UPDATE / DELETE (ld_src NULL): the target scan's row is
  *   [the table's columns (those ld_need marks; the others NULL), the row
  *   locator]; ld_conj (WHERE, and a view's WHERE) over it.
- * - UPDATE … FROM / DELETE … USING: ld_src's row is [target columns,
+ * - UPDATE … FROM / DELETE … USING: ld_from's row is [target columns,
  *   locator, the other items' columns] (sql_bind_dml_from.c).
  * - UPDATE's ld_out: the new values, the locator, then columns only
- *   passed on; DELETE writes its input row as it is (ld_out NULL).
+ *   passed on; DELETE writes its input row as it is (ld_out NULL). With
+ *   ld_from, an entry of ld_out or ld_rk_out (ld_nout entries each) that
+ *   is NULL is the source row's column at that position, as the
+ *   generator's plan types it.
  * - RETURNING (ld_ret) reads the writer's input row. */
 typedef struct lp_dml_s {
   const sp_table_t *ld_table;
-  const lp_node_t *ld_src;      /* the rows (see above); NULL: the target's scan */
+  const lp_node_t *ld_src;      /* the rows (see above); NULL: the target's scan or ld_from */
+  lp_block_t *ld_from;          /* UPDATE … FROM / DELETE … USING: the join block of the
+                                 * target and the other items, planned by the generator */
   const char *ld_alias;         /* the target scan's (EXPLAIN) */
   int ld_nconj;
   xnode_t *const *ld_conj;      /* the target scan's conjuncts */
