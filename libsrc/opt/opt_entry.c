@@ -5,8 +5,6 @@
 static const sql_opt_t entry = {
   .so_block = opt_block_plan,
   .so_query = opt_gen_query,
-  .so_outer = opt_outer_build,
-  .so_scan = opt_scan_cols,
   .so_dml = opt_gen_dml,
 };
 

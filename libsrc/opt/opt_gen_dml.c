@@ -26,16 +26,30 @@ static op_t *target_scan(lp_ctx_t *b, const lp_dml_t *d)
   return opt_scan_cols(b, d->ld_table, d->ld_alias, true, conj, d->ld_nconj, d->ld_need);
 }
 
+/* x (n entries) with each NULL entry the source row's column at its
+ * position, typed as src gives it (the binder leaves passed-on columns
+ * NULL: their types are the plan's); NULL x: NULL. */
+static xnode_t **passed_on(lp_ctx_t *b, xnode_t **x, int n, const op_t *src)
+{
+  if (!x)
+    return NULL;
+  xnode_t **r = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(n + 1));
+  for (int c = 0; c < n; c++)
+    r[c] = x[c] ? x[c] : bd_col(b->lc_b, c, src->o_types[c]);
+  return r;
+}
+
 /* The recheck of a changed row over src's row (the target's columns at
  * 0, its locator after them, then any other items' columns). */
-static const oplock_recheck_t *recheck(lp_ctx_t *b, const lp_dml_t *d, const op_t *src)
+static const oplock_recheck_t *recheck(lp_ctx_t *b, const lp_dml_t *d, const op_t *src,
+                                       xnode_t **rk_out)
 {
   const sp_table_t *t = d->ld_table;
   oplock_recheck_t *rk = arena_zalloc(b->lc_a, sizeof(*rk));
   *rk = (oplock_recheck_t){.rk_width = src->o_ncols, .rk_types = src->o_types, .rk_base = 0,
                            .rk_ncols = t->tb_ncols, .rk_filter = d->ld_rk_where,
-                           .rk_out = d->ld_rk_out};
-  if (!d->ld_src) {
+                           .rk_out = rk_out};
+  if (!d->ld_src && !d->ld_from) {
     /* the scan leaves the columns nobody reads out (NULL typed): the
      * recheck reads the current row as the table has it */
     ty_t *types = arena_zalloc(b->lc_a, sizeof(ty_t) * (size_t)(t->tb_ncols + 2));
@@ -59,12 +73,17 @@ int opt_gen_dml(lp_ctx_t *b, const lp_node_t *n, op_t **out, op_t **writer)
   if (d->ld_src) {
     if (opt_gen_query(b, d->ld_src, &src) != CZ_OK)
       return CZ_ERR;
+  } else if (d->ld_from) {
+    if (opt_block_plan(b, d->ld_from, &src) != CZ_OK)
+      return CZ_ERR;
   } else if (n->ln_kind == LN_INSERT) {
     return err_set(b->lc_e, SQLSTATE_INTERNAL, "an INSERT node without rows");
   } else {
     src = target_scan(b, d);
   }
-  op_t *rows = d->ld_out ? op_project_new(b->lc_a, src, d->ld_nout, d->ld_out) : src;
+  /* UPDATE … FROM / DELETE … USING pass the other items' columns on */
+  xnode_t **out_x = d->ld_from ? passed_on(b, d->ld_out, d->ld_nout, src) : d->ld_out;
+  op_t *rows = out_x ? op_project_new(b->lc_a, src, d->ld_nout, out_x) : src;
   if (d->ld_check)
     rows = op_filter_new(b->lc_a, rows, d->ld_check);
   if (n->ln_kind != LN_INSERT || d->ld_self_read)
@@ -91,7 +110,11 @@ int opt_gen_dml(lp_ctx_t *b, const lp_node_t *n, op_t **out, op_t **writer)
   if (d->ld_joined)
     op_dml_set_joined(w, nc, n->ln_kind == LN_UPDATE ? nc + 1 : 0);
   if (d->ld_rk_out)
-    op_dml_set_recheck(w, recheck(b, d, src));
+    op_dml_set_recheck(w, recheck(b, d, src,
+                                  !d->ld_from                 ? d->ld_rk_out
+                                  : d->ld_rk_out == d->ld_out ? out_x
+                                                              : passed_on(b, d->ld_rk_out,
+                                                                          d->ld_nout, src)));
   if (writer)
     *writer = w;
   if (!d->ld_ret) {

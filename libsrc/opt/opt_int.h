@@ -83,6 +83,15 @@ op_t *opt_outer_build(lp_ctx_t *b, const lp_outer_t *oj, const bool *need);
 op_t *opt_hashjoin_build_left(lp_ctx_t *b, op_t *l, op_t *r, int nk, const int *hl,
                               const int *hr, xnode_t *cond);
 
+/* ---- LATERAL items (opt_lateral.c) --------------------------------------- */
+
+/* The item's plan, built into ll_sq->xs_plan the first time (NULL:
+ * failed, lc_e set). */
+op_t *opt_lateral_gen(lp_ctx_t *b, const lp_lateral_t *ll);
+/* A FROM list's last lateral unit and the units before it, planned and
+ * joined into the block's first unit (called first by opt_block_plan). */
+int opt_lateral_fold(lp_ctx_t *b, lp_block_t *fb);
+
 /* ---- access paths (opt_scan.c) ------------------------------------------- */
 
 /* A scan of table t (plus the row identity when rowid), using the

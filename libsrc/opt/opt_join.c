@@ -951,18 +951,7 @@ static op_t *unit_input(jplan_t *jp, int u, int *ncols, int *cols)
   if (!un->un_table) {
     for (int c = 0; c < un->un_width; c++)
       cols[(*ncols)++] = un->un_base + c;
-    op_t *in = un->un_op;
-    if (un->un_outer) {
-      /* an outer join of tables: its scans read what the block reads */
-      bool *need = arena_zalloc(b->lc_a, (size_t)un->un_width + 1);
-      for (int c = 0; c < un->un_width; c++) {
-        int bc = un->un_base + c;
-        need[c] = bc < jp->jp_fb->fb_used_cap && jp->jp_fb->fb_used[bc];
-      }
-      for (int i = 0; i < nl; i++)
-        bd_node_cols(local[i], need_col, need);
-      in = opt_outer_build(b, un->un_outer, need);
-    }
+    op_t *in = un->un_op;  /* an explicit join: built by gen_units for the columns read */
     xnode_t *f = bd_and_all(b->lc_b, local, nl);
     return f ? op_filter_new(b->lc_a, in, f) : in;
   }
@@ -1361,29 +1350,48 @@ typedef struct est_cache_s {
 static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_cache_t *ec,
                       op_t **out);
 
-/* The units that are logical nodes generated: a derived table's query,
- * an explicit outer join with all its columns (built again for the
- * columns the block reads once they are known, unit_input). From here on
- * those operators are the unit's input (un_op), which the estimates read
- * (a derived table counts the rows its plan estimated). */
+typedef struct unit_cols_s {
+  bool *uc_need;
+  int uc_base, uc_width;
+} unit_cols_t;
+
+static void unit_col(void *ctx, xnode_t *col)
+{
+  unit_cols_t *m = ctx;
+  int c = col->x_index - m->uc_base;
+  if (c >= 0 && c < m->uc_width)
+    m->uc_need[c] = true;
+}
+
+/* The units that are logical nodes generated, once, for the columns the
+ * block reads (its expressions and every conjunct, so also the conjuncts
+ * implied from them later): a derived table's query (opt_prune.c), an
+ * explicit join (opt_outer.c; its derived sides pruned likewise). From
+ * here on those operators are the unit's input (un_op), which the
+ * estimates read (a derived table counts the rows its plan estimated). */
 static int gen_units(lp_ctx_t *b, lp_block_t *fb)
 {
   for (int u = 0; u < fb->fb_nunits; u++) {
     lp_rel_t *un = &fb->fb_units[u];
-    if (un->un_op)
+    if (un->un_op || !(un->un_node || un->un_outer))
       continue;
-    if (un->un_node) {
-      /* only the columns the block reads (opt_prune.c) */
-      bool *need = arena_alloc(b->lc_a, (size_t)un->un_width + 1);
+    bool *need = NULL;
+    if (fb->fb_used) {
+      need = arena_alloc(b->lc_a, (size_t)un->un_width + 1);
       for (int c = 0; c < un->un_width; c++) {
         int bc = un->un_base + c;
         need[c] = bc < fb->fb_used_cap && fb->fb_used[bc];
       }
-      const lp_node_t *n = fb->fb_used ? opt_prune_derived(b, un->un_node, need) : un->un_node;
+      unit_cols_t m = {need, un->un_base, un->un_width};
+      for (int i = 0; i < fb->fb_nconj; i++)
+        bd_node_cols(fb->fb_conj[i], unit_col, &m);
+    }
+    if (un->un_node) {
+      const lp_node_t *n = need ? opt_prune_derived(b, un->un_node, need) : un->un_node;
       if (opt_gen_query(b, n, &un->un_op) != CZ_OK)
         return CZ_ERR;
     }
-    if (un->un_outer && !(un->un_op = opt_outer_build(b, un->un_outer, NULL)))
+    if (un->un_outer && !(un->un_op = opt_outer_build(b, un->un_outer, need)))
       return CZ_ERR;
   }
   return CZ_OK;
@@ -1391,7 +1399,8 @@ static int gen_units(lp_ctx_t *b, lp_block_t *fb)
 
 int opt_block_plan(lp_ctx_t *b, lp_block_t *fb, op_t **out)
 {
-  if (gen_units(b, fb) != CZ_OK)
+  /* LATERAL units are joined to what they read first (opt_lateral.c) */
+  if (opt_lateral_fold(b, fb) != CZ_OK || gen_units(b, fb) != CZ_OK)
     return CZ_ERR;
   /* decorrelation changes fb; a second plan starts from it as bound */
   int nconj0 = fb->fb_nconj, nu0 = fb->fb_nunits;

@@ -149,7 +149,8 @@ void bd_cte_count_refs(const sql_query_t *q, bd_cte_t *last)
   }
 }
 
-int bd_cte_materialized(bd_t *b, bd_cte_t *cte, op_t **op, const char ***names, bool *done)
+int bd_cte_materialized(bd_t *b, bd_cte_t *cte, lp_node_t **node, const char ***names,
+                        bool *done)
 {
   *done = false;
   const sql_cte_t *c = cte->ct_cte;
@@ -190,8 +191,7 @@ int bd_cte_materialized(bd_t *b, bd_cte_t *cte, op_t **op, const char ***names, 
   ref->ln_ncols = cte->ct_mat->lc_body->ln_ncols;
   ref->ln_types = cte->ct_mat->lc_body->ln_types;
   ref->ln_cte = cte->ct_mat;
-  if (bd_node_plan(b, ref, op) != CZ_OK)
-    return CZ_ERR;
+  *node = ref;
   *names = cte->ct_mat_names;
   *done = true;
   return CZ_OK;

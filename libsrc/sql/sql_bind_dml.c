@@ -208,7 +208,7 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
     if (bd_view_check(b, &uv, &d->ld_check) != CZ_OK)
       return CZ_ERR;
   } else {
-    op_t *sel;
+    lp_node_t *sel;  /* the query, generated with the statement (opt_gen_dml.c) */
     if (q->qu_kind == SQL_Q_SELECT) {
       ty_t *hint = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(nlist + 1));
       for (int c = 0; c < nc; c++)
@@ -217,18 +217,18 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
       b->b_hint = hint;
       b->b_nhint = nlist;
     }
-    int rc = bd_query(b, q, NULL, NULL, &sel, NULL, NULL);
+    int rc = bd_query_node(b, q, NULL, NULL, &sel, NULL, NULL);
     b->b_hint = NULL;
     b->b_nhint = 0;
     if (rc != CZ_OK)
       return CZ_ERR;
-    if (sel->o_ncols > nlist)
+    if (sel->ln_ncols > nlist)
       return bd_error(b, SQLSTATE_SYNTAX_ERROR, q->qu_pos,
                       "INSERT has more expressions than target columns");
-    if (sel->o_ncols < nlist && in->in_columns)
+    if (sel->ln_ncols < nlist && in->in_columns)
       return bd_error(b, SQLSTATE_SYNTAX_ERROR, q->qu_pos,
                       "INSERT has more target columns than expressions");
-    for (int c = sel->o_ncols; c < nc && !in->in_columns; c++)
+    for (int c = sel->ln_ncols; c < nc && !in->in_columns; c++)
       src[c] = -1;  /* a shorter query fills the first columns (the rest: defaults) */
     xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(nc + 1));
     for (int c = 0; c < nc; c++) {
@@ -237,12 +237,12 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
         return CZ_ERR;
       if (use_default)
         src[c] = -1;
-      x[c] = src[c] >= 0 ? bd_assign(b, t, c, bd_col(b, src[c], sel->o_types[src[c]]), q->qu_pos)
+      x[c] = src[c] >= 0 ? bd_assign(b, t, c, bd_col(b, src[c], sel->ln_types[src[c]]), q->qu_pos)
                          : bd_default(b, t, c);
       if (!x[c])
         return CZ_ERR;
     }
-    d->ld_src = bd_plan_node(b, sel);
+    d->ld_src = sel;
     d->ld_nout = nc;
     d->ld_out = x;
     if (bd_view_check(b, &uv, &d->ld_check) != CZ_OK)

@@ -3,7 +3,8 @@
  * SELECT's FROM; the modify operator then changes each target row once.
  *
  * Design notes:
- * - The block's row is the target's columns (0 .. nc-1), the target's row
+ * - The block (lp_dml_t ld_from, planned by opt/opt_gen_dml.c with the
+ *   statement) has a row of the target's columns (0 .. nc-1), the target's row
  *   locator (column nc, not nameable: the target's scope entry has nc
  *   columns), then the other items' columns, as bd_from_units lays them
  *   out. The target is the block's first unit with un_rowid set, so its
@@ -103,20 +104,17 @@ int bd_update_from(bd_t *b, const sql_update_t *up, op_t **out)
     return CZ_ERR;
   bool epq = bd_dml_epq_ok(b, fb, set_x, nc);
   xnode_t *where = epq && fb->fb_nconj ? bd_and_all(b, fb->fb_conj, fb->fb_nconj) : NULL;
-  op_t *rows;
-  if (bd_from_plan(b, sc, fb, &rows) != CZ_OK)
+  if (bd_from_finish(b, sc, fb) != CZ_OK)  /* planned by the generator (opt_gen_dml.c) */
     return CZ_ERR;
   /* new values, the locator, then (for RETURNING and the recheck, which
-   * holds the joined rows fixed) the other items */
+   * holds the joined rows fixed) the other items, passed on (NULL) */
   int width = ret.rt_n > 0 || epq ? sc->sc_width : nc + 1;
-  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(width + 1));
+  xnode_t **x = arena_zalloc(b->b_a, sizeof(xnode_t *) * (size_t)(width + 1));
   for (int c = 0; c < nc; c++)
     x[c] = set[c] ? set_x[c] : bd_col(b, c, t->tb_coltypes[c]);
-  for (int c = nc; c < width; c++)
-    x[c] = bd_col(b, c, rows->o_types[c]);
   lp_dml_t *d = arena_zalloc(b->b_a, sizeof(*d));
-  *d = (lp_dml_t){.ld_table = t, .ld_src = bd_plan_node(b, rows), .ld_nout = width, .ld_out = x,
-                  .ld_set = set, .ld_joined = true};
+  *d = (lp_dml_t){.ld_table = t, .ld_from = fb, .ld_nout = width, .ld_out = x, .ld_set = set,
+                  .ld_joined = true};
   if (epq) {
     d->ld_rk_where = where;
     d->ld_rk_out = x;
@@ -137,17 +135,15 @@ int bd_delete_using(bd_t *b, const sql_delete_t *de, op_t **out)
     return CZ_ERR;
   bool epq = bd_dml_epq_ok(b, fb, NULL, 0);
   xnode_t *where = epq && fb->fb_nconj ? bd_and_all(b, fb->fb_conj, fb->fb_nconj) : NULL;
-  op_t *rows;
-  if (bd_from_plan(b, sc, fb, &rows) != CZ_OK)
+  if (bd_from_finish(b, sc, fb) != CZ_OK)  /* planned by the generator (opt_gen_dml.c) */
     return CZ_ERR;
   lp_dml_t *d = arena_zalloc(b->b_a, sizeof(*d));
-  *d = (lp_dml_t){.ld_table = t, .ld_src = bd_plan_node(b, rows), .ld_joined = true};
+  *d = (lp_dml_t){.ld_table = t, .ld_from = fb, .ld_joined = true};
   if (epq) {
-    xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(rows->o_ncols + 1));
-    for (int c = 0; c < rows->o_ncols; c++)
-      x[c] = bd_col(b, c, rows->o_types[c]);
+    /* the recheck passes the block's row on as it is (NULL entries) */
     d->ld_rk_where = where;
-    d->ld_rk_out = x;
+    d->ld_nout = sc->sc_width;
+    d->ld_rk_out = arena_zalloc(b->b_a, sizeof(xnode_t *) * (size_t)(sc->sc_width + 1));
   }
   return bd_dml_gen(b, LN_DELETE, d, &ret, out);
 }

@@ -73,15 +73,6 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
                    const lp_node_t **node, const lp_outer_t **outer, const sp_table_t **table,
                    const char **alias);
 
-/* A side of an explicit join as operators: a table's scan of all its
- * columns, a LEFT / RIGHT join left logical built with all its columns,
- * or the side as bound. */
-static op_t *side_op(bd_t *b, op_t *op, const sp_table_t *t, const char *alias,
-                     const lp_outer_t *oj)
-{
-  return t ? bd_plan_scan(b, t, alias, false, NULL, 0) : oj ? bd_outer_build(b, oj, NULL) : op;
-}
-
 static bd_rel_t *rel_new(bd_t *b, const char *name, const char *schema, int n)
 {
   bd_rel_t *r = arena_zalloc(b->b_a, sizeof(*r));
@@ -91,53 +82,6 @@ static bd_rel_t *rel_new(bd_t *b, const char *name, const char *schema, int n)
   r->rl_cols = arena_zalloc(b->b_a, sizeof(char *) * (size_t)(n + 1));
   r->rl_types = arena_zalloc(b->b_a, sizeof(ty_t) * (size_t)(n + 1));
   return r;
-}
-
-/* Whether conjuncts (those of level lvl when level is given) fix the
- * whole primary key of t, whose columns start at tbase in the row, to
- * columns before tbase: then lk[k] is the column giving key column k and
- * used[] marks the conjuncts taken. */
-static bool pk_keys(const sp_table_t *t, int tbase, xnode_t **conj, int n, const int *level,
-                    int lvl, int *lk, bool *used)
-{
-  if (t->tb_npk <= 0 || t->tb_npk > 32)
-    return false;
-  for (int i = 0; i < n; i++)
-    used[i] = false;
-  for (int k = 0; k < t->tb_npk; k++) {
-    int target = tbase + t->tb_pk[k];
-    bool got = false;
-    for (int i = 0; i < n && !got; i++) {
-      const xnode_t *c = conj[i];
-      if (!c || used[i] || (level && level[i] != lvl) || c->x_kind != X_OP ||
-          c->x_op != XOP_EQ || c->x_args[0]->x_kind != X_COL || c->x_args[1]->x_kind != X_COL ||
-          c->x_args[0]->x_type.t_id != t->tb_coltypes[t->tb_pk[k]].t_id ||
-          c->x_args[1]->x_type.t_id != t->tb_coltypes[t->tb_pk[k]].t_id)
-        continue;
-      int a = c->x_args[0]->x_index, d = c->x_args[1]->x_index;
-      if (a == target && d < tbase)
-        lk[k] = d, got = true;
-      else if (d == target && a < tbase)
-        lk[k] = a, got = true;
-      if (got)
-        used[i] = true;
-    }
-    if (!got)
-      return false;
-  }
-  return true;
-}
-
-/* An index nested-loop join of left with table t (its columns after
- * left's) on the key columns lk, with the residual conjuncts. */
-static op_t *lookup_join(bd_t *b, op_t *left, const sp_table_t *t, join_kind_t kind,
-                         const int *lk, xnode_t *residual)
-{
-  int *cols = arena_alloc(b->b_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
-  for (int c = 0; c < t->tb_ncols; c++)
-    cols[c] = c;
-  return op_lookup_join_new(b->b_a, left, kind, t->tb_npk, lk, t->tb_handle, t->tb_name,
-                            t->tb_ncols, cols, t->tb_coltypes, residual);
 }
 
 /* A join of left (lw columns) and right over cond (in the joined row):
@@ -286,22 +230,19 @@ static xnode_t *strip_casts(xnode_t *x)
  * sides (either may be the padded one), so both sides' columns are
  * hidden from unqualified names and `*` and a range entry of the
  * coalesced columns, after the join's own, takes the names; the join's
- * output *j gains those columns. cond: the USING equalities (join row). */
-static int full_using(bd_t *b, bd_scope_t *sc, int first_rel, int base, xnode_t *cond, op_t **j,
-                      bd_using_t *us)
+ * row gains those columns, which the optimizer computes from oj_extra. cond: the USING equalities (join row). */
+static int full_using(bd_t *b, bd_scope_t *sc, int first_rel, int base, xnode_t *cond,
+                      lp_outer_t *oj, bd_using_t *us)
 {
   xnode_t **conj = NULL;
   int n = 0, cap = 0;
   if (cond)
     bd_conjuncts(b, cond, &conj, &n, &cap);
-  int w = (*j)->o_ncols;
   bd_rel_t *m = arena_zalloc(b->b_a, sizeof(*m));
   m->rl_name = arena_sprintf(b->b_a, "\x01using%d", sc->sc_nrels);  /* no name a query can spell */
   m->rl_cols = arena_alloc(b->b_a, sizeof(char *) * (size_t)(n + 1));
   m->rl_types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(n + 1));
-  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(w + n + 1));
-  for (int c = 0; c < w; c++)
-    x[c] = bd_col(b, c, (*j)->o_types[c]);
+  xnode_t **x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)(n + 1));
   for (int i = 0; i < n; i++) {
     xnode_t *eq = conj[i];
     xnode_t *lc = strip_casts(eq->x_args[0]);
@@ -326,26 +267,26 @@ static int full_using(bd_t *b, bd_scope_t *sc, int first_rel, int base, xnode_t 
     cs->x_args[2] = eq->x_args[1];
     cs->x_has_else = true;
     m->rl_types[m->rl_ncols] = cs->x_type;
-    x[w + m->rl_ncols++] = cs;
+    x[m->rl_ncols++] = cs;
   }
   scope_add(b, sc, m);
   for (int i = 0; i < m->rl_ncols && i < us->us_n; i++)
     us->us_cols[i] = m->rl_base + i;
-  *j = op_project_new(b->b_a, *j, w + m->rl_ncols, x);
+  oj->oj_nextra = m->rl_ncols;
+  oj->oj_extra = x;
   return CZ_OK;
 }
 
-/* An explicit JOIN: both sides go into sc, ON is bound over just them.
- * A LEFT or RIGHT JOIN is left logical in *outer when outer is given (a
- * unit of the block: the optimizer builds it, reading the columns the
- * block reads), else built now. */
-static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out,
-                   const lp_outer_t **outer)
+/* An explicit JOIN: both sides go into sc, ON is bound over just them,
+ * and the join is left logical in *outer (lp_outer_t: the optimizer
+ * builds it, reading the columns the block reads). */
+static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const lp_outer_t **outer)
 {
   int first_rel = sc->sc_nrels;
   int base = sc->sc_width;
   op_t *l, *r;
-  const lp_outer_t *lo, *ro;  /* a side that is a LEFT / RIGHT join, logical */
+  const lp_outer_t *lo, *ro;  /* a side that is an explicit join, logical */
+  const lp_node_t *ln, *rn;   /* a side that is a derived table, logical */
   const sp_table_t *t;
   const char *al;
   /* the nullable sides of outer joins (a recursive reference is refused there) */
@@ -358,7 +299,7 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out,
       bd_lock_join_item(b, fr->fr_right, null_r) != CZ_OK)
     return CZ_ERR;
   b->b_nullable += null_l;
-  int rc = bd_item(b, sc, fr->fr_left, &l, NULL, &lo, &t, &al);
+  int rc = bd_item(b, sc, fr->fr_left, &l, &ln, &lo, &t, &al);
   b->b_nullable -= null_l;
   if (rc != CZ_OK)
     return CZ_ERR;
@@ -367,11 +308,18 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out,
   int mid = sc->sc_width;
   if (bd_item_lateral(fr->fr_right) && !fr->fr_natural && !fr->fr_using &&
       (fr->fr_join == SQL_JOIN_INNER || fr->fr_join == SQL_JOIN_LEFT ||
-       fr->fr_join == SQL_JOIN_CROSS))
-    return bd_lateral_join(b, sc, first_rel, base, side_op(b, l, ltable, lalias, lo), fr->fr_right,
-                           fr->fr_join == SQL_JOIN_LEFT ? JOIN_LEFT : JOIN_INNER, fr->fr_on, out);
+       fr->fr_join == SQL_JOIN_CROSS)) {
+    /* the right side run per left row (sql_bind_lateral.c) */
+    lp_outer_t *oj = arena_zalloc(b->b_a, sizeof(*oj));
+    *oj = (lp_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lo = lo, .oj_ln = ln, .oj_lalias = lalias,
+                       .oj_kind = fr->fr_join == SQL_JOIN_LEFT ? JOIN_LEFT : JOIN_INNER};
+    if (bd_lateral_join(b, sc, first_rel, base, fr->fr_right, fr->fr_on, &oj->oj_lat) != CZ_OK)
+      return CZ_ERR;
+    *outer = oj;
+    return CZ_OK;
+  }
   b->b_nullable += null_r;
-  rc = bd_item(b, sc, fr->fr_right, &r, NULL, &ro, &t, &al);
+  rc = bd_item(b, sc, fr->fr_right, &r, &rn, &ro, &t, &al);
   b->b_nullable -= null_r;
   if (rc != CZ_OK)
     return CZ_ERR;
@@ -395,60 +343,32 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **out,
                       "subqueries in JOIN conditions are not supported yet");
     cond = shift_copy(b, cond, -base);
   }
-  if (us && fr->fr_join != SQL_JOIN_FULL)
-    using_record(b, sc, us);  /* FULL: once full_using has made the merged columns */
-  if (fr->fr_join == SQL_JOIN_RIGHT) {
-    /* a RIGHT JOIN b = b LEFT JOIN a, with the columns put back in order;
-     * built again once the block knows the columns it reads */
-    lp_outer_t *oj = arena_zalloc(b->b_a, sizeof(*oj));
-    *oj = (lp_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lo = lo, .oj_lalias = lalias, .oj_r = r,
-                       .oj_rt = rtable, .oj_ro = ro, .oj_ralias = ralias, .oj_cond = cond,
-                       .oj_right = true};
-    if (outer)
-      *outer = oj;
-    else
-      *out = bd_outer_build(b, oj, NULL);
-    return CZ_OK;
+  lp_outer_t *oj = arena_zalloc(b->b_a, sizeof(*oj));
+  *oj = (lp_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lo = lo, .oj_ln = ln, .oj_lalias = lalias,
+                     .oj_r = r, .oj_rt = rtable, .oj_ro = ro, .oj_rn = rn, .oj_ralias = ralias,
+                     .oj_cond = cond};
+  switch (fr->fr_join) {
+  case SQL_JOIN_RIGHT:
+    oj->oj_right = true;
+    oj->oj_kind = JOIN_LEFT;  /* b LEFT JOIN a, the columns put back in order */
+    break;
+  case SQL_JOIN_LEFT:
+    oj->oj_kind = JOIN_LEFT;
+    break;
+  case SQL_JOIN_FULL:
+    oj->oj_kind = JOIN_FULL;
+    break;
+  default:
+    oj->oj_kind = JOIN_INNER;
+    break;
   }
-  if (fr->fr_join == SQL_JOIN_FULL) {
-    l = side_op(b, l, ltable, lalias, lo);
-    r = side_op(b, r, rtable, ralias, ro);
-    *out = bd_join_op(b, l, r, JOIN_FULL, cond);
-    if (!us)
-      return CZ_OK;
-    if (full_using(b, sc, first_rel, base, cond, out, us) != CZ_OK)
+  if (us) {
+    /* FULL: once full_using has made the merged columns */
+    if (fr->fr_join == SQL_JOIN_FULL && full_using(b, sc, first_rel, base, cond, oj, us) != CZ_OK)
       return CZ_ERR;
     using_record(b, sc, us);
-    return CZ_OK;
   }
-  join_kind_t kind = fr->fr_join == SQL_JOIN_LEFT ? JOIN_LEFT : JOIN_INNER;
-  if (rtable && cond) {
-    /* ON fixes the right table's whole primary key: look it up */
-    xnode_t **conj = NULL;
-    int n = 0, cap = 0, lk[32];
-    bd_conjuncts(b, cond, &conj, &n, &cap);
-    bool *used = arena_alloc(b->b_a, (size_t)n + 1);
-    if (pk_keys(rtable, mid - base, conj, n, NULL, 0, lk, used)) {
-      for (int i = 0; i < n; i++)
-        if (used[i])
-          conj[i] = NULL;
-      *out = lookup_join(b, side_op(b, l, ltable, lalias, lo), rtable, kind, lk,
-                         bd_and_all(b, conj, n));
-      return CZ_OK;
-    }
-  }
-  if (kind == JOIN_LEFT) {
-    lp_outer_t *oj = arena_zalloc(b->b_a, sizeof(*oj));
-    *oj = (lp_outer_t){.oj_l = l, .oj_lt = ltable, .oj_lo = lo, .oj_lalias = lalias, .oj_r = r,
-                       .oj_rt = rtable, .oj_ro = ro, .oj_ralias = ralias, .oj_cond = cond};
-    if (outer)
-      *outer = oj;
-    else
-      *out = bd_outer_build(b, oj, NULL);
-    return CZ_OK;
-  }
-  *out = bd_join_op(b, side_op(b, l, ltable, lalias, lo), side_op(b, r, rtable, ralias, ro), kind,
-                    cond);
+  *outer = oj;
   return CZ_OK;
 }
 
@@ -460,13 +380,9 @@ static bd_cte_t *bd_find_cte(const bd_t *b, const char *name)
   return NULL;
 }
 
-/* A WITH query named in FROM: a scan of its worktable when it is
- * materialised (sql_bind_cte.c), else its body bound here as a derived
- * table, seeing the WITH queries defined before it (not itself or later
- * ones). */
-/* A derived table's logical node as the unit's input (node: the unit's
- * un_node, generated when the block is planned), or generated now (node
- * NULL: a side of an explicit join, built while binding). */
+/* A derived table's logical node as the unit's or join side's input
+ * (node: un_node / oj_ln / oj_rn, generated when the block is planned),
+ * or generated now (node NULL). */
 static int derived_input(bd_t *b, lp_node_t *n, op_t **op, const lp_node_t **node)
 {
   if (node) {
@@ -476,19 +392,31 @@ static int derived_input(bd_t *b, lp_node_t *n, op_t **op, const lp_node_t **nod
   return bd_node_plan(b, n, op);
 }
 
+/* A WITH query named in FROM: a scan of its worktable when it is
+ * materialised (sql_bind_cte.c), a recursive union (an LN_RECURSIVE
+ * node, or its working table inside its recursive term,
+ * sql_bind_recursive.c), else its body bound here as a derived table,
+ * seeing the WITH queries defined before it (not itself or later ones). */
 static int bd_cte_ref(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_cte_t *cte, op_t **op,
                       const lp_node_t **node)
 {
   const sql_cte_t *c = cte->ct_cte;
   const char **names;
   op_t *q = NULL;
-  lp_node_t *inl = NULL;  /* bound in place: a derived table */
+  lp_node_t *inl = NULL;  /* a node: bound in place (a derived table), a recursive union */
   int rc;
   bool done = false;
   if (cte->ct_recursive) {
-    rc = bd_cte_recursive(b, sc, cte, &q, &names);  /* sql_bind_recursive.c */
-  } else if ((rc = bd_cte_materialized(b, cte, &q, &names, &done)) != CZ_OK || done) {
-    /* computed once, scanned here (sql_bind_cte.c) */
+    rc = bd_cte_recursive(b, sc, cte, &q, &inl, &names);  /* sql_bind_recursive.c */
+  } else if ((rc = bd_cte_materialized(b, cte, &inl, &names, &done)) != CZ_OK || done) {
+    /* computed once, scanned here (sql_bind_cte.c); the scan is made
+     * now, in the order references are bound, because EXPLAIN shows the
+     * query's plan under the first scan made (exec/op_cte.c): a reference
+     * in FROM before one in a later subquery, whose plan is made as it
+     * is bound */
+    if (rc == CZ_OK && bd_node_plan(b, inl, &q) != CZ_OK)
+      return CZ_ERR;
+    inl = NULL;
   } else {
     bd_cte_t *saved = b->b_ctes;
     b->b_ctes = cte->ct_prev;
@@ -589,7 +517,7 @@ static int bd_item(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, op_t **op,
     return derived_input(b, q, op, node);
   }
   case SQL_FROM_JOIN:
-    return bd_join(b, sc, fr, op, outer);
+    return bd_join(b, sc, fr, outer);
   case SQL_FROM_FUNC:
   {
     lp_node_t *fn;

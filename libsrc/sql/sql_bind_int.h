@@ -395,35 +395,38 @@ int bd_groupsets_logical(bd_t *b, const bd_gsets_t *gs, const bd_aggctx_t *ag,
 
 /* WITH RECURSIVE (sql_bind_recursive.c): a WITH query named in FROM whose
  * list is RECURSIVE: binds a self-referencing one as a recursive union
- * (or the reference itself as its working table); else 1 (not handled). */
-int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const char ***names);
+ * (*node: LN_RECURSIVE, generated with the block that reads it; a query
+ * that does not refer to itself: its node), or a reference inside its
+ * recursive term as a scan of the working table (*op). */
+int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, lp_node_t **node,
+                     const char ***names);
 
 /* Materialised WITH queries (sql_bind_cte.c). bd_cte_count_refs sets
  * ct_refs of the entries bd_with_push made for q's list (last: the
  * innermost, b_ctes after the push). bd_cte_materialized, at a FROM
- * reference to a non-recursive WITH query: *done with a CTE Scan in *op
- * when the query is computed once, else *done false (bind it inline). */
+ * reference to a non-recursive WITH query: *done with the reference (an
+ * LN_CTE node, a CTE Scan when generated) in *node when the query is
+ * computed once, else *done false (bind it inline). */
 void bd_cte_count_refs(const sql_query_t *q, bd_cte_t *last);
-int bd_cte_materialized(bd_t *b, bd_cte_t *cte, op_t **op, const char ***names, bool *done);
+int bd_cte_materialized(bd_t *b, bd_cte_t *cte, lp_node_t **node, const char ***names,
+                        bool *done);
 /* Binds the WITH queries from last down to stop (exclusive) that nothing
  * names (ct_refs 0), so their errors are reported; nothing of them runs. */
 int bd_cte_check_unused(bd_t *b, bd_cte_t *last, bd_cte_t *stop);
 
 /* LATERAL (sql_bind_lateral.c): whether a FROM item is lateral (LATERAL,
  * or a function whose arguments read earlier items); binding one as the
- * right side of the rows so far (left, the items of sc from first_rel
- * on, their columns from base): *out joins them. on: JOIN's condition. */
+ * right side of the rows so far (the items of sc from first_rel on,
+ * their columns from base): *out the item, which an lp_outer_t's oj_lat
+ * joins to them. on: JOIN's condition. */
 bool bd_item_lateral(const sql_from_t *fr);
-int bd_lateral_join(bd_t *b, bd_scope_t *sc, int first_rel, int base, op_t *left,
-                    const sql_from_t *fr, join_kind_t kind, const sql_expr_t *on, op_t **out);
+int bd_lateral_join(bd_t *b, bd_scope_t *sc, int first_rel, int base, const sql_from_t *fr,
+                    const sql_expr_t *on, const lp_lateral_t **out);
 /* A lateral item of a FROM list after other items: a unit marked
- * un_lateral (or an ordinary unit when it reads none of them). */
+ * un_lateral (or an ordinary unit when it reads none of them), joined to
+ * the units before it when the optimizer plans the block
+ * (opt/opt_lateral.c). */
 int bd_lateral_unit(bd_t *b, bd_scope_t *sc, lp_block_t *fb, const sql_from_t *fr);
-/* Called first by bd_from_finish: the units before the last lateral unit
- * are planned (with the conjuncts over them alone) and joined to it, and
- * that join becomes the block's first unit, so the join search never
- * sees a lateral unit. */
-int bd_lateral_fold(bd_t *b, bd_scope_t *sc, lp_block_t *fb);
 /* Adds range entry r to sc at the end of its row (42712 for a name
  * already there: CZ_ERR, b_e set at pos). */
 int bd_scope_add(bd_t *b, bd_scope_t *sc, bd_rel_t *r, int pos);
@@ -440,14 +443,6 @@ void bd_fromblk_conj(bd_t *b, lp_block_t *fb, xnode_t *x);
  * subqueries), its parent sc's (NULL: none). */
 xsubq_t *bd_subq_new(bd_t *b, bd_scope_t *sc);
 
-/* An explicit outer join's operators (the optimizer's so_outer). */
-op_t *bd_outer_build(bd_t *b, const lp_outer_t *oj, const bool *need);
-/* A scan of table t (the optimizer's so_scan): all its columns, or those
- * need marks (the others NULL at their positions). */
-op_t *bd_plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
-                   xnode_t **conj, int n);
-op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
-                        xnode_t **conj, int n, const bool *need);
 
 /* ---- views (sql_bind_view.c) -------------------------------------------- */
 

@@ -16,9 +16,6 @@ int bd_from_finish(bd_t *b, bd_scope_t *sc, lp_block_t *fb)
 {
   if (!b->b_env || !b->b_env->pe_opt)
     return bd_error(b, SQLSTATE_INTERNAL, 0, "no optimizer in the planning environment");
-  /* LATERAL units are joined to what they read first (sql_bind_lateral.c) */
-  if (bd_lateral_fold(b, sc, fb) != CZ_OK)
-    return CZ_ERR;
   fb->fb_width = sc->sc_width;
   fb->fb_used = sc->sc_used;
   fb->fb_used_cap = sc->sc_used_cap;
@@ -59,25 +56,6 @@ int bd_node_plan(bd_t *b, const lp_node_t *n, op_t **out)
 {
   lp_ctx_t c = ctx_of(b);
   return b->b_env->pe_opt->so_query(&c, n, out);
-}
-
-op_t *bd_outer_build(bd_t *b, const lp_outer_t *oj, const bool *need)
-{
-  lp_ctx_t c = ctx_of(b);
-  return b->b_env->pe_opt->so_outer(&c, oj, need);
-}
-
-op_t *bd_plan_scan(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
-                   xnode_t **conj, int n)
-{
-  return bd_plan_scan_cols(b, t, alias, rowid, conj, n, NULL);
-}
-
-op_t *bd_plan_scan_cols(bd_t *b, const sp_table_t *t, const char *alias, bool rowid,
-                        xnode_t **conj, int n, const bool *need)
-{
-  lp_ctx_t c = ctx_of(b);
-  return b->b_env->pe_opt->so_scan(&c, t, alias, rowid, conj, n, need);
 }
 
 int bd_dml_gen(bd_t *b, lp_nkind_t kind, lp_dml_t *d, const bd_ret_t *ret, op_t **out)

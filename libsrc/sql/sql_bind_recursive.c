@@ -178,7 +178,8 @@ static int wt_ref(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const char 
   return CZ_OK;
 }
 
-static int rec_union(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const char ***names)
+static int rec_union(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, lp_node_t **node,
+                     const char ***names)
 {
   const sql_cte_t *c = cte->ct_cte;
   const sql_query_t *body = c->wc_query;
@@ -201,33 +202,33 @@ static int rec_union(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const ch
   if (term_aggregates(body->qu_right))
     return bd_error(b, SQLSTATE_INVALID_RECURSION, c->wc_pos,
                     "aggregate functions are not allowed in a recursive query's recursive term");
-  op_t *l, *r;
+  lp_node_t *l, *r;  /* the terms, generated with the union */
   const char **ln;
-  if (bd_query(b, body->qu_left, sc->sc_parent, sc->sc_subq, &l, &ln, NULL) != CZ_OK)
+  if (bd_query_node(b, body->qu_left, sc->sc_parent, sc->sc_subq, &l, &ln, NULL) != CZ_OK)
     return CZ_ERR;
   int ncte = sql_list_len(c->wc_columns);
-  if (ncte > l->o_ncols)
+  if (ncte > l->ln_ncols)
     return bd_error(b, SQLSTATE_INVALID_COLUMN_REF, c->wc_pos,
                     "WITH query \"%s\" has %d columns available but %d columns specified",
-                    c->wc_name, l->o_ncols, ncte);
-  const char **nm = arena_alloc(b->b_a, sizeof(char *) * (size_t)(l->o_ncols + 1));
-  for (int i = 0; i < l->o_ncols; i++)
+                    c->wc_name, l->ln_ncols, ncte);
+  const char **nm = arena_alloc(b->b_a, sizeof(char *) * (size_t)(l->ln_ncols + 1));
+  for (int i = 0; i < l->ln_ncols; i++)
     nm[i] = i < ncte ? sql_list_at(c->wc_columns, i) : ln[i];
-  op_t *wt = op_worktable_new(b->b_a, c->wc_name, l->o_ncols, l->o_types);
+  op_t *wt = op_worktable_new(b->b_a, c->wc_name, l->ln_ncols, l->ln_types);
   cte->ct_wt = wt;
   cte->ct_wt_names = nm;
   cte->ct_wt_refs = 0;
   cte->ct_wt_subq = sc->sc_subq;
   cte->ct_wt_nullable = b->b_nullable;
   cte->ct_wt_setop = b->b_setop_other;
-  if (bd_query(b, body->qu_right, sc->sc_parent, sc->sc_subq, &r, NULL, NULL) != CZ_OK)
+  if (bd_query_node(b, body->qu_right, sc->sc_parent, sc->sc_subq, &r, NULL, NULL) != CZ_OK)
     return CZ_ERR;
-  if (r->o_ncols != l->o_ncols)
+  if (r->ln_ncols != l->ln_ncols)
     return bd_error(b, SQLSTATE_SYNTAX_ERROR, body->qu_pos,
                     "each UNION query must have the same number of columns");
   bool same = true;
-  for (int i = 0; i < l->o_ncols; i++) {
-    ty_t lt = l->o_types[i], rt = r->o_types[i], common = lt;
+  for (int i = 0; i < l->ln_ncols; i++) {
+    ty_t lt = l->ln_types[i], rt = r->ln_types[i], common = lt;
     if (rt.t_id != lt.t_id && !(lt.t_id == TY_VARCHAR && rt.t_id == TY_TEXT)) {
       /* (varchar then text stays varchar in PostgreSQL: each casts to the
        * other implicitly, so the first is kept) */
@@ -257,27 +258,29 @@ static int rec_union(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const ch
   }
   xnode_t **x = NULL;
   if (!same) {
-    x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)r->o_ncols);
-    for (int i = 0; i < r->o_ncols; i++)
-      if (!(x[i] = bd_coerce(b, bd_col(b, i, r->o_types[i]), l->o_types[i])))
+    x = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)r->ln_ncols);
+    for (int i = 0; i < r->ln_ncols; i++)
+      if (!(x[i] = bd_coerce(b, bd_col(b, i, r->ln_types[i]), l->ln_types[i])))
         return CZ_ERR;
   }
   /* a term that did not read the working table after all (the name was
    * a nearer WITH query's): a plain union */
   lp_node_t *n = arena_zalloc(b->b_a, sizeof(*n));
   *n = (lp_node_t){.ln_kind = cte->ct_wt_refs ? LN_RECURSIVE : LN_SETOP,
-                   .ln_ncols = l->o_ncols, .ln_types = l->o_types,
+                   .ln_ncols = l->ln_ncols, .ln_types = l->ln_types,
                    .ln_setop = SETOP_UNION, .ln_all = body->qu_all,
-                   .ln_l = bd_plan_node(b, l), .ln_r = bd_plan_node(b, r), .ln_rcast = x,
+                   .ln_l = l, .ln_r = r, .ln_rcast = x,
                    .ln_worktable = wt};
-  if (bd_node_plan(b, n, op) != CZ_OK)
-    return CZ_ERR;
+  *node = n;
   *names = nm;
   return CZ_OK;
 }
 
-int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const char ***names)
+int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, lp_node_t **node,
+                     const char ***names)
 {
+  *op = NULL;
+  *node = NULL;
   if (cte->ct_busy)
     return wt_ref(b, sc, cte, op, names);
   const sql_cte_t *c = cte->ct_cte;
@@ -286,8 +289,8 @@ int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const ch
   b->b_cte_cur = cte;
   cte->ct_busy = true;
   int rc = q_refs(c->wc_query, c->wc_name)
-               ? rec_union(b, sc, cte, op, names)
-               : bd_query(b, c->wc_query, sc->sc_parent, sc->sc_subq, op, names, NULL);
+               ? rec_union(b, sc, cte, node, names)
+               : bd_query_node(b, c->wc_query, sc->sc_parent, sc->sc_subq, node, names, NULL);
   cte->ct_busy = false;
   cte->ct_wt = NULL;
   b->b_ctes = saved;

@@ -12,12 +12,15 @@
  * - A relation is a stored table (un_table: the optimizer picks its access
  *   path and the columns it reads), a derived table (un_node: its query
  *   as a logical node, generated when the block is planned), an explicit
- *   LEFT / RIGHT join (un_outer: its sides and ON as written, built by the
- *   optimizer reading the columns the block reads), a function in FROM
- *   (un_node LN_FUNC), or an input the binder has already built (un_op:
- *   a FULL join, a LATERAL join, an inner join with USING / NATURAL).
- *   Equalities never cross into an outer join's nullable side: its ON
- *   lives in un_outer, never among fb_conj.
+ *   join other than a plain inner one — LEFT, RIGHT, FULL, inner with
+ *   USING / NATURAL — (un_outer: its sides and ON as written, built by
+ *   the optimizer reading the columns the block reads), a function in
+ *   FROM (un_node LN_FUNC), a LATERAL item reading the units before it
+ *   (un_lateral, joined to them by the optimizer), or an input the binder
+ *   has already built (un_op: the working table read inside a recursive
+ *   term, a decorrelated subquery). Equalities never cross into an
+ *   outer join's nullable side: its ON lives in un_outer, never among
+ *   fb_conj.
  * - A SELECT block's upper part (group-by, HAVING, windows, projection,
  *   DISTINCT [ON], ORDER BY, LIMIT, row locking) is logical too
  *   (lp_upper_t); a SELECT block is a query node (lp_node_t LN_SELECT:
@@ -31,10 +34,8 @@
  *   which the statement runner fills with opt's entry points: sql ranks
  *   below opt and never includes it. A SELECT statement is bound to one
  *   tree and generated once (so_query), a DML statement likewise (so_dml);
- *   the binder still generates each subquery in an expression, LATERAL
- *   item and side of an explicit join that is neither a table nor a
- *   LEFT / RIGHT join as it binds it, plans a decorrelating rebinding's
- *   block (so_block), and builds the operators of LATERAL itself;
+ *   the binder still generates each subquery in an expression as it
+ *   binds it and plans a decorrelating rebinding's block (so_block);
  *   opt/README.md, "Where the line is", says what moves next.
  * - Everything lives in the statement's arena; nothing here is freed.
  */
@@ -48,14 +49,29 @@
 struct bd_s;        /* the binder's state (sql_bind_int.h), opaque outside sql */
 struct bd_scope_s;  /* a query block's scope, likewise */
 
+/* A LATERAL item that reads the columns of the items before it (a
+ * derived table marked LATERAL, a function in FROM; sql_bind_lateral.c):
+ * bound as a correlated subquery (ll_sq, its correlation values columns
+ * of the rows it is joined to) whose query is the logical node ll_node,
+ * filtered by ll_on (JOIN … ON over the item's row, the left row as
+ * parameters; NULL none). The generator (opt/opt_lateral.c) builds the
+ * node into ll_sq->xs_plan, once, and joins it per left row
+ * (op_lateral). */
+typedef struct lp_lateral_s {
+  xsubq_t *ll_sq;
+  const struct lp_node_s *ll_node;
+  xnode_t *ll_on;
+} lp_lateral_t;
+
 /* One relation of a join block. */
 typedef struct lp_rel_s {
   int un_base, un_width;        /* its columns in the block's row */
   const sp_table_t *un_table;   /* a plain table: its scan is planned with the joins */
   const char *un_alias;
   op_t *un_op;                  /* otherwise the input built while binding */
-  xsubq_t *un_lateral;          /* a LATERAL item reading the units before it: its plan,
-                                 * joined to them by bd_lateral_fold (un_op NULL) */
+  const lp_lateral_t *un_lateral;   /* a LATERAL item reading the units before it, joined
+                                     * to them first thing when the block is planned
+                                     * (opt/opt_lateral.c; un_op NULL) */
   bool un_rowid;                /* the target of UPDATE … FROM / DELETE … USING: its scan
                                    also gives the row locator, block column
                                    un_base + tb_ncols (un_width = tb_ncols + 1) */
@@ -95,9 +111,9 @@ typedef struct lp_rel_s {
   agg_spec_t *un_agg_specs;
   xnode_t *un_agg_val;
   bool un_agg_only;
-  /* an explicit LEFT / RIGHT JOIN, logical: the optimizer builds it
-   * (opt_join.c gen_units, then again reading only the columns the block
-   * reads; NULL: not one) */
+  /* an explicit join (lp_outer_t), logical: the optimizer builds it
+   * once, reading only the columns the block reads (opt_join.c
+   * gen_units; NULL: not one) */
   const struct lp_outer_s *un_outer;
   /* a derived table (a subquery in FROM, a WITH query bound in place, a
    * view not merged) or a function in FROM: its logical node, generated when the optimizer
@@ -150,21 +166,36 @@ typedef struct lp_block_s {
   double fb_limit;
 } lp_block_t;
 
-/* An explicit LEFT JOIN (or RIGHT JOIN, built as a swapped LEFT JOIN)
- * as bound: its sides and ON over [left, right] as written. A side is a
- * table (oj_lt / oj_rt, scanned when the join is built, for the columns
- * read), a LEFT / RIGHT join again (oj_lo / oj_ro, built with it, for the
- * columns read), or the input as bound (oj_l / oj_r; NULL for the other
- * two). A unit of a block (un_outer) is built only by the optimizer
- * (opt_outer.c); one under another kind of join (FULL, inner with USING,
- * a lookup join) is built while binding (so_outer). */
+/* An explicit join other than a plain inner one (whose items are units
+ * of the block): LEFT, RIGHT (built as a swapped LEFT JOIN), FULL, or an
+ * inner join with USING / NATURAL or an alias of its own, as bound: its
+ * sides and ON (or the USING equalities) over [left, right] as written.
+ * A side is a table (oj_lt / oj_rt, scanned when the join is built, for
+ * the columns read), an explicit join again (oj_lo / oj_ro, built with
+ * it, for the columns read), a derived table or function in FROM (oj_ln /
+ * oj_rn: its logical node, generated with the join for the columns read),
+ * or operators the binder built (oj_l / oj_r: the working table read
+ * inside a recursive term; NULL for the other kinds); the right side may be
+ * a LATERAL item instead (oj_lat). The
+ * optimizer builds it (opt_outer.c: the join method, the build side, a
+ * primary-key lookup). FULL JOIN … USING / NATURAL appends the merged
+ * columns (COALESCE of both sides) to the join's row: oj_extra over
+ * [left, right]. */
 typedef struct lp_outer_s {
+  join_kind_t oj_kind;          /* JOIN_LEFT (RIGHT: oj_right too), JOIN_FULL, JOIN_INNER */
   op_t *oj_l, *oj_r;
   const sp_table_t *oj_lt, *oj_rt;
   const struct lp_outer_s *oj_lo, *oj_ro;
+  const struct lp_node_s *oj_ln, *oj_rn;
   const char *oj_lalias, *oj_ralias;
   xnode_t *oj_cond;
   bool oj_right;                /* RIGHT JOIN */
+  /* `l [LEFT] JOIN LATERAL item`: the right side is the item run per left
+   * row (oj_kind JOIN_INNER or JOIN_LEFT; its ON is the item's ll_on, the
+   * other right-side fields and oj_cond unset) */
+  const lp_lateral_t *oj_lat;
+  int oj_nextra;
+  xnode_t **oj_extra;
 } lp_outer_t;
 
 /* ---- a query block's upper part (opt/opt_gen.c builds it) -------------
@@ -333,8 +364,7 @@ typedef struct lp_cte_s {
  * A data-changing statement as the binder leaves it: the target, where
  * its rows come from, the row handed to the writer, and what the writer
  * does besides writing — every expression bound and typed over the rows
- * fixed here, no operator of its own (the source may still be one,
- * LN_PLAN). The generator builds, bottom up: the source (INSERT's VALUES
+ * fixed here, no operator of its own. The generator builds, bottom up: the source (INSERT's VALUES
  * or query; a one-table UPDATE / DELETE's target scan, whose access path
  * — key lookup, index or table scan — and columns read are the
  * optimizer's; UPDATE … FROM / DELETE … USING's planned join block) →
@@ -348,14 +378,19 @@ typedef struct lp_cte_s {
  * - one-table UPDATE / DELETE (ld_src NULL): the target scan's row is
  *   [the table's columns (those ld_need marks; the others NULL), the row
  *   locator]; ld_conj (WHERE, and a view's WHERE) over it.
- * - UPDATE … FROM / DELETE … USING: ld_src's row is [target columns,
+ * - UPDATE … FROM / DELETE … USING: ld_from's row is [target columns,
  *   locator, the other items' columns] (sql_bind_dml_from.c).
  * - UPDATE's ld_out: the new values, the locator, then columns only
- *   passed on; DELETE writes its input row as it is (ld_out NULL).
+ *   passed on; DELETE writes its input row as it is (ld_out NULL). With
+ *   ld_from, an entry of ld_out or ld_rk_out (ld_nout entries each) that
+ *   is NULL is the source row's column at that position, as the
+ *   generator's plan types it.
  * - RETURNING (ld_ret) reads the writer's input row. */
 typedef struct lp_dml_s {
   const sp_table_t *ld_table;
-  const lp_node_t *ld_src;      /* the rows (see above); NULL: the target's scan */
+  const lp_node_t *ld_src;      /* the rows (see above); NULL: the target's scan or ld_from */
+  lp_block_t *ld_from;          /* UPDATE … FROM / DELETE … USING: the join block of the
+                                 * target and the other items, planned by the generator */
   const char *ld_alias;         /* the target scan's (EXPLAIN) */
   int ld_nconj;
   xnode_t *const *ld_conj;      /* the target scan's conjuncts */
@@ -406,15 +441,6 @@ typedef struct sql_opt_s {
    * VALUES list or a set operation, derived tables in FROM generated as
    * their blocks are planned. */
   int (*so_query)(lp_ctx_t *c, const lp_node_t *n, op_t **out);
-  /* An explicit outer join's operators; need (over its columns, NULL =
-   * all) the columns read, the others NULL at their positions. */
-  op_t *(*so_outer)(lp_ctx_t *c, const lp_outer_t *oj, const bool *need);
-  /* A scan of t (plus the row locator when rowid) with conj[0..n) (over
-   * its columns) as key bounds where they allow (used ones set NULL),
-   * reading the columns need marks (NULL = all; the others NULL at their
-   * positions). */
-  op_t *(*so_scan)(lp_ctx_t *c, const sp_table_t *t, const char *alias, bool rowid,
-                   xnode_t **conj, int n, const bool *need);
   /* The operators of INSERT / UPDATE / DELETE (opt/opt_gen_dml.c): out
    * the statement's root, writer its modify operator (under RETURNING). */
   int (*so_dml)(lp_ctx_t *c, const lp_node_t *n, op_t **out, op_t **writer);

@@ -24,7 +24,8 @@
             uncorrelated NOT IN (null-aware) anti joins; a subquery joined
             by its correlation runs no per-row subplan, and answers as the
             same query written with a join / count
-  full      FULL JOIN on an equality is a hash join
+  full      FULL JOIN on an equality is a hash join, its table built on the
+            smaller side (tables and derived tables, either written first)
   unique    equalities covering a unique index of two columns find one
             row each (the join's estimate is the other side's rows, not
             the product of the columns' separate selectivities: TPC-H Q9)
@@ -179,6 +180,21 @@ def check_full(cur):
     check("full: without a column equality it is a nested loop", "NestedLoopJoin  full" in pn, pn)
     check("answers: FULL JOIN by hash and by nested loop", rows(cur, q) == rows(cur, nl),
           "%r vs %r" % (rows(cur, q), rows(cur, nl)))
+    # the hash table on the smaller side (dim, 2000 rows against 20000),
+    # whichever side is written first; a derived side by its estimate
+    for q in (f"SELECT count(*), count(f.id), count(d.id) FROM {P}dim d FULL JOIN {P}fact f "
+              f"ON f.dim = d.id",
+              f"SELECT count(*), count(f.id), count(d.id) FROM {P}fact f FULL JOIN {P}dim d "
+              f"ON f.dim = d.id",
+              f"SELECT count(*), count(f.id), count(d.id) FROM (SELECT dim, id FROM {P}fact "
+              f"WHERE amount >= 0) f FULL JOIN (SELECT id FROM {P}dim) d ON f.dim = d.id"):
+        p = explain(cur, q)
+        lines = [x.strip() for x in p.splitlines()]
+        scans = [x for x in lines if x.startswith("-> Scan")]
+        check("full: the hash table is built on the smaller side (the dim scan is the "
+              "join's second input)", "HashJoin  full" in p and scans and "dim" in scans[-1], p)
+        check("answers: FULL JOIN built on either side", rows(cur, q) == [(20000, 20000, 20000)],
+              repr(rows(cur, q)))
 
 
 def est_rows(line):
