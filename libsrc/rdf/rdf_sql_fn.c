@@ -1021,7 +1021,7 @@ static char *fn_replace(ARGS)
     PCRE2_UCHAR *buf = arena_alloc(f->a, cap + 1);
     PCRE2_SIZE len = cap;
     int rc = pcre2_substitute(code, (PCRE2_SPTR)t[0].rt_str, t[0].rt_len, 0,
-                              PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH, NULL, fn_match_ctx(),
+                              PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH | PCRE2_SUBSTITUTE_UNSET_EMPTY, NULL, fn_match_ctx(),
                               (PCRE2_SPTR)rep, o, buf, &len);
     if (rc >= 0)
       return fn_like(f, &t[0], (char *)buf, len);
@@ -1093,8 +1093,12 @@ static char *fn_cast(ARGS)
     return fn_out(f, fn_lit(out, strlen(out), rdf_xsd_iri(to), NULL));
   }
   if (to == XSD_BOOLEAN) {
-    if (from == XSD_BOOLEAN)
-      return fn_out(f, *v);
+    if (from == XSD_BOOLEAN) {
+      rdf_xsd_val_t xv;
+      if (rdf_xsd_parse(from, v->rt_str, v->rt_len, &xv, NULL) != CZ_OK)
+        return NULL;
+      return fn_bool(f, xv.xv_bool);
+    }
     if (!isnum)
       return NULL;
     bool nan;
@@ -1445,6 +1449,19 @@ static int rs_num_term(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *o
     return CZ_OK;
   int64_t k = a[1].d_i64;
   char *s = rs_dup(c, &a[0]);
+  /* SQL numeric's quotient (AVG) may carry more digits than an exact
+   * decimal here holds (18): cut fraction digits to fit. */
+  char *dot = strchr(s, '.');
+  if (dot && !strpbrk(s, "eE")) {
+    size_t digits = 0;
+    for (char *p = s; *p; p++)
+      digits += isdigit((unsigned char)*p) != 0;
+    size_t frac = strlen(dot + 1);
+    while (digits > 18 && frac > 1) {
+      dot[frac--] = '\0';
+      digits--;
+    }
+  }
   rdf_term_t t = fn_lit(s, strlen(s), k >= 3 ? XSD_NS_FN "double" : XSD_NS_FN "decimal", NULL);
   fn_num_t n;
   if (!fn_num_get(&t, &n)) {

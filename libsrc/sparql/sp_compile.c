@@ -142,7 +142,11 @@ static int cp_join(cp_t *c, const sp_op_t *op, bool left, cp_rel_t *out)
      * the merged expressions, evaluated in the ON condition. */
     cp_scope_t sc = {.sc_rel = out, .sc_exprs = ex};
     char *cond;
-    if (cp_conj(c, &sc, op->op_exprs, &cond) != CZ_OK)
+    bool in_on = c->cp_in_on;
+    c->cp_in_on = true; /* the engine takes no subquery in a join condition */
+    int rc = cp_conj(c, &sc, op->op_exprs, &cond);
+    c->cp_in_on = in_on;
+    if (rc != CZ_OK)
       return CZ_ERR;
     on = cp_cat(c, on, " AND ", cond);
   }
@@ -366,15 +370,20 @@ static int cp_group(cp_t *c, const sp_op_t *op, cp_rel_t *out)
       int i = cp_find(&in, cp_vname(c, v->ex_term));
       arg = i >= 0 ? cp_col(c, ga, cp_vname(c, v->ex_term)) : "CAST(NULL AS int8)";
     } else if (x->ex_distinct) {
-      /* COUNT(DISTINCT *): distinct solutions, over all variables. */
+      /* COUNT(DISTINCT *): distinct solutions over the visible variables,
+       * each row one text key that is never NULL (an unbound variable is
+       * "~"; a text value is length-prefixed, so no two rows meet). */
       char *row = NULL;
-      for (int i = 0; i < in.cr_n; i++)
-        row = cp_cat(c, row, ", ", cp_col(c, ga, in.cr_v[i].cv_name));
-      if (!row)
-        return cp_unsupported(c, "COUNT(DISTINCT *) without variables");
-      if (in.cr_n > 1)
-        return cp_unsupported(c, "COUNT(DISTINCT *) over several variables");
-      arg = row;
+      for (int i = 0; i < in.cr_n; i++) {
+        const cp_var_t *v = &in.cr_v[i];
+        if (v->cv_name[0] == '?')
+          continue;
+        char *col = cp_col(c, ga, v->cv_name);
+        char *k = v->cv_text ? arena_sprintf(c->cp_a, "CAST(length(%1$s) AS text) || ':' || %1$s", col)
+                             : arena_sprintf(c->cp_a, "CAST(%s AS text)", col);
+        row = cp_cat(c, row, " || ',' || ", arena_sprintf(c->cp_a, "COALESCE(%s, '~')", k));
+      }
+      arg = row ? row : "1";
     }
     out->cr_v[out->cr_n] = (cp_var_t){.cv_name = cp_vname(c, b->si_var), .cv_count = true};
     ex[out->cr_n++] = arena_sprintf(c->cp_a, "count(%s%s)", x->ex_distinct ? "DISTINCT " : "", arg);
@@ -420,6 +429,25 @@ static int cp_order_keys(cp_t *c, const sp_list_t *order, const cp_rel_t *r, con
                                 v, dir));
   }
   return CZ_OK;
+}
+
+/* Whether x reads a variable of core that proj does not keep (ORDER BY
+ * under DISTINCT sees only the projected variables). */
+static bool cp_reads_hidden(cp_t *c, const sp_expr_t *x, const cp_rel_t *proj, const cp_rel_t *core)
+{
+  if (!x)
+    return false;
+  if (x->ex_kind == SP_E_TERM)
+    return x->ex_term->tm_kind == SP_T_VAR && cp_find(proj, cp_vname(c, x->ex_term)) < 0 &&
+           cp_find(core, cp_vname(c, x->ex_term)) >= 0;
+  if (x->ex_kind == SP_E_EXISTS || x->ex_kind == SP_E_NOTEXISTS)
+    return true; /* its pattern may read any of them */
+  if (cp_reads_hidden(c, x->ex_a, proj, core) || cp_reads_hidden(c, x->ex_b, proj, core))
+    return true;
+  for (int i = 0; x->ex_args && i < x->ex_args->ls_n; i++)
+    if (cp_reads_hidden(c, x->ex_args->ls_v[i], proj, core))
+      return true;
+  return false;
 }
 
 /* A term id or count column as text (N-Triples). */
@@ -486,8 +514,7 @@ static int cp_modifiers(cp_t *c, const sp_op_t *op, bool top, cp_rel_t *out)
     if (order)
       for (int k = 0; k < order->op_order->ls_n; k++) {
         const sp_expr_t *x = ((const sp_order_t *)order->op_order->ls_v[k])->or_expr;
-        if (x->ex_kind == SP_E_TERM && x->ex_term->tm_kind == SP_T_VAR && cp_find(&proj, cp_vname(c, x->ex_term)) < 0 &&
-            cp_find(&core, cp_vname(c, x->ex_term)) >= 0)
+        if (cp_reads_hidden(c, x, &proj, &core))
           return cp_unsupported(c, "DISTINCT with ORDER BY a variable that is not selected");
       }
   }
@@ -566,7 +593,7 @@ static char *cp_graph_set(cp_t *c, const sp_list_t *from, sp_gref_kind_t k)
 
 char *sp_compile_sql(arena_t *a, const sp_request_t *rq, err_t *e)
 {
-  cp_t c = {.cp_a = a, .cp_e = e};
+  cp_t c = {.cp_a = a, .cp_e = e, .cp_base = rq->rq_base};
   if (rq->rq_update) {
     cp_unsupported(&c, "SPARQL Update");
     return NULL;

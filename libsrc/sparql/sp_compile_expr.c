@@ -255,6 +255,21 @@ static int cp_builtin(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr
                                 cp_text_of(c, &a), cp_text_of(c, &b));
     return CZ_OK;
   }
+  if ((strcmp(n, "iri") == 0 || strcmp(n, "uri") == 0) && c->cp_base) {
+    /* IRI("rel") of a constant string resolves against the query's BASE
+     * (§17.4.2.8); the store's function knows no base, so it is done here. */
+    const sp_expr_t *a0 = args->ls_v[0];
+    if (a0->ex_kind == SP_E_TERM && a0->ex_term->tm_kind == SP_T_LIT && !a0->ex_term->tm_lang &&
+        (!a0->ex_term->tm_dt || strcmp(a0->ex_term->tm_dt, RDF_XSD_STRING) == 0)) {
+      char *iri = sp_iri_resolve(c->cp_a, c->cp_base, a0->ex_term->tm_str);
+      if (iri) {
+        rdf_term_t r = rdf_iri(iri);
+        out->ce_kind = CP_E_TERM;
+        out->ce_sql = sp_sql_quote(c->cp_a, rdf_term_ntriples(&r, c->cp_a));
+        return CZ_OK;
+      }
+    }
+  }
   if (strcmp(n, "bnode") == 0 && na == 1)
     return cp_unsupported(c, "function bnode with an argument");
   if (!rdf_sparql_fn_known(n))
@@ -331,9 +346,19 @@ int cp_expr(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_t *out)
         out->ce_kind = CP_E_TERM;
       return CZ_OK;
     }
-    if (!(out->ce_sql = sp_sql_term_id(c->cp_a, t, c->cp_e)))
-      return CZ_ERR;
     out->ce_nt = cp_const_nt(c, t);
+    char *inl, *q = sp_sql_term_query(c->cp_a, t, &inl, c->cp_e);
+    if (!inl && !q)
+      return CZ_ERR;
+    if (!inl && c->cp_in_on) {
+      /* a dictionary constant's id is a subquery: in a join condition
+       * the constant is its text, compared on the text paths */
+      out->ce_kind = CP_E_TERM;
+      out->ce_sql = out->ce_nt;
+      out->ce_nt = NULL;
+      return CZ_OK;
+    }
+    out->ce_sql = inl ? inl : arena_sprintf(c->cp_a, "COALESCE((%s), 0)", q);
     if (t->tm_kind == SP_T_LIT && t->tm_dt) {
       /* A number constant compares by value: its canonical form's inline
        * id ("+3", "03" and "3" are one value). */

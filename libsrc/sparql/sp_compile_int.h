@@ -44,6 +44,9 @@ typedef struct cp_s {
   char *cp_named_in;        /* "(id, …)" of FROM NAMED graphs; NULL = none */
   cp_gkind_t cp_gkind;
   const sp_term_t *cp_gterm;
+  const char *cp_base;      /* the query's BASE (IRI() of a relative constant), NULL = none */
+  bool cp_in_on;            /* compiling a LEFT JOIN's ON condition: no subqueries
+                               (dictionary constants become their text) */
 } cp_t;
 
 /* A variable's SQL expression in an expression's scope. */

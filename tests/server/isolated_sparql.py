@@ -109,6 +109,8 @@ QUERIES = [
     ("group by expression", "SELECT ?big (COUNT(*) AS ?n) WHERE { ?s ex:age ?a } GROUP BY (?a > 20 AS ?big)"),
     ("having sum", "SELECT ?t WHERE { ?x a ?t ; ex:age ?a } GROUP BY ?t HAVING (SUM(?a) > 50)"),
     ("join on computed", 'SELECT ?s WHERE { ?s ex:name ?n BIND(STR(?n) AS ?k) VALUES ?k { "Bob" "Carol" } }'),
+    ("optional filter with a string constant", 'SELECT ?s ?n WHERE { ?s a ex:Person OPTIONAL { ?s ex:name ?n FILTER(?n != "Alice") } }'),
+    ("count distinct star", "SELECT (COUNT(DISTINCT *) AS ?n) WHERE { ?s a ex:Person OPTIONAL { ?s ex:knows ?k } }"),
     ("union of ids and terms", 'SELECT ?x WHERE { { ?s ex:name ?x } UNION { BIND("Zed" AS ?x) } }'),
 ]
 ORDERED = [

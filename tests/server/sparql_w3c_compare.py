@@ -130,6 +130,8 @@ def main():
                 counts[key] += 1
                 if key == "error":
                     notes.append("ERROR %s/%s: %s %s" % (suite, fold, name, ex))
+                else:
+                    notes.append("REFUSED %s/%s: %s %s" % (suite, fold, name, str(ex).splitlines()[0]))
                 continue
             if cols == ["ask"]:
                 got = [tuple(r) for r in got]
