@@ -520,8 +520,14 @@ int cp_aggregate(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, char **sql, 
     *sql = arena_sprintf(c->cp_a, "sparql_order_term(%s(sparql_order_key(%s)))", n, t);
     return CZ_OK;
   }
-  if (x->ex_distinct)
-    return cp_unsupported(c, arena_sprintf(c->cp_a, "%s(DISTINCT …)", n));
+  if (x->ex_distinct && (strcmp(n, "sum") == 0 || strcmp(n, "avg") == 0 || strcmp(n, "group_concat") == 0)) {
+    /* DISTINCT by term (1 and 1.0 are two), over the group's distinct
+     * terms in one list (libsrc/rdf sparql_agg_list) */
+    *sql = arena_sprintf(c->cp_a, "sparql_agg_list('%s', string_agg(DISTINCT %s, chr(1)), %s)", n, t,
+                         sp_sql_quote(c->cp_a, x->ex_sep ? x->ex_sep : " "));
+    kind->cv_maybe_null = true;
+    return CZ_OK;
+  }
   if (strcmp(n, "sum") == 0 || strcmp(n, "avg") == 0) {
     bool avg = n[0] == 'a';
     *sql = arena_sprintf(c->cp_a,

@@ -140,6 +140,9 @@ TYPED = [
      (None, '"INF"^^<%sdouble>' % XSD, None, '"3.0"^^<%sdecimal>' % XSD, '"-2.0"^^<%sdecimal>' % XSD)),
     ("SELECT (AVG(?a) AS ?v) (SUM(?a) AS ?s) WHERE { VALUES ?a { 1 2 } }",
      ('"1.5"^^<%sdecimal>' % XSD, '"3"^^<%sinteger>' % XSD)),
+    ("SELECT (SUM(DISTINCT ?a) AS ?s) (AVG(DISTINCT ?a) AS ?v) (GROUP_CONCAT(DISTINCT ?a; SEPARATOR=\",\") AS ?g) "
+     "WHERE { VALUES ?a { 1 1 1.0 2 } }",
+     ('"4.0"^^<%sdecimal>' % XSD, '"1.333333333333333333333333"^^<%sdecimal>' % XSD, None)),
     ("SELECT (SUM(?a) AS ?s) (COUNT(?a) AS ?n) WHERE { VALUES ?a { 1 \"x\" } }",
      (None, '"2"^^<%sinteger>' % XSD)),
     ("SELECT (STRLANG(\"a\", \"EN\") AS ?a) (LANG(\"b\"@EN-gb) AS ?b) WHERE { }",
@@ -232,6 +235,9 @@ def main():
                     got = [("_:b0",) if r[0].startswith("_:") else r for r in got]
                     check("ORDER BY mixed terms: blank, IRI, numbers by value, other literals", got == want, repr(got))
                     continue
+                if "GROUP_CONCAT(DISTINCT" in q:  # the order of the joined values is not defined
+                    got = [tuple(r[:2]) + (",".join(sorted(r[2].strip('"').split(","))),) for r in got]
+                    want = tuple(want[:2]) + ("1,1.0,2",)
                 check("typed: %s" % q, [tuple(want)] == got, "got %r want %r" % (got, [tuple(want)]))
             got = c.execute("SPARQL " + PFX + "SELECT ?n WHERE { ex:erin ex:nick ?n }").fetchall()
             check("language tags are stored lower-cased", got == [('"Erin"@en-gb',)], repr(got))
