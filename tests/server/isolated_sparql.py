@@ -282,6 +282,33 @@ def main():
                 except psycopg.Error as ex:
                     check("%s: %s" % (name, state), ex.sqlstate == state and text in str(ex),
                           "%s %s" % (ex.sqlstate, ex))
+            # the expression functions called from SQL with bad input: NULL
+            # (SPARQL's error), never a crash; an unknown name is 42883
+            for q, want in [
+                ("SELECT sparql_fn('str', 'garbage')", None),
+                ("SELECT sparql_fn('concat', '\"a', '<x')", None),
+                ("SELECT sparql_fn('substr', '\"abc\"', '\"x\"')", None),
+                ("SELECT sparql_fn('/', '\"1\"^^<http://www.w3.org/2001/XMLSchema#integer>', "
+                 "'\"0\"^^<http://www.w3.org/2001/XMLSchema#integer>')", None),
+                ("SELECT sparql_fn('*', '\"99999999999999999\"^^<http://www.w3.org/2001/XMLSchema#integer>', "
+                 "'\"99999999999999999\"^^<http://www.w3.org/2001/XMLSchema#integer>')",
+                 '"9999999999999999800000000000000001"^^<http://www.w3.org/2001/XMLSchema#integer>'),
+                ("SELECT sparql_fn('regex', '\"abc\"', '\"(\"')", None),
+                ("SELECT sparql_cmp('<', '\"a', 'x')", None),
+                ("SELECT sparql_ebv('_:b')", None),
+                ("SELECT sparql_order_term('no separator')", None),
+                ("SELECT sparql_agg_list('sum', 'junk' || chr(1) || '\"1\"', ',')", None),
+            ]:
+                try:
+                    got = c.execute(q).fetchone()[0]
+                    check("bad input gives an error value: %s" % q, got == want, repr(got))
+                except psycopg.Error as ex:
+                    check("bad input gives an error value: %s" % q, False, str(ex))
+            try:
+                c.execute("SELECT sparql_fn('nosuch', 'x')")
+                check("an unknown SPARQL function name is an error", False, "no error")
+            except psycopg.Error as ex:
+                check("an unknown SPARQL function name is 42883", ex.sqlstate == "42883", ex.sqlstate)
             check("the server still answers", c.execute("SELECT 1").fetchone() == (1,))
         isql = os.path.join(os.path.dirname(os.path.abspath(args.binary)), "..", "isql", "isql-cz")
         if os.path.exists(isql):
