@@ -685,6 +685,27 @@ static char *fn_uuid_text(fn_ctx_t *f)
 static char *fn_bnode(ARGS)
 {
   UNUSED_ARGS;
+  if (n == 2) {
+    /* BNODE(str) with the solution's key (the compiler passes its
+     * variables' values): one blank node per string per solution, a
+     * different one for another string or another solution (§17.4.2.9). */
+    if (!fn_is_plain(&t[0]) || !fn_is_plain(&t[1]))
+      return NULL;
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_MD_CTX *mc = EVP_MD_CTX_new();
+    bool ok = mc && EVP_DigestInit_ex(mc, EVP_sha256(), NULL) &&
+              EVP_DigestUpdate(mc, t[0].rt_str, t[0].rt_len) && EVP_DigestUpdate(mc, "\x02", 1) &&
+              EVP_DigestUpdate(mc, t[1].rt_str, t[1].rt_len) && EVP_DigestFinal_ex(mc, md, &len);
+    EVP_MD_CTX_free(mc);
+    if (!ok)
+      return NULL;
+    char *label = arena_alloc(f->a, 2 + 32 + 1);
+    strcpy(label, "sb");
+    for (int i = 0; i < 16; i++)
+      sprintf(label + 2 + i * 2, "%02x", md[i]);
+    return fn_out(f, rdf_bnode(label));
+  }
   char *u = fn_uuid_text(f);
   for (char *p = u; *p; p++)
     if (*p == '-')
@@ -1186,7 +1207,7 @@ static const struct {
     {"str", 1, 1, fn_str},           {"lang", 1, 1, fn_lang},
     {"datatype", 1, 1, fn_datatype}, {"langMatches", 2, 2, fn_langmatches},
     {"iri", 1, 1, fn_iri},           {"uri", 1, 1, fn_iri},
-    {"bnode", 0, 0, fn_bnode},       {"rand", 0, 0, fn_rand},
+    {"bnode", 0, 2, fn_bnode},       {"rand", 0, 0, fn_rand},
     {"abs", 1, 1, fn_abs},           {"ceil", 1, 1, fn_ceil},
     {"floor", 1, 1, fn_floor},       {"round", 1, 1, fn_round},
     {"concat", 0, 64, fn_concat},    {"strlen", 1, 1, fn_strlen},

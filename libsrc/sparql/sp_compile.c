@@ -260,10 +260,23 @@ static int cp_graph(cp_t *c, const sp_op_t *op, cp_rel_t *out)
 /* Extend: each (?v, expr) a column over the previous; only a variable's
  * value or an aggregate's result can be bound today (new terms need the
  * dictionaries at run time). */
+static int cp_extend_binds(cp_t *c, const sp_op_t *op, cp_rel_t *out);
+
 static int cp_extend(cp_t *c, const sp_op_t *op, cp_rel_t *out)
 {
   if (cp_op(c, op->op_a, out) != CZ_OK)
     return CZ_ERR;
+  /* the solution an Extend's expressions see is its input's (so two
+   * BNODE("a") of one SELECT give one blank node) */
+  int solution_vars = c->cp_solution_vars;
+  c->cp_solution_vars = out->cr_n;
+  int rc = cp_extend_binds(c, op, out);
+  c->cp_solution_vars = solution_vars;
+  return rc;
+}
+
+static int cp_extend_binds(cp_t *c, const sp_op_t *op, cp_rel_t *out)
+{
   for (int k = 0; k < op->op_binds->ls_n; k++) {
     const sp_selitem_t *b = op->op_binds->ls_v[k];
     const sp_expr_t *x = b->si_expr;
@@ -593,7 +606,7 @@ static char *cp_graph_set(cp_t *c, const sp_list_t *from, sp_gref_kind_t k)
 
 char *sp_compile_sql(arena_t *a, const sp_request_t *rq, err_t *e)
 {
-  cp_t c = {.cp_a = a, .cp_e = e, .cp_base = rq->rq_base};
+  cp_t c = {.cp_a = a, .cp_e = e, .cp_base = rq->rq_base, .cp_solution_vars = -1};
   if (rq->rq_update) {
     cp_unsupported(&c, "SPARQL Update");
     return NULL;

@@ -270,8 +270,24 @@ static int cp_builtin(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr
       }
     }
   }
-  if (strcmp(n, "bnode") == 0 && na == 1)
-    return cp_unsupported(c, "function bnode with an argument");
+  if (strcmp(n, "bnode") == 0 && na == 1) {
+    /* the solution's identity: its variables' values, as one text */
+    char *key = NULL;
+    int nv = c->cp_solution_vars >= 0 && c->cp_solution_vars < sc->sc_rel->cr_n ? c->cp_solution_vars
+                                                                               : sc->sc_rel->cr_n;
+    for (int i = 0; i < nv; i++) {
+      const cp_var_t *v = &sc->sc_rel->cr_v[i];
+      char *col = sc->sc_exprs ? arena_sprintf(c->cp_a, "(%s)", sc->sc_exprs[i]) : cp_col(c, sc->sc_alias, v->cv_name);
+      key = cp_cat(c, key, " || chr(1) || ", arena_sprintf(c->cp_a, "COALESCE(%s, '')", cp_var_text(c, v, col)));
+    }
+    cp_expr_t v;
+    if (cp_expr(c, sc, args->ls_v[0], &v) != CZ_OK)
+      return CZ_ERR;
+    out->ce_kind = CP_E_TERM;
+    out->ce_sql = arena_sprintf(c->cp_a, "sparql_fn('bnode', %s, sparql_plain(%s))", cp_text_of(c, &v),
+                                key ? key : "''");
+    return CZ_OK;
+  }
   if (!rdf_sparql_fn_known(n))
     return cp_unsupported(c, arena_sprintf(c->cp_a, "function %s", n));
   bool fresh = strcmp(n, "rand") == 0 || strcmp(n, "uuid") == 0 || strcmp(n, "struuid") == 0 ||
@@ -302,7 +318,11 @@ static int cp_exists(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_
   cp_rel_t in;
   if (!x->ex_op)
     return cp_unsupported(c, "EXISTS without its algebra");
-  if (cp_op(c, x->ex_op, &in) != CZ_OK)
+  int solution_vars = c->cp_solution_vars;
+  c->cp_solution_vars = -1; /* the pattern's solutions are its own */
+  int rc = cp_op(c, x->ex_op, &in);
+  c->cp_solution_vars = solution_vars;
+  if (rc != CZ_OK)
     return CZ_ERR;
   char *xa = cp_fresh(c, "x");
   char *cond = NULL;

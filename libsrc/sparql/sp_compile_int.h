@@ -45,6 +45,8 @@ typedef struct cp_s {
   cp_gkind_t cp_gkind;
   const sp_term_t *cp_gterm;
   const char *cp_base;      /* the query's BASE (IRI() of a relative constant), NULL = none */
+  int cp_solution_vars;     /* BNODE(str)'s solution key: the first N variables of the
+                               scope (an Extend's input, not its own new ones); -1 all */
   bool cp_in_on;            /* compiling a LEFT JOIN's ON condition: no subqueries
                                (dictionary constants become their text) */
 } cp_t;

@@ -239,6 +239,11 @@ def main():
                     got = [tuple(r[:2]) + (",".join(sorted(r[2].strip('"').split(","))),) for r in got]
                     want = tuple(want[:2]) + ("1,1.0,2",)
                 check("typed: %s" % q, [tuple(want)] == got, "got %r want %r" % (got, [tuple(want)]))
+            got = c.execute("SPARQL " + PFX + 'SELECT ?s (BNODE("a") AS ?a) (BNODE("a") AS ?b) (BNODE("b") AS ?c) '
+                            'WHERE { ?s a ex:Person }').fetchall()
+            check("BNODE(str): one blank node per string per solution",
+                  len(got) == 4 and all(r[1] == r[2] and r[1] != r[3] and r[1].startswith("_:") for r in got)
+                  and len({r[1] for r in got}) == 4, repr(got))
             got = c.execute("SPARQL " + PFX + "SELECT ?n WHERE { ex:erin ex:nick ?n }").fetchall()
             check("language tags are stored lower-cased", got == [('"Erin"@en-gb',)], repr(got))
             got = c.execute("SPARQL " + PFX + 'SELECT ?s WHERE { ?s ex:nick "Erin"@en-GB }').fetchall()
