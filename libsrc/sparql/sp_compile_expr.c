@@ -115,12 +115,12 @@ static char *cp_cmp_text(cp_t *c, const char *op, const cp_expr_t *a, const cp_e
   return arena_sprintf(c->cp_a, "sparql_cmp('%s', %s, %s)", op, cp_text_of(c, a), cp_text_of(c, b));
 }
 
-/* Term equality (§17.3 "="): on ids the same id is the same term (a
- * constant unknown to the store is id 0, equal to nothing); two inline
- * numbers compare by value (1 = 1.0); an IRI or blank node equals only
- * itself; other pairs of literals (dictionary literals, dates, booleans)
- * are decoded and compared by value or as terms (an unknown datatype is
- * an error). */
+/* Term equality (§17.3 "="): on ids the same id is the same term; two
+ * inline numbers compare by value (1 = 1.0); an IRI or blank node equals
+ * only itself; other pairs (dictionary literals, dates, booleans, and a
+ * constant unknown to the store, id 0, which may still equal a stored
+ * term by value) are decoded and compared by sparql_cmp (an unknown
+ * datatype's different literals are an error). */
 static char *cp_eq_sql(cp_t *c, const cp_expr_t *a, const cp_expr_t *b)
 {
   if (a->ce_kind != CP_E_ID || b->ce_kind != CP_E_ID || (a->ce_nt && b->ce_nt))
@@ -129,14 +129,14 @@ static char *cp_eq_sql(cp_t *c, const cp_expr_t *a, const cp_expr_t *b)
     const cp_expr_t *k = a->ce_num_id ? a : b, *v = a->ce_num_id ? b : a;
     return arena_sprintf(c->cp_a,
                          "(CASE WHEN %1$s < 0 THEN (%1$s & " CP_NUM_MASK ") = (%2$s & " CP_NUM_MASK ")"
-                         " WHEN %1$s < " CP_LIT_LO " THEN FALSE ELSE %3$s END)",
+                         " WHEN %1$s >= " CP_BNODE_LO " AND %1$s < " CP_LIT_LO " THEN FALSE ELSE %3$s END)",
                          v->ce_sql, cp_num_sql(c, k), cp_cmp_text(c, "=", v, k));
   }
   return arena_sprintf(c->cp_a,
                        "(CASE WHEN %1$s = %2$s AND %1$s <> 0 THEN TRUE"
                        " WHEN %1$s < 0 AND %2$s < 0 THEN (%1$s & " CP_NUM_MASK ") = (%2$s & " CP_NUM_MASK ")"
-                       " WHEN (%1$s >= 0 AND %1$s < " CP_LIT_LO ") OR (%2$s >= 0 AND %2$s < " CP_LIT_LO
-                       ") THEN FALSE ELSE %3$s END)",
+                       " WHEN (%1$s >= " CP_BNODE_LO " AND %1$s < " CP_LIT_LO ") OR (%2$s >= " CP_BNODE_LO
+                       " AND %2$s < " CP_LIT_LO ") THEN FALSE ELSE %3$s END)",
                        a->ce_sql, b->ce_sql, cp_cmp_text(c, "=", a, b));
 }
 

@@ -32,6 +32,7 @@ ex:bob a ex:Person ; ex:name "Bob"@en ; ex:age 17 ; ex:knows ex:carol .
 ex:carol a ex:Person ; ex:name "Carol" ; ex:age 30.5 ; ex:height "tall" .
 ex:dave a ex:Robot ; ex:name "Dave" ; ex:age 42 .
 ex:erin a ex:Person ; ex:nick "Erin"@EN-GB .
+ex:frank ex:born "2006-08-23Z"^^xsd:date .
 """
 TRIG = """@prefix ex: <http://example.org/> .
 ex:g1 { ex:alice ex:likes ex:tea . ex:bob ex:likes ex:coffee . }
@@ -109,6 +110,8 @@ QUERIES = [
     ("group by expression", "SELECT ?big (COUNT(*) AS ?n) WHERE { ?s ex:age ?a } GROUP BY (?a > 20 AS ?big)"),
     ("having sum", "SELECT ?t WHERE { ?x a ?t ; ex:age ?a } GROUP BY ?t HAVING (SUM(?a) > 50)"),
     ("join on computed", 'SELECT ?s WHERE { ?s ex:name ?n BIND(STR(?n) AS ?k) VALUES ?k { "Bob" "Carol" } }'),
+    ("unknown number constant equal by value", 'SELECT ?s WHERE { ?s ex:age ?a FILTER(?a = "042"^^xsd:integer) }'),
+    ("unknown date constant", 'SELECT ?s WHERE { ?s ex:born ?d FILTER(?d = "2006-08-23+00:00"^^xsd:date) }'),
     ("optional filter with a string constant", 'SELECT ?s ?n WHERE { ?s a ex:Person OPTIONAL { ?s ex:name ?n FILTER(?n != "Alice") } }'),
     ("count distinct star", "SELECT (COUNT(DISTINCT *) AS ?n) WHERE { ?s a ex:Person OPTIONAL { ?s ex:knows ?k } }"),
     ("union of ids and terms", 'SELECT ?x WHERE { { ?s ex:name ?x } UNION { BIND("Zed" AS ?x) } }'),
