@@ -16,7 +16,7 @@
  * (beyond that an error, not a rounded answer), float and double as
  * doubles; the operator mapping's promotion integer < decimal < float <
  * double. REGEX and REPLACE use PCRE2 in UTF mode with XPath's flags (i s
- * m x q), the hashes OpenSSL. */
+ * m x q), the hashes OpenSSL, UCASE and LCASE utf8proc's case mapping. */
 #include <ctype.h>
 #include <math.h>
 #include <openssl/evp.h>
@@ -27,6 +27,7 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <utf8proc.h>
 
 #include "exec/expr.h"
 #include "rdf/rdf_int.h"
@@ -523,28 +524,10 @@ static uint32_t fn_utf8_get(const char *s, size_t n, size_t *i)
   return cp;
 }
 
-/* Simple case mapping for Latin-1, Latin Extended-A pairs, Greek and
- * Cyrillic: the scripts the tests and most data use. */
+/* Unicode simple case mapping (utf8proc), code point by code point. */
 static uint32_t fn_case(uint32_t c, bool upper)
 {
-  if (upper) {
-    if ((c >= 'a' && c <= 'z') || (c >= 0xE0 && c <= 0xFE && c != 0xF7) || (c >= 0x3B1 && c <= 0x3C9 && c != 0x3C2) ||
-        (c >= 0x430 && c <= 0x44F))
-      return c - 0x20;
-    if (c >= 0x450 && c <= 0x45F)
-      return c - 0x50;
-    if (c >= 0x100 && c <= 0x17F && (c & 1) && c != 0x131 && c != 0x149 && c != 0x17F)
-      return c - 1;
-    return c;
-  }
-  if ((c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7) || (c >= 0x391 && c <= 0x3A9) ||
-      (c >= 0x410 && c <= 0x42F))
-    return c + 0x20;
-  if (c >= 0x400 && c <= 0x40F)
-    return c + 0x50;
-  if (c >= 0x100 && c <= 0x17F && !(c & 1) && c != 0x130 && c != 0x138)
-    return c + 1;
-  return c;
+  return (uint32_t)(upper ? utf8proc_toupper((utf8proc_int32_t)c) : utf8proc_tolower((utf8proc_int32_t)c));
 }
 
 /* ---- regular expressions -------------------------------------------------- */
@@ -821,7 +804,9 @@ static char *fn_changecase(fn_ctx_t *f, const rdf_term_t *t, bool upper)
 {
   if (!fn_is_strlit(t))
     return NULL;
-  char *s = arena_alloc(f->a, t->rt_len * 2 + 1);
+  /* a simple mapping may change a character's UTF-8 length (ı → I), never
+   * beyond 4 bytes */
+  char *s = arena_alloc(f->a, t->rt_len * 4 + 1);
   size_t o = 0, i = 0;
   while (i < t->rt_len)
     o += fn_utf8_put(s + o, fn_case(fn_utf8_get(t->rt_str, t->rt_len, &i), upper));
