@@ -1590,8 +1590,57 @@ static int rs_agg_list(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *o
   return CZ_OK;
 }
 
+/* sparql_order_num(t): for ORDER BY over ids, a number's place among the
+ * inline numbers — the inline id of its value (its canonical form when
+ * that fits, else the double of its value rounded to 15 digits, which
+ * orders the same except between values closer than that); NULL for a
+ * non-number (or NaN, INF). */
+static int rs_order_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  (void)x, (void)e;
+  rdf_term_t t;
+  *out = (datum_t){.d_null = true};
+  if (!fn_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &t) || !fn_is_lit(&t) || !t.rt_dt)
+    return CZ_OK;
+  rdf_xsd_t k = rdf_xsd_of(&t);
+  rdf_xsd_val_t v;
+  if (!rdf_xsd_is_numeric(k) || rdf_xsd_parse(k, t.rt_str, t.rt_len, &v, NULL) != CZ_OK)
+    return CZ_OK;
+  char canon[128];
+  rdf_id_t id = 0;
+  if (rdf_xsd_canonical(&v, t.rt_str, t.rt_len, canon, sizeof canon) > 0) {
+    rdf_term_t ct = fn_lit(canon, strlen(canon), fn_cstr(c->xc_arena, t.rt_dt, t.rt_dt_len), NULL);
+    id = rdf_id_encode_literal(&ct);
+  }
+  if (!id) {
+    double d = v.xv_big || k == XSD_DOUBLE || k == XSD_FLOAT ? strtod(t.rt_str, NULL) : 0;
+    if (!v.xv_big && k != XSD_DOUBLE && k != XSD_FLOAT) {
+      fn_num_t n;
+      if (!fn_num_get(&t, &n))
+        return CZ_OK;
+      d = fn_num_dbl(&n);
+    }
+    if (!isfinite(d))
+      return CZ_OK;
+    char dl[64];
+    snprintf(dl, sizeof dl, "%.14E", d);
+    rdf_term_t dt = fn_lit(dl, strlen(dl), XSD_NS_FN "double", NULL);
+    rdf_xsd_val_t dv;
+    if (rdf_xsd_parse(XSD_DOUBLE, dl, strlen(dl), &dv, NULL) != CZ_OK ||
+        rdf_xsd_canonical(&dv, dl, strlen(dl), canon, sizeof canon) <= 0)
+      return CZ_OK;
+    dt = fn_lit(canon, strlen(canon), XSD_NS_FN "double", NULL);
+    id = rdf_id_encode_literal(&dt);
+  }
+  if (id)
+    *out = (datum_t){.d_i64 = (int64_t)id};
+  return CZ_OK;
+}
+
 #define T TY_TEXT
 static const xfunc_def_t rs_fn_defs[] = {
+    {.fd_name = "sparql_order_num", .fd_nargs = 1, .fd_args = {T}, .fd_result = TY_INT8, .fd_flags = XF_STRICT,
+     .fd_row = rs_order_num},
     {.fd_name = "sparql_agg_list", .fd_nargs = 3, .fd_args = {T, T, T}, .fd_result = T, .fd_row = rs_agg_list},
     {.fd_name = "sparql_fn", .fd_nargs = 2, .fd_args = {T, T}, .fd_result = T, .fd_flags = XF_VARIADIC,
      .fd_row = rs_fn},

@@ -14,6 +14,7 @@
 #define CP_BNODE_LO "1152921504606846976"   /* 1 << 60 */
 #define CP_IRI_LO "2305843009213693952"     /* 2 << 60 */
 #define CP_LIT_LO "3458764513820540928"     /* 3 << 60 */
+#define CP_INLINE_LO "4611686018427387904"  /* 4 << 60: past the literal dictionary */
 #define CP_NUM_MASK "(-16)"                 /* clears the 4 type bits */
 #define CP_XSD_INTEGER "<http://www.w3.org/2001/XMLSchema#integer>"
 

@@ -32,7 +32,7 @@ ex:bob a ex:Person ; ex:name "Bob"@en ; ex:age 17 ; ex:knows ex:carol .
 ex:carol a ex:Person ; ex:name "Carol" ; ex:age 30.5 ; ex:height "tall" .
 ex:dave a ex:Robot ; ex:name "Dave" ; ex:age 42 .
 ex:erin a ex:Person ; ex:nick "Erin"@EN-GB .
-ex:frank ex:born "2006-08-23Z"^^xsd:date .
+ex:frank ex:born "2006-08-23Z"^^xsd:date ; ex:age "019"^^xsd:integer .
 """
 TRIG = """@prefix ex: <http://example.org/> .
 ex:g1 { ex:alice ex:likes ex:tea . ex:bob ex:likes ex:coffee . }
@@ -123,6 +123,7 @@ ORDERED = [
     ("order by expression", "SELECT ?s ?a WHERE { ?s ex:age ?a } ORDER BY DESC(?a * -1) ?s"),
     ("order by computed", 'SELECT ?s ?n WHERE { ?s ex:name ?n } ORDER BY STR(?n)'),
     ("order mixed terms", "SELECT ?o WHERE { ex:alice ?p ?o } ORDER BY ?o"),
+    ("order a dictionary number by value", "SELECT ?s ?a WHERE { ?s ex:age ?a } ORDER BY ?a ?s"),
 ]
 
 
@@ -191,6 +192,7 @@ def main():
         import rdflib
     except ImportError:
         return checks.skip("rdflib is not installed (scripts/install-deps.sh)")
+    rdflib.NORMALIZE_LITERALS = False  # "019"^^xsd:integer stays the term it is
     srv = checks.isolated_server(args, "sparql", buffers=4000)
     data = os.path.join(srv.folder, "rdfdata")
     srv.extra_ini = {"Parameters": {"DirsAllowed": data}}
