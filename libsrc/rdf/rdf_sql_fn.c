@@ -12,10 +12,8 @@
  * in canonical form as the inline ids decode). SQL NULL is SPARQL's error
  * (and unbound): every function returns NULL for an error, so FILTER drops
  * the row and BIND leaves the variable unbound, as §17.3 and §18.6 say.
- * Numbers: integers and decimals exactly as scaled 128-bit integers
- * (beyond that an error, not a rounded answer), float and double as
- * doubles; the operator mapping's promotion integer < decimal < float <
- * double. REGEX and REPLACE use PCRE2 in UTF mode with XPath's flags (i s
+ * Values, numbers, dates and comparisons are rdf_sparql_value.c's; this
+ * file is the library and its SQL registration. REGEX and REPLACE use PCRE2 in UTF mode with XPath's flags (i s
  * m x q), the hashes OpenSSL, UCASE and LCASE utf8proc's case mapping. */
 #include <ctype.h>
 #include <math.h>
@@ -32,431 +30,6 @@
 #include "exec/expr.h"
 #include "rdf/rdf_int.h"
 
-#define XSD_NS_FN RDF_NS_XSD
-
-/* ---- terms as text -------------------------------------------------------- */
-
-static char *arena_strndup(arena_t *a, const char *s, size_t n)
-{
-  char *p = arena_alloc(a, n + 1);
-  if (n)
-    memcpy(p, s, n);
-  p[n] = '\0';
-  return p;
-}
-
-/* One code point as UTF-8 into p; the byte count. */
-static size_t fn_utf8_put(char *p, uint32_t cp)
-{
-  if (cp < 0x80) {
-    p[0] = (char)cp;
-    return 1;
-  }
-  if (cp < 0x800) {
-    p[0] = (char)(0xC0 | (cp >> 6));
-    p[1] = (char)(0x80 | (cp & 0x3F));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    p[0] = (char)(0xE0 | (cp >> 12));
-    p[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    p[2] = (char)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  p[0] = (char)(0xF0 | (cp >> 18));
-  p[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-  p[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-  p[3] = (char)(0x80 | (cp & 0x3F));
-  return 4;
-}
-
-/* The body of a quoted string or IRI up to the closing delimiter, with the
- * N-Triples escapes undone; *pos moves past the delimiter. */
-static char *fn_unescape(arena_t *a, const char *s, size_t n, size_t *pos, char close, size_t *len)
-{
-  char *out = arena_alloc(a, n + 1);
-  size_t o = 0, i = *pos;
-  while (i < n && s[i] != close) {
-    if (s[i] != '\\' || i + 1 >= n) {
-      out[o++] = s[i++];
-      continue;
-    }
-    char e = s[i + 1];
-    int hex = e == 'u' ? 4 : e == 'U' ? 8 : 0;
-    if (hex) {
-      uint32_t cp = 0;
-      if (i + 2 + (size_t)hex > n)
-        return NULL;
-      for (int k = 0; k < hex; k++) {
-        char h = s[i + 2 + k];
-        if (!isxdigit((unsigned char)h))
-          return NULL;
-        cp = cp * 16 + (uint32_t)(isdigit((unsigned char)h) ? h - '0' : (tolower((unsigned char)h) - 'a' + 10));
-      }
-      o += fn_utf8_put(out + o, cp);
-      i += 2 + (size_t)hex;
-      continue;
-    }
-    switch (e) {
-    case 'n': out[o++] = '\n'; break;
-    case 'r': out[o++] = '\r'; break;
-    case 't': out[o++] = '\t'; break;
-    case 'b': out[o++] = '\b'; break;
-    case 'f': out[o++] = '\f'; break;
-    default: out[o++] = e; break;
-    }
-    i += 2;
-  }
-  if (i >= n)
-    return NULL;
-  out[o] = '\0';
-  *pos = i + 1;
-  *len = o;
-  return out;
-}
-
-/* A term from its N-Triples text; false when the text is not one. */
-static bool fn_parse(arena_t *a, const char *s, size_t n, rdf_term_t *t)
-{
-  *t = (rdf_term_t){0};
-  size_t pos = 1, len;
-  if (n >= 2 && s[0] == '<') {
-    if (!(t->rt_str = fn_unescape(a, s, n, &pos, '>', &len)))
-      return false;
-    t->rt_kind = RDF_IRI;
-    t->rt_len = len;
-    return true;
-  }
-  if (n >= 2 && s[0] == '_' && s[1] == ':') {
-    t->rt_kind = RDF_BNODE;
-    t->rt_str = arena_strndup(a, s + 2, n - 2);
-    t->rt_len = n - 2;
-    return true;
-  }
-  if (n < 2 || s[0] != '"' || !(t->rt_str = fn_unescape(a, s, n, &pos, '"', &len)))
-    return false;
-  t->rt_kind = RDF_LITERAL;
-  t->rt_len = len;
-  if (pos < n && s[pos] == '@') {
-    t->rt_lang = arena_strndup(a, s + pos + 1, n - pos - 1);
-    t->rt_lang_len = n - pos - 1;
-  } else if (pos + 2 < n && s[pos] == '^' && s[pos + 1] == '^' && s[pos + 2] == '<') {
-    pos += 3;
-    if (!(t->rt_dt = fn_unescape(a, s, n, &pos, '>', &len)))
-      return false;
-    t->rt_dt_len = len;
-    if (len == sizeof(RDF_XSD_STRING) - 1 && memcmp(t->rt_dt, RDF_XSD_STRING, len) == 0)
-      t->rt_dt = NULL, t->rt_dt_len = 0;
-  }
-  return true;
-}
-
-static rdf_term_t fn_lit(const char *lex, size_t len, const char *dt, const char *lang)
-{
-  return (rdf_term_t){.rt_kind = RDF_LITERAL, .rt_str = lex, .rt_len = len, .rt_dt = dt,
-                      .rt_dt_len = dt ? strlen(dt) : 0, .rt_lang = lang, .rt_lang_len = lang ? strlen(lang) : 0};
-}
-
-static bool fn_is_lit(const rdf_term_t *t) { return t->rt_kind == RDF_LITERAL; }
-/* A simple literal or xsd:string (RDF 1.1: one thing). */
-static bool fn_is_plain(const rdf_term_t *t) { return fn_is_lit(t) && !t->rt_dt && !t->rt_lang_len; }
-/* A string literal: plain or language-tagged (§17.4.3 "string literal"). */
-static bool fn_is_strlit(const rdf_term_t *t) { return fn_is_lit(t) && !t->rt_dt; }
-
-static char *fn_cstr(arena_t *a, const char *s, size_t n) { return arena_strndup(a, s, n); }
-
-/* ---- numbers -------------------------------------------------------------- */
-
-typedef enum fn_nk_e { N_INT, N_DEC, N_FLT, N_DBL } fn_nk_t;
-
-typedef struct fn_num_s {
-  fn_nk_t k;
-  __int128 m;   /* N_INT, N_DEC: value = m / 10^scale */
-  int scale;
-  double d;     /* N_FLT, N_DBL */
-} fn_num_t;
-
-#define FN_I128_LIMIT ((__int128)1 << 120)
-
-static __int128 fn_pow10(int n)
-{
-  __int128 p = 1;
-  while (n-- > 0)
-    p *= 10;
-  return p;
-}
-
-static double fn_num_dbl(const fn_num_t *n)
-{
-  if (n->k >= N_FLT)
-    return n->d;
-  return (double)n->m / (double)fn_pow10(n->scale);
-}
-
-/* A numeric literal's value; false when the term is not a valid number
- * (or one too big to compute with exactly). */
-static bool fn_num_get(const rdf_term_t *t, fn_num_t *n)
-{
-  if (!fn_is_lit(t) || !t->rt_dt)
-    return false;
-  rdf_xsd_t x = rdf_xsd_of(t);
-  if (!rdf_xsd_is_numeric(x))
-    return false;
-  rdf_xsd_val_t v;
-  if (rdf_xsd_parse(x, t->rt_str, t->rt_len, &v, NULL) != CZ_OK || v.xv_big)
-    return false;
-  *n = (fn_num_t){0};
-  if (x == XSD_DOUBLE || x == XSD_FLOAT) {
-    n->k = x == XSD_DOUBLE ? N_DBL : N_FLT;
-    n->d = v.xv_dbl;
-  } else if (x == XSD_DECIMAL) {
-    n->k = N_DEC;
-    n->m = v.xv_int;
-    n->scale = v.xv_scale;
-  } else {
-    n->k = N_INT;
-    n->m = v.xv_int;
-  }
-  return true;
-}
-
-static char *fn_i128_text(char *buf, __int128 v)
-{
-  char tmp[48];
-  int n = 0;
-  bool neg = v < 0;
-  unsigned __int128 u = neg ? (unsigned __int128)(-v) : (unsigned __int128)v;
-  do {
-    tmp[n++] = (char)('0' + (int)(u % 10));
-    u /= 10;
-  } while (u);
-  int o = 0;
-  if (neg)
-    buf[o++] = '-';
-  while (n)
-    buf[o++] = tmp[--n];
-  buf[o] = '\0';
-  return buf;
-}
-
-/* The canonical literal of a number; NULL for a value out of range. */
-static char *fn_num_term(arena_t *a, fn_num_t n)
-{
-  char buf[96];
-  rdf_term_t t;
-  if (n.k == N_INT) {
-    fn_i128_text(buf, n.m);
-    t = fn_lit(buf, strlen(buf), XSD_NS_FN "integer", NULL);
-  } else if (n.k == N_DEC) {
-    while (n.scale > 0 && n.m % 10 == 0)
-      n.m /= 10, n.scale--;
-    char digits[64];
-    bool neg = n.m < 0;
-    fn_i128_text(digits, neg ? -n.m : n.m);
-    size_t nd = strlen(digits), o = 0;
-    if (neg)
-      buf[o++] = '-';
-    if ((int)nd <= n.scale) {
-      buf[o++] = '0';
-      buf[o++] = '.';
-      for (int z = 0; z < n.scale - (int)nd; z++)
-        buf[o++] = '0';
-      memcpy(buf + o, digits, nd);
-      o += nd;
-    } else {
-      memcpy(buf + o, digits, nd - (size_t)n.scale);
-      o += nd - (size_t)n.scale;
-      buf[o++] = '.';
-      if (n.scale) {
-        memcpy(buf + o, digits + nd - (size_t)n.scale, (size_t)n.scale);
-        o += (size_t)n.scale;
-      } else
-        buf[o++] = '0';
-    }
-    buf[o] = '\0';
-    t = fn_lit(buf, o, XSD_NS_FN "decimal", NULL);
-  } else {
-    rdf_xsd_val_t v = {.xv_type = n.k == N_DBL ? XSD_DOUBLE : XSD_FLOAT, .xv_dbl = n.d};
-    if (n.k == N_FLT)
-      v.xv_dbl = (double)(float)n.d;
-    if (isnan(v.xv_dbl))
-      snprintf(buf, sizeof buf, "NaN");
-    else if (isinf(v.xv_dbl))
-      snprintf(buf, sizeof buf, "%sINF", v.xv_dbl < 0 ? "-" : "");
-    else if (rdf_xsd_canonical(&v, "", 0, buf, sizeof buf) < 0)
-      return NULL;
-    t = fn_lit(buf, strlen(buf), n.k == N_DBL ? XSD_NS_FN "double" : XSD_NS_FN "float", NULL);
-  }
-  return rdf_term_ntriples(&t, a);
-}
-
-static bool fn_big(__int128 v) { return v > FN_I128_LIMIT || v < -FN_I128_LIMIT; }
-
-/* Both numbers in the wider of their kinds (§17.3 numeric type promotion);
- * false when aligning two decimals' scales would overflow. */
-static bool fn_promote(fn_num_t *a, fn_num_t *b, fn_nk_t *kind)
-{
-  fn_nk_t k = a->k > b->k ? a->k : b->k;
-  if (k >= N_FLT) {
-    a->d = fn_num_dbl(a);
-    b->d = fn_num_dbl(b);
-  } else {
-    while (a->scale < b->scale) {
-      if (__builtin_mul_overflow(a->m, 10, &a->m) || fn_big(a->m))
-        return false;
-      a->scale++;
-    }
-    while (b->scale < a->scale) {
-      if (__builtin_mul_overflow(b->m, 10, &b->m) || fn_big(b->m))
-        return false;
-      b->scale++;
-    }
-  }
-  a->k = b->k = k;
-  *kind = k;
-  return true;
-}
-
-/* At most 30 fraction digits (the rest cut), trailing zeros dropped. */
-static void fn_dec_trim(fn_num_t *r)
-{
-  while (r->scale > 30)
-    r->m /= 10, r->scale--;
-  while (r->scale > 0 && r->m % 10 == 0)
-    r->m /= 10, r->scale--;
-}
-
-/* a op b for op in + - * /; false on an error (division by zero of
- * integers and decimals, overflow). */
-static bool fn_arith(char op, fn_num_t a, fn_num_t b, fn_num_t *r)
-{
-  fn_nk_t k;
-  if (!fn_promote(&a, &b, &k))
-    return false;
-  *r = (fn_num_t){.k = k};
-  if (k >= N_FLT) {
-    switch (op) {
-    case '+': r->d = a.d + b.d; break;
-    case '-': r->d = a.d - b.d; break;
-    case '*': r->d = a.d * b.d; break;
-    default: r->d = a.d / b.d; break;
-    }
-    return true;
-  }
-  r->scale = a.scale;
-  switch (op) {
-  case '+': r->m = a.m + b.m; break;
-  case '-': r->m = a.m - b.m; break;
-  case '*':
-    if (__builtin_mul_overflow(a.m, b.m, &r->m))
-      return false;
-    r->scale = a.scale * 2;
-    fn_dec_trim(r);
-    break;
-  default: {
-    /* Integer division gives a decimal (op:numeric-divide): 24 digits
-     * after the point, rounded half away from zero, then trimmed. */
-    if (b.m == 0)
-      return false;
-    r->k = N_DEC;
-    __int128 num = a.m;
-    int sc = 0;
-    while (sc < 24 && !fn_big(num * 10))
-      num *= 10, sc++;
-    __int128 q = num / b.m, rem = num % b.m;
-    if (rem && (rem < 0 ? -rem : rem) * 2 >= (b.m < 0 ? -b.m : b.m))
-      q += ((num < 0) != (b.m < 0)) ? -1 : 1;
-    r->m = q;
-    r->scale = sc;
-    fn_dec_trim(r);
-    break;
-  }
-  }
-  return !fn_big(r->m);
-}
-
-/* -1, 0, 1 comparing two numbers' values. */
-static int fn_num_cmp(fn_num_t a, fn_num_t b, bool *nan)
-{
-  fn_nk_t k;
-  *nan = false;
-  if (!fn_promote(&a, &b, &k)) {
-    /* scales too far apart for exact alignment: compare as doubles */
-    double x = fn_num_dbl(&a), y = fn_num_dbl(&b);
-    return x < y ? -1 : x > y;
-  }
-  if (k >= N_FLT) {
-    if (isnan(a.d) || isnan(b.d)) {
-      *nan = true;
-      return 0;
-    }
-    return a.d < b.d ? -1 : a.d > b.d;
-  }
-  return a.m < b.m ? -1 : a.m > b.m;
-}
-
-/* ---- dates ---------------------------------------------------------------- */
-
-typedef struct fn_dt_s {
-  int64_t year;
-  int month, day, hour, minute;
-  const char *sec;      /* seconds as written (with fraction) */
-  size_t sec_len;
-  bool has_tz;
-  int tz_min;
-  const char *tz;       /* "Z", "+05:00" as written, or "" */
-  double epoch;         /* seconds, the local time taken as UTC when no tz, for ordering */
-} fn_dt_t;
-
-static int64_t fn_days_from_civil(int64_t y, int m, int d)
-{
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-/* xsd:dateTime (or xsd:date, fields past the day zero) from a valid literal. */
-static bool fn_dt_get(const rdf_term_t *t, fn_dt_t *d, bool date_ok)
-{
-  if (!fn_is_lit(t) || !t->rt_dt)
-    return false;
-  rdf_xsd_t x = rdf_xsd_of(t);
-  if (x != XSD_DATETIME && !(date_ok && x == XSD_DATE))
-    return false;
-  rdf_xsd_val_t v;
-  if (rdf_xsd_parse(x, t->rt_str, t->rt_len, &v, NULL) != CZ_OK)
-    return false;
-  *d = (fn_dt_t){0};
-  const char *s = t->rt_str, *end = s + t->rt_len;
-  const char *p = s + (*s == '-');
-  char *q;
-  d->year = strtoll(p, &q, 10);
-  if (*s == '-')
-    d->year = -d->year;
-  d->month = atoi(q + 1);
-  d->day = atoi(q + 4);
-  p = q + 6;
-  if (x == XSD_DATETIME) {
-    d->hour = atoi(p + 1);
-    d->minute = atoi(p + 4);
-    d->sec = p + 7;
-    const char *e = d->sec;
-    while (e < end && (isdigit((unsigned char)*e) || *e == '.'))
-      e++;
-    d->sec_len = (size_t)(e - d->sec);
-    p = e;
-  }
-  d->tz = p;
-  d->has_tz = v.xv_has_tz;
-  d->tz_min = v.xv_tz_min;
-  double secs = d->sec ? strtod(d->sec, NULL) : 0;
-  d->epoch = (double)fn_days_from_civil(d->year, d->month, d->day) * 86400.0 + d->hour * 3600.0 +
-             d->minute * 60.0 + secs - (d->has_tz ? d->tz_min * 60.0 : 0);
-  return true;
-}
 
 /* ---- the result of one call ----------------------------------------------- */
 
@@ -466,26 +39,26 @@ typedef struct fn_ctx_s {
 } fn_ctx_t;
 
 static char *fn_out(fn_ctx_t *f, rdf_term_t t) { return rdf_term_ntriples(&t, f->a); }
-static char *fn_plain(fn_ctx_t *f, const char *s, size_t n) { return fn_out(f, fn_lit(s, n, NULL, NULL)); }
+static char *fn_plain(fn_ctx_t *f, const char *s, size_t n) { return fn_out(f, rdf_sv_lit(s, n, NULL, NULL)); }
 static char *fn_bool(fn_ctx_t *f, bool b)
 {
-  return fn_out(f, fn_lit(b ? "true" : "false", b ? 4 : 5, XSD_NS_FN "boolean", NULL));
+  return fn_out(f, rdf_sv_lit(b ? "true" : "false", b ? 4 : 5, XSD_NS_FN "boolean", NULL));
 }
 static char *fn_int(fn_ctx_t *f, int64_t v)
 {
-  return fn_num_term(f->a, (fn_num_t){.k = N_INT, .m = v});
+  return rdf_sv_num_term(f->a, (rdf_sv_num_t){.k = SV_INT, .m = v});
 }
 
 /* A string literal like model's (same language tag; xsd:string or plain). */
 static char *fn_like(fn_ctx_t *f, const rdf_term_t *model, const char *s, size_t n)
 {
-  return fn_out(f, fn_lit(s, n, NULL, model->rt_lang_len ? fn_cstr(f->a, model->rt_lang, model->rt_lang_len) : NULL));
+  return fn_out(f, rdf_sv_lit(s, n, NULL, model->rt_lang_len ? rdf_sv_cstr(f->a, model->rt_lang, model->rt_lang_len) : NULL));
 }
 
 /* §17.4.3.1.1 argument compatibility of two string literals. */
 static bool fn_compatible(const rdf_term_t *a, const rdf_term_t *b)
 {
-  if (!fn_is_strlit(a) || !fn_is_strlit(b))
+  if (!rdf_sv_is_strlit(a) || !rdf_sv_is_strlit(b))
     return false;
   if (!b->rt_lang_len)
     return true;
@@ -604,9 +177,9 @@ static char *fn_str(ARGS)
 static char *fn_lang(ARGS)
 {
   UNUSED_ARGS;
-  if (!fn_is_lit(&t[0]))
+  if (!rdf_sv_is_lit(&t[0]))
     return NULL;
-  char *l = fn_cstr(f->a, t[0].rt_lang ? t[0].rt_lang : "", t[0].rt_lang_len);
+  char *l = rdf_sv_cstr(f->a, t[0].rt_lang ? t[0].rt_lang : "", t[0].rt_lang_len);
   for (char *p = l; *p; p++)
     *p = (char)tolower((unsigned char)*p);
   return fn_plain(f, l, t[0].rt_lang_len);
@@ -615,16 +188,16 @@ static char *fn_lang(ARGS)
 static char *fn_datatype(ARGS)
 {
   UNUSED_ARGS;
-  if (!fn_is_lit(&t[0]))
+  if (!rdf_sv_is_lit(&t[0]))
     return NULL;
-  const char *dt = t[0].rt_lang_len ? RDF_LANGSTRING : t[0].rt_dt ? fn_cstr(f->a, t[0].rt_dt, t[0].rt_dt_len) : RDF_XSD_STRING;
+  const char *dt = t[0].rt_lang_len ? RDF_LANGSTRING : t[0].rt_dt ? rdf_sv_cstr(f->a, t[0].rt_dt, t[0].rt_dt_len) : RDF_XSD_STRING;
   return fn_out(f, rdf_iri(dt));
 }
 
 static char *fn_langmatches(ARGS)
 {
   UNUSED_ARGS;
-  if (!fn_is_plain(&t[0]) || !fn_is_plain(&t[1]))
+  if (!rdf_sv_is_plain(&t[0]) || !rdf_sv_is_plain(&t[1]))
     return NULL;
   const rdf_term_t *tag = &t[0], *range = &t[1];
   if (range->rt_len == 1 && range->rt_str[0] == '*')
@@ -639,13 +212,13 @@ static char *fn_iri(ARGS)
   UNUSED_ARGS;
   if (t[0].rt_kind == RDF_IRI)
     return fn_out(f, t[0]);
-  if (!fn_is_plain(&t[0]))
+  if (!rdf_sv_is_plain(&t[0]))
     return NULL;
   /* Only absolute IRIs: the query's base is not known here. */
   const char *colon = memchr(t[0].rt_str, ':', t[0].rt_len);
   if (!colon || colon == t[0].rt_str)
     return NULL;
-  return fn_out(f, rdf_iri(fn_cstr(f->a, t[0].rt_str, t[0].rt_len)));
+  return fn_out(f, rdf_iri(rdf_sv_cstr(f->a, t[0].rt_str, t[0].rt_len)));
 }
 
 static void fn_random(void *buf, size_t n)
@@ -672,7 +245,7 @@ static char *fn_bnode(ARGS)
     /* BNODE(str) with the solution's key (the compiler passes its
      * variables' values): one blank node per string per solution, a
      * different one for another string or another solution (§17.4.2.9). */
-    if (!fn_is_plain(&t[0]) || !fn_is_plain(&t[1]))
+    if (!rdf_sv_is_plain(&t[0]) || !rdf_sv_is_plain(&t[1]))
       return NULL;
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int len = 0;
@@ -701,7 +274,7 @@ static char *fn_rand(ARGS)
   UNUSED_ARGS;
   uint64_t r;
   fn_random(&r, sizeof r);
-  return fn_num_term(f->a, (fn_num_t){.k = N_DBL, .d = (double)(r >> 11) / 9007199254740992.0});
+  return rdf_sv_num_term(f->a, (rdf_sv_num_t){.k = SV_DBL, .d = (double)(r >> 11) / 9007199254740992.0});
 }
 
 static char *fn_uuid(ARGS)
@@ -732,23 +305,23 @@ static char *fn_now(ARGS)
   gmtime_r(&secs, &tm);
   char *s = arena_sprintf(f->a, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
                           tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)((us / 1000) % 1000));
-  return fn_out(f, fn_lit(s, strlen(s), XSD_NS_FN "dateTime", NULL));
+  return fn_out(f, rdf_sv_lit(s, strlen(s), XSD_NS_FN "dateTime", NULL));
 }
 
 static char *fn_rounding(fn_ctx_t *f, const rdf_term_t *t, char how)
 {
-  fn_num_t v;
-  if (!fn_num_get(t, &v))
+  rdf_sv_num_t v;
+  if (!rdf_sv_num_get(t, &v))
     return NULL;
-  if (v.k >= N_FLT) {
+  if (v.k >= SV_FLT) {
     v.d = how == 'a' ? fabs(v.d) : how == 'c' ? ceil(v.d) : how == 'f' ? floor(v.d) : floor(v.d + 0.5);
-    return fn_num_term(f->a, v);
+    return rdf_sv_num_term(f->a, v);
   }
   if (how == 'a') {
     v.m = v.m < 0 ? -v.m : v.m;
-    return fn_num_term(f->a, v);
+    return rdf_sv_num_term(f->a, v);
   }
-  __int128 p = fn_pow10(v.scale), q = v.m / p, r = v.m % p;
+  __int128 p = rdf_sv_pow10(v.scale), q = v.m / p, r = v.m % p;
   if (how == 'c' && r > 0)
     q++;
   else if (how == 'f' && r < 0)
@@ -757,7 +330,7 @@ static char *fn_rounding(fn_ctx_t *f, const rdf_term_t *t, char how)
     q += r > 0 ? 1 : -1;
   v.m = q;
   v.scale = 0;
-  return fn_num_term(f->a, v);
+  return rdf_sv_num_term(f->a, v);
 }
 
 static char *fn_abs(ARGS) { UNUSED_ARGS; return fn_rounding(f, &t[0], 'a'); }
@@ -773,7 +346,7 @@ static char *fn_concat(ARGS)
   size_t lang_len = 0;
   bool same_lang = true;
   for (int i = 0; i < n; i++) {
-    if (!fn_is_strlit(&t[i]))
+    if (!rdf_sv_is_strlit(&t[i]))
       return NULL;
     len += t[i].rt_len;
     if (i == 0) {
@@ -789,27 +362,27 @@ static char *fn_concat(ARGS)
     o += t[i].rt_len;
   }
   s[o] = '\0';
-  return fn_out(f, fn_lit(s, o, NULL, same_lang && lang_len ? fn_cstr(f->a, lang, lang_len) : NULL));
+  return fn_out(f, rdf_sv_lit(s, o, NULL, same_lang && lang_len ? rdf_sv_cstr(f->a, lang, lang_len) : NULL));
 }
 
 static char *fn_strlen(ARGS)
 {
   UNUSED_ARGS;
-  if (!fn_is_strlit(&t[0]))
+  if (!rdf_sv_is_strlit(&t[0]))
     return NULL;
   return fn_int(f, (int64_t)fn_utf8_len(t[0].rt_str, t[0].rt_len));
 }
 
 static char *fn_changecase(fn_ctx_t *f, const rdf_term_t *t, bool upper)
 {
-  if (!fn_is_strlit(t))
+  if (!rdf_sv_is_strlit(t))
     return NULL;
   /* a simple mapping may change a character's UTF-8 length (ı → I), never
    * beyond 4 bytes */
   char *s = arena_alloc(f->a, t->rt_len * 4 + 1);
   size_t o = 0, i = 0;
   while (i < t->rt_len)
-    o += fn_utf8_put(s + o, fn_case(fn_utf8_get(t->rt_str, t->rt_len, &i), upper));
+    o += rdf_sv_utf8_put(s + o, fn_case(fn_utf8_get(t->rt_str, t->rt_len, &i), upper));
   s[o] = '\0';
   return fn_like(f, t, s, o);
 }
@@ -820,7 +393,7 @@ static char *fn_lcase(ARGS) { UNUSED_ARGS; return fn_changecase(f, &t[0], false)
 static char *fn_encode_for_uri(ARGS)
 {
   UNUSED_ARGS;
-  if (!fn_is_strlit(&t[0]))
+  if (!rdf_sv_is_strlit(&t[0]))
     return NULL;
   char *s = arena_alloc(f->a, t[0].rt_len * 3 + 1);
   size_t o = 0;
@@ -888,12 +461,12 @@ static char *fn_strafter(ARGS) { UNUSED_ARGS; return fn_strbefore_after(f, t, tr
 static char *fn_substr(ARGS)
 {
   UNUSED_ARGS;
-  fn_num_t s, l;
-  if (!fn_is_strlit(&t[0]) || !fn_num_get(&t[1], &s) || (n > 2 && !fn_num_get(&t[2], &l)))
+  rdf_sv_num_t s, l;
+  if (!rdf_sv_is_strlit(&t[0]) || !rdf_sv_num_get(&t[1], &s) || (n > 2 && !rdf_sv_num_get(&t[2], &l)))
     return NULL;
   /* XPath fn:substring: the characters at positions p with
    * round(start) <= p < round(start) + round(length). */
-  double st = floor(fn_num_dbl(&s) + 0.5), end = n > 2 ? st + floor(fn_num_dbl(&l) + 0.5) : INFINITY;
+  double st = floor(rdf_sv_num_dbl(&s) + 0.5), end = n > 2 ? st + floor(rdf_sv_num_dbl(&l) + 0.5) : INFINITY;
   if (isnan(st) || isnan(end))
     return fn_like(f, &t[0], "", 0);
   size_t nc = fn_utf8_len(t[0].rt_str, t[0].rt_len);
@@ -907,8 +480,8 @@ static char *fn_substr(ARGS)
 
 static char *fn_datepart(fn_ctx_t *f, const rdf_term_t *t, char what)
 {
-  fn_dt_t d;
-  if (!fn_dt_get(t, &d, false))
+  rdf_sv_dt_t d;
+  if (!rdf_sv_dt_get(t, &d, false))
     return NULL;
   switch (what) {
   case 'Y': return fn_int(f, d.year);
@@ -917,11 +490,11 @@ static char *fn_datepart(fn_ctx_t *f, const rdf_term_t *t, char what)
   case 'h': return fn_int(f, d.hour);
   case 'm': return fn_int(f, d.minute);
   case 's': {
-    rdf_term_t dec = fn_lit(fn_cstr(f->a, d.sec, d.sec_len), d.sec_len, XSD_NS_FN "decimal", NULL);
-    fn_num_t v;
-    if (!fn_num_get(&dec, &v))
+    rdf_term_t dec = rdf_sv_lit(rdf_sv_cstr(f->a, d.sec, d.sec_len), d.sec_len, XSD_NS_FN "decimal", NULL);
+    rdf_sv_num_t v;
+    if (!rdf_sv_num_get(&dec, &v))
       return NULL;
-    return fn_num_term(f->a, v);
+    return rdf_sv_num_term(f->a, v);
   }
   case 'z': {
     if (!d.has_tz)
@@ -931,7 +504,7 @@ static char *fn_datepart(fn_ctx_t *f, const rdf_term_t *t, char what)
                      : arena_sprintf(f->a, "%sPT%s%s", d.tz_min < 0 ? "-" : "",
                                      m / 60 ? arena_sprintf(f->a, "%dH", m / 60) : "",
                                      m % 60 ? arena_sprintf(f->a, "%dM", m % 60) : "");
-    return fn_out(f, fn_lit(s, strlen(s), XSD_NS_FN "dayTimeDuration", NULL));
+    return fn_out(f, rdf_sv_lit(s, strlen(s), XSD_NS_FN "dayTimeDuration", NULL));
   }
   default:
     return fn_plain(f, d.tz, strlen(d.tz));
@@ -949,7 +522,7 @@ static char *fn_tz(ARGS) { UNUSED_ARGS; return fn_datepart(f, &t[0], 't'); }
 
 static char *fn_hash(fn_ctx_t *f, const rdf_term_t *t, const char *alg)
 {
-  if (!fn_is_plain(t))
+  if (!rdf_sv_is_plain(t))
     return NULL;
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
@@ -971,31 +544,31 @@ static char *fn_sha512(ARGS) { UNUSED_ARGS; return fn_hash(f, &t[0], "SHA512"); 
 static char *fn_strlang(ARGS)
 {
   UNUSED_ARGS;
-  if (!fn_is_plain(&t[0]) || !fn_is_plain(&t[1]) || t[1].rt_len == 0)
+  if (!rdf_sv_is_plain(&t[0]) || !rdf_sv_is_plain(&t[1]) || t[1].rt_len == 0)
     return NULL;
-  char *l = fn_cstr(f->a, t[1].rt_str, t[1].rt_len);
+  char *l = rdf_sv_cstr(f->a, t[1].rt_str, t[1].rt_len);
   for (char *p = l; *p; p++) {
     if (!isalnum((unsigned char)*p) && *p != '-')
       return NULL;
     *p = (char)tolower((unsigned char)*p);
   }
-  return fn_out(f, fn_lit(t[0].rt_str, t[0].rt_len, NULL, l));
+  return fn_out(f, rdf_sv_lit(t[0].rt_str, t[0].rt_len, NULL, l));
 }
 
 static char *fn_strdt(ARGS)
 {
   UNUSED_ARGS;
-  if (!fn_is_plain(&t[0]) || t[1].rt_kind != RDF_IRI)
+  if (!rdf_sv_is_plain(&t[0]) || t[1].rt_kind != RDF_IRI)
     return NULL;
-  return fn_out(f, fn_lit(t[0].rt_str, t[0].rt_len, fn_cstr(f->a, t[1].rt_str, t[1].rt_len), NULL));
+  return fn_out(f, rdf_sv_lit(t[0].rt_str, t[0].rt_len, rdf_sv_cstr(f->a, t[1].rt_str, t[1].rt_len), NULL));
 }
 
 static char *fn_isnumeric(ARGS)
 {
   UNUSED_ARGS;
-  fn_num_t v;
-  bool num = fn_num_get(&t[0], &v);
-  if (!num && fn_is_lit(&t[0]) && t[0].rt_dt && rdf_xsd_is_numeric(rdf_xsd_of(&t[0]))) {
+  rdf_sv_num_t v;
+  bool num = rdf_sv_num_get(&t[0], &v);
+  if (!num && rdf_sv_is_lit(&t[0]) && t[0].rt_dt && rdf_xsd_is_numeric(rdf_xsd_of(&t[0]))) {
     rdf_xsd_val_t xv; /* a valid number too big to compute with is still numeric */
     num = rdf_xsd_parse(rdf_xsd_of(&t[0]), t[0].rt_str, t[0].rt_len, &xv, NULL) == CZ_OK;
   }
@@ -1005,7 +578,7 @@ static char *fn_isnumeric(ARGS)
 static char *fn_regex_call(ARGS)
 {
   UNUSED_ARGS;
-  if (!fn_is_strlit(&t[0]) || !fn_is_plain(&t[1]) || (n > 2 && !fn_is_plain(&t[2])))
+  if (!rdf_sv_is_strlit(&t[0]) || !rdf_sv_is_plain(&t[1]) || (n > 2 && !rdf_sv_is_plain(&t[2])))
     return NULL;
   bool err;
   pcre2_code *code = fn_regex(&t[1], n > 2 ? &t[2] : NULL, &err);
@@ -1022,7 +595,7 @@ static char *fn_regex_call(ARGS)
 static char *fn_replace(ARGS)
 {
   UNUSED_ARGS;
-  if (!fn_is_strlit(&t[0]) || !fn_is_plain(&t[1]) || !fn_is_plain(&t[2]) || (n > 3 && !fn_is_plain(&t[3])))
+  if (!rdf_sv_is_strlit(&t[0]) || !rdf_sv_is_plain(&t[1]) || !rdf_sv_is_plain(&t[2]) || (n > 3 && !rdf_sv_is_plain(&t[3])))
     return NULL;
   bool err;
   pcre2_code *code = fn_regex(&t[1], n > 3 ? &t[3] : NULL, &err);
@@ -1062,22 +635,22 @@ static char *fn_replace(ARGS)
 /* The binary operators and unary minus and plus. */
 static char *fn_arith_call(fn_ctx_t *f, rdf_term_t *t, int n, char op)
 {
-  fn_num_t a, b, r;
-  if (!fn_num_get(&t[0], &a))
+  rdf_sv_num_t a, b, r;
+  if (!rdf_sv_num_get(&t[0], &a))
     return NULL;
   if (n == 1) {
     if (op == '-') {
-      if (a.k >= N_FLT)
+      if (a.k >= SV_FLT)
         a.d = -a.d;
       else
         a.m = -a.m;
     }
-    if (a.k == N_INT || a.k == N_DEC || a.k == N_FLT || a.k == N_DBL)
-      return fn_num_term(f->a, a);
+    if (a.k == SV_INT || a.k == SV_DEC || a.k == SV_FLT || a.k == SV_DBL)
+      return rdf_sv_num_term(f->a, a);
   }
-  if (!fn_num_get(&t[1], &b) || !fn_arith(op, a, b, &r))
+  if (!rdf_sv_num_get(&t[1], &b) || !rdf_sv_arith(op, a, b, &r))
     return NULL;
-  return fn_num_term(f->a, r);
+  return rdf_sv_num_term(f->a, r);
 }
 
 static char *fn_add(ARGS) { UNUSED_ARGS; return fn_arith_call(f, t, n, '+'); }
@@ -1100,8 +673,8 @@ static char *fn_cast(ARGS)
   if (v->rt_kind == RDF_IRI || v->rt_lang_len)
     return NULL;
   rdf_xsd_t from = rdf_xsd_of(v);
-  fn_num_t num;
-  bool isnum = fn_num_get(v, &num);
+  rdf_sv_num_t num;
+  bool isnum = rdf_sv_num_get(v, &num);
   if (from == XSD_STRING) {
     /* A string is cast by its lexical form (whitespace collapsed at the
      * ends, as XML Schema's facets say for these types). */
@@ -1110,14 +683,14 @@ static char *fn_cast(ARGS)
       b++;
     while (e > b && isspace((unsigned char)v->rt_str[e - 1]))
       e--;
-    char *lex = fn_cstr(f->a, v->rt_str + b, e - b);
+    char *lex = rdf_sv_cstr(f->a, v->rt_str + b, e - b);
     rdf_xsd_val_t xv;
     if (rdf_xsd_parse(to, lex, e - b, &xv, NULL) != CZ_OK || to == XSD_OTHER)
       return NULL;
     char canon[96];
     int cl = rdf_xsd_canonical(&xv, lex, e - b, canon, sizeof canon);
     const char *out = cl >= 0 ? canon : lex;
-    return fn_out(f, fn_lit(out, strlen(out), rdf_xsd_iri(to), NULL));
+    return fn_out(f, rdf_sv_lit(out, strlen(out), rdf_xsd_iri(to), NULL));
   }
   if (to == XSD_BOOLEAN) {
     if (from == XSD_BOOLEAN) {
@@ -1129,7 +702,7 @@ static char *fn_cast(ARGS)
     if (!isnum)
       return NULL;
     bool nan;
-    bool z = fn_num_cmp(num, (fn_num_t){.k = N_INT}, &nan) == 0 || nan;
+    bool z = rdf_sv_num_cmp(num, (rdf_sv_num_t){.k = SV_INT}, &nan) == 0 || nan;
     return fn_bool(f, !z);
   }
   if (rdf_xsd_is_numeric(to)) {
@@ -1137,44 +710,44 @@ static char *fn_cast(ARGS)
       rdf_xsd_val_t xv;
       if (rdf_xsd_parse(from, v->rt_str, v->rt_len, &xv, NULL) != CZ_OK)
         return NULL;
-      num = (fn_num_t){.k = N_INT, .m = xv.xv_bool};
+      num = (rdf_sv_num_t){.k = SV_INT, .m = xv.xv_bool};
     } else if (!isnum) {
       return NULL;
     }
-    fn_num_t r = num;
+    rdf_sv_num_t r = num;
     if (to == XSD_DOUBLE || to == XSD_FLOAT) {
-      r.d = fn_num_dbl(&num);
-      r.k = to == XSD_DOUBLE ? N_DBL : N_FLT;
-      return fn_num_term(f->a, r);
+      r.d = rdf_sv_num_dbl(&num);
+      r.k = to == XSD_DOUBLE ? SV_DBL : SV_FLT;
+      return rdf_sv_num_term(f->a, r);
     }
     if (to == XSD_DECIMAL) {
-      if (num.k >= N_FLT) {
+      if (num.k >= SV_FLT) {
         if (!isfinite(num.d) || fabs(num.d) > 1e30)
           return NULL;
         char buf[64];
         snprintf(buf, sizeof buf, "%.17g", num.d);
-        rdf_term_t dl = fn_lit(buf, strlen(buf), XSD_NS_FN "decimal", NULL);
-        if (!strchr(buf, 'e') && fn_num_get(&dl, &r))
-          return fn_num_term(f->a, (r.k = N_DEC, r));
+        rdf_term_t dl = rdf_sv_lit(buf, strlen(buf), XSD_NS_FN "decimal", NULL);
+        if (!strchr(buf, 'e') && rdf_sv_num_get(&dl, &r))
+          return rdf_sv_num_term(f->a, (r.k = SV_DEC, r));
         return NULL;
       }
-      r.k = N_DEC;
-      return fn_num_term(f->a, r);
+      r.k = SV_DEC;
+      return rdf_sv_num_term(f->a, r);
     }
     /* integer (and derived types: checked against their range) */
-    if (num.k >= N_FLT) {
+    if (num.k >= SV_FLT) {
       if (!isfinite(num.d) || fabs(num.d) > 9.2e18)
         return NULL;
-      r = (fn_num_t){.k = N_INT, .m = (__int128)trunc(num.d)};
+      r = (rdf_sv_num_t){.k = SV_INT, .m = (__int128)trunc(num.d)};
     } else {
-      r = (fn_num_t){.k = N_INT, .m = num.m / fn_pow10(num.scale)};
+      r = (rdf_sv_num_t){.k = SV_INT, .m = num.m / rdf_sv_pow10(num.scale)};
     }
     char buf[64];
-    fn_i128_text(buf, r.m);
+    rdf_sv_i128_text(buf, r.m);
     rdf_xsd_val_t xv;
     if (rdf_xsd_parse(to, buf, strlen(buf), &xv, NULL) != CZ_OK)
       return NULL;
-    return fn_out(f, fn_lit(buf, strlen(buf), rdf_xsd_iri(to), NULL));
+    return fn_out(f, rdf_sv_lit(buf, strlen(buf), rdf_xsd_iri(to), NULL));
   }
   if (to == XSD_DATETIME || to == XSD_DATE) {
     if (from != to)
@@ -1227,7 +800,7 @@ bool rdf_sparql_fn_known(const char *name)
 
 static char *rs_dup(xctx_t *c, const datum_t *d)
 {
-  return arena_strndup(c->xc_arena, d->d_str.s_ptr, d->d_str.s_len);
+  return rdf_sv_strndup(c->xc_arena, d->d_str.s_ptr, d->d_str.s_len);
 }
 
 static void rs_text(datum_t *out, const char *s)
@@ -1254,7 +827,7 @@ static int rs_fn(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, er
     fn_ctx_t f = {.x = c, .a = c->xc_arena};
     rdf_term_t *t = arena_zalloc(c->xc_arena, sizeof(rdf_term_t) * (size_t)(n + 1));
     for (int k = 0; k < n; k++)
-      if (a[k + 1].d_null || !fn_parse(c->xc_arena, a[k + 1].d_str.s_ptr, a[k + 1].d_str.s_len, &t[k]))
+      if (a[k + 1].d_null || !rdf_sv_parse(c->xc_arena, a[k + 1].d_str.s_ptr, a[k + 1].d_str.s_len, &t[k]))
         return CZ_OK;
     bool bad = false;
     rs_text(out, fn_table[i].fn(&f, t, n, &bad));
@@ -1265,92 +838,15 @@ static int rs_fn(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, er
 
 /* ---- comparisons, EBV, order --------------------------------------------- */
 
-typedef enum fn_cat_e { C_NUM, C_STR, C_LANG, C_BOOL, C_DT, C_DATE, C_OTHER, C_NONLIT } fn_cat_t;
-
-static fn_cat_t fn_category(const rdf_term_t *t, fn_num_t *num, fn_dt_t *dt, bool *bv)
-{
-  if (!fn_is_lit(t))
-    return C_NONLIT;
-  if (t->rt_lang_len)
-    return C_LANG;
-  if (!t->rt_dt)
-    return C_STR;
-  rdf_xsd_t x = rdf_xsd_of(t);
-  if (fn_num_get(t, num))
-    return C_NUM;
-  if (x == XSD_BOOLEAN) {
-    rdf_xsd_val_t v;
-    if (rdf_xsd_parse(x, t->rt_str, t->rt_len, &v, NULL) == CZ_OK) {
-      *bv = v.xv_bool;
-      return C_BOOL;
-    }
-  }
-  if ((x == XSD_DATETIME || x == XSD_DATE) && fn_dt_get(t, dt, true))
-    return x == XSD_DATETIME ? C_DT : C_DATE;
-  return C_OTHER;
-}
-
-static bool fn_same_term(const rdf_term_t *a, const rdf_term_t *b)
-{
-  return rdf_term_equal(a, b);
-}
-
-/* The §17.3 operator mapping for = != < > <= >=: 1 true, 0 false, -1 error. */
-static int fn_compare(const char *op, const rdf_term_t *a, const rdf_term_t *b)
-{
-  bool eq_op = strcmp(op, "=") == 0 || strcmp(op, "!=") == 0;
-  bool ne = strcmp(op, "!=") == 0;
-  fn_num_t na, nb;
-  fn_dt_t da, db;
-  bool ba = false, bb = false;
-  fn_cat_t ca = fn_category(a, &na, &da, &ba), cb = fn_category(b, &nb, &db, &bb);
-  int cmp;
-  if (ca == cb && ca == C_NUM) {
-    bool nan;
-    cmp = fn_num_cmp(na, nb, &nan);
-    if (nan)
-      return ne ? 1 : 0;
-  } else if (ca == cb && ca == C_STR) {
-    int r = memcmp(a->rt_str, b->rt_str, a->rt_len < b->rt_len ? a->rt_len : b->rt_len);
-    cmp = r ? (r < 0 ? -1 : 1) : (a->rt_len < b->rt_len ? -1 : a->rt_len > b->rt_len);
-  } else if (ca == cb && ca == C_BOOL) {
-    cmp = (int)ba - (int)bb;
-  } else if (ca == cb && (ca == C_DT || ca == C_DATE)) {
-    if (da.has_tz != db.has_tz && fabs(da.epoch - db.epoch) <= 14 * 3600)
-      return -1; /* indeterminate (XML Schema's ±14 h) */
-    cmp = da.epoch < db.epoch ? -1 : da.epoch > db.epoch;
-  } else {
-    if (!eq_op)
-      return -1;
-    bool same = fn_same_term(a, b);
-    if (same)
-      return ne ? 0 : 1;
-    /* Two different literals: not equal when both are of types whose
-     * values are known and differ in kind or value; an unknown datatype
-     * is an error (RDFterm-equal). */
-    if (ca == C_NONLIT || cb == C_NONLIT)
-      return ne ? 1 : 0;
-    if (ca == C_OTHER || cb == C_OTHER)
-      return -1;
-    return ne ? 1 : 0;
-  }
-  if (strcmp(op, "=") == 0) return cmp == 0;
-  if (ne) return cmp != 0;
-  if (strcmp(op, "<") == 0) return cmp < 0;
-  if (strcmp(op, ">") == 0) return cmp > 0;
-  if (strcmp(op, "<=") == 0) return cmp <= 0;
-  return cmp >= 0;
-}
-
 static int rs_cmp(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   (void)x, (void)e;
   rdf_term_t ta, tb;
   *out = (datum_t){.d_null = true};
-  if (!fn_parse(c->xc_arena, a[1].d_str.s_ptr, a[1].d_str.s_len, &ta) ||
-      !fn_parse(c->xc_arena, a[2].d_str.s_ptr, a[2].d_str.s_len, &tb))
+  if (!rdf_sv_parse(c->xc_arena, a[1].d_str.s_ptr, a[1].d_str.s_len, &ta) ||
+      !rdf_sv_parse(c->xc_arena, a[2].d_str.s_ptr, a[2].d_str.s_len, &tb))
     return CZ_OK;
-  int r = fn_compare(rs_dup(c, &a[0]), &ta, &tb);
+  int r = rdf_sv_compare(rs_dup(c, &a[0]), &ta, &tb);
   if (r >= 0)
     *out = (datum_t){.d_bool = r == 1};
   return CZ_OK;
@@ -1362,18 +858,18 @@ static int rs_ebv(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, e
   (void)x, (void)e;
   rdf_term_t t;
   *out = (datum_t){.d_null = true};
-  if (!fn_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &t) || !fn_is_lit(&t))
+  if (!rdf_sv_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &t) || !rdf_sv_is_lit(&t))
     return CZ_OK;
   rdf_xsd_t k = rdf_xsd_of(&t);
-  if (fn_is_plain(&t)) {
+  if (rdf_sv_is_plain(&t)) {
     *out = (datum_t){.d_bool = t.rt_len > 0};
   } else if (k == XSD_BOOLEAN) {
     rdf_xsd_val_t v;
     *out = (datum_t){.d_bool = rdf_xsd_parse(k, t.rt_str, t.rt_len, &v, NULL) == CZ_OK && v.xv_bool};
   } else if (rdf_xsd_is_numeric(k)) {
-    fn_num_t n;
+    rdf_sv_num_t n;
     bool nan;
-    *out = (datum_t){.d_bool = fn_num_get(&t, &n) && fn_num_cmp(n, (fn_num_t){.k = N_INT}, &nan) != 0 && !nan};
+    *out = (datum_t){.d_bool = rdf_sv_num_get(&t, &n) && rdf_sv_num_cmp(n, (rdf_sv_num_t){.k = SV_INT}, &nan) != 0 && !nan};
   }
   return CZ_OK;
 }
@@ -1388,22 +884,22 @@ static int rs_order_key(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *
   (void)x, (void)e;
   rdf_term_t t;
   *out = (datum_t){.d_null = true};
-  if (!fn_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &t))
+  if (!rdf_sv_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &t))
     return CZ_OK;
-  fn_num_t n;
-  fn_dt_t d;
+  rdf_sv_num_t n;
+  rdf_sv_dt_t d;
   bool b;
-  fn_cat_t k = fn_category(&t, &n, &d, &b);
+  rdf_sv_cat_t k = rdf_sv_category(&t, &n, &d, &b);
   char rank;
   double v = 0;
   if (t.rt_kind == RDF_BNODE)
     rank = '1';
   else if (t.rt_kind == RDF_IRI)
     rank = '2';
-  else if (k == C_NUM) {
+  else if (k == SV_C_NUM) {
     rank = '3';
-    v = fn_num_dbl(&n);
-  } else if (k == C_DT || k == C_DATE) {
+    v = rdf_sv_num_dbl(&n);
+  } else if (k == SV_C_DT || k == SV_C_DATE) {
     rank = '4';
     v = d.epoch;
   } else
@@ -1438,10 +934,10 @@ static int rs_numtype(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *ou
 {
   (void)x, (void)e;
   rdf_term_t t;
-  fn_num_t n;
+  rdf_sv_num_t n;
   *out = (datum_t){.d_null = true};
-  if (fn_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &t) && fn_num_get(&t, &n))
-    *out = (datum_t){.d_i64 = n.k == N_INT ? 1 : n.k == N_DEC ? 2 : n.k == N_FLT ? 3 : 4};
+  if (rdf_sv_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &t) && rdf_sv_num_get(&t, &n))
+    *out = (datum_t){.d_i64 = n.k == SV_INT ? 1 : n.k == SV_DEC ? 2 : n.k == SV_FLT ? 3 : 4};
   return CZ_OK;
 }
 
@@ -1449,20 +945,20 @@ static int rs_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, e
 {
   (void)x, (void)e;
   rdf_term_t t;
-  fn_num_t n;
+  rdf_sv_num_t n;
   *out = (datum_t){.d_null = true};
-  if (!fn_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &t) || !fn_num_get(&t, &n))
+  if (!rdf_sv_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &t) || !rdf_sv_num_get(&t, &n))
     return CZ_OK;
-  if (n.k >= N_FLT) {
+  if (n.k >= SV_FLT) {
     if (!isfinite(n.d))
       return CZ_OK;
     rs_text(out, arena_sprintf(c->xc_arena, "%.17g", n.d));
   } else {
     rdf_term_t dl;
-    char *s = fn_num_term(c->xc_arena, (n.k = N_DEC, n));
-    if (!s || !fn_parse(c->xc_arena, s, strlen(s), &dl))
+    char *s = rdf_sv_num_term(c->xc_arena, (n.k = SV_DEC, n));
+    if (!s || !rdf_sv_parse(c->xc_arena, s, strlen(s), &dl))
       return CZ_OK;
-    rs_text(out, fn_cstr(c->xc_arena, dl.rt_str, dl.rt_len));
+    rs_text(out, rdf_sv_cstr(c->xc_arena, dl.rt_str, dl.rt_len));
   }
   return CZ_OK;
 }
@@ -1489,22 +985,22 @@ static int rs_num_term(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *o
       digits--;
     }
   }
-  rdf_term_t t = fn_lit(s, strlen(s), k >= 3 ? XSD_NS_FN "double" : XSD_NS_FN "decimal", NULL);
-  fn_num_t n;
-  if (!fn_num_get(&t, &n)) {
+  rdf_term_t t = rdf_sv_lit(s, strlen(s), k >= 3 ? XSD_NS_FN "double" : XSD_NS_FN "decimal", NULL);
+  rdf_sv_num_t n;
+  if (!rdf_sv_num_get(&t, &n)) {
     /* SQL numeric text may carry more digits than our decimal: as double */
-    n = (fn_num_t){.k = N_DBL, .d = strtod(s, NULL)};
+    n = (rdf_sv_num_t){.k = SV_DBL, .d = strtod(s, NULL)};
     if (k < 3)
       return CZ_OK;
   }
-  if (k == 1 && n.k == N_DEC) {
-    if (n.m % fn_pow10(n.scale) != 0)
+  if (k == 1 && n.k == SV_DEC) {
+    if (n.m % rdf_sv_pow10(n.scale) != 0)
       return CZ_OK;
-    n = (fn_num_t){.k = N_INT, .m = n.m / fn_pow10(n.scale)};
+    n = (rdf_sv_num_t){.k = SV_INT, .m = n.m / rdf_sv_pow10(n.scale)};
   }
   if (k == 3)
-    n.k = N_FLT;
-  rs_text(out, fn_num_term(c->xc_arena, n));
+    n.k = SV_FLT;
+  rs_text(out, rdf_sv_num_term(c->xc_arena, n));
   return CZ_OK;
 }
 
@@ -1514,8 +1010,8 @@ static int rs_lex(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, e
   (void)x, (void)e;
   rdf_term_t t;
   *out = (datum_t){.d_null = true};
-  if (fn_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &t) && t.rt_kind != RDF_BNODE)
-    rs_text(out, fn_cstr(c->xc_arena, t.rt_str, t.rt_len));
+  if (rdf_sv_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &t) && t.rt_kind != RDF_BNODE)
+    rs_text(out, rdf_sv_cstr(c->xc_arena, t.rt_str, t.rt_len));
   return CZ_OK;
 }
 
@@ -1523,7 +1019,7 @@ static int rs_lex(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, e
 static int rs_plain(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   (void)x, (void)e;
-  rdf_term_t t = fn_lit(a[0].d_str.s_ptr, a[0].d_str.s_len, NULL, NULL);
+  rdf_term_t t = rdf_sv_lit(a[0].d_str.s_ptr, a[0].d_str.s_len, NULL, NULL);
   rs_text(out, rdf_term_ntriples(&t, c->xc_arena));
   return CZ_OK;
 }
@@ -1543,7 +1039,7 @@ static int rs_agg_list(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *o
   fn_ctx_t f = {.x = c, .a = c->xc_arena};
   const char *s = a[1].d_null ? "" : a[1].d_str.s_ptr;
   size_t n = a[1].d_null ? 0 : a[1].d_str.s_len, i = 0;
-  fn_num_t sum = {.k = N_INT};
+  rdf_sv_num_t sum = {.k = SV_INT};
   int64_t count = 0;
   char *text = arena_strdup(c->xc_arena, "");
   size_t tlen = 0;
@@ -1552,7 +1048,7 @@ static int rs_agg_list(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *o
     const char *end = memchr(s + i, '\x01', n - i);
     size_t len = end ? (size_t)(end - (s + i)) : n - i;
     rdf_term_t t;
-    if (!fn_parse(c->xc_arena, s + i, len, &t))
+    if (!rdf_sv_parse(c->xc_arena, s + i, len, &t))
       return CZ_OK;
     if (concat) {
       if (t.rt_kind == RDF_BNODE)
@@ -1571,8 +1067,8 @@ static int rs_agg_list(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *o
       text = grown;
       tlen = o;
     } else {
-      fn_num_t v;
-      if (!fn_num_get(&t, &v) || !fn_arith('+', sum, v, &sum))
+      rdf_sv_num_t v;
+      if (!rdf_sv_num_get(&t, &v) || !rdf_sv_arith('+', sum, v, &sum))
         return CZ_OK;
     }
     count++;
@@ -1581,11 +1077,11 @@ static int rs_agg_list(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *o
   if (concat) {
     rs_text(out, fn_plain(&f, text, tlen));
   } else if (strcmp(kind, "avg") == 0 && count) {
-    fn_num_t avg;
-    if (fn_arith('/', sum, (fn_num_t){.k = N_INT, .m = count}, &avg))
-      rs_text(out, fn_num_term(c->xc_arena, avg));
+    rdf_sv_num_t avg;
+    if (rdf_sv_arith('/', sum, (rdf_sv_num_t){.k = SV_INT, .m = count}, &avg))
+      rs_text(out, rdf_sv_num_term(c->xc_arena, avg));
   } else {
-    rs_text(out, fn_num_term(c->xc_arena, sum));
+    rs_text(out, rdf_sv_num_term(c->xc_arena, sum));
   }
   return CZ_OK;
 }
@@ -1600,7 +1096,7 @@ static int rs_order_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *
   (void)x, (void)e;
   rdf_term_t t;
   *out = (datum_t){.d_null = true};
-  if (!fn_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &t) || !fn_is_lit(&t) || !t.rt_dt)
+  if (!rdf_sv_parse(c->xc_arena, a[0].d_str.s_ptr, a[0].d_str.s_len, &t) || !rdf_sv_is_lit(&t) || !t.rt_dt)
     return CZ_OK;
   rdf_xsd_t k = rdf_xsd_of(&t);
   rdf_xsd_val_t v;
@@ -1609,27 +1105,27 @@ static int rs_order_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *
   char canon[128];
   rdf_id_t id = 0;
   if (rdf_xsd_canonical(&v, t.rt_str, t.rt_len, canon, sizeof canon) > 0) {
-    rdf_term_t ct = fn_lit(canon, strlen(canon), fn_cstr(c->xc_arena, t.rt_dt, t.rt_dt_len), NULL);
+    rdf_term_t ct = rdf_sv_lit(canon, strlen(canon), rdf_sv_cstr(c->xc_arena, t.rt_dt, t.rt_dt_len), NULL);
     id = rdf_id_encode_literal(&ct);
   }
   if (!id) {
     double d = v.xv_big || k == XSD_DOUBLE || k == XSD_FLOAT ? strtod(t.rt_str, NULL) : 0;
     if (!v.xv_big && k != XSD_DOUBLE && k != XSD_FLOAT) {
-      fn_num_t n;
-      if (!fn_num_get(&t, &n))
+      rdf_sv_num_t n;
+      if (!rdf_sv_num_get(&t, &n))
         return CZ_OK;
-      d = fn_num_dbl(&n);
+      d = rdf_sv_num_dbl(&n);
     }
     if (!isfinite(d))
       return CZ_OK;
     char dl[64];
     snprintf(dl, sizeof dl, "%.14E", d);
-    rdf_term_t dt = fn_lit(dl, strlen(dl), XSD_NS_FN "double", NULL);
+    rdf_term_t dt = rdf_sv_lit(dl, strlen(dl), XSD_NS_FN "double", NULL);
     rdf_xsd_val_t dv;
     if (rdf_xsd_parse(XSD_DOUBLE, dl, strlen(dl), &dv, NULL) != CZ_OK ||
         rdf_xsd_canonical(&dv, dl, strlen(dl), canon, sizeof canon) <= 0)
       return CZ_OK;
-    dt = fn_lit(canon, strlen(canon), XSD_NS_FN "double", NULL);
+    dt = rdf_sv_lit(canon, strlen(canon), XSD_NS_FN "double", NULL);
     id = rdf_id_encode_literal(&dt);
   }
   if (id)
