@@ -19,7 +19,9 @@
 #include <math.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -105,18 +107,57 @@ static uint32_t fn_case(uint32_t c, bool upper)
 
 /* ---- regular expressions -------------------------------------------------- */
 
-/* One compiled pattern per thread (filters reuse one pattern for every
- * row). */
-static _Thread_local struct {
+/* One compiled pattern and one match context per thread (a filter uses
+ * one pattern for every row), freed when the thread ends. */
+typedef struct fn_rx_s {
   pcre2_code *code;
   char *pat;
+  size_t pat_len;
   uint32_t opts;
-} fn_rx;
+  pcre2_match_context *mc;
+} fn_rx_t;
 
-static pcre2_code *fn_regex(const rdf_term_t *pat, const rdf_term_t *flags, bool *err)
+static pthread_key_t fn_rx_key;
+static pthread_once_t fn_rx_once = PTHREAD_ONCE_INIT;
+
+static void fn_rx_free(void *p)
+{
+  fn_rx_t *rx = p;
+  pcre2_code_free(rx->code);
+  pcre2_match_context_free(rx->mc);
+  free(rx->pat);
+  free(rx);
+}
+
+static void fn_rx_key_make(void) { (void)pthread_key_create(&fn_rx_key, fn_rx_free); }
+
+static fn_rx_t *fn_rx_get(void)
+{
+  (void)pthread_once(&fn_rx_once, fn_rx_key_make);
+  fn_rx_t *rx = pthread_getspecific(fn_rx_key);
+  if (rx)
+    return rx;
+  if (!(rx = calloc(1, sizeof *rx)) || !(rx->mc = pcre2_match_context_create(NULL))) {
+    free(rx);
+    return NULL;
+  }
+  /* bounded: a catastrophic pattern fails (an error value), never hangs */
+  pcre2_set_match_limit(rx->mc, 10000000);
+  pcre2_set_depth_limit(rx->mc, 100000);
+  if (pthread_setspecific(fn_rx_key, rx) != 0) {
+    fn_rx_free(rx);
+    return NULL;
+  }
+  return rx;
+}
+
+static pcre2_code *fn_regex(const rdf_term_t *pat, const rdf_term_t *flags, pcre2_match_context **mc)
 {
   uint32_t o = PCRE2_UTF;
-  *err = true;
+  fn_rx_t *rx = fn_rx_get();
+  if (!rx)
+    return NULL;
+  *mc = rx->mc;
   if (flags) {
     for (size_t i = 0; i < flags->rt_len; i++)
       switch (flags->rt_str[i]) {
@@ -128,35 +169,24 @@ static pcre2_code *fn_regex(const rdf_term_t *pat, const rdf_term_t *flags, bool
       default: return NULL;
       }
   }
-  if (fn_rx.code && fn_rx.opts == o && strlen(fn_rx.pat) == pat->rt_len &&
-      memcmp(fn_rx.pat, pat->rt_str, pat->rt_len) == 0) {
-    *err = false;
-    return fn_rx.code;
-  }
+  if (rx->code && rx->opts == o && rx->pat_len == pat->rt_len && memcmp(rx->pat, pat->rt_str, pat->rt_len) == 0)
+    return rx->code;
   int ec;
   PCRE2_SIZE eo;
   pcre2_code *code = pcre2_compile((PCRE2_SPTR)pat->rt_str, pat->rt_len, o, &ec, &eo, NULL);
-  if (!code)
+  char *copy = code ? malloc(pat->rt_len + 1) : NULL;
+  if (!copy) {
+    pcre2_code_free(code);
     return NULL;
-  if (fn_rx.code)
-    pcre2_code_free(fn_rx.code);
-  free(fn_rx.pat);
-  fn_rx.code = code;
-  fn_rx.pat = strndup(pat->rt_str, pat->rt_len);
-  fn_rx.opts = o;
-  *err = false;
-  return code;
-}
-
-static pcre2_match_context *fn_match_ctx(void)
-{
-  static _Thread_local pcre2_match_context *mc;
-  if (!mc) {
-    mc = pcre2_match_context_create(NULL);
-    pcre2_set_match_limit(mc, 10000000);
-    pcre2_set_depth_limit(mc, 100000);
   }
-  return mc;
+  memcpy(copy, pat->rt_str, pat->rt_len);
+  pcre2_code_free(rx->code);
+  free(rx->pat);
+  rx->code = code;
+  rx->pat = copy;
+  rx->pat_len = pat->rt_len;
+  rx->opts = o;
+  return code;
 }
 
 /* ---- the functions ---------------------------------------------------------- */
@@ -580,12 +610,14 @@ static char *fn_regex_call(ARGS)
   UNUSED_ARGS;
   if (!rdf_sv_is_strlit(&t[0]) || !rdf_sv_is_plain(&t[1]) || (n > 2 && !rdf_sv_is_plain(&t[2])))
     return NULL;
-  bool err;
-  pcre2_code *code = fn_regex(&t[1], n > 2 ? &t[2] : NULL, &err);
+  pcre2_match_context *mc;
+  pcre2_code *code = fn_regex(&t[1], n > 2 ? &t[2] : NULL, &mc);
   if (!code)
     return NULL;
   pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
-  int rc = pcre2_match(code, (PCRE2_SPTR)t[0].rt_str, t[0].rt_len, 0, 0, md, fn_match_ctx());
+  if (!md)
+    return NULL;
+  int rc = pcre2_match(code, (PCRE2_SPTR)t[0].rt_str, t[0].rt_len, 0, 0, md, mc);
   pcre2_match_data_free(md);
   if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
     return NULL;
@@ -597,8 +629,8 @@ static char *fn_replace(ARGS)
   UNUSED_ARGS;
   if (!rdf_sv_is_strlit(&t[0]) || !rdf_sv_is_plain(&t[1]) || !rdf_sv_is_plain(&t[2]) || (n > 3 && !rdf_sv_is_plain(&t[3])))
     return NULL;
-  bool err;
-  pcre2_code *code = fn_regex(&t[1], n > 3 ? &t[3] : NULL, &err);
+  pcre2_match_context *mc;
+  pcre2_code *code = fn_regex(&t[1], n > 3 ? &t[3] : NULL, &mc);
   if (!code)
     return NULL;
   /* XPath's replacement: $N a group, \$ and \\ escapes; PCRE2's: $$ for $. */
@@ -621,7 +653,7 @@ static char *fn_replace(ARGS)
     PCRE2_UCHAR *buf = arena_alloc(f->a, cap + 1);
     PCRE2_SIZE len = cap;
     int rc = pcre2_substitute(code, (PCRE2_SPTR)t[0].rt_str, t[0].rt_len, 0,
-                              PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH | PCRE2_SUBSTITUTE_UNSET_EMPTY, NULL, fn_match_ctx(),
+                              PCRE2_SUBSTITUTE_GLOBAL | PCRE2_SUBSTITUTE_OVERFLOW_LENGTH | PCRE2_SUBSTITUTE_UNSET_EMPTY, NULL, mc,
                               (PCRE2_SPTR)rep, o, buf, &len);
     if (rc >= 0)
       return fn_like(f, &t[0], (char *)buf, len);

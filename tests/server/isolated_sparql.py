@@ -154,6 +154,9 @@ TYPED = [
     ('SELECT (STRBEFORE("abc"@en, "z") AS ?a) (STRAFTER("abc"@en, "") AS ?b) (CONCAT("a"@en, "b"@en) AS ?c) '
      '(CONCAT("a"@en, "b") AS ?d) WHERE { }',
      ('""', '"abc"@en', '"ab"@en', '"ab"')),
+    ('SELECT (regex("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", "(a+)+$") AS ?a) (regex("ab", "(") AS ?b) '
+     '(regex("AB", "^a.", "i") AS ?c) WHERE { }',
+     (None, None, '"true"^^<%sboolean>' % XSD)),
     ('SELECT (UCASE("բարի"@hy) AS ?a) (LCASE("ΑΘΗΝΑ Ǆ") AS ?b) WHERE { }', ('"ԲԱՐԻ"@hy', '"αθηνα ǆ"')),
     ('SELECT ?x WHERE { VALUES ?x { "b" "a"@en 2 1.5 <http://z> } } ORDER BY ?x', None),
     ('SELECT (MIN(?x) AS ?lo) (MAX(?x) AS ?hi) WHERE { VALUES ?x { 3 "a" 10 <http://z> } }',
