@@ -162,6 +162,24 @@ static int cp_compare(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr
     out->ce_sql = x->ex_kind == SP_E_EQ ? eq : arena_sprintf(c->cp_a, "(NOT %s)", eq);
     return CZ_OK;
   }
+  /* Against an inline xsd:dateTime constant: an inline dateTime that has
+   * a timezone when the constant has one (or lacks one when it lacks one)
+   * compares by its id's instant (payload >> 11, libsrc/rdf "Term ids");
+   * everything else is decoded. */
+  if (a.ce_dt_id || b.ce_dt_id) {
+    const cp_expr_t *k = a.ce_dt_id ? &a : &b, *v = a.ce_dt_id ? &b : &a;
+    int64_t kid = (int64_t)k->ce_dt_id;
+    bool ktz = (kid & 2047) != 0;
+    char *vi = arena_sprintf(c->cp_a, "(%s / 2048)", v->ce_sql);
+    char *ki = arena_sprintf(c->cp_a, "%" PRId64, kid / 2048);
+    const char *sop = x->ex_kind == SP_E_NE ? "<>" : op;
+    out->ce_sql = arena_sprintf(c->cp_a,
+                                "(CASE WHEN %1$s >= " CP_DATETIME_LO " AND %1$s < " CP_DATETIME_HI
+                                " AND (%1$s & 2047) %2$s 0 THEN %3$s %4$s %5$s ELSE %6$s END)",
+                                v->ce_sql, ktz ? "<>" : "=", k == &a ? ki : vi, sop, k == &a ? vi : ki,
+                                cp_cmp_text(c, cp_sparql_op(x->ex_kind), &a, &b));
+    return CZ_OK;
+  }
   /* <, >, <=, >= between inline numbers: the ids with their type bits
    * cleared order as the values; anything else is decoded. */
   out->ce_sql = arena_sprintf(c->cp_a,
@@ -379,6 +397,12 @@ int cp_expr(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_t *out)
       return CZ_OK;
     }
     out->ce_sql = inl ? inl : arena_sprintf(c->cp_a, "COALESCE((%s), 0)", q);
+    if (t->tm_kind == SP_T_LIT && t->tm_dt && inl) {
+      rdf_term_t lit = rdf_literal(t->tm_str, t->tm_dt, NULL);
+      rdf_id_t id = rdf_id_encode_literal(&lit);
+      if (id && rdf_id_tag(id) == RDF_ID_DATETIME)
+        out->ce_dt_id = id;
+    }
     if (t->tm_kind == SP_T_LIT && t->tm_dt) {
       /* A number constant compares by value: its canonical form's inline
        * id ("+3", "03" and "3" are one value). */

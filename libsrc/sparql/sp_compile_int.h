@@ -15,6 +15,8 @@
 #define CP_IRI_LO "2305843009213693952"     /* 2 << 60 */
 #define CP_LIT_LO "3458764513820540928"     /* 3 << 60 */
 #define CP_INLINE_LO "4611686018427387904"  /* 4 << 60: past the literal dictionary */
+#define CP_DATETIME_LO "6917529027641081856" /* 6 << 60: inline xsd:dateTime */
+#define CP_DATETIME_HI "8070450532247928832" /* 7 << 60 */
 #define CP_NUM_MASK "(-16)"                 /* clears the 4 type bits */
 #define CP_XSD_INTEGER "<http://www.w3.org/2001/XMLSchema#integer>"
 
@@ -70,6 +72,7 @@ typedef struct cp_expr_s {
   rdf_id_t ce_num_id;        /* an inline numeric constant's id, else 0 */
   const char *ce_num_lex;    /* its lexical form (integer/decimal only), else NULL */
   char *ce_nt;               /* a constant's N-Triples text as a SQL literal, else NULL */
+  rdf_id_t ce_dt_id;         /* an inline xsd:dateTime constant's id, else 0 */
 } cp_expr_t;
 
 /* "not supported yet" (0A000) naming what. */
