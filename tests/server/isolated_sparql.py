@@ -7,8 +7,13 @@ Loads a small Turtle file with the bulk loader, then runs a set of queries
 (BGPs, joins, FILTER on numbers and terms, BOUND, isIRI/isLiteral,
 OPTIONAL with and without a filter, UNION, MINUS, DISTINCT, ORDER BY,
 LIMIT/OFFSET, ASK, GRAPH, FROM, COUNT with GROUP BY and HAVING,
-subqueries) and compares each answer with rdflib's on the same data
-(values in N-Triples form, as the SPARQL statement returns them). Also:
+subqueries; the expression language: functions, arithmetic, casts, BIND,
+SELECT / GROUP BY / ORDER BY expressions, SUM/AVG/MIN/MAX/SAMPLE/
+GROUP_CONCAT, VALUES, EXISTS, dateTimes) and compares each answer with
+rdflib's on the same data (values in N-Triples form, as the SPARQL
+statement returns them; numbers by value where rdflib's lexical forms
+are not canonical). Exact types and SPARQL's errors are checked against
+written-out answers (TYPED), where rdflib departs from the standard. Also:
 an unknown IRI gives no rows, parse errors are 42601 with line and
 column, unsupported features are 0A000, EXPLAIN SPARQL shows a plan,
 DEFINE sql:text returns the SQL; isql-cz sends a SPARQL statement whole.
