@@ -15,7 +15,7 @@
 set -e
 cd "$(dirname "$0")/.."
 PKGS="build-essential autoconf automake libtool pkg-config \
-      libjemalloc-dev libcmocka-dev libsqlite3-dev libssl-dev zlib1g-dev libpcre2-dev libserd-dev libmicrohttpd-dev \
+      libjemalloc-dev libcmocka-dev libsqlite3-dev libssl-dev zlib1g-dev libpcre2-dev libserd-dev libmicrohttpd-dev libutf8proc-dev \
       bison flex python3 libpq-dev tzdata \
       python3-venv python3-pip postgresql-client postgresql-15 \
       unixodbc odbc-postgresql maven default-jdk-headless"

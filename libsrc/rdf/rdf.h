@@ -375,5 +375,15 @@ typedef int (*rdf_session_path_fn)(void *session, const char *path, char *real, 
 /* Registers ld_dir, rdf_loader_run and rdf_term (once per process; later
  * calls replace the hooks). env: the session's environment (pgcat's). */
 int rdf_sql_init(pgcat_env_fn env, rdf_session_path_fn path, err_t *e);
+/* SPARQL's expression language over terms in N-Triples text
+ * (rdf_sql_fn.c): sparql_fn(name, term...), sparql_cmp(op, a, b),
+ * sparql_ebv(t), sparql_order_key(t) / sparql_order_term(k),
+ * sparql_num(t), sparql_numtype(t), sparql_num_term(v, kind),
+ * sparql_lex(t), sparql_plain(s); NULL is SPARQL's error. Registered by
+ * rdf_sql_init. */
+int rdf_sql_fn_init(err_t *e);
+/* Whether sparql_fn implements the function or operator name (canonical
+ * built-in names of sp_builtin.c, "+", "-", "*", "/", "cast"). */
+bool rdf_sparql_fn_known(const char *name);
 
 #endif /* CZ_RDF_H */

@@ -26,6 +26,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "rdf/rdf_int.h"
@@ -508,7 +509,13 @@ int rdf_dict_encode(rdf_dict_t *d, const rdf_term_t *terms, size_t n, rdf_id_t *
     rd_key_t *k = &lk[nlit];
     memset(k, 0, sizeof(*k));
     k->rk_k[0].d_i64 = dt_of[i] >= 0 ? (int64_t)ik[dt_of[i]].rk_id : 0;
-    k->rk_k[1].d_str = (str_t){t->rt_lang_len ? t->rt_lang : "", (uint32_t)t->rt_lang_len};
+    /* Language tags are kept lower-cased: RDF 1.1 compares them without
+     * case, so "a"@EN and "a"@en are one term, one id. */
+    char *lang = arena_alloc(a, t->rt_lang_len + 1);
+    for (size_t j = 0; j < t->rt_lang_len; j++)
+      lang[j] = (char)tolower((unsigned char)t->rt_lang[j]);
+    lang[t->rt_lang_len] = '\0';
+    k->rk_k[1].d_str = (str_t){lang, (uint32_t)t->rt_lang_len};
     rd_key_text(a, t->rt_str, t->rt_len, &k->rk_k[2], &k->rk_full, &k->rk_full_len);
     k->rk_tag = RDF_ID_LITDICT;
     lk_at[nlit++] = (int)i;

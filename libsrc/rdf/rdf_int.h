@@ -114,4 +114,58 @@ int rdf_load_requeue(cat_t *c, err_t *e);
 int rdf_lock_values(txn_t *tx, const cat_index_t *ix, const datum_t *const *keys, int n,
                     arena_t *a, err_t *e);
 
+
+/* ---- SPARQL values of terms in N-Triples text (rdf_sparql_value.c) ---------- */
+
+#define XSD_NS_FN RDF_NS_XSD
+
+typedef enum rdf_sv_kind_e { SV_INT, SV_DEC, SV_FLT, SV_DBL } rdf_sv_kind_t;
+
+typedef struct rdf_sv_num_s {
+  rdf_sv_kind_t k;
+  __int128 m;   /* SV_INT, SV_DEC: value = m / 10^scale */
+  int scale;
+  double d;     /* SV_FLT, SV_DBL */
+} rdf_sv_num_t;
+
+typedef struct rdf_sv_dt_s {
+  int64_t year;
+  int month, day, hour, minute;
+  const char *sec;      /* seconds as written (with fraction) */
+  size_t sec_len;
+  bool has_tz;
+  int tz_min;
+  const char *tz;       /* "Z", "+05:00" as written, or "" */
+  double epoch;         /* seconds, the local time taken as UTC when no tz, for ordering */
+} rdf_sv_dt_t;
+
+typedef enum rdf_sv_cat_e { SV_C_NUM, SV_C_STR, SV_C_LANG, SV_C_BOOL, SV_C_DT, SV_C_DATE, SV_C_OTHER, SV_C_NONLIT } rdf_sv_cat_t;
+
+
+char *rdf_sv_strndup(arena_t *a, const char *s, size_t n);
+char *rdf_sv_cstr(arena_t *a, const char *s, size_t n);
+size_t rdf_sv_utf8_put(char *p, uint32_t cp);
+/* A term from its N-Triples text (strings in a); false when it is not one. */
+bool rdf_sv_parse(arena_t *a, const char *s, size_t n, rdf_term_t *t);
+rdf_term_t rdf_sv_lit(const char *lex, size_t len, const char *dt, const char *lang);
+bool rdf_sv_is_lit(const rdf_term_t *t);
+bool rdf_sv_is_plain(const rdf_term_t *t);   /* simple literal or xsd:string */
+bool rdf_sv_is_strlit(const rdf_term_t *t);  /* plain or language-tagged */
+__int128 rdf_sv_pow10(int n);
+/* v in decimal digits into buf (48 bytes). */
+char *rdf_sv_i128_text(char *buf, __int128 v);
+double rdf_sv_num_dbl(const rdf_sv_num_t *n);
+/* A valid numeric literal's value; false otherwise (or too big to be exact). */
+bool rdf_sv_num_get(const rdf_term_t *t, rdf_sv_num_t *n);
+/* The canonical literal of a number, N-Triples; NULL when out of range. */
+char *rdf_sv_num_term(arena_t *a, rdf_sv_num_t n);
+/* a op b (+ - * /) with promotion; false on an error. */
+bool rdf_sv_arith(char op, rdf_sv_num_t a, rdf_sv_num_t b, rdf_sv_num_t *r);
+int rdf_sv_num_cmp(rdf_sv_num_t a, rdf_sv_num_t b, bool *nan);
+/* xsd:dateTime (and xsd:date when date_ok) fields of a valid literal. */
+bool rdf_sv_dt_get(const rdf_term_t *t, rdf_sv_dt_t *d, bool date_ok);
+rdf_sv_cat_t rdf_sv_category(const rdf_term_t *t, rdf_sv_num_t *num, rdf_sv_dt_t *dt, bool *bv);
+/* = != < > <= >= by §17.3: 1 true, 0 false, -1 error. */
+int rdf_sv_compare(const char *op, const rdf_term_t *a, const rdf_term_t *b);
+
 #endif /* CZ_RDF_INT_H */

@@ -158,5 +158,7 @@ int rdf_sql_init(pgcat_env_fn env, rdf_session_path_fn path, err_t *e)
   atomic_store(&rs_path_hook, path);
   if (atomic_exchange(&registered, true))
     return CZ_OK;
-  return xfunc_register(rs_funcs, (int)(sizeof(rs_funcs) / sizeof(rs_funcs[0])), e);
+  if (xfunc_register(rs_funcs, (int)(sizeof(rs_funcs) / sizeof(rs_funcs[0])), e) != CZ_OK)
+    return CZ_ERR;
+  return rdf_sql_fn_init(e);
 }

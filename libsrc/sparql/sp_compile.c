@@ -125,12 +125,20 @@ static int cp_join(cp_t *c, const sp_op_t *op, bool left, cp_rel_t *out)
     if (va->cv_count || vb->cv_count)
       return cp_unsupported(c, "joining on an aggregate's value");
     char *cb = cp_col(c, ba, vb->cv_name);
+    /* A computed term meets an id: both as text (README "Computed terms"). */
+    bool text = va->cv_text || vb->cv_text;
+    char *eq = cp_var_eq(c, va, ca, vb, cb);
+    if (text) {
+      out->cr_v[out->cr_n].cv_text = true;
+      ca = cp_var_text(c, va, ca);
+      cb = cp_var_text(c, vb, cb);
+    }
     if (!va->cv_maybe_null && !vb->cv_maybe_null) {
-      on = cp_cat(c, on, " AND ", arena_sprintf(c->cp_a, "%s = %s", ca, cb));
+      on = cp_cat(c, on, " AND ", eq);
       ex[out->cr_n++] = ca;
     } else {
       on = cp_cat(c, on, " AND ",
-                  arena_sprintf(c->cp_a, "(%s = %s OR %s IS NULL OR %s IS NULL)", ca, cb, ca, cb));
+                  arena_sprintf(c->cp_a, "(%s OR %s IS NULL OR %s IS NULL)", eq, ca, cb));
       ex[out->cr_n] = arena_sprintf(c->cp_a, "COALESCE(%s, %s)", ca, cb);
       out->cr_v[out->cr_n++].cv_maybe_null = va->cv_maybe_null && (vb->cv_maybe_null || left);
     }
@@ -147,7 +155,11 @@ static int cp_join(cp_t *c, const sp_op_t *op, bool left, cp_rel_t *out)
      * the merged expressions, evaluated in the ON condition. */
     cp_scope_t sc = {.sc_rel = out, .sc_exprs = ex};
     char *cond;
-    if (cp_conj(c, &sc, op->op_exprs, &cond) != CZ_OK)
+    bool in_on = c->cp_in_on;
+    c->cp_in_on = true; /* the engine takes no subquery in a join condition */
+    int rc = cp_conj(c, &sc, op->op_exprs, &cond);
+    c->cp_in_on = in_on;
+    if (rc != CZ_OK)
       return CZ_ERR;
     on = cp_cat(c, on, " AND ", cond);
   }
@@ -182,6 +194,7 @@ static int cp_union(cp_t *c, const sp_op_t *op, cp_rel_t *out)
       if (out->cr_v[i].cv_count != b.cr_v[j].cv_count)
         return cp_unsupported(c, "UNION of an aggregate's value with terms");
       out->cr_v[i].cv_maybe_null |= b.cr_v[j].cv_maybe_null;
+      out->cr_v[i].cv_text |= b.cr_v[j].cv_text;
       continue;
     }
     out->cr_v[out->cr_n] = b.cr_v[j];
@@ -192,8 +205,15 @@ static int cp_union(cp_t *c, const sp_op_t *op, cp_rel_t *out)
   char **eb = arena_alloc(c->cp_a, sizeof(char *) * (size_t)(out->cr_n + 1));
   for (int i = 0; i < out->cr_n; i++) {
     const char *n = out->cr_v[i].cv_name;
-    ea[i] = cp_find(&a, n) >= 0 ? cp_col(c, ua, n) : "CAST(NULL AS int8)";
-    eb[i] = cp_find(&b, n) >= 0 ? cp_col(c, ub, n) : "CAST(NULL AS int8)";
+    int ia = cp_find(&a, n), ib = cp_find(&b, n);
+    const char *null = out->cr_v[i].cv_text ? "CAST(NULL AS text)" : "CAST(NULL AS int8)";
+    ea[i] = ia >= 0 ? cp_col(c, ua, n) : (char *)null;
+    eb[i] = ib >= 0 ? cp_col(c, ub, n) : (char *)null;
+    /* one side's ids become text where the other side computed terms */
+    if (out->cr_v[i].cv_text && ia >= 0 && !a.cr_v[ia].cv_text)
+      ea[i] = cp_var_text(c, &a.cr_v[ia], ea[i]);
+    if (out->cr_v[i].cv_text && ib >= 0 && !b.cr_v[ib].cv_text)
+      eb[i] = cp_var_text(c, &b.cr_v[ib], eb[i]);
   }
   out->cr_sql = arena_sprintf(c->cp_a, "SELECT %s FROM (%s) %s UNION ALL SELECT %s FROM (%s) %s",
                               cp_select_list(c, out, ea), a.cr_sql, ua, cp_select_list(c, out, eb),
@@ -218,10 +238,11 @@ static int cp_minus(cp_t *c, const sp_op_t *op, cp_rel_t *out)
       return cp_unsupported(c, "MINUS on an aggregate's value");
     char *ca = cp_col(c, ma, out->cr_v[i].cv_name), *cb = cp_col(c, mb, b.cr_v[j].cv_name);
     bool nullable = out->cr_v[i].cv_maybe_null || b.cr_v[j].cv_maybe_null;
+    char *eq = cp_var_eq(c, &out->cr_v[i], ca, &b.cr_v[j], cb);
     compat = cp_cat(c, compat, " AND ",
-                    nullable ? arena_sprintf(c->cp_a, "(%s = %s OR %s IS NULL OR %s IS NULL)", ca, cb, ca, cb)
-                             : arena_sprintf(c->cp_a, "%s = %s", ca, cb));
-    shared = cp_cat(c, shared, " OR ", arena_sprintf(c->cp_a, "%s = %s", ca, cb));
+                    nullable ? arena_sprintf(c->cp_a, "(%s OR %s IS NULL OR %s IS NULL)", eq, ca, cb)
+                             : eq);
+    shared = cp_cat(c, shared, " OR ", eq);
   }
   if (!compat)
     return CZ_OK; /* no shared variable: nothing is removed */
@@ -261,19 +282,40 @@ static int cp_graph(cp_t *c, const sp_op_t *op, cp_rel_t *out)
 /* Extend: each (?v, expr) a column over the previous; only a variable's
  * value or an aggregate's result can be bound today (new terms need the
  * dictionaries at run time). */
+static int cp_extend_binds(cp_t *c, const sp_op_t *op, cp_rel_t *out);
+
 static int cp_extend(cp_t *c, const sp_op_t *op, cp_rel_t *out)
 {
   if (cp_op(c, op->op_a, out) != CZ_OK)
     return CZ_ERR;
+  /* the solution an Extend's expressions see is its input's (so two
+   * BNODE("a") of one SELECT give one blank node) */
+  int solution_vars = c->cp_solution_vars;
+  c->cp_solution_vars = out->cr_n;
+  int rc = cp_extend_binds(c, op, out);
+  c->cp_solution_vars = solution_vars;
+  return rc;
+}
+
+static int cp_extend_binds(cp_t *c, const sp_op_t *op, cp_rel_t *out)
+{
   for (int k = 0; k < op->op_binds->ls_n; k++) {
     const sp_selitem_t *b = op->op_binds->ls_v[k];
     const sp_expr_t *x = b->si_expr;
-    if (x->ex_kind != SP_E_TERM || x->ex_term->tm_kind != SP_T_VAR)
-      return cp_unsupported(c, "BIND or SELECT expressions other than a variable or an aggregate");
     char *ea = cp_fresh(c, "e");
-    int i = cp_find(out, cp_vname(c, x->ex_term));
-    char *val = i >= 0 ? cp_col(c, ea, cp_vname(c, x->ex_term)) : "CAST(NULL AS int8)";
-    cp_var_t nv = i >= 0 ? out->cr_v[i] : (cp_var_t){.cv_maybe_null = true};
+    char *val;
+    cp_var_t nv;
+    if (x->ex_kind == SP_E_TERM && x->ex_term->tm_kind == SP_T_VAR) {
+      int i = cp_find(out, cp_vname(c, x->ex_term));
+      val = i >= 0 ? cp_col(c, ea, cp_vname(c, x->ex_term)) : "CAST(NULL AS int8)";
+      nv = i >= 0 ? out->cr_v[i] : (cp_var_t){.cv_maybe_null = true};
+    } else {
+      /* a computed value: an id when the expression is a stored term's,
+       * else a term in text (an error leaves the variable unbound) */
+      cp_scope_t sc = {.sc_alias = ea, .sc_rel = out};
+      if (cp_value(c, &sc, x, &val, &nv) != CZ_OK)
+        return CZ_ERR;
+    }
     nv.cv_name = cp_vname(c, b->si_var);
     char *pass = out->cr_n ? cp_passthrough(c, out, ea) : NULL;
     char *cols = arena_sprintf(c->cp_a, "%s%s%s AS %s", pass ? pass : "", pass ? ", " : "", val,
@@ -300,13 +342,40 @@ static int cp_group(cp_t *c, const sp_op_t *op, cp_rel_t *out)
   cp_rel_init(c, out, nk + na);
   char **ex = arena_alloc(c->cp_a, sizeof(char *) * (size_t)(nk + na + 1));
   char *keys = NULL;
+  /* GROUP BY expressions: computed as columns of the input first. */
+  char *extra = NULL;
+  const char **kname = arena_zalloc(c->cp_a, sizeof(char *) * (size_t)(nk + 1));
+  cp_rel_t grown;
+  cp_rel_init(c, &grown, in.cr_n + nk);
+  memcpy(grown.cr_v, in.cr_v, sizeof(cp_var_t) * (size_t)in.cr_n);
+  grown.cr_n = in.cr_n;
+  char *gi = cp_fresh(c, "gi");
   for (int k = 0; k < nk; k++) {
     const sp_selitem_t *b = op->op_binds->ls_v[k];
     const sp_expr_t *x = b->si_expr;  /* NULL: a bare variable, si_var */
-    if (x && (x->ex_kind != SP_E_TERM || x->ex_term->tm_kind != SP_T_VAR ||
-              (b->si_var && strcmp(cp_vname(c, b->si_var), cp_vname(c, x->ex_term)) != 0)))
-      return cp_unsupported(c, "GROUP BY expressions other than variables");
-    const char *name = x ? cp_vname(c, x->ex_term) : cp_vname(c, b->si_var);
+    if (!x || (x->ex_kind == SP_E_TERM && x->ex_term->tm_kind == SP_T_VAR &&
+               (!b->si_var || strcmp(cp_vname(c, b->si_var), cp_vname(c, x->ex_term)) == 0))) {
+      kname[k] = x ? cp_vname(c, x->ex_term) : cp_vname(c, b->si_var);
+      continue;
+    }
+    cp_scope_t ksc = {.sc_alias = gi, .sc_rel = &in};
+    char *val;
+    cp_var_t kv;
+    if (cp_value(c, &ksc, x, &val, &kv) != CZ_OK)
+      return CZ_ERR;
+    kv.cv_name = b->si_var ? cp_vname(c, b->si_var) : cp_fresh(c, "?gk");
+    kname[k] = kv.cv_name;
+    grown.cr_v[grown.cr_n++] = kv;
+    extra = cp_cat(c, extra, ", ", arena_sprintf(c->cp_a, "%s AS %s", val, sp_sql_ident(c->cp_a, kv.cv_name)));
+  }
+  if (extra) {
+    char *pass = in.cr_n ? cp_passthrough(c, &in, gi) : NULL;
+    grown.cr_sql = arena_sprintf(c->cp_a, "SELECT %s%s%s FROM (%s) %s", pass ? pass : "", pass ? ", " : "", extra,
+                                 in.cr_sql, gi);
+    in = grown;
+  }
+  for (int k = 0; k < nk; k++) {
+    const char *name = kname[k];
     int i = cp_find(&in, name);
     char *col = i >= 0 ? cp_col(c, ga, name) : "CAST(NULL AS int8)";
     out->cr_v[out->cr_n] = i >= 0 ? in.cr_v[i] : (cp_var_t){.cv_name = name, .cv_maybe_null = true};
@@ -317,25 +386,39 @@ static int cp_group(cp_t *c, const sp_op_t *op, cp_rel_t *out)
   for (int k = 0; k < na; k++) {
     const sp_selitem_t *b = op->op_aggs->ls_v[k];
     const sp_expr_t *x = b->si_expr;
-    if (strcmp(x->ex_name, "count") != 0)
-      return cp_unsupported(c, arena_sprintf(c->cp_a, "aggregate %s", x->ex_name));
+    const sp_expr_t *v0 = x->ex_star ? NULL : x->ex_args->ls_v[0];
+    if (strcmp(x->ex_name, "count") != 0 ||
+        (v0 && (v0->ex_kind != SP_E_TERM || v0->ex_term->tm_kind != SP_T_VAR))) {
+      cp_scope_t asc = {.sc_alias = ga, .sc_rel = &in};
+      char *val;
+      cp_var_t av;
+      if (cp_aggregate(c, &asc, x, &val, &av) != CZ_OK)
+        return CZ_ERR;
+      av.cv_name = cp_vname(c, b->si_var);
+      out->cr_v[out->cr_n] = av;
+      ex[out->cr_n++] = val;
+      continue;
+    }
     char *arg = "*";
     if (!x->ex_star) {
       const sp_expr_t *v = x->ex_args->ls_v[0];
-      if (v->ex_kind != SP_E_TERM || v->ex_term->tm_kind != SP_T_VAR)
-        return cp_unsupported(c, "COUNT of an expression");
       int i = cp_find(&in, cp_vname(c, v->ex_term));
       arg = i >= 0 ? cp_col(c, ga, cp_vname(c, v->ex_term)) : "CAST(NULL AS int8)";
     } else if (x->ex_distinct) {
-      /* COUNT(DISTINCT *): distinct solutions, over all variables. */
+      /* COUNT(DISTINCT *): distinct solutions over the visible variables,
+       * each row one text key that is never NULL (an unbound variable is
+       * "~"; a text value is length-prefixed, so no two rows meet). */
       char *row = NULL;
-      for (int i = 0; i < in.cr_n; i++)
-        row = cp_cat(c, row, ", ", cp_col(c, ga, in.cr_v[i].cv_name));
-      if (!row)
-        return cp_unsupported(c, "COUNT(DISTINCT *) without variables");
-      if (in.cr_n > 1)
-        return cp_unsupported(c, "COUNT(DISTINCT *) over several variables");
-      arg = row;
+      for (int i = 0; i < in.cr_n; i++) {
+        const cp_var_t *v = &in.cr_v[i];
+        if (v->cv_name[0] == '?')
+          continue;
+        char *col = cp_col(c, ga, v->cv_name);
+        char *k = v->cv_text ? arena_sprintf(c->cp_a, "CAST(length(%1$s) AS text) || ':' || %1$s", col)
+                             : arena_sprintf(c->cp_a, "CAST(%s AS text)", col);
+        row = cp_cat(c, row, " || ',' || ", arena_sprintf(c->cp_a, "COALESCE(%s, '~')", k));
+      }
+      arg = row ? row : "1";
     }
     out->cr_v[out->cr_n] = (cp_var_t){.cv_name = cp_vname(c, b->si_var), .cv_count = true};
     ex[out->cr_n++] = arena_sprintf(c->cp_a, "count(%s%s)", x->ex_distinct ? "DISTINCT " : "", arg);
@@ -348,19 +431,27 @@ static int cp_group(cp_t *c, const sp_op_t *op, cp_rel_t *out)
 /* ---- solution modifiers ------------------------------------------------------ */
 
 /* ORDER BY keys over alias: SPARQL's order of terms (unbound, blank nodes,
- * IRIs, literals), numbers by value, the rest by their N-Triples text. */
+ * IRIs, literals), numbers by value (inline ids as they are; a number the
+ * literal dictionary holds, "01"^^xsd:integer, as the id its value would
+ * have: sparql_order_num), the rest by their N-Triples text. */
 static int cp_order_keys(cp_t *c, const sp_list_t *order, const cp_rel_t *r, const char *alias, char **out)
 {
   *out = NULL;
   for (int k = 0; k < order->ls_n; k++) {
     const sp_order_t *o = order->ls_v[k];
     const sp_expr_t *x = o->or_expr;
-    if (x->ex_kind != SP_E_TERM || x->ex_term->tm_kind != SP_T_VAR)
-      return cp_unsupported(c, "ORDER BY expressions other than variables");
-    int i = cp_find(r, cp_vname(c, x->ex_term));
-    if (i < 0)
-      continue; /* always unbound: orders nothing */
     const char *dir = o->or_desc ? " DESC" : "";
+    int i = x->ex_kind == SP_E_TERM && x->ex_term->tm_kind == SP_T_VAR ? cp_find(r, cp_vname(c, x->ex_term)) : -2;
+    if (i == -1)
+      continue; /* always unbound: orders nothing */
+    if (i == -2 || r->cr_v[i].cv_text) {
+      cp_scope_t sc = {.sc_alias = alias, .sc_rel = r};
+      char *key;
+      if (cp_order_expr(c, &sc, x, dir, &key) != CZ_OK)
+        return CZ_ERR;
+      *out = cp_cat(c, *out, ", ", key);
+      continue;
+    }
     char *v = cp_col(c, alias, cp_vname(c, x->ex_term));
     if (r->cr_v[i].cv_count) {
       *out = cp_cat(c, *out, ", ", arena_sprintf(c->cp_a, "%s%s", v, dir));
@@ -370,20 +461,38 @@ static int cp_order_keys(cp_t *c, const sp_list_t *order, const cp_rel_t *r, con
                   arena_sprintf(c->cp_a,
                                 "CASE WHEN %1$s IS NULL THEN 0 WHEN %1$s >= 0 AND %1$s < " CP_IRI_LO
                                 " THEN 1 WHEN %1$s >= 0 AND %1$s < " CP_LIT_LO " THEN 2 ELSE 3 END%2$s,"
-                                " CASE WHEN %1$s < 0 THEN %1$s END%2$s,"
+                                " CASE WHEN %1$s < 0 THEN %1$s WHEN %1$s >= " CP_LIT_LO " AND %1$s < " CP_INLINE_LO
+                                " THEN sparql_order_num(rdf_term(%1$s)) END%2$s,"
                                 " CASE WHEN %1$s >= 0 THEN rdf_term(%1$s) END%2$s",
                                 v, dir));
   }
   return CZ_OK;
 }
 
+/* Whether x reads a variable of core that proj does not keep (ORDER BY
+ * under DISTINCT sees only the projected variables). */
+static bool cp_reads_hidden(cp_t *c, const sp_expr_t *x, const cp_rel_t *proj, const cp_rel_t *core)
+{
+  if (!x)
+    return false;
+  if (x->ex_kind == SP_E_TERM)
+    return x->ex_term->tm_kind == SP_T_VAR && cp_find(proj, cp_vname(c, x->ex_term)) < 0 &&
+           cp_find(core, cp_vname(c, x->ex_term)) >= 0;
+  if (x->ex_kind == SP_E_EXISTS || x->ex_kind == SP_E_NOTEXISTS)
+    return true; /* its pattern may read any of them */
+  if (cp_reads_hidden(c, x->ex_a, proj, core) || cp_reads_hidden(c, x->ex_b, proj, core))
+    return true;
+  for (int i = 0; x->ex_args && i < x->ex_args->ls_n; i++)
+    if (cp_reads_hidden(c, x->ex_args->ls_v[i], proj, core))
+      return true;
+  return false;
+}
+
 /* A term id or count column as text (N-Triples). */
 static char *cp_out_col(cp_t *c, const cp_var_t *v, const char *alias)
 {
   char *col = cp_col(c, alias, v->cv_name);
-  if (v->cv_count)
-    return arena_sprintf(c->cp_a, "'\"' || CAST(%s AS text) || '\"^^" CP_XSD_INTEGER "'", col);
-  return arena_sprintf(c->cp_a, "rdf_term(%s)", col);
+  return cp_var_text(c, v, col);
 }
 
 /* Slice(Distinct(Project(Order(X)))) — each optional — as one SELECT;
@@ -443,8 +552,7 @@ static int cp_modifiers(cp_t *c, const sp_op_t *op, bool top, cp_rel_t *out)
     if (order)
       for (int k = 0; k < order->op_order->ls_n; k++) {
         const sp_expr_t *x = ((const sp_order_t *)order->op_order->ls_v[k])->or_expr;
-        if (x->ex_kind == SP_E_TERM && x->ex_term->tm_kind == SP_T_VAR && cp_find(&proj, cp_vname(c, x->ex_term)) < 0 &&
-            cp_find(&core, cp_vname(c, x->ex_term)) >= 0)
+        if (cp_reads_hidden(c, x, &proj, &core))
           return cp_unsupported(c, "DISTINCT with ORDER BY a variable that is not selected");
       }
   }
@@ -497,7 +605,7 @@ int cp_op(cp_t *c, const sp_op_t *op, cp_rel_t *out)
   case SP_OP_TOMULTISET: return cp_op(c, op->op_a, out);
   case SP_OP_PATH: return cp_path(c, op, out);
   case SP_OP_SERVICE: return cp_unsupported(c, "SERVICE");
-  case SP_OP_TABLE: return cp_unsupported(c, "VALUES");
+  case SP_OP_TABLE: return cp_table(c, op, out);
   }
   return cp_unsupported(c, "this algebra operator");
 }
@@ -523,7 +631,7 @@ static char *cp_graph_set(cp_t *c, const sp_list_t *from, sp_gref_kind_t k)
 
 char *sp_compile_sql(arena_t *a, const sp_request_t *rq, err_t *e)
 {
-  cp_t c = {.cp_a = a, .cp_e = e};
+  cp_t c = {.cp_a = a, .cp_e = e, .cp_base = rq->rq_base, .cp_solution_vars = -1};
   if (rq->rq_update) {
     cp_unsupported(&c, "SPARQL Update");
     return NULL;

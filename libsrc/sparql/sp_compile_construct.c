@@ -67,6 +67,15 @@ static void ct_term(cp_t *c, const sp_term_t *t, int pos, const cp_rel_t *r, con
       out->tt_valid = pos == 2 ? arena_sprintf(c->cp_a, "%s IS NOT NULL", col) : NULL;
       return;
     }
+    if (r->cr_v[i].cv_text) {
+      /* a computed term, already N-Triples text: its first characters say
+       * what kind of term it is */
+      out->tt_text = col;
+      out->tt_valid = pos == 0   ? arena_sprintf(c->cp_a, "(left(%1$s, 1) = '<' OR left(%1$s, 2) = '_:')", col)
+                      : pos == 1 ? arena_sprintf(c->cp_a, "left(%s, 1) = '<'", col)
+                                 : arena_sprintf(c->cp_a, "%s IS NOT NULL", col);
+      return;
+    }
     out->tt_text = arena_sprintf(c->cp_a, "rdf_term(%s)", col);
     out->tt_valid = pos == 0   ? arena_sprintf(c->cp_a, "%s >= " CP_BNODE_LO " AND %s < " CP_LIT_LO, col, col)
                     : pos == 1 ? arena_sprintf(c->cp_a, "%s >= " CP_IRI_LO " AND %s < " CP_LIT_LO, col, col)
@@ -168,6 +177,13 @@ static char *ct_describe(cp_t *c, const sp_query_t *q)
       int j = cp_find(&r, cp_vname(c, t));
       if (j < 0 || r.cr_v[j].cv_count)
         continue; /* never bound, or a count (a literal: no triples) */
+      if (r.cr_v[j].cv_text)
+      {
+        /* a computed term (BIND, VALUES) is text, and the description
+         * is looked up by id */
+        cp_unsupported(c, "DESCRIBE of a computed term");
+        return NULL;
+      }
       char *x = cp_fresh(c, "x");
       one = arena_sprintf(c->cp_a, "SELECT %s AS r FROM (%s) %s", cp_col(c, x, r.cr_v[j].cv_name), r.cr_sql, x);
     } else {

@@ -14,6 +14,9 @@
 #define CP_BNODE_LO "1152921504606846976"   /* 1 << 60 */
 #define CP_IRI_LO "2305843009213693952"     /* 2 << 60 */
 #define CP_LIT_LO "3458764513820540928"     /* 3 << 60 */
+#define CP_INLINE_LO "4611686018427387904"  /* 4 << 60: past the literal dictionary */
+#define CP_DATETIME_LO "6917529027641081856" /* 6 << 60: inline xsd:dateTime */
+#define CP_DATETIME_HI "8070450532247928832" /* 7 << 60 */
 #define CP_NUM_MASK "(-16)"                 /* clears the 4 type bits */
 #define CP_XSD_INTEGER "<http://www.w3.org/2001/XMLSchema#integer>"
 
@@ -22,6 +25,7 @@ typedef struct cp_var_s {
   const char *cv_name;
   bool cv_maybe_null;   /* may be unbound */
   bool cv_count;        /* an aggregate's SQL int8, not a term id */
+  bool cv_text;         /* a computed term in N-Triples text (README "Computed terms"), not an id */
 } cp_var_t;
 
 /* A compiled operator: a SELECT with one column per variable. */
@@ -45,6 +49,11 @@ typedef struct cp_s {
                                default one (an update's WITH, or no USING) */
   cp_gkind_t cp_gkind;
   const sp_term_t *cp_gterm;
+  const char *cp_base;      /* the query's BASE (IRI() of a relative constant), NULL = none */
+  int cp_solution_vars;     /* BNODE(str)'s solution key: the first N variables of the
+                               scope (an Extend's input, not its own new ones); -1 all */
+  bool cp_in_on;            /* compiling a LEFT JOIN's ON condition: no subqueries
+                               (dictionary constants become their text) */
 } cp_t;
 
 /* A variable's SQL expression in an expression's scope. */
@@ -54,13 +63,18 @@ typedef struct cp_scope_s {
   char **sc_exprs;          /* else each variable's own expression (a join's merged values) */
 } cp_scope_t;
 
-typedef enum cp_ekind_e { CP_E_ID, CP_E_BOOL, CP_E_COUNT } cp_ekind_t;
+/* What an expression's SQL is: a term id (int8), a SQL boolean (SPARQL's
+ * effective boolean value already taken), a COUNT (SQL int8), or a term
+ * in N-Triples text (a computed value). */
+typedef enum cp_ekind_e { CP_E_ID, CP_E_BOOL, CP_E_COUNT, CP_E_TERM } cp_ekind_t;
 
 typedef struct cp_expr_s {
   char *ce_sql;
   cp_ekind_t ce_kind;
   rdf_id_t ce_num_id;        /* an inline numeric constant's id, else 0 */
   const char *ce_num_lex;    /* its lexical form (integer/decimal only), else NULL */
+  char *ce_nt;               /* a constant's N-Triples text as a SQL literal, else NULL */
+  rdf_id_t ce_dt_id;         /* an inline xsd:dateTime constant's id, else 0 */
 } cp_expr_t;
 
 /* "not supported yet" (0A000) naming what. */
@@ -95,6 +109,23 @@ char *cp_graph_query(cp_t *c, const sp_query_t *q);
 
 /* An expression over a scope's variables (sp_compile_expr.c). */
 int cp_expr(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_t *out);
+/* Any value as SQL text in N-Triples form (NULL = error/unbound). */
+char *cp_text_of(cp_t *c, const cp_expr_t *x);
+/* A variable's column (SQL col of kind v) as N-Triples text. */
+char *cp_var_text(cp_t *c, const cp_var_t *v, const char *col);
+/* SQL equality of two variables' columns of kinds va, vb (term equality:
+ * ids, or texts when either is a computed term). */
+char *cp_var_eq(cp_t *c, const cp_var_t *va, const char *a, const cp_var_t *vb, const char *b);
+/* A value for BIND / SELECT (expr AS ?v) / GROUP BY keys: its SQL and the
+ * kind of column it makes (id, text or count). */
+int cp_value(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, char **sql, cp_var_t *kind);
+/* An aggregate call over the group's input scope: its SQL and column kind. */
+int cp_aggregate(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, char **sql, cp_var_t *kind);
+/* ORDER BY keys of one expression over scope. */
+int cp_order_expr(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, const char *dir, char **out);
+/* VALUES (sp_compile_expr.c: constants as terms). */
+int cp_table(cp_t *c, const sp_op_t *op, cp_rel_t *out);
+
 /* The conjunction of exprs over scope, as SQL (NULL when exprs is empty). */
 int cp_conj(cp_t *c, const cp_scope_t *sc, const sp_list_t *exprs, char **out);
 

@@ -305,7 +305,11 @@ static const cp_var_t *pa_bound(cp_t *c, const sp_term_t *t, const cp_rel_t *r)
   if (t->tm_kind != SP_T_VAR)
     return NULL;
   int i = cp_find(r, cp_vname(c, t));
-  return i >= 0 && !r->cr_v[i].cv_maybe_null && !r->cr_v[i].cv_count ? &r->cr_v[i] : NULL;
+  /* a computed term is no id to search from: the path then runs unseeded
+   * and the join compares its ids with the term's text */
+  return i >= 0 && !r->cr_v[i].cv_maybe_null && !r->cr_v[i].cv_count && !r->cr_v[i].cv_text
+             ? &r->cr_v[i]
+             : NULL;
 }
 
 int cp_path_seeded(cp_t *c, const sp_op_t *op, const cp_rel_t *bound, const char *cte, cp_rel_t *out,

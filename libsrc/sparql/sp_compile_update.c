@@ -70,6 +70,12 @@ char *sp_compile_update_where(arena_t *a, const sp_update_t *u, const sp_list_t 
   for (int i = 0; i < nvars; i++) {
     int k = cp_find(&r, vars[i]);
     is_count[i] = k >= 0 && r.cr_v[k].cv_count;
+    if (k >= 0 && r.cr_v[k].cv_text) {
+      /* the update encodes ids it reads back as int8; a computed term
+       * (BIND, VALUES, an expression) would need its text encoded */
+      cp_unsupported(&c, arena_sprintf(a, "a computed value (?%s) in an update template", vars[i]));
+      return NULL;
+    }
     cols = cp_cat(&c, cols, ", ",
                   k >= 0 ? cp_col(&c, "w", vars[i]) : arena_strdup(a, "CAST(NULL AS int8)"));
   }

@@ -14,6 +14,7 @@
  * it as a scalar subquery, 0 (no term) when unknown. Either way a prepared
  * statement stays right when the term is loaded later (no id baked into
  * the plan). */
+#include <ctype.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -107,7 +108,11 @@ char *sp_sql_term_query(arena_t *a, const sp_term_t *t, char **inline_id, err_t 
   }
   /* The literal dictionary's key: (dt, lang, lex); dt 0 for xsd:string and
    * language-tagged strings. */
-  char *lang = sp_sql_quote(a, t->tm_lang ? t->tm_lang : ""), *lex = sp_sql_quote(a, t->tm_str);
+  /* the store keeps language tags lower-cased (libsrc/rdf "Tables") */
+  char *lc = arena_strdup(a, t->tm_lang ? t->tm_lang : "");
+  for (char *p = lc; *p; p++)
+    *p = (char)tolower((unsigned char)*p);
+  char *lang = sp_sql_quote(a, lc), *lex = sp_sql_quote(a, t->tm_str);
   if (!dt || t->tm_lang)
     return arena_sprintf(a, "SELECT l.id FROM " RDF_SCHEMA ".rdf_literal l WHERE l.dt = 0 AND l.lang = %s"
                             " AND l.lex = %s", lang, lex);

@@ -134,6 +134,8 @@ def main():
                 counts[key] += 1
                 if key == "error":
                     notes.append("ERROR %s/%s: %s %s" % (suite, fold, name, ex))
+                else:
+                    notes.append("REFUSED %s/%s: %s %s" % (suite, fold, name, str(ex).splitlines()[0]))
                 continue
             if res.type == "CONSTRUCT":
                 # rows (s, p, o) in N-Triples form: the same graph up to blank node names
