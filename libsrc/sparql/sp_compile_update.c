@@ -12,7 +12,8 @@
  * writes there, so `INSERT { ?s ?p ?o } WHERE { ?s ?p ?o }` is a no-op as
  * the standard says. Without USING NAMED, GRAPH ?g ranges over all named
  * graphs. Unbound variables and variables the WHERE does not bind are SQL
- * NULL. */
+ * NULL. A computed term's column is its N-Triples text: the engine
+ * encodes it (sp_wcol_t). */
 #include <string.h>
 
 #include "sparql/sp_compile_int.h"
@@ -37,7 +38,7 @@ static char *cu_graph_set(cp_t *c, const sp_list_t *refs, sp_gref_kind_t k)
 }
 
 char *sp_compile_update_where(arena_t *a, const sp_update_t *u, const sp_list_t *using,
-                              const char *const *vars, int nvars, bool *is_count, err_t *e)
+                              const char *const *vars, int nvars, sp_wcol_t *kinds, err_t *e)
 {
   cp_t c = {.cp_a = a, .cp_e = e, .cp_dataset = true};
   err_clear(e);
@@ -69,13 +70,10 @@ char *sp_compile_update_where(arena_t *a, const sp_update_t *u, const sp_list_t 
   char *cols = NULL;
   for (int i = 0; i < nvars; i++) {
     int k = cp_find(&r, vars[i]);
-    is_count[i] = k >= 0 && r.cr_v[k].cv_count;
-    if (k >= 0 && r.cr_v[k].cv_text) {
-      /* the update encodes ids it reads back as int8; a computed term
-       * (BIND, VALUES, an expression) would need its text encoded */
-      cp_unsupported(&c, arena_sprintf(a, "a computed value (?%s) in an update template", vars[i]));
-      return NULL;
-    }
+    kinds[i] = k < 0                 ? SP_WCOL_ID
+               : r.cr_v[k].cv_count ? SP_WCOL_COUNT
+               : r.cr_v[k].cv_text  ? SP_WCOL_TERM
+                                    : SP_WCOL_ID;
     cols = cp_cat(&c, cols, ", ",
                   k >= 0 ? cp_col(&c, "w", vars[i]) : arena_strdup(a, "CAST(NULL AS int8)"));
   }

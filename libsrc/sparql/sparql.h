@@ -313,15 +313,22 @@ char *sp_compile_sql(arena_t *a, const sp_request_t *rq, err_t *e);
 
 /* ---- SPARQL Update's SQL (sp_compile_update.c) ---------------------------- */
 
+/* What a column of an update's WHERE holds. */
+typedef enum sp_wcol_e {
+  SP_WCOL_ID,     /* a term id (int8) */
+  SP_WCOL_COUNT,  /* an aggregate's count (a SQL int8): an xsd:integer */
+  SP_WCOL_TERM    /* a computed term (BIND, VALUES, an expression): its N-Triples text */
+} sp_wcol_t;
+
 /* The SELECT of the WHERE of u (a Modify or DELETE WHERE, after
- * translation): one int8 column per name in vars (term ids; NULL =
- * unbound), in that order, one row per solution. The dataset: using (the
- * protocol's using-graph-uri / using-named-graph-uri, sp_gref_t *; NULL or
- * empty: none) or else u's USING / USING NAMED; else WITH's graph, else the
- * store's default graph (g = 0), with all named graphs. is_count[i]: column
- * i is an aggregate's count (a SQL int8, an xsd:integer), not a term id. */
+ * translation): one column per name in vars (NULL = unbound), in that
+ * order, one row per solution; kinds[i] says what column i holds. The
+ * dataset: using (the protocol's using-graph-uri / using-named-graph-uri,
+ * sp_gref_t *; NULL or empty: none) or else u's USING / USING NAMED; else
+ * WITH's graph, else the store's default graph (g = 0), with all named
+ * graphs. */
 char *sp_compile_update_where(arena_t *a, const sp_update_t *u, const sp_list_t *using,
-                              const char *const *vars, int nvars, bool *is_count, err_t *e);
+                              const char *const *vars, int nvars, sp_wcol_t *kinds, err_t *e);
 /* "SELECT id, …": one row with the ids of the constant terms[0..n) (IRIs
  * and literals) as the store holds them, 0 for a term it does not hold;
  * the dictionaries are only read. */

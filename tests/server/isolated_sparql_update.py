@@ -76,6 +76,12 @@ STEPS = [
      "INSERT { ?o ex:backlink ?s } WHERE { ?s ex:label ?o }", (0, 0)),
     ("an aggregate's count in a template",
      "INSERT { ex:stats ex:people ?n } WHERE { SELECT (COUNT(*) AS ?n) WHERE { ?s a foaf:Person } }", (1, 0)),
+    ("computed terms in the templates",
+     'DELETE { ?s ex:age ?a } INSERT { ?s ex:age ?b ; ex:tag ?t } '
+     'WHERE { ?s ex:age ?a BIND(?a + 1 AS ?b) BIND(CONCAT("p-", STR(?a)) AS ?t) }', (4, 2)),
+    ("a computed term deleted, one the store never held skipped",
+     'DELETE { ?s ex:tag ?t . ?s ex:tag ?u } WHERE { ?s ex:age ?a '
+     'BIND(CONCAT("p-", STR(?a - 1)) AS ?t) BIND(CONCAT("never-", STR(?a)) AS ?u) }', (0, 2)),
     ("delete where", "DELETE WHERE { ?s ex:mark ex:m }", (0, 3)),
     ("delete where in a graph", "DELETE WHERE { GRAPH ex:g1 { ?s ex:seen ?g } }", (0, 2)),
     ("two operations in one request",

@@ -112,7 +112,10 @@ static int su_exec(su_t *u, splan_t *p, datum_t *params, int nparams, int64_t **
       for (int c = 0; c < nc; c++) {
         datum_t d;
         vec_get(&ob.ob_b->b_cols[c], r, &d);
-        (*rows)[*nrows * (size_t)nc + (size_t)c] = d.d_null ? 0 : d.d_i64;
+        int64_t cell = d.d_null ? 0 : d.d_i64;
+        if (!d.d_null && ty_phys(ob.ob_b->b_cols[c].v_type.t_id) == TP_STR)
+          cell = (int64_t)(intptr_t)arena_sprintf(u->su_a, "%.*s", (int)d.d_str.s_len, d.d_str.s_ptr);
+        (*rows)[*nrows * (size_t)nc + (size_t)c] = cell;
       }
       (*nrows)++;
     }
@@ -124,7 +127,8 @@ static int su_exec(su_t *u, splan_t *p, datum_t *params, int nparams, int64_t **
   return rc;
 }
 
-/* A query's rows (ncols int8 columns each). */
+/* A query's rows (ncols int8 columns each; a text column's cell is a
+ * pointer to its NUL-terminated copy in su_a, 0 for NULL). */
 static int su_query(su_t *u, const char *sql, int64_t **rows, size_t *nrows, err_t *e)
 {
   splan_t *p;
@@ -473,6 +477,63 @@ static void su_counts_as_ids(int64_t *rows, size_t nrows, int nv, int k)
   }
 }
 
+/* Whether variable name is in an INSERT template of up. */
+static bool su_var_inserted(const sp_update_t *up, const char *name)
+{
+  for (int i = 0; up->up_insert && i < up->up_insert->ls_n; i++) {
+    const sp_quad_t *q = up->up_insert->ls_v[i];
+    const sp_term_t *pos[4] = {q->qd_g, q->qd_t->tr_s, q->qd_t->tr_p, q->qd_t->tr_o};
+    for (int k = 0; k < 4; k++)
+      if (pos[k] && pos[k]->tm_kind == SP_T_VAR && strcmp(pos[k]->tm_str, name) == 0)
+        return true;
+  }
+  return false;
+}
+
+/* Column k of rows holds computed terms (their N-Triples text, see
+ * su_query): each becomes its id — encoded when the variable feeds an
+ * INSERT template (new terms are added), else looked up (a term the store
+ * does not hold leaves the quad out: no such quad to delete). A blank node
+ * gets a label of this request's scope, so it is new, never a stored one. */
+static int su_terms_as_ids(su_t *u, int64_t *rows, size_t nrows, int nv, int k, bool encode,
+                           err_t *e)
+{
+  for (size_t r = 0; r < nrows; r++) {
+    int64_t *cell = &rows[r * (size_t)nv + (size_t)k];
+    const char *nt = (const char *)(intptr_t)*cell;
+    if (!nt)
+      continue;
+    rdf_term_t t;
+    if (rdf_term_from_nt(u->su_a, nt, strlen(nt), &t, e) != CZ_OK)
+      return err_prefix(e, "a computed term of the update's WHERE");
+    rdf_id_t id = 0;
+    if (t.rt_kind == RDF_BNODE) {
+      if (!encode) {
+        *cell = 0;
+        continue;
+      }
+      if (su_scope(u, e) != CZ_OK)
+        return CZ_ERR;
+      t = rdf_bnode(arena_sprintf(u->su_a, "c%lld_%.*s", (long long)u->su_scope, (int)t.rt_len, t.rt_str));
+    }
+    if (encode) {
+      if (su_encode(u, &t, 1, &id, e) != CZ_OK)
+        return CZ_ERR;
+    } else {
+      sp_term_t st = {.tm_kind = t.rt_kind == RDF_IRI ? SP_T_IRI : SP_T_LIT,
+                      .tm_str = arena_sprintf(u->su_a, "%.*s", (int)t.rt_len, t.rt_str),
+                      .tm_dt = t.rt_dt ? arena_sprintf(u->su_a, "%.*s", (int)t.rt_dt_len, t.rt_dt) : NULL,
+                      .tm_lang = t.rt_lang_len ? arena_sprintf(u->su_a, "%.*s", (int)t.rt_lang_len, t.rt_lang)
+                                               : NULL};
+      const sp_term_t *stp = &st;
+      if (su_lookup(u, &stp, 1, &id, e) != CZ_OK)
+        return CZ_ERR;
+    }
+    *cell = (int64_t)id;
+  }
+  return CZ_OK;
+}
+
 /* ---- the operations ------------------------------------------------------- */
 
 /* INSERT DATA, DELETE DATA, DELETE WHERE, DELETE/INSERT … WHERE. */
@@ -502,13 +563,16 @@ static int su_modify(su_t *u, const sp_update_t *up, err_t *e)
   int64_t *rows = NULL;
   size_t nrows = 1;
   if (has_where) {
-    bool *is_count = arena_zalloc(u->su_a, sizeof(bool) * (size_t)(nv + 1));
-    char *sql = sp_compile_update_where(u->su_a, up, u->su_using, vars, nv, is_count, e);
+    sp_wcol_t *kinds = arena_zalloc(u->su_a, sizeof(sp_wcol_t) * (size_t)(nv + 1));
+    char *sql = sp_compile_update_where(u->su_a, up, u->su_using, vars, nv, kinds, e);
     if (!sql || su_query(u, sql, &rows, &nrows, e) != CZ_OK)
       return CZ_ERR;
     for (int k = 0; k < nv; k++)
-      if (is_count[k])
+      if (kinds[k] == SP_WCOL_COUNT)
         su_counts_as_ids(rows, nrows, nv, k);
+      else if (kinds[k] == SP_WCOL_TERM &&
+               su_terms_as_ids(u, rows, nrows, nv, k, su_var_inserted(up, vars[k]), e) != CZ_OK)
+        return CZ_ERR;
   }
   su_tmpl_t del, ins;
   rdf_qids_t *dq, *iq;
