@@ -985,6 +985,10 @@ int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     }
     if (bd_expr(b, sc, l, &in) != CZ_OK)
       return CZ_ERR;
+    /* a reg* value cast to text is its name ('t'::regclass::text), as
+     * regclassout prints it */
+    if ((t.t_id == TY_TEXT || t.t_id == TY_VARCHAR) && bd_reg_display(b, l, &in) != CZ_OK)
+      return CZ_ERR;
     if (!(*out = bd_cast(b, in, t, x->ex_pos)))
       return CZ_ERR;
     if ((*out)->x_type.t_id == TY_TEXT && t.t_id == TY_TEXT &&

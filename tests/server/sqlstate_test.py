@@ -135,6 +135,38 @@ def privileges(dsn, c, report):
     c.execute("DROP USER ss_user")
 
 
+def search_path(c, report):
+    """search_path: CREATE with no schema to create in (3F000), in
+    pg_catalog (42501), a bare name found in no schema of the path (42P01),
+    a default naming an unknown sequence (42P01), each with its message."""
+    cases = [
+        ("spath_nosuch", "CREATE TABLE ss_sp (x int)", "3F000",
+         "no schema has been selected to create in"),
+        ("spath_nosuch", "CREATE VIEW ss_sp AS SELECT 1 AS one", "3F000",
+         "no schema has been selected to create in"),
+        ("spath_nosuch", "CREATE SEQUENCE ss_sp", "3F000",
+         "no schema has been selected to create in"),
+        ("''", "CREATE TABLE ss_sp (x int)", "3F000", "no schema has been selected to create in"),
+        ("spath_nosuch", "SELECT * FROM ss_a", "42P01", 'relation "ss_a" does not exist'),
+        ("spath_nosuch", "ALTER TABLE ss_a ADD COLUMN y int", "42P01",
+         'relation "ss_a" does not exist'),
+        ("pg_catalog, public", "CREATE TABLE ss_sp (x int)", "42501",
+         'permission denied to create "pg_catalog.ss_sp"'),
+        ("public", "CREATE TABLE ss_sp (x int DEFAULT nextval('ss_nosuch_seq'))", "42P01",
+         'relation "ss_nosuch_seq" does not exist'),
+    ]
+    for path, sql, want, msg in cases:
+        c.execute("SET search_path = %s" % path)
+        try:
+            c.execute(sql)
+            got, text = "no error", ""
+        except psycopg.Error as e:
+            got, text = e.sqlstate, e.diag.message_primary
+        c.execute("RESET search_path")
+        report("search_path %s: %s" % (path, sql), got == want and text == msg,
+               "got %s %r" % (got, text))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dsn", required=True)
@@ -201,6 +233,7 @@ def main():
         c.execute("ROLLBACK")
         report("session usable after ROLLBACK", c.execute("SELECT 1").fetchone()[0] == 1)
         privileges(a.dsn, c, report)
+        search_path(c, report)
         c.execute("DROP TABLE ss_a")
         c.execute("DROP TABLE ss_nnd")
     print("%d passed, %d failed" % (passed, failed))
