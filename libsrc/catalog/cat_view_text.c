@@ -52,9 +52,11 @@ static const char *current_name(const cat_snapshot_t *s, const cat_view_ref_t *f
   return t ? t->ct_name : NULL;
 }
 
-/* Whether the relation name at q[off, off + len) is written bare: not
- * after a schema's dot, nor the qualifier before a column's dot (`t.a`,
- * which names the FROM item, not the relation). */
+/* Whether the relation name at q[off, off + len) is written bare in FROM:
+ * not after a schema's dot, nor the qualifier before a column's dot
+ * (`t.a`, which names the FROM item, not the relation), nor a whole-row
+ * argument alone in parentheses (`row_to_json(t)`: a FROM item is never
+ * a lone name in parentheses). */
 static bool bare_relation(const char *q, size_t qlen, uint32_t off, uint32_t len)
 {
   size_t i = off;
@@ -65,6 +67,8 @@ static bool bare_relation(const char *q, size_t qlen, uint32_t off, uint32_t len
   size_t j = (size_t)off + len;
   while (j < qlen && isspace((unsigned char)q[j]))
     j++;
+  if (i > 0 && q[i - 1] == '(' && j < qlen && q[j] == ')')
+    return false;
   return j >= qlen || q[j] != '.';
 }
 

@@ -1213,9 +1213,10 @@ int pgcat_init(pgcat_env_fn fn, err_t *e)
      * arguments (42723) is exec's; pgcat's copy is not needed. */
     const xfunc_def_t *tabs[] = {pgcat_funcs, pgcat_regex_funcs, pgcat_array_funcs,
                                  pgcat_seq_funcs, pgcat_view_funcs, pgcat_dump_funcs,
-                                 pgcat_size_funcs, pgcat_record_funcs};
+                                 pgcat_size_funcs, pgcat_record_funcs, pgcat_json_object_funcs};
     const int ns[] = {pgcat_nfuncs, pgcat_regex_nfuncs, pgcat_array_nfuncs, pgcat_seq_nfuncs,
-                      pgcat_view_nfuncs, pgcat_dump_nfuncs, pgcat_size_nfuncs, pgcat_record_nfuncs};
+                      pgcat_view_nfuncs, pgcat_dump_nfuncs, pgcat_size_nfuncs, pgcat_record_nfuncs,
+                      pgcat_json_object_nfuncs};
     for (int t = 0; t < (int)CZ_ARRAY_LEN(tabs) && rc == CZ_OK; t++)
       for (int i = 0; i < ns[t] && rc == CZ_OK; i++) {
         err_t e2;

@@ -118,6 +118,9 @@ extern const int pgcat_array_nfuncs;
 char *pgcat_record_text(arena_t *a, const char *const *fields, int n);
 extern const xfunc_def_t pgcat_record_funcs[];
 extern const int pgcat_record_nfuncs;
+/* json_object / jsonb_object of text arrays (pgcat_json_object.c). */
+extern const xfunc_def_t pgcat_json_object_funcs[];
+extern const int pgcat_json_object_nfuncs;
 /* The regexp functions (regexp_like, the binder's form of the ~ operators,
  * regexp_replace, regexp_match, …: pgcat_regex_func.c). */
 extern const xfunc_def_t pgcat_regex_funcs[];

@@ -900,6 +900,9 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     return bd_json_agg_call(b, sc, x, out);  /* sql_bind_json_agg.c */
   if (xagg_is_aggregate(x->ex_name))
     return bd_agg_call(b, sc, x, out);
+  int rj = bd_row_json_call(b, sc, x, out);  /* row_to_json(t): sql_bind_row_json.c */
+  if (rj != 1)
+    return rj;
   if (!x->ex_schema && !x->ex_over && strcmp(x->ex_name, "grouping") == 0)
     return bd_grouping_call(b, sc, x, out);  /* sql_bind_grouping.c */
   if (bd_window_only(x->ex_name))

@@ -151,6 +151,9 @@ int bd_jsonb_arith_op(bd_t *b, sql_op_t op, xnode_t *l, xnode_t *r, int pos, xno
 
 bool bd_json_agg_is(const char *name);
 int bd_json_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+/* row_to_json(t), to_json(t), to_jsonb(t) of a FROM item t's whole row
+ * (sql_bind_row_json.c); 1 when x is no such call. */
+int bd_row_json_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
 
 /* ---- json[b]_each, _array_elements, _object_keys in FROM (sql_bind_json_srf.c) ---- */
 
