@@ -892,6 +892,7 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   if (x->ex_over)
     return bd_window_call(b, sc, x, out);  /* sql_bind_window.c */
+  x = bd_jsonpath_query_expr(b, x);  /* jsonb_path_query: sql_bind_json_srf.c */
   if (bd_srf_name(x))
     return bd_srf_call(b, sc, x, out);  /* sql_bind_srf_list.c */
   if (strcmp(x->ex_name, "array_agg") == 0 && (!x->ex_schema || strcmp(x->ex_schema, "pg_catalog") == 0))

@@ -102,6 +102,9 @@ lp_node_t *bd_func_node(bd_t *b, ty_t t, xnode_t *lo, xnode_t *hi, xnode_t *step
 /* Whether the call x is one (unnest, generate_series, generate_subscripts,
  * information_schema._pg_expandarray). */
 bool bd_srf_name(const sql_expr_t *x);
+/* jsonb_path_query(…) as jsonb_array_elements(jsonb_path_query_array(…));
+ * x itself for any other expression (sql_bind_json_srf.c). */
+const sql_expr_t *bd_jsonpath_query_expr(bd_t *b, const sql_expr_t *x);
 /* The call x: a placeholder of its value (0A000 where not allowed). */
 int bd_srf_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
 /* Allows them in the block of sc (its select list and ORDER BY), from now. */
