@@ -52,8 +52,42 @@ static const char *current_name(const cat_snapshot_t *s, const cat_view_ref_t *f
   return t ? t->ct_name : NULL;
 }
 
+/* Whether the relation name at q[off, off + len) is written bare in FROM:
+ * not after a schema's dot, nor the qualifier before a column's dot
+ * (`t.a`, which names the FROM item, not the relation), nor a whole-row
+ * argument alone in parentheses (`row_to_json(t)`: a FROM item is never
+ * a lone name in parentheses). */
+static bool bare_relation(const char *q, size_t qlen, uint32_t off, uint32_t len)
+{
+  size_t i = off;
+  while (i > 0 && isspace((unsigned char)q[i - 1]))
+    i--;
+  if (i > 0 && q[i - 1] == '.')
+    return false;
+  size_t j = (size_t)off + len;
+  while (j < qlen && isspace((unsigned char)q[j]))
+    j++;
+  if (i > 0 && q[i - 1] == '(' && j < qlen && q[j] == ')')
+    return false;
+  return j >= qlen || q[j] != '.';
+}
+
+/* The schema of relation oid (a view, a table or a sequence), or NULL. */
+static const char *relation_schema(const cat_snapshot_t *s, cat_oid_t oid)
+{
+  const cat_view_t *v = cat_view_by_oid(s, oid);
+  if (v)
+    return v->cw_schema_name;
+  const cat_table_t *t = cat_table_by_oid(s, oid);
+  if (t)
+    return t->ct_schema_name;
+  const cat_sequence_t *sq = cat_sequence_by_oid(s, oid);
+  return sq ? sq->sq_schema_name : NULL;
+}
+
 const char *cat_view_text(arena_t *a, const cat_snapshot_t *s, const cat_view_t *w,
-                          char *(*quote)(const char *name, arena_t *a))
+                          char *(*quote)(const char *name, arena_t *a),
+                          bool (*visible)(const void *ctx, cat_oid_t rel), const void *ctx)
 {
   const char *q = w->cw_query;
   size_t qlen = strlen(q), len = 0, cap = qlen + 1, at = 0;
@@ -79,13 +113,19 @@ const char *cat_view_text(arena_t *a, const cat_snapshot_t *s, const cat_view_t 
       continue;  /* overlapping notes: the first wins */
     const char *now = current_name(s, f);
     const char *was = token_name(a, q + f->vr_off, f->vr_len);
-    if (!now || strcmp(now, was) == 0)
+    const char *schema = NULL;
+    if (now && f->vr_kind == 'r' && bare_relation(q, qlen, f->vr_off, f->vr_len) &&
+        (!visible || !visible(ctx, f->vr_oid)))
+      schema = relation_schema(s, f->vr_oid);
+    if (!now || (strcmp(now, was) == 0 && !schema))
       continue;
     const char *alias = NULL;
     if (f->vr_alias > 0 && f->vr_alias <= w->cw_ncols &&
         strcmp(now, w->cw_colnames[f->vr_alias - 1]) != 0)
       alias = w->cw_colnames[f->vr_alias - 1];
     const char *put = quote(now, a);
+    if (schema)
+      put = arena_sprintf(a, "%s.%s", quote(schema, a), put);
     const char *as = alias ? quote(alias, a) : NULL;
     size_t need = len + (f->vr_off - at) + strlen(put) + (as ? strlen(as) + 4 : 0) +
                   (qlen - f->vr_off) + 1;

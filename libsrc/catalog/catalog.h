@@ -726,9 +726,14 @@ int cat_check_view_priv(const cat_snapshot_t *s, cat_oid_t role, const cat_view_
                         uint32_t privs, err_t *e);
 /* The view's query text with the names its objects have now (relations
  * by OID, columns by table OID and number), in a; quote gives a name as
- * an identifier of the text (quote_ident's rule). cat_view_text.c. */
+ * an identifier of the text (quote_ident's rule). A relation the text
+ * names without its schema gets the schema it was found in when
+ * visible(ctx, oid) says the bare name would not find it now, and always
+ * when visible is NULL (the text the binder reads: it means the same
+ * objects whatever search_path is). cat_view_text.c. */
 const char *cat_view_text(arena_t *a, const cat_snapshot_t *s, const cat_view_t *w,
-                          char *(*quote)(const char *name, arena_t *a));
+                          char *(*quote)(const char *name, arena_t *a),
+                          bool (*visible)(const void *ctx, cat_oid_t rel), const void *ctx);
 /* Whether w's query uses column col of table (cat_view_ref_t). */
 bool cat_view_uses_column(const cat_view_t *w, cat_oid_t table, int col);
 /* The views whose query reads rel, into out[0..cap); returns how many

@@ -148,7 +148,7 @@ static void xe_cmp_str(xop_t op, const vec_t *v, const xe_arg_t *w, const int *s
   });
 }
 
-static void xe_cmp_generic(ty_phys_t p, xop_t op, const vec_t *v, const xe_arg_t *w,
+static void xe_cmp_generic(ty_id_t id, xop_t op, const vec_t *v, const xe_arg_t *w,
                            const int *sel, int nsel, vec_t *dst)
 {
   XE_FOR(sel, nsel, i, {
@@ -160,11 +160,11 @@ static void xe_cmp_generic(ty_phys_t p, xop_t op, const vec_t *v, const xe_arg_t
     vec_get(v, i, &a);
     xe_arg_get(w, i, &b);
     dst->v_null[i] = 0;
-    dst->v_bool[i] = xe_cmp_true(op, datum_cmp(p, &a, &b));
+    dst->v_bool[i] = xe_cmp_true(op, datum_cmp_t(id, &a, &b));
   });
 }
 
-static void xe_distinct(ty_phys_t p, bool distinct, const xe_arg_t *l, const xe_arg_t *r,
+static void xe_distinct(ty_id_t id, bool distinct, const xe_arg_t *l, const xe_arg_t *r,
                         const int *sel, int nsel, vec_t *dst)
 {
   XE_FOR(sel, nsel, i, {
@@ -176,7 +176,7 @@ static void xe_distinct(ty_phys_t p, bool distinct, const xe_arg_t *l, const xe_
       datum_t a, b;
       xe_arg_get(l, i, &a);
       xe_arg_get(r, i, &b);
-      differ = datum_cmp(p, &a, &b) != 0;
+      differ = datum_cmp_t(id, &a, &b) != 0;
     }
     dst->v_null[i] = 0;
     dst->v_bool[i] = distinct ? differ : !differ;
@@ -189,9 +189,10 @@ int xe_compare(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst,
   if (xe_operand(st, x->x_args[0], sel, nsel, &l, e) != CZ_OK ||
       xe_operand(st, x->x_args[1], sel, nsel, &r, e) != CZ_OK)
     return CZ_ERR;
-  ty_phys_t p = ty_phys(x->x_args[0]->x_type.t_id);
+  ty_id_t id = x->x_args[0]->x_type.t_id;  /* jsonb: its own order (datum_cmp_t) */
+  ty_phys_t p = ty_phys(id);
   if (x->x_op == XOP_IS_DISTINCT || x->x_op == XOP_IS_NOT_DISTINCT) {
-    xe_distinct(p, x->x_op == XOP_IS_DISTINCT, &l, &r, sel, nsel, dst);
+    xe_distinct(id, x->x_op == XOP_IS_DISTINCT, &l, &r, sel, nsel, dst);
     return CZ_OK;
   }
   xop_t op = x->x_op;
@@ -200,7 +201,7 @@ int xe_compare(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst,
     if (l.a_const->d_null || r.a_const->d_null)
       res.d_null = true;
     else
-      res.d_bool = xe_cmp_true(op, datum_cmp(p, l.a_const, r.a_const));
+      res.d_bool = xe_cmp_true(op, datum_cmp_t(id, l.a_const, r.a_const));
     xe_fill(dst, &res, sel, nsel);
     return CZ_OK;
   }
@@ -218,10 +219,10 @@ int xe_compare(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst,
     xe_cmp_i64(op, l.a_vec, &r, sel, nsel, dst);
   else if (p == TP_F64)
     xe_cmp_f64(op, l.a_vec, &r, sel, nsel, dst);
-  else if (p == TP_STR)
+  else if (p == TP_STR && id != TY_JSONB)
     xe_cmp_str(op, l.a_vec, &r, sel, nsel, dst);
   else
-    xe_cmp_generic(p, op, l.a_vec, &r, sel, nsel, dst);
+    xe_cmp_generic(id, op, l.a_vec, &r, sel, nsel, dst);
   return CZ_OK;
 }
 
@@ -287,8 +288,10 @@ int xe_in_list(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst,
   for (int k = 0; k < nitems; k++)
     if (xe_operand(st, x->x_args[k + 1], sel, nsel, &items[k], e) != CZ_OK)
       return CZ_ERR;
-  ty_phys_t p = ty_phys(x->x_args[0]->x_type.t_id);
-  if (nitems >= XE_IN_SORTED_MIN && (p == TP_I64 || p == TP_STR) && lhs.a_vec) {
+  ty_id_t id = x->x_args[0]->x_type.t_id;
+  ty_phys_t p = ty_phys(id);
+  if (nitems >= XE_IN_SORTED_MIN && (p == TP_I64 || (p == TP_STR && id != TY_JSONB)) &&
+      lhs.a_vec) {
     bool all_const = true;
     for (int k = 0; k < nitems && all_const; k++)
       all_const = items[k].a_const != NULL;
@@ -312,7 +315,7 @@ int xe_in_list(xe_t *st, const xnode_t *x, const int *sel, int nsel, vec_t *dst,
         found = a.d_i64 == (items[k].a_const ? items[k].a_const->d_i64 : items[k].a_vec->v_i64[i]);
       else {
         xe_arg_get(&items[k], i, &b);
-        found = datum_cmp(p, &a, &b) == 0;
+        found = datum_cmp_t(id, &a, &b) == 0;
       }
     }
     if (found) {

@@ -80,6 +80,7 @@ static void xfunc_builtins_once(void)
   xfunc_register_locked(xfunc_interval_defs, xfunc_interval_ndefs, NULL);
   xfunc_register_locked(xfunc_misc_defs, xfunc_misc_ndefs, NULL);
   xfunc_register_locked(xfunc_json_defs, xfunc_json_ndefs, NULL);
+  xfunc_register_locked(xfunc_jsonpath_defs, xfunc_jsonpath_ndefs, NULL);
   xfunc_register_locked(xfunc_json_agg_defs, xfunc_json_agg_ndefs, NULL);
   xfunc_register_locked(xfunc_json_srf_defs, xfunc_json_srf_ndefs, NULL);
   pthread_rwlock_unlock(&xreg.r_lock);
@@ -125,7 +126,8 @@ bool xfunc_immutable(const xfunc_t *f)
          xfunc_in(f, xfunc_time_defs, xfunc_time_ndefs) ||
          xfunc_in(f, xfunc_interval_defs, xfunc_interval_ndefs) ||
          xfunc_in(f, xfunc_misc_defs, xfunc_misc_ndefs) ||
-         xfunc_in(f, xfunc_json_defs, xfunc_json_ndefs);
+         xfunc_in(f, xfunc_json_defs, xfunc_json_ndefs) ||
+         xfunc_in(f, xfunc_jsonpath_defs, xfunc_jsonpath_ndefs);
 }
 
 int xfunc_count(void)

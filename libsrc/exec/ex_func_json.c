@@ -284,6 +284,29 @@ static int xf_jsonb_build_object(xctx_t *c, const xnode_t *x, const datum_t *a, 
   return xj_build_object(c, x, a, true, out, e);
 }
 
+/* _cz_json_row(name, value, …): a row as row_to_json / to_json write it,
+ * compact ({"a":1,"b":"x"}); the binder passes a whole-row reference's
+ * column names (text constants, never NULL) and values
+ * (sql_bind_row_json.c). The jsonb form is that text made canonical. */
+static int xf_json_row(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
+{
+  ty_jbuf_t b;
+  ty_jbuf_init(&b, c->xc_arena);
+  ty_jbuf_addc(&b, '{');
+  for (int i = 0; i + 1 < x->x_nargs; i += 2) {
+    datum_t k;  /* the column's name: a text (or untyped) constant */
+    if (xcast_datum(x->x_args[i]->x_type, &a[i], ty_plain(TY_TEXT), c->xc_arena, &k, e) != CZ_OK)
+      return CZ_ERR;
+    if (i)
+      ty_jbuf_addc(&b, ',');
+    ty_jbuf_add_jstring(&b, k.d_str.s_ptr, k.d_str.s_len);
+    ty_jbuf_addc(&b, ':');
+    xj_add_datum(&b, x->x_args[i + 1]->x_type, &a[i + 1], c->xc_arena);
+  }
+  ty_jbuf_addc(&b, '}');
+  return xj_take(c, &b, x->x_type.t_id == TY_JSONB, out, e);
+}
+
 static int xf_build_array(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   ty_jbuf_t b;
@@ -1319,6 +1342,10 @@ const xfunc_def_t xfunc_json_defs[] = {
    .fd_flags = XF_VARIADIC, .fd_row = xf_json_build_object},
   {.fd_name = "jsonb_build_object", .fd_nargs = 1, .fd_args = {ANY}, .fd_result = JB,
    .fd_flags = XF_VARIADIC, .fd_row = xf_jsonb_build_object},
+  {.fd_name = "_cz_json_row", .fd_nargs = 1, .fd_args = {ANY}, .fd_result = J,
+   .fd_flags = XF_VARIADIC, .fd_row = xf_json_row},
+  {.fd_name = "_cz_jsonb_row", .fd_nargs = 1, .fd_args = {ANY}, .fd_result = JB,
+   .fd_flags = XF_VARIADIC, .fd_row = xf_json_row},
   {.fd_name = "json_build_array", .fd_nargs = 1, .fd_args = {ANY}, .fd_result = J,
    .fd_flags = XF_VARIADIC, .fd_row = xf_build_array},
   {.fd_name = "jsonb_build_array", .fd_nargs = 1, .fd_args = {ANY}, .fd_result = JB,

@@ -11,7 +11,7 @@
 static int xf_cmp(ty_id_t t, const datum_t *a, const datum_t *b)
 {
   if (t != TY_CHAR)
-    return datum_cmp(ty_phys(t), a, b);
+    return datum_cmp_t(t, a, b);  /* jsonb by its own order */
   datum_t x = *a, y = *b;
   while (x.d_str.s_len > 0 && x.d_str.s_ptr[x.d_str.s_len - 1] == ' ')
     x.d_str.s_len--;

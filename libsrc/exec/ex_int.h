@@ -147,6 +147,8 @@ extern const xfunc_def_t xfunc_misc_defs[];
 extern const int xfunc_misc_ndefs;
 extern const xfunc_def_t xfunc_json_defs[];  /* ex_func_json.c */
 extern const int xfunc_json_ndefs;
+extern const xfunc_def_t xfunc_jsonpath_defs[];  /* ex_jsonpath.c */
+extern const int xfunc_jsonpath_ndefs;
 extern const xfunc_def_t xfunc_json_agg_defs[];  /* json_agg's helpers */
 extern const int xfunc_json_agg_ndefs;
 extern const xfunc_def_t xfunc_json_srf_defs[];  /* json_each's helpers */

@@ -100,7 +100,7 @@ static inline int datum_to_num(ty_phys_t p, const datum_t *d, num_t *out, err_t 
 }
 
 /* Equality that treats two NULLs as equal (grouping, DISTINCT). */
-bool datum_eq_nulls(ty_phys_t p, const datum_t *a, const datum_t *b);
+bool datum_eq_nulls(ty_id_t id, const datum_t *a, const datum_t *b);
 
 /* A hash index from 64-bit hashes to row numbers of a row store (dense
  * from 0, inserted in any order): an open-addressing table (linear
@@ -247,7 +247,10 @@ static inline bool vec_cell_eq(ty_phys_t p, const vec_t *a, int ra, const vec_t 
     return a->v_i64[ra] == b->v_i64[rb];
   case TP_STR: {
     const str_t *x = &a->v_str[ra], *y = &b->v_str[rb];
-    return x->s_len == y->s_len && (!x->s_len || memcmp(x->s_ptr, y->s_ptr, x->s_len) == 0);
+    if (x->s_len == y->s_len && (!x->s_len || memcmp(x->s_ptr, y->s_ptr, x->s_len) == 0))
+      return true;
+    /* jsonb: equal values may print apart (1.5, 1.50) */
+    return a->v_type.t_id == TY_JSONB && ty_jsonb_text_cmp(x, y) == 0;
   }
   default: {
     datum_t x, y;

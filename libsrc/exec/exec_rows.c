@@ -33,11 +33,11 @@ int datum_copy(ty_phys_t p, const datum_t *in, arena_t *a, datum_t *out, err_t *
   return CZ_OK;
 }
 
-bool datum_eq_nulls(ty_phys_t p, const datum_t *a, const datum_t *b)
+bool datum_eq_nulls(ty_id_t id, const datum_t *a, const datum_t *b)
 {
   if (a->d_null || b->d_null)
     return a->d_null && b->d_null;
-  return datum_cmp(p, a, b) == 0;
+  return datum_cmp_t(id, a, b) == 0;
 }
 
 /* 16-byte steps inside a chunk's block, as arena allocations are. */
@@ -356,7 +356,7 @@ uint64_t row_hash(const batch_t *b, int row, int ncols, const int *cols)
     const vec_t *v = &b->b_cols[cols ? cols[i] : i];
     datum_t d;
     vec_get(v, row, &d);
-    uint64_t x = d.d_null ? ROW_NULL_HASH : datum_hash(ty_phys(v->v_type.t_id), &d);
+    uint64_t x = d.d_null ? ROW_NULL_HASH : datum_hash_t(v->v_type.t_id, &d);
     h = hash64_int(h ^ x);
   }
   return h;
@@ -389,12 +389,12 @@ void rows_hash(const batch_t *b, int ncols, const int *cols, const int *sel, int
       uint64_t x;
       if (nul[r])
         x = ROW_NULL_HASH;
-      else if (p == TP_STR)
+      else if (p == TP_STR && v->v_type.t_id != TY_JSONB)
         x = hash64(v->v_str[r].s_ptr, v->v_str[r].s_len, 0);
       else {
         datum_t d;
         vec_get(v, r, &d);
-        x = datum_hash(p, &d);
+        x = datum_hash_t(v->v_type.t_id, &d);
       }
       hash[j] = rh_mix(hash[j] ^ x);
     }
@@ -420,7 +420,7 @@ static int64_t rset_lookup(const rset_t *s, const batch_t *b, int row, uint64_t 
       datum_t x, y;
       vec_get(&b->b_cols[c], row, &x);
       rs_get(&s->rt_rows, cand, c, &y);
-      eq = datum_eq_nulls(ty_phys(s->rt_rows.rs_types[c].t_id), &x, &y);
+      eq = datum_eq_nulls(s->rt_rows.rs_types[c].t_id, &x, &y);
     }
     if (eq)
       return cand;

@@ -40,7 +40,7 @@ static bool same_keys(const op_distinct_on_t *dp, const distinct_on_run_t *d, co
     const vec_t *v = &b->b_cols[dp->od_keys[k]];
     datum_t x;
     vec_get(v, row, &x);
-    if (!datum_eq_nulls(ty_phys(v->v_type.t_id), &x, &d->od_prev[k]))
+    if (!datum_eq_nulls(v->v_type.t_id, &x, &d->od_prev[k]))
       return false;
   }
   return true;

@@ -138,7 +138,7 @@ static bool ga_same_open(const groupagg_run_t *r, int ngroup, const batch_t *ev,
     }
     datum_t d;
     vec_get(v, row, &d);
-    if (datum_cmp(ty_phys(v->v_type.t_id), &d, o) != 0)
+    if (datum_cmp_t(v->v_type.t_id, &d, o) != 0)
       return false;
   }
   return true;

@@ -102,14 +102,14 @@ static int agg_seen(agg_run_t *r, int64_t g, const vec_t *v, int row, bool *seen
 {
   datum_t d;
   vec_get(v, row, &d);
-  ty_phys_t p = ty_phys(v->v_type.t_id);
-  uint64_t hash = hash64_int((uint64_t)g ^ datum_hash(p, &d));
+  ty_id_t vt = v->v_type.t_id;
+  uint64_t hash = hash64_int((uint64_t)g ^ datum_hash_t(vt, &d));
   int64_t pos = -1, cand;
   while (rh_next(&r->ar_seen_hash, hash, &pos, &cand)) {
     datum_t cg, cv;
     rs_get(&r->ar_seen, cand, 0, &cg);
     rs_get(&r->ar_seen, cand, 1, &cv);
-    if (cg.d_i64 == g && datum_cmp(p, &cv, &d) == 0) {
+    if (cg.d_i64 == g && datum_cmp_t(vt, &cv, &d) == 0) {
       *seen = true;
       return CZ_OK;
     }

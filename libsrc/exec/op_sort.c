@@ -100,7 +100,7 @@ static int sort_cmp_rows(const op_sort_t *p, int from, const batch_t *ba, int ia
         c = -c;
       return c;  /* NULL placement is not reversed by DESC */
     }
-    c = datum_cmp(ty_phys(p->os_op.o_types[key->sk_col].t_id), &da, &db);
+    c = datum_cmp_t(p->os_op.o_types[key->sk_col].t_id, &da, &db);
     if (c != 0)
       return key->sk_desc ? -c : c;
   }
@@ -211,7 +211,8 @@ static bool sort_prefixes(const op_sort_t *p, const rstore_t *rs, sort_ent_t *en
   const sort_key_t *key = &p->os_keys[0];
   ty_phys_t ph = ty_phys(p->os_op.o_types[key->sk_col].t_id);
   int scale = ph == TP_NUM ? num_common_scale(rs, key->sk_col) : 0;
-  bool usable = ph != TP_IV && scale >= 0;
+  /* jsonb's order is not its text's: no prefix, rows compared */
+  bool usable = ph != TP_IV && scale >= 0 && p->os_op.o_types[key->sk_col].t_id != TY_JSONB;
   bool nulls = false, fits = true;
   *exact = ph != TP_STR;
   uint64_t null_key = key->sk_nulls_first ? 0 : UINT64_MAX;

@@ -129,7 +129,7 @@ static bool rows_equal(const window_run_t *w, int64_t a, int64_t b, const int *c
     datum_t x, y;
     rs_get(&w->ow_rows, a, cols[k], &x);
     rs_get(&w->ow_rows, b, cols[k], &y);
-    if (!datum_eq_nulls(ty_phys(w->ow_rows.rs_types[cols[k]].t_id), &x, &y))
+    if (!datum_eq_nulls(w->ow_rows.rs_types[cols[k]].t_id, &x, &y))
       return false;
   }
   return true;

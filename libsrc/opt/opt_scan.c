@@ -21,8 +21,8 @@ static bool no_cols(const xnode_t *x)
  * (EQ, LT, LE, GT, GE) and the value. */
 bool opt_key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **val)
 {
-  if (c->x_kind != X_OP || c->x_nargs != 2)
-    return false;
+  if (c->x_kind != X_OP || c->x_nargs != 2 || ctype.t_id == TY_JSONB)
+    return false;  /* jsonb keys are stored in text order, not jsonb's */
   xop_t o = c->x_op;
   if (o != XOP_EQ && o != XOP_LT && o != XOP_LE && o != XOP_GT && o != XOP_GE)
     return false;
@@ -123,6 +123,12 @@ static bool pushed_value(const xnode_t *x, ty_id_t type)
 static bool pushable(const sp_table_t *t, const xnode_t *c, int *col, scan_pred_t *p)
 {
   memset(p, 0, sizeof *p);
+  /* jsonb orders and equals by its own rules, not its stored text's */
+  if ((c->x_kind == X_IN_LIST || c->x_kind == X_OP) && c->x_nargs == 2 &&
+      (c->x_args[0]->x_type.t_id == TY_JSONB || c->x_args[1]->x_type.t_id == TY_JSONB))
+    return false;
+  if (c->x_kind == X_IN_LIST && c->x_args[0]->x_type.t_id == TY_JSONB)
+    return false;
   if (c->x_kind == X_IN_LIST) {
     int k = pushed_col(t, c->x_args[0], &p->sp_rtrim);
     if (k < 0 || c->x_nargs < 2)
@@ -359,13 +365,20 @@ static void scan_order_of(lp_ctx_t *b, const sp_table_t *t, int ix, scan_spec_t 
   int *ord = arena_alloc(b->lc_a, sizeof(int) * (size_t)(n + 1));
   for (int k = 0; k < n; k++)
     ord[k] = order_col(t, in, k);
+  /* a jsonb key's text order is not jsonb's: the order ends before it */
+  bool cut = false;
+  for (int k = 0; k < n && !cut; k++)
+    if (t->tb_coltypes[ord[k]].t_id == TY_JSONB) {
+      n = k;
+      cut = true;
+    }
   sp->ss_nord = n;
   sp->ss_ord = ord;
   /* a unique index's NULLs may repeat */
   bool unique = t->tb_npk > 0 || (in && in->ix_unique);
   for (int i = 0; in && i < in->ix_ncols && t->tb_npk == 0; i++)
     unique = unique && t->tb_notnull && t->tb_notnull[in->ix_cols[i]];
-  sp->ss_ord_unique = unique;
+  sp->ss_ord_unique = unique && !cut;
 }
 
 /* Whether index in (NULL: the primary index), its first nfixed key
@@ -385,7 +398,7 @@ static bool index_gives(const sp_table_t *t, const sp_index_t *in, int nfixed,
     if (k >= nord)
       return false;
     int col = order_col(t, in, k++);
-    if (col != w->sw_keys[i].sk_col || w->sw_keys[i].sk_desc != backward ||
+    if (col != w->sw_keys[i].sk_col || t->tb_coltypes[col].t_id == TY_JSONB || w->sw_keys[i].sk_desc != backward ||
         w->sw_keys[i].sk_nulls_first != backward)
       return false;
   }

@@ -118,6 +118,15 @@ int pgcat_init(pgcat_env_fn fn, err_t *e);
 /* The value of setting name (case-insensitive) in env, or NULL. */
 const char *pgcat_setting(const pgcat_env_t *env, const char *name);
 
+/* The schemas of env's search_path that exist, in its order, "$user"
+ * resolved, pg_catalog first unless the path lists it (PostgreSQL's
+ * implicit schema); the temporary schema (pg_temp) is left to the engine.
+ * Returns how many (at most max). */
+int pgcat_search_path(const pgcat_env_t *env, cat_oid_t *out, int max);
+/* The same without the implicit pg_catalog: current_schemas(false), and
+ * where CREATE without a schema makes its object (the first). */
+int pgcat_search_path_explicit(const pgcat_env_t *env, cat_oid_t *out, int max);
+
 /* ---- relations ---------------------------------------------------------- */
 
 typedef struct pgcat_rel_s pgcat_rel_t;

@@ -513,7 +513,7 @@ static int pgcat_fill_pg_attrdef(pgcat_rows_t *w, const pgcat_env_t *env, err_t 
       pgcat_put_int(w, pgcat_attrdef_oid(t->ct_oid, c + 1));
       pgcat_put_int(w, t->ct_oid);
       pgcat_put_int(w, c + 1);
-      pgcat_put_text(w, t->ct_cols[c].cc_default);
+      pgcat_put_text(w, pgcat_expr_text(env, t->ct_cols[c].cc_default, w->pw_arena));
       if (pgcat_row_end(w, e))
         return CZ_ERR;
     }

@@ -325,7 +325,7 @@ static int pf_pg_get_viewdef(xctx_t *c, const xnode_t *x, const datum_t *a, datu
   } else
     oid = (cat_oid_t)a[0].d_i64;
   const cat_view_t *w = cat_view_by_oid(env->pe_snap, oid);
-  pgcat_out_text(c, out, w ? pgcat_viewdef(env->pe_snap, w, c->xc_arena) : NULL);
+  pgcat_out_text(c, out, w ? pgcat_viewdef(env, w, c->xc_arena) : NULL);
   return CZ_OK;
 }
 
@@ -389,10 +389,10 @@ static int pf_current_schema(xctx_t *c, const xnode_t *x, const datum_t *a, datu
 {
   (void)x, (void)a;
   PGCAT_ENV();
-  /* the first existing schema of the search path after pg_catalog */
+  /* the first existing schema the path names (NULL when none does) */
   cat_oid_t path[16];
-  int n = pgcat_search_path(env, path, 16);
-  pgcat_out_text(c, out, n > 1 ? pgcat_schema_name(env, path[1]) : NULL);
+  int n = pgcat_search_path_explicit(env, path, 16);
+  pgcat_out_text(c, out, n > 0 ? pgcat_schema_name(env, path[0]) : NULL);
   return CZ_OK;
 }
 
@@ -403,9 +403,10 @@ static int pf_current_schemas(xctx_t *c, const xnode_t *x, const datum_t *a, dat
   (void)x;
   PGCAT_ENV();
   cat_oid_t path[16];
-  int n = pgcat_search_path(env, path, 16);
+  int n = a[0].d_bool ? pgcat_search_path(env, path, 16)
+                      : pgcat_search_path_explicit(env, path, 16);
   char *list = arena_strdup(c->xc_arena, "");
-  for (int i = a[0].d_bool ? 0 : 1; i < n; i++)
+  for (int i = 0; i < n; i++)
     list = arena_sprintf(c->xc_arena, "%s%s%s", list, *list ? "," : "",
                          pgcat_quote_ident(pgcat_schema_name(env, path[i]), c->xc_arena));
   pgcat_out_text(c, out, arena_sprintf(c->xc_arena, "{%s}", list));
@@ -1212,9 +1213,10 @@ int pgcat_init(pgcat_env_fn fn, err_t *e)
      * arguments (42723) is exec's; pgcat's copy is not needed. */
     const xfunc_def_t *tabs[] = {pgcat_funcs, pgcat_regex_funcs, pgcat_array_funcs,
                                  pgcat_seq_funcs, pgcat_view_funcs, pgcat_dump_funcs,
-                                 pgcat_size_funcs, pgcat_record_funcs};
+                                 pgcat_size_funcs, pgcat_record_funcs, pgcat_json_object_funcs};
     const int ns[] = {pgcat_nfuncs, pgcat_regex_nfuncs, pgcat_array_nfuncs, pgcat_seq_nfuncs,
-                      pgcat_view_nfuncs, pgcat_dump_nfuncs, pgcat_size_nfuncs, pgcat_record_nfuncs};
+                      pgcat_view_nfuncs, pgcat_dump_nfuncs, pgcat_size_nfuncs, pgcat_record_nfuncs,
+                      pgcat_json_object_nfuncs};
     for (int t = 0; t < (int)CZ_ARRAY_LEN(tabs) && rc == CZ_OK; t++)
       for (int i = 0; i < ns[t] && rc == CZ_OK; i++) {
         err_t e2;

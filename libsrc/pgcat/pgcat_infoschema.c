@@ -220,7 +220,9 @@ static int pgcat_fill_is_columns(pgcat_rows_t *w, const pgcat_env_t *env, err_t 
           ident = s->cs_sequences[q];
       /* an identity column has no column_default, as PostgreSQL's */
       if (pgcat_column_row(w, env, schema, t->ct_name, col->cc_name, col->cc_num + 1,
-                           col->cc_type, col->cc_identity ? NULL : col->cc_default,
+                           col->cc_type,
+                           col->cc_identity ? NULL
+                                            : pgcat_expr_text(env, col->cc_default, w->pw_arena),
                            col->cc_not_null, false, ident, col->cc_identity, e))
         return CZ_ERR;
     }

@@ -77,7 +77,7 @@ extern const int pgcat_nrels_view;
  * view's definition as pg_get_viewdef shows it. */
 int pgcat_fill_pg_views(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e);
 int pgcat_fill_is_views(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e);
-char *pgcat_viewdef(const cat_snapshot_t *s, const cat_view_t *w, arena_t *a);
+char *pgcat_viewdef(const pgcat_env_t *env, const cat_view_t *w, arena_t *a);
 /* _cz_view_check (WITH CHECK OPTION's row check, called by the binder). */
 extern const xfunc_def_t pgcat_view_funcs[];
 extern const int pgcat_view_nfuncs;
@@ -118,6 +118,9 @@ extern const int pgcat_array_nfuncs;
 char *pgcat_record_text(arena_t *a, const char *const *fields, int n);
 extern const xfunc_def_t pgcat_record_funcs[];
 extern const int pgcat_record_nfuncs;
+/* json_object / jsonb_object of text arrays (pgcat_json_object.c). */
+extern const xfunc_def_t pgcat_json_object_funcs[];
+extern const int pgcat_json_object_nfuncs;
 /* The regexp functions (regexp_like, the binder's form of the ~ operators,
  * regexp_replace, regexp_match, …: pgcat_regex_func.c). */
 extern const xfunc_def_t pgcat_regex_funcs[];
@@ -142,14 +145,18 @@ uint32_t pgcat_fn_type(int t);
 
 /* The role's name, or NULL. */
 const char *pgcat_role_name(const pgcat_env_t *env, cat_oid_t oid);
-/* The schemas of env's search path that exist, pg_catalog first (implicit,
- * as in PostgreSQL), "$user" resolved; returns how many (at most max). */
-int pgcat_search_path(const pgcat_env_t *env, cat_oid_t *out, int max);
 /* Whether schema oid is on env's search path (pg_catalog always is). */
 bool pgcat_schema_in_path(const pgcat_env_t *env, cat_oid_t schema);
 /* Whether a relation (table, index or pgcat relation) of this name in
  * this schema is what its bare name resolves to. */
 bool pgcat_relation_visible(const pgcat_env_t *env, cat_oid_t schema, const char *name);
+/* A stored expression's text (a column default) with its 'name'::regclass
+ * constants as regclass output prints them under env's search_path. */
+const char *pgcat_expr_text(const pgcat_env_t *env, const char *text, arena_t *a);
+/* The relations the 'name'::regclass constants of such a text name now
+ * (at most max, in out); how many. */
+int pgcat_expr_regclasses(const pgcat_env_t *env, const char *text, arena_t *a, cat_oid_t *out,
+                          int max);
 /* The owner of built-in objects (pg_catalog, types, the database): the
  * first superuser, which is the role the database was created with. */
 cat_oid_t pgcat_builtin_owner(const pgcat_env_t *env);

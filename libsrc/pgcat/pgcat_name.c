@@ -41,17 +41,24 @@ const char *pgcat_schema_name(const pgcat_env_t *env, cat_oid_t oid)
   return NULL;
 }
 
-/* The schema OIDs of the search path, pg_catalog first; *n of at most max. */
-int pgcat_search_path(const pgcat_env_t *env, cat_oid_t *out, int max)
+/* The schemas search_path names that exist, in its order ("$user" is the
+ * current role's name; pg_temp, the session's temporary schema, is the
+ * engine's to search). pg_catalog is searched first unless the path
+ * lists it (then where it is listed), as PostgreSQL's
+ * recomputeNamespacePath; *implicit says whether out[0] is that implicit
+ * pg_catalog. */
+static int pgcat_path(const pgcat_env_t *env, cat_oid_t *out, int max, bool *implicit)
 {
   int n = 0;
-  out[n++] = CAT_OID_PG_CATALOG;
+  bool listed = false;
   const char *sp = pgcat_setting(env, "search_path");
   if (!sp)
     sp = "\"$user\", public";
+  cat_oid_t found[16];
+  int nfound = 0;
   const char *p = sp;
-  while (*p && n < max) {
-    while (*p == ' ' || *p == ',')
+  while (*p && nfound < 16) {
+    while (*p == ' ' || *p == ',' || *p == '\t')
       p++;
     if (!*p)
       break;
@@ -67,7 +74,7 @@ int pgcat_search_path(const pgcat_env_t *env, cat_oid_t *out, int max)
       if (*p == '"')
         p++;
     } else {
-      for (; *p && *p != ',' && *p != ' '; p++)
+      for (; *p && *p != ',' && *p != ' ' && *p != '\t'; p++)
         if (len < CAT_MAX_NAME)
           name[len++] = (char)tolower((unsigned char)*p);
     }
@@ -75,11 +82,44 @@ int pgcat_search_path(const pgcat_env_t *env, cat_oid_t *out, int max)
     const char *look = name;
     if (strcmp(name, "$user") == 0)
       look = pgcat_role_name(env, env->pe_user);
-    const cat_schema_t *s = look ? cat_find_schema(env->pe_snap, look) : NULL;
-    if (s && s->cs_oid != CAT_OID_PG_CATALOG)
-      out[n++] = s->cs_oid;
+    cat_oid_t oid = 0;
+    if (look && strcmp(look, "pg_catalog") == 0) {
+      oid = CAT_OID_PG_CATALOG;
+      listed = true;
+    } else if (look) {
+      const cat_schema_t *s = cat_find_schema(env->pe_snap, look);
+      oid = s ? s->cs_oid
+            : strcmp(look, "information_schema") == 0 ? CAT_OID_INFORMATION_SCHEMA
+                                                      : 0;
+    }
+    bool dup = false;
+    for (int i = 0; i < nfound && oid; i++)
+      dup = dup || found[i] == oid;
+    if (oid && !dup)
+      found[nfound++] = oid;
   }
+  if (!listed && n < max)
+    out[n++] = CAT_OID_PG_CATALOG;
+  for (int i = 0; i < nfound && n < max; i++)
+    out[n++] = found[i];
+  if (implicit)
+    *implicit = !listed;
   return n;
+}
+
+int pgcat_search_path(const pgcat_env_t *env, cat_oid_t *out, int max)
+{
+  return pgcat_path(env, out, max, NULL);
+}
+
+int pgcat_search_path_explicit(const pgcat_env_t *env, cat_oid_t *out, int max)
+{
+  cat_oid_t all[17];
+  bool implicit;
+  int n = pgcat_path(env, all, 17, &implicit), k = 0;
+  for (int i = implicit ? 1 : 0; i < n && k < max; i++)
+    out[k++] = all[i];
+  return k;
 }
 
 bool pgcat_schema_in_path(const pgcat_env_t *env, cat_oid_t schema)
@@ -322,4 +362,99 @@ char *pgcat_regrole_out(const pgcat_env_t *env, cat_oid_t oid, arena_t *a)
 {
   const char *n = pgcat_role_name(env, oid);
   return n ? pgcat_quote_ident(n, a) : arena_sprintf(a, "%u", oid);
+}
+
+/* The 'name'::regclass constants of a stored expression text (a column
+ * default): fn(ctx, start, end, oid) for each whose name resolves now,
+ * start..end its literal's bytes (quotes included). */
+static void pgcat_regclass_consts(const pgcat_env_t *env, const char *text, arena_t *a,
+                                  void (*fn)(void *ctx, size_t start, size_t end, cat_oid_t oid),
+                                  void *ctx)
+{
+  static const char cast[] = "'::regclass";
+  if (!text || !strstr(text, cast))
+    return;
+  size_t len = strlen(text);
+  char *val = arena_alloc(a, len + 1);
+  for (size_t i = 0; i < len; i++) {
+    if (text[i] != '\'')
+      continue;
+    size_t j = i + 1, n = 0;
+    while (j < len && !(text[j] == '\'' && text[j + 1] != '\'')) {
+      if (text[j] == '\'')
+        j++;
+      val[n++] = text[j++];
+    }
+    val[n] = 0;
+    if (j >= len)
+      return;
+    err_t e;
+    cat_oid_t oid;
+    if (strncmp(text + j, cast, sizeof cast - 1) == 0 &&
+        pgcat_regclass_in(env, val, &oid, &e) == CZ_OK)
+      fn(ctx, i, j + 1, oid);
+    i = j;
+  }
+}
+
+typedef struct expr_text_s {
+  const pgcat_env_t *et_env;
+  const char *et_text;
+  arena_t *et_a;
+  char *et_out;
+  size_t et_at;  /* the text's bytes before this are in et_out */
+} expr_text_t;
+
+static void expr_text_put(void *ctx, size_t start, size_t end, cat_oid_t oid)
+{
+  expr_text_t *t = ctx;
+  const char *shown = pgcat_regclass_out(t->et_env, oid, t->et_a);
+  char *lit = arena_alloc(t->et_a, strlen(shown) * 2 + 3);
+  size_t n = 0;
+  lit[n++] = '\'';
+  for (const char *c = shown; *c; c++) {
+    if (*c == '\'')
+      lit[n++] = '\'';
+    lit[n++] = *c;
+  }
+  lit[n++] = '\'';
+  lit[n] = 0;
+  t->et_out = arena_sprintf(t->et_a, "%s%.*s%s", t->et_out, (int)(start - t->et_at),
+                            t->et_text + t->et_at, lit);
+  t->et_at = end;
+}
+
+/* A stored expression text (a column default) as pg_get_expr shows it:
+ * each 'name'::regclass constant printed by regclass output under the
+ * current search_path. Defaults name their sequences with the schema
+ * (engine en_path.c), which PostgreSQL keeps as an OID and prints bare
+ * where the path finds it: `nextval('t_id_seq'::regclass)`. */
+const char *pgcat_expr_text(const pgcat_env_t *env, const char *text, arena_t *a)
+{
+  expr_text_t t = {env, text, a, "", 0};
+  pgcat_regclass_consts(env, text, a, expr_text_put, &t);
+  if (t.et_at == 0)
+    return text;
+  return arena_sprintf(a, "%s%s", t.et_out, text + t.et_at);
+}
+
+typedef struct expr_oids_s {
+  cat_oid_t *eo_out;
+  int eo_n, eo_max;
+} expr_oids_t;
+
+static void expr_oids_put(void *ctx, size_t start, size_t end, cat_oid_t oid)
+{
+  expr_oids_t *o = ctx;
+  (void)start, (void)end;
+  if (o->eo_n < o->eo_max)
+    o->eo_out[o->eo_n++] = oid;
+}
+
+int pgcat_expr_regclasses(const pgcat_env_t *env, const char *text, arena_t *a, cat_oid_t *out,
+                          int max)
+{
+  expr_oids_t o = {out, 0, max};
+  pgcat_regclass_consts(env, text, a, expr_oids_put, &o);
+  return o.eo_n;
 }

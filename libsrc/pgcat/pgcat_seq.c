@@ -1,6 +1,6 @@
 /* pgcat_seq — the catalog relations of sequences: pg_sequence,
- * pg_sequences, information_schema.sequences and pg_depend (which holds
- * sequence ownership only) (pg_class lists them with
+ * pg_sequences, information_schema.sequences and pg_depend (sequence
+ * ownership, defaults naming sequences, views' rules) (pg_class lists them with
  * relkind 'S': pgcat_class.c).
  *
  * Design notes: the definitions come from the snapshot (cat_sequence_t);
@@ -148,7 +148,8 @@ static int fill_is_sequences(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
 /* The dependencies Cadenza records: a sequence OWNED BY a column ('a',
  * auto: serial and OWNED BY; 'i', internal: an identity column's), which
  * psql's \d shows as "Owned by" / "Sequence for identity column"; a
- * view's rule on the relations its query reads ('n'). */
+ * column default on the sequences it names ('n'); a view's rule on the
+ * relations its query reads ('n'). */
 static const pgcat_col_t pg_depend_cols[] = {
   {"classid", PGT_OID},    {"objid", PGT_OID},       {"objsubid", PGT_INT4},
   {"refclassid", PGT_OID}, {"refobjid", PGT_OID},    {"refobjsubid", PGT_INT4},
@@ -172,6 +173,30 @@ static int fill_pg_depend(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
     pgcat_put_char(w, t->ct_cols[sq->sq_owned_col].cc_identity ? 'i' : 'a');
     if (pgcat_row_end(w, e))
       return CZ_ERR;
+  }
+  /* a column default depends on the sequences it names ('n'): pg_dump
+   * then sets a serial column's default after making its sequence */
+  for (int i = 0; i < s->cs_ntables; i++) {
+    const cat_table_t *t = s->cs_tables[i];
+    for (int c = 0; c < t->ct_ncols; c++) {
+      if (!t->ct_cols[c].cc_default || t->ct_cols[c].cc_identity)
+        continue;
+      cat_oid_t refs[8];
+      int n = pgcat_expr_regclasses(env, t->ct_cols[c].cc_default, w->pw_arena, refs, 8);
+      for (int k = 0; k < n; k++) {
+        if (!cat_sequence_by_oid(s, refs[k]))
+          continue;
+        pgcat_put_int(w, 2604);
+        pgcat_put_int(w, pgcat_attrdef_oid(t->ct_oid, c + 1));
+        pgcat_put_int(w, 0);
+        pgcat_put_int(w, 1259);
+        pgcat_put_int(w, refs[k]);
+        pgcat_put_int(w, 0);
+        pgcat_put_char(w, 'n');
+        if (pgcat_row_end(w, e))
+          return CZ_ERR;
+      }
+    }
   }
   /* a view's _RETURN rule (pg_rewrite) depends on the relations its
    * query reads ('n'): pg_dump orders views after them by these */

@@ -15,9 +15,27 @@
 
 #include "pgcat/pgcat_int.h"
 
-char *pgcat_viewdef(const cat_snapshot_t *s, const cat_view_t *w, arena_t *a)
+/* Whether the bare name of relation oid finds it under env's search_path. */
+static bool viewdef_visible(const void *ctx, cat_oid_t oid)
 {
-  return arena_sprintf(a, " %s;", cat_view_text(a, s, w, pgcat_quote_ident));
+  const pgcat_env_t *env = ctx;
+  const cat_view_t *v = cat_view_by_oid(env->pe_snap, oid);
+  if (v)
+    return pgcat_relation_visible(env, v->cw_schema, v->cw_name);
+  const cat_table_t *t = cat_table_by_oid(env->pe_snap, oid);
+  if (t)
+    return pgcat_relation_visible(env, t->ct_schema, t->ct_name);
+  const cat_sequence_t *sq = cat_sequence_by_oid(env->pe_snap, oid);
+  return sq && pgcat_relation_visible(env, sq->sq_schema, sq->sq_name);
+}
+
+/* Relations the current search_path would not find by their bare names
+ * are shown with their schema, as PostgreSQL's deparser does (pg_dump
+ * reads definitions under an empty search_path). */
+char *pgcat_viewdef(const pgcat_env_t *env, const cat_view_t *w, arena_t *a)
+{
+  return arena_sprintf(a, " %s;",
+                       cat_view_text(a, env->pe_snap, w, pgcat_quote_ident, viewdef_visible, env));
 }
 
 /* ---- pg_views, pg_matviews ----------------------------------------------- */
@@ -32,7 +50,7 @@ int pgcat_fill_pg_views(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
     pgcat_put_text(w, pgcat_schema_name(env, v->cw_schema));
     pgcat_put_text(w, v->cw_name);
     pgcat_put_text(w, pgcat_role_name(env, v->cw_owner));
-    pgcat_put_text(w, pgcat_viewdef(s, v, w->pw_arena));
+    pgcat_put_text(w, pgcat_viewdef(env, v, w->pw_arena));
     if (pgcat_row_end(w, e))
       return CZ_ERR;
   }
@@ -62,7 +80,7 @@ static int pgcat_fill_pg_matviews(pgcat_rows_t *w, const pgcat_env_t *env, err_t
     pgcat_put_null(w);
     pgcat_put_bool(w, idx);
     pgcat_put_bool(w, v->cw_populated);
-    pgcat_put_text(w, pgcat_viewdef(s, v, w->pw_arena));
+    pgcat_put_text(w, pgcat_viewdef(env, v, w->pw_arena));
     if (pgcat_row_end(w, e))
       return CZ_ERR;
   }
@@ -115,7 +133,7 @@ int pgcat_fill_is_views(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
     pgcat_put_text(w, v->cw_name);
     /* the definition only for its owner, as PostgreSQL */
     if (cat_role_is_member(s, env->pe_user, v->cw_owner))
-      pgcat_put_text(w, pgcat_viewdef(s, v, w->pw_arena));
+      pgcat_put_text(w, pgcat_viewdef(env, v, w->pw_arena));
     else
       pgcat_put_null(w);
     pgcat_put_text(w, v->cw_check == 'l' ? "LOCAL" : v->cw_check ? "CASCADED" : "NONE");

@@ -200,7 +200,9 @@ typedef enum sql_op_e {
   SQL_OP_JEXISTS,     /* a ? b */
   SQL_OP_JEXISTS_ANY, /* a ?| b */
   SQL_OP_JEXISTS_ALL, /* a ?& b */
-  SQL_OP_JDELETE_PATH /* a #- b */
+  SQL_OP_JDELETE_PATH, /* a #- b */
+  SQL_OP_JPATH_EXISTS, /* a @? b (jsonpath) */
+  SQL_OP_JPATH_MATCH   /* a @@ b (jsonpath) */
 } sql_op_t;
 /* SQL_OP_LIKE / SQL_OP_ILIKE / SQL_OP_SIMILAR (and their ex_not forms) carry the ESCAPE
  * expression of `a LIKE b ESCAPE c` in ex_third, NULL without ESCAPE.

@@ -892,6 +892,7 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   if (x->ex_over)
     return bd_window_call(b, sc, x, out);  /* sql_bind_window.c */
+  x = bd_jsonpath_query_expr(b, x);  /* jsonb_path_query: sql_bind_json_srf.c */
   if (bd_srf_name(x))
     return bd_srf_call(b, sc, x, out);  /* sql_bind_srf_list.c */
   if (strcmp(x->ex_name, "array_agg") == 0 && (!x->ex_schema || strcmp(x->ex_schema, "pg_catalog") == 0))
@@ -900,6 +901,9 @@ static int bd_func(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
     return bd_json_agg_call(b, sc, x, out);  /* sql_bind_json_agg.c */
   if (xagg_is_aggregate(x->ex_name))
     return bd_agg_call(b, sc, x, out);
+  int rj = bd_row_json_call(b, sc, x, out);  /* row_to_json(t): sql_bind_row_json.c */
+  if (rj != 1)
+    return rj;
   if (!x->ex_schema && !x->ex_over && strcmp(x->ex_name, "grouping") == 0)
     return bd_grouping_call(b, sc, x, out);  /* sql_bind_grouping.c */
   if (bd_window_only(x->ex_name))
@@ -984,6 +988,10 @@ int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
       return (*out = bd_cast(b, c, t, x->ex_pos)) ? CZ_OK : CZ_ERR;
     }
     if (bd_expr(b, sc, l, &in) != CZ_OK)
+      return CZ_ERR;
+    /* a reg* value cast to text is its name ('t'::regclass::text), as
+     * regclassout prints it */
+    if ((t.t_id == TY_TEXT || t.t_id == TY_VARCHAR) && bd_reg_display(b, l, &in) != CZ_OK)
       return CZ_ERR;
     if (!(*out = bd_cast(b, in, t, x->ex_pos)))
       return CZ_ERR;

@@ -107,6 +107,9 @@ int bd_transitive(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out
 /* Whether the call x is one (unnest, generate_series, generate_subscripts,
  * information_schema._pg_expandarray). */
 bool bd_srf_name(const sql_expr_t *x);
+/* jsonb_path_query(…) as jsonb_array_elements(jsonb_path_query_array(…));
+ * x itself for any other expression (sql_bind_json_srf.c). */
+const sql_expr_t *bd_jsonpath_query_expr(bd_t *b, const sql_expr_t *x);
 /* The call x: a placeholder of its value (0A000 where not allowed). */
 int bd_srf_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
 /* Allows them in the block of sc (its select list and ORDER BY), from now. */
@@ -156,6 +159,9 @@ int bd_jsonb_arith_op(bd_t *b, sql_op_t op, xnode_t *l, xnode_t *r, int pos, xno
 
 bool bd_json_agg_is(const char *name);
 int bd_json_agg_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
+/* row_to_json(t), to_json(t), to_jsonb(t) of a FROM item t's whole row
+ * (sql_bind_row_json.c); 1 when x is no such call. */
+int bd_row_json_call(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
 
 /* ---- json[b]_each, _array_elements, _object_keys in FROM (sql_bind_json_srf.c) ---- */
 

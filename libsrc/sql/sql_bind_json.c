@@ -15,12 +15,13 @@
 
 bool bd_jsonop_is(sql_op_t op)
 {
-  return op >= SQL_OP_JGET && op <= SQL_OP_JDELETE_PATH;
+  return op >= SQL_OP_JGET && op <= SQL_OP_JPATH_MATCH;
 }
 
 static const char *jop_text(sql_op_t op)
 {
-  static const char *const names[] = {"->", "->>", "#>", "#>>", "@>", "<@", "?", "?|", "?&", "#-"};
+  static const char *const names[] = {"->", "->>", "#>", "#>>", "@>", "<@",
+                                      "?",  "?|",  "?&", "#-",  "@?", "@@"};
   return names[op - SQL_OP_JGET];
 }
 
@@ -48,7 +49,8 @@ static const char *jop_func(sql_op_t op, ty_t l, ty_t r, ty_t *lto)
 {
   bool jb = l.t_id == TY_JSONB, js = l.t_id == TY_JSON;
   bool jsonb_only = op == SQL_OP_JCONTAINS || op == SQL_OP_JCONTAINED || op == SQL_OP_JEXISTS ||
-                    op == SQL_OP_JEXISTS_ANY || op == SQL_OP_JEXISTS_ALL || op == SQL_OP_JDELETE_PATH;
+                    op == SQL_OP_JEXISTS_ANY || op == SQL_OP_JEXISTS_ALL || op == SQL_OP_JDELETE_PATH ||
+                    op == SQL_OP_JPATH_EXISTS || op == SQL_OP_JPATH_MATCH;
   if (l.t_id == TY_UNKNOWN) {
     if (jsonb_only)
       jb = true;
@@ -90,6 +92,11 @@ static const char *jop_func(sql_op_t op, ty_t l, ty_t r, ty_t *lto)
     return op == SQL_OP_JEXISTS_ANY ? "jsonb_exists_any" : "jsonb_exists_all";
   case SQL_OP_JDELETE_PATH:
     return jb && (is_text_array(r) || r.t_id == TY_UNKNOWN) ? "jsonb_delete_path" : NULL;
+  case SQL_OP_JPATH_EXISTS:  /* jsonpath is text here (ex_jsonpath.c) */
+  case SQL_OP_JPATH_MATCH:
+    if (!jb || !is_textish(r))
+      return NULL;
+    return op == SQL_OP_JPATH_EXISTS ? "_cz_jsonb_path_exists_op" : "_cz_jsonb_path_match_op";
   default:
     return NULL;
   }

@@ -7,11 +7,15 @@
  * once per row). Errors for the wrong kind of document are PostgreSQL's
  * ("cannot extract elements from an object", "cannot call jsonb_each on
  * a non-object" …). The select-list form of these functions is not here.
+ * jsonb_path_query(doc, path, …) is read as
+ * jsonb_array_elements(jsonb_path_query_array(doc, path, …)) in FROM and
+ * in a select list (bd_jsonpath_query_expr; exec/ex_jsonpath.c).
  */
 #include <string.h>
 
 #include "exec/exec_pg.h"
 #include "sql/sql_bind_ext.h"
+#include "sql/sql_int.h"
 
 static const char *const json_srfs[] = {
   "json_each", "json_each_text", "json_array_elements", "json_array_elements_text",
@@ -25,6 +29,23 @@ bool bd_json_srf_is(const char *name)
     if (strcmp(name, json_srfs[i]) == 0)
       return true;
   return false;
+}
+
+const sql_expr_t *bd_jsonpath_query_expr(bd_t *b, const sql_expr_t *x)
+{
+  if (x->ex_kind != SQL_E_FUNC || x->ex_over || strcmp(x->ex_name, "jsonb_path_query") != 0 ||
+      (x->ex_schema && strcmp(x->ex_schema, "pg_catalog") != 0))
+    return x;
+  sql_expr_t *arr = arena_alloc(b->b_a, sizeof(*arr));
+  *arr = *x;
+  arr->ex_name = "jsonb_path_query_array";
+  arr->ex_schema = NULL;
+  sql_expr_t *elems = arena_alloc(b->b_a, sizeof(*elems));
+  *elems = *x;
+  elems->ex_name = "jsonb_array_elements";
+  elems->ex_schema = NULL;
+  elems->ex_list = sql_list_append(b->b_a, NULL, arr);
+  return elems;
 }
 
 static xnode_t *text_const(bd_t *b, const char *s, int pos)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sql/sql_bind_ext.h"
+#include "sql/sql_int.h"
 
 static bool is_int(ty_id_t id)
 {
@@ -179,6 +180,18 @@ static int bd_partition_ancestors(bd_t *b, bd_scope_t *sc, const sql_from_t *fr,
 int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out)
 {
   const sql_expr_t *f = fr->fr_func;
+  if (bd_jsonpath_query_expr(b, f) != f) {
+    /* jsonb_path_query in FROM: its one column is named as the function
+     * (or its alias), as PostgreSQL names a scalar function's column */
+    sql_from_t *q = arena_alloc(b->b_a, sizeof(*q));
+    *q = *fr;
+    q->fr_func = (sql_expr_t *)bd_jsonpath_query_expr(b, f);  /* a new node here */
+    if (!q->fr_alias)
+      q->fr_alias = "jsonb_path_query";
+    if (!q->fr_colnames)
+      q->fr_colnames = sql_list_append(b->b_a, NULL, (void *)q->fr_alias);
+    return bd_json_srf(b, sc, q, out);
+  }
   if (strcmp(f->ex_name, "pg_partition_ancestors") == 0 &&
       (!f->ex_schema || strcmp(f->ex_schema, "pg_catalog") == 0))
     return bd_partition_ancestors(b, sc, fr, out);

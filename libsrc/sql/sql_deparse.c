@@ -49,6 +49,8 @@ static const char *op_text(sql_op_t op)
   case SQL_OP_JEXISTS_ANY: return "?|";
   case SQL_OP_JEXISTS_ALL: return "?&";
   case SQL_OP_JDELETE_PATH: return "#-";
+  case SQL_OP_JPATH_EXISTS: return "@?";
+  case SQL_OP_JPATH_MATCH: return "@@";
   default: return "";
   }
 }

@@ -3463,7 +3463,7 @@ static int sql_g_opcode(const char *text)
     {"->", SQL_OP_JGET},   {"->>", SQL_OP_JGET_TEXT}, {"#>", SQL_OP_JPATH},
     {"#>>", SQL_OP_JPATH_TEXT}, {"@>", SQL_OP_JCONTAINS}, {"<@", SQL_OP_JCONTAINED},
     {"?", SQL_OP_JEXISTS}, {"?|", SQL_OP_JEXISTS_ANY}, {"?&", SQL_OP_JEXISTS_ALL},
-    {"#-", SQL_OP_JDELETE_PATH},
+    {"#-", SQL_OP_JDELETE_PATH}, {"@?", SQL_OP_JPATH_EXISTS}, {"@@", SQL_OP_JPATH_MATCH},
   };
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
     if (strcmp(text, ops[i].name) == 0)
@@ -3483,7 +3483,7 @@ static const char *sql_g_opname(int op)
     [SQL_OP_JGET] = "->", [SQL_OP_JGET_TEXT] = "->>", [SQL_OP_JPATH] = "#>",
     [SQL_OP_JPATH_TEXT] = "#>>", [SQL_OP_JCONTAINS] = "@>", [SQL_OP_JCONTAINED] = "<@",
     [SQL_OP_JEXISTS] = "?", [SQL_OP_JEXISTS_ANY] = "?|", [SQL_OP_JEXISTS_ALL] = "?&",
-    [SQL_OP_JDELETE_PATH] = "#-",
+    [SQL_OP_JDELETE_PATH] = "#-", [SQL_OP_JPATH_EXISTS] = "@?", [SQL_OP_JPATH_MATCH] = "@@",
   };
   static const char *const negated[] = {
     [SQL_OP_LIKE] = "!~~", [SQL_OP_ILIKE] = "!~~*", [SQL_OP_MATCH] = "!~", [SQL_OP_IMATCH] = "!~*",

@@ -156,7 +156,7 @@ static const char *sql_op_name(const sql_expr_t *x)
     [SQL_OP_JGET] = "->",     [SQL_OP_JGET_TEXT] = "->>", [SQL_OP_JPATH] = "#>",
     [SQL_OP_JPATH_TEXT] = "#>>", [SQL_OP_JCONTAINS] = "@>", [SQL_OP_JCONTAINED] = "<@",
     [SQL_OP_JEXISTS] = "?",   [SQL_OP_JEXISTS_ANY] = "?|", [SQL_OP_JEXISTS_ALL] = "?&",
-    [SQL_OP_JDELETE_PATH] = "#-",
+    [SQL_OP_JDELETE_PATH] = "#-", [SQL_OP_JPATH_EXISTS] = "@?", [SQL_OP_JPATH_MATCH] = "@@",
   };
   static const char *const negated[] = {
     [SQL_OP_LIKE] = "not-like",         [SQL_OP_ILIKE] = "not-ilike",

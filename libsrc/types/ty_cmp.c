@@ -1,7 +1,8 @@
 /* ty_cmp — ordering and hashing of datums by physical kind. Floats order
  * as PostgreSQL's do (NaN equals NaN and sorts above every other value;
  * -0 equals 0); NUMERIC compares by value whatever the scales and hashes
- * its normalised form, so 1.0 and 1.00 meet in a hash join. */
+ * its normalised form, so 1.0 and 1.00 meet in a hash join. jsonb orders
+ * by its own rules (datum_cmp_t, ty_jsonb.c). */
 #include <string.h>
 
 #include "types/types_int.h"
@@ -75,4 +76,18 @@ uint64_t datum_hash(ty_phys_t p, const datum_t *d)
   }
   }
   return 0;
+}
+
+int datum_cmp_t(ty_id_t id, const datum_t *a, const datum_t *b)
+{
+  if (id == TY_JSONB)
+    return ty_jsonb_text_cmp(&a->d_str, &b->d_str);
+  return datum_cmp(ty_phys(id), a, b);
+}
+
+uint64_t datum_hash_t(ty_id_t id, const datum_t *d)
+{
+  if (id == TY_JSONB)
+    return ty_jsonb_text_hash(&d->d_str);
+  return datum_hash(ty_phys(id), d);
 }

@@ -359,3 +359,82 @@ int ty_json_input(bool jsonb, const char *s, size_t len, arena_t *a, str_t *out,
   arena_destroy(tmp);
   return CZ_OK;
 }
+
+/* ---- the order and hash of stored jsonb text ---------------------------- */
+
+int ty_jsonb_text_cmp(const str_t *a, const str_t *b)
+{
+  if (a->s_len == b->s_len && (a->s_len == 0 || memcmp(a->s_ptr, b->s_ptr, a->s_len) == 0))
+    return 0;
+  arena_t *ar = arena_create(NULL, "jsonb cmp");
+  ty_jval_t *x, *y;
+  err_t e;
+  int c;
+  if (ar && ty_json_parse(a->s_ptr, a->s_len, true, ar, &x, &e) == CZ_OK &&
+      ty_json_parse(b->s_ptr, b->s_len, true, ar, &y, &e) == CZ_OK) {
+    c = ty_jsonb_cmp(x, y);
+  } else {
+    /* not a stored jsonb (never, but no crash): bytewise */
+    uint32_t n = CZ_MIN(a->s_len, b->s_len);
+    c = n ? memcmp(a->s_ptr, b->s_ptr, n) : 0;
+    if (!c)
+      c = a->s_len < b->s_len ? -1 : a->s_len > b->s_len;
+  }
+  if (ar)
+    arena_destroy(ar);
+  return c < 0 ? -1 : c > 0;
+}
+
+uint64_t ty_jsonb_text_hash(const str_t *s)
+{
+  /* the canonical text with each number's fraction stripped of trailing
+   * zeros (1.50 and 1.5 are equal jsonb values; nothing else that is
+   * equal prints differently in the canonical form) */
+  const char *p = s->s_ptr;
+  size_t n = s->s_len;
+  char stack[256] = {0};
+  char *buf = n <= sizeof stack ? stack : malloc(n);
+  if (!buf)
+    return hash64(p, n, 0);
+  size_t o = 0;
+  for (size_t i = 0; i < n;) {
+    char c = p[i];
+    if (c == '"') {  /* a string: copied whole, escapes included */
+      buf[o++] = p[i++];
+      while (i < n && p[i] != '"') {
+        if (p[i] == '\\' && i + 1 < n)
+          buf[o++] = p[i++];
+        buf[o++] = p[i++];
+      }
+      if (i < n)
+        buf[o++] = p[i++];
+      continue;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      size_t j = i, dot = 0;
+      while (j < n && (p[j] == '-' || p[j] == '.' || (p[j] >= '0' && p[j] <= '9'))) {
+        if (p[j] == '.')
+          dot = j;
+        j++;
+      }
+      size_t end = j;
+      if (dot) {
+        while (end > dot + 1 && p[end - 1] == '0')
+          end--;
+        if (end == dot + 1)
+          end = dot;
+      }
+      if (end - i == 2 && p[i] == '-' && p[i + 1] == '0')
+        i++;  /* -0.0 is 0 */
+      memcpy(buf + o, p + i, end - i);
+      o += end - i;
+      i = j;
+      continue;
+    }
+    buf[o++] = p[i++];
+  }
+  uint64_t h = hash64(buf, o, 0);
+  if (buf != stack)
+    free(buf);
+  return h;
+}

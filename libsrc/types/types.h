@@ -192,6 +192,14 @@ void vec_set(vec_t *v, int i, const datum_t *d);
 int datum_cmp(ty_phys_t p, const datum_t *a, const datum_t *b);
 /* Equal values hash equally (NUMERIC 1.0 and 1.00 too). */
 uint64_t datum_hash(ty_phys_t p, const datum_t *d);
+/* The same for values of type id: datum_cmp / datum_hash of its physical
+ * kind, except jsonb, which orders as PostgreSQL's jsonb btree operator
+ * class (ty_jsonb_cmp: null < string < number < boolean < array <
+ * object, containers by size first, a top-level scalar before an array of
+ * one element) and hashes 1.5 and 1.50 alike. For every operator that
+ * orders, groups or compares values whose type it knows. */
+int datum_cmp_t(ty_id_t id, const datum_t *a, const datum_t *b);
+uint64_t datum_hash_t(ty_id_t id, const datum_t *d);
 
 /* ---- text and binary forms --------------------------------------------- */
 
@@ -463,6 +471,10 @@ void ty_jsonb_sort_keys(ty_jval_t *obj);
  * object > array > boolean > number > string > null; a raw scalar
  * compares as a one-element array; arrays and objects by size first). */
 int ty_jsonb_cmp(const ty_jval_t *a, const ty_jval_t *b);
+/* ty_jsonb_cmp of two stored (canonical) jsonb texts; a hash equal for
+ * equal values. */
+int ty_jsonb_text_cmp(const str_t *a, const str_t *b);
+uint64_t ty_jsonb_text_hash(const str_t *s);
 /* PostgreSQL's jsonb key order: by length, then bytewise. */
 int ty_jsonb_key_cmp(const str_t *a, const str_t *b);
 /* numeric order of two canonical numbers (ty_json_number_canon's form). */

@@ -30,6 +30,29 @@ CASES = [
     ("ambiguous column", "SELECT id FROM ss_a a, ss_a b", "42702"),
     ("duplicate table", "CREATE TABLE ss_a (x INTEGER)", "42P07"),
     ("unique violation", "INSERT INTO ss_a VALUES (1, 'dup', 0)", "23505"),
+    # json_object / jsonb_object of text arrays (issue 11)
+    ("json_object of an odd array", "SELECT json_object('{a,1,b}')", "2202E"),
+    ("json_object of three columns", "SELECT json_object('{{a,1,2},{b,2,3}}')", "2202E"),
+    ("json_object of three dimensions", "SELECT json_object('{{{a,1}}}')", "2202E"),
+    ("json_object with a NULL key", "SELECT json_object('{NULL,1}')", "22004"),
+    ("json_object of mismatched arrays", "SELECT json_object('{a,b}', '{1}')", "2202E"),
+    ("json_object of two-dimensional keys", "SELECT json_object('{{a}}', '{{1}}')", "2202E"),
+    ("jsonb_object with a NULL key", "SELECT jsonb_object('{a,NULL}'::text[], '{1,2}')", "22004"),
+    ("json_object of a malformed array", "SELECT json_object('{a,1')", "22P02"),
+    # jsonpath (issue 11): strict mode's structural errors, a result that
+    # is no boolean, an unknown variable, a malformed path
+    ("jsonpath strict: a missing key", "SELECT jsonb_path_query('{\"a\":1}', 'strict $.b')", "2203A"),
+    ("jsonpath strict: a key of a number",
+     "SELECT jsonb_path_query_first('{\"a\":1}', 'strict $.a.b')", "2203A"),
+    ("jsonpath strict: a subscript out of bounds", "SELECT jsonb_path_query('[1]', 'strict $[5]')",
+     "22033"),
+    ("jsonpath strict: [*] of a number", "SELECT jsonb_path_query('1', 'strict $[*]')", "22039"),
+    ("jsonb_path_match of a number", "SELECT jsonb_path_match('{\"a\":1}', '$.a')", "22038"),
+    ("jsonpath: an unknown variable",
+     "SELECT jsonb_path_query('{\"a\":1}', '$ ? (@.a > $x)', '{\"y\":1}')", "42704"),
+    ("jsonpath: an unknown variable even when silent",
+     "SELECT jsonb_path_exists('{\"a\":1}', '$ ? (@.a > $x)', '{}', true)", "42704"),
+    ("jsonpath: a malformed path", "SELECT jsonb_path_exists('{}', '$.a[')", "42601"),
     ("unique violation of NULLS NOT DISTINCT", "INSERT INTO ss_nnd VALUES (NULL, 2)", "23505"),
     ("NULLS NOT DISTINCT constraint over duplicate NULLs",
      "ALTER TABLE ss_nnd ADD CONSTRAINT ss_nnd_b UNIQUE NULLS NOT DISTINCT (b)", "23505"),
@@ -135,6 +158,38 @@ def privileges(dsn, c, report):
     c.execute("DROP USER ss_user")
 
 
+def search_path(c, report):
+    """search_path: CREATE with no schema to create in (3F000), in
+    pg_catalog (42501), a bare name found in no schema of the path (42P01),
+    a default naming an unknown sequence (42P01), each with its message."""
+    cases = [
+        ("spath_nosuch", "CREATE TABLE ss_sp (x int)", "3F000",
+         "no schema has been selected to create in"),
+        ("spath_nosuch", "CREATE VIEW ss_sp AS SELECT 1 AS one", "3F000",
+         "no schema has been selected to create in"),
+        ("spath_nosuch", "CREATE SEQUENCE ss_sp", "3F000",
+         "no schema has been selected to create in"),
+        ("''", "CREATE TABLE ss_sp (x int)", "3F000", "no schema has been selected to create in"),
+        ("spath_nosuch", "SELECT * FROM ss_a", "42P01", 'relation "ss_a" does not exist'),
+        ("spath_nosuch", "ALTER TABLE ss_a ADD COLUMN y int", "42P01",
+         'relation "ss_a" does not exist'),
+        ("pg_catalog, public", "CREATE TABLE ss_sp (x int)", "42501",
+         'permission denied to create "pg_catalog.ss_sp"'),
+        ("public", "CREATE TABLE ss_sp (x int DEFAULT nextval('ss_nosuch_seq'))", "42P01",
+         'relation "ss_nosuch_seq" does not exist'),
+    ]
+    for path, sql, want, msg in cases:
+        c.execute("SET search_path = %s" % path)
+        try:
+            c.execute(sql)
+            got, text = "no error", ""
+        except psycopg.Error as e:
+            got, text = e.sqlstate, e.diag.message_primary
+        c.execute("RESET search_path")
+        report("search_path %s: %s" % (path, sql), got == want and text == msg,
+               "got %s %r" % (got, text))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dsn", required=True)
@@ -201,6 +256,7 @@ def main():
         c.execute("ROLLBACK")
         report("session usable after ROLLBACK", c.execute("SELECT 1").fetchone()[0] == 1)
         privileges(a.dsn, c, report)
+        search_path(c, report)
         c.execute("DROP TABLE ss_a")
         c.execute("DROP TABLE ss_nnd")
     print("%d passed, %d failed" % (passed, failed))

@@ -263,7 +263,9 @@ static int alt_add_column(alt_t *al, const sql_alter_cmd_t *cmd, err_t *e)
     es_refresh_snapshot(al->a_s);
     al->a_rewrite = al->a_gate = true;
   } else if (cd->cd_default) {
-    if (!(c->c_def.cd_default = sql_deparse_expr(al->a_a, cd->cd_default, e)))
+    if (!(c->c_def.cd_default = sql_deparse_expr(al->a_a, cd->cd_default, e)) ||
+        en_qualify_seq_names(al->a_s, al->a_a, c->c_def.cd_default, &c->c_def.cd_default, e) !=
+            CZ_OK)
       return CZ_ERR;
     xnode_t *x;
     bool vol;
@@ -543,7 +545,8 @@ static int alt_cmd(alt_t *al, const sql_alter_cmd_t *cmd, err_t *e)
       const char *text = sql_deparse_expr(al->a_a, cmd->ac_expr, e);
       xnode_t *x;
       bool vol;
-      if (!text || sql_bind_default(al->a_a, text, al->a_cols[c].c_def.cd_type, &x, &vol, e) != CZ_OK)
+      if (!text || en_qualify_seq_names(al->a_s, al->a_a, text, &text, e) != CZ_OK ||
+          sql_bind_default(al->a_a, text, al->a_cols[c].c_def.cd_type, &x, &vol, e) != CZ_OK)
         return CZ_ERR;
       al->a_cols[c].c_def.cd_default = text;
     }
@@ -918,7 +921,8 @@ static int alt_apply(alt_t *al, err_t *e)
 int en_alter_table(esession_t *s, const sql_alter_t *at, err_t *e)
 {
   es_refresh_snapshot(s);
-  const cat_table_t *t = cat_find_table(es_snapshot(s), at->at_table.nm_schema, at->at_table.nm_name);
+  const cat_table_t *t =
+      cat_find_table(es_snapshot(s), en_name_schema(s, &at->at_table), at->at_table.nm_name);
   if (!t) {
     if (at->at_if_exists) {
       es_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "relation \"%s\" does not exist, skipping",
@@ -926,7 +930,7 @@ int en_alter_table(esession_t *s, const sql_alter_t *at, err_t *e)
       return CZ_OK;
     }
     const cat_table_t *dummy;
-    if (cat_lookup_table(es_snapshot(s), at->at_table.nm_schema, at->at_table.nm_name, &dummy, e) ==
+    if (en_lookup_table(s, at->at_table.nm_schema, at->at_table.nm_name, &dummy, e) ==
         CZ_OK)
       return err_set(e, SQLSTATE_INTERNAL, "relation \"%s\" vanished", at->at_table.nm_name);
     e->er_pos = at->at_table.nm_pos;

@@ -38,7 +38,7 @@ int en_analyze(esession_t *s, const sql_stmt_t *ast, err_t *e)
   int rc = CZ_OK;
   for (int i = 0; i < n && rc == CZ_OK; i++) {
     const sql_name_t *nm = sql_list_at(names, i);
-    rc = cat_lookup_table(snap, nm->nm_schema, nm->nm_name, &ts[i], e);
+    rc = en_lookup_table(s, nm->nm_schema, nm->nm_name, &ts[i], e);
   }
   for (int i = 0; i < n && rc == CZ_OK; i++) {
     if (!may_analyze(s, ts[i]))

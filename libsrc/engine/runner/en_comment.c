@@ -36,7 +36,7 @@ static int find_rel(esession_t *s, const sql_name_t *n, cat_oid_t *oid, char *ki
   const cat_snapshot_t *snap = es_snapshot(s);
   *table = NULL;
   *view = NULL;
-  char k = cat_find_relation(snap, n->nm_schema, n->nm_name, oid);
+  char k = cat_find_relation(snap, en_name_schema(s, n), n->nm_name, oid);
   if (!k) {
     e->er_pos = n->nm_pos;
     return err_set(e, SQLSTATE_UNDEFINED_TABLE, "relation \"%s\" does not exist", n->nm_name);
@@ -44,13 +44,13 @@ static int find_rel(esession_t *s, const sql_name_t *n, cat_oid_t *oid, char *ki
   *owner = 0;
   if (k == 't') {
     *table = cat_table_by_oid(snap, *oid);
-    const cat_view_t *w = cat_find_view(snap, n->nm_schema, n->nm_name);
+    const cat_view_t *w = cat_find_view(snap, en_name_schema(s, n), n->nm_name);
     if (w && w->cw_kind == 'm')
       k = 'm';
     if (*table)
       *owner = (*table)->ct_owner;
   } else if (k == 'v') {
-    *view = cat_find_view(snap, n->nm_schema, n->nm_name);
+    *view = cat_find_view(snap, en_name_schema(s, n), n->nm_name);
     if (*view)
       *owner = (*view)->cw_owner;
   } else if (k == 'i') {

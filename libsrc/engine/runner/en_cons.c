@@ -1234,7 +1234,7 @@ static int nc_setc_find(esession_t *s, const sql_name_t *n, cat_oid_t *oids, int
     if (strcmp(co->co_name, n->nm_name) != 0)
       continue;
     const char *sch = co->co_table->ct_schema_name;
-    if (n->nm_schema ? strcmp(sch, n->nm_schema) != 0 : strcmp(sch, "public") != 0)
+    if (n->nm_schema ? strcmp(sch, n->nm_schema) != 0 : !en_schema_in_path(s, sch))
       continue;
     if (co->co_type != 'f' || !co->co_deferrable)
       return err_set(e, SQLSTATE_WRONG_OBJECT_TYPE, "constraint \"%s\" is not deferrable", n->nm_name);
@@ -1244,7 +1244,7 @@ static int nc_setc_find(esession_t *s, const sql_name_t *n, cat_oid_t *oids, int
   }
   if (!found) {
     /* a UNIQUE or PRIMARY KEY constraint of that name is not deferrable */
-    const cat_index_t *ix = cat_find_index(snap, n->nm_schema, n->nm_name);
+    const cat_index_t *ix = cat_find_index(snap, en_name_schema(s, n), n->nm_name);
     if (ix && (ix->ci_primary || ix->ci_constraint))
       return err_set(e, SQLSTATE_WRONG_OBJECT_TYPE, "constraint \"%s\" is not deferrable", n->nm_name);
     return err_set(e, SQLSTATE_UNDEFINED_OBJECT, "constraint \"%s\" does not exist", n->nm_name);

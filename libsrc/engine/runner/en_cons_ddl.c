@@ -106,7 +106,6 @@ static int cd_check(esession_t *s, arena_t *a, const cat_table_t *t, const sql_t
 static int cd_fkey(esession_t *s, arena_t *a, const cat_table_t *t, const sql_tabcons_t *tc,
                    const char *column, cat_constraint_def_t *d, err_t *e)
 {
-  const cat_snapshot_t *snap = es_snapshot(s);
   int *keys, n;
   if (column) {
     keys = arena_alloc(a, sizeof(int));
@@ -119,7 +118,7 @@ static int cd_fkey(esession_t *s, arena_t *a, const cat_table_t *t, const sql_ta
     return CZ_ERR;
   }
   const cat_table_t *rt;
-  if (cat_lookup_table(snap, tc->tc_ref_table.nm_schema, tc->tc_ref_table.nm_name, &rt, e) != CZ_OK)
+  if (en_lookup_table(s, tc->tc_ref_table.nm_schema, tc->tc_ref_table.nm_name, &rt, e) != CZ_OK)
     return CZ_ERR;
   int *rkeys, rn;
   if (tc->tc_ref_columns) {

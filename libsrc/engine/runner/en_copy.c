@@ -91,7 +91,7 @@ static int copy_target(esession_t *s, const sql_copy_t *co, arena_t *a, const ca
                        int **cols, int *ncols, err_t *e)
 {
   const cat_table_t *t;
-  if (cat_lookup_table(es_snapshot(s), co->co_table.nm_schema, co->co_table.nm_name, &t, e) !=
+  if (en_lookup_table(s, co->co_table.nm_schema, co->co_table.nm_name, &t, e) !=
       CZ_OK) {
     e->er_pos = co->co_table.nm_pos;
     return CZ_ERR;

@@ -51,8 +51,17 @@ static cat_layout_t en_table_layout(esession_t *s, const sql_create_table_t *ct,
   return en_default_layout(s, cols, nc);
 }
 
-static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t *ct, err_t *e)
+static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t *written, err_t *e)
 {
+  /* the table's schema as search_path picks it, for everything below
+   * (its sequences, indexes and constraints go in the same schema) */
+  sql_create_table_t *ct = arena_alloc(a, sizeof(*ct));
+  *ct = *written;
+  if (en_new_schema(s, written->ct_table.nm_schema, written->ct_table.nm_name,
+                    &ct->ct_table.nm_schema, e) != CZ_OK) {
+    e->er_pos = written->ct_table.nm_pos;
+    return CZ_ERR;
+  }
   if (ct->ct_if_not_exists && cat_find_table(es_snapshot(s), ct->ct_table.nm_schema, ct->ct_table.nm_name)) {
     es_notice(s, "NOTICE", SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping", ct->ct_table.nm_name);
     return CZ_OK;
@@ -75,7 +84,9 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
       return CZ_ERR;
     }
     cols[i].cd_not_null = cd->cd_not_null;
-    if (cd->cd_default && !(cols[i].cd_default = sql_deparse_expr(a, cd->cd_default, e)))
+    if (cd->cd_default && (!(cols[i].cd_default = sql_deparse_expr(a, cd->cd_default, e)) ||
+                           en_qualify_seq_names(s, a, cols[i].cd_default, &cols[i].cd_default,
+                                                e) != CZ_OK))
       return CZ_ERR;
     if (cd->cd_primary) {
       if (npk)
@@ -200,21 +211,21 @@ static int ddl_drop_fk_within(esession_t *s, const sql_drop_t *dr, err_t *e)
   for (int i = 0; i < n; i++) {
     const sql_name_t *nm = sql_list_at(dr->dr_names, i);
     es_refresh_snapshot(s);
-    const cat_table_t *t = cat_find_table(es_snapshot(s), nm->nm_schema, nm->nm_name);
+    const cat_table_t *t = cat_find_table(es_snapshot(s), en_name_schema(s, nm), nm->nm_name);
     for (int k = 0; t && k < t->ct_nrefby; k++) {
       const cat_constraint_t *co = t->ct_refby[k];
       if (co->co_table == t)
         continue;
       for (int j = 0; j < n; j++) {
         const sql_name_t *o = sql_list_at(dr->dr_names, j);
-        if (cat_find_table(es_snapshot(s), o->nm_schema, o->nm_name) != co->co_table)
+        if (cat_find_table(es_snapshot(s), en_name_schema(s, o), o->nm_name) != co->co_table)
           continue;
         if (!en_owns(s, co->co_table))
           return CZ_OK;  /* the owner check below reports it */
         if (cat_drop_constraint(es_engine(s)->en_cat, es_txn(s), co->co_oid, e) != CZ_OK)
           return CZ_ERR;
         es_refresh_snapshot(s);
-        t = cat_find_table(es_snapshot(s), nm->nm_schema, nm->nm_name);
+        t = cat_find_table(es_snapshot(s), en_name_schema(s, nm), nm->nm_name);
         k = -1;  /* the table's list changed: again from the start */
         break;
       }
@@ -230,7 +241,7 @@ int en_ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
   for (int i = 0; i < sql_list_len(dr->dr_names); i++) {
     const sql_name_t *n = sql_list_at(dr->dr_names, i);
     es_refresh_snapshot(s);
-    const cat_table_t *t = cat_find_table(es_snapshot(s), n->nm_schema, n->nm_name);
+    const cat_table_t *t = cat_find_table(es_snapshot(s), en_name_schema(s, n), n->nm_name);
     const cat_view_t *w = en_find_view(s, n->nm_schema, n->nm_name);
     if (w) {
       err_set(e, SQLSTATE_WRONG_OBJECT_TYPE, "\"%s\" is not a table", n->nm_name);
@@ -249,10 +260,10 @@ int en_ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
      * refresh the snapshot: the table is found again) */
     if (en_view_drop_dependents(s, t->ct_oid, t->ct_name, dr->dr_cascade, e) != CZ_OK)
       return CZ_ERR;  /* en_view_ddl.c */
-    t = cat_find_table(es_snapshot(s), n->nm_schema, n->nm_name);
+    t = cat_find_table(es_snapshot(s), en_name_schema(s, n), n->nm_name);
     if (!t || en_constraint_drop_refs(s, t, dr->dr_cascade, e) != CZ_OK)
       return CZ_ERR;
-    t = cat_find_table(es_snapshot(s), n->nm_schema, n->nm_name);
+    t = cat_find_table(es_snapshot(s), en_name_schema(s, n), n->nm_name);
     if (!t || cat_drop_table(es_engine(s)->en_cat, es_txn(s), t->ct_oid, e) != CZ_OK)
       return CZ_ERR;
   }
@@ -262,7 +273,7 @@ int en_ddl_drop_tables(esession_t *s, const sql_drop_t *dr, err_t *e)
 static int ddl_create_index(esession_t *s, arena_t *a, const sql_create_index_t *ci, err_t *e)
 {
   const cat_table_t *t;
-  if (cat_lookup_table(es_snapshot(s), ci->ci_table.nm_schema, ci->ci_table.nm_name, &t, e) != CZ_OK) {
+  if (en_lookup_table(s, ci->ci_table.nm_schema, ci->ci_table.nm_name, &t, e) != CZ_OK) {
     e->er_pos = ci->ci_table.nm_pos;
     return CZ_ERR;
   }
@@ -295,7 +306,7 @@ static int ddl_drop_indexes(esession_t *s, const sql_drop_t *dr, err_t *e)
   for (int i = 0; i < sql_list_len(dr->dr_names); i++) {
     const sql_name_t *n = sql_list_at(dr->dr_names, i);
     es_refresh_snapshot(s);
-    const cat_index_t *ix = cat_find_index(es_snapshot(s), n->nm_schema, n->nm_name);
+    const cat_index_t *ix = cat_find_index(es_snapshot(s), en_name_schema(s, n), n->nm_name);
     if (!ix) {
       if (ddl_drop_absent(s, dr, n, "index", SQLSTATE_UNDEFINED_OBJECT, e) != CZ_OK)
         return CZ_ERR;
@@ -419,7 +430,7 @@ static int ddl_grant_sequence(esession_t *s, const sql_grant_t *g, bool grant, e
   for (int i = 0; i < sql_list_len(g->gr_tables); i++) {
     const sql_name_t *n = sql_list_at(g->gr_tables, i);
     es_refresh_snapshot(s);
-    const cat_sequence_t *sq = cat_find_sequence(es_snapshot(s), n->nm_schema, n->nm_name);
+    const cat_sequence_t *sq = cat_find_sequence(es_snapshot(s), en_name_schema(s, n), n->nm_name);
     if (!sq) {
       err_set(e, SQLSTATE_UNDEFINED_TABLE, "relation \"%s\" does not exist", n->nm_name);
       e->er_pos = n->nm_pos;
@@ -472,7 +483,7 @@ static int ddl_grant(esession_t *s, const sql_grant_t *g, bool grant, err_t *e)
     if (w && w->cw_kind == 'v') {
       shim = (cat_table_t){.ct_oid = w->cw_oid, .ct_owner = w->cw_owner, .ct_name = w->cw_name};
       t = &shim;
-    } else if (cat_lookup_table(es_snapshot(s), n->nm_schema, n->nm_name, &t, e) != CZ_OK) {
+    } else if (en_lookup_table(s, n->nm_schema, n->nm_name, &t, e) != CZ_OK) {
       e->er_pos = n->nm_pos;
       return CZ_ERR;
     }
@@ -522,8 +533,9 @@ static int ddl_truncate_tables(esession_t *s, arena_t *a, const sql_drop_t *dr,
   for (int i = 0; i < sql_list_len(dr->dr_names); i++) {
     const sql_name_t *nm = sql_list_at(dr->dr_names, i);
     cat_oid_t oid;
-    char kind = cat_find_relation(snap, nm->nm_schema, nm->nm_name, &oid);
-    const cat_table_t *t = kind == 't' ? cat_find_table(snap, nm->nm_schema, nm->nm_name) : NULL;
+    char kind = cat_find_relation(snap, en_name_schema(s, nm), nm->nm_name, &oid);
+    const cat_table_t *t =
+        kind == 't' ? cat_find_table(snap, en_name_schema(s, nm), nm->nm_name) : NULL;
     if (!t) {
       e->er_pos = nm->nm_pos;
       return kind ? err_set(e, SQLSTATE_WRONG_OBJECT_TYPE, "\"%s\" is not a table", nm->nm_name)

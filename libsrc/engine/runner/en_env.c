@@ -18,7 +18,7 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
     if (rc != 1)
       return rc;
   }
-  const cat_table_t *t = cat_find_table(es_snapshot(s), schema, name);
+  const cat_table_t *t = cat_find_table(es_snapshot(s), en_rel_schema(s, schema, name), name);
   if (!t)
     return 1;
   sp_table_t *p = arena_zalloc(a, sizeof(*p));
@@ -101,7 +101,8 @@ static int env_view(void *ctx, const char *schema, const char *name, arena_t *a,
   (void)e;
   const cat_view_t *w = en_find_view(s, schema, name);
   if (!w) {
-    const cat_sequence_t *sq = cat_find_sequence(es_snapshot(s), schema, name);
+    const cat_sequence_t *sq =
+        cat_find_sequence(es_snapshot(s), en_rel_schema(s, schema, name), name);
     if (sq)
       return env_sequence(sq, a, out);
   }
@@ -113,7 +114,7 @@ static int env_view(void *ctx, const char *schema, const char *name, arena_t *a,
   v->vi_name = w->cw_name;
   v->vi_owner = w->cw_owner;
   v->vi_check = w->cw_check;
-  v->vi_query = cat_view_text(a, es_snapshot(s), w, pgcat_quote_ident);
+  v->vi_query = cat_view_text(a, es_snapshot(s), w, pgcat_quote_ident, NULL, NULL);
   v->vi_ncols = w->cw_ncols;
   v->vi_colnames = w->cw_colnames;
   v->vi_coltypes = w->cw_coltypes;

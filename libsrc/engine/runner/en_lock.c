@@ -39,7 +39,7 @@ int en_lock(esession_t *s, const sql_stmt_t *ast, char *tag, size_t tagcap, err_
   const sql_list_t *names = ast->st_drop->dr_names;
   for (int i = 0; i < sql_list_len(names); i++) {
     const sql_name_t *nm = sql_list_at(names, i);
-    const cat_table_t *t = cat_find_table(es_snapshot(s), nm->nm_schema, nm->nm_name);
+    const cat_table_t *t = cat_find_table(es_snapshot(s), en_name_schema(s, nm), nm->nm_name);
     if (!t)
       return err_set(e, SQLSTATE_UNDEFINED_TABLE, "relation \"%s%s%s\" does not exist",
                      nm->nm_schema ? nm->nm_schema : "", nm->nm_schema ? "." : "", nm->nm_name);

@@ -46,12 +46,12 @@ static int find_object(esession_t *s, const cat_snapshot_t *snap, const char *ki
                    m ? "materialized view" : "view", NULL};
     return 1;
   }
-  const cat_table_t *t = cat_find_table(snap, nm->nm_schema, nm->nm_name);
+  const cat_table_t *t = cat_find_table(snap, en_name_schema(s, nm), nm->nm_name);
   if (t) {
     *o = (owned_t){'r', t->ct_oid, t->ct_owner, t->ct_schema, "table", NULL};
     return 1;
   }
-  const cat_sequence_t *sq = cat_find_sequence(snap, nm->nm_schema, nm->nm_name);
+  const cat_sequence_t *sq = cat_find_sequence(snap, en_name_schema(s, nm), nm->nm_name);
   if (sq) {
     *o = (owned_t){'S', sq->sq_oid, sq->sq_owner, sq->sq_schema, "sequence", sq};
     return 1;

@@ -93,7 +93,7 @@ static int seq_owned(esession_t *s, const sql_seqopts_t *o, cat_seq_def_t *d, er
     return CZ_OK;
   }
   const cat_table_t *t;
-  if (cat_lookup_table(es_snapshot(s), o->so_owned_table.nm_schema, o->so_owned_table.nm_name, &t,
+  if (en_lookup_table(s, o->so_owned_table.nm_schema, o->so_owned_table.nm_name, &t,
                        e) != CZ_OK)
     return CZ_ERR;
   if (t->ct_owner != d->sd_owner)
@@ -121,17 +121,20 @@ static bool owns_seq(esession_t *s, const cat_sequence_t *sq)
 static int create_sequence(esession_t *s, const sql_sequence_t *q, err_t *e)
 {
   cat_oid_t any;
+  const char *schema;
+  if (en_new_schema(s, q->sq_name.nm_schema, q->sq_name.nm_name, &schema, e) != CZ_OK)
+    return CZ_ERR;  /* en_path.c: the first schema of search_path */
   if (q->sq_if_not_exists &&
-      cat_find_relation(es_snapshot(s), q->sq_name.nm_schema, q->sq_name.nm_name, &any)) {
+      cat_find_relation(es_snapshot(s), schema, q->sq_name.nm_name, &any)) {
     es_notice(s, "NOTICE", SQLSTATE_DUPLICATE_TABLE, "relation \"%s\" already exists, skipping",
               q->sq_name.nm_name);
     return CZ_OK;
   }
   if (q->sq_opts.so_restart)
     return err_set(e, SQLSTATE_SYNTAX_ERROR, "RESTART is not allowed in CREATE SEQUENCE");
-  if (en_check_schema_create(s, q->sq_name.nm_schema, e) != CZ_OK)
+  if (en_check_schema_create(s, schema, e) != CZ_OK)
     return CZ_ERR;
-  cat_seq_def_t d = {.sd_schema = q->sq_name.nm_schema, .sd_name = q->sq_name.nm_name,
+  cat_seq_def_t d = {.sd_schema = schema, .sd_name = q->sq_name.nm_name,
                      .sd_owner = es_role_oid(s), .sd_type = TY_INT8, .sd_increment = 1,
                      .sd_cache = 1, .sd_owned_col = -1};
   if (seq_apply(&q->sq_opts, true, &d, e) != CZ_OK || seq_owned(s, &q->sq_opts, &d, e) != CZ_OK)
@@ -147,7 +150,7 @@ static int find_sequence(esession_t *s, const sql_name_t *n, bool if_exists,
                          const cat_sequence_t **out, err_t *e)
 {
   cat_oid_t oid;
-  char kind = cat_find_relation(es_snapshot(s), n->nm_schema, n->nm_name, &oid);
+  char kind = cat_find_relation(es_snapshot(s), en_name_schema(s, n), n->nm_name, &oid);
   if (!kind) {
     if (if_exists) {
       es_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION,
@@ -262,7 +265,7 @@ int en_ddl_drop_sequences(esession_t *s, const sql_drop_t *dr, err_t *e)
     const sql_name_t *n = sql_list_at(dr->dr_names, i);
     es_refresh_snapshot(s);
     cat_oid_t oid;
-    char kind = cat_find_relation(es_snapshot(s), n->nm_schema, n->nm_name, &oid);
+    char kind = cat_find_relation(es_snapshot(s), en_name_schema(s, n), n->nm_name, &oid);
     if (!kind) {
       if (dr->dr_if_exists) {
         es_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION,
@@ -319,15 +322,26 @@ static const char *serial_name(esession_t *s, arena_t *a, const char *schema, co
 
 /* A name as SQL text inside a string literal: double-quoted unless it is
  * a plain lower-case identifier. */
-static const char *regclass_text(arena_t *a, const char *schema, const char *name)
+static const char *regclass_name(arena_t *a, const char *name)
 {
   bool plain = (name[0] >= 'a' && name[0] <= 'z') || name[0] == '_';
   for (const char *p = name; *p && plain; p++)
     plain = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_';
-  const char *n = plain ? name : arena_sprintf(a, "\"%s\"", name);
-  if (schema && strcmp(schema, "public") != 0)
-    return arena_sprintf(a, "%s.%s", schema, n);
-  return n;
+  if (plain)
+    return name;
+  const char *q = arena_sprintf(a, "\"%s\"", name);
+  return q;
+}
+
+/* The sequence of a serial column as its default names it: always with
+ * its schema, so the default keeps naming it whatever search_path is
+ * later (PostgreSQL keeps the OID; what pg_get_expr and
+ * information_schema show is unqualified again where the path finds it:
+ * pgcat_default_text). */
+static const char *regclass_text(arena_t *a, const char *schema, const char *name)
+{
+  return arena_sprintf(a, "%s.%s", regclass_name(a, schema ? schema : "public"),
+                       regclass_name(a, name));
 }
 
 int en_serial_plan(esession_t *s, arena_t *a, const sql_create_table_t *ct, cat_column_def_t *cols,

@@ -67,8 +67,18 @@ int en_stmt_replan(estmt_t *st, err_t *e)
   /* the snapshot the plan was built against (its tables, indexes and
    * views live there), not a newer one a DDL committed meanwhile */
   st->st_snap = cat_snapshot_hold(es_snapshot(s));
+  const char *path = es_setting(s, "search_path");
+  st->st_path = arena_strdup(st->st_arena, path ? path : "");
   stmt_describe(st, p);
   return CZ_OK;
+}
+
+bool en_stmt_stale(const estmt_t *st)
+{
+  if (st->st_snap != es_snapshot(st->st_sess))
+    return true;
+  const char *path = es_setting(st->st_sess, "search_path");
+  return !st->st_path || strcmp(st->st_path, path ? path : "") != 0;
 }
 
 static void one_text_col(estmt_t *st, const char *name)

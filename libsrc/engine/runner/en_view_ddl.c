@@ -537,7 +537,7 @@ static int matview_fill(esession_t *s, arena_t *a, const cat_view_t *w, int64_t 
   if (!w->cw_populated)
     return CZ_OK;
   sql_stmt_list_t *l;
-  const char *text = cat_view_text(a, es_snapshot(s), w, pgcat_quote_ident);
+  const char *text = cat_view_text(a, es_snapshot(s), w, pgcat_quote_ident, NULL, NULL);
   if (sql_parse(a, text, strlen(text), &l, e) != CZ_OK)
     return CZ_ERR;
   if (l->sl_n != 1 || l->sl_stmts[0]->st_kind != SQL_STMT_SELECT)
@@ -559,8 +559,8 @@ static cat_view_def_t view_def(const cat_view_t *w)
                           .vd_nrefs = w->cw_nrefs, .vd_refs = w->cw_refs};
 }
 
-static int create_matview(esession_t *s, arena_t *a, const sql_view_t *v, const char *text,
-                          const vq_t *q, int64_t *rows, err_t *e)
+static int create_matview(esession_t *s, arena_t *a, const sql_view_t *v, const char *schema,
+                          const char *text, const vq_t *q, int64_t *rows, err_t *e)
 {
   cat_t *c = es_engine(s)->en_cat;
   cat_column_def_t *cols = arena_zalloc(a, sizeof(*cols) * (size_t)(q->vq_ncols + 1));
@@ -568,13 +568,13 @@ static int create_matview(esession_t *s, arena_t *a, const sql_view_t *v, const 
     cols[i].cd_name = q->vq_names[i];
     cols[i].cd_type = q->vq_types[i];
   }
-  cat_table_def_t td = {.td_schema = v->vw_name.nm_schema, .td_name = v->vw_name.nm_name,
+  cat_table_def_t td = {.td_schema = schema, .td_name = v->vw_name.nm_name,
                         .td_owner = es_role_oid(s), .td_ncols = q->vq_ncols, .td_cols = cols,
                         .td_layout = en_default_layout(s, cols, q->vq_ncols)};
   cat_oid_t oid;
   if (cat_create_table(c, es_txn(s), &td, &oid, e) != CZ_OK)
     return CZ_ERR;
-  cat_view_def_t d = {.vd_schema = v->vw_name.nm_schema, .vd_name = v->vw_name.nm_name,
+  cat_view_def_t d = {.vd_schema = schema, .vd_name = v->vw_name.nm_name,
                       .vd_owner = es_role_oid(s), .vd_kind = 'm', .vd_populated = !v->vw_no_data,
                       .vd_query = text, .vd_ncols = q->vq_ncols, .vd_colnames = q->vq_names,
                       .vd_coltypes = q->vq_types, .vd_ndeps = q->vq_ndeps, .vd_deps = q->vq_deps,
@@ -642,8 +642,11 @@ static int create_view(esession_t *s, arena_t *a, const char *stmt_text, const s
   if (temp && schema && !cat_schema_is_temp(schema))
     return err_set(e, SQLSTATE_INVALID_TABLE_DEF,
                    "cannot create temporary relation in non-temporary schema");
+  const char *written = schema;
   if (temp)
     schema = es_temp_schema(s, true);
+  else if (en_new_schema(s, written, v->vw_name.nm_name, &schema, e) != CZ_OK)
+    return CZ_ERR;  /* en_path.c: the first schema of search_path */
   cat_oid_t existing = 0;
   char kind = cat_find_relation(es_snapshot(s), schema, v->vw_name.nm_name, &existing);
   int rc = name_taken(s, v, kind, e);
@@ -659,7 +662,7 @@ static int create_view(esession_t *s, arena_t *a, const char *stmt_text, const s
                      "materialized views must not use temporary tables or views");
     es_notice(s, "NOTICE", SQLSTATE_SUCCESSFUL_COMPLETION, "view \"%s\" will be a temporary view",
               v->vw_name.nm_name);
-    if (schema)
+    if (written)
       return err_set(e, SQLSTATE_INVALID_TABLE_DEF,
                      "cannot create temporary relation in non-temporary schema");
     temp = true;
@@ -678,7 +681,7 @@ static int create_view(esession_t *s, arena_t *a, const char *stmt_text, const s
   memcpy(text, stmt_text + v->vw_off, v->vw_len);
   text[v->vw_len] = '\0';
   if (v->vw_materialized)
-    return create_matview(s, a, v, text, &q, rows, e);
+    return create_matview(s, a, v, schema, text, &q, rows, e);
   cat_view_def_t d = {.vd_schema = schema, .vd_name = v->vw_name.nm_name,
                       .vd_owner = es_role_oid(s), .vd_kind = 'v', .vd_check = v->vw_check,
                       .vd_populated = true, .vd_query = text, .vd_ncols = q.vq_ncols,
@@ -714,7 +717,7 @@ const cat_view_t *en_find_view(esession_t *s, const char *schema, const char *na
   if (schema && strcmp(schema, "pg_temp") == 0)
     return temp ? cat_find_view(snap, temp, name) : NULL;
   const cat_view_t *w = !schema && temp ? cat_find_view(snap, temp, name) : NULL;
-  return w ? w : cat_find_view(snap, schema, name);
+  return w ? w : cat_find_view(snap, en_rel_schema(s, schema, name), name);
 }
 
 static int find_view(esession_t *s, const sql_name_t *n, bool materialized, bool if_exists,
@@ -728,7 +731,7 @@ static int find_view(esession_t *s, const sql_name_t *n, bool materialized, bool
     return CZ_OK;
   }
   cat_oid_t oid;
-  char kind = w ? w->cw_kind : cat_find_relation(snap, n->nm_schema, n->nm_name, &oid);
+  char kind = w ? w->cw_kind : cat_find_relation(snap, en_name_schema(s, n), n->nm_name, &oid);
   if (kind) {
     err_set(e, SQLSTATE_WRONG_OBJECT_TYPE, "\"%s\" is not a %s", n->nm_name,
             materialized ? "materialized view" : "view");

@@ -38,6 +38,7 @@ struct estmt_s {
   splan_t *st_plan;             /* queries and DML */
   arena_t *st_plan_arena;       /* child of st_arena, replaced when re-planned */
   cat_snapshot_t *st_snap;      /* the snapshot st_plan was built against */
+  const char *st_path;          /* and the search_path its names were resolved under */
   int st_plan_runs;             /* portals running st_plan now (it is immutable: any
                                    number may; it is not replaced while one does) */
   int st_ncols;                 /* -1: no rows */
@@ -67,6 +68,10 @@ typedef struct erun_s {
 int en_plan(estmt_t *st, arena_t *a, splan_t **out, err_t *e);
 /* Re-plans the statement's own plan (its describe data follows). */
 int en_stmt_replan(estmt_t *st, err_t *e);
+/* Whether st's plan was built against another snapshot (DDL since) or
+ * another search_path than the session's now (PostgreSQL re-plans a
+ * cached plan when search_path changes). */
+bool en_stmt_stale(const estmt_t *st);
 /* Drops a reference; the last one frees the statement. */
 void en_stmt_unref(estmt_t *st);
 /* True when the runner carries the statement out from its AST (not a

@@ -147,6 +147,31 @@ int en_check_schema_create(esession_t *s, const char *schema, err_t *e);
 int en_check_schema_usage(esession_t *s, const cat_snapshot_t *snap, cat_oid_t role,
                           cat_oid_t schema, err_t *e);
 
+/* ---- en_path.c ---------------------------------------------------------------- */
+
+/* The schema the relation name schema.name refers to: schema when given;
+ * else the session's temporary schema or the first schema of search_path
+ * holding a relation of that name (or, when none does, one where the
+ * lookup after this finds nothing). Never NULL. */
+const char *en_rel_schema(esession_t *s, const char *schema, const char *name);
+/* en_rel_schema of a name as written. */
+const char *en_name_schema(esession_t *s, const sql_name_t *n);
+/* cat_lookup_table of schema.name through search_path (42P01, 3F000 as
+ * written: the schema appears in the message only when the text gave it). */
+int en_lookup_table(esession_t *s, const char *schema, const char *name, const cat_table_t **out,
+                    err_t *e);
+/* The schema CREATE of schema.name makes it in: schema when given, else
+ * the first existing schema of search_path (3F000 when there is none,
+ * 42501 when that is pg_catalog). */
+int en_new_schema(esession_t *s, const char *schema, const char *name, const char **out, err_t *e);
+/* A default's deparsed text with the sequence each nextval / currval /
+ * setval('name') names written as 'schema.name'::regclass, so the
+ * default keeps naming it whatever search_path is later (PostgreSQL
+ * stores the regclass constant's OID); 42P01 for an unknown name. */
+int en_qualify_seq_names(esession_t *s, arena_t *a, const char *text, const char **out, err_t *e);
+/* Whether the schema of that name is one search_path names. */
+bool en_schema_in_path(esession_t *s, const char *schema);
+
 /* ---- en_view_ddl.c ----------------------------------------------------------- */
 
 /* CREATE [MATERIALIZED] VIEW, ALTER VIEW … RENAME, REFRESH MATERIALIZED VIEW. */

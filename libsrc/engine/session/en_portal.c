@@ -19,7 +19,7 @@ int eportal_bind(estmt_t *st, const eparam_t *params, int nparams, eportal_t **o
     return CZ_ERR;
   if (st->st_plan && st->st_plan_runs == 0) {
     es_refresh_snapshot(s);
-    if (st->st_snap != s->se_snap && en_stmt_replan(st, e) != CZ_OK) {
+    if (en_stmt_stale(st) && en_stmt_replan(st, e) != CZ_OK) {
       es_tx_fail(s);
       return CZ_ERR;
     }
@@ -63,6 +63,11 @@ int en_portal_bind_values(estmt_t *st, const datum_t *vals, int n, eportal_t **o
   if (n != st->st_nparams)
     return err_set(e, SQLSTATE_PROTOCOL_VIOLATION, "%d parameters given, %d wanted", n,
                    st->st_nparams);
+  if (st->st_plan && st->st_plan_runs == 0) {  /* as eportal_bind: a stale plan is rebuilt */
+    es_refresh_snapshot(st->st_sess);
+    if (en_stmt_stale(st) && en_stmt_replan(st, e) != CZ_OK)
+      return CZ_ERR;
+  }
   arena_t *a = arena_create(NULL, "portal");
   eportal_t *p = arena_zalloc(a, sizeof(*p));
   p->po_run.ru_stmt = st;
@@ -149,10 +154,10 @@ static int portal_start(eportal_t *p, err_t *e)
   esession_t *s = st->st_sess;
   /* The statement's plan: immutable, every run state is the execution's
    * (exec.h), so any number of portals run it at once. Only when it was
-   * stale at bind (DDL since it was built) while other portals ran it, so
-   * that bind could not replace it, does this portal plan a tree of its
-   * own. */
-  if (st->st_plan_runs > 0 && st->st_snap != s->se_snap) {
+   * stale at bind (DDL or a new search_path since it was built) while
+   * other portals ran it, so that bind could not replace it, does this
+   * portal plan a tree of its own. */
+  if (st->st_plan_runs > 0 && en_stmt_stale(st)) {
     p->po_plan_arena = arena_create(p->po_run.ru_arena, "plan");
     es_refresh_snapshot(s);
     if (en_plan(st, p->po_plan_arena, &p->po_plan, e) != CZ_OK)

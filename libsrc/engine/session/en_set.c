@@ -6,9 +6,18 @@
 #include <strings.h>
 
 #include "engine/session/session_int.h"
+#include "pgcat/pgcat.h"
+
+/* search_path is a list of names (PostgreSQL's GUC_LIST_QUOTE): each item,
+ * written as an identifier or a string, is kept as an identifier, quoted
+ * when it must be, so SHOW prints `"$user", public` and `"Mixed"`. */
+static bool set_quotes_items(const char *param)
+{
+  return strcasecmp(param, "search_path") == 0;
+}
 
 /* The value list of SET as text: names and literals joined by ", ". */
-static char *set_value_text(arena_t *a, const sql_list_t *vals)
+static char *set_value_text(arena_t *a, const sql_list_t *vals, bool quote)
 {
   char *out = arena_strdup(a, "");
   for (int i = 0; i < sql_list_len(vals); i++) {
@@ -22,6 +31,9 @@ static char *set_value_text(arena_t *a, const sql_list_t *vals)
       v = x->ex_name;
     else
       v = x->ex_text ? x->ex_text : "";
+    if (quote && (x->ex_kind == SQL_E_COLUMN ||
+                  (x->ex_kind == SQL_E_LITERAL && x->ex_lit == SQL_LIT_STRING)))
+      v = pgcat_quote_ident(v, a);
     out = arena_sprintf(a, "%s%s%s", out, i ? ", " : "", v);
   }
   return out;
@@ -50,7 +62,7 @@ int en_set(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t 
                 ? "0"
                 : "";
   } else
-    value = set_value_text(a, sv->sv_values);
+    value = set_value_text(a, sv->sv_values, set_quotes_items(sv->sv_name));
   if (strcasecmp(sv->sv_name, "session_authorization") == 0 ||
       strcasecmp(sv->sv_name, "role") == 0) {
     arena_destroy(a);
