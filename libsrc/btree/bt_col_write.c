@@ -60,8 +60,35 @@ static int rows_find(const btc_rows_t *rs, const void *key, size_t klen, bool *e
   return lo;
 }
 
+/* The first segment's entry key (C-I5): the empty key, below every key,
+ * so that no row lies below its segment's entry key and a split of the
+ * first segment cannot give its right half an entry that sorts before
+ * the left half's. */
+static uint8_t first_entry_key[1];
+
+/* Moves the first segment's entry to the empty key (trees written before
+ * C-I5, or whose first segment was emptied and deleted, so that the next
+ * became first): an entry of the same descriptor at the empty key, then
+ * the old entry goes. In between both name the same runs, and a reader
+ * of the new entry clips its rows at the old entry's key, so readers see
+ * every row once at every instant. */
+static int first_entry_lower(bt_tree_t *t, btc_pos_t *pos, err_t *e)
+{
+  if (bt_insert(t->t_seg, first_entry_key, 0, pos->sp_desc, pos->sp_dlen, e) != CZ_OK)
+    return CZ_ERR;
+  if (bt_delete(t->t_seg, pos->sp_key, pos->sp_klen, NULL, 0, NULL, 0, NULL, e) != CZ_OK) {
+    err_t e2;
+    bt_delete(t->t_seg, first_entry_key, 0, NULL, 0, NULL, 0, NULL, &e2);
+    return CZ_ERR;
+  }
+  pos->sp_key = first_entry_key;
+  pos->sp_klen = 0;
+  return CZ_OK;
+}
+
 /* The segment of key, decoded: *pos and *d name it, rs holds its rows
- * (empty when the tree is). */
+ * (empty when the tree is). The first segment's entry is moved to the
+ * empty key first when it is not there (C-I5). */
 static int seg_open(bt_tree_t *t, const void *key, size_t klen, arena_t *a, btc_pos_t *pos, btc_desc_t *d,
                     btc_rows_t *rs, err_t *e)
 {
@@ -70,6 +97,8 @@ static int seg_open(bt_tree_t *t, const void *key, size_t klen, arena_t *a, btc_
     return CZ_ERR;
   if (!pos->sp_found)
     return CZ_OK;
+  if (pos->sp_first && pos->sp_klen > 0 && first_entry_lower(t, pos, e) != CZ_OK)
+    return CZ_ERR;
   if (btc_seg_decode(t, d, a, rs, e) != CZ_OK)
     return CZ_ERR;
   if (rs->rs_n != (int)d->sd_rows)
@@ -89,7 +118,7 @@ static void free_new(bt_tree_t *t, const uint8_t *desc, size_t len)
 /* Rewrites the segment named by pos (old descriptor old) with rows
  * rs[0 .. n): one segment when they fit, else cut into several (full ones
  * when append, even ones otherwise); an empty rs deletes the entry. For a
- * new tree (pos not found) the first entry gets the first row's key. */
+ * new tree (pos not found) the first entry gets the empty key (C-I5). */
 static int seg_store(bt_tree_t *t, const btc_pos_t *pos, const btc_desc_t *old, const btc_rows_t *rs,
                      bool append, arena_t *a, err_t *e)
 {
@@ -111,8 +140,8 @@ static int seg_store(bt_tree_t *t, const btc_pos_t *pos, const btc_desc_t *old, 
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: segment pieces");
   for (int i = 0; i <= pieces; i++)
     cut[i] = append ? (i * BTC_SEG_ROWS < n ? i * BTC_SEG_ROWS : n) : (int)((int64_t)n * i / pieces);
-  const uint8_t *k0 = pos->sp_found ? pos->sp_key : rs->rs_key[0];
-  uint32_t k0len = pos->sp_found ? pos->sp_klen : rs->rs_klen[0];
+  const uint8_t *k0 = pos->sp_found ? pos->sp_key : first_entry_key;
+  uint32_t k0len = pos->sp_found ? pos->sp_klen : 0;
   int done = 0, rc = CZ_ERR;
   for (; done < pieces; done++) {
     uint32_t eklen = done == 0 ? k0len : rs->rs_klen[cut[done]];

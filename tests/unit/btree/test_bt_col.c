@@ -529,6 +529,70 @@ static void test_ascending_inserts(void **state)
   bt_env_close(&env);
 }
 
+static void insert_model(bt_tree_t *t, bt_model_t *m, uint32_t id)
+{
+  uint8_t k[4], v[128];
+  err_t e;
+  tkey(id, k);
+  size_t vl = make_row(id, m->bm_version[id] + 1, M_SORTED, v, sizeof v);
+  if (bt_insert(t, k, 4, v, vl, &e) != CZ_OK)
+    fail_msg("insert %u: %s %s", id, e.er_sqlstate, e.er_msg);
+  m->bm_present[id] = 1;
+  m->bm_version[id]++;
+  m->bm_count++;
+}
+
+/* Rows below the first segment's entry key (the exception of C-I3), then
+ * a split of that segment: the right half's entry must not sort before
+ * the left half's (both halves lost rows to scans and lookups: issue 9's
+ * crash test, eight appenders whose highest-numbered one inserted first).
+ * Then the first segment emptied, so that a segment with a real key
+ * becomes first, and rows inserted below that key until it splits. */
+static void test_rows_below_first_entry(void **state)
+{
+  (void)state;
+  bt_env_t env;
+  bt_env_open(&env, "col_first.db", 512, true);
+  bt_tree_t *t = new_col_tree(&env);
+  bt_model_t m;
+  bt_model_init(&m, 40000);
+  /* eight appenders, ids w * 1000 + i, the last one first */
+  for (uint32_t i = 0; i < 700; i++)
+    for (int w = 7; w >= 0; w--)
+      insert_model(t, &m, (uint32_t)w * 1000 + i);
+  check_ok(t, m.bm_count);
+  verify_scan(t, &m, M_SORTED);
+  verify_lookups(t, &m, M_SORTED);
+  verify_cursor(t, &m, M_SORTED, 3500);
+  /* ascending from 10000: full segments after the appenders' ones */
+  for (uint32_t id = 10000; id < 10000 + 3 * 4096; id++)
+    insert_model(t, &m, id);
+  check_ok(t, m.bm_count);
+  /* empty the first segments (a full neighbour never absorbs them) */
+  for (uint32_t id = 0; id < 10000 + 4096; id++) {
+    if (!m.bm_present[id])
+      continue;
+    uint8_t k[4];
+    err_t e;
+    tkey(id, k);
+    if (bt_delete(t, k, 4, NULL, 0, NULL, 0, NULL, &e) != CZ_OK)
+      fail_msg("delete %u: %s %s", id, e.er_sqlstate, e.er_msg);
+    m.bm_present[id] = 0;
+    m.bm_count--;
+  }
+  check_ok(t, m.bm_count);
+  /* rows below the new first segment's entry until it splits, twice */
+  for (uint32_t id = 0; id < 9000; id++)
+    insert_model(t, &m, id);
+  check_ok(t, m.bm_count);
+  verify_scan(t, &m, M_SORTED);
+  verify_lookups(t, &m, M_SORTED);
+  verify_cursor(t, &m, M_SORTED, 7000);
+  bt_close(t);
+  bt_model_free(&m);
+  bt_env_close(&env);
+}
+
 /* Predicates: results equal filtering the model; a range on a sorted
  * column skips segments by min/max; key ranges cut inside segments. */
 static void test_predicates_and_ranges(void **state)
@@ -1113,6 +1177,7 @@ int main(void)
       cmocka_unit_test(test_crow),
       cmocka_unit_test(test_load_modes),
       cmocka_unit_test(test_ascending_inserts),
+      cmocka_unit_test(test_rows_below_first_entry),
       cmocka_unit_test(test_random_ops),
       cmocka_unit_test(test_predicates_and_ranges),
       cmocka_unit_test(test_larger_than_pool_and_reopen),

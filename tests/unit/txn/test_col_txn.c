@@ -150,6 +150,107 @@ static void test_crash_recovers_column_tree(void **state)
   tt_fini(&t);
 }
 
+/* Replay gathers a column tree's inserts into sorted batches
+ * (db_recover.c): a tree's gathered inserts must still go in before a
+ * later update or delete of the same tree, and before a DROP and CREATE
+ * of a tree by the same name. Eight appenders' keys, the highest first
+ * (as issue 9's ledger), in a unique column tree; pairs in a non-unique
+ * one; every fifth transaction deletes, inserts again and updates rows
+ * the one before inserted; a column tree created, dropped and created
+ * again between them. */
+#define RB_TX 80
+#define RB_PER 104 /* rows per transaction: eight appenders, 13 rows each */
+#define RB_KEY(r, j) ((7 - (j) % 8) * 100000 + (r) * 13 + (j) / 8)
+
+static int rb_nu_insert(txn_t *tx, bt_tree_t *t, int i)
+{
+  char k[32];
+  uint8_t val[256];
+  err_t e;
+  size_t kl = tt_key(k, i % 50), vl = col_row(i, 0, val, sizeof val);
+  return txn_insert(tx, t, k, kl, val, vl, &e);
+}
+
+static int rb_delete(txn_t *tx, bt_tree_t *t, int i)
+{
+  char k[32];
+  err_t e;
+  size_t kl = tt_key(k, i);
+  return txn_delete(tx, t, k, kl, NULL, 0, &e);
+}
+
+static int rb_work(db_t *db, void *arg)
+{
+  (void)arg;
+  err_t e;
+  bt_tree_t *ta, *tb, *td;
+  txn_t *tx = txn_begin(db, 0, &e);
+  if (db_create_tree(tx, "rb_a", BT_UNIQUE | BT_COLUMN, &ta, &e) != CZ_OK ||
+      db_create_tree(tx, "rb_b", BT_COLUMN, &tb, &e) != CZ_OK || txn_commit(tx, &e) != CZ_OK ||
+      db_checkpoint(db, &e) != CZ_OK)
+    return 1;
+  for (int r = 0; r < RB_TX; r++) {
+    tx = txn_begin(db, 0, &e);
+    for (int j = 0; j < RB_PER; j++)
+      if (c_insert(tx, ta, RB_KEY(r, j), 0) != CZ_OK || rb_nu_insert(tx, tb, RB_KEY(r, j)) != CZ_OK)
+        return 1;
+    if (r % 5 == 4)
+      for (int j = 0; j < RB_PER; j += 2) {
+        int i = RB_KEY(r - 1, j);
+        if (rb_delete(tx, ta, i) != CZ_OK)
+          return 1;
+        if (j % 4 == 0 && c_insert(tx, ta, i, 2) != CZ_OK)
+          return 1;
+        if (j % 8 == 0 && c_update(tx, ta, i, 3) != CZ_OK)
+          return 1;
+      }
+    if (txn_commit(tx, &e) != CZ_OK)
+      return 1;
+    if (r == 20 || r == 22) { /* rb_d: 500 rows, dropped, again with 300 */
+      tx = txn_begin(db, 0, &e);
+      if (db_create_tree(tx, "rb_d", BT_UNIQUE | BT_COLUMN, &td, &e) != CZ_OK)
+        return 1;
+      for (int i = 0; i < (r == 20 ? 500 : 300); i++)
+        if (c_insert(tx, td, i, r == 20 ? 4 : 5) != CZ_OK)
+          return 1;
+      if (txn_commit(tx, &e) != CZ_OK)
+        return 1;
+    }
+    if (r == 21) {
+      tx = txn_begin(db, 0, &e);
+      if (db_drop_tree(tx, "rb_d", &e) != CZ_OK || txn_commit(tx, &e) != CZ_OK)
+        return 1;
+    }
+  }
+  return 0;
+}
+
+static void test_replay_batches_column_inserts(void **state)
+{
+  (void)state;
+  tt_db_t t;
+  tt_init(&t, "colreplay");
+  tt_run_and_crash(&t, rb_work, NULL);
+  db_t *db = tt_open(&t);
+  bt_tree_t *ta = tt_tree(db, "rb_a"), *tb = tt_tree(db, "rb_b"), *td = tt_tree(db, "rb_d");
+  uint64_t rows = 0;
+  for (int r = 0; r < RB_TX; r++)
+    for (int j = 0; j < RB_PER; j++) {
+      bool redone = r % 5 == 3 && r + 1 < RB_TX && j % 2 == 0;
+      int want = !redone ? 0 : j % 8 == 0 ? 3 : j % 4 == 0 ? 2 : -1;
+      assert_int_equal(c_version(ta, RB_KEY(r, j)), want);
+      rows += want >= 0;
+    }
+  assert_int_equal(c_check(ta), rows);
+  assert_int_equal(c_check(tb), (uint64_t)RB_TX * RB_PER);
+  assert_int_equal(c_check(td), 300);
+  for (int i = 0; i < 300; i++)
+    assert_int_equal(c_version(td, i), 5);
+  assert_int_equal(c_version(td, 300), -1);
+  tt_close(db);
+  tt_fini(&t);
+}
+
 /* Rollback and a savepoint undo inserts, updates and deletes of a column
  * tree through the same entry calls. */
 static void test_rollback_and_savepoint(void **state)
@@ -433,6 +534,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_crash_recovers_column_tree),
+      cmocka_unit_test(test_replay_batches_column_inserts),
       cmocka_unit_test(test_rollback_and_savepoint),
       cmocka_unit_test(test_l3_batch_lookup),
       cmocka_unit_test(test_l3_cursor),
