@@ -45,6 +45,8 @@ typedef struct cp_s {
                                default one (an update's WITH, or no USING) */
   cp_gkind_t cp_gkind;
   const sp_term_t *cp_gterm;
+  sp_term_id_fn cp_ids;     /* constants' ids known before compiling, or NULL */
+  void *cp_ids_ctx;
 } cp_t;
 
 /* A variable's SQL expression in an expression's scope. */
