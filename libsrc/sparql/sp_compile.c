@@ -631,7 +631,13 @@ static char *cp_graph_set(cp_t *c, const sp_list_t *from, sp_gref_kind_t k)
 
 char *sp_compile_sql(arena_t *a, const sp_request_t *rq, err_t *e)
 {
-  cp_t c = {.cp_a = a, .cp_e = e, .cp_base = rq->rq_base, .cp_solution_vars = -1};
+  return sp_compile_sql_ids(a, rq, NULL, NULL, e);
+}
+
+char *sp_compile_sql_ids(arena_t *a, const sp_request_t *rq, sp_term_id_fn fn, void *ctx, err_t *e)
+{
+  cp_t c = {.cp_a = a, .cp_e = e, .cp_base = rq->rq_base, .cp_solution_vars = -1, .cp_ids = fn,
+             .cp_ids_ctx = ctx};
   if (rq->rq_update) {
     cp_unsupported(&c, "SPARQL Update");
     return NULL;

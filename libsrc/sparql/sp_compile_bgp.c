@@ -2,6 +2,7 @@
  * an alias per triple, variables bound at their first column and compared
  * at the others, constants as term ids (inline, or one dictionary query
  * per distinct constant), the graph in force as a condition on g. */
+#include <inttypes.h>
 #include <string.h>
 
 #include "sparql/sp_compile_int.h"
@@ -32,6 +33,9 @@ static int cp_bgp_term(cp_t *c, const sp_term_t *t, const char *col, cp_rel_t *r
   if (t->tm_kind == SP_T_BNODE)
     return cp_unsupported(c, "blank node constants in patterns");
   char *inl, *q = sp_sql_term_query(c->cp_a, t, &inl, c->cp_e);
+  int64_t known;
+  if (!inl && q && c->cp_ids && c->cp_ids(c->cp_ids_ctx, t, &known))
+    inl = arena_sprintf(c->cp_a, "%" PRId64, known);
   if (inl) {
     b->bg_where = cp_cat(c, b->bg_where, " AND ", arena_sprintf(c->cp_a, "%s = %s", col, inl));
     return CZ_OK;

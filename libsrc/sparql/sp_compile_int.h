@@ -54,6 +54,8 @@ typedef struct cp_s {
                                scope (an Extend's input, not its own new ones); -1 all */
   bool cp_in_on;            /* compiling a LEFT JOIN's ON condition: no subqueries
                                (dictionary constants become their text) */
+  sp_term_id_fn cp_ids;     /* constants' ids known before compiling, or NULL */
+  void *cp_ids_ctx;
 } cp_t;
 
 /* A variable's SQL expression in an expression's scope. */

@@ -311,6 +311,19 @@ char *sp_request_sse(arena_t *a, const sp_request_t *rq);
  * what the compiler does not cover (README.md "Compiler"). */
 char *sp_compile_sql(arena_t *a, const sp_request_t *rq, err_t *e);
 
+/* A constant's term id known before compiling: true and *id when the store
+ * holds the term. The engine looks a query's constants up first so that
+ * the SQL carries them as int8 literals — the planner then sees each triple
+ * pattern's constants (index keys, statistics) instead of a join with a
+ * dictionary query it cannot estimate (LUBM Q2 went from a cross product
+ * to 1 s). */
+typedef bool (*sp_term_id_fn)(void *ctx, const sp_term_t *t, int64_t *id);
+/* sp_compile_sql with known ids: fn is asked about every constant of a
+ * triple pattern that is not an inline literal; a term it does not know
+ * keeps its dictionary query (so a prepared statement still finds a term
+ * added later). */
+char *sp_compile_sql_ids(arena_t *a, const sp_request_t *rq, sp_term_id_fn fn, void *ctx, err_t *e);
+
 /* ---- SPARQL Update's SQL (sp_compile_update.c) ---------------------------- */
 
 /* What a column of an update's WHERE holds. */

@@ -8,9 +8,12 @@
  * protocol's Describe, portals, EXPLAIN — is the SQL front end's
  * (en_sql_prepare). `EXPLAIN [ANALYZE] [VERBOSE] SPARQL …` is the EXPLAIN
  * of the generated SQL; `SPARQL DEFINE sql:text …` returns the generated
- * SQL as one row instead of running it. Compilation reads no table (term
- * constants are scalar subqueries over the dictionaries), so a prepared
- * SPARQL statement stays right as data is loaded. */
+ * SQL as one row instead of running it. The query is compiled at
+ * prepare: its triple patterns' constants are looked up first (one
+ * statement) and written into the SQL as ids, so the planner sees them;
+ * a term the store does not hold keeps its dictionary query, so a
+ * prepared SPARQL statement stays right as data is loaded (ids are never
+ * reused while referenced). */
 #include <ctype.h>
 #include <string.h>
 
@@ -102,6 +105,15 @@ size_t en_sparql_text_start(const char *text, size_t len)
   return at + define_at(text + at, len - at, &other);
 }
 
+/* What sparql_parse hands sparql_prepare for a query: it is compiled at
+ * prepare, where the session can look its constants up. */
+typedef struct sq_query_s {
+  sp_request_t *sq_rq;
+  bool sq_show_sql;          /* DEFINE sql:text */
+  size_t sq_explain_end;     /* bytes of `EXPLAIN …` before SPARQL, 0 for none */
+  const char *sq_text;
+} sq_query_t;
+
 static int sparql_parse(arena_t *a, const char *text, size_t len, void **parsed, err_t *e)
 {
   size_t explain_end, at = sparql_start(text, len, &explain_end);
@@ -126,14 +138,109 @@ static int sparql_parse(arena_t *a, const char *text, size_t len, void **parsed,
     *parsed = (void *)&sparql_update_parsed;  /* run by en_sparql_update.c */
     return CZ_OK;
   }
-  char *sql = sp_compile_sql(a, rq, e);
+  sq_query_t *q = arena_alloc(a, sizeof(*q));
+  *q = (sq_query_t){.sq_rq = rq, .sq_show_sql = show_sql, .sq_explain_end = explain_end, .sq_text = text};
+  *parsed = q;
+  return CZ_OK;
+}
+
+/* A query's constants and their ids: gathered by a first compile
+ * (sq_collect), looked up in one statement, answered in the second
+ * (sq_known). */
+typedef struct sq_ids_s {
+  arena_t *si_a;
+  const sp_term_t **si_terms;
+  int64_t *si_ids;
+  size_t si_n, si_cap;
+} sq_ids_t;
+
+static bool sq_same(const char *a, const char *b)
+{
+  return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool sq_find(const sq_ids_t *x, const sp_term_t *t, size_t *at)
+{
+  for (size_t i = 0; i < x->si_n; i++) {
+    const sp_term_t *u = x->si_terms[i];
+    if (u->tm_kind == t->tm_kind && strcmp(u->tm_str, t->tm_str) == 0 && sq_same(u->tm_dt, t->tm_dt) &&
+        sq_same(u->tm_lang, t->tm_lang)) {
+      *at = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+static bool sq_collect(void *ctx, const sp_term_t *t, int64_t *id)
+{
+  sq_ids_t *x = ctx;
+  size_t at;
+  (void)id;
+  /* Longer terms are not looked up (the dictionary queries take short
+   * keys only): their dictionary query stays in the SQL. */
+  if (strlen(t->tm_str) > EN_SPARQL_LOOKUP_MAX || (t->tm_dt && strlen(t->tm_dt) > EN_SPARQL_LOOKUP_MAX) ||
+      sq_find(x, t, &at))
+    return false;
+  if (x->si_n == x->si_cap) {
+    size_t cap = x->si_cap ? x->si_cap * 2 : 16;
+    const sp_term_t **g = arena_alloc(x->si_a, sizeof(*g) * cap);
+    if (x->si_n)
+      memcpy(g, x->si_terms, sizeof(*g) * x->si_n);
+    x->si_terms = g;
+    x->si_cap = cap;
+  }
+  x->si_terms[x->si_n++] = t;
+  return false;
+}
+
+static bool sq_known(void *ctx, const sp_term_t *t, int64_t *id)
+{
+  sq_ids_t *x = ctx;
+  size_t at;
+  if (!sq_find(x, t, &at) || x->si_ids[at] == 0)
+    return false;
+  *id = x->si_ids[at];
+  return true;
+}
+
+/* The SQL of rq with its constants' ids looked up in session s (a
+ * transaction of its own when none is open), in a. */
+static char *sparql_compile(esession_t *s, arena_t *a, const sp_request_t *rq, err_t *e)
+{
+  sq_ids_t x = {.si_a = a};
+  if (!sp_compile_sql_ids(a, rq, sq_collect, &x, e))
+    return NULL;
+  if (x.si_n == 0)
+    return sp_compile_sql(a, rq, e);
+  x.si_ids = arena_zalloc(a, sizeof(int64_t) * x.si_n);
+  bool implicit = false;
+  if (es_tx_ensure(s, &implicit, e) != CZ_OK)
+    return NULL;
+  int rc = en_sparql_term_ids(s, a, x.si_terms, x.si_n, x.si_ids, e);
+  if (implicit && es_tx_end_implicit(s, rc == CZ_OK, rc == CZ_OK ? e : NULL) != CZ_OK)
+    rc = CZ_ERR;
+  if (rc != CZ_OK)
+    return NULL;
+  return sp_compile_sql_ids(a, rq, sq_known, &x, e);
+}
+
+static int sparql_prepare(estmt_t *st, void *parsed, const uint32_t *ptypes, int nparams, err_t *e)
+{
+  if (parsed == &sparql_update_parsed)
+    return en_sparql_update_prepare(st, e);
+  const sq_query_t *q = parsed;
+  if (es_check_not_failed(st->st_sess, NULL, e) != CZ_OK)
+    return CZ_ERR;
+  arena_t *a = st->st_arena;
+  char *sql = sparql_compile(st->st_sess, a, q->sq_rq, e);
   if (!sql)
     return CZ_ERR;
-  if (show_sql) {
-    size_t n = strlen(sql), q = 0;
+  if (q->sq_show_sql) {
+    size_t n = strlen(sql), nq = 0;
     for (size_t i = 0; i < n; i++)
-      q += sql[i] == '\'';
-    char *lit = arena_alloc(a, n + q + 3), *o = lit;
+      nq += sql[i] == '\'';
+    char *lit = arena_alloc(a, n + nq + 3), *o = lit;
     *o++ = '\'';
     for (size_t i = 0; i < n; i++) {
       if (sql[i] == '\'')
@@ -144,22 +251,14 @@ static int sparql_parse(arena_t *a, const char *text, size_t len, void **parsed,
     *o = '\0';
     sql = arena_sprintf(a, "SELECT %s AS sql", lit);
   }
-  if (explain_end)
-    sql = arena_sprintf(a, "%.*s %s", (int)explain_end, text, sql);
+  if (q->sq_explain_end)
+    sql = arena_sprintf(a, "%.*s %s", (int)q->sq_explain_end, q->sq_text, sql);
   sql_stmt_list_t *l;
   if (sql_parse(a, sql, strlen(sql), &l, e) != CZ_OK) {
     e->er_pos = 0;
     return err_prefix(e, "the SQL compiled from SPARQL does not parse (a compiler bug)");
   }
-  *parsed = l->sl_n ? l->sl_stmts[0] : NULL;
-  return CZ_OK;
-}
-
-static int sparql_prepare(estmt_t *st, void *parsed, const uint32_t *ptypes, int nparams, err_t *e)
-{
-  if (parsed == &sparql_update_parsed)
-    return en_sparql_update_prepare(st, e);
-  return en_sql_prepare(st, parsed, ptypes, nparams, e);
+  return en_sql_prepare(st, l->sl_n ? l->sl_stmts[0] : NULL, ptypes, nparams, e);
 }
 
 const efront_t en_sparql_front = {"sparql", sparql_claims, sparql_extent, sparql_parse,
@@ -207,7 +306,7 @@ int esparql_prepare(esession_t *s, const esparql_request_t *r, estmt_t **out,
                                          [SP_Q_ASK] = ESPARQL_ASK};
   *form = forms[rq->rq_query->qu_kind];
   apply_protocol_dataset(a, rq, r);
-  char *sql = sp_compile_sql(a, rq, e);
+  char *sql = sparql_compile(s, a, rq, e);
   if (!sql)
     goto out;
   rc = estmt_prepare(s, sql, strlen(sql), NULL, 0, out, e);

@@ -45,7 +45,7 @@
 #include "sql/sql.h"
 
 #define SU_TERM_CHUNK 200    /* constants looked up per SQL statement */
-#define SU_LONG_TERM 700     /* longer constants are encoded, not looked up */
+#define SU_LONG_TERM EN_SPARQL_LOOKUP_MAX /* longer constants are encoded, not looked up */
 
 typedef struct su_s {
   esession_t *su_s;
@@ -201,6 +201,13 @@ static int su_lookup(su_t *u, const sp_term_t *const *terms, size_t n, rdf_id_t 
       ids[short_at[at + (size_t)i]] = (rdf_id_t)rows[i];
   }
   return CZ_OK;
+}
+
+int en_sparql_term_ids(esession_t *s, arena_t *a, const sp_term_t *const *terms, size_t n, int64_t *ids,
+                       err_t *e)
+{
+  su_t u = {.su_s = s, .su_a = a, .su_tx = es_txn(s)};
+  return su_lookup(&u, terms, n, (rdf_id_t *)ids, e);
 }
 
 /* INSERT on pg_rdf.rdf_quad (and USAGE on its schema), as an INSERT

@@ -39,6 +39,13 @@ size_t en_sparql_text_start(const char *text, size_t len);
 /* en_sparql_update.c: a `SPARQL <update>` statement prepared: a result of
  * one row (inserted, deleted), st_sparql_update set. */
 int en_sparql_update_prepare(estmt_t *st, err_t *e);
+/* en_sparql_update.c: the store's ids of constant terms[0..n) (IRIs and
+ * literals no longer than EN_SPARQL_LOOKUP_MAX bytes), 0 for a term it
+ * does not hold; nothing added. In the session's open transaction. */
+#define EN_SPARQL_LOOKUP_MAX 700
+struct sp_term_s;
+int en_sparql_term_ids(esession_t *s, arena_t *a, const struct sp_term_s *const *terms, size_t n,
+                       int64_t *ids, err_t *e);
 /* en_stmt.c: the SQL front end's fe_prepare (parsed: a sql_stmt_t, NULL
  * for an empty statement). */
 int en_sql_prepare(estmt_t *st, void *parsed, const uint32_t *ptypes, int nparams, err_t *e);

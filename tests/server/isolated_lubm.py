@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""LUBM(10) correctness (issue 10, Tests "LUBM(10)"): loads
+../shared/data/lubm10/lubm10.nt.gz with the bulk loader (ld_dir +
+rdf_loader_run) and runs the 26 queries of ../shared/data/lubm/queries
+(lubm14 q01-q14 and the Wukong basic q1-q12) as `SPARQL …` statements,
+comparing each row count with expected-counts.tsv (counts without
+inference, agreed by Oxigraph and Virtuoso). Prints the load time and
+each query's time, so a slow load or a slow query shows in the log.
+
+Without the shared data the script skips and says so.
+
+Usage: isolated_lubm.py --kind cadenza|postgres --binary PATH --dir DIR
+"""
+import csv
+import os
+import sys
+import time
+
+import psycopg
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+from checks import check  # noqa: E402
+
+SHARED = os.environ.get("CZ_SHARED") or os.path.normpath(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared"))
+LUBM_DIR = os.path.join(SHARED, "data", "lubm10")
+QUERIES = os.path.join(SHARED, "data", "lubm", "queries")
+EXPECTED = os.path.join(SHARED, "data", "lubm", "expected-counts.tsv")
+DISTINCT_TRIPLES = 1272577  # README: two of them have the relative subject <>
+
+
+def expected_counts():
+    with open(EXPECTED) as f:
+        return [(r["query"], int(r["rows_without_inference"]))
+                for r in csv.DictReader(f, delimiter="\t")]
+
+
+def query_text(name):
+    with open(os.path.join(QUERIES, name + ".rq")) as f:
+        return f.read()
+
+
+def count_rows(c, text):
+    """The number of solutions of a SPARQL query, and the seconds it took."""
+    t0 = time.monotonic()
+    cur = c.execute("SPARQL " + text)
+    n = 0
+    while True:
+        rows = cur.fetchmany(10000)
+        if not rows:
+            break
+        n += len(rows)
+    return n, time.monotonic() - t0
+
+
+def main():
+    args = checks.isolated_args()
+    if args.kind != "cadenza":
+        return checks.skip("SPARQL is Cadenza's own")
+    if not os.path.exists(os.path.join(LUBM_DIR, "lubm10.nt.gz")) or not os.path.exists(EXPECTED):
+        return checks.skip("no LUBM(10) data under %s" % SHARED)
+    srv = checks.isolated_server(args, "lubm", buffers=20000,
+                                 extra_ini={"Parameters": {"DirsAllowed": LUBM_DIR}})
+    srv.start()
+    try:
+        with psycopg.connect(srv.dsn(), autocommit=True) as c:
+            t0 = time.monotonic()
+            c.execute("SELECT ld_dir(%s, 'lubm10.nt.gz', NULL)", (LUBM_DIR,))
+            files = c.execute("SELECT rdf_loader_run()").fetchone()[0]
+            took = time.monotonic() - t0
+            n = c.execute("SELECT count(*) FROM pg_rdf.rdf_quad").fetchone()[0]
+            print("load: %d quads in %.1f s (%.0f triples/s)" % (n, took, n / max(took, 1e-9)))
+            check("LUBM(10) loads: one file, every distinct triple once",
+                  files == 1 and DISTINCT_TRIPLES - 2 <= n <= DISTINCT_TRIPLES,
+                  "files %r quads %r" % (files, n))
+            for name, want in expected_counts():
+                try:
+                    got, secs = count_rows(c, query_text(name))
+                except psycopg.Error as ex:
+                    check("%s: runs" % name, False, "%s %s" % (ex.sqlstate, ex))
+                    continue
+                print("%s: %d rows in %.3f s" % (name, got, secs))
+                check("%s without inference: %d rows" % (name, want), got == want, "got %d" % got)
+            check("the server still answers", c.execute("SELECT 1").fetchone() == (1,))
+    finally:
+        srv.stop()
+    return checks.summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
