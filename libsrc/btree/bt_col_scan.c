@@ -17,6 +17,14 @@
  *   search on the decoded keys, and only when the key run's min/max say the
  *   segment straddles a bound; output columns are decoded for the survivors
  *   only.
+ * - A held scan (bt_col_scan_hold: the table layer's probes) keeps the
+ *   segment's leaf latched between calls and a re-aim (bt_col_scan_reaim)
+ *   that starts inside it reuses its runs and decoded keys with no
+ *   descent; the latch is what keeps them valid, so nothing is reused
+ *   once it is let go.
+ * - Lookups decode the key column only and fetch each found row's values
+ *   from the runs (ce_fetch): a batch whose keys fall in many segments
+ *   pays one key decode per segment, not a decode of every column.
  */
 #include <stdlib.h>
 #include <string.h>
