@@ -125,17 +125,26 @@ int btc_locate(bt_tree_t *t, const void *key, size_t klen, arena_t *a, btc_pos_t
                btc_desc_t *d, const bool *want, uint8_t **runs, uint64_t *pages, buf_t **hold,
                err_t *e);
 
-/* A segment decoded whole (lookups, generic cursors): its position and
- * one vector per column (column 0 the keys). */
+/* A segment decoded whole (generic cursors) or by its keys only
+ * (lookups, ls_keys_only): its position and one vector per decoded column
+ * (column 0 the keys); a lookup's rows are fetched from the runs. */
 typedef struct look_seg_s {
   btc_pos_t ls_pos;
   btc_desc_t ls_desc;
   vec_t ls_vec[BTC_MAX_COLS];
+  bool ls_keys_only;          /* only ls_vec[0] decoded: rows come from ls_runs */
+  uint8_t *ls_runs[BTC_MAX_COLS];
 } look_seg_t;
 /* Locates the segment of key (NULL: the first) and decodes it into s;
  * hold as btc_locate's. */
 int btc_seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, buf_t **hold,
                  err_t *e);
+/* btc_seg_load decoding the key column only (point and vectored lookups:
+ * a key is found by binary search and its row fetched value by value
+ * from the runs, so a lookup into a segment costs one key decode, not
+ * one decode of every column). */
+int btc_seg_load_keys(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, buf_t **hold,
+                      err_t *e);
 /* Row r of s as a column row, allocated in a. */
 int btc_seg_row(const look_seg_t *s, int r, arena_t *a, uint8_t **row, size_t *len, err_t *e);
 

@@ -17,6 +17,14 @@
  *   search on the decoded keys, and only when the key run's min/max say the
  *   segment straddles a bound; output columns are decoded for the survivors
  *   only.
+ * - A held scan (bt_col_scan_hold: the table layer's probes) keeps the
+ *   segment's leaf latched between calls and a re-aim (bt_col_scan_reaim)
+ *   that starts inside it reuses its runs and decoded keys with no
+ *   descent; the latch is what keeps them valid, so nothing is reused
+ *   once it is let go.
+ * - Lookups decode the key column only and fetch each found row's values
+ *   from the runs (ce_fetch): a batch whose keys fall in many segments
+ *   pays one key decode per segment, not a decode of every column.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -180,10 +188,11 @@ int btc_locate(bt_tree_t *t, const void *key, size_t klen, arena_t *a, btc_pos_t
 
 /* ---- lookups ------------------------------------------------------------------ */
 
-int btc_seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, buf_t **hold,
-                 err_t *e)
+static int seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, buf_t **hold,
+                    bool keys_only, err_t *e)
 {
-  uint8_t *runs[BTC_MAX_COLS];
+  uint8_t **runs = s->ls_runs;
+  s->ls_keys_only = keys_only;
   buf_t *b = NULL;
   if (hold)
     *hold = NULL;
@@ -201,6 +210,8 @@ int btc_seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_se
               (unsigned)t->t_root, c);
       goto fail;
     }
+    if (keys_only && c > 0)
+      continue;
     if (vec_init(&s->ls_vec[c], a, btc_kind_type(d->sd_ref[c].cr_kind), (int)d->sd_rows, e) != CZ_OK ||
         ce_decode(runs[c], d->sd_ref[c].cr_len, &s->ls_vec[c], 0, a, e) != CZ_OK)
       goto fail;
@@ -212,6 +223,18 @@ fail:
   if (b)
     bp_unfix(t->t_bp, b);
   return CZ_ERR;
+}
+
+int btc_seg_load(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, buf_t **hold,
+                 err_t *e)
+{
+  return seg_load(t, key, klen, a, s, hold, false, e);
+}
+
+int btc_seg_load_keys(bt_tree_t *t, const void *key, size_t klen, arena_t *a, look_seg_t *s, buf_t **hold,
+                      err_t *e)
+{
+  return seg_load(t, key, klen, a, s, hold, true, e);
 }
 
 static bool look_covers(const look_seg_t *s, const void *key, size_t klen)
@@ -248,7 +271,10 @@ int btc_seg_row(const look_seg_t *s, int r, arena_t *a, uint8_t **row, size_t *l
   int m = s->ls_desc.sd_ncols - 1;
   for (int c = 0; c < m; c++) {
     kinds[c] = s->ls_desc.sd_ref[c + 1].cr_kind;
-    vec_get(&s->ls_vec[c + 1], r, &v[c]);
+    if (!s->ls_keys_only)
+      vec_get(&s->ls_vec[c + 1], r, &v[c]);
+    else if (ce_fetch(s->ls_runs[c + 1], s->ls_desc.sd_ref[c + 1].cr_len, (uint32_t)r, &v[c], a, e) != CZ_OK)
+      return CZ_ERR;
   }
   size_t sz = bt_crow_size(kinds, v, m);
   if (!(*row = arena_try_alloc(a, sz)))
@@ -283,7 +309,7 @@ static int look_load(bt_tree_t *t, arena_t *a, look_seg_t **s, buf_t **held, con
   arena_reset(a);
   if (!(*s = arena_try_zalloc(a, sizeof **s)))
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column tree: lookup");
-  return btc_seg_load(t, key, klen, a, *s, held, e);
+  return btc_seg_load_keys(t, key, klen, a, *s, held, e);
 }
 
 /* The row of key: in a unique tree the row with that key, in a non-unique
@@ -418,6 +444,7 @@ typedef struct scan_repl_s {
 struct bt_col_scan_s {
   bt_tree_t *cs_tree;
   uint8_t *cs_lo, *cs_hi;       /* copies of the bounds; NULL open */
+  uint8_t *cs_lo_buf, *cs_hi_buf; /* where they are copied (BT_MAX_KEY + 2 bytes each) */
   uint32_t cs_lo_len, cs_hi_len;
   int *cs_cols;
   int cs_ncols;
@@ -425,7 +452,8 @@ struct bt_col_scan_s {
   int cs_npreds;
   bool cs_has_vis;
   bt_col_vis_t cs_vis;
-  arena_t *cs_arena;            /* the current segment: runs, decoded strings */
+  arena_t *cs_arena;            /* the current segment: position, runs, decoded keys */
+  arena_t *cs_varena;           /* the current visit: selection, replacements, output strings */
   uint8_t *cs_resume;           /* next segment at or after this key; NULL = from lo */
   uint32_t cs_resume_len;
   bool cs_started;
@@ -433,6 +461,12 @@ struct bt_col_scan_s {
   /* the current segment */
   btc_desc_t cs_desc;
   uint8_t *cs_runs[BTC_MAX_COLS];
+  btc_pos_t cs_pos;
+  vec_t cs_keys;                /* its key column, decoded once (cs_keys_ok) */
+  bool cs_keys_ok;
+  bool cs_hold;                 /* bt_col_scan_hold: keep the leaf latched between calls */
+  buf_t *cs_held;               /* the leaf of the current segment while held; the
+                                   segment is reused by a re-aim only while it is */
   uint32_t *cs_sel;             /* surviving rows */
   uint32_t cs_nsel;
   uint32_t cs_at;               /* next of cs_sel to hand out */
@@ -441,6 +475,46 @@ struct bt_col_scan_s {
   uint32_t *cs_repl_of;         /* row -> 1 + index in cs_repl, 0 = stored (NULL when none) */
   uint64_t cs_read, cs_skipped;
 };
+
+/* Copies the bounds (already pairs in a non-unique tree) into the scan. */
+static void set_bounds(bt_col_scan_t *s, const void *lo, size_t lo_len, const void *hi, size_t hi_len)
+{
+  s->cs_lo = s->cs_hi = NULL;
+  s->cs_lo_len = s->cs_hi_len = 0;
+  if (lo) {
+    s->cs_lo = s->cs_lo_buf;
+    memcpy(s->cs_lo, lo, lo_len);
+    s->cs_lo_len = (uint32_t)lo_len;
+  }
+  if (hi) {
+    s->cs_hi = s->cs_hi_buf;
+    memcpy(s->cs_hi, hi, hi_len);
+    s->cs_hi_len = (uint32_t)hi_len;
+  }
+}
+
+/* Lets go of the current segment's leaf: the segment can no longer be
+ * reused (a writer may swap it as soon as the latch goes, C3/C4). */
+static void seg_let_go(bt_col_scan_t *s)
+{
+  if (s->cs_held) {
+    bp_unfix(s->cs_tree->t_bp, s->cs_held);
+    s->cs_held = NULL;
+  }
+}
+
+/* Whether the held segment holds the rows at key (NULL: the first row). */
+static bool seg_covers(const bt_col_scan_t *s, const uint8_t *key, uint32_t klen)
+{
+  const btc_pos_t *p = &s->cs_pos;
+  if (!s->cs_held || !p->sp_found)
+    return false;
+  if (!key)
+    return p->sp_first;
+  if (!p->sp_first && bt_keycmp(key, klen, p->sp_key, p->sp_klen) < 0)
+    return false;
+  return !p->sp_has_next || bt_keycmp(key, klen, p->sp_next, p->sp_nlen) < 0;
+}
 
 int bt_col_scan_open(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi, size_t hi_len,
                      const int *cols, int ncols, const bt_col_pred_t *preds, int npreds,
@@ -471,12 +545,16 @@ int bt_col_scan_open(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi
   if (!a)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column scan");
   bt_col_scan_t *s = calloc(1, sizeof *s);
-  uint8_t *mem = malloc((size_t)lo_len + hi_len + sizeof(int) * (size_t)(ncols + 1) +
+  arena_t *va = arena_create(NULL, "btc_scan_visit");
+  /* bounds buffers of the largest size, so that a re-aim fits */
+  uint8_t *mem = malloc(2 * (size_t)(BT_MAX_KEY + 2) + sizeof(int) * (size_t)(ncols + 1) +
                         sizeof(bt_col_pred_t) * (size_t)(npreds + 1) + 2 * BT_MAX_KEY + 32);
-  if (!s || !mem) {
+  if (!s || !mem || !va) {
     free(s);
     free(mem);
     arena_destroy(a);
+    if (va)
+      arena_destroy(va);
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column scan");
   }
   /* One block: predicates, columns, bounds, the resume key buffer. */
@@ -487,25 +565,50 @@ int bt_col_scan_open(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi
   if (ncols)
     memcpy(s->cs_cols, cols, sizeof(int) * (size_t)ncols);
   uint8_t *p = (uint8_t *)(s->cs_cols + ncols + 1);
-  if (lo) {
-    s->cs_lo = p;
-    memcpy(p, lo, lo_len);
-    s->cs_lo_len = (uint32_t)lo_len;
-    p += lo_len;
-  }
-  if (hi) {
-    s->cs_hi = p;
-    memcpy(p, hi, hi_len);
-    s->cs_hi_len = (uint32_t)hi_len;
-    p += hi_len;
-  }
+  s->cs_lo_buf = p;
+  p += BT_MAX_KEY + 2;
+  s->cs_hi_buf = p;
+  p += BT_MAX_KEY + 2;
   s->cs_resume = p;
   s->cs_tree = t;
   s->cs_ncols = ncols;
   s->cs_npreds = npreds;
   s->cs_arena = a;
+  s->cs_varena = va;
+  set_bounds(s, lo, lo_len, hi, hi_len);
   *out = s;
   return CZ_OK;
+}
+
+int bt_col_scan_reaim(bt_col_scan_t *s, const void *lo, size_t lo_len, const void *hi, size_t hi_len,
+                      err_t *e)
+{
+  bt_tree_t *t = s->cs_tree;
+  if (lo_len > BT_MAX_KEY || hi_len > BT_MAX_KEY)
+    return err_set(e, SQLSTATE_INTERNAL, "bt_col_scan_reaim: bad arguments");
+  uint8_t lob[BT_MAX_KEY + 2], hib[BT_MAX_KEY + 2];
+  if (!t->t_unique) {
+    if (lo) {
+      lo_len = btc_pair_bound(lo, lo_len, lob);
+      lo = lob;
+    }
+    if (hi) {
+      hi_len = btc_pair_bound(hi, hi_len, hib);
+      hi = hib;
+    }
+  }
+  set_bounds(s, lo, lo_len, hi, hi_len);
+  s->cs_started = false;
+  s->cs_done = false;
+  s->cs_nsel = s->cs_at = 0;
+  return CZ_OK;
+}
+
+void bt_col_scan_hold(bt_col_scan_t *s, bool hold)
+{
+  s->cs_hold = hold;
+  if (!hold)
+    seg_let_go(s);
 }
 
 void bt_col_scan_set_vis(bt_col_scan_t *s, const bt_col_vis_t *vis)
@@ -519,7 +622,9 @@ void bt_col_scan_close(bt_col_scan_t *s)
 {
   if (!s)
     return;
+  seg_let_go(s);
   arena_destroy(s->cs_arena);
+  arena_destroy(s->cs_varena);
   free(s->cs_preds);
   free(s);
 }
@@ -545,13 +650,19 @@ static uint32_t key_bound(const vec_t *keys, uint32_t n, const uint8_t *key, uin
   return lo;
 }
 
+/* The segment's keys, decoded once per segment (a re-aimed scan that
+ * stays in the segment searches them again without decoding). */
 static int decode_keys(bt_col_scan_t *s, vec_t *keys, err_t *e)
 {
   const btc_desc_t *d = &s->cs_desc;
-  return vec_init(keys, s->cs_arena, btc_kind_type(TP_STR), (int)d->sd_rows, e) != CZ_OK ||
-                 ce_decode(s->cs_runs[0], d->sd_ref[0].cr_len, keys, 0, s->cs_arena, e) != CZ_OK
-             ? CZ_ERR
-             : CZ_OK;
+  if (!s->cs_keys_ok) {
+    if (vec_init(&s->cs_keys, s->cs_arena, btc_kind_type(TP_STR), (int)d->sd_rows, e) != CZ_OK ||
+        ce_decode(s->cs_runs[0], d->sd_ref[0].cr_len, &s->cs_keys, 0, s->cs_arena, e) != CZ_OK)
+      return CZ_ERR;
+    s->cs_keys_ok = true;
+  }
+  *keys = s->cs_keys;
+  return CZ_OK;
 }
 
 /* Rows [*from, *to) of the segment inside [low, high) (either NULL: open),
@@ -617,19 +728,19 @@ static int seg_vis(bt_col_scan_t *s, const vec_t *keys, uint32_t r0, uint32_t r1
     size_t vl = 0;
     str_t kk = keys->v_str[r];
     const str_t *k = &kk;
-    if (!t->t_unique && pair_key(t, &kk, s->cs_arena, e) != CZ_OK)
+    if (!t->t_unique && pair_key(t, &kk, s->cs_varena, e) != CZ_OK)
       return CZ_ERR;
-    bt_vis_t v = s->cs_vis.cv_row(s->cs_vis.cv_ctx, k->s_ptr, k->s_len, s->cs_arena, &val, &vl);
+    bt_vis_t v = s->cs_vis.cv_row(s->cs_vis.cv_ctx, k->s_ptr, k->s_len, s->cs_varena, &val, &vl);
     if (v == BT_VIS_KEEP)
       continue;
-    if (!*skip && !(*skip = arena_try_zalloc(s->cs_arena, d->sd_rows)))
+    if (!*skip && !(*skip = arena_try_zalloc(s->cs_varena, d->sd_rows)))
       return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column scan: visibility");
     (*skip)[r] = 1;
     if (v != BT_VIS_REPLACE)
       continue;
     if (!s->cs_repl_of) {
-      s->cs_repl_of = arena_try_zalloc(s->cs_arena, sizeof(uint32_t) * d->sd_rows);
-      s->cs_repl = arena_try_alloc(s->cs_arena, sizeof(scan_repl_t) * (r1 - r0));
+      s->cs_repl_of = arena_try_zalloc(s->cs_varena, sizeof(uint32_t) * d->sd_rows);
+      s->cs_repl = arena_try_alloc(s->cs_varena, sizeof(scan_repl_t) * (r1 - r0));
       if (!s->cs_repl_of || !s->cs_repl)
         return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column scan: visibility");
     }
@@ -670,11 +781,13 @@ static bool repl_passes(const bt_col_scan_t *s, const scan_repl_t *rp)
 
 /* Reads the segment holding the resume key (or lo): sets cs_sel to its
  * rows in range that pass the predicates, and moves the resume key to
- * the next entry. */
+ * the next entry. A held segment (bt_col_scan_hold) that holds the
+ * resume key is visited again as it is — runs, decoded keys — with no
+ * descent: its leaf has stayed latched, so nothing has changed it. */
 static int seg_next(bt_col_scan_t *s, err_t *e)
 {
   bt_tree_t *t = s->cs_tree;
-  arena_reset(s->cs_arena);
+  arena_reset(s->cs_varena);
   s->cs_nsel = s->cs_at = 0;
   s->cs_nrepl = 0;
   s->cs_repl = NULL;
@@ -682,23 +795,31 @@ static int seg_next(bt_col_scan_t *s, err_t *e)
   /* A copy: cs_resume moves on to the next entry below. */
   uint32_t from_len = s->cs_started ? s->cs_resume_len : s->cs_lo_len;
   const uint8_t *from_key = s->cs_started ? s->cs_resume : s->cs_lo;
-  if (from_key && !(from_key = dup_bytes(s->cs_arena, from_key, from_len)))
+  if (from_key && !(from_key = dup_bytes(s->cs_varena, from_key, from_len)))
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column scan: resume key");
-  btc_pos_t pos;
-  bool want[BTC_MAX_COLS];
-  memset(want, 0, sizeof want);
-  want[0] = true;
-  for (int i = 0; i < s->cs_ncols; i++)
-    if (s->cs_cols[i] >= 0 && s->cs_cols[i] < BTC_MAX_COLS)
-      want[s->cs_cols[i]] = true;
-  for (int i = 0; i < s->cs_npreds; i++)
-    if (s->cs_preds[i].cp_col >= 0 && s->cs_preds[i].cp_col < BTC_MAX_COLS)
-      want[s->cs_preds[i].cp_col] = true;
   buf_t *held = NULL;
-  if (btc_locate(t, from_key, from_len, s->cs_arena, &pos, &s->cs_desc, want, s->cs_runs, NULL, &held, e) !=
-      CZ_OK)
-    return CZ_ERR;
+  if (seg_covers(s, from_key, from_len)) {
+    held = s->cs_held;
+  } else {
+    /* Let go before descending again (latch order, C3). */
+    seg_let_go(s);
+    arena_reset(s->cs_arena);
+    s->cs_keys_ok = false;
+    bool want[BTC_MAX_COLS];
+    memset(want, 0, sizeof want);
+    want[0] = true;
+    for (int i = 0; i < s->cs_ncols; i++)
+      if (s->cs_cols[i] >= 0 && s->cs_cols[i] < BTC_MAX_COLS)
+        want[s->cs_cols[i]] = true;
+    for (int i = 0; i < s->cs_npreds; i++)
+      if (s->cs_preds[i].cp_col >= 0 && s->cs_preds[i].cp_col < BTC_MAX_COLS)
+        want[s->cs_preds[i].cp_col] = true;
+    if (btc_locate(t, from_key, from_len, s->cs_arena, &s->cs_pos, &s->cs_desc, want, s->cs_runs, NULL,
+                   &held, e) != CZ_OK)
+      return CZ_ERR;
+  }
   s->cs_started = true;
+  const btc_pos_t pos = s->cs_pos;
   if (!pos.sp_found) {
     s->cs_done = true;
     return CZ_OK;
@@ -730,11 +851,17 @@ static int seg_next(bt_col_scan_t *s, err_t *e)
       rc = seg_vis(s, &keys, r0, r1, &skip, e);
     if (rc != CZ_OK) {
       bp_unfix(t->t_bp, held);
+      s->cs_held = NULL;
       return CZ_ERR;
     }
     ranged = true;
   }
-  bp_unfix(t->t_bp, held);
+  if (s->cs_hold)
+    s->cs_held = held;
+  else {
+    bp_unfix(t->t_bp, held);
+    s->cs_held = NULL;
+  }
   /* Whole-segment skipping on min/max before anything is decoded (the
    * stored values' bounds say nothing of a replacement's). */
   for (int i = 0; i < s->cs_npreds && s->cs_nrepl == 0; i++) {
@@ -761,8 +888,8 @@ static int seg_next(bt_col_scan_t *s, err_t *e)
   s->cs_read++;
   if (!ranged && seg_key_range(s, from_key, from_len, high, high_len, &r0, &r1, NULL, e) != CZ_OK)
     return CZ_ERR;
-  uint32_t *sel = arena_try_alloc(s->cs_arena, sizeof *sel * d->sd_rows);
-  uint32_t *tmp = arena_try_alloc(s->cs_arena, sizeof *tmp * d->sd_rows);
+  uint32_t *sel = arena_try_alloc(s->cs_varena, sizeof *sel * d->sd_rows);
+  uint32_t *tmp = arena_try_alloc(s->cs_varena, sizeof *tmp * d->sd_rows);
   if (!sel || !tmp)
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "column scan: selection");
   uint32_t nsel = 0;
@@ -780,7 +907,7 @@ static int seg_next(bt_col_scan_t *s, err_t *e)
     }
     uint32_t nout;
     if (ce_filter(s->cs_runs[c], d->sd_ref[c].cr_len, &s->cs_preds[i].cp_pred, all ? NULL : sel,
-                  all ? 0 : nsel, tmp, &nout, s->cs_arena, e) != CZ_OK)
+                  all ? 0 : nsel, tmp, &nout, s->cs_varena, e) != CZ_OK)
       return CZ_ERR;
     uint32_t *x = sel;
     sel = tmp;
@@ -834,10 +961,10 @@ int bt_col_scan_next(bt_col_scan_t *s, vec_t *out, int max, int *n, err_t *e)
     }
     if (ty_phys(out[i].v_type.t_id) != d->sd_ref[c].cr_kind)
       return err_set(e, SQLSTATE_DATATYPE_MISMATCH, "column scan: output %d is not of column %d's kind", i, c);
-    if (ce_decode_sel(s->cs_runs[c], d->sd_ref[c].cr_len, sel, k, &out[i], 0, s->cs_arena, e) != CZ_OK)
+    if (ce_decode_sel(s->cs_runs[c], d->sd_ref[c].cr_len, sel, k, &out[i], 0, s->cs_varena, e) != CZ_OK)
       return CZ_ERR;
     for (uint32_t r = 0; c == 0 && !s->cs_tree->t_unique && r < k; r++)
-      if (pair_key(s->cs_tree, &out[i].v_str[r], s->cs_arena, e) != CZ_OK)
+      if (pair_key(s->cs_tree, &out[i].v_str[r], s->cs_varena, e) != CZ_OK)
         return CZ_ERR;
     /* Replaced rows: the version the reader sees over the stored one. */
     for (uint32_t r = 0; s->cs_nrepl && r < k; r++)

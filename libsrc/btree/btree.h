@@ -251,9 +251,22 @@ int bt_col_scan_open(bt_tree_t *t, const void *lo, size_t lo_len, const void *hi
  * out[0 .. ncols) (vectors of the columns' kinds with room for max; a
  * column a segment lacks reads as NULL): CZ_OK with *n >= 1, BT_END when
  * done. Strings point into the scan's memory and stay valid until the
- * next call. No latch is held between calls. */
+ * next call. No latch is held between calls (unless bt_col_scan_hold). */
 int bt_col_scan_next(bt_col_scan_t *s, vec_t *out, int max, int *n, err_t *e);
 void bt_col_scan_close(bt_col_scan_t *s);
+/* Points the scan at a new range [lo, hi) (as bt_col_scan_open's; the
+ * columns, predicates and visibility stay): the vectored probes of a
+ * sorted batch of keys re-aim one scan per key. */
+int bt_col_scan_reaim(bt_col_scan_t *s, const void *lo, size_t lo_len, const void *hi, size_t hi_len,
+                      err_t *e);
+/* hold true: the current segment's leaf stays shared-latched between
+ * calls, and a re-aimed range that starts inside that segment reads it
+ * again with no descent, no copy of its runs and no new decode of its
+ * keys (a sorted probe batch pays one locate per segment, not per key).
+ * The caller must not wait for another latch, or for a row lock, while
+ * holding; hold false lets the leaf go (before returning to the
+ * executor: no latch is held across batches). */
+void bt_col_scan_hold(bt_col_scan_t *s, bool hold);
 
 /* Visibility of a column scan's rows (txn/README.md rule L3: a reader
  * checks an entry under the leaf latch it read it with). Both calls run

@@ -49,7 +49,10 @@ struct tb_colscan_s {
                                  (or every table column for locators) */
   int *cs_read;
   batch_t *cs_buf;            /* one segment's rows, cs_nread columns */
-  bt_col_scan_t *cs_scan;     /* the range being read; NULL between ranges */
+  bt_col_scan_t *cs_scan;     /* the column scan, re-aimed for each range; NULL before
+                                 the first range and after tb_colscan_close */
+  bool cs_range_done;         /* the range has been read to its end (tb_colscan_end) */
+  bool cs_hold;               /* tb_colscan_hold: the segment's leaf kept between fills */
   datum_t *cs_row;            /* a whole row (locators) */
 };
 
@@ -164,7 +167,6 @@ int tb_colscan_range(tb_colscan_t *c, const uint8_t *low, size_t low_len, bool l
                      const uint8_t *high, size_t high_len, bool high_incl, const bt_key_t *from,
                      const bt_key_t *until, err_t *e)
 {
-  tb_colscan_close(c);
   const cat_table_t *t = c->cs_t;
   /* the range [lo, hi) */
   const uint8_t *lo = NULL, *hi = NULL;
@@ -193,6 +195,14 @@ int tb_colscan_range(tb_colscan_t *c, const uint8_t *low, size_t low_len, bool l
     hi = until->k_data;
     hi_len = until->k_len;
   }
+  if (c->cs_scan) {
+    /* the same columns, predicates and visibility: re-aimed, so that a
+     * held segment serves the next range (bt_col_scan_hold) */
+    if (bt_col_scan_reaim(c->cs_scan, lo, lo_len, hi, hi_len, e) != CZ_OK)
+      return CZ_ERR;
+    c->cs_range_done = false;
+    return CZ_OK;
+  }
   const cat_index_t *pix = t->ct_indexes[0];
   int nbp = 0;
   for (int j = 0; j < c->cs_npred; j++)
@@ -205,7 +215,23 @@ int tb_colscan_range(tb_colscan_t *c, const uint8_t *low, size_t low_len, bool l
     return CZ_ERR;
   bt_col_vis_t vis = {vis_plain, vis_row, c};
   bt_col_scan_set_vis(c->cs_scan, &vis);
+  bt_col_scan_hold(c->cs_scan, c->cs_hold);
+  c->cs_range_done = false;
   return CZ_OK;
+}
+
+void tb_colscan_hold(tb_colscan_t *c, bool hold)
+{
+  c->cs_hold = hold;
+  if (c->cs_scan)
+    bt_col_scan_hold(c->cs_scan, hold);
+}
+
+void tb_colscan_end(tb_colscan_t *c)
+{
+  c->cs_range_done = true;
+  if (!c->cs_hold)
+    bt_col_scan_hold(c->cs_scan, false);
 }
 
 void tb_colscan_close(tb_colscan_t *c)
@@ -275,7 +301,7 @@ int tb_colscan_fill(tb_colscan_t *c, batch_t *out, int *np, int cap, arena_t *a,
   while (n < cap && examined < cap * TB_COL_EXAMINE_BATCHES) {
     int got = 0;
     int max = CZ_MIN(cap - n, c->cs_buf->b_cols[0].v_cap);
-    if (!c->cs_scan) {
+    if (!c->cs_scan || c->cs_range_done) {
       *ended = true;
       break;
     }

@@ -265,6 +265,12 @@ int tb_colscan_range(tb_colscan_t *c, const uint8_t *low, size_t low_len, bool l
 int tb_colscan_fill(tb_colscan_t *c, batch_t *out, int *np, int cap, arena_t *a, bool *ended,
                     err_t *e);
 void tb_colscan_close(tb_colscan_t *c);
+/* tb_colscan_end: the range is read (the next range re-aims the same
+ * column scan); tb_colscan_hold: keep the current segment's leaf latched
+ * between fills and ranges (a probe batch: bt_col_scan_hold), false lets
+ * it go. */
+void tb_colscan_end(tb_colscan_t *c);
+void tb_colscan_hold(tb_colscan_t *c, bool hold);
 
 /* ---- parallel scans (tb_split.c) -------------------------------------- */
 

@@ -152,8 +152,10 @@ again:
       p->p_aimed = true;
     }
     int before = n;
-    if (tb_scan_fill(p->p_scan, out, n, pks, a, e) != CZ_OK)
+    if (tb_scan_fill(p->p_scan, out, n, pks, a, e) != CZ_OK) {
+      tb_scan_hold(p->p_scan, false);
       return CZ_ERR;
+    }
     n = out->b_n;
     for (int r = before; r < n; r++)
       at[r] = p->p_at[p->p_next];

@@ -799,6 +799,7 @@ static int tb_scan_fill_col(tbl_scan_t *s, batch_t *out, int n0, int cap, arena_
   if (!s->s_col && tb_colscan_new(s->s_tx, s->s_cmd, s->s_t, s->s_cols, s->s_ncols, s->s_want_loc,
                                   s->s_preds, s->s_npred, cap, s->s_a, &s->s_col, e) != CZ_OK)
     return CZ_ERR;
+  tb_colscan_hold(s->s_col, s->s_hold);
   if (fresh && !s->s_disp) {
     s->s_in_piece = false;
     if (tb_colscan_range(s->s_col, s->s_low, s->s_low_len, s->s_low_incl, s->s_high,
@@ -827,7 +828,7 @@ static int tb_scan_fill_col(tbl_scan_t *s, batch_t *out, int n0, int cap, arena_
       return CZ_ERR;
     if (!ended)
       break;  /* full, or enough rows examined for one call */
-    tb_colscan_close(s->s_col);
+    tb_colscan_end(s->s_col);
     s->s_in_piece = false;
     if (!s->s_disp) {
       s->s_done = true;
@@ -1059,6 +1060,8 @@ void tb_scan_hold(tbl_scan_t *s, bool hold)
   s->s_hold = hold;
   if (!hold)
     bt_cursor_release(s->s_cur);
+  if (!hold && s->s_col)
+    tb_colscan_hold(s->s_col, false);
 }
 
 /* How key k (kl bytes) orders against the prefix p: < 0 below every key

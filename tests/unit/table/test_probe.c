@@ -3,20 +3,25 @@
  * non-unique secondary index (covering, and fetching the rows), with
  * duplicate, missing and unordered prefixes, output batches smaller than
  * a prefix's rows, predicates, and a probe reused for several batches;
- * every answer checked against a brute-force count.
+ * every answer checked against a brute-force count. The primary tests
+ * run on a row table and on a column table of several segments (probes
+ * whose prefixes share a segment re-aim one held column scan; prefixes
+ * around segment ends and past the last row).
  */
 #include "../catalog/cat_test.h"
 
 /* pairs(a int4, b int4, c int4, v varchar, primary key (a, b)), index on
  * c: a = i / 5, b = i % 5, c = i % 7, v "v<i>". */
-static cat_oid_t tp_pairs(ct_env_t *env, int size)
+static int tp_size = 3000;  /* rows of the table under test */
+
+static cat_oid_t tp_pairs(ct_env_t *env, int size, cat_layout_t layout)
 {
   txn_t *tx = ct_begin(env);
   cat_column_def_t cols[4] = {ct_col("a", TY_INT4, false), ct_col("b", TY_INT4, false),
                               ct_col("c", TY_INT4, false), ct_col("v", TY_VARCHAR, false)};
   int pk[2] = {0, 1};
   cat_table_def_t def = {.td_name = "pairs", .td_owner = 10, .td_ncols = 4, .td_cols = cols,
-                         .td_npk = 2, .td_pk = pk};
+                         .td_npk = 2, .td_pk = pk, .td_layout = layout};
   cat_oid_t oid, ix;
   CT_OK(cat_create_table(env->ce_cat, tx, &def, &oid, &e_));
   int keys[1] = {2};
@@ -26,19 +31,37 @@ static cat_oid_t tp_pairs(ct_env_t *env, int size)
   cat_snapshot_t *s = cat_snapshot(env->ce_cat);
   const cat_table_t *t = cat_table_by_oid(s, oid);
   tx = ct_begin(env);
-  for (int i = 0; i < size; i++) {
-    char v[32];
-    snprintf(v, sizeof v, "v%d", i);
-    datum_t row[4] = {{.d_i64 = i / 5}, {.d_i64 = i % 5}, {.d_i64 = i % 7},
-                      {.d_str = {v, (uint32_t)strlen(v)}}};
-    CT_OK(tbl_insert_row(tx, t, row, &e_));
+  if (layout == CAT_LAYOUT_COLUMN) {
+    /* one sorted batch: segments built directly (row by row would
+     * re-encode a segment per row) */
+    arena_t *a = arena_create(NULL, "pairs");
+    ty_t types[4] = {t->ct_types[0], t->ct_types[1], t->ct_types[2], t->ct_types[3]};
+    batch_t *b = batch_create(a, 4, types, size, NULL);
+    assert_non_null(b);
+    for (int i = 0; i < size; i++) {
+      char *v = arena_alloc(a, 32);
+      snprintf(v, 32, "v%d", i);
+      datum_t row[4] = {{.d_i64 = i / 5}, {.d_i64 = i % 5}, {.d_i64 = i % 7},
+                        {.d_str = {v, (uint32_t)strlen(v)}}};
+      for (int c = 0; c < 4; c++)
+        vec_set(&b->b_cols[c], i, &row[c]);
+    }
+    b->b_n = size;
+    CT_OK(tbl_insert_batch(tx, t, b, size, &e_));
+    arena_destroy(a);
+  } else {
+    for (int i = 0; i < size; i++) {
+      char v[32];
+      snprintf(v, sizeof v, "v%d", i);
+      datum_t row[4] = {{.d_i64 = i / 5}, {.d_i64 = i % 5}, {.d_i64 = i % 7},
+                        {.d_str = {v, (uint32_t)strlen(v)}}};
+      CT_OK(tbl_insert_row(tx, t, row, &e_));
+    }
   }
   CT_OK(txn_commit(tx, &e_));
   cat_snapshot_release(s);
   return oid;
 }
-
-#define TP_SIZE 3000
 
 static const ty_t tp_int = {.t_id = TY_INT4, .t_len = -1, .t_prec = -1, .t_scale = -1};
 static const ty_t tp_str = {.t_id = TY_VARCHAR, .t_len = -1, .t_prec = -1, .t_scale = -1};
@@ -97,7 +120,7 @@ static void tp_probe(tbl_probe_t *p, int nkey, int n, const int64_t (*keys)[2], 
 static int tp_count(int kc, int64_t kv, int kc2, int64_t kv2, int64_t lt)
 {
   int n = 0;
-  for (int i = 0; i < TP_SIZE; i++) {
+  for (int i = 0; i < tp_size; i++) {
     int64_t col[3] = {i / 5, i % 5, i % 7};
     if (col[kc] == kv && (kc2 < 0 || col[kc2] == kv2) && (lt < 0 || col[0] < lt))
       n++;
@@ -105,12 +128,13 @@ static int tp_count(int kc, int64_t kv, int kc2, int64_t kv2, int64_t lt)
   return n;
 }
 
-static void test_probe_primary_prefix(void **state)
+static void probe_primary_prefix(cat_layout_t layout)
 {
-  (void)state;
   ct_env_t env;
-  ct_init(&env, "probe_primary");
-  cat_oid_t oid = tp_pairs(&env, TP_SIZE);
+  ct_init(&env, layout == CAT_LAYOUT_COLUMN ? "probe_primary_col" : "probe_primary");
+  /* the column table spans several segments (BTC_SEG_ROWS = 4,096) */
+  tp_size = layout == CAT_LAYOUT_COLUMN ? 13000 : 3000;
+  cat_oid_t oid = tp_pairs(&env, tp_size, layout);
   cat_snapshot_t *snap = cat_snapshot(env.ce_cat);
   const cat_table_t *t = cat_table_by_oid(snap, oid);
   arena_t *a = arena_create(NULL, "probe");
@@ -144,9 +168,41 @@ static void test_probe_primary_prefix(void **state)
   for (int j = 0; j < 5; j++)
     assert_int_equal(got[j], want[j]);
   tbl_probe_close(p);
+  /* many prefixes in one batch, most sharing a segment with the one
+   * before, around every segment end (rows 4,096 and 8,192 are keys
+   * 819 and 1,638) and past the last row; every batch size */
+  enum { NK = 400 };
+  static int64_t km[NK][2];
+  for (int j = 0; j < NK; j++)
+    km[j][0] = j < 300 ? (int64_t)(j * 9 % 2700) : (int64_t)(810 + (j - 300) % 40) + (j % 2) * 819;
+  km[NK - 1][0] = tp_size / 5 + 3;
+  int gotm[NK];
+  CT_OK(tbl_probe_open(NULL, t, 0, 1, cols, 3, NULL, 0, a, &p, &e_));
+  for (int cap = 1; cap <= 4096; cap *= 8) {
+    tp_probe(p, 1, NK, (const int64_t(*)[2])km, cols, 3, 2, cap, a, gotm);
+    for (int j = 0; j < NK; j++) {
+      bool first = true;
+      for (int k = 0; k < j; k++)
+        first &= km[k][0] != km[j][0];
+      assert_int_equal(gotm[j], first ? tp_count(0, km[j][0], -1, 0, -1) : 0);
+    }
+  }
+  tbl_probe_close(p);
   arena_destroy(a);
   cat_snapshot_release(snap);
   ct_fini(&env);
+}
+
+static void test_probe_primary_prefix(void **state)
+{
+  (void)state;
+  probe_primary_prefix(CAT_LAYOUT_ROW);
+}
+
+static void test_probe_primary_prefix_column(void **state)
+{
+  (void)state;
+  probe_primary_prefix(CAT_LAYOUT_COLUMN);
 }
 
 static void test_probe_secondary(void **state)
@@ -154,7 +210,8 @@ static void test_probe_secondary(void **state)
   (void)state;
   ct_env_t env;
   ct_init(&env, "probe_secondary");
-  cat_oid_t oid = tp_pairs(&env, TP_SIZE);
+  tp_size = 3000;
+  cat_oid_t oid = tp_pairs(&env, tp_size, CAT_LAYOUT_ROW);
   cat_snapshot_t *snap = cat_snapshot(env.ce_cat);
   const cat_table_t *t = cat_table_by_oid(snap, oid);
   int idx = -1;
@@ -199,6 +256,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_probe_primary_prefix),
+    cmocka_unit_test(test_probe_primary_prefix_column),
     cmocka_unit_test(test_probe_secondary),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
