@@ -195,18 +195,19 @@ static int rl_claim(db_t *db, const cat_table_t *t, arena_t *a, char **file, cha
       return CZ_ERR;
     datum_t zero = {.d_i64 = 0};
     tbl_bound_t b = {.tb_n = 1, .tb_vals = &zero, .tb_incl = true};
-    int cols[2] = {LL_FILE, LL_GRAPH};
+    int cols[3] = {LL_FILE, LL_GRAPH, LL_STATE};
     int ix = -1;
     for (int i = 1; i < t->ct_nindexes; i++)
       if (strcmp(t->ct_indexes[i]->ci_name, "rdf_load_list_state") == 0)
         ix = i;
     tbl_scan_t *sc;
     int rc = ix < 0 ? err_set(e, SQLSTATE_UNDEFINED_OBJECT, "index \"rdf_load_list_state\" does not exist")
-                    : tbl_scan_open(tx, t, ix, cols, 2, &b, &b, true, a, &sc, e);
+                    : tbl_scan_open(tx, t, ix, cols, 3, &b, &b, true, a, &sc, e);
     batch_t *out = NULL;
     if (rc == CZ_OK) {
-      ty_t types[3] = {t->ct_types[LL_FILE], t->ct_types[LL_GRAPH], ty_plain(TY_BYTEA)};
-      out = batch_create(a, 3, types, 1, e);
+      ty_t types[4] = {t->ct_types[LL_FILE], t->ct_types[LL_GRAPH], t->ct_types[LL_STATE],
+                       ty_plain(TY_BYTEA)};
+      out = batch_create(a, 4, types, 1, e);
       rc = out ? tbl_scan_next(sc, out, a, e) : CZ_ERR;
       tbl_scan_close(sc);
     }
@@ -222,11 +223,14 @@ static int rl_claim(db_t *db, const cat_table_t *t, arena_t *a, char **file, cha
       bool set[LL_NCOLS] = {[LL_STATE] = true, [LL_STARTED] = true, [LL_ERROR] = true,
                             [LL_FINISHED] = true, [LL_TRIPLES] = true, [LL_BAD] = true,
                             [LL_READ] = true};
-      str_t loc = out->b_cols[2].v_str[0];
+      str_t loc = out->b_cols[3].v_str[0];
       int st = TBL_LOCK_OK;
       rc = tbl_lock_row(tx, t, (const uint8_t *)loc.s_ptr, loc.s_len, TBL_LOCK_UPDATE, false, NULL,
                         a, &st, e);
-      if (rc == CZ_OK && st != TBL_LOCK_OK) {
+      /* the row as locked must be the waiting one we read: the lock says
+       * whether it changed since the read, the state read says it waited
+       * (not trusting the index entry alone) */
+      if (rc == CZ_OK && (st != TBL_LOCK_OK || out->b_cols[2].v_i64[0] != 0)) {
         /* another loader claimed it after our scan read it: take the next */
         txn_rollback(tx, NULL);
         continue;
