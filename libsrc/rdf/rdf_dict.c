@@ -366,6 +366,11 @@ static int rd_insert_new(rdf_dict_t *d, txn_t *tx, const rd_table_t *dt, rd_key_
       return err_set(e, SQLSTATE_INTERNAL, "rdf: a locked dictionary value was not found");
   if (nnew == 0)
     return CZ_OK;
+  /* the new values in key order: they go into the value index in that
+   * order (its leaves fill as they did when the whole batch was sorted;
+   * in hash order the dictionary took 15 % more pages) and take
+   * ascending ids in it */
+  qsort_r(u, (size_t)nnew, sizeof(*u), rd_key_cmp, (void *)dt);
   const cat_table_t *t = dt->dt_t;
   batch_t *b = batch_create(a, t->ct_ncols, t->ct_types, nnew, e);
   if (!b)
