@@ -102,6 +102,15 @@ static int en_config(engine_t *eng, const ini_t *ini, err_t *e)
   else
     return err_set(e, SQLSTATE_CONFIG, "[Parameters] DefaultLayout must be row or column, not \"%s\"",
                    layout);
+  /* [SPARQL] QuadLayout: rdf_quad's primary tree (PSOG), row or column;
+   * read when the store is created with the database, ignored after */
+  const char *ql = ini_get(ini, "SPARQL", "QuadLayout");
+  if (!ql || strcasecmp(ql, "row") == 0)
+    eng->en_quad_layout = RDF_LAYOUT_ROW;
+  else if (strcasecmp(ql, "column") == 0)
+    eng->en_quad_layout = RDF_LAYOUT_COLUMN;
+  else
+    return err_set(e, SQLSTATE_CONFIG, "[SPARQL] QuadLayout must be row or column, not \"%s\"", ql);
   /* [Parameters] MaxQueryThreads: worker threads all queries together may
    * use beside their sessions' own threads; by default one per CPU */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -156,7 +165,7 @@ static int en_rdf_store(engine_t *eng, err_t *e)
   cat_snapshot_release(s);
   if (!owner)
     return err_set(e, SQLSTATE_INTERNAL, "the superuser %s is missing", EN_SUPERUSER);
-  return rdf_schema_ensure(eng->en_cat, owner, RDF_LAYOUT_ROW, e);
+  return rdf_schema_ensure(eng->en_cat, owner, (rdf_layout_t)eng->en_quad_layout, e);
 }
 
 int engine_open(const ini_t *ini, engine_t **out, err_t *e)

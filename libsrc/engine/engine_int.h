@@ -31,6 +31,7 @@ struct engine_s {
   int64_t en_par_min_rows;      /* [Parameters] ParallelMinRows (sp_env_t pe_par_min_rows) */
   int64_t en_lock_timeout_ms;   /* [Parameters] LockTimeout: sessions' lock_timeout default */
   cat_layout_t en_layout;       /* [Parameters] DefaultLayout: tables without WITH (layout) */
+  int en_quad_layout;           /* [SPARQL] QuadLayout: an rdf_layout_t, for a new store */
   qw_pool_t *en_qworkers;       /* the query workers, at most [Parameters] MaxQueryThreads
                                    server-wide (qctx_t q_workers) */
   const ty_tz_t *en_tz;         /* [Parameters] TimeZone, else the system's zone: what

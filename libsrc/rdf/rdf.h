@@ -288,10 +288,13 @@ const char *rdf_results_media_type(rdf_results_fmt_t fmt);
  * store already), psql's \dt and JDBC's table lists show it as system. */
 #define RDF_SCHEMA "pg_rdf"
 
-/* The layout of the quad indexes. Row leaves today; the column layout of
- * issue 9 becomes one more value here (README.md "Tables"). */
+/* The layout of rdf_quad's primary tree (PSOG), chosen when the store is
+ * created ([SPARQL] QuadLayout): row leaves, or issue 9's column tree
+ * (its index rdf_quad_pogs and the projections stay row trees; README.md
+ * "Tables"). */
 typedef enum rdf_layout_e {
   RDF_LAYOUT_ROW = 0,
+  RDF_LAYOUT_COLUMN = 1,
 } rdf_layout_t;
 
 /* Creates, when absent, the dictionaries (rdf_prefix, rdf_iri,

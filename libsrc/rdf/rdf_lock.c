@@ -47,7 +47,13 @@ int rdf_lock_values(txn_t *tx, const cat_index_t *ix, const datum_t *const *keys
     memcpy(p, buf, len);
     ks[m++] = (rk_enc_t){p, len};
   }
-  qsort(ks, (size_t)m, sizeof(*ks), rk_cmp);
+  /* the quads and projections come sorted already (int8 keys encode in
+   * value order): check before paying for a sort */
+  bool sorted = true;
+  for (int i = 1; i < m && sorted; i++)
+    sorted = rk_cmp(&ks[i - 1], &ks[i]) <= 0;
+  if (!sorted)
+    qsort(ks, (size_t)m, sizeof(*ks), rk_cmp);
   for (int i = 0; i < m; i++)
     if ((i == 0 || rk_cmp(&ks[i - 1], &ks[i]) != 0) &&
         txn_lock_as(tx, ix->ci_tree, ks[i].k_p, ks[i].k_len, TXN_LOCK_EXCLUSIVE, e) != CZ_OK)

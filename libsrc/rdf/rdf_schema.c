@@ -6,8 +6,8 @@
  * through the catalog as CREATE TABLE makes tables, so it is logged,
  * recovered, visible to SQL and to pg_catalog like any other. The set is
  * created in one transaction the first time a database opens without it
- * (rdf_quad is the marker: all or nothing). The quad indexes' layout is
- * one parameter (rdf_layout_t); only row leaves exist today.
+ * (rdf_quad is the marker: all or nothing). rdf_quad's primary tree is
+ * row or column-wise per rdf_layout_t, fixed when the store is made.
  */
 #include <string.h>
 
@@ -73,12 +73,14 @@ static const char *const rs_sequences[] = {"rdf_prefix_seq", "rdf_term_seq"};
 static int rs_create_table(cat_t *c, txn_t *tx, const rs_table_t *t, cat_oid_t owner,
                            rdf_layout_t layout, err_t *e)
 {
-  /* The row layout is the table layer's default; the column layout's
-   * table option goes here when it exists (rs_quad_index tables only). */
-  (void)layout;
+  /* The column layout applies to rdf_quad's primary tree alone: the
+   * table layer has no column secondary indexes yet, and the projections
+   * are probed key by key on every insert (row trees suit that). */
+  bool column = layout == RDF_LAYOUT_COLUMN && strcmp(t->rs_name, "rdf_quad") == 0;
   cat_table_def_t def = {.td_schema = RDF_SCHEMA, .td_name = t->rs_name, .td_owner = owner,
                          .td_ncols = t->rs_ncols, .td_cols = t->rs_cols, .td_npk = t->rs_npk,
-                         .td_pk = t->rs_pk};
+                         .td_pk = t->rs_pk,
+                         .td_layout = column ? CAT_LAYOUT_COLUMN : CAT_LAYOUT_ROW};
   cat_oid_t oid;
   return cat_create_table(c, tx, &def, &oid, e);
 }

@@ -38,6 +38,15 @@ static inline size_t kput(uint8_t *out, size_t cap, size_t n, uint8_t b)
 
 static size_t key_put_uint(uint8_t *out, size_t cap, size_t n, uint64_t v, int bytes)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  /* the whole width fits (the usual case): one store, not a byte loop
+   * (key encoding was a tenth of an RDF load's instructions) */
+  if (n + (size_t)bytes <= cap) {
+    uint64_t be = __builtin_bswap64(v << (64 - 8 * bytes));
+    memcpy(out + n, &be, (size_t)bytes);
+    return n + (size_t)bytes;
+  }
+#endif
   for (int i = bytes - 1; i >= 0; i--)
     n = kput(out, cap, n, (uint8_t)(v >> (8 * i)));
   return n;
@@ -116,6 +125,15 @@ static size_t key_put_num(uint8_t *out, size_t cap, size_t n, const num_t *x)
 static size_t key_put_str(uint8_t *out, size_t cap, size_t n, const str_t *s)
 {
   const uint8_t *p = (const uint8_t *)s->s_ptr;
+  /* no zero byte to escape and room for all: copy the bytes at once */
+  if (n + s->s_len + 2 <= cap && (s->s_len == 0 || !memchr(p, 0, s->s_len))) {
+    if (s->s_len)
+      memcpy(out + n, p, s->s_len);
+    n += s->s_len;
+    out[n] = 0x00;
+    out[n + 1] = 0x01;
+    return n + 2;
+  }
   for (uint32_t i = 0; i < s->s_len; i++) {
     n = kput(out, cap, n, p[i]);
     if (p[i] == 0)

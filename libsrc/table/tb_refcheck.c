@@ -59,7 +59,12 @@ int tbl_ref_probe(txn_t *tx, const cat_table_t *t, int idx, const datum_t *const
     memcpy(p, buf, len);
     ks[m++] = (rp_key_t){p, len, i};
   }
-  qsort(ks, (size_t)m, sizeof *ks, rp_cmp);
+  /* keys often come sorted (a bulk loader's batches): no sort then */
+  bool sorted = true;
+  for (int i = 1; i < m && sorted; i++)
+    sorted = rp_cmp(&ks[i - 1], &ks[i]) <= 0;
+  if (!sorted)
+    qsort(ks, (size_t)m, sizeof *ks, rp_cmp);
   if (lock) {
     for (int i = 0; i < m; i++)
       if ((i == 0 || rp_cmp(&ks[i - 1], &ks[i]) != 0) &&
