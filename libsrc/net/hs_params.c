@@ -22,17 +22,6 @@ void hs_params_add(hs_params_t *p, arena_t *a, const char *key, const char *val,
   p->ps_v[p->ps_n++] = (hs_param_t){.pm_key = k, .pm_val = v, .pm_len = len};
 }
 
-static int hexval(char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 /* Decodes s[0..n) into out (at most n bytes); returns the length. A '%'
  * not followed by two hex digits stays as it is (WHATWG's percent-decode). */
 static size_t form_decode(const char *s, size_t n, char *out)
@@ -41,8 +30,8 @@ static size_t form_decode(const char *s, size_t n, char *out)
   for (size_t i = 0; i < n; i++) {
     if (s[i] == '+')
       out[o++] = ' ';
-    else if (s[i] == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
-      out[o++] = (char)(hexval(s[i + 1]) << 4 | hexval(s[i + 2]));
+    else if (s[i] == '%' && i + 2 < n && hex_digit_value(s[i + 1]) >= 0 && hex_digit_value(s[i + 2]) >= 0) {
+      out[o++] = (char)(hex_digit_value(s[i + 1]) << 4 | hex_digit_value(s[i + 2]));
       i += 2;
     } else
       out[o++] = s[i];

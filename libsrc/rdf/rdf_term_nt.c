@@ -14,17 +14,6 @@
 
 #include "rdf/rdf_int.h"
 
-static int hexval(char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 static size_t utf8_put(char *o, uint32_t cp)
 {
   if (cp < 0x80) {
@@ -80,7 +69,7 @@ static int unescape(arena_t *a, const char *s, size_t n, bool iri, const char **
         return bad(e, s, n, "short \\u escape");
       uint32_t cp = 0;
       for (size_t k = 1; k <= digits; k++) {
-        int h = hexval(s[i + k]);
+        int h = hex_digit_value(s[i + k]);
         if (h < 0)
           return bad(e, s, n, "bad \\u escape");
         cp = cp << 4 | (uint32_t)h;

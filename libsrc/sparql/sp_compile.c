@@ -610,8 +610,7 @@ int cp_op(cp_t *c, const sp_op_t *op, cp_rel_t *out)
   return cp_unsupported(c, "this algebra operator");
 }
 
-/* "(id, id…)" of the graphs of kind k in FROM / FROM NAMED; NULL = none. */
-static char *cp_graph_set(cp_t *c, const sp_list_t *from, sp_gref_kind_t k)
+char *cp_graph_set(cp_t *c, const sp_list_t *from, sp_gref_kind_t k)
 {
   char *s = NULL;
   for (int i = 0; from && i < from->ls_n; i++) {

@@ -94,6 +94,12 @@ char *cp_col(cp_t *c, const char *alias, const char *name);
 char *cp_select_list(cp_t *c, const cp_rel_t *r, char **exprs);
 char *cp_passthrough(cp_t *c, const cp_rel_t *r, const char *alias);
 
+/* "((id query), …)" of the graphs of kind k in refs (FROM / FROM NAMED,
+ * USING / USING NAMED); NULL when there are none. An unknown graph is
+ * NULL in the list: it matches no quad (not even the default graph's
+ * g = 0, as 0 for "no term" would). */
+char *cp_graph_set(cp_t *c, const sp_list_t *refs, sp_gref_kind_t k);
+
 /* One algebra operator as a relation (sp_compile.c dispatches). */
 int cp_op(cp_t *c, const sp_op_t *op, cp_rel_t *out);
 int cp_bgp(cp_t *c, const sp_op_t *op, cp_rel_t *out);

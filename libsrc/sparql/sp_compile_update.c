@@ -18,25 +18,6 @@
 
 #include "sparql/sp_compile_int.h"
 
-/* "((id query), …)" of the graphs of kind k among refs (USING / USING
- * NAMED); NULL when there are none. An unknown graph is NULL in the list:
- * it matches no quad. */
-static char *cu_graph_set(cp_t *c, const sp_list_t *refs, sp_gref_kind_t k)
-{
-  char *s = NULL;
-  for (int i = 0; refs && i < refs->ls_n; i++) {
-    const sp_gref_t *g = refs->ls_v[i];
-    if (g->gr_kind != k)
-      continue;
-    sp_term_t t = {.tm_kind = SP_T_IRI, .tm_str = g->gr_iri};
-    char *inl, *q = sp_sql_term_query(c->cp_a, &t, &inl, c->cp_e);
-    if (!q)
-      return NULL;
-    s = cp_cat(c, s, ", ", arena_sprintf(c->cp_a, "(%s)", q));
-  }
-  return s ? arena_sprintf(c->cp_a, "(%s)", s) : NULL;
-}
-
 char *sp_compile_update_where(arena_t *a, const sp_update_t *u, const sp_list_t *using,
                               const char *const *vars, int nvars, sp_wcol_t *kinds, err_t *e)
 {
@@ -49,14 +30,14 @@ char *sp_compile_update_where(arena_t *a, const sp_update_t *u, const sp_list_t 
   if (!using || using->ls_n == 0)
     using = u->up_using;
   if (using && using->ls_n > 0) {
-    c.cp_default_in = cu_graph_set(&c, using, SP_GR_IRI);
-    c.cp_named_in = cu_graph_set(&c, using, SP_GR_NAMED);
+    c.cp_default_in = cp_graph_set(&c, using, SP_GR_IRI);
+    c.cp_named_in = cp_graph_set(&c, using, SP_GR_NAMED);
   } else {
     if (u->up_with) {
       sp_gref_t g = {.gr_kind = SP_GR_IRI, .gr_iri = u->up_with};
       void *gv[1] = {&g};
       sp_list_t one = {.ls_n = 1, .ls_cap = 1, .ls_v = gv};
-      c.cp_default_in = cu_graph_set(&c, &one, SP_GR_IRI);
+      c.cp_default_in = cp_graph_set(&c, &one, SP_GR_IRI);
     } else {
       c.cp_default_in = arena_strdup(a, "(0)");
     }
