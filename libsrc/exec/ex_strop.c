@@ -50,30 +50,6 @@ static uint32_t xe_utf8_decode(const unsigned char *s, size_t len, size_t *n)
   return c;
 }
 
-static size_t xe_utf8_encode(uint32_t c, char *o)
-{
-  if (c < 0x80) {
-    o[0] = (char)c;
-    return 1;
-  }
-  if (c < 0x800) {
-    o[0] = (char)(0xC0 | (c >> 6));
-    o[1] = (char)(0x80 | (c & 0x3F));
-    return 2;
-  }
-  if (c < 0x10000) {
-    o[0] = (char)(0xE0 | (c >> 12));
-    o[1] = (char)(0x80 | ((c >> 6) & 0x3F));
-    o[2] = (char)(0x80 | (c & 0x3F));
-    return 3;
-  }
-  o[0] = (char)(0xF0 | (c >> 18));
-  o[1] = (char)(0x80 | ((c >> 12) & 0x3F));
-  o[2] = (char)(0x80 | ((c >> 6) & 0x3F));
-  o[3] = (char)(0x80 | (c & 0x3F));
-  return 4;
-}
-
 size_t xe_case_map(const char *s, size_t len, char *out, xe_case_t how)
 {
   pthread_once(&xe_locale_once, xe_locale_init);
@@ -103,7 +79,7 @@ size_t xe_case_map(const char *s, size_t len, char *out, xe_case_t how)
     if (n == 1 && c >= 0x80) /* not UTF-8: keep the byte */
       out[o++] = (char)c;
     else
-      o += xe_utf8_encode(m, out + o);
+      o += utf8_put(out + o, m);
     i += n;
   }
   return o;

@@ -141,10 +141,8 @@ typedef struct rdf_sv_dt_s {
 
 typedef enum rdf_sv_cat_e { SV_C_NUM, SV_C_STR, SV_C_LANG, SV_C_BOOL, SV_C_DT, SV_C_DATE, SV_C_OTHER, SV_C_NONLIT } rdf_sv_cat_t;
 
-
 char *rdf_sv_strndup(arena_t *a, const char *s, size_t n);
 char *rdf_sv_cstr(arena_t *a, const char *s, size_t n);
-size_t rdf_sv_utf8_put(char *p, uint32_t cp);
 /* A term from its N-Triples text (strings in a); false when it is not one. */
 bool rdf_sv_parse(arena_t *a, const char *s, size_t n, rdf_term_t *t);
 rdf_term_t rdf_sv_lit(const char *lex, size_t len, const char *dt, const char *lang);

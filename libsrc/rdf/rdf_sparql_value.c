@@ -29,31 +29,6 @@ char *rdf_sv_strndup(arena_t *a, const char *s, size_t n)
   return p;
 }
 
-/* One code point as UTF-8 into p; the byte count. */
-size_t rdf_sv_utf8_put(char *p, uint32_t cp)
-{
-  if (cp < 0x80) {
-    p[0] = (char)cp;
-    return 1;
-  }
-  if (cp < 0x800) {
-    p[0] = (char)(0xC0 | (cp >> 6));
-    p[1] = (char)(0x80 | (cp & 0x3F));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    p[0] = (char)(0xE0 | (cp >> 12));
-    p[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    p[2] = (char)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  p[0] = (char)(0xF0 | (cp >> 18));
-  p[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-  p[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-  p[3] = (char)(0x80 | (cp & 0x3F));
-  return 4;
-}
-
 /* The body of a quoted string or IRI up to the closing delimiter, with the
  * N-Triples escapes undone; *pos moves past the delimiter. */
 static char *fn_unescape(arena_t *a, const char *s, size_t n, size_t *pos, char close, size_t *len)
@@ -77,7 +52,7 @@ static char *fn_unescape(arena_t *a, const char *s, size_t n, size_t *pos, char 
           return NULL;
         cp = cp * 16 + (uint32_t)(isdigit((unsigned char)h) ? h - '0' : (tolower((unsigned char)h) - 'a' + 10));
       }
-      o += rdf_sv_utf8_put(out + o, cp);
+      o += utf8_put(out + o, cp);
       i += 2 + (size_t)hex;
       continue;
     }

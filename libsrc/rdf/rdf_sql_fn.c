@@ -412,7 +412,7 @@ static char *fn_changecase(fn_ctx_t *f, const rdf_term_t *t, bool upper)
   char *s = arena_alloc(f->a, t->rt_len * 4 + 1);
   size_t o = 0, i = 0;
   while (i < t->rt_len)
-    o += rdf_sv_utf8_put(s + o, fn_case(fn_utf8_get(t->rt_str, t->rt_len, &i), upper));
+    o += utf8_put(s + o, fn_case(fn_utf8_get(t->rt_str, t->rt_len, &i), upper));
   s[o] = '\0';
   return fn_like(f, t, s, o);
 }

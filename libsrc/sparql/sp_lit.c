@@ -14,30 +14,6 @@
 
 #include "sparql/sparql_int.h"
 
-int sp_utf8_put(char *buf, uint32_t cp)
-{
-  if (cp < 0x80) {
-    buf[0] = (char)cp;
-    return 1;
-  }
-  if (cp < 0x800) {
-    buf[0] = (char)(0xC0 | (cp >> 6));
-    buf[1] = (char)(0x80 | (cp & 0x3F));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    buf[0] = (char)(0xE0 | (cp >> 12));
-    buf[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    buf[2] = (char)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  buf[0] = (char)(0xF0 | (cp >> 18));
-  buf[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-  buf[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-  buf[3] = (char)(0x80 | (cp & 0x3F));
-  return 4;
-}
-
 /* Decodes one UTF-8 sequence at s (n bytes left); returns its length, or 0
  * when it is not well-formed (overlong, surrogate, past U+10FFFF). */
 static int sp_utf8_get(const unsigned char *s, size_t n, uint32_t *cp)
@@ -132,7 +108,7 @@ const char *sp_lit_string(sp_pstate_t *ps, const char *text, size_t len, int pos
       }
       if (!sp_cp_ok(ps, cp, pos))
         return NULL;
-      o += (size_t)sp_utf8_put(out + o, (uint32_t)cp);  /* never longer than the escape */
+      o += utf8_put(out + o, (uint32_t)cp);  /* never longer than the escape */
       i += (size_t)used;
       continue;
     }
@@ -164,7 +140,7 @@ const char *sp_lit_iriref(sp_pstate_t *ps, const char *text, size_t len, int pos
       sp_fail(ps, pos, "escape \\u%04lX gives a character not allowed in an IRI", (unsigned long)cp);
       return NULL;
     }
-    o += (size_t)sp_utf8_put(out + o, (uint32_t)cp);
+    o += utf8_put(out + o, (uint32_t)cp);
     i += (size_t)used;
   }
   out[o] = '\0';

@@ -149,8 +149,6 @@ const char *sp_builtin_find(const char *word, bool *agg);
 bool sp_builtin_arity(const char *canon, int *min, int *max);
 /* The byte offset of the first ill-formed UTF-8 sequence, or (size_t)-1. */
 size_t sp_utf8_invalid_at(const char *s, size_t len);
-/* Appends the UTF-8 encoding of cp to buf; returns the bytes written. */
-int sp_utf8_put(char *buf, uint32_t cp);
 
 /* ---- string-keyed maps (sp_strmap.c); values are never NULL ---- */
 typedef struct sp_strmap_s sp_strmap_t;

@@ -92,30 +92,6 @@ char *sql_string_dequote(arena_t *a, const char *s, size_t len, char quote)
   return out;
 }
 
-static size_t sql_utf8_encode(uint32_t cp, char *out)
-{
-  if (cp < 0x80) {
-    out[0] = (char)cp;
-    return 1;
-  }
-  if (cp < 0x800) {
-    out[0] = (char)(0xc0 | (cp >> 6));
-    out[1] = (char)(0x80 | (cp & 0x3f));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    out[0] = (char)(0xe0 | (cp >> 12));
-    out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-    out[2] = (char)(0x80 | (cp & 0x3f));
-    return 3;
-  }
-  out[0] = (char)(0xf0 | (cp >> 18));
-  out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-  out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-  out[3] = (char)(0x80 | (cp & 0x3f));
-  return 4;
-}
-
 /* Decodes the escape at s[*i] (just past the backslash) into out; returns
  * the bytes written or -1 for a bad \u or \U escape. */
 static int sql_unescape_one(const char *s, size_t len, size_t *i, char *out)
@@ -153,7 +129,7 @@ static int sql_unescape_one(const char *s, size_t len, size_t *i, char *out)
     }
     if (cp == 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
       return -1;
-    return (int)sql_utf8_encode(cp, out);
+    return (int)utf8_put(out, cp);
   }
   default:
     if (c >= '0' && c <= '7') {

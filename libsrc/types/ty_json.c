@@ -76,30 +76,6 @@ static int tj_hex4(const char *p, const char *end, unsigned *out)
   return 0;
 }
 
-static size_t tj_utf8_put(unsigned cp, char *o)
-{
-  if (cp < 0x80) {
-    o[0] = (char)cp;
-    return 1;
-  }
-  if (cp < 0x800) {
-    o[0] = (char)(0xc0 | (cp >> 6));
-    o[1] = (char)(0x80 | (cp & 0x3f));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    o[0] = (char)(0xe0 | (cp >> 12));
-    o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-    o[2] = (char)(0x80 | (cp & 0x3f));
-    return 3;
-  }
-  o[0] = (char)(0xf0 | (cp >> 18));
-  o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-  o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-  o[3] = (char)(0x80 | (cp & 0x3f));
-  return 4;
-}
-
 /* A string token starting at the quote (json_lex_string). Decodes into
  * tj_str when a tree is built; surrogates and \u0000 are checked only
  * then, as PostgreSQL checks them only when it de-escapes. */
@@ -175,7 +151,7 @@ static int tj_lex_string(tj_t *t)
         ol += 6;
         continue;
       }
-      ol += tj_utf8_put(cp, o + ol);
+      ol += utf8_put(o + ol, (uint32_t)cp);
       continue;
     }
     if (decode && hi)

@@ -304,6 +304,32 @@ int ini_get_bool(const ini_t *ini, const char *section, const char *key,
 
 /* ---- text helpers ------------------------------------------------------ */
 
+/* Code point cp (at most 0x10FFFF) as UTF-8 into out (room for 4 bytes);
+ * the byte count. */
+static inline size_t utf8_put(char *out, uint32_t cp)
+{
+  if (cp < 0x80) {
+    out[0] = (char)cp;
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = (char)(0xC0 | (cp >> 6));
+    out[1] = (char)(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = (char)(0xE0 | (cp >> 12));
+    out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[2] = (char)(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  out[0] = (char)(0xF0 | (cp >> 18));
+  out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+  out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+  out[3] = (char)(0x80 | (cp & 0x3F));
+  return 4;
+}
+
 /* The value of hexadecimal digit c, or -1 when c is not one. */
 static inline int hex_digit_value(char c)
 {
