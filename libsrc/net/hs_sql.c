@@ -16,10 +16,13 @@
  * request (esession_split), run outside any block so it commits or rolls
  * back on its own; COPY is refused. At most max_rows rows (default 1000,
  * at most HS_SQL_MAX_ROWS) are returned, the rest is cut and "truncated"
- * says so: the answer is built whole in memory, unlike /sparql's stream. */
+ * says so: the answer is built whole in memory, unlike /sparql's stream.
+ * A reading statement stops at the cut; one that writes runs to its end
+ * (sql_reads_only). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "net/hs_int.h"
 
@@ -127,6 +130,48 @@ static int sql_rows(void *ctx, const batch_t *b, err_t *e)
   return CZ_OK;
 }
 
+/* Counts and drops the rows past max_rows of a statement that writes. */
+static int sql_drop_rows(void *ctx, const batch_t *b, err_t *e)
+{
+  (void)e;
+  ((sql_sink_t *)ctx)->sk_rows += b->b_n;
+  return CZ_OK;
+}
+
+/* Whether a statement may be left unfinished at the cut: one that starts
+ * with SELECT, VALUES, TABLE or SHOW reads (its functions' side effects
+ * aside, as a cursor closed early in PostgreSQL). Anything else that
+ * returns rows — INSERT/UPDATE/DELETE … RETURNING, WITH (which may hold
+ * such a statement) — is run to its end: the engine produces DML rows as
+ * it goes, so a portal dropped at the cut would roll back the rows not yet
+ * written, where PostgreSQL's client sees the whole statement done. */
+static bool sql_reads_only(const char *t)
+{
+  static const char *const words[] = {"select", "values", "table", "show"};
+  for (;;) {
+    while (*t == ' ' || *t == '\t' || *t == '\n' || *t == '\r' || *t == '(')
+      t++;
+    if (t[0] == '-' && t[1] == '-') {
+      t += strcspn(t, "\n");
+      continue;
+    }
+    if (t[0] == '/' && t[1] == '*') {
+      const char *end = strstr(t + 2, "*/");
+      if (!end)
+        return false;
+      t = end + 2;
+      continue;
+    }
+    break;
+  }
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+    size_t n = strlen(words[i]);
+    if (strncasecmp(t, words[i], n) == 0 && !(t[n] == '_' || ((t[n] | 0x20) >= 'a' && (t[n] | 0x20) <= 'z')))
+      return true;
+  }
+  return false;
+}
+
 static enum MHD_Result sql_error(hs_req_t *r, const err_t *e, jbuf_t *b)
 {
   free(b->jb_p);
@@ -206,6 +251,11 @@ enum MHD_Result hs_sql_run(hs_req_t *r, const char *text, size_t len, const hs_p
   bool suspended = false;
   if (eportal_execute(r->rq_portal, max_rows, sql_rows, &k, &suspended, &e) != CZ_OK)
     return sql_error(r, &e, &out);
+  if (suspended && !sql_reads_only(one)) {
+    if (eportal_execute(r->rq_portal, 0, sql_drop_rows, &k, &suspended, &e) != CZ_OK)
+      return sql_error(r, &e, &out);
+    suspended = true; /* rows were dropped */
+  }
   const char *tag = eportal_tag(r->rq_portal);
   jb_lit(&out, "],\n\"truncated\":");
   jb_lit(&out, suspended ? "true" : "false");

@@ -10,7 +10,8 @@ Starts a server with [HTTPServer] ServerPort, loads 120 triples and a
   content type, an ETag and Cache-Control: no-cache, If-None-Match gives
   304, an unknown path 404, POST on a file 405; /sql wants HTTP Basic
   (401), application/sql (415), POST (405), one statement (400), answers
-  JSON, cuts at max_rows and says so, gives 42601 as 400 and a missing
+  JSON, cuts at max_rows and says so (a writing statement still runs
+  whole), gives 42601 as 400 and a missing
   privilege as 403;
 - in the browser: the editor is CodeMirror with SPARQL highlighting;
   Ctrl-Space completes a prefix and adds its PREFIX line; a SPARQL query's
@@ -109,6 +110,13 @@ def http_checks(port, password):
     j = json.loads(b) if st == 200 else {}
     check("/sql cuts at max_rows and says so", st == 200 and len(j["rows"]) == 7 and j["truncated"] is True,
           "%d %s" % (st, b[:200]))
+    st, _, b = req(port, "POST", "/sql?max_rows=2",
+                   "INSERT INTO u SELECT g FROM generate_series(1, 10) g RETURNING g", sqlh)
+    j = json.loads(b) if st == 200 else {}
+    st2, _, b2 = req(port, "POST", "/sql", "SELECT count(*) FROM u", sqlh)
+    check("/sql: a writing statement cut at max_rows still runs to its end",
+          st == 200 and j["rows"] == [["1"], ["2"]] and j["truncated"] is True and j["tag"] == "INSERT 0 10"
+          and st2 == 200 and json.loads(b2)["rows"] == [["10"]], "%d %s / %d %s" % (st, b, st2, b2))
     st, _, b = req(port, "POST", "/sql?max_rows=0", "SELECT 1", sqlh)
     check("/sql max_rows out of range: 400", st == 400, "%d %s" % (st, b))
     st, _, b = req(port, "POST", "/sql", "SELEC 1", sqlh)
@@ -273,6 +281,7 @@ def main():
             c.execute("INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, %d) g" % SQL_ROWS)
             c.execute("SPARQL INSERT DATA { %s }" % " ".join(
                 "<http://example.org/s%d> <http://example.org/n> %d ." % (i, i) for i in range(NTRIPLES)))
+            c.execute("CREATE TABLE u (g int)")
             c.execute("CREATE ROLE low LOGIN PASSWORD 'lowpw'")
         http_checks(port, srv.password)
         browser_checks(port, srv.password, srv.folder)
