@@ -18,7 +18,7 @@ Starts a server with [HTTPServer] ServerPort, loads 120 triples and a
   120 rows are paged 50 at a time (next, next, prev: the rows shown are
   the right ones); a SQL query as dba; the plan (EXPLAIN ANALYZE, through
   /sql) is drawn beside the results with rows and times, for SQL and for
-  SPARQL; a bad query shows the endpoint's error; the history in
+  SPARQL; a SPARQL update runs with the user's credentials; a bad query shows the endpoint's error; the history in
   localStorage lists the queries run and reloads one; every request the
   page made went to this server.
 
@@ -203,6 +203,13 @@ def browser_checks(port, password, folder):
                          "b=document.getElementById('plan-pane').getBoundingClientRect();"
                          "return b.left >= a.right && b.top < a.bottom;})()"), repr(plan))
         shots.append(p.screenshot(os.path.join(folder, "04-sparql-plan.png")))
+
+        # a SPARQL update from the page (with the user filled in)
+        p.eval("cadenzaEditor.setValue('PREFIX ex: <http://example.org/>\\nINSERT DATA { ex:new ex:m 1 }');"
+               "document.getElementById('run').click(); true")
+        done = p.wait("document.getElementById('text-result') && "
+                      "document.getElementById('text-result').textContent")
+        check("a SPARQL update runs as the user", done.startswith("update done: 1 quads inserted"), repr(done))
 
         # SQL, and its plan
         p.eval("document.getElementById('lang-sql').click(); true")
