@@ -10,6 +10,8 @@
 #            server of the SPARQL endpoint)
 #   clients: psql + pgbench (postgresql-client), unixODBC (isql) + psqlODBC,
 #            JDK 17 + Maven (pgJDBC smoke test), python3-venv
+#   tests:   chromium (headless: tests/server/isolated_webpage.py drives the
+#            query page through it)
 #   bench:   postgresql-15, the reference server of bench/run-server-bench.sh
 #            and bench/tpch/run.sh
 set -e
@@ -18,7 +20,7 @@ PKGS="build-essential autoconf automake libtool pkg-config \
       libjemalloc-dev libcmocka-dev libsqlite3-dev libssl-dev zlib1g-dev libpcre2-dev libserd-dev libmicrohttpd-dev libutf8proc-dev \
       bison flex python3 libpq-dev tzdata \
       python3-venv python3-pip postgresql-client postgresql-15 \
-      unixodbc odbc-postgresql maven default-jdk-headless"
+      unixodbc odbc-postgresql maven default-jdk-headless chromium"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

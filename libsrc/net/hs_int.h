@@ -150,7 +150,26 @@ int hs_auth_basic(hs_req_t *r, const char **user);
 enum MHD_Result hs_sparql_run(hs_req_t *r, const char *text, size_t len, bool update,
                               const hs_params_t *p);
 
-/* hs_page.c: the query page. */
-enum MHD_Result hs_page_reply(hs_req_t *r);
+/* hs_sql.c: POST /sql, one SQL statement's result as JSON (the page's
+ * SQL and plans). */
+enum MHD_Result hs_sql_run(hs_req_t *r, const char *text, size_t len, const hs_params_t *p);
+
+/* The query page's static files, embedded at build time (hs_www_gen.c,
+ * made by www_embed.sh from libsrc/net/www/). */
+typedef struct hs_www_file_s {
+  const char *wf_path;   /* "/index.html" */
+  const char *wf_type;   /* Content-Type */
+  const char *wf_etag;   /* quoted entity tag */
+  const unsigned char *wf_data;
+  size_t wf_len;
+} hs_www_file_t;
+extern const hs_www_file_t hs_www_files[];
+extern const int hs_www_nfiles;
+
+/* hs_www.c: the file a GET of url serves ("/" and "/sparql" without a
+ * query are index.html), or NULL; its answer (200, or 304 for a matching
+ * If-None-Match). */
+const hs_www_file_t *hs_www_find(const char *url);
+enum MHD_Result hs_www_reply(hs_req_t *r, const hs_www_file_t *f);
 
 #endif /* CZ_HS_INT_H */

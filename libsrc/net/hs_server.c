@@ -252,9 +252,21 @@ static enum MHD_Result route(hs_req_t *r, const char *url, const char *method)
   bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0;
   bool post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
   bool root = strcmp(url, "/") == 0;
-  if (!root && strcmp(url, "/sparql") != 0)
-    return hs_reply_error(r, MHD_HTTP_NOT_FOUND, "%s: no such resource (the SPARQL endpoint is /sparql)",
-                          url);
+  bool sql = strcmp(url, "/sql") == 0;
+  if (!root && !sql && strcmp(url, "/sparql") != 0) {
+    /* the query page's script, style and licence files */
+    const hs_www_file_t *f = hs_www_find(url);
+    if (!f)
+      return hs_reply_error(r, MHD_HTTP_NOT_FOUND,
+                            "%s: no such resource (the SPARQL endpoint is /sparql)", url);
+    if (!get)
+      return hs_reply_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, "%s is not allowed on %s: use GET",
+                            method, url);
+    return hs_www_reply(r, f);
+  }
+  if (sql && !post)
+    return hs_reply_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, "%s is not allowed on /sql: use POST",
+                          method);
   if (!get && !post)
     return hs_reply_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, "%s is not allowed on %s: use GET or POST",
                           method, url);
@@ -277,6 +289,14 @@ static enum MHD_Result route(hs_req_t *r, const char *url, const char *method)
     while (ctl && (ct[ctl - 1] == ' ' || ct[ctl - 1] == '\t'))
       ctl--;
 #define CT_IS(lit) (ctl == sizeof(lit) - 1 && strncasecmp(ct, lit, ctl) == 0)
+    if (sql) {
+      if (!ct || !CT_IS("application/sql"))
+        return hs_reply_error(r, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+                              "Content-Type %s is not supported on /sql: send the statement as "
+                              "application/sql",
+                              ct ? ct : "(none)");
+      return hs_sql_run(r, r->rq_body ? r->rq_body : "", r->rq_body_len, &params);
+    }
     if (ct && CT_IS("application/x-www-form-urlencoded")) {
       hs_params_parse_form(&params, r->rq_arena, r->rq_body ? r->rq_body : "", r->rq_body_len);
     } else if (ct && (CT_IS("application/sparql-query") || CT_IS("application/sparql-update"))) {
@@ -309,7 +329,7 @@ static enum MHD_Result route(hs_req_t *r, const char *url, const char *method)
                             "an update must be sent with POST (SPARQL 1.1 Protocol §2.2)");
     if (!q && !u) {
       if (get)
-        return hs_page_reply(r);
+        return hs_www_reply(r, hs_www_find("/"));
       return hs_reply_error(r, MHD_HTTP_BAD_REQUEST,
                             "no query or update parameter in the request");
     }
