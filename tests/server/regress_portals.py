@@ -13,6 +13,10 @@ limit):
                mid-way gives its full answer too, and so do they
   sql_cursors  two SQL cursors over one query, fetched in turn inside a
                block, give their full answers
+  dml_limit    an INSERT … RETURNING executed with a row limit of 2, then
+               Sync: the statement ran to its end (every row inserted, as
+               PostgreSQL runs a writing portal whole at its first Execute),
+               also when the portal is closed in an open block that commits
 Usage: regress_portals.py --dsn DSN --kind cadenza|postgres
 """
 import argparse
@@ -178,6 +182,34 @@ def test_sql_cursors(conn, cur):
           "got %d and %d rows, want %d" % (len(got[1]), len(got[2]), len(want)))
 
 
+def test_dml_limit(dsn, cur):
+    cur.execute(f"DROP TABLE IF EXISTS {P}w")
+    cur.execute(f"CREATE TABLE {P}w (a integer)")
+    s = raw_login(dsn)
+    try:
+        for label, block in (("implicit transaction", False), ("block, portal closed", True)):
+            cur.execute(f"DELETE FROM {P}w")
+            if block:
+                s.send(m(b"Q", cs("BEGIN")))
+                read_until(s, (b"Z",))
+            s.send(m(b"P", cs("") + cs(f"INSERT INTO {P}w SELECT g FROM generate_series(1, 50) g "
+                                       f"RETURNING a") + struct.pack("!h", 0)) +
+                   m(b"B", cs("") + cs("") + struct.pack("!hhh", 0, 0, 0)) +
+                   m(b"E", cs("") + struct.pack("!i", 2)) +
+                   (m(b"C", b"P" + cs("")) if block else b"") + m(b"S"))
+            rows, t, err = read_until(s, (b"Z",))
+            if block:
+                s.send(m(b"Q", cs("COMMIT")))
+                read_until(s, (b"Z",))
+            n = cur.execute(f"SELECT count(*) FROM {P}w").fetchone()[0]
+            check("dml_limit (%s): 2 rows returned, all 50 inserted" % label,
+                  err is None and len(rows) == 2 and n == 50,
+                  "rows %d inserted %d error %r" % (len(rows), n, err))
+    finally:
+        s.close()
+        cur.execute(f"DROP TABLE IF EXISTS {P}w")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dsn", required=True)
@@ -189,6 +221,7 @@ def main():
     try:
         test_interleaved(a.dsn, cur)
         test_sql_cursors(conn, cur)
+        test_dml_limit(a.dsn, cur)
     finally:
         for t in ("t", "u", "v"):
             cur.execute(f"DROP TABLE IF EXISTS {P}{t}")
