@@ -233,6 +233,8 @@ typedef struct esparql_request_s {
   const char *const *sr_default;     /* default-graph-uri */
   int sr_ndefault;
   const char *const *sr_named;       /* named-graph-uri */
+  bool sr_store_default;             /* without a dataset, the default graph is the store's
+                                        own (g = 0), not the union of all graphs */
   int sr_nnamed;
 } esparql_request_t;
 

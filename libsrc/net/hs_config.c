@@ -93,6 +93,10 @@ int hs_config_load(const ini_t *ini, hs_config_t *c, err_t *e)
       get_int(ini, "SPARQL", "MaxQueryExecutionTime", 0, 1000000, &c->hc_query_timeout_s, e) !=
           CZ_OK)
     return CZ_ERR;
+  const char *dg = ini_get(ini, "SPARQL", "DefaultGraph");
+  if (dg && strcasecmp(dg, "union") != 0 && strcasecmp(dg, "store") != 0)
+    return err_set(e, SQLSTATE_CONFIG, "[SPARQL] DefaultGraph = %s: must be union or store", dg);
+  c->hc_store_default = dg && strcasecmp(dg, "store") == 0;
   const char *upd = ini_get(ini, "SPARQL", "AllowUpdate");
   if (upd) {
     if (!strcasecmp(upd, "no") || !strcasecmp(upd, "false") || !strcasecmp(upd, "off") ||

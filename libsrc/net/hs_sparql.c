@@ -317,7 +317,8 @@ enum MHD_Result hs_sparql_run(hs_req_t *r, const char *text, size_t len, bool up
   if (update)
     return hs_run_update(r, text, len, base, dg, nd, ng, nn);
   esparql_request_t req = {.sr_text = text, .sr_len = len, .sr_base = base,
-                           .sr_default = dg, .sr_ndefault = nd, .sr_named = ng, .sr_nnamed = nn};
+                           .sr_default = dg, .sr_ndefault = nd, .sr_named = ng, .sr_nnamed = nn,
+                           .sr_store_default = sv->sv_cfg.hc_store_default};
   if (esparql_prepare(r->rq_sess, &req, &r->rq_stmt, &r->rq_form, &e) != CZ_OK)
     return hs_reply_engine_error(r, &e);
   static const hs_fmt_t solutions[] = {HS_FMT_JSON, HS_FMT_XML, HS_FMT_CSV, HS_FMT_TSV};

@@ -46,6 +46,7 @@ typedef struct hs_config_s {
   size_t hc_max_body;         /* MaxBodySize: a request body (413 past it) */
   int hc_query_timeout_s;     /* [SPARQL] MaxQueryExecutionTime; 0 = none */
   hs_update_t hc_allow_update; /* [SPARQL] AllowUpdate */
+  bool hc_store_default;       /* [SPARQL] DefaultGraph = store (else union) */
 } hs_config_t;
 
 /* Reads the keys (README.md "Configuration"); a bad value is 22023. */

@@ -648,6 +648,13 @@ char *sp_compile_sql_ids(arena_t *a, const sp_request_t *rq, sp_term_id_fn fn, v
   c.cp_named_in = cp_graph_set(&c, q->qu_from, SP_GR_NAMED);
   if (!err_is(e, SQLSTATE_SUCCESSFUL_COMPLETION))
     return NULL;
+  if (!c.cp_dataset && rq->rq_store_default) {
+    /* the dataset an update's WHERE has without USING: the store's
+     * default graph, all named graphs */
+    c.cp_dataset = true;
+    c.cp_default_in = arena_strdup(a, "(0)");
+    c.cp_named_all = true;
+  }
   if (q->qu_kind == SP_Q_CONSTRUCT || q->qu_kind == SP_Q_DESCRIBE)
     return cp_graph_query(&c, q); /* sp_compile_construct.c */
   cp_rel_t r;

@@ -45,7 +45,7 @@ static char *pa_graph_cond(cp_t *c, const char *q)
     return c->cp_default_in ? arena_sprintf(c->cp_a, "%s IN %s", g, c->cp_default_in)
                             : arena_strdup(c->cp_a, "1 = 0");
   }
-  char *named = c->cp_dataset ? (c->cp_named_in ? arena_sprintf(c->cp_a, "%s IN %s", g, c->cp_named_in)
+  char *named = c->cp_dataset && !c->cp_named_all ? (c->cp_named_in ? arena_sprintf(c->cp_a, "%s IN %s", g, c->cp_named_in)
                                                 : arena_strdup(c->cp_a, "1 = 0"))
                               : arena_sprintf(c->cp_a, "%s <> 0", g);
   if (c->cp_gkind == CP_G_CONST) {

@@ -282,6 +282,9 @@ typedef struct sp_request_s {
   sp_list_t *rq_ops;         /* an update: sp_update_t *, possibly empty */
   const char *rq_base;       /* the last BASE in force (NULL = none) */
   sp_list_t *rq_prefixes;    /* sp_prefix_t *, as declared */
+  bool rq_store_default;     /* set by the caller: a query without FROM / FROM NAMED reads
+                                the store's own default graph (g = 0) and every named
+                                graph, not the union of all graphs as its default graph */
 } sp_request_t;
 
 /* Parses, checks and translates text (len bytes, UTF-8). base is the

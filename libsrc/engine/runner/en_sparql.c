@@ -306,6 +306,7 @@ int esparql_prepare(esession_t *s, const esparql_request_t *r, estmt_t **out,
                                          [SP_Q_ASK] = ESPARQL_ASK};
   *form = forms[rq->rq_query->qu_kind];
   apply_protocol_dataset(a, rq, r);
+  rq->rq_store_default = r->sr_store_default;
   char *sql = sparql_compile(s, a, rq, e);
   if (!sql)
     goto out;
