@@ -282,6 +282,7 @@ typedef struct sp_request_s {
   sp_list_t *rq_ops;         /* an update: sp_update_t *, possibly empty */
   const char *rq_base;       /* the last BASE in force (NULL = none) */
   sp_list_t *rq_prefixes;    /* sp_prefix_t *, as declared */
+  const char *rq_inference;  /* DEFINE input:inference: the rule set (ontology graph IRI), or NULL */
 } sp_request_t;
 
 /* Parses, checks and translates text (len bytes, UTF-8). base is the

@@ -1,0 +1,175 @@
+/* sp_compile_infer — inference at query time (DEFINE input:inference
+ * "<ontology graph>", issue 10 item 9): each triple pattern of a BGP reads,
+ * instead of pg_rdf.rdf_quad, the triples its pattern entails under the
+ * ontology graph's RDFS/OWL rules, computed by the query itself — nothing
+ * is materialized.
+ *
+ * Design notes: the rule set is the ontology graph; its closures
+ * (subClassOf/equivalentClass, subPropertyOf/equivalentProperty) are
+ * SQL's transitive(…) over that graph's quads, evaluated per query. An
+ * entailed relation has the columns (g, s, p, o) of rdf_quad so that
+ * cp_bgp's conditions apply unchanged; g is always 0 (the default graph):
+ * under inference the default graph is the merge of the dataset's default
+ * graphs, a *set* of triples as the entailment regimes define it, so each
+ * entailed triple is one row however many ways (or graphs) derive it.
+ * The dataset's restriction (FROM) applies to the data quads inside.
+ * Rules:
+ *   x rdf:type C  — x typed with a subclass of C; x the subject (object) of
+ *                   a subproperty of a property whose domain (range) is a
+ *                   subclass of C;
+ *   x P y         — x p y for p a subproperty of P; y q x for q a
+ *                   subproperty of an inverse of such a p; y P x when P is
+ *                   symmetric; the transitive closure of all that when P
+ *                   is transitive;
+ *   a variable predicate: the data triples, once each (no entailment). */
+#include <inttypes.h>
+#include <string.h>
+
+#include "sparql/sp_compile_int.h"
+
+#define RDF_NS "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+#define RDFS_NS "http://www.w3.org/2000/01/rdf-schema#"
+#define OWL_NS "http://www.w3.org/2002/07/owl#"
+
+#define QUADS RDF_SCHEMA ".rdf_quad"
+
+/* The SQL id expression of an IRI constant: the id looked up at prepare,
+ * else its dictionary query (NULL, matching nothing, when unknown). */
+static char *ci_iri(cp_t *c, const char *iri)
+{
+  sp_term_t *t = arena_zalloc(c->cp_a, sizeof(*t));
+  t->tm_kind = SP_T_IRI;
+  t->tm_str = arena_strdup(c->cp_a, iri);
+  return ci_term(c, t);
+}
+
+char *ci_term(cp_t *c, const sp_term_t *t)
+{
+  char *inl, *q = sp_sql_term_query(c->cp_a, t, &inl, c->cp_e);
+  int64_t known;
+  if (inl)
+    return inl;
+  if (!q)
+    return NULL;
+  if (c->cp_ids && c->cp_ids(c->cp_ids_ctx, t, &known))
+    return arena_sprintf(c->cp_a, "%" PRId64, known);
+  return arena_sprintf(c->cp_a, "(%s)", q);
+}
+
+/* Edges (x, y) of the ontology: x p y, plus both ways of each equivalence
+ * e (NULL none); reversed: y, x. */
+static char *ci_edges(cp_t *c, const char *o, const char *p, const char *e, bool reversed)
+{
+  const char *a = reversed ? "o" : "s", *b = reversed ? "s" : "o";
+  char *s = arena_sprintf(c->cp_a, "SELECT %s, %s FROM " QUADS " WHERE g = %s AND p = %s", a, b, o, p);
+  if (e)
+    s = arena_sprintf(c->cp_a, "%s UNION ALL SELECT s, o FROM " QUADS " WHERE g = %s AND p = %s"
+                               " UNION ALL SELECT o, s FROM " QUADS " WHERE g = %s AND p = %s",
+                      s, o, e, o, e);
+  return s;
+}
+
+/* The data quads' condition on alias q for the dataset's default graph. */
+static char *ci_dataset(cp_t *c, const char *q)
+{
+  if (!c->cp_dataset)
+    return arena_strdup(c->cp_a, "TRUE");
+  return c->cp_default_in ? arena_sprintf(c->cp_a, "%s.g IN %s", q, c->cp_default_in)
+                          : arena_strdup(c->cp_a, "1 = 0");
+}
+
+/* Pairs (x, y): y reached from a value of roots (one column) over edges,
+ * each root with itself. */
+static char *ci_closure(cp_t *c, const char *edges, const char *roots)
+{
+  return arena_sprintf(c->cp_a, "SELECT x, y FROM transitive((%s), NULL, NULL, 0, (%s)) AS t(x, y)", edges,
+                       roots);
+}
+
+/* (p, c): a property p whose domain (which = "domain") or range is, by
+ * subPropertyOf and subClassOf, c. */
+static char *ci_prop_class(cp_t *c, const char *o, const char *which, const char *sce, const char *spe_down)
+{
+  char *rel = ci_iri(c, which);
+  char *props = arena_sprintf(c->cp_a, "SELECT s FROM " QUADS " WHERE g = %s AND p = %s", o, rel);
+  char *classes = arena_sprintf(c->cp_a, "SELECT o FROM " QUADS " WHERE g = %s AND p = %s", o, rel);
+  return arena_sprintf(c->cp_a,
+                       "SELECT sp.y AS p, sc.y AS c FROM " QUADS " d, (%s) sp, (%s) sc"
+                       " WHERE d.g = %s AND d.p = %s AND sp.x = d.s AND sc.x = d.o",
+                       ci_closure(c, spe_down, props), ci_closure(c, sce, classes), o, rel);
+}
+
+/* The condition that the ontology declares property pid of class kind. */
+static char *ci_declared(cp_t *c, const char *o, const char *pid, const char *type, const char *kind)
+{
+  return arena_sprintf(c->cp_a, "EXISTS (SELECT 1 FROM " QUADS " WHERE g = %s AND s = %s AND p = %s AND o = %s)", o,
+                       pid, type, ci_iri(c, kind));
+}
+
+/* The relation (g, s, p, o) triple t reads under inference. */
+char *cp_infer_source(cp_t *c, const sp_triple_t *t)
+{
+  char *o = ci_term(c, c->cp_infer);
+  char *type = ci_iri(c, RDF_NS "type");
+  char *sce = ci_edges(c, o, ci_iri(c, RDFS_NS "subClassOf"), ci_iri(c, OWL_NS "equivalentClass"), false);
+  char *spe = ci_edges(c, o, ci_iri(c, RDFS_NS "subPropertyOf"), ci_iri(c, OWL_NS "equivalentProperty"), false);
+  char *spe_down = ci_edges(c, o, ci_iri(c, RDFS_NS "subPropertyOf"), ci_iri(c, OWL_NS "equivalentProperty"), true);
+  if (!o || !type || !sce || !spe || !spe_down)
+    return NULL;
+  const sp_term_t *p = t->tr_p;
+  if (p->tm_kind == SP_T_VAR)
+    return arena_sprintf(c->cp_a, "SELECT DISTINCT 0 AS g, q.s, q.p, q.o FROM " QUADS " q WHERE %s",
+                         ci_dataset(c, "q"));
+  if (p->tm_kind != SP_T_IRI) {
+    cp_unsupported(c, "a literal or blank node as predicate under inference");
+    return NULL;
+  }
+  if (strcmp(p->tm_str, RDF_NS "type") == 0) {
+    char *types = arena_sprintf(c->cp_a, "SELECT o FROM " QUADS " WHERE p = %s", type);
+    char *q = cp_fresh(c, "i");
+    const sp_term_t *cls = t->tr_o;
+    /* a constant class: its subclasses only, found backward from it */
+    char *direct = cls->tm_kind == SP_T_IRI
+                       ? arena_sprintf(c->cp_a,
+                                       "SELECT %s.s, sc.y AS c FROM " QUADS " %s,"
+                                       " transitive((%s), NULL, %s, 0) AS sc(x, y)"
+                                       " WHERE %s.p = %s AND %s.o = sc.x AND %s",
+                                       q, q, sce, ci_term(c, cls), q, type, q, ci_dataset(c, q))
+                       : arena_sprintf(c->cp_a,
+                                       "SELECT %s.s, sc.y AS c FROM " QUADS " %s, (%s) sc"
+                                       " WHERE %s.p = %s AND %s.o = sc.x AND %s",
+                                       q, q, ci_closure(c, sce, types), q, type, q, ci_dataset(c, q));
+    char *dom = ci_prop_class(c, o, RDFS_NS "domain", sce, spe_down);
+    char *rng = ci_prop_class(c, o, RDFS_NS "range", sce, spe_down);
+    char *r = cp_fresh(c, "i");
+    return arena_sprintf(c->cp_a,
+                         "SELECT DISTINCT 0 AS g, m.s, %s AS p, m.c AS o FROM (%s"
+                         " UNION ALL SELECT %s.s, pd.c FROM " QUADS " %s, (%s) pd WHERE %s.p = pd.p AND %s"
+                         " UNION ALL SELECT %s.o, pr.c FROM " QUADS " %s, (%s) pr WHERE %s.p = pr.p AND %s"
+                         ") m(s, c)",
+                         type, direct, r, r, dom, r, ci_dataset(c, r), r, r, rng, r, ci_dataset(c, r));
+  }
+  char *pid = ci_term(c, p);
+  char *inv = ci_edges(c, o, ci_iri(c, OWL_NS "inverseOf"), NULL, false);
+  char *inv_back = ci_edges(c, o, ci_iri(c, OWL_NS "inverseOf"), NULL, true);
+  /* P's subproperties; the inverses of those (either direction of
+   * owl:inverseOf) and their subproperties */
+  char *subs = arena_sprintf(c->cp_a, "SELECT x FROM transitive((%s), NULL, %s, 0) AS sb(x, y)", spe, pid);
+  char *invs = arena_sprintf(c->cp_a, "SELECT iv.y FROM (%s UNION ALL %s) iv(x, y) WHERE iv.x IN (%s)", inv,
+                             inv_back, subs);
+  char *inv_subs = arena_sprintf(c->cp_a, "SELECT y FROM (%s) isb", ci_closure(c, spe_down, invs));
+  char *q = cp_fresh(c, "i");
+  char *base = arena_sprintf(c->cp_a,
+                             "SELECT %s.s, %s.o FROM " QUADS " %s WHERE %s.p IN (%s) AND %s"
+                             " UNION ALL SELECT %s.o, %s.s FROM " QUADS " %s WHERE %s.p IN (%s) AND %s",
+                             q, q, q, q, subs, ci_dataset(c, q), q, q, q, q, inv_subs, ci_dataset(c, q));
+  char *sym = ci_declared(c, o, pid, type, OWL_NS "SymmetricProperty");
+  char *trans = ci_declared(c, o, pid, type, OWL_NS "TransitiveProperty");
+  char *both = arena_sprintf(c->cp_a, "SELECT b.s, b.o FROM (%s) b(s, o) UNION ALL SELECT b.o, b.s FROM (%s) b(s, o) WHERE %s",
+                             base, base, sym);
+  return arena_sprintf(c->cp_a,
+                       "SELECT DISTINCT 0 AS g, e.s, %s AS p, e.o FROM ("
+                       "SELECT tc.x, tc.y FROM transitive((%s), NULL, NULL) AS tc(x, y) WHERE %s"
+                       " UNION ALL SELECT d.s, d.o FROM (%s) d(s, o) WHERE NOT %s) e(s, o)",
+                       pid, both, trans, both, trans);
+}
