@@ -106,15 +106,94 @@ static char *ci_declared(cp_t *c, const char *o, const char *pid, const char *ty
                        pid, type, ci_iri(c, kind));
 }
 
+/* What the rules of one pattern share: the ontology graph's id, rdf:type's,
+ * and the closures' edge queries. */
+typedef struct ci_s {
+  const char *o, *type;
+  char *sce;      /* subclass edges (sub, super): subClassOf, both ways of
+                     equivalentClass, an intersection to each conjunct */
+  char *spe, *spe_down; /* subproperty edges (sub, super) and reversed */
+  char *conj;     /* (x, k): k a conjunct of the intersection class x */
+} ci_t;
+
+/* (s, c): s is a c by the asserted types, domains and ranges (no
+ * intersection membership); cls an id expression to restrict c, or NULL. */
+static char *ci_types0(cp_t *c, const ci_t *v, const char *cls)
+{
+  char *q = cp_fresh(c, "i");
+  /* a constant class: its subclasses only, found backward from it */
+  char *direct =
+      cls ? arena_sprintf(c->cp_a,
+                          "SELECT %s.s, sc.y AS c FROM " QUADS " %s, transitive((%s), NULL, %s, 0) AS sc(x, y)"
+                          " WHERE %s.p = %s AND %s.o = sc.x AND %s",
+                          q, q, v->sce, cls, q, v->type, q, ci_dataset(c, q))
+          : arena_sprintf(c->cp_a,
+                          "SELECT %s.s, sc.y AS c FROM " QUADS " %s, (%s) sc WHERE %s.p = %s AND %s.o = sc.x AND %s",
+                          q, q,
+                          ci_closure(c, v->sce, arena_sprintf(c->cp_a, "SELECT o FROM " QUADS " WHERE p = %s", v->type)),
+                          q, v->type, q, ci_dataset(c, q));
+  char *dom = ci_prop_class(c, v->o, RDFS_NS "domain", v->sce, v->spe_down);
+  char *rng = ci_prop_class(c, v->o, RDFS_NS "range", v->sce, v->spe_down);
+  char *r = cp_fresh(c, "i");
+  char *only = cls ? arena_sprintf(c->cp_a, " AND pd.c = %s", cls) : "";
+  char *only_r = cls ? arena_sprintf(c->cp_a, " AND pr.c = %s", cls) : "";
+  return arena_sprintf(c->cp_a,
+                       "%s UNION ALL SELECT %s.s, pd.c FROM " QUADS " %s, (%s) pd WHERE %s.p = pd.p AND %s%s"
+                       " UNION ALL SELECT %s.o, pr.c FROM " QUADS " %s, (%s) pr WHERE %s.p = pr.p AND %s%s",
+                       direct, r, r, dom, r, ci_dataset(c, r), only, r, r, rng, r, ci_dataset(c, r), only_r);
+}
+
+/* (s, c): s is a c because it satisfies every conjunct of an intersection
+ * class x ⊑* c — a named class it is (ci_types0), or a restriction
+ * onProperty p someValuesFrom d it meets (s p' y, p' ⊑* p, y a d by
+ * ci_types0). One level: a conjunct's own membership is not through
+ * another intersection. */
+static char *ci_types_int(cp_t *c, const ci_t *v, const char *cls)
+{
+  char *all = ci_types0(c, v, NULL);
+  char *onp = ci_iri(c, OWL_NS "onProperty"), *svf = ci_iri(c, OWL_NS "someValuesFrom");
+  char *props = arena_sprintf(c->cp_a, "SELECT o FROM " QUADS " WHERE g = %s AND p = %s", v->o, onp);
+  char *q = cp_fresh(c, "i");
+  char *sat = arena_sprintf(
+      c->cp_a,
+      "SELECT t0.s, cj.x, cj.k FROM (%s) cj, (%s) t0(s, c) WHERE t0.c = cj.k"
+      " UNION ALL SELECT %s.s, cj.x, cj.k FROM (%s) cj, " QUADS " op, " QUADS " sv, (%s) spp, " QUADS " %s,"
+      " (%s) t1(s, c) WHERE op.g = %s AND op.s = cj.k AND op.p = %s AND sv.g = %s AND sv.s = cj.k AND sv.p = %s"
+      " AND spp.x = op.o AND %s.p = spp.y AND %s AND t1.s = %s.o AND t1.c = sv.o",
+      v->conj, all, q, v->conj, ci_closure(c, v->spe_down, props), q, all, v->o, onp, v->o, svf, q,
+      ci_dataset(c, q), q);
+  char *heads = arena_sprintf(c->cp_a, "SELECT x FROM (%s) h", v->conj);
+  return arena_sprintf(c->cp_a,
+                       "SELECT m.s, sc.y FROM (SELECT sat.s, sat.x FROM (%s) sat(s, x, k),"
+                       " (SELECT x, count(DISTINCT k) AS n FROM (%s) c0 GROUP BY x) cn WHERE cn.x = sat.x"
+                       " GROUP BY sat.s, sat.x HAVING count(DISTINCT sat.k) = min(cn.n)) m, (%s) sc"
+                       " WHERE sc.x = m.x%s",
+                       sat, v->conj, ci_closure(c, v->sce, heads),
+                       cls ? arena_sprintf(c->cp_a, " AND sc.y = %s", cls) : "");
+}
+
 /* The relation (g, s, p, o) triple t reads under inference. */
 char *cp_infer_source(cp_t *c, const sp_triple_t *t)
 {
-  char *o = ci_term(c, c->cp_infer);
-  char *type = ci_iri(c, RDF_NS "type");
-  char *sce = ci_edges(c, o, ci_iri(c, RDFS_NS "subClassOf"), ci_iri(c, OWL_NS "equivalentClass"), false);
-  char *spe = ci_edges(c, o, ci_iri(c, RDFS_NS "subPropertyOf"), ci_iri(c, OWL_NS "equivalentProperty"), false);
-  char *spe_down = ci_edges(c, o, ci_iri(c, RDFS_NS "subPropertyOf"), ci_iri(c, OWL_NS "equivalentProperty"), true);
-  if (!o || !type || !sce || !spe || !spe_down)
+  ci_t v = {.o = ci_term(c, c->cp_infer), .type = ci_iri(c, RDF_NS "type")};
+  char *o = (char *)v.o, *type = (char *)v.type;
+  char *ints = arena_sprintf(c->cp_a, "SELECT o FROM " QUADS " WHERE g = %s AND p = %s", o,
+                             ci_iri(c, OWL_NS "intersectionOf"));
+  /* the list cells of each intersection, then their items */
+  char *cells = ci_closure(c, arena_sprintf(c->cp_a, "SELECT s, o FROM " QUADS " WHERE g = %s AND p = %s", o,
+                                            ci_iri(c, RDF_NS "rest")),
+                           ints);
+  v.conj = arena_sprintf(c->cp_a,
+                         "SELECT ih.s AS x, fi.o AS k FROM " QUADS " ih, (%s) ce, " QUADS " fi"
+                         " WHERE ih.g = %s AND ih.p = %s AND ce.x = ih.o AND fi.g = %s AND fi.s = ce.y AND fi.p = %s",
+                         cells, o, ci_iri(c, OWL_NS "intersectionOf"), o, ci_iri(c, RDF_NS "first"));
+  v.sce = arena_sprintf(c->cp_a, "%s UNION ALL SELECT x, k FROM (%s) cjs",
+                        ci_edges(c, o, ci_iri(c, RDFS_NS "subClassOf"), ci_iri(c, OWL_NS "equivalentClass"), false),
+                        v.conj);
+  v.spe = ci_edges(c, o, ci_iri(c, RDFS_NS "subPropertyOf"), ci_iri(c, OWL_NS "equivalentProperty"), false);
+  v.spe_down = ci_edges(c, o, ci_iri(c, RDFS_NS "subPropertyOf"), ci_iri(c, OWL_NS "equivalentProperty"), true);
+  char *spe = v.spe, *spe_down = v.spe_down;
+  if (!o || !type || !spe || !spe_down)
     return NULL;
   const sp_term_t *p = t->tr_p;
   if (p->tm_kind == SP_T_VAR)
@@ -125,29 +204,10 @@ char *cp_infer_source(cp_t *c, const sp_triple_t *t)
     return NULL;
   }
   if (strcmp(p->tm_str, RDF_NS "type") == 0) {
-    char *types = arena_sprintf(c->cp_a, "SELECT o FROM " QUADS " WHERE p = %s", type);
-    char *q = cp_fresh(c, "i");
     const sp_term_t *cls = t->tr_o;
-    /* a constant class: its subclasses only, found backward from it */
-    char *direct = cls->tm_kind == SP_T_IRI
-                       ? arena_sprintf(c->cp_a,
-                                       "SELECT %s.s, sc.y AS c FROM " QUADS " %s,"
-                                       " transitive((%s), NULL, %s, 0) AS sc(x, y)"
-                                       " WHERE %s.p = %s AND %s.o = sc.x AND %s",
-                                       q, q, sce, ci_term(c, cls), q, type, q, ci_dataset(c, q))
-                       : arena_sprintf(c->cp_a,
-                                       "SELECT %s.s, sc.y AS c FROM " QUADS " %s, (%s) sc"
-                                       " WHERE %s.p = %s AND %s.o = sc.x AND %s",
-                                       q, q, ci_closure(c, sce, types), q, type, q, ci_dataset(c, q));
-    char *dom = ci_prop_class(c, o, RDFS_NS "domain", sce, spe_down);
-    char *rng = ci_prop_class(c, o, RDFS_NS "range", sce, spe_down);
-    char *r = cp_fresh(c, "i");
-    return arena_sprintf(c->cp_a,
-                         "SELECT DISTINCT 0 AS g, m.s, %s AS p, m.c AS o FROM (%s"
-                         " UNION ALL SELECT %s.s, pd.c FROM " QUADS " %s, (%s) pd WHERE %s.p = pd.p AND %s"
-                         " UNION ALL SELECT %s.o, pr.c FROM " QUADS " %s, (%s) pr WHERE %s.p = pr.p AND %s"
-                         ") m(s, c)",
-                         type, direct, r, r, dom, r, ci_dataset(c, r), r, r, rng, r, ci_dataset(c, r));
+    char *cid = cls->tm_kind == SP_T_IRI ? ci_term(c, cls) : NULL;
+    return arena_sprintf(c->cp_a, "SELECT DISTINCT 0 AS g, m.s, %s AS p, m.c AS o FROM (%s UNION ALL %s) m(s, c)",
+                         type, ci_types0(c, &v, cid), ci_types_int(c, &v, cid));
   }
   char *pid = ci_term(c, p);
   char *inv = ci_edges(c, o, ci_iri(c, OWL_NS "inverseOf"), NULL, false);

@@ -43,6 +43,11 @@ ONTOLOGY = """
 :child owl:inverseOf :parent . :son rdfs:subPropertyOf :child .
 :knows a owl:SymmetricProperty .
 :anc a owl:TransitiveProperty . :parentOf rdfs:subPropertyOf :anc .
+:Student owl:equivalentClass [ owl:intersectionOf ( :Person
+    [ a owl:Restriction ; owl:onProperty :takes ; owl:someValuesFrom :Course ] ) ] .
+:Student rdfs:subClassOf :Learner . :GradCourse rdfs:subClassOf :Course .
+:Grad rdfs:subClassOf :Person . :takesGrad rdfs:subPropertyOf :takes .
+:Chair owl:intersectionOf ( :Prof [ owl:onProperty :heads ; owl:someValuesFrom :Dept ] ) .
 """
 
 DATA_TRIPLES = """
@@ -52,6 +57,9 @@ DATA_TRIPLES = """
 :k1 :child :k2 . :k3 :parent :k4 . :k5 :son :k6 .
 :f1 :knows :f2 . :f2 :knows :f3 .
 :g1 :parentOf :g2 . :g2 :parentOf :g3 . :g3 :anc :g4 . :g4 :parentOf :g1b .
+:st1 a :Grad ; :takes :gc1 . :gc1 a :GradCourse . :st2 a :Person . :st3 :takes :gc1 .
+:st4 a :Person ; :takesGrad :c9 . :c9 a :Course . :st5 a :Student .
+:h1 a :Prof ; :heads :dp1 . :dp1 a :Dept . :h2 a :Prof ; :heads :dp2 .
 """
 
 # the same triple in a second graph: one entailed triple
@@ -80,6 +88,12 @@ QUERIES = [
     ("a join, class and inverse", "SELECT ?x WHERE { ?x a :A . ?x :q ?y }"),
     ("COUNT counts each entailed triple once", "SELECT (COUNT(*) AS ?n) WHERE { ?x a :C }"),
     ("ASK", "ASK { :a1 a :Ceq }"),
+    ("intersectionOf: named class and someValuesFrom", "SELECT ?x WHERE { ?x a :Student }"),
+    ("intersectionOf: a superclass of the defined class", "SELECT ?x WHERE { ?x a :Learner }"),
+    ("intersectionOf: the defined class is a subclass of its conjuncts", "SELECT ?x WHERE { ?x a :Person }"),
+    ("intersectionOf without equivalentClass", "SELECT ?x WHERE { ?x a :Chair }"),
+    ("intersectionOf, variable class",
+     "SELECT ?x ?c WHERE { ?x a ?c FILTER(?c IN (:Student, :Learner, :Chair, :Person)) }"),
 ]
 
 
