@@ -56,6 +56,122 @@ char *ci_term(cp_t *c, const sp_term_t *t)
   return arena_sprintf(c->cp_a, "(%s)", q);
 }
 
+/* ---- what the ontology's triples (known at prepare) rule out ------------ */
+
+/* The id of a constant term looked up at prepare (false: none). */
+static bool ci_id(cp_t *c, const sp_term_t *t, int64_t *id)
+{
+  return c->cp_ids && c->cp_ids(c->cp_ids_ctx, t, id);
+}
+
+static bool ci_iri_id(cp_t *c, const char *iri, int64_t *id)
+{
+  sp_term_t *t = arena_zalloc(c->cp_a, sizeof(*t));
+  t->tm_kind = SP_T_IRI;
+  t->tm_str = arena_strdup(c->cp_a, iri);
+  return ci_id(c, t, id);
+}
+
+/* Whether the ontology holds a triple (s, p, o); 0 matches anything. */
+static bool ci_holds(const cp_t *c, int64_t s, int64_t p, int64_t o)
+{
+  for (size_t i = 0; i < c->cp_tbox_n; i++) {
+    const int64_t *t = c->cp_tbox + 3 * i;
+    if ((!s || t[0] == s) && (!p || t[1] == p) && (!o || t[2] == o))
+      return true;
+  }
+  return false;
+}
+
+/* Whether the ontology may have a triple with predicate iri (true when
+ * its triples are not known). */
+static bool ci_may_use(cp_t *c, const char *iri)
+{
+  int64_t p;
+  if (!c->cp_tbox)
+    return true;
+  return ci_iri_id(c, iri, &p) && ci_holds(c, 0, p, 0);
+}
+
+/* 1: the ontology declares property pt of class kind; 0: it does not;
+ * -1: not known (decided in SQL). */
+static int ci_is_declared(cp_t *c, const sp_term_t *pt, const char *kind)
+{
+  int64_t p, type, k;
+  if (!c->cp_tbox)
+    return -1;
+  if (!ci_id(c, pt, &p) || !ci_iri_id(c, RDF_NS "type", &type) || !ci_iri_id(c, kind, &k))
+    return 0;
+  return ci_holds(c, p, type, k);
+}
+
+/* Whether some intersection class is, by the subclass edges, below the
+ * class cls (NULL: any class); true when not known. */
+static bool ci_may_intersect(cp_t *c, const sp_term_t *cls)
+{
+  int64_t inter, first, rest, subc, eqc, cid;
+  if (!c->cp_tbox)
+    return true;
+  if (!ci_iri_id(c, OWL_NS "intersectionOf", &inter) || !ci_holds(c, 0, inter, 0))
+    return false;
+  if (!cls)
+    return true;
+  if (!ci_id(c, cls, &cid))
+    return false;
+  ci_iri_id(c, RDF_NS "first", &first);
+  ci_iri_id(c, RDF_NS "rest", &rest);
+  ci_iri_id(c, RDFS_NS "subClassOf", &subc);
+  ci_iri_id(c, OWL_NS "equivalentClass", &eqc);
+  /* breadth-first down from cls: the classes below it */
+  size_t cap = c->cp_tbox_n * 2 + 2, n = 0;
+  int64_t *seen = arena_alloc(c->cp_a, sizeof(int64_t) * cap);
+  seen[n++] = cid;
+  for (size_t at = 0; at < n; at++) {
+    int64_t k = seen[at];
+    if (ci_holds(c, k, inter, 0))
+      return true;
+    for (size_t i = 0; i < c->cp_tbox_n && n + 1 < cap; i++) {
+      const int64_t *t = c->cp_tbox + 3 * i;
+      int64_t below = 0;
+      if ((t[1] == subc && t[2] == k) || (t[1] == eqc && t[2] == k))
+        below = t[0];
+      else if (t[1] == eqc && t[0] == k)
+        below = t[2];
+      else if (t[1] == first && t[2] == k) {
+        /* k is an item of a list: walk back to its head, whose
+         * intersection is below k */
+        int64_t cell = t[0];
+        for (size_t steps = 0; steps <= c->cp_tbox_n; steps++) {
+          bool moved = false;
+          for (size_t j = 0; j < c->cp_tbox_n; j++) {
+            const int64_t *u = c->cp_tbox + 3 * j;
+            if (u[1] == rest && u[2] == cell) {
+              cell = u[0];
+              moved = true;
+              break;
+            }
+          }
+          if (!moved)
+            break;
+        }
+        for (size_t j = 0; j < c->cp_tbox_n; j++) {
+          const int64_t *u = c->cp_tbox + 3 * j;
+          if (u[1] == inter && u[2] == cell)
+            return true;
+        }
+      }
+      if (below && ci_holds(c, below, inter, 0))
+        return true;
+      bool dup = false;
+      for (size_t j = 0; j < n && below; j++)
+        dup |= seen[j] == below;
+      if (below && !dup)
+        seen[n++] = below;
+    }
+  }
+  return false;
+}
+
 /* Edges (x, y) of the ontology: x p y, plus both ways of each equivalence
  * e (NULL none); reversed: y, x. */
 static char *ci_edges(cp_t *c, const char *o, const char *p, const char *e, bool reversed)
@@ -132,15 +248,20 @@ static char *ci_types0(cp_t *c, const ci_t *v, const char *cls)
                           q, q,
                           ci_closure(c, v->sce, arena_sprintf(c->cp_a, "SELECT o FROM " QUADS " WHERE p = %s", v->type)),
                           q, v->type, q, ci_dataset(c, q));
-  char *dom = ci_prop_class(c, v->o, RDFS_NS "domain", v->sce, v->spe_down);
-  char *rng = ci_prop_class(c, v->o, RDFS_NS "range", v->sce, v->spe_down);
   char *r = cp_fresh(c, "i");
-  char *only = cls ? arena_sprintf(c->cp_a, " AND pd.c = %s", cls) : "";
-  char *only_r = cls ? arena_sprintf(c->cp_a, " AND pr.c = %s", cls) : "";
-  return arena_sprintf(c->cp_a,
-                       "%s UNION ALL SELECT %s.s, pd.c FROM " QUADS " %s, (%s) pd WHERE %s.p = pd.p AND %s%s"
-                       " UNION ALL SELECT %s.o, pr.c FROM " QUADS " %s, (%s) pr WHERE %s.p = pr.p AND %s%s",
-                       direct, r, r, dom, r, ci_dataset(c, r), only, r, r, rng, r, ci_dataset(c, r), only_r);
+  if (ci_may_use(c, RDFS_NS "domain")) {
+    char *dom = ci_prop_class(c, v->o, RDFS_NS "domain", v->sce, v->spe_down);
+    char *only = cls ? arena_sprintf(c->cp_a, " AND pd.c = %s", cls) : "";
+    direct = arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.s, pd.c FROM " QUADS " %s, (%s) pd WHERE %s.p = pd.p AND %s%s",
+                           direct, r, r, dom, r, ci_dataset(c, r), only);
+  }
+  if (ci_may_use(c, RDFS_NS "range")) {
+    char *rng = ci_prop_class(c, v->o, RDFS_NS "range", v->sce, v->spe_down);
+    char *only_r = cls ? arena_sprintf(c->cp_a, " AND pr.c = %s", cls) : "";
+    direct = arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.o, pr.c FROM " QUADS " %s, (%s) pr WHERE %s.p = pr.p AND %s%s",
+                           direct, r, r, rng, r, ci_dataset(c, r), only_r);
+  }
+  return direct;
 }
 
 /* (s, c): s is a c because it satisfies every conjunct of an intersection
@@ -170,6 +291,22 @@ static char *ci_types_int(cp_t *c, const ci_t *v, const char *cls)
                        " WHERE sc.x = m.x%s",
                        sat, v->conj, ci_closure(c, v->sce, heads),
                        cls ? arena_sprintf(c->cp_a, " AND sc.y = %s", cls) : "");
+}
+
+/* (s, o): x p y for p in subs, and y q x for q in inv_subs (NULL: none);
+ * fs and fo constants s and o must be (NULL: any). */
+static char *ci_base(cp_t *c, const char *subs, const char *inv_subs, const char *fs, const char *fo)
+{
+  char *q = cp_fresh(c, "i");
+  char *r = arena_sprintf(c->cp_a, "SELECT %s.s, %s.o FROM " QUADS " %s WHERE %s.p IN (%s) AND %s%s%s%s%s", q, q, q,
+                          q, subs, ci_dataset(c, q), fs ? " AND s = " : "", fs ? fs : "", fo ? " AND o = " : "",
+                          fo ? fo : "");
+  if (!inv_subs)
+    return r;
+  q = cp_fresh(c, "i");
+  return arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.o, %s.s FROM " QUADS " %s WHERE %s.p IN (%s) AND %s%s%s%s%s", r,
+                       q, q, q, q, inv_subs, ci_dataset(c, q), fs ? " AND o = " : "", fs ? fs : "",
+                       fo ? " AND s = " : "", fo ? fo : "");
 }
 
 /* The relation (g, s, p, o) triple t reads under inference. */
@@ -206,8 +343,10 @@ char *cp_infer_source(cp_t *c, const sp_triple_t *t)
   if (strcmp(p->tm_str, RDF_NS "type") == 0) {
     const sp_term_t *cls = t->tr_o;
     char *cid = cls->tm_kind == SP_T_IRI ? ci_term(c, cls) : NULL;
-    return arena_sprintf(c->cp_a, "SELECT DISTINCT 0 AS g, m.s, %s AS p, m.c AS o FROM (%s UNION ALL %s) m(s, c)",
-                         type, ci_types0(c, &v, cid), ci_types_int(c, &v, cid));
+    char *types = ci_types0(c, &v, cid);
+    if (ci_may_intersect(c, cid ? cls : NULL))
+      types = arena_sprintf(c->cp_a, "%s UNION ALL %s", types, ci_types_int(c, &v, cid));
+    return arena_sprintf(c->cp_a, "SELECT DISTINCT 0 AS g, m.s, %s AS p, m.c AS o FROM (%s) m(s, c)", type, types);
   }
   char *pid = ci_term(c, p);
   char *inv = ci_edges(c, o, ci_iri(c, OWL_NS "inverseOf"), NULL, false);
@@ -218,11 +357,33 @@ char *cp_infer_source(cp_t *c, const sp_triple_t *t)
   char *invs = arena_sprintf(c->cp_a, "SELECT iv.y FROM (%s UNION ALL %s) iv(x, y) WHERE iv.x IN (%s)", inv,
                              inv_back, subs);
   char *inv_subs = arena_sprintf(c->cp_a, "SELECT y FROM (%s) isb", ci_closure(c, spe_down, invs));
-  char *q = cp_fresh(c, "i");
-  char *base = arena_sprintf(c->cp_a,
-                             "SELECT %s.s, %s.o FROM " QUADS " %s WHERE %s.p IN (%s) AND %s"
-                             " UNION ALL SELECT %s.o, %s.s FROM " QUADS " %s WHERE %s.p IN (%s) AND %s",
-                             q, q, q, q, subs, ci_dataset(c, q), q, q, q, q, inv_subs, ci_dataset(c, q));
+  char *base = ci_base(c, subs, inv_subs, NULL, NULL);
+  int is_trans = ci_is_declared(c, p, OWL_NS "TransitiveProperty");
+  int is_sym = ci_is_declared(c, p, OWL_NS "SymmetricProperty");
+  if (is_trans >= 0) {
+    /* the ontology is known: only the rules that fire, the pattern's
+     * constants inside them */
+    const sp_term_t *ts = t->tr_s, *to = t->tr_o;
+    char *sc = ts->tm_kind == SP_T_IRI || ts->tm_kind == SP_T_LIT ? ci_term(c, ts) : NULL;
+    char *oc = to->tm_kind == SP_T_IRI || to->tm_kind == SP_T_LIT ? ci_term(c, to) : NULL;
+    if (!ci_may_use(c, OWL_NS "inverseOf"))
+      inv_subs = NULL;
+    char *rel;
+    if (is_trans) {
+      char *edges = ci_base(c, subs, inv_subs, NULL, NULL);
+      if (is_sym)
+        edges = arena_sprintf(c->cp_a, "SELECT b.s, b.o FROM (%s) b(s, o) UNION ALL SELECT b.o, b.s FROM (%s) b(s, o)",
+                              edges, edges);
+      rel = arena_sprintf(c->cp_a, "SELECT tc.x, tc.y FROM transitive((%s), %s, %s) AS tc(x, y)", edges,
+                          sc ? sc : "NULL", oc ? oc : "NULL");
+    } else {
+      rel = ci_base(c, subs, inv_subs, sc, oc);
+      if (is_sym)
+        rel = arena_sprintf(c->cp_a, "%s UNION ALL SELECT b.o, b.s FROM (%s) b(s, o)", rel,
+                            ci_base(c, subs, inv_subs, oc, sc));
+    }
+    return arena_sprintf(c->cp_a, "SELECT DISTINCT 0 AS g, e.s, %s AS p, e.o FROM (%s) e(s, o)", pid, rel);
+  }
   char *sym = ci_declared(c, o, pid, type, OWL_NS "SymmetricProperty");
   char *trans = ci_declared(c, o, pid, type, OWL_NS "TransitiveProperty");
   char *both = arena_sprintf(c->cp_a, "SELECT b.s, b.o FROM (%s) b(s, o) UNION ALL SELECT b.o, b.s FROM (%s) b(s, o) WHERE %s",

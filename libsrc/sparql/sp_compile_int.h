@@ -57,6 +57,8 @@ typedef struct cp_s {
   sp_term_id_fn cp_ids;     /* constants' ids known before compiling, or NULL */
   void *cp_ids_ctx;
   const sp_term_t *cp_infer; /* DEFINE input:inference: the ontology graph, or NULL */
+  const int64_t *cp_tbox;   /* its triples' ids (s, p, o)…, or NULL when not known */
+  size_t cp_tbox_n;
 } cp_t;
 
 /* A variable's SQL expression in an expression's scope. */

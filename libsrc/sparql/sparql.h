@@ -283,6 +283,8 @@ typedef struct sp_request_s {
   const char *rq_base;       /* the last BASE in force (NULL = none) */
   sp_list_t *rq_prefixes;    /* sp_prefix_t *, as declared */
   const char *rq_inference;  /* DEFINE input:inference: the rule set (ontology graph IRI), or NULL */
+  const int64_t *rq_tbox;    /* its triples' ids (s, p, o)…, known at prepare; NULL = not known */
+  size_t rq_tbox_n;          /* triples in rq_tbox */
 } sp_request_t;
 
 /* Parses, checks and translates text (len bytes, UTF-8). base is the

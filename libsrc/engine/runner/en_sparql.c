@@ -15,9 +15,11 @@
  * prepared SPARQL statement stays right as data is loaded (ids are never
  * reused while referenced). */
 #include <ctype.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "engine/runner/runner_int.h"
+#include "rdf/rdf.h"
 #include "sparql/sparql.h"
 #include "sql/sql.h"
 
@@ -266,6 +268,25 @@ static char *sparql_compile(esession_t *s, arena_t *a, const sp_request_t *rq, e
       return err_set(e, SQLSTATE_UNDEFINED_OBJECT,
                      "inference rule set \"%s\" does not exist (no graph of that name)", rq->rq_inference),
              NULL;
+    /* The ontology's triples: the compiler leaves out the rules they
+     * cannot fire (a property not transitive, a class no intersection
+     * defines), which SQL would otherwise evaluate in full. */
+    sp_request_t *r = (sp_request_t *)rq;
+    int64_t *rows;
+    size_t n;
+    implicit = false;
+    if (es_tx_ensure(s, &implicit, e) != CZ_OK)
+      return NULL;
+    rc = en_sparql_id_rows(s, a,
+                           arena_sprintf(a, "SELECT s, p, o FROM " RDF_SCHEMA ".rdf_quad WHERE g = %" PRId64,
+                                         x.si_ids[at]),
+                           &rows, &n, e);
+    if (implicit && es_tx_end_implicit(s, rc == CZ_OK, rc == CZ_OK ? e : NULL) != CZ_OK)
+      rc = CZ_ERR;
+    if (rc != CZ_OK)
+      return NULL;
+    r->rq_tbox = rows ? rows : arena_zalloc(a, sizeof(int64_t));
+    r->rq_tbox_n = n;
   }
   return sp_compile_sql_ids(a, rq, sq_known, &x, e);
 }

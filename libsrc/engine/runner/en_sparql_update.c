@@ -210,6 +210,12 @@ int en_sparql_term_ids(esession_t *s, arena_t *a, const sp_term_t *const *terms,
   return su_lookup(&u, terms, n, (rdf_id_t *)ids, e);
 }
 
+int en_sparql_id_rows(esession_t *s, arena_t *a, const char *sql, int64_t **rows, size_t *nrows, err_t *e)
+{
+  su_t u = {.su_s = s, .su_a = a, .su_tx = es_txn(s)};
+  return su_query(&u, sql, rows, nrows, e);
+}
+
 /* INSERT on pg_rdf.rdf_quad (and USAGE on its schema), as an INSERT
  * statement would need: inserts do not go through a plan. */
 static int su_check_insert(su_t *u, err_t *e)
