@@ -4,8 +4,12 @@
 rdf_loader_run) and runs the 26 queries of ../shared/data/lubm/queries
 (lubm14 q01-q14 and the Wukong basic q1-q12) as `SPARQL …` statements,
 comparing each row count with expected-counts.tsv (counts without
-inference, agreed by Oxigraph and Virtuoso). Prints the load time and
-each query's time, so a slow load or a slow query shows in the log.
+inference, agreed by Oxigraph and Virtuoso); then LUBM's 14 queries again
+under `DEFINE input:inference` with tests/data/lubm/univ-bench-subset.ttl
+(the part of univ-bench.owl the README names) as the rule set, each count
+against the README's table "Counts with inference" (LUBM(10) column).
+Prints the load time and each query's time, so a slow load or a slow
+query shows in the log.
 
 Without the shared data the script skips and says so.
 
