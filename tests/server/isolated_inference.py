@@ -16,7 +16,9 @@ Without owlrl (scripts/install-deps.sh installs it) the script skips.
 Usage: isolated_inference.py --kind cadenza|postgres --binary PATH --dir DIR
 """
 import collections
+import http.client
 import os
+import urllib.parse
 import sys
 
 import psycopg
@@ -147,7 +149,10 @@ def main():
     except ImportError:
         return checks.skip("owlrl is not installed (scripts/install-deps.sh)")
     closure = owlrl_graph()
-    srv = checks.isolated_server(args, "inference")
+    import srvctl
+    port = srvctl.free_port()
+    srv = checks.isolated_server(args, "inference",
+                                 extra_ini={"HTTPServer": {"ServerPort": "127.0.0.1:%d" % port}})
     with checks.running(srv), psycopg.connect(srv.dsn(), autocommit=True) as c:
         c.execute("SPARQL " + PREFIXES + "INSERT DATA { GRAPH <%s> { %s } GRAPH <%s> { %s } GRAPH <%s> { %s } }"
                   % (ONTO, ONTOLOGY, DATA, DATA_TRIPLES, DATA2, DATA2_TRIPLES))
@@ -181,6 +186,17 @@ def main():
         sql = c.execute('SPARQL DEFINE sql:text DEFINE input:inference "%s" SELECT ?x WHERE { ?x a <http://ex.org/C> }'
                         % ONTO).fetchone()[0]
         check("DEFINE sql:text with inference shows the closure", "transitive(" in sql, sql[:200])
+        # the HTTP endpoint takes the DEFINE too
+        q = 'DEFINE input:inference "%s" %s SELECT ?x WHERE { ?x a :Student }' % (ONTO, PREFIXES)
+        hc = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        hc.request("GET", "/sparql?query=" + urllib.parse.quote(q), headers={"Accept": "text/csv"})
+        r = hc.getresponse()
+        body = r.read().decode()
+        hc.close()
+        have = sorted(body.split("\r\n")[1:-1]) if r.status == 200 else body
+        want = sorted(v[0][1:-1] for v in expected(closure, "SELECT ?x WHERE { ?x a :Student }").elements())
+        check("over HTTP: the same members", r.status == 200 and have == want and len(want) >= 3,
+              "%s %r %r" % (r.status, have, want))
         check("the server still answers", checks.answers(c))
     return checks.summary()
 

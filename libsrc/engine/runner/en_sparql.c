@@ -363,9 +363,23 @@ int esparql_prepare(esession_t *s, const esparql_request_t *r, estmt_t **out,
   arena_t *a = arena_create(NULL, "sparql request");
   int rc = CZ_ERR;
   *form = ESPARQL_SELECT;
-  sp_request_t *rq = sp_parse(a, r->sr_text, r->sr_len, r->sr_base, SP_PARSE_QUERY, e);
-  if (!rq)
+  /* DEFINE input:inference works over HTTP too (sql:text is for SQL
+   * clients: the endpoint's answer is a result set of the query) */
+  bool other, show_sql;
+  const char *inference;
+  size_t d = defines_at(a, r->sr_text, r->sr_len, &show_sql, &inference, &other);
+  if (other || show_sql) {
+    err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+            "SPARQL feature DEFINE other than input:inference \"rule set\" is not supported yet");
     goto out;
+  }
+  sp_request_t *rq = sp_parse(a, r->sr_text + d, r->sr_len - d, r->sr_base, SP_PARSE_QUERY, e);
+  if (!rq) {
+    if (e->er_pos > 0)
+      e->er_pos += chars_in(r->sr_text, d);
+    goto out;
+  }
+  rq->rq_inference = inference;
   static const esparql_form_t forms[] = {[SP_Q_SELECT] = ESPARQL_SELECT,
                                          [SP_Q_CONSTRUCT] = ESPARQL_CONSTRUCT,
                                          [SP_Q_DESCRIBE] = ESPARQL_DESCRIBE,
