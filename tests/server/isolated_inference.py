@@ -181,6 +181,16 @@ def main():
         st, msg = checks.state(c, 'SPARQL DEFINE input:inference "%s" SELECT * WHERE { GRAPH ?g { ?s a ?o } }'
                                % ONTO)
         check("GRAPH under inference: 0A000", st == "0A000", "%s %s" % (st, msg))
+        st, msg = checks.state(c, 'SPARQL DEFINE input:inference "" SELECT * WHERE { ?s ?p ?o }')
+        check("an empty rule set name: 0A000", st == "0A000", "%s %s" % (st, msg))
+        st, msg = checks.state(c, 'SPARQL DEFINE input:inference "%s SELECT * WHERE { ?s ?p ?o }' % ONTO)
+        check("an unterminated rule set name: 0A000", st == "0A000", "%s %s" % (st, msg))
+        have = got(c, "SELECT ?x WHERE { ?x a :Ceq }", False)
+        rows = c.execute("SPARQL DEFINE input:inference '%s' %s SELECT ?x WHERE { ?x a :Ceq }"
+                         % (ONTO, PREFIXES)).fetchall()
+        check("single quotes around the rule set name (no answer without inference)",
+              len(rows) == sum(expected(closure, "SELECT ?x WHERE { ?x a :Ceq }").values()) and not have,
+              "%r %r" % (rows, have))
         st, msg = checks.state(c, "SPARQL DEFINE input:frobnicate 1 SELECT * WHERE { ?s ?p ?o }")
         check("another DEFINE: 0A000", st == "0A000", "%s %s" % (st, msg))
         sql = c.execute('SPARQL DEFINE sql:text DEFINE input:inference "%s" SELECT ?x WHERE { ?x a <http://ex.org/C> }'
