@@ -219,6 +219,7 @@ typedef struct sp_update_s {
   sp_list_t *up_delete;      /* sp_quad_t *: DELETE DATA, DELETE WHERE, DELETE {…}; NULL = none */
   sp_list_t *up_insert;      /* sp_quad_t *: INSERT DATA, INSERT {…}; NULL = none */
   sp_list_t *up_using;       /* sp_gref_t *: USING iri (SP_GR_IRI), USING NAMED iri (SP_GR_NAMED) */
+  const char *up_inference;  /* DEFINE input:inference for the WHERE (ontology graph IRI), or NULL */
   sp_pat_t *up_where;        /* MODIFY's WHERE; DELETE WHERE's pattern built from its quads */
   struct sp_op_s *up_op;     /* after translation: MODIFY and DELETE WHERE */
   int up_pos;

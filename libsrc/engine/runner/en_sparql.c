@@ -130,6 +130,16 @@ static size_t defines_at(arena_t *a, const char *t, size_t len, bool *show_sql, 
   }
 }
 
+const char *en_sparql_inference(arena_t *a, const char *text, size_t len)
+{
+  size_t explain_end, at = sparql_start(text, len, &explain_end);
+  at += blanks(text + at, len - at);
+  bool other, show_sql;
+  const char *inference;
+  defines_at(a, text + at, len - at, &show_sql, &inference, &other);
+  return inference;
+}
+
 size_t en_sparql_text_start(const char *text, size_t len)
 {
   size_t explain_end, at = sparql_start(text, len, &explain_end);
@@ -167,8 +177,6 @@ static int sparql_parse(arena_t *a, const char *text, size_t len, void **parsed,
   }
   rq->rq_inference = inference;
   if (rq->rq_update) {
-    if (inference)
-      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "SPARQL feature inference in an update is not supported");
     if (show_sql || explain_end)
       return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "SPARQL feature %s of an update is not supported",
                      show_sql ? "DEFINE sql:text" : "EXPLAIN");

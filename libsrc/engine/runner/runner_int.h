@@ -35,6 +35,9 @@ const efront_t *en_front_for(const char *text, size_t len);
 extern const efront_t en_sparql_front;
 /* Where the SPARQL text of a `SPARQL …` statement begins (after the
  * keyword and a DEFINE). */
+/* The rule set of a `SPARQL DEFINE input:inference "…" …` statement's
+ * text, or NULL (an update's WHERE under inference). */
+const char *en_sparql_inference(arena_t *a, const char *text, size_t len);
 size_t en_sparql_text_start(const char *text, size_t len);
 /* en_sparql_update.c: a `SPARQL <update>` statement prepared: a result of
  * one row (inserted, deleted), st_sparql_update set. */
