@@ -16,12 +16,18 @@
  * Rules:
  *   x rdf:type C  — x typed with a subclass of C; x the subject (object) of
  *                   a subproperty of a property whose domain (range) is a
- *                   subclass of C;
+ *                   subclass of C; x meeting every conjunct of an
+ *                   intersectionOf class below C (one level);
  *   x P y         — x p y for p a subproperty of P; y q x for q a
  *                   subproperty of an inverse of such a p; y P x when P is
  *                   symmetric; the transitive closure of all that when P
  *                   is transitive;
- *   a variable predicate: the data triples, once each (no entailment). */
+ *   a variable predicate: the data triples, once each (no entailment).
+ * SQL evaluates every branch of a UNION and both inputs of a join however
+ * a condition empties them, so when the ontology's triples were read at
+ * prepare (cp_tbox) the rules that cannot fire are left out in C;
+ * without them (an update's WHERE) every rule is in the SQL, each decided
+ * by a condition on the ontology graph. */
 #include <inttypes.h>
 #include <string.h>
 
