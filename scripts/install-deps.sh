@@ -56,6 +56,11 @@ fi
 if ! "$venv/bin/python3" -c 'import rdflib' >/dev/null 2>&1; then
   "$venv/bin/pip" install -q --disable-pip-version-check rdflib
 fi
+# owlrl: the RDFS/OWL-RL closure tests/server/isolated_inference.py
+# compares inference at query time with
+if ! "$venv/bin/python3" -c 'import owlrl' >/dev/null 2>&1; then
+  "$venv/bin/pip" install -q --disable-pip-version-check owlrl
+fi
 # requests: the W3C SPARQL harness (../shared/tools/sparql-w3c), which
 # tests/server/sparql_w3c_http.py runs against the HTTP endpoint
 if ! "$venv/bin/python3" -c 'import requests' >/dev/null 2>&1; then

@@ -642,6 +642,14 @@ char *sp_compile_sql_ids(arena_t *a, const sp_request_t *rq, sp_term_id_fn fn, v
     return NULL;
   }
   const sp_query_t *q = rq->rq_query;
+  if (rq->rq_inference) {
+    sp_term_t *g = arena_zalloc(a, sizeof(*g));
+    g->tm_kind = SP_T_IRI;
+    g->tm_str = rq->rq_inference;
+    c.cp_infer = g;
+    c.cp_tbox = rq->rq_tbox;
+    c.cp_tbox_n = rq->rq_tbox_n;
+  }
   c.cp_dataset = q->qu_from && q->qu_from->ls_n > 0;
   err_clear(e);
   c.cp_default_in = cp_graph_set(&c, q->qu_from, SP_GR_IRI);

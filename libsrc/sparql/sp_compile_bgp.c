@@ -102,11 +102,21 @@ int cp_bgp(cp_t *c, const sp_op_t *op, cp_rel_t *out)
   for (int i = 0; i < nt; i++) {
     const sp_triple_t *t = op->op_triples->ls_v[i];
     char *q = cp_fresh(c, "q");
-    b.bg_from = cp_cat(c, b.bg_from, ", ", arena_sprintf(c->cp_a, RDF_SCHEMA ".rdf_quad %s", q));
+    /* Under inference a pattern reads the triples it entails (in the
+     * default graph, each once: sp_compile_infer.c). */
+    char *src = RDF_SCHEMA ".rdf_quad";
+    if (c->cp_infer) {
+      if (c->cp_gkind != CP_G_DEFAULT)
+        return cp_unsupported(c, "GRAPH patterns under inference");
+      if (!(src = cp_infer_source(c, t)))
+        return CZ_ERR;
+      src = arena_sprintf(c->cp_a, "(%s)", src);
+    }
+    b.bg_from = cp_cat(c, b.bg_from, ", ", arena_sprintf(c->cp_a, "%s %s", src, q));
     if (cp_bgp_term(c, t->tr_s, arena_sprintf(c->cp_a, "%s.s", q), out, &b) != CZ_OK ||
         cp_bgp_term(c, t->tr_p, arena_sprintf(c->cp_a, "%s.p", q), out, &b) != CZ_OK ||
         cp_bgp_term(c, t->tr_o, arena_sprintf(c->cp_a, "%s.o", q), out, &b) != CZ_OK ||
-        cp_bgp_graph(c, q, out, &b) != CZ_OK)
+        (!c->cp_infer && cp_bgp_graph(c, q, out, &b) != CZ_OK))
       return CZ_ERR;
   }
   out->cr_sql = arena_sprintf(c->cp_a, "SELECT %s FROM %s%s%s", cp_select_list(c, out, b.bg_binds),

@@ -56,6 +56,9 @@ typedef struct cp_s {
                                (dictionary constants become their text) */
   sp_term_id_fn cp_ids;     /* constants' ids known before compiling, or NULL */
   void *cp_ids_ctx;
+  const sp_term_t *cp_infer; /* DEFINE input:inference: the ontology graph, or NULL */
+  const int64_t *cp_tbox;   /* its triples' ids (s, p, o)…, or NULL when not known */
+  size_t cp_tbox_n;
 } cp_t;
 
 /* A variable's SQL expression in an expression's scope. */
@@ -81,6 +84,10 @@ typedef struct cp_expr_s {
 
 /* "not supported yet" (0A000) naming what. */
 int cp_unsupported(cp_t *c, const char *what);
+/* sp_compile_infer.c: the relation (g, s, p, o) a triple pattern reads
+ * under inference; a constant term's id expression. NULL on error. */
+char *cp_infer_source(cp_t *c, const sp_triple_t *t);
+char *ci_term(cp_t *c, const sp_term_t *t);
 /* A fresh alias: stem and a number. */
 char *cp_fresh(cp_t *c, const char *stem);
 /* a, sep, b — or b alone when a is empty. */

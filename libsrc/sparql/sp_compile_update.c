@@ -23,6 +23,14 @@ char *sp_compile_update_where(arena_t *a, const sp_update_t *u, const sp_list_t 
 {
   cp_t c = {.cp_a = a, .cp_e = e, .cp_dataset = true};
   err_clear(e);
+  if (u->up_inference) {
+    /* every rule in the SQL (no ontology triples read here): how the
+     * entailments are materialized into a graph */
+    sp_term_t *g = arena_zalloc(a, sizeof(*g));
+    g->tm_kind = SP_T_IRI;
+    g->tm_str = u->up_inference;
+    c.cp_infer = g;
+  }
   if (!u->up_op) {
     err_set(e, SQLSTATE_INTERNAL, "SPARQL update compiler: an operation without a WHERE");
     return NULL;

@@ -219,6 +219,7 @@ typedef struct sp_update_s {
   sp_list_t *up_delete;      /* sp_quad_t *: DELETE DATA, DELETE WHERE, DELETE {…}; NULL = none */
   sp_list_t *up_insert;      /* sp_quad_t *: INSERT DATA, INSERT {…}; NULL = none */
   sp_list_t *up_using;       /* sp_gref_t *: USING iri (SP_GR_IRI), USING NAMED iri (SP_GR_NAMED) */
+  const char *up_inference;  /* DEFINE input:inference for the WHERE (ontology graph IRI), or NULL */
   sp_pat_t *up_where;        /* MODIFY's WHERE; DELETE WHERE's pattern built from its quads */
   struct sp_op_s *up_op;     /* after translation: MODIFY and DELETE WHERE */
   int up_pos;
@@ -285,6 +286,9 @@ typedef struct sp_request_s {
   bool rq_store_default;     /* set by the caller: a query without FROM / FROM NAMED reads
                                 the store's own default graph (g = 0) and every named
                                 graph, not the union of all graphs as its default graph */
+  const char *rq_inference;  /* DEFINE input:inference: the rule set (ontology graph IRI), or NULL */
+  const int64_t *rq_tbox;    /* its triples' ids (s, p, o)…, known at prepare; NULL = not known */
+  size_t rq_tbox_n;          /* triples in rq_tbox */
 } sp_request_t;
 
 /* Parses, checks and translates text (len bytes, UTF-8). base is the

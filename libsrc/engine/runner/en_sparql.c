@@ -15,9 +15,11 @@
  * prepared SPARQL statement stays right as data is loaded (ids are never
  * reused while referenced). */
 #include <ctype.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "engine/runner/runner_int.h"
+#include "rdf/rdf.h"
 #include "sparql/sparql.h"
 #include "sql/sql.h"
 
@@ -83,26 +85,67 @@ static int chars_in(const char *t, size_t n)
  * text; parsing is cheap next to the update). */
 static const char sparql_update_parsed = 'U';
 
-/* The bytes of `DEFINE sql:text` at t (0 for none); *other: some other
- * DEFINE. */
-static size_t define_at(const char *t, size_t len, bool *other)
+/* The DEFINEs before a query (Virtuoso's pragmas): `DEFINE sql:text` and
+ * `DEFINE input:inference "rule set"`, in any order, each at most once.
+ * Returns their bytes; *other: some other DEFINE (or a malformed one).
+ * The rule set's name is stored in *inference when a is given. */
+static size_t defines_at(arena_t *a, const char *t, size_t len, bool *show_sql, const char **inference,
+                         bool *other)
 {
-  size_t w = word_at(t, len, "define");
+  size_t at = 0;
   *other = false;
-  if (!w)
-    return 0;
-  size_t o = w + blanks(t + w, len - w);
-  size_t v = word_at(t + o, len - o, "sql:text");
-  *other = v == 0;
-  return v ? o + v : 0;
+  *show_sql = false;
+  if (inference)
+    *inference = NULL;
+  bool seen_inference = false;
+  for (;;) {
+    size_t b = at + blanks(t + at, len - at);
+    size_t w = word_at(t + b, len - b, "define");
+    if (!w)
+      return at;
+    size_t o = b + w + blanks(t + b + w, len - b - w), v;
+    if (!*show_sql && (v = word_at(t + o, len - o, "sql:text")) > 0) {
+      *show_sql = true;
+      at = o + v;
+      continue;
+    }
+    if (!seen_inference && (v = word_at(t + o, len - o, "input:inference")) > 0) {
+      size_t q = o + v + blanks(t + o + v, len - o - v);
+      if (q < len && (t[q] == '"' || t[q] == '\'')) {
+        char quote = t[q];
+        size_t end = q + 1;
+        while (end < len && t[end] != quote && t[end] != '\n')
+          end++;
+        if (end < len && t[end] == quote && end > q + 1) {
+          if (a && inference)
+            *inference = arena_sprintf(a, "%.*s", (int)(end - q - 1), t + q + 1);
+          seen_inference = true;
+          at = end + 1;
+          continue;
+        }
+      }
+    }
+    *other = true;
+    return at;
+  }
+}
+
+const char *en_sparql_inference(arena_t *a, const char *text, size_t len)
+{
+  size_t explain_end, at = sparql_start(text, len, &explain_end);
+  at += blanks(text + at, len - at);
+  bool other, show_sql;
+  const char *inference;
+  defines_at(a, text + at, len - at, &show_sql, &inference, &other);
+  return inference;
 }
 
 size_t en_sparql_text_start(const char *text, size_t len)
 {
   size_t explain_end, at = sparql_start(text, len, &explain_end);
   at += blanks(text + at, len - at);
-  bool other;
-  return at + define_at(text + at, len - at, &other);
+  bool other, show_sql;
+  return at + defines_at(NULL, text + at, len - at, &show_sql, NULL, &other);
 }
 
 /* What sparql_parse hands sparql_prepare for a query: it is compiled at
@@ -118,12 +161,13 @@ static int sparql_parse(arena_t *a, const char *text, size_t len, void **parsed,
 {
   size_t explain_end, at = sparql_start(text, len, &explain_end);
   at += blanks(text + at, len - at);
-  bool other;
-  size_t d = define_at(text + at, len - at, &other);
+  bool other, show_sql;
+  const char *inference;
+  size_t d = defines_at(a, text + at, len - at, &show_sql, &inference, &other);
   if (other)
     return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
-                   "SPARQL feature DEFINE other than sql:text is not supported yet");
-  bool show_sql = d > 0;
+                   "SPARQL feature DEFINE other than sql:text and input:inference \"rule set\" is not "
+                   "supported yet");
   at += d;
   sp_request_t *rq = sp_parse(a, text + at, len - at, NULL, SP_PARSE_ANY, e);
   if (!rq) {
@@ -131,6 +175,7 @@ static int sparql_parse(arena_t *a, const char *text, size_t len, void **parsed,
       e->er_pos += chars_in(text, at);
     return CZ_ERR;
   }
+  rq->rq_inference = inference;
   if (rq->rq_update) {
     if (show_sql || explain_end)
       return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED, "SPARQL feature %s of an update is not supported",
@@ -222,6 +267,35 @@ static char *sparql_compile(esession_t *s, arena_t *a, const sp_request_t *rq, e
     rc = CZ_ERR;
   if (rc != CZ_OK)
     return NULL;
+  if (rq->rq_inference) {
+    /* A rule set is an ontology graph's name: one the store has never
+     * seen is an error, not a silent answer without inference. */
+    sp_term_t g = {.tm_kind = SP_T_IRI, .tm_str = rq->rq_inference};
+    size_t at;
+    if (!sq_find(&x, &g, &at) || x.si_ids[at] == 0)
+      return err_set(e, SQLSTATE_UNDEFINED_OBJECT,
+                     "inference rule set \"%s\" does not exist (no graph of that name)", rq->rq_inference),
+             NULL;
+    /* The ontology's triples: the compiler leaves out the rules they
+     * cannot fire (a property not transitive, a class no intersection
+     * defines), which SQL would otherwise evaluate in full. */
+    sp_request_t *r = (sp_request_t *)rq;
+    int64_t *rows;
+    size_t n;
+    implicit = false;
+    if (es_tx_ensure(s, &implicit, e) != CZ_OK)
+      return NULL;
+    rc = en_sparql_id_rows(s, a,
+                           arena_sprintf(a, "SELECT s, p, o FROM " RDF_SCHEMA ".rdf_quad WHERE g = %" PRId64,
+                                         x.si_ids[at]),
+                           &rows, &n, e);
+    if (implicit && es_tx_end_implicit(s, rc == CZ_OK, rc == CZ_OK ? e : NULL) != CZ_OK)
+      rc = CZ_ERR;
+    if (rc != CZ_OK)
+      return NULL;
+    r->rq_tbox = rows ? rows : arena_zalloc(a, sizeof(int64_t));
+    r->rq_tbox_n = n;
+  }
   return sp_compile_sql_ids(a, rq, sq_known, &x, e);
 }
 
@@ -297,9 +371,23 @@ int esparql_prepare(esession_t *s, const esparql_request_t *r, estmt_t **out,
   arena_t *a = arena_create(NULL, "sparql request");
   int rc = CZ_ERR;
   *form = ESPARQL_SELECT;
-  sp_request_t *rq = sp_parse(a, r->sr_text, r->sr_len, r->sr_base, SP_PARSE_QUERY, e);
-  if (!rq)
+  /* DEFINE input:inference works over HTTP too (sql:text is for SQL
+   * clients: the endpoint's answer is a result set of the query) */
+  bool other, show_sql;
+  const char *inference;
+  size_t d = defines_at(a, r->sr_text, r->sr_len, &show_sql, &inference, &other);
+  if (other || show_sql) {
+    err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+            "SPARQL feature DEFINE other than input:inference \"rule set\" is not supported yet");
     goto out;
+  }
+  sp_request_t *rq = sp_parse(a, r->sr_text + d, r->sr_len - d, r->sr_base, SP_PARSE_QUERY, e);
+  if (!rq) {
+    if (e->er_pos > 0)
+      e->er_pos += chars_in(r->sr_text, d);
+    goto out;
+  }
+  rq->rq_inference = inference;
   static const esparql_form_t forms[] = {[SP_Q_SELECT] = ESPARQL_SELECT,
                                          [SP_Q_CONSTRUCT] = ESPARQL_CONSTRUCT,
                                          [SP_Q_DESCRIBE] = ESPARQL_DESCRIBE,

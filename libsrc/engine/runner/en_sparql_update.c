@@ -210,6 +210,12 @@ int en_sparql_term_ids(esession_t *s, arena_t *a, const sp_term_t *const *terms,
   return su_lookup(&u, terms, n, (rdf_id_t *)ids, e);
 }
 
+int en_sparql_id_rows(esession_t *s, arena_t *a, const char *sql, int64_t **rows, size_t *nrows, err_t *e)
+{
+  su_t u = {.su_s = s, .su_a = a, .su_tx = es_txn(s)};
+  return su_query(&u, sql, rows, nrows, e);
+}
+
 /* INSERT on pg_rdf.rdf_quad (and USAGE on its schema), as an INSERT
  * statement would need: inserts do not go through a plan. */
 static int su_check_insert(su_t *u, err_t *e)
@@ -848,7 +854,8 @@ static int su_request(su_t *u, const sp_request_t *rq, err_t *e)
 
 /* Parses text and runs it as one transaction (see the file's notes). */
 static int su_run(esession_t *s, arena_t *a, const char *text, size_t len, const char *base,
-                  const sp_list_t *using, int64_t *inserted, int64_t *deleted, err_t *e)
+                  const sp_list_t *using, const char *inference, int64_t *inserted, int64_t *deleted,
+                  err_t *e)
 {
   *inserted = *deleted = 0;
   sp_request_t *rq = sp_parse(a, text, len, base, SP_PARSE_UPDATE, e);
@@ -857,6 +864,8 @@ static int su_run(esession_t *s, arena_t *a, const char *text, size_t len, const
       es_tx_fail(s);  /* as a SQL syntax error fails the open block */
     return CZ_ERR;
   }
+  for (int i = 0; inference && i < rq->rq_ops->ls_n; i++)
+    ((sp_update_t *)rq->rq_ops->ls_v[i])->up_inference = inference;
   bool implicit = false;
   if (es_tx_ensure(s, &implicit, e) != CZ_OK)
     return CZ_ERR;
@@ -901,7 +910,7 @@ int esession_sparql_update(esession_t *s, const char *text, size_t len, const ch
     arena_destroy(a);
     return CZ_ERR;
   }
-  int rc = su_run(s, a, text, len, base, using, inserted, deleted, e);
+  int rc = su_run(s, a, text, len, base, using, NULL, inserted, deleted, e);
   arena_destroy(a);
   return rc;
 }
@@ -926,8 +935,8 @@ int en_sparql_update_run(erun_t *r, erows_fn_t fn, void *ctx, err_t *e)
   estmt_t *st = r->ru_stmt;
   size_t at = en_sparql_text_start(st->st_text, st->st_len);
   int64_t ins, del;
-  if (su_run(st->st_sess, r->ru_arena, st->st_text + at, st->st_len - at, NULL, NULL, &ins, &del,
-             e) != CZ_OK)
+  if (su_run(st->st_sess, r->ru_arena, st->st_text + at, st->st_len - at, NULL, NULL,
+             en_sparql_inference(r->ru_arena, st->st_text, st->st_len), &ins, &del, e) != CZ_OK)
     return CZ_ERR;
   ty_t types[2] = {ty_plain(TY_INT8), ty_plain(TY_INT8)};
   batch_t *b = batch_create(r->ru_arena, 2, types, 1, e);

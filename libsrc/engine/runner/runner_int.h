@@ -35,6 +35,9 @@ const efront_t *en_front_for(const char *text, size_t len);
 extern const efront_t en_sparql_front;
 /* Where the SPARQL text of a `SPARQL …` statement begins (after the
  * keyword and a DEFINE). */
+/* The rule set of a `SPARQL DEFINE input:inference "…" …` statement's
+ * text, or NULL (an update's WHERE under inference). */
+const char *en_sparql_inference(arena_t *a, const char *text, size_t len);
 size_t en_sparql_text_start(const char *text, size_t len);
 /* en_sparql_update.c: a `SPARQL <update>` statement prepared: a result of
  * one row (inserted, deleted), st_sparql_update set. */
@@ -46,6 +49,10 @@ int en_sparql_update_prepare(estmt_t *st, err_t *e);
 struct sp_term_s;
 int en_sparql_term_ids(esession_t *s, arena_t *a, const struct sp_term_s *const *terms, size_t n,
                        int64_t *ids, err_t *e);
+/* The rows of a query of int8 columns (row-major in *rows), run in the
+ * session's transaction (en_sparql_update.c): the inference rule set's
+ * ontology triples at prepare. */
+int en_sparql_id_rows(esession_t *s, arena_t *a, const char *sql, int64_t **rows, size_t *nrows, err_t *e);
 /* en_stmt.c: the SQL front end's fe_prepare (parsed: a sql_stmt_t, NULL
  * for an empty statement). */
 int en_sql_prepare(estmt_t *st, void *parsed, const uint32_t *ptypes, int nparams, err_t *e);
