@@ -6,8 +6,8 @@
 # N-Triples file given by CZ_LUBM_FILE, e.g. a LUBM(50) made with the
 # lubm-uba generator), then each LUBM and Wukong query's median of 5 warm
 # runs and a table of ratios. The driver is bench/lubm/lubm_bench.py; each
-# system's query client is one function there (Cadenza over SQL
-# `SPARQL …` today, to be swapped for its HTTP endpoint).
+# system's query client is one function there (Cadenza and Virtuoso over
+# their SPARQL HTTP endpoints, Oxigraph in process).
 # Figures go to reports, never into assertions: the machine is shared, so
 # say how loaded it was.
 #
