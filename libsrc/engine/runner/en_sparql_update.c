@@ -266,6 +266,8 @@ static int su_cmp_quad(const void *x, const void *y)
 /* Sorts q[0..*n) and drops repeats (memcmp order: any total order does). */
 static void su_distinct(rdf_qids_t *q, size_t *n)
 {
+  if (*n == 0)
+    return; /* q may be NULL: qsort must not see it */
   qsort(q, *n, sizeof(*q), su_cmp_quad);
   size_t m = 0;
   for (size_t i = 0; i < *n; i++)
