@@ -37,8 +37,6 @@ static int merge_pair(bt_tree_t *t, buf_t *parent, int lc, bool *merged, err_t *
   bpool_t *bp = t->t_bp;
   uint8_t *ppg = bp_page(parent);
   bpg_ent_t ents[BPG_MAX_ENTS];
-  _Alignas(8) uint8_t scratch[ST_PAGE_SIZE];
-
   *merged = false;
   buf_t *lb = bp_fix(bp, bpg_child(ppg, lc), BP_EXCL, 0, e);
   if (!lb)
@@ -70,9 +68,7 @@ static int merge_pair(bt_tree_t *t, buf_t *parent, int lc, bool *merged, err_t *
     bp_unfix(bp, lb);
     return CZ_OK;
   }
-  memcpy(scratch, lpg, BT_HDR_END);
-  bpg_build(scratch, ents, n);
-  memcpy(lpg, scratch, ST_PAGE_SIZE);
+  bpg_rebuild(lpg, ents, n);
   pg_no_t rr = bpg_chdr(rpg)->bh_right;
   bpg_hdr(lpg)->bh_right = rr;
   if (rr != PG_NONE) {

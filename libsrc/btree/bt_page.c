@@ -375,6 +375,15 @@ void bpg_build(uint8_t *pg, const bpg_ent_t *ents, int n)
   h->bh_upper = (uint16_t)upper;
 }
 
+void bpg_rebuild(uint8_t *pg, const bpg_ent_t *ents, int n)
+{
+  _Alignas(8) uint8_t scratch[ST_PAGE_SIZE];
+  memcpy(scratch, pg, BT_HDR_END);
+  memset(scratch + BT_HDR_END, 0, ST_PAGE_SIZE - BT_HDR_END);
+  bpg_build(scratch, ents, n);
+  memcpy(pg, scratch, ST_PAGE_SIZE);
+}
+
 void bpg_compact(uint8_t *pg)
 {
   _Alignas(8) uint8_t scratch[ST_PAGE_SIZE];
@@ -548,7 +557,6 @@ int bpg_split(uint8_t *pg, uint8_t *right, const bpg_ent_t *ents, int n, bool ap
 {
   bool leaf = bpg_is_leaf(pg);
   int k = split_point(ents, n, leaf, append);
-  _Alignas(8) uint8_t scratch[ST_PAGE_SIZE];
 
   if (leaf) {
     bpg_sep_make(&ents[k - 1], &ents[k], unique, sep, sep_klen, sep_vlen);
@@ -563,8 +571,6 @@ int bpg_split(uint8_t *pg, uint8_t *right, const bpg_ent_t *ents, int n, bool ap
     bpg_hdr(right)->bh_leftmost = m->be_child;
     bpg_build(right, ents + k + 1, n - k - 1);
   }
-  memcpy(scratch, pg, BT_HDR_END);
-  bpg_build(scratch, ents, k);
-  memcpy(pg, scratch, ST_PAGE_SIZE);
+  bpg_rebuild(pg, ents, k);
   return k;
 }

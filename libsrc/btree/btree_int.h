@@ -200,6 +200,9 @@ int bpg_build_size(const bpg_ent_t *ents, int n, bool leaf);
 /* Rewrites pg (header fields other than n, upper, plen, frag kept) with
  * ents[0..n), which must not point into pg. Caller checked the size. */
 void bpg_build(uint8_t *pg, const bpg_ent_t *ents, int n);
+/* Rebuilds pg from entries that may point into pg itself (through a scratch
+ * page; pg's header kept, its free gap zeroed so no stray bytes reach disk). */
+void bpg_rebuild(uint8_t *pg, const bpg_ent_t *ents, int n);
 /* Inserts at pos; false when it does not fit (nothing changed). A key that
  * does not share the page prefix rewrites the page with a shorter prefix. */
 bool bpg_insert(uint8_t *pg, int pos, const bpg_ent_t *ent);
