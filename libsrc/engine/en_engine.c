@@ -240,6 +240,21 @@ int engine_checkpoint(engine_t *eng, err_t *e)
   return db_checkpoint(eng->en_db, e);
 }
 
+void engine_stats(engine_t *eng, estats_t *out)
+{
+  bp_stats_t bs;
+  bp_get_stats(db_pool(eng->en_db), &bs);
+  *out = (estats_t){.es_buf_hits = bs.bs_hits, .es_buf_misses = bs.bs_misses,
+                    .es_ra_requests = bs.bs_ra_requests, .es_ra_pages_read = bs.bs_ra_pages_read,
+                    .es_ra_pages_used = bs.bs_ra_pages_used,
+                    .es_pages_written = bs.bs_pages_written, .es_evictions = bs.bs_evictions,
+                    .es_dirty_evictions = bs.bs_dirty_evictions, .es_buffers = bs.bs_n_buffers,
+                    .es_buffers_used = bs.bs_n_used, .es_buffers_dirty = bs.bs_n_dirty};
+  pthread_mutex_lock(&eng->en_mu);
+  out->es_sessions = eng->en_nsessions;
+  pthread_mutex_unlock(&eng->en_mu);
+}
+
 int engine_role_verifier(engine_t *eng, const char *role, arena_t *a, char **verifier, err_t *e)
 {
   (void)e;

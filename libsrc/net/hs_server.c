@@ -37,13 +37,14 @@ enum MHD_Result hs_reply(hs_req_t *r, unsigned status, const char *content_type,
   if (content_type)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
   if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, POST");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->rq_allow ? r->rq_allow : "GET, POST");
   if (status == MHD_HTTP_UNAUTHORIZED)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                             "Basic realm=\"Cadenza SPARQL\", charset=\"UTF-8\"");
   enum MHD_Result rc = MHD_queue_response(r->rq_conn, status, resp);
   MHD_destroy_response(resp);
   r->rq_answered = true;
+  r->rq_status = status;
   return rc;
 }
 
@@ -253,6 +254,24 @@ static enum MHD_Result route(hs_req_t *r, const char *url, const char *method)
   bool post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
   bool root = strcmp(url, "/") == 0;
   bool sql = strcmp(url, "/sql") == 0;
+  bool head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+  if (strcmp(url, "/metrics") == 0) {
+    r->rq_allow = "GET, HEAD";
+    if (!get && !head)
+      return hs_reply_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, "%s is not allowed on %s: use GET",
+                            method, url);
+    return hs_metrics_reply(r);
+  }
+  if (strcmp(url, HS_GSP_PATH) == 0) {
+    if (r->rq_body_too_big)
+      return hs_reply_error(r, MHD_HTTP_CONTENT_TOO_LARGE,
+                            "the request body is larger than MaxBodySize (%zu bytes)",
+                            r->rq_srv->sv_cfg.hc_max_body);
+    hs_params_t params = {0};
+    hs_args_t args = {r, &params};
+    MHD_get_connection_values_n(r->rq_conn, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
+    return hs_gsp_run(r, method, &params);
+  }
   if (!root && !sql && strcmp(url, "/sparql") != 0) {
     /* the query page's script, style and licence files */
     const hs_www_file_t *f = hs_www_find(url);
@@ -398,6 +417,8 @@ static enum MHD_Result hs_access(void *cls, struct MHD_Connection *conn, const c
     return MHD_YES;
   }
   hs_conn_deadline(sv, r->rq_tcp, false); /* the request is whole */
+  if (!r->rq_start_ns)
+    r->rq_start_ns = time_now_ns();
   if (r->rq_answered)
     return MHD_YES;
   /* RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400
@@ -417,6 +438,7 @@ static void hs_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   if (!r)
     return;
   hs_conn_deadline(r->rq_srv, r->rq_tcp, true); /* the next request's clock */
+  hs_metrics_record(r, why == MHD_REQUEST_TERMINATED_COMPLETED_OK);
   if (why != MHD_REQUEST_TERMINATED_COMPLETED_OK && r->rq_sess)
     log_info("http: a request ended early (code %d): its query stops", (int)why);
   hs_session_end(r);
