@@ -66,6 +66,15 @@ typedef struct estats_s {
 } estats_t;
 void engine_stats(engine_t *eng, estats_t *out);
 
+/* HTTP Digest (RFC 7616, MD5) for the HTTP server: the realm of
+ * [HTTPServer] DigestRealm (NULL = Digest off), and a role's stored
+ * HA1 = MD5(role:realm:password), made when its password was set under
+ * that realm (CREATE/ALTER ROLE … PASSWORD; a SCRAM verifier cannot give
+ * it). Returns 1 when the role does not exist, may not log in or has no
+ * HA1 for this realm. */
+const char *engine_digest_realm(const engine_t *eng);
+int engine_role_digest(engine_t *eng, const char *role, uint8_t ha1[16]);
+
 /* Authentication data of a role: its SCRAM-SHA-256 verifier as stored
  * ("SCRAM-SHA-256$<iter>:<salt>$<stored>:<server>"), copied into a.
  * BT_NOT_FOUND-style: returns 1 when the role does not exist or may not

@@ -65,6 +65,7 @@ struct hs_server_s {
   cz_thread_t sv_watchdog;
   bool sv_watchdog_started;
   hs_metrics_t sv_metrics;
+  uint8_t sv_nonce_seed[32]; /* Digest nonces (MHD_OPTION_DIGEST_AUTH_RANDOM; outlives the daemon) */
 };
 
 /* The formats a response can take (hs_accept.c). */
@@ -155,6 +156,8 @@ struct hs_req_s {
   uint64_t rq_start_ns;      /* when the request was whole */
   bool rq_store_default;     /* the query's default graph is the store's (Graph Store GET) */
   const char *rq_user;       /* the user, when the caller checked the credentials already */
+  bool rq_need_auth;         /* an -auth path: credentials required (401 without) */
+  bool rq_digest_stale;      /* a Digest response with an old nonce: the 401 says stale=true */
   const char *rq_allow;      /* the Allow header of a 405 (NULL: "GET, POST") */
   /* the watchdog's list (sv_mu) */
   uint64_t rq_deadline_ns;   /* 0 = none */
@@ -179,6 +182,13 @@ void hs_session_end(hs_req_t *r);
  * there are none, -1 when they are wrong, malformed or of another scheme
  * (401). */
 int hs_auth_basic(hs_req_t *r, const char **user);
+
+/* hs_digest.c: the request's Digest credentials ([HTTPServer]
+ * DigestRealm): 1 (*user) when they are right for a role with a Digest
+ * hash, 0 when there are none, -1 when wrong (rq_digest_stale when only
+ * the nonce was too old). A 401 with the Digest challenge queued. */
+int hs_auth_digest(hs_req_t *r, const char **user);
+enum MHD_Result hs_digest_queue_401(hs_req_t *r, struct MHD_Response *resp);
 
 /* The user a request runs as: its Basic credentials' role, else the
  * configured User; update says it changes data ([SPARQL] AllowUpdate).

@@ -23,6 +23,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <openssl/rand.h>
+
 #include "net/hs_int.h"
 
 /* ---- replies ------------------------------------------------------------ */
@@ -41,7 +43,11 @@ enum MHD_Result hs_reply(hs_req_t *r, unsigned status, const char *content_type,
   if (status == MHD_HTTP_UNAUTHORIZED)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                             "Basic realm=\"Cadenza SPARQL\", charset=\"UTF-8\"");
-  enum MHD_Result rc = MHD_queue_response(r->rq_conn, status, resp);
+  /* with DigestRealm, a 401 offers Digest too (its challenge, with a
+   * fresh nonce, is libmicrohttpd's) */
+  enum MHD_Result rc = status == MHD_HTTP_UNAUTHORIZED && engine_digest_realm(r->rq_srv->sv_eng)
+                           ? hs_digest_queue_401(r, resp)
+                           : MHD_queue_response(r->rq_conn, status, resp);
   MHD_destroy_response(resp);
   r->rq_answered = true;
   r->rq_status = status;
@@ -261,6 +267,13 @@ static enum MHD_Result route(hs_req_t *r, const char *url, const char *method)
       return hs_reply_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, "%s is not allowed on %s: use GET",
                             method, url);
     return hs_metrics_reply(r);
+  }
+  /* Virtuoso's -auth paths: the same, but credentials are required (a
+   * Digest client sends them only when challenged, and an open query is
+   * never challenged) */
+  if (strcmp(url, "/sparql-auth") == 0 || strcmp(url, HS_GSP_PATH "-auth") == 0) {
+    r->rq_need_auth = true;
+    url = url[7] == '-' && url[8] == 'a' ? "/sparql" : HS_GSP_PATH;
   }
   if (strcmp(url, HS_GSP_PATH) == 0) {
     if (r->rq_body_too_big)
@@ -523,6 +536,10 @@ int hs_server_start(engine_t *eng, const hs_config_t *cfg, hs_server_t **out, er
   sv->sv_eng = eng;
   sv->sv_cfg = *cfg;
   sv->sv_listen_fd = -1;
+  if (RAND_bytes(sv->sv_nonce_seed, sizeof sv->sv_nonce_seed) != 1) {
+    free(sv);
+    return err_set(e, SQLSTATE_INTERNAL, "HTTP server: no random bytes for Digest nonces");
+  }
   pthread_mutex_init(&sv->sv_mu, NULL);
   pthread_cond_init(&sv->sv_cond, NULL);
   if (hs_listen(sv, e) != CZ_OK)
@@ -538,7 +555,8 @@ int hs_server_start(engine_t *eng, const hs_config_t *cfg, hs_server_t **out, er
       (unsigned)cfg->hc_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->hc_max_header,
       MHD_OPTION_NOTIFY_COMPLETED, hs_completed, sv, MHD_OPTION_NOTIFY_CONNECTION,
       hs_conn_notify, sv, MHD_OPTION_EXTERNAL_LOGGER, hs_mhd_log, sv,
-      MHD_OPTION_END);
+      MHD_OPTION_DIGEST_AUTH_RANDOM, sizeof sv->sv_nonce_seed, sv->sv_nonce_seed,
+      MHD_OPTION_NONCE_NC_SIZE, (unsigned)(4 * cfg->hc_max_conns), MHD_OPTION_END);
   if (!sv->sv_mhd) {
     err_set(e, SQLSTATE_IO_ERROR, "HTTP server: libmicrohttpd did not start");
     goto fail;

@@ -20,6 +20,12 @@ HTTP (the standard library's client):
   or a relative IRI, 400 naming the line of a malformed body, 415 for
   another Content-Type, 405 with Allow), updates without credentials 401,
   a user without the privilege 403, an update is all or nothing;
+- HTTP Digest ([HTTPServer] DigestRealm): the 401 offers Basic and
+  Digest; a user whose password was set under the realm authenticates
+  (nonce counts go on), wrong passwords, tampered responses, unknown users
+  and roles without LOGIN are 401; dba, whose password was set at
+  bootstrap, cannot until ALTER ROLE … PASSWORD (Basic still works); a
+  Digest user runs with its own privileges (403); curl --digest;
 - /metrics in the Prometheus text format: every sample line parses, the
   query, update, Graph Store and error counters and the latency histogram
   move with the requests made, buffer hits, sessions and dirty pages are
@@ -265,6 +271,106 @@ def gsp_checks(h, dba, port, conn):
           "%d %s / %s" % (st, body, b2))
 
 
+REALM = "Cadenza test realm"
+
+
+def digest_challenge(hd):
+    """The Digest challenge's parameters of a 401's WWW-Authenticate
+    headers (http.client joins repeated headers with ", ")."""
+    h = hd.get("www-authenticate", "")
+    i = h.find("Digest ")
+    if i < 0:
+        return None
+    return dict(re.findall(r'(\w+)="?([^",]*)"?', h[i + 7:]))
+
+
+def digest_req(port, method, path, user, password, body=None, headers=None, nc=1, tamper=None, ch=None):
+    """A request with Digest credentials (RFC 7616, MD5, qop=auth) computed
+    here from the server's challenge: a first request for the 401, then
+    the answer. Returns (status, headers, body, challenge)."""
+    import hashlib
+    h = Http(port)
+    if ch is None:
+        st, hd, b = h.req(method, path, body, headers)
+        ch = digest_challenge(hd)
+        if st != 401 or not ch:
+            return st, hd, b, None
+    md5 = lambda t: hashlib.md5(t.encode()).hexdigest()  # noqa: E731
+    ha1 = md5("%s:%s:%s" % (user, ch["realm"], password))
+    ha2 = md5("%s:%s" % (method, path))
+    cnonce = "0a4f113b"
+    ncs = "%08x" % nc
+    resp = md5("%s:%s:%s:%s:auth:%s" % (ha1, ch["nonce"], ncs, cnonce, ha2))
+    if tamper:
+        resp = tamper(resp)
+    auth = ('Digest username="%s", realm="%s", nonce="%s", uri="%s", algorithm=MD5, qop=auth, nc=%s, '
+            'cnonce="%s", response="%s", opaque="%s"' % (user, ch["realm"], ch["nonce"], path, ncs, cnonce,
+                                                         resp, ch.get("opaque", "")))
+    hh = dict(headers or {})
+    hh["Authorization"] = auth
+    st, hd, b = h.req(method, path, body, hh)
+    return st, hd, b, ch
+
+
+def digest_checks(h, port, pw, conn):
+    upd = "/sparql"
+    form = ("update=" + urllib.parse.quote(PFX + "INSERT DATA { ex:dg ex:p ex:o }")).encode()
+    fh = {"Content-Type": "application/x-www-form-urlencoded"}
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c.request("POST", upd, form, fh)
+    resp = c.getresponse()
+    st, body = resp.status, resp.read()
+    chals = resp.msg.get_all("WWW-Authenticate") or []
+    c.close()
+    hd = {"www-authenticate": ", ".join(chals)}
+    ch = digest_challenge(hd)
+    check("Digest: a 401 offers Basic and Digest (MD5, qop auth, our realm), two WWW-Authenticate headers",
+          st == 401 and "Basic " in hd.get("www-authenticate", "") and ch and ch.get("realm") == REALM
+          and "auth" in ch.get("qop", "") and ch.get("nonce") and len(chals) == 2, "%d %r" % (st, chals))
+    st, hd, body = h.req("GET", "/sparql-auth?query=ASK%7B%7D")
+    check("/sparql-auth without credentials: 401", st == 401 and digest_challenge(hd), "%d %s" % (st, body))
+    conn.execute("CREATE ROLE digester LOGIN SUPERUSER PASSWORD 'd1gest'")
+    st, hd, body, ch = digest_req(port, "POST", upd, "digester", "d1gest", form, fh)
+    check("Digest: an update by a user whose password was set under the realm",
+          st == 200 and "1 quads inserted" in body, "%d %s" % (st, body))
+    st2, hd2, body2, _ = digest_req(port, "POST", upd, "digester", "d1gest", form, fh, nc=2, ch=ch)
+    check("Digest: the same nonce with the next nonce count", st2 == 200, "%d %s" % (st2, body2))
+    st, hd, body, _ = digest_req(port, "POST", upd, "digester", "wrong", form, fh)
+    check("Digest: a wrong password: 401 with a fresh challenge",
+          st == 401 and "28P01" in body and digest_challenge(hd), "%d %s %r" % (st, body, hd))
+    st, hd, body, _ = digest_req(port, "POST", upd, "digester", "d1gest", form, fh,
+                                 tamper=lambda x: ("0" if x[0] != "0" else "1") + x[1:])
+    check("Digest: a tampered response: 401", st == 401, "%d %s" % (st, body))
+    st, hd, body, _ = digest_req(port, "POST", upd, "nobody", "d1gest", form, fh)
+    check("Digest: an unknown user: 401", st == 401 and "28P01" in body, "%d %s" % (st, body))
+    st, hd, body, _ = digest_req(port, "GET", "/sparql-auth?query=ASK%7B%7D", "dba", pw)
+    check("Digest: dba, whose password was set before the realm (at bootstrap), cannot use it: 401",
+          st == 401, "%d %s" % (st, body))
+    st, hd, body = Http(port, "dba", pw).req("POST", upd, form, fh)
+    check("Digest: ... but Basic still works for dba", st == 200, "%d %s" % (st, body))
+    conn.execute("ALTER ROLE dba PASSWORD %s" % "'" + pw.replace("'", "''") + "'")
+    st, hd, body, _ = digest_req(port, "GET", "/sparql-auth?query=ASK%7B%7D", "dba", pw)
+    check("Digest: after ALTER ROLE … PASSWORD it can", st == 200 and "true" in body, "%d %s" % (st, body))
+    conn.execute("CREATE ROLE dreader LOGIN PASSWORD 'r3ad'")
+    st, hd, body, _ = digest_req(port, "GET", "/sparql-auth?query=" + urllib.parse.quote(PFX + "SELECT * { ?s ?p ?o }"),
+                                 "dreader", "r3ad")
+    check("Digest: a user runs with its own privileges (no SELECT on the store: 403)",
+          st == 403 and "42501" in body, "%d %s" % (st, body))
+    conn.execute("ALTER ROLE dreader NOLOGIN")
+    st, hd, body, _ = digest_req(port, "GET", "/sparql-auth?query=ASK%7B%7D", "dreader", "r3ad")
+    check("Digest: a role that may not log in: 401", st == 401, "%d %s" % (st, body))
+    st, hd, body, _ = digest_req(port, "PUT", GSP + "?graph=" + urllib.parse.quote("http://example.org/dg", safe=""),
+                                 "digester", "d1gest", b"<http://example.org/a> <http://example.org/b> 1 .",
+                                 {"Content-Type": "text/turtle"})
+    check("Digest: a Graph Store PUT", st == 201, "%d %s" % (st, body))
+    import subprocess
+    r = subprocess.run(["curl", "-sS", "--digest", "-u", "digester:d1gest", "-H", "Accept: application/n-triples",
+                        "http://127.0.0.1:%d%s-auth?graph=%s" % (port, GSP, urllib.parse.quote("http://example.org/dg", safe=""))],
+                       capture_output=True, text=True, timeout=60)
+    check("Digest: curl --digest reads the graph (/sparql-graph-crud-auth)", r.returncode == 0 and "<http://example.org/a>" in r.stdout,
+          r.stdout + r.stderr)
+
+
 SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (-?[0-9.e+-]+|\+Inf|NaN)$')
 
 
@@ -335,7 +441,7 @@ def main():
     os.makedirs(data)
     port = srvctl.free_port()
     srv.extra_ini = {"Parameters": {"DirsAllowed": data},
-                     "HTTPServer": {"ServerPort": "127.0.0.1:%d" % port},
+                     "HTTPServer": {"ServerPort": "127.0.0.1:%d" % port, "DigestRealm": REALM},
                      "SPARQL": {"ResultSetMaxRows": str(CAP), "AllowUpdate": "authenticated"}}
     with open(os.path.join(data, "a.ttl"), "w") as f:
         f.write(TTL)
@@ -352,6 +458,7 @@ def main():
             jsonld_checks(h, dba)
             metrics_checks(h, dba)
             gsp_checks(h, dba, port, c)
+            digest_checks(h, port, srv.password, c)
             check("SQL still answers", checks.answers(c))
         check("the server is alive", srv.alive())
     finally:
