@@ -25,7 +25,9 @@ HTTP (the standard library's client):
   (nonce counts go on), wrong passwords, tampered responses, unknown users
   and roles without LOGIN are 401; dba, whose password was set at
   bootstrap, cannot until ALTER ROLE … PASSWORD (Basic still works); a
-  Digest user runs with its own privileges (403); curl --digest;
+  Digest user runs with its own privileges (403); curl --digest; the hash
+  survives a restart and ALTER ROLE without a password, PASSWORD NULL
+  drops it;
 - /metrics in the Prometheus text format: every sample line parses, the
   query, update, Graph Store and error counters and the latency histogram
   move with the requests made, buffer hits, sessions and dirty pages are
@@ -461,6 +463,21 @@ def main():
             digest_checks(h, port, srv.password, c)
             check("SQL still answers", checks.answers(c))
         check("the server is alive", srv.alive())
+        # the Digest hash is kept with the role: it survives a restart,
+        # and ALTER ROLE … PASSWORD without a realm would drop it
+        srv.stop()
+        srv.start()
+        st, hd, body, _ = digest_req(port, "GET", "/sparql-auth?query=ASK%7B%7D", "digester", "d1gest")
+        check("Digest: after a restart the role's hash is still there", st == 200 and "true" in body,
+              "%d %s" % (st, body))
+        with psycopg.connect(srv.dsn(), autocommit=True) as c:
+            c.execute("ALTER ROLE digester NOLOGIN")
+            c.execute("ALTER ROLE digester LOGIN")
+            st, hd, body, _ = digest_req(port, "GET", "/sparql-auth?query=ASK%7B%7D", "digester", "d1gest")
+            check("Digest: ALTER ROLE without a password keeps the hash", st == 200, "%d %s" % (st, body))
+            c.execute("ALTER ROLE digester PASSWORD NULL")
+            st, hd, body, _ = digest_req(port, "GET", "/sparql-auth?query=ASK%7B%7D", "digester", "d1gest")
+            check("Digest: PASSWORD NULL drops it: 401", st == 401, "%d %s" % (st, body))
     finally:
         srv.stop()
     log = srv.log_tail(400)
