@@ -1,7 +1,9 @@
 #!/bin/sh
 # The second README command: installs what is needed, builds Cadenza in
 # build/, and starts the server on a default database in ./demo/ (port 5480,
-# user dba, password from demo/cadenza.ini) with a small demo table loaded.
+# user dba, password from demo/cadenza.ini) with a small demo table and the
+# demo knowledge graph (scripts/demo/composers.ttl) loaded, the SPARQL
+# endpoint and query page on 127.0.0.1:8890.
 # Run as root on Debian 12 from the repository root. Stop the server with
 #   kill $(cat demo/cadenza.pid)
 # Options: PORT=n to listen elsewhere, HTTP_PORT=n for the SPARQL endpoint;
@@ -68,6 +70,8 @@ else
   done
   if [ $fresh = 1 ]; then
     build/binsrc/isql/isql-cz -q "$port" dba "$password" scripts/demo.sql
+    # the demo knowledge graph (scripts/demo/composers.ttl) for SPARQL
+    scripts/demo/load.sh build/binsrc/isql/isql-cz "$port" "$password" "$top/demo/io"
   fi
 fi
 cat <<MSG
@@ -78,7 +82,18 @@ Connect with:
   build/binsrc/isql/isql-cz $port dba $password
   psql "host=127.0.0.1 port=$port user=dba password=$password dbname=demo"
 Try:  select * from items;
-SPARQL over HTTP: http://127.0.0.1:$http_port/sparql (query page: http://127.0.0.1:$http_port/)
-  curl -G http://127.0.0.1:$http_port/sparql --data-urlencode 'query=SELECT * WHERE { ?s ?p ?o } LIMIT 10'
+
+SPARQL over HTTP, on a small knowledge graph of composers (scripts/demo/composers.ttl):
+  the query page:   http://127.0.0.1:$http_port/
+  the endpoint:     http://127.0.0.1:$http_port/sparql
+  a sample query:
+    PREFIX schema: <http://schema.org/>
+    SELECT ?composer (COUNT(?work) AS ?works) WHERE {
+      ?c schema:name ?composer . ?work schema:composer ?c
+    } GROUP BY ?composer ORDER BY DESC(?works) ?composer LIMIT 5
+  with curl:
+    curl -G http://127.0.0.1:$http_port/sparql -H 'Accept: text/csv' --data-urlencode 'query=PREFIX schema: <http://schema.org/> SELECT ?composer (COUNT(?work) AS ?works) WHERE { ?c schema:name ?composer . ?work schema:composer ?c } GROUP BY ?composer ORDER BY DESC(?works) ?composer LIMIT 5'
+  in isql-cz: SPARQL PREFIX schema: <http://schema.org/> SELECT ?name WHERE { ?c schema:name ?name } LIMIT 5;
+  (README.md "The first five minutes": Python and Java too)
 Stop: kill \$(cat demo/cadenza.pid)
 MSG

@@ -473,6 +473,7 @@ static int cat_put_role(cat_t *c, txn_t *tx, cat_oid_t oid, const cat_role_def_t
   cat_w_u8(&w, (uint8_t)((def->rd_superuser ? 1 : 0) | (def->rd_login ? 2 : 0) |
                          (def->rd_createdb ? 4 : 0) | (def->rd_createrole ? 8 : 0)));
   cat_w_str(&w, def->rd_verifier);
+  cat_w_str(&w, def->rd_digest); /* added later: a record without it has none (cat_load.c) */
   return cat_sys_put(c, tx, CAT_SYS_ROLES, k, cat_key_oid(k, oid), &w, replace, e);
 }
 

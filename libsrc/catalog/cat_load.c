@@ -207,6 +207,9 @@ static int cat_ld_role(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v,
   ro->cr_createdb = f & 4;
   ro->cr_createrole = f & 8;
   ro->cr_verifier = cat_r_str(&r, l->l_a);
+  /* the Digest hash came after the first databases were made: a record
+   * that ends here has none */
+  ro->cr_digest = r.r_off < r.r_len ? cat_r_str(&r, l->l_a) : NULL;
   return r.r_bad || !ro->cr_name ? cat_bad("role", e) : CZ_OK;
 }
 

@@ -208,6 +208,9 @@ typedef struct cat_role_s {
   bool cr_createdb;
   bool cr_createrole;
   const char *cr_verifier;     /* SCRAM-SHA-256 verifier; NULL = no password */
+  const char *cr_digest;       /* HTTP Digest: "<32 hex digits of MD5(name:realm:password)>:<realm>",
+                                  made when the password was set under [HTTPServer] DigestRealm;
+                                  NULL = none (Digest cannot use a SCRAM verifier) */
 } cat_role_t;
 
 typedef struct cat_member_s {
@@ -575,6 +578,7 @@ typedef struct cat_role_def_s {
   bool rd_createdb;
   bool rd_createrole;
   const char *rd_verifier;     /* NULL = no password */
+  const char *rd_digest;       /* cat_role_t.cr_digest; NULL = none */
 } cat_role_def_t;
 
 /* 42710 "role \"x\" already exists". */

@@ -134,6 +134,19 @@ static int en_config(engine_t *eng, const ini_t *ini, err_t *e)
   const char *dirs = ini_get(ini, "Parameters", "DirsAllowed");
   if (dirs && !(eng->en_dirs_allowed = strdup(dirs)))
     return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
+  /* [HTTPServer] DigestRealm: read here, not by the HTTP server, because
+   * the hash Digest needs is made when a password is set (en_ddl.c) */
+  const char *realm = ini_get(ini, "HTTPServer", "DigestRealm");
+  if (realm && *realm) {
+    for (const char *p = realm; *p; p++)
+      if ((unsigned char)*p < 0x20 || *p == '"' || *p == '\\' || *p == 0x7f)
+        return err_set(e, SQLSTATE_CONFIG,
+                       "[HTTPServer] DigestRealm: no quotes, backslashes or control characters");
+    if (strlen(realm) > 200)
+      return err_set(e, SQLSTATE_CONFIG, "[HTTPServer] DigestRealm: at most 200 bytes");
+    if (!(eng->en_digest_realm = strdup(realm)))
+      return err_set(e, SQLSTATE_OUT_OF_MEMORY, "out of memory");
+  }
   return CZ_OK;
 }
 
@@ -218,6 +231,7 @@ fail:
   qw_pool_destroy(eng->en_qworkers);
   pthread_mutex_destroy(&eng->en_mu);
   free(eng->en_dirs_allowed);
+  free(eng->en_digest_realm);
   free(eng);
   return CZ_ERR;
 }
@@ -231,6 +245,7 @@ int engine_close(engine_t *eng, err_t *e)
   qw_pool_destroy(eng->en_qworkers);
   pthread_mutex_destroy(&eng->en_mu);
   free(eng->en_dirs_allowed);
+  free(eng->en_digest_realm);
   free(eng);
   return rc;
 }
@@ -238,6 +253,54 @@ int engine_close(engine_t *eng, err_t *e)
 int engine_checkpoint(engine_t *eng, err_t *e)
 {
   return db_checkpoint(eng->en_db, e);
+}
+
+void engine_stats(engine_t *eng, estats_t *out)
+{
+  bp_stats_t bs;
+  bp_get_stats(db_pool(eng->en_db), &bs);
+  *out = (estats_t){.es_buf_hits = bs.bs_hits, .es_buf_misses = bs.bs_misses,
+                    .es_ra_requests = bs.bs_ra_requests, .es_ra_pages_read = bs.bs_ra_pages_read,
+                    .es_ra_pages_used = bs.bs_ra_pages_used,
+                    .es_pages_written = bs.bs_pages_written, .es_evictions = bs.bs_evictions,
+                    .es_dirty_evictions = bs.bs_dirty_evictions, .es_buffers = bs.bs_n_buffers,
+                    .es_buffers_used = bs.bs_n_used, .es_buffers_dirty = bs.bs_n_dirty};
+  pthread_mutex_lock(&eng->en_mu);
+  out->es_sessions = eng->en_nsessions;
+  pthread_mutex_unlock(&eng->en_mu);
+}
+
+const char *engine_digest_realm(const engine_t *eng)
+{
+  return eng->en_digest_realm;
+}
+
+static int hexval(char c)
+{
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int engine_role_digest(engine_t *eng, const char *role, uint8_t ha1[16])
+{
+  if (!eng->en_digest_realm)
+    return 1;
+  cat_snapshot_t *s = cat_snapshot(eng->en_cat);
+  const cat_role_t *r = cat_find_role(s, role);
+  int rc = 1;
+  /* "<32 hex>:<realm>": a hash made under another realm does not count */
+  if (r && r->cr_login && r->cr_digest && strlen(r->cr_digest) > 33 && r->cr_digest[32] == ':' &&
+      strcmp(r->cr_digest + 33, eng->en_digest_realm) == 0) {
+    rc = CZ_OK;
+    for (int i = 0; i < 16 && rc == CZ_OK; i++) {
+      int hi = hexval(r->cr_digest[2 * i]), lo = hexval(r->cr_digest[2 * i + 1]);
+      if (hi < 0 || lo < 0)
+        rc = 1;
+      else
+        ha1[i] = (uint8_t)(hi << 4 | lo);
+    }
+  }
+  cat_snapshot_release(s);
+  return rc;
 }
 
 int engine_role_verifier(engine_t *eng, const char *role, arena_t *a, char **verifier, err_t *e)

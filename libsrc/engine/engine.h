@@ -47,6 +47,34 @@ int engine_open(const ini_t *ini, engine_t **out, err_t *e);
 int engine_close(engine_t *eng, err_t *e);
 int engine_checkpoint(engine_t *eng, err_t *e);
 
+/* A snapshot of the engine's counters, for monitoring (the HTTP
+ * server's /metrics): the buffer pool's since start and the sessions
+ * open now. Cheap: a lock per buffer-pool shard, no catalog access. */
+typedef struct estats_s {
+  uint64_t es_buf_hits;          /* page fixes that found the page in memory */
+  uint64_t es_buf_misses;        /* pages read one at a time on demand */
+  uint64_t es_ra_requests;       /* extent read-aheads issued */
+  uint64_t es_ra_pages_read;     /* pages read by read-ahead */
+  uint64_t es_ra_pages_used;     /* of those, pages fixed afterwards */
+  uint64_t es_pages_written;
+  uint64_t es_evictions;
+  uint64_t es_dirty_evictions;   /* a dirty victim had to be written first */
+  int64_t es_buffers;            /* frames in the pool */
+  int64_t es_buffers_used;
+  int64_t es_buffers_dirty;
+  int64_t es_sessions;           /* open sessions, every port */
+} estats_t;
+void engine_stats(engine_t *eng, estats_t *out);
+
+/* HTTP Digest (RFC 7616, MD5) for the HTTP server: the realm of
+ * [HTTPServer] DigestRealm (NULL = Digest off), and a role's stored
+ * HA1 = MD5(role:realm:password), made when its password was set under
+ * that realm (CREATE/ALTER ROLE … PASSWORD; a SCRAM verifier cannot give
+ * it). Returns 1 when the role does not exist, may not log in or has no
+ * HA1 for this realm. */
+const char *engine_digest_realm(const engine_t *eng);
+int engine_role_digest(engine_t *eng, const char *role, uint8_t ha1[16]);
+
 /* Authentication data of a role: its SCRAM-SHA-256 verifier as stored
  * ("SCRAM-SHA-256$<iter>:<salt>$<stored>:<server>"), copied into a.
  * BT_NOT_FOUND-style: returns 1 when the role does not exist or may not

@@ -39,6 +39,8 @@ struct engine_s {
                                  * returns to */
   char *en_dirs_allowed;        /* [Parameters] DirsAllowed as written (malloc'd), NULL = none:
                                  * folders server-side COPY files may lie in (en_copy.c) */
+  char *en_digest_realm;        /* [HTTPServer] DigestRealm (malloc'd), NULL = none: new
+                                 * passwords also get an HTTP Digest hash (en_ddl.c) */
   pthread_mutex_t en_mu;
   int en_nsessions;
   int en_temp_seq;              /* the last pg_temp_<n> schema number given to a session

@@ -25,6 +25,7 @@ static const char *const hs_names[HS_FMT_COUNT_][4] = {
     [HS_FMT_NT] = {"application/n-triples", "text/plain", NULL},
     [HS_FMT_TTL] = {"text/turtle", "application/x-turtle", NULL},
     [HS_FMT_HTML] = {"text/html", "application/xhtml+xml", NULL},
+    [HS_FMT_JSONLD] = {"application/ld+json", NULL},
 };
 
 const char *hs_fmt_media_type(hs_fmt_t f)

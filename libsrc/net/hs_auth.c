@@ -40,7 +40,7 @@ int hs_auth_basic(hs_req_t *r, const char **user)
   while (*h == ' ')
     h++;
   if (strncasecmp(h, "Basic ", 6) != 0)
-    return -1; /* Digest, Bearer …: not taken */
+    return -1; /* Bearer …, or Digest when DigestRealm is not set: not taken */
   h += 6;
   while (*h == ' ')
     h++;
@@ -74,4 +74,35 @@ int hs_auth_basic(hs_req_t *r, const char **user)
     return -1;
   *user = cred;
   return 1;
+}
+
+const char *hs_auth_user(hs_req_t *r, bool update, enum MHD_Result *rc)
+{
+  hs_server_t *sv = r->rq_srv;
+  const char *user = sv->sv_cfg.hc_user;
+  int auth = hs_auth_digest(r, &user);
+  if (auth == 0)
+    auth = hs_auth_basic(r, &user);
+  if (auth < 0) {
+    *rc = hs_reply_error(r, MHD_HTTP_UNAUTHORIZED,
+                         "28P01: the credentials are wrong (HTTP Basic or Digest with a user's "
+                         "password)");
+    return NULL;
+  }
+  if (auth == 0 && r->rq_need_auth) {
+    *rc = hs_reply_error(r, MHD_HTTP_UNAUTHORIZED,
+                         "this path needs a user: authenticate with HTTP Basic or Digest");
+    return NULL;
+  }
+  if (update && sv->sv_cfg.hc_allow_update == HS_UPDATE_NO) {
+    *rc = hs_reply_error(r, MHD_HTTP_FORBIDDEN,
+                         "updates are not allowed on this endpoint ([SPARQL] AllowUpdate)");
+    return NULL;
+  }
+  if (update && sv->sv_cfg.hc_allow_update == HS_UPDATE_AUTHENTICATED && auth == 0) {
+    *rc = hs_reply_error(r, MHD_HTTP_UNAUTHORIZED,
+                         "an update needs a user: authenticate with HTTP Basic or Digest");
+    return NULL;
+  }
+  return user;
 }

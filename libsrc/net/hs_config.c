@@ -93,6 +93,14 @@ int hs_config_load(const ini_t *ini, hs_config_t *c, err_t *e)
       get_int(ini, "SPARQL", "MaxQueryExecutionTime", 0, 1000000, &c->hc_query_timeout_s, e) !=
           CZ_OK)
     return CZ_ERR;
+  int64_t mr;
+  if (ini_get_int(ini, "SPARQL", "ResultSetMaxRows", 0, &mr, e) != CZ_OK)
+    return CZ_ERR;
+  if (mr < 0)
+    return err_set(e, SQLSTATE_CONFIG,
+                   "[SPARQL] ResultSetMaxRows = %lld: must be 0 (no cap) or more",
+                   (long long)mr);
+  c->hc_max_rows = mr;
   const char *dg = ini_get(ini, "SPARQL", "DefaultGraph");
   if (dg && strcasecmp(dg, "union") != 0 && strcasecmp(dg, "store") != 0)
     return err_set(e, SQLSTATE_CONFIG, "[SPARQL] DefaultGraph = %s: must be union or store", dg);

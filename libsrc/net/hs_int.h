@@ -4,6 +4,7 @@
 #define CZ_HS_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +29,28 @@ typedef struct hs_conn_s {
   struct hs_conn_s *hc_prev, *hc_next;
 } hs_conn_t;
 
+/* The counters /metrics shows (hs_metrics.c): bumped once per request at
+ * its completion, relaxed atomics (no lock on the request path). */
+#define HS_LAT_BUCKETS 12 /* 11 bounds and +Inf */
+typedef struct hs_metrics_s {
+  _Atomic uint64_t hm_requests;      /* every request answered */
+  _Atomic uint64_t hm_http_errors;   /* of those: 4xx, 5xx or broken off */
+  _Atomic uint64_t hm_queries;       /* SPARQL queries on /sparql */
+  _Atomic uint64_t hm_updates;       /* SPARQL updates on /sparql */
+  _Atomic uint64_t hm_gsp;           /* Graph Store requests */
+  _Atomic uint64_t hm_sparql_errors; /* of the three above, those that failed */
+  _Atomic uint64_t hm_lat[HS_LAT_BUCKETS]; /* their latencies, per bucket (not cumulative) */
+  _Atomic uint64_t hm_lat_sum_ns;
+} hs_metrics_t;
+
+/* What a request was, for the counters. */
+typedef enum hs_kind_e {
+  HS_KIND_NONE = 0, /* pages, /sql, /metrics, errors before routing */
+  HS_KIND_QUERY,
+  HS_KIND_UPDATE,
+  HS_KIND_GSP
+} hs_kind_t;
+
 struct hs_server_s {
   engine_t *sv_eng;
   hs_config_t sv_cfg;
@@ -41,6 +64,8 @@ struct hs_server_s {
   bool sv_stopping;
   cz_thread_t sv_watchdog;
   bool sv_watchdog_started;
+  hs_metrics_t sv_metrics;
+  uint8_t sv_nonce_seed[32]; /* Digest nonces (MHD_OPTION_DIGEST_AUTH_RANDOM; outlives the daemon) */
 };
 
 /* The formats a response can take (hs_accept.c). */
@@ -53,6 +78,7 @@ typedef enum hs_fmt_e {
   HS_FMT_NT,    /* application/n-triples */
   HS_FMT_TTL,   /* text/turtle */
   HS_FMT_HTML,  /* text/html */
+  HS_FMT_JSONLD, /* application/ld+json (expanded form) */
   HS_FMT_COUNT_
 } hs_fmt_t;
 
@@ -114,6 +140,8 @@ struct hs_req_s {
   rdf_results_t *rq_results; /* SELECT / ASK */
   rdf_writer_t *rq_writer;   /* CONSTRUCT / DESCRIBE */
   bool rq_more;              /* the portal has rows left */
+  int64_t rq_rows_left;      /* rows ResultSetMaxRows still allows; -1 = no cap */
+  bool rq_cut;               /* the result stopped at ResultSetMaxRows with rows left */
   bool rq_finished;          /* the writer has written its end */
   bool rq_failed;            /* a step failed after the status line went out */
   bool rq_gzip;              /* the body is gzip-compressed (Accept-Encoding) */
@@ -122,6 +150,15 @@ struct hs_req_s {
   /* output produced (compressed when rq_gzip) but not yet taken by MHD */
   char *rq_out;
   size_t rq_out_len, rq_out_off, rq_out_cap;
+  /* for /metrics */
+  hs_kind_t rq_kind;
+  unsigned rq_status;        /* the status queued (0: none) */
+  uint64_t rq_start_ns;      /* when the request was whole */
+  bool rq_store_default;     /* the query's default graph is the store's (Graph Store GET) */
+  const char *rq_user;       /* the user, when the caller checked the credentials already */
+  bool rq_need_auth;         /* an -auth path: credentials required (401 without) */
+  bool rq_digest_stale;      /* a Digest response with an old nonce: the 401 says stale=true */
+  const char *rq_allow;      /* the Allow header of a 405 (NULL: "GET, POST") */
   /* the watchdog's list (sv_mu) */
   uint64_t rq_deadline_ns;   /* 0 = none */
   bool rq_listed;
@@ -145,6 +182,28 @@ void hs_session_end(hs_req_t *r);
  * there are none, -1 when they are wrong, malformed or of another scheme
  * (401). */
 int hs_auth_basic(hs_req_t *r, const char **user);
+
+/* hs_digest.c: the request's Digest credentials ([HTTPServer]
+ * DigestRealm): 1 (*user) when they are right for a role with a Digest
+ * hash, 0 when there are none, -1 when wrong (rq_digest_stale when only
+ * the nonce was too old). A 401 with the Digest challenge queued. */
+int hs_auth_digest(hs_req_t *r, const char **user);
+enum MHD_Result hs_digest_queue_401(hs_req_t *r, struct MHD_Response *resp);
+
+/* The user a request runs as: its Basic credentials' role, else the
+ * configured User; update says it changes data ([SPARQL] AllowUpdate).
+ * NULL when the request was answered (401, 403) — *rc is then the
+ * handler's return. */
+const char *hs_auth_user(hs_req_t *r, bool update, enum MHD_Result *rc);
+
+/* hs_metrics.c: counts a request at its completion (completed: it ended
+ * well); GET /metrics. */
+void hs_metrics_record(hs_req_t *r, bool completed);
+enum MHD_Result hs_metrics_reply(hs_req_t *r);
+
+/* hs_gsp.c: the SPARQL 1.1 Graph Store HTTP Protocol at HS_GSP_PATH. */
+#define HS_GSP_PATH "/sparql-graph-crud"
+enum MHD_Result hs_gsp_run(hs_req_t *r, const char *method, const hs_params_t *p);
 
 /* hs_sparql.c: a SPARQL Protocol operation (query or update text). */
 enum MHD_Result hs_sparql_run(hs_req_t *r, const char *text, size_t len, bool update,

@@ -23,6 +23,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <openssl/rand.h>
+
 #include "net/hs_int.h"
 
 /* ---- replies ------------------------------------------------------------ */
@@ -37,13 +39,18 @@ enum MHD_Result hs_reply(hs_req_t *r, unsigned status, const char *content_type,
   if (content_type)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
   if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, POST");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->rq_allow ? r->rq_allow : "GET, POST");
   if (status == MHD_HTTP_UNAUTHORIZED)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                             "Basic realm=\"Cadenza SPARQL\", charset=\"UTF-8\"");
-  enum MHD_Result rc = MHD_queue_response(r->rq_conn, status, resp);
+  /* with DigestRealm, a 401 offers Digest too (its challenge, with a
+   * fresh nonce, is libmicrohttpd's) */
+  enum MHD_Result rc = status == MHD_HTTP_UNAUTHORIZED && engine_digest_realm(r->rq_srv->sv_eng)
+                           ? hs_digest_queue_401(r, resp)
+                           : MHD_queue_response(r->rq_conn, status, resp);
   MHD_destroy_response(resp);
   r->rq_answered = true;
+  r->rq_status = status;
   return rc;
 }
 
@@ -253,6 +260,31 @@ static enum MHD_Result route(hs_req_t *r, const char *url, const char *method)
   bool post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
   bool root = strcmp(url, "/") == 0;
   bool sql = strcmp(url, "/sql") == 0;
+  bool head = strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+  if (strcmp(url, "/metrics") == 0) {
+    r->rq_allow = "GET, HEAD";
+    if (!get && !head)
+      return hs_reply_error(r, MHD_HTTP_METHOD_NOT_ALLOWED, "%s is not allowed on %s: use GET",
+                            method, url);
+    return hs_metrics_reply(r);
+  }
+  /* Virtuoso's -auth paths: the same, but credentials are required (a
+   * Digest client sends them only when challenged, and an open query is
+   * never challenged) */
+  if (strcmp(url, "/sparql-auth") == 0 || strcmp(url, HS_GSP_PATH "-auth") == 0) {
+    r->rq_need_auth = true;
+    url = url[7] == '-' && url[8] == 'a' ? "/sparql" : HS_GSP_PATH;
+  }
+  if (strcmp(url, HS_GSP_PATH) == 0) {
+    if (r->rq_body_too_big)
+      return hs_reply_error(r, MHD_HTTP_CONTENT_TOO_LARGE,
+                            "the request body is larger than MaxBodySize (%zu bytes)",
+                            r->rq_srv->sv_cfg.hc_max_body);
+    hs_params_t params = {0};
+    hs_args_t args = {r, &params};
+    MHD_get_connection_values_n(r->rq_conn, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
+    return hs_gsp_run(r, method, &params);
+  }
   if (!root && !sql && strcmp(url, "/sparql") != 0) {
     /* the query page's script, style and licence files */
     const hs_www_file_t *f = hs_www_find(url);
@@ -398,6 +430,8 @@ static enum MHD_Result hs_access(void *cls, struct MHD_Connection *conn, const c
     return MHD_YES;
   }
   hs_conn_deadline(sv, r->rq_tcp, false); /* the request is whole */
+  if (!r->rq_start_ns)
+    r->rq_start_ns = time_now_ns();
   if (r->rq_answered)
     return MHD_YES;
   /* RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400
@@ -417,6 +451,7 @@ static void hs_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   if (!r)
     return;
   hs_conn_deadline(r->rq_srv, r->rq_tcp, true); /* the next request's clock */
+  hs_metrics_record(r, why == MHD_REQUEST_TERMINATED_COMPLETED_OK);
   if (why != MHD_REQUEST_TERMINATED_COMPLETED_OK && r->rq_sess)
     log_info("http: a request ended early (code %d): its query stops", (int)why);
   hs_session_end(r);
@@ -501,6 +536,10 @@ int hs_server_start(engine_t *eng, const hs_config_t *cfg, hs_server_t **out, er
   sv->sv_eng = eng;
   sv->sv_cfg = *cfg;
   sv->sv_listen_fd = -1;
+  if (RAND_bytes(sv->sv_nonce_seed, sizeof sv->sv_nonce_seed) != 1) {
+    free(sv);
+    return err_set(e, SQLSTATE_INTERNAL, "HTTP server: no random bytes for Digest nonces");
+  }
   pthread_mutex_init(&sv->sv_mu, NULL);
   pthread_cond_init(&sv->sv_cond, NULL);
   if (hs_listen(sv, e) != CZ_OK)
@@ -516,7 +555,8 @@ int hs_server_start(engine_t *eng, const hs_config_t *cfg, hs_server_t **out, er
       (unsigned)cfg->hc_timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->hc_max_header,
       MHD_OPTION_NOTIFY_COMPLETED, hs_completed, sv, MHD_OPTION_NOTIFY_CONNECTION,
       hs_conn_notify, sv, MHD_OPTION_EXTERNAL_LOGGER, hs_mhd_log, sv,
-      MHD_OPTION_END);
+      MHD_OPTION_DIGEST_AUTH_RANDOM, sizeof sv->sv_nonce_seed, sv->sv_nonce_seed,
+      MHD_OPTION_NONCE_NC_SIZE, (unsigned)(4 * cfg->hc_max_conns), MHD_OPTION_END);
   if (!sv->sv_mhd) {
     err_set(e, SQLSTATE_IO_ERROR, "HTTP server: libmicrohttpd did not start");
     goto fail;

@@ -93,6 +93,8 @@ static int hs_rows(void *ctx, const batch_t *b, err_t *e)
 {
   hs_req_t *r = ctx;
   arena_reset(r->rq_batch);
+  if (r->rq_rows_left > 0)
+    r->rq_rows_left -= CZ_MIN(r->rq_rows_left, (int64_t)b->b_n);
   if (r->rq_form == ESPARQL_ASK) {
     if (b->b_n > 0 && rdf_results_boolean(r->rq_results, b->b_cols[0].v_bool[0] != 0) != 0)
       return err_set(e, SQLSTATE_OUT_OF_MEMORY, "writing the result failed");
@@ -118,10 +120,32 @@ static int hs_rows(void *ctx, const batch_t *b, err_t *e)
 }
 
 /* Runs the next step; at the end writes the format's closing part. */
+static int count_rows(void *ctx, const batch_t *b, err_t *e)
+{
+  (void)e;
+  *(int64_t *)ctx += b->b_n;
+  return CZ_OK;
+}
+
 static int hs_step(hs_req_t *r, err_t *e)
 {
   bool suspended = false;
-  if (eportal_execute(r->rq_portal, HS_STEP_ROWS, hs_rows, r, &suspended, e) != CZ_OK) {
+  int64_t want = HS_STEP_ROWS;
+  if (r->rq_rows_left >= 0)
+    want = CZ_MIN(want, r->rq_rows_left);
+  int xrc;
+  if (want > 0) {
+    xrc = eportal_execute(r->rq_portal, want, hs_rows, r, &suspended, e);
+  } else {
+    /* ResultSetMaxRows reached: the result is cut only if a row is left
+     * (a portal that stops at its limit is suspended even when nothing
+     * follows) */
+    int64_t more = 0;
+    xrc = eportal_execute(r->rq_portal, 1, count_rows, &more, &suspended, e);
+    r->rq_cut = more > 0;
+    suspended = false;
+  }
+  if (xrc != CZ_OK) {
     if (r->rq_timed_out && err_is(e, SQLSTATE_QUERY_CANCELED))
       err_set(e, SQLSTATE_QUERY_CANCELED,
               "the query ran longer than MaxQueryExecutionTime (%d s) and was stopped",
@@ -131,6 +155,8 @@ static int hs_step(hs_req_t *r, err_t *e)
   r->rq_more = suspended;
   if (!suspended) {
     int rc = 0;
+    if (r->rq_results && r->rq_cut)
+      rdf_results_truncated(r->rq_results, (uint64_t)r->rq_srv->sv_cfg.hc_max_rows);
     if (r->rq_results) {
       rc = rdf_results_finish(r->rq_results);
       r->rq_results = NULL;
@@ -264,7 +290,9 @@ static int hs_writer_begin(hs_req_t *r, err_t *e)
     r->rq_gzip = true;
   }
   if (graph) {
-    r->rq_writer = rdf_writer_new(r->rq_fmt == HS_FMT_NT ? RDF_SYNTAX_NTRIPLES : RDF_SYNTAX_TURTLE,
+    r->rq_writer = rdf_writer_new(r->rq_fmt == HS_FMT_NT       ? RDF_SYNTAX_NTRIPLES
+                                  : r->rq_fmt == HS_FMT_JSONLD ? RDF_SYNTAX_JSONLD
+                                                               : RDF_SYNTAX_TURTLE,
                                   hs_sink, r, NULL);
   } else {
     static const rdf_results_fmt_t fmts[HS_FMT_COUNT_] = {
@@ -286,17 +314,12 @@ enum MHD_Result hs_sparql_run(hs_req_t *r, const char *text, size_t len, bool up
                               const hs_params_t *p)
 {
   hs_server_t *sv = r->rq_srv;
-  const char *user = sv->sv_cfg.hc_user;
-  int auth = hs_auth_basic(r, &user);
-  if (auth < 0)
-    return hs_reply_error(r, MHD_HTTP_UNAUTHORIZED,
-                          "28P01: the credentials are wrong (HTTP Basic with a user's password)");
-  if (update && sv->sv_cfg.hc_allow_update == HS_UPDATE_NO)
-    return hs_reply_error(r, MHD_HTTP_FORBIDDEN,
-                          "updates are not allowed on this endpoint ([SPARQL] AllowUpdate)");
-  if (update && sv->sv_cfg.hc_allow_update == HS_UPDATE_AUTHENTICATED && auth == 0)
-    return hs_reply_error(r, MHD_HTTP_UNAUTHORIZED,
-                          "an update needs a user: authenticate with HTTP Basic");
+  if (r->rq_kind == HS_KIND_NONE)
+    r->rq_kind = update ? HS_KIND_UPDATE : HS_KIND_QUERY;
+  enum MHD_Result arc;
+  const char *user = r->rq_user ? r->rq_user : hs_auth_user(r, update, &arc);
+  if (!user)
+    return arc;
   if (memchr(text, '\0', len))
     return hs_reply_error(r, MHD_HTTP_BAD_REQUEST, "the %s text holds a NUL byte",
                           update ? "update" : "query");
@@ -318,11 +341,11 @@ enum MHD_Result hs_sparql_run(hs_req_t *r, const char *text, size_t len, bool up
     return hs_run_update(r, text, len, base, dg, nd, ng, nn);
   esparql_request_t req = {.sr_text = text, .sr_len = len, .sr_base = base,
                            .sr_default = dg, .sr_ndefault = nd, .sr_named = ng, .sr_nnamed = nn,
-                           .sr_store_default = sv->sv_cfg.hc_store_default};
+                           .sr_store_default = sv->sv_cfg.hc_store_default || r->rq_store_default};
   if (esparql_prepare(r->rq_sess, &req, &r->rq_stmt, &r->rq_form, &e) != CZ_OK)
     return hs_reply_engine_error(r, &e);
   static const hs_fmt_t solutions[] = {HS_FMT_JSON, HS_FMT_XML, HS_FMT_CSV, HS_FMT_TSV};
-  static const hs_fmt_t graphs[] = {HS_FMT_TTL, HS_FMT_NT};
+  static const hs_fmt_t graphs[] = {HS_FMT_TTL, HS_FMT_NT, HS_FMT_JSONLD};
   bool graph = r->rq_form == ESPARQL_CONSTRUCT || r->rq_form == ESPARQL_DESCRIBE;
   const char *accept = MHD_lookup_connection_value(r->rq_conn, MHD_HEADER_KIND,
                                                    MHD_HTTP_HEADER_ACCEPT);
@@ -334,17 +357,27 @@ enum MHD_Result hs_sparql_run(hs_req_t *r, const char *text, size_t len, bool up
                           "no format the Accept header allows (%s) can carry a %s result: "
                           "the server offers %s",
                           accept, form_name(r->rq_form),
-                          graph ? "text/turtle, application/n-triples"
+                          graph ? "text/turtle, application/n-triples, application/ld+json"
                                 : "application/sparql-results+json, "
                                   "application/sparql-results+xml, text/csv, "
                                   "text/tab-separated-values");
   }
   if (eportal_bind(r->rq_stmt, NULL, 0, &r->rq_portal, &e) != CZ_OK)
     return hs_reply_engine_error(r, &e);
+  r->rq_rows_left = sv->sv_cfg.hc_max_rows > 0 && r->rq_form != ESPARQL_ASK
+                        ? sv->sv_cfg.hc_max_rows
+                        : -1;
   if (hs_writer_begin(r, &e) != CZ_OK || hs_step(r, &e) != CZ_OK) {
     r->rq_out_len = 0;
     return hs_reply_engine_error(r, &e);
   }
+  /* Under ResultSetMaxRows the (bounded) result is made whole before the
+   * status line, so that the header can say whether it was cut. */
+  while (r->rq_rows_left >= 0 && !r->rq_finished)
+    if (hs_step(r, &e) != CZ_OK) {
+      r->rq_out_len = 0;
+      return hs_reply_engine_error(r, &e);
+    }
   struct MHD_Response *resp;
   if (r->rq_finished) {
     hs_session_end(r);
@@ -360,8 +393,14 @@ enum MHD_Result hs_sparql_run(hs_req_t *r, const char *text, size_t len, bool up
   MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
   if (r->rq_gzip)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+  if (r->rq_cut) {
+    char cap[24];
+    snprintf(cap, sizeof cap, "%" PRId64, sv->sv_cfg.hc_max_rows);
+    MHD_add_response_header(resp, "X-SPARQL-MaxRows", cap);
+  }
   enum MHD_Result rc = MHD_queue_response(r->rq_conn, MHD_HTTP_OK, resp);
   MHD_destroy_response(resp);
   r->rq_answered = true;
+  r->rq_status = MHD_HTTP_OK;
   return rc;
 }

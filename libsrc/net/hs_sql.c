@@ -184,10 +184,13 @@ enum MHD_Result hs_sql_run(hs_req_t *r, const char *text, size_t len, const hs_p
 {
   hs_server_t *sv = r->rq_srv;
   const char *user = NULL;
-  int auth = hs_auth_basic(r, &user);
+  int auth = hs_auth_digest(r, &user);
+  if (auth == 0)
+    auth = hs_auth_basic(r, &user);
   if (auth < 0)
     return hs_reply_error(r, MHD_HTTP_UNAUTHORIZED,
-                          "28P01: the credentials are wrong (HTTP Basic with a user's password)");
+                          "28P01: the credentials are wrong (HTTP Basic or Digest with a user's "
+                          "password)");
   if (sv->sv_cfg.hc_allow_update == HS_UPDATE_NO)
     return hs_reply_error(r, MHD_HTTP_FORBIDDEN,
                           "/sql is off on this server ([SPARQL] AllowUpdate = no)");

@@ -59,5 +59,6 @@ enum MHD_Result hs_www_reply(hs_req_t *r, const hs_www_file_t *f)
       MHD_queue_response(r->rq_conn, fresh ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK, resp);
   MHD_destroy_response(resp);
   r->rq_answered = true;
+  r->rq_status = fresh ? MHD_HTTP_NOT_MODIFIED : MHD_HTTP_OK;
   return rc;
 }

@@ -47,6 +47,7 @@ typedef struct hs_config_s {
   int hc_query_timeout_s;     /* [SPARQL] MaxQueryExecutionTime; 0 = none */
   hs_update_t hc_allow_update; /* [SPARQL] AllowUpdate */
   bool hc_store_default;       /* [SPARQL] DefaultGraph = store (else union) */
+  int64_t hc_max_rows;         /* [SPARQL] ResultSetMaxRows: rows (triples) of a result; 0 = no cap */
 } hs_config_t;
 
 /* Reads the keys (README.md "Configuration"); a bad value is 22023. */

@@ -192,6 +192,7 @@ typedef enum rdf_syntax_e {
   RDF_SYNTAX_NQUADS,
   RDF_SYNTAX_TURTLE,
   RDF_SYNTAX_TRIG,
+  RDF_SYNTAX_JSONLD,    /* written only (rdf_write_jsonld.c: expanded form); the reader refuses it */
 } rdf_syntax_t;
 
 /* A batch of quads; the terms point into the reader's buffer and are valid
@@ -275,6 +276,12 @@ int rdf_results_row(rdf_results_t *r, const rdf_term_t *values);
  * ("_askResult", "?_askResult" in TSV) and a line "true" or "false". */
 int rdf_results_boolean(rdf_results_t *r, bool value);
 int rdf_results_finish(rdf_results_t *r);
+/* Marks a SELECT result as cut after max_rows rows (the HTTP server's
+ * ResultSetMaxRows): finish then writes JSON's top-level
+ * "truncated":true and "maxRows", XML's <cz:truncated maxRows="…"/>
+ * after </results> (namespace urn:cadenza:results); CSV and TSV have no
+ * place for it (the HTTP header says it). */
+void rdf_results_truncated(rdf_results_t *r, uint64_t max_rows);
 /* Hands what is buffered to the sink now (a stream sent in steps). */
 int rdf_results_flush(rdf_results_t *r);
 const char *rdf_results_media_type(rdf_results_fmt_t fmt);

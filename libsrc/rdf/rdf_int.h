@@ -55,6 +55,8 @@ struct rdf_writer_s {
 };
 int rdf_ttl_quad(rdf_writer_t *w, const rdf_quad_t *q);
 int rdf_ttl_finish(rdf_writer_t *w);
+int rdf_jsonld_quad(rdf_writer_t *w, const rdf_quad_t *q);
+int rdf_jsonld_finish(rdf_writer_t *w);
 
 /* rdf_input.c: the bytes of a file or a memory block, inflated when
  * they begin with the gzip magic (1f 8b). */
@@ -97,6 +99,7 @@ struct rdf_results_s {
   size_t rs_nvars;
   uint64_t rs_rows; /* rows written so far */
   int rs_state;     /* 0 new, 1 after head, 2 boolean written, 3 finished */
+  uint64_t rs_cut_at; /* rdf_results_truncated: the rows kept (0 = not cut) */
 };
 
 extern const rdf_results_ops_t rdf_results_json_ops;

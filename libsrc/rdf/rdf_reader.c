@@ -945,6 +945,9 @@ static int rdf_rd_run(rdf_rd_t *rd, const char *path, bool is_file)
   if (syn == RDF_SYNTAX_GUESS)
     return err_set(rd->rd_e, SQLSTATE_INVALID_TEXT,
                    "%s: cannot tell the RDF syntax from the name (.nt, .nq, .ttl, .trig)", path);
+  if (syn == RDF_SYNTAX_JSONLD)
+    return err_set(rd->rd_e, SQLSTATE_FEATURE_NOT_SUPPORTED, "%s: JSON-LD is not read, only written",
+                   path);
   rd->rd_syn = rdf_rd_serd_syntax(syn);
   rd->rd_line_mode = syn == RDF_SYNTAX_NTRIPLES || syn == RDF_SYNTAX_NQUADS;
   rd->rd_batch = o->ro_batch ? o->ro_batch : RDF_DEFAULT_BATCH;

@@ -77,6 +77,11 @@ int rdf_results_boolean(rdf_results_t *r, bool value)
   return r->rs_ops->rf_boolean(r, value);
 }
 
+void rdf_results_truncated(rdf_results_t *r, uint64_t max_rows)
+{
+  r->rs_cut_at = max_rows ? max_rows : 1;
+}
+
 int rdf_results_flush(rdf_results_t *r)
 {
   return rdf_out_flush(r->rs_out);

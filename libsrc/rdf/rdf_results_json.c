@@ -5,6 +5,7 @@
  * the format says. Literals carry "xml:lang" or "datatype" (none for
  * xsd:string); the text is UTF-8 with RFC 8259 escapes.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "rdf/rdf_int.h"
@@ -60,7 +61,14 @@ static int rdf_json_boolean(rdf_results_t *r, bool value)
 
 static int rdf_json_finish(rdf_results_t *r)
 {
-  return rdf_out_puts(r->rs_out, "\n]}}\n");
+  if (!r->rs_cut_at)
+    return rdf_out_puts(r->rs_out, "\n]}}\n");
+  /* a cut result says so where any JSON reader sees it (the format has
+   * no field for it; readers ignore members they do not know) */
+  char tail[80];
+  snprintf(tail, sizeof tail, "\n]},\"truncated\":true,\"maxRows\":%llu}\n",
+           (unsigned long long)r->rs_cut_at);
+  return rdf_out_puts(r->rs_out, tail);
 }
 
 const rdf_results_ops_t rdf_results_json_ops = {rdf_json_head, rdf_json_row, rdf_json_boolean,

@@ -6,6 +6,7 @@
  * attribute values go through rdf_esc_xml_text (see rdf_escape.c for the
  * characters XML 1.0 cannot carry).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "rdf/rdf_int.h"
@@ -68,7 +69,16 @@ static int rdf_xml_boolean(rdf_results_t *r, bool value)
 
 static int rdf_xml_finish(rdf_results_t *r)
 {
-  return rdf_out_puts(r->rs_out, "</results>\n</sparql>\n");
+  if (!r->rs_cut_at)
+    return rdf_out_puts(r->rs_out, "</results>\n</sparql>\n");
+  /* an element in our own namespace, after the results: readers of the
+   * format skip elements they do not know */
+  char tail[160];
+  snprintf(tail, sizeof tail,
+           "</results>\n<cz:truncated xmlns:cz=\"urn:cadenza:results\" maxRows=\"%llu\"/>\n"
+           "</sparql>\n",
+           (unsigned long long)r->rs_cut_at);
+  return rdf_out_puts(r->rs_out, tail);
 }
 
 const rdf_results_ops_t rdf_results_xml_ops = {rdf_xml_head, rdf_xml_row, rdf_xml_boolean,

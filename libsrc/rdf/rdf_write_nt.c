@@ -13,7 +13,7 @@
 rdf_writer_t *rdf_writer_new(rdf_syntax_t syntax, rdf_sink_fn fn, void *ctx,
                              const char *const *prefixes)
 {
-  if (syntax < RDF_SYNTAX_NTRIPLES || syntax > RDF_SYNTAX_TRIG)
+  if (syntax < RDF_SYNTAX_NTRIPLES || syntax > RDF_SYNTAX_JSONLD)
     return NULL;
   rdf_writer_t *w = calloc(1, sizeof(*w));
   if (!w)
@@ -48,6 +48,8 @@ int rdf_writer_quad(rdf_writer_t *w, const rdf_quad_t *q)
     return w->rw_status;
   if (w->rw_syntax == RDF_SYNTAX_TURTLE || w->rw_syntax == RDF_SYNTAX_TRIG)
     return rdf_ttl_quad(w, q);
+  if (w->rw_syntax == RDF_SYNTAX_JSONLD)
+    return rdf_jsonld_quad(w, q);
   rdf_out_t *o = w->rw_out;
   rdf_esc_nt_term(o, &q->rq_s, false);
   rdf_out_putc(o, ' ');
@@ -72,6 +74,8 @@ int rdf_writer_finish(rdf_writer_t *w)
     return 0;
   if (!w->rw_status && (w->rw_syntax == RDF_SYNTAX_TURTLE || w->rw_syntax == RDF_SYNTAX_TRIG))
     w->rw_status = rdf_ttl_finish(w);
+  else if (!w->rw_status && w->rw_syntax == RDF_SYNTAX_JSONLD)
+    w->rw_status = rdf_jsonld_finish(w);
   int st = rdf_out_free(w->rw_out);
   if (!w->rw_status)
     w->rw_status = st;

@@ -186,6 +186,9 @@ if want sql || want corpus || want clients || want protocol || want isql || want
     run_test client_pgdump 300 "$CZ_TOP/tests/clients/pgdump_test.sh"
     run_test client_pyodbc 120 "$CZ_TOP/tests/clients/odbc_test.sh" pyodbc
     run_test client_unixodbc_isql 120 "$CZ_TOP/tests/clients/odbc_test.sh" isql
+    # the README's SPARQL examples (curl, isql-cz, rdflib, Jena via Maven
+    # like client_jdbc) on the demo knowledge graph, a server of its own
+    run_counted client_sparql 900 "$TB_PY" "$CZ_TOP/tests/clients/sparql_clients_test.py"
   fi
   if want protocol; then
     run_counted protocol 300 "$TB_PY" "$CZ_TOP/tests/server/protocol_test.py" --dsn "$dsn"

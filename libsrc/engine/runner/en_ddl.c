@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "engine/runner/en_pgcat.h"
 #include "engine/runner/runner_int.h"
 
@@ -328,6 +330,30 @@ static bool may_manage_roles(esession_t *s)
   return r && r->cr_createrole;
 }
 
+/* The HTTP Digest hash of a new password, "<hex MD5(name:realm:pw)>:<realm>",
+ * when [HTTPServer] DigestRealm is set (RFC 7616 §3.4.2, algorithm MD5,
+ * the one every Digest client speaks); NULL otherwise and for a
+ * password given as a SCRAM verifier (pg_dump's), from which no Digest
+ * hash can be made. */
+static int role_digest(esession_t *s, arena_t *a, const char *name, const char *pw,
+                       const char **out, err_t *e)
+{
+  *out = NULL;
+  const char *realm = es_engine(s)->en_digest_realm;
+  if (!pw || !realm || strncmp(pw, "SCRAM-SHA-256$", 14) == 0)
+    return CZ_OK;
+  const char *text = arena_sprintf(a, "%s:%s:%s", name, realm, pw);
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (!EVP_Digest(text, strlen(text), md, &n, EVP_md5(), NULL) || n != 16)
+    return err_set(e, SQLSTATE_INTERNAL, "MD5 is not available for the HTTP Digest hash");
+  char hex[33];
+  for (int i = 0; i < 16; i++)
+    snprintf(hex + 2 * i, 3, "%02x", md[i]);
+  *out = arena_sprintf(a, "%s:%s", hex, realm);
+  return CZ_OK;
+}
+
 static int role_verifier(arena_t *a, const char *pw, const char **out, err_t *e)
 {
   *out = NULL;
@@ -355,7 +381,8 @@ static int ddl_create_role(esession_t *s, arena_t *a, const sql_role_t *ro, err_
                         .rd_createrole = ro->ro_createrole > 0};
   if (def.rd_superuser && !esession_is_superuser(s))
     return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be superuser to create superusers");
-  if (role_verifier(a, ro->ro_password, &def.rd_verifier, e) != CZ_OK)
+  if (role_verifier(a, ro->ro_password, &def.rd_verifier, e) != CZ_OK ||
+      role_digest(s, a, def.rd_name, ro->ro_password, &def.rd_digest, e) != CZ_OK)
     return CZ_ERR;
   cat_oid_t oid;
   return cat_create_role(es_engine(s)->en_cat, es_txn(s), &def, &oid, e);
@@ -374,7 +401,8 @@ static int ddl_alter_role(esession_t *s, arena_t *a, const sql_role_t *ro, err_t
     return err_set(e, SQLSTATE_INSUFFICIENT_PRIVILEGE, "must be superuser to alter superusers");
   cat_role_def_t def = {.rd_name = r->cr_name, .rd_superuser = r->cr_superuser,
                         .rd_login = r->cr_login, .rd_createdb = r->cr_createdb,
-                        .rd_createrole = r->cr_createrole, .rd_verifier = r->cr_verifier};
+                        .rd_createrole = r->cr_createrole, .rd_verifier = r->cr_verifier,
+                        .rd_digest = r->cr_digest};
   if (ro->ro_superuser)
     def.rd_superuser = ro->ro_superuser > 0;
   if (ro->ro_login)
@@ -383,7 +411,9 @@ static int ddl_alter_role(esession_t *s, arena_t *a, const sql_role_t *ro, err_t
     def.rd_createdb = ro->ro_createdb > 0;
   if (ro->ro_createrole)
     def.rd_createrole = ro->ro_createrole > 0;
-  if (ro->ro_password_given && role_verifier(a, ro->ro_password, &def.rd_verifier, e) != CZ_OK)
+  if (ro->ro_password_given &&
+      (role_verifier(a, ro->ro_password, &def.rd_verifier, e) != CZ_OK ||
+       role_digest(s, a, r->cr_name, ro->ro_password, &def.rd_digest, e) != CZ_OK))
     return CZ_ERR;
   return cat_alter_role(es_engine(s)->en_cat, es_txn(s), r->cr_oid, &def, e);
 }

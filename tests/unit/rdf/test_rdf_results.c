@@ -63,6 +63,38 @@ static void test_json(void **state)
   free(b.tb_data);
 }
 
+/* A result cut by the HTTP server's ResultSetMaxRows says so: JSON's
+ * top-level "truncated"/"maxRows" after the results, XML's cz:truncated
+ * element after </results>; CSV has no place for it. */
+static void test_truncated_marker(void **state)
+{
+  (void)state;
+  tl_buf_t b = {0};
+  rdf_results_t *r = rdf_results_new(RDF_RESULTS_JSON, tl_buf_sink, &b);
+  assert_int_equal(rdf_results_head(r, vars, 1), 0);
+  rdf_term_t row[3] = {rdf_iri("http://ex/a"), {0}, {0}};
+  assert_int_equal(rdf_results_row(r, row), 0);
+  rdf_results_truncated(r, 1);
+  assert_int_equal(rdf_results_finish(r), 0);
+  assert_string_equal(tl_buf_str(&b),
+                      "{\"head\":{\"vars\":[\"s\"]},\"results\":{\"bindings\":[\n"
+                      "{\"s\":{\"type\":\"uri\",\"value\":\"http://ex/a\"}}\n"
+                      "]},\"truncated\":true,\"maxRows\":1}\n");
+  free(b.tb_data);
+  memset(&b, 0, sizeof b);
+  r = rdf_results_new(RDF_RESULTS_XML, tl_buf_sink, &b);
+  assert_int_equal(rdf_results_head(r, vars, 1), 0);
+  assert_int_equal(rdf_results_row(r, row), 0);
+  rdf_results_truncated(r, 1);
+  assert_int_equal(rdf_results_finish(r), 0);
+  const char *x = tl_buf_str(&b);
+  const char *tail = "</results>\n<cz:truncated xmlns:cz=\"urn:cadenza:results\" maxRows=\"1\"/>\n"
+                     "</sparql>\n";
+  assert_true(strlen(x) > strlen(tail));
+  assert_string_equal(x + strlen(x) - strlen(tail), tail);
+  free(b.tb_data);
+}
+
 static void test_xml(void **state)
 {
   (void)state;
@@ -197,6 +229,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_json),
+      cmocka_unit_test(test_truncated_marker),
       cmocka_unit_test(test_xml),
       cmocka_unit_test(test_csv),
       cmocka_unit_test(test_tsv),

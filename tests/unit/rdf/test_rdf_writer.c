@@ -193,6 +193,45 @@ static void test_turtle_grouping_text(void **state)
   free(b.tb_data);
 }
 
+/* JSON-LD in expanded form: a node object per run of one subject, a
+ * values array per predicate, "@id" / "@value" with "@language" or
+ * "@type" (none for xsd:string), blank nodes as "_:label", a subject seen
+ * again later in a node object of its own; an empty graph is []. */
+static void test_jsonld_text(void **state)
+{
+  (void)state;
+  rdf_quad_t q[] = {
+      {rdf_iri("http://ex/s"), rdf_iri("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+       rdf_iri("http://ex/C"), {0}},
+      {rdf_iri("http://ex/s"), rdf_iri("http://ex/p"), rdf_literal("1", XSD "integer", NULL), {0}},
+      {rdf_iri("http://ex/s"), rdf_iri("http://ex/p"), rdf_literal("a \"q\"\n", NULL, "en"), {0}},
+      {rdf_iri("http://ex/s"), rdf_iri("http://ex/q"), rdf_bnode("b1"), {0}},
+      {rdf_bnode("b1"), rdf_iri("http://ex/p"), rdf_literal("x", XSD "string", NULL), {0}},
+      {rdf_iri("http://ex/s"), rdf_iri("http://ex/p"), rdf_iri("http://ex/o"), {0}},
+  };
+  tl_buf_t b;
+  assert_string_equal(write_one(RDF_SYNTAX_JSONLD, q, 6, NULL, &b),
+                      "[\n{\"@id\":\"http://ex/s\",\n"
+                      "  \"http://www.w3.org/1999/02/22-rdf-syntax-ns#type\":[{\"@id\":\"http://ex/C\"}],\n"
+                      "  \"http://ex/p\":[{\"@value\":\"1\",\"@type\":\"" XSD "integer\"},"
+                      "{\"@value\":\"a \\\"q\\\"\\n\",\"@language\":\"en\"}],\n"
+                      "  \"http://ex/q\":[{\"@id\":\"_:b1\"}]},\n"
+                      "{\"@id\":\"_:b1\",\n"
+                      "  \"http://ex/p\":[{\"@value\":\"x\"}]},\n"
+                      "{\"@id\":\"http://ex/s\",\n"
+                      "  \"http://ex/p\":[{\"@id\":\"http://ex/o\"}]}\n"
+                      "]\n");
+  free(b.tb_data);
+  assert_string_equal(write_one(RDF_SYNTAX_JSONLD, q, 0, NULL, &b), "[]\n");
+  free(b.tb_data);
+  /* the reader does not take it */
+  err_t e;
+  tl_quads_t none = {0};
+  rdf_read_opts_t o = {.ro_syntax = RDF_SYNTAX_JSONLD, .ro_fn = tl_collect, .ro_ctx = &none};
+  assert_int_equal(rdf_read_mem("x.jsonld", "[]", 2, &o, &e), CZ_ERR);
+  assert_string_equal(e.er_sqlstate, "0A000");
+}
+
 static void test_streams_and_stops_on_sink_error(void **state)
 {
   (void)state;
@@ -229,6 +268,7 @@ int main(void)
       cmocka_unit_test(test_round_trip_trig),
       cmocka_unit_test(test_ntriples_canonical_escapes),
       cmocka_unit_test(test_turtle_grouping_text),
+      cmocka_unit_test(test_jsonld_text),
       cmocka_unit_test(test_streams_and_stops_on_sink_error),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
