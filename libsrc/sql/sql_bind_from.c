@@ -331,12 +331,12 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const lp_outer
       bd_join_using(b, sc, fr, first_rel, mid, base, &cond, &us) != CZ_OK)
     return CZ_ERR;
   if (fr->fr_on) {
-    bd_scope_t js = *sc;  /* only this join's items are visible in ON */
-    js.sc_rels = sc->sc_rels + first_rel;
-    js.sc_nrels = sc->sc_nrels - first_rel;
-    js.sc_agg = NULL;
-    js.sc_agg_forbid = "JOIN conditions";
-    if (bd_cond(b, &js, fr->fr_on, "JOIN/ON", &cond) != CZ_OK)
+    bd_scope_t *js = bd_scope_copy(b, sc);  /* only this join's items are visible in ON */
+    js->sc_rels = sc->sc_rels + first_rel;
+    js->sc_nrels = sc->sc_nrels - first_rel;
+    js->sc_agg = NULL;
+    js->sc_agg_forbid = "JOIN conditions";
+    if (bd_cond(b, js, fr->fr_on, "JOIN/ON", &cond) != CZ_OK)
       return CZ_ERR;
     if (bd_node_has_subq(cond))
       return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_on->ex_pos,
@@ -573,18 +573,18 @@ int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_block_t *fb)
       return CZ_ERR;
     if (!fr->fr_on)
       return CZ_OK;
-    bd_scope_t js = *sc;  /* only this join's items are visible in ON */
-    js.sc_rels = sc->sc_rels + first_rel;
-    js.sc_nrels = sc->sc_nrels - first_rel;
-    js.sc_agg = NULL;
-    js.sc_agg_forbid = "JOIN conditions";
-    js.sc_used = NULL;
-    js.sc_used_cap = 0;
+    bd_scope_t *js = bd_scope_copy(b, sc);  /* only this join's items are visible in ON */
+    js->sc_rels = sc->sc_rels + first_rel;
+    js->sc_nrels = sc->sc_nrels - first_rel;
+    js->sc_agg = NULL;
+    js->sc_agg_forbid = "JOIN conditions";
+    js->sc_used = NULL;
+    js->sc_used_cap = 0;
     xnode_t *cond;
-    int rc = bd_cond(b, &js, fr->fr_on, "JOIN/ON", &cond);
+    int rc = bd_cond(b, js, fr->fr_on, "JOIN/ON", &cond);
     /* columns ON reads are read by the block */
-    for (int c = 0; c < js.sc_used_cap; c++)
-      if (js.sc_used[c])
+    for (int c = 0; c < js->sc_used_cap; c++)
+      if (js->sc_used[c])
         bd_scope_use(b, sc, c);
     if (rc != CZ_OK)
       return CZ_ERR;

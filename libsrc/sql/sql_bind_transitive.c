@@ -75,15 +75,14 @@ int bd_transitive(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out
       return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, fr->fr_pos,
                       "the roots query of transitive must return one bigint column");
   }
-  bd_scope_t args_sc;
-  memset(&args_sc, 0, sizeof(args_sc));
-  args_sc.sc_parent = sc->sc_parent;
-  args_sc.sc_subq = sc->sc_subq;
-  args_sc.sc_agg_forbid = "functions in FROM";
+  bd_scope_t *args_sc = bd_scope_new(b);
+  args_sc->sc_parent = sc->sc_parent;
+  args_sc->sc_subq = sc->sc_subq;
+  args_sc->sc_agg_forbid = "functions in FROM";
   xnode_t *end[2];
   ty_t i8 = ty_plain(TY_INT8);
   for (int i = 0; i < 2; i++)
-    if (bd_expr(b, &args_sc, sql_list_at(f->ex_list, 1 + i), &end[i]) != CZ_OK ||
+    if (bd_expr(b, args_sc, sql_list_at(f->ex_list, 1 + i), &end[i]) != CZ_OK ||
         !(end[i] = bd_coerce(b, end[i], i8)))
       return CZ_ERR;
   ty_t types[2] = {i8, i8};

@@ -33,9 +33,10 @@
  * - The optimizer is reached through sp_env_t.pe_opt (sql_opt_t below),
  *   which the statement runner fills with opt's entry points: sql ranks
  *   below opt and never includes it. A SELECT statement is bound to one
- *   tree and generated once (so_query), a DML statement likewise (so_dml);
- *   the binder still generates each subquery in an expression as it
- *   binds it and plans a decorrelating rebinding's block (so_block);
+ *   tree and generated once (so_query), a DML statement likewise (so_dml),
+ *   each subquery in an expression a node generated after the tree
+ *   (so_subq; on demand when decorrelation reads its per-row plan); the
+ *   binder still plans a decorrelating rebinding's block (so_block);
  *   opt/README.md, "Where the line is", says what moves next.
  * - Everything lives in the statement's arena; nothing here is freed.
  */
@@ -359,6 +360,25 @@ typedef struct lp_cte_s {
   op_cte_t *lc_mat;
 } lp_cte_t;
 
+/* A subquery in an expression (an X_SUBQ's xsubq_t; sql_bind_expr.c,
+ * sql_bind_array.c): its query as a logical node, which the generator
+ * (opt/opt_gen_query.c opt_gen_subq) builds into ls_sq->xs_plan — for
+ * every subquery of the statement once its tree is generated, or earlier
+ * when decorrelation asks for the per-row plan (its types and estimated
+ * cost; sql_bind_decor.c) — and over it, when set, ls_proj: its one
+ * column computed over the node's row (IN's value in the comparison's
+ * type, ARRAY()'s element as text), then with ls_array its rows gathered
+ * into one array (ARRAY(subquery)). ls_decor: bound inside a
+ * decorrelating rebinding, generated as then (lp_ctx_t lc_decor: no
+ * parallel plans). */
+typedef struct lp_subq_s {
+  xsubq_t *ls_sq;
+  const lp_node_t *ls_node;
+  xnode_t *ls_proj;
+  bool ls_array;
+  bool ls_decor;
+} lp_subq_t;
+
 /* ---- INSERT, UPDATE and DELETE (opt/opt_gen_dml.c builds them) ---------
  *
  * A data-changing statement as the binder leaves it: the target, where
@@ -444,6 +464,8 @@ typedef struct sql_opt_s {
   /* The operators of INSERT / UPDATE / DELETE (opt/opt_gen_dml.c): out
    * the statement's root, writer its modify operator (under RETURNING). */
   int (*so_dml)(lp_ctx_t *c, const lp_node_t *n, op_t **out, op_t **writer);
+  /* A subquery in an expression: its operators into s->ls_sq->xs_plan. */
+  int (*so_subq)(lp_ctx_t *c, const lp_subq_t *s);
 } sql_opt_t;
 
 /* ---- binder services the optimizer calls (implemented in sql) ---------- */
