@@ -76,8 +76,16 @@ int opt_gen_query(lp_ctx_t *b, const lp_node_t *n, op_t **out)
     if (opt_gen_recursive(b, n, &p) != CZ_OK)
       return CZ_ERR;
     break;
+  case LN_WORKTABLE:
+    if (opt_gen_worktable(b, n, &p) != CZ_OK)
+      return CZ_ERR;
+    break;
   case LN_CTE:
     if (opt_gen_cte(b, n, &p) != CZ_OK)
+      return CZ_ERR;
+    break;
+  case LN_TRANSITIVE:
+    if (opt_gen_transitive(b, n, &p) != CZ_OK)
       return CZ_ERR;
     break;
   }

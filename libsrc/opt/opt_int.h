@@ -131,10 +131,14 @@ bool opt_key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **va
 
 /* ---- WITH RECURSIVE and materialised WITH queries (opt_gen_cte.c) ------- */
 
-/* The operators of an LN_RECURSIVE or LN_CTE node (from opt_gen_query.c's
- * walk). */
+/* The operators of an LN_RECURSIVE, LN_WORKTABLE or LN_CTE node (from
+ * opt_gen_query.c's walk). */
 int opt_gen_recursive(lp_ctx_t *b, const lp_node_t *n, op_t **out);
+int opt_gen_worktable(lp_ctx_t *b, const lp_node_t *n, op_t **out);
 int opt_gen_cte(lp_ctx_t *b, const lp_node_t *n, op_t **out);
+/* transitive(…) in FROM (LN_TRANSITIVE): its edge and root queries, then
+ * the Transitive Closure over them. */
+int opt_gen_transitive(lp_ctx_t *b, const lp_node_t *n, op_t **out);
 
 /* ---- INSERT, UPDATE and DELETE (opt_gen_dml.c) ------------------------- */
 

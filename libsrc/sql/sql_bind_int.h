@@ -106,11 +106,11 @@ struct bd_cte_s {
   /* WITH RECURSIVE (sql_bind_recursive.c): every query of the list sees
    * all of them (ct_visible); while one is bound ct_busy is set, and while
    * its recursive term is bound ct_wt is the working table its one
-   * self-reference reads. */
+   * self-reference reads (an LN_WORKTABLE node). */
   bool ct_recursive;
   bd_cte_t *ct_visible;
   bool ct_busy;
-  op_t *ct_wt;
+  lp_node_t *ct_wt;
   const char **ct_wt_names;
   int ct_wt_refs;
   xsubq_t *ct_wt_subq;          /* the subquery the recursive term is bound in */
@@ -412,8 +412,8 @@ int bd_groupsets_logical(bd_t *b, const bd_gsets_t *gs, const bd_aggctx_t *ag,
  * list is RECURSIVE: binds a self-referencing one as a recursive union
  * (*node: LN_RECURSIVE, generated with the block that reads it; a query
  * that does not refer to itself: its node), or a reference inside its
- * recursive term as a scan of the working table (*op). */
-int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, lp_node_t **node,
+ * recursive term as its working table (*node: LN_WORKTABLE). */
+int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, lp_node_t **node,
                      const char ***names);
 
 /* Materialised WITH queries (sql_bind_cte.c). bd_cte_count_refs sets

@@ -869,10 +869,9 @@ int bd_with_check(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq)
   wsc->sc_subq = sq;
   bd_cte_t *e = b->b_ctes;
   for (int i = 0; i < sql_list_len(q->qu_with) && e; i++, e = e->ct_prev) {
-    op_t *p;
     lp_node_t *n;
     const char **nm;
-    if (bd_cte_recursive(b, wsc, e, &p, &n, &nm) != CZ_OK)
+    if (bd_cte_recursive(b, wsc, e, &n, &nm) != CZ_OK)
       return CZ_ERR;
   }
   return CZ_OK;
