@@ -76,16 +76,6 @@ bd_scope_t *bd_table_scope(bd_t *b, const sp_table_t *t, const char *alias)
   return sc;
 }
 
-lp_node_t *bd_plan_node(bd_t *b, op_t *plan)
-{
-  lp_node_t *n = arena_zalloc(b->b_a, sizeof(*n));
-  n->ln_kind = LN_PLAN;
-  n->ln_ncols = plan->o_ncols;
-  n->ln_types = plan->o_types;
-  n->ln_plan = plan;
-  return n;
-}
-
 /* Identity columns (sp_table_t tb_identity): whether column c takes its
  * DEFAULT although a value was written for it (OVERRIDING USER VALUE), or
  * refuses the value (428C9: GENERATED ALWAYS without OVERRIDING SYSTEM

@@ -536,8 +536,6 @@ int bd_on_conflict(bd_t *b, const sp_table_t *t, const sql_insert_t *in, lp_dml_
  * LN_DELETE) with RETURNING ret (rt_x NULL: none), by the generator
  * (opt/opt_gen_dml.c): sets b_dml, b_nret, b_ret_cols. */
 int bd_dml_gen(bd_t *b, lp_nkind_t kind, lp_dml_t *d, const bd_ret_t *ret, op_t **out);
-/* A query already generated as a node's input (LN_PLAN). */
-lp_node_t *bd_plan_node(bd_t *b, op_t *plan);
 /* sql_bind_dml_from.c */
 int bd_update_from(bd_t *b, const sql_update_t *up, op_t **out);
 int bd_delete_using(bd_t *b, const sql_delete_t *de, op_t **out);

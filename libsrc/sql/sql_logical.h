@@ -300,10 +300,11 @@ typedef struct lp_upper_s {
  * its join block; its ORDER BY and LIMIT are the upper part's). A side is
  * a node again, or (LN_PLAN) operators the binder still builds. The same
  * node carries INSERT / UPDATE / DELETE (ln_dml), WITH RECURSIVE's union
- * and references to a materialised WITH query (below). */
+ * and its working table, references to a materialised WITH query and
+ * transitive(…) (below). */
 typedef enum lp_nkind_e {
-  LN_PLAN,                      /* operators already built (a decorrelated block's
-                                 * output, a source the binder still generates) */
+  LN_PLAN,                      /* operators already built: only a decorrelating
+                                 * rebinding's block, shaped over its plan */
   LN_VALUES,
   LN_SETOP,
   LN_SELECT,                    /* one SELECT block: its join block and upper part */
