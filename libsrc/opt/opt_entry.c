@@ -6,6 +6,7 @@ static const sql_opt_t entry = {
   .so_block = opt_block_plan,
   .so_query = opt_gen_query,
   .so_dml = opt_gen_dml,
+  .so_subq = opt_gen_subq,
 };
 
 const sql_opt_t *opt_entry(void)

@@ -5,13 +5,31 @@
  * each side cast to the common types where it differs, the set operation
  * (exec op_setop.c); INSERT / UPDATE / DELETE (opt_gen_dml.c), WITH
  * RECURSIVE and WITH query references (opt_gen_cte.c); then ORDER BY and
- * LIMIT / OFFSET over the output. */
+ * LIMIT / OFFSET over the output. And a subquery in an expression
+ * (lp_subq_t): its node, then the projection and the array its use asks
+ * for, into the xsubq_t the expression evaluates. */
 #include "exec/exec_pg.h"
 #include "opt/opt_int.h"
 
 op_t *opt_cast_side(lp_ctx_t *b, op_t *side, int ncols, xnode_t **cast)
 {
   return cast ? op_project_new(b->lc_a, side, ncols, cast) : side;
+}
+
+int opt_gen_subq(lp_ctx_t *b, const lp_subq_t *s)
+{
+  op_t *p;
+  if (opt_gen_query(b, s->ls_node, &p) != CZ_OK)
+    return CZ_ERR;
+  if (s->ls_proj) {
+    xnode_t **cols = arena_alloc(b->lc_a, sizeof(xnode_t *));
+    cols[0] = s->ls_proj;
+    p = op_project_new(b->lc_a, p, 1, cols);
+  }
+  if (s->ls_array)
+    p = op_array_agg_new(b->lc_a, p);
+  s->ls_sq->xs_plan = p;
+  return CZ_OK;
 }
 
 int opt_gen_query(lp_ctx_t *b, const lp_node_t *n, op_t **out)
@@ -58,8 +76,16 @@ int opt_gen_query(lp_ctx_t *b, const lp_node_t *n, op_t **out)
     if (opt_gen_recursive(b, n, &p) != CZ_OK)
       return CZ_ERR;
     break;
+  case LN_WORKTABLE:
+    if (opt_gen_worktable(b, n, &p) != CZ_OK)
+      return CZ_ERR;
+    break;
   case LN_CTE:
     if (opt_gen_cte(b, n, &p) != CZ_OK)
+      return CZ_ERR;
+    break;
+  case LN_TRANSITIVE:
+    if (opt_gen_transitive(b, n, &p) != CZ_OK)
       return CZ_ERR;
     break;
   }

@@ -17,6 +17,9 @@ int opt_gen_upper(lp_ctx_t *b, const lp_upper_t *u, op_t *plan, op_t **out);
 /* The operators of a query node (so_query): a SELECT block, a VALUES
  * list, a set operation. */
 int opt_gen_query(lp_ctx_t *b, const lp_node_t *n, op_t **out);
+/* A subquery in an expression: its node's operators, the projection and
+ * array gathering it asks for, into s->ls_sq->xs_plan (opt_gen_query.c). */
+int opt_gen_subq(lp_ctx_t *b, const lp_subq_t *s);
 /* A side over its row as the common types (cast: NULL when it has them). */
 op_t *opt_cast_side(lp_ctx_t *b, op_t *side, int ncols, xnode_t **cast);
 /* A derived table's node to generate when its block reads only the
@@ -128,10 +131,14 @@ bool opt_key_pred(const xnode_t *c, int col, ty_t ctype, xop_t *op, xnode_t **va
 
 /* ---- WITH RECURSIVE and materialised WITH queries (opt_gen_cte.c) ------- */
 
-/* The operators of an LN_RECURSIVE or LN_CTE node (from opt_gen_query.c's
- * walk). */
+/* The operators of an LN_RECURSIVE, LN_WORKTABLE or LN_CTE node (from
+ * opt_gen_query.c's walk). */
 int opt_gen_recursive(lp_ctx_t *b, const lp_node_t *n, op_t **out);
+int opt_gen_worktable(lp_ctx_t *b, const lp_node_t *n, op_t **out);
 int opt_gen_cte(lp_ctx_t *b, const lp_node_t *n, op_t **out);
+/* transitive(…) in FROM (LN_TRANSITIVE): its edge and root queries, then
+ * the Transitive Closure over them. */
+int opt_gen_transitive(lp_ctx_t *b, const lp_node_t *n, op_t **out);
 
 /* ---- INSERT, UPDATE and DELETE (opt_gen_dml.c) ------------------------- */
 

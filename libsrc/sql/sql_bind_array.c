@@ -236,17 +236,13 @@ static int bd_array_ctor(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t *
 static int bd_array_query(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out)
 {
   xsubq_t *sq;
-  op_t *plan;
-  if (bd_subquery(b, sc, x->ex_query, 0, x->ex_pos, &sq, &plan) != CZ_OK)
+  lp_subq_t *ls;
+  if (bd_subquery(b, sc, x->ex_query, 0, x->ex_pos, &sq, &ls) != CZ_OK)
     return CZ_ERR;
-  ty_t col = plan->o_types[0];
-  if (plan->o_types[0].t_id != TY_TEXT) {
-    xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *));
-    if (!(cols[0] = as_text(b, bd_col(b, 0, plan->o_types[0]), x->ex_pos)))
-      return CZ_ERR;
-    plan = op_project_new(b->b_a, plan, 1, cols);
-  }
-  sq->xs_plan = op_array_agg_new(b->b_a, plan);
+  ty_t col = ls->ls_node->ln_types[0];
+  if (col.t_id != TY_TEXT && !(ls->ls_proj = as_text(b, bd_col(b, 0, col), x->ex_pos)))
+    return CZ_ERR;
+  ls->ls_array = true;  /* the generator gathers the rows into one array */
   xnode_t *n = bd_node(b, X_SUBQ, bd_array_of(col.t_elem != TY_UNKNOWN ? col.t_elem : col.t_id),
                        x->ex_pos);
   n->x_subq = sq;

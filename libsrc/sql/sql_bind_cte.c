@@ -164,9 +164,9 @@ int bd_cte_materialized(bd_t *b, bd_cte_t *cte, lp_node_t **node, const char ***
     b->b_ctes = cte->ct_prev;
     b->b_decor = NULL;
     int corr = b->b_ncorr, vol = b->b_nvolatile;
-    op_t *q;
+    lp_node_t *q;
     const char **nm;
-    int rc = bd_query(b, c->wc_query, cte->ct_outer, cte->ct_sq, &q, &nm, NULL);
+    int rc = bd_query_node(b, c->wc_query, cte->ct_outer, cte->ct_sq, &q, &nm, NULL);
     b->b_ctes = saved;
     b->b_decor = saved_decor;
     if (rc != CZ_OK)
@@ -181,7 +181,7 @@ int bd_cte_materialized(bd_t *b, bd_cte_t *cte, lp_node_t **node, const char ***
     }
     lp_cte_t *mat = arena_zalloc(b->b_a, sizeof(*mat));
     mat->lc_name = c->wc_name;
-    mat->lc_body = bd_plan_node(b, q);
+    mat->lc_body = q;  /* generated with its first reference (opt/opt_gen_cte.c) */
     cte->ct_mat = mat;
     cte->ct_mat_names = nm;
   }

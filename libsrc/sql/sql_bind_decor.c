@@ -393,7 +393,12 @@ static int rebind(bd_t *b, const bd_subq_src_t *src, bd_scope_t *sc, const sql_q
   uint32_t owner = b->b_view_owner;
   b->b_ctes = src->ss_ctes;
   b->b_view_owner = src->ss_owner;
-  int rc = bd_subquery(b, sc, q, kind, pos, nsq, plan);
+  lp_subq_t *ls;
+  /* generated now, inside the rebinding (b_decor set): its top block is
+   * the unit's input */
+  int rc = bd_subquery(b, sc, q, kind, pos, nsq, &ls);
+  if (rc == CZ_OK)
+    rc = bd_subq_plan(b, *nsq, plan);
   b->b_ctes = ctes;
   b->b_view_owner = owner;
   return rc;
@@ -426,7 +431,10 @@ static int unique_in(bd_t *b, bd_scope_t *sc, const bd_subq_src_t *src, const xn
   memset(dr, 0, sizeof(*dr));
   dr->dr_q = q;
   dr->dr_in = true;
-  dr->dr_in_type = ((const xsubq_t *)x->x_subq)->xs_plan->o_types[0];
+  op_t *old;
+  if (bd_subq_plan(b, x->x_subq, &old) != CZ_OK)
+    return CZ_ERR;
+  dr->dr_in_type = old->o_types[0];
   dr->dr_estimate = true;
   bd_decor_t *saved = b->b_decor;
   b->b_decor = dr;
@@ -466,11 +474,14 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *
   const bd_subq_src_t *src = find_src(b, old);
   if (!src || !src->ss_q || src->ss_sc != sc)
     return CZ_OK;
+  op_t *old_plan;  /* the per-row plan: its type and estimated cost */
+  if (bd_subq_plan(b, old, &old_plan) != CZ_OK)
+    return CZ_ERR;
   bd_decor_t dr;
   memset(&dr, 0, sizeof(dr));
   dr.dr_q = src->ss_q;
   dr.dr_in = in;
-  dr.dr_in_type = in ? old->xs_plan->o_types[0] : ty_plain(TY_BOOL);
+  dr.dr_in_type = in ? old_plan->o_types[0] : ty_plain(TY_BOOL);
   dr.dr_anti = neg;
   op_t *plan;
   bool unique = false;
@@ -484,8 +495,8 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *
     memset(&dr, 0, sizeof(dr));
     dr.dr_q = src->ss_q;
     dr.dr_in = in;
-    dr.dr_in_type = old->xs_plan->o_types[0];
-    plan = old->xs_plan;
+    dr.dr_in_type = old_plan->o_types[0];
+    plan = old_plan;
     dr.dr_est_rows = plan->o_est_rows;
   } else {
     bd_decor_t *saved = b->b_decor;
@@ -514,7 +525,7 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *
   u->un_src_conj = i;
   u->un_sub_rows = dr.dr_est_rows;
   u->un_sub_cost = dr.dr_est_cost;
-  u->un_row_cost = bd_plan_est_cost(old->xs_plan);
+  u->un_row_cost = bd_plan_est_cost(old_plan);
   u->un_probe = dr.dr_key_probe;
   if (!unique)
     look_form(b, &dr, u, plan);
@@ -603,6 +614,9 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, in
   const bd_subq_src_t *src = find_src(b, old);
   if (!src || !src->ss_q || src->ss_sc != sc)
     return CZ_OK;
+  op_t *old_plan;  /* the per-row plan: its type and estimated cost */
+  if (bd_subq_plan(b, old, &old_plan) != CZ_OK)
+    return CZ_ERR;
   bd_decor_t dr;
   memset(&dr, 0, sizeof(dr));
   dr.dr_q = src->ss_q;
@@ -617,7 +631,7 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, in
     return CZ_ERR;
   if (!dr.dr_claimed || dr.dr_fail || dr.dr_consumed != dr.dr_nparams ||
       plan->o_ncols != dr.dr_nkeys + 1 ||
-      plan->o_types[dr.dr_nkeys].t_id != old->xs_plan->o_types[0].t_id)
+      plan->o_types[dr.dr_nkeys].t_id != old_plan->o_types[0].t_id)
     return CZ_OK;
   int base = *ext;
   lp_rel_t *u = bd_fromblk_unit(b, fb);
@@ -628,7 +642,7 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, in
   u->un_src_conj = i;
   u->un_sub_rows = dr.dr_est_rows;
   u->un_sub_cost = dr.dr_est_cost;
-  u->un_row_cost = bd_plan_est_cost(old->xs_plan);
+  u->un_row_cost = bd_plan_est_cost(old_plan);
   u->un_probe = dr.dr_key_probe;
   if (dr.dr_nagg > 0)
     agg_unit(b, &dr, u);

@@ -50,11 +50,10 @@ xnode_t *bd_default(bd_t *b, const sp_table_t *t, int c)
     return NULL;
   }
   const sql_target_t *tg = sql_list_at(l->sl_stmts[0]->st_query->qu_select->se_targets, 0);
-  bd_scope_t empty;
-  memset(&empty, 0, sizeof(empty));
-  empty.sc_agg_forbid = "DEFAULT expressions";
+  bd_scope_t *empty = bd_scope_new(b);
+  empty->sc_agg_forbid = "DEFAULT expressions";
   xnode_t *n;
-  if (bd_expr(b, &empty, tg->tg_expr, &n) != CZ_OK)
+  if (bd_expr(b, empty, tg->tg_expr, &n) != CZ_OK)
     return NULL;
   return bd_assign(b, t, c, n, 0);
 }
@@ -75,16 +74,6 @@ bd_scope_t *bd_table_scope(bd_t *b, const sp_table_t *t, const char *alias)
   sc->sc_nrels = 1;
   sc->sc_width = t->tb_ncols;
   return sc;
-}
-
-lp_node_t *bd_plan_node(bd_t *b, op_t *plan)
-{
-  lp_node_t *n = arena_zalloc(b->b_a, sizeof(*n));
-  n->ln_kind = LN_PLAN;
-  n->ln_ncols = plan->o_ncols;
-  n->ln_types = plan->o_types;
-  n->ln_plan = plan;
-  return n;
 }
 
 /* Identity columns (sp_table_t tb_identity): whether column c takes its
@@ -170,9 +159,8 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
   if (!q || (q->qu_kind == SQL_Q_VALUES && !q->qu_order && !q->qu_limit && !q->qu_offset)) {
     int nrows = q ? sql_list_len(q->qu_rows) : 1;
     xnode_t ***vals = arena_alloc(b->b_a, sizeof(xnode_t **) * (size_t)nrows);
-    bd_scope_t empty;
-    memset(&empty, 0, sizeof(empty));
-    empty.sc_agg_forbid = "VALUES";
+    bd_scope_t *empty = bd_scope_new(b);
+    empty->sc_agg_forbid = "VALUES";
     for (int r = 0; r < nrows; r++) {
       const sql_list_t *row = q ? sql_list_at(q->qu_rows, r) : NULL;
       int n = sql_list_len(row);
@@ -192,7 +180,7 @@ int bd_insert(bd_t *b, const sql_insert_t *in, op_t **out)
           return CZ_ERR;
         if (!x || x->ex_kind == SQL_E_DEFAULT || use_default)
           v = bd_default(b, t, c);
-        else if (bd_expr(b, &empty, x, &v) == CZ_OK)
+        else if (bd_expr(b, empty, x, &v) == CZ_OK)
           v = bd_assign(b, t, c, v, x->ex_pos);
         else
           v = NULL;

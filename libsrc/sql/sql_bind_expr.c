@@ -658,7 +658,7 @@ xsubq_t *bd_subq_new(bd_t *b, bd_scope_t *sc)
 }
 
 int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos,
-                xsubq_t **out_sq, op_t **out_plan)
+                xsubq_t **out_sq, lp_subq_t **out_ls)
 {
   xsubq_t *sq = bd_subq_new(b, sc);
   if (b->b_nsrc == b->b_src_cap) {
@@ -669,19 +669,22 @@ int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos
     b->b_src = n;
     b->b_src_cap = cap;
   }
+  lp_subq_t *ls = arena_zalloc(b->b_a, sizeof(*ls));
+  ls->ls_sq = sq;
+  ls->ls_decor = b->b_decor != NULL;
   b->b_src[b->b_nsrc++] = (bd_subq_src_t){.ss_sq = sq, .ss_q = q, .ss_sc = sc, .ss_ctes = b->b_ctes,
-                                          .ss_owner = b->b_view_owner};
+                                          .ss_owner = b->b_view_owner, .ss_gen = ls};
   bool decor = b->b_decor && !b->b_decor->dr_sq;
   if (decor)
     b->b_decor->dr_sq = sq;  /* the rebinding asked for: its top block decorrelates */
-  op_t *plan;
-  if (bd_query(b, q, sc, sq, &plan, NULL, NULL) != CZ_OK)
+  lp_node_t *node;
+  if (bd_query_node(b, q, sc, sq, &node, NULL, NULL) != CZ_OK)
     return CZ_ERR;
-  if (kind != 1 && plan->o_ncols != 1 && !decor)
+  if (kind != 1 && node->ln_ncols != 1 && !decor)
     return bd_error(b, SQLSTATE_SYNTAX_ERROR, pos, "subquery must return only one column");
-  sq->xs_plan = plan;
+  ls->ls_node = node;
   *out_sq = sq;
-  *out_plan = plan;
+  *out_ls = ls;
   return CZ_OK;
 }
 
@@ -726,27 +729,25 @@ static int bd_subq_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, int kind, 
                         xnode_t *lhs, xnode_t **out)
 {
   xsubq_t *sq;
-  op_t *plan;
+  lp_subq_t *ls;
   const sql_query_t *q = kind == 1 ? exists_query(b, x->ex_query) : x->ex_query;
-  if (bd_subquery(b, sc, q, kind, x->ex_pos, &sq, &plan) != CZ_OK)
+  if (bd_subquery(b, sc, q, kind, x->ex_pos, &sq, &ls) != CZ_OK)
     return CZ_ERR;
-  xnode_t *n = bd_node(b, X_SUBQ, kind == 0 ? plan->o_types[0] : ty_plain(TY_BOOL), x->ex_pos);
+  const ty_t *types = ls->ls_node->ln_types;
+  xnode_t *n = bd_node(b, X_SUBQ, kind == 0 ? types[0] : ty_plain(TY_BOOL), x->ex_pos);
   n->x_subq = sq;
   n->x_subq_kind = kind;
   n->x_not = negate;
   if (kind == 2) {
-    xnode_t *pair[2] = {lhs, bd_col(b, 0, plan->o_types[0])};
+    xnode_t *pair[2] = {lhs, bd_col(b, 0, types[0])};
     ty_t t;
     if (bd_bpchar_pair(pair[0]->x_type, pair[1]->x_type) &&
         (!(pair[0] = bd_bpchar_text(b, pair[0])) || !(pair[1] = bd_bpchar_text(b, pair[1]))))
       return CZ_ERR;
     if (bd_unify(b, pair, 2, "IN", x->ex_pos, &t) != CZ_OK)
       return CZ_ERR;
-    if (pair[1]->x_kind != X_COL) {
-      xnode_t **cols = arena_alloc(b->b_a, sizeof(xnode_t *));
-      cols[0] = pair[1];
-      sq->xs_plan = op_project_new(b->b_a, plan, 1, cols);
-    }
+    if (pair[1]->x_kind != X_COL)
+      ls->ls_proj = pair[1];  /* the subquery's value in the comparison's type */
     n->x_nargs = 1;
     n->x_args = arena_alloc(b->b_a, sizeof(xnode_t *));
     n->x_args[0] = pair[0];

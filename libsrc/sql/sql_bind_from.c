@@ -331,12 +331,12 @@ static int bd_join(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, const lp_outer
       bd_join_using(b, sc, fr, first_rel, mid, base, &cond, &us) != CZ_OK)
     return CZ_ERR;
   if (fr->fr_on) {
-    bd_scope_t js = *sc;  /* only this join's items are visible in ON */
-    js.sc_rels = sc->sc_rels + first_rel;
-    js.sc_nrels = sc->sc_nrels - first_rel;
-    js.sc_agg = NULL;
-    js.sc_agg_forbid = "JOIN conditions";
-    if (bd_cond(b, &js, fr->fr_on, "JOIN/ON", &cond) != CZ_OK)
+    bd_scope_t *js = bd_scope_copy(b, sc);  /* only this join's items are visible in ON */
+    js->sc_rels = sc->sc_rels + first_rel;
+    js->sc_nrels = sc->sc_nrels - first_rel;
+    js->sc_agg = NULL;
+    js->sc_agg_forbid = "JOIN conditions";
+    if (bd_cond(b, js, fr->fr_on, "JOIN/ON", &cond) != CZ_OK)
       return CZ_ERR;
     if (bd_node_has_subq(cond))
       return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_on->ex_pos,
@@ -393,30 +393,25 @@ static int derived_input(bd_t *b, lp_node_t *n, op_t **op, const lp_node_t **nod
 }
 
 /* A WITH query named in FROM: a scan of its worktable when it is
- * materialised (sql_bind_cte.c), a recursive union (an LN_RECURSIVE
- * node, or its working table inside its recursive term,
- * sql_bind_recursive.c), else its body bound here as a derived table,
- * seeing the WITH queries defined before it (not itself or later ones). */
+ * materialised (an LN_CTE node, sql_bind_cte.c), a recursive union (an
+ * LN_RECURSIVE node, or its working table inside its recursive term,
+ * LN_WORKTABLE, sql_bind_recursive.c), else its body bound here as a
+ * derived table, seeing the WITH queries defined before it (not itself
+ * or later ones). Each is a node, generated with the block. */
 static int bd_cte_ref(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_cte_t *cte, op_t **op,
                       const lp_node_t **node)
 {
   const sql_cte_t *c = cte->ct_cte;
   const char **names;
-  op_t *q = NULL;
-  lp_node_t *inl = NULL;  /* a node: bound in place (a derived table), a recursive union */
+  lp_node_t *inl = NULL;
   int rc;
   bool done = false;
   if (cte->ct_recursive) {
-    rc = bd_cte_recursive(b, sc, cte, &q, &inl, &names);  /* sql_bind_recursive.c */
+    rc = bd_cte_recursive(b, sc, cte, &inl, &names);  /* sql_bind_recursive.c */
   } else if ((rc = bd_cte_materialized(b, cte, &inl, &names, &done)) != CZ_OK || done) {
-    /* computed once, scanned here (sql_bind_cte.c); the scan is made
-     * now, in the order references are bound, because EXPLAIN shows the
-     * query's plan under the first scan made (exec/op_cte.c): a reference
-     * in FROM before one in a later subquery, whose plan is made as it
-     * is bound */
-    if (rc == CZ_OK && bd_node_plan(b, inl, &q) != CZ_OK)
-      return CZ_ERR;
-    inl = NULL;
+    /* computed once (sql_bind_cte.c); EXPLAIN shows the query's plan
+     * under the first reference generated (exec/op_cte.c): the FROM
+     * items in order, then the subqueries in expressions */
   } else {
     bd_cte_t *saved = b->b_ctes;
     b->b_ctes = cte->ct_prev;
@@ -425,8 +420,8 @@ static int bd_cte_ref(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_cte_t *c
   }
   if (rc != CZ_OK)
     return CZ_ERR;
-  int ncols = inl ? inl->ln_ncols : q->o_ncols;
-  const ty_t *types = inl ? inl->ln_types : q->o_types;
+  int ncols = inl->ln_ncols;
+  const ty_t *types = inl->ln_types;
   int ncte = sql_list_len(c->wc_columns), nal = sql_list_len(fr->fr_colnames);
   if (ncte > ncols)
     return bd_error(b, SQLSTATE_INVALID_COLUMN_REF, c->wc_pos,
@@ -441,10 +436,7 @@ static int bd_cte_ref(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bd_cte_t *c
   }
   if (bd_scope_add(b, sc, r, fr->fr_pos) != CZ_OK)
     return CZ_ERR;
-  if (inl)
-    return derived_input(b, inl, op, node);
-  *op = q;
-  return CZ_OK;
+  return derived_input(b, inl, op, node);
 }
 
 bd_rel_t *bd_rel_derived(bd_t *b, const sql_from_t *fr, int ncols, const ty_t *types,
@@ -573,18 +565,18 @@ int bd_from_units(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_block_t *fb)
       return CZ_ERR;
     if (!fr->fr_on)
       return CZ_OK;
-    bd_scope_t js = *sc;  /* only this join's items are visible in ON */
-    js.sc_rels = sc->sc_rels + first_rel;
-    js.sc_nrels = sc->sc_nrels - first_rel;
-    js.sc_agg = NULL;
-    js.sc_agg_forbid = "JOIN conditions";
-    js.sc_used = NULL;
-    js.sc_used_cap = 0;
+    bd_scope_t *js = bd_scope_copy(b, sc);  /* only this join's items are visible in ON */
+    js->sc_rels = sc->sc_rels + first_rel;
+    js->sc_nrels = sc->sc_nrels - first_rel;
+    js->sc_agg = NULL;
+    js->sc_agg_forbid = "JOIN conditions";
+    js->sc_used = NULL;
+    js->sc_used_cap = 0;
     xnode_t *cond;
-    int rc = bd_cond(b, &js, fr->fr_on, "JOIN/ON", &cond);
+    int rc = bd_cond(b, js, fr->fr_on, "JOIN/ON", &cond);
     /* columns ON reads are read by the block */
-    for (int c = 0; c < js.sc_used_cap; c++)
-      if (js.sc_used[c])
+    for (int c = 0; c < js->sc_used_cap; c++)
+      if (js->sc_used[c])
         bd_scope_use(b, sc, c);
     if (rc != CZ_OK)
       return CZ_ERR;

@@ -106,11 +106,11 @@ struct bd_cte_s {
   /* WITH RECURSIVE (sql_bind_recursive.c): every query of the list sees
    * all of them (ct_visible); while one is bound ct_busy is set, and while
    * its recursive term is bound ct_wt is the working table its one
-   * self-reference reads. */
+   * self-reference reads (an LN_WORKTABLE node). */
   bool ct_recursive;
   bd_cte_t *ct_visible;
   bool ct_busy;
-  op_t *ct_wt;
+  lp_node_t *ct_wt;
   const char **ct_wt_names;
   int ct_wt_refs;
   xsubq_t *ct_wt_subq;          /* the subquery the recursive term is bound in */
@@ -141,6 +141,7 @@ typedef struct bd_subq_src_s {
    * again with them (sql_bind_decor.c rebind) */
   struct bd_cte_s *ss_ctes;
   uint32_t ss_owner;
+  lp_subq_t *ss_gen;            /* its node, for the generator (bd_subq_plan) */
 } bd_subq_src_t;
 
 /* A subquery being bound again for decorrelation (sql_bind_decor.c): its
@@ -270,6 +271,12 @@ const lp_lock_t *bd_lock_logical(bd_t *b, const int *rid_out, const lp_block_t *
 /* Notes that column index of sc's row is read (bd_from_plan reads only
  * the columns so noted). */
 void bd_scope_use(bd_t *b, bd_scope_t *sc, int index);
+/* A scope in the statement's arena, empty or a copy of sc. Scopes are
+ * never on the stack: a subquery bound under one is generated, and so
+ * maybe decorrelated (rebound, resolving names up its scopes), after the
+ * function that bound it has returned. */
+bd_scope_t *bd_scope_new(bd_t *b);
+bd_scope_t *bd_scope_copy(bd_t *b, const bd_scope_t *sc);
 /* CREATE VIEW's notes (sql_bind_refs.c; sp_env_t pe_refs): a relation
  * named in FROM, a column reference resolved to column col of rel, a
  * column of the scope's row used. */
@@ -289,9 +296,17 @@ int bd_expr(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, xnode_t **out);
 int bd_cond(bd_t *b, bd_scope_t *sc, const sql_expr_t *x, const char *what, xnode_t **out);
 /* Common type of n nodes, coercing each in place (CASE, IN, UNION). */
 int bd_unify(bd_t *b, xnode_t **nodes, int n, const char *ctx, int pos, ty_t *out);
-/* A subquery as an X_SUBQ of kind 0/1/2 in scope sc. */
+/* A subquery as an X_SUBQ of kind 0/1/2 in scope sc: bound to a logical
+ * node (*out_ls; its use may add a projection or array gathering), its
+ * operators generated later (bd_subq_plan, bd_subq_gen_all). */
 int bd_subquery(bd_t *b, bd_scope_t *sc, const sql_query_t *q, int kind, int pos,
-                xsubq_t **out_sq, op_t **out_plan);
+                xsubq_t **out_sq, lp_subq_t **out_ls);
+/* sq's operators, generated now if they are not yet (sql_bind_opt.c):
+ * what decorrelation reads of the per-row plan. */
+int bd_subq_plan(bd_t *b, const xsubq_t *sq, op_t **out);
+/* Generates every subquery of the statement not generated yet, parents
+ * first (those whose generation binds more, by decorrelating, too). */
+int bd_subq_gen_all(bd_t *b);
 
 /* ---- aggregates (sql_bind_agg.c) --------------------------------------- */
 
@@ -397,8 +412,8 @@ int bd_groupsets_logical(bd_t *b, const bd_gsets_t *gs, const bd_aggctx_t *ag,
  * list is RECURSIVE: binds a self-referencing one as a recursive union
  * (*node: LN_RECURSIVE, generated with the block that reads it; a query
  * that does not refer to itself: its node), or a reference inside its
- * recursive term as a scan of the working table (*op). */
-int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, lp_node_t **node,
+ * recursive term as its working table (*node: LN_WORKTABLE). */
+int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, lp_node_t **node,
                      const char ***names);
 
 /* Materialised WITH queries (sql_bind_cte.c). bd_cte_count_refs sets
@@ -521,8 +536,6 @@ int bd_on_conflict(bd_t *b, const sp_table_t *t, const sql_insert_t *in, lp_dml_
  * LN_DELETE) with RETURNING ret (rt_x NULL: none), by the generator
  * (opt/opt_gen_dml.c): sets b_dml, b_nret, b_ret_cols. */
 int bd_dml_gen(bd_t *b, lp_nkind_t kind, lp_dml_t *d, const bd_ret_t *ret, op_t **out);
-/* A query already generated as a node's input (LN_PLAN). */
-lp_node_t *bd_plan_node(bd_t *b, op_t *plan);
 /* sql_bind_dml_from.c */
 int bd_update_from(bd_t *b, const sql_update_t *up, op_t **out);
 int bd_delete_using(bd_t *b, const sql_delete_t *de, op_t **out);

@@ -67,13 +67,12 @@ int bd_json_srf(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out)
     return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, fr->fr_pos, "function %s takes 1 argument", name);
   if (fr->fr_ordinality)
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos, "WITH ORDINALITY is not supported here");
-  bd_scope_t args_sc;
-  memset(&args_sc, 0, sizeof(args_sc));
-  args_sc.sc_parent = sc->sc_parent;
-  args_sc.sc_subq = sc->sc_subq;
-  args_sc.sc_agg_forbid = "functions in FROM";
+  bd_scope_t *args_sc = bd_scope_new(b);
+  args_sc->sc_parent = sc->sc_parent;
+  args_sc->sc_subq = sc->sc_subq;
+  args_sc->sc_agg_forbid = "functions in FROM";
   xnode_t *doc;
-  if (bd_expr(b, &args_sc, sql_list_at(f->ex_list, 0), &doc) != CZ_OK)
+  if (bd_expr(b, args_sc, sql_list_at(f->ex_list, 0), &doc) != CZ_OK)
     return CZ_ERR;
   ty_id_t want = jsonb ? TY_JSONB : TY_JSON;
   if (doc->x_type.t_id != want && doc->x_type.t_id != TY_UNKNOWN)

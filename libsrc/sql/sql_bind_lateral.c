@@ -33,43 +33,42 @@ bool bd_item_lateral(const sql_from_t *fr)
 static int lat_bind(bd_t *b, bd_scope_t *sc, int first_rel, const sql_from_t *fr,
                     const sql_expr_t *on, lp_lateral_t **out_ll, bd_rel_t **out_rel)
 {
-  bd_scope_t view = *sc;
-  view.sc_rels = sc->sc_rels + first_rel;
-  view.sc_nrels = sc->sc_nrels - first_rel;
-  view.sc_agg = NULL;
-  view.sc_agg_forbid = "functions in FROM";
-  view.sc_win = NULL;
-  view.sc_used = NULL;
-  view.sc_used_cap = 0;
-  view.sc_usings = NULL;  /* their range numbers are the whole scope's; no `*` reads a view */
-  view.sc_nusings = 0;
+  bd_scope_t *view = bd_scope_copy(b, sc);
+  view->sc_rels = sc->sc_rels + first_rel;
+  view->sc_nrels = sc->sc_nrels - first_rel;
+  view->sc_agg = NULL;
+  view->sc_agg_forbid = "functions in FROM";
+  view->sc_win = NULL;
+  view->sc_used = NULL;
+  view->sc_used_cap = 0;
+  view->sc_usings = NULL;  /* their range numbers are the whole scope's; no `*` reads a view */
+  view->sc_nusings = 0;
   xsubq_t *sq = bd_subq_new(b, sc);
-  bd_scope_t ls;
-  memset(&ls, 0, sizeof(ls));
-  ls.sc_parent = &view;
-  ls.sc_subq = sq;
+  bd_scope_t *ls = bd_scope_new(b);
+  ls->sc_parent = view;
+  ls->sc_subq = sq;
   lp_node_t *node;
   bd_rel_t *rel;
   if (fr->fr_kind == SQL_FROM_FUNC) {
-    if (bd_from_func(b, &ls, fr, &node) != CZ_OK)
+    if (bd_from_func(b, ls, fr, &node) != CZ_OK)
       return CZ_ERR;  /* sql_bind_srf.c */
-    rel = ls.sc_rels[0];
+    rel = ls->sc_rels[0];
   } else {
     const char **names;
-    if (bd_query_node(b, fr->fr_query, &view, sq, &node, &names, NULL) != CZ_OK)
+    if (bd_query_node(b, fr->fr_query, view, sq, &node, &names, NULL) != CZ_OK)
       return CZ_ERR;
     rel = bd_rel_derived(b, fr, node->ln_ncols, node->ln_types, names);
-    ls.sc_rels = &rel;
-    ls.sc_nrels = 1;
-    ls.sc_width = rel->rl_ncols;
+    ls->sc_rels = &rel;
+    ls->sc_nrels = 1;
+    ls->sc_width = rel->rl_ncols;
   }
   lp_lateral_t *ll = arena_zalloc(b->b_a, sizeof(*ll));
   ll->ll_sq = sq;
   ll->ll_node = node;
   if (on) {
-    ls.sc_agg = NULL;
-    ls.sc_agg_forbid = "JOIN conditions";
-    if (bd_cond(b, &ls, on, "JOIN/ON", &ll->ll_on) != CZ_OK)
+    ls->sc_agg = NULL;
+    ls->sc_agg_forbid = "JOIN conditions";
+    if (bd_cond(b, ls, on, "JOIN/ON", &ll->ll_on) != CZ_OK)
       return CZ_ERR;
   }
   rel->rl_base = 0;

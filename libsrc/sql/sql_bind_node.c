@@ -261,6 +261,18 @@ xnode_t *bd_node_remap(bd_t *b, const xnode_t *x, const int *map)
   return n;
 }
 
+bd_scope_t *bd_scope_new(bd_t *b)
+{
+  return arena_zalloc(b->b_a, sizeof(bd_scope_t));
+}
+
+bd_scope_t *bd_scope_copy(bd_t *b, const bd_scope_t *sc)
+{
+  bd_scope_t *n = arena_alloc(b->b_a, sizeof(*n));
+  *n = *sc;
+  return n;
+}
+
 void bd_scope_use(bd_t *b, bd_scope_t *sc, int index)
 {
   if (index < 0)

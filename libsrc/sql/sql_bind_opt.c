@@ -58,6 +58,47 @@ int bd_node_plan(bd_t *b, const lp_node_t *n, op_t **out)
   return b->b_env->pe_opt->so_query(&c, n, out);
 }
 
+/* s generated in the context it was bound in (a decorrelating
+ * rebinding's: no parallel plans). */
+static int subq_gen(bd_t *b, const lp_subq_t *s)
+{
+  lp_ctx_t c = ctx_of(b);
+  c.lc_decor = s->ls_decor;
+  return b->b_env->pe_opt->so_subq(&c, s);
+}
+
+int bd_subq_plan(bd_t *b, const xsubq_t *sq, op_t **out)
+{
+  if (!sq->xs_plan) {
+    const lp_subq_t *s = NULL;
+    for (int i = 0; i < b->b_nsrc && !s; i++)
+      if (b->b_src[i].ss_sq == sq)
+        s = b->b_src[i].ss_gen;
+    if (!s || !s->ls_node)
+      return bd_error(b, SQLSTATE_INTERNAL, 0, "subquery without a logical node");
+    if (subq_gen(b, s) != CZ_OK)
+      return CZ_ERR;
+  }
+  *out = sq->xs_plan;
+  return CZ_OK;
+}
+
+int bd_subq_gen_all(bd_t *b)
+{
+  /* b_nsrc may grow as we go: generating a block decorrelates its
+   * subqueries, which binds them again */
+  for (int i = 0; i < b->b_nsrc; i++) {
+    const lp_subq_t *s = b->b_src[i].ss_gen;
+    if (!s || !s->ls_node || s->ls_sq->xs_plan)
+      continue;  /* (no node: its binding failed, and so did the statement's) */
+    if (!b->b_env || !b->b_env->pe_opt)
+      return bd_error(b, SQLSTATE_INTERNAL, 0, "no optimizer in the planning environment");
+    if (subq_gen(b, s) != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
 int bd_dml_gen(bd_t *b, lp_nkind_t kind, lp_dml_t *d, const bd_ret_t *ret, op_t **out)
 {
   d->ld_nret = ret->rt_x ? ret->rt_n : 0;

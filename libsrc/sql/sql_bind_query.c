@@ -422,11 +422,10 @@ static int bd_limit_expr(bd_t *b, const sql_expr_t *x, xnode_t **out)
   *out = NULL;
   if (!x)
     return CZ_OK;
-  bd_scope_t empty;
-  memset(&empty, 0, sizeof(empty));
-  empty.sc_agg_forbid = "LIMIT";
+  bd_scope_t *empty = bd_scope_new(b);
+  empty->sc_agg_forbid = "LIMIT";
   xnode_t *n;
-  if (bd_expr(b, &empty, x, &n) != CZ_OK)
+  if (bd_expr(b, empty, x, &n) != CZ_OK)
     return CZ_ERR;
   if (!(n = bd_coerce(b, n, ty_plain(TY_INT8))))
     return CZ_ERR;
@@ -689,11 +688,10 @@ static int bd_values(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
 {
   int nrows = sql_list_len(q->qu_rows);
   int ncols = sql_list_len(sql_list_at(q->qu_rows, 0));
-  bd_scope_t sc;
-  memset(&sc, 0, sizeof(sc));
-  sc.sc_parent = outer;
-  sc.sc_subq = sq;
-  sc.sc_agg_forbid = "VALUES";
+  bd_scope_t *sc = bd_scope_new(b);
+  sc->sc_parent = outer;
+  sc->sc_subq = sq;
+  sc->sc_agg_forbid = "VALUES";
   xnode_t ***rows = arena_alloc(b->b_a, sizeof(xnode_t **) * (size_t)nrows);
   for (int r = 0; r < nrows; r++) {
     const sql_list_t *row = sql_list_at(q->qu_rows, r);
@@ -702,7 +700,7 @@ static int bd_values(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *
                       "VALUES lists must all be the same length");
     rows[r] = arena_alloc(b->b_a, sizeof(xnode_t *) * (size_t)ncols);
     for (int c = 0; c < ncols; c++)
-      if (bd_expr(b, &sc, sql_list_at(row, c), &rows[r][c]) != CZ_OK)
+      if (bd_expr(b, sc, sql_list_at(row, c), &rows[r][c]) != CZ_OK)
         return CZ_ERR;
   }
   ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * (size_t)(ncols + 1));
@@ -866,13 +864,14 @@ int bd_with_check(bd_t *b, const sql_query_t *q, bd_scope_t *outer, xsubq_t *sq)
 {
   if (!q->qu_recursive)
     return CZ_OK;
-  bd_scope_t wsc = {.sc_parent = outer, .sc_subq = sq};
+  bd_scope_t *wsc = bd_scope_new(b);
+  wsc->sc_parent = outer;
+  wsc->sc_subq = sq;
   bd_cte_t *e = b->b_ctes;
   for (int i = 0; i < sql_list_len(q->qu_with) && e; i++, e = e->ct_prev) {
-    op_t *p;
     lp_node_t *n;
     const char **nm;
-    if (bd_cte_recursive(b, &wsc, e, &p, &n, &nm) != CZ_OK)
+    if (bd_cte_recursive(b, wsc, e, &n, &nm) != CZ_OK)
       return CZ_ERR;
   }
   return CZ_OK;

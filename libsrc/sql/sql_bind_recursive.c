@@ -147,7 +147,7 @@ static bool term_aggregates(const sql_query_t *q)
 }
 
 /* The self-reference inside the recursive term: the working table. */
-static int wt_ref(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const char ***names)
+static int wt_ref(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, lp_node_t **node, const char ***names)
 {
   const sql_cte_t *c = cte->ct_cte;
   if (b->b_cte_cur != cte)
@@ -173,7 +173,7 @@ static int wt_ref(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, const char 
     return bd_error(b, SQLSTATE_INVALID_RECURSION, c->wc_pos,
                     "recursive reference to query \"%s\" must not appear more than once",
                     c->wc_name);
-  *op = cte->ct_wt;
+  *node = cte->ct_wt;
   *names = cte->ct_wt_names;
   return CZ_OK;
 }
@@ -214,8 +214,13 @@ static int rec_union(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, lp_node_t **node,
   const char **nm = arena_alloc(b->b_a, sizeof(char *) * (size_t)(l->ln_ncols + 1));
   for (int i = 0; i < l->ln_ncols; i++)
     nm[i] = i < ncte ? sql_list_at(c->wc_columns, i) : ln[i];
-  op_t *wt = op_worktable_new(b->b_a, c->wc_name, l->ln_ncols, l->ln_types);
-  cte->ct_wt = wt;
+  /* the working table, made by the generator with the union */
+  lp_wtable_t *wt = arena_zalloc(b->b_a, sizeof(*wt));
+  wt->wt_name = c->wc_name;
+  lp_node_t *wn = arena_zalloc(b->b_a, sizeof(*wn));
+  *wn = (lp_node_t){.ln_kind = LN_WORKTABLE, .ln_ncols = l->ln_ncols, .ln_types = l->ln_types,
+                    .ln_wt = wt};
+  cte->ct_wt = wn;
   cte->ct_wt_names = nm;
   cte->ct_wt_refs = 0;
   cte->ct_wt_subq = sc->sc_subq;
@@ -270,19 +275,18 @@ static int rec_union(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, lp_node_t **node,
                    .ln_ncols = l->ln_ncols, .ln_types = l->ln_types,
                    .ln_setop = SETOP_UNION, .ln_all = body->qu_all,
                    .ln_l = l, .ln_r = r, .ln_rcast = x,
-                   .ln_worktable = wt};
+                   .ln_wt = wt};
   *node = n;
   *names = nm;
   return CZ_OK;
 }
 
-int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, op_t **op, lp_node_t **node,
+int bd_cte_recursive(bd_t *b, bd_scope_t *sc, bd_cte_t *cte, lp_node_t **node,
                      const char ***names)
 {
-  *op = NULL;
   *node = NULL;
   if (cte->ct_busy)
-    return wt_ref(b, sc, cte, op, names);
+    return wt_ref(b, sc, cte, node, names);
   const sql_cte_t *c = cte->ct_cte;
   bd_cte_t *saved = b->b_ctes, *saved_cur = b->b_cte_cur;
   b->b_ctes = cte->ct_visible;

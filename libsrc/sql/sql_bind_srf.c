@@ -79,13 +79,13 @@ static int bd_unnest(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, bool options
   if (sql_list_len(f->ex_list) != 1)
     return bd_error(b, SQLSTATE_FEATURE_NOT_SUPPORTED, fr->fr_pos,
                     "unnest of several arrays is not supported");
-  bd_scope_t args_sc;
-  args_scope(&args_sc, sc);
+  bd_scope_t *args_sc = bd_scope_new(b);
+  args_scope(args_sc, sc);
   const sql_expr_t *ax = sql_list_at(f->ex_list, 0);
   xnode_t *arr, *lo, *hi, *el;
-  if (bd_expr(b, &args_sc, ax, &arr) != CZ_OK)
+  if (bd_expr(b, args_sc, ax, &arr) != CZ_OK)
     return CZ_ERR;
-  ty_t et = bd_array_elem_of(&args_sc, ax, arr);
+  ty_t et = bd_array_elem_of(args_sc, ax, arr);
   ty_id_t id = arr->x_type.t_id;
   if (id != TY_TEXT && id != TY_VARCHAR && id != TY_UNKNOWN)
     return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, fr->fr_pos,
@@ -145,11 +145,11 @@ static int bd_partition_ancestors(bd_t *b, bd_scope_t *sc, const sql_from_t *fr,
   if (sql_list_len(f->ex_list) != 1)
     return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, fr->fr_pos,
                     "function pg_partition_ancestors takes 1 argument");
-  bd_scope_t args_sc;
-  args_scope(&args_sc, sc);
+  bd_scope_t *args_sc = bd_scope_new(b);
+  args_scope(args_sc, sc);
   xnode_t *rel;
   ty_t i8 = ty_plain(TY_INT8);
-  if (bd_expr(b, &args_sc, sql_list_at(f->ex_list, 0), &rel) != CZ_OK || !(rel = bd_coerce(b, rel, i8)))
+  if (bd_expr(b, args_sc, sql_list_at(f->ex_list, 0), &rel) != CZ_OK || !(rel = bd_coerce(b, rel, i8)))
     return CZ_ERR;
   const char *name = fr->fr_alias ? fr->fr_alias : "pg_partition_ancestors";
   int ncol = fr->fr_ordinality ? 2 : 1;
@@ -217,12 +217,12 @@ int bd_from_func(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out)
   if (n < 2 || n > 3)
     return bd_error(b, SQLSTATE_UNDEFINED_FUNCTION, fr->fr_pos,
                     "function generate_series takes 2 or 3 arguments");
-  bd_scope_t args_sc;
-  args_scope(&args_sc, sc);
+  bd_scope_t *args_sc = bd_scope_new(b);
+  args_scope(args_sc, sc);
   xnode_t *a[3] = {NULL, NULL, NULL};
   bool wide = false;
   for (int i = 0; i < n; i++) {
-    if (bd_expr(b, &args_sc, sql_list_at(f->ex_list, i), &a[i]) != CZ_OK)
+    if (bd_expr(b, args_sc, sql_list_at(f->ex_list, i), &a[i]) != CZ_OK)
       return CZ_ERR;
     ty_id_t id = a[i]->x_type.t_id;
     if (id != TY_UNKNOWN && !is_int(id))

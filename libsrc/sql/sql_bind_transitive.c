@@ -1,6 +1,7 @@
 /* sql_bind_transitive — transitive(edges, start, stop [, min [, roots]]) in FROM:
- * the transitive closure of a relation, run by the executor's Transitive
- * Closure operator (exec op_transitive.c); SPARQL's `p*` and `p+`
+ * the transitive closure of a relation, a logical node (LN_TRANSITIVE,
+ * its edge and root queries nodes) that the generator builds into the
+ * executor's Transitive Closure operator (exec op_transitive.c); SPARQL's `p*` and `p+`
  * property paths compile to it (libsrc/sparql sp_compile_path.c).
  *
  *   SELECT * FROM transitive((SELECT s, o FROM edges), 1, NULL, 1) AS t(x, y)
@@ -22,7 +23,6 @@
  * LATERAL, the items before it), as other functions in FROM. */
 #include <string.h>
 
-#include "exec/exec_ql.h"
 #include "sql/sql_bind_ext.h"
 #include "sql/sql_bind_int.h"
 
@@ -52,14 +52,14 @@ int bd_transitive(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out
                       "the fewest steps of transitive must be the constant 0 or 1");
     min_len = (int)m->ex_int;
   }
-  op_t *edges;
+  lp_node_t *edges;
   const char **names;
-  if (bd_query(b, ex->ex_query, sc->sc_parent, sc->sc_subq, &edges, &names, NULL) != CZ_OK)
+  if (bd_query_node(b, ex->ex_query, sc->sc_parent, sc->sc_subq, &edges, &names, NULL) != CZ_OK)
     return CZ_ERR;
-  if (edges->o_ncols != 2 || edges->o_types[0].t_id != TY_INT8 || edges->o_types[1].t_id != TY_INT8)
+  if (edges->ln_ncols != 2 || edges->ln_types[0].t_id != TY_INT8 || edges->ln_types[1].t_id != TY_INT8)
     return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, fr->fr_pos,
                     "the edges query of transitive must return two bigint columns");
-  op_t *roots = NULL;
+  lp_node_t *roots = NULL;
   if (n == 5) {
     const sql_expr_t *rx = sql_list_at(f->ex_list, 4), *sx = sql_list_at(f->ex_list, 1);
     if (rx->ex_kind != SQL_E_SUBQUERY)
@@ -69,29 +69,35 @@ int bd_transitive(bd_t *b, bd_scope_t *sc, const sql_from_t *fr, lp_node_t **out
       return bd_error(b, SQLSTATE_INVALID_PARAMETER, fr->fr_pos,
                       "transitive takes a start or roots, not both (start must be NULL)");
     const char **rnames;
-    if (bd_query(b, rx->ex_query, sc->sc_parent, sc->sc_subq, &roots, &rnames, NULL) != CZ_OK)
+    if (bd_query_node(b, rx->ex_query, sc->sc_parent, sc->sc_subq, &roots, &rnames, NULL) != CZ_OK)
       return CZ_ERR;
-    if (roots->o_ncols != 1 || roots->o_types[0].t_id != TY_INT8)
+    if (roots->ln_ncols != 1 || roots->ln_types[0].t_id != TY_INT8)
       return bd_error(b, SQLSTATE_DATATYPE_MISMATCH, fr->fr_pos,
                       "the roots query of transitive must return one bigint column");
   }
-  bd_scope_t args_sc;
-  memset(&args_sc, 0, sizeof(args_sc));
-  args_sc.sc_parent = sc->sc_parent;
-  args_sc.sc_subq = sc->sc_subq;
-  args_sc.sc_agg_forbid = "functions in FROM";
+  bd_scope_t *args_sc = bd_scope_new(b);
+  args_sc->sc_parent = sc->sc_parent;
+  args_sc->sc_subq = sc->sc_subq;
+  args_sc->sc_agg_forbid = "functions in FROM";
   xnode_t *end[2];
   ty_t i8 = ty_plain(TY_INT8);
   for (int i = 0; i < 2; i++)
-    if (bd_expr(b, &args_sc, sql_list_at(f->ex_list, 1 + i), &end[i]) != CZ_OK ||
+    if (bd_expr(b, args_sc, sql_list_at(f->ex_list, 1 + i), &end[i]) != CZ_OK ||
         !(end[i] = bd_coerce(b, end[i], i8)))
       return CZ_ERR;
-  ty_t types[2] = {i8, i8};
+  ty_t *types = arena_alloc(b->b_a, sizeof(ty_t) * 2);
+  types[0] = types[1] = i8;
   sql_from_t named = *fr;
   if (!named.fr_alias)
     named.fr_alias = "transitive";
   if (bd_scope_add(b, sc, bd_rel_derived(b, &named, 2, types, names), fr->fr_pos) != CZ_OK)
     return CZ_ERR;
-  *out = bd_plan_node(b, op_transitive_new(b->b_a, edges, roots, end[0], end[1], min_len));
+  /* a logical relation: the generator builds it with the block that
+   * reads it (opt/opt_gen_cte.c) */
+  lp_node_t *tn = arena_zalloc(b->b_a, sizeof(*tn));
+  *tn = (lp_node_t){.ln_kind = LN_TRANSITIVE, .ln_ncols = 2, .ln_types = types, .ln_l = edges,
+                    .ln_r = roots, .ln_tr_start = end[0], .ln_tr_stop = end[1],
+                    .ln_tr_min = min_len};
+  *out = tn;
   return CZ_OK;
 }

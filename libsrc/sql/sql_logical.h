@@ -17,25 +17,27 @@
  *   the optimizer reading the columns the block reads), a function in
  *   FROM (un_node LN_FUNC), a LATERAL item reading the units before it
  *   (un_lateral, joined to them by the optimizer), or an input the binder
- *   has already built (un_op: the working table read inside a recursive
- *   term, a decorrelated subquery). Equalities never cross into an
+ *   has already built (un_op: a decorrelated subquery). Equalities never
+ *   cross into an
  *   outer join's nullable side: its ON lives in un_outer, never among
  *   fb_conj.
  * - A SELECT block's upper part (group-by, HAVING, windows, projection,
  *   DISTINCT [ON], ORDER BY, LIMIT, row locking) is logical too
  *   (lp_upper_t); a SELECT block is a query node (lp_node_t LN_SELECT:
  *   its join block and upper part), and so are VALUES and set operations,
- *   INSERT / UPDATE / DELETE (lp_dml_t), WITH RECURSIVE (LN_RECURSIVE)
- *   and materialised WITH queries (lp_cte_t, LN_CTE): the generator
+ *   INSERT / UPDATE / DELETE (lp_dml_t), WITH RECURSIVE (LN_RECURSIVE,
+ *   its working table LN_WORKTABLE), materialised WITH queries (lp_cte_t,
+ *   LN_CTE) and transitive(…) (LN_TRANSITIVE): the generator
  *   (opt/opt_gen_query.c, opt_gen.c, opt_gen_dml.c, opt_gen_cte.c) plans
  *   the join blocks, makes the physical choices and builds the operators
  *   of a whole tree.
  * - The optimizer is reached through sp_env_t.pe_opt (sql_opt_t below),
  *   which the statement runner fills with opt's entry points: sql ranks
  *   below opt and never includes it. A SELECT statement is bound to one
- *   tree and generated once (so_query), a DML statement likewise (so_dml);
- *   the binder still generates each subquery in an expression as it
- *   binds it and plans a decorrelating rebinding's block (so_block);
+ *   tree and generated once (so_query), a DML statement likewise (so_dml),
+ *   each subquery in an expression a node generated after the tree
+ *   (so_subq; on demand when decorrelation reads its per-row plan); the
+ *   binder still plans a decorrelating rebinding's block (so_block);
  *   opt/README.md, "Where the line is", says what moves next.
  * - Everything lives in the statement's arena; nothing here is freed.
  */
@@ -174,8 +176,8 @@ typedef struct lp_block_s {
  * the columns read), an explicit join again (oj_lo / oj_ro, built with
  * it, for the columns read), a derived table or function in FROM (oj_ln /
  * oj_rn: its logical node, generated with the join for the columns read),
- * or operators the binder built (oj_l / oj_r: the working table read
- * inside a recursive term; NULL for the other kinds); the right side may be
+ * or operators the binder built (oj_l / oj_r: a view's query generated
+ * at once; NULL for the other kinds); the right side may be
  * a LATERAL item instead (oj_lat). The
  * optimizer builds it (opt_outer.c: the join method, the build side, a
  * primary-key lookup). FULL JOIN … USING / NATURAL appends the merged
@@ -298,10 +300,11 @@ typedef struct lp_upper_s {
  * its join block; its ORDER BY and LIMIT are the upper part's). A side is
  * a node again, or (LN_PLAN) operators the binder still builds. The same
  * node carries INSERT / UPDATE / DELETE (ln_dml), WITH RECURSIVE's union
- * and references to a materialised WITH query (below). */
+ * and its working table, references to a materialised WITH query and
+ * transitive(…) (below). */
 typedef enum lp_nkind_e {
-  LN_PLAN,                      /* operators already built (a decorrelated block's
-                                 * output, a source the binder still generates) */
+  LN_PLAN,                      /* operators already built: only a decorrelating
+                                 * rebinding's block, shaped over its plan */
   LN_VALUES,
   LN_SETOP,
   LN_SELECT,                    /* one SELECT block: its join block and upper part */
@@ -309,7 +312,9 @@ typedef enum lp_nkind_e {
                                  * number made into the function's row */
   LN_INSERT, LN_UPDATE, LN_DELETE,      /* ln_dml (lp_dml_t below) */
   LN_RECURSIVE,                         /* WITH RECURSIVE's union (below) */
-  LN_CTE                                /* a reference to a materialised WITH query */
+  LN_WORKTABLE,                         /* its working table, read in its recursive term */
+  LN_CTE,                               /* a reference to a materialised WITH query */
+  LN_TRANSITIVE                         /* transitive(…) in FROM (below) */
 } lp_nkind_t;
 
 typedef struct lp_node_s {
@@ -339,15 +344,30 @@ typedef struct lp_node_s {
   const struct lp_dml_s *ln_dml;    /* LN_INSERT, LN_UPDATE, LN_DELETE */
   /* LN_RECURSIVE (opt/opt_gen_cte.c): ln_l the non-recursive term, ln_r
    * the recursive term (ln_rcast: its values in ln_l's types, NULL: it
-   * has them) reading ln_worktable, the rows of the iteration before;
-   * ln_all: UNION ALL, else rows already produced are dropped. The
-   * working table is an operator while FROM items are (the recursive
-   * term's plan holds it). */
-  op_t *ln_worktable;
+   * has them) reading ln_wt, the rows of the iteration before, through
+   * its one LN_WORKTABLE node (ln_wt the same, ln_types ln_l's); ln_all:
+   * UNION ALL, else rows already produced are dropped. */
+  struct lp_wtable_s *ln_wt;
   /* LN_CTE (opt/opt_gen_cte.c): the WITH query every reference to it
    * reads */
   struct lp_cte_s *ln_cte;
+  /* LN_TRANSITIVE (sql_bind_transitive.c, opt/opt_gen_cte.c): the
+   * transitive closure of ln_l's edges (two bigint columns), from the
+   * bigint ln_tr_start and / or to ln_tr_stop (NULL: not given), or from
+   * each of ln_r's roots (one bigint column; NULL: none), in at least
+   * ln_tr_min (0 or 1) steps: exec op_transitive's pairs */
+  xnode_t *ln_tr_start, *ln_tr_stop;
+  int ln_tr_min;
 } lp_node_t;
+
+/* WITH RECURSIVE's working table: wt_op is the generator's, made by
+ * opt_gen_recursive before it generates the recursive term, whose
+ * LN_WORKTABLE leaf returns it (NULL before; a recursive union generated
+ * again makes a new one for that generation). */
+typedef struct lp_wtable_s {
+  const char *wt_name;
+  op_t *wt_op;
+} lp_wtable_t;
 
 /* A materialised WITH query (sql_bind_cte.c decides which are): its
  * body is computed once per execution into a worktable that every
@@ -358,6 +378,25 @@ typedef struct lp_cte_s {
   const lp_node_t *lc_body;
   op_cte_t *lc_mat;
 } lp_cte_t;
+
+/* A subquery in an expression (an X_SUBQ's xsubq_t; sql_bind_expr.c,
+ * sql_bind_array.c): its query as a logical node, which the generator
+ * (opt/opt_gen_query.c opt_gen_subq) builds into ls_sq->xs_plan — for
+ * every subquery of the statement once its tree is generated, or earlier
+ * when decorrelation asks for the per-row plan (its types and estimated
+ * cost; sql_bind_decor.c) — and over it, when set, ls_proj: its one
+ * column computed over the node's row (IN's value in the comparison's
+ * type, ARRAY()'s element as text), then with ls_array its rows gathered
+ * into one array (ARRAY(subquery)). ls_decor: bound inside a
+ * decorrelating rebinding, generated as then (lp_ctx_t lc_decor: no
+ * parallel plans). */
+typedef struct lp_subq_s {
+  xsubq_t *ls_sq;
+  const lp_node_t *ls_node;
+  xnode_t *ls_proj;
+  bool ls_array;
+  bool ls_decor;
+} lp_subq_t;
 
 /* ---- INSERT, UPDATE and DELETE (opt/opt_gen_dml.c builds them) ---------
  *
@@ -444,6 +483,8 @@ typedef struct sql_opt_s {
   /* The operators of INSERT / UPDATE / DELETE (opt/opt_gen_dml.c): out
    * the statement's root, writer its modify operator (under RETURNING). */
   int (*so_dml)(lp_ctx_t *c, const lp_node_t *n, op_t **out, op_t **writer);
+  /* A subquery in an expression: its operators into s->ls_sq->xs_plan. */
+  int (*so_subq)(lp_ctx_t *c, const lp_subq_t *s);
 } sql_opt_t;
 
 /* ---- binder services the optimizer calls (implemented in sql) ---------- */

@@ -146,6 +146,9 @@ int sql_plan_stmt(arena_t *a, const sql_stmt_t *st, const sp_env_t *env,
   default:
     return err_set(e, SQLSTATE_INTERNAL, "statement kind %d is not planned", (int)st->st_kind);
   }
+  /* the subqueries in expressions, after the tree that holds them */
+  if (rc == CZ_OK)
+    rc = bd_subq_gen_all(&b);
   if (rc != CZ_OK)
     return CZ_ERR;
   if (p->sp_kind != SP_QUERY) {
@@ -224,7 +227,7 @@ int sql_bind_default(arena_t *a, const char *text, ty_t t, xnode_t **out, bool *
   bd_scope_t empty;
   memset(&empty, 0, sizeof(empty));
   const sql_target_t *tg = sql_list_at(l->sl_stmts[0]->st_query->qu_select->se_targets, 0);
-  if (bd_expr(&b, &empty, tg->tg_expr, out) != CZ_OK)
+  if (bd_expr(&b, &empty, tg->tg_expr, out) != CZ_OK || bd_subq_gen_all(&b) != CZ_OK)
     return CZ_ERR;
   *is_volatile = node_volatile(*out);
   return CZ_OK;
