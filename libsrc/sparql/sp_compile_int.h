@@ -82,6 +82,16 @@ typedef struct cp_expr_s {
   rdf_id_t ce_dt_id;         /* an inline xsd:dateTime constant's id, else 0 */
 } cp_expr_t;
 
+/* The hidden variable of the active graph under GRAPH ?var: column
+ * "?g#N" (no query variable or other hidden one has '#'). Inside the
+ * pattern it is a shared key of every operator (joins, unions, groups,
+ * subqueries), never a variable of MINUS's disjointness test; cp_graph
+ * turns it into ?var. */
+#define CP_GRAPH_STEM "g#"
+bool cp_is_graph_col(const char *name);
+/* The hidden graph column in force (under GRAPH ?var), else NULL. */
+const char *cp_graph_col(const cp_t *c);
+
 /* "not supported yet" (0A000) naming what. */
 int cp_unsupported(cp_t *c, const char *what);
 /* sp_compile_infer.c: the relation (g, s, p, o) a triple pattern reads

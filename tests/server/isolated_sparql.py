@@ -52,6 +52,8 @@ TRIG = """@prefix ex: <http://example.org/> .
 ex:g1 { ex:alice ex:likes ex:tea . ex:bob ex:likes ex:coffee . }
 ex:g2 { ex:carol ex:likes ex:tea . ex:tea ex:likes ex:carol . ex:tea ex:likes ex:milk . }
 """
+EX = "<http://example.org/%s>"
+INT = '"%d"^^<http://www.w3.org/2001/XMLSchema#integer>'
 PFX = "PREFIX ex: <http://example.org/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> "
 
 QUERIES = [
@@ -183,6 +185,49 @@ CONSTRUCTS = [
     ("construct constants", 'CONSTRUCT { ?s ex:label "hi"@en ; ex:n 7 ; ex:t "x" } WHERE { ?s a ex:Robot }'),
     ("construct with a path", "CONSTRUCT { ?x ex:reaches ?y } WHERE { ?x ex:next+ ?y }"),
     ("construct nothing", "CONSTRUCT { ?s ex:p ?o } WHERE { ?s ex:nosuch ?o }"),
+]
+QUERIES += [
+    # GRAPH ?g evaluates its pattern in each named graph (§18.6): ?g inside
+    # is an ordinary variable, joined with the graph at the end (W3C
+    # graph-variable-scope, graph-optional, graph-minus, sq03,
+    # agg-empty-group-count-graph, bindings/graph). Written-out answers:
+    # rdflib's GRAPH also visits the default graph.
+    ("graph variable not bound inside", "SELECT * WHERE { GRAPH ?g { FILTER(BOUND(?g)) } }", []),
+    ("graph variable not in minus's shared variables",
+     "SELECT ?a WHERE { GRAPH ?g { ?a ex:likes ex:tea MINUS { ?b ex:likes ex:coffee } } }",
+     [(EX % "alice",), (EX % "carol",)]),
+    ("graph minus per graph",
+     "SELECT ?g ?a WHERE { GRAPH ?g { ?a ex:likes ?o MINUS { ?a ex:likes ex:coffee } } }",
+     [(EX % "g1", EX % "alice"), (EX % "g2", EX % "carol"), (EX % "g2", EX % "tea"), (EX % "g2", EX % "tea")]),
+    ("graph subquery with its own ?g",
+     "SELECT ?g ?x WHERE { GRAPH ?g { { SELECT ?x WHERE { ?x ex:likes ?g } } } }",
+     [(EX % "g1", EX % "alice"), (EX % "g1", EX % "bob"), (EX % "g2", EX % "carol"), (EX % "g2", EX % "tea"),
+      (EX % "g2", EX % "tea")]),
+    ("graph subquery distinct per graph",
+     "SELECT ?g ?o WHERE { GRAPH ?g { SELECT DISTINCT ?o WHERE { ?s ex:likes ?o } } }",
+     [(EX % "g1", EX % "tea"), (EX % "g1", EX % "coffee"), (EX % "g2", EX % "tea"), (EX % "g2", EX % "carol"),
+      (EX % "g2", EX % "milk")]),
+    ("graph count without group by, one row per graph",
+     "SELECT ?g ?c ?d WHERE { GRAPH ?g { SELECT (COUNT(*) AS ?c) (COUNT(DISTINCT *) AS ?d) "
+     "WHERE { ?s ex:likes ex:coffee } } }",
+     [(EX % "g1", INT % 1, INT % 1), (EX % "g2", INT % 0, INT % 0)]),
+    ("graph count grouped per graph",
+     "SELECT ?g ?o ?c WHERE { GRAPH ?g { SELECT ?o (COUNT(*) AS ?c) WHERE { ?s ex:likes ?o } GROUP BY ?o } }",
+     [(EX % "g1", EX % "tea", INT % 1), (EX % "g1", EX % "coffee", INT % 1), (EX % "g2", EX % "tea", INT % 1),
+      (EX % "g2", EX % "carol", INT % 1), (EX % "g2", EX % "milk", INT % 1)]),
+    ("graph values binding the graph variable",
+     'SELECT ?g ?t WHERE { GRAPH ?g { VALUES (?g ?t) { (UNDEF "foo") (ex:g1 "bar") } } }',
+     [(EX % "g1", '"foo"'), (EX % "g2", '"foo"'), (EX % "g1", '"bar"')]),
+    ("graph optional with the graph variable inside",
+     "SELECT ?g ?s WHERE { GRAPH ?g { ?s ex:likes ?o OPTIONAL { ?s ex:likes ?g } } }", []),
+    ("graph variable joined inside", "SELECT ?g ?s WHERE { GRAPH ?g { ?s ex:likes ?g } }", []),
+    ("graph nested graph variable",
+     "SELECT ?g ?h ?s WHERE { GRAPH ?g { GRAPH ?h { ?s ex:likes ex:coffee } } }",
+     [(EX % "g1", EX % "g1", EX % "bob"), (EX % "g2", EX % "g1", EX % "bob")]),
+    ("graph variable with from named",
+     "SELECT ?g ?c FROM NAMED ex:g1 FROM NAMED ex:nosuch WHERE { GRAPH ?g { SELECT (COUNT(*) AS ?c) "
+     "WHERE { ?s ex:likes ex:tea } } }",
+     [(EX % "g1", INT % 1)]),
 ]
 ORDERED = [
     ("order limit", "SELECT ?s ?a WHERE { ?s ex:age ?a } ORDER BY DESC(?a) ?s LIMIT 3"),
