@@ -288,6 +288,13 @@ TYPED = [
      '(xsd:string(-0.05) AS ?j) (xsd:string("abc"^^xsd:integer) AS ?k) WHERE { }',
      ('"1"', '"false"', '"1"', '"1.0E7"', '"-7.875"', '"33.33"', '"12"', '"http://a/b"', '"1.5E-7"', '"-0.05"',
       '"abc"')),
+    # RDFterm-equal: an unknown datatype is an error against a string or
+    # another unknown one, but never equals a language-tagged literal (W3C open-eq-10)
+    ('SELECT ("xyz"@en != ?u AS ?a) ("abc"@en = ?u AS ?b) ("xyz" != ?u AS ?c) ("x"^^ex:other != ?u AS ?d) '
+     '(?u != "abc"@EN AS ?e) ("abc"^^xsd:integer != "abc"@en AS ?f) ("abc"^^xsd:integer != "abc" AS ?g) '
+     'WHERE { VALUES ?u { "abc"^^ex:unknown } }',
+     ('"true"^^<%sboolean>' % XSD, '"false"^^<%sboolean>' % XSD, None, None, '"true"^^<%sboolean>' % XSD,
+      '"true"^^<%sboolean>' % XSD, None)),
     # rdflib keeps "019"; XPath's cast of the integer 19 is "19"
     ('SELECT (xsd:string(?a) AS ?t) WHERE { ex:frank ex:age ?a }', ('"19"',)),
 ]
