@@ -737,7 +737,16 @@ int cp_op(cp_t *c, const sp_op_t *op, cp_rel_t *out)
   case SP_OP_SLICE: return cp_modifiers(c, op, false, out);
   case SP_OP_TOMULTISET: return cp_op(c, op->op_a, out);
   case SP_OP_PATH: return cp_path(c, op, out);
-  case SP_OP_SERVICE: return cp_unsupported(c, "SERVICE");
+  case SP_OP_SERVICE:
+    /* No remote endpoint is ever reached (federation is not built), so
+     * every SERVICE request fails: an error, or with SILENT the failed
+     * clause's one solution with no bindings (SPARQL 1.1 Federated Query
+     * §4, W3C service7). */
+    if (!op->op_silent)
+      return cp_unsupported(c, "SERVICE");
+    cp_rel_init(c, out, 0);
+    out->cr_sql = arena_strdup(c->cp_a, "SELECT 1 AS \"?unit\"");
+    return CZ_OK;
   case SP_OP_TABLE: return cp_table(c, op, out);
   }
   return cp_unsupported(c, "this algebra operator");

@@ -518,6 +518,11 @@ def main():
             check("EXPLAIN SPARQL shows a plan over rdf_quad", "rdf_quad" in plan, plan)
             sql = c.execute("SPARQL DEFINE sql:text " + PFX + "SELECT ?s WHERE { ?s a ex:Robot }").fetchall()
             check("DEFINE sql:text returns the SQL", len(sql) == 1 and "pg_rdf.rdf_quad" in sql[0][0], repr(sql))
+            # SERVICE SILENT: the request fails (no federation), the clause is
+            # one solution with no bindings (Federated Query §4, W3C service7)
+            got = c.execute("SPARQL " + PFX + "SELECT ?s ?o WHERE { ?s a ex:Robot SERVICE SILENT "
+                            "<http://x.example/> { ?s ex:name ?o } }").fetchall()
+            check("SERVICE SILENT: the failed clause's empty solution", got == [(EX % "dave", None)], repr(got))
             cur = c.execute("SPARQL SELECT ?s WHERE { ?s ?p ?o ; ?q ?r } LIMIT 3; SELECT 1")
             first = cur.fetchall()
             cur.nextset()
