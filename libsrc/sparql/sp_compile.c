@@ -706,6 +706,22 @@ static int cp_modifiers(cp_t *c, const sp_op_t *op, bool top, cp_rel_t *out)
   } else {
     sel = cp_select_list(c, &proj, ex);
   }
+  if (hj >= 0 && slice && (slice->op_length >= 0 || slice->op_start > 0)) {
+    /* LIMIT / OFFSET inside GRAPH ?var: per graph (the pattern is
+     * evaluated in each graph), numbered within each graph's rows */
+    char *sa = cp_fresh(c, "sl");
+    int64_t start = slice->op_start > 0 ? slice->op_start : 0; /* -1: no OFFSET */
+    char *cond = arena_sprintf(c->cp_a, "%s.\"?rn\" > %" PRId64, sa, start);
+    if (slice->op_length >= 0)
+      cond = arena_sprintf(c->cp_a, "%s AND %s.\"?rn\" <= %" PRId64, cond, sa, start + slice->op_length);
+    proj.cr_sql = arena_sprintf(c->cp_a,
+                                "SELECT %s FROM (SELECT %s, row_number() OVER (PARTITION BY %s%s%s) AS \"?rn\" FROM %s) %s"
+                                " WHERE %s",
+                                cp_passthrough(c, &proj, sa), sel, cp_col(c, keyalias, hn), keys ? " ORDER BY " : "",
+                                keys ? keys : "", from, sa, cond);
+    *out = proj;
+    return CZ_OK;
+  }
   char *tail = arena_strdup(c->cp_a, "");
   if (keys)
     tail = arena_sprintf(c->cp_a, " ORDER BY %s", keys);
