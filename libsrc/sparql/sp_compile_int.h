@@ -48,7 +48,8 @@ typedef struct cp_s {
   bool cp_named_all;        /* with cp_dataset: the named graphs are all graphs but the
                                default one (an update's WITH, or no USING) */
   cp_gkind_t cp_gkind;
-  const sp_term_t *cp_gterm;
+  const sp_term_t *cp_gterm;  /* CP_G_CONST: the graph IRI; CP_G_VAR: the hidden graph
+                                 variable (CP_GRAPH_STEM), never the query's ?g */
   const char *cp_base;      /* the query's BASE (IRI() of a relative constant), NULL = none */
   int cp_solution_vars;     /* BNODE(str)'s solution key: the first N variables of the
                                scope (an Extend's input, not its own new ones); -1 all */
