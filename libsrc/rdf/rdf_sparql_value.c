@@ -463,10 +463,12 @@ int rdf_sv_compare(const char *op, const rdf_term_t *a, const rdf_term_t *b)
       return ne ? 0 : 1;
     /* Two different literals: not equal when both are of types whose
      * values are known and differ in kind or value; an unknown datatype
-     * is an error (RDFterm-equal). */
+     * is an error (RDFterm-equal) — except against a language-tagged
+     * literal, whose value (a string with a tag) no typed literal has
+     * (W3C open-eq-10: "xyz"@en != "abc"^^:unknown is true). */
     if (ca == SV_C_NONLIT || cb == SV_C_NONLIT)
       return ne ? 1 : 0;
-    if (ca == SV_C_OTHER || cb == SV_C_OTHER)
+    if ((ca == SV_C_OTHER || cb == SV_C_OTHER) && ca != SV_C_LANG && cb != SV_C_LANG)
       return -1;
     return ne ? 1 : 0;
   }

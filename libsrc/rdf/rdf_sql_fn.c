@@ -690,6 +690,124 @@ static char *fn_sub(ARGS) { UNUSED_ARGS; return fn_arith_call(f, t, n, '-'); }
 static char *fn_mul(ARGS) { UNUSED_ARGS; return fn_arith_call(f, t, n, '*'); }
 static char *fn_div(ARGS) { UNUSED_ARGS; return fn_arith_call(f, t, n, '/'); }
 
+/* A float or double as XPath's cast to xs:string writes it (XPath F&O
+ * §19.1.2.2): the shortest digits that read back as the same value, in
+ * plain decimal notation when 1e-6 <= |d| < 1e6 ("1", "-7.875"), else as
+ * mantissa and exponent ("1.0E7", "1.5E-7"); "0", "-0", "NaN", "INF". */
+static void fn_xpath_float_text(double d, bool single, char *out, size_t cap)
+{
+  if (isnan(d) || isinf(d) || d == 0) {
+    snprintf(out, cap, "%s", isnan(d) ? "NaN" : isinf(d) ? (d < 0 ? "-INF" : "INF") : signbit(d) ? "-0" : "0");
+    return;
+  }
+  char buf[40];
+  for (int p = 1; p <= 17; p++) {
+    snprintf(buf, sizeof buf, "%.*e", p - 1, d);
+    double back = strtod(buf, NULL);
+    if (single ? (float)back == (float)d : back == d)
+      break;
+  }
+  /* buf: [-]D[.DDD]e±X — the digits alone, trailing zeros dropped */
+  const char *q = buf;
+  bool neg = *q == '-';
+  q += neg;
+  char dig[24];
+  int nd = 0;
+  for (; *q && *q != 'e'; q++)
+    if (*q != '.')
+      dig[nd++] = *q;
+  int exp = atoi(q + 1);
+  while (nd > 1 && dig[nd - 1] == '0')
+    nd--;
+  size_t o = 0;
+  char *w = out;
+#define FX_PUT(ch) (o + 1 < cap ? (void)(w[o++] = (ch)) : (void)0)
+  if (neg)
+    FX_PUT('-');
+  double ad = fabs(d);
+  if (ad >= 1e-6 && ad < 1e6) {
+    if (exp < 0) {
+      FX_PUT('0');
+      FX_PUT('.');
+      for (int i = 0; i < -exp - 1; i++)
+        FX_PUT('0');
+      for (int i = 0; i < nd; i++)
+        FX_PUT(dig[i]);
+    } else {
+      for (int i = 0; i <= exp; i++)
+        FX_PUT(i < nd ? dig[i] : '0');
+      if (nd > exp + 1) {
+        FX_PUT('.');
+        for (int i = exp + 1; i < nd; i++)
+          FX_PUT(dig[i]);
+      }
+    }
+    w[o] = 0;
+  } else {
+    FX_PUT(dig[0]);
+    FX_PUT('.');
+    for (int i = 1; i < nd; i++)
+      FX_PUT(dig[i]);
+    if (nd == 1)
+      FX_PUT('0');
+    w[o] = 0;
+    size_t l = strlen(out);
+    snprintf(out + l, cap - l, "E%d", exp);
+  }
+#undef FX_PUT
+}
+
+/* xsd:string(term): an IRI's string, a literal's lexical form — except a
+ * valid boolean or number, which is written as XPath casts its value to
+ * xs:string (cast-string: "0"^^xsd:boolean is "false", 1.0 and 1E0 are
+ * "1"); dates and times keep their lexical form. */
+static char *fn_cast_string(fn_ctx_t *f, const rdf_term_t *v)
+{
+  if (rdf_sv_is_lit(v) && !v->rt_lang_len && v->rt_dt) {
+    rdf_xsd_t from = rdf_xsd_of(v);
+    if (from == XSD_BOOLEAN) {
+      rdf_xsd_val_t xv;
+      if (rdf_xsd_parse(from, v->rt_str, v->rt_len, &xv, NULL) == CZ_OK)
+        return fn_plain(f, xv.xv_bool ? "true" : "false", xv.xv_bool ? 4 : 5);
+    }
+    rdf_sv_num_t num;
+    if (rdf_xsd_is_numeric(from) && rdf_sv_num_get(v, &num) && num.scale <= 60) {
+      char buf[128];
+      if (num.k == SV_FLT || num.k == SV_DBL) {
+        fn_xpath_float_text(num.d, num.k == SV_FLT, buf, sizeof buf);
+      } else {
+        /* integer, or a decimal without trailing zeros ("1.0" is "1") */
+        __int128 m = num.m;
+        int scale = num.scale;
+        while (scale > 0 && m % 10 == 0) {
+          m /= 10;
+          scale--;
+        }
+        char digits[64];
+        rdf_sv_i128_text(digits, m < 0 ? -m : m);
+        size_t nd = strlen(digits), o = 0, sc = (size_t)scale;
+        if (m < 0)
+          buf[o++] = '-';
+        size_t whole = nd > sc ? nd - sc : 0;  /* digits before the point */
+        if (!whole)
+          buf[o++] = '0';
+        memcpy(buf + o, digits, whole);
+        o += whole;
+        if (sc) {
+          buf[o++] = '.';
+          for (size_t i = nd; i < sc; i++)
+            buf[o++] = '0';
+          memcpy(buf + o, digits + whole, nd - whole);
+          o += nd - whole;
+        }
+        buf[o] = 0;
+      }
+      return fn_plain(f, buf, strlen(buf));
+    }
+  }
+  return fn_plain(f, v->rt_str, v->rt_len);
+}
+
 /* XPath casts (§17.5) to one xsd type: cast(target-iri, term). */
 static char *fn_cast(ARGS)
 {
@@ -701,7 +819,7 @@ static char *fn_cast(ARGS)
   if (v->rt_kind == RDF_BNODE)
     return NULL;
   if (to == XSD_STRING)
-    return fn_plain(f, v->rt_str, v->rt_len);
+    return fn_cast_string(f, v);
   if (v->rt_kind == RDF_IRI || v->rt_lang_len)
     return NULL;
   rdf_xsd_t from = rdf_xsd_of(v);

@@ -11,7 +11,8 @@
  * - blank nodes in patterns become variables (`??N`) that are never
  *   projected; in templates and data they stay blank nodes;
  * - groups (§18.2.2.6): FILTERs collected over the whole group and applied
- *   last; OPTIONAL{Filter(F, A)} gives LeftJoin(G, A, F); MINUS, BIND and the
+ *   last; OPTIONAL{Filter(F, A)} gives LeftJoin(G, A, F) when the FILTER
+ *   is the OPTIONAL group's own (not a nested group's); MINUS, BIND and the
  *   rest in order (Minus, Extend, Join);
  * - queries (§18.2.4): Group with its aggregates (each aggregate call one
  *   `?.N`, an identical call reused), HAVING as a Filter, the trailing
@@ -247,6 +248,17 @@ static sp_expr_t *tr_expr(sp_tr_t *tr, sp_expr_t *e, sp_aggctx_t *ag)
 
 /* ---- graph patterns ---- */
 
+/* Whether group pattern g has a FILTER among its own elements. */
+static bool tr_has_own_filter(const sp_pat_t *g)
+{
+  if (!g || g->pt_kind != SP_G_GROUP)
+    return false;
+  for (int i = 0; i < g->pt_list->ls_n; i++)
+    if (((const sp_pat_t *)g->pt_list->ls_v[i])->pt_kind == SP_G_FILTER)
+      return true;
+  return false;
+}
+
 static sp_op_t *tr_group(sp_tr_t *tr, sp_pat_t *g)
 {
   arena_t *a = tr->tr_ps->ps_arena;
@@ -261,7 +273,11 @@ static sp_op_t *tr_group(sp_tr_t *tr, sp_pat_t *g)
     case SP_G_OPTIONAL: {
       sp_op_t *A = tr_pattern(tr, e->pt_sub);
       sp_op_t *lj;
-      if (A->op_kind == SP_OP_FILTER) {
+      /* Only the OPTIONAL's own group's FILTERs become the LeftJoin's
+       * condition: a Filter of a nested group (OPTIONAL {{ P FILTER F }})
+       * is Join(Z, Filter(F, P)) before simplification, and stays on the
+       * right side (W3C dawg-optional-filter-005-not-simplified). */
+      if (A->op_kind == SP_OP_FILTER && tr_has_own_filter(e->pt_sub)) {
         lj = op_new(tr, SP_OP_LEFTJOIN, G, A->op_a);
         lj->op_exprs = A->op_exprs;
       } else {

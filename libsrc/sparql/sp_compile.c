@@ -242,9 +242,11 @@ static int cp_minus(cp_t *c, const sp_op_t *op, cp_rel_t *out)
     compat = cp_cat(c, compat, " AND ",
                     nullable ? arena_sprintf(c->cp_a, "(%s OR %s IS NULL OR %s IS NULL)", eq, ca, cb)
                              : eq);
-    shared = cp_cat(c, shared, " OR ", eq);
+    /* the active graph is no variable of either side (graph-minus) */
+    if (!cp_is_graph_col(out->cr_v[i].cv_name))
+      shared = cp_cat(c, shared, " OR ", eq);
   }
-  if (!compat)
+  if (!shared)
     return CZ_OK; /* no shared variable: nothing is removed */
   out->cr_sql = arena_sprintf(c->cp_a,
                               "SELECT %s FROM (%s) %s WHERE NOT EXISTS (SELECT 1 FROM (%s) %s WHERE %s"
@@ -267,13 +269,107 @@ static int cp_filter(cp_t *c, const sp_op_t *op, cp_rel_t *out)
   return CZ_OK;
 }
 
+bool cp_is_graph_col(const char *name)
+{
+  return strncmp(name, "?" CP_GRAPH_STEM, strlen("?" CP_GRAPH_STEM)) == 0;
+}
+
+const char *cp_graph_col(const cp_t *c)
+{
+  return c->cp_gkind == CP_G_VAR && c->cp_gterm->tm_anon ? arena_sprintf(c->cp_a, "?%s", c->cp_gterm->tm_str) : NULL;
+}
+
+/* The named graphs of the dataset, one row each, as the column of the
+ * hidden graph variable in force (GRAPH ?g {} : an empty BGP). */
+static int cp_graph_list(cp_t *c, cp_rel_t *out)
+{
+  sp_op_t empty = {.op_kind = SP_OP_BGP};
+  return cp_bgp(c, &empty, out);
+}
+
+/* GRAPH ?var { P } after P (compiled with the hidden graph column hn):
+ * §18.6's union over the named graphs of Join(P's solutions in that graph,
+ * {?var → graph}). P's own ?var, if it binds one, is an ordinary variable
+ * that must agree with the graph; where P leaves the graph open (VALUES,
+ * a union branch without triples) every named graph pairs with it. */
+static int cp_graph_bind(cp_t *c, const sp_term_t *var, const char *hn, const cp_rel_t *in, cp_rel_t *out)
+{
+  const char *gn = cp_vname(c, var);
+  int hi = cp_find(in, hn), gi = cp_find(in, gn);
+  char *ia = cp_fresh(c, "gr");
+  char *from = arena_sprintf(c->cp_a, "(%s) %s", in->cr_sql, ia);
+  char *hcol;
+  if (hi < 0 || in->cr_v[hi].cv_maybe_null) {
+    cp_rel_t gl;
+    if (cp_graph_list(c, &gl) != CZ_OK)
+      return CZ_ERR;
+    char *la = cp_fresh(c, "gl");
+    hcol = cp_col(c, la, hn);
+    from = hi < 0 ? arena_sprintf(c->cp_a, "%s, (%s) %s", from, gl.cr_sql, la)
+                  : arena_sprintf(c->cp_a, "%s JOIN (%s) %s ON (%s = %s OR %s IS NULL)", from, gl.cr_sql, la,
+                                  cp_col(c, ia, hn), hcol, cp_col(c, ia, hn));
+  } else {
+    hcol = cp_col(c, ia, hn);
+  }
+  cp_var_t hv = {.cv_name = hn};
+  cp_rel_init(c, out, in->cr_n + 1);
+  char **ex = arena_alloc(c->cp_a, sizeof(char *) * (size_t)(in->cr_n + 2));
+  char *where = NULL;
+  for (int i = 0; i < in->cr_n; i++) {
+    if (i == hi)
+      continue;
+    const cp_var_t *v = &in->cr_v[i];
+    char *col = cp_col(c, ia, v->cv_name);
+    out->cr_v[out->cr_n] = *v;
+    if (i == gi) {
+      if (v->cv_count)
+        return cp_unsupported(c, "GRAPH ?g with ?g an aggregate's value");
+      char *eq = cp_var_eq(c, v, col, &hv, hcol);
+      where = v->cv_maybe_null ? arena_sprintf(c->cp_a, "(%s OR %s IS NULL)", eq, col) : eq;
+      if (v->cv_text)
+        col = arena_sprintf(c->cp_a, "COALESCE(%s, %s)", col, cp_var_text(c, &hv, hcol));
+      else
+        col = hcol;
+      out->cr_v[out->cr_n].cv_maybe_null = false;
+    }
+    ex[out->cr_n++] = col;
+  }
+  if (gi < 0) {
+    out->cr_v[out->cr_n] = (cp_var_t){.cv_name = gn};
+    ex[out->cr_n++] = hcol;
+  }
+  out->cr_sql = arena_sprintf(c->cp_a, "SELECT %s FROM %s%s%s", cp_select_list(c, out, ex), from,
+                              where ? " WHERE " : "", where ? where : "");
+  return CZ_OK;
+}
+
+/* GRAPH: a constant graph is a condition on every quad below; GRAPH ?var
+ * evaluates its pattern per named graph (§18.6), so the pattern's quads
+ * carry a hidden graph column (CP_GRAPH_STEM) that joins, unions, MINUS,
+ * groups and subqueries inside keep as a shared key but never as one of
+ * the pattern's variables — ?var inside is an ordinary variable
+ * (graph-variable-scope, sq03, graph-minus) — and only here becomes ?var. */
 static int cp_graph(cp_t *c, const sp_op_t *op, cp_rel_t *out)
 {
   cp_gkind_t gk = c->cp_gkind;
   const sp_term_t *gt = c->cp_gterm;
-  c->cp_gkind = op->op_term->tm_kind == SP_T_VAR ? CP_G_VAR : CP_G_CONST;
-  c->cp_gterm = op->op_term;
-  int rc = cp_op(c, op->op_a, out);
+  int rc;
+  if (op->op_term->tm_kind == SP_T_VAR) {
+    sp_term_t *h = arena_zalloc(c->cp_a, sizeof(*h));
+    h->tm_kind = SP_T_VAR;
+    h->tm_anon = true;
+    h->tm_str = arena_sprintf(c->cp_a, CP_GRAPH_STEM "%d", ++c->cp_alias);
+    c->cp_gkind = CP_G_VAR;
+    c->cp_gterm = h;
+    cp_rel_t in;
+    rc = cp_op(c, op->op_a, &in);
+    if (rc == CZ_OK)
+      rc = cp_graph_bind(c, op->op_term, cp_vname(c, h), &in, out);
+  } else {
+    c->cp_gkind = CP_G_CONST;
+    c->cp_gterm = op->op_term;
+    rc = cp_op(c, op->op_a, out);
+  }
   c->cp_gkind = gk;
   c->cp_gterm = gt;
   return rc;
@@ -339,8 +435,8 @@ static int cp_group(cp_t *c, const sp_op_t *op, cp_rel_t *out)
     return CZ_ERR;
   int nk = op->op_binds ? op->op_binds->ls_n : 0, na = op->op_aggs ? op->op_aggs->ls_n : 0;
   char *ga = cp_fresh(c, "g");
-  cp_rel_init(c, out, nk + na);
-  char **ex = arena_alloc(c->cp_a, sizeof(char *) * (size_t)(nk + na + 1));
+  cp_rel_init(c, out, nk + na + 1);
+  char **ex = arena_alloc(c->cp_a, sizeof(char *) * (size_t)(nk + na + 2));
   char *keys = NULL;
   /* GROUP BY expressions: computed as columns of the input first. */
   char *extra = NULL;
@@ -374,6 +470,35 @@ static int cp_group(cp_t *c, const sp_op_t *op, cp_rel_t *out)
                                  in.cr_sql, gi);
     in = grown;
   }
+  /* Inside GRAPH ?var the groups are per graph (the active graph a key);
+   * without GROUP BY each named graph has its one group even when no
+   * solution falls in it (agg-empty-group-count-graph): the graphs left
+   * joined with the solutions, a row marker telling real rows apart for
+   * COUNT(*). */
+  const char *hn = cp_graph_col(c), *marker = NULL;
+  if (hn && cp_find(&in, hn) >= 0) {
+    if (nk == 0) {
+      cp_rel_t gl;
+      if (cp_graph_list(c, &gl) != CZ_OK)
+        return CZ_ERR;
+      char *la = cp_fresh(c, "gl"), *ra = cp_fresh(c, "gr");
+      marker = "?row";
+      char *cols = NULL;
+      for (int i = 0; i < in.cr_n; i++) {
+        in.cr_v[i].cv_maybe_null = true;
+        if (strcmp(in.cr_v[i].cv_name, hn) != 0)
+          cols = cp_cat(c, cols, ", ", cp_col(c, ra, in.cr_v[i].cv_name));
+      }
+      in.cr_sql = arena_sprintf(c->cp_a, "SELECT %s AS %s%s%s, %s.%s FROM (%s) %s LEFT JOIN (SELECT %s, 1 AS %s FROM (%s) %s) %s ON %s = %s",
+                                cp_col(c, la, hn), sp_sql_ident(c->cp_a, hn), cols ? ", " : "", cols ? cols : "", ra,
+                                sp_sql_ident(c->cp_a, marker), gl.cr_sql, la, cp_passthrough(c, &in, "gm"),
+                                sp_sql_ident(c->cp_a, marker), in.cr_sql, "gm", ra, cp_col(c, ra, hn), cp_col(c, la, hn));
+      in.cr_v[cp_find(&in, hn)].cv_maybe_null = false;
+    }
+    out->cr_v[out->cr_n] = in.cr_v[cp_find(&in, hn)];
+    ex[out->cr_n++] = cp_col(c, ga, hn);
+    keys = cp_cat(c, keys, ", ", cp_col(c, ga, hn));
+  }
   for (int k = 0; k < nk; k++) {
     const char *name = kname[k];
     int i = cp_find(&in, name);
@@ -399,7 +524,7 @@ static int cp_group(cp_t *c, const sp_op_t *op, cp_rel_t *out)
       ex[out->cr_n++] = val;
       continue;
     }
-    char *arg = "*";
+    char *arg = marker ? cp_col(c, ga, marker) : "*";
     if (!x->ex_star) {
       const sp_expr_t *v = x->ex_args->ls_v[0];
       int i = cp_find(&in, cp_vname(c, v->ex_term));
@@ -419,6 +544,8 @@ static int cp_group(cp_t *c, const sp_op_t *op, cp_rel_t *out)
         row = cp_cat(c, row, " || ',' || ", arena_sprintf(c->cp_a, "COALESCE(%s, '~')", k));
       }
       arg = row ? row : "1";
+      if (marker)
+        arg = arena_sprintf(c->cp_a, "CASE WHEN %s IS NOT NULL THEN %s END", cp_col(c, ga, marker), arg);
     }
     out->cr_v[out->cr_n] = (cp_var_t){.cv_name = cp_vname(c, b->si_var), .cv_count = true};
     ex[out->cr_n++] = arena_sprintf(c->cp_a, "count(%s%s)", x->ex_distinct ? "DISTINCT " : "", arg);
@@ -523,7 +650,7 @@ static int cp_modifiers(cp_t *c, const sp_op_t *op, bool top, cp_rel_t *out)
   /* The projected variables (all of X's without a Project). */
   cp_rel_t proj;
   int nv = project ? project->op_vars->ls_n : core.cr_n;
-  cp_rel_init(c, &proj, nv);
+  cp_rel_init(c, &proj, nv + 1);
   for (int i = 0; i < nv; i++) {
     const char *name = project ? cp_vname(c, (const sp_term_t *)project->op_vars->ls_v[i]) : core.cr_v[i].cv_name;
     if (!project && name[0] == '?')
@@ -531,6 +658,12 @@ static int cp_modifiers(cp_t *c, const sp_op_t *op, bool top, cp_rel_t *out)
     int j = cp_find(&core, name);
     proj.cr_v[proj.cr_n++] = j >= 0 ? core.cr_v[j] : (cp_var_t){.cv_name = name, .cv_maybe_null = true};
   }
+  /* A subquery inside GRAPH ?var keeps the active graph (sq03: its ?var
+   * is its own variable, the graph a hidden column). */
+  const char *hn = top ? NULL : cp_graph_col(c);
+  int hj = hn ? cp_find(&core, hn) : -1;
+  if (hj >= 0)
+    proj.cr_v[proj.cr_n++] = core.cr_v[hj];
   int np = proj.cr_n;
   char *ca = cp_fresh(c, "r");
   char **ex = arena_alloc(c->cp_a, sizeof(char *) * (size_t)(np + 1));
@@ -573,6 +706,22 @@ static int cp_modifiers(cp_t *c, const sp_op_t *op, bool top, cp_rel_t *out)
   } else {
     sel = cp_select_list(c, &proj, ex);
   }
+  if (hj >= 0 && slice && (slice->op_length >= 0 || slice->op_start > 0)) {
+    /* LIMIT / OFFSET inside GRAPH ?var: per graph (the pattern is
+     * evaluated in each graph), numbered within each graph's rows */
+    char *sa = cp_fresh(c, "sl");
+    int64_t start = slice->op_start > 0 ? slice->op_start : 0; /* -1: no OFFSET */
+    char *cond = arena_sprintf(c->cp_a, "%s.\"?rn\" > %" PRId64, sa, start);
+    if (slice->op_length >= 0)
+      cond = arena_sprintf(c->cp_a, "%s AND %s.\"?rn\" <= %" PRId64, cond, sa, start + slice->op_length);
+    proj.cr_sql = arena_sprintf(c->cp_a,
+                                "SELECT %s FROM (SELECT %s, row_number() OVER (PARTITION BY %s%s%s) AS \"?rn\" FROM %s) %s"
+                                " WHERE %s",
+                                cp_passthrough(c, &proj, sa), sel, cp_col(c, keyalias, hn), keys ? " ORDER BY " : "",
+                                keys ? keys : "", from, sa, cond);
+    *out = proj;
+    return CZ_OK;
+  }
   char *tail = arena_strdup(c->cp_a, "");
   if (keys)
     tail = arena_sprintf(c->cp_a, " ORDER BY %s", keys);
@@ -604,7 +753,16 @@ int cp_op(cp_t *c, const sp_op_t *op, cp_rel_t *out)
   case SP_OP_SLICE: return cp_modifiers(c, op, false, out);
   case SP_OP_TOMULTISET: return cp_op(c, op->op_a, out);
   case SP_OP_PATH: return cp_path(c, op, out);
-  case SP_OP_SERVICE: return cp_unsupported(c, "SERVICE");
+  case SP_OP_SERVICE:
+    /* No remote endpoint is ever reached (federation is not built), so
+     * every SERVICE request fails: an error, or with SILENT the failed
+     * clause's one solution with no bindings (SPARQL 1.1 Federated Query
+     * §4, W3C service7). */
+    if (!op->op_silent)
+      return cp_unsupported(c, "SERVICE");
+    cp_rel_init(c, out, 0);
+    out->cr_sql = arena_strdup(c->cp_a, "SELECT 1 AS \"?unit\"");
+    return CZ_OK;
   case SP_OP_TABLE: return cp_table(c, op, out);
   }
   return cp_unsupported(c, "this algebra operator");

@@ -48,7 +48,8 @@ typedef struct cp_s {
   bool cp_named_all;        /* with cp_dataset: the named graphs are all graphs but the
                                default one (an update's WITH, or no USING) */
   cp_gkind_t cp_gkind;
-  const sp_term_t *cp_gterm;
+  const sp_term_t *cp_gterm;  /* CP_G_CONST: the graph IRI; CP_G_VAR: the hidden graph
+                                 variable (CP_GRAPH_STEM), never the query's ?g */
   const char *cp_base;      /* the query's BASE (IRI() of a relative constant), NULL = none */
   int cp_solution_vars;     /* BNODE(str)'s solution key: the first N variables of the
                                scope (an Extend's input, not its own new ones); -1 all */
@@ -81,6 +82,16 @@ typedef struct cp_expr_s {
   char *ce_nt;               /* a constant's N-Triples text as a SQL literal, else NULL */
   rdf_id_t ce_dt_id;         /* an inline xsd:dateTime constant's id, else 0 */
 } cp_expr_t;
+
+/* The hidden variable of the active graph under GRAPH ?var: column
+ * "?g#N" (no query variable or other hidden one has '#'). Inside the
+ * pattern it is a shared key of every operator (joins, unions, groups,
+ * subqueries), never a variable of MINUS's disjointness test; cp_graph
+ * turns it into ?var. */
+#define CP_GRAPH_STEM "g#"
+bool cp_is_graph_col(const char *name);
+/* The hidden graph column in force (under GRAPH ?var), else NULL. */
+const char *cp_graph_col(const cp_t *c);
 
 /* "not supported yet" (0A000) naming what. */
 int cp_unsupported(cp_t *c, const char *what);

@@ -108,6 +108,11 @@ static void test_compare(void **state)
   assert_int_equal(CMP("!=", "\"a\"", "\"b\"@en"), 1);
   assert_int_equal(CMP("=", "\"x\"^^<http://u/t>", "\"y\"^^<http://u/t>"), -1); /* unknown type */
   assert_int_equal(CMP("=", "\"x\"^^<http://u/t>", "\"x\"^^<http://u/t>"), 1);
+  /* a language-tagged literal is no typed literal's value (W3C open-eq-10) */
+  assert_int_equal(CMP("!=", "\"x\"@en", "\"y\"^^<http://u/t>"), 1);
+  assert_int_equal(CMP("=", "\"x\"^^<http://u/t>", "\"x\"@en"), 0);
+  assert_int_equal(CMP("=", "\"x\"@en", "\"x\"^^<" XSD "integer>"), 0); /* ill-typed */
+  assert_int_equal(CMP("!=", "\"x\"", "\"y\"^^<http://u/t>"), -1);
   assert_int_equal(CMP("=", "<http://a>", "\"http://a\""), 0);
   assert_int_equal(CMP("<", "<http://a>", "<http://b>"), -1);
   assert_int_equal(CMP("=", "\"2002-04-02T23:00:00-04:00\"^^<" XSD "dateTime>",

@@ -174,6 +174,11 @@ static void test_groups(void **state)
         "(filter ?x\n  (join\n    (leftjoin\n      (bgp\n        (triple ?x <http://e/p> ?y))\n"
         "      (bgp\n        (triple ?y <http://e/q> ?z))\n      (= ?z 1))\n"
         "    (bgp\n      (triple ?x <http://e/r> ?v))))\n");
+  /* a nested group's FILTER stays inside the OPTIONAL's right side
+   * (W3C dawg-optional-filter-005-not-simplified) */
+  tp_ok("SELECT * { ?x <http://e/p> ?y OPTIONAL { { ?x <http://e/q> ?z FILTER(?y = 1) } } }",
+        "(leftjoin\n  (bgp\n    (triple ?x <http://e/p> ?y))\n"
+        "  (filter (= ?y 1)\n    (bgp\n      (triple ?x <http://e/q> ?z))))\n");
   /* triples on both sides of a FILTER are one BGP (one blank node scope) */
   tp_ok("ASK { _:a <http://e/p> ?h FILTER(?h) _:a <http://e/q> [] }",
         "(ask)\n(filter ?h\n  (bgp\n    (triple ??0 <http://e/p> ?h)\n    (triple ??0 <http://e/q> ??1)))\n");
