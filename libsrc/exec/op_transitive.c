@@ -85,44 +85,80 @@ static int i64_cmp(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-/* Reads the edges, reversed when backward; sorted and distinct. */
-static int tr_read_edges(const op_t *o, transitive_run_t *r, qctx_t *q, err_t *e)
+/* Reads an input to its end: the first ncols (int64) columns of each row
+ * with no NULL among them, row after row, into a growing array in the
+ * state arena; cancellable, its memory counted. */
+static int tr_drain(const op_t *in, int ncols, arena_t *a, qctx_t *q, int64_t **out,
+                    int64_t *nrows, err_t *e)
 {
-  arena_t *a = r->tr_st.os_state;
-  int64_t cap = 1024, n = 0;
-  tr_pair_t *v = arena_try_alloc(a, sizeof(tr_pair_t) * (size_t)cap);
+  int64_t cap = 256, n = 0;
+  size_t row = sizeof(int64_t) * (size_t)ncols;
+  int64_t *v = arena_try_alloc(a, row * (size_t)cap);
   if (!v)
     return op_alloc_error(a, e);
-  if (op_open(o->o_in, q, e) != CZ_OK)
+  if (op_open(in, q, e) != CZ_OK)
     return CZ_ERR;
   for (;;) {
     obatch_t ob = {0};
-    if (op_next(o->o_in, q, &ob, e) != CZ_OK)
+    if (op_next(in, q, &ob, e) != CZ_OK)
       return CZ_ERR;
     if (!ob.ob_b)
       break;
     if (op_check_cancel(q, e) != CZ_OK)
       return CZ_ERR;
-    const vec_t *f = &ob.ob_b->b_cols[0], *t = &ob.ob_b->b_cols[1];
+    const vec_t *cols = ob.ob_b->b_cols;
     for (int k = 0; k < ob.ob_n; k++) {
       int i = ob.ob_sel ? ob.ob_sel[k] : k;
-      if (f->v_null[i] || t->v_null[i])
+      bool null = false;
+      for (int c = 0; c < ncols; c++)
+        null |= cols[c].v_null[i];
+      if (null)
         continue;
       if (n == cap) {
-        tr_pair_t *w = arena_try_alloc(a, sizeof(tr_pair_t) * (size_t)cap * 2);
+        int64_t *w = arena_try_alloc(a, row * (size_t)cap * 2);
         if (!w)
           return op_alloc_error(a, e);
-        memcpy(w, v, sizeof(tr_pair_t) * (size_t)n);
-        arena_free(a, v, sizeof(tr_pair_t) * (size_t)cap);
+        memcpy(w, v, row * (size_t)n);
+        arena_free(a, v, row * (size_t)cap);
         v = w;
         cap *= 2;
       }
-      v[n].tp_from = r->tr_backward ? t->v_i64[i] : f->v_i64[i];
-      v[n++].tp_to = r->tr_backward ? f->v_i64[i] : t->v_i64[i];
+      for (int c = 0; c < ncols; c++)
+        v[n * ncols + c] = cols[c].v_i64[i];
+      n++;
     }
     if (op_check_mem(q, a, e) != CZ_OK)
       return CZ_ERR;
   }
+  *out = v;
+  *nrows = n;
+  return CZ_OK;
+}
+
+/* Sorts v[0..n) and drops repeats; the number left. */
+static int64_t i64_sort_unique(int64_t *v, int64_t n)
+{
+  qsort(v, (size_t)n, sizeof(int64_t), i64_cmp);
+  int64_t m = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (m == 0 || v[i] != v[m - 1])
+      v[m++] = v[i];
+  return m;
+}
+
+/* Reads the edges, reversed when backward; sorted and distinct. */
+static int tr_read_edges(const op_t *o, transitive_run_t *r, qctx_t *q, err_t *e)
+{
+  int64_t *rows, n;
+  if (tr_drain(o->o_in, 2, r->tr_st.os_state, q, &rows, &n, e) != CZ_OK)
+    return CZ_ERR;
+  tr_pair_t *v = (tr_pair_t *)rows; /* two int64 per row: (from, to) */
+  if (r->tr_backward)
+    for (int64_t i = 0; i < n; i++) {
+      int64_t f = v[i].tp_from;
+      v[i].tp_from = v[i].tp_to;
+      v[i].tp_to = f;
+    }
   qsort(v, (size_t)n, sizeof(tr_pair_t), pair_cmp);
   int64_t m = 0;
   for (int64_t i = 0; i < n; i++)
@@ -136,47 +172,10 @@ static int tr_read_edges(const op_t *o, transitive_run_t *r, qctx_t *q, err_t *e
 /* The roots input's distinct non-NULL values. */
 static int tr_read_roots(const op_t *o, transitive_run_t *r, qctx_t *q, err_t *e)
 {
-  arena_t *a = r->tr_st.os_state;
-  int64_t cap = 256, n = 0;
-  int64_t *v = arena_try_alloc(a, sizeof(int64_t) * (size_t)cap);
-  if (!v)
-    return op_alloc_error(a, e);
-  if (op_open(o->o_in2, q, e) != CZ_OK)
+  int64_t n;
+  if (tr_drain(o->o_in2, 1, r->tr_st.os_state, q, &r->tr_roots, &n, e) != CZ_OK)
     return CZ_ERR;
-  for (;;) {
-    obatch_t ob = {0};
-    if (op_next(o->o_in2, q, &ob, e) != CZ_OK)
-      return CZ_ERR;
-    if (!ob.ob_b)
-      break;
-    if (op_check_cancel(q, e) != CZ_OK)
-      return CZ_ERR;
-    const vec_t *c0 = &ob.ob_b->b_cols[0];
-    for (int k = 0; k < ob.ob_n; k++) {
-      int i = ob.ob_sel ? ob.ob_sel[k] : k;
-      if (c0->v_null[i])
-        continue;
-      if (n == cap) {
-        int64_t *w = arena_try_alloc(a, sizeof(int64_t) * (size_t)cap * 2);
-        if (!w)
-          return op_alloc_error(a, e);
-        memcpy(w, v, sizeof(int64_t) * (size_t)n);
-        arena_free(a, v, sizeof(int64_t) * (size_t)cap);
-        v = w;
-        cap *= 2;
-      }
-      v[n++] = c0->v_i64[i];
-    }
-    if (op_check_mem(q, a, e) != CZ_OK)
-      return CZ_ERR;
-  }
-  qsort(v, (size_t)n, sizeof(int64_t), i64_cmp);
-  int64_t m = 0;
-  for (int64_t i = 0; i < n; i++)
-    if (m == 0 || v[i] != v[m - 1])
-      v[m++] = v[i];
-  r->tr_roots = v;
-  r->tr_nroots = m;
+  r->tr_nroots = i64_sort_unique(r->tr_roots, n);
   return CZ_OK;
 }
 
@@ -194,13 +193,8 @@ static int tr_all_roots(transitive_run_t *r, int min_len, err_t *e)
     if (min_len == 0)
       v[n++] = r->tr_edges[i].tp_to;
   }
-  qsort(v, (size_t)n, sizeof(int64_t), i64_cmp);
-  int64_t m = 0;
-  for (int64_t i = 0; i < n; i++)
-    if (m == 0 || v[i] != v[m - 1])
-      v[m++] = v[i];
   r->tr_roots = v;
-  r->tr_nroots = m;
+  r->tr_nroots = i64_sort_unique(v, n);
   return CZ_OK;
 }
 
