@@ -324,7 +324,7 @@ static bool index_pick(const jplan_t *jp, const bool *in_set, int u, ixpick_t *i
   for (int x = -1; x < t->tb_nindexes; x++) {
     int n = x < 0 ? t->tb_npk : t->tb_indexes[x].ix_ncols;
     const int *cols = x < 0 ? t->tb_pk : t->tb_indexes[x].ix_cols;
-    int other[32], conj[32], k = 0, njoin = 0, last_join = 0;
+    int other[32], conj[32], k = 0, njoin = 0;
     const xnode_t *kconst[32];
     for (; k < n && k < 32; k++) {
       bool got = false;
@@ -352,13 +352,11 @@ static bool index_pick(const jplan_t *jp, const bool *in_set, int u, ixpick_t *i
         conj[k] = i;
         got = true;
         njoin++;
-        last_join = k + 1;
       }
       if (!got)
         break;
     }
-    k = last_join;  /* constants after the last joined column: filters, not keys */
-    if (njoin == 0 || k <= ip->ip_nk)
+    if (njoin == 0 || k <= ip->ip_nk)  /* all constant: no join, a scan's filter */
       continue;
     ip->ip_index = x < 0 ? 0 : t->tb_indexes[x].ix_no;
     ip->ip_name = x < 0 ? (t->tb_pk_name ? t->tb_pk_name : t->tb_name) : t->tb_indexes[x].ix_name;

@@ -118,6 +118,20 @@ int cp_bgp(cp_t *c, const sp_op_t *op, cp_rel_t *out)
         cp_bgp_term(c, t->tr_o, arena_sprintf(c->cp_a, "%s.o", q), out, &b) != CZ_OK ||
         (!c->cp_infer && cp_bgp_graph(c, q, out, &b) != CZ_OK))
       return CZ_ERR;
+    /* A variable predicate with a constant subject or object: the
+     * distinct (s, p) or (o, p) projection gives the predicates that
+     * subject or object has, each then a lookup of rdf_quad by its key
+     * (PSOG or POGS), instead of a scan of every quad. The projection may
+     * hold pairs whose quads were deleted (libsrc/rdf README
+     * "Projections"): the join with rdf_quad confirms each. */
+    bool s_const = t->tr_s->tm_kind != SP_T_VAR, o_const = t->tr_o->tm_kind != SP_T_VAR;
+    if (!c->cp_infer && t->tr_p->tm_kind == SP_T_VAR && (s_const || o_const)) {
+      const char *col = s_const ? "s" : "o", *pj = cp_fresh(c, "j");
+      b.bg_from = cp_cat(c, b.bg_from, ", ",
+                         arena_sprintf(c->cp_a, RDF_SCHEMA ".rdf_quad_%sp %s", col, pj));
+      b.bg_where = cp_cat(c, b.bg_where, " AND ",
+                          arena_sprintf(c->cp_a, "%s.%s = %s.%s AND %s.p = %s.p", pj, col, q, col, pj, q));
+    }
   }
   out->cr_sql = arena_sprintf(c->cp_a, "SELECT %s FROM %s%s%s", cp_select_list(c, out, b.bg_binds),
                               b.bg_from, b.bg_where ? " WHERE " : "", b.bg_where ? b.bg_where : "");
