@@ -455,6 +455,15 @@ def main():
             plan = "\n".join(r[0] for r in c.execute(
                 "EXPLAIN SPARQL " + PFX + "SELECT ?s WHERE { ?s ex:knows ?o . ?o ex:age ?a }").fetchall())
             check("EXPLAIN SPARQL shows a plan over rdf_quad", "rdf_quad" in plan, plan)
+            lines = [r[0] for r in c.execute(
+                "EXPLAIN ANALYZE SPARQL " + PFX + "SELECT ?s WHERE { ?s ex:knows ?o . ?o ex:age ?a }").fetchall()]
+            phases = [ln.split(":")[0] for ln in lines if ln.endswith(" ms") and ":" in ln]
+            check("EXPLAIN ANALYZE SPARQL ends with the time of each phase",
+                  phases == ["SPARQL Compile Time", "Planning Time", "Execution Time"], "\n".join(lines))
+            lines = [r[0] for r in c.execute("EXPLAIN ANALYZE SELECT 1").fetchall()]
+            check("EXPLAIN ANALYZE of SQL: planning and execution time, as PostgreSQL",
+                  [ln.split(":")[0] for ln in lines[-2:]] == ["Planning Time", "Execution Time"],
+                  "\n".join(lines))
             # a variable predicate with a constant subject or object reads
             # the (s, p) / (o, p) projection, which keeps the pairs of
             # deleted quads: the answer must still come from rdf_quad
