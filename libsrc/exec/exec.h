@@ -675,6 +675,12 @@ op_t *op_index_join_new(arena_t *a, op_t *left, join_kind_t kind, void *table, c
                         int index, const char *index_name, int nkeys, const int *lk,
                         const char *const *key_names, int ncols, const int *cols,
                         const ty_t *types, xnode_t *cond);
+/* Key parts of an index lookup join (op_index_join_new) that are
+ * constants, not left columns: where lk[k] < 0, consts[k] (of types[k],
+ * strings in a plan arena that outlives o) is key column k's value for
+ * every left row. A prefix such as (P = constant, S = left column) finds
+ * the few rows of one subject instead of every row of P. */
+void op_index_join_set_consts(op_t *o, arena_t *a, const datum_t *consts, const ty_t *types);
 /* Index Lookup Aggregate: a correlated scalar aggregate subquery over one
  * table, batched. Probes as op_index_join_new; per left row, the
  * aggregates aggs (arguments over the pair row: left then fetched

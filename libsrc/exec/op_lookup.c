@@ -43,6 +43,11 @@ typedef struct op_lookup_s {
   int ol_index;
   const char *ol_index_name;
   const char **ol_key_names;    /* the index's key columns probed (EXPLAIN) */
+  const datum_t *ol_kconst;     /* per key column: its constant where ol_lk[k] < 0 (a
+                                 * leading column a local `col = constant` fixes, as
+                                 * rdf_quad's P: the probe is then (P, S) per left row,
+                                 * not a scan of every quad of P); NULL: none */
+  ty_t *ol_ktypes;              /* the constant keys' types */
   /* the aggregate form (op_index_agg_new): per left row, aggregates over
    * its passing pairs, then values over those aggregates */
   int ol_nagg;                  /* 0: a join */
@@ -333,7 +338,7 @@ static int index_start(const op_lookup_t *l, lookup_run_t *lr, qctx_t *q, const 
     int row = in->ob_sel ? in->ob_sel[i] : i;
     bool null = false;
     for (int c = 0; c < l->ol_nkeys && !null; c++)
-      null = lb->b_cols[l->ol_lk[c]].v_null[row];
+      null = l->ol_lk[c] >= 0 && lb->b_cols[l->ol_lk[c]].v_null[row];
     if (!null)
       lr->lr_krow[nk++] = row;
   }
@@ -345,8 +350,19 @@ static int index_start(const op_lookup_t *l, lookup_run_t *lr, qctx_t *q, const 
   if (nk == 0)
     return CZ_OK;
   const vec_t **kv = arena_alloc(ka, sizeof(vec_t *) * (size_t)l->ol_nkeys);
-  for (int c = 0; c < l->ol_nkeys; c++)
-    kv[c] = &lb->b_cols[l->ol_lk[c]];
+  for (int c = 0; c < l->ol_nkeys; c++) {
+    if (l->ol_lk[c] >= 0) {
+      kv[c] = &lb->b_cols[l->ol_lk[c]];
+      continue;
+    }
+    /* a constant key part: the same value at every probed row */
+    vec_t *v = arena_alloc(ka, sizeof(*v));
+    if (vec_init(v, ka, l->ol_ktypes[c], lb->b_n, e) != CZ_OK)
+      return CZ_ERR;
+    for (int i = 0; i < nk; i++)
+      vec_set(v, lr->lr_krow[i], &l->ol_kconst[c]);
+    kv[c] = v;
+  }
   return ((const qtable_t *)l->ol_table)->qt_ops->qt_probe_keys(q, lr->lr_probe, kv, lr->lr_krow, nk,
                                                                 lr->lr_same, ka, e);
 }
@@ -572,8 +588,15 @@ static char *index_detail(const op_t *o, arena_t *a)
 {
   const op_lookup_t *l = (const op_lookup_t *)o;
   char *t = arena_sprintf(a, "%s using %s (", l->ol_name, l->ol_index_name);
-  for (int k = 0; k < l->ol_nkeys; k++)
-    t = arena_sprintf(a, "%s%s%s = $%d", t, k ? ", " : "", l->ol_key_names[k], l->ol_lk[k] + 1);
+  for (int k = 0; k < l->ol_nkeys; k++) {
+    if (l->ol_lk[k] < 0 && ty_phys(l->ol_ktypes[k].t_id) == TP_I64)
+      t = arena_sprintf(a, "%s%s%s = %lld", t, k ? ", " : "", l->ol_key_names[k],
+                        (long long)l->ol_kconst[k].d_i64);
+    else if (l->ol_lk[k] < 0)
+      t = arena_sprintf(a, "%s%s%s = constant", t, k ? ", " : "", l->ol_key_names[k]);
+    else
+      t = arena_sprintf(a, "%s%s%s = $%d", t, k ? ", " : "", l->ol_key_names[k], l->ol_lk[k] + 1);
+  }
   t = arena_sprintf(a, "%s)", t);
   return l->ol_cond ? arena_sprintf(a, "%s filter", t) : t;
 }
@@ -634,6 +657,20 @@ op_t *op_index_join_new(arena_t *a, op_t *left, join_kind_t kind, void *table, c
   for (int k = 0; k < nkeys; k++)
     l->ol_key_names[k] = key_names[k];
   return o;
+}
+
+void op_index_join_set_consts(op_t *o, arena_t *a, const datum_t *consts, const ty_t *types)
+{
+  op_lookup_t *l = (op_lookup_t *)o;
+  datum_t *kc = arena_zalloc(a, sizeof(datum_t) * (size_t)(l->ol_nkeys + 1));
+  ty_t *kt = arena_zalloc(a, sizeof(ty_t) * (size_t)(l->ol_nkeys + 1));
+  for (int k = 0; k < l->ol_nkeys; k++)
+    if (l->ol_lk[k] < 0) {
+      kc[k] = consts[k];
+      kt[k] = types[k];
+    }
+  l->ol_kconst = kc;
+  l->ol_ktypes = kt;
 }
 
 static char *index_agg_detail(const op_t *o, arena_t *a)

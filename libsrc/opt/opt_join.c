@@ -280,15 +280,41 @@ typedef struct ixpick_s {
   int ip_tcol[32];              /* their table columns */
   int ip_other[32];             /* the block columns giving them */
   int ip_conj[32];              /* the conjuncts that do */
+  const xnode_t *ip_const[32];  /* or the constant a local `col = constant` gives
+                                 * (ip_other -1); never all of them */
+  int ip_njoin;                 /* key columns a join equality gives */
   bool ip_secondary;
   int ip_nixcols;               /* all the index's key columns (a secondary index
                                  * answers alone when they hold every column needed) */
   const int *ip_ixcols;
 } ixpick_t;
 
+/* The constant unit u's local conjunct c equates u's table column tc
+ * with (`col = constant` of tc's type, either side), or NULL. Only an
+ * inner table unit's: its block columns are its table's. */
+static const xnode_t *const_key(const jplan_t *jp, const jconj_t *c, int u, const sp_table_t *t,
+                                int tc)
+{
+  const lp_rel_t *un = &jp->jp_fb->fb_units[u];
+  const xnode_t *x = c->jc_x;
+  if (!c->jc_local || c->jc_units[0] != u || un->un_kind != JOIN_INNER || un->un_agg_n ||
+      x->x_kind != X_OP || x->x_op != XOP_EQ || x->x_nargs != 2)
+    return NULL;
+  for (int side = 0; side < 2; side++) {
+    const xnode_t *col = x->x_args[side], *k = x->x_args[1 - side];
+    if (col->x_kind == X_COL && k->x_kind == X_CONST && !k->x_const.d_null &&
+        col->x_index == un->un_base + tc && col->x_type.t_id == t->tb_coltypes[tc].t_id &&
+        k->x_type.t_id == col->x_type.t_id)
+      return k;
+  }
+  return NULL;
+}
+
 /* The index (primary key first on ties) whose longest key prefix the
  * equalities between u and in_set give (same types); false when none
- * gives even its first column. */
+ * gives even its first column. A key column a local `col = constant`
+ * fixes counts too (rdf_quad's P before the S a join gives), as long as
+ * a join equality gives at least one of the prefix's columns. */
 static bool index_pick(const jplan_t *jp, const bool *in_set, int u, ixpick_t *ip)
 {
   const sp_table_t *t = look_table(jp, u);
@@ -298,9 +324,20 @@ static bool index_pick(const jplan_t *jp, const bool *in_set, int u, ixpick_t *i
   for (int x = -1; x < t->tb_nindexes; x++) {
     int n = x < 0 ? t->tb_npk : t->tb_indexes[x].ix_ncols;
     const int *cols = x < 0 ? t->tb_pk : t->tb_indexes[x].ix_cols;
-    int other[32], conj[32], k = 0;
+    int other[32], conj[32], k = 0, njoin = 0;
+    const xnode_t *kconst[32];
     for (; k < n && k < 32; k++) {
       bool got = false;
+      kconst[k] = NULL;
+      for (int i = 0; i < jp->jp_nconj && !got; i++) {
+        const xnode_t *kc = const_key(jp, &jp->jp_conj[i], u, t, cols[k]);
+        if (kc) {
+          other[k] = -1;
+          conj[k] = i;
+          kconst[k] = kc;
+          got = true;
+        }
+      }
       for (int i = 0; i < jp->jp_nconj && !got; i++) {
         const jconj_t *c = &jp->jp_conj[i];
         int a, d;
@@ -314,11 +351,12 @@ static bool index_pick(const jplan_t *jp, const bool *in_set, int u, ixpick_t *i
         other[k] = oth;
         conj[k] = i;
         got = true;
+        njoin++;
       }
       if (!got)
         break;
     }
-    if (k <= ip->ip_nk)
+    if (njoin == 0 || k <= ip->ip_nk)  /* all constant: no join, a scan's filter */
       continue;
     ip->ip_index = x < 0 ? 0 : t->tb_indexes[x].ix_no;
     ip->ip_name = x < 0 ? (t->tb_pk_name ? t->tb_pk_name : t->tb_name) : t->tb_indexes[x].ix_name;
@@ -326,10 +364,13 @@ static bool index_pick(const jplan_t *jp, const bool *in_set, int u, ixpick_t *i
     ip->ip_nixcols = n;
     ip->ip_ixcols = cols;
     ip->ip_nk = k;
+    ip->ip_njoin = 0;
     for (int j = 0; j < k; j++) {
       ip->ip_tcol[j] = cols[j];
       ip->ip_other[j] = other[j];
       ip->ip_conj[j] = conj[j];
+      ip->ip_const[j] = kconst[j];
+      ip->ip_njoin += kconst[j] == NULL;
     }
   }
   return ip->ip_nk > 0;
@@ -470,7 +511,16 @@ static double index_cost(const jplan_t *jp, bool *in_set, int u, const ixpick_t 
     fetch = !index_covers(ip, need, t->tb_ncols);
   }
   double found;
-  if (un->un_kind == JOIN_INNER && !un->un_agg_n) {
+  if (ip->ip_njoin < ip->ip_nk) {
+    /* constant key parts: the unit's rows after its own conjuncts (its
+     * sample's estimate, which the constants are part of), then the
+     * joined parts' selectivities */
+    double ksel = 1;
+    for (int k = 0; k < ip->ip_nk; k++)
+      if (!ip->ip_const[k])
+        ksel *= jp->jp_conj[ip->ip_conj[k]].jc_sel;
+    found = jp->jp_units[u].pu_rows * ksel;
+  } else if (un->un_kind == JOIN_INNER && !un->un_agg_n) {
     double ksel = 1;
     for (int k = 0; k < ip->ip_nk; k++)
       ksel *= jp->jp_conj[ip->ip_conj[k]].jc_sel;
@@ -1073,9 +1123,15 @@ static op_t *index_join(jplan_t *jp, int u, op_t *acc, const ixpick_t *ip, int *
   for (int c = 0; c < un->un_width; c++)
     pos[un->un_base + c] = tpos[look_tcol(jp, u, un->un_base + c)];
   int lk[32];
+  datum_t kconst[32];
+  ty_t ktypes[32];
   const char **names = arena_alloc(b->lc_a, sizeof(char *) * (size_t)ip->ip_nk);
   for (int k = 0; k < ip->ip_nk; k++) {
-    lk[k] = pos[ip->ip_other[k]];
+    lk[k] = ip->ip_const[k] ? -1 : pos[ip->ip_other[k]];
+    if (ip->ip_const[k]) {
+      kconst[k] = ip->ip_const[k]->x_const;
+      ktypes[k] = ip->ip_const[k]->x_type;
+    }
     names[k] = t->tb_colnames[ip->ip_tcol[k]];
   }
   xnode_t **rest = arena_alloc(b->lc_a, sizeof(xnode_t *) * (size_t)(jp->jp_nconj + nown + 1));
@@ -1098,6 +1154,8 @@ static op_t *index_join(jplan_t *jp, int u, op_t *acc, const ixpick_t *ip, int *
   op_t *o = op_index_join_new(b->lc_a, acc, un->un_kind, t->tb_handle, t->tb_name, ip->ip_index,
                               ip->ip_name, ip->ip_nk, lk, names, nc, tcols, types,
                               bd_and_all(b->lc_b, rest, nrest));
+  if (ip->ip_njoin < ip->ip_nk)
+    op_index_join_set_consts(o, b->lc_a, kconst, ktypes);
   if (semi)
     for (int c = 0; c < un->un_width; c++)
       pos[un->un_base + c] = -1;  /* its columns were only for the conditions */

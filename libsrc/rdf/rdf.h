@@ -330,6 +330,11 @@ void rdf_dict_close(rdf_dict_t *d);
  * "Dictionaries" says why that is safe). Kind RDF_NONE gives 0. Two
  * callers adding one term at once get one id. */
 int rdf_dict_encode(rdf_dict_t *d, const rdf_term_t *terms, size_t n, rdf_id_t *ids, err_t *e);
+/* As rdf_dict_encode, but nothing is added: the ids of the terms the
+ * dictionaries hold as tx sees them, 0 for the others (a query's
+ * constants: one vectored probe per dictionary, no statement). */
+int rdf_dict_lookup(rdf_dict_t *d, txn_t *tx, const rdf_term_t *terms, size_t n, rdf_id_t *ids,
+                    err_t *e);
 /* The terms of ids[0..n) (0 gives RDF_NONE), as tx sees the dictionaries
  * (NULL: committed), strings in a. 22P02 for an id no dictionary holds. */
 int rdf_dict_decode(rdf_dict_t *d, txn_t *tx, const rdf_id_t *ids, size_t n, rdf_term_t *out,

@@ -73,6 +73,8 @@ struct rdf_dict_s {
   size_t rd_nns, rd_capns;
   int32_t *rd_by_str, *rd_by_id; /* open addressing, -1 empty; size rd_hcap */
   size_t rd_hcap;
+  bool rd_look;                /* during rdf_dict_lookup: probe only, nothing added */
+  txn_t *rd_look_tx;           /* its transaction (NULL: what is committed) */
 };
 
 /* ---- the namespace cache ------------------------------------------------- */
@@ -407,6 +409,14 @@ static int rd_intern(rdf_dict_t *d, const rd_table_t *dt, rd_key_t *k, int n, er
   arena_t *a = d->rd_scratch;
   rd_key_t **u = arena_alloc(a, sizeof(*u) * (size_t)n);
   int nu = rd_distinct(dt, k, n, u, a);
+  if (d->rd_look) {
+    /* a lookup: the known ones, in the caller's transaction */
+    if (rd_probe(d, d->rd_look_tx, dt, u, nu, e) != CZ_OK)
+      return CZ_ERR;
+    for (int i = 0; i < n; i++)
+      k[i].rk_id = k[i].rk_rep->rk_id;
+    return CZ_OK;
+  }
   txn_t *tx = txn_begin(cat_db(d->rd_cat), TXN_NESTED, e);
   if (!tx)
     return CZ_ERR;
@@ -470,11 +480,15 @@ static int rd_encode_ns(rdf_dict_t *d, rd_iri_t *iris, int n, err_t *e)
   if (rd_intern(d, &d->rd_prefix, k, nk, e) != CZ_OK)
     return CZ_ERR;
   for (int j = 0; j < nk; j++)
-    if (!rd_ns_by_str(d, k[j].rk_k[0].d_str.s_ptr, k[j].rk_k[0].d_str.s_len))
+    if (k[j].rk_id && !rd_ns_by_str(d, k[j].rk_k[0].d_str.s_ptr, k[j].rk_k[0].d_str.s_len))
       rd_ns_add(d, k[j].rk_k[0].d_str.s_ptr, k[j].rk_k[0].d_str.s_len, (int64_t)k[j].rk_id);
   for (int i = 0; i < n; i++)
-    if (iris[i].ri_ns == 0 && iris[i].ri_s)
-      iris[i].ri_ns = rd_ns_by_str(d, iris[i].ri_s, iris[i].ri_nse)->ns_id;
+    if (iris[i].ri_ns == 0 && iris[i].ri_s) {
+      const rd_ns_t *c = rd_ns_by_str(d, iris[i].ri_s, iris[i].ri_nse);
+      /* missing only in a lookup: no namespace id is negative, so the
+       * IRI's key finds nothing (0 would find a blank node's) */
+      iris[i].ri_ns = c ? c->ns_id : -1;
+    }
   return CZ_OK;
 }
 
@@ -548,6 +562,8 @@ int rdf_dict_encode(rdf_dict_t *d, const rdf_term_t *terms, size_t n, rdf_id_t *
     }
     if (t->rt_kind != RDF_LITERAL || ids[i])
       continue;
+    if (dt_of[i] >= 0 && !ik[dt_of[i]].rk_id)
+      continue;  /* a lookup: its datatype is unknown, so is the literal */
     rd_key_t *k = &lk[nlit];
     memset(k, 0, sizeof(*k));
     k->rk_k[0].d_i64 = dt_of[i] >= 0 ? (int64_t)ik[dt_of[i]].rk_id : 0;
@@ -567,6 +583,17 @@ int rdf_dict_encode(rdf_dict_t *d, const rdf_term_t *terms, size_t n, rdf_id_t *
   for (int j = 0; j < nlit; j++)
     ids[lk_at[j]] = lk[j].rk_id;
   return CZ_OK;
+}
+
+int rdf_dict_lookup(rdf_dict_t *d, txn_t *tx, const rdf_term_t *terms, size_t n, rdf_id_t *ids,
+                    err_t *e)
+{
+  d->rd_look = true;
+  d->rd_look_tx = tx;
+  int rc = rdf_dict_encode(d, terms, n, ids, e);
+  d->rd_look = false;
+  d->rd_look_tx = NULL;
+  return rc;
 }
 
 /* ---- decoding -------------------------------------------------------------------- */

@@ -10,6 +10,7 @@
  * references), so those become U+FFFD; CR is written as &#13; so that XML
  * line-end normalisation does not turn it into LF.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,12 +53,22 @@ int rdf_esc_nt_string(rdf_out_t *o, const char *s, size_t n, bool tab)
   return rdf_out_put(o, s + run, n - run);
 }
 
+/* The bytes IRIREF forbids (controls, space and <>"{}|^`\): a table,
+ * not a strchr per byte — every IRI of every result row passes here. */
+static bool rdf_iri_forbidden(unsigned char c)
+{
+  static const uint64_t low = 0xFFFFFFFFull | 1ull << ' ' | 1ull << '<' | 1ull << '>' | 1ull << '"';
+  static const uint64_t high = 1ull << ('{' - 64) | 1ull << ('}' - 64) | 1ull << ('|' - 64) |
+                               1ull << ('^' - 64) | 1ull << ('`' - 64) | 1ull << ('\\' - 64);
+  return c < 64 ? (low >> c) & 1 : c < 128 ? (high >> (c - 64)) & 1 : false;
+}
+
 int rdf_esc_nt_iri(rdf_out_t *o, const char *s, size_t n)
 {
   size_t run = 0;
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (c > 0x20 && !strchr("<>\"{}|^`\\", c))
+    if (!rdf_iri_forbidden(c))
       continue;
     rdf_out_put(o, s + run, i - run);
     rdf_esc_uchar(o, c);

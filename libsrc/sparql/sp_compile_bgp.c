@@ -76,6 +76,22 @@ static int cp_bgp_graph(cp_t *c, const char *q, cp_rel_t *r, cp_bgp_t *b)
   return cp_bgp_term(c, c->cp_gterm, g, r, b);
 }
 
+/* Whether term v of triple `self` is a variable another triple of op
+ * uses too (a join column: its values come from elsewhere). */
+static bool cp_bgp_shared(const sp_op_t *op, int self, const sp_term_t *v)
+{
+  if (v->tm_kind != SP_T_VAR)
+    return false;
+  for (int i = 0; i < op->op_triples->ls_n; i++) {
+    const sp_triple_t *t = op->op_triples->ls_v[i];
+    const sp_term_t *ts[3] = {t->tr_s, t->tr_p, t->tr_o};
+    for (int k = 0; k < 3 && i != self; k++)
+      if (ts[k]->tm_kind == SP_T_VAR && strcmp(ts[k]->tm_str, v->tm_str) == 0)
+        return true;
+  }
+  return false;
+}
+
 int cp_bgp(cp_t *c, const sp_op_t *op, cp_rel_t *out)
 {
   int nt = op->op_triples ? op->op_triples->ls_n : 0;
@@ -118,6 +134,24 @@ int cp_bgp(cp_t *c, const sp_op_t *op, cp_rel_t *out)
         cp_bgp_term(c, t->tr_o, arena_sprintf(c->cp_a, "%s.o", q), out, &b) != CZ_OK ||
         (!c->cp_infer && cp_bgp_graph(c, q, out, &b) != CZ_OK))
       return CZ_ERR;
+    /* A variable predicate with a subject or object given (a constant,
+     * or a variable another pattern binds): the distinct (s, p) or
+     * (o, p) projection gives the predicates that subject or object has,
+     * each then a lookup of rdf_quad by its key (PSOG or POGS), instead
+     * of a scan of every quad. The projection may hold pairs whose quads
+     * were deleted (libsrc/rdf README "Projections"): the join with
+     * rdf_quad confirms each. */
+    bool s_given = t->tr_s->tm_kind != SP_T_VAR || cp_bgp_shared(op, i, t->tr_s);
+    bool o_given = t->tr_o->tm_kind != SP_T_VAR || cp_bgp_shared(op, i, t->tr_o);
+    if (t->tr_s->tm_kind == SP_T_VAR && t->tr_o->tm_kind != SP_T_VAR)
+      s_given = false;  /* a constant object fixes more than a joined subject */
+    if (!c->cp_infer && t->tr_p->tm_kind == SP_T_VAR && (s_given || o_given)) {
+      const char *col = s_given ? "s" : "o", *pj = cp_fresh(c, "j");
+      b.bg_from = cp_cat(c, b.bg_from, ", ",
+                         arena_sprintf(c->cp_a, RDF_SCHEMA ".rdf_quad_%sp %s", col, pj));
+      b.bg_where = cp_cat(c, b.bg_where, " AND ",
+                          arena_sprintf(c->cp_a, "%s.%s = %s.%s AND %s.p = %s.p", pj, col, q, col, pj, q));
+    }
   }
   out->cr_sql = arena_sprintf(c->cp_a, "SELECT %s FROM %s%s%s", cp_select_list(c, out, b.bg_binds),
                               b.bg_from, b.bg_where ? " WHERE " : "", b.bg_where ? b.bg_where : "");

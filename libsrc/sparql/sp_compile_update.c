@@ -68,15 +68,3 @@ char *sp_compile_update_where(arena_t *a, const sp_update_t *u, const sp_list_t 
   }
   return arena_sprintf(a, "SELECT %s FROM (%s) w", cols ? cols : "1", r.cr_sql);
 }
-
-char *sp_compile_term_ids(arena_t *a, const sp_term_t *const *terms, int n, err_t *e)
-{
-  char *s = NULL;
-  for (int i = 0; i < n; i++) {
-    char *id = sp_sql_term_id(a, terms[i], e);
-    if (!id)
-      return NULL;
-    s = s ? arena_sprintf(a, "%s, %s", s, id) : id;
-  }
-  return arena_sprintf(a, "SELECT %s", s ? s : "1");
-}

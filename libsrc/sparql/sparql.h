@@ -349,10 +349,6 @@ typedef enum sp_wcol_e {
  * graphs. */
 char *sp_compile_update_where(arena_t *a, const sp_update_t *u, const sp_list_t *using,
                               const char *const *vars, int nvars, sp_wcol_t *kinds, err_t *e);
-/* "SELECT id, …": one row with the ids of the constant terms[0..n) (IRIs
- * and literals) as the store holds them, 0 for a term it does not hold;
- * the dictionaries are only read. */
-char *sp_compile_term_ids(arena_t *a, const sp_term_t *const *terms, int n, err_t *e);
 /* Where a SPARQL statement inside a multi-statement SQL text ends: the
  * bytes before the first ';' outside strings, IRIs, comments, braces and
  * parentheses that is not followed by another update operation (len when

@@ -116,6 +116,26 @@ def main():
                     continue
                 print("%s: %d rows in %.3f s" % (name, got, secs))
                 check("%s without inference: %d rows" % (name, want), got == want, "got %d" % got)
+            # plans: a pattern joined on its subject is probed per row
+            # through PSOG with its predicate as the key's first column
+            # (opt README "Index lookup joins"), not read whole for a hash
+            # join — Wukong q4: 41 professors of a department, then their
+            # name, e-mail and telephone, out of 100,000s of quads each
+            plan = "\n".join(r[0] for r in c.execute(
+                "EXPLAIN SPARQL " + query_text("wukong/q4")).fetchall())
+            probes = [ln for ln in plan.split("\n")
+                      if "Index Lookup Join  rdf_quad using rdf_quad_pkey (p = " in ln and ", s = $" in ln]
+            check("wukong/q4: its three subject-joined patterns are index lookups on (p, s)",
+                  len(probes) >= 3 and "HashJoin" not in plan, plan)
+            # a variable predicate with a constant object (q10) or subject
+            # and object (q11): the (o, p) / (s, p) projection, then
+            # rdf_quad by key, never a scan of every quad
+            for name in ("wukong/q10", "wukong/q11"):
+                plan = "\n".join(r[0] for r in c.execute(
+                    "EXPLAIN SPARQL " + query_text(name)).fetchall())
+                scans = [ln for ln in plan.split("\n") if "Scan  rdf_quad q" in ln]
+                check("%s: no scan of rdf_quad (projection, then lookups)" % name,
+                      not scans and "rdf_quad_" in plan, plan)
             # with inference: the rule set of the ontology part the README
             # describes, each count the README's "with inference" one
             c.execute(ontology_insert())

@@ -522,6 +522,30 @@ def main():
             plan = "\n".join(r[0] for r in c.execute(
                 "EXPLAIN SPARQL " + PFX + "SELECT ?s WHERE { ?s ex:knows ?o . ?o ex:age ?a }").fetchall())
             check("EXPLAIN SPARQL shows a plan over rdf_quad", "rdf_quad" in plan, plan)
+            lines = [r[0] for r in c.execute(
+                "EXPLAIN ANALYZE SPARQL " + PFX + "SELECT ?s WHERE { ?s ex:knows ?o . ?o ex:age ?a }").fetchall()]
+            phases = [ln.split(":")[0] for ln in lines if ln.endswith(" ms") and ":" in ln]
+            check("EXPLAIN ANALYZE SPARQL ends with the time of each phase",
+                  phases == ["SPARQL Compile Time", "Planning Time", "Execution Time"], "\n".join(lines))
+            lines = [r[0] for r in c.execute("EXPLAIN ANALYZE SELECT 1").fetchall()]
+            check("EXPLAIN ANALYZE of SQL: planning and execution time, as PostgreSQL",
+                  [ln.split(":")[0] for ln in lines[-2:]] == ["Planning Time", "Execution Time"],
+                  "\n".join(lines))
+            # a variable predicate with a constant subject or object reads
+            # the (s, p) / (o, p) projection, which keeps the pairs of
+            # deleted quads: the answer must still come from rdf_quad
+            c.execute("SPARQL " + PFX + "INSERT DATA { ex:gone1 ex:was ex:gone2 . ex:gone1 ex:stays 1 }")
+            c.execute("SPARQL " + PFX + "DELETE DATA { ex:gone1 ex:was ex:gone2 }")
+            got = c.execute("SPARQL " + PFX + "SELECT ?p ?o WHERE { ex:gone1 ?p ?o }").fetchall()
+            check("a constant subject, variable predicate: deleted quads stay gone",
+                  got == [("<http://example.org/stays>", '"1"^^<http://www.w3.org/2001/XMLSchema#integer>')],
+                  repr(got))
+            got = c.execute("SPARQL " + PFX + "SELECT ?s ?p WHERE { ?s ?p ex:gone2 }").fetchall()
+            check("a constant object, variable predicate: deleted quads stay gone", got == [], repr(got))
+            sql = c.execute("SPARQL DEFINE sql:text " + PFX + "SELECT ?p WHERE { ex:gone1 ?p ?o }").fetchall()
+            check("a constant subject with a variable predicate joins the (s, p) projection",
+                  len(sql) == 1 and "rdf_quad_sp" in sql[0][0], repr(sql))
+            c.execute("SPARQL " + PFX + "DELETE DATA { ex:gone1 ex:stays 1 }")
             sql = c.execute("SPARQL DEFINE sql:text " + PFX + "SELECT ?s WHERE { ?s a ex:Robot }").fetchall()
             check("DEFINE sql:text returns the SQL", len(sql) == 1 and "pg_rdf.rdf_quad" in sql[0][0], repr(sql))
             # SERVICE SILENT: the request fails (no federation), the clause is

@@ -95,15 +95,26 @@ int en_explain(erun_t *r, erows_fn_t fn, void *ctx, err_t *e)
   en_env(st->st_sess, &env);
   es_refresh_snapshot(st->st_sess);
   splan_t *pl;
+  uint64_t t0 = time_now_ns();
   if (sql_plan_stmt(a, inner, &env, st->st_given, st->st_nparams_given, &pl, e) != CZ_OK)
     return CZ_ERR;
   if (en_check_access(st->st_sess, pl, e) != CZ_OK)
     return CZ_ERR;
+  uint64_t t1 = time_now_ns();
   char *text = NULL;
   if (analyze && explain_run(r, pl, a, &text, e) != CZ_OK)
     return CZ_ERR;
   if (!analyze)
     text = op_explain(pl->sp_root, NULL, a);
+  if (analyze) {
+    /* where the time went, as PostgreSQL's summary lines (a SPARQL
+     * statement's front end first: parse, constants, compile to SQL) */
+    uint64_t t2 = time_now_ns();
+    if (st->st_front_ns)
+      text = arena_sprintf(a, "%s\nSPARQL Compile Time: %.3f ms", text, (double)st->st_front_ns / 1e6);
+    text = arena_sprintf(a, "%s\nPlanning Time: %.3f ms\nExecution Time: %.3f ms", text,
+                         (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6);
+  }
   int nlines = 1;
   for (char *c = text; *c; c++)
     nlines += *c == '\n';

@@ -155,10 +155,12 @@ typedef struct sq_query_s {
   bool sq_show_sql;          /* DEFINE sql:text */
   size_t sq_explain_end;     /* bytes of `EXPLAIN …` before SPARQL, 0 for none */
   const char *sq_text;
+  uint64_t sq_parse_ns;      /* the SPARQL parse's time (EXPLAIN ANALYZE) */
 } sq_query_t;
 
 static int sparql_parse(arena_t *a, const char *text, size_t len, void **parsed, err_t *e)
 {
+  uint64_t t0 = time_now_ns();
   size_t explain_end, at = sparql_start(text, len, &explain_end);
   at += blanks(text + at, len - at);
   bool other, show_sql;
@@ -184,7 +186,8 @@ static int sparql_parse(arena_t *a, const char *text, size_t len, void **parsed,
     return CZ_OK;
   }
   sq_query_t *q = arena_alloc(a, sizeof(*q));
-  *q = (sq_query_t){.sq_rq = rq, .sq_show_sql = show_sql, .sq_explain_end = explain_end, .sq_text = text};
+  *q = (sq_query_t){.sq_rq = rq, .sq_show_sql = show_sql, .sq_explain_end = explain_end, .sq_text = text,
+                    .sq_parse_ns = time_now_ns() - t0};
   *parsed = q;
   return CZ_OK;
 }
@@ -307,6 +310,7 @@ static int sparql_prepare(estmt_t *st, void *parsed, const uint32_t *ptypes, int
   if (es_check_not_failed(st->st_sess, NULL, e) != CZ_OK)
     return CZ_ERR;
   arena_t *a = st->st_arena;
+  uint64_t t0 = time_now_ns();
   char *sql = sparql_compile(st->st_sess, a, q->sq_rq, e);
   if (!sql)
     return CZ_ERR;
@@ -332,6 +336,7 @@ static int sparql_prepare(estmt_t *st, void *parsed, const uint32_t *ptypes, int
     e->er_pos = 0;
     return err_prefix(e, "the SQL compiled from SPARQL does not parse (a compiler bug)");
   }
+  st->st_front_ns = q->sq_parse_ns + (time_now_ns() - t0);
   return en_sql_prepare(st, l->sl_n ? l->sl_stmts[0] : NULL, ptypes, nparams, e);
 }
 

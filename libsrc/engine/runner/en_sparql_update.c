@@ -44,8 +44,6 @@
 #include "sparql/sparql.h"
 #include "sql/sql.h"
 
-#define SU_TERM_CHUNK 200    /* constants looked up per SQL statement */
-#define SU_LONG_TERM EN_SPARQL_LOOKUP_MAX /* longer constants are encoded, not looked up */
 
 typedef struct su_s {
   esession_t *su_s;
@@ -161,53 +159,52 @@ static rdf_term_t su_rdf_term(const sp_term_t *t)
   return rdf_literal(t->tm_str, t->tm_lang ? NULL : dt, t->tm_lang);
 }
 
-static int su_encode(su_t *u, const rdf_term_t *terms, size_t n, rdf_id_t *ids, err_t *e);
-
-/* A constant too long for the compiler's dictionary queries (their keys
- * are at most 800 bytes; longer values have hashed keys). */
-static bool su_long_term(const sp_term_t *t)
+/* SELECT on the dictionaries (and USAGE on their schema), as the SQL
+ * that read them before needed: a lookup does not go through a plan. */
+static int su_check_lookup(su_t *u, err_t *e)
 {
-  return strlen(t->tm_str) > SU_LONG_TERM || (t->tm_dt && strlen(t->tm_dt) > SU_LONG_TERM);
+  if (esession_is_superuser(u->su_s))
+    return CZ_OK;
+  const cat_snapshot_t *snap = es_snapshot(u->su_s);
+  static const char *const dicts[3] = {"rdf_prefix", "rdf_iri", "rdf_literal"};
+  for (int i = 0; i < 3; i++) {
+    const cat_table_t *t = cat_find_table(snap, RDF_SCHEMA, dicts[i]);
+    if (!t)
+      return err_set(e, SQLSTATE_UNDEFINED_TABLE, "relation \"%s.%s\" does not exist", RDF_SCHEMA,
+                     dicts[i]);
+    if ((i == 0 && en_check_schema_usage(u->su_s, snap, es_role_oid(u->su_s), t->ct_schema, e) != CZ_OK) ||
+        cat_check_priv(snap, es_role_oid(u->su_s), t, CAT_PRIV_SELECT, e) != CZ_OK)
+      return CZ_ERR;
+  }
+  return CZ_OK;
 }
 
 /* The store's ids of constant terms[0..n) (IRIs, literals), 0 for terms it
- * does not hold; nothing is added — except for very long terms, which are
- * encoded (an unused dictionary entry costs space, never a wrong answer:
- * rdf README "Dictionaries"). */
+ * does not hold; nothing is added. One vectored probe per dictionary
+ * (rdf_dict_lookup) in the request's transaction — no SQL statement to
+ * parse, plan and sample for it (it was half of a small query's time). */
 static int su_lookup(su_t *u, const sp_term_t *const *terms, size_t n, rdf_id_t *ids, err_t *e)
 {
-  const sp_term_t **short_terms = arena_alloc(u->su_a, sizeof(sp_term_t *) * (n + 1));
-  size_t *short_at = arena_alloc(u->su_a, sizeof(size_t) * (n + 1)), ns = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (!su_long_term(terms[i])) {
-      short_at[ns] = i;
-      short_terms[ns++] = terms[i];
-      continue;
-    }
-    rdf_term_t r = su_rdf_term(terms[i]);
-    if (su_encode(u, &r, 1, &ids[i], e) != CZ_OK)
-      return CZ_ERR;
-  }
-  for (size_t at = 0; at < ns; at += SU_TERM_CHUNK) {
-    int k = (int)(ns - at < SU_TERM_CHUNK ? ns - at : SU_TERM_CHUNK);
-    char *sql = sp_compile_term_ids(u->su_a, short_terms + at, k, e);
-    int64_t *rows;
-    size_t nr;
-    if (!sql || su_query(u, sql, &rows, &nr, e) != CZ_OK)
-      return CZ_ERR;
-    if (nr != 1)
-      return err_set(e, SQLSTATE_INTERNAL, "SPARQL update: term lookup gave %zu rows", nr);
-    for (int i = 0; i < k; i++)
-      ids[short_at[at + (size_t)i]] = (rdf_id_t)rows[i];
-  }
-  return CZ_OK;
+  if (n == 0)
+    return CZ_OK;
+  if (su_check_lookup(u, e) != CZ_OK)
+    return CZ_ERR;
+  if (!u->su_dict && rdf_dict_open(es_snapshot(u->su_s)->cs_cat, u->su_a, &u->su_dict, e) != CZ_OK)
+    return CZ_ERR;
+  rdf_term_t *r = arena_alloc(u->su_a, sizeof(*r) * n);
+  for (size_t i = 0; i < n; i++)
+    r[i] = su_rdf_term(terms[i]);
+  return rdf_dict_lookup(u->su_dict, u->su_tx, r, n, ids, e);
 }
 
 int en_sparql_term_ids(esession_t *s, arena_t *a, const sp_term_t *const *terms, size_t n, int64_t *ids,
                        err_t *e)
 {
   su_t u = {.su_s = s, .su_a = a, .su_tx = es_txn(s)};
-  return su_lookup(&u, terms, n, (rdf_id_t *)ids, e);
+  int rc = su_lookup(&u, terms, n, (rdf_id_t *)ids, e);
+  if (u.su_dict)
+    rdf_dict_close(u.su_dict);
+  return rc;
 }
 
 int en_sparql_id_rows(esession_t *s, arena_t *a, const char *sql, int64_t **rows, size_t *nrows, err_t *e)

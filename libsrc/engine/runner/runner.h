@@ -48,6 +48,9 @@ struct estmt_s {
   int st_refs;                  /* the owner (until estmt_free) + live portals */
   struct ecur_stmt_s *st_cursor; /* a cursor statement (st_ast is then NULL) */
   bool st_sparql_update;        /* `SPARQL <update>` (st_ast NULL): en_sparql_update_run */
+  uint64_t st_front_ns;         /* a front end's own work before SQL planning (SPARQL:
+                                   parse, constants' lookup, compile to SQL, SQL
+                                   parse), for EXPLAIN ANALYZE; 0 for SQL */
 };
 
 /* One run of a statement the runner carries out (a portal's, embedded in

@@ -148,8 +148,8 @@ static void test_errors(void **state)
   en_exec(ses, "ROLLBACK");
 }
 
-/* Many quads in one request: DELETE DATA looks its constants up in
- * chunks (SU_TERM_CHUNK), every quad deleted by key. */
+/* Many quads in one request: DELETE DATA looks its constants up in one
+ * dictionary probe (rdf_dict_lookup), every quad deleted by key. */
 static void test_many_quads(void **state)
 {
   (void)state;

@@ -107,6 +107,55 @@ static void test_dict_round_trip(void **state)
   ct_fini(&env);
 }
 
+/* rdf_dict_lookup: the ids of known terms, 0 for the others — an IRI of
+ * a known namespace or of none, a literal whose datatype is unknown (not
+ * the plain literal of the same lexical form), a blank node's label as an
+ * IRI's local name — and nothing added. */
+static void test_dict_lookup_adds_nothing(void **state)
+{
+  (void)state;
+  ct_env_t env;
+  td_open(&env, "rdf_dict_look");
+  arena_t *a = arena_create(NULL, "test");
+  rdf_dict_t *d;
+  CT_OK(rdf_dict_open(env.ce_cat, a, &d, &e_));
+  rdf_term_t t[20];
+  int n = td_terms(t);
+  rdf_id_t ids[20], got[20];
+  CT_OK(rdf_dict_encode(d, t, (size_t)n, ids, &e_));
+  int64_t iris = td_rows(&env, "rdf_iri"), lits = td_rows(&env, "rdf_literal"),
+          nss = td_rows(&env, "rdf_prefix");
+  rdf_dict_t *d2;
+  CT_OK(rdf_dict_open(env.ce_cat, a, &d2, &e_));
+  CT_OK(rdf_dict_lookup(d2, NULL, t, (size_t)n, got, &e_));
+  for (int i = 0; i < n; i++)
+    if (t[i].rt_kind != RDF_BNODE && got[i] != ids[i])
+      fail_msg("term %d: looked up %llu, encoded %llu", i, (unsigned long long)got[i],
+               (unsigned long long)ids[i]);
+  rdf_term_t u[6] = {rdf_iri("http://example.org/zzz"),       /* known namespace */
+                     rdf_iri("http://unknown.example/a"),     /* unknown namespace */
+                     rdf_literal("Alice", "http://unknown.example/dt", NULL),
+                     rdf_literal("odd", NULL, NULL),          /* only typed "odd" exists */
+                     rdf_iri("b7_x1"),                        /* a blank node's label */
+                     rdf_literal("7", XSD "integer", NULL)};  /* inline: always known */
+  CT_OK(rdf_dict_lookup(d2, NULL, u, 6, got, &e_));
+  for (int i = 0; i < 5; i++)
+    if (got[i] != 0)
+      fail_msg("unknown term %d got id %llu", i, (unsigned long long)got[i]);
+  assert_true(got[5] != 0 && rdf_id_is_inline(got[5]));
+  assert_int_equal(td_rows(&env, "rdf_iri"), iris);
+  assert_int_equal(td_rows(&env, "rdf_literal"), lits);
+  assert_int_equal(td_rows(&env, "rdf_prefix"), nss);
+  /* the handle encodes again after a lookup */
+  CT_OK(rdf_dict_encode(d2, u, 1, got, &e_));
+  assert_true(got[0] != 0);
+  assert_int_equal(td_rows(&env, "rdf_iri"), iris + 1);
+  rdf_dict_close(d);
+  rdf_dict_close(d2);
+  arena_destroy(a);
+  ct_fini(&env);
+}
+
 static void test_dict_batch_duplicates_and_inline(void **state)
 {
   (void)state;
@@ -243,6 +292,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dict_round_trip),
     cmocka_unit_test(test_dict_batch_duplicates_and_inline),
+    cmocka_unit_test(test_dict_lookup_adds_nothing),
     cmocka_unit_test(test_dict_concurrent_encoders),
     cmocka_unit_test(test_dict_survives_crash),
   };
