@@ -24,6 +24,8 @@ def http_server(args, name, http=None, sparql=None, params=None, buffers=4000):
     ServerPort on a free 127.0.0.1 port, http and sparql added to its
     [HTTPServer] and [SPARQL] sections and a folder DirsAllowed lets the
     loader read (srv.rdfdata). Not started. Returns (srv, port)."""
+    if args.binary:
+        args.binary = os.path.abspath(args.binary)
     srv = checks.isolated_server(args, name, buffers=buffers)
     port = srvctl.free_port()
     srv.rdfdata = os.path.join(srv.folder, "rdfdata")
