@@ -25,13 +25,13 @@ DEFINE sql:text returns the SQL; isql-cz sends a SPARQL statement whole.
 Usage: isolated_sparql.py --kind cadenza|postgres --binary PATH --dir DIR
 """
 import os
-import subprocess
 import sys
 
 import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
+import sparqlkit  # noqa: E402
 from checks import check  # noqa: E402
 
 TTL = """@prefix ex: <http://example.org/> .
@@ -271,14 +271,8 @@ def main():
     except ImportError:
         return checks.skip("rdflib is not installed (scripts/install-deps.sh)")
     rdflib.NORMALIZE_LITERALS = False  # "019"^^xsd:integer stays the term it is
-    srv = checks.isolated_server(args, "sparql", buffers=4000)
-    data = os.path.join(srv.folder, "rdfdata")
-    srv.extra_ini = {"Parameters": {"DirsAllowed": data, "MaxQueryMem": 128 << 20}}
-    os.makedirs(data)
-    with open(os.path.join(data, "a.ttl"), "w") as f:
-        f.write(TTL)
-    with open(os.path.join(data, "b.trig"), "w") as f:
-        f.write(TRIG)
+    srv = sparqlkit.rdf_server(args, "sparql", {"MaxQueryMem": 128 << 20}, files={"a.ttl": TTL, "b.trig": TRIG})
+    data = srv.rdfdata
     ds = rdflib.Dataset(default_union=True)
     ds.parse(data=TTL, format="turtle")
     ds.parse(data=TRIG, format="trig")
@@ -504,12 +498,10 @@ def main():
             except psycopg.Error as ex:
                 check("an unknown SPARQL function name is 42883", ex.sqlstate == "42883", ex.sqlstate)
             check("the server still answers", c.execute("SELECT 1").fetchone() == (1,))
-        isql = os.path.join(os.path.dirname(os.path.abspath(args.binary)), "..", "isql", "isql-cz")
-        if os.path.exists(isql):
-            script = ("SPARQL " + PFX + "SELECT ?n WHERE {\n  ex:alice ex:knows ?k ;\n    ex:name ?n }\n;\n"
-                      "SELECT 'after' AS x;\n")
-            r = subprocess.run([isql, "-w", "-q", "-b", "-f", "-"], input=script, capture_output=True,
-                               text=True, timeout=60, env=dict(os.environ, **srv.env()))
+        script = ("SPARQL " + PFX + "SELECT ?n WHERE {\n  ex:alice ex:knows ?k ;\n    ex:name ?n }\n;\n"
+                  "SELECT 'after' AS x;\n")
+        r = sparqlkit.run_isql(args, srv, script)
+        if r is not None:
             check("isql-cz runs a SPARQL statement with ';' inside its braces",
                   r.returncode == 0 and '"Alice"' in r.stdout and "after" in r.stdout,
                   "rc %d out %r err %r" % (r.returncode, r.stdout, r.stderr))

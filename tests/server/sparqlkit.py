@@ -19,22 +19,45 @@ SHARED = os.environ.get("CZ_SHARED") or os.path.normpath(
 W3C_DATA = os.path.join(SHARED, "data", "w3c-sparql")
 
 
-def http_server(args, name, http=None, sparql=None, params=None, buffers=4000):
-    """An isolated server (checks.isolated_server) with [HTTPServer]
-    ServerPort on a free 127.0.0.1 port, http and sparql added to its
-    [HTTPServer] and [SPARQL] sections and a folder DirsAllowed lets the
-    loader read (srv.rdfdata). Not started. Returns (srv, port)."""
+def rdf_server(args, name, params=None, buffers=4000, files=None, extra_ini=None):
+    """An isolated server (checks.isolated_server, Cadenza at args.binary)
+    whose DirsAllowed is a folder the loader may read, srv.rdfdata, with
+    files ({name: text}) written into it; params go to [Parameters],
+    extra_ini's other sections as they are. Not started."""
     if args.binary:
         args.binary = os.path.abspath(args.binary)
     srv = checks.isolated_server(args, name, buffers=buffers)
-    port = srvctl.free_port()
     srv.rdfdata = os.path.join(srv.folder, "rdfdata")
     os.makedirs(srv.rdfdata)
-    srv.extra_ini = {"Parameters": dict({"DirsAllowed": srv.rdfdata}, **{k: str(v) for k, v in
-                                                                         (params or {}).items()}),
-                     "HTTPServer": dict({"ServerPort": "127.0.0.1:%d" % port}, **(http or {})),
-                     "SPARQL": dict(sparql or {})}
+    for fname, text in (files or {}).items():
+        with open(os.path.join(srv.rdfdata, fname), "w") as f:
+            f.write(text)
+    srv.extra_ini = dict(extra_ini or {})
+    srv.extra_ini["Parameters"] = dict({"DirsAllowed": srv.rdfdata},
+                                       **{k: str(v) for k, v in (params or {}).items()})
+    return srv
+
+
+def http_server(args, name, http=None, sparql=None, params=None, buffers=4000, files=None):
+    """rdf_server with [HTTPServer] ServerPort on a free 127.0.0.1 port and
+    http and sparql added to its [HTTPServer] and [SPARQL] sections. Not
+    started. Returns (srv, port)."""
+    port = srvctl.free_port()
+    srv = rdf_server(args, name, params, buffers, files, extra_ini={
+        "HTTPServer": dict({"ServerPort": "127.0.0.1:%d" % port}, **(http or {})),
+        "SPARQL": dict(sparql or {})})
     return srv, port
+
+
+def run_isql(args, srv, script):
+    """isql-cz (beside args.binary in the build) running script against srv
+    in batch mode: the CompletedProcess, or None when isql-cz is not built."""
+    import subprocess
+    isql = os.path.join(os.path.dirname(os.path.abspath(args.binary)), "..", "isql", "isql-cz")
+    if not os.path.exists(isql):
+        return None
+    return subprocess.run([isql, "-w", "-q", "-b", "-f", "-"], input=script, capture_output=True,
+                          text=True, timeout=60, env=dict(os.environ, **srv.env()))
 
 
 def load_files(conn, folder, files, mask="*"):
