@@ -53,6 +53,10 @@ def same(rec, got):
         # answers whose blank nodes are told apart by their other terms)
         g = collections.Counter(set(got))
         w = collections.Counter(set(want))
+        ground = [t for t in got if ("bnode",) not in t]
+        if len(ground) != len(set(ground)):
+            return False, "a triple twice: %s" % [" ".join(map(show, t)) for t, n in
+                                                 collections.Counter(ground).items() if n > 1]
         return g == w, "missing %s; extra %s" % (
             [" ".join(map(show, t)) for t in (w - g)], [" ".join(map(show, t)) for t in (g - w)])
     names, rows = want
