@@ -10,7 +10,9 @@ crash):
 - the fuzzer, for --seconds (30 in the default run; `run.sh --only
   httpfuzz` runs it for $CZ_HTTPFUZZ_SECONDS, default 600): queries made
   by mutating the valid queries of tests/sparql/*.test along the grammar
-  (tokens dropped, repeated, swapped, replaced by other keywords,
+  (half the time a term replaced by another of its kind — variable,
+  IRI, literal, function, aggregate, comparison — so that many stay
+  valid and reach the compiler and executor; else tokens dropped, repeated, swapped, replaced by other keywords,
   operators, variables, IRIs and literals of the language, brackets
   unbalanced, groups nested deeply, huge numbers and strings, bad
   escapes and UTF-8) and plain random bytes, sent as GET, form POST and
@@ -61,6 +63,23 @@ TERMS = ["?s", "?p", "?o", "?x", "?unused", "ex:alice", "ex:knows", "ex:nosuch",
          "<>", "<http://[::1", "_:b", "[]", "\"x\"", "\"x\"@en", "\"1\"^^xsd:integer", "\"x\"^^<bad iri>",
          "1", "-0", "1.5", "1e308", "1e-400", "99999999999999999999999999999999999999",
          "\"\\u0000\"", "\"\\uD800\"", "'''a\nb'''", "\"é\"", "nope:x", "xsd:integer", "()"]
+# replacements of the same kind keep a query valid more often, so that it
+# reaches the compiler and the executor, not only the parser
+SAME_KIND = [
+    (re.compile(r"^[?$]\w+$"), ["?s", "?p", "?o", "?x", "?y", "?n", "?a", "?unbound"]),
+    (re.compile(r"^(ex:\w*|<http[^>]*>)$"), ["ex:alice", "ex:bob", "ex:knows", "ex:name", "ex:age", "ex:g1",
+                                              "ex:nosuch", "<http://example.org/carol>", "ex:likes"]),
+    (re.compile(r'^(".*"|\d[\d.eE+-]*)$'), ['"Alice"', '""', '"x"@en', "0", "-1", "42", "30.5", "1e0", "true",
+                                            '"2020-01-01"^^xsd:date', '"abc"^^xsd:integer']),
+    (re.compile(r"^(STR|LANG|UCASE|LCASE|STRLEN|ABS|CEIL|FLOOR|ROUND|isIRI|isLiteral|isBlank|BOUND|"
+                r"DATATYPE|MD5|SHA1|YEAR|isNumeric)$", re.I),
+     ["STR", "LANG", "UCASE", "STRLEN", "ABS", "ROUND", "isIRI", "isLiteral", "BOUND", "DATATYPE", "MD5",
+      "YEAR", "isNumeric", "ENCODE_FOR_URI", "BNODE", "IRI"]),
+    (re.compile(r"^(COUNT|SUM|AVG|MIN|MAX|SAMPLE)$", re.I), ["COUNT", "SUM", "AVG", "MIN", "MAX", "SAMPLE"]),
+    (re.compile(r"^(=|!=|<|>|<=|>=)$"), ["=", "!=", "<", ">", "<=", ">="]),
+    (re.compile(r"^(OPTIONAL|MINUS)$"), ["OPTIONAL", "MINUS"]),
+    (re.compile(r"^(ASC|DESC)$"), ["ASC", "DESC"]),
+]
 TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|<[^>\s]*>|[?$]\w+|\w+:\w*|\w+|&&|\|\||[!<>]=|\^\^|\S')
 
 
@@ -78,10 +97,15 @@ def seed_queries():
 def mutate(rng, q):
     """A query changed along the grammar, one to four times."""
     toks = TOKEN.findall(q)
-    for _ in range(rng.randint(1, 4)):
+    for _ in range(rng.choice([1, 1, 1, 2, 3, 4])):
         if not toks:
             toks = [rng.choice(KEYWORDS)]
         i = rng.randrange(len(toks))
+        if rng.random() < 0.5:
+            kinds = [alts for pat, alts in SAME_KIND if pat.match(toks[i])]
+            if kinds:
+                toks[i] = rng.choice(kinds[0])
+                continue
         op = rng.randrange(10)
         if op == 0:
             del toks[i]
