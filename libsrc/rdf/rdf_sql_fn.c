@@ -99,10 +99,16 @@ static uint32_t fn_utf8_get(const char *s, size_t n, size_t *i)
   return cp;
 }
 
-/* Unicode simple case mapping (utf8proc), code point by code point. */
-static uint32_t fn_case(uint32_t c, bool upper)
+/* Unicode full case mapping, as XPath's fn:upper-case / fn:lower-case:
+ * SpecialCasing's multi-character mappings (ß → SS), else the simple one
+ * (utf8proc); the mapping of c into out, its number of characters. */
+static size_t fn_case(uint32_t c, bool upper, uint32_t out[3])
 {
-  return (uint32_t)(upper ? utf8proc_toupper((utf8proc_int32_t)c) : utf8proc_tolower((utf8proc_int32_t)c));
+  size_t n = rdf_case_special(c, upper, out);
+  if (n > 0)
+    return n;
+  out[0] = (uint32_t)(upper ? utf8proc_toupper((utf8proc_int32_t)c) : utf8proc_tolower((utf8proc_int32_t)c));
+  return 1;
 }
 
 /* ---- regular expressions -------------------------------------------------- */
@@ -407,12 +413,18 @@ static char *fn_changecase(fn_ctx_t *f, const rdf_term_t *t, bool upper)
 {
   if (!rdf_sv_is_strlit(t))
     return NULL;
-  /* a simple mapping may change a character's UTF-8 length (ı → I), never
-   * beyond 4 bytes */
+  /* a mapping may change a character's UTF-8 length (ı → I) or make it up
+   * to three characters (ΐ → Ϊ́): never more than 3 times its bytes
+   * (rdf_case_special.c), one byte may become 4 (a lone byte taken as a
+   * character) */
   char *s = arena_alloc(f->a, t->rt_len * 4 + 1);
   size_t o = 0, i = 0;
-  while (i < t->rt_len)
-    o += utf8_put(s + o, fn_case(fn_utf8_get(t->rt_str, t->rt_len, &i), upper));
+  while (i < t->rt_len) {
+    uint32_t to[3];
+    size_t n = fn_case(fn_utf8_get(t->rt_str, t->rt_len, &i), upper, to);
+    for (size_t k = 0; k < n; k++)
+      o += utf8_put(s + o, to[k]);
+  }
   s[o] = '\0';
   return fn_like(f, t, s, o);
 }
