@@ -1133,8 +1133,10 @@ static int rs_agg_list(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *o
 /* sparql_order_num(t): for ORDER BY over ids, a number's place among the
  * inline numbers — the inline id of its value (its canonical form when
  * that fits, else the double of its value rounded to 15 digits, which
- * orders the same except between values closer than that); NULL for a
- * non-number (or NaN, INF). */
+ * orders the same except between values closer than that); for a
+ * boolean, date or dateTime the inline id of its canonical form (dates
+ * and dateTimes by instant) when it has one; NULL otherwise (or NaN,
+ * INF). */
 static int rs_order_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   (void)x, (void)e;
@@ -1144,10 +1146,20 @@ static int rs_order_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *
     return CZ_OK;
   rdf_xsd_t k = rdf_xsd_of(&t);
   rdf_xsd_val_t v;
-  if (!rdf_xsd_is_numeric(k) || rdf_xsd_parse(k, t.rt_str, t.rt_len, &v, NULL) != CZ_OK)
+  bool timed = k == XSD_DATE || k == XSD_DATETIME || k == XSD_BOOLEAN;
+  if ((!rdf_xsd_is_numeric(k) && !timed) || rdf_xsd_parse(k, t.rt_str, t.rt_len, &v, NULL) != CZ_OK)
     return CZ_OK;
   char canon[128];
   rdf_id_t id = 0;
+  if (timed) {
+    if (rdf_xsd_canonical(&v, t.rt_str, t.rt_len, canon, sizeof canon) > 0) {
+      rdf_term_t ct = rdf_sv_lit(canon, strlen(canon), rdf_sv_cstr(c->xc_arena, t.rt_dt, t.rt_dt_len), NULL);
+      id = rdf_id_encode_literal(&ct);
+    }
+    if (id)
+      *out = (datum_t){.d_i64 = (int64_t)id};
+    return CZ_OK;
+  }
   if (rdf_xsd_canonical(&v, t.rt_str, t.rt_len, canon, sizeof canon) > 0) {
     rdf_term_t ct = rdf_sv_lit(canon, strlen(canon), rdf_sv_cstr(c->xc_arena, t.rt_dt, t.rt_dt_len), NULL);
     id = rdf_id_encode_literal(&ct);
