@@ -67,6 +67,9 @@ def main():
     args = ap.parse_args()
     if args.kind != "cadenza":
         return checks.skip("the SPARQL endpoint is Cadenza's own")
+    if not os.path.isdir(os.path.join(sparqlkit.SHARED, "tools", "sparql-w3c")):
+        return checks.skip("no W3C harness in %s/tools/sparql-w3c (CZ_SHARED names the shared folder)"
+                           % sparqlkit.SHARED)
     try:
         run_w3c = sparqlkit.w3c_harness()
     except ImportError as ex:
