@@ -66,6 +66,11 @@ fi
 if ! "$venv/bin/python3" -c 'import requests' >/dev/null 2>&1; then
   "$venv/bin/pip" install -q --disable-pip-version-check requests
 fi
+# pyoxigraph: a second SPARQL engine the tests/sparql files' answers are
+# checked against (tests/server/isolated_sparql_files.py)
+if ! "$venv/bin/python3" -c 'import pyoxigraph' >/dev/null 2>&1; then
+  "$venv/bin/pip" install -q --disable-pip-version-check pyoxigraph
+fi
 if ! "$venv/bin/python3" -c 'import sqlalchemy, sys; sys.exit(sqlalchemy.__version__ < "2")' \
     >/dev/null 2>&1; then
   "$venv/bin/pip" install -q --disable-pip-version-check "sqlalchemy>=2,<3"

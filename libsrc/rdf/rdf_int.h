@@ -13,6 +13,11 @@ void rdf_xsd_civil(int64_t days, int64_t *y, int *m, int *d);
 void rdf_xsd_shortest(double v, bool is_float, char *digits, int *exp10);
 int rdf_xsd_date_text(const rdf_xsd_val_t *v, char *out, size_t cap);
 
+/* rdf_case_special.c: cp's full (multi-character) uppercase or lowercase
+ * mapping from Unicode's SpecialCasing.txt into out; the number of
+ * characters, 0 when cp has none (then the simple mapping applies). */
+size_t rdf_case_special(uint32_t cp, bool upper, uint32_t out[3]);
+
 /* rdf_out.c: appending to an output buffer. Each returns the status of
  * the output (the first sink error sticks). */
 int rdf_out_put(rdf_out_t *o, const char *s, size_t n);

@@ -99,10 +99,16 @@ static uint32_t fn_utf8_get(const char *s, size_t n, size_t *i)
   return cp;
 }
 
-/* Unicode simple case mapping (utf8proc), code point by code point. */
-static uint32_t fn_case(uint32_t c, bool upper)
+/* Unicode full case mapping, as XPath's fn:upper-case / fn:lower-case:
+ * SpecialCasing's multi-character mappings (ß → SS), else the simple one
+ * (utf8proc); the mapping of c into out, its number of characters. */
+static size_t fn_case(uint32_t c, bool upper, uint32_t out[3])
 {
-  return (uint32_t)(upper ? utf8proc_toupper((utf8proc_int32_t)c) : utf8proc_tolower((utf8proc_int32_t)c));
+  size_t n = rdf_case_special(c, upper, out);
+  if (n > 0)
+    return n;
+  out[0] = (uint32_t)(upper ? utf8proc_toupper((utf8proc_int32_t)c) : utf8proc_tolower((utf8proc_int32_t)c));
+  return 1;
 }
 
 /* ---- regular expressions -------------------------------------------------- */
@@ -407,12 +413,18 @@ static char *fn_changecase(fn_ctx_t *f, const rdf_term_t *t, bool upper)
 {
   if (!rdf_sv_is_strlit(t))
     return NULL;
-  /* a simple mapping may change a character's UTF-8 length (ı → I), never
-   * beyond 4 bytes */
+  /* a mapping may change a character's UTF-8 length (ı → I) or make it up
+   * to three characters (ΐ → Ϊ́): never more than 3 times its bytes
+   * (rdf_case_special.c), one byte may become 4 (a lone byte taken as a
+   * character) */
   char *s = arena_alloc(f->a, t->rt_len * 4 + 1);
   size_t o = 0, i = 0;
-  while (i < t->rt_len)
-    o += utf8_put(s + o, fn_case(fn_utf8_get(t->rt_str, t->rt_len, &i), upper));
+  while (i < t->rt_len) {
+    uint32_t to[3];
+    size_t n = fn_case(fn_utf8_get(t->rt_str, t->rt_len, &i), upper, to);
+    for (size_t k = 0; k < n; k++)
+      o += utf8_put(s + o, to[k]);
+  }
   s[o] = '\0';
   return fn_like(f, t, s, o);
 }
@@ -1239,8 +1251,10 @@ static int rs_agg_list(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *o
 /* sparql_order_num(t): for ORDER BY over ids, a number's place among the
  * inline numbers — the inline id of its value (its canonical form when
  * that fits, else the double of its value rounded to 15 digits, which
- * orders the same except between values closer than that); NULL for a
- * non-number (or NaN, INF). */
+ * orders the same except between values closer than that); for a
+ * boolean, date or dateTime the inline id of its canonical form (dates
+ * and dateTimes by instant) when it has one; NULL otherwise (or NaN,
+ * INF). */
 static int rs_order_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   (void)x, (void)e;
@@ -1250,10 +1264,20 @@ static int rs_order_num(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *
     return CZ_OK;
   rdf_xsd_t k = rdf_xsd_of(&t);
   rdf_xsd_val_t v;
-  if (!rdf_xsd_is_numeric(k) || rdf_xsd_parse(k, t.rt_str, t.rt_len, &v, NULL) != CZ_OK)
+  bool timed = k == XSD_DATE || k == XSD_DATETIME || k == XSD_BOOLEAN;
+  if ((!rdf_xsd_is_numeric(k) && !timed) || rdf_xsd_parse(k, t.rt_str, t.rt_len, &v, NULL) != CZ_OK)
     return CZ_OK;
   char canon[128];
   rdf_id_t id = 0;
+  if (timed) {
+    if (rdf_xsd_canonical(&v, t.rt_str, t.rt_len, canon, sizeof canon) > 0) {
+      rdf_term_t ct = rdf_sv_lit(canon, strlen(canon), rdf_sv_cstr(c->xc_arena, t.rt_dt, t.rt_dt_len), NULL);
+      id = rdf_id_encode_literal(&ct);
+    }
+    if (id)
+      *out = (datum_t){.d_i64 = (int64_t)id};
+    return CZ_OK;
+  }
   if (rdf_xsd_canonical(&v, t.rt_str, t.rt_len, canon, sizeof canon) > 0) {
     rdf_term_t ct = rdf_sv_lit(canon, strlen(canon), rdf_sv_cstr(c->xc_arena, t.rt_dt, t.rt_dt_len), NULL);
     id = rdf_id_encode_literal(&ct);

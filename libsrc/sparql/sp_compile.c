@@ -558,9 +558,10 @@ static int cp_group(cp_t *c, const sp_op_t *op, cp_rel_t *out)
 /* ---- solution modifiers ------------------------------------------------------ */
 
 /* ORDER BY keys over alias: SPARQL's order of terms (unbound, blank nodes,
- * IRIs, literals), numbers by value (inline ids as they are; a number the
- * literal dictionary holds, "01"^^xsd:integer, as the id its value would
- * have: sparql_order_num), the rest by their N-Triples text. */
+ * IRIs, literals), numbers by value, then booleans, dates and dateTimes by
+ * value (instants: inline ids as they are; a value the literal dictionary
+ * holds, "01"^^xsd:integer, as the id its value would have:
+ * sparql_order_num), the rest by their N-Triples text. */
 static int cp_order_keys(cp_t *c, const sp_list_t *order, const cp_rel_t *r, const char *alias, char **out)
 {
   *out = NULL;
@@ -588,7 +589,7 @@ static int cp_order_keys(cp_t *c, const sp_list_t *order, const cp_rel_t *r, con
                   arena_sprintf(c->cp_a,
                                 "CASE WHEN %1$s IS NULL THEN 0 WHEN %1$s >= 0 AND %1$s < " CP_IRI_LO
                                 " THEN 1 WHEN %1$s >= 0 AND %1$s < " CP_LIT_LO " THEN 2 ELSE 3 END%2$s,"
-                                " CASE WHEN %1$s < 0 THEN %1$s WHEN %1$s >= " CP_LIT_LO " AND %1$s < " CP_INLINE_LO
+                                " CASE WHEN %1$s < 0 OR %1$s >= " CP_INLINE_LO " THEN %1$s WHEN %1$s >= " CP_LIT_LO
                                 " THEN sparql_order_num(rdf_term(%1$s)) END%2$s,"
                                 " CASE WHEN %1$s >= 0 THEN rdf_term(%1$s) END%2$s",
                                 v, dir));

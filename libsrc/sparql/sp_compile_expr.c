@@ -338,7 +338,10 @@ static int cp_exists(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_
     return cp_unsupported(c, "EXISTS without its algebra");
   int solution_vars = c->cp_solution_vars;
   c->cp_solution_vars = -1; /* the pattern's solutions are its own */
+  cp_outer_t outer = {.co_scope = sc, .co_up = c->cp_outer};
+  c->cp_outer = &outer; /* a variable only the outer solution binds is its value there */
   int rc = cp_op(c, x->ex_op, &in);
+  c->cp_outer = outer.co_up;
   c->cp_solution_vars = solution_vars;
   if (rc != CZ_OK)
     return CZ_ERR;
@@ -372,6 +375,13 @@ int cp_expr(cp_t *c, const cp_scope_t *sc, const sp_expr_t *x, cp_expr_t *out)
     out->ce_kind = CP_E_ID;
     if (t->tm_kind == SP_T_VAR) {
       int i = cp_find(sc->sc_rel, cp_vname(c, t));
+      /* not bound here: inside EXISTS, the outer solution's value (a
+       * correlated reference: the pattern's SQL sits in the outer WHERE) */
+      for (const cp_outer_t *o = c->cp_outer; i < 0 && o; o = o->co_up) {
+        i = cp_find(o->co_scope->sc_rel, cp_vname(c, t));
+        if (i >= 0)
+          sc = o->co_scope;
+      }
       if (i < 0) {
         out->ce_sql = arena_strdup(c->cp_a, "CAST(NULL AS int8)");
         return CZ_OK;

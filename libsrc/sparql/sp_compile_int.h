@@ -38,6 +38,15 @@ typedef struct cp_rel_s {
 /* The graph a pattern matches in. */
 typedef enum cp_gkind_e { CP_G_DEFAULT, CP_G_CONST, CP_G_VAR } cp_gkind_t;
 
+struct cp_scope_s;
+/* The solutions an EXISTS pattern is evaluated for, innermost first: its
+ * expressions read a variable the pattern does not bind from there (the
+ * standard substitutes the current solution into the pattern). */
+typedef struct cp_outer_s {
+  const struct cp_scope_s *co_scope;
+  const struct cp_outer_s *co_up;
+} cp_outer_t;
+
 typedef struct cp_s {
   arena_t *cp_a;
   err_t *cp_e;
@@ -60,6 +69,7 @@ typedef struct cp_s {
   const sp_term_t *cp_infer; /* DEFINE input:inference: the ontology graph, or NULL */
   const int64_t *cp_tbox;   /* its triples' ids (s, p, o)…, or NULL when not known */
   size_t cp_tbox_n;
+  const cp_outer_t *cp_outer; /* inside EXISTS: the outer solutions' scopes, or NULL */
 } cp_t;
 
 /* A variable's SQL expression in an expression's scope. */

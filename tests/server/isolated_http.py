@@ -49,7 +49,7 @@ import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
-import srvctl  # noqa: E402
+import sparqlkit  # noqa: E402
 from checks import check  # noqa: E402
 
 TTL = """@prefix ex: <http://example.org/> .
@@ -183,64 +183,8 @@ FORMATS = [
 ]
 
 
-class Http:
-    def __init__(self, port, user=None, password=None):
-        self.port = port
-        self.auth = None
-        if user is not None:
-            self.auth = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
-
-    def req(self, method, path, body=None, headers=None, conn=None):
-        c = conn or http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        headers = dict(headers or {})
-        if self.auth and "Authorization" not in headers:
-            headers["Authorization"] = self.auth
-        try:
-            c.request(method, path, body=body, headers=headers)
-            r = c.getresponse()
-            data = r.read()
-            return r.status, {k.lower(): v for k, v in r.getheaders()}, data.decode("utf-8", "replace")
-        finally:
-            if conn is None:
-                c.close()
-
-    def get(self, query, accept=None, extra=""):
-        h = {"Accept": accept} if accept else {}
-        return self.req("GET", "/sparql?query=" + urllib.parse.quote(query) + extra, headers=h)
-
-    def post_form(self, fields, accept=None):
-        h = {"Content-Type": "application/x-www-form-urlencoded"}
-        if accept:
-            h["Accept"] = accept
-        return self.req("POST", "/sparql", urllib.parse.urlencode(fields), h)
-
-    def post_direct(self, query, accept=None, ctype="application/sparql-query"):
-        h = {"Content-Type": ctype}
-        if accept:
-            h["Accept"] = accept
-        return self.req("POST", "/sparql", query.encode(), h)
-
-
-def raw(port, data, wait=10.0):
-    """Sends bytes on a fresh socket; what came back before the server
-    closed it or wait seconds passed."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=wait)
-    try:
-        s.sendall(data)
-        got = b""
-        while True:
-            try:
-                b = s.recv(65536)
-            except socket.timeout:
-                break
-            except ConnectionResetError:
-                break
-            if not b:
-                break
-            got += b
-        return got
-    finally:
-        s.close()
+Http = sparqlkit.Http
+raw = sparqlkit.raw
 
 
 def protocol_checks(h, ds):
@@ -623,17 +567,13 @@ def main():
         import rdflib
     except ImportError:
         return checks.skip("rdflib is not installed (scripts/install-deps.sh)")
-    srv = checks.isolated_server(args, "http", buffers=4000)
-    data = os.path.join(srv.folder, "rdfdata")
-    os.makedirs(data)
-    port = srvctl.free_port()
     timeout_s = 3
     request_s = 5
-    srv.extra_ini = {"Parameters": {"DirsAllowed": data},
-                     "HTTPServer": {"ServerPort": "127.0.0.1:%d" % port, "ConnectionTimeout": str(timeout_s),
-                                    "RequestTimeout": str(request_s),
-                                    "MaxBodySize": "64K", "MaxHeaderSize": "32K"},
-                     "SPARQL": {"MaxQueryExecutionTime": "10", "AllowUpdate": "authenticated"}}
+    srv, port = sparqlkit.http_server(args, "http", http={"ConnectionTimeout": str(timeout_s),
+                                                          "RequestTimeout": str(request_s),
+                                                          "MaxBodySize": "64K", "MaxHeaderSize": "32K"},
+                                      sparql={"MaxQueryExecutionTime": "10", "AllowUpdate": "authenticated"})
+    data = srv.rdfdata
     with open(os.path.join(data, "a.ttl"), "w") as f:
         f.write(TTL)
     with open(os.path.join(data, "b.trig"), "w") as f:
@@ -682,9 +622,7 @@ def main():
         check("the server is alive", srv.alive())
     finally:
         srv.stop()
-    log = srv.log_tail(400)
-    check("no crash in the server log", "fatal signal" not in log.lower() and "backtrace" not in log.lower(),
-          log[-2000:])
+    sparqlkit.no_crash_logged(srv)
     return checks.summary()
 
 

@@ -5,7 +5,9 @@ folder of its own and a slice of ../shared/data's LUBM(10).
 
 Checks: the store's tables exist in a new database; files of every syntax
 (N-Triples, N-Quads gzip, Turtle with relative IRIs, TriG) load, each
-triple once; the quads decode back (rdf_term, and a plain SQL join over
+triple once; each syntax plain and gzip loads whole, and malformed at
+line 4 names file and line and leaves none of its triples, as does a
+truncated gzip stream (format_checks); the quads decode back (rdf_term, and a plain SQL join over
 rdf_quad, rdf_iri and rdf_prefix) to exactly the N-Triples written; W3C SPARQL test data (Turtle) decodes to
 graphs isomorphic to rdflib's reading of the same files;
 a malformed file stops with file and line in rdf_load_list and leaves no
@@ -84,6 +86,74 @@ def graph_nt(c, graph):
 def load_list(c):
     return {r[0]: r[1:] for r in c.execute(
         "SELECT ll_file, ll_state, ll_error, ll_triples, ll_bad FROM pg_rdf.rdf_load_list")}
+
+
+# Every syntax, plain and gzip, well-formed and malformed at line 4 (after
+# three good triples): (extension, good lines, bad line, triples of the
+# good file). FG in N-Quads / TriG lines is a graph of the file's own
+# (the same quad in two files is stored once).
+FORMATS = [
+    ("nt", ['<%sfa> <%sp> "1" .' % (EX, EX), '<%sfb> <%sp> _:x .' % (EX, EX),
+            '<%sfc> <%sp> "c"@en .' % (EX, EX), '<%sfd> <%sp> <%sfa> .' % (EX, EX, EX)],
+     '<%sfd> <%sp> <%sfa .' % (EX, EX, EX), 4),
+    ("nq", ['<%sfa> <%sp> "1" <FG> .' % (EX, EX), '<%sfb> <%sp> _:x <FG> .' % (EX, EX),
+            '<%sfc> <%sp> "c"@en .' % (EX, EX), '<%sfd> <%sp> <%sfa> <FG> .' % (EX, EX, EX)],
+     '<%sfd> <%sp> <%sfa> <FG> <%sfh> .' % (EX, EX, EX, EX), 4),
+    ("ttl", ['@prefix ex: <%s> .' % EX, 'ex:fa ex:p "1" ;', '  ex:q ex:fb , [ ex:r 2 ] .',
+             'ex:fc ex:p """multi\nline""" .'],
+     'ex:fd ex:p ex:fa ex:fb .', 5),
+    ("trig", ['@prefix ex: <%s> .' % EX, '<FG> { ex:fa ex:p "1" . ex:fb ex:p _:x . }', 'ex:fc ex:p 1.5 .',
+              '{ ex:fd ex:p ex:fa . }'],
+     '<FG> { ex:fd ex:p . }', 4),
+]
+
+
+def format_checks(c, data):
+    """Each syntax plain and gzip: the good file loads whole; the file with a
+    malformed line 4 stops with its file and line named and leaves none of
+    its triples; a truncated gzip stream is an error too."""
+    folder = os.path.join(data, "formats")
+    os.makedirs(folder)
+    for ext, good, bad, triples in FORMATS:
+        for gz in (False, True):
+            name = "f_%s.%s%s" % ("gz" if gz else "plain", ext, ".gz" if gz else "")
+            for prefix, lines in (("good_", good), ("bad_", good[:3] + [bad] + good[3:])):
+                own = "<%sfmt/%s%s/g>" % (EX, prefix, name)
+                write(os.path.join(folder, prefix + name), [x.replace("<FG>", own) for x in lines], gz=gz)
+    for prefix in ("good_", "bad_"):
+        for ext, good, bad, triples in FORMATS:
+            for gz in (False, True):
+                name = prefix + "f_%s.%s%s" % ("gz" if gz else "plain", ext, ".gz" if gz else "")
+                path = os.path.join(folder, name)
+                graph = EX + "fmt/" + name
+                before = c.execute("SELECT count(*) FROM pg_rdf.rdf_quad").fetchone()[0]
+                c.execute("SELECT ld_dir(%s, %s, %s)", (folder, name, graph))
+                c.execute("SELECT rdf_loader_run()")
+                row = load_list(c).get(path)
+                after = c.execute("SELECT count(*) FROM pg_rdf.rdf_quad").fetchone()[0]
+                if prefix == "good_":
+                    check("%s loads: %d triples" % (name, triples),
+                          row is not None and row[0] == 2 and row[1] is None and row[2] == triples
+                          and after - before == triples, "%r, %d quads added" % (row, after - before))
+                else:
+                    check("%s: the error names the file and line 4, no quad of it committed" % name,
+                          row is not None and row[0] == 2 and row[1] and "%s:4:" % name in row[1]
+                          and after == before, "%r, %d quads added" % (row, after - before))
+    # a gzip stream cut in the middle: an error, nothing of it
+    with open(os.path.join(folder, "good_f_gz.nt.gz"), "rb") as f:
+        whole = f.read()
+    cut = gzip.compress(("\n".join('<%scut%d> <%sp> "%d" .' % (EX, i, EX, i) for i in range(20000)) + "\n")
+                        .encode())
+    with open(os.path.join(folder, "cut.nt.gz"), "wb") as f:
+        f.write(cut[:len(cut) // 2])
+    before = c.execute("SELECT count(*) FROM pg_rdf.rdf_quad").fetchone()[0]
+    c.execute("SELECT ld_dir(%s, 'cut.nt.gz', %s)", (folder, EX + "fmt/cut"))
+    c.execute("SELECT rdf_loader_run()")
+    row = load_list(c).get(os.path.join(folder, "cut.nt.gz"))
+    after = c.execute("SELECT count(*) FROM pg_rdf.rdf_quad").fetchone()[0]
+    check("a truncated gzip file: an error naming it, no quad of it committed",
+          row is not None and row[0] == 2 and row[1] and "cut.nt.gz" in row[1] and after == before and whole,
+          "%r, %d quads added" % (row, after - before))
 
 
 def main():
@@ -188,6 +258,7 @@ def main():
             check("the projections hold the distinct pairs",
                   proj[0] == proj[1] and proj[2] == proj[3] and proj[4] == proj[5], repr(proj))
 
+            format_checks(c, data)
             # malformed input: stop mode, then skip mode
             c.execute("SELECT ld_dir(%s, 'stop.nt', %s)", (os.path.join(data, "bad"), EX + "gb"))
             c.execute("SELECT rdf_loader_run()")

@@ -9,8 +9,8 @@ OPTIONAL with and without a filter, UNION, MINUS, DISTINCT, ORDER BY,
 LIMIT/OFFSET, ASK, GRAPH, FROM, COUNT with GROUP BY and HAVING,
 subqueries; the expression language: functions, arithmetic, casts, BIND,
 SELECT / GROUP BY / ORDER BY expressions, SUM/AVG/MIN/MAX/SAMPLE/
-GROUP_CONCAT, VALUES, EXISTS, dateTimes; property paths of every form on
-a cycle, a diamond and a self-loop) and compares each answer with
+GROUP_CONCAT, VALUES, EXISTS, dateTimes; the property paths are in
+tests/sparql/paths*.test) and compares each answer with
 rdflib's on the same data (values in N-Triples form, as the SPARQL
 statement returns them; numbers by value where rdflib's lexical forms
 are not canonical). Exact types and SPARQL's errors are checked against
@@ -25,13 +25,13 @@ DEFINE sql:text returns the SQL; isql-cz sends a SPARQL statement whole.
 Usage: isolated_sparql.py --kind cadenza|postgres --binary PATH --dir DIR
 """
 import os
-import subprocess
 import sys
 
 import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
+import sparqlkit  # noqa: E402
 from checks import check  # noqa: E402
 
 TTL = """@prefix ex: <http://example.org/> .
@@ -133,45 +133,6 @@ QUERIES = [
     ("optional filter with a string constant", 'SELECT ?s ?n WHERE { ?s a ex:Person OPTIONAL { ?s ex:name ?n FILTER(?n != "Alice") } }'),
     ("count distinct star", "SELECT (COUNT(DISTINCT *) AS ?n) WHERE { ?s a ex:Person OPTIONAL { ?s ex:knows ?k } }"),
     ("union of ids and terms", 'SELECT ?x WHERE { { ?s ex:name ?x } UNION { BIND("Zed" AS ?x) } }'),
-]
-# Property paths on a cycle (n1 n2 n3, n3 -> n4), a diamond (d1 -> d2, d3 ->
-# d4 -> d5, d5 back to d1) and a self-loop (s1).
-PATHS = [
-    ("path plus from a cycle node", "SELECT ?x WHERE { ex:n1 ex:next+ ?x }"),
-    ("path star from a sink", "SELECT ?x WHERE { ex:n4 ex:next* ?x }"),
-    ("path star backward", "SELECT ?x WHERE { ?x ex:next* ex:n4 }"),
-    ("path plus backward", "SELECT ?x WHERE { ?x ex:edge+ ex:d4 }"),
-    ("path plus two variables", "SELECT ?x ?y WHERE { ?x ex:edge+ ?y }"),
-    ("path star two variables", "SELECT ?x ?y WHERE { ?x ex:edge* ?y }"),
-    ("path star one variable twice", "SELECT ?x WHERE { ?x ex:next+ ?x }"),
-    ("path self-loop", "SELECT ?x WHERE { ex:s1 ex:edge+ ?x }"),
-    ("path sequence keeps duplicates", "SELECT ?x ?y WHERE { ?x ex:edge/ex:edge ?y }"),
-    ("path alternative", "SELECT ?x ?y WHERE { ?x ex:next|ex:edge ?y }"),
-    ("path inverse", "SELECT ?x WHERE { ex:d4 ^ex:edge ?x }"),
-    ("path inverse sequence", "SELECT ?x WHERE { ex:d4 ^ex:edge/ex:edge ?x }"),
-    ("path optional", "SELECT ?x WHERE { ex:d1 ex:edge? ?x }"),
-    ("path optional two variables", "SELECT ?x ?y WHERE { ?x ex:back? ?y }"),
-    ("path negated set", "SELECT ?x ?y WHERE { ?x !(ex:edge|ex:next|a|ex:name|ex:age|ex:knows|ex:mbox) ?y }"),
-    # rdflib cannot evaluate inverse members of a negated set: the answers by hand
-    ("path negated inverse", "SELECT ?x WHERE { ex:d1 !^ex:edge ?x }", [("<http://example.org/d5>",)]),
-    ("path negated mixed", "SELECT ?x WHERE { ex:d1 !(ex:edge|^ex:edge) ?x }", [("<http://example.org/d5>",)]),
-    ("path star of a sequence", "SELECT ?y WHERE { ex:d1 (ex:edge/ex:edge)* ?y }"),
-    ("path plus of an alternative with inverse", "SELECT ?y WHERE { ex:d5 (^ex:edge|ex:back)+ ?y }"),
-    ("path star in a sequence", "SELECT ?y WHERE { ex:d1 ex:edge*/ex:back ?y }"),
-    ("path joined", "SELECT ?p ?x WHERE { ?p a ex:Person . ?p ex:knows+ ?x }"),
-    ("path in a graph", "SELECT ?x ?y WHERE { GRAPH ex:g1 { ?x ex:likes|ex:hates ?y } }"),
-    ("path in graph variable", "SELECT ?g ?x ?y WHERE { GRAPH ?g { ?x ex:likes/^ex:likes ?y } }"),
-    ("path plus in graph variable", "SELECT ?g ?x ?y WHERE { GRAPH ?g { ?x ex:likes+ ?y } }"),
-    ("path star in graph variable", "SELECT ?g ?x ?y WHERE { GRAPH ?g { ?x (ex:likes|^ex:likes)* ?y } }"),
-    ("path star from a constant in graph variable", "SELECT ?g ?y WHERE { GRAPH ?g { ex:alice ex:likes* ?y } }"),
-    ("path from another pattern's values", "SELECT ?s ?x WHERE { ?s ex:name ?n . ?s ex:knows* ?x }"),
-    ("path backward from another pattern's values", "SELECT ?x ?y WHERE { ?y ex:age 42 . ?x ex:knows* ?y }"),
-    ("path before the pattern binding it", "SELECT ?x ?y WHERE { ?x ex:next+ ?y . ?x ex:next ex:n4 }"),
-    ("path in an OPTIONAL", "SELECT ?s ?x WHERE { ?s a ex:Person OPTIONAL { ?s ex:knows+ ?x } }"),
-    ("path from values to a constant", "SELECT ?s WHERE { ?s a ex:Person . ?s ex:knows+ ex:carol }"),
-    ("path star from values to a constant", "SELECT ?s WHERE { ?s ex:age ?a . ?s ex:knows* ex:carol }"),
-    ("path star from values of another graph", "SELECT ?s ?x WHERE { GRAPH ex:g2 { ?s ex:likes ?o } ?o ex:next* ?x }"),
-    ("path count", "SELECT (COUNT(*) AS ?n) WHERE { ?x (ex:edge|ex:next)* ?y }"),
 ]
 CONSTRUCTS = [
     ("construct", "CONSTRUCT { ?s ex:friend ?o } WHERE { ?s ex:knows ?o }"),
@@ -338,14 +299,8 @@ def main():
     except ImportError:
         return checks.skip("rdflib is not installed (scripts/install-deps.sh)")
     rdflib.NORMALIZE_LITERALS = False  # "019"^^xsd:integer stays the term it is
-    srv = checks.isolated_server(args, "sparql", buffers=4000)
-    data = os.path.join(srv.folder, "rdfdata")
-    srv.extra_ini = {"Parameters": {"DirsAllowed": data, "MaxQueryMem": 128 << 20}}
-    os.makedirs(data)
-    with open(os.path.join(data, "a.ttl"), "w") as f:
-        f.write(TTL)
-    with open(os.path.join(data, "b.trig"), "w") as f:
-        f.write(TRIG)
+    srv = sparqlkit.rdf_server(args, "sparql", {"MaxQueryMem": 128 << 20}, files={"a.ttl": TTL, "b.trig": TRIG})
+    data = srv.rdfdata
     ds = rdflib.Dataset(default_union=True)
     ds.parse(data=TTL, format="turtle")
     ds.parse(data=TRIG, format="trig")
@@ -354,7 +309,7 @@ def main():
         with psycopg.connect(srv.dsn(), autocommit=True) as c:
             c.execute("SELECT ld_dir(%s, '*')", (data,))
             c.execute("SELECT rdf_loader_run()")
-            for name, q, *given in QUERIES + PATHS + ORDERED:
+            for name, q, *given in QUERIES + ORDERED:
                 want = given[0] if given else rdflib_rows(ds, q)
                 try:
                     cur = c.execute("SPARQL " + PFX + q)
@@ -600,12 +555,10 @@ def main():
             except psycopg.Error as ex:
                 check("an unknown SPARQL function name is 42883", ex.sqlstate == "42883", ex.sqlstate)
             check("the server still answers", c.execute("SELECT 1").fetchone() == (1,))
-        isql = os.path.join(os.path.dirname(os.path.abspath(args.binary)), "..", "isql", "isql-cz")
-        if os.path.exists(isql):
-            script = ("SPARQL " + PFX + "SELECT ?n WHERE {\n  ex:alice ex:knows ?k ;\n    ex:name ?n }\n;\n"
-                      "SELECT 'after' AS x;\n")
-            r = subprocess.run([isql, "-w", "-q", "-b", "-f", "-"], input=script, capture_output=True,
-                               text=True, timeout=60, env=dict(os.environ, **srv.env()))
+        script = ("SPARQL " + PFX + "SELECT ?n WHERE {\n  ex:alice ex:knows ?k ;\n    ex:name ?n }\n;\n"
+                  "SELECT 'after' AS x;\n")
+        r = sparqlkit.run_isql(args, srv, script)
+        if r is not None:
             check("isql-cz runs a SPARQL statement with ';' inside its braces",
                   r.returncode == 0 and '"Alice"' in r.stdout and "after" in r.stdout,
                   "rc %d out %r err %r" % (r.returncode, r.stdout, r.stderr))

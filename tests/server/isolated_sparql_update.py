@@ -19,7 +19,6 @@ Usage: isolated_sparql_update.py --kind cadenza|postgres --binary PATH --dir DIR
 """
 import os
 import random
-import subprocess
 import sys
 import threading
 import time
@@ -28,6 +27,7 @@ import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
+import sparqlkit  # noqa: E402
 from checks import check  # noqa: E402
 
 PFX = ("PREFIX ex: <http://example.org/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> "
@@ -195,14 +195,10 @@ def main():
         import rdflib
     except ImportError:
         return checks.skip("rdflib is not installed (scripts/install-deps.sh)")
-    srv = checks.isolated_server(args, "sparql_update", buffers=4000)
-    data = os.path.join(srv.folder, "rdfdata")
-    srv.extra_ini = {"Parameters": {"DirsAllowed": data}}
-    os.makedirs(data)
-    with open(os.path.join(data, "load.ttl"), "w") as f:
-        f.write(LOAD_TTL)
-    with open(os.path.join(data, "bad.ttl"), "w") as f:
-        f.write("@prefix ex: <http://example.org/> .\nex:a ex:b ex:c .\nex:a ex:b <bad iri> .\n")
+    srv = sparqlkit.rdf_server(args, "sparql_update", files={
+        "load.ttl": LOAD_TTL,
+        "bad.ttl": "@prefix ex: <http://example.org/> .\nex:a ex:b ex:c .\nex:a ex:b <bad iri> .\n"})
+    data = srv.rdfdata
     ds = rdflib_store()
     srv.start()
     try:
@@ -392,12 +388,10 @@ def main():
             last = c.execute("SPARQL " + PFX + "SELECT ?w WHERE { ex:shared ex:last ?w }").fetchall()
             check("... and exactly one shared quad", len(last) == 1, repr(last))
 
-        isql = os.path.join(os.path.dirname(os.path.abspath(args.binary)), "..", "isql", "isql-cz")
-        if os.path.exists(isql):
-            script = ("SPARQL " + PFX + "INSERT DATA {\n  ex:isql ex:p \"a;b\" ;\n    ex:q 1 }\n;\n"
-                      "SPARQL " + PFX + "SELECT ?o WHERE { ex:isql ex:p ?o };\n")
-            r = subprocess.run([isql, "-w", "-q", "-b", "-f", "-"], input=script, capture_output=True,
-                               text=True, timeout=60, env=dict(os.environ, **srv.env()))
+        script = ("SPARQL " + PFX + "INSERT DATA {\n  ex:isql ex:p \"a;b\" ;\n    ex:q 1 }\n;\n"
+                  "SPARQL " + PFX + "SELECT ?o WHERE { ex:isql ex:p ?o };\n")
+        r = sparqlkit.run_isql(args, srv, script)
+        if r is not None:
             check("isql-cz runs a SPARQL update with ';' inside its braces",
                   r.returncode == 0 and '"a;b"' in r.stdout and "2" in r.stdout,
                   "rc %d out %r err %r" % (r.returncode, r.stdout, r.stderr))

@@ -28,7 +28,6 @@ with a message when chromium is not installed.
 Usage: isolated_webpage.py --kind cadenza|postgres --binary PATH --dir DIR
 """
 import base64
-import http.client
 import json
 import os
 import sys
@@ -38,7 +37,7 @@ import psycopg
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
 import checks  # noqa: E402
-import srvctl  # noqa: E402
+import sparqlkit  # noqa: E402
 from checks import check  # noqa: E402
 
 NTRIPLES = 120
@@ -46,13 +45,7 @@ SQL_ROWS = 130
 
 
 def req(port, method, path, body=None, headers=None):
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        c.request(method, path, body=body, headers=headers or {})
-        r = c.getresponse()
-        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read().decode("utf-8", "replace")
-    finally:
-        c.close()
+    return sparqlkit.Http(port).req(method, path, body, headers, timeout=30)
 
 
 def http_checks(port, password):
@@ -277,10 +270,7 @@ def main():
         return checks.skip("the web page is Cadenza's own")
     if not cdp.find_chromium():
         return checks.skip("chromium is not installed (scripts/install-deps.sh installs Debian's chromium)")
-    srv = checks.isolated_server(args, "webpage", buffers=2000)
-    port = srvctl.free_port()
-    srv.extra_ini = {"HTTPServer": {"ServerPort": "127.0.0.1:%d" % port},
-                     "SPARQL": {"AllowUpdate": "authenticated"}}
+    srv, port = sparqlkit.http_server(args, "webpage", sparql={"AllowUpdate": "authenticated"}, buffers=2000)
     srv.start()
     try:
         with psycopg.connect(srv.dsn(), autocommit=True) as c:
@@ -297,9 +287,7 @@ def main():
         check("the server is alive", srv.alive())
     finally:
         srv.stop()
-    log = srv.log_tail(400)
-    check("no crash in the server log", "fatal signal" not in log.lower() and "backtrace" not in log.lower(),
-          log[-2000:])
+    sparqlkit.no_crash_logged(srv)
     return checks.summary()
 
 

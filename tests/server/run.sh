@@ -23,7 +23,9 @@
 #                       BUILD_DIR/tpch-sf0.1; $CZ_TPCH_TIMEOUT s per query,
 #                       default 60); also difffuzz, which no default run
 #                       includes: the differential fuzzer's long run (its
-#                       short run is in isolated)
+#                       short run is in isolated); and httpfuzz, the SPARQL
+#                       HTTP fuzzer's long run ($CZ_HTTPFUZZ_SECONDS,
+#                       default 600; 30 s of it are in isolated)
 #   --layout row|column the shared server's (and the sqlvariants servers')
 #                       [Parameters] DefaultLayout: --layout column runs the
 #                       suite on column tables (tables that cannot be
@@ -271,6 +273,13 @@ if want difffuzz; then
   run_counted difffuzz_long $((dfq / 5 + 600)) "$TB_PY" "$CZ_TOP/tests/server/isolated_difffuzz.py" \
     --kind "$target" --binary "$build/binsrc/cadenza/cadenza" --dir "$work/difffuzz_long" \
     --queries "$dfq" --seed "$dfs" --seconds 0
+fi
+if want httpfuzz; then
+  # the SPARQL-text and random-byte fuzzer over HTTP for longer than the
+  # isolated group's 30 s (tests/server/isolated_http_fuzz.py)
+  hfs=${CZ_HTTPFUZZ_SECONDS:-600}
+  run_counted httpfuzz_long $((hfs + 600)) "$TB_PY" "$CZ_TOP/tests/server/isolated_http_fuzz.py" \
+    --kind "$target" --binary "$build/binsrc/cadenza/cadenza" --dir "$work/httpfuzz_long" --seconds "$hfs"
 fi
 if want tpch; then
   # the 22 TPC-H queries at SF 0.1 against DuckDB's answers, at

@@ -23,41 +23,24 @@ import rdflib.compare
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import srvctl  # noqa: E402
+from sparqlkit import w3c_local as local, w3c_manifests  # noqa: E402
 
 rdflib.NORMALIZE_LITERALS = False
-SHARED = os.environ.get("CZ_SHARED") or os.path.normpath(
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared"))
-W3C = os.path.join(SHARED, "data", "w3c-sparql")
 MF = rdflib.Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#")
 QT = rdflib.Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-query#")
 XSD_STRING = "^^<http://www.w3.org/2001/XMLSchema#string>"
 
 
-def local(iri, fdir):
-    s = str(iri)
-    if s.startswith("file://"):
-        s = s[len("file://"):]
-    return s if os.path.exists(s) else os.path.join(fdir, os.path.basename(s))
-
-
 def tests():
-    for suite in ("sparql10", "sparql11"):
-        sdir = os.path.join(W3C, suite)
-        for folder in sorted(os.listdir(sdir)):
-            fdir = os.path.join(sdir, folder)
-            mpath = os.path.join(fdir, "manifest.ttl")
-            if not os.path.isfile(mpath):
+    for suite, folder, fdir, g in w3c_manifests():
+        for t in g.subjects(rdflib.RDF.type, MF.QueryEvaluationTest):
+            action = g.value(t, MF.action)
+            if action is None:
                 continue
-            g = rdflib.Graph()
-            g.parse(mpath, format="turtle")
-            for t in g.subjects(rdflib.RDF.type, MF.QueryEvaluationTest):
-                action = g.value(t, MF.action)
-                if action is None:
-                    continue
-                q = g.value(action, QT.query)
-                datas = list(g.objects(action, QT.data))
-                named = list(g.objects(action, QT.graphData))
-                yield suite, folder, str(t), q and local(q, fdir), [local(d, fdir) for d in datas], named
+            q = g.value(action, QT.query)
+            datas = list(g.objects(action, QT.data))
+            named = list(g.objects(action, QT.graphData))
+            yield suite, folder, str(t), q and local(q, fdir), [local(d, fdir) for d in datas], named
 
 
 def norm(v):

@@ -13,16 +13,10 @@ Not part of a test stage (minutes); a tool:
 """
 import argparse
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import srvctl  # noqa: E402
-
-SHARED = os.environ.get("CZ_SHARED") or os.path.normpath(
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared"))
-sys.path.insert(0, os.path.join(SHARED, "tools", "sparql-w3c"))
-import run_w3c  # noqa: E402
+import sparqlkit  # noqa: E402
 
 
 def main():
@@ -35,19 +29,14 @@ def main():
     ap.add_argument("--binary", required=True)
     ap.add_argument("--dir", required=True)
     args = ap.parse_args(argv)
-    folder = os.path.abspath(os.path.join(args.dir, "w3c-http"))
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
-    port = srvctl.free_port()
-    srv = srvctl.Server("cadenza", os.path.join(folder, "srv"), binary=os.path.abspath(args.binary))
-    srv.extra_ini = {"HTTPServer": {"ServerPort": "127.0.0.1:%d" % port},
-                     "SPARQL": {"MaxQueryExecutionTime": "20", "AllowUpdate": "yes",
-                                "DefaultGraph": "store"}}
+    run_w3c = sparqlkit.w3c_harness()
+    srv, port = sparqlkit.http_server(args, "w3c-http", sparql={"MaxQueryExecutionTime": "20",
+                                                                "AllowUpdate": "yes", "DefaultGraph": "store"})
     srv.start()
     try:
         url = "http://127.0.0.1:%d/sparql" % port
         rc = run_w3c.main(["--query-url", url, "--update-url", url, "--json",
-                           os.path.join(folder, "results.json"), "--label", "cadenza http"] + rest)
+                           os.path.join(srv.folder, "results.json"), "--label", "cadenza http"] + rest)
     finally:
         srv.stop()
     return rc

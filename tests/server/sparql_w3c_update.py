@@ -24,19 +24,10 @@ from rdflib.compare import isomorphic
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import srvctl  # noqa: E402
+from sparqlkit import W3C_DATA as W3C, w3c_local as local, w3c_manifests  # noqa: E402
 
-SHARED = os.environ.get("CZ_SHARED") or os.path.normpath(
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared"))
-W3C = os.path.join(SHARED, "data", "w3c-sparql")
 MF = rdflib.Namespace("http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#")
 UT = rdflib.Namespace("http://www.w3.org/2009/sparql/tests/test-update#")
-
-
-def local(iri, fdir):
-    s = str(iri)
-    if s.startswith("file://"):
-        s = s[len("file://"):]
-    return s if os.path.exists(s) else os.path.join(fdir, os.path.basename(s))
 
 
 def graphs(g, node, fdir):
@@ -55,14 +46,7 @@ def graphs(g, node, fdir):
 
 
 def tests(only):
-    sdir = os.path.join(W3C, "sparql11")
-    for folder in sorted(os.listdir(sdir)):
-        fdir = os.path.join(sdir, folder)
-        mpath = os.path.join(fdir, "manifest.ttl")
-        if not os.path.isfile(mpath) or (only and folder != only):
-            continue
-        g = rdflib.Graph()
-        g.parse(mpath, format="turtle")
+    for _suite, folder, fdir, g in w3c_manifests(("sparql11",), only):
         for t in g.subjects(rdflib.RDF.type, MF.UpdateEvaluationTest):
             action = g.value(t, MF.action)
             result = g.value(t, MF.result)
