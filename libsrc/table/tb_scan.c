@@ -318,11 +318,6 @@ typedef struct tb_pends_s {
   uint64_t pl_bytes;          /* their total length */
 } tb_pends_t;
 
-/* A primary scan stops filling a batch once its long values reach this
- * many bytes (at least one row per batch): a batch of 1024 rows of 5 MB
- * documents would otherwise hold 5 GB. */
-#define TB_BATCH_LONG_BYTES (32u << 20)
-
 static void tb_pend_add(tb_pends_t *pl, arena_t *a, int row, int col, const tb_ref_t *ref,
                         const uint8_t *pk, size_t pk_len)
 {
@@ -401,7 +396,7 @@ static void tb_one_cb(void *ctx, int ki, bool found, const void *val, size_t vl)
 /* Reads row r again by its key, as it is now, with its long values;
  * *found false when it is gone. Retries while a committing writer's
  * chunks are in flux (its locks are released one by one). */
-static int tb_reread(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
+int tb_reread(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
                      bool want_loc, const uint8_t *pk, size_t pk_len, batch_t *out, int r,
                      bool *found, arena_t *a, err_t *e)
 {

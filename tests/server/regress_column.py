@@ -10,7 +10,12 @@ secondary index answer every query alike (ranges, point lookups,
 predicates pushed to the compressed runs, descending orders, a table
 without primary key); another session never sees an uncommitted change
 and sees the committed value meanwhile; pg_relation_size counts the
-column tree's run pages.
+column tree's run pages. Long values (rows over 2 KB): TEXT and BYTEA
+values of 0 B to 2 MB (BYTEA starting with the mark byte 0xFF), rows of
+many mid-sized strings, selected, searched (pushed and not), updated
+(another column, the long one, long to short and back), deleted, rolled
+back and hidden from another session while uncommitted, answer as in a
+row table.
 Usage: regress_column.py --dsn DSN --kind cadenza|postgres
 """
 import argparse
@@ -53,6 +58,94 @@ def same_answers(cur, label):
         if got != want:
             bad.append("%s: %d rows vs %d" % (q, len(got), len(want)))
     check("column table answers as the row table (%s)" % label, not bad, "; ".join(bad[:3]))
+
+
+DOC_QUERIES = [
+    "SELECT id, title, length(body), md5(body), length(blob), md5(blob), v FROM {t} ORDER BY id",
+    "SELECT id FROM {t} ORDER BY id",
+    "SELECT id, title FROM {t} WHERE body = repeat('ab', 2500) ORDER BY id",
+    "SELECT id FROM {t} WHERE body LIKE '%zz%' ORDER BY id",
+    "SELECT id FROM {t} WHERE body > 'ab' AND body < 'ac' ORDER BY id",
+    "SELECT id FROM {t} WHERE title = 't3' OR title IN ('t5', 't7') ORDER BY id",
+    "SELECT id FROM {t} WHERE blob = '\\xff00ff'::bytea ORDER BY id",
+    "SELECT id, md5(blob) FROM {t} WHERE blob >= '\\xff'::bytea AND blob < '\\xff80'::bytea ORDER BY id",
+    "SELECT id, s1, s2, s3, s4, s5, s6, s7, s8 FROM {t} ORDER BY id",
+    "SELECT count(*), sum(length(body)), max(title) FROM {t}",
+    "SELECT id, md5(body) FROM {t} WHERE id IN (2, 5, 9) ORDER BY id",
+]
+
+
+def same_docs(cur, label):
+    bad = []
+    for q in DOC_QUERIES:
+        cur.execute(q.format(t="rg_coldoc"))
+        got = cur.fetchall()
+        cur.execute(q.format(t="rg_rowdoc"))
+        want = cur.fetchall()
+        if got != want or not want and "count" in q:
+            bad.append("%s: %d rows vs %d %r" % (q, len(got), len(want), (got[:2], want[:2])))
+    check("column table with long values answers as the row table (%s)" % label, not bad,
+          "; ".join(bad[:2])[:600])
+
+
+def long_values(c, cur, dsn):
+    for t in ("rg_coldoc", "rg_rowdoc"):
+        cur.execute("DROP TABLE IF EXISTS %s" % t)
+    cols = ("id int PRIMARY KEY, title text, body text, blob bytea, v varchar(10), "
+            "s1 text, s2 text, s3 text, s4 text, s5 text, s6 text, s7 text, s8 text")
+    cur.execute("CREATE TABLE rg_coldoc (%s) WITH (layout = column)" % cols)
+    cur.execute("CREATE TABLE rg_rowdoc (%s) WITH (layout = row)" % cols)
+    rnd = random.Random(11)
+    rows = []
+    sizes = [0, 10, 999, 1000, 1001, 1900, 5000, 100000, 2000000]
+    for i, n in enumerate(sizes * 2):
+        body = "".join(rnd.choice("abz") for _ in range(min(n, 3000)))
+        body = (body * (n // 3000 + 1))[:n] if n > 3000 else body
+        if i == 4:
+            body = "ab" * 2500
+        blob = bytes([0xFF]) + bytes(rnd.randrange(256) for _ in range(n % 3000 + i))
+        if i == 6:
+            blob = b"\xff\x00\xff"
+        mids = ["m%d-" % i + "q" * 290] * 8 if i % 3 == 0 else ["s%d" % i] * 8
+        rows.append((i, "t%d" % i, body, blob, "v%d" % i, *mids))
+    ins = "INSERT INTO %s VALUES (" + ", ".join(["%%s"] * 13) + ")"
+    for t in ("rg_coldoc", "rg_rowdoc"):
+        cur.executemany(ins % t, rows[:9])
+        cur.execute("INSERT INTO %s SELECT id + 100, title, body, blob, v, s1, s2, s3, s4, s5, s6, "
+                    "s7, s8 FROM %s WHERE id < 9" % (t, t))
+        cur.executemany(ins % t, rows[9:])
+    same_docs(cur, "inserted")
+    cur.execute("SELECT count(*) FROM rg_coldoc WHERE length(body) > 1000")
+    check("rows over 2 KB stored in a column table", cur.fetchone()[0] > 0)
+    for t in ("rg_coldoc", "rg_rowdoc"):
+        cur.execute("UPDATE %s SET title = title || 'x' WHERE id %% 2 = 0" % t)
+        cur.execute("UPDATE %s SET body = 'short' WHERE id = 7" % t)
+        cur.execute("UPDATE %s SET body = repeat('zz', 40000) WHERE id = 1" % t)
+        cur.execute("UPDATE %s SET body = body || 'tail' WHERE id = 8" % t)
+        cur.execute("UPDATE %s SET id = id + 1000 WHERE id = 106" % t)
+        cur.execute("DELETE FROM %s WHERE id IN (5, 105)" % t)
+        cur.execute("CREATE INDEX %s_title ON %s (title) INCLUDE (v)" % (t, t))
+    same_docs(cur, "updated, deleted, indexed")
+    # a rolled-back transaction and another session's uncommitted change
+    with psycopg.connect(dsn) as w:
+        w.execute("UPDATE rg_coldoc SET body = repeat('y', 300000) WHERE id = 2")
+        w.execute("INSERT INTO rg_coldoc (id, title, body) VALUES (500, 'new', repeat('n', 9000))")
+        w.execute("DELETE FROM rg_coldoc WHERE id = 3")
+        cur.execute("SELECT id, md5(body) FROM rg_coldoc WHERE id IN (2, 3, 500) ORDER BY id")
+        seen = cur.fetchall()
+        cur.execute("SELECT id, md5(body) FROM rg_rowdoc WHERE id IN (2, 3, 500) ORDER BY id")
+        want = cur.fetchall()
+        check("another session's uncommitted long values stay hidden", seen == want,
+              repr((seen, want)))
+        w.rollback()
+    same_docs(cur, "after a rollback")
+    st = checks.error_fields(c, "INSERT INTO rg_coldoc (id, title) VALUES (900, repeat('k', 2000))"
+                                " ON CONFLICT DO NOTHING")
+    st2 = checks.error_fields(c, "INSERT INTO rg_rowdoc (id, title) VALUES (900, repeat('k', 2000))"
+                                 " ON CONFLICT DO NOTHING")
+    check("a long indexed key fails alike (54000)", st[0] == st2[0] == "54000", repr((st, st2)))
+    for t in ("rg_coldoc", "rg_rowdoc"):
+        cur.execute("DROP TABLE %s" % t)
 
 
 def main():
@@ -178,6 +271,9 @@ def main():
                   n2 != "uncommitted" and n == 1 and pushed == 0, repr((n2, n, pushed)))
             w.rollback()
         same_answers(cur, "after another session's rollback")
+
+        # ---- long values (the row layout's limits, out of line)
+        long_values(c, cur, a.dsn)
 
         # ---- sizes: the run pages count
         cur.execute("SELECT pg_relation_size('rg_col'), pg_total_relation_size('rg_col')")
