@@ -510,6 +510,13 @@ static int tb_put_index_entry(tbl_scan_t *s, const uint8_t *k, size_t kl, const 
         memset(&kv[i], 0, sizeof kv[i]);
         kv[i].d_null = true;
       }
+      /* strings into a: the cursor's column row goes at its next step */
+      for (int i = 0; i < got; i++)
+        if (!kv[i].d_null && kinds[i] == TP_STR) {
+          char *p = arena_alloc(a, kv[i].d_str.s_len ? kv[i].d_str.s_len : 1);
+          memcpy(p, kv[i].d_str.s_ptr, kv[i].d_str.s_len);
+          kv[i].d_str.s_ptr = p;
+        }
     } else if (tbl_row_decode(it, ix->ci_ninclude, v, vl, seq, ix->ci_ninclude, a, kv, e) !=
                CZ_OK) {
       return CZ_ERR;

@@ -157,6 +157,7 @@ IX_QUERIES = [
     "SELECT id, price FROM {t} WHERE d = date '2020-03-03' ORDER BY id",
     "SELECT count(*) FROM {t} WHERE name > 'n5'",
     "SELECT a.id, b.qty FROM {t} a JOIN {t} b ON a.name = b.name WHERE a.id < 40 ORDER BY 1, 2",
+    "SELECT name, qty, price FROM {t} WHERE name > 'n97' ORDER BY name, qty, price",
 ]
 
 
