@@ -157,7 +157,7 @@ IX_QUERIES = [
     "SELECT id, price FROM {t} WHERE d = date '2020-03-03' ORDER BY id",
     "SELECT count(*) FROM {t} WHERE name > 'n5'",
     "SELECT a.id, b.qty FROM {t} a JOIN {t} b ON a.name = b.name WHERE a.id < 40 ORDER BY 1, 2",
-    "SELECT name, qty, price FROM {t} WHERE name > 'n97' ORDER BY name, qty, price",
+    "SELECT name, qty, price, note FROM {t} WHERE name > 'n97' ORDER BY name, qty, price, note",
 ]
 
 
@@ -180,7 +180,7 @@ def column_indexes(c, cur, dsn):
     savepoints; shown in pg_indexes, \\d's catalog and EXPLAIN."""
     for t, w in (("rg_col", "WITH (layout = column)"), ("rg_row", "")):
         cur.execute("UPDATE %s SET f = id * 1.5" % t)
-        cur.execute("CREATE INDEX %s_name ON %s (name) INCLUDE (qty, price) %s" % (t, t, w))
+        cur.execute("CREATE INDEX %s_name ON %s (name) INCLUDE (qty, price, note) %s" % (t, t, w))
         cur.execute("CREATE UNIQUE INDEX %s_f ON %s (f) %s" % (t, t, w))
         cur.execute("CREATE INDEX %s_d ON %s (d) %s" % (t, t, w))
     cur.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'rg_col' "
@@ -190,7 +190,7 @@ def column_indexes(c, cur, dsn):
           got == [("rg_col_f", "CREATE UNIQUE INDEX rg_col_f ON public.rg_col USING btree (f) "
                                "WITH (layout=column)"),
                   ("rg_col_name", "CREATE INDEX rg_col_name ON public.rg_col USING btree (name) "
-                                  "INCLUDE (qty, price) WITH (layout=column)")], repr(got))
+                                  "INCLUDE (qty, price, note) WITH (layout=column)")], repr(got))
     cur.execute("SELECT c.relname, c.reloptions FROM pg_class c WHERE c.relname IN "
                 "('rg_col_name', 'rg_row_name') ORDER BY 1")
     got = cur.fetchall()
@@ -235,6 +235,19 @@ def column_indexes(c, cur, dsn):
     check("EXPLAIN reads the column index and says so",
           "rg_col_name" in plan and "column-wise" in plan, plan)
     same_answers(cur, "with column indexes")
+    # a covering scan of a column index returning INCLUDE strings row after row
+    cur.execute("CREATE TABLE rg_colinc (k int PRIMARY KEY, g int, name varchar(20)) "
+                "WITH (layout = column)")
+    cur.execute("INSERT INTO rg_colinc SELECT x, x % 7, 'n' || x FROM generate_series(0, 999) x")
+    cur.execute("CREATE INDEX rg_colinc_g ON rg_colinc (g, k) INCLUDE (name)")
+    cur.execute("EXPLAIN SELECT k, name FROM rg_colinc WHERE g = 0 AND k > 970 ORDER BY k")
+    plan = "\n".join(r[0] for r in cur.fetchall())
+    cur.execute("SELECT k, name FROM rg_colinc WHERE g = 0 AND k > 970 ORDER BY k")
+    got = cur.fetchall()
+    check("INCLUDE strings of a column index (covering scan)",
+          "rg_colinc_g column-wise" in plan and
+          got == [(k, "n%d" % k) for k in range(971, 1000) if k % 7 == 0], repr((got, plan)))
+    cur.execute("DROP TABLE rg_colinc")
     for t in ("rg_col", "rg_row"):
         cur.execute("DROP INDEX %s_f" % t)
 
