@@ -404,9 +404,13 @@ int cat_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t 
   for (int i = 0; i < def->id_ninclude; i++)
     if (def->id_include[i] < 0 || def->id_include[i] >= t->ct_ncols)
       return err_set(e, SQLSTATE_UNDEFINED_COLUMN, "included column %d does not exist", def->id_include[i]);
-  if (def->id_layout != CAT_LAYOUT_ROW)
-    return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
-                   "column layout is not supported for secondary indexes yet");
+  /* a column index holds its INCLUDE columns as column rows (keys are
+   * bytes): the table's rule for what has a column form */
+  for (int i = 0; def->id_layout == CAT_LAYOUT_COLUMN && i < def->id_ninclude; i++)
+    if (ty_phys(t->ct_cols[def->id_include[i]].cc_type.t_id) == TP_IV)
+      return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
+                     "column layout does not support type interval (column \"%s\")",
+                     t->ct_cols[def->id_include[i]].cc_name);
   char name[CAT_MAX_NAME + 16];
   if (def->id_name) {
     if (cat_name_check("index", def->id_name, e) != CZ_OK ||
@@ -422,7 +426,7 @@ int cat_create_index(cat_t *c, txn_t *tx, const cat_index_def_t *def, cat_oid_t 
   char tree[32];
   snprintf(tree, sizeof tree, "i%u", (unsigned)ioid);
   bt_tree_t *bt;
-  if (db_create_tree(tx, tree, BT_UNIQUE, &bt, e) != CZ_OK)
+  if (db_create_tree(tx, tree, cat_tree_flags(def->id_layout), &bt, e) != CZ_OK)
     return CZ_ERR;
   if (cat_put_index(c, tx, ioid, t->ct_oid, name, def, 0, false, e) != CZ_OK ||
       cat_ddl_end(c, tx, e) != CZ_OK)

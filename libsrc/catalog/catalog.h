@@ -470,8 +470,8 @@ typedef struct cat_index_def_s {
   int id_ninclude;
   const int *id_include;
   bool id_nulls_nd;            /* NULLS NOT DISTINCT (ci_nulls_nd) */
-  cat_layout_t id_layout;      /* secondary indexes: row only until non-unique column
-                                  trees exist (cat_create_index: 0A000) */
+  cat_layout_t id_layout;      /* the index tree's leaf layout (a column index holds
+                                  its INCLUDE columns as column rows) */
 } cat_index_def_t;
 
 /* Creates an EMPTY index (its tree and catalog entry). The table layer's

@@ -511,7 +511,8 @@ static op_t *plan_scan(lp_ctx_t *b, const sp_table_t *t, const char *alias, bool
                    : t->tb_name;
   sp.ss_index = best.pa_index;
   sp.ss_index_name = best.pa_name;
-  sp.ss_column = best.pa_index == 0 && t->tb_column;
+  const sp_index_t *bix = index_of(t, best.pa_index);
+  sp.ss_column = best.pa_index == 0 ? t->tb_column : bix && bix->ix_column;
   sp.ss_ncols = t->tb_ncols;
   sp.ss_cols = arena_alloc(b->lc_a, sizeof(int) * (size_t)(t->tb_ncols + 1));
   for (int c = 0; c < t->tb_ncols; c++)

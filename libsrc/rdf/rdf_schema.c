@@ -7,7 +7,8 @@
  * recovered, visible to SQL and to pg_catalog like any other. The set is
  * created in one transaction the first time a database opens without it
  * (rdf_quad is the marker: all or nothing). rdf_quad's primary tree is
- * row or column-wise per rdf_layout_t, fixed when the store is made.
+ * row or column-wise per rdf_layout_t (the quad tables and rdf_quad's
+ * indexes), fixed when the store is made.
  */
 #include <string.h>
 
@@ -73,10 +74,10 @@ static const char *const rs_sequences[] = {"rdf_prefix_seq", "rdf_term_seq"};
 static int rs_create_table(cat_t *c, txn_t *tx, const rs_table_t *t, cat_oid_t owner,
                            rdf_layout_t layout, err_t *e)
 {
-  /* The column layout applies to rdf_quad's primary tree alone: the
-   * table layer has no column secondary indexes yet, and the projections
-   * are probed key by key on every insert (row trees suit that). */
-  bool column = layout == RDF_LAYOUT_COLUMN && strcmp(t->rs_name, "rdf_quad") == 0;
+  /* The column layout applies to the quad tables (rdf_quad and its
+   * projections), and through rs_create_index to rdf_quad's POGS index:
+   * every quad index of the store. */
+  bool column = layout == RDF_LAYOUT_COLUMN && t->rs_quad_index;
   cat_table_def_t def = {.td_schema = RDF_SCHEMA, .td_name = t->rs_name, .td_owner = owner,
                          .td_ncols = t->rs_ncols, .td_cols = t->rs_cols, .td_npk = t->rs_npk,
                          .td_pk = t->rs_pk,
@@ -96,7 +97,8 @@ static int rs_create_index(cat_t *c, txn_t *tx, const rs_index_t *ix, err_t *e)
   }
   cat_index_def_t def = {.id_name = ix->ri_name, .id_table = t->ct_oid,
                          .id_unique = ix->ri_unique, .id_nkeys = ix->ri_nkeys,
-                         .id_keys = ix->ri_keys};
+                         .id_keys = ix->ri_keys,
+                         .id_layout = t->ct_layout};  /* an index follows its table */
   cat_snapshot_release(s);
   cat_oid_t oid;
   return tbl_create_index(c, tx, &def, &oid, e);

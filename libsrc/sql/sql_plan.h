@@ -35,6 +35,7 @@ typedef struct sp_index_s {
   int ix_ncols;
   const int *ix_cols;           /* key columns (table column numbers, 0-based) */
   bool ix_unique;
+  bool ix_column;               /* its tree is column-wise (EXPLAIN says so) */
 } sp_index_t;
 
 /* A stored table, as the environment describes it. */

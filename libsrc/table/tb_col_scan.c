@@ -25,6 +25,17 @@
  *   removes work.
  * - Locators need every column (their hash is of the whole row's row
  *   format, tb_col.c), so a scan that wants them decodes every column.
+ * - Long values (tb_col.c "marks"): a markable column's strings are
+ *   unmarked as they are read, references fetched from the long-values
+ *   tree as the scan's command sees them (a missing chunk: the row is read
+ *   again by key, tb_reread, as row scans do). A pushed predicate would
+ *   judge a mark instead of its value, so predicates on markable columns
+ *   are pushed only while the table's long-values tree is empty when the
+ *   range is opened (then no row holds a reference; a string column of a
+ *   table that never held a long value keeps its pushdown), never on
+ *   BYTEA (escapes). A first long value written into a table by another
+ *   transaction while such a scan runs can hide that row from the scan:
+ *   the one window where the scan misses a row read committed would show.
  */
 #include <string.h>
 
@@ -54,6 +65,8 @@ struct tb_colscan_s {
   bool cs_range_done;         /* the range has been read to its end (tb_colscan_end) */
   bool cs_hold;               /* tb_colscan_hold: the segment's leaf kept between fills */
   datum_t *cs_row;            /* a whole row (locators) */
+  bool *cs_mark;              /* per tree column read: strings may hold marks (tb_col.c) */
+  tb_ref_t *cs_refs;          /* a row's references (every table column) */
 };
 
 /* Byte order of keys, the shorter first on a tie (the trees' order). */
@@ -113,12 +126,15 @@ int tb_colscan_new(txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *col
   c->cs_nread = nread;
   c->cs_read = arena_alloc(a, sizeof(int) * (size_t)nread);
   ty_t *types = arena_alloc(a, sizeof(ty_t) * (size_t)nread);
+  c->cs_mark = arena_zalloc(a, sizeof(bool) * (size_t)nread);
+  c->cs_refs = arena_zalloc(a, sizeof(tb_ref_t) * (size_t)(t->ct_ncols + 1));
   c->cs_read[0] = 0;
   types[0] = ty_plain(TY_BYTEA);
   for (int i = 1; i < nread; i++) {
     int col = want_loc ? i - 1 : cols[i - 1];
     c->cs_read[i] = col + 1;
     types[i] = t->ct_types[col];
+    c->cs_mark[i] = tb_col_markable(&t->ct_types[col]);
   }
   /* one call hands out at most the caller's batch */
   c->cs_buf = batch_create(a, nread, types, cap > 0 ? cap : 1, e);
@@ -142,6 +158,25 @@ static size_t put_bound(uint8_t *buf, const uint8_t *k, size_t kl, bool past)
     kl += TB_PAST_PREFIX;
   }
   return kl;
+}
+
+/* Whether the table's long-values tree holds no entry (nothing of it can
+ * be referenced); errors read as not empty. */
+static bool long_tree_empty(const cat_table_t *t)
+{
+  err_t scratch;
+  bt_cursor_t *cur;
+  if (!t->ct_long_tree || bt_cursor_open(t->ct_long_tree, &cur, &scratch) != CZ_OK)
+    return !t->ct_long_tree;
+  uint8_t zero = 0;
+  bool empty = false;
+  if (bt_seek(cur, &zero, 1, BT_FORWARD, &scratch) == CZ_OK) {
+    const void *k, *v;
+    size_t kl, vl;
+    empty = bt_next(cur, &k, &kl, &v, &vl, &scratch) == BT_END;
+  }
+  bt_cursor_close(cur);
+  return empty;
 }
 
 /* The scan's visibility callbacks (README above, "Visibility"). */
@@ -205,11 +240,22 @@ int tb_colscan_range(tb_colscan_t *c, const uint8_t *low, size_t low_len, bool l
   }
   const cat_index_t *pix = t->ct_indexes[0];
   int nbp = 0;
-  for (int j = 0; j < c->cs_npred; j++)
+  int lt_empty = -1;  /* the long-values tree looked at once, when a predicate asks */
+  for (int j = 0; j < c->cs_npred; j++) {
+    const ty_t *ty = &t->ct_types[c->cs_cols[c->cs_preds[j].tp_out]];
+    if (tb_col_markable(ty)) {
+      if (ty->t_id == TY_BYTEA)
+        continue;
+      if (lt_empty < 0)
+        lt_empty = long_tree_empty(t);
+      if (!lt_empty)
+        continue;
+    }
     if (push_pred(&c->cs_preds[j], &c->cs_bp[nbp].cp_pred)) {
       c->cs_bp[nbp].cp_col = c->cs_cols[c->cs_preds[j].tp_out] + 1;
       nbp++;
     }
+  }
   if (bt_col_scan_open(pix->ci_tree, lo, lo_len, hi, hi_len, c->cs_read, c->cs_nread, c->cs_bp, nbp,
                        &c->cs_scan, e) != CZ_OK)
     return CZ_ERR;
@@ -267,17 +313,17 @@ static void put_value(vec_t *v, int r, const datum_t *d, arena_t *a)
 }
 
 /* The locator of a row: its primary key and the hash of its values in
- * the row format (tb_col.c). */
+ * the row format, references as references (tb_col.c: as tb_col_row). */
 static int put_loc(const cat_table_t *t, vec_t *v, int r, const str_t *pk, const datum_t *row,
-                   arena_t *a, err_t *e)
+                   const tb_ref_t *refs, arena_t *a, err_t *e)
 {
   size_t need;
   err_t scratch;
   uint8_t none[1];
-  tbl_row_encode(t->ct_types, t->ct_ncols, row, none, 0, &need, &scratch);
+  tb_row_encode_refs(t->ct_types, t->ct_ncols, row, refs, none, 0, &need, &scratch);
   uint8_t *buf = arena_alloc(a, need ? need : 1);
   size_t len;
-  if (tbl_row_encode(t->ct_types, t->ct_ncols, row, buf, need, &len, e) != CZ_OK)
+  if (tb_row_encode_refs(t->ct_types, t->ct_ncols, row, refs, buf, need, &len, e) != CZ_OK)
     return CZ_ERR;
   uint64_t h = tb_row_hash(buf, len);
   uint8_t *loc = arena_alloc(a, pk->s_len + TBL_LOC_HASH);
@@ -290,17 +336,41 @@ static int put_loc(const cat_table_t *t, vec_t *v, int r, const str_t *pk, const
   return CZ_OK;
 }
 
+/* Unmarks the strings of row i's markable columns read into row (all
+ * table columns, locators) or d (the caller's column k), fetching
+ * references of the caller's columns into a and adding their bytes to
+ * *bytes. *missing: a chunk is gone (read the row again). */
+static int unmark_value(tb_colscan_t *c, datum_t *d, tb_ref_t *ref, bool fetch, arena_t *a,
+                        uint64_t *bytes, bool *missing, err_t *e)
+{
+  ref->lr_on = false;
+  if (d->d_null || tb_col_unmark(c->cs_t, &d->d_str, ref, e) != CZ_OK)
+    return d->d_null ? CZ_OK : CZ_ERR;
+  if (!ref->lr_on || !fetch)
+    return CZ_OK;
+  bool gone = false;
+  if (tb_long_fetch(c->cs_tx, c->cs_cmd, c->cs_t, ref, a, &d->d_str, &gone, e) != CZ_OK)
+    return CZ_ERR;
+  *bytes += ref->lr_len;
+  if (gone)
+    *missing = true;
+  return CZ_OK;
+}
+
 int tb_colscan_fill(tb_colscan_t *c, batch_t *out, int *np, int cap, arena_t *a, bool *ended,
                     err_t *e)
 {
   const cat_table_t *t = c->cs_t;
   int n = *np;
   int examined = 0;
+  uint64_t long_bytes = 0;
   *ended = false;
   datum_t *row = c->cs_row;
-  while (n < cap && examined < cap * TB_COL_EXAMINE_BATCHES) {
+  while (n < cap && examined < cap * TB_COL_EXAMINE_BATCHES && long_bytes < TB_BATCH_LONG_BYTES) {
     int got = 0;
     int max = CZ_MIN(cap - n, c->cs_buf->b_cols[0].v_cap);
+    if (long_bytes > 0)
+      max = 1;  /* rows with long values: one at a time, so the budget holds */
     if (!c->cs_scan || c->cs_range_done) {
       *ended = true;
       break;
@@ -316,21 +386,56 @@ int tb_colscan_fill(tb_colscan_t *c, batch_t *out, int *np, int cap, arena_t *a,
     const vec_t *in = c->cs_buf->b_cols;
     for (int i = 0; i < got; i++) {
       const str_t *key = &in[0].v_str[i];
-      if (c->cs_want_loc)
-        for (int col = 0; col < t->ct_ncols; col++)
+      bool missing = false;
+      if (c->cs_want_loc) {
+        for (int col = 0; col < t->ct_ncols; col++) {
           vec_get(&in[col + 1], i, &row[col]);
+          c->cs_refs[col].lr_on = false;
+          if (c->cs_mark[col + 1] &&
+              unmark_value(c, &row[col], &c->cs_refs[col], false, a, &long_bytes, &missing, e) != CZ_OK)
+            return CZ_ERR;
+        }
+      }
       for (int k = 0; k < c->cs_ncols; k++) {
         datum_t d;
-        if (c->cs_want_loc)
-          d = row[c->cs_cols[k]];
-        else
+        int col = c->cs_cols[k];
+        if (c->cs_want_loc) {
+          d = row[col];
+          if (c->cs_refs[col].lr_on) {
+            tb_ref_t r = c->cs_refs[col];
+            bool gone = false;
+            if (tb_long_fetch(c->cs_tx, c->cs_cmd, t, &r, a, &d.d_str, &gone, e) != CZ_OK)
+              return CZ_ERR;
+            long_bytes += r.lr_len;
+            missing |= gone;
+          }
+        } else {
           vec_get(&in[k + 1], i, &d);
+          tb_ref_t r;
+          if (c->cs_mark[k + 1] &&
+              unmark_value(c, &d, &r, true, a, &long_bytes, &missing, e) != CZ_OK)
+            return CZ_ERR;
+        }
         put_value(&out->b_cols[k], n, &d, a);
+      }
+      if (missing) {
+        /* a committed deleter took a chunk since the row was read */
+        bool found;
+        tb_long_note_reread();
+        if (tb_reread(c->cs_tx, c->cs_cmd, t, c->cs_cols, c->cs_ncols, c->cs_want_loc,
+                      (const uint8_t *)key->s_ptr, key->s_len, out, n, &found, a, e) != CZ_OK)
+          return CZ_ERR;
+        if (!found)
+          continue;
+        if (c->cs_npred && !tbl_preds_pass(c->cs_preds, c->cs_npred, out, n))
+          continue;
+        n++;
+        continue;
       }
       if (c->cs_npred && !tbl_preds_pass(c->cs_preds, c->cs_npred, out, n))
         continue;
       if (c->cs_want_loc &&
-          put_loc(t, &out->b_cols[c->cs_ncols], n, key, row, a, e) != CZ_OK)
+          put_loc(t, &out->b_cols[c->cs_ncols], n, key, row, c->cs_refs, a, e) != CZ_OK)
         return CZ_ERR;
       n++;
     }

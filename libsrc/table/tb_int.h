@@ -208,6 +208,17 @@ int tb_row_decode_rows(const tb_dplan_t *dp, const uint8_t *const *vals, const u
                        int *produced, err_t *e);
 /* Counts a row read again (tbl_stats_t.ts_long_rereads). */
 void tb_long_note_reread(void);
+/* A scan stops filling a batch once its long values reach this many
+ * bytes (at least one row per batch): a batch of 1024 rows of 5 MB
+ * documents would otherwise hold 5 GB. */
+#define TB_BATCH_LONG_BYTES (32u << 20)
+/* Reads row r of out again by its primary key pk, as it is now, with the
+ * long values of cols (a value whose chunks a committed deleter removed
+ * after the caller read the row); *found false when the row is gone.
+ * want_loc: its locator into column ncols. */
+int tb_reread(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
+              bool want_loc, const uint8_t *pk, size_t pk_len, batch_t *out, int r, bool *found,
+              arena_t *a, err_t *e);
 
 /* Encodes the row vals of t for storage into out (cap bytes): strings
  * longer than TB_LONG_THRESHOLD, then the largest others while the row
@@ -235,12 +246,23 @@ int tb_row_decode_full(txn_t *tx, const cat_table_t *t, const uint8_t *p, size_t
 
 /* Whether t's primary tree is a column tree (WITH (layout = column)). */
 bool tb_is_column(const cat_table_t *t);
-/* The column row of a row's values (every column of t). */
-int tb_col_encode(const cat_table_t *t, const datum_t *vals, uint8_t *out, size_t cap, size_t *len,
-                  err_t *e);
+#define TB_COL_MARK 0xFF     /* first byte of a marked string in a column run (tb_col.c) */
+#define TB_COL_REF_LEN 18    /* a reference's mark: TB_COL_MARK 0x00 id(8) length(8) */
+/* Whether a column of this type can hold marks (references, escapes). */
+bool tb_col_markable(const ty_t *type);
+/* The column row of a row's values (every column of t); refs (NULL =
+ * none) as tb_row_encode_refs's: those columns hold references. */
+int tb_col_encode(const cat_table_t *t, const datum_t *vals, const tb_ref_t *refs, uint8_t *out,
+                  size_t cap, size_t *len, err_t *e);
+/* Bytes tb_col_encode writes (0: a kind without a column form). */
+size_t tb_col_size(const cat_table_t *t, const datum_t *vals, const tb_ref_t *refs);
+/* A stored string s of a markable column as its value: an escape
+ * removed, a reference into *ref (s then empty). */
+int tb_col_unmark(const cat_table_t *t, str_t *s, tb_ref_t *ref, err_t *e);
 /* Every column of t from a column row (columns it lacks read as NULL);
- * strings point into crow. */
-int tb_col_decode(const cat_table_t *t, const void *crow, size_t len, datum_t *vals, err_t *e);
+ * strings point into crow, references in refs (ct_ncols). */
+int tb_col_decode(const cat_table_t *t, const void *crow, size_t len, datum_t *vals,
+                  tb_ref_t *refs, err_t *e);
 /* A column row transcoded into the row format (in a), for the per-row
  * paths; tb_col_row_inplace replaces buf's len bytes (cap the room). */
 int tb_col_row(const cat_table_t *t, const void *crow, size_t len, arena_t *a, const void **row,

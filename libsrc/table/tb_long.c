@@ -232,9 +232,12 @@ static int tb_long_delete(txn_t *tx, const cat_table_t *t, const tb_ref_t *r, er
   return CZ_OK;
 }
 
-/* The stored size of the row with the columns refs marks as references. */
+/* The stored size of the row with the columns refs marks as references
+ * (a column table's: its column row). */
 static size_t tb_row_size(const cat_table_t *t, const datum_t *vals, const tb_ref_t *refs)
 {
+  if (tb_is_column(t))
+    return tb_col_size(t, vals, refs);
   size_t len;
   err_t scratch;
   uint8_t none[1];
@@ -250,15 +253,17 @@ static bool tb_is_str(const cat_table_t *t, const datum_t *vals, int i)
 int tb_row_store(txn_t *tx, const cat_table_t *t, const datum_t *vals, const bool *set,
                  const uint8_t *old, size_t old_len, uint8_t *out, size_t cap, size_t *len, err_t *e)
 {
-  if (tb_is_column(t))
-    return tb_col_encode(t, vals, out, cap, len, e);
+  /* A column table follows the same rule (its column row holds the
+   * references, tb_col.c); old is in the row format (tb_col_row). */
+  bool col = tb_is_column(t);
   int n = t->ct_ncols;
   bool any = false;
   for (int i = 0; i < n && !any; i++)
     any = tb_is_str(t, vals, i) && vals[i].d_str.s_len > TB_LONG_MIN;
   bool old_refs = old && tb_row_has_refs(old, old_len);
   if (!any && !old_refs)
-    return tbl_row_encode(t->ct_types, n, vals, out, cap, len, e);
+    return col ? tb_col_encode(t, vals, NULL, out, cap, len, e)
+               : tbl_row_encode(t->ct_types, n, vals, out, cap, len, e);
 
   tb_ref_t stack_refs[64], stack_old[64];
   datum_t stack_od[64];
@@ -307,7 +312,8 @@ int tb_row_store(txn_t *tx, const cat_table_t *t, const datum_t *vals, const boo
     replacing = orefs[i].lr_on;
   if (!marked && !replacing) {
     err_t scratch;
-    if (tbl_row_encode(t->ct_types, n, vals, out, cap, len, &scratch) == CZ_OK)
+    if (col ? tb_col_encode(t, vals, NULL, out, cap, len, &scratch) == CZ_OK
+            : tbl_row_encode(t->ct_types, n, vals, out, cap, len, &scratch) == CZ_OK)
       return CZ_OK;
   }
   /* 2. Then the largest inline strings while the row does not fit. */
@@ -340,7 +346,8 @@ int tb_row_store(txn_t *tx, const cat_table_t *t, const datum_t *vals, const boo
     if (tb_long_write(tx, t, &vals[i].d_str, &refs[i], e) != CZ_OK)
       return CZ_ERR;
   }
-  if (tb_row_encode_refs(t->ct_types, n, vals, refs, out, cap, len, e) != CZ_OK)
+  if (col ? tb_col_encode(t, vals, refs, out, cap, len, e) != CZ_OK
+          : tb_row_encode_refs(t->ct_types, n, vals, refs, out, cap, len, e) != CZ_OK)
     return CZ_ERR;
   /* 4. The replaced values' chunks go (at commit, as txn/ applies deletes). */
   for (int i = 0; i < n; i++)

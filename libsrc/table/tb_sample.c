@@ -70,7 +70,7 @@ int tbl_estimate(const cat_table_t *t, int idx, const tbl_bound_t *low, const tb
 {
   if (idx < 0 || idx >= t->ct_nindexes)
     return err_set(e, SQLSTATE_INTERNAL, "table %s has no index %d", t->ct_name, idx);
-  if (t->ct_indexes[idx]->ci_layout == CAT_LAYOUT_COLUMN) {
+  if (idx == 0 && t->ct_indexes[idx]->ci_layout == CAT_LAYOUT_COLUMN) {
     *rows = col_estimate(t, low, high, a);
     return CZ_OK;
   }
@@ -191,7 +191,7 @@ int tbl_sample(txn_t *tx, const cat_table_t *t, int idx, const tbl_bound_t *low,
   size_t lo_len, hi_len;
   if (range_keys(ix, low, high, a, &lo, &lo_len, &hi, &hi_len, e) != CZ_OK)
     return CZ_ERR;
-  if (ix->ci_layout == CAT_LAYOUT_COLUMN)
+  if (idx == 0 && ix->ci_layout == CAT_LAYOUT_COLUMN)
     return col_sample(tx, t, lo, lo_len, hi, hi_len, n, seed, cols, ncols, out, a, e);
   tb_pick_t p = {.pk_ix = ix, .pk_a = a, .pk_cap = n,
                  .pk_keys = arena_alloc(a, sizeof(bt_key_t) * (size_t)n)};

@@ -325,11 +325,6 @@ typedef struct tb_pends_s {
   uint64_t pl_bytes;          /* their total length */
 } tb_pends_t;
 
-/* A primary scan stops filling a batch once its long values reach this
- * many bytes (at least one row per batch): a batch of 1024 rows of 5 MB
- * documents would otherwise hold 5 GB. */
-#define TB_BATCH_LONG_BYTES (32u << 20)
-
 static void tb_pend_add(tb_pends_t *pl, arena_t *a, int row, int col, const tb_ref_t *ref,
                         const uint8_t *pk, size_t pk_len)
 {
@@ -408,7 +403,7 @@ static void tb_one_cb(void *ctx, int ki, bool found, const void *val, size_t vl)
 /* Reads row r again by its key, as it is now, with its long values;
  * *found false when it is gone. Retries while a committing writer's
  * chunks are in flux (its locks are released one by one). */
-static int tb_reread(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
+int tb_reread(const txn_t *tx, uint32_t cmd, const cat_table_t *t, const int *cols, int ncols,
                      bool want_loc, const uint8_t *pk, size_t pk_len, batch_t *out, int r,
                      bool *found, arena_t *a, err_t *e)
 {
@@ -512,8 +507,27 @@ static int tb_put_index_entry(tbl_scan_t *s, const uint8_t *k, size_t kl, const 
       it[i] = t->ct_types[ix->ci_include[i]];
       seq[i] = i;
     }
-    if (tbl_row_decode(it, ix->ci_ninclude, v, vl, seq, ix->ci_ninclude, a, kv, e) != CZ_OK)
+    if (ix->ci_layout == CAT_LAYOUT_COLUMN) {
+      /* a column row of the INCLUDE columns (tb_index_entry) */
+      ty_phys_t kinds[CAT_MAX_INDEX_KEYS];
+      int got = 0;
+      if (bt_crow_parse(v, vl, ix->ci_ninclude, kinds, kv, &got, e) != CZ_OK)
+        return CZ_ERR;
+      for (int i = got; i < ix->ci_ninclude; i++) {
+        memset(&kv[i], 0, sizeof kv[i]);
+        kv[i].d_null = true;
+      }
+      /* strings into a: the cursor's column row goes at its next step */
+      for (int i = 0; i < got; i++)
+        if (!kv[i].d_null && kinds[i] == TP_STR) {
+          char *p = arena_alloc(a, kv[i].d_str.s_len ? kv[i].d_str.s_len : 1);
+          memcpy(p, kv[i].d_str.s_ptr, kv[i].d_str.s_len);
+          kv[i].d_str.s_ptr = p;
+        }
+    } else if (tbl_row_decode(it, ix->ci_ninclude, v, vl, seq, ix->ci_ninclude, a, kv, e) !=
+               CZ_OK) {
       return CZ_ERR;
+    }
     for (int i = 0; i < ix->ci_ninclude; i++)
       s->s_row[ix->ci_include[i]] = kv[i];
   }
@@ -902,7 +916,10 @@ int tb_scan_fill(tbl_scan_t *s, batch_t *out, int n0, bt_key_t *defer, arena_t *
   /* index entries a leaf run at a time; the entry past the range is left
    * to the cursor (not taken), as the primary scan leaves it, so a probe
    * moving on to the next prefix starts from it (tb_seek_near) */
-  bool index_runs = !primary && !s->s_backward;
+  /* a column index (no leaf runs: bt_next_run is the row leaves') is
+   * read entry by entry below, as a backward scan is */
+  bool col_index = !primary && ix->ci_layout == CAT_LAYOUT_COLUMN;
+  bool index_runs = !primary && !s->s_backward && !col_index;
   if (index_runs && !s->s_run) {
     s->s_run = arena_alloc(s->s_a, sizeof *s->s_run);
     s->s_kbuf = arena_alloc(s->s_a, BT_MAX_KEY + 1);
@@ -950,9 +967,9 @@ int tb_scan_fill(tbl_scan_t *s, batch_t *out, int n0, bt_key_t *defer, arena_t *
     }
     bt_run_take(s->s_cur, run, i);
   }
-  /* a backward scan, entry by entry (leaf runs are forward only); its
-   * rows' predicates are tested below */
-  while (s->s_backward && n < cap && budget > 0) {
+  /* a backward scan, entry by entry (leaf runs are forward only), and a
+   * column index's forward one; their rows' predicates are tested below */
+  while ((s->s_backward || col_index) && n < cap && budget > 0) {
     budget -= TB_REJECT_WEIGHT;
     const void *k, *v;
     size_t kl, vl;
@@ -965,7 +982,7 @@ int tb_scan_fill(tbl_scan_t *s, batch_t *out, int n0, bt_key_t *defer, arena_t *
       bt_cursor_release(s->s_cur);
       return CZ_ERR;
     }
-    int in = tb_in_range_back(s, k, kl);
+    int in = s->s_backward ? tb_in_range_back(s, k, kl) : tb_past_end(s, k, kl);
     if (in < 0)
       continue;
     if (in > 0) {
@@ -1059,7 +1076,9 @@ void tb_scan_aim(tbl_scan_t *s, const uint8_t *key, size_t len, bool above)
   s->s_low_incl = s->s_high_incl = true;
   s->s_done = false;
   s->s_reseek = true;
-  s->s_near = above;
+  /* a column index's cursor takes the entry past a range (bt_next): the
+   * next range is sought from the root */
+  s->s_near = above && !(s->s_ix->ci_no > 0 && s->s_ix->ci_layout == CAT_LAYOUT_COLUMN);
 }
 
 void tb_scan_hold(tbl_scan_t *s, bool hold)

@@ -59,6 +59,12 @@ int tb_index_entry(const cat_index_t *ix, const datum_t *vals, const uint8_t *pk
   memcpy(key + off, pk, pk_len);
   *key_len = off + pk_len;
   *val_len = 0;
+  if (ix->ci_ninclude == 0 && ix->ci_layout == CAT_LAYOUT_COLUMN && ix->ci_no > 0) {
+    /* a column index's value is a column row, of no columns here */
+    val[0] = val[1] = 0;
+    *val_len = 2;
+    return CZ_OK;
+  }
   if (ix->ci_ninclude == 0)
     return CZ_OK;
   ty_t types[CAT_MAX_INDEX_KEYS];
@@ -68,7 +74,19 @@ int tb_index_entry(const cat_index_t *ix, const datum_t *vals, const uint8_t *pk
     types[i] = t->ct_cols[ix->ci_include[i]].cc_type;
     dv[i] = vals[ix->ci_include[i]];
   }
-  /* INCLUDE values stay in the entry (never out of line). */
+  /* INCLUDE values stay in the entry (never out of line): the row format,
+   * or a column row in a column index (no marks: nothing is referenced) */
+  if (ix->ci_layout == CAT_LAYOUT_COLUMN) {
+    ty_phys_t kinds[CAT_MAX_INDEX_KEYS];
+    for (int i = 0; i < ni; i++)
+      kinds[i] = ty_phys(types[i].t_id);
+    size_t need = bt_crow_size(kinds, dv, ni);
+    if (need > BT_MAX_ROW - *key_len)
+      return err_set(e, SQLSTATE_PROGRAM_LIMIT,
+                     "index row size %zu exceeds maximum %d for index \"%s\"", *key_len + need,
+                     BT_MAX_ROW, ix->ci_name);
+    return bt_crow_build(kinds, dv, ni, val, BT_MAX_ROW - *key_len, val_len, e);
+  }
   if (tbl_row_encode(types, ni, dv, val, BT_MAX_ROW - *key_len, val_len, e) != CZ_OK)
     return err_set(e, SQLSTATE_PROGRAM_LIMIT, "index row size %zu exceeds maximum %d for index \"%s\"",
                    *key_len + *val_len, BT_MAX_ROW, ix->ci_name);

@@ -445,8 +445,8 @@ def main():
 
 
 def column_layout(args, data, lubm_lines):
-    """[SPARQL] QuadLayout = column: rdf_quad's primary tree is a column
-    tree; the same files load to the same quads, read back by
+    """[SPARQL] QuadLayout = column: rdf_quad's trees (PSOG, POGS) and the
+    projections are column trees; the same files load to the same quads, read back by
     scans and joins of rdf_quad and its projections."""
     srv = checks.isolated_server(args, "rdfload_column", buffers=8000, extra_ini={
         "Parameters": {"DirsAllowed": data}, "SPARQL": {"QuadLayout": "column"}})
@@ -457,9 +457,11 @@ def column_layout(args, data, lubm_lines):
                              " JOIN pg_namespace n ON n.oid = c.relnamespace"
                              " WHERE nspname = 'pg_rdf' AND relname IN ('rdf_quad', 'rdf_quad_pogs',"
                              " 'rdf_quad_sp', 'rdf_iri') ORDER BY 1").fetchall()
-            check("QuadLayout = column: rdf_quad alone is column-wise",
+            check("QuadLayout = column: rdf_quad, its POGS index and the projections are "
+                  "column-wise, the dictionaries row-wise",
                   opts == [("rdf_iri", None), ("rdf_quad", ["layout=column"]),
-                           ("rdf_quad_pogs", None), ("rdf_quad_sp", None)], repr(opts))
+                           ("rdf_quad_pogs", ["layout=column"]),
+                           ("rdf_quad_sp", ["layout=column"])], repr(opts))
             c.execute("SELECT ld_dir(%s, '*', %s)", (os.path.join(data, "lubm"), EX + "lubm"))
             c.execute("SELECT ld_dir(%s, '*', %s)", (os.path.join(data, "par"), EX + "gp"))
             c.execute("SELECT rdf_loader_run()")

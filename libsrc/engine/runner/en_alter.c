@@ -54,6 +54,7 @@ typedef struct alt_idx_s {
   bool x_unique;
   bool x_constraint;            /* a UNIQUE constraint (pg_constraint 'u'), not CREATE INDEX's */
   bool x_nulls_nd;              /* NULLS NOT DISTINCT */
+  cat_layout_t x_layout;        /* its tree's layout (kept; a new one takes the table's) */
   int x_nkeys, x_ninc;
   int x_keys[CAT_MAX_INDEX_KEYS], x_inc[CAT_MAX_INDEX_KEYS]; /* positions in a_cols */
   bool x_dropped;
@@ -146,6 +147,7 @@ static void alt_load(alt_t *al, const cat_table_t *t)
     x->x_unique = ix->ci_unique;
     x->x_constraint = ix->ci_constraint;
     x->x_nulls_nd = ix->ci_nulls_nd;
+    x->x_layout = ix->ci_layout;
     x->x_nkeys = ix->ci_nkeys;
     x->x_ninc = ix->ci_ninclude;
     memcpy(x->x_keys, ix->ci_keys, sizeof(int) * (size_t)ix->ci_nkeys);
@@ -196,6 +198,7 @@ static int alt_add_unique(alt_t *al, const int *cols, int n, const char *name, b
   x->x_name = name;
   x->x_unique = true;
   x->x_nulls_nd = nulls_nd;
+  x->x_layout = al->a_t->ct_layout;  /* a secondary index follows its table (en_ddl.c) */
   x->x_constraint = true;
   x->x_nkeys = n;
   memcpy(x->x_keys, cols, sizeof(int) * (size_t)n);
@@ -826,7 +829,8 @@ static int alt_apply(alt_t *al, err_t *e)
                                        .id_unique = x->x_unique, .id_nkeys = x->x_nkeys,
                                        .id_keys = keys, .id_ninclude = x->x_ninc,
                                        .id_include = inc, .id_constraint = x->x_constraint,
-                                       .id_nulls_nd = x->x_nulls_nd};
+                                       .id_nulls_nd = x->x_nulls_nd,
+                                       .id_layout = x->x_layout};
     nix++;
   }
   /* a changed primary key moves every row */

@@ -135,7 +135,9 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
   if (cat_create_table(es_engine(s)->en_cat, es_txn(s), &def, &oid, e) != CZ_OK ||
       en_serial_make(s, ct, cols, seqnames, oid, e) != CZ_OK)
     return CZ_ERR;
-  /* UNIQUE column and table constraints become unique indexes. */
+  /* UNIQUE column and table constraints become unique indexes, of the
+   * table's layout (a secondary index follows its table unless its own
+   * WITH (layout = …) says otherwise). */
   for (int i = 0; i < nc; i++) {
     const sql_coldef_t *cd = sql_list_at(ct->ct_columns, i);
     if (!cd->cd_unique)
@@ -143,7 +145,7 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
     int key = i;
     cat_index_def_t id = {.id_name = cd->cd_unique_name, .id_table = oid, .id_unique = true,
                           .id_constraint = true, .id_nkeys = 1, .id_keys = &key,
-                          .id_nulls_nd = cd->cd_unique_nulls_nd};
+                          .id_nulls_nd = cd->cd_unique_nulls_nd, .id_layout = def.td_layout};
     cat_oid_t ioid;
     if (tbl_create_index(es_engine(s)->en_cat, es_txn(s), &id, &ioid, e) != CZ_OK)
       return CZ_ERR;
@@ -165,7 +167,7 @@ static int ddl_create_table(esession_t *s, arena_t *a, const sql_create_table_t 
     }
     cat_index_def_t id = {.id_name = tc->tc_name, .id_table = oid, .id_unique = true,
                           .id_constraint = true, .id_nkeys = nk, .id_keys = keys,
-                          .id_nulls_nd = tc->tc_nulls_not_distinct};
+                          .id_nulls_nd = tc->tc_nulls_not_distinct, .id_layout = def.td_layout};
     cat_oid_t ioid;
     if (tbl_create_index(es_engine(s)->en_cat, es_txn(s), &id, &ioid, e) != CZ_OK)
       return CZ_ERR;
@@ -298,7 +300,9 @@ static int ddl_create_index(esession_t *s, arena_t *a, const sql_create_index_t 
   cat_index_def_t def = {.id_name = ci->ci_index.nm_name, .id_table = t->ct_oid,
                          .id_unique = ci->ci_unique, .id_nkeys = nk, .id_keys = keys,
                          .id_ninclude = ni, .id_include = inc, .id_nulls_nd = ci->ci_nulls_nd,
-                         .id_layout = ci->ci_layout == 'c' ? CAT_LAYOUT_COLUMN : CAT_LAYOUT_ROW};
+                         .id_layout = ci->ci_layout == 'c'   ? CAT_LAYOUT_COLUMN
+                                      : ci->ci_layout == 'r' ? CAT_LAYOUT_ROW
+                                                             : t->ct_layout};
   cat_oid_t oid;
   return tbl_create_index(es_engine(s)->en_cat, es_txn(s), &def, &oid, e);
 }

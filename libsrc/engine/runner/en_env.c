@@ -61,6 +61,7 @@ static int env_table(void *ctx, const char *schema, const char *name, arena_t *a
     ix[i].ix_ncols = ci->ci_nkeys;
     ix[i].ix_cols = ci->ci_keys;
     ix[i].ix_unique = ci->ci_unique;
+    ix[i].ix_column = ci->ci_layout == CAT_LAYOUT_COLUMN;
   }
   p->tb_nindexes = nix;
   p->tb_indexes = ix;
