@@ -6,39 +6,66 @@
 # Each program is one CMocka group or one system test; it passes when it
 # exits 0. Output of each program goes to BUILD_DIR/test-logs/<name>.log and
 # is shown when it fails.
+#
+# Unit programs run CZ_TEST_JOBS at a time (default: the CPUs; each has its
+# own temporary folder, cz_test_tmpdir), the ones named in
+# tests/unit/slow-first.txt first so that the longest do not start last.
+# System tests run one at a time: they measure memory and time under load.
 set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+if [ "${1:-}" = "--one" ]; then # --one BUILD_DIR PROG: one program, one line
+  build=$2
+  prog=$3
+  logs="$build/test-logs"
+  name=$(echo "$prog" | sed "s|^$build/||; s|/|_|g")
+  start=$(date +%s)
+  if timeout 1200 "$prog" >"$logs/$name.log" 2>&1; then
+    echo "PASS $name ($(($(date +%s) - start))s)"
+  else
+    rc=$?
+    echo "FAIL $name (exit $rc, $(($(date +%s) - start))s)"
+  fi
+  exit 0
+fi
+
 build=${1:?usage: run-tests.sh BUILD_DIR [unit|all]}
 mode=${2:-all}
 logs="$build/test-logs"
 mkdir -p "$logs"
-passed=0
-failed=0
-failed_names=""
+jobs=${CZ_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+results="$logs/results.txt"
+: >"$results"
 
-run_one() {
-  prog=$1
-  name=$(echo "$prog" | sed "s|^$build/||; s|/|_|g")
-  start=$(date +%s)
-  if timeout 1200 "$prog" >"$logs/$name.log" 2>&1; then
-    passed=$((passed + 1))
-    echo "PASS $name ($(( $(date +%s) - start ))s)"
-  else
-    rc=$?
-    failed=$((failed + 1))
-    failed_names="$failed_names $name"
-    echo "FAIL $name (exit $rc, $(( $(date +%s) - start ))s) — last lines of $logs/$name.log:"
-    tail -n 30 "$logs/$name.log" | sed 's/^/    /'
-  fi
-}
-
-progs=$(find "$build/tests/unit" -type f -name 'test_*' -perm -u+x 2>/dev/null | sort)
-if [ "$mode" = all ]; then
-  progs="$progs $(find "$build/tests" -path "$build/tests/unit" -prune -o -type f -name 'test_*' -perm -u+x -print 2>/dev/null | sort)"
+unit=$(find "$build/tests/unit" -type f -name 'test_*' -perm -u+x ! -name '*.o' 2>/dev/null | sort)
+slow=""
+if [ -f "$top/tests/unit/slow-first.txt" ]; then
+  for s in $(grep -v '^#' "$top/tests/unit/slow-first.txt"); do
+    for p in $unit; do
+      case "$p" in */"$s") slow="$slow $p" ;; esac
+    done
+  done
 fi
-for p in $progs; do
-  case "$p" in *.o|*.log) continue ;; esac
-  run_one "$p"
+ordered=$slow
+for p in $unit; do
+  case " $slow " in *" $p "*) ;; *) ordered="$ordered $p" ;; esac
 done
-[ -n "$failed_names" ] && echo "failed:$failed_names"
+printf '%s\n' $ordered | xargs -r -n 1 -P "$jobs" "$0" --one "$build" | tee -a "$results"
+
+if [ "$mode" = all ]; then
+  for p in $(find "$build/tests" -path "$build/tests/unit" -prune -o -type f -name 'test_*' \
+               -perm -u+x ! -name '*.o' -print 2>/dev/null | sort); do
+    "$0" --one "$build" "$p" | tee -a "$results"
+  done
+fi
+
+failed_names=$(sed -n 's/^FAIL \([^ ]*\) .*/\1/p' "$results")
+for n in $failed_names; do
+  echo "last lines of $logs/$n.log:"
+  tail -n 30 "$logs/$n.log" | sed 's/^/    /'
+done
+passed=$(grep -c '^PASS ' "$results")
+failed=$(grep -c '^FAIL ' "$results")
+[ -n "$failed_names" ] && echo "failed:" $failed_names
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
