@@ -127,6 +127,9 @@ struct op_s {
   op_t *o_in2;                  /* second input (joins, set operations) */
   double o_est_rows;            /* the planner's estimates for EXPLAIN; < 0 unknown */
   double o_est_cost;
+  const char *o_why;            /* the planner's reason for this operator, shown by
+                                   EXPLAIN: "decorrelated EXISTS", "SubPlan (per row)";
+                                   NULL: none */
   int o_depth;
 };
 

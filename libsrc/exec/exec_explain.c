@@ -1,5 +1,6 @@
 /* exec_explain — the EXPLAIN text of an operator tree: one line per
- * operator ("Name  detail  (estimated rows=N cost=C)"), inputs indented
+ * operator ("Name  detail  (why)  (estimated rows=N cost=C)", why the
+ * planner's reason when it gave one, o_why), inputs indented
  * below it; with ANALYZE also "(rows=N)" produced and "(time=T ms
  * memory=M kB)": time in the operator and its inputs (inclusive, as
  * PostgreSQL's actual time), memory the most its state held — read from
@@ -14,6 +15,8 @@ static char *explain_rec(const op_t *o, int depth, const qctx_t *run, char *acc,
   const char *detail = o->o_vt->ov_detail ? o->o_vt->ov_detail(o, a) : NULL;
   acc = arena_sprintf(a, "%s%*s%s%s%s%s", acc, depth * 2, "", depth ? "-> " : "",
                       o->o_vt->ov_name, detail ? "  " : "", detail ? detail : "");
+  if (o->o_why)
+    acc = arena_sprintf(a, "%s  (%s)", acc, o->o_why);
   if (o->o_est_rows >= 0)
     acc = arena_sprintf(a, "%s  (estimated rows=%.0f cost=%.0f)", acc, o->o_est_rows,
                         o->o_est_cost >= 0 ? o->o_est_cost : 0);

@@ -15,6 +15,7 @@ void op_init(op_t *o, const op_vt_t *vt, arena_t *a, int ncols, const ty_t *type
   o->o_in = in;
   o->o_in2 = in2;
   o->o_est_rows = o->o_est_cost = -1;
+  o->o_why = NULL;
 }
 
 /* What EXPLAIN ANALYZE shows of an operator's memory: its state arena

@@ -1340,6 +1340,31 @@ static bool subq_uncorrelated(const xnode_t *x)
   return true;
 }
 
+/* What EXPLAIN says of a filter holding subqueries: each correlated
+ * one runs per row reaching it, uncorrelated ones once per execution. */
+static const char *subq_why(const xnode_t *x)
+{
+  if (!x || !bd_node_has_subq(x))
+    return NULL;
+  return subq_uncorrelated(x) ? "InitPlan (once)" : "SubPlan (per row)";
+}
+
+/* The step that joined unit un to prev (the rows before it) made acc:
+ * when un is a decorrelated subquery, EXPLAIN names it on the step's
+ * join — the operator over prev, under the filters the step added — or
+ * on the unit's plan when it is the first (an inner unit may be). */
+static void why_step(lp_ctx_t *b, op_t *acc, const op_t *prev, const lp_rel_t *un)
+{
+  if (!un->un_decor || !acc)
+    return;
+  op_t *o = acc;
+  while (prev && o->o_in && o->o_in != prev)
+    o = o->o_in;
+  if (prev && o->o_in != prev)
+    o = acc;  /* the sides swapped (a build on the rows so far): the top */
+  o->o_why = arena_sprintf(b->lc_a, "decorrelated %s", un->un_decor);
+}
+
 /* The conjuncts left for after all joins (they hold subqueries) that
  * read only the units joined so far and whose subqueries are
  * uncorrelated filter the rows as soon as those units are joined, so the
@@ -1359,7 +1384,11 @@ static op_t *early_top(jplan_t *jp, op_t *acc, const int *pos, const bool *in_se
     x[n++] = bd_node_remap(b->lc_b, c->jc_x, pos);
   }
   xnode_t *f = bd_and_all(b->lc_b, x, n);
-  return f ? op_filter_new(b->lc_a, acc, f) : acc;
+  if (!f)
+    return acc;
+  op_t *o = op_filter_new(b->lc_a, acc, f);
+  o->o_why = subq_why(f);
+  return o;
 }
 
 /* Decorrelated subqueries that would be an index probe per outer row:
@@ -1612,13 +1641,17 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
   op_t *acc = NULL;
   int acc_w = 0;
   double rows = 0, cost = 0;
+  op_t *prev = NULL;             /* the rows before the last step */
   for (int k = 0; k < nu; k++) {
     int u = order[k];
     const lp_rel_t *un = &fb->fb_units[u];
     jmethod_t m = JM_HASH;
     int lk[32];
     if (k > 0)
+      why_step(b, acc, prev, &fb->fb_units[order[k - 1]]);
+    if (k > 0)
       acc = early_top(&jp, acc, pos, in_set, done);
+    prev = acc;
     if (k > 0)
       (void)step_cost(&jp, in_set, rows, u, &m);
     if (m == JM_LOOKUP && lookup_keys(&jp, in_set, u, lk, used)) {
@@ -1788,6 +1821,8 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
     cost += rows * COST_OUT;
     estimate(acc, &jp, rows, cost);
   }
+  if (nu > 0)
+    why_step(b, acc, prev, &fb->fb_units[order[nu - 1]]);
   /* back to the block's row */
   bool identity = acc_w == bwidth;
   for (int c = 0; c < bwidth && identity; c++)
@@ -1815,6 +1850,8 @@ static int plan_block(lp_ctx_t *b, lp_block_t *fb, bool *keep, bool *redo, est_c
       top[ntop++] = jp.jp_conj[i].jc_x;
   xnode_t *c = bd_and_all(b->lc_b, top, ntop);
   *out = c ? op_filter_new(b->lc_a, acc, c) : acc;
+  if (c)
+    (*out)->o_why = subq_why(c);
   if (fb->fb_estimate && (*out)->o_est_rows <= 0)
     (*out)->o_est_rows = rows;  /* what a decorrelating caller weighs */
   return CZ_OK;

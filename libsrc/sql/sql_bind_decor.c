@@ -523,6 +523,7 @@ static int decorrelate_one(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, int *
   u->un_kind = unique ? JOIN_INNER : neg ? JOIN_ANTI : JOIN_SEMI;
   u->un_null_aware = in && neg;
   u->un_src_conj = i;
+  u->un_decor = unique ? "IN, unique" : in ? (neg ? "NOT IN" : "IN") : neg ? "NOT EXISTS" : "EXISTS";
   u->un_sub_rows = dr.dr_est_rows;
   u->un_sub_cost = dr.dr_est_cost;
   u->un_row_cost = bd_plan_est_cost(old_plan);
@@ -640,6 +641,7 @@ static int decorrelate_scalar(bd_t *b, bd_scope_t *sc, lp_block_t *fb, int i, in
   u->un_op = plan;
   u->un_kind = JOIN_INNER;
   u->un_src_conj = i;
+  u->un_decor = "scalar subquery";
   u->un_sub_rows = dr.dr_est_rows;
   u->un_sub_cost = dr.dr_est_cost;
   u->un_row_cost = bd_plan_est_cost(old_plan);

@@ -88,6 +88,10 @@ typedef struct lp_rel_s {
    * the estimated cost of computing it once joined (0: one table, not
    * estimated) and of one run of it per row (0: not estimated) */
   int un_src_conj;
+  /* a decorrelated subquery: what it was ("EXISTS", "NOT EXISTS", "IN",
+   * "NOT IN", "IN, unique", "scalar subquery"), which EXPLAIN shows on the
+   * join that brings it in ("decorrelated EXISTS"); NULL: not one */
+  const char *un_decor;
   double un_sub_rows;
   double un_sub_cost;
   double un_row_cost;

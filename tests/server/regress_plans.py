@@ -136,10 +136,14 @@ def check_semi(cur):
           f"(SELECT 1 FROM {P}fact f WHERE f.dim = d.id AND f.kind = 'rare')")
     p = explain(cur, ex)
     check("semi: correlated EXISTS is a semi join", "SemiJoin" in p, p)
+    check("why: EXPLAIN names the decorrelated EXISTS on its join",
+          any("SemiJoin" in l and "(decorrelated EXISTS)" in l for l in p.splitlines()), p)
     check("answers: EXISTS as a semi join", rows(cur, ex) == [(2,)], repr(rows(cur, ex)))
     nex = ex.replace("WHERE EXISTS", "WHERE NOT EXISTS")
     p = explain(cur, nex)
     check("semi: correlated NOT EXISTS is an anti join", "AntiJoin" in p, p)
+    check("why: EXPLAIN names the decorrelated NOT EXISTS on its join",
+          any("AntiJoin" in l and "(decorrelated NOT EXISTS)" in l for l in p.splitlines()), p)
     check("answers: NOT EXISTS as an anti join", rows(cur, nex) == [(1998,)], repr(rows(cur, nex)))
     inq = f"SELECT count(*) FROM {P}dim d WHERE d.id IN (SELECT f.dim FROM {P}fact f WHERE f.amount = 3)"
     p = explain(cur, inq)
@@ -150,6 +154,7 @@ def check_semi(cur):
     nin = inq.replace(" IN (", " NOT IN (")
     p = explain(cur, nin)
     check("semi: uncorrelated NOT IN is a null-aware anti join", "AntiJoin" in p and "null-aware" in p, p)
+    check("why: EXPLAIN names the decorrelated NOT IN", "(decorrelated NOT IN)" in p, p)
     check("answers: NOT IN", rows(cur, nin)[0][0] == 2000 - rows(cur, join)[0][0], repr(rows(cur, nin)))
     # a subquery probing an index per row: per row for few outer rows, a semi join for many
     few = (f"SELECT count(*) FROM {P}fact f WHERE f.kind = 'rare' AND "
@@ -167,6 +172,14 @@ def check_semi(cur):
            f"GROUP BY f.dim HAVING count(*) > 9)")
     p = explain(cur, agg)
     check("semi: a grouped subquery stays per row", "SemiJoin" not in p, p)
+    check("why: EXPLAIN says the filter runs its subquery per row",
+          any(l.lstrip("-> ").startswith("Filter") and "(SubPlan (per row))" in l
+              for l in p.splitlines()) and "decorrelated" not in p, p)
+    # a correlated NOT IN keeps its NULL rules per outer row
+    cnin = (f"SELECT count(*) FROM {P}dim d WHERE d.id NOT IN "
+            f"(SELECT f.dim FROM {P}fact f WHERE f.amount = d.id)")
+    p = explain(cur, cnin)
+    check("why: a correlated NOT IN stays per row", "(SubPlan (per row))" in p and "AntiJoin" not in p, p)
     check("answers: grouped EXISTS", rows(cur, agg) == [(2000,)], repr(rows(cur, agg)))
 
 
@@ -371,6 +384,7 @@ def check_scalar(cur):
     p = explain(cur, q)
     check("scalar: a min() subquery hashing a table per run is grouped once and joined",
           "HashAggregate  1 keys" in p, p)
+    check("why: EXPLAIN names the decorrelated scalar subquery", "(decorrelated scalar subquery)" in p, p)
     g = (f"SELECT count(*) FROM {P}so o, (SELECT i.k, min(i.v) m FROM {P}si i, {P}sd d "
          f"WHERE d.id = i.k AND d.name <> 'none' GROUP BY i.k) g WHERE g.k = o.k AND 5 > g.m")
     got = rows(cur, q)
