@@ -16,6 +16,7 @@ Without owlrl (scripts/install-deps.sh installs it) the script skips.
 Usage: isolated_inference.py --kind cadenza|postgres --binary PATH --dir DIR
 """
 import collections
+import re
 import http.client
 import os
 import urllib.parse
@@ -195,7 +196,10 @@ def main():
         check("another DEFINE: 0A000", st == "0A000", "%s %s" % (st, msg))
         sql = c.execute('SPARQL DEFINE sql:text DEFINE input:inference "%s" SELECT ?x WHERE { ?x a <http://ex.org/C> }'
                         % ONTO).fetchone()[0]
-        check("DEFINE sql:text with inference shows the closure", "transitive(" in sql, sql[:200])
+        # the ontology is read at prepare: the subclass closure is a list
+        # of constant class ids (an index range), not transitive(…)
+        check("DEFINE sql:text with inference shows the closure as constant ids",
+              re.search(r"\.o IN \(\d+, \d+", sql) is not None and "transitive(" not in sql, sql[:300])
         # materialized instead: an update's WHERE under inference (every
         # rule in SQL, the ontology not read at prepare) copies the
         # entailed triples of the default graph into a graph; queried
