@@ -299,19 +299,29 @@ static char *ci_types_int(cp_t *c, const ci_t *v, const char *cls)
                        cls ? arena_sprintf(c->cp_a, " AND sc.y = %s", cls) : "");
 }
 
+/* " = id" for a list of one id, else " IN (list)": the planner makes an
+ * index key of an equality, not of a one-element IN list. */
+static char *ci_in(cp_t *c, const char *list)
+{
+  bool one = *list != '\0';
+  for (const char *x = list; *x; x++)
+    one &= (*x >= '0' && *x <= '9') || *x == '-';
+  return arena_sprintf(c->cp_a, one ? " = %s" : " IN (%s)", list);
+}
+
 /* (s, o): x p y for p in subs, and y q x for q in inv_subs (NULL: none);
  * fs and fo constants s and o must be (NULL: any). */
 static char *ci_base(cp_t *c, const char *subs, const char *inv_subs, const char *fs, const char *fo)
 {
   char *q = cp_fresh(c, "i");
-  char *r = arena_sprintf(c->cp_a, "SELECT %s.s, %s.o FROM " QUADS " %s WHERE %s.p IN (%s) AND %s%s%s%s%s", q, q, q,
-                          q, subs, ci_dataset(c, q), fs ? " AND s = " : "", fs ? fs : "", fo ? " AND o = " : "",
+  char *r = arena_sprintf(c->cp_a, "SELECT %s.s, %s.o FROM " QUADS " %s WHERE %s.p%s AND %s%s%s%s%s", q, q, q,
+                          q, ci_in(c, subs), ci_dataset(c, q), fs ? " AND s = " : "", fs ? fs : "", fo ? " AND o = " : "",
                           fo ? fo : "");
   if (!inv_subs)
     return r;
   q = cp_fresh(c, "i");
-  return arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.o, %s.s FROM " QUADS " %s WHERE %s.p IN (%s) AND %s%s%s%s%s", r,
-                       q, q, q, q, inv_subs, ci_dataset(c, q), fs ? " AND o = " : "", fs ? fs : "",
+  return arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.o, %s.s FROM " QUADS " %s WHERE %s.p%s AND %s%s%s%s%s", r,
+                       q, q, q, q, ci_in(c, inv_subs), ci_dataset(c, q), fs ? " AND o = " : "", fs ? fs : "",
                        fo ? " AND s = " : "", fo ? fo : "");
 }
 
@@ -323,20 +333,20 @@ static char *ci_base(cp_t *c, const char *subs, const char *inv_subs, const char
 static char *ck_types0(cp_t *c, const ci_ids_t *below, const char *type)
 {
   char *q = cp_fresh(c, "i");
-  char *r = arena_sprintf(c->cp_a, "SELECT %s.s FROM " QUADS " %s WHERE %s.p = %s AND %s.o IN (%s) AND %s", q, q, q,
-                          type, q, ci_id_list(c, below), ci_dataset(c, q));
+  char *r = arena_sprintf(c->cp_a, "SELECT %s.s FROM " QUADS " %s WHERE %s.p = %s AND %s.o%s AND %s", q, q, q,
+                          type, q, ci_in(c, ci_id_list(c, below)), ci_dataset(c, q));
   ci_ids_t dom = {0}, rng = {0};
   ci_props_with_class(c, RDFS_NS "domain", below, &dom);
   ci_props_with_class(c, RDFS_NS "range", below, &rng);
   if (dom.ids_n) {
     q = cp_fresh(c, "i");
-    r = arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.s FROM " QUADS " %s WHERE %s.p IN (%s) AND %s", r, q, q, q,
-                      ci_id_list(c, &dom), ci_dataset(c, q));
+    r = arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.s FROM " QUADS " %s WHERE %s.p%s AND %s", r, q, q, q,
+                      ci_in(c, ci_id_list(c, &dom)), ci_dataset(c, q));
   }
   if (rng.ids_n) {
     q = cp_fresh(c, "i");
-    r = arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.o FROM " QUADS " %s WHERE %s.p IN (%s) AND %s", r, q, q, q,
-                      ci_id_list(c, &rng), ci_dataset(c, q));
+    r = arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.o FROM " QUADS " %s WHERE %s.p%s AND %s", r, q, q, q,
+                      ci_in(c, ci_id_list(c, &rng)), ci_dataset(c, q));
   }
   return r;
 }
@@ -358,8 +368,8 @@ static char *ck_conjunct(cp_t *c, int64_t k, const char *type)
       ci_ids_add(c, &subs, onp.ids_v[i]);
       ci_props_below(c, &subs);
       char *q = cp_fresh(c, "i");
-      r = arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.s FROM " QUADS " %s WHERE %s.p IN (%s) AND %s AND %s.o IN (%s)",
-                        r, q, q, q, ci_id_list(c, &subs), ci_dataset(c, q), q, ck_types0(c, &dbelow, type));
+      r = arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.s FROM " QUADS " %s WHERE %s.p%s AND %s AND %s.o IN (%s)",
+                        r, q, q, q, ci_in(c, ci_id_list(c, &subs)), ci_dataset(c, q), q, ck_types0(c, &dbelow, type));
     }
   return r;
 }
