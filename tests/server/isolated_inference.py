@@ -234,6 +234,25 @@ def main():
         want = sorted(v[0][1:-1] for v in expected(closure, "SELECT ?x WHERE { ?x a :Student }").elements())
         check("over HTTP: the same members", r.status == 200 and have == want and len(want) >= 3,
               "%s %r %r" % (r.status, have, want))
+        # the closures are read from the ontology graph at each prepare:
+        # a change to it shows in the next query, of this session and of
+        # another one (no stale rule set)
+        d3 = "http://ex.org/data3"
+        q = "SELECT ?x FROM <%s> WHERE { ?x a :C }" % d3
+        c.execute("SPARQL %s INSERT DATA { GRAPH <%s> { :n1 a :NewSub . :n2 :newProp :v } }" % (PREFIXES, d3))
+        before = got(c, q)
+        c.execute("SPARQL %s INSERT DATA { GRAPH <%s> { :NewSub rdfs:subClassOf :C . :newProp rdfs:domain :C } }"
+                  % (PREFIXES, ONTO))
+        same = got(c, q)
+        with psycopg.connect(srv.dsn(), autocommit=True) as c2:
+            other = got(c2, q)
+            c2.execute("SPARQL %s DELETE DATA { GRAPH <%s> { :NewSub rdfs:subClassOf :C } }" % (PREFIXES, ONTO))
+        after = got(c, q)
+        n1, n2 = ("<http://ex.org/n1>",), ("<http://ex.org/n2>",)
+        check("an ontology change shows in the next query (same session)",
+              not before and set(same) == {n1, n2}, "%r %r" % (before, same))
+        check("an ontology change shows in another session", set(other) == {n1, n2}, repr(other))
+        check("an ontology triple deleted in another session is gone here", set(after) == {n2}, repr(after))
         check("the server still answers", checks.answers(c))
     return checks.summary()
 
