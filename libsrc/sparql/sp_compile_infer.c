@@ -4,9 +4,13 @@
  * ontology graph's RDFS/OWL rules, computed by the query itself — nothing
  * is materialized.
  *
- * Design notes: the rule set is the ontology graph; its closures
- * (subClassOf/equivalentClass, subPropertyOf/equivalentProperty) are
- * SQL's transitive(…) over that graph's quads, evaluated per query. An
+ * Design notes: the rule set is the ontology graph. When its triples were
+ * read at prepare (cp_tbox: queries), the closures of a constant class or
+ * property (subClassOf/equivalentClass, subPropertyOf/equivalentProperty,
+ * inverses, domains, ranges, intersections) are computed in C
+ * (sp_infer_tbox.c) and written as constant id lists, index ranges the
+ * planner sees (the ck_ functions); otherwise they are SQL's
+ * transitive(…) over that graph's quads, evaluated per query. An
  * entailed relation has the columns (g, s, p, o) of rdf_quad so that
  * cp_bgp's conditions apply unchanged; g is always 0 (the default graph):
  * under inference the default graph is the merge of the dataset's default
