@@ -4,9 +4,13 @@
  * ontology graph's RDFS/OWL rules, computed by the query itself — nothing
  * is materialized.
  *
- * Design notes: the rule set is the ontology graph; its closures
- * (subClassOf/equivalentClass, subPropertyOf/equivalentProperty) are
- * SQL's transitive(…) over that graph's quads, evaluated per query. An
+ * Design notes: the rule set is the ontology graph. When its triples were
+ * read at prepare (cp_tbox: queries), the closures of a constant class or
+ * property (subClassOf/equivalentClass, subPropertyOf/equivalentProperty,
+ * inverses, domains, ranges, intersections) are computed in C
+ * (sp_infer_tbox.c) and written as constant id lists, index ranges the
+ * planner sees (the ck_ functions); otherwise they are SQL's
+ * transitive(…) over that graph's quads, evaluated per query. An
  * entailed relation has the columns (g, s, p, o) of rdf_quad so that
  * cp_bgp's conditions apply unchanged; g is always 0 (the default graph):
  * under inference the default graph is the merge of the dataset's default
@@ -299,20 +303,104 @@ static char *ci_types_int(cp_t *c, const ci_t *v, const char *cls)
                        cls ? arena_sprintf(c->cp_a, " AND sc.y = %s", cls) : "");
 }
 
+/* " = id" for a list of one id, else " IN (list)": the planner makes an
+ * index key of an equality, not of a one-element IN list. */
+static char *ci_in(cp_t *c, const char *list)
+{
+  bool one = *list != '\0';
+  for (const char *x = list; *x; x++)
+    one &= (*x >= '0' && *x <= '9') || *x == '-';
+  return arena_sprintf(c->cp_a, one ? " = %s" : " IN (%s)", list);
+}
+
 /* (s, o): x p y for p in subs, and y q x for q in inv_subs (NULL: none);
  * fs and fo constants s and o must be (NULL: any). */
 static char *ci_base(cp_t *c, const char *subs, const char *inv_subs, const char *fs, const char *fo)
 {
   char *q = cp_fresh(c, "i");
-  char *r = arena_sprintf(c->cp_a, "SELECT %s.s, %s.o FROM " QUADS " %s WHERE %s.p IN (%s) AND %s%s%s%s%s", q, q, q,
-                          q, subs, ci_dataset(c, q), fs ? " AND s = " : "", fs ? fs : "", fo ? " AND o = " : "",
+  char *r = arena_sprintf(c->cp_a, "SELECT %s.s, %s.o FROM " QUADS " %s WHERE %s.p%s AND %s%s%s%s%s", q, q, q,
+                          q, ci_in(c, subs), ci_dataset(c, q), fs ? " AND s = " : "", fs ? fs : "", fo ? " AND o = " : "",
                           fo ? fo : "");
   if (!inv_subs)
     return r;
   q = cp_fresh(c, "i");
-  return arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.o, %s.s FROM " QUADS " %s WHERE %s.p IN (%s) AND %s%s%s%s%s", r,
-                       q, q, q, q, inv_subs, ci_dataset(c, q), fs ? " AND o = " : "", fs ? fs : "",
+  return arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.o, %s.s FROM " QUADS " %s WHERE %s.p%s AND %s%s%s%s%s", r,
+                       q, q, q, q, ci_in(c, inv_subs), ci_dataset(c, q), fs ? " AND o = " : "", fs ? fs : "",
                        fo ? " AND s = " : "", fo ? fo : "");
+}
+
+/* ---- the ontology known at prepare: closures as constant id lists ------ */
+
+/* One column s: the members of a class whose subclasses (with itself) are
+ * below, by asserted types, domains and ranges — ci_types0's rules with
+ * the closures as constants, so each branch is an index range. */
+static char *ck_types0(cp_t *c, const ci_ids_t *below, const char *type)
+{
+  char *q = cp_fresh(c, "i");
+  char *r = arena_sprintf(c->cp_a, "SELECT %s.s FROM " QUADS " %s WHERE %s.p = %s AND %s.o%s AND %s", q, q, q,
+                          type, q, ci_in(c, ci_id_list(c, below)), ci_dataset(c, q));
+  ci_ids_t dom = {0}, rng = {0};
+  ci_props_with_class(c, RDFS_NS "domain", below, &dom);
+  ci_props_with_class(c, RDFS_NS "range", below, &rng);
+  if (dom.ids_n) {
+    q = cp_fresh(c, "i");
+    r = arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.s FROM " QUADS " %s WHERE %s.p%s AND %s", r, q, q, q,
+                      ci_in(c, ci_id_list(c, &dom)), ci_dataset(c, q));
+  }
+  if (rng.ids_n) {
+    q = cp_fresh(c, "i");
+    r = arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.o FROM " QUADS " %s WHERE %s.p%s AND %s", r, q, q, q,
+                      ci_in(c, ci_id_list(c, &rng)), ci_dataset(c, q));
+  }
+  return r;
+}
+
+/* One column s: what meets conjunct k of an intersection — a member of k
+ * (ck_types0), or, k a restriction onProperty p someValuesFrom d, the
+ * subject of a subproperty of p whose object is a d (ck_types0). */
+static char *ck_conjunct(cp_t *c, int64_t k, const char *type)
+{
+  ci_ids_t below = {0}, onp = {0}, svf = {0};
+  ci_classes_below(c, k, &below);
+  char *r = ck_types0(c, &below, type);
+  ci_objects(c, k, OWL_NS "onProperty", &onp);
+  ci_objects(c, k, OWL_NS "someValuesFrom", &svf);
+  for (size_t i = 0; i < onp.ids_n; i++)
+    for (size_t j = 0; j < svf.ids_n; j++) {
+      ci_ids_t subs = {0}, dbelow = {0};
+      ci_classes_below(c, svf.ids_v[j], &dbelow);
+      ci_ids_add(c, &subs, onp.ids_v[i]);
+      ci_props_below(c, &subs);
+      char *q = cp_fresh(c, "i");
+      r = arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.s FROM " QUADS " %s WHERE %s.p%s AND %s AND %s.o IN (%s)",
+                        r, q, q, q, ci_in(c, ci_id_list(c, &subs)), ci_dataset(c, q), q, ck_types0(c, &dbelow, type));
+    }
+  return r;
+}
+
+/* One column s: the members of class cls (ci_types0 and ci_types_int's
+ * rules): of cls and its subclasses, and of each intersection class below
+ * it, those that meet every conjunct (one level deep, as ci_types_int). */
+static char *ck_types(cp_t *c, int64_t cls, const char *type)
+{
+  ci_ids_t below = {0};
+  ci_classes_below(c, cls, &below);
+  char *r = ck_types0(c, &below, type);
+  for (size_t i = 0; i < below.ids_n; i++) {
+    ci_ids_t ks = {0};
+    ci_conjuncts(c, below.ids_v[i], &ks);
+    char *all = NULL;
+    for (size_t j = 0; j < ks.ids_n; j++) {
+      char *a = cp_fresh(c, "k");
+      all = cp_cat(c, all ? all : "", " INTERSECT ",
+                   arena_sprintf(c->cp_a, "SELECT %s.s FROM (%s) %s(s)", a, ck_conjunct(c, ks.ids_v[j], type), a));
+    }
+    if (all) {
+      char *m = cp_fresh(c, "x");
+      r = arena_sprintf(c->cp_a, "%s UNION ALL SELECT %s.s FROM (%s) %s(s)", r, m, all, m);
+    }
+  }
+  return r;
 }
 
 /* The relation (g, s, p, o) triple t reads under inference. */
@@ -348,6 +436,10 @@ char *cp_infer_source(cp_t *c, const sp_triple_t *t)
   }
   if (strcmp(p->tm_str, RDF_NS "type") == 0) {
     const sp_term_t *cls = t->tr_o;
+    int64_t cls_id;
+    if (c->cp_tbox && cls->tm_kind == SP_T_IRI && ci_id(c, cls, &cls_id))
+      return arena_sprintf(c->cp_a, "SELECT DISTINCT 0 AS g, m.s, %s AS p, %" PRId64 " AS o FROM (%s) m(s)", type,
+                           cls_id, ck_types(c, cls_id, type));
     char *cid = cls->tm_kind == SP_T_IRI ? ci_term(c, cls) : NULL;
     char *types = ci_types0(c, &v, cid);
     if (ci_may_intersect(c, cid ? cls : NULL))
@@ -374,6 +466,18 @@ char *cp_infer_source(cp_t *c, const sp_triple_t *t)
     char *oc = to->tm_kind == SP_T_IRI || to->tm_kind == SP_T_LIT ? ci_term(c, to) : NULL;
     if (!ci_may_use(c, OWL_NS "inverseOf"))
       inv_subs = NULL;
+    int64_t p_id;
+    if (ci_id(c, p, &p_id)) {
+      /* the closures as constants: P's subproperties, their inverses'
+       * subproperties */
+      ci_ids_t below = {0}, inverses = {0};
+      ci_ids_add(c, &below, p_id);
+      ci_props_below(c, &below);
+      ci_inverses(c, &below, &inverses);
+      ci_props_below(c, &inverses);
+      subs = ci_id_list(c, &below);
+      inv_subs = ci_id_list(c, &inverses);
+    }
     char *rel;
     if (is_trans) {
       char *edges = ci_base(c, subs, inv_subs, NULL, NULL);

@@ -109,6 +109,31 @@ int cp_unsupported(cp_t *c, const char *what);
  * under inference; a constant term's id expression. NULL on error. */
 char *cp_infer_source(cp_t *c, const sp_triple_t *t);
 char *ci_term(cp_t *c, const sp_term_t *t);
+/* sp_infer_tbox.c: closures of the rule set over the ontology's triples
+ * known at prepare (cp_tbox), as sets of term ids. */
+typedef struct ci_ids_s {
+  int64_t *ids_v;
+  size_t ids_n, ids_cap;
+} ci_ids_t;
+bool ci_ids_has(const ci_ids_t *s, int64_t id);
+/* Adds id unless already there; true when added. */
+bool ci_ids_add(cp_t *c, ci_ids_t *s, int64_t id);
+/* cls and every class below it (subClassOf, equivalentClass, an
+ * intersection class below each conjunct), added to out. */
+void ci_classes_below(cp_t *c, int64_t cls, ci_ids_t *out);
+/* props grown by every subproperty of its members. */
+void ci_props_below(cp_t *c, ci_ids_t *props);
+/* The owl:inverseOf (either way) of each of props, added to out. */
+void ci_inverses(cp_t *c, const ci_ids_t *props, ci_ids_t *out);
+/* The objects of (s, p_iri, ?) in the ontology, added to out. */
+void ci_objects(cp_t *c, int64_t s, const char *p_iri, ci_ids_t *out);
+/* The items of x's owl:intersectionOf lists, added to out. */
+void ci_conjuncts(cp_t *c, int64_t x, ci_ids_t *out);
+/* Properties whose rdfs:domain (which) or range is in below, and their
+ * subproperties, added to out. */
+void ci_props_with_class(cp_t *c, const char *which, const ci_ids_t *below, ci_ids_t *out);
+/* "id, id, …" (NULL when s is empty). */
+char *ci_id_list(cp_t *c, const ci_ids_t *s);
 /* A fresh alias: stem and a number. */
 char *cp_fresh(cp_t *c, const char *stem);
 /* a, sep, b — or b alone when a is empty. */
