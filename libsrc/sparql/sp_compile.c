@@ -433,7 +433,9 @@ static int cp_group(cp_t *c, const sp_op_t *op, cp_rel_t *out)
 /* ORDER BY keys over alias: SPARQL's order of terms (unbound, blank nodes,
  * IRIs, literals), numbers by value (inline ids as they are; a number the
  * literal dictionary holds, "01"^^xsd:integer, as the id its value would
- * have: sparql_order_num), the rest by their N-Triples text. */
+ * have: sparql_order_num), the rest by sparql_order_key of their text
+ * (IRIs and strings by their characters, a string before its extensions:
+ * the N-Triples text would put <…/a1> after <…/a10>, its `>` against `0`). */
 static int cp_order_keys(cp_t *c, const sp_list_t *order, const cp_rel_t *r, const char *alias, char **out)
 {
   *out = NULL;
@@ -463,7 +465,7 @@ static int cp_order_keys(cp_t *c, const sp_list_t *order, const cp_rel_t *r, con
                                 " THEN 1 WHEN %1$s >= 0 AND %1$s < " CP_LIT_LO " THEN 2 ELSE 3 END%2$s,"
                                 " CASE WHEN %1$s < 0 THEN %1$s WHEN %1$s >= " CP_LIT_LO " AND %1$s < " CP_INLINE_LO
                                 " THEN sparql_order_num(rdf_term(%1$s)) END%2$s,"
-                                " CASE WHEN %1$s >= 0 THEN rdf_term(%1$s) END%2$s",
+                                " CASE WHEN %1$s >= 0 THEN sparql_order_key(rdf_term(%1$s)) END%2$s",
                                 v, dir));
   }
   return CZ_OK;

@@ -47,6 +47,7 @@ ex:d5 ex:back ex:d1 . ex:s1 ex:edge ex:s1 .
 ex:frank ex:born "2006-08-23Z"^^xsd:date ; ex:age "019"^^xsd:integer ; ex:seen "2020-05-01T10:00:00Z"^^xsd:dateTime .
 ex:erin ex:seen "2020-05-01T12:30:00+02:00"^^xsd:dateTime .
 ex:dave ex:seen "2020-04-28T09:00:00"^^xsd:dateTime .
+ex:item10 ex:tag "ab!" . ex:item1 ex:tag "ab" . ex:item2 ex:tag "a" . ex:item100 ex:tag "ab"@en .
 """
 TRIG = """@prefix ex: <http://example.org/> .
 ex:g1 { ex:alice ex:likes ex:tea . ex:bob ex:likes ex:coffee . }
@@ -192,6 +193,13 @@ ORDERED = [
     ("order by computed", 'SELECT ?s ?n WHERE { ?s ex:name ?n } ORDER BY STR(?n)'),
     ("order mixed terms", "SELECT ?o WHERE { ex:alice ?p ?o } ORDER BY ?o"),
     ("order a dictionary number by value", "SELECT ?s ?a WHERE { ?s ex:age ?a } ORDER BY ?a ?s"),
+    # IRIs compare as strings (§15.1): <…item1> before <…item10> (the
+    # N-Triples text put its `>` against the `0`); a string before its
+    # extensions, "ab" before "ab!" — for stored terms and for VALUES.
+    ("order IRIs a prefix first", "SELECT ?s WHERE { ?s ex:tag ?t } ORDER BY ?s"),
+    ("order IRIs a prefix first, descending", "SELECT ?s WHERE { ?s ex:tag ?t } ORDER BY DESC(?s)"),
+    ("order strings a prefix first", 'SELECT ?t WHERE { ?s ex:tag ?t FILTER(lang(?t) = "") } ORDER BY ?t'),
+    ("order VALUES IRIs a prefix first", "SELECT ?x WHERE { VALUES ?x { ex:item10 ex:item1 ex:item2 } } ORDER BY ?x"),
 ]
 
 
