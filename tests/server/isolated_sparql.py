@@ -460,6 +460,15 @@ def main():
                   sorted(got) == [("<http://example.org/carol>",)] + [("<http://example.org/tea>",)] * 2, repr(got))
             got = c.execute("SPARQL " + PFX + "SELECT ?s FROM ex:nograph WHERE { ?s ?p ?o }").fetchall()
             check("FROM an unknown graph: no rows", got == [], repr(got))
+            # A known graph is its id in the plan, as a pattern's constant: no
+            # dictionary lookup joined to each pattern (BSBM's default-graph-uri).
+            q = "SELECT ?x ?z FROM ex:g2 WHERE { ?x ex:likes ?y . ?y ex:likes ?z }"
+            plan = "\n".join(r[0] for r in c.execute("EXPLAIN SPARQL " + PFX + q).fetchall())
+            check("FROM a known graph: its id is a constant of the plan", "rdf_iri" not in plan, plan)
+            got = sorted(c.execute("SPARQL " + PFX + q).fetchall())
+            check("FROM a known graph: its rows", got == [("<http://example.org/carol>", "<http://example.org/carol>"),
+                                                         ("<http://example.org/carol>", "<http://example.org/milk>"),
+                                                         ("<http://example.org/tea>", "<http://example.org/tea>")], repr(got))
             plan = "\n".join(r[0] for r in c.execute(
                 "EXPLAIN SPARQL " + PFX + "SELECT ?s WHERE { ?s ex:knows ?o . ?o ex:age ?a }").fetchall())
             check("EXPLAIN SPARQL shows a plan over rdf_quad", "rdf_quad" in plan, plan)
