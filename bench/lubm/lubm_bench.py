@@ -6,196 +6,23 @@ warms, the median of the others is reported, with the row count so a
 wrong answer shows next to its time), and prints a table with ratios to
 Cadenza (> 1: the other system is slower).
 
-Each system is one class with load(), size(), rows(query) and stop():
-rows() is the query client — every system is queried over its SPARQL HTTP
-endpoint, TSV results (Cadenza's [HTTPServer] on a free port; Oxigraph in
-process, it has no server here).
+The systems (their start, load, query client and stop) are the classes of
+bench/sparql_systems.py, shared with bench/bsbm: Cadenza and Virtuoso are
+queried over their SPARQL HTTP endpoints (TSV results), Oxigraph in
+process.
 """
 import argparse
 import glob
-import gzip
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import time
-import urllib.parse
-import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from sparql_systems import SYSTEMS  # noqa: E402 - bench/ is not a package
 
-def du(path):
-    total = 0
-    for root, _, files in os.walk(path):
-        for f in files:
-            p = os.path.join(root, f)
-            if not os.path.islink(p):
-                total += os.path.getsize(p)
-    return total
-
-
-class Cadenza:
-    name = "cadenza"
-
-    def __init__(self, a, work, data):
-        sys.path.insert(0, os.path.join(a.top, "tests", "server"))
-        import psycopg
-        import srvctl
-        self.psycopg = psycopg
-        self.build = a.build
-        self.data = data
-        self.http = srvctl.free_port()
-        self.srv = srvctl.Server("cadenza", os.path.join(work, "cadenza"),
-                                 binary=os.path.join(a.build, "binsrc", "cadenza", "cadenza"),
-                                 buffers=60000,
-                                 extra_ini={"Parameters": {"DirsAllowed": os.path.dirname(data)},
-                                            "HTTPServer": {"ServerPort": "127.0.0.1:%d" % self.http}})
-        self.srv.start()
-        self.c = psycopg.connect(self.srv.dsn(), autocommit=True)
-
-    def load(self):
-        env = dict(os.environ, **self.srv.env())
-        subprocess.run([os.path.join(self.build, "binsrc", "rdf-load", "rdf-load"), "-j", "2",
-                        os.path.dirname(self.data)], check=True, env=env,
-                       stdout=subprocess.DEVNULL)
-        n = self.c.execute("SELECT count(*) FROM pg_rdf.rdf_quad").fetchone()[0]
-        self.c.execute("CHECKPOINT")
-        return n
-
-    def size(self):
-        return float(self.c.execute(
-            "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c"
-            " JOIN pg_namespace s ON s.oid = c.relnamespace"
-            " WHERE s.nspname = 'pg_rdf' AND c.relkind = 'r'").fetchone()[0] or 0)
-
-    def rows(self, q):
-        """The row count of q's TSV answer over HTTP /sparql."""
-        body = urllib.parse.urlencode({"query": q}).encode()
-        req = urllib.request.Request("http://127.0.0.1:%d/sparql" % self.http, data=body,
-                                     headers={"Accept": "text/tab-separated-values"})
-        with urllib.request.urlopen(req, timeout=600) as r:
-            text = r.read().decode()
-        return max(0, len(text.rstrip("\n").split("\n")) - 1) if text.strip() else 0
-
-    def stop(self):
-        self.c.close()
-        self.srv.stop()
-
-
-class Virtuoso:
-    """virtuoso-t from Debian's virtuoso-opensource, in a folder of its own
-    with free ports; loaded with ld_dir + rdf_loader_run + checkpoint
-    through isql-vt, queried over HTTP /sparql (TSV results)."""
-    name = "virtuoso"
-
-    def __init__(self, a, work, data):
-        sys.path.insert(0, os.path.join(a.top, "tests", "server"))
-        import srvctl
-        self.dir = os.path.join(work, "virtuoso")
-        os.makedirs(self.dir)
-        self.data = data
-        self.port, self.http = srvctl.free_port(), srvctl.free_port()
-        with open(os.path.join(self.dir, "virtuoso.ini"), "w") as f:
-            f.write(VIRTUOSO_INI.format(dir=self.dir, port=self.port, http=self.http,
-                                        data=os.path.dirname(data)))
-        self.proc = subprocess.Popen(["virtuoso-t", "-f", "-c", "virtuoso.ini"], cwd=self.dir,
-                                     stdout=open(os.path.join(self.dir, "out.log"), "w"),
-                                     stderr=subprocess.STDOUT)
-        for _ in range(120):
-            if self._isql("SELECT 1;", check=False).returncode == 0:
-                break
-            time.sleep(1)
-        else:
-            raise RuntimeError("virtuoso did not start: see %s/out.log" % self.dir)
-
-    def _isql(self, sql, check=True):
-        return subprocess.run(["isql-vt", str(self.port), "dba", "dba"], input=sql, text=True,
-                              capture_output=True, check=check)
-
-    def load(self):
-        self._isql("ld_dir('%s', '%s', 'http://lubm.example/');\nrdf_loader_run();\ncheckpoint;\n"
-                   % (os.path.dirname(self.data), os.path.basename(self.data)))
-        return int(self._http("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }").split("\n")[1])
-
-    def size(self):
-        return sum(os.path.getsize(p) for p in glob.glob(os.path.join(self.dir, "*.db")))
-
-    def _http(self, q):
-        """The TSV answer of q over HTTP, with the loaded graph as the default graph."""
-        body = urllib.parse.urlencode({"query": q, "default-graph-uri": "http://lubm.example/"}).encode()
-        req = urllib.request.Request("http://127.0.0.1:%d/sparql" % self.http, data=body,
-                                     headers={"Accept": "text/tab-separated-values"})
-        with urllib.request.urlopen(req, timeout=600) as r:
-            return r.read().decode()
-
-    def rows(self, q):
-        text = self._http(q)
-        return max(0, len(text.rstrip("\n").split("\n")) - 1) if text.strip() else 0
-
-    def stop(self):
-        self._isql("shutdown;", check=False)
-        try:
-            self.proc.wait(60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-
-
-VIRTUOSO_INI = """[Database]
-DatabaseFile = {dir}/virtuoso.db
-ErrorLogFile = {dir}/virtuoso.log
-TransactionFile = {dir}/virtuoso.trx
-xa_persistent_file = {dir}/virtuoso.pxa
-[TempDatabase]
-DatabaseFile = {dir}/virtuoso-temp.db
-TransactionFile = {dir}/virtuoso-temp.trx
-[Parameters]
-ServerPort = 127.0.0.1:{port}
-DirsAllowed = ., {data}, /usr/share/virtuoso-opensource-7/vad
-NumberOfBuffers = 340000
-MaxDirtyBuffers = 250000
-ThreadsPerQuery = 2
-[HTTPServer]
-ServerPort = 127.0.0.1:{http}
-ServerRoot = {dir}
-[SPARQL]
-ResultSetMaxRows = 1000000
-MaxQueryExecutionTime = 600
-MaxQueryCostEstimationTime = 600
-"""
-
-
-class Oxigraph:
-    """pyoxigraph's on-disk Store; the file read with the Turtle parser and a
-    base IRI (the data has 20 lines with the relative subject <>, which
-    strict N-Triples refuses), as the reference counts were made."""
-    name = "oxigraph"
-
-    def __init__(self, a, work, data):
-        import pyoxigraph
-        self.ox = pyoxigraph
-        self.dir = os.path.join(work, "oxigraph")
-        self.data = data
-        self.store = pyoxigraph.Store(self.dir)
-
-    def load(self):
-        opener = gzip.open if self.data.endswith(".gz") else open
-        with opener(self.data, "rb") as f:
-            self.store.bulk_load(f, format=self.ox.RdfFormat.TURTLE, base_iri="http://lubm.example/")
-        self.store.optimize()
-        return len(self.store)
-
-    def size(self):
-        self.store.flush()
-        return du(self.dir)
-
-    def rows(self, q):
-        return sum(1 for _ in self.store.query(q))
-
-    def stop(self):
-        del self.store
-
-
-SYSTEMS = {"cadenza": Cadenza, "virtuoso": Virtuoso, "oxigraph": Oxigraph}
+GRAPH = "http://lubm.example/"
 
 
 def main():
@@ -221,7 +48,7 @@ def main():
     loads, times = {}, {}
     for name in names:
         t0 = time.monotonic()
-        sysobj = SYSTEMS[name](a, work, data)
+        sysobj = SYSTEMS[name](a.top, a.build, work, data, GRAPH)
         try:
             t1 = time.monotonic()
             n = sysobj.load()

@@ -1038,9 +1038,15 @@ static int rs_ebv(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, e
 
 /* A text whose byte order is SPARQL's ORDER BY order (§15.1): blank
  * nodes, IRIs, literals; among literals numbers by value, then dateTimes
- * by value, then the rest by their N-Triples text; the term's own text
- * follows a NUL-free separator so equal values of two types stay apart
- * and the term can be read back (sparql_order_term). */
+ * by value, then the rest by their lexical form. Blank nodes, IRIs and
+ * those literals compare by their label, IRI or lexical form as strings
+ * (IRIs "as simple literals"): that text, then the separator \x01, which
+ * sorts below every character, so a string comes before its extensions
+ * (`<…/Offer1>` before `<…/Offer10>`; the N-Triples text alone put the
+ * closing `>` against the `0`). Bytes 0 and 1 inside it count as 2 —
+ * control characters only, there to keep the separator unique. The
+ * term's own text follows the separator, so equal values of two types
+ * stay apart and the term can be read back (sparql_order_term). */
 static int rs_order_key(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *out, err_t *e)
 {
   (void)x, (void)e;
@@ -1067,14 +1073,23 @@ static int rs_order_key(xctx_t *c, const xnode_t *x, const datum_t *a, datum_t *
   } else
     rank = '5';
   char key[24] = "";
+  const char *text = "";
+  size_t text_len = 0;
   if (rank == '3' || rank == '4') {
     /* the double's bits made order-preserving as unsigned, in hex */
     uint64_t u;
     memcpy(&u, &v, sizeof u);
     u = (u >> 63) ? ~u : u | (UINT64_C(1) << 63);
     snprintf(key, sizeof key, "%016llx", (unsigned long long)u);
+  } else {
+    char *s = arena_alloc(c->xc_arena, t.rt_len + 1);
+    for (size_t i = 0; i < t.rt_len; i++)
+      s[i] = (unsigned char)t.rt_str[i] < 2 ? '\x02' : t.rt_str[i];
+    text = s;
+    text_len = t.rt_len;
   }
-  rs_text(out, arena_sprintf(c->xc_arena, "%c%s\x01%.*s", rank, key, (int)a[0].d_str.s_len, a[0].d_str.s_ptr));
+  rs_text(out, arena_sprintf(c->xc_arena, "%c%s%.*s\x01%.*s", rank, key, (int)text_len, text,
+                             (int)a[0].d_str.s_len, a[0].d_str.s_ptr));
   return CZ_OK;
 }
 

@@ -47,6 +47,7 @@ ex:d5 ex:back ex:d1 . ex:s1 ex:edge ex:s1 .
 ex:frank ex:born "2006-08-23Z"^^xsd:date ; ex:age "019"^^xsd:integer ; ex:seen "2020-05-01T10:00:00Z"^^xsd:dateTime .
 ex:erin ex:seen "2020-05-01T12:30:00+02:00"^^xsd:dateTime .
 ex:dave ex:seen "2020-04-28T09:00:00"^^xsd:dateTime .
+ex:item10 ex:tag "ab!" . ex:item1 ex:tag "ab" . ex:item2 ex:tag "a" . ex:item100 ex:tag "ab"@en .
 """
 TRIG = """@prefix ex: <http://example.org/> .
 ex:g1 { ex:alice ex:likes ex:tea . ex:bob ex:likes ex:coffee . }
@@ -204,6 +205,13 @@ ORDERED = [
     ("order by computed", 'SELECT ?s ?n WHERE { ?s ex:name ?n } ORDER BY STR(?n)'),
     ("order mixed terms", "SELECT ?o WHERE { ex:alice ?p ?o } ORDER BY ?o"),
     ("order a dictionary number by value", "SELECT ?s ?a WHERE { ?s ex:age ?a } ORDER BY ?a ?s"),
+    # IRIs compare as strings (§15.1): <…item1> before <…item10> (the
+    # N-Triples text put its `>` against the `0`); a string before its
+    # extensions, "ab" before "ab!" — for stored terms and for VALUES.
+    ("order IRIs a prefix first", "SELECT ?s WHERE { ?s ex:tag ?t } ORDER BY ?s"),
+    ("order IRIs a prefix first, descending", "SELECT ?s WHERE { ?s ex:tag ?t } ORDER BY DESC(?s)"),
+    ("order strings a prefix first", 'SELECT ?t WHERE { ?s ex:tag ?t FILTER(lang(?t) = "") } ORDER BY ?t'),
+    ("order VALUES IRIs a prefix first", "SELECT ?x WHERE { VALUES ?x { ex:item10 ex:item1 ex:item2 } } ORDER BY ?x"),
 ]
 
 
@@ -474,6 +482,15 @@ def main():
                   sorted(got) == [("<http://example.org/carol>",)] + [("<http://example.org/tea>",)] * 2, repr(got))
             got = c.execute("SPARQL " + PFX + "SELECT ?s FROM ex:nograph WHERE { ?s ?p ?o }").fetchall()
             check("FROM an unknown graph: no rows", got == [], repr(got))
+            # A known graph is its id in the plan, as a pattern's constant: no
+            # dictionary lookup joined to each pattern (BSBM's default-graph-uri).
+            q = "SELECT ?x ?z FROM ex:g2 WHERE { ?x ex:likes ?y . ?y ex:likes ?z }"
+            plan = "\n".join(r[0] for r in c.execute("EXPLAIN SPARQL " + PFX + q).fetchall())
+            check("FROM a known graph: its id is a constant of the plan", "rdf_iri" not in plan, plan)
+            got = sorted(c.execute("SPARQL " + PFX + q).fetchall())
+            check("FROM a known graph: its rows", got == [("<http://example.org/carol>", "<http://example.org/carol>"),
+                                                         ("<http://example.org/carol>", "<http://example.org/milk>"),
+                                                         ("<http://example.org/tea>", "<http://example.org/tea>")], repr(got))
             plan = "\n".join(r[0] for r in c.execute(
                 "EXPLAIN SPARQL " + PFX + "SELECT ?s WHERE { ?s ex:knows ?o . ?o ex:age ?a }").fetchall())
             check("EXPLAIN SPARQL shows a plan over rdf_quad", "rdf_quad" in plan, plan)
