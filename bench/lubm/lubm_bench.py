@@ -230,7 +230,7 @@ def main():
             loads[name] = (n, secs, size)
             print("%-9s load: %d triples in %.1f s = %.0f triples/s, %.1f bytes/triple (start %.1f s)"
                   % (name, n, secs, n / secs if secs else 0, size / n if n else 0, t1 - t0), flush=True)
-            for qname, q in queries:
+            for qname, q in queries if runs > 0 else []:
                 try:
                     count = sysobj.rows(q)
                     ts = []
