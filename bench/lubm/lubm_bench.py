@@ -245,9 +245,10 @@ def main():
         finally:
             sysobj.stop()
     print()
-    print("%-11s" % "query" + "".join("%22s" % ("%s rows / ms" % n) for n in names)
-          + "".join("%12s" % ("%s/cz" % n[:3]) for n in names if n != "cadenza"))
-    for qname, _ in queries:
+    if runs > 0:
+        print("%-11s" % "query" + "".join("%22s" % ("%s rows / ms" % n) for n in names)
+              + "".join("%12s" % ("%s/cz" % n[:3]) for n in names if n != "cadenza"))
+    for qname, _ in queries if runs > 0 else []:
         line = "%-11s" % qname
         for n in names:
             c, t = times.get((n, qname), (None, None))
