@@ -55,8 +55,10 @@ class Cadenza:
 
     def load(self):
         env = dict(os.environ, **self.srv.env())
+        # the data file alone, whatever else its folder holds
         subprocess.run([os.path.join(self.build, "binsrc", "rdf-load", "rdf-load"), "-j", "2",
-                        os.path.dirname(self.data)], check=True, env=env,
+                        "-m", os.path.basename(self.data), os.path.dirname(self.data)],
+                       check=True, env=env,
                        stdout=subprocess.DEVNULL)
         n = self.c.execute("SELECT count(*) FROM pg_rdf.rdf_quad").fetchone()[0]
         self.c.execute("CHECKPOINT")
