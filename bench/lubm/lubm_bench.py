@@ -57,7 +57,7 @@ def main():
             loads[name] = (n, secs, size)
             print("%-9s load: %d triples in %.1f s = %.0f triples/s, %.1f bytes/triple (start %.1f s)"
                   % (name, n, secs, n / secs if secs else 0, size / n if n else 0, t1 - t0), flush=True)
-            for qname, q in queries:
+            for qname, q in queries if runs > 0 else []:
                 try:
                     count = sysobj.rows(q)
                     ts = []
@@ -72,9 +72,10 @@ def main():
         finally:
             sysobj.stop()
     print()
-    print("%-11s" % "query" + "".join("%22s" % ("%s rows / ms" % n) for n in names)
-          + "".join("%12s" % ("%s/cz" % n[:3]) for n in names if n != "cadenza"))
-    for qname, _ in queries:
+    if runs > 0:
+        print("%-11s" % "query" + "".join("%22s" % ("%s rows / ms" % n) for n in names)
+              + "".join("%12s" % ("%s/cz" % n[:3]) for n in names if n != "cadenza"))
+    for qname, _ in queries if runs > 0 else []:
         line = "%-11s" % qname
         for n in names:
             c, t = times.get((n, qname), (None, None))

@@ -3,8 +3,8 @@
 # virtuoso-opensource, installed here through apt when missing) and
 # Oxigraph (pyoxigraph, installed into the venv when missing), in one run
 # on one machine: load rate and bytes per triple of LUBM(10) (or any
-# N-Triples file given by CZ_LUBM_FILE, e.g. a LUBM(50) made with the
-# lubm-uba generator), then each LUBM and Wukong query's median of 5 warm
+# N-Triples file given by CZ_LUBM_FILE, e.g. a LUBM(50) made with
+# bench/lubm/gen_lubm.sh through the lubm-uba generator), then each LUBM and Wukong query's median of 5 warm
 # runs and a table of ratios. The driver is bench/lubm/lubm_bench.py; each
 # system's query client is one function there (Cadenza and Virtuoso over
 # their SPARQL HTTP endpoints, Oxigraph in process).
@@ -14,7 +14,8 @@
 # Usage: bench/lubm/run.sh [BUILD_DIR] [SYSTEMS]   (defaults: build,
 #        cadenza,virtuoso,oxigraph)
 # Environment: CZ_VENV (Python venv with psycopg; default BUILD/venv),
-# CZ_SHARED (default ../shared), CZ_LUBM_FILE, CZ_BENCH_RUNS (5).
+# CZ_SHARED (default ../shared), CZ_LUBM_FILE, CZ_BENCH_RUNS (5; 0 = the
+# loads only, no queries).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build}

@@ -5,8 +5,9 @@
 # data folder), loads with binsrc/rdf-load (its progress display shows),
 # then prints triples, seconds, triples/s and the bytes the store's tables
 # and indexes take per triple (pg_total_relation_size over schema pg_rdf, after
-# a checkpoint). Figures go to reports, never into assertions: the machine
-# is shared, so say how loaded it was.
+# a checkpoint), then the same per table and index tree. Figures go to
+# reports, never into assertions: the machine is shared, so say how loaded
+# it was.
 #
 # Usage: bench/rdf/load.sh [BUILD_DIR] [LOADERS]   (defaults: build, 2)
 # Environment: CZ_VENV (Python venv with psycopg; default BUILD/venv),
@@ -43,7 +44,13 @@ with psycopg.connect(autocommit=True) as c:
     size = c.execute("SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c"
                      " JOIN pg_namespace s ON s.oid = c.relnamespace"
                      " WHERE s.nspname = 'pg_rdf' AND c.relkind = 'r'").fetchone()[0] or 0
+    parts = c.execute("SELECT c.relname, pg_relation_size(c.oid) FROM pg_class c"
+                      " JOIN pg_namespace s ON s.oid = c.relnamespace"
+                      " WHERE s.nspname = 'pg_rdf' AND c.relkind IN ('r', 'i')"
+                      " ORDER BY 2 DESC").fetchall()
 secs = end - start
 print("triples %d  seconds %.1f  triples/s %.0f  bytes/triple %.1f (tables and indexes of schema pg_rdf)"
       % (n, secs, n / secs if secs else 0, size / n if n else 0))
+# where the bytes go: each table's primary tree and each index tree
+print("  ".join("%s %.1f" % (name, sz / n) for name, sz in parts if n and sz))
 PYEOF

@@ -170,6 +170,19 @@ static int append_rows(bt_tree_t *t, const bt_row_t *rows, int n, int *done, err
   return rc;
 }
 
+/* Does the next row go right after the one to be inserted at pos, in the
+ * same leaf (below its bound hi and before the entry now at pos)? Then
+ * the leaf's split is inside a run (bt_split.c). */
+static bool next_in_run(const bt_tree_t *t, const uint8_t *pg, int pos, const bt_bound_t *hi,
+                        const bt_row_t *next)
+{
+  bt_target_t tg;
+  row_target(t, next, &tg);
+  if (!bt_below_bound(hi, &tg))
+    return false;
+  return pos == bpg_n(pg) || bpg_cmp_leaf(pg, pos, &tg, t->t_unique) < 0;
+}
+
 /* Row by row, keeping the leaf while rows fall under its bound; stops
  * (*done rows inserted, at least one) before a row that goes after the
  * tree's last entry. */
@@ -204,9 +217,10 @@ static int insert_rows(bt_tree_t *t, const bt_row_t *rows, int n, int *done, err
       bp_set_dirty(t->t_bp, lb);
       continue;
     }
+    bool run = j + 1 < n && next_in_run(t, pg, pos, &hi, &rows[j + 1]);
     bp_unfix(t->t_bp, lb);
     lb = NULL;
-    if ((rc = bt_insert_pessimistic(t, &tg, &ent, false, NULL, 0, NULL, e)) != CZ_OK)
+    if ((rc = bt_insert_pessimistic(t, &tg, &ent, run, false, NULL, 0, NULL, e)) != CZ_OK)
       break;
   }
   if (lb)

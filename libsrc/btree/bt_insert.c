@@ -33,7 +33,7 @@ static bool insert_safe_fn(const uint8_t *pg, void *ent)
   return insert_safe(pg, ent);
 }
 
-int bt_insert_pessimistic(bt_tree_t *t, const bt_target_t *tg, const bpg_ent_t *ent,
+int bt_insert_pessimistic(bt_tree_t *t, const bt_target_t *tg, const bpg_ent_t *ent, bool run,
                           bool replace, void *old_val, size_t old_cap, size_t *old_len, err_t *e)
 {
   bt_path_t p;
@@ -56,7 +56,7 @@ int bt_insert_pessimistic(bt_tree_t *t, const bt_target_t *tg, const bpg_ent_t *
     bt_path_release(t, &p);
     return err_set(e, SQLSTATE_UNIQUE_VIOLATION, "btree %u: duplicate key", (unsigned)t->t_root);
   }
-  rc = bt_insert_split(t, &p, p.pa_n - 1, pos, ent, e);
+  rc = bt_insert_split(t, &p, p.pa_n - 1, pos, ent, run, e);
   bt_path_release(t, &p);
   return rc;
 }
@@ -87,7 +87,7 @@ int bt_insert(bt_tree_t *t, const void *key, size_t key_len,
     return CZ_OK;
   }
   bp_unfix(t->t_bp, b);
-  return bt_insert_pessimistic(t, &tg, &ent, false, NULL, 0, NULL, e);
+  return bt_insert_pessimistic(t, &tg, &ent, false, false, NULL, 0, NULL, e);
 }
 
 int bt_update(bt_tree_t *t, const void *key, size_t key_len,
@@ -126,5 +126,5 @@ int bt_update(bt_tree_t *t, const void *key, size_t key_len,
     return ok ? CZ_OK : err_set(e, SQLSTATE_INTERNAL, "bt_update: row did not fit after check");
   }
   bp_unfix(t->t_bp, b);
-  return bt_insert_pessimistic(t, &tg, &ent, true, old_val, old_cap, old_len, e);
+  return bt_insert_pessimistic(t, &tg, &ent, false, true, old_val, old_cap, old_len, e);
 }

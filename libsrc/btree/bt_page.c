@@ -491,13 +491,13 @@ static bool ent_keys_equal(const bpg_ent_t *a, const bpg_ent_t *b)
   return bpg_ent_klen(a) == bpg_ent_klen(b) && ent_common(a, b) == bpg_ent_klen(a);
 }
 
-/* The split point by bytes, moved until both sides fit. */
-static int split_point(const bpg_ent_t *ents, int n, bool leaf, bool append)
+/* The split point (at, or by bytes), moved until both sides fit. */
+static int split_point(const bpg_ent_t *ents, int n, bool leaf, int at)
 {
   int lo_k = leaf ? 1 : 0, hi_k = n - 1;
   int k;
-  if (append) {
-    k = hi_k;
+  if (at != BPG_SPLIT_BYTES) {
+    k = at;
   } else {
     uint32_t p = ents_prefix(ents, n);
     int total = 0, acc = 0;
@@ -552,11 +552,11 @@ bpg_ent_t bpg_ent_at(const uint8_t *pg, int i)
   return e;
 }
 
-int bpg_split(uint8_t *pg, uint8_t *right, const bpg_ent_t *ents, int n, bool append, bool unique,
+int bpg_split(uint8_t *pg, uint8_t *right, const bpg_ent_t *ents, int n, int at, bool unique,
               uint8_t *sep, uint32_t *sep_klen, uint32_t *sep_vlen)
 {
   bool leaf = bpg_is_leaf(pg);
-  int k = split_point(ents, n, leaf, append);
+  int k = split_point(ents, n, leaf, at);
 
   if (leaf) {
     bpg_sep_make(&ents[k - 1], &ents[k], unique, sep, sep_klen, sep_vlen);

@@ -5,7 +5,19 @@
  * bt_insert.c). The page keeps the left part, a new page (allocated near
  * it, so leaves stay physically in key order) takes the right part, the
  * right sibling's back link is updated (latched after the page: left to
- * right, rule L4) and the separator goes up. The root never moves: to
+ * right, rule L4) and the separator goes up.
+ *
+ * Where a page splits: by bytes in the middle, except where the inserts
+ * that follow are known to go on at the insertion point. An insert past
+ * the last entry of the rightmost page keeps the whole old page on the
+ * left (ascending inserts). A leaf split inside a run of sorted inserts
+ * (bt_insert_batch, when the batch's next row goes right after this one
+ * in the same leaf) cuts right after the new entry: the run goes on
+ * appending to the left page until it is full, then the next split puts
+ * the run's row alone on a new page that the run fills in turn. A batch
+ * that adds new keys at the end of a key range inside the tree (a
+ * loader's ascending ids under each predicate) so leaves full pages
+ * behind it; a split in the middle would leave each of them half full. The root never moves: to
  * split it, its contents first move into a new child (bt_root_grow) and
  * the root becomes an inner page one level higher with that one child.
  */
@@ -52,7 +64,7 @@ int bt_root_grow(bt_tree_t *t, bt_path_t *p, err_t *e)
 }
 
 /* Splits the full page at path index lv around the new entry. */
-static int split_page(bt_tree_t *t, bt_path_t *p, int lv, int pos, const bpg_ent_t *ent, err_t *e)
+static int split_page(bt_tree_t *t, bt_path_t *p, int lv, int pos, const bpg_ent_t *ent, bool run, err_t *e)
 {
   bpg_ent_t ents[BPG_MAX_ENTS + 1];
   uint8_t sep[BT_MAX_ROW];
@@ -64,7 +76,14 @@ static int split_page(bt_tree_t *t, bt_path_t *p, int lv, int pos, const bpg_ent
 
   memmove(&ents[pos + 1], &ents[pos], sizeof(bpg_ent_t) * (size_t)(n - pos));
   ents[pos] = *ent;
-  bool append = pos == n && h->bh_right == PG_NONE;
+  /* ents has n + 1 entries, ent at pos; k = n leaves it alone on the
+   * right (or, inner, as the separator), k = pos + 1 keeps it last on the
+   * left. */
+  int at = BPG_SPLIT_BYTES;
+  if (pos == n && h->bh_right == PG_NONE)
+    at = n;
+  else if (run && h->bh_level == 0)
+    at = CZ_MIN(pos + 1, n);
   buf_t *rb = bt_new_page(t, h->bh_level, bp_page_no(xb), e);
   if (!rb)
     return CZ_ERR;
@@ -72,7 +91,7 @@ static int split_page(bt_tree_t *t, bt_path_t *p, int lv, int pos, const bpg_ent
   pg_no_t old_right = h->bh_right;
   bpg_hdr(rpg)->bh_left = bp_page_no(xb);
   bpg_hdr(rpg)->bh_right = old_right;
-  bpg_split(pg, rpg, ents, n + 1, append, t->t_unique, sep, &sep_klen, &sep_vlen);
+  bpg_split(pg, rpg, ents, n + 1, at, t->t_unique, sep, &sep_klen, &sep_vlen);
   h->bh_right = bp_page_no(rb);
   pg_no_t rno = bp_page_no(rb);
   bp_set_dirty(t->t_bp, xb);
@@ -88,10 +107,10 @@ static int split_page(bt_tree_t *t, bt_path_t *p, int lv, int pos, const bpg_ent
   bpg_ent_t up = bpg_ent_make(sep, sep_klen, sep + sep_klen, sep_vlen, rno);
   /* The new page is child pa_child + 1 of the parent: its separator goes
    * at separator index pa_child. */
-  return bt_insert_split(t, p, lv - 1, p->pa_child[lv - 1], &up, e);
+  return bt_insert_split(t, p, lv - 1, p->pa_child[lv - 1], &up, false, e);
 }
 
-int bt_insert_split(bt_tree_t *t, bt_path_t *p, int lv, int pos, const bpg_ent_t *ent, err_t *e)
+int bt_insert_split(bt_tree_t *t, bt_path_t *p, int lv, int pos, const bpg_ent_t *ent, bool run, err_t *e)
 {
   buf_t *b = p->pa_buf[lv];
   if (bpg_insert(bp_page(b), pos, ent)) {
@@ -111,5 +130,5 @@ int bt_insert_split(bt_tree_t *t, bt_path_t *p, int lv, int pos, const bpg_ent_t
     return err_set(e, SQLSTATE_INTERNAL, "btree %u: split of page %u without its parent",
                    (unsigned)t->t_root, (unsigned)bp_page_no(b));
   }
-  return split_page(t, p, lv, pos, ent, e);
+  return split_page(t, p, lv, pos, ent, run, e);
 }

@@ -221,8 +221,10 @@ uint32_t bpg_sep_len(const bpg_ent_t *l, const bpg_ent_t *r);
  * keeps [0, k), the right [k, n). Inner: [k] moves up, right's leftmost
  * is its child and right keeps (k, n). sep gets the separator (key bytes
  * then value bytes, *sep_klen / *sep_vlen, the latter BT_NOVAL when none).
- * append: put everything but the last entry on the left. */
-int bpg_split(uint8_t *pg, uint8_t *right, const bpg_ent_t *ents, int n, bool append, bool unique,
+ * at: the k wanted (moved only as far as both sides need to fit), or
+ * BPG_SPLIT_BYTES for the middle by bytes. */
+#define BPG_SPLIT_BYTES (-1)
+int bpg_split(uint8_t *pg, uint8_t *right, const bpg_ent_t *ents, int n, int at, bool unique,
               uint8_t *sep, uint32_t *sep_klen, uint32_t *sep_vlen);
 
 /* ---- tree layer ---------------------------------------------------------- */
@@ -281,16 +283,20 @@ int bt_check_limits(size_t klen, size_t vlen, err_t *e);
 
 /* bt_split.c */
 /* Inserts ent at pos into the page at path level lv (latched exclusively
- * with its unsafe ancestors), splitting upward as needed. */
-int bt_insert_split(bt_tree_t *t, bt_path_t *p, int lv, int pos, const bpg_ent_t *ent, err_t *e);
+ * with its unsafe ancestors), splitting upward as needed. run: the caller
+ * is in a run of sorted inserts whose next row goes right after ent in the
+ * same leaf, so a leaf split keeps [0, pos] with ent on the left (the run
+ * goes on filling it) instead of halving the page. */
+int bt_insert_split(bt_tree_t *t, bt_path_t *p, int lv, int pos, const bpg_ent_t *ent, bool run, err_t *e);
 /* Root grows one level: its contents move into a new child; the path gets
  * the child under the root. */
 int bt_root_grow(bt_tree_t *t, bt_path_t *p, err_t *e);
 buf_t *bt_new_page(bt_tree_t *t, int level, pg_no_t near, err_t *e);
 
 /* bt_insert.c */
-/* Pessimistic insert of one row (descends exclusively from the root). */
-int bt_insert_pessimistic(bt_tree_t *t, const bt_target_t *tg, const bpg_ent_t *ent,
+/* Pessimistic insert of one row (descends exclusively from the root);
+ * run as for bt_insert_split. */
+int bt_insert_pessimistic(bt_tree_t *t, const bt_target_t *tg, const bpg_ent_t *ent, bool run,
                           bool replace, void *old_val, size_t old_cap, size_t *old_len, err_t *e);
 
 #endif /* CZ_BTREE_INT_H */

@@ -2,7 +2,9 @@
  * bt_lookup (present and absent keys, duplicates in the batch, batches
  * longer than the release interval, non-unique trees); bt_insert_batch
  * appends (leaves filled to the brim), inserts inside the tree, mixes the
- * two in one batch, and stops at the first bad row with *n_done.
+ * two in one batch, and stops at the first bad row with *n_done; sorted
+ * runs inserted inside the tree (at the end of a key range, as a loader's
+ * new ids land under each predicate) leave full leaves, not half ones.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -227,6 +229,62 @@ static void test_insert_batch(void **state)
   bt_env_close(&env);
 }
 
+/* Each batch adds a run of new ids at the end of every one of ten key
+ * ranges (group g holds ids g * 20000 + 0, 1, 2, ...), so all runs but the
+ * last land inside the tree, past the last key of a leaf that has a right
+ * sibling: the split there keeps the old leaf whole and the run fills new
+ * leaves. A split in the middle would leave every leaf half full. Then runs
+ * inside a leaf (between two keys): the leaf splits at the run's place,
+ * and the run fills the left part. */
+static void test_insert_batch_runs_fill(void **state)
+{
+  (void)state;
+  bt_env_t env;
+  err_t e;
+  err_clear(&e);
+  bt_env_open(&env, "ibatch_runs.db", 3000, true);
+  bt_tree_t *t = new_tree(&env, BT_UNIQUE);
+  bt_model_t m;
+  bt_model_init(&m, 200000);
+  static uint32_t ids[20000];
+  int done;
+  const uint32_t run = 240, step = 2;
+  for (uint32_t r = 0; r < 40; r++) {
+    int k = 0;
+    for (uint32_t g = 0; g < 10; g++)
+      for (uint32_t i = 0; i < run; i++)
+        ids[k++] = g * 20000 + (r * run + i) * step;
+    make_rows(ids, k, 0);
+    assert_int_equal(bt_insert_batch(t, rows, k, &done, &e), CZ_OK);
+    assert_int_equal(done, k);
+    for (int i = 0; i < k; i++)
+      m.bm_present[ids[i]] = 1;
+    m.bm_count += (uint64_t)k;
+  }
+  bt_check_t chk;
+  bt_model_verify(t, &m, &chk);
+  uint64_t cap = chk.bc_leaves * (uint64_t)(ST_PAGE_SIZE - 64);
+  assert_true(chk.bc_bytes_used > cap * 9 / 10);
+  /* Runs of odd ids inside ranges already full: 20 runs of 300. */
+  int k = 0;
+  for (uint32_t g = 0; g < 10; g++)
+    for (uint32_t b = 0; b < 2; b++)
+      for (uint32_t i = 0; i < 300; i++)
+        ids[k++] = g * 20000 + b * 9000 + 1001 + i * 2;
+  make_rows(ids, k, 0);
+  assert_int_equal(bt_insert_batch(t, rows, k, &done, &e), CZ_OK);
+  assert_int_equal(done, k);
+  for (int i = 0; i < k; i++)
+    m.bm_present[ids[i]] = 1;
+  m.bm_count += (uint64_t)k;
+  bt_model_verify(t, &m, &chk);
+  cap = chk.bc_leaves * (uint64_t)(ST_PAGE_SIZE - 64);
+  assert_true(chk.bc_bytes_used > cap * 85 / 100);
+  bt_model_free(&m);
+  bt_close(t);
+  bt_env_close(&env);
+}
+
 /* The first bad row stops the batch; the rows before it stay. */
 static void test_insert_batch_errors(void **state)
 {
@@ -325,6 +383,7 @@ int main(void)
     cmocka_unit_test(test_lookup_batch),
     cmocka_unit_test(test_lookup_batch_nonunique),
     cmocka_unit_test(test_insert_batch),
+    cmocka_unit_test(test_insert_batch_runs_fill),
     cmocka_unit_test(test_insert_batch_errors),
     cmocka_unit_test(test_insert_batch_nonunique),
   };

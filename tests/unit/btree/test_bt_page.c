@@ -206,7 +206,7 @@ static void test_split_merge(void **state)
     memmove(&ents[pos + 1], &ents[pos], sizeof ents[0] * (size_t)(ne - pos));
     ents[pos] = bpg_ent_make(extra.mk, (uint32_t)extra.mk_len, extra.mv, (uint32_t)extra.mv_len, PG_NONE);
     bpg_init(pgbuf2, 0, 7, 0);
-    int k = bpg_split(pgbuf, pgbuf2, ents, ne + 1, append, true, sep, &sk, &sv);
+    int k = bpg_split(pgbuf, pgbuf2, ents, ne + 1, append ? ne : BPG_SPLIT_BYTES, true, sep, &sk, &sv);
     assert_int_equal(k, append ? ne : k);
     assert_page_is(pgbuf, model, k);
     assert_page_is(pgbuf2, model + k, n - k);
@@ -311,7 +311,7 @@ static void test_nonunique_order(void **state)
   assert_true(eq);
   int ne = bpg_ents(pgbuf, ents);
   bpg_init(pgbuf2, 0, 7, 0);
-  int k = bpg_split(pgbuf, pgbuf2, ents, ne, false, false, sep, &sk, &sv);
+  int k = bpg_split(pgbuf, pgbuf2, ents, ne, BPG_SPLIT_BYTES, false, sep, &sk, &sv);
   assert_int_equal(sk, 3);
   assert_true(sv != BT_NOVAL && sv >= 1);
   int lv, rv;
