@@ -838,6 +838,7 @@ typedef struct sql_set_s {
   const char *sv_name;     /* lower-cased, dotted for a.b; "all" for SHOW ALL */
   bool sv_local;           /* SET LOCAL */
   bool sv_default;         /* SET x = DEFAULT / TO DEFAULT */
+  bool sv_from_current;    /* ALTER ROLE / DATABASE … SET x FROM CURRENT: the session's value */
   sql_list_t *sv_values;   /* of sql_expr_t (literals and names as text) */
 } sql_set_t;
 

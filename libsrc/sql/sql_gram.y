@@ -2878,6 +2878,8 @@ opt_in_database:
  * RESET name | ALL */
 setting_change:
     SET set_rest  { $$ = $2; }
+  | SET var_name FROM CURRENT_P
+      { $$ = sql_g_setvar(ps, SQL_STMT_SET, $2, NULL); $$->st_set->sv_from_current = true; }
   | RESET var_name
       { $$ = sql_g_setvar(ps, SQL_STMT_SET, $2, NULL); $$->st_set->sv_default = true; }
   | RESET ALL

@@ -8,7 +8,8 @@
  * putting the old value back, so ALTER … SET accepts exactly what SET
  * does. The stored text is the one SET keeps ("search_path" items quoted
  * as SHOW shows them), under the name's display case ("TimeZone"), as
- * pg_db_role_setting.setconfig holds it. Cadenza has one database: a
+ * pg_db_role_setting.setconfig holds it (SET … FROM CURRENT: the session's
+ * value as SHOW shows it). Cadenza has one database: a
  * database name other than the session's is 3D000. */
 #include <stdio.h>
 #include <string.h>
@@ -87,7 +88,9 @@ int es_alter_setting(esession_t *s, const sql_alter_setting_t *sa, err_t *e)
       return err_set(e, SQLSTATE_CANT_CHANGE_RUNTIME_PARAM, "parameter \"%s\" cannot be changed",
                      sv->sv_name);
     name = en_guc_display(sv->sv_name);
-    if (!sv->sv_default) {
+    if (sv->sv_from_current) {
+      value = arena_strdup(txn_arena(s->se_tx), en_guc_get(s, sv->sv_name));
+    } else if (!sv->sv_default) {
       value = en_set_value_text(txn_arena(s->se_tx), sv);
       if (strncmp(value, "interval\x01", 9) == 0)
         return err_set(e, SQLSTATE_FEATURE_NOT_SUPPORTED,
