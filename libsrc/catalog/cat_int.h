@@ -36,6 +36,7 @@ enum {
   CAT_SYS_VIEWS,      /* u32 oid -> view definition record (cat_view.c) */
   CAT_SYS_CONSTRAINTS, /* u32 oid -> CHECK / FOREIGN KEY record (cat_constraint.c) */
   CAT_SYS_COMMENTS,   /* u32 class, u32 object, u32 sub-id -> text (cat_comment.c) */
+  CAT_SYS_SETTINGS,   /* u32 database, u32 role -> "name=value" list (cat_setting.c) */
   CAT_SYS_N
 };
 /* The system tables a database written before them lacks: cat_open
@@ -119,6 +120,11 @@ struct cat_snap_int_s {
 int cat_comment_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, arena_t *a,
                        cat_comment_t *out, err_t *e);
 void cat_comment_link(cat_snapshot_t *s, cat_comment_t *cms, int n);
+/* ALTER ROLE / DATABASE … SET (cat_setting.c): one sys.settings record,
+ * and the snapshot's list of them. */
+int cat_setting_decode(const uint8_t *k, size_t kl, const uint8_t *v, size_t vl, arena_t *a,
+                       cat_setting_t *out, err_t *e);
+void cat_setting_link(cat_snapshot_t *s, cat_setting_t *sts, int n);
 
 /* ---- records ----------------------------------------------------------- */
 

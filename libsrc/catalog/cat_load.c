@@ -73,6 +73,7 @@ typedef struct cat_loader_s {
   cat_vec_t l_schemas, l_tables, l_cols, l_indexes, l_roles, l_members, l_grants, l_seqs, l_views;
   cat_vec_t l_cons;                /* cat_constraint_t * (cat_constraint.c) */
   cat_vec_t l_comments;            /* cat_comment_t (cat_comment.c) */
+  cat_vec_t l_settings;            /* cat_setting_t (cat_setting.c) */
   cat_t *l_cat;
 } cat_loader_t;
 
@@ -275,6 +276,13 @@ static int cat_ld_constraint(void *ctx, const uint8_t *k, size_t kl, const uint8
     return CZ_ERR;
   *(cat_constraint_t **)cat_vec_push(&l->l_cons, l->l_a) = co;
   return CZ_OK;
+}
+
+static int cat_ld_setting(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl,
+                          err_t *e)
+{
+  cat_loader_t *l = ctx;
+  return cat_setting_decode(k, kl, v, vl, l->l_a, cat_vec_push(&l->l_settings, l->l_a), e);
 }
 
 static int cat_ld_comment(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl,
@@ -550,6 +558,7 @@ int cat_load(cat_t *c, const txn_t *tx, uint64_t version, cat_snapshot_t **out, 
   l.l_views.cv_elt = sizeof(cat_view_t *);
   l.l_cons.cv_elt = sizeof(cat_constraint_t *);
   l.l_comments.cv_elt = sizeof(cat_comment_t);
+  l.l_settings.cv_elt = sizeof(cat_setting_t);
   l.l_schemas.cv_elt = sizeof(cat_schema_t);
   l.l_tables.cv_elt = sizeof(cat_table_t *);
   l.l_cols.cv_elt = sizeof(cat_col_rec_t);
@@ -578,10 +587,14 @@ int cat_load(cat_t *c, const txn_t *tx, uint64_t version, cat_snapshot_t **out, 
     rc = cat_scan(c, tx, CAT_SYS_CONSTRAINTS, a, cat_ld_constraint, &l, e);
   if (rc == CZ_OK && c->c_sys[CAT_SYS_COMMENTS])
     rc = cat_scan(c, tx, CAT_SYS_COMMENTS, a, cat_ld_comment, &l, e);
+  if (rc == CZ_OK && c->c_sys[CAT_SYS_SETTINGS])
+    rc = cat_scan(c, tx, CAT_SYS_SETTINGS, a, cat_ld_setting, &l, e);
   if (rc == CZ_OK)
     rc = cat_link(c, &l, s, e);
-  if (rc == CZ_OK)
+  if (rc == CZ_OK) {
     cat_comment_link(s, l.l_comments.cv_p, l.l_comments.cv_n);
+    cat_setting_link(s, l.l_settings.cv_p, l.l_settings.cv_n);
+  }
   if (rc != CZ_OK) {
     arena_destroy(a);
     return err_prefix(e, "load the catalog");

@@ -9,7 +9,7 @@ const char *const cat_sys_names[CAT_SYS_N] = {
   "sys.meta", "sys.schemas", "sys.tables", "sys.columns",
   "sys.indexes", "sys.roles", "sys.members", "sys.grants",
   "sys.sequences", "sys.seqvals", "sys.views", "sys.constraints",
-  "sys.comments",
+  "sys.comments", "sys.settings",
 };
 
 static void cat_w_bytes(cat_wbuf_t *w, const void *p, size_t n)

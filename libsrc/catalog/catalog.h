@@ -313,6 +313,8 @@ typedef struct cat_snapshot_s {
   const cat_constraint_t *const *cs_constraints;
   int cs_ncomments;            /* COMMENT ON descriptions of objects it has, by key */
   const struct cat_comment_s *cs_comments;
+  int cs_nsettings;            /* ALTER ROLE / DATABASE … SET, by (database, role) */
+  const struct cat_setting_s *cs_settings;
   /* private: reference count and the lookup hashes */
   struct cat_snap_int_s *cs_int;
 } cat_snapshot_t;
@@ -691,6 +693,29 @@ int cat_set_comment(cat_t *c, txn_t *tx, cat_oid_t classoid, cat_oid_t objoid, i
 /* The description, NULL when none. */
 const char *cat_comment(const cat_snapshot_t *s, cat_oid_t classoid, cat_oid_t objoid,
                         int32_t subid);
+
+/* ---- per-role and per-database settings (cat_setting.c) ------------------- */
+
+/* One pg_db_role_setting row: the run-time parameters a session of role
+ * in database starts with (0 = every database / every role), each item
+ * "name=value" as PostgreSQL stores them, in the order first set. */
+typedef struct cat_setting_s {
+  cat_oid_t st_database;
+  cat_oid_t st_role;
+  int st_n;
+  const char *const *st_items;
+} cat_setting_t;
+
+/* ALTER ROLE … [IN DATABASE …] SET / RESET and ALTER DATABASE … SET /
+ * RESET, in tx (transactional like all DDL): name = value replaces the
+ * item of that name (compared case-insensitively) in place or appends it;
+ * value NULL removes it (RESET name); name NULL removes them all (RESET
+ * ALL). A row left empty is deleted. The caller checked the value, the
+ * objects and the privileges; name is the parameter's display name. */
+int cat_alter_setting(cat_t *c, txn_t *tx, cat_oid_t database, cat_oid_t role, const char *name,
+                      const char *value, err_t *e);
+/* The row of (database, role), NULL when none. */
+const cat_setting_t *cat_setting(const cat_snapshot_t *s, cat_oid_t database, cat_oid_t role);
 
 /* ---- views (cat_view.c; catalog/README.md, "Views") ---------------------- */
 

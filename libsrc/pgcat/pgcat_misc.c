@@ -46,6 +46,33 @@ static int pgcat_fill_pg_database(pgcat_rows_t *w, const pgcat_env_t *env, err_t
   return pgcat_row_end(w, e);
 }
 
+/* ---- pg_db_role_setting: ALTER ROLE / DATABASE … SET ---------------------- */
+
+/* A setting row's items as a text[] value ('{a=1,"search_path=x, y"}'). */
+static const char *pgcat_setconfig_text(arena_t *a, const cat_setting_t *st)
+{
+  pgcat_arr_t arr = {.pa_ndim = 1, .pa_n = st->st_n, .pa_items = (char **)st->st_items};
+  arr.pa_dims[0] = st->st_n;
+  return pgcat_arr_text(a, &arr, NULL);
+}
+
+static const pgcat_col_t pg_db_role_setting_cols[] = {
+  {"setdatabase", PGT_OID}, {"setrole", PGT_OID}, {"setconfig", PGT_TEXT_ARRAY},
+};
+
+static int pgcat_fill_pg_db_role_setting(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e)
+{
+  for (int i = 0; i < env->pe_snap->cs_nsettings; i++) {
+    const cat_setting_t *st = &env->pe_snap->cs_settings[i];
+    pgcat_put_int(w, st->st_database);
+    pgcat_put_int(w, st->st_role);
+    pgcat_put_text(w, pgcat_setconfig_text(w->pw_arena, st));
+    if (pgcat_row_end(w, e))
+      return CZ_ERR;
+  }
+  return CZ_OK;
+}
+
 /* ---- roles ---------------------------------------------------------------- */
 
 static const pgcat_col_t pg_roles_cols[] = {
@@ -71,7 +98,8 @@ static int pgcat_fill_pg_roles(pgcat_rows_t *w, const pgcat_env_t *env, err_t *e
     pgcat_put_text(w, r->cr_verifier ? "********" : NULL);
     pgcat_put_null(w);
     pgcat_put_bool(w, r->cr_superuser);
-    pgcat_put_null(w);
+    const cat_setting_t *st = cat_setting(env->pe_snap, 0, r->cr_oid);
+    pgcat_put_text(w, st ? pgcat_setconfig_text(w->pw_arena, st) : NULL);
     pgcat_put_int(w, r->cr_oid);
     if (pgcat_row_end(w, e))
       return CZ_ERR;
@@ -496,6 +524,8 @@ static const pgcat_col_t pg_publication_rel_cols[] = {
 const pgcat_rel_t pgcat_rels_misc[] = {
   PGCAT_REL("pg_database", PGC, 1262, 'r', pg_database_cols, pgcat_fill_pg_database),
   PGCAT_REL("pg_authid", PGC, 1260, 'r', pg_authid_cols, pgcat_fill_pg_authid),
+  PGCAT_REL("pg_db_role_setting", PGC, 2964, 'r', pg_db_role_setting_cols,
+            pgcat_fill_pg_db_role_setting),
   PGCAT_REL("pg_auth_members", PGC, 1261, 'r', pg_auth_members_cols, pgcat_fill_pg_auth_members),
   PGCAT_REL("pg_am", PGC, 2601, 'r', pg_am_cols, pgcat_fill_pg_am),
   PGCAT_REL("pg_proc", PGC, 1255, 'r', pg_proc_cols, pgcat_fill_pg_proc),

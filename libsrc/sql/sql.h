@@ -499,6 +499,8 @@ typedef enum sql_stmt_kind_e {
   SQL_STMT_ALTER_OWNER,     /* st_drop (one name): ALTER TABLE | SEQUENCE | VIEW | SCHEMA …
                              * OWNER TO st_owner_role, st_owner_kind the object word */
   SQL_STMT_COMMENT,         /* st_comment: COMMENT ON … IS '…' | NULL */
+  SQL_STMT_ALTER_SETTING,   /* st_setting: ALTER ROLE … [IN DATABASE …] SET | RESET,
+                             * ALTER DATABASE … SET | RESET */
   SQL_STMT_CREATE_SCHEMA,   /* st_schema: CREATE SCHEMA [IF NOT EXISTS] [name] [AUTHORIZATION r] */
   SQL_STMT_ALTER_SCHEMA,    /* st_schema: ALTER SCHEMA name RENAME TO new */
   SQL_STMT_DROP_SCHEMA      /* st_drop: DROP SCHEMA [IF EXISTS] names [CASCADE | RESTRICT]
@@ -836,8 +838,20 @@ typedef struct sql_set_s {
   const char *sv_name;     /* lower-cased, dotted for a.b; "all" for SHOW ALL */
   bool sv_local;           /* SET LOCAL */
   bool sv_default;         /* SET x = DEFAULT / TO DEFAULT */
+  bool sv_from_current;    /* ALTER ROLE / DATABASE … SET x FROM CURRENT: the session's value */
   sql_list_t *sv_values;   /* of sql_expr_t (literals and names as text) */
 } sql_set_t;
+
+/* ALTER ROLE role [IN DATABASE db] SET … | RESET …, ALTER DATABASE db SET
+ * … | RESET …: the parameter change of sa_set as SET / RESET writes it
+ * (RESET and SET … TO DEFAULT have sv_default; RESET ALL names "all"). */
+typedef struct sql_alter_setting_s {
+  char sa_role_kind;       /* 'n' a named role, 'c' CURRENT_USER / SESSION_USER,
+                            * 'a' ALL, 0 none (ALTER DATABASE) */
+  const char *sa_role;     /* the name when 'n' */
+  const char *sa_database; /* IN DATABASE / ALTER DATABASE; NULL for none */
+  sql_set_t *sa_set;
+} sql_alter_setting_t;
 
 /* PREPARE name [(type, …)] AS statement. */
 typedef struct sql_prepare_s {
@@ -891,6 +905,7 @@ struct sql_stmt_s {
                                      * modes (NULL for a plain BEGIN) */
     struct sql_setcons_s *st_setcons; /* SET CONSTRAINTS */
     sql_comment_t *st_comment;      /* COMMENT ON */
+    sql_alter_setting_t *st_setting; /* ALTER ROLE / DATABASE … SET | RESET */
     sql_schema_t *st_schema;        /* CREATE SCHEMA, ALTER SCHEMA … RENAME */
   };
   bool st_analyze;                  /* EXPLAIN ANALYZE; VACUUM ANALYZE and ANALYZE */

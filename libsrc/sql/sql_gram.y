@@ -108,6 +108,8 @@ static bool sql_g_cons_attrs(sql_pstate_t *ps, int pos, char kind, int attrs, sq
 static bool sql_g_int8(sql_pstate_t *ps, int pos, const char *text, bool neg, int64_t *out);
 static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const char *name,
                                 sql_list_t *values);
+static sql_stmt_t *sql_g_alter_setting(sql_pstate_t *ps, char role_kind, const char *role,
+                                       const char *database, sql_stmt_t *change);
 }
 
 %token <str> IDENT ICONST NCONST FCONST SCONST OP
@@ -126,6 +128,7 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %token <str> ALTER ANY ARRAY BINARY BOTH CHARACTERISTICS CHECKPOINT COLLATE COMMITTED
 %token <str> CONFLICT COPY CREATEDB CREATEROLE CSV CURRENT_CATALOG CURRENT_DATE CURRENT_ROLE
 %token <str> AT CURRENT_TIME LOCALTIME
+%token <str> DATABASE
 %token <str> CURRENT_SCHEMA CURRENT_TIMESTAMP CURRENT_USER DEALLOCATE DEFERRABLE DELIMITER DO
 %token <str> ENCODING ENCRYPTED ESCAPE EXTRACT FETCH FOR FORCE FREEZE HEADER_P ISOLATION
 %token <str> LEADING LEVEL LOCALTIMESTAMP LOGIN NATURAL NEXT NOCREATEDB NOCREATEROLE NOLOGIN
@@ -170,6 +173,8 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
 %type <stmt> stmt insert_stmt update_stmt delete_stmt with_dml_stmt create_table_stmt drop_stmt
 %type <stmt> create_index_stmt txn_stmt grant_stmt role_stmt explain_stmt set_stmt schema_stmt
 %type <stmt> show_stmt explainable_stmt set_rest copy_stmt alter_role_stmt misc_stmt
+%type <stmt> setting_change
+%type <str> opt_in_database
 %type <stmt> prepare_stmt preparable_stmt execute_stmt
 %type <stmt> alter_table_stmt
 %type <alter> alter_rel
@@ -1636,6 +1641,7 @@ unreserved_keyword:
   | ORDINALITY
   | ADD_P | TYPE_P
   | LOCKED | SKIP | COMMENT | CONTINUE_P | SCHEMA | OF
+  | DATABASE
   ;
 
 /* PostgreSQL's col_name_keyword: a column or table name, never a function
@@ -2851,6 +2857,35 @@ alter_role_stmt:
         $5->ro_user = $2;
         $5->ro_names = APPEND(NULL, (void *)$3);
       }
+  | ALTER opt_user col_id opt_in_database setting_change
+      { (void)$2; $$ = sql_g_alter_setting(ps, 'n', $3, $4, $5); }
+  | ALTER opt_user CURRENT_USER opt_in_database setting_change
+      { (void)$2; $$ = sql_g_alter_setting(ps, 'c', NULL, $4, $5); }
+  | ALTER opt_user SESSION_USER opt_in_database setting_change
+      { (void)$2; $$ = sql_g_alter_setting(ps, 'c', NULL, $4, $5); }
+  | ALTER opt_user ALL opt_in_database setting_change
+      { (void)$2; $$ = sql_g_alter_setting(ps, 'a', NULL, $4, $5); }
+  | ALTER DATABASE col_id setting_change
+      { $$ = sql_g_alter_setting(ps, 0, NULL, $3, $4); }
+  ;
+
+opt_in_database:
+    IN_P DATABASE col_id  { $$ = $3; }
+  | %empty                { $$ = NULL; }
+  ;
+
+/* what ALTER ROLE / DATABASE change: SET as the SET statement's forms,
+ * RESET name | ALL */
+setting_change:
+    SET set_rest  { $$ = $2; }
+  | SET var_name FROM CURRENT_P
+      { $$ = sql_g_setvar(ps, SQL_STMT_SET, $2, NULL); $$->st_set->sv_from_current = true; }
+  | RESET var_name
+      { $$ = sql_g_setvar(ps, SQL_STMT_SET, $2, NULL); $$->st_set->sv_default = true; }
+  | RESET ALL
+      { $$ = sql_g_setvar(ps, SQL_STMT_SET, "all", NULL); $$->st_set->sv_default = true; }
+  | RESET TIME ZONE
+      { $$ = sql_g_setvar(ps, SQL_STMT_SET, "timezone", NULL); $$->st_set->sv_default = true; }
   ;
 
 opt_user:
@@ -3838,6 +3873,19 @@ static sql_stmt_t *sql_g_setvar(sql_pstate_t *ps, sql_stmt_kind_t kind, const ch
   s->st_set = NEW(sql_set_t);
   s->st_set->sv_name = name;
   s->st_set->sv_values = values;
+  return s;
+}
+
+/* ALTER ROLE / DATABASE … SET | RESET from the SET statement change made. */
+static sql_stmt_t *sql_g_alter_setting(sql_pstate_t *ps, char role_kind, const char *role,
+                                       const char *database, sql_stmt_t *change)
+{
+  sql_stmt_t *s = sql_stmt_new(ps, SQL_STMT_ALTER_SETTING);
+  s->st_setting = NEW(sql_alter_setting_t);
+  s->st_setting->sa_role_kind = role_kind;
+  s->st_setting->sa_role = role;
+  s->st_setting->sa_database = database;
+  s->st_setting->sa_set = change->st_set;
   return s;
 }
 

@@ -1129,6 +1129,20 @@ static void pr_stmt(sql_pr_t *p, const sql_stmt_t *s)
       pr_str(p, " cascade");
     pr_str(p, ")");
     break;
+  case SQL_STMT_ALTER_SETTING: {
+    const sql_alter_setting_t *sa = s->st_setting;
+    char kind[2] = {sa->sa_role_kind ? sa->sa_role_kind : 'd', 0};
+    pr_str(p, "(alter-setting ");
+    pr_str(p, kind);
+    pr_str(p, " ");
+    pr_str(p, sa->sa_role ? sa->sa_role : sa->sa_role_kind == 'a' ? "all" : "-");
+    pr_str(p, " ");
+    pr_str(p, sa->sa_database ? sa->sa_database : "-");
+    pr_str(p, sa->sa_set->sv_default ? " reset " : " set ");
+    pr_str(p, sa->sa_set->sv_name);
+    pr_str(p, ")");
+    break;
+  }
   case SQL_STMT_COMMENT: {
     char kind[2] = {s->st_comment->cm_kind, 0};
     pr_str(p, "(comment ");

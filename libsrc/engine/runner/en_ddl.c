@@ -736,6 +736,9 @@ static int ddl_run(esession_t *s, arena_t *a, const sql_stmt_t *st, char *tag, s
   case SQL_STMT_TRUNCATE:
     snprintf(tag, tagcap, "TRUNCATE TABLE");
     return ddl_truncate(s, a, st->st_drop, e);
+  case SQL_STMT_ALTER_SETTING:
+    snprintf(tag, tagcap, st->st_setting->sa_role_kind ? "ALTER ROLE" : "ALTER DATABASE");
+    return es_alter_setting(s, st->st_setting, e);
   case SQL_STMT_COMMENT:
     snprintf(tag, tagcap, "COMMENT");
     return en_comment(s, st->st_comment, e);

@@ -42,7 +42,7 @@ static const struct {
 };
 
 /* The case PostgreSQL reports names in (ParameterStatus). */
-static const char *guc_display(const char *name)
+const char *en_guc_display(const char *name)
 {
   if (strcmp(name, "datestyle") == 0)
     return "DateStyle";
@@ -305,6 +305,8 @@ int esession_open(engine_t *eng, const char *role, const char *database, esessio
   guc_put(s, "timezone", ty_tz_name(s->se_tz), true);
   ty_tz_use(s->se_tz);
   s->se_pgcat = en_pgcat_session_open(a, database, role);
+  s->se_database = arena_strdup(a, database && *database ? database : role);
+  en_apply_role_settings(s);
   pthread_mutex_lock(&eng->en_mu);
   eng->en_nsessions++;
   pthread_mutex_unlock(&eng->en_mu);
@@ -348,7 +350,7 @@ void esession_report_params(esession_t *s, bool only_changed, eparam_fn_t fn, vo
   while (n-- > 0) {
     eguc_t *g = stack[n];
     if (g->eg_report && (!only_changed || g->eg_changed))
-      fn(ctx, guc_display(g->eg_name), g->eg_value);
+      fn(ctx, en_guc_display(g->eg_name), g->eg_value);
     g->eg_changed = false;
   }
 }

@@ -97,3 +97,8 @@ int en_show(esession_t *s, const sql_set_t *sv, erows_fn_t fn, void *ctx, err_t 
   arena_destroy(a);
   return rc;
 }
+
+char *en_set_value_text(arena_t *a, const sql_set_t *sv)
+{
+  return set_value_text(a, sv->sv_values, set_quotes_items(sv->sv_name));
+}

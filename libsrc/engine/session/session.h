@@ -48,6 +48,9 @@ const char *es_setting(esession_t *s, const char *name);
 /* SET name = value from inside a statement (set_config); the checks and
  * SQLSTATEs of SET. */
 int es_set_setting(esession_t *s, const char *name, const char *value, err_t *e);
+/* ALTER ROLE … [IN DATABASE …] SET | RESET, ALTER DATABASE … SET | RESET
+ * in the session's transaction (en_role_setting.c). */
+int es_alter_setting(esession_t *s, const sql_alter_setting_t *sa, err_t *e);
 /* Calls fn for every run-time setting, newest first. */
 void es_settings_each(esession_t *s, void (*fn)(void *ctx, const char *name, const char *value),
                       void *ctx);

@@ -74,6 +74,7 @@ struct esession_s {
   volatile int64_t se_lock_timeout_ms; /* lock_timeout (its GUC as a number): the
                                           transaction's lock waits read it */
   struct en_pgcat_s *se_pgcat;  /* the runner's per-session state (runner/en_pgcat.c) */
+  char *se_database;            /* the database name the client asked for */
   struct en_cons_s *se_cons;    /* the runner's constraint state (runner/en_cons.c) */
   struct en_sp_s *se_sp;        /* savepoints and the statement mark (en_savepoint.c) */
   const ty_tz_t *se_tz;         /* the TimeZone setting, resolved (NULL = UTC): put in
@@ -109,6 +110,15 @@ const char *en_guc_get(esession_t *s, const char *name);
 /* Stores a parameter's value as it is (no checks, not reported). */
 void en_guc_put_value(esession_t *s, const char *name, const char *value);
 int en_guc_set(esession_t *s, const char *name, const char *value, bool from_client, err_t *e);
+/* The case PostgreSQL writes a parameter's name in (ParameterStatus,
+ * pg_db_role_setting): "TimeZone", "DateStyle", …; others as given. */
+const char *en_guc_display(const char *name);
+/* ---- en_role_setting.c ------------------------------------------------------ */
+
+/* The settings of ALTER DATABASE / ROLE … SET applied to a new session in
+ * PostgreSQL's order of precedence: every role everywhere, the database,
+ * the role, the role in the database (the startup packet's come after). */
+void en_apply_role_settings(esession_t *s);
 
 /* ---- en_txn.c ------------------------------------------------------------ */
 
@@ -143,6 +153,8 @@ void en_prepared_free_all(esession_t *s);
 /* ---- en_set.c -------------------------------------------------------------- */
 
 int en_set(esession_t *s, const sql_stmt_t *st, char *tag, size_t tagcap, err_t *e);
+/* The text SET stores for sv's values (not DEFAULT), in a. */
+char *en_set_value_text(arena_t *a, const sql_set_t *sv);
 /* SHOW name: the value as one row. */
 int en_show(esession_t *s, const sql_set_t *sv, erows_fn_t fn, void *ctx, err_t *e);
 
