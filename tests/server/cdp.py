@@ -77,7 +77,8 @@ class Browser:
         msg, self._buf = self._buf.split(b"\0", 1)
         return json.loads(msg)
 
-    def call(self, method, session=None, timeout=30, **params):
+    # 90 s: on a loaded 2-core machine chromium's first page can take over 30 s
+    def call(self, method, session=None, timeout=90, **params):
         self._id += 1
         msg = {"id": self._id, "method": method, "params": params}
         if session:
