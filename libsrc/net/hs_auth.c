@@ -31,19 +31,32 @@ static bool password_matches(const char *s, const char *password)
   return CRYPTO_memcmp(v.sv_stored_key, w.sv_stored_key, SCRAM_KEY_LEN) == 0;
 }
 
-int hs_auth_basic(hs_req_t *r, const char **user)
+const char *hs_auth_credentials(hs_req_t *r, const char *scheme, bool *other)
 {
+  *other = false;
   const char *h = MHD_lookup_connection_value(r->rq_conn, MHD_HEADER_KIND,
                                               MHD_HTTP_HEADER_AUTHORIZATION);
   if (!h)
-    return 0;
+    return NULL;
   while (*h == ' ')
     h++;
-  if (strncasecmp(h, "Basic ", 6) != 0)
-    return -1; /* Bearer …, or Digest when DigestRealm is not set: not taken */
-  h += 6;
+  size_t n = strlen(scheme);
+  if (strncasecmp(h, scheme, n) != 0 || h[n] != ' ') {
+    *other = true;
+    return NULL;
+  }
+  h += n;
   while (*h == ' ')
     h++;
+  return h;
+}
+
+int hs_auth_basic(hs_req_t *r, const char **user)
+{
+  bool other;
+  const char *h = hs_auth_credentials(r, "Basic", &other);
+  if (!h)
+    return other ? -1 : 0; /* Bearer …, or Digest when DigestRealm is not set: not taken */
   size_t n = strcspn(h, " \t");
   if (n == 0 || n > 4096)
     return -1;

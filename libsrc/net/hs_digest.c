@@ -19,7 +19,6 @@
  * eavesdropper with a dictionary; as with Basic, put TLS in front on an
  * untrusted network. */
 #include <string.h>
-#include <strings.h>
 
 #include "net/hs_int.h"
 
@@ -28,14 +27,9 @@
 int hs_auth_digest(hs_req_t *r, const char **user)
 {
   const char *realm = engine_digest_realm(r->rq_srv->sv_eng);
-  const char *h = MHD_lookup_connection_value(r->rq_conn, MHD_HEADER_KIND,
-                                              MHD_HTTP_HEADER_AUTHORIZATION);
-  if (!h)
-    return 0;
-  while (*h == ' ')
-    h++;
-  if (strncasecmp(h, "Digest ", 7) != 0)
-    return 0;
+  bool other;
+  if (!hs_auth_credentials(r, "Digest", &other))
+    return 0; /* none, or another scheme (Basic's own check) */
   if (!realm)
     return -1; /* Digest is not configured: not taken */
   char *name = MHD_digest_auth_get_username(r->rq_conn);

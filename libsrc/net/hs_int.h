@@ -177,6 +177,11 @@ int hs_session_begin(hs_req_t *r, const char *user, err_t *e);
 /* Takes it off the list and closes it (and the statement). */
 void hs_session_end(hs_req_t *r);
 
+/* hs_auth.c: the Authorization header's text after its scheme word
+ * (case-blind, e.g. "Basic"), blanks skipped; NULL when the request has no
+ * such header, *other set when it has one of another scheme. */
+const char *hs_auth_credentials(hs_req_t *r, const char *scheme, bool *other);
+
 /* hs_auth.c: the request's Basic credentials: 1 (*user, in the request's
  * arena) when they name a role that may log in with that password, 0 when
  * there are none, -1 when they are wrong, malformed or of another scheme

@@ -273,7 +273,7 @@ static enum MHD_Result route(hs_req_t *r, const char *url, const char *method)
    * never challenged) */
   if (strcmp(url, "/sparql-auth") == 0 || strcmp(url, HS_GSP_PATH "-auth") == 0) {
     r->rq_need_auth = true;
-    url = url[7] == '-' && url[8] == 'a' ? "/sparql" : HS_GSP_PATH;
+    url = strcmp(url, "/sparql-auth") == 0 ? "/sparql" : HS_GSP_PATH;
   }
   if (strcmp(url, HS_GSP_PATH) == 0) {
     if (r->rq_body_too_big)

@@ -35,7 +35,6 @@ HTTP (the standard library's client):
 
 Usage: isolated_httpext.py --kind cadenza|postgres --binary PATH --dir DIR
 """
-import base64
 import http.client
 import json
 import os
@@ -49,6 +48,7 @@ import psycopg
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checks  # noqa: E402
+import sparqlkit  # noqa: E402
 import srvctl  # noqa: E402
 from checks import check  # noqa: E402
 
@@ -63,25 +63,8 @@ CAP = 5
 GSP = "/sparql-graph-crud"
 
 
-class Http:
-    def __init__(self, port, user=None, password=None):
-        self.port = port
-        self.auth = None
-        if user is not None:
-            self.auth = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
-
-    def req(self, method, path, body=None, headers=None):
-        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        headers = dict(headers or {})
-        if self.auth and "Authorization" not in headers:
-            headers["Authorization"] = self.auth
-        try:
-            c.request(method, path, body=body, headers=headers)
-            r = c.getresponse()
-            data = r.read()
-            return r.status, {k.lower(): v for k, v in r.getheaders()}, data.decode("utf-8", "replace")
-        finally:
-            c.close()
+class Http(sparqlkit.Http):
+    """sparqlkit's client with the Graph Store Protocol's requests."""
 
     def query(self, q, accept=None):
         h = {"Accept": accept} if accept else {}
