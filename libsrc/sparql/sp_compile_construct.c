@@ -17,7 +17,8 @@
  *   graph (the dataset's, as for patterns) whose subject is the resource;
  *   no blank-node closure (not a Concise Bounded Description). The
  *   resources: the IRIs named, and the values of the variables named (of
- *   every variable in scope for `DESCRIBE *`) in the WHERE's solutions. */
+ *   every variable in scope for `DESCRIBE *`) in the WHERE's solutions,
+ *   read through the (s, p) projection and then rdf_quad by key. */
 #include <string.h>
 
 #include "sparql/sp_compile_int.h"
@@ -197,15 +198,20 @@ static char *ct_describe(cp_t *c, const sp_query_t *q)
   }
   if (!res)
     return ct_empty(c);
-  char *qa = cp_fresh(c, "q");
+  char *qa = cp_fresh(c, "q"), *ja = cp_fresh(c, "j"), *da = cp_fresh(c, "d");
   char *g = NULL;
   if (c->cp_dataset)
     g = c->cp_default_in ? arena_sprintf(c->cp_a, " AND %s.g IN %s", qa, c->cp_default_in)
                          : arena_strdup(c->cp_a, " AND 1 = 0");
+  /* Each resource's predicates from the (s, p) projection, then its quads
+   * by key (p, s): a few lookups per resource, where `s IN (…)` scanned
+   * every quad (no index leads with s). The projection may hold pairs of
+   * deleted quads; the join with rdf_quad drops them. */
   return arena_sprintf(c->cp_a,
                        "SELECT DISTINCT rdf_term(%1$s.s) AS s, rdf_term(%1$s.p) AS p, rdf_term(%1$s.o) AS o"
-                       " FROM " RDF_SCHEMA ".rdf_quad %1$s WHERE %1$s.s IN (SELECT r FROM (%2$s) d)%3$s",
-                       qa, res, g ? g : "");
+                       " FROM (%2$s) %5$s, " RDF_SCHEMA ".rdf_quad_sp %4$s, " RDF_SCHEMA ".rdf_quad %1$s"
+                       " WHERE %4$s.s = %5$s.r AND %1$s.s = %4$s.s AND %1$s.p = %4$s.p%3$s",
+                       qa, res, g ? g : "", ja, da);
 }
 
 char *cp_graph_query(cp_t *c, const sp_query_t *q)

@@ -517,6 +517,14 @@ def main():
             sql = c.execute("SPARQL DEFINE sql:text " + PFX + "SELECT ?p WHERE { ex:gone1 ?p ?o }").fetchall()
             check("a constant subject with a variable predicate joins the (s, p) projection",
                   len(sql) == 1 and "rdf_quad_sp" in sql[0][0], repr(sql))
+            got = c.execute("SPARQL " + PFX + "DESCRIBE ex:gone1").fetchall()
+            check("DESCRIBE through the projection: deleted quads stay gone",
+                  got == [(EX % "gone1", "<http://example.org/stays>",
+                           '"1"^^<http://www.w3.org/2001/XMLSchema#integer>')], repr(got))
+            # (the plan is the optimizer's: on this small store hash joins)
+            sql = c.execute("SPARQL DEFINE sql:text " + PFX + "DESCRIBE ?x WHERE { ?x ex:stays 1 }").fetchall()
+            check("DESCRIBE joins the (s, p) projection to reach rdf_quad by key (no s IN (…) scan)",
+                  len(sql) == 1 and "rdf_quad_sp" in sql[0][0] and " IN (SELECT" not in sql[0][0], repr(sql))
             c.execute("SPARQL " + PFX + "DELETE DATA { ex:gone1 ex:stays 1 }")
             sql = c.execute("SPARQL DEFINE sql:text " + PFX + "SELECT ?s WHERE { ?s a ex:Robot }").fetchall()
             check("DEFINE sql:text returns the SQL", len(sql) == 1 and "pg_rdf.rdf_quad" in sql[0][0], repr(sql))
